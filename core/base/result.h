@@ -1,0 +1,45 @@
+// Error values and Result<T>. A user's impossible choice is data (Error with a stable dotted
+// code, a JSON Pointer path into the scenario and a message that says what would be valid);
+// an internal invariant is an assert. Nothing in core/ throws across its API or exits.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace optimus {
+
+struct Error {
+  std::string code;     // stable, e.g. "parallel.tp_not_divisor_of_heads"
+  std::string path;     // JSON Pointer into the scenario, e.g. "/parallel/tp"
+  std::string message;  // what is wrong and what would be valid
+};
+
+struct Warning {
+  std::string code;
+  std::string message;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}      // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const& { return std::get<0>(v_); }
+  T& value() & { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  const T& operator*() const& { return value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+inline Error make_error(std::string code, std::string path, std::string message) {
+  return Error{std::move(code), std::move(path), std::move(message)};
+}
+
+}  // namespace optimus

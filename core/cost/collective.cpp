@@ -1,0 +1,57 @@
+#include "cost/collective.h"
+
+#include <algorithm>
+
+namespace optimus {
+
+namespace {
+
+// Bytes each rank sends on the critical path, and sequential steps, of the ring algorithm.
+struct RingTerms {
+  double bytes_factor;
+  double steps;
+};
+
+RingTerms ring_terms(Collective c, double p) {
+  switch (c) {
+    case Collective::all_reduce: return {2.0 * (p - 1.0) / p, 2.0 * (p - 1.0)};
+    case Collective::all_gather:
+    case Collective::reduce_scatter: return {(p - 1.0) / p, p - 1.0};
+    case Collective::p2p: return {1.0, 1.0};
+  }
+  return {1.0, 1.0};
+}
+
+}  // namespace
+
+Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier) {
+  if (ranks <= 1 && c != Collective::p2p) return Seconds(0);
+  if (size.value <= 0) return Seconds(0);
+  const RingTerms r = ring_terms(c, static_cast<double>(ranks));
+  const double moved = r.bytes_factor * size.value;
+  const double bulk = moved / (tier.bandwidth.value * tier.efficiency) + r.steps * tier.bulk_latency.value;
+  const double ll = moved / (tier.bandwidth.value * tier.ll_efficiency) + r.steps * tier.latency.value;
+  return Seconds(std::min(bulk, ll));
+}
+
+Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
+  if (c == Collective::p2p) return ring_time(c, size, 2, g.crosses_scale_out() ? sys.scale_out : sys.scale_up);
+  if (g.size <= 1) return Seconds(0);
+  if (!g.crosses_scale_out()) return ring_time(c, size, g.size, sys.scale_up);
+  const std::int64_t k = g.per_domain;
+  const std::int64_t n = g.domains;
+  const Bytes shard = size / static_cast<double>(k);
+  switch (c) {
+    case Collective::all_reduce:
+      return ring_time(Collective::reduce_scatter, size, k, sys.scale_up) +
+             ring_time(Collective::all_reduce, shard, n, sys.scale_out) +
+             ring_time(Collective::all_gather, size, k, sys.scale_up);
+    case Collective::all_gather:
+    case Collective::reduce_scatter:
+      return ring_time(c, shard, n, sys.scale_out) + ring_time(c, size, k, sys.scale_up);
+    case Collective::p2p: break;
+  }
+  return Seconds(0);
+}
+
+}  // namespace optimus

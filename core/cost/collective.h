@@ -1,0 +1,29 @@
+// Time of a collective over a group placed on the network hierarchy.
+// Ring algorithms (Patarasuk & Yuan 2009; Thakur, Rabenseifner & Gropp 2005), per device
+// with S bytes, P ranks, per-direction bandwidth BW and per-step latency alpha:
+//   all-reduce      2(P-1)/P * S/BW + 2(P-1) alpha
+//   all-gather      (P-1)/P * S/BW + (P-1) alpha   (S = gathered output size)
+//   reduce-scatter  (P-1)/P * S/BW + (P-1) alpha   (S = input size)
+//   point-to-point  S/BW + alpha
+// A group spanning several scale-up domains runs hierarchically: reduce-scatter inside the
+// domain, the cross-domain collective on S/k per device over its own NIC, all-gather inside
+// (NCCL's tree/ring hierarchy; Calculon, SC'23, Sec. 3.3).
+// Each tier reaches only part of its link rate: a bandwidth-optimised protocol (fraction
+// `efficiency`, per-step latency `bulk_latency`) and a latency-optimised one (fraction
+// `ll_efficiency`, per-step `latency`); NCCL picks the faster, and so do we.
+#pragma once
+
+#include "base/units.h"
+#include "hardware/spec.h"
+#include "parallel/plan.h"
+
+namespace optimus {
+
+enum class Collective { all_reduce, all_gather, reduce_scatter, p2p };
+
+Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys);
+
+// One tier, P ranks, no hierarchy.
+Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier);
+
+}  // namespace optimus

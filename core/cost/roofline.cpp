@@ -1,0 +1,101 @@
+#include "cost/roofline.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "base/math.h"
+
+namespace optimus {
+
+MathRate math_rate(const DeviceSpec& d, Precision p) {
+  // Integer and narrow float formats fall back to the nearest wider format with a peak:
+  // int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32.
+  static constexpr std::array<Precision, 7> order = {Precision::int4, Precision::int8, Precision::fp8,
+                                                     Precision::fp16, Precision::bf16, Precision::tf32,
+                                                     Precision::fp32};
+  std::size_t i = 0;
+  while (order[i] != p) ++i;
+  for (std::size_t j = i; j < order.size(); ++j) {
+    const FlopRate r = d.peak_for(order[j]);
+    if (r.value > 0) return MathRate{r, order[j], j != i};
+  }
+  return MathRate{d.vector_peak, Precision::fp32, true};
+}
+
+namespace {
+
+struct Tile {
+  std::int64_t m, n;
+};
+// Thread-block tiles a BLAS library picks from (CUTLASS / cuBLAS tensor-core kernels);
+// the best one is chosen per shape, as the library heuristics try to.
+constexpr std::array<Tile, 6> kTiles = {{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
+
+}  // namespace
+
+OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
+                   double weight_bytes, double out_bytes) {
+  OpCost c;
+  const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
+  const double batch = static_cast<double>(s.batch);
+  c.flops = Flops(2.0 * m * n * k * batch);
+  const MathRate mr = math_rate(d, math);
+  const double peak = mr.rate.value * d.matmul_efficiency;
+  const double sms = static_cast<double>(std::max<std::int64_t>(1, d.compute_units));
+  const double per_sm = peak / sms;
+
+  // Compute roof: for each tile shape (and split-K when there are too few tiles to fill the
+  // device), the time is waves * time of one tile, where a tile computes tm x tn x (K + k0)
+  // multiply-adds at one SM's share of the rate; k0 is the pipeline fill and epilogue.
+  double best = std::numeric_limits<double>::infinity();
+  double best_l2 = 0;
+  for (const Tile& t : kTiles) {
+    const double tiles_mn = ceil_div(m, static_cast<double>(t.m)) * ceil_div(n, static_cast<double>(t.n)) * batch;
+    for (double split = 1; split <= 16; split *= 2) {
+      if (split > 1 && (tiles_mn * split > 2 * sms || k / split < 256)) break;
+      const double tiles = tiles_mn * split;
+      const double waves = ceil_div(tiles, sms);
+      const double k_tile = k / split + d.tile_overhead_k;
+      double time = waves * 2.0 * t.m * t.n * k_tile / per_sm;
+      // Split-K partial sums are reduced in fp32 through memory.
+      if (split > 1) time += (split * m * n * batch * 4.0 * 2.0) / (d.hbm_bandwidth.value * d.memory_efficiency);
+      // L2 -> SM traffic of this tiling: A is streamed once per column of tiles, B once
+      // per row of tiles.
+      const double l2_bytes =
+          batch * (m * k * in_bytes * ceil_div(n, static_cast<double>(t.n)) +
+                   k * n * weight_bytes * ceil_div(m, static_cast<double>(t.m)));
+      const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
+      const double t_total = std::max(time, l2_time);
+      if (t_total < best) {
+        best = t_total;
+        best_l2 = l2_time;
+        c.compute_time = Seconds(time);
+      }
+    }
+  }
+  c.l2_time = Seconds(best_l2);
+  // HBM roof: compulsory traffic (each operand read once, result written once).
+  c.hbm_bytes = Bytes(batch * (m * k * in_bytes + k * n * weight_bytes + m * n * out_bytes));
+  c.memory_time = c.hbm_bytes / Bandwidth(d.hbm_bandwidth.value * d.memory_efficiency);
+  Seconds roof = max(c.compute_time, max(c.l2_time, c.memory_time));
+  c.bound = roof == c.compute_time ? Bound::compute : (roof == c.memory_time ? Bound::memory : Bound::l2);
+  c.time = roof + d.kernel_overhead;
+  c.efficiency = c.flops.value / (c.time.value * mr.rate.value);
+  return c;
+}
+
+OpCost elementwise_cost(const DeviceSpec& d, Bytes bytes, Flops flops) {
+  OpCost c;
+  c.flops = flops;
+  c.hbm_bytes = bytes;
+  c.memory_time = bytes / Bandwidth(d.hbm_bandwidth.value * d.memory_efficiency);
+  c.compute_time = d.vector_peak.value > 0 ? flops / d.vector_peak : Seconds(0);
+  const Seconds roof = max(c.memory_time, c.compute_time);
+  c.bound = roof == c.memory_time ? Bound::memory : Bound::compute;
+  c.time = roof + d.kernel_overhead;
+  c.efficiency = 0;
+  return c;
+}
+
+}  // namespace optimus

@@ -1,0 +1,51 @@
+// Time of one operator on one device: a hierarchical roofline (compute, L2, HBM) where the
+// compute roof of a matrix multiply is lowered by tile quantization, wave quantization and the
+// per-tile pipeline fill, all from the device's geometry (DeepFlow, arXiv 2211.03309, Sec. 4;
+// the NVIDIA "Matrix Multiplication Background" guide for tile/wave quantization).
+#pragma once
+
+#include <cstdint>
+
+#include "base/precision.h"
+#include "base/units.h"
+#include "hardware/spec.h"
+
+namespace optimus {
+
+enum class Bound { compute, memory, l2, latency };
+
+struct OpCost {
+  Seconds time{};
+  Seconds compute_time{};  // FLOPs at the achievable (shape-dependent) rate
+  Seconds memory_time{};   // HBM bytes at achievable bandwidth
+  Seconds l2_time{};       // L2 bytes at L2 bandwidth
+  Flops flops{};
+  Bytes hbm_bytes{};
+  Bound bound = Bound::compute;
+  double efficiency = 1.0;  // achieved fraction of the precision's dense peak
+};
+
+struct MatmulShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 1;  // independent matmuls of this shape in one kernel (batched GEMM)
+};
+
+// Matrix multiply C[m,n] = A[m,k] B[k,n], `batch` times, inputs in `in`, output in `out`.
+// `weight_bytes_per_element` overrides the size of B (weight-only quantized inference).
+OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
+                   double weight_bytes, double out_bytes);
+
+// A memory-bound element-wise / reduction kernel moving `bytes` through HBM with `flops`
+// of vector math (norms, softmax, activations, residuals, optimizer).
+OpCost elementwise_cost(const DeviceSpec& d, Bytes bytes, Flops flops);
+
+// The device's achievable rate for `math` (falls back to the next wider format the device
+// supports, e.g. fp8 on an A100 runs at fp16 rate), and whether it fell back.
+struct MathRate {
+  FlopRate rate{};
+  Precision used = Precision::bf16;
+  bool fallback = false;
+};
+MathRate math_rate(const DeviceSpec& d, Precision p);
+
+}  // namespace optimus

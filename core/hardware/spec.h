@@ -1,0 +1,73 @@
+// Where it runs: a device (one accelerator) and a system (devices, nodes, network tiers).
+// Values are SI; io/ converts the presets' unit-named keys. Every calibrated value in a
+// preset carries the data it was fitted on (presets/README.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "base/precision.h"
+#include "base/units.h"
+
+namespace optimus {
+
+constexpr std::size_t kPrecisionCount = 7;
+
+struct DeviceSpec {
+  std::string name;
+  std::string source;
+  // Dense peak math rate per precision, indexed by Precision; 0 = not supported natively.
+  std::array<FlopRate, kPrecisionCount> peak{};
+  // Vector (non-tensor-core) rate for element-wise math; rarely binding.
+  FlopRate vector_peak{};
+  Bytes hbm_capacity{};
+  Bandwidth hbm_bandwidth{};
+  Bytes l2_capacity{};
+  Bandwidth l2_bandwidth{};
+  std::int64_t compute_units = 1;  // SMs / CUs: the unit of wave quantization
+
+  // Calibration (each documented in the preset with what it was fitted on).
+  double matmul_efficiency = 0.85;  // best-shape achieved fraction of peak (MAMF)
+  double memory_efficiency = 0.85;  // achieved fraction of HBM bandwidth, streaming kernels
+  double tile_overhead_k = 128;     // per-tile pipeline fill + epilogue, in K elements
+  Seconds kernel_overhead{4e-6};    // launch + tail per kernel
+
+  FlopRate peak_for(Precision p) const { return peak[static_cast<std::size_t>(p)]; }
+};
+
+// A network tier: per-device, per-direction link bandwidth and a per-hop latency, plus the
+// achieved fraction of that bandwidth that collectives reach (NCCL bus bandwidth / link rate).
+struct NetworkTier {
+  Bandwidth bandwidth{};
+  std::int64_t domain_size = 1;  // devices reachable on this tier without leaving it
+  // Collective protocol terms (cost/collective.h): bandwidth-optimised protocol reaches
+  // `efficiency` of the link with `bulk_latency` per ring step; latency-optimised protocol
+  // reaches `ll_efficiency` with `latency` per step.
+  double efficiency = 0.8;
+  Seconds bulk_latency{6e-6};
+  double ll_efficiency = 0.1;
+  Seconds latency{3e-6};
+};
+
+enum class AttentionKernel { flash, standard };
+
+// What the software stack on this system does by default, when a scenario does not say.
+// Measured runs depend on these as much as on the hardware (presets/README.md).
+struct SoftwareDefaults {
+  AttentionKernel attention = AttentionKernel::flash;
+  bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with backward
+};
+
+struct SystemSpec {
+  std::string name;
+  std::string source;
+  std::string device_id;
+  DeviceSpec device;
+  std::int64_t devices_per_node = 8;
+  NetworkTier scale_up;   // NVLink / NVSwitch domain
+  NetworkTier scale_out;  // InfiniBand / Ethernet, bandwidth per device
+  SoftwareDefaults software;
+};
+
+}  // namespace optimus

@@ -1,0 +1,481 @@
+#include "io/json_io.h"
+
+#include <cmath>
+#include <string>
+
+#include "io/presets.h"
+#include "io/reader.h"
+
+namespace optimus {
+
+using io::json;
+using io::Reader;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+constexpr std::int64_t kMaxDevices = 100'000'000;  // beyond any cluster; keeps products finite
+constexpr std::int64_t kMaxCount = 1'000'000'000;
+
+const std::vector<std::string> kTrainPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+const std::vector<std::string> kInferPrecisions = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+
+Precision precision_from(const std::vector<std::string>& names, std::size_t i) {
+  return *parse_precision(names[i]);
+}
+
+void read_notes(Reader& r) {
+  r.string("notes", false);
+}
+
+Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
+  if (m.head_dim == 0) {
+    if (m.hidden % m.heads != 0)
+      return make_error("model.head_dim_not_integer", path + "/heads",
+                        "hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" +
+                            std::to_string(m.heads) + "; give head_dim explicitly");
+    m.head_dim = m.hidden / m.heads;
+  }
+  if (m.kv_heads == 0) m.kv_heads = m.heads;
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    return make_error("model.kv_heads_not_divisor_of_heads", path + "/kv_heads",
+                      "kv_heads=" + std::to_string(m.kv_heads) + " must divide heads=" + std::to_string(m.heads) +
+                          " (1 = MQA, heads = MHA)");
+  return m;
+}
+
+}  // namespace
+
+namespace io {
+
+Result<ModelSpec> read_model(const json& v, const std::string& path) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  ModelSpec m;
+  if (r.has("moe") && r.ok())
+    return make_error("model.moe_unsupported", r.child("moe"),
+                      "mixture-of-experts models are not modelled yet; remove 'moe' to model the dense part");
+  m.name = r.string("name", false).value_or("");
+  m.source = r.string("source", false).value_or("");
+  read_notes(r);
+  m.layers = r.integer("layers", true, 1, 100'000).value_or(1);
+  m.hidden = r.integer("hidden", true, 1, 1'000'000).value_or(1);
+  m.heads = r.integer("heads", true, 1, 100'000).value_or(1);
+  m.kv_heads = r.integer("kv_heads", false, 1, 100'000).value_or(0);
+  m.head_dim = r.integer("head_dim", false, 1, 100'000).value_or(0);
+  m.ffn_hidden = r.integer("ffn_hidden", true, 1, 100'000'000).value_or(1);
+  m.vocab = r.integer("vocab", true, 1, 100'000'000).value_or(1);
+  if (auto f = r.choice("ffn_type", false, {"gelu", "swiglu", "relu2"})) m.ffn_type = static_cast<FfnType>(*f);
+  if (auto n = r.choice("norm", false, {"layernorm", "rmsnorm"})) m.norm = static_cast<NormType>(*n);
+  m.tied_embeddings = r.boolean("tied_embeddings", false).value_or(true);
+  m.max_seq_len = r.integer("max_seq_len", false, 1, 1'000'000'000).value_or(0);
+  r.finish();
+  if (err) return *err;
+  return finish_model(std::move(m), path);
+}
+
+Result<DeviceSpec> read_device(const json& v, const std::string& path) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  DeviceSpec d;
+  d.name = r.string("name", false).value_or("custom device");
+  d.source = r.string("source", false).value_or("");
+  read_notes(r);
+  if (const json* peaks = r.get("peak_tflops", true)) {
+    Reader pr(*peaks, r.child("peak_tflops"), err);
+    bool any = false;
+    for (auto p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8,
+                   Precision::int8, Precision::int4}) {
+      if (auto x = pr.number(std::string(to_string(p)), false, 1e-6, 1e7)) {
+        d.peak[static_cast<std::size_t>(p)] = teraflops(*x);
+        any = true;
+      }
+    }
+    pr.finish();
+    if (!any && !err)
+      pr.fail("scenario.missing_key", pr.path(), "peak_tflops needs at least one precision (e.g. \"bf16\")");
+  }
+  d.vector_peak = teraflops(r.number("vector_tflops", false, 1e-6, 1e7).value_or(0));
+  if (const json* mem = r.get("memory", true)) {
+    Reader mr(*mem, r.child("memory"), err);
+    d.hbm_capacity = gibibytes(mr.number("capacity_GiB", true, 1e-3, 1e6).value_or(1));
+    d.hbm_bandwidth = gigabytes_per_s(mr.number("bandwidth_GBps", true, 1e-3, 1e8).value_or(1));
+    read_notes(mr);
+    mr.finish();
+  }
+  if (const json* l2 = r.get("l2", false)) {
+    Reader lr(*l2, r.child("l2"), err);
+    d.l2_capacity = mebibytes(lr.number("capacity_MiB", false, 0, 1e6).value_or(0));
+    d.l2_bandwidth = gigabytes_per_s(lr.number("bandwidth_GBps", false, 0, 1e9).value_or(0));
+    read_notes(lr);
+    lr.finish();
+  }
+  d.compute_units = r.integer("compute_units", false, 1, 10'000'000).value_or(1);
+  if (const json* cal = r.get("calibration", false)) {
+    Reader cr(*cal, r.child("calibration"), err);
+    d.matmul_efficiency = cr.number("matmul_efficiency", false, 1e-3, 1.0).value_or(d.matmul_efficiency);
+    d.memory_efficiency = cr.number("memory_efficiency", false, 1e-3, 1.0).value_or(d.memory_efficiency);
+    d.tile_overhead_k = cr.number("tile_overhead_k", false, 0, 1e6).value_or(d.tile_overhead_k);
+    d.kernel_overhead = microseconds(cr.number("kernel_overhead_us", false, 0, 1e6).value_or(d.kernel_overhead.value / kMicro));
+    read_notes(cr);
+    cr.finish();
+  }
+  r.finish();
+  if (err) return *err;
+  return d;
+}
+
+namespace {
+
+NetworkTier read_tier(Reader& parent, const std::string& key, bool scale_up, std::optional<Error>& err) {
+  NetworkTier t;
+  const json* v = parent.get(key, true);
+  if (!v) return t;
+  Reader r(*v, parent.child(key), err);
+  t.bandwidth = gigabytes_per_s(r.number("bandwidth_GBps", true, 1e-6, 1e8).value_or(1));
+  t.latency = microseconds(r.number("latency_us", true, 0, 1e7).value_or(0));
+  t.domain_size = scale_up ? r.integer("domain_size", true, 1, kMaxDevices).value_or(1) : 1;
+  if (!scale_up) r.integer("domain_size", false, 1, kMaxDevices);
+  t.efficiency = r.number("efficiency", false, 1e-3, 1.0).value_or(0.8);
+  t.bulk_latency = microseconds(r.number("bulk_latency_us", false, 0, 1e7).value_or(2.0 * t.latency.value / kMicro));
+  t.ll_efficiency = r.number("ll_efficiency", false, 1e-3, 1.0).value_or(0.1);
+  read_notes(r);
+  r.finish();
+  return t;
+}
+
+}  // namespace
+
+Result<SystemSpec> read_system(const json& v, const std::string& path) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  SystemSpec s;
+  s.name = r.string("name", false).value_or("custom system");
+  s.source = r.string("source", false).value_or("");
+  read_notes(r);
+  if (const json* dv = r.get("device", true)) {
+    if (dv->is_string()) {
+      s.device_id = dv->get<std::string>();
+      auto d = device_preset(s.device_id, r.child("device"));
+      if (!d) return d.error();
+      s.device = *d;
+    } else {
+      auto d = read_device(*dv, r.child("device"));
+      if (!d) return d.error();
+      s.device = *d;
+    }
+  }
+  s.devices_per_node = r.integer("devices_per_node", true, 1, kMaxDevices).value_or(1);
+  s.scale_up = read_tier(r, "scale_up", true, err);
+  s.scale_out = read_tier(r, "scale_out", false, err);
+  if (const json* sw = r.get("software", false)) {
+    Reader sr(*sw, r.child("software"), err);
+    if (auto a = sr.choice("attention", false, {"flash", "standard"})) s.software.attention = static_cast<AttentionKernel>(*a);
+    s.software.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(true);
+    read_notes(sr);
+    sr.finish();
+  }
+  r.finish();
+  if (err) return *err;
+  return s;
+}
+
+}  // namespace io
+
+Result<Scenario> parse_scenario(std::string_view text) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    return make_error("scenario.malformed_json", "",
+                      "the scenario is not valid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(' ') + 1));
+  }
+  std::optional<Error> err;
+  Reader r(root, "", err);
+  if (err) return *err;
+  Scenario s;
+  if (auto v = r.integer("schema_version", false, 0, 1'000'000); v && *v != 1)
+    return make_error("scenario.unsupported_version", "/schema_version",
+                      "schema_version " + std::to_string(*v) + " is not supported by this build (it reads version 1)");
+  s.name = r.string("name", false).value_or("");
+
+  // Model: a preset id or an inline object.
+  if (const json* mv = r.get("model", true)) {
+    Result<ModelSpec> m = mv->is_string() ? model_preset(mv->get<std::string>(), "/model") : io::read_model(*mv, "/model");
+    if (!m) return m.error();
+    s.model = *m;
+  }
+  if (err) return *err;
+  if (const json* sv = r.get("system", true)) {
+    Result<SystemSpec> sys = sv->is_string() ? system_preset(sv->get<std::string>(), "/system")
+                                             : io::read_system(*sv, "/system");
+    if (!sys) return sys.error();
+    s.system = *sys;
+  }
+  if (err) return *err;
+  s.num_devices = r.integer("num_devices", true, 1, kMaxDevices).value_or(1);
+
+  // Parallel layout. tp, pp and cp default to 1 and dp to what is left of num_devices.
+  ParallelPlan& p = s.parallel;
+  bool dp_given = false;
+  if (const json* pv = r.get("parallel", false)) {
+    Reader pr(*pv, "/parallel", err);
+    p.tp = pr.integer("tp", false, 1, kMaxDevices).value_or(1);
+    p.pp = pr.integer("pp", false, 1, kMaxDevices).value_or(1);
+    if (auto dp = pr.integer("dp", false, 1, kMaxDevices)) {
+      p.dp = *dp;
+      dp_given = true;
+    }
+    p.cp = pr.integer("cp", false, 1, kMaxDevices).value_or(1);
+    p.ep = pr.integer("ep", false, 1, kMaxDevices).value_or(1);
+    auto sp = pr.boolean("sequence_parallel", false);
+    p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
+    p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
+    if (auto rc = pr.choice("recompute", false, {"none", "selective", "full"})) p.recompute = static_cast<Recompute>(*rc);
+    p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
+    pr.finish();
+    p.sequence_parallel = sp.value_or(p.tp > 1);
+  }
+  if (err) return *err;
+  if (!dp_given) {
+    const double used = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.cp);
+    if (used <= static_cast<double>(s.num_devices) && s.num_devices % (p.tp * p.pp * p.cp) == 0)
+      p.dp = s.num_devices / (p.tp * p.pp * p.cp);
+    else
+      return make_error("parallel.product_mismatch", "/parallel",
+                        "tp*pp*cp = " + io::fmt_num(used) + " does not divide num_devices = " +
+                            std::to_string(s.num_devices));
+  }
+
+  if (const json* tv = r.get("training", false)) {
+    Reader tr(*tv, "/training", err);
+    TrainingWorkload w;
+    w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
+    w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
+    if (auto pi = tr.choice("precision", false, kTrainPrecisions)) w.precision = precision_from(kTrainPrecisions, *pi);
+    w.train_tokens = tr.number("train_tokens", false, 0, 1e18).value_or(0);
+    if (auto a = tr.choice("attention", false, {"flash", "standard"})) w.attention = static_cast<AttentionKernel>(*a);
+    w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
+    tr.finish();
+    s.training = w;
+  }
+  if (err) return *err;
+  if (const json* iv = r.get("inference", false)) {
+    Reader ir(*iv, "/inference", err);
+    InferenceWorkload w;
+    w.batch = ir.integer("batch", false, 1, 100'000'000).value_or(1);
+    w.prompt_len = ir.integer("prompt_len", true, 1, 100'000'000).value_or(1);
+    w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
+    if (auto pi = ir.choice("precision", false, kInferPrecisions)) w.precision = precision_from(kInferPrecisions, *pi);
+    w.kv_precision = w.precision;
+    if (auto ki = ir.choice("kv_precision", false, kInferPrecisions)) w.kv_precision = precision_from(kInferPrecisions, *ki);
+    ir.finish();
+    s.inference = w;
+  }
+  r.finish();
+  if (err) return *err;
+  if (!s.training && !s.inference)
+    return make_error("scenario.no_workload", "", "a scenario needs a 'training' or an 'inference' object (or both)");
+  return s;
+}
+
+namespace {
+
+const char* name_of(FfnType f) { return f == FfnType::gelu ? "gelu" : f == FfnType::swiglu ? "swiglu" : "relu2"; }
+const char* name_of(Recompute r) { return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full"; }
+const char* name_of(AttentionKernel a) { return a == AttentionKernel::flash ? "flash" : "standard"; }
+const char* name_of(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::memory: return "memory";
+    case Bound::l2: return "l2";
+    case Bound::latency: return "latency";
+  }
+  return "compute";
+}
+
+ojson model_json(const ModelSpec& m) {
+  ojson j;
+  if (!m.name.empty()) j["name"] = m.name;
+  j["layers"] = m.layers;
+  j["hidden"] = m.hidden;
+  j["heads"] = m.heads;
+  j["kv_heads"] = m.kv_heads;
+  j["head_dim"] = m.head_dim;
+  j["ffn_hidden"] = m.ffn_hidden;
+  j["vocab"] = m.vocab;
+  j["ffn_type"] = name_of(m.ffn_type);
+  j["norm"] = m.norm == NormType::layernorm ? "layernorm" : "rmsnorm";
+  j["tied_embeddings"] = m.tied_embeddings;
+  if (m.max_seq_len > 0) j["max_seq_len"] = m.max_seq_len;
+  if (!m.source.empty()) j["source"] = m.source;
+  return j;
+}
+
+ojson tier_json(const NetworkTier& t, bool scale_up) {
+  ojson j;
+  j["bandwidth_GBps"] = t.bandwidth.value / kGB;
+  j["latency_us"] = t.latency.value / kMicro;
+  if (scale_up) j["domain_size"] = t.domain_size;
+  j["efficiency"] = t.efficiency;
+  j["bulk_latency_us"] = t.bulk_latency.value / kMicro;
+  j["ll_efficiency"] = t.ll_efficiency;
+  return j;
+}
+
+ojson device_json(const DeviceSpec& d) {
+  ojson j;
+  j["name"] = d.name;
+  ojson peaks = ojson::object();
+  for (auto p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8,
+                 Precision::int8, Precision::int4})
+    if (d.peak_for(p).value > 0) peaks[std::string(to_string(p))] = d.peak_for(p).value / kTera;
+  j["peak_tflops"] = peaks;
+  if (d.vector_peak.value > 0) j["vector_tflops"] = d.vector_peak.value / kTera;
+  j["memory"] = {{"capacity_GiB", d.hbm_capacity.value / kGiB}, {"bandwidth_GBps", d.hbm_bandwidth.value / kGB}};
+  j["l2"] = {{"capacity_MiB", d.l2_capacity.value / kMiB}, {"bandwidth_GBps", d.l2_bandwidth.value / kGB}};
+  j["compute_units"] = d.compute_units;
+  j["calibration"] = {{"matmul_efficiency", d.matmul_efficiency},
+                      {"memory_efficiency", d.memory_efficiency},
+                      {"tile_overhead_k", d.tile_overhead_k},
+                      {"kernel_overhead_us", d.kernel_overhead.value / kMicro}};
+  if (!d.source.empty()) j["source"] = d.source;
+  return j;
+}
+
+ojson system_json(const SystemSpec& s) {
+  ojson j;
+  j["name"] = s.name;
+  j["device"] = device_json(s.device);
+  j["devices_per_node"] = s.devices_per_node;
+  j["scale_up"] = tier_json(s.scale_up, true);
+  j["scale_out"] = tier_json(s.scale_out, false);
+  j["software"] = {{"attention", name_of(s.software.attention)},
+                   {"overlap_grad_reduce", s.software.overlap_grad_reduce}};
+  if (!s.source.empty()) j["source"] = s.source;
+  return j;
+}
+
+ojson memory_json(const MemoryReport& m) {
+  const auto& b = m.per_device;
+  ojson j;
+  j["per_device_bytes"] = {{"weights", b.weights.value},         {"gradients", b.gradients.value},
+                           {"optimizer", b.optimizer.value},     {"activations", b.activations.value},
+                           {"kv_cache", b.kv_cache.value},       {"total", b.total().value}};
+  j["capacity_bytes"] = m.capacity.value;
+  j["fits"] = m.fits;
+  return j;
+}
+
+}  // namespace
+
+std::string scenario_to_json(const Scenario& s, int indent) {
+  ojson j;
+  j["schema_version"] = 1;
+  if (!s.name.empty()) j["name"] = s.name;
+  j["model"] = model_json(s.model);
+  j["system"] = system_json(s.system);
+  j["num_devices"] = s.num_devices;
+  const auto& p = s.parallel;
+  j["parallel"] = {{"tp", p.tp},
+                   {"pp", p.pp},
+                   {"dp", p.dp},
+                   {"cp", p.cp},
+                   {"ep", p.ep},
+                   {"sequence_parallel", p.sequence_parallel},
+                   {"micro_batch", p.micro_batch},
+                   {"interleave", p.interleave},
+                   {"recompute", name_of(p.recompute)},
+                   {"zero_stage", p.zero_stage}};
+  if (s.training) {
+    const auto& w = *s.training;
+    ojson t;
+    t["global_batch"] = w.global_batch;
+    t["seq_len"] = w.seq_len;
+    t["precision"] = std::string(to_string(w.precision));
+    if (w.train_tokens > 0) t["train_tokens"] = w.train_tokens;
+    if (w.attention) t["attention"] = name_of(*w.attention);
+    if (w.overlap_grad_reduce) t["overlap_grad_reduce"] = *w.overlap_grad_reduce;
+    j["training"] = t;
+  }
+  if (s.inference) {
+    const auto& w = *s.inference;
+    j["inference"] = {{"batch", w.batch},
+                      {"prompt_len", w.prompt_len},
+                      {"output_len", w.output_len},
+                      {"precision", std::string(to_string(w.precision))},
+                      {"kv_precision", std::string(to_string(w.kv_precision))}};
+  }
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+std::string prediction_to_json(const Scenario& s, const Prediction& p, int indent) {
+  ojson j;
+  if (p.training) {
+    const auto& t = *p.training;
+    const auto& b = t.breakdown;
+    ojson tj;
+    tj["iteration_time_s"] = t.iteration_time.value;
+    tj["tokens_per_s"] = t.tokens_per_s;
+    tj["mfu"] = t.mfu;
+    tj["hfu"] = t.hfu;
+    if (t.time_to_train) tj["time_to_train_s"] = t.time_to_train->value;
+    tj["breakdown_s"] = {{"compute", b.compute.value}, {"recompute", b.recompute.value},
+                         {"tp_comm", b.tp_comm.value}, {"cp_comm", b.cp_comm.value},
+                         {"pp_comm", b.pp_comm.value}, {"dp_comm", b.dp_comm.value},
+                         {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value}};
+    tj["by_bound_s"] = {{"compute", t.by_bound.compute.value},
+                        {"memory", t.by_bound.memory.value},
+                        {"communication", t.by_bound.communication.value},
+                        {"other", t.by_bound.other.value}};
+    tj["micro_batches"] = t.micro_batches;
+    tj["layer_s"] = {{"forward", t.layer_forward.value},
+                     {"backward", t.layer_backward.value},
+                     {"recompute", t.layer_recompute.value}};
+    tj["model_flops"] = t.model_flops;
+    tj["hardware_flops"] = t.hardware_flops;
+    tj["assumed"] = {{"attention", name_of(t.attention)}, {"overlap_grad_reduce", t.overlap_grad_reduce}};
+    j["training"] = tj;
+  }
+  if (p.inference) {
+    const auto& i = *p.inference;
+    ojson ij;
+    ij["ttft_s"] = i.ttft.value;
+    ij["tpot_s"] = i.tpot.value;
+    ij["e2e_latency_s"] = i.e2e_latency.value;
+    ij["throughput_tokens_per_s"] = i.throughput_tokens_per_s;
+    ij["max_batch"] = i.max_batch;
+    ij["prefill_s"] = {{"compute", i.prefill_compute.value}, {"communication", i.prefill_comm.value}};
+    ij["decode_step_s"] = {{"compute", i.decode_compute.value}, {"communication", i.decode_comm.value}};
+    ij["math_precision"] = std::string(to_string(i.math_precision));
+    ojson ops = ojson::array();
+    for (const auto& o : i.operators) {
+      ops.push_back({{"name", o.name},
+                     {"phase", o.phase},
+                     {"flops", o.flops},
+                     {"bytes", o.bytes},
+                     {"arithmetic_intensity", o.intensity},
+                     {"time_s", o.time.value},
+                     {"achieved_flops_per_s", o.achieved_flops_per_s},
+                     {"bound", name_of(o.bound)},
+                     {"count", o.count}});
+    }
+    ij["operators"] = ops;
+    if (p.inference_memory) ij["memory"] = memory_json(*p.inference_memory);
+    j["inference"] = ij;
+  }
+  j["memory"] = memory_json(p.memory);
+  ojson w = ojson::array();
+  for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
+  j["warnings"] = w;
+  (void)s;
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+std::string error_to_json(const Error& e, int indent) {
+  ojson j;
+  j["error"] = {{"code", e.code}, {"path", e.path}, {"message", e.message}};
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+}  // namespace optimus

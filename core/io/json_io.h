@@ -1,0 +1,25 @@
+// Scenario JSON <-> engine structs (spec/scenario.md). The only module that includes
+// nlohmann/json. Reading is strict: unknown keys, missing required keys, wrong types,
+// non-integers where counts are expected and out-of-range numbers are errors with the JSON
+// Pointer of the offending key.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "predict/predict.h"
+
+namespace optimus {
+
+Result<Scenario> parse_scenario(std::string_view json);
+
+// The scenario with presets resolved and defaults filled in (inline model and system).
+std::string scenario_to_json(const Scenario& s, int indent = -1);
+
+// The output contract of `optimus predict --json`.
+std::string prediction_to_json(const Scenario& s, const Prediction& p, int indent = -1);
+
+std::string error_to_json(const Error& e, int indent = -1);
+
+}  // namespace optimus

@@ -1,0 +1,108 @@
+#include "io/presets.h"
+
+#include <map>
+#include <mutex>
+
+#include "io/embedded_presets.h"
+#include "io/reader.h"
+
+namespace optimus {
+
+using io::json;
+
+namespace {
+
+const EmbeddedPreset* find(std::string_view kind, std::string_view id) {
+  for (const auto& p : embedded_presets())
+    if (p.kind == kind && p.id == id) return &p;
+  return nullptr;
+}
+
+std::string known_ids(std::string_view kind) {
+  std::string out;
+  for (const auto& p : embedded_presets())
+    if (p.kind == kind) out += (out.empty() ? "" : ", ") + std::string(p.id);
+  return out;
+}
+
+Error unknown(std::string_view kind, std::string_view id, const std::string& path) {
+  std::string singular(kind.substr(0, kind.size() - 1));
+  return make_error("preset.unknown_" + singular, path,
+                    "unknown " + singular + " preset '" + std::string(id) + "'; known: " + known_ids(kind));
+}
+
+// Presets are parsed once and cached (they are immutable and embedded).
+template <class T, class F>
+Result<T> cached(std::string_view kind, std::string_view id, const std::string& path, F parse) {
+  static std::mutex mu;
+  static std::map<std::string, Result<T>, std::less<>> cache;
+  const EmbeddedPreset* p = find(kind, id);
+  if (!p) return unknown(kind, id, path);
+  std::string key(id);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  Result<T> r = [&]() -> Result<T> {
+    json j;
+    try {
+      j = json::parse(p->json.begin(), p->json.end());
+    } catch (const json::exception& e) {
+      return make_error("preset.malformed", path, "preset " + std::string(kind) + "/" + key + " is not valid JSON: " + e.what());
+    }
+    auto parsed = parse(j, "presets/" + std::string(kind) + "/" + key);
+    if (!parsed) {
+      Error e = parsed.error();
+      e.message = "in preset " + std::string(kind) + "/" + key + " at " + e.path + ": " + e.message;
+      e.path = path;
+      return e;
+    }
+    return parsed;
+  }();
+  std::lock_guard<std::mutex> lock(mu);
+  cache.emplace(key, r);
+  return r;
+}
+
+}  // namespace
+
+std::vector<PresetInfo> list_presets(std::string_view kind) {
+  std::vector<PresetInfo> out;
+  for (const auto& p : embedded_presets()) {
+    if (p.kind != kind) continue;
+    PresetInfo info{std::string(p.id), "", ""};
+    try {
+      const json j = json::parse(p.json.begin(), p.json.end());
+      if (j.is_object()) {
+        if (j.contains("name") && j["name"].is_string()) info.name = j["name"].get<std::string>();
+        if (j.contains("source") && j["source"].is_string()) info.source = j["source"].get<std::string>();
+      }
+    } catch (const json::exception&) {
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+bool has_preset(std::string_view kind, std::string_view id) { return find(kind, id) != nullptr; }
+
+std::string_view preset_json(std::string_view kind, std::string_view id) {
+  const EmbeddedPreset* p = find(kind, id);
+  return p ? p->json : std::string_view();
+}
+
+Result<ModelSpec> model_preset(std::string_view id, const std::string& path) {
+  return cached<ModelSpec>("models", id, path, io::read_model);
+}
+
+Result<DeviceSpec> device_preset(std::string_view id, const std::string& path) {
+  return cached<DeviceSpec>("devices", id, path, io::read_device);
+}
+
+Result<SystemSpec> system_preset(std::string_view id, const std::string& path) {
+  auto r = cached<SystemSpec>("systems", id, path, io::read_system);
+  return r;
+}
+
+}  // namespace optimus

@@ -1,0 +1,31 @@
+// Preset lookup over the presets embedded at build time.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "hardware/spec.h"
+#include "model/spec.h"
+
+namespace optimus {
+
+struct PresetInfo {
+  std::string id;
+  std::string name;
+  std::string source;
+};
+
+// Kinds: "models", "devices", "systems", "scenarios".
+std::vector<PresetInfo> list_presets(std::string_view kind);
+bool has_preset(std::string_view kind, std::string_view id);
+// The raw JSON text of a preset, empty if unknown.
+std::string_view preset_json(std::string_view kind, std::string_view id);
+
+// Parsed presets; `path` is where the id appeared in the scenario, for error messages.
+Result<ModelSpec> model_preset(std::string_view id, const std::string& path);
+Result<DeviceSpec> device_preset(std::string_view id, const std::string& path);
+Result<SystemSpec> system_preset(std::string_view id, const std::string& path);
+
+}  // namespace optimus

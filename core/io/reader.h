@@ -1,0 +1,181 @@
+// Strict reading of JSON objects into engine structs (internal to io/). A Reader walks one
+// object, remembers the first problem with its JSON Pointer, and at the end reports any key
+// it was not asked about as unknown.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+
+namespace optimus::io {
+
+using json = nlohmann::json;
+
+// RFC 6901 escaping of one reference token.
+inline std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+inline std::string type_name(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+inline std::string fmt_num(double v) {
+  json j = v;
+  if (std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9e15) j = static_cast<std::int64_t>(v);
+  return j.dump();
+}
+
+class Reader {
+ public:
+  Reader(const json& obj, std::string path, std::optional<Error>& err)
+      : obj_(obj), path_(std::move(path)), err_(err) {
+    if (!err_ && !obj_.is_object()) fail("scenario.wrong_type", path_, "expected an object, got " + type_name(obj_));
+  }
+
+  bool ok() const { return !err_.has_value(); }
+  const std::string& path() const { return path_; }
+  std::string child(const std::string& key) const { return path_ + "/" + pointer_token(key); }
+
+  void fail(std::string code, std::string path, std::string message) {
+    if (!err_) err_ = Error{std::move(code), std::move(path), std::move(message)};
+  }
+
+  // nullptr when absent (or when the reader already failed).
+  const json* get(const std::string& key, bool required) {
+    seen_.insert(key);
+    if (err_ || !obj_.is_object()) return nullptr;
+    auto it = obj_.find(key);
+    if (it == obj_.end()) {
+      if (required) fail("scenario.missing_key", child(key), "required key '" + key + "' is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  bool has(const std::string& key) const { return obj_.is_object() && obj_.contains(key); }
+
+  std::optional<double> number(const std::string& key, bool required, double lo, double hi) {
+    const json* v = get(key, required);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) {
+      fail("scenario.wrong_type", child(key), "'" + key + "' must be a number, got " + type_name(*v));
+      return std::nullopt;
+    }
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x < lo || x > hi) {
+      fail("scenario.out_of_range", child(key),
+           "'" + key + "' = " + v->dump() + " is outside the accepted range [" + fmt_num(lo) + ", " + fmt_num(hi) + "]");
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  std::optional<std::int64_t> integer(const std::string& key, bool required, std::int64_t lo, std::int64_t hi) {
+    const json* v = get(key, required);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) {
+      fail("scenario.wrong_type", child(key), "'" + key + "' must be an integer, got " + type_name(*v));
+      return std::nullopt;
+    }
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi)) {
+      fail("scenario.out_of_range", child(key),
+           "'" + key + "' = " + v->dump() + " is outside the accepted range [" + std::to_string(lo) + ", " +
+               std::to_string(hi) + "]");
+      return std::nullopt;
+    }
+    if (std::floor(x) != x) {
+      fail("scenario.not_integer", child(key), "'" + key + "' = " + v->dump() + " must be a whole number");
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(x);
+  }
+
+  std::optional<bool> boolean(const std::string& key, bool required) {
+    const json* v = get(key, required);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) {
+      fail("scenario.wrong_type", child(key), "'" + key + "' must be true or false, got " + type_name(*v));
+      return std::nullopt;
+    }
+    return v->get<bool>();
+  }
+
+  std::optional<std::string> string(const std::string& key, bool required) {
+    const json* v = get(key, required);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) {
+      fail("scenario.wrong_type", child(key), "'" + key + "' must be a string, got " + type_name(*v));
+      return std::nullopt;
+    }
+    return v->get<std::string>();
+  }
+
+  // A string that must be one of `names`; returns its index.
+  std::optional<std::size_t> choice(const std::string& key, bool required, const std::vector<std::string>& names) {
+    auto s = string(key, required);
+    if (!s) return std::nullopt;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == *s) return i;
+    std::string valid;
+    for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + ("\"" + n + "\"");
+    fail("scenario.invalid_value", child(key), "'" + key + "' = \"" + *s + "\" is not one of " + valid);
+    return std::nullopt;
+  }
+
+  // Report keys present in the object but never asked for.
+  void finish() {
+    if (err_ || !obj_.is_object()) return;
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+      if (!seen_.count(it.key())) {
+        std::string known;
+        for (const auto& k : seen_) known += (known.empty() ? "" : ", ") + k;
+        fail("scenario.unknown_key", child(it.key()),
+             "unknown key '" + it.key() + "' (known keys here: " + known + ")");
+        return;
+      }
+    }
+  }
+
+ private:
+  const json& obj_;
+  std::string path_;
+  std::optional<Error>& err_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace optimus::io
+
+namespace optimus {
+struct ModelSpec;
+struct DeviceSpec;
+struct SystemSpec;
+namespace io {
+// Object readers shared by scenarios and presets (io/json_io.cpp).
+Result<ModelSpec> read_model(const json& v, const std::string& path);
+Result<DeviceSpec> read_device(const json& v, const std::string& path);
+Result<SystemSpec> read_system(const json& v, const std::string& path);
+}  // namespace io
+}  // namespace optimus

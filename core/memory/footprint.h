@@ -1,0 +1,47 @@
+// Memory per device: weights, gradients, optimizer state, activations and KV cache of the
+// most loaded device (for training the first pipeline stage).
+#pragma once
+
+#include <cstdint>
+
+#include "base/units.h"
+#include "parallel/plan.h"
+
+namespace optimus {
+
+struct MemoryBreakdown {
+  Bytes weights{}, gradients{}, optimizer{}, activations{}, kv_cache{};
+  Bytes total() const { return weights + gradients + optimizer + activations + kv_cache; }
+};
+
+// Parameters held by one device of a pipeline stage: its layers' share under tensor
+// parallelism plus the embedding (first stage) and output layer (last stage).
+struct StageParams {
+  double layers = 0;     // transformer layers' parameters on this device
+  double embedding = 0;  // word (+ position) embedding share
+  double output = 0;     // LM head share (a copy of the tied embedding when pp > 1)
+  double total() const { return layers + embedding + output; }
+};
+StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
+                         bool last);
+
+// Activation bytes one layer keeps for backward, for one micro-batch on one device
+// (Korthikanti et al. 2022, arXiv 2205.05198, Sec. 4 and Table 2, generalised to GQA,
+// SwiGLU and fused attention).
+Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int64_t micro_batch,
+                             std::int64_t seq_len, AttentionKernel attention);
+
+MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention);
+
+struct InferenceMemory {
+  MemoryBreakdown bytes;
+  Bytes kv_per_sequence{};   // at full context (prompt_len + output_len)
+  Bytes activation_per_sequence{};
+};
+InferenceMemory inference_memory(const Scenario& s);
+
+// KV cache bytes per token of context per sequence, on one device: 2 (K and V) * layers on
+// the stage * kv heads on the rank * head_dim * bytes per element.
+Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv_precision);
+
+}  // namespace optimus

@@ -1,0 +1,104 @@
+#include "parallel/plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/math.h"
+
+namespace optimus {
+
+GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size) {
+  GroupPlacement g;
+  g.size = size;
+  if (size <= 1) return g;
+  // Members one stride apart: a domain of D devices holds max(1, D/stride) of them.
+  const std::int64_t per = std::max<std::int64_t>(1, domain_size / std::max<std::int64_t>(1, stride));
+  g.per_domain = std::min(size, per);
+  g.domains = ceil_div(size, g.per_domain);
+  return g;
+}
+
+std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w) {
+  return w.global_batch / (p.dp * p.micro_batch);
+}
+
+namespace {
+std::string str(std::int64_t v) { return std::to_string(v); }
+}  // namespace
+
+std::optional<Error> validate_plan(const Scenario& s) {
+  const auto& p = s.parallel;
+  const auto& m = s.model;
+  if (p.tp * p.pp * p.dp * p.cp != s.num_devices)
+    return make_error("parallel.product_mismatch", "/parallel",
+                      "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" +
+                          str(p.cp) + " = " + str(p.tp * p.pp * p.dp * p.cp) +
+                          " but num_devices = " + str(s.num_devices) +
+                          "; choose degrees whose product is num_devices");
+  if (m.heads % p.tp != 0)
+    return make_error("parallel.tp_not_divisor_of_heads", "/parallel/tp",
+                      "tp=" + str(p.tp) + " does not divide heads=" + str(m.heads) +
+                          "; tensor parallelism splits attention heads evenly");
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    return make_error("parallel.tp_not_divisor_of_kv_heads", "/parallel/tp",
+                      "tp=" + str(p.tp) + " and kv_heads=" + str(m.kv_heads) +
+                          " must divide one another (KV heads are split or replicated evenly)");
+  if (m.ffn_hidden % p.tp != 0)
+    return make_error("parallel.tp_not_divisor_of_ffn_hidden", "/parallel/tp",
+                      "tp=" + str(p.tp) + " does not divide ffn_hidden=" + str(m.ffn_hidden));
+  if (p.pp > m.layers)
+    return make_error("parallel.pp_exceeds_layers", "/parallel/pp",
+                      "pp=" + str(p.pp) + " is larger than layers=" + str(m.layers));
+  if (p.interleave < 1)
+    return make_error("parallel.invalid_interleave", "/parallel/interleave",
+                      "interleave must be at least 1");
+  if (m.layers % (p.pp * p.interleave) != 0)
+    return make_error("parallel.layers_not_divisible", "/parallel/pp",
+                      "layers=" + str(m.layers) + " is not divisible by pp*interleave=" +
+                          str(p.pp * p.interleave) + "; every model chunk needs the same layer count");
+  if (p.interleave > 1 && p.pp == 1)
+    return make_error("parallel.interleave_without_pp", "/parallel/interleave",
+                      "interleave=" + str(p.interleave) + " needs pp > 1");
+  if (p.sequence_parallel && p.tp == 1)
+    return make_error("parallel.sequence_parallel_without_tp", "/parallel/sequence_parallel",
+                      "sequence_parallel needs tp > 1 (it splits the tensor-parallel region's norms and dropouts)");
+  if (p.ep != 1)
+    return make_error("parallel.ep_without_moe", "/parallel/ep",
+                      "ep=" + str(p.ep) + " needs a mixture-of-experts model; use ep=1");
+  if (s.training) {
+    const auto& w = *s.training;
+    if (w.seq_len % p.cp != 0)
+      return make_error("parallel.cp_not_divisor_of_seq_len", "/parallel/cp",
+                        "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len));
+    if (p.cp > 1 && (w.seq_len / p.cp) % 2 != 0)
+      return make_error("parallel.cp_chunk_odd", "/parallel/cp",
+                        "context parallelism splits each sequence into 2*cp chunks; seq_len=" +
+                            str(w.seq_len) + " is not divisible by " + str(2 * p.cp));
+    if (p.sequence_parallel && (w.seq_len / p.cp) % p.tp != 0)
+      return make_error("parallel.tp_not_divisor_of_seq_len", "/parallel/tp",
+                        "sequence parallelism splits the sequence over tp=" + str(p.tp) +
+                            " ranks; seq_len/cp=" + str(w.seq_len / p.cp) + " is not divisible");
+    if (w.global_batch % (p.dp * p.micro_batch) != 0)
+      return make_error("training.batch_not_divisible", "/training/global_batch",
+                        "global_batch=" + str(w.global_batch) + " is not divisible by dp*micro_batch=" +
+                            str(p.dp * p.micro_batch));
+    const std::int64_t mb = micro_batches(p, w);
+    if (p.interleave > 1 && mb % p.pp != 0)
+      return make_error("parallel.interleave_microbatches", "/parallel/interleave",
+                        "the interleaved schedule needs the micro-batch count (" + str(mb) +
+                            ") to be a multiple of pp=" + str(p.pp));
+    if (p.zero_stage < 0 || p.zero_stage > 3)
+      return make_error("parallel.invalid_zero_stage", "/parallel/zero_stage",
+                        "zero_stage must be 0, 1, 2 or 3");
+  }
+  if (s.inference) {
+    const auto& w = *s.inference;
+    if (p.cp != 1)
+      return make_error("parallel.cp_in_inference", "/parallel/cp",
+                        "context parallelism is modelled for training only; use cp=1 for inference");
+    (void)w;
+  }
+  return std::nullopt;
+}
+
+}  // namespace optimus

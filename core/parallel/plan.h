@@ -1,0 +1,73 @@
+// How it is split: the Megatron-style parallel layout and the workloads it runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "base/precision.h"
+#include "base/result.h"
+#include "hardware/spec.h"
+#include "model/spec.h"
+
+namespace optimus {
+
+enum class Recompute { none, selective, full };
+
+struct ParallelPlan {
+  std::int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+  bool sequence_parallel = false;
+  std::int64_t micro_batch = 1;
+  std::int64_t interleave = 1;  // model chunks per pipeline stage (1 = plain 1F1B)
+  Recompute recompute = Recompute::none;
+  int zero_stage = 0;
+};
+
+struct TrainingWorkload {
+  std::int64_t global_batch = 0;  // sequences per optimizer step
+  std::int64_t seq_len = 0;
+  Precision precision = Precision::bf16;
+  double train_tokens = 0;  // 0 = not asked
+  std::optional<AttentionKernel> attention;     // default: the system's software default
+  std::optional<bool> overlap_grad_reduce;      // default: the system's software default
+};
+
+struct InferenceWorkload {
+  std::int64_t batch = 1;
+  std::int64_t prompt_len = 0;
+  std::int64_t output_len = 0;
+  Precision precision = Precision::fp16;
+  Precision kv_precision = Precision::fp16;
+  std::optional<AttentionKernel> attention;
+};
+
+struct Scenario {
+  std::string name;
+  ModelSpec model;
+  SystemSpec system;
+  std::int64_t num_devices = 1;
+  ParallelPlan parallel;
+  std::optional<TrainingWorkload> training;
+  std::optional<InferenceWorkload> inference;
+};
+
+// Which network tier a communication group runs on. Ranks are laid out Megatron-style,
+// tensor-parallel fastest, then context, data and pipeline parallel (Megatron-LM
+// `--rank-order tp-cp-ep-dp-pp`), so a group with stride `stride` and `size` members
+// spans stride*size consecutive ranks.
+struct GroupPlacement {
+  std::int64_t size = 1;
+  std::int64_t per_domain = 1;  // members sharing one scale-up domain
+  std::int64_t domains = 1;     // scale-up domains the group spans
+  bool crosses_scale_out() const { return domains > 1; }
+};
+
+GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size);
+
+// Checks a layout against the model, the workloads and the device count. Returns the first
+// problem found, with the JSON Pointer of the key to change.
+std::optional<Error> validate_plan(const Scenario& s);
+
+// Micro-batches per iteration per data-parallel replica: B / (dp * b).
+std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w);
+
+}  // namespace optimus

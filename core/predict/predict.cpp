@@ -1,0 +1,52 @@
+#include "predict/predict.h"
+
+#include <string>
+
+namespace optimus {
+
+namespace {
+
+MemoryReport report(const MemoryBreakdown& b, const DeviceSpec& dev) {
+  MemoryReport r;
+  r.per_device = b;
+  r.capacity = dev.hbm_capacity;
+  r.fits = b.total().value <= dev.hbm_capacity.value;
+  return r;
+}
+
+std::string gib(Bytes b) {
+  const double v = b.value / kGiB;
+  return std::to_string(static_cast<long long>(v * 10.0 + 0.5) / 10) + "." +
+         std::to_string(static_cast<long long>(v * 10.0 + 0.5) % 10) + " GiB";
+}
+
+}  // namespace
+
+Result<Prediction> predict(const Scenario& s) {
+  if (auto err = validate_plan(s)) return *err;
+  Prediction out;
+  const DeviceSpec& dev = s.system.device;
+  if (s.training) {
+    out.training = predict_training(s, out.warnings);
+    const AttentionKernel att = out.training->attention;
+    out.training_memory = report(training_memory(s, att), dev);
+  }
+  if (s.inference) {
+    out.inference = predict_inference(s, out.warnings);
+    out.inference_memory = report(inference_memory(s).bytes, dev);
+  }
+  // The headline memory is the training footprint when training is asked, else inference.
+  out.memory = out.training_memory ? *out.training_memory : *out.inference_memory;
+  const auto check = [&](const std::optional<MemoryReport>& r, const char* what) {
+    if (r && !r->fits)
+      out.warnings.push_back({"memory.does_not_fit",
+                              std::string(what) + " needs " + gib(r->per_device.total()) +
+                                  " per device but " + dev.name + " has " + gib(r->capacity) +
+                                  "; more tensor/pipeline parallelism, recomputation or ZeRO would reduce it"});
+  };
+  check(out.training_memory, "training");
+  check(out.inference_memory, "inference");
+  return out;
+}
+
+}  // namespace optimus

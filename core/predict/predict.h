@@ -1,0 +1,86 @@
+// The pure entry point: scenario in, prediction out. No I/O, no hidden state.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "cost/roofline.h"
+#include "memory/footprint.h"
+#include "parallel/plan.h"
+
+namespace optimus {
+
+struct TrainingBreakdown {
+  Seconds compute{}, recompute{}, tp_comm{}, cp_comm{}, pp_comm{}, dp_comm{}, bubble{}, optimizer{};
+  Seconds total() const {
+    return compute + recompute + tp_comm + cp_comm + pp_comm + dp_comm + bubble + optimizer;
+  }
+};
+
+// The paper's four-way split of the same time (Kundu et al. Fig. 8): compute-bound kernels,
+// memory-bound kernels, exposed communication, and other (bubble and weight update).
+struct BoundBreakdown {
+  Seconds compute{}, memory{}, communication{}, other{};
+};
+
+struct TrainingPrediction {
+  Seconds iteration_time{};
+  double tokens_per_s = 0;
+  double mfu = 0, hfu = 0;
+  std::optional<Seconds> time_to_train;
+  TrainingBreakdown breakdown;
+  BoundBreakdown by_bound;
+  std::int64_t micro_batches = 0;
+  Seconds stage_forward{}, stage_backward{};  // one micro-batch through the slowest stage
+  Seconds layer_forward{}, layer_backward{}, layer_recompute{};  // one layer, one micro-batch
+  double model_flops = 0;     // per iteration, whole job
+  double hardware_flops = 0;  // including recomputation
+  AttentionKernel attention = AttentionKernel::flash;
+  bool overlap_grad_reduce = true;
+};
+
+// One operator of the inference task graph with its roofline numbers.
+struct OperatorReport {
+  std::string name;
+  std::string phase;  // "prefill" | "decode"
+  double flops = 0;   // per device, per execution
+  double bytes = 0;   // HBM bytes per device, per execution
+  double intensity = 0;
+  Seconds time{};
+  double achieved_flops_per_s = 0;
+  Bound bound = Bound::compute;
+  double count = 1;  // executions per phase (layers on the stage)
+};
+
+struct InferencePrediction {
+  Seconds ttft{}, tpot{}, e2e_latency{};
+  double throughput_tokens_per_s = 0;
+  Seconds prefill_compute{}, prefill_comm{}, decode_compute{}, decode_comm{};
+  std::int64_t max_batch = 0;
+  std::vector<OperatorReport> operators;
+  Precision math_precision = Precision::fp16;
+};
+
+struct MemoryReport {
+  MemoryBreakdown per_device;
+  Bytes capacity{};
+  bool fits = true;
+};
+
+struct Prediction {
+  std::optional<TrainingPrediction> training;
+  std::optional<InferencePrediction> inference;
+  MemoryReport memory;
+  std::optional<MemoryReport> training_memory, inference_memory;
+  std::vector<Warning> warnings;
+};
+
+Result<Prediction> predict(const Scenario& s);
+
+// Training and inference halves (predict/training.cpp, predict/inference.cpp).
+TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);
+InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings);
+
+}  // namespace optimus
