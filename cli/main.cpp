@@ -105,8 +105,8 @@ void print_prediction(const json& p) {
       std::printf("    %-12s %12s  %5.1f%%\n", it2.key().c_str(), seconds(v).c_str(), 100.0 * v / it);
     }
     std::cout << "  assumed: attention=" << t["assumed"]["attention"].get<std::string>()
-              << ", overlap_grad_reduce=" << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false")
-              << "\n";
+              << ", overlap_grad_reduce="
+              << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false") << "\n";
   }
   if (p.contains("inference")) {
     const auto& i = p["inference"];
@@ -125,7 +125,8 @@ void print_prediction(const json& p) {
   std::cout << "  capacity            " << gib(m["capacity_bytes"].get<double>()) << " -> "
             << (m["fits"].get<bool>() ? "fits" : "DOES NOT FIT") << "\n";
   for (const auto& w : p["warnings"])
-    std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>() << "\n";
+    std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>()
+              << "\n";
 }
 
 int cmd_predict(const std::vector<std::string>& args) {
@@ -169,8 +170,9 @@ int cmd_predict(const std::vector<std::string>& args) {
 
 int cmd_validate(const std::vector<std::string>& args) {
   if (args.size() != 1 || args[0] == "--help") {
-    std::cout << "optimus validate FILE|-\n\nPrints {\"ok\": true, \"scenario\": ...} with presets resolved and "
-                 "defaults filled in, or the error object (exit 2).\n";
+    std::cout
+        << "optimus validate FILE|-\n\nPrints {\"ok\": true, \"scenario\": ...} with presets resolved and "
+           "defaults filled in, or the error object (exit 2).\n";
     return args.size() == 1 ? 0 : 1;
   }
   std::string text;

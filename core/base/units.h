@@ -17,9 +17,18 @@ struct Quantity {
   constexpr Quantity() = default;
   constexpr explicit Quantity(double v) : value(v) {}
   constexpr auto operator<=>(const Quantity&) const = default;
-  constexpr Quantity& operator+=(Quantity o) { value += o.value; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { value -= o.value; return *this; }
-  constexpr Quantity& operator*=(double k) { value *= k; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    value += o.value;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    value -= o.value;
+    return *this;
+  }
+  constexpr Quantity& operator*=(double k) {
+    value *= k;
+    return *this;
+  }
   friend constexpr Quantity operator+(Quantity a, Quantity b) { return Quantity(a.value + b.value); }
   friend constexpr Quantity operator-(Quantity a, Quantity b) { return Quantity(a.value - b.value); }
   friend constexpr Quantity operator*(Quantity a, double k) { return Quantity(a.value * k); }
@@ -34,20 +43,24 @@ struct FlopsTag {};
 struct FlopRateTag {};
 struct BandwidthTag {};
 
-using Bytes = Quantity<BytesTag>;           // B
-using Seconds = Quantity<SecondsTag>;       // s
-using Flops = Quantity<FlopsTag>;           // floating-point operations
-using FlopRate = Quantity<FlopRateTag>;     // FLOP/s
-using Bandwidth = Quantity<BandwidthTag>;   // B/s
+using Bytes = Quantity<BytesTag>;          // B
+using Seconds = Quantity<SecondsTag>;      // s
+using Flops = Quantity<FlopsTag>;          // floating-point operations
+using FlopRate = Quantity<FlopRateTag>;    // FLOP/s
+using Bandwidth = Quantity<BandwidthTag>;  // B/s
 
 constexpr Seconds operator/(Bytes b, Bandwidth bw) { return Seconds(b.value / bw.value); }
 constexpr Seconds operator/(Flops f, FlopRate r) { return Seconds(f.value / r.value); }
 constexpr Bytes operator*(Bandwidth bw, Seconds s) { return Bytes(bw.value * s.value); }
 
 template <class Tag>
-constexpr Quantity<Tag> max(Quantity<Tag> a, Quantity<Tag> b) { return a.value >= b.value ? a : b; }
+constexpr Quantity<Tag> max(Quantity<Tag> a, Quantity<Tag> b) {
+  return a.value >= b.value ? a : b;
+}
 template <class Tag>
-constexpr Quantity<Tag> min(Quantity<Tag> a, Quantity<Tag> b) { return a.value <= b.value ? a : b; }
+constexpr Quantity<Tag> min(Quantity<Tag> a, Quantity<Tag> b) {
+  return a.value <= b.value ? a : b;
+}
 
 // Unit conversions at the JSON edge. Capacities binary, rates decimal (spec/scenario.md).
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

@@ -1,6 +1,7 @@
 #include "cost/collective.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace optimus {
 
@@ -14,10 +15,13 @@ struct RingTerms {
 
 RingTerms ring_terms(Collective c, double p) {
   switch (c) {
-    case Collective::all_reduce: return {2.0 * (p - 1.0) / p, 2.0 * (p - 1.0)};
+    case Collective::all_reduce:
+      return {2.0 * (p - 1.0) / p, 2.0 * (p - 1.0)};
     case Collective::all_gather:
-    case Collective::reduce_scatter: return {(p - 1.0) / p, p - 1.0};
-    case Collective::p2p: return {1.0, 1.0};
+    case Collective::reduce_scatter:
+      return {(p - 1.0) / p, p - 1.0};
+    case Collective::p2p:
+      return {1.0, 1.0};
   }
   return {1.0, 1.0};
 }
@@ -29,13 +33,28 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
   if (size.value <= 0) return Seconds(0);
   const RingTerms r = ring_terms(c, static_cast<double>(ranks));
   const double moved = r.bytes_factor * size.value;
+  const auto& table = tier.allreduce_busbw;
+  if (c == Collective::all_reduce && !table.empty() && size.value >= table.front().first) {
+    // nccl-tests bus bandwidth: time = 2(P-1)/P * S / busbw (the same factor as `moved`).
+    double busbw = table.back().second;
+    for (std::size_t i = 1; i < table.size(); ++i) {
+      if (size.value <= table[i].first) {
+        const double x0 = std::log(table[i - 1].first), x1 = std::log(table[i].first);
+        const double f = x1 > x0 ? (std::log(size.value) - x0) / (x1 - x0) : 1.0;
+        busbw = table[i - 1].second + f * (table[i].second - table[i - 1].second);
+        break;
+      }
+    }
+    return Seconds(moved / busbw);
+  }
   const double bulk = moved / (tier.bandwidth.value * tier.efficiency) + r.steps * tier.bulk_latency.value;
   const double ll = moved / (tier.bandwidth.value * tier.ll_efficiency) + r.steps * tier.latency.value;
   return Seconds(std::min(bulk, ll));
 }
 
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
-  if (c == Collective::p2p) return ring_time(c, size, 2, g.crosses_scale_out() ? sys.scale_out : sys.scale_up);
+  if (c == Collective::p2p)
+    return ring_time(c, size, 2, g.crosses_scale_out() ? sys.scale_out : sys.scale_up);
   if (g.size <= 1) return Seconds(0);
   if (!g.crosses_scale_out()) return ring_time(c, size, g.size, sys.scale_up);
   const std::int64_t k = g.per_domain;
@@ -49,7 +68,8 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
     case Collective::all_gather:
     case Collective::reduce_scatter:
       return ring_time(c, shard, n, sys.scale_out) + ring_time(c, size, k, sys.scale_up);
-    case Collective::p2p: break;
+    case Collective::p2p:
+      break;
   }
   return Seconds(0);
 }

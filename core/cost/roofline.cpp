@@ -41,7 +41,9 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   const double batch = static_cast<double>(s.batch);
   c.flops = Flops(2.0 * m * n * k * batch);
   const MathRate mr = math_rate(d, math);
-  const double peak = mr.rate.value * d.matmul_efficiency;
+  const bool narrow = mr.used == Precision::fp8 || mr.used == Precision::int8 || mr.used == Precision::int4;
+  const double eff = narrow && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
+  const double peak = mr.rate.value * eff;
   const double sms = static_cast<double>(std::max<std::int64_t>(1, d.compute_units));
   const double per_sm = peak / sms;
 
@@ -51,7 +53,8 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   double best = std::numeric_limits<double>::infinity();
   double best_l2 = 0;
   for (const Tile& t : kTiles) {
-    const double tiles_mn = ceil_div(m, static_cast<double>(t.m)) * ceil_div(n, static_cast<double>(t.n)) * batch;
+    const double tiles_mn =
+        ceil_div(m, static_cast<double>(t.m)) * ceil_div(n, static_cast<double>(t.n)) * batch;
     for (double split = 1; split <= 16; split *= 2) {
       if (split > 1 && (tiles_mn * split > 2 * sms || k / split < 256)) break;
       const double tiles = tiles_mn * split;
@@ -59,12 +62,12 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
       const double k_tile = k / split + d.tile_overhead_k;
       double time = waves * 2.0 * t.m * t.n * k_tile / per_sm;
       // Split-K partial sums are reduced in fp32 through memory.
-      if (split > 1) time += (split * m * n * batch * 4.0 * 2.0) / (d.hbm_bandwidth.value * d.memory_efficiency);
+      if (split > 1)
+        time += (split * m * n * batch * 4.0 * 2.0) / (d.hbm_bandwidth.value * d.memory_efficiency);
       // L2 -> SM traffic of this tiling: A is streamed once per column of tiles, B once
       // per row of tiles.
-      const double l2_bytes =
-          batch * (m * k * in_bytes * ceil_div(n, static_cast<double>(t.n)) +
-                   k * n * weight_bytes * ceil_div(m, static_cast<double>(t.m)));
+      const double l2_bytes = batch * (m * k * in_bytes * ceil_div(n, static_cast<double>(t.n)) +
+                                       k * n * weight_bytes * ceil_div(m, static_cast<double>(t.m)));
       const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
       const double t_total = std::max(time, l2_time);
       if (t_total < best) {

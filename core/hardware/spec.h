@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/precision.h"
 #include "base/units.h"
@@ -21,6 +23,10 @@ struct DeviceSpec {
   std::array<FlopRate, kPrecisionCount> peak{};
   // Vector (non-tensor-core) rate for element-wise math; rarely binding.
   FlopRate vector_peak{};
+  // Special-function (exp) throughput, ops/s: softmax's exponentials inside fused attention
+  // run on these units, not the tensor cores (Shah et al. 2024, FlashAttention-3, Sec. 3.1:
+  // 3.9 T exp/s on H100 SXM5 vs 989 TFLOP/s of matmul). 0 = not modelled.
+  double exp_rate = 0;
   Bytes hbm_capacity{};
   Bandwidth hbm_bandwidth{};
   Bytes l2_capacity{};
@@ -28,10 +34,11 @@ struct DeviceSpec {
   std::int64_t compute_units = 1;  // SMs / CUs: the unit of wave quantization
 
   // Calibration (each documented in the preset with what it was fitted on).
-  double matmul_efficiency = 0.85;  // best-shape achieved fraction of peak (MAMF)
-  double memory_efficiency = 0.85;  // achieved fraction of HBM bandwidth, streaming kernels
-  double tile_overhead_k = 128;     // per-tile pipeline fill + epilogue, in K elements
-  Seconds kernel_overhead{4e-6};    // launch + tail per kernel
+  double matmul_efficiency = 0.85;    // best-shape achieved fraction of peak (MAMF), 16/32-bit
+  double matmul_efficiency_8bit = 0;  // the same for fp8/int8/int4 GEMMs; 0 = as 16-bit
+  double memory_efficiency = 0.85;    // achieved fraction of HBM bandwidth, streaming kernels
+  double tile_overhead_k = 128;       // per-tile pipeline fill + epilogue, in K elements
+  Seconds kernel_overhead{4e-6};      // launch + tail per kernel
 
   FlopRate peak_for(Precision p) const { return peak[static_cast<std::size_t>(p)]; }
 };
@@ -48,6 +55,11 @@ struct NetworkTier {
   Seconds bulk_latency{6e-6};
   double ll_efficiency = 0.1;
   Seconds latency{3e-6};
+  // Measured all-reduce bus bandwidth on this tier (bytes, B/s), ascending in size, from an
+  // nccl-tests style sweep over the whole domain. When present it replaces the protocol model
+  // for all-reduces at sizes inside the sweep (interpolated in log size), because NCCL's
+  // mid-size behaviour (channel counts, protocol switches) is not captured by two protocols.
+  std::vector<std::pair<double, double>> allreduce_busbw;
 };
 
 enum class AttentionKernel { flash, standard };

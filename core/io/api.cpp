@@ -48,12 +48,14 @@ std::string presets(std::string_view kind) {
     for (const char* k : {"models", "devices", "systems", "scenarios"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-      for (const auto& p : list_presets(k)) arr.push_back({{"id", p.id}, {"name", p.name}, {"source", p.source}});
+      for (const auto& p : list_presets(k))
+        arr.push_back({{"id", p.id}, {"name", p.name}, {"source", p.source}});
       out[k] = arr;
     }
     if (out.empty())
-      return error_to_json(Error{"preset.unknown_kind", "", "unknown preset kind '" + std::string(kind) +
-                                                                "'; use models, devices, systems or scenarios"});
+      return error_to_json(Error{
+          "preset.unknown_kind", "",
+          "unknown preset kind '" + std::string(kind) + "'; use models, devices, systems or scenarios"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
@@ -63,7 +65,8 @@ std::string presets(std::string_view kind) {
 std::string preset(std::string_view kind, std::string_view id) {
   const std::string_view j = preset_json(kind, id);
   if (j.empty())
-    return error_to_json(Error{"preset.unknown", "", "no " + std::string(kind) + " preset '" + std::string(id) + "'"});
+    return error_to_json(
+        Error{"preset.unknown", "", "no " + std::string(kind) + " preset '" + std::string(id) + "'"});
   return std::string(j);
 }
 

@@ -24,9 +24,7 @@ Precision precision_from(const std::vector<std::string>& names, std::size_t i) {
   return *parse_precision(names[i]);
 }
 
-void read_notes(Reader& r) {
-  r.string("notes", false);
-}
+void read_notes(Reader& r) { r.string("notes", false); }
 
 Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
   if (m.head_dim == 0) {
@@ -39,8 +37,8 @@ Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
   if (m.kv_heads == 0) m.kv_heads = m.heads;
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
     return make_error("model.kv_heads_not_divisor_of_heads", path + "/kv_heads",
-                      "kv_heads=" + std::to_string(m.kv_heads) + " must divide heads=" + std::to_string(m.heads) +
-                          " (1 = MQA, heads = MHA)");
+                      "kv_heads=" + std::to_string(m.kv_heads) +
+                          " must divide heads=" + std::to_string(m.heads) + " (1 = MQA, heads = MHA)");
   return m;
 }
 
@@ -65,7 +63,8 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   m.head_dim = r.integer("head_dim", false, 1, 100'000).value_or(0);
   m.ffn_hidden = r.integer("ffn_hidden", true, 1, 100'000'000).value_or(1);
   m.vocab = r.integer("vocab", true, 1, 100'000'000).value_or(1);
-  if (auto f = r.choice("ffn_type", false, {"gelu", "swiglu", "relu2"})) m.ffn_type = static_cast<FfnType>(*f);
+  if (auto f = r.choice("ffn_type", false, {"gelu", "swiglu", "relu2"}))
+    m.ffn_type = static_cast<FfnType>(*f);
   if (auto n = r.choice("norm", false, {"layernorm", "rmsnorm"})) m.norm = static_cast<NormType>(*n);
   m.tied_embeddings = r.boolean("tied_embeddings", false).value_or(true);
   m.max_seq_len = r.integer("max_seq_len", false, 1, 1'000'000'000).value_or(0);
@@ -96,6 +95,7 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
       pr.fail("scenario.missing_key", pr.path(), "peak_tflops needs at least one precision (e.g. \"bf16\")");
   }
   d.vector_peak = teraflops(r.number("vector_tflops", false, 1e-6, 1e7).value_or(0));
+  d.exp_rate = r.number("exp_tops", false, 0, 1e7).value_or(0) * kTera;
   if (const json* mem = r.get("memory", true)) {
     Reader mr(*mem, r.child("memory"), err);
     d.hbm_capacity = gibibytes(mr.number("capacity_GiB", true, 1e-3, 1e6).value_or(1));
@@ -114,9 +114,11 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
   if (const json* cal = r.get("calibration", false)) {
     Reader cr(*cal, r.child("calibration"), err);
     d.matmul_efficiency = cr.number("matmul_efficiency", false, 1e-3, 1.0).value_or(d.matmul_efficiency);
+    d.matmul_efficiency_8bit = cr.number("matmul_efficiency_8bit", false, 1e-3, 1.0).value_or(0);
     d.memory_efficiency = cr.number("memory_efficiency", false, 1e-3, 1.0).value_or(d.memory_efficiency);
     d.tile_overhead_k = cr.number("tile_overhead_k", false, 0, 1e6).value_or(d.tile_overhead_k);
-    d.kernel_overhead = microseconds(cr.number("kernel_overhead_us", false, 0, 1e6).value_or(d.kernel_overhead.value / kMicro));
+    d.kernel_overhead = microseconds(
+        cr.number("kernel_overhead_us", false, 0, 1e6).value_or(d.kernel_overhead.value / kMicro));
     read_notes(cr);
     cr.finish();
   }
@@ -137,8 +139,33 @@ NetworkTier read_tier(Reader& parent, const std::string& key, bool scale_up, std
   t.domain_size = scale_up ? r.integer("domain_size", true, 1, kMaxDevices).value_or(1) : 1;
   if (!scale_up) r.integer("domain_size", false, 1, kMaxDevices);
   t.efficiency = r.number("efficiency", false, 1e-3, 1.0).value_or(0.8);
-  t.bulk_latency = microseconds(r.number("bulk_latency_us", false, 0, 1e7).value_or(2.0 * t.latency.value / kMicro));
+  t.bulk_latency =
+      microseconds(r.number("bulk_latency_us", false, 0, 1e7).value_or(2.0 * t.latency.value / kMicro));
   t.ll_efficiency = r.number("ll_efficiency", false, 1e-3, 1.0).value_or(0.1);
+  if (const json* tab = r.get("allreduce_busbw_GBps", false)) {
+    const std::string tp = r.child("allreduce_busbw_GBps");
+    if (!tab->is_array() || tab->empty()) {
+      r.fail("scenario.wrong_type", tp,
+             "allreduce_busbw_GBps must be a non-empty array of [bytes, GBps] pairs");
+    } else {
+      double prev = 0;
+      for (std::size_t i = 0; i < tab->size(); ++i) {
+        const json& row = (*tab)[i];
+        const std::string rp = tp + "/" + std::to_string(i);
+        if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number()) {
+          r.fail("scenario.wrong_type", rp, "each entry must be [bytes, GBps]");
+          break;
+        }
+        const double bytes = row[0].get<double>(), gbps = row[1].get<double>();
+        if (!(bytes > prev) || !(gbps > 0) || !std::isfinite(bytes) || !std::isfinite(gbps) || gbps > 1e8) {
+          r.fail("scenario.out_of_range", rp, "sizes must ascend and bandwidths be positive");
+          break;
+        }
+        prev = bytes;
+        t.allreduce_busbw.emplace_back(bytes, gbps * kGB);
+      }
+    }
+  }
   read_notes(r);
   r.finish();
   return t;
@@ -170,7 +197,8 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   s.scale_out = read_tier(r, "scale_out", false, err);
   if (const json* sw = r.get("software", false)) {
     Reader sr(*sw, r.child("software"), err);
-    if (auto a = sr.choice("attention", false, {"flash", "standard"})) s.software.attention = static_cast<AttentionKernel>(*a);
+    if (auto a = sr.choice("attention", false, {"flash", "standard"}))
+      s.software.attention = static_cast<AttentionKernel>(*a);
     s.software.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(true);
     read_notes(sr);
     sr.finish();
@@ -188,27 +216,30 @@ Result<Scenario> parse_scenario(std::string_view text) {
     root = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     return make_error("scenario.malformed_json", "",
-                      "the scenario is not valid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(' ') + 1));
+                      "the scenario is not valid JSON: " +
+                          std::string(e.what()).substr(std::string(e.what()).find(' ') + 1));
   }
   std::optional<Error> err;
   Reader r(root, "", err);
   if (err) return *err;
   Scenario s;
   if (auto v = r.integer("schema_version", false, 0, 1'000'000); v && *v != 1)
-    return make_error("scenario.unsupported_version", "/schema_version",
-                      "schema_version " + std::to_string(*v) + " is not supported by this build (it reads version 1)");
+    return make_error(
+        "scenario.unsupported_version", "/schema_version",
+        "schema_version " + std::to_string(*v) + " is not supported by this build (it reads version 1)");
   s.name = r.string("name", false).value_or("");
 
   // Model: a preset id or an inline object.
   if (const json* mv = r.get("model", true)) {
-    Result<ModelSpec> m = mv->is_string() ? model_preset(mv->get<std::string>(), "/model") : io::read_model(*mv, "/model");
+    Result<ModelSpec> m =
+        mv->is_string() ? model_preset(mv->get<std::string>(), "/model") : io::read_model(*mv, "/model");
     if (!m) return m.error();
     s.model = *m;
   }
   if (err) return *err;
   if (const json* sv = r.get("system", true)) {
-    Result<SystemSpec> sys = sv->is_string() ? system_preset(sv->get<std::string>(), "/system")
-                                             : io::read_system(*sv, "/system");
+    Result<SystemSpec> sys =
+        sv->is_string() ? system_preset(sv->get<std::string>(), "/system") : io::read_system(*sv, "/system");
     if (!sys) return sys.error();
     s.system = *sys;
   }
@@ -231,7 +262,8 @@ Result<Scenario> parse_scenario(std::string_view text) {
     auto sp = pr.boolean("sequence_parallel", false);
     p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
     p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
-    if (auto rc = pr.choice("recompute", false, {"none", "selective", "full"})) p.recompute = static_cast<Recompute>(*rc);
+    if (auto rc = pr.choice("recompute", false, {"none", "selective", "full"}))
+      p.recompute = static_cast<Recompute>(*rc);
     p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
     pr.finish();
     p.sequence_parallel = sp.value_or(p.tp > 1);
@@ -243,8 +275,8 @@ Result<Scenario> parse_scenario(std::string_view text) {
       p.dp = s.num_devices / (p.tp * p.pp * p.cp);
     else
       return make_error("parallel.product_mismatch", "/parallel",
-                        "tp*pp*cp = " + io::fmt_num(used) + " does not divide num_devices = " +
-                            std::to_string(s.num_devices));
+                        "tp*pp*cp = " + io::fmt_num(used) +
+                            " does not divide num_devices = " + std::to_string(s.num_devices));
   }
 
   if (const json* tv = r.get("training", false)) {
@@ -252,9 +284,11 @@ Result<Scenario> parse_scenario(std::string_view text) {
     TrainingWorkload w;
     w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
     w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
-    if (auto pi = tr.choice("precision", false, kTrainPrecisions)) w.precision = precision_from(kTrainPrecisions, *pi);
+    if (auto pi = tr.choice("precision", false, kTrainPrecisions))
+      w.precision = precision_from(kTrainPrecisions, *pi);
     w.train_tokens = tr.number("train_tokens", false, 0, 1e18).value_or(0);
-    if (auto a = tr.choice("attention", false, {"flash", "standard"})) w.attention = static_cast<AttentionKernel>(*a);
+    if (auto a = tr.choice("attention", false, {"flash", "standard"}))
+      w.attention = static_cast<AttentionKernel>(*a);
     w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
     tr.finish();
     s.training = w;
@@ -266,30 +300,41 @@ Result<Scenario> parse_scenario(std::string_view text) {
     w.batch = ir.integer("batch", false, 1, 100'000'000).value_or(1);
     w.prompt_len = ir.integer("prompt_len", true, 1, 100'000'000).value_or(1);
     w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
-    if (auto pi = ir.choice("precision", false, kInferPrecisions)) w.precision = precision_from(kInferPrecisions, *pi);
+    if (auto pi = ir.choice("precision", false, kInferPrecisions))
+      w.precision = precision_from(kInferPrecisions, *pi);
     w.kv_precision = w.precision;
-    if (auto ki = ir.choice("kv_precision", false, kInferPrecisions)) w.kv_precision = precision_from(kInferPrecisions, *ki);
+    if (auto ki = ir.choice("kv_precision", false, kInferPrecisions))
+      w.kv_precision = precision_from(kInferPrecisions, *ki);
     ir.finish();
     s.inference = w;
   }
   r.finish();
   if (err) return *err;
   if (!s.training && !s.inference)
-    return make_error("scenario.no_workload", "", "a scenario needs a 'training' or an 'inference' object (or both)");
+    return make_error("scenario.no_workload", "",
+                      "a scenario needs a 'training' or an 'inference' object (or both)");
   return s;
 }
 
 namespace {
 
-const char* name_of(FfnType f) { return f == FfnType::gelu ? "gelu" : f == FfnType::swiglu ? "swiglu" : "relu2"; }
-const char* name_of(Recompute r) { return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full"; }
+const char* name_of(FfnType f) {
+  return f == FfnType::gelu ? "gelu" : f == FfnType::swiglu ? "swiglu" : "relu2";
+}
+const char* name_of(Recompute r) {
+  return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
+}
 const char* name_of(AttentionKernel a) { return a == AttentionKernel::flash ? "flash" : "standard"; }
 const char* name_of(Bound b) {
   switch (b) {
-    case Bound::compute: return "compute";
-    case Bound::memory: return "memory";
-    case Bound::l2: return "l2";
-    case Bound::latency: return "latency";
+    case Bound::compute:
+      return "compute";
+    case Bound::memory:
+      return "memory";
+    case Bound::l2:
+      return "l2";
+    case Bound::latency:
+      return "latency";
   }
   return "compute";
 }
@@ -320,6 +365,11 @@ ojson tier_json(const NetworkTier& t, bool scale_up) {
   j["efficiency"] = t.efficiency;
   j["bulk_latency_us"] = t.bulk_latency.value / kMicro;
   j["ll_efficiency"] = t.ll_efficiency;
+  if (!t.allreduce_busbw.empty()) {
+    ojson tab = ojson::array();
+    for (const auto& [bytes, bw] : t.allreduce_busbw) tab.push_back({bytes, bw / kGB});
+    j["allreduce_busbw_GBps"] = tab;
+  }
   return j;
 }
 
@@ -332,10 +382,14 @@ ojson device_json(const DeviceSpec& d) {
     if (d.peak_for(p).value > 0) peaks[std::string(to_string(p))] = d.peak_for(p).value / kTera;
   j["peak_tflops"] = peaks;
   if (d.vector_peak.value > 0) j["vector_tflops"] = d.vector_peak.value / kTera;
-  j["memory"] = {{"capacity_GiB", d.hbm_capacity.value / kGiB}, {"bandwidth_GBps", d.hbm_bandwidth.value / kGB}};
+  if (d.exp_rate > 0) j["exp_tops"] = d.exp_rate / kTera;
+  j["memory"] = {{"capacity_GiB", d.hbm_capacity.value / kGiB},
+                 {"bandwidth_GBps", d.hbm_bandwidth.value / kGB}};
   j["l2"] = {{"capacity_MiB", d.l2_capacity.value / kMiB}, {"bandwidth_GBps", d.l2_bandwidth.value / kGB}};
   j["compute_units"] = d.compute_units;
   j["calibration"] = {{"matmul_efficiency", d.matmul_efficiency},
+                      {"matmul_efficiency_8bit",
+                       d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency},
                       {"memory_efficiency", d.memory_efficiency},
                       {"tile_overhead_k", d.tile_overhead_k},
                       {"kernel_overhead_us", d.kernel_overhead.value / kMicro}};
@@ -359,9 +413,9 @@ ojson system_json(const SystemSpec& s) {
 ojson memory_json(const MemoryReport& m) {
   const auto& b = m.per_device;
   ojson j;
-  j["per_device_bytes"] = {{"weights", b.weights.value},         {"gradients", b.gradients.value},
-                           {"optimizer", b.optimizer.value},     {"activations", b.activations.value},
-                           {"kv_cache", b.kv_cache.value},       {"total", b.total().value}};
+  j["per_device_bytes"] = {{"weights", b.weights.value},     {"gradients", b.gradients.value},
+                           {"optimizer", b.optimizer.value}, {"activations", b.activations.value},
+                           {"kv_cache", b.kv_cache.value},   {"total", b.total().value}};
   j["capacity_bytes"] = m.capacity.value;
   j["fits"] = m.fits;
   return j;

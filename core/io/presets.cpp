@@ -49,7 +49,8 @@ Result<T> cached(std::string_view kind, std::string_view id, const std::string& 
     try {
       j = json::parse(p->json.begin(), p->json.end());
     } catch (const json::exception& e) {
-      return make_error("preset.malformed", path, "preset " + std::string(kind) + "/" + key + " is not valid JSON: " + e.what());
+      return make_error("preset.malformed", path,
+                        "preset " + std::string(kind) + "/" + key + " is not valid JSON: " + e.what());
     }
     auto parsed = parse(j, "presets/" + std::string(kind) + "/" + key);
     if (!parsed) {

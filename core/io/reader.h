@@ -52,7 +52,8 @@ class Reader {
  public:
   Reader(const json& obj, std::string path, std::optional<Error>& err)
       : obj_(obj), path_(std::move(path)), err_(err) {
-    if (!err_ && !obj_.is_object()) fail("scenario.wrong_type", path_, "expected an object, got " + type_name(obj_));
+    if (!err_ && !obj_.is_object())
+      fail("scenario.wrong_type", path_, "expected an object, got " + type_name(obj_));
   }
 
   bool ok() const { return !err_.has_value(); }
@@ -86,13 +87,15 @@ class Reader {
     const double x = v->get<double>();
     if (!std::isfinite(x) || x < lo || x > hi) {
       fail("scenario.out_of_range", child(key),
-           "'" + key + "' = " + v->dump() + " is outside the accepted range [" + fmt_num(lo) + ", " + fmt_num(hi) + "]");
+           "'" + key + "' = " + v->dump() + " is outside the accepted range [" + fmt_num(lo) + ", " +
+               fmt_num(hi) + "]");
       return std::nullopt;
     }
     return x;
   }
 
-  std::optional<std::int64_t> integer(const std::string& key, bool required, std::int64_t lo, std::int64_t hi) {
+  std::optional<std::int64_t> integer(const std::string& key, bool required, std::int64_t lo,
+                                      std::int64_t hi) {
     const json* v = get(key, required);
     if (!v) return std::nullopt;
     if (!v->is_number()) {
@@ -134,7 +137,8 @@ class Reader {
   }
 
   // A string that must be one of `names`; returns its index.
-  std::optional<std::size_t> choice(const std::string& key, bool required, const std::vector<std::string>& names) {
+  std::optional<std::size_t> choice(const std::string& key, bool required,
+                                    const std::vector<std::string>& names) {
     auto s = string(key, required);
     if (!s) return std::nullopt;
     for (std::size_t i = 0; i < names.size(); ++i)

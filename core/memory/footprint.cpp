@@ -30,7 +30,7 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t
   // replicated on every tensor-parallel rank.
   const double per_layer = (c.attention + c.mlp) / d(p.tp) + c.norms;
   s.layers = per_layer * d(m.layers) / d(p.pp);
-  const double word = d(m.vocab) * d(m.hidden) / d(p.tp);  // vocab-parallel embedding
+  const double word = d(m.vocab) * d(m.hidden) / d(p.tp);                    // vocab-parallel embedding
   if (first) s.embedding = word + (c.embedding - d(m.vocab) * d(m.hidden));  // + positions
   if (last) {
     // Untied: the LM head. Tied with pp > 1: Megatron keeps a copy on the last stage.
@@ -125,8 +125,8 @@ InferenceMemory inference_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& w = *s.inference;
   InferenceMemory out;
-  const StageParams sp = stage_params(m, p, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len),
-                                      true, p.pp == 1);
+  const StageParams sp =
+      stage_params(m, p, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len), true, p.pp == 1);
   // Quantized weights: matrices at the weight precision; embeddings and norms stay 16-bit.
   const double wb = bytes_per_element(w.precision);
   const double matrix_params = sp.layers;

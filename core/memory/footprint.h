@@ -35,7 +35,7 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention);
 
 struct InferenceMemory {
   MemoryBreakdown bytes;
-  Bytes kv_per_sequence{};   // at full context (prompt_len + output_len)
+  Bytes kv_per_sequence{};  // at full context (prompt_len + output_len)
   Bytes activation_per_sequence{};
 };
 InferenceMemory inference_memory(const Scenario& s);

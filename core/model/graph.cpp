@@ -42,7 +42,7 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
   std::vector<Op> ops;
   ops.reserve(20);
   const std::int64_t t = s.tp;
-  const double T = static_cast<double>(s.batch * s.tokens);     // tokens in the TP region
+  const double T = static_cast<double>(s.batch * s.tokens);                // tokens in the TP region
   const double Tn = s.sequence_parallel ? T / static_cast<double>(t) : T;  // tokens in norm/dropout regions
   const double h = static_cast<double>(m.hidden);
   const double e = s.act_bytes;
@@ -68,8 +68,8 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
   Op att;
   att.name = "attention";
   att.kind = OpKind::attention;
-  att.m = s.tokens;           // queries per sequence
-  att.n = s.kv_len;           // keys
+  att.m = s.tokens;  // queries per sequence
+  att.n = s.kv_len;  // keys
   att.k = m.head_dim;
   att.batch = s.batch * heads_local;
   att.weight = false;
@@ -80,15 +80,13 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
   // (Korthikanti et al. 2022, Sec. 4.1 counts the stored parts: 5as^2b bytes).
   const double scores = static_cast<double>(s.batch * heads_local) * static_cast<double>(s.tokens) *
                         static_cast<double>(s.kv_len);
-  att.bytes = s.attention == AttentionKernel::standard
-                  ? scores * (2.0 * e + (dropout ? 2.0 * e + 1.0 : 0.0))
-                  : 0.0;
+  att.bytes =
+      s.attention == AttentionKernel::standard ? scores * (2.0 * e + (dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
   att.flops = 5.0 * scores;
   // Backward: softmax reads P and dP and writes dS (3 elements); dropout reads the incoming
   // gradient and the mask and writes a gradient.
-  att.backward_bytes = s.attention == AttentionKernel::standard
-                           ? scores * (3.0 * e + (dropout ? 2.0 * e + 1.0 : 0.0))
-                           : 0.0;
+  att.backward_bytes =
+      s.attention == AttentionKernel::standard ? scores * (3.0 * e + (dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
   ops.push_back(att);
 
   ops.push_back(matmul("attn_out_proj", tokens, m.hidden, q_local));

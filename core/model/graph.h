@@ -40,14 +40,14 @@ struct Op {
 
 // How a layer is laid out on one device.
 struct LayerShape {
-  std::int64_t batch = 1;        // sequences in the micro-batch (or inference batch)
-  std::int64_t tokens = 1;       // query tokens per sequence on this device (s / cp, or 1 for decode)
-  std::int64_t kv_len = 1;       // keys each query attends to (context length)
+  std::int64_t batch = 1;   // sequences in the micro-batch (or inference batch)
+  std::int64_t tokens = 1;  // query tokens per sequence on this device (s / cp, or 1 for decode)
+  std::int64_t kv_len = 1;  // keys each query attends to (context length)
   std::int64_t tp = 1;
   bool sequence_parallel = false;
-  bool causal = true;            // prefill / training mask; decode attends to all kv_len
+  bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;
-  double act_bytes = 2;          // activation element size
+  double act_bytes = 2;  // activation element size
 };
 
 // Forward operators of one decoder layer (Megatron-LM tensor parallel layout, Shoeybi et al.

@@ -16,8 +16,8 @@ struct ModelSpec {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
-  std::int64_t kv_heads = 0;   // == heads for MHA, fewer for GQA, 1 for MQA
-  std::int64_t head_dim = 0;   // usually hidden / heads
+  std::int64_t kv_heads = 0;  // == heads for MHA, fewer for GQA, 1 for MQA
+  std::int64_t head_dim = 0;  // usually hidden / heads
   std::int64_t ffn_hidden = 0;
   std::int64_t vocab = 0;
   FfnType ffn_type = FfnType::gelu;
@@ -31,12 +31,12 @@ struct ModelSpec {
 // are that sum written per tensor so GQA, SwiGLU, RMSNorm and untied embeddings change
 // exactly the tensors they change.
 struct ParamCounts {
-  double attention = 0;   // per layer: QKV and output projections (+ biases for GPT-style)
-  double mlp = 0;         // per layer: up/gate/down projections (+ biases)
-  double norms = 0;       // per layer: two norms
-  double per_layer = 0;   // attention + mlp + norms
-  double embedding = 0;   // word embedding (+ learned positions when GPT-style)
-  double output = 0;      // LM head when untied, else 0
+  double attention = 0;  // per layer: QKV and output projections (+ biases for GPT-style)
+  double mlp = 0;        // per layer: up/gate/down projections (+ biases)
+  double norms = 0;      // per layer: two norms
+  double per_layer = 0;  // attention + mlp + norms
+  double embedding = 0;  // word embedding (+ learned positions when GPT-style)
+  double output = 0;     // LM head when untied, else 0
   double final_norm = 0;
   double total = 0;
 };

@@ -31,10 +31,9 @@ std::optional<Error> validate_plan(const Scenario& s) {
   const auto& m = s.model;
   if (p.tp * p.pp * p.dp * p.cp != s.num_devices)
     return make_error("parallel.product_mismatch", "/parallel",
-                      "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" +
-                          str(p.cp) + " = " + str(p.tp * p.pp * p.dp * p.cp) +
-                          " but num_devices = " + str(s.num_devices) +
-                          "; choose degrees whose product is num_devices");
+                      "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
+                          " = " + str(p.tp * p.pp * p.dp * p.cp) + " but num_devices = " +
+                          str(s.num_devices) + "; choose degrees whose product is num_devices");
   if (m.heads % p.tp != 0)
     return make_error("parallel.tp_not_divisor_of_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide heads=" + str(m.heads) +
@@ -50,8 +49,7 @@ std::optional<Error> validate_plan(const Scenario& s) {
     return make_error("parallel.pp_exceeds_layers", "/parallel/pp",
                       "pp=" + str(p.pp) + " is larger than layers=" + str(m.layers));
   if (p.interleave < 1)
-    return make_error("parallel.invalid_interleave", "/parallel/interleave",
-                      "interleave must be at least 1");
+    return make_error("parallel.invalid_interleave", "/parallel/interleave", "interleave must be at least 1");
   if (m.layers % (p.pp * p.interleave) != 0)
     return make_error("parallel.layers_not_divisible", "/parallel/pp",
                       "layers=" + str(m.layers) + " is not divisible by pp*interleave=" +
@@ -60,8 +58,9 @@ std::optional<Error> validate_plan(const Scenario& s) {
     return make_error("parallel.interleave_without_pp", "/parallel/interleave",
                       "interleave=" + str(p.interleave) + " needs pp > 1");
   if (p.sequence_parallel && p.tp == 1)
-    return make_error("parallel.sequence_parallel_without_tp", "/parallel/sequence_parallel",
-                      "sequence_parallel needs tp > 1 (it splits the tensor-parallel region's norms and dropouts)");
+    return make_error(
+        "parallel.sequence_parallel_without_tp", "/parallel/sequence_parallel",
+        "sequence_parallel needs tp > 1 (it splits the tensor-parallel region's norms and dropouts)");
   if (p.ep != 1)
     return make_error("parallel.ep_without_moe", "/parallel/ep",
                       "ep=" + str(p.ep) + " needs a mixture-of-experts model; use ep=1");
@@ -80,8 +79,8 @@ std::optional<Error> validate_plan(const Scenario& s) {
                             " ranks; seq_len/cp=" + str(w.seq_len / p.cp) + " is not divisible");
     if (w.global_batch % (p.dp * p.micro_batch) != 0)
       return make_error("training.batch_not_divisible", "/training/global_batch",
-                        "global_batch=" + str(w.global_batch) + " is not divisible by dp*micro_batch=" +
-                            str(p.dp * p.micro_batch));
+                        "global_batch=" + str(w.global_batch) +
+                            " is not divisible by dp*micro_batch=" + str(p.dp * p.micro_batch));
     const std::int64_t mb = micro_batches(p, w);
     if (p.interleave > 1 && mb % p.pp != 0)
       return make_error("parallel.interleave_microbatches", "/parallel/interleave",

@@ -26,9 +26,9 @@ struct TrainingWorkload {
   std::int64_t global_batch = 0;  // sequences per optimizer step
   std::int64_t seq_len = 0;
   Precision precision = Precision::bf16;
-  double train_tokens = 0;  // 0 = not asked
-  std::optional<AttentionKernel> attention;     // default: the system's software default
-  std::optional<bool> overlap_grad_reduce;      // default: the system's software default
+  double train_tokens = 0;                   // 0 = not asked
+  std::optional<AttentionKernel> attention;  // default: the system's software default
+  std::optional<bool> overlap_grad_reduce;   // default: the system's software default
 };
 
 struct InferenceWorkload {

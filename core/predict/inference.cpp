@@ -65,9 +65,13 @@ OpCost attention_cost(const InferContext& c, const ModelSpec& m, std::int64_t ba
     const Precision p = c.math == Precision::fp8 ? Precision::bf16 : c.math;
     const auto kv_eff = std::max<std::int64_t>(1, std::llround(d(kv_len) * frac));
     const std::int64_t bh = batch * (m.heads / t);
-    const OpCost qk = matmul_cost(c.dev, {tokens, kv_eff, m.head_dim, bh}, p, c.act_bytes, c.act_bytes, c.act_bytes);
-    const OpCost pv = matmul_cost(c.dev, {tokens, m.head_dim, kv_eff, bh}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+    const OpCost qk =
+        matmul_cost(c.dev, {tokens, kv_eff, m.head_dim, bh}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+    const OpCost pv =
+        matmul_cost(c.dev, {tokens, m.head_dim, kv_eff, bh}, p, c.act_bytes, c.act_bytes, c.act_bytes);
     r.compute_time = qk.compute_time + pv.compute_time;
+    // Exponentials of the visited scores on the special-function units (FlashAttention-3 Sec. 3.1).
+    if (c.dev.exp_rate > 0) r.compute_time += Seconds(d(bh) * d(tokens) * d(kv_eff) / c.dev.exp_rate);
   } else {
     const MathRate mr = math_rate(c.dev, Precision::fp16);
     r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev.matmul_efficiency);
@@ -102,10 +106,15 @@ Phase forward_pass(const InferContext& c, std::int64_t batch, std::int64_t token
     OpCost cost;
     switch (op.kind) {
       case OpKind::matmul:
-        cost = matmul_cost(c.dev, {op.m, op.n, op.k, op.batch}, c.math, c.act_bytes, c.weight_bytes, c.act_bytes);
+        cost = matmul_cost(c.dev, {op.m, op.n, op.k, op.batch}, c.math, c.act_bytes, c.weight_bytes,
+                           c.act_bytes);
         break;
-      case OpKind::attention: cost = attention_cost(c, m, batch, tokens, kv_len, shape.causal); break;
-      case OpKind::elementwise: cost = elementwise_cost(c.dev, Bytes(op.bytes), Flops(op.flops)); break;
+      case OpKind::attention:
+        cost = attention_cost(c, m, batch, tokens, kv_len, shape.causal);
+        break;
+      case OpKind::elementwise:
+        cost = elementwise_cost(c.dev, Bytes(op.bytes), Flops(op.flops));
+        break;
       case OpKind::comm:
         ph.comm += collective_time(Collective::all_reduce, Bytes(op.comm_bytes), c.tp_group, sys) * layers;
         continue;
@@ -117,14 +126,16 @@ Phase forward_pass(const InferContext& c, std::int64_t batch, std::int64_t token
   // logits' argmax/top-k is negligible), final norm and the embedding lookup.
   const OpCost head = matmul_cost(c.dev, {batch, m.vocab / p.tp, m.hidden, 1}, c.math, c.act_bytes,
                                   std::max(2.0, c.weight_bytes), c.act_bytes);
-  const OpCost emb = elementwise_cost(c.dev, Bytes(2.0 * c.act_bytes * d(batch * tokens) * d(m.hidden)), Flops(0));
+  const OpCost emb =
+      elementwise_cost(c.dev, Bytes(2.0 * c.act_bytes * d(batch * tokens) * d(m.hidden)), Flops(0));
   ph.compute += head.time + emb.time;
   if (keep_ops) ph.ops.push_back(report("lm_head", phase_name, head, 1));
   // Pipeline stages hand the activations on: pp-1 hops.
   if (p.pp > 1) {
     const GroupPlacement pair = place_group(2, p.tp, sys.scale_up.domain_size);
-    ph.comm += collective_time(Collective::p2p, Bytes(c.act_bytes * d(batch * tokens) * d(m.hidden)), pair, sys) *
-               (d(p.pp) - 1.0);
+    ph.comm +=
+        collective_time(Collective::p2p, Bytes(c.act_bytes * d(batch * tokens) * d(m.hidden)), pair, sys) *
+        (d(p.pp) - 1.0);
   }
   return ph;
 }
@@ -151,8 +162,9 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
                  place_group(s.parallel.tp, 1, s.system.scale_up.domain_size)};
   if (w.precision == Precision::fp32) c.act_bytes = 4.0;
   if (c.tp_group.crosses_scale_out())
-    warnings.push_back({"parallel.tp_crosses_scale_out",
-                        "tp spans more than one scale-up domain; its all-reduces run on the scale-out network"});
+    warnings.push_back(
+        {"parallel.tp_crosses_scale_out",
+         "tp spans more than one scale-up domain; its all-reduces run on the scale-out network"});
 
   const Phase prefill = forward_pass(c, w.batch, w.prompt_len, w.prompt_len, "prefill", true);
   out.prefill_compute = prefill.compute;
@@ -171,8 +183,7 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     Seconds sum_compute{}, sum_comm{};
     double weight_sum = 0;
     for (std::int64_t i = 0; i < samples; ++i) {
-      const std::int64_t ctx =
-          samples == 1 ? first : first + (last - first) * i / (samples - 1);
+      const std::int64_t ctx = samples == 1 ? first : first + (last - first) * i / (samples - 1);
       const Phase ph = forward_pass(c, w.batch, 1, ctx, "decode", false);
       const double wgt = (samples > 1 && (i == 0 || i == samples - 1)) ? 0.5 : 1.0;
       sum_compute += ph.compute * wgt;

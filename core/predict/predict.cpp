@@ -39,10 +39,11 @@ Result<Prediction> predict(const Scenario& s) {
   out.memory = out.training_memory ? *out.training_memory : *out.inference_memory;
   const auto check = [&](const std::optional<MemoryReport>& r, const char* what) {
     if (r && !r->fits)
-      out.warnings.push_back({"memory.does_not_fit",
-                              std::string(what) + " needs " + gib(r->per_device.total()) +
-                                  " per device but " + dev.name + " has " + gib(r->capacity) +
-                                  "; more tensor/pipeline parallelism, recomputation or ZeRO would reduce it"});
+      out.warnings.push_back(
+          {"memory.does_not_fit",
+           std::string(what) + " needs " + gib(r->per_device.total()) + " per device but " + dev.name +
+               " has " + gib(r->capacity) +
+               "; more tensor/pipeline parallelism, recomputation or ZeRO would reduce it"});
   };
   check(out.training_memory, "training");
   check(out.inference_memory, "inference");

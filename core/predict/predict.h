@@ -33,10 +33,10 @@ struct TrainingPrediction {
   TrainingBreakdown breakdown;
   BoundBreakdown by_bound;
   std::int64_t micro_batches = 0;
-  Seconds stage_forward{}, stage_backward{};  // one micro-batch through the slowest stage
+  Seconds stage_forward{}, stage_backward{};                     // one micro-batch through the slowest stage
   Seconds layer_forward{}, layer_backward{}, layer_recompute{};  // one layer, one micro-batch
-  double model_flops = 0;     // per iteration, whole job
-  double hardware_flops = 0;  // including recomputation
+  double model_flops = 0;                                        // per iteration, whole job
+  double hardware_flops = 0;                                     // including recomputation
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;
 };

@@ -53,9 +53,9 @@ struct PassCost {
 struct Context {
   const Scenario& s;
   const DeviceSpec& dev;
-  Precision math;      // matmul precision
-  double in_bytes;     // matmul input element size
-  double act_bytes;    // activation element size
+  Precision math;    // matmul precision
+  double in_bytes;   // matmul input element size
+  double act_bytes;  // activation element size
   GroupPlacement tp_group, cp_group;
 };
 
@@ -70,15 +70,20 @@ OpCost time_matmul(const Context& c, std::int64_t m, std::int64_t n, std::int64_
 OpCost attention_matmuls(const Context& c, const Op& op, int count) {
   const auto kv = std::max<std::int64_t>(1, std::llround(d(op.n) * op.causal_fraction));
   const Precision p = c.math == Precision::fp8 ? Precision::bf16 : c.math;
-  const OpCost qk = matmul_cost(c.dev, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
-                                c.act_bytes);
-  const OpCost pv = matmul_cost(c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes,
-                                c.act_bytes);
+  const OpCost qk =
+      matmul_cost(c.dev, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+  const OpCost pv =
+      matmul_cost(c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
   // Forward: QK^T and PV. Backward (count 4 or 5): dV, dP, dQ, dK, plus the recomputed QK^T
   // in a fused kernel; halves of each shape.
   OpCost r;
   const double pairs = count / 2.0;
   r.time = (qk.time + pv.time) * pairs;
+  // A fused kernel also exponentiates every visited score on the special-function units,
+  // in the forward and again when the backward recomputes P; FlashAttention-2 does not
+  // overlap this with the matmuls (FlashAttention-3, Sec. 3.1).
+  if (c.dev.exp_rate > 0 && op.causal_fraction < 1.0)
+    r.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev.exp_rate);
   r.flops = (qk.flops + pv.flops) * pairs;
   r.bound = qk.bound;
   return r;
@@ -105,6 +110,17 @@ LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute r
         // Backward: input gradient dX = dY W^T and weight gradient dW = X^T dY.
         L.bwd.add_kernel(time_matmul(c, op.m, op.k, op.n, op.batch, true));
         L.bwd.add_kernel(time_matmul(c, op.k, op.n, op.m, op.batch, false));
+        if (c.math == Precision::fp8) {
+          // FP8 GEMMs take fp8 operands: Transformer Engine casts the 16-bit input (and, for
+          // the backward, the incoming gradient) to fp8 and writes a transposed copy for the
+          // other GEMM of the pair: read 2 bytes, write 1 + 1 per element.
+          const double x =
+              static_cast<double>(op.m) * static_cast<double>(op.k) * static_cast<double>(op.batch);
+          const double dy =
+              static_cast<double>(op.m) * static_cast<double>(op.n) * static_cast<double>(op.batch);
+          L.fwd.add_kernel(elementwise_cost(c.dev, Bytes(4.0 * x), Flops(2.0 * x)));
+          L.bwd.add_kernel(elementwise_cost(c.dev, Bytes(4.0 * dy), Flops(2.0 * dy)));
+        }
         break;
       }
       case OpKind::attention: {
@@ -144,6 +160,11 @@ LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute r
         const Seconds t = comm_time(c, op);
         L.fwd.tp_comm += t;
         L.bwd.tp_comm += t;
+        // With sequence parallelism the backward gathers the layer input again for the
+        // weight gradient (Korthikanti et al. 2022, Sec. 4.2.2). It is meant to overlap the
+        // input-gradient GEMM, but their Table 4 shows SP saving 0.5 ms of forward and only
+        // 0.1 ms of backward on a 22B layer, i.e. the re-gather is effectively exposed.
+        if (op.comm == CommKind::all_gather) L.bwd.tp_comm += t;
         break;
       }
     }
@@ -172,12 +193,18 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   const double in_bytes = w.precision == Precision::fp8 ? 1.0 : bytes_per_element(w.precision);
   const double act_bytes = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
   const std::int64_t domain = sys.scale_up.domain_size;
-  Context c{s, dev, w.precision, in_bytes, act_bytes,
-            place_group(p.tp, 1, domain), place_group(p.cp, p.tp, domain)};
+  Context c{s,
+            dev,
+            w.precision,
+            in_bytes,
+            act_bytes,
+            place_group(p.tp, 1, domain),
+            place_group(p.cp, p.tp, domain)};
   if (c.tp_group.crosses_scale_out())
     warnings.push_back({"parallel.tp_crosses_scale_out",
                         "tp=" + std::to_string(p.tp) + " spans more than one scale-up domain of " +
-                            std::to_string(domain) + " devices; tensor-parallel traffic runs on the scale-out network"});
+                            std::to_string(domain) +
+                            " devices; tensor-parallel traffic runs on the scale-out network"});
 
   // One layer, one micro-batch, on one device.
   LayerShape shape;
@@ -235,13 +262,14 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   stage_last += last_extra;
   if (p.pp == 1) stage_first += last_extra;
   const auto stage_total = [&](const PassCost& st) { return st.total() + rc_mid.total(); };
-  const PassCost& worst = (p.pp == 1 || stage_total(stage_first) >= stage_total(stage_last)) ? stage_first
-                                                                                             : stage_last;
+  const PassCost& worst =
+      (p.pp == 1 || stage_total(stage_first) >= stage_total(stage_last)) ? stage_first : stage_last;
   const Seconds t_worst = stage_total(worst);
-  const Seconds t_avg = p.pp == 1 ? t_worst
-                                  : (stage_total(stage_first) + stage_total(stage_last) +
-                                     stage_total(stage_mid) * (d(p.pp) - 2.0)) /
-                                        d(p.pp);
+  const Seconds t_avg =
+      p.pp == 1
+          ? t_worst
+          : (stage_total(stage_first) + stage_total(stage_last) + stage_total(stage_mid) * (d(p.pp) - 2.0)) /
+                d(p.pp);
 
   const std::int64_t mb = micro_batches(p, w);
   out.micro_batches = mb;
@@ -329,7 +357,8 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
     rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers);
   out.hardware_flops = out.model_flops + rc_flops;
   const double peak = dev.peak_for(rate.used).value * d(s.num_devices);
-  const double native_peak = dev.peak_for(w.precision).value > 0 ? dev.peak_for(w.precision).value * d(s.num_devices) : peak;
+  const double native_peak =
+      dev.peak_for(w.precision).value > 0 ? dev.peak_for(w.precision).value * d(s.num_devices) : peak;
   out.mfu = out.model_flops / (out.iteration_time.value * native_peak);
   out.hfu = out.hardware_flops / (out.iteration_time.value * native_peak);
   if (w.train_tokens > 0) out.time_to_train = Seconds(w.train_tokens / out.tokens_per_s);
@@ -338,13 +367,15 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   const double scale = mbd;
   out.by_bound.compute = worst.compute_bound * scale + rc_mid.compute_bound * scale;
   out.by_bound.memory = worst.memory_bound * scale + rc_mid.memory_bound * scale;
-  out.by_bound.communication = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + (rc_mid.tp_comm + rc_mid.cp_comm) * scale;
+  out.by_bound.communication =
+      b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + (rc_mid.tp_comm + rc_mid.cp_comm) * scale;
   out.by_bound.other = b.bubble + b.optimizer;
 
   const double bubble_fraction = b.bubble.value / out.iteration_time.value;
   if (bubble_fraction > 0.2)
     warnings.push_back({"pipeline.large_bubble",
-                        "the pipeline bubble is " + std::to_string(static_cast<int>(bubble_fraction * 100.0)) +
+                        "the pipeline bubble is " +
+                            std::to_string(static_cast<int>(bubble_fraction * 100.0)) +
                             "% of the iteration; more micro-batches (a larger global batch or smaller "
                             "micro_batch) or interleave > 1 would shrink it"});
   return out;

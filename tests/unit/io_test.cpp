@@ -1,0 +1,193 @@
+// Bad input: every malformed, impossible or absurd scenario gives a stable error code and the
+// JSON Pointer of the key to fix, never a crash, NaN or a number.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "io/api.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+const char* kBase = R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 64,
+  "parallel": {"tp": 8, "pp": 8, "dp": 1},
+  "training": {"global_batch": 64, "seq_len": 2048}})";
+
+std::string with(const std::string& pointer, const json& value) {
+  json j = json::parse(kBase);
+  j[json::json_pointer(pointer)] = value;
+  return j.dump();
+}
+std::string without(const std::string& pointer) {
+  json j = json::parse(kBase);
+  const json::json_pointer p(pointer);
+  j[p.parent_pointer()].erase(p.back());
+  return j.dump();
+}
+
+struct BadCase {
+  std::string name, input, code, path;
+};
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, GivesCodeAndPath) {
+  const auto& c = GetParam();
+  const std::string out = optimus::api::predict(c.input);
+  ASSERT_TRUE(optimus::api::is_error(out)) << out;
+  const json e = json::parse(out)["error"];
+  EXPECT_EQ(e["code"], c.code) << e.dump();
+  EXPECT_EQ(e["path"], c.path) << e.dump();
+  EXPECT_FALSE(e["message"].get<std::string>().empty());
+  // validate() agrees with predict().
+  const json v = json::parse(optimus::api::validate(c.input));
+  ASSERT_TRUE(v.contains("error")) << v.dump();
+  EXPECT_EQ(v["error"]["code"], c.code);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, BadInput,
+    ::testing::Values(
+        BadCase{"malformed", "{\"model\": ", "scenario.malformed_json", ""},
+        BadCase{"not_object", "[1,2]", "scenario.wrong_type", ""},
+        BadCase{"empty", "", "scenario.malformed_json", ""},
+        BadCase{"unknown_top", with("/modle", "x"), "scenario.unknown_key", "/modle"},
+        BadCase{"unknown_nested", with("/parallel/tpp", 8), "scenario.unknown_key", "/parallel/tpp"},
+        BadCase{"missing_model", without("/model"), "scenario.missing_key", "/model"},
+        BadCase{"missing_seq", without("/training/seq_len"), "scenario.missing_key", "/training/seq_len"},
+        BadCase{"wrong_type", with("/num_devices", "64"), "scenario.wrong_type", "/num_devices"},
+        BadCase{"not_integer", with("/parallel/tp", 2.5), "scenario.not_integer", "/parallel/tp"},
+        BadCase{"negative", with("/training/global_batch", -1), "scenario.out_of_range",
+                "/training/global_batch"},
+        BadCase{"huge_layers",
+                with("/model", json{{"layers", 1e30},
+                                    {"hidden", 1024},
+                                    {"heads", 8},
+                                    {"ffn_hidden", 4096},
+                                    {"vocab", 1000}}),
+                "scenario.out_of_range", "/model/layers"},
+        BadCase{"huge_devices", with("/num_devices", 1e12), "scenario.out_of_range", "/num_devices"},
+        BadCase{"huge_batch", with("/training/global_batch", 9.2e18), "scenario.out_of_range",
+                "/training/global_batch"},
+        BadCase{"bad_enum", with("/training/precision", "fp12"), "scenario.invalid_value",
+                "/training/precision"},
+        BadCase{"unknown_model", with("/model", "gpt-5"), "preset.unknown_model", "/model"},
+        BadCase{"unknown_system", with("/system", "dgx-z"), "preset.unknown_system", "/system"},
+        BadCase{"moe",
+                with("/model", json{{"layers", 2},
+                                    {"hidden", 1024},
+                                    {"heads", 8},
+                                    {"ffn_hidden", 4096},
+                                    {"vocab", 1000},
+                                    {"moe", {{"experts", 8}}}}),
+                "model.moe_unsupported", "/model/moe"},
+        BadCase{"kv_heads",
+                with("/model", json{{"layers", 2},
+                                    {"hidden", 1024},
+                                    {"heads", 8},
+                                    {"kv_heads", 3},
+                                    {"ffn_hidden", 4096},
+                                    {"vocab", 1000}}),
+                "model.kv_heads_not_divisor_of_heads", "/model/kv_heads"},
+        BadCase{"tp_heads", with("/parallel/tp", 7), "parallel.product_mismatch", "/parallel"},
+        BadCase{"tp_not_divisor", with("/parallel", json{{"tp", 5}, {"pp", 1}, {"dp", 1}}),
+                "parallel.product_mismatch", "/parallel"},
+        BadCase{"product", with("/parallel/dp", 2), "parallel.product_mismatch", "/parallel"},
+        BadCase{"pp_layers", with("/parallel", json{{"tp", 1}, {"pp", 128}, {"dp", 1}}),
+                "parallel.product_mismatch", "/parallel"},
+        BadCase{"batch", R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 64,
+                  "parallel": {"tp": 8, "pp": 8, "dp": 1, "micro_batch": 2},
+                  "training": {"global_batch": 63, "seq_len": 2048}})",
+                "training.batch_not_divisible", "/training/global_batch"},
+        BadCase{"no_workload", without("/training"), "scenario.no_workload", ""},
+        BadCase{"version", with("/schema_version", 2), "scenario.unsupported_version", "/schema_version"},
+        BadCase{"zero_prompt", with("/inference", json{{"batch", 1}, {"prompt_len", 0}, {"output_len", 8}}),
+                "scenario.out_of_range", "/inference/prompt_len"},
+        BadCase{"zero_batch", with("/inference", json{{"batch", 0}, {"prompt_len", 8}, {"output_len", 8}}),
+                "scenario.out_of_range", "/inference/batch"}),
+    [](const auto& info) { return info.param.name; });
+
+struct LayoutCase {
+  std::string name;
+  json parallel;
+  std::int64_t devices;
+  std::string code, path;
+};
+class BadLayout : public ::testing::TestWithParam<LayoutCase> {};
+TEST_P(BadLayout, Rejected) {
+  const auto& c = GetParam();
+  json j = json::parse(kBase);
+  j["parallel"] = c.parallel;
+  j["num_devices"] = c.devices;
+  const json e = json::parse(optimus::api::predict(j.dump()));
+  ASSERT_TRUE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["error"]["code"], c.code);
+  EXPECT_EQ(e["error"]["path"], c.path);
+}
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, BadLayout,
+    ::testing::Values(LayoutCase{"tp_heads",
+                                 {{"tp", 64}, {"pp", 1}, {"dp", 1}},
+                                 64,
+                                 "parallel.tp_not_divisor_of_heads",
+                                 "/parallel/tp"},
+                      LayoutCase{"pp_layers",
+                                 {{"tp", 1}, {"pp", 128}, {"dp", 1}},
+                                 128,
+                                 "parallel.pp_exceeds_layers",
+                                 "/parallel/pp"},
+                      LayoutCase{"layers_div",
+                                 {{"tp", 1}, {"pp", 5}, {"dp", 1}},
+                                 5,
+                                 "parallel.layers_not_divisible",
+                                 "/parallel/pp"},
+                      LayoutCase{"sp_no_tp",
+                                 {{"tp", 1}, {"pp", 1}, {"dp", 64}, {"sequence_parallel", true}},
+                                 64,
+                                 "parallel.sequence_parallel_without_tp",
+                                 "/parallel/sequence_parallel"},
+                      LayoutCase{"interleave_no_pp",
+                                 {{"tp", 8}, {"pp", 1}, {"dp", 8}, {"interleave", 2}},
+                                 64,
+                                 "parallel.interleave_without_pp",
+                                 "/parallel/interleave"},
+                      LayoutCase{"interleave_layers",
+                                 {{"tp", 8}, {"pp", 8}, {"dp", 1}, {"interleave", 5}},
+                                 64,
+                                 "parallel.layers_not_divisible",
+                                 "/parallel/pp"},
+                      LayoutCase{"ep",
+                                 {{"tp", 8}, {"pp", 8}, {"dp", 1}, {"ep", 2}},
+                                 64,
+                                 "parallel.ep_without_moe",
+                                 "/parallel/ep"},
+                      LayoutCase{"cp_seq",
+                                 {{"tp", 8}, {"pp", 1}, {"dp", 1}, {"cp", 3}},
+                                 24,
+                                 "parallel.cp_not_divisor_of_seq_len",
+                                 "/parallel/cp"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(Io, PresetsListing) {
+  const json p = json::parse(optimus::api::presets(""));
+  for (const char* k : {"models", "devices", "systems"}) EXPECT_GE(p[k].size(), 6u) << k;
+  EXPECT_TRUE(optimus::api::is_error(optimus::api::presets("nonsense")));
+}
+
+TEST(Io, ValidateFillsDefaults) {
+  const json v = json::parse(optimus::api::validate(kBase));
+  ASSERT_TRUE(v["ok"].get<bool>()) << v.dump();
+  EXPECT_EQ(v["scenario"]["parallel"]["sequence_parallel"], true);  // default: tp > 1
+  EXPECT_EQ(v["scenario"]["parallel"]["recompute"], "none");
+  EXPECT_EQ(v["scenario"]["model"]["head_dim"], 128);
+  // The resolved scenario predicts the same as the original.
+  EXPECT_EQ(optimus::api::predict(v["scenario"].dump()), optimus::api::predict(kBase));
+}
+
+TEST(Io, DpDefaultsToRemainingDevices) {
+  const json out = json::parse(optimus::api::validate(without("/parallel/dp")));
+  EXPECT_EQ(out["scenario"]["parallel"]["dp"], 1);
+}
+
+}  // namespace

@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "memory/footprint.h"
+
+namespace optimus {
+namespace {
+
+ModelSpec gpt22b() {
+  ModelSpec m;
+  m.layers = 48;
+  m.hidden = 6144;
+  m.heads = 64;
+  m.kv_heads = 64;
+  m.head_dim = 96;
+  m.ffn_hidden = 4 * 6144;
+  m.vocab = 51200;
+  return m;
+}
+
+struct ActCase {
+  std::int64_t tp;
+  bool sp;
+  Recompute rc;
+  double expected_per_sbh;  // Korthikanti et al. 2022 Table 2, in units of s*b*h bytes
+};
+class Korthikanti : public ::testing::TestWithParam<ActCase> {};
+
+TEST_P(Korthikanti, Table2) {
+  const auto c = GetParam();
+  const ModelSpec m = gpt22b();
+  ParallelPlan p;
+  p.tp = c.tp;
+  p.sequence_parallel = c.sp;
+  p.recompute = c.rc;
+  const double s = 2048, b = 4, h = 6144;
+  const Bytes got = layer_activation_bytes(m, p, 4, 2048, AttentionKernel::standard);
+  EXPECT_NEAR(got.value / (s * b * h), c.expected_per_sbh, 1e-9);
+}
+// a = 64, s = 2048, h = 6144: 5as/h = 106.667.
+constexpr double k5ash = 5.0 * 64 * 2048 / 6144;
+INSTANTIATE_TEST_SUITE_P(Formulas, Korthikanti,
+                         ::testing::Values(ActCase{1, false, Recompute::none, 34 + k5ash},  // sbh(34 + 5as/h)
+                                           ActCase{8, false, Recompute::none,
+                                                   10 + 24.0 / 8 + k5ash / 8},  // sbh(10 + 24/t + 5as/(ht))
+                                           ActCase{8, true, Recompute::none,
+                                                   34.0 / 8 + k5ash / 8},  // sbh(34/t + 5as/(ht))
+                                           ActCase{8, true, Recompute::selective, 34.0 / 8},  // 34 sbh / t
+                                           ActCase{8, false, Recompute::selective, 10 + 24.0 / 8},
+                                           ActCase{8, false, Recompute::full, 2},      // 2 sbh
+                                           ActCase{8, true, Recompute::full, 2.0 / 8}  // 2 sbh / t
+                                           ));
+
+TEST(Memory, FlashAttentionDropsScoreMatrix) {
+  const ModelSpec m = gpt22b();
+  ParallelPlan p;
+  const Bytes std_att = layer_activation_bytes(m, p, 1, 2048, AttentionKernel::standard);
+  const Bytes flash = layer_activation_bytes(m, p, 1, 2048, AttentionKernel::flash);
+  EXPECT_NEAR(std_att.value - flash.value, 2048.0 * 6144 * k5ash - 2048.0 * 64 * 4, 1.0);
+}
+
+TEST(Memory, StatesAreEighteenBytesPerParameter) {
+  Scenario s;
+  s.model = gpt22b();
+  s.num_devices = 8;
+  s.parallel.tp = 8;
+  TrainingWorkload w;
+  w.global_batch = 4;
+  w.seq_len = 2048;
+  s.training = w;
+  const MemoryBreakdown m = training_memory(s, AttentionKernel::standard);
+  const double params = stage_params(s.model, s.parallel, 2048, true, true).total();
+  EXPECT_DOUBLE_EQ((m.weights + m.gradients + m.optimizer).value, 18.0 * params);
+  // Distributed optimizer: 6 + 12/d bytes (Korthikanti Sec. 2).
+  s.parallel.dp = 4;
+  s.parallel.zero_stage = 1;
+  const MemoryBreakdown z = training_memory(s, AttentionKernel::standard);
+  EXPECT_DOUBLE_EQ((z.weights + z.gradients + z.optimizer).value, (6.0 + 12.0 / 4) * params);
+}
+
+TEST(Memory, KvCacheGqaMqa) {
+  ModelSpec m = gpt22b();
+  ParallelPlan p;
+  // 2 * L * kv_heads * head_dim * bytes per token.
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, p, Precision::fp16).value, 2.0 * 48 * 64 * 96 * 2);
+  m.kv_heads = 8;
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, p, Precision::fp16).value, 2.0 * 48 * 8 * 96 * 2);
+  m.kv_heads = 1;
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, p, Precision::fp8).value, 2.0 * 48 * 1 * 96 * 1);
+  p.tp = 8;
+  m.kv_heads = 64;
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, p, Precision::fp16).value, 2.0 * 48 * 8 * 96 * 2);
+}
+
+}  // namespace
+}  // namespace optimus

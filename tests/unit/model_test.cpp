@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include "io/presets.h"
+#include "model/graph.h"
+#include "model/spec.h"
+
+namespace optimus {
+namespace {
+
+ModelSpec gpt(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V) {
+  ModelSpec m;
+  m.layers = L;
+  m.hidden = h;
+  m.heads = a;
+  m.kv_heads = a;
+  m.head_dim = h / a;
+  m.ffn_hidden = 4 * h;
+  m.vocab = V;
+  return m;
+}
+
+struct ParamCase {
+  std::int64_t L, h, a, V, s;
+};
+class MegatronParams : public ::testing::TestWithParam<ParamCase> {};
+
+// Narayanan et al. 2021, Eq. 2: P = 12 L h^2 (1 + 13/(12h) + (V + s)/(12 L h)).
+TEST_P(MegatronParams, MatchesEquation2) {
+  const auto c = GetParam();
+  const ModelSpec m = gpt(c.L, c.h, c.a, c.V);
+  const double L = static_cast<double>(c.L), h = static_cast<double>(c.h);
+  const double eq2 =
+      12.0 * L * h * h * (1.0 + 13.0 / (12.0 * h) + static_cast<double>(c.V + c.s) / (12.0 * L * h));
+  // Eq. 2 omits the final LayerNorm (2h).
+  EXPECT_DOUBLE_EQ(count_params(m, c.s).total, eq2 + 2.0 * h);
+}
+INSTANTIATE_TEST_SUITE_P(Table1, MegatronParams,
+                         ::testing::Values(ParamCase{24, 2304, 24, 51200, 2048},
+                                           ParamCase{96, 12288, 96, 51200, 2048},
+                                           ParamCase{128, 25600, 160, 51200, 2048}));
+
+TEST(Model, LlamaStyleCounts) {
+  // Llama 2 70B: 80 layers, h 8192, 64 heads, 8 KV heads, SwiGLU 28672, vocab 32000, untied.
+  ModelSpec m = gpt(80, 8192, 64, 32000);
+  m.kv_heads = 8;
+  m.ffn_hidden = 28672;
+  m.ffn_type = FfnType::swiglu;
+  m.norm = NormType::rmsnorm;
+  m.tied_embeddings = false;
+  const ParamCounts p = count_params(m, 4096);
+  // attention: h*(q + 2 kv) + q*h = 8192*(8192+2048) + 8192^2; mlp 3*h*f; norms 2h.
+  EXPECT_DOUBLE_EQ(p.attention, 8192.0 * (8192 + 2048) + 8192.0 * 8192);
+  EXPECT_DOUBLE_EQ(p.mlp, 3.0 * 8192 * 28672);
+  EXPECT_DOUBLE_EQ(p.norms, 2.0 * 8192);
+  EXPECT_NEAR(p.total / 1e9, 68.98, 0.01);  // the published "70B" is 68.98e9 parameters
+}
+
+TEST(Model, LayerFlopsMatchMegatron) {
+  // 24 b s h^2 + 4 b s^2 h per layer forward for GPT (Narayanan et al. 2021, Appendix).
+  const ModelSpec m = gpt(96, 12288, 96, 51200);
+  const double s = 2048, h = 12288;
+  EXPECT_DOUBLE_EQ(layer_model_flops(m, 2048, 2048), 24.0 * s * h * h + 4.0 * s * s * h);
+}
+
+TEST(Model, ForwardOpsShapesUnderTensorParallel) {
+  const ModelSpec m = gpt(2, 4096, 32, 50000);
+  LayerShape s;
+  s.batch = 2;
+  s.tokens = 1024;
+  s.kv_len = 1024;
+  s.tp = 4;
+  const auto ops = layer_forward_ops(m, s);
+  int matmuls = 0, allreduce = 0;
+  for (const auto& o : ops) {
+    if (o.kind == OpKind::matmul) {
+      ++matmuls;
+      EXPECT_EQ(o.m, 2048);
+    }
+    if (o.kind == OpKind::comm) {
+      ++allreduce;
+      EXPECT_EQ(o.comm, CommKind::all_reduce);
+      EXPECT_DOUBLE_EQ(o.comm_bytes, 2.0 * 2048 * 4096);
+    }
+    if (std::string(o.name) == "qkv_proj") EXPECT_EQ(o.n, 3 * 4096 / 4);
+    if (std::string(o.name) == "mlp_down") EXPECT_EQ(o.k, 4 * 4096 / 4);
+  }
+  EXPECT_EQ(matmuls, 4);
+  EXPECT_EQ(allreduce, 2);  // two all-reduces per layer forward (Shoeybi et al. 2019)
+  s.sequence_parallel = true;
+  int ag = 0, rs = 0;
+  for (const auto& o : layer_forward_ops(m, s)) {
+    ag += o.kind == OpKind::comm && o.comm == CommKind::all_gather;
+    rs += o.kind == OpKind::comm && o.comm == CommKind::reduce_scatter;
+  }
+  EXPECT_EQ(ag, 2);
+  EXPECT_EQ(rs, 2);
+}
+
+TEST(Model, EveryModelPresetParses) {
+  for (const auto& p : list_presets("models")) {
+    auto m = model_preset(p.id, "/model");
+    ASSERT_TRUE(m.ok()) << p.id << ": " << m.error().message;
+    EXPECT_GT(count_params(*m, 2048).total, 1e8) << p.id;
+  }
+}
+
+}  // namespace
+}  // namespace optimus

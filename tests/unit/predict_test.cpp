@@ -1,0 +1,173 @@
+// End-to-end properties of predict(): the physics that must hold whatever the calibration,
+// and golden outputs for the shipped scenarios (the WebAssembly build is checked against the
+// same files).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "io/api.h"
+#include "io/presets.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+json predict(const json& scenario) {
+  const json out = json::parse(optimus::api::predict(scenario.dump()));
+  EXPECT_FALSE(out.contains("error")) << out.dump();
+  return out;
+}
+
+json scenario(const std::string& id) { return json::parse(optimus::preset_json("scenarios", id)); }
+
+void expect_finite(const json& j, const std::string& where = "") {
+  if (j.is_number()) {
+    EXPECT_TRUE(std::isfinite(j.get<double>())) << where;
+    EXPECT_GE(j.get<double>(), 0.0) << where;
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) expect_finite(it.value(), where + "/" + it.key());
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) expect_finite(j[i], where + "/" + std::to_string(i));
+  }
+}
+
+TEST(Predict, BreakdownSumsToIterationTime) {
+  for (const auto& p : optimus::list_presets("scenarios")) {
+    const json out = predict(scenario(p.id));
+    expect_finite(out, p.id);
+    if (!out.contains("training")) continue;
+    double sum = 0;
+    for (auto& [k, v] : out["training"]["breakdown_s"].items()) sum += v.get<double>();
+    EXPECT_NEAR(sum / out["training"]["iteration_time_s"].get<double>(), 1.0, 1e-9) << p.id;
+    double bound = 0;
+    for (auto& [k, v] : out["training"]["by_bound_s"].items()) bound += v.get<double>();
+    EXPECT_NEAR(bound / sum, 1.0, 1e-9) << p.id;
+    EXPECT_GT(out["training"]["mfu"].get<double>(), 0.0);
+    EXPECT_LE(out["training"]["mfu"].get<double>(), out["training"]["hfu"].get<double>());
+  }
+}
+
+TEST(Predict, MoreBatchNeverFaster) {
+  json s = scenario("gpt3-175b-1024-a100");
+  double prev = 0;
+  for (int b : {128, 256, 512, 1024, 1536, 3072}) {
+    s["training"]["global_batch"] = b;
+    const double t = predict(s)["training"]["iteration_time_s"];
+    EXPECT_GT(t, prev) << b;
+    prev = t;
+  }
+}
+
+TEST(Predict, RecomputeTradesTimeForMemory) {
+  json s = scenario("gpt3-175b-1024-a100");
+  double prev_mem = 1e300, prev_time = 0;
+  for (const char* rc : {"none", "selective", "full"}) {
+    s["parallel"]["recompute"] = rc;
+    const json out = predict(s);
+    const double mem = out["memory"]["per_device_bytes"]["activations"];
+    const double t = out["training"]["iteration_time_s"];
+    EXPECT_LE(mem, prev_mem) << rc;
+    EXPECT_GE(t, prev_time) << rc;
+    prev_mem = mem;
+    prev_time = t;
+  }
+}
+
+TEST(Predict, FasterLinksNeverSlower) {
+  json s = scenario("gpt3-175b-1024-a100");
+  const json resolved = json::parse(optimus::api::validate(s.dump()))["scenario"];
+  json fast = resolved;
+  for (const char* tier : {"scale_up", "scale_out"}) {
+    fast["system"][tier]["bandwidth_GBps"] = fast["system"][tier]["bandwidth_GBps"].get<double>() * 2;
+    if (fast["system"][tier].contains("allreduce_busbw_GBps"))
+      for (auto& row : fast["system"][tier]["allreduce_busbw_GBps"]) row[1] = row[1].get<double>() * 2;
+  }
+  fast["system"]["device"]["memory"]["bandwidth_GBps"] =
+      fast["system"]["device"]["memory"]["bandwidth_GBps"].get<double>() * 2;
+  EXPECT_LT(predict(fast)["training"]["iteration_time_s"].get<double>(),
+            predict(resolved)["training"]["iteration_time_s"].get<double>());
+  EXPECT_LT(predict(fast)["inference"]["tpot_s"].get<double>(),
+            predict(resolved)["inference"]["tpot_s"].get<double>());
+}
+
+TEST(Predict, KvCacheLinearInContext) {
+  json s = scenario("llama2-70b-4xa100-decode");
+  s["inference"]["prompt_len"] = 1000;
+  s["inference"]["output_len"] = 24;
+  const double kv1 = predict(s)["inference"]["memory"]["per_device_bytes"]["kv_cache"];
+  s["inference"]["prompt_len"] = 2000;
+  s["inference"]["output_len"] = 48;
+  const double kv2 = predict(s)["inference"]["memory"]["per_device_bytes"]["kv_cache"];
+  EXPECT_NEAR(kv2 / kv1, 2.0, 1e-12);
+}
+
+TEST(Predict, DecodeIsMemoryBoundPrefillComputeBound) {
+  const json out = predict(scenario("llama2-70b-4xa100-decode"));
+  int checked = 0;
+  for (const auto& op : out["inference"]["operators"]) {
+    const std::string name = op["name"];
+    if (name != "qkv_proj" && name != "mlp_up") continue;
+    EXPECT_EQ(op["bound"], op["phase"] == "decode" ? "memory" : "compute") << op.dump();
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+TEST(Predict, DoesNotFitIsAWarningNotAnError) {
+  json s = scenario("gpt3-175b-1024-a100");
+  s["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 1024}};
+  s["training"]["global_batch"] = 2048;
+  const json out = predict(s);
+  EXPECT_FALSE(out["memory"]["fits"].get<bool>());
+  bool warned = false;
+  for (const auto& w : out["warnings"]) warned |= w["code"] == "memory.does_not_fit";
+  EXPECT_TRUE(warned);
+}
+
+// Golden outputs: tests/golden/<scenario>.json hold the prediction for each shipped scenario.
+// Regenerate with OPTIMUS_UPDATE_GOLDEN=1 after an intended model change, and say why in the
+// commit.
+void compare(const json& got, const json& want, const std::string& where) {
+  if (want.is_number()) {
+    ASSERT_TRUE(got.is_number()) << where;
+    const double a = got.get<double>(), b = want.get<double>();
+    EXPECT_NEAR(a, b, 1e-9 * std::max(std::fabs(a), std::fabs(b))) << where;
+  } else if (want.is_object()) {
+    ASSERT_TRUE(got.is_object()) << where;
+    EXPECT_EQ(got.size(), want.size()) << where;
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      ASSERT_TRUE(got.contains(it.key())) << where << "/" << it.key();
+      compare(got[it.key()], it.value(), where + "/" + it.key());
+    }
+  } else if (want.is_array()) {
+    ASSERT_EQ(got.size(), want.size()) << where;
+    for (std::size_t i = 0; i < want.size(); ++i) compare(got[i], want[i], where + "/" + std::to_string(i));
+  } else {
+    EXPECT_EQ(got, want) << where;
+  }
+}
+
+TEST(Predict, GoldenScenarios) {
+  int n = 0;
+  for (const auto& p : optimus::list_presets("scenarios")) {
+    const json got = predict(scenario(p.id));
+    const std::string path = std::string(OPTIMUS_GOLDEN_DIR) + "/" + p.id + ".json";
+    if (std::getenv("OPTIMUS_UPDATE_GOLDEN")) {
+      std::ofstream(path) << got.dump(2) << "\n";
+      continue;
+    }
+    std::ifstream in(path);
+    ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with OPTIMUS_UPDATE_GOLDEN=1)";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    compare(got, json::parse(ss.str()), p.id);
+    ++n;
+  }
+  if (!std::getenv("OPTIMUS_UPDATE_GOLDEN")) EXPECT_GE(n, 4);
+}
+
+}  // namespace
