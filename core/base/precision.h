@@ -1,12 +1,17 @@
 // Numeric formats of weights, activations and math, and their sizes.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string_view>
 
 namespace optimus {
 
 enum class Precision { fp32, tf32, fp16, bf16, fp8, int8, int4 };
+
+inline constexpr std::array<Precision, 7> kAllPrecisions = {Precision::fp32, Precision::tf32, Precision::fp16,
+                                                            Precision::bf16, Precision::fp8,  Precision::int8,
+                                                            Precision::int4};
 
 constexpr double bytes_per_element(Precision p) {
   switch (p) {

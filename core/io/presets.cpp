@@ -102,8 +102,7 @@ Result<DeviceSpec> device_preset(std::string_view id, const std::string& path) {
 }
 
 Result<SystemSpec> system_preset(std::string_view id, const std::string& path) {
-  auto r = cached<SystemSpec>("systems", id, path, io::read_system);
-  return r;
+  return cached<SystemSpec>("systems", id, path, io::read_system);
 }
 
 }  // namespace optimus

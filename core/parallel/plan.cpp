@@ -91,11 +91,9 @@ std::optional<Error> validate_plan(const Scenario& s) {
                         "zero_stage must be 0, 1, 2 or 3");
   }
   if (s.inference) {
-    const auto& w = *s.inference;
     if (p.cp != 1)
       return make_error("parallel.cp_in_inference", "/parallel/cp",
                         "context parallelism is modelled for training only; use cp=1 for inference");
-    (void)w;
   }
   return std::nullopt;
 }
