@@ -51,8 +51,7 @@ constexpr std::string_view to_string(Precision p) {
 }
 
 inline std::optional<Precision> parse_precision(std::string_view s) {
-  for (auto p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8,
-                 Precision::int8, Precision::int4})
+  for (auto p : kAllPrecisions)
     if (to_string(p) == s) return p;
   return std::nullopt;
 }
