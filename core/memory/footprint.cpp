@@ -29,7 +29,9 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t
   // Column/row-parallel matrices are split over tp; norms (and row-parallel biases) are
   // replicated on every tensor-parallel rank.
   const double per_layer = (c.attention + c.mlp) / d(p.tp) + c.norms;
-  s.layers = per_layer * d(m.layers) / d(p.pp);
+  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h).
+  const bool end_stage = first || last;
+  s.layers = per_layer * (stage_layers(m, p) - (end_stage && uneven_pipeline_split(m, p) ? 1.0 : 0.0));
   const double word = d(m.vocab) * d(m.hidden) / d(p.tp);                    // vocab-parallel embedding
   if (first) s.embedding = word + (c.embedding - d(m.vocab) * d(m.hidden));  // + positions
   if (last) {
@@ -91,7 +93,8 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   // schedule multiplies this by 1 + (pp-1)/(pp*v) (Korthikanti et al. Sec. 4.2.3).
   const std::int64_t mbs = micro_batches(p, w);
   const double in_flight = d(std::min(p.pp, mbs));
-  const double layers_stage = d(m.layers) / d(p.pp);
+  // The first stage's layers (one less than a middle stage's under the uneven split).
+  const double layers_stage = stage_layers(m, p) - (uneven_pipeline_split(m, p) ? 1.0 : 0.0);
   double factor = in_flight * layers_stage;
   if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
   const Bytes per_layer = layer_activation_bytes(m, p, p.micro_batch, w.seq_len, attention);

@@ -50,10 +50,12 @@ std::optional<Error> validate_plan(const Scenario& s) {
                       "pp=" + str(p.pp) + " is larger than layers=" + str(m.layers));
   if (p.interleave < 1)
     return make_error("parallel.invalid_interleave", "/parallel/interleave", "interleave must be at least 1");
-  if (m.layers % (p.pp * p.interleave) != 0)
+  if (m.layers % (p.pp * p.interleave) != 0 && !uneven_pipeline_split(m, p))
     return make_error("parallel.layers_not_divisible", "/parallel/pp",
-                      "layers=" + str(m.layers) + " is not divisible by pp*interleave=" +
-                          str(p.pp * p.interleave) + "; every model chunk needs the same layer count");
+                      "layers=" + str(m.layers) +
+                          " is not divisible by pp*interleave=" + str(p.pp * p.interleave) +
+                          " (nor is layers+2, counting the embedding and the loss as a layer each "
+                          "as Megatron-LM can); every model chunk needs the same layer count");
   if (p.interleave > 1 && p.pp == 1)
     return make_error("parallel.interleave_without_pp", "/parallel/interleave",
                       "interleave=" + str(p.interleave) + " needs pp > 1");
@@ -96,6 +98,18 @@ std::optional<Error> validate_plan(const Scenario& s) {
                         "context parallelism is modelled for training only; use cp=1 for inference");
   }
   return std::nullopt;
+}
+
+bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
+  const std::int64_t chunks = p.pp * p.interleave;
+  return p.pp > 1 && chunks > 0 && m.layers % chunks != 0 && (m.layers + 2) % chunks == 0 &&
+         m.layers + 2 >= 2 * chunks;
+}
+
+double stage_layers(const ModelSpec& m, const ParallelPlan& p) {
+  // Middle stages hold (layers + 2) / pp layers under the embedding/loss-as-a-layer split.
+  if (uneven_pipeline_split(m, p)) return static_cast<double>(m.layers + 2) / static_cast<double>(p.pp);
+  return static_cast<double>(m.layers) / static_cast<double>(p.pp);
 }
 
 }  // namespace optimus

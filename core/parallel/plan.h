@@ -50,6 +50,16 @@ struct Scenario {
   std::optional<InferenceWorkload> inference;
 };
 
+// Transformer layers on the most loaded pipeline stage. Layers split evenly over pp*interleave
+// model chunks; when they do not, Megatron-LM can count the embedding and the loss as one layer
+// each (`--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split`), so
+// (layers + 2) split evenly and the first and last stages hold one layer less per end
+// (e.g. Llama 3.1 405B: 126 layers over pp*v = 64 chunks of 2 slots). Returns layers/pp when
+// the split is even.
+double stage_layers(const ModelSpec& m, const ParallelPlan& p);
+// Whether the plan relies on that embedding/loss-as-a-layer split.
+bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
+
 // Which network tier a communication group runs on. Ranks are laid out Megatron-style,
 // tensor-parallel fastest, then context, data and pipeline parallel (Megatron-LM
 // `--rank-order tp-cp-ep-dp-pp`), so a group with stride `stride` and `size` members

@@ -252,18 +252,27 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
     last_extra.add_kernel(elementwise_cost(dev, Bytes(2.0 * act_bytes * T * h), Flops(5.0 * T * h)));
   }
 
-  const double layers_stage = d(m.layers) / d(p.pp);
+  // Layers per stage; with the embedding/loss-as-a-layer split the first and last stages hold
+  // one layer less than the middle ones (core/parallel/plan.h, stage_layers).
+  const double layers_stage = stage_layers(m, p);
+  const double layers_end = uneven_pipeline_split(m, p) ? layers_stage - 1.0 : layers_stage;
   PassCost body = L.fwd;
   body += L.bwd;
   PassCost stage_mid = body.scaled(layers_stage);
   PassCost rc_mid = L.recompute.scaled(layers_stage);
-  PassCost stage_first = stage_mid, stage_last = stage_mid;
+  PassCost stage_first = body.scaled(layers_end), stage_last = body.scaled(layers_end);
+  const PassCost rc_end = L.recompute.scaled(layers_end);
   stage_first += first_extra;
   stage_last += last_extra;
   if (p.pp == 1) stage_first += last_extra;
-  const auto stage_total = [&](const PassCost& st) { return st.total() + rc_mid.total(); };
-  const PassCost& worst =
-      (p.pp == 1 || stage_total(stage_first) >= stage_total(stage_last)) ? stage_first : stage_last;
+  const auto stage_total = [&](const PassCost& st) {
+    return st.total() + (&st == &stage_mid ? rc_mid.total() : rc_end.total());
+  };
+  const PassCost* worst_ptr =
+      (p.pp == 1 || stage_total(stage_first) >= stage_total(stage_last)) ? &stage_first : &stage_last;
+  if (p.pp > 2 && stage_total(stage_mid) > stage_total(*worst_ptr)) worst_ptr = &stage_mid;
+  const PassCost& worst = *worst_ptr;
+  const PassCost& rc_worst = &worst == &stage_mid ? rc_mid : rc_end;
   const Seconds t_worst = stage_total(worst);
   const Seconds t_avg =
       p.pp == 1
@@ -284,7 +293,7 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   // drain of (pp-1)/v stage times (Narayanan et al. 2021, Sec. 2.2: bubble (p-1)/(v m)).
   TrainingBreakdown& b = out.breakdown;
   b.compute = worst.kernels() * mbd;
-  b.recompute = rc_mid.total() * mbd;
+  b.recompute = rc_worst.total() * mbd;
   b.tp_comm = worst.tp_comm * mbd;
   b.cp_comm = worst.cp_comm * mbd;
   b.bubble = p.pp > 1 ? t_avg * ((d(p.pp) - 1.0) / d(p.interleave)) : Seconds(0);
@@ -365,10 +374,10 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
 
   // The same time split the paper's way.
   const double scale = mbd;
-  out.by_bound.compute = worst.compute_bound * scale + rc_mid.compute_bound * scale;
-  out.by_bound.memory = worst.memory_bound * scale + rc_mid.memory_bound * scale;
+  out.by_bound.compute = worst.compute_bound * scale + rc_worst.compute_bound * scale;
+  out.by_bound.memory = worst.memory_bound * scale + rc_worst.memory_bound * scale;
   out.by_bound.communication =
-      b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + (rc_mid.tp_comm + rc_mid.cp_comm) * scale;
+      b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + (rc_worst.tp_comm + rc_worst.cp_comm) * scale;
   out.by_bound.other = b.bubble + b.optimizer;
 
   const double bubble_fraction = b.bubble.value / out.iteration_time.value;

@@ -50,6 +50,28 @@ INSTANTIATE_TEST_SUITE_P(Formulas, Korthikanti,
                                            ActCase{8, true, Recompute::full, 2.0 / 8}  // 2 sbh / t
                                            ));
 
+// Megatron-LM's embedding/loss-as-a-layer split: 126 layers (Llama 3.1 405B) over pp=8, v=8
+// gives (126+2)/64 = 2 slots per chunk, 16 layers on a middle stage and 15 on the end stages.
+TEST(Memory, UnevenPipelineSplitCountsEmbeddingAndLossAsLayers) {
+  ModelSpec m = gpt22b();
+  m.layers = 126;
+  ParallelPlan p;
+  p.pp = 8;
+  p.interleave = 8;
+  EXPECT_TRUE(uneven_pipeline_split(m, p));
+  EXPECT_DOUBLE_EQ(stage_layers(m, p), 16.0);
+  const StageParams first = stage_params(m, p, 2048, true, false);
+  const StageParams middle = stage_params(m, p, 2048, false, false);
+  EXPECT_NEAR(first.layers / middle.layers, 15.0 / 16.0, 1e-12);
+  p.pp = 5;  // 126 % 5 and 128 % 5 are both non-zero: still an error
+  p.interleave = 1;
+  EXPECT_FALSE(uneven_pipeline_split(m, p));
+  m.layers = 48;  // an even split never takes the uneven rule
+  p.pp = 8;
+  EXPECT_FALSE(uneven_pipeline_split(m, p));
+  EXPECT_DOUBLE_EQ(stage_layers(m, p), 6.0);
+}
+
 TEST(Memory, FlashAttentionDropsScoreMatrix) {
   const ModelSpec m = gpt22b();
   ParallelPlan p;
