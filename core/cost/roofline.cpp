@@ -43,7 +43,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   const MathRate mr = math_rate(d, math);
   const bool narrow = mr.used == Precision::fp8 || mr.used == Precision::int8 || mr.used == Precision::int4;
   const double eff = narrow && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
-  const double peak = mr.rate.value * eff;
+  const double peak = mr.rate.value * eff * d.sustained_ratio;
   const double sms = static_cast<double>(std::max<std::int64_t>(1, d.compute_units));
   const double per_sm = peak / sms;
 

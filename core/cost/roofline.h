@@ -14,6 +14,21 @@ namespace optimus {
 
 enum class Bound { compute, memory, l2, latency };
 
+// The bound's name as the JSON output and the studies spell it.
+inline const char* to_string(Bound b) {
+  switch (b) {
+    case Bound::compute:
+      return "compute";
+    case Bound::memory:
+      return "memory";
+    case Bound::l2:
+      return "l2";
+    case Bound::latency:
+      return "latency";
+  }
+  return "compute";
+}
+
 struct OpCost {
   Seconds time{};
   Seconds compute_time{};  // FLOPs at the achievable (shape-dependent) rate

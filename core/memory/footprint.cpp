@@ -103,11 +103,18 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   const double sp_div = p.sequence_parallel ? d(p.tp) : 1.0;
   // Embedding dropout mask, one byte per element per in-flight micro-batch.
   if (has_dropout(m)) act += Bytes(T * d(m.hidden) / sp_div * in_flight);
-  if (p.recompute == Recompute::full) {
-    // Recomputing one layer materialises its full activations again.
+  // The backward rebuilds one layer at a time: under full recompute all of that layer's
+  // activations come back (its input, the checkpoint, is already counted), under selective
+  // recompute with unfused attention its attention-score tensors do. Counting that working set
+  // for both modes gives the device's peak and keeps memory monotone none >= selective >= full
+  // (tests/unit/property_test.cpp, RecomputeNeverIncreasesMemory); Korthikanti et al. 2022
+  // Table 2 counts stored activations only, which is 1/L-per-stage less.
+  const bool rebuilds = p.recompute == Recompute::full ||
+                        (p.recompute == Recompute::selective && attention == AttentionKernel::standard);
+  if (rebuilds) {
     ParallelPlan no_rc = p;
     no_rc.recompute = Recompute::none;
-    act += layer_activation_bytes(m, no_rc, p.micro_batch, w.seq_len, attention);
+    act += layer_activation_bytes(m, no_rc, p.micro_batch, w.seq_len, attention) - per_layer;
   }
   if (p.pp == 1) {
     // Output layer on this stage too: fp32 logits kept for the cross-entropy backward

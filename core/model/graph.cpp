@@ -63,6 +63,13 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
   ops.push_back(elementwise("norm_attn", norm_bytes, 5.0 * Tn * h));
   if (tp_comm && s.sequence_parallel) ops.push_back(comm("sp_allgather_attn", CommKind::all_gather, act_msg));
   ops.push_back(matmul("qkv_proj", tokens, q_local + 2 * kvd_local, m.hidden));
+  // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys of models
+  // without learned positions (Llama-style): read and write q and k, ~3 FLOPs per element
+  // (two multiplies and an add against cached cos/sin).
+  if (!has_biases(m)) {
+    const double qk = T * static_cast<double>(q_local + kvd_local);
+    ops.push_back(elementwise("rope", 2.0 * e * qk, 3.0 * qk));
+  }
 
   // Attention core. Causal masking lets a fused kernel skip blocks above the diagonal.
   Op att;

@@ -24,16 +24,46 @@ std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w) {
 
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+// Whether the device can time matmuls at `p`: the first non-zero peak among p and the wider
+// formats, else the vector units (the fallback order of cost/roofline.cpp math_rate). Without one
+// every time at p would be infinite.
+bool has_rate(const DeviceSpec& d, Precision p) {
+  static constexpr Precision order[] = {Precision::int4, Precision::int8, Precision::fp8, Precision::fp16,
+                                        Precision::bf16, Precision::tf32, Precision::fp32};
+  bool reached = false;
+  for (Precision q : order) {
+    reached = reached || q == p;
+    if (reached && d.peak_for(q).value > 0) return true;
+  }
+  return d.vector_peak.value > 0;
+}
+
+// The precisions a workload's matmuls run at: its own, bf16 for attention under fp8 (training
+// and prefill), fp16 for decode attention (predict/training.cpp, predict/inference.cpp).
+std::optional<Error> check_rates(const DeviceSpec& d, Precision p, bool decode) {
+  for (Precision q : {p, p == Precision::fp8 ? Precision::bf16 : p, decode ? Precision::fp16 : p})
+    if (!has_rate(d, q))
+      return make_error("device.no_rate_for_precision", "/system/device/peak_tflops",
+                        d.name + " has no peak rate for " + std::string(to_string(q)) +
+                            " or any wider format, and no vector_tflops; add one to peak_tflops");
+  return std::nullopt;
+}
 }  // namespace
 
 std::optional<Error> validate_plan(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& m = s.model;
-  if (p.tp * p.pp * p.dp * p.cp != s.num_devices)
+  // In double: four degrees of up to 1e8 overflow int64, and a product equal to num_devices
+  // (at most 1e8) is exact.
+  const double product = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.dp) *
+                         static_cast<double>(p.cp);
+  if (product != static_cast<double>(s.num_devices))
     return make_error("parallel.product_mismatch", "/parallel",
                       "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
-                          " = " + str(p.tp * p.pp * p.dp * p.cp) + " but num_devices = " +
-                          str(s.num_devices) + "; choose degrees whose product is num_devices");
+                          " = " + (product < 9e18 ? str(static_cast<std::int64_t>(product)) : "over 9e18") +
+                          " but num_devices = " + str(s.num_devices) +
+                          "; choose degrees whose product is num_devices");
   if (m.heads % p.tp != 0)
     return make_error("parallel.tp_not_divisor_of_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide heads=" + str(m.heads) +
@@ -91,11 +121,13 @@ std::optional<Error> validate_plan(const Scenario& s) {
     if (p.zero_stage < 0 || p.zero_stage > 3)
       return make_error("parallel.invalid_zero_stage", "/parallel/zero_stage",
                         "zero_stage must be 0, 1, 2 or 3");
+    if (auto e = check_rates(s.system.device, w.precision, false)) return e;
   }
   if (s.inference) {
     if (p.cp != 1)
       return make_error("parallel.cp_in_inference", "/parallel/cp",
                         "context parallelism is modelled for training only; use cp=1 for inference");
+    if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
   }
   return std::nullopt;
 }

@@ -29,6 +29,7 @@ struct TrainingWorkload {
   double train_tokens = 0;                   // 0 = not asked
   std::optional<AttentionKernel> attention;  // default: the system's software default
   std::optional<bool> overlap_grad_reduce;   // default: the system's software default
+  std::optional<bool> tp_comm_overlap;       // default: the system's software default
 };
 
 struct InferenceWorkload {

@@ -16,6 +16,8 @@ MemoryReport report(const MemoryBreakdown& b, const DeviceSpec& dev) {
 
 std::string gib(Bytes b) {
   const double v = b.value / kGiB;
+  // Past ~1e17 GiB the tenths no longer fit a long long (absurd scenarios still get a message).
+  if (!(v < 1e17)) return std::to_string(v) + " GiB";
   return std::to_string(static_cast<long long>(v * 10.0 + 0.5) / 10) + "." +
          std::to_string(static_cast<long long>(v * 10.0 + 0.5) % 10) + " GiB";
 }

@@ -39,6 +39,7 @@ struct TrainingPrediction {
   double hardware_flops = 0;                                     // including recomputation
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;
+  bool tp_comm_overlap = false;  // in effect (needs tp > 1 and sequence parallelism)
 };
 
 // One operator of the inference task graph with its roofline numbers.

@@ -101,9 +101,11 @@ struct LayerCosts {
   Seconds attention_fwd{}, attention_bwd{};
 };
 
-LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute rc, AttentionKernel att) {
+LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute rc, AttentionKernel att,
+                       bool tp_overlap) {
   LayerCosts L;
-  for (const Op& op : ops) {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
     switch (op.kind) {
       case OpKind::matmul: {
         L.fwd.add_kernel(time_matmul(c, op.m, op.n, op.k, op.batch, true));
@@ -158,13 +160,32 @@ LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute r
         // The backward of an all-gather is a reduce-scatter of the same size and vice versa;
         // an all-reduce stays an all-reduce (Korthikanti et al. 2022, Sec. 4.2.2).
         const Seconds t = comm_time(c, op);
-        L.fwd.tp_comm += t;
-        L.bwd.tp_comm += t;
         // With sequence parallelism the backward gathers the layer input again for the
         // weight gradient (Korthikanti et al. 2022, Sec. 4.2.2). It is meant to overlap the
         // input-gradient GEMM, but their Table 4 shows SP saving 0.5 ms of forward and only
         // 0.1 ms of backward on a 22B layer, i.e. the re-gather is effectively exposed.
-        if (op.comm == CommKind::all_gather) L.bwd.tp_comm += t;
+        const double bwd_count = op.comm == CommKind::all_gather ? 2.0 : 1.0;
+        if (!tp_overlap) {
+          L.fwd.tp_comm += t;
+          L.bwd.tp_comm += t * bwd_count;
+          break;
+        }
+        // Overlapped (Transformer Engine userbuffers; Wang et al., ASPLOS 2023, "Overlap
+        // communication with dependent computation via decomposition"): the collective is cut
+        // into tp chunks that move while the GEMM consuming (all-gather, the next op) or
+        // producing (reduce-scatter, the previous op) the tensor runs on the other chunks;
+        // one chunk stays exposed, and whatever outlasts the GEMM.
+        const std::size_t j = op.comm == CommKind::all_gather ? i + 1 : i - 1;
+        Seconds gemm_f{}, gemm_b{};
+        if (j < ops.size() && ops[j].kind == OpKind::matmul) {
+          const Op& g = ops[j];
+          gemm_f = time_matmul(c, g.m, g.n, g.k, g.batch, true).time;
+          gemm_b = time_matmul(c, g.m, g.k, g.n, g.batch, true).time +
+                   time_matmul(c, g.k, g.n, g.m, g.batch, false).time;
+        }
+        const double chunks = d(c.tp_group.size);
+        L.fwd.tp_comm += max(t / chunks, t - gemm_f);
+        L.bwd.tp_comm += max(t * bwd_count / chunks, t * bwd_count - gemm_b);
         break;
       }
     }
@@ -184,6 +205,8 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   TrainingPrediction out;
   out.attention = w.attention.value_or(sys.software.attention);
   out.overlap_grad_reduce = w.overlap_grad_reduce.value_or(sys.software.overlap_grad_reduce);
+  out.tp_comm_overlap =
+      w.tp_comm_overlap.value_or(sys.software.tp_comm_overlap) && p.tp > 1 && p.sequence_parallel;
 
   const MathRate rate = math_rate(dev, w.precision);
   if (rate.fallback)
@@ -217,7 +240,7 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   shape.attention = out.attention;
   shape.act_bytes = act_bytes;
   const std::vector<Op> ops = layer_forward_ops(m, shape);
-  LayerCosts L = layer_costs(c, ops, p.recompute, out.attention);
+  LayerCosts L = layer_costs(c, ops, p.recompute, out.attention, out.tp_comm_overlap);
 
   // Context parallel: ring attention passes K and V blocks around the cp ranks, cp-1 steps,
   // overlapped with the attention of the block in hand (Liu et al. 2023, ring attention;
@@ -317,6 +340,7 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   const std::int64_t replicas = p.dp * p.cp;
   Seconds dp_time{};
   Seconds dp_gather{};
+  Seconds dp_regather{};
   if (replicas > 1) {
     const GroupPlacement dp_group = place_group(replicas, p.tp, domain);
     const Bytes grads(n_params * 4.0);
@@ -328,22 +352,25 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
     }
     if (p.zero_stage == 3) {
       // Weights are gathered again for every forward and backward of every micro-batch.
-      const Seconds regather =
+      dp_regather =
           collective_time(Collective::all_gather, Bytes(n_params * act_bytes), dp_group, sys) * (2.0 * mbd);
-      const Seconds hidden_by = worst.kernels() * mbd;
-      b.dp_comm += max(Seconds(0), regather - hidden_by);
     }
   }
+  Seconds exposed{};
   if (out.overlap_grad_reduce) {
     // Buckets are reduced while the last micro-batch's backward runs: everything but the
     // first layer's bucket can hide behind it; the weight all-gather overlaps the next
     // iteration's first forward (Megatron-core overlap_grad_reduce / overlap_param_gather).
     const Seconds window = L.bwd.total() * std::max(0.0, layers_stage - 1.0);
-    b.dp_comm += max(dp_time / std::max(1.0, layers_stage), dp_time - window);
-    b.dp_comm += max(Seconds(0), dp_gather - L.fwd.total() * layers_stage);
+    exposed = max(dp_time / std::max(1.0, layers_stage), dp_time - window) +
+              max(Seconds(0), dp_gather - L.fwd.total() * layers_stage);
   } else {
-    b.dp_comm += dp_time + dp_gather;
+    exposed = dp_time + dp_gather;
   }
+  // All data-parallel traffic (ZeRO-3 re-gathers included) shares the same links and hides
+  // behind the same compute: it cannot expose less than what exceeds all of it. Taking the
+  // larger of the two keeps faster compute from ever lengthening the iteration.
+  b.dp_comm = max(exposed, dp_regather + dp_time + dp_gather - worst.kernels() * mbd);
 
   // Optimizer: fused Adam streams fp32 master weights, gradient, momentum and variance in and
   // out plus the 16-bit copy (~34 bytes per parameter with gradient-norm clipping),
@@ -365,7 +392,7 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   if (p.recompute == Recompute::selective && out.attention == AttentionKernel::standard)
     rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers);
   out.hardware_flops = out.model_flops + rc_flops;
-  const double peak = dev.peak_for(rate.used).value * d(s.num_devices);
+  const double peak = rate.rate.value * d(s.num_devices);  // the vector rate when no peak applies
   const double native_peak =
       dev.peak_for(w.precision).value > 0 ? dev.peak_for(w.precision).value * d(s.num_devices) : peak;
   out.mfu = out.model_flops / (out.iteration_time.value * native_peak);
