@@ -1,0 +1,176 @@
+#include "io/technology_io.h"
+
+#include <optional>
+
+#include "io/presets.h"
+
+namespace optimus::io {
+
+using ojson = nlohmann::ordered_json;
+
+Result<TechnologyNode> read_technology(const json& v, const std::string& path) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  TechnologyNode n;
+  n.name = r.string("name", true).value_or("");
+  n.source = r.string("source", true).value_or("");
+  r.string("notes", false);
+  n.node_nm = r.number("node_nm", true, 0.1, 1000).value_or(1);
+  if (const json* lv = r.get("logic", true)) {
+    Reader lr(*lv, r.child("logic"), err);
+    n.logic_density_mtr_per_mm2 = lr.number("density_MTr_per_mm2", true, 1e-3, 1e6).value_or(1);
+    n.energy_pj_per_flop = lr.number("energy_pJ_per_flop", true, 1e-6, 1e3).value_or(1);
+    n.nominal_voltage = lr.number("nominal_voltage_V", true, 0.05, 5).value_or(1);
+    n.threshold_voltage = lr.number("threshold_voltage_V", true, 0, 5).value_or(0);
+    n.min_voltage = lr.number("min_voltage_V", true, 0.05, 5).value_or(1);
+    n.max_voltage = lr.number("max_voltage_V", true, 0.05, 5).value_or(1);
+    n.nominal_frequency_hz = lr.number("nominal_frequency_GHz", true, 1e-3, 100).value_or(1) * 1e9;
+    n.static_fraction = lr.number("static_fraction", true, 0, 10).value_or(0);
+    n.unit_flops_per_cycle = lr.integer("unit_flops_per_cycle", true, 1, 1'000'000'000).value_or(1);
+    n.fp8 = lr.boolean("fp8", false).value_or(false);
+    lr.string("notes", false);
+    lr.finish();
+    if (!err && !(n.threshold_voltage < n.min_voltage && n.min_voltage <= n.nominal_voltage &&
+                  n.nominal_voltage <= n.max_voltage))
+      lr.fail("scenario.out_of_range", lr.path(), "voltages must satisfy threshold < min <= nominal <= max");
+  }
+  if (const json* sv = r.get("sram", true)) {
+    Reader sr(*sv, r.child("sram"), err);
+    n.sram_mib_per_mm2 = sr.number("density_MiB_per_mm2", true, 0, 1e6).value_or(0);
+    n.sram_energy_pj_per_byte = sr.number("energy_pJ_per_byte", true, 0, 1e3).value_or(0);
+    sr.string("notes", false);
+    sr.finish();
+  }
+  n.dram = r.string("dram", true).value_or("");
+  if (const json* nv = r.get("serdes", true)) {
+    Reader nr(*nv, r.child("serdes"), err);
+    n.serdes_lane_gbps = nr.number("lane_Gbps", true, 1e-3, 1e6).value_or(1);
+    n.serdes_lanes_per_mm = nr.number("lanes_per_mm", true, 1e-3, 1e3).value_or(1);
+    n.serdes_energy_pj_per_bit = nr.number("energy_pJ_per_bit", true, 0, 1e3).value_or(0);
+    nr.string("notes", false);
+    nr.finish();
+  }
+  r.finish();
+  if (err) return *err;
+  return n;
+}
+
+Result<DramTechnology> read_dram(const json& v, const std::string& path) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  DramTechnology d;
+  d.name = r.string("name", true).value_or("");
+  d.source = r.string("source", true).value_or("");
+  r.string("notes", false);
+  r.number("pin_Gbps", false, 1e-3, 1e4);  // documentation: stack_bandwidth_GBps = pins x rate / 8
+  d.stack_bandwidth = gigabytes_per_s(r.number("stack_bandwidth_GBps", true, 1e-3, 1e7).value_or(1));
+  d.stack_capacity = gibibytes(r.number("stack_capacity_GiB", true, 1e-3, 1e6).value_or(1));
+  d.energy_pj_per_bit = r.number("energy_pJ_per_bit", true, 0, 1e3).value_or(0);
+  d.edge_mm = r.number("edge_mm", true, 1e-3, 1e4).value_or(1);
+  r.finish();
+  if (err) return *err;
+  return d;
+}
+
+Result<UarchDerivation> read_uarch(const json& v, const std::string& path, UarchBudget* budget_out) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  UarchBudget b;
+  const std::string node_id = r.string("technology", true).value_or("");
+  const std::optional<std::string> dram_id = r.string("dram", false);
+  b.name = r.string("name", false).value_or("");
+  r.string("notes", false);
+  b.area_mm2 = r.number("area_mm2", true, 1, 1e6).value_or(1);
+  b.power_w = r.number("power_W", true, 1e-3, 1e7).value_or(1);
+  b.perimeter_mm = r.number("perimeter_mm", false, 1e-3, 1e6).value_or(0);
+  b.compute_fraction = r.number("compute_fraction", false, 1e-3, 1).value_or(b.compute_fraction);
+  b.sram_fraction = r.number("sram_fraction", false, 0, 1).value_or(b.sram_fraction);
+  b.memory_edge_fraction = r.number("memory_edge_fraction", false, 1e-3, 1).value_or(b.memory_edge_fraction);
+  b.network_edge_fraction = r.number("network_edge_fraction", false, 0, 1).value_or(b.network_edge_fraction);
+  b.max_dram_stacks = r.integer("max_dram_stacks", false, 1, 1000).value_or(0);
+  b.dram_power_fraction = r.number("dram_power_fraction", false, 1e-3, 0.99).value_or(b.dram_power_fraction);
+  b.network_power_fraction =
+      r.number("network_power_fraction", false, 0, 0.99).value_or(b.network_power_fraction);
+  b.scale_up_domain = r.integer("scale_up_domain", false, 1, 1'000'000).value_or(b.scale_up_domain);
+  b.nic_lanes = r.integer("nic_lanes", false, 1, 10'000).value_or(b.nic_lanes);
+  b.flops_per_cycle_per_mtr =
+      r.number("flops_per_cycle_per_MTr", false, 1e-6, 1e6).value_or(b.flops_per_cycle_per_mtr);
+  b.l2_bytes_per_flop = r.number("l2_bytes_per_flop", false, 0, 1e3).value_or(b.l2_bytes_per_flop);
+  b.matmul_efficiency = r.number("matmul_efficiency", false, 1e-3, 1).value_or(b.matmul_efficiency);
+  b.memory_efficiency = r.number("memory_efficiency", false, 1e-3, 1).value_or(b.memory_efficiency);
+  r.finish();
+  if (err) return *err;
+  auto node = technology_preset(node_id, r.child("technology"));
+  if (!node) return node.error();
+  auto dram = dram_preset(dram_id.value_or(node->dram), r.child(dram_id ? "dram" : "technology"));
+  if (!dram) return dram.error();
+  auto d = derive_device(*node, *dram, b);
+  if (!d) {
+    Error e = d.error();
+    e.path = path + e.path;
+    return e;
+  }
+  if (budget_out) *budget_out = b;
+  return d;
+}
+
+Result<DeviceSpec> read_uarch_device(const json& v, const std::string& path) {
+  auto d = read_uarch(v, path);
+  if (!d) return d.error();
+  return d->device;
+}
+
+Result<SystemSpec> read_uarch_system(const json& v, const std::string& path) {
+  UarchBudget b;
+  auto d = read_uarch(v, path, &b);
+  if (!d) return d.error();
+  return derived_system(*d, b);
+}
+
+PresetSource embedded_preset_source() {
+  PresetSource ps;
+  ps.model = [](std::string_view id) { return model_preset(id, ""); };
+  ps.system = [](std::string_view id) { return system_preset(id, ""); };
+  ps.technology = [](std::string_view id) { return technology_preset(id, ""); };
+  ps.dram = [](std::string_view id) { return dram_preset(id, ""); };
+  return ps;
+}
+
+std::string study_to_json(const StudyTable& t, int indent) {
+  ojson j;
+  j["study"] = t.info.name;
+  j["title"] = t.info.title;
+  j["description"] = t.info.description;
+  ojson cols = ojson::array(), units = ojson::object(), descs = ojson::object();
+  for (const StudyColumn& c : t.columns) {
+    cols.push_back(c.key);
+    units[c.key] = c.unit;
+    descs[c.key] = c.description;
+  }
+  j["columns"] = cols;
+  j["units"] = units;
+  j["column_descriptions"] = descs;
+  ojson rows = ojson::array();
+  for (const StudyRow& row : t.rows) {
+    ojson o = ojson::object();
+    for (const auto& [key, value] : row.cells) {
+      if (const auto* x = std::get_if<double>(&value))
+        o[key] = *x;
+      else if (const auto* s = std::get_if<std::string>(&value))
+        o[key] = *s;
+      else if (const auto* b = std::get_if<bool>(&value))
+        o[key] = *b;
+      else {
+        ojson g = ojson::object();
+        for (const auto& [k, num] : std::get<StudyGroup>(value)) g[k] = num;
+        o[key] = g;
+      }
+    }
+    rows.push_back(o);
+  }
+  j["rows"] = rows;
+  j["notes"] = t.notes;
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+}  // namespace optimus::io

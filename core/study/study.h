@@ -1,0 +1,68 @@
+// The paper's studies as built-in sweeps (Kundu et al. 2024, Sec. IV-V): each builds its
+// scenarios in code from presets, runs the real engine (predict) on every one and returns a
+// flat table. No number in a table is written here; all come out of predict() or the uArch
+// engine. Presets reach this module through PresetSource, so the core does not depend on io/.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+#include "hardware/uarch.h"
+#include "predict/predict.h"
+
+namespace optimus {
+
+// A cell: a number, a text, a flag, or a small named group of numbers (one level deep, e.g.
+// breakdown_s = {compute, memory, communication, other}).
+using StudyGroup = std::vector<std::pair<std::string, double>>;
+using StudyValue = std::variant<double, std::string, bool, StudyGroup>;
+
+struct StudyRow {
+  std::vector<std::pair<std::string, StudyValue>> cells;  // in column order
+  void set(std::string key, StudyValue v) { cells.emplace_back(std::move(key), std::move(v)); }
+  const StudyValue* find(std::string_view key) const;
+  double number(std::string_view key) const;  // 0 when absent or not a number
+  std::string text(std::string_view key) const;
+};
+
+struct StudyColumn {
+  std::string key;
+  std::string unit;  // "s", "bytes", "GB/s", "" for text or ratio
+  std::string description;
+};
+
+struct StudyInfo {
+  std::string name;
+  std::string title;
+  std::string description;
+};
+
+struct StudyTable {
+  StudyInfo info;
+  std::vector<StudyColumn> columns;
+  std::vector<StudyRow> rows;
+  std::vector<std::string> notes;
+};
+
+// Where the studies read presets from (io/presets.h in the API; tests may pass fakes).
+struct PresetSource {
+  std::function<Result<ModelSpec>(std::string_view)> model;
+  std::function<Result<SystemSpec>(std::string_view)> system;
+  std::function<Result<TechnologyNode>(std::string_view)> technology;
+  std::function<Result<DramTechnology>(std::string_view)> dram;
+};
+
+// The studies this build knows, in a stable order.
+const std::vector<StudyInfo>& study_list();
+
+// Runs one study. Unknown name: Error{"study.unknown", "", ...}. A preset that fails to
+// load or a scenario the engine rejects is returned as that error (a bug in the study, not
+// a user's choice: tests assert every study runs).
+Result<StudyTable> run_study(std::string_view name, const PresetSource& presets);
+
+}  // namespace optimus
