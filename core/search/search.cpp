@@ -1,0 +1,378 @@
+#include "search/search.h"
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "memory/footprint.h"
+#include "predict/predict.h"
+
+namespace optimus {
+
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> low, high;
+  for (std::int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    low.push_back(d);
+    if (d != n / d) high.push_back(n / d);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+std::vector<std::int64_t> fixed_or(const std::optional<std::int64_t>& f, std::int64_t n) {
+  return f ? std::vector<std::int64_t>{*f} : divisors(n);
+}
+
+// Model chunks per stage whose layer split validate_plan can accept: pp*v divides the layers,
+// or the layers plus two (the embedding and the loss counted as a layer each, Megatron-LM's
+// uneven split when every chunk keeps two slots, core/parallel/plan.h); validate_plan has the
+// last word.
+std::vector<std::int64_t> interleave_candidates(std::int64_t layers, std::int64_t pp) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t v = 1; pp * v <= layers + 2; ++v)
+    if (layers % (pp * v) == 0 || ((layers + 2) % (pp * v) == 0 && layers + 2 >= 2 * pp * v))
+      out.push_back(v);
+  return out;
+}
+
+// One (tp, pp, cp, dp) prefix of the space with the candidate lists of the keys below it.
+struct Prefix {
+  ParallelPlan plan;  // searched keys at their least demanding values
+  std::optional<Error> error;
+  std::vector<std::int64_t> micro_batch, interleave, batch;
+  std::vector<bool> sequence_parallel;
+  std::vector<Recompute> recompute;
+  std::vector<int> zero_stage;
+  std::int64_t size() const {
+    if (error) return 1;
+    return static_cast<std::int64_t>(micro_batch.size() * interleave.size() * sequence_parallel.size() *
+                                     recompute.size() * zero_stage.size() * batch.size());
+  }
+};
+
+// Walks the prefixes in enumeration order (search.h). `work` is the scenario whose parallel
+// plan is overwritten for validation. fn(Prefix&) returns false to stop.
+template <class Fn>
+bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& work, Fn&& fn) {
+  const std::int64_t n = work.num_devices;
+  const bool training = o.mode == SearchMode::training;
+  Prefix pre;
+  for (const std::int64_t tp : fixed_or(f.tp, n)) {
+    if (tp < 1 || n % tp != 0) continue;
+    for (const std::int64_t pp : fixed_or(f.pp, n / tp)) {
+      if (pp < 1 || (n / tp) % pp != 0) continue;
+      const std::int64_t rest = n / (tp * pp);
+      const std::vector<std::int64_t> cps = f.cp ? std::vector<std::int64_t>{*f.cp}
+                                                 : (training ? divisors(rest) : std::vector<std::int64_t>{1});
+      for (const std::int64_t cp : cps) {
+        if (cp < 1 || rest % cp != 0) continue;
+        const std::int64_t dp = rest / cp;
+        if (f.dp && *f.dp != dp) continue;
+        ParallelPlan& p = pre.plan;
+        p.tp = tp;
+        p.pp = pp;
+        p.cp = cp;
+        p.dp = dp;
+        p.ep = f.ep.value_or(1);
+        p.micro_batch = f.micro_batch.value_or(1);
+        p.interleave = f.interleave.value_or(1);
+        // Inference does not search sequence parallelism: it takes the spec's default.
+        p.sequence_parallel = f.sequence_parallel.value_or(training ? false : tp > 1);
+        p.recompute = f.recompute.value_or(Recompute::none);
+        p.zero_stage = f.zero_stage.value_or(0);
+        work.parallel = p;
+        pre.error = validate_plan(work);
+        if (!pre.error) {
+          if (training) {
+            // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.
+            pre.micro_batch = fixed_or(f.micro_batch, work.training->global_batch / dp);
+            pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
+                             : pp > 1     ? interleave_candidates(work.model.layers, pp)
+                                          : std::vector<std::int64_t>{1};
+            pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
+                                    : tp > 1            ? std::vector<bool>{false, true}
+                                                        : std::vector<bool>{false};
+            pre.recompute =
+                f.recompute ? std::vector<Recompute>{*f.recompute}
+                            : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
+            pre.zero_stage = f.zero_stage ? std::vector<int>{*f.zero_stage} : std::vector<int>{0, 1, 2, 3};
+            pre.batch = {0};
+          } else {
+            pre.micro_batch = {p.micro_batch};
+            pre.interleave = {p.interleave};
+            pre.sequence_parallel = {p.sequence_parallel};
+            pre.recompute = {p.recompute};
+            pre.zero_stage = {p.zero_stage};
+            pre.batch.clear();
+            for (std::int64_t b = 1; b <= o.max_batch; b *= 2) pre.batch.push_back(b);
+          }
+        }
+        if (!fn(pre)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Leaves of a valid prefix in enumeration order: fn(const ParallelPlan&, batch) -> bool.
+template <class Fn>
+bool for_each_leaf(const Prefix& pre, Fn&& fn) {
+  ParallelPlan p = pre.plan;
+  for (const std::int64_t mb : pre.micro_batch) {
+    p.micro_batch = mb;
+    for (const std::int64_t v : pre.interleave) {
+      p.interleave = v;
+      for (const bool sp : pre.sequence_parallel) {
+        p.sequence_parallel = sp;
+        for (const Recompute rc : pre.recompute) {
+          p.recompute = rc;
+          for (const int z : pre.zero_stage) {
+            p.zero_stage = z;
+            for (const std::int64_t b : pre.batch)
+              if (!fn(p, b)) return false;
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<Error> check_request(const Scenario& s, const SearchOptions& o) {
+  if (o.mode == SearchMode::training && !s.training)
+    return make_error("search.no_training", "/training",
+                      "a training search needs the scenario's 'training' object (or use mode \"inference\")");
+  if (o.mode == SearchMode::inference && !s.inference)
+    return make_error(
+        "search.no_inference", "/inference",
+        "an inference search needs the scenario's 'inference' object (or use mode \"training\")");
+  if (o.top < 1 || o.top > kMaxSearchTop)
+    return make_error("search.invalid_option", "/top",
+                      "top must be between 1 and " + std::to_string(kMaxSearchTop));
+  if (o.max_batch < 1 || o.max_batch > kMaxSearchBatch)
+    return make_error("search.invalid_option", "/max_batch",
+                      "max_batch must be between 1 and " + std::to_string(kMaxSearchBatch));
+  return std::nullopt;
+}
+
+// Layouts in the space, counted prefix by prefix and stopping past the cap; `work` is a scratch
+// copy of the scenario.
+Result<std::int64_t> space_size(const FixedLayout& f, const SearchOptions& o, Scenario& work) {
+  std::int64_t total = 0;
+  for_each_prefix(f, o, work, [&](const Prefix& pre) {
+    total += pre.size();
+    return total <= kMaxSearchLayouts;
+  });
+  if (total == 0)
+    return make_error("search.empty_space", "/parallel",
+                      "the fixed keys of 'parallel' leave no layout with tp*pp*dp*cp = num_devices = " +
+                          std::to_string(work.num_devices) + "; remove or change one of them");
+  if (total > kMaxSearchLayouts)
+    return make_error("search.space_too_large", "/parallel",
+                      "the space has more than " + std::to_string(kMaxSearchLayouts) +
+                          " layouts (the search refuses larger ones to stay interactive); fix some keys of "
+                          "'parallel' (for example tp or pp) to narrow it");
+  return total;
+}
+
+auto layout_key(const LayoutResult& r) {
+  const ParallelPlan& p = r.plan;
+  return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.micro_batch, p.interleave, p.sequence_parallel,
+                         static_cast<int>(p.recompute), p.zero_stage, r.batch);
+}
+
+// Bounded best-k set: the worst kept layout on top of the heap.
+template <class Better>
+class TopK {
+ public:
+  TopK(std::size_t k, Better better) : k_(k), heap_(better) {}
+  bool would_take(const LayoutResult& r) const { return heap_.size() < k_ || heap_.comp_(r, heap_.top()); }
+  void offer(LayoutResult r) {
+    if (k_ == 0) return;
+    if (heap_.size() < k_) {
+      heap_.push(std::move(r));
+    } else if (heap_.comp_(r, heap_.top())) {
+      heap_.pop();
+      heap_.push(std::move(r));
+    }
+  }
+  std::vector<LayoutResult> sorted() {
+    std::vector<LayoutResult> out;
+    while (!heap_.empty()) {
+      out.push_back(heap_.top());
+      heap_.pop();
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  // priority_queue with its comparator reachable: comparing a candidate with the top needs it.
+  struct Heap : std::priority_queue<LayoutResult, std::vector<LayoutResult>, Better> {
+    explicit Heap(Better b) : std::priority_queue<LayoutResult, std::vector<LayoutResult>, Better>(b) {}
+    using std::priority_queue<LayoutResult, std::vector<LayoutResult>, Better>::comp;
+    bool comp_(const LayoutResult& a, const LayoutResult& b) const { return this->comp(a, b); }
+  };
+  std::size_t k_;
+  Heap heap_;
+};
+
+}  // namespace
+
+bool better_layout(const LayoutResult& a, const LayoutResult& b, const SearchOptions& o) {
+  if (o.mode == SearchMode::training) {
+    if (a.time.value != b.time.value) return a.time.value < b.time.value;
+  } else if (o.objective == InferenceObjective::throughput) {
+    if (a.throughput != b.throughput) return a.throughput > b.throughput;
+    if (a.time.value != b.time.value) return a.time.value < b.time.value;
+  } else {
+    if (a.time.value != b.time.value) return a.time.value < b.time.value;
+    if (a.throughput != b.throughput) return a.throughput > b.throughput;
+  }
+  return layout_key(a) < layout_key(b);
+}
+
+Result<std::vector<SpaceLayout>> enumerate_layouts(const Scenario& s, const FixedLayout& fixed,
+                                                   const SearchOptions& o) {
+  if (auto e = check_request(s, o)) return *e;
+  Scenario work = s;
+  auto total = space_size(fixed, o, work);
+  if (!total) return total.error();
+  std::vector<SpaceLayout> out;
+  out.reserve(static_cast<std::size_t>(*total));
+  for_each_prefix(fixed, o, work, [&](const Prefix& pre) {
+    if (pre.error) {
+      out.push_back({pre.plan, o.mode == SearchMode::inference ? 1 : 0});
+      return true;
+    }
+    return for_each_leaf(pre, [&](const ParallelPlan& p, std::int64_t b) {
+      out.push_back({p, b});
+      return true;
+    });
+  });
+  return out;
+}
+
+Result<std::int64_t> search_space_size(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o) {
+  if (auto e = check_request(s, o)) return *e;
+  Scenario work = s;
+  return space_size(fixed, o, work);
+}
+
+Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o,
+                                    const SearchProgress& progress) {
+  if (auto e = check_request(s, o)) return *e;
+  Scenario work = s;
+  auto total = space_size(fixed, o, work);
+  if (!total) return total.error();
+  const bool training = o.mode == SearchMode::training;
+
+  SearchResult out;
+  const auto better = [&o](const LayoutResult& a, const LayoutResult& b) { return better_layout(a, b, o); };
+  TopK best(o.top, better);
+  // Points for plots: the best feasible layouts, and the ones rejected for memory or a latency
+  // bound with the least memory first.
+  TopK feasible_points(o.points ? kMaxSearchPoints : 0, better);
+  const auto closer = [](const LayoutResult& a, const LayoutResult& b) {
+    if (a.memory.value != b.memory.value) return a.memory.value < b.memory.value;
+    return layout_key(a) < layout_key(b);
+  };
+  TopK rejected_points(o.points ? kMaxSearchPoints : 0, closer);
+  std::int64_t pointable = 0;
+
+  const DeviceSpec& dev = s.system.device;
+  const AttentionKernel attention =
+      s.training ? s.training->attention.value_or(s.system.software.attention) : AttentionKernel::flash;
+  std::vector<Warning> warnings;
+  std::int64_t visited = 0;
+  const auto tick = [&]() {
+    ++visited;
+    if (progress && (visited & 1023) == 0 &&
+        !progress(static_cast<double>(visited) / static_cast<double>(*total))) {
+      out.cancelled = true;
+      return false;
+    }
+    return true;
+  };
+  const auto reject = [&](const std::string& code) { ++out.rejected[code]; };
+
+  const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
+    work.parallel = p;
+    LayoutResult r;
+    r.plan = p;
+    r.batch = batch;
+    if (auto e = validate_plan(work)) {
+      reject(e->code);
+      return tick();
+    }
+    if (training) {
+      // Memory first: the footprint is a closed form, far cheaper than the time model (whose
+      // matmul rooflines take most of a search), and a layout that does not fit is never timed.
+      r.memory = training_memory(work, attention).total();
+      if (r.memory.value > dev.hbm_capacity.value) {
+        r.reason = "memory.does_not_fit";
+      } else {
+        warnings.clear();
+        r.time = predict_training(work, warnings).iteration_time;
+        r.timed = true;
+      }
+    } else {
+      work.inference->batch = batch;
+      r.memory = inference_memory(work).bytes.total();
+      if (r.memory.value > dev.hbm_capacity.value) {
+        r.reason = "memory.does_not_fit";
+      } else {
+        warnings.clear();
+        const InferencePrediction ip = predict_inference(work, warnings);
+        r.timed = true;
+        r.time = ip.e2e_latency;
+        r.ttft = ip.ttft;
+        r.tpot = ip.tpot;
+        r.throughput = ip.throughput_tokens_per_s * static_cast<double>(p.dp);
+        if (o.max_ttft && ip.ttft.value > o.max_ttft->value)
+          r.reason = "search.ttft_above_bound";
+        else if (o.max_tpot && ip.tpot.value > o.max_tpot->value)
+          r.reason = "search.tpot_above_bound";
+      }
+    }
+    if (r.reason.empty()) {
+      ++out.feasible;
+      ++pointable;
+      if (o.points && feasible_points.would_take(r)) feasible_points.offer(r);
+      if (best.would_take(r)) best.offer(std::move(r));
+    } else {
+      reject(r.reason);
+      ++pointable;  // memory or a latency bound: the layout has a footprint to plot
+      if (o.points) rejected_points.offer(std::move(r));
+    }
+    return tick();
+  };
+
+  for_each_prefix(fixed, o, work, [&](const Prefix& pre) {
+    if (pre.error) {
+      reject(pre.error->code);
+      return tick();
+    }
+    return for_each_leaf(pre, evaluate);
+  });
+
+  out.evaluated = visited;
+  out.best = best.sorted();
+  if (o.points) {
+    out.points = feasible_points.sorted();
+    std::vector<LayoutResult> near = rejected_points.sorted();
+    for (auto& r : near) {
+      if (out.points.size() >= kMaxSearchPoints) break;
+      out.points.push_back(std::move(r));
+    }
+    out.points_truncated = static_cast<std::int64_t>(out.points.size()) < pointable;
+  }
+  if (progress && !out.cancelled) progress(1.0);
+  return out;
+}
+
+}  // namespace optimus

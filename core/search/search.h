@@ -1,0 +1,125 @@
+// Design-space exploration over parallel layouts (issue 5): every layout of a scenario's devices
+// is enumerated, infeasible ones are rejected with a reason code, and the rest are ranked, by
+// iteration time for training and by throughput (or latency) under latency bounds for inference.
+// Pure: no I/O, no clock, no exceptions; the io module turns the result into JSON.
+//
+// The space (training). Keys the scenario's `parallel` object gives are fixed; absent keys take
+// every value of their candidate list, in this order:
+//   tp           divisors of num_devices
+//   pp           divisors of num_devices / tp
+//   cp           divisors of num_devices / (tp * pp)
+//   dp           num_devices / (tp * pp * cp)   (so tp*pp*dp*cp == num_devices by construction)
+//   micro_batch  divisors of global_batch / dp (the per-replica batch)
+//   interleave   v with pp*v dividing layers (or layers + 2: the embedding/loss-as-a-layer
+//                split of core/parallel/plan.h) when pp > 1, else 1
+//   sequence_parallel  false, true when tp > 1; false when tp == 1
+//   recompute    none, selective, full
+//   zero_stage   0, 1, 2, 3
+//   ep           1 (no mixture-of-experts models yet)
+// A (tp, pp, cp, dp) prefix that validate_plan rejects with the other keys at their least
+// demanding values (micro_batch 1, interleave 1, sequence_parallel off, unless fixed) is one
+// rejected layout carrying validate_plan's code: its sub-grid is not expanded, because every
+// layout in it fails the same way. Every other layout is checked with validate_plan (the whole
+// scenario, so a reported layout always predicts), then for memory (`memory.does_not_fit`), and
+// only then timed. Tensor-parallel groups larger than the scale-up domain stay feasible: the
+// cost model runs their traffic on the scale-out network and predict warns about it.
+//
+// The space (inference): tp and pp as above with cp fixed (default 1) and dp the rest; the
+// other parallel keys as given (or their defaults); batch over 1, 2, 4, ... up to max_batch.
+// Layouts whose time to first token or time per output token exceeds the given bound are
+// rejected with `search.ttft_above_bound` / `search.tpot_above_bound`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/units.h"
+#include "parallel/plan.h"
+
+namespace optimus {
+
+// The keys of `parallel` the scenario gives; absent ones are searched.
+struct FixedLayout {
+  std::optional<std::int64_t> tp, pp, dp, cp, ep, micro_batch, interleave;
+  std::optional<bool> sequence_parallel;
+  std::optional<Recompute> recompute;
+  std::optional<int> zero_stage;
+};
+
+enum class SearchMode { training, inference };
+enum class InferenceObjective { throughput, latency };
+
+// Bounds on the work a search may do, so that a browser tab never hangs: a space larger than
+// kMaxSearchLayouts is refused with `search.space_too_large` (about 3 s natively at the
+// measured ~3 us per timed layout); at most kMaxSearchPoints layouts are returned for plots.
+constexpr std::int64_t kMaxSearchLayouts = 1'000'000;
+constexpr std::size_t kMaxSearchPoints = 5000;
+constexpr std::size_t kMaxSearchTop = 1000;
+constexpr std::int64_t kMaxSearchBatch = 1 << 20;
+
+struct SearchOptions {
+  SearchMode mode = SearchMode::training;
+  std::size_t top = 10;
+  InferenceObjective objective = InferenceObjective::throughput;
+  std::optional<Seconds> max_ttft, max_tpot;  // inference latency bounds
+  bool points = false;                        // keep layouts for a scatter plot
+  std::int64_t max_batch = 1024;              // inference: largest batch tried (powers of two)
+};
+
+// One evaluated layout. Training: `time` is the iteration time. Inference: `time` is the
+// end-to-end latency of one request batch, `throughput` counts all dp replicas.
+struct LayoutResult {
+  ParallelPlan plan;
+  std::int64_t batch = 0;  // inference batch (0 in training mode)
+  bool timed = false;      // false when rejected before the time model ran
+  Seconds time{};
+  Seconds ttft{}, tpot{};
+  double throughput = 0;  // tokens/s over all replicas (inference)
+  Bytes memory{};         // per-device total of the mode's footprint; 0 when not computed
+  std::string reason;     // "" when feasible, else the rejection code
+};
+
+struct SearchResult {
+  std::int64_t evaluated = 0;  // layouts in the space (or visited before a cancel)
+  std::int64_t feasible = 0;
+  std::map<std::string, std::int64_t> rejected;  // reason code -> layouts
+  std::vector<LayoutResult> best;                // best first, at most `top`
+  // When asked: the best feasible layouts, then those rejected for memory or a latency bound
+  // (least memory first), at most kMaxSearchPoints in all. Layouts rejected by validate_plan
+  // have no footprint and are only counted.
+  std::vector<LayoutResult> points;
+  bool points_truncated = false;
+  bool cancelled = false;
+};
+
+// progress(fraction done in [0, 1]); returning false cancels the search.
+using SearchProgress = std::function<bool(double)>;
+
+// The layouts of the space in enumeration order (rejected prefixes as one layout each, with the
+// searched keys at their least demanding values), `batch` set for inference. For tests and for
+// counting; refuses spaces over kMaxSearchLayouts like search_layouts.
+struct SpaceLayout {
+  ParallelPlan plan;
+  std::int64_t batch = 0;
+};
+Result<std::vector<SpaceLayout>> enumerate_layouts(const Scenario& s, const FixedLayout& fixed,
+                                                   const SearchOptions& o);
+
+// Number of layouts in the space.
+Result<std::int64_t> search_space_size(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o);
+
+Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o,
+                                    const SearchProgress& progress = {});
+
+// The order the search ranks by: true when `a` is better than `b`. Ties in the metric are
+// broken by the layout's keys (smaller degrees, no sequence parallel, less recompute, lower
+// ZeRO stage, smaller batch first), so the ranking is deterministic.
+bool better_layout(const LayoutResult& a, const LayoutResult& b, const SearchOptions& o);
+
+}  // namespace optimus

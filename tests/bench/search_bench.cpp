@@ -1,0 +1,56 @@
+// Exhaustive layout search for GPT-3 175B on 1024 A100 (issue 5: within 2 s natively).
+// BM_SearchGpt3Training: the preset scenario with `parallel` and `inference` removed, so the
+// whole training space is searched (cp included). BM_SearchGpt3Preset: `parallel` removed
+// only; the inference workload in the scenario then rules out cp > 1 at the prefix.
+// BM_ApiSearchGpt3: the JSON API as the CLI and wasm call it (parse, search, top-10 JSON).
+// Counters: layouts = layouts in the space, timed = layouts that fit and were timed,
+// layouts_per_s = layouts / wall time of one search.
+#include <benchmark/benchmark.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/api.h"
+#include "io/json_io.h"
+#include "io/presets.h"
+#include "search/search.h"
+
+namespace {
+
+std::string gpt3(bool keep_inference) {
+  auto j = nlohmann::json::parse(optimus::preset_json("scenarios", "gpt3-175b-1024-a100"));
+  j.erase("parallel");
+  if (!keep_inference) j.erase("inference");
+  return j.dump();
+}
+
+void run_search(benchmark::State& state, bool keep_inference) {
+  const auto s = optimus::parse_scenario(gpt3(keep_inference)).value();
+  optimus::SearchOptions o;
+  std::int64_t layouts = 0, timed = 0;
+  for (auto _ : state) {
+    auto r = optimus::search_layouts(s, {}, o);
+    layouts = r->evaluated;
+    timed = r->feasible;  // training: every layout that fits is timed
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["layouts"] = static_cast<double>(layouts);
+  state.counters["timed"] = static_cast<double>(timed);
+  state.counters["layouts_per_s"] =
+      benchmark::Counter(static_cast<double>(layouts), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_SearchGpt3Training(benchmark::State& state) { run_search(state, false); }
+BENCHMARK(BM_SearchGpt3Training)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SearchGpt3Preset(benchmark::State& state) { run_search(state, true); }
+BENCHMARK(BM_SearchGpt3Preset)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ApiSearchGpt3(benchmark::State& state) {
+  const std::string s = gpt3(false);
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::search(s, ""));
+}
+BENCHMARK(BM_ApiSearchGpt3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

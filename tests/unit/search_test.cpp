@@ -1,0 +1,453 @@
+// The parallel-layout search (core/search): on small spaces the search must give exactly what
+// brute force gives (every layout of the space put into the scenario and run through the
+// public predict()), the space must hold every layout predict accepts, fixed keys must stay
+// fixed, best[0] must re-predict to the same numbers, and bad requests must fail with codes.
+#include "search/search.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "io/api.h"
+#include "io/json_io.h"
+#include "io/presets.h"
+
+namespace {
+
+using json = nlohmann::json;
+using optimus::FixedLayout;
+using optimus::LayoutResult;
+using optimus::ParallelPlan;
+using optimus::Recompute;
+using optimus::Scenario;
+using optimus::SearchMode;
+using optimus::SearchOptions;
+
+// A 1.3B-class GPT on one DGX A100 node: small enough for brute force, large enough that
+// memory rejects some layouts.
+json small_gpt(int devices = 8, int global_batch = 32) {
+  return {
+      {"schema_version", 1},
+      {"model", {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"ffn_hidden", 8192}, {"vocab", 51200}}},
+      {"system", "dgx-a100-40gb"},
+      {"num_devices", devices},
+      {"training", {{"global_batch", global_batch}, {"seq_len", 2048}, {"precision", "bf16"}}}};
+}
+
+// A 13B-class GPT on 16 A100 40GB: most layouts do not fit.
+json tight_gpt() {
+  return {
+      {"schema_version", 1},
+      {"model", {{"layers", 40}, {"hidden", 5120}, {"heads", 40}, {"ffn_hidden", 20480}, {"vocab", 50257}}},
+      {"system", "dgx-a100-40gb"},
+      {"num_devices", 16},
+      {"training", {{"global_batch", 64}, {"seq_len", 2048}, {"precision", "bf16"}}}};
+}
+
+// Layers that split over pp only with the embedding/loss-as-a-layer rule (6 + 2 = 8 = 4 * 2).
+json uneven_gpt() {
+  return {{"schema_version", 1},
+          {"model", {{"layers", 6}, {"hidden", 1024}, {"heads", 16}, {"ffn_hidden", 4096}, {"vocab", 32000}}},
+          {"system", "dgx-h100"},
+          {"num_devices", 8},
+          {"training", {{"global_batch", 16}, {"seq_len", 1024}, {"precision", "bf16"}}}};
+}
+
+json small_llama_inference() {
+  return {{"schema_version", 1},
+          {"model", "llama2-13b"},
+          {"system", "dgx-a100-80gb"},
+          {"num_devices", 8},
+          {"inference", {{"batch", 1}, {"prompt_len", 512}, {"output_len", 64}, {"precision", "fp16"}}}};
+}
+
+Scenario parse(const json& j) {
+  auto s = optimus::parse_scenario(j.dump());
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.value();
+}
+
+// The layouts fixed in j["parallel"], the way the API reads them.
+FixedLayout fixed_from(const json& j, const Scenario& s) {
+  FixedLayout f;
+  if (!j.contains("parallel")) return f;
+  const json& p = j["parallel"];
+  if (p.contains("tp")) f.tp = s.parallel.tp;
+  if (p.contains("pp")) f.pp = s.parallel.pp;
+  if (p.contains("dp")) f.dp = s.parallel.dp;
+  if (p.contains("cp")) f.cp = s.parallel.cp;
+  if (p.contains("micro_batch")) f.micro_batch = s.parallel.micro_batch;
+  if (p.contains("interleave")) f.interleave = s.parallel.interleave;
+  if (p.contains("sequence_parallel")) f.sequence_parallel = s.parallel.sequence_parallel;
+  if (p.contains("recompute")) f.recompute = s.parallel.recompute;
+  if (p.contains("zero_stage")) f.zero_stage = s.parallel.zero_stage;
+  return f;
+}
+
+struct Brute {
+  std::int64_t evaluated = 0, feasible = 0;
+  std::map<std::string, std::int64_t> rejected;
+  std::vector<LayoutResult> ranked;  // every feasible layout, best first
+};
+
+// Every layout of the space through the public predict(), no pruning, no sharing.
+Brute brute_force(const Scenario& s, const FixedLayout& f, const SearchOptions& o) {
+  Brute out;
+  auto space = optimus::enumerate_layouts(s, f, o);
+  EXPECT_TRUE(space.ok());
+  for (const auto& l : space.value()) {
+    ++out.evaluated;
+    Scenario c = s;
+    c.parallel = l.plan;
+    if (o.mode == SearchMode::inference) c.inference->batch = l.batch;
+    auto p = optimus::predict(c);
+    if (!p) {
+      ++out.rejected[p.error().code];
+      continue;
+    }
+    LayoutResult r;
+    r.plan = l.plan;
+    r.batch = l.batch;
+    const auto& mem = o.mode == SearchMode::training ? *p->training_memory : *p->inference_memory;
+    r.memory = mem.per_device.total();
+    if (!mem.fits) {
+      ++out.rejected["memory.does_not_fit"];
+      continue;
+    }
+    if (o.mode == SearchMode::training) {
+      r.time = p->training->iteration_time;
+    } else {
+      const auto& i = *p->inference;
+      r.time = i.e2e_latency;
+      r.ttft = i.ttft;
+      r.tpot = i.tpot;
+      r.throughput = i.throughput_tokens_per_s * static_cast<double>(l.plan.dp);
+      if (o.max_ttft && i.ttft.value > o.max_ttft->value) {
+        ++out.rejected["search.ttft_above_bound"];
+        continue;
+      }
+      if (o.max_tpot && i.tpot.value > o.max_tpot->value) {
+        ++out.rejected["search.tpot_above_bound"];
+        continue;
+      }
+    }
+    ++out.feasible;
+    out.ranked.push_back(r);
+  }
+  std::sort(out.ranked.begin(), out.ranked.end(),
+            [&](const LayoutResult& a, const LayoutResult& b) { return optimus::better_layout(a, b, o); });
+  return out;
+}
+
+auto key(const LayoutResult& r) {
+  const ParallelPlan& p = r.plan;
+  return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.micro_batch, p.interleave, p.sequence_parallel,
+                         static_cast<int>(p.recompute), p.zero_stage, r.batch);
+}
+
+void expect_search_equals_brute_force(const json& j, SearchOptions o) {
+  const Scenario s = parse(j);
+  const FixedLayout f = fixed_from(j, s);
+  auto res = optimus::search_layouts(s, f, o);
+  ASSERT_TRUE(res.ok()) << res.error().code << ": " << res.error().message;
+  const Brute b = brute_force(s, f, o);
+  EXPECT_EQ(res->evaluated, b.evaluated);
+  EXPECT_EQ(res->feasible, b.feasible);
+  EXPECT_EQ(res->rejected, b.rejected);
+  ASSERT_EQ(res->best.size(), std::min(o.top, b.ranked.size()));
+  for (std::size_t i = 0; i < res->best.size(); ++i) {
+    EXPECT_EQ(key(res->best[i]), key(b.ranked[i])) << "rank " << i;
+    EXPECT_EQ(res->best[i].time.value, b.ranked[i].time.value) << "rank " << i;  // exact: same function
+    EXPECT_EQ(res->best[i].throughput, b.ranked[i].throughput) << "rank " << i;
+    EXPECT_EQ(res->best[i].memory.value, b.ranked[i].memory.value) << "rank " << i;
+  }
+  EXPECT_GT(b.feasible, 0);
+  std::int64_t sum = res->feasible;
+  for (const auto& [code, n] : res->rejected) sum += n;
+  EXPECT_EQ(sum, res->evaluated);
+}
+
+SearchOptions top(std::size_t k, SearchMode mode = SearchMode::training) {
+  SearchOptions o;
+  o.top = k;
+  o.mode = mode;
+  return o;
+}
+
+TEST(Search, EqualsBruteForceOnFreeSpace) { expect_search_equals_brute_force(small_gpt(), top(25)); }
+
+TEST(Search, EqualsBruteForceWhenMemoryIsTight) {
+  const json j = tight_gpt();
+  expect_search_equals_brute_force(j, top(10));
+  auto res = optimus::search_layouts(parse(j), {}, top(1));
+  ASSERT_TRUE(res.ok());
+  EXPECT_GT(res->rejected.at("memory.does_not_fit"), res->feasible);  // the case is what it claims
+}
+
+TEST(Search, EqualsBruteForceWithFixedKeys) {
+  json j = small_gpt(16, 64);
+  j["parallel"] = {{"tp", 2}, {"recompute", "full"}};
+  expect_search_equals_brute_force(j, top(50));
+}
+
+TEST(Search, EqualsBruteForceWithUnevenPipelineSplit) {
+  expect_search_equals_brute_force(uneven_gpt(), top(20));
+}
+
+TEST(Search, EqualsBruteForceForEveryLayoutWhenTopIsLarge) {
+  // top larger than the feasible count: the whole ranking must match.
+  expect_search_equals_brute_force(uneven_gpt(), top(optimus::kMaxSearchTop));
+}
+
+TEST(Search, EqualsBruteForceForInference) {
+  SearchOptions o = top(20, SearchMode::inference);
+  o.max_batch = 256;
+  expect_search_equals_brute_force(small_llama_inference(), o);
+  o.objective = optimus::InferenceObjective::latency;
+  expect_search_equals_brute_force(small_llama_inference(), o);
+}
+
+TEST(Search, InferenceRespectsLatencyBounds) {
+  const Scenario s = parse(small_llama_inference());
+  SearchOptions o = top(optimus::kMaxSearchTop, SearchMode::inference);
+  o.max_batch = 256;
+  auto free = optimus::search_layouts(s, {}, o);
+  ASSERT_TRUE(free.ok());
+  // A bound between the smallest and the largest time per output token found.
+  double lo = 1e300, hi = 0;
+  for (const auto& r : free->best) {
+    lo = std::min(lo, r.tpot.value);
+    hi = std::max(hi, r.tpot.value);
+  }
+  ASSERT_LT(lo, hi);
+  o.max_tpot = optimus::Seconds((lo + hi) / 2);
+  o.max_ttft = optimus::Seconds(1e9);
+  auto bounded = optimus::search_layouts(s, {}, o);
+  ASSERT_TRUE(bounded.ok());
+  ASSERT_FALSE(bounded->best.empty());
+  for (const auto& r : bounded->best) EXPECT_LE(r.tpot.value, o.max_tpot->value);
+  EXPECT_GT(bounded->rejected.at("search.tpot_above_bound"), 0);
+  EXPECT_LT(bounded->feasible, free->feasible);
+  // The best under the bound is the best of the unbounded list that meets it.
+  for (const auto& r : free->best) {
+    if (r.tpot.value > o.max_tpot->value) continue;
+    EXPECT_EQ(key(r), key(bounded->best[0]));
+    break;
+  }
+  expect_search_equals_brute_force(small_llama_inference(), o);
+}
+
+// Every layout that predict accepts (searched keys over generous ranges, nothing pruned) is
+// in the enumerated space, and the space holds no duplicates.
+TEST(Search, SpaceHoldsEveryLayoutPredictAccepts) {
+  for (const json& j : {small_gpt(8, 16), uneven_gpt()}) {
+    const Scenario s = parse(j);
+    auto space = optimus::enumerate_layouts(s, {}, top(1));
+    ASSERT_TRUE(space.ok());
+    std::set<std::tuple<long, long, long, long, long, long, bool, int, int>> in_space;
+    for (const auto& l : space.value()) {
+      const auto& p = l.plan;
+      EXPECT_TRUE(in_space
+                      .insert({p.tp, p.pp, p.dp, p.cp, p.micro_batch, p.interleave, p.sequence_parallel,
+                               static_cast<int>(p.recompute), p.zero_stage})
+                      .second);
+    }
+    const long n = s.num_devices;
+    const long batch = s.training->global_batch;
+    std::int64_t valid = 0;
+    Scenario c = s;
+    for (long tp = 1; tp <= n; ++tp)
+      for (long pp = 1; pp <= n; ++pp)
+        for (long cp = 1; cp <= n; ++cp)
+          for (long dp = 1; dp <= n; ++dp) {
+            if (tp * pp * cp * dp != n) continue;
+            for (long mb = 1; mb <= batch; ++mb)
+              for (long v = 1; v <= s.model.layers; ++v)
+                for (bool sp : {false, true})
+                  for (int rc = 0; rc < 3; ++rc)
+                    for (int z = 0; z < 4; ++z) {
+                      c.parallel = ParallelPlan{tp, pp, dp, cp, 1, sp, mb, v, static_cast<Recompute>(rc), z};
+                      if (optimus::validate_plan(c)) continue;
+                      ++valid;
+                      EXPECT_TRUE(in_space.count({tp, pp, dp, cp, mb, v, sp, rc, z}))
+                          << tp << " " << pp << " " << dp << " " << cp << " " << mb << " " << v;
+                    }
+          }
+    EXPECT_GT(valid, 100);
+  }
+}
+
+// Enumeration bounds on a hand-countable case: 2 devices, 2 layers, global batch 2, no cp
+// (seq_len 2 would allow cp=2 only with odd chunks: 2/2 = 1 is odd, rejected at the prefix).
+TEST(Search, SpaceSizeByHand) {
+  json j = {{"model", {{"layers", 2}, {"hidden", 64}, {"heads", 2}, {"ffn_hidden", 256}, {"vocab", 100}}},
+            {"system", "dgx-h100"},
+            {"num_devices", 2},
+            {"training", {{"global_batch", 2}, {"seq_len", 2}}}};
+  // Prefixes (tp, pp, cp, dp): (1,1,1,2) (1,1,2,1) (1,2,1,1) (2,1,1,1).
+  //  (1,1,1,2): mb {1}, v {1}, sp {off}, 3 rc, 4 zero        = 12
+  //  (1,1,2,1): cp chunk odd -> 1 rejected layout             =  1
+  //  (1,2,1,1): mb {1,2}, v {1} (2 layers / 2), sp {off}      = 24
+  //  (2,1,1,1): mb {1,2}, v {1}, sp {off, on}                 = 48
+  auto n = optimus::search_space_size(parse(j), {}, top(1));
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 12 + 1 + 24 + 48);
+}
+
+TEST(Search, RejectedLayoutsCarryCodes) {
+  json j = tight_gpt();
+  j["parallel"] = {{"zero_stage", 1}};
+  const json r = json::parse(optimus::api::search(j.dump(), R"({"points": true, "top": 3})"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  const std::regex code("^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+$");
+  std::int64_t sum = r["feasible"];
+  for (auto& [c, n] : r["rejected"].items()) {
+    EXPECT_TRUE(std::regex_match(c, code)) << c;
+    EXPECT_GT(n.get<std::int64_t>(), 0);
+    sum += n.get<std::int64_t>();
+  }
+  EXPECT_EQ(sum, r["evaluated"].get<std::int64_t>());
+  ASSERT_FALSE(r["points"].empty());
+  bool any_rejected = false;
+  for (const auto& p : r["points"]) {
+    EXPECT_EQ(p["feasible"].get<bool>(), p["reason"].get<std::string>().empty());
+    EXPECT_EQ(p["parallel"]["zero_stage"], 1);
+    if (!p["feasible"].get<bool>()) {
+      any_rejected = true;
+      EXPECT_EQ(p["reason"], "memory.does_not_fit");
+      EXPECT_TRUE(p["time_s"].is_null());
+      EXPECT_GT(p["memory_bytes"].get<double>(), 0.0);
+    } else {
+      EXPECT_GT(p["time_s"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_TRUE(any_rejected);
+}
+
+TEST(Search, FixedKeysAreRespected) {
+  json j = small_gpt(16, 64);
+  j["parallel"] = {{"tp", 4}, {"pp", 2}, {"sequence_parallel", false}, {"micro_batch", 2}};
+  const json r = json::parse(optimus::api::search(j.dump(), R"({"top": 1000, "points": true})"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  ASSERT_FALSE(r["best"].empty());
+  for (const json& list : {r["best"], r["points"]})
+    for (const auto& b : list) {
+      EXPECT_EQ(b["parallel"]["tp"], 4);
+      EXPECT_EQ(b["parallel"]["pp"], 2);
+      EXPECT_EQ(b["parallel"]["sequence_parallel"], false);
+      EXPECT_EQ(b["parallel"]["micro_batch"], 2);
+    }
+  // dp and cp vary over the rest: 16 / (4 * 2) = 2 = dp * cp.
+  std::set<int> cps;
+  for (const auto& b : r["best"]) cps.insert(b["parallel"]["cp"].get<int>());
+  EXPECT_EQ(cps, (std::set<int>{1, 2}));
+}
+
+TEST(Search, BestRepredictsToTheSameNumbers) {
+  json j = json::parse(optimus::preset_json("scenarios", "gpt3-175b-1024-a100"));
+  j.erase("parallel");
+  j["parallel"] = {{"tp", 8}};  // a faster test: tp fixed
+  const json r = json::parse(optimus::api::search(j.dump(), R"({"top": 3})"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  ASSERT_EQ(r["best"].size(), 3u);
+  for (const auto& b : r["best"]) {
+    json again = j;
+    again["parallel"] = b["parallel"];
+    const json p = json::parse(optimus::api::predict(again.dump()));
+    ASSERT_FALSE(p.contains("error")) << p.dump();
+    EXPECT_EQ(p["training"], b["training"]);
+    EXPECT_EQ(p["memory"], b["memory"]);
+  }
+  EXPECT_LE(r["best"][0]["training"]["iteration_time_s"].get<double>(),
+            r["best"][1]["training"]["iteration_time_s"].get<double>());
+}
+
+TEST(Search, InferenceBestRepredicts) {
+  const json j = small_llama_inference();
+  const json r = json::parse(
+      optimus::api::search(j.dump(), R"({"mode": "inference", "objective": "latency", "top": 2})"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  json again = j;
+  again["parallel"] = r["best"][0]["parallel"];
+  again["inference"]["batch"] = r["best"][0]["inference"]["batch"];
+  const json p = json::parse(optimus::api::predict(again.dump()));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["inference"]["e2e_latency_s"], r["best"][0]["inference"]["e2e_latency_s"]);
+  EXPECT_EQ(p["inference"]["tpot_s"], r["best"][0]["inference"]["tpot_s"]);
+  EXPECT_EQ(p["memory"], r["best"][0]["memory"]);
+}
+
+TEST(Search, ProgressIsReportedAndCancels) {
+  const json j = small_gpt(16, 64);
+  std::vector<double> seen;
+  const json r = json::parse(optimus::api::search(j.dump(), "", [&](double f) {
+    seen.push_back(f);
+    return true;
+  }));
+  ASSERT_FALSE(r.contains("error"));
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(seen.back(), 1.0);
+  EXPECT_FALSE(r["cancelled"].get<bool>());
+
+  int calls = 0;
+  const json c = json::parse(optimus::api::search(j.dump(), "{}", [&](double) { return ++calls < 2; }));
+  ASSERT_FALSE(c.contains("error"));
+  EXPECT_TRUE(c["cancelled"].get<bool>());
+  EXPECT_EQ(calls, 2);
+  EXPECT_LT(c["evaluated"].get<std::int64_t>(), r["evaluated"].get<std::int64_t>());
+}
+
+struct BadCase {
+  const char* name;
+  json scenario;
+  const char* options;
+  const char* code;
+  const char* path;
+};
+
+TEST(Search, BadRequestsFailWithCodes) {
+  json huge = small_gpt();
+  huge["model"] = {
+      {"layers", 1024}, {"hidden", 16384}, {"heads", 1024}, {"ffn_hidden", 65536}, {"vocab", 1024}};
+  huge["num_devices"] = 1 << 20;
+  huge["training"] = {{"global_batch", 1 << 29}, {"seq_len", 1 << 16}};
+  json mismatch = small_gpt();
+  mismatch["parallel"] = {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"cp", 2}};
+  const std::vector<BadCase> cases = {
+      {"malformed", small_gpt(), "{\"top\":", "search.malformed_options", ""},
+      {"not an object", small_gpt(), "[1]", "search.invalid_option", ""},
+      {"unknown key", small_gpt(), R"({"tpo": 3})", "search.unknown_option", "/tpo"},
+      {"top zero", small_gpt(), R"({"top": 0})", "search.invalid_option", "/top"},
+      {"top fraction", small_gpt(), R"({"top": 1.5})", "search.invalid_option", "/top"},
+      {"bad mode", small_gpt(), R"({"mode": "fast"})", "search.invalid_option", "/mode"},
+      {"points type", small_gpt(), R"({"points": 1})", "search.invalid_option", "/points"},
+      {"objective in training", small_gpt(), R"({"objective": "latency"})", "search.option_not_applicable",
+       "/objective"},
+      {"negative bound", small_llama_inference(), R"({"max_tpot_s": -1})", "search.invalid_option",
+       "/max_tpot_s"},
+      {"no inference", small_gpt(), R"({"mode": "inference"})", "search.no_inference", "/inference"},
+      {"no training", small_llama_inference(), R"({"mode": "training"})", "search.no_training", "/training"},
+      {"too large", huge, "", "search.space_too_large", "/parallel"},
+      {"empty", mismatch, "", "search.empty_space", "/parallel"},
+  };
+  for (const auto& c : cases) {
+    const json r = json::parse(optimus::api::search(c.scenario.dump(), c.options));
+    ASSERT_TRUE(r.contains("error")) << c.name << ": " << r.dump().substr(0, 200);
+    EXPECT_EQ(r["error"]["code"], c.code) << c.name;
+    EXPECT_EQ(r["error"]["path"], c.path) << c.name;
+    EXPECT_FALSE(r["error"]["message"].get<std::string>().empty()) << c.name;
+  }
+  // Scenario errors come through unchanged.
+  const json bad = json::parse(optimus::api::search("{\"model\":", ""));
+  EXPECT_EQ(bad["error"]["code"], "scenario.malformed_json");
+}
+
+}  // namespace
