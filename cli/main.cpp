@@ -1,8 +1,11 @@
 // optimus: the native command line. Thin: parse arguments, call the engine's JSON API,
 // print. Exit status 0 on success, 2 on bad input (with the error object), 1 on usage errors.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -20,8 +23,12 @@ constexpr const char* kUsage = R"(optimus - LLM training and inference performan
 Usage:
   optimus predict FILE|- [--json]     predict a scenario (spec/scenario.md); '-' reads stdin
   optimus validate FILE|-             check a scenario and print it with presets resolved
-  optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios
+  optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
+                                      technology, dram
   optimus preset KIND ID              print one preset's JSON
+  optimus search FILE|- [--top K] [--json] [--mode training|inference]
+                                      rank the parallel layouts of a scenario
+  optimus study NAME [--json]         run one of the paper's studies; --list lists them
   optimus help [COMMAND]              this text, or a command's
 
 Exit status: 0 success, 1 usage error, 2 invalid scenario (error object printed).
@@ -36,7 +43,8 @@ time to first token, time per output token, latency and throughput; memory per d
 On invalid input prints {"error": {"code", "path", "message"}} and exits with status 2.
 )";
 
-constexpr const char* kPresetsHelp = R"(optimus presets [models|devices|systems|scenarios] [--json]
+constexpr const char* kPresetsHelp =
+    R"(optimus presets [models|devices|systems|scenarios|technology|dram] [--json]
 
 Lists the presets compiled into this build with their names and sources.
   --json   print {"models": [{"id", "name", "source"}], ...}
@@ -106,7 +114,9 @@ void print_prediction(const json& p) {
     }
     std::cout << "  assumed: attention=" << t["assumed"]["attention"].get<std::string>()
               << ", overlap_grad_reduce="
-              << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false") << "\n";
+              << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false")
+              << ", tp_comm_overlap=" << (t["assumed"]["tp_comm_overlap"].get<bool>() ? "true" : "false")
+              << "\n";
   }
   if (p.contains("inference")) {
     const auto& i = p["inference"];
@@ -127,6 +137,22 @@ void print_prediction(const json& p) {
   for (const auto& w : p["warnings"])
     std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>()
               << "\n";
+}
+
+// Prints an engine answer: as is with --json, else through `print` (or the error in words).
+// Exit status 2 for an error object, 0 otherwise.
+int emit(const std::string& out, bool as_json, const std::function<void(const json&)>& print) {
+  const bool failed = optimus::api::is_error(out);
+  if (as_json) {
+    std::cout << out << "\n";
+  } else {
+    const json r = json::parse(out);
+    if (failed)
+      print_error_human(r["error"]);
+    else
+      print(r);
+  }
+  return failed ? 2 : 0;
 }
 
 int cmd_predict(const std::vector<std::string>& args) {
@@ -154,18 +180,7 @@ int cmd_predict(const std::vector<std::string>& args) {
     std::cerr << "optimus predict: cannot read '" << file << "'\n";
     return 1;
   }
-  const std::string out = optimus::api::predict(text);
-  const bool failed = optimus::api::is_error(out);
-  if (as_json) {
-    std::cout << out << "\n";
-  } else {
-    const json p = json::parse(out);
-    if (failed)
-      print_error_human(p["error"]);
-    else
-      print_prediction(p);
-  }
-  return failed ? 2 : 0;
+  return emit(optimus::api::predict(text), as_json, print_prediction);
 }
 
 int cmd_validate(const std::vector<std::string>& args) {
@@ -229,6 +244,211 @@ int cmd_preset(const std::vector<std::string>& args) {
   return 0;
 }
 
+constexpr const char* kSearchHelp = R"(optimus search FILE|- [--top K] [--json] [--mode training|inference]
+                      [--objective throughput|latency] [--max-ttft S] [--max-tpot S]
+
+Searches the parallel layouts of a scenario: keys given in its "parallel" object are fixed,
+absent ones are searched (tp, pp, cp, dp, micro_batch, interleave, sequence_parallel,
+recompute, zero_stage for training; tp, pp and the batch for inference). Infeasible layouts
+are rejected with a reason code (validate's codes, memory.does_not_fit, latency bounds); the
+rest are ranked by iteration time (training) or by throughput or latency (inference).
+  --top K          how many layouts to show (default 10, at most 1000)
+  --json           print {"evaluated", "feasible", "rejected", "elapsed_s", "best": [...]}
+  --mode M         training (default when the scenario has training) or inference
+  --objective O    inference: throughput (default) or latency
+  --max-ttft S     inference: reject layouts whose time to first token exceeds S seconds
+  --max-tpot S     inference: reject layouts whose time per output token exceeds S seconds
+best[0]'s "parallel" put into the scenario and predicted gives the same numbers. Spaces of
+more than a million layouts are refused (search.space_too_large): fix some parallel keys.
+)";
+
+void print_search(const json& r) {
+  const bool training = r["mode"] == "training";
+  std::printf("Searched %lld layouts in %s (%.0f layouts/s): %lld feasible\n",
+              r["evaluated"].get<long long>(), seconds(r["elapsed_s"].get<double>()).c_str(),
+              r["layouts_per_s"].get<double>(), r["feasible"].get<long long>());
+  for (auto it = r["rejected"].begin(); it != r["rejected"].end(); ++it)
+    std::printf("  rejected %-40s %lld\n", it.key().c_str(), it.value().get<long long>());
+  if (r["cancelled"].get<bool>()) std::cout << "  (cancelled before the end)\n";
+  if (r["best"].empty()) {
+    std::cout << "No feasible layout.\n";
+    return;
+  }
+  if (training)
+    std::printf("%4s %4s %4s %5s %4s %4s %4s %3s %-9s %4s %12s %12s %6s %10s\n", "#", "tp", "pp", "dp", "cp",
+                "mb", "v", "sp", "recompute", "zero", "iteration", "tokens/s", "MFU", "memory");
+  else
+    std::printf("%4s %4s %4s %5s %6s %12s %12s %12s %14s %10s\n", "#", "tp", "pp", "dp", "batch", "ttft",
+                "tpot", "latency", "tokens/s (all)", "memory");
+  int rank = 0;
+  for (const auto& b : r["best"]) {
+    const auto& p = b["parallel"];
+    const double mem = b["memory"]["per_device_bytes"]["total"].get<double>();
+    ++rank;
+    if (training) {
+      const auto& t = b["training"];
+      std::printf("%4d %4lld %4lld %5lld %4lld %4lld %4lld %3s %-9s %4lld %12s %12.0f %5.1f%% %10s\n", rank,
+                  p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
+                  p["cp"].get<long long>(), p["micro_batch"].get<long long>(),
+                  p["interleave"].get<long long>(), p["sequence_parallel"].get<bool>() ? "on" : "off",
+                  p["recompute"].get<std::string>().c_str(), p["zero_stage"].get<long long>(),
+                  seconds(t["iteration_time_s"].get<double>()).c_str(), t["tokens_per_s"].get<double>(),
+                  100.0 * t["mfu"].get<double>(), gib(mem).c_str());
+    } else {
+      const auto& i = b["inference"];
+      std::printf("%4d %4lld %4lld %5lld %6lld %12s %12s %12s %14.1f %10s\n", rank, p["tp"].get<long long>(),
+                  p["pp"].get<long long>(), p["dp"].get<long long>(), i["batch"].get<long long>(),
+                  seconds(i["ttft_s"].get<double>()).c_str(), seconds(i["tpot_s"].get<double>()).c_str(),
+                  seconds(i["e2e_latency_s"].get<double>()).c_str(),
+                  i["throughput_all_replicas_tokens_per_s"].get<double>(), gib(mem).c_str());
+    }
+  }
+}
+
+int cmd_search(const std::vector<std::string>& args) {
+  bool as_json = false;
+  std::string file;
+  json options = json::object();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--json") {
+      as_json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kSearchHelp;
+      return 0;
+    } else if ((a == "--top" || a == "--mode" || a == "--objective" || a == "--max-ttft" ||
+                a == "--max-tpot") &&
+               has_value) {
+      const std::string v = args[++i];
+      if (a == "--mode" || a == "--objective") {
+        options[a.substr(2)] = v;
+        continue;
+      }
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !std::isfinite(x)) {
+        std::cerr << "optimus search: " << a << " needs a number, got '" << v << "'\n";
+        return 1;
+      }
+      if (a == "--top") {
+        if (x != std::floor(x)) {
+          std::cerr << "optimus search: --top needs a whole number, got '" << v << "'\n";
+          return 1;
+        }
+        options["top"] = static_cast<long long>(x);
+      } else {
+        options[a == "--max-ttft" ? "max_ttft_s" : "max_tpot_s"] = x;
+      }
+    } else if (a.rfind("--", 0) == 0 || !file.empty()) {
+      std::cerr << "optimus search: unexpected argument '" << a << "'\n" << kSearchHelp;
+      return 1;
+    } else {
+      file = a;
+    }
+  }
+  if (file.empty()) {
+    std::cerr << "optimus search: missing FILE (or '-' for stdin)\n" << kSearchHelp;
+    return 1;
+  }
+  std::string text;
+  if (!read_input(file, text)) {
+    std::cerr << "optimus search: cannot read '" << file << "'\n";
+    return 1;
+  }
+  return emit(optimus::api::search(text, options.dump()), as_json, print_search);
+}
+
+constexpr const char* kStudyHelp = R"(optimus study NAME [--json]
+optimus study --list [--json]
+
+Runs one of the paper's studies (Kundu et al. 2024) on the engine: a built-in sweep whose
+scenarios are made from presets, each predicted, printed as a table.
+  --list   the studies this build knows ({"studies": [{"name", "title", "description"}]} with --json)
+  --json   print {"study", "title", "description", "columns", "units", "column_descriptions",
+           "rows", "notes"}
+Unknown NAME: error code study.unknown, exit status 2.
+)";
+
+// One table cell for people: bytes in GiB, seconds scaled, groups as key=value.
+std::string study_cell(const json& v, const std::string& unit) {
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number()) {
+    const double x = v.get<double>();
+    if (unit == "bytes") {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.1f MiB", x / (1024.0 * 1024.0));
+      return x >= 1024.0 * 1024.0 * 1024.0 ? gib(x) : std::string(buf);
+    }
+    if (unit == "s") return seconds(x);
+    return num(x);
+  }
+  std::string out;
+  for (auto it = v.begin(); it != v.end(); ++it)
+    out += (out.empty() ? "" : " ") + it.key() + "=" + study_cell(it.value(), unit);
+  return out;
+}
+
+void print_study(const json& t) {
+  std::cout << t["title"].get<std::string>() << "\n" << t["description"].get<std::string>() << "\n\n";
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header;
+  for (const auto& c : t["columns"]) {
+    const std::string key = c.get<std::string>();
+    const std::string unit = t["units"][key].get<std::string>();
+    header.push_back(unit.empty() || unit == "bytes" || unit == "s" ? key : key + " [" + unit + "]");
+  }
+  cells.push_back(header);
+  for (const auto& r : t["rows"]) {
+    std::vector<std::string> line;
+    for (const auto& c : t["columns"]) {
+      const std::string key = c.get<std::string>();
+      line.push_back(r.contains(key) ? study_cell(r[key], t["units"][key].get<std::string>()) : "");
+    }
+    cells.push_back(line);
+  }
+  std::vector<std::size_t> width(header.size(), 0);
+  for (const auto& line : cells)
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  for (const auto& line : cells) {
+    for (std::size_t i = 0; i < line.size(); ++i)
+      std::cout << line[i] << std::string(width[i] - line[i].size() + 2, ' ');
+    std::cout << "\n";
+  }
+  for (const auto& n : t["notes"]) std::cout << "\nnote: " << n.get<std::string>() << "\n";
+}
+
+int cmd_study(const std::vector<std::string>& args) {
+  bool as_json = false, list = false;
+  std::string name;
+  for (const auto& a : args) {
+    if (a == "--json")
+      as_json = true;
+    else if (a == "--list")
+      list = true;
+    else if (a == "--help" || a == "-h") {
+      std::cout << kStudyHelp;
+      return 0;
+    } else if (name.empty() && !a.empty() && a[0] != '-')
+      name = a;
+    else {
+      std::cerr << "optimus study: unexpected argument '" << a << "'\n" << kStudyHelp;
+      return 1;
+    }
+  }
+  if (list == !name.empty()) {
+    std::cerr << "optimus study: give a study NAME or --list\n" << kStudyHelp;
+    return 1;
+  }
+  if (!list) return emit(optimus::api::study(name), as_json, print_study);
+  return emit(optimus::api::studies(), as_json, [](const json& r) {
+    for (const auto& s : r["studies"])
+      std::printf("  %-20s %s\n", s["name"].get<std::string>().c_str(),
+                  s["title"].get<std::string>().c_str());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,6 +458,10 @@ int main(int argc, char** argv) {
       std::cout << kPredictHelp;
     else if (args.size() >= 2 && args[1] == "presets")
       std::cout << kPresetsHelp;
+    else if (args.size() >= 2 && args[1] == "search")
+      std::cout << kSearchHelp;
+    else if (args.size() >= 2 && args[1] == "study")
+      std::cout << kStudyHelp;
     else
       std::cout << kUsage;
     return args.empty() ? 1 : 0;
@@ -248,6 +472,8 @@ int main(int argc, char** argv) {
   if (cmd == "validate") return cmd_validate(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "preset") return cmd_preset(args);
+  if (cmd == "search") return cmd_search(args);
+  if (cmd == "study") return cmd_study(args);
   std::cerr << "optimus: unknown command '" << cmd << "'\n" << kUsage;
   return 1;
 }

@@ -5,6 +5,7 @@
 #include <emscripten/bind.h>
 
 #include <exception>
+#include <functional>
 #include <string>
 
 #include "io/api.h"
@@ -61,6 +62,33 @@ std::string preset(const std::string& kind, const std::string& id) {
   return guarded([&] { return optimus::api::preset(kind, id); });
 }
 
+// progress_fn: a JS function (fraction) => boolean, or undefined/null. Only an explicit `false`
+// cancels, so a callback that returns nothing lets the search run. The callback must not throw:
+// a JavaScript exception cannot be caught on the C++ side.
+std::string search(const std::string& scenario_json, const std::string& options_json,
+                   emscripten::val progress_fn) {
+  return guarded([&] {
+    std::function<bool(double)> progress;
+    if (progress_fn.typeOf().as<std::string>() == "function")
+      progress = [&progress_fn](double fraction) { return !progress_fn(fraction).isFalse(); };
+    return optimus::api::search(scenario_json, options_json, progress);
+  });
+}
+
+// search(scenarioJson, optionsJson) without a callback (Embind overloads by argument count).
+std::string search_without_progress(const std::string& scenario_json, const std::string& options_json) {
+  return guarded([&] { return optimus::api::search(scenario_json, options_json); });
+}
+
+// The paper's studies: studies() lists them, study(name) runs one (study.unknown in band).
+std::string studies() {
+  return guarded([&] { return optimus::api::studies(); });
+}
+
+std::string study(const std::string& name) {
+  return guarded([&] { return optimus::api::study(name); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(optimus) {
@@ -68,4 +96,8 @@ EMSCRIPTEN_BINDINGS(optimus) {
   emscripten::function("validate", &validate);
   emscripten::function("presets", &presets);
   emscripten::function("preset", &preset);
+  emscripten::function("studies", &studies);
+  emscripten::function("study", &study);
+  emscripten::function("search", &search);
+  emscripten::function("search", &search_without_progress);
 }

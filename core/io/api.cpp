@@ -1,9 +1,16 @@
 #include "io/api.h"
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "io/json_io.h"
+#include "io/json_write.h"
 #include "io/presets.h"
+#include "io/reader.h"
+#include "io/technology_io.h"
+#include "search/search.h"
+#include "study/study.h"
 
 namespace optimus::api {
 
@@ -45,7 +52,7 @@ std::string validate(std::string_view scenario_json) {
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k : {"models", "devices", "systems", "scenarios"}) {
+    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
@@ -53,9 +60,9 @@ std::string presets(std::string_view kind) {
       out[k] = arr;
     }
     if (out.empty())
-      return error_to_json(Error{
-          "preset.unknown_kind", "",
-          "unknown preset kind '" + std::string(kind) + "'; use models, devices, systems or scenarios"});
+      return error_to_json(Error{"preset.unknown_kind", "",
+                                 "unknown preset kind '" + std::string(kind) +
+                                     "'; use models, devices, systems, scenarios, technology or dram"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
@@ -68,6 +75,195 @@ std::string preset(std::string_view kind, std::string_view id) {
     return error_to_json(
         Error{"preset.unknown", "", "no " + std::string(kind) + " preset '" + std::string(id) + "'"});
   return std::string(j);
+}
+
+namespace {
+
+// Search options (api.h); their errors point into the options object and carry search.* codes.
+struct ParsedOptions {
+  SearchOptions options;
+  std::optional<Error> error;
+};
+
+ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
+  ParsedOptions out;
+  SearchOptions& o = out.options;
+  o.mode = s.training ? SearchMode::training : SearchMode::inference;
+  std::string_view trimmed = text;
+  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\n' || trimmed.front() == '\t' ||
+                              trimmed.front() == '\r'))
+    trimmed.remove_prefix(1);
+  if (trimmed.empty()) return out;
+  io::json root;
+  try {
+    root = io::json::parse(text.begin(), text.end());
+  } catch (const io::json::exception& e) {  // syntax errors, and numbers beyond a double
+    out.error = Error{"search.malformed_options", "",
+                      std::string("the search options are not valid JSON: ") + e.what()};
+    return out;
+  }
+  std::optional<Error> err;
+  io::Reader r(root, "", err);
+  if (auto top = r.integer("top", false, 1, static_cast<std::int64_t>(kMaxSearchTop)))
+    o.top = static_cast<std::size_t>(*top);
+  if (auto m = r.choice("mode", false, {"training", "inference"})) o.mode = static_cast<SearchMode>(*m);
+  const auto objective = r.choice("objective", false, {"throughput", "latency"});
+  if (objective) o.objective = static_cast<InferenceObjective>(*objective);
+  if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
+  if (auto t = r.number("max_tpot_s", false, 1e-12, 1e9)) o.max_tpot = Seconds(*t);
+  const auto max_batch = r.integer("max_batch", false, 1, kMaxSearchBatch);
+  if (max_batch) o.max_batch = *max_batch;
+  o.points = r.boolean("points", false).value_or(false);
+  r.finish();
+  if (err) {
+    err->code = err->code == "scenario.unknown_key" ? "search.unknown_option" : "search.invalid_option";
+    out.error = err;
+    return out;
+  }
+  if (o.mode == SearchMode::training) {
+    for (const char* key : {"objective", "max_ttft_s", "max_tpot_s", "max_batch"})
+      if (root.contains(key))
+        out.error = Error{"search.option_not_applicable", std::string("/") + key,
+                          std::string("'") + key + "' applies to an inference search (mode \"inference\")"};
+  }
+  return out;
+}
+
+// The parallel keys the scenario gives are fixed; their values come from the parsed scenario.
+FixedLayout fixed_keys(std::string_view scenario_json, const Scenario& s) {
+  FixedLayout f;
+  const io::json root = io::json::parse(scenario_json.begin(), scenario_json.end());
+  const auto it = root.find("parallel");
+  if (it == root.end() || !it->is_object()) return f;
+  const ParallelPlan& p = s.parallel;
+  const auto has = [&](const char* k) { return it->contains(k); };
+  if (has("tp")) f.tp = p.tp;
+  if (has("pp")) f.pp = p.pp;
+  if (has("dp")) f.dp = p.dp;
+  if (has("cp")) f.cp = p.cp;
+  if (has("ep")) f.ep = p.ep;
+  if (has("micro_batch")) f.micro_batch = p.micro_batch;
+  if (has("interleave")) f.interleave = p.interleave;
+  if (has("sequence_parallel")) f.sequence_parallel = p.sequence_parallel;
+  if (has("recompute")) f.recompute = p.recompute;
+  if (has("zero_stage")) f.zero_stage = p.zero_stage;
+  return f;
+}
+
+// One ranked layout as predict reports it: the layout is put into the scenario (only the
+// searched workload kept) and predicted, so the numbers are exactly predict's.
+nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const SearchOptions& o) {
+  using ojson = nlohmann::ordered_json;
+  Scenario c = s;
+  c.parallel = r.plan;
+  if (o.mode == SearchMode::training) {
+    c.inference.reset();
+  } else {
+    c.training.reset();
+    c.inference->batch = r.batch;
+  }
+  auto p = optimus::predict(c);
+  ojson j;
+  j["parallel"] = plan_json(r.plan);
+  if (!p) {  // cannot happen for a layout the search validated; reported rather than hidden
+    j["error"] = ojson::parse(error_to_json(p.error()))["error"];
+    return j;
+  }
+  ojson full = ojson::parse(prediction_to_json(c, *p));
+  if (o.mode == SearchMode::training) {
+    j["training"] = full["training"];
+  } else {
+    ojson inf = full["inference"];
+    inf.erase("operators");
+    inf.erase("memory");
+    inf["batch"] = r.batch;
+    inf["replicas"] = r.plan.dp;
+    inf["throughput_all_replicas_tokens_per_s"] = r.throughput;
+    j["inference"] = inf;
+  }
+  j["memory"] = full["memory"];
+  j["warnings"] = full["warnings"];
+  return j;
+}
+
+}  // namespace
+
+std::string search(std::string_view scenario_json, std::string_view options_json,
+                   const std::function<bool(double)>& progress) {
+  using ojson = nlohmann::ordered_json;
+  try {
+    auto s = parse_scenario(scenario_json);
+    if (!s) return error_to_json(s.error());
+    const ParsedOptions po = parse_search_options(options_json, *s);
+    if (po.error) return error_to_json(*po.error);
+    const SearchOptions& o = po.options;
+    const FixedLayout fixed = fixed_keys(scenario_json, *s);
+    const auto start = std::chrono::steady_clock::now();
+    auto res = search_layouts(*s, fixed, o, progress);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!res) return error_to_json(res.error());
+    const bool training = o.mode == SearchMode::training;
+    ojson j;
+    j["mode"] = training ? "training" : "inference";
+    if (!training) j["objective"] = o.objective == InferenceObjective::throughput ? "throughput" : "latency";
+    j["evaluated"] = res->evaluated;
+    j["feasible"] = res->feasible;
+    ojson rejected = ojson::object();
+    for (const auto& [code, n] : res->rejected) rejected[code] = n;
+    j["rejected"] = rejected;
+    j["elapsed_s"] = elapsed;
+    j["layouts_per_s"] = elapsed > 0 ? static_cast<double>(res->evaluated) / elapsed : 0.0;
+    j["cancelled"] = res->cancelled;
+    ojson best = ojson::array();
+    for (const auto& r : res->best) best.push_back(best_json(*s, r, o));
+    j["best"] = best;
+    if (o.points) {
+      ojson pts = ojson::array();
+      for (const auto& r : res->points) {
+        ojson pt;
+        pt["parallel"] = plan_json(r.plan);
+        if (!training) pt["batch"] = r.batch;
+        pt["time_s"] = r.timed ? ojson(r.time.value) : ojson(nullptr);
+        if (!training) pt["throughput_tokens_per_s"] = r.timed ? ojson(r.throughput) : ojson(nullptr);
+        pt["memory_bytes"] = r.memory.value;
+        pt["feasible"] = r.reason.empty();
+        pt["reason"] = r.reason;
+        pts.push_back(std::move(pt));
+      }
+      j["points"] = pts;
+      j["points_truncated"] = res->points_truncated;
+    }
+    return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  } catch (...) {
+    return internal_error("unknown");
+  }
+}
+
+std::string studies() {
+  try {
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+    for (const StudyInfo& s : study_list())
+      arr.push_back({{"name", s.name}, {"title", s.title}, {"description", s.description}});
+    nlohmann::ordered_json out;
+    out["studies"] = arr;
+    return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  }
+}
+
+std::string study(std::string_view name) {
+  try {
+    auto t = run_study(name, io::embedded_preset_source());
+    if (!t) return error_to_json(t.error());
+    return io::study_to_json(*t);
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  } catch (...) {
+    return internal_error("unknown");
+  }
 }
 
 bool is_error(std::string_view json) {

@@ -2,6 +2,7 @@
 // strings out, errors in band as {"error": {"code", "path", "message"}}. Never throws.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -14,12 +15,33 @@ std::string predict(std::string_view scenario_json);
 // filled in>} or an error object.
 std::string validate(std::string_view scenario_json);
 
-// {"models": [{"id", "name", ...}], "devices": [...], "systems": [...], "scenarios": [...]};
-// kind = "" for all, or one of those names.
+// {"models": [{"id", "name", ...}], "devices": [...], "systems": [...], "scenarios": [...],
+// "technology": [...], "dram": [...]}; kind = "" for all, or one of those names.
 std::string presets(std::string_view kind);
 
 // One preset's JSON object (as stored), or an error object with code "preset.unknown".
 std::string preset(std::string_view kind, std::string_view id);
+
+// Parallel-layout search (core/search/search.h): the keys the scenario's `parallel` gives are
+// fixed, the others searched. options_json ("" or an object): "top" (1-1000, default 10),
+// "mode" ("training" | "inference"; default training when the scenario has `training`),
+// "objective" ("throughput" | "latency", inference only), "max_ttft_s" / "max_tpot_s"
+// (inference latency bounds), "max_batch" (inference, default 1024), "points" (bool: add up
+// to 5000 {"parallel", "time_s", "memory_bytes", "feasible", "reason"} entries for plots).
+// Returns {"mode", "evaluated", "feasible", "rejected": {code: count}, "elapsed_s",
+// "layouts_per_s", "cancelled", "best": [{"parallel", "training" | "inference", "memory",
+// "warnings"}], "points"?: [...]} or an error object. progress(fraction) is called now and
+// then; returning false cancels (the result then has "cancelled": true and what was found).
+std::string search(std::string_view scenario_json, std::string_view options_json,
+                   const std::function<bool(double)>& progress = {});
+
+// The paper's studies (core/study/study.h): {"studies": [{"name", "title", "description"}, ...]}.
+std::string studies();
+
+// One study run on the engine: {"study", "title", "description", "columns": [row keys in
+// order], "units": {key: unit}, "column_descriptions": {key: text}, "rows": [{...}], "notes":
+// [...]}; unknown name -> error code "study.unknown" (path "").
+std::string study(std::string_view name);
 
 // Whether a JSON string is an error object (for callers that set exit codes).
 bool is_error(std::string_view json);

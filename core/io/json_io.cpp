@@ -3,8 +3,10 @@
 #include <cmath>
 #include <string>
 
+#include "io/json_write.h"
 #include "io/presets.h"
 #include "io/reader.h"
+#include "io/technology_io.h"
 
 namespace optimus {
 
@@ -73,7 +75,24 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   return finish_model(std::move(m), path);
 }
 
+namespace {
+// A rate where 0 means "not modelled": a positive value below `lo` (a denormal, say) would make
+// the times divided by it infinite.
+std::optional<double> rate_or_zero(Reader& r, const std::string& key, double lo, double hi) {
+  auto x = r.number(key, false, 0, hi);
+  if (x && *x > 0 && *x < lo) {
+    r.fail("scenario.out_of_range", r.child(key),
+           "'" + key + "' = " + io::fmt_num(*x) + " is outside the accepted range: 0 (not modelled) or [" +
+               io::fmt_num(lo) + ", " + io::fmt_num(hi) + "]");
+    return std::nullopt;
+  }
+  return x;
+}
+}  // namespace
+
 Result<DeviceSpec> read_device(const json& v, const std::string& path) {
+  // A device derived by the uArch engine from a technology node and budgets (presets/README.md).
+  if (is_uarch_object(v)) return read_uarch_device(v, path);
   std::optional<Error> err;
   Reader r(v, path, err);
   DeviceSpec d;
@@ -94,7 +113,7 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
       pr.fail("scenario.missing_key", pr.path(), "peak_tflops needs at least one precision (e.g. \"bf16\")");
   }
   d.vector_peak = teraflops(r.number("vector_tflops", false, 1e-6, 1e7).value_or(0));
-  d.exp_rate = r.number("exp_tops", false, 0, 1e7).value_or(0) * kTera;
+  d.exp_rate = rate_or_zero(r, "exp_tops", 1e-6, 1e7).value_or(0) * kTera;
   if (const json* mem = r.get("memory", true)) {
     Reader mr(*mem, r.child("memory"), err);
     d.hbm_capacity = gibibytes(mr.number("capacity_GiB", true, 1e-3, 1e6).value_or(1));
@@ -105,7 +124,7 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
   if (const json* l2 = r.get("l2", false)) {
     Reader lr(*l2, r.child("l2"), err);
     d.l2_capacity = mebibytes(lr.number("capacity_MiB", false, 0, 1e6).value_or(0));
-    d.l2_bandwidth = gigabytes_per_s(lr.number("bandwidth_GBps", false, 0, 1e9).value_or(0));
+    d.l2_bandwidth = gigabytes_per_s(rate_or_zero(lr, "bandwidth_GBps", 1e-6, 1e9).value_or(0));
     read_notes(lr);
     lr.finish();
   }
@@ -114,6 +133,7 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
     Reader cr(*cal, r.child("calibration"), err);
     d.matmul_efficiency = cr.number("matmul_efficiency", false, 1e-3, 1.0).value_or(d.matmul_efficiency);
     d.matmul_efficiency_8bit = cr.number("matmul_efficiency_8bit", false, 1e-3, 1.0).value_or(0);
+    d.sustained_ratio = cr.number("sustained_ratio", false, 1e-3, 1.0).value_or(1.0);
     d.memory_efficiency = cr.number("memory_efficiency", false, 1e-3, 1.0).value_or(d.memory_efficiency);
     d.tile_overhead_k = cr.number("tile_overhead_k", false, 0, 1e6).value_or(d.tile_overhead_k);
     d.kernel_overhead = microseconds(
@@ -173,6 +193,8 @@ NetworkTier read_tier(Reader& parent, const std::string& key, bool scale_up, std
 }  // namespace
 
 Result<SystemSpec> read_system(const json& v, const std::string& path) {
+  // A system of uArch-derived devices: links from the node's SerDes (presets/README.md).
+  if (is_uarch_object(v)) return read_uarch_system(v, path);
   std::optional<Error> err;
   Reader r(v, path, err);
   SystemSpec s;
@@ -199,6 +221,7 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
     if (auto a = sr.choice("attention", false, {"flash", "standard"}))
       s.software.attention = static_cast<AttentionKernel>(*a);
     s.software.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(true);
+    s.software.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(false);
     read_notes(sr);
     sr.finish();
   }
@@ -213,7 +236,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax errors, and numbers beyond a double (1e400)
     return make_error("scenario.malformed_json", "",
                       "the scenario is not valid JSON: " +
                           std::string(e.what()).substr(std::string(e.what()).find(' ') + 1));
@@ -289,6 +312,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
     if (auto a = tr.choice("attention", false, {"flash", "standard"}))
       w.attention = static_cast<AttentionKernel>(*a);
     w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
+    w.tp_comm_overlap = tr.boolean("tp_comm_overlap", false);
     tr.finish();
     s.training = w;
   }
@@ -324,19 +348,7 @@ const char* name_of(Recompute r) {
   return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
 }
 const char* name_of(AttentionKernel a) { return a == AttentionKernel::flash ? "flash" : "standard"; }
-const char* name_of(Bound b) {
-  switch (b) {
-    case Bound::compute:
-      return "compute";
-    case Bound::memory:
-      return "memory";
-    case Bound::l2:
-      return "l2";
-    case Bound::latency:
-      return "latency";
-  }
-  return "compute";
-}
+const char* name_of(Bound b) { return to_string(b); }
 
 ojson model_json(const ModelSpec& m) {
   ojson j;
@@ -388,6 +400,7 @@ ojson device_json(const DeviceSpec& d) {
   j["calibration"] = {{"matmul_efficiency", d.matmul_efficiency},
                       {"matmul_efficiency_8bit",
                        d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency},
+                      {"sustained_ratio", d.sustained_ratio},
                       {"memory_efficiency", d.memory_efficiency},
                       {"tile_overhead_k", d.tile_overhead_k},
                       {"kernel_overhead_us", d.kernel_overhead.value / kMicro}};
@@ -403,7 +416,8 @@ ojson system_json(const SystemSpec& s) {
   j["scale_up"] = tier_json(s.scale_up, true);
   j["scale_out"] = tier_json(s.scale_out, false);
   j["software"] = {{"attention", name_of(s.software.attention)},
-                   {"overlap_grad_reduce", s.software.overlap_grad_reduce}};
+                   {"overlap_grad_reduce", s.software.overlap_grad_reduce},
+                   {"tp_comm_overlap", s.software.tp_comm_overlap}};
   if (!s.source.empty()) j["source"] = s.source;
   return j;
 }
@@ -428,17 +442,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   j["model"] = model_json(s.model);
   j["system"] = system_json(s.system);
   j["num_devices"] = s.num_devices;
-  const auto& p = s.parallel;
-  j["parallel"] = {{"tp", p.tp},
-                   {"pp", p.pp},
-                   {"dp", p.dp},
-                   {"cp", p.cp},
-                   {"ep", p.ep},
-                   {"sequence_parallel", p.sequence_parallel},
-                   {"micro_batch", p.micro_batch},
-                   {"interleave", p.interleave},
-                   {"recompute", name_of(p.recompute)},
-                   {"zero_stage", p.zero_stage}};
+  j["parallel"] = plan_json(s.parallel);
   if (s.training) {
     const auto& w = *s.training;
     ojson t;
@@ -448,6 +452,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     if (w.train_tokens > 0) t["train_tokens"] = w.train_tokens;
     if (w.attention) t["attention"] = name_of(*w.attention);
     if (w.overlap_grad_reduce) t["overlap_grad_reduce"] = *w.overlap_grad_reduce;
+    if (w.tp_comm_overlap) t["tp_comm_overlap"] = *w.tp_comm_overlap;
     j["training"] = t;
   }
   if (s.inference) {
@@ -486,7 +491,9 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
                      {"recompute", t.layer_recompute.value}};
     tj["model_flops"] = t.model_flops;
     tj["hardware_flops"] = t.hardware_flops;
-    tj["assumed"] = {{"attention", name_of(t.attention)}, {"overlap_grad_reduce", t.overlap_grad_reduce}};
+    tj["assumed"] = {{"attention", name_of(t.attention)},
+                     {"overlap_grad_reduce", t.overlap_grad_reduce},
+                     {"tp_comm_overlap", t.tp_comm_overlap}};
     j["training"] = tj;
   }
   if (p.inference) {
@@ -528,6 +535,19 @@ std::string error_to_json(const Error& e, int indent) {
   ojson j;
   j["error"] = {{"code", e.code}, {"path", e.path}, {"message", e.message}};
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+nlohmann::ordered_json plan_json(const ParallelPlan& p) {
+  return {{"tp", p.tp},
+          {"pp", p.pp},
+          {"dp", p.dp},
+          {"cp", p.cp},
+          {"ep", p.ep},
+          {"sequence_parallel", p.sequence_parallel},
+          {"micro_batch", p.micro_batch},
+          {"interleave", p.interleave},
+          {"recompute", name_of(p.recompute)},
+          {"zero_stage", p.zero_stage}};
 }
 
 }  // namespace optimus

@@ -5,6 +5,7 @@
 
 #include "io/embedded_presets.h"
 #include "io/reader.h"
+#include "io/technology_io.h"
 
 namespace optimus {
 
@@ -26,7 +27,8 @@ std::string known_ids(std::string_view kind) {
 }
 
 Error unknown(std::string_view kind, std::string_view id, const std::string& path) {
-  std::string singular(kind.substr(0, kind.size() - 1));
+  // "models" -> "model"; kinds without a plural s ("technology", "dram") stay as they are.
+  std::string singular(kind.back() == 's' ? kind.substr(0, kind.size() - 1) : kind);
   return make_error("preset.unknown_" + singular, path,
                     "unknown " + singular + " preset '" + std::string(id) + "'; known: " + known_ids(kind));
 }
@@ -103,6 +105,22 @@ Result<DeviceSpec> device_preset(std::string_view id, const std::string& path) {
 
 Result<SystemSpec> system_preset(std::string_view id, const std::string& path) {
   return cached<SystemSpec>("systems", id, path, io::read_system);
+}
+
+Result<TechnologyNode> technology_preset(std::string_view id, const std::string& path) {
+  auto r = cached<TechnologyNode>("technology", id, path, io::read_technology);
+  if (!r) return r;
+  TechnologyNode n = *r;
+  n.id = std::string(id);
+  return n;
+}
+
+Result<DramTechnology> dram_preset(std::string_view id, const std::string& path) {
+  auto r = cached<DramTechnology>("dram", id, path, io::read_dram);
+  if (!r) return r;
+  DramTechnology d = *r;
+  d.id = std::string(id);
+  return d;
 }
 
 }  // namespace optimus

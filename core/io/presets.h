@@ -7,6 +7,7 @@
 
 #include "base/result.h"
 #include "hardware/spec.h"
+#include "hardware/uarch.h"
 #include "model/spec.h"
 
 namespace optimus {
@@ -17,7 +18,7 @@ struct PresetInfo {
   std::string source;
 };
 
-// Kinds: "models", "devices", "systems", "scenarios".
+// Kinds: "models", "devices", "systems", "scenarios", "technology", "dram".
 std::vector<PresetInfo> list_presets(std::string_view kind);
 bool has_preset(std::string_view kind, std::string_view id);
 // The raw JSON text of a preset, empty if unknown.
@@ -27,5 +28,8 @@ std::string_view preset_json(std::string_view kind, std::string_view id);
 Result<ModelSpec> model_preset(std::string_view id, const std::string& path);
 Result<DeviceSpec> device_preset(std::string_view id, const std::string& path);
 Result<SystemSpec> system_preset(std::string_view id, const std::string& path);
+// uArch engine inputs: presets/technology/<id>.json and presets/dram/<id>.json.
+Result<TechnologyNode> technology_preset(std::string_view id, const std::string& path);
+Result<DramTechnology> dram_preset(std::string_view id, const std::string& path);
 
 }  // namespace optimus

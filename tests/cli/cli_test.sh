@@ -45,7 +45,41 @@ contains presets "llama3-70b"
 check presets_json 0 "$bin" presets --json
 contains presets_json '"systems"'
 check validate 0 "$bin" validate "$dir/default.json"
+# Layout search: every key of default.json's parallel is fixed but cp, so its space is one
+# layout, and best[0] must carry predict's numbers.
+check search_help 0 "$bin" search --help
+contains search_help "--top K"
+check search_fixed 0 "$bin" search "$dir/default.json" --json
+contains search_fixed '"evaluated":1,'
+iteration=$(echo "$out" | grep -o '"iteration_time_s":[^,]*' | head -1)
+[[ -n $iteration ]] || { echo "FAIL search_fixed: no iteration_time_s"; fails=$((fails + 1)); }
+check search_repredict 0 "$bin" predict "$dir/default.json" --json
+contains search_repredict "$iteration"
+search_scenario='{"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 64, "parallel": {"tp": 8},
+  "training": {"global_batch": 64, "seq_len": 2048},
+  "inference": {"batch": 1, "prompt_len": 128, "output_len": 16}}'
+check search_table 0 bash -c "echo '$search_scenario' | '$bin' search - --top 3"
+contains search_table "iteration"
+contains search_table "memory.does_not_fit"
+check search_inference 0 bash -c "echo '$search_scenario' | '$bin' search - --mode inference --objective latency --max-tpot 1 --json"
+contains search_inference '"mode":"inference"'
+contains search_inference '"objective":"latency"'
+check search_bad_top 2 "$bin" search "$dir/default.json" --top 0 --json
+contains search_bad_top '"code":"search.invalid_option"'
+check search_bad_number 1 "$bin" search "$dir/default.json" --top many
+check search_missing_file 1 "$bin" search
 check unknown_cmd 1 "$bin" frobnicate
+check study_list 0 "$bin" study --list --json
+contains study_list '"studies"'
+contains study_list '"technology-nodes"'
+check study_table 0 "$bin" study memory-recompute
+contains study_table "megatron-1t"
+check study_json 0 "$bin" study gpu-generations --json
+contains study_json '"speedup"'
+check study_unknown 2 "$bin" study nope --json
+contains study_unknown '"code":"study.unknown"'
+check study_usage 1 "$bin" study
+check study_help 0 "$bin" study --help
 if ((fails > 0)); then
   echo "$fails CLI checks failed"
   exit 1

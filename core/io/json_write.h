@@ -1,0 +1,14 @@
+// Pieces of the JSON output shared inside io/ (json_io.cpp writes the scenario and the
+// prediction, api.cpp the search results). Internal to the io module.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "parallel/plan.h"
+
+namespace optimus {
+
+// The spec's `parallel` object for a plan, every key written (defaults filled in).
+nlohmann::ordered_json plan_json(const ParallelPlan& p);
+
+}  // namespace optimus
