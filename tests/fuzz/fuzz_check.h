@@ -1,0 +1,163 @@
+// What every fuzz target demands of the engine's JSON answers (issue 6). An answer is JSON; an
+// error object is exactly {"error": {"code", "path", "message"}} with a dotted code, a JSON Pointer
+// path and a message; any other answer carries only finite, non-negative numbers (nlohmann/json
+// prints NaN and infinity as null, so any null is a NaN that got out), its training breakdown sums
+// to the iteration time within 1% and its memory categories to the total (spec/scenario.md,
+// Output). A violation prints the input and the answer and aborts, which libFuzzer reports as a
+// crash and the replay driver as a failed test.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "io/api.h"
+
+namespace optimus::fuzz {
+
+using json = nlohmann::json;
+
+[[noreturn]] inline void fail(std::string_view what, std::string_view input, std::string_view output) {
+  std::fprintf(stderr, "\nfuzz check failed: %.*s\n--- input (%zu bytes)\n%.*s\n--- output\n%.*s\n",
+               static_cast<int>(what.size()), what.data(), input.size(), static_cast<int>(input.size()),
+               input.data(), static_cast<int>(output.size()), output.data());
+  std::abort();
+}
+
+// The answer parsed, or a failure when it is not a JSON object.
+inline json parse_answer(std::string_view input, const std::string& out) {
+  json j = json::parse(out, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) fail("the answer is not a JSON object", input, out);
+  return j;
+}
+
+// True for an error object (after checking its shape), false for any other answer.
+inline bool is_error_answer(const json& j, std::string_view input, const std::string& out) {
+  const auto it = j.find("error");
+  if (it == j.end()) return false;
+  if (j.size() != 1 || !it->is_object() || it->size() != 3) fail("malformed error object", input, out);
+  const json& e = *it;
+  const auto str = [&](const char* k) {
+    if (!e.contains(k) || !e[k].is_string()) fail("error field is not a string", input, out);
+    return e[k].get<std::string>();
+  };
+  const std::string code = str("code"), path = str("path"), message = str("message");
+  if (code.empty() || code.find('.') == std::string::npos || code.front() == '.' || code.back() == '.')
+    fail("error code is not dotted", input, out);
+  if (!path.empty() && path.front() != '/') fail("error path is not a JSON Pointer", input, out);
+  if (message.empty()) fail("error message is empty", input, out);
+  if (code == "internal.exception") fail("an exception escaped the engine", input, out);
+  return true;
+}
+
+// Every number finite and >= 0 (times, rates, bytes, counts, fractions), no null anywhere.
+inline void check_numbers(const json& j, std::string_view input, const std::string& out) {
+  if (j.is_null()) fail("null (a NaN or infinity) in the answer", input, out);
+  if (j.is_number_float()) {
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) fail("non-finite number in the answer", input, out);
+    if (v < 0) fail("negative number in the answer", input, out);
+  } else if (j.is_number_integer() && !j.is_number_unsigned()) {
+    if (j.get<std::int64_t>() < 0) fail("negative integer in the answer", input, out);
+  } else if (j.is_structured()) {
+    for (const auto& x : j) check_numbers(x, input, out);
+  }
+}
+
+inline bool close(double a, double b, double rel) {
+  return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
+}
+
+// A prediction (predict's answer that is not an error).
+inline void check_prediction(const json& j, std::string_view input, const std::string& out) {
+  check_numbers(j, input, out);
+  if (!j.contains("memory")) fail("prediction without memory", input, out);
+  if (j.contains("training")) {
+    const json& t = j["training"];
+    double sum = 0;
+    for (const auto& [k, v] : t.at("breakdown_s").items()) sum += v.get<double>();
+    const double total = t.at("iteration_time_s").get<double>();
+    if (!close(sum, total, 0.01)) fail("training.breakdown_s does not sum to iteration_time_s", input, out);
+    if (!(total > 0)) fail("training.iteration_time_s is not positive", input, out);
+  }
+  if (j.contains("inference")) {
+    const json& i = j["inference"];
+    if (!(i.at("ttft_s").get<double>() > 0)) fail("inference.ttft_s is not positive", input, out);
+    if (i.at("e2e_latency_s").get<double>() < i.at("ttft_s").get<double>())
+      fail("inference.e2e_latency_s is below ttft_s", input, out);
+  }
+  const auto check_memory = [&](const json& m) {
+    const json& b = m.at("per_device_bytes");
+    double sum = 0;
+    for (const auto& [k, v] : b.items())
+      if (k != "total") sum += v.get<double>();
+    if (!close(sum, b.at("total").get<double>(), 1e-9))
+      fail("memory.per_device_bytes does not sum to total", input, out);
+    if (m.at("fits").get<bool>() != (b.at("total").get<double>() <= m.at("capacity_bytes").get<double>()))
+      fail("memory.fits disagrees with total and capacity", input, out);
+  };
+  check_memory(j["memory"]);
+  if (j.contains("inference") && j["inference"].contains("memory")) check_memory(j["inference"]["memory"]);
+}
+
+// Two answers with the same shape, the same strings (warnings by code only, their messages
+// print rounded numbers) and numbers equal to a relative `rel`.
+inline bool same_answer(const json& a, const json& b, double rel, bool in_warnings = false) {
+  if (a.is_number() && b.is_number()) return close(a.get<double>(), b.get<double>(), rel);
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key())) return false;
+      if (in_warnings && it.key() == "message") continue;
+      if (!same_answer(it.value(), b[it.key()], rel, in_warnings || it.key() == "warnings")) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same_answer(a[i], b[i], rel, in_warnings)) return false;
+    return true;
+  }
+  return a == b;
+}
+
+// The whole scenario contract on one input: validate and predict agree on errors (same code and
+// path); a valid scenario's prediction passes check_prediction; the resolved scenario that
+// validate returns validates again to itself and predicts the same numbers (relative 1e-9: units
+// are converted to SI and back).
+inline void check_scenario(std::string_view input) {
+  const std::string v_out = optimus::api::validate(input);
+  const std::string p_out = optimus::api::predict(input);
+  const json v = parse_answer(input, v_out);
+  const json p = parse_answer(input, p_out);
+  const bool v_err = is_error_answer(v, input, v_out);
+  const bool p_err = is_error_answer(p, input, p_out);
+  if (v_err != p_err)
+    fail("validate and predict disagree on whether the scenario is valid", input, v_out + "\n" + p_out);
+  if (v_err) {
+    if (v["error"]["code"] != p["error"]["code"] || v["error"]["path"] != p["error"]["path"])
+      fail("validate and predict give different errors", input, v_out + "\n" + p_out);
+    return;
+  }
+  if (!v.contains("ok") || !v.contains("scenario") || v.size() != 2)
+    fail("malformed validate answer", input, v_out);
+  check_prediction(p, input, p_out);
+
+  const std::string resolved = v["scenario"].dump();
+  const std::string v2_out = optimus::api::validate(resolved);
+  const json v2 = parse_answer(resolved, v2_out);
+  if (is_error_answer(v2, resolved, v2_out) || !same_answer(v2["scenario"], v["scenario"], 1e-9))
+    fail("validate's resolved scenario does not validate to itself", input, v_out + "\n" + v2_out);
+  const std::string p2_out = optimus::api::predict(resolved);
+  const json p2 = parse_answer(resolved, p2_out);
+  if (is_error_answer(p2, resolved, p2_out) || !same_answer(p2, p, 1e-9))
+    fail("the resolved scenario predicts differently", input, p_out + "\n" + p2_out);
+}
+
+}  // namespace optimus::fuzz

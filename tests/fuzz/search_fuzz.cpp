@@ -1,0 +1,146 @@
+// libFuzzer target for the layout search (api::search): a recipe (mutate.h) edits one of a few
+// small scenarios (at most 16 devices, so one input runs in milliseconds) and builds the options
+// object; the progress callback cancels after a few calls (it is called every 1024 layouts), which
+// bounds any input and exercises cancelling. Checks: the answer is JSON, errors are well-formed,
+// numbers are finite and non-negative (a layout rejected before timing has null times in
+// `points`, nothing else may be null), the counts add up, `best` is ranked, at most `top` long,
+// and each of its first layouts put into the scenario predicts exactly the reported numbers.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mutate.h"
+
+namespace {
+
+using optimus::fuzz::fail;
+using optimus::fuzz::json;
+using optimus::fuzz::Recipe;
+
+const char* kBases[] = {
+    R"({"model": {"layers": 4, "hidden": 256, "heads": 8, "kv_heads": 2, "ffn_hidden": 688, "vocab": 1000,
+                  "ffn_type": "swiglu", "norm": "rmsnorm"},
+        "system": "dgx-h100", "num_devices": 8, "parallel": {"recompute": "selective", "zero_stage": 1},
+        "training": {"global_batch": 16, "seq_len": 512}})",
+    R"({"model": "llama2-7b", "system": "dgx-a100-80gb", "num_devices": 4,
+        "inference": {"batch": 1, "prompt_len": 128, "output_len": 16}})",
+    R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 16,
+        "parallel": {"tp": 8, "sequence_parallel": true, "recompute": "full", "zero_stage": 1},
+        "training": {"global_batch": 32, "seq_len": 2048}})",
+    R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "ffn_hidden": 256, "vocab": 512},
+        "system": {"device": "h100-sxm5-80gb", "devices_per_node": 2,
+                   "scale_up": {"bandwidth_GBps": 10, "latency_us": 1, "domain_size": 2},
+                   "scale_out": {"bandwidth_GBps": 1, "latency_us": 10}},
+        "num_devices": 8, "parallel": {"tp": 2, "pp": 2},
+        "training": {"global_batch": 8, "seq_len": 128, "precision": "fp8"},
+        "inference": {"batch": 2, "prompt_len": 16, "output_len": 4, "precision": "int8"}})"};
+
+const optimus::fuzz::Material& bases() {
+  static const optimus::fuzz::Material m = [] {
+    std::vector<json> scenarios;
+    for (const char* b : kBases) scenarios.push_back(json::parse(b));
+    return optimus::fuzz::material(std::move(scenarios));
+  }();
+  return m;
+}
+
+std::string options(Recipe& r) {
+  static const char* kRaw[] = {"", "{}", " ", "{\"top\": 1e400}", "[", "null", "{\"top\": 3, \"top\": 0}"};
+  if (r.below(8) == 0) return kRaw[r.below(std::size(kRaw))];
+  json o = json::object();
+  const auto some = [&](double small) {
+    return r.below(2)
+               ? optimus::fuzz::number(small)
+               : optimus::fuzz::number(optimus::fuzz::kNumbers[r.below(std::size(optimus::fuzz::kNumbers))]);
+  };
+  if (r.below(3) == 0) o["top"] = some(static_cast<double>(1 + r.below(12)));
+  if (r.below(3) == 0) o["mode"] = r.below(5) ? (r.below(2) ? "training" : "inference") : "both";
+  if (r.below(4) == 0) o["objective"] = r.below(5) ? (r.below(2) ? "throughput" : "latency") : "speed";
+  if (r.below(4) == 0) o["max_ttft_s"] = some(0.001 * static_cast<double>(1 + r.below(1000)));
+  if (r.below(4) == 0) o["max_tpot_s"] = some(0.0001 * static_cast<double>(1 + r.below(1000)));
+  if (r.below(4) == 0) o["max_batch"] = some(static_cast<double>(1 + r.below(64)));
+  if (r.below(4) == 0) o["points"] = r.below(5) ? json(r.below(2) == 1) : json("yes");
+  if (r.below(16) == 0) o["tpo"] = 1;
+  return o.dump();
+}
+
+// Numbers finite and non-negative; null only for the times of a point rejected before timing.
+void check_search_numbers(const json& j, const std::string& in, const std::string& out) {
+  json rest = j;
+  rest.erase("points");
+  optimus::fuzz::check_numbers(rest, in, out);
+  if (!j.contains("points")) return;
+  for (const auto& p : j["points"]) {
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      if (it.value().is_null()) {
+        if ((it.key() != "time_s" && it.key() != "throughput_tokens_per_s") || p["feasible"].get<bool>())
+          fail("null in a search point", in, out);
+      } else {
+        optimus::fuzz::check_numbers(it.value(), in, out);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 4096) return 0;
+  Recipe r(data, size);
+  const json doc = optimus::fuzz::mutated(r, bases());
+  const std::string scenario = doc.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string opts = options(r);
+  const std::string in = scenario + "\n--- options\n" + opts;
+  const std::size_t max_calls = 2 + r.below(3);
+  std::size_t calls = 0;
+  double last = 0;
+  const std::string out = optimus::api::search(scenario, opts, [&](double f) {
+    if (!(f >= last && f <= 1.0))
+      fail("progress is not a non-decreasing fraction in [0, 1]", in, std::to_string(f));
+    last = f;
+    return ++calls < max_calls;
+  });
+  const json j = optimus::fuzz::parse_answer(in, out);
+  if (optimus::fuzz::is_error_answer(j, in, out)) return 0;
+  check_search_numbers(j, in, out);
+  const std::int64_t evaluated = j.at("evaluated"), feasible = j.at("feasible");
+  std::int64_t rejected = 0;
+  for (const auto& [code, n] : j.at("rejected").items()) rejected += n.get<std::int64_t>();
+  if (feasible > evaluated) fail("more feasible layouts than evaluated ones", in, out);
+  if (!j.at("cancelled").get<bool>() && feasible + rejected != evaluated)
+    fail("feasible + rejected != evaluated", in, out);
+  const json& best = j.at("best");
+  if (best.size() > static_cast<std::size_t>(feasible)) fail("more best layouts than feasible ones", in, out);
+  const bool training = j.at("mode") == "training";
+  double prev = 0;
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    const json& b = best[i];
+    if (b.contains("error")) fail("a best layout does not predict", in, out);
+    if (training) {
+      const double t = b.at("training").at("iteration_time_s");
+      if (t < prev) fail("best is not ranked by iteration time", in, out);
+      prev = t;
+    }
+    if (i >= 3) continue;
+    // The layout put into the scenario predicts the same numbers.
+    json s = doc;
+    s["parallel"] = b.at("parallel");
+    if (training) {
+      s.erase("inference");
+    } else {
+      s.erase("training");
+      s["inference"]["batch"] = b.at("inference").at("batch");
+    }
+    const std::string p_out = optimus::api::predict(s.dump());
+    const json p = optimus::fuzz::parse_answer(in, p_out);
+    if (optimus::fuzz::is_error_answer(p, in, p_out))
+      fail("a best layout does not predict", in, out + "\n" + p_out);
+    const bool same =
+        training ? optimus::fuzz::same_answer(p.at("training"), b.at("training"), 1e-9)
+                 : optimus::fuzz::close(p["inference"]["ttft_s"], b["inference"]["ttft_s"], 1e-9) &&
+                       optimus::fuzz::close(p["inference"]["tpot_s"], b["inference"]["tpot_s"], 1e-9);
+    if (!same || !optimus::fuzz::same_answer(p.at("memory"), b.at("memory"), 1e-9))
+      fail("a best layout predicts differently through predict()", in, out + "\n" + p_out);
+  }
+  return 0;
+}

@@ -1,0 +1,352 @@
+// Physics properties of predict() over generated cases (issue 6): models (every dense preset and
+// random small ones), systems (every preset) and layouts come from a fixed-seed generator, each
+// case is checked to be a valid scenario first, and a property that fails prints the exact
+// scenario(s) it failed on. predict_test.cpp checks the same ideas on single shipped scenarios;
+// here they must hold everywhere the generator reaches.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io/api.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kCases = 250;  // generated cases per property
+constexpr double kRel = 1e-12;
+
+// Deterministic on every standard library: only raw mt19937_64 output is used (the standard
+// fixes its sequence; the distributions are implementation-defined).
+class Gen {
+ public:
+  explicit Gen(std::uint64_t seed) : rng_(seed) {}
+  std::int64_t in(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(rng_() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  template <class T>
+  const T& of(const std::vector<T>& v) {
+    return v[static_cast<std::size_t>(in(0, static_cast<std::int64_t>(v.size()) - 1))];
+  }
+  bool coin() { return in(0, 1) == 1; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+std::vector<std::string> preset_ids(const char* kind) {
+  std::vector<std::string> ids;
+  const json all = json::parse(optimus::api::presets(kind));
+  for (const auto& p : all[kind]) ids.push_back(p["id"].get<std::string>());
+  return ids;
+}
+
+// Dense preset models as inline objects (the generator needs their sizes).
+const std::vector<json>& preset_models() {
+  static const std::vector<json> models = [] {
+    std::vector<json> out;
+    for (const auto& id : preset_ids("models")) {
+      json m = json::parse(optimus::api::preset("models", id));
+      if (!m.contains("moe")) out.push_back(m);
+    }
+    return out;
+  }();
+  return models;
+}
+
+json random_model(Gen& g) {
+  const std::int64_t heads = g.of<std::int64_t>({1, 2, 4, 8, 12, 16, 32, 64});
+  std::vector<std::int64_t> kv;
+  for (std::int64_t k = 1; k <= heads; ++k)
+    if (heads % k == 0) kv.push_back(k);
+  const std::int64_t head_dim = g.of<std::int64_t>({32, 64, 80, 128});
+  const std::int64_t hidden = heads * head_dim;
+  return {{"layers", g.in(1, 48)},
+          {"hidden", hidden},
+          {"heads", heads},
+          {"kv_heads", g.of(kv)},
+          {"ffn_hidden", hidden * g.in(2, 4) + (g.coin() ? 0 : 8 * g.in(1, 64))},
+          {"vocab", g.of<std::int64_t>({1000, 32000, 50257, 128256})},
+          {"ffn_type", g.of<std::string>({"gelu", "swiglu", "relu2"})},
+          {"norm", g.of<std::string>({"layernorm", "rmsnorm"})},
+          {"tied_embeddings", g.coin()}};
+}
+
+json some_model(Gen& g) { return g.coin() ? g.of(preset_models()) : random_model(g); }
+
+std::int64_t num(const json& m, const char* k) { return m[k].get<std::int64_t>(); }
+
+bool tp_fits(const json& m, std::int64_t tp) {
+  const std::int64_t kv = m.contains("kv_heads") ? num(m, "kv_heads") : num(m, "heads");
+  return num(m, "heads") % tp == 0 && num(m, "ffn_hidden") % tp == 0 && (kv % tp == 0 || tp % kv == 0);
+}
+
+std::int64_t some_tp(Gen& g, const json& m) {
+  std::vector<std::int64_t> tps;
+  for (std::int64_t t : {1, 2, 4, 8})
+    if (tp_fits(m, t)) tps.push_back(t);
+  return g.of(tps);
+}
+
+std::int64_t some_pp(Gen& g, const json& m) {
+  std::vector<std::int64_t> pps;
+  for (std::int64_t p = 1; p <= std::min<std::int64_t>(16, num(m, "layers")); ++p)
+    if (num(m, "layers") % p == 0) pps.push_back(p);
+  return g.of(pps);
+}
+
+json layout_devices(json s) {
+  const json& p = s["parallel"];
+  s["num_devices"] = num(p, "tp") * num(p, "pp") * num(p, "dp") * num(p, "cp");
+  return s;
+}
+
+// A training scenario with a valid layout (the caller checks validity through the engine).
+json training_case(Gen& g) {
+  const json m = some_model(g);
+  const std::int64_t tp = some_tp(g, m), pp = some_pp(g, m);
+  const std::int64_t cp = g.of<std::int64_t>({1, 1, 1, 2}), dp = g.of<std::int64_t>({1, 2, 4, 8});
+  const std::int64_t mb = g.of<std::int64_t>({1, 2, 4});
+  const std::int64_t v = pp > 1 && num(m, "layers") % (2 * pp) == 0 && g.coin() ? 2 : 1;
+  const std::int64_t per_step = g.in(1, 16) * (v > 1 ? pp : 1);
+  json s = {{"model", m},
+            {"system", g.of(preset_ids("systems"))},
+            {"parallel",
+             {{"tp", tp},
+              {"pp", pp},
+              {"dp", dp},
+              {"cp", cp},
+              {"micro_batch", mb},
+              {"interleave", v},
+              {"sequence_parallel", tp > 1 && g.coin()},
+              {"recompute", g.of<std::string>({"none", "selective", "full"})},
+              {"zero_stage", g.in(0, 3)}}},
+            {"training",
+             {{"global_batch", dp * mb * per_step},
+              {"seq_len", g.of<std::int64_t>({256, 512, 1024, 2048, 4096})},
+              {"precision", g.of<std::string>({"bf16", "bf16", "fp16", "fp8", "fp32"})},
+              {"attention", g.of<std::string>({"flash", "standard"})}}}};
+  return layout_devices(s);
+}
+
+json inference_case(Gen& g) {
+  const json m = some_model(g);
+  json s = {{"model", m},
+            {"system", g.of(preset_ids("systems"))},
+            {"parallel", {{"tp", some_tp(g, m)}, {"pp", some_pp(g, m)}, {"dp", 1}, {"cp", 1}}},
+            {"inference",
+             {{"batch", g.in(1, 64)},
+              {"prompt_len", g.in(1, 4096)},
+              {"output_len", g.in(1, 512)},
+              {"precision", g.of<std::string>({"fp16", "bf16", "fp8", "int8", "int4"})},
+              {"kv_precision", g.of<std::string>({"fp16", "fp8", "int8"})}}}};
+  return layout_devices(s);
+}
+
+json run(const json& s) { return json::parse(optimus::api::predict(s.dump())); }
+
+double at(const json& out, const char* pointer) { return out[json::json_pointer(pointer)].get<double>(); }
+
+// Runs `check` on kCases valid scenarios from `make`; the generator must reach enough valid ones
+// for the property to mean something, and a property stops after three counterexamples.
+template <class Make, class Check>
+void for_cases(std::uint64_t seed, Make make, Check check) {
+  Gen g(seed);
+  int valid = 0, tried = 0;
+  while (valid < kCases && tried < 4 * kCases) {
+    ++tried;
+    const json s = make(g);
+    const json out = run(s);
+    if (out.contains("error")) continue;
+    ++valid;
+    check(g, s, out);
+    if (::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count() >= 3) return;
+  }
+  EXPECT_EQ(valid, kCases) << "the generator reached only " << valid << " valid scenarios in " << tried;
+  ::testing::Test::RecordProperty("cases", valid);
+}
+
+// Every number finite and non-negative: no negative time, byte count or rate anywhere.
+void expect_non_negative(const json& j, const std::string& where, const json& s) {
+  if (j.is_number()) {
+    ASSERT_TRUE(std::isfinite(j.get<double>()) && j.get<double>() >= 0) << where << " = " << j << " in " << s;
+  } else if (j.is_structured()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      expect_non_negative(it.value(), where + "/" + (j.is_object() ? it.key() : std::string("*")), s);
+  } else {
+    ASSERT_FALSE(j.is_null()) << where << " is null (NaN) in " << s;
+  }
+}
+
+TEST(Property, NoNegativeOrNonFiniteNumber) {
+  for_cases(1, training_case, [](Gen&, const json& s, const json& out) { expect_non_negative(out, "", s); });
+  for_cases(2, inference_case, [](Gen&, const json& s, const json& out) { expect_non_negative(out, "", s); });
+}
+
+TEST(Property, BreakdownSumsToTotal) {
+  for_cases(3, training_case, [](Gen&, const json& s, const json& out) {
+    const json& t = out["training"];
+    double sum = 0, bound = 0;
+    for (const auto& [k, v] : t["breakdown_s"].items()) sum += v.get<double>();
+    for (const auto& [k, v] : t["by_bound_s"].items()) bound += v.get<double>();
+    const double total = t["iteration_time_s"];
+    EXPECT_NEAR(sum / total, 1.0, 1e-9) << s;
+    EXPECT_NEAR(bound / total, 1.0, 1e-9) << s;
+    double mem = 0;
+    for (const auto& [k, v] : out["memory"]["per_device_bytes"].items())
+      if (k != "total") mem += v.get<double>();
+    EXPECT_NEAR(mem / at(out, "/memory/per_device_bytes/total"), 1.0, 1e-12) << s;
+    EXPECT_NEAR(at(out, "/training/tokens_per_s") * total,
+                at(s, "/training/global_batch") * at(s, "/training/seq_len"),
+                1e-6 * at(out, "/training/tokens_per_s") * total)
+        << s;
+  });
+  for_cases(4, inference_case, [](Gen&, const json& s, const json& out) {
+    const double ttft = at(out, "/inference/ttft_s"), tpot = at(out, "/inference/tpot_s");
+    const double e2e = at(out, "/inference/e2e_latency_s");
+    const double n = at(s, "/inference/output_len");
+    EXPECT_NEAR(e2e / (ttft + (n - 1) * tpot), 1.0, 1e-12) << s;
+    EXPECT_NEAR(at(out, "/inference/throughput_tokens_per_s") * e2e / (at(s, "/inference/batch") * n), 1.0,
+                1e-12)
+        << s;
+  });
+}
+
+// A larger global batch (one more micro-batch per replica, or twice the batch) never makes an
+// iteration shorter.
+TEST(Property, IterationTimeNeverDecreasesWithGlobalBatch) {
+  for_cases(5, training_case, [](Gen& g, const json& s, const json& out) {
+    const json& p = s["parallel"];
+    const std::int64_t step =
+        num(p, "dp") * num(p, "micro_batch") * (num(p, "interleave") > 1 ? num(p, "pp") : 1);
+    json more = s;
+    more["training"]["global_batch"] =
+        g.coin() ? num(s["training"], "global_batch") + step : 2 * num(s["training"], "global_batch");
+    const json o2 = run(more);
+    ASSERT_FALSE(o2.contains("error")) << more << o2;
+    EXPECT_GE(at(o2, "/training/iteration_time_s"), at(out, "/training/iteration_time_s") * (1 - kRel))
+        << "before: " << s << "\nafter: " << more;
+  });
+}
+
+// none -> selective -> full recomputation never adds memory on the most loaded device.
+TEST(Property, RecomputeNeverIncreasesMemory) {
+  for_cases(6, training_case, [](Gen&, const json& s, const json&) {
+    double prev = INFINITY;
+    json prev_s;
+    for (const char* rc : {"none", "selective", "full"}) {
+      json x = s;
+      x["parallel"]["recompute"] = rc;
+      const json o = run(x);
+      ASSERT_FALSE(o.contains("error")) << x << o;
+      const double total = at(o, "/memory/per_device_bytes/total");
+      EXPECT_LE(total, prev * (1 + kRel)) << "before: " << prev_s << "\nafter: " << x;
+      prev = total;
+      prev_s = x;
+    }
+  });
+}
+
+// With sequence parallelism, doubling the tensor-parallel ranks (pp, dp, cp fixed) never adds
+// activation memory per device.
+TEST(Property, ActivationsNeverIncreaseWithTensorParallelUnderSp) {
+  for_cases(7, training_case, [](Gen&, const json& s, const json& out) {
+    const std::int64_t tp = num(s["parallel"], "tp");
+    if (!tp_fits(s["model"], 2 * tp)) return;
+    json x = s;
+    x["parallel"]["tp"] = 2 * tp;
+    x["parallel"]["sequence_parallel"] = true;
+    x = layout_devices(x);
+    json base = s;
+    base["parallel"]["sequence_parallel"] = tp > 1;
+    const json o1 = run(base), o2 = run(x);
+    if (o2.contains("error")) return;  // e.g. seq_len not divisible by the larger tp
+    ASSERT_FALSE(o1.contains("error")) << base << o1;
+    EXPECT_LE(at(o2, "/memory/per_device_bytes/activations"),
+              at(o1, "/memory/per_device_bytes/activations") * (1 + kRel))
+        << "before: " << base << "\nafter: " << x;
+    (void)out;
+  });
+}
+
+// The KV cache is proportional to the context (prompt + output) and to the batch; decode and
+// prefill never get faster with a longer prompt.
+TEST(Property, KvCacheLinearInContext) {
+  for_cases(8, inference_case, [](Gen& g, const json& s, const json& out) {
+    json x = s;
+    x["inference"]["prompt_len"] = num(s["inference"], "prompt_len") + g.in(1, 4096);
+    x["inference"]["output_len"] = num(s["inference"], "output_len") + g.in(0, 512);
+    const json o2 = run(x);
+    ASSERT_FALSE(o2.contains("error")) << x << o2;
+    const double c1 = at(s, "/inference/prompt_len") + at(s, "/inference/output_len");
+    const double c2 = at(x, "/inference/prompt_len") + at(x, "/inference/output_len");
+    const double kv1 = at(out, "/inference/memory/per_device_bytes/kv_cache");
+    const double kv2 = at(o2, "/inference/memory/per_device_bytes/kv_cache");
+    ASSERT_GT(kv1, 0) << s;
+    EXPECT_NEAR((kv2 / kv1) / (c2 / c1), 1.0, 1e-12) << "before: " << s << "\nafter: " << x;
+    EXPECT_GE(at(o2, "/inference/ttft_s"), at(out, "/inference/ttft_s") * (1 - kRel)) << s << "\n" << x;
+    EXPECT_GE(at(o2, "/inference/tpot_s"), at(out, "/inference/tpot_s") * (1 - kRel)) << s << "\n" << x;
+    json b = s;
+    b["inference"]["batch"] = 2 * num(s["inference"], "batch");
+    const json o3 = run(b);
+    ASSERT_FALSE(o3.contains("error")) << b << o3;
+    EXPECT_NEAR(at(o3, "/inference/memory/per_device_bytes/kv_cache") / kv1, 2.0, 1e-12) << b;
+  });
+}
+
+// The scenario with its system inline (validate resolves presets), every bandwidth or every
+// peak rate multiplied by `k`.
+json scaled_system(const json& s, double k, bool bandwidths) {
+  json r = json::parse(optimus::api::validate(s.dump()))["scenario"];
+  json& sys = r["system"];
+  if (bandwidths) {
+    sys["device"]["memory"]["bandwidth_GBps"] = k * sys["device"]["memory"]["bandwidth_GBps"].get<double>();
+    sys["device"]["l2"]["bandwidth_GBps"] = k * sys["device"]["l2"]["bandwidth_GBps"].get<double>();
+    for (const char* tier : {"scale_up", "scale_out"}) {
+      json& t = sys[tier];
+      t["bandwidth_GBps"] = k * t["bandwidth_GBps"].get<double>();
+      if (t.contains("allreduce_busbw_GBps"))
+        for (auto& row : t["allreduce_busbw_GBps"]) row[1] = k * row[1].get<double>();
+    }
+  } else {
+    for (auto& [p, v] : sys["device"]["peak_tflops"].items()) v = k * v.get<double>();
+    if (sys["device"].contains("vector_tflops"))
+      sys["device"]["vector_tflops"] = k * sys["device"]["vector_tflops"].get<double>();
+    if (sys["device"].contains("exp_tops"))
+      sys["device"]["exp_tops"] = k * sys["device"]["exp_tops"].get<double>();
+  }
+  return r;
+}
+
+void expect_not_slower(const json& s, const json& faster) {
+  const json o1 = run(s), o2 = run(faster);
+  ASSERT_FALSE(o2.contains("error")) << faster << o2;
+  for (const char* m :
+       {"/training/iteration_time_s", "/inference/ttft_s", "/inference/tpot_s", "/inference/e2e_latency_s"}) {
+    const json::json_pointer p(m);
+    if (!o1.contains(p)) continue;
+    EXPECT_LE(o2[p].get<double>(), o1[p].get<double>() * (1 + kRel))
+        << m << "\nbefore: " << s << "\nafter: " << faster;
+  }
+}
+
+TEST(Property, DoublingEveryBandwidthNeverSlowsDown) {
+  for_cases(9, training_case,
+            [](Gen&, const json& s, const json&) { expect_not_slower(s, scaled_system(s, 2.0, true)); });
+  for_cases(10, inference_case,
+            [](Gen&, const json& s, const json&) { expect_not_slower(s, scaled_system(s, 2.0, true)); });
+}
+
+TEST(Property, DoublingEveryPeakRateNeverSlowsDown) {
+  for_cases(11, training_case,
+            [](Gen&, const json& s, const json&) { expect_not_slower(s, scaled_system(s, 2.0, false)); });
+  for_cases(12, inference_case,
+            [](Gen&, const json& s, const json&) { expect_not_slower(s, scaled_system(s, 2.0, false)); });
+}
+
+}  // namespace
