@@ -4,7 +4,10 @@
 # Debian packages each job needs (Debian 12 names).
 NATIVE_PACKAGES=(g++ cmake ninja-build libgtest-dev googletest libbenchmark-dev nlohmann-json3-dev)
 WASM_PACKAGES=(emscripten nodejs)
-CHECK_PACKAGES=(clang-format)
+# clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz suite of scripts/test.
+CHECK_PACKAGES=(clang-format clang libclang-rt-14-dev)
+# Headless Chromium for the web page's browser tests (web/e2e/, driven by playwright-core).
+WEB_PACKAGES=(chromium)
 
 # Installs the packages of the arguments that are not installed yet: one `apt-get update`, then one
 # `apt-get install`. Without apt-get (not Debian) it only says what it could not check.
@@ -31,4 +34,16 @@ ensure_packages() {
 cxx_sources() {
   find core cli wasm tests -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cc' -o -name '*.cpp' \) \
     2>/dev/null | sort
+}
+
+# Installs web/'s npm packages (`npm ci`, exactly package-lock.json) when node_modules is missing
+# or was installed from another lock file. Vite 8 needs Node 20.19 or later.
+ensure_npm() {
+  local stamp=web/node_modules/.optimus-package-lock.json
+  if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then
+    echo "error: the web page needs Node 20.19 or later (found $(node --version 2>/dev/null || echo none))" >&2
+    return 1
+  fi
+  if [[ -d web/node_modules ]] && cmp -s web/package-lock.json "$stamp"; then return 0; fi
+  (cd web && npm ci --no-audit --no-fund --loglevel=error) && cp web/package-lock.json "$stamp"
 }

@@ -1,0 +1,197 @@
+// The thin layer from chart specs (charts/specs.ts) to SVG with Observable Plot. Legends are
+// plain HTML (so the chart itself is a single <svg> that exports cleanly).
+import * as Plot from '@observablehq/plot';
+import { formatBytes, formatSeconds, sig, siPrefix } from '../ui/format';
+import { h } from '../ui/dom';
+import type { BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
+
+/** Tableau 10 (Plot's default categorical scheme), readable on light and dark backgrounds. */
+export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+const CAPACITY_COLOR = '#e15759';
+
+const GIB = 2 ** 30;
+
+function legend(domain: string[], range: string[]): HTMLElement {
+  return h(
+    'ul',
+    { class: 'legend', 'aria-label': 'legend' },
+    ...domain.map((d, i) => h('li', null, h('span', { class: 'swatch', style: `background:${range[i % range.length]}` }), d)),
+  );
+}
+
+function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
+  // Bytes are drawn in GiB so that the axis gets round binary ticks (shared/spec: GiB = 2^30 B).
+  const scale = input.unit === 'bytes' ? GIB : 1;
+  const spec: BarChartSpec = scale === 1 ? input : { ...input, bars: input.bars.map((b) => ({ ...b, value: b.value / scale })), rule: input.rule ? { ...input.rule, value: input.rule.value / scale } : undefined };
+  const fmt = (v: number): string => (input.unit === 'bytes' ? formatBytes(v * scale) : formatSeconds(v));
+  const rows = [...new Set(spec.bars.map((b) => b.row))];
+  const cats = [...new Set(spec.bars.map((b) => b.category))];
+  const range = cats.map((_, i) => PALETTE[i % PALETTE.length]!);
+  const maxX = Math.max(spec.rule?.value ?? 0, ...rows.map((r) => spec.bars.filter((b) => b.row === r).reduce((a, b) => a + b.value, 0)));
+  const marks: Plot.Markish[] = [
+    Plot.barX(spec.bars, {
+      x: 'value',
+      y: 'row',
+      fill: 'category',
+      title: (d: { row: string; category: string; value: number }) => `${d.category}: ${fmt(d.value)}`,
+    }),
+    Plot.ruleX([0]),
+  ];
+  if (!spec.stacked) {
+    marks.push(Plot.text(spec.bars, { x: 'value', y: 'row', text: (d: { value: number }) => fmt(d.value), textAnchor: 'start', dx: 4, fill: 'currentColor' }));
+  }
+  if (spec.rule) {
+    marks.push(Plot.ruleX([spec.rule.value], { stroke: CAPACITY_COLOR, strokeWidth: 2, strokeDasharray: '4,3' }));
+    marks.push(Plot.text([spec.rule.value], { x: (d: number) => d, frameAnchor: 'top', text: () => `${spec.rule!.label} ${fmt(spec.rule!.value)}`, dy: -2, fill: CAPACITY_COLOR, textAnchor: 'end', dx: -4 }));
+  }
+  // Room for the row labels (about 6.5 px per character at 10 px) but at most 45 % of the width.
+  const marginLeft = Math.min(Math.round(width * 0.45), 12 + 6.5 * Math.max(...rows.map((r) => r.length)));
+  const marginRight = spec.stacked ? 20 : 64;
+  const svg = Plot.plot({
+    width,
+    height: Math.max(90, rows.length * (spec.stacked ? 44 : 28) + 60),
+    marginLeft,
+    marginRight,
+    marginTop: spec.rule ? 24 : 10,
+    x: { label: spec.xLabel, tickFormat: input.unit === 'bytes' ? (d: number) => sig(d) : (d: number) => formatSeconds(d), grid: true, domain: [0, maxX * 1.04 || 1], ticks: Math.max(2, Math.floor((width - marginLeft - marginRight) / 70)) },
+    y: { label: null, domain: rows },
+    color: { domain: cats, range },
+    marks,
+  });
+  return { svg, legend: spec.stacked ? legend(cats, range) : undefined };
+}
+
+function roofline(spec: RooflineSpec, width: number): { svg: Element; legend?: HTMLElement } {
+  const phases = [...new Set(spec.points.map((p) => p.phase))];
+  const range = phases.map((_, i) => PALETTE[i % PALETTE.length]!);
+  const marks: Plot.Markish[] = [];
+  if (spec.roofs && spec.roofLine.length > 1) {
+    const { peak_flops_per_s: peak, bandwidth_Bps: bw, precision } = spec.roofs;
+    marks.push(Plot.line(spec.roofLine, { x: 'intensity', y: 'rate', stroke: 'currentColor', strokeWidth: 1.5 }));
+    const last = spec.roofLine[spec.roofLine.length - 1]!;
+    marks.push(Plot.text([last], { x: 'intensity', y: 'rate', text: () => `peak ${precision} ${siPrefix(peak, 'FLOP/s')}`, textAnchor: 'end', dy: -8, fill: 'currentColor' }));
+    const first = spec.roofLine[0]!;
+    marks.push(Plot.text([first], { x: 'intensity', y: 'rate', text: () => `HBM ${siPrefix(bw, 'B/s')}`, textAnchor: 'start', dy: -8, fill: 'currentColor' }));
+  }
+  marks.push(
+    Plot.dot(spec.points, {
+      x: 'intensity',
+      y: 'rate',
+      fill: 'phase',
+      symbol: (d: { bound: string }) => (d.bound === 'compute' ? 'circle' : d.bound === 'memory' ? 'square' : 'triangle'),
+      r: 4.5,
+      stroke: 'var(--bg, white)',
+      title: (d: RooflineSpec['points'][number]) =>
+        `${d.name} (${d.phase}, ${d.bound}-bound)\n${sig(d.intensity)} FLOP/B, ${siPrefix(d.rate, 'FLOP/s')}\n${formatSeconds(d.time_s)} per instance`,
+    }),
+  );
+  const svg = Plot.plot({
+    width,
+    height: Math.round(Math.min(420, Math.max(260, width * 0.6))),
+    marginLeft: 70,
+    marginTop: 20,
+    x: { type: 'log', label: 'arithmetic intensity (FLOP/B) →', domain: spec.domain.x },
+    y: { type: 'log', label: '↑ achieved FLOP/s', domain: spec.domain.y, tickFormat: (d: number) => siPrefix(d, '').trim() },
+    color: { domain: phases, range },
+    symbol: { domain: ['circle', 'square', 'triangle'], range: ['circle', 'square', 'triangle'] },
+    marks,
+  });
+  const lg = legend(phases, range);
+  lg.append(h('li', null, '● compute-bound'), h('li', null, '■ memory-bound'), h('li', null, '▲ communication/other'));
+  return { svg, legend: lg };
+}
+
+function scatter(input: ScatterSpec, width: number): { svg: Element; legend?: HTMLElement } {
+  // Memory in GiB on the axis (round binary ticks).
+  const spec: ScatterSpec = {
+    ...input,
+    points: input.points.map((p) => ({ ...p, y: p.y / GIB })),
+    untimed: input.untimed.map((p) => ({ ...p, y: p.y / GIB })),
+    rule: input.rule ? { ...input.rule, value: input.rule.value / GIB } : undefined,
+  };
+  const domain = ['feasible', 'infeasible'];
+  const range = [PALETTE[0]!, '#9a9a9a'];
+  const marks: Plot.Markish[] = [
+    Plot.dot(spec.points, {
+      x: 'x',
+      y: 'y',
+      fill: (d: { feasible: boolean }) => (d.feasible ? 'feasible' : 'infeasible'),
+      fillOpacity: (d: { feasible: boolean }) => (d.feasible ? 0.85 : 0.35),
+      r: 3.5,
+      title: (d: ScatterSpec['points'][number]) => `${d.label}\n${formatSeconds(d.x)}, ${formatBytes(d.y * GIB)}${d.reason ? `\nrejected: ${d.reason}` : ''}`,
+    }),
+  ];
+  if (spec.untimed.length > 0) {
+    marks.push(
+      Plot.dot(spec.untimed, {
+        y: 'y',
+        frameAnchor: 'left',
+        symbol: 'times',
+        stroke: '#9a9a9a',
+        r: 3,
+        title: (d: ScatterSpec['untimed'][number]) => `${d.label}\n${formatBytes(d.y * GIB)}, not timed\nrejected: ${d.reason}`,
+      }),
+    );
+  }
+  if (spec.rule) {
+    marks.push(Plot.ruleY([spec.rule.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
+    marks.push(Plot.text([spec.rule.value], { y: (d: number) => d, frameAnchor: 'right', text: () => `${spec.rule!.label} ${formatBytes(input.rule!.value)}`, dy: -6, fill: CAPACITY_COLOR, textAnchor: 'end' }));
+  }
+  const svg = Plot.plot({
+    width,
+    height: Math.round(Math.min(380, Math.max(240, width * 0.55))),
+    marginLeft: 60,
+    x: { type: 'log', label: `${spec.xLabel} →`, grid: true, tickFormat: (d: number) => formatSeconds(d) },
+    y: { label: `↑ ${spec.yLabel}`, grid: true, tickFormat: (d: number) => sig(d) },
+    color: { domain, range },
+    marks,
+  });
+  const lg = legend(domain, range);
+  if (spec.untimed.length > 0) lg.append(h('li', null, `× at the left edge: ${spec.untimed.length} rejected before timing (memory only)`));
+  return { svg, legend: lg };
+}
+
+function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
+  const bytes = input.unit === 'bytes';
+  const spec = bytes ? { ...input, points: input.points.map((p) => ({ ...p, y: p.y / GIB })) } : input;
+  const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : (d: number) => sig(d);
+  const unitLabel = (u: string): string => (u === 'bytes' ? ' (GiB)' : u && u !== 's' ? ` (${u})` : '');
+  const series = [...new Set(spec.points.map((p) => p.series))];
+  const range = series.map((_, i) => PALETTE[i % PALETTE.length]!);
+  const longest = spec.xCategorical ? Math.min(48, Math.max(...spec.points.map((p) => String(p.x).length))) : 0;
+  const marks: Plot.Markish[] = [
+    Plot.dot(spec.points, {
+      x: 'x',
+      y: 'y',
+      fill: 'series',
+      r: spec.xCategorical ? 4.5 : 3,
+      title: (d: LineChartSpec['points'][number]) => `${d.series}\n${spec.yLabel} = ${bytes ? formatBytes(d.y * GIB) : yFmt(d.y)}\n${spec.xLabel} = ${d.x}`,
+    }),
+  ];
+  if (!spec.xCategorical) marks.unshift(Plot.line(spec.points, { x: 'x', y: 'y', stroke: 'series' }));
+  const svg = Plot.plot({
+    width,
+    height: Math.round(Math.min(400, Math.max(240, width * 0.5))) + Math.round(longest * 4.5),
+    marginLeft: 64,
+    marginBottom: spec.xCategorical ? 30 + Math.round(longest * 4.5) : 36,
+    x: spec.xCategorical
+      ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: [...new Set(spec.points.map((p) => String(p.x)))], tickFormat: (d: string) => (d.length > 48 ? `${d.slice(0, 47)}…` : d) }
+      : { type: spec.logX ? 'log' : 'linear', label: `${spec.xLabel}${unitLabel(spec.xUnit)} →`, grid: true },
+    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && bytes },
+    color: { domain: series, range },
+    marks,
+  });
+  const lg = series.length > 1 ? legend(series, range) : undefined;
+  if (lg && spec.seriesLabel) lg.prepend(h('li', null, `${spec.seriesLabel}:`));
+  return { svg, legend: lg };
+}
+
+/** Renders a spec at a width; the returned SVG carries class "chart-svg" and an aria-label. */
+export function renderChart(spec: ChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
+  const w = Math.max(280, Math.floor(width));
+  const out = spec.kind === 'bars' ? bars(spec, w) : spec.kind === 'roofline' ? roofline(spec, w) : spec.kind === 'scatter' ? scatter(spec, w) : lines(spec, w);
+  out.svg.classList.add('chart-svg');
+  out.svg.setAttribute('role', 'img');
+  out.svg.setAttribute('aria-label', spec.title);
+  return out;
+}

@@ -1,0 +1,321 @@
+// Charts as pure functions from a result to a plain chart description (no DOM, no Plot objects),
+// so they can be unit-tested (test/ui/specs.test.ts); charts/render.ts turns a spec into an SVG
+// with Observable Plot.
+import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../engine/types';
+
+export interface Bar {
+  /** The bar's row (y axis), e.g. "training". */
+  row: string;
+  /** Stack segment / category. */
+  category: string;
+  value: number;
+}
+
+export interface BarChartSpec {
+  kind: 'bars';
+  title: string;
+  unit: 'seconds' | 'bytes';
+  xLabel: string;
+  bars: Bar[];
+  /** Stack the categories of one row (memory) or draw one bar per category (time). */
+  stacked: boolean;
+  /** A vertical reference line (device capacity). */
+  rule?: { value: number; label: string };
+}
+
+export interface RooflinePoint {
+  name: string;
+  phase: string;
+  intensity: number;
+  rate: number;
+  bound: string;
+  time_s: number;
+}
+
+export interface RooflineSpec {
+  kind: 'roofline';
+  title: string;
+  points: RooflinePoint[];
+  /** Peak compute (FLOP/s) and memory bandwidth (B/s); absent when the device is unknown. */
+  roofs?: { peak_flops_per_s: number; bandwidth_Bps: number; precision: string };
+  /** The roof polyline min(peak, intensity × bandwidth), over the points' intensity range. */
+  roofLine: Array<{ intensity: number; rate: number }>;
+  domain: { x: [number, number]; y: [number, number] };
+}
+
+export interface ScatterSpec {
+  kind: 'scatter';
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  points: Array<{ x: number; y: number; feasible: boolean; label: string; reason: string }>;
+  /** Rejected before timing: only their memory is known. */
+  untimed: Array<{ y: number; label: string; reason: string }>;
+  rule?: { value: number; label: string };
+}
+
+export interface LineChartSpec {
+  kind: 'lines';
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  /** Point (categorical) x axis when x is not numeric: dots only, no lines between categories. */
+  xCategorical: boolean;
+  /** Units as the engine names them ("s", "bytes", "GB/s", ... or ""). */
+  unit: string;
+  xUnit: string;
+  logX: boolean;
+  logY: boolean;
+  /** The column the series are named after (legend title), if any. */
+  seriesLabel?: string;
+  points: Array<{ x: number | string; y: number; series: string }>;
+}
+
+export type ChartSpec = BarChartSpec | RooflineSpec | ScatterSpec | LineChartSpec;
+
+const BREAKDOWN_LABELS: Record<string, string> = {
+  compute: 'Compute',
+  recompute: 'Recompute',
+  tp_comm: 'TP communication',
+  cp_comm: 'CP communication',
+  pp_comm: 'PP communication',
+  dp_comm: 'DP communication',
+  bubble: 'Pipeline bubble',
+  optimizer: 'Optimizer',
+};
+
+/** Training: exposed seconds per cause of one iteration (breakdown_s, spec: sums to the iteration time). */
+export function trainingTimeSpec(p: Prediction): BarChartSpec | null {
+  const b = p.training?.breakdown_s;
+  if (!b) return null;
+  const bars = Object.entries(b)
+    .filter(([, v]) => typeof v === 'number')
+    .map(([k, v]) => ({ row: BREAKDOWN_LABELS[k] ?? k, category: BREAKDOWN_LABELS[k] ?? k, value: v }));
+  return { kind: 'bars', title: 'Training: time per iteration by cause', unit: 'seconds', xLabel: 'exposed time per iteration (s)', bars, stacked: false };
+}
+
+/**
+ * Inference: end-to-end latency split into prefill (TTFT) and the (output_len − 1) decode steps,
+ * each into compute and exposed communication (e2e = ttft + (out − 1) × tpot, scenario.md).
+ */
+export function inferenceTimeSpec(p: Prediction, outputLen: number | undefined): BarChartSpec | null {
+  const inf = p.inference;
+  if (!inf || !inf.prefill_s || !inf.decode_step_s || outputLen === undefined) return null;
+  const steps = Math.max(0, outputLen - 1);
+  const bars: Bar[] = [
+    { row: 'Prefill compute', category: 'Prefill compute', value: inf.prefill_s.compute },
+    { row: 'Prefill comm.', category: 'Prefill communication', value: inf.prefill_s.communication },
+    { row: `Decode compute ×${steps}`, category: 'Decode compute', value: inf.decode_step_s.compute * steps },
+    { row: `Decode comm. ×${steps}`, category: 'Decode communication', value: inf.decode_step_s.communication * steps },
+  ];
+  return { kind: 'bars', title: `Inference: end-to-end latency by phase (${steps} decode steps)`, unit: 'seconds', xLabel: 'time per request (s)', bars, stacked: false };
+}
+
+const MEMORY_LABELS: Record<string, string> = {
+  weights: 'Weights',
+  gradients: 'Gradients',
+  optimizer: 'Optimizer state',
+  activations: 'Activations',
+  kv_cache: 'KV cache',
+};
+
+/** Memory of the most loaded device per phase, stacked by category, with the capacity line. */
+export function memorySpec(p: Prediction): BarChartSpec {
+  const rows: Array<[string, Prediction['memory']]> = [];
+  if (p.training) rows.push(['Training', p.memory]);
+  if (p.inference) rows.push(['Inference', p.training ? (p.inference.memory ?? p.memory) : p.memory]);
+  if (rows.length === 0) rows.push(['Memory', p.memory]);
+  const bars: Bar[] = [];
+  for (const [row, m] of rows) {
+    for (const [k, label] of Object.entries(MEMORY_LABELS)) {
+      const v = (m.per_device_bytes as unknown as Record<string, number>)[k];
+      if (typeof v === 'number' && v > 0) bars.push({ row, category: label, value: v });
+    }
+  }
+  return {
+    kind: 'bars',
+    title: 'Memory per device (most loaded device)',
+    unit: 'bytes',
+    xLabel: 'bytes per device (GiB)',
+    bars,
+    stacked: true,
+    rule: { value: p.memory.capacity_bytes, label: 'capacity' },
+  };
+}
+
+/** Log-spaced samples of [lo, hi], n >= 2. */
+export function logSpace(lo: number, hi: number, n: number): number[] {
+  const a = Math.log10(lo);
+  const b = Math.log10(hi);
+  return Array.from({ length: n }, (_, i) => 10 ** (a + ((b - a) * i) / (n - 1)));
+}
+
+/**
+ * Roofline of the inference operators: arithmetic intensity (FLOP/B) against achieved FLOP/s,
+ * log-log, with the device's roofs min(peak, intensity × HBM bandwidth) (Williams, Waterman and
+ * Patterson 2009, "Roofline", CACM 52(4)). Peak is the dense peak of the inference math
+ * precision, bandwidth the device's HBM bandwidth (GB/s = 1e9 B/s), both from the resolved
+ * scenario's device.
+ */
+export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): RooflineSpec | null {
+  const ops = p.inference?.operators;
+  if (!ops || ops.length === 0) return null;
+  const points = ops
+    .filter((o) => o.arithmetic_intensity > 0 && o.achieved_flops_per_s > 0)
+    .map((o) => ({ name: o.name, phase: o.phase, intensity: o.arithmetic_intensity, rate: o.achieved_flops_per_s, bound: o.bound, time_s: o.time_s }));
+  if (points.length === 0) return null;
+  const device = s?.system?.device;
+  const precision = p.inference?.math_precision ?? s?.inference?.precision ?? 'fp16';
+  const peakT = (device?.peak_tflops as Record<string, number> | undefined)?.[precision];
+  const bw = device?.memory?.bandwidth_GBps;
+  let xs = points.map((q) => q.intensity);
+  let ys = points.map((q) => q.rate);
+  let roofs: RooflineSpec['roofs'];
+  let roofLine: RooflineSpec['roofLine'] = [];
+  if (typeof peakT === 'number' && typeof bw === 'number' && peakT > 0 && bw > 0) {
+    roofs = { peak_flops_per_s: peakT * 1e12, bandwidth_Bps: bw * 1e9, precision };
+    const ridge = roofs.peak_flops_per_s / roofs.bandwidth_Bps;
+    xs = [...xs, ridge];
+  }
+  const xLo = Math.min(...xs) / 2;
+  const xHi = Math.max(...xs) * 2;
+  if (roofs) {
+    const { peak_flops_per_s: peak, bandwidth_Bps: bwB } = roofs;
+    const ridge = peak / bwB;
+    roofLine = [...logSpace(xLo, xHi, 24).filter((x) => x < ridge), ridge, xHi].map((x) => ({ intensity: x, rate: Math.min(peak, x * bwB) }));
+    ys = [...ys, ...roofLine.map((r) => r.rate)];
+  }
+  return {
+    kind: 'roofline',
+    title: 'Roofline of the inference operators (per device)',
+    points,
+    roofs,
+    roofLine,
+    domain: { x: [xLo, xHi], y: [Math.min(...ys) / 2, Math.max(...ys) * 2] },
+  };
+}
+
+/** Short text of a parallel layout, e.g. "TP8 PP2 DP4 mb1 selective Z1". */
+export function layoutLabel(par: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const k of ['tp', 'pp', 'dp', 'cp', 'ep']) {
+    const v = par[k];
+    if (typeof v === 'number' && (v !== 1 || k === 'tp' || k === 'pp' || k === 'dp')) parts.push(`${k.toUpperCase()}${v}`);
+  }
+  if (typeof par.micro_batch === 'number') parts.push(`mb${par.micro_batch}`);
+  if (typeof par.interleave === 'number' && par.interleave > 1) parts.push(`v${par.interleave}`);
+  if (typeof par.recompute === 'string' && par.recompute !== 'none') parts.push(par.recompute);
+  if (typeof par.zero_stage === 'number' && par.zero_stage > 0) parts.push(`Z${par.zero_stage}`);
+  if (par.sequence_parallel === true) parts.push('SP');
+  return parts.join(' ');
+}
+
+/**
+ * Search scatter: time vs memory per device of every evaluated layout the engine returned,
+ * infeasible ones marked. Layouts rejected before they were timed (time_s null, e.g. those that
+ * do not fit in memory) have no time: they are kept apart in `untimed` (drawn on the memory axis).
+ */
+export function searchScatterSpec(r: SearchResult, capacityBytes?: number): ScatterSpec | null {
+  const pts = r.points ?? [];
+  const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
+  const points = pts
+    .filter((q) => ok(q.time_s) && ok(q.memory_bytes))
+    .map((q) => ({ x: q.time_s, y: q.memory_bytes, feasible: q.feasible, label: layoutLabel(q.parallel), reason: q.reason }));
+  const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
+  if (points.length === 0 && untimed.length === 0) return null;
+  return {
+    kind: 'scatter',
+    title: `Evaluated layouts: ${r.mode === 'inference' ? 'request latency' : 'iteration time'} vs memory per device`,
+    xLabel: r.mode === 'inference' ? 'end-to-end latency (s)' : 'iteration time (s)',
+    yLabel: 'memory per device (GiB)',
+    points,
+    untimed,
+    rule: capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined,
+  };
+}
+
+/** Which columns a study chart draws: x, y, and optionally a column whose values colour the points. */
+export interface StudyChoice {
+  x: string;
+  y: string;
+  color: string;
+}
+
+/** Columns of the y axis preferred by default, in order (the studies' headline quantities). */
+const PREFERRED_Y = ['speedup', 'speedup_tpot', 'normalized', 'iteration_time_s', 'tpot_s', 'total_bytes', 'time_s', 'tokens_per_s', 'mfu'];
+
+function studyColumns(st: StudyResult): { cols: string[]; numeric: string[]; text: string[] } {
+  const cols = st.columns.length > 0 ? st.columns : Object.keys(st.rows[0] ?? {});
+  const isNum = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+  const numeric = cols.filter((c) => st.rows.some((r) => isNum(r[c])) && st.rows.every((r) => isNum(r[c]) || r[c] === null || r[c] === undefined));
+  const text = cols.filter((c) => st.rows.every((r) => typeof r[c] === 'string' || typeof r[c] === 'boolean' || r[c] === null || r[c] === undefined));
+  return { cols, numeric, text };
+}
+
+/** The columns a study can be drawn with: any column for x, numeric ones for y, text ones for colour. */
+export function studyAxes(st: StudyResult): { x: string[]; y: string[]; color: string[] } {
+  const { cols, numeric, text } = studyColumns(st);
+  return { x: cols.filter((c) => numeric.includes(c) || text.includes(c)), y: numeric, color: text };
+}
+
+/**
+ * Default chart of a study: y = the first preferred headline column present (else the last
+ * numeric one); x = the first column; colour = the first text column (other than x) that tells
+ * apart rows sharing an x value, so that each line or group of dots is one configuration.
+ */
+export function studyDefaults(st: StudyResult): StudyChoice | null {
+  const { cols, numeric, text } = studyColumns(st);
+  if (numeric.length === 0 || cols.length < 2) return null;
+  const y = PREFERRED_Y.find((c) => numeric.includes(c) && c !== cols[0]) ?? numeric.filter((c) => c !== cols[0]).pop() ?? numeric[0]!;
+  const x = cols[0]!;
+  const key = (r: Record<string, unknown>): string => String(r[x]);
+  const duplicated = new Set(st.rows.map(key)).size < st.rows.length;
+  let color = '';
+  if (duplicated) {
+    // Of the text columns that tell apart all rows sharing an x, the one with the fewest
+    // distinct values (the varied parameter, not a row label); else any column that varies.
+    const distinct = (c: string): number => new Set(st.rows.map((r) => String(r[c]))).size;
+    const separating = text.filter((c) => c !== x && st.rows.every((a, i) => st.rows.every((b, j) => i === j || key(a) !== key(b) || a[c] !== b[c])));
+    separating.sort((a, b) => distinct(a) - distinct(b));
+    color = separating[0] ?? text.find((c) => c !== x && distinct(c) > 1) ?? '';
+  }
+  return { x, y, color };
+}
+
+/**
+ * A study's rows as a chart of column `y` against column `x`, one series per value of `color`
+ * (or one series). Numeric x gives lines (points sorted by x within a series); text x gives dots
+ * in row order. An axis is logarithmic when its positive values span more than three decades.
+ */
+export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineChartSpec | null {
+  const d = studyDefaults(st);
+  if (!d) return null;
+  const c: StudyChoice = { ...d, ...choice };
+  const { numeric } = studyColumns(st);
+  if (!numeric.includes(c.y)) return null;
+  const units = (st.units ?? {}) as Record<string, string>;
+  const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  const xCategorical = !st.rows.every((r) => isNum(r[c.x]));
+  let points: LineChartSpec['points'] = [];
+  for (const r of st.rows) {
+    const y = r[c.y];
+    if (!isNum(y)) continue;
+    points.push({ x: xCategorical ? String(r[c.x] ?? '') : (r[c.x] as number), y, series: c.color ? String(r[c.color] ?? '') : c.y });
+  }
+  if (points.length === 0) return null;
+  if (!xCategorical) points = [...points].sort((a, b) => (a.x as number) - (b.x as number));
+  const wide = (xs: number[]): boolean => xs.length > 1 && Math.min(...xs) > 0 && Math.max(...xs) / Math.min(...xs) > 1000;
+  return {
+    kind: 'lines',
+    title: st.title,
+    xLabel: c.x,
+    yLabel: c.y,
+    unit: units[c.y] ?? '',
+    xUnit: units[c.x] ?? '',
+    xCategorical,
+    logX: !xCategorical && wide(points.map((p) => p.x as number)),
+    logY: wide(points.map((p) => p.y)),
+    seriesLabel: c.color || undefined,
+    points,
+  };
+}

@@ -1,0 +1,64 @@
+// Restoring the scenario a page opens with: the decoded share link if the engine accepts it,
+// otherwise the last valid scenario (or the default preset) and a message for the banner.
+// Untrusted input is never trusted and never throws (Excalidraw's restore step is the model).
+import type { Engine } from '../engine/client';
+import type { EngineError } from '../engine/types';
+import type { DecodeResult } from './url';
+
+export type Restored =
+  /** The link's scenario, accepted by the engine (as written in the link: preset ids kept). */
+  | { ok: true; source: 'link'; scenario: unknown }
+  /** No link in the address: the fallback, nothing to report. */
+  | { ok: true; source: 'fallback'; scenario: unknown }
+  /**
+   * The link could not be used: `message` is for the banner, `code` is the decoder's (link.*) or
+   * the engine's error code, `path` the engine's JSON Pointer when it named one; `scenario` is
+   * the fallback (null only when not even the default scenario could be had).
+   */
+  | { ok: false; code: string; path: string; message: string; scenario: unknown };
+
+export interface RestoreOptions {
+  /** The last scenario the page showed without errors; default: the engine's "default" preset. */
+  lastValid?: unknown;
+}
+
+async function fallback(engine: Pick<Engine, 'preset'>, options: RestoreOptions): Promise<{ scenario: unknown; problem?: EngineError }> {
+  if (options.lastValid !== undefined && options.lastValid !== null) return { scenario: options.lastValid };
+  try {
+    const r = await engine.preset('scenarios', 'default');
+    return r.ok ? { scenario: r.value } : { scenario: null, problem: r.error };
+  } catch (e) {
+    return { scenario: null, problem: { code: 'engine.crashed', path: '', message: e instanceof Error ? e.message : String(e) } };
+  }
+}
+
+const whatShown = (options: RestoreOptions): string =>
+  options.lastValid !== undefined && options.lastValid !== null ? 'the last valid scenario' : 'the default scenario';
+
+/** Never throws; see Restored for the three outcomes. */
+export async function restoreScenario(
+  decoded: DecodeResult,
+  engine: Pick<Engine, 'validate' | 'preset'>,
+  options: RestoreOptions = {},
+): Promise<Restored> {
+  try {
+    if (!decoded.ok && decoded.code === 'link.none') {
+      const fb = await fallback(engine, options);
+      if (fb.problem) return { ok: false, code: fb.problem.code, path: '', message: `The default scenario could not be loaded: ${fb.problem.message}`, scenario: null };
+      return { ok: true, source: 'fallback', scenario: fb.scenario };
+    }
+    let problem: { code: string; path: string; message: string };
+    if (decoded.ok) {
+      const checked = await engine.validate(decoded.scenario);
+      if (checked.ok) return { ok: true, source: 'link', scenario: decoded.scenario };
+      const where = checked.error.path ? ` (at ${checked.error.path})` : '';
+      problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${checked.error.message}${where}.` };
+    } else {
+      problem = { code: decoded.code, path: '', message: decoded.message };
+    }
+    const fb = await fallback(engine, options);
+    return { ok: false, ...problem, message: `${problem.message} Showing ${fb.scenario === null ? 'nothing' : whatShown(options)} instead.`, scenario: fb.scenario };
+  } catch (e) {
+    return { ok: false, code: 'engine.crashed', path: '', message: `The scenario could not be restored: ${e instanceof Error ? e.message : String(e)}`, scenario: options.lastValid ?? null };
+  }
+}

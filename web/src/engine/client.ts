@@ -1,0 +1,277 @@
+// The page's handle on the engine: every call goes to a Web Worker (worker.ts) over the typed
+// protocol (protocol.ts) and comes back as {ok: true, value} or {ok: false, error} — never as an
+// exception. A worker that crashes, fails to load or does not answer in time is terminated; its
+// pending calls fail with code "engine.crashed" and the next call starts a fresh worker.
+// Searches run in a worker of their own, so the page keeps predicting while one runs, and
+// cancel() terminates that worker (its call resolves with code "engine.cancelled").
+import type { Request, Response, ArgsOf, Method } from './protocol';
+import type {
+  EngineError,
+  EngineResult,
+  Prediction,
+  PresetList,
+  ResolvedScenario,
+  SearchOptions,
+  SearchResult,
+  StudyList,
+  StudyResult,
+} from './types';
+
+export type { EngineError, EngineResult } from './types';
+
+export interface Engine {
+  /** Resolves once the main worker has loaded the wasm module; rejects if it cannot. */
+  ready: Promise<void>;
+  predict(s: unknown): Promise<EngineResult<Prediction>>;
+  validate(s: unknown): Promise<EngineResult<{ scenario: ResolvedScenario }>>;
+  /** All preset lists (kind omitted or "") or one kind's; {} when the engine answers an error. */
+  presets(kind?: string): Promise<PresetList>;
+  preset(kind: string, id: string): Promise<EngineResult<any>>;
+  search(
+    s: unknown,
+    o: SearchOptions,
+    onProgress?: (f: number) => void,
+  ): { result: Promise<EngineResult<SearchResult>>; cancel(): void };
+  /** The list of studies; {studies: []} when the engine has none or answers an error. */
+  studies(): Promise<StudyList>;
+  study(name: string): Promise<EngineResult<StudyResult>>;
+  /** Terminates the workers; later calls fail with engine.disposed. */
+  dispose(): void;
+}
+
+/** The part of the Worker interface the client uses (tests pass an in-process stand-in). */
+export interface WorkerLike {
+  postMessage(message: Request): void;
+  terminate(): void;
+  onmessage: ((event: { data: Response }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+export interface EngineOptions {
+  /** Starts a worker; default: the bundled worker.ts as a module worker. */
+  createWorker?: () => WorkerLike;
+  /** A call without an answer after this long counts as a crash (ms, default 30 000). */
+  timeoutMs?: number;
+  /** The same for a search (ms, default 600 000). */
+  searchTimeoutMs?: number;
+}
+
+function defaultWorker(): WorkerLike {
+  // Vite bundles the worker from this exact expression (new URL(..., import.meta.url)).
+  return new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'optimus-engine' }) as unknown as WorkerLike;
+}
+
+const err = (code: string, message: string, path = ''): EngineError => ({ code, path, message });
+
+type Answer = { json: string } | { error: EngineError };
+
+interface Pending {
+  resolve(answer: Answer): void;
+  onProgress?: (fraction: number) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** One worker and its in-flight calls. Once dead, it stays dead (the engine makes a new one). */
+class Connection {
+  readonly ready: Promise<void>;
+  dead = false;
+  private readonly worker: WorkerLike;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private settleReady!: (error?: EngineError) => void;
+
+  constructor(create: () => WorkerLike) {
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.settleReady = (error) => (error ? reject(Object.assign(new Error(error.message), { code: error.code })) : resolve());
+    });
+    this.ready.catch(() => undefined); // a load failure also reaches every call; no unhandled rejection
+    let worker: WorkerLike;
+    try {
+      worker = create();
+    } catch (e) {
+      this.worker = { postMessage() {}, terminate() {}, onmessage: null, onerror: null };
+      this.kill(err('engine.crashed', `the engine worker could not be started: ${e instanceof Error ? e.message : String(e)}`));
+      return;
+    }
+    this.worker = worker;
+    worker.onmessage = (event) => this.receive(event.data);
+    worker.onerror = (event) => {
+      const detail = event && typeof event === 'object' && 'message' in event ? String((event as { message: unknown }).message) : 'worker error';
+      this.kill(err('engine.crashed', `the engine worker failed: ${detail}`));
+    };
+  }
+
+  call<M extends Method>(method: M, args: ArgsOf[M], timeoutMs: number, onProgress?: (f: number) => void): Promise<Answer> {
+    if (this.dead) return Promise.resolve({ error: err('engine.crashed', 'the engine worker is not running') });
+    const id = this.nextId++;
+    return new Promise<Answer>((resolve) => {
+      const timer =
+        timeoutMs > 0 && Number.isFinite(timeoutMs)
+          ? setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${timeoutMs / 1000} s`)), timeoutMs)
+          : undefined;
+      this.pending.set(id, { resolve, onProgress, timer });
+      this.worker.postMessage({ id, method, args } as Request);
+    });
+  }
+
+  /** Terminates the worker and answers every pending call with the error. */
+  kill(error: EngineError): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.worker.onmessage = null;
+    this.worker.onerror = null;
+    this.worker.terminate();
+    this.settleReady(error);
+    for (const p of this.pending.values()) {
+      if (p.timer !== undefined) clearTimeout(p.timer);
+      p.resolve({ error });
+    }
+    this.pending.clear();
+  }
+
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  private receive(r: Response): void {
+    if (r.kind === 'ready') return this.settleReady();
+    if (r.id === 0 && r.kind === 'failure') return this.kill(err(r.code, r.message));
+    const p = this.pending.get(r.id);
+    if (!p) return;
+    if (r.kind === 'progress') {
+      p.onProgress?.(r.fraction);
+      return;
+    }
+    this.pending.delete(r.id);
+    if (p.timer !== undefined) clearTimeout(p.timer);
+    if (r.kind === 'result') {
+      p.resolve({ json: r.json });
+    } else {
+      p.resolve({ error: err(r.code, r.message) });
+      // A trap inside the module can leave its memory inconsistent: never reuse it.
+      if (r.code === 'engine.crashed') this.kill(err(r.code, r.message));
+    }
+  }
+}
+
+/** Turns the engine's JSON answer into a result; `pick` shapes the value. */
+function toResult<T>(answer: Answer, pick: (parsed: any) => T = (p) => p as T): EngineResult<T> {
+  if ('error' in answer) return { ok: false, error: answer.error };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.json);
+  } catch {
+    return { ok: false, error: err('engine.bad_response', 'the engine answered something that is not JSON') };
+  }
+  if (parsed !== null && typeof parsed === 'object' && 'error' in parsed) {
+    const e = (parsed as { error: Partial<EngineError> }).error ?? {};
+    return {
+      ok: false,
+      error: {
+        code: typeof e.code === 'string' ? e.code : 'engine.bad_response',
+        path: typeof e.path === 'string' ? e.path : '',
+        message: typeof e.message === 'string' ? e.message : 'the engine reported an error without a message',
+      },
+    };
+  }
+  return { ok: true, value: pick(parsed) };
+}
+
+/** JSON text of a scenario or options value, or the error that says why there is none. */
+function serialize(value: unknown, what: string): { json: string } | { error: EngineError } {
+  try {
+    const json = JSON.stringify(value);
+    if (typeof json === 'string') return { json };
+  } catch {
+    // cycles, BigInt: fall through
+  }
+  return { error: err('scenario.malformed_json', `the ${what} cannot be written as JSON`) };
+}
+
+export function createEngine(options: EngineOptions = {}): Engine {
+  const create = options.createWorker ?? defaultWorker;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const searchTimeoutMs = options.searchTimeoutMs ?? 600_000;
+  let disposed = false;
+  let main = new Connection(create);
+  let searcher: Connection | null = null;
+
+  const mainConnection = (): Connection => {
+    if (main.dead && !disposed) main = new Connection(create);
+    return main;
+  };
+  const call = <M extends Method>(method: M, args: ArgsOf[M]): Promise<Answer> =>
+    disposed
+      ? Promise.resolve({ error: err('engine.disposed', 'the engine was disposed') })
+      : mainConnection().call(method, args, timeoutMs);
+
+  return {
+    ready: main.ready,
+
+    async predict(s) {
+      const input = serialize(s, 'scenario');
+      if ('error' in input) return { ok: false, error: input.error };
+      return toResult<Prediction>(await call('predict', [input.json]));
+    },
+
+    async validate(s) {
+      const input = serialize(s, 'scenario');
+      if ('error' in input) return { ok: false, error: input.error };
+      return toResult(await call('validate', [input.json]), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
+    },
+
+    async presets(kind = '') {
+      const r = toResult<PresetList>(await call('presets', [kind]));
+      return r.ok ? r.value : {};
+    },
+
+    async preset(kind, id) {
+      return toResult(await call('preset', [kind, id]));
+    },
+
+    search(s, o, onProgress) {
+      const input = serialize(s, 'scenario');
+      const opts = serialize(o ?? {}, 'search options');
+      if ('error' in input || 'error' in opts) {
+        const error = 'error' in input ? input.error : (opts as { error: EngineError }).error;
+        return { result: Promise.resolve({ ok: false, error }), cancel() {} };
+      }
+      if (disposed) return { result: Promise.resolve({ ok: false, error: err('engine.disposed', 'the engine was disposed') }), cancel() {} };
+      // One search at a time per worker; a second concurrent search gets a worker of its own.
+      const conn = searcher && !searcher.dead && !searcher.busy ? searcher : new Connection(create);
+      searcher = conn;
+      let cancelled = false;
+      let done = false;
+      const result = conn
+        .call('search', [input.json, opts.json, onProgress !== undefined], searchTimeoutMs, onProgress)
+        .then((answer) => {
+          done = true;
+          return cancelled ? { ok: false as const, error: err('engine.cancelled', 'the search was cancelled') } : toResult<SearchResult>(answer);
+        });
+      return {
+        result,
+        cancel() {
+          if (cancelled || done) return;
+          cancelled = true;
+          conn.kill(err('engine.cancelled', 'the search was cancelled'));
+        },
+      };
+    },
+
+    async studies() {
+      const r = toResult<StudyList>(await call('studies', []));
+      return r.ok && Array.isArray(r.value.studies) ? r.value : { studies: [] };
+    },
+
+    async study(name) {
+      return toResult<StudyResult>(await call('study', [name]));
+    },
+
+    dispose() {
+      disposed = true;
+      main.kill(err('engine.disposed', 'the engine was disposed'));
+      searcher?.kill(err('engine.disposed', 'the engine was disposed'));
+      searcher = null;
+    },
+  };
+}

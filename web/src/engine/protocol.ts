@@ -1,0 +1,109 @@
+// The typed request/response protocol between the page (client.ts) and the engine Web Worker
+// (worker.ts), with ids so that replies can be matched to requests in any order. The handler that
+// serves a request is a plain function of the wasm module (handleRequest), so Node tests can run
+// it without a Worker.
+//
+// Every engine call returns a JSON string (core/io/api.h); the worker forwards that string
+// unparsed and the client parses it, so the wire format is the engine's own.
+
+/** The Embind surface of build/wasm/wasm/optimus_wasm.js (wasm/bindings.cpp). */
+export interface OptimusModule {
+  predict(scenarioJson: string): string;
+  validate(scenarioJson: string): string;
+  presets(kind: string): string;
+  preset(kind: string, id: string): string;
+  /** Present once the search engineer's binding exists; progress returns false to cancel. */
+  search?: (scenarioJson: string, optionsJson: string, progress: ((fraction: number) => boolean) | null) => string;
+  studies?: () => string;
+  study?: (name: string) => string;
+}
+
+export type Method = 'predict' | 'validate' | 'presets' | 'preset' | 'search' | 'studies' | 'study';
+
+/** Arguments per method, all strings (JSON text for scenarios and options). */
+export interface ArgsOf {
+  predict: [scenarioJson: string];
+  validate: [scenarioJson: string];
+  presets: [kind: string];
+  preset: [kind: string, id: string];
+  search: [scenarioJson: string, optionsJson: string, wantProgress: boolean];
+  studies: [];
+  study: [name: string];
+}
+
+export type Request = {
+  [M in Method]: { id: number; method: M; args: ArgsOf[M] };
+}[Method];
+
+export type Response =
+  /** The engine's JSON answer (a value or an in-band {"error": ...} object). */
+  | { id: number; kind: 'result'; json: string }
+  /** A search's progress, a fraction in [0, 1]. */
+  | { id: number; kind: 'progress'; fraction: number }
+  /** The worker could not serve the request (module failed to load, method unknown, trap). */
+  | { id: number; kind: 'failure'; code: string; message: string }
+  /** Sent once after the module loaded (id 0), or failure with id 0 when it could not load. */
+  | { id: 0; kind: 'ready' };
+
+/** How often at most a search reports progress (ms), so the page is not flooded with messages. */
+export const PROGRESS_INTERVAL_MS = 50;
+
+/** JSON text of an in-band engine error, the same shape the C++ side returns. */
+export function errorJson(code: string, message: string, path = ''): string {
+  return JSON.stringify({ error: { code, path, message } });
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (typeof e === 'number') return `wasm exception pointer ${e}`;
+  return String(e);
+}
+
+/**
+ * Serves one request with the loaded module and posts the reply (and progress messages for a
+ * search). Never throws: a trap or an exception inside the module becomes a 'failure' reply
+ * with code engine.crashed (the caller should then consider the module unusable).
+ */
+export function handleRequest(mod: OptimusModule, req: Request, post: (r: Response) => void, now: () => number = Date.now): void {
+  const reply = (json: string): void => post({ id: req.id, kind: 'result', json });
+  try {
+    switch (req.method) {
+      case 'predict':
+        return reply(mod.predict(req.args[0]));
+      case 'validate':
+        return reply(mod.validate(req.args[0]));
+      case 'presets':
+        return reply(mod.presets(req.args[0]));
+      case 'preset':
+        return reply(mod.preset(req.args[0], req.args[1]));
+      case 'search': {
+        if (typeof mod.search !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no search'));
+        const [scenario, options, wantProgress] = req.args;
+        let last = -Infinity;
+        const progress = wantProgress
+          ? (fraction: number): boolean => {
+              const t = now();
+              if (t - last >= PROGRESS_INTERVAL_MS || fraction >= 1) {
+                last = t;
+                post({ id: req.id, kind: 'progress', fraction });
+              }
+              return true; // cancelling is done by terminating the worker (client.ts)
+            }
+          : null;
+        return reply(mod.search(scenario, options, progress));
+      }
+      case 'studies':
+        if (typeof mod.studies !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no studies'));
+        return reply(mod.studies());
+      case 'study':
+        if (typeof mod.study !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no studies'));
+        return reply(mod.study(req.args[0]));
+      default: {
+        const unknown: { id: number; method: unknown } = req;
+        return post({ id: unknown.id, kind: 'failure', code: 'engine.bad_request', message: `unknown method ${String(unknown.method)}` });
+      }
+    }
+  } catch (e) {
+    post({ id: req.id, kind: 'failure', code: 'engine.crashed', message: `the engine failed: ${describe(e)}` });
+  }
+}

@@ -1,0 +1,103 @@
+// Number formatting for people: SI prefixes for rates and times, binary prefixes for capacities
+// (shared/spec/scenario.md: capacities are binary, GiB = 2^30 B; rates are decimal). Pure
+// functions, unit-tested in test/ui/format.test.ts.
+
+/** Kinds of quantity the page displays; each has its own unit ladder. */
+export type Quantity = 'seconds' | 'bytes' | 'flops' | 'flop_rate' | 'tokens_rate' | 'ratio' | 'count' | 'bool' | 'intensity';
+
+/** `x` with `digits` significant digits, without trailing zeros or exponent for usual sizes. */
+export function sig(x: number, digits = 3): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return '0';
+  const abs = Math.abs(x);
+  if (abs >= 1e21 || abs < 1e-6) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e');
+  const fixed = abs >= 10 ** digits ? x.toFixed(0) : x.toPrecision(digits);
+  return fixed.includes('.') && !fixed.includes('e') ? fixed.replace(/\.?0+$/, '') : fixed;
+}
+
+/** Seconds on a ladder ns, µs, ms, s, min, h, days, years (time to train runs long). */
+export function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return String(s);
+  const a = Math.abs(s);
+  if (a === 0) return '0 s';
+  if (a < 1e-6) return `${sig(s * 1e9)} ns`;
+  if (a < 1e-3) return `${sig(s * 1e6)} µs`;
+  if (a < 1) return `${sig(s * 1e3)} ms`;
+  if (a < 120) return `${sig(s)} s`;
+  if (a < 7200) return `${sig(s / 60)} min`;
+  if (a < 172800) return `${sig(s / 3600)} h`;
+  if (a < 86400 * 365.25) return `${sig(s / 86400)} days`;
+  return `${sig(s / (86400 * 365.25))} years`;
+}
+
+const BINARY = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+/** Bytes with binary prefixes (GiB = 2^30 B, the spec's capacity unit). */
+export function formatBytes(b: number): string {
+  if (!Number.isFinite(b)) return String(b);
+  let v = Math.abs(b);
+  let i = 0;
+  while (v >= 1024 && i < BINARY.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${b < 0 ? '-' : ''}${sig(v)} ${BINARY[i]}`;
+}
+
+const DECIMAL = ['', 'k', 'M', 'G', 'T', 'P', 'E', 'Z'];
+
+/** A decimal SI prefix: 3.2e15 -> "3.2 P" (followed by the unit). */
+export function siPrefix(x: number, unit: string): string {
+  if (!Number.isFinite(x)) return `${String(x)} ${unit}`;
+  let v = Math.abs(x);
+  let i = 0;
+  while (v >= 1000 && i < DECIMAL.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${x < 0 ? '-' : ''}${sig(v)} ${DECIMAL[i]}${unit}`;
+}
+
+export function formatPercent(r: number, digits = 3): string {
+  return Number.isFinite(r) ? `${sig(r * 100, digits)} %` : String(r);
+}
+
+/** The display text of one value of a given quantity. */
+export function formatValue(x: unknown, q: Quantity): string {
+  if (typeof x === 'boolean') return x ? 'yes' : 'no';
+  if (typeof x !== 'number') return x === undefined || x === null ? '—' : String(x);
+  switch (q) {
+    case 'seconds':
+      return formatSeconds(x);
+    case 'bytes':
+      return formatBytes(x);
+    case 'flops':
+      return siPrefix(x, 'FLOP');
+    case 'flop_rate':
+      return siPrefix(x, 'FLOP/s');
+    case 'tokens_rate':
+      return `${siPrefix(x, '').trim()} tokens/s`;
+    case 'ratio':
+      return formatPercent(x);
+    case 'intensity':
+      return `${sig(x)} FLOP/B`;
+    case 'bool':
+      return x ? 'yes' : 'no';
+    case 'count':
+      return Number.isInteger(x) ? x.toLocaleString('en-US') : sig(x);
+  }
+}
+
+/**
+ * Difference of current against pinned, in the quantity's unit and in percent of pinned:
+ * "+1.2 s (+3.4 %)". Equal values give "±0"; a pinned zero gives no percentage.
+ */
+export function formatDelta(current: number, pinned: number, q: Quantity): { text: string; sign: -1 | 0 | 1 } {
+  const d = current - pinned;
+  if (d === 0 || (Math.abs(d) <= 1e-12 * Math.max(Math.abs(current), Math.abs(pinned)))) return { text: '±0', sign: 0 };
+  const sign = d > 0 ? 1 : -1;
+  const plus = d > 0 ? '+' : '−';
+  const abs = q === 'ratio' ? `${sig(Math.abs(d) * 100)} pp` : formatValue(Math.abs(d), q);
+  const pct = pinned !== 0 ? ` (${plus}${sig(Math.abs(d / pinned) * 100)} %)` : '';
+  return { text: `${plus}${abs}${pct}`, sign };
+}

@@ -1,0 +1,88 @@
+// The results panel: headline numbers with units, each with data-metric/data-value (DOM
+// contract) and a <details> saying how it was obtained; the pinned result and the difference
+// when one is pinned; the "does not fit" verdict; warnings.
+import type { Prediction, ResolvedScenario } from '../engine/types';
+import { h } from './dom';
+import { formatBytes, formatDelta, formatValue } from './format';
+import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
+
+export interface Shown {
+  prediction: Prediction;
+  resolved: ResolvedScenario | null;
+}
+
+const openDetails = new Set<string>();
+
+function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLElement | null {
+  const v = getPath(cur.prediction, def.path);
+  if (v === undefined || v === null) return null;
+  const value = h('span', { class: v === false ? 'value bad' : 'value', 'data-metric': def.path, 'data-value': String(v) }, formatValue(v, def.q));
+  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value);
+  if (pinned) {
+    const pv = getPath(pinned.prediction, def.path);
+    if (typeof pv === 'number' && typeof v === 'number') {
+      const d = formatDelta(v, pv, def.q);
+      const good = def.better === undefined || d.sign === 0 ? '' : (d.sign > 0) === (def.better === 'higher') ? 'better' : 'worse';
+      card.append(h('div', { class: 'compare' }, h('span', { class: 'pinned', 'data-pinned-metric': def.path, 'data-value': String(pv) }, `pinned ${formatValue(pv, def.q)}`), ' ', h('span', { class: `delta ${good}`, 'data-delta-metric': def.path }, d.text)));
+    } else if (pv !== undefined) {
+      card.append(h('div', { class: 'compare' }, h('span', { class: 'pinned', 'data-pinned-metric': def.path, 'data-value': String(pv) }, `pinned ${formatValue(pv, def.q)}`)));
+    } else {
+      card.append(h('div', { class: 'compare' }, h('span', { class: 'pinned' }, 'not in pinned result')));
+    }
+  }
+  const ex = explain(def, { prediction: cur.prediction, scenario: cur.resolved });
+  if (ex) {
+    const det = h(
+      'details',
+      { class: 'how', open: openDetails.has(def.path) || undefined },
+      h('summary', null, 'Show formula'),
+      h('p', { class: 'formula' }, ex.formula),
+      ex.inputs.length > 0 ? h('dl', null, ...ex.inputs.flatMap(([k, val]) => [h('dt', null, k), h('dd', null, val)])) : null,
+      ex.source ? h('p', { class: 'source' }, ex.source) : null,
+    );
+    det.addEventListener('toggle', () => (det.open ? openDetails.add(def.path) : openDetails.delete(def.path)));
+    card.append(det);
+  }
+  return card;
+}
+
+function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | null, extra?: HTMLElement | null): HTMLElement | null {
+  const cards = defs.map((d) => metricCard(d, cur, pinned)).filter((c): c is HTMLElement => c !== null);
+  if (cards.length === 0) return null;
+  return h('section', { class: 'card results-section' }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards));
+}
+
+function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
+  const m = getPath(p, prefix) as Prediction['memory'] | undefined;
+  if (!m) return null;
+  const total = m.per_device_bytes.total;
+  const cap = m.capacity_bytes;
+  const share = cap > 0 ? total / cap : 0;
+  const bar = h('div', { class: 'meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(cap), 'aria-valuenow': String(total), 'aria-label': 'memory used of capacity' }, h('span', { style: `width:${Math.min(100, share * 100).toFixed(1)}%` }));
+  return h(
+    'div',
+    { class: `fit ${m.fits ? 'ok' : 'bad'}` },
+    h('strong', null, m.fits ? 'Fits in device memory' : 'Does not fit in device memory'),
+    ` — ${formatBytes(total)} of ${formatBytes(cap)} per device (${(share * 100).toFixed(0)} %)`,
+    bar,
+  );
+}
+
+export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown | null): void {
+  const p = cur.prediction;
+  const parts: Array<HTMLElement | null> = [];
+  if (p.training) parts.push(section('Training', TRAINING_METRICS, cur, pinned));
+  if (p.inference) parts.push(section('Inference', INFERENCE_METRICS, cur, pinned));
+  parts.push(section(p.training ? 'Memory per device: training' : 'Memory per device: inference', p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, fitBanner('memory', p)));
+  if (p.training && p.inference?.memory) parts.push(section('Memory per device: inference', INFERENCE_MEMORY_METRICS, cur, pinned, fitBanner('inference.memory', p)));
+  const warnings = p.warnings ?? [];
+  parts.push(
+    h(
+      'section',
+      { class: 'card warnings', 'data-testid': 'warnings' },
+      h('h3', null, `Warnings (${warnings.length})`),
+      warnings.length === 0 ? h('p', { class: 'muted' }, 'None.') : h('ul', null, ...warnings.map((w) => h('li', { 'data-warning': w.code }, h('code', null, w.code), ' ', w.message))),
+    ),
+  );
+  container.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));
+}

@@ -1,0 +1,171 @@
+// The search view: runs the engine's design-space search (core/search) in its own worker with a
+// progress bar and cancel, shows the top layouts (a row loads its layout into the editor) and a
+// scatter plot of the evaluated layouts (time vs memory per device, infeasible ones grey).
+// The engine keeps the parallel keys the scenario gives fixed and searches the absent ones, so
+// the view sends the scenario with only the keys the user chose to keep.
+import type { Engine } from '../engine/client';
+import type { SearchBest, SearchOptions, SearchResult } from '../engine/types';
+import { layoutLabel, searchScatterSpec } from '../charts/specs';
+import { chartCard } from './chartcard';
+import { h, uid } from './dom';
+import { formatBytes, formatPercent, formatSeconds, formatValue } from './format';
+
+export interface SearchDeps {
+  engine: Engine;
+  scenario: () => Record<string, unknown>;
+  /** Loads a ranked layout (and, for inference, its batch) into the editor. */
+  apply: (parallel: Record<string, unknown>, inferenceBatch?: number) => void;
+  stem: () => string;
+  notify: (msg: string) => void;
+}
+
+const FIXABLE: Array<[key: string, label: string]> = [
+  ['tp', 'tp'],
+  ['pp', 'pp'],
+  ['dp', 'dp'],
+  ['cp', 'cp'],
+  ['micro_batch', 'micro-batch'],
+  ['interleave', 'interleave'],
+  ['sequence_parallel', 'sequence parallel'],
+  ['recompute', 'recompute'],
+  ['zero_stage', 'ZeRO stage'],
+];
+
+/** The scenario to search: its `parallel` reduced to the keys to keep fixed (pure). */
+export function searchScenario(s: Record<string, unknown>, fixed: string[]): Record<string, unknown> {
+  const par = (s.parallel ?? {}) as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const k of fixed) if (par[k] !== undefined) kept[k] = par[k];
+  return { ...s, parallel: kept };
+}
+
+export function createSearchView(deps: SearchDeps): HTMLElement {
+  const modeId = uid('s');
+  const objId = uid('s');
+  const topId = uid('s');
+  const mode = h('select', { id: modeId }, h('option', { value: '' }, 'auto (training if present)'), h('option', { value: 'training' }, 'training'), h('option', { value: 'inference' }, 'inference'));
+  const objective = h('select', { id: objId }, h('option', { value: 'throughput' }, 'throughput'), h('option', { value: 'latency' }, 'latency'));
+  const top = h('input', { id: topId, type: 'number', min: '1', max: '100', value: '10', inputmode: 'numeric' });
+  const fixedBoxes = FIXABLE.map(([k, label]) => {
+    const id = uid('fix');
+    const box = h('input', { id, type: 'checkbox', value: k, 'data-fix': k });
+    return { k, box, el: h('span', { class: 'fix' }, box, h('label', { for: id }, label)) };
+  });
+  const run = h('button', { type: 'button', class: 'primary', 'data-testid': 'search-run' }, 'Search layouts');
+  const cancel = h('button', { type: 'button', 'data-testid': 'search-cancel', disabled: true }, 'Cancel');
+  const progress = h('progress', { 'data-testid': 'search-progress', max: '1', value: '0', 'aria-label': 'search progress' });
+  const summary = h('p', { class: 'muted', 'aria-live': 'polite', 'data-testid': 'search-summary' }, 'Enumerates every layout of the scenario’s devices (tp × pp × cp × dp, micro-batch, interleave, sequence parallelism, recompute, ZeRO stage; for inference tp, pp and the batch), rejects the infeasible ones and ranks the rest.');
+  const error = h('div', { class: 'error', role: 'alert', 'data-testid': 'search-error', hidden: true });
+  const table = h('table', { 'data-testid': 'search-table', class: 'data' });
+  const tableWrap = h('div', { class: 'card table-wrap', hidden: true }, table);
+  const chart = chartCard('search-chart', 'Evaluated layouts', () => `${deps.stem()}-search`, deps.notify);
+  chart.el.hidden = true;
+  let handle: { cancel(): void } | null = null;
+
+  function rowFor(b: SearchBest, i: number, training: boolean): HTMLTableRowElement {
+    const inf = b.inference as (SearchBest['inference'] & { batch?: number; throughput_all_replicas_tokens_per_s?: number }) | undefined;
+    // [raw number (the cell's data-value), its display text]
+    const cells: Array<[number | undefined, string]> = training
+      ? [
+          [b.training?.iteration_time_s, formatSeconds(b.training?.iteration_time_s ?? NaN)],
+          [b.training?.tokens_per_s, formatValue(b.training?.tokens_per_s, 'tokens_rate')],
+          [b.training?.mfu, formatPercent(b.training?.mfu ?? NaN)],
+        ]
+      : [
+          [inf?.batch, String(inf?.batch ?? '')],
+          [inf?.ttft_s, formatSeconds(inf?.ttft_s ?? NaN)],
+          [inf?.tpot_s, formatSeconds(inf?.tpot_s ?? NaN)],
+          [inf?.throughput_all_replicas_tokens_per_s ?? inf?.throughput_tokens_per_s, formatValue(inf?.throughput_all_replicas_tokens_per_s ?? inf?.throughput_tokens_per_s, 'tokens_rate')],
+        ];
+    const mem = b.memory?.per_device_bytes?.total;
+    const tr = h(
+      'tr',
+      { tabindex: '0', class: 'clickable', title: 'Load this layout into the editor', 'data-rank': String(i + 1) },
+      h('td', null, String(i + 1)),
+      h('td', null, layoutLabel(b.parallel)),
+      ...cells.map(([raw, text]) => h('td', { class: 'num', 'data-value': raw === undefined ? undefined : String(raw) }, text)),
+      h('td', { class: 'num', 'data-value': mem === undefined ? undefined : String(mem) }, formatBytes(mem ?? NaN)),
+    );
+    const load = (): void => deps.apply(b.parallel, training ? undefined : inf?.batch);
+    tr.addEventListener('click', load);
+    tr.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        load();
+      }
+    });
+    return tr;
+  }
+
+  function show(r: SearchResult, training: boolean): void {
+    const rejected = Object.entries(r.rejected ?? {})
+      .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
+      .join(', ');
+    const plotted = r.points_truncated === true ? ` The plot shows the ${(r.points ?? []).length.toLocaleString('en-US')} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${r.evaluated.toLocaleString('en-US')} layouts evaluated, ${r.feasible.toLocaleString('en-US')} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
+    const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];
+    tableWrap.hidden = false;
+    table.replaceChildren(
+      h('caption', null, r.best.length > 0 ? 'Best layouts — select a row (click or Enter) to load it into the editor' : 'No feasible layout.'),
+      h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', null, ...r.best.map((b, i) => rowFor(b, i, training))),
+    );
+    const cap = r.best[0]?.memory?.capacity_bytes;
+    chart.el.hidden = false;
+    chart.set(searchScatterSpec(r, cap), 'The engine returned no layouts to plot.');
+  }
+
+  run.addEventListener('click', () => {
+    if (handle) return;
+    const fixed = fixedBoxes.filter((f) => f.box.checked).map((f) => f.k);
+    const s = searchScenario(deps.scenario(), fixed);
+    const o: SearchOptions = { top: Math.max(1, Math.min(100, Math.round(Number(top.value)) || 10)), points: true };
+    if (mode.value) o.mode = mode.value as 'training' | 'inference';
+    const training = o.mode ? o.mode === 'training' : s.training !== undefined;
+    if (!training) o.objective = objective.value as 'throughput' | 'latency';
+    error.hidden = true;
+    progress.value = 0;
+    run.disabled = true;
+    cancel.disabled = false;
+    summary.textContent = 'Searching…';
+    const job = deps.engine.search(s, o, (f) => (progress.value = f));
+    handle = job;
+    void job.result.then((r) => {
+      handle = null;
+      run.disabled = false;
+      cancel.disabled = true;
+      if (r.ok) {
+        progress.value = 1;
+        show(r.value, training);
+      } else {
+        progress.value = 0;
+        summary.textContent = r.error.code === 'engine.cancelled' ? 'Search cancelled.' : 'The search did not run.';
+        if (r.error.code !== 'engine.cancelled') {
+          error.hidden = false;
+          error.textContent = `${r.error.message} (${r.error.code}${r.error.path ? ` at ${r.error.path}` : ''})`;
+        }
+      }
+    });
+  });
+  cancel.addEventListener('click', () => handle?.cancel());
+
+  return h(
+    'section',
+    { class: 'view', id: 'search', 'aria-labelledby': 'search-h' },
+    h('h2', { id: 'search-h' }, 'Search parallel layouts'),
+    h(
+      'div',
+      { class: 'card controls' },
+      h('div', { class: 'field' }, h('label', { for: modeId }, 'Mode'), mode),
+      h('div', { class: 'field' }, h('label', { for: objId }, 'Inference objective'), objective),
+      h('div', { class: 'field' }, h('label', { for: topId }, 'Show best'), top),
+      h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el)),
+      h('div', { class: 'buttons' }, run, cancel),
+      progress,
+      summary,
+      error,
+    ),
+    tableWrap,
+    chart.el,
+  );
+}

@@ -1,0 +1,114 @@
+// The studies view: the paper's studies as the engine reproduces them (engine.studies() /
+// engine.study(name)), drawn as a chart of the rows and listed as a table.
+import type { Engine } from '../engine/client';
+import type { StudyResult } from '../engine/types';
+import { studyAxes, studyDefaults, studySpec } from '../charts/specs';
+import { chartCard } from './chartcard';
+import { h, uid } from './dom';
+import { formatBytes, formatSeconds, sig } from './format';
+
+export function createStudiesView(engine: Engine, notify: (msg: string) => void): { el: HTMLElement; load(): Promise<void> } {
+  const id = uid('study');
+  const select = h('select', { id, 'data-testid': 'study-select' });
+  const description = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const notes = h('ul', { class: 'notes' });
+  const table = h('table', { 'data-testid': 'study-table', class: 'data' });
+  const error = h('div', { class: 'error', role: 'alert', hidden: true });
+  const chart = chartCard('study-chart', 'Study', () => `study-${select.value || 'none'}`, notify);
+  const axis = (label: string, testid: string): { el: HTMLElement; select: HTMLSelectElement } => {
+    const aid = uid('axis');
+    const sel = h('select', { id: aid, 'data-testid': testid });
+    return { el: h('div', { class: 'field' }, h('label', { for: aid }, label), sel), select: sel };
+  };
+  const xSel = axis('Chart x', 'study-x');
+  const ySel = axis('Chart y', 'study-y');
+  const colorSel = axis('Colour by', 'study-color');
+  let shown: StudyResult | null = null;
+  const redraw = (): void => {
+    if (shown) chart.set(studySpec(shown, { x: xSel.select.value, y: ySel.select.value, color: colorSel.select.value }), 'Nothing to draw for these columns.');
+  };
+  for (const a of [xSel, ySel, colorSel]) a.select.addEventListener('change', redraw);
+  const fill = (sel: HTMLSelectElement, values: string[], chosen: string, none?: string): void => {
+    sel.replaceChildren(...(none !== undefined ? [h('option', { value: '' }, none)] : []), ...values.map((v) => h('option', { value: v }, v)));
+    sel.value = chosen;
+  };
+  const columnHelp = h('details', { class: 'columns-help', hidden: true });
+  const tableWrap = h('div', { class: 'card table-wrap', hidden: true }, table, columnHelp, notes);
+
+  /** A cell in its column's unit (the study's "units" map: "s", "bytes", ...). */
+  const cell = (v: unknown, unit: string): string => {
+    if (typeof v === 'number') return unit === 'bytes' ? formatBytes(v) : unit === 's' ? formatSeconds(v) : unit && unit !== 'ratio' ? `${sig(v, 4)} ${unit}` : sig(v, 4);
+    if (typeof v === 'boolean') return v ? 'yes' : 'no';
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} ${cell(x, unit)}`).join(', ');
+    return String(v);
+  };
+
+  function show(st: StudyResult): void {
+    description.textContent = st.description;
+    tableWrap.hidden = false;
+    const cols = st.columns.length > 0 ? st.columns : Object.keys(st.rows[0] ?? {});
+    const units = (st.units ?? {}) as Record<string, string>;
+    const descriptions = (st.column_descriptions ?? {}) as Record<string, string>;
+    table.replaceChildren(
+      h('caption', null, st.title),
+      h('thead', null, h('tr', null, ...cols.map((c) => h('th', { scope: 'col', title: descriptions[c] }, c)))),
+      h('tbody', null, ...st.rows.map((r) => h('tr', null, ...cols.map((c) => h('td', { class: typeof r[c] === 'number' ? 'num' : undefined, 'data-value': typeof r[c] === 'number' ? String(r[c]) : undefined }, cell(r[c], units[c] ?? '')))))),
+    );
+    notes.replaceChildren(...(st.notes ?? []).map((n) => h('li', null, n)));
+    const described = cols.filter((c) => descriptions[c]);
+    columnHelp.replaceChildren(
+      ...(described.length > 0
+        ? [h('summary', null, 'What the columns mean'), h('dl', null, ...described.flatMap((c) => [h('dt', null, units[c] ? `${c} (${units[c]})` : c), h('dd', null, descriptions[c]!)]))]
+        : []),
+    );
+    columnHelp.hidden = described.length === 0;
+    shown = st;
+    const axes = studyAxes(st);
+    const d = studyDefaults(st);
+    fill(xSel.select, axes.x, d?.x ?? '');
+    fill(ySel.select, axes.y, d?.y ?? '');
+    fill(colorSel.select, axes.color, d?.color ?? '', 'none');
+    chart.set(d ? studySpec(st, d) : null, 'This study has no numeric column to draw.');
+  }
+
+  async function pick(name: string): Promise<void> {
+    error.hidden = true;
+    const r = await engine.study(name);
+    if (r.ok) show(r.value);
+    else {
+      error.hidden = false;
+      error.textContent = `${r.error.message} (${r.error.code})`;
+      chart.set(null, 'No study loaded.');
+      table.replaceChildren();
+    }
+  }
+  select.addEventListener('change', () => void pick(select.value));
+
+  const el = h(
+    'section',
+    { class: 'view', id: 'studies', 'aria-labelledby': 'studies-h' },
+    h('h2', { id: 'studies-h' }, 'Studies from the paper'),
+    h('div', { class: 'card controls' }, h('div', { class: 'field' }, h('label', { for: id }, 'Study'), select), xSel.el, ySel.el, colorSel.el, description, error),
+    chart.el,
+    tableWrap,
+  );
+
+  return {
+    el,
+    async load() {
+      const list = await engine.studies();
+      const studies = list.studies ?? [];
+      if (studies.length === 0) {
+        select.replaceChildren(h('option', { value: '' }, 'none available'));
+        select.disabled = true;
+        description.textContent = 'This build of the engine has no studies.';
+        chart.set(null, 'No study available.');
+        return;
+      }
+      select.disabled = false;
+      select.replaceChildren(...studies.map((s) => h('option', { value: s.name }, s.title || s.name)));
+      await pick(studies[0]!.name);
+    },
+  };
+}

@@ -1,0 +1,265 @@
+// The engine client and the worker protocol against the real wasm module (in-process worker
+// stand-in, see wasm.ts), plus crash, timeout, cancel and dispose behaviour with broken workers.
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { createEngine, type Engine, type WorkerLike } from '../src/engine/client';
+import { handleRequest, type OptimusModule, type Request, type Response } from '../src/engine/protocol';
+import { InProcessWorker, loadModule, readJson } from './wasm';
+
+const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
+let mod: OptimusModule;
+const engines: Engine[] = [];
+const make = (create: () => WorkerLike, extra: { timeoutMs?: number } = {}): Engine => {
+  const e = createEngine({ createWorker: create, ...extra });
+  engines.push(e);
+  return e;
+};
+
+beforeAll(async () => {
+  mod = await loadModule();
+});
+afterEach(() => {
+  for (const e of engines.splice(0)) e.dispose();
+});
+
+describe('handleRequest (the worker logic, no Worker)', () => {
+  const run = (req: Request): Response[] => {
+    const out: Response[] = [];
+    handleRequest(mod, req, (r) => out.push(r));
+    return out;
+  };
+
+  test('forwards the engine JSON unchanged with the request id', () => {
+    const json = JSON.stringify(defaultScenario);
+    expect(run({ id: 7, method: 'predict', args: [json] })).toEqual([{ id: 7, kind: 'result', json: mod.predict(json) }]);
+    expect(run({ id: 8, method: 'preset', args: ['models', 'llama3-70b'] })).toEqual([
+      { id: 8, kind: 'result', json: mod.preset('models', 'llama3-70b') },
+    ]);
+  });
+
+  test('an exception inside the module becomes an engine.crashed failure', () => {
+    const throwing = { ...mod, predict: () => { throw new Error('memory access out of bounds'); } } as OptimusModule;
+    const out: Response[] = [];
+    handleRequest(throwing, { id: 3, method: 'predict', args: ['{}'] }, (r) => out.push(r));
+    expect(out).toEqual([{ id: 3, kind: 'failure', code: 'engine.crashed', message: expect.stringContaining('out of bounds') }]);
+  });
+
+  test('an unknown method is a bad request, not a crash', () => {
+    const out = run({ id: 4, method: 'launch', args: [] } as unknown as Request);
+    expect(out).toEqual([{ id: 4, kind: 'failure', code: 'engine.bad_request', message: expect.any(String) }]);
+  });
+
+  test('search/studies without a binding answer engine.unavailable', () => {
+    const bare = { predict: mod.predict, validate: mod.validate, presets: mod.presets, preset: mod.preset } as OptimusModule;
+    for (const req of [
+      { id: 1, method: 'search', args: ['{}', '{}', false] },
+      { id: 2, method: 'studies', args: [] },
+      { id: 3, method: 'study', args: ['x'] },
+    ] as Request[]) {
+      const out: Response[] = [];
+      handleRequest(bare, req, (r) => out.push(r));
+      expect(out.length).toBe(1);
+      expect(out[0]!.kind).toBe('result');
+      expect(JSON.parse((out[0] as { json: string }).json).error.code).toBe('engine.unavailable');
+    }
+  });
+
+  test('search progress is forwarded, rate-limited, and the final 1 always', () => {
+    let clock = 0;
+    const fake = {
+      ...mod,
+      search: (_s: string, _o: string, progress: ((f: number) => boolean) | null) => {
+        for (let i = 0; i <= 100; i++) {
+          clock += 10; // 10 ms per step: at most one message per 50 ms
+          progress?.(i / 100);
+        }
+        return '{"evaluated":101,"feasible":0,"rejected":{},"elapsed_s":1,"best":[]}';
+      },
+    } as OptimusModule;
+    const out: Response[] = [];
+    handleRequest(fake, { id: 9, method: 'search', args: ['{}', '{}', true] }, (r) => out.push(r), () => clock);
+    const fractions = out.filter((r) => r.kind === 'progress').map((r) => (r as { fraction: number }).fraction);
+    expect(fractions.length).toBeGreaterThan(15);
+    expect(fractions.length).toBeLessThan(25);
+    expect(fractions.at(-1)).toBe(1);
+    expect(out.at(-1)!.kind).toBe('result');
+  });
+});
+
+describe('createEngine against the wasm module', () => {
+  test('ready, then predict gives the same numbers as the module', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    await engine.ready;
+    const r = await engine.predict(defaultScenario);
+    expect(r).toEqual({ ok: true, value: JSON.parse(mod.predict(JSON.stringify(defaultScenario))) });
+    if (r.ok) {
+      expect(r.value.training!.iteration_time_s).toBeGreaterThan(0);
+      expect(typeof r.value.memory.fits).toBe('boolean');
+    }
+  });
+
+  test('an invalid scenario is an error result with the engine code and path', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const r = await engine.predict({ ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.path).toBe('/parallel/tp');
+      expect(r.error.code).toBe('parallel.tp_not_divisor_of_heads');
+      expect(r.error.message.length).toBeGreaterThan(0);
+    }
+  });
+
+  test('values JSON cannot write are refused before reaching the engine', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(await engine.predict(cyclic)).toMatchObject({ ok: false, error: { code: 'scenario.malformed_json' } });
+    expect(await engine.predict(undefined)).toMatchObject({ ok: false, error: { code: 'scenario.malformed_json' } });
+    expect(await engine.predict(10n)).toMatchObject({ ok: false, error: { code: 'scenario.malformed_json' } });
+  });
+
+  test('validate resolves presets and fills defaults', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const r = await engine.validate(defaultScenario);
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(typeof r.value.scenario.model).toBe('object');
+      expect(r.value.scenario.model.layers).toBeGreaterThan(0);
+      expect(r.value.scenario.parallel.cp).toBe(1);
+    }
+  });
+
+  test('presets lists every kind; preset returns one; unknown ids are errors', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const all = await engine.presets();
+    for (const kind of ['models', 'devices', 'systems', 'scenarios']) expect(all[kind]!.length).toBeGreaterThan(0);
+    expect(all.scenarios!.map((p) => p.id)).toContain('default');
+    const models = await engine.presets('models');
+    expect(Object.keys(models)).toEqual(['models']);
+    expect(await engine.presets('no-such-kind')).toEqual({});
+    expect(await engine.preset('scenarios', 'default')).toEqual({ ok: true, value: defaultScenario });
+    expect(await engine.preset('models', 'nope')).toMatchObject({ ok: false, error: { code: 'preset.unknown' } });
+  });
+
+  test('concurrent calls are matched to their answers by id', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const sizes = [8, 16, 32, 64, 128];
+    const results = await Promise.all(
+      sizes.map((dp) => engine.predict({ ...defaultScenario, num_devices: 16 * dp, parallel: { ...defaultScenario.parallel, dp } })),
+    );
+    results.forEach((r, i) => {
+      const s = { ...defaultScenario, num_devices: 16 * sizes[i]!, parallel: { ...defaultScenario.parallel, dp: sizes[i] } };
+      expect(r).toEqual({ ok: true, value: JSON.parse(mod.predict(JSON.stringify(s))) });
+    });
+  });
+
+  test('search: works when the module has it, else engine.unavailable', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const fractions: number[] = [];
+    const { result } = engine.search(defaultScenario, { top: 3 }, (f) => fractions.push(f));
+    const r = await result;
+    if (typeof mod.search !== 'function') {
+      expect(r).toMatchObject({ ok: false, error: { code: 'engine.unavailable' } });
+      return;
+    }
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.best.length).toBeGreaterThan(0);
+    expect(r.value.best.length).toBeLessThanOrEqual(3);
+    expect(r.value.evaluated).toBeGreaterThanOrEqual(r.value.feasible);
+    // The best layout, put back into the scenario, predicts the same time (the agreed contract).
+    const best = r.value.best[0]!;
+    const again = await engine.predict({ ...defaultScenario, parallel: best.parallel });
+    expect(again.ok && again.value.training!.iteration_time_s).toBe(best.training!.iteration_time_s);
+    for (const f of fractions) expect(f >= 0 && f <= 1).toBe(true);
+  });
+
+  test('studies: listed and each one runs when the module has them, else engine.unavailable', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const list = await engine.studies();
+    if (typeof mod.studies !== 'function') {
+      expect(list).toEqual({ studies: [] });
+      expect(await engine.study('x')).toMatchObject({ ok: false, error: { code: 'engine.unavailable' } });
+      return;
+    }
+    expect(list.studies.length).toBeGreaterThan(0);
+    const first = await engine.study(list.studies[0]!.name);
+    expect(first.ok).toBe(true);
+    if (first.ok) expect(first.value.rows.length).toBeGreaterThan(0);
+    expect(await engine.study('no-such-study')).toMatchObject({ ok: false, error: { code: 'study.unknown' } });
+  });
+});
+
+describe('failures of the worker', () => {
+  test('a worker that fails to load: ready rejects, calls fail with engine.crashed', async () => {
+    const engine = make(() => new InProcessWorker(mod, { failToLoad: 'no wasm' }));
+    await expect(engine.ready).rejects.toThrow('no wasm');
+    const r = await engine.predict(defaultScenario);
+    expect(r).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
+  });
+
+  test('a crash fails the pending calls, and the next call starts a fresh worker', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = make(() => {
+      const w = new InProcessWorker(mod, { silent: workers.length === 0 });
+      workers.push(w);
+      return w;
+    });
+    const pending = engine.predict(defaultScenario);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    workers[0]!.onerror?.({ message: 'RuntimeError: unreachable' });
+    expect(await pending).toMatchObject({ ok: false, error: { code: 'engine.crashed', message: expect.stringContaining('unreachable') } });
+    expect(workers[0]!.terminated).toBe(true);
+    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect(workers.length).toBe(2);
+  });
+
+  test('a trap reported by the handler retires the worker', async () => {
+    const workers: InProcessWorker[] = [];
+    let traps = true;
+    const trapping = { ...mod, predict: (s: string) => { if (traps) throw new Error('unreachable'); return mod.predict(s); } } as OptimusModule;
+    const engine = make(() => {
+      const w = new InProcessWorker(trapping);
+      workers.push(w);
+      return w;
+    });
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
+    traps = false;
+    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect(workers.length).toBe(2);
+    expect(workers[0]!.terminated).toBe(true);
+  });
+
+  test('a worker that does not answer times out as engine.crashed', async () => {
+    const engine = make(() => new InProcessWorker(mod, { silent: true }), { timeoutMs: 50 });
+    const t0 = Date.now();
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed', message: expect.stringContaining('did not answer') } });
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  test('cancel terminates the search worker and leaves predict working', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = make(() => {
+      // the second worker is the search's: it never answers (a long search)
+      const w = new InProcessWorker(mod, { silent: workers.length === 1 });
+      workers.push(w);
+      return w;
+    });
+    const search = engine.search(defaultScenario, {});
+    const predicted = engine.predict(defaultScenario);
+    search.cancel();
+    expect(await search.result).toMatchObject({ ok: false, error: { code: 'engine.cancelled' } });
+    expect(workers[1]!.terminated).toBe(true);
+    expect(workers[0]!.terminated).toBe(false);
+    expect((await predicted).ok).toBe(true);
+  });
+
+  test('dispose terminates the workers and later calls fail', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: () => { const w = new InProcessWorker(mod); workers.push(w); return w; } });
+    await engine.ready;
+    engine.dispose();
+    expect(workers.every((w) => w.terminated)).toBe(true);
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.disposed' } });
+    expect(workers.length).toBe(1);
+  });
+});

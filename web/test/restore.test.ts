@@ -1,0 +1,98 @@
+// restoreScenario: the engine decides whether a link's scenario is usable; otherwise the page gets
+// a message for its banner and the last valid or the default scenario.
+import fc from 'fast-check';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createEngine, type Engine } from '../src/engine/client';
+import { decodeFragment, encodeFragment } from '../src/codec/url';
+import { restoreScenario } from '../src/codec/restore';
+import { InProcessWorker, loadModule, readJson } from './wasm';
+
+const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
+let engine: Engine;
+
+beforeAll(async () => {
+  const mod = await loadModule();
+  engine = createEngine({ createWorker: () => new InProcessWorker(mod) });
+  await engine.ready;
+});
+
+const linkTo = async (s: unknown) => decodeFragment(await encodeFragment(s));
+
+describe('restoreScenario', () => {
+  test('a valid link gives its scenario as written (preset ids kept)', async () => {
+    const s = { ...defaultScenario, num_devices: 128, parallel: { ...defaultScenario.parallel, dp: 8 } };
+    expect(await restoreScenario(await linkTo(s), engine)).toEqual({ ok: true, source: 'link', scenario: s });
+  });
+
+  test('no link gives the default scenario preset without a message', async () => {
+    const r = await restoreScenario(await decodeFragment(''), engine);
+    expect(r).toEqual({ ok: true, source: 'fallback', scenario: defaultScenario });
+  });
+
+  test('an invalid scenario in the link: engine code, path, message and the default scenario', async () => {
+    const bad = { ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } };
+    const r = await restoreScenario(await linkTo(bad), engine);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.path).toBe('/parallel/tp');
+    expect(r.code).toBe('parallel.tp_not_divisor_of_heads');
+    expect(r.message).toContain('not valid');
+    expect(r.message).toContain('default scenario');
+    expect(r.scenario).toEqual(defaultScenario);
+  });
+
+  test('a corrupt link falls back to the last valid scenario when there is one', async () => {
+    const last = { ...defaultScenario, name: 'mine' };
+    const r = await restoreScenario(await decodeFragment('#v1=@@@'), engine, { lastValid: last });
+    expect(r).toMatchObject({ ok: false, code: 'link.corrupt', scenario: last });
+    if (!r.ok) expect(r.message).toContain('last valid scenario');
+  });
+
+  test('a future version link falls back with its message', async () => {
+    const r = await restoreScenario(await decodeFragment('#v7=AAAA'), engine);
+    expect(r).toMatchObject({ ok: false, code: 'link.unknown_version', scenario: defaultScenario });
+  });
+
+  test('a link whose JSON is not an object is rejected by the engine', async () => {
+    for (const value of [null, 42, 'gpt3', [1, 2], {}]) {
+      const r = await restoreScenario(await linkTo(value), engine);
+      expect(r.ok, JSON.stringify(value)).toBe(false);
+      if (!r.ok) expect(r.scenario).toEqual(defaultScenario);
+    }
+  });
+
+  test('never throws, even when the engine does', async () => {
+    const broken = {
+      validate: () => Promise.reject(new Error('boom')),
+      preset: () => Promise.reject(new Error('boom')),
+    } as unknown as Engine;
+    const r = await restoreScenario(await linkTo(defaultScenario), broken);
+    expect(r.ok).toBe(false);
+    const none = await restoreScenario(await decodeFragment(''), broken);
+    expect(none).toMatchObject({ ok: false, scenario: null });
+  });
+
+  test('property: any fragment text gives a scenario the engine accepts, or a message and the fallback', async () => {
+    const good = (await encodeFragment(defaultScenario)).slice(4);
+    const mutated = fc
+      .tuple(fc.nat(good.length - 1), fc.string({ minLength: 0, maxLength: 3 }), fc.nat(good.length))
+      .map(([at, text, cut]) => `#v1=${(good.slice(0, at) + text + good.slice(at + 1)).slice(0, cut)}`);
+    // valid links to small edits of the default scenario, some of them invalid scenarios
+    const edited = fc
+      .record({ tp: fc.integer({ min: -1, max: 9 }), dp: fc.integer({ min: 0, max: 9 }), seq: fc.constantFrom(1, 2048, 8192, 1e9) })
+      .map(({ tp, dp, seq }) => ({ ...defaultScenario, parallel: { ...defaultScenario.parallel, tp, dp }, training: { ...defaultScenario.training, seq_len: seq } }));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), mutated, edited), async (input) => {
+        const hash = typeof input === 'string' ? input : await encodeFragment(input);
+        const r = await restoreScenario(await decodeFragment(hash), engine);
+        if (r.ok) {
+          expect((await engine.validate(r.scenario)).ok).toBe(true);
+        } else {
+          expect(r.message.length).toBeGreaterThan(10);
+          expect(r.scenario).toEqual(defaultScenario);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,175 @@
+// @vitest-environment happy-dom
+// The editor and the results panel in a DOM (happy-dom): data-path fields, inline copies of
+// presets on edit, error routing by JSON Pointer, workload toggles, and the DOM contract of the
+// results (data-metric / data-value = String(x)) with pinned differences.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEditor, type Editor } from '../../src/ui/editor';
+import { renderResults } from '../../src/ui/results';
+import type { Prediction } from '../../src/engine/types';
+
+const presets = {
+  models: [{ id: 'm1', name: 'Model One' }],
+  systems: [{ id: 's1', name: 'System One' }],
+  devices: [
+    { id: 'd1', name: 'Device One' },
+    { id: 'd2', name: 'Device Two' },
+  ],
+};
+const store: Record<string, Record<string, Record<string, unknown>>> = {
+  models: { m1: { name: 'Model One', source: 'paper', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, notes: 'not modelled: x' } },
+  systems: { s1: { name: 'System One', device: 'd1', devices_per_node: 8, scale_up: { bandwidth_GBps: 450, latency_us: 2, domain_size: 8 }, scale_out: { bandwidth_GBps: 50, latency_us: 3 } } },
+};
+const start = { schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8, pp: 1, dp: 1 }, training: { global_batch: 8, seq_len: 128, precision: 'bf16' } };
+
+const flush = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+const field = (path: string): HTMLInputElement & HTMLSelectElement => document.querySelector(`[data-path="${path}"]`)!;
+const slot = (path: string): HTMLElement => document.querySelector(`[data-error-for="${path}"]`)!;
+function type(path: string, value: string): void {
+  const f = field(path);
+  f.value = value;
+  f.dispatchEvent(new Event(f.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true }));
+}
+
+let editor: Editor;
+let edits: number;
+let invalid: Array<[string, string]>;
+
+beforeEach(async () => {
+  document.body.replaceChildren();
+  edits = 0;
+  invalid = [];
+  editor = createEditor({
+    presets: () => presets,
+    preset: async (kind, id) => JSON.parse(JSON.stringify(store[kind]?.[id] ?? null)) as Record<string, unknown> | null,
+    onEdit: () => (edits += 1),
+    onInvalid: (p, m) => invalid.push([p, m]),
+  });
+  document.body.append(editor.el);
+  await editor.load(JSON.parse(JSON.stringify(start)) as Record<string, unknown>);
+});
+
+describe('scenario editor', () => {
+  it('shows preset values and documented defaults in labelled data-path fields', () => {
+    expect(field('/model').value).toBe('m1');
+    expect(field('/model/layers').value).toBe('2');
+    expect(field('/system/device').value).toBe('d1');
+    expect(field('/system/scale_up/bandwidth_GBps').value).toBe('450');
+    expect(field('/parallel/cp').value).toBe('1');
+    expect(field('/parallel/sequence_parallel').checked).toBe(true); // default: tp > 1
+    expect(field('/training').checked).toBe(true);
+    expect(field('/inference').checked).toBe(false);
+    for (const el of document.querySelectorAll<HTMLElement>('[data-path]')) {
+      expect(document.querySelector(`label[for="${el.id}"]`), el.dataset.path).not.toBeNull();
+    }
+  });
+
+  it('editing a field of a preset model makes an inline copy with the edit', async () => {
+    type('/model/layers', '3');
+    await flush();
+    const m = editor.scenario().model as Record<string, unknown>;
+    expect(m).toMatchObject({ layers: 3, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, name: 'Model One (edited)' });
+    expect(m).not.toHaveProperty('notes');
+    expect(field('/model').value).toBe('__inline');
+    expect(edits).toBe(1);
+  });
+
+  it('picking another device makes the system inline with that device', async () => {
+    type('/system/device', 'd2');
+    await flush();
+    expect(editor.scenario().system).toMatchObject({ device: 'd2', devices_per_node: 8, name: 'System One (edited)' });
+  });
+
+  it('text that is not a number is reported at its field and nothing is computed', async () => {
+    type('/parallel/tp', '8x');
+    await flush();
+    expect(invalid).toEqual([['/parallel/tp', '"8x" is not a number.']]);
+    expect(edits).toBe(0);
+    expect(slot('/parallel/tp').hidden).toBe(false);
+    expect(field('/parallel/tp').getAttribute('aria-invalid')).toBe('true');
+    type('/parallel/tp', '4');
+    await flush();
+    expect(slot('/parallel/tp').hidden).toBe(true);
+    expect(edits).toBe(1);
+    expect((editor.scenario().parallel as Record<string, unknown>).tp).toBe(4);
+  });
+
+  it('an emptied optional field removes its key (the default applies)', async () => {
+    type('/parallel/micro_batch', '2');
+    await flush();
+    expect((editor.scenario().parallel as Record<string, unknown>).micro_batch).toBe(2);
+    type('/parallel/micro_batch', '');
+    await flush();
+    expect(editor.scenario().parallel).not.toHaveProperty('micro_batch');
+  });
+
+  it('engine errors go next to the field named by their path, or its nearest parent, else to the general area', () => {
+    editor.showError({ code: 'parallel.tp_not_divisor_of_heads', path: '/parallel/tp', message: 'tp=3 does not divide heads' });
+    expect(slot('/parallel/tp').textContent).toBe('tp=3 does not divide heads');
+    expect(slot('/parallel/tp').getAttribute('role')).toBe('alert');
+    editor.showError({ code: 'parallel.product_mismatch', path: '/parallel', message: 'product' });
+    expect(slot('/parallel/tp').hidden).toBe(true);
+    expect(slot('/parallel').textContent).toBe('product');
+    editor.showError({ code: 'model.x', path: '/model/moe/experts', message: 'moe' });
+    expect(slot('/model').textContent).toBe('moe');
+    editor.showError({ code: 'scenario.no_workload', path: '', message: 'no workload' });
+    const general = document.querySelector<HTMLElement>('[data-testid="scenario-error"]')!;
+    expect(general.hidden).toBe(false);
+    expect(general.textContent).toBe('no workload');
+    editor.showError(null);
+    expect(general.hidden).toBe(true);
+  });
+
+  it('switching a workload off and on restores what it was', async () => {
+    type('/training/seq_len', '256');
+    await flush();
+    const f = field('/training');
+    f.checked = false;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(editor.scenario()).not.toHaveProperty('training');
+    expect(field('/training/seq_len').disabled).toBe(true);
+    f.checked = true;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(editor.scenario().training).toEqual({ global_batch: 8, seq_len: 256, precision: 'bf16' });
+  });
+
+  it('shows the device product and offers to fix num_devices', async () => {
+    type('/parallel/dp', '2');
+    await flush();
+    const hint = document.querySelector('.hint')!;
+    expect(hint.textContent).toBe('tp × pp × dp × cp = 16 ≠ 8 devices');
+    const fix = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Set devices to 16')!;
+    fix.click();
+    expect(editor.scenario().num_devices).toBe(16);
+  });
+});
+
+describe('results panel', () => {
+  const mem = (total: number, fits: boolean) => ({ per_device_bytes: { weights: total, gradients: 0, optimizer: 0, activations: 0, kv_cache: 0, total }, capacity_bytes: 100, fits });
+  const p = (t: number, fits = true): Prediction =>
+    ({ training: { iteration_time_s: t, tokens_per_s: 1000 / t, mfu: 0.5, hfu: 0.5, breakdown_s: { compute: t } }, memory: mem(50, fits), warnings: [{ code: 'x.y', message: 'careful' }] }) as unknown as Prediction;
+
+  it('every number carries data-metric and data-value = String(x)', () => {
+    const el = document.createElement('div');
+    renderResults(el, { prediction: p(0.1 + 0.2), resolved: null }, null);
+    const shown = Object.fromEntries([...el.querySelectorAll<HTMLElement>('[data-metric]')].map((e) => [e.dataset.metric, e.dataset.value]));
+    expect(shown['training.iteration_time_s']).toBe(String(0.1 + 0.2));
+    expect(shown['memory.fits']).toBe('true');
+    expect(shown['memory.per_device_bytes.total']).toBe('50');
+    expect(el.querySelector('[data-metric="training.iteration_time_s"]')!.textContent).toBe('300 ms');
+    expect(el.querySelector('[data-warning="x.y"]')!.textContent).toContain('careful');
+  });
+
+  it('with a pinned result, shows it and the difference; "does not fit" stands out', () => {
+    const el = document.createElement('div');
+    renderResults(el, { prediction: p(12, false), resolved: null }, { prediction: p(10), resolved: null });
+    expect(el.querySelector('[data-delta-metric="training.iteration_time_s"]')!.textContent).toBe('+2 s (+20 %)');
+    expect(el.querySelector('[data-delta-metric="training.iteration_time_s"]')!.classList.contains('worse')).toBe(true);
+    expect(el.querySelector('[data-delta-metric="training.tokens_per_s"]')!.classList.contains('worse')).toBe(true);
+    expect(el.querySelector('[data-pinned-metric="training.iteration_time_s"]')!.getAttribute('data-value')).toBe('10');
+    expect(el.querySelectorAll('[data-metric="training.iteration_time_s"]')).toHaveLength(1);
+    expect(el.querySelector('.fit.bad')!.textContent).toContain('Does not fit');
+    expect(el.querySelector('[data-metric="memory.fits"]')!.classList.contains('bad')).toBe(true);
+  });
+});

@@ -1,0 +1,79 @@
+// The chart specs on the engine's real output (the wasm module, as the page runs it), for every
+// preset scenario: the charts show what the numbers say. Breakdown bars add up to the iteration
+// time (spec: within 1%) and to the end-to-end latency; memory stacks add up to the total; every
+// inference operator lies on or under the roofline drawn from its device's peak and HBM bandwidth.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec } from '../../src/charts/specs';
+import type { OptimusModule } from '../../src/engine/protocol';
+import type { Prediction, ResolvedScenario } from '../../src/engine/types';
+import { ALL_METRICS, explain, getPath, INFERENCE_ONLY_MEMORY_METRICS } from '../../src/ui/metrics';
+import { loadModule } from '../wasm';
+
+let mod: OptimusModule;
+let cases: Array<{ id: string; prediction: Prediction; resolved: ResolvedScenario }> = [];
+
+beforeAll(async () => {
+  mod = await loadModule();
+  const ids = (JSON.parse(mod.presets('scenarios')) as { scenarios: Array<{ id: string }> }).scenarios.map((s) => s.id);
+  cases = ids.map((id) => {
+    const scenario = JSON.parse(mod.preset('scenarios', id)) as unknown;
+    const text = JSON.stringify(scenario);
+    return { id, prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario };
+  });
+});
+
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+
+describe('chart specs on the engine output of every preset scenario', () => {
+  it('has preset scenarios to check', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(3);
+    for (const c of cases) expect(c.prediction, c.id).not.toHaveProperty('error');
+  });
+
+  it('time bars add up to the iteration time and to the end-to-end latency', () => {
+    for (const { id, prediction: p, resolved } of cases) {
+      const t = trainingTimeSpec(p);
+      if (p.training) expect(Math.abs(sum(t!.bars.map((b) => b.value)) / p.training.iteration_time_s - 1), id).toBeLessThan(0.01);
+      const i = inferenceTimeSpec(p, resolved.inference?.output_len);
+      if (p.inference) expect(sum(i!.bars.map((b) => b.value)), id).toBeCloseTo(p.inference.e2e_latency_s, 9);
+    }
+  });
+
+  it('memory stacks add up to the total per device, against the capacity', () => {
+    for (const { id, prediction: p } of cases) {
+      const m = memorySpec(p);
+      const training = m.bars.filter((b) => b.row === 'Training');
+      if (p.training) expect(sum(training.map((b) => b.value)) / p.memory.per_device_bytes.total, id).toBeCloseTo(1, 12);
+      expect(m.rule?.value, id).toBe(p.memory.capacity_bytes);
+    }
+  });
+
+  it('every operator lies on or under its device roofline (peak of the math precision, HBM bandwidth)', () => {
+    let checked = 0;
+    for (const { id, prediction: p, resolved } of cases) {
+      if (!p.inference) continue;
+      const r = rooflineSpec(p, resolved)!;
+      expect(r.roofs, `${id}: the device's peak and bandwidth are known`).toBeDefined();
+      for (const pt of r.points) {
+        const roof = Math.min(r.roofs!.peak_flops_per_s, pt.intensity * r.roofs!.bandwidth_Bps);
+        expect(pt.rate, `${id} ${pt.phase} ${pt.name}`).toBeLessThanOrEqual(roof * (1 + 1e-9));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('every displayed metric path exists in the output of at least one preset, and explains itself', () => {
+    const defs = [...ALL_METRICS, ...INFERENCE_ONLY_MEMORY_METRICS];
+    for (const def of defs) {
+      const shown = cases.filter((c) => getPath(c.prediction, def.path) !== undefined);
+      expect(shown.length, def.path).toBeGreaterThan(0);
+      for (const c of shown) {
+        const ex = explain(def, { prediction: c.prediction, scenario: c.resolved });
+        if (def.explain) expect(ex?.formula.length, `${def.path} (${c.id})`).toBeGreaterThan(10);
+        // No input of an explanation is unknown when the resolved scenario is there.
+        for (const [name, value] of ex?.inputs ?? []) expect(value, `${def.path} ${name} (${c.id})`).not.toBe('?');
+      }
+    }
+  });
+});

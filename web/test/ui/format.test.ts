@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, formatDelta, formatPercent, formatSeconds, formatValue, sig, siPrefix } from '../../src/ui/format';
+
+describe('number formatting', () => {
+  it.each([
+    [0, '0'],
+    [65.26991174562218, '65.3'],
+    [0.016684, '0.0167'],
+    [1234.5, '1235'],
+    [100, '100'],
+    [1.5e-9, '1.5e-9'],
+    [-2.5, '-2.5'],
+  ])('sig(%s) = %s', (x, want) => expect(sig(x)).toBe(want));
+
+  it.each([
+    [65.26991174562218, '65.3 s'],
+    [0.016684464427883763, '16.7 ms'],
+    [4.3e-6, '4.3 µs'],
+    [3e-8, '30 ns'],
+    [600, '10 min'],
+    [36000, '10 h'],
+    [86400 * 3, '3 days'],
+    [233423394.2471344, '7.4 years'],
+    [0, '0 s'],
+  ])('formatSeconds(%s) = %s', (x, want) => expect(formatSeconds(x)).toBe(want));
+
+  it('binary capacities, decimal rates (shared/spec/scenario.md conventions)', () => {
+    expect(formatBytes(85899345920)).toBe('80 GiB');
+    expect(formatBytes(62194057216)).toBe('57.9 GiB');
+    expect(formatBytes(754974720)).toBe('720 MiB');
+    expect(formatBytes(512)).toBe('512 B');
+    expect(siPrefix(989e12, 'FLOP/s')).toBe('989 TFLOP/s');
+    expect(siPrefix(3.35e12, 'B/s')).toBe('3.35 TB/s');
+    expect(formatValue(64260.91, 'tokens_rate')).toBe('64.3 k tokens/s');
+    expect(formatValue(741.19, 'tokens_rate')).toBe('741 tokens/s');
+    expect(formatPercent(0.48877399292782736)).toBe('48.9 %');
+    expect(formatValue(true, 'bool')).toBe('yes');
+    expect(formatValue(undefined, 'seconds')).toBe('—');
+    expect(formatValue(1536, 'count')).toBe('1,536');
+  });
+
+  it('differences against a pinned value: absolute in the unit and relative', () => {
+    expect(formatDelta(11, 10, 'seconds')).toEqual({ text: '+1 s (+10 %)', sign: 1 });
+    expect(formatDelta(0.45, 0.5, 'ratio')).toEqual({ text: '−5 pp (−10 %)', sign: -1 });
+    expect(formatDelta(3, 3, 'seconds')).toEqual({ text: '±0', sign: 0 });
+    expect(formatDelta(2 ** 30, 0, 'bytes')).toEqual({ text: '+1 GiB', sign: 1 });
+  });
+});

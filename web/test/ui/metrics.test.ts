@@ -1,0 +1,53 @@
+// Explanations show the formula with the inputs that produced the number: check the inputs are
+// the prediction's own numbers and that the formulas hold on them.
+import { describe, expect, it } from 'vitest';
+import { ALL_METRICS, devicePeak, explain, getPath, INFERENCE_METRICS, TRAINING_METRICS } from '../../src/ui/metrics';
+import type { Prediction, ResolvedScenario } from '../../src/engine/types';
+
+const scenario = {
+  num_devices: 64,
+  model: { layers: 80, hidden: 8192, heads: 64, ffn_hidden: 28672, vocab: 128256 },
+  system: { device: { peak_tflops: { bf16: 989 }, memory: { capacity_GiB: 79.6, bandwidth_GBps: 3350 } } },
+  parallel: { tp: 8, pp: 2, dp: 4, cp: 1, ep: 1, sequence_parallel: true, micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1 },
+  training: { global_batch: 512, seq_len: 8192, precision: 'bf16', train_tokens: 1.5e13 },
+  inference: { batch: 16, prompt_len: 2048, output_len: 256, precision: 'bf16' },
+} as unknown as ResolvedScenario;
+
+const t = 65.26991174562218;
+const prediction = {
+  training: { iteration_time_s: t, tokens_per_s: (512 * 8192) / t, mfu: 2.0192838907362017e18 / (t * 64 * 989e12), hfu: 0.49, model_flops: 2.0192838907362017e18, breakdown_s: { compute: 46.8 } },
+  inference: { ttft_s: 1.27, tpot_s: 0.0167, e2e_latency_s: 1.27 + 255 * 0.0167, throughput_tokens_per_s: 1, prefill_s: { compute: 1, communication: 0.27 } },
+  memory: { per_device_bytes: { weights: 1, gradients: 2, optimizer: 3, activations: 4, kv_cache: 0, total: 10 }, capacity_bytes: 85469849190.4, fits: true },
+  warnings: [],
+} as unknown as Prediction;
+
+describe('metric explanations', () => {
+  it('every metric path is unique (one data-metric element each)', () => {
+    const paths = ALL_METRICS.map((m) => m.path);
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+  it('reads dotted paths', () => {
+    expect(getPath(prediction, 'memory.per_device_bytes.total')).toBe(10);
+    expect(getPath(prediction, 'training.nope.x')).toBeUndefined();
+  });
+  it('MFU: model FLOPs / (time x devices x peak) with the peak of the training precision', () => {
+    expect(devicePeak(scenario, 'bf16')).toBe(989e12);
+    expect(devicePeak(scenario, 'fp8')).toBeUndefined();
+    const ex = explain(TRAINING_METRICS.find((m) => m.path === 'training.mfu')!, { prediction, scenario })!;
+    expect(ex.formula).toMatch(/MFU = model FLOPs/);
+    expect(Object.fromEntries(ex.inputs)).toEqual({ 'model flops': '2.02 EFLOP', 'iteration time': '65.3 s', devices: '64', 'peak (bf16)': '989 TFLOP/s' });
+  });
+  it('tokens/s and e2e name their inputs', () => {
+    const tok = explain(TRAINING_METRICS.find((m) => m.path === 'training.tokens_per_s')!, { prediction, scenario })!;
+    expect(Object.fromEntries(tok.inputs)).toMatchObject({ global_batch: '512', seq_len: '8192' });
+    const e2e = explain(INFERENCE_METRICS.find((m) => m.path === 'inference.e2e_latency_s')!, { prediction, scenario })!;
+    expect(e2e.formula).toBe('e2e = TTFT + (output_len − 1) × TPOT');
+    expect(Object.fromEntries(e2e.inputs)).toEqual({ TTFT: '1.27 s', output_len: '256', TPOT: '16.7 ms' });
+  });
+  it('explanations never throw, with or without the resolved scenario', () => {
+    for (const m of ALL_METRICS) {
+      expect(() => explain(m, { prediction, scenario: null })).not.toThrow();
+      expect(() => explain(m, { prediction: { memory: prediction.memory, warnings: [] } as Prediction, scenario })).not.toThrow();
+    }
+  });
+});
