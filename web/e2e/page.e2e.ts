@@ -327,6 +327,46 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('a study is a link of its own (?study=NAME), kept beside the scenario fragment', async (ctx) => {
+    if (typeof mod.studies !== 'function') return ctx.skip();
+    const names = (JSON.parse(mod.studies!()) as { studies: { name: string }[] }).studies.map((x) => x.name);
+    const last = names[names.length - 1]!;
+    const page = await site.page();
+    await page.goto(`${site.origin}/?study=${encodeURIComponent(last)}${await encodeFragment(defaultScenario)}`);
+    await settled(page);
+    await page.waitForFunction((n) => (document.querySelector('[data-testid="study-select"]') as HTMLSelectElement).value === n, last);
+    const rows = (JSON.parse(mod.study!(last)) as { rows: unknown[] }).rows.length;
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="study-table"] tbody tr').length === n, rows);
+    await page.selectOption('[data-testid="study-select"]', names[0]!);
+    const url = new URL(await page.evaluate(() => location.href));
+    expect(url.searchParams.get('study')).toBe(names[0]);
+    expect((await decodeFragment(url.hash)).ok).toBe(true);
+    await page.close();
+  });
+
+  test('nothing from a link is inserted as HTML', async () => {
+    const payload = '<img src="x" onerror="window.__xss=1"><b>bold</b>';
+    const page = await site.page();
+    // A valid scenario whose free-text fields carry markup, then an invalid one whose unknown key
+    // does (the error message quotes it).
+    const named = { ...defaultScenario, name: payload };
+    await page.goto(`${site.origin}/${await encodeFragment(named)}`);
+    await settled(page);
+    expect(await page.locator('[data-path="/name"]').inputValue()).toBe(payload);
+    const hostile = { ...defaultScenario, [payload]: 1 };
+    const again = await site.page();
+    await again.goto(`${site.origin}/${await encodeFragment(hostile)}`);
+    const banner = again.locator('[data-testid="banner"]');
+    await banner.waitFor({ state: 'visible' });
+    expect(await banner.textContent()).toContain('<img');
+    for (const p of [page, again]) {
+      expect(await p.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+      expect(await p.locator('#app img, #app b').count()).toBe(0);
+    }
+    await page.close();
+    await again.close();
+  });
+
   test('no console errors, page errors or requests outside the site (all pages above)', () => {
     expect(site.problems.pageErrors).toEqual([]);
     expect(site.problems.consoleErrors).toEqual([]);

@@ -83,7 +83,17 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void)
       table.replaceChildren();
     }
   }
-  select.addEventListener('change', () => void pick(select.value));
+  // The chosen study travels in the query string (?study=NAME) beside the scenario's #v1=
+  // fragment, so a study is a link of its own; an unknown name falls back to the first study.
+  const linkTo = (name: string): void => {
+    const url = new URL(location.href);
+    url.searchParams.set('study', name);
+    history.replaceState(history.state, '', url);
+  };
+  select.addEventListener('change', () => {
+    linkTo(select.value);
+    void pick(select.value);
+  });
 
   const el = h(
     'section',
@@ -108,7 +118,11 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void)
       }
       select.disabled = false;
       select.replaceChildren(...studies.map((s) => h('option', { value: s.name }, s.title || s.name)));
-      await pick(studies[0]!.name);
+      const linked = new URL(location.href).searchParams.get('study');
+      const chosen = studies.find((s) => s.name === linked)?.name ?? studies[0]!.name;
+      select.value = chosen;
+      await pick(chosen);
+      if (linked === chosen) el.scrollIntoView();
     },
   };
 }
