@@ -60,7 +60,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
       const double tiles = tiles_mn * split;
       const double waves = ceil_div(tiles, sms);
       const double k_tile = k / split + d.tile_overhead_k;
-      double time = waves * 2.0 * t.m * t.n * k_tile / per_sm;
+      double time = waves * 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * k_tile / per_sm;
       // Split-K partial sums are reduced in fp32 through memory.
       if (split > 1)
         time += (split * m * n * batch * 4.0 * 2.0) / (d.hbm_bandwidth.value * d.memory_efficiency);
