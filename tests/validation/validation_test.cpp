@@ -211,6 +211,26 @@ TEST(Validation, InferenceLatency) {
   EXPECT_LE(o.mean, 0.15);
 }
 
+// Held-out inference runs not in the shared data: the NeMo Framework's published Llama-2
+// whole-request latencies (input 128, output 20, batch 1-8, TP 1-8, A100 and H100;
+// tests/validation/README.md). Aim (issue 3): mean <= 15%; not met. Measured at this commit:
+// 7B rows 29.3% mean, all too fast (TensorRT-LLM's per-step time is ~25-35% above the engine's
+// weight-streaming + all-reduce estimate at these small sizes). The 13B rows are reported as
+// published but are physically inconsistent with the 7B rows of the same table (13B, twice the
+// weights, is listed up to 40% faster than 7B at equal TP and batch), so the guard below covers
+// the 7B rows only: it fails if they regress past 35%.
+TEST(Validation, InferenceHeldOut) {
+  const std::vector<Case> all = run_file("infer_heldout.jsonl");
+  std::vector<Case> seven_b;
+  for (const Case& c : all)
+    if (c.group.find(", 7B") != std::string::npos) seven_b.push_back(c);
+  const Stats s = report("Inference latency, held-out runs (infer_heldout.jsonl)", all);
+  EXPECT_EQ(s.n, 54);
+  const Stats o = report("Inference latency, held-out 7B rows", seven_b);
+  EXPECT_EQ(o.n, 32);
+  EXPECT_LE(o.mean, 0.35);
+}
+
 // Held-out training runs not in the shared data (tests/validation/README.md): Megatron-Bridge's
 // published pre-training throughput for dense Llama 3 8B / 70B / 3.1 405B in fp8 on DGX H100 (up
 // to 1024 GPUs, context parallel), DGX B200 and GB200 NVL72. Aim (issue 2): mean <= 10%.
