@@ -104,14 +104,27 @@ struct LayerCosts {
 LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute rc, AttentionKernel att,
                        bool tp_overlap) {
   LayerCosts L;
+  // Each matmul's forward GEMM and its backward pair (input gradient dX = dY W^T, weight
+  // gradient dW = X^T dY), costed once: the overlapped tensor-parallel collectives below need
+  // the GEMM next to them.
+  struct Gemms {
+    OpCost fwd, dx, dw;
+  };
+  std::vector<Gemms> gemms(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind == OpKind::matmul)
+      gemms[i] = {time_matmul(c, op.m, op.n, op.k, op.batch, true),
+                  time_matmul(c, op.m, op.k, op.n, op.batch, true),
+                  time_matmul(c, op.k, op.n, op.m, op.batch, false)};
+  }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     switch (op.kind) {
       case OpKind::matmul: {
-        L.fwd.add_kernel(time_matmul(c, op.m, op.n, op.k, op.batch, true));
-        // Backward: input gradient dX = dY W^T and weight gradient dW = X^T dY.
-        L.bwd.add_kernel(time_matmul(c, op.m, op.k, op.n, op.batch, true));
-        L.bwd.add_kernel(time_matmul(c, op.k, op.n, op.m, op.batch, false));
+        L.fwd.add_kernel(gemms[i].fwd);
+        L.bwd.add_kernel(gemms[i].dx);
+        L.bwd.add_kernel(gemms[i].dw);
         if (c.math == Precision::fp8) {
           // FP8 GEMMs take fp8 operands: Transformer Engine casts the 16-bit input (and, for
           // the backward, the incoming gradient) to fp8 and writes a transposed copy for the
@@ -178,10 +191,8 @@ LayerCosts layer_costs(const Context& c, const std::vector<Op>& ops, Recompute r
         const std::size_t j = op.comm == CommKind::all_gather ? i + 1 : i - 1;
         Seconds gemm_f{}, gemm_b{};
         if (j < ops.size() && ops[j].kind == OpKind::matmul) {
-          const Op& g = ops[j];
-          gemm_f = time_matmul(c, g.m, g.n, g.k, g.batch, true).time;
-          gemm_b = time_matmul(c, g.m, g.k, g.n, g.batch, true).time +
-                   time_matmul(c, g.k, g.n, g.m, g.batch, false).time;
+          gemm_f = gemms[j].fwd.time;
+          gemm_b = gemms[j].dx.time + gemms[j].dw.time;
         }
         const double chunks = d(c.tp_group.size);
         L.fwd.tp_comm += max(t / chunks, t - gemm_f);
@@ -281,27 +292,24 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   const double layers_end = uneven_pipeline_split(m, p) ? layers_stage - 1.0 : layers_stage;
   PassCost body = L.fwd;
   body += L.bwd;
-  PassCost stage_mid = body.scaled(layers_stage);
-  PassCost rc_mid = L.recompute.scaled(layers_stage);
-  PassCost stage_first = body.scaled(layers_end), stage_last = body.scaled(layers_end);
-  const PassCost rc_end = L.recompute.scaled(layers_end);
-  stage_first += first_extra;
-  stage_last += last_extra;
-  if (p.pp == 1) stage_first += last_extra;
-  const auto stage_total = [&](const PassCost& st) {
-    return st.total() + (&st == &stage_mid ? rc_mid.total() : rc_end.total());
+  // A pipeline stage: its forward+backward kernels and communication, and its recomputation.
+  struct Stage {
+    PassCost pass, rc;
+    Seconds total() const { return pass.total() + rc.total(); }
   };
-  const PassCost* worst_ptr =
-      (p.pp == 1 || stage_total(stage_first) >= stage_total(stage_last)) ? &stage_first : &stage_last;
-  if (p.pp > 2 && stage_total(stage_mid) > stage_total(*worst_ptr)) worst_ptr = &stage_mid;
-  const PassCost& worst = *worst_ptr;
-  const PassCost& rc_worst = &worst == &stage_mid ? rc_mid : rc_end;
-  const Seconds t_worst = stage_total(worst);
+  Stage mid{body.scaled(layers_stage), L.recompute.scaled(layers_stage)};
+  Stage first{body.scaled(layers_end), L.recompute.scaled(layers_end)};
+  Stage last = first;
+  first.pass += first_extra;
+  last.pass += last_extra;
+  if (p.pp == 1) first.pass += last_extra;
+  const Stage* worst_stage = (p.pp == 1 || first.total() >= last.total()) ? &first : &last;
+  if (p.pp > 2 && mid.total() > worst_stage->total()) worst_stage = &mid;
+  const PassCost& worst = worst_stage->pass;
+  const PassCost& rc_worst = worst_stage->rc;
+  const Seconds t_worst = worst_stage->total();
   const Seconds t_avg =
-      p.pp == 1
-          ? t_worst
-          : (stage_total(stage_first) + stage_total(stage_last) + stage_total(stage_mid) * (d(p.pp) - 2.0)) /
-                d(p.pp);
+      p.pp == 1 ? t_worst : (first.total() + last.total() + mid.total() * (d(p.pp) - 2.0)) / d(p.pp);
 
   const std::int64_t mb = micro_batches(p, w);
   out.micro_batches = mb;
