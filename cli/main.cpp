@@ -127,6 +127,12 @@ void print_prediction(const json& p) {
     std::cout << "  throughput          " << num(i["throughput_tokens_per_s"].get<double>(), "%.1f")
               << " tokens/s per replica\n";
     std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
+    const double launch = i["assumed"]["launch_interval_us"].get<double>();
+    if (launch > 0)
+      std::cout << "  assumed: eager runtime, " << num(launch, "%g")
+                << " us host launch interval per kernel (inference.cuda_graphs=true for graph replay)\n";
+    else
+      std::cout << "  assumed: no host launch bound (CUDA graph replay)\n";
   }
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded)\n";

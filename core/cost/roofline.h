@@ -12,7 +12,9 @@
 
 namespace optimus {
 
-enum class Bound { compute, memory, l2, latency };
+// host: the kernel is shorter than the runtime's host launch interval, so the host sets its
+// pace (inference with an eager runtime, core/predict/inference.cpp).
+enum class Bound { compute, memory, l2, latency, host };
 
 // The bound's name as the JSON output and the studies spell it.
 inline const char* to_string(Bound b) {
@@ -25,6 +27,8 @@ inline const char* to_string(Bound b) {
       return "l2";
     case Bound::latency:
       return "latency";
+    case Bound::host:
+      return "host";
   }
   return "compute";
 }

@@ -75,6 +75,12 @@ struct SoftwareDefaults {
   // Sequence-parallel all-gathers / reduce-scatters split into chunks and overlapped with the
   // adjacent GEMM (Transformer Engine userbuffers, Megatron-core `tp_comm_overlap`).
   bool tp_comm_overlap = false;
+  // Host time to issue one kernel in an eager inference runtime (kernels launched one by one
+  // from the host, not replayed from a captured CUDA graph). A decode step's kernels are short,
+  // so the host, not the GPU, sets the pace of every kernel shorter than this: each costs
+  // max(GPU time, launch interval). Zero = no host bound (graph replay). Fitted per system on
+  // published inference rows (presets/systems/*.json notes).
+  Seconds launch_interval{0};
 };
 
 struct SystemSpec {

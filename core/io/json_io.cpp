@@ -222,6 +222,7 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
       s.software.attention = static_cast<AttentionKernel>(*a);
     s.software.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(true);
     s.software.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(false);
+    s.software.launch_interval = Seconds(sr.number("launch_interval_us", false, 0, 1e6).value_or(0) * kMicro);
     read_notes(sr);
     sr.finish();
   }
@@ -328,6 +329,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
     w.kv_precision = w.precision;
     if (auto ki = ir.choice("kv_precision", false, kInferPrecisions))
       w.kv_precision = precision_from(kInferPrecisions, *ki);
+    w.cuda_graphs = ir.boolean("cuda_graphs", false);
     ir.finish();
     s.inference = w;
   }
@@ -417,7 +419,8 @@ ojson system_json(const SystemSpec& s) {
   j["scale_out"] = tier_json(s.scale_out, false);
   j["software"] = {{"attention", name_of(s.software.attention)},
                    {"overlap_grad_reduce", s.software.overlap_grad_reduce},
-                   {"tp_comm_overlap", s.software.tp_comm_overlap}};
+                   {"tp_comm_overlap", s.software.tp_comm_overlap},
+                   {"launch_interval_us", s.software.launch_interval.value / kMicro}};
   if (!s.source.empty()) j["source"] = s.source;
   return j;
 }
@@ -462,6 +465,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
                       {"output_len", w.output_len},
                       {"precision", std::string(to_string(w.precision))},
                       {"kv_precision", std::string(to_string(w.kv_precision))}};
+    if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
   }
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
@@ -507,6 +511,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     ij["prefill_s"] = {{"compute", i.prefill_compute.value}, {"communication", i.prefill_comm.value}};
     ij["decode_step_s"] = {{"compute", i.decode_compute.value}, {"communication", i.decode_comm.value}};
     ij["math_precision"] = std::string(to_string(i.math_precision));
+    ij["assumed"] = {{"launch_interval_us", i.launch_interval.value / kMicro}};
     ojson ops = ojson::array();
     for (const auto& o : i.operators) {
       ops.push_back({{"name", o.name},

@@ -31,7 +31,20 @@ struct InferContext {
   double act_bytes;
   double kv_bytes;
   GroupPlacement tp_group;
+  Seconds launch;  // host launch interval per kernel (0: graph replay)
 };
+
+// An eager runtime issues kernels one by one from the host; when a kernel runs shorter than
+// the host's issue interval the GPU waits, so the kernel costs the interval (the host-bound
+// regime of CPU launch overhead, e.g. PyTorch's "reduce-overhead" rationale and vLLM's
+// v0.6 CPU-overhead analysis; the interval itself is fitted per system, presets/systems).
+OpCost host_bound(OpCost c, Seconds launch) {
+  if (launch > c.time) {
+    c.time = launch;
+    c.bound = Bound::host;
+  }
+  return c;
+}
 
 OperatorReport report(const char* name, const char* phase, const OpCost& c, double count) {
   OperatorReport r;
@@ -119,15 +132,18 @@ Phase forward_pass(const InferContext& c, std::int64_t batch, std::int64_t token
         ph.comm += collective_time(Collective::all_reduce, Bytes(op.comm_bytes), c.tp_group, sys) * layers;
         continue;
     }
+    cost = host_bound(cost, c.launch);
     ph.compute += cost.time * layers;
     if (keep_ops) ph.ops.push_back(report(op.name, phase_name, cost, layers));
   }
   // LM head on the last position of each sequence (vocab-parallel, then an all-gather of the
   // logits' argmax/top-k is negligible), final norm and the embedding lookup.
-  const OpCost head = matmul_cost(c.dev, {batch, m.vocab / p.tp, m.hidden, 1}, c.math, c.act_bytes,
-                                  std::max(2.0, c.weight_bytes), c.act_bytes);
-  const OpCost emb =
-      elementwise_cost(c.dev, Bytes(2.0 * c.act_bytes * d(batch * tokens) * d(m.hidden)), Flops(0));
+  const OpCost head = host_bound(matmul_cost(c.dev, {batch, m.vocab / p.tp, m.hidden, 1}, c.math, c.act_bytes,
+                                             std::max(2.0, c.weight_bytes), c.act_bytes),
+                                 c.launch);
+  const OpCost emb = host_bound(
+      elementwise_cost(c.dev, Bytes(2.0 * c.act_bytes * d(batch * tokens) * d(m.hidden)), Flops(0)),
+      c.launch);
   ph.compute += head.time + emb.time;
   if (keep_ops) ph.ops.push_back(report("lm_head", phase_name, head, 1));
   // Pipeline stages hand the activations on: pp-1 hops.
@@ -159,7 +175,9 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
                  bytes_per_element(w.precision),
                  2.0,
                  bytes_per_element(w.kv_precision),
-                 place_group(s.parallel.tp, 1, s.system.scale_up.domain_size)};
+                 place_group(s.parallel.tp, 1, s.system.scale_up.domain_size),
+                 w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval};
+  out.launch_interval = c.launch;
   if (w.precision == Precision::fp32) c.act_bytes = 4.0;
   if (c.tp_group.crosses_scale_out())
     warnings.push_back(

@@ -62,6 +62,7 @@ struct InferencePrediction {
   std::int64_t max_batch = 0;
   std::vector<OperatorReport> operators;
   Precision math_precision = Precision::fp16;
+  Seconds launch_interval{};  // host launch bound in effect (0 with CUDA graphs)
 };
 
 struct MemoryReport {

@@ -163,6 +163,8 @@ INSTANTIATE_TEST_SUITE_P(
         range_case("efficiency_zero", "/system/scale_up/efficiency", 0, kRange),
         range_case("ll_efficiency_above_1", "/system/scale_out/ll_efficiency", 2, kRange),
         range_case("bulk_latency_negative", "/system/scale_out/bulk_latency_us", -3, kRange),
+        range_case("launch_interval_negative", "/system/software/launch_interval_us", -1, kRange),
+        range_case("launch_interval_huge", "/system/software/launch_interval_us", 1e300, kRange),
         range_case("devices_per_node_zero", "/system/devices_per_node", 0, kRange),
         range_case("busbw_not_ascending", "/system/scale_up/allreduce_busbw_GBps",
                    json::array({json::array({1e6, 100}), json::array({1e5, 200})}), kRange,

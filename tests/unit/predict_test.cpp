@@ -117,6 +117,37 @@ TEST(Predict, DecodeIsMemoryBoundPrefillComputeBound) {
   EXPECT_EQ(checked, 4);
 }
 
+// An eager runtime's host launch interval floors every kernel (software.launch_interval_us of
+// the system); CUDA graph replay removes the floor. Hand check: with a 1 ms interval every
+// decode kernel is host-bound, so the decode step's compute is exactly (kernels per layer x
+// layers + LM head + embedding) x 1 ms.
+TEST(Predict, HostLaunchIntervalFloorsKernels) {
+  json s = scenario("llama2-70b-4xa100-decode");
+  const json eager = predict(s);
+  EXPECT_EQ(eager["inference"]["assumed"]["launch_interval_us"], 16.0);
+  s["inference"]["cuda_graphs"] = true;
+  const json graphs = predict(s);
+  EXPECT_EQ(graphs["inference"]["assumed"]["launch_interval_us"], 0.0);
+  EXPECT_LT(graphs["inference"]["tpot_s"].get<double>(), eager["inference"]["tpot_s"].get<double>());
+  EXPECT_LE(graphs["inference"]["ttft_s"].get<double>(), eager["inference"]["ttft_s"].get<double>());
+  for (const auto& op : graphs["inference"]["operators"]) EXPECT_NE(op["bound"], "host") << op.dump();
+
+  s["inference"]["cuda_graphs"] = false;
+  s["system"] = json::parse(optimus::preset_json("systems", "dgx-a100-80gb"));
+  s["system"]["software"]["launch_interval_us"] = 1000;
+  const json slow = predict(s);
+  int per_layer = 0;
+  for (const auto& op : slow["inference"]["operators"]) {
+    if (op["phase"] != "decode") continue;
+    EXPECT_EQ(op["bound"], "host") << op.dump();
+    EXPECT_DOUBLE_EQ(op["time_s"].get<double>(), 1e-3) << op.dump();
+    if (op["count"].get<double>() > 1) ++per_layer;
+  }
+  const double layers = 80;
+  EXPECT_NEAR(slow["inference"]["decode_step_s"]["compute"].get<double>(), (per_layer * layers + 2) * 1e-3,
+              1e-9);
+}
+
 TEST(Predict, DoesNotFitIsAWarningNotAnError) {
   json s = scenario("gpt3-175b-1024-a100");
   s["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 1024}};
