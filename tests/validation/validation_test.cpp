@@ -192,8 +192,11 @@ TEST(Validation, MemoryPublicRows) {
 // gate (issue 3: mean <= 15%) holds over the rows measured with FasterTransformer and
 // TensorRT-LLM. The FasterTransformer guide's unoptimised Megatron (PyTorch) baseline rows, 1.3-3.7x
 // slower than FasterTransformer on the same scenarios, are reported but not gated: a scenario
-// has no framework key. Measured at this commit: optimised 13.4% mean (FT 12.2%, TRT-LLM
-// first-token 17.5%), all predictions too fast; Megatron baseline 61%; all 82 rows 21.0%.
+// has no framework key. These 69 rows are also what the systems' host launch interval
+// (software.launch_interval_us, 16 us) is fitted on, so they are in-sample for that one
+// parameter. Measured at this commit: optimised 7.4% mean (FT 6.9%, TRT-LLM first-token 9.0%;
+// 13.4% before the launch interval); Megatron baseline 56.9%; all 82 rows 15.3%.
+// Gate: optimised mean <= 10%.
 TEST(Validation, InferenceLatency) {
   const std::map<std::string, std::string> frameworks = inference_frameworks();
   std::vector<Case> all = run_file("infer_public.jsonl"), optimised;
@@ -208,27 +211,29 @@ TEST(Validation, InferenceLatency) {
   const Stats o =
       report("Inference latency, optimised frameworks (FasterTransformer, TensorRT-LLM)", optimised);
   EXPECT_EQ(o.n, 69);
-  EXPECT_LE(o.mean, 0.15);
+  EXPECT_LE(o.mean, 0.10);
 }
 
-// Held-out inference runs not in the shared data: the NeMo Framework's published Llama-2
-// whole-request latencies (input 128, output 20, batch 1-8, TP 1-8, A100 and H100;
-// tests/validation/README.md). Aim (issue 3): mean <= 15%; not met. Measured at this commit:
-// 7B rows 29.3% mean, all too fast (TensorRT-LLM's per-step time is ~25-35% above the engine's
-// weight-streaming + all-reduce estimate at these small sizes). The 13B rows are reported as
-// published but are physically inconsistent with the 7B rows of the same table (13B, twice the
-// weights, is listed up to 40% faster than 7B at equal TP and batch), so the guard below covers
-// the 7B rows only: it fails if they regress past 35%.
+// Held-out inference runs not in the shared data (tests/validation/README.md): NeMo Framework
+// Llama-2 whole-request latencies; FasterTransformer GPT-6.7B/20B/89B and Megatron-530B (TP up to
+// 32 over 4 nodes, TP8 x PP3); TensorRT-LLM v0.6.1/v0.9.0 H100 FP8 static-batch throughput at
+// batch 48-1024 and first-token latency; the TensorRT-LLM H100 blog's GPT-J batch-64 TTFT and
+// throughput; NVIDIA NIM Llama-3.3-70B TTFT and inter-token latency (a prefill/decode split);
+// gpt-fast batch-1 decode on A100 (bf16, int8, int4; TP 1-8; CUDA graphs). Aim (issue 3): mean
+// <= 15%. Measured at this commit over the 119 rows below: 13.3% mean (19.8% before the launch
+// interval). The NeMo 13B rows are reported as published but are physically inconsistent with
+// the 7B rows of the same table (13B, twice the weights, is listed up to 40% faster than 7B at
+// equal TP and batch), so the gate leaves them out. Gate: mean <= 15%.
 TEST(Validation, InferenceHeldOut) {
   const std::vector<Case> all = run_file("infer_heldout.jsonl");
-  std::vector<Case> seven_b;
+  std::vector<Case> gated;
   for (const Case& c : all)
-    if (c.group.find(", 7B") != std::string::npos) seven_b.push_back(c);
-  const Stats s = report("Inference latency, held-out runs (infer_heldout.jsonl)", all);
-  EXPECT_EQ(s.n, 54);
-  const Stats o = report("Inference latency, held-out 7B rows", seven_b);
-  EXPECT_EQ(o.n, 32);
-  EXPECT_LE(o.mean, 0.35);
+    if (c.group.find(", 13B") == std::string::npos) gated.push_back(c);
+  const Stats s = report("Inference, held-out runs (infer_heldout.jsonl)", all);
+  EXPECT_EQ(s.n, 141);
+  const Stats o = report("Inference, held-out runs without the inconsistent NeMo 13B rows", gated);
+  EXPECT_EQ(o.n, 119);
+  EXPECT_LE(o.mean, 0.15);
 }
 
 // Held-out training runs not in the shared data (tests/validation/README.md): Megatron-Bridge's
