@@ -97,7 +97,7 @@ function roofline(spec: RooflineSpec, width: number): { svg: Element; legend?: H
     marks,
   });
   const lg = legend(phases, range);
-  lg.append(h('li', null, '● compute-bound'), h('li', null, '■ memory-bound'), h('li', null, '▲ communication/other'));
+  lg.append(h('li', null, '● compute-bound'), h('li', null, '■ memory-bound'), h('li', null, '▲ latency/host-bound/other'));
   return { svg, legend: lg };
 }
 

@@ -104,6 +104,8 @@ export interface InferenceSpec {
   output_len: number;
   precision: InferencePrecision;
   kv_precision?: InferencePrecision;
+  /** The runtime replays captured CUDA graphs: no host launch interval per kernel. */
+  cuda_graphs?: boolean;
 }
 
 /** The scenario document, schema_version 1 (the share URL and the presets hold this). */
@@ -200,6 +202,8 @@ export interface InferenceResult {
   prefill_s?: { compute: number; communication: number };
   decode_step_s?: { compute: number; communication: number };
   math_precision?: string;
+  /** Host launch interval per kernel in effect (0 with CUDA graphs). */
+  assumed?: { launch_interval_us: number };
   operators?: OperatorPoint[];
   /** Memory of the inference deployment (the top-level memory is training's when both exist). */
   memory?: MemoryResult;

@@ -402,6 +402,7 @@ export function createEditor(deps: EditorDeps): Editor {
     F({ path: '/inference/output_len', label: 'Output tokens', kind: 'int' }),
     F({ path: '/inference/precision', label: 'Precision', kind: 'select', options: opts(INFER_PRECISIONS) }),
     F({ path: '/inference/kv_precision', label: 'KV precision', kind: 'select', optional: true, options: () => [['', 'same'], ...INFER_PRECISIONS.map((p) => [p, p] as [string, string])] }),
+    F({ path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)', kind: 'check' }),
   );
 
   const nameField = F({ path: '/name', label: 'Scenario name', kind: 'text', optional: true });

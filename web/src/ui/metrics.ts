@@ -231,10 +231,11 @@ export const INFERENCE_METRICS: MetricDef[] = [
     q: 'seconds',
     better: 'lower',
     explain: (c) => ({
-      formula: 'TPOT = one decode step (one token for each sequence of the batch, reading all weights and the KV cache): compute + exposed communication',
+      formula: 'TPOT = one decode step (one token for each sequence of the batch, reading all weights and the KV cache): compute + exposed communication; with an eager runtime each kernel takes at least the host launch interval',
       inputs: [
         ['decode compute', f(c.prediction.inference?.decode_step_s?.compute, 'seconds')],
         ['decode communication', f(c.prediction.inference?.decode_step_s?.communication, 'seconds')],
+        ['host launch interval per kernel', c.prediction.inference?.assumed ? `${c.prediction.inference.assumed.launch_interval_us} µs` : '?'],
       ],
     }),
   },
