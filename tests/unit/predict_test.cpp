@@ -124,7 +124,7 @@ TEST(Predict, DecodeIsMemoryBoundPrefillComputeBound) {
 TEST(Predict, HostLaunchIntervalFloorsKernels) {
   json s = scenario("llama2-70b-4xa100-decode");
   const json eager = predict(s);
-  EXPECT_EQ(eager["inference"]["assumed"]["launch_interval_us"], 16.0);
+  EXPECT_EQ(eager["inference"]["assumed"]["launch_interval_us"], 17.0);
   s["inference"]["cuda_graphs"] = true;
   const json graphs = predict(s);
   EXPECT_EQ(graphs["inference"]["assumed"]["launch_interval_us"], 0.0);
