@@ -78,8 +78,8 @@ struct SoftwareDefaults {
   // Host time to issue one kernel in an eager inference runtime (kernels launched one by one
   // from the host, not replayed from a captured CUDA graph). A decode step's kernels are short,
   // so the host, not the GPU, sets the pace of every kernel shorter than this: each costs
-  // max(GPU time, launch interval). Zero = no host bound (graph replay). Fitted per system on
-  // published inference rows (presets/systems/*.json notes).
+  // max(GPU time, launch interval). Zero = no host bound (graph replay). Fitted on the public
+  // inference rows by scripts/fit_launch_interval.py (presets/systems/*.json notes).
   Seconds launch_interval{0};
 };
 

@@ -38,7 +38,6 @@ struct InferenceWorkload {
   std::int64_t output_len = 0;
   Precision precision = Precision::fp16;
   Precision kv_precision = Precision::fp16;
-  std::optional<AttentionKernel> attention;
   // The runtime replays each step from a captured CUDA graph (torch.compile "reduce-overhead",
   // vLLM, TensorRT-LLM's cuda_graph_mode): no host launch bound. Default: the system's
   // software.launch_interval_us applies.

@@ -37,7 +37,7 @@ struct InferContext {
 // An eager runtime issues kernels one by one from the host; when a kernel runs shorter than
 // the host's issue interval the GPU waits, so the kernel costs the interval (the host-bound
 // regime of CPU launch overhead, e.g. PyTorch's "reduce-overhead" rationale and vLLM's
-// v0.6 CPU-overhead analysis; the interval itself is fitted per system, presets/systems).
+// v0.6 CPU-overhead analysis; the interval is fitted by scripts/fit_launch_interval.py).
 OpCost host_bound(OpCost c, Seconds launch) {
   if (launch > c.time) {
     c.time = launch;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 namespace optimus {
 
@@ -376,6 +377,28 @@ Result<StudyTable> technology_nodes(const PresetSource& ps) {
   return t;
 }
 
+// The inference scenario both hardware studies below use: Llama 2 70B, tensor parallel over 8
+// devices, fp16, prompt 1024, 256 output tokens. Graph replay (cuda_graphs): the studies compare
+// hardware, so no host launch bound may hide it.
+Scenario llama2_70b_tp8_inference(std::string name, const ModelSpec& model, const SystemSpec& system,
+                                  std::int64_t batch) {
+  Scenario s;
+  s.name = std::move(name);
+  s.model = model;
+  s.system = system;
+  s.num_devices = 8;
+  s.parallel.tp = 8;
+  InferenceWorkload w;
+  w.batch = batch;
+  w.prompt_len = 1024;
+  w.output_len = 256;
+  w.precision = Precision::fp16;
+  w.kv_precision = Precision::fp16;
+  w.cuda_graphs = true;
+  s.inference = w;
+  return s;
+}
+
 // ---------------------------------------------------------------------------------------
 // matmul-boundedness: each prefill and decode matrix multiply, compute- or memory-bound.
 
@@ -409,21 +432,8 @@ Result<StudyTable> matmul_boundedness(const PresetSource& ps) {
     const DeviceSpec& dev = sys->device;
     const double ridge = dev.peak_for(Precision::fp16).value / dev.hbm_bandwidth.value;
     for (std::int64_t batch : {1, 64}) {
-      Scenario s;
-      s.name = std::string("Llama 2 70B on 8 ") + g.label;
-      s.model = *model;
-      s.system = *sys;
-      s.num_devices = 8;
-      s.parallel.tp = 8;
-      InferenceWorkload w;
-      w.batch = batch;
-      w.prompt_len = 1024;
-      w.output_len = 256;
-      w.precision = Precision::fp16;
-      w.kv_precision = Precision::fp16;
-      // The paper's studies compare hardware: graph replay, so no host launch bound hides it.
-      w.cuda_graphs = true;
-      s.inference = w;
+      const Scenario s =
+          llama2_70b_tp8_inference(std::string("Llama 2 70B on 8 ") + g.label, *model, *sys, batch);
       auto p = predict(s);
       if (!p) return in_study("matmul-boundedness", p.error());
       for (const OperatorReport& op : p->inference->operators) {
@@ -474,24 +484,12 @@ Result<StudyTable> memory_technology(const PresetSource& ps) {
     for (const char* g : gens) {
       auto dram = ps.dram(g);
       if (!dram) return in_study("memory-technology", dram.error());
-      Scenario s;
-      s.name = std::string("Llama 2 70B on 8 H100 with ") + dram->name;
-      s.model = *model;
-      s.system = *sys;
-      s.system.device.hbm_bandwidth = dram->stack_bandwidth * static_cast<double>(kStacks);
-      s.system.device.hbm_capacity = dram->stack_capacity * static_cast<double>(kStacks);
-      s.system.device.name += std::string(" with ") + dram->name;
-      s.num_devices = 8;
-      s.parallel.tp = 8;
-      InferenceWorkload w;
-      w.batch = batch;
-      w.prompt_len = 1024;
-      w.output_len = 256;
-      w.precision = Precision::fp16;
-      w.kv_precision = Precision::fp16;
-      // The paper's studies compare hardware: graph replay, so no host launch bound hides it.
-      w.cuda_graphs = true;
-      s.inference = w;
+      SystemSpec with_dram = *sys;
+      with_dram.device.hbm_bandwidth = dram->stack_bandwidth * static_cast<double>(kStacks);
+      with_dram.device.hbm_capacity = dram->stack_capacity * static_cast<double>(kStacks);
+      with_dram.device.name += std::string(" with ") + dram->name;
+      const Scenario s = llama2_70b_tp8_inference(std::string("Llama 2 70B on 8 H100 with ") + dram->name,
+                                                  *model, with_dram, batch);
       auto p = predict(s);
       if (!p) return in_study("memory-technology", p.error());
       const InferencePrediction& inf = *p->inference;

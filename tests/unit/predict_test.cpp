@@ -123,8 +123,9 @@ TEST(Predict, DecodeIsMemoryBoundPrefillComputeBound) {
 // layers + LM head + embedding) x 1 ms.
 TEST(Predict, HostLaunchIntervalFloorsKernels) {
   json s = scenario("llama2-70b-4xa100-decode");
+  const json system = json::parse(optimus::preset_json("systems", s["system"].get<std::string>()));
   const json eager = predict(s);
-  EXPECT_EQ(eager["inference"]["assumed"]["launch_interval_us"], 17.0);
+  EXPECT_EQ(eager["inference"]["assumed"]["launch_interval_us"], system["software"]["launch_interval_us"]);
   s["inference"]["cuda_graphs"] = true;
   const json graphs = predict(s);
   EXPECT_EQ(graphs["inference"]["assumed"]["launch_interval_us"], 0.0);
@@ -133,7 +134,7 @@ TEST(Predict, HostLaunchIntervalFloorsKernels) {
   for (const auto& op : graphs["inference"]["operators"]) EXPECT_NE(op["bound"], "host") << op.dump();
 
   s["inference"]["cuda_graphs"] = false;
-  s["system"] = json::parse(optimus::preset_json("systems", "dgx-a100-80gb"));
+  s["system"] = system;
   s["system"]["software"]["launch_interval_us"] = 1000;
   const json slow = predict(s);
   int per_layer = 0;
@@ -143,7 +144,7 @@ TEST(Predict, HostLaunchIntervalFloorsKernels) {
     EXPECT_DOUBLE_EQ(op["time_s"].get<double>(), 1e-3) << op.dump();
     if (op["count"].get<double>() > 1) ++per_layer;
   }
-  const double layers = 80;
+  const double layers = json::parse(optimus::preset_json("models", s["model"].get<std::string>()))["layers"];
   EXPECT_NEAR(slow["inference"]["decode_step_s"]["compute"].get<double>(), (per_layer * layers + 2) * 1e-3,
               1e-9);
 }
