@@ -4,6 +4,9 @@
 #include <array>
 #include <optional>
 #include <string_view>
+#include <utility>
+
+#include "base/enums.h"
 
 namespace optimus {
 
@@ -30,30 +33,27 @@ constexpr double bytes_per_element(Precision p) {
   return 2.0;
 }
 
-constexpr std::string_view to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::tf32:
-      return "tf32";
-    case Precision::fp16:
-      return "fp16";
-    case Precision::bf16:
-      return "bf16";
-    case Precision::fp8:
-      return "fp8";
-    case Precision::int8:
-      return "int8";
-    case Precision::int4:
-      return "int4";
-  }
-  return "?";
-}
+template <>
+struct EnumNames<Precision> {
+  static constexpr std::array<std::pair<Precision, std::string_view>, 7> table = {
+      {{Precision::fp32, "fp32"},
+       {Precision::tf32, "tf32"},
+       {Precision::fp16, "fp16"},
+       {Precision::bf16, "bf16"},
+       {Precision::fp8, "fp8"},
+       {Precision::int8, "int8"},
+       {Precision::int4, "int4"}}};
+};
 
-inline std::optional<Precision> parse_precision(std::string_view s) {
-  for (auto p : kAllPrecisions)
-    if (to_string(p) == s) return p;
-  return std::nullopt;
-}
+constexpr std::string_view to_string(Precision p) { return name_of(p); }
+
+inline std::optional<Precision> parse_precision(std::string_view s) { return parse_enum<Precision>(s); }
+
+// The order in which a device without a native rate for a format falls back to a wider one
+// (cost/roofline.cpp math_rate, parallel/plan.cpp has_rate): int4 -> int8 -> fp8 -> fp16 -> bf16
+// -> tf32 -> fp32.
+inline constexpr std::array<Precision, 7> kPrecisionFallbackOrder = {
+    Precision::int4, Precision::int8, Precision::fp8, Precision::fp16,
+    Precision::bf16, Precision::tf32, Precision::fp32};
 
 }  // namespace optimus

@@ -13,8 +13,10 @@ struct RingTerms {
   double steps;
 };
 
-RingTerms ring_terms(Collective c, double p) {
+RingTerms ring_terms(Collective c, double p, AllToAll a2a) {
   switch (c) {
+    case Collective::all_to_all:
+      return a2a == AllToAll::ring ? RingTerms{(p - 1.0) / 2.0, p - 1.0} : RingTerms{(p - 1.0) / p, p - 1.0};
     case Collective::all_reduce:
       return {2.0 * (p - 1.0) / p, 2.0 * (p - 1.0)};
     case Collective::all_gather:
@@ -31,7 +33,7 @@ RingTerms ring_terms(Collective c, double p) {
 Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier) {
   if (ranks <= 1 && c != Collective::p2p) return Seconds(0);
   if (size.value <= 0) return Seconds(0);
-  const RingTerms r = ring_terms(c, static_cast<double>(ranks));
+  const RingTerms r = ring_terms(c, static_cast<double>(ranks), tier.all_to_all);
   const double moved = r.bytes_factor * size.value;
   const auto& table = tier.allreduce_busbw;
   if (c == Collective::all_reduce && !table.empty() && size.value >= table.front().first) {
@@ -68,6 +70,19 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
     case Collective::all_gather:
     case Collective::reduce_scatter:
       return ring_time(c, shard, n, sys.scale_out) + ring_time(c, size, k, sys.scale_up);
+    case Collective::all_to_all: {
+      // Of the S bytes a rank sends, (k-1)/P stay in its domain and (P-k)/P leave it, in P-k
+      // messages over its own NIC.
+      const double p = static_cast<double>(g.size);
+      const double kd = static_cast<double>(k);
+      const Seconds inside = ring_time(c, size * (kd / p), k, sys.scale_up);
+      const NetworkTier& out = sys.scale_out;
+      const double steps = p - kd;
+      const double moved = size.value * steps / p;
+      const double bulk = moved / (out.bandwidth.value * out.efficiency) + steps * out.bulk_latency.value;
+      const double ll = moved / (out.bandwidth.value * out.ll_efficiency) + steps * out.latency.value;
+      return max(inside, Seconds(std::min(bulk, ll)));
+    }
     case Collective::p2p:
       break;
   }

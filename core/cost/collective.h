@@ -5,6 +5,11 @@
 //   all-gather      (P-1)/P * S/BW + (P-1) alpha   (S = gathered output size)
 //   reduce-scatter  (P-1)/P * S/BW + (P-1) alpha   (S = input size)
 //   point-to-point  S/BW + alpha
+//   all-to-all      pairwise exchange (Thakur, Rabenseifner & Gropp 2005, Sec. 4.5): P-1 steps,
+//                   each sending S/P to one partner: (P-1)/P * S/BW + (P-1) alpha, for tiers with
+//                   a switch (every pair connected); ring (each step forwards the blocks still
+//                   in transit to the next neighbour): (P-1)/2 * S/BW + (P-1) alpha
+//                   (S = the bytes each rank sends, its own share included)
 // A group spanning several scale-up domains runs hierarchically: reduce-scatter inside the
 // domain, the cross-domain collective on S/k per device over its own NIC, all-gather inside
 // (NCCL's tree/ring hierarchy; Calculon, SC'23, Sec. 3.3).
@@ -13,16 +18,19 @@
 // `ll_efficiency`, per-step `latency`); NCCL picks the faster, and so do we.
 #pragma once
 
+#include "base/comm.h"
 #include "base/units.h"
 #include "hardware/spec.h"
 #include "parallel/plan.h"
 
 namespace optimus {
 
-enum class Collective { all_reduce, all_gather, reduce_scatter, p2p };
-
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys);
 
+// All-to-all over a group spanning several scale-up domains: the share for peers inside the
+// domain moves on the scale-up links while the share for other domains crosses the scale-out
+// NIC at the same time (as DeepEP's and NCCL's hierarchical all-to-all kernels do); the slower
+// of the two sets the time.
 // One tier, P ranks, no hierarchy.
 Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier);
 

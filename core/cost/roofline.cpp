@@ -11,9 +11,7 @@ namespace optimus {
 MathRate math_rate(const DeviceSpec& d, Precision p) {
   // Integer and narrow float formats fall back to the nearest wider format with a peak:
   // int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32.
-  static constexpr std::array<Precision, 7> order = {Precision::int4, Precision::int8, Precision::fp8,
-                                                     Precision::fp16, Precision::bf16, Precision::tf32,
-                                                     Precision::fp32};
+  const auto& order = kPrecisionFallbackOrder;
   std::size_t i = 0;
   while (order[i] != p) ++i;
   for (std::size_t j = i; j < order.size(); ++j) {

@@ -4,7 +4,10 @@
 // the NVIDIA "Matrix Multiplication Background" guide for tile/wave quantization).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
+#include <utility>
 
 #include "base/precision.h"
 #include "base/units.h"
@@ -16,22 +19,17 @@ namespace optimus {
 // pace (inference with an eager runtime, core/predict/inference.cpp).
 enum class Bound { compute, memory, l2, latency, host };
 
+template <>
+struct EnumNames<Bound> {
+  static constexpr std::array<std::pair<Bound, std::string_view>, 5> table = {{{Bound::compute, "compute"},
+                                                                               {Bound::memory, "memory"},
+                                                                               {Bound::l2, "l2"},
+                                                                               {Bound::latency, "latency"},
+                                                                               {Bound::host, "host"}}};
+};
+
 // The bound's name as the JSON output and the studies spell it.
-inline const char* to_string(Bound b) {
-  switch (b) {
-    case Bound::compute:
-      return "compute";
-    case Bound::memory:
-      return "memory";
-    case Bound::l2:
-      return "l2";
-    case Bound::latency:
-      return "latency";
-    case Bound::host:
-      return "host";
-  }
-  return "compute";
-}
+inline const char* to_string(Bound b) { return name_of(b).data(); }
 
 struct OpCost {
   Seconds time{};

@@ -6,9 +6,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/enums.h"
 #include "base/precision.h"
 #include "base/units.h"
 
@@ -46,6 +48,15 @@ struct DeviceSpec {
   FlopRate peak_for(Precision p) const { return peak[static_cast<std::size_t>(p)]; }
 };
 
+// How an all-to-all runs on a tier (cost/collective.h): pairwise exchange on switched tiers
+// (NVSwitch, InfiniBand fat trees: every pair connected), ring where links only join neighbours.
+enum class AllToAll { pairwise, ring };
+template <>
+struct EnumNames<AllToAll> {
+  static constexpr std::array<std::pair<AllToAll, std::string_view>, 2> table = {
+      {{AllToAll::pairwise, "pairwise"}, {AllToAll::ring, "ring"}}};
+};
+
 // A network tier: per-device, per-direction link bandwidth and a per-hop latency, plus the
 // achieved fraction of that bandwidth that collectives reach (NCCL bus bandwidth / link rate).
 struct NetworkTier {
@@ -54,18 +65,28 @@ struct NetworkTier {
   // Collective protocol terms (cost/collective.h): bandwidth-optimised protocol reaches
   // `efficiency` of the link with `bulk_latency` per ring step; latency-optimised protocol
   // reaches `ll_efficiency` with `latency` per step.
+  // Defaults for a tier that states only its bandwidth and latency (io/json_io.cpp reads them
+  // from here; bulk_latency defaults to twice the latency).
   double efficiency = 0.8;
-  Seconds bulk_latency{6e-6};
   double ll_efficiency = 0.1;
   Seconds latency{3e-6};
+  Seconds bulk_latency{default_bulk_latency(latency)};
+  static constexpr Seconds default_bulk_latency(Seconds latency) { return Seconds(2.0 * latency.value); }
   // Measured all-reduce bus bandwidth on this tier (bytes, B/s), ascending in size, from an
   // nccl-tests style sweep over the whole domain. When present it replaces the protocol model
   // for all-reduces at sizes inside the sweep (interpolated in log size), because NCCL's
   // mid-size behaviour (channel counts, protocol switches) is not captured by two protocols.
   std::vector<std::pair<double, double>> allreduce_busbw;
+  AllToAll all_to_all = AllToAll::pairwise;
 };
 
+// Attention kernel: fused (FlashAttention, Dao et al. 2022) or unfused (scores in HBM).
 enum class AttentionKernel { flash, standard };
+template <>
+struct EnumNames<AttentionKernel> {
+  static constexpr std::array<std::pair<AttentionKernel, std::string_view>, 2> table = {
+      {{AttentionKernel::flash, "flash"}, {AttentionKernel::standard, "standard"}}};
+};
 
 // What the software stack on this system does by default, when a scenario does not say.
 // Measured runs depend on these as much as on the hardware (presets/README.md).
@@ -81,6 +102,20 @@ struct SoftwareDefaults {
   // max(GPU time, launch interval). Zero = no host bound (graph replay). Fitted on the public
   // inference rows by scripts/fit_launch_interval.py (presets/systems/*.json notes).
   Seconds launch_interval{0};
+  // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
+  // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
+  // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per
+  // parameter; Transformer Engine keeps bf16 weights and activations under fp8 training).
+  // fp32/tf32 training keeps 4-byte weights and activations in the kernels and no master copy.
+  double activation_bytes = 2;       // activations written by kernels and kept for backward
+  double weight_bytes = 2;           // model weights (the 16-bit copy the kernels read)
+  double gradient_bytes = 4;         // main gradients (fp32 accumulation, Megatron-LM default)
+  double master_weight_bytes = 4;    // fp32 master weights beside 16-bit ones
+  double optimizer_state_bytes = 8;  // Adam momentum and variance in fp32
+  // Fused Adam step: fp32 master weight, gradient, momentum and variance read and written plus
+  // the 16-bit copy written, with gradient-norm clipping (~34 bytes and ~12 FLOPs per parameter).
+  double optimizer_step_bytes = 34;
+  double optimizer_step_flops = 12;
 };
 
 struct SystemSpec {

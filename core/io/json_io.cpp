@@ -19,14 +19,14 @@ namespace {
 constexpr std::int64_t kMaxDevices = 100'000'000;  // beyond any cluster; keeps products finite
 constexpr std::int64_t kMaxCount = 1'000'000'000;
 
-const std::vector<std::string> kTrainPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-const std::vector<std::string> kInferPrecisions = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
-
-Precision precision_from(const std::vector<std::string>& names, std::size_t i) {
-  return *parse_precision(names[i]);
-}
-
 void read_notes(Reader& r) { r.string("notes", false); }
+
+// The attention variant follows kv_heads.
+AttentionType attention_of(const ModelSpec& m) {
+  return m.kv_heads == m.heads ? AttentionType::mha
+         : m.kv_heads == 1     ? AttentionType::mqa
+                               : AttentionType::gqa;
+}
 
 Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
   if (m.head_dim == 0) {
@@ -41,7 +41,29 @@ Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
     return make_error("model.kv_heads_not_divisor_of_heads", path + "/kv_heads",
                       "kv_heads=" + std::to_string(m.kv_heads) +
                           " must divide heads=" + std::to_string(m.heads) + " (1 = MQA, heads = MHA)");
+  m.attention = attention_of(m);
   return m;
+}
+
+// A stated attention variant fills in kv_heads for MHA and MQA when absent, and must agree with
+// kv_heads when both are given.
+std::optional<Error> apply_attention(ModelSpec& m, std::optional<AttentionType> stated,
+                                     const std::string& path) {
+  if (!stated) return std::nullopt;
+  if (m.kv_heads == 0) {
+    if (*stated == AttentionType::gqa)
+      return make_error("scenario.missing_key", path + "/kv_heads",
+                        "attention type \"gqa\" needs kv_heads (the number of key/value heads)");
+    m.kv_heads = *stated == AttentionType::mha ? m.heads : 1;
+  }
+  const AttentionType derived = attention_of(m);
+  if (*stated != derived)
+    return make_error("model.attention_mismatch", path + "/attention/type",
+                      "attention type \"" + std::string(name_of(*stated)) + "\" does not match kv_heads=" +
+                          std::to_string(m.kv_heads) + " and heads=" + std::to_string(m.heads) +
+                          " (that is \"" + std::string(name_of(derived)) +
+                          "\": mha has kv_heads = heads, mqa 1, gqa in between)");
+  return std::nullopt;
 }
 
 }  // namespace
@@ -65,13 +87,23 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   m.head_dim = r.integer("head_dim", false, 1, 100'000).value_or(0);
   m.ffn_hidden = r.integer("ffn_hidden", true, 1, 100'000'000).value_or(1);
   m.vocab = r.integer("vocab", true, 1, 100'000'000).value_or(1);
-  if (auto f = r.choice("ffn_type", false, {"gelu", "swiglu", "relu2"}))
-    m.ffn_type = static_cast<FfnType>(*f);
-  if (auto n = r.choice("norm", false, {"layernorm", "rmsnorm"})) m.norm = static_cast<NormType>(*n);
+  m.ffn_type = r.enumeration<FfnType>("ffn_type", false).value_or(m.ffn_type);
+  m.norm = r.enumeration<NormType>("norm", false).value_or(m.norm);
+  const ModelTraits traits = default_traits(m.norm);
+  m.bias = r.boolean("bias", false).value_or(traits.bias);
+  m.dropout = r.boolean("dropout", false).value_or(traits.dropout);
+  m.position = r.enumeration<PositionKind>("position", false).value_or(traits.position);
+  std::optional<AttentionType> attention;
+  if (const json* av = r.get("attention", false)) {
+    Reader ar(*av, r.child("attention"), err);
+    attention = ar.enumeration<AttentionType>("type", true);
+    ar.finish();
+  }
   m.tied_embeddings = r.boolean("tied_embeddings", false).value_or(true);
   m.max_seq_len = r.integer("max_seq_len", false, 1, 1'000'000'000).value_or(0);
   r.finish();
   if (err) return *err;
+  if (auto e = apply_attention(m, attention, path)) return *e;
   return finish_model(std::move(m), path);
 }
 
@@ -157,10 +189,11 @@ NetworkTier read_tier(Reader& parent, const std::string& key, bool scale_up, std
   t.latency = microseconds(r.number("latency_us", true, 0, 1e7).value_or(0));
   t.domain_size = scale_up ? r.integer("domain_size", true, 1, kMaxDevices).value_or(1) : 1;
   if (!scale_up) r.integer("domain_size", false, 1, kMaxDevices);
-  t.efficiency = r.number("efficiency", false, 1e-3, 1.0).value_or(0.8);
-  t.bulk_latency =
-      microseconds(r.number("bulk_latency_us", false, 0, 1e7).value_or(2.0 * t.latency.value / kMicro));
-  t.ll_efficiency = r.number("ll_efficiency", false, 1e-3, 1.0).value_or(0.1);
+  t.efficiency = r.number("efficiency", false, 1e-3, 1.0).value_or(t.efficiency);
+  t.bulk_latency = microseconds(r.number("bulk_latency_us", false, 0, 1e7)
+                                    .value_or(NetworkTier::default_bulk_latency(t.latency).value / kMicro));
+  t.ll_efficiency = r.number("ll_efficiency", false, 1e-3, 1.0).value_or(t.ll_efficiency);
+  t.all_to_all = r.enumeration<AllToAll>("all_to_all", false).value_or(t.all_to_all);
   if (const json* tab = r.get("allreduce_busbw_GBps", false)) {
     const std::string tp = r.child("allreduce_busbw_GBps");
     if (!tab->is_array() || tab->empty()) {
@@ -218,11 +251,21 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   s.scale_out = read_tier(r, "scale_out", false, err);
   if (const json* sw = r.get("software", false)) {
     Reader sr(*sw, r.child("software"), err);
-    if (auto a = sr.choice("attention", false, {"flash", "standard"}))
-      s.software.attention = static_cast<AttentionKernel>(*a);
-    s.software.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(true);
-    s.software.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(false);
-    s.software.launch_interval = Seconds(sr.number("launch_interval_us", false, 0, 1e6).value_or(0) * kMicro);
+    SoftwareDefaults& d = s.software;
+    d.attention = sr.enumeration<AttentionKernel>("attention", false).value_or(d.attention);
+    d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
+    d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
+    d.launch_interval = Seconds(sr.number("launch_interval_us", false, 0, 1e6).value_or(0) * kMicro);
+    d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
+    d.weight_bytes = sr.number("weight_bytes", false, 0.5, 8).value_or(d.weight_bytes);
+    d.gradient_bytes = sr.number("gradient_bytes", false, 0.5, 8).value_or(d.gradient_bytes);
+    d.master_weight_bytes = sr.number("master_weight_bytes", false, 0, 8).value_or(d.master_weight_bytes);
+    d.optimizer_state_bytes =
+        sr.number("optimizer_state_bytes", false, 0, 64).value_or(d.optimizer_state_bytes);
+    d.optimizer_step_bytes =
+        sr.number("optimizer_step_bytes", false, 0, 1024).value_or(d.optimizer_step_bytes);
+    d.optimizer_step_flops =
+        sr.number("optimizer_step_flops", false, 0, 1024).value_or(d.optimizer_step_flops);
     read_notes(sr);
     sr.finish();
   }
@@ -285,8 +328,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
     auto sp = pr.boolean("sequence_parallel", false);
     p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
     p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
-    if (auto rc = pr.choice("recompute", false, {"none", "selective", "full"}))
-      p.recompute = static_cast<Recompute>(*rc);
+    p.recompute = pr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
     p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
     pr.finish();
     p.sequence_parallel = sp.value_or(p.tp > 1);
@@ -307,11 +349,9 @@ Result<Scenario> parse_scenario(std::string_view text) {
     TrainingWorkload w;
     w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
     w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
-    if (auto pi = tr.choice("precision", false, kTrainPrecisions))
-      w.precision = precision_from(kTrainPrecisions, *pi);
+    w.precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(w.precision);
     w.train_tokens = tr.number("train_tokens", false, 0, 1e18).value_or(0);
-    if (auto a = tr.choice("attention", false, {"flash", "standard"}))
-      w.attention = static_cast<AttentionKernel>(*a);
+    w.attention = tr.enumeration<AttentionKernel>("attention", false);
     w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
     w.tp_comm_overlap = tr.boolean("tp_comm_overlap", false);
     tr.finish();
@@ -324,11 +364,8 @@ Result<Scenario> parse_scenario(std::string_view text) {
     w.batch = ir.integer("batch", false, 1, 100'000'000).value_or(1);
     w.prompt_len = ir.integer("prompt_len", true, 1, 100'000'000).value_or(1);
     w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
-    if (auto pi = ir.choice("precision", false, kInferPrecisions))
-      w.precision = precision_from(kInferPrecisions, *pi);
-    w.kv_precision = w.precision;
-    if (auto ki = ir.choice("kv_precision", false, kInferPrecisions))
-      w.kv_precision = precision_from(kInferPrecisions, *ki);
+    w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
+    w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
     w.cuda_graphs = ir.boolean("cuda_graphs", false);
     ir.finish();
     s.inference = w;
@@ -343,14 +380,11 @@ Result<Scenario> parse_scenario(std::string_view text) {
 
 namespace {
 
-const char* name_of(FfnType f) {
-  return f == FfnType::gelu ? "gelu" : f == FfnType::swiglu ? "swiglu" : "relu2";
+// An enum's name as a JSON string (EnumNames, base/enums.h).
+template <class E>
+std::string str(E e) {
+  return std::string(name_of(e));
 }
-const char* name_of(Recompute r) {
-  return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
-}
-const char* name_of(AttentionKernel a) { return a == AttentionKernel::flash ? "flash" : "standard"; }
-const char* name_of(Bound b) { return to_string(b); }
 
 ojson model_json(const ModelSpec& m) {
   ojson j;
@@ -362,8 +396,12 @@ ojson model_json(const ModelSpec& m) {
   j["head_dim"] = m.head_dim;
   j["ffn_hidden"] = m.ffn_hidden;
   j["vocab"] = m.vocab;
-  j["ffn_type"] = name_of(m.ffn_type);
-  j["norm"] = m.norm == NormType::layernorm ? "layernorm" : "rmsnorm";
+  j["attention"] = {{"type", str(m.attention)}};
+  j["ffn_type"] = str(m.ffn_type);
+  j["norm"] = str(m.norm);
+  j["bias"] = m.bias;
+  j["dropout"] = m.dropout;
+  j["position"] = str(m.position);
   j["tied_embeddings"] = m.tied_embeddings;
   if (m.max_seq_len > 0) j["max_seq_len"] = m.max_seq_len;
   if (!m.source.empty()) j["source"] = m.source;
@@ -378,6 +416,7 @@ ojson tier_json(const NetworkTier& t, bool scale_up) {
   j["efficiency"] = t.efficiency;
   j["bulk_latency_us"] = t.bulk_latency.value / kMicro;
   j["ll_efficiency"] = t.ll_efficiency;
+  j["all_to_all"] = str(t.all_to_all);
   if (!t.allreduce_busbw.empty()) {
     ojson tab = ojson::array();
     for (const auto& [bytes, bw] : t.allreduce_busbw) tab.push_back({bytes, bw / kGB});
@@ -417,10 +456,18 @@ ojson system_json(const SystemSpec& s) {
   j["devices_per_node"] = s.devices_per_node;
   j["scale_up"] = tier_json(s.scale_up, true);
   j["scale_out"] = tier_json(s.scale_out, false);
-  j["software"] = {{"attention", name_of(s.software.attention)},
-                   {"overlap_grad_reduce", s.software.overlap_grad_reduce},
-                   {"tp_comm_overlap", s.software.tp_comm_overlap},
-                   {"launch_interval_us", s.software.launch_interval.value / kMicro}};
+  const SoftwareDefaults& sw = s.software;
+  j["software"] = {{"attention", str(sw.attention)},
+                   {"overlap_grad_reduce", sw.overlap_grad_reduce},
+                   {"tp_comm_overlap", sw.tp_comm_overlap},
+                   {"launch_interval_us", sw.launch_interval.value / kMicro},
+                   {"activation_bytes", sw.activation_bytes},
+                   {"weight_bytes", sw.weight_bytes},
+                   {"gradient_bytes", sw.gradient_bytes},
+                   {"master_weight_bytes", sw.master_weight_bytes},
+                   {"optimizer_state_bytes", sw.optimizer_state_bytes},
+                   {"optimizer_step_bytes", sw.optimizer_step_bytes},
+                   {"optimizer_step_flops", sw.optimizer_step_flops}};
   if (!s.source.empty()) j["source"] = s.source;
   return j;
 }
@@ -453,7 +500,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     t["seq_len"] = w.seq_len;
     t["precision"] = std::string(to_string(w.precision));
     if (w.train_tokens > 0) t["train_tokens"] = w.train_tokens;
-    if (w.attention) t["attention"] = name_of(*w.attention);
+    if (w.attention) t["attention"] = str(*w.attention);
     if (w.overlap_grad_reduce) t["overlap_grad_reduce"] = *w.overlap_grad_reduce;
     if (w.tp_comm_overlap) t["tp_comm_overlap"] = *w.tp_comm_overlap;
     j["training"] = t;
@@ -495,7 +542,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
                      {"recompute", t.layer_recompute.value}};
     tj["model_flops"] = t.model_flops;
     tj["hardware_flops"] = t.hardware_flops;
-    tj["assumed"] = {{"attention", name_of(t.attention)},
+    tj["assumed"] = {{"attention", str(t.attention)},
                      {"overlap_grad_reduce", t.overlap_grad_reduce},
                      {"tp_comm_overlap", t.tp_comm_overlap}};
     j["training"] = tj;
@@ -521,7 +568,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
                      {"arithmetic_intensity", o.intensity},
                      {"time_s", o.time.value},
                      {"achieved_flops_per_s", o.achieved_flops_per_s},
-                     {"bound", name_of(o.bound)},
+                     {"bound", str(o.bound)},
                      {"count", o.count}});
     }
     ij["operators"] = ops;
@@ -551,7 +598,7 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p) {
           {"sequence_parallel", p.sequence_parallel},
           {"micro_batch", p.micro_batch},
           {"interleave", p.interleave},
-          {"recompute", name_of(p.recompute)},
+          {"recompute", str(p.recompute)},
           {"zero_stage", p.zero_stage}};
 }
 

@@ -3,6 +3,7 @@
 // it was not asked about as unknown.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/enums.h"
 #include "base/result.h"
 
 namespace optimus::io {
@@ -147,6 +149,18 @@ class Reader {
     for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + ("\"" + n + "\"");
     fail("scenario.invalid_value", child(key), "'" + key + "' = \"" + *s + "\" is not one of " + valid);
     return std::nullopt;
+  }
+
+  // A string naming one of `allowed` (EnumNames<E>, base/enums.h).
+  template <class E, std::size_t N>
+  std::optional<E> enumeration(const std::string& key, bool required, const std::array<E, N>& allowed) {
+    auto i = choice(key, required, enum_names(allowed));
+    if (!i) return std::nullopt;
+    return allowed[*i];
+  }
+  template <class E>
+  std::optional<E> enumeration(const std::string& key, bool required) {
+    return enumeration(key, required, enum_values<E>());
   }
 
   // Report keys present in the object but never asked for.

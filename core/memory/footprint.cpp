@@ -1,3 +1,5 @@
+// Memory per device as sums over the task graph (model/graph.h): parameters, saved activations
+// and KV bytes are what the operators say they own, keep and append.
 #include "memory/footprint.h"
 
 #include <algorithm>
@@ -10,69 +12,46 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Bytes per parameter in mixed-precision training with Adam (Korthikanti et al. 2022 Sec. 2:
-// 16-bit weight 2 + fp32 gradient 4 + fp32 master, momentum and variance 12 = 18 bytes).
+// Bytes per parameter of weights, gradients and optimizer state for a training precision, from
+// the software stack's widths (hardware/spec.h SoftwareDefaults): 16-bit (and fp8, whose
+// weights stay bf16 in Transformer Engine) mixed precision keeps 2 + 4 + (4 + 8); fp32/tf32
+// training keeps 4-byte weights and no master copy: 4 + 4 + 8.
 struct StateBytes {
   double weight, gradient, optimizer;
 };
-StateBytes state_bytes(Precision p) {
-  if (p == Precision::fp32 || p == Precision::tf32) return {4.0, 4.0, 8.0};  // no master copy
-  return {2.0, 4.0, 12.0};  // fp8 training keeps bf16 weights (Transformer Engine)
+StateBytes state_bytes(Precision p, const SoftwareDefaults& sw) {
+  if (p == Precision::fp32 || p == Precision::tf32) return {4.0, sw.gradient_bytes, sw.optimizer_state_bytes};
+  return {sw.weight_bytes, sw.gradient_bytes, sw.master_weight_bytes + sw.optimizer_state_bytes};
+}
+
+StageParams stage_params_of(const ModelSpec& m, const ParallelPlan& p, const std::vector<Op>& layer,
+                            const LayerShape& shape, bool first, bool last) {
+  StageParams s;
+  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h).
+  const bool end_stage = first || last;
+  s.layers =
+      sum_params(layer) * (stage_layers(m, p) - (end_stage && uneven_pipeline_split(m, p) ? 1.0 : 0.0));
+  if (first) s.embedding = sum_params(embedding_ops(m, shape));
+  if (last) s.output = sum_params(head_ops(m, shape));
+  return s;
 }
 
 }  // namespace
 
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
                          bool last) {
-  const ParamCounts c = count_params(m, seq_len);
-  StageParams s;
-  // Column/row-parallel matrices are split over tp; norms (and row-parallel biases) are
-  // replicated on every tensor-parallel rank.
-  const double per_layer = (c.attention + c.mlp) / d(p.tp) + c.norms;
-  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h).
-  const bool end_stage = first || last;
-  s.layers = per_layer * (stage_layers(m, p) - (end_stage && uneven_pipeline_split(m, p) ? 1.0 : 0.0));
-  const double word = d(m.vocab) * d(m.hidden) / d(p.tp);                    // vocab-parallel embedding
-  if (first) s.embedding = word + (c.embedding - d(m.vocab) * d(m.hidden));  // + positions
-  if (last) {
-    // Untied: the LM head. Tied with pp > 1: Megatron keeps a copy on the last stage.
-    if (!m.tied_embeddings || (p.pp > 1)) s.output = word;
-    s.output += c.final_norm;
-  }
-  return s;
+  const LayerShape shape = param_shape(p, seq_len);
+  return stage_params_of(m, p, layer_forward_ops(m, shape), shape, first, last);
 }
 
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int64_t micro_batch,
-                             std::int64_t seq_len, AttentionKernel attention) {
-  const double e = 2.0;  // 16-bit activations
-  const double t = d(p.tp);
-  const double T = d(micro_batch) * d(seq_len / p.cp);  // tokens of the micro-batch on this rank
-  const double h = d(m.hidden);
-  const double q = d(m.heads * m.head_dim);
-  const double kv = d(m.kv_heads * m.head_dim);
-  const double f = d(m.ffn_hidden);
-  const bool dropout = has_dropout(m);
-  const double sp_div = p.sequence_parallel ? t : 1.0;
-
-  if (p.recompute == Recompute::full) return Bytes(T * e * h / sp_div);  // the layer's input only
-
-  // Replicated over tp (split with SP): inputs of the two norms and of the QKV and first MLP
-  // matmuls (2 bytes each), and the two dropout masks (1 byte each): 10 sbh for GPT.
-  const double replicated = T * h * (4.0 * e + (dropout ? 2.0 : 0.0));
-  // Split over tp: Q and K (for QK^T), V, the output projection input, and the MLP's
-  // activation input and output: 24 sbh for GPT with f = 4h.
-  const double mlp = (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * e * f;
-  double split = T * (e * (q + kv) + e * kv + e * q + mlp);
-  const double kv_len = d(seq_len);  // each query's keys, over the whole ring under CP
-  if (attention == AttentionKernel::standard) {
-    // Softmax output (2), dropout mask (1) and dropout output (2) per score: 5 a s^2 b.
-    // Selective recompute drops exactly these (Korthikanti et al. Sec. 5).
-    if (p.recompute != Recompute::selective)
-      split += T * d(m.heads) * kv_len * (e + (dropout ? 1.0 + e : 0.0));
-  } else {
-    split += T * d(m.heads) * 4.0;  // fp32 log-sum-exp per query and head (FlashAttention)
-  }
-  return Bytes(replicated / sp_div + split / t);
+                             std::int64_t seq_len, AttentionKernel attention, double activation_bytes) {
+  LayerShape shape = param_shape(p, seq_len);
+  shape.groups = {SeqGroup{micro_batch, seq_len / p.cp, seq_len}};
+  shape.sequence_parallel = p.sequence_parallel;
+  shape.attention = attention;
+  shape.saved_bytes = activation_bytes;
+  return Bytes(sum_saved(layer_forward_ops(m, shape), p.recompute));
 }
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
@@ -80,8 +59,10 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   const auto& p = s.parallel;
   const auto& w = *s.training;
   MemoryBreakdown out;
-  const StageParams sp = stage_params(m, p, w.seq_len, true, p.pp == 1);
-  const StateBytes b = state_bytes(w.precision);
+  const LayerShape shape = training_layer_shape(s, attention);
+  const std::vector<Op> layer = layer_forward_ops(m, shape);
+  const StageParams sp = stage_params_of(m, p, layer, shape, true, p.pp == 1);
+  const StateBytes b = state_bytes(w.precision, s.system.software);
   const double shard = d(p.dp * p.cp);  // ZeRO shards over every replica of the weights
   const double params = sp.total();
   out.weights = Bytes(params * b.weight / (p.zero_stage >= 3 ? shard : 1.0));
@@ -97,12 +78,10 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   const double layers_stage = stage_layers(m, p) - (uneven_pipeline_split(m, p) ? 1.0 : 0.0);
   double factor = in_flight * layers_stage;
   if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
-  const Bytes per_layer = layer_activation_bytes(m, p, p.micro_batch, w.seq_len, attention);
+  const Bytes per_layer(sum_saved(layer, p.recompute));
   Bytes act = per_layer * factor;
-  const double T = d(p.micro_batch) * d(w.seq_len / p.cp);
-  const double sp_div = p.sequence_parallel ? d(p.tp) : 1.0;
-  // Embedding dropout mask, one byte per element per in-flight micro-batch.
-  if (has_dropout(m)) act += Bytes(T * d(m.hidden) / sp_div * in_flight);
+  // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
+  act += Bytes(sum_saved(embedding_ops(m, shape), p.recompute) * in_flight);
   // The backward rebuilds one layer at a time: under full recompute all of that layer's
   // activations come back (its input, the checkpoint, is already counted), under selective
   // recompute with unfused attention its attention-score tensors do. Counting that working set
@@ -111,23 +90,17 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   // Table 2 counts stored activations only, which is 1/L-per-stage less.
   const bool rebuilds = p.recompute == Recompute::full ||
                         (p.recompute == Recompute::selective && attention == AttentionKernel::standard);
-  if (rebuilds) {
-    ParallelPlan no_rc = p;
-    no_rc.recompute = Recompute::none;
-    act += layer_activation_bytes(m, no_rc, p.micro_batch, w.seq_len, attention) - per_layer;
-  }
-  if (p.pp == 1) {
-    // Output layer on this stage too: fp32 logits kept for the cross-entropy backward
-    // (Korthikanti et al. Sec. 4.3: 4 s b v / t).
-    act += Bytes(4.0 * T * d(m.vocab) / d(p.tp));
-  }
+  if (rebuilds) act += Bytes(sum_saved(layer, Recompute::none)) - per_layer;
+  // Output layer on this stage too: its fp32 logits.
+  if (p.pp == 1) act += Bytes(sum_saved(head_ops(m, shape), p.recompute));
   out.activations = act;
   return out;
 }
 
 Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv_precision) {
-  const double kv_local = d(std::max<std::int64_t>(1, m.kv_heads / p.tp));
-  return Bytes(2.0 * d(m.layers) / d(p.pp) * kv_local * d(m.head_dim) * bytes_per_element(kv_precision));
+  LayerShape shape = param_shape(p, 0);
+  shape.kv_elem_bytes = bytes_per_element(kv_precision);
+  return Bytes(d(m.layers) / d(p.pp) * sum_kv_bytes(layer_forward_ops(m, shape)));
 }
 
 InferenceMemory inference_memory(const Scenario& s) {
@@ -145,11 +118,9 @@ InferenceMemory inference_memory(const Scenario& s) {
   out.kv_per_sequence = kv_bytes_per_token(m, p, w.kv_precision) * context;
   out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);
   // Working activations of the widest moment of prefill for one sequence: the residual
-  // stream, the QKV or MLP-up output of one layer, and the fp32 logits of the last token.
-  const double e = 2.0;
-  const double up = std::max(d((m.heads + 2 * m.kv_heads) * m.head_dim),
-                             d(ffn_matrices(m) == 3 ? 2 * m.ffn_hidden : m.ffn_hidden)) /
-                    d(p.tp);
+  // stream, the widest QKV or FFN-up output of one layer, and the fp32 logits of the last token.
+  const double e = s.system.software.activation_bytes;
+  const double up = widest_intermediate(layer_forward_ops(m, LayerShape{})) / d(p.tp);
   out.activation_per_sequence =
       Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + up) + 4.0 * d(m.vocab) / d(p.tp));
   out.bytes.activations = out.activation_per_sequence * d(w.batch);

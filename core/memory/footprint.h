@@ -28,8 +28,10 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t
 // Activation bytes one layer keeps for backward, for one micro-batch on one device
 // (Korthikanti et al. 2022, arXiv 2205.05198, Sec. 4 and Table 2, generalised to GQA,
 // SwiGLU and fused attention).
+// `activation_bytes`: the width kept (the software stack's, SoftwareDefaults::activation_bytes).
+// The sum of the task graph's saved bytes under the plan's recompute policy.
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int64_t micro_batch,
-                             std::int64_t seq_len, AttentionKernel attention);
+                             std::int64_t seq_len, AttentionKernel attention, double activation_bytes);
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention);
 
@@ -40,8 +42,8 @@ struct InferenceMemory {
 };
 InferenceMemory inference_memory(const Scenario& s);
 
-// KV cache bytes per token of context per sequence, on one device: 2 (K and V) * layers on
-// the stage * kv heads on the rank * head_dim * bytes per element.
+// KV cache bytes per token of context per sequence, on one device: the layers on the stage times
+// the task graph's KV bytes per layer (2 (K and V) * kv heads on the rank * head_dim * bytes).
 Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv_precision);
 
 }  // namespace optimus

@@ -1,13 +1,21 @@
-// The task graph: one transformer layer's operators on one device, given how the layer is
-// split (tensor, sequence and context parallel), for the forward pass; backward and
-// recomputation are derived from it by the predict module. Each operator says what it
-// computes (matmul shape or element-wise bytes) or communicates (collective and size), not
-// how long it takes: timing is cost/'s job.
+// The task graph: the operators of one transformer layer on one device (and of the embedding
+// and the LM head), given how the layer is split (tensor, sequence and context parallel) and
+// which sequences it processes. It is the single description of the model: each operator
+// carries what it computes (matmul shape or element-wise bytes), what it communicates and with
+// which group, the parameters it owns, the activation bytes it saves for the backward pass under
+// each recompute policy, the KV-cache bytes it appends per token and the FLOPs the field counts
+// for MFU. Parameter counts, weight/gradient/optimizer memory, activation memory and the KV cache
+// are sums over these lists (memory/footprint.cpp, model/spec.cpp); times come from the one
+// operator timer (cost/op_timer.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "base/comm.h"
 #include "base/precision.h"
 #include "hardware/spec.h"
 #include "model/spec.h"
@@ -15,50 +23,124 @@
 namespace optimus {
 
 enum class OpKind { matmul, attention, elementwise, comm };
-enum class CommGroup { tp, cp, dp, pp };
-enum class CommKind { all_reduce, all_gather, reduce_scatter, p2p };
+
+// What an operator is in the model, for the rules that depend on it (which matmuls fp8 training
+// quantises, which weights stay 16-bit in quantised inference) and for reports.
+enum class OpRole {
+  embedding,
+  norm,
+  qkv,
+  rope,
+  attention,
+  attn_out,
+  residual,
+  ffn_up,
+  ffn_act,
+  ffn_down,
+  comm,
+  final_norm,
+  lm_head,
+  loss
+};
+
+// Activation recomputation (Korthikanti et al. 2022): none, the attention core only
+// (selective), or the whole layer from its input (full).
+enum class Recompute { none, selective, full };
+template <>
+struct EnumNames<Recompute> {
+  static constexpr std::array<std::pair<Recompute, std::string_view>, 3> table = {
+      {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
+};
+
+// Activation bytes an operator keeps for its backward pass on one device, under each recompute
+// policy (Korthikanti et al. 2022, arXiv 2205.05198, Sec. 4-5 and Table 2).
+struct SavedBytes {
+  double none = 0, selective = 0, full = 0;
+  double under(Recompute r) const {
+    return r == Recompute::none ? none : r == Recompute::selective ? selective : full;
+  }
+};
 
 struct Op {
   const char* name = "";
   OpKind kind = OpKind::elementwise;
+  OpRole role = OpRole::comm;
   // matmul: C[m,n] = A[m,k] B[k,n], `batch` times; B is a weight when `weight` is set.
+  // attention: m queries and n keys per sequence and head, k = head_dim, batch = sequences x
+  // local heads.
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   bool weight = false;
+  std::int64_t sequences = 0;  // attention: sequences in this group
   // attention (fused or not): causal fraction of the score matrix actually computed.
   double causal_fraction = 1.0;
-  // elementwise: bytes moved through HBM and vector FLOPs, per forward pass.
-  double bytes = 0;
-  double flops = 0;
-  double backward_bytes = 0;  // attention only: softmax and dropout backward traffic
+  // elementwise (and unfused attention's score traffic): bytes moved through HBM and vector
+  // FLOPs of the forward pass; the backward runs `backward_kernels` kernels of
+  // `backward_bytes` and `backward_flops` each (0 kernels: the forward figures already hold
+  // the backward's traffic, or there is none).
+  double bytes = 0, flops = 0;
+  double backward_bytes = 0, backward_flops = 0, backward_kernels = 1;
   // comm
   CommGroup group = CommGroup::tp;
-  CommKind comm = CommKind::all_reduce;
+  Collective comm = Collective::all_reduce;
   double comm_bytes = 0;
   // recomputed under selective recompute (the attention core, Korthikanti et al. Sec. 5)
   bool selective = false;
+  // Whether the inference timer costs it (the final norm of an inference step is not timed).
+  bool timed = true;
+
+  // Facts about the model on this device.
+  double params = 0;       // parameters this operator owns
+  SavedBytes saved;        // activations kept for the backward pass
+  double kv_bytes = 0;     // KV-cache bytes appended per token per sequence
+  double model_flops = 0;  // forward FLOPs as MFU counts them (Narayanan et al. 2021, Sec. 5.1)
 };
 
-// How a layer is laid out on one device.
+// A group of sequences that go through a step together: each brings `new_tokens` query tokens
+// on this device and attends to `kv_len` keys (its context). Training: micro_batch sequences of
+// seq_len / cp tokens over seq_len keys; inference prefill: prompts; decode: one token each.
+struct SeqGroup {
+  std::int64_t sequences = 1;
+  std::int64_t new_tokens = 1;
+  std::int64_t kv_len = 1;
+};
+
+// How a layer is laid out on one device, and what passes through it.
 struct LayerShape {
-  std::int64_t batch = 1;   // sequences in the micro-batch (or inference batch)
-  std::int64_t tokens = 1;  // query tokens per sequence on this device (s / cp, or 1 for decode)
-  std::int64_t kv_len = 1;  // keys each query attends to (context length)
+  std::vector<SeqGroup> groups{SeqGroup{}};
   std::int64_t tp = 1;
+  std::int64_t cp = 1;  // context-parallel ranks (ring attention passes K/V blocks between them)
+  std::int64_t pp = 1;  // pipeline stages (a tied embedding gets a copy on the last stage)
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;
-  double act_bytes = 2;  // activation element size
+  double act_bytes = 2;    // activation element size of the kernels
+  double saved_bytes = 2;  // activation element size kept for backward (software stack)
+  double kv_elem_bytes = 2;
+  std::int64_t position_rows = 0;  // learned position table size (sequence length)
+  bool loss = false;               // training: the head computes the loss over every token
+
+  std::int64_t tokens() const;     // query tokens on this device, all groups
+  std::int64_t sequences() const;  // sequences, all groups
 };
 
 // Forward operators of one decoder layer (Megatron-LM tensor parallel layout, Shoeybi et al.
 // 2019 Sec. 3; sequence parallel, Korthikanti et al. 2022 Sec. 4.2.2).
 std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s);
+// The embedding lookup (first pipeline stage).
+std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s);
+// The final norm, the LM head and (training) the loss (last pipeline stage).
+std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s);
 
 // Forward FLOPs of one layer as the field counts them for MFU: every matmul including the
-// full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix).
+// full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix), for one
+// sequence of `tokens` queries over `kv_len` keys; the sum of the graph's model_flops.
 double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len);
 
-// Whether the model's blocks carry dropout (GPT-style pretraining does, Llama-style does not).
-inline bool has_dropout(const ModelSpec& m) { return m.norm == NormType::layernorm; }
+// Sums over an operator list.
+double sum_params(const std::vector<Op>& ops);
+double sum_kv_bytes(const std::vector<Op>& ops);
+double sum_saved(const std::vector<Op>& ops, Recompute policy);
+// Widest matmul output among the layer's QKV and FFN-up projections, elements per token.
+double widest_intermediate(const std::vector<Op>& ops);
 
 }  // namespace optimus

@@ -29,10 +29,8 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 // formats, else the vector units (the fallback order of cost/roofline.cpp math_rate). Without one
 // every time at p would be infinite.
 bool has_rate(const DeviceSpec& d, Precision p) {
-  static constexpr Precision order[] = {Precision::int4, Precision::int8, Precision::fp8, Precision::fp16,
-                                        Precision::bf16, Precision::tf32, Precision::fp32};
   bool reached = false;
-  for (Precision q : order) {
+  for (Precision q : kPrecisionFallbackOrder) {
     reached = reached || q == p;
     if (reached && d.peak_for(q).value > 0) return true;
   }
@@ -130,6 +128,32 @@ std::optional<Error> validate_plan(const Scenario& s) {
     if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
   }
   return std::nullopt;
+}
+
+LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows) {
+  LayerShape shape;
+  shape.tp = p.tp;
+  shape.pp = p.pp;
+  shape.position_rows = position_rows;
+  return shape;
+}
+
+LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
+  const auto& p = s.parallel;
+  const auto& w = *s.training;
+  const auto& sw = s.system.software;
+  LayerShape shape = param_shape(p, w.seq_len);
+  shape.groups = {SeqGroup{p.micro_batch, w.seq_len / p.cp, w.seq_len}};
+  shape.cp = p.cp;
+  shape.sequence_parallel = p.sequence_parallel;
+  shape.causal = true;
+  shape.attention = attention;
+  const bool wide = w.precision == Precision::fp32 || w.precision == Precision::tf32;
+  shape.act_bytes = wide ? 4.0 : sw.activation_bytes;
+  shape.saved_bytes = sw.activation_bytes;
+  shape.kv_elem_bytes = shape.act_bytes;
+  shape.loss = true;
+  return shape;
 }
 
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {

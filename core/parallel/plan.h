@@ -1,17 +1,17 @@
 // How it is split: the Megatron-style parallel layout and the workloads it runs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
 #include "base/precision.h"
 #include "base/result.h"
 #include "hardware/spec.h"
+#include "model/graph.h"
 #include "model/spec.h"
 
 namespace optimus {
-
-enum class Recompute { none, selective, full };
 
 struct ParallelPlan {
   std::int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
@@ -21,6 +21,12 @@ struct ParallelPlan {
   Recompute recompute = Recompute::none;
   int zero_stage = 0;
 };
+
+// The precisions a workload accepts (the scenario's `precision` keys).
+inline constexpr std::array<Precision, 5> kTrainingPrecisions = {
+    Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8};
+inline constexpr std::array<Precision, 6> kInferencePrecisions = {
+    Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8, Precision::int8, Precision::int4};
 
 struct TrainingWorkload {
   std::int64_t global_batch = 0;  // sequences per optimizer step
@@ -76,6 +82,13 @@ struct GroupPlacement {
 };
 
 GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size);
+
+// The layer as one device of this layout sees it. Training: one micro-batch of seq_len/cp query
+// tokens per sequence over seq_len keys, with the stack's activation widths (4-byte kernels for
+// fp32/tf32 training). The embedding and head shapes are the same object.
+LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention);
+// A shape for parameter counts only (tp and pp split; no tokens).
+LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows);
 
 // Checks a layout against the model, the workloads and the device count. Returns the first
 // problem found, with the JSON Pointer of the key to change.

@@ -85,4 +85,17 @@ Result<Prediction> predict(const Scenario& s);
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings);
 
+// One step of an inference engine: every layer on the critical path (all pipeline stages in
+// sequence) for a batch made of groups of sequences, each group bringing `new_tokens` query
+// tokens per sequence over `kv_len` keys: prompts (prefill chunks) and decoding sequences (one
+// token each) mixed as a continuous-batching scheduler forms them. The static batch's prefill and
+// decode steps are two calls of it.
+struct StepCost {
+  Seconds compute{}, comm{};
+  std::vector<OperatorReport> ops;  // per operator (count = layers), when asked
+  Seconds total() const { return compute + comm; }
+};
+StepCost step_time(const Scenario& s, const std::vector<SeqGroup>& groups, bool report = false,
+                   const char* phase = "step");
+
 }  // namespace optimus

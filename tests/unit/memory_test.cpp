@@ -33,7 +33,7 @@ TEST_P(Korthikanti, Table2) {
   p.sequence_parallel = c.sp;
   p.recompute = c.rc;
   const double s = 2048, b = 4, h = 6144;
-  const Bytes got = layer_activation_bytes(m, p, 4, 2048, AttentionKernel::standard);
+  const Bytes got = layer_activation_bytes(m, p, 4, 2048, AttentionKernel::standard, 2.0);
   EXPECT_NEAR(got.value / (s * b * h), c.expected_per_sbh, 1e-9);
 }
 // a = 64, s = 2048, h = 6144: 5as/h = 106.667.
@@ -75,8 +75,8 @@ TEST(Memory, UnevenPipelineSplitCountsEmbeddingAndLossAsLayers) {
 TEST(Memory, FlashAttentionDropsScoreMatrix) {
   const ModelSpec m = gpt22b();
   ParallelPlan p;
-  const Bytes std_att = layer_activation_bytes(m, p, 1, 2048, AttentionKernel::standard);
-  const Bytes flash = layer_activation_bytes(m, p, 1, 2048, AttentionKernel::flash);
+  const Bytes std_att = layer_activation_bytes(m, p, 1, 2048, AttentionKernel::standard, 2.0);
+  const Bytes flash = layer_activation_bytes(m, p, 1, 2048, AttentionKernel::flash, 2.0);
   EXPECT_NEAR(std_att.value - flash.value, 2048.0 * 6144 * k5ash - 2048.0 * 64 * 4, 1.0);
 }
 

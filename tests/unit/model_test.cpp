@@ -46,6 +46,9 @@ TEST(Model, LlamaStyleCounts) {
   m.ffn_hidden = 28672;
   m.ffn_type = FfnType::swiglu;
   m.norm = NormType::rmsnorm;
+  m.bias = false;  // Llama-style traits: no biases, no dropout, rotary positions
+  m.dropout = false;
+  m.position = PositionKind::rotary;
   m.tied_embeddings = false;
   const ParamCounts p = count_params(m, 4096);
   // attention: h*(q + 2 kv) + q*h = 8192*(8192+2048) + 8192^2; mlp 3*h*f; norms 2h.
@@ -65,9 +68,7 @@ TEST(Model, LayerFlopsMatchMegatron) {
 TEST(Model, ForwardOpsShapesUnderTensorParallel) {
   const ModelSpec m = gpt(2, 4096, 32, 50000);
   LayerShape s;
-  s.batch = 2;
-  s.tokens = 1024;
-  s.kv_len = 1024;
+  s.groups = {SeqGroup{2, 1024, 1024}};
   s.tp = 4;
   const auto ops = layer_forward_ops(m, s);
   int matmuls = 0, allreduce = 0;
@@ -78,7 +79,7 @@ TEST(Model, ForwardOpsShapesUnderTensorParallel) {
     }
     if (o.kind == OpKind::comm) {
       ++allreduce;
-      EXPECT_EQ(o.comm, CommKind::all_reduce);
+      EXPECT_EQ(o.comm, Collective::all_reduce);
       EXPECT_DOUBLE_EQ(o.comm_bytes, 2.0 * 2048 * 4096);
     }
     if (std::string(o.name) == "qkv_proj") EXPECT_EQ(o.n, 3 * 4096 / 4);
@@ -89,8 +90,8 @@ TEST(Model, ForwardOpsShapesUnderTensorParallel) {
   s.sequence_parallel = true;
   int ag = 0, rs = 0;
   for (const auto& o : layer_forward_ops(m, s)) {
-    ag += o.kind == OpKind::comm && o.comm == CommKind::all_gather;
-    rs += o.kind == OpKind::comm && o.comm == CommKind::reduce_scatter;
+    ag += o.kind == OpKind::comm && o.comm == Collective::all_gather;
+    rs += o.kind == OpKind::comm && o.comm == Collective::reduce_scatter;
   }
   EXPECT_EQ(ag, 2);
   EXPECT_EQ(rs, 2);

@@ -1,0 +1,39 @@
+// Communication vocabulary shared by the task graph (what an operator communicates, with which
+// group) and the cost model (how long it takes): one enum of collectives, one of groups.
+#pragma once
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "base/enums.h"
+
+namespace optimus {
+
+// all_to_all: every rank sends a distinct 1/P of its buffer to every other rank (expert-parallel
+// token dispatch and combine); the others are the usual ring collectives (cost/collective.h).
+enum class Collective { all_reduce, all_gather, reduce_scatter, p2p, all_to_all };
+
+template <>
+struct EnumNames<Collective> {
+  static constexpr std::array<std::pair<Collective, std::string_view>, 5> table = {
+      {{Collective::all_reduce, "all_reduce"},
+       {Collective::all_gather, "all_gather"},
+       {Collective::reduce_scatter, "reduce_scatter"},
+       {Collective::p2p, "p2p"},
+       {Collective::all_to_all, "all_to_all"}}};
+};
+
+// The parallel group an operator communicates with: tensor, context, expert, data or pipeline.
+enum class CommGroup { tp, cp, ep, dp, pp };
+
+template <>
+struct EnumNames<CommGroup> {
+  static constexpr std::array<std::pair<CommGroup, std::string_view>, 5> table = {{{CommGroup::tp, "tp"},
+                                                                                   {CommGroup::cp, "cp"},
+                                                                                   {CommGroup::ep, "ep"},
+                                                                                   {CommGroup::dp, "dp"},
+                                                                                   {CommGroup::pp, "pp"}}};
+};
+
+}  // namespace optimus

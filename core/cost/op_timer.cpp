@@ -1,0 +1,132 @@
+#include "cost/op_timer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace optimus {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+OpCost gemm(const OpContext& c, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+            double b_bytes) {
+  return matmul_cost(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes);
+}
+
+// Attention score and context matmuls run in 16-bit even in fp8 training and inference
+// (Transformer Engine and the inference runtimes keep attention in bf16).
+Precision attention_precision(Precision math) { return math == Precision::fp8 ? Precision::bf16 : math; }
+
+std::int64_t visited_keys(const Op& op) {
+  return std::max<std::int64_t>(1, std::llround(d(op.n) * op.causal_fraction));
+}
+
+// Attention over the KV cache in inference: QK^T and PV for `m` new queries per sequence against
+// `n` keys. The cache is read once per layer (all query heads of a KV group share it: GQA/MQA
+// read kv_heads, not heads); fused kernels never write the score matrix (Pope et al. 2022,
+// "Efficiently Scaling Transformer Inference", Sec. 2-3).
+OpCost inference_attention(const OpContext& c, const Op& op) {
+  const double frac = op.causal_fraction;
+  const double heads_local = d(op.batch) / d(std::max<std::int64_t>(1, op.sequences));
+  OpCost r;
+  r.flops = Flops(4.0 * d(op.batch) * d(op.m) * d(op.n) * d(op.k) * frac);
+  r.hbm_bytes =
+      Bytes(d(op.sequences) * (d(op.n) * op.kv_bytes + 2.0 * d(op.m) * heads_local * d(op.k) * c.act_bytes));
+  if (op.m > 1) {
+    // Prefill: the two matmuls per head dominate; time them with the tile model.
+    const Precision p = attention_precision(c.math);
+    const std::int64_t kv_eff = visited_keys(op);
+    const OpCost qk =
+        matmul_cost(*c.dev, {op.m, kv_eff, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+    const OpCost pv =
+        matmul_cost(*c.dev, {op.m, op.k, kv_eff, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+    r.compute_time = qk.compute_time + pv.compute_time;
+    // Exponentials of the visited scores on the special-function units (FlashAttention-3 Sec. 3.1).
+    if (c.dev->exp_rate > 0) r.compute_time += Seconds(d(op.batch) * d(op.m) * d(kv_eff) / c.dev->exp_rate);
+  } else {
+    const MathRate mr = math_rate(*c.dev, Precision::fp16);
+    r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency);
+  }
+  r.memory_time = r.hbm_bytes / Bandwidth(c.dev->hbm_bandwidth.value * c.dev->memory_efficiency);
+  const Seconds roof = max(r.compute_time, r.memory_time);
+  r.bound = roof == r.compute_time ? Bound::compute : Bound::memory;
+  r.time = roof + c.dev->kernel_overhead;
+  return r;
+}
+
+}  // namespace
+
+OpCost host_bound(OpCost c, Seconds launch) {
+  if (launch > c.time) {
+    c.time = launch;
+    c.bound = Bound::host;
+  }
+  return c;
+}
+
+MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
+  const double w = op.role == OpRole::lm_head ? c.head_weight_bytes : c.weight_bytes;
+  MatmulCosts r;
+  r.fwd = host_bound(gemm(c, op.m, op.n, op.k, op.batch, w), c.launch);
+  if (backward) {
+    r.dx = gemm(c, op.m, op.k, op.n, op.batch, w);
+    r.dw = gemm(c, op.k, op.n, op.m, op.batch, c.act_bytes);
+  }
+  return r;
+}
+
+AttentionCosts training_attention(const OpContext& c, const Op& op, bool backward, AttentionKernel kernel) {
+  const std::int64_t kv = visited_keys(op);
+  const Precision p = attention_precision(c.math);
+  const OpCost qk =
+      matmul_cost(*c.dev, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+  const OpCost pv =
+      matmul_cost(*c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+  // Forward: QK^T and PV. Backward: dV, dP, dQ, dK, plus the recomputed QK^T in a fused
+  // kernel (FlashAttention's backward; five matmuls), four unfused; halves of each shape.
+  const int count = !backward ? 2 : kernel == AttentionKernel::flash ? 5 : 4;
+  AttentionCosts r;
+  const double pairs = count / 2.0;
+  r.matmuls.time = (qk.time + pv.time) * pairs;
+  // A fused kernel also exponentiates every visited score on the special-function units,
+  // in the forward and again when the backward recomputes P; FlashAttention-2 does not
+  // overlap this with the matmuls (FlashAttention-3, Sec. 3.1).
+  if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0)
+    r.matmuls.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev->exp_rate);
+  r.matmuls.flops = (qk.flops + pv.flops) * pairs;
+  r.matmuls.bound = qk.bound;
+  if (op.bytes > 0)
+    r.scores = backward ? elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops))
+                        : elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops));
+  return r;
+}
+
+OpCost forward_cost(const OpContext& c, const Op& op) {
+  switch (op.kind) {
+    case OpKind::matmul:
+      return matmul_costs(c, op, false).fwd;
+    case OpKind::attention:
+      if (c.workload == Workload::inference) return host_bound(inference_attention(c, op), c.launch);
+      return training_attention(c, op, false, AttentionKernel::flash).matmuls;
+    case OpKind::elementwise:
+      return host_bound(elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops)), c.launch);
+    case OpKind::comm:
+      break;
+  }
+  return OpCost{};
+}
+
+OpCost elementwise_backward(const OpContext& c, const Op& op) {
+  return elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops));
+}
+
+OpCost fp8_cast(const OpContext& c, double elements) {
+  return elementwise_cost(*c.dev, Bytes(4.0 * elements), Flops(2.0 * elements));
+}
+
+Seconds comm_cost(const OpContext& c, const Op& op) {
+  return collective_time(op.comm, Bytes(op.comm_bytes), c.group(op.group), *c.sys);
+}
+
+}  // namespace optimus

@@ -1,0 +1,69 @@
+// The one operator timer: an operator of the task graph (model/graph.h) in a context (device,
+// precision, operand widths, workload, group placement, launch policy) gives its time and what
+// bounds it. Training (predict/training.cpp) and inference (predict/inference.cpp) both time
+// their graphs through it.
+#pragma once
+
+#include <array>
+
+#include "base/comm.h"
+#include "cost/collective.h"
+#include "cost/roofline.h"
+#include "model/graph.h"
+
+namespace optimus {
+
+// Training times forward and backward passes of attention as matmuls over the score blocks;
+// inference times attention as a roofline that also reads the KV cache.
+enum class Workload { training, inference };
+
+struct OpContext {
+  const DeviceSpec* dev = nullptr;
+  const SystemSpec* sys = nullptr;
+  Workload workload = Workload::training;
+  Precision math = Precision::bf16;        // matmul precision
+  double in_bytes = 2;                     // a matmul's activation operand
+  double weight_bytes = 2;                 // a matmul's weight operand (quantised in inference)
+  double head_weight_bytes = 2;            // the LM head's weight (kept at 16 bits by quantised inference)
+  double act_bytes = 2;                    // activations written, attention operands
+  double kv_bytes = 2;                     // a KV-cache element (inference)
+  std::array<GroupPlacement, 5> groups{};  // by CommGroup
+  Seconds launch{};                        // host launch interval per kernel (0: none, graph replay)
+
+  const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
+};
+
+// A matmul's forward GEMM and its backward pair: input gradient dX = dY W^T and weight gradient
+// dW = X^T dY.
+struct MatmulCosts {
+  OpCost fwd, dx, dw;
+};
+MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward);
+
+// The forward kernel(s) of a matmul, attention or element-wise operator, with the host launch
+// bound of the context applied.
+OpCost forward_cost(const OpContext& c, const Op& op);
+
+// Attention in training: the forward (QK^T, PV) or the backward (dV, dP, dQ, dK, and the
+// recomputed QK^T in a fused kernel) as matmuls, plus the score traffic of an unfused kernel.
+struct AttentionCosts {
+  OpCost matmuls, scores;  // scores: zero time when the kernel is fused
+};
+AttentionCosts training_attention(const OpContext& c, const Op& op, bool backward, AttentionKernel kernel);
+
+// An element-wise operator's backward kernel (one of `op.backward_kernels`).
+OpCost elementwise_backward(const OpContext& c, const Op& op);
+
+// FP8 GEMMs take fp8 operands: Transformer Engine casts the 16-bit input (forward) or the
+// incoming gradient (backward) to fp8 and writes a transposed copy for the other GEMM of the
+// pair: read 2 bytes, write 1 + 1 per element.
+OpCost fp8_cast(const OpContext& c, double elements);
+
+// A communication operator over its group's placement.
+Seconds comm_cost(const OpContext& c, const Op& op);
+
+// An eager runtime issues kernels one by one from the host; a kernel shorter than the host's
+// issue interval costs the interval.
+OpCost host_bound(OpCost c, Seconds launch);
+
+}  // namespace optimus
