@@ -72,12 +72,8 @@ Result<DramTechnology> read_dram(const json& v, const std::string& path) {
   return d;
 }
 
-Result<UarchDerivation> read_uarch(const json& v, const std::string& path, UarchBudget* budget_out) {
-  std::optional<Error> err;
-  Reader r(v, path, err);
+UarchBudget read_budget(Reader& r) {
   UarchBudget b;
-  const std::string node_id = r.string("technology", true).value_or("");
-  const std::optional<std::string> dram_id = r.string("dram", false);
   b.name = r.string("name", false).value_or("");
   r.string("notes", false);
   b.area_mm2 = r.number("area_mm2", true, 1, 1e6).value_or(1);
@@ -98,6 +94,15 @@ Result<UarchDerivation> read_uarch(const json& v, const std::string& path, Uarch
   b.l2_bytes_per_flop = r.number("l2_bytes_per_flop", false, 0, 1e3).value_or(b.l2_bytes_per_flop);
   b.matmul_efficiency = r.number("matmul_efficiency", false, 1e-3, 1).value_or(b.matmul_efficiency);
   b.memory_efficiency = r.number("memory_efficiency", false, 1e-3, 1).value_or(b.memory_efficiency);
+  return b;
+}
+
+Result<UarchDerivation> read_uarch(const json& v, const std::string& path, UarchBudget* budget_out) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  const std::string node_id = r.string("technology", true).value_or("");
+  const std::optional<std::string> dram_id = r.string("dram", false);
+  const UarchBudget b = read_budget(r);
   r.finish();
   if (err) return *err;
   auto node = technology_preset(node_id, r.child("technology"));

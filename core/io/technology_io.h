@@ -14,6 +14,9 @@ namespace optimus::io {
 Result<TechnologyNode> read_technology(const json& v, const std::string& path);
 Result<DramTechnology> read_dram(const json& v, const std::string& path);
 
+// The budget keys of such an object (all but technology and dram): area_mm2, power_W, ...
+UarchBudget read_budget(Reader& r);
+
 // {"technology": "<node id>", "dram": "<dram id>" (optional), "area_mm2", "power_W", ...}:
 // the derived device, or a system around it. Path of errors: where the object sits.
 Result<UarchDerivation> read_uarch(const json& v, const std::string& path, UarchBudget* budget_out = nullptr);
