@@ -8,7 +8,7 @@
 #include "io/json_write.h"
 #include "io/presets.h"
 #include "io/reader.h"
-#include "io/technology_io.h"
+#include "io/study_io.h"
 #include "search/search.h"
 #include "study/study.h"
 
@@ -52,7 +52,7 @@ std::string validate(std::string_view scenario_json) {
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram"}) {
+    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram", "studies"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
@@ -60,9 +60,10 @@ std::string presets(std::string_view kind) {
       out[k] = arr;
     }
     if (out.empty())
-      return error_to_json(Error{"preset.unknown_kind", "",
-                                 "unknown preset kind '" + std::string(kind) +
-                                     "'; use models, devices, systems, scenarios, technology or dram"});
+      return error_to_json(
+          Error{"preset.unknown_kind", "",
+                "unknown preset kind '" + std::string(kind) +
+                    "'; use models, devices, systems, scenarios, technology, dram or studies"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());

@@ -6,8 +6,6 @@
 
 namespace optimus::io {
 
-using ojson = nlohmann::ordered_json;
-
 Result<TechnologyNode> read_technology(const json& v, const std::string& path) {
   std::optional<Error> err;
   Reader r(v, path, err);
@@ -130,52 +128,6 @@ Result<SystemSpec> read_uarch_system(const json& v, const std::string& path) {
   auto d = read_uarch(v, path, &b);
   if (!d) return d.error();
   return derived_system(*d, b);
-}
-
-PresetSource embedded_preset_source() {
-  PresetSource ps;
-  ps.model = [](std::string_view id) { return model_preset(id, ""); };
-  ps.system = [](std::string_view id) { return system_preset(id, ""); };
-  ps.technology = [](std::string_view id) { return technology_preset(id, ""); };
-  ps.dram = [](std::string_view id) { return dram_preset(id, ""); };
-  return ps;
-}
-
-std::string study_to_json(const StudyTable& t, int indent) {
-  ojson j;
-  j["study"] = t.info.name;
-  j["title"] = t.info.title;
-  j["description"] = t.info.description;
-  ojson cols = ojson::array(), units = ojson::object(), descs = ojson::object();
-  for (const StudyColumn& c : t.columns) {
-    cols.push_back(c.key);
-    units[c.key] = c.unit;
-    descs[c.key] = c.description;
-  }
-  j["columns"] = cols;
-  j["units"] = units;
-  j["column_descriptions"] = descs;
-  ojson rows = ojson::array();
-  for (const StudyRow& row : t.rows) {
-    ojson o = ojson::object();
-    for (const auto& [key, value] : row.cells) {
-      if (const auto* x = std::get_if<double>(&value))
-        o[key] = *x;
-      else if (const auto* s = std::get_if<std::string>(&value))
-        o[key] = *s;
-      else if (const auto* b = std::get_if<bool>(&value))
-        o[key] = *b;
-      else {
-        ojson g = ojson::object();
-        for (const auto& [k, num] : std::get<StudyGroup>(value)) g[k] = num;
-        o[key] = g;
-      }
-    }
-    rows.push_back(o);
-  }
-  j["rows"] = rows;
-  j["notes"] = t.notes;
-  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
 }  // namespace optimus::io
