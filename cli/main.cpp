@@ -24,7 +24,7 @@ Usage:
   optimus predict FILE|- [--json]     predict a scenario (spec/scenario.md); '-' reads stdin
   optimus validate FILE|-             check a scenario and print it with presets resolved
   optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
-                                      technology, dram
+                                      technology, dram, studies
   optimus preset KIND ID              print one preset's JSON
   optimus search FILE|- [--top K] [--json] [--mode training|inference]
                                       rank the parallel layouts of a scenario
@@ -44,7 +44,7 @@ On invalid input prints {"error": {"code", "path", "message"}} and exits with st
 )";
 
 constexpr const char* kPresetsHelp =
-    R"(optimus presets [models|devices|systems|scenarios|technology|dram] [--json]
+    R"(optimus presets [models|devices|systems|scenarios|technology|dram|studies] [--json]
 
 Lists the presets compiled into this build with their names and sources.
   --json   print {"models": [{"id", "name", "source"}], ...}
@@ -369,7 +369,8 @@ constexpr const char* kStudyHelp = R"(optimus study NAME [--json]
 optimus study --list [--json]
 
 Runs one of the paper's studies (Kundu et al. 2024) on the engine: a built-in sweep whose
-scenarios are made from presets, each predicted, printed as a table.
+scenarios are described in presets/studies/NAME.json (optimus preset studies NAME), each
+predicted, printed as a table.
   --list   the studies this build knows ({"studies": [{"name", "title", "description"}]} with --json)
   --json   print {"study", "title", "description", "columns", "units", "column_descriptions",
            "rows", "notes"}

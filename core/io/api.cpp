@@ -8,7 +8,7 @@
 #include "io/json_write.h"
 #include "io/presets.h"
 #include "io/reader.h"
-#include "io/technology_io.h"
+#include "io/study_io.h"
 #include "search/search.h"
 #include "study/study.h"
 
@@ -52,7 +52,7 @@ std::string validate(std::string_view scenario_json) {
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram"}) {
+    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram", "studies"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
@@ -60,9 +60,10 @@ std::string presets(std::string_view kind) {
       out[k] = arr;
     }
     if (out.empty())
-      return error_to_json(Error{"preset.unknown_kind", "",
-                                 "unknown preset kind '" + std::string(kind) +
-                                     "'; use models, devices, systems, scenarios, technology or dram"});
+      return error_to_json(
+          Error{"preset.unknown_kind", "",
+                "unknown preset kind '" + std::string(kind) +
+                    "'; use models, devices, systems, scenarios, technology, dram or studies"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
@@ -106,9 +107,9 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   io::Reader r(root, "", err);
   if (auto top = r.integer("top", false, 1, static_cast<std::int64_t>(kMaxSearchTop)))
     o.top = static_cast<std::size_t>(*top);
-  if (auto m = r.choice("mode", false, {"training", "inference"})) o.mode = static_cast<SearchMode>(*m);
-  const auto objective = r.choice("objective", false, {"throughput", "latency"});
-  if (objective) o.objective = static_cast<InferenceObjective>(*objective);
+  o.mode = r.enumeration<SearchMode>("mode", false).value_or(o.mode);
+  const auto objective = r.enumeration<InferenceObjective>("objective", false);
+  if (objective) o.objective = *objective;
   if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
   if (auto t = r.number("max_tpot_s", false, 1e-12, 1e9)) o.max_tpot = Seconds(*t);
   const auto max_batch = r.integer("max_batch", false, 1, kMaxSearchBatch);
@@ -204,8 +205,8 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     if (!res) return error_to_json(res.error());
     const bool training = o.mode == SearchMode::training;
     ojson j;
-    j["mode"] = training ? "training" : "inference";
-    if (!training) j["objective"] = o.objective == InferenceObjective::throughput ? "throughput" : "latency";
+    j["mode"] = std::string(name_of(o.mode));
+    if (!training) j["objective"] = std::string(name_of(o.objective));
     j["evaluated"] = res->evaluated;
     j["feasible"] = res->feasible;
     ojson rejected = ojson::object();

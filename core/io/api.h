@@ -16,7 +16,8 @@ std::string predict(std::string_view scenario_json);
 std::string validate(std::string_view scenario_json);
 
 // {"models": [{"id", "name", ...}], "devices": [...], "systems": [...], "scenarios": [...],
-// "technology": [...], "dram": [...]}; kind = "" for all, or one of those names.
+// "technology": [...], "dram": [...], "studies": [...]}; kind = "" for all, or one of those
+// names.
 std::string presets(std::string_view kind);
 
 // One preset's JSON object (as stored), or an error object with code "preset.unknown".

@@ -274,6 +274,72 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   return s;
 }
 
+void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
+  s.num_devices = r.integer("num_devices", true, 1, kMaxDevices).value_or(1);
+
+  // Parallel layout. tp, pp and cp default to 1 and dp to what is left of num_devices.
+  ParallelPlan& p = s.parallel;
+  bool dp_given = false;
+  if (const json* pv = r.get("parallel", false)) {
+    Reader pr(*pv, r.child("parallel"), err);
+    p.tp = pr.integer("tp", false, 1, kMaxDevices).value_or(1);
+    p.pp = pr.integer("pp", false, 1, kMaxDevices).value_or(1);
+    if (auto dp = pr.integer("dp", false, 1, kMaxDevices)) {
+      p.dp = *dp;
+      dp_given = true;
+    }
+    p.cp = pr.integer("cp", false, 1, kMaxDevices).value_or(1);
+    p.ep = pr.integer("ep", false, 1, kMaxDevices).value_or(1);
+    auto sp = pr.boolean("sequence_parallel", false);
+    p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
+    p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
+    p.recompute = pr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
+    p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
+    pr.finish();
+    p.sequence_parallel = sp.value_or(p.tp > 1);
+  }
+  if (err) return;
+  if (!dp_given) {
+    const double used = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.cp);
+    if (used <= static_cast<double>(s.num_devices) && s.num_devices % (p.tp * p.pp * p.cp) == 0)
+      p.dp = s.num_devices / (p.tp * p.pp * p.cp);
+    else
+      return r.fail("parallel.product_mismatch", r.child("parallel"),
+                    "tp*pp*cp = " + io::fmt_num(used) +
+                        " does not divide num_devices = " + std::to_string(s.num_devices));
+  }
+
+  if (const json* tv = r.get("training", false)) {
+    Reader tr(*tv, r.child("training"), err);
+    TrainingWorkload w;
+    w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
+    w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
+    w.precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(w.precision);
+    w.train_tokens = tr.number("train_tokens", false, 0, 1e18).value_or(0);
+    w.attention = tr.enumeration<AttentionKernel>("attention", false);
+    w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
+    w.tp_comm_overlap = tr.boolean("tp_comm_overlap", false);
+    tr.finish();
+    s.training = w;
+  }
+  if (const json* iv = r.get("inference", false)) {
+    Reader ir(*iv, r.child("inference"), err);
+    InferenceWorkload w;
+    w.batch = ir.integer("batch", false, 1, 100'000'000).value_or(1);
+    w.prompt_len = ir.integer("prompt_len", true, 1, 100'000'000).value_or(1);
+    w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
+    w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
+    w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
+    w.cuda_graphs = ir.boolean("cuda_graphs", false);
+    ir.finish();
+    s.inference = w;
+  }
+}
+
+std::optional<Precision> read_training_precision(Reader& r, const std::string& key, bool required) {
+  return r.enumeration(key, required, kTrainingPrecisions);
+}
+
 }  // namespace io
 
 Result<Scenario> parse_scenario(std::string_view text) {
@@ -310,66 +376,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
     s.system = *sys;
   }
   if (err) return *err;
-  s.num_devices = r.integer("num_devices", true, 1, kMaxDevices).value_or(1);
-
-  // Parallel layout. tp, pp and cp default to 1 and dp to what is left of num_devices.
-  ParallelPlan& p = s.parallel;
-  bool dp_given = false;
-  if (const json* pv = r.get("parallel", false)) {
-    Reader pr(*pv, "/parallel", err);
-    p.tp = pr.integer("tp", false, 1, kMaxDevices).value_or(1);
-    p.pp = pr.integer("pp", false, 1, kMaxDevices).value_or(1);
-    if (auto dp = pr.integer("dp", false, 1, kMaxDevices)) {
-      p.dp = *dp;
-      dp_given = true;
-    }
-    p.cp = pr.integer("cp", false, 1, kMaxDevices).value_or(1);
-    p.ep = pr.integer("ep", false, 1, kMaxDevices).value_or(1);
-    auto sp = pr.boolean("sequence_parallel", false);
-    p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
-    p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
-    p.recompute = pr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
-    p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
-    pr.finish();
-    p.sequence_parallel = sp.value_or(p.tp > 1);
-  }
-  if (err) return *err;
-  if (!dp_given) {
-    const double used = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.cp);
-    if (used <= static_cast<double>(s.num_devices) && s.num_devices % (p.tp * p.pp * p.cp) == 0)
-      p.dp = s.num_devices / (p.tp * p.pp * p.cp);
-    else
-      return make_error("parallel.product_mismatch", "/parallel",
-                        "tp*pp*cp = " + io::fmt_num(used) +
-                            " does not divide num_devices = " + std::to_string(s.num_devices));
-  }
-
-  if (const json* tv = r.get("training", false)) {
-    Reader tr(*tv, "/training", err);
-    TrainingWorkload w;
-    w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
-    w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
-    w.precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(w.precision);
-    w.train_tokens = tr.number("train_tokens", false, 0, 1e18).value_or(0);
-    w.attention = tr.enumeration<AttentionKernel>("attention", false);
-    w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
-    w.tp_comm_overlap = tr.boolean("tp_comm_overlap", false);
-    tr.finish();
-    s.training = w;
-  }
-  if (err) return *err;
-  if (const json* iv = r.get("inference", false)) {
-    Reader ir(*iv, "/inference", err);
-    InferenceWorkload w;
-    w.batch = ir.integer("batch", false, 1, 100'000'000).value_or(1);
-    w.prompt_len = ir.integer("prompt_len", true, 1, 100'000'000).value_or(1);
-    w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
-    w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
-    w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
-    w.cuda_graphs = ir.boolean("cuda_graphs", false);
-    ir.finish();
-    s.inference = w;
-  }
+  read_scenario_body(r, err, s);
   r.finish();
   if (err) return *err;
   if (!s.training && !s.inference)

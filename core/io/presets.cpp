@@ -5,6 +5,7 @@
 
 #include "io/embedded_presets.h"
 #include "io/reader.h"
+#include "io/study_io.h"
 #include "io/technology_io.h"
 
 namespace optimus {
@@ -27,8 +28,10 @@ std::string known_ids(std::string_view kind) {
 }
 
 Error unknown(std::string_view kind, std::string_view id, const std::string& path) {
-  // "models" -> "model"; kinds without a plural s ("technology", "dram") stay as they are.
+  // "models" -> "model", "studies" -> "study"; kinds without a plural s ("technology", "dram")
+  // stay as they are.
   std::string singular(kind.back() == 's' ? kind.substr(0, kind.size() - 1) : kind);
+  if (singular.ends_with("ie")) singular.replace(singular.size() - 2, 2, "y");
   return make_error("preset.unknown_" + singular, path,
                     "unknown " + singular + " preset '" + std::string(id) + "'; known: " + known_ids(kind));
 }
@@ -121,6 +124,11 @@ Result<DramTechnology> dram_preset(std::string_view id, const std::string& path)
   DramTechnology d = *r;
   d.id = std::string(id);
   return d;
+}
+
+Result<StudyDescription> study_preset(std::string_view id, const std::string& path) {
+  return cached<StudyDescription>(
+      "studies", id, path, [id](const json& j, const std::string& at) { return io::read_study(id, j, at); });
 }
 
 }  // namespace optimus

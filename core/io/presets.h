@@ -9,6 +9,7 @@
 #include "hardware/spec.h"
 #include "hardware/uarch.h"
 #include "model/spec.h"
+#include "study/description.h"
 
 namespace optimus {
 
@@ -18,7 +19,7 @@ struct PresetInfo {
   std::string source;
 };
 
-// Kinds: "models", "devices", "systems", "scenarios", "technology", "dram".
+// Kinds: "models", "devices", "systems", "scenarios", "technology", "dram", "studies".
 std::vector<PresetInfo> list_presets(std::string_view kind);
 bool has_preset(std::string_view kind, std::string_view id);
 // The raw JSON text of a preset, empty if unknown.
@@ -31,5 +32,7 @@ Result<SystemSpec> system_preset(std::string_view id, const std::string& path);
 // uArch engine inputs: presets/technology/<id>.json and presets/dram/<id>.json.
 Result<TechnologyNode> technology_preset(std::string_view id, const std::string& path);
 Result<DramTechnology> dram_preset(std::string_view id, const std::string& path);
+// The description of a paper study: presets/studies/<study name>.json.
+Result<StudyDescription> study_preset(std::string_view id, const std::string& path);
 
 }  // namespace optimus

@@ -81,73 +81,131 @@ class Reader {
 
   std::optional<double> number(const std::string& key, bool required, double lo, double hi) {
     const json* v = get(key, required);
-    if (!v) return std::nullopt;
-    if (!v->is_number()) {
-      fail("scenario.wrong_type", child(key), "'" + key + "' must be a number, got " + type_name(*v));
+    return v ? number_value(*v, key, child(key), lo, hi) : std::nullopt;
+  }
+  std::optional<std::int64_t> integer(const std::string& key, bool required, std::int64_t lo,
+                                      std::int64_t hi) {
+    const json* v = get(key, required);
+    return v ? integer_value(*v, key, child(key), lo, hi) : std::nullopt;
+  }
+  std::optional<bool> boolean(const std::string& key, bool required) {
+    const json* v = get(key, required);
+    return v ? boolean_value(*v, key, child(key)) : std::nullopt;
+  }
+  std::optional<std::string> string(const std::string& key, bool required) {
+    const json* v = get(key, required);
+    return v ? string_value(*v, key, child(key)) : std::nullopt;
+  }
+  // A string that must be one of `names`; returns its index.
+  std::optional<std::size_t> choice(const std::string& key, bool required,
+                                    const std::vector<std::string>& names) {
+    const json* v = get(key, required);
+    return v ? choice_value(*v, key, child(key), names) : std::nullopt;
+  }
+
+  // A non-empty array; `read(element, name, path)` reads each element (name "key[i]" for
+  // messages, path its JSON Pointer) and returns nullopt after failing. Empty when the key is
+  // absent or on the first problem.
+  template <class T, class F>
+  std::vector<T> list(const std::string& key, bool required, F read) {
+    const json* v = get(key, required);
+    if (!v) return {};
+    if (!v->is_array()) {
+      fail("scenario.wrong_type", child(key), "'" + key + "' must be an array, got " + type_name(*v));
+      return {};
+    }
+    if (v->empty()) {
+      fail("scenario.out_of_range", child(key), "'" + key + "' must have at least one element");
+      return {};
+    }
+    std::vector<T> out;
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      std::optional<T> x =
+          read((*v)[i], key + "[" + std::to_string(i) + "]", child(key) + "/" + std::to_string(i));
+      if (!x) return {};
+      out.push_back(std::move(*x));
+    }
+    return out;
+  }
+  std::vector<std::int64_t> integers(const std::string& key, bool required, std::int64_t lo,
+                                     std::int64_t hi) {
+    return list<std::int64_t>(key, required,
+                              [&](const json& v, const std::string& name, const std::string& at) {
+                                return integer_value(v, name, at, lo, hi);
+                              });
+  }
+  std::vector<std::string> strings(const std::string& key, bool required) {
+    return list<std::string>(key, required,
+                             [&](const json& v, const std::string& name, const std::string& at) {
+                               return string_value(v, name, at);
+                             });
+  }
+  std::vector<std::size_t> choices(const std::string& key, bool required,
+                                   const std::vector<std::string>& names) {
+    return list<std::size_t>(key, required,
+                             [&](const json& v, const std::string& name, const std::string& at) {
+                               return choice_value(v, name, at, names);
+                             });
+  }
+
+  // One value checked on its own; `name` is what messages call it, `at` its JSON Pointer.
+  std::optional<double> number_value(const json& v, const std::string& name, const std::string& at, double lo,
+                                     double hi) {
+    if (!v.is_number()) {
+      fail("scenario.wrong_type", at, "'" + name + "' must be a number, got " + type_name(v));
       return std::nullopt;
     }
-    const double x = v->get<double>();
+    const double x = v.get<double>();
     if (!std::isfinite(x) || x < lo || x > hi) {
-      fail("scenario.out_of_range", child(key),
-           "'" + key + "' = " + v->dump() + " is outside the accepted range [" + fmt_num(lo) + ", " +
+      fail("scenario.out_of_range", at,
+           "'" + name + "' = " + v.dump() + " is outside the accepted range [" + fmt_num(lo) + ", " +
                fmt_num(hi) + "]");
       return std::nullopt;
     }
     return x;
   }
-
-  std::optional<std::int64_t> integer(const std::string& key, bool required, std::int64_t lo,
-                                      std::int64_t hi) {
-    const json* v = get(key, required);
-    if (!v) return std::nullopt;
-    if (!v->is_number()) {
-      fail("scenario.wrong_type", child(key), "'" + key + "' must be an integer, got " + type_name(*v));
+  std::optional<std::int64_t> integer_value(const json& v, const std::string& name, const std::string& at,
+                                            std::int64_t lo, std::int64_t hi) {
+    if (!v.is_number()) {
+      fail("scenario.wrong_type", at, "'" + name + "' must be an integer, got " + type_name(v));
       return std::nullopt;
     }
-    const double x = v->get<double>();
+    const double x = v.get<double>();
     if (!std::isfinite(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi)) {
-      fail("scenario.out_of_range", child(key),
-           "'" + key + "' = " + v->dump() + " is outside the accepted range [" + std::to_string(lo) + ", " +
+      fail("scenario.out_of_range", at,
+           "'" + name + "' = " + v.dump() + " is outside the accepted range [" + std::to_string(lo) + ", " +
                std::to_string(hi) + "]");
       return std::nullopt;
     }
     if (std::floor(x) != x) {
-      fail("scenario.not_integer", child(key), "'" + key + "' = " + v->dump() + " must be a whole number");
+      fail("scenario.not_integer", at, "'" + name + "' = " + v.dump() + " must be a whole number");
       return std::nullopt;
     }
     return static_cast<std::int64_t>(x);
   }
-
-  std::optional<bool> boolean(const std::string& key, bool required) {
-    const json* v = get(key, required);
-    if (!v) return std::nullopt;
-    if (!v->is_boolean()) {
-      fail("scenario.wrong_type", child(key), "'" + key + "' must be true or false, got " + type_name(*v));
+  std::optional<bool> boolean_value(const json& v, const std::string& name, const std::string& at) {
+    if (!v.is_boolean()) {
+      fail("scenario.wrong_type", at, "'" + name + "' must be true or false, got " + type_name(v));
       return std::nullopt;
     }
-    return v->get<bool>();
+    return v.get<bool>();
   }
-
-  std::optional<std::string> string(const std::string& key, bool required) {
-    const json* v = get(key, required);
-    if (!v) return std::nullopt;
-    if (!v->is_string()) {
-      fail("scenario.wrong_type", child(key), "'" + key + "' must be a string, got " + type_name(*v));
+  std::optional<std::string> string_value(const json& v, const std::string& name, const std::string& at) {
+    if (!v.is_string()) {
+      fail("scenario.wrong_type", at, "'" + name + "' must be a string, got " + type_name(v));
       return std::nullopt;
     }
-    return v->get<std::string>();
+    return v.get<std::string>();
   }
-
-  // A string that must be one of `names`; returns its index.
-  std::optional<std::size_t> choice(const std::string& key, bool required,
-                                    const std::vector<std::string>& names) {
-    auto s = string(key, required);
+  std::optional<std::size_t> choice_value(const json& v, const std::string& name, const std::string& at,
+                                          const std::vector<std::string>& names) {
+    auto s = string_value(v, name, at);
     if (!s) return std::nullopt;
     for (std::size_t i = 0; i < names.size(); ++i)
       if (names[i] == *s) return i;
     std::string valid;
     for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + ("\"" + n + "\"");
-    fail("scenario.invalid_value", child(key), "'" + key + "' = \"" + *s + "\" is not one of " + valid);
+    fail("scenario.invalid_value", at, "'" + name + "' = \"" + *s + "\" is not one of " + valid);
     return std::nullopt;
   }
 
@@ -190,10 +248,17 @@ namespace optimus {
 struct ModelSpec;
 struct DeviceSpec;
 struct SystemSpec;
+struct Scenario;
+enum class Precision;
 namespace io {
 // Object readers shared by scenarios and presets (io/json_io.cpp).
 Result<ModelSpec> read_model(const json& v, const std::string& path);
 Result<DeviceSpec> read_device(const json& v, const std::string& path);
 Result<SystemSpec> read_system(const json& v, const std::string& path);
+// A scenario's num_devices, parallel, training and inference keys (spec/scenario.md), read by
+// `r` into `s` (dp defaults to what num_devices leaves); scenarios and study descriptions.
+void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s);
+// A training precision by name ("bf16", "fp8", ...), as a scenario's training.precision.
+std::optional<Precision> read_training_precision(Reader& r, const std::string& key, bool required);
 }  // namespace io
 }  // namespace optimus

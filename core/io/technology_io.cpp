@@ -6,8 +6,6 @@
 
 namespace optimus::io {
 
-using ojson = nlohmann::ordered_json;
-
 Result<TechnologyNode> read_technology(const json& v, const std::string& path) {
   std::optional<Error> err;
   Reader r(v, path, err);
@@ -72,12 +70,8 @@ Result<DramTechnology> read_dram(const json& v, const std::string& path) {
   return d;
 }
 
-Result<UarchDerivation> read_uarch(const json& v, const std::string& path, UarchBudget* budget_out) {
-  std::optional<Error> err;
-  Reader r(v, path, err);
+UarchBudget read_budget(Reader& r) {
   UarchBudget b;
-  const std::string node_id = r.string("technology", true).value_or("");
-  const std::optional<std::string> dram_id = r.string("dram", false);
   b.name = r.string("name", false).value_or("");
   r.string("notes", false);
   b.area_mm2 = r.number("area_mm2", true, 1, 1e6).value_or(1);
@@ -98,6 +92,15 @@ Result<UarchDerivation> read_uarch(const json& v, const std::string& path, Uarch
   b.l2_bytes_per_flop = r.number("l2_bytes_per_flop", false, 0, 1e3).value_or(b.l2_bytes_per_flop);
   b.matmul_efficiency = r.number("matmul_efficiency", false, 1e-3, 1).value_or(b.matmul_efficiency);
   b.memory_efficiency = r.number("memory_efficiency", false, 1e-3, 1).value_or(b.memory_efficiency);
+  return b;
+}
+
+Result<UarchDerivation> read_uarch(const json& v, const std::string& path, UarchBudget* budget_out) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  const std::string node_id = r.string("technology", true).value_or("");
+  const std::optional<std::string> dram_id = r.string("dram", false);
+  const UarchBudget b = read_budget(r);
   r.finish();
   if (err) return *err;
   auto node = technology_preset(node_id, r.child("technology"));
@@ -125,52 +128,6 @@ Result<SystemSpec> read_uarch_system(const json& v, const std::string& path) {
   auto d = read_uarch(v, path, &b);
   if (!d) return d.error();
   return derived_system(*d, b);
-}
-
-PresetSource embedded_preset_source() {
-  PresetSource ps;
-  ps.model = [](std::string_view id) { return model_preset(id, ""); };
-  ps.system = [](std::string_view id) { return system_preset(id, ""); };
-  ps.technology = [](std::string_view id) { return technology_preset(id, ""); };
-  ps.dram = [](std::string_view id) { return dram_preset(id, ""); };
-  return ps;
-}
-
-std::string study_to_json(const StudyTable& t, int indent) {
-  ojson j;
-  j["study"] = t.info.name;
-  j["title"] = t.info.title;
-  j["description"] = t.info.description;
-  ojson cols = ojson::array(), units = ojson::object(), descs = ojson::object();
-  for (const StudyColumn& c : t.columns) {
-    cols.push_back(c.key);
-    units[c.key] = c.unit;
-    descs[c.key] = c.description;
-  }
-  j["columns"] = cols;
-  j["units"] = units;
-  j["column_descriptions"] = descs;
-  ojson rows = ojson::array();
-  for (const StudyRow& row : t.rows) {
-    ojson o = ojson::object();
-    for (const auto& [key, value] : row.cells) {
-      if (const auto* x = std::get_if<double>(&value))
-        o[key] = *x;
-      else if (const auto* s = std::get_if<std::string>(&value))
-        o[key] = *s;
-      else if (const auto* b = std::get_if<bool>(&value))
-        o[key] = *b;
-      else {
-        ojson g = ojson::object();
-        for (const auto& [k, num] : std::get<StudyGroup>(value)) g[k] = num;
-        o[key] = g;
-      }
-    }
-    rows.push_back(o);
-  }
-  j["rows"] = rows;
-  j["notes"] = t.notes;
-  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
 }  // namespace optimus::io

@@ -30,14 +30,18 @@
 // rejected with `search.ttft_above_bound` / `search.tpot_above_bound`.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "base/enums.h"
 #include "base/result.h"
 #include "base/units.h"
 #include "parallel/plan.h"
@@ -54,6 +58,16 @@ struct FixedLayout {
 
 enum class SearchMode { training, inference };
 enum class InferenceObjective { throughput, latency };
+template <>
+struct EnumNames<SearchMode> {
+  static constexpr std::array<std::pair<SearchMode, std::string_view>, 2> table = {
+      {{SearchMode::training, "training"}, {SearchMode::inference, "inference"}}};
+};
+template <>
+struct EnumNames<InferenceObjective> {
+  static constexpr std::array<std::pair<InferenceObjective, std::string_view>, 2> table = {
+      {{InferenceObjective::throughput, "throughput"}, {InferenceObjective::latency, "latency"}}};
+};
 
 // Bounds on the work a search may do, so that a browser tab never hangs: a space larger than
 // kMaxSearchLayouts is refused with `search.space_too_large` (about 3 s natively at the

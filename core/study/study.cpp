@@ -1,7 +1,6 @@
 #include "study/study.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -29,29 +28,36 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-const char* recompute_name(Recompute r) {
-  return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
-}
-
 std::string layout_name(const ParallelPlan& p) {
   std::string s = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" + std::to_string(p.dp) +
                   " mb" + std::to_string(p.micro_batch);
   if (p.interleave > 1) s += " v" + std::to_string(p.interleave);
-  s += std::string(" ") + recompute_name(p.recompute);
+  s += std::string(" ") + std::string(name_of(p.recompute));
   return s;
 }
 
-// Wraps an engine error with the study that hit it.
-Error in_study(const char* study, const Error& e) {
-  return Error{e.code, e.path, std::string("study ") + study + ": " + e.message};
+// Wraps an error with the study that hit it.
+Error in_study(std::string_view study, const Error& e) {
+  return Error{e.code, e.path, "study " + std::string(study) + ": " + e.message};
 }
 
-TrainingWorkload gpt_training(std::int64_t global_batch, Precision precision) {
+TrainingWorkload training(std::int64_t global_batch, std::int64_t seq_len, Precision precision) {
   TrainingWorkload w;
   w.global_batch = global_batch;
-  w.seq_len = 2048;
+  w.seq_len = seq_len;
   w.precision = precision;
   return w;
+}
+
+// A described scenario with the model and system the study picked and, for inference, the batch.
+Scenario described(const Scenario& scenario, const ModelSpec& model, const SystemSpec& system,
+                   std::int64_t batch = 0) {
+  Scenario s = scenario;
+  s.name = model.name + " on " + std::to_string(s.num_devices) + " " + system.device.name;
+  s.model = model;
+  s.system = system;
+  if (batch > 0) s.inference->batch = batch;
+  return s;
 }
 
 StudyGroup by_bound(const TrainingPrediction& t) {
@@ -64,7 +70,7 @@ StudyGroup by_bound(const TrainingPrediction& t) {
 // ---------------------------------------------------------------------------------------
 // memory-recompute: Korthikanti et al. 2022 (arXiv 2205.05198) Figure 1 and Table 3 layouts.
 
-Result<StudyTable> memory_recompute(const PresetSource& ps) {
+Result<StudyTable> run(const MemoryRecomputeStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {{"model", "", "model preset id"},
                {"layout", "", "tensor/pipeline/data parallel degrees, micro-batch, interleave"},
@@ -76,43 +82,32 @@ Result<StudyTable> memory_recompute(const PresetSource& ps) {
                {"total_bytes", "bytes", "sum of the above"},
                {"capacity_bytes", "bytes", "device memory (A100 80GB)"},
                {"fits", "", "total_bytes <= capacity_bytes"}};
-  auto sys = ps.system("dgx-a100-80gb");
-  if (!sys) return in_study("memory-recompute", sys.error());
-  struct Case {
-    const char* model;
-    std::int64_t tp, pp, global_batch, interleave;
-  };
-  // Korthikanti et al. 2022 Table 3: 22B tp8 pp1; 175B tp8 pp8; 530B tp8 pp35; 1T tp8 pp64; no
-  // data parallelism, global batch 4/64/280/512; interleaved schedule with 3 chunks for 175B
-  // and 530B (their Sec. 6). Micro-batch 1 and sequence parallelism on for every row.
-  const std::array<Case, 4> cases = {{{"megatron-22b", 8, 1, 4, 1},
-                                      {"gpt3-175b", 8, 8, 64, 3},
-                                      {"megatron-530b", 8, 35, 280, 3},
-                                      {"megatron-1t", 8, 64, 512, 1}}};
-  for (const Case& c : cases) {
-    auto model = ps.model(c.model);
-    if (!model) return in_study("memory-recompute", model.error());
-    for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+  auto sys = ps.system(desc.system);
+  if (!sys) return sys.error();
+  for (const MemoryRecomputeStudy::Layout& layout : desc.layouts) {
+    auto model = ps.model(layout.model);
+    if (!model) return model.error();
+    for (Recompute rc : desc.recompute) {
       Scenario s;
-      s.name = std::string(c.model) + " " + recompute_name(rc);
+      s.name = layout.model + " " + std::string(name_of(rc));
       s.model = *model;
       s.system = *sys;
-      s.num_devices = c.tp * c.pp;
-      s.parallel.tp = c.tp;
-      s.parallel.pp = c.pp;
-      s.parallel.dp = 1;
-      s.parallel.sequence_parallel = true;
-      s.parallel.micro_batch = 1;
-      s.parallel.interleave = c.interleave;
+      s.num_devices = layout.tp * layout.pp * desc.dp;
+      s.parallel.tp = layout.tp;
+      s.parallel.pp = layout.pp;
+      s.parallel.dp = desc.dp;
+      s.parallel.sequence_parallel = desc.sequence_parallel;
+      s.parallel.micro_batch = desc.micro_batch;
+      s.parallel.interleave = layout.interleave;
       s.parallel.recompute = rc;
-      s.training = gpt_training(c.global_batch, Precision::bf16);
+      s.training = training(layout.global_batch, desc.seq_len, desc.precision);
       auto p = predict(s);
-      if (!p) return in_study("memory-recompute", p.error());
+      if (!p) return p.error();
       const MemoryBreakdown& b = p->memory.per_device;
       StudyRow row;
-      row.set("model", std::string(c.model));
+      row.set("model", layout.model);
       row.set("layout", layout_name(s.parallel));
-      row.set("recompute", std::string(recompute_name(rc)));
+      row.set("recompute", std::string(name_of(rc)));
       row.set("weights_bytes", b.weights.value);
       row.set("gradients_bytes", b.gradients.value);
       row.set("optimizer_bytes", b.optimizer.value);
@@ -123,13 +118,7 @@ Result<StudyTable> memory_recompute(const PresetSource& ps) {
       t.rows.push_back(std::move(row));
     }
   }
-  t.notes = {
-      "Layouts of Korthikanti et al. 2022 Table 3 (interleave 3 for 175B and 530B), sequence "
-      "parallelism on, micro-batch 1, bf16, seq 2048, no ZeRO, on DGX A100 80GB; memory of the "
-      "first pipeline stage, which also holds the embedding.",
-      "Paper's statement (Kundu et al. Fig. 6 after Korthikanti et al. Fig. 1): without "
-      "recomputation the larger models exceed the 80 GB line; selective recomputation brings "
-      "them under it at a fraction of full recomputation's cost."};
+  t.notes = desc.table_notes;
   return t;
 }
 
@@ -142,17 +131,17 @@ struct Best {
   std::int64_t evaluated = 0;
 };
 
-// The fastest of a small grid of Megatron layouts that fits in device memory (a fair layout
-// per system rather than one layout tuned to one GPU). Grid: tp 2/4/8, pp 1-16, micro-batch
-// 1/2/4, interleave 1/2, recompute none/selective/full, distributed optimizer (ZeRO-1).
-Best best_layout(const Scenario& base) {
+// The fastest Megatron layout of the grid that fits in device memory (a fair layout per system
+// rather than one layout tuned to one GPU). Sequence parallelism wherever tp > 1; interleaving
+// only with a pipeline.
+Best best_layout(const Scenario& base, const LayoutGrid& grid) {
   Best best;
   double best_time = std::numeric_limits<double>::infinity();
-  for (std::int64_t tp : {2, 4, 8})
-    for (std::int64_t pp : {1, 2, 4, 8, 16})
-      for (std::int64_t mb : {1, 2, 4})
-        for (std::int64_t v : {1, 2})
-          for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+  for (std::int64_t tp : grid.tp)
+    for (std::int64_t pp : grid.pp)
+      for (std::int64_t mb : grid.micro_batch)
+        for (std::int64_t v : grid.interleave)
+          for (Recompute rc : grid.recompute) {
             if (base.num_devices % (tp * pp) != 0 || (v > 1 && pp == 1)) continue;
             Scenario s = base;
             s.parallel.tp = tp;
@@ -162,7 +151,7 @@ Best best_layout(const Scenario& base) {
             s.parallel.interleave = v;
             s.parallel.recompute = rc;
             s.parallel.sequence_parallel = tp > 1;
-            s.parallel.zero_stage = 1;
+            s.parallel.zero_stage = grid.zero_stage;
             auto p = predict(s);
             ++best.evaluated;
             if (!p || !p->memory.fits) continue;
@@ -176,7 +165,7 @@ Best best_layout(const Scenario& base) {
   return best;
 }
 
-Result<StudyTable> gpu_generations(const PresetSource& ps) {
+Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {{"label", "", "GPU, system (scale-out network), precision, global batch"},
                {"system", "", "system preset id"},
@@ -191,69 +180,45 @@ Result<StudyTable> gpu_generations(const PresetSource& ps) {
                 "per iteration: compute-bound kernels, memory-bound kernels, exposed communication, other "
                 "(pipeline bubble + optimizer step)"},
                {"mfu", "", "model FLOPs utilisation against the precision's dense peak"}};
-  struct Case {
-    const char* label;
-    const char* system;
-    Precision precision;
-    std::int64_t global_batch;
-  };
-  const std::array<Case, 9> cases = {{
-      {"A100 80GB, DGX A100 (HDR InfiniBand), bf16, batch 1536", "dgx-a100-80gb", Precision::bf16, 1536},
-      {"H100, DGX H100 (NDR InfiniBand), bf16, batch 1536", "dgx-h100", Precision::bf16, 1536},
-      {"H100, DGX H100 (NDR InfiniBand), fp8, batch 1536", "dgx-h100", Precision::fp8, 1536},
-      {"B200, DGX B200 (NDR InfiniBand), bf16, batch 1536", "dgx-b200", Precision::bf16, 1536},
-      {"B200, DGX B200 (NDR InfiniBand), fp8, batch 1536", "dgx-b200", Precision::fp8, 1536},
-      {"B200, GB200 NVL72 (NVLink switch), fp8, batch 1536", "gb200-nvl72", Precision::fp8, 1536},
-      {"H100, DGX H100 (NDR InfiniBand), fp8, batch 4608", "dgx-h100", Precision::fp8, 4608},
-      {"B200, DGX B200 (NDR InfiniBand), fp8, batch 4608", "dgx-b200", Precision::fp8, 4608},
-      {"B200, GB200 NVL72 (NVLink switch), fp8, batch 4608", "gb200-nvl72", Precision::fp8, 4608},
-  }};
-  auto model = ps.model("gpt3-175b");
-  if (!model) return in_study("gpu-generations", model.error());
-  double a100_per_token = 0;
+  auto model = ps.model(desc.model);
+  if (!model) return model.error();
+  double reference_per_token = 0;
   std::int64_t evaluated = 0;
-  for (const Case& c : cases) {
-    auto sys = ps.system(c.system);
-    if (!sys) return in_study("gpu-generations", sys.error());
+  for (const GpuGenerationsStudy::Row& r : desc.rows) {
+    auto sys = ps.system(r.system);
+    if (!sys) return sys.error();
     Scenario base;
-    base.name = c.label;
+    base.name = r.label;
     base.model = *model;
     base.system = *sys;
-    base.num_devices = 1024;
-    base.training = gpt_training(c.global_batch, c.precision);
-    const Best best = best_layout(base);
+    base.num_devices = desc.num_devices;
+    base.training = training(r.global_batch, desc.seq_len, r.precision);
+    const Best best = best_layout(base, desc.grid);
     evaluated += best.evaluated;
     if (!best.prediction)
-      return Error{"study.no_feasible_layout", "",
-                   std::string("study gpu-generations: no layout of the grid fits for ") + c.label};
+      return Error{"study.no_feasible_layout", "", "no layout of the grid fits for " + r.label};
     const TrainingPrediction& tr = *best.prediction->training;
-    const double per_token = tr.iteration_time.value / (d(c.global_batch) * 2048.0);
-    if (a100_per_token == 0) a100_per_token = per_token;
+    const double per_token = tr.iteration_time.value / (d(r.global_batch) * d(desc.seq_len));
+    if (reference_per_token == 0) reference_per_token = per_token;
     StudyRow row;
-    row.set("label", std::string(c.label));
-    row.set("system", std::string(c.system));
-    row.set("precision", std::string(to_string(c.precision)));
-    row.set("global_batch", d(c.global_batch));
+    row.set("label", r.label);
+    row.set("system", r.system);
+    row.set("precision", std::string(to_string(r.precision)));
+    row.set("global_batch", d(r.global_batch));
     row.set("layout", layout_name(best.scenario->parallel));
     row.set("iteration_time_s", tr.iteration_time.value);
     row.set("tokens_per_s", tr.tokens_per_s);
-    row.set("normalized", per_token / a100_per_token);
-    row.set("speedup", a100_per_token / per_token);
+    row.set("normalized", per_token / reference_per_token);
+    row.set("speedup", reference_per_token / per_token);
     row.set("breakdown_s", by_bound(tr));
     row.set("mfu", tr.mfu);
     t.rows.push_back(std::move(row));
   }
-  t.notes = {
-      "GPT-3 175B, seq 2048, 1024 GPUs per row; each row uses the fastest layout of a grid (tp 2/4/8, pp "
-      "1-16, micro-batch 1/2/4, interleave 1/2, recompute none/selective/full, distributed optimizer) that "
-      "fits in device memory: " +
-          std::to_string(evaluated) + " predictions in all.",
-      "Paper's statement (Kundu et al. 2024, Fig. 8): about 35x from A100 to B200, in a setting that "
-      "includes fp8/fp4-class precision and larger batches on B200. This engine has no fp4 training "
-      "precision; its best B200 rows use fp8. Compare the speedup column with 35x.",
-      "breakdown_s splits the iteration the paper's way (TrainingPrediction::by_bound): kernels bound by "
-      "compute, kernels bound by memory, exposed communication, and other = pipeline bubble + "
-      "optimizer step."};
+  t.notes = desc.table_notes;
+  const std::string placeholder = "{predictions}";
+  for (std::string& note : t.notes)
+    for (auto at = note.find(placeholder); at != std::string::npos; at = note.find(placeholder, at))
+      note.replace(at, placeholder.size(), std::to_string(evaluated));
   return t;
 }
 
@@ -261,10 +226,7 @@ Result<StudyTable> gpu_generations(const PresetSource& ps) {
 // technology-nodes: one chip budget swept over nodes, scaling logic, memory, network
 // separately and together (Kundu et al. 2024, Sec. IV-C design-space exploration).
 
-constexpr double kTechArea = 826;   // mm^2, an A100/H100-size die
-constexpr double kTechPower = 700;  // W, an H100-class device power
-
-Result<StudyTable> technology_nodes(const PresetSource& ps) {
+Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {
       {"node_nm", "nm", "technology node of the scaled component(s)"},
@@ -281,22 +243,19 @@ Result<StudyTable> technology_nodes(const PresetSource& ps) {
       {"breakdown_s", "s", "compute-bound kernels, memory-bound kernels, exposed communication, other"},
       {"bound", "", "largest of breakdown_s compute / memory / communication: compute, memory or network"},
       {"fits", "", "training memory fits the derived device"}};
-  auto model = ps.model("gpt3-175b");
-  if (!model) return in_study("technology-nodes", model.error());
-  const std::array<const char*, 6> ids = {"12nm", "7nm", "5nm", "3nm", "2nm", "1nm"};
+  auto model = ps.model(desc.model);
+  if (!model) return model.error();
   std::vector<TechnologyNode> nodes;
   std::vector<DramTechnology> drams;
-  for (const char* id : ids) {
+  for (const std::string& id : desc.nodes) {
     auto n = ps.technology(id);
-    if (!n) return in_study("technology-nodes", n.error());
+    if (!n) return n.error();
     auto dr = ps.dram(n->dram);
-    if (!dr) return in_study("technology-nodes", dr.error());
+    if (!dr) return dr.error();
     nodes.push_back(*n);
     drams.push_back(*dr);
   }
-  UarchBudget budget;
-  budget.area_mm2 = kTechArea;
-  budget.power_w = kTechPower;
+  const UarchBudget& budget = desc.budget;
   const TechnologyNode& base = nodes[0];
   double baseline_time = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -328,22 +287,10 @@ Result<StudyTable> technology_nodes(const PresetSource& ps) {
       node.id = base.id + "+" + sc + "@" + nodes[i].id;
       node.name = nodes[i].name + " " + sc;
       auto der = derive_device(node, dram, budget);
-      if (!der) return in_study("technology-nodes", der.error());
-      Scenario s;
-      s.name = "GPT-3 175B on " + der->device.name;
-      s.model = *model;
-      s.system = derived_system(*der, budget);
-      s.num_devices = 1024;
-      s.parallel.tp = 8;
-      s.parallel.pp = 8;
-      s.parallel.dp = 16;
-      s.parallel.sequence_parallel = true;
-      s.parallel.micro_batch = 1;
-      s.parallel.recompute = Recompute::selective;
-      s.parallel.zero_stage = 1;
-      s.training = gpt_training(1536, Precision::bf16);
+      if (!der) return der.error();
+      const Scenario s = described(desc.scenario, *model, derived_system(*der, budget));
       auto p = predict(s);
-      if (!p) return in_study("technology-nodes", p.error());
+      if (!p) return p.error();
       const TrainingPrediction& tr = *p->training;
       if (baseline_time == 0) baseline_time = tr.iteration_time.value;
       const double c = tr.by_bound.compute.value, m = tr.by_bound.memory.value,
@@ -365,38 +312,8 @@ Result<StudyTable> technology_nodes(const PresetSource& ps) {
       t.rows.push_back(std::move(row));
     }
   }
-  t.notes = {
-      "Chip budget fixed at 826 mm^2 and 700 W (uArch engine defaults for the area, edge and power "
-      "split); devices derived from presets/technology and presets/dram; 8-device scale-up domains. "
-      "Workload: GPT-3 175B, 1024 devices, tp8 pp8 dp16, micro-batch 1, selective recompute, "
-      "distributed optimizer, global batch 1536, bf16, seq 2048 (one layout for every row, so rows "
-      "differ only in hardware).",
-      "Paper's statement (Kundu et al. 2024, Sec. IV-C): scaling the nodes moves the bottleneck from "
-      "compute to memory to interconnect. The bound column is what this engine finds; it is not "
-      "forced to agree."};
+  t.notes = desc.table_notes;
   return t;
-}
-
-// The inference scenario both hardware studies below use: Llama 2 70B, tensor parallel over 8
-// devices, fp16, prompt 1024, 256 output tokens. Graph replay (cuda_graphs): the studies compare
-// hardware, so no host launch bound may hide it.
-Scenario llama2_70b_tp8_inference(std::string name, const ModelSpec& model, const SystemSpec& system,
-                                  std::int64_t batch) {
-  Scenario s;
-  s.name = std::move(name);
-  s.model = model;
-  s.system = system;
-  s.num_devices = 8;
-  s.parallel.tp = 8;
-  InferenceWorkload w;
-  w.batch = batch;
-  w.prompt_len = 1024;
-  w.output_len = 256;
-  w.precision = Precision::fp16;
-  w.kv_precision = Precision::fp16;
-  w.cuda_graphs = true;
-  s.inference = w;
-  return s;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -407,7 +324,7 @@ bool is_matmul(const std::string& name) {
          name == "mlp_down" || name == "lm_head";
 }
 
-Result<StudyTable> matmul_boundedness(const PresetSource& ps) {
+Result<StudyTable> run(const MatmulBoundednessStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {{"gpu", "", "device of the system"},
                {"batch", "sequences", "inference batch"},
@@ -419,27 +336,21 @@ Result<StudyTable> matmul_boundedness(const PresetSource& ps) {
                {"ridge_intensity", "FLOP/byte", "device's 16-bit peak / DRAM bandwidth"},
                {"time_s", "s", "roofline time of one execution"},
                {"bound", "", "binding roof: compute, memory or l2"}};
-  auto model = ps.model("llama2-70b");
-  if (!model) return in_study("matmul-boundedness", model.error());
-  struct Gpu {
-    const char* label;
-    const char* system;
-  };
-  const std::array<Gpu, 3> gpus = {{{"A100", "dgx-a100-80gb"}, {"H100", "dgx-h100"}, {"B200", "dgx-b200"}}};
-  for (const Gpu& g : gpus) {
+  auto model = ps.model(desc.model);
+  if (!model) return model.error();
+  for (const MatmulBoundednessStudy::Gpu& g : desc.gpus) {
     auto sys = ps.system(g.system);
-    if (!sys) return in_study("matmul-boundedness", sys.error());
+    if (!sys) return sys.error();
     const DeviceSpec& dev = sys->device;
     const double ridge = dev.peak_for(Precision::fp16).value / dev.hbm_bandwidth.value;
-    for (std::int64_t batch : {1, 64}) {
-      const Scenario s =
-          llama2_70b_tp8_inference(std::string("Llama 2 70B on 8 ") + g.label, *model, *sys, batch);
+    for (std::int64_t batch : desc.batches) {
+      const Scenario s = described(desc.scenario, *model, *sys, batch);
       auto p = predict(s);
-      if (!p) return in_study("matmul-boundedness", p.error());
+      if (!p) return p.error();
       for (const OperatorReport& op : p->inference->operators) {
         if (!is_matmul(op.name)) continue;
         StudyRow row;
-        row.set("gpu", std::string(g.label));
+        row.set("gpu", g.label);
         row.set("batch", d(batch));
         row.set("phase", op.phase);
         row.set("operator", op.name);
@@ -448,23 +359,19 @@ Result<StudyTable> matmul_boundedness(const PresetSource& ps) {
         row.set("arithmetic_intensity", op.intensity);
         row.set("ridge_intensity", ridge);
         row.set("time_s", op.time.value);
-        row.set("bound", std::string(to_string(op.bound)));
+        row.set("bound", std::string(name_of(op.bound)));
         t.rows.push_back(std::move(row));
       }
     }
   }
-  t.notes = {
-      "Llama 2 70B, tensor parallel over 8 GPUs (per-device shapes), fp16, prompt 1024, decode "
-      "operators at the middle of 256 output tokens; batch 1 and 64.",
-      "Paper's statement (Kundu et al. 2024, Sec. V): prefill GEMMs are compute-bound, decode GEMVs "
-      "memory-bound; a larger batch raises the decode intensity towards the ridge point."};
+  t.notes = desc.table_notes;
   return t;
 }
 
 // ---------------------------------------------------------------------------------------
 // memory-technology: decode latency as the DRAM generation changes under a fixed device.
 
-Result<StudyTable> memory_technology(const PresetSource& ps) {
+Result<StudyTable> run(const MemoryTechnologyStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {{"dram", "", "DRAM generation (presets/dram id)"},
                {"batch", "sequences", "inference batch"},
@@ -473,29 +380,26 @@ Result<StudyTable> memory_technology(const PresetSource& ps) {
                {"tpot_s", "s", "time per output token"},
                {"ttft_s", "s", "time to first token"},
                {"speedup_tpot", "", "tpot of the first generation (HBM2) / this row's"}};
-  auto model = ps.model("llama2-70b");
-  if (!model) return in_study("memory-technology", model.error());
-  auto sys = ps.system("dgx-h100");
-  if (!sys) return in_study("memory-technology", sys.error());
-  constexpr std::int64_t kStacks = 5;  // the H100 SXM5's active HBM stacks
-  const std::array<const char*, 6> gens = {"hbm2", "hbm2e", "hbm3", "hbm3e", "hbm4", "hbm4e"};
-  for (std::int64_t batch : {1, 32}) {
+  auto model = ps.model(desc.model);
+  if (!model) return model.error();
+  auto sys = ps.system(desc.system);
+  if (!sys) return sys.error();
+  for (std::int64_t batch : desc.batches) {
     double first_tpot = 0;
-    for (const char* g : gens) {
+    for (const std::string& g : desc.drams) {
       auto dram = ps.dram(g);
-      if (!dram) return in_study("memory-technology", dram.error());
+      if (!dram) return dram.error();
       SystemSpec with_dram = *sys;
-      with_dram.device.hbm_bandwidth = dram->stack_bandwidth * static_cast<double>(kStacks);
-      with_dram.device.hbm_capacity = dram->stack_capacity * static_cast<double>(kStacks);
-      with_dram.device.name += std::string(" with ") + dram->name;
-      const Scenario s = llama2_70b_tp8_inference(std::string("Llama 2 70B on 8 H100 with ") + dram->name,
-                                                  *model, with_dram, batch);
+      with_dram.device.hbm_bandwidth = dram->stack_bandwidth * d(desc.dram_stacks);
+      with_dram.device.hbm_capacity = dram->stack_capacity * d(desc.dram_stacks);
+      with_dram.device.name += " with " + dram->name;
+      const Scenario s = described(desc.scenario, *model, with_dram, batch);
       auto p = predict(s);
-      if (!p) return in_study("memory-technology", p.error());
+      if (!p) return p.error();
       const InferencePrediction& inf = *p->inference;
       if (first_tpot == 0) first_tpot = inf.tpot.value;
       StudyRow row;
-      row.set("dram", std::string(g));
+      row.set("dram", g);
       row.set("batch", d(batch));
       row.set("bandwidth_GBps", s.system.device.hbm_bandwidth.value / kGB);
       row.set("capacity_GiB", s.system.device.hbm_capacity.value / kGiB);
@@ -505,70 +409,49 @@ Result<StudyTable> memory_technology(const PresetSource& ps) {
       t.rows.push_back(std::move(row));
     }
   }
-  t.notes = {
-      "H100 SXM5 compute, L2 and links (dgx-h100) with 5 DRAM stacks of each generation at its rated "
-      "per-stack rate (presets/dram); Llama 2 70B, tp8, fp16, prompt 1024, 256 output tokens.",
-      "Paper's statement (Kundu et al. 2024, Sec. V): decode is memory-bound, so newer DRAM "
-      "generations cut the time per output token; prefill (ttft) changes little."};
+  t.notes = desc.table_notes;
   return t;
-}
-
-struct Entry {
-  StudyInfo info;
-  Result<StudyTable> (*run)(const PresetSource&);
-};
-
-const std::vector<Entry>& entries() {
-  static const std::vector<Entry> list = {
-      {{"memory-recompute", "Memory breakdown under activation recomputation",
-        "Weights, gradients, optimizer state and activations per GPU for GPT 22B, 175B, 530B and 1T on A100 "
-        "80GB with no, selective and full recomputation (Korthikanti et al. 2022 layouts), against the "
-        "80 GB line."},
-       memory_recompute},
-      {{"gpu-generations", "GPT-3 175B training across GPU generations",
-        "Iteration time of GPT-3 175B on 1024 A100, H100 and B200 GPUs (InfiniBand or NVL72 NVLink "
-        "switch, bf16 and fp8, larger-batch variants), normalized to A100 and split into compute, "
-        "memory, communication and other."},
-       gpu_generations},
-      {{"technology-nodes", "Technology-node design-space exploration",
-        "Devices derived by the uArch engine for 12, 7, 5, 3, 2 and 1 nm under one area and power budget, "
-        "scaling logic, memory and network separately and together; GPT-3 175B iteration time and its "
-        "bottleneck."},
-       technology_nodes},
-      {{"matmul-boundedness", "Compute- vs memory-bound matrix multiplies in inference",
-        "Every prefill and decode matrix multiply of Llama 2 70B (tp8, batch 1 and 64) on A100, H100 and "
-        "B200, with arithmetic intensity against the device's ridge point."},
-       matmul_boundedness},
-      {{"memory-technology", "DRAM technology and decode latency",
-        "Time per output token of Llama 2 70B on H100-class devices as the DRAM generation changes from "
-        "HBM2 to HBM4E."},
-       memory_technology},
-  };
-  return list;
 }
 
 }  // namespace
 
 const std::vector<StudyInfo>& study_list() {
-  static const std::vector<StudyInfo> list = [] {
-    std::vector<StudyInfo> out;
-    for (const Entry& e : entries()) out.push_back(e.info);
-    return out;
-  }();
+  static const std::vector<StudyInfo> list = {
+      {"memory-recompute", "Memory breakdown under activation recomputation",
+       "Weights, gradients, optimizer state and activations per GPU for GPT 22B, 175B, 530B and 1T on A100 "
+       "80GB with no, selective and full recomputation (Korthikanti et al. 2022 layouts), against the "
+       "80 GB line."},
+      {"gpu-generations", "GPT-3 175B training across GPU generations",
+       "Iteration time of GPT-3 175B on 1024 A100, H100 and B200 GPUs (InfiniBand or NVL72 NVLink "
+       "switch, bf16 and fp8, larger-batch variants), normalized to A100 and split into compute, "
+       "memory, communication and other."},
+      {"technology-nodes", "Technology-node design-space exploration",
+       "Devices derived by the uArch engine for 12, 7, 5, 3, 2 and 1 nm under one area and power budget, "
+       "scaling logic, memory and network separately and together; GPT-3 175B iteration time and its "
+       "bottleneck."},
+      {"matmul-boundedness", "Compute- vs memory-bound matrix multiplies in inference",
+       "Every prefill and decode matrix multiply of Llama 2 70B (tp8, batch 1 and 64) on A100, H100 and "
+       "B200, with arithmetic intensity against the device's ridge point."},
+      {"memory-technology", "DRAM technology and decode latency",
+       "Time per output token of Llama 2 70B on H100-class devices as the DRAM generation changes from "
+       "HBM2 to HBM4E."},
+  };
   return list;
 }
 
 Result<StudyTable> run_study(std::string_view name, const PresetSource& presets) {
-  for (const Entry& e : entries()) {
-    if (e.info.name != name) continue;
-    auto r = e.run(presets);
-    if (!r) return r.error();
+  for (const StudyInfo& info : study_list()) {
+    if (info.name != name) continue;
+    auto desc = presets.study(name);
+    if (!desc) return in_study(name, desc.error());
+    auto r = std::visit([&](const auto& study) { return run(study, presets); }, *desc);
+    if (!r) return in_study(name, r.error());
     StudyTable t = std::move(r).value();
-    t.info = e.info;
+    t.info = info;
     return t;
   }
   std::string known;
-  for (const Entry& e : entries()) known += (known.empty() ? "" : ", ") + e.info.name;
+  for (const StudyInfo& info : study_list()) known += (known.empty() ? "" : ", ") + info.name;
   return Error{"study.unknown", "", "unknown study '" + std::string(name) + "'; known: " + known};
 }
 

@@ -1,7 +1,9 @@
-// The paper's studies as built-in sweeps (Kundu et al. 2024, Sec. IV-V): each builds its
-// scenarios in code from presets, runs the real engine (predict) on every one and returns a
-// flat table. No number in a table is written here; all come out of predict() or the uArch
-// engine. Presets reach this module through PresetSource, so the core does not depend on io/.
+// The paper's studies as built-in sweeps (Kundu et al. 2024, Sec. IV-V): each reads its
+// description (presets/studies/<name>.json, study/description.h), builds the scenarios it
+// describes from presets, runs the real engine (predict) on every one and returns a flat
+// table. No number in a table is written here; all come out of predict() or the uArch engine.
+// Descriptions and presets reach this module through PresetSource, so the core does not
+// depend on io/.
 #pragma once
 
 #include <functional>
@@ -14,6 +16,7 @@
 #include "base/result.h"
 #include "hardware/uarch.h"
 #include "predict/predict.h"
+#include "study/description.h"
 
 namespace optimus {
 
@@ -55,14 +58,16 @@ struct PresetSource {
   std::function<Result<SystemSpec>(std::string_view)> system;
   std::function<Result<TechnologyNode>(std::string_view)> technology;
   std::function<Result<DramTechnology>(std::string_view)> dram;
+  std::function<Result<StudyDescription>(std::string_view)> study;  // by study name
 };
 
 // The studies this build knows, in a stable order.
 const std::vector<StudyInfo>& study_list();
 
-// Runs one study. Unknown name: Error{"study.unknown", "", ...}. A preset that fails to
-// load or a scenario the engine rejects is returned as that error (a bug in the study, not
-// a user's choice: tests assert every study runs).
+// Runs one study. Unknown name: Error{"study.unknown", "", ...}. A description or preset that
+// fails to load or a scenario the engine rejects is returned as that error, its message
+// prefixed with the study (a bug in the study, not a user's choice: tests assert every study
+// runs).
 Result<StudyTable> run_study(std::string_view name, const PresetSource& presets);
 
 }  // namespace optimus

@@ -80,6 +80,10 @@ check study_unknown 2 "$bin" study nope --json
 contains study_unknown '"code":"study.unknown"'
 check study_usage 1 "$bin" study
 check study_help 0 "$bin" study --help
+check presets_studies 0 "$bin" presets studies
+contains presets_studies "gpu-generations"
+check preset_study 0 "$bin" preset studies technology-nodes
+contains preset_study '"area_mm2"'
 if ((fails > 0)); then
   echo "$fails CLI checks failed"
   exit 1

@@ -11,7 +11,8 @@
 #include <string>
 
 #include "io/api.h"
-#include "io/technology_io.h"
+#include "io/presets.h"
+#include "io/study_io.h"
 
 namespace {
 
@@ -74,6 +75,104 @@ TEST(Studies, UnknownNameIsAnError) {
   const std::string out = api::study("nope");
   ASSERT_TRUE(api::is_error(out));
   EXPECT_EQ(json::parse(out)["error"]["code"], "study.unknown");
+}
+
+// Every study reads a description, presets/studies/<name>.json, and every description file
+// belongs to a study; each says where it comes from.
+TEST(Studies, EveryStudyHasItsDescriptionPreset) {
+  std::set<std::string> names, files;
+  for (const auto& s : study_list()) names.insert(s.name);
+  for (const auto& p : list_presets("studies")) {
+    files.insert(p.id);
+    EXPECT_FALSE(p.name.empty()) << p.id;
+    EXPECT_FALSE(p.source.empty()) << p.id;
+  }
+  EXPECT_EQ(names, files);
+  const json listed = json::parse(api::presets("studies"));
+  EXPECT_EQ(listed["studies"].size(), names.size());
+  for (const auto& name : names) EXPECT_TRUE(study_preset(name, "").ok()) << name;
+}
+
+// A broken description is rejected with a code and the JSON Pointer of the offending key.
+struct BrokenDescription {
+  const char* test;
+  const char* study;
+  const char* pointer;  // the key changed (JSON Pointer into the description)
+  json value;           // its new value; null removes it
+  const char* code;
+  const char* path;
+};
+
+class StudyDescriptions : public ::testing::TestWithParam<BrokenDescription> {};
+
+TEST_P(StudyDescriptions, BrokenDescriptionIsRejectedWithCodeAndPath) {
+  const BrokenDescription& c = GetParam();
+  json d = json::parse(preset_json("studies", c.study));
+  ASSERT_TRUE(io::read_study(c.study, d, "").ok()) << c.study;
+  const json::json_pointer at(c.pointer);
+  if (c.value.is_null())
+    d[at.parent_pointer()].erase(at.back());
+  else
+    d[at] = c.value;
+  auto r = io::read_study(c.study, d, "");
+  ASSERT_FALSE(r.ok()) << c.test;
+  EXPECT_EQ(r.error().code, c.code) << r.error().message;
+  EXPECT_EQ(r.error().path, c.path) << r.error().message;
+  EXPECT_FALSE(r.error().message.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Studies, StudyDescriptions,
+    ::testing::Values(BrokenDescription{"unknown_precision", "gpu-generations", "/rows/2/precision", "fp4",
+                                        "scenario.invalid_value", "/rows/2/precision"},
+                      BrokenDescription{"grid_not_array", "gpu-generations", "/grid/tp", 8,
+                                        "scenario.wrong_type", "/grid/tp"},
+                      BrokenDescription{"grid_fraction", "gpu-generations", "/grid/pp", json::array({1, 2.5}),
+                                        "scenario.not_integer", "/grid/pp/1"},
+                      BrokenDescription{"empty_layouts", "memory-recompute", "/layouts", json::array(),
+                                        "scenario.out_of_range", "/layouts"},
+                      BrokenDescription{"missing_model", "memory-recompute", "/layouts/1/model", nullptr,
+                                        "scenario.missing_key", "/layouts/1/model"},
+                      BrokenDescription{"unknown_recompute", "memory-recompute", "/recompute/1", "some",
+                                        "scenario.invalid_value", "/recompute/1"},
+                      BrokenDescription{"unknown_key", "technology-nodes", "/area_mm2", 826,
+                                        "scenario.unknown_key", "/area_mm2"},
+                      BrokenDescription{"budget_power", "technology-nodes", "/budget/power_W", -700,
+                                        "scenario.out_of_range", "/budget/power_W"},
+                      BrokenDescription{"layout_mismatch", "matmul-boundedness", "/parallel/tp", 3,
+                                        "parallel.product_mismatch", "/parallel"},
+                      BrokenDescription{"no_training", "technology-nodes", "/training", nullptr,
+                                        "scenario.missing_key", "/training"},
+                      BrokenDescription{"batch_twice", "matmul-boundedness", "/inference/batch", 4,
+                                        "scenario.unknown_key", "/inference/batch"},
+                      BrokenDescription{"batch_zero", "matmul-boundedness", "/batches/0", 0,
+                                        "scenario.out_of_range", "/batches/0"},
+                      BrokenDescription{"notes_not_text", "memory-technology", "/table_notes", "one line",
+                                        "scenario.wrong_type", "/table_notes"},
+                      BrokenDescription{"stacks_fraction", "memory-technology", "/dram_stacks", 4.5,
+                                        "scenario.not_integer", "/dram_stacks"}),
+    [](const auto& info) { return std::string(info.param.test); });
+
+TEST(Studies, DescriptionOfNoStudyIsRejected) {
+  auto r = io::read_study("nope", json::parse(preset_json("studies", "gpu-generations")), "/x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "study.unknown");
+  EXPECT_EQ(r.error().path, "/x");
+  auto malformed = io::read_study("gpu-generations", json::array(), "");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.error().code, "scenario.wrong_type");
+}
+
+// A description that fails to load stops the study with that error, named after the study.
+TEST(Studies, DescriptionErrorNamesTheStudy) {
+  PresetSource ps = io::embedded_preset_source();
+  ps.study = [](std::string_view) -> Result<StudyDescription> {
+    return Error{"preset.malformed", "", "broken"};
+  };
+  auto t = run_study("memory-technology", ps);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().code, "preset.malformed");
+  EXPECT_EQ(t.error().message, "study memory-technology: broken");
 }
 
 TEST(Studies, JsonSurface) {
