@@ -76,7 +76,7 @@ MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
   return r;
 }
 
-AttentionCosts training_attention(const OpContext& c, const Op& op, bool backward, AttentionKernel kernel) {
+TrainingAttention training_attention(const OpContext& c, const Op& op, AttentionKernel kernel) {
   const std::int64_t kv = visited_keys(op);
   const Precision p = attention_precision(c.math);
   const OpCost qk =
@@ -85,20 +85,24 @@ AttentionCosts training_attention(const OpContext& c, const Op& op, bool backwar
       matmul_cost(*c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
   // Forward: QK^T and PV. Backward: dV, dP, dQ, dK, plus the recomputed QK^T in a fused
   // kernel (FlashAttention's backward; five matmuls), four unfused; halves of each shape.
-  const int count = !backward ? 2 : kernel == AttentionKernel::flash ? 5 : 4;
-  AttentionCosts r;
-  const double pairs = count / 2.0;
-  r.matmuls.time = (qk.time + pv.time) * pairs;
-  // A fused kernel also exponentiates every visited score on the special-function units,
-  // in the forward and again when the backward recomputes P; FlashAttention-2 does not
-  // overlap this with the matmuls (FlashAttention-3, Sec. 3.1).
-  if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0)
-    r.matmuls.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev->exp_rate);
-  r.matmuls.flops = (qk.flops + pv.flops) * pairs;
-  r.matmuls.bound = qk.bound;
-  if (op.bytes > 0)
-    r.scores = backward ? elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops))
-                        : elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops));
+  const auto pass = [&](int count) {
+    AttentionCosts r;
+    const double pairs = count / 2.0;
+    r.matmuls.time = (qk.time + pv.time) * pairs;
+    // A fused kernel also exponentiates every visited score on the special-function units,
+    // in the forward and again when the backward recomputes P; FlashAttention-2 does not
+    // overlap this with the matmuls (FlashAttention-3, Sec. 3.1).
+    if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0)
+      r.matmuls.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev->exp_rate);
+    r.matmuls.flops = (qk.flops + pv.flops) * pairs;
+    r.matmuls.bound = qk.bound;
+    return r;
+  };
+  TrainingAttention r{pass(2), pass(kernel == AttentionKernel::flash ? 5 : 4)};
+  if (op.bytes > 0) {
+    r.fwd.scores = elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops));
+    r.bwd.scores = elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops));
+  }
   return r;
 }
 
@@ -108,13 +112,21 @@ OpCost forward_cost(const OpContext& c, const Op& op) {
       return matmul_costs(c, op, false).fwd;
     case OpKind::attention:
       if (c.workload == Workload::inference) return host_bound(inference_attention(c, op), c.launch);
-      return training_attention(c, op, false, AttentionKernel::flash).matmuls;
+      return training_attention(c, op, AttentionKernel::flash).fwd.matmuls;
     case OpKind::elementwise:
       return host_bound(elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops)), c.launch);
     case OpKind::comm:
       break;
   }
   return OpCost{};
+}
+
+const OpCost& MatmulCache::forward(const OpContext& c, const Op& op) {
+  const bool head = op.role == OpRole::lm_head;
+  for (const Entry& e : entries_)
+    if (e.m == op.m && e.n == op.n && e.k == op.k && e.batch == op.batch && e.head == head) return e.cost;
+  entries_.push_back(Entry{op.m, op.n, op.k, op.batch, head, matmul_costs(c, op, false).fwd});
+  return entries_.back().cost;
 }
 
 OpCost elementwise_backward(const OpContext& c, const Op& op) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <vector>
 
 #include "base/comm.h"
 #include "cost/collective.h"
@@ -49,7 +51,10 @@ OpCost forward_cost(const OpContext& c, const Op& op);
 struct AttentionCosts {
   OpCost matmuls, scores;  // scores: zero time when the kernel is fused
 };
-AttentionCosts training_attention(const OpContext& c, const Op& op, bool backward, AttentionKernel kernel);
+struct TrainingAttention {
+  AttentionCosts fwd, bwd;
+};
+TrainingAttention training_attention(const OpContext& c, const Op& op, AttentionKernel kernel);
 
 // An element-wise operator's backward kernel (one of `op.backward_kernels`).
 OpCost elementwise_backward(const OpContext& c, const Op& op);
@@ -61,6 +66,21 @@ OpCost fp8_cast(const OpContext& c, double elements);
 
 // A communication operator over its group's placement.
 Seconds comm_cost(const OpContext& c, const Op& op);
+
+// Forward matmul costs remembered by shape, for loops that time the same GEMMs again (the decode
+// steps of one generation differ only in their attention). The context must stay the same.
+class MatmulCache {
+ public:
+  const OpCost& forward(const OpContext& c, const Op& op);
+
+ private:
+  struct Entry {
+    std::int64_t m, n, k, batch;
+    bool head;
+    OpCost cost;
+  };
+  std::vector<Entry> entries_;
+};
 
 // An eager runtime issues kernels one by one from the host; a kernel shorter than the host's
 // issue interval costs the interval.

@@ -21,17 +21,6 @@ MathRate math_rate(const DeviceSpec& d, Precision p) {
   return MathRate{d.vector_peak, Precision::fp32, true};
 }
 
-namespace {
-
-struct Tile {
-  std::int64_t m, n;
-};
-// Thread-block tiles a BLAS library picks from (CUTLASS / cuBLAS tensor-core kernels);
-// the best one is chosen per shape, as the library heuristics try to.
-constexpr std::array<Tile, 6> kTiles = {{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
-
-}  // namespace
-
 OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
                    double weight_bytes, double out_bytes) {
   OpCost c;
@@ -50,11 +39,18 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   // multiply-adds at one SM's share of the rate; k0 is the pipeline fill and epilogue.
   double best = std::numeric_limits<double>::infinity();
   double best_l2 = 0;
-  for (const Tile& t : kTiles) {
-    const double tiles_mn =
-        ceil_div(m, static_cast<double>(t.m)) * ceil_div(n, static_cast<double>(t.n)) * batch;
-    for (double split = 1; split <= 16; split *= 2) {
-      if (split > 1 && (tiles_mn * split > 2 * sms || k / split < 256)) break;
+  const double split_max = static_cast<double>(d.split_k_max);
+  const double split_min_k = static_cast<double>(d.split_k_min_k);
+  for (const GemmTile& t : d.gemm_tiles) {
+    const double row_tiles = ceil_div(m, static_cast<double>(t.m));
+    const double col_tiles = ceil_div(n, static_cast<double>(t.n));
+    const double tiles_mn = row_tiles * col_tiles * batch;
+    // L2 -> SM traffic of this tiling: A is streamed once per column of tiles, B once per row
+    // of tiles (the same for every split of K).
+    const double l2_bytes = batch * (m * k * in_bytes * col_tiles + k * n * weight_bytes * row_tiles);
+    const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
+    for (double split = 1; split <= split_max; split *= 2) {
+      if (split > 1 && (tiles_mn * split > d.split_k_max_waves * sms || k / split < split_min_k)) break;
       const double tiles = tiles_mn * split;
       const double waves = ceil_div(tiles, sms);
       const double k_tile = k / split + d.tile_overhead_k;
@@ -62,11 +58,6 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
       // Split-K partial sums are reduced in fp32 through memory.
       if (split > 1)
         time += (split * m * n * batch * 4.0 * 2.0) / (d.hbm_bandwidth.value * d.memory_efficiency);
-      // L2 -> SM traffic of this tiling: A is streamed once per column of tiles, B once
-      // per row of tiles.
-      const double l2_bytes = batch * (m * k * in_bytes * ceil_div(n, static_cast<double>(t.n)) +
-                                       k * n * weight_bytes * ceil_div(m, static_cast<double>(t.m)));
-      const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
       const double t_total = std::max(time, l2_time);
       if (t_total < best) {
         best = t_total;

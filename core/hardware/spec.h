@@ -18,6 +18,11 @@ namespace optimus {
 
 constexpr std::size_t kPrecisionCount = 7;
 
+// A thread-block tile of a tensor-core GEMM kernel (rows x columns of the output).
+struct GemmTile {
+  std::int64_t m, n;
+};
+
 struct DeviceSpec {
   std::string name;
   std::string source;
@@ -44,6 +49,16 @@ struct DeviceSpec {
   double memory_efficiency = 0.85;  // achieved fraction of HBM bandwidth, streaming kernels
   double tile_overhead_k = 128;     // per-tile pipeline fill + epilogue, in K elements
   Seconds kernel_overhead{4e-6};    // launch + tail per kernel
+  // The GEMM library's kernels (cost/roofline.cpp): the thread-block tiles it picks from (the
+  // best per shape, as cuBLAS / CUTLASS heuristics try to), and split-K: up to split_k_max
+  // slices of K, each at least split_k_min_k deep, while tiles x slices stay within
+  // split_k_max_waves waves of the compute units. Defaults: the CUTLASS 2.x/3.x tensor-core tile
+  // configurations for Ampere and Hopper (cutlass/library default_gemm_configuration and the
+  // cuBLASLt heuristics' common tiles), split-K as cuBLASLt's heuristic uses it.
+  std::vector<GemmTile> gemm_tiles = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
+  std::int64_t split_k_max = 16;
+  std::int64_t split_k_min_k = 256;
+  double split_k_max_waves = 2;
 
   FlopRate peak_for(Precision p) const { return peak[static_cast<std::size_t>(p)]; }
 };

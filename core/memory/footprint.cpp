@@ -24,30 +24,29 @@ StateBytes state_bytes(Precision p, const SoftwareDefaults& sw) {
   return {sw.weight_bytes, sw.gradient_bytes, sw.master_weight_bytes + sw.optimizer_state_bytes};
 }
 
-StageParams stage_params_of(const ModelSpec& m, const ParallelPlan& p, const std::vector<Op>& layer,
-                            const LayerShape& shape, bool first, bool last) {
+}  // namespace
+
+StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, bool first,
+                         bool last) {
   StageParams s;
   // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h).
   const bool end_stage = first || last;
   s.layers =
-      sum_params(layer) * (stage_layers(m, p) - (end_stage && uneven_pipeline_split(m, p) ? 1.0 : 0.0));
-  if (first) s.embedding = sum_params(embedding_ops(m, shape));
-  if (last) s.output = sum_params(head_ops(m, shape));
+      sum_params(g.layer) * (stage_layers(m, p) - (end_stage && uneven_pipeline_split(m, p) ? 1.0 : 0.0));
+  if (first) s.embedding = sum_params(g.embedding);
+  if (last) s.output = sum_params(g.head);
   return s;
 }
 
-}  // namespace
-
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
                          bool last) {
-  const LayerShape shape = param_shape(p, seq_len);
-  return stage_params_of(m, p, layer_forward_ops(m, shape), shape, first, last);
+  return stage_params(m, p, model_graph(m, param_shape(p, seq_len)), first, last);
 }
 
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int64_t micro_batch,
                              std::int64_t seq_len, AttentionKernel attention, double activation_bytes) {
   LayerShape shape = param_shape(p, seq_len);
-  shape.groups = {SeqGroup{micro_batch, seq_len / p.cp, seq_len}};
+  shape.group = SeqGroup{micro_batch, seq_len / p.cp, seq_len};
   shape.sequence_parallel = p.sequence_parallel;
   shape.attention = attention;
   shape.saved_bytes = activation_bytes;
@@ -55,13 +54,16 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int
 }
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
+  return training_memory(s, model_graph(s.model, training_layer_shape(s, attention)), attention);
+}
+
+MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, AttentionKernel attention) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = *s.training;
   MemoryBreakdown out;
-  const LayerShape shape = training_layer_shape(s, attention);
-  const std::vector<Op> layer = layer_forward_ops(m, shape);
-  const StageParams sp = stage_params_of(m, p, layer, shape, true, p.pp == 1);
+  const std::vector<Op>& layer = g.layer;
+  const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   const StateBytes b = state_bytes(w.precision, s.system.software);
   const double shard = d(p.dp * p.cp);  // ZeRO shards over every replica of the weights
   const double params = sp.total();
@@ -81,7 +83,7 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   const Bytes per_layer(sum_saved(layer, p.recompute));
   Bytes act = per_layer * factor;
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
-  act += Bytes(sum_saved(embedding_ops(m, shape), p.recompute) * in_flight);
+  act += Bytes(sum_saved(g.embedding, p.recompute) * in_flight);
   // The backward rebuilds one layer at a time: under full recompute all of that layer's
   // activations come back (its input, the checkpoint, is already counted), under selective
   // recompute with unfused attention its attention-score tensors do. Counting that working set
@@ -92,7 +94,7 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
                         (p.recompute == Recompute::selective && attention == AttentionKernel::standard);
   if (rebuilds) act += Bytes(sum_saved(layer, Recompute::none)) - per_layer;
   // Output layer on this stage too: its fp32 logits.
-  if (p.pp == 1) act += Bytes(sum_saved(head_ops(m, shape), p.recompute));
+  if (p.pp == 1) act += Bytes(sum_saved(g.head, p.recompute));
   out.activations = act;
   return out;
 }
@@ -108,14 +110,16 @@ InferenceMemory inference_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& w = *s.inference;
   InferenceMemory out;
-  const StageParams sp =
-      stage_params(m, p, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len), true, p.pp == 1);
+  LayerShape shape = param_shape(p, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
+  shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
+  const ModelGraph g = model_graph(m, shape);
+  const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   // Quantized weights: matrices at the weight precision; embeddings and norms stay 16-bit.
   const double wb = bytes_per_element(w.precision);
   const double matrix_params = sp.layers;
   out.bytes.weights = Bytes(matrix_params * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
   const double context = d(w.prompt_len + w.output_len);
-  out.kv_per_sequence = kv_bytes_per_token(m, p, w.kv_precision) * context;
+  out.kv_per_sequence = Bytes(d(m.layers) / d(p.pp) * sum_kv_bytes(g.layer)) * context;
   out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);
   // Working activations of the widest moment of prefill for one sequence: the residual
   // stream, the widest QKV or FFN-up output of one layer, and the fp32 logits of the last token.

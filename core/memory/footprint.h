@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "base/units.h"
+#include "model/graph.h"
 #include "parallel/plan.h"
 
 namespace optimus {
@@ -24,6 +25,9 @@ struct StageParams {
 };
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
                          bool last);
+// The same from a model graph built for the layout (training_layer_shape or param_shape).
+StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, bool first,
+                         bool last);
 
 // Activation bytes one layer keeps for backward, for one micro-batch on one device
 // (Korthikanti et al. 2022, arXiv 2205.05198, Sec. 4 and Table 2, generalised to GQA,
@@ -34,6 +38,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int
                              std::int64_t seq_len, AttentionKernel attention, double activation_bytes);
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention);
+MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, AttentionKernel attention);
 
 struct InferenceMemory {
   MemoryBreakdown bytes;

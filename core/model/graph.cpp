@@ -8,8 +8,9 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-Op matmul(const char* name, OpRole role, std::int64_t m, std::int64_t n, std::int64_t k) {
-  Op o;
+Op& matmul(std::vector<Op>& ops, const char* name, OpRole role, std::int64_t m, std::int64_t n,
+           std::int64_t k) {
+  Op& o = ops.emplace_back();
   o.name = name;
   o.kind = OpKind::matmul;
   o.role = role;
@@ -23,8 +24,8 @@ Op matmul(const char* name, OpRole role, std::int64_t m, std::int64_t n, std::in
 
 // An element-wise kernel whose backward reads the saved input and the incoming gradient and
 // writes a gradient: one kernel of twice the traffic and math.
-Op elementwise(const char* name, OpRole role, double bytes, double flops) {
-  Op o;
+Op& elementwise(std::vector<Op>& ops, const char* name, OpRole role, double bytes, double flops) {
+  Op& o = ops.emplace_back();
   o.name = name;
   o.kind = OpKind::elementwise;
   o.role = role;
@@ -35,8 +36,8 @@ Op elementwise(const char* name, OpRole role, double bytes, double flops) {
   return o;
 }
 
-Op comm(const char* name, CommGroup group, Collective kind, double bytes) {
-  Op o;
+Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kind, double bytes) {
+  Op& o = ops.emplace_back();
   o.name = name;
   o.kind = OpKind::comm;
   o.role = OpRole::comm;
@@ -53,19 +54,45 @@ SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 
 std::int64_t LayerShape::tokens() const {
   std::int64_t t = 0;
-  for (const SeqGroup& g : groups) t += g.sequences * g.new_tokens;
+  for (const SeqGroup& g : groups()) t += g.sequences * g.new_tokens;
   return t;
 }
 
 std::int64_t LayerShape::sequences() const {
   std::int64_t n = 0;
-  for (const SeqGroup& g : groups) n += g.sequences;
+  for (const SeqGroup& g : groups()) n += g.sequences;
   return n;
 }
 
 std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
   std::vector<Op> ops;
-  ops.reserve(18 + s.groups.size());
+  layer_forward_ops(m, s, ops);
+  return ops;
+}
+
+std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s) {
+  std::vector<Op> ops;
+  embedding_ops(m, s, ops);
+  return ops;
+}
+
+std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s) {
+  std::vector<Op> ops;
+  head_ops(m, s, ops);
+  return ops;
+}
+
+ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
+  ModelGraph g;
+  layer_forward_ops(m, s, g.layer);
+  embedding_ops(m, s, g.embedding);
+  head_ops(m, s, g.head);
+  return g;
+}
+
+void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
+  ops.clear();
+  ops.reserve(18 + s.groups().size());  // at most 15 + groups: references below stay valid
   const std::int64_t t = s.tp;
   const double td = d(t);
   const double T = d(s.tokens());                        // tokens in the TP region
@@ -96,29 +123,27 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
   // Inputs of a norm and of the matmul after it, kept in 16-bit (split over tp with SP).
   const double norm_input = Tt * h * es / sp_div;
 
-  Op norm_attn = elementwise("norm_attn", OpRole::norm, norm_bytes, 5.0 * Tn * h);
+  Op& norm_attn = elementwise(ops, "norm_attn", OpRole::norm, norm_bytes, 5.0 * Tn * h);
   norm_attn.params = norm_params;
   // Full recompute keeps only the layer's input (Korthikanti et al. Sec. 5: 2sbh per layer).
   norm_attn.saved = SavedBytes{norm_input, norm_input, Tt * es * h / sp_div};
-  ops.push_back(norm_attn);
   if (tp_comm && s.sequence_parallel)
-    ops.push_back(comm("sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg));
-  Op qkv = matmul("qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
+    comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
+  Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
   // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp.
   qkv.params = (h * (q + 2.0 * kv) + (m.bias ? q + 2.0 * kv : 0.0)) / td;
   qkv.saved = kept(norm_input);
-  ops.push_back(qkv);
   // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and
   // write q and k, ~3 FLOPs per element (two multiplies and an add against cached cos/sin).
   if (m.position == PositionKind::rotary) {
     const double qk = T * d(q_local + kvd_local);
-    ops.push_back(elementwise("rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk));
+    elementwise(ops, "rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk);
   }
 
   // Attention core, one operator per group of sequences with the same lengths. Causal masking
   // lets a fused kernel skip blocks above the diagonal.
-  for (const SeqGroup& g : s.groups) {
-    Op att;
+  for (const SeqGroup& g : s.groups()) {
+    Op& att = ops.emplace_back();
     att.name = "attention";
     att.kind = OpKind::attention;
     att.role = OpRole::attention;
@@ -157,64 +182,56 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s) {
     } else {
       att.saved = kept((qkv_saved + Tg * d(m.heads) * 4.0) / td);
     }
-    ops.push_back(att);
   }
   // Context parallel: ring attention passes this rank's K and V block around the cp ranks
   // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
   if (s.cp > 1) {
-    const SeqGroup& g = s.groups.front();
+    const SeqGroup& g = s.groups().front();
     const double kv_width = d(kv_local) * d(m.head_dim);
-    ops.push_back(comm("cp_ring_kv", CommGroup::cp, Collective::p2p,
-                       2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e));
+    comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
+         2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
   }
 
-  Op out = matmul("attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
+  Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
   out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
   out.saved = kept(Tt * es * q / td);
-  ops.push_back(out);
   if (tp_comm)
-    ops.push_back(comm(s.sequence_parallel ? "sp_reducescatter_attn" : "tp_allreduce_attn", CommGroup::tp,
-                       s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg));
-  Op res_attn = elementwise("residual_attn", OpRole::residual, residual_bytes, 2.0 * Tn * h);
+    comm(ops, s.sequence_parallel ? "sp_reducescatter_attn" : "tp_allreduce_attn", CommGroup::tp,
+         s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+  Op& res_attn = elementwise(ops, "residual_attn", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_attn.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);  // the 1-byte dropout mask
-  ops.push_back(res_attn);
-  Op norm_mlp = elementwise("norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);
+  Op& norm_mlp = elementwise(ops, "norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);
   norm_mlp.params = norm_params;
   norm_mlp.saved = kept(norm_input);
-  ops.push_back(norm_mlp);
   if (tp_comm && s.sequence_parallel)
-    ops.push_back(comm("sp_allgather_mlp", CommGroup::tp, Collective::all_gather, act_msg));
+    comm(ops, "sp_allgather_mlp", CommGroup::tp, Collective::all_gather, act_msg);
   const bool gated = m.ffn_type == FfnType::swiglu;
   const std::int64_t up = (gated ? 2 : 1) * f_local;
-  Op mlp_up = matmul("mlp_up", OpRole::ffn_up, tokens, up, m.hidden);
+  Op& mlp_up = matmul(ops, "mlp_up", OpRole::ffn_up, tokens, up, m.hidden);
   // Column-parallel h x f (SwiGLU: gate and up, h x 2f) (+ bias).
   mlp_up.params = ((gated ? 2.0 : 1.0) * h * f + (m.bias ? f : 0.0)) / td;
   mlp_up.saved = kept(norm_input);
-  ops.push_back(mlp_up);
   // Activation: GeLU reads and writes f; SwiGLU reads gate and up, writes f.
   const double fT = T * d(f_local);
-  Op act = elementwise("mlp_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
+  Op& act = elementwise(ops, "mlp_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
   act.saved = kept(Tt * (gated ? 2.0 : 1.0) * es * f / td);  // the activation's input(s)
-  ops.push_back(act);
-  Op down = matmul("mlp_down", OpRole::ffn_down, tokens, m.hidden, f_local);
+  Op& down = matmul(ops, "mlp_down", OpRole::ffn_down, tokens, m.hidden, f_local);
   down.params = (h * f + (m.bias ? h : 0.0)) / td;  // row-parallel f x h (+ bias)
   down.saved = kept(Tt * es * f / td);
-  ops.push_back(down);
   if (tp_comm)
-    ops.push_back(comm(s.sequence_parallel ? "sp_reducescatter_mlp" : "tp_allreduce_mlp", CommGroup::tp,
-                       s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg));
-  Op res_mlp = elementwise("residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
+    comm(ops, s.sequence_parallel ? "sp_reducescatter_mlp" : "tp_allreduce_mlp", CommGroup::tp,
+         s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+  Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
-  ops.push_back(res_mlp);
-  return ops;
 }
 
-std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s) {
+void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   const double T = d(s.tokens());
   const double h = d(m.hidden);
   // Lookup: read the rows, write the activations. Backward: the gradient scatter-add and the
   // embedding dropout, one kernel of the same traffic each.
-  Op emb = elementwise("embedding", OpRole::embedding, 2.0 * s.act_bytes * T * h, 0.0);
+  ops.clear();
+  Op& emb = elementwise(ops, "embedding", OpRole::embedding, 2.0 * s.act_bytes * T * h, 0.0);
   emb.backward_bytes = emb.bytes;
   emb.backward_flops = 0.0;
   emb.backward_kernels = 2.0;
@@ -224,17 +241,17 @@ std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s) {
   // Embedding dropout mask, one byte per element (split over tp with SP).
   const double mask = m.dropout ? T * h / (s.sequence_parallel ? d(s.tp) : 1.0) : 0.0;
   emb.saved = SavedBytes{mask, mask, mask};
-  return {emb};
 }
 
-std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s) {
-  std::vector<Op> ops;
+void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
+  ops.clear();
+  ops.reserve(3);  // references below stay valid
   const double h = d(m.hidden);
   const std::int64_t vocab_local = m.vocab / s.tp;
   // Training computes logits for every token; inference for the last position of each sequence.
   const std::int64_t rows = s.loss ? s.tokens() : s.sequences();
   const double T = d(rows);
-  Op head = matmul("lm_head", OpRole::lm_head, rows, vocab_local, m.hidden);
+  Op& head = matmul(ops, "lm_head", OpRole::lm_head, rows, vocab_local, m.hidden);
   // Untied: the LM head. Tied with pp > 1: Megatron keeps a copy of the embedding on the last
   // stage. Either way vocab-parallel over tp.
   if (!m.tied_embeddings || s.pp > 1) head.params = d(m.vocab) * h / d(s.tp);
@@ -243,28 +260,24 @@ std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s) {
     const double logits = 4.0 * T * d(m.vocab) / d(s.tp);
     head.saved = SavedBytes{logits, logits, logits};
   }
-  ops.push_back(head);
-  Op norm = elementwise("final_norm", OpRole::final_norm, 2.0 * s.act_bytes * T * h, 5.0 * T * h);
+  if (s.loss) {
+    // Vocab-parallel cross-entropy: logits read, fp32 softmax written and read back (forward
+    // and backward together).
+    Op& ce = elementwise(ops, "cross_entropy", OpRole::loss, T * d(vocab_local) * (s.act_bytes + 8.0 + 4.0),
+                         5.0 * T * d(vocab_local));
+    ce.backward_kernels = 0.0;
+  }
+  Op& norm = elementwise(ops, "final_norm", OpRole::final_norm, 2.0 * s.act_bytes * T * h, 5.0 * T * h);
   norm.params = (m.norm == NormType::layernorm ? 2.0 : 1.0) * h;
   // Its traffic is counted once for forward and backward together; an inference step does not
   // time it (one row per sequence).
   norm.backward_kernels = 0.0;
   norm.timed = s.loss;
-  if (s.loss) {
-    // Vocab-parallel cross-entropy: logits read, fp32 softmax written and read back (forward
-    // and backward together).
-    Op ce = elementwise("cross_entropy", OpRole::loss, T * d(vocab_local) * (s.act_bytes + 8.0 + 4.0),
-                        5.0 * T * d(vocab_local));
-    ce.backward_kernels = 0.0;
-    ops.push_back(ce);
-  }
-  ops.push_back(norm);
-  return ops;
 }
 
 double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {
   LayerShape s;
-  s.groups = {SeqGroup{1, tokens, kv_len}};
+  s.group = SeqGroup{1, tokens, kv_len};
   double sum = 0;
   for (const Op& o : layer_forward_ops(m, s)) sum += o.model_flops;
   return sum;

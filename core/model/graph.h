@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -106,7 +107,10 @@ struct SeqGroup {
 
 // How a layer is laid out on one device, and what passes through it.
 struct LayerShape {
-  std::vector<SeqGroup> groups{SeqGroup{}};
+  // One group of sequences (training, a static batch), or a mixed batch owned by the caller
+  // (a continuous-batching step), which must outlive the shape's use.
+  SeqGroup group{};
+  const std::vector<SeqGroup>* mixed = nullptr;
   std::int64_t tp = 1;
   std::int64_t cp = 1;  // context-parallel ranks (ring attention passes K/V blocks between them)
   std::int64_t pp = 1;  // pipeline stages (a tied embedding gets a copy on the last stage)
@@ -119,6 +123,9 @@ struct LayerShape {
   std::int64_t position_rows = 0;  // learned position table size (sequence length)
   bool loss = false;               // training: the head computes the loss over every token
 
+  std::span<const SeqGroup> groups() const {
+    return mixed ? std::span<const SeqGroup>(*mixed) : std::span<const SeqGroup>(&group, 1);
+  }
   std::int64_t tokens() const;     // query tokens on this device, all groups
   std::int64_t sequences() const;  // sequences, all groups
 };
@@ -130,6 +137,17 @@ std::vector<Op> layer_forward_ops(const ModelSpec& m, const LayerShape& s);
 std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s);
 // The final norm, the LM head and (training) the loss (last pipeline stage).
 std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s);
+// The same, written into `out` (cleared first), reusing its storage in loops.
+void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
+void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
+void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
+
+// The whole model's operators on one device: the layer (repeated on every layer of a stage), the
+// embedding (first stage) and the head (last stage).
+struct ModelGraph {
+  std::vector<Op> layer, embedding, head;
+};
+ModelGraph model_graph(const ModelSpec& m, const LayerShape& s);
 
 // Forward FLOPs of one layer as the field counts them for MFU: every matmul including the
 // full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix), for one

@@ -143,7 +143,7 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   const auto& w = *s.training;
   const auto& sw = s.system.software;
   LayerShape shape = param_shape(p, w.seq_len);
-  shape.groups = {SeqGroup{p.micro_batch, w.seq_len / p.cp, w.seq_len}};
+  shape.group = SeqGroup{p.micro_batch, w.seq_len / p.cp, w.seq_len};
   shape.cp = p.cp;
   shape.sequence_parallel = p.sequence_parallel;
   shape.causal = true;

@@ -57,45 +57,53 @@ OpContext inference_context(const Scenario& s) {
   return c;
 }
 
-LayerShape inference_shape(const Scenario& s, const OpContext& c, const std::vector<SeqGroup>& groups) {
+LayerShape inference_shape(const Scenario& s, const OpContext& c) {
   LayerShape shape = param_shape(s.parallel, 0);
-  shape.groups = groups;
   shape.sequence_parallel = false;
-  // A step with prompt tokens is causal; a decode step attends to the whole cache.
-  shape.causal =
-      std::any_of(groups.begin(), groups.end(), [](const SeqGroup& g) { return g.new_tokens > 1; });
   shape.attention = AttentionKernel::flash;
   shape.act_bytes = c.act_bytes;
   shape.kv_elem_bytes = c.kv_bytes;
   return shape;
 }
 
-StepCost step(const Scenario& s, const OpContext& c, const std::vector<SeqGroup>& groups, bool keep_ops,
+// The operator lists of a step, reused from step to step.
+struct Scratch {
+  std::vector<Op> layer, head, embedding;
+  MatmulCache gemms;
+};
+
+StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch& g, bool keep_ops,
               const char* phase) {
   const auto& m = s.model;
   const auto& p = s.parallel;
-  const LayerShape shape = inference_shape(s, c, groups);
+  // A step with prompt tokens is causal; a decode step attends to the whole cache.
+  const auto groups = shape.groups();
+  shape.causal =
+      std::any_of(groups.begin(), groups.end(), [](const SeqGroup& x) { return x.new_tokens > 1; });
+  layer_forward_ops(m, shape, g.layer);
+  head_ops(m, shape, g.head);
+  embedding_ops(m, shape, g.embedding);
   StepCost st;
   const double layers = d(m.layers);
-  for (const Op& op : layer_forward_ops(m, shape)) {
+  for (const Op& op : g.layer) {
     if (op.kind == OpKind::comm) {
       st.comm += comm_cost(c, op) * layers;
       continue;
     }
-    const OpCost cost = forward_cost(c, op);
+    const OpCost cost = op.kind == OpKind::matmul ? g.gemms.forward(c, op) : forward_cost(c, op);
     st.compute += cost.time * layers;
     if (keep_ops) st.ops.push_back(report(op.name, phase, cost, layers));
   }
   // The LM head on the last position of each sequence (vocab-parallel; the all-gather of the
   // logits' argmax/top-k is negligible) and the embedding lookup.
   Seconds ends{};
-  for (const Op& op : head_ops(m, shape)) {
+  for (const Op& op : g.head) {
     if (!op.timed) continue;
-    const OpCost cost = forward_cost(c, op);
+    const OpCost cost = op.kind == OpKind::matmul ? g.gemms.forward(c, op) : forward_cost(c, op);
     ends += cost.time;
     if (keep_ops) st.ops.push_back(report(op.name, phase, cost, 1));
   }
-  for (const Op& op : embedding_ops(m, shape)) ends += forward_cost(c, op).time;
+  for (const Op& op : g.embedding) ends += forward_cost(c, op).time;
   st.compute += ends;
   // Pipeline stages hand the activations on: pp-1 hops.
   if (p.pp > 1)
@@ -105,10 +113,25 @@ StepCost step(const Scenario& s, const OpContext& c, const std::vector<SeqGroup>
   return st;
 }
 
+// One group of sequences through a step.
+StepCost uniform_step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch& g, SeqGroup group,
+                      bool keep_ops, const char* phase) {
+  shape.group = group;
+  shape.mixed = nullptr;
+  return step(s, c, shape, g, keep_ops, phase);
+}
+
 }  // namespace
 
 StepCost step_time(const Scenario& s, const std::vector<SeqGroup>& groups, bool report, const char* phase) {
-  return step(s, inference_context(s), groups, report, phase);
+  const OpContext c = inference_context(s);
+  LayerShape shape = inference_shape(s, c);
+  if (groups.size() == 1)
+    shape.group = groups.front();
+  else
+    shape.mixed = &groups;
+  Scratch g;
+  return step(s, c, shape, g, report, phase);
 }
 
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings) {
@@ -129,7 +152,10 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
         {"parallel.tp_crosses_scale_out",
          "tp spans more than one scale-up domain; its all-reduces run on the scale-out network"});
 
-  const StepCost prefill = step(s, c, {SeqGroup{w.batch, w.prompt_len, w.prompt_len}}, true, "prefill");
+  LayerShape shape = inference_shape(s, c);
+  Scratch g;
+  const StepCost prefill =
+      uniform_step(s, c, shape, g, {w.batch, w.prompt_len, w.prompt_len}, true, "prefill");
   out.prefill_compute = prefill.compute;
   out.prefill_comm = prefill.comm;
   out.ttft = prefill.compute + prefill.comm;
@@ -147,7 +173,7 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     double weight_sum = 0;
     for (std::int64_t i = 0; i < samples; ++i) {
       const std::int64_t ctx = samples == 1 ? first : first + (last - first) * i / (samples - 1);
-      const StepCost ph = step(s, c, {SeqGroup{w.batch, 1, ctx}}, false, "decode");
+      const StepCost ph = uniform_step(s, c, shape, g, {w.batch, 1, ctx}, false, "decode");
       const double wgt = (samples > 1 && (i == 0 || i == samples - 1)) ? 0.5 : 1.0;
       sum_compute += ph.compute * wgt;
       sum_comm += ph.comm * wgt;
@@ -156,7 +182,7 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     out.decode_compute = sum_compute / weight_sum;
     out.decode_comm = sum_comm / weight_sum;
     out.tpot = out.decode_compute + out.decode_comm;
-    const StepCost mid = step(s, c, {SeqGroup{w.batch, 1, (first + last) / 2}}, true, "decode");
+    const StepCost mid = uniform_step(s, c, shape, g, {w.batch, 1, (first + last) / 2}, true, "decode");
     out.operators = prefill.ops;
     out.operators.insert(out.operators.end(), mid.ops.begin(), mid.ops.end());
   } else {

@@ -29,9 +29,10 @@ Result<Prediction> predict(const Scenario& s) {
   Prediction out;
   const DeviceSpec& dev = s.system.device;
   if (s.training) {
-    out.training = predict_training(s, out.warnings);
-    const AttentionKernel att = out.training->attention;
-    out.training_memory = report(training_memory(s, att), dev);
+    const AttentionKernel att = training_attention(s);
+    const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));
+    out.training = predict_training(s, g, out.warnings);
+    out.training_memory = report(training_memory(s, g, att), dev);
   }
   if (s.inference) {
     out.inference = predict_inference(s, out.warnings);

@@ -83,6 +83,10 @@ Result<Prediction> predict(const Scenario& s);
 
 // Training and inference halves (predict/training.cpp, predict/inference.cpp).
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);
+// The same on a graph already built with training_layer_shape(s, training_attention(s)).
+TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings);
+// The attention kernel a training scenario runs: its own choice, else the system's default.
+AttentionKernel training_attention(const Scenario& s);
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings);
 
 // One step of an inference engine: every layer on the critical path (all pipeline stages in

@@ -117,8 +117,9 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         }
         break;
       case OpKind::attention: {
-        const AttentionCosts f = training_attention(c, op, false, att);
-        const AttentionCosts b = training_attention(c, op, true, att);
+        const TrainingAttention ta = training_attention(c, op, att);
+        const AttentionCosts& f = ta.fwd;
+        const AttentionCosts& b = ta.bwd;
         L.fwd.add_kernel(f.matmuls);
         L.bwd.add_kernel(b.matmuls);
         if (op.bytes > 0) {
@@ -328,13 +329,21 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
 
 }  // namespace
 
+AttentionKernel training_attention(const Scenario& s) {
+  return s.training->attention.value_or(s.system.software.attention);
+}
+
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings) {
+  return predict_training(s, model_graph(s.model, training_layer_shape(s, training_attention(s))), warnings);
+}
+
+TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = *s.training;
   const auto& sys = s.system;
   TrainingPrediction out;
-  out.attention = w.attention.value_or(sys.software.attention);
+  out.attention = training_attention(s);
   out.overlap_grad_reduce = w.overlap_grad_reduce.value_or(sys.software.overlap_grad_reduce);
   out.tp_comm_overlap =
       w.tp_comm_overlap.value_or(sys.software.tp_comm_overlap) && p.tp > 1 && p.sequence_parallel;
@@ -353,10 +362,8 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
                             " devices; tensor-parallel traffic runs on the scale-out network"});
 
   // One layer, one micro-batch, on one device; the embedding and the head on the end stages.
-  const std::vector<Op> ops = layer_forward_ops(m, shape);
-  const LayerCosts L = layer_costs(c, ops, p.recompute, out.attention, out.tp_comm_overlap);
-  const StageCosts st =
-      stage_costs(s, L, end_costs(c, embedding_ops(m, shape)), end_costs(c, head_ops(m, shape)));
+  const LayerCosts L = layer_costs(c, g.layer, p.recompute, out.attention, out.tp_comm_overlap);
+  const StageCosts st = stage_costs(s, L, end_costs(c, g.embedding), end_costs(c, g.head));
 
   const std::int64_t mb = micro_batches(p, w);
   const double mbd = d(mb);
@@ -370,7 +377,7 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
 
   TrainingBreakdown& b = out.breakdown;
   pipeline_schedule(s, c, st, mbd, shape.act_bytes, b);
-  const double n_params = stage_params(m, p, w.seq_len, true, p.pp == 1).total();
+  const double n_params = stage_params(m, p, g, true, p.pp == 1).total();
   const bool wide = w.precision == Precision::fp32 || w.precision == Precision::tf32;
   const double weight_bytes = wide ? 4.0 : sys.software.weight_bytes;
   b.dp_comm = data_parallel(s, c, L, st, n_params, weight_bytes, mbd, out.overlap_grad_reduce);

@@ -310,14 +310,16 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
       return tick();
     }
     if (training) {
-      // Memory first: the footprint is a closed form, far cheaper than the time model (whose
-      // matmul rooflines take most of a search), and a layout that does not fit is never timed.
-      r.memory = training_memory(work, attention).total();
+      // Memory first: the footprint is a sum over the task graph, far cheaper than the time model
+      // (whose matmul rooflines take most of a search), and a layout that does not fit is never
+      // timed. Both read the same graph.
+      const ModelGraph g = model_graph(work.model, training_layer_shape(work, attention));
+      r.memory = training_memory(work, g, attention).total();
       if (r.memory.value > dev.hbm_capacity.value) {
         r.reason = "memory.does_not_fit";
       } else {
         warnings.clear();
-        r.time = predict_training(work, warnings).iteration_time;
+        r.time = predict_training(work, g, warnings).iteration_time;
         r.timed = true;
       }
     } else {

@@ -68,7 +68,7 @@ TEST(Model, LayerFlopsMatchMegatron) {
 TEST(Model, ForwardOpsShapesUnderTensorParallel) {
   const ModelSpec m = gpt(2, 4096, 32, 50000);
   LayerShape s;
-  s.groups = {SeqGroup{2, 1024, 1024}};
+  s.group = SeqGroup{2, 1024, 1024};
   s.tp = 4;
   const auto ops = layer_forward_ops(m, s);
   int matmuls = 0, allreduce = 0;
