@@ -170,6 +170,31 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
     d.tile_overhead_k = cr.number("tile_overhead_k", false, 0, 1e6).value_or(d.tile_overhead_k);
     d.kernel_overhead = microseconds(
         cr.number("kernel_overhead_us", false, 0, 1e6).value_or(d.kernel_overhead.value / kMicro));
+    if (const json* tiles = cr.get("gemm_tiles", false)) {
+      const std::string tp = cr.child("gemm_tiles");
+      if (!tiles->is_array() || tiles->empty() || tiles->size() > 64) {
+        cr.fail("scenario.wrong_type", tp, "gemm_tiles must be a non-empty array of at most 64 [m, n] tiles");
+      } else {
+        d.gemm_tiles.clear();
+        for (std::size_t i = 0; i < tiles->size(); ++i) {
+          const json& t = (*tiles)[i];
+          const std::string ip = tp + "/" + std::to_string(i);
+          if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_number_integer()) {
+            cr.fail("scenario.wrong_type", ip, "each tile must be [m, n], two whole numbers");
+            break;
+          }
+          const auto tm = t[0].get<std::int64_t>(), tn = t[1].get<std::int64_t>();
+          if (tm < 1 || tn < 1 || tm > 4096 || tn > 4096) {
+            cr.fail("scenario.out_of_range", ip, "tile sides must be in [1, 4096]");
+            break;
+          }
+          d.gemm_tiles.push_back({tm, tn});
+        }
+      }
+    }
+    d.split_k_max = cr.integer("split_k_max", false, 1, 1024).value_or(d.split_k_max);
+    d.split_k_min_k = cr.integer("split_k_min_k", false, 1, 1'000'000).value_or(d.split_k_min_k);
+    d.split_k_max_waves = cr.number("split_k_max_waves", false, 0, 1e6).value_or(d.split_k_max_waves);
     read_notes(cr);
     cr.finish();
   }
@@ -451,7 +476,13 @@ ojson device_json(const DeviceSpec& d) {
                       {"sustained_ratio", d.sustained_ratio},
                       {"memory_efficiency", d.memory_efficiency},
                       {"tile_overhead_k", d.tile_overhead_k},
-                      {"kernel_overhead_us", d.kernel_overhead.value / kMicro}};
+                      {"kernel_overhead_us", d.kernel_overhead.value / kMicro},
+                      {"split_k_max", d.split_k_max},
+                      {"split_k_min_k", d.split_k_min_k},
+                      {"split_k_max_waves", d.split_k_max_waves}};
+  ojson tiles = ojson::array();
+  for (const GemmTile& t : d.gemm_tiles) tiles.push_back({t.m, t.n});
+  j["calibration"]["gemm_tiles"] = tiles;
   if (!d.source.empty()) j["source"] = d.source;
   return j;
 }
