@@ -39,9 +39,10 @@ class Recipe {
 };
 
 inline const char* kStrings[] = {
-    "",        "x",     "none",     "selective", "full",       "fp32",          "tf32",     "fp16",
-    "bf16",    "fp8",   "int8",     "int4",      "gelu",       "swiglu",        "relu2",    "layernorm",
-    "rmsnorm", "flash", "standard", "gpt3-175b", "llama2-70b", "dgx-a100-80gb", "dgx-h100", "h100-sxm5-80gb"};
+    "",        "x",      "none",     "selective", "full",       "fp32",          "tf32",     "fp16",
+    "bf16",    "fp8",    "int8",     "int4",      "gelu",       "swiglu",        "relu2",    "layernorm",
+    "rmsnorm", "flash",  "standard", "gpt3-175b", "llama2-70b", "dgx-a100-80gb", "dgx-h100", "h100-sxm5-80gb",
+    "learned", "rotary", "mha",      "gqa",       "mqa",        "pairwise",      "ring"};
 
 inline const double kNumbers[] = {0,
                                   -1,

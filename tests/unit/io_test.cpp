@@ -11,6 +11,24 @@ namespace {
 
 using json = nlohmann::json;
 
+// An inline Llama-style model and an inline system, for the keys only inline objects have.
+std::string inline_model(const json& patch) {
+  json j = json::parse(R"({"model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+    "ffn_hidden": 14336, "vocab": 128256, "ffn_type": "swiglu", "norm": "rmsnorm"},
+    "system": "dgx-h100", "num_devices": 8, "parallel": {"tp": 8},
+    "training": {"global_batch": 8, "seq_len": 4096}})");
+  j["model"].merge_patch(patch);
+  return j.dump();
+}
+std::string inline_system(const json& patch) {
+  json j = json::parse(R"({"model": "llama3-8b", "num_devices": 8, "parallel": {"tp": 8},
+    "training": {"global_batch": 8, "seq_len": 4096}})");
+  j["system"] = json::parse(optimus::api::preset("systems", "dgx-h100"));
+  j["system"]["device"] = json::parse(optimus::api::preset("devices", "h100-sxm5-80gb"));
+  j["system"].merge_patch(patch);
+  return j.dump();
+}
+
 const char* kBase = R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 64,
   "parallel": {"tp": 8, "pp": 8, "dp": 1},
   "training": {"global_batch": 64, "seq_len": 2048}})";
@@ -50,6 +68,37 @@ INSTANTIATE_TEST_SUITE_P(
     Scenarios, BadInput,
     ::testing::Values(
         BadCase{"malformed", "{\"model\": ", "scenario.malformed_json", ""},
+        BadCase{"attention_mismatch", inline_model({{"attention", {{"type", "mha"}}}}),
+                "model.attention_mismatch", "/model/attention/type"},
+        BadCase{"attention_unknown", inline_model({{"attention", {{"type", "mla"}}}}),
+                "scenario.invalid_value", "/model/attention/type"},
+        BadCase{"attention_extra_key", inline_model({{"attention", {{"type", "gqa"}, {"window", 4096}}}}),
+                "scenario.unknown_key", "/model/attention/window"},
+        BadCase{"gqa_without_kv_heads",
+                inline_model({{"attention", {{"type", "gqa"}}}, {"kv_heads", nullptr}}),
+                "scenario.missing_key", "/model/kv_heads"},
+        BadCase{"position_invalid", inline_model({{"position", "alibi"}}), "scenario.invalid_value",
+                "/model/position"},
+        BadCase{"bias_not_bool", inline_model({{"bias", 1}}), "scenario.wrong_type", "/model/bias"},
+        BadCase{"dropout_not_bool", inline_model({{"dropout", "no"}}), "scenario.wrong_type",
+                "/model/dropout"},
+        BadCase{"all_to_all_invalid", inline_system({{"scale_up", {{"all_to_all", "tree"}}}}),
+                "scenario.invalid_value", "/system/scale_up/all_to_all"},
+        BadCase{"activation_bytes_zero", inline_system({{"software", {{"activation_bytes", 0}}}}),
+                "scenario.out_of_range", "/system/software/activation_bytes"},
+        BadCase{"optimizer_bytes_absurd", inline_system({{"software", {{"optimizer_step_bytes", 1e300}}}}),
+                "scenario.out_of_range", "/system/software/optimizer_step_bytes"},
+        BadCase{"gemm_tiles_empty",
+                inline_system({{"device", {{"calibration", {{"gemm_tiles", json::array()}}}}}}),
+                "scenario.wrong_type", "/system/device/calibration/gemm_tiles"},
+        BadCase{"gemm_tile_shape",
+                inline_system({{"device", {{"calibration", {{"gemm_tiles", {{128, 128}, {64}}}}}}}}),
+                "scenario.wrong_type", "/system/device/calibration/gemm_tiles/1"},
+        BadCase{"gemm_tile_zero",
+                inline_system({{"device", {{"calibration", {{"gemm_tiles", {{0, 128}}}}}}}}),
+                "scenario.out_of_range", "/system/device/calibration/gemm_tiles/0"},
+        BadCase{"split_k_zero", inline_system({{"device", {{"calibration", {{"split_k_max", 0}}}}}}),
+                "scenario.out_of_range", "/system/device/calibration/split_k_max"},
         BadCase{"not_object", "[1,2]", "scenario.wrong_type", ""},
         BadCase{"empty", "", "scenario.malformed_json", ""},
         BadCase{"unknown_top", with("/modle", "x"), "scenario.unknown_key", "/modle"},

@@ -1,0 +1,207 @@
+// The task graph, operator family by operator family, against numbers worked out by hand for
+// a GPT-3 175B training layer and a Llama 3 70B decode step (the presets' shapes).
+#include "model/graph.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "io/presets.h"
+#include "memory/footprint.h"
+
+namespace optimus {
+namespace {
+
+const Op& find(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& o : ops)
+    if (o.name == name) return o;
+  ADD_FAILURE() << "no operator " << name;
+  static const Op none;
+  return none;
+}
+
+ModelSpec preset(const char* id) {
+  auto m = model_preset(id, "/model");
+  EXPECT_TRUE(m.ok()) << id;
+  return *m;
+}
+
+// GPT-3 175B: h 12288, 96 heads of 128, f 49152 (GeLU), LayerNorm, biases, dropout, learned
+// positions. One training micro-batch of 1 x 2048 tokens on tp 8 with sequence parallelism and
+// FlashAttention, 16-bit activations.
+class Gpt3Layer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m = preset("gpt3-175b");
+    s.group = SeqGroup{1, 2048, 2048};
+    s.tp = 8;
+    s.sequence_parallel = true;
+    s.attention = AttentionKernel::flash;
+    s.position_rows = 2048;
+    s.loss = true;
+    ops = layer_forward_ops(m, s);
+  }
+  ModelSpec m;
+  LayerShape s;
+  std::vector<Op> ops;
+  const double T = 2048, h = 12288, t = 8, e = 2;
+};
+
+TEST_F(Gpt3Layer, Matmuls) {
+  const Op& qkv = find(ops, "qkv_proj");
+  // 12 local heads x 128 x (Q, K, V) = 4608 columns.
+  EXPECT_EQ(qkv.m, 2048);
+  EXPECT_EQ(qkv.n, 4608);
+  EXPECT_EQ(qkv.k, 12288);
+  EXPECT_DOUBLE_EQ(qkv.model_flops, 2.0 * 2048 * 4608 * 12288);
+  EXPECT_DOUBLE_EQ(qkv.params, (h * 3 * h + 3 * h) / t);  // h x 3h weights + 3h biases, over tp
+  const Op& up = find(ops, "mlp_up");
+  EXPECT_EQ(up.n, 49152 / 8);
+  EXPECT_DOUBLE_EQ(up.params, (h * 4 * h + 4 * h) / t);
+  const Op& down = find(ops, "mlp_down");
+  EXPECT_EQ(down.k, 6144);
+  EXPECT_DOUBLE_EQ(down.params, (4 * h * h + h) / t);
+  EXPECT_DOUBLE_EQ(find(ops, "attn_out_proj").params, (h * h + h) / t);
+}
+
+TEST_F(Gpt3Layer, ElementwiseAndComm) {
+  // Norms on the sequence-parallel shard: read and write 2048/8 tokens x h in 16 bits.
+  const Op& norm = find(ops, "norm_attn");
+  EXPECT_DOUBLE_EQ(norm.bytes, 2.0 * e * (T / t) * h);
+  EXPECT_DOUBLE_EQ(norm.params, 2 * h);  // scale and shift, replicated
+  // Bias-dropout-add reads x and the residual, writes y (16-bit) and a 1-byte mask.
+  EXPECT_DOUBLE_EQ(find(ops, "residual_attn").bytes, (3 * e + 1) * (T / t) * h);
+  // GeLU reads and writes the local f.
+  EXPECT_DOUBLE_EQ(find(ops, "mlp_act").bytes, 2 * e * T * 6144);
+  // Sequence parallelism: all-gather before and reduce-scatter after each block, of the whole
+  // 2048 x h activation.
+  const Op& ag = find(ops, "sp_allgather_attn");
+  EXPECT_EQ(ag.comm, Collective::all_gather);
+  EXPECT_EQ(ag.group, CommGroup::tp);
+  EXPECT_DOUBLE_EQ(ag.comm_bytes, e * T * h);
+  EXPECT_EQ(find(ops, "sp_reducescatter_mlp").comm, Collective::reduce_scatter);
+  // Learned positions: no rotary operator.
+  for (const Op& o : ops) EXPECT_NE(std::string(o.name), "rope");
+}
+
+TEST_F(Gpt3Layer, SavedActivations) {
+  // Korthikanti et al. 2022, Table 2 with sequence parallelism: 34 s b h / t per layer, plus
+  // FlashAttention's fp32 log-sum-exp (4 bytes per query and head) instead of the 5 a s^2 b
+  // score tensors; full recompute keeps the 2 s b h / t input.
+  const double lse = T * 96 * 4 / t;
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::none), 34.0 * T * h / t + lse);
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::selective), 34.0 * T * h / t + lse);
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::full), 2.0 * T * h / t);
+  // Unfused attention adds the scores (5 a s^2 b / t), which selective recompute drops.
+  s.attention = AttentionKernel::standard;
+  const auto std_ops = layer_forward_ops(m, s);
+  EXPECT_DOUBLE_EQ(sum_saved(std_ops, Recompute::none), 34.0 * T * h / t + 5.0 * 96 * T * T / t);
+  EXPECT_DOUBLE_EQ(sum_saved(std_ops, Recompute::selective), 34.0 * T * h / t);
+}
+
+TEST_F(Gpt3Layer, AttentionAndKv) {
+  const Op& att = find(ops, "attention");
+  EXPECT_EQ(att.batch, 12);  // 1 sequence x 12 local heads
+  EXPECT_DOUBLE_EQ(att.causal_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(att.model_flops, 4.0 * T * T * 12 * 128);  // QK^T and PV, full matrix
+  // K and V of 12 local heads x 128 per token, 2 bytes each.
+  EXPECT_DOUBLE_EQ(sum_kv_bytes(ops), 2.0 * 12 * 128 * 2);
+}
+
+TEST_F(Gpt3Layer, EmbeddingAndHead) {
+  const auto emb = embedding_ops(m, s);
+  // The vocab-parallel word embedding over tp, plus 2048 learned positions (replicated).
+  EXPECT_DOUBLE_EQ(sum_params(emb), static_cast<double>(m.vocab) * h / t + 2048 * h);
+  const auto head = head_ops(m, s);
+  // Tied embedding on one stage: the head owns only the final LayerNorm; fp32 logits saved.
+  EXPECT_DOUBLE_EQ(sum_params(head), 2 * h);
+  EXPECT_DOUBLE_EQ(sum_saved(head, Recompute::full), 4.0 * T * static_cast<double>(m.vocab) / t);
+  s.pp = 4;  // with pipeline stages Megatron keeps a copy of the tied embedding on the last one
+  EXPECT_DOUBLE_EQ(sum_params(head_ops(m, s)), static_cast<double>(m.vocab) * h / t + 2 * h);
+}
+
+TEST(GraphSums, Gpt3ParametersAre175B) {
+  const ParamCounts p = count_params(preset("gpt3-175b"), 2048);
+  // Megatron Eq. 2 per layer: 12 h^2 + 13 h.
+  EXPECT_DOUBLE_EQ(p.per_layer, 12.0 * 12288 * 12288 + 13.0 * 12288);
+  EXPECT_NEAR(p.total / 1e9, 174.6, 0.1);
+}
+
+// Llama 3 70B: h 8192, 64 heads and 8 KV heads of 128, SwiGLU 28672, RMSNorm, no biases, rotary
+// positions, untied 128256-token vocabulary. One decode step of 4 sequences over 1000 cached
+// tokens on tp 8, 16-bit weights, fp8 KV cache.
+class Llama3Decode : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m = preset("llama3-70b");
+    s.group = SeqGroup{4, 1, 1000};
+    s.tp = 8;
+    s.causal = false;
+    s.kv_elem_bytes = 1;
+    ops = layer_forward_ops(m, s);
+  }
+  ModelSpec m;
+  LayerShape s;
+  std::vector<Op> ops;
+};
+
+TEST_F(Llama3Decode, Operators) {
+  ASSERT_EQ(m.attention, AttentionType::gqa);
+  const Op& qkv = find(ops, "qkv_proj");
+  EXPECT_EQ(qkv.m, 4);
+  EXPECT_EQ(qkv.n, 8 * 128 + 2 * 128);  // 8 local query heads, 1 local KV head (K and V)
+  EXPECT_DOUBLE_EQ(qkv.params, 8192.0 * (8192 + 2 * 1024) / 8);  // no biases
+  // Rotary embedding on the local q and k: read and write 4 x (1024 + 128) elements.
+  const Op& rope = find(ops, "rope");
+  EXPECT_DOUBLE_EQ(rope.bytes, 2.0 * 2 * 4 * (1024 + 128));
+  EXPECT_DOUBLE_EQ(rope.flops, 3.0 * 4 * (1024 + 128));
+  // SwiGLU: gate and up together, 2 x 28672 / 8 columns; the activation reads both, writes one.
+  EXPECT_EQ(find(ops, "mlp_up").n, 7168);
+  EXPECT_DOUBLE_EQ(find(ops, "mlp_up").params, 2.0 * 8192 * 28672 / 8);
+  EXPECT_DOUBLE_EQ(find(ops, "mlp_act").bytes, 3.0 * 2 * 4 * 3584);
+  EXPECT_DOUBLE_EQ(find(ops, "norm_mlp").params, 8192);  // RMSNorm: scale only
+  // No dropout: residual adds read x and the residual and write y.
+  EXPECT_DOUBLE_EQ(find(ops, "residual_mlp").bytes, 3.0 * 2 * 4 * 8192);
+  // Two all-reduces of the 4 x 8192 activation per layer.
+  const Op& ar = find(ops, "tp_allreduce_attn");
+  EXPECT_EQ(ar.comm, Collective::all_reduce);
+  EXPECT_DOUBLE_EQ(ar.comm_bytes, 2.0 * 4 * 8192);
+  const Op& att = find(ops, "attention");
+  EXPECT_EQ(att.m, 1);
+  EXPECT_EQ(att.n, 1000);
+  EXPECT_EQ(att.batch, 4 * 8);
+  EXPECT_DOUBLE_EQ(att.causal_fraction, 1.0);
+}
+
+TEST_F(Llama3Decode, KvCacheAndParameters) {
+  // One KV head per rank, K and V of 128 at 1 byte: 256 bytes per token per layer.
+  EXPECT_DOUBLE_EQ(sum_kv_bytes(ops), 2.0 * 128 * 1);
+  ParallelPlan p;
+  p.tp = 8;
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, p, Precision::fp8).value, 80.0 * 256);
+  const ParamCounts c = count_params(m, 8192);
+  EXPECT_DOUBLE_EQ(c.attention, 8192.0 * (8192 + 2048) + 8192.0 * 8192);
+  EXPECT_DOUBLE_EQ(c.mlp, 3.0 * 8192 * 28672);
+  EXPECT_DOUBLE_EQ(c.norms, 2.0 * 8192);
+  EXPECT_DOUBLE_EQ(c.embedding, 128256.0 * 8192);  // rotary: no position table
+  EXPECT_DOUBLE_EQ(c.output, 128256.0 * 8192);     // untied
+  EXPECT_NEAR(c.total / 1e9, 70.55, 0.01);         // Meta's "70B": 70.6e9 parameters
+}
+
+TEST(GraphMixedBatch, GroupsShareGemmsButNotAttention) {
+  // A continuous-batching step: one prompt chunk of 512 tokens and 6 decoding sequences.
+  const ModelSpec m = preset("llama3-70b");
+  const std::vector<SeqGroup> groups = {{1, 512, 512}, {6, 1, 2000}};
+  LayerShape s;
+  s.tp = 8;
+  s.mixed = &groups;
+  const auto ops = layer_forward_ops(m, s);
+  EXPECT_EQ(find(ops, "qkv_proj").m, 512 + 6);
+  int attention = 0;
+  for (const Op& o : ops) attention += o.kind == OpKind::attention;
+  EXPECT_EQ(attention, 2);
+  EXPECT_EQ(head_ops(m, s).front().m, 7);  // one logit row per sequence
+}
+
+}  // namespace
+}  // namespace optimus
