@@ -278,8 +278,10 @@ void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
 double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {
   LayerShape s;
   s.group = SeqGroup{1, tokens, kv_len};
+  thread_local std::vector<Op> ops;  // storage reused across calls (a search makes many)
+  layer_forward_ops(m, s, ops);
   double sum = 0;
-  for (const Op& o : layer_forward_ops(m, s)) sum += o.model_flops;
+  for (const Op& o : ops) sum += o.model_flops;
   return sum;
 }
 

@@ -103,6 +103,7 @@ struct SeqGroup {
   std::int64_t sequences = 1;
   std::int64_t new_tokens = 1;
   std::int64_t kv_len = 1;
+  bool operator==(const SeqGroup&) const = default;
 };
 
 // How a layer is laid out on one device, and what passes through it.
@@ -126,6 +127,8 @@ struct LayerShape {
   std::span<const SeqGroup> groups() const {
     return mixed ? std::span<const SeqGroup>(*mixed) : std::span<const SeqGroup>(&group, 1);
   }
+  // Equal shapes give equal graphs (a search reuses the graph while only other keys change).
+  bool operator==(const LayerShape&) const = default;
   std::int64_t tokens() const;     // query tokens on this device, all groups
   std::int64_t sequences() const;  // sequences, all groups
 };

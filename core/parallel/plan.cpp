@@ -156,10 +156,12 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   return shape;
 }
 
+bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks) {
+  return chunks > 0 && layers % chunks != 0 && (layers + 2) % chunks == 0 && layers + 2 >= 2 * chunks;
+}
+
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
-  const std::int64_t chunks = p.pp * p.interleave;
-  return p.pp > 1 && chunks > 0 && m.layers % chunks != 0 && (m.layers + 2) % chunks == 0 &&
-         m.layers + 2 >= 2 * chunks;
+  return p.pp > 1 && uneven_chunk_split(m.layers, p.pp * p.interleave);
 }
 
 double stage_layers(const ModelSpec& m, const ParallelPlan& p) {

@@ -69,6 +69,9 @@ struct Scenario {
 double stage_layers(const ModelSpec& m, const ParallelPlan& p);
 // Whether the plan relies on that embedding/loss-as-a-layer split.
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
+// Whether `layers` fill `chunks` model chunks only with that split (not evenly, but layers + 2
+// evenly, with at least two slots per chunk).
+bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks);
 
 // Which network tier a communication group runs on. Ranks are laid out Megatron-style,
 // tensor-parallel fastest, then context, data and pipeline parallel (Megatron-LM

@@ -34,8 +34,7 @@ std::vector<std::int64_t> fixed_or(const std::optional<std::int64_t>& f, std::in
 std::vector<std::int64_t> interleave_candidates(std::int64_t layers, std::int64_t pp) {
   std::vector<std::int64_t> out;
   for (std::int64_t v = 1; pp * v <= layers + 2; ++v)
-    if (layers % (pp * v) == 0 || ((layers + 2) % (pp * v) == 0 && layers + 2 >= 2 * pp * v))
-      out.push_back(v);
+    if (layers % (pp * v) == 0 || uneven_chunk_split(layers, pp * v)) out.push_back(v);
   return out;
 }
 
@@ -300,6 +299,10 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   };
   const auto reject = [&](const std::string& code) { ++out.rejected[code]; };
 
+  // The task graph of the last layout timed: layouts that differ only in keys the graph does not
+  // depend on (recompute, ZeRO stage, interleave) reuse it.
+  ModelGraph graph;
+  std::optional<LayerShape> graph_shape;
   const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
     work.parallel = p;
     LayoutResult r;
@@ -313,7 +316,12 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
       // Memory first: the footprint is a sum over the task graph, far cheaper than the time model
       // (whose matmul rooflines take most of a search), and a layout that does not fit is never
       // timed. Both read the same graph.
-      const ModelGraph g = model_graph(work.model, training_layer_shape(work, attention));
+      const LayerShape shape = training_layer_shape(work, attention);
+      if (!(graph_shape && *graph_shape == shape)) {
+        graph = model_graph(work.model, shape);
+        graph_shape = shape;
+      }
+      const ModelGraph& g = graph;
       r.memory = training_memory(work, g, attention).total();
       if (r.memory.value > dev.hbm_capacity.value) {
         r.reason = "memory.does_not_fit";
