@@ -16,7 +16,7 @@ OpCost gemm(const OpContext& c, std::int64_t m, std::int64_t n, std::int64_t k, 
 
 // Attention score and context matmuls run in 16-bit even in fp8 training and inference
 // (Transformer Engine and the inference runtimes keep attention in bf16).
-Precision attention_precision(Precision math) { return math == Precision::fp8 ? Precision::bf16 : math; }
+Precision attention_precision(Precision math) { return quantised_training(math) ? Precision::bf16 : math; }
 
 std::int64_t visited_keys(const Op& op) {
   return std::max<std::int64_t>(1, std::llround(d(op.n) * op.causal_fraction));
@@ -133,8 +133,8 @@ OpCost elementwise_backward(const OpContext& c, const Op& op) {
   return elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops));
 }
 
-OpCost fp8_cast(const OpContext& c, double elements) {
-  return elementwise_cost(*c.dev, Bytes(4.0 * elements), Flops(2.0 * elements));
+OpCost quantise_cast(const OpContext& c, double elements) {
+  return elementwise_cost(*c.dev, Bytes((2.0 + 2.0 * c.in_bytes) * elements), Flops(2.0 * elements));
 }
 
 Seconds comm_cost(const OpContext& c, const Op& op) {

@@ -59,10 +59,11 @@ TrainingAttention training_attention(const OpContext& c, const Op& op, Attention
 // An element-wise operator's backward kernel (one of `op.backward_kernels`).
 OpCost elementwise_backward(const OpContext& c, const Op& op);
 
-// FP8 GEMMs take fp8 operands: Transformer Engine casts the 16-bit input (forward) or the
-// incoming gradient (backward) to fp8 and writes a transposed copy for the other GEMM of the
-// pair: read 2 bytes, write 1 + 1 per element.
-OpCost fp8_cast(const OpContext& c, double elements);
+// Quantised GEMMs (fp8, MXFP8, NVFP4) take quantised operands: Transformer Engine casts the
+// 16-bit input (forward) or the incoming gradient (backward) to the format and writes a
+// transposed copy for the other GEMM of the pair: read 2 bytes, write 2 x the format's bytes
+// (block scales included) per element; fp8: 2 + 1 + 1.
+OpCost quantise_cast(const OpContext& c, double elements);
 
 // A communication operator over its group's placement.
 Seconds comm_cost(const OpContext& c, const Op& op);

@@ -9,14 +9,13 @@
 namespace optimus {
 
 MathRate math_rate(const DeviceSpec& d, Precision p) {
-  // Integer and narrow float formats fall back to the nearest wider format with a peak:
-  // int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32.
-  const auto& order = kPrecisionFallbackOrder;
-  std::size_t i = 0;
-  while (order[i] != p) ++i;
-  for (std::size_t j = i; j < order.size(); ++j) {
-    const FlopRate r = d.peak_for(order[j]);
-    if (r.value > 0) return MathRate{r, order[j], j != i};
+  // Integer and narrow float formats fall back to the nearest wider format with a peak
+  // (base/precision.h wider()).
+  // The format's own units first (block-scaled formats: the fp8 / fp4 units), then wider ones.
+  const Precision own = rate_format(p);
+  for (std::optional<Precision> q = own; q; q = wider(*q)) {
+    const FlopRate r = d.peak_for(*q);
+    if (r.value > 0) return MathRate{r, *q, *q != own};
   }
   return MathRate{d.vector_peak, Precision::fp32, true};
 }
@@ -28,7 +27,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   const double batch = static_cast<double>(s.batch);
   c.flops = Flops(2.0 * m * n * k * batch);
   const MathRate mr = math_rate(d, math);
-  const bool narrow = mr.used == Precision::fp8 || mr.used == Precision::int8 || mr.used == Precision::int4;
+  const bool narrow = is_narrow(mr.used);
   const double eff = narrow && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
   const double peak = mr.rate.value * eff * d.sustained_ratio;
   const double sms = static_cast<double>(std::max<std::int64_t>(1, d.compute_units));

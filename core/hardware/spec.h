@@ -16,8 +16,6 @@
 
 namespace optimus {
 
-constexpr std::size_t kPrecisionCount = 7;
-
 // A thread-block tile of a tensor-core GEMM kernel (rows x columns of the output).
 struct GemmTile {
   std::int64_t m, n;

@@ -134,7 +134,7 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
   if (const json* peaks = r.get("peak_tflops", true)) {
     Reader pr(*peaks, r.child("peak_tflops"), err);
     bool any = false;
-    for (auto p : kAllPrecisions) {
+    for (auto p : kPeakFormats) {
       if (auto x = pr.number(std::string(to_string(p)), false, 1e-6, 1e7)) {
         d.peak[static_cast<std::size_t>(p)] = teraflops(*x);
         any = true;
@@ -461,7 +461,7 @@ ojson device_json(const DeviceSpec& d) {
   ojson j;
   j["name"] = d.name;
   ojson peaks = ojson::object();
-  for (auto p : kAllPrecisions)
+  for (auto p : kPeakFormats)
     if (d.peak_for(p).value > 0) peaks[std::string(to_string(p))] = d.peak_for(p).value / kTera;
   j["peak_tflops"] = peaks;
   if (d.vector_peak.value > 0) j["vector_tflops"] = d.vector_peak.value / kTera;

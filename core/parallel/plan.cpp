@@ -29,18 +29,15 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 // formats, else the vector units (the fallback order of cost/roofline.cpp math_rate). Without one
 // every time at p would be infinite.
 bool has_rate(const DeviceSpec& d, Precision p) {
-  bool reached = false;
-  for (Precision q : kPrecisionFallbackOrder) {
-    reached = reached || q == p;
-    if (reached && d.peak_for(q).value > 0) return true;
-  }
+  for (std::optional<Precision> q = rate_format(p); q; q = wider(*q))
+    if (d.peak_for(*q).value > 0) return true;
   return d.vector_peak.value > 0;
 }
 
 // The precisions a workload's matmuls run at: its own, bf16 for attention under fp8 (training
 // and prefill), fp16 for decode attention (predict/training.cpp, predict/inference.cpp).
 std::optional<Error> check_rates(const DeviceSpec& d, Precision p, bool decode) {
-  for (Precision q : {p, p == Precision::fp8 ? Precision::bf16 : p, decode ? Precision::fp16 : p})
+  for (Precision q : {p, quantised_training(p) ? Precision::bf16 : p, decode ? Precision::fp16 : p})
     if (!has_rate(d, q))
       return make_error("device.no_rate_for_precision", "/system/device/peak_tflops",
                         d.name + " has no peak rate for " + std::string(to_string(q)) +

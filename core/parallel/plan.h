@@ -23,10 +23,12 @@ struct ParallelPlan {
 };
 
 // The precisions a workload accepts (the scenario's `precision` keys).
-inline constexpr std::array<Precision, 5> kTrainingPrecisions = {
-    Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8};
-inline constexpr std::array<Precision, 6> kInferencePrecisions = {
-    Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8, Precision::int8, Precision::int4};
+inline constexpr std::array<Precision, 8> kTrainingPrecisions = {
+    Precision::fp32, Precision::tf32,  Precision::fp16,  Precision::bf16,
+    Precision::fp8,  Precision::mxfp8, Precision::nvfp4, Precision::mxfp4};
+inline constexpr std::array<Precision, 9> kInferencePrecisions = {
+    Precision::fp32, Precision::fp16,  Precision::bf16,  Precision::fp8,  Precision::int8,
+    Precision::int4, Precision::mxfp8, Precision::nvfp4, Precision::mxfp4};
 
 struct TrainingWorkload {
   std::int64_t global_batch = 0;  // sequences per optimizer step

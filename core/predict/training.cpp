@@ -111,9 +111,9 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         L.fwd.add_kernel(gemms[i].fwd);
         L.bwd.add_kernel(gemms[i].dx);
         L.bwd.add_kernel(gemms[i].dw);
-        if (c.math == Precision::fp8) {
-          L.fwd.add_kernel(fp8_cast(c, d(op.m) * d(op.k) * d(op.batch)));
-          L.bwd.add_kernel(fp8_cast(c, d(op.m) * d(op.n) * d(op.batch)));
+        if (quantised_training(c.math)) {
+          L.fwd.add_kernel(quantise_cast(c, d(op.m) * d(op.k) * d(op.batch)));
+          L.bwd.add_kernel(quantise_cast(c, d(op.m) * d(op.n) * d(op.batch)));
         }
         break;
       case OpKind::attention: {
@@ -314,7 +314,8 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   c.sys = &s.system;
   c.workload = Workload::training;
   c.math = w.precision;
-  c.in_bytes = w.precision == Precision::fp8 ? 1.0 : bytes_per_element(w.precision);
+  // Quantised formats: the matmul operands at the format's size (block scales included).
+  c.in_bytes = bytes_per_element(w.precision);
   c.weight_bytes = c.in_bytes;
   c.head_weight_bytes = c.in_bytes;
   c.act_bytes = shape.act_bytes;
