@@ -49,7 +49,9 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
     }
     return Seconds(moved / busbw);
   }
-  const double bulk = moved / (tier.bandwidth.value * tier.efficiency) + r.steps * tier.bulk_latency.value;
+  const double eff = c == Collective::all_to_all && tier.all_to_all_efficiency > 0 ? tier.all_to_all_efficiency
+                                                                                   : tier.efficiency;
+  const double bulk = moved / (tier.bandwidth.value * eff) + r.steps * tier.bulk_latency.value;
   const double ll = moved / (tier.bandwidth.value * tier.ll_efficiency) + r.steps * tier.latency.value;
   return Seconds(std::min(bulk, ll));
 }
@@ -79,7 +81,8 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
       const NetworkTier& out = sys.scale_out;
       const double steps = p - kd;
       const double moved = size.value * steps / p;
-      const double bulk = moved / (out.bandwidth.value * out.efficiency) + steps * out.bulk_latency.value;
+      const double eff = out.all_to_all_efficiency > 0 ? out.all_to_all_efficiency : out.efficiency;
+      const double bulk = moved / (out.bandwidth.value * eff) + steps * out.bulk_latency.value;
       const double ll = moved / (out.bandwidth.value * out.ll_efficiency) + steps * out.latency.value;
       return max(inside, Seconds(std::min(bulk, ll)));
     }

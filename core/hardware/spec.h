@@ -91,6 +91,9 @@ struct NetworkTier {
   // mid-size behaviour (channel counts, protocol switches) is not captured by two protocols.
   std::vector<std::pair<double, double>> allreduce_busbw;
   AllToAll all_to_all = AllToAll::pairwise;
+  // Achieved fraction of the link bandwidth in MoE token dispatch and combine (all-to-all with
+  // many small messages; fitted per system on DeepEP / HybridEP measurements); 0 = `efficiency`.
+  double all_to_all_efficiency = 0;
 };
 
 // Attention kernel: fused (FlashAttention, Dao et al. 2022) or unfused (scores in HBM).
