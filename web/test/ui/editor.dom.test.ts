@@ -8,11 +8,11 @@ import { renderResults } from '../../src/ui/results';
 import type { Prediction } from '../../src/engine/types';
 
 const presets = {
-  models: [{ id: 'm1', name: 'Model One' }],
-  systems: [{ id: 's1', name: 'System One' }],
+  models: [{ id: 'm1', name: 'Model One', source: 'paper' }],
+  systems: [{ id: 's1', name: 'System One', source: 'datasheet' }],
   devices: [
-    { id: 'd1', name: 'Device One' },
-    { id: 'd2', name: 'Device Two' },
+    { id: 'd1', name: 'Device One', source: 'datasheet' },
+    { id: 'd2', name: 'Device Two', source: 'datasheet' },
   ],
 };
 const store: Record<string, Record<string, Record<string, unknown>>> = {
