@@ -29,6 +29,8 @@ Usage:
   optimus search FILE|- [--top K] [--json] [--mode training|inference]
                                       rank the parallel layouts of a scenario
   optimus study NAME [--json]         run one of the paper's studies; --list lists them
+  optimus schema [--json]             the JSON Schemas of the scenario and the prediction; without
+                                      --json one line per scenario key (type, range, default, unit)
   optimus help [COMMAND]              this text, or a command's
 
 Exit status: 0 success, 1 usage error, 2 invalid scenario (error object printed).
@@ -456,6 +458,98 @@ int cmd_study(const std::vector<std::string>& args) {
   });
 }
 
+constexpr const char* kSchemaHelp = R"(optimus schema [--json]
+
+The engine's JSON contract as JSON Schema (draft 2020-12), built from the engine itself (its
+enum tables, default values and the ranges its readers enforce).
+  --json   print {"scenario": <schema of the input>, "prediction": <schema of predict --json>};
+           numbers with a unit carry it in "description" and in the annotation keyword "x-unit"
+           (tell a validator to allow it, and "x-default-by-norm")
+Without --json: one line per scenario key, JSON Pointer style (/model/layers; /system/device/...
+for an inline device; [] an array element), with its type, range or values, default, unit, and
+"required" where the key must be present.
+)";
+
+// The schema a node stands for: a $ref resolved against the root's $defs.
+const json& resolve(const json& root, const json& node) {
+  if (!node.contains("$ref")) return node;
+  const std::string ref = node["$ref"].get<std::string>();
+  const std::string prefix = "#/$defs/";
+  return root["$defs"][ref.substr(prefix.size())];
+}
+
+std::string schema_value(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// One line per property below `node` (objects, the object alternatives of a oneOf, array items);
+// `label` names an alternative of a oneOf.
+void print_schema_keys(const json& root, const json& node, const std::string& path, bool required,
+                       const std::string& label = "") {
+  const json& n = resolve(root, node);
+  const auto title = [&](const json& a) {
+    return a.contains("title") ? a["title"].get<std::string>() : schema_value(a.value("type", json("?")));
+  };
+  if (n.contains("oneOf")) {
+    std::string kinds;
+    for (const auto& alt : n["oneOf"]) kinds += (kinds.empty() ? "" : " | ") + title(resolve(root, alt));
+    std::printf("%-44s %s%s\n", path.c_str(), kinds.c_str(), required ? "  required" : "");
+    for (const auto& alt : n["oneOf"])
+      if (resolve(root, alt).value("type", json("")) == "object")
+        print_schema_keys(root, alt, path, false, title(resolve(root, alt)));
+    return;
+  }
+  const std::string type = schema_value(n.value("type", json("")));
+  if (type == "object" && n.contains("properties")) {
+    if (!path.empty())
+      std::printf("%-44s %s%s\n", path.c_str(), label.empty() ? "object" : ("as " + label + ":").c_str(),
+                  required ? "  required" : "");
+    const json req = n.value("required", json::array());
+    for (auto it = n["properties"].begin(); it != n["properties"].end(); ++it) {
+      const bool r = std::find(req.begin(), req.end(), json(it.key())) != req.end();
+      print_schema_keys(root, it.value(), path + "/" + it.key(), r);
+    }
+    return;
+  }
+  std::string line = type;
+  if (n.contains("enum")) {
+    line = "";
+    for (const auto& e : n["enum"]) line += (line.empty() ? "" : "|") + e.get<std::string>();
+  }
+  if (n.contains("prefixItems")) {
+    line = "[";
+    for (const auto& e : n["prefixItems"]) line += (line == "[" ? "" : ", ") + schema_value(e["type"]);
+    line += "]";
+  }
+  if (n.contains("minimum") || n.contains("maximum"))
+    line += " [" + (n.contains("minimum") ? schema_value(n["minimum"]) : "") + ", " +
+            (n.contains("maximum") ? schema_value(n["maximum"]) : "") + "]";
+  if (n.contains("default")) line += "  default " + schema_value(n["default"]);
+  if (n.contains("x-default-by-norm")) line += "  default by norm " + n["x-default-by-norm"].dump();
+  if (n.contains("x-unit")) line += "  (" + n["x-unit"].get<std::string>() + ")";
+  if (required) line += "  required";
+  std::printf("%-44s %s\n", path.c_str(), line.c_str());
+  if (type == "array" && n.contains("items") && n["items"].is_object())
+    print_schema_keys(root, n["items"], path + "/[]", false);
+}
+
+int cmd_schema(const std::vector<std::string>& args) {
+  bool as_json = false;
+  for (const auto& a : args) {
+    if (a == "--json") {
+      as_json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kSchemaHelp;
+      return 0;
+    } else {
+      std::cerr << "optimus schema: unexpected argument '" << a << "'\n" << kSchemaHelp;
+      return 1;
+    }
+  }
+  return emit(optimus::api::schema(), as_json, [](const json& r) {
+    std::cout << "Scenario keys (optimus schema --json for the full JSON Schema, with the prediction's):\n";
+    print_schema_keys(r["scenario"], r["scenario"], "", false);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -469,6 +563,8 @@ int main(int argc, char** argv) {
       std::cout << kSearchHelp;
     else if (args.size() >= 2 && args[1] == "study")
       std::cout << kStudyHelp;
+    else if (args.size() >= 2 && args[1] == "schema")
+      std::cout << kSchemaHelp;
     else
       std::cout << kUsage;
     return args.empty() ? 1 : 0;
@@ -481,6 +577,7 @@ int main(int argc, char** argv) {
   if (cmd == "preset") return cmd_preset(args);
   if (cmd == "search") return cmd_search(args);
   if (cmd == "study") return cmd_study(args);
+  if (cmd == "schema") return cmd_schema(args);
   std::cerr << "optimus: unknown command '" << cmd << "'\n" << kUsage;
   return 1;
 }

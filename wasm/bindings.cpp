@@ -89,6 +89,11 @@ std::string study(const std::string& name) {
   return guarded([&] { return optimus::api::study(name); });
 }
 
+// The JSON Schemas of the scenario and the prediction ({"scenario", "prediction"}).
+std::string schema() {
+  return guarded([] { return optimus::api::schema(); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(optimus) {
@@ -98,6 +103,7 @@ EMSCRIPTEN_BINDINGS(optimus) {
   emscripten::function("preset", &preset);
   emscripten::function("studies", &studies);
   emscripten::function("study", &study);
+  emscripten::function("schema", &schema);
   emscripten::function("search", &search);
   emscripten::function("search", &search_without_progress);
 }

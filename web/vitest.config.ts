@@ -1,5 +1,6 @@
 // Vitest: Node tests of the codec, the restore step, the engine client and protocol (against the
 // real wasm module, loaded with its bytes, see test/wasm.ts) and the golden scenarios.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { WASM_JS } from './vite.config.ts';
 
@@ -12,5 +13,8 @@ export default defineConfig({
     // One process: the tests share a 2-core machine and each file loads the wasm module once.
     pool: 'threads',
     fileParallelism: false,
+    // The repository root for test/wasm.ts: under a DOM environment (happy-dom) import.meta.url
+    // is not a file URL there.
+    env: { OPTIMUS_ROOT: fileURLToPath(new URL('..', import.meta.url)) },
   },
 });

@@ -8,6 +8,7 @@
 #include "io/json_write.h"
 #include "io/presets.h"
 #include "io/reader.h"
+#include "io/schema.h"
 #include "io/study_io.h"
 #include "search/search.h"
 #include "study/study.h"
@@ -264,6 +265,17 @@ std::string study(std::string_view name) {
     return internal_error(e.what());
   } catch (...) {
     return internal_error("unknown");
+  }
+}
+
+std::string schema() {
+  try {
+    nlohmann::ordered_json out;
+    out["scenario"] = io::scenario_schema();
+    out["prediction"] = io::prediction_schema();
+    return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
   }
 }
 

@@ -44,6 +44,12 @@ std::string studies();
 // [...]}; unknown name -> error code "study.unknown" (path "").
 std::string study(std::string_view name);
 
+// The JSON Schemas (draft 2020-12) of the contract, built by the engine (io/schema.h):
+// {"scenario": <what predict, validate and search accept>, "prediction": <what predict returns>}.
+// Numbers with a unit carry it in their description and in the annotation keyword "x-unit"; a
+// model key whose default follows the norm carries "x-default-by-norm".
+std::string schema();
+
 // Whether a JSON string is an error object (for callers that set exit codes).
 bool is_error(std::string_view json);
 

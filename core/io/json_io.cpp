@@ -11,13 +11,12 @@
 namespace optimus {
 
 using io::json;
+using io::kMaxCount;
+using io::kMaxDevices;
 using io::Reader;
 using ojson = nlohmann::ordered_json;
 
 namespace {
-
-constexpr std::int64_t kMaxDevices = 100'000'000;  // beyond any cluster; keeps products finite
-constexpr std::int64_t kMaxCount = 1'000'000'000;
 
 void read_notes(Reader& r) { r.string("notes", false); }
 

@@ -21,6 +21,10 @@ namespace optimus::io {
 
 using json = nlohmann::json;
 
+// Upper bounds of device counts and of batch-like counts in scenarios (the schema states them too).
+inline constexpr std::int64_t kMaxDevices = 100'000'000;  // beyond any cluster; keeps products finite
+inline constexpr std::int64_t kMaxCount = 1'000'000'000;
+
 // RFC 6901 escaping of one reference token.
 inline std::string pointer_token(const std::string& key) {
   std::string out;

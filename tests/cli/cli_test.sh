@@ -84,6 +84,16 @@ check presets_studies 0 "$bin" presets studies
 contains presets_studies "gpu-generations"
 check preset_study 0 "$bin" preset studies technology-nodes
 contains preset_study '"area_mm2"'
+check schema_json 0 "$bin" schema --json
+contains schema_json '"scenario":{"$schema":"https://json-schema.org/draft/2020-12/schema"'
+contains schema_json '"prediction":'
+contains schema_json '"x-unit":"GB/s"'
+check schema_table 0 "$bin" schema
+contains schema_table "/model/position"
+contains schema_table "/system/scale_up/all_to_all"
+check schema_help 0 "$bin" help schema
+contains schema_help "x-unit"
+check schema_bad_arg 1 "$bin" schema --yaml
 if ((fails > 0)); then
   echo "$fails CLI checks failed"
   exit 1

@@ -66,3 +66,10 @@ test('preset() with an unknown id returns preset.unknown', () => {
   assertError(result);
   assert.equal(result.error.code, 'preset.unknown');
 });
+
+test('schema() returns the JSON Schemas of the scenario and the prediction', () => {
+  const s = JSON.parse(engine.schema());
+  assert.equal(s.scenario.$schema, 'https://json-schema.org/draft/2020-12/schema');
+  assert.deepEqual(s.scenario.$defs.model.properties.position.enum, ['learned', 'rotary', 'none']);
+  assert.equal(s.prediction.properties.warnings.type, 'array');
+});

@@ -2,7 +2,7 @@
 // the charts, compare (pin), exports, the Hugging Face import, and the search and studies views.
 import './styles/main.css';
 import { createEngine } from './engine/client';
-import type { EngineError, PresetList, Prediction, ResolvedScenario } from './engine/types';
+import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
 import { decodeFragment, encodeFragment } from './codec/url';
 import { restoreScenario } from './codec/restore';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec } from './charts/specs';
@@ -23,6 +23,8 @@ interface Current extends Shown {
 const engine = createEngine();
 let presetList: PresetList = {};
 const presetCache = new Map<string, Record<string, unknown> | null>();
+/** The engine's scenario schema, asked for once (the editor reads its fields from it). */
+let scenarioSchema: Promise<JsonSchema | null> | null = null;
 let current: Current | null = null;
 let pinned: Current | null = null;
 let lastValid: unknown = undefined;
@@ -74,6 +76,7 @@ const linkOut = h('input', { type: 'text', readonly: true, class: 'link-out', 'a
 const editor = createEditor({
   presets: () => presetList,
   preset: (kind, id) => getPreset(kind, id),
+  schema: () => (scenarioSchema ??= engine.schema().then((r) => (r.ok ? r.value.scenario : null))),
   onEdit: () => schedule(),
   onInvalid: (path, message) => {
     seq += 1; // drops a computation in flight

@@ -48,12 +48,13 @@ describe('handleRequest (the worker logic, no Worker)', () => {
     expect(out).toEqual([{ id: 4, kind: 'failure', code: 'engine.bad_request', message: expect.any(String) }]);
   });
 
-  test('search/studies without a binding answer engine.unavailable', () => {
+  test('search/studies/schema without a binding answer engine.unavailable', () => {
     const bare = { predict: mod.predict, validate: mod.validate, presets: mod.presets, preset: mod.preset } as OptimusModule;
     for (const req of [
       { id: 1, method: 'search', args: ['{}', '{}', false] },
       { id: 2, method: 'studies', args: [] },
       { id: 3, method: 'study', args: ['x'] },
+      { id: 4, method: 'schema', args: [] },
     ] as Request[]) {
       const out: Response[] = [];
       handleRequest(bare, req, (r) => out.push(r));
@@ -128,10 +129,19 @@ describe('createEngine against the wasm module', () => {
     }
   });
 
+  test('schema returns the scenario and prediction schemas through the worker', async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    const r = await engine.schema();
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(Object.keys(r.value)).toEqual(['scenario', 'prediction']);
+    expect(r.value.scenario.$defs?.training?.properties?.precision?.enum).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8']);
+  });
+
   test('presets lists every kind; preset returns one; unknown ids are errors', async () => {
     const engine = make(() => new InProcessWorker(mod));
     const all = await engine.presets();
-    for (const kind of ['models', 'devices', 'systems', 'scenarios']) expect(all[kind]!.length).toBeGreaterThan(0);
+    for (const kind of ['models', 'devices', 'systems', 'scenarios', 'technology', 'dram', 'studies'] as const) expect(all[kind]!.length).toBeGreaterThan(0);
     expect(all.scenarios!.map((p) => p.id)).toContain('default');
     const models = await engine.presets('models');
     expect(Object.keys(models)).toEqual(['models']);

@@ -6,7 +6,8 @@ import type { OptimusModule, Request, Response } from '../src/engine/protocol';
 import { handleRequest } from '../src/engine/protocol';
 import type { WorkerLike } from '../src/engine/client';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository root, with a trailing slash (vitest.config.ts sets OPTIMUS_ROOT). */
+export const ROOT = process.env.OPTIMUS_ROOT?.replace(/\/?$/, '/') ?? fileURLToPath(new URL('../../', import.meta.url));
 const WASM_DIR = process.env.OPTIMUS_WASM_DIR ?? `${ROOT}build/wasm/wasm`;
 
 let loading: Promise<OptimusModule> | null = null;
@@ -14,9 +15,11 @@ let loading: Promise<OptimusModule> | null = null;
 /** The module, loaded once per test file. */
 export function loadModule(): Promise<OptimusModule> {
   loading ??= (async () => {
-    const { default: factory } = (await import(pathToFileURL(`${WASM_DIR}/optimus_wasm.js`).href)) as {
-      default: (o: { wasmBinary: Uint8Array }) => Promise<OptimusModule>;
-    };
+    // The build's module through the 'optimus-wasm' alias (vitest.config.ts), which also resolves
+    // under a DOM test environment; another build's by its file URL.
+    const { default: factory } = (
+      process.env.OPTIMUS_WASM_DIR ? await import(pathToFileURL(`${WASM_DIR}/optimus_wasm.js`).href) : await import('optimus-wasm')
+    ) as { default: (o: { wasmBinary: Uint8Array }) => Promise<OptimusModule> };
     return factory({ wasmBinary: readFileSync(`${WASM_DIR}/optimus_wasm.wasm`) });
   })();
   return loading;

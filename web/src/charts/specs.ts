@@ -218,9 +218,9 @@ export function layoutLabel(par: Record<string, unknown>): string {
 export function searchScatterSpec(r: SearchResult, capacityBytes?: number): ScatterSpec | null {
   const pts = r.points ?? [];
   const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
-  const points = pts
-    .filter((q) => ok(q.time_s) && ok(q.memory_bytes))
-    .map((q) => ({ x: q.time_s, y: q.memory_bytes, feasible: q.feasible, label: layoutLabel(q.parallel), reason: q.reason }));
+  const points = pts.flatMap((q) =>
+    ok(q.time_s) && ok(q.memory_bytes) ? [{ x: q.time_s, y: q.memory_bytes, feasible: q.feasible, label: layoutLabel(q.parallel), reason: q.reason }] : [],
+  );
   const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
   if (points.length === 0 && untimed.length === 0) return null;
   return {

@@ -8,6 +8,7 @@ import type { Request, Response, ArgsOf, Method } from './protocol';
 import type {
   EngineError,
   EngineResult,
+  EngineSchemas,
   Prediction,
   PresetList,
   ResolvedScenario,
@@ -35,6 +36,8 @@ export interface Engine {
   /** The list of studies; {studies: []} when the engine has none or answers an error. */
   studies(): Promise<StudyList>;
   study(name: string): Promise<EngineResult<StudyResult>>;
+  /** The engine's JSON Schemas of the scenario and the prediction (core/io/schema.h). */
+  schema(): Promise<EngineResult<EngineSchemas>>;
   /** Terminates the workers; later calls fail with engine.disposed. */
   dispose(): void;
 }
@@ -265,6 +268,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async study(name) {
       return toResult<StudyResult>(await call('study', [name]));
+    },
+
+    async schema() {
+      return toResult<EngineSchemas>(await call('schema', []));
     },
 
     dispose() {

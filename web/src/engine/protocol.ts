@@ -16,9 +16,11 @@ export interface OptimusModule {
   search?: (scenarioJson: string, optionsJson: string, progress: ((fraction: number) => boolean) | null) => string;
   studies?: () => string;
   study?: (name: string) => string;
+  /** {"scenario": JSON Schema, "prediction": JSON Schema} (core/io/schema.h). */
+  schema?: () => string;
 }
 
-export type Method = 'predict' | 'validate' | 'presets' | 'preset' | 'search' | 'studies' | 'study';
+export type Method = 'predict' | 'validate' | 'presets' | 'preset' | 'search' | 'studies' | 'study' | 'schema';
 
 /** Arguments per method, all strings (JSON text for scenarios and options). */
 export interface ArgsOf {
@@ -29,6 +31,7 @@ export interface ArgsOf {
   search: [scenarioJson: string, optionsJson: string, wantProgress: boolean];
   studies: [];
   study: [name: string];
+  schema: [];
 }
 
 export type Request = {
@@ -98,6 +101,9 @@ export function handleRequest(mod: OptimusModule, req: Request, post: (r: Respon
       case 'study':
         if (typeof mod.study !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no studies'));
         return reply(mod.study(req.args[0]));
+      case 'schema':
+        if (typeof mod.schema !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no schema'));
+        return reply(mod.schema());
       default: {
         const unknown: { id: number; method: unknown } = req;
         return post({ id: unknown.id, kind: 'failure', code: 'engine.bad_request', message: `unknown method ${String(unknown.method)}` });

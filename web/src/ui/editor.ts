@@ -3,25 +3,48 @@
 // a preset model or system turns it into an inline copy of that preset (fetched with
 // engine.preset) with the edit applied. Errors from the engine are shown next to the field whose
 // path is the error's path or its longest prefix; others go to the general area.
-import type { EngineError, PresetList } from '../engine/types';
+//
+// What a field holds comes from the engine's scenario schema (engine.schema(), core/io/schema.h):
+// its input kind (integer, number, one of a list, switch, text), the values of a list, whether it
+// may be left empty (not required), the default shown when the key is absent (also the defaults
+// that follow the norm) and its tooltip (the description, with the unit). The tables below only
+// say which fields the page shows, in what order and with what labels.
+import type { EngineError, JsonSchema, PresetList } from '../engine/types';
 import { clone, fieldForError, getPointer, setPointer } from '../state/pointer';
+import { defaultOf, enumValues, inputKind, isRequired, schemaAt } from '../state/schema';
 import { h, uid } from './dom';
 
 type Kind = 'int' | 'number' | 'select' | 'check' | 'text';
+type PresetPicker = 'models' | 'systems' | 'devices';
+type Input = HTMLInputElement | HTMLSelectElement;
 
+/** A field as the page lays it out; unset properties come from the schema. */
 interface FieldDef {
   path: string;
   label: string;
-  kind: Kind;
-  options?: () => Array<[value: string, label: string]>;
-  /** Empty input removes the key (the engine's default applies). */
-  optional?: boolean;
+  /** Input kind where the page shows a value differently from the schema's type. */
+  kind?: Kind;
+  /** A preset picker of this kind (plus the custom entry `custom`), not a schema value. */
+  picker?: PresetPicker;
+  custom?: string;
+  /** Labels of select values (numeric selects take their values from the schema's range). */
+  optionLabels?: Record<string, string>;
+  /** Label of the empty choice of a select that may be left empty ("" = none offered). */
+  emptyLabel?: string;
   placeholder?: string;
-  /** Select values that are numbers in the scenario. */
-  numeric?: boolean;
   title?: string;
   /** Two grid columns wide (preset pickers with long names). */
   wide?: boolean;
+}
+
+/** A field with everything resolved against the schema. */
+interface Field extends FieldDef {
+  kind: Kind;
+  /** Empty input removes the key (the engine's default applies). */
+  optional: boolean;
+  /** Select values that are numbers in the scenario. */
+  numeric: boolean;
+  options: () => Array<[value: string, label: string]>;
 }
 
 export type Scenario = Record<string, unknown>;
@@ -29,38 +52,14 @@ export type Scenario = Record<string, unknown>;
 export interface EditorDeps {
   presets: () => PresetList;
   /** A preset object (cached by the caller), or null when the engine does not know it. */
-  preset: (kind: 'models' | 'systems' | 'devices', id: string) => Promise<Record<string, unknown> | null>;
+  preset: (kind: PresetPicker, id: string) => Promise<Record<string, unknown> | null>;
+  /** The engine's scenario schema (engine.schema().scenario), or null when it has none. */
+  schema: () => Promise<JsonSchema | null>;
   /** Called after every user edit that produced a complete scenario. */
   onEdit: () => void;
   /** Called when a field's text is not a valid value (nothing is computed then). */
   onInvalid: (path: string, message: string) => void;
 }
-
-const CUSTOM = '__inline';
-const TRAIN_PRECISIONS = ['fp32', 'tf32', 'fp16', 'bf16', 'fp8'];
-const INFER_PRECISIONS = ['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4'];
-
-/** Documented defaults (shared/spec/scenario.md) shown when a key is absent. */
-function parallelDefault(s: Scenario, key: string): unknown {
-  const tp = getPointer(s, '/parallel/tp');
-  switch (key) {
-    case 'cp':
-    case 'ep':
-    case 'micro_batch':
-    case 'interleave':
-      return 1;
-    case 'sequence_parallel':
-      return typeof tp === 'number' && tp > 1;
-    case 'recompute':
-      return 'none';
-    case 'zero_stage':
-      return 0;
-    default:
-      return undefined;
-  }
-}
-
-const opts = (xs: string[]): (() => Array<[string, string]>) => () => xs.map((x) => [x, x]);
 
 export interface Editor {
   el: HTMLElement;
@@ -71,366 +70,441 @@ export interface Editor {
   refresh(): void;
 }
 
-export function createEditor(deps: EditorDeps): Editor {
-  let scenario: Scenario = {};
-  let modelPreset: Record<string, unknown> | null = null;
-  let systemPreset: Record<string, unknown> | null = null;
-  /** Workload blocks switched off, kept to switch them back on as they were. */
-  const parked: Record<string, unknown> = {
-    training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
-    inference: { batch: 1, prompt_len: 1024, output_len: 256, precision: 'bf16' },
+const CUSTOM = '__inline';
+
+const MODEL_FIELDS: FieldDef[] = [
+  { path: '/model', label: 'Model', picker: 'models', custom: 'Custom (inline model)', wide: true },
+  { path: '/model/layers', label: 'Layers' },
+  { path: '/model/hidden', label: 'Hidden size' },
+  { path: '/model/heads', label: 'Attention heads' },
+  { path: '/model/kv_heads', label: 'KV heads', placeholder: '= heads' },
+  { path: '/model/head_dim', label: 'Head dim', placeholder: 'hidden / heads' },
+  { path: '/model/ffn_hidden', label: 'FFN hidden' },
+  { path: '/model/vocab', label: 'Vocabulary' },
+  { path: '/model/ffn_type', label: 'FFN type' },
+  { path: '/model/norm', label: 'Norm' },
+  { path: '/model/position', label: 'Positions' },
+  { path: '/model/max_seq_len', label: 'Max sequence' },
+  { path: '/model/tied_embeddings', label: 'Tied embeddings' },
+  { path: '/model/bias', label: 'Biases' },
+  { path: '/model/dropout', label: 'Dropout' },
+];
+
+const SYSTEM_FIELDS: FieldDef[] = [
+  { path: '/system', label: 'System', picker: 'systems', custom: 'Custom (inline system)', wide: true },
+  { path: '/num_devices', label: 'Devices in the job' },
+  { path: '/system/device', label: 'Device', picker: 'devices', custom: 'Custom (inline device)', wide: true },
+  { path: '/system/devices_per_node', label: 'Devices per node' },
+  { path: '/system/scale_up/domain_size', label: 'NVLink domain' },
+  { path: '/system/scale_up/bandwidth_GBps', label: 'Scale-up GB/s' },
+  { path: '/system/scale_out/bandwidth_GBps', label: 'Scale-out GB/s' },
+];
+
+const PARALLEL_FIELDS: FieldDef[] = [
+  { path: '/parallel/tp', label: 'Tensor (tp)' },
+  { path: '/parallel/pp', label: 'Pipeline (pp)' },
+  { path: '/parallel/dp', label: 'Data (dp)', placeholder: 'rest of the devices' },
+  { path: '/parallel/cp', label: 'Context (cp)' },
+  { path: '/parallel/ep', label: 'Expert (ep)' },
+  { path: '/parallel/micro_batch', label: 'Micro-batch' },
+  { path: '/parallel/interleave', label: 'Interleave' },
+  { path: '/parallel/recompute', label: 'Recompute' },
+  {
+    path: '/parallel/zero_stage',
+    label: 'ZeRO stage',
+    kind: 'select',
+    optionLabels: { 0: '0: replicated', 1: '1: optimizer', 2: '2: + gradients', 3: '3: + weights' },
+  },
+  { path: '/parallel/sequence_parallel', label: 'Sequence parallel' },
+];
+
+const TRAINING_FIELDS: FieldDef[] = [
+  { path: '/training', label: 'Estimate training', kind: 'check' },
+  { path: '/training/global_batch', label: 'Global batch (seq)' },
+  { path: '/training/seq_len', label: 'Sequence length' },
+  { path: '/training/precision', label: 'Precision' },
+  { path: '/training/train_tokens', label: 'Tokens to train', placeholder: 'e.g. 1e12' },
+];
+
+const INFERENCE_FIELDS: FieldDef[] = [
+  { path: '/inference', label: 'Estimate inference', kind: 'check' },
+  { path: '/inference/batch', label: 'Batch' },
+  { path: '/inference/prompt_len', label: 'Prompt tokens' },
+  { path: '/inference/output_len', label: 'Output tokens' },
+  { path: '/inference/precision', label: 'Precision' },
+  { path: '/inference/kv_precision', label: 'KV precision', emptyLabel: 'same' },
+  { path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)' },
+];
+
+/** What switched-off workloads start as when switched on (the page's choice, not defaults). */
+const FIRST_WORKLOADS: Record<string, unknown> = {
+  training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
+  inference: { batch: 1, prompt_len: 1024, output_len: 256, precision: 'bf16' },
+};
+
+/** Select options from the schema: its enum, or the whole numbers of its range. */
+function schemaOptions(def: FieldDef, node: JsonSchema | null, optional: boolean): Array<[string, string]> {
+  let values = enumValues(node);
+  if (values.length === 0 && typeof node?.minimum === 'number' && typeof node.maximum === 'number') {
+    values = [];
+    for (let v = node.minimum; v <= node.maximum && values.length < 100; v += 1) values.push(String(v));
+  }
+  const options = values.map((v): [string, string] => [v, def.optionLabels?.[v] ?? v]);
+  return optional && def.emptyLabel ? [['', def.emptyLabel], ...options] : options;
+}
+
+/** The field `def` with its kind, options, optional flag, placeholder and tooltip resolved. */
+function resolveField(def: FieldDef, schema: JsonSchema | null, presetOptions: (kind: PresetPicker, custom: string) => () => Array<[string, string]>): Field {
+  const node = def.picker ? null : schemaAt(schema, def.path);
+  const kind: Kind = def.kind ?? (def.picker ? 'select' : inputKind(node));
+  const optional = !def.picker && kind !== 'check' && !isRequired(schema, def.path);
+  const fallback = defaultOf(node);
+  const unit = node?.['x-unit'];
+  return {
+    ...def,
+    kind,
+    optional,
+    numeric: kind === 'select' && node?.type === 'integer',
+    placeholder: def.placeholder ?? (optional && fallback !== undefined && kind !== 'select' ? String(fallback) : undefined),
+    title: def.title ?? node?.description ?? (typeof unit === 'string' ? unit : undefined),
+    options: def.picker ? presetOptions(def.picker, def.custom ?? 'Custom') : () => schemaOptions(def, node, optional),
   };
-  const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
-  const errorSlots = new Map<string, HTMLElement>();
-  const defs = new Map<string, FieldDef>();
+}
 
-  const presetOptions = (kind: 'models' | 'systems' | 'devices', customLabel: string) => (): Array<[string, string]> => [
-    ...(deps.presets()[kind] ?? []).map((p) => [p.id, p.name ? `${p.name}` : p.id] as [string, string]),
-    [CUSTOM, customLabel],
-  ];
+/** The value of a field's input, or why it is not one. */
+function parseInput(f: Field, input: Input): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (f.kind === 'check') return { ok: true, value: (input as HTMLInputElement).checked };
+  const raw = input.value.trim();
+  if (f.kind === 'select') {
+    if (raw === '' && f.optional) return { ok: true, value: undefined };
+    return { ok: true, value: f.numeric ? Number(raw) : raw };
+  }
+  if (f.kind === 'text') return { ok: true, value: raw === '' && f.optional ? undefined : raw };
+  if (raw === '') return f.optional ? { ok: true, value: undefined } : { ok: false, message: 'Enter a number.' };
+  const x = Number(raw.replace(/_/g, ''));
+  if (!Number.isFinite(x)) return { ok: false, message: `"${raw}" is not a number.` };
+  if (f.kind === 'int' && !Number.isInteger(x)) return { ok: false, message: `"${raw}" is not a whole number.` };
+  return { ok: true, value: x };
+}
 
-  const general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
+/** The <input> or <select> of a field, not yet filled. */
+function inputElement(f: Field, id: string): Input {
+  if (f.kind === 'select') return h('select', { id, 'data-path': f.path });
+  if (f.kind === 'check') return h('input', { id, type: 'checkbox', 'data-path': f.path });
+  return h('input', {
+    id,
+    'data-path': f.path,
+    // Numbers are text inputs with a numeric keyboard: they accept 1.5e13 and keep what was
+    // typed while it is not a number yet, which a type=number input would blank.
+    type: 'text',
+    inputmode: f.kind === 'int' ? 'numeric' : f.kind === 'number' ? 'decimal' : undefined,
+    placeholder: f.placeholder,
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+}
 
-  function effective(path: string): unknown {
-    const v = getPointer(scenario, path);
-    if (v !== undefined) return v;
-    if (path.startsWith('/model/') && typeof scenario.model === 'string') return getPointer(modelPreset, path.slice('/model'.length));
-    if (path.startsWith('/system/') && typeof scenario.system === 'string') return getPointer(systemPreset, path.slice('/system'.length));
-    if (path.startsWith('/parallel/')) return parallelDefault(scenario, path.slice('/parallel/'.length));
-    if (path === '/model/kv_heads') return getPointer(scenario, '/model/heads');
-    return undefined;
+class ScenarioEditor implements Editor {
+  readonly el: HTMLFormElement;
+  private current: Scenario = {};
+  private modelPreset: Record<string, unknown> | null = null;
+  private systemPreset: Record<string, unknown> | null = null;
+  private schema: JsonSchema | null = null;
+  /** Workload blocks switched off, kept to switch them back on as they were. */
+  private readonly parked = clone(FIRST_WORKLOADS);
+  private readonly inputs = new Map<string, Input>();
+  private readonly errorSlots = new Map<string, HTMLElement>();
+  private readonly fields = new Map<string, Field>();
+  private localErrors = new Set<string>();
+  private readonly general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
+  private readonly hint = h('p', { class: 'hint', 'aria-live': 'polite' });
+  private readonly fixBtn = h('button', { type: 'button', class: 'small', hidden: true }, 'Set devices');
+  private trainingBox: HTMLElement | null = null;
+  private inferenceBox: HTMLElement | null = null;
+
+  constructor(private readonly deps: EditorDeps) {
+    this.el = h('form', { class: 'editor', 'aria-label': 'scenario editor', novalidate: true, onsubmit: (e: Event) => e.preventDefault() });
+    this.fixBtn.addEventListener('click', () => this.fixDevices());
   }
 
-  /** Makes the model (or system) inline before one of its fields is edited. */
-  function inlineFor(path: string): void {
-    if (path.startsWith('/model/') && typeof scenario.model === 'string') {
-      const base = clone(modelPreset ?? {});
-      delete base.notes;
-      base.name = `${String(base.name ?? scenario.model)} (edited)`;
-      base.source = `edited copy of preset ${scenario.model}`;
-      scenario.model = base;
+  async load(s: Scenario): Promise<void> {
+    if (this.fields.size === 0) {
+      this.schema = await this.deps.schema();
+      this.build();
     }
-    if (path.startsWith('/system/') && typeof scenario.system === 'string') {
-      const base = clone(systemPreset ?? {});
-      base.name = `${String(base.name ?? scenario.system)} (edited)`;
-      scenario.system = base;
+    this.current = clone(s);
+    this.localErrors = new Set();
+    for (const p of this.errorSlots.keys()) this.setLocalError(p, null);
+    [this.modelPreset, this.systemPreset] = await Promise.all([
+      typeof this.current.model === 'string' ? this.deps.preset('models', this.current.model) : null,
+      typeof this.current.system === 'string' ? this.deps.preset('systems', this.current.system) : null,
+    ]);
+    this.refresh();
+  }
+
+  scenario(): Scenario {
+    return this.current;
+  }
+
+  showError(e: EngineError | null): void {
+    this.clearEngineErrors();
+    if (!e) return;
+    const field = fieldForError(e.path, this.errorSlots.keys());
+    if (field) this.setLocalError(field, e.message);
+    else {
+      this.general.hidden = false;
+      this.general.textContent = e.message;
     }
   }
 
-  function fieldEl(def: FieldDef): HTMLElement {
-    defs.set(def.path, def);
+  refresh(): void {
+    for (const [path, input] of this.inputs) this.setInput(path, input);
+    const hasT = this.current.training !== undefined;
+    const hasI = this.current.inference !== undefined;
+    this.trainingBox?.classList.toggle('off', !hasT);
+    this.inferenceBox?.classList.toggle('off', !hasI);
+    for (const [path, input] of this.inputs) {
+      if (path.startsWith('/training/')) input.disabled = !hasT;
+      if (path.startsWith('/inference/')) input.disabled = !hasI;
+    }
+    this.updateHints();
+  }
+
+  // ---- Building ---------------------------------------------------------------------------------
+
+  /** The form's groups, once the schema is known. */
+  private build(): void {
+    const nameField = this.field({ path: '/name', label: 'Scenario name' });
+    const modelBox = this.group('Model', null, MODEL_FIELDS);
+    modelBox.classList.add('model');
+    const systemBox = this.group('System', null, SYSTEM_FIELDS);
+    const parallelBox = this.group('Parallel layout', '/parallel', PARALLEL_FIELDS);
+    parallelBox.append(h('div', { class: 'hint-row' }, this.hint, this.fixBtn));
+    this.trainingBox = this.group('Training', null, TRAINING_FIELDS);
+    this.inferenceBox = this.group('Inference', null, INFERENCE_FIELDS);
+    this.el.replaceChildren(nameField, this.general, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox);
+  }
+
+  private group(title: string, errPath: string | null, defs: FieldDef[]): HTMLFieldSetElement {
+    const fs = h('fieldset', null, h('legend', null, title), h('div', { class: 'grid' }, ...defs.map((d) => this.field(d))));
+    if (errPath) {
+      const slot = h('div', { class: 'error', 'data-error-for': errPath, role: 'alert', hidden: true });
+      this.errorSlots.set(errPath, slot);
+      fs.append(slot);
+    }
+    return fs;
+  }
+
+  private presetOptions(kind: PresetPicker, custom: string): () => Array<[string, string]> {
+    return () => [...(this.deps.presets()[kind] ?? []).map((p): [string, string] => [p.id, p.name ? p.name : p.id]), [CUSTOM, custom]];
+  }
+
+  /** One labelled field with its error slot. */
+  private field(def: FieldDef): HTMLElement {
+    const f = resolveField(def, this.schema, (kind, custom) => this.presetOptions(kind, custom));
+    this.fields.set(f.path, f);
     const id = uid('f');
-    let input: HTMLInputElement | HTMLSelectElement;
-    if (def.kind === 'select') {
-      input = h('select', { id, 'data-path': def.path });
-    } else if (def.kind === 'check') {
-      input = h('input', { id, type: 'checkbox', 'data-path': def.path });
-    } else {
-      input = h('input', {
-        id,
-        'data-path': def.path,
-        // Numbers are text inputs with a numeric keyboard: they accept 1.5e13 and keep what was
-        // typed while it is not a number yet, which a type=number input would blank.
-        type: 'text',
-        inputmode: def.kind === 'int' ? 'numeric' : def.kind === 'number' ? 'decimal' : undefined,
-        placeholder: def.placeholder,
-        autocomplete: 'off',
-        spellcheck: 'false',
-      });
-    }
-    if (def.title) input.title = def.title;
-    inputs.set(def.path, input);
-    const err = h('div', { class: 'error', 'data-error-for': def.path, role: 'alert', id: `${id}-err`, hidden: true });
-    errorSlots.set(def.path, err);
+    const input = inputElement(f, id);
+    if (f.title) input.title = f.title;
+    this.inputs.set(f.path, input);
+    const err = h('div', { class: 'error', 'data-error-for': f.path, role: 'alert', id: `${id}-err`, hidden: true });
+    this.errorSlots.set(f.path, err);
     input.setAttribute('aria-describedby', `${id}-err`);
-    input.addEventListener(def.kind === 'select' || def.kind === 'check' ? 'change' : 'input', () => onInput(def, input));
-    const label = h('label', { for: id }, def.label);
-    return h('div', { class: `field${def.kind === 'check' ? ' check' : ''}${def.wide ? ' wide' : ''}` }, def.kind === 'check' ? input : label, def.kind === 'check' ? label : input, err);
+    input.addEventListener(f.kind === 'select' || f.kind === 'check' ? 'change' : 'input', () => this.onInput(f, input));
+    const label = h('label', { for: id }, f.label);
+    const check = f.kind === 'check';
+    return h('div', { class: `field${check ? ' check' : ''}${f.wide ? ' wide' : ''}` }, check ? input : label, check ? label : input, err);
   }
 
-  function parse(def: FieldDef, input: HTMLInputElement | HTMLSelectElement): { ok: true; value: unknown } | { ok: false; message: string } {
-    if (def.kind === 'check') return { ok: true, value: (input as HTMLInputElement).checked };
-    const raw = input.value.trim();
-    if (def.kind === 'select') {
-      if (raw === '' && def.optional) return { ok: true, value: undefined };
-      return { ok: true, value: def.numeric ? Number(raw) : raw };
+  // ---- Values shown -----------------------------------------------------------------------------
+
+  /** The value in effect at `path`: the scenario's, else its preset's, else the engine's default. */
+  private effective(path: string): unknown {
+    const v = getPointer(this.current, path);
+    if (v !== undefined) return v;
+    if (path.startsWith('/model/') && typeof this.current.model === 'string') {
+      const p = getPointer(this.modelPreset, path.slice('/model'.length));
+      if (p !== undefined) return p;
     }
-    if (def.kind === 'text') return { ok: true, value: raw === '' && def.optional ? undefined : raw };
-    if (raw === '') return def.optional ? { ok: true, value: undefined } : { ok: false, message: 'Enter a number.' };
-    const x = Number(raw.replace(/_/g, ''));
-    if (!Number.isFinite(x)) return { ok: false, message: `"${raw}" is not a number.` };
-    if (def.kind === 'int' && !Number.isInteger(x)) return { ok: false, message: `"${raw}" is not a whole number.` };
-    return { ok: true, value: x };
+    if (path.startsWith('/system/') && typeof this.current.system === 'string') {
+      const p = getPointer(this.systemPreset, path.slice('/system'.length));
+      if (p !== undefined) return p;
+    }
+    if (path === '/model/kv_heads') return this.effective('/model/heads');
+    if (path === '/parallel/sequence_parallel') {
+      const tp = this.effective('/parallel/tp');
+      return typeof tp === 'number' && tp > 1;
+    }
+    const norm = path.startsWith('/model/') && path !== '/model/norm' ? this.effective('/model/norm') : undefined;
+    return defaultOf(schemaAt(this.schema, path), norm);
   }
 
-  function setLocalError(path: string, message: string | null): void {
-    const slot = errorSlots.get(path);
-    const input = inputs.get(path);
-    if (slot) {
-      slot.textContent = message ?? '';
-      slot.hidden = message === null;
-    }
-    input?.setAttribute('aria-invalid', message === null ? 'false' : 'true');
-  }
-
-  let localErrors = new Set<string>();
-
-  function clearEngineErrors(): void {
-    for (const p of errorSlots.keys()) if (!localErrors.has(p)) setLocalError(p, null);
-    general.hidden = true;
-    general.textContent = '';
-  }
-
-  function onInput(def: FieldDef, input: HTMLInputElement | HTMLSelectElement): void {
-    const p = parse(def, input);
-    if (!p.ok) {
-      localErrors.add(def.path);
-      clearEngineErrors();
-      setLocalError(def.path, p.message);
-      deps.onInvalid(def.path, p.message);
-      return;
-    }
-    localErrors.delete(def.path);
-    setLocalError(def.path, null);
-    void apply(def.path, p.value).then(() => {
-      if (localErrors.size === 0) deps.onEdit();
-    });
-  }
-
-  /** Forgets unparsed text in the fields under a path whose values are being replaced. */
-  function dropLocalErrors(prefix: string): void {
-    for (const p of [...localErrors]) {
-      if (p.startsWith(`${prefix}/`)) {
-        localErrors.delete(p);
-        setLocalError(p, null);
-      }
-    }
-  }
-
-  async function apply(path: string, value: unknown): Promise<void> {
-    if (path === '/model' || path === '/system') dropLocalErrors(path);
-    if (path === '/training' || path === '/inference') dropLocalErrors(path);
-    if (path === '/model') {
-      if (value === CUSTOM) {
-        if (typeof scenario.model === 'string') inlineFor('/model/x');
-      } else {
-        scenario.model = value;
-        modelPreset = await deps.preset('models', String(value));
-      }
-      refresh();
-      return;
-    }
-    if (path === '/system') {
-      if (value === CUSTOM) {
-        if (typeof scenario.system === 'string') inlineFor('/system/x');
-      } else {
-        scenario.system = value;
-        systemPreset = await deps.preset('systems', String(value));
-      }
-      refresh();
-      return;
-    }
+  /** What a field shows: a picker its preset id (or the custom entry), a switch its workload. */
+  private shown(path: string): unknown {
+    if (path === '/model') return typeof this.current.model === 'string' ? this.current.model : CUSTOM;
+    if (path === '/system') return typeof this.current.system === 'string' ? this.current.system : CUSTOM;
     if (path === '/system/device') {
-      inlineFor(path);
-      if (value !== CUSTOM) setPointer(scenario, path, value);
-      refresh();
-      return;
+      const d = this.effective(path);
+      return typeof d === 'string' ? d : CUSTOM;
     }
-    if (path === '/training' || path === '/inference') {
-      const key = path.slice(1);
-      if (value === true && scenario[key] === undefined) scenario[key] = clone(parked[key]);
-      if (value === false && scenario[key] !== undefined) {
-        parked[key] = scenario[key];
-        delete scenario[key];
-      }
-      refresh();
-      return;
-    }
-    inlineFor(path);
-    setPointer(scenario, path, value);
-    if (path.startsWith('/model/') || path.startsWith('/system/')) refreshSelects();
-    updateHints();
+    if (path === '/training' || path === '/inference') return this.current[path.slice(1)] !== undefined;
+    return this.effective(path);
   }
 
-  function setInput(path: string, input: HTMLInputElement | HTMLSelectElement): void {
-    const def = defs.get(path)!;
-    if (def.kind === 'select') {
+  private setInput(path: string, input: Input): void {
+    const f = this.fields.get(path)!;
+    if (f.kind === 'select') {
       const select = input as HTMLSelectElement;
-      const options = def.options ? def.options() : [];
+      const options = f.options();
       const want = options.map(([v]) => v).join('\u0000');
       if (select.dataset.options !== want) {
         select.replaceChildren(...options.map(([v, l]) => h('option', { value: v }, l)));
         select.dataset.options = want;
       }
     }
-    if (document.activeElement === input && def.kind !== 'select' && def.kind !== 'check') return;
-    if (localErrors.has(path)) return;
-    let v: unknown;
-    if (path === '/model') v = typeof scenario.model === 'string' ? scenario.model : CUSTOM;
-    else if (path === '/system') v = typeof scenario.system === 'string' ? scenario.system : CUSTOM;
-    else if (path === '/system/device') {
-      const d = effective(path);
-      v = typeof d === 'string' ? d : CUSTOM;
-    } else if (path === '/training' || path === '/inference') v = scenario[path.slice(1)] !== undefined;
-    else v = effective(path);
-    if (def.kind === 'check') (input as HTMLInputElement).checked = v === true;
+    if (document.activeElement === input && f.kind !== 'select' && f.kind !== 'check') return;
+    if (this.localErrors.has(path)) return;
+    const v = this.shown(path);
+    if (f.kind === 'check') (input as HTMLInputElement).checked = v === true;
     else input.value = v === undefined || v === null ? '' : String(v);
   }
 
-  function refreshSelects(): void {
-    for (const p of ['/model', '/system', '/system/device']) setInput(p, inputs.get(p)!);
+  // ---- Editing ----------------------------------------------------------------------------------
+
+  private onInput(f: Field, input: Input): void {
+    const p = parseInput(f, input);
+    if (!p.ok) {
+      this.localErrors.add(f.path);
+      this.clearEngineErrors();
+      this.setLocalError(f.path, p.message);
+      this.deps.onInvalid(f.path, p.message);
+      return;
+    }
+    this.localErrors.delete(f.path);
+    this.setLocalError(f.path, null);
+    void this.apply(f.path, p.value).then(() => {
+      if (this.localErrors.size === 0) this.deps.onEdit();
+    });
   }
 
-  const hint = h('p', { class: 'hint', 'aria-live': 'polite' });
-  const fixBtn = h('button', { type: 'button', class: 'small', hidden: true }, 'Set devices');
-  fixBtn.addEventListener('click', () => {
-    const prod = product();
-    if (prod) {
-      scenario.num_devices = prod;
-      refresh();
-      deps.onEdit();
+  private async apply(path: string, value: unknown): Promise<void> {
+    if (path === '/model' || path === '/system' || path === '/system/device') return this.pick(path, value);
+    if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
+    this.inlineFor(path);
+    setPointer(this.current, path, value);
+    // Other fields may show values that follow this one (defaults by norm, kv_heads = heads).
+    if (path.startsWith('/model/') || path.startsWith('/system/')) this.refresh();
+    this.updateHints();
+  }
+
+  /** A preset picker: another preset, or the custom entry (an inline copy of the current one). */
+  private async pick(path: string, value: unknown): Promise<void> {
+    this.dropLocalErrors(path);
+    if (path === '/system/device') {
+      this.inlineFor(path);
+      if (value !== CUSTOM) setPointer(this.current, path, value);
+    } else if (value === CUSTOM) {
+      this.inlineFor(`${path}/x`);
+    } else if (path === '/model') {
+      this.current.model = value;
+      this.modelPreset = await this.deps.preset('models', String(value));
+    } else {
+      this.current.system = value;
+      this.systemPreset = await this.deps.preset('systems', String(value));
     }
-  });
-  function product(): number | null {
+    this.refresh();
+  }
+
+  private switchWorkload(key: string, on: boolean): void {
+    this.dropLocalErrors(`/${key}`);
+    if (on && this.current[key] === undefined) this.current[key] = clone(this.parked[key]);
+    if (!on && this.current[key] !== undefined) {
+      this.parked[key] = this.current[key];
+      delete this.current[key];
+    }
+    this.refresh();
+  }
+
+  /** Makes the model (or system) inline before one of its fields is edited. */
+  private inlineFor(path: string): void {
+    const s = this.current;
+    if (path.startsWith('/model/') && typeof s.model === 'string') {
+      const base = clone(this.modelPreset ?? {});
+      delete base.notes;
+      base.name = `${String(base.name ?? s.model)} (edited)`;
+      base.source = `edited copy of preset ${s.model}`;
+      s.model = base;
+    }
+    if (path.startsWith('/system/') && typeof s.system === 'string') {
+      const base = clone(this.systemPreset ?? {});
+      base.name = `${String(base.name ?? s.system)} (edited)`;
+      s.system = base;
+    }
+  }
+
+  // ---- Errors -----------------------------------------------------------------------------------
+
+  private setLocalError(path: string, message: string | null): void {
+    const slot = this.errorSlots.get(path);
+    if (slot) {
+      slot.textContent = message ?? '';
+      slot.hidden = message === null;
+    }
+    this.inputs.get(path)?.setAttribute('aria-invalid', message === null ? 'false' : 'true');
+  }
+
+  private clearEngineErrors(): void {
+    for (const p of this.errorSlots.keys()) if (!this.localErrors.has(p)) this.setLocalError(p, null);
+    this.general.hidden = true;
+    this.general.textContent = '';
+  }
+
+  /** Forgets unparsed text in the fields under a path whose values are being replaced. */
+  private dropLocalErrors(prefix: string): void {
+    for (const p of [...this.localErrors]) {
+      if (p.startsWith(`${prefix}/`)) {
+        this.localErrors.delete(p);
+        this.setLocalError(p, null);
+      }
+    }
+  }
+
+  // ---- The device-count hint ----------------------------------------------------------------------
+
+  private product(): number | null {
     const g = (k: string): number => {
-      const v = effective(`/parallel/${k}`);
+      const v = this.effective(`/parallel/${k}`);
       return typeof v === 'number' ? v : NaN;
     };
     const p = g('tp') * g('pp') * g('dp') * g('cp');
     return Number.isFinite(p) ? p : null;
   }
-  function updateHints(): void {
-    const p = product();
-    const n = scenario.num_devices;
+
+  private updateHints(): void {
+    const p = this.product();
+    const n = this.current.num_devices;
+    const off = typeof n === 'number' && n !== p;
     if (p === null) {
-      hint.textContent = '';
-      fixBtn.hidden = true;
+      this.hint.textContent = '';
+      this.fixBtn.hidden = true;
       return;
     }
-    hint.textContent = `tp × pp × dp × cp = ${p}${typeof n === 'number' && n !== p ? ` ≠ ${n} devices` : ' devices'}`;
-    hint.classList.toggle('warn', typeof n === 'number' && n !== p);
-    fixBtn.hidden = !(typeof n === 'number' && n !== p);
-    fixBtn.textContent = `Set devices to ${p}`;
+    this.hint.textContent = `tp × pp × dp × cp = ${p}${off ? ` ≠ ${String(n)} devices` : ' devices'}`;
+    this.hint.classList.toggle('warn', off);
+    this.fixBtn.hidden = !off;
+    this.fixBtn.textContent = `Set devices to ${p}`;
   }
 
-  function refresh(): void {
-    for (const [path, input] of inputs) setInput(path, input);
-    const hasT = scenario.training !== undefined;
-    const hasI = scenario.inference !== undefined;
-    trainingBox.classList.toggle('off', !hasT);
-    inferenceBox.classList.toggle('off', !hasI);
-    for (const [path, input] of inputs) {
-      if (path.startsWith('/training/')) input.disabled = !hasT;
-      if (path.startsWith('/inference/')) input.disabled = !hasI;
+  private fixDevices(): void {
+    const prod = this.product();
+    if (prod) {
+      this.current.num_devices = prod;
+      this.refresh();
+      this.deps.onEdit();
     }
-    updateHints();
   }
+}
 
-  const group = (title: string, errPath: string | null, ...children: HTMLElement[]): HTMLFieldSetElement => {
-    const fs = h('fieldset', null, h('legend', null, title), h('div', { class: 'grid' }, ...children));
-    if (errPath) {
-      const slot = h('div', { class: 'error', 'data-error-for': errPath, role: 'alert', hidden: true });
-      errorSlots.set(errPath, slot);
-      fs.append(slot);
-    }
-    return fs;
-  };
-
-  const F = (d: FieldDef): HTMLElement => fieldEl(d);
-
-  const modelBox = group(
-    'Model',
-    null,
-    F({ path: '/model', label: 'Model', kind: 'select', wide: true, options: presetOptions('models', 'Custom (inline model)') }),
-    F({ path: '/model/layers', label: 'Layers', kind: 'int' }),
-    F({ path: '/model/hidden', label: 'Hidden size', kind: 'int' }),
-    F({ path: '/model/heads', label: 'Attention heads', kind: 'int' }),
-    F({ path: '/model/kv_heads', label: 'KV heads', kind: 'int', optional: true, placeholder: '= heads', title: 'fewer than heads = GQA, 1 = MQA' }),
-    F({ path: '/model/head_dim', label: 'Head dim', kind: 'int', optional: true, placeholder: 'hidden / heads' }),
-    F({ path: '/model/ffn_hidden', label: 'FFN hidden', kind: 'int' }),
-    F({ path: '/model/vocab', label: 'Vocabulary', kind: 'int' }),
-    F({ path: '/model/ffn_type', label: 'FFN type', kind: 'select', options: opts(['gelu', 'swiglu', 'relu2']) }),
-    F({ path: '/model/norm', label: 'Norm', kind: 'select', options: opts(['layernorm', 'rmsnorm']) }),
-    F({ path: '/model/max_seq_len', label: 'Max sequence', kind: 'int', optional: true }),
-    F({ path: '/model/tied_embeddings', label: 'Tied embeddings', kind: 'check' }),
-  );
-  modelBox.classList.add('model');
-
-  const systemBox = group(
-    'System',
-    null,
-    F({ path: '/system', label: 'System', kind: 'select', wide: true, options: presetOptions('systems', 'Custom (inline system)') }),
-    F({ path: '/num_devices', label: 'Devices in the job', kind: 'int' }),
-    F({ path: '/system/device', label: 'Device', kind: 'select', wide: true, options: presetOptions('devices', 'Custom (inline device)') }),
-    F({ path: '/system/devices_per_node', label: 'Devices per node', kind: 'int' }),
-    F({ path: '/system/scale_up/domain_size', label: 'NVLink domain', kind: 'int', title: 'devices sharing the scale-up (NVLink/NVSwitch) domain' }),
-    F({ path: '/system/scale_up/bandwidth_GBps', label: 'Scale-up GB/s', kind: 'number', title: 'per device, per direction' }),
-    F({ path: '/system/scale_out/bandwidth_GBps', label: 'Scale-out GB/s', kind: 'number', title: 'per device, per direction' }),
-  );
-
-  const parallelBox = group(
-    'Parallel layout',
-    '/parallel',
-    F({ path: '/parallel/tp', label: 'Tensor (tp)', kind: 'int' }),
-    F({ path: '/parallel/pp', label: 'Pipeline (pp)', kind: 'int' }),
-    F({ path: '/parallel/dp', label: 'Data (dp)', kind: 'int' }),
-    F({ path: '/parallel/cp', label: 'Context (cp)', kind: 'int', optional: true, placeholder: '1' }),
-    F({ path: '/parallel/ep', label: 'Expert (ep)', kind: 'int', optional: true, placeholder: '1' }),
-    F({ path: '/parallel/micro_batch', label: 'Micro-batch', kind: 'int', optional: true, placeholder: '1' }),
-    F({ path: '/parallel/interleave', label: 'Interleave', kind: 'int', optional: true, placeholder: '1' }),
-    F({ path: '/parallel/recompute', label: 'Recompute', kind: 'select', options: opts(['none', 'selective', 'full']) }),
-    F({ path: '/parallel/zero_stage', label: 'ZeRO stage', kind: 'select', numeric: true, options: () => [['0', '0: replicated'], ['1', '1: optimizer'], ['2', '2: + gradients'], ['3', '3: + weights']] }),
-    F({ path: '/parallel/sequence_parallel', label: 'Sequence parallel', kind: 'check' }),
-  );
-  parallelBox.append(h('div', { class: 'hint-row' }, hint, fixBtn));
-
-  const trainingBox = group(
-    'Training',
-    null,
-    F({ path: '/training', label: 'Estimate training', kind: 'check' }),
-    F({ path: '/training/global_batch', label: 'Global batch (seq)', kind: 'int' }),
-    F({ path: '/training/seq_len', label: 'Sequence length', kind: 'int' }),
-    F({ path: '/training/precision', label: 'Precision', kind: 'select', options: opts(TRAIN_PRECISIONS) }),
-    F({ path: '/training/train_tokens', label: 'Tokens to train', kind: 'number', optional: true, placeholder: 'e.g. 1e12' }),
-  );
-  const inferenceBox = group(
-    'Inference',
-    null,
-    F({ path: '/inference', label: 'Estimate inference', kind: 'check' }),
-    F({ path: '/inference/batch', label: 'Batch', kind: 'int' }),
-    F({ path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' }),
-    F({ path: '/inference/output_len', label: 'Output tokens', kind: 'int' }),
-    F({ path: '/inference/precision', label: 'Precision', kind: 'select', options: opts(INFER_PRECISIONS) }),
-    F({ path: '/inference/kv_precision', label: 'KV precision', kind: 'select', optional: true, options: () => [['', 'same'], ...INFER_PRECISIONS.map((p) => [p, p] as [string, string])] }),
-    F({ path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)', kind: 'check' }),
-  );
-
-  const nameField = F({ path: '/name', label: 'Scenario name', kind: 'text', optional: true });
-  const el = h('form', { class: 'editor', 'aria-label': 'scenario editor', novalidate: true, onsubmit: (e: Event) => e.preventDefault() }, nameField, general, modelBox, systemBox, parallelBox, trainingBox, inferenceBox);
-
-  return {
-    el,
-    async load(s) {
-      scenario = clone(s);
-      localErrors = new Set();
-      for (const p of errorSlots.keys()) setLocalError(p, null);
-      [modelPreset, systemPreset] = await Promise.all([
-        typeof scenario.model === 'string' ? deps.preset('models', scenario.model) : null,
-        typeof scenario.system === 'string' ? deps.preset('systems', scenario.system) : null,
-      ]);
-      refresh();
-    },
-    scenario: () => scenario,
-    refresh,
-    showError(e) {
-      clearEngineErrors();
-      if (!e) return;
-      const field = fieldForError(e.path, errorSlots.keys());
-      if (field) setLocalError(field, e.message);
-      else {
-        general.hidden = false;
-        general.textContent = e.message;
-      }
-    },
-  };
+export function createEditor(deps: EditorDeps): Editor {
+  return new ScenarioEditor(deps);
 }

@@ -2,17 +2,18 @@
 // The editor and the results panel in a DOM (happy-dom): data-path fields, inline copies of
 // presets on edit, error routing by JSON Pointer, workload toggles, and the DOM contract of the
 // results (data-metric / data-value = String(x)) with pinned differences.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEditor, type Editor } from '../../src/ui/editor';
 import { renderResults } from '../../src/ui/results';
-import type { Prediction } from '../../src/engine/types';
+import type { JsonSchema, Prediction } from '../../src/engine/types';
+import { loadModule } from '../wasm';
 
 const presets = {
-  models: [{ id: 'm1', name: 'Model One' }],
-  systems: [{ id: 's1', name: 'System One' }],
+  models: [{ id: 'm1', name: 'Model One', source: 'paper' }],
+  systems: [{ id: 's1', name: 'System One', source: 'datasheet' }],
   devices: [
-    { id: 'd1', name: 'Device One' },
-    { id: 'd2', name: 'Device Two' },
+    { id: 'd1', name: 'Device One', source: 'datasheet' },
+    { id: 'd2', name: 'Device Two', source: 'datasheet' },
   ],
 };
 const store: Record<string, Record<string, Record<string, unknown>>> = {
@@ -30,6 +31,11 @@ function type(path: string, value: string): void {
   f.dispatchEvent(new Event(f.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true }));
 }
 
+let schema: JsonSchema;
+beforeAll(async () => {
+  schema = (JSON.parse((await loadModule()).schema!()) as { scenario: JsonSchema }).scenario;
+});
+
 let editor: Editor;
 let edits: number;
 let invalid: Array<[string, string]>;
@@ -41,6 +47,7 @@ beforeEach(async () => {
   editor = createEditor({
     presets: () => presets,
     preset: async (kind, id) => JSON.parse(JSON.stringify(store[kind]?.[id] ?? null)) as Record<string, unknown> | null,
+    schema: async () => schema,
     onEdit: () => (edits += 1),
     onInvalid: (p, m) => invalid.push([p, m]),
   });
@@ -142,6 +149,45 @@ describe('scenario editor', () => {
     const fix = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Set devices to 16')!;
     fix.click();
     expect(editor.scenario().num_devices).toBe(16);
+  });
+});
+
+describe('scenario editor fields from the engine schema', () => {
+  const values = (path: string): string[] => [...field(path).querySelectorAll('option')].map((o) => o.value);
+
+  it('lists the values of the name tables', () => {
+    expect(values('/training/precision')).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8']);
+    expect(values('/inference/precision')).toEqual(['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
+    expect(values('/inference/kv_precision')).toEqual(['', 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
+    expect(values('/parallel/recompute')).toEqual(['none', 'selective', 'full']);
+    expect(values('/model/ffn_type')).toEqual(['gelu', 'swiglu', 'relu2']);
+    expect(values('/model/position')).toEqual(['learned', 'rotary', 'none']);
+    expect(values('/parallel/zero_stage')).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('shows the engine defaults, also those that follow the norm', async () => {
+    expect(field('/model/ffn_type').value).toBe('gelu');
+    expect(field('/model/norm').value).toBe('layernorm');
+    expect(field('/model/position').value).toBe('learned');
+    expect(field('/model/bias').checked).toBe(true);
+    expect(field('/model/tied_embeddings').checked).toBe(true);
+    expect(field('/parallel/micro_batch').placeholder).toBe('1');
+    type('/model/norm', 'rmsnorm');
+    await flush();
+    expect(field('/model/position').value).toBe('rotary');
+    expect(field('/model/bias').checked).toBe(false);
+    expect(editor.scenario().model).not.toHaveProperty('bias');
+  });
+
+  it('takes tooltips (with units) and whether a key may be empty from the schema', async () => {
+    expect(field('/system/scale_up/bandwidth_GBps').title).toContain('Unit: GB/s');
+    type('/parallel/tp', ''); // tp defaults to 1
+    await flush();
+    expect(invalid).toEqual([]);
+    expect(editor.scenario().parallel).not.toHaveProperty('tp');
+    type('/training/seq_len', '');
+    await flush();
+    expect(invalid).toEqual([['/training/seq_len', 'Enter a number.']]);
   });
 });
 

@@ -16,6 +16,12 @@ const prediction: Prediction = {
     mfu: 0.5,
     hfu: 0.5,
     breakdown_s: { compute: 6, recompute: 1, tp_comm: 1, cp_comm: 0, pp_comm: 0.5, dp_comm: 0.5, bubble: 0.75, optimizer: 0.25 },
+    by_bound_s: { compute: 7, memory: 1, communication: 2, other: 0 },
+    micro_batches: 8,
+    layer_s: { forward: 0.1, backward: 0.2, recompute: 0.05 },
+    model_flops: 1e18,
+    hardware_flops: 1.2e18,
+    assumed: { attention: 'flash', overlap_grad_reduce: true, tp_comm_overlap: false },
   },
   inference: {
     ttft_s: 0.3,
@@ -24,7 +30,9 @@ const prediction: Prediction = {
     throughput_tokens_per_s: 1,
     prefill_s: { compute: 0.2, communication: 0.1 },
     decode_step_s: { compute: 0.015, communication: 0.005 },
+    max_batch: 64,
     math_precision: 'bf16',
+    assumed: { launch_interval_us: 0 },
     operators: [
       { name: 'mlp_up', phase: 'prefill', flops: 1e12, bytes: 1e9, arithmetic_intensity: 1000, time_s: 0.002, achieved_flops_per_s: 5e14, bound: 'compute', count: 1 },
       { name: 'qkv_proj', phase: 'decode', flops: 1e9, bytes: 1e8, arithmetic_intensity: 10, time_s: 0.0001, achieved_flops_per_s: 1e13, bound: 'memory', count: 1 },
@@ -104,23 +112,27 @@ describe('search and study charts', () => {
     expect(layoutLabel({ tp: 1, pp: 1, dp: 8, cp: 2 })).toBe('TP1 PP1 DP8 CP2');
   });
   it('scatter keeps infeasible points flagged and drops unusable ones', () => {
+    const plan = (tp: number, pp: number, dp: number) => ({ tp, pp, dp, cp: 1, ep: 1, sequence_parallel: false, micro_batch: 1, interleave: 1, recompute: 'none' as const, zero_stage: 0 });
     const r: SearchResult = {
+      mode: 'training',
       evaluated: 3,
       feasible: 1,
       rejected: { 'memory.does_not_fit': 1 },
       elapsed_s: 0.1,
+      layouts_per_s: 30,
+      cancelled: false,
       best: [],
       points: [
-        { parallel: { tp: 8, pp: 1, dp: 1 }, time_s: 2, memory_bytes: 1e10, feasible: true, reason: '' },
-        { parallel: { tp: 1, pp: 1, dp: 8 }, time_s: 1, memory_bytes: 2e11, feasible: false, reason: 'memory.does_not_fit' },
-        { parallel: { tp: 2, pp: 1, dp: 4 }, time_s: 0, memory_bytes: 0, feasible: false, reason: 'parallel.x' },
+        { parallel: plan(8, 1, 1), time_s: 2, memory_bytes: 1e10, feasible: true, reason: '' },
+        { parallel: plan(1, 1, 8), time_s: 1, memory_bytes: 2e11, feasible: false, reason: 'memory.does_not_fit' },
+        { parallel: plan(2, 1, 4), time_s: 0, memory_bytes: 0, feasible: false, reason: 'parallel.x' },
       ],
     };
-    r.points!.push({ parallel: { tp: 1, pp: 2, dp: 4 }, time_s: null as unknown as number, memory_bytes: 3e11, feasible: false, reason: 'memory.does_not_fit' });
+    r.points!.push({ parallel: plan(1, 2, 4), time_s: null, memory_bytes: 3e11, feasible: false, reason: 'memory.does_not_fit' });
     const s = searchScatterSpec(r, 8e10)!;
     expect(s.points).toHaveLength(2);
-    expect(s.untimed).toEqual([{ y: 3e11, label: 'TP1 PP2 DP4', reason: 'memory.does_not_fit' }]);
-    expect(s.points[1]).toMatchObject({ feasible: false, reason: 'memory.does_not_fit', label: 'TP1 PP1 DP8' });
+    expect(s.untimed).toEqual([{ y: 3e11, label: 'TP1 PP2 DP4 mb1', reason: 'memory.does_not_fit' }]);
+    expect(s.points[1]).toMatchObject({ feasible: false, reason: 'memory.does_not_fit', label: 'TP1 PP1 DP8 mb1' });
     expect(s.rule?.value).toBe(8e10);
     expect(searchScatterSpec({ ...r, points: undefined })).toBeNull();
   });

@@ -1,0 +1,793 @@
+#include "io/schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hardware/uarch.h"
+#include "io/presets.h"
+#include "io/reader.h"
+#include "predict/predict.h"
+
+namespace optimus::io {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
+
+// A whole number written as one (1e7 as 10000000, not 10000000.0); other values as they are.
+ojson tidy(const ojson& v) {
+  if (!v.is_number_float()) return v;
+  const double x = v.get<double>();
+  if (std::isfinite(x) && std::floor(x) == x && std::fabs(x) < 9e15) return static_cast<std::int64_t>(x);
+  return v;
+}
+
+// One schema under construction. Its keywords keep the order they were set in, after "title",
+// "type", the description (with the unit appended), the unit annotation and the default.
+class Node {
+ public:
+  explicit Node(ojson keywords) : j_(std::move(keywords)) {}
+  Node& title(std::string t) {
+    title_ = std::move(t);
+    return *this;
+  }
+  Node& desc(std::string text) {
+    desc_ = std::move(text);
+    return *this;
+  }
+  Node& unit(std::string u) {
+    unit_ = std::move(u);
+    return *this;
+  }
+  Node& def(ojson v) {
+    default_ = std::move(v);
+    return *this;
+  }
+  Node& set(const std::string& keyword, ojson v) {
+    j_[keyword] = std::move(v);
+    return *this;
+  }
+  ojson json() const {
+    ojson out = ojson::object();
+    if (!title_.empty()) out["title"] = title_;
+    if (j_.contains("type")) out["type"] = j_["type"];
+    std::string d = desc_;
+    if (!unit_.empty()) d += (d.empty() ? "" : " ") + ("Unit: " + unit_ + ".");
+    if (!d.empty()) out["description"] = d;
+    if (!unit_.empty()) out[kUnitKeyword] = unit_;
+    if (default_) out["default"] = tidy(*default_);
+    for (const auto& [k, v] : j_.items())
+      if (k != "type") out[k] = k == "minimum" || k == "maximum" || k == "exclusiveMinimum" ? tidy(v) : v;
+    return out;
+  }
+
+ private:
+  ojson j_;
+  std::string title_, desc_, unit_;
+  std::optional<ojson> default_;
+};
+
+Node node(ojson keywords) { return Node(std::move(keywords)); }
+
+using Props = std::vector<std::pair<std::string, Node>>;
+
+Node number(double lo, double hi) { return node({{"type", "number"}, {"minimum", lo}, {"maximum", hi}}); }
+// A rate where 0 means "not modelled", else in [lo, hi] (json_io.cpp rate_or_zero).
+Node rate_or_zero(double lo, double hi) {
+  return node({{"type", "number"},
+               {"minimum", 0},
+               {"maximum", hi},
+               {"anyOf", ojson::array({{{"const", 0}}, {{"minimum", lo}}})}});
+}
+Node integer(std::int64_t lo, std::int64_t hi) {
+  return node({{"type", "integer"}, {"minimum", lo}, {"maximum", hi}});
+}
+Node boolean() { return node({{"type", "boolean"}}); }
+Node text() { return node({{"type", "string"}}); }
+Node notes() { return text().desc("Free text (sources, fits, caveats); not used in any computation."); }
+// Outputs: a quantity that is never negative, and a count.
+Node amount() { return node({{"type", "number"}, {"minimum", 0}}); }
+Node count() { return node({{"type", "integer"}, {"minimum", 0}}); }
+
+template <class E>
+ojson name(E e) {
+  return std::string(name_of(e));
+}
+template <class E, std::size_t N>
+Node choice(const std::array<E, N>& values) {
+  return node({{"type", "string"}, {"enum", enum_names(values)}});
+}
+template <class E>
+Node choice() {
+  return choice(enum_values<E>());
+}
+
+Node object(const Props& props, const std::vector<std::string>& required = {}) {
+  ojson p = ojson::object();
+  for (const auto& [k, n] : props) p[k] = n.json();
+  ojson j = {{"type", "object"}, {"properties", p}};
+  if (!required.empty()) j["required"] = required;
+  j["additionalProperties"] = false;
+  return Node(std::move(j));
+}
+// An output object: every key always written but `optional`.
+Node output(const Props& props, const std::vector<std::string>& optional = {}) {
+  std::vector<std::string> required;
+  for (const auto& [k, n] : props)
+    if (std::find(optional.begin(), optional.end(), k) == optional.end()) required.push_back(k);
+  return object(props, required);
+}
+Node ref(const std::string& def) { return node({{"$ref", "#/$defs/" + def}}); }
+Node one_of(const std::vector<Node>& alternatives) {
+  ojson a = ojson::array();
+  for (const auto& n : alternatives) a.push_back(n.json());
+  return node({{"oneOf", a}});
+}
+Node array_of(const Node& item, std::size_t min_items = 0, std::size_t max_items = 0) {
+  ojson j = {{"type", "array"}, {"items", item.json()}};
+  if (min_items > 0) j["minItems"] = min_items;
+  if (max_items > 0) j["maxItems"] = max_items;
+  return Node(std::move(j));
+}
+// A two-element array [first, second].
+Node pair_of(const Node& first, const Node& second) {
+  return node({{"type", "array"},
+               {"prefixItems", ojson::array({first.json(), second.json()})},
+               {"items", false},
+               {"minItems", 2},
+               {"maxItems", 2}});
+}
+
+// A preset id of `kind`; the presets this build embeds are listed as examples.
+Node preset_id(const std::string& kind) {
+  ojson ids = ojson::array();
+  for (const auto& p : list_presets(kind)) ids.push_back(p.id);
+  return node({{"type", "string"}, {"examples", ids}})
+      .desc("The id of a '" + kind + "' preset (optimus presets " + kind + ").");
+}
+
+std::string join(const std::vector<std::string>& names, const std::string& sep) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
+  return out;
+}
+
+// ---- Scenario ----------------------------------------------------------------------------------
+
+// A model trait whose default follows the norm (model/spec.h default_traits): the description
+// says it and kDefaultByNormKeyword carries it.
+template <class Get>
+Node by_norm(Node n, const std::string& what, Get get) {
+  ojson by = ojson::object();
+  std::vector<std::string> text;
+  for (NormType norm : enum_values<NormType>()) {
+    const ojson v = get(default_traits(norm));
+    by[std::string(name_of(norm))] = v;
+    text.push_back(std::string(name_of(norm)) + " " + v.dump());
+  }
+  return n.desc(what + " Default by norm: " + join(text, ", ") + ".").set(kDefaultByNormKeyword, by);
+}
+
+Node model_schema() {
+  const ModelSpec m{};
+  return object(
+             {
+                 {"name", text().desc("Display name.")},
+                 {"source", text().desc("Where the configuration comes from (paper, model card).")},
+                 {"notes", notes()},
+                 {"layers", integer(1, 100'000).desc("Transformer layers.")},
+                 {"hidden", integer(1, 1'000'000).desc("Hidden size (model width).")},
+                 {"heads", integer(1, 100'000).desc("Attention (query) heads.")},
+                 {"kv_heads", integer(1, 100'000)
+                                  .desc("Key/value heads; must divide heads. Default: heads (MHA), or what "
+                                        "attention.type implies; fewer = GQA, 1 = MQA.")},
+                 {"head_dim", integer(1, 100'000).desc("Dimension of one head. Default: hidden / heads.")},
+                 {"ffn_hidden", integer(1, 100'000'000).desc("Hidden size of the feed-forward block.")},
+                 {"vocab", integer(1, 100'000'000).desc("Vocabulary size.")},
+                 {"ffn_type", choice<FfnType>()
+                                  .desc("Feed-forward variant: gelu (two matrices), swiglu (gate, up and "
+                                        "down), relu2 (squared ReLU, two matrices).")
+                                  .def(name(m.ffn_type))},
+                 {"norm", choice<NormType>().desc("Normalisation layer.").def(name(m.norm))},
+                 {"bias", by_norm(boolean(), "Biases on the QKV, output and FFN projections.",
+                                  [](const ModelTraits& t) { return ojson(t.bias); })},
+                 {"dropout",
+                  by_norm(boolean(), "Dropout after attention and FFN (and on the embedding) in training.",
+                          [](const ModelTraits& t) { return ojson(t.dropout); })},
+                 {"position", by_norm(choice<PositionKind>(),
+                                      "How positions enter: learned absolute embeddings, rotary embeddings "
+                                      "on q and k in every layer, or none.",
+                                      [](const ModelTraits& t) { return name(t.position); })},
+                 {"attention",
+                  object({{"type", choice<AttentionType>().desc(
+                                       "mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. "
+                                       "Fills in kv_heads for mha and mqa when it is absent (gqa needs it); "
+                                       "must agree with kv_heads when both are given (error "
+                                       "model.attention_mismatch).")}},
+                         {"type"})
+                      .desc("Attention variant. Default: follows kv_heads.")},
+                 {"tied_embeddings", boolean()
+                                         .desc("The input embedding and the LM head share one matrix.")
+                                         .def(m.tied_embeddings)},
+                 {"max_seq_len",
+                  integer(1, 1'000'000'000).desc("Longest sequence the model supports.").unit("tokens")},
+             },
+             {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
+      .title("Model")
+      .desc(
+          "An inline model: a decoder-only transformer. Mixture-of-experts ('moe') is not modelled "
+          "(error model.moe_unsupported).");
+}
+
+Node calibration_schema() {
+  const DeviceSpec d{};
+  const Node tile = integer(1, 4096);
+  return object(
+             {
+                 {"matmul_efficiency", number(1e-3, 1.0)
+                                           .desc("Best-shape achieved fraction of peak (Maximum Achievable "
+                                                 "Matmul FLOPS / peak), 16/32-bit GEMMs.")
+                                           .unit("fraction")
+                                           .def(d.matmul_efficiency)},
+                 {"matmul_efficiency_8bit",
+                  number(1e-3, 1.0)
+                      .desc("The same for fp8/int8/int4 GEMMs. Default: matmul_efficiency.")
+                      .unit("fraction")},
+                 {"sustained_ratio", number(1e-3, 1.0)
+                                         .desc("Sustained share of the benchmark matmul rate in long, "
+                                               "power-limited runs.")
+                                         .unit("fraction")
+                                         .def(d.sustained_ratio)},
+                 {"memory_efficiency", number(1e-3, 1.0)
+                                           .desc("Achieved fraction of HBM bandwidth by streaming kernels.")
+                                           .unit("fraction")
+                                           .def(d.memory_efficiency)},
+                 {"tile_overhead_k", number(0, 1e6)
+                                         .desc("Per-tile pipeline fill and epilogue, as extra K.")
+                                         .unit("elements")
+                                         .def(d.tile_overhead_k)},
+                 {"kernel_overhead_us", number(0, 1e6)
+                                            .desc("Launch and tail cost of one kernel.")
+                                            .unit("us")
+                                            .def(d.kernel_overhead.value / kMicro)},
+                 {"gemm_tiles", array_of(pair_of(tile, tile), 1, 64)
+                                    .desc("The thread-block tiles [m, n] a BLAS library picks from (at "
+                                          "most 64). Default: the CUTLASS tensor-core tile set.")
+                                    .unit("elements")},
+                 {"split_k_max", integer(1, 1024).desc("Largest split-K factor.").def(d.split_k_max)},
+                 {"split_k_min_k", integer(1, 1'000'000)
+                                       .desc("Smallest K slice split-K may cut.")
+                                       .unit("elements")
+                                       .def(d.split_k_min_k)},
+                 {"split_k_max_waves",
+                  number(0, 1e6)
+                      .desc("Split-K only while tiles x split <= this many x compute_units.")
+                      .def(d.split_k_max_waves)},
+                 {"notes", notes()},
+             })
+      .desc("Calibration terms, each fitted on measurements (the preset's notes say on what).");
+}
+
+Node device_schema() {
+  const DeviceSpec d{};
+  Props peaks;
+  for (Precision p : kPeakFormats)
+    peaks.emplace_back(std::string(to_string(p)),
+                       number(1e-6, 1e7)
+                           .desc("Dense " + std::string(to_string(p)) + " peak.")
+                           .unit(p == Precision::int8 || p == Precision::int4 ? "TOP/s" : "TFLOP/s"));
+  std::vector<std::string> fallback;
+  for (Precision p : kPrecisionFallbackOrder) fallback.emplace_back(to_string(p));
+  return object(
+             {
+                 {"name", text().desc("Product name.")},
+                 {"source", text().desc("Datasheet or measurement the numbers come from.")},
+                 {"notes", notes()},
+                 {"peak_tflops",
+                  object(peaks)
+                      .set("minProperties", 1)
+                      .desc("Dense (no sparsity) peak math rate per precision. A missing precision is not "
+                            "supported natively and falls back to the next wider one: " +
+                            join(fallback, " -> ") + ".")},
+                 {"vector_tflops", number(1e-6, 1e7)
+                                       .desc("Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. "
+                                             "Absent: not modelled.")
+                                       .unit("TFLOP/s")},
+                 {"exp_tops", rate_or_zero(1e-6, 1e7)
+                                  .desc("Special-function (exponential) throughput of softmax inside fused "
+                                        "attention; 0 = not modelled, else at least 1e-6.")
+                                  .unit("T ops/s")
+                                  .def(d.exp_rate / kTera)},
+                 {"memory",
+                  object({{"capacity_GiB",
+                           number(1e-3, 1e6).desc("Device memory (HBM) usable by a job.").unit("GiB")},
+                          {"bandwidth_GBps", number(1e-3, 1e8).desc("HBM peak bandwidth.").unit("GB/s")},
+                          {"notes", notes()}},
+                         {"capacity_GiB", "bandwidth_GBps"})
+                      .desc("Device memory.")},
+                 {"l2",
+                  object({{"capacity_MiB", number(0, 1e6)
+                                               .desc("Last-level on-chip cache.")
+                                               .unit("MiB")
+                                               .def(d.l2_capacity.value / kMiB)},
+                          {"bandwidth_GBps", rate_or_zero(1e-6, 1e9)
+                                                 .desc("L2 to compute-unit aggregate bandwidth; 0 = not "
+                                                       "modelled, else at least 1e-6.")
+                                                 .unit("GB/s")
+                                                 .def(d.l2_bandwidth.value / kGB)},
+                          {"notes", notes()}})
+                      .desc("Last-level cache.")},
+                 {"compute_units", integer(1, 10'000'000)
+                                       .desc("SMs (NVIDIA) / CUs (AMD): the unit of wave quantization.")
+                                       .def(d.compute_units)},
+                 {"calibration", calibration_schema()},
+             },
+             {"peak_tflops", "memory"})
+      .title("Device")
+      .desc("An inline device (one accelerator).");
+}
+
+// A device or system derived by the uArch engine from a technology node and budgets
+// (io/technology_io.cpp read_uarch, read_budget; presets/README.md).
+Node uarch_schema() {
+  const UarchBudget b{};
+  return object(
+             {
+                 {"technology",
+                  preset_id("technology").desc("The technology node (a 'technology' preset id).")},
+                 {"dram",
+                  preset_id("dram").desc("The DRAM generation (a 'dram' preset id). Default: the node's.")},
+                 {"name", text().desc("Name of the derived device. Default: from the node.")},
+                 {"notes", notes()},
+                 {"area_mm2", number(1, 1e6).desc("Logic die area.").unit("mm^2")},
+                 {"power_W", number(1e-3, 1e7).desc("Device power (die, its DRAM and its links).").unit("W")},
+                 {"perimeter_mm", number(1e-3, 1e6)
+                                      .desc("Usable die edge. Default: a square die, 4 sqrt(area_mm2).")
+                                      .unit("mm")},
+                 {"compute_fraction", number(1e-3, 1)
+                                          .desc("Area share of tensor/vector units.")
+                                          .unit("fraction")
+                                          .def(b.compute_fraction)},
+                 {"sram_fraction", number(0, 1)
+                                       .desc("Area share of the last-level cache.")
+                                       .unit("fraction")
+                                       .def(b.sram_fraction)},
+                 {"memory_edge_fraction", number(1e-3, 1)
+                                              .desc("Die-edge share for DRAM PHYs.")
+                                              .unit("fraction")
+                                              .def(b.memory_edge_fraction)},
+                 {"network_edge_fraction", number(0, 1)
+                                               .desc("Die-edge share for scale-up SerDes.")
+                                               .unit("fraction")
+                                               .def(b.network_edge_fraction)},
+                 {"max_dram_stacks",
+                  integer(1, 1000).desc("Cap on the DRAM stack count. Default: as many as the edge allows.")},
+                 {"dram_power_fraction",
+                  number(1e-3, 0.99)
+                      .desc("Share of power_W DRAM may use at full rate (else its rate "
+                            "is lowered).")
+                      .unit("fraction")
+                      .def(b.dram_power_fraction)},
+                 {"network_power_fraction", number(0, 0.99)
+                                                .desc("The same for SerDes.")
+                                                .unit("fraction")
+                                                .def(b.network_power_fraction)},
+                 {"scale_up_domain", integer(1, 1'000'000)
+                                         .desc("Devices per scale-up domain (as a system).")
+                                         .def(b.scale_up_domain)},
+                 {"nic_lanes", integer(1, 10'000)
+                                   .desc("SerDes lanes per device to the scale-out network (as a system).")
+                                   .def(b.nic_lanes)},
+                 {"flops_per_cycle_per_MTr",
+                  number(1e-6, 1e6)
+                      .desc("16-bit FLOP per clock per million logic transistors of "
+                            "compute area.")
+                      .unit("FLOP/clk/MTr")
+                      .def(b.flops_per_cycle_per_mtr)},
+                 {"l2_bytes_per_flop", number(0, 1e3)
+                                           .desc("L2 bandwidth per peak FLOP/s.")
+                                           .unit("bytes/FLOP")
+                                           .def(b.l2_bytes_per_flop)},
+                 {"matmul_efficiency",
+                  number(1e-3, 1)
+                      .desc("Calibration of the derived device: achieved fraction of peak.")
+                      .unit("fraction")
+                      .def(b.matmul_efficiency)},
+                 {"memory_efficiency",
+                  number(1e-3, 1)
+                      .desc("Calibration of the derived device: achieved fraction of DRAM "
+                            "bandwidth.")
+                      .unit("fraction")
+                      .def(b.memory_efficiency)},
+             },
+             {"technology", "area_mm2", "power_W"})
+      .title("Technology-derived hardware")
+      .desc(
+          "A device (or, as a system, devices with links from the die's SerDes) derived by the uArch "
+          "engine from a technology node and chip budgets.");
+}
+
+Node tier_schema(bool scale_up) {
+  const NetworkTier t{};
+  Node domain = integer(1, kMaxDevices);
+  if (scale_up)
+    domain.desc("Devices sharing the scale-up domain (8 in a DGX, 72 in an NVL72).");
+  else
+    domain.desc("Accepted and not used on the scale-out tier.");
+  const double bulk_factor = NetworkTier::default_bulk_latency(Seconds(1)).value;
+  const Node busbw_row =
+      pair_of(node({{"type", "number"}, {"exclusiveMinimum", 0}}).desc("Message size.").unit("bytes"),
+              node({{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e8}})
+                  .desc("All-reduce bus bandwidth at that size.")
+                  .unit("GB/s"));
+  std::vector<std::string> required = {"bandwidth_GBps", "latency_us"};
+  if (scale_up) required.push_back("domain_size");
+  return object(
+             {
+                 {"bandwidth_GBps",
+                  number(1e-6, 1e8).desc("Link bandwidth per device, per direction.").unit("GB/s")},
+                 {"latency_us", number(0, 1e7)
+                                    .desc("Per ring step, latency-optimised protocol (small messages).")
+                                    .unit("us")},
+                 {"domain_size", domain},
+                 {"efficiency", number(1e-3, 1.0)
+                                    .desc("Achieved fraction of the link rate, bandwidth-optimised protocol.")
+                                    .unit("fraction")
+                                    .def(t.efficiency)},
+                 {"bulk_latency_us", number(0, 1e7)
+                                         .desc("Per ring step, bandwidth-optimised protocol. Default: " +
+                                               fmt_num(bulk_factor) + " x latency_us.")
+                                         .unit("us")},
+                 {"ll_efficiency",
+                  number(1e-3, 1.0)
+                      .desc("Achieved fraction of the link rate, latency-optimised protocol.")
+                      .unit("fraction")
+                      .def(t.ll_efficiency)},
+                 {"all_to_all",
+                  choice<AllToAll>()
+                      .desc("How an all-to-all runs: pairwise exchange (switched tiers) or ring "
+                            "(links join neighbours only).")
+                      .def(name(t.all_to_all))},
+                 {"all_to_all_efficiency",
+                  number(1e-3, 1.0)
+                      .desc("Achieved fraction of the link rate in MoE token dispatch and combine "
+                            "(all-to-all). Default: efficiency.")
+                      .unit("fraction")},
+                 {"allreduce_busbw_GBps",
+                  array_of(busbw_row, 1)
+                      .desc("Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; "
+                            "replaces "
+                            "the protocol model for all-reduces inside the measured range.")},
+                 {"notes", notes()},
+             },
+             required)
+      .title(scale_up ? "Scale-up tier" : "Scale-out tier")
+      .desc(scale_up ? "The scale-up network (NVLink / NVSwitch / xGMI)."
+                     : "The scale-out network (InfiniBand / Ethernet), bandwidth per device.");
+}
+
+Node software_schema() {
+  const SoftwareDefaults s{};
+  const auto width = [](double lo, double hi, const std::string& what, double def) {
+    return number(lo, hi).desc(what).unit("bytes per element").def(def);
+  };
+  return object(
+             {
+                 {"attention",
+                  choice<AttentionKernel>()
+                      .desc("Attention kernel: fused (FlashAttention) or standard (scores in HBM).")
+                      .def(name(s.attention))},
+                 {"overlap_grad_reduce",
+                  boolean()
+                      .desc("Data-parallel gradient reduction overlaps the backward pass.")
+                      .def(s.overlap_grad_reduce)},
+                 {"tp_comm_overlap",
+                  boolean()
+                      .desc("Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "
+                            "(needs tp > 1 and sequence parallelism).")
+                      .def(s.tp_comm_overlap)},
+                 {"launch_interval_us",
+                  number(0, 1e6)
+                      .desc("Host time to issue one kernel in an eager inference runtime; "
+                            "0 = no host bound.")
+                      .unit("us")
+                      .def(s.launch_interval.value / kMicro)},
+                 {"activation_bytes",
+                  width(0.5, 8, "Activations written by kernels and kept for backward.", s.activation_bytes)},
+                 {"weight_bytes",
+                  width(0.5, 8, "Model weights (the copy the kernels read).", s.weight_bytes)},
+                 {"gradient_bytes", width(0.5, 8, "Main gradients.", s.gradient_bytes)},
+                 {"master_weight_bytes", width(0, 8, "Master weights beside lower-precision ones (0 = none).",
+                                               s.master_weight_bytes)},
+                 {"optimizer_state_bytes", number(0, 64)
+                                               .desc("Optimizer state.")
+                                               .unit("bytes per parameter")
+                                               .def(s.optimizer_state_bytes)},
+                 {"optimizer_step_bytes", number(0, 1024)
+                                              .desc("Memory traffic of the optimizer step.")
+                                              .unit("bytes per parameter")
+                                              .def(s.optimizer_step_bytes)},
+                 {"optimizer_step_flops", number(0, 1024)
+                                              .desc("Arithmetic of the optimizer step.")
+                                              .unit("FLOP per parameter")
+                                              .def(s.optimizer_step_flops)},
+                 {"notes", notes()},
+             })
+      .desc("What the software stack does when a scenario does not say.");
+}
+
+Node system_schema() {
+  return object(
+             {
+                 {"name", text().desc("Display name.")},
+                 {"source", text().desc("Where the numbers come from.")},
+                 {"notes", notes()},
+                 {"device",
+                  one_of({preset_id("devices"), ref("device"), ref("technology")})
+                      .desc("A device preset id, an inline device, or one derived from a technology "
+                            "node.")},
+                 {"devices_per_node", integer(1, kMaxDevices).desc("Devices per node.")},
+                 {"scale_up", ref("scale_up")},
+                 {"scale_out", ref("scale_out")},
+                 {"software", software_schema()},
+             },
+             {"device", "devices_per_node", "scale_up", "scale_out"})
+      .title("System")
+      .desc("An inline system: devices, nodes and two network tiers.");
+}
+
+Node parallel_schema() {
+  const ParallelPlan p{};
+  const auto degree = [](const std::string& what, std::int64_t def) {
+    return integer(1, kMaxDevices).desc(what).def(def);
+  };
+  return object(
+             {
+                 {"tp", degree("Tensor-parallel degree.", p.tp)},
+                 {"pp", degree("Pipeline-parallel degree.", p.pp)},
+                 {"dp",
+                  integer(1, kMaxDevices)
+                      .desc("Data-parallel degree (for inference: replicas). Default: num_devices / (tp "
+                            "pp cp); tp pp dp cp must equal num_devices.")},
+                 {"cp", degree("Context-parallel degree.", p.cp)},
+                 {"ep", degree("Expert-parallel degree (inside dp).", p.ep)},
+                 {"sequence_parallel", boolean().desc("Megatron sequence parallelism. Default: tp > 1.")},
+                 {"micro_batch",
+                  integer(1, kMaxCount).desc("Micro-batch size.").unit("sequences").def(p.micro_batch)},
+                 {"interleave", integer(1, 100'000)
+                                    .desc("Model chunks per pipeline stage (1 = plain 1F1B).")
+                                    .def(p.interleave)},
+                 {"recompute", choice<Recompute>().desc("Activation recomputation.").def(name(p.recompute))},
+                 {"zero_stage", integer(0, 3)
+                                    .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
+                                          "gradients, 3 = plus weights.")
+                                    .def(p.zero_stage)},
+             })
+      .title("Parallel layout")
+      .desc("The parallel layout. For inference only tp and pp matter (a replica spans tp pp devices).");
+}
+
+Node training_schema() {
+  const TrainingWorkload w{};
+  return object(
+             {
+                 {"global_batch",
+                  integer(1, kMaxCount).desc("Sequences per optimizer step.").unit("sequences")},
+                 {"seq_len", integer(1, 100'000'000).desc("Sequence length.").unit("tokens")},
+                 {"precision", choice(kTrainingPrecisions)
+                                   .desc("Math precision (fp8: fp8 matrix multiplies, bf16 elsewhere).")
+                                   .def(name(w.precision))},
+                 {"train_tokens",
+                  number(0, 1e18)
+                      .desc("Tokens to train on, for time_to_train_s; 0 or absent = not asked.")
+                      .unit("tokens")},
+                 {"attention", choice<AttentionKernel>().desc(
+                                   "Attention kernel. Default: the system's software.attention.")},
+                 {"overlap_grad_reduce",
+                  boolean().desc("Overlap the gradient reduction. Default: the system's software default.")},
+                 {"tp_comm_overlap",
+                  boolean().desc(
+                      "Overlap tensor-parallel communication. Default: the system's software default.")},
+             },
+             {"global_batch", "seq_len"})
+      .title("Training workload");
+}
+
+Node inference_schema() {
+  const InferenceWorkload w{};
+  return object(
+             {
+                 {"batch",
+                  integer(1, 100'000'000).desc("Sequences decoded together.").unit("sequences").def(w.batch)},
+                 {"prompt_len", integer(1, 100'000'000).desc("Prompt length.").unit("tokens")},
+                 {"output_len",
+                  integer(1, 100'000'000).desc("Generated tokens per sequence.").unit("tokens")},
+                 {"precision",
+                  choice(kInferencePrecisions).desc("Precision of weights and math.").def(name(w.precision))},
+                 {"kv_precision",
+                  choice(kInferencePrecisions).desc("Precision of the KV cache. Default: precision.")},
+                 {"cuda_graphs",
+                  boolean().desc(
+                      "The runtime replays captured CUDA graphs: no host launch interval per kernel. "
+                      "Absent or false: the system's software.launch_interval_us applies.")},
+             },
+             {"prompt_len", "output_len"})
+      .title("Inference workload");
+}
+
+// ---- Prediction --------------------------------------------------------------------------------
+
+Node seconds(const std::string& what) { return amount().desc(what).unit("s"); }
+
+Node memory_schema() {
+  return output({
+                    {"per_device_bytes", output({
+                                                    {"weights", amount().unit("bytes")},
+                                                    {"gradients", amount().unit("bytes")},
+                                                    {"optimizer", amount().unit("bytes")},
+                                                    {"activations", amount().unit("bytes")},
+                                                    {"kv_cache", amount().unit("bytes")},
+                                                    {"total", amount().unit("bytes")},
+                                                })
+                                             .title("Memory by category")
+                                             .desc("The most loaded device (training: the first pipeline "
+                                                   "stage).")},
+                    {"capacity_bytes", amount().desc("Device memory capacity.").unit("bytes")},
+                    {"fits", boolean().desc("total <= capacity.")},
+                })
+      .title("Memory");
+}
+
+Node training_output_schema() {
+  const Props breakdown = {
+      {"compute", seconds("")}, {"recompute", seconds("")}, {"tp_comm", seconds("")},
+      {"cp_comm", seconds("")}, {"pp_comm", seconds("")},   {"dp_comm", seconds("")},
+      {"bubble", seconds("")},  {"optimizer", seconds("")},
+  };
+  return output(
+             {
+                 {"iteration_time_s", seconds("Wall time of one optimizer step.")},
+                 {"tokens_per_s", amount().desc("global_batch x seq_len / iteration time.").unit("tokens/s")},
+                 {"mfu", amount().desc("Model FLOPs utilisation.").unit("fraction")},
+                 {"hfu",
+                  amount().desc("Hardware FLOPs utilisation (recomputation counted).").unit("fraction")},
+                 {"time_to_train_s", seconds("Time to train on train_tokens (when given).")},
+                 {"breakdown_s",
+                  output(breakdown)
+                      .title("Training breakdown")
+                      .desc("Exposed (non-overlapped) time per cause on the critical path; sums "
+                            "to iteration_time_s.")},
+                 {"by_bound_s", output({{"compute", seconds("")},
+                                        {"memory", seconds("")},
+                                        {"communication", seconds("")},
+                                        {"other", seconds("")}})
+                                    .desc("The iteration time by what bounds it.")},
+                 {"micro_batches", count().desc("Micro-batches per pipeline per step.")},
+                 {"layer_s",
+                  output({{"forward", seconds("")}, {"backward", seconds("")}, {"recompute", seconds("")}})
+                      .desc("One layer, one micro-batch.")},
+                 {"model_flops", amount().desc("Per iteration, whole job.").unit("FLOP")},
+                 {"hardware_flops",
+                  amount().desc("Per iteration, whole job, recomputation included.").unit("FLOP")},
+                 {"assumed", output({{"attention", choice<AttentionKernel>()},
+                                     {"overlap_grad_reduce", boolean()},
+                                     {"tp_comm_overlap", boolean()}})
+                                 .desc("The software choices in effect.")},
+             },
+             {"time_to_train_s"})
+      .title("Training result");
+}
+
+Node operator_schema() {
+  return output({
+                    {"name", text().desc("Operator name.")},
+                    {"phase", text().desc("prefill or decode.")},
+                    {"flops", amount().desc("Per device, per execution.").unit("FLOP")},
+                    {"bytes", amount().desc("Memory bytes per device, per execution.").unit("bytes")},
+                    {"arithmetic_intensity", amount().unit("FLOP/byte")},
+                    {"time_s", seconds("Per execution.")},
+                    {"achieved_flops_per_s", amount().unit("FLOP/s")},
+                    {"bound", choice<Bound>().desc("What bounds its time.")},
+                    {"count", amount().desc("Executions per phase (layers on the stage).")},
+                })
+      .title("Operator")
+      .desc("One operator of the inference task graph (per device) with its roofline numbers.");
+}
+
+Node inference_output_schema() {
+  const Props split = {{"compute", seconds("")}, {"communication", seconds("")}};
+  return output(
+             {
+                 {"ttft_s", seconds("Time to first token.")},
+                 {"tpot_s", seconds("Mean time per later output token.")},
+                 {"e2e_latency_s", seconds("ttft + (output_len - 1) tpot.")},
+                 {"throughput_tokens_per_s",
+                  amount().desc("batch x output_len / e2e latency, one replica.").unit("tokens/s")},
+                 {"max_batch",
+                  count().desc("Largest batch that fits for the given lengths.").unit("sequences")},
+                 {"prefill_s", output(split).desc("The prompt step.")},
+                 {"decode_step_s", output(split).desc("One decode step.")},
+                 {"math_precision", choice<Precision>().desc("The precision the math runs in.")},
+                 {"assumed",
+                  output({{"launch_interval_us", amount()
+                                                     .desc("Host launch interval in effect (0 with "
+                                                           "CUDA graphs).")
+                                                     .unit("us")}})},
+                 {"operators", array_of(ref("operator"))},
+                 {"memory", ref("memory").desc("The inference footprint, when the scenario also trains.")},
+             },
+             {"memory"})
+      .title("Inference result");
+}
+
+}  // namespace
+
+nlohmann::ordered_json scenario_schema() {
+  ojson j;
+  j["$schema"] = kDraft;
+  j["$id"] = "urn:optimus:scenario";
+  Node root =
+      object(
+          {
+              {"schema_version", node({{"type", "integer"}, {"const", 1}}).desc("Format version.").def(1)},
+              {"name", text().desc("Free text.")},
+              {"model",
+               one_of({preset_id("models"), ref("model")}).desc("A model preset id or an inline model.")},
+              {"system",
+               one_of({preset_id("systems"), ref("system"), ref("technology")})
+                   .desc("A system preset id, an inline system, or a system of devices derived from "
+                         "a technology node.")},
+              {"num_devices", integer(1, kMaxDevices).desc("Devices in the job.")},
+              {"parallel", ref("parallel")},
+              {"training", ref("training")},
+              {"inference", ref("inference")},
+          },
+          {"model", "system", "num_devices"})
+          .title("Scenario")
+          .desc(
+              "One question: which model, on which hardware, split how, doing what. At least one of "
+              "training and inference.")
+          .set("anyOf", ojson::array({{{"required", {"training"}}}, {{"required", {"inference"}}}}));
+  const ojson body = root.json();
+  for (const auto& [k, v] : body.items()) j[k] = v;
+  j["$defs"] = {{"model", model_schema().json()},         {"device", device_schema().json()},
+                {"technology", uarch_schema().json()},    {"scale_up", tier_schema(true).json()},
+                {"scale_out", tier_schema(false).json()}, {"system", system_schema().json()},
+                {"parallel", parallel_schema().json()},   {"training", training_schema().json()},
+                {"inference", inference_schema().json()}};
+  return j;
+}
+
+nlohmann::ordered_json prediction_schema() {
+  ojson j;
+  j["$schema"] = kDraft;
+  j["$id"] = "urn:optimus:prediction";
+  Node root = output(
+                  {
+                      {"training", ref("training")},
+                      {"inference", ref("inference")},
+                      {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
+                      {"warnings",
+                       array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
+                                    .title("Warning"))},
+                  },
+                  {"training", "inference"})
+                  .title("Prediction")
+                  .desc("The output of optimus predict --json.");
+  const ojson body = root.json();
+  for (const auto& [k, v] : body.items()) j[k] = v;
+  j["$defs"] = {{"training", training_output_schema().json()},
+                {"inference", inference_output_schema().json()},
+                {"operator", operator_schema().json()},
+                {"memory", memory_schema().json()}};
+  return j;
+}
+
+}  // namespace optimus::io

@@ -1,0 +1,172 @@
+// The page's own types around the engine's JSON contract: the in-band error and the result
+// wrapper, the resolved scenario validate() returns, presets, search, studies and the JSON Schema
+// documents themselves. The contract types (Scenario, ModelSpec, Prediction, ...) are generated
+// from the engine's schema into types.ts, which re-exports this file.
+import type {
+  DeviceSpec,
+  InferenceResult,
+  InferenceSpec,
+  MemoryResult,
+  ModelSpec,
+  ParallelSpec,
+  Scenario,
+  SystemSpec,
+  TrainingResult,
+  TrainingSpec,
+  Warning,
+} from './types';
+
+/** A JSON Pointer (RFC 6901) into the scenario, e.g. "/parallel/tp"; "" is the whole document. */
+export type JsonPointer = string;
+
+/** The in-band error every engine call may return: stable dotted code, JSON Pointer, message. */
+export interface EngineError {
+  code: string;
+  path: JsonPointer;
+  message: string;
+}
+
+/** A result: the value, or an engine error (never an exception). */
+export type EngineResult<T> = { ok: true; value: T } | { ok: false; error: EngineError };
+
+/** What validate() returns: presets resolved into objects, every default filled in. */
+export interface ResolvedScenario extends Scenario {
+  model: ModelSpec & Required<Pick<ModelSpec, 'kv_heads' | 'head_dim' | 'ffn_type' | 'norm' | 'bias' | 'dropout' | 'position' | 'attention' | 'tied_embeddings'>>;
+  system: SystemSpec & { device: DeviceSpec };
+  parallel: Required<ParallelSpec>;
+  training?: TrainingSpec & Required<Pick<TrainingSpec, 'precision'>>;
+  inference?: InferenceSpec & Required<Pick<InferenceSpec, 'batch' | 'precision' | 'kv_precision'>>;
+}
+
+// ---- JSON Schema (the engine's own, core/io/schema.h) -----------------------------------------
+
+/** One JSON Schema (draft 2020-12) node as the engine writes it; loose on purpose. */
+export interface JsonSchema {
+  title?: string;
+  type?: string;
+  description?: string;
+  /** The unit of a number (annotation). */
+  'x-unit'?: string;
+  /** A model key's default per norm (annotation), e.g. {"layernorm": true, "rmsnorm": false}. */
+  'x-default-by-norm'?: Record<string, unknown>;
+  default?: unknown;
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema | boolean;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
+  examples?: unknown[];
+  [keyword: string]: unknown;
+}
+
+/** What schema() returns. */
+export interface EngineSchemas {
+  scenario: JsonSchema;
+  prediction: JsonSchema;
+}
+
+// ---- Presets ----------------------------------------------------------------------------------
+
+/** The preset kinds of presets() (core/io/api.h). */
+export type PresetKind = 'models' | 'devices' | 'systems' | 'scenarios' | 'technology' | 'dram' | 'studies';
+
+export interface PresetInfo {
+  id: string;
+  name: string;
+  source: string;
+}
+
+/** presets(""): every kind; presets(kind): only that kind's key is present. */
+export type PresetList = Partial<Record<PresetKind, PresetInfo[]>>;
+
+// ---- Search (design-space exploration, core/io/api.h) -------------------------------------------
+
+export interface SearchOptions {
+  /** How many best layouts to return (engine default 10). */
+  top?: number;
+  /** Default: training when the scenario has `training`, else inference. */
+  mode?: 'training' | 'inference';
+  /** Inference only (default "throughput"). */
+  objective?: 'throughput' | 'latency';
+  max_tpot_s?: number;
+  max_ttft_s?: number;
+  /** Inference only: the largest batch tried (default 1024). */
+  max_batch?: number;
+  /** Also return one compact entry per evaluated layout (capped by the engine). */
+  points?: boolean;
+}
+
+export interface SearchPoint {
+  parallel: Required<ParallelSpec>;
+  /** Inference searches: the batch of this point. */
+  batch?: number;
+  /** null when the layout was rejected before it was timed. */
+  time_s: number | null;
+  throughput_tokens_per_s?: number | null;
+  memory_bytes: number;
+  feasible: boolean;
+  /** Error code of why the layout was rejected, "" when feasible. */
+  reason: string;
+}
+
+/** An inference search's best layout: predict's inference result plus the batch and replicas. */
+export type SearchInferenceResult = Omit<InferenceResult, 'operators' | 'memory'> & {
+  batch: number;
+  replicas: number;
+  throughput_all_replicas_tokens_per_s: number;
+};
+
+export interface SearchBest {
+  parallel: Required<ParallelSpec>;
+  training?: TrainingResult;
+  inference?: SearchInferenceResult;
+  memory: MemoryResult;
+  warnings: Warning[];
+}
+
+export interface SearchResult {
+  /** The mode searched. */
+  mode: 'training' | 'inference';
+  objective?: 'throughput' | 'latency';
+  evaluated: number;
+  feasible: number;
+  rejected: Record<string, number>;
+  elapsed_s: number;
+  layouts_per_s: number;
+  cancelled: boolean;
+  best: SearchBest[];
+  points?: SearchPoint[];
+  /** True when more layouts were evaluated than `points` holds (the engine caps it). */
+  points_truncated?: boolean;
+}
+
+// ---- Studies (the paper's studies, reproduced) ----------------------------------------------
+
+export interface StudyInfo {
+  name: string;
+  title: string;
+  description: string;
+}
+
+export interface StudyList {
+  studies: StudyInfo[];
+}
+
+export interface StudyResult {
+  study: string;
+  title: string;
+  description: string;
+  columns: string[];
+  /** Unit per column ("s", "bytes", "ratio", ...), where the column has one. */
+  units?: Record<string, string>;
+  column_descriptions?: Record<string, string>;
+  rows: Record<string, unknown>[];
+  notes: string[];
+  [key: string]: unknown;
+}
