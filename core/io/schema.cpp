@@ -283,8 +283,13 @@ Node device_schema() {
                        number(1e-6, 1e7)
                            .desc("Dense " + std::string(to_string(p)) + " peak.")
                            .unit(p == Precision::int8 || p == Precision::int4 ? "TOP/s" : "TFLOP/s"));
+  // The fallback chains, from base/precision.h wider().
   std::vector<std::string> fallback;
-  for (Precision p : kPrecisionFallbackOrder) fallback.emplace_back(to_string(p));
+  for (Precision start : {Precision::int4, Precision::fp4}) {
+    std::vector<std::string> chain;
+    for (std::optional<Precision> q = start; q; q = wider(*q)) chain.emplace_back(to_string(*q));
+    fallback.push_back(join(chain, " -> "));
+  }
   return object(
              {
                  {"name", text().desc("Product name.")},
@@ -295,7 +300,8 @@ Node device_schema() {
                       .set("minProperties", 1)
                       .desc("Dense (no sparsity) peak math rate per precision. A missing precision is not "
                             "supported natively and falls back to the next wider one: " +
-                            join(fallback, " -> ") + ".")},
+                            join(fallback, "; ") + ". Block-scaled formats (mxfp8, nvfp4, mxfp4) run at "
+                            "their element format's rate (fp8, fp4).")},
                  {"vector_tflops", number(1e-6, 1e7)
                                        .desc("Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. "
                                              "Absent: not modelled.")
