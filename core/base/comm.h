@@ -25,15 +25,20 @@ struct EnumNames<Collective> {
 };
 
 // The parallel group an operator communicates with: tensor, context, expert, data or pipeline.
-enum class CommGroup { tp, cp, ep, dp, pp };
+// etp: expert tensor parallel; edp: the expert layers' data-parallel replicas (gradients of the
+// routed experts reduce there, Megatron-Core MoE parallel folding).
+enum class CommGroup { tp, cp, ep, dp, pp, etp, edp };
 
 template <>
 struct EnumNames<CommGroup> {
-  static constexpr std::array<std::pair<CommGroup, std::string_view>, 5> table = {{{CommGroup::tp, "tp"},
-                                                                                   {CommGroup::cp, "cp"},
-                                                                                   {CommGroup::ep, "ep"},
-                                                                                   {CommGroup::dp, "dp"},
-                                                                                   {CommGroup::pp, "pp"}}};
+  static constexpr std::array<std::pair<CommGroup, std::string_view>, 7> table = {
+      {{CommGroup::tp, "tp"},
+       {CommGroup::cp, "cp"},
+       {CommGroup::ep, "ep"},
+       {CommGroup::dp, "dp"},
+       {CommGroup::pp, "pp"},
+       {CommGroup::etp, "etp"},
+       {CommGroup::edp, "edp"}}};
 };
 
 }  // namespace optimus

@@ -40,8 +40,37 @@ Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
     return make_error("model.kv_heads_not_divisor_of_heads", path + "/kv_heads",
                       "kv_heads=" + std::to_string(m.kv_heads) +
                           " must divide heads=" + std::to_string(m.heads) + " (1 = MQA, heads = MHA)");
-  m.attention = attention_of(m);
+  if (m.attention != AttentionType::mla) m.attention = attention_of(m);
   return m;
+}
+
+// The busiest expert-parallel rank's share of routed tokens over the mean under a real router
+// (`router_balance` "measured" without an `imbalance`). ASSUMED: no public per-rank load figure
+// for current routers was found; state `imbalance` from the router's own statistics.
+constexpr double kMeasuredImbalance = 1.2;
+
+MoeSpec read_moe(const json& v, const std::string& path, std::optional<Error>& err) {
+  Reader r(v, path, err);
+  MoeSpec moe;
+  moe.experts = r.integer("experts", true, 1, 1'000'000).value_or(1);
+  moe.top_k = r.integer("top_k", true, 1, 1'000'000).value_or(1);
+  moe.expert_ffn_hidden = r.integer("expert_ffn_hidden", true, 1, 100'000'000).value_or(1);
+  moe.shared_experts = r.integer("shared_experts", false, 0, 1'000'000).value_or(0);
+  moe.shared_expert_ffn_hidden =
+      r.integer("shared_expert_ffn_hidden", false, 1, 100'000'000).value_or(moe.expert_ffn_hidden);
+  moe.first_dense_layers = r.integer("first_dense_layers", false, 0, 100'000).value_or(0);
+  moe.layer_freq = r.integer("layer_freq", false, 1, 100'000).value_or(1);
+  moe.capacity_factor = r.number("capacity_factor", false, 1e-3, 1e3).value_or(0);
+  moe.router_balance = r.enumeration<RouterBalance>("router_balance", false).value_or(RouterBalance::measured);
+  const auto imbalance = r.number("imbalance", false, 1.0, 1e3);
+  if (imbalance && moe.router_balance == RouterBalance::balanced && *imbalance != 1.0)
+    r.fail("model.moe_imbalance_with_balanced", r.child("imbalance"),
+           "router_balance \"balanced\" means every expert rank gets the same tokens (imbalance 1); "
+           "use \"measured\" with an imbalance");
+  moe.imbalance = imbalance.value_or(moe.router_balance == RouterBalance::balanced ? 1.0 : kMeasuredImbalance);
+  read_notes(r);
+  r.finish();
+  return moe;
 }
 
 // A stated attention variant fills in kv_heads for MHA and MQA when absent, and must agree with
@@ -73,9 +102,6 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   std::optional<Error> err;
   Reader r(v, path, err);
   ModelSpec m;
-  if (r.has("moe") && r.ok())
-    return make_error("model.moe_unsupported", r.child("moe"),
-                      "mixture-of-experts models are not modelled yet; remove 'moe' to model the dense part");
   m.name = r.string("name", false).value_or("");
   m.source = r.string("source", false).value_or("");
   read_notes(r);
@@ -96,12 +122,39 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   if (const json* av = r.get("attention", false)) {
     Reader ar(*av, r.child("attention"), err);
     attention = ar.enumeration<AttentionType>("type", true);
+    if (attention == AttentionType::mla) {
+      MlaSpec& a = m.mla;
+      a.q_lora_rank = ar.integer("q_lora_rank", false, 0, 1'000'000).value_or(0);
+      a.kv_lora_rank = ar.integer("kv_lora_rank", true, 1, 1'000'000).value_or(1);
+      a.qk_nope_head_dim = ar.integer("qk_nope_head_dim", true, 1, 100'000).value_or(1);
+      a.qk_rope_head_dim = ar.integer("qk_rope_head_dim", true, 0, 100'000).value_or(0);
+      a.v_head_dim = ar.integer("v_head_dim", true, 1, 100'000).value_or(1);
+    }
+    m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
+    m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
     ar.finish();
   }
+  if (const json* mv = r.get("moe", false)) m.moe = read_moe(*mv, r.child("moe"), err);
   m.tied_embeddings = r.boolean("tied_embeddings", false).value_or(true);
   m.max_seq_len = r.integer("max_seq_len", false, 1, 1'000'000'000).value_or(0);
   r.finish();
   if (err) return *err;
+  if (m.moe) {
+    if (m.moe->top_k > m.moe->experts)
+      return make_error("model.moe_top_k_exceeds_experts", path + "/moe/top_k",
+                        "top_k=" + std::to_string(m.moe->top_k) + " is larger than experts=" +
+                            std::to_string(m.moe->experts));
+    if (m.moe->first_dense_layers >= m.layers)
+      return make_error("model.moe_no_moe_layers", path + "/moe/first_dense_layers",
+                        "first_dense_layers=" + std::to_string(m.moe->first_dense_layers) +
+                            " leaves no MoE layer among layers=" + std::to_string(m.layers));
+  }
+  if (attention == AttentionType::mla) {
+    // MLA expands the latent to one key and value per query head (kv_heads = heads).
+    if (m.kv_heads == 0) m.kv_heads = m.heads;
+    m.attention = AttentionType::mla;
+    return finish_model(std::move(m), path);
+  }
   if (auto e = apply_attention(m, attention, path)) return *e;
   return finish_model(std::move(m), path);
 }
@@ -315,6 +368,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     }
     p.cp = pr.integer("cp", false, 1, kMaxDevices).value_or(1);
     p.ep = pr.integer("ep", false, 1, kMaxDevices).value_or(1);
+    p.etp = pr.integer("etp", false, 1, kMaxDevices).value_or(1);
     auto sp = pr.boolean("sequence_parallel", false);
     p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
     p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
@@ -428,7 +482,33 @@ ojson model_json(const ModelSpec& m) {
   j["head_dim"] = m.head_dim;
   j["ffn_hidden"] = m.ffn_hidden;
   j["vocab"] = m.vocab;
-  j["attention"] = {{"type", str(m.attention)}};
+  ojson att = {{"type", str(m.attention)}};
+  if (m.attention == AttentionType::mla) {
+    att["q_lora_rank"] = m.mla.q_lora_rank;
+    att["kv_lora_rank"] = m.mla.kv_lora_rank;
+    att["qk_nope_head_dim"] = m.mla.qk_nope_head_dim;
+    att["qk_rope_head_dim"] = m.mla.qk_rope_head_dim;
+    att["v_head_dim"] = m.mla.v_head_dim;
+  }
+  if (m.window > 0) {
+    att["window"] = m.window;
+    att["global_every"] = m.global_every;
+  }
+  j["attention"] = att;
+  if (m.moe) {
+    const MoeSpec& e = *m.moe;
+    ojson moe = {{"experts", e.experts},
+                 {"top_k", e.top_k},
+                 {"expert_ffn_hidden", e.expert_ffn_hidden},
+                 {"shared_experts", e.shared_experts},
+                 {"shared_expert_ffn_hidden", e.shared_expert_ffn_hidden},
+                 {"first_dense_layers", e.first_dense_layers},
+                 {"layer_freq", e.layer_freq}};
+    if (e.capacity_factor > 0) moe["capacity_factor"] = e.capacity_factor;
+    moe["router_balance"] = str(e.router_balance);
+    moe["imbalance"] = e.imbalance;
+    j["moe"] = moe;
+  }
   j["ffn_type"] = str(m.ffn_type);
   j["norm"] = str(m.norm);
   j["bias"] = m.bias;
@@ -570,7 +650,8 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     tj["breakdown_s"] = {{"compute", b.compute.value}, {"recompute", b.recompute.value},
                          {"tp_comm", b.tp_comm.value}, {"cp_comm", b.cp_comm.value},
                          {"pp_comm", b.pp_comm.value}, {"dp_comm", b.dp_comm.value},
-                         {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value}};
+                         {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value},
+                         {"ep_comm", b.ep_comm.value}};
     tj["by_bound_s"] = {{"compute", t.by_bound.compute.value},
                         {"memory", t.by_bound.memory.value},
                         {"communication", t.by_bound.communication.value},
@@ -579,6 +660,14 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     tj["layer_s"] = {{"forward", t.layer_forward.value},
                      {"backward", t.layer_backward.value},
                      {"recompute", t.layer_recompute.value}};
+    if (t.moe) {
+      const MoeReport& e = *t.moe;
+      tj["moe"] = {{"tokens_per_expert", e.tokens_per_expert},
+                   {"dispatch_bytes", e.dispatch_bytes},
+                   {"all_to_all_layer_s", e.all_to_all_layer.value},
+                   {"expert_params_per_device", e.expert_params_per_device},
+                   {"expert_dp", e.expert_dp}};
+    }
     tj["model_flops"] = t.model_flops;
     tj["hardware_flops"] = t.hardware_flops;
     tj["assumed"] = {{"attention", str(t.attention)},
@@ -615,6 +704,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     j["inference"] = ij;
   }
   j["memory"] = memory_json(p.memory);
+  j["params"] = {{"total", p.params.total}, {"active", p.params.active}};
   ojson w = ojson::array();
   for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
   j["warnings"] = w;
@@ -634,6 +724,7 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p) {
           {"dp", p.dp},
           {"cp", p.cp},
           {"ep", p.ep},
+          {"etp", p.etp},
           {"sequence_parallel", p.sequence_parallel},
           {"micro_batch", p.micro_batch},
           {"interleave", p.interleave},

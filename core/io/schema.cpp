@@ -210,9 +210,44 @@ Node model_schema() {
                                        "mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. "
                                        "Fills in kv_heads for mha and mqa when it is absent (gqa needs it); "
                                        "must agree with kv_heads when both are given (error "
-                                       "model.attention_mismatch).")}},
+                                       "model.attention_mismatch). mla: multi-head latent attention "
+                                       "(DeepSeek-V2/V3), with the five keys below.")},
+                          {"q_lora_rank", integer(0, 1'000'000).desc("MLA: query compression rank; 0 = none.").def(0)},
+                          {"kv_lora_rank", integer(1, 1'000'000).desc("MLA: rank of the cached key/value latent (required for mla).")},
+                          {"qk_nope_head_dim", integer(1, 100'000).desc("MLA: per-head query/key dims without rotary (required for mla).")},
+                          {"qk_rope_head_dim", integer(0, 100'000).desc("MLA: per-head rotary query/key dims, the shared rope key (required for mla).")},
+                          {"v_head_dim", integer(1, 100'000).desc("MLA: per-head value dims (required for mla).")},
+                          {"window", integer(1, 1'000'000'000)
+                                         .desc("Sliding-window (or chunked) attention: windowed layers attend to "
+                                               "at most this many keys. Absent: full attention.")
+                                         .unit("tokens")},
+                          {"global_every", integer(0, 100'000)
+                                               .desc("With window: every k-th layer (layers k-1, 2k-1, ...) attends "
+                                                     "to the whole context; 0 = every layer windowed.")
+                                               .def(0)}},
                          {"type"})
                       .desc("Attention variant. Default: follows kv_heads.")},
+                 {"moe",
+                  object({{"experts", integer(1, 1'000'000).desc("Routed experts per MoE layer.")},
+                          {"top_k", integer(1, 1'000'000).desc("Experts each token is routed to (<= experts).")},
+                          {"expert_ffn_hidden", integer(1, 100'000'000).desc("FFN width of one routed expert.")},
+                          {"shared_experts", integer(0, 1'000'000).desc("Experts every token passes through.").def(0)},
+                          {"shared_expert_ffn_hidden", integer(1, 100'000'000).desc("FFN width of one shared expert. Default: expert_ffn_hidden.")},
+                          {"first_dense_layers", integer(0, 100'000).desc("Leading layers with the dense ffn_hidden FFN.").def(0)},
+                          {"layer_freq", integer(1, 100'000).desc("After them every layer_freq-th layer is MoE (1 = all).").def(1)},
+                          {"capacity_factor", number(1e-3, 1e3).desc("Token dropping: an expert takes at most this x its mean tokens. Absent: dropless.")},
+                          {"router_balance", choice<RouterBalance>()
+                                                 .desc("balanced: forced even split (vendor benchmarks); measured: a "
+                                                       "real router whose busiest expert-parallel rank gets imbalance "
+                                                       "x the mean tokens.")
+                                                 .def("measured")},
+                          {"imbalance", number(1.0, 1e3)
+                                            .desc("Busiest expert-parallel rank's routed tokens over the mean. Default: "
+                                                  "1 when balanced, 1.2 when measured (ASSUMED; state your router's).")},
+                          {"notes", notes()}},
+                         {"experts", "top_k", "expert_ffn_hidden"})
+                      .desc("Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, "
+                            "model.moe_no_moe_layers, model.moe_imbalance_with_balanced).")},
                  {"tied_embeddings", boolean()
                                          .desc("The input embedding and the LM head share one matrix.")
                                          .def(m.tied_embeddings)},
@@ -221,9 +256,8 @@ Node model_schema() {
              },
              {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
       .title("Model")
-      .desc(
-          "An inline model: a decoder-only transformer. Mixture-of-experts ('moe') is not modelled "
-          "(error model.moe_unsupported).");
+      .desc("An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA "
+            "or MLA attention.");
 }
 
 Node calibration_schema() {
@@ -563,7 +597,9 @@ Node parallel_schema() {
                       .desc("Data-parallel degree (for inference: replicas). Default: num_devices / (tp "
                             "pp cp); tp pp dp cp must equal num_devices.")},
                  {"cp", degree("Context-parallel degree.", p.cp)},
-                 {"ep", degree("Expert-parallel degree (inside dp).", p.ep)},
+                 {"ep", degree("Expert-parallel degree: ranks the routed experts are split over (expert "
+                               "layers fold tp x cp x dp as etp x ep x expert-dp).", p.ep)},
+                 {"etp", degree("Expert tensor-parallel degree: ranks one expert's FFN is split over.", p.etp)},
                  {"sequence_parallel", boolean().desc("Megatron sequence parallelism. Default: tp > 1.")},
                  {"micro_batch",
                   integer(1, kMaxCount).desc("Micro-batch size.").unit("sequences").def(p.micro_batch)},
@@ -656,6 +692,7 @@ Node training_output_schema() {
       {"compute", seconds("")}, {"recompute", seconds("")}, {"tp_comm", seconds("")},
       {"cp_comm", seconds("")}, {"pp_comm", seconds("")},   {"dp_comm", seconds("")},
       {"bubble", seconds("")},  {"optimizer", seconds("")},
+      {"ep_comm", seconds("MoE token dispatch/combine (all-to-all) and expert-tensor reductions.")},
   };
   return output(
              {
@@ -679,6 +716,18 @@ Node training_output_schema() {
                  {"layer_s",
                   output({{"forward", seconds("")}, {"backward", seconds("")}, {"recompute", seconds("")}})
                       .desc("One layer, one micro-batch.")},
+                 {"moe",
+                  output({{"tokens_per_expert",
+                           amount().desc("Tokens one local expert processes per micro-batch on the busiest rank.")},
+                          {"dispatch_bytes",
+                           amount().desc("All-to-all bytes one rank sends per MoE layer and micro-batch (the "
+                                         "combine sends as many back).")
+                               .unit("bytes")},
+                          {"all_to_all_layer_s", seconds("Dispatch + combine of one MoE layer, forward, one micro-batch.")},
+                          {"expert_params_per_device",
+                           amount().desc("Routed-expert parameters on one device.").unit("parameters")},
+                          {"expert_dp", count().desc("Expert-data-parallel replicas: tp x cp x dp / (ep x etp).")}})
+                      .desc("What the MoE layers do (mixture-of-experts models only).")},
                  {"model_flops", amount().desc("Per iteration, whole job.").unit("FLOP")},
                  {"hardware_flops",
                   amount().desc("Per iteration, whole job, recomputation included.").unit("FLOP")},
@@ -687,7 +736,7 @@ Node training_output_schema() {
                                      {"tp_comm_overlap", boolean()}})
                                  .desc("The software choices in effect.")},
              },
-             {"time_to_train_s"})
+             {"time_to_train_s", "moe"})
       .title("Training result");
 }
 
@@ -780,6 +829,12 @@ nlohmann::ordered_json prediction_schema() {
                       {"training", ref("training")},
                       {"inference", ref("inference")},
                       {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
+                      {"params", output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
+                                         {"active", amount()
+                                                        .desc("Parameters one token passes through: the routed "
+                                                              "experts count top_k / experts of theirs.")
+                                                        .unit("parameters")}})
+                                     .desc("Parameter counts of the whole model.")},
                       {"warnings",
                        array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
                                     .title("Warning"))},

@@ -29,10 +29,19 @@ StateBytes state_bytes(Precision p, const SoftwareDefaults& sw) {
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, bool first,
                          bool last) {
   StageParams s;
-  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h).
-  const bool end_stage = first || last;
-  s.layers =
-      sum_params(g.layer) * (stage_layers(m, p) - (end_stage && uneven_pipeline_split(m, p) ? 1.0 : 0.0));
+  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h); with
+  // several layer kinds each stage holds its own mix.
+  const StageKinds sk = stage_kinds(m, p);
+  const KindCounts& n = first ? sk.first : last ? sk.last : sk.mid;
+  bool any = false;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    double dense = 0, experts = 0;
+    for (const Op& o : g.kinds[k]) (o.expert ? experts : dense) += o.params;
+    s.layers = any ? s.layers + dense * n[k] : dense * n[k];
+    s.experts += experts * n[k];
+    any = true;
+  }
   if (first) s.embedding = sum_params(g.embedding);
   if (last) s.output = sum_params(g.head);
   return s;
@@ -62,47 +71,83 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
   const auto& p = s.parallel;
   const auto& w = *s.training;
   MemoryBreakdown out;
-  const std::vector<Op>& layer = g.layer;
   const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   const StateBytes b = state_bytes(w.precision, s.system.software);
-  const double shard = d(p.dp * p.cp);  // ZeRO shards over every replica of the weights
-  const double params = sp.total();
-  out.weights = Bytes(params * b.weight / (p.zero_stage >= 3 ? shard : 1.0));
-  out.gradients = Bytes(params * b.gradient / (p.zero_stage >= 2 ? shard : 1.0));
-  out.optimizer = Bytes(params * b.optimizer / (p.zero_stage >= 1 ? shard : 1.0));
+  // ZeRO shards the dense weights over every replica of them (dp x cp) and the routed experts'
+  // over the expert-data-parallel replicas.
+  const double shard = d(p.dp * p.cp);
+  const double eshard = d(expert_dp(p));
+  const double params = sp.layers + sp.embedding + sp.output;
+  const auto state = [&](double per_param, int stage) {
+    return Bytes(params * per_param / (p.zero_stage >= stage ? shard : 1.0)) +
+           Bytes(sp.experts * per_param / (p.zero_stage >= stage ? eshard : 1.0));
+  };
+  out.weights = state(b.weight, 3);
+  out.gradients = state(b.gradient, 2);
+  out.optimizer = state(b.optimizer, 1);
 
   // Activations: 1F1B keeps min(pp, micro-batches) micro-batches in flight on the first
   // stage, each with layers/pp layers, i.e. up to all L layers' worth; the interleaved
   // schedule multiplies this by 1 + (pp-1)/(pp*v) (Korthikanti et al. Sec. 4.2.3).
   const std::int64_t mbs = micro_batches(p, w);
   const double in_flight = d(std::min(p.pp, mbs));
-  // The first stage's layers (one less than a middle stage's under the uneven split).
-  const double layers_stage = stage_layers(m, p) - (uneven_pipeline_split(m, p) ? 1.0 : 0.0);
-  double factor = in_flight * layers_stage;
-  if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
-  const Bytes per_layer(sum_saved(layer, p.recompute));
-  Bytes act = per_layer * factor;
+  // The first stage's layers of each kind (one less than a middle stage's under the uneven
+  // split).
+  const StageKinds sk = stage_kinds(m, p);
+  Bytes act{};
+  Bytes rebuild{};
+  bool any = false;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    double factor = in_flight * sk.first[k];
+    if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
+    const Bytes per_layer(sum_saved(g.kinds[k], p.recompute));
+    act = any ? act + per_layer * factor : per_layer * factor;
+    // The backward rebuilds one layer at a time: under full recompute all of that layer's
+    // activations come back (its input, the checkpoint, is already counted), under selective
+    // recompute with unfused attention its attention-score tensors do. Counting that working
+    // set for both modes gives the device's peak and keeps memory monotone none >= selective >=
+    // full (tests/unit/property_test.cpp, RecomputeNeverIncreasesMemory); Korthikanti et al.
+    // 2022 Table 2 counts stored activations only, which is 1/L-per-stage less.
+    rebuild = max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none)) - per_layer);
+    any = true;
+  }
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
   act += Bytes(sum_saved(g.embedding, p.recompute) * in_flight);
-  // The backward rebuilds one layer at a time: under full recompute all of that layer's
-  // activations come back (its input, the checkpoint, is already counted), under selective
-  // recompute with unfused attention its attention-score tensors do. Counting that working set
-  // for both modes gives the device's peak and keeps memory monotone none >= selective >= full
-  // (tests/unit/property_test.cpp, RecomputeNeverIncreasesMemory); Korthikanti et al. 2022
-  // Table 2 counts stored activations only, which is 1/L-per-stage less.
   const bool rebuilds = p.recompute == Recompute::full ||
                         (p.recompute == Recompute::selective && attention == AttentionKernel::standard);
-  if (rebuilds) act += Bytes(sum_saved(layer, Recompute::none)) - per_layer;
+  if (rebuilds) act += rebuild;
   // Output layer on this stage too: its fp32 logits.
   if (p.pp == 1) act += Bytes(sum_saved(g.head, p.recompute));
   out.activations = act;
   return out;
 }
 
+namespace {
+
+// KV-cache bytes per sequence on one device for `context` tokens: every layer kind's bytes per
+// token on the average stage (layers / pp), windowed layers keeping at most `window` tokens.
+Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, double context) {
+  const KindCounts n = model_kinds(m);
+  Bytes out{};
+  bool any = false;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    const bool windowed = (k & 2u) != 0 && m.window > 0;
+    const double tokens = windowed ? std::min(context, d(m.window)) : context;
+    const Bytes b = Bytes(n[k] / d(p.pp) * sum_kv_bytes(g.kinds[k])) * tokens;
+    out = any ? out + b : b;
+    any = true;
+  }
+  return out;
+}
+
+}  // namespace
+
 Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv_precision) {
   LayerShape shape = param_shape(p, 0);
   shape.kv_elem_bytes = bytes_per_element(kv_precision);
-  return Bytes(d(m.layers) / d(p.pp) * sum_kv_bytes(layer_forward_ops(m, shape)));
+  return kv_per_sequence(m, p, model_graph(m, shape), 1.0);
 }
 
 InferenceMemory inference_memory(const Scenario& s) {
@@ -116,15 +161,19 @@ InferenceMemory inference_memory(const Scenario& s) {
   const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   // Quantized weights: matrices at the weight precision; embeddings and norms stay 16-bit.
   const double wb = bytes_per_element(w.precision);
-  const double matrix_params = sp.layers;
+  const double matrix_params = sp.layers + sp.experts;
   out.bytes.weights = Bytes(matrix_params * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
   const double context = d(w.prompt_len + w.output_len);
-  out.kv_per_sequence = Bytes(d(m.layers) / d(p.pp) * sum_kv_bytes(g.layer)) * context;
+  out.kv_per_sequence = kv_per_sequence(m, p, g, context);
   out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);
   // Working activations of the widest moment of prefill for one sequence: the residual
   // stream, the widest QKV or FFN-up output of one layer, and the fp32 logits of the last token.
   const double e = s.system.software.activation_bytes;
-  const double up = widest_intermediate(layer_forward_ops(m, LayerShape{})) / d(p.tp);
+  const ModelGraph whole = model_graph(m, LayerShape{});
+  double widest = 0;
+  for (std::size_t k = 0; k < kLayerKinds; ++k)
+    if (whole.present[k]) widest = std::max(widest, widest_intermediate(whole.kinds[k]));
+  const double up = widest / d(p.tp);
   out.activation_per_sequence =
       Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + up) + 4.0 * d(m.vocab) / d(p.tp));
   out.bytes.activations = out.activation_per_sequence * d(w.batch);

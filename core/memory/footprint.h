@@ -21,7 +21,8 @@ struct StageParams {
   double layers = 0;     // transformer layers' parameters on this device
   double embedding = 0;  // word (+ position) embedding share
   double output = 0;     // LM head share (a copy of the tied embedding when pp > 1)
-  double total() const { return layers + embedding + output; }
+  double experts = 0;    // routed experts' parameters on this device (sharded over ep x etp)
+  double total() const { return layers + embedding + output + experts; }
 };
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
                          bool last);

@@ -50,6 +50,225 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
 // The same bytes kept under every policy but full recompute (which keeps only the layer input).
 SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 
+
+// A fused causal kernel skips the blocks above the diagonal: half the scores when every query
+// sees all earlier keys; a windowed layer visits a band of `keys` per query, which is
+// 1 - keys / (2 tokens) of the tokens x keys rectangle when the window is shorter than the
+// sequence.
+double causal_fraction(const LayerShape& s, const SeqGroup& g, std::int64_t keys) {
+  if (!(s.causal && s.attention == AttentionKernel::flash)) return 1.0;
+  if (keys < g.kv_len && keys < g.new_tokens) return 1.0 - d(keys) / (2.0 * d(g.new_tokens));
+  return 0.5;
+}
+
+// The layer's widths and token counts on this device, shared by the blocks below.
+struct Widths {
+  double td, T, Tn, Tt, h, e, es, act_msg, sp_div;
+  std::int64_t tokens;
+  bool tp_comm;
+};
+
+Widths widths(const ModelSpec& m, const LayerShape& s) {
+  Widths w{};
+  w.td = d(s.tp);
+  w.T = d(s.tokens());
+  w.sp_div = s.sequence_parallel ? w.td : 1.0;
+  w.Tn = s.sequence_parallel ? w.T / w.td : w.T;
+  w.Tt = w.T;
+  w.h = d(m.hidden);
+  w.e = s.act_bytes;
+  w.es = s.saved_bytes;
+  w.act_msg = w.e * w.T * w.h;
+  w.tokens = s.tokens();
+  w.tp_comm = s.tp > 1;
+  return w;
+}
+
+// A dense FFN of width `ffn`, column-parallel up and row-parallel down over tp (Shoeybi et al.
+// 2019), with sequence parallelism's all-gather before and reduce-scatter after (or an
+// all-reduce after, without SP) unless `reduce` is off (the caller reduces).
+void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, const char* up_name,
+                   const char* act_name, const char* down_name, std::int64_t ffn, double norm_input,
+                   bool reduce = true) {
+  const Widths w = widths(m, s);
+  const double td = w.td, T = w.T, Tt = w.Tt, h = w.h, e = w.e, es = w.es, act_msg = w.act_msg;
+  const std::int64_t tokens = w.tokens;
+  const bool tp_comm = w.tp_comm;
+  const std::int64_t f_local = ffn / s.tp;
+  const double f = d(ffn);
+  if (tp_comm && s.sequence_parallel)
+    comm(ops, "sp_allgather_mlp", CommGroup::tp, Collective::all_gather, act_msg);
+  const bool gated = m.ffn_type == FfnType::swiglu;
+  const std::int64_t up = (gated ? 2 : 1) * f_local;
+  Op& mlp_up = matmul(ops, up_name, OpRole::ffn_up, tokens, up, m.hidden);
+  // Column-parallel h x f (SwiGLU: gate and up, h x 2f) (+ bias).
+  mlp_up.params = ((gated ? 2.0 : 1.0) * h * f + (m.bias ? f : 0.0)) / td;
+  mlp_up.saved = kept(norm_input);
+  // Activation: GeLU reads and writes f; SwiGLU reads gate and up, writes f.
+  const double fT = T * d(f_local);
+  Op& act = elementwise(ops, act_name, OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
+  act.saved = kept(Tt * (gated ? 2.0 : 1.0) * es * f / td);  // the activation's input(s)
+  Op& down = matmul(ops, down_name, OpRole::ffn_down, tokens, m.hidden, f_local);
+  down.params = (h * f + (m.bias ? h : 0.0)) / td;  // row-parallel f x h (+ bias)
+  down.saved = kept(Tt * es * f / td);
+  if (tp_comm && reduce)
+    comm(ops, s.sequence_parallel ? "sp_reducescatter_mlp" : "tp_allreduce_mlp", CommGroup::tp,
+         s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+}
+
+// A mixture-of-experts FFN (Shazeer et al. 2017; GShard, Lepikhin et al. 2020; Megatron-Core's
+// all-to-all token dispatcher and "MoE parallel folding", arXiv 2504.14960). The router scores
+// every expert, each token's hidden state is copied to its top_k experts (permute), sent to the
+// expert-parallel ranks that hold them (all-to-all dispatch), run through the local experts as
+// one grouped GEMM, sent back (combine) and summed with the gate weights (unpermute). Shared
+// experts are a dense FFN every token passes through.
+//
+// Tokens: in training (sequence parallel, or tp 1) each rank routes its own shard of the
+// sequence, T/tp tokens, and with balanced routing receives as many assignments as it sends,
+// T/tp x top_k; in inference (no SP) the tp ranks hold the same tokens and split the experts:
+// ep ranks by expert, etp = tp / ep within an expert, each receiving T x top_k / ep.
+// Per local expert that is a mean of mu = assignments x ep / experts; the busiest rank sees
+// `imbalance` x mu (capped by the capacity factor when tokens are dropped). When mu is small
+// (decode), only the experts that receive a token run: each with probability 1 - exp(-mu)
+// (Poisson arrivals), which is why a decode step of a large MoE reads only part of its experts.
+void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, double norm_input) {
+  const MoeSpec& moe = *m.moe;
+  const Widths w = widths(m, s);
+  const double h = w.h, e = w.e, es = w.es;
+  const bool local_tokens = s.sequence_parallel || s.tp == 1;  // else replicated over tp
+  const double tokens_in = local_tokens ? w.Tn : w.T;
+  const double ep = d(s.ep), etp = d(s.etp);
+  const double k = d(moe.top_k), E = d(moe.experts);
+  const double assignments = local_tokens ? tokens_in * k : tokens_in * k / ep;  // arriving per rank
+  const double experts_local = E / ep;
+  const double mu = assignments / experts_local;
+  const double hit = mu > 30.0 ? 1.0 : 1.0 - std::exp(-mu);
+  double load = moe.imbalance;
+  if (moe.capacity_factor > 0) load = std::min(load, moe.capacity_factor);
+  const auto per_expert = static_cast<std::int64_t>(std::ceil(std::max(1.0, mu * load / hit)));
+  const auto active = static_cast<std::int64_t>(std::ceil(experts_local * hit));
+  const std::int64_t f_e = moe.expert_ffn_hidden;
+  const std::int64_t f_local = std::max<std::int64_t>(1, f_e / s.etp);
+  const bool gated = m.ffn_type == FfnType::swiglu;
+  const auto rows = static_cast<std::int64_t>(tokens_in);
+
+  // Router: logits over all experts (replicated weights), then top-k and softmax in fp32.
+  Op& router = matmul(ops, "moe_router", OpRole::router, rows, moe.experts, m.hidden);
+  router.params = h * E;
+  router.saved = kept(tokens_in * h * es / (local_tokens ? 1.0 : 1.0));
+  elementwise(ops, "moe_topk", OpRole::router, tokens_in * E * 4.0 * 2.0, 5.0 * tokens_in * E);
+  // Permute: each token's hidden state copied once per chosen expert, grouped by expert.
+  const double routed = tokens_in * k * h;  // elements leaving this rank
+  elementwise(ops, "moe_permute", OpRole::moe_permute, 2.0 * e * routed, 0.0);
+  const double sent = (local_tokens ? routed : routed / ep) * e;
+  if (s.ep > 1) comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all, sent);
+  // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
+  Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);
+  up.batch = active;
+  up.expert = true;
+  up.params = experts_local * (gated ? 2.0 : 1.0) * h * d(f_e) / etp;
+  up.model_flops = 2.0 * assignments * d((gated ? 2 : 1) * f_local) * h;
+  up.saved = kept(assignments * h * es);
+  const double fT = d(per_expert) * d(active) * d(f_local);
+  Op& act = elementwise(ops, "expert_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
+  act.saved = kept(assignments * d(f_local) * (gated ? 2.0 : 1.0) * es);
+  Op& down = matmul(ops, "expert_down", OpRole::expert_down, per_expert, m.hidden, f_local);
+  down.batch = active;
+  down.expert = true;
+  down.params = experts_local * h * d(f_e) / etp;
+  down.model_flops = 2.0 * assignments * d(f_local) * h;
+  down.saved = kept(assignments * d(f_local) * es);
+  // Expert tensor parallelism splits each expert's FFN; its partial sums are reduced (training;
+  // in inference the layer's closing all-reduce over tp does it).
+  if (s.etp > 1 && local_tokens)
+    comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce, assignments * h * e);
+  if (s.ep > 1) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent);
+  // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
+  Op& un = elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);
+  un.saved = kept(tokens_in * k * 4.0);  // gate probabilities
+  if (moe.shared_experts > 0)
+    add_dense_ffn(ops, m, s, "shared_up", "shared_act", "shared_down",
+                  moe.shared_experts * moe.shared_expert_ffn_hidden, norm_input, local_tokens);
+  if (!local_tokens && s.tp > 1)
+    comm(ops, "tp_allreduce_mlp", CommGroup::tp, Collective::all_reduce, w.act_msg);
+}
+
+// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, Sec. 2.1; DeepSeek-V3 config):
+// queries through a low-rank down and up projection (q_lora_rank), keys and values from a
+// per-token latent of kv_lora_rank (plus a shared rotary key of qk_rope_head_dim), which is what
+// the KV cache holds. The down projections and their norms are replicated over tp, the up
+// projections and the output projection split by heads (Megatron-Core MLA). Training and prefill
+// expand the latent to per-head keys and values (qk head dim nope + rope, v head dim); decode
+// uses the absorbed form (FlashMLA, DeepSeek's inference kernels): queries are mapped into the
+// latent space, attention runs over the cached latent (dim kv_lora + rope, values kv_lora) like
+// MQA, and the same up-projection weights map the result back, so a step reads the compact
+// cache once instead of expanding it. The up-projection matmul below costs what the two absorbed
+// products cost (same FLOPs and weights).
+void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, bool windowed,
+                       double norm_input) {
+  const MlaSpec& a = m.mla;
+  const Widths w = widths(m, s);
+  const double td = w.td, T = w.T, h = w.h, e = w.e, es = w.es;
+  const std::int64_t tokens = w.tokens;
+  const std::int64_t heads_local = m.heads / s.tp;
+  const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  const double heads = d(m.heads);
+  if (a.q_lora_rank > 0) {
+    Op& qd = matmul(ops, "q_down_proj", OpRole::qkv, tokens, a.q_lora_rank, m.hidden);
+    qd.params = h * d(a.q_lora_rank);
+    qd.saved = kept(norm_input);
+    Op& qn = elementwise(ops, "q_norm", OpRole::norm, 2.0 * e * T * d(a.q_lora_rank), 5.0 * T * d(a.q_lora_rank));
+    qn.params = d(a.q_lora_rank);
+    qn.saved = kept(T * d(a.q_lora_rank) * es);
+    Op& qu = matmul(ops, "q_up_proj", OpRole::qkv, tokens, heads_local * qk, a.q_lora_rank);
+    qu.params = d(a.q_lora_rank) * heads * d(qk) / td;
+    qu.saved = kept(T * d(a.q_lora_rank) * es);
+  } else {
+    Op& qp = matmul(ops, "q_proj", OpRole::qkv, tokens, heads_local * qk, m.hidden);
+    qp.params = h * heads * d(qk) / td;
+    qp.saved = kept(norm_input);
+  }
+  const std::int64_t latent = a.kv_lora_rank + a.qk_rope_head_dim;
+  Op& kvd = matmul(ops, "kv_down_proj", OpRole::qkv, tokens, latent, m.hidden);
+  kvd.params = h * d(latent);
+  Op& kvn = elementwise(ops, "kv_norm", OpRole::norm, 2.0 * e * T * d(a.kv_lora_rank), 5.0 * T * d(a.kv_lora_rank));
+  kvn.params = d(a.kv_lora_rank);
+  kvn.saved = kept(T * d(a.kv_lora_rank) * es);
+  Op& kvu = matmul(ops, "kv_up_proj", OpRole::qkv, tokens, heads_local * (a.qk_nope_head_dim + a.v_head_dim),
+                   a.kv_lora_rank);
+  kvu.params = d(a.kv_lora_rank) * heads * d(a.qk_nope_head_dim + a.v_head_dim) / td;
+  kvu.saved = kept(T * d(a.kv_lora_rank) * es);
+  // Rotary embedding on the rope part of every query head and the shared rope key.
+  const double rope = T * d(heads_local * a.qk_rope_head_dim + a.qk_rope_head_dim);
+  elementwise(ops, "rope", OpRole::rope, 2.0 * e * rope, 3.0 * rope);
+  for (const SeqGroup& g : s.groups()) {
+    const bool absorbed = !s.loss && g.new_tokens == 1;
+    const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
+    Op& att = ops.emplace_back();
+    att.name = "attention";
+    att.kind = OpKind::attention;
+    att.role = OpRole::attention;
+    att.m = g.new_tokens;
+    att.n = keys;
+    att.k = absorbed ? latent : qk;
+    att.v_dim = absorbed ? a.kv_lora_rank : a.v_head_dim;
+    att.batch = g.sequences * heads_local;
+    att.sequences = g.sequences;
+    att.causal_fraction = causal_fraction(s, g, keys);
+    att.selective = true;
+    const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
+    att.flops = 5.0 * scores;
+    att.backward_flops = att.flops;
+    att.model_flops = 2.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local) * d(att.k + att.v_dim);
+    att.kv_bytes = d(latent) * s.kv_elem_bytes;  // the latent and the rope key, shared by the heads
+    const double Tg = d(g.sequences) * d(g.new_tokens);
+    // Saved: per-head Q, K (qk dim) and V, and FlashAttention's fp32 log-sum-exp.
+    att.saved = kept(Tg * heads * (es * (2.0 * d(qk) + d(a.v_head_dim)) + 4.0) / td);
+  }
+  Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, heads_local * a.v_head_dim);
+  out.params = heads * d(a.v_head_dim) * h / td;
+  out.saved = kept(T * es * heads * d(a.v_head_dim) / td);
+}
 }  // namespace
 
 std::int64_t LayerShape::tokens() const {
@@ -84,15 +303,30 @@ std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s) {
 
 ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
   ModelGraph g;
-  layer_forward_ops(m, s, g.layer);
+  g.first = layer_kind(m, 0);
+  g.present[g.first] = true;
+  layer_forward_ops(m, s, g.first, g.kinds[g.first]);
+  if (m.moe || m.window > 0)
+    for (std::int64_t i = 1; i < m.layers; ++i) {
+      const std::size_t k = layer_kind(m, i);
+      if (g.present[k]) continue;
+      g.present[k] = true;
+      layer_forward_ops(m, s, k, g.kinds[k]);
+    }
   embedding_ops(m, s, g.embedding);
   head_ops(m, s, g.head);
   return g;
 }
 
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
+  layer_forward_ops(m, s, kind_of(false, false), ops);
+}
+
+void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
-  ops.reserve(18 + s.groups().size());  // at most 15 + groups: references below stay valid
+  ops.reserve(40 + s.groups().size());  // at most 33 + groups: references below stay valid
+  const bool moe_layer = (kind & 1u) != 0 && m.moe.has_value();
+  const bool windowed = (kind & 2u) != 0 && m.window > 0;
   const std::int64_t t = s.tp;
   const double td = d(t);
   const double T = d(s.tokens());                        // tokens in the TP region
@@ -105,12 +339,10 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>&
   const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / t);
   const std::int64_t q_local = heads_local * m.head_dim;
   const std::int64_t kvd_local = kv_local * m.head_dim;
-  const std::int64_t f_local = m.ffn_hidden / t;
   const std::int64_t tokens = s.tokens();
   // Whole-layer widths (saved activations divide them by tp, Korthikanti et al. Table 2).
   const double q = d(m.heads * m.head_dim);
   const double kv = d(m.kv_heads * m.head_dim);
-  const double f = d(m.ffn_hidden);
   const double Tt = T;  // tokens of the micro-batch on this rank
   // Norm: read x, write y (+ statistics); ~5 FLOPs per element (mean, var, scale, shift).
   const double norm_bytes = 2.0 * e * Tn * h;
@@ -129,72 +361,78 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>&
   norm_attn.saved = SavedBytes{norm_input, norm_input, Tt * es * h / sp_div};
   if (tp_comm && s.sequence_parallel)
     comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
-  Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
-  // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp.
-  qkv.params = (h * (q + 2.0 * kv) + (m.bias ? q + 2.0 * kv : 0.0)) / td;
-  qkv.saved = kept(norm_input);
-  // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and
-  // write q and k, ~3 FLOPs per element (two multiplies and an add against cached cos/sin).
-  if (m.position == PositionKind::rotary) {
-    const double qk = T * d(q_local + kvd_local);
-    elementwise(ops, "rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk);
-  }
-
-  // Attention core, one operator per group of sequences with the same lengths. Causal masking
-  // lets a fused kernel skip blocks above the diagonal.
-  for (const SeqGroup& g : s.groups()) {
-    Op& att = ops.emplace_back();
-    att.name = "attention";
-    att.kind = OpKind::attention;
-    att.role = OpRole::attention;
-    att.m = g.new_tokens;  // queries per sequence
-    att.n = g.kv_len;      // keys
-    att.k = m.head_dim;
-    att.batch = g.sequences * heads_local;
-    att.sequences = g.sequences;
-    att.weight = false;
-    att.causal_fraction = (s.causal && s.attention == AttentionKernel::flash) ? 0.5 : 1.0;
-    att.selective = true;
-    // Standard (unfused) attention materialises the b*a*s*kv score matrix: the fused
-    // scale-mask-softmax reads and writes it, dropout reads it and writes output and mask
-    // (Korthikanti et al. 2022, Sec. 4.1 counts the stored parts: 5as^2b bytes).
-    const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(g.kv_len);
-    const bool standard = s.attention == AttentionKernel::standard;
-    att.bytes = standard ? scores * (2.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
-    att.flops = 5.0 * scores;
-    // Backward: softmax reads P and dP and writes dS (3 elements); dropout reads the incoming
-    // gradient and the mask and writes a gradient.
-    att.backward_bytes = standard ? scores * (3.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
-    att.backward_flops = att.flops;
-    // QK^T and PV over the full score matrix, 2 FLOPs per multiply-add each.
-    att.model_flops = 4.0 * d(g.sequences) * d(g.new_tokens) * d(g.kv_len) * d(heads_local * m.head_dim);
-    // K and V of every new token join the cache (GQA/MQA store kv_heads, not heads).
-    att.kv_bytes = 2.0 * d(kvd_local) * s.kv_elem_bytes;
-    // Saved: Q and K (for QK^T) and V, split over tp; unfused attention also keeps the softmax
-    // output (2), dropout mask (1) and dropout output (2) per score, 5 a s^2 b, which selective
-    // recompute drops (Korthikanti et al. Sec. 5); FlashAttention keeps an fp32 log-sum-exp per
-    // query and head instead.
-    const double Tg = d(g.sequences) * d(g.new_tokens);
-    const double qkv_saved = Tg * (es * (q + kv) + es * kv);
-    if (standard) {
-      const double score_saved = Tg * d(m.heads) * d(g.kv_len) * (es + (m.dropout ? 1.0 + es : 0.0));
-      att.saved = SavedBytes{(qkv_saved + score_saved) / td, qkv_saved / td, 0.0};
-    } else {
-      att.saved = kept((qkv_saved + Tg * d(m.heads) * 4.0) / td);
+  if (m.attention == AttentionType::mla) {
+    add_mla_attention(ops, m, s, windowed, norm_input);
+  } else {
+    Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
+    // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp.
+    qkv.params = (h * (q + 2.0 * kv) + (m.bias ? q + 2.0 * kv : 0.0)) / td;
+    qkv.saved = kept(norm_input);
+    // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and
+    // write q and k, ~3 FLOPs per element (two multiplies and an add against cached cos/sin).
+    if (m.position == PositionKind::rotary) {
+      const double qk = T * d(q_local + kvd_local);
+      elementwise(ops, "rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk);
     }
-  }
-  // Context parallel: ring attention passes this rank's K and V block around the cp ranks
-  // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
-  if (s.cp > 1) {
-    const SeqGroup& g = s.groups().front();
-    const double kv_width = d(kv_local) * d(m.head_dim);
-    comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
-         2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
-  }
 
-  Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
-  out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
-  out.saved = kept(Tt * es * q / td);
+    // Attention core, one operator per group of sequences with the same lengths. Causal masking
+    // lets a fused kernel skip blocks above the diagonal.
+    for (const SeqGroup& g : s.groups()) {
+      Op& att = ops.emplace_back();
+      att.name = "attention";
+      att.kind = OpKind::attention;
+      att.role = OpRole::attention;
+      att.m = g.new_tokens;  // queries per sequence
+      const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
+      att.n = keys;  // keys (a windowed layer sees at most `window`)
+      att.k = m.head_dim;
+      att.batch = g.sequences * heads_local;
+      att.sequences = g.sequences;
+      att.weight = false;
+      att.causal_fraction = causal_fraction(s, g, keys);
+      att.selective = true;
+      // Standard (unfused) attention materialises the b*a*s*kv score matrix: the fused
+      // scale-mask-softmax reads and writes it, dropout reads it and writes output and mask
+      // (Korthikanti et al. 2022, Sec. 4.1 counts the stored parts: 5as^2b bytes).
+      const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
+      const bool standard = s.attention == AttentionKernel::standard;
+      att.bytes = standard ? scores * (2.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
+      att.flops = 5.0 * scores;
+      // Backward: softmax reads P and dP and writes dS (3 elements); dropout reads the incoming
+      // gradient and the mask and writes a gradient.
+      att.backward_bytes = standard ? scores * (3.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
+      att.backward_flops = att.flops;
+      // QK^T and PV over the full score matrix, 2 FLOPs per multiply-add each.
+      att.model_flops = 4.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local * m.head_dim);
+      // K and V of every new token join the cache (GQA/MQA store kv_heads, not heads).
+      att.kv_bytes = 2.0 * d(kvd_local) * s.kv_elem_bytes;
+      att.v_dim = m.head_dim;
+      // Saved: Q and K (for QK^T) and V, split over tp; unfused attention also keeps the softmax
+      // output (2), dropout mask (1) and dropout output (2) per score, 5 a s^2 b, which selective
+      // recompute drops (Korthikanti et al. Sec. 5); FlashAttention keeps an fp32 log-sum-exp per
+      // query and head instead.
+      const double Tg = d(g.sequences) * d(g.new_tokens);
+      const double qkv_saved = Tg * (es * (q + kv) + es * kv);
+      if (standard) {
+        const double score_saved = Tg * d(m.heads) * d(keys) * (es + (m.dropout ? 1.0 + es : 0.0));
+        att.saved = SavedBytes{(qkv_saved + score_saved) / td, qkv_saved / td, 0.0};
+      } else {
+        att.saved = kept((qkv_saved + Tg * d(m.heads) * 4.0) / td);
+      }
+    }
+    // Context parallel: ring attention passes this rank's K and V block around the cp ranks
+    // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
+    if (s.cp > 1) {
+      const SeqGroup& g = s.groups().front();
+      const double kv_width = d(kv_local) * d(m.head_dim);
+      comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
+           2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
+    }
+
+    Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
+    out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
+    out.saved = kept(Tt * es * q / td);
+  }
   if (tp_comm)
     comm(ops, s.sequence_parallel ? "sp_reducescatter_attn" : "tp_allreduce_attn", CommGroup::tp,
          s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
@@ -203,24 +441,10 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>&
   Op& norm_mlp = elementwise(ops, "norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);
   norm_mlp.params = norm_params;
   norm_mlp.saved = kept(norm_input);
-  if (tp_comm && s.sequence_parallel)
-    comm(ops, "sp_allgather_mlp", CommGroup::tp, Collective::all_gather, act_msg);
-  const bool gated = m.ffn_type == FfnType::swiglu;
-  const std::int64_t up = (gated ? 2 : 1) * f_local;
-  Op& mlp_up = matmul(ops, "mlp_up", OpRole::ffn_up, tokens, up, m.hidden);
-  // Column-parallel h x f (SwiGLU: gate and up, h x 2f) (+ bias).
-  mlp_up.params = ((gated ? 2.0 : 1.0) * h * f + (m.bias ? f : 0.0)) / td;
-  mlp_up.saved = kept(norm_input);
-  // Activation: GeLU reads and writes f; SwiGLU reads gate and up, writes f.
-  const double fT = T * d(f_local);
-  Op& act = elementwise(ops, "mlp_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
-  act.saved = kept(Tt * (gated ? 2.0 : 1.0) * es * f / td);  // the activation's input(s)
-  Op& down = matmul(ops, "mlp_down", OpRole::ffn_down, tokens, m.hidden, f_local);
-  down.params = (h * f + (m.bias ? h : 0.0)) / td;  // row-parallel f x h (+ bias)
-  down.saved = kept(Tt * es * f / td);
-  if (tp_comm)
-    comm(ops, s.sequence_parallel ? "sp_reducescatter_mlp" : "tp_allreduce_mlp", CommGroup::tp,
-         s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+  if (moe_layer)
+    add_moe_ffn(ops, m, s, norm_input);
+  else
+    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input);
   Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
 }

@@ -38,6 +38,10 @@ enum class OpRole {
   ffn_up,
   ffn_act,
   ffn_down,
+  router,
+  moe_permute,
+  expert_up,
+  expert_down,
   comm,
   final_norm,
   lm_head,
@@ -72,6 +76,7 @@ struct Op {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   bool weight = false;
   std::int64_t sequences = 0;  // attention: sequences in this group
+  std::int64_t v_dim = 0;      // attention: value head dim (MLA: differs from the query/key dim k)
   // attention (fused or not): causal fraction of the score matrix actually computed.
   double causal_fraction = 1.0;
   // elementwise (and unfused attention's score traffic): bytes moved through HBM and vector
@@ -91,6 +96,7 @@ struct Op {
 
   // Facts about the model on this device.
   double params = 0;       // parameters this operator owns
+  bool expert = false;     // routed-expert weights: sharded over ep x etp, gradients over expert-dp
   SavedBytes saved;        // activations kept for the backward pass
   double kv_bytes = 0;     // KV-cache bytes appended per token per sequence
   double model_flops = 0;  // forward FLOPs as MFU counts them (Narayanan et al. 2021, Sec. 5.1)
@@ -115,6 +121,8 @@ struct LayerShape {
   std::int64_t tp = 1;
   std::int64_t cp = 1;  // context-parallel ranks (ring attention passes K/V blocks between them)
   std::int64_t pp = 1;  // pipeline stages (a tied embedding gets a copy on the last stage)
+  std::int64_t ep = 1;  // expert-parallel ranks (MoE layers)
+  std::int64_t etp = 1; // expert tensor-parallel ranks
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;
@@ -142,13 +150,20 @@ std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s);
 std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s);
 // The same, written into `out` (cleared first), reusing its storage in loops.
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
+// A layer of one kind (model/spec.h kind_of: MoE or dense FFN, windowed or global attention).
+void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& out);
 void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
 void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
 
-// The whole model's operators on one device: the layer (repeated on every layer of a stage), the
-// embedding (first stage) and the head (last stage).
+// The whole model's operators on one device: each kind of layer the model has (repeated on its
+// layers of a stage), the embedding (first stage) and the head (last stage). `layer` is the kind
+// of the model's first layer; a dense transformer has only that one.
 struct ModelGraph {
-  std::vector<Op> layer, embedding, head;
+  std::array<std::vector<Op>, kLayerKinds> kinds;
+  std::array<bool, kLayerKinds> present{};
+  std::vector<Op> embedding, head;
+  const std::vector<Op>& layer() const { return kinds[first]; }
+  std::size_t first = 0;
 };
 ModelGraph model_graph(const ModelSpec& m, const LayerShape& s);
 

@@ -4,24 +4,68 @@
 
 namespace optimus {
 
-// Sums over the task graph of the whole model on one device without parallelism.
+// Sums over the task graph of the whole model on one device without parallelism: each layer
+// kind's parameters times its layers. Active parameters per token count the routed experts'
+// share top_k / experts (a token passes through top_k of them).
 ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   LayerShape s;
   s.position_rows = seq_len;
   ParamCounts p;
-  for (const Op& o : layer_forward_ops(m, s)) {
-    if (o.role == OpRole::qkv || o.role == OpRole::attn_out) p.attention += o.params;
-    if (o.role == OpRole::ffn_up || o.role == OpRole::ffn_down) p.mlp += o.params;
-    if (o.role == OpRole::norm) p.norms += o.params;
+  double kinds[kLayerKinds] = {};
+  for (std::int64_t i = 0; i < m.layers; ++i) {
+    kinds[layer_kind(m, i)] += 1.0;
+    if (!m.moe && m.window <= 0) {
+      kinds[0] = static_cast<double>(m.layers);
+      break;
+    }
   }
-  p.per_layer = p.attention + p.mlp + p.norms;
+  const std::size_t first = layer_kind(m, 0);
+  std::vector<Op> ops;
+  bool any = false;
+  double layers_total = 0, active_layers = 0;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (kinds[k] == 0) continue;
+    layer_forward_ops(m, s, k, ops);
+    double attention = 0, mlp = 0, norms = 0, routed = 0, all = 0;
+    for (const Op& o : ops) {
+      if (o.role == OpRole::qkv || o.role == OpRole::attn_out) attention += o.params;
+      if (o.role == OpRole::ffn_up || o.role == OpRole::ffn_down || o.role == OpRole::router) mlp += o.params;
+      if (o.role == OpRole::norm) norms += o.params;
+      if (o.expert) routed += o.params;
+    }
+    all = attention + mlp + routed + norms;
+    if (k == first) {
+      p.attention = attention;
+      p.mlp = mlp + routed;
+      p.norms = norms;
+      p.per_layer = p.attention + p.mlp + p.norms;
+      all = p.per_layer;
+    }
+    layers_total = any ? layers_total + all * kinds[k] : all * kinds[k];
+    const double share = m.moe ? static_cast<double>(m.moe->top_k) / static_cast<double>(m.moe->experts) : 0.0;
+    active_layers += (all - routed + routed * share) * kinds[k];
+    p.experts += routed * kinds[k];
+    any = true;
+  }
   p.embedding = sum_params(embedding_ops(m, s));
   for (const Op& o : head_ops(m, s)) {
     if (o.role == OpRole::lm_head) p.output = o.params;
     if (o.role == OpRole::final_norm) p.final_norm = o.params;
   }
-  p.total = p.per_layer * static_cast<double>(m.layers) + p.embedding + p.output + p.final_norm;
+  p.total = layers_total + p.embedding + p.output + p.final_norm;
+  p.active = active_layers + p.embedding + p.output + p.final_norm;
   return p;
+}
+
+bool is_moe_layer(const ModelSpec& m, std::int64_t i) {
+  if (!m.moe) return false;
+  const std::int64_t j = i - m.moe->first_dense_layers;
+  return j >= 0 && j % m.moe->layer_freq == 0;
+}
+
+bool is_windowed_layer(const ModelSpec& m, std::int64_t i) {
+  if (m.window <= 0) return false;
+  return m.global_every <= 0 || (i + 1) % m.global_every != 0;
 }
 
 }  // namespace optimus

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,7 +24,13 @@ enum class NormType { layernorm, rmsnorm };
 enum class PositionKind { learned, rotary, none };
 // Attention variant. MHA: one K/V head per query head; GQA: groups of query heads share one
 // (Ainslie et al. 2023); MQA: a single K/V head (Shazeer 2019). The variant follows kv_heads.
-enum class AttentionType { mha, gqa, mqa };
+// MLA: multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, Sec. 2.1): keys and values
+// come from a compressed per-token latent, which is what the KV cache stores.
+enum class AttentionType { mha, gqa, mqa, mla };
+// How evenly a router spreads tokens over the expert-parallel ranks: "balanced" (forced even
+// split, as vendor benchmarks run) or "measured" (a real router: the busiest rank gets
+// `imbalance` times the mean).
+enum class RouterBalance { balanced, measured };
 
 template <>
 struct EnumNames<FfnType> {
@@ -42,8 +49,31 @@ struct EnumNames<PositionKind> {
 };
 template <>
 struct EnumNames<AttentionType> {
-  static constexpr std::array<std::pair<AttentionType, std::string_view>, 3> table = {
-      {{AttentionType::mha, "mha"}, {AttentionType::gqa, "gqa"}, {AttentionType::mqa, "mqa"}}};
+  static constexpr std::array<std::pair<AttentionType, std::string_view>, 4> table = {
+      {{AttentionType::mha, "mha"}, {AttentionType::gqa, "gqa"}, {AttentionType::mqa, "mqa"}, {AttentionType::mla, "mla"}}};
+};
+template <>
+struct EnumNames<RouterBalance> {
+  static constexpr std::array<std::pair<RouterBalance, std::string_view>, 2> table = {
+      {{RouterBalance::balanced, "balanced"}, {RouterBalance::measured, "measured"}}};
+};
+
+// Mixture-of-experts FFN (model.moe): `experts` routed experts of width expert_ffn_hidden, each
+// token going to top_k of them, plus shared experts every token passes through; the first
+// first_dense_layers layers keep the dense FFN and after them every layer_freq-th layer is MoE.
+struct MoeSpec {
+  std::int64_t experts = 0, top_k = 0, expert_ffn_hidden = 0;
+  std::int64_t shared_experts = 0, shared_expert_ffn_hidden = 0;
+  std::int64_t first_dense_layers = 0, layer_freq = 1;
+  double capacity_factor = 0;  // 0 = dropless; else a busiest expert takes at most this x the mean
+  RouterBalance router_balance = RouterBalance::measured;
+  double imbalance = 1.0;  // busiest expert-parallel rank's routed tokens / the mean
+};
+
+// MLA dimensions (model.attention with type "mla"; DeepSeek-V3 config.json names).
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;  // 0: queries projected from the hidden state directly
+  std::int64_t kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
 };
 
 struct ModelSpec {
@@ -56,7 +86,13 @@ struct ModelSpec {
   std::int64_t head_dim = 0;  // usually hidden / heads
   std::int64_t ffn_hidden = 0;
   std::int64_t vocab = 0;
-  AttentionType attention = AttentionType::mha;  // follows kv_heads (io/json_io.cpp)
+  AttentionType attention = AttentionType::mha;  // follows kv_heads (io/json_io.cpp), or "mla"
+  MlaSpec mla;                                   // when attention == mla
+  // Sliding-window (or chunked) attention: windowed layers attend to at most `window` keys; every
+  // global_every-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = all windowed.
+  std::int64_t window = 0;  // 0 = full attention everywhere
+  std::int64_t global_every = 0;
+  std::optional<MoeSpec> moe;
   FfnType ffn_type = FfnType::gelu;              // the FFN variant is dense; MoE arrives as a variant
   NormType norm = NormType::layernorm;
   // Traits. When a scenario does not state them they follow the norm, as GPT-style (LayerNorm:
@@ -91,8 +127,20 @@ struct ParamCounts {
   double output = 0;     // LM head when untied, else 0
   double final_norm = 0;
   double total = 0;
+  double experts = 0;  // routed experts, all layers
+  double active = 0;   // per token: the routed experts' top_k / experts share of them
 };
 
 ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len);
+
+// Layer i (0-based): MoE or dense FFN, windowed or global attention.
+bool is_moe_layer(const ModelSpec& m, std::int64_t i);
+bool is_windowed_layer(const ModelSpec& m, std::int64_t i);
+// The four layer kinds (FFN x attention) the graph builds, indexed by kind_of(moe, windowed).
+inline constexpr std::size_t kLayerKinds = 4;
+constexpr std::size_t kind_of(bool moe, bool windowed) { return (moe ? 1u : 0u) + (windowed ? 2u : 0u); }
+inline std::size_t layer_kind(const ModelSpec& m, std::int64_t i) {
+  return kind_of(is_moe_layer(m, i), is_windowed_layer(m, i));
+}
 
 }  // namespace optimus

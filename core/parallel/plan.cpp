@@ -67,7 +67,7 @@ std::optional<Error> validate_plan(const Scenario& s) {
     return make_error("parallel.tp_not_divisor_of_kv_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " and kv_heads=" + str(m.kv_heads) +
                           " must divide one another (KV heads are split or replicated evenly)");
-  if (m.ffn_hidden % p.tp != 0)
+  if (m.ffn_hidden % p.tp != 0 && (!m.moe || m.moe->first_dense_layers > 0 || m.moe->layer_freq > 1))
     return make_error("parallel.tp_not_divisor_of_ffn_hidden", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide ffn_hidden=" + str(m.ffn_hidden));
   if (p.pp > m.layers)
@@ -75,12 +75,11 @@ std::optional<Error> validate_plan(const Scenario& s) {
                       "pp=" + str(p.pp) + " is larger than layers=" + str(m.layers));
   if (p.interleave < 1)
     return make_error("parallel.invalid_interleave", "/parallel/interleave", "interleave must be at least 1");
-  if (m.layers % (p.pp * p.interleave) != 0 && !uneven_pipeline_split(m, p))
+  if (p.pp * p.interleave > m.layers && !uneven_pipeline_split(m, p))
     return make_error("parallel.layers_not_divisible", "/parallel/pp",
-                      "layers=" + str(m.layers) +
-                          " is not divisible by pp*interleave=" + str(p.pp * p.interleave) +
-                          " (nor is layers+2, counting the embedding and the loss as a layer each "
-                          "as Megatron-LM can); every model chunk needs the same layer count");
+                      "layers=" + str(m.layers) + " cannot fill pp*interleave=" + str(p.pp * p.interleave) +
+                          " model chunks (nor can layers+2, counting the embedding and the loss as a layer "
+                          "each as Megatron-LM can); every model chunk needs at least one layer");
   if (p.interleave > 1 && p.pp == 1)
     return make_error("parallel.interleave_without_pp", "/parallel/interleave",
                       "interleave=" + str(p.interleave) + " needs pp > 1");
@@ -88,9 +87,40 @@ std::optional<Error> validate_plan(const Scenario& s) {
     return make_error(
         "parallel.sequence_parallel_without_tp", "/parallel/sequence_parallel",
         "sequence_parallel needs tp > 1 (it splits the tensor-parallel region's norms and dropouts)");
-  if (p.ep != 1)
+  if (p.ep != 1 && !m.moe)
     return make_error("parallel.ep_without_moe", "/parallel/ep",
                       "ep=" + str(p.ep) + " needs a mixture-of-experts model; use ep=1");
+  if (p.etp != 1 && !m.moe)
+    return make_error("parallel.etp_without_moe", "/parallel/etp",
+                      "etp=" + str(p.etp) + " needs a mixture-of-experts model; use etp=1");
+  if (m.moe) {
+    const MoeSpec& e = *m.moe;
+    if (e.experts % p.ep != 0)
+      return make_error("parallel.ep_not_divisor_of_experts", "/parallel/ep",
+                        "ep=" + str(p.ep) + " does not divide experts=" + str(e.experts) +
+                            "; every expert-parallel rank holds the same number of experts");
+    if (e.expert_ffn_hidden % p.etp != 0)
+      return make_error("parallel.etp_not_divisor_of_expert_ffn_hidden", "/parallel/etp",
+                        "etp=" + str(p.etp) + " does not divide expert_ffn_hidden=" + str(e.expert_ffn_hidden));
+    if (e.shared_experts > 0 && (e.shared_experts * e.shared_expert_ffn_hidden) % p.tp != 0)
+      return make_error("parallel.tp_not_divisor_of_shared_experts", "/parallel/tp",
+                        "tp=" + str(p.tp) + " does not divide the shared experts' width " +
+                            str(e.shared_experts * e.shared_expert_ffn_hidden));
+    const std::int64_t stage_ranks = p.tp * p.cp * p.dp;
+    if (s.training && stage_ranks % (p.ep * p.etp) != 0)
+      return make_error("parallel.expert_layout_mismatch", "/parallel/ep",
+                        "ep*etp=" + str(p.ep * p.etp) + " must divide tp*cp*dp=" + str(stage_ranks) +
+                            ": the expert layers fold the same ranks as etp x ep x expert-data-parallel "
+                            "(Megatron-Core MoE parallel folding)");
+    if (s.training && p.tp > 1 && !p.sequence_parallel)
+      return make_error("parallel.moe_needs_sequence_parallel", "/parallel/sequence_parallel",
+                        "MoE layers with tp > 1 route each rank's share of the sequence; turn "
+                        "sequence_parallel on (Megatron-Core requires it)");
+    if (s.inference && !s.training && p.tp % p.ep != 0)
+      return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep",
+                        "in inference the experts are split over the tp ranks: ep=" + str(p.ep) +
+                            " must divide tp=" + str(p.tp));
+  }
   if (s.training) {
     const auto& w = *s.training;
     if (w.seq_len % p.cp != 0)
@@ -142,6 +172,8 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   LayerShape shape = param_shape(p, w.seq_len);
   shape.group = SeqGroup{p.micro_batch, w.seq_len / p.cp, w.seq_len};
   shape.cp = p.cp;
+  shape.ep = p.ep;
+  shape.etp = p.etp;
   shape.sequence_parallel = p.sequence_parallel;
   shape.causal = true;
   shape.attention = attention;
@@ -153,6 +185,90 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   return shape;
 }
 
+KindCounts model_kinds(const ModelSpec& m) {
+  KindCounts k{};
+  if (!m.moe && m.window <= 0) {
+    k[kind_of(false, false)] = static_cast<double>(m.layers);
+    return k;
+  }
+  for (std::int64_t i = 0; i < m.layers; ++i) k[layer_kind(m, i)] += 1.0;
+  return k;
+}
+
+std::int64_t expert_dp(const ParallelPlan& p) { return std::max<std::int64_t>(1, p.tp * p.cp * p.dp / (p.ep * p.etp)); }
+
+// A balanced custom split (Megatron-Core's uneven first/last stage options and pipeline layouts,
+// as Megatron-Bridge's DeepSeek-V3 recipes use): layers / pp on every stage, the remainder one
+// each on the middle stages first, then on the last one. Layers of stage s: [begin, end).
+std::pair<std::int64_t, std::int64_t> balanced_stage_range(const ModelSpec& m, const ParallelPlan& p,
+                                                           std::int64_t stage) {
+  const std::int64_t base = m.layers / p.pp, extra = m.layers % p.pp;
+  const auto layers_of = [&](std::int64_t s) {
+    const bool middle = s > 0 && s + 1 < p.pp;
+    const std::int64_t middles = std::max<std::int64_t>(0, p.pp - 2);
+    if (middle) return base + (s <= extra ? 1 : 0);
+    if (s == p.pp - 1) return base + (extra > middles ? 1 : 0);
+    return base + (extra > middles + 1 ? 1 : 0);
+  };
+  std::int64_t begin = 0;
+  for (std::int64_t s = 0; s < stage; ++s) begin += layers_of(s);
+  return {begin, begin + layers_of(stage)};
+}
+
+StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
+  const double mid_layers = stage_layers(m, p);
+  const bool uneven = uneven_pipeline_split(m, p);
+  const double end_layers = uneven ? mid_layers - 1.0 : mid_layers;
+  StageKinds out;
+  if (balanced_pipeline_split(m, p)) {
+    const auto count = [&](std::int64_t stage) {
+      KindCounts k{};
+      const auto [begin, end] = balanced_stage_range(m, p, stage);
+      for (std::int64_t i = begin; i < end; ++i) k[layer_kind(m, i)] += 1.0;
+      return k;
+    };
+    out.first = count(0);
+    out.last = count(p.pp - 1);
+    out.mid = p.pp > 2 ? count(1) : out.last;
+    return out;
+  }
+  if (!m.moe && m.window <= 0) {
+    const std::size_t k = kind_of(false, false);
+    out.first[k] = end_layers;
+    out.mid[k] = mid_layers;
+    out.last[k] = end_layers;
+    return out;
+  }
+  // Chunk c of pp * v holds a contiguous run of layers and sits on stage c % pp; under the
+  // embedding/loss split every chunk has (layers + 2) / chunks slots and the first and last
+  // chunk give one slot to the embedding and the loss.
+  const std::int64_t chunks = p.pp * p.interleave;
+  const std::int64_t slots = uneven ? (m.layers + 2) / chunks : m.layers / chunks;
+  const auto count = [&](std::int64_t stage) {
+    KindCounts k{};
+    for (std::int64_t c = stage; c < chunks; c += p.pp) {
+      std::int64_t begin = c * slots - (uneven && c > 0 ? 1 : 0);
+      std::int64_t end = (c + 1) * slots - (uneven ? 1 : 0);
+      if (c == chunks - 1) end = m.layers;
+      for (std::int64_t i = std::max<std::int64_t>(0, begin); i < end; ++i) k[layer_kind(m, i)] += 1.0;
+    }
+    return k;
+  };
+  out.first = count(0);
+  out.last = count(p.pp - 1);
+  out.mid = out.first;
+  double most = -1;
+  for (std::int64_t s = 1; s + 1 < p.pp; ++s) {
+    const KindCounts k = count(s);
+    const double moe = k[kind_of(true, false)] + k[kind_of(true, true)];
+    if (moe > most) {
+      most = moe;
+      out.mid = k;
+    }
+  }
+  return out;
+}
+
 bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks) {
   return chunks > 0 && layers % chunks != 0 && (layers + 2) % chunks == 0 && layers + 2 >= 2 * chunks;
 }
@@ -161,9 +277,16 @@ bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   return p.pp > 1 && uneven_chunk_split(m.layers, p.pp * p.interleave);
 }
 
+bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
+  const std::int64_t chunks = p.pp * p.interleave;
+  return p.pp > 1 && m.layers % chunks != 0 && !uneven_pipeline_split(m, p);
+}
+
 double stage_layers(const ModelSpec& m, const ParallelPlan& p) {
   // Middle stages hold (layers + 2) / pp layers under the embedding/loss-as-a-layer split.
   if (uneven_pipeline_split(m, p)) return static_cast<double>(m.layers + 2) / static_cast<double>(p.pp);
+  // A balanced custom split: the busiest stages hold one layer more than layers / pp.
+  if (balanced_pipeline_split(m, p)) return static_cast<double>((m.layers + p.pp - 1) / p.pp);
   return static_cast<double>(m.layers) / static_cast<double>(p.pp);
 }
 

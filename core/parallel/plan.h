@@ -20,6 +20,9 @@ struct ParallelPlan {
   std::int64_t interleave = 1;  // model chunks per pipeline stage (1 = plain 1F1B)
   Recompute recompute = Recompute::none;
   int zero_stage = 0;
+  // Expert tensor parallel. Expert layers fold the same ranks differently (Megatron-Core MoE
+  // parallel folding, arXiv 2504.14960): etp x ep x edp = tp x cp x dp per pipeline stage.
+  std::int64_t etp = 1;
 };
 
 // The precisions a workload accepts (the scenario's `precision` keys).
@@ -71,6 +74,23 @@ struct Scenario {
 double stage_layers(const ModelSpec& m, const ParallelPlan& p);
 // Whether the plan relies on that embedding/loss-as-a-layer split.
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
+// Whether the layers fit the chunks only unevenly, with neither split (a custom layout: the
+// busiest stages hold ceil(layers / pp), stage_kinds says which).
+bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
+// Layers of each kind (model/spec.h kind_of: MoE or dense FFN, windowed or global attention) on
+// the first, the heaviest middle (most MoE layers) and the last pipeline stage, for the layout's
+// chunks (interleave) and the embedding/loss split. A model of one kind has its whole stage_layers
+// count (one less on the end stages under the split) in that kind.
+using KindCounts = std::array<double, kLayerKinds>;
+struct StageKinds {
+  KindCounts first{}, mid{}, last{};
+};
+StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p);
+// Layers of each kind in the whole model.
+KindCounts model_kinds(const ModelSpec& m);
+// Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
+std::int64_t expert_dp(const ParallelPlan& p);
+
 // Whether `layers` fill `chunks` model chunks only with that split (not evenly, but layers + 2
 // evenly, with at least two slots per chunk).
 bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks);

@@ -53,6 +53,10 @@ OpContext inference_context(const Scenario& s) {
   const std::int64_t domain = s.system.scale_up.domain_size;
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);
+  // Experts split over the tp ranks: ep groups of stride tp / ep.
+  const std::int64_t etp = std::max<std::int64_t>(1, s.parallel.tp / s.parallel.ep);
+  c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(s.parallel.ep, etp, domain);
+  c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, 1, domain);
   c.launch = w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval;
   return c;
 }
@@ -60,6 +64,9 @@ OpContext inference_context(const Scenario& s) {
 LayerShape inference_shape(const Scenario& s, const OpContext& c) {
   LayerShape shape = param_shape(s.parallel, 0);
   shape.sequence_parallel = false;
+  // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
+  shape.ep = s.parallel.ep;
+  shape.etp = std::max<std::int64_t>(1, s.parallel.tp / s.parallel.ep);
   shape.attention = AttentionKernel::flash;
   shape.act_bytes = c.act_bytes;
   shape.kv_elem_bytes = c.kv_bytes;
@@ -80,19 +87,24 @@ StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch&
   const auto groups = shape.groups();
   shape.causal =
       std::any_of(groups.begin(), groups.end(), [](const SeqGroup& x) { return x.new_tokens > 1; });
-  layer_forward_ops(m, shape, g.layer);
   head_ops(m, shape, g.head);
   embedding_ops(m, shape, g.embedding);
   StepCost st;
-  const double layers = d(m.layers);
-  for (const Op& op : g.layer) {
-    if (op.kind == OpKind::comm) {
-      st.comm += comm_cost(c, op) * layers;
-      continue;
+  // Every layer of every kind (dense or MoE FFN, global or windowed attention) runs once.
+  const KindCounts kinds = model_kinds(m);
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    const double layers = kinds[k];
+    if (layers == 0) continue;
+    layer_forward_ops(m, shape, k, g.layer);
+    for (const Op& op : g.layer) {
+      if (op.kind == OpKind::comm) {
+        st.comm += comm_cost(c, op) * layers;
+        continue;
+      }
+      const OpCost cost = op.kind == OpKind::matmul ? g.gemms.forward(c, op) : forward_cost(c, op);
+      st.compute += cost.time * layers;
+      if (keep_ops) st.ops.push_back(report(op.name, phase, cost, layers));
     }
-    const OpCost cost = op.kind == OpKind::matmul ? g.gemms.forward(c, op) : forward_cost(c, op);
-    st.compute += cost.time * layers;
-    if (keep_ops) st.ops.push_back(report(op.name, phase, cost, layers));
   }
   // The LM head on the last position of each sequence (vocab-parallel; the all-gather of the
   // logits' argmax/top-k is negligible) and the embedding lookup.

@@ -1,5 +1,6 @@
 #include "predict/predict.h"
 
+#include <algorithm>
 #include <string>
 
 namespace optimus {
@@ -28,6 +29,11 @@ Result<Prediction> predict(const Scenario& s) {
   if (auto err = validate_plan(s)) return *err;
   Prediction out;
   const DeviceSpec& dev = s.system.device;
+  // Learned position tables are as long as the sequences the workload runs.
+  const std::int64_t positions =
+      s.training ? s.training->seq_len
+                 : std::max<std::int64_t>(s.model.max_seq_len, s.inference->prompt_len + s.inference->output_len);
+  out.params = count_params(s.model, positions);
   if (s.training) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));

@@ -14,8 +14,9 @@ namespace optimus {
 
 struct TrainingBreakdown {
   Seconds compute{}, recompute{}, tp_comm{}, cp_comm{}, pp_comm{}, dp_comm{}, bubble{}, optimizer{};
+  Seconds ep_comm{};  // MoE token dispatch/combine (all-to-all) and expert-tensor reductions, exposed
   Seconds total() const {
-    return compute + recompute + tp_comm + cp_comm + pp_comm + dp_comm + bubble + optimizer;
+    return compute + recompute + tp_comm + cp_comm + pp_comm + dp_comm + bubble + optimizer + ep_comm;
   }
 };
 
@@ -23,6 +24,15 @@ struct TrainingBreakdown {
 // memory-bound kernels, exposed communication, and other (bubble and weight update).
 struct BoundBreakdown {
   Seconds compute{}, memory{}, communication{}, other{};
+};
+
+// What the MoE layers of a training step do on the busiest device (mixture-of-experts models).
+struct MoeReport {
+  double tokens_per_expert = 0;    // per local expert per micro-batch (busiest rank, imbalance included)
+  double dispatch_bytes = 0;       // all-to-all bytes one rank sends per MoE layer per micro-batch (x2 with combine)
+  Seconds all_to_all_layer{};      // dispatch + combine of one MoE layer, forward, one micro-batch
+  double expert_params_per_device = 0;
+  std::int64_t expert_dp = 1;      // expert-data-parallel replicas (tp x cp x dp / (ep x etp))
 };
 
 struct TrainingPrediction {
@@ -40,6 +50,7 @@ struct TrainingPrediction {
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;
   bool tp_comm_overlap = false;  // in effect (needs tp > 1 and sequence parallelism)
+  std::optional<MoeReport> moe;
 };
 
 // One operator of the inference task graph with its roofline numbers.
@@ -72,6 +83,7 @@ struct MemoryReport {
 };
 
 struct Prediction {
+  ParamCounts params;  // the whole model: total and active per token
   std::optional<TrainingPrediction> training;
   std::optional<InferencePrediction> inference;
   MemoryReport memory;

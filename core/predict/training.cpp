@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "cost/op_timer.h"
 #include "model/graph.h"
@@ -22,9 +24,10 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 struct PassCost {
   Seconds compute_bound{}, memory_bound{};  // kernels, by which roof binds
   Seconds tp_comm{}, cp_comm{};
+  Seconds ep_comm{};  // expert-parallel dispatch/combine and expert-tensor reductions
   double flops = 0;
   Seconds kernels() const { return compute_bound + memory_bound; }
-  Seconds total() const { return kernels() + tp_comm + cp_comm; }
+  Seconds total() const { return kernels() + tp_comm + cp_comm + ep_comm; }
   void add_kernel(const OpCost& c, double times = 1.0) {
     if (c.bound == Bound::compute)
       compute_bound += c.time * times;
@@ -37,6 +40,7 @@ struct PassCost {
     memory_bound += o.memory_bound;
     tp_comm += o.tp_comm;
     cp_comm += o.cp_comm;
+    ep_comm += o.ep_comm;
     flops += o.flops;
     return *this;
   }
@@ -46,6 +50,7 @@ struct PassCost {
     r.memory_bound *= k;
     r.tp_comm *= k;
     r.cp_comm *= k;
+    r.ep_comm *= k;
     r.flops *= k;
     return r;
   }
@@ -141,6 +146,13 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
       case OpKind::comm:
         if (op.group == CommGroup::cp) {
           add_cp_ring(L, c, op);
+        } else if (op.group == CommGroup::ep || op.group == CommGroup::etp) {
+          // Token dispatch and combine (all-to-all) and the expert-tensor reduction run again,
+          // reversed, in the backward; Megatron-Core's default all-to-all dispatcher does not
+          // overlap them with compute, so they are exposed.
+          const Seconds t = comm_cost(c, op);
+          L.fwd.ep_comm += t;
+          L.bwd.ep_comm += t;
         } else {
           const std::size_t j = op.comm == Collective::all_gather ? i + 1 : i - 1;
           const bool gemm_next = j < ops.size() && ops[j].kind == OpKind::matmul;
@@ -182,18 +194,58 @@ struct StageCosts {
   Seconds average{};  // mean stage time, for the fill and drain
 };
 
-// Layers per stage; with the embedding/loss-as-a-layer split the first and last stages hold
-// one layer less than the middle ones (core/parallel/plan.h, stage_layers).
-StageCosts stage_costs(const Scenario& s, const LayerCosts& L, const PassCost& first_extra,
+// The layer costs of each kind of layer the model has (model/spec.h kind_of).
+struct KindCosts {
+  std::array<LayerCosts, kLayerKinds> kinds;
+  std::array<double, kLayerKinds> tokens_per_expert{}, dispatch_bytes{};
+  std::array<Seconds, kLayerKinds> all_to_all{};
+  std::array<bool, kLayerKinds> present{};
+  std::size_t rep = 0;  // the kind with the most layers on a middle stage (reported per layer)
+};
+
+// A stage's forward+backward and recomputation: each kind's per-layer cost times its layers
+// there. With the embedding/loss-as-a-layer split the first and last stages hold one layer less
+// than the middle ones (core/parallel/plan.h, stage_layers, stage_kinds).
+Stage stage_of(const KindCosts& L, const KindCounts& n) {
+  Stage st;
+  bool any = false;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!L.present[k]) continue;
+    PassCost body = L.kinds[k].fwd;
+    body += L.kinds[k].bwd;
+    if (!any) {
+      st = Stage{body.scaled(n[k]), L.kinds[k].recompute.scaled(n[k])};
+    } else {
+      st.pass += body.scaled(n[k]);
+      st.rc += L.kinds[k].recompute.scaled(n[k]);
+    }
+    any = true;
+  }
+  return st;
+}
+
+// The middle stage's forward and backward time of one micro-batch: each kind's layer times its
+// layers there.
+std::pair<Seconds, Seconds> stage_forward_backward(const KindCosts& L, const KindCounts& n) {
+  Seconds f{}, b{};
+  bool any = false;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!L.present[k]) continue;
+    const Seconds fk = L.kinds[k].fwd.total() * n[k], bk = L.kinds[k].bwd.total() * n[k];
+    f = any ? f + fk : fk;
+    b = any ? b + bk : bk;
+    any = true;
+  }
+  return {f, b};
+}
+
+StageCosts stage_costs(const Scenario& s, const KindCosts& L, const PassCost& first_extra,
                        const PassCost& last_extra) {
   const auto& p = s.parallel;
-  const double layers_stage = stage_layers(s.model, p);
-  const double layers_end = uneven_pipeline_split(s.model, p) ? layers_stage - 1.0 : layers_stage;
-  PassCost body = L.fwd;
-  body += L.bwd;
-  Stage mid{body.scaled(layers_stage), L.recompute.scaled(layers_stage)};
-  Stage first{body.scaled(layers_end), L.recompute.scaled(layers_end)};
-  Stage last = first;
+  const StageKinds sk = stage_kinds(s.model, p);
+  Stage mid = stage_of(L, sk.mid);
+  Stage first = stage_of(L, sk.first);
+  Stage last = stage_of(L, sk.last);
   first.pass += first_extra;
   last.pass += last_extra;
   if (p.pp == 1) first.pass += last_extra;
@@ -213,6 +265,7 @@ void pipeline_schedule(const Scenario& s, const OpContext& c, const StageCosts& 
   b.recompute = st.worst.rc.total() * mbd;
   b.tp_comm = st.worst.pass.tp_comm * mbd;
   b.cp_comm = st.worst.pass.cp_comm * mbd;
+  b.ep_comm = st.worst.pass.ep_comm * mbd;
   b.bubble = p.pp > 1 ? st.average * ((d(p.pp) - 1.0) / d(p.interleave)) : Seconds(0);
   if (p.pp == 1) return;
   // Point-to-point activations (forward) and gradients (backward) between stages, once per
@@ -234,7 +287,11 @@ void pipeline_schedule(const Scenario& s, const OpContext& c, const StageCosts& 
 // updated weights (ZeRO, Rajbhandari et al. 2020), over all dp*cp replicas. Returns the exposed
 // time.
 Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L, const StageCosts& st,
-                      double n_params, double weight_bytes, double mbd, bool overlap) {
+                      const StageParams& params, double weight_bytes, double mbd, bool overlap) {
+  // Dense weights reduce over dp x cp, the routed experts' over the expert-data-parallel group.
+  const double n_params = params.layers + params.embedding + params.output;
+  const double n_experts = params.experts;
+  const GroupPlacement& edp_group = c.group(CommGroup::edp);
   const auto& p = s.parallel;
   const auto& sys = s.system;
   Seconds dp_time{}, dp_gather{}, dp_regather{};
@@ -272,10 +329,12 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
 
 // Optimizer: the fused Adam step streams the stack's bytes per parameter (SoftwareDefaults)
 // on this device's shard.
-Seconds optimizer_step(const Scenario& s, double n_params) {
+Seconds optimizer_step(const Scenario& s, const StageParams& params) {
   const auto& p = s.parallel;
   const auto& sw = s.system.software;
-  const double opt_params = n_params / (p.zero_stage >= 1 ? d(p.dp * p.cp) : 1.0);
+  const double n_params = params.layers + params.embedding + params.output;
+  const double opt_params = n_params / (p.zero_stage >= 1 ? d(p.dp * p.cp) : 1.0) +
+                            params.experts / (p.zero_stage >= 1 ? d(expert_dp(p)) : 1.0);
   return elementwise_cost(s.system.device, Bytes(opt_params * sw.optimizer_step_bytes),
                           Flops(opt_params * sw.optimizer_step_flops))
       .time;
@@ -305,6 +364,21 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
   out.hfu = out.hardware_flops / (out.iteration_time.value * native_peak);
 }
 
+MoeReport moe_report(const OpContext& c, const KindCosts& K, const StageParams& params, const ParallelPlan& p) {
+  MoeReport r;
+  r.expert_params_per_device = params.experts;
+  r.expert_dp = expert_dp(p);
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!K.present[k] || (k & 1u) == 0) continue;
+    (void)c;
+    r.tokens_per_expert = K.tokens_per_expert[k];
+    r.dispatch_bytes = K.dispatch_bytes[k];
+    r.all_to_all_layer = K.all_to_all[k];
+    break;
+  }
+  return r;
+}
+
 OpContext training_context(const Scenario& s, const LayerShape& shape) {
   const auto& p = s.parallel;
   const auto& w = *s.training;
@@ -325,6 +399,11 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   c.groups[static_cast<std::size_t>(CommGroup::cp)] = place_group(p.cp, p.tp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::dp)] = place_group(p.dp * p.cp, p.tp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, p.tp * p.cp * p.dp, domain);
+  // Expert layers fold the stage's tp x cp x dp ranks as etp (fastest), ep, edp (Megatron-Core
+  // MoE parallel folding).
+  c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(p.etp, 1, domain);
+  c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(p.ep, p.etp, domain);
+  c.groups[static_cast<std::size_t>(CommGroup::edp)] = place_group(expert_dp(p), p.etp * p.ep, domain);
   return c;
 }
 
@@ -362,28 +441,47 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
                             std::to_string(sys.scale_up.domain_size) +
                             " devices; tensor-parallel traffic runs on the scale-out network"});
 
-  // One layer, one micro-batch, on one device; the embedding and the head on the end stages.
-  const LayerCosts L = layer_costs(c, g.layer, p.recompute, out.attention, out.tp_comm_overlap);
-  const StageCosts st = stage_costs(s, L, end_costs(c, g.embedding), end_costs(c, g.head));
+  // One layer of each kind, one micro-batch, on one device; the embedding and the head on the
+  // end stages.
+  KindCosts K;
+  const StageKinds sk = stage_kinds(m, p);
+  double most = -1;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    K.present[k] = true;
+    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, out.attention, out.tp_comm_overlap);
+    for (const Op& op : g.kinds[k]) {
+      if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
+      if (op.kind == OpKind::comm && op.group == CommGroup::ep) {
+        K.dispatch_bytes[k] = op.comm_bytes;
+        K.all_to_all[k] += comm_cost(c, op);
+      }
+    }
+    if (sk.mid[k] > most) {
+      most = sk.mid[k];
+      K.rep = k;
+    }
+  }
+  const LayerCosts& L = K.kinds[K.rep];
+  const StageCosts st = stage_costs(s, K, end_costs(c, g.embedding), end_costs(c, g.head));
 
   const std::int64_t mb = micro_batches(p, w);
   const double mbd = d(mb);
-  const double layers_stage = stage_layers(m, p);
   out.micro_batches = mb;
-  out.stage_forward = L.fwd.total() * layers_stage;
-  out.stage_backward = L.bwd.total() * layers_stage;
+  std::tie(out.stage_forward, out.stage_backward) = stage_forward_backward(K, sk.mid);
   out.layer_forward = L.fwd.total();
   out.layer_backward = L.bwd.total();
   out.layer_recompute = L.recompute.total();
 
   TrainingBreakdown& b = out.breakdown;
   pipeline_schedule(s, c, st, mbd, shape.act_bytes, b);
-  const double n_params = stage_params(m, p, g, true, p.pp == 1).total();
+  const StageParams params = stage_params(m, p, g, true, p.pp == 1);
   const bool wide = w.precision == Precision::fp32 || w.precision == Precision::tf32;
   const double weight_bytes = wide ? 4.0 : sys.software.weight_bytes;
-  b.dp_comm = data_parallel(s, c, L, st, n_params, weight_bytes, mbd, out.overlap_grad_reduce);
-  b.optimizer = optimizer_step(s, n_params);
+  b.dp_comm = data_parallel(s, c, L, st, params, weight_bytes, mbd, out.overlap_grad_reduce);
+  b.optimizer = optimizer_step(s, params);
 
+  if (m.moe) out.moe = moe_report(c, K, params, p);
   out.iteration_time = b.total();
   out.tokens_per_s = d(w.global_batch) * d(w.seq_len) / out.iteration_time.value;
   utilisation(s, rate, out);
@@ -394,8 +492,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   const PassCost& rc_worst = st.worst.rc;
   out.by_bound.compute = worst.compute_bound * mbd + rc_worst.compute_bound * mbd;
   out.by_bound.memory = worst.memory_bound * mbd + rc_worst.memory_bound * mbd;
-  out.by_bound.communication =
-      b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + (rc_worst.tp_comm + rc_worst.cp_comm) * mbd;
+  out.by_bound.communication = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + b.ep_comm +
+                               (rc_worst.tp_comm + rc_worst.cp_comm + rc_worst.ep_comm) * mbd;
   out.by_bound.other = b.bubble + b.optimizer;
 
   const double bubble_fraction = b.bubble.value / out.iteration_time.value;

@@ -85,6 +85,12 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
         p.zero_stage = f.zero_stage.value_or(0);
         work.parallel = p;
         pre.error = validate_plan(work);
+        // A searched pp must split the layers evenly (or by the embedding/loss rule); the balanced
+        // custom splits that validate_plan accepts are for layouts a user states.
+        const std::int64_t L = work.model.layers;
+        if (!pre.error && !f.pp && pp > 1 && L % pp != 0 && !uneven_chunk_split(L, pp))
+          pre.error = make_error("parallel.layers_not_divisible", "/parallel/pp",
+                                 "the search keeps to pp that split the layers evenly");
         if (!pre.error) {
           if (training) {
             // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.

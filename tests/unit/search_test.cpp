@@ -112,6 +112,12 @@ Brute brute_force(const Scenario& s, const FixedLayout& f, const SearchOptions& 
       ++out.rejected[p.error().code];
       continue;
     }
+    // The search keeps to pp that split the layers evenly; predict also accepts the balanced
+    // custom splits a user states.
+    if (!f.pp && optimus::balanced_pipeline_split(c.model, c.parallel)) {
+      ++out.rejected["parallel.layers_not_divisible"];
+      continue;
+    }
     LayoutResult r;
     r.plan = l.plan;
     r.batch = l.batch;
@@ -274,7 +280,8 @@ TEST(Search, SpaceHoldsEveryLayoutPredictAccepts) {
                   for (int rc = 0; rc < 3; ++rc)
                     for (int z = 0; z < 4; ++z) {
                       c.parallel = ParallelPlan{tp, pp, dp, cp, 1, sp, mb, v, static_cast<Recompute>(rc), z};
-                      if (optimus::validate_plan(c)) continue;
+                      if (optimus::validate_plan(c) || optimus::balanced_pipeline_split(c.model, c.parallel))
+                        continue;
                       ++valid;
                       EXPECT_TRUE(in_space.count({tp, pp, dp, cp, mb, v, sp, rc, z}))
                           << tp << " " << pp << " " << dp << " " << cp << " " << mb << " " << v;
