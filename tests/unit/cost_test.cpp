@@ -68,15 +68,18 @@ TEST(Roofline, PrecisionFallback) {
 
 TEST(Roofline, DevicePresetsReproduceTheirMamfMeasurement) {
   // matmul_efficiency is the measured MAMF ratio (kernels.csv); the model's tile and wave
-  // losses come on top, so at the MAMF shape the model lands a few percent under it.
+  // losses come on top, so at the MAMF shape the model lands a few percent under it. B300's best
+  // shape has K = 1024, where the per-tile overhead (tile_overhead_k 128) alone costs 11%.
   struct Row {
     const char* device;
     std::int64_t m, n, k;
     double tflops;
+    double floor = 0.90;  // least share of the MAMF value the model must reach at that shape
   };
-  for (const Row r :
-       {Row{"a100-sxm4-80gb", 1024, 10240, 5120, 271.2}, Row{"h100-sxm5-80gb", 2048, 2048, 13312, 794.5},
-        Row{"b200", 1792, 16128, 3072, 1745.0}, Row{"mi300x", 10240, 15360, 8192, 668.4}}) {
+  for (const Row r : {Row{"a100-sxm4-80gb", 1024, 10240, 5120, 271.2},
+                      Row{"h100-sxm5-80gb", 2048, 2048, 13312, 794.5}, Row{"b200", 1792, 16128, 3072, 1745.0},
+                      Row{"mi300x", 10240, 15360, 8192, 668.4}, Row{"b300", 12288, 18432, 1024, 1769.0, 0.85},
+                      Row{"mi325x", 13312, 10240, 8192, 784.9}, Row{"mi355x", 12288, 8192, 8192, 1565.0}}) {
     const auto preset = device_preset(r.device, "");
     ASSERT_TRUE(preset.ok());
     // MAMF is a short benchmark: compare without the sustained (power-limited) derating.
@@ -85,7 +88,7 @@ TEST(Roofline, DevicePresetsReproduceTheirMamfMeasurement) {
     const OpCost c = matmul_cost(d, {r.m, r.n, r.k, 1}, Precision::bf16, 2, 2, 2);
     const double got = c.flops.value / c.time.value / 1e12;
     EXPECT_LT(got, r.tflops * 1.001) << r.device;
-    EXPECT_GT(got, r.tflops * 0.90) << r.device;
+    EXPECT_GT(got, r.tflops * r.floor) << r.device;
   }
 }
 

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/precision.h"
 #include "io/api.h"
+#include "io/presets.h"
 
 namespace {
 
@@ -270,6 +272,45 @@ TEST(Io, PresetsListing) {
   const json p = json::parse(optimus::api::presets(""));
   for (const char* k : {"models", "devices", "systems"}) EXPECT_GE(p[k].size(), 6u) << k;
   EXPECT_TRUE(optimus::api::is_error(optimus::api::presets("nonsense")));
+}
+
+// The 2026 hardware presets (presets/README.md): every id loads; the Blackwell and MI355X devices
+// state an fp4 tensor rate above their fp8 one and the Hopper / MI325X devices none (fp4 falls back
+// to fp8 there); the systems name their device and carry the all-to-all efficiencies fitted by
+// scripts/fit_all_to_all.py (0 = not set); a small training scenario predicts on each system.
+TEST(Io, HardwarePresets2026) {
+  using optimus::Precision;
+  for (const char* id : {"gb300", "b300", "mi355x", "rtx-pro-6000", "b200", "gb200"}) {
+    const auto d = optimus::device_preset(id, "/system/device");
+    ASSERT_TRUE(d) << id << ": " << d.error().message;
+    EXPECT_GT(d->peak_for(Precision::fp4).value, d->peak_for(Precision::fp8).value) << id;
+  }
+  for (const char* id : {"mi325x", "h20", "h800"}) {
+    const auto d = optimus::device_preset(id, "/system/device");
+    ASSERT_TRUE(d) << id << ": " << d.error().message;
+    EXPECT_EQ(d->peak_for(Precision::fp4).value, 0) << id;
+    EXPECT_GT(d->peak_for(Precision::fp8).value, 0) << id;
+  }
+  struct Sys {
+    const char* id;
+    const char* device;
+    double up_a2a, out_a2a;
+  };
+  for (const Sys& s : {Sys{"gb300-nvl72", "gb300", 0.50, 0.91}, Sys{"dgx-b300", "b300", 0.53, 0.91},
+                       Sys{"hgx-h800", "h800", 0.68, 0.88}, Sys{"mi355x-8", "mi355x", 0, 0},
+                       Sys{"dgx-h100", "h100-sxm5-80gb", 0.68, 0.72}, Sys{"dgx-b200", "b200", 0.53, 0.91},
+                       Sys{"gb200-nvl72", "gb200", 0.50, 0.91}}) {
+    const auto sys = optimus::system_preset(s.id, "/system");
+    ASSERT_TRUE(sys) << s.id << ": " << sys.error().message;
+    EXPECT_EQ(sys->device_id, s.device);
+    EXPECT_DOUBLE_EQ(sys->scale_up.all_to_all_efficiency, s.up_a2a) << s.id;
+    EXPECT_DOUBLE_EQ(sys->scale_out.all_to_all_efficiency, s.out_a2a) << s.id;
+    json j = json::parse(R"({"model": "llama3-8b", "num_devices": 8, "parallel": {"tp": 8},
+      "training": {"global_batch": 8, "seq_len": 4096}})");
+    j["system"] = s.id;
+    const std::string out = optimus::api::predict(j.dump());
+    EXPECT_FALSE(optimus::api::is_error(out)) << s.id << ": " << out;
+  }
 }
 
 TEST(Io, ValidateFillsDefaults) {
