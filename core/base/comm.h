@@ -31,14 +31,13 @@ enum class CommGroup { tp, cp, ep, dp, pp, etp, edp };
 
 template <>
 struct EnumNames<CommGroup> {
-  static constexpr std::array<std::pair<CommGroup, std::string_view>, 7> table = {
-      {{CommGroup::tp, "tp"},
-       {CommGroup::cp, "cp"},
-       {CommGroup::ep, "ep"},
-       {CommGroup::dp, "dp"},
-       {CommGroup::pp, "pp"},
-       {CommGroup::etp, "etp"},
-       {CommGroup::edp, "edp"}}};
+  static constexpr std::array<std::pair<CommGroup, std::string_view>, 7> table = {{{CommGroup::tp, "tp"},
+                                                                                   {CommGroup::cp, "cp"},
+                                                                                   {CommGroup::ep, "ep"},
+                                                                                   {CommGroup::dp, "dp"},
+                                                                                   {CommGroup::pp, "pp"},
+                                                                                   {CommGroup::etp, "etp"},
+                                                                                   {CommGroup::edp, "edp"}}};
 };
 
 }  // namespace optimus

@@ -49,8 +49,9 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
     }
     return Seconds(moved / busbw);
   }
-  const double eff = c == Collective::all_to_all && tier.all_to_all_efficiency > 0 ? tier.all_to_all_efficiency
-                                                                                   : tier.efficiency;
+  const double eff = c == Collective::all_to_all && tier.all_to_all_efficiency > 0
+                         ? tier.all_to_all_efficiency
+                         : tier.efficiency;
   const double bulk = moved / (tier.bandwidth.value * eff) + r.steps * tier.bulk_latency.value;
   const double ll = moved / (tier.bandwidth.value * tier.ll_efficiency) + r.steps * tier.latency.value;
   return Seconds(std::min(bulk, ll));

@@ -61,13 +61,15 @@ MoeSpec read_moe(const json& v, const std::string& path, std::optional<Error>& e
   moe.first_dense_layers = r.integer("first_dense_layers", false, 0, 100'000).value_or(0);
   moe.layer_freq = r.integer("layer_freq", false, 1, 100'000).value_or(1);
   moe.capacity_factor = r.number("capacity_factor", false, 1e-3, 1e3).value_or(0);
-  moe.router_balance = r.enumeration<RouterBalance>("router_balance", false).value_or(RouterBalance::measured);
+  moe.router_balance =
+      r.enumeration<RouterBalance>("router_balance", false).value_or(RouterBalance::measured);
   const auto imbalance = r.number("imbalance", false, 1.0, 1e3);
   if (imbalance && moe.router_balance == RouterBalance::balanced && *imbalance != 1.0)
     r.fail("model.moe_imbalance_with_balanced", r.child("imbalance"),
            "router_balance \"balanced\" means every expert rank gets the same tokens (imbalance 1); "
            "use \"measured\" with an imbalance");
-  moe.imbalance = imbalance.value_or(moe.router_balance == RouterBalance::balanced ? 1.0 : kMeasuredImbalance);
+  moe.imbalance =
+      imbalance.value_or(moe.router_balance == RouterBalance::balanced ? 1.0 : kMeasuredImbalance);
   read_notes(r);
   r.finish();
   return moe;
@@ -122,14 +124,32 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   if (const json* av = r.get("attention", false)) {
     Reader ar(*av, r.child("attention"), err);
     attention = ar.enumeration<AttentionType>("type", true);
-    if (attention == AttentionType::mla) {
-      MlaSpec& a = m.mla;
-      a.q_lora_rank = ar.integer("q_lora_rank", false, 0, 1'000'000).value_or(0);
-      a.kv_lora_rank = ar.integer("kv_lora_rank", true, 1, 1'000'000).value_or(1);
-      a.qk_nope_head_dim = ar.integer("qk_nope_head_dim", true, 1, 100'000).value_or(1);
-      a.qk_rope_head_dim = ar.integer("qk_rope_head_dim", true, 0, 100'000).value_or(0);
-      a.v_head_dim = ar.integer("v_head_dim", true, 1, 100'000).value_or(1);
+    // MLA's dimensions: required with type "mla", refused with any other type.
+    const bool mla = attention == AttentionType::mla;
+    MlaSpec& a = m.mla;
+    const auto q_rank = ar.integer("q_lora_rank", false, 0, 1'000'000);
+    const auto kv_rank = ar.integer("kv_lora_rank", false, 1, 1'000'000);
+    const auto nope = ar.integer("qk_nope_head_dim", false, 1, 100'000);
+    const auto rope = ar.integer("qk_rope_head_dim", false, 0, 100'000);
+    const auto v = ar.integer("v_head_dim", false, 1, 100'000);
+    const std::pair<const char*, bool> keys[] = {{"q_lora_rank", q_rank.has_value()},
+                                                 {"kv_lora_rank", kv_rank.has_value()},
+                                                 {"qk_nope_head_dim", nope.has_value()},
+                                                 {"qk_rope_head_dim", rope.has_value()},
+                                                 {"v_head_dim", v.has_value()}};
+    for (const auto& [key, given] : keys) {
+      if (mla && !given && std::string_view(key) != "q_lora_rank")
+        ar.fail("scenario.missing_key", ar.child(key),
+                std::string("attention type \"mla\" needs '") + key + "'");
+      if (!mla && given)
+        ar.fail("model.mla_key_without_mla", ar.child(key),
+                std::string("'") + key + "' describes multi-head latent attention; it needs type \"mla\"");
     }
+    a.q_lora_rank = q_rank.value_or(0);
+    a.kv_lora_rank = kv_rank.value_or(1);
+    a.qk_nope_head_dim = nope.value_or(1);
+    a.qk_rope_head_dim = rope.value_or(0);
+    a.v_head_dim = v.value_or(1);
     m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
     m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
     ar.finish();
@@ -142,8 +162,8 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   if (m.moe) {
     if (m.moe->top_k > m.moe->experts)
       return make_error("model.moe_top_k_exceeds_experts", path + "/moe/top_k",
-                        "top_k=" + std::to_string(m.moe->top_k) + " is larger than experts=" +
-                            std::to_string(m.moe->experts));
+                        "top_k=" + std::to_string(m.moe->top_k) +
+                            " is larger than experts=" + std::to_string(m.moe->experts));
     if (m.moe->first_dense_layers >= m.layers)
       return make_error("model.moe_no_moe_layers", path + "/moe/first_dense_layers",
                         "first_dense_layers=" + std::to_string(m.moe->first_dense_layers) +
@@ -647,11 +667,10 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     tj["mfu"] = t.mfu;
     tj["hfu"] = t.hfu;
     if (t.time_to_train) tj["time_to_train_s"] = t.time_to_train->value;
-    tj["breakdown_s"] = {{"compute", b.compute.value}, {"recompute", b.recompute.value},
-                         {"tp_comm", b.tp_comm.value}, {"cp_comm", b.cp_comm.value},
-                         {"pp_comm", b.pp_comm.value}, {"dp_comm", b.dp_comm.value},
-                         {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value},
-                         {"ep_comm", b.ep_comm.value}};
+    tj["breakdown_s"] = {
+        {"compute", b.compute.value}, {"recompute", b.recompute.value}, {"tp_comm", b.tp_comm.value},
+        {"cp_comm", b.cp_comm.value}, {"pp_comm", b.pp_comm.value},     {"dp_comm", b.dp_comm.value},
+        {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value}, {"ep_comm", b.ep_comm.value}};
     tj["by_bound_s"] = {{"compute", t.by_bound.compute.value},
                         {"memory", t.by_bound.memory.value},
                         {"communication", t.by_bound.communication.value},

@@ -212,40 +212,61 @@ Node model_schema() {
                                        "must agree with kv_heads when both are given (error "
                                        "model.attention_mismatch). mla: multi-head latent attention "
                                        "(DeepSeek-V2/V3), with the five keys below.")},
-                          {"q_lora_rank", integer(0, 1'000'000).desc("MLA: query compression rank; 0 = none.").def(0)},
-                          {"kv_lora_rank", integer(1, 1'000'000).desc("MLA: rank of the cached key/value latent (required for mla).")},
-                          {"qk_nope_head_dim", integer(1, 100'000).desc("MLA: per-head query/key dims without rotary (required for mla).")},
-                          {"qk_rope_head_dim", integer(0, 100'000).desc("MLA: per-head rotary query/key dims, the shared rope key (required for mla).")},
-                          {"v_head_dim", integer(1, 100'000).desc("MLA: per-head value dims (required for mla).")},
-                          {"window", integer(1, 1'000'000'000)
-                                         .desc("Sliding-window (or chunked) attention: windowed layers attend to "
-                                               "at most this many keys. Absent: full attention.")
-                                         .unit("tokens")},
-                          {"global_every", integer(0, 100'000)
-                                               .desc("With window: every k-th layer (layers k-1, 2k-1, ...) attends "
-                                                     "to the whole context; 0 = every layer windowed.")
-                                               .def(0)}},
+                          {"q_lora_rank",
+                           integer(0, 1'000'000).desc("MLA: query compression rank; 0 = none.").def(0)},
+                          {"kv_lora_rank",
+                           integer(1, 1'000'000)
+                               .desc("MLA: rank of the cached key/value latent (required for mla).")},
+                          {"qk_nope_head_dim",
+                           integer(1, 100'000)
+                               .desc("MLA: per-head query/key dims without rotary (required for mla).")},
+                          {"qk_rope_head_dim", integer(0, 100'000)
+                                                   .desc("MLA: per-head rotary query/key dims, the shared "
+                                                         "rope key (required for mla).")},
+                          {"v_head_dim",
+                           integer(1, 100'000).desc("MLA: per-head value dims (required for mla).")},
+                          {"window",
+                           integer(1, 1'000'000'000)
+                               .desc("Sliding-window (or chunked) attention: windowed layers attend to "
+                                     "at most this many keys. Absent: full attention.")
+                               .unit("tokens")},
+                          {"global_every",
+                           integer(0, 100'000)
+                               .desc("With window: every k-th layer (layers k-1, 2k-1, ...) attends "
+                                     "to the whole context; 0 = every layer windowed.")
+                               .def(0)}},
                          {"type"})
                       .desc("Attention variant. Default: follows kv_heads.")},
                  {"moe",
-                  object({{"experts", integer(1, 1'000'000).desc("Routed experts per MoE layer.")},
-                          {"top_k", integer(1, 1'000'000).desc("Experts each token is routed to (<= experts).")},
-                          {"expert_ffn_hidden", integer(1, 100'000'000).desc("FFN width of one routed expert.")},
-                          {"shared_experts", integer(0, 1'000'000).desc("Experts every token passes through.").def(0)},
-                          {"shared_expert_ffn_hidden", integer(1, 100'000'000).desc("FFN width of one shared expert. Default: expert_ffn_hidden.")},
-                          {"first_dense_layers", integer(0, 100'000).desc("Leading layers with the dense ffn_hidden FFN.").def(0)},
-                          {"layer_freq", integer(1, 100'000).desc("After them every layer_freq-th layer is MoE (1 = all).").def(1)},
-                          {"capacity_factor", number(1e-3, 1e3).desc("Token dropping: an expert takes at most this x its mean tokens. Absent: dropless.")},
-                          {"router_balance", choice<RouterBalance>()
-                                                 .desc("balanced: forced even split (vendor benchmarks); measured: a "
-                                                       "real router whose busiest expert-parallel rank gets imbalance "
-                                                       "x the mean tokens.")
-                                                 .def("measured")},
-                          {"imbalance", number(1.0, 1e3)
-                                            .desc("Busiest expert-parallel rank's routed tokens over the mean. Default: "
-                                                  "1 when balanced, 1.2 when measured (ASSUMED; state your router's).")},
-                          {"notes", notes()}},
-                         {"experts", "top_k", "expert_ffn_hidden"})
+                  object(
+                      {{"experts", integer(1, 1'000'000).desc("Routed experts per MoE layer.")},
+                       {"top_k", integer(1, 1'000'000).desc("Experts each token is routed to (<= experts).")},
+                       {"expert_ffn_hidden", integer(1, 100'000'000).desc("FFN width of one routed expert.")},
+                       {"shared_experts",
+                        integer(0, 1'000'000).desc("Experts every token passes through.").def(0)},
+                       {"shared_expert_ffn_hidden",
+                        integer(1, 100'000'000)
+                            .desc("FFN width of one shared expert. Default: expert_ffn_hidden.")},
+                       {"first_dense_layers",
+                        integer(0, 100'000).desc("Leading layers with the dense ffn_hidden FFN.").def(0)},
+                       {"layer_freq", integer(1, 100'000)
+                                          .desc("After them every layer_freq-th layer is MoE (1 = all).")
+                                          .def(1)},
+                       {"capacity_factor",
+                        number(1e-3, 1e3).desc("Token dropping: an expert takes at most this x its mean "
+                                               "tokens. Absent: dropless.")},
+                       {"router_balance",
+                        choice<RouterBalance>()
+                            .desc("balanced: forced even split (vendor benchmarks); measured: a "
+                                  "real router whose busiest expert-parallel rank gets imbalance "
+                                  "x the mean tokens.")
+                            .def("measured")},
+                       {"imbalance",
+                        number(1.0, 1e3).desc(
+                            "Busiest expert-parallel rank's routed tokens over the mean. Default: "
+                            "1 when balanced, 1.2 when measured (ASSUMED; state your router's).")},
+                       {"notes", notes()}},
+                      {"experts", "top_k", "expert_ffn_hidden"})
                       .desc("Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, "
                             "model.moe_no_moe_layers, model.moe_imbalance_with_balanced).")},
                  {"tied_embeddings", boolean()
@@ -256,8 +277,9 @@ Node model_schema() {
              },
              {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
       .title("Model")
-      .desc("An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA "
-            "or MLA attention.");
+      .desc(
+          "An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA "
+          "or MLA attention.");
 }
 
 Node calibration_schema() {
@@ -334,7 +356,8 @@ Node device_schema() {
                       .set("minProperties", 1)
                       .desc("Dense (no sparsity) peak math rate per precision. A missing precision is not "
                             "supported natively and falls back to the next wider one: " +
-                            join(fallback, "; ") + ". Block-scaled formats (mxfp8, nvfp4, mxfp4) run at "
+                            join(fallback, "; ") +
+                            ". Block-scaled formats (mxfp8, nvfp4, mxfp4) run at "
                             "their element format's rate (fp8, fp4).")},
                  {"vector_tflops", number(1e-6, 1e7)
                                        .desc("Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. "
@@ -598,8 +621,10 @@ Node parallel_schema() {
                             "pp cp); tp pp dp cp must equal num_devices.")},
                  {"cp", degree("Context-parallel degree.", p.cp)},
                  {"ep", degree("Expert-parallel degree: ranks the routed experts are split over (expert "
-                               "layers fold tp x cp x dp as etp x ep x expert-dp).", p.ep)},
-                 {"etp", degree("Expert tensor-parallel degree: ranks one expert's FFN is split over.", p.etp)},
+                               "layers fold tp x cp x dp as etp x ep x expert-dp).",
+                               p.ep)},
+                 {"etp",
+                  degree("Expert tensor-parallel degree: ranks one expert's FFN is split over.", p.etp)},
                  {"sequence_parallel", boolean().desc("Megatron sequence parallelism. Default: tp > 1.")},
                  {"micro_batch",
                   integer(1, kMaxCount).desc("Micro-batch size.").unit("sequences").def(p.micro_batch)},
@@ -689,9 +714,14 @@ Node memory_schema() {
 
 Node training_output_schema() {
   const Props breakdown = {
-      {"compute", seconds("")}, {"recompute", seconds("")}, {"tp_comm", seconds("")},
-      {"cp_comm", seconds("")}, {"pp_comm", seconds("")},   {"dp_comm", seconds("")},
-      {"bubble", seconds("")},  {"optimizer", seconds("")},
+      {"compute", seconds("")},
+      {"recompute", seconds("")},
+      {"tp_comm", seconds("")},
+      {"cp_comm", seconds("")},
+      {"pp_comm", seconds("")},
+      {"dp_comm", seconds("")},
+      {"bubble", seconds("")},
+      {"optimizer", seconds("")},
       {"ep_comm", seconds("MoE token dispatch/combine (all-to-all) and expert-tensor reductions.")},
   };
   return output(
@@ -718,15 +748,19 @@ Node training_output_schema() {
                       .desc("One layer, one micro-batch.")},
                  {"moe",
                   output({{"tokens_per_expert",
-                           amount().desc("Tokens one local expert processes per micro-batch on the busiest rank.")},
+                           amount().desc(
+                               "Tokens one local expert processes per micro-batch on the busiest rank.")},
                           {"dispatch_bytes",
-                           amount().desc("All-to-all bytes one rank sends per MoE layer and micro-batch (the "
-                                         "combine sends as many back).")
+                           amount()
+                               .desc("All-to-all bytes one rank sends per MoE layer and micro-batch (the "
+                                     "combine sends as many back).")
                                .unit("bytes")},
-                          {"all_to_all_layer_s", seconds("Dispatch + combine of one MoE layer, forward, one micro-batch.")},
+                          {"all_to_all_layer_s",
+                           seconds("Dispatch + combine of one MoE layer, forward, one micro-batch.")},
                           {"expert_params_per_device",
                            amount().desc("Routed-expert parameters on one device.").unit("parameters")},
-                          {"expert_dp", count().desc("Expert-data-parallel replicas: tp x cp x dp / (ep x etp).")}})
+                          {"expert_dp",
+                           count().desc("Expert-data-parallel replicas: tp x cp x dp / (ep x etp).")}})
                       .desc("What the MoE layers do (mixture-of-experts models only).")},
                  {"model_flops", amount().desc("Per iteration, whole job.").unit("FLOP")},
                  {"hardware_flops",
@@ -824,24 +858,25 @@ nlohmann::ordered_json prediction_schema() {
   ojson j;
   j["$schema"] = kDraft;
   j["$id"] = "urn:optimus:prediction";
-  Node root = output(
-                  {
-                      {"training", ref("training")},
-                      {"inference", ref("inference")},
-                      {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
-                      {"params", output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
-                                         {"active", amount()
-                                                        .desc("Parameters one token passes through: the routed "
-                                                              "experts count top_k / experts of theirs.")
-                                                        .unit("parameters")}})
-                                     .desc("Parameter counts of the whole model.")},
-                      {"warnings",
-                       array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
-                                    .title("Warning"))},
-                  },
-                  {"training", "inference"})
-                  .title("Prediction")
-                  .desc("The output of optimus predict --json.");
+  Node root =
+      output(
+          {
+              {"training", ref("training")},
+              {"inference", ref("inference")},
+              {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
+              {"params", output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
+                                 {"active", amount()
+                                                .desc("Parameters one token passes through: the routed "
+                                                      "experts count top_k / experts of theirs.")
+                                                .unit("parameters")}})
+                             .desc("Parameter counts of the whole model.")},
+              {"warnings",
+               array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
+                            .title("Warning"))},
+          },
+          {"training", "inference"})
+          .title("Prediction")
+          .desc("The output of optimus predict --json.");
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
   j["$defs"] = {{"training", training_output_schema().json()},

@@ -50,7 +50,6 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
 // The same bytes kept under every policy but full recompute (which keeps only the layer input).
 SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 
-
 // A fused causal kernel skips the blocks above the diagonal: half the scores when every query
 // sees all earlier keys; a windowed layer visits a band of `keys` per query, which is
 // 1 - keys / (2 tokens) of the tokens x keys rectangle when the window is shorter than the
@@ -184,7 +183,8 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
     comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce, assignments * h * e);
   if (s.ep > 1) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent);
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
-  Op& un = elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);
+  Op& un =
+      elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);
   un.saved = kept(tokens_in * k * 4.0);  // gate probabilities
   if (moe.shared_experts > 0)
     add_dense_ffn(ops, m, s, "shared_up", "shared_act", "shared_down",
@@ -217,7 +217,8 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
     Op& qd = matmul(ops, "q_down_proj", OpRole::qkv, tokens, a.q_lora_rank, m.hidden);
     qd.params = h * d(a.q_lora_rank);
     qd.saved = kept(norm_input);
-    Op& qn = elementwise(ops, "q_norm", OpRole::norm, 2.0 * e * T * d(a.q_lora_rank), 5.0 * T * d(a.q_lora_rank));
+    Op& qn =
+        elementwise(ops, "q_norm", OpRole::norm, 2.0 * e * T * d(a.q_lora_rank), 5.0 * T * d(a.q_lora_rank));
     qn.params = d(a.q_lora_rank);
     qn.saved = kept(T * d(a.q_lora_rank) * es);
     Op& qu = matmul(ops, "q_up_proj", OpRole::qkv, tokens, heads_local * qk, a.q_lora_rank);
@@ -231,7 +232,8 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
   const std::int64_t latent = a.kv_lora_rank + a.qk_rope_head_dim;
   Op& kvd = matmul(ops, "kv_down_proj", OpRole::qkv, tokens, latent, m.hidden);
   kvd.params = h * d(latent);
-  Op& kvn = elementwise(ops, "kv_norm", OpRole::norm, 2.0 * e * T * d(a.kv_lora_rank), 5.0 * T * d(a.kv_lora_rank));
+  Op& kvn =
+      elementwise(ops, "kv_norm", OpRole::norm, 2.0 * e * T * d(a.kv_lora_rank), 5.0 * T * d(a.kv_lora_rank));
   kvn.params = d(a.kv_lora_rank);
   kvn.saved = kept(T * d(a.kv_lora_rank) * es);
   Op& kvu = matmul(ops, "kv_up_proj", OpRole::qkv, tokens, heads_local * (a.qk_nope_head_dim + a.v_head_dim),
@@ -259,7 +261,8 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
     const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
     att.flops = 5.0 * scores;
     att.backward_flops = att.flops;
-    att.model_flops = 2.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local) * d(att.k + att.v_dim);
+    att.model_flops =
+        2.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local) * d(att.k + att.v_dim);
     att.kv_bytes = d(latent) * s.kv_elem_bytes;  // the latent and the rope key, shared by the heads
     const double Tg = d(g.sequences) * d(g.new_tokens);
     // Saved: per-head Q, K (qk dim) and V, and FlashAttention's fp32 log-sum-exp.

@@ -119,10 +119,10 @@ struct LayerShape {
   SeqGroup group{};
   const std::vector<SeqGroup>* mixed = nullptr;
   std::int64_t tp = 1;
-  std::int64_t cp = 1;  // context-parallel ranks (ring attention passes K/V blocks between them)
-  std::int64_t pp = 1;  // pipeline stages (a tied embedding gets a copy on the last stage)
-  std::int64_t ep = 1;  // expert-parallel ranks (MoE layers)
-  std::int64_t etp = 1; // expert tensor-parallel ranks
+  std::int64_t cp = 1;   // context-parallel ranks (ring attention passes K/V blocks between them)
+  std::int64_t pp = 1;   // pipeline stages (a tied embedding gets a copy on the last stage)
+  std::int64_t ep = 1;   // expert-parallel ranks (MoE layers)
+  std::int64_t etp = 1;  // expert tensor-parallel ranks
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;

@@ -42,7 +42,8 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
       all = p.per_layer;
     }
     layers_total = any ? layers_total + all * kinds[k] : all * kinds[k];
-    const double share = m.moe ? static_cast<double>(m.moe->top_k) / static_cast<double>(m.moe->experts) : 0.0;
+    const double share =
+        m.moe ? static_cast<double>(m.moe->top_k) / static_cast<double>(m.moe->experts) : 0.0;
     active_layers += (all - routed + routed * share) * kinds[k];
     p.experts += routed * kinds[k];
     any = true;

@@ -50,7 +50,10 @@ struct EnumNames<PositionKind> {
 template <>
 struct EnumNames<AttentionType> {
   static constexpr std::array<std::pair<AttentionType, std::string_view>, 4> table = {
-      {{AttentionType::mha, "mha"}, {AttentionType::gqa, "gqa"}, {AttentionType::mqa, "mqa"}, {AttentionType::mla, "mla"}}};
+      {{AttentionType::mha, "mha"},
+       {AttentionType::gqa, "gqa"},
+       {AttentionType::mqa, "mqa"},
+       {AttentionType::mla, "mla"}}};
 };
 template <>
 struct EnumNames<RouterBalance> {
@@ -93,7 +96,7 @@ struct ModelSpec {
   std::int64_t window = 0;  // 0 = full attention everywhere
   std::int64_t global_every = 0;
   std::optional<MoeSpec> moe;
-  FfnType ffn_type = FfnType::gelu;              // the FFN variant is dense; MoE arrives as a variant
+  FfnType ffn_type = FfnType::gelu;  // the FFN variant is dense; MoE arrives as a variant
   NormType norm = NormType::layernorm;
   // Traits. When a scenario does not state them they follow the norm, as GPT-style (LayerNorm:
   // biases, dropout, learned positions) and Llama-style (RMSNorm: none, none, rotary) models do.

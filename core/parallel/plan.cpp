@@ -100,8 +100,9 @@ std::optional<Error> validate_plan(const Scenario& s) {
                         "ep=" + str(p.ep) + " does not divide experts=" + str(e.experts) +
                             "; every expert-parallel rank holds the same number of experts");
     if (e.expert_ffn_hidden % p.etp != 0)
-      return make_error("parallel.etp_not_divisor_of_expert_ffn_hidden", "/parallel/etp",
-                        "etp=" + str(p.etp) + " does not divide expert_ffn_hidden=" + str(e.expert_ffn_hidden));
+      return make_error(
+          "parallel.etp_not_divisor_of_expert_ffn_hidden", "/parallel/etp",
+          "etp=" + str(p.etp) + " does not divide expert_ffn_hidden=" + str(e.expert_ffn_hidden));
     if (e.shared_experts > 0 && (e.shared_experts * e.shared_expert_ffn_hidden) % p.tp != 0)
       return make_error("parallel.tp_not_divisor_of_shared_experts", "/parallel/tp",
                         "tp=" + str(p.tp) + " does not divide the shared experts' width " +
@@ -195,7 +196,9 @@ KindCounts model_kinds(const ModelSpec& m) {
   return k;
 }
 
-std::int64_t expert_dp(const ParallelPlan& p) { return std::max<std::int64_t>(1, p.tp * p.cp * p.dp / (p.ep * p.etp)); }
+std::int64_t expert_dp(const ParallelPlan& p) {
+  return std::max<std::int64_t>(1, p.tp * p.cp * p.dp / (p.ep * p.etp));
+}
 
 // A balanced custom split (Megatron-Core's uneven first/last stage options and pipeline layouts,
 // as Megatron-Bridge's DeepSeek-V3 recipes use): layers / pp on every stage, the remainder one

@@ -31,8 +31,9 @@ Result<Prediction> predict(const Scenario& s) {
   const DeviceSpec& dev = s.system.device;
   // Learned position tables are as long as the sequences the workload runs.
   const std::int64_t positions =
-      s.training ? s.training->seq_len
-                 : std::max<std::int64_t>(s.model.max_seq_len, s.inference->prompt_len + s.inference->output_len);
+      s.training
+          ? s.training->seq_len
+          : std::max<std::int64_t>(s.model.max_seq_len, s.inference->prompt_len + s.inference->output_len);
   out.params = count_params(s.model, positions);
   if (s.training) {
     const AttentionKernel att = training_attention(s);

@@ -28,11 +28,12 @@ struct BoundBreakdown {
 
 // What the MoE layers of a training step do on the busiest device (mixture-of-experts models).
 struct MoeReport {
-  double tokens_per_expert = 0;    // per local expert per micro-batch (busiest rank, imbalance included)
-  double dispatch_bytes = 0;       // all-to-all bytes one rank sends per MoE layer per micro-batch (x2 with combine)
-  Seconds all_to_all_layer{};      // dispatch + combine of one MoE layer, forward, one micro-batch
+  double tokens_per_expert = 0;  // per local expert per micro-batch (busiest rank, imbalance included)
+  double dispatch_bytes =
+      0;  // all-to-all bytes one rank sends per MoE layer per micro-batch (x2 with combine)
+  Seconds all_to_all_layer{};  // dispatch + combine of one MoE layer, forward, one micro-batch
   double expert_params_per_device = 0;
-  std::int64_t expert_dp = 1;      // expert-data-parallel replicas (tp x cp x dp / (ep x etp))
+  std::int64_t expert_dp = 1;  // expert-data-parallel replicas (tp x cp x dp / (ep x etp))
 };
 
 struct TrainingPrediction {

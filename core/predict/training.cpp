@@ -364,7 +364,8 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
   out.hfu = out.hardware_flops / (out.iteration_time.value * native_peak);
 }
 
-MoeReport moe_report(const OpContext& c, const KindCosts& K, const StageParams& params, const ParallelPlan& p) {
+MoeReport moe_report(const OpContext& c, const KindCosts& K, const StageParams& params,
+                     const ParallelPlan& p) {
   MoeReport r;
   r.expert_params_per_device = params.experts;
   r.expert_dp = expert_dp(p);

@@ -75,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"attention_unknown", inline_model({{"attention", {{"type", "linear"}}}}),
                 "scenario.invalid_value", "/model/attention/type"},
         BadCase{"attention_extra_key", inline_model({{"attention", {{"type", "gqa"}, {"kv_lora_rank", 512}}}}),
-                "scenario.unknown_key", "/model/attention/kv_lora_rank"},
+                "model.mla_key_without_mla", "/model/attention/kv_lora_rank"},
         BadCase{"gqa_without_kv_heads",
                 inline_model({{"attention", {{"type", "gqa"}}}, {"kv_heads", nullptr}}),
                 "scenario.missing_key", "/model/kv_heads"},

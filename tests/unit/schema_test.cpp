@@ -217,13 +217,14 @@ TEST(Schema, EveryKeyRangeEnumAndRequirementMatchesTheReader) {
   EXPECT_GE(w.checked_enums, 12);
 }
 
-TEST(Schema, StatesTheNewModelKeysAndNotMoe) {
+TEST(Schema, StatesTheNewModelKeys) {
   const json& model = schema()["$defs"]["model"]["properties"];
-  EXPECT_FALSE(model.contains("moe"));
+  EXPECT_EQ(model["moe"]["required"], json({"experts", "top_k", "expert_ffn_hidden"}));
+  EXPECT_EQ(model["moe"]["properties"]["router_balance"]["enum"], json({"balanced", "measured"}));
   EXPECT_EQ(model["position"]["enum"], json({"learned", "rotary", "none"}));
   EXPECT_EQ(model["bias"]["x-default-by-norm"], json({{"layernorm", true}, {"rmsnorm", false}}));
   EXPECT_EQ(model["position"]["x-default-by-norm"], json({{"layernorm", "learned"}, {"rmsnorm", "rotary"}}));
-  EXPECT_EQ(model["attention"]["properties"]["type"]["enum"], json({"mha", "gqa", "mqa"}));
+  EXPECT_EQ(model["attention"]["properties"]["type"]["enum"], json({"mha", "gqa", "mqa", "mla"}));
   const json& tier = schema()["$defs"]["scale_up"]["properties"];
   EXPECT_EQ(tier["all_to_all"]["enum"], json({"pairwise", "ring"}));
   EXPECT_EQ(tier["bandwidth_GBps"]["x-unit"], "GB/s");
