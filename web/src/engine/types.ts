@@ -12,7 +12,7 @@ export type Recompute = 'none' | 'selective' | 'full';
 /**
  * Math precision (fp8: fp8 matrix multiplies, bf16 elsewhere).
  */
-export type TrainingPrecision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8';
+export type TrainingPrecision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
 /**
  * Attention kernel. Default: the system's software.attention.
  */
@@ -20,7 +20,7 @@ export type AttentionKernel = 'flash' | 'standard';
 /**
  * Precision of weights and math.
  */
-export type InferencePrecision = 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4';
+export type InferencePrecision = 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
 
 /**
  * One question: which model, on which hardware, split how, doing what. At least one of training and inference.
@@ -51,7 +51,7 @@ export interface Scenario {
   inference?: InferenceSpec;
 }
 /**
- * An inline model: a decoder-only transformer. Mixture-of-experts ('moe') is not modelled (error model.moe_unsupported).
+ * An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA or MLA attention.
  */
 export interface ModelSpec {
   /**
@@ -119,9 +119,86 @@ export interface ModelSpec {
    */
   attention?: {
     /**
-     * mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. Fills in kv_heads for mha and mqa when it is absent (gqa needs it); must agree with kv_heads when both are given (error model.attention_mismatch).
+     * mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. Fills in kv_heads for mha and mqa when it is absent (gqa needs it); must agree with kv_heads when both are given (error model.attention_mismatch). mla: multi-head latent attention (DeepSeek-V2/V3), with the five keys below.
      */
-    type: 'mha' | 'gqa' | 'mqa';
+    type: 'mha' | 'gqa' | 'mqa' | 'mla';
+    /**
+     * MLA: query compression rank; 0 = none.
+     */
+    q_lora_rank?: number;
+    /**
+     * MLA: rank of the cached key/value latent (required for mla).
+     */
+    kv_lora_rank?: number;
+    /**
+     * MLA: per-head query/key dims without rotary (required for mla).
+     */
+    qk_nope_head_dim?: number;
+    /**
+     * MLA: per-head rotary query/key dims, the shared rope key (required for mla).
+     */
+    qk_rope_head_dim?: number;
+    /**
+     * MLA: per-head value dims (required for mla).
+     */
+    v_head_dim?: number;
+    /**
+     * Sliding-window (or chunked) attention: windowed layers attend to at most this many keys. Absent: full attention. Unit: tokens.
+     */
+    window?: number;
+    /**
+     * With window: every k-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = every layer windowed.
+     */
+    global_every?: number;
+  };
+  /**
+   * Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, model.moe_no_moe_layers, model.moe_imbalance_with_balanced).
+   */
+  moe?: {
+    /**
+     * Routed experts per MoE layer.
+     */
+    experts: number;
+    /**
+     * Experts each token is routed to (<= experts).
+     */
+    top_k: number;
+    /**
+     * FFN width of one routed expert.
+     */
+    expert_ffn_hidden: number;
+    /**
+     * Experts every token passes through.
+     */
+    shared_experts?: number;
+    /**
+     * FFN width of one shared expert. Default: expert_ffn_hidden.
+     */
+    shared_expert_ffn_hidden?: number;
+    /**
+     * Leading layers with the dense ffn_hidden FFN.
+     */
+    first_dense_layers?: number;
+    /**
+     * After them every layer_freq-th layer is MoE (1 = all).
+     */
+    layer_freq?: number;
+    /**
+     * Token dropping: an expert takes at most this x its mean tokens. Absent: dropless.
+     */
+    capacity_factor?: number;
+    /**
+     * balanced: forced even split (vendor benchmarks); measured: a real router whose busiest expert-parallel rank gets imbalance x the mean tokens.
+     */
+    router_balance?: 'balanced' | 'measured';
+    /**
+     * Busiest expert-parallel rank's routed tokens over the mean. Default: 1 when balanced, 1.2 when measured (ASSUMED; state your router's).
+     */
+    imbalance?: number;
+    /**
+     * Free text (sources, fits, caveats); not used in any computation.
+     */
+    notes?: string;
   };
   /**
    * The input embedding and the LM head share one matrix.
@@ -177,7 +254,7 @@ export interface DeviceSpec {
    */
   notes?: string;
   /**
-   * Dense (no sparsity) peak math rate per precision. A missing precision is not supported natively and falls back to the next wider one: int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32.
+   * Dense (no sparsity) peak math rate per precision. A missing precision is not supported natively and falls back to the next wider one: int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32; fp4 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32. Block-scaled formats (mxfp8, nvfp4, mxfp4) run at their element format's rate (fp8, fp4).
    */
   peak_tflops: {
     /**
@@ -208,6 +285,10 @@ export interface DeviceSpec {
      * Dense int4 peak. Unit: TOP/s.
      */
     int4?: number;
+    /**
+     * Dense fp4 peak. Unit: TFLOP/s.
+     */
+    fp4?: number;
   };
   /**
    * Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. Absent: not modelled. Unit: TFLOP/s.
@@ -286,9 +367,10 @@ export interface CalibrationSpec {
    */
   kernel_overhead_us?: number;
   /**
-   * The thread-block tiles [m, n] a BLAS library picks from. Unit: elements.
+   * The thread-block tiles [m, n] a BLAS library picks from (at most 64). Default: the CUTLASS tensor-core tile set. Unit: elements.
    *
    * @minItems 1
+   * @maxItems 64
    */
   gemm_tiles?: [[number, number], ...[number, number][]];
   /**
@@ -296,7 +378,7 @@ export interface CalibrationSpec {
    */
   split_k_max?: number;
   /**
-   * Smallest K for which split-K is considered. Unit: elements.
+   * Smallest K slice split-K may cut. Unit: elements.
    */
   split_k_min_k?: number;
   /**
@@ -426,6 +508,10 @@ export interface ScaleUpLink {
    */
   all_to_all?: 'pairwise' | 'ring';
   /**
+   * Achieved fraction of the link rate in MoE token dispatch and combine (all-to-all). Default: efficiency. Unit: fraction.
+   */
+  all_to_all_efficiency?: number;
+  /**
    * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range.
    *
    * @minItems 1
@@ -468,6 +554,10 @@ export interface ScaleOutLink {
    * How an all-to-all runs: pairwise exchange (switched tiers) or ring (links join neighbours only).
    */
   all_to_all?: 'pairwise' | 'ring';
+  /**
+   * Achieved fraction of the link rate in MoE token dispatch and combine (all-to-all). Default: efficiency. Unit: fraction.
+   */
+  all_to_all_efficiency?: number;
   /**
    * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range.
    *
@@ -553,9 +643,13 @@ export interface ParallelSpec {
    */
   cp?: number;
   /**
-   * Expert-parallel degree (inside dp).
+   * Expert-parallel degree: ranks the routed experts are split over (expert layers fold tp x cp x dp as etp x ep x expert-dp).
    */
   ep?: number;
+  /**
+   * Expert tensor-parallel degree: ranks one expert's FFN is split over.
+   */
+  etp?: number;
   /**
    * Megatron sequence parallelism. Default: tp > 1.
    */
@@ -625,7 +719,8 @@ export interface InferenceSpec {
 /**
  * The precision the math runs in.
  */
-export type Precision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4';
+export type Precision =
+  'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
 /**
  * What bounds its time.
  */
@@ -638,6 +733,19 @@ export interface Prediction {
   training?: TrainingResult;
   inference?: InferenceResult;
   memory: MemoryResult;
+  /**
+   * Parameter counts of the whole model.
+   */
+  params: {
+    /**
+     * Every parameter of the model. Unit: parameters.
+     */
+    total: number;
+    /**
+     * Parameters one token passes through: the routed experts count top_k / experts of theirs. Unit: parameters.
+     */
+    active: number;
+  };
   warnings: Warning[];
 }
 export interface TrainingResult {
@@ -705,6 +813,31 @@ export interface TrainingResult {
     recompute: number;
   };
   /**
+   * What the MoE layers do (mixture-of-experts models only).
+   */
+  moe?: {
+    /**
+     * Tokens one local expert processes per micro-batch on the busiest rank.
+     */
+    tokens_per_expert: number;
+    /**
+     * All-to-all bytes one rank sends per MoE layer and micro-batch (the combine sends as many back). Unit: bytes.
+     */
+    dispatch_bytes: number;
+    /**
+     * Dispatch + combine of one MoE layer, forward, one micro-batch. Unit: s.
+     */
+    all_to_all_layer_s: number;
+    /**
+     * Routed-expert parameters on one device. Unit: parameters.
+     */
+    expert_params_per_device: number;
+    /**
+     * Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
+     */
+    expert_dp: number;
+  };
+  /**
    * Per iteration, whole job. Unit: FLOP.
    */
   model_flops: number;
@@ -757,6 +890,10 @@ export interface TrainingBreakdown {
    * Unit: s.
    */
   optimizer: number;
+  /**
+   * MoE token dispatch/combine (all-to-all) and expert-tensor reductions. Unit: s.
+   */
+  ep_comm: number;
 }
 export interface InferenceResult {
   /**
