@@ -1,11 +1,50 @@
 // Hugging Face `config.json` -> the scenario's inline model (shared/spec/scenario.md, "model").
 // Pure and total: returns the model or a message saying why the config cannot be imported.
 // Key names follow the transformers configuration classes (LlamaConfig, GPTJConfig, GPT2Config,
-// FalconConfig, MistralConfig, ...); each model family spells the same dimension differently,
-// so every field lists its aliases in order of preference.
+// FalconConfig, MistralConfig, MixtralConfig, Qwen3MoeConfig, DeepseekV3Config, GptOssConfig,
+// Llama4TextConfig, ...); each model family spells the same dimension differently, so every
+// field lists its aliases in order of preference.
 import type { ModelSpec } from '../engine/types';
 
-export type HfImportResult = { ok: true; model: ModelSpec; notes: string[] } | { ok: false; message: string };
+/**
+ * The mixture-of-experts block of the model contract (`model.moe`). engine/types.ts's MoeSpec
+ * predates the contract and is regenerated elsewhere, so the importer states its own type.
+ */
+export interface HfMoe {
+  experts: number;
+  top_k: number;
+  expert_ffn_hidden: number;
+  /** Always-on experts beside the routed ones (default 0). */
+  shared_experts?: number;
+  /** Width of each shared expert (default expert_ffn_hidden). */
+  shared_expert_ffn_hidden?: number;
+  /** That many leading layers use the dense ffn_hidden (default 0). */
+  first_dense_layers?: number;
+  /** Every later layer is MoE at 1, every other at 2, ... (default 1). */
+  layer_freq?: number;
+  /** Absent = dropless. No Hugging Face config states one, so the importer never sets it. */
+  capacity_factor?: number;
+  router_balance?: 'balanced' | 'measured';
+}
+
+/** The attention block of the model contract (`model.attention`). */
+export type HfAttention =
+  | { type: 'mha' | 'gqa' | 'mqa'; window?: number; global_every?: number }
+  | {
+      type: 'mla';
+      q_lora_rank: number;
+      kv_lora_rank: number;
+      qk_nope_head_dim: number;
+      qk_rope_head_dim: number;
+      v_head_dim: number;
+      window?: number;
+      global_every?: number;
+    };
+
+/** An imported model: the page's ModelSpec with the contract's moe and attention blocks. */
+export type HfModel = Omit<ModelSpec, 'moe'> & { moe?: HfMoe; attention?: HfAttention };
+
+export type HfImportResult = { ok: true; model: HfModel; notes: string[] } | { ok: false; message: string };
 
 type Json = Record<string, unknown>;
 
@@ -17,8 +56,19 @@ function firstNumber(c: Json, keys: string[]): [number, string] | undefined {
   return undefined;
 }
 
-/** Keys whose presence (with a value > 1) marks a mixture-of-experts model. */
-const MOE_KEYS = ['num_local_experts', 'num_experts', 'n_routed_experts', 'moe_num_experts', 'num_experts_per_tok', 'moe_intermediate_size'];
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isCount = (v: number): boolean => Number.isInteger(v) && v >= 0;
+
+/** Routed-expert counts: Mixtral/gpt-oss/Llama 4, DeepSeek/Kimi, Qwen-MoE/OLMoE, others. */
+const EXPERT_KEYS = ['num_local_experts', 'n_routed_experts', 'num_experts', 'moe_num_experts'];
+/** Routed experts per token: transformers' name first, then gpt-oss' and Kimi Linear's. */
+const TOP_K_KEYS = ['num_experts_per_tok', 'experts_per_token', 'num_experts_per_token'];
+/** Layer period of the MoE blocks: DeepSeek/Kimi, Qwen-MoE, Llama 4. */
+const MOE_FREQ_KEYS = ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_layer_step'];
+
+/** Families whose intermediate_size is the width of each expert (no moe_intermediate_size). */
+const EXPERT_WIDTH_IS_INTERMEDIATE = new Set(['mixtral', 'gpt_oss', 'llama4', 'llama4_text']);
+const LLAMA4 = new Set(['llama4', 'llama4_text']);
 
 /** Architectures the page's model cannot describe (no decoder-only dense transformer). */
 const UNSUPPORTED_TYPES: Record<string, string> = {
@@ -27,10 +77,217 @@ const UNSUPPORTED_TYPES: Record<string, string> = {
   mamba: 'a state-space model (no attention)',
   rwkv: 'a recurrent model (no attention)',
   bert: 'an encoder-only model',
+  jamba: 'a hybrid state-space/attention model',
 };
 
 const GATED_SILU = new Set(['silu', 'swish', 'swiglu']);
 const GELU = new Set(['gelu', 'gelu_new', 'gelu_fast', 'gelu_pytorch_tanh', 'gelu_accurate', 'quick_gelu', 'relu']);
+
+/** Why a part of the config cannot be imported (the helpers below return it instead of a value). */
+type Fail = { error: string };
+const fail = (error: string): Fail => ({ error });
+const failed = (v: unknown): v is Fail => isObject(v) && typeof v.error === 'string';
+
+/**
+ * The layer pattern of the contract: `global_every` k means layers k-1, 2k-1, ... attend to the
+ * whole context and the others are windowed (0 = every layer windowed, undefined = none is).
+ * `isGlobal` lists the layers; a pattern the contract cannot state exactly keeps the number of
+ * global layers (k = layers / globals) with a note, or fails.
+ */
+function globalEvery(isGlobal: boolean[], what: string, notes: string[]): number | undefined | Fail {
+  const L = isGlobal.length;
+  const globals = isGlobal.filter((g) => g).length;
+  if (globals === L) return undefined;
+  if (globals === 0) return 0;
+  const k = isGlobal.indexOf(true) + 1;
+  if (isGlobal.every((g, i) => g === ((i + 1) % k === 0))) return k;
+  if (L % globals === 0) {
+    notes.push(`${what}: ${globals} of ${L} layers attend to the whole context, not at every ${L / globals}-th layer; global_every = ${L / globals} keeps their number, not their positions.`);
+    return L / globals;
+  }
+  return fail(`${what}: the ${globals} full-attention layers of ${L} are not every k-th layer, which the model's global_every cannot state.`);
+}
+
+/** Sliding-window / chunked attention: { window, global_every } or undefined when none. */
+function readWindow(cfg: Json, modelType: string, L: number, notes: string[]): { window: number; global_every?: number } | undefined | Fail {
+  const layerTypes = Array.isArray(cfg.layer_types) ? (cfg.layer_types as unknown[]) : undefined;
+  const fromLayerTypes = (layerTypes: unknown[]): boolean[] | Fail => {
+    if (layerTypes.length !== L) return fail(`layer_types has ${layerTypes.length} entries for ${L} layers.`);
+    const out: boolean[] = [];
+    for (const t of layerTypes) {
+      if (t === 'full_attention') out.push(true);
+      else if (t === 'sliding_attention' || t === 'chunked_attention') out.push(false);
+      else return fail(`layer_types "${String(t)}" is not an attention the page models (full_attention, sliding_attention, chunked_attention).`);
+    }
+    return out;
+  };
+
+  if (LLAMA4.has(modelType)) {
+    // Llama4TextConfig: attention_chunk_size (default 8192; null = none) on the RoPE layers;
+    // no_rope_layers[i] = 0 marks a NoPE layer with full attention, by default every
+    // no_rope_layer_interval-th (4) layer.
+    const chunk = cfg.attention_chunk_size === undefined ? 8192 : cfg.attention_chunk_size;
+    if (chunk === null) return undefined;
+    if (typeof chunk !== 'number' || !Number.isInteger(chunk) || chunk <= 0) return fail(`attention_chunk_size = ${String(chunk)} is not a positive integer.`);
+    if (cfg.attention_chunk_size === undefined) notes.push('No attention_chunk_size: Llama4TextConfig\'s default 8192 assumed.');
+    let isGlobal: boolean[];
+    const noRope = cfg.no_rope_layers;
+    if (Array.isArray(noRope) && noRope.length > 0) {
+      if (noRope.length !== L) return fail(`no_rope_layers has ${noRope.length} entries for ${L} layers.`);
+      isGlobal = noRope.map((v) => v === 0 || v === false);
+    } else {
+      const interval = firstNumber(cfg, ['no_rope_layer_interval'])?.[0] ?? 4;
+      if (!Number.isInteger(interval) || interval <= 0) return fail(`no_rope_layer_interval = ${interval} is not a positive integer.`);
+      isGlobal = Array.from({ length: L }, (_, i) => (i + 1) % interval === 0);
+    }
+    const g = globalEvery(isGlobal, 'no_rope_layers', notes);
+    if (failed(g)) return g;
+    if (g === undefined) return undefined;
+    notes.push(`Chunked attention (${chunk}-token chunks on the RoPE layers${g ? `, every ${g}th layer global without RoPE` : ''}) is approximated by a ${chunk}-token sliding window: a chunk sees on average half a chunk, so long contexts cost less than stated on those layers.`);
+    return g ? { window: chunk, global_every: g } : { window: chunk };
+  }
+
+  const sw = cfg.sliding_window;
+  if (sw === undefined || sw === null || cfg.use_sliding_window === false) return undefined;
+  if (typeof sw !== 'number' || !Number.isInteger(sw) || sw <= 0) return fail(`sliding_window = ${String(sw)} is not a positive integer.`);
+  let g: number | undefined | Fail;
+  if (layerTypes) {
+    const isGlobal = fromLayerTypes(layerTypes);
+    if (failed(isGlobal)) return isGlobal;
+    g = globalEvery(isGlobal, 'layer_types', notes);
+  } else if (typeof cfg.max_window_layers === 'number' && modelType.startsWith('qwen')) {
+    // Qwen2: the first max_window_layers layers attend to the whole context, the rest to the window.
+    const n = cfg.max_window_layers;
+    g = globalEvery(Array.from({ length: L }, (_, i) => i < n), 'max_window_layers', notes);
+  } else if (typeof cfg.sliding_window_pattern === 'number') {
+    // Gemma 3: layer i is sliding unless (i + 1) % sliding_window_pattern == 0.
+    g = cfg.sliding_window_pattern;
+    if (!Number.isInteger(g) || g <= 0) return fail(`sliding_window_pattern = ${g} is not a positive integer.`);
+  } else if (modelType === 'gemma2') {
+    g = 2;
+    notes.push('Gemma 2 alternates sliding-window and global layers (global_every 2).');
+  } else {
+    g = 0;
+    notes.push(`sliding_window ${sw} without layer_types: every layer attends to a ${sw}-token window (Mistral convention).`);
+  }
+  if (failed(g)) return g;
+  if (g === undefined) return undefined;
+  return g ? { window: sw, global_every: g } : { window: sw };
+}
+
+/** Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the low-rank dimensions. */
+function readMla(cfg: Json, notes: string[]): Extract<HfAttention, { type: 'mla' }> | Fail {
+  const dims: Record<string, number> = {};
+  for (const k of ['kv_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim']) {
+    const v = cfg[k];
+    if (typeof v !== 'number') return fail(`MLA config (kv_lora_rank) without ${k}.`);
+    if (!Number.isInteger(v) || v < (k === 'qk_nope_head_dim' ? 0 : 1)) return fail(`${k} = ${v} is not a positive integer.`);
+    dims[k] = v;
+  }
+  let q = 0;
+  if (typeof cfg.q_lora_rank === 'number') {
+    if (!isCount(cfg.q_lora_rank)) return fail(`q_lora_rank = ${cfg.q_lora_rank} is not a non-negative integer.`);
+    q = cfg.q_lora_rank;
+  } else notes.push('q_lora_rank null or absent: queries are not compressed (q_lora_rank 0).');
+  return { type: 'mla', q_lora_rank: q, kv_lora_rank: dims.kv_lora_rank, qk_nope_head_dim: dims.qk_nope_head_dim, qk_rope_head_dim: dims.qk_rope_head_dim, v_head_dim: dims.v_head_dim };
+}
+
+/**
+ * Mixture of experts. `experts` is the routed-expert count found under EXPERT_KEYS. The expert
+ * width is moe_intermediate_size, or intermediate_size in the families that use it per expert
+ * (Mixtral, gpt-oss, Llama 4). Shared experts: DeepSeek's n_shared_experts (each as wide as a
+ * routed expert), Qwen2-MoE's single shared_expert_intermediate_size, Llama 4's one shared expert.
+ * Placement: first_k_dense_replace leading dense layers; the MoE period from moe_layer_freq
+ * (DeepSeek: layer i >= k is MoE when i % freq == 0), decoder_sparse_step (Qwen) or
+ * interleave_moe_layer_step (Llama 4: (i + 1) % step == 0); the contract's layer_freq keeps the
+ * period, and with it the number of MoE layers.
+ */
+function readMoe(cfg: Json, modelType: string, experts: [number, string], L: number, notes: string[]): { moe: HfMoe; denseFfn?: number } | Fail {
+  const [E, eKey] = experts;
+  if (!Number.isInteger(E)) return fail(`${eKey} = ${E} is not an integer.`);
+  const topK = firstNumber(cfg, TOP_K_KEYS);
+  if (!topK) return fail(`MoE config without num_experts_per_tok (${eKey} = ${E}; also looked for ${TOP_K_KEYS.slice(1).join(', ')}).`);
+  if (!Number.isInteger(topK[0]) || topK[0] < 1 || topK[0] > E) return fail(`${topK[1]} = ${topK[0]} is not a whole number of experts between 1 and ${E}.`);
+
+  let width: number;
+  let denseFfn: number | undefined;
+  const moeWidth = firstNumber(cfg, ['moe_intermediate_size']);
+  const inter = firstNumber(cfg, ['intermediate_size']);
+  if (moeWidth) width = moeWidth[0];
+  else if ((EXPERT_WIDTH_IS_INTERMEDIATE.has(modelType) || eKey === 'num_local_experts') && inter) {
+    width = inter[0];
+    if (!EXPERT_WIDTH_IS_INTERMEDIATE.has(modelType)) notes.push(`No moe_intermediate_size: intermediate_size ${width} taken as the width of each expert (Mixtral convention for ${eKey}).`);
+    if (LLAMA4.has(modelType)) {
+      const mlp = firstNumber(cfg, ['intermediate_size_mlp']);
+      if (mlp) denseFfn = mlp[0];
+      else notes.push('No intermediate_size_mlp: the dense layers are given the expert width.');
+    }
+  } else return fail(`MoE config without moe_intermediate_size (the width of each expert; ${eKey} = ${E}).`);
+  if (!Number.isInteger(width) || width <= 0) return fail(`The expert width ${width} is not a positive integer.`);
+
+  const moe: HfMoe = { experts: E, top_k: topK[0], expert_ffn_hidden: width };
+
+  // Shared experts.
+  const nShared = firstNumber(cfg, ['n_shared_experts', 'num_shared_experts']);
+  const sharedWidth = firstNumber(cfg, ['shared_expert_intermediate_size']);
+  if (nShared && nShared[0] > 0) {
+    if (!isCount(nShared[0])) return fail(`${nShared[1]} = ${nShared[0]} is not a whole number.`);
+    moe.shared_experts = nShared[0];
+    moe.shared_expert_ffn_hidden = sharedWidth && sharedWidth[0] > 0 ? sharedWidth[0] / nShared[0] : width;
+  } else if (sharedWidth && sharedWidth[0] > 0) {
+    moe.shared_experts = 1;
+    moe.shared_expert_ffn_hidden = sharedWidth[0];
+  } else if (LLAMA4.has(modelType)) {
+    moe.shared_experts = 1;
+    moe.shared_expert_ffn_hidden = width;
+    notes.push('Llama 4 adds one always-on shared expert as wide as a routed expert to every MoE layer.');
+  } else moe.shared_experts = 0;
+  if (moe.shared_expert_ffn_hidden !== undefined && !Number.isInteger(moe.shared_expert_ffn_hidden)) {
+    return fail(`shared_expert_intermediate_size ${sharedWidth?.[0]} is not a multiple of ${nShared?.[1]} ${nShared?.[0]}.`);
+  }
+
+  // Placement.
+  let first = 0;
+  const firstK = firstNumber(cfg, ['first_k_dense_replace']);
+  if (firstK) {
+    if (!isCount(firstK[0]) || firstK[0] >= L) return fail(`first_k_dense_replace = ${firstK[0]} is not a layer count below ${L}.`);
+    first = firstK[0];
+  }
+  let freq = 1;
+  const f = firstNumber(cfg, MOE_FREQ_KEYS);
+  if (f) {
+    if (!Number.isInteger(f[0]) || f[0] < 1) return fail(`${f[1]} = ${f[0]} is not a positive integer.`);
+    freq = f[0];
+  }
+  // Explicit layer lists: Qwen's mlp_only_layers (dense) and Llama 4's moe_layers (sparse).
+  const mlpOnly = cfg.mlp_only_layers;
+  if (Array.isArray(mlpOnly) && mlpOnly.length > 0) {
+    const leading = mlpOnly.every((v, i) => v === i);
+    if (!leading || freq !== 1) return fail(`mlp_only_layers [${mlpOnly.join(', ')}] is not a leading run of dense layers, which the model's first_dense_layers and layer_freq cannot state.`);
+    first = Math.max(first, mlpOnly.length);
+  }
+  const moeLayers = cfg.moe_layers;
+  if (LLAMA4.has(modelType) && Array.isArray(moeLayers)) {
+    const expected = Array.from({ length: Math.ceil((L - (freq - 1)) / freq) }, (_, i) => freq - 1 + i * freq);
+    const same = moeLayers.length === expected.length && moeLayers.every((v, i) => v === expected[i]);
+    if (!same) {
+      const n = moeLayers.length;
+      const tail = n > 0 && moeLayers.every((v, i) => v === L - n + i);
+      if (!tail) return fail(`moe_layers [${moeLayers.join(', ')}] is not every k-th layer nor a trailing run, which the model's first_dense_layers and layer_freq cannot state.`);
+      first = L - n;
+      freq = 1;
+    }
+  }
+  moe.first_dense_layers = first;
+  moe.layer_freq = freq;
+
+  const parts = [`${E} experts, top-${topK[0]}, expert FFN ${width}`];
+  if (moe.shared_experts) parts.push(`${moe.shared_experts} shared expert${moe.shared_experts > 1 ? 's' : ''} of ${moe.shared_expert_ffn_hidden}`);
+  if (first) parts.push(`first ${first} layer${first > 1 ? 's' : ''} dense`);
+  if (freq > 1) parts.push(`MoE every ${freq} layers`);
+  notes.push(`Mixture of experts: ${parts.join(', ')}. Router scoring, grouping and load balancing are not modelled; capacity_factor is left out (dropless).`);
+  return denseFfn === undefined ? { moe } : { moe, denseFfn };
+}
 
 /**
  * Map a Hugging Face config (object or JSON text) to an inline model.
@@ -39,12 +296,20 @@ const GELU = new Set(['gelu', 'gelu_new', 'gelu_fast', 'gelu_pytorch_tanh', 'gel
  * - num_key_value_heads | num_kv_heads | n_head_kv -> kv_heads; Falcon's multi_query without the
  *   new decoder architecture means one KV head (FalconConfig).
  * - intermediate_size | n_inner | ffn_hidden_size -> ffn_hidden, default 4 × hidden (GPT-2, GPT-J
- *   n_inner null, Falcon).
+ *   n_inner null, Falcon); Llama 4's dense layers use intermediate_size_mlp.
  * - hidden_act | activation_function: silu -> "swiglu" (gated, three matrices, as Llama's MLP);
  *   gelu variants -> "gelu" (two matrices); relu2 -> "relu2".
  * - rms_norm_eps -> "rmsnorm", else layer norm.
- * - tie_word_embeddings (transformers' default when absent is true).
+ * - tie_word_embeddings (transformers' default when absent is true; Llama 4's is false).
  * - max_position_embeddings | n_positions | n_ctx | seq_length -> max_seq_len.
+ * - Mixture of experts (readMoe): num_local_experts | n_routed_experts | num_experts -> moe.experts,
+ *   num_experts_per_tok -> top_k, moe_intermediate_size (or intermediate_size) -> expert_ffn_hidden,
+ *   n_shared_experts / shared_expert_intermediate_size -> shared experts, first_k_dense_replace /
+ *   mlp_only_layers -> first_dense_layers, moe_layer_freq | decoder_sparse_step |
+ *   interleave_moe_layer_step -> layer_freq.
+ * - kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim -> attention "mla".
+ * - sliding_window with layer_types (or sliding_window_pattern), and Llama 4's
+ *   attention_chunk_size with no_rope_layers -> attention.window and attention.global_every.
  */
 export function importHfConfig(input: unknown, name?: string): HfImportResult {
   let c: unknown = input;
@@ -55,24 +320,23 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
       return { ok: false, message: `This is not valid JSON: ${(e as Error).message}` };
     }
   }
-  if (c === null || typeof c !== 'object' || Array.isArray(c)) return { ok: false, message: 'A config.json is a JSON object ({...}).' };
-  const cfg = c as Json;
+  if (!isObject(c)) return { ok: false, message: 'A config.json is a JSON object ({...}).' };
+  let cfg = c;
   const notes: string[] = [];
-  const modelType = typeof cfg.model_type === 'string' ? cfg.model_type.toLowerCase() : '';
+  let modelType = typeof cfg.model_type === 'string' ? cfg.model_type.toLowerCase() : '';
 
   if (UNSUPPORTED_TYPES[modelType]) return { ok: false, message: `model_type "${modelType}" is ${UNSUPPORTED_TYPES[modelType]}; only decoder-only transformers can be imported.` };
   if (cfg.is_encoder_decoder === true) return { ok: false, message: 'Encoder-decoder models are not supported; only decoder-only transformers can be imported.' };
-  for (const k of MOE_KEYS) {
-    const v = cfg[k];
-    if (typeof v === 'number' && v > (k === 'num_experts_per_tok' ? 0 : 1)) {
-      return {
-        ok: false,
-        message: `This is a mixture-of-experts model (${k} = ${v}); the importer only maps dense models. Enter it as an inline model with a "moe" block instead.`,
-      };
-    }
-  }
-  if (cfg.text_config && typeof cfg.text_config === 'object' && firstNumber(cfg, ['hidden_size', 'n_embd', 'd_model']) === undefined) {
-    return { ok: false, message: 'This is a multimodal config (text_config); paste the text model\'s config instead.' };
+  if (isObject(cfg.text_config) && firstNumber(cfg, ['hidden_size', 'n_embd', 'd_model']) === undefined) {
+    if (!LLAMA4.has(modelType)) return { ok: false, message: 'This is a multimodal config (text_config); paste the text model\'s config instead.' };
+    // Llama 4 is natively multimodal: the language model is text_config (Llama4TextConfig).
+    const outer = cfg;
+    cfg = { ...cfg.text_config };
+    if (cfg.tie_word_embeddings === undefined && typeof outer.tie_word_embeddings === 'boolean') cfg.tie_word_embeddings = outer.tie_word_embeddings;
+    if (cfg._name_or_path === undefined) cfg._name_or_path = outer._name_or_path;
+    if (cfg.architectures === undefined) cfg.architectures = outer.architectures;
+    modelType = 'llama4_text';
+    notes.push('Llama 4: the language model (text_config) is imported; the vision encoder is not modelled.');
   }
 
   const need = (label: string, keys: string[]): number | string => {
@@ -88,8 +352,23 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   for (const v of [hidden, layers, heads, vocab]) if (typeof v === 'string') return { ok: false, message: v };
   const H = hidden as number;
   const A = heads as number;
+  const L = layers as number;
 
-  const model: ModelSpec = { layers: layers as number, hidden: H, heads: A, ffn_hidden: 4 * H, vocab: vocab as number };
+  const model: HfModel = { layers: L, hidden: H, heads: A, ffn_hidden: 4 * H, vocab: vocab as number };
+
+  // Mixture of experts: an expert count above 1 (a count of 1 is a dense model); a top-k or an
+  // expert width without a count is a config of a style the importer does not know.
+  const experts = firstNumber(cfg, EXPERT_KEYS);
+  let denseFfn: number | undefined;
+  if (experts && experts[0] > 1) {
+    const r = readMoe(cfg, modelType, experts, L, notes);
+    if (failed(r)) return { ok: false, message: r.error };
+    model.moe = r.moe;
+    denseFfn = r.denseFfn;
+  } else if (!experts) {
+    const orphan = firstNumber(cfg, [...TOP_K_KEYS, 'moe_intermediate_size']);
+    if (orphan && orphan[0] > 0) return { ok: false, message: `MoE config without an expert count (${orphan[1]} = ${orphan[0]}; looked for ${EXPERT_KEYS.join(', ')}).` };
+  } else if (experts[0] === 1) notes.push(`${experts[1]} = 1: one expert is a dense MLP, imported as a dense model.`);
 
   // KV heads (GQA/MQA).
   const kv = firstNumber(cfg, ['num_key_value_heads', 'num_kv_heads', 'n_head_kv', 'multi_query_group_num']);
@@ -106,12 +385,35 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     return { ok: false, message: `The KV head count ${model.kv_heads} does not divide the ${A} attention heads.` };
   }
 
+  // Attention: multi-head latent attention, or MHA/GQA/MQA with a sliding window.
   const headDim = firstNumber(cfg, ['head_dim']);
+  let attention: HfAttention | undefined;
+  const kvLora = cfg.kv_lora_rank;
+  if (typeof kvLora === 'number' && kvLora > 0) {
+    const mla = readMla(cfg, notes);
+    if (failed(mla)) return { ok: false, message: mla.error };
+    attention = mla;
+    if (!(headDim && headDim[0] > 0)) {
+      model.head_dim = mla.v_head_dim;
+      notes.push(`Multi-head latent attention: head_dim given as v_head_dim ${mla.v_head_dim}; queries and keys are ${mla.qk_nope_head_dim} + ${mla.qk_rope_head_dim} wide per head.`);
+    }
+  }
+  const win = readWindow(cfg, modelType, L, notes);
+  if (failed(win)) return { ok: false, message: win.error };
+  if (win && !attention) {
+    const kvh = model.kv_heads ?? A;
+    attention = { type: kvh === A ? 'mha' : kvh === 1 ? 'mqa' : 'gqa' };
+  }
+  if (win && attention) Object.assign(attention, win);
+  if (attention) model.attention = attention;
+
   if (headDim && headDim[0] > 0) model.head_dim = headDim[0];
-  else if (H % A !== 0) return { ok: false, message: `hidden ${H} is not a multiple of heads ${A}, and the config has no head_dim.` };
+  else if (model.head_dim === undefined && H % A !== 0) return { ok: false, message: `hidden ${H} is not a multiple of heads ${A}, and the config has no head_dim.` };
 
   const ffn = firstNumber(cfg, ['intermediate_size', 'n_inner', 'ffn_hidden_size', 'ffn_dim']);
-  if (ffn && ffn[0] > 0) model.ffn_hidden = ffn[0];
+  if (denseFfn !== undefined) model.ffn_hidden = denseFfn;
+  else if (ffn && ffn[0] > 0) model.ffn_hidden = ffn[0];
+  else if (model.moe) model.ffn_hidden = model.moe.expert_ffn_hidden;
   else notes.push(`No intermediate size in the config: ffn_hidden = 4 × hidden = ${4 * H}.`);
 
   const actRaw = cfg.hidden_act ?? cfg.activation_function ?? cfg.hidden_activation ?? cfg.activation;
@@ -130,9 +432,15 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   } else return { ok: false, message: `Unsupported activation "${act}" (supported: silu/swiglu, gelu variants, relu2).` };
 
   model.norm = typeof cfg.rms_norm_eps === 'number' || typeof cfg.rms_norm_epsilon === 'number' ? 'rmsnorm' : 'layernorm';
-  // transformers' PretrainedConfig defaults tie_word_embeddings to true.
-  model.tied_embeddings = typeof cfg.tie_word_embeddings === 'boolean' ? cfg.tie_word_embeddings : true;
-  if (typeof cfg.tie_word_embeddings !== 'boolean') notes.push('tie_word_embeddings absent: transformers\' default (tied) assumed.');
+  if (typeof cfg.tie_word_embeddings === 'boolean') model.tied_embeddings = cfg.tie_word_embeddings;
+  else if (LLAMA4.has(modelType)) {
+    model.tied_embeddings = false;
+    notes.push('tie_word_embeddings absent: Llama4TextConfig\'s default (untied) assumed.');
+  } else {
+    // transformers' PretrainedConfig defaults tie_word_embeddings to true.
+    model.tied_embeddings = true;
+    notes.push('tie_word_embeddings absent: transformers\' default (tied) assumed.');
+  }
 
   const maxSeq = firstNumber(cfg, ['max_position_embeddings', 'n_positions', 'n_ctx', 'seq_length', 'max_sequence_length']);
   if (maxSeq && maxSeq[0] > 0) model.max_seq_len = maxSeq[0];
@@ -145,5 +453,9 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   model.name = label;
   model.source = `Imported from a Hugging Face config.json${modelType ? ` (model_type ${modelType})` : ''}`;
   if (cfg.parallel_attn === true || cfg.parallel_attention === true) notes.push('Parallel attention/MLP blocks are not modelled (same FLOPs, one norm fewer).');
+  const mtp = firstNumber(cfg, ['num_nextn_predict_layers']);
+  if (mtp && mtp[0] > 0) notes.push(`num_nextn_predict_layers = ${mtp[0]}: the multi-token-prediction layer${mtp[0] > 1 ? 's are' : ' is'} not modelled.`);
+  if (modelType === 'gpt_oss') notes.push('gpt-oss: the attention sinks, the q/k/v/o and expert biases and the clamped SwiGLU are not modelled.');
+  if (cfg.use_qk_norm === true || modelType === 'qwen3_moe' || modelType === 'qwen3') notes.push('QK normalisation is not modelled.');
   return { ok: true, model, notes };
 }

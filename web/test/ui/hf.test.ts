@@ -2,7 +2,7 @@
 // files of meta-llama/Llama-2-7b-hf, meta-llama/Meta-Llama-3-8B, EleutherAI/gpt-j-6b,
 // tiiuae/falcon-180B, tiiuae/falcon-7b and mistralai/Mixtral-8x7B-v0.1; the imports of the first
 // four must describe the same model as the engine's presets (presets/models/*.json), which cite
-// the same configs.
+// the same configs. Mixture-of-experts and MLA families: hf-moe.test.ts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importHfConfig } from '../../src/hf/import';
@@ -83,10 +83,10 @@ describe('importHfConfig field mapping', () => {
 });
 
 describe('importHfConfig rejects what it cannot describe', () => {
-  it('rejects Mixtral (mixture of experts) with a clear message', () => {
+  it('imports Mixtral (mixture of experts; it was rejected before the moe block existed)', () => {
     const r = importHfConfig(fixture('mixtral-8x7b'));
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.message).toMatch(/mixture-of-experts.*num_local_experts = 8/);
+    if (!r.ok) throw new Error(r.message);
+    expect(r.model.moe).toEqual({ experts: 8, top_k: 2, expert_ffn_hidden: 14336, shared_experts: 0, first_dense_layers: 0, layer_freq: 1 });
   });
   it.each([
     ['not json', '{"hidden_size": 4096,', /not valid JSON/],
