@@ -155,8 +155,8 @@ InferenceMemory inference_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& w = *s.inference;
   InferenceMemory out;
-  LayerShape shape = param_shape(p, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
-  shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
+  const LayerShape shape =
+      inference_layer_shape(s, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
   const ModelGraph g = model_graph(m, shape);
   const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   // Quantized weights: matrices at the weight precision; embeddings and norms stay 16-bit.

@@ -162,6 +162,8 @@ LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows) {
   LayerShape shape;
   shape.tp = p.tp;
   shape.pp = p.pp;
+  shape.ep = p.ep;
+  shape.etp = p.etp;
   shape.position_rows = position_rows;
   return shape;
 }
@@ -173,8 +175,6 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   LayerShape shape = param_shape(p, w.seq_len);
   shape.group = SeqGroup{p.micro_batch, w.seq_len / p.cp, w.seq_len};
   shape.cp = p.cp;
-  shape.ep = p.ep;
-  shape.etp = p.etp;
   shape.sequence_parallel = p.sequence_parallel;
   shape.causal = true;
   shape.attention = attention;
@@ -278,6 +278,19 @@ bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks) {
 
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   return p.pp > 1 && uneven_chunk_split(m.layers, p.pp * p.interleave);
+}
+
+LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) {
+  const auto& p = s.parallel;
+  LayerShape shape = param_shape(p, position_rows);
+  // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
+  shape.etp = std::max<std::int64_t>(1, p.tp / p.ep);
+  shape.sequence_parallel = false;
+  shape.attention = AttentionKernel::flash;
+  const auto& w = *s.inference;
+  shape.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
+  shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
+  return shape;
 }
 
 bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {

@@ -112,7 +112,10 @@ GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t 
 // tokens per sequence over seq_len keys, with the stack's activation widths (4-byte kernels for
 // fp32/tf32 training). The embedding and head shapes are the same object.
 LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention);
-// A shape for parameter counts only (tp and pp split; no tokens).
+// Inference: experts split over the tp ranks (ep by expert, tp / ep within one), no sequence
+// parallelism, the workload's activation and KV widths; groups are set per step.
+LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows);
+// A shape for parameter counts only (tp, pp, ep and etp split; no tokens).
 LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows);
 
 // Checks a layout against the model, the workloads and the device count. Returns the first

@@ -62,12 +62,7 @@ OpContext inference_context(const Scenario& s) {
 }
 
 LayerShape inference_shape(const Scenario& s, const OpContext& c) {
-  LayerShape shape = param_shape(s.parallel, 0);
-  shape.sequence_parallel = false;
-  // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
-  shape.ep = s.parallel.ep;
-  shape.etp = std::max<std::int64_t>(1, s.parallel.tp / s.parallel.ep);
-  shape.attention = AttentionKernel::flash;
+  LayerShape shape = inference_layer_shape(s, 0);
   shape.act_bytes = c.act_bytes;
   shape.kv_elem_bytes = c.kv_bytes;
   return shape;

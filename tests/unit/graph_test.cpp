@@ -205,3 +205,101 @@ TEST(GraphMixedBatch, GroupsShareGemmsButNotAttention) {
 
 }  // namespace
 }  // namespace optimus
+
+namespace optimus {
+namespace {
+
+// DeepSeek-V3 (the preset: 61 layers, h 7168, MLA with q rank 1536, kv rank 512, qk 128 + 64,
+// v 128; 256 routed experts of 2048, top 8, one shared expert, 3 dense layers of 18432).
+TEST(DeepSeekV3, ParametersAre671BTotal37BActive) {
+  const ModelSpec m = preset("deepseek-v3");
+  ASSERT_EQ(m.attention, AttentionType::mla);
+  const ParamCounts c = count_params(m, 4096);
+  // Per MoE layer by hand: MLA 7168*1536 + 1536 + 1536*128*192 + 7168*576 + 512 + 512*128*256
+  // + 128*128*7168 = 187,107,328; router 7168*256; 257 experts of 3*7168*2048; 2 norms.
+  const double mla =
+      7168.0 * 1536 + 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double expert = 3.0 * 7168 * 2048;
+  const double moe_layer = mla + 7168.0 * 256 + 257 * expert + 2 * 7168;
+  const double dense_layer = mla + 3.0 * 7168 * 18432 + 2 * 7168;
+  const double embed = 129280.0 * 7168;
+  EXPECT_DOUBLE_EQ(c.total, 58 * moe_layer + 3 * dense_layer + 2 * embed + 7168);
+  EXPECT_DOUBLE_EQ(c.experts, 58 * 256 * expert);
+  // Active: 8 of the 256 routed experts (plus the shared one) per token.
+  EXPECT_NEAR(c.active, c.total - 58 * 248 * expert, 1.0);
+  EXPECT_NEAR(c.total / 1e9, 671.0, 0.5);  // published: 671B (without the 14B MTP module)
+  EXPECT_NEAR(c.active / 1e9, 37.6, 0.3);  // published: 37B
+}
+
+TEST(DeepSeekV3, MlaCachesTheLatentPerToken) {
+  const ModelSpec m = preset("deepseek-v3");
+  ParallelPlan p;
+  p.tp = 8;
+  // The 512-dim latent and the 64-dim rope key, 2 bytes each, on every rank (shared by the heads).
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, p, Precision::bf16).value, 61.0 * (512 + 64) * 2);
+  // A decode step attends over the latent (absorbed form): qk dim 576, value dim 512.
+  LayerShape s;
+  s.tp = 8;
+  s.group = SeqGroup{4, 1, 2000};
+  s.causal = false;
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  const Op& att = find(ops, "attention");
+  EXPECT_EQ(att.k, 576);
+  EXPECT_EQ(att.v_dim, 512);
+  EXPECT_EQ(att.batch, 4 * 16);  // 16 local heads
+  // Training expands the latent per head: qk 192, v 128.
+  s.loss = true;
+  s.group = SeqGroup{1, 4096, 4096};
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_EQ(find(ops, "attention").k, 192);
+  EXPECT_EQ(find(ops, "attention").v_dim, 128);
+}
+
+TEST(DeepSeekV3, AllToAllAndExpertGemms) {
+  const ModelSpec m = preset("deepseek-v3");
+  // One micro-batch of 4096 tokens, tp 1, ep 64: every rank sends each token's hidden state to 8
+  // experts, 4096 x 8 x 7168 x 2 bytes, and holds 256 / 64 = 4 experts, each receiving
+  // 4096 x 8 x 64 / 256 = 8192 tokens (balanced router).
+  ModelSpec balanced = m;
+  balanced.moe->imbalance = 1.0;
+  LayerShape s;
+  s.group = SeqGroup{1, 4096, 4096};
+  s.ep = 64;
+  s.loss = true;
+  std::vector<Op> ops;
+  layer_forward_ops(balanced, s, kind_of(true, false), ops);
+  const Op& dispatch = find(ops, "ep_dispatch");
+  EXPECT_EQ(dispatch.comm, Collective::all_to_all);
+  EXPECT_EQ(dispatch.group, CommGroup::ep);
+  EXPECT_DOUBLE_EQ(dispatch.comm_bytes, 4096.0 * 8 * 7168 * 2);
+  EXPECT_DOUBLE_EQ(find(ops, "ep_combine").comm_bytes, dispatch.comm_bytes);
+  const Op& up = find(ops, "expert_up");
+  EXPECT_EQ(up.batch, 4);
+  EXPECT_EQ(up.m, 8192);
+  EXPECT_EQ(up.n, 2 * 2048);
+  EXPECT_EQ(up.k, 7168);
+  EXPECT_DOUBLE_EQ(up.params, 4.0 * 2 * 7168 * 2048);
+  // A measured router's busiest rank gets 1.2 x the mean (the default imbalance).
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_EQ(find(ops, "expert_up").m, 9831);  // ceil(8192 * 1.2)
+}
+
+TEST(DeepSeekV3, ExpertMemoryPerGpu) {
+  // 256 GPUs, pp 2 (a balanced split of 61 layers: 30 + 31), ep 32, dp 128: the first stage holds
+  // layers 0-29 (3 dense, 27 MoE), each device 8 of the 256 experts of every MoE layer.
+  Scenario s;
+  s.model = preset("deepseek-v3");
+  s.parallel.pp = 2;
+  s.parallel.dp = 128;
+  s.parallel.ep = 32;
+  const StageKinds sk = stage_kinds(s.model, s.parallel);
+  EXPECT_DOUBLE_EQ(sk.first[kind_of(false, false)], 3);
+  EXPECT_DOUBLE_EQ(sk.first[kind_of(true, false)], 27);
+  EXPECT_DOUBLE_EQ(sk.last[kind_of(true, false)], 31);
+  const StageParams first = stage_params(s.model, s.parallel, 4096, true, false);
+  EXPECT_DOUBLE_EQ(first.experts, 27.0 * 8 * 3 * 7168 * 2048);
+}
+
+}  // namespace
+}  // namespace optimus
