@@ -57,6 +57,22 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
   return Seconds(std::min(bulk, ll));
 }
 
+Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupPlacement& g,
+                            const SystemSpec& sys) {
+  if (!dedupe || !g.crosses_scale_out() || copies <= 0)
+    return collective_time(Collective::all_to_all, size, g, sys);
+  const double n = static_cast<double>(g.domains);
+  const double remote = (n - 1.0) * (1.0 - std::pow(1.0 - 1.0 / n, copies));
+  const double moved = size.value / copies * remote;
+  const NetworkTier& out = sys.scale_out;
+  const double eff = out.all_to_all_efficiency > 0 ? out.all_to_all_efficiency : out.efficiency;
+  const double steps = n - 1.0;  // one peer per remote domain
+  const double bulk = moved / (out.bandwidth.value * eff) + steps * out.bulk_latency.value;
+  const double ll = moved / (out.bandwidth.value * out.ll_efficiency) + steps * out.latency.value;
+  const Seconds inside = ring_time(Collective::all_to_all, size, g.per_domain, sys.scale_up);
+  return max(inside, Seconds(std::min(bulk, ll)));
+}
+
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
   if (c == Collective::p2p)
     return ring_time(c, size, 2, g.crosses_scale_out() ? sys.scale_out : sys.scale_up);

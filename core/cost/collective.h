@@ -31,6 +31,14 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
 // domain moves on the scale-up links while the share for other domains crosses the scale-out
 // NIC at the same time (as DeepEP's and NCCL's hierarchical all-to-all kernels do); the slower
 // of the two sets the time.
+// MoE dispatch or combine of `size` bytes per rank holding `copies` routed copies of each token.
+// With DeepEP-style node deduplication a token crosses the scale-out network once per remote
+// domain holding one of its experts, (n-1)(1 - (1 - 1/n)^copies) domains on average for
+// uniformly spread experts over n domains, and is forwarded over the scale-up links there;
+// without it every copy bound for another domain crosses it (collective_time).
+Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupPlacement& g,
+                            const SystemSpec& sys);
+
 // One tier, P ranks, no hierarchy.
 Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier);
 

@@ -138,6 +138,10 @@ OpCost quantise_cast(const OpContext& c, double elements) {
 }
 
 Seconds comm_cost(const OpContext& c, const Op& op) {
+  if (op.comm == Collective::all_to_all && op.group == CommGroup::ep)
+    return moe_all_to_all_time(Bytes(op.comm_bytes), op.copies,
+                               c.sys->software.moe_dispatcher == MoeDispatcher::deepep, c.group(op.group),
+                               *c.sys);
   return collective_time(op.comm, Bytes(op.comm_bytes), c.group(op.group), *c.sys);
 }
 

@@ -104,6 +104,13 @@ struct EnumNames<AttentionKernel> {
       {{AttentionKernel::flash, "flash"}, {AttentionKernel::standard, "standard"}}};
 };
 
+enum class MoeDispatcher { alltoall, deepep };
+template <>
+struct EnumNames<MoeDispatcher> {
+  static constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 2> table = {
+      {{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}}};
+};
+
 // What the software stack on this system does by default, when a scenario does not say.
 // Measured runs depend on these as much as on the hardware (presets/README.md).
 struct SoftwareDefaults {
@@ -118,6 +125,10 @@ struct SoftwareDefaults {
   // max(GPU time, launch interval). Zero = no host bound (graph replay). Fitted on the public
   // inference rows by scripts/fit_launch_interval.py (presets/systems/*.json notes).
   Seconds launch_interval{0};
+  // MoE token dispatcher: Megatron-Core's all-to-all (every routed copy of a token crosses the
+  // network to its expert's rank) or DeepEP / HybridEP ("flex"; DeepSeek's DeepEP README): a token
+  // crosses the scale-out network once per destination node and is forwarded over NVLink there.
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

@@ -354,6 +354,7 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
     d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
     d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
     d.launch_interval = Seconds(sr.number("launch_interval_us", false, 0, 1e6).value_or(0) * kMicro);
+    d.moe_dispatcher = sr.enumeration<MoeDispatcher>("moe_dispatcher", false).value_or(d.moe_dispatcher);
     d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
     d.weight_bytes = sr.number("weight_bytes", false, 0.5, 8).value_or(d.weight_bytes);
     d.gradient_bytes = sr.number("gradient_bytes", false, 0.5, 8).value_or(d.gradient_bytes);
@@ -600,6 +601,7 @@ ojson system_json(const SystemSpec& s) {
                    {"overlap_grad_reduce", sw.overlap_grad_reduce},
                    {"tp_comm_overlap", sw.tp_comm_overlap},
                    {"launch_interval_us", sw.launch_interval.value / kMicro},
+                   {"moe_dispatcher", str(sw.moe_dispatcher)},
                    {"activation_bytes", sw.activation_bytes},
                    {"weight_bytes", sw.weight_bytes},
                    {"gradient_bytes", sw.gradient_bytes},

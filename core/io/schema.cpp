@@ -562,6 +562,13 @@ Node software_schema() {
                             "0 = no host bound.")
                       .unit("us")
                       .def(s.launch_interval.value / kMicro)},
+                 {"moe_dispatcher",
+                  choice<MoeDispatcher>()
+                      .desc(
+                          "MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep "
+                          "(DeepEP / HybridEP: once per destination node over the scale-out network, then "
+                          "NVLink).")
+                      .def(name(s.moe_dispatcher))},
                  {"activation_bytes",
                   width(0.5, 8, "Activations written by kernels and kept for backward.", s.activation_bytes)},
                  {"weight_bytes",

@@ -89,6 +89,7 @@ struct Op {
   CommGroup group = CommGroup::tp;
   Collective comm = Collective::all_reduce;
   double comm_bytes = 0;
+  double copies = 1;  // all-to-all of routed tokens: copies of each token (top_k) in comm_bytes
   // recomputed under selective recompute (the attention core, Korthikanti et al. Sec. 5)
   bool selective = false;
   // Whether the inference timer costs it (the final norm of an inference step is not timed).

@@ -590,6 +590,10 @@ export interface SoftwareSpec {
    */
   launch_interval_us?: number;
   /**
+   * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
+   */
+  moe_dispatcher?: 'alltoall' | 'deepep';
+  /**
    * Activations written by kernels and kept for backward. Unit: bytes per element.
    */
   activation_bytes?: number;
