@@ -144,6 +144,7 @@ FixedLayout fixed_keys(std::string_view scenario_json, const Scenario& s) {
   if (has("dp")) f.dp = p.dp;
   if (has("cp")) f.cp = p.cp;
   if (has("ep")) f.ep = p.ep;
+  if (has("etp")) f.etp = p.etp;
   if (has("micro_batch")) f.micro_batch = p.micro_batch;
   if (has("interleave")) f.interleave = p.interleave;
   if (has("sequence_parallel")) f.sequence_parallel = p.sequence_parallel;

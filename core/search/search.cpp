@@ -71,52 +71,67 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
         if (cp < 1 || rest % cp != 0) continue;
         const std::int64_t dp = rest / cp;
         if (f.dp && *f.dp != dp) continue;
-        ParallelPlan& p = pre.plan;
-        p.tp = tp;
-        p.pp = pp;
-        p.cp = cp;
-        p.dp = dp;
-        p.ep = f.ep.value_or(1);
-        p.micro_batch = f.micro_batch.value_or(1);
-        p.interleave = f.interleave.value_or(1);
-        // Inference does not search sequence parallelism: it takes the spec's default.
-        p.sequence_parallel = f.sequence_parallel.value_or(training ? false : tp > 1);
-        p.recompute = f.recompute.value_or(Recompute::none);
-        p.zero_stage = f.zero_stage.value_or(0);
-        work.parallel = p;
-        pre.error = validate_plan(work);
-        // A searched pp must split the layers evenly (or by the embedding/loss rule); the balanced
-        // custom splits that validate_plan accepts are for layouts a user states.
-        const std::int64_t L = work.model.layers;
-        if (!pre.error && !f.pp && pp > 1 && L % pp != 0 && !uneven_chunk_split(L, pp))
-          pre.error = make_error("parallel.layers_not_divisible", "/parallel/pp",
-                                 "the search keeps to pp that split the layers evenly");
-        if (!pre.error) {
-          if (training) {
-            // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.
-            pre.micro_batch = fixed_or(f.micro_batch, work.training->global_batch / dp);
-            pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
-                             : pp > 1     ? interleave_candidates(work.model.layers, pp)
-                                          : std::vector<std::int64_t>{1};
-            pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
-                                    : tp > 1            ? std::vector<bool>{false, true}
-                                                        : std::vector<bool>{false};
-            pre.recompute =
-                f.recompute ? std::vector<Recompute>{*f.recompute}
-                            : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
-            pre.zero_stage = f.zero_stage ? std::vector<int>{*f.zero_stage} : std::vector<int>{0, 1, 2, 3};
-            pre.batch = {0};
-          } else {
-            pre.micro_batch = {p.micro_batch};
-            pre.interleave = {p.interleave};
-            pre.sequence_parallel = {p.sequence_parallel};
-            pre.recompute = {p.recompute};
-            pre.zero_stage = {p.zero_stage};
-            pre.batch.clear();
-            for (std::int64_t b = 1; b <= o.max_batch; b *= 2) pre.batch.push_back(b);
-          }
+        // Expert parallelism (MoE models): ep over the divisors of the experts that fold into the
+        // stage's ranks (training: tp x cp x dp; inference: the tp ranks); 1 for dense models.
+        std::vector<std::int64_t> eps{1};
+        if (f.ep) {
+          eps = {*f.ep};
+        } else if (work.model.moe) {
+          eps.clear();
+          const std::int64_t ranks = training ? tp * cp * dp / f.etp.value_or(1) : tp;
+          for (const std::int64_t e : divisors(work.model.moe->experts))
+            if (ranks > 0 && ranks % e == 0) eps.push_back(e);
+          if (eps.empty()) eps = {1};
         }
-        if (!fn(pre)) return false;
+        for (const std::int64_t ep : eps) {
+          ParallelPlan& p = pre.plan;
+          p.tp = tp;
+          p.pp = pp;
+          p.cp = cp;
+          p.dp = dp;
+          p.ep = ep;
+          p.etp = f.etp.value_or(1);
+          p.micro_batch = f.micro_batch.value_or(1);
+          p.interleave = f.interleave.value_or(1);
+          // Inference does not search sequence parallelism: it takes the spec's default.
+          p.sequence_parallel = f.sequence_parallel.value_or(training ? false : tp > 1);
+          p.recompute = f.recompute.value_or(Recompute::none);
+          p.zero_stage = f.zero_stage.value_or(0);
+          work.parallel = p;
+          pre.error = validate_plan(work);
+          // A searched pp must split the layers evenly (or by the embedding/loss rule); the balanced
+          // custom splits that validate_plan accepts are for layouts a user states.
+          const std::int64_t L = work.model.layers;
+          if (!pre.error && !f.pp && pp > 1 && L % pp != 0 && !uneven_chunk_split(L, pp))
+            pre.error = make_error("parallel.layers_not_divisible", "/parallel/pp",
+                                   "the search keeps to pp that split the layers evenly");
+          if (!pre.error) {
+            if (training) {
+              // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.
+              pre.micro_batch = fixed_or(f.micro_batch, work.training->global_batch / dp);
+              pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
+                               : pp > 1     ? interleave_candidates(work.model.layers, pp)
+                                            : std::vector<std::int64_t>{1};
+              pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
+                                      : tp > 1            ? std::vector<bool>{false, true}
+                                                          : std::vector<bool>{false};
+              pre.recompute = f.recompute ? std::vector<Recompute>{*f.recompute}
+                                          : std::vector<Recompute>{Recompute::none, Recompute::selective,
+                                                                   Recompute::full};
+              pre.zero_stage = f.zero_stage ? std::vector<int>{*f.zero_stage} : std::vector<int>{0, 1, 2, 3};
+              pre.batch = {0};
+            } else {
+              pre.micro_batch = {p.micro_batch};
+              pre.interleave = {p.interleave};
+              pre.sequence_parallel = {p.sequence_parallel};
+              pre.recompute = {p.recompute};
+              pre.zero_stage = {p.zero_stage};
+              pre.batch.clear();
+              for (std::int64_t b = 1; b <= o.max_batch; b *= 2) pre.batch.push_back(b);
+            }
+          }
+          if (!fn(pre)) return false;
+        }
       }
     }
   }

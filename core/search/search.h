@@ -54,6 +54,7 @@ struct FixedLayout {
   std::optional<bool> sequence_parallel;
   std::optional<Recompute> recompute;
   std::optional<int> zero_stage;
+  std::optional<std::int64_t> etp;
 };
 
 enum class SearchMode { training, inference };

@@ -38,6 +38,42 @@ void BM_ApiPredictJson(benchmark::State& state) {
 }
 BENCHMARK(BM_ApiPredictJson);
 
+// DeepSeek-V3 (MLA, 256 experts) on 1024 GB200: training alone, and with an inference part.
+optimus::Scenario deepseek(bool inference) {
+  const std::string text = R"({"model": "deepseek-v3", "system": "gb200-nvl72", "num_devices": 1024,
+    "parallel": {"tp": 1, "pp": 4, "dp": 256, "ep": 64, "micro_batch": 1, "zero_stage": 1},
+    "training": {"global_batch": 8192, "seq_len": 4096, "precision": "mxfp8"}})";
+  auto s = optimus::parse_scenario(text).value();
+  if (inference) {
+    optimus::InferenceWorkload w;
+    w.batch = 64;
+    w.prompt_len = 4096;
+    w.output_len = 1024;
+    w.precision = optimus::Precision::fp8;
+    w.kv_precision = optimus::Precision::fp8;
+    s.inference = w;
+  }
+  return s;
+}
+
+void BM_PredictDeepSeekV3_1024GB200(benchmark::State& state) {
+  const auto s = deepseek(false);
+  for (auto _ : state) {
+    auto p = optimus::predict(s);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_PredictDeepSeekV3_1024GB200);
+
+void BM_PredictDeepSeekV3WithInference(benchmark::State& state) {
+  const auto s = deepseek(true);
+  for (auto _ : state) {
+    auto p = optimus::predict(s);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_PredictDeepSeekV3WithInference);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -22,6 +22,7 @@ struct Case {
   std::string id, group;
   double expected = 0, predicted = 0;
   std::string error;
+  std::string model;  // the scenario model's name or preset id
 };
 
 double metric(const json& p, const std::string& dotted) {
@@ -100,6 +101,8 @@ std::vector<Case> run_file(const std::string& name) {
     k.id = c["id"];
     k.group = c["group"];
     k.expected = c["expected"];
+    const json& model = c["scenario"]["model"];
+    k.model = model.is_object() ? model.value("name", "inline") : model.get<std::string>();
     const json p = json::parse(optimus::api::predict(c["scenario"].dump()));
     if (p.contains("error")) {
       k.error = p["error"].dump();
@@ -116,10 +119,18 @@ struct Stats {
   double mean = 0, max = 0, bias = 0;
 };
 
-Stats report(const std::string& title, const std::vector<Case>& cases) {
+// `errors_as_misses`: a case the engine cannot predict counts as a 100% miss (as the shared
+// accuracy tool counts it) instead of failing the test.
+Stats report(const std::string& title, const std::vector<Case>& cases, bool errors_as_misses = false) {
   std::map<std::string, std::vector<double>> groups;
   std::vector<double> all;
   for (const auto& c : cases) {
+    if (errors_as_misses && !c.error.empty()) {
+      std::printf("  cannot predict %s: %s\n", c.id.c_str(), c.error.c_str());
+      groups[c.group].push_back(-1.0);
+      all.push_back(-1.0);
+      continue;
+    }
     EXPECT_TRUE(c.error.empty()) << c.id << ": " << c.error;
     if (!c.error.empty()) continue;
     const double e = c.predicted / c.expected - 1.0;
@@ -250,6 +261,23 @@ TEST(Validation, TrainingHeldOut) {
       report("Training iteration time, held-out runs (train_heldout.jsonl)", run_file("train_heldout.jsonl"));
   EXPECT_EQ(s.n, 12);
   EXPECT_LE(s.mean, 0.15);
+}
+
+// Mixture-of-experts and fp4 training, the public wave-2 rows (tests/validation/data/
+// train_moe_public.jsonl, copied from the shared cases; NVIDIA Megatron-Bridge performance
+// summaries 25.09-26.02.01 and DGX Cloud recipes v25.02 for Grok-1, with the routers forced to a
+// balanced split where the source says so). Aim (issue 14): mean <= 15%; NOT met. Measured at
+// this commit: 32% mean over 108 cases, 3 of which (Llama 3.1 405B on GB200 with 128 chunks for
+// 126 layers) cannot be predicted and count as 100%. The NVL72 systems are close (DeepSeek-V3
+// within 10%, Qwen3-235B within 15%); DGX B200/B300 runs are predicted 40-135% too fast, and
+// nvfp4 runs 10-36% too fast (fp4 GEMMs get the fp8 efficiency). Gate: no regression past 35%.
+TEST(Validation, TrainingMoePublic) {
+  std::vector<Case> cases = run_file("train_moe_public.jsonl");
+  const Stats s = report("Training, MoE and fp4 public rows (train_moe_public.jsonl)", cases, true);
+  for (auto& c : cases) c.group = c.model;
+  report("The same rows by model", cases, true);
+  EXPECT_EQ(s.n, 108);
+  EXPECT_LE(s.mean, 0.35);
 }
 
 }  // namespace
