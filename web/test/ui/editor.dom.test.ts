@@ -156,9 +156,9 @@ describe('scenario editor fields from the engine schema', () => {
   const values = (path: string): string[] => [...field(path).querySelectorAll('option')].map((o) => o.value);
 
   it('lists the values of the name tables', () => {
-    expect(values('/training/precision')).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8']);
-    expect(values('/inference/precision')).toEqual(['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
-    expect(values('/inference/kv_precision')).toEqual(['', 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
+    expect(values('/training/precision')).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4']);
+    expect(values('/inference/precision')).toEqual(['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'mxfp8', 'nvfp4', 'mxfp4']);
+    expect(values('/inference/kv_precision')).toEqual(['', 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'mxfp8', 'nvfp4', 'mxfp4']);
     expect(values('/parallel/recompute')).toEqual(['none', 'selective', 'full']);
     expect(values('/model/ffn_type')).toEqual(['gelu', 'swiglu', 'relu2']);
     expect(values('/model/position')).toEqual(['learned', 'rotary', 'none']);
