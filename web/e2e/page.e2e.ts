@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DOCUMENT_CSP, WORKER_CSP, parseCsp } from '../csp';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import type { OptimusModule } from '../src/engine/protocol';
+import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { loadModule, readJson } from '../test/wasm';
 import { DIST, OUT, Site, at, editAndTime, metrics, setField, settled } from './harness';
 
@@ -130,6 +131,46 @@ describe('the built page', () => {
     await settled(page);
     expect(await message.isVisible()).toBe(false);
     expectMetricsOf(await metrics(page), predict({ ...start, parallel: { ...start.parallel, tp: 2, dp: 6 } }));
+    await page.close();
+  });
+
+  test('a share link of DeepSeek-V3 on 256 GB300 shows the parameters, the MoE block and the expert all-to-all; ep=3 is refused at its field', async () => {
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(DEEPSEEK_V3_GB300)}`);
+    await settled(page);
+    const expected = predict(DEEPSEEK_V3_GB300);
+    const shown = await metrics(page);
+    for (const [path, value] of Object.entries(shown)) expect(value, `data-metric="${path}"`).toBe(String(at(expected, path)));
+    expect(shown['params.total']).toBe(String(expected.params.total));
+    expect(shown['params.active']).toBe(String(expected.params.active));
+    expect(await page.locator('[data-metric="params.active"]').textContent()).toBe('37.6 billion');
+    const block = page.locator('[data-testid="moe"]');
+    await block.waitFor({ state: 'visible' });
+    expect(await block.locator('h3').textContent()).toBe('Mixture of experts');
+    for (const key of ['tokens_per_expert', 'dispatch_bytes', 'all_to_all_layer_s', 'expert_params_per_device', 'expert_dp']) {
+      expect(await block.locator(`[data-metric="training.moe.${key}"]`).getAttribute('data-value'), key).toBe(String(expected.training.moe[key]));
+    }
+    await block.locator('details.how summary').first().click();
+    expect(await block.locator('details.how .formula').first().textContent()).toContain('tokens routed to this rank × ep / experts × imbalance');
+    // The editor shows the preset's MoE and MLA values and ep.
+    expect(await page.locator('[data-path="/model/moe"]').isChecked()).toBe(true);
+    expect(await page.locator('[data-path="/model/moe/experts"]').inputValue()).toBe('256');
+    expect(await page.locator('[data-path="/model/attention/type"]').inputValue()).toBe('mla');
+    expect(await page.locator('[data-path="/parallel/ep"]').inputValue()).toBe('32');
+    // The time chart names the expert all-to-all.
+    await page.locator('[data-testid="chart-time"] svg').first().waitFor({ state: 'visible' });
+    expect(await page.locator('[data-testid="chart-time"] svg').first().textContent()).toContain('Expert all-to-all (MoE)');
+    await page.screenshot({ path: `${OUT}deepseek-v3-gb300.png`, fullPage: true });
+    // ep=3 does not divide 256 experts: the engine's message at the ep field.
+    await setField(page, '/parallel/ep', '3');
+    await settled(page, 'error');
+    const message = page.locator('[data-error-for="/parallel/ep"]');
+    await message.waitFor({ state: 'visible' });
+    expect(await message.textContent()).toContain('ep=3 does not divide experts=256');
+    expect(await page.locator('[data-path="/parallel/ep"]').getAttribute('aria-invalid')).toBe('true');
+    await setField(page, '/parallel/ep', '32');
+    await settled(page);
+    expect(await message.isVisible()).toBe(false);
     await page.close();
   });
 

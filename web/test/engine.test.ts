@@ -135,7 +135,7 @@ describe('createEngine against the wasm module', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(Object.keys(r.value)).toEqual(['scenario', 'prediction']);
-    expect(r.value.scenario.$defs?.training?.properties?.precision?.enum).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8']);
+    expect(r.value.scenario.$defs?.training?.properties?.precision?.enum).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4']);
   });
 
   test('presets lists every kind; preset returns one; unknown ids are errors', async () => {

@@ -97,7 +97,7 @@ describe('invalid scenarios: rejected by the engine and by the schema', () => {
     ['zero devices', () => edit((s) => (s.num_devices = 0)), 'scenario.out_of_range', '/num_devices', 'minimum'],
     ['a fraction of a layer', () => edit((s) => (s.model = { ...JSON.parse(mod.preset('models', 'llama3-70b')), layers: 79.5 })), 'scenario.not_integer', '/model/layers', 'type'],
     ['a wrong all_to_all', () => edit((s) => (s.system = { ...JSON.parse(mod.preset('systems', 'dgx-h100')), scale_up: { bandwidth_GBps: 450, latency_us: 2, domain_size: 8, all_to_all: 'mesh' } })), 'scenario.invalid_value', '/system/scale_up/all_to_all', 'enum'],
-    ['a mixture-of-experts model', () => edit((s) => (s.model = { ...JSON.parse(mod.preset('models', 'llama3-70b')), moe: { experts: 8, top_k: 2 } })), 'model.moe_unsupported', '/model/moe', 'additionalProperties'],
+    ['a mixture-of-experts model without its expert width', () => edit((s) => (s.model = { ...JSON.parse(mod.preset('models', 'llama3-70b')), moe: { experts: 8, top_k: 2 } })), 'scenario.missing_key', '/model/moe/expert_ffn_hidden', 'required'],
     ['no workload', () => edit((s) => { delete s.training; delete s.inference; }), 'scenario.no_workload', '', 'required'],
   ];
 

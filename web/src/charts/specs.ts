@@ -80,16 +80,25 @@ const BREAKDOWN_LABELS: Record<string, string> = {
   cp_comm: 'CP communication',
   pp_comm: 'PP communication',
   dp_comm: 'DP communication',
+  ep_comm: 'Expert all-to-all (MoE)',
   bubble: 'Pipeline bubble',
   optimizer: 'Optimizer',
 };
 
-/** Training: exposed seconds per cause of one iteration (breakdown_s, spec: sums to the iteration time). */
+/**
+ * Training: exposed seconds per cause of one iteration (breakdown_s, spec: sums to the iteration
+ * time), in the order of the labels above (then any cause the engine adds). The expert all-to-all
+ * is left out for a dense model, where it is always zero.
+ */
 export function trainingTimeSpec(p: Prediction): BarChartSpec | null {
-  const b = p.training?.breakdown_s;
+  const b = p.training?.breakdown_s as Record<string, unknown> | undefined;
   if (!b) return null;
+  const order = Object.keys(BREAKDOWN_LABELS);
+  const rank = (k: string): number => (order.includes(k) ? order.indexOf(k) : order.length);
   const bars = Object.entries(b)
-    .filter(([, v]) => typeof v === 'number')
+    .filter((e): e is [string, number] => typeof e[1] === 'number')
+    .filter(([k, v]) => !(k === 'ep_comm' && v === 0 && !p.training?.moe))
+    .sort(([a], [c]) => rank(a) - rank(c))
     .map(([k, v]) => ({ row: BREAKDOWN_LABELS[k] ?? k, category: BREAKDOWN_LABELS[k] ?? k, value: v }));
   return { kind: 'bars', title: 'Training: time per iteration by cause', unit: 'seconds', xLabel: 'exposed time per iteration (s)', bars, stacked: false };
 }

@@ -8,7 +8,9 @@
 // its input kind (integer, number, one of a list, switch, text), the values of a list, whether it
 // may be left empty (not required), the default shown when the key is absent (also the defaults
 // that follow the norm) and its tooltip (the description, with the unit). The tables below only
-// say which fields the page shows, in what order and with what labels.
+// say which fields the page shows, in what order and with what labels. The model's nested objects
+// (attention variant, mixture of experts) are shown key by key as the schema lists them, each
+// labelled from its key, so a key the engine adds appears without a change here.
 import type { EngineError, JsonSchema, PresetList } from '../engine/types';
 import { clone, fieldForError, getPointer, setPointer } from '../state/pointer';
 import { defaultOf, enumValues, inputKind, isRequired, schemaAt } from '../state/schema';
@@ -90,6 +92,38 @@ const MODEL_FIELDS: FieldDef[] = [
   { path: '/model/dropout', label: 'Dropout' },
 ];
 
+/**
+ * Nested objects of the model, each shown as its own group with one field per key of its schema
+ * (free-text keys left out). `toggle` labels a switch that adds or removes the whole object (its
+ * required keys start as `first` gives them); without one, the object is created on the first
+ * edit of one of its keys, with its required keys set to the values in effect.
+ */
+interface ObjectGroup {
+  path: string;
+  title: string;
+  toggle?: string;
+  first?: (effective: (path: string) => unknown) => Record<string, unknown>;
+}
+
+const MODEL_OBJECTS: ObjectGroup[] = [
+  { path: '/model/attention', title: 'Attention variant' },
+  {
+    path: '/model/moe',
+    title: 'Mixture of experts',
+    toggle: 'Mixture of experts (MoE)',
+    // The page's starting point (Mixtral's routing, 8 experts, top-2, as wide as the dense FFN).
+    first: (effective) => ({ experts: 8, top_k: 2, expert_ffn_hidden: effective('/model/ffn_hidden') }),
+  },
+];
+
+/** Words of a schema key for its label: "expert_ffn_hidden" -> "Expert FFN hidden". */
+const ACRONYMS: Record<string, string> = { ffn: 'FFN', kv: 'KV', qk: 'QK', lora: 'LoRA', moe: 'MoE', mla: 'MLA', nope: 'no-PE', rope: 'RoPE', v: 'V', q: 'Q' };
+export function keyLabel(key: string): string {
+  const words = key.split('_').map((w) => ACRONYMS[w] ?? w);
+  const first = words[0] ?? '';
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ');
+}
+
 const SYSTEM_FIELDS: FieldDef[] = [
   { path: '/system', label: 'System', picker: 'systems', custom: 'Custom (inline system)', wide: true },
   { path: '/num_devices', label: 'Devices in the job' },
@@ -106,6 +140,7 @@ const PARALLEL_FIELDS: FieldDef[] = [
   { path: '/parallel/dp', label: 'Data (dp)', placeholder: 'rest of the devices' },
   { path: '/parallel/cp', label: 'Context (cp)' },
   { path: '/parallel/ep', label: 'Expert (ep)' },
+  { path: '/parallel/etp', label: 'Expert tensor (etp)' },
   { path: '/parallel/micro_batch', label: 'Micro-batch' },
   { path: '/parallel/interleave', label: 'Interleave' },
   { path: '/parallel/recompute', label: 'Recompute' },
@@ -212,6 +247,8 @@ class ScenarioEditor implements Editor {
   private schema: JsonSchema | null = null;
   /** Workload blocks switched off, kept to switch them back on as they were. */
   private readonly parked = clone(FIRST_WORKLOADS);
+  /** Nested model objects switched off, by path. */
+  private readonly parkedObjects = new Map<string, unknown>();
   private readonly inputs = new Map<string, Input>();
   private readonly errorSlots = new Map<string, HTMLElement>();
   private readonly fields = new Map<string, Field>();
@@ -221,6 +258,8 @@ class ScenarioEditor implements Editor {
   private readonly fixBtn = h('button', { type: 'button', class: 'small', hidden: true }, 'Set devices');
   private trainingBox: HTMLElement | null = null;
   private inferenceBox: HTMLElement | null = null;
+  /** The model's nested-object groups with a switch, by object path. */
+  private readonly objectBoxes = new Map<string, HTMLElement>();
 
   constructor(private readonly deps: EditorDeps) {
     this.el = h('form', { class: 'editor', 'aria-label': 'scenario editor', novalidate: true, onsubmit: (e: Event) => e.preventDefault() });
@@ -263,9 +302,13 @@ class ScenarioEditor implements Editor {
     const hasI = this.current.inference !== undefined;
     this.trainingBox?.classList.toggle('off', !hasT);
     this.inferenceBox?.classList.toggle('off', !hasI);
+    const objectsOff = [...this.objectBoxes.keys()].filter((p) => this.effective(p) === undefined);
+    for (const [p, box] of this.objectBoxes) box.classList.toggle('off', objectsOff.includes(p));
     for (const [path, input] of this.inputs) {
       if (path.startsWith('/training/')) input.disabled = !hasT;
       if (path.startsWith('/inference/')) input.disabled = !hasI;
+      if (objectsOff.some((p) => path.startsWith(`${p}/`))) input.disabled = true;
+      else if (path.startsWith('/model/')) input.disabled = false;
     }
     this.updateHints();
   }
@@ -277,6 +320,7 @@ class ScenarioEditor implements Editor {
     const nameField = this.field({ path: '/name', label: 'Scenario name' });
     const modelBox = this.group('Model', null, MODEL_FIELDS);
     modelBox.classList.add('model');
+    modelBox.append(...MODEL_OBJECTS.map((g) => this.objectGroup(g)));
     const systemBox = this.group('System', null, SYSTEM_FIELDS);
     const parallelBox = this.group('Parallel layout', '/parallel', PARALLEL_FIELDS);
     parallelBox.append(h('div', { class: 'hint-row' }, this.hint, this.fixBtn));
@@ -292,6 +336,20 @@ class ScenarioEditor implements Editor {
       this.errorSlots.set(errPath, slot);
       fs.append(slot);
     }
+    return fs;
+  }
+
+  /** A nested object's group: its switch (if any), then one field per key of its schema. */
+  private objectGroup(g: ObjectGroup): HTMLFieldSetElement {
+    const node = schemaAt(this.schema, g.path);
+    const keys = Object.entries(node?.properties ?? {})
+      .filter(([, sub]) => !(sub.type === 'string' && !sub.enum) && sub.type !== 'object')
+      .map(([key]) => key);
+    const defs: FieldDef[] = keys.map((key) => ({ path: `${g.path}/${key}`, label: keyLabel(key) }));
+    if (g.toggle) defs.unshift({ path: g.path, label: g.toggle, kind: 'check', title: node?.description });
+    const fs = this.group(g.title, g.toggle ? null : g.path, defs);
+    fs.classList.add('nested');
+    if (g.toggle) this.objectBoxes.set(g.path, fs);
     return fs;
   }
 
@@ -331,6 +389,16 @@ class ScenarioEditor implements Editor {
       if (p !== undefined) return p;
     }
     if (path === '/model/kv_heads') return this.effective('/model/heads');
+    if (path === '/model/attention/type') {
+      // Absent, the variant follows kv_heads (schema: "Default: follows kv_heads").
+      const heads = this.effective('/model/heads');
+      const kv = this.effective('/model/kv_heads');
+      return kv === heads ? 'mha' : kv === 1 ? 'mqa' : 'gqa';
+    }
+    if (path.startsWith('/model/moe/') && this.effective('/model/moe') !== undefined) {
+      if (path === '/model/moe/shared_expert_ffn_hidden') return this.effective('/model/moe/expert_ffn_hidden');
+      if (path === '/model/moe/imbalance') return this.effective('/model/moe/router_balance') === 'balanced' ? 1 : 1.2;
+    }
     if (path === '/parallel/sequence_parallel') {
       const tp = this.effective('/parallel/tp');
       return typeof tp === 'number' && tp > 1;
@@ -348,6 +416,7 @@ class ScenarioEditor implements Editor {
       return typeof d === 'string' ? d : CUSTOM;
     }
     if (path === '/training' || path === '/inference') return this.current[path.slice(1)] !== undefined;
+    if (this.objectBoxes.has(path)) return this.effective(path) !== undefined;
     return this.effective(path);
   }
 
@@ -390,7 +459,9 @@ class ScenarioEditor implements Editor {
   private async apply(path: string, value: unknown): Promise<void> {
     if (path === '/model' || path === '/system' || path === '/system/device') return this.pick(path, value);
     if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
+    if (this.objectBoxes.has(path)) return this.switchObject(MODEL_OBJECTS.find((g) => g.path === path)!, value === true);
     this.inlineFor(path);
+    if (value !== undefined) this.createObjectFor(path);
     setPointer(this.current, path, value);
     // Other fields may show values that follow this one (defaults by norm, kv_heads = heads).
     if (path.startsWith('/model/') || path.startsWith('/system/')) this.refresh();
@@ -423,6 +494,35 @@ class ScenarioEditor implements Editor {
       delete this.current[key];
     }
     this.refresh();
+  }
+
+  /** Adds or removes a nested object of the model (its switch), keeping it to switch back on. */
+  private switchObject(g: ObjectGroup, on: boolean): void {
+    this.dropLocalErrors(g.path);
+    const present = this.effective(g.path) !== undefined;
+    if (on === present) return this.refresh();
+    this.inlineFor(g.path);
+    if (on) setPointer(this.current, g.path, clone(this.parkedObjects.get(g.path) ?? g.first?.((p) => this.effective(p)) ?? {}));
+    else {
+      this.parkedObjects.set(g.path, clone(getPointer(this.current, g.path)));
+      setPointer(this.current, g.path, undefined);
+    }
+    this.refresh();
+  }
+
+  /**
+   * Before a key of an absent nested object is set: the object with its required keys at the
+   * values in effect (attention's type as kv_heads implies), so the edit alone is not an error.
+   */
+  private createObjectFor(path: string): void {
+    const g = MODEL_OBJECTS.find((o) => path.startsWith(`${o.path}/`));
+    if (!g || getPointer(this.current, g.path) !== undefined) return;
+    const obj: Record<string, unknown> = {};
+    for (const key of schemaAt(this.schema, g.path)?.required ?? []) {
+      const v = this.effective(`${g.path}/${key}`);
+      if (v !== undefined) obj[key] = v;
+    }
+    setPointer(this.current, g.path, obj);
   }
 
   /** Makes the model (or system) inline before one of its fields is edited. */

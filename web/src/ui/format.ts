@@ -3,7 +3,7 @@
 // functions, unit-tested in test/ui/format.test.ts.
 
 /** Kinds of quantity the page displays; each has its own unit ladder. */
-export type Quantity = 'seconds' | 'bytes' | 'flops' | 'flop_rate' | 'tokens_rate' | 'ratio' | 'count' | 'bool' | 'intensity';
+export type Quantity = 'seconds' | 'bytes' | 'flops' | 'flop_rate' | 'tokens_rate' | 'ratio' | 'count' | 'bool' | 'intensity' | 'params';
 
 /** `x` with `digits` significant digits, without trailing zeros or exponent for usual sizes. */
 export function sig(x: number, digits = 3): string {
@@ -58,6 +58,16 @@ export function siPrefix(x: number, unit: string): string {
   return `${x < 0 ? '-' : ''}${sig(v)} ${DECIMAL[i]}${unit}`;
 }
 
+/** Parameter counts in words (no "B" that reads as bytes): 671026404352 -> "671 billion". */
+export function formatParams(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const a = Math.abs(n);
+  if (a >= 1e12) return `${sig(n / 1e12)} trillion`;
+  if (a >= 1e9) return `${sig(n / 1e9)} billion`;
+  if (a >= 1e6) return `${sig(n / 1e6)} million`;
+  return Number.isInteger(n) ? n.toLocaleString('en-US') : sig(n);
+}
+
 export function formatPercent(r: number, digits = 3): string {
   return Number.isFinite(r) ? `${sig(r * 100, digits)} %` : String(r);
 }
@@ -85,6 +95,8 @@ export function formatValue(x: unknown, q: Quantity): string {
       return x ? 'yes' : 'no';
     case 'count':
       return Number.isInteger(x) ? x.toLocaleString('en-US') : sig(x);
+    case 'params':
+      return formatParams(x);
   }
 }
 

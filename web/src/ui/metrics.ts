@@ -2,7 +2,7 @@
 // inputs it used), so a reader can follow the method of Kundu et al. (arXiv 2407.14645) and the
 // output contract of shared/spec/scenario.md. Pure: unit-tested in test/ui/metrics.test.ts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { formatValue, type Quantity } from './format';
+import { formatValue, sig, type Quantity } from './format';
 
 export interface Explanation {
   /** The formula in words/symbols. */
@@ -26,6 +26,8 @@ export interface MetricDef {
   q: Quantity;
   /** Which way is better, for colouring differences against a pinned result. */
   better?: 'lower' | 'higher';
+  /** What the number is, in plain words, shown under it. */
+  about?: string;
   explain?: (c: ExplainContext) => Explanation | null;
 }
 
@@ -42,15 +44,18 @@ export function getPath(obj: unknown, path: string): unknown {
 const f = formatValue;
 const num = (x: unknown): number => (typeof x === 'number' ? x : NaN);
 
+/** Block-scaled formats run at their element format's rate (schema: peak_tflops). */
+const ELEMENT_FORMAT: Record<string, string> = { mxfp8: 'fp8', nvfp4: 'fp4', mxfp4: 'fp4' };
+
 /** Dense peak FLOP/s of the scenario's device for a precision, from the resolved scenario. */
 export function devicePeak(s: ResolvedScenario | null, precision: string | undefined): number | undefined {
   const peaks = s?.system?.device?.peak_tflops as Record<string, number> | undefined;
   if (!peaks || !precision) return undefined;
-  const t = peaks[precision];
+  const t = peaks[ELEMENT_FORMAT[precision] ?? precision];
   return typeof t === 'number' ? t * 1e12 : undefined;
 }
 
-const BREAKDOWN_KEYS = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'pp_comm', 'dp_comm', 'bubble', 'optimizer'];
+const BREAKDOWN_KEYS = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'pp_comm', 'dp_comm', 'ep_comm', 'bubble', 'optimizer'];
 const MEMORY_KEYS = ['weights', 'gradients', 'optimizer', 'activations', 'kv_cache'] as const;
 
 function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricDef[] {
@@ -134,8 +139,8 @@ export const TRAINING_METRICS: MetricDef[] = [
     q: 'seconds',
     better: 'lower',
     explain: (c) => ({
-      formula: 'iteration time = sum of the exposed (not overlapped) times on the critical path: compute + recompute + TP comm + CP comm + PP comm + DP comm + pipeline bubble + optimizer',
-      inputs: BREAKDOWN_KEYS.map((k) => [k, f(getPath(c.prediction, `training.breakdown_s.${k}`), 'seconds')] as [string, string]),
+      formula: 'iteration time = sum of the exposed (not overlapped) times on the critical path: compute + recompute + TP comm + CP comm + PP comm + DP comm + expert all-to-all (MoE) + pipeline bubble + optimizer',
+      inputs: BREAKDOWN_KEYS.filter((k) => getPath(c.prediction, `training.breakdown_s.${k}`) !== undefined).map((k) => [k, f(getPath(c.prediction, `training.breakdown_s.${k}`), 'seconds')] as [string, string]),
       source: 'Kundu et al. 2024, Sec. 3 (training time)',
     }),
   },
@@ -279,13 +284,203 @@ export const INFERENCE_METRICS: MetricDef[] = [
   },
 ];
 
+// ---- Model size and mixture of experts ----------------------------------------------------------
+
+type Model = ResolvedScenario['model'];
+type Moe = NonNullable<Model['moe']>;
+
+/** MoE layers of a model: after first_dense_layers, every layer_freq-th (core/model/spec.cpp). */
+export function moeLayers(m: Model | undefined): number {
+  const moe = m?.moe;
+  if (!m || !moe) return 0;
+  const rest = m.layers - (moe.first_dense_layers ?? 0);
+  return rest > 0 ? Math.ceil(rest / (moe.layer_freq ?? 1)) : 0;
+}
+
+/** Weight matrices of one FFN (and so of one expert): gate, up and down with SwiGLU, else two. */
+const ffnMatrices = (m: Model | undefined): number => (m?.ffn_type === 'swiglu' ? 3 : 2);
+
+function moeInputs(s: ResolvedScenario | null, keys: Array<keyof Moe>): Array<[string, string]> {
+  const moe = s?.model.moe;
+  return keys.map((k) => [k, moe?.[k] !== undefined ? String(moe[k]) : '?']);
+}
+
+/** Tokens one device routes per micro-batch in a training step (the MoE layers' input). */
+export function routedTokens(s: ResolvedScenario | null): { tokens: number; local: boolean } | null {
+  if (!s?.training) return null;
+  const p = s.parallel;
+  const T = p.micro_batch * Math.floor(s.training.seq_len / p.cp);
+  // With sequence parallelism (or tp 1) each tensor rank routes its own 1/tp of the tokens;
+  // without it the tp ranks hold the same tokens and split the experts between them.
+  const local = p.sequence_parallel || p.tp === 1;
+  return { tokens: local ? T / p.tp : T, local };
+}
+
+export const PARAM_METRICS: MetricDef[] = [
+  {
+    path: 'params.total',
+    label: 'Total parameters',
+    q: 'params',
+    about: 'Every weight of the model: what the checkpoint holds.',
+    explain: (c) => {
+      const m = c.scenario?.model;
+      const inputs: Array<[string, string]> = m ? [['layers', String(m.layers)], ['hidden', String(m.hidden)], ['ffn_hidden', String(m.ffn_hidden)], ['vocab', String(m.vocab)], ['tied_embeddings', String(m.tied_embeddings)]] : [];
+      if (m?.moe) inputs.push(['MoE layers', String(moeLayers(m))], ...moeInputs(c.scenario, ['experts', 'expert_ffn_hidden', 'shared_experts']));
+      return {
+        formula: m?.moe
+          ? 'total = embedding (vocab × hidden) + LM head (vocab × hidden, unless tied) + every layer’s attention and norms + the dense FFN of the dense layers + in each MoE layer the router (hidden × experts), the shared experts and all routed experts'
+          : 'total = embedding (vocab × hidden) + LM head (vocab × hidden, unless tied) + layers × (attention + FFN + norms)',
+        inputs,
+      };
+    },
+  },
+  {
+    path: 'params.active',
+    label: 'Active parameters per token',
+    q: 'params',
+    about: 'The weights one token passes through: a mixture-of-experts model uses only top_k of its routed experts per layer; a dense model uses all of them.',
+    explain: (c) => {
+      const m = c.scenario?.model;
+      if (!m?.moe) return { formula: 'active = total (a dense model: every token passes through every weight)', inputs: [['total', f(c.prediction.params?.total, 'params')]] };
+      return {
+        formula: `active = total − MoE layers × (experts − top_k) × parameters of one routed expert (${ffnMatrices(m)} × hidden × expert_ffn_hidden${m.bias ? ', plus biases' : ''}): the experts a token is not routed to`,
+        inputs: [['total', f(c.prediction.params?.total, 'params')], ['MoE layers', String(moeLayers(m))], ...moeInputs(c.scenario, ['experts', 'top_k', 'expert_ffn_hidden']), ['hidden', String(m.hidden)], ['ffn_type', m.ffn_type]],
+      };
+    },
+  },
+];
+
+export const MOE_METRICS: MetricDef[] = [
+  {
+    path: 'training.moe.tokens_per_expert',
+    label: 'Tokens per expert',
+    q: 'count',
+    about: 'How many tokens one expert on the busiest expert-parallel rank processes per micro-batch: the rows of its expert GEMMs.',
+    explain: (c) => {
+      const r = routedTokens(c.scenario);
+      const p = c.scenario?.parallel;
+      const routed = r && c.scenario?.model.moe ? (r.tokens * c.scenario.model.moe.top_k) / (r.local ? 1 : p!.ep) : undefined;
+      return {
+        formula:
+          'tokens per expert = ⌈tokens routed to this rank × ep / experts × imbalance⌉, where tokens routed to this rank = its tokens of the micro-batch (micro_batch × seq_len / cp, split over tp with sequence parallelism) × top_k; imbalance is at most capacity_factor when tokens are dropped. When fewer than about 30 tokens reach an expert on average, only the experts that get one run, and they share the tokens (÷ (1 − e^−mean)).',
+        inputs: [
+          ['tokens routed to this rank', routed !== undefined ? f(routed, 'count') : '?'],
+          ['ep', String(p?.ep ?? '?')],
+          ...moeInputs(c.scenario, ['experts', 'top_k', 'imbalance']),
+          ...(c.scenario?.model.moe?.capacity_factor !== undefined ? moeInputs(c.scenario, ['capacity_factor']) : []),
+        ],
+        source: 'GShard (Lepikhin et al. 2020); Megatron-Core MoE all-to-all token dispatcher',
+      };
+    },
+  },
+  {
+    path: 'training.moe.dispatch_bytes',
+    label: 'All-to-all bytes per layer',
+    q: 'bytes',
+    better: 'lower',
+    about: 'What one rank sends to the other expert-parallel ranks in one MoE layer per micro-batch: a copy of each token’s hidden state for each expert it is routed to. The combine sends as much back.',
+    explain: (c) => {
+      const r = routedTokens(c.scenario);
+      const s = c.scenario;
+      const wide = s?.training?.precision === 'fp32' || s?.training?.precision === 'tf32';
+      const actBytes = wide ? 4 : s?.system.software?.activation_bytes;
+      return {
+        formula: `dispatch bytes = tokens on this rank × top_k × hidden × bytes per activation element${r && !r.local ? ' / ep (the tp ranks hold the same tokens and split them)' : ''}`,
+        inputs: [
+          ['tokens on this rank', r ? f(r.tokens, 'count') : '?'],
+          ...moeInputs(s, ['top_k']),
+          ['hidden', String(s?.model.hidden ?? '?')],
+          ['bytes per activation element', actBytes !== undefined ? String(actBytes) : '?'],
+        ],
+      };
+    },
+  },
+  {
+    path: 'training.moe.all_to_all_layer_s',
+    label: 'All-to-all time per layer',
+    q: 'seconds',
+    better: 'lower',
+    about: 'Dispatch plus combine of one MoE layer in the forward pass of one micro-batch; the backward pass runs both again.',
+    explain: (c) => {
+      const s = c.scenario;
+      const p = s?.parallel;
+      const domain = s?.system.scale_up?.domain_size;
+      const inside = p && domain !== undefined ? p.ep * p.etp <= domain : undefined;
+      return {
+        formula:
+          'all-to-all time per layer = dispatch + combine = 2 × all-to-all of the dispatch bytes among the ep ranks: over the scale-up network (NVLink) when they share one domain, else over the scale-out network; with the deepep dispatcher a token crosses the scale-out network once per destination node and is forwarded over NVLink there',
+        inputs: [
+          ['dispatch bytes', f(c.prediction.training?.moe?.dispatch_bytes, 'bytes')],
+          ['ep', String(p?.ep ?? '?')],
+          ['ep ranks in one scale-up domain', inside === undefined ? '?' : inside ? `yes (domain of ${domain})` : `no (domain of ${domain})`],
+          [inside === false ? 'scale-out bandwidth' : 'scale-up bandwidth', (inside === false ? s?.system.scale_out?.bandwidth_GBps : s?.system.scale_up?.bandwidth_GBps) !== undefined ? `${String(inside === false ? s!.system.scale_out.bandwidth_GBps : s!.system.scale_up.bandwidth_GBps)} GB/s` : '?'],
+          ['dispatcher', s?.system.software?.moe_dispatcher ?? '?'],
+        ],
+        source: 'Megatron-Core MoE (arXiv 2504.14960); DeepEP',
+      };
+    },
+  },
+  {
+    path: 'training.breakdown_s.ep_comm',
+    label: 'Expert all-to-all per iteration',
+    q: 'seconds',
+    better: 'lower',
+    about: 'The time the expert all-to-all adds to each iteration: it is not overlapped with compute (Megatron-Core’s all-to-all dispatcher), so all of it is exposed.',
+    explain: (c) => ({
+      formula:
+        'expert all-to-all per iteration = micro-batches × (forward + backward all-to-alls, and the expert-tensor all-reduces when etp > 1) of every MoE layer on the busiest pipeline stage',
+      inputs: [
+        ['all-to-all time per layer (forward)', f(c.prediction.training?.moe?.all_to_all_layer_s, 'seconds')],
+        ['micro-batches', String(c.prediction.training?.micro_batches ?? '?')],
+        ['etp', String(c.scenario?.parallel.etp ?? '?')],
+      ],
+    }),
+  },
+  {
+    path: 'training.moe.expert_params_per_device',
+    label: 'Expert parameters per device',
+    q: 'params',
+    about: 'Routed-expert weights one device of the first pipeline stage holds: experts / ep experts of each MoE layer there, each split over etp ranks.',
+    explain: (c) => {
+      const s = c.scenario;
+      const moe = s?.model.moe;
+      const p = s?.parallel;
+      const perLayer = moe && p ? ((moe.experts / p.ep) * ffnMatrices(s.model) * s.model.hidden * moe.expert_ffn_hidden) / p.etp : undefined;
+      const v = c.prediction.training?.moe?.expert_params_per_device;
+      return {
+        formula: `expert parameters per device = MoE layers on the stage × (experts / ep) × ${ffnMatrices(s?.model)} × hidden × expert_ffn_hidden / etp`,
+        inputs: [
+          ['experts / ep', moe && p ? String(moe.experts / p.ep) : '?'],
+          ['one MoE layer’s share', perLayer !== undefined ? f(perLayer, 'params') : '?'],
+          ['MoE layers on the stage (value ÷ share)', perLayer && typeof v === 'number' ? sig(v / perLayer) : '?'],
+          ['etp', String(p?.etp ?? '?')],
+        ],
+      };
+    },
+  },
+  {
+    path: 'training.moe.expert_dp',
+    label: 'Expert data-parallel degree',
+    q: 'count',
+    about: 'Expert layers fold the stage’s tp × cp × dp ranks as etp × ep × expert-dp: each expert is replicated on this many ranks, which average its gradients (and share its optimizer state under ZeRO).',
+    explain: (c) => {
+      const p = c.scenario?.parallel;
+      return {
+        formula: 'expert-dp = tp × cp × dp / (ep × etp)',
+        inputs: p ? [['tp', String(p.tp)], ['cp', String(p.cp)], ['dp', String(p.dp)], ['ep', String(p.ep)], ['etp', String(p.etp)]] : [],
+        source: 'Megatron-Core MoE parallel folding (arXiv 2504.14960)',
+      };
+    },
+  },
+];
+
 export const TRAINING_MEMORY_METRICS = memoryMetrics('memory', 'training');
 export const INFERENCE_MEMORY_METRICS = memoryMetrics('inference.memory', 'inference');
 /** An inference-only prediction's top-level memory (no gradients or optimizer state). */
 export const INFERENCE_ONLY_MEMORY_METRICS = memoryMetrics('memory', 'inference');
 
 /** Every metric definition, for export and compare. */
-export const ALL_METRICS: MetricDef[] = [...TRAINING_METRICS, ...INFERENCE_METRICS, ...TRAINING_MEMORY_METRICS, ...INFERENCE_MEMORY_METRICS];
+export const ALL_METRICS: MetricDef[] = [...TRAINING_METRICS, ...MOE_METRICS, ...INFERENCE_METRICS, ...PARAM_METRICS, ...TRAINING_MEMORY_METRICS, ...INFERENCE_MEMORY_METRICS];
 
 /** Explanation for a metric, or null; never throws (a missing input shows as "?"). */
 export function explain(def: MetricDef, c: ExplainContext): Explanation | null {

@@ -1,10 +1,11 @@
 // The results panel: headline numbers with units, each with data-metric/data-value (DOM
 // contract) and a <details> saying how it was obtained; the pinned result and the difference
-// when one is pinned; the "does not fit" verdict; warnings.
+// when one is pinned; the "does not fit" verdict; warnings. Mixture-of-experts models get a block
+// of their own (what the MoE layers do on one device), and every model its parameter counts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { h } from './dom';
 import { formatBytes, formatDelta, formatValue } from './format';
-import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
+import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 
 export interface Shown {
   prediction: Prediction;
@@ -17,7 +18,7 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
   const v = getPath(cur.prediction, def.path);
   if (v === undefined || v === null) return null;
   const value = h('span', { class: v === false ? 'value bad' : 'value', 'data-metric': def.path, 'data-value': String(v) }, formatValue(v, def.q));
-  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value);
+  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value, def.about ? h('p', { class: 'about' }, def.about) : null);
   if (pinned) {
     const pv = getPath(pinned.prediction, def.path);
     if (typeof pv === 'number' && typeof v === 'number') {
@@ -46,10 +47,22 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
   return card;
 }
 
-function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | null, extra?: HTMLElement | null): HTMLElement | null {
+function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | null, extra?: HTMLElement | null, testid?: string): HTMLElement | null {
   const cards = defs.map((d) => metricCard(d, cur, pinned)).filter((c): c is HTMLElement => c !== null);
   if (cards.length === 0) return null;
-  return h('section', { class: 'card results-section' }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards));
+  return h('section', { class: 'card results-section', 'data-testid': testid }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards));
+}
+
+/** The MoE block's opening: what the layers do, with the model's routing (resolved scenario). */
+function moeIntro(cur: Shown): HTMLElement {
+  const moe = cur.resolved?.model.moe;
+  const p = cur.resolved?.parallel;
+  const routing = moe && p ? ` Here each token goes to ${moe.top_k} of ${moe.experts} experts${moe.shared_experts ? ` (plus ${moe.shared_experts} shared)` : ''}, and each of the ${p.ep} expert-parallel ranks holds ${moe.experts / p.ep} of them.` : '';
+  return h(
+    'p',
+    { class: 'intro' },
+    `In a mixture-of-experts layer a router sends each token to a few of the layer’s experts. The experts are spread over the expert-parallel (ep) ranks, so every MoE layer moves the tokens to their experts and back with two all-to-all exchanges (dispatch and combine).${routing} Numbers are for one device of a training step.`,
+  );
 }
 
 function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
@@ -72,7 +85,9 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   const p = cur.prediction;
   const parts: Array<HTMLElement | null> = [];
   if (p.training) parts.push(section('Training', TRAINING_METRICS, cur, pinned));
+  if (p.training?.moe) parts.push(section('Mixture of experts', MOE_METRICS, cur, pinned, moeIntro(cur), 'moe'));
   if (p.inference) parts.push(section('Inference', INFERENCE_METRICS, cur, pinned));
+  parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));
   parts.push(section(p.training ? 'Memory per device: training' : 'Memory per device: inference', p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, fitBanner('memory', p)));
   if (p.training && p.inference?.memory) parts.push(section('Memory per device: inference', INFERENCE_MEMORY_METRICS, cur, pinned, fitBanner('inference.memory', p)));
   const warnings = p.warnings ?? [];

@@ -3,13 +3,16 @@
 // presets on edit, error routing by JSON Pointer, workload toggles, and the DOM contract of the
 // results (data-metric / data-value = String(x)) with pinned differences.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEditor, type Editor } from '../../src/ui/editor';
+import { createEditor, keyLabel, type Editor } from '../../src/ui/editor';
 import { renderResults } from '../../src/ui/results';
 import type { JsonSchema, Prediction } from '../../src/engine/types';
 import { loadModule } from '../wasm';
 
 const presets = {
-  models: [{ id: 'm1', name: 'Model One', source: 'paper' }],
+  models: [
+    { id: 'm1', name: 'Model One', source: 'paper' },
+    { id: 'moe1', name: 'MoE One', source: 'paper' },
+  ],
   systems: [{ id: 's1', name: 'System One', source: 'datasheet' }],
   devices: [
     { id: 'd1', name: 'Device One', source: 'datasheet' },
@@ -17,7 +20,21 @@ const presets = {
   ],
 };
 const store: Record<string, Record<string, Record<string, unknown>>> = {
-  models: { m1: { name: 'Model One', source: 'paper', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, notes: 'not modelled: x' } },
+  models: {
+    m1: { name: 'Model One', source: 'paper', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, notes: 'not modelled: x' },
+    moe1: {
+      name: 'MoE One',
+      layers: 4,
+      hidden: 64,
+      heads: 4,
+      ffn_hidden: 256,
+      vocab: 100,
+      norm: 'rmsnorm',
+      ffn_type: 'swiglu',
+      attention: { type: 'mla', q_lora_rank: 32, kv_lora_rank: 16, qk_nope_head_dim: 16, qk_rope_head_dim: 8, v_head_dim: 16 },
+      moe: { experts: 16, top_k: 2, expert_ffn_hidden: 32, shared_experts: 1, first_dense_layers: 1 },
+    },
+  },
   systems: { s1: { name: 'System One', device: 'd1', devices_per_node: 8, scale_up: { bandwidth_GBps: 450, latency_us: 2, domain_size: 8 }, scale_out: { bandwidth_GBps: 50, latency_us: 3 } } },
 };
 const start = { schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8, pp: 1, dp: 1 }, training: { global_batch: 8, seq_len: 128, precision: 'bf16' } };
@@ -116,8 +133,11 @@ describe('scenario editor', () => {
     editor.showError({ code: 'parallel.product_mismatch', path: '/parallel', message: 'product' });
     expect(slot('/parallel/tp').hidden).toBe(true);
     expect(slot('/parallel').textContent).toBe('product');
-    editor.showError({ code: 'model.x', path: '/model/moe/experts', message: 'moe' });
-    expect(slot('/model').textContent).toBe('moe');
+    editor.showError({ code: 'model.x', path: '/model/source', message: 'source' });
+    expect(slot('/model').textContent).toBe('source');
+    editor.showError({ code: 'model.moe_top_k_exceeds_experts', path: '/model/moe/top_k', message: 'top_k' });
+    expect(slot('/model/moe/top_k').textContent).toBe('top_k');
+    expect(slot('/model').hidden).toBe(true);
     editor.showError({ code: 'scenario.no_workload', path: '', message: 'no workload' });
     const general = document.querySelector<HTMLElement>('[data-testid="scenario-error"]')!;
     expect(general.hidden).toBe(false);
@@ -156,9 +176,9 @@ describe('scenario editor fields from the engine schema', () => {
   const values = (path: string): string[] => [...field(path).querySelectorAll('option')].map((o) => o.value);
 
   it('lists the values of the name tables', () => {
-    expect(values('/training/precision')).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8']);
-    expect(values('/inference/precision')).toEqual(['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
-    expect(values('/inference/kv_precision')).toEqual(['', 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
+    expect(values('/training/precision')).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4']);
+    expect(values('/inference/precision')).toEqual(['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'mxfp8', 'nvfp4', 'mxfp4']);
+    expect(values('/inference/kv_precision')).toEqual(['', 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'mxfp8', 'nvfp4', 'mxfp4']);
     expect(values('/parallel/recompute')).toEqual(['none', 'selective', 'full']);
     expect(values('/model/ffn_type')).toEqual(['gelu', 'swiglu', 'relu2']);
     expect(values('/model/position')).toEqual(['learned', 'rotary', 'none']);
@@ -217,5 +237,89 @@ describe('results panel', () => {
     expect(el.querySelectorAll('[data-metric="training.iteration_time_s"]')).toHaveLength(1);
     expect(el.querySelector('.fit.bad')!.textContent).toContain('Does not fit');
     expect(el.querySelector('[data-metric="memory.fits"]')!.classList.contains('bad')).toBe(true);
+  });
+});
+
+describe('mixture-of-experts and attention fields, from the schema', () => {
+  const modelOf = (): Record<string, any> => editor.scenario().model as Record<string, any>;
+  const keys = (object: 'moe' | 'attention'): string[] =>
+    Object.entries((schema.$defs!.model!.properties![object]!.properties ?? {}) as Record<string, JsonSchema>)
+      .filter(([, n]) => !(n.type === 'string' && !n.enum))
+      .map(([k]) => k);
+
+  it('shows a labelled field for every key of model.moe and model.attention, and ep/etp in the layout', () => {
+    expect(keys('moe')).toEqual(expect.arrayContaining(['experts', 'top_k', 'expert_ffn_hidden', 'capacity_factor', 'router_balance', 'imbalance']));
+    expect(keys('attention')).toEqual(expect.arrayContaining(['type', 'q_lora_rank', 'kv_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim', 'window', 'global_every']));
+    for (const path of [...keys('moe').map((k) => `/model/moe/${k}`), ...keys('attention').map((k) => `/model/attention/${k}`), '/model/moe', '/parallel/ep', '/parallel/etp']) {
+      const f = field(path);
+      expect(f, path).not.toBeNull();
+      expect(document.querySelector(`label[for="${f.id}"]`)?.textContent, path).toBeTruthy();
+      expect(slot(path), path).not.toBeNull();
+    }
+    expect(document.querySelector(`label[for="${field('/model/moe/expert_ffn_hidden').id}"]`)!.textContent).toBe('Expert FFN hidden');
+    expect(field('/model/moe/router_balance').tagName).toBe('SELECT');
+    expect(field('/model/moe/experts').title).toBe('Routed experts per MoE layer.');
+    expect(keyLabel('qk_rope_head_dim')).toBe('QK RoPE head dim');
+  });
+
+  it('a dense model: MoE switched off with its fields disabled; the attention variant follows kv_heads', () => {
+    expect(field('/model/moe').checked).toBe(false);
+    expect(field('/model/moe/experts').disabled).toBe(true);
+    expect(field('/model/attention/type').value).toBe('mha');
+    expect(field('/model/attention/kv_lora_rank').disabled).toBe(false);
+  });
+
+  it('switching MoE on makes an inline copy with a starting MoE block; off and on restores it', async () => {
+    const f = field('/model/moe');
+    f.checked = true;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(modelOf()).toMatchObject({ name: 'Model One (edited)', moe: { experts: 8, top_k: 2, expert_ffn_hidden: 256 } });
+    expect(field('/model/moe/experts').disabled).toBe(false);
+    expect(field('/model/moe/imbalance').value).toBe('1.2'); // measured routing by default
+    type('/model/moe/experts', '16');
+    await flush();
+    expect(modelOf().moe.experts).toBe(16);
+    f.checked = false;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(modelOf()).not.toHaveProperty('moe');
+    expect(field('/model/moe/experts').disabled).toBe(true);
+    f.checked = true;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(modelOf().moe).toEqual({ experts: 16, top_k: 2, expert_ffn_hidden: 256 });
+    expect(edits).toBe(4);
+  });
+
+  it('editing one attention key of a model without the object creates it with the type in effect', async () => {
+    type('/model/attention/window', '128');
+    await flush();
+    expect(modelOf().attention).toEqual({ type: 'mha', window: 128 });
+  });
+
+  it('a MoE preset shows its values; editing one makes an inline copy', async () => {
+    type('/model', 'moe1');
+    await flush();
+    expect(field('/model/moe').checked).toBe(true);
+    expect(field('/model/moe/experts').value).toBe('16');
+    expect(field('/model/moe/shared_expert_ffn_hidden').value).toBe('32'); // = expert_ffn_hidden
+    expect(field('/model/attention/type').value).toBe('mla');
+    expect(field('/model/attention/kv_lora_rank').value).toBe('16');
+    type('/model/moe/top_k', '4');
+    await flush();
+    expect(modelOf()).toMatchObject({ name: 'MoE One (edited)', moe: { experts: 16, top_k: 4, shared_experts: 1 }, attention: { type: 'mla' } });
+  });
+
+  it('the engine error for ep=3 with 256 experts appears at the ep field', async () => {
+    const mod = await loadModule();
+    const s = { schema_version: 1, model: 'deepseek-v3', system: 'gb300-nvl72', num_devices: 256, parallel: { tp: 1, pp: 2, ep: 3, dp: 128 }, training: { global_batch: 4096, seq_len: 4096, precision: 'mxfp8' } };
+    const r = JSON.parse(mod.validate(JSON.stringify(s))) as { error: { code: string; path: string; message: string } };
+    expect(r.error).toMatchObject({ code: 'parallel.ep_not_divisor_of_experts', path: '/parallel/ep' });
+    editor.showError(r.error);
+    expect(slot('/parallel/ep').hidden).toBe(false);
+    expect(slot('/parallel/ep').textContent).toBe(r.error.message);
+    expect(field('/parallel/ep').getAttribute('aria-invalid')).toBe('true');
+    expect(field('/parallel/ep').getAttribute('aria-describedby')).toBe(slot('/parallel/ep').id);
   });
 });

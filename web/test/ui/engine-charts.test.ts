@@ -2,11 +2,13 @@
 // preset scenario: the charts show what the numbers say. Breakdown bars add up to the iteration
 // time (spec: within 1%) and to the end-to-end latency; memory stacks add up to the total; every
 // inference operator lies on or under the roofline drawn from its device's peak and HBM bandwidth.
+// A mixture-of-experts scenario (DeepSeek-V3 on GB300) joins them for the MoE numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec } from '../../src/charts/specs';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Prediction, ResolvedScenario } from '../../src/engine/types';
 import { ALL_METRICS, explain, getPath, INFERENCE_ONLY_MEMORY_METRICS } from '../../src/ui/metrics';
+import { DEEPSEEK_V3_GB300 } from '../scenarios';
 import { loadModule } from '../wasm';
 
 let mod: OptimusModule;
@@ -15,8 +17,9 @@ let cases: Array<{ id: string; prediction: Prediction; resolved: ResolvedScenari
 beforeAll(async () => {
   mod = await loadModule();
   const ids = (JSON.parse(mod.presets('scenarios')) as { scenarios: Array<{ id: string }> }).scenarios.map((s) => s.id);
-  cases = ids.map((id) => {
-    const scenario = JSON.parse(mod.preset('scenarios', id)) as unknown;
+  const scenarios = ids.map((id) => [id, JSON.parse(mod.preset('scenarios', id)) as unknown] as const);
+  if (!ids.some((id) => id.includes('deepseek'))) scenarios.push(['deepseek-v3 on 256 gb300', DEEPSEEK_V3_GB300]);
+  cases = scenarios.map(([id, scenario]) => {
     const text = JSON.stringify(scenario);
     return { id, prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario };
   });

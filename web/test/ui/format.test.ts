@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDelta, formatPercent, formatSeconds, formatValue, sig, siPrefix } from '../../src/ui/format';
+import { formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, sig, siPrefix } from '../../src/ui/format';
 
 describe('number formatting', () => {
   it.each([
@@ -44,5 +44,14 @@ describe('number formatting', () => {
     expect(formatDelta(0.45, 0.5, 'ratio')).toEqual({ text: '−5 pp (−10 %)', sign: -1 });
     expect(formatDelta(3, 3, 'seconds')).toEqual({ text: '±0', sign: 0 });
     expect(formatDelta(2 ** 30, 0, 'bytes')).toEqual({ text: '+1 GiB', sign: 1 });
+  });
+
+  it('parameter counts in words, never with a "B" that reads as bytes', () => {
+    expect(formatParams(671026404352)).toBe('671 billion');
+    expect(formatParams(37552282624)).toBe('37.6 billion');
+    expect(formatParams(1.04e12)).toBe('1.04 trillion');
+    expect(formatParams(125e6)).toBe('125 million');
+    expect(formatParams(4096)).toBe('4,096');
+    expect(formatValue(9512681472, 'params')).toBe('9.51 billion');
   });
 });

@@ -2,12 +2,12 @@
 // (src/hf/import.ts). Each fixture is a trimmed excerpt of a published config.json (the source
 // is named above it; keys the importer does not read, such as auto_map, quantization_config,
 // rope_scaling and token ids, are left out). The imports must describe the same model as the
-// staged presets (presets/models-moe/*.json), which cite the same configs.
+// model presets (presets/models/*.json), which cite the same configs.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importHfConfig, type HfAttention, type HfModel, type HfMoe } from '../../src/hf/import';
 
-const preset = (id: string): HfModel => JSON.parse(readFileSync(new URL(`../../../presets/models-moe/${id}.json`, import.meta.url), 'utf8')) as HfModel;
+const preset = (id: string): HfModel => JSON.parse(readFileSync(new URL(`../../../presets/models/${id}.json`, import.meta.url), 'utf8')) as HfModel;
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/hf/${name}.json`, import.meta.url), 'utf8');
 
 /** `layers` entries alternating sliding (even layers) and full (odd layers) attention, as gpt-oss. */
@@ -244,7 +244,7 @@ function effective(m: HfModel) {
   };
 }
 
-describe('importHfConfig: MoE/MLA configs describe the same model as the staged presets', () => {
+describe('importHfConfig: MoE/MLA configs describe the same model as the model presets', () => {
   it.each([
     ['DeepSeek-V3', DEEPSEEK_V3, 'deepseek-v3'],
     ['DeepSeek-R1 (same config keys as V3)', DEEPSEEK_V3, 'deepseek-r1'],

@@ -14,11 +14,13 @@ describe('schema navigation', () => {
     expect(schemaAt(root, '/model/layers')).toMatchObject({ type: 'integer', minimum: 1 });
     expect(schemaAt(root, '/system/device/memory/capacity_GiB')).toMatchObject({ 'x-unit': 'GiB' });
     expect(schemaAt(root, '/system/area_mm2')).toMatchObject({ 'x-unit': 'mm^2' });
-    expect(schemaAt(root, '/model/moe')).toBeNull();
+    expect(schemaAt(root, '/model/moe')).toMatchObject({ type: 'object', required: ['experts', 'top_k', 'expert_ffn_hidden'] });
+    expect(schemaAt(root, '/model/attention/kv_lora_rank')).toMatchObject({ type: 'integer' });
+    expect(schemaAt(root, '/model/mixture')).toBeNull();
     expect(schemaAt(null, '/model')).toBeNull();
   });
   it('reads enums, defaults (also by norm), input kinds and required keys', () => {
-    expect(enumValues(schemaAt(root, '/training/precision'))).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8']);
+    expect(enumValues(schemaAt(root, '/training/precision'))).toEqual(['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4']);
     expect(defaultOf(schemaAt(root, '/parallel/recompute'))).toBe('none');
     expect(defaultOf(schemaAt(root, '/model/position'), 'rmsnorm')).toBe('rotary');
     expect(defaultOf(schemaAt(root, '/model/bias'), 'layernorm')).toBe(true);

@@ -15,7 +15,7 @@ const prediction: Prediction = {
     tokens_per_s: 1,
     mfu: 0.5,
     hfu: 0.5,
-    breakdown_s: { compute: 6, recompute: 1, tp_comm: 1, cp_comm: 0, pp_comm: 0.5, dp_comm: 0.5, bubble: 0.75, optimizer: 0.25 },
+    breakdown_s: { compute: 6, recompute: 1, tp_comm: 1, cp_comm: 0, pp_comm: 0.5, dp_comm: 0.5, ep_comm: 0, bubble: 0.75, optimizer: 0.25 },
     by_bound_s: { compute: 7, memory: 1, communication: 2, other: 0 },
     micro_batches: 8,
     layer_s: { forward: 0.1, backward: 0.2, recompute: 0.05 },
@@ -41,6 +41,7 @@ const prediction: Prediction = {
     memory: mem(40 * 2 ** 30, 80 * 2 ** 30),
   },
   memory: mem(100 * 2 ** 30, 80 * 2 ** 30),
+  params: { total: 7e9, active: 7e9 },
   warnings: [],
 };
 
@@ -112,7 +113,7 @@ describe('search and study charts', () => {
     expect(layoutLabel({ tp: 1, pp: 1, dp: 8, cp: 2 })).toBe('TP1 PP1 DP8 CP2');
   });
   it('scatter keeps infeasible points flagged and drops unusable ones', () => {
-    const plan = (tp: number, pp: number, dp: number) => ({ tp, pp, dp, cp: 1, ep: 1, sequence_parallel: false, micro_batch: 1, interleave: 1, recompute: 'none' as const, zero_stage: 0 });
+    const plan = (tp: number, pp: number, dp: number) => ({ tp, pp, dp, cp: 1, ep: 1, etp: 1, sequence_parallel: false, micro_batch: 1, interleave: 1, recompute: 'none' as const, zero_stage: 0 });
     const r: SearchResult = {
       mode: 'training',
       evaluated: 3,
