@@ -6,26 +6,8 @@
 // field lists its aliases in order of preference.
 import type { ModelSpec } from '../engine/types';
 
-/**
- * The mixture-of-experts block of the model contract (`model.moe`). engine/types.ts's MoeSpec
- * predates the contract and is regenerated elsewhere, so the importer states its own type.
- */
-export interface HfMoe {
-  experts: number;
-  top_k: number;
-  expert_ffn_hidden: number;
-  /** Always-on experts beside the routed ones (default 0). */
-  shared_experts?: number;
-  /** Width of each shared expert (default expert_ffn_hidden). */
-  shared_expert_ffn_hidden?: number;
-  /** That many leading layers use the dense ffn_hidden (default 0). */
-  first_dense_layers?: number;
-  /** Every later layer is MoE at 1, every other at 2, ... (default 1). */
-  layer_freq?: number;
-  /** Absent = dropless. No Hugging Face config states one, so the importer never sets it. */
-  capacity_factor?: number;
-  router_balance?: 'balanced' | 'measured';
-}
+/** The mixture-of-experts block of the model contract (`model.moe`), as the engine's schema states it. */
+export type HfMoe = NonNullable<ModelSpec['moe']>;
 
 /** The attention block of the model contract (`model.attention`). */
 export type HfAttention =
@@ -41,8 +23,8 @@ export type HfAttention =
       global_every?: number;
     };
 
-/** An imported model: the page's ModelSpec with the contract's moe and attention blocks. */
-export type HfModel = Omit<ModelSpec, 'moe'> & { moe?: HfMoe; attention?: HfAttention };
+/** An imported model: the page's ModelSpec, its attention block typed by variant. */
+export type HfModel = Omit<ModelSpec, 'attention'> & { attention?: HfAttention };
 
 export type HfImportResult = { ok: true; model: HfModel; notes: string[] } | { ok: false; message: string };
 
