@@ -295,20 +295,22 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   const auto& p = s.parallel;
   const auto& sys = s.system;
   Seconds dp_time{}, dp_gather{}, dp_regather{};
-  const GroupPlacement& dp_group = c.group(CommGroup::dp);
-  if (dp_group.size > 1) {
-    const Bytes grads(n_params * sys.software.gradient_bytes);
+  // One group's reduction: gradients all-reduced, or reduce-scattered and the updated weights
+  // all-gathered (ZeRO >= 1), and re-gathered for every forward and backward under ZeRO-3.
+  const auto reduce = [&](double n, const GroupPlacement& g) {
+    if (g.size <= 1 || n <= 0) return;
+    const Bytes grads(n * sys.software.gradient_bytes);
     if (p.zero_stage == 0) {
-      dp_time = collective_time(Collective::all_reduce, grads, dp_group, sys);
+      dp_time += collective_time(Collective::all_reduce, grads, g, sys);
     } else {
-      dp_time = collective_time(Collective::reduce_scatter, grads, dp_group, sys);
-      dp_gather = collective_time(Collective::all_gather, Bytes(n_params * weight_bytes), dp_group, sys);
+      dp_time += collective_time(Collective::reduce_scatter, grads, g, sys);
+      dp_gather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys);
     }
-    // ZeRO-3: weights are gathered again for every forward and backward of every micro-batch.
     if (p.zero_stage == 3)
-      dp_regather = collective_time(Collective::all_gather, Bytes(n_params * weight_bytes), dp_group, sys) *
-                    (2.0 * mbd);
-  }
+      dp_regather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys) * (2.0 * mbd);
+  };
+  reduce(n_params, c.group(CommGroup::dp));
+  reduce(n_experts, edp_group);
   const double layers_stage = stage_layers(s.model, p);
   Seconds exposed{};
   if (overlap) {
@@ -364,14 +366,13 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
   out.hfu = out.hardware_flops / (out.iteration_time.value * native_peak);
 }
 
-MoeReport moe_report(const OpContext& c, const KindCosts& K, const StageParams& params,
-                     const ParallelPlan& p) {
+// What the MoE layers do, from the first MoE layer kind's costs.
+MoeReport moe_report(const KindCosts& K, const StageParams& params, const ParallelPlan& p) {
   MoeReport r;
   r.expert_params_per_device = params.experts;
   r.expert_dp = expert_dp(p);
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!K.present[k] || (k & 1u) == 0) continue;
-    (void)c;
     r.tokens_per_expert = K.tokens_per_expert[k];
     r.dispatch_bytes = K.dispatch_bytes[k];
     r.all_to_all_layer = K.all_to_all[k];
@@ -482,7 +483,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   b.dp_comm = data_parallel(s, c, L, st, params, weight_bytes, mbd, out.overlap_grad_reduce);
   b.optimizer = optimizer_step(s, params);
 
-  if (m.moe) out.moe = moe_report(c, K, params, p);
+  if (m.moe) out.moe = moe_report(K, params, p);
   out.iteration_time = b.total();
   out.tokens_per_s = d(w.global_batch) * d(w.seq_len) / out.iteration_time.value;
   utilisation(s, rate, out);
