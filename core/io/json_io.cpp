@@ -44,11 +44,6 @@ Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
   return m;
 }
 
-// The busiest expert-parallel rank's share of routed tokens over the mean under a real router
-// (`router_balance` "measured" without an `imbalance`). ASSUMED: no public per-rank load figure
-// for current routers was found; state `imbalance` from the router's own statistics.
-constexpr double kMeasuredImbalance = 1.2;
-
 MoeSpec read_moe(const json& v, const std::string& path, std::optional<Error>& err) {
   Reader r(v, path, err);
   MoeSpec moe;
@@ -131,12 +126,12 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
     const auto kv_rank = ar.integer("kv_lora_rank", false, 1, 1'000'000);
     const auto nope = ar.integer("qk_nope_head_dim", false, 1, 100'000);
     const auto rope = ar.integer("qk_rope_head_dim", false, 0, 100'000);
-    const auto v = ar.integer("v_head_dim", false, 1, 100'000);
+    const auto v_dim = ar.integer("v_head_dim", false, 1, 100'000);
     const std::pair<const char*, bool> keys[] = {{"q_lora_rank", q_rank.has_value()},
                                                  {"kv_lora_rank", kv_rank.has_value()},
                                                  {"qk_nope_head_dim", nope.has_value()},
                                                  {"qk_rope_head_dim", rope.has_value()},
-                                                 {"v_head_dim", v.has_value()}};
+                                                 {"v_head_dim", v_dim.has_value()}};
     for (const auto& [key, given] : keys) {
       if (mla && !given && std::string_view(key) != "q_lora_rank")
         ar.fail("scenario.missing_key", ar.child(key),
@@ -149,7 +144,7 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
     a.kv_lora_rank = kv_rank.value_or(1);
     a.qk_nope_head_dim = nope.value_or(1);
     a.qk_rope_head_dim = rope.value_or(0);
-    a.v_head_dim = v.value_or(1);
+    a.v_head_dim = v_dim.value_or(1);
     m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
     m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
     ar.finish();

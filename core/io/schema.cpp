@@ -264,7 +264,8 @@ Node model_schema() {
                        {"imbalance",
                         number(1.0, 1e3).desc(
                             "Busiest expert-parallel rank's routed tokens over the mean. Default: "
-                            "1 when balanced, 1.2 when measured (ASSUMED; state your router's).")},
+                            "1 when balanced, " +
+                            fmt_num(kMeasuredImbalance) + " when measured (ASSUMED; state your router's).")},
                        {"notes", notes()}},
                       {"experts", "top_k", "expert_ffn_hidden"})
                       .desc("Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, "

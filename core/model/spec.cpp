@@ -11,14 +11,7 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   LayerShape s;
   s.position_rows = seq_len;
   ParamCounts p;
-  double kinds[kLayerKinds] = {};
-  for (std::int64_t i = 0; i < m.layers; ++i) {
-    kinds[layer_kind(m, i)] += 1.0;
-    if (!m.moe && m.window <= 0) {
-      kinds[0] = static_cast<double>(m.layers);
-      break;
-    }
-  }
+  const KindCounts kinds = model_kinds(m);
   const std::size_t first = layer_kind(m, 0);
   std::vector<Op> ops;
   bool any = false;
@@ -56,6 +49,16 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   p.total = layers_total + p.embedding + p.output + p.final_norm;
   p.active = active_layers + p.embedding + p.output + p.final_norm;
   return p;
+}
+
+KindCounts model_kinds(const ModelSpec& m) {
+  KindCounts k{};
+  if (!m.moe && m.window <= 0) {
+    k[kind_of(false, false)] = static_cast<double>(m.layers);
+    return k;
+  }
+  for (std::int64_t i = 0; i < m.layers; ++i) k[layer_kind(m, i)] += 1.0;
+  return k;
 }
 
 bool is_moe_layer(const ModelSpec& m, std::int64_t i) {

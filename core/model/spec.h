@@ -73,6 +73,11 @@ struct MoeSpec {
   double imbalance = 1.0;  // busiest expert-parallel rank's routed tokens / the mean
 };
 
+// The busiest expert-parallel rank's share of routed tokens over the mean under a real router
+// (`router_balance` "measured" without an `imbalance`). ASSUMED: no public per-rank load figure
+// for current routers was found; state `imbalance` from the router's own statistics.
+inline constexpr double kMeasuredImbalance = 1.2;
+
 // MLA dimensions (model.attention with type "mla"; DeepSeek-V3 config.json names).
 struct MlaSpec {
   std::int64_t q_lora_rank = 0;  // 0: queries projected from the hidden state directly
@@ -145,5 +150,8 @@ constexpr std::size_t kind_of(bool moe, bool windowed) { return (moe ? 1u : 0u) 
 inline std::size_t layer_kind(const ModelSpec& m, std::int64_t i) {
   return kind_of(is_moe_layer(m, i), is_windowed_layer(m, i));
 }
+// Layers of each kind, on a stage or in the whole model.
+using KindCounts = std::array<double, kLayerKinds>;
+KindCounts model_kinds(const ModelSpec& m);
 
 }  // namespace optimus

@@ -186,16 +186,6 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   return shape;
 }
 
-KindCounts model_kinds(const ModelSpec& m) {
-  KindCounts k{};
-  if (!m.moe && m.window <= 0) {
-    k[kind_of(false, false)] = static_cast<double>(m.layers);
-    return k;
-  }
-  for (std::int64_t i = 0; i < m.layers; ++i) k[layer_kind(m, i)] += 1.0;
-  return k;
-}
-
 std::int64_t expert_dp(const ParallelPlan& p) {
   return std::max<std::int64_t>(1, p.tp * p.cp * p.dp / (p.ep * p.etp));
 }
@@ -280,11 +270,12 @@ bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   return p.pp > 1 && uneven_chunk_split(m.layers, p.pp * p.interleave);
 }
 
+std::int64_t inference_expert_tp(const ParallelPlan& p) { return std::max<std::int64_t>(1, p.tp / p.ep); }
+
 LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) {
   const auto& p = s.parallel;
   LayerShape shape = param_shape(p, position_rows);
-  // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
-  shape.etp = std::max<std::int64_t>(1, p.tp / p.ep);
+  shape.etp = inference_expert_tp(p);
   shape.sequence_parallel = false;
   shape.attention = AttentionKernel::flash;
   const auto& w = *s.inference;

@@ -81,13 +81,10 @@ bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
 // the first, the heaviest middle (most MoE layers) and the last pipeline stage, for the layout's
 // chunks (interleave) and the embedding/loss split. A model of one kind has its whole stage_layers
 // count (one less on the end stages under the split) in that kind.
-using KindCounts = std::array<double, kLayerKinds>;
 struct StageKinds {
   KindCounts first{}, mid{}, last{};
 };
 StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p);
-// Layers of each kind in the whole model.
-KindCounts model_kinds(const ModelSpec& m);
 // Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
 std::int64_t expert_dp(const ParallelPlan& p);
 
@@ -112,6 +109,8 @@ GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t 
 // tokens per sequence over seq_len keys, with the stack's activation widths (4-byte kernels for
 // fp32/tf32 training). The embedding and head shapes are the same object.
 LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention);
+// Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
+std::int64_t inference_expert_tp(const ParallelPlan& p);
 // Inference: experts split over the tp ranks (ep by expert, tp / ep within one), no sequence
 // parallelism, the workload's activation and KV widths; groups are set per step.
 LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows);

@@ -54,7 +54,7 @@ OpContext inference_context(const Scenario& s) {
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);
   // Experts split over the tp ranks: ep groups of stride tp / ep.
-  const std::int64_t etp = std::max<std::int64_t>(1, s.parallel.tp / s.parallel.ep);
+  const std::int64_t etp = inference_expert_tp(s.parallel);
   c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(s.parallel.ep, etp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, 1, domain);
   c.launch = w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval;
