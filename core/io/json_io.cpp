@@ -682,7 +682,8 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
                    {"dispatch_bytes", e.dispatch_bytes},
                    {"all_to_all_layer_s", e.all_to_all_layer.value},
                    {"expert_params_per_device", e.expert_params_per_device},
-                   {"expert_dp", e.expert_dp}};
+                   {"expert_dp", e.expert_dp},
+                   {"layers_first_stage", e.layers_first_stage}};
     }
     tj["model_flops"] = t.model_flops;
     tj["hardware_flops"] = t.hardware_flops;
@@ -720,7 +721,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     j["inference"] = ij;
   }
   j["memory"] = memory_json(p.memory);
-  j["params"] = {{"total", p.params.total}, {"active", p.params.active}};
+  j["params"] = {{"total", p.params.total}, {"active", p.params.active}, {"moe_layers", p.params.moe_layers}};
   ojson w = ojson::array();
   for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
   j["warnings"] = w;

@@ -768,7 +768,10 @@ Node training_output_schema() {
                           {"expert_params_per_device",
                            amount().desc("Routed-expert parameters on one device.").unit("parameters")},
                           {"expert_dp",
-                           count().desc("Expert-data-parallel replicas: tp x cp x dp / (ep x etp).")}})
+                           count().desc("Expert-data-parallel replicas: tp x cp x dp / (ep x etp).")},
+                          {"layers_first_stage",
+                           count().desc("MoE layers on the first pipeline stage (whose expert parameters "
+                                        "expert_params_per_device counts).")}})
                       .desc("What the MoE layers do (mixture-of-experts models only).")},
                  {"model_flops", amount().desc("Per iteration, whole job.").unit("FLOP")},
                  {"hardware_flops",
@@ -866,25 +869,27 @@ nlohmann::ordered_json prediction_schema() {
   ojson j;
   j["$schema"] = kDraft;
   j["$id"] = "urn:optimus:prediction";
-  Node root =
-      output(
-          {
-              {"training", ref("training")},
-              {"inference", ref("inference")},
-              {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
-              {"params", output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
-                                 {"active", amount()
-                                                .desc("Parameters one token passes through: the routed "
-                                                      "experts count top_k / experts of theirs.")
-                                                .unit("parameters")}})
-                             .desc("Parameter counts of the whole model.")},
-              {"warnings",
-               array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
-                            .title("Warning"))},
-          },
-          {"training", "inference"})
-          .title("Prediction")
-          .desc("The output of optimus predict --json.");
+  Node root = output(
+                  {
+                      {"training", ref("training")},
+                      {"inference", ref("inference")},
+                      {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
+                      {"params",
+                       output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
+                               {"active", amount()
+                                              .desc("Parameters one token passes through: the routed "
+                                                    "experts count top_k / experts of theirs.")
+                                              .unit("parameters")},
+                               {"moe_layers",
+                                count().desc("Layers with a mixture-of-experts FFN (0 for a dense model).")}})
+                           .desc("Parameter counts of the whole model.")},
+                      {"warnings",
+                       array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
+                                    .title("Warning"))},
+                  },
+                  {"training", "inference"})
+                  .title("Prediction")
+                  .desc("The output of optimus predict --json.");
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
   j["$defs"] = {{"training", training_output_schema().json()},

@@ -12,6 +12,7 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   s.position_rows = seq_len;
   ParamCounts p;
   const KindCounts kinds = model_kinds(m);
+  p.moe_layers = kinds[kind_of(true, false)] + kinds[kind_of(true, true)];
   const std::size_t first = layer_kind(m, 0);
   std::vector<Op> ops;
   bool any = false;

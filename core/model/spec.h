@@ -135,8 +135,9 @@ struct ParamCounts {
   double output = 0;     // LM head when untied, else 0
   double final_norm = 0;
   double total = 0;
-  double experts = 0;  // routed experts, all layers
-  double active = 0;   // per token: the routed experts' top_k / experts share of them
+  double experts = 0;     // routed experts, all layers
+  double active = 0;      // per token: the routed experts' top_k / experts share of them
+  double moe_layers = 0;  // layers with a mixture-of-experts FFN
 };
 
 ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len);

@@ -367,8 +367,11 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
 }
 
 // What the MoE layers do, from the first MoE layer kind's costs.
-MoeReport moe_report(const KindCosts& K, const StageParams& params, const ParallelPlan& p) {
+MoeReport moe_report(const KindCosts& K, const StageParams& params, const ModelSpec& m,
+                     const ParallelPlan& p) {
   MoeReport r;
+  const KindCounts first = stage_kinds(m, p).first;
+  for (const bool windowed : {false, true}) r.layers_first_stage += first[kind_of(true, windowed)];
   r.expert_params_per_device = params.experts;
   r.expert_dp = expert_dp(p);
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
@@ -483,7 +486,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   b.dp_comm = data_parallel(s, c, L, st, params, weight_bytes, mbd, out.overlap_grad_reduce);
   b.optimizer = optimizer_step(s, params);
 
-  if (m.moe) out.moe = moe_report(K, params, p);
+  if (m.moe) out.moe = moe_report(K, params, m, p);
   out.iteration_time = b.total();
   out.tokens_per_s = d(w.global_batch) * d(w.seq_len) / out.iteration_time.value;
   utilisation(s, rate, out);

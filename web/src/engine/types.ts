@@ -749,6 +749,10 @@ export interface Prediction {
      * Parameters one token passes through: the routed experts count top_k / experts of theirs. Unit: parameters.
      */
     active: number;
+    /**
+     * Layers with a mixture-of-experts FFN (0 for a dense model).
+     */
+    moe_layers: number;
   };
   warnings: Warning[];
 }
@@ -840,6 +844,10 @@ export interface TrainingResult {
      * Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
      */
     expert_dp: number;
+    /**
+     * MoE layers on the first pipeline stage (whose expert parameters expert_params_per_device counts).
+     */
+    layers_first_stage: number;
   };
   /**
    * Per iteration, whole job. Unit: FLOP.

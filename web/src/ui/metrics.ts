@@ -2,7 +2,7 @@
 // inputs it used), so a reader can follow the method of Kundu et al. (arXiv 2407.14645) and the
 // output contract of shared/spec/scenario.md. Pure: unit-tested in test/ui/metrics.test.ts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { formatValue, sig, type Quantity } from './format';
+import { formatValue, type Quantity } from './format';
 
 export interface Explanation {
   /** The formula in words/symbols. */
@@ -289,12 +289,9 @@ export const INFERENCE_METRICS: MetricDef[] = [
 type Model = ResolvedScenario['model'];
 type Moe = NonNullable<Model['moe']>;
 
-/** MoE layers of a model: after first_dense_layers, every layer_freq-th (core/model/spec.cpp). */
-export function moeLayers(m: Model | undefined): number {
-  const moe = m?.moe;
-  if (!m || !moe) return 0;
-  const rest = m.layers - (moe.first_dense_layers ?? 0);
-  return rest > 0 ? Math.ceil(rest / (moe.layer_freq ?? 1)) : 0;
+/** MoE layers of the model, as the engine counts them (prediction params.moe_layers). */
+export function moeLayers(p: Prediction | undefined): number {
+  return p?.params?.moe_layers ?? 0;
 }
 
 /** Weight matrices of one FFN (and so of one expert): gate, up and down with SwiGLU, else two. */
@@ -325,7 +322,7 @@ export const PARAM_METRICS: MetricDef[] = [
     explain: (c) => {
       const m = c.scenario?.model;
       const inputs: Array<[string, string]> = m ? [['layers', String(m.layers)], ['hidden', String(m.hidden)], ['ffn_hidden', String(m.ffn_hidden)], ['vocab', String(m.vocab)], ['tied_embeddings', String(m.tied_embeddings)]] : [];
-      if (m?.moe) inputs.push(['MoE layers', String(moeLayers(m))], ...moeInputs(c.scenario, ['experts', 'expert_ffn_hidden', 'shared_experts']));
+      if (m?.moe) inputs.push(['MoE layers', String(moeLayers(c.prediction))], ...moeInputs(c.scenario, ['experts', 'expert_ffn_hidden', 'shared_experts']));
       return {
         formula: m?.moe
           ? 'total = embedding (vocab × hidden) + LM head (vocab × hidden, unless tied) + every layer’s attention and norms + the dense FFN of the dense layers + in each MoE layer the router (hidden × experts), the shared experts and all routed experts'
@@ -344,7 +341,7 @@ export const PARAM_METRICS: MetricDef[] = [
       if (!m?.moe) return { formula: 'active = total (a dense model: every token passes through every weight)', inputs: [['total', f(c.prediction.params?.total, 'params')]] };
       return {
         formula: `active = total − MoE layers × (experts − top_k) × parameters of one routed expert (${ffnMatrices(m)} × hidden × expert_ffn_hidden${m.bias ? ', plus biases' : ''}): the experts a token is not routed to`,
-        inputs: [['total', f(c.prediction.params?.total, 'params')], ['MoE layers', String(moeLayers(m))], ...moeInputs(c.scenario, ['experts', 'top_k', 'expert_ffn_hidden']), ['hidden', String(m.hidden)], ['ffn_type', m.ffn_type]],
+        inputs: [['total', f(c.prediction.params?.total, 'params')], ['MoE layers', String(moeLayers(c.prediction))], ...moeInputs(c.scenario, ['experts', 'top_k', 'expert_ffn_hidden']), ['hidden', String(m.hidden)], ['ffn_type', m.ffn_type]],
       };
     },
   },
@@ -446,13 +443,12 @@ export const MOE_METRICS: MetricDef[] = [
       const moe = s?.model.moe;
       const p = s?.parallel;
       const perLayer = moe && p ? ((moe.experts / p.ep) * ffnMatrices(s.model) * s.model.hidden * moe.expert_ffn_hidden) / p.etp : undefined;
-      const v = c.prediction.training?.moe?.expert_params_per_device;
       return {
-        formula: `expert parameters per device = MoE layers on the stage × (experts / ep) × ${ffnMatrices(s?.model)} × hidden × expert_ffn_hidden / etp`,
+        formula: `expert parameters per device = MoE layers on the first stage × (experts / ep) × ${ffnMatrices(s?.model)} × hidden × expert_ffn_hidden / etp`,
         inputs: [
           ['experts / ep', moe && p ? String(moe.experts / p.ep) : '?'],
           ['one MoE layer’s share', perLayer !== undefined ? f(perLayer, 'params') : '?'],
-          ['MoE layers on the stage (value ÷ share)', perLayer && typeof v === 'number' ? sig(v / perLayer) : '?'],
+          ['MoE layers on the first stage', String(c.prediction.training?.moe?.layers_first_stage ?? '?')],
           ['etp', String(p?.etp ?? '?')],
         ],
       };

@@ -39,7 +39,8 @@ describe('DeepSeek-V3 on 256 GB300: the engine numbers behind the MoE block', ()
   it('is a valid scenario with a MoE report', () => {
     expect(moe.prediction).not.toHaveProperty('error');
     expect(moe.prediction.training?.moe).toBeDefined();
-    expect(moeLayers(moe.resolved.model)).toBe(58);
+    expect(moeLayers(moe.prediction)).toBe(58);
+    expect(moe.prediction.training?.moe?.layers_first_stage).toBe(27);
   });
 
   it('params: 671.0 billion total, 37.6 billion active = total − 58 × (256 − 8) experts', () => {
@@ -61,7 +62,7 @@ describe('DeepSeek-V3 on 256 GB300: the engine numbers behind the MoE block', ()
     expect(m.expert_dp).toBe(128 / 32);
     // The first of the two pipeline stages: 3 dense + 27 MoE layers, 256 / 32 experts each.
     expect(m.expert_params_per_device).toBe(27 * (256 / 32) * EXPERT);
-    expect(inputsOf('training.moe.expert_params_per_device', moe)['MoE layers on the stage (value ÷ share)']).toBe('27');
+    expect(inputsOf('training.moe.expert_params_per_device', moe)['MoE layers on the first stage']).toBe('27');
     expect(inputsOf('training.moe.all_to_all_layer_s', moe)).toMatchObject({ 'ep ranks in one scale-up domain': 'yes (domain of 72)', dispatcher: 'deepep' });
     expect(m.all_to_all_layer_s).toBeGreaterThan(0);
     expect(moe.prediction.training!.breakdown_s.ep_comm).toBeGreaterThan(m.all_to_all_layer_s);

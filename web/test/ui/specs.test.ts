@@ -41,7 +41,7 @@ const prediction: Prediction = {
     memory: mem(40 * 2 ** 30, 80 * 2 ** 30),
   },
   memory: mem(100 * 2 ** 30, 80 * 2 ** 30),
-  params: { total: 7e9, active: 7e9 },
+  params: { total: 7e9, active: 7e9, moe_layers: 0 },
   warnings: [],
 };
 
