@@ -267,7 +267,7 @@ TEST(Validation, TrainingHeldOut) {
 // train_moe_public.jsonl, copied from the shared cases; NVIDIA Megatron-Bridge performance
 // summaries 25.09-26.02.01 and DGX Cloud recipes v25.02 for Grok-1, with the routers forced to a
 // balanced split where the source says so). Aim (issue 14): mean <= 15%; NOT met. Measured at
-// this commit: 32% mean over 108 cases, 3 of which (Llama 3.1 405B on GB200 with 128 chunks for
+// this commit: 29.9% mean over 108 cases, 3 of which (Llama 3.1 405B on GB200 with 128 chunks for
 // 126 layers) cannot be predicted and count as 100%. The NVL72 systems are close (DeepSeek-V3
 // within 10%, Qwen3-235B within 15%); DGX B200/B300 runs are predicted 40-135% too fast, and
 // nvfp4 runs 10-36% too fast (fp4 GEMMs get the fp8 efficiency). Gate: no regression past 35%.
