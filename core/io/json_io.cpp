@@ -1,6 +1,8 @@
 #include "io/json_io.h"
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "io/json_write.h"
@@ -13,6 +15,8 @@ namespace optimus {
 using io::json;
 using io::kMaxCount;
 using io::kMaxDevices;
+using io::kMaxRequests;
+using io::kMaxServingLength;
 using io::Reader;
 using ojson = nlohmann::ordered_json;
 
@@ -368,6 +372,174 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   return s;
 }
 
+namespace {
+
+// What the literal Infinity reads as (the largest double), taken as an unbounded rate.
+constexpr double kInfinityNumber = std::numeric_limits<double>::max();
+
+// A request length: a whole number, {"mean", "max" (, "min")} or [[length, weight], ...].
+std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::int64_t fallback) {
+  const json* v = r.get(key, false);
+  LengthDist out;
+  if (!v) {
+    out.points = {{fallback, 1.0}};
+    return out;
+  }
+  const std::string at = r.child(key);
+  if (v->is_number()) {
+    auto n = r.integer_value(*v, key, at, 1, kMaxServingLength);
+    if (!n) return std::nullopt;
+    out.points = {{*n, 1.0}};
+    return out;
+  }
+  if (v->is_object()) {
+    std::optional<Error> err;
+    Reader lr(*v, at, err);
+    auto mean = lr.number("mean", true, 1, static_cast<double>(kMaxServingLength));
+    auto max = lr.integer("max", true, 1, kMaxServingLength);
+    auto min = lr.integer("min", false, 1, kMaxServingLength);
+    lr.finish();
+    if (err) {
+      r.fail(err->code, err->path, err->message);
+      return std::nullopt;
+    }
+    out.shaped = true;
+    out.mean = *mean;
+    out.max = *max;
+    out.min = min.value_or(1);
+    if (!(out.min < out.max && out.mean > static_cast<double>(out.min) &&
+          out.mean < static_cast<double>(out.max))) {
+      r.fail("serving.length_mean_out_of_range", at + "/mean",
+             "'" + key + "' needs min < mean < max (got min " + std::to_string(out.min) + ", mean " +
+                 io::fmt_num(out.mean) + ", max " + std::to_string(out.max) + ")");
+      return std::nullopt;
+    }
+    out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
+    return out;
+  }
+  if (v->is_array()) {
+    out.points = r.list<std::pair<std::int64_t, double>>(
+        key, false,
+        [&](const json& e, const std::string& name,
+            const std::string& p) -> std::optional<std::pair<std::int64_t, double>> {
+          if (!e.is_array() || e.size() != 2) {
+            r.fail("scenario.wrong_type", p, "'" + name + "' must be a [length, weight] pair");
+            return std::nullopt;
+          }
+          auto len = r.integer_value(e[0], name + "[0]", p + "/0", 1, kMaxServingLength);
+          auto w = r.number_value(e[1], name + "[1]", p + "/1", 0, 1e12);
+          if (!len || !w) return std::nullopt;
+          return std::pair{*len, *w};
+        });
+    if (out.points.empty()) return std::nullopt;
+    double total = 0;
+    for (const auto& pt : out.points) total += pt.second;
+    if (!(total > 0)) {
+      r.fail("serving.zero_weights", at, "the weights of '" + key + "' add up to 0");
+      return std::nullopt;
+    }
+    return out;
+  }
+  r.fail("scenario.wrong_type", at,
+         "'" + key + "' must be a length, {\"mean\", \"max\"} or a list of [length, weight], got " +
+             io::type_name(*v));
+  return std::nullopt;
+}
+
+std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
+  const json* v = parent.get(key, true);
+  if (!v) return std::nullopt;
+  std::optional<Error> err;
+  Reader r(*v, parent.child(key), err);
+  ServingPool pool;
+  pool.tp = r.integer("tp", false, 1, kMaxDevices).value_or(1);
+  pool.pp = r.integer("pp", false, 1, kMaxDevices).value_or(1);
+  pool.replicas = r.integer("replicas", false, 1, kMaxDevices).value_or(1);
+  r.finish();
+  if (err) {
+    parent.fail(err->code, err->path, err->message);
+    return std::nullopt;
+  }
+  return pool;
+}
+
+// inference.serving (README, "Serving"): the request stream and the scheduler's limits.
+std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices) {
+  const json* v = ir.get("serving", false);
+  if (!v) return std::nullopt;
+  std::optional<Error> err;
+  const std::string path = ir.child("serving");
+  Reader r(*v, path, err);
+  ServingSpec sv;
+  sv.arrival = r.enumeration<Arrival>("arrival", false).value_or(sv.arrival);
+  const bool poisson = sv.arrival == Arrival::poisson, closed = sv.arrival == Arrival::closed;
+  // An unbounded rate (all requests at once, as benchmarks' "inf" request rate) is the string
+  // "inf" or the literal Infinity that Python's json module writes (parse_scenario turns it
+  // into kInfinityNumber).
+  if (const json* rate = r.get("requests_per_s", poisson)) {
+    if ((rate->is_string() && rate->get<std::string>() == "inf") ||
+        (rate->is_number() && rate->get<double>() == kInfinityNumber))
+      sv.requests_per_s = std::numeric_limits<double>::infinity();
+    else if (auto x = r.number_value(*rate, "requests_per_s", r.child("requests_per_s"), 1e-6, 1e6))
+      sv.requests_per_s = *x;
+  }
+  if (auto c = r.integer("concurrency", closed, 1, kMaxRequests)) sv.concurrency = *c;
+  for (const char* key : {"requests_per_s", "concurrency"})
+    if (!err && r.has(key) && (std::string(key) == "requests_per_s" ? !poisson : !closed))
+      r.fail("serving.key_for_other_arrival", r.child(key),
+             std::string("'") + key + "' applies to arrival \"" + (poisson ? "closed" : "poisson") +
+                 "\" only; this stream is \"" + std::string(name_of(sv.arrival)) + "\"");
+  sv.num_requests = r.integer("num_requests", false, 1, kMaxRequests).value_or(sv.num_requests);
+  if (auto len = read_length(r, "input_len", w.prompt_len)) sv.input_len = *len;
+  if (auto len = read_length(r, "output_len", w.output_len)) sv.output_len = *len;
+  sv.max_batch = r.integer("max_batch", false, 1, kMaxRequests).value_or(sv.max_batch);
+  sv.max_num_tokens = r.integer("max_num_tokens", false, 1, kMaxServingLength).value_or(sv.max_num_tokens);
+  sv.kv_block_tokens = r.integer("kv_block_tokens", false, 1, 65'536).value_or(sv.kv_block_tokens);
+  sv.gpu_memory_utilization =
+      r.number("gpu_memory_utilization", false, 0.01, 1).value_or(sv.gpu_memory_utilization);
+  sv.kv_admission = r.enumeration<KvAdmission>("kv_admission", false).value_or(sv.kv_admission);
+  sv.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0, 9'007'199'254'740'991).value_or(1));
+  if (const json* sl = r.get("slo", false)) {
+    Reader slr(*sl, r.child("slo"), err);
+    ServingSlo slo;
+    slo.ttft_s = slr.number("ttft_s", false, 1e-6, 1e6).value_or(0);
+    slo.tpot_s = slr.number("tpot_s", false, 1e-6, 1e6).value_or(0);
+    slo.percentile = slr.number("percentile", false, 1, 100).value_or(slo.percentile);
+    slr.finish();
+    if (!err && slo.ttft_s == 0 && slo.tpot_s == 0)
+      r.fail("serving.slo_without_objective", r.child("slo"), "'slo' needs 'ttft_s', 'tpot_s' or both");
+    sv.slo = slo;
+  }
+  if (const json* dg = r.get("disaggregated", false)) {
+    Reader dr(*dg, r.child("disaggregated"), err);
+    sv.prefill = read_pool(dr, "prefill");
+    sv.decode = read_pool(dr, "decode");
+    dr.finish();
+    if (!err && closed)
+      r.fail("serving.disaggregated_closed", r.child("arrival"),
+             "a disaggregated deployment is simulated for \"poisson\" and \"offline\" streams");
+    if (!err) {
+      const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
+                                sv.decode->tp * sv.decode->pp * sv.decode->replicas;
+      if (used != num_devices)
+        r.fail("serving.disaggregated_devices", r.child("disaggregated"),
+               "the prefill and decode pools use " + std::to_string(used) + " devices but num_devices is " +
+                   std::to_string(num_devices));
+    }
+  }
+  r.finish();
+  if (err) {
+    ir.fail(err->code, err->path, err->message);
+    return std::nullopt;
+  }
+  if (sv.output_len.largest() + sv.input_len.largest() > kMaxServingLength)
+    ir.fail("scenario.out_of_range", path + "/output_len",
+            "input + output lengths exceed " + std::to_string(kMaxServingLength));
+  return sv;
+}
+
+}  // namespace
+
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   s.num_devices = r.integer("num_devices", true, 1, kMaxDevices).value_or(1);
 
@@ -426,6 +598,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
     w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
     w.cuda_graphs = ir.boolean("cuda_graphs", false);
+    w.serving = read_serving(ir, w, s.num_devices);
     ir.finish();
     s.inference = w;
   }
@@ -437,10 +610,52 @@ std::optional<Precision> read_training_precision(Reader& r, const std::string& k
 
 }  // namespace io
 
+namespace {
+
+// The text with each bare Infinity token (outside strings) written as kInfinityNumber, or
+// nothing when there is none.
+std::optional<std::string> with_infinity_as_number(std::string_view text) {
+  std::string out;
+  bool in_string = false, escaped = false, any = false;
+  constexpr std::string_view word = "Infinity";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (text.substr(i, word.size()) == word) {
+      out += "1.7976931348623157e308";
+      i += word.size() - 1;
+      any = true;
+      continue;
+    }
+    out += c;
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 Result<Scenario> parse_scenario(std::string_view text) {
   json root;
   try {
-    root = json::parse(text.begin(), text.end());
+    try {
+      root = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error&) {
+      // Python's json module writes an infinite request rate as the bare literal Infinity.
+      const auto fixed = with_infinity_as_number(text);
+      if (!fixed) throw;
+      root = json::parse(*fixed);
+    }
   } catch (const json::exception& e) {  // syntax errors, and numbers beyond a double (1e400)
     return make_error("scenario.malformed_json", "",
                       "the scenario is not valid JSON: " +
@@ -621,6 +836,45 @@ ojson memory_json(const MemoryReport& m) {
 
 }  // namespace
 
+namespace {
+
+ojson length_json(const LengthDist& l) {
+  if (l.shaped) return {{"mean", l.mean}, {"max", l.max}, {"min", l.min}};
+  if (l.points.size() == 1) return l.points.front().first;
+  ojson a = ojson::array();
+  for (const auto& [len, w] : l.points) a.push_back({len, w});
+  return a;
+}
+
+ojson pool_json(const ServingPool& p) { return {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}}; }
+
+ojson serving_spec_json(const ServingSpec& v) {
+  ojson j;
+  j["arrival"] = str(v.arrival);
+  if (v.arrival == Arrival::poisson)
+    j["requests_per_s"] = std::isinf(v.requests_per_s) ? ojson("inf") : ojson(v.requests_per_s);
+  if (v.arrival == Arrival::closed) j["concurrency"] = v.concurrency;
+  j["num_requests"] = v.num_requests;
+  j["input_len"] = length_json(v.input_len);
+  j["output_len"] = length_json(v.output_len);
+  j["max_batch"] = v.max_batch;
+  j["max_num_tokens"] = v.max_num_tokens;
+  j["kv_block_tokens"] = v.kv_block_tokens;
+  j["gpu_memory_utilization"] = v.gpu_memory_utilization;
+  j["kv_admission"] = str(v.kv_admission);
+  j["seed"] = v.seed;
+  if (v.slo) {
+    j["slo"] = {{"percentile", v.slo->percentile}};
+    if (v.slo->ttft_s > 0) j["slo"]["ttft_s"] = v.slo->ttft_s;
+    if (v.slo->tpot_s > 0) j["slo"]["tpot_s"] = v.slo->tpot_s;
+  }
+  if (v.prefill && v.decode)
+    j["disaggregated"] = {{"prefill", pool_json(*v.prefill)}, {"decode", pool_json(*v.decode)}};
+  return j;
+}
+
+}  // namespace
+
 std::string scenario_to_json(const Scenario& s, int indent) {
   ojson j;
   j["schema_version"] = 1;
@@ -649,9 +903,60 @@ std::string scenario_to_json(const Scenario& s, int indent) {
                       {"precision", std::string(to_string(w.precision))},
                       {"kv_precision", std::string(to_string(w.kv_precision))}};
     if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
+    if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
   }
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
+
+namespace {
+
+ojson latency_json(const LatencyStats& l) {
+  return {{"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
+}
+
+ojson serving_json(const ServingPrediction& v) {
+  ojson j;
+  j["requests_per_s"] = v.requests_per_s;
+  j["input_tokens_per_s"] = v.input_tokens_per_s;
+  j["output_tokens_per_s"] = v.output_tokens_per_s;
+  j["output_tokens_per_s_per_gpu"] = v.output_tokens_per_s_per_gpu;
+  j["ttft_s"] = latency_json(v.ttft);
+  j["tpot_s"] = latency_json(v.tpot);
+  j["e2e_latency_s"] = latency_json(v.e2e);
+  j["mean_batch"] = v.mean_batch;
+  j["kv_utilisation"] = v.kv_utilisation;
+  j["preemptions"] = v.preemptions;
+  j["goodput_requests_per_s"] = v.goodput_requests_per_s;
+  j["duration_s"] = v.duration_s;
+  j["completed"] = v.completed;
+  j["steps"] = v.steps;
+  j["replicas"] = v.replicas;
+  j["devices"] = v.devices;
+  j["kv_capacity_tokens"] = v.kv_capacity_tokens;
+  j["max_batch"] = v.max_batch;
+  j["max_num_tokens"] = v.max_num_tokens;
+  j["kv_transfer_s"] = v.kv_transfer_s;
+  if (v.slo)
+    j["slo"] = {{"ttft_s", v.slo->ttft_s},
+                {"tpot_s", v.slo->tpot_s},
+                {"percentile", v.slo->percentile},
+                {"ttft_at_percentile", v.slo->ttft_at_percentile},
+                {"tpot_at_percentile", v.slo->tpot_at_percentile},
+                {"met", v.slo->met}};
+  ojson tl = ojson::array();
+  for (const auto& x : v.timeline)
+    tl.push_back({{"t_s", x.t_s},
+                  {"step_s", x.step_s},
+                  {"running", x.running},
+                  {"waiting", x.waiting},
+                  {"prefill_tokens", x.prefill_tokens},
+                  {"decode_tokens", x.decode_tokens},
+                  {"kv_utilisation", x.kv_utilisation}});
+  j["timeline"] = tl;
+  return j;
+}
+
+}  // namespace
 
 std::string prediction_to_json(const Scenario& s, const Prediction& p, int indent) {
   ojson j;
@@ -720,6 +1025,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     if (p.inference_memory) ij["memory"] = memory_json(*p.inference_memory);
     j["inference"] = ij;
   }
+  if (p.serving) j["serving"] = serving_json(*p.serving);
   j["memory"] = memory_json(p.memory);
   j["params"] = {{"total", p.params.total}, {"active", p.params.active}, {"moe_layers", p.params.moe_layers}};
   ojson w = ojson::array();

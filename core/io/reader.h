@@ -24,6 +24,9 @@ using json = nlohmann::json;
 // Upper bounds of device counts and of batch-like counts in scenarios (the schema states them too).
 inline constexpr std::int64_t kMaxDevices = 100'000'000;  // beyond any cluster; keeps products finite
 inline constexpr std::int64_t kMaxCount = 1'000'000'000;
+// Serving bounds (reader and schema): past them a simulation is no longer an estimate.
+inline constexpr std::int64_t kMaxRequests = 1'000'000;
+inline constexpr std::int64_t kMaxServingLength = 10'000'000;
 
 // RFC 6901 escaping of one reference token.
 inline std::string pointer_token(const std::string& key) {

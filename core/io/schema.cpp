@@ -675,6 +675,98 @@ Node training_schema() {
       .title("Training workload");
 }
 
+// A request length as read by json_io.cpp read_length.
+Node length_schema(const std::string& what) {
+  return one_of({integer(1, kMaxServingLength).desc("Every request the same length.").unit("tokens"),
+                 object({{"mean", number(1, static_cast<double>(kMaxServingLength)).unit("tokens")},
+                         {"max", integer(1, kMaxServingLength).unit("tokens")},
+                         {"min", integer(1, kMaxServingLength).unit("tokens").def(1)}},
+                        {"mean", "max"})
+                     .title("Length distribution")
+                     .desc("A truncated exponential on [min, max] with this mean (min < mean < max): "
+                           "long-tailed like chat traces when the mean is below the midpoint."),
+                 array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
+                     .desc("[length, weight] points (weights need not add up to 1).")})
+      .desc(what + " Default: the inference block's " +
+            (what.rfind("Prompt", 0) == 0 ? "prompt_len." : "output_len."));
+}
+
+Node pool_schema(const std::string& what) {
+  return object({{"tp", integer(1, kMaxDevices).def(1)},
+                 {"pp", integer(1, kMaxDevices).def(1)},
+                 {"replicas", integer(1, kMaxDevices).def(1)}})
+      .title(what + " pool")
+      .desc("Replicas of tp x pp devices.");
+}
+
+Node serving_schema() {
+  const ServingSpec v{};
+  return object(
+             {
+                 {"arrival", choice<Arrival>()
+                                 .desc("How requests come: a Poisson stream at requests_per_s, a closed loop "
+                                       "of `concurrency` clients (each sends its next request when the last "
+                                       "ends), or all at time 0 (offline throughput).")
+                                 .def(name(v.arrival))},
+                 {"requests_per_s",
+                  one_of(
+                      {number(1e-6, 1e6).unit("requests/s"),
+                       node({{"type", "string"}, {"const", "inf"}})
+                           .desc("Unbounded: every request at once (the literal Infinity reads the same).")})
+                      .desc("Poisson arrival rate of the whole deployment (required for poisson).")},
+                 {"concurrency",
+                  integer(1, kMaxRequests).desc("Clients of a closed loop (required for closed).")},
+                 {"num_requests", integer(1, kMaxRequests).desc("Requests simulated.").def(v.num_requests)},
+                 {"input_len", length_schema("Prompt tokens per request.")},
+                 {"output_len", length_schema("Generated tokens per request.")},
+                 {"max_batch",
+                  integer(1, kMaxRequests)
+                      .desc("Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs).")
+                      .unit("sequences")
+                      .def(v.max_batch)},
+                 {"max_num_tokens",
+                  integer(1, kMaxServingLength)
+                      .desc("Token budget of one step; longer prompts are prefilled in chunks.")
+                      .unit("tokens")
+                      .def(v.max_num_tokens)},
+                 {"kv_block_tokens", integer(1, 65'536)
+                                         .desc("Tokens per paged KV block.")
+                                         .unit("tokens")
+                                         .def(v.kv_block_tokens)},
+                 {"gpu_memory_utilization",
+                  number(0.01, 1)
+                      .desc("Share of device memory for weights, the prefill workspace and the KV cache.")
+                      .def(v.gpu_memory_utilization)},
+                 {"kv_admission",
+                  choice<KvAdmission>()
+                      .desc("reserve: a request claims KV for its prompt and whole output when admitted, "
+                            "nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the "
+                            "context grows, the newest request preempted and later recomputed when they run "
+                            "out (vLLM).")
+                      .def(name(v.kv_admission))},
+                 {"slo",
+                  object({{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
+                          {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},
+                          {"percentile", number(1, 100).desc("Percentile the objectives hold at.").def(90)}})
+                      .title("Service-level objectives")
+                      .desc("At least one of ttft_s and tpot_s. A request counts towards goodput when it "
+                            "meets both.")},
+                 {"disaggregated",
+                  object({{"prefill", pool_schema("Prefill")}, {"decode", pool_schema("Decode")}},
+                         {"prefill", "decode"})
+                      .title("Disaggregated prefill and decode")
+                      .desc(
+                          "Prompts run on the prefill pool, their KV cache moves over the scale-out network "
+                          "to the decode pool. The pools' devices add up to num_devices.")},
+                 {"seed",
+                  integer(0, 9'007'199'254'740'991).desc("Seed of request lengths and arrivals.").def(1)},
+             })
+      .title("Serving")
+      .desc(
+          "Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one "
+          "static batch. Defaults describe TensorRT-LLM's in-flight batching.");
+}
+
 Node inference_schema() {
   const InferenceWorkload w{};
   return object(
@@ -691,7 +783,9 @@ Node inference_schema() {
                  {"cuda_graphs",
                   boolean().desc(
                       "The runtime replays captured CUDA graphs: no host launch interval per kernel. "
-                      "Absent or false: the system's software.launch_interval_us applies.")},
+                      "Absent or false: the system's software.launch_interval_us applies (a serving "
+                      "simulation assumes true unless it is false).")},
+                 {"serving", serving_schema()},
              },
              {"prompt_len", "output_len"})
       .title("Inference workload");
@@ -801,6 +895,64 @@ Node operator_schema() {
       .desc("One operator of the inference task graph (per device) with its roofline numbers.");
 }
 
+Node serving_output_schema() {
+  const auto latency = [](const std::string& what) {
+    return output({{"mean", seconds("")}, {"p50", seconds("")}, {"p90", seconds("")}, {"p99", seconds("")}})
+        .desc(what + " over the completed requests.");
+  };
+  return output(
+             {
+                 {"requests_per_s", amount().desc("Completed requests / duration.").unit("requests/s")},
+                 {"input_tokens_per_s",
+                  amount().desc("Prompt tokens / duration, whole deployment.").unit("tokens/s")},
+                 {"output_tokens_per_s",
+                  amount().desc("Generated tokens / duration, whole deployment.").unit("tokens/s")},
+                 {"output_tokens_per_s_per_gpu",
+                  amount().desc("output_tokens_per_s / devices.").unit("tokens/s")},
+                 {"ttft_s", latency("Time to first token (arrival to the end of the prompt's last chunk)")},
+                 {"tpot_s", latency("Time per output token after the first (inter-token latency)")},
+                 {"e2e_latency_s", latency("Arrival to last token")},
+                 {"mean_batch",
+                  amount().desc("Time-weighted sequences per step, per replica.").unit("sequences")},
+                 {"kv_utilisation", amount().desc("Time-weighted share of KV blocks in use.")},
+                 {"preemptions", count().desc("Requests evicted for KV blocks and recomputed (on_demand).")},
+                 {"goodput_requests_per_s",
+                  amount()
+                      .desc("Requests meeting both SLOs / duration (all of them without an slo).")
+                      .unit("requests/s")},
+                 {"duration_s", seconds("First arrival to last completion.")},
+                 {"completed", count().desc("Requests simulated.")},
+                 {"steps", count().desc("Scheduler steps simulated, all replicas.")},
+                 {"replicas", count().desc("Replicas (both pools when disaggregated).")},
+                 {"devices", count().desc("Devices of the deployment.")},
+                 {"kv_capacity_tokens",
+                  count().desc("KV cache capacity of one replica (the decode pool's).").unit("tokens")},
+                 {"max_batch", count().desc("The scheduler's sequence limit in effect.").unit("sequences")},
+                 {"max_num_tokens", count().desc("The step token budget in effect.").unit("tokens")},
+                 {"kv_transfer_s", seconds("Mean prefill-to-decode KV hand-off (disaggregated; else 0).")},
+                 {"slo", output({{"ttft_s", seconds("Objective (0: none).")},
+                                 {"tpot_s", seconds("Objective (0: none).")},
+                                 {"percentile", amount()},
+                                 {"ttft_at_percentile", seconds("")},
+                                 {"tpot_at_percentile", seconds("")},
+                                 {"met", boolean().desc("Both objectives hold at the percentile.")}})
+                             .desc("When the scenario states objectives.")},
+                 {"timeline",
+                  array_of(output({{"t_s", seconds("End of the step since the first arrival.")},
+                                   {"step_s", seconds("Its duration.")},
+                                   {"running", count()},
+                                   {"waiting", count()},
+                                   {"prefill_tokens", count()},
+                                   {"decode_tokens", count()},
+                                   {"kv_utilisation", amount()}})
+                               .title("Step sample"))
+                      .desc("Steps of the first replica (the decode pool's when disaggregated), sampled at "
+                            "most 512 times.")},
+             },
+             {"slo"})
+      .title("Serving result");
+}
+
 Node inference_output_schema() {
   const Props split = {{"compute", seconds("")}, {"communication", seconds("")}};
   return output(
@@ -873,6 +1025,7 @@ nlohmann::ordered_json prediction_schema() {
                   {
                       {"training", ref("training")},
                       {"inference", ref("inference")},
+                      {"serving", ref("serving").desc("When the scenario has inference.serving.")},
                       {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
                       {"params",
                        output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
@@ -887,13 +1040,14 @@ nlohmann::ordered_json prediction_schema() {
                        array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
                                     .title("Warning"))},
                   },
-                  {"training", "inference"})
+                  {"training", "inference", "serving"})
                   .title("Prediction")
                   .desc("The output of optimus predict --json.");
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
   j["$defs"] = {{"training", training_output_schema().json()},
                 {"inference", inference_output_schema().json()},
+                {"serving", serving_output_schema().json()},
                 {"operator", operator_schema().json()},
                 {"memory", memory_schema().json()}};
   return j;

@@ -150,6 +150,11 @@ Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv
   return kv_per_sequence(m, p, model_graph(m, shape), 1.0);
 }
 
+Bytes inference_kv_bytes(const Scenario& s, double context) {
+  const LayerShape shape = inference_layer_shape(s, s.model.max_seq_len);
+  return kv_per_sequence(s.model, s.parallel, model_graph(s.model, shape), context);
+}
+
 InferenceMemory inference_memory(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;

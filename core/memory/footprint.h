@@ -47,6 +47,9 @@ struct InferenceMemory {
   Bytes activation_per_sequence{};
 };
 InferenceMemory inference_memory(const Scenario& s);
+// KV-cache bytes of one sequence holding `context` tokens, on one device of an inference
+// scenario (windowed layers keep at most `window` of them).
+Bytes inference_kv_bytes(const Scenario& s, double context);
 
 // KV cache bytes per token of context per sequence, on one device: the layers on the stage times
 // the task graph's KV bytes per layer (2 (K and V) * kv heads on the rank * head_dim * bytes).

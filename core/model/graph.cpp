@@ -57,6 +57,11 @@ SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 double causal_fraction(const LayerShape& s, const SeqGroup& g, std::int64_t keys) {
   if (!(s.causal && s.attention == AttentionKernel::flash)) return 1.0;
   if (keys < g.kv_len && keys < g.new_tokens) return 1.0 - d(keys) / (2.0 * d(g.new_tokens));
+  // An inference group whose m queries are the last of its n keys (a prefill chunk after earlier
+  // chunks, a decoding sequence in a mixed step): query i sees n - m + i + 1 keys, a share of
+  // 1 - (m - 1) / (2 n) of the rectangle. Training's context-parallel groups (seq_len / cp queries
+  // over seq_len keys, balanced across ranks) keep one half.
+  if (!s.loss && g.new_tokens < keys) return 1.0 - (d(g.new_tokens) - 1.0) / (2.0 * d(keys));
   return 0.5;
 }
 

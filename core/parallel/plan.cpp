@@ -1,6 +1,7 @@
 #include "parallel/plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "base/math.h"
@@ -295,6 +296,46 @@ double stage_layers(const ModelSpec& m, const ParallelPlan& p) {
   // A balanced custom split: the busiest stages hold one layer more than layers / pp.
   if (balanced_pipeline_split(m, p)) return static_cast<double>((m.layers + p.pp - 1) / p.pp);
   return static_cast<double>(m.layers) / static_cast<double>(p.pp);
+}
+
+}  // namespace optimus
+
+namespace optimus {
+
+// The truncated exponential on [lo, hi] (width W) with rate r has mean
+// lo + W (1 / t - 1 / (e^t - 1)), t = r W (mean of an exponential conditioned on an interval);
+// t -> 0 is the uniform distribution. The mean falls as t grows, so bisection finds t.
+double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi) {
+  const double w = static_cast<double>(hi - lo);
+  if (!(w > 0)) return 0;
+  const auto mean_of = [&](double t) {
+    if (std::fabs(t) < 1e-9) return static_cast<double>(lo) + w / 2;
+    return static_cast<double>(lo) + w * (1.0 / t - 1.0 / std::expm1(t));
+  };
+  double a = -700, b = 700;
+  for (int i = 0; i < 200 && b - a > 1e-12; ++i) {
+    const double mid = 0.5 * (a + b);
+    (mean_of(mid) > mean ? a : b) = mid;
+  }
+  return 0.5 * (a + b) / w;
+}
+
+double LengthDist::expected() const {
+  if (shaped) return mean;
+  double sum = 0, weight = 0;
+  for (const auto& [len, w] : points) {
+    sum += static_cast<double>(len) * w;
+    weight += w;
+  }
+  return weight > 0 ? sum / weight : 0;
+}
+
+std::int64_t LengthDist::largest() const {
+  if (shaped) return max;
+  std::int64_t out = 0;
+  for (const auto& [len, w] : points)
+    if (w > 0) out = std::max(out, len);
+  return out;
 }
 
 }  // namespace optimus

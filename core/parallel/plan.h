@@ -4,6 +4,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/precision.h"
 #include "base/result.h"
@@ -43,6 +46,73 @@ struct TrainingWorkload {
   std::optional<bool> tp_comm_overlap;       // default: the system's software default
 };
 
+// Continuous-batching serving (inference.serving): a stream of requests through an in-flight
+// batching scheduler with a paged KV cache and chunked prefill, as vLLM, SGLang and
+// TensorRT-LLM run it (Kwon et al. 2023, "Efficient Memory Management for Large Language Model
+// Serving with PagedAttention"; Yu et al. 2022, "Orca"; Agrawal et al. 2024, "Sarathi-Serve").
+enum class Arrival { poisson, closed, offline };
+template <>
+struct EnumNames<Arrival> {
+  static constexpr std::array<std::pair<Arrival, std::string_view>, 3> table = {
+      {{Arrival::poisson, "poisson"}, {Arrival::closed, "closed"}, {Arrival::offline, "offline"}}};
+};
+
+// How the scheduler claims KV blocks: on demand as sequences grow, preempting (and later
+// recomputing) the newest request when blocks run out (vLLM's default), or the whole
+// prompt + output at admission so nothing is ever evicted (TensorRT-LLM's GUARANTEED_NO_EVICT).
+enum class KvAdmission { on_demand, reserve };
+template <>
+struct EnumNames<KvAdmission> {
+  static constexpr std::array<std::pair<KvAdmission, std::string_view>, 2> table = {
+      {{KvAdmission::on_demand, "on_demand"}, {KvAdmission::reserve, "reserve"}}};
+};
+
+// A request length: one value, a {mean, max (, min)} truncated-exponential shape (long-tailed
+// like chat traces when the mean is below the midpoint), or weighted [length, weight] points.
+struct LengthDist {
+  std::vector<std::pair<std::int64_t, double>> points;  // fixed: one point of weight 1
+  bool shaped = false;                                  // the {mean, max} form
+  double mean = 0;
+  std::int64_t min = 1, max = 1;
+  double rate = 0;  // the truncated exponential's rate giving `mean` (solved by the reader)
+  double expected() const;
+  std::int64_t largest() const;
+};
+
+// The rate of the truncated exponential on [lo, hi] whose mean is `mean`.
+double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi);
+
+struct ServingSlo {
+  double ttft_s = 0, tpot_s = 0;  // 0 = no objective on that metric
+  double percentile = 90;
+};
+
+// One pool of a disaggregated deployment: replicas of tp x pp devices.
+struct ServingPool {
+  std::int64_t tp = 1, pp = 1, replicas = 1;
+};
+
+struct ServingSpec {
+  Arrival arrival = Arrival::offline;
+  double requests_per_s = 0;     // poisson
+  std::int64_t concurrency = 0;  // closed
+  std::int64_t num_requests = 1000;
+  LengthDist input_len, output_len;
+  // Scheduler limits. Defaults describe TensorRT-LLM's in-flight batching as its benchmarks run
+  // it (BuildConfig max_batch_size 2048 and max_num_tokens 8192, 64-token KV blocks, the
+  // GUARANTEED_NO_EVICT capacity policy); vLLM's are max_num_seqs 256, 16-token blocks and
+  // on-demand blocks with preemption. gpu_memory_utilization is vLLM's: the share of device
+  // memory for weights, workspace and KV cache.
+  std::int64_t max_batch = 2048;
+  std::int64_t max_num_tokens = 8192;
+  std::int64_t kv_block_tokens = 64;
+  double gpu_memory_utilization = 0.9;
+  KvAdmission kv_admission = KvAdmission::reserve;
+  std::optional<ServingSlo> slo;
+  std::optional<ServingPool> prefill, decode;  // disaggregated: both set
+  std::uint64_t seed = 1;
+};
+
 struct InferenceWorkload {
   std::int64_t batch = 1;
   std::int64_t prompt_len = 0;
@@ -53,6 +123,7 @@ struct InferenceWorkload {
   // vLLM, TensorRT-LLM's cuda_graph_mode): no host launch bound. Default: the system's
   // software.launch_interval_us applies.
   std::optional<bool> cuda_graphs;
+  std::optional<ServingSpec> serving;  // continuous batching over a request stream
 };
 
 struct Scenario {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 
 #include "cost/op_timer.h"
 #include "model/graph.h"
@@ -74,8 +75,15 @@ struct Scratch {
   MatmulCache gemms;
 };
 
+// Which operators a step times: all of them, those whose cost depends only on the step's token
+// and sequence counts (projections, FFN, norms, collectives, head, embedding, pipeline hops), or
+// only the attention cores (which depend on each group's context).
+enum class Part { all, tokens, attention };
+
 StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch& g, bool keep_ops,
-              const char* phase) {
+              const char* phase, Part part = Part::all) {
+  const bool tokens_part = part != Part::attention;
+  const bool attention_part = part != Part::tokens;
   const auto& m = s.model;
   const auto& p = s.parallel;
   // A step with prompt tokens is causal; a decode step attends to the whole cache.
@@ -92,6 +100,7 @@ StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch&
     if (layers == 0) continue;
     layer_forward_ops(m, shape, k, g.layer);
     for (const Op& op : g.layer) {
+      if (!(op.kind == OpKind::attention ? attention_part : tokens_part)) continue;
       if (op.kind == OpKind::comm) {
         st.comm += comm_cost(c, op) * layers;
         continue;
@@ -101,6 +110,7 @@ StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch&
       if (keep_ops) st.ops.push_back(report(op.name, phase, cost, layers));
     }
   }
+  if (!tokens_part) return st;
   // The LM head on the last position of each sequence (vocab-parallel; the all-gather of the
   // logits' argmax/top-k is negligible) and the embedding lookup.
   Seconds ends{};
@@ -139,6 +149,37 @@ StepCost step_time(const Scenario& s, const std::vector<SeqGroup>& groups, bool 
     shape.mixed = &groups;
   Scratch g;
   return step(s, c, shape, g, report, phase);
+}
+
+struct StepTimer::Impl {
+  OpContext c;
+  LayerShape shape;
+  Scratch g;
+  // The token-dependent part of a step by (tokens, sequences): a serving run revisits the same
+  // counts thousands of times while only the contexts change.
+  std::unordered_map<std::uint64_t, Seconds> tokens_part;
+};
+
+StepTimer::StepTimer(const Scenario& s) : s_(s), impl_(std::make_unique<Impl>()) {
+  impl_->c = inference_context(s);
+  impl_->shape = inference_shape(s, impl_->c);
+}
+StepTimer::~StepTimer() = default;
+
+Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
+  Impl& x = *impl_;
+  x.shape.mixed = &groups;
+  const auto tokens = static_cast<std::uint64_t>(x.shape.tokens());
+  const auto sequences = static_cast<std::uint64_t>(x.shape.sequences());
+  const std::uint64_t key = tokens << 32 | sequences;
+  auto it = x.tokens_part.find(key);
+  if (it == x.tokens_part.end()) {
+    const StepCost t = step(s_, x.c, x.shape, x.g, false, "step", Part::tokens);
+    it = x.tokens_part.emplace(key, t.compute + t.comm).first;
+  }
+  const StepCost a = step(s_, x.c, x.shape, x.g, false, "step", Part::attention);
+  x.shape.mixed = nullptr;
+  return it->second + a.compute + a.comm;
 }
 
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings) {

@@ -44,6 +44,11 @@ Result<Prediction> predict(const Scenario& s) {
   if (s.inference) {
     out.inference = predict_inference(s, out.warnings);
     out.inference_memory = report(inference_memory(s).bytes, dev);
+    if (s.inference->serving) {
+      auto served = predict_serving(s, out.warnings);
+      if (!served) return served.error();
+      out.serving = std::move(*served);
+    }
   }
   // The headline memory is the training footprint when training is asked, else inference.
   out.memory = out.training_memory ? *out.training_memory : *out.inference_memory;

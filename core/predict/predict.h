@@ -1,6 +1,7 @@
 // The pure entry point: scenario in, prediction out. No I/O, no hidden state.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "cost/roofline.h"
 #include "memory/footprint.h"
 #include "parallel/plan.h"
+#include "predict/serving.h"
 
 namespace optimus {
 
@@ -88,6 +90,7 @@ struct Prediction {
   ParamCounts params;  // the whole model: total and active per token
   std::optional<TrainingPrediction> training;
   std::optional<InferencePrediction> inference;
+  std::optional<ServingPrediction> serving;  // inference.serving: continuous batching
   MemoryReport memory;
   std::optional<MemoryReport> training_memory, inference_memory;
   std::vector<Warning> warnings;
@@ -115,5 +118,22 @@ struct StepCost {
 };
 StepCost step_time(const Scenario& s, const std::vector<SeqGroup>& groups, bool report = false,
                    const char* phase = "step");
+
+// The same time for the many steps of a serving run on one scenario (which must outlive it):
+// the part of a step that depends only on its token and sequence counts is computed once per
+// count, the attention cores every step.
+class StepTimer {
+ public:
+  explicit StepTimer(const Scenario& s);
+  ~StepTimer();
+  StepTimer(const StepTimer&) = delete;
+  StepTimer& operator=(const StepTimer&) = delete;
+  Seconds operator()(const std::vector<SeqGroup>& groups);
+
+ private:
+  struct Impl;
+  const Scenario& s_;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace optimus

@@ -76,4 +76,23 @@ BENCHMARK(BM_PredictDeepSeekV3WithInference);
 
 }  // namespace
 
+// Continuous-batching serving (issue 12): 10,000 requests of Llama 3 70B on 8 H100 (two TP4
+// replicas), ShareGPT-like lengths (prompts mean 1000 tokens up to 8000, outputs mean 250 up to
+// 2000), Poisson at 8 requests/s; the aim is under 20 ms for the whole simulation.
+void BM_Serving10kLlama3_70B_8H100(benchmark::State& state) {
+  const std::string text = R"({"model": "llama3-70b", "system": "dgx-h100", "num_devices": 8,
+    "parallel": {"tp": 4}, "inference": {"prompt_len": 1000, "output_len": 250, "precision": "fp8",
+    "serving": {"arrival": "poisson", "requests_per_s": 8, "num_requests": 10000,
+                "input_len": {"mean": 1000, "max": 8000}, "output_len": {"mean": 250, "max": 2000}}}})";
+  const auto s = optimus::parse_scenario(text).value();
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    auto p = optimus::predict(s);
+    steps = p.value().serving->steps;
+    benchmark::DoNotOptimize(p);
+  }
+  state.counters["steps"] = static_cast<double>(steps);
+}
+BENCHMARK(BM_Serving10kLlama3_70B_8H100)->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();

@@ -280,4 +280,28 @@ TEST(Validation, TrainingMoePublic) {
   EXPECT_LE(s.mean, 0.35);
 }
 
+// Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):
+// TensorRT-LLM v0.17 offline throughput (Mixtral 8x7B / 8x22B, TP 1-8, H100 / H200 / A100) and
+// the v0.14.0 online-serving table (Llama 3.1 8B / 70B at Poisson rates 2-32 and infinite, mean
+// TTFT, mean inter-token latency and output throughput). Nothing is fitted on these rows: the
+// scheduler defaults are TensorRT-LLM's documented ones and the step time is the engine's.
+// Aim (issue 12): throughput within 15% and TTFT / ITL within 25% on average. Measured at this
+// commit: see the table printed (README "Validation"). Gates: those aims per metric.
+TEST(Validation, ServingPublic) {
+  std::vector<Case> cases = run_file("serve_public.jsonl");
+  const Stats s = report("Serving, public rows (serve_public.jsonl)", cases, true);
+  EXPECT_EQ(s.n, 342);
+  std::map<std::string, std::vector<Case>> by_metric;
+  for (auto c : cases) {
+    const std::string metric = c.id.substr(c.id.find(':') + 1);
+    by_metric[metric].push_back(c);
+  }
+  const Stats tput = report("Serving: output tokens/s", by_metric["serving.output_tokens_per_s"], true);
+  const Stats ttft = report("Serving: mean TTFT", by_metric["serving.ttft_s.mean"], true);
+  const Stats tpot = report("Serving: mean inter-token latency", by_metric["serving.tpot_s.mean"], true);
+  EXPECT_LE(tput.mean, 0.15);
+  EXPECT_LE(ttft.mean, 0.25);
+  EXPECT_LE(tpot.mean, 0.25);
+}
+
 }  // namespace

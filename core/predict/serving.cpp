@@ -1,0 +1,568 @@
+// Continuous-batching serving simulated step by step (see serving.h for the sources). Each step
+// the scheduler (vLLM's, as of its v1 engine; TensorRT-LLM's in-flight batching forms the same
+// mixed steps) first gives every running request its next tokens — one for a decoding sequence,
+// the next prompt chunk for one still in prefill — under the step's token budget, claiming KV
+// blocks as the contexts grow and preempting the newest running request when none are free (its
+// blocks freed, its prompt and generated tokens recomputed later, vLLM's default); then admits
+// waiting requests while sequences, tokens and free blocks allow. The step then costs what the
+// engine's step time says for that mix of prefill chunks and decode tokens.
+#include "predict/serving.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <string>
+
+#include "memory/footprint.h"
+#include "predict/predict.h"
+
+namespace optimus {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+std::string gib(double bytes) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / kGiB);
+  return buf;
+}
+
+// SplitMix64 (Steele, Lea and Flood 2014, "Fast splittable pseudorandom number generators"):
+// integer arithmetic only, so native and WebAssembly builds draw the same requests.
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in (0, 1): 53 random bits, never 0.
+  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
+};
+
+std::int64_t sample(const LengthDist& dist, Rng& rng) {
+  if (dist.shaped) {
+    // Inverse CDF of the truncated exponential on [min, max] with the reader's rate.
+    const double w = d(dist.max - dist.min);
+    const double u = rng.uniform();
+    double x = d(dist.min) + u * w;
+    if (std::fabs(dist.rate * w) > 1e-9)
+      x = d(dist.min) - std::log1p(-u * -std::expm1(-dist.rate * w)) / dist.rate;
+    return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
+  }
+  if (dist.points.size() == 1) return dist.points.front().first;
+  double total = 0;
+  for (const auto& p : dist.points) total += p.second;
+  double u = rng.uniform() * total;
+  for (const auto& p : dist.points) {
+    if (u < p.second) return p.first;
+    u -= p.second;
+  }
+  return dist.points.back().first;
+}
+
+struct Request {
+  std::size_t id = 0;  // position in the deployment's stream
+  double arrival = 0;
+  std::int64_t input = 1, output = 1;
+  // Scheduler state: tokens in the KV cache, tokens to prefill before the next output token
+  // (the prompt, plus what was generated before a preemption), tokens generated.
+  std::int64_t kv = 0, target = 0, generated = 0;
+  double kv_bytes = 0;  // claimed (whole blocks)
+  double first_token = -1, done = -1;
+  double ready = 0;  // disaggregated decode: when the KV hand-off lands
+};
+
+// Percentiles by linear interpolation between closest ranks.
+LatencyStats stats(std::vector<double> v) {
+  LatencyStats out;
+  if (v.empty()) return out;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  out.mean = sum / d(static_cast<std::int64_t>(v.size()));
+  const auto at = [&](double q) {
+    const double pos = q / 100.0 * d(static_cast<std::int64_t>(v.size()) - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
+  };
+  out.p50 = at(50);
+  out.p90 = at(90);
+  out.p99 = at(99);
+  return out;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q / 100.0 * d(static_cast<std::int64_t>(v.size()) - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
+}
+
+// What one replica of a pool can hold and how it is timed.
+struct Pool {
+  Scenario s;              // the pool's layout (tp, pp; dp = its replicas)
+  double kv_capacity = 0;  // bytes of KV blocks per device
+  // KV bytes per device of a context, piecewise linear: full rate up to the window, `tail`
+  // per token beyond it (windowed layers stop growing).
+  double per_token = 0, tail_per_token = 0;
+  std::int64_t window = 0;
+  std::int64_t block = 16;
+  double bytes_for(std::int64_t tokens) const {
+    const std::int64_t blocks = (tokens + block - 1) / block;
+    const double t = d(blocks * block);
+    if (window <= 0 || t <= d(window)) return per_token * t;
+    return per_token * d(window) + tail_per_token * (t - d(window));
+  }
+};
+
+// Builds a pool's scenario and its KV budget: device memory x gpu_memory_utilization less the
+// weights and a prefill workspace of one max_num_tokens step.
+Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, std::int64_t replicas,
+                       const char* path) {
+  const ServingSpec& sv = *base.inference->serving;
+  Pool pool;
+  pool.s = base;
+  // Serving engines replay captured CUDA graphs for their steps (vLLM unless enforce_eager,
+  // SGLang, TensorRT-LLM), so no kernel waits for the host unless the scenario says otherwise.
+  if (!pool.s.inference->cuda_graphs) pool.s.inference->cuda_graphs = true;
+  pool.s.parallel.tp = tp;
+  pool.s.parallel.pp = pp;
+  pool.s.parallel.dp = replicas;
+  pool.s.num_devices = tp * pp * replicas;
+  if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0) pool.s.parallel.ep = 1;
+  if (auto err = validate_plan(pool.s)) {
+    Error e = *err;
+    if (path[0] != '\0') e.path = path;
+    return e;
+  }
+  pool.block = sv.kv_block_tokens;
+  pool.window = pool.s.model.window;
+  pool.per_token = inference_kv_bytes(pool.s, 1.0).value;
+  if (pool.window > 0) {
+    const double at_window = inference_kv_bytes(pool.s, d(pool.window)).value;
+    pool.per_token = at_window / d(pool.window);
+    pool.tail_per_token =
+        (inference_kv_bytes(pool.s, 2.0 * d(pool.window)).value - at_window) / d(pool.window);
+  }
+  Scenario work = pool.s;
+  work.inference->batch = 1;
+  work.inference->prompt_len = sv.max_num_tokens;
+  work.inference->output_len = 1;
+  const InferenceMemory mem = inference_memory(work);
+  pool.kv_capacity = base.system.device.hbm_capacity.value * sv.gpu_memory_utilization -
+                     mem.bytes.weights.value - mem.activation_per_sequence.value;
+  return pool;
+}
+
+struct ReplicaRun {
+  std::int64_t steps = 0, preemptions = 0;
+  double busy_batch = 0, busy_kv = 0, busy_time = 0;  // time-weighted sums
+  std::vector<ServingStepSample> timeline;
+  std::int64_t sample_every = 1;
+};
+
+enum class Mode { whole, prefill_only, decode_only };
+
+// Simulates one replica over its requests (sorted by arrival; closed-loop clients start one
+// request each at time 0 and send the next when one ends). Returns false past the step bound.
+bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Request>& reqs,
+              std::int64_t clients, bool keep_timeline, ReplicaRun& run, std::int64_t step_budget) {
+  StepTimer timer(pool.s);
+  const bool closed = clients > 0;
+  std::size_t next = 0;  // next request not yet arrived (closed: not yet sent)
+  std::int64_t in_flight = 0;
+  double t = 0, used = 0;
+  std::deque<std::size_t> waiting;
+  std::vector<std::size_t> running;
+  std::vector<SeqGroup> groups;
+  struct Scheduled {
+    std::size_t idx;
+    std::int64_t tokens;
+    bool prefill;
+  };
+  std::vector<Scheduled> sched;
+  const auto arrive_time = [&](const Request& r) { return mode == Mode::decode_only ? r.ready : r.arrival; };
+  if (closed) {
+    for (; next < reqs.size() && in_flight < clients; ++next, ++in_flight) {
+      reqs[next].arrival = 0;
+      waiting.push_back(next);
+    }
+  }
+  const auto finish = [&](std::size_t i) {
+    Request& r = reqs[i];
+    r.done = t;
+    used -= r.kv_bytes;
+    r.kv_bytes = 0;
+    if (closed && next < reqs.size()) {
+      reqs[next].arrival = t;
+      waiting.push_back(next++);
+    }
+  };
+  const auto preempt = [&](std::size_t i) {
+    Request& r = reqs[i];
+    used -= r.kv_bytes;
+    r.kv_bytes = 0;
+    r.kv = 0;
+    r.target = r.input + r.generated;  // recompute the prompt and what was generated
+    ++run.preemptions;
+  };
+  while (true) {
+    if (!closed)
+      for (; next < reqs.size() && arrive_time(reqs[next]) <= t; ++next)
+        // A disaggregated decode pool receives requests whose only token came with the prefill.
+        if (!(mode == Mode::decode_only && reqs[next].generated >= reqs[next].output))
+          waiting.push_back(next);
+    if (running.empty() && waiting.empty()) {
+      if (closed || next >= reqs.size()) break;
+      t = arrive_time(reqs[next]);
+      continue;
+    }
+    if (run.steps >= step_budget) return false;
+    // Running requests first, in admission order.
+    std::int64_t budget = sv.max_num_tokens;
+    sched.clear();
+    for (std::size_t k = 0; k < running.size(); ++k) {
+      const std::size_t i = running[k];
+      Request& r = reqs[i];
+      const bool prefill = r.kv < r.target;
+      const std::int64_t tokens = prefill ? std::min(r.target - r.kv, budget) : 1;
+      if (tokens <= 0 || tokens > budget) continue;
+      // Claims only grow (a reserved request already holds its whole context).
+      const double need = std::max(r.kv_bytes, pool.bytes_for(r.kv + tokens));
+      bool self = false;
+      while (used - r.kv_bytes + need > pool.kv_capacity) {
+        // Preempt the newest running request not yet scheduled this step (possibly this one).
+        const std::size_t victim = running.back();
+        preempt(victim);
+        running.pop_back();
+        waiting.push_front(victim);
+        if (victim == i) {
+          self = true;
+          break;
+        }
+      }
+      if (self) break;
+      used += need - r.kv_bytes;
+      r.kv_bytes = need;
+      sched.push_back({i, tokens, prefill});
+      budget -= tokens;
+    }
+    // Then waiting requests, first come first served.
+    while (!waiting.empty() && static_cast<std::int64_t>(running.size()) < sv.max_batch && budget > 0) {
+      const std::size_t i = waiting.front();
+      Request& r = reqs[i];
+      const std::int64_t tokens = std::min(r.target - r.kv, budget);
+      const bool prefill = tokens > 0;
+      const std::int64_t now = r.kv + std::max<std::int64_t>(tokens, 1);
+      const std::int64_t whole = mode == Mode::prefill_only ? r.target : r.input + r.output - 1;
+      const std::int64_t claim_tokens = sv.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
+      const double need = pool.bytes_for(claim_tokens);
+      if (used - r.kv_bytes + need > pool.kv_capacity) break;
+      used += need - r.kv_bytes;
+      r.kv_bytes = need;
+      waiting.pop_front();
+      running.push_back(i);
+      sched.push_back({i, prefill ? tokens : 1, prefill});
+      budget -= prefill ? tokens : 1;
+    }
+    if (sched.empty()) {
+      // Nothing fits and nothing runs: the first waiting request needs more KV than the
+      // replica has (checked before the run) or the budget is spent: advance to an arrival.
+      if (!closed && next < reqs.size()) {
+        t = std::max(t, arrive_time(reqs[next]));
+        continue;
+      }
+      return false;
+    }
+    // The step's groups: all decoding sequences as one group at their mean context (decode
+    // attention reads the whole cache, linear in the summed context), one group per chunk.
+    groups.clear();
+    std::int64_t decode_n = 0, decode_ctx = 0, prefill_tokens = 0;
+    for (const Scheduled& x : sched) {
+      const Request& r = reqs[x.idx];
+      if (x.prefill) {
+        groups.push_back({1, x.tokens, r.kv + x.tokens});
+        prefill_tokens += x.tokens;
+      } else {
+        ++decode_n;
+        decode_ctx += r.kv + 1;
+      }
+    }
+    if (decode_n > 0)
+      groups.push_back({decode_n, 1, std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n)});
+    const double dt = timer(groups).value;
+    t += dt;
+    ++run.steps;
+    run.busy_batch += d(static_cast<std::int64_t>(sched.size())) * dt;
+    run.busy_kv += used / pool.kv_capacity * dt;
+    run.busy_time += dt;
+    // Tokens land at the end of the step.
+    for (const Scheduled& x : sched) {
+      Request& r = reqs[x.idx];
+      r.kv += x.tokens;
+      if (x.prefill && r.kv < r.target) continue;  // more chunks to come
+      ++r.generated;
+      if (r.first_token < 0) r.first_token = t;
+    }
+    // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
+    // nobody finishes, consecutive steps differ only in their contexts (one token longer each)
+    // and their time is affine in the mean context (the KV read of decode attention), so k steps
+    // cost k times the mean of the first and last (trapezoid, exact for an affine time).
+    if (prefill_tokens == 0 && mode != Mode::prefill_only && sched.size() == running.size()) {
+      // Waiting requests stay out until a completion when the batch is full or the first of them
+      // does not fit the free KV blocks (which only shrink while sequences grow).
+      bool blocked = waiting.empty() || static_cast<std::int64_t>(running.size()) >= sv.max_batch;
+      if (!blocked) {
+        const Request& r = reqs[waiting.front()];
+        const std::int64_t whole =
+            std::max(r.kv + 1, sv.kv_admission == KvAdmission::reserve ? r.input + r.output - 1 : 0);
+        blocked = used + pool.bytes_for(
+                             std::max<std::int64_t>(whole, std::min(r.target, r.kv + sv.max_num_tokens))) >
+                  pool.kv_capacity;
+      }
+      std::int64_t extra = std::numeric_limits<std::int64_t>::max();
+      for (std::size_t i : running) extra = std::min(extra, reqs[i].output - reqs[i].generated);
+      extra = std::min(extra, step_budget - run.steps);
+      double next_arrival = std::numeric_limits<double>::infinity();
+      if (!closed && next < reqs.size()) next_arrival = arrive_time(reqs[next]);
+      if (!blocked) extra = 0;
+      if (extra >= 2 && sv.kv_admission == KvAdmission::on_demand) {
+        double grow = 0;
+        for (std::size_t i : running) grow += pool.bytes_for(reqs[i].kv + extra) - reqs[i].kv_bytes;
+        if (used + grow > pool.kv_capacity) extra = 0;
+      }
+      if (extra >= 2) {
+        const SeqGroup first = groups.back();
+        groups.back().kv_len = first.kv_len + extra;
+        const double last = timer(groups).value;
+        const double slope = (last - dt) / d(extra);
+        // Stop before the next arrival (it joins at the following step).
+        if (t + d(extra) * last > next_arrival)
+          extra = std::min<std::int64_t>(
+              extra, static_cast<std::int64_t>((next_arrival - t) / std::max(last, 1e-12)));
+        if (extra >= 1) {
+          const double end = dt + slope * d(extra);
+          const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
+          t += total;
+          run.steps += extra;
+          run.busy_batch += d(static_cast<std::int64_t>(running.size())) * total;
+          run.busy_kv += used / pool.kv_capacity * total;
+          run.busy_time += total;
+          for (std::size_t i : running) {
+            Request& r = reqs[i];
+            r.kv += extra;
+            r.generated += extra;
+            if (sv.kv_admission == KvAdmission::on_demand) {
+              const double need = std::max(r.kv_bytes, pool.bytes_for(r.kv));
+              used += need - r.kv_bytes;
+              r.kv_bytes = need;
+            }
+          }
+        }
+      }
+    }
+    // Retire finished requests (prefill-only pools finish at the first token).
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < running.size(); ++k) {
+      const std::size_t i = running[k];
+      const Request& r = reqs[i];
+      const bool done = r.generated >= (mode == Mode::prefill_only ? 1 : r.output);
+      if (done)
+        finish(i);
+      else
+        running[w++] = i;
+    }
+    running.resize(w);
+    if (keep_timeline && (run.steps - 1) % run.sample_every == 0) {
+      run.timeline.push_back({t, dt, static_cast<std::int64_t>(running.size()),
+                              static_cast<std::int64_t>(waiting.size()), prefill_tokens, decode_n,
+                              used / pool.kv_capacity});
+      if (run.timeline.size() >= 512) {  // keep every other sample, sample half as often
+        std::size_t k = 0;
+        for (std::size_t j = 0; j < run.timeline.size(); j += 2) run.timeline[k++] = run.timeline[j];
+        run.timeline.resize(k);
+        run.sample_every *= 2;
+      }
+    }
+  }
+  return true;
+}
+
+// The requests of the whole deployment: lengths and (poisson) arrival times from the seed.
+std::vector<Request> make_requests(const ServingSpec& sv) {
+  Rng rng{sv.seed};
+  std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
+  double t = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Request& r = out[i];
+    r.id = i;
+    r.input = sample(sv.input_len, rng);
+    r.output = sample(sv.output_len, rng);
+    if (sv.arrival == Arrival::poisson) {
+      t += -std::log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)
+      r.arrival = t;
+    }
+    r.target = r.input;
+  }
+  return out;
+}
+
+Error kv_error(const Pool& pool, std::int64_t tokens, const char* role) {
+  return make_error("serving.kv_insufficient", "/inference/serving/gpu_memory_utilization",
+                    std::string("the KV budget of a ") + role + " replica (" +
+                        gib(std::max(0.0, pool.kv_capacity)) +
+                        " per device after weights and the prefill workspace) holds no request of " +
+                        std::to_string(tokens) + " tokens (" + gib(pool.bytes_for(tokens)) +
+                        "); raise gpu_memory_utilization, shorten the requests or spread the model "
+                        "over more devices (tp, pp)");
+}
+
+}  // namespace
+
+Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
+  const ServingSpec& sv = *s.inference->serving;
+  const bool disaggregated = sv.prefill && sv.decode;
+  ServingPrediction out;
+  out.max_batch = sv.max_batch;
+  out.max_num_tokens = sv.max_num_tokens;
+  const std::int64_t longest = sv.input_len.largest() + sv.output_len.largest() - 1;
+
+  std::vector<Request> reqs = make_requests(sv);
+  std::vector<ReplicaRun> runs;
+  const auto run_pool = [&](const Pool& pool, Mode mode, std::vector<Request>& all,
+                            std::int64_t clients) -> std::optional<Error> {
+    const std::int64_t replicas = pool.s.parallel.dp;
+    std::int64_t budget = kMaxServingSteps;
+    for (std::int64_t rep = 0; rep < replicas; ++rep) {
+      // Round-robin load balancing: replica r takes requests r, r + replicas, ...
+      std::vector<Request> mine;
+      for (std::size_t i = static_cast<std::size_t>(rep); i < all.size();
+           i += static_cast<std::size_t>(replicas))
+        mine.push_back(all[i]);
+      if (mode == Mode::decode_only)
+        std::stable_sort(mine.begin(), mine.end(),
+                         [](const Request& a, const Request& b) { return a.ready < b.ready; });
+      const std::int64_t c = clients > 0 ? clients / replicas + (rep < clients % replicas ? 1 : 0) : 0;
+      if (clients > 0 && c == 0) continue;
+      ReplicaRun run;
+      if (!simulate(pool, sv, mode, mine, c, rep == 0, run, budget))
+        return make_error("serving.too_many_steps", "/inference/serving/num_requests",
+                          "the simulation would take more than " + std::to_string(kMaxServingSteps) +
+                              " scheduler steps; simulate fewer requests or shorter outputs");
+      budget -= run.steps;
+      for (const Request& r : mine) all[r.id] = r;  // back in the deployment's order
+      runs.push_back(std::move(run));
+    }
+    return std::nullopt;
+  };
+
+  double devices = d(s.num_devices);
+  if (!disaggregated) {
+    auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, "");
+    if (!pool) return pool.error();
+    if (pool->bytes_for(longest) > pool->kv_capacity) return kv_error(*pool, longest, "serving");
+    out.kv_capacity_tokens =
+        static_cast<std::int64_t>(std::max(0.0, pool->kv_capacity / pool->bytes_for(1) * d(pool->block)));
+    const std::int64_t clients = sv.arrival == Arrival::closed ? sv.concurrency : 0;
+    if (auto err = run_pool(*pool, Mode::whole, reqs, clients)) return *err;
+    out.replicas = s.parallel.dp;
+  } else {
+    auto pre =
+        make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, "/inference/serving/prefill");
+    if (!pre) return pre.error();
+    auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, "/inference/serving/decode");
+    if (!dec) return dec.error();
+    if (pre->bytes_for(sv.input_len.largest()) > pre->kv_capacity)
+      return kv_error(*pre, sv.input_len.largest(), "prefill");
+    if (dec->bytes_for(longest) > dec->kv_capacity) return kv_error(*dec, longest, "decode");
+    out.kv_capacity_tokens =
+        static_cast<std::int64_t>(std::max(0.0, dec->kv_capacity / dec->bytes_for(1) * d(dec->block)));
+    if (auto err = run_pool(*pre, Mode::prefill_only, reqs, 0)) return *err;
+    // The prompt's KV moves from each prefill device to its decode counterpart over the
+    // scale-out network (one NIC per device; NIXL/UCX-style transfers, Zhong et al. 2024
+    // "DistServe" Sec. 4): the prefill device's share of the prompt's cache at link rate.
+    const NetworkTier& net = s.system.scale_out;
+    double transfer_sum = 0;
+    for (Request& r : reqs) {
+      const double bytes = inference_kv_bytes(pre->s, d(r.input)).value;
+      const double xfer = net.latency.value + bytes / (net.bandwidth.value * net.efficiency);
+      transfer_sum += xfer;
+      r.ready = r.first_token + xfer;
+      r.kv = r.input;
+      r.target = r.input;
+      r.kv_bytes = 0;
+    }
+    out.kv_transfer_s = reqs.empty() ? 0 : transfer_sum / d(static_cast<std::int64_t>(reqs.size()));
+    // The decode pool holds each request's cache from its hand-off (claimed at admission).
+    if (auto err = run_pool(*dec, Mode::decode_only, reqs, 0)) return *err;
+    devices = d(pre->s.num_devices + dec->s.num_devices);
+    out.replicas = sv.prefill->replicas + sv.decode->replicas;
+  }
+  (void)warnings;
+
+  // Statistics over the completed requests.
+  std::vector<double> ttft, tpot, e2e;
+  double in_tokens = 0, out_tokens = 0, end = 0, start = reqs.empty() ? 0 : reqs.front().arrival;
+  std::int64_t good = 0;
+  for (const Request& r : reqs) {
+    ttft.push_back(r.first_token - r.arrival);
+    e2e.push_back(r.done - r.arrival);
+    const double per_token = r.output > 1 ? (r.done - r.first_token) / d(r.output - 1) : 0.0;
+    tpot.push_back(per_token);
+    in_tokens += d(r.input);
+    out_tokens += d(r.output);
+    end = std::max(end, r.done);
+    start = std::min(start, r.arrival);
+    const bool ok = !sv.slo || ((sv.slo->ttft_s <= 0 || ttft.back() <= sv.slo->ttft_s) &&
+                                (sv.slo->tpot_s <= 0 || per_token <= sv.slo->tpot_s));
+    good += ok ? 1 : 0;
+  }
+  out.completed = static_cast<std::int64_t>(reqs.size());
+  out.duration_s = end - start;
+  const double dur = out.duration_s > 0 ? out.duration_s : 1.0;
+  out.requests_per_s = d(out.completed) / dur;
+  out.input_tokens_per_s = in_tokens / dur;
+  out.output_tokens_per_s = out_tokens / dur;
+  out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / devices;
+  out.goodput_requests_per_s = d(good) / dur;
+  out.devices = static_cast<std::int64_t>(devices);
+  if (sv.slo) {
+    ServingSloReport r;
+    r.ttft_s = sv.slo->ttft_s;
+    r.tpot_s = sv.slo->tpot_s;
+    r.percentile = sv.slo->percentile;
+    r.ttft_at_percentile = percentile(ttft, r.percentile);
+    r.tpot_at_percentile = percentile(tpot, r.percentile);
+    r.met = (r.ttft_s <= 0 || r.ttft_at_percentile <= r.ttft_s) &&
+            (r.tpot_s <= 0 || r.tpot_at_percentile <= r.tpot_s);
+    out.slo = r;
+  }
+  out.ttft = stats(std::move(ttft));
+  out.tpot = stats(std::move(tpot));
+  out.e2e = stats(std::move(e2e));
+  double batch = 0, kv = 0, busy = 0;
+  for (const ReplicaRun& r : runs) {
+    out.steps += r.steps;
+    out.preemptions += r.preemptions;
+    batch += r.busy_batch;
+    kv += r.busy_kv;
+    busy += r.busy_time;
+  }
+  out.mean_batch = busy > 0 ? batch / busy : 0;
+  out.kv_utilisation = busy > 0 ? kv / busy : 0;
+  // The chart follows the first replica (of the decode pool when disaggregated).
+  if (!runs.empty())
+    out.timeline =
+        disaggregated ? runs[static_cast<std::size_t>(sv.prefill->replicas)].timeline : runs.front().timeline;
+  return out;
+}
+
+}  // namespace optimus

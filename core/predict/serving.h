@@ -1,0 +1,62 @@
+// Continuous-batching serving: a stream of requests through an in-flight batching scheduler
+// (Yu et al. 2022, "Orca"), a paged KV cache that admits and preempts by free blocks (Kwon et
+// al. 2023, vLLM / PagedAttention) and chunked prefill under a per-step token budget (Agrawal et
+// al. 2024, "Sarathi-Serve"), simulated step by step over the engine's step time
+// (predict/inference.cpp StepTimer). Deterministic: request lengths and arrivals come from a
+// seeded generator of our own (the same sequence natively and in WebAssembly).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/result.h"
+#include "parallel/plan.h"
+
+namespace optimus {
+
+// A latency distribution over the completed requests.
+struct LatencyStats {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+// One simulated step of the first replica (sampled for a chart).
+struct ServingStepSample {
+  double t_s = 0;     // end of the step since the first arrival
+  double step_s = 0;  // its duration
+  std::int64_t running = 0, waiting = 0;
+  std::int64_t prefill_tokens = 0, decode_tokens = 0;
+  double kv_utilisation = 0;  // share of the KV blocks in use
+};
+
+struct ServingSloReport {
+  double ttft_s = 0, tpot_s = 0, percentile = 90;
+  double ttft_at_percentile = 0, tpot_at_percentile = 0;
+  bool met = false;  // both objectives hold at the percentile
+};
+
+struct ServingPrediction {
+  double requests_per_s = 0;
+  double input_tokens_per_s = 0, output_tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
+  LatencyStats ttft, tpot, e2e;
+  double mean_batch = 0;      // time-weighted sequences per step, per replica
+  double kv_utilisation = 0;  // time-weighted share of KV blocks in use
+  std::int64_t preemptions = 0;
+  double goodput_requests_per_s = 0;  // requests meeting both SLOs (all of them without an slo)
+  double duration_s = 0;              // first arrival to last completion
+  std::int64_t completed = 0, steps = 0, replicas = 1, devices = 1;
+  std::int64_t kv_capacity_tokens = 0;  // per replica (the decode pool's when disaggregated)
+  std::int64_t max_batch = 0, max_num_tokens = 0;
+  double kv_transfer_s = 0;  // disaggregated: mean prefill -> decode KV hand-off
+  std::optional<ServingSloReport> slo;
+  std::vector<ServingStepSample> timeline;
+};
+
+// Simulates `s.inference->serving`. Errors: a KV budget that holds no request, a run that would
+// need more than the step bound.
+Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings);
+
+// Steps one serving simulation may take before it is refused (serving.too_many_steps).
+inline constexpr std::int64_t kMaxServingSteps = 4'000'000;
+
+}  // namespace optimus
