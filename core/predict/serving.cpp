@@ -435,6 +435,17 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   out.max_num_tokens = sv.max_num_tokens;
   const std::int64_t longest = sv.input_len.largest() + sv.output_len.largest() - 1;
 
+  // A run that cannot take fewer steps than the bound is refused before it starts: every step
+  // produces at most max_batch tokens per replica.
+  const double replicas_total = d(disaggregated ? sv.decode->replicas : s.parallel.dp);
+  const double fewest_steps =
+      d(sv.num_requests) * sv.output_len.expected() / (d(sv.max_batch) * replicas_total);
+  if (fewest_steps > d(kMaxServingSteps))
+    return make_error("serving.too_many_steps", "/inference/serving/num_requests",
+                      "the simulation would take at least " +
+                          std::to_string(static_cast<std::int64_t>(fewest_steps)) +
+                          " scheduler steps (more than " + std::to_string(kMaxServingSteps) +
+                          "); simulate fewer requests or shorter outputs");
   std::vector<Request> reqs = make_requests(sv);
   std::vector<ReplicaRun> runs;
   const auto run_pool = [&](const Pool& pool, Mode mode, std::vector<Request>& all,

@@ -715,9 +715,132 @@ export interface InferenceSpec {
    */
   kv_precision?: InferencePrecision;
   /**
-   * The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: the system's software.launch_interval_us applies.
+   * The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: the system's software.launch_interval_us applies (a serving simulation assumes true unless it is false).
    */
   cuda_graphs?: boolean;
+  /**
+   * Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one static batch. Defaults describe TensorRT-LLM's in-flight batching.
+   */
+  serving?: {
+    /**
+     * How requests come: a Poisson stream at requests_per_s, a closed loop of `concurrency` clients (each sends its next request when the last ends), or all at time 0 (offline throughput).
+     */
+    arrival?: 'poisson' | 'closed' | 'offline';
+    /**
+     * Poisson arrival rate of the whole deployment (required for poisson).
+     */
+    requests_per_s?: number | 'inf';
+    /**
+     * Clients of a closed loop (required for closed).
+     */
+    concurrency?: number;
+    /**
+     * Requests simulated.
+     */
+    num_requests?: number;
+    /**
+     * Prompt tokens per request. Default: the inference block's prompt_len.
+     */
+    input_len?:
+      | number
+      | {
+          /**
+           * Unit: tokens.
+           */
+          mean: number;
+          /**
+           * Unit: tokens.
+           */
+          max: number;
+          /**
+           * Unit: tokens.
+           */
+          min?: number;
+        }
+      | [[number, number], ...[number, number][]];
+    /**
+     * Generated tokens per request. Default: the inference block's output_len.
+     */
+    output_len?:
+      | number
+      | {
+          /**
+           * Unit: tokens.
+           */
+          mean: number;
+          /**
+           * Unit: tokens.
+           */
+          max: number;
+          /**
+           * Unit: tokens.
+           */
+          min?: number;
+        }
+      | [[number, number], ...[number, number][]];
+    /**
+     * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
+     */
+    max_batch?: number;
+    /**
+     * Token budget of one step; longer prompts are prefilled in chunks. Unit: tokens.
+     */
+    max_num_tokens?: number;
+    /**
+     * Tokens per paged KV block. Unit: tokens.
+     */
+    kv_block_tokens?: number;
+    /**
+     * Share of device memory for weights, the prefill workspace and the KV cache.
+     */
+    gpu_memory_utilization?: number;
+    /**
+     * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
+     */
+    kv_admission?: 'on_demand' | 'reserve';
+    /**
+     * At least one of ttft_s and tpot_s. A request counts towards goodput when it meets both.
+     */
+    slo?: {
+      /**
+       * Time to first token objective. Unit: s.
+       */
+      ttft_s?: number;
+      /**
+       * Time per output token objective. Unit: s.
+       */
+      tpot_s?: number;
+      /**
+       * Percentile the objectives hold at.
+       */
+      percentile?: number;
+    };
+    /**
+     * Prompts run on the prefill pool, their KV cache moves over the scale-out network to the decode pool. The pools' devices add up to num_devices.
+     */
+    disaggregated?: {
+      /**
+       * Replicas of tp x pp devices.
+       */
+      prefill: {
+        tp?: number;
+        pp?: number;
+        replicas?: number;
+      };
+      /**
+       * Replicas of tp x pp devices.
+       */
+      decode: {
+        tp?: number;
+        pp?: number;
+        replicas?: number;
+      };
+    };
+    /**
+     * Seed of request lengths and arrivals.
+     */
+    seed?: number;
+  };
 }
 
 /**
@@ -736,6 +859,7 @@ export type Bound = 'compute' | 'memory' | 'l2' | 'latency' | 'host';
 export interface Prediction {
   training?: TrainingResult;
   inference?: InferenceResult;
+  serving?: Serving;
   memory: MemoryResult;
   /**
    * Parameter counts of the whole model.
@@ -1041,6 +1165,183 @@ export interface MemoryBytes {
    * Unit: bytes.
    */
   total: number;
+}
+export interface Serving {
+  /**
+   * Completed requests / duration. Unit: requests/s.
+   */
+  requests_per_s: number;
+  /**
+   * Prompt tokens / duration, whole deployment. Unit: tokens/s.
+   */
+  input_tokens_per_s: number;
+  /**
+   * Generated tokens / duration, whole deployment. Unit: tokens/s.
+   */
+  output_tokens_per_s: number;
+  /**
+   * output_tokens_per_s / devices. Unit: tokens/s.
+   */
+  output_tokens_per_s_per_gpu: number;
+  /**
+   * Time to first token (arrival to the end of the prompt's last chunk) over the completed requests.
+   */
+  ttft_s: {
+    /**
+     * Unit: s.
+     */
+    mean: number;
+    /**
+     * Unit: s.
+     */
+    p50: number;
+    /**
+     * Unit: s.
+     */
+    p90: number;
+    /**
+     * Unit: s.
+     */
+    p99: number;
+  };
+  /**
+   * Time per output token after the first (inter-token latency) over the completed requests.
+   */
+  tpot_s: {
+    /**
+     * Unit: s.
+     */
+    mean: number;
+    /**
+     * Unit: s.
+     */
+    p50: number;
+    /**
+     * Unit: s.
+     */
+    p90: number;
+    /**
+     * Unit: s.
+     */
+    p99: number;
+  };
+  /**
+   * Arrival to last token over the completed requests.
+   */
+  e2e_latency_s: {
+    /**
+     * Unit: s.
+     */
+    mean: number;
+    /**
+     * Unit: s.
+     */
+    p50: number;
+    /**
+     * Unit: s.
+     */
+    p90: number;
+    /**
+     * Unit: s.
+     */
+    p99: number;
+  };
+  /**
+   * Time-weighted sequences per step, per replica. Unit: sequences.
+   */
+  mean_batch: number;
+  /**
+   * Time-weighted share of KV blocks in use.
+   */
+  kv_utilisation: number;
+  /**
+   * Requests evicted for KV blocks and recomputed (on_demand).
+   */
+  preemptions: number;
+  /**
+   * Requests meeting both SLOs / duration (all of them without an slo). Unit: requests/s.
+   */
+  goodput_requests_per_s: number;
+  /**
+   * First arrival to last completion. Unit: s.
+   */
+  duration_s: number;
+  /**
+   * Requests simulated.
+   */
+  completed: number;
+  /**
+   * Scheduler steps simulated, all replicas.
+   */
+  steps: number;
+  /**
+   * Replicas (both pools when disaggregated).
+   */
+  replicas: number;
+  /**
+   * Devices of the deployment.
+   */
+  devices: number;
+  /**
+   * KV cache capacity of one replica (the decode pool's). Unit: tokens.
+   */
+  kv_capacity_tokens: number;
+  /**
+   * The scheduler's sequence limit in effect. Unit: sequences.
+   */
+  max_batch: number;
+  /**
+   * The step token budget in effect. Unit: tokens.
+   */
+  max_num_tokens: number;
+  /**
+   * Mean prefill-to-decode KV hand-off (disaggregated; else 0). Unit: s.
+   */
+  kv_transfer_s: number;
+  /**
+   * When the scenario states objectives.
+   */
+  slo?: {
+    /**
+     * Objective (0: none). Unit: s.
+     */
+    ttft_s: number;
+    /**
+     * Objective (0: none). Unit: s.
+     */
+    tpot_s: number;
+    percentile: number;
+    /**
+     * Unit: s.
+     */
+    ttft_at_percentile: number;
+    /**
+     * Unit: s.
+     */
+    tpot_at_percentile: number;
+    /**
+     * Both objectives hold at the percentile.
+     */
+    met: boolean;
+  };
+  /**
+   * Steps of the first replica (the decode pool's when disaggregated), sampled at most 512 times.
+   */
+  timeline: {
+    /**
+     * End of the step since the first arrival. Unit: s.
+     */
+    t_s: number;
+    /**
+     * Its duration. Unit: s.
+     */
+    step_s: number;
+    running: number;
+    waiting: number;
+    prefill_tokens: number;
+    decode_tokens: number;
+    kv_utilisation: number;
+  }[];
 }
 export interface Warning {
   /**

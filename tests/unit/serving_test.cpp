@@ -1,0 +1,263 @@
+// Continuous-batching serving (core/predict/serving.cpp): properties a queueing simulation must
+// have (Little's law, the static-batch bound, latency rising with the rate and exploding past
+// saturation, the batch-1 latency at a vanishing rate, determinism), disaggregated pools, and
+// every bad input with its code and path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "io/api.h"
+#include "io/json_io.h"
+#include "io/schema.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+// Llama 3.1 8B on one H100 with CUDA graphs, fixed 512-token prompts and 128-token outputs.
+json base(const json& serving) {
+  return {{"model", "llama3.1-8b"},
+          {"system", "dgx-h100"},
+          {"num_devices", 1},
+          {"inference",
+           {{"batch", 1},
+            {"prompt_len", 512},
+            {"output_len", 128},
+            {"cuda_graphs", true},
+            {"serving", serving}}}};
+}
+
+json predict(const json& scenario) { return json::parse(optimus::api::predict(scenario.dump())); }
+
+json serve(const json& serving) {
+  const json p = predict(base(serving));
+  EXPECT_FALSE(p.contains("error")) << p.dump();
+  return p.contains("serving") ? p["serving"] : json::object();
+}
+
+void expect_error(const json& scenario, const std::string& code, const std::string& path) {
+  const json p = predict(scenario);
+  ASSERT_TRUE(p.contains("error")) << scenario.dump();
+  EXPECT_EQ(p["error"]["code"], code) << p.dump();
+  EXPECT_EQ(p["error"]["path"], path) << p.dump();
+}
+
+// A closed loop of C clients keeps C requests in the system: throughput x latency = C (Little's
+// law), up to the ramp at the start and the drain at the end.
+TEST(Serving, LittlesLawHoldsForAClosedLoop) {
+  for (int clients : {4, 32}) {
+    const json s = serve({{"arrival", "closed"}, {"concurrency", clients}, {"num_requests", 3000}});
+    const double in_system = s["requests_per_s"].get<double>() * s["e2e_latency_s"]["mean"].get<double>();
+    EXPECT_NEAR(in_system / clients, 1.0, 0.02) << clients;
+  }
+}
+
+// No schedule beats running max_batch sequences together from start to end.
+TEST(Serving, ThroughputNeverExceedsTheStaticBatchBound) {
+  for (int batch : {8, 64}) {
+    json st = base(json::object());
+    st["inference"].erase("serving");
+    st["inference"]["batch"] = batch;
+    const double bound = predict(st)["inference"]["throughput_tokens_per_s"].get<double>();
+    const json s = serve({{"arrival", "offline"}, {"num_requests", 512}, {"max_batch", batch}});
+    EXPECT_LE(s["output_tokens_per_s"].get<double>(), bound * 1.0001) << batch;
+    EXPECT_GT(s["output_tokens_per_s"].get<double>(), bound * 0.5) << batch;
+  }
+}
+
+TEST(Serving, LatencyGrowsWithTheRateAndExplodesPastSaturation) {
+  const double capacity =
+      serve({{"arrival", "offline"}, {"num_requests", 400}})["requests_per_s"].get<double>();
+  double last_ttft = 0, last_e2e = 0, first_ttft = 0;
+  for (double share : {0.05, 0.3, 0.6, 0.9, 2.0, 8.0}) {
+    const json s =
+        serve({{"arrival", "poisson"}, {"requests_per_s", share * capacity}, {"num_requests", 400}});
+    const double ttft = s["ttft_s"]["mean"].get<double>(), e2e = s["e2e_latency_s"]["mean"].get<double>();
+    EXPECT_GE(ttft, last_ttft * 0.98) << share;
+    EXPECT_GE(e2e, last_e2e * 0.98) << share;
+    if (first_ttft == 0) first_ttft = ttft;
+    last_ttft = ttft;
+    last_e2e = e2e;
+  }
+  EXPECT_GT(last_ttft, 20 * first_ttft);  // past saturation the queue grows with every request
+}
+
+// One request at a time is the static batch of one.
+TEST(Serving, AVanishingRateGivesTheBatchOneLatency) {
+  json st = base(json::object());
+  st["inference"].erase("serving");
+  const json one = predict(st)["inference"];
+  const json s = serve({{"arrival", "poisson"}, {"requests_per_s", 0.01}, {"num_requests", 20}});
+  EXPECT_NEAR(s["ttft_s"]["mean"].get<double>() / one["ttft_s"].get<double>(), 1.0, 0.01);
+  EXPECT_NEAR(s["tpot_s"]["mean"].get<double>() / one["tpot_s"].get<double>(), 1.0, 0.01);
+  EXPECT_NEAR(s["mean_batch"].get<double>(), 1.0, 1e-9);
+}
+
+TEST(Serving, IsDeterministicForAScenarioAndFollowsTheSeed) {
+  const json sv = {{"arrival", "poisson"},
+                   {"requests_per_s", 5},
+                   {"num_requests", 300},
+                   {"input_len", {{"mean", 400}, {"max", 2000}}},
+                   {"output_len", json::array({json::array({64, 1}), json::array({256, 3})})}};
+  EXPECT_EQ(serve(sv).dump(), serve(sv).dump());
+  json other = sv;
+  other["seed"] = 7;
+  EXPECT_NE(serve(sv)["ttft_s"].dump(), serve(other)["ttft_s"].dump());
+}
+
+// The {mean, max} shape draws lengths whose average is the mean.
+TEST(Serving, LengthDistributionsHaveTheirMean) {
+  for (double mean : {150.0, 500.0, 1600.0}) {
+    const json s = serve({{"arrival", "offline"},
+                          {"num_requests", 4000},
+                          {"input_len", {{"mean", mean}, {"max", 2000}, {"min", 100}}},
+                          {"output_len", 4}});
+    const double drawn = s["input_tokens_per_s"].get<double>() / s["requests_per_s"].get<double>();
+    EXPECT_NEAR(drawn / mean, 1.0, 0.03) << mean;
+  }
+}
+
+TEST(Serving, SlosGiveGoodputAndTheirPercentiles) {
+  const json loose = serve({{"arrival", "poisson"},
+                            {"requests_per_s", 4},
+                            {"num_requests", 200},
+                            {"slo", {{"ttft_s", 10}, {"tpot_s", 1}}}});
+  EXPECT_TRUE(loose["slo"]["met"].get<bool>());
+  EXPECT_DOUBLE_EQ(loose["goodput_requests_per_s"].get<double>(), loose["requests_per_s"].get<double>());
+  const json tight = serve({{"arrival", "poisson"},
+                            {"requests_per_s", 4},
+                            {"num_requests", 200},
+                            {"slo", {{"tpot_s", 1e-5}, {"percentile", 50}}}});
+  EXPECT_FALSE(tight["slo"]["met"].get<bool>());
+  EXPECT_EQ(tight["goodput_requests_per_s"].get<double>(), 0.0);
+  EXPECT_GT(tight["slo"]["tpot_at_percentile"].get<double>(), 0.0);
+}
+
+// On-demand blocks overcommit the cache and preempt; reserving the whole output never does.
+TEST(Serving, OnDemandKvPreemptsWhereReserveWaits) {
+  const json common = {{"arrival", "offline"},
+                       {"num_requests", 300},
+                       {"input_len", 2000},
+                       {"output_len", 2000},
+                       {"gpu_memory_utilization", 0.3}};
+  json demand = common, reserve = common;
+  demand["kv_admission"] = "on_demand";
+  reserve["kv_admission"] = "reserve";
+  EXPECT_GT(serve(demand)["preemptions"].get<int>(), 0);
+  const json r = serve(reserve);
+  EXPECT_EQ(r["preemptions"].get<int>(), 0);
+  EXPECT_LE(r["kv_utilisation"].get<double>(), 1.0);
+}
+
+TEST(Serving, ReplicasShareTheStream) {
+  json one = base({{"arrival", "offline"}, {"num_requests", 400}});
+  json two = one;
+  two["num_devices"] = 2;
+  const double a = predict(one)["serving"]["output_tokens_per_s"].get<double>();
+  const double b = predict(two)["serving"]["output_tokens_per_s"].get<double>();
+  EXPECT_NEAR(b / a, 2.0, 0.1);
+  EXPECT_EQ(predict(two)["serving"]["replicas"], 2);
+}
+
+TEST(Serving, DisaggregatedPoolsHandTheCacheOver) {
+  json s = base({{"arrival", "poisson"},
+                 {"requests_per_s", 6},
+                 {"num_requests", 300},
+                 {"disaggregated",
+                  {{"prefill", {{"tp", 1}, {"replicas", 1}}}, {"decode", {{"tp", 1}, {"replicas", 1}}}}}});
+  s["num_devices"] = 2;
+  const json p = predict(s);
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_GT(p["serving"]["kv_transfer_s"].get<double>(), 0.0);
+  EXPECT_EQ(p["serving"]["devices"], 2);
+  EXPECT_EQ(p["serving"]["completed"], 300);
+  // Prefill no longer waits behind decode steps, so first tokens come no later than colocated.
+  json colocated = base({{"arrival", "poisson"}, {"requests_per_s", 6}, {"num_requests", 300}});
+  colocated["num_devices"] = 2;
+  EXPECT_LE(p["serving"]["ttft_s"]["mean"].get<double>(),
+            predict(colocated)["serving"]["ttft_s"]["mean"].get<double>() * 1.05);
+}
+
+TEST(Serving, AnInfiniteRateIsEveryRequestAtOnce) {
+  const json inf = serve({{"arrival", "poisson"}, {"requests_per_s", "inf"}, {"num_requests", 100}});
+  const json off = serve({{"arrival", "offline"}, {"num_requests", 100}});
+  EXPECT_EQ(inf["output_tokens_per_s"], off["output_tokens_per_s"]);
+  // Python's json module writes the rate as the bare literal Infinity.
+  std::string text = base({{"arrival", "poisson"}, {"requests_per_s", 1}, {"num_requests", 100}}).dump();
+  text.replace(text.find("\"requests_per_s\":1"), 18, "\"requests_per_s\":Infinity");
+  const json p = json::parse(optimus::api::predict(text));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["serving"]["output_tokens_per_s"], off["output_tokens_per_s"]);
+}
+
+TEST(Serving, BadInputGetsCodesAndPaths) {
+  const std::string at = "/inference/serving";
+  expect_error(base({{"arrival", "poisson"}}), "scenario.missing_key", at + "/requests_per_s");
+  expect_error(base({{"arrival", "poisson"}, {"requests_per_s", 0}}), "scenario.out_of_range",
+               at + "/requests_per_s");
+  expect_error(base({{"arrival", "poisson"}, {"requests_per_s", 1e9}}), "scenario.out_of_range",
+               at + "/requests_per_s");
+  expect_error(base({{"arrival", "closed"}}), "scenario.missing_key", at + "/concurrency");
+  expect_error(base({{"arrival", "poisson"}, {"requests_per_s", 1}, {"concurrency", 4}}),
+               "serving.key_for_other_arrival", at + "/concurrency");
+  expect_error(base({{"arrival", "sometimes"}}), "scenario.invalid_value", at + "/arrival");
+  expect_error(base({{"input_len", json::array()}}), "scenario.out_of_range", at + "/input_len");
+  expect_error(base({{"input_len", {{"mean", 50}, {"max", 40}}}}), "serving.length_mean_out_of_range",
+               at + "/input_len/mean");
+  expect_error(base({{"output_len", json::array({json::array({10, 0})})}}), "serving.zero_weights",
+               at + "/output_len");
+  expect_error(base({{"output_len", json::array({json::array({10})})}}), "scenario.wrong_type",
+               at + "/output_len/0");
+  expect_error(base({{"output_len", "long"}}), "scenario.wrong_type", at + "/output_len");
+  expect_error(base({{"slo", {{"ttft_s", 0}}}}), "scenario.out_of_range", at + "/slo/ttft_s");
+  expect_error(base({{"slo", json::object()}}), "serving.slo_without_objective", at + "/slo");
+  expect_error(base({{"max_batch", 0}}), "scenario.out_of_range", at + "/max_batch");
+  expect_error(base({{"gpu_memory_utilization", 1.5}}), "scenario.out_of_range",
+               at + "/gpu_memory_utilization");
+  expect_error(base({{"gpu_memory_utilization", 0.15}}), "serving.kv_insufficient",
+               at + "/gpu_memory_utilization");
+  expect_error(base({{"num_requests", 1000000}, {"output_len", 1000000}, {"max_batch", 4}}),
+               "serving.too_many_steps", at + "/num_requests");
+  expect_error(base({{"disaggregated", {{"prefill", {{"tp", 1}}}, {"decode", {{"tp", 1}}}}}}),
+               "serving.disaggregated_devices", at + "/disaggregated");
+  json closed = base({{"arrival", "closed"},
+                      {"concurrency", 2},
+                      {"disaggregated", {{"prefill", {{"tp", 1}}}, {"decode", {{"tp", 1}}}}}});
+  closed["num_devices"] = 2;
+  expect_error(closed, "serving.disaggregated_closed", at + "/arrival");
+  expect_error(base({{"x_unknown", 1}}), "scenario.unknown_key", at + "/x_unknown");
+}
+
+// The schema's serving keys are the reader's (its unknown-key message lists them).
+TEST(Serving, SchemaKeysAreTheReaders) {
+  const json schema =
+      json::parse(optimus::api::schema())["scenario"]["$defs"]["inference"]["properties"]["serving"];
+  std::set<std::string> keys;
+  for (const auto& [k, v] : schema["properties"].items()) keys.insert(k);
+  const json p = predict(base({{"x_unknown", 1}}));
+  const std::string msg = p["error"]["message"];
+  const std::string known = msg.substr(msg.find("known keys here: ") + 17);
+  std::set<std::string> reader;
+  std::stringstream ss(known.substr(0, known.size() - 1));
+  for (std::string k; std::getline(ss, k, ',');) reader.insert(k.substr(k.find_first_not_of(' ')));
+  EXPECT_EQ(keys, reader);
+  // The resolved scenario carries the serving block and reads back to the same prediction.
+  const json v = json::parse(optimus::api::validate(base({{"arrival", "poisson"},
+                                                          {"requests_per_s", 3},
+                                                          {"num_requests", 50},
+                                                          {"input_len", {{"mean", 300}, {"max", 900}}}})
+                                                        .dump()));
+  ASSERT_TRUE(v["scenario"]["inference"].contains("serving")) << v.dump();
+  const json again = predict(v["scenario"]);
+  EXPECT_EQ(again["serving"]["ttft_s"],
+            predict(base({{"arrival", "poisson"},
+                          {"requests_per_s", 3},
+                          {"num_requests", 50},
+                          {"input_len", {{"mean", 300}, {"max", 900}}}}))["serving"]["ttft_s"]);
+}
+
+}  // namespace
