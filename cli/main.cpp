@@ -136,6 +136,31 @@ void print_prediction(const json& p) {
     else
       std::cout << "  assumed: no host launch bound (CUDA graph replay)\n";
   }
+  if (p.contains("serving")) {
+    const auto& v = p["serving"];
+    const auto pct = [&](const char* what, const json& l) {
+      std::cout << "  " << what << " mean " << seconds(l["mean"].get<double>()) << ", p50 "
+                << seconds(l["p50"].get<double>()) << ", p90 " << seconds(l["p90"].get<double>()) << ", p99 "
+                << seconds(l["p99"].get<double>()) << "\n";
+    };
+    std::cout << "Serving (continuous batching, " << v["completed"].get<long long>() << " requests on "
+              << v["replicas"].get<long long>() << " replica(s), " << v["devices"].get<long long>()
+              << " devices)\n";
+    std::cout << "  throughput          " << num(v["requests_per_s"].get<double>(), "%.3g") << " requests/s, "
+              << num(v["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s ("
+              << num(v["output_tokens_per_s_per_gpu"].get<double>(), "%.0f") << " per GPU)\n";
+    pct("time to first token", v["ttft_s"]);
+    pct("time per out token ", v["tpot_s"]);
+    pct("end-to-end latency ", v["e2e_latency_s"]);
+    std::cout << "  mean batch          " << num(v["mean_batch"].get<double>(), "%.1f") << " sequences, KV "
+              << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used of "
+              << v["kv_capacity_tokens"].get<long long>() << " tokens, " << v["preemptions"].get<long long>()
+              << " preemptions\n";
+    if (v.contains("slo"))
+      std::cout << "  SLO p" << num(v["slo"]["percentile"].get<double>(), "%g") << ": "
+                << (v["slo"]["met"].get<bool>() ? "met" : "NOT met") << "; goodput "
+                << num(v["goodput_requests_per_s"].get<double>(), "%.3g") << " requests/s\n";
+  }
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded)\n";
   for (auto it = m["per_device_bytes"].begin(); it != m["per_device_bytes"].end(); ++it)

@@ -1,6 +1,7 @@
 // Small integer and rounding helpers used by the cost and parallel modules.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace optimus {
@@ -14,5 +15,40 @@ constexpr double ceil_div(double a, double b) {
   return i < q ? i + 1.0 : i;
 }
 constexpr bool divides(std::int64_t d, std::int64_t n) { return d > 0 && n % d == 0; }
+
+// The natural logarithm and exponential from IEEE basic arithmetic and exact scaling only, so a
+// native build and the WebAssembly build (whose libm differs in the last bit) draw the same
+// random requests. ln x: x = m 2^k with m in [1/sqrt 2, sqrt 2), ln m = 2 atanh s with
+// s = (m - 1) / (m + 1), |s| < 0.172, summed until the terms vanish (Abramowitz and Stegun 4.1.28).
+inline double portable_log(double x) {
+  int k = 0;
+  double m = std::frexp(x, &k);
+  if (m < 0.70710678118654752440) {
+    m *= 2.0;
+    --k;
+  }
+  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  double term = s, sum = 0.0;
+  for (int i = 1; i < 80 && term != 0.0; i += 2) {
+    sum += term / static_cast<double>(i);
+    term *= s2;
+  }
+  return 2.0 * sum + static_cast<double>(k) * 0.69314718055994530942;
+}
+// e^x: x = k ln 2 + r with |r| <= ln 2 / 2 (Cody and Waite's two-part reduction), e^r by its
+// Taylor series, times 2^k (exact).
+inline double portable_exp(double x) {
+  if (x > 709.0) return HUGE_VAL;
+  if (x < -745.0) return 0.0;
+  const double k = std::floor(x / 0.69314718055994530942 + 0.5);
+  // ln 2 split in a high part with trailing zero bits (k * hi is exact) and the rest.
+  const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
+  double term = 1.0, sum = 1.0;
+  for (int i = 1; i < 40 && term != 0.0; ++i) {
+    term *= r / static_cast<double>(i);
+    sum += term;
+  }
+  return std::ldexp(sum, static_cast<int>(k));
+}
 
 }  // namespace optimus

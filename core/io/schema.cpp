@@ -947,7 +947,7 @@ Node serving_output_schema() {
                                    {"kv_utilisation", amount()}})
                                .title("Step sample"))
                       .desc("Steps of the first replica (the decode pool's when disaggregated), sampled at "
-                            "most 512 times.")},
+                            "most 256 times.")},
              },
              {"slo"})
       .title("Serving result");

@@ -309,8 +309,8 @@ double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi)
   const double w = static_cast<double>(hi - lo);
   if (!(w > 0)) return 0;
   const auto mean_of = [&](double t) {
-    if (std::fabs(t) < 1e-9) return static_cast<double>(lo) + w / 2;
-    return static_cast<double>(lo) + w * (1.0 / t - 1.0 / std::expm1(t));
+    if (std::fabs(t) < 1e-6) return static_cast<double>(lo) + w / 2;
+    return static_cast<double>(lo) + w * (1.0 / t - 1.0 / (portable_exp(t) - 1.0));
   };
   double a = -700, b = 700;
   for (int i = 0; i < 200 && b - a > 1e-12; ++i) {

@@ -15,6 +15,7 @@
 #include <limits>
 #include <string>
 
+#include "base/math.h"
 #include "memory/footprint.h"
 #include "predict/predict.h"
 
@@ -50,8 +51,9 @@ std::int64_t sample(const LengthDist& dist, Rng& rng) {
     const double w = d(dist.max - dist.min);
     const double u = rng.uniform();
     double x = d(dist.min) + u * w;
-    if (std::fabs(dist.rate * w) > 1e-9)
-      x = d(dist.min) - std::log1p(-u * -std::expm1(-dist.rate * w)) / dist.rate;
+    if (std::fabs(dist.rate * w) > 1e-6)
+      x = d(dist.min) - portable_log(1.0 - u * (1.0 - portable_exp(-dist.rate * w))) / dist.rate;
+    x = d(dist.min) - std::log1p(-u * -std::expm1(-dist.rate * w)) / dist.rate;
     return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
   }
   if (dist.points.size() == 1) return dist.points.front().first;
@@ -385,7 +387,7 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
       run.timeline.push_back({t, dt, static_cast<std::int64_t>(running.size()),
                               static_cast<std::int64_t>(waiting.size()), prefill_tokens, decode_n,
                               used / pool.kv_capacity});
-      if (run.timeline.size() >= 512) {  // keep every other sample, sample half as often
+      if (run.timeline.size() >= 256) {  // keep every other sample, sample half as often
         std::size_t k = 0;
         for (std::size_t j = 0; j < run.timeline.size(); j += 2) run.timeline[k++] = run.timeline[j];
         run.timeline.resize(k);
@@ -407,7 +409,7 @@ std::vector<Request> make_requests(const ServingSpec& sv) {
     r.input = sample(sv.input_len, rng);
     r.output = sample(sv.output_len, rng);
     if (sv.arrival == Arrival::poisson) {
-      t += -std::log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)
+      t += -portable_log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)
       r.arrival = t;
     }
     r.target = r.input;

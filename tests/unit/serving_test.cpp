@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "base/math.h"
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/schema.h"
@@ -258,6 +259,20 @@ TEST(Serving, SchemaKeysAreTheReaders) {
                           {"requests_per_s", 3},
                           {"num_requests", 50},
                           {"input_len", {{"mean", 300}, {"max", 900}}}}))["serving"]["ttft_s"]);
+}
+
+}  // namespace
+
+namespace {
+
+// The request generator's logarithm and exponential (base/math.h) agree with libm to a few ulps.
+TEST(Serving, PortableLogAndExpMatchTheLibrary) {
+  for (double x : {1e-300, 1e-12, 0.001, 0.3, 0.7071, 1.0, 1.5, 2.0, 10.0, 12345.678, 1e300}) {
+    EXPECT_NEAR(optimus::portable_log(x), std::log(x), 4e-16 * std::max(1.0, std::fabs(std::log(x)))) << x;
+  }
+  for (double x : {-700.0, -20.0, -1.0, -1e-8, 0.0, 1e-8, 0.5, 1.0, 3.0, 50.0, 700.0}) {
+    EXPECT_NEAR(optimus::portable_exp(x) / std::exp(x), 1.0, 4e-15) << x;
+  }
 }
 
 }  // namespace
