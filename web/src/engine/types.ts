@@ -1325,7 +1325,7 @@ export interface Serving {
     met: boolean;
   };
   /**
-   * Steps of the first replica (the decode pool's when disaggregated), sampled at most 512 times.
+   * Steps of the first replica (the decode pool's when disaggregated), sampled at most 256 times.
    */
   timeline: {
     /**
