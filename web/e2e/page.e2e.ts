@@ -174,6 +174,46 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('serving: a link of Llama 3 70B on 8 H100 shows the engine serving numbers, percentiles, the timeline and a 20-rate sweep; absurd rates are refused at the field', async () => {
+    const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    const expected = predict(scenario);
+    const shown = await metrics(page);
+    for (const key of ['serving.output_tokens_per_s', 'serving.ttft_s.mean', 'serving.tpot_s.p90', 'serving.goodput_requests_per_s']) {
+      expect(shown[key], key).toBe(String(at(expected, key)));
+    }
+    for (const [path, value] of Object.entries(shown)) expect(value, `data-metric="${path}"`).toBe(String(at(expected, path)));
+    const block = page.locator('[data-testid="serving"]');
+    expect(await block.locator('h3').textContent()).toBe('Serving (continuous batching)');
+    const cells = await block.locator('[data-testid="serving-percentiles"] td').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
+    expect(cells.slice(0, 4)).toEqual(['mean', 'p50', 'p90', 'p99'].map((k) => String(expected.serving.ttft_s[k])));
+    expect(await block.locator('[data-testid="serving-slo"]').getAttribute('data-value')).toBe(String(expected.serving.slo.met));
+    // The editor shows the stream; the timeline and the rate sweep are drawn.
+    expect(await page.locator('[data-path="/inference/serving"]').isChecked()).toBe(true);
+    expect(await page.locator('[data-path="/inference/serving/requests_per_s"]').inputValue()).toBe('6');
+    expect(await page.locator('[data-path="/inference/serving/input_len"]').inputValue()).toBe('{"mean":1000,"max":8000,"min":16}');
+    await page.locator('[data-testid="chart-serving-timeline"] svg').first().waitFor({ state: 'visible' });
+    const curve = page.locator('[data-testid="chart-serving-curve"]');
+    await curve.locator('svg').first().waitFor({ state: 'visible', timeout: 20_000 });
+    expect(await curve.getAttribute('data-points')).toBe('20');
+    measured.servingSweepMs = Number(await curve.getAttribute('data-sweep-ms'));
+    expect(await curve.textContent()).toContain('TTFT objective');
+    await page.screenshot({ path: `${OUT}serving-llama3-70b.png`, fullPage: true });
+    // A rate of zero is out of range: the engine's message at the field; a valid one clears it.
+    await setField(page, '/inference/serving/requests_per_s', '0');
+    await settled(page, 'error');
+    const message = page.locator('[data-error-for="/inference/serving/requests_per_s"]');
+    await message.waitFor({ state: 'visible' });
+    expect(await message.textContent()).toContain('outside the accepted range');
+    await setField(page, '/inference/serving/requests_per_s', '3');
+    await settled(page);
+    expect(await message.isVisible()).toBe(false);
+    expect((await metrics(page))['serving.ttft_s.mean']).toBe(String(predict({ ...scenario, inference: { ...scenario.inference, serving: { ...scenario.inference.serving, requests_per_s: 3 } } }).serving.ttft_s.mean));
+    await page.close();
+  });
+
   test('a share link round trips: the same numbers in a new page; copy-link copies it', async () => {
     const page = await site.page();
     await page.goto(`${site.origin}/`);

@@ -5,13 +5,14 @@ import { createEngine } from './engine/client';
 import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
 import { decodeFragment, encodeFragment } from './codec/url';
 import { restoreScenario } from './codec/restore';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec } from './charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
 import { chartCard } from './ui/chartcard';
 import { h } from './ui/dom';
 import { createEditor, type Scenario } from './ui/editor';
 import { download, fileStem, toCsv, toJson } from './ui/export';
 import { createHfImport } from './ui/hfimport';
 import { renderResults, type Shown } from './ui/results';
+import { createServingSweep } from './ui/serving';
 import { createSearchView } from './ui/search';
 import { createStudiesView } from './ui/studies';
 import { clone } from './state/pointer';
@@ -92,6 +93,12 @@ const chartTime = chartCard('chart-time', 'Time breakdown', stem, notify);
 const chartTimeInf = chartCard('chart-time-inference', 'Inference time breakdown', stem, notify);
 const chartMemory = chartCard('chart-memory', 'Memory per device', stem, notify);
 const chartRoofline = chartCard('chart-roofline', 'Roofline', stem, notify);
+const chartServingCurve = chartCard('chart-serving-curve', 'Serving: latency against throughput', stem, notify);
+const chartServingTimeline = chartCard('chart-serving-timeline', 'Serving: requests over time', stem, notify);
+chartServingCurve.el.hidden = chartServingTimeline.el.hidden = true;
+const servingSweep = createServingSweep(engine, chartServingCurve);
+/** The scenario whose rate sweep is drawn (a sweep runs again only when the scenario changes). */
+let sweptFragment = '';
 
 const hf = createHfImport((model) => {
   const s = clone(editor.scenario());
@@ -141,7 +148,7 @@ app.replaceChildren(
     'main',
     { id: 'estimate', class: 'layout' },
     h('div', { class: 'left' }, h('h2', null, 'Scenario'), editor.el, hf),
-    h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartTime.el, chartTimeInf.el, chartMemory.el, chartRoofline.el),
+    h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartMemory.el, chartRoofline.el),
   ),
   searchView,
   studiesView.el,
@@ -231,6 +238,19 @@ function renderCharts(): void {
   if (tt && it) chartTimeInf.set(it);
   chartMemory.set(memorySpec(p));
   chartRoofline.set(rooflineSpec(p, resolved), 'The roofline shows the inference operators: switch on an inference workload.');
+  const timeline = servingTimelineSpec(p);
+  chartServingTimeline.el.hidden = timeline === null;
+  if (timeline) chartServingTimeline.set(timeline);
+  if (!p.serving) {
+    sweptFragment = '';
+    servingSweep.clear();
+  } else {
+    const key = JSON.stringify(current.scenario);
+    if (key !== sweptFragment) {
+      sweptFragment = key;
+      servingSweep.run(current.scenario, p.serving.slo);
+    }
+  }
 }
 
 // ---- Actions ------------------------------------------------------------------------------------

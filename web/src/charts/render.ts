@@ -169,6 +169,10 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
     }),
   ];
   if (!spec.xCategorical) marks.unshift(Plot.line(spec.points, { x: 'x', y: 'y', stroke: 'series' }));
+  for (const r of spec.rules ?? []) {
+    marks.push(Plot.ruleY([r.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
+    marks.push(Plot.text([r.value], { y: (d: number) => d, frameAnchor: 'left', text: () => `${r.label} ${yFmt(r.value)}`, dy: -6, dx: 4, fill: CAPACITY_COLOR, textAnchor: 'start' }));
+  }
   const svg = Plot.plot({
     width,
     height: Math.round(Math.min(400, Math.max(240, width * 0.5))) + Math.round(longest * 4.5),
@@ -181,8 +185,12 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
     color: { domain: series, range },
     marks,
   });
-  const lg = series.length > 1 ? legend(series, range) : undefined;
+  let lg = series.length > 1 ? legend(series, range) : undefined;
   if (lg && spec.seriesLabel) lg.prepend(h('li', null, `${spec.seriesLabel}:`));
+  if (spec.note) {
+    lg ??= legend([], []);
+    lg.append(h('li', { class: 'note' }, spec.note));
+  }
   return { svg, legend: lg };
 }
 

@@ -69,6 +69,10 @@ export interface LineChartSpec {
   /** The column the series are named after (legend title), if any. */
   seriesLabel?: string;
   points: Array<{ x: number | string; y: number; series: string }>;
+  /** Horizontal reference lines (objectives), in the y unit. */
+  rules?: Array<{ value: number; label: string }>;
+  /** A line under the chart (what it was computed from). */
+  note?: string;
 }
 
 export type ChartSpec = BarChartSpec | RooflineSpec | ScatterSpec | LineChartSpec;
@@ -328,3 +332,63 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
     points,
   };
 }
+
+/** One point of a serving rate sweep (ui/serving.ts). */
+export interface SweepPoint {
+  rate: number;
+  throughput: number;
+  ttft_p90: number;
+  tpot_p90: number;
+  goodput: number;
+}
+
+/** The serving simulation's steps of the first replica over time: sequences running and waiting. */
+export function servingTimelineSpec(p: Prediction): LineChartSpec | null {
+  const tl = p.serving?.timeline;
+  if (!tl || tl.length < 2) return null;
+  const points: LineChartSpec['points'] = [];
+  for (const x of tl) {
+    points.push({ x: x.t_s, y: x.running, series: 'running (in the batch)' });
+    points.push({ x: x.t_s, y: x.waiting, series: 'waiting (queued)' });
+  }
+  return {
+    kind: 'lines',
+    title: 'Serving: requests in the batch and in the queue over time (first replica)',
+    xLabel: 'time since the first arrival',
+    yLabel: 'requests',
+    xCategorical: false,
+    unit: '',
+    xUnit: 's',
+    logX: false,
+    logY: false,
+    points,
+  };
+}
+
+/** Latency (p90 TTFT and TPOT) against deployment throughput over a sweep of request rates. */
+export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tpot_s: number; percentile: number } | undefined, ms?: number): LineChartSpec | null {
+  if (points.length === 0) return null;
+  const out: LineChartSpec['points'] = [];
+  for (const q of points) {
+    out.push({ x: q.throughput, y: q.ttft_p90, series: 'time to first token, p90' });
+    out.push({ x: q.throughput, y: q.tpot_p90, series: 'time per output token, p90' });
+  }
+  const rules: Array<{ value: number; label: string }> = [];
+  if (slo && slo.ttft_s > 0) rules.push({ value: slo.ttft_s, label: 'TTFT objective' });
+  if (slo && slo.tpot_s > 0) rules.push({ value: slo.tpot_s, label: 'TPOT objective' });
+  return {
+    kind: 'lines',
+    title: 'Serving: latency against throughput as the request rate grows',
+    xLabel: 'output tokens/s (deployment)',
+    yLabel: 'latency',
+    xCategorical: false,
+    unit: 's',
+    xUnit: 'tokens/s',
+    logX: false,
+    logY: true,
+    points: out,
+    rules,
+    note: `${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.`,
+  };
+}
+

@@ -62,8 +62,10 @@ export function defaultOf(node: JsonSchema | null, norm?: unknown): unknown {
 }
 
 /** What input a value needs: whole numbers, numbers, one of a list, a switch or text. */
-export function inputKind(node: JsonSchema | null): 'int' | 'number' | 'select' | 'check' | 'text' {
+export function inputKind(node: JsonSchema | null): 'int' | 'number' | 'select' | 'check' | 'text' | 'json' {
   if (!node) return 'text';
+  // A value of several forms (a number, an object or a list): typed as a number or as JSON.
+  if (node.oneOf) return 'json';
   if (node.enum) return 'select';
   if (node.type === 'integer') return 'int';
   if (node.type === 'number') return 'number';

@@ -16,7 +16,7 @@ import { clone, fieldForError, getPointer, setPointer } from '../state/pointer';
 import { defaultOf, enumValues, inputKind, isRequired, schemaAt } from '../state/schema';
 import { h, uid } from './dom';
 
-type Kind = 'int' | 'number' | 'select' | 'check' | 'text';
+type Kind = 'int' | 'number' | 'select' | 'check' | 'text' | 'json';
 type PresetPicker = 'models' | 'systems' | 'devices';
 type Input = HTMLInputElement | HTMLSelectElement;
 
@@ -105,6 +105,18 @@ interface ObjectGroup {
   first?: (effective: (path: string) => unknown) => Record<string, unknown>;
 }
 
+/** The inference block's nested objects: continuous-batching serving and its objectives. */
+const INFERENCE_OBJECTS: ObjectGroup[] = [
+  {
+    path: '/inference/serving',
+    title: 'Serving (continuous batching)',
+    toggle: 'Serve a stream of requests',
+    // The page's starting point: a Poisson stream of 500 requests at 4 per second.
+    first: () => ({ arrival: 'poisson', requests_per_s: 4, num_requests: 500 }),
+  },
+  { path: '/inference/serving/slo', title: 'Service-level objectives' },
+];
+
 const MODEL_OBJECTS: ObjectGroup[] = [
   { path: '/model/attention', title: 'Attention variant' },
   {
@@ -115,6 +127,8 @@ const MODEL_OBJECTS: ObjectGroup[] = [
     first: (effective) => ({ experts: 8, top_k: 2, expert_ffn_hidden: effective('/model/ffn_hidden') }),
   },
 ];
+
+const OBJECT_GROUPS: ObjectGroup[] = [...MODEL_OBJECTS, ...INFERENCE_OBJECTS];
 
 /** Words of a schema key for its label: "expert_ffn_hidden" -> "Expert FFN hidden". */
 const ACRONYMS: Record<string, string> = { ffn: 'FFN', kv: 'KV', qk: 'QK', lora: 'LoRA', moe: 'MoE', mla: 'MLA', nope: 'no-PE', rope: 'RoPE', v: 'V', q: 'Q' };
@@ -215,6 +229,17 @@ function parseInput(f: Field, input: Input): { ok: true; value: unknown } | { ok
     return { ok: true, value: f.numeric ? Number(raw) : raw };
   }
   if (f.kind === 'text') return { ok: true, value: raw === '' && f.optional ? undefined : raw };
+  if (f.kind === 'json') {
+    if (raw === '') return f.optional ? { ok: true, value: undefined } : { ok: false, message: 'Enter a value.' };
+    const n = Number(raw.replace(/_/g, ''));
+    if (Number.isFinite(n)) return { ok: true, value: n };
+    if (raw === 'inf') return { ok: true, value: raw };
+    try {
+      return { ok: true, value: JSON.parse(raw) as unknown };
+    } catch {
+      return { ok: false, message: `"${raw}" is neither a number nor JSON (for example {"mean": 500, "max": 4000}).` };
+    }
+  }
   if (raw === '') return f.optional ? { ok: true, value: undefined } : { ok: false, message: 'Enter a number.' };
   const x = Number(raw.replace(/_/g, ''));
   if (!Number.isFinite(x)) return { ok: false, message: `"${raw}" is not a number.` };
@@ -326,6 +351,7 @@ class ScenarioEditor implements Editor {
     parallelBox.append(h('div', { class: 'hint-row' }, this.hint, this.fixBtn));
     this.trainingBox = this.group('Training', null, TRAINING_FIELDS);
     this.inferenceBox = this.group('Inference', null, INFERENCE_FIELDS);
+    this.inferenceBox.append(...INFERENCE_OBJECTS.map((g) => this.objectGroup(g)));
     this.el.replaceChildren(nameField, this.general, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox);
   }
 
@@ -399,6 +425,9 @@ class ScenarioEditor implements Editor {
       if (path === '/model/moe/shared_expert_ffn_hidden') return this.effective('/model/moe/expert_ffn_hidden');
       if (path === '/model/moe/imbalance') return this.effective('/model/moe/router_balance') === 'balanced' ? 1 : 1.2;
     }
+    // Request lengths default to the static batch's (schema: "Default: the inference block's ...").
+    if (path === '/inference/serving/input_len') return this.effective('/inference/prompt_len');
+    if (path === '/inference/serving/output_len') return this.effective('/inference/output_len');
     if (path === '/parallel/sequence_parallel') {
       const tp = this.effective('/parallel/tp');
       return typeof tp === 'number' && tp > 1;
@@ -435,7 +464,7 @@ class ScenarioEditor implements Editor {
     if (this.localErrors.has(path)) return;
     const v = this.shown(path);
     if (f.kind === 'check') (input as HTMLInputElement).checked = v === true;
-    else input.value = v === undefined || v === null ? '' : String(v);
+    else input.value = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
 
   // ---- Editing ----------------------------------------------------------------------------------
@@ -459,7 +488,7 @@ class ScenarioEditor implements Editor {
   private async apply(path: string, value: unknown): Promise<void> {
     if (path === '/model' || path === '/system' || path === '/system/device') return this.pick(path, value);
     if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
-    if (this.objectBoxes.has(path)) return this.switchObject(MODEL_OBJECTS.find((g) => g.path === path)!, value === true);
+    if (this.objectBoxes.has(path)) return this.switchObject(OBJECT_GROUPS.find((g) => g.path === path)!, value === true);
     this.inlineFor(path);
     if (value !== undefined) this.createObjectFor(path);
     setPointer(this.current, path, value);
@@ -515,7 +544,8 @@ class ScenarioEditor implements Editor {
    * values in effect (attention's type as kv_heads implies), so the edit alone is not an error.
    */
   private createObjectFor(path: string): void {
-    const g = MODEL_OBJECTS.find((o) => path.startsWith(`${o.path}/`));
+    // The innermost group holding the path (serving's objectives sit inside serving).
+    const g = [...OBJECT_GROUPS].reverse().find((o) => path.startsWith(`${o.path}/`));
     if (!g || getPointer(this.current, g.path) !== undefined) return;
     const obj: Record<string, unknown> = {};
     for (const key of schemaAt(this.schema, g.path)?.required ?? []) {

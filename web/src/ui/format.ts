@@ -3,7 +3,7 @@
 // functions, unit-tested in test/ui/format.test.ts.
 
 /** Kinds of quantity the page displays; each has its own unit ladder. */
-export type Quantity = 'seconds' | 'bytes' | 'flops' | 'flop_rate' | 'tokens_rate' | 'ratio' | 'count' | 'bool' | 'intensity' | 'params';
+export type Quantity = 'seconds' | 'bytes' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'count' | 'bool' | 'intensity' | 'params';
 
 /** `x` with `digits` significant digits, without trailing zeros or exponent for usual sizes. */
 export function sig(x: number, digits = 3): string {
@@ -87,6 +87,8 @@ export function formatValue(x: unknown, q: Quantity): string {
       return siPrefix(x, 'FLOP/s');
     case 'tokens_rate':
       return `${siPrefix(x, '').trim()} tokens/s`;
+    case 'requests_rate':
+      return `${sig(x)} requests/s`;
     case 'ratio':
       return formatPercent(x);
     case 'intensity':

@@ -486,3 +486,126 @@ export function explain(def: MetricDef, c: ExplainContext): Explanation | null {
     return null;
   }
 }
+
+/** The serving stream of the resolved scenario, in words. */
+function servingInputs(c: ExplainContext): Array<[string, string]> {
+  const sv = c.scenario?.inference?.serving;
+  const v = c.prediction.serving;
+  if (!sv || !v) return [];
+  const len = (x: unknown): string => (typeof x === 'number' ? `${x} tokens` : JSON.stringify(x));
+  const rate = sv.arrival === 'poisson' ? `Poisson, ${String(sv.requests_per_s)} requests/s` : sv.arrival === 'closed' ? `closed loop of ${String(sv.concurrency)} clients` : 'all at once (offline)';
+  return [
+    ['arrival', rate],
+    ['requests', String(v.completed)],
+    ['prompt', len(sv.input_len)],
+    ['output', len(sv.output_len)],
+    ['replicas × devices', `${v.replicas} × ${v.devices / Math.max(1, v.replicas)}`],
+    ['max_batch / max_num_tokens', `${v.max_batch} / ${v.max_num_tokens}`],
+    ['KV admission', String(sv.kv_admission)],
+  ];
+}
+
+const SIM = 'Continuous batching simulated step by step: every step each running request decodes one token or prefills its next prompt chunk, then waiting requests are admitted while sequences, the token budget and free KV blocks allow; each step costs the engine’s step time for that mix (Yu et al. 2022 “Orca”; Kwon et al. 2023 “vLLM”; Agrawal et al. 2024 “Sarathi-Serve”)';
+
+function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s', stat: 'mean' | 'p90' | 'p99', label: string, about: string, formula: string): MetricDef {
+  return {
+    path: `serving.${key}.${stat}`,
+    label,
+    q: 'seconds',
+    better: 'lower',
+    about,
+    explain: (c) => ({
+      formula: `${formula}; ${stat === 'mean' ? 'the mean' : `the ${stat.slice(1)}th percentile (linear between ranks)`} over the completed requests`,
+      inputs: [
+        ['mean', f(c.prediction.serving?.[key]?.mean, 'seconds')],
+        ['p50', f(c.prediction.serving?.[key]?.p50, 'seconds')],
+        ['p90', f(c.prediction.serving?.[key]?.p90, 'seconds')],
+        ['p99', f(c.prediction.serving?.[key]?.p99, 'seconds')],
+        ...servingInputs(c),
+      ],
+      source: SIM,
+    }),
+  };
+}
+
+export const SERVING_METRICS: MetricDef[] = [
+  {
+    path: 'serving.output_tokens_per_s',
+    label: 'Output tokens/s (deployment)',
+    q: 'tokens_rate',
+    better: 'higher',
+    about: 'Generated tokens per second of the whole deployment.',
+    explain: (c) => ({
+      formula: 'throughput = generated tokens of all requests / (last completion − first arrival)',
+      inputs: [['duration', f(c.prediction.serving?.duration_s, 'seconds')], ...servingInputs(c)],
+      source: SIM,
+    }),
+  },
+  {
+    path: 'serving.output_tokens_per_s_per_gpu',
+    label: 'Output tokens/s per GPU',
+    q: 'tokens_rate',
+    better: 'higher',
+    explain: (c) => ({
+      formula: 'per GPU = output tokens/s / devices',
+      inputs: [
+        ['output tokens/s', f(c.prediction.serving?.output_tokens_per_s, 'tokens_rate')],
+        ['devices', String(c.prediction.serving?.devices ?? '?')],
+      ],
+    }),
+  },
+  {
+    path: 'serving.requests_per_s',
+    label: 'Requests/s served',
+    q: 'requests_rate',
+    better: 'higher',
+    explain: (c) => ({
+      formula: 'requests/s = completed requests / (last completion − first arrival)',
+      inputs: [
+        ['completed', String(c.prediction.serving?.completed ?? '?')],
+        ['duration', f(c.prediction.serving?.duration_s, 'seconds')],
+      ],
+    }),
+  },
+  {
+    path: 'serving.goodput_requests_per_s',
+    label: 'Goodput',
+    q: 'requests_rate',
+    better: 'higher',
+    about: 'Requests per second that meet both objectives (all of them without objectives).',
+    explain: (c) => ({
+      formula: 'goodput = requests with TTFT ≤ slo.ttft_s and TPOT ≤ slo.tpot_s / duration',
+      inputs: [
+        ['slo.ttft_s', c.prediction.serving?.slo ? f(c.prediction.serving.slo.ttft_s, 'seconds') : 'none'],
+        ['slo.tpot_s', c.prediction.serving?.slo ? f(c.prediction.serving.slo.tpot_s, 'seconds') : 'none'],
+        ['duration', f(c.prediction.serving?.duration_s, 'seconds')],
+      ],
+    }),
+  },
+  latencyMetric('ttft_s', 'mean', 'Time to first token, mean', 'From arrival to the first token: waiting for admission plus the prompt’s prefill chunks.', 'TTFT = end of the step that prefills the prompt’s last chunk − arrival'),
+  latencyMetric('ttft_s', 'p90', 'Time to first token, p90', '', 'TTFT = end of the step that prefills the prompt’s last chunk − arrival'),
+  latencyMetric('tpot_s', 'mean', 'Time per output token, mean', 'Inter-token latency: each later token waits one step of the whole batch.', 'TPOT = (last token − first token) / (output − 1), per request'),
+  latencyMetric('tpot_s', 'p90', 'Time per output token, p90', '', 'TPOT = (last token − first token) / (output − 1), per request'),
+  latencyMetric('e2e_latency_s', 'p90', 'End-to-end latency, p90', '', 'e2e = last token − arrival'),
+  {
+    path: 'serving.mean_batch',
+    label: 'Mean batch',
+    q: 'count',
+    about: 'Sequences per step, averaged over time, per replica.',
+    explain: (c) => ({
+      formula: 'mean batch = Σ (sequences in the step × step time) / Σ step time',
+      inputs: [['steps', String(c.prediction.serving?.steps ?? '?')], ['max_batch', String(c.prediction.serving?.max_batch ?? '?')]],
+      source: SIM,
+    }),
+  },
+  {
+    path: 'serving.kv_utilisation',
+    label: 'KV cache in use',
+    q: 'ratio',
+    explain: (c) => ({
+      formula: 'time-weighted share of the KV blocks claimed; capacity = memory × gpu_memory_utilization − weights − one max_num_tokens prefill workspace',
+      inputs: [['capacity', `${(c.prediction.serving?.kv_capacity_tokens ?? 0).toLocaleString('en-US')} tokens per replica`], ['preemptions', String(c.prediction.serving?.preemptions ?? '?')]],
+    }),
+  },
+];
+

@@ -1,0 +1,109 @@
+// The serving block of the results (inference.serving): what the simulation did in words, the
+// latency percentiles as a table (also the text alternative of the charts), the objectives'
+// verdict, and the latency-against-throughput curve over a sweep of request rates, computed by
+// the engine in the worker after the headline numbers are on screen.
+import type { Prediction } from '../engine/types';
+import type { Engine } from '../engine/client';
+import { servingCurveSpec, type SweepPoint } from '../charts/specs';
+import type { ChartCard } from './chartcard';
+import { h } from './dom';
+import { formatSeconds } from './format';
+
+type Serving = NonNullable<Prediction['serving']>;
+
+/** The block's opening: the run in words, the percentile table and the objectives' verdict. */
+export function servingIntro(v: Serving): HTMLElement {
+  const rows: Array<[string, Serving['ttft_s']]> = [
+    ['Time to first token', v.ttft_s],
+    ['Time per output token', v.tpot_s],
+    ['End-to-end latency', v.e2e_latency_s],
+  ];
+  const table = h(
+    'table',
+    { class: 'percentiles', 'data-testid': 'serving-percentiles' },
+    h('caption', null, 'Latency over the completed requests'),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'metric'), ...['mean', 'p50', 'p90', 'p99'].map((k) => h('th', { scope: 'col' }, k)))),
+    h(
+      'tbody',
+      null,
+      ...rows.map(([name, l]) =>
+        h('tr', null, h('th', { scope: 'row' }, name), ...(['mean', 'p50', 'p90', 'p99'] as const).map((k) => h('td', { 'data-value': String(l[k]) }, formatSeconds(l[k])))),
+      ),
+    ),
+  );
+  const slo = v.slo
+    ? h(
+        'p',
+        { class: `fit ${v.slo.met ? 'ok' : 'bad'}`, 'data-testid': 'serving-slo', 'data-value': String(v.slo.met) },
+        h('strong', null, v.slo.met ? 'Objectives met' : 'Objectives missed'),
+        ` at p${v.slo.percentile}: TTFT ${formatSeconds(v.slo.ttft_at_percentile)}${v.slo.ttft_s > 0 ? ` (objective ${formatSeconds(v.slo.ttft_s)})` : ''}, TPOT ${formatSeconds(v.slo.tpot_at_percentile)}${v.slo.tpot_s > 0 ? ` (objective ${formatSeconds(v.slo.tpot_s)})` : ''}.`,
+      )
+    : null;
+  const words = `${v.completed.toLocaleString('en-US')} requests simulated on ${v.replicas} replica${v.replicas === 1 ? '' : 's'} (${v.devices} devices) in ${v.steps.toLocaleString('en-US')} scheduler steps: each step the running requests decode one token or prefill their next prompt chunk, and waiting requests join while at most ${v.max_batch} sequences, ${v.max_num_tokens.toLocaleString('en-US')} tokens per step and the free KV blocks allow (${v.kv_capacity_tokens.toLocaleString('en-US')} tokens per replica${v.preemptions > 0 ? `, ${v.preemptions} preemptions` : ''}).${v.kv_transfer_s > 0 ? ` Prefill and decode run on separate pools; handing a prompt’s KV cache over takes ${formatSeconds(v.kv_transfer_s)} on average.` : ''}`;
+  return h('div', null, h('p', { class: 'intro' }, words), slo, table);
+}
+
+/** A scenario with a Poisson rate and fewer requests, for one point of the sweep. */
+function atRate(s: Record<string, unknown>, rate: number | 'offline', requests: number): Record<string, unknown> {
+  const c = structuredClone(s);
+  const inf = c.inference as Record<string, unknown>;
+  const sv = { ...(inf.serving as Record<string, unknown>) };
+  delete sv.concurrency;
+  delete sv.requests_per_s;
+  delete sv.disaggregated;
+  sv.num_requests = requests;
+  if (rate === 'offline') sv.arrival = 'offline';
+  else {
+    sv.arrival = 'poisson';
+    sv.requests_per_s = rate;
+  }
+  inf.serving = sv;
+  return c;
+}
+
+export interface ServingSweep {
+  /** Sweeps the rates of `scenario` (with inference.serving) and draws the curve; a newer call cancels an older one. */
+  run(scenario: Record<string, unknown>, slo: Serving['slo'] | undefined): void;
+  clear(): void;
+}
+
+/**
+ * Latency against throughput over 20 request rates, from 5% to 150% of what the deployment
+ * serves with every request present at once (each point a Poisson stream of `requests`).
+ */
+export function createServingSweep(engine: Engine, card: ChartCard, requests = 300): ServingSweep {
+  let generation = 0;
+  return {
+    clear() {
+      generation += 1;
+      card.el.hidden = true;
+    },
+    run(scenario, slo) {
+      const my = ++generation;
+      card.el.hidden = false;
+      card.set(null, 'Sweeping request rates…');
+      void (async () => {
+        const t0 = performance.now();
+        const cap = await engine.predict(atRate(scenario, 'offline', requests));
+        if (my !== generation) return;
+        if (!cap.ok || !cap.value.serving) return card.set(null, cap.ok ? 'No serving result.' : `The sweep could not run: ${cap.error.message}`);
+        const capacity = cap.value.serving.requests_per_s;
+        const points: SweepPoint[] = [];
+        for (let i = 0; i < 20; i += 1) {
+          const rate = capacity * 0.05 * Math.pow(30, i / 19);
+          const r = await engine.predict(atRate(scenario, rate, requests));
+          if (my !== generation) return;
+          if (!r.ok || !r.value.serving) continue;
+          const v = r.value.serving;
+          points.push({ rate, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, goodput: v.goodput_requests_per_s });
+        }
+        const ms = Math.round(performance.now() - t0);
+        card.set(servingCurveSpec(points, slo, ms));
+        card.el.dataset.sweepMs = String(ms);
+        card.el.dataset.points = String(points.length);
+      })();
+    },
+  };
+}
+
+
