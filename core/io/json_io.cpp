@@ -9,6 +9,7 @@
 #include "io/presets.h"
 #include "io/reader.h"
 #include "io/technology_io.h"
+#include "io/uncertainty.h"
 
 namespace optimus {
 
@@ -1031,7 +1032,15 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
   ojson w = ojson::array();
   for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
   j["warnings"] = w;
-  (void)s;
+  const io::Regimes r = io::regimes_of(s, p);
+  ojson rj = ojson::object();
+  for (const auto& [k, v] : {std::pair{"training", &r.training},
+                             {"inference", &r.inference},
+                             {"serving", &r.serving},
+                             {"memory", &r.memory}})
+    if (!v->empty()) rj[k] = *v;
+  j["regime"] = rj;
+  j["uncertainty"] = io::uncertainty_json(s, p);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

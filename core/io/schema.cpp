@@ -1021,28 +1021,49 @@ nlohmann::ordered_json prediction_schema() {
   ojson j;
   j["$schema"] = kDraft;
   j["$id"] = "urn:optimus:prediction";
-  Node root = output(
-                  {
-                      {"training", ref("training")},
-                      {"inference", ref("inference")},
-                      {"serving", ref("serving").desc("When the scenario has inference.serving.")},
-                      {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
-                      {"params",
-                       output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
-                               {"active", amount()
-                                              .desc("Parameters one token passes through: the routed "
-                                                    "experts count top_k / experts of theirs.")
-                                              .unit("parameters")},
-                               {"moe_layers",
-                                count().desc("Layers with a mixture-of-experts FFN (0 for a dense model).")}})
-                           .desc("Parameter counts of the whole model.")},
-                      {"warnings",
-                       array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
-                                    .title("Warning"))},
-                  },
-                  {"training", "inference", "serving"})
-                  .title("Prediction")
-                  .desc("The output of optimus predict --json.");
+  Node root =
+      output(
+          {
+              {"training", ref("training")},
+              {"inference", ref("inference")},
+              {"serving", ref("serving").desc("When the scenario has inference.serving.")},
+              {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
+              {"params",
+               output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
+                       {"active", amount()
+                                      .desc("Parameters one token passes through: the routed "
+                                            "experts count top_k / experts of theirs.")
+                                      .unit("parameters")},
+                       {"moe_layers",
+                        count().desc("Layers with a mixture-of-experts FFN (0 for a dense model).")}})
+                   .desc("Parameter counts of the whole model.")},
+              {"warnings",
+               array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
+                            .title("Warning"))},
+              {"regime",
+               object({{"training", text()}, {"inference", text()}, {"serving", text()}, {"memory", text()}})
+                   .desc("The accuracy regime of each workload (training/dense/earlier, "
+                         "training/moe/fp4-generation, inference/eager, inference/graphs, serving, "
+                         "memory/training, ...): what the uncertainty bands are fitted by.")},
+              {"uncertainty",
+               node({{"type", "object"},
+                     {"additionalProperties",
+                      output({{"low", amount()},
+                              {"high", amount()},
+                              {"regime", text().desc("The regime whose band applies (a parent when "
+                                                     "the scenario's own has too few rows).")},
+                              {"cases", count().desc("Validation rows the band is fitted on.")}})
+                          .title("Band")
+                          .json()}})
+                   .desc("80% bands of the headline numbers, keyed by their dotted output path "
+                         "(training.iteration_time_s, inference.ttft_s, serving.output_tokens_per_s, "
+                         "memory.per_device_bytes.total, ...): the 10th-90th percentile of measured / "
+                         "predicted over the validation rows of the scenario's regime "
+                         "(presets/uncertainty/bands.json, scripts/fit_uncertainty.py).")},
+          },
+          {"training", "inference", "serving"})
+          .title("Prediction")
+          .desc("The output of optimus predict --json.");
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
   j["$defs"] = {{"training", training_output_schema().json()},

@@ -4,11 +4,15 @@
 // regression fails the run. Targets that are not met yet are stated next to each gate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -302,6 +306,140 @@ TEST(Validation, ServingPublic) {
   EXPECT_LE(tput.mean, 0.15);
   EXPECT_LE(ttft.mean, 0.25);
   EXPECT_LE(tpot.mean, 0.25);
+}
+
+// Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and
+// 90th percentiles of ln(measured / predicted) (time sense) over every validation row
+// (scripts/fit_uncertainty.py). Checked here: (1) the shipped bands, as the engine writes them
+// into each prediction, hold about 80% of those rows; (2) out of sample, leaving each source out
+// in turn (its rows' bands fitted on the other sources, with the same parent fallback below 8
+// cases), 70-90% of the held-out rows' measured values fall inside: what a user's unseen run
+// should see. Over all sources that share is lower (65% at this commit): the two serving
+// sources and the MoE summaries differ more from each other than the bands allow. The
+// unoptimised PyTorch baseline rows and the contradictory NeMo 13B rows are left out, as in the
+// accuracy gates. Measured at this commit: see the printed table (README, "Uncertainty").
+struct Residual {
+  std::string set, group, regime;
+  double r = 0;  // ln(measured / predicted), time sense
+  bool inside = false;
+  double width = 0;  // high / low of the shipped band
+};
+
+std::vector<Residual> residuals() {
+  std::set<std::string> baseline;
+  for (const auto& [id, fw] : inference_frameworks())
+    if (fw.find("baseline") != std::string::npos) baseline.insert(id);
+  std::vector<Residual> out;
+  for (const char* file :
+       {"train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl", "memory_public.jsonl",
+        "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl"}) {
+    std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const json k = json::parse(line);
+      const std::string id = k["id"];
+      if (baseline.count(id.substr(0, id.find(':'))) ||
+          k["group"].get<std::string>().find(", 13B") != std::string::npos)
+        continue;
+      const json p = json::parse(optimus::api::predict(k["scenario"].dump()));
+      if (p.contains("error")) continue;
+      const std::string m = k["metric"];
+      const double predicted = metric(p, m), expected = k["expected"];
+      const std::string last = m.substr(m.rfind('.') + 1);
+      const bool rate =
+          last == "tokens_per_s" || last == "throughput_tokens_per_s" || last == "output_tokens_per_s";
+      Residual x;
+      x.set = file;
+      x.group = k["group"];
+      x.r = std::log(expected / predicted) * (rate ? -1.0 : 1.0);
+      const std::string head = m.substr(0, m.find('.'));
+      if (head == "serving") {
+        const std::string part = m.substr(8, m.find('.', 8) - 8);
+        x.regime = "serving/" + (part.size() > 6 && part.substr(part.size() - 6) == "_per_s"
+                                     ? std::string("throughput")
+                                     : part.substr(0, part.size() - 2));
+      } else {
+        x.regime = p["regime"][head];
+      }
+      if (p["uncertainty"].contains(m)) {
+        const json& b = p["uncertainty"][m];
+        x.inside = expected >= b["low"].get<double>() && expected <= b["high"].get<double>();
+        x.width = b["high"].get<double>() / b["low"].get<double>();
+      }
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+// Whether residual x falls in the band of its regime fitted on `pool` (parents below 8 cases).
+std::optional<bool> inside_band(const Residual& x, const std::vector<const Residual*>& pool) {
+  for (std::string regime = x.regime; !regime.empty();) {
+    std::vector<double> v;
+    for (const Residual* y : pool)
+      if (y->regime == regime || y->regime.rfind(regime + "/", 0) == 0) v.push_back(y->r);
+    if (v.size() >= 8) return x.r >= quantile(v, 0.1) && x.r <= quantile(v, 0.9);
+    const auto slash = regime.rfind('/');
+    regime = slash == std::string::npos ? "" : regime.substr(0, slash);
+  }
+  return std::nullopt;
+}
+
+TEST(Validation, UncertaintyCoverage) {
+  const std::vector<Residual> all = residuals();
+  std::map<std::string, std::array<int, 4>> by_set;  // shipped n, inside; out-of-source n, inside
+  std::map<std::string, std::vector<double>> widths;
+  std::array<int, 4> total{};
+  for (const Residual& x : all) {
+    auto& row = by_set[x.set];
+    if (x.width > 0) {
+      ++row[0];
+      row[1] += x.inside;
+      widths[x.set].push_back(x.width);
+    }
+    std::vector<const Residual*> others;
+    for (const Residual& y : all)
+      if (y.group != x.group) others.push_back(&y);
+    if (auto in = inside_band(x, others)) {
+      ++row[2];
+      row[3] += *in;
+    }
+  }
+  std::printf(
+      "\nUncertainty bands (presets/uncertainty/bands.json): share of measured values inside the 80%% "
+      "band\n");
+  std::printf("%-26s %6s %9s %14s %10s\n", "data set", "cases", "shipped", "source left out", "median x");
+  for (const auto& [set, n] : by_set) {
+    for (int i = 0; i < 4; ++i) total[static_cast<std::size_t>(i)] += n[static_cast<std::size_t>(i)];
+    std::vector<double> w = widths[set];
+    std::sort(w.begin(), w.end());
+    std::printf("%-26s %6d %8.1f%% %13.1f%% %10.3f\n", set.c_str(), n[0], n[0] ? 100.0 * n[1] / n[0] : 0.0,
+                n[2] ? 100.0 * n[3] / n[2] : 0.0, w.empty() ? 0.0 : w[w.size() / 2]);
+  }
+  const double shipped = static_cast<double>(total[1]) / total[0],
+               loso = static_cast<double>(total[3]) / total[2];
+  std::printf("%-26s %6d %8.1f%% %13.1f%%\n", "all", total[0], 100 * shipped, 100 * loso);
+  // The issue's measure: the held-out rows, each band fitted without the row's own source.
+  const auto& th = by_set["train_heldout.jsonl"];
+  const auto& ih = by_set["infer_heldout.jsonl"];
+  const double held_out = static_cast<double>(th[3] + ih[3]) / (th[2] + ih[2]);
+  std::printf("%-26s %6d %23.1f%%\n", "held out, source left out", th[2] + ih[2], 100 * held_out);
+  EXPECT_GT(total[0], 600);
+  EXPECT_NEAR(shipped, 0.8, 0.05);
+  EXPECT_GE(held_out, 0.70);
+  EXPECT_LE(held_out, 0.90);
+  // Over every source (serving has two, so leaving one out leaves the other): reported, and
+  // held to not falling further.
+  EXPECT_GE(loso, 0.60);
 }
 
 }  // namespace

@@ -187,6 +187,11 @@ describe('the built page', () => {
     for (const [path, value] of Object.entries(shown)) expect(value, `data-metric="${path}"`).toBe(String(at(expected, path)));
     const block = page.locator('[data-testid="serving"]');
     expect(await block.locator('h3').textContent()).toBe('Serving (continuous batching)');
+    // Each headline number carries its 80% band from the engine.
+    const band = block.locator('[data-band-metric="serving.output_tokens_per_s"]');
+    expect(await band.getAttribute('data-low')).toBe(String(expected.uncertainty['serving.output_tokens_per_s'].low));
+    expect(await band.getAttribute('data-high')).toBe(String(expected.uncertainty['serving.output_tokens_per_s'].high));
+    expect(await band.textContent()).toContain('80% range');
     const cells = await block.locator('[data-testid="serving-percentiles"] td').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
     expect(cells.slice(0, 4)).toEqual(['mean', 'p50', 'p90', 'p99'].map((k) => String(expected.serving.ttft_s[k])));
     expect(await block.locator('[data-testid="serving-slo"]').getAttribute('data-value')).toBe(String(expected.serving.slo.met));

@@ -879,6 +879,32 @@ export interface Prediction {
     moe_layers: number;
   };
   warnings: Warning[];
+  /**
+   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving, memory/training, ...): what the uncertainty bands are fitted by.
+   */
+  regime: {
+    training?: string;
+    inference?: string;
+    serving?: string;
+    memory?: string;
+  };
+  /**
+   * 80% bands of the headline numbers, keyed by their dotted output path (training.iteration_time_s, inference.ttft_s, serving.output_tokens_per_s, memory.per_device_bytes.total, ...): the 10th-90th percentile of measured / predicted over the validation rows of the scenario's regime (presets/uncertainty/bands.json, scripts/fit_uncertainty.py).
+   */
+  uncertainty: {
+    [k: string]: {
+      low: number;
+      high: number;
+      /**
+       * The regime whose band applies (a parent when the scenario's own has too few rows).
+       */
+      regime: string;
+      /**
+       * Validation rows the band is fitted on.
+       */
+      cases: number;
+    };
+  };
 }
 export interface TrainingResult {
   /**

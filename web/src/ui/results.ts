@@ -19,7 +19,15 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
   const v = getPath(cur.prediction, def.path);
   if (v === undefined || v === null) return null;
   const value = h('span', { class: v === false ? 'value bad' : 'value', 'data-metric': def.path, 'data-value': String(v) }, formatValue(v, def.q));
-  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value, def.about ? h('p', { class: 'about' }, def.about) : null);
+  const band = cur.prediction.uncertainty?.[def.path];
+  const range = band
+    ? h(
+        'div',
+        { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of the published measurements in the regime ${band.regime} (${band.cases} rows) fell in this range around the prediction; scripts/fit_uncertainty.py` },
+        `80% range ${formatValue(band.low, def.q)} – ${formatValue(band.high, def.q)}`,
+      )
+    : null;
+  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value, range, def.about ? h('p', { class: 'about' }, def.about) : null);
   if (pinned) {
     const pv = getPath(pinned.prediction, def.path);
     if (typeof pv === 'number' && typeof v === 'number') {

@@ -1,0 +1,108 @@
+#include "io/uncertainty.h"
+
+#include <cmath>
+#include <string>
+
+#include "base/math.h"
+#include "io/presets.h"
+
+namespace optimus::io {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// A band: quantiles of ln(measured / predicted) for time-like values (a time, a latency, bytes);
+// a rate is the inverse of a time, so its band uses the negated quantiles.
+struct Band {
+  double lo = 0, hi = 0;
+  std::int64_t cases = 0;
+  std::string regime;
+};
+
+const nlohmann::json& bands() {
+  static const nlohmann::json b = [] {
+    const std::string_view text = preset_json("uncertainty", "bands");
+    return text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text);
+  }();
+  return b;
+}
+
+// The band of `regime`, else of its nearest parent that has enough cases.
+std::optional<Band> band_for(std::string regime) {
+  const nlohmann::json& b = bands();
+  if (!b.contains("regimes")) return std::nullopt;
+  const std::int64_t min_cases = b.value("min_cases", 8);
+  while (!regime.empty()) {
+    if (b["regimes"].contains(regime)) {
+      const auto& r = b["regimes"][regime];
+      if (r.value("cases", 0) >= min_cases)
+        return Band{r.at("q_low").get<double>(), r.at("q_high").get<double>(), r.value("cases", 0), regime};
+    }
+    const auto slash = regime.rfind('/');
+    regime = slash == std::string::npos ? "" : regime.substr(0, slash);
+  }
+  return std::nullopt;
+}
+
+void add(ojson& out, const std::string& path, double value, const std::optional<Band>& band, bool rate) {
+  if (!band || !std::isfinite(value)) return;
+  const double lo = rate ? value * portable_exp(-band->hi) : value * portable_exp(band->lo);
+  const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi);
+  out[path] = {{"low", lo}, {"high", hi}, {"regime", band->regime}, {"cases", band->cases}};
+}
+
+}  // namespace
+
+Regimes regimes_of(const Scenario& s, const Prediction& p) {
+  Regimes r;
+  // Devices with an fp4 tensor rate (B200, GB200, B300, GB300, MI355X, RTX Pro 6000) are the
+  // 2025 generation, whose published runs the engine predicts less well (README, Accuracy).
+  const bool fp4_generation = s.system.device.peak[static_cast<std::size_t>(Precision::fp4)].value > 0;
+  if (p.training)
+    r.training = std::string("training/") + (s.model.moe ? "moe" : "dense") +
+                 (fp4_generation ? "/fp4-generation" : "/earlier");
+  if (p.inference)
+    r.inference = p.inference->launch_interval.value > 0 ? "inference/eager" : "inference/graphs";
+  if (p.serving) r.serving = "serving";
+  r.memory = p.training ? "memory/training" : "memory/inference";
+  return r;
+}
+
+ojson uncertainty_json(const Scenario& s, const Prediction& p) {
+  ojson out = ojson::object();
+  const Regimes r = regimes_of(s, p);
+  if (p.training) {
+    const auto b = band_for(r.training);
+    const auto& t = *p.training;
+    add(out, "training.iteration_time_s", t.iteration_time.value, b, false);
+    add(out, "training.tokens_per_s", t.tokens_per_s, b, true);
+    add(out, "training.mfu", t.mfu, b, true);
+    if (t.time_to_train) add(out, "training.time_to_train_s", t.time_to_train->value, b, false);
+  }
+  if (p.inference) {
+    const auto b = band_for(r.inference);
+    const auto& i = *p.inference;
+    add(out, "inference.ttft_s", i.ttft.value, b, false);
+    add(out, "inference.tpot_s", i.tpot.value, b, false);
+    add(out, "inference.e2e_latency_s", i.e2e_latency.value, b, false);
+    add(out, "inference.throughput_tokens_per_s", i.throughput_tokens_per_s, b, true);
+  }
+  if (p.serving) {
+    const auto& v = *p.serving;
+    const auto tput = band_for(r.serving + "/throughput");
+    add(out, "serving.output_tokens_per_s", v.output_tokens_per_s, tput, true);
+    add(out, "serving.output_tokens_per_s_per_gpu", v.output_tokens_per_s_per_gpu, tput, true);
+    add(out, "serving.requests_per_s", v.requests_per_s, tput, true);
+    const auto ttft = band_for(r.serving + "/ttft");
+    add(out, "serving.ttft_s.mean", v.ttft.mean, ttft, false);
+    add(out, "serving.ttft_s.p90", v.ttft.p90, ttft, false);
+    const auto tpot = band_for(r.serving + "/tpot");
+    add(out, "serving.tpot_s.mean", v.tpot.mean, tpot, false);
+    add(out, "serving.tpot_s.p90", v.tpot.p90, tpot, false);
+  }
+  add(out, "memory.per_device_bytes.total", p.memory.per_device.total().value, band_for(r.memory), false);
+  return out;
+}
+
+}  // namespace optimus::io
