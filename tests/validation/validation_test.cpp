@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/api.h"
+#include "io/presets.h"
 
 namespace {
 
@@ -433,6 +434,21 @@ TEST(Validation, UncertaintyCoverage) {
   const auto& ih = by_set["infer_heldout.jsonl"];
   const double held_out = static_cast<double>(th[3] + ih[3]) / (th[2] + ih[2]);
   std::printf("%-26s %6d %23.1f%%\n", "held out, source left out", th[2] + ih[2], 100 * held_out);
+  // The shipped bands are the quantiles of these residuals (stale after a model change: rerun
+  // scripts/fit_uncertainty.py).
+  const json bands = json::parse(optimus::preset_json("uncertainty", "bands"));
+  for (const auto& [regime, b] : bands["regimes"].items()) {
+    std::vector<double> v;
+    for (const Residual& x : all)
+      if (x.regime == regime || x.regime.rfind(regime + "/", 0) == 0) v.push_back(x.r);
+    EXPECT_EQ(static_cast<int>(v.size()), b["cases"].get<int>())
+        << regime << ": run scripts/fit_uncertainty.py";
+    if (v.empty()) continue;
+    EXPECT_NEAR(quantile(v, 0.1), b["q_low"].get<double>(), 2e-6)
+        << regime << ": run scripts/fit_uncertainty.py";
+    EXPECT_NEAR(quantile(v, 0.9), b["q_high"].get<double>(), 2e-6)
+        << regime << ": run scripts/fit_uncertainty.py";
+  }
   EXPECT_GT(total[0], 600);
   EXPECT_NEAR(shipped, 0.8, 0.05);
   EXPECT_GE(held_out, 0.70);
