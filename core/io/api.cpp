@@ -10,6 +10,7 @@
 #include "io/reader.h"
 #include "io/schema.h"
 #include "io/study_io.h"
+#include "predict/serving.h"
 #include "search/search.h"
 #include "study/study.h"
 
@@ -42,6 +43,8 @@ std::string validate(std::string_view scenario_json) {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
     if (auto err = validate_plan(*s)) return error_to_json(*err);
+    if (s->inference && s->inference->serving)
+      if (auto err = check_serving(*s)) return error_to_json(*err);
     return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
   } catch (const std::exception& e) {
     return internal_error(e.what());

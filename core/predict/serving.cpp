@@ -429,14 +429,10 @@ Error kv_error(const Pool& pool, std::int64_t tokens, const char* role) {
 
 }  // namespace
 
-Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
+std::optional<Error> check_serving(const Scenario& s) {
   const ServingSpec& sv = *s.inference->serving;
   const bool disaggregated = sv.prefill && sv.decode;
-  ServingPrediction out;
-  out.max_batch = sv.max_batch;
-  out.max_num_tokens = sv.max_num_tokens;
   const std::int64_t longest = sv.input_len.largest() + sv.output_len.largest() - 1;
-
   // A run that cannot take fewer steps than the bound is refused before it starts: every step
   // produces at most max_batch tokens per replica.
   const double replicas_total = d(disaggregated ? sv.decode->replicas : s.parallel.dp);
@@ -448,6 +444,30 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
                           std::to_string(static_cast<std::int64_t>(fewest_steps)) +
                           " scheduler steps (more than " + std::to_string(kMaxServingSteps) +
                           "); simulate fewer requests or shorter outputs");
+  if (!disaggregated) {
+    auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, "");
+    if (!pool) return pool.error();
+    if (pool->bytes_for(longest) > pool->kv_capacity) return kv_error(*pool, longest, "serving");
+    return std::nullopt;
+  }
+  auto pre = make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, "/inference/serving/prefill");
+  if (!pre) return pre.error();
+  auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, "/inference/serving/decode");
+  if (!dec) return dec.error();
+  if (pre->bytes_for(sv.input_len.largest()) > pre->kv_capacity)
+    return kv_error(*pre, sv.input_len.largest(), "prefill");
+  if (dec->bytes_for(longest) > dec->kv_capacity) return kv_error(*dec, longest, "decode");
+  return std::nullopt;
+}
+
+Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
+  const ServingSpec& sv = *s.inference->serving;
+  const bool disaggregated = sv.prefill && sv.decode;
+  ServingPrediction out;
+  out.max_batch = sv.max_batch;
+  out.max_num_tokens = sv.max_num_tokens;
+
+  if (auto err = check_serving(s)) return *err;
   std::vector<Request> reqs = make_requests(sv);
   std::vector<ReplicaRun> runs;
   const auto run_pool = [&](const Pool& pool, Mode mode, std::vector<Request>& all,
@@ -481,7 +501,6 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   if (!disaggregated) {
     auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, "");
     if (!pool) return pool.error();
-    if (pool->bytes_for(longest) > pool->kv_capacity) return kv_error(*pool, longest, "serving");
     out.kv_capacity_tokens =
         static_cast<std::int64_t>(std::max(0.0, pool->kv_capacity / pool->bytes_for(1) * d(pool->block)));
     const std::int64_t clients = sv.arrival == Arrival::closed ? sv.concurrency : 0;
@@ -493,9 +512,6 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     if (!pre) return pre.error();
     auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, "/inference/serving/decode");
     if (!dec) return dec.error();
-    if (pre->bytes_for(sv.input_len.largest()) > pre->kv_capacity)
-      return kv_error(*pre, sv.input_len.largest(), "prefill");
-    if (dec->bytes_for(longest) > dec->kv_capacity) return kv_error(*dec, longest, "decode");
     out.kv_capacity_tokens =
         static_cast<std::int64_t>(std::max(0.0, dec->kv_capacity / dec->bytes_for(1) * d(dec->block)));
     if (auto err = run_pool(*pre, Mode::prefill_only, reqs, 0)) return *err;

@@ -52,6 +52,10 @@ struct ServingPrediction {
   std::vector<ServingStepSample> timeline;
 };
 
+// The checks that need no simulation (run by validate as well as predict): the step bound's lower
+// estimate and a KV budget that holds the longest request in every pool.
+std::optional<Error> check_serving(const Scenario& s);
+
 // Simulates `s.inference->serving`. Errors: a KV budget that holds no request, a run that would
 // need more than the step bound.
 Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings);

@@ -43,6 +43,8 @@ const prediction: Prediction = {
   memory: mem(100 * 2 ** 30, 80 * 2 ** 30),
   params: { total: 7e9, active: 7e9, moe_layers: 0 },
   warnings: [],
+  regime: {},
+  uncertainty: {},
 };
 
 const resolved = { system: { device: { peak_tflops: { bf16: 1000 }, memory: { capacity_GiB: 80, bandwidth_GBps: 2000 } } }, inference: { output_len: 10 } } as unknown as ResolvedScenario;
