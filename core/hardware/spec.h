@@ -129,6 +129,10 @@ struct SoftwareDefaults {
   // network to its expert's rank) or DeepEP / HybridEP ("flex"; DeepSeek's DeepEP README): a token
   // crosses the scale-out network once per destination node and is forwarded over NVLink there.
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  // The inference runtime keeps a KV cache, so a decode step runs one new token per sequence.
+  // Without one (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False)
+  // every step recomputes the whole context so far.
+  bool kv_cache = true;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

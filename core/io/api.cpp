@@ -56,7 +56,8 @@ std::string validate(std::string_view scenario_json) {
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram", "studies"}) {
+    for (const char* k :
+         {"models", "devices", "systems", "scenarios", "technology", "dram", "studies", "software"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
@@ -67,7 +68,7 @@ std::string presets(std::string_view kind) {
       return error_to_json(
           Error{"preset.unknown_kind", "",
                 "unknown preset kind '" + std::string(kind) +
-                    "'; use models, devices, systems, scenarios, technology, dram or studies"});
+                    "'; use models, devices, systems, scenarios, technology, dram, studies or software"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());

@@ -349,12 +349,25 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   s.scale_out = read_tier(r, "scale_out", false, err);
   if (const json* sw = r.get("software", false)) {
     Reader sr(*sw, r.child("software"), err);
-    SoftwareDefaults& d = s.software;
+    read_software_block(sr, s.software);
+    read_notes(sr);
+    sr.finish();
+  }
+  r.finish();
+  if (err) return *err;
+  return s;
+}
+
+// The keys of a system's software block (and a software profile's), each laid over `d`.
+void read_software_block(Reader& sr, SoftwareDefaults& d) {
+  {
     d.attention = sr.enumeration<AttentionKernel>("attention", false).value_or(d.attention);
     d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
     d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
-    d.launch_interval = Seconds(sr.number("launch_interval_us", false, 0, 1e6).value_or(0) * kMicro);
+    d.launch_interval = Seconds(
+        sr.number("launch_interval_us", false, 0, 1e6).value_or(d.launch_interval.value / kMicro) * kMicro);
     d.moe_dispatcher = sr.enumeration<MoeDispatcher>("moe_dispatcher", false).value_or(d.moe_dispatcher);
+    d.kv_cache = sr.boolean("kv_cache", false).value_or(d.kv_cache);
     d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
     d.weight_bytes = sr.number("weight_bytes", false, 0.5, 8).value_or(d.weight_bytes);
     d.gradient_bytes = sr.number("gradient_bytes", false, 0.5, 8).value_or(d.gradient_bytes);
@@ -365,12 +378,7 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
         sr.number("optimizer_step_bytes", false, 0, 1024).value_or(d.optimizer_step_bytes);
     d.optimizer_step_flops =
         sr.number("optimizer_step_flops", false, 0, 1024).value_or(d.optimizer_step_flops);
-    read_notes(sr);
-    sr.finish();
   }
-  r.finish();
-  if (err) return *err;
-  return s;
 }
 
 namespace {
@@ -465,13 +473,14 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
 }
 
 // inference.serving (README, "Serving"): the request stream and the scheduler's limits.
-std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices) {
+std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices,
+                                        const ServingSpec& defaults) {
   const json* v = ir.get("serving", false);
   if (!v) return std::nullopt;
   std::optional<Error> err;
   const std::string path = ir.child("serving");
   Reader r(*v, path, err);
-  ServingSpec sv;
+  ServingSpec sv = defaults;
   sv.arrival = r.enumeration<Arrival>("arrival", false).value_or(sv.arrival);
   const bool poisson = sv.arrival == Arrival::poisson, closed = sv.arrival == Arrival::closed;
   // An unbounded rate (all requests at once, as benchmarks' "inf" request rate) is the string
@@ -599,7 +608,8 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
     w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
     w.cuda_graphs = ir.boolean("cuda_graphs", false);
-    w.serving = read_serving(ir, w, s.num_devices);
+    if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
+    w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
     ir.finish();
     s.inference = w;
   }
@@ -612,6 +622,41 @@ std::optional<Precision> read_training_precision(Reader& r, const std::string& k
 }  // namespace io
 
 namespace {
+
+// A software-stack profile (presets/software/*.json or inline): its `software` keys laid over the
+// system's software block, the runtime's CUDA-graph default and the serving scheduler's defaults.
+std::optional<SoftwareProfile> read_software_profile(const json& v, const std::string& path,
+                                                     SoftwareDefaults& target, std::optional<Error>& err) {
+  Reader r(v, path, err);
+  SoftwareProfile p;
+  r.string("name", false);
+  r.string("source", false);
+  r.string("notes", false);
+  if (const json* sw = r.get("software", false)) {
+    Reader sr(*sw, r.child("software"), err);
+    io::read_software_block(sr, target);
+    sr.string("notes", false);
+    sr.finish();
+  }
+  p.cuda_graphs = r.boolean("cuda_graphs", false);
+  if (const json* sv = r.get("serving", false)) {
+    Reader sr(*sv, r.child("serving"), err);
+    ServingSpec& d = p.serving;
+    d.max_batch = sr.integer("max_batch", false, 1, io::kMaxRequests).value_or(d.max_batch);
+    d.max_num_tokens =
+        sr.integer("max_num_tokens", false, 1, io::kMaxServingLength).value_or(d.max_num_tokens);
+    d.kv_block_tokens = sr.integer("kv_block_tokens", false, 1, 65'536).value_or(d.kv_block_tokens);
+    d.gpu_memory_utilization =
+        sr.number("gpu_memory_utilization", false, 0.01, 1).value_or(d.gpu_memory_utilization);
+    d.kv_admission = sr.enumeration<KvAdmission>("kv_admission", false).value_or(d.kv_admission);
+    sr.string("notes", false);
+    sr.finish();
+  }
+  r.finish();
+  if (err) return std::nullopt;
+  p.json = v.dump();
+  return p;
+}
 
 // The text with each bare Infinity token (outside strings) written as kInfinityNumber, or
 // nothing when there is none.
@@ -687,6 +732,20 @@ Result<Scenario> parse_scenario(std::string_view text) {
     s.system = *sys;
   }
   if (err) return *err;
+  if (const json* sv = r.get("software", false)) {
+    json profile = *sv;
+    std::string id;
+    if (sv->is_string()) {
+      id = sv->get<std::string>();
+      auto text = software_preset_json(id, "/software");
+      if (!text) return text.error();
+      profile = json::parse(text->begin(), text->end());
+    }
+    auto p = read_software_profile(profile, "/software", s.system.software, err);
+    if (!p) return *err;
+    p->id = id;
+    s.software = std::move(*p);
+  }
   read_scenario_body(r, err, s);
   r.finish();
   if (err) return *err;
@@ -813,6 +872,7 @@ ojson system_json(const SystemSpec& s) {
                    {"tp_comm_overlap", sw.tp_comm_overlap},
                    {"launch_interval_us", sw.launch_interval.value / kMicro},
                    {"moe_dispatcher", str(sw.moe_dispatcher)},
+                   {"kv_cache", sw.kv_cache},
                    {"activation_bytes", sw.activation_bytes},
                    {"weight_bytes", sw.weight_bytes},
                    {"gradient_bytes", sw.gradient_bytes},
@@ -882,6 +942,8 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   if (!s.name.empty()) j["name"] = s.name;
   j["model"] = model_json(s.model);
   j["system"] = system_json(s.system);
+  if (s.software)
+    j["software"] = s.software->id.empty() ? ojson::parse(s.software->json) : ojson(s.software->id);
   j["num_devices"] = s.num_devices;
   j["parallel"] = plan_json(s.parallel);
   if (s.training) {

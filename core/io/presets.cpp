@@ -93,6 +93,12 @@ std::vector<PresetInfo> list_presets(std::string_view kind) {
 
 bool has_preset(std::string_view kind, std::string_view id) { return find(kind, id) != nullptr; }
 
+Result<std::string_view> software_preset_json(std::string_view id, const std::string& path) {
+  const EmbeddedPreset* p = find("software", id);
+  if (!p) return unknown("software", id, path);
+  return p->json;
+}
+
 std::string_view preset_json(std::string_view kind, std::string_view id) {
   const EmbeddedPreset* p = find(kind, id);
   return p ? p->json : std::string_view();

@@ -29,6 +29,9 @@ std::string_view preset_json(std::string_view kind, std::string_view id);
 Result<ModelSpec> model_preset(std::string_view id, const std::string& path);
 Result<DeviceSpec> device_preset(std::string_view id, const std::string& path);
 Result<SystemSpec> system_preset(std::string_view id, const std::string& path);
+// The JSON text of a software-stack profile (presets/software/<id>.json); preset.unknown_software
+// at `path` when there is none.
+Result<std::string_view> software_preset_json(std::string_view id, const std::string& path);
 // uArch engine inputs: presets/technology/<id>.json and presets/dram/<id>.json.
 Result<TechnologyNode> technology_preset(std::string_view id, const std::string& path);
 Result<DramTechnology> dram_preset(std::string_view id, const std::string& path);

@@ -570,6 +570,12 @@ Node software_schema() {
                           "(DeepEP / HybridEP: once per destination node over the scale-out network, then "
                           "NVLink).")
                       .def(name(s.moe_dispatcher))},
+                 {"kv_cache",
+                  boolean()
+                      .desc("The inference runtime keeps a KV cache (a decode step runs one new token per "
+                            "sequence); false: every step recomputes the whole context (Megatron-LM's 2021 "
+                            "generation loop, Hugging Face generate with use_cache=False).")
+                      .def(s.kv_cache)},
                  {"activation_bytes",
                   width(0.5, 8, "Activations written by kernels and kept for backward.", s.activation_bytes)},
                  {"weight_bytes",
@@ -592,6 +598,28 @@ Node software_schema() {
                  {"notes", notes()},
              })
       .desc("What the software stack does when a scenario does not say.");
+}
+
+// A software-stack profile (presets/software/*.json, or inline as a scenario's `software`).
+Node software_profile_schema() {
+  const ServingSpec v{};
+  return object(
+             {{"name", text()},
+              {"source", text()},
+              {"notes", notes()},
+              {"software", ref("software").desc("Laid over the system's software block, key by key.")},
+              {"cuda_graphs", boolean().desc("The runtime's default for inference.cuda_graphs.")},
+              {"serving", object({{"max_batch", integer(1, kMaxRequests).def(v.max_batch)},
+                                  {"max_num_tokens", integer(1, kMaxServingLength).def(v.max_num_tokens)},
+                                  {"kv_block_tokens", integer(1, 65'536).def(v.kv_block_tokens)},
+                                  {"gpu_memory_utilization", number(0.01, 1).def(v.gpu_memory_utilization)},
+                                  {"kv_admission", choice<KvAdmission>().def(name(v.kv_admission))},
+                                  {"notes", notes()}})
+                              .desc("The scheduler's defaults for inference.serving.")}})
+      .title("Software profile")
+      .desc(
+          "What differs between software stacks: the system's software keys it sets, the runtime's "
+          "CUDA-graph default and the serving scheduler's defaults.");
 }
 
 Node system_schema() {
@@ -996,6 +1024,10 @@ nlohmann::ordered_json scenario_schema() {
                one_of({preset_id("systems"), ref("system"), ref("technology")})
                    .desc("A system preset id, an inline system, or a system of devices derived from "
                          "a technology node.")},
+              {"software",
+               one_of({preset_id("software"), ref("software_profile")})
+                   .desc("The software stack: a presets/software id or an inline profile; absent = "
+                         "the system's software block.")},
               {"num_devices", integer(1, kMaxDevices).desc("Devices in the job.")},
               {"parallel", ref("parallel")},
               {"training", ref("training")},
@@ -1009,11 +1041,13 @@ nlohmann::ordered_json scenario_schema() {
           .set("anyOf", ojson::array({{{"required", {"training"}}}, {{"required", {"inference"}}}}));
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
-  j["$defs"] = {{"model", model_schema().json()},         {"device", device_schema().json()},
-                {"technology", uarch_schema().json()},    {"scale_up", tier_schema(true).json()},
-                {"scale_out", tier_schema(false).json()}, {"system", system_schema().json()},
-                {"parallel", parallel_schema().json()},   {"training", training_schema().json()},
-                {"inference", inference_schema().json()}};
+  j["$defs"] = {
+      {"model", model_schema().json()},         {"device", device_schema().json()},
+      {"technology", uarch_schema().json()},    {"scale_up", tier_schema(true).json()},
+      {"scale_out", tier_schema(false).json()}, {"system", system_schema().json()},
+      {"parallel", parallel_schema().json()},   {"training", training_schema().json()},
+      {"software", software_schema().json()},   {"software_profile", software_profile_schema().json()},
+      {"inference", inference_schema().json()}};
   return j;
 }
 

@@ -126,8 +126,19 @@ struct InferenceWorkload {
   std::optional<ServingSpec> serving;  // continuous batching over a request stream
 };
 
+// A software stack (scenario `software`: a presets/software id or an inline object): what
+// differs between stacks, laid over the system's default software block, plus the defaults the
+// stack gives an inference runtime (CUDA-graph replay) and a serving scheduler.
+struct SoftwareProfile {
+  std::string id;                   // preset id; empty for an inline profile
+  std::string json;                 // the profile as given (written back by scenario_to_json)
+  std::optional<bool> cuda_graphs;  // the runtime's default when inference.cuda_graphs is absent
+  ServingSpec serving;              // the scheduler's defaults (arrival and lengths unused)
+};
+
 struct Scenario {
   std::string name;
+  std::optional<SoftwareProfile> software;
   ModelSpec model;
   SystemSpec system;
   std::int64_t num_devices = 1;

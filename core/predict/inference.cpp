@@ -221,7 +221,10 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     double weight_sum = 0;
     for (std::int64_t i = 0; i < samples; ++i) {
       const std::int64_t ctx = samples == 1 ? first : first + (last - first) * i / (samples - 1);
-      const StepCost ph = uniform_step(s, c, shape, g, {w.batch, 1, ctx}, false, "decode");
+      // Without a KV cache the step recomputes the whole context for every sequence.
+      const SeqGroup group =
+          s.system.software.kv_cache ? SeqGroup{w.batch, 1, ctx} : SeqGroup{w.batch, ctx, ctx};
+      const StepCost ph = uniform_step(s, c, shape, g, group, false, "decode");
       const double wgt = (samples > 1 && (i == 0 || i == samples - 1)) ? 0.5 : 1.0;
       sum_compute += ph.compute * wgt;
       sum_comm += ph.comm * wgt;
@@ -230,7 +233,9 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     out.decode_compute = sum_compute / weight_sum;
     out.decode_comm = sum_comm / weight_sum;
     out.tpot = out.decode_compute + out.decode_comm;
-    const StepCost mid = uniform_step(s, c, shape, g, {w.batch, 1, (first + last) / 2}, true, "decode");
+    const std::int64_t mid_ctx = (first + last) / 2;
+    const StepCost mid = uniform_step(
+        s, c, shape, g, {w.batch, s.system.software.kv_cache ? 1 : mid_ctx, mid_ctx}, true, "decode");
     out.operators = prefill.ops;
     out.operators.insert(out.operators.end(), mid.ops.begin(), mid.ops.end());
   } else {

@@ -43,6 +43,10 @@ export interface Scenario {
    */
   system: string | SystemSpec | TechnologySpec;
   /**
+   * The software stack: a presets/software id or an inline profile; absent = the system's software block.
+   */
+  software?: string | SoftwareProfile;
+  /**
    * Devices in the job.
    */
   num_devices: number;
@@ -593,6 +597,101 @@ export interface SoftwareSpec {
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
+  /**
+   * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
+   */
+  kv_cache?: boolean;
+  /**
+   * Activations written by kernels and kept for backward. Unit: bytes per element.
+   */
+  activation_bytes?: number;
+  /**
+   * Model weights (the copy the kernels read). Unit: bytes per element.
+   */
+  weight_bytes?: number;
+  /**
+   * Main gradients. Unit: bytes per element.
+   */
+  gradient_bytes?: number;
+  /**
+   * Master weights beside lower-precision ones (0 = none). Unit: bytes per element.
+   */
+  master_weight_bytes?: number;
+  /**
+   * Optimizer state. Unit: bytes per parameter.
+   */
+  optimizer_state_bytes?: number;
+  /**
+   * Memory traffic of the optimizer step. Unit: bytes per parameter.
+   */
+  optimizer_step_bytes?: number;
+  /**
+   * Arithmetic of the optimizer step. Unit: FLOP per parameter.
+   */
+  optimizer_step_flops?: number;
+  /**
+   * Free text (sources, fits, caveats); not used in any computation.
+   */
+  notes?: string;
+}
+/**
+ * What differs between software stacks: the system's software keys it sets, the runtime's CUDA-graph default and the serving scheduler's defaults.
+ */
+export interface SoftwareProfile {
+  name?: string;
+  source?: string;
+  /**
+   * Free text (sources, fits, caveats); not used in any computation.
+   */
+  notes?: string;
+  software?: Software;
+  /**
+   * The runtime's default for inference.cuda_graphs.
+   */
+  cuda_graphs?: boolean;
+  /**
+   * The scheduler's defaults for inference.serving.
+   */
+  serving?: {
+    max_batch?: number;
+    max_num_tokens?: number;
+    kv_block_tokens?: number;
+    gpu_memory_utilization?: number;
+    kv_admission?: 'on_demand' | 'reserve';
+    /**
+     * Free text (sources, fits, caveats); not used in any computation.
+     */
+    notes?: string;
+  };
+}
+/**
+ * What the software stack does when a scenario does not say.
+ */
+export interface Software {
+  /**
+   * Attention kernel: fused (FlashAttention) or standard (scores in HBM).
+   */
+  attention?: 'flash' | 'standard';
+  /**
+   * Data-parallel gradient reduction overlaps the backward pass.
+   */
+  overlap_grad_reduce?: boolean;
+  /**
+   * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
+   */
+  tp_comm_overlap?: boolean;
+  /**
+   * Host time to issue one kernel in an eager inference runtime; 0 = no host bound. Unit: us.
+   */
+  launch_interval_us?: number;
+  /**
+   * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
+   */
+  moe_dispatcher?: 'alltoall' | 'deepep';
+  /**
+   * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
+   */
+  kv_cache?: boolean;
   /**
    * Activations written by kernels and kept for backward. Unit: bytes per element.
    */

@@ -1,0 +1,99 @@
+// Software-stack profiles (scenario `software`, presets/software/*.json): every profile loads and
+// predicts, a profile's keys are laid over the system's software block and its serving defaults
+// under the scenario's own keys, bad ids and values get codes and paths, and a runtime without a
+// KV cache recomputes the context every step.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "io/api.h"
+#include "io/presets.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+json predict(const json& s) { return json::parse(optimus::api::predict(s.dump())); }
+
+json llama(const json& software) {
+  json s = {{"model", "llama3.1-8b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 1},
+            {"inference",
+             {{"batch", 8},
+              {"prompt_len", 512},
+              {"output_len", 64},
+              {"serving", {{"arrival", "offline"}, {"num_requests", 64}}}}}};
+  if (!software.is_null()) s["software"] = software;
+  return s;
+}
+
+TEST(Software, EveryProfileLoadsAndPredicts) {
+  int n = 0;
+  for (const auto& p : optimus::list_presets("software")) {
+    const json out = predict(llama(p.id));
+    EXPECT_FALSE(out.contains("error")) << p.id << ": " << out.dump();
+    EXPECT_FALSE(p.name.empty()) << p.id;
+    EXPECT_FALSE(p.source.empty()) << p.id;
+    ++n;
+  }
+  EXPECT_GE(n, 8);
+}
+
+TEST(Software, ProfilesSetTheSchedulerAndTheRuntime) {
+  const json vllm = predict(llama("vllm"));
+  EXPECT_EQ(vllm["serving"]["max_batch"], 256);
+  json own = llama("vllm");
+  own["inference"]["serving"]["max_batch"] = 32;
+  EXPECT_EQ(predict(own)["serving"]["max_batch"], 32);  // the scenario's own key wins
+  EXPECT_EQ(predict(llama(nullptr))["serving"]["max_batch"], 2048);
+  // cuda_graphs: vLLM replays graphs (no host floor), eager PyTorch pays a longer one.
+  EXPECT_EQ(vllm["inference"]["assumed"]["launch_interval_us"], 0);
+  EXPECT_EQ(predict(llama("pytorch-eager"))["inference"]["assumed"]["launch_interval_us"], 30);
+  // The resolved scenario names the profile and carries its values in the system block.
+  const json v = json::parse(optimus::api::validate(llama("megatron-lm-2021").dump()));
+  EXPECT_EQ(v["scenario"]["software"], "megatron-lm-2021");
+  EXPECT_EQ(v["scenario"]["system"]["software"]["attention"], "standard");
+  EXPECT_EQ(v["scenario"]["system"]["software"]["overlap_grad_reduce"], false);
+  EXPECT_EQ(predict(v["scenario"]).dump(), predict(llama("megatron-lm-2021")).dump());
+}
+
+TEST(Software, AnInlineProfileWorksLikeAPreset) {
+  const json inline_profile = json::parse(optimus::preset_json("software", "vllm"));
+  EXPECT_EQ(predict(llama(inline_profile))["serving"].dump(), predict(llama("vllm"))["serving"].dump());
+}
+
+TEST(Software, BadProfilesGetCodesAndPaths) {
+  const auto error = [](const json& s) { return predict(s)["error"]; };
+  json e = error(llama("no-such-stack"));
+  EXPECT_EQ(e["code"], "preset.unknown_software");
+  EXPECT_EQ(e["path"], "/software");
+  e = error(llama(json{{"software", {{"launch_interval_us", -1}}}}));
+  EXPECT_EQ(e["code"], "scenario.out_of_range");
+  EXPECT_EQ(e["path"], "/software/software/launch_interval_us");
+  e = error(llama(json{{"serving", {{"max_batch", 0}}}}));
+  EXPECT_EQ(e["code"], "scenario.out_of_range");
+  EXPECT_EQ(e["path"], "/software/serving/max_batch");
+  e = error(llama(json{{"colour", "red"}}));
+  EXPECT_EQ(e["code"], "scenario.unknown_key");
+  e = error(llama(7));
+  EXPECT_EQ(e["code"], "scenario.wrong_type");
+}
+
+// Without a KV cache a decode step is a prefill of the whole context: slower, and more so as
+// the context grows.
+TEST(Software, WithoutAKvCacheEveryStepRecomputesTheContext) {
+  json s = llama(nullptr);
+  s["inference"].erase("serving");
+  json nocache = s;
+  nocache["software"] = {{"software", {{"kv_cache", false}}}};
+  const double cached = predict(s)["inference"]["tpot_s"],
+               recomputed = predict(nocache)["inference"]["tpot_s"];
+  EXPECT_GT(recomputed, 3 * cached);
+  json longer = nocache;
+  longer["inference"]["prompt_len"] = 2048;
+  EXPECT_GT(predict(longer)["inference"]["tpot_s"].get<double>(), 2.5 * recomputed);
+}
+
+}  // namespace
