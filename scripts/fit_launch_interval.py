@@ -13,17 +13,9 @@ Standard library only.
 """
 import csv
 import json
-import pathlib
-import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "validation" / "data"
-
-
-def run(cli, args, stdin=None):
-    out = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True, check=True)
-    return out.stdout
+from fitlib import DATA, SoftwareTrial
 
 
 def main():
@@ -34,22 +26,8 @@ def main():
         baseline = {r["case_id"] for r in csv.DictReader(f) if "baseline" in r["framework"]}
     rows = [json.loads(line) for line in open(DATA / "infer_public.jsonl") if line.strip()]
     rows = [r for r in rows if r["id"].split(":")[0] not in baseline]
-    systems = {}
-
-    def predict(row, interval):
-        scenario = json.loads(json.dumps(row["scenario"]))
-        sid = scenario["system"]
-        if sid not in systems:
-            systems[sid] = json.loads(run(cli, ["preset", "systems", sid]))
-        system = json.loads(json.dumps(systems[sid]))
-        system.setdefault("software", {})["launch_interval_us"] = interval
-        scenario["system"] = system
-        out = json.loads(run(cli, ["predict", "-", "--json"], json.dumps(scenario)))
-        node = out
-        *parents, last = row["metric"].split(".")
-        for key in parents:
-            node = node[key]
-        return sum(node[k] for k in last.split("+"))
+    trial = SoftwareTrial(cli, "launch_interval_us")
+    predict = trial.predict
 
     grid = range(0, 31)
     errors = {i: [predict(r, i) / r["expected"] - 1 for r in rows] for i in grid}

@@ -129,6 +129,22 @@ struct SoftwareDefaults {
   // network to its expert's rank) or DeepEP / HybridEP ("flex"; DeepSeek's DeepEP README): a token
   // crosses the scale-out network once per destination node and is forwarded over NVLink there.
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  // Host time per operator a training framework issues (Python, PyTorch dispatch and Transformer
+  // Engine around each kernel; an expert GEMM counts once per local expert, as TE's GroupedLinear
+  // issues one GEMM per expert). It binds only in a dropless MoE layer: the layer copies its
+  // per-expert token counts to the host to size the dispatch (Megatron-Core's token dispatchers),
+  // so the host cannot run ahead of the GPU and issues the layer's kernels while the GPU waits:
+  // each pass of such a layer takes max(GPU time, operators x this). Zero = never host-bound.
+  // Fitted per modelled operator (not per real kernel) by scripts/fit_training_host.py on the
+  // Megatron-Bridge and DGX Cloud MoE rows (training_moe.csv): 100 us, the best value on every
+  // system (90-120 us each; MoE mean error 32.0% -> 17.3%). A modelled operator stands for
+  // several real kernels (fused norms, casts, bias and dropout kernels, router auxiliaries),
+  // so this is several kernel launches of Python-driven PyTorch; README, Accuracy.
+  Seconds training_launch_interval{100e-6};
+  // The training stack captures attention, the router and the dispatch preprocessing in CUDA
+  // graphs (Megatron-Core cuda_graph_scope attn, moe_router, moe_preprocess; the Megatron-Bridge
+  // GB200/GB300 recipes), so only the expert part of a MoE layer is issued from the host.
+  bool training_cuda_graphs = false;
   // The inference runtime keeps a KV cache, so a decode step runs one new token per sequence.
   // Without one (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False)
   // every step recomputes the whole context so far.

@@ -368,6 +368,10 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
         sr.number("launch_interval_us", false, 0, 1e6).value_or(d.launch_interval.value / kMicro) * kMicro);
     d.moe_dispatcher = sr.enumeration<MoeDispatcher>("moe_dispatcher", false).value_or(d.moe_dispatcher);
     d.kv_cache = sr.boolean("kv_cache", false).value_or(d.kv_cache);
+    d.training_launch_interval = Seconds(sr.number("training_launch_interval_us", false, 0, 1e6)
+                                             .value_or(d.training_launch_interval.value / kMicro) *
+                                         kMicro);
+    d.training_cuda_graphs = sr.boolean("training_cuda_graphs", false).value_or(d.training_cuda_graphs);
     d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
     d.weight_bytes = sr.number("weight_bytes", false, 0.5, 8).value_or(d.weight_bytes);
     d.gradient_bytes = sr.number("gradient_bytes", false, 0.5, 8).value_or(d.gradient_bytes);
@@ -873,6 +877,8 @@ ojson system_json(const SystemSpec& s) {
                    {"launch_interval_us", sw.launch_interval.value / kMicro},
                    {"moe_dispatcher", str(sw.moe_dispatcher)},
                    {"kv_cache", sw.kv_cache},
+                   {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},
+                   {"training_cuda_graphs", sw.training_cuda_graphs},
                    {"activation_bytes", sw.activation_bytes},
                    {"weight_bytes", sw.weight_bytes},
                    {"gradient_bytes", sw.gradient_bytes},
@@ -1032,10 +1038,11 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     tj["mfu"] = t.mfu;
     tj["hfu"] = t.hfu;
     if (t.time_to_train) tj["time_to_train_s"] = t.time_to_train->value;
-    tj["breakdown_s"] = {
-        {"compute", b.compute.value}, {"recompute", b.recompute.value}, {"tp_comm", b.tp_comm.value},
-        {"cp_comm", b.cp_comm.value}, {"pp_comm", b.pp_comm.value},     {"dp_comm", b.dp_comm.value},
-        {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value}, {"ep_comm", b.ep_comm.value}};
+    tj["breakdown_s"] = {{"compute", b.compute.value}, {"recompute", b.recompute.value},
+                         {"tp_comm", b.tp_comm.value}, {"cp_comm", b.cp_comm.value},
+                         {"pp_comm", b.pp_comm.value}, {"dp_comm", b.dp_comm.value},
+                         {"bubble", b.bubble.value},   {"optimizer", b.optimizer.value},
+                         {"ep_comm", b.ep_comm.value}, {"host", b.host.value}};
     tj["by_bound_s"] = {{"compute", t.by_bound.compute.value},
                         {"memory", t.by_bound.memory.value},
                         {"communication", t.by_bound.communication.value},

@@ -563,6 +563,20 @@ Node software_schema() {
                             "0 = no host bound.")
                       .unit("us")
                       .def(s.launch_interval.value / kMicro)},
+                 {"training_launch_interval_us",
+                  number(0, 1e6)
+                      .desc("Host time per operator the training framework issues (an expert GEMM once "
+                            "per local expert); binds in dropless MoE layers, which wait on the host "
+                            "for their token counts: a pass takes max(device time, operators x this). "
+                            "0 = never host-bound.")
+                      .unit("us")
+                      .def(s.training_launch_interval.value / kMicro)},
+                 {"training_cuda_graphs",
+                  boolean()
+                      .desc("The training stack replays attention, the router and the dispatch "
+                            "preprocessing from CUDA graphs; only a MoE layer's expert part is issued "
+                            "from the host.")
+                      .def(s.training_cuda_graphs)},
                  {"moe_dispatcher",
                   choice<MoeDispatcher>()
                       .desc(
@@ -853,6 +867,8 @@ Node training_output_schema() {
       {"bubble", seconds("")},
       {"optimizer", seconds("")},
       {"ep_comm", seconds("MoE token dispatch/combine (all-to-all) and expert-tensor reductions.")},
+      {"host", seconds("Devices waiting for the host to issue kernels (dropless MoE layers sync with the "
+                       "host once per layer; software.training_launch_interval_us).")},
   };
   return output(
              {

@@ -263,12 +263,18 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
   return out;
 }
 
-bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks) {
-  return chunks > 0 && layers % chunks != 0 && (layers + 2) % chunks == 0 && layers + 2 >= 2 * chunks;
+bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t interleave) {
+  const std::int64_t chunks = pp * interleave;
+  if (chunks <= 0 || layers % chunks == 0 || (layers + 2) % chunks != 0) return false;
+  // The end stages hold (layers + 2) / chunks slots per chunk, one of them the embedding or the
+  // loss; each keeps at least one transformer layer. With one slot per chunk the first chunk is
+  // the embedding alone and the last the loss alone (Megatron-Bridge runs Llama 3.1 405B's 126
+  // layers as pp 16 x interleave 8).
+  return (layers + 2) / chunks * interleave >= 2;
 }
 
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
-  return p.pp > 1 && uneven_chunk_split(m.layers, p.pp * p.interleave);
+  return p.pp > 1 && uneven_chunk_split(m.layers, p.pp, p.interleave);
 }
 
 std::int64_t inference_expert_tp(const ParallelPlan& p) { return std::max<std::int64_t>(1, p.tp / p.ep); }

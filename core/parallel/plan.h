@@ -170,9 +170,9 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p);
 // Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
 std::int64_t expert_dp(const ParallelPlan& p);
 
-// Whether `layers` fill `chunks` model chunks only with that split (not evenly, but layers + 2
-// evenly, with at least two slots per chunk).
-bool uneven_chunk_split(std::int64_t layers, std::int64_t chunks);
+// Whether `layers` fill pp x interleave model chunks only with that split (not evenly, but
+// layers + 2 evenly, with at least one transformer layer left on each end stage).
+bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t interleave = 1);
 
 // Which network tier a communication group runs on. Ranks are laid out Megatron-style,
 // tensor-parallel fastest, then context, data and pipeline parallel (Megatron-LM

@@ -25,9 +25,10 @@ struct PassCost {
   Seconds compute_bound{}, memory_bound{};  // kernels, by which roof binds
   Seconds tp_comm{}, cp_comm{};
   Seconds ep_comm{};  // expert-parallel dispatch/combine and expert-tensor reductions
+  Seconds host{};     // the device waiting for the host to issue kernels (dropless MoE layers)
   double flops = 0;
   Seconds kernels() const { return compute_bound + memory_bound; }
-  Seconds total() const { return kernels() + tp_comm + cp_comm + ep_comm; }
+  Seconds total() const { return kernels() + tp_comm + cp_comm + ep_comm + host; }
   void add_kernel(const OpCost& c, double times = 1.0) {
     if (c.bound == Bound::compute)
       compute_bound += c.time * times;
@@ -41,6 +42,7 @@ struct PassCost {
     tp_comm += o.tp_comm;
     cp_comm += o.cp_comm;
     ep_comm += o.ep_comm;
+    host += o.host;
     flops += o.flops;
     return *this;
   }
@@ -51,6 +53,7 @@ struct PassCost {
     r.tp_comm *= k;
     r.cp_comm *= k;
     r.ep_comm *= k;
+    r.host *= k;
     r.flops *= k;
     return r;
   }
@@ -101,8 +104,34 @@ void add_cp_ring(LayerCosts& L, const OpContext& c, const Op& op) {
   L.bwd.cp_comm += max(Seconds(0), step * 2.0 - L.attention_bwd / cp) * steps;
 }
 
+// Operators the host issues in each pass of a dropless MoE layer: one per operator, each
+// backward kernel of it too, and an expert GEMM once per local expert that receives tokens
+// (Transformer Engine's GroupedLinear issues one GEMM per expert). With the stack's CUDA graphs
+// (attention, router, dispatch preprocessing captured) only the expert part is issued one by one.
+struct HostIssue {
+  double fwd = 0, bwd = 0;
+};
+
+HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
+  HostIssue n;
+  bool expert_part = false;  // from the permutation to the end of the layer
+  for (const Op& op : ops) {
+    if (op.role == OpRole::moe_permute) expert_part = true;
+    if (graphs && !expert_part) continue;
+    const double each = op.expert ? d(op.batch) : 1.0;
+    n.fwd += each;
+    if (op.kind == OpKind::matmul)
+      n.bwd += 2.0 * each;  // input and weight gradients
+    else if (op.kind == OpKind::elementwise)
+      n.bwd += op.backward_kernels;
+    else
+      n.bwd += 1.0;  // attention backward, a collective reversed
+  }
+  return n;
+}
+
 LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute rc, AttentionKernel att,
-                       bool tp_overlap) {
+                       bool tp_overlap, const SoftwareDefaults& sw, bool dropless) {
   LayerCosts L;
   // Each matmul's GEMMs costed once: the overlapped tensor-parallel collectives need the GEMM
   // next to them.
@@ -160,6 +189,17 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         }
         break;
     }
+  }
+  // A dropless MoE layer copies its per-expert token counts to the host before the dispatch
+  // (Megatron-Core's token dispatchers size the all-to-all and the grouped GEMM from them), so
+  // the host cannot run ahead: it issues the layer's operators while the device waits, and a pass
+  // takes max(device time, operators x host time per operator) (the same bound as an eager
+  // inference runtime's, SoftwareDefaults::training_launch_interval).
+  const bool moe = std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.expert; });
+  if (moe && dropless && sw.training_launch_interval.value > 0) {
+    const HostIssue n = host_issue(ops, sw.training_cuda_graphs);
+    L.fwd.host = max(Seconds(0), sw.training_launch_interval * n.fwd - L.fwd.total());
+    L.bwd.host = max(Seconds(0), sw.training_launch_interval * n.bwd - L.bwd.total());
   }
   if (rc == Recompute::full) L.recompute = L.fwd;
   return L;
@@ -266,6 +306,7 @@ void pipeline_schedule(const Scenario& s, const OpContext& c, const StageCosts& 
   b.tp_comm = st.worst.pass.tp_comm * mbd;
   b.cp_comm = st.worst.pass.cp_comm * mbd;
   b.ep_comm = st.worst.pass.ep_comm * mbd;
+  b.host = st.worst.pass.host * mbd;
   b.bubble = p.pp > 1 ? st.average * ((d(p.pp) - 1.0) / d(p.interleave)) : Seconds(0);
   if (p.pp == 1) return;
   // Point-to-point activations (forward) and gradients (backward) between stages, once per
@@ -454,7 +495,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
     K.present[k] = true;
-    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, out.attention, out.tp_comm_overlap);
+    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, out.attention, out.tp_comm_overlap, sys.software,
+                             !m.moe || m.moe->capacity_factor <= 0);
     for (const Op& op : g.kinds[k]) {
       if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
       if (op.kind == OpKind::comm && op.group == CommGroup::ep) {
@@ -499,7 +541,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   out.by_bound.memory = worst.memory_bound * mbd + rc_worst.memory_bound * mbd;
   out.by_bound.communication = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + b.ep_comm +
                                (rc_worst.tp_comm + rc_worst.cp_comm + rc_worst.ep_comm) * mbd;
-  out.by_bound.other = b.bubble + b.optimizer;
+  out.by_bound.other = b.bubble + b.optimizer + b.host;
 
   const double bubble_fraction = b.bubble.value / out.iteration_time.value;
   if (bubble_fraction > 0.2)

@@ -29,12 +29,12 @@ std::vector<std::int64_t> fixed_or(const std::optional<std::int64_t>& f, std::in
 
 // Model chunks per stage whose layer split validate_plan can accept: pp*v divides the layers,
 // or the layers plus two (the embedding and the loss counted as a layer each, Megatron-LM's
-// uneven split when every chunk keeps two slots, core/parallel/plan.h); validate_plan has the
+// uneven split, core/parallel/plan.h); validate_plan has the
 // last word.
 std::vector<std::int64_t> interleave_candidates(std::int64_t layers, std::int64_t pp) {
   std::vector<std::int64_t> out;
   for (std::int64_t v = 1; pp * v <= layers + 2; ++v)
-    if (layers % (pp * v) == 0 || uneven_chunk_split(layers, pp * v)) out.push_back(v);
+    if (layers % (pp * v) == 0 || uneven_chunk_split(layers, pp, v)) out.push_back(v);
   return out;
 }
 

@@ -72,6 +72,25 @@ TEST(Memory, UnevenPipelineSplitCountsEmbeddingAndLossAsLayers) {
   EXPECT_DOUBLE_EQ(stage_layers(m, p), 6.0);
 }
 
+// One slot per chunk (Megatron-Bridge's Llama 3.1 405B on 256 GB200: pp 16 x interleave 8 = 128
+// chunks for 126 layers): the first chunk is the embedding alone, the last the loss alone; the
+// end stages hold 7 layers, the middle ones 8. Without interleaving one slot per stage would leave
+// an end stage no layer at all, which stays an error.
+TEST(Memory, OneSlotPerChunkKeepsALayerOnEachEndStage) {
+  ModelSpec m = gpt22b();
+  m.layers = 126;
+  ParallelPlan p;
+  p.pp = 16;
+  p.interleave = 8;
+  EXPECT_TRUE(uneven_pipeline_split(m, p));
+  EXPECT_DOUBLE_EQ(stage_layers(m, p), 8.0);
+  const StageParams first = stage_params(m, p, 2048, true, false);
+  const StageParams middle = stage_params(m, p, 2048, false, false);
+  EXPECT_NEAR(first.layers / middle.layers, 7.0 / 8.0, 1e-12);
+  EXPECT_FALSE(uneven_chunk_split(126, 128, 1));
+  EXPECT_TRUE(uneven_chunk_split(126, 64, 2));
+}
+
 TEST(Memory, FlashAttentionDropsScoreMatrix) {
   const ModelSpec m = gpt22b();
   ParallelPlan p;

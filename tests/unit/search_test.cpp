@@ -301,11 +301,12 @@ TEST(Search, SpaceSizeByHand) {
   // Prefixes (tp, pp, cp, dp): (1,1,1,2) (1,1,2,1) (1,2,1,1) (2,1,1,1).
   //  (1,1,1,2): mb {1}, v {1}, sp {off}, 3 rc, 4 zero        = 12
   //  (1,1,2,1): cp chunk odd -> 1 rejected layout             =  1
-  //  (1,2,1,1): mb {1,2}, v {1} (2 layers / 2), sp {off}      = 24
+  //  (1,2,1,1): mb {1,2}, v {1, 2} (2 layers / 2; or 4 chunks of one slot: the embedding
+  //             alone, a layer, a layer, the loss alone), sp {off}  = 48
   //  (2,1,1,1): mb {1,2}, v {1}, sp {off, on}                 = 48
   auto n = optimus::search_space_size(parse(j), {}, top(1));
   ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, 12 + 1 + 24 + 48);
+  EXPECT_EQ(*n, 12 + 1 + 48 + 48);
 }
 
 TEST(Search, RejectedLayoutsCarryCodes) {

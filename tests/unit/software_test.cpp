@@ -97,3 +97,58 @@ TEST(Software, WithoutAKvCacheEveryStepRecomputesTheContext) {
 }
 
 }  // namespace
+
+// The training host bound (software.training_launch_interval_us): a dropless MoE layer waits on
+// the host for its token counts, so a pass takes max(device time, operators x host time).
+namespace {
+
+json qwen_moe(double host_us, int micro_batch, int ep) {
+  json system = json::parse(optimus::preset_json("systems", "dgx-b200"));
+  system["software"]["training_launch_interval_us"] = host_us;
+  return {{"model", "qwen3-30b-a3b"},
+          {"system", system},
+          {"num_devices", 8},
+          {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"ep", ep}, {"micro_batch", micro_batch}}},
+          {"training", {{"global_batch", 512}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+}
+
+double host_s(const json& s) { return predict(s)["training"]["breakdown_s"]["host"].get<double>(); }
+double iteration_s(const json& s) { return predict(s)["training"]["iteration_time_s"].get<double>(); }
+
+}  // namespace
+
+TEST(Software, DroplessMoeWaitsForTheHostWhenItsLayersAreSmall) {
+  // Off: no host time at all; on: the small micro-batch is host-bound, the larger one much less.
+  EXPECT_EQ(host_s(qwen_moe(0, 1, 8)), 0.0);
+  const double small = host_s(qwen_moe(100, 1, 8)), large = host_s(qwen_moe(100, 4, 8));
+  EXPECT_GT(small, 0.0);
+  EXPECT_LT(large, small / 4.0);
+  EXPECT_NEAR(iteration_s(qwen_moe(100, 1, 8)) - iteration_s(qwen_moe(0, 1, 8)), small, 1e-9 * small + 1e-12);
+  // Far past the device time the pass is all host: twice the interval, twice the pass time.
+  const json far = predict(qwen_moe(10'000, 1, 8))["training"];
+  const json farther = predict(qwen_moe(20'000, 1, 8))["training"];
+  EXPECT_NEAR(farther["layer_s"]["forward"].get<double>() / far["layer_s"]["forward"].get<double>(), 2.0,
+              1e-9);
+  // More local experts per device (ep 4: 32 each, against 16 at ep 8) issue more GEMMs.
+  EXPECT_GT(host_s(qwen_moe(100, 1, 4)), small);
+}
+
+TEST(Software, NoHostWaitWithACapacityFactorGraphsOrADenseModel) {
+  json capped = qwen_moe(100, 1, 8);
+  capped["model"] = json::parse(optimus::preset_json("models", "qwen3-30b-a3b"));
+  capped["model"]["moe"]["capacity_factor"] = 1.25;  // static shapes: no host copy of the counts
+  EXPECT_EQ(host_s(capped), 0.0);
+  json graphs = qwen_moe(100, 1, 8);
+  graphs["system"]["software"]["training_cuda_graphs"] = true;  // attention and router replayed
+  EXPECT_LT(host_s(graphs), host_s(qwen_moe(100, 1, 8)));
+  json dense = qwen_moe(100, 1, 1);
+  dense["model"] = "llama3.1-8b";
+  dense["parallel"].erase("ep");
+  EXPECT_EQ(host_s(dense), 0.0);
+}
+
+TEST(Software, TrainingHostIntervalRejectsNegativeValues) {
+  const json e = predict(qwen_moe(-1, 1, 8))["error"];
+  EXPECT_EQ(e["code"], "scenario.out_of_range");
+  EXPECT_EQ(e["path"], "/system/software/training_launch_interval_us");
+}

@@ -85,6 +85,7 @@ const BREAKDOWN_LABELS: Record<string, string> = {
   pp_comm: 'PP communication',
   dp_comm: 'DP communication',
   ep_comm: 'Expert all-to-all (MoE)',
+  host: 'Waiting for the host (MoE)',
   bubble: 'Pipeline bubble',
   optimizer: 'Optimizer',
 };
@@ -92,7 +93,7 @@ const BREAKDOWN_LABELS: Record<string, string> = {
 /**
  * Training: exposed seconds per cause of one iteration (breakdown_s, spec: sums to the iteration
  * time), in the order of the labels above (then any cause the engine adds). The expert all-to-all
- * is left out for a dense model, where it is always zero.
+ * and the host wait are left out for a dense model, where they are always zero.
  */
 export function trainingTimeSpec(p: Prediction): BarChartSpec | null {
   const b = p.training?.breakdown_s as Record<string, unknown> | undefined;
@@ -101,7 +102,7 @@ export function trainingTimeSpec(p: Prediction): BarChartSpec | null {
   const rank = (k: string): number => (order.includes(k) ? order.indexOf(k) : order.length);
   const bars = Object.entries(b)
     .filter((e): e is [string, number] => typeof e[1] === 'number')
-    .filter(([k, v]) => !(k === 'ep_comm' && v === 0 && !p.training?.moe))
+    .filter(([k, v]) => !((k === 'ep_comm' || k === 'host') && v === 0 && !p.training?.moe))
     .sort(([a], [c]) => rank(a) - rank(c))
     .map(([k, v]) => ({ row: BREAKDOWN_LABELS[k] ?? k, category: BREAKDOWN_LABELS[k] ?? k, value: v }));
   return { kind: 'bars', title: 'Training: time per iteration by cause', unit: 'seconds', xLabel: 'exposed time per iteration (s)', bars, stacked: false };

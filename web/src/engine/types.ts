@@ -594,6 +594,14 @@ export interface SoftwareSpec {
    */
   launch_interval_us?: number;
   /**
+   * Host time per operator the training framework issues (an expert GEMM once per local expert); binds in dropless MoE layers, which wait on the host for their token counts: a pass takes max(device time, operators x this). 0 = never host-bound. Unit: us.
+   */
+  training_launch_interval_us?: number;
+  /**
+   * The training stack replays attention, the router and the dispatch preprocessing from CUDA graphs; only a MoE layer's expert part is issued from the host.
+   */
+  training_cuda_graphs?: boolean;
+  /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
@@ -684,6 +692,14 @@ export interface Software {
    * Host time to issue one kernel in an eager inference runtime; 0 = no host bound. Unit: us.
    */
   launch_interval_us?: number;
+  /**
+   * Host time per operator the training framework issues (an expert GEMM once per local expert); binds in dropless MoE layers, which wait on the host for their token counts: a pass takes max(device time, operators x this). 0 = never host-bound. Unit: us.
+   */
+  training_launch_interval_us?: number;
+  /**
+   * The training stack replays attention, the router and the dispatch preprocessing from CUDA graphs; only a MoE layer's expert part is issued from the host.
+   */
+  training_cuda_graphs?: boolean;
   /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
@@ -1155,6 +1171,10 @@ export interface TrainingBreakdown {
    * MoE token dispatch/combine (all-to-all) and expert-tensor reductions. Unit: s.
    */
   ep_comm: number;
+  /**
+   * Devices waiting for the host to issue kernels (dropless MoE layers sync with the host once per layer; software.training_launch_interval_us). Unit: s.
+   */
+  host: number;
 }
 export interface InferenceResult {
   /**

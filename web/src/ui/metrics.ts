@@ -55,7 +55,7 @@ export function devicePeak(s: ResolvedScenario | null, precision: string | undef
   return typeof t === 'number' ? t * 1e12 : undefined;
 }
 
-const BREAKDOWN_KEYS = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'pp_comm', 'dp_comm', 'ep_comm', 'bubble', 'optimizer'];
+const BREAKDOWN_KEYS = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'pp_comm', 'dp_comm', 'ep_comm', 'host', 'bubble', 'optimizer'];
 const MEMORY_KEYS = ['weights', 'gradients', 'optimizer', 'activations', 'kv_cache'] as const;
 
 function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricDef[] {
@@ -431,6 +431,25 @@ export const MOE_METRICS: MetricDef[] = [
         ['micro-batches', String(c.prediction.training?.micro_batches ?? '?')],
         ['etp', String(c.scenario?.parallel.etp ?? '?')],
       ],
+    }),
+  },
+  {
+    path: 'training.breakdown_s.host',
+    label: 'Waiting for the host per iteration',
+    q: 'seconds',
+    better: 'lower',
+    about: 'A dropless MoE layer copies its per-expert token counts to the host before the dispatch, so the host cannot run ahead of the GPU: it issues the layer’s operators while the GPU waits. When that takes longer than the GPU’s work (small layers, many local experts), the difference is this time.',
+    explain: (c) => ({
+      formula:
+        'host wait per iteration = micro-batches × Σ over the MoE layers of the busiest stage, forward and backward, of max(0, operators issued × host time per operator − the pass’s GPU time); an expert GEMM counts once per local expert',
+      inputs: [
+        ['host time per operator', c.scenario?.system.software?.training_launch_interval_us !== undefined ? `${String(c.scenario.system.software.training_launch_interval_us)} µs` : '?'],
+        ['attention and router in CUDA graphs', String(c.scenario?.system.software?.training_cuda_graphs ?? '?')],
+        ['experts / ep', c.scenario?.model.moe && c.scenario.parallel ? String(c.scenario.model.moe.experts / c.scenario.parallel.ep) : 'none (dense model: no host wait)'],
+        ['capacity_factor (set = no host sync)', c.scenario?.model.moe ? String(c.scenario.model.moe.capacity_factor ?? 'absent (dropless)') : 'none (dense model)'],
+        ['micro-batches', String(c.prediction.training?.micro_batches ?? '?')],
+      ],
+      source: 'Megatron-Core token dispatchers (host copy of tokens per expert); fitted by scripts/fit_training_host.py on the Megatron-Bridge MoE rows',
     }),
   },
   {

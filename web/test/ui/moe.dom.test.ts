@@ -96,6 +96,7 @@ describe('results panel of a MoE model', () => {
       'training.moe.dispatch_bytes': String(m.dispatch_bytes),
       'training.moe.all_to_all_layer_s': String(m.all_to_all_layer_s),
       'training.breakdown_s.ep_comm': String(moe.prediction.training!.breakdown_s.ep_comm),
+      'training.breakdown_s.host': String(moe.prediction.training!.breakdown_s.host),
       'training.moe.expert_params_per_device': String(m.expert_params_per_device),
       'training.moe.expert_dp': String(m.expert_dp),
     });

@@ -15,7 +15,7 @@ const prediction: Prediction = {
     tokens_per_s: 1,
     mfu: 0.5,
     hfu: 0.5,
-    breakdown_s: { compute: 6, recompute: 1, tp_comm: 1, cp_comm: 0, pp_comm: 0.5, dp_comm: 0.5, ep_comm: 0, bubble: 0.75, optimizer: 0.25 },
+    breakdown_s: { compute: 6, recompute: 1, tp_comm: 1, cp_comm: 0, pp_comm: 0.5, dp_comm: 0.5, ep_comm: 0, host: 0, bubble: 0.75, optimizer: 0.25 },
     by_bound_s: { compute: 7, memory: 1, communication: 2, other: 0 },
     micro_batches: 8,
     layer_s: { forward: 0.1, backward: 0.2, recompute: 0.05 },

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Fit software.training_launch_interval_us on the public MoE training rows.
+
+Usage: scripts/fit_training_host.py build/native/cli/optimus
+
+A dropless MoE layer waits on the host once per layer for its per-expert token counts, so the
+host's time per issued operator can bind (core/hardware/spec.h, SoftwareDefaults). The rows are
+tests/validation/data/train_moe_public.jsonl (NVIDIA Megatron-Bridge performance summaries and
+the DGX Cloud recipes: Megatron-Core with Transformer Engine on x86 DGX and Grace NVL72 hosts).
+Every row is predicted with the interval set to each grid value in its system; the mean
+|error| over the MoE rows per value is printed and the best is reported, as a whole and per
+system. Dense rows are unaffected by construction (no host sync) and are left out.
+"""
+import json
+import sys
+
+from fitlib import DATA, SoftwareTrial, run
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    cli = sys.argv[1]
+    rows = [json.loads(line) for line in open(DATA / "train_moe_public.jsonl") if line.strip()]
+    moe_rows = []
+    predict = SoftwareTrial(cli, "training_launch_interval_us").predict
+
+    for r in rows:
+        model = r["scenario"]["model"]
+        if isinstance(model, str):
+            model = json.loads(run(cli, ["preset", "models", model]))
+        if "moe" in model:
+            moe_rows.append(r)
+    grid = list(range(0, 161, 10))
+    errors = {}
+    for i in grid:
+        errors[i] = []
+        for r in moe_rows:
+            p = predict(r, i)
+            errors[i].append(None if p is None else p / r["expected"] - 1)
+
+    def mean(es):
+        es = [abs(e) for e in es if e is not None]
+        return sum(es) / len(es)
+
+    def report(label, idx):
+        means = {i: mean([errors[i][k] for k in idx]) for i in grid}
+        best = min(grid, key=lambda i: means[i])
+        print(f"{label}: {len(idx)} rows, mean |err| {100 * means[0]:.1f}% at 0 us, best {best} us: "
+              f"{100 * means[best]:.1f}%")
+
+    for i in grid:
+        print(f"{i:4d} us: mean |err| {100 * mean(errors[i]):.1f}%")
+    report("all MoE rows", list(range(len(moe_rows))))
+    for sid in sorted({r["scenario"]["system"] for r in moe_rows}):
+        report(sid, [k for k, r in enumerate(moe_rows) if r["scenario"]["system"] == sid])
+
+
+if __name__ == "__main__":
+    main()

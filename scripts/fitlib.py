@@ -1,0 +1,38 @@
+"""Shared by the fit scripts: run the CLI, and predict a validation row with one key of its
+system's software block set to a trial value."""
+import json
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "validation" / "data"
+
+
+def run(cli, args, stdin=None):
+    out = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+class SoftwareTrial:
+    """Predicts rows with system.software[key] = value (the system preset inlined once per id)."""
+
+    def __init__(self, cli, key):
+        self.cli, self.key, self.systems = cli, key, {}
+
+    def predict(self, row, value):
+        """The row's metric (a dotted path; a last part `a+b` sums the two), or None on an error."""
+        scenario = json.loads(json.dumps(row["scenario"]))
+        sid = scenario["system"]
+        if sid not in self.systems:
+            self.systems[sid] = json.loads(run(self.cli, ["preset", "systems", sid]))
+        system = json.loads(json.dumps(self.systems[sid]))
+        system.setdefault("software", {})[self.key] = value
+        scenario["system"] = system
+        out = json.loads(run(self.cli, ["predict", "-", "--json"], json.dumps(scenario)))
+        if "error" in out:
+            return None
+        node = out
+        *parents, last = row["metric"].split(".")
+        for key in parents:
+            node = node[key]
+        return sum(node[k] for k in last.split("+"))
