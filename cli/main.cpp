@@ -26,7 +26,7 @@ Usage:
   optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
                                       technology, dram, studies, software
   optimus preset KIND ID              print one preset's JSON
-  optimus search FILE|- [--top K] [--json] [--mode training|inference]
+  optimus search FILE|- [--top K] [--json] [--mode training|inference|serving]
                                       rank the parallel layouts of a scenario
   optimus study NAME [--json]         run one of the paper's studies; --list lists them
   optimus schema [--json]             the JSON Schemas of the scenario and the prediction; without
@@ -277,7 +277,8 @@ int cmd_preset(const std::vector<std::string>& args) {
   return 0;
 }
 
-constexpr const char* kSearchHelp = R"(optimus search FILE|- [--top K] [--json] [--mode training|inference]
+constexpr const char* kSearchHelp =
+    R"(optimus search FILE|- [--top K] [--json] [--mode training|inference|serving]
                       [--objective throughput|latency] [--max-ttft S] [--max-tpot S]
 
 Searches the parallel layouts of a scenario: keys given in its "parallel" object are fixed,
@@ -287,13 +288,50 @@ are rejected with a reason code (validate's codes, memory.does_not_fit, latency 
 rest are ranked by iteration time (training) or by throughput or latency (inference).
   --top K          how many layouts to show (default 10, at most 1000)
   --json           print {"evaluated", "feasible", "rejected", "elapsed_s", "best": [...]}
-  --mode M         training (default when the scenario has training) or inference
-  --objective O    inference: throughput (default) or latency
+  --mode M         training (default when the scenario has training), serving (default when
+                   it has inference.serving: the deployment, tp x pp x replicas, ep, max_batch or
+                   a prefill/decode split, that serves the request stream with the most goodput
+                   per device under its objectives; every deployment simulated) or inference
+  --objective O    inference: throughput (default) or latency; serving: goodput (default: the
+                   stream as given) or capacity (the largest Poisson rate meeting the objectives)
   --max-ttft S     inference: reject layouts whose time to first token exceeds S seconds
   --max-tpot S     inference: reject layouts whose time per output token exceeds S seconds
 best[0]'s "parallel" put into the scenario and predicted gives the same numbers. Spaces of
 more than a million layouts are refused (search.space_too_large): fix some parallel keys.
 )";
+
+// A serving deployment search: one line per deployment.
+void print_serving_search(const json& r) {
+  const bool capacity = r["objective"] == "capacity";
+  std::printf("Objective: %s (requests/s per device%s)\n", r["objective"].get<std::string>().c_str(),
+              capacity ? " at the largest Poisson rate meeting the objectives" : " meeting the objectives");
+  std::printf("%4s %-26s %6s %12s %12s %12s %12s %10s\n", "#", "deployment", "batch", "score/dev",
+              capacity ? "capacity/s" : "req/s", "ttft p90", "tpot p90", "tokens/s");
+  int rank = 0;
+  for (const auto& b : r["best"]) {
+    const auto& d = b["deployment"];
+    const auto& sv = b["serving"];
+    std::string dep;
+    if (d.contains("disaggregated")) {
+      const auto& pre = d["disaggregated"]["prefill"];
+      const auto& dec = d["disaggregated"]["decode"];
+      dep = "P " + std::to_string(pre["replicas"].get<long long>()) + "xTP" +
+            std::to_string(pre["tp"].get<long long>()) + " + D " +
+            std::to_string(dec["replicas"].get<long long>()) + "xTP" +
+            std::to_string(dec["tp"].get<long long>());
+    } else {
+      dep =
+          std::to_string(d["replicas"].get<long long>()) + " x TP" + std::to_string(d["tp"].get<long long>());
+      if (d["pp"].get<long long>() > 1) dep += " PP" + std::to_string(d["pp"].get<long long>());
+      if (d["ep"].get<long long>() > 1) dep += " EP" + std::to_string(d["ep"].get<long long>());
+    }
+    std::printf("%4d %-26s %6lld %12.3f %12.2f %12s %12s %10.0f\n", ++rank, dep.c_str(),
+                d["max_batch"].get<long long>(), b["score_requests_per_s_per_device"].get<double>(),
+                capacity ? b["capacity_requests_per_s"].get<double>() : sv["requests_per_s"].get<double>(),
+                seconds(sv["ttft_s"]["p90"].get<double>()).c_str(),
+                seconds(sv["tpot_s"]["p90"].get<double>()).c_str(), sv["output_tokens_per_s"].get<double>());
+  }
+}
 
 void print_search(const json& r) {
   const bool training = r["mode"] == "training";
@@ -307,6 +345,7 @@ void print_search(const json& r) {
     std::cout << "No feasible layout.\n";
     return;
   }
+  if (r["mode"] == "serving") return print_serving_search(r);
   if (training)
     std::printf("%4s %4s %4s %5s %4s %4s %4s %3s %-9s %4s %12s %12s %6s %10s\n", "#", "tp", "pp", "dp", "cp",
                 "mb", "v", "sp", "recompute", "zero", "iteration", "tokens/s", "MFU", "memory");

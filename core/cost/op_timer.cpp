@@ -121,12 +121,23 @@ OpCost forward_cost(const OpContext& c, const Op& op) {
   return OpCost{};
 }
 
+std::size_t MatmulCache::KeyHash::operator()(const Key& key) const {
+  // FNV-1a style mixing of the five fields (any good mix will do: the cache is per run).
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::uint64_t v : {static_cast<std::uint64_t>(key.m), static_cast<std::uint64_t>(key.n),
+                          static_cast<std::uint64_t>(key.k), static_cast<std::uint64_t>(key.batch),
+                          static_cast<std::uint64_t>(key.head)}) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 1099511628211ull;
+  }
+  return static_cast<std::size_t>(h);
+}
+
 const OpCost& MatmulCache::forward(const OpContext& c, const Op& op) {
-  const bool head = op.role == OpRole::lm_head;
-  for (const Entry& e : entries_)
-    if (e.m == op.m && e.n == op.n && e.k == op.k && e.batch == op.batch && e.head == head) return e.cost;
-  entries_.push_back(Entry{op.m, op.n, op.k, op.batch, head, matmul_costs(c, op, false).fwd});
-  return entries_.back().cost;
+  const Key key{op.m, op.n, op.k, op.batch, op.role == OpRole::lm_head};
+  const auto it = entries_.find(key);
+  if (it != entries_.end()) return it->second;
+  return entries_.emplace(key, matmul_costs(c, op, false).fwd).first->second;
 }
 
 OpCost elementwise_backward(const OpContext& c, const Op& op) {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "base/comm.h"
@@ -70,17 +71,21 @@ Seconds comm_cost(const OpContext& c, const Op& op);
 
 // Forward matmul costs remembered by shape, for loops that time the same GEMMs again (the decode
 // steps of one generation differ only in their attention). The context must stay the same.
+// A serving simulation asks for thousands of distinct token counts, so shapes are hashed.
 class MatmulCache {
  public:
   const OpCost& forward(const OpContext& c, const Op& op);
 
  private:
-  struct Entry {
+  struct Key {
     std::int64_t m, n, k, batch;
     bool head;
-    OpCost cost;
+    bool operator==(const Key&) const = default;
   };
-  std::vector<Entry> entries_;
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const;
+  };
+  std::unordered_map<Key, OpCost, KeyHash> entries_;
 };
 
 // An eager runtime issues kernels one by one from the host; a kernel shorter than the host's

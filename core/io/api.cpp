@@ -12,6 +12,7 @@
 #include "io/study_io.h"
 #include "predict/serving.h"
 #include "search/search.h"
+#include "search/serving_search.h"
 #include "study/study.h"
 
 namespace optimus::api {
@@ -88,13 +89,16 @@ namespace {
 // Search options (api.h); their errors point into the options object and carry search.* codes.
 struct ParsedOptions {
   SearchOptions options;
+  ServingObjective serving_objective = ServingObjective::goodput;
   std::optional<Error> error;
 };
 
 ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   ParsedOptions out;
   SearchOptions& o = out.options;
-  o.mode = s.training ? SearchMode::training : SearchMode::inference;
+  o.mode = s.training                            ? SearchMode::training
+           : s.inference && s.inference->serving ? SearchMode::serving
+                                                 : SearchMode::inference;
   std::string_view trimmed = text;
   while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\n' || trimmed.front() == '\t' ||
                               trimmed.front() == '\r'))
@@ -113,8 +117,12 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   if (auto top = r.integer("top", false, 1, static_cast<std::int64_t>(kMaxSearchTop)))
     o.top = static_cast<std::size_t>(*top);
   o.mode = r.enumeration<SearchMode>("mode", false).value_or(o.mode);
-  const auto objective = r.enumeration<InferenceObjective>("objective", false);
-  if (objective) o.objective = *objective;
+  if (o.mode == SearchMode::serving) {
+    out.serving_objective =
+        r.enumeration<ServingObjective>("objective", false).value_or(out.serving_objective);
+  } else if (const auto objective = r.enumeration<InferenceObjective>("objective", false)) {
+    o.objective = *objective;
+  }
   if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
   if (auto t = r.number("max_tpot_s", false, 1e-12, 1e9)) o.max_tpot = Seconds(*t);
   const auto max_batch = r.integer("max_batch", false, 1, kMaxSearchBatch);
@@ -126,12 +134,15 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
     out.error = err;
     return out;
   }
-  if (o.mode == SearchMode::training) {
+  if (o.mode != SearchMode::inference) {
     for (const char* key : {"objective", "max_ttft_s", "max_tpot_s", "max_batch"})
-      if (root.contains(key))
+      if (root.contains(key) && !(o.mode == SearchMode::serving && std::string_view(key) == "objective"))
         out.error = Error{"search.option_not_applicable", std::string("/") + key,
                           std::string("'") + key + "' applies to an inference search (mode \"inference\")"};
   }
+  if (o.mode == SearchMode::serving && root.contains("points"))
+    out.error = Error{"search.option_not_applicable", "/points",
+                      "'points' applies to a layout search (mode \"training\" or \"inference\")"};
   return out;
 }
 
@@ -193,6 +204,62 @@ nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const
   return j;
 }
 
+// The counts every search result starts with (api.h): layouts evaluated, feasible, rejected by
+// code, the time taken and whether it was cancelled.
+template <class SearchRes>
+void add_counts(nlohmann::ordered_json& j, const SearchRes& res, double elapsed) {
+  j["evaluated"] = res.evaluated;
+  j["feasible"] = res.feasible;
+  nlohmann::ordered_json rejected = nlohmann::ordered_json::object();
+  for (const auto& [code, n] : res.rejected) rejected[code] = n;
+  j["rejected"] = rejected;
+  j["elapsed_s"] = elapsed;
+  j["layouts_per_s"] = elapsed > 0 ? static_cast<double>(res.evaluated) / elapsed : 0.0;
+  j["cancelled"] = res.cancelled;
+}
+
+// A serving deployment search (search/serving_search.h) as JSON: each deployment with its
+// serving block as predict writes it (without the timeline).
+std::string serving_search_json(const Scenario& s, const FixedLayout& fixed, std::size_t top,
+                                ServingObjective objective, const std::function<bool(double)>& progress) {
+  using ojson = nlohmann::ordered_json;
+  const auto start = std::chrono::steady_clock::now();
+  auto res = search_serving(s, fixed.tp, fixed.pp, fixed.ep, top, objective, progress);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!res) return error_to_json(res.error());
+  ojson j;
+  j["mode"] = "serving";
+  j["objective"] = std::string(name_of(objective));
+  add_counts(j, *res, elapsed);
+  ojson best = ojson::array();
+  for (const ServingCandidate& c : res->best) {
+    const ServingDeployment& d = c.deployment;
+    ojson dep;
+    if (d.disaggregated()) {
+      dep["disaggregated"] = {
+          {"prefill", {{"tp", d.prefill->tp}, {"pp", d.prefill->pp}, {"replicas", d.prefill->replicas}}},
+          {"decode", {{"tp", d.decode->tp}, {"pp", d.decode->pp}, {"replicas", d.decode->replicas}}}};
+    } else {
+      dep["tp"] = d.tp;
+      dep["pp"] = d.pp;
+      dep["ep"] = d.ep;
+      dep["replicas"] = d.replicas;
+    }
+    dep["max_batch"] = d.max_batch;
+    ojson e;
+    e["deployment"] = dep;
+    e["parallel"] = plan_json(with_deployment(s, d).parallel);
+    e["score_requests_per_s_per_device"] = c.score;
+    if (objective == ServingObjective::capacity) e["capacity_requests_per_s"] = c.capacity_requests_per_s;
+    ojson sv = serving_json(*c.result);
+    sv.erase("timeline");
+    e["serving"] = sv;
+    best.push_back(std::move(e));
+  }
+  j["best"] = best;
+  return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string search(std::string_view scenario_json, std::string_view options_json,
@@ -205,6 +272,8 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     if (po.error) return error_to_json(*po.error);
     const SearchOptions& o = po.options;
     const FixedLayout fixed = fixed_keys(scenario_json, *s);
+    if (o.mode == SearchMode::serving)
+      return serving_search_json(*s, fixed, o.top, po.serving_objective, progress);
     const auto start = std::chrono::steady_clock::now();
     auto res = search_layouts(*s, fixed, o, progress);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -213,14 +282,7 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     ojson j;
     j["mode"] = std::string(name_of(o.mode));
     if (!training) j["objective"] = std::string(name_of(o.objective));
-    j["evaluated"] = res->evaluated;
-    j["feasible"] = res->feasible;
-    ojson rejected = ojson::object();
-    for (const auto& [code, n] : res->rejected) rejected[code] = n;
-    j["rejected"] = rejected;
-    j["elapsed_s"] = elapsed;
-    j["layouts_per_s"] = elapsed > 0 ? static_cast<double>(res->evaluated) / elapsed : 0.0;
-    j["cancelled"] = res->cancelled;
+    add_counts(j, *res, elapsed);
     ojson best = ojson::array();
     for (const auto& r : res->best) best.push_back(best_json(*s, r, o));
     j["best"] = best;

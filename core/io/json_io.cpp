@@ -983,6 +983,8 @@ ojson latency_json(const LatencyStats& l) {
   return {{"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
 }
 
+}  // namespace
+
 ojson serving_json(const ServingPrediction& v) {
   ojson j;
   j["requests_per_s"] = v.requests_per_s;
@@ -1024,8 +1026,6 @@ ojson serving_json(const ServingPrediction& v) {
   j["timeline"] = tl;
   return j;
 }
-
-}  // namespace
 
 std::string prediction_to_json(const Scenario& s, const Prediction& p, int indent) {
   ojson j;

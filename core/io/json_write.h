@@ -5,10 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "parallel/plan.h"
+#include "predict/serving.h"
 
 namespace optimus {
 
 // The spec's `parallel` object for a plan, every key written (defaults filled in).
 nlohmann::ordered_json plan_json(const ParallelPlan& p);
+
+// The prediction's `serving` block (README, serving output).
+nlohmann::ordered_json serving_json(const ServingPrediction& v);
 
 }  // namespace optimus

@@ -90,8 +90,10 @@ StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch&
   const auto groups = shape.groups();
   shape.causal =
       std::any_of(groups.begin(), groups.end(), [](const SeqGroup& x) { return x.new_tokens > 1; });
-  head_ops(m, shape, g.head);
-  embedding_ops(m, shape, g.embedding);
+  if (tokens_part) {
+    head_ops(m, shape, g.head);
+    embedding_ops(m, shape, g.embedding);
+  }
   StepCost st;
   // Every layer of every kind (dense or MoE FFN, global or windowed attention) runs once.
   const KindCounts kinds = model_kinds(m);
@@ -158,6 +160,23 @@ struct StepTimer::Impl {
   // The token-dependent part of a step by (tokens, sequences): a serving run revisits the same
   // counts thousands of times while only the contexts change.
   std::unordered_map<std::uint64_t, Seconds> tokens_part;
+  // The attention cores of one group of sequences (every layer), by its lengths and the step's
+  // mask: each group is its own operator (model/graph.cpp), so a step's attention is the sum over
+  // its groups, and decoding sequences revisit the same context lengths step after step.
+  struct GroupKey {
+    std::int64_t sequences, new_tokens, kv_len;
+    bool causal;
+    bool operator==(const GroupKey&) const = default;
+  };
+  struct GroupHash {
+    std::size_t operator()(const GroupKey& k) const {
+      std::uint64_t h = static_cast<std::uint64_t>(k.kv_len) * 0x9e3779b97f4a7c15ull;
+      h ^= static_cast<std::uint64_t>(k.new_tokens) * 0xc2b2ae3d27d4eb4full + (h << 6) + (h >> 2);
+      h ^= static_cast<std::uint64_t>(k.sequences) * 0x165667b19e3779f9ull + (h << 6) + (h >> 2);
+      return static_cast<std::size_t>(h ^ static_cast<std::uint64_t>(k.causal));
+    }
+  };
+  std::unordered_map<GroupKey, Seconds, GroupHash> attention;
 };
 
 StepTimer::StepTimer(const Scenario& s) : s_(s), impl_(std::make_unique<Impl>()) {
@@ -177,9 +196,26 @@ Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
     const StepCost t = step(s_, x.c, x.shape, x.g, false, "step", Part::tokens);
     it = x.tokens_part.emplace(key, t.compute + t.comm).first;
   }
-  const StepCost a = step(s_, x.c, x.shape, x.g, false, "step", Part::attention);
+  // The step's mask, as step() sets it: causal when any group brings prompt tokens.
+  const bool causal =
+      std::any_of(groups.begin(), groups.end(), [](const SeqGroup& g) { return g.new_tokens > 1; });
+  Seconds att{};
+  for (const SeqGroup& g : groups) {
+    const Impl::GroupKey gk{g.sequences, g.new_tokens, g.kv_len, causal};
+    auto at = x.attention.find(gk);
+    if (at == x.attention.end()) {
+      x.shape.mixed = nullptr;
+      x.shape.group = g;
+      const StepCost a = step(s_, x.c, x.shape, x.g, false, "step", Part::attention);
+      // step() derives the mask from this one group; a decoding group in a step with prompt
+      // chunks keeps the step's causal mask, which for one query per sequence changes nothing
+      // (it sees every key either way), and a prompt group is causal either way.
+      at = x.attention.emplace(gk, a.compute + a.comm).first;
+    }
+    att += at->second;
+  }
   x.shape.mixed = nullptr;
-  return it->second + a.compute + a.comm;
+  return it->second + att;
 }
 
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings) {

@@ -163,6 +163,10 @@ bool for_each_leaf(const Prefix& pre, Fn&& fn) {
 }
 
 std::optional<Error> check_request(const Scenario& s, const SearchOptions& o) {
+  if (o.mode == SearchMode::serving)
+    return make_error(
+        "search.invalid_option", "/mode",
+        "a serving search runs search_serving (search/serving_search.h), not the layout search");
   if (o.mode == SearchMode::training && !s.training)
     return make_error("search.no_training", "/training",
                       "a training search needs the scenario's 'training' object (or use mode \"inference\")");

@@ -57,12 +57,15 @@ struct FixedLayout {
   std::optional<std::int64_t> etp;
 };
 
-enum class SearchMode { training, inference };
+// serving: the deployment search of search/serving_search.h (the api routes it there).
+enum class SearchMode { training, inference, serving };
 enum class InferenceObjective { throughput, latency };
 template <>
 struct EnumNames<SearchMode> {
-  static constexpr std::array<std::pair<SearchMode, std::string_view>, 2> table = {
-      {{SearchMode::training, "training"}, {SearchMode::inference, "inference"}}};
+  static constexpr std::array<std::pair<SearchMode, std::string_view>, 3> table = {
+      {{SearchMode::training, "training"},
+       {SearchMode::inference, "inference"},
+       {SearchMode::serving, "serving"}}};
 };
 template <>
 struct EnumNames<InferenceObjective> {

@@ -1,0 +1,245 @@
+// Serving deployment search (serving_search.h): enumerate, simulate, rank.
+#include "search/serving_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+
+#include "parallel/plan.h"
+
+namespace optimus {
+
+namespace {
+
+std::vector<std::int64_t> divisors_of(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t k = 1; k <= n; ++k)
+    if (n % k == 0) out.push_back(k);
+  return out;
+}
+
+bool better(const ServingCandidate& a, const ServingCandidate& b) {
+  if (a.score != b.score) return a.score > b.score;
+  if (a.result->e2e.p90 != b.result->e2e.p90) return a.result->e2e.p90 < b.result->e2e.p90;
+  const ServingDeployment &x = a.deployment, &y = b.deployment;
+  return std::make_tuple(x.disaggregated(), x.tp * x.pp, x.tp, -x.max_batch, x.ep,
+                         x.prefill ? x.prefill->tp : 0, x.prefill ? x.prefill->replicas : 0) <
+         std::make_tuple(y.disaggregated(), y.tp * y.pp, y.tp, -y.max_batch, y.ep,
+                         y.prefill ? y.prefill->tp : 0, y.prefill ? y.prefill->replicas : 0);
+}
+
+}  // namespace
+
+Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, std::optional<std::int64_t> tp,
+                                                           std::optional<std::int64_t> pp,
+                                                           std::optional<std::int64_t> ep) {
+  if (!s.inference || !s.inference->serving)
+    return make_error("search.serving_needs_serving", "/inference/serving",
+                      "a serving search needs inference.serving (the request stream to serve)");
+  const ServingSpec& sv = *s.inference->serving;
+  const std::int64_t n = s.num_devices;
+  std::vector<std::int64_t> batches = {sv.max_batch};
+  for (std::int64_t b : {sv.max_batch / 4, sv.max_batch / 16})
+    if (b >= 8) batches.push_back(b);
+  std::vector<ServingDeployment> out;
+  for (std::int64_t t : tp ? std::vector<std::int64_t>{*tp} : divisors_of(n)) {
+    if (n % t != 0) continue;
+    for (std::int64_t p : pp ? std::vector<std::int64_t>{*pp} : divisors_of(n / t)) {
+      if ((n / t) % p != 0 || p > s.model.layers) continue;
+      std::vector<std::int64_t> eps = {1};
+      if (ep) {
+        eps = {*ep};
+      } else if (s.model.moe) {
+        eps.clear();
+        for (std::int64_t e : divisors_of(t))
+          if (s.model.moe->experts % e == 0) eps.push_back(e);
+      }
+      for (std::int64_t e : eps)
+        for (std::int64_t b : batches) {
+          ServingDeployment d;
+          d.tp = t;
+          d.pp = p;
+          d.ep = e;
+          d.replicas = n / (t * p);
+          d.max_batch = b;
+          out.push_back(d);
+        }
+    }
+  }
+  // Disaggregated prefill and decode pools (a closed loop cannot be split: README, serving).
+  if (sv.arrival != Arrival::closed && n >= 2 && !pp) {
+    const std::int64_t domain = std::max<std::int64_t>(1, s.system.scale_up.domain_size);
+    for (std::int64_t tp_p : divisors_of(n)) {
+      if (tp_p > domain || (tp && *tp != tp_p)) continue;
+      for (std::int64_t tp_d : divisors_of(n)) {
+        if (tp_d > domain || (tp && *tp != tp_d)) continue;
+        for (std::int64_t r_p = 1; r_p * tp_p < n; ++r_p) {
+          const std::int64_t rest = n - r_p * tp_p;
+          if (rest % tp_d != 0) continue;
+          ServingDeployment d;
+          d.tp = tp_d;
+          d.replicas = rest / tp_d;
+          d.max_batch = sv.max_batch;
+          d.prefill = ServingPool{tp_p, 1, r_p};
+          d.decode = ServingPool{tp_d, 1, rest / tp_d};
+          out.push_back(d);
+        }
+      }
+    }
+  }
+  const auto count = static_cast<std::int64_t>(out.size());
+  if (count > kMaxServingDeployments || count * sv.num_requests > kMaxServingSearchRequests)
+    return make_error("search.space_too_large", "/num_devices",
+                      std::to_string(count) + " deployments of " + std::to_string(sv.num_requests) +
+                          " requests each is more than a search simulates (at most " +
+                          std::to_string(kMaxServingDeployments) + " deployments and " +
+                          std::to_string(kMaxServingSearchRequests) +
+                          " requests in all); fix tp or pp in `parallel`, or simulate fewer requests");
+  return out;
+}
+
+Scenario with_deployment(const Scenario& s, const ServingDeployment& d) {
+  Scenario c = s;
+  c.training.reset();
+  ServingSpec& sv = *c.inference->serving;
+  sv.max_batch = d.max_batch;
+  sv.prefill = d.prefill;
+  sv.decode = d.decode;
+  if (d.disaggregated()) {
+    // The pools carry the layouts; the scenario-wide layout only has to be a valid split.
+    c.parallel.tp = 1;
+    c.parallel.pp = 1;
+    c.parallel.dp = c.num_devices;
+    c.parallel.ep = 1;
+  } else {
+    c.parallel.tp = d.tp;
+    c.parallel.pp = d.pp;
+    c.parallel.dp = d.replicas;
+    c.parallel.ep = d.ep;
+  }
+  c.parallel.cp = 1;
+  c.parallel.interleave = 1;
+  c.parallel.sequence_parallel = false;
+  return c;
+}
+
+namespace {
+
+bool poisson_stream(const ServingSpec& sv) {
+  return sv.arrival == Arrival::poisson && sv.requests_per_s < std::numeric_limits<double>::max();
+}
+
+// Requests per second per device the deployment earns under the objective (goodput: the stream as
+// given; capacity: the largest Poisson rate meeting the objectives, in `capacity`).
+Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective objective, double& score,
+                                           double& capacity) {
+  const ServingSpec& sv = *c.inference->serving;
+  const double n = static_cast<double>(c.num_devices);
+  std::vector<Warning> warnings;
+  if (objective == ServingObjective::goodput) {
+    auto r = predict_serving(c, warnings);
+    if (!r) return r.error();
+    if (poisson_stream(sv)) {
+      const double good = std::round(r->goodput_requests_per_s * r->duration_s);
+      score = good / static_cast<double>(sv.num_requests) * sv.requests_per_s / n;
+    } else {
+      score = r->goodput_requests_per_s / n;
+    }
+    return r;
+  }
+  // Capacity: the offline throughput bounds the rate; bisect on whether the objectives hold.
+  Scenario probe = c;
+  ServingSpec& pv = *probe.inference->serving;
+  pv.arrival = Arrival::offline;
+  auto top = predict_serving(probe, warnings);
+  if (!top) return top.error();
+  pv.arrival = Arrival::poisson;
+  // The offline run's rate includes its drain at the end, so the true bound lies a little above.
+  double lo = 0, hi = 1.25 * top->requests_per_s;
+  std::optional<ServingPrediction> at_lo;
+  for (int i = 0; i < kCapacitySteps; ++i) {
+    const double rate = i == 0 ? 0.02 * hi : 0.5 * (lo + hi);
+    pv.requests_per_s = rate;
+    auto r = predict_serving(probe, warnings);
+    if (!r) return r.error();
+    if (r->slo && r->slo->met) {
+      lo = rate;
+      at_lo = *r;
+    } else {
+      hi = rate;
+      if (i == 0) break;  // not even at 2% of its throughput
+    }
+  }
+  capacity = lo;
+  score = lo / n;
+  if (at_lo) return *at_lo;
+  return top;  // meets the objectives at no rate tried: the offline run stands for it
+}
+
+}  // namespace
+
+Result<ServingSearchResult> search_serving(const Scenario& s, std::optional<std::int64_t> tp,
+                                           std::optional<std::int64_t> pp, std::optional<std::int64_t> ep,
+                                           std::size_t top, ServingObjective objective,
+                                           const std::function<bool(double)>& progress) {
+  if (objective == ServingObjective::capacity && s.inference && s.inference->serving &&
+      (!s.inference->serving->slo || s.inference->serving->arrival == Arrival::closed))
+    return make_error(
+        "search.capacity_needs_objectives", "/inference/serving/slo",
+        "the capacity objective finds the largest Poisson rate that meets inference.serving.slo; "
+        "give ttft_s and/or tpot_s, and an open stream (poisson or offline)");
+  auto space = serving_deployments(s, tp, pp, ep);
+  if (!space) return space.error();
+  ServingSearchResult out;
+  std::vector<ServingCandidate> ok;
+  const double total = static_cast<double>(space->size());
+  for (const ServingDeployment& d : *space) {
+    if (progress && !progress(static_cast<double>(out.evaluated) / total)) {
+      out.cancelled = true;
+      break;
+    }
+    ++out.evaluated;
+    const Scenario c = with_deployment(s, d);
+    ServingCandidate cand;
+    cand.deployment = d;
+    if (auto err = validate_plan(c)) {
+      ++out.rejected[err->code];
+      continue;
+    }
+    auto r = score_deployment(c, objective, cand.score, cand.capacity_requests_per_s);
+    if (!r) {
+      ++out.rejected[r.error().code];
+      continue;
+    }
+    ++out.feasible;
+    ServingPrediction pred = *r;
+    pred.timeline.clear();
+    cand.result = std::move(pred);
+    ok.push_back(std::move(cand));
+  }
+  std::stable_sort(ok.begin(), ok.end(), better);
+  // A deployment that differs from a better one only in max_batch and comes out the same adds
+  // nothing to the list.
+  const auto same = [](const ServingCandidate& a, const ServingCandidate& b) {
+    ServingDeployment x = a.deployment, y = b.deployment;
+    x.max_batch = y.max_batch = 0;
+    const bool pools =
+        x.disaggregated() == y.disaggregated() &&
+        (!x.disaggregated() || (x.prefill->tp == y.prefill->tp &&
+                                x.prefill->replicas == y.prefill->replicas && x.decode->tp == y.decode->tp));
+    return pools && x.tp == y.tp && x.pp == y.pp && x.ep == y.ep && x.replicas == y.replicas &&
+           a.score == b.score && a.result->e2e.p90 == b.result->e2e.p90 &&
+           a.result->tpot.p90 == b.result->tpot.p90;
+  };
+  for (ServingCandidate& c : ok) {
+    if (out.best.size() >= top) break;
+    if (std::none_of(out.best.begin(), out.best.end(), [&](const ServingCandidate& b) { return same(b, c); }))
+      out.best.push_back(std::move(c));
+  }
+  if (progress && !out.cancelled) progress(1.0);
+  return out;
+}
+
+}  // namespace optimus

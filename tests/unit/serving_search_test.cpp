@@ -1,0 +1,131 @@
+// Serving deployment search (core/search/serving_search.h): the space counted by hand, fixed keys,
+// the ranking against predict, the capacity objective, cancellation and bad options.
+#include "search/serving_search.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "io/api.h"
+#include "io/json_io.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+// Llama 3.1 8B served on `devices` H100s, Poisson 20 req/s, short requests, with objectives.
+json stream(int devices, double rate = 20) {
+  return {{"model", "llama3.1-8b"},
+          {"system", "dgx-h100"},
+          {"num_devices", devices},
+          {"inference",
+           {{"batch", 1},
+            {"prompt_len", 512},
+            {"output_len", 64},
+            {"serving",
+             {{"arrival", "poisson"},
+              {"requests_per_s", rate},
+              {"num_requests", 200},
+              {"input_len", 512},
+              {"output_len", 64},
+              {"slo", {{"ttft_s", 0.5}, {"tpot_s", 0.05}}}}}}}};
+}
+
+json search(const json& s, const json& options) {
+  return json::parse(optimus::api::search(s.dump(), options.dump()));
+}
+
+optimus::Scenario parsed(const json& s) { return *optimus::parse_scenario(s.dump()); }
+
+}  // namespace
+
+TEST(ServingSearch, SpaceCountedByHand) {
+  // Two devices: colocated (tp, pp) in {(1,1), (1,2), (2,1)} x max_batch {2048, 512, 128} = 9,
+  // plus one prefill/decode split (one TP1 prefill replica, one TP1 decode replica) = 10.
+  auto space = optimus::serving_deployments(parsed(stream(2)), {}, {}, {});
+  ASSERT_TRUE(space.ok());
+  EXPECT_EQ(space->size(), 10u);
+  int split = 0;
+  for (const auto& d : *space) split += d.disaggregated() ? 1 : 0;
+  EXPECT_EQ(split, 1);
+  // A fixed tp keeps the colocated deployments of that tp (and splits of that tp: none fit 2).
+  auto fixed = optimus::serving_deployments(parsed(stream(2)), 2, {}, {});
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(fixed->size(), 3u);
+  for (const auto& d : *fixed) EXPECT_EQ(d.tp, 2);
+}
+
+TEST(ServingSearch, BestDeploymentPredictsTheSameNumbers) {
+  const json r = search(stream(4), {{"mode", "serving"}, {"top", 3}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["mode"], "serving");
+  EXPECT_EQ(r["objective"], "goodput");
+  EXPECT_EQ(
+      r["evaluated"].get<int>(), r["feasible"].get<int>() + [&] {
+        int n = 0;
+        for (auto it = r["rejected"].begin(); it != r["rejected"].end(); ++it) n += it.value().get<int>();
+        return n;
+      }());
+  ASSERT_FALSE(r["best"].empty());
+  const json& best = r["best"][0];
+  // Put the deployment into the scenario and predict: the same serving numbers.
+  json s = stream(4);
+  s["parallel"] = best["parallel"];
+  const json& dep = best["deployment"];
+  s["inference"]["serving"]["max_batch"] = dep["max_batch"];
+  if (dep.contains("disaggregated")) s["inference"]["serving"]["disaggregated"] = dep["disaggregated"];
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_DOUBLE_EQ(p["serving"]["ttft_s"]["p90"].get<double>(),
+                   best["serving"]["ttft_s"]["p90"].get<double>());
+  EXPECT_DOUBLE_EQ(p["serving"]["requests_per_s"].get<double>(),
+                   best["serving"]["requests_per_s"].get<double>());
+  // Ranked: scores never rise down the list.
+  for (std::size_t i = 1; i < r["best"].size(); ++i)
+    EXPECT_LE(r["best"][i]["score_requests_per_s_per_device"].get<double>(),
+              r["best"][i - 1]["score_requests_per_s_per_device"].get<double>());
+}
+
+TEST(ServingSearch, CapacityMeetsTheObjectivesAndGrowsWithDevices) {
+  const json one = search(stream(1), {{"mode", "serving"}, {"objective", "capacity"}, {"top", 1}});
+  const json two = search(stream(2), {{"mode", "serving"}, {"objective", "capacity"}, {"top", 1}});
+  ASSERT_FALSE(one.contains("error")) << one.dump();
+  const double c1 = one["best"][0]["capacity_requests_per_s"].get<double>();
+  const double c2 = two["best"][0]["capacity_requests_per_s"].get<double>();
+  EXPECT_GT(c1, 0.0);
+  EXPECT_TRUE(one["best"][0]["serving"]["slo"]["met"].get<bool>());
+  EXPECT_GT(c2, 1.5 * c1);  // two devices take well over one device's rate
+  EXPECT_DOUBLE_EQ(one["best"][0]["score_requests_per_s_per_device"].get<double>(), c1);
+}
+
+TEST(ServingSearch, CancelKeepsWhatWasFound) {
+  int calls = 0;
+  const json r = json::parse(
+      optimus::api::search(stream(4).dump(), R"({"mode": "serving"})", [&](double) { return ++calls < 3; }));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_TRUE(r["cancelled"].get<bool>());
+  EXPECT_EQ(r["evaluated"], 2);
+}
+
+TEST(ServingSearch, BadRequestsGetCodes) {
+  json no_serving = stream(2);
+  no_serving["inference"].erase("serving");
+  EXPECT_EQ(search(no_serving, {{"mode", "serving"}})["error"]["code"], "search.serving_needs_serving");
+  json no_slo = stream(2);
+  no_slo["inference"]["serving"].erase("slo");
+  const json e = search(no_slo, {{"mode", "serving"}, {"objective", "capacity"}})["error"];
+  EXPECT_EQ(e["code"], "search.capacity_needs_objectives");
+  EXPECT_EQ(e["path"], "/inference/serving/slo");
+  EXPECT_EQ(search(stream(2), {{"mode", "serving"}, {"objective", "latency"}})["error"]["code"],
+            "search.invalid_option");
+  EXPECT_EQ(search(stream(2), {{"mode", "serving"}, {"points", true}})["error"]["code"],
+            "search.option_not_applicable");
+  json big = stream(2);
+  big["inference"]["serving"]["num_requests"] = 500'000;  // 10 deployments x 500k requests
+  EXPECT_EQ(search(big, {{"mode", "serving"}})["error"]["code"], "search.space_too_large");
+}
+
+TEST(ServingSearch, ModeDefaultsToServingForAServingScenario) {
+  EXPECT_EQ(search(stream(1), json::object())["mode"], "serving");
+}
