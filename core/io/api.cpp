@@ -43,6 +43,7 @@ std::string validate(std::string_view scenario_json) {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
     if (auto err = validate_plan(*s)) return error_to_json(*err);
+    if (auto err = check_run(*s)) return error_to_json(*err);
     if (s->inference && s->inference->serving)
       if (auto err = check_serving(*s)) return error_to_json(*err);
     return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
