@@ -202,23 +202,30 @@ ActivityShares inference_shares(const InferencePrediction& i, std::int64_t outpu
 
 }  // namespace
 
-std::optional<Error> check_run(const Scenario& s) {
+namespace {
+
+std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
   const TrainingWorkload& w = *s.training;
   auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
   if (!steps) return steps.error();
   for (std::size_t i = 0; i < w.batch_ramp.size(); ++i)
     if (auto at = at_ramp_batch(s, i); !at) return at.error();
-  const ParamCounts params = count_params(s.model, w.seq_len);
   // Whether the run progresses does not depend on how long its work is.
   auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
   if (!rt) return rt.error();
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<Error> check_run(const Scenario& s) {
+  if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
+  return check_run(s, count_params(s.model, s.training->seq_len));
+}
+
 Result<Prediction> predict(const Scenario& s) {
   if (auto err = validate_plan(s)) return *err;
-  if (auto err = check_run(s)) return *err;
   Prediction out;
   const DeviceSpec& dev = s.system.device;
   // Learned position tables are as long as the sequences the workload runs.
@@ -227,6 +234,8 @@ Result<Prediction> predict(const Scenario& s) {
           ? s.training->seq_len
           : std::max<std::int64_t>(s.model.max_seq_len, s.inference->prompt_len + s.inference->output_len);
   out.params = count_params(s.model, positions);
+  // The whole run's errors come before any time is computed (validate reports them the same way).
+  if (auto err = check_run(s, out.params)) return *err;
   if (s.training) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));
