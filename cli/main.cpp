@@ -24,7 +24,7 @@ Usage:
   optimus predict FILE|- [--json]     predict a scenario (spec/scenario.md); '-' reads stdin
   optimus validate FILE|-             check a scenario and print it with presets resolved
   optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
-                                      technology, dram, studies, software
+                                      technology, dram, studies, software, economics
   optimus preset KIND ID              print one preset's JSON
   optimus search FILE|- [--top K] [--json] [--mode training|inference]
                                       rank the parallel layouts of a scenario

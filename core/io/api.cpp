@@ -57,8 +57,8 @@ std::string validate(std::string_view scenario_json) {
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k :
-         {"models", "devices", "systems", "scenarios", "technology", "dram", "studies", "software"}) {
+    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram", "studies",
+                          "software", "economics"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
@@ -66,10 +66,10 @@ std::string presets(std::string_view kind) {
       out[k] = arr;
     }
     if (out.empty())
-      return error_to_json(
-          Error{"preset.unknown_kind", "",
-                "unknown preset kind '" + std::string(kind) +
-                    "'; use models, devices, systems, scenarios, technology, dram, studies or software"});
+      return error_to_json(Error{"preset.unknown_kind", "",
+                                 "unknown preset kind '" + std::string(kind) +
+                                     "'; use models, devices, systems, scenarios, technology, dram, studies, "
+                                     "software or economics"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
