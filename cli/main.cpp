@@ -99,6 +99,18 @@ void print_error_human(const json& e) {
 }
 
 void print_prediction(const json& p) {
+  if (p.contains("parallel_auto")) {
+    const auto& a = p["parallel_auto"];
+    const auto& l = a["parallel"];
+    std::cout << "Layout chosen by the search (" << a["mode"].get<std::string>() << ", "
+              << a["feasible"].get<long long>() << " of " << a["evaluated"].get<long long>()
+              << " layouts fit): tp " << l["tp"].get<long long>() << ", pp " << l["pp"].get<long long>()
+              << ", dp " << l["dp"].get<long long>() << ", cp " << l["cp"].get<long long>() << ", ep "
+              << l["ep"].get<long long>() << ", micro_batch " << l["micro_batch"].get<long long>()
+              << ", interleave " << l["interleave"].get<long long>() << ", recompute "
+              << l["recompute"].get<std::string>() << ", zero_stage " << l["zero_stage"].get<long long>()
+              << (l["sequence_parallel"].get<bool>() ? ", sequence parallel" : "") << "\n";
+  }
   if (p.contains("training")) {
     const auto& t = p["training"];
     const double it = t["iteration_time_s"].get<double>();

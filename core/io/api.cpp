@@ -22,15 +22,64 @@ std::string internal_error(const char* what) {
   return error_to_json(Error{"internal.exception", "", std::string("internal error: ") + what});
 }
 
+// What parallel: "auto" chose, for the output.
+struct AutoLayout {
+  std::int64_t evaluated = 0, feasible = 0;
+  std::string mode;
+};
+
+// parallel: "auto": the layout search over every key (training mode when the scenario trains,
+// else inference by throughput with batches up to the scenario's) puts its best layout into the
+// scenario. Errors: the search's own, and parallel.auto_no_layout when nothing fits.
+Result<AutoLayout> resolve_auto(Scenario& s) {
+  AutoLayout out;
+  SearchOptions o;
+  o.top = 1;
+  o.mode = s.training ? SearchMode::training : SearchMode::inference;
+  if (!s.training) o.max_batch = s.inference->batch;
+  out.mode = std::string(name_of(o.mode));
+  auto res = search_layouts(s, FixedLayout{}, o);
+  if (!res) {
+    Error e = res.error();
+    if (e.path.empty()) e.path = "/parallel";
+    return e;
+  }
+  out.evaluated = res->evaluated;
+  out.feasible = res->feasible;
+  if (res->best.empty()) {
+    std::string why;
+    for (const auto& [code, n] : res->rejected)
+      why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
+    return make_error("parallel.auto_no_layout", "/parallel",
+                      "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
+                          std::to_string(res->evaluated) + " layouts: " + why +
+                          "); more devices, a smaller model or batch would");
+  }
+  s.parallel = res->best.front().plan;
+  return out;
+}
+
 }  // namespace
 
 std::string predict(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    std::optional<AutoLayout> chosen;
+    if (s->parallel_auto) {
+      auto a = resolve_auto(s.value());
+      if (!a) return error_to_json(a.error());
+      chosen = *a;
+    }
     auto p = optimus::predict(*s);
     if (!p) return error_to_json(p.error());
-    return prediction_to_json(*s, *p);
+    if (!chosen) return prediction_to_json(*s, *p);
+    auto j = nlohmann::ordered_json::parse(prediction_to_json(*s, *p));
+    j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
+                          {"mode", chosen->mode},
+                          {"evaluated", chosen->evaluated},
+                          {"feasible", chosen->feasible}};
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
   } catch (...) {
@@ -42,6 +91,8 @@ std::string validate(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (s->parallel_auto)
+      if (auto a = resolve_auto(s.value()); !a) return error_to_json(a.error());
     if (auto err = validate_plan(*s)) return error_to_json(*err);
     if (auto err = check_run(*s)) return error_to_json(*err);
     if (s->inference && s->inference->serving)

@@ -597,7 +597,17 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   // Parallel layout. tp, pp and cp default to 1 and dp to what is left of num_devices.
   ParallelPlan& p = s.parallel;
   bool dp_given = false;
-  if (const json* pv = r.get("parallel", false)) {
+  const json* pv = r.get("parallel", false);
+  if (pv && pv->is_string()) {
+    // "auto": searched later (io/api.cpp); until then the plain data-parallel layout.
+    if (pv->get<std::string>() != "auto")
+      return r.fail(
+          "scenario.invalid_value", r.child("parallel"),
+          "'parallel' must be an object or \"auto\" (the layout search picks the fastest that fits)");
+    s.parallel_auto = true;
+    pv = nullptr;
+  }
+  if (pv) {
     Reader pr(*pv, r.child("parallel"), err);
     p.tp = pr.integer("tp", false, 1, kMaxDevices).value_or(1);
     p.pp = pr.integer("pp", false, 1, kMaxDevices).value_or(1);
@@ -1098,7 +1108,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   if (s.software)
     j["software"] = s.software->id.empty() ? ojson::parse(s.software->json) : ojson(s.software->id);
   j["num_devices"] = s.num_devices;
-  j["parallel"] = plan_json(s.parallel);
+  j["parallel"] = s.parallel_auto ? ojson("auto") : plan_json(s.parallel);
   if (s.training) {
     const auto& w = *s.training;
     ojson t;

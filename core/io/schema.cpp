@@ -1101,6 +1101,21 @@ Node token_cost_schema() {
       .desc("Energy and price of an output token at the scenario's operating point.");
 }
 
+Node chosen_layout_schema() {
+  return output({{"tp", count()},
+                 {"pp", count()},
+                 {"dp", count()},
+                 {"cp", count()},
+                 {"ep", count()},
+                 {"etp", count()},
+                 {"sequence_parallel", boolean()},
+                 {"micro_batch", count()},
+                 {"interleave", count()},
+                 {"recompute", choice<Recompute>()},
+                 {"zero_stage", count()}})
+      .title("Chosen layout");
+}
+
 Node run_output_schema() {
   return output(
              {
@@ -1185,7 +1200,12 @@ nlohmann::ordered_json scenario_schema() {
                    .desc("The software stack: a presets/software id or an inline profile; absent = "
                          "the system's software block.")},
               {"num_devices", integer(1, kMaxDevices).desc("Devices in the job.")},
-              {"parallel", ref("parallel")},
+              {"parallel",
+               one_of({ref("parallel"), node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                                            .desc("The layout search picks the fastest layout that fits "
+                                                  "(training; inference: by throughput at batches up to "
+                                                  "the scenario's); the output's parallel_auto says which.")})
+                   .desc("The parallel layout, or \"auto\".")},
               {"training", ref("training")},
               {"inference", ref("inference")},
               {"economics",
@@ -1222,6 +1242,13 @@ nlohmann::ordered_json prediction_schema() {
               {"inference", ref("inference")},
               {"serving", ref("serving").desc("When the scenario has inference.serving.")},
               {"run", ref("run").desc("When the scenario has training.train_tokens.")},
+              {"parallel_auto",
+               output({{"parallel", ref("chosen_layout")},
+                       {"mode", text().desc("training or inference: what the search ranked by.")},
+                       {"evaluated", count().desc("Layouts in the search space.")},
+                       {"feasible", count().desc("Layouts that fit and were timed.")}})
+                   .desc("With parallel: \"auto\": the layout the search chose (the numbers above are "
+                         "its prediction).")},
               {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
               {"params",
                output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
@@ -1256,7 +1283,7 @@ nlohmann::ordered_json prediction_schema() {
                          "predicted over the validation rows of the scenario's regime "
                          "(presets/uncertainty/bands.json, scripts/fit_uncertainty.py).")},
           },
-          {"training", "inference", "serving", "run"})
+          {"training", "inference", "serving", "run", "parallel_auto"})
           .title("Prediction")
           .desc("The output of optimus predict --json.");
   const ojson body = root.json();
@@ -1267,6 +1294,7 @@ nlohmann::ordered_json prediction_schema() {
                 {"operator", operator_schema().json()},
                 {"memory", memory_schema().json()},
                 {"run", run_output_schema().json()},
+                {"chosen_layout", chosen_layout_schema().json()},
                 {"token_cost", token_cost_schema().json()}};
   return j;
 }

@@ -146,6 +146,9 @@ struct Scenario {
   SystemSpec system;
   std::int64_t num_devices = 1;
   ParallelPlan parallel;
+  // parallel: "auto": the layout search picks the fastest layout that fits (io/api.cpp), and
+  // `parallel` holds it once resolved.
+  bool parallel_auto = false;
   std::optional<TrainingWorkload> training;
   std::optional<InferenceWorkload> inference;
   Economics economics;  // prices of devices and energy (the default preset when absent)

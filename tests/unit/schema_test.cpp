@@ -59,6 +59,7 @@ json sample_for(const std::string& title, const json& base) {
     p["serving"]["notes"] = "walked";
     return p;
   }
+  if (title == "Parallel layout") return base["parallel"];
   if (title == "Economics")
     return {{"usd_per_kwh", 0.1},
             {"pue", 1.3},

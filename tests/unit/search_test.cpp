@@ -457,4 +457,66 @@ TEST(Search, BadRequestsFailWithCodes) {
   EXPECT_EQ(bad["error"]["code"], "scenario.malformed_json");
 }
 
+// parallel: "auto" (issue 17): predict searches every key and predicts the best layout; it is
+// never slower than a hand-picked layout that fits, says which layout it took, and fails with a
+// code when nothing fits.
+TEST(ParallelAuto, NeverSlowerThanHandPickedLayouts) {
+  json s = small_gpt(8, 32);
+  s["parallel"] = "auto";
+  s["training"]["train_tokens"] = 1e9;
+  const json a = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(a.contains("parallel_auto")) << a.dump();
+  const double best = a["training"]["iteration_time_s"].get<double>();
+  EXPECT_TRUE(a["memory"]["fits"].get<bool>());
+  // The chosen layout, stated by hand, predicts the same numbers.
+  json fixed = s;
+  fixed["parallel"] = a["parallel_auto"]["parallel"];
+  const json f = json::parse(optimus::api::predict(fixed.dump()));
+  EXPECT_EQ(f["training"]["iteration_time_s"], a["training"]["iteration_time_s"]);
+  EXPECT_EQ(f["run"], a["run"]);
+  int compared = 0;
+  for (const json& hand : {json{{"tp", 1}}, json{{"tp", 2}}, json{{"tp", 4}, {"sequence_parallel", true}},
+                           json{{"tp", 8}}, json{{"pp", 2}, {"micro_batch", 2}}, json{{"tp", 2}, {"pp", 2}},
+                           json{{"tp", 1}, {"zero_stage", 1}, {"micro_batch", 4}},
+                           json{{"tp", 2}, {"recompute", "selective"}, {"micro_batch", 2}}}) {
+    json h = s;
+    h["parallel"] = hand;
+    const json p = json::parse(optimus::api::predict(h.dump()));
+    ASSERT_FALSE(p.contains("error")) << hand.dump() << p.dump();
+    if (!p["memory"]["fits"].get<bool>()) continue;
+    ++compared;
+    EXPECT_LE(best, p["training"]["iteration_time_s"].get<double>()) << hand.dump();
+  }
+  EXPECT_GE(compared, 4);
+}
+
+TEST(ParallelAuto, InferenceValidateAndErrors) {
+  json s = small_gpt(8, 32);
+  s.erase("training");
+  s["inference"] = {{"batch", 8}, {"prompt_len", 512}, {"output_len", 64}};
+  s["parallel"] = "auto";
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(p.contains("parallel_auto")) << p.dump();
+  EXPECT_EQ(p["parallel_auto"]["mode"], "inference");
+  // validate keeps "auto" in the resolved scenario (it predicts the same).
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.contains("ok")) << v.dump();
+  EXPECT_EQ(v["scenario"]["parallel"], "auto");
+  // Nothing fits: a 175B model on one 40 GB device.
+  json big = {{"model", "gpt3-175b"},
+              {"system", "dgx-a100-40gb"},
+              {"num_devices", 1},
+              {"parallel", "auto"},
+              {"training", {{"global_batch", 8}, {"seq_len", 2048}}}};
+  json e = json::parse(optimus::api::predict(big.dump()));
+  ASSERT_TRUE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["error"]["code"], "parallel.auto_no_layout");
+  EXPECT_EQ(e["error"]["path"], "/parallel");
+  EXPECT_EQ(json::parse(optimus::api::validate(big.dump()))["error"]["code"], "parallel.auto_no_layout");
+  big["parallel"] = "fastest";
+  e = json::parse(optimus::api::predict(big.dump()));
+  EXPECT_EQ(e["error"]["code"], "scenario.invalid_value");
+  EXPECT_EQ(e["error"]["path"], "/parallel");
+}
+
 }  // namespace

@@ -50,7 +50,10 @@ export interface Scenario {
    * Devices in the job.
    */
   num_devices: number;
-  parallel?: ParallelSpec;
+  /**
+   * The parallel layout, or "auto".
+   */
+  parallel?: ParallelSpec | 'auto';
   training?: TrainingSpec;
   inference?: InferenceSpec;
   /**
@@ -1072,6 +1075,24 @@ export interface Prediction {
   inference?: InferenceResult;
   serving?: Serving;
   run?: Run;
+  /**
+   * With parallel: "auto": the layout the search chose (the numbers above are its prediction).
+   */
+  parallel_auto?: {
+    parallel: ChosenLayout;
+    /**
+     * training or inference: what the search ranked by.
+     */
+    mode: string;
+    /**
+     * Layouts in the search space.
+     */
+    evaluated: number;
+    /**
+     * Layouts that fit and were timed.
+     */
+    feasible: number;
+  };
   memory: MemoryResult;
   /**
    * Parameter counts of the whole model.
@@ -1701,6 +1722,19 @@ export interface Run {
      */
     total: number;
   };
+}
+export interface ChosenLayout {
+  tp: number;
+  pp: number;
+  dp: number;
+  cp: number;
+  ep: number;
+  etp: number;
+  sequence_parallel: boolean;
+  micro_batch: number;
+  interleave: number;
+  recompute: 'none' | 'selective' | 'full';
+  zero_stage: number;
 }
 export interface Warning {
   /**
