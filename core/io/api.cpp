@@ -167,6 +167,7 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   o.mode = r.enumeration<SearchMode>("mode", false).value_or(o.mode);
   const auto objective = r.enumeration<InferenceObjective>("objective", false);
   if (objective) o.objective = *objective;
+  o.rank_by = r.enumeration<TrainingRank>("rank_by", false).value_or(o.rank_by);
   if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
   if (auto t = r.number("max_tpot_s", false, 1e-12, 1e9)) o.max_tpot = Seconds(*t);
   const auto max_batch = r.integer("max_batch", false, 1, kMaxSearchBatch);
@@ -183,6 +184,9 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
       if (root.contains(key))
         out.error = Error{"search.option_not_applicable", std::string("/") + key,
                           std::string("'") + key + "' applies to an inference search (mode \"inference\")"};
+  } else if (root.contains("rank_by")) {
+    out.error = Error{"search.option_not_applicable", "/rank_by",
+                      "'rank_by' applies to a training search (mode \"training\")"};
   }
   return out;
 }
@@ -240,6 +244,10 @@ nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const
     inf["throughput_all_replicas_tokens_per_s"] = r.throughput;
     j["inference"] = inf;
   }
+  if (o.mode == SearchMode::training && o.rank_by != TrainingRank::time) {
+    j["step_energy_j"] = r.step_energy_j;
+    j["step_cost_usd"] = r.step_cost_usd;
+  }
   j["memory"] = full["memory"];
   j["warnings"] = full["warnings"];
   return j;
@@ -265,6 +273,7 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     ojson j;
     j["mode"] = std::string(name_of(o.mode));
     if (!training) j["objective"] = std::string(name_of(o.objective));
+    if (training) j["rank_by"] = std::string(name_of(o.rank_by));
     j["evaluated"] = res->evaluated;
     j["feasible"] = res->feasible;
     ojson rejected = ojson::object();

@@ -219,6 +219,21 @@ std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
 
 }  // namespace
 
+StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t) {
+  const SystemSpec& sys = s.system;
+  const double n = static_cast<double>(s.num_devices);
+  const double secs = t.iteration_time.value;
+  const ActivityShares shares{t.by_bound.compute.value, t.by_bound.memory.value,
+                              t.by_bound.communication.value, t.by_bound.other.value};
+  const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
+  StepEnergyCost out;
+  out.energy_j = (n * power_at(sys.device.power, shares) + nodes * sys.operations.node_overhead_w) * secs *
+                 s.economics.pue;
+  out.cost_usd = n * secs / 3600.0 * usd_per_device_hour(s.economics, sys.device.power.price_usd);
+  if (capital_form(s.economics)) out.cost_usd += out.energy_j / 3.6e6 * s.economics.usd_per_kwh;
+  return out;
+}
+
 std::optional<Error> check_run(const Scenario& s) {
   if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
   return check_run(s, count_params(s.model, s.training->seq_len));

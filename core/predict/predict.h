@@ -128,6 +128,14 @@ Result<Prediction> predict(const Scenario& s);
 // for any checkpoint interval (run.no_progress). validate reports them as predict does.
 std::optional<Error> check_run(const Scenario& s);
 
+// Energy at the meter (devices at the step's mix of work, node overhead, PUE) and cost (device-
+// hours at the economics' price, plus that energy in the capital form) of one training step of
+// the whole job: what the layout search ranks by when asked for energy or cost.
+struct StepEnergyCost {
+  double energy_j = 0, cost_usd = 0;
+};
+StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t);
+
 // Training and inference halves (predict/training.cpp, predict/inference.cpp).
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);
 // The same on a graph already built with training_layer_shape(s, training_attention(s)).

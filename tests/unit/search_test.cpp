@@ -519,4 +519,39 @@ TEST(ParallelAuto, InferenceValidateAndErrors) {
   EXPECT_EQ(e["error"]["path"], "/parallel");
 }
 
+// Ranking a training search by energy or cost (issue 17): the ranking is by the step's energy
+// (or cost), the energy-best layout uses no more energy than the fastest one, and with a rental
+// price (cost proportional to device-hours) cost ranks exactly as time.
+TEST(SearchRankBy, EnergyAndCost) {
+  json s = small_gpt(8, 32);
+  s.erase("parallel");
+  const json e = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "energy", "top": 1000})"));
+  ASSERT_TRUE(e.contains("best")) << e.dump();
+  EXPECT_EQ(e["rank_by"], "energy");
+  const json& best = e["best"];
+  ASSERT_GT(best.size(), 3u);
+  for (std::size_t i = 1; i < best.size(); ++i)
+    EXPECT_LE(best[i - 1]["step_energy_j"].get<double>(), best[i]["step_energy_j"].get<double>()) << i;
+  const json t = json::parse(optimus::api::search(s.dump(), R"({"top": 1})"));
+  const json& fastest = t["best"][0]["parallel"];
+  bool found = false;
+  for (const json& b : best)
+    if (b["parallel"] == fastest) {
+      found = true;
+      EXPECT_LE(best[0]["step_energy_j"].get<double>(), b["step_energy_j"].get<double>());
+    }
+  EXPECT_TRUE(found);
+  s["economics"] = {{"usd_per_gpu_hour", 2.0}};
+  const json c = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "cost", "top": 1})"));
+  EXPECT_EQ(c["best"][0]["parallel"], fastest);
+  EXPECT_NEAR(c["best"][0]["step_cost_usd"].get<double>(),
+              8 * c["best"][0]["training"]["iteration_time_s"].get<double>() / 3600 * 2.0, 1e-12);
+  json inf = small_gpt(8, 32);
+  inf.erase("training");
+  inf["inference"] = {{"batch", 4}, {"prompt_len", 128}, {"output_len", 16}};
+  const json bad = json::parse(optimus::api::search(inf.dump(), R"({"rank_by": "energy"})"));
+  EXPECT_EQ(bad["error"]["code"], "search.option_not_applicable");
+  EXPECT_EQ(bad["error"]["path"], "/rank_by");
+}
+
 }  // namespace
