@@ -36,6 +36,12 @@ double power_at(const DevicePower& pw, const ActivityShares& a) {
 
 bool capital_form(const Economics& e) { return !(e.usd_per_gpu_hour > 0); }
 
+// A training step's time by what bounds it, the device's mix of work.
+ActivityShares training_shares(const TrainingPrediction& t) {
+  return {t.by_bound.compute.value, t.by_bound.memory.value, t.by_bound.communication.value,
+          t.by_bound.other.value};
+}
+
 // What the elapsed time depends on besides the work: the checkpoint and the job's failure rate.
 struct RunSetup {
   double checkpoint_bytes = 0, checkpoint_s = 0, job_mtbf_s = 0;
@@ -75,8 +81,6 @@ RunInputs run_inputs(const Scenario& s, const RunSetup& setup, double ideal_s) {
   return in;
 }
 
-// Seconds of a training step at another global batch (a batch ramp's step): the same layout and
-// workload with only the batch changed.
 // The scenario training at a batch ramp step's global batch, or the error that batch meets.
 Result<Scenario> at_ramp_batch(const Scenario& s, std::size_t index) {
   Scenario at = s;
@@ -134,9 +138,7 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
   // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
   // examination of the metric, 2012: total facility energy / IT equipment energy).
-  const ActivityShares shares{t.by_bound.compute.value, t.by_bound.memory.value,
-                              t.by_bound.communication.value, t.by_bound.other.value};
-  r.device_power_w = power_at(pw, shares);
+  r.device_power_w = power_at(pw, training_shares(t));
   const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.lost_work) +
                                idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
   const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
@@ -200,10 +202,6 @@ ActivityShares inference_shares(const InferencePrediction& i, std::int64_t outpu
   return a;
 }
 
-}  // namespace
-
-namespace {
-
 std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
   const TrainingWorkload& w = *s.training;
@@ -223,14 +221,14 @@ StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPredic
   const SystemSpec& sys = s.system;
   const double n = static_cast<double>(s.num_devices);
   const double secs = t.iteration_time.value;
-  const ActivityShares shares{t.by_bound.compute.value, t.by_bound.memory.value,
-                              t.by_bound.communication.value, t.by_bound.other.value};
   const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
   StepEnergyCost out;
-  out.energy_j = (n * power_at(sys.device.power, shares) + nodes * sys.operations.node_overhead_w) * secs *
-                 s.economics.pue;
+  out.energy_j =
+      (n * power_at(sys.device.power, training_shares(t)) + nodes * sys.operations.node_overhead_w) * secs *
+      s.economics.pue;
   out.cost_usd = n * secs / 3600.0 * usd_per_device_hour(s.economics, sys.device.power.price_usd);
-  if (capital_form(s.economics)) out.cost_usd += out.energy_j / 3.6e6 * s.economics.usd_per_kwh;
+  if (capital_form(s.economics))
+    out.cost_usd += out.energy_j / kJoulesPerMwh * 1000.0 * s.economics.usd_per_kwh;
   return out;
 }
 
