@@ -24,7 +24,7 @@ Usage:
   optimus predict FILE|- [--json]     predict a scenario (spec/scenario.md); '-' reads stdin
   optimus validate FILE|-             check a scenario and print it with presets resolved
   optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
-                                      technology, dram, studies, software
+                                      technology, dram, studies, software, economics
   optimus preset KIND ID              print one preset's JSON
   optimus search FILE|- [--top K] [--json] [--mode training|inference|serving]
                                       rank the parallel layouts of a scenario
@@ -99,6 +99,18 @@ void print_error_human(const json& e) {
 }
 
 void print_prediction(const json& p) {
+  if (p.contains("parallel_auto")) {
+    const auto& a = p["parallel_auto"];
+    const auto& l = a["parallel"];
+    std::cout << "Layout chosen by the search (" << a["mode"].get<std::string>() << ", "
+              << a["feasible"].get<long long>() << " of " << a["evaluated"].get<long long>()
+              << " layouts fit): tp " << l["tp"].get<long long>() << ", pp " << l["pp"].get<long long>()
+              << ", dp " << l["dp"].get<long long>() << ", cp " << l["cp"].get<long long>() << ", ep "
+              << l["ep"].get<long long>() << ", micro_batch " << l["micro_batch"].get<long long>()
+              << ", interleave " << l["interleave"].get<long long>() << ", recompute "
+              << l["recompute"].get<std::string>() << ", zero_stage " << l["zero_stage"].get<long long>()
+              << (l["sequence_parallel"].get<bool>() ? ", sequence parallel" : "") << "\n";
+  }
   if (p.contains("training")) {
     const auto& t = p["training"];
     const double it = t["iteration_time_s"].get<double>();
@@ -160,6 +172,50 @@ void print_prediction(const json& p) {
       std::cout << "  SLO p" << num(v["slo"]["percentile"].get<double>(), "%g") << ": "
                 << (v["slo"]["met"].get<bool>() ? "met" : "NOT met") << "; goodput "
                 << num(v["goodput_requests_per_s"].get<double>(), "%.3g") << " requests/s\n";
+  }
+  const auto cost = [&](const json& c) {
+    std::cout << "  energy              " << num(c["joules_per_token"].get<double>(), "%.3g")
+              << " J per output token (" << num(c["device_power_W"].get<double>(), "%.0f")
+              << " W per device)";
+    if (c.contains("usd_per_million_output_tokens"))
+      std::cout << ", $" << num(c["usd_per_million_output_tokens"].get<double>(), "%.3g")
+                << " per million output tokens";
+    std::cout << "\n";
+  };
+  if (p.contains("inference") && p["inference"].contains("cost")) {
+    std::cout << "Inference cost (static batch)\n";
+    cost(p["inference"]["cost"]);
+  }
+  if (p.contains("serving") && p["serving"].contains("cost")) {
+    std::cout << "Serving cost\n";
+    cost(p["serving"]["cost"]);
+  }
+  if (p.contains("run")) {
+    const auto& r = p["run"];
+    const auto& lost = r["lost_s"];
+    std::cout << "Whole run (" << r["steps"].get<long long>() << " steps)\n";
+    std::cout << "  wall clock          " << num(r["wall_days"].get<double>(), "%.1f") << " days (ideal "
+              << seconds(r["ideal_time_s"].get<double>()) << "), goodput "
+              << num(100 * r["goodput"].get<double>(), "%.1f") << "%\n";
+    std::cout << "  device-hours        " << num(r["gpu_hours"].get<double>(), "%.4g") << "\n";
+    std::cout << "  energy              " << num(r["energy_mwh"].get<double>(), "%.4g")
+              << " MWh at the meter (" << num(r["device_energy_mwh"].get<double>(), "%.4g")
+              << " MWh devices alone, " << num(r["device_power_W"].get<double>(), "%.0f")
+              << " W per device)\n";
+    if (r.contains("cost_usd"))
+      std::cout << "  cost                $" << num(r["cost_usd"].get<double>(), "%.4g") << " ($"
+                << num(r["usd_per_million_tokens"].get<double>(), "%.3g") << " per million tokens, $"
+                << num(r["usd_per_gpu_hour"].get<double>(), "%.3g") << " per device-hour)\n";
+    if (r.contains("co2_t"))
+      std::cout << "  CO2                 " << num(r["co2_t"].get<double>(), "%.4g") << " t\n";
+    std::cout << "  failures            " << num(r["expected_failures"].get<double>(), "%.1f")
+              << " expected (one every " << seconds(r["job_mtbf_s"].get<double>()) << ")\n";
+    std::cout << "  checkpoints         " << seconds(r["checkpoint_s"].get<double>()) << " each ("
+              << gib(r["checkpoint_bytes"].get<double>()) << "), every "
+              << seconds(r["checkpoint_interval_s"].get<double>()) << " of compute\n";
+    std::cout << "  time lost           checkpoints " << seconds(lost["checkpoint_writes"].get<double>())
+              << ", redone work " << seconds(lost["lost_work"].get<double>()) << ", restarts "
+              << seconds(lost["restarts"].get<double>()) << "\n";
   }
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded)\n";

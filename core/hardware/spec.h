@@ -21,9 +21,21 @@ struct GemmTile {
   std::int64_t m, n;
 };
 
+// Board power and how the draw follows the work (run/run.cpp device_power_w). tdp 0 = not stated.
+struct DevicePower {
+  double tdp_w = 0;             // board power limit (TDP / TBP), the vendor datasheet's
+  double idle_fraction = 0.14;  // draw with the device loaded but idle, share of TDP
+  // Share of the dynamic range (TDP - idle) drawn while memory-bound kernels and communication
+  // run; compute-bound kernels draw all of it. ASSUMED (no public per-phase measurement found).
+  double memory_activity = 0.6;
+  double communication_activity = 0.3;
+  double price_usd = 0;  // purchase price of one device, for the capital form of economics; 0 = unknown
+};
+
 struct DeviceSpec {
   std::string name;
   std::string source;
+  DevicePower power;
   // Dense peak math rate per precision, indexed by Precision; 0 = not supported natively.
   std::array<FlopRate, kPrecisionCount> peak{};
   // Vector (non-tensor-core) rate for element-wise math; rarely binding.
@@ -165,6 +177,16 @@ struct SoftwareDefaults {
   double optimizer_step_flops = 12;
 };
 
+// What a whole run on the system meets besides its steps (run/run.h): failures, restarts,
+// checkpoint storage and the power of everything in a node that is not a device.
+struct SystemOperations {
+  double failures_per_device_hour = 0;  // job-interrupting failures per device and hour
+  Seconds restart{600};                 // from a failure to training again
+  Bandwidth checkpoint_write_per_node{25e9};
+  Bandwidth checkpoint_write_total{0};  // the storage system's ceiling; 0 = none
+  double node_overhead_w = 0;           // CPUs, memory, NICs, fans, switch share per node
+};
+
 struct SystemSpec {
   std::string name;
   std::string source;
@@ -174,6 +196,7 @@ struct SystemSpec {
   NetworkTier scale_up;   // NVLink / NVSwitch domain
   NetworkTier scale_out;  // InfiniBand / Ethernet, bandwidth per device
   SoftwareDefaults software;
+  SystemOperations operations;
 };
 
 }  // namespace optimus

@@ -181,6 +181,8 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
   d.l2_bandwidth = Bandwidth(peak16 * b.l2_bytes_per_flop);
   d.matmul_efficiency = b.matmul_efficiency;
   d.memory_efficiency = b.memory_efficiency;
+  // The device's power budget is its board power (run energy, joules per token).
+  d.power.tdp_w = b.power_w;
   return out;
 }
 

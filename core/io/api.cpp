@@ -23,15 +23,64 @@ std::string internal_error(const char* what) {
   return error_to_json(Error{"internal.exception", "", std::string("internal error: ") + what});
 }
 
+// What parallel: "auto" chose, for the output.
+struct AutoLayout {
+  std::int64_t evaluated = 0, feasible = 0;
+  std::string mode;
+};
+
+// parallel: "auto": the layout search over every key (training mode when the scenario trains,
+// else inference by throughput with batches up to the scenario's) puts its best layout into the
+// scenario. Errors: the search's own, and parallel.auto_no_layout when nothing fits.
+Result<AutoLayout> resolve_auto(Scenario& s) {
+  AutoLayout out;
+  SearchOptions o;
+  o.top = 1;
+  o.mode = s.training ? SearchMode::training : SearchMode::inference;
+  if (!s.training) o.max_batch = s.inference->batch;
+  out.mode = std::string(name_of(o.mode));
+  auto res = search_layouts(s, FixedLayout{}, o);
+  if (!res) {
+    Error e = res.error();
+    if (e.path.empty()) e.path = "/parallel";
+    return e;
+  }
+  out.evaluated = res->evaluated;
+  out.feasible = res->feasible;
+  if (res->best.empty()) {
+    std::string why;
+    for (const auto& [code, n] : res->rejected)
+      why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
+    return make_error("parallel.auto_no_layout", "/parallel",
+                      "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
+                          std::to_string(res->evaluated) + " layouts: " + why +
+                          "); more devices, a smaller model or batch would");
+  }
+  s.parallel = res->best.front().plan;
+  return out;
+}
+
 }  // namespace
 
 std::string predict(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    std::optional<AutoLayout> chosen;
+    if (s->parallel_auto) {
+      auto a = resolve_auto(s.value());
+      if (!a) return error_to_json(a.error());
+      chosen = *a;
+    }
     auto p = optimus::predict(*s);
     if (!p) return error_to_json(p.error());
-    return prediction_to_json(*s, *p);
+    if (!chosen) return prediction_to_json(*s, *p);
+    auto j = nlohmann::ordered_json::parse(prediction_to_json(*s, *p));
+    j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
+                          {"mode", chosen->mode},
+                          {"evaluated", chosen->evaluated},
+                          {"feasible", chosen->feasible}};
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
   } catch (...) {
@@ -43,7 +92,10 @@ std::string validate(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (s->parallel_auto)
+      if (auto a = resolve_auto(s.value()); !a) return error_to_json(a.error());
     if (auto err = validate_plan(*s)) return error_to_json(*err);
+    if (auto err = check_run(*s)) return error_to_json(*err);
     if (s->inference && s->inference->serving)
       if (auto err = check_serving(*s)) return error_to_json(*err);
     return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
@@ -57,8 +109,8 @@ std::string validate(std::string_view scenario_json) {
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k :
-         {"models", "devices", "systems", "scenarios", "technology", "dram", "studies", "software"}) {
+    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram", "studies",
+                          "software", "economics"}) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
@@ -66,10 +118,10 @@ std::string presets(std::string_view kind) {
       out[k] = arr;
     }
     if (out.empty())
-      return error_to_json(
-          Error{"preset.unknown_kind", "",
-                "unknown preset kind '" + std::string(kind) +
-                    "'; use models, devices, systems, scenarios, technology, dram, studies or software"});
+      return error_to_json(Error{"preset.unknown_kind", "",
+                                 "unknown preset kind '" + std::string(kind) +
+                                     "'; use models, devices, systems, scenarios, technology, dram, studies, "
+                                     "software or economics"});
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
@@ -123,6 +175,7 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   } else if (const auto objective = r.enumeration<InferenceObjective>("objective", false)) {
     o.objective = *objective;
   }
+  o.rank_by = r.enumeration<TrainingRank>("rank_by", false).value_or(o.rank_by);
   if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
   if (auto t = r.number("max_tpot_s", false, 1e-12, 1e9)) o.max_tpot = Seconds(*t);
   const auto max_batch = r.integer("max_batch", false, 1, kMaxSearchBatch);
@@ -139,6 +192,9 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
       if (root.contains(key) && !(o.mode == SearchMode::serving && std::string_view(key) == "objective"))
         out.error = Error{"search.option_not_applicable", std::string("/") + key,
                           std::string("'") + key + "' applies to an inference search (mode \"inference\")"};
+  } else if (root.contains("rank_by")) {
+    out.error = Error{"search.option_not_applicable", "/rank_by",
+                      "'rank_by' applies to a training search (mode \"training\")"};
   }
   if (o.mode == SearchMode::serving && root.contains("points"))
     out.error = Error{"search.option_not_applicable", "/points",
@@ -198,6 +254,10 @@ nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const
     inf["replicas"] = r.plan.dp;
     inf["throughput_all_replicas_tokens_per_s"] = r.throughput;
     j["inference"] = inf;
+  }
+  if (o.mode == SearchMode::training && o.rank_by != TrainingRank::time) {
+    j["step_energy_j"] = r.step_energy_j;
+    j["step_cost_usd"] = r.step_cost_usd;
   }
   j["memory"] = full["memory"];
   j["warnings"] = full["warnings"];
@@ -282,6 +342,7 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     ojson j;
     j["mode"] = std::string(name_of(o.mode));
     if (!training) j["objective"] = std::string(name_of(o.objective));
+    if (training) j["rank_by"] = std::string(name_of(o.rank_by));
     add_counts(j, *res, elapsed);
     ojson best = ojson::array();
     for (const auto& r : res->best) best.push_back(best_json(*s, r, o));

@@ -233,6 +233,17 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path) {
     lr.finish();
   }
   d.compute_units = r.integer("compute_units", false, 1, 10'000'000).value_or(1);
+  if (const json* pv = r.get("power", false)) {
+    Reader pr(*pv, r.child("power"), err);
+    d.power.tdp_w = pr.number("tdp_W", true, 1e-3, 1e6).value_or(0);
+    d.power.idle_fraction = pr.number("idle_fraction", false, 0, 1).value_or(d.power.idle_fraction);
+    d.power.memory_activity = pr.number("memory_activity", false, 0, 1).value_or(d.power.memory_activity);
+    d.power.communication_activity =
+        pr.number("communication_activity", false, 0, 1).value_or(d.power.communication_activity);
+    read_notes(pr);
+    pr.finish();
+  }
+  d.power.price_usd = r.number("price_usd", false, 1, 1e9).value_or(0);
   if (const json* cal = r.get("calibration", false)) {
     Reader cr(*cal, r.child("calibration"), err);
     d.matmul_efficiency = cr.number("matmul_efficiency", false, 1e-3, 1.0).value_or(d.matmul_efficiency);
@@ -352,6 +363,22 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
     read_software_block(sr, s.software);
     read_notes(sr);
     sr.finish();
+  }
+  if (const json* ov = r.get("operations", false)) {
+    Reader orr(*ov, r.child("operations"), err);
+    SystemOperations& o = s.operations;
+    o.failures_per_device_hour =
+        orr.number("failures_per_device_hour", false, 0, 1).value_or(o.failures_per_device_hour);
+    o.restart = Seconds(orr.number("restart_s", false, 0, 1e7).value_or(o.restart.value));
+    o.checkpoint_write_per_node =
+        gigabytes_per_s(orr.number("checkpoint_write_GBps_per_node", false, 1e-6, 1e8)
+                            .value_or(o.checkpoint_write_per_node.value / kGB));
+    o.checkpoint_write_total = gigabytes_per_s(rate_or_zero(orr, "checkpoint_write_GBps_total", 1e-6, 1e9)
+                                                   .value_or(o.checkpoint_write_total.value / kGB));
+    o.node_overhead_w = orr.number("node_overhead_W", false, 0, 1e7).value_or(o.node_overhead_w);
+    orr.string("source", false);
+    read_notes(orr);
+    orr.finish();
   }
   r.finish();
   if (err) return *err;
@@ -552,6 +579,20 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   return sv;
 }
 
+// One batch-ramp step: [tokens, global_batch].
+std::optional<RampStep> read_ramp_step(Reader& r, const json& v, const std::string& name,
+                                       const std::string& at) {
+  if (!v.is_array() || v.size() != 2) {
+    r.fail("scenario.wrong_type", at, "'" + name + "' must be [tokens, global_batch]");
+    return std::nullopt;
+  }
+  auto tokens = r.number_value(v[0], name + "[0]", at + "/0", 1, 1e18);
+  if (!tokens) return std::nullopt;
+  auto batch = r.integer_value(v[1], name + "[1]", at + "/1", 1, kMaxCount);
+  if (!batch) return std::nullopt;
+  return RampStep{*tokens, *batch};
+}
+
 }  // namespace
 
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
@@ -560,7 +601,17 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   // Parallel layout. tp, pp and cp default to 1 and dp to what is left of num_devices.
   ParallelPlan& p = s.parallel;
   bool dp_given = false;
-  if (const json* pv = r.get("parallel", false)) {
+  const json* pv = r.get("parallel", false);
+  if (pv && pv->is_string()) {
+    // "auto": searched later (io/api.cpp); until then the plain data-parallel layout.
+    if (pv->get<std::string>() != "auto")
+      return r.fail(
+          "scenario.invalid_value", r.child("parallel"),
+          "'parallel' must be an object or \"auto\" (the layout search picks the fastest that fits)");
+    s.parallel_auto = true;
+    pv = nullptr;
+  }
+  if (pv) {
     Reader pr(*pv, r.child("parallel"), err);
     p.tp = pr.integer("tp", false, 1, kMaxDevices).value_or(1);
     p.pp = pr.integer("pp", false, 1, kMaxDevices).value_or(1);
@@ -596,11 +647,22 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
     w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
     w.precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(w.precision);
-    w.train_tokens = tr.number("train_tokens", false, 0, 1e18).value_or(0);
+    w.train_tokens = tr.number("train_tokens", false, 1, 1e18).value_or(0);
     w.attention = tr.enumeration<AttentionKernel>("attention", false);
     w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
     w.tp_comm_overlap = tr.boolean("tp_comm_overlap", false);
+    w.batch_ramp = tr.list<RampStep>("batch_ramp", false,
+                                     [&](const json& v, const std::string& name, const std::string& at) {
+                                       return read_ramp_step(tr, v, name, at);
+                                     });
+    w.checkpoint_interval_s = tr.number("checkpoint_interval_s", false, 1e-3, 1e9).value_or(0);
     tr.finish();
+    if (!w.batch_ramp.empty() && !(w.train_tokens > 0))
+      tr.fail("run.ramp_without_tokens", tr.child("batch_ramp"),
+              "a batch ramp needs train_tokens: the tokens after the ramp run at global_batch");
+    if (w.checkpoint_interval_s > 0 && !(w.train_tokens > 0))
+      tr.fail("run.interval_without_tokens", tr.child("checkpoint_interval_s"),
+              "checkpoint_interval_s plans a whole run and needs train_tokens");
     s.training = w;
   }
   if (const json* iv = r.get("inference", false)) {
@@ -660,6 +722,72 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   if (err) return std::nullopt;
   p.json = v.dump();
   return p;
+}
+
+// The economics preset a scenario without `economics` uses (presets/economics/).
+constexpr const char* kDefaultEconomics = "us-2025";
+
+// An economics object's keys laid over `e` (a preset's, then a scenario's own).
+void read_economics_keys(const json& v, const std::string& path, Economics& e, std::optional<Error>& err) {
+  Reader r(v, path, err);
+  r.string("name", false);
+  r.string("source", false);
+  read_notes(r);
+  const auto rental = r.number("usd_per_gpu_hour", false, 1e-6, 1e6);
+  const auto price = r.number("gpu_price_usd", false, 1, 1e9);
+  const auto years = r.number("amortisation_years", false, 0.01, 100);
+  const auto util = r.number("utilisation", false, 1e-3, 1);
+  e.usd_per_kwh = r.number("usd_per_kwh", false, 1e-6, 100).value_or(e.usd_per_kwh);
+  e.pue = r.number("pue", false, 1, 10).value_or(e.pue);
+  e.grid_kg_co2_per_kwh = r.number("grid_kg_co2_per_kwh", false, 0, 10).value_or(e.grid_kg_co2_per_kwh);
+  r.finish();
+  if (err) return;
+  if (rental && (price || years || util)) {
+    const char* capital = price ? "gpu_price_usd" : years ? "amortisation_years" : "utilisation";
+    r.fail("economics.both_price_forms", r.child(capital),
+           std::string("give either usd_per_gpu_hour (a rental price) or the capital terms (gpu_price_usd, "
+                       "amortisation_years, utilisation), not both: '") +
+               capital + "' is a capital term");
+    return;
+  }
+  if (rental) {
+    e.usd_per_gpu_hour = *rental;
+  } else if (price || years || util) {
+    e.usd_per_gpu_hour = 0;
+  }
+  if (price) e.gpu_price_usd = *price;
+  if (years) e.amortisation_years = *years;
+  if (util) e.utilisation = *util;
+}
+
+// The scenario's `economics`: a presets/economics id or an object laid over the default preset.
+std::optional<Economics> read_economics(const json* v, std::optional<Error>& err) {
+  Economics e;
+  const auto preset = [&](const std::string& id, const std::string& path) -> bool {
+    const std::string_view text = preset_json("economics", id);
+    if (text.empty()) {
+      std::string known;
+      for (const auto& p : list_presets("economics")) known += (known.empty() ? "" : ", ") + p.id;
+      err = make_error("preset.unknown_economics", path,
+                       "unknown economics preset '" + id + "'; known: " + known);
+      return false;
+    }
+    read_economics_keys(json::parse(text.begin(), text.end()), "presets/economics/" + id, e, err);
+    return !err;
+  };
+  if (v && v->is_string()) {
+    if (!preset(v->get<std::string>(), "/economics")) return std::nullopt;
+    e.id = v->get<std::string>();
+    return e;
+  }
+  if (!preset(kDefaultEconomics, "/economics")) return std::nullopt;
+  if (!v) {
+    e.id = kDefaultEconomics;
+    return e;
+  }
+  read_economics_keys(*v, "/economics", e, err);
+  if (err) return std::nullopt;
+  return e;
 }
 
 // The text with each bare Infinity token (outside strings) written as kInfinityNumber, or
@@ -751,6 +879,12 @@ Result<Scenario> parse_scenario(std::string_view text) {
     s.software = std::move(*p);
   }
   read_scenario_body(r, err, s);
+  if (err) return *err;
+  {
+    auto econ = read_economics(r.get("economics", false), err);
+    if (!econ) return *err;
+    s.economics = *econ;
+  }
   r.finish();
   if (err) return *err;
   if (!s.training && !s.inference)
@@ -846,6 +980,12 @@ ojson device_json(const DeviceSpec& d) {
                  {"bandwidth_GBps", d.hbm_bandwidth.value / kGB}};
   j["l2"] = {{"capacity_MiB", d.l2_capacity.value / kMiB}, {"bandwidth_GBps", d.l2_bandwidth.value / kGB}};
   j["compute_units"] = d.compute_units;
+  if (d.power.tdp_w > 0)
+    j["power"] = {{"tdp_W", d.power.tdp_w},
+                  {"idle_fraction", d.power.idle_fraction},
+                  {"memory_activity", d.power.memory_activity},
+                  {"communication_activity", d.power.communication_activity}};
+  if (d.power.price_usd > 0) j["price_usd"] = d.power.price_usd;
   j["calibration"] = {{"matmul_efficiency", d.matmul_efficiency},
                       {"matmul_efficiency_8bit",
                        d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency},
@@ -886,6 +1026,12 @@ ojson system_json(const SystemSpec& s) {
                    {"optimizer_state_bytes", sw.optimizer_state_bytes},
                    {"optimizer_step_bytes", sw.optimizer_step_bytes},
                    {"optimizer_step_flops", sw.optimizer_step_flops}};
+  const SystemOperations& o = s.operations;
+  j["operations"] = {{"failures_per_device_hour", o.failures_per_device_hour},
+                     {"restart_s", o.restart.value},
+                     {"checkpoint_write_GBps_per_node", o.checkpoint_write_per_node.value / kGB},
+                     {"checkpoint_write_GBps_total", o.checkpoint_write_total.value / kGB},
+                     {"node_overhead_W", o.node_overhead_w}};
   if (!s.source.empty()) j["source"] = s.source;
   return j;
 }
@@ -940,6 +1086,23 @@ ojson serving_spec_json(const ServingSpec& v) {
   return j;
 }
 
+// A preset's id, or the resolved object of an inline one.
+ojson economics_json(const Economics& e) {
+  if (!e.id.empty()) return e.id;
+  ojson j;
+  if (e.usd_per_gpu_hour > 0) {
+    j["usd_per_gpu_hour"] = e.usd_per_gpu_hour;
+  } else {
+    if (e.gpu_price_usd > 0) j["gpu_price_usd"] = e.gpu_price_usd;
+    j["amortisation_years"] = e.amortisation_years;
+    j["utilisation"] = e.utilisation;
+  }
+  j["usd_per_kwh"] = e.usd_per_kwh;
+  j["pue"] = e.pue;
+  if (e.grid_kg_co2_per_kwh > 0) j["grid_kg_co2_per_kwh"] = e.grid_kg_co2_per_kwh;
+  return j;
+}
+
 }  // namespace
 
 std::string scenario_to_json(const Scenario& s, int indent) {
@@ -951,7 +1114,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   if (s.software)
     j["software"] = s.software->id.empty() ? ojson::parse(s.software->json) : ojson(s.software->id);
   j["num_devices"] = s.num_devices;
-  j["parallel"] = plan_json(s.parallel);
+  j["parallel"] = s.parallel_auto ? ojson("auto") : plan_json(s.parallel);
   if (s.training) {
     const auto& w = *s.training;
     ojson t;
@@ -962,6 +1125,12 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     if (w.attention) t["attention"] = str(*w.attention);
     if (w.overlap_grad_reduce) t["overlap_grad_reduce"] = *w.overlap_grad_reduce;
     if (w.tp_comm_overlap) t["tp_comm_overlap"] = *w.tp_comm_overlap;
+    if (!w.batch_ramp.empty()) {
+      ojson ramp = ojson::array();
+      for (const RampStep& r : w.batch_ramp) ramp.push_back({r.tokens, r.global_batch});
+      t["batch_ramp"] = ramp;
+    }
+    if (w.checkpoint_interval_s > 0) t["checkpoint_interval_s"] = w.checkpoint_interval_s;
     j["training"] = t;
   }
   if (s.inference) {
@@ -974,10 +1143,48 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
     if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
   }
+  j["economics"] = economics_json(s.economics);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
 namespace {
+
+ojson token_cost_json(const TokenCost& c) {
+  ojson j = {{"device_power_W", c.device_power_w},
+             {"joules_per_token", c.joules_per_token},
+             {"tokens_per_joule", c.tokens_per_joule}};
+  if (c.usd_per_million_tokens) j["usd_per_million_output_tokens"] = *c.usd_per_million_tokens;
+  return j;
+}
+
+ojson run_json(const RunReport& r) {
+  ojson j;
+  j["steps"] = r.steps;
+  j["ideal_time_s"] = r.ideal_s;
+  j["wall_time_s"] = r.wall_s;
+  j["wall_days"] = r.wall_s / 86400.0;
+  j["gpu_hours"] = r.gpu_hours;
+  j["energy_mwh"] = r.energy_mwh;
+  j["device_energy_mwh"] = r.device_energy_mwh;
+  j["device_power_W"] = r.device_power_w;
+  if (r.cost_usd) {
+    j["cost_usd"] = *r.cost_usd;
+    j["usd_per_million_tokens"] = *r.usd_per_million_tokens;
+    j["usd_per_gpu_hour"] = r.usd_per_device_hour;
+  }
+  if (r.co2_t) j["co2_t"] = *r.co2_t;
+  j["goodput"] = r.goodput;
+  j["checkpoint_interval_s"] = r.checkpoint_interval_s;
+  j["checkpoint_s"] = r.checkpoint_s;
+  j["checkpoint_bytes"] = r.checkpoint_bytes;
+  j["expected_failures"] = r.expected_failures;
+  j["job_mtbf_s"] = r.job_mtbf_s;
+  j["lost_s"] = {{"checkpoint_writes", r.lost.checkpoint_writes},
+                 {"lost_work", r.lost.lost_work},
+                 {"restarts", r.lost.restarts},
+                 {"total", r.lost.total()}};
+  return j;
+}
 
 ojson latency_json(const LatencyStats& l) {
   return {{"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
@@ -1093,9 +1300,14 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     }
     ij["operators"] = ops;
     if (p.inference_memory) ij["memory"] = memory_json(*p.inference_memory);
+    if (p.inference_cost) ij["cost"] = token_cost_json(*p.inference_cost);
     j["inference"] = ij;
   }
-  if (p.serving) j["serving"] = serving_json(*p.serving);
+  if (p.serving) {
+    j["serving"] = serving_json(*p.serving);
+    if (p.serving_cost) j["serving"]["cost"] = token_cost_json(*p.serving_cost);
+  }
+  if (p.run) j["run"] = run_json(*p.run);
   j["memory"] = memory_json(p.memory);
   j["params"] = {{"total", p.params.total}, {"active", p.params.active}, {"moe_layers", p.params.moe_layers}};
   ojson w = ojson::array();

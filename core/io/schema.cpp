@@ -391,6 +391,31 @@ Node device_schema() {
                  {"compute_units", integer(1, 10'000'000)
                                        .desc("SMs (NVIDIA) / CUs (AMD): the unit of wave quantization.")
                                        .def(d.compute_units)},
+                 {"power",
+                  object({{"tdp_W", number(1e-3, 1e6).desc("Board power limit (TDP / TBP).").unit("W")},
+                          {"idle_fraction", number(0, 1)
+                                                .desc("Draw of a loaded but idle device (checkpoint writes, "
+                                                      "restarts), as a share of tdp_W.")
+                                                .unit("fraction")
+                                                .def(d.power.idle_fraction)},
+                          {"memory_activity",
+                           number(0, 1)
+                               .desc("Share of the dynamic range (tdp_W - idle) drawn while memory-bound "
+                                     "kernels run (compute-bound kernels draw all of it).")
+                               .unit("fraction")
+                               .def(d.power.memory_activity)},
+                          {"communication_activity", number(0, 1)
+                                                         .desc("The same while exposed communication runs.")
+                                                         .unit("fraction")
+                                                         .def(d.power.communication_activity)},
+                          {"notes", notes()}},
+                         {"tdp_W"})
+                      .desc("Board power and how the draw follows the work (run energy, joules per "
+                            "token). Absent: no energy.")},
+                 {"price_usd", number(1, 1e9)
+                                   .desc("Installed price of one device with its share of the server, for "
+                                         "the capital form of economics. Absent: none.")
+                                   .unit("USD")},
                  {"calibration", calibration_schema()},
              },
              {"peak_tflops", "memory"})
@@ -636,6 +661,39 @@ Node software_profile_schema() {
           "CUDA-graph default and the serving scheduler's defaults.");
 }
 
+Node operations_schema() {
+  const SystemOperations o{};
+  return object(
+             {{"failures_per_device_hour",
+               number(0, 1)
+                   .desc("Job-interrupting failures per device and hour (a job of n devices fails every "
+                         "1 / (rate n) hours); 0 = none.")
+                   .unit("1/h")
+                   .def(o.failures_per_device_hour)},
+              {"restart_s",
+               number(0, 1e7).desc("From a failure to training again.").unit("s").def(o.restart.value)},
+              {"checkpoint_write_GBps_per_node", number(1e-6, 1e8)
+                                                     .desc("Checkpoint write bandwidth of one node.")
+                                                     .unit("GB/s")
+                                                     .def(o.checkpoint_write_per_node.value / kGB)},
+              {"checkpoint_write_GBps_total",
+               rate_or_zero(1e-6, 1e9)
+                   .desc("The storage system's write ceiling; 0 = none, else at least 1e-6.")
+                   .unit("GB/s")
+                   .def(o.checkpoint_write_total.value / kGB)},
+              {"node_overhead_W", number(0, 1e7)
+                                      .desc("Power of a node's parts other than its devices (CPUs, memory, "
+                                            "NICs, fans, its share of switches).")
+                                      .unit("W")
+                                      .def(o.node_overhead_w)},
+              {"source", text()},
+              {"notes", notes()}})
+      .title("Operations")
+      .desc(
+          "What a whole training run meets besides its steps: failures, restarts, checkpoint storage, "
+          "node power. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead.");
+}
+
 Node system_schema() {
   return object(
              {
@@ -650,6 +708,7 @@ Node system_schema() {
                  {"scale_up", ref("scale_up")},
                  {"scale_out", ref("scale_out")},
                  {"software", software_schema()},
+                 {"operations", operations_schema()},
              },
              {"device", "devices_per_node", "scale_up", "scale_out"})
       .title("System")
@@ -691,6 +750,37 @@ Node parallel_schema() {
       .desc("The parallel layout. For inference only tp and pp matter (a replica spans tp pp devices).");
 }
 
+Node economics_schema() {
+  const Economics e{};
+  return object(
+             {{"name", text()},
+              {"source", text()},
+              {"notes", notes()},
+              {"usd_per_gpu_hour", number(1e-6, 1e6)
+                                       .desc("Rental price of one device for an hour, energy included. "
+                                             "Not with the capital terms.")
+                                       .unit("USD/h")},
+              {"gpu_price_usd", number(1, 1e9)
+                                    .desc("Capital form: installed price per device. Default: the "
+                                          "device's price_usd.")
+                                    .unit("USD")},
+              {"amortisation_years",
+               number(0.01, 100).desc("Capital form: years of use.").unit("years").def(e.amortisation_years)},
+              {"utilisation", number(1e-3, 1)
+                                  .desc("Capital form: share of the hours spent on jobs.")
+                                  .unit("fraction")
+                                  .def(e.utilisation)},
+              {"usd_per_kwh", number(1e-6, 100)
+                                  .desc("Energy price (capital form; a rental price includes energy).")
+                                  .unit("USD/kWh")
+                                  .def(e.usd_per_kwh)},
+              {"pue", number(1, 10).desc("Power usage effectiveness of the facility.").def(e.pue)},
+              {"grid_kg_co2_per_kwh",
+               number(0, 10).desc("Grid carbon intensity; 0 or absent = no co2_t.").unit("kg/kWh")}})
+      .title("Economics")
+      .desc("Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.");
+}
+
 Node training_schema() {
   const TrainingWorkload w{};
   return object(
@@ -702,9 +792,21 @@ Node training_schema() {
                                    .desc("Math precision (fp8: fp8 matrix multiplies, bf16 elsewhere).")
                                    .def(name(w.precision))},
                  {"train_tokens",
-                  number(0, 1e18)
-                      .desc("Tokens to train on, for time_to_train_s; 0 or absent = not asked.")
+                  number(1, 1e18)
+                      .desc("Tokens to train on: time_to_train_s and the whole-run block `run`; absent = "
+                            "not asked.")
                       .unit("tokens")},
+                 {"batch_ramp",
+                  array_of(pair_of(number(1, 1e18).unit("tokens"), integer(1, kMaxCount).unit("sequences")),
+                           1)
+                      .desc("Batch ramp: [tokens, global_batch] steps trained before the steady "
+                            "global_batch (the rest of train_tokens). Needs train_tokens; the steps' "
+                            "tokens may not exceed it.")},
+                 {"checkpoint_interval_s",
+                  number(1e-3, 1e9)
+                      .desc("Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - "
+                            "delta. Needs train_tokens.")
+                      .unit("s")},
                  {"attention", choice<AttentionKernel>().desc(
                                    "Attention kernel. Default: the system's software.attention.")},
                  {"overlap_grad_reduce",
@@ -992,9 +1094,77 @@ Node serving_output_schema() {
                                .title("Step sample"))
                       .desc("Steps of the first replica (the decode pool's when disaggregated), sampled at "
                             "most 256 times.")},
+                 {"cost", ref("token_cost")},
              },
-             {"slo"})
+             {"slo", "cost"})
       .title("Serving result");
+}
+
+Node token_cost_schema() {
+  return output({{"device_power_W", amount().desc("Mean draw of one device over the steps.").unit("W")},
+                 {"joules_per_token",
+                  amount()
+                      .desc("Energy per output token at the meter (devices, node overhead, PUE).")
+                      .unit("J")},
+                 {"tokens_per_joule", amount().desc("Its inverse.").unit("tokens/J")},
+                 {"usd_per_million_output_tokens",
+                  amount()
+                      .desc("Device-hours (and energy, capital form) per million output tokens; absent "
+                            "without a device price.")
+                      .unit("USD")}},
+                {"usd_per_million_output_tokens"})
+      .title("Token cost")
+      .desc("Energy and price of an output token at the scenario's operating point.");
+}
+
+Node chosen_layout_schema() {
+  return output({{"tp", count()},
+                 {"pp", count()},
+                 {"dp", count()},
+                 {"cp", count()},
+                 {"ep", count()},
+                 {"etp", count()},
+                 {"sequence_parallel", boolean()},
+                 {"micro_batch", count()},
+                 {"interleave", count()},
+                 {"recompute", choice<Recompute>()},
+                 {"zero_stage", count()}})
+      .title("Chosen layout");
+}
+
+Node run_output_schema() {
+  return output(
+             {
+                 {"steps", count().desc("Optimizer steps: the batch ramp's, then the steady batch's.")},
+                 {"ideal_time_s",
+                  seconds("Every step at its steady-state time; no failures or checkpoints.")},
+                 {"wall_time_s", seconds("Elapsed: ideal_time_s / goodput.")},
+                 {"wall_days", amount().desc("wall_time_s in days.").unit("days")},
+                 {"gpu_hours", amount().desc("num_devices x wall time.").unit("device-hours")},
+                 {"energy_mwh", amount().desc("At the meter: devices, node overhead, x PUE.").unit("MWh")},
+                 {"device_energy_mwh", amount().desc("The devices alone (no overhead, no PUE).").unit("MWh")},
+                 {"device_power_W", amount().desc("Mean draw of one device while training.").unit("W")},
+                 {"cost_usd", amount().desc("device-hours x price (+ energy, capital form).").unit("USD")},
+                 {"usd_per_million_tokens",
+                  amount().desc("cost_usd per million tokens trained.").unit("USD")},
+                 {"usd_per_gpu_hour", amount().desc("The device-hour price in effect.").unit("USD/h")},
+                 {"co2_t", amount().desc("energy x economics.grid_kg_co2_per_kwh.").unit("t")},
+                 {"goodput", amount().desc("Useful time / elapsed time.").unit("fraction")},
+                 {"checkpoint_interval_s", seconds("Compute between checkpoints (0: none).")},
+                 {"checkpoint_s", seconds("One checkpoint write.")},
+                 {"checkpoint_bytes",
+                  amount().desc("Weights, master weights and optimizer state.").unit("bytes")},
+                 {"expected_failures", amount().desc("wall time / job MTBF.")},
+                 {"job_mtbf_s", seconds("Mean time between failures of the job (0: no failures).")},
+                 {"lost_s", output({{"checkpoint_writes", seconds("")},
+                                    {"lost_work", seconds("Work redone after failures.")},
+                                    {"restarts", seconds("")},
+                                    {"total", seconds("")}})
+                                .desc("wall_time_s - ideal_time_s by cause.")},
+             },
+             {"cost_usd", "usd_per_million_tokens", "usd_per_gpu_hour", "co2_t"})
+      .title("Run result")
+      .desc("The whole training run (training.train_tokens).");
 }
 
 Node inference_output_schema() {
@@ -1018,8 +1188,9 @@ Node inference_output_schema() {
                                                      .unit("us")}})},
                  {"operators", array_of(ref("operator"))},
                  {"memory", ref("memory").desc("The inference footprint, when the scenario also trains.")},
+                 {"cost", ref("token_cost")},
              },
-             {"memory"})
+             {"memory", "cost"})
       .title("Inference result");
 }
 
@@ -1045,9 +1216,18 @@ nlohmann::ordered_json scenario_schema() {
                    .desc("The software stack: a presets/software id or an inline profile; absent = "
                          "the system's software block.")},
               {"num_devices", integer(1, kMaxDevices).desc("Devices in the job.")},
-              {"parallel", ref("parallel")},
+              {"parallel",
+               one_of({ref("parallel"), node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                                            .desc("The layout search picks the fastest layout that fits "
+                                                  "(training; inference: by throughput at batches up to "
+                                                  "the scenario's); the output's parallel_auto says which.")})
+                   .desc("The parallel layout, or \"auto\".")},
               {"training", ref("training")},
               {"inference", ref("inference")},
+              {"economics",
+               one_of({preset_id("economics"), ref("economics")})
+                   .desc("Prices of devices and energy: a presets/economics id or an object laid over "
+                         "the default preset (us-2025).")},
           },
           {"model", "system", "num_devices"})
           .title("Scenario")
@@ -1063,7 +1243,7 @@ nlohmann::ordered_json scenario_schema() {
       {"scale_out", tier_schema(false).json()}, {"system", system_schema().json()},
       {"parallel", parallel_schema().json()},   {"training", training_schema().json()},
       {"software", software_schema().json()},   {"software_profile", software_profile_schema().json()},
-      {"inference", inference_schema().json()}};
+      {"inference", inference_schema().json()}, {"economics", economics_schema().json()}};
   return j;
 }
 
@@ -1077,6 +1257,14 @@ nlohmann::ordered_json prediction_schema() {
               {"training", ref("training")},
               {"inference", ref("inference")},
               {"serving", ref("serving").desc("When the scenario has inference.serving.")},
+              {"run", ref("run").desc("When the scenario has training.train_tokens.")},
+              {"parallel_auto",
+               output({{"parallel", ref("chosen_layout")},
+                       {"mode", text().desc("training or inference: what the search ranked by.")},
+                       {"evaluated", count().desc("Layouts in the search space.")},
+                       {"feasible", count().desc("Layouts that fit and were timed.")}})
+                   .desc("With parallel: \"auto\": the layout the search chose (the numbers above are "
+                         "its prediction).")},
               {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
               {"params",
                output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
@@ -1111,7 +1299,7 @@ nlohmann::ordered_json prediction_schema() {
                          "predicted over the validation rows of the scenario's regime "
                          "(presets/uncertainty/bands.json, scripts/fit_uncertainty.py).")},
           },
-          {"training", "inference", "serving"})
+          {"training", "inference", "serving", "run", "parallel_auto"})
           .title("Prediction")
           .desc("The output of optimus predict --json.");
   const ojson body = root.json();
@@ -1120,7 +1308,10 @@ nlohmann::ordered_json prediction_schema() {
                 {"inference", inference_output_schema().json()},
                 {"serving", serving_output_schema().json()},
                 {"operator", operator_schema().json()},
-                {"memory", memory_schema().json()}};
+                {"memory", memory_schema().json()},
+                {"run", run_output_schema().json()},
+                {"chosen_layout", chosen_layout_schema().json()},
+                {"token_cost", token_cost_schema().json()}};
   return j;
 }
 

@@ -13,6 +13,7 @@
 #include "hardware/spec.h"
 #include "model/graph.h"
 #include "model/spec.h"
+#include "run/run.h"
 
 namespace optimus {
 
@@ -44,6 +45,8 @@ struct TrainingWorkload {
   std::optional<AttentionKernel> attention;  // default: the system's software default
   std::optional<bool> overlap_grad_reduce;   // default: the system's software default
   std::optional<bool> tp_comm_overlap;       // default: the system's software default
+  std::vector<RampStep> batch_ramp;          // steps before the steady global_batch (needs train_tokens)
+  double checkpoint_interval_s = 0;          // compute between checkpoints; 0 = Young/Daly
 };
 
 // Continuous-batching serving (inference.serving): a stream of requests through an in-flight
@@ -143,8 +146,12 @@ struct Scenario {
   SystemSpec system;
   std::int64_t num_devices = 1;
   ParallelPlan parallel;
+  // parallel: "auto": the layout search picks the fastest layout that fits (io/api.cpp), and
+  // `parallel` holds it once resolved.
+  bool parallel_auto = false;
   std::optional<TrainingWorkload> training;
   std::optional<InferenceWorkload> inference;
+  Economics economics;  // prices of devices and energy (the default preset when absent)
 };
 
 // Transformer layers on the most loaded pipeline stage. Layers split evenly over pp*interleave

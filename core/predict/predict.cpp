@@ -1,7 +1,10 @@
 #include "predict/predict.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+
+#include "base/math.h"
 
 namespace optimus {
 
@@ -23,7 +26,216 @@ std::string gib(Bytes b) {
          std::to_string(static_cast<long long>(v * 10.0 + 0.5) % 10) + " GiB";
 }
 
+constexpr double kJoulesPerMwh = 3.6e9;
+
+double idle_power_w(const DevicePower& pw) { return pw.tdp_w * pw.idle_fraction; }
+
+double power_at(const DevicePower& pw, const ActivityShares& a) {
+  return device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
+}
+
+bool capital_form(const Economics& e) { return !(e.usd_per_gpu_hour > 0); }
+
+// A training step's time by what bounds it, the device's mix of work.
+ActivityShares training_shares(const TrainingPrediction& t) {
+  return {t.by_bound.compute.value, t.by_bound.memory.value, t.by_bound.communication.value,
+          t.by_bound.other.value};
+}
+
+// What the elapsed time depends on besides the work: the checkpoint and the job's failure rate.
+struct RunSetup {
+  double checkpoint_bytes = 0, checkpoint_s = 0, job_mtbf_s = 0;
+};
+
+RunSetup run_setup(const Scenario& s, const ParamCounts& params) {
+  const SystemSpec& sys = s.system;
+  const SystemOperations& ops = sys.operations;
+  const ParallelPlan& p = s.parallel;
+  RunSetup r;
+  // Checkpoint: the 16-bit weights, the fp32 master copy and the optimizer state of the whole
+  // model, one copy (Megatron-Core distributed checkpointing writes each shard once: with the
+  // distributed optimizer, ZeRO >= 1, every data-parallel rank writes its part of the state;
+  // without it one replica's ranks write).
+  const SoftwareDefaults& sw = sys.software;
+  r.checkpoint_bytes = params.total * (sw.weight_bytes + sw.master_weight_bytes + sw.optimizer_state_bytes);
+  const std::int64_t writers = p.zero_stage >= 1 ? s.num_devices : p.tp * p.pp * p.cp;
+  const double nodes_writing =
+      ceil_div(static_cast<double>(writers), static_cast<double>(sys.devices_per_node));
+  double bw = nodes_writing * ops.checkpoint_write_per_node.value;
+  if (ops.checkpoint_write_total.value > 0) bw = std::min(bw, ops.checkpoint_write_total.value);
+  r.checkpoint_s = r.checkpoint_bytes / bw;
+  // Failures: a rate per device-hour, so a job of n devices fails every 1 / (rate n) hours.
+  r.job_mtbf_s = ops.failures_per_device_hour > 0
+                     ? 3600.0 / (ops.failures_per_device_hour * static_cast<double>(s.num_devices))
+                     : 0.0;
+  return r;
+}
+
+RunInputs run_inputs(const Scenario& s, const RunSetup& setup, double ideal_s) {
+  RunInputs in;
+  in.ideal_s = ideal_s;
+  in.checkpoint_s = setup.checkpoint_s;
+  in.job_mtbf_s = setup.job_mtbf_s;
+  in.restart_s = s.system.operations.restart.value;
+  in.interval_s = s.training->checkpoint_interval_s;
+  return in;
+}
+
+// The scenario training at a batch ramp step's global batch, or the error that batch meets.
+Result<Scenario> at_ramp_batch(const Scenario& s, std::size_t index) {
+  Scenario at = s;
+  const std::int64_t global_batch = s.training->batch_ramp[index].global_batch;
+  at.training->global_batch = global_batch;
+  at.inference.reset();
+  if (auto err = validate_plan(at)) {
+    err->path = "/training/batch_ramp/" + std::to_string(index) + "/1";
+    err->code = "run.ramp_batch_invalid";
+    err->message = "the batch ramp's global_batch " + std::to_string(global_batch) +
+                   " does not fit the layout: " + err->message;
+    return *err;
+  }
+  return at;
+}
+
+// The whole run (run/run.h) from one iteration's prediction.
+Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,
+                           std::vector<Warning>& warnings) {
+  const TrainingWorkload& w = *s.training;
+  const SystemSpec& sys = s.system;
+  const DevicePower& pw = sys.device.power;
+  const SystemOperations& ops = sys.operations;
+  const Economics& econ = s.economics;
+  const double n = static_cast<double>(s.num_devices);
+  RunReport r;
+
+  auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
+  if (!steps) return steps.error();
+  r.steps = steps->steps;
+  r.ideal_s = steps->steady_tokens / t.tokens_per_s;
+  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
+    const RampStep& step = w.batch_ramp[i];
+    auto at = at_ramp_batch(s, i);
+    if (!at) return at.error();
+    std::vector<Warning> ignored;
+    const double it = predict_training(*at, ignored).iteration_time.value;
+    r.ideal_s += step.tokens / (static_cast<double>(step.global_batch) * static_cast<double>(w.seq_len)) * it;
+  }
+
+  const RunSetup setup = run_setup(s, params);
+  r.checkpoint_bytes = setup.checkpoint_bytes;
+  r.checkpoint_s = setup.checkpoint_s;
+  r.job_mtbf_s = setup.job_mtbf_s;
+  auto rt = run_time(run_inputs(s, setup, r.ideal_s));
+  if (!rt) return rt.error();
+  r.wall_s = rt->wall_s;
+  r.goodput = rt->goodput;
+  r.checkpoint_interval_s = rt->interval_s;
+  r.expected_failures = rt->expected_failures;
+  r.lost = rt->lost;
+  r.gpu_hours = n * r.wall_s / 3600.0;
+
+  // Energy: devices at the training mix while they compute (redone work included) and at the
+  // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
+  // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
+  // examination of the metric, 2012: total facility energy / IT equipment energy).
+  r.device_power_w = power_at(pw, training_shares(t));
+  const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.lost_work) +
+                               idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
+  const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
+  const double node_j = nodes * ops.node_overhead_w * r.wall_s;
+  r.device_energy_mwh = device_j / kJoulesPerMwh;
+  r.energy_mwh = (device_j + node_j) * econ.pue / kJoulesPerMwh;
+  if (pw.tdp_w <= 0)
+    warnings.push_back({"run.no_power", "the device states no power.tdp_W, so the run's energy is 0"});
+
+  r.usd_per_device_hour = usd_per_device_hour(econ, pw.price_usd);
+  if (r.usd_per_device_hour > 0) {
+    double cost = r.gpu_hours * r.usd_per_device_hour;
+    if (capital_form(econ)) cost += r.energy_mwh * 1000.0 * econ.usd_per_kwh;
+    r.cost_usd = cost;
+    r.usd_per_million_tokens = cost / w.train_tokens * 1e6;
+  } else {
+    warnings.push_back({"run.no_price",
+                        "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
+                        "(the device states no power.price_usd), so the run has no cost"});
+  }
+  if (econ.grid_kg_co2_per_kwh > 0) r.co2_t = r.energy_mwh * 1000.0 * econ.grid_kg_co2_per_kwh / 1000.0;
+  return r;
+}
+
+// Energy and price of an output token at `tokens_per_s_per_device`, for a device drawing at the
+// mix `shares`.
+TokenCost token_cost(const Scenario& s, const ActivityShares& shares, double tokens_per_s_per_device) {
+  const SystemSpec& sys = s.system;
+  TokenCost c;
+  c.device_power_w = power_at(sys.device.power, shares);
+  const double watts =
+      (c.device_power_w + sys.operations.node_overhead_w / static_cast<double>(sys.devices_per_node)) *
+      s.economics.pue;
+  if (tokens_per_s_per_device > 0 && watts > 0) {
+    c.joules_per_token = watts / tokens_per_s_per_device;
+    c.tokens_per_joule = tokens_per_s_per_device / watts;
+  }
+  const double rate = usd_per_device_hour(s.economics, sys.device.power.price_usd);
+  if (rate > 0 && tokens_per_s_per_device > 0) {
+    double usd_per_s = rate / 3600.0;
+    if (capital_form(s.economics)) usd_per_s += watts / 1000.0 / 3600.0 * s.economics.usd_per_kwh;
+    c.usd_per_million_tokens = usd_per_s / tokens_per_s_per_device * 1e6;
+  }
+  return c;
+}
+
+// Shares of a request's time (one prefill, output_len - 1 decode steps) in compute-bound kernels,
+// memory-bound ones (memory, L2, latency and host bound) and communication, from the operator
+// report (one prefill step and one mid-generation decode step).
+ActivityShares inference_shares(const InferencePrediction& i, std::int64_t output_len) {
+  ActivityShares a;
+  const double decode_steps = static_cast<double>(output_len - 1);
+  for (const OperatorReport& o : i.operators) {
+    const double secs = o.time.value * o.count * (o.phase == "decode" ? decode_steps : 1.0);
+    if (o.bound == Bound::compute)
+      a.compute += secs;
+    else
+      a.memory += secs;
+  }
+  a.communication = i.prefill_comm.value + i.decode_comm.value * decode_steps;
+  return a;
+}
+
+std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
+  if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
+  const TrainingWorkload& w = *s.training;
+  auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
+  if (!steps) return steps.error();
+  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i)
+    if (auto at = at_ramp_batch(s, i); !at) return at.error();
+  // Whether the run progresses does not depend on how long its work is.
+  auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
+  if (!rt) return rt.error();
+  return std::nullopt;
+}
+
 }  // namespace
+
+StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t) {
+  const SystemSpec& sys = s.system;
+  const double n = static_cast<double>(s.num_devices);
+  const double secs = t.iteration_time.value;
+  const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
+  StepEnergyCost out;
+  out.energy_j =
+      (n * power_at(sys.device.power, training_shares(t)) + nodes * sys.operations.node_overhead_w) * secs *
+      s.economics.pue;
+  out.cost_usd = n * secs / 3600.0 * usd_per_device_hour(s.economics, sys.device.power.price_usd);
+  if (capital_form(s.economics))
+    out.cost_usd += out.energy_j / kJoulesPerMwh * 1000.0 * s.economics.usd_per_kwh;
+  return out;
+}
+
+std::optional<Error> check_run(const Scenario& s) {
+  if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
+  return check_run(s, count_params(s.model, s.training->seq_len));
+}
 
 Result<Prediction> predict(const Scenario& s) {
   if (auto err = validate_plan(s)) return *err;
@@ -35,11 +247,18 @@ Result<Prediction> predict(const Scenario& s) {
           ? s.training->seq_len
           : std::max<std::int64_t>(s.model.max_seq_len, s.inference->prompt_len + s.inference->output_len);
   out.params = count_params(s.model, positions);
+  // The whole run's errors come before any time is computed (validate reports them the same way).
+  if (auto err = check_run(s, out.params)) return *err;
   if (s.training) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));
     out.training = predict_training(s, g, out.warnings);
     out.training_memory = report(training_memory(s, g, att), dev);
+    if (s.training->train_tokens > 0) {
+      auto run = plan_run(s, *out.training, out.params, out.warnings);
+      if (!run) return run.error();
+      out.run = std::move(*run);
+    }
   }
   if (s.inference) {
     out.inference = predict_inference(s, out.warnings);
@@ -49,6 +268,10 @@ Result<Prediction> predict(const Scenario& s) {
       if (!served) return served.error();
       out.serving = std::move(*served);
     }
+    const ActivityShares shares = inference_shares(*out.inference, s.inference->output_len);
+    const double replica = static_cast<double>(s.parallel.tp * s.parallel.pp);
+    out.inference_cost = token_cost(s, shares, out.inference->throughput_tokens_per_s / replica);
+    if (out.serving) out.serving_cost = token_cost(s, shares, out.serving->output_tokens_per_s_per_gpu);
   }
   // The headline memory is the training footprint when training is asked, else inference.
   out.memory = out.training_memory ? *out.training_memory : *out.inference_memory;

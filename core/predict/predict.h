@@ -87,17 +87,55 @@ struct MemoryReport {
   bool fits = true;
 };
 
+// The whole training run (training.train_tokens; run/run.h): elapsed time with failures and
+// checkpoints, device-hours, energy, money and CO2.
+struct RunReport {
+  std::int64_t steps = 0;
+  double ideal_s = 0;  // every step at its steady-state time, no failures, no checkpoints
+  double wall_s = 0, gpu_hours = 0, goodput = 1;
+  double checkpoint_interval_s = 0, checkpoint_s = 0, checkpoint_bytes = 0;
+  double expected_failures = 0, job_mtbf_s = 0;  // job_mtbf_s 0 = no failures
+  LostTime lost;
+  double device_power_w = 0;                     // mean draw of one device while training
+  double energy_mwh = 0, device_energy_mwh = 0;  // at the meter (x PUE); devices alone
+  std::optional<double> cost_usd, usd_per_million_tokens, co2_t;
+  double usd_per_device_hour = 0;
+};
+
+// What a token costs at the inference (or serving) operating point the scenario describes.
+struct TokenCost {
+  double device_power_w = 0;    // mean draw of one device over the steps
+  double joules_per_token = 0;  // at the meter: devices, node overhead, PUE
+  double tokens_per_joule = 0;
+  std::optional<double> usd_per_million_tokens;  // output tokens
+};
+
 struct Prediction {
   ParamCounts params;  // the whole model: total and active per token
   std::optional<TrainingPrediction> training;
   std::optional<InferencePrediction> inference;
   std::optional<ServingPrediction> serving;  // inference.serving: continuous batching
+  std::optional<RunReport> run;              // training with train_tokens
+  std::optional<TokenCost> inference_cost, serving_cost;
   MemoryReport memory;
   std::optional<MemoryReport> training_memory, inference_memory;
   std::vector<Warning> warnings;
 };
 
 Result<Prediction> predict(const Scenario& s);
+
+// The errors a whole-run plan (training.train_tokens) can meet before anything is timed: a batch
+// ramp that exceeds the tokens or whose batch the layout cannot split, and failures too frequent
+// for any checkpoint interval (run.no_progress). validate reports them as predict does.
+std::optional<Error> check_run(const Scenario& s);
+
+// Energy at the meter (devices at the step's mix of work, node overhead, PUE) and cost (device-
+// hours at the economics' price, plus that energy in the capital form) of one training step of
+// the whole job: what the layout search ranks by when asked for energy or cost.
+struct StepEnergyCost {
+  double energy_j = 0, cost_usd = 0;
+};
+StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t);
 
 // Training and inference halves (predict/training.cpp, predict/inference.cpp).
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);

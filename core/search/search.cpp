@@ -249,6 +249,10 @@ class TopK {
 
 bool better_layout(const LayoutResult& a, const LayoutResult& b, const SearchOptions& o) {
   if (o.mode == SearchMode::training) {
+    if (o.rank_by == TrainingRank::energy && a.step_energy_j != b.step_energy_j)
+      return a.step_energy_j < b.step_energy_j;
+    if (o.rank_by == TrainingRank::cost && a.step_cost_usd != b.step_cost_usd)
+      return a.step_cost_usd < b.step_cost_usd;
     if (a.time.value != b.time.value) return a.time.value < b.time.value;
   } else if (o.objective == InferenceObjective::throughput) {
     if (a.throughput != b.throughput) return a.throughput > b.throughput;
@@ -352,8 +356,14 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
         r.reason = "memory.does_not_fit";
       } else {
         warnings.clear();
-        r.time = predict_training(work, g, warnings).iteration_time;
+        const TrainingPrediction tp = predict_training(work, g, warnings);
+        r.time = tp.iteration_time;
         r.timed = true;
+        if (o.rank_by != TrainingRank::time) {
+          const StepEnergyCost ec = training_step_energy_cost(work, tp);
+          r.step_energy_j = ec.energy_j;
+          r.step_cost_usd = ec.cost_usd;
+        }
       }
     } else {
       work.inference->batch = batch;

@@ -67,6 +67,16 @@ struct EnumNames<SearchMode> {
        {SearchMode::inference, "inference"},
        {SearchMode::serving, "serving"}}};
 };
+// What a training search ranks by: the step time, or the energy or the cost of a step of the
+// whole job (predict.h training_step_energy_cost: the device draw of the layout's mix of work,
+// node overhead, PUE, device-hours and energy prices), which for a fixed token budget rank the
+// run's energy and cost. Ties fall back to the time.
+enum class TrainingRank { time, energy, cost };
+template <>
+struct EnumNames<TrainingRank> {
+  static constexpr std::array<std::pair<TrainingRank, std::string_view>, 3> table = {
+      {{TrainingRank::time, "time"}, {TrainingRank::energy, "energy"}, {TrainingRank::cost, "cost"}}};
+};
 template <>
 struct EnumNames<InferenceObjective> {
   static constexpr std::array<std::pair<InferenceObjective, std::string_view>, 2> table = {
@@ -85,6 +95,7 @@ struct SearchOptions {
   SearchMode mode = SearchMode::training;
   std::size_t top = 10;
   InferenceObjective objective = InferenceObjective::throughput;
+  TrainingRank rank_by = TrainingRank::time;  // training
   std::optional<Seconds> max_ttft, max_tpot;  // inference latency bounds
   bool points = false;                        // keep layouts for a scatter plot
   std::int64_t max_batch = 1024;              // inference: largest batch tried (powers of two)
@@ -98,9 +109,10 @@ struct LayoutResult {
   bool timed = false;      // false when rejected before the time model ran
   Seconds time{};
   Seconds ttft{}, tpot{};
-  double throughput = 0;  // tokens/s over all replicas (inference)
-  Bytes memory{};         // per-device total of the mode's footprint; 0 when not computed
-  std::string reason;     // "" when feasible, else the rejection code
+  double throughput = 0;                        // tokens/s over all replicas (inference)
+  double step_energy_j = 0, step_cost_usd = 0;  // training ranked by energy or cost
+  Bytes memory{};      // per-device total of the mode's footprint; 0 when not computed
+  std::string reason;  // "" when feasible, else the rejection code
 };
 
 struct SearchResult {

@@ -16,13 +16,26 @@ const std::string& gpt3() {
 
 void BM_PredictGpt3_1024A100(benchmark::State& state) {
   auto s = optimus::parse_scenario(gpt3()).value();
-  s.inference.reset();  // training only
+  s.inference.reset();  // training only (with its whole-run block: train_tokens 3e11)
   for (auto _ : state) {
     auto p = optimus::predict(s);
     benchmark::DoNotOptimize(p);
   }
 }
 BENCHMARK(BM_PredictGpt3_1024A100);
+
+// The whole-run block (issue 17) must add under a microsecond: the same training prediction
+// without train_tokens (no run block) and with it (the scenario's 300B tokens).
+void BM_PredictGpt3_NoRun(benchmark::State& state) {
+  auto s = optimus::parse_scenario(gpt3()).value();
+  s.inference.reset();
+  s.training->train_tokens = 0;
+  for (auto _ : state) {
+    auto p = optimus::predict(s);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_PredictGpt3_NoRun);
 
 void BM_PredictGpt3WithInference(benchmark::State& state) {
   auto s = optimus::parse_scenario(gpt3()).value();

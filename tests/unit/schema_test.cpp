@@ -59,6 +59,17 @@ json sample_for(const std::string& title, const json& base) {
     p["serving"]["notes"] = "walked";
     return p;
   }
+  if (title == "Parallel layout") return base["parallel"];
+  if (title == "Economics")
+    return {{"usd_per_kwh", 0.1},
+            {"pue", 1.3},
+            {"grid_kg_co2_per_kwh", 0.4},
+            {"gpu_price_usd", 30000},
+            {"amortisation_years", 4},
+            {"utilisation", 0.9},
+            {"name", "n"},
+            {"source", "s"},
+            {"notes", "x"}};
   if (title == "Technology-derived hardware")
     return {{"technology", "7nm"}, {"area_mm2", 826}, {"power_W", 400}};
   ADD_FAILURE() << "no sample for " << title;

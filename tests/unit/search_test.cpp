@@ -458,4 +458,101 @@ TEST(Search, BadRequestsFailWithCodes) {
   EXPECT_EQ(bad["error"]["code"], "scenario.malformed_json");
 }
 
+// parallel: "auto" (issue 17): predict searches every key and predicts the best layout; it is
+// never slower than a hand-picked layout that fits, says which layout it took, and fails with a
+// code when nothing fits.
+TEST(ParallelAuto, NeverSlowerThanHandPickedLayouts) {
+  json s = small_gpt(8, 32);
+  s["parallel"] = "auto";
+  s["training"]["train_tokens"] = 1e9;
+  const json a = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(a.contains("parallel_auto")) << a.dump();
+  const double best = a["training"]["iteration_time_s"].get<double>();
+  EXPECT_TRUE(a["memory"]["fits"].get<bool>());
+  // The chosen layout, stated by hand, predicts the same numbers.
+  json fixed = s;
+  fixed["parallel"] = a["parallel_auto"]["parallel"];
+  const json f = json::parse(optimus::api::predict(fixed.dump()));
+  EXPECT_EQ(f["training"]["iteration_time_s"], a["training"]["iteration_time_s"]);
+  EXPECT_EQ(f["run"], a["run"]);
+  int compared = 0;
+  for (const json& hand : {json{{"tp", 1}}, json{{"tp", 2}}, json{{"tp", 4}, {"sequence_parallel", true}},
+                           json{{"tp", 8}}, json{{"pp", 2}, {"micro_batch", 2}}, json{{"tp", 2}, {"pp", 2}},
+                           json{{"tp", 1}, {"zero_stage", 1}, {"micro_batch", 4}},
+                           json{{"tp", 2}, {"recompute", "selective"}, {"micro_batch", 2}}}) {
+    json h = s;
+    h["parallel"] = hand;
+    const json p = json::parse(optimus::api::predict(h.dump()));
+    ASSERT_FALSE(p.contains("error")) << hand.dump() << p.dump();
+    if (!p["memory"]["fits"].get<bool>()) continue;
+    ++compared;
+    EXPECT_LE(best, p["training"]["iteration_time_s"].get<double>()) << hand.dump();
+  }
+  EXPECT_GE(compared, 4);
+}
+
+TEST(ParallelAuto, InferenceValidateAndErrors) {
+  json s = small_gpt(8, 32);
+  s.erase("training");
+  s["inference"] = {{"batch", 8}, {"prompt_len", 512}, {"output_len", 64}};
+  s["parallel"] = "auto";
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(p.contains("parallel_auto")) << p.dump();
+  EXPECT_EQ(p["parallel_auto"]["mode"], "inference");
+  // validate keeps "auto" in the resolved scenario (it predicts the same).
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.contains("ok")) << v.dump();
+  EXPECT_EQ(v["scenario"]["parallel"], "auto");
+  // Nothing fits: a 175B model on one 40 GB device.
+  json big = {{"model", "gpt3-175b"},
+              {"system", "dgx-a100-40gb"},
+              {"num_devices", 1},
+              {"parallel", "auto"},
+              {"training", {{"global_batch", 8}, {"seq_len", 2048}}}};
+  json e = json::parse(optimus::api::predict(big.dump()));
+  ASSERT_TRUE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["error"]["code"], "parallel.auto_no_layout");
+  EXPECT_EQ(e["error"]["path"], "/parallel");
+  EXPECT_EQ(json::parse(optimus::api::validate(big.dump()))["error"]["code"], "parallel.auto_no_layout");
+  big["parallel"] = "fastest";
+  e = json::parse(optimus::api::predict(big.dump()));
+  EXPECT_EQ(e["error"]["code"], "scenario.invalid_value");
+  EXPECT_EQ(e["error"]["path"], "/parallel");
+}
+
+// Ranking a training search by energy or cost (issue 17): the ranking is by the step's energy
+// (or cost), the energy-best layout uses no more energy than the fastest one, and with a rental
+// price (cost proportional to device-hours) cost ranks exactly as time.
+TEST(SearchRankBy, EnergyAndCost) {
+  json s = small_gpt(8, 32);
+  s.erase("parallel");
+  const json e = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "energy", "top": 1000})"));
+  ASSERT_TRUE(e.contains("best")) << e.dump();
+  EXPECT_EQ(e["rank_by"], "energy");
+  const json& best = e["best"];
+  ASSERT_GT(best.size(), 3u);
+  for (std::size_t i = 1; i < best.size(); ++i)
+    EXPECT_LE(best[i - 1]["step_energy_j"].get<double>(), best[i]["step_energy_j"].get<double>()) << i;
+  const json t = json::parse(optimus::api::search(s.dump(), R"({"top": 1})"));
+  const json& fastest = t["best"][0]["parallel"];
+  bool found = false;
+  for (const json& b : best)
+    if (b["parallel"] == fastest) {
+      found = true;
+      EXPECT_LE(best[0]["step_energy_j"].get<double>(), b["step_energy_j"].get<double>());
+    }
+  EXPECT_TRUE(found);
+  s["economics"] = {{"usd_per_gpu_hour", 2.0}};
+  const json c = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "cost", "top": 1})"));
+  EXPECT_EQ(c["best"][0]["parallel"], fastest);
+  EXPECT_NEAR(c["best"][0]["step_cost_usd"].get<double>(),
+              8 * c["best"][0]["training"]["iteration_time_s"].get<double>() / 3600 * 2.0, 1e-12);
+  json inf = small_gpt(8, 32);
+  inf.erase("training");
+  inf["inference"] = {{"batch", 4}, {"prompt_len", 128}, {"output_len", 16}};
+  const json bad = json::parse(optimus::api::search(inf.dump(), R"({"rank_by": "energy"})"));
+  EXPECT_EQ(bad["error"]["code"], "search.option_not_applicable");
+  EXPECT_EQ(bad["error"]["path"], "/rank_by");
+}
+
 }  // namespace

@@ -285,6 +285,54 @@ TEST(Validation, TrainingMoePublic) {
   EXPECT_LE(s.mean, 0.35);
 }
 
+// Whole training runs (tests/validation/data/whole_run.jsonl, rows of the shared whole_run.csv
+// copied to whole_run.csv): published GPU-hours, wall days, ideal days and measured GPU energy,
+// each row a scenario with the model, the system preset, the tokens and a layout (the published
+// one for BLOOM, OPT and MPT; otherwise one picked by model size before predicting). Phase
+// caveats (the shared README-whole-run.md): Llama 2/3 cards count pretraining, Llama 3.1 cards
+// "training" (post-training not split out, reported and not gated); OPT's 33 days and TinyLlama's
+// hours are ideal figures (compared with run.ideal_time_s); OLMo's energy is measured on the GPUs
+// alone (compared with run.device_energy_mwh). Nothing is fitted on these rows. Aim (issue 17):
+// mean within 15%; NOT met. Measured at this commit: see the printed table and README
+// "Accuracy". Beside each row the one-line estimate, 6 x parameters x tokens at 40% of the bf16
+// peak, for GPU-hours and days. Gate: no regression past the measured mean and max plus noise.
+TEST(Validation, WholeRun) {
+  std::vector<Case> all = run_file("whole_run.jsonl"), gated;
+  for (const auto& c : all)
+    if (c.group.find("not gated") == std::string::npos) gated.push_back(c);
+  report("Whole runs, every row (whole_run.jsonl)", all);
+  const Stats s = report("Whole runs, gated rows", gated);
+  // The one-line estimate on the same rows (time metrics only).
+  std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/whole_run.jsonl");
+  std::vector<Case> baseline;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const json c = json::parse(line);
+    if (c["group"].get<std::string>().find("not gated") != std::string::npos) continue;
+    const std::string m = c["metric"];
+    if (m.find("energy") != std::string::npos) continue;
+    const json p = json::parse(optimus::api::predict(c["scenario"].dump()));
+    const json& t = p["training"];
+    const double n = c["scenario"]["num_devices"].get<double>();
+    const double peak =
+        t["model_flops"].get<double>() / (t["iteration_time_s"].get<double>() * t["mfu"].get<double>() * n);
+    const double seconds = 6.0 * p["params"]["total"].get<double>() *
+                           c["scenario"]["training"]["train_tokens"].get<double>() / (0.4 * peak * n);
+    Case k;
+    k.id = c["id"];
+    k.group = "6 x params x tokens at 40% of peak";
+    k.expected = c["expected"];
+    k.predicted = m == "run.gpu_hours"   ? seconds * n / 3600
+                  : m == "run.wall_days" ? seconds / 86400
+                                         : seconds;
+    baseline.push_back(k);
+  }
+  report("The one-line estimate on the same time rows", baseline);
+  EXPECT_EQ(s.n, 14);
+  EXPECT_LE(s.mean, 0.42);
+  EXPECT_LE(s.max, 0.90);
+}
+
 // Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):
 // TensorRT-LLM v0.17 offline throughput (Mixtral 8x7B / 8x22B, TP 1-8, H100 / H200 / A100) and
 // the v0.14.0 online-serving table (Llama 3.1 8B / 70B at Poisson rates 2-32 and infinite, mean

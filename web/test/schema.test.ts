@@ -69,6 +69,7 @@ describe('valid documents', () => {
     ['models', 'model'],
     ['devices', 'device'],
     ['systems', 'system'],
+    ['economics', 'economics'],
   ])('every %s preset is a valid inline %s', (kind, def) => {
     const validate = ajv.getSchema(`urn:optimus:scenario#/$defs/${def}`)!;
     for (const id of files(`presets/${kind}`)) {

@@ -126,6 +126,9 @@ export interface SearchBest {
   parallel: Required<ParallelSpec>;
   training?: TrainingResult;
   inference?: SearchInferenceResult;
+  /** Training ranked by energy or cost: one step of the whole job, at the meter / in USD. */
+  step_energy_j?: number;
+  step_cost_usd?: number;
   memory: MemoryResult;
   warnings: Warning[];
 }
@@ -134,6 +137,8 @@ export interface SearchResult {
   /** The mode searched. */
   mode: 'training' | 'inference';
   objective?: 'throughput' | 'latency';
+  /** Training: what the layouts are ranked by (search option rank_by). */
+  rank_by?: 'time' | 'energy' | 'cost';
   evaluated: number;
   feasible: number;
   rejected: Record<string, number>;

@@ -50,9 +50,16 @@ export interface Scenario {
    * Devices in the job.
    */
   num_devices: number;
-  parallel?: ParallelSpec;
+  /**
+   * The parallel layout, or "auto".
+   */
+  parallel?: ParallelSpec | 'auto';
   training?: TrainingSpec;
   inference?: InferenceSpec;
+  /**
+   * Prices of devices and energy: a presets/economics id or an object laid over the default preset (us-2025).
+   */
+  economics?: string | Economics;
 }
 /**
  * An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA or MLA attention.
@@ -240,6 +247,36 @@ export interface SystemSpec {
   scale_up: ScaleUpLink;
   scale_out: ScaleOutLink;
   software?: SoftwareSpec;
+  /**
+   * What a whole training run meets besides its steps: failures, restarts, checkpoint storage, node power. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead.
+   */
+  operations?: {
+    /**
+     * Job-interrupting failures per device and hour (a job of n devices fails every 1 / (rate n) hours); 0 = none. Unit: 1/h.
+     */
+    failures_per_device_hour?: number;
+    /**
+     * From a failure to training again. Unit: s.
+     */
+    restart_s?: number;
+    /**
+     * Checkpoint write bandwidth of one node. Unit: GB/s.
+     */
+    checkpoint_write_GBps_per_node?: number;
+    /**
+     * The storage system's write ceiling; 0 = none, else at least 1e-6. Unit: GB/s.
+     */
+    checkpoint_write_GBps_total?: number;
+    /**
+     * Power of a node's parts other than its devices (CPUs, memory, NICs, fans, its share of switches). Unit: W.
+     */
+    node_overhead_W?: number;
+    source?: string;
+    /**
+     * Free text (sources, fits, caveats); not used in any computation.
+     */
+    notes?: string;
+  };
 }
 /**
  * An inline device (one accelerator).
@@ -340,6 +377,35 @@ export interface DeviceSpec {
    * SMs (NVIDIA) / CUs (AMD): the unit of wave quantization.
    */
   compute_units?: number;
+  /**
+   * Board power and how the draw follows the work (run energy, joules per token). Absent: no energy.
+   */
+  power?: {
+    /**
+     * Board power limit (TDP / TBP). Unit: W.
+     */
+    tdp_W: number;
+    /**
+     * Draw of a loaded but idle device (checkpoint writes, restarts), as a share of tdp_W. Unit: fraction.
+     */
+    idle_fraction?: number;
+    /**
+     * Share of the dynamic range (tdp_W - idle) drawn while memory-bound kernels run (compute-bound kernels draw all of it). Unit: fraction.
+     */
+    memory_activity?: number;
+    /**
+     * The same while exposed communication runs. Unit: fraction.
+     */
+    communication_activity?: number;
+    /**
+     * Free text (sources, fits, caveats); not used in any computation.
+     */
+    notes?: string;
+  };
+  /**
+   * Installed price of one device with its share of the server, for the capital form of economics. Absent: none. Unit: USD.
+   */
+  price_usd?: number;
   calibration?: CalibrationSpec;
 }
 /**
@@ -798,9 +864,19 @@ export interface TrainingSpec {
   seq_len: number;
   precision?: TrainingPrecision;
   /**
-   * Tokens to train on, for time_to_train_s; 0 or absent = not asked. Unit: tokens.
+   * Tokens to train on: time_to_train_s and the whole-run block `run`; absent = not asked. Unit: tokens.
    */
   train_tokens?: number;
+  /**
+   * Batch ramp: [tokens, global_batch] steps trained before the steady global_batch (the rest of train_tokens). Needs train_tokens; the steps' tokens may not exceed it.
+   *
+   * @minItems 1
+   */
+  batch_ramp?: [[number, number], ...[number, number][]];
+  /**
+   * Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - delta. Needs train_tokens. Unit: s.
+   */
+  checkpoint_interval_s?: number;
   attention?: AttentionKernel;
   /**
    * Overlap the gradient reduction. Default: the system's software default.
@@ -957,6 +1033,45 @@ export interface InferenceSpec {
     seed?: number;
   };
 }
+/**
+ * Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.
+ */
+export interface Economics {
+  name?: string;
+  source?: string;
+  /**
+   * Free text (sources, fits, caveats); not used in any computation.
+   */
+  notes?: string;
+  /**
+   * Rental price of one device for an hour, energy included. Not with the capital terms. Unit: USD/h.
+   */
+  usd_per_gpu_hour?: number;
+  /**
+   * Capital form: installed price per device. Default: the device's price_usd. Unit: USD.
+   */
+  gpu_price_usd?: number;
+  /**
+   * Capital form: years of use. Unit: years.
+   */
+  amortisation_years?: number;
+  /**
+   * Capital form: share of the hours spent on jobs. Unit: fraction.
+   */
+  utilisation?: number;
+  /**
+   * Energy price (capital form; a rental price includes energy). Unit: USD/kWh.
+   */
+  usd_per_kwh?: number;
+  /**
+   * Power usage effectiveness of the facility.
+   */
+  pue?: number;
+  /**
+   * Grid carbon intensity; 0 or absent = no co2_t. Unit: kg/kWh.
+   */
+  grid_kg_co2_per_kwh?: number;
+}
 
 /**
  * The precision the math runs in.
@@ -975,6 +1090,25 @@ export interface Prediction {
   training?: TrainingResult;
   inference?: InferenceResult;
   serving?: Serving;
+  run?: Run;
+  /**
+   * With parallel: "auto": the layout the search chose (the numbers above are its prediction).
+   */
+  parallel_auto?: {
+    parallel: ChosenLayout;
+    /**
+     * training or inference: what the search ranked by.
+     */
+    mode: string;
+    /**
+     * Layouts in the search space.
+     */
+    evaluated: number;
+    /**
+     * Layouts that fit and were timed.
+     */
+    feasible: number;
+  };
   memory: MemoryResult;
   /**
    * Parameter counts of the whole model.
@@ -1232,6 +1366,7 @@ export interface InferenceResult {
   };
   operators: OperatorPoint[];
   memory?: MemoryResult;
+  cost?: TokenCost;
 }
 /**
  * One operator of the inference task graph (per device) with its roofline numbers.
@@ -1310,6 +1445,27 @@ export interface MemoryBytes {
    * Unit: bytes.
    */
   total: number;
+}
+/**
+ * Energy and price of an output token at the scenario's operating point.
+ */
+export interface TokenCost {
+  /**
+   * Mean draw of one device over the steps. Unit: W.
+   */
+  device_power_W: number;
+  /**
+   * Energy per output token at the meter (devices, node overhead, PUE). Unit: J.
+   */
+  joules_per_token: number;
+  /**
+   * Its inverse. Unit: tokens/J.
+   */
+  tokens_per_joule: number;
+  /**
+   * Device-hours (and energy, capital form) per million output tokens; absent without a device price. Unit: USD.
+   */
+  usd_per_million_output_tokens?: number;
 }
 export interface Serving {
   /**
@@ -1487,6 +1643,118 @@ export interface Serving {
     decode_tokens: number;
     kv_utilisation: number;
   }[];
+  cost?: TokenCost;
+}
+/**
+ * The whole training run (training.train_tokens).
+ */
+export interface Run {
+  /**
+   * Optimizer steps: the batch ramp's, then the steady batch's.
+   */
+  steps: number;
+  /**
+   * Every step at its steady-state time; no failures or checkpoints. Unit: s.
+   */
+  ideal_time_s: number;
+  /**
+   * Elapsed: ideal_time_s / goodput. Unit: s.
+   */
+  wall_time_s: number;
+  /**
+   * wall_time_s in days. Unit: days.
+   */
+  wall_days: number;
+  /**
+   * num_devices x wall time. Unit: device-hours.
+   */
+  gpu_hours: number;
+  /**
+   * At the meter: devices, node overhead, x PUE. Unit: MWh.
+   */
+  energy_mwh: number;
+  /**
+   * The devices alone (no overhead, no PUE). Unit: MWh.
+   */
+  device_energy_mwh: number;
+  /**
+   * Mean draw of one device while training. Unit: W.
+   */
+  device_power_W: number;
+  /**
+   * device-hours x price (+ energy, capital form). Unit: USD.
+   */
+  cost_usd?: number;
+  /**
+   * cost_usd per million tokens trained. Unit: USD.
+   */
+  usd_per_million_tokens?: number;
+  /**
+   * The device-hour price in effect. Unit: USD/h.
+   */
+  usd_per_gpu_hour?: number;
+  /**
+   * energy x economics.grid_kg_co2_per_kwh. Unit: t.
+   */
+  co2_t?: number;
+  /**
+   * Useful time / elapsed time. Unit: fraction.
+   */
+  goodput: number;
+  /**
+   * Compute between checkpoints (0: none). Unit: s.
+   */
+  checkpoint_interval_s: number;
+  /**
+   * One checkpoint write. Unit: s.
+   */
+  checkpoint_s: number;
+  /**
+   * Weights, master weights and optimizer state. Unit: bytes.
+   */
+  checkpoint_bytes: number;
+  /**
+   * wall time / job MTBF.
+   */
+  expected_failures: number;
+  /**
+   * Mean time between failures of the job (0: no failures). Unit: s.
+   */
+  job_mtbf_s: number;
+  /**
+   * wall_time_s - ideal_time_s by cause.
+   */
+  lost_s: {
+    /**
+     * Unit: s.
+     */
+    checkpoint_writes: number;
+    /**
+     * Work redone after failures. Unit: s.
+     */
+    lost_work: number;
+    /**
+     * Unit: s.
+     */
+    restarts: number;
+    /**
+     * Unit: s.
+     */
+    total: number;
+  };
+}
+export interface ChosenLayout {
+  tp: number;
+  pp: number;
+  dp: number;
+  cp: number;
+  ep: number;
+  etp: number;
+  sequence_parallel: boolean;
+  micro_batch: number;
+  interleave: number;
+  recompute: 'none' | 'selective' | 'full';
+  zero_stage: number;
 }
 export interface Warning {
   /**

@@ -1,0 +1,87 @@
+// The whole training run and the price of a token: from one iteration's time to wall-clock days,
+// GPU-hours, energy, money and CO2, with failures, checkpoints and restarts (issue 17). Pure
+// arithmetic on numbers the time and memory models produce; predict/predict.cpp feeds it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+
+namespace optimus {
+
+// What compute and power cost (scenario `economics`, presets/economics/). Either a rental price
+// per device-hour (energy included, as a cloud price is) or the capital terms of owned devices
+// (price amortised over the years of use, at the share of hours they do useful work) plus the
+// energy they draw at usd_per_kwh.
+struct Economics {
+  std::string id;                  // preset id; empty for an inline object
+  double usd_per_gpu_hour = 0;     // rental form; 0 = capital form
+  double gpu_price_usd = 0;        // capital form; 0 = the device's price_usd
+  double amortisation_years = 5;   // capital form
+  double utilisation = 0.8;        // capital form: share of the device's life spent on jobs
+  double usd_per_kwh = 0.08;       // energy price at the meter
+  double pue = 1.2;                // facility power / IT power
+  double grid_kg_co2_per_kwh = 0;  // 0 = not given (no co2_t)
+};
+
+// One step of a batch ramp: `tokens` trained at `global_batch` sequences per step.
+struct RampStep {
+  double tokens = 0;
+  std::int64_t global_batch = 0;
+};
+
+// The device's draw (hardware/spec.h DevicePower) at a mix of work, as shares of the time.
+struct ActivityShares {
+  double compute = 0, memory = 0, communication = 0, other = 0;
+};
+
+// Power of one device at that mix: idle floor plus the dynamic range weighted by activity
+// (run.cpp cites the weights).
+double device_power_w(double tdp_w, double idle_fraction, double memory_activity,
+                      double communication_activity, const ActivityShares& shares);
+
+// Young (1974) / Daly (2006) first-order optimum checkpoint interval (compute time between two
+// checkpoints): sqrt(2 delta M) - delta, for a checkpoint of delta seconds and a mean time
+// between failures M of the whole job. Infinite when M is (no failures).
+double young_daly_interval_s(double checkpoint_s, double job_mtbf_s);
+
+// What the elapsed time of a run depends on besides its work.
+struct RunInputs {
+  double ideal_s = 0;       // useful compute time: every step at its steady-state time
+  double checkpoint_s = 0;  // one checkpoint write, blocking
+  double job_mtbf_s = 0;    // 0 or infinity = no failures
+  double restart_s = 0;     // from a failure to training again (detection, reschedule, load)
+  double interval_s = 0;    // 0 = Young/Daly
+};
+
+struct LostTime {
+  double checkpoint_writes = 0, lost_work = 0, restarts = 0;
+  double total() const { return checkpoint_writes + lost_work + restarts; }
+};
+
+struct RunTime {
+  double wall_s = 0, goodput = 1, interval_s = 0, expected_failures = 0;
+  LostTime lost;
+};
+
+// Elapsed time of a run with failures and checkpoints (first-order model, run.cpp). Errors:
+// run.no_progress when a failure comes, on average, before the work between checkpoints is saved.
+Result<RunTime> run_time(const RunInputs& in);
+
+// Steps of a run: the ramp's steps, each ceil(tokens / (batch x seq_len)), then the rest of the
+// tokens at the steady global batch. Errors (paths under /training): run.ramp_exceeds_tokens.
+struct RampSteps {
+  std::int64_t steps = 0;
+  double steady_tokens = 0;  // tokens trained at the steady batch
+};
+Result<RampSteps> ramp_steps(double train_tokens, std::int64_t seq_len, std::int64_t global_batch,
+                             const std::vector<RampStep>& ramp);
+
+// Device-hour price: the rental price, or price / (years x 8766 h x utilisation).
+double usd_per_device_hour(const Economics& e, double device_price_usd);
+
+}  // namespace optimus
