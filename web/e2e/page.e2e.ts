@@ -372,6 +372,36 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('search: a serving scenario searches deployments; the table shows the engine ranking and a row loads the deployment', async (ctx) => {
+    if (typeof mod.search !== 'function') return ctx.skip();
+    const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    const started = Date.now();
+    await page.click('[data-testid="search-run"]');
+    const firstRow = page.locator('[data-testid="search-table"] tbody tr').first();
+    await firstRow.waitFor({ state: 'visible', timeout: 120_000 });
+    measured.servingSearchMs = Date.now() - started;
+    // The page sends the editor's scenario with no parallel key fixed (the default boxes).
+    const { parallel: _ignored, ...free } = scenario;
+    const want = JSON.parse(mod.search!(JSON.stringify({ ...free, parallel: {} }), JSON.stringify({ top: 10, mode: 'serving', objective: 'goodput' }), null));
+    expect(want.mode).toBe('serving');
+    const scores = await page.locator('[data-testid="search-table"] tbody tr td:nth-child(4)').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
+    expect(scores).toEqual(want.best.map((b: any) => String(b.score_requests_per_s_per_device)));
+    expect(await page.locator('[data-testid="search-summary"]').textContent()).toContain('deployments simulated');
+    await firstRow.click();
+    await settled(page);
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    expect(decoded.ok).toBe(true);
+    if (decoded.ok) {
+      const s = decoded.scenario as Record<string, any>;
+      expect(s.inference.serving.max_batch).toBe(want.best[0].deployment.max_batch);
+      if (want.best[0].deployment.disaggregated) expect(s.inference.serving.disaggregated).toEqual(want.best[0].deployment.disaggregated);
+    }
+    await page.close();
+  });
+
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip();
     const page = await site.page();

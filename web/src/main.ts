@@ -109,10 +109,16 @@ const hf = createHfImport((model) => {
 const searchView = createSearchView({
   engine,
   scenario: () => clone(lastValid as Record<string, unknown>) ?? editor.scenario(),
-  apply: (parallel, batch) => {
+  apply: (parallel, batch, deployment) => {
     const s = clone(editor.scenario());
     s.parallel = clone(parallel);
     if (batch !== undefined && s.inference && typeof s.inference === 'object') (s.inference as Record<string, unknown>).batch = batch;
+    const serving = (s.inference as Record<string, unknown> | undefined)?.serving as Record<string, unknown> | undefined;
+    if (deployment && serving) {
+      serving.max_batch = deployment.max_batch;
+      if (deployment.disaggregated) serving.disaggregated = clone(deployment.disaggregated);
+      else delete serving.disaggregated;
+    }
     void editor.load(s).then(() => {
       schedule();
       document.getElementById('estimate')?.scrollIntoView({ behavior: 'smooth' });

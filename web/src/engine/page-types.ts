@@ -10,6 +10,7 @@ import type {
   ModelSpec,
   ParallelSpec,
   Scenario,
+  Serving,
   SystemSpec,
   TrainingResult,
   TrainingSpec,
@@ -90,10 +91,10 @@ export type PresetList = Partial<Record<PresetKind, PresetInfo[]>>;
 export interface SearchOptions {
   /** How many best layouts to return (engine default 10). */
   top?: number;
-  /** Default: training when the scenario has `training`, else inference. */
-  mode?: 'training' | 'inference';
-  /** Inference only (default "throughput"). */
-  objective?: 'throughput' | 'latency';
+  /** Default: training when the scenario has `training`, serving when it has inference.serving, else inference. */
+  mode?: 'training' | 'inference' | 'serving';
+  /** Inference: throughput (default) or latency; serving: goodput (default) or capacity. */
+  objective?: 'throughput' | 'latency' | 'goodput' | 'capacity';
   max_tpot_s?: number;
   max_ttft_s?: number;
   /** Inference only: the largest batch tried (default 1024). */
@@ -122,21 +123,36 @@ export type SearchInferenceResult = Omit<InferenceResult, 'operators' | 'memory'
   throughput_all_replicas_tokens_per_s: number;
 };
 
+/** A serving search's deployment (search/serving_search.h). */
+export interface ServingDeployment {
+  tp?: number;
+  pp?: number;
+  ep?: number;
+  replicas?: number;
+  max_batch: number;
+  disaggregated?: { prefill: { tp: number; pp: number; replicas: number }; decode: { tp: number; pp: number; replicas: number } };
+}
+
 export interface SearchBest {
   parallel: Required<ParallelSpec>;
+  /** Serving searches: the deployment, its score and its serving block (no timeline). */
+  deployment?: ServingDeployment;
+  score_requests_per_s_per_device?: number;
+  capacity_requests_per_s?: number;
+  serving?: Omit<Serving, 'timeline'>;
   training?: TrainingResult;
   inference?: SearchInferenceResult;
   /** Training ranked by energy or cost: one step of the whole job, at the meter / in USD. */
   step_energy_j?: number;
   step_cost_usd?: number;
-  memory: MemoryResult;
-  warnings: Warning[];
+  memory?: MemoryResult;
+  warnings?: Warning[];
 }
 
 export interface SearchResult {
   /** The mode searched. */
-  mode: 'training' | 'inference';
-  objective?: 'throughput' | 'latency';
+  mode: 'training' | 'inference' | 'serving';
+  objective?: 'throughput' | 'latency' | 'goodput' | 'capacity';
   /** Training: what the layouts are ranked by (search option rank_by). */
   rank_by?: 'time' | 'energy' | 'cost';
   evaluated: number;

@@ -4,7 +4,7 @@
 // The engine keeps the parallel keys the scenario gives fixed and searches the absent ones, so
 // the view sends the scenario with only the keys the user chose to keep.
 import type { Engine } from '../engine/client';
-import type { SearchBest, SearchOptions, SearchResult } from '../engine/types';
+import type { SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { h, uid } from './dom';
@@ -14,7 +14,8 @@ export interface SearchDeps {
   engine: Engine;
   scenario: () => Record<string, unknown>;
   /** Loads a ranked layout (and, for inference, its batch) into the editor. */
-  apply: (parallel: Record<string, unknown>, inferenceBatch?: number) => void;
+  /** Loads a layout (and an inference batch, or a serving deployment's max_batch and pools). */
+  apply: (parallel: Record<string, unknown>, inferenceBatch?: number, deployment?: ServingDeployment) => void;
   stem: () => string;
   notify: (msg: string) => void;
 }
@@ -43,8 +44,22 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   const modeId = uid('s');
   const objId = uid('s');
   const topId = uid('s');
-  const mode = h('select', { id: modeId }, h('option', { value: '' }, 'auto (training if present)'), h('option', { value: 'training' }, 'training'), h('option', { value: 'inference' }, 'inference'));
+  const servId = uid('s');
+  const mode = h(
+    'select',
+    { id: modeId },
+    h('option', { value: '' }, 'auto (training if present, else serving if present)'),
+    h('option', { value: 'training' }, 'training'),
+    h('option', { value: 'inference' }, 'inference (static batch)'),
+    h('option', { value: 'serving' }, 'serving (deployments under the request stream)'),
+  );
   const objective = h('select', { id: objId }, h('option', { value: 'throughput' }, 'throughput'), h('option', { value: 'latency' }, 'latency'));
+  const servingObjective = h(
+    'select',
+    { id: servId, 'data-testid': 'search-serving-objective' },
+    h('option', { value: 'goodput' }, 'goodput at the stream as given'),
+    h('option', { value: 'capacity' }, 'capacity: largest rate meeting the objectives'),
+  );
   const top = h('input', { id: topId, type: 'number', min: '1', max: '100', value: '10', inputmode: 'numeric' });
   const fixedBoxes = FIXABLE.map(([k, label]) => {
     const id = uid('fix');
@@ -97,7 +112,57 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     return tr;
   }
 
+  /** A serving search: one row per deployment (score, rate, latencies at p90). */
+  function servingRow(b: SearchBest, i: number, capacity: boolean): HTMLTableRowElement {
+    const d = b.deployment;
+    const dep = d?.disaggregated
+      ? `prefill ${d.disaggregated.prefill.replicas} × TP${d.disaggregated.prefill.tp} + decode ${d.disaggregated.decode.replicas} × TP${d.disaggregated.decode.tp}`
+      : `${d?.replicas ?? '?'} × TP${d?.tp ?? '?'}${(d?.pp ?? 1) > 1 ? ` PP${d?.pp}` : ''}${(d?.ep ?? 1) > 1 ? ` EP${d?.ep}` : ''}`;
+    const sv = b.serving;
+    const rate = capacity ? b.capacity_requests_per_s : sv?.requests_per_s;
+    const cells: Array<[number | undefined, string]> = [
+      [d?.max_batch, String(d?.max_batch ?? '')],
+      [b.score_requests_per_s_per_device, formatValue(b.score_requests_per_s_per_device, 'requests_rate')],
+      [rate, formatValue(rate, 'requests_rate')],
+      [sv?.ttft_s.p90, formatSeconds(sv?.ttft_s.p90 ?? NaN)],
+      [sv?.tpot_s.p90, formatSeconds(sv?.tpot_s.p90 ?? NaN)],
+    ];
+    const tr = h(
+      'tr',
+      { tabindex: '0', class: 'clickable', title: 'Load this deployment into the editor', 'data-rank': String(i + 1) },
+      h('td', null, String(i + 1)),
+      h('td', null, dep),
+      ...cells.map(([raw, text]) => h('td', { class: 'num', 'data-value': raw === undefined ? undefined : String(raw) }, text)),
+    );
+    const load = (): void => deps.apply(b.parallel, undefined, d);
+    tr.addEventListener('click', load);
+    tr.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        load();
+      }
+    });
+    return tr;
+  }
+
+  function showServing(r: SearchResult): void {
+    const capacity = r.objective === 'capacity';
+    const rejected = Object.entries(r.rejected ?? {})
+      .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
+      .join(', ');
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${r.evaluated.toLocaleString('en-US')} deployments simulated, ${r.feasible.toLocaleString('en-US')} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives' : 'requests meeting the objectives per second'}, per device.`;
+    const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90'];
+    tableWrap.hidden = false;
+    table.replaceChildren(
+      h('caption', null, r.best.length > 0 ? 'Best deployments — select a row (click or Enter) to load it into the editor' : 'No deployment could serve the stream.'),
+      h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', null, ...r.best.map((b, i) => servingRow(b, i, capacity))),
+    );
+    chart.el.hidden = true;
+  }
+
   function show(r: SearchResult, training: boolean): void {
+    if (r.mode === 'serving') return showServing(r);
     const rejected = Object.entries(r.rejected ?? {})
       .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
       .join(', ');
@@ -120,9 +185,15 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const fixed = fixedBoxes.filter((f) => f.box.checked).map((f) => f.k);
     const s = searchScenario(deps.scenario(), fixed);
     const o: SearchOptions = { top: Math.max(1, Math.min(100, Math.round(Number(top.value)) || 10)), points: true };
-    if (mode.value) o.mode = mode.value as 'training' | 'inference';
-    const training = o.mode ? o.mode === 'training' : s.training !== undefined;
-    if (!training) o.objective = objective.value as 'throughput' | 'latency';
+    if (mode.value) o.mode = mode.value as 'training' | 'inference' | 'serving';
+    const inf = s.inference as Record<string, unknown> | undefined;
+    const effective = o.mode ?? (s.training !== undefined ? 'training' : inf?.serving !== undefined ? 'serving' : 'inference');
+    const training = effective === 'training';
+    if (effective === 'inference') o.objective = objective.value as 'throughput' | 'latency';
+    if (effective === 'serving') {
+      delete o.points;  // a serving search simulates dozens of deployments, no scatter
+      o.objective = servingObjective.value as 'goodput' | 'capacity';
+    }
     error.hidden = true;
     progress.value = 0;
     run.disabled = true;
@@ -158,6 +229,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       { class: 'card controls' },
       h('div', { class: 'field' }, h('label', { for: modeId }, 'Mode'), mode),
       h('div', { class: 'field' }, h('label', { for: objId }, 'Inference objective'), objective),
+      h('div', { class: 'field' }, h('label', { for: servId }, 'Serving objective'), servingObjective),
       h('div', { class: 'field' }, h('label', { for: topId }, 'Show best'), top),
       h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el)),
       h('div', { class: 'buttons' }, run, cancel),
