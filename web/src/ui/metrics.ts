@@ -495,7 +495,112 @@ export const INFERENCE_MEMORY_METRICS = memoryMetrics('inference.memory', 'infer
 export const INFERENCE_ONLY_MEMORY_METRICS = memoryMetrics('memory', 'inference');
 
 /** Every metric definition, for export and compare. */
-export const ALL_METRICS: MetricDef[] = [...TRAINING_METRICS, ...MOE_METRICS, ...INFERENCE_METRICS, ...PARAM_METRICS, ...TRAINING_MEMORY_METRICS, ...INFERENCE_MEMORY_METRICS];
+const RUN_SOURCE = 'core/run/run.cpp: checkpoint interval by Young (1974) / Daly (2006), failures per device-hour from the system preset (Llama 3 on 16k H100; OPT-175B logbook for A100), energy from board power and an activity model, cost from the economics preset';
+const runIn = (c: ExplainContext, k: string, q: Quantity): string => f(getPath(c.prediction, `run.${k}`), q);
+
+/** The whole training run (output `run`, present with training.train_tokens). */
+export const RUN_METRICS: MetricDef[] = [
+  {
+    path: 'run.wall_days',
+    label: 'Wall-clock days',
+    q: 'count',
+    better: 'lower',
+    about: 'Elapsed days of the whole run: every step at its predicted time, plus checkpoint writes, the work lost to failures and the restarts after them.',
+    explain: (c) => ({
+      formula: 'wall time = ideal time + checkpoint writes + lost work + restarts; days = wall time / 86,400 s',
+      inputs: [
+        ['ideal time (steps × iteration time)', runIn(c, 'ideal_time_s', 'seconds')],
+        ['checkpoint writes', runIn(c, 'lost_s.checkpoint_writes', 'seconds')],
+        ['lost work after failures', runIn(c, 'lost_s.lost_work', 'seconds')],
+        ['restarts', runIn(c, 'lost_s.restarts', 'seconds')],
+        ['steps', String(getPath(c.prediction, 'run.steps') ?? '?')],
+      ],
+      source: RUN_SOURCE,
+    }),
+  },
+  {
+    path: 'run.gpu_hours',
+    label: 'GPU-hours',
+    q: 'count',
+    better: 'lower',
+    about: 'Devices × elapsed hours: what a cluster booking or a model card counts.',
+    explain: (c) => ({
+      formula: 'GPU-hours = devices × wall time / 3,600 s',
+      inputs: [
+        ['devices', String(c.scenario?.num_devices ?? '?')],
+        ['wall time', runIn(c, 'wall_time_s', 'seconds')],
+      ],
+      source: RUN_SOURCE,
+    }),
+  },
+  {
+    path: 'run.goodput',
+    label: 'Goodput (useful share of elapsed time)',
+    q: 'ratio',
+    better: 'higher',
+    about: 'The share of the elapsed time spent on steps that count: the rest goes to checkpoints, recomputing work lost at failures, and restarts.',
+    explain: (c) => ({
+      formula: 'goodput = ideal time / wall time; checkpoint every τ = √(2 δ M) − δ (Young/Daly) for a checkpoint of δ and a job MTBF of M',
+      inputs: [
+        ['checkpoint interval τ', runIn(c, 'checkpoint_interval_s', 'seconds')],
+        ['checkpoint write δ', runIn(c, 'checkpoint_s', 'seconds')],
+        ['checkpoint size', runIn(c, 'checkpoint_bytes', 'bytes')],
+        ['job MTBF M', runIn(c, 'job_mtbf_s', 'seconds')],
+        ['expected failures', runIn(c, 'expected_failures', 'count')],
+      ],
+      source: RUN_SOURCE,
+    }),
+  },
+  {
+    path: 'run.expected_failures',
+    label: 'Expected failures',
+    q: 'count',
+    better: 'lower',
+    about: 'Interruptions the run should expect: its elapsed time over the mean time between failures of the whole job (per-device failure rate × devices).',
+    explain: (c) => ({
+      formula: 'failures = wall time / job MTBF',
+      inputs: [
+        ['wall time', runIn(c, 'wall_time_s', 'seconds')],
+        ['job MTBF', runIn(c, 'job_mtbf_s', 'seconds')],
+      ],
+      source: RUN_SOURCE,
+    }),
+  },
+  {
+    path: 'run.energy_mwh',
+    label: 'Energy (MWh, at the meter)',
+    q: 'count',
+    better: 'lower',
+    about: 'Electricity of the whole run: the devices’ draw at the run’s mix of work, the rest of each node, and the facility overhead (PUE).',
+    explain: (c) => ({
+      formula: 'energy = (device power × devices + node overhead) × wall time × PUE',
+      inputs: [
+        ['device power (average)', getPath(c.prediction, 'run.device_power_W') !== undefined ? `${Number(getPath(c.prediction, 'run.device_power_W')).toFixed(0)} W` : '?'],
+        ['devices’ energy', getPath(c.prediction, 'run.device_energy_mwh') !== undefined ? `${Number(getPath(c.prediction, 'run.device_energy_mwh')).toFixed(1)} MWh` : '?'],
+        ['wall time', runIn(c, 'wall_time_s', 'seconds')],
+      ],
+      source: RUN_SOURCE,
+    }),
+  },
+  {
+    path: 'run.cost_usd',
+    label: 'Cost (USD)',
+    q: 'count',
+    better: 'lower',
+    about: 'Money for the run at the scenario’s economics: a rental price per GPU-hour, or owned devices amortised over their years of use plus their electricity.',
+    explain: (c) => ({
+      formula: 'cost = GPU-hours × USD per GPU-hour (rental; or amortised price + energy × USD per kWh)',
+      inputs: [
+        ['GPU-hours', runIn(c, 'gpu_hours', 'count')],
+        ['USD per GPU-hour', getPath(c.prediction, 'run.usd_per_gpu_hour') !== undefined ? `$${Number(getPath(c.prediction, 'run.usd_per_gpu_hour')).toFixed(2)}` : '?'],
+        ['USD per million tokens trained', getPath(c.prediction, 'run.usd_per_million_tokens') !== undefined ? `$${Number(getPath(c.prediction, 'run.usd_per_million_tokens')).toFixed(3)}` : '?'],
+      ],
+      source: RUN_SOURCE,
+    }),
+  },
+];
+
+export const ALL_METRICS: MetricDef[] = [...TRAINING_METRICS, ...MOE_METRICS, ...RUN_METRICS, ...INFERENCE_METRICS, ...PARAM_METRICS, ...TRAINING_MEMORY_METRICS, ...INFERENCE_MEMORY_METRICS];
 
 /** Explanation for a metric, or null; never throws (a missing input shows as "?"). */
 export function explain(def: MetricDef, c: ExplainContext): Explanation | null {

@@ -5,7 +5,7 @@
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { h } from './dom';
 import { formatBytes, formatDelta, formatValue } from './format';
-import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
+import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
 
 export interface Shown {
@@ -95,6 +95,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   const parts: Array<HTMLElement | null> = [];
   if (p.training) parts.push(section('Training', TRAINING_METRICS, cur, pinned));
   if (p.training?.moe) parts.push(section('Mixture of experts', MOE_METRICS, cur, pinned, moeIntro(cur), 'moe'));
+  if (p.run) parts.push(section('The whole run (training.train_tokens)', RUN_METRICS, cur, pinned, null, 'run'));
   if (p.serving) parts.push(section('Serving (continuous batching)', SERVING_METRICS, cur, pinned, servingIntro(p.serving), 'serving'));
   if (p.inference) parts.push(section(p.serving ? 'Inference: one static batch' : 'Inference', INFERENCE_METRICS, cur, pinned));
   parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));
