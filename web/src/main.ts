@@ -177,10 +177,9 @@ app.replaceChildren(
     h('div', { class: 'brand' }, h('h1', null, 'Optimus'), h('p', { class: 'tagline' }, 'LLM training and inference time and memory, estimated in your browser (Kundu et al., arXiv 2407.14645)')),
     h('nav', { 'aria-label': 'views', class: 'views' }, ...navLinks),
   ),
-  banner,
   h(
     'div',
-    { class: 'bar', role: 'group', 'aria-label': 'scenario actions' },
+    { class: 'bar', role: 'region', 'aria-label': 'scenario actions' },
     status,
     h('div', { class: 'field inline scenario-only' }, h('label', { for: 'example' }, 'Example'), exampleSelect),
     h('div', { class: 'buttons scenario-only' }, copyBtn, pinBtn, h('span', { class: 'sep', 'aria-hidden': 'true' }), h('span', { class: 'muted small-label' }, 'Export'), jsonBtn, csvBtn),
@@ -189,6 +188,7 @@ app.replaceChildren(
   h(
     'main',
     { id: 'main' },
+    banner,
     h(
       'section',
       { id: 'estimate', class: 'view estimate', 'aria-label': 'Estimate' },
@@ -205,8 +205,7 @@ app.replaceChildren(
     studiesView.el,
     learnView.el,
   ),
-  h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.')),
-  toast,
+  h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
 );
 
 // ---- Computing ----------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ export function createLearnView(o: LearnOptions): LearnView {
       return h('div', { class: `field widget ${w.kind}` }, h('label', { for: id }, w.label, ' ', shown), control);
     });
 
-    const exercises = l.exercises.map((ex, n) => {
+    const exercises = l.exercises.map((ex) => {
       const id = uid(`ex-${ex.id}`);
       const pick = h('select', { id, 'data-answer-for': ex.id }, h('option', { value: '' }, 'Choose…'), ...ex.choices.map((c) => h('option', { value: String(c.value) }, c.label)));
       const verdict = h('p', { class: 'verdict', 'data-verdict-for': ex.id, 'aria-live': 'polite' });
@@ -149,7 +149,7 @@ export function createLearnView(o: LearnOptions): LearnView {
       return h(
         'li',
         { class: 'exercise', 'data-exercise': ex.id },
-        h('label', { for: id }, `Exercise ${n + 1}. ${ex.question}`),
+        h('label', { for: id }, ex.question),
         h('div', { class: 'exercise-row' }, pick, check, reveal),
         verdict,
       );

@@ -374,6 +374,214 @@ const inference: LessonDef = {
   ],
 };
 
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory];
+// ---- 7. KV cache at long context ----------------------------------------------------------------
+
+const KV_MODELS = ['llama3-70b', 'llama3-405b', 'gpt3-175b', 'deepseek-v3'];
+const KV_MODEL_LABELS: Record<string, string> = {
+  'llama3-70b': 'Llama 3 70B (GQA)',
+  'llama3-405b': 'Llama 3 405B (GQA)',
+  'gpt3-175b': 'GPT-3 175B (multi-head)',
+  'deepseek-v3': 'DeepSeek-V3 (MLA)',
+};
+const CONTEXTS = [2048, 8192, 32768, 131072];
+const KV_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+function kvScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `${KV_MODEL_LABELS[String(v.model)] ?? v.model} on 8 H200 (tp8, fp8), batch ${v.batch}, prompt ${v.prompt_len}`,
+    model: String(v.model),
+    system: 'dgx-h200',
+    num_devices: 8,
+    parallel: { tp: 8 },
+    inference: { batch: num(v.batch), prompt_len: num(v.prompt_len), output_len: 256, precision: 'fp8' },
+  };
+}
+
+/** KV cache bytes per token of context on one GPU (the cache over batch × (prompt + output)). */
+const kvPerToken = (p: Prediction, v: Values): number | null => share(p.inference?.memory?.per_device_bytes.kv_cache, num(v.batch) * (num(v.prompt_len) + 256));
+
+const kvCache: LessonDef = {
+  name: 'kv-cache',
+  title: 'The KV cache at long context: GQA, MLA and the largest batch',
+  summary: 'Why long prompts fill GPU memory, how grouped-query and multi-head latent attention shrink the cache, and how large a batch still fits.',
+  paragraphs: [
+    'To produce each new token, attention looks back at the keys and values of every earlier token of the sequence. Recomputing them at each step would be wasteful, so they are kept: the KV cache. It grows with the number of layers, the number of key/value heads and their size, the context length and the batch, and unlike the weights it is paid once per sequence.',
+    'Multi-head attention keeps one key and one value per head. Grouped-query attention (GQA) lets several query heads share one key/value head, dividing the cache by the group size. Multi-head latent attention (MLA, introduced with DeepSeek-V2) stores one small compressed latent vector per token and layer instead, from which the keys and values are re-expanded.',
+    'The engine sizes the cache from each model’s attention variant. Move the context and the batch: the weights stay put while the cache grows until the GPUs run out of memory; the largest batch the engine finds for the chosen context is shown too.',
+  ],
+  sources: [
+    'Ainslie et al., “GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints”, EMNLP 2023.',
+    'DeepSeek-AI, “DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model”, 2024 (multi-head latent attention).',
+    'Pope et al., “Efficiently Scaling Transformer Inference”, MLSys 2023.',
+  ],
+  widgets: [
+    { id: 'model', label: 'Model', kind: 'select', choices: choices(KV_MODELS, (m) => KV_MODEL_LABELS[String(m)] ?? String(m)), initial: 'llama3-70b' },
+    { id: 'prompt_len', label: 'Prompt length (tokens)', kind: 'range', choices: choices(CONTEXTS), initial: 8192 },
+    { id: 'batch', label: 'Batch (sequences)', kind: 'range', choices: choices(KV_BATCHES), initial: 16 },
+  ],
+  scenario: kvScenario,
+  shown: [
+    { path: 'inference.memory.per_device_bytes.kv_cache', label: 'KV cache per GPU', q: 'bytes' },
+    { path: 'inference.memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+    { path: 'inference.memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
+    { path: 'inference.memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+    { path: 'inference.memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'inference.max_batch', label: 'Largest batch that fits (engine)', q: 'count' },
+    { path: 'inference.tpot_s', label: 'Time per output token', q: 'seconds' },
+  ],
+  derived: [{ id: 'kv_bytes_per_token', label: 'KV cache per token of context, per GPU', q: 'bytes', of: kvPerToken }],
+  chart: (p) => memorySpec(p),
+  exercises: [
+    {
+      id: 'smallest-kv',
+      question: `At a context of ${CONTEXTS[2]} tokens, which model keeps the least KV cache per token on each GPU?`,
+      choices: choices(KV_MODELS, (m) => KV_MODEL_LABELS[String(m)] ?? String(m)),
+      answer: (predict) => {
+        const at = { prompt_len: CONTEXTS[2]!, batch: 1 };
+        return bestChoice(KV_MODELS, (model) => kvScenario({ ...at, model }), predict, (p) => kvPerToken(p, at) ?? undefined);
+      },
+    },
+    {
+      id: 'largest-batch',
+      question: `Llama 3 70B at a context of ${CONTEXTS[2]} tokens: what is the largest batch on the slider that fits in the GPUs’ memory?`,
+      choices: choices(KV_BATCHES),
+      answer: async (predict) => {
+        let best: WidgetValue | null = null;
+        for (const batch of KV_BATCHES) {
+          const p = await predict(kvScenario({ model: 'llama3-70b', prompt_len: CONTEXTS[2]!, batch }));
+          if (p?.inference?.memory?.fits) best = batch;
+        }
+        return best;
+      },
+    },
+  ],
+};
+
+// ---- 8. Mixture of experts ------------------------------------------------------------------------
+
+const MOE_MODELS = ['qwen3-30b-a3b', 'mixtral-8x7b'];
+const MOE_LABELS: Record<string, string> = { 'qwen3-30b-a3b': 'Qwen3-30B-A3B', 'mixtral-8x7b': 'Mixtral 8x7B' };
+const EP = [1, 2, 4, 8];
+
+function moeScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `${MOE_LABELS[String(v.model)] ?? v.model} on 64 H100, ep${v.ep} over dp64`,
+    model: String(v.model),
+    system: 'dgx-h100',
+    num_devices: 64,
+    parallel: { tp: 1, pp: 1, ep: num(v.ep), dp: 64, micro_batch: 1, zero_stage: 1 },
+    training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
+  };
+}
+
+const moe: LessonDef = {
+  name: 'mixture-of-experts',
+  title: 'Mixture of experts: active and total parameters, expert parallelism and the all-to-all',
+  summary: 'Why an MoE model computes like a small model but stores like a large one, and what spreading its experts over GPUs costs.',
+  paragraphs: [
+    'A mixture-of-experts (MoE) layer replaces the one feed-forward block of a transformer layer with many smaller ones, the experts, and a router that sends each token to only a few of them. The model therefore holds many parameters (all experts) but each token uses only the active ones, so its arithmetic per token is that of a much smaller dense model.',
+    'Holding all experts on every GPU costs memory, and each expert then sees only the few tokens of that GPU’s micro-batch, which makes its matrix multiplications small and inefficient. Expert parallelism (ep) spreads the experts over ep GPUs of the data-parallel group: each GPU keeps 1/ep of them and receives the tokens routed to its experts from the other GPUs. That exchange is two all-to-all collectives per MoE layer (dispatch and combine), in the forward and again in the backward pass.',
+    'Move the expert-parallel size and watch the memory per GPU fall, the tokens per expert rise, and the all-to-all appear in the breakdown.',
+  ],
+  sources: [
+    'Shazeer et al., “Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer”, ICLR 2017.',
+    'Lepikhin et al., “GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding”, ICLR 2021 (expert parallelism and the all-to-all).',
+    'Fedus, Zoph and Shazeer, “Switch Transformers”, JMLR 2022.',
+  ],
+  widgets: [
+    { id: 'model', label: 'Model', kind: 'select', choices: choices(MOE_MODELS, (m) => MOE_LABELS[String(m)] ?? String(m)), initial: 'qwen3-30b-a3b' },
+    { id: 'ep', label: 'Expert-parallel size (ep)', kind: 'range', choices: choices(EP), initial: 1 },
+  ],
+  scenario: moeScenario,
+  shown: [
+    { path: 'params.total', label: 'Parameters (total)', q: 'params' },
+    { path: 'params.active', label: 'Parameters used per token', q: 'params' },
+    { path: 'training.moe.tokens_per_expert', label: 'Tokens per expert (per micro-batch)', q: 'count' },
+    { path: 'training.moe.expert_params_per_device', label: 'Expert parameters per GPU', q: 'params' },
+    { path: 'training.breakdown_s.ep_comm', label: 'Exposed expert all-to-all', q: 'seconds' },
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [{ id: 'active_share', label: 'Active share of the parameters', q: 'ratio', of: (p) => share(p.params?.active, p.params?.total) }],
+  chart: (p) => trainingTimeSpec(p),
+  exercises: [
+    {
+      id: 'fastest-ep',
+      question: 'For Qwen3-30B-A3B, which expert-parallel size gives the shortest iteration?',
+      choices: choices(EP),
+      answer: (predict) => bestChoice(EP, (ep) => moeScenario({ model: 'qwen3-30b-a3b', ep }), predict, (p) => p.training?.iteration_time_s),
+    },
+    {
+      id: 'smallest-fitting-ep',
+      question: 'For Mixtral 8x7B, what is the smallest expert-parallel size that fits in GPU memory?',
+      choices: choices(EP),
+      answer: (predict) => firstChoice(EP, (ep) => moeScenario({ model: 'mixtral-8x7b', ep }), predict, (p) => p.memory.fits),
+    },
+  ],
+};
+
+// ---- 5. ZeRO --------------------------------------------------------------------------------------
+
+const ZERO = [0, 1, 2, 3];
+const ZERO_GPUS = [8, 64];
+
+function zeroScenario(v: Values): Record<string, unknown> {
+  const dp = num(v.dp);
+  return {
+    schema_version: 1,
+    name: `Llama 3 8B on ${dp} H100, data parallel, ZeRO stage ${v.zero_stage}`,
+    model: 'llama3-8b',
+    system: 'dgx-h100',
+    num_devices: dp,
+    parallel: { tp: 1, pp: 1, dp, micro_batch: 1, zero_stage: num(v.zero_stage) },
+    training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
+  };
+}
+
+const zero: LessonDef = {
+  name: 'zero',
+  title: 'ZeRO and the distributed optimizer: memory per GPU against communication',
+  summary: 'Sharding the optimizer state, the gradients and the weights over the data-parallel GPUs, stage by stage.',
+  paragraphs: [
+    'Plain data parallelism keeps a full copy of everything on every GPU: the weights, one gradient per weight, and the optimizer state, which for Adam in mixed precision is a full-precision master copy of the weights plus two moments. The optimizer state is the largest of the three, yet each GPU only needs its own share of it to update its share of the weights.',
+    'ZeRO removes the redundancy in stages. Stage 1 shards the optimizer state over the data-parallel GPUs (the “distributed optimizer” of Megatron-LM): gradients are reduce-scattered instead of all-reduced and the updated weights all-gathered, which moves about as many bytes as the all-reduce it replaces. Stage 2 also shards the gradients. Stage 3 shards the weights themselves, which must then be all-gathered before each layer’s forward and backward pass: extra communication, hidden only when the network keeps up with the computation.',
+    'Move the stage and the number of GPUs: the shards shrink as the data-parallel group grows.',
+  ],
+  sources: [
+    'Rajbhandari et al., “ZeRO: Memory Optimizations Toward Training Trillion Parameter Models”, SC 2020.',
+    'Kingma and Ba, “Adam: A Method for Stochastic Optimization”, ICLR 2015.',
+    'Micikevicius et al., “Mixed Precision Training”, ICLR 2018.',
+  ],
+  widgets: [
+    { id: 'zero_stage', label: 'ZeRO stage', kind: 'range', choices: choices(ZERO), initial: 0 },
+    { id: 'dp', label: 'Data-parallel GPUs', kind: 'select', choices: choices(ZERO_GPUS), initial: 8 },
+  ],
+  scenario: zeroScenario,
+  shown: [
+    { path: 'memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.gradients', label: 'Gradients per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.optimizer', label: 'Optimizer state per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'training.breakdown_s.dp_comm', label: 'Exposed data-parallel communication', q: 'seconds' },
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+  ],
+  derived: [{ id: 'optimizer_share', label: 'Optimizer state share of the memory', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.optimizer, p.memory.per_device_bytes.total) }],
+  chart: (p) => memorySpec(p),
+  exercises: [
+    {
+      id: 'lowest-stage',
+      question: `On ${ZERO_GPUS[0]} GPUs, what is the lowest ZeRO stage at which training fits in GPU memory?`,
+      choices: choices(ZERO),
+      answer: (predict) => firstChoice(ZERO, (zero_stage) => zeroScenario({ zero_stage, dp: ZERO_GPUS[0]! }), predict, (p) => p.memory.fits),
+    },
+  ],
+};
+
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, zero];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);
