@@ -256,6 +256,35 @@ describe('views, lessons and accessibility', () => {
     await page.close();
   });
 
+  test('keyboard: Tab reaches the view links, every widget and every exercise of a lesson, with a visible focus ring', async () => {
+    const lesson = LESSONS[0]!;
+    const page = await site.page();
+    await page.goto(`${site.origin}/?lesson=${lesson.name}`);
+    await lessonReady(page, initialValues(lesson));
+    const reached = new Set<string>();
+    let unringed = 0;
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      const f = await page.evaluate(() => {
+        const e = document.activeElement as HTMLElement | null;
+        if (!e || e === document.body) return null;
+        const style = getComputedStyle(e);
+        return { key: e.dataset.view ? `view:${e.dataset.view}` : e.dataset.widget ? `widget:${e.dataset.widget}` : e.dataset.answerFor ? `answer:${e.dataset.answerFor}` : e.dataset.check ? `check:${e.dataset.check}` : '', ring: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+      });
+      if (!f) continue;
+      if (f.key) reached.add(f.key);
+      if (!f.ring) unringed += 1;
+    }
+    for (const v of ['estimate', 'search', 'studies', 'learn']) expect(reached, `view link ${v}`).toContain(`view:${v}`);
+    for (const w of lesson.widgets) expect(reached, `widget ${w.id}`).toContain(`widget:${w.id}`);
+    for (const ex of lesson.exercises) {
+      expect(reached).toContain(`answer:${ex.id}`);
+      expect(reached).toContain(`check:${ex.id}`);
+    }
+    expect(unringed, 'focused elements without a visible outline').toBe(0);
+    await page.close();
+  });
+
   test('phone (390 px): the headline numbers come before the editor and stay in view; no horizontal scroll', async () => {
     const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await context.newPage();

@@ -83,6 +83,16 @@ async function firstChoice(values: WidgetValue[], make: (v: WidgetValue) => Reco
   return null;
 }
 
+/** The last choice (in order) whose prediction passes `ok`, or null. */
+async function lastChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, ok: (p: Prediction) => boolean): Promise<WidgetValue | null> {
+  let last: WidgetValue | null = null;
+  for (const v of values) {
+    const p = await predict(make(v));
+    if (p && ok(p)) last = v;
+  }
+  return last;
+}
+
 /** The choice with the lowest score (undefined scores are skipped), or null. */
 async function bestChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, score: (p: Prediction) => number | undefined): Promise<WidgetValue | null> {
   let best: WidgetValue | null = null;
@@ -361,14 +371,9 @@ const inference: LessonDef = {
       question: 'With a prompt of 2048 tokens, what is the largest batch on the slider whose time per output token stays within 10 % of batch 1’s?',
       choices: choices(BATCHES),
       answer: async (predict) => {
-        const one = await predict(inferenceScenario({ batch: 1, prompt_len: 2048 }));
-        if (!one?.inference) return null;
-        let best: WidgetValue | null = null;
-        for (const b of BATCHES) {
-          const p = await predict(inferenceScenario({ batch: b, prompt_len: 2048 }));
-          if (p?.inference && p.inference.tpot_s <= 1.1 * one.inference.tpot_s) best = b;
-        }
-        return best;
+        const one = (await predict(inferenceScenario({ batch: 1, prompt_len: 2048 })))?.inference?.tpot_s;
+        if (one === undefined) return null;
+        return lastChoice(BATCHES, (batch) => inferenceScenario({ batch, prompt_len: 2048 }), predict, (p) => (p.inference?.tpot_s ?? Infinity) <= 1.1 * one);
       },
     },
   ],
@@ -446,14 +451,7 @@ const kvCache: LessonDef = {
       id: 'largest-batch',
       question: `Llama 3 70B at a context of ${CONTEXTS[2]} tokens: what is the largest batch on the slider that fits in the GPUs’ memory?`,
       choices: choices(KV_BATCHES),
-      answer: async (predict) => {
-        let best: WidgetValue | null = null;
-        for (const batch of KV_BATCHES) {
-          const p = await predict(kvScenario({ model: 'llama3-70b', prompt_len: CONTEXTS[2]!, batch }));
-          if (p?.inference?.memory?.fits) best = batch;
-        }
-        return best;
-      },
+      answer: (predict) => lastChoice(KV_BATCHES, (batch) => kvScenario({ model: 'llama3-70b', prompt_len: CONTEXTS[2]!, batch }), predict, (p) => p.inference?.memory?.fits === true),
     },
   ],
 };
@@ -582,6 +580,74 @@ const zero: LessonDef = {
   ],
 };
 
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, zero];
+// ---- 4. Tensor, sequence and context parallelism ------------------------------------------------
+
+const TP_SYSTEMS = ['dgx-h100', 'gb200-nvl72'];
+const TP_SYSTEM_LABELS: Record<string, string> = { 'dgx-h100': 'DGX H100 (NVLink domain of 8)', 'gb200-nvl72': 'GB200 NVL72 (NVLink domain of 72)' };
+const TP_SIZES = [2, 4, 8, 16];
+
+function tpScenario(v: Values): Record<string, unknown> {
+  const tp = num(v.tp);
+  const cp = num(v.cp);
+  return {
+    schema_version: 1,
+    name: `Llama 3 70B, 32k-token sequences on 128 GPUs (${v.system}), tp${tp} cp${cp} pp4, sequence parallel ${v.sequence_parallel}`,
+    model: 'llama3-70b',
+    system: String(v.system),
+    num_devices: 128,
+    parallel: { tp, cp, pp: 4, dp: 32 / (tp * cp), sequence_parallel: v.sequence_parallel === 'on', micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1 },
+    training: { global_batch: 64, seq_len: 32768, precision: 'bf16' },
+  };
+}
+
+const tensorParallel: LessonDef = {
+  name: 'tp-sp-cp',
+  title: 'Tensor, sequence and context parallelism: what each splits and what it sends',
+  summary: 'Splitting one layer over several GPUs: the weight matrices (tp), the activations along the sequence (sp, cp), and why the network they run on matters.',
+  paragraphs: [
+    'Tensor parallelism (tp) splits each weight matrix of a layer over tp GPUs: each computes a slice of every matrix multiplication, and the partial results are combined with collectives twice per layer in the forward pass and twice in the backward pass. It divides the weights and most activations by tp, but the collectives carry full activations, so tp is only fast inside a high-bandwidth NVLink domain; across nodes it rides the much slower InfiniBand network.',
+    'Sequence parallelism (sp) is the companion of tensor parallelism: the normalisation and dropout parts of a layer, which tp leaves replicated, are split along the sequence instead, and the all-reduces become reduce-scatters and all-gathers of the same total size. Context parallelism (cp) splits the whole sequence over cp GPUs for every operation; attention then needs the keys and values of the other chunks, which are passed around the cp ring while the local chunk computes.',
+    'Long sequences are where these matter: here Llama 3 70B trains on sequences of 32k tokens. Compare a system whose NVLink domain holds 8 GPUs with one whose domain holds 72, and watch what happens when tp grows past the domain.',
+  ],
+  sources: [
+    'Shoeybi et al., “Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism”, 2019.',
+    'Korthikanti et al., “Reducing Activation Recomputation in Large Transformer Models”, MLSys 2023 (sequence parallelism).',
+    'Liu, Zaharia and Abbeel, “Ring Attention with Blockwise Transformers for Near-Infinite Context”, ICLR 2024; NVIDIA Megatron Core documentation, context parallelism.',
+  ],
+  widgets: [
+    { id: 'system', label: 'System', kind: 'select', choices: choices(TP_SYSTEMS, (x) => TP_SYSTEM_LABELS[String(x)] ?? String(x)), initial: 'dgx-h100' },
+    { id: 'tp', label: 'Tensor-parallel size (tp)', kind: 'range', choices: choices(TP_SIZES), initial: 8 },
+    { id: 'cp', label: 'Context-parallel size (cp)', kind: 'select', choices: choices([1, 2]), initial: 1 },
+    { id: 'sequence_parallel', label: 'Sequence parallelism', kind: 'select', choices: choices(['on', 'off']), initial: 'on' },
+  ],
+  scenario: tpScenario,
+  shown: [
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.breakdown_s.tp_comm', label: 'Exposed TP communication', q: 'seconds' },
+    { path: 'training.breakdown_s.cp_comm', label: 'Exposed CP communication', q: 'seconds' },
+    { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+  ],
+  derived: [{ id: 'tp_comm_share', label: 'Exposed TP communication share of the step', q: 'ratio', of: (p) => share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) }],
+  chart: (p) => trainingTimeSpec(p),
+  exercises: [
+    {
+      id: 'fastest-fitting-tp',
+      question: 'On the DGX H100 with cp 1 and sequence parallelism on, which tensor-parallel size gives the shortest iteration among the layouts that fit in GPU memory?',
+      choices: choices(TP_SIZES),
+      answer: (predict) => bestChoice(TP_SIZES, (tp) => tpScenario({ system: 'dgx-h100', tp, cp: 1, sequence_parallel: 'on' }), predict, (p) => (p.memory.fits ? p.training?.iteration_time_s : undefined)),
+    },
+    {
+      id: 'tp16-system',
+      question: `At tensor-parallel size ${TP_SIZES[3]} (cp 1, sequence parallelism on), on which system is the exposed TP communication the smaller share of the step?`,
+      choices: choices(TP_SYSTEMS, (x) => TP_SYSTEM_LABELS[String(x)] ?? String(x)),
+      answer: (predict) => bestChoice(TP_SYSTEMS, (system) => tpScenario({ system, tp: TP_SIZES[3]!, cp: 1, sequence_parallel: 'on' }), predict, (p) => share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) ?? undefined),
+    },
+  ],
+};
+
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);
