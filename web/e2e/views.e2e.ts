@@ -219,6 +219,13 @@ describe('views, lessons and accessibility', () => {
       expect(decoded.ok && decoded.scenario).toEqual(lesson.scenario(values));
       if (lesson === LESSONS[0]) {
         await page.screenshot({ path: `${OUT}lesson-${lesson.name}.png`, fullPage: true });
+        // Printed, the lesson keeps its text, numbers, chart and exercises and drops the page chrome.
+        await page.emulateMedia({ media: 'print' });
+        for (const hidden of ['nav.views', '.bar', 'footer', '[data-testid="open-in-calculator"]', `[data-check="${lesson.exercises[0]!.id}"]`]) expect(await page.locator(hidden).first().isVisible(), `printed: ${hidden}`).toBe(false);
+        for (const shown of ['.lesson-text', '[data-testid="lesson-numbers"]', '[data-testid="lesson-chart"] svg', '.exercises', '.sources']) expect(await page.locator(shown).first().isVisible(), `printed: ${shown}`).toBe(true);
+        const pdf = await page.pdf({ path: `${OUT}lesson-${lesson.name}.pdf`, format: 'A4' });
+        expect(pdf.subarray(0, 4).toString()).toBe('%PDF');
+        await page.emulateMedia({ media: 'screen' });
         await page.click('[data-testid="open-in-calculator"]');
         expect(await query(page)).toBe('');
         expect(await shownView(page)).toEqual(['estimate']);

@@ -16,7 +16,7 @@ import { renderResults, type Shown } from './ui/results';
 import { createServingSweep } from './ui/serving';
 import { createSearchView } from './ui/search';
 import { createStudiesView } from './ui/studies';
-import { createLearnView } from './ui/learn';
+import type { LearnView } from './ui/learn';
 import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/router';
 import { formatValue, type Quantity } from './ui/format';
 import { getPath } from './ui/metrics';
@@ -131,12 +131,30 @@ const studiesView = createStudiesView(engine, notify, (name) => {
   route = { view: 'studies', study: name };
   history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
 });
-const learnView = createLearnView({
-  engine,
-  navigate: (r, fragment) => navigate(r, fragment),
-  href: (r) => routeHref(r, location.pathname, location.hash),
-  notify,
-});
+// The Learn view (lessons, their text and exercises) loads on demand: the first numbers of the
+// calculator do not wait for it. Its section exists from the start, so a route can show it.
+const learnEl = h('section', { class: 'view learn', id: 'learn', 'aria-labelledby': 'learn-h' });
+let learnLoading: Promise<LearnView> | null = null;
+const loadLearn = (): Promise<LearnView> =>
+  (learnLoading ??= import('./ui/learn').then((m) =>
+    m.createLearnView({ engine, navigate: (r, fragment) => navigate(r, fragment), href: (r) => routeHref(r, location.pathname, location.hash), notify }, learnEl),
+  ));
+const learnView = {
+  el: learnEl,
+  show(lesson: string | undefined): void {
+    if (!learnEl.firstChild) learnEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the lessons…'));
+    loadLearn().then(
+      (v) => {
+        if (sameRoute(route, { view: 'learn', lesson })) v.show(lesson);
+      },
+      (e: unknown) => learnEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The lessons could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+    );
+  },
+  leave(): void {
+    if (learnLoading) void learnLoading.then((v) => (route.view === 'learn' ? undefined : v.leave()));
+    learnEl.replaceChildren();
+  },
+};
 
 // ---- Views and their addresses ------------------------------------------------------------------
 

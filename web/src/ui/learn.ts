@@ -41,8 +41,8 @@ function routeLink(o: LearnOptions, route: Route, attrs: Record<string, unknown>
   return a;
 }
 
-export function createLearnView(o: LearnOptions): LearnView {
-  const el = h('section', { class: 'view learn', id: 'learn', 'aria-labelledby': 'learn-h' });
+/** `el` is the view's section, made by the page before this module loads (on demand). */
+export function createLearnView(o: LearnOptions, el: HTMLElement): LearnView {
   let generation = 0;
 
   const predictor: Predictor = async (s) => {
