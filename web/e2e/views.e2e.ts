@@ -36,6 +36,9 @@ afterAll(async () => {
   console.log(`E2E_AXE ${axeFound.join(' | ')}`);
 });
 
+/** The calculator's scenario has been estimated (its status bar is not shown on the Learn view). */
+const estimated = (page: Page): Promise<unknown> => page.waitForSelector('[data-testid="status"][data-state="ready"]', { state: 'attached', timeout: 20_000 });
+
 /** The view shown: the one of #estimate, #search, #studies, #learn that is not hidden. */
 const shownView = (page: Page): Promise<string[]> =>
   page.$$eval('#estimate, #search, #studies, #learn', (els) => els.filter((e) => !(e as HTMLElement).hidden).map((e) => e.id));
@@ -139,7 +142,7 @@ describe('views, lessons and accessibility', () => {
     for (const [q, id] of [['?view=search', 'search'], ['?view=studies', 'studies'], ['?lesson=', 'learn'], ['?view=nonsense', 'estimate']] as const) {
       const other = await site.page();
       await other.goto(`${site.origin}/${q}${fragment}`);
-      await settled(other);
+      await estimated(other);
       expect(await shownView(other), q).toEqual([id]);
       expect((await decodeFragment(await other.evaluate(() => location.hash))).ok).toBe(true);
       await other.close();
@@ -179,6 +182,7 @@ describe('views, lessons and accessibility', () => {
       await lessonReady(page, values);
       let before = await expectLessonOf(page, lesson, values);
       await page.locator('[data-testid="lesson-chart"] svg').first().waitFor({ state: 'visible' });
+      if (lesson.sweep) await page.locator('[data-testid="lesson-sweep"] svg').first().waitFor({ state: 'visible', timeout: 20_000 });
       for (const w of lesson.widgets) {
         const control = page.locator(`[data-testid="lesson"] [data-widget="${w.id}"]`);
         expect(await control.count(), `widget ${w.id}`).toBe(1);
@@ -221,7 +225,8 @@ describe('views, lessons and accessibility', () => {
         await page.screenshot({ path: `${OUT}lesson-${lesson.name}.png`, fullPage: true });
         // Printed, the lesson keeps its text, numbers, chart and exercises and drops the page chrome.
         await page.emulateMedia({ media: 'print' });
-        for (const hidden of ['nav.views', '.bar', 'footer', '[data-testid="open-in-calculator"]', `[data-check="${lesson.exercises[0]!.id}"]`]) expect(await page.locator(hidden).first().isVisible(), `printed: ${hidden}`).toBe(false);
+        expect(await page.locator('.bar').isVisible(), 'the calculator bar on the Learn view').toBe(false);
+        for (const hidden of ['nav.views', 'footer', '[data-testid="open-in-calculator"]', `[data-check="${lesson.exercises[0]!.id}"]`]) expect(await page.locator(hidden).first().isVisible(), `printed: ${hidden}`).toBe(false);
         for (const shown of ['.lesson-text', '[data-testid="lesson-numbers"]', '[data-testid="lesson-chart"] svg', '.exercises', '.sources']) expect(await page.locator(shown).first().isVisible(), `printed: ${shown}`).toBe(true);
         const pdf = await page.pdf({ path: `${OUT}lesson-${lesson.name}.pdf`, format: 'A4' });
         expect(pdf.subarray(0, 4).toString()).toBe('%PDF');
@@ -312,7 +317,7 @@ describe('views, lessons and accessibility', () => {
     expect(later!.y).toBeLessThan(844);
     for (const path of ['/', '/?view=search', '/?view=studies', `/?lesson=${LESSONS[0]!.name}`]) {
       await page.goto(`${site.origin}${path}`);
-      await settled(page);
+      await estimated(page);
       await page.waitForTimeout(300);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
     }

@@ -74,6 +74,7 @@ export function createLearnView(o: LearnOptions, el: HTMLElement): LearnView {
     const status = h('p', { class: 'status', 'data-testid': 'lesson-status', 'data-state': 'computing', role: 'status', 'aria-live': 'polite' }, 'Computing…');
     const numbers = h('div', { class: 'metrics', 'data-testid': 'lesson-numbers' });
     const chart = chartCard('lesson-chart', 'Chart', () => `lesson-${l.name}`, o.notify);
+    const sweep = l.sweep ? chartCard('lesson-sweep', 'Sweep', () => `lesson-${l.name}-sweep`, o.notify) : null;
     const calcLink = h('a', { href: o.href({ view: 'estimate' }), 'data-testid': 'open-in-calculator', class: 'calc-link' }, 'Open this in the calculator');
     let calcFragment = '';
     calcLink.addEventListener('click', (e) => {
@@ -231,11 +232,18 @@ export function createLearnView(o: LearnOptions, el: HTMLElement): LearnView {
           numbers,
         ),
         chart.el,
+        sweep?.el ?? null,
         h('section', { class: 'card exercises', 'aria-labelledby': `${l.name}-ex` }, h('h3', { id: `${l.name}-ex` }, 'Exercises'), h('ol', null, ...exercises)),
         h('section', { class: 'sources', 'aria-labelledby': `${l.name}-src` }, h('h3', { id: `${l.name}-src` }, 'Sources'), h('ul', null, ...l.sources.map((s) => h('li', null, s)))),
       ),
     );
     run();
+    if (sweep && l.sweep) {
+      sweep.set(null, 'Sweeping with the engine…');
+      void l.sweep(predictor).then((spec) => {
+        if (my === generation) sweep.set(spec, 'The engine refused every point of the sweep.');
+      });
+    }
   }
 
   return {

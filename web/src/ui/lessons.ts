@@ -4,7 +4,7 @@
 // number a lesson shows comes from predict() at view time. Pure (no DOM), so the browser tests
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type ChartSpec } from '../charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type ChartSpec, type LineChartSpec } from '../charts/specs';
 import type { Quantity } from './format';
 
 export type WidgetValue = number | string;
@@ -64,6 +64,8 @@ export interface LessonDef {
   /** Whether chart() needs validate()'s resolved scenario. */
   needsResolved?: boolean;
   chart(p: Prediction, resolved: ResolvedScenario | null, v: Values): ChartSpec | null;
+  /** A second chart over many scenarios (a sweep), drawn once when the lesson opens. */
+  sweep?: (predict: Predictor) => Promise<ChartSpec | null>;
   exercises: ExerciseDef[];
 }
 
@@ -229,6 +231,29 @@ const pipelineBubble: LessonDef = {
     { id: 'textbook_ratio', label: 'Textbook (p − 1) / (v · m)', q: 'ratio', of: (_p, v) => (PIPELINE_STAGES - 1) / (num(v.interleave) * num(v.micro_batches)) },
   ],
   chart: (p) => trainingTimeSpec(p),
+  sweep: async (predict) => {
+    const points: LineChartSpec['points'] = [];
+    for (const il of INTERLEAVE) {
+      for (const m of MICRO_BATCHES) {
+        const p = await predict(pipelineScenario({ micro_batches: m, interleave: il }));
+        const b = p ? bubbleShare(p) : null;
+        if (b !== null) points.push({ x: m, y: b * 100, series: `v = ${il}` });
+      }
+    }
+    return {
+      kind: 'lines',
+      title: 'Bubble share of the iteration against micro-batches, per interleave (engine)',
+      xLabel: 'micro-batches per step (m)',
+      yLabel: 'bubble share of the iteration',
+      xCategorical: false,
+      unit: '%',
+      xUnit: '',
+      logX: true,
+      logY: false,
+      seriesLabel: 'interleave',
+      points,
+    };
+  },
   exercises: [
     {
       id: 'smallest-m',

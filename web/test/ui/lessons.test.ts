@@ -42,6 +42,18 @@ describe('lessons', () => {
       }
     });
 
+    if (l.sweep) {
+      test(`${l.name}: the sweep chart is drawn from the engine`, async () => {
+        const spec = await l.sweep!(predictor);
+        expect(spec).not.toBeNull();
+        expect(spec!.kind).toBe('lines');
+        if (spec!.kind === 'lines') {
+          expect(spec!.points.length).toBeGreaterThan(3);
+          for (const pt of spec!.points) expect(Number.isFinite(pt.y)).toBe(true);
+        }
+      });
+    }
+
     test(`${l.name}: every exercise has an engine answer among its choices`, async () => {
       expect(l.exercises.length).toBeGreaterThan(0);
       for (const ex of l.exercises) {
