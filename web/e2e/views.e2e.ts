@@ -315,7 +315,7 @@ describe('views, lessons and accessibility', () => {
     const later = await headline.boundingBox();
     expect(later!.y).toBeGreaterThanOrEqual(-1);
     expect(later!.y).toBeLessThan(844);
-    for (const path of ['/', '/?view=search', '/?view=studies', `/?lesson=${LESSONS[0]!.name}`]) {
+    for (const path of ['/', '/?view=search', '/?view=studies', '/?lesson=', ...LESSONS.map((l) => `/?lesson=${l.name}`)]) {
       await page.goto(`${site.origin}${path}`);
       await estimated(page);
       await page.waitForTimeout(300);
