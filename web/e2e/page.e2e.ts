@@ -349,7 +349,7 @@ describe('the built page', () => {
   test('search: runs with progress, lists layouts, a row loads its layout into the editor', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/?view=search`);
     await settled(page);
     const before = Number(await page.getAttribute('[data-metric="training.iteration_time_s"]', 'data-value'));
     await page.click('[data-testid="search-run"]');
@@ -405,7 +405,7 @@ describe('the built page', () => {
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip();
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/?view=search`);
     await settled(page);
     await page.click('[data-testid="search-run"]');
     await page.click('[data-testid="search-cancel"]');
@@ -413,6 +413,7 @@ describe('the built page', () => {
     expect(await page.locator('[data-testid="search-cancel"]').isDisabled()).toBe(true);
     // A cancelled search shows no result rows (the worker was terminated before it answered).
     expect(await page.locator('[data-testid="search-table"] tbody tr').count()).toBe(0);
+    await page.click('nav.views a[data-view="estimate"]');
     await setField(page, '/training/global_batch', '1024');
     await settled(page);
     expectMetricsOf(await metrics(page), predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: 1024 } }));
@@ -424,7 +425,7 @@ describe('the built page', () => {
     const names = (JSON.parse(mod.studies!()) as { studies: { name: string }[] }).studies.map((x) => x.name);
     expect(names.length).toBeGreaterThan(0);
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/?view=studies`);
     await settled(page);
     for (const name of names) {
       await page.selectOption('[data-testid="study-select"]', name);

@@ -1,5 +1,6 @@
 // The page: wires the engine (Web Worker), the share-URL codec, the scenario editor, the results,
-// the charts, compare (pin), exports, the Hugging Face import, and the search and studies views.
+// the charts, compare (pin), exports, the Hugging Face import, and the views (Estimate, Search,
+// Studies, Learn), each with its own address (router.ts) and browser history entry.
 import './styles/main.css';
 import { createEngine } from './engine/client';
 import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
@@ -15,6 +16,10 @@ import { renderResults, type Shown } from './ui/results';
 import { createServingSweep } from './ui/serving';
 import { createSearchView } from './ui/search';
 import { createStudiesView } from './ui/studies';
+import type { LearnView } from './ui/learn';
+import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/router';
+import { formatValue, type Quantity } from './ui/format';
+import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
 
 interface Current extends Shown {
@@ -121,17 +126,72 @@ const searchView = createSearchView({
     }
     void editor.load(s).then(() => {
       schedule();
-      document.getElementById('estimate')?.scrollIntoView({ behavior: 'smooth' });
+      navigate({ view: 'estimate' });
       notify('Layout loaded into the editor.');
     });
   },
   stem,
   notify,
 });
-const studiesView = createStudiesView(engine, notify);
+const studiesView = createStudiesView(engine, notify, (name) => {
+  route = { view: 'studies', study: name };
+  history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
+});
+// The Learn view (lessons, their text and exercises) loads on demand: the first numbers of the
+// calculator do not wait for it. Its section exists from the start, so a route can show it.
+const learnEl = h('section', { class: 'view learn', id: 'learn', 'aria-labelledby': 'learn-h' });
+let learnLoading: Promise<LearnView> | null = null;
+const loadLearn = (): Promise<LearnView> =>
+  (learnLoading ??= import('./ui/learn').then((m) =>
+    m.createLearnView({ engine, navigate: (r, fragment) => navigate(r, fragment), href: (r) => routeHref(r, location.pathname, location.hash), notify }, learnEl),
+  ));
+const learnView = {
+  el: learnEl,
+  show(lesson: string | undefined): void {
+    if (!learnEl.firstChild) learnEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the lessons…'));
+    loadLearn().then(
+      (v) => {
+        if (sameRoute(route, { view: 'learn', lesson })) v.show(lesson);
+      },
+      (e: unknown) => learnEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The lessons could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+    );
+  },
+  leave(): void {
+    if (learnLoading) void learnLoading.then((v) => (route.view === 'learn' ? undefined : v.leave()));
+    learnEl.replaceChildren();
+  },
+};
 
-const jump = (id: string, label: string): HTMLButtonElement =>
-  h('button', { type: 'button', class: 'link', onclick: () => document.getElementById(id)?.scrollIntoView({ behavior: 'smooth' }) }, label);
+// ---- Views and their addresses ------------------------------------------------------------------
+
+let route: Route = parseRoute(location.search);
+const VIEW_LABELS: Record<View, string> = { estimate: 'Estimate', search: 'Search', studies: 'Studies', learn: 'Learn' };
+const navLinks = (Object.keys(VIEW_LABELS) as View[]).map((v) => {
+  const a = h('a', { href: routeHref({ view: v }, location.pathname, location.hash), 'data-view': v }, VIEW_LABELS[v]);
+  a.addEventListener('click', (e) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate({ view: v });
+  });
+  return a;
+});
+
+/** The headline numbers of the current scenario, kept in view on a phone while editing. */
+const HEADLINE: Array<[path: string, label: string, q: Quantity]> = [
+  ['training.iteration_time_s', 'Iteration', 'seconds'],
+  ['training.mfu', 'MFU', 'ratio'],
+  ['inference.ttft_s', 'TTFT', 'seconds'],
+  ['inference.tpot_s', 'TPOT', 'seconds'],
+  ['memory.fits', 'Fits', 'bool'],
+];
+const headline = h('div', { class: 'headline', 'data-testid': 'headline', 'aria-label': 'headline numbers', role: 'group' });
+const orientation = h(
+  'p',
+  { class: 'orientation', 'data-testid': 'orientation' },
+  'Change the scenario in the editor; every number updates at once and comes with its 80 % range from published measurements and the formula behind it. New to the ideas? ',
+  h('a', { href: routeHref({ view: 'learn' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'learn' }); } }, 'Start with the lessons'),
+  '.',
+);
 
 const app = document.getElementById('app')!;
 app.replaceChildren(
@@ -139,27 +199,37 @@ app.replaceChildren(
     'header',
     { class: 'top' },
     h('div', { class: 'brand' }, h('h1', null, 'Optimus'), h('p', { class: 'tagline' }, 'LLM training and inference time and memory, estimated in your browser (Kundu et al., arXiv 2407.14645)')),
-    h('nav', { 'aria-label': 'sections' }, jump('estimate', 'Estimate'), jump('search', 'Search'), jump('studies', 'Studies')),
+    h('nav', { 'aria-label': 'views', class: 'views' }, ...navLinks),
   ),
-  banner,
   h(
     'div',
-    { class: 'bar', role: 'group', 'aria-label': 'scenario actions' },
+    { class: 'bar', role: 'region', 'aria-label': 'scenario actions' },
     status,
-    h('div', { class: 'field inline' }, h('label', { for: 'example' }, 'Example'), exampleSelect),
-    h('div', { class: 'buttons' }, copyBtn, pinBtn, h('span', { class: 'sep', 'aria-hidden': 'true' }), h('span', { class: 'muted small-label' }, 'Export'), jsonBtn, csvBtn),
+    h('div', { class: 'field inline scenario-only' }, h('label', { for: 'example' }, 'Example'), exampleSelect),
+    h('div', { class: 'buttons scenario-only' }, copyBtn, pinBtn, h('span', { class: 'sep', 'aria-hidden': 'true' }), h('span', { class: 'muted small-label' }, 'Export'), jsonBtn, csvBtn),
     linkOut,
   ),
   h(
     'main',
-    { id: 'estimate', class: 'layout' },
-    h('div', { class: 'left' }, h('h2', null, 'Scenario'), editor.el, hf),
-    h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartMemory.el, chartRoofline.el),
+    { id: 'main' },
+    banner,
+    h(
+      'section',
+      { id: 'estimate', class: 'view estimate', 'aria-label': 'Estimate' },
+      orientation,
+      headline,
+      h(
+        'div',
+        { class: 'layout' },
+        h('div', { class: 'left' }, h('h2', null, 'Scenario'), editor.el, hf),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartMemory.el, chartRoofline.el),
+      ),
+    ),
+    searchView,
+    studiesView.el,
+    learnView.el,
   ),
-  searchView,
-  studiesView.el,
-  h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.')),
-  toast,
+  h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
 );
 
 // ---- Computing ----------------------------------------------------------------------------------
@@ -217,14 +287,25 @@ async function compute(): Promise<void> {
   if (my === seq && location.hash !== frag) {
     lastFragment = frag;
     history.replaceState(history.state, '', frag);
+    refreshLinks();
   } else if (my === seq) lastFragment = frag;
 }
 
 let chartTimer: number | undefined;
 
+function renderHeadline(p: Prediction): void {
+  const items = HEADLINE.flatMap(([path, label, q]) => {
+    const v = getPath(p, path);
+    if (v === undefined || v === null) return [];
+    return [h('span', { class: 'item' }, h('span', { class: 'label' }, label), ' ', h('strong', { class: v === false ? 'bad' : undefined, 'data-metric': path, 'data-value': String(v) }, formatValue(v, q)))];
+  });
+  headline.replaceChildren(...items);
+}
+
 function render(): void {
   if (!current) return;
   renderResults(resultsEl, current, pinned);
+  renderHeadline(current.prediction);
   compareNote.hidden = pinned === null;
   if (pinned) compareNote.textContent = `Comparing with the pinned result: ${String(pinned.scenario.name ?? 'unnamed scenario')} (differences are current − pinned).`;
   for (const b of [pinBtn, jsonBtn, csvBtn]) b.disabled = false;
@@ -300,9 +381,53 @@ exampleSelect.addEventListener('change', () => {
   });
 });
 
+// ---- Views ----------------------------------------------------------------------------------------
+
+const viewEls: Record<View, HTMLElement> = { estimate: document.getElementById('estimate')!, search: searchView, studies: studiesView.el, learn: learnView.el };
+
+/** Shows the route's view (and its study or lesson); the address is the caller's business. */
+function applyRoute(r: Route): void {
+  route = r;
+  app.dataset.view = r.view;
+  for (const [v, el] of Object.entries(viewEls)) el.hidden = v !== r.view;
+  for (const a of navLinks) {
+    const v = a.dataset.view as View;
+    if (v === r.view) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  if (r.view === 'learn') learnView.show(r.lesson);
+  else learnView.leave();
+  if (r.view === 'studies') void studiesView.show(r.study);
+  document.title = r.view === 'estimate' ? 'Optimus: LLM performance calculator' : `${VIEW_LABELS[r.view]} · Optimus`;
+}
+
+/** Keeps the view links' addresses on the current scenario (middle-click, copy link address). */
+function refreshLinks(): void {
+  for (const a of navLinks) a.href = routeHref({ view: a.dataset.view as View }, location.pathname, location.hash);
+}
+
+/** Goes to a view with a history entry; a fragment given loads that scenario into the calculator. */
+function navigate(r: Route, fragment?: string): void {
+  const hash = fragment ?? location.hash;
+  if (sameRoute(r, route) && hash === location.hash) return;
+  history.pushState(null, '', routeHref(r, location.pathname, hash));
+  applyRoute(r);
+  refreshLinks();
+  window.scrollTo(0, 0);
+  if (hash !== lastFragment) void loadFromHash();
+}
+
+window.addEventListener('popstate', () => {
+  applyRoute(parseRoute(location.search));
+  refreshLinks();
+  if (location.hash !== lastFragment) void loadFromHash();
+});
+
 // ---- Loading and links --------------------------------------------------------------------------
 
 async function loadFromHash(): Promise<void> {
+  // Marks this fragment as handled (popstate and hashchange may both announce it).
+  lastFragment = location.hash;
   setStatus('computing', 'Loading…');
   const decoded = await decodeFragment(location.hash);
   const r = await restoreScenario(decoded, engine, { lastValid });
@@ -325,6 +450,8 @@ window.addEventListener('hashchange', () => {
   void loadFromHash();
 });
 
+applyRoute(route);
+
 void (async () => {
   try {
     await engine.ready;
@@ -344,5 +471,4 @@ void (async () => {
   await first;
   performance.mark('optimus:first-result');
   await lists;
-  void studiesView.load();
 })();

@@ -201,5 +201,8 @@ export function renderChart(spec: ChartSpec, width: number): { svg: Element; leg
   out.svg.classList.add('chart-svg');
   out.svg.setAttribute('role', 'img');
   out.svg.setAttribute('aria-label', spec.title);
+  // Plot labels its mark groups (<g aria-label="rule">); inside an image they are not read, and
+  // ARIA forbids a label on an element without a role (axe: aria-prohibited-attr).
+  for (const g of out.svg.querySelectorAll('[aria-label]')) g.removeAttribute('aria-label');
   return out;
 }

@@ -7,7 +7,17 @@ import { chartCard } from './chartcard';
 import { h, uid } from './dom';
 import { formatBytes, formatSeconds, sig } from './format';
 
-export function createStudiesView(engine: Engine, notify: (msg: string) => void): { el: HTMLElement; load(): Promise<void> } {
+export interface StudiesView {
+  el: HTMLElement;
+  /** Loads the list once, then shows the named study (the first one when absent or unknown). */
+  show(name: string | undefined): Promise<void>;
+}
+
+/**
+ * `onPick` is told the study the reader chose in the picker (main.ts writes ?study=NAME into the
+ * address, beside the scenario's #v1= fragment, so a study is a link of its own).
+ */
+export function createStudiesView(engine: Engine, notify: (msg: string) => void, onPick: (name: string) => void): StudiesView {
   const id = uid('study');
   const select = h('select', { id, 'data-testid': 'study-select' });
   const description = h('p', { class: 'muted', 'aria-live': 'polite' });
@@ -83,15 +93,11 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void)
       table.replaceChildren();
     }
   }
-  // The chosen study travels in the query string (?study=NAME) beside the scenario's #v1=
-  // fragment, so a study is a link of its own; an unknown name falls back to the first study.
-  const linkTo = (name: string): void => {
-    const url = new URL(location.href);
-    url.searchParams.set('study', name);
-    history.replaceState(history.state, '', url);
-  };
+  /** The study on screen ('' before the first). */
+  let shownName = '';
   select.addEventListener('change', () => {
-    linkTo(select.value);
+    shownName = select.value;
+    onPick(select.value);
     void pick(select.value);
   });
 
@@ -104,25 +110,37 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void)
     tableWrap,
   );
 
-  return {
-    el,
-    async load() {
-      const list = await engine.studies();
-      const studies = list.studies ?? [];
+  let names: string[] | null = null;
+  let loading: Promise<string[]> | null = null;
+  async function list(): Promise<string[]> {
+    loading ??= engine.studies().then((r) => {
+      const studies = r.studies ?? [];
       if (studies.length === 0) {
         select.replaceChildren(h('option', { value: '' }, 'none available'));
         select.disabled = true;
         description.textContent = 'This build of the engine has no studies.';
         chart.set(null, 'No study available.');
-        return;
+      } else {
+        select.disabled = false;
+        select.replaceChildren(...studies.map((s) => h('option', { value: s.name }, s.title || s.name)));
       }
-      select.disabled = false;
-      select.replaceChildren(...studies.map((s) => h('option', { value: s.name }, s.title || s.name)));
-      const linked = new URL(location.href).searchParams.get('study');
-      const chosen = studies.find((s) => s.name === linked)?.name ?? studies[0]!.name;
+      names = studies.map((s) => s.name);
+      return names;
+    });
+    return loading;
+  }
+
+  return {
+    el,
+    async show(name) {
+      const all = names ?? (await list());
+      if (all.length === 0) return;
+      const chosen = name !== undefined && all.includes(name) ? name : shownName || all[0]!;
+      if (name !== undefined && !all.includes(name)) notify(`There is no study called "${name}"; showing ${chosen}.`);
+      if (chosen === shownName) return;
+      shownName = chosen;
       select.value = chosen;
       await pick(chosen);
-      if (linked === chosen) el.scrollIntoView();
     },
   };
 }

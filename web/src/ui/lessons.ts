@@ -1,0 +1,678 @@
+// The lessons of the Learn view as data: each one a short text, the controls that change its
+// scenario (widgets), the engine outputs it shows, a chart, and exercises whose answers are
+// found by running the engine over the choices. Nothing here types in an engine number: every
+// number a lesson shows comes from predict() at view time. Pure (no DOM), so the browser tests
+// import it to compute what a lesson must show (e2e/page.e2e.ts).
+import type { Prediction, ResolvedScenario } from '../engine/types';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type ChartSpec, type LineChartSpec } from '../charts/specs';
+import type { Quantity } from './format';
+
+export type WidgetValue = number | string;
+export type Values = Record<string, WidgetValue>;
+
+export interface Choice {
+  value: WidgetValue;
+  label: string;
+}
+
+/** A live control: a slider over its choices (in order) or a picker. DOM: data-widget="id". */
+export interface WidgetDef {
+  id: string;
+  label: string;
+  kind: 'range' | 'select';
+  choices: Choice[];
+  initial: WidgetValue;
+}
+
+/** An engine output shown by the lesson (DOM: data-metric="path" data-value="..."). */
+export interface ShownDef {
+  path: string;
+  label: string;
+  q: Quantity;
+}
+
+/** A number worked out from the engine's outputs (or the lesson's inputs). DOM: data-derived. */
+export interface DerivedDef {
+  id: string;
+  label: string;
+  q: Quantity;
+  of(p: Prediction, v: Values): number | null;
+}
+
+/** The engine as the exercises use it: a prediction, or null when the engine refuses. */
+export type Predictor = (scenario: Record<string, unknown>) => Promise<Prediction | null>;
+
+export interface ExerciseDef {
+  id: string;
+  question: string;
+  choices: Choice[];
+  /** The right choice's value, found with the engine; null when none qualifies. */
+  answer(predict: Predictor): Promise<WidgetValue | null>;
+}
+
+export interface LessonDef {
+  name: string;
+  title: string;
+  /** One line for the list. */
+  summary: string;
+  paragraphs: string[];
+  sources: string[];
+  widgets: WidgetDef[];
+  scenario(v: Values): Record<string, unknown>;
+  shown: ShownDef[];
+  derived: DerivedDef[];
+  /** Whether chart() needs validate()'s resolved scenario. */
+  needsResolved?: boolean;
+  chart(p: Prediction, resolved: ResolvedScenario | null, v: Values): ChartSpec | null;
+  /** A second chart over many scenarios (a sweep), drawn once when the lesson opens. */
+  sweep?: (predict: Predictor) => Promise<ChartSpec | null>;
+  exercises: ExerciseDef[];
+}
+
+export const initialValues = (l: LessonDef): Values => Object.fromEntries(l.widgets.map((w) => [w.id, w.initial]));
+
+const choices = (values: WidgetValue[], label: (v: WidgetValue) => string = String): Choice[] => values.map((value) => ({ value, label: label(value) }));
+const num = (v: WidgetValue): number => (typeof v === 'number' ? v : Number(v));
+const share = (part: number | undefined, whole: number | undefined): number | null =>
+  typeof part === 'number' && typeof whole === 'number' && whole > 0 ? part / whole : null;
+
+/** The first choice (in order) whose prediction passes `ok`, or null. */
+async function firstChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, ok: (p: Prediction) => boolean): Promise<WidgetValue | null> {
+  for (const v of values) {
+    const p = await predict(make(v));
+    if (p && ok(p)) return v;
+  }
+  return null;
+}
+
+/** The last choice (in order) whose prediction passes `ok`, or null. */
+async function lastChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, ok: (p: Prediction) => boolean): Promise<WidgetValue | null> {
+  let last: WidgetValue | null = null;
+  for (const v of values) {
+    const p = await predict(make(v));
+    if (p && ok(p)) last = v;
+  }
+  return last;
+}
+
+/** The choice with the lowest score (undefined scores are skipped), or null. */
+async function bestChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, score: (p: Prediction) => number | undefined): Promise<WidgetValue | null> {
+  let best: WidgetValue | null = null;
+  let bestScore = Infinity;
+  for (const v of values) {
+    const p = await predict(make(v));
+    const s = p ? score(p) : undefined;
+    if (s !== undefined && Number.isFinite(s) && s < bestScore) {
+      bestScore = s;
+      best = v;
+    }
+  }
+  return best;
+}
+
+// ---- 1. Where training time goes ---------------------------------------------------------------
+
+const SYSTEMS = ['dgx-a100-80gb', 'dgx-h100', 'dgx-b200'];
+const SYSTEM_LABELS: Record<string, string> = { 'dgx-a100-80gb': 'DGX A100 80GB', 'dgx-h100': 'DGX H100', 'dgx-b200': 'DGX B200' };
+
+function trainingTimeScenario(v: Values): Record<string, unknown> {
+  const tp = num(v.tp);
+  return {
+    schema_version: 1,
+    name: `Llama 3 70B on 64 GPUs (${SYSTEM_LABELS[String(v.system)] ?? v.system}), tp${tp} pp2`,
+    model: 'llama3-70b',
+    system: String(v.system),
+    num_devices: 64,
+    parallel: { tp, pp: 2, dp: 32 / tp, sequence_parallel: true, micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1 },
+    training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
+  };
+}
+
+const trainingTime: LessonDef = {
+  name: 'training-time',
+  title: 'Where training time goes, and why MFU is not 100 %',
+  summary: 'Compute, communication and the pipeline bubble in one training step; model FLOPs utilisation.',
+  paragraphs: [
+    'A training step is mostly matrix multiplications, but not only. Each GPU also waits: for the tensor-parallel partners to exchange partial results inside every layer, for the previous pipeline stage to hand over activations, for the data-parallel ranks to average gradients, and at the start and end of the step for the pipeline to fill and drain (the bubble). The engine times each of these and reports what stays exposed, that is, what is not hidden behind computation.',
+    'Model FLOPs utilisation (MFU) divides the useful arithmetic of the step (the FLOPs the model needs, not counting recomputation) by what the GPUs could do at their peak in the same time. It stays below one for two reasons you can see here: the exposed waits add time without adding useful FLOPs, and even the matrix multiplications run below the data-sheet peak (memory-bound element-wise kernels and imperfect GEMM efficiency). Chowdhery et al. introduced MFU in the PaLM paper precisely because hardware utilisation counts recomputed work as useful.',
+    'Move the tensor-parallel size: more tp splits each matrix over more GPUs, which shrinks the memory per GPU but exchanges activations twice per layer in each direction. Change the system to see how faster chips make the same communication a larger share of the step.',
+  ],
+  sources: [
+    'Chowdhery et al., “PaLM: Scaling Language Modeling with Pathways”, 2022, Appendix B (model FLOPs utilisation).',
+    'Narayanan et al., “Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM”, SC 2021.',
+    'Kundu et al., “Performance Modeling and Workload Analysis of Distributed Large Language Model Training and Inference”, arXiv 2407.14645, 2024.',
+  ],
+  widgets: [
+    { id: 'system', label: 'System', kind: 'select', choices: choices(SYSTEMS, (s) => SYSTEM_LABELS[String(s)] ?? String(s)), initial: 'dgx-h100' },
+    { id: 'tp', label: 'Tensor-parallel size (tp; dp = 32 / tp)', kind: 'range', choices: choices([2, 4, 8]), initial: 8 },
+  ],
+  scenario: trainingTimeScenario,
+  shown: [
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    { path: 'training.breakdown_s.compute', label: 'Compute', q: 'seconds' },
+    { path: 'training.breakdown_s.tp_comm', label: 'Exposed TP communication', q: 'seconds' },
+    { path: 'training.breakdown_s.dp_comm', label: 'Exposed DP communication', q: 'seconds' },
+    { path: 'training.breakdown_s.bubble', label: 'Pipeline bubble', q: 'seconds' },
+    { path: 'memory.fits', label: 'Fits in GPU memory', q: 'bool' },
+  ],
+  derived: [
+    { id: 'compute_share', label: 'Share of the step spent computing', q: 'ratio', of: (p) => share(p.training?.breakdown_s.compute, p.training?.iteration_time_s) },
+    { id: 'waiting_share', label: 'Share spent waiting (communication, bubble, optimizer)', q: 'ratio', of: (p) => { const t = p.training; return t ? share(t.iteration_time_s - t.breakdown_s.compute - t.breakdown_s.recompute, t.iteration_time_s) : null; } },
+  ],
+  chart: (p) => trainingTimeSpec(p),
+  exercises: [
+    {
+      id: 'best-tp-h100',
+      question: 'On the DGX H100, which tensor-parallel size gives the highest MFU among the layouts that fit in GPU memory?',
+      choices: choices([2, 4, 8]),
+      answer: (predict) => bestChoice([2, 4, 8], (tp) => trainingTimeScenario({ system: 'dgx-h100', tp }), predict, (p) => (p.memory.fits ? -(p.training?.mfu ?? 0) : undefined)),
+    },
+    {
+      id: 'most-tp-comm',
+      question: 'At tensor-parallel size 8, on which system is the exposed TP communication the largest share of the step?',
+      choices: choices(SYSTEMS, (s) => SYSTEM_LABELS[String(s)] ?? String(s)),
+      answer: (predict) => bestChoice(SYSTEMS, (system) => trainingTimeScenario({ system, tp: 8 }), predict, (p) => -(share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) ?? 0)),
+    },
+  ],
+};
+
+// ---- 2. Pipeline bubble --------------------------------------------------------------------------
+
+const PIPELINE_STAGES = 8;
+const MICRO_BATCHES = [8, 12, 16, 24, 32, 48, 64, 96, 128];
+/** Llama 3 70B has 80 layers: 10 per stage, so a stage can hold 1, 2 or 5 chunks. */
+const INTERLEAVE = [1, 2, 5];
+
+function pipelineScenario(v: Values): Record<string, unknown> {
+  const m = num(v.micro_batches);
+  const il = num(v.interleave);
+  return {
+    schema_version: 1,
+    name: `Llama 3 70B on 64 H100, tp8 pp${PIPELINE_STAGES}, ${m} micro-batches, interleave ${il}`,
+    model: 'llama3-70b',
+    system: 'dgx-h100',
+    num_devices: 64,
+    parallel: { tp: 8, pp: PIPELINE_STAGES, dp: 64 / 8 / PIPELINE_STAGES, sequence_parallel: true, micro_batch: 1, interleave: il, recompute: 'selective', zero_stage: 1 },
+    training: { global_batch: m, seq_len: 4096, precision: 'bf16' },
+  };
+}
+
+const bubbleShare = (p: Prediction): number | null => share(p.training?.breakdown_s.bubble, p.training?.iteration_time_s);
+
+const pipelineBubble: LessonDef = {
+  name: 'pipeline-bubble',
+  title: 'The pipeline bubble: micro-batches and interleaving',
+  summary: 'Why a pipeline idles at the start and end of each step, and how more micro-batches or interleaved stages shrink that idle time.',
+  paragraphs: [
+    'Pipeline parallelism cuts the model’s layers into p consecutive stages, one per group of GPUs. A batch is split into m micro-batches that flow through the stages one after another. At the start of a step the last stages have nothing to do until the first micro-batch reaches them, and at the end the first stages sit idle while the last micro-batches drain: this idle time is the bubble.',
+    'With the one-forward-one-backward schedule, the bubble lasts p − 1 micro-batch times while the useful work lasts m of them, so the bubble relative to the useful time is (p − 1) / m. Interleaving gives each GPU v smaller chunks of layers instead of one contiguous block; the pipeline then fills v times faster and the ratio becomes (p − 1) / (v · m), at the price of v times more point-to-point sends between stages.',
+    'Here Llama 3 70B trains on 64 H100 GPUs with eight pipeline stages and one micro-batch of one sequence per step slot. Move the number of micro-batches and the interleave and compare the engine’s bubble with the textbook ratio.',
+  ],
+  sources: [
+    'Huang et al., “GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism”, NeurIPS 2019.',
+    'Narayanan et al., “Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM”, SC 2021, Section 2.2 (the bubble fraction (p − 1)/m and, interleaved, (p − 1)/(v·m)).',
+  ],
+  widgets: [
+    { id: 'micro_batches', label: 'Micro-batches per step (m)', kind: 'range', choices: choices(MICRO_BATCHES), initial: 16 },
+    { id: 'interleave', label: 'Model chunks per GPU (interleave v)', kind: 'select', choices: choices(INTERLEAVE), initial: 1 },
+  ],
+  scenario: pipelineScenario,
+  shown: [
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.breakdown_s.bubble', label: 'Pipeline bubble', q: 'seconds' },
+    { path: 'training.micro_batches', label: 'Micro-batches (engine)', q: 'count' },
+    { path: 'training.breakdown_s.pp_comm', label: 'Exposed pipeline sends', q: 'seconds' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+  ],
+  derived: [
+    { id: 'bubble_share', label: 'Bubble share of the iteration', q: 'ratio', of: bubbleShare },
+    { id: 'bubble_ratio', label: 'Bubble ÷ the rest of the iteration (engine)', q: 'ratio', of: (p) => { const t = p.training; return t ? share(t.breakdown_s.bubble, t.iteration_time_s - t.breakdown_s.bubble) : null; } },
+    { id: 'textbook_ratio', label: 'Textbook (p − 1) / (v · m)', q: 'ratio', of: (_p, v) => (PIPELINE_STAGES - 1) / (num(v.interleave) * num(v.micro_batches)) },
+  ],
+  chart: (p) => trainingTimeSpec(p),
+  sweep: async (predict) => {
+    const points: LineChartSpec['points'] = [];
+    for (const il of INTERLEAVE) {
+      for (const m of MICRO_BATCHES) {
+        const p = await predict(pipelineScenario({ micro_batches: m, interleave: il }));
+        const b = p ? bubbleShare(p) : null;
+        if (b !== null) points.push({ x: m, y: b * 100, series: `v = ${il}` });
+      }
+    }
+    return {
+      kind: 'lines',
+      title: 'Bubble share of the iteration against micro-batches, per interleave (engine)',
+      xLabel: 'micro-batches per step (m)',
+      yLabel: 'bubble share of the iteration',
+      xCategorical: false,
+      unit: '%',
+      xUnit: '',
+      logX: true,
+      logY: false,
+      seriesLabel: 'interleave',
+      points,
+    };
+  },
+  exercises: [
+    {
+      id: 'smallest-m',
+      question: 'Without interleaving (v = 1), what is the smallest number of micro-batches on the slider that keeps the bubble under 10 % of the iteration?',
+      choices: choices(MICRO_BATCHES),
+      answer: (predict) => firstChoice(MICRO_BATCHES, (m) => pipelineScenario({ micro_batches: m, interleave: 1 }), predict, (p) => (bubbleShare(p) ?? 1) < 0.1),
+    },
+    {
+      id: 'fastest-interleave',
+      question: `With the slider's fewest micro-batches (${MICRO_BATCHES[0]}), which interleave gives the shortest iteration?`,
+      choices: choices(INTERLEAVE),
+      answer: (predict) => bestChoice(INTERLEAVE, (il) => pipelineScenario({ micro_batches: MICRO_BATCHES[0]!, interleave: il }), predict, (p) => p.training?.iteration_time_s),
+    },
+  ],
+};
+
+// ---- 3. Activation memory and recomputation ---------------------------------------------------
+
+const RECOMPUTE = ['none', 'selective', 'full'];
+
+function activationScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `Llama 3 70B on 64 H100, micro-batch ${v.micro_batch}, recompute ${v.recompute}, sequence parallel ${v.sequence_parallel}`,
+    model: 'llama3-70b',
+    system: 'dgx-h100',
+    num_devices: 64,
+    parallel: { tp: 8, pp: 2, dp: 4, sequence_parallel: v.sequence_parallel === 'on', micro_batch: num(v.micro_batch), interleave: 1, recompute: String(v.recompute), zero_stage: 1 },
+    training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
+  };
+}
+
+const activationMemory: LessonDef = {
+  name: 'activation-memory',
+  title: 'Activation memory and recomputation',
+  summary: 'What the backward pass must keep, and what recomputing it costs: none, selective and full recomputation, with and without sequence parallelism.',
+  paragraphs: [
+    'The backward pass needs the inputs of every layer’s operations from the forward pass. Stored naively, these activations grow with the micro-batch, the sequence length and the hidden size, and for large models they outgrow the weights and optimizer state together.',
+    'Recomputation trades arithmetic for memory. Full recomputation keeps only each layer’s input and runs the forward pass of the layer again during the backward pass: one more forward pass per step. Selective recomputation keeps everything except the attention scores and softmax, which are large but cheap to recompute; with a fused (flash) attention kernel those are never stored anyway, so selective then costs nothing and saves nothing more. Sequence parallelism splits the normalisation and dropout activations, which tensor parallelism leaves replicated, over the tensor-parallel GPUs.',
+    'Change the policy, the micro-batch and sequence parallelism, and watch the activations, the total memory against the GPU’s capacity, and the recomputation time.',
+  ],
+  sources: [
+    'Korthikanti et al., “Reducing Activation Recomputation in Large Transformer Models”, MLSys 2023, Table 2 (activation memory per layer for each combination).',
+    'Chen et al., “Training Deep Nets with Sublinear Memory Cost”, 2016 (gradient checkpointing).',
+    'Dao et al., “FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness”, NeurIPS 2022.',
+  ],
+  widgets: [
+    { id: 'recompute', label: 'Recomputation', kind: 'select', choices: choices(RECOMPUTE), initial: 'selective' },
+    { id: 'micro_batch', label: 'Sequences per micro-batch', kind: 'range', choices: choices([1, 2, 4]), initial: 1 },
+    { id: 'sequence_parallel', label: 'Sequence parallelism', kind: 'select', choices: choices(['on', 'off']), initial: 'on' },
+  ],
+  scenario: activationScenario,
+  shown: [
+    { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.total', label: 'Total memory per GPU', q: 'bytes' },
+    { path: 'memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'training.breakdown_s.recompute', label: 'Recomputation time', q: 'seconds' },
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+  ],
+  derived: [
+    { id: 'activation_share', label: 'Activations share of the memory used', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.activations, p.memory.per_device_bytes.total) },
+  ],
+  chart: (p) => memorySpec(p),
+  exercises: [
+    {
+      id: 'fastest-fitting',
+      question: 'With sequence parallelism off and two sequences per micro-batch, which policy gives the shortest iteration among those that fit in GPU memory?',
+      choices: choices(RECOMPUTE),
+      answer: (predict) =>
+        bestChoice(RECOMPUTE, (recompute) => activationScenario({ recompute, micro_batch: 2, sequence_parallel: 'off' }), predict, (p) => (p.memory.fits ? p.training?.iteration_time_s : undefined)),
+    },
+  ],
+};
+
+// ---- 6. Inference: prefill and decode ----------------------------------------------------------
+
+const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+function inferenceScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `Llama 3 70B on 8 H100 (tp8), batch ${v.batch}, prompt ${v.prompt_len}`,
+    model: 'llama3-70b',
+    system: 'dgx-h100',
+    num_devices: 8,
+    parallel: { tp: 8 },
+    inference: { batch: num(v.batch), prompt_len: num(v.prompt_len), output_len: 256, precision: 'bf16' },
+  };
+}
+
+/** Share of a phase's operator time (count × time) spent in operators of one bound. */
+function boundShare(p: Prediction, phase: string, bound: string): number | null {
+  const ops = p.inference?.operators?.filter((o) => o.phase === phase) ?? [];
+  let all = 0;
+  let part = 0;
+  for (const o of ops) {
+    const t = o.time_s * (o.count ?? 1);
+    all += t;
+    if (o.bound === bound) part += t;
+  }
+  return all > 0 ? part / all : null;
+}
+
+const inference: LessonDef = {
+  name: 'inference-roofline',
+  title: 'Inference: prefill is compute-bound, decode is memory-bound',
+  summary: 'The roofline of one generation step, with the batch as a slider: what batching buys in decode.',
+  paragraphs: [
+    'Serving a request has two phases. Prefill runs the whole prompt through the model at once: every weight read from memory is used for all prompt tokens, so the matrix multiplications do many operations per byte and are limited by the GPU’s arithmetic. Decode then produces one token per step for each sequence of the batch: every weight must be read again for a single token per sequence, so the step is limited by memory bandwidth.',
+    'The roofline model makes this precise: an operation with arithmetic intensity I (FLOPs per byte moved) can run at most at min(peak FLOP/s, I × memory bandwidth). Below the ridge point the memory roof binds. Batching raises decode’s intensity, because the same weights serve more sequences, so throughput grows almost for free until the operations approach the ridge or the KV cache fills the memory.',
+    'Move the batch and watch the time per output token barely move while the throughput climbs; the roofline chart places each operator of prefill and decode against the H100’s roofs.',
+  ],
+  sources: [
+    'Williams, Waterman and Patterson, “Roofline: An Insightful Visual Performance Model for Multicore Architectures”, CACM 2009.',
+    'Pope et al., “Efficiently Scaling Transformer Inference”, MLSys 2023.',
+    'Kundu et al., arXiv 2407.14645, 2024 (matmul boundedness of prefill and decode).',
+  ],
+  widgets: [
+    { id: 'batch', label: 'Batch (sequences generated together)', kind: 'range', choices: choices(BATCHES), initial: 16 },
+    { id: 'prompt_len', label: 'Prompt length (tokens)', kind: 'select', choices: choices([512, 2048, 8192]), initial: 2048 },
+  ],
+  scenario: inferenceScenario,
+  shown: [
+    { path: 'inference.ttft_s', label: 'Time to first token (prefill)', q: 'seconds' },
+    { path: 'inference.tpot_s', label: 'Time per output token (decode step)', q: 'seconds' },
+    { path: 'inference.throughput_tokens_per_s', label: 'Throughput', q: 'tokens_rate' },
+    { path: 'inference.memory.per_device_bytes.kv_cache', label: 'KV cache per GPU', q: 'bytes' },
+    { path: 'inference.memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [
+    { id: 'prefill_compute_share', label: 'Prefill time in compute-bound operators', q: 'ratio', of: (p) => boundShare(p, 'prefill', 'compute') },
+    { id: 'decode_memory_share', label: 'Decode time in memory-bound operators', q: 'ratio', of: (p) => boundShare(p, 'decode', 'memory') },
+  ],
+  needsResolved: true,
+  chart: (p, resolved) => rooflineSpec(p, resolved) ?? inferenceTimeSpec(p, 256),
+  exercises: [
+    {
+      id: 'largest-cheap-batch',
+      question: 'With a prompt of 2048 tokens, what is the largest batch on the slider whose time per output token stays within 10 % of batch 1’s?',
+      choices: choices(BATCHES),
+      answer: async (predict) => {
+        const one = (await predict(inferenceScenario({ batch: 1, prompt_len: 2048 })))?.inference?.tpot_s;
+        if (one === undefined) return null;
+        return lastChoice(BATCHES, (batch) => inferenceScenario({ batch, prompt_len: 2048 }), predict, (p) => (p.inference?.tpot_s ?? Infinity) <= 1.1 * one);
+      },
+    },
+  ],
+};
+
+// ---- 7. KV cache at long context ----------------------------------------------------------------
+
+const KV_MODELS = ['llama3-70b', 'llama3-405b', 'gpt3-175b', 'deepseek-v3'];
+const KV_MODEL_LABELS: Record<string, string> = {
+  'llama3-70b': 'Llama 3 70B (GQA)',
+  'llama3-405b': 'Llama 3 405B (GQA)',
+  'gpt3-175b': 'GPT-3 175B (multi-head)',
+  'deepseek-v3': 'DeepSeek-V3 (MLA)',
+};
+const CONTEXTS = [2048, 8192, 32768, 131072];
+const KV_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+function kvScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `${KV_MODEL_LABELS[String(v.model)] ?? v.model} on 8 H200 (tp8, fp8), batch ${v.batch}, prompt ${v.prompt_len}`,
+    model: String(v.model),
+    system: 'dgx-h200',
+    num_devices: 8,
+    parallel: { tp: 8 },
+    inference: { batch: num(v.batch), prompt_len: num(v.prompt_len), output_len: 256, precision: 'fp8' },
+  };
+}
+
+/** KV cache bytes per token of context on one GPU (the cache over batch × (prompt + output)). */
+const kvPerToken = (p: Prediction, v: Values): number | null => share(p.inference?.memory?.per_device_bytes.kv_cache, num(v.batch) * (num(v.prompt_len) + 256));
+
+const kvCache: LessonDef = {
+  name: 'kv-cache',
+  title: 'The KV cache at long context: GQA, MLA and the largest batch',
+  summary: 'Why long prompts fill GPU memory, how grouped-query and multi-head latent attention shrink the cache, and how large a batch still fits.',
+  paragraphs: [
+    'To produce each new token, attention looks back at the keys and values of every earlier token of the sequence. Recomputing them at each step would be wasteful, so they are kept: the KV cache. It grows with the number of layers, the number of key/value heads and their size, the context length and the batch, and unlike the weights it is paid once per sequence.',
+    'Multi-head attention keeps one key and one value per head. Grouped-query attention (GQA) lets several query heads share one key/value head, dividing the cache by the group size. Multi-head latent attention (MLA, introduced with DeepSeek-V2) stores one small compressed latent vector per token and layer instead, from which the keys and values are re-expanded.',
+    'The engine sizes the cache from each model’s attention variant. Move the context and the batch: the weights stay put while the cache grows until the GPUs run out of memory; the largest batch the engine finds for the chosen context is shown too.',
+  ],
+  sources: [
+    'Ainslie et al., “GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints”, EMNLP 2023.',
+    'DeepSeek-AI, “DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model”, 2024 (multi-head latent attention).',
+    'Pope et al., “Efficiently Scaling Transformer Inference”, MLSys 2023.',
+  ],
+  widgets: [
+    { id: 'model', label: 'Model', kind: 'select', choices: choices(KV_MODELS, (m) => KV_MODEL_LABELS[String(m)] ?? String(m)), initial: 'llama3-70b' },
+    { id: 'prompt_len', label: 'Prompt length (tokens)', kind: 'range', choices: choices(CONTEXTS), initial: 8192 },
+    { id: 'batch', label: 'Batch (sequences)', kind: 'range', choices: choices(KV_BATCHES), initial: 16 },
+  ],
+  scenario: kvScenario,
+  shown: [
+    { path: 'inference.memory.per_device_bytes.kv_cache', label: 'KV cache per GPU', q: 'bytes' },
+    { path: 'inference.memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+    { path: 'inference.memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
+    { path: 'inference.memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+    { path: 'inference.memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'inference.max_batch', label: 'Largest batch that fits (engine)', q: 'count' },
+    { path: 'inference.tpot_s', label: 'Time per output token', q: 'seconds' },
+  ],
+  derived: [{ id: 'kv_bytes_per_token', label: 'KV cache per token of context, per GPU', q: 'bytes', of: kvPerToken }],
+  chart: (p) => memorySpec(p),
+  exercises: [
+    {
+      id: 'smallest-kv',
+      question: `At a context of ${CONTEXTS[2]} tokens, which model keeps the least KV cache per token on each GPU?`,
+      choices: choices(KV_MODELS, (m) => KV_MODEL_LABELS[String(m)] ?? String(m)),
+      answer: (predict) => {
+        const at = { prompt_len: CONTEXTS[2]!, batch: 1 };
+        return bestChoice(KV_MODELS, (model) => kvScenario({ ...at, model }), predict, (p) => kvPerToken(p, at) ?? undefined);
+      },
+    },
+    {
+      id: 'largest-batch',
+      question: `Llama 3 70B at a context of ${CONTEXTS[2]} tokens: what is the largest batch on the slider that fits in the GPUs’ memory?`,
+      choices: choices(KV_BATCHES),
+      answer: (predict) => lastChoice(KV_BATCHES, (batch) => kvScenario({ model: 'llama3-70b', prompt_len: CONTEXTS[2]!, batch }), predict, (p) => p.inference?.memory?.fits === true),
+    },
+  ],
+};
+
+// ---- 8. Mixture of experts ------------------------------------------------------------------------
+
+const MOE_MODELS = ['qwen3-30b-a3b', 'mixtral-8x7b'];
+const MOE_LABELS: Record<string, string> = { 'qwen3-30b-a3b': 'Qwen3-30B-A3B', 'mixtral-8x7b': 'Mixtral 8x7B' };
+const EP = [1, 2, 4, 8];
+
+function moeScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `${MOE_LABELS[String(v.model)] ?? v.model} on 64 H100, ep${v.ep} over dp64`,
+    model: String(v.model),
+    system: 'dgx-h100',
+    num_devices: 64,
+    parallel: { tp: 1, pp: 1, ep: num(v.ep), dp: 64, micro_batch: 1, zero_stage: 1 },
+    training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
+  };
+}
+
+const moe: LessonDef = {
+  name: 'mixture-of-experts',
+  title: 'Mixture of experts: active and total parameters, expert parallelism and the all-to-all',
+  summary: 'Why an MoE model computes like a small model but stores like a large one, and what spreading its experts over GPUs costs.',
+  paragraphs: [
+    'A mixture-of-experts (MoE) layer replaces the one feed-forward block of a transformer layer with many smaller ones, the experts, and a router that sends each token to only a few of them. The model therefore holds many parameters (all experts) but each token uses only the active ones, so its arithmetic per token is that of a much smaller dense model.',
+    'Holding all experts on every GPU costs memory, and each expert then sees only the few tokens of that GPU’s micro-batch, which makes its matrix multiplications small and inefficient. Expert parallelism (ep) spreads the experts over ep GPUs of the data-parallel group: each GPU keeps 1/ep of them and receives the tokens routed to its experts from the other GPUs. That exchange is two all-to-all collectives per MoE layer (dispatch and combine), in the forward and again in the backward pass.',
+    'Move the expert-parallel size and watch the memory per GPU fall, the tokens per expert rise, and the all-to-all appear in the breakdown.',
+  ],
+  sources: [
+    'Shazeer et al., “Outrageously Large Neural Networks: The Sparsely-Gated Mixture-of-Experts Layer”, ICLR 2017.',
+    'Lepikhin et al., “GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding”, ICLR 2021 (expert parallelism and the all-to-all).',
+    'Fedus, Zoph and Shazeer, “Switch Transformers”, JMLR 2022.',
+  ],
+  widgets: [
+    { id: 'model', label: 'Model', kind: 'select', choices: choices(MOE_MODELS, (m) => MOE_LABELS[String(m)] ?? String(m)), initial: 'qwen3-30b-a3b' },
+    { id: 'ep', label: 'Expert-parallel size (ep)', kind: 'range', choices: choices(EP), initial: 1 },
+  ],
+  scenario: moeScenario,
+  shown: [
+    { path: 'params.total', label: 'Parameters (total)', q: 'params' },
+    { path: 'params.active', label: 'Parameters used per token', q: 'params' },
+    { path: 'training.moe.tokens_per_expert', label: 'Tokens per expert (per micro-batch)', q: 'count' },
+    { path: 'training.moe.expert_params_per_device', label: 'Expert parameters per GPU', q: 'params' },
+    { path: 'training.breakdown_s.ep_comm', label: 'Exposed expert all-to-all', q: 'seconds' },
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [{ id: 'active_share', label: 'Active share of the parameters', q: 'ratio', of: (p) => share(p.params?.active, p.params?.total) }],
+  chart: (p) => trainingTimeSpec(p),
+  exercises: [
+    {
+      id: 'fastest-ep',
+      question: 'For Qwen3-30B-A3B, which expert-parallel size gives the shortest iteration?',
+      choices: choices(EP),
+      answer: (predict) => bestChoice(EP, (ep) => moeScenario({ model: 'qwen3-30b-a3b', ep }), predict, (p) => p.training?.iteration_time_s),
+    },
+    {
+      id: 'smallest-fitting-ep',
+      question: 'For Mixtral 8x7B, what is the smallest expert-parallel size that fits in GPU memory?',
+      choices: choices(EP),
+      answer: (predict) => firstChoice(EP, (ep) => moeScenario({ model: 'mixtral-8x7b', ep }), predict, (p) => p.memory.fits),
+    },
+  ],
+};
+
+// ---- 5. ZeRO --------------------------------------------------------------------------------------
+
+const ZERO = [0, 1, 2, 3];
+const ZERO_GPUS = [8, 64];
+
+function zeroScenario(v: Values): Record<string, unknown> {
+  const dp = num(v.dp);
+  return {
+    schema_version: 1,
+    name: `Llama 3 8B on ${dp} H100, data parallel, ZeRO stage ${v.zero_stage}`,
+    model: 'llama3-8b',
+    system: 'dgx-h100',
+    num_devices: dp,
+    parallel: { tp: 1, pp: 1, dp, micro_batch: 1, zero_stage: num(v.zero_stage) },
+    training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
+  };
+}
+
+const zero: LessonDef = {
+  name: 'zero',
+  title: 'ZeRO and the distributed optimizer: memory per GPU against communication',
+  summary: 'Sharding the optimizer state, the gradients and the weights over the data-parallel GPUs, stage by stage.',
+  paragraphs: [
+    'Plain data parallelism keeps a full copy of everything on every GPU: the weights, one gradient per weight, and the optimizer state, which for Adam in mixed precision is a full-precision master copy of the weights plus two moments. The optimizer state is the largest of the three, yet each GPU only needs its own share of it to update its share of the weights.',
+    'ZeRO removes the redundancy in stages. Stage 1 shards the optimizer state over the data-parallel GPUs (the “distributed optimizer” of Megatron-LM): gradients are reduce-scattered instead of all-reduced and the updated weights all-gathered, which moves about as many bytes as the all-reduce it replaces. Stage 2 also shards the gradients. Stage 3 shards the weights themselves, which must then be all-gathered before each layer’s forward and backward pass: extra communication, hidden only when the network keeps up with the computation.',
+    'Move the stage and the number of GPUs: the shards shrink as the data-parallel group grows.',
+  ],
+  sources: [
+    'Rajbhandari et al., “ZeRO: Memory Optimizations Toward Training Trillion Parameter Models”, SC 2020.',
+    'Kingma and Ba, “Adam: A Method for Stochastic Optimization”, ICLR 2015.',
+    'Micikevicius et al., “Mixed Precision Training”, ICLR 2018.',
+  ],
+  widgets: [
+    { id: 'zero_stage', label: 'ZeRO stage', kind: 'range', choices: choices(ZERO), initial: 0 },
+    { id: 'dp', label: 'Data-parallel GPUs', kind: 'select', choices: choices(ZERO_GPUS), initial: 8 },
+  ],
+  scenario: zeroScenario,
+  shown: [
+    { path: 'memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.gradients', label: 'Gradients per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.optimizer', label: 'Optimizer state per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'training.breakdown_s.dp_comm', label: 'Exposed data-parallel communication', q: 'seconds' },
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+  ],
+  derived: [{ id: 'optimizer_share', label: 'Optimizer state share of the memory', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.optimizer, p.memory.per_device_bytes.total) }],
+  chart: (p) => memorySpec(p),
+  exercises: [
+    {
+      id: 'lowest-stage',
+      question: `On ${ZERO_GPUS[0]} GPUs, what is the lowest ZeRO stage at which training fits in GPU memory?`,
+      choices: choices(ZERO),
+      answer: (predict) => firstChoice(ZERO, (zero_stage) => zeroScenario({ zero_stage, dp: ZERO_GPUS[0]! }), predict, (p) => p.memory.fits),
+    },
+  ],
+};
+
+// ---- 4. Tensor, sequence and context parallelism ------------------------------------------------
+
+const TP_SYSTEMS = ['dgx-h100', 'gb200-nvl72'];
+const TP_SYSTEM_LABELS: Record<string, string> = { 'dgx-h100': 'DGX H100 (NVLink domain of 8)', 'gb200-nvl72': 'GB200 NVL72 (NVLink domain of 72)' };
+const TP_SIZES = [2, 4, 8, 16];
+
+function tpScenario(v: Values): Record<string, unknown> {
+  const tp = num(v.tp);
+  const cp = num(v.cp);
+  return {
+    schema_version: 1,
+    name: `Llama 3 70B, 32k-token sequences on 128 GPUs (${v.system}), tp${tp} cp${cp} pp4, sequence parallel ${v.sequence_parallel}`,
+    model: 'llama3-70b',
+    system: String(v.system),
+    num_devices: 128,
+    parallel: { tp, cp, pp: 4, dp: 32 / (tp * cp), sequence_parallel: v.sequence_parallel === 'on', micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1 },
+    training: { global_batch: 64, seq_len: 32768, precision: 'bf16' },
+  };
+}
+
+const tensorParallel: LessonDef = {
+  name: 'tp-sp-cp',
+  title: 'Tensor, sequence and context parallelism: what each splits and what it sends',
+  summary: 'Splitting one layer over several GPUs: the weight matrices (tp), the activations along the sequence (sp, cp), and why the network they run on matters.',
+  paragraphs: [
+    'Tensor parallelism (tp) splits each weight matrix of a layer over tp GPUs: each computes a slice of every matrix multiplication, and the partial results are combined with collectives twice per layer in the forward pass and twice in the backward pass. It divides the weights and most activations by tp, but the collectives carry full activations, so tp is only fast inside a high-bandwidth NVLink domain; across nodes it rides the much slower InfiniBand network.',
+    'Sequence parallelism (sp) is the companion of tensor parallelism: the normalisation and dropout parts of a layer, which tp leaves replicated, are split along the sequence instead, and the all-reduces become reduce-scatters and all-gathers of the same total size. Context parallelism (cp) splits the whole sequence over cp GPUs for every operation; attention then needs the keys and values of the other chunks, which are passed around the cp ring while the local chunk computes.',
+    'Long sequences are where these matter: here Llama 3 70B trains on sequences of 32k tokens. Compare a system whose NVLink domain holds 8 GPUs with one whose domain holds 72, and watch what happens when tp grows past the domain.',
+  ],
+  sources: [
+    'Shoeybi et al., “Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism”, 2019.',
+    'Korthikanti et al., “Reducing Activation Recomputation in Large Transformer Models”, MLSys 2023 (sequence parallelism).',
+    'Liu, Zaharia and Abbeel, “Ring Attention with Blockwise Transformers for Near-Infinite Context”, ICLR 2024; NVIDIA Megatron Core documentation, context parallelism.',
+  ],
+  widgets: [
+    { id: 'system', label: 'System', kind: 'select', choices: choices(TP_SYSTEMS, (x) => TP_SYSTEM_LABELS[String(x)] ?? String(x)), initial: 'dgx-h100' },
+    { id: 'tp', label: 'Tensor-parallel size (tp)', kind: 'range', choices: choices(TP_SIZES), initial: 8 },
+    { id: 'cp', label: 'Context-parallel size (cp)', kind: 'select', choices: choices([1, 2]), initial: 1 },
+    { id: 'sequence_parallel', label: 'Sequence parallelism', kind: 'select', choices: choices(['on', 'off']), initial: 'on' },
+  ],
+  scenario: tpScenario,
+  shown: [
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.breakdown_s.tp_comm', label: 'Exposed TP communication', q: 'seconds' },
+    { path: 'training.breakdown_s.cp_comm', label: 'Exposed CP communication', q: 'seconds' },
+    { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+  ],
+  derived: [{ id: 'tp_comm_share', label: 'Exposed TP communication share of the step', q: 'ratio', of: (p) => share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) }],
+  chart: (p) => trainingTimeSpec(p),
+  exercises: [
+    {
+      id: 'fastest-fitting-tp',
+      question: 'On the DGX H100 with cp 1 and sequence parallelism on, which tensor-parallel size gives the shortest iteration among the layouts that fit in GPU memory?',
+      choices: choices(TP_SIZES),
+      answer: (predict) => bestChoice(TP_SIZES, (tp) => tpScenario({ system: 'dgx-h100', tp, cp: 1, sequence_parallel: 'on' }), predict, (p) => (p.memory.fits ? p.training?.iteration_time_s : undefined)),
+    },
+    {
+      id: 'tp16-system',
+      question: `At tensor-parallel size ${TP_SIZES[3]} (cp 1, sequence parallelism on), on which system is the exposed TP communication the smaller share of the step?`,
+      choices: choices(TP_SYSTEMS, (x) => TP_SYSTEM_LABELS[String(x)] ?? String(x)),
+      answer: (predict) => bestChoice(TP_SYSTEMS, (system) => tpScenario({ system, tp: TP_SIZES[3]!, cp: 1, sequence_parallel: 'on' }), predict, (p) => share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) ?? undefined),
+    },
+  ],
+};
+
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero];
+
+export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);
