@@ -376,7 +376,7 @@ describe('the built page', () => {
     if (typeof mod.search !== 'function') return ctx.skip();
     const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
     const page = await site.page();
-    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await page.goto(`${site.origin}/?view=search${await encodeFragment(scenario)}`);
     await settled(page);
     const started = Date.now();
     await page.click('[data-testid="search-run"]');
