@@ -6,6 +6,7 @@
 // `points`, nothing else may be null), the counts add up, `best` is ranked, at most `top` long,
 // and each of its first layouts put into the scenario predicts exactly the reported numbers.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,13 @@ const char* kBases[] = {
                    "scale_out": {"bandwidth_GBps": 1, "latency_us": 10}},
         "num_devices": 8, "parallel": {"tp": 2, "pp": 2},
         "training": {"global_batch": 8, "seq_len": 128, "precision": "fp8"},
-        "inference": {"batch": 2, "prompt_len": 16, "output_len": 4, "precision": "int8"}})"};
+        "inference": {"batch": 2, "prompt_len": 16, "output_len": 4, "precision": "int8"}})",
+    R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "ffn_hidden": 256, "vocab": 512},
+        "system": "dgx-h100", "num_devices": 4,
+        "inference": {"batch": 1, "prompt_len": 32, "output_len": 8, "cuda_graphs": true,
+                      "serving": {"arrival": "poisson", "requests_per_s": 50, "num_requests": 12,
+                                  "input_len": {"mean": 32, "max": 64}, "output_len": 8,
+                                  "slo": {"ttft_s": 0.05, "tpot_s": 0.01}}}})"};
 
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {
@@ -54,8 +61,14 @@ std::string options(Recipe& r) {
                : optimus::fuzz::number(optimus::fuzz::kNumbers[r.below(std::size(optimus::fuzz::kNumbers))]);
   };
   if (r.below(3) == 0) o["top"] = some(static_cast<double>(1 + r.below(12)));
-  if (r.below(3) == 0) o["mode"] = r.below(5) ? (r.below(2) ? "training" : "inference") : "both";
-  if (r.below(4) == 0) o["objective"] = r.below(5) ? (r.below(2) ? "throughput" : "latency") : "speed";
+  if (r.below(3) == 0) {
+    static const char* kModes[] = {"training", "inference", "serving", "both"};
+    o["mode"] = kModes[r.below(std::size(kModes))];
+  }
+  if (r.below(4) == 0) {
+    static const char* kObjectives[] = {"throughput", "latency", "goodput", "capacity", "speed"};
+    o["objective"] = kObjectives[r.below(std::size(kObjectives))];
+  }
   if (r.below(4) == 0) o["max_ttft_s"] = some(0.001 * static_cast<double>(1 + r.below(1000)));
   if (r.below(4) == 0) o["max_tpot_s"] = some(0.0001 * static_cast<double>(1 + r.below(1000)));
   if (r.below(4) == 0) o["max_batch"] = some(static_cast<double>(1 + r.below(64)));
@@ -111,6 +124,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail("feasible + rejected != evaluated", in, out);
   const json& best = j.at("best");
   if (best.size() > static_cast<std::size_t>(feasible)) fail("more best layouts than feasible ones", in, out);
+  if (j.at("mode") == "serving") {
+    // Ranked by score; each deployment put into the scenario serves the same way through predict.
+    double prev_score = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < best.size(); ++i) {
+      const json& b = best[i];
+      const double score = b.at("score_requests_per_s_per_device");
+      if (score > prev_score) fail("serving deployments are not ranked by score", in, out);
+      prev_score = score;
+      if (i >= 2) continue;
+      json s = doc;
+      s.erase("training");
+      s["parallel"] = b.at("parallel");
+      const json& dep = b.at("deployment");
+      s["inference"]["serving"]["max_batch"] = dep.at("max_batch");
+      if (dep.contains("disaggregated"))
+        s["inference"]["serving"]["disaggregated"] = dep["disaggregated"];
+      else
+        s["inference"]["serving"].erase("disaggregated");
+      if (j.at("objective") == "capacity") continue;  // the capacity run is at another rate
+      const std::string p_out = optimus::api::predict(s.dump());
+      const json p = optimus::fuzz::parse_answer(in, p_out);
+      if (optimus::fuzz::is_error_answer(p, in, p_out))
+        fail("a best deployment does not predict", in, out + "\n" + p_out);
+      if (!optimus::fuzz::close(p["serving"]["requests_per_s"], b["serving"]["requests_per_s"], 1e-9))
+        fail("a best deployment serves differently through predict()", in, out + "\n" + p_out);
+    }
+    return 0;
+  }
   const bool training = j.at("mode") == "training";
   double prev = 0;
   for (std::size_t i = 0; i < best.size(); ++i) {
