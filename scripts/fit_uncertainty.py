@@ -8,8 +8,9 @@ ln(predicted / measured) so that every residual is in the time sense (a rate is 
 time). Cases are grouped by the regime the engine reports for the scenario (prediction `regime`:
 training/dense/earlier, training/moe/fp4-generation, inference/eager, memory/training, ...;
 serving rows by metric: serving/throughput, serving/ttft, serving/tpot), and every regime and
-each of its parents (the name less its last part) gets the 10th and 90th percentiles of its
-residuals (linear between closest ranks): the band that held 80% of the published measurements.
+each of its parents (the name less its last part) gets the split-conformal 80% interval of its
+residuals (the k-th smallest and k-th largest, k = floor((n + 1) x 0.1): about the 10th and 90th
+percentiles, and at least 80% coverage of a new row of the same kind however few rows there are).
 Nothing is fitted per case. How often such a band holds on a source it has not seen is measured
 by leaving each source out in turn (tests/validation/validation_test.cpp,
 Validation.UncertaintyCoverage): bands fitted on the public rows alone covered only about half of
@@ -71,6 +72,17 @@ def quantile(sorted_values, q):
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
+def conformal_bounds(sorted_values, level):
+    """The split-conformal interval of `level` from n residuals (Vovk et al. 2005; Lei et al. 2018,
+    "Distribution-free predictive inference for regression"): the k-th smallest and the k-th
+    largest value, k = floor((n + 1) (1 - level) / 2), which hold a new residual of the same kind
+    with probability at least `level` however few the rows (the plain 10th/90th percentiles
+    under-cover small regimes); k = 0 falls back to the extreme values."""
+    n = len(sorted_values)
+    k = max(1, math.floor((n + 1) * (1 - level) / 2 + 1e-12))
+    return sorted_values[k - 1], sorted_values[n - k]
+
+
 def residuals(cli):
     skip = baseline_ids()
     out = []
@@ -111,10 +123,11 @@ def fit(rows):
     regimes = {}
     for key in sorted(groups):
         v = sorted(groups[key]["r"])
+        low, high = conformal_bounds(v, LEVEL)
         regimes[key] = {
             "cases": len(v),
-            "q_low": round(quantile(v, (1 - LEVEL) / 2), 6),
-            "q_high": round(quantile(v, 1 - (1 - LEVEL) / 2), 6),
+            "q_low": round(low, 6),
+            "q_high": round(high, 6),
             "median": round(quantile(v, 0.5), 6),
             "fitted_on": sorted(groups[key]["sets"]),
         }
@@ -123,8 +136,9 @@ def fit(rows):
         "source": "scripts/fit_uncertainty.py on the public rows of tests/validation/data (" + ", ".join(SETS) +
                   "; the FasterTransformer guide's unoptimised PyTorch baseline rows and the NeMo 13B rows that contradict "
                   "their own table left out)",
-        "notes": "A band holds the 10th to 90th percentile of the residuals in the time sense (a rate's band uses "
-                 "the negated quantiles). A regime with fewer than min_cases rows takes its parent's band. "
+        "notes": "A band is the split-conformal 80% interval of the residuals in the time sense: the k-th smallest "
+                 "and k-th largest, k = floor((n + 1) x 0.1), about the 10th and 90th percentiles (a rate's band uses "
+                 "the negated bounds). A regime with fewer than min_cases rows takes its parent's band. "
                  "Regenerate after a model change: scripts/fit_uncertainty.py; the held-out rows measure coverage.",
         "level": LEVEL,
         "min_cases": MIN_CASES,

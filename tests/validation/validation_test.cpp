@@ -422,12 +422,12 @@ std::vector<Residual> residuals() {
   return out;
 }
 
-double quantile(std::vector<double> v, double q) {
+// The split-conformal 80% interval of n residuals (scripts/fit_uncertainty.py): the k-th
+// smallest and k-th largest, k = floor((n + 1) x 0.1), at least 1.
+std::pair<double, double> conformal_bounds(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  const auto k = std::max<std::size_t>(1, static_cast<std::size_t>(std::floor((v.size() + 1) * 0.1 + 1e-12)));
+  return {v[k - 1], v[v.size() - k]};
 }
 
 // Whether residual x falls in the band of its regime fitted on `pool` (parents below 8 cases).
@@ -436,7 +436,10 @@ std::optional<bool> inside_band(const Residual& x, const std::vector<const Resid
     std::vector<double> v;
     for (const Residual* y : pool)
       if (y->regime == regime || y->regime.rfind(regime + "/", 0) == 0) v.push_back(y->r);
-    if (v.size() >= 8) return x.r >= quantile(v, 0.1) && x.r <= quantile(v, 0.9);
+    if (v.size() >= 8) {
+      const auto [low, high] = conformal_bounds(v);
+      return x.r >= low && x.r <= high;
+    }
     const auto slash = regime.rfind('/');
     regime = slash == std::string::npos ? "" : regime.substr(0, slash);
   }
@@ -492,10 +495,9 @@ TEST(Validation, UncertaintyCoverage) {
     EXPECT_EQ(static_cast<int>(v.size()), b["cases"].get<int>())
         << regime << ": run scripts/fit_uncertainty.py";
     if (v.empty()) continue;
-    EXPECT_NEAR(quantile(v, 0.1), b["q_low"].get<double>(), 2e-6)
-        << regime << ": run scripts/fit_uncertainty.py";
-    EXPECT_NEAR(quantile(v, 0.9), b["q_high"].get<double>(), 2e-6)
-        << regime << ": run scripts/fit_uncertainty.py";
+    const auto [low, high] = conformal_bounds(v);
+    EXPECT_NEAR(low, b["q_low"].get<double>(), 2e-6) << regime << ": run scripts/fit_uncertainty.py";
+    EXPECT_NEAR(high, b["q_high"].get<double>(), 2e-6) << regime << ": run scripts/fit_uncertainty.py";
   }
   EXPECT_GT(total[0], 600);
   EXPECT_NEAR(shipped, 0.8, 0.05);
