@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DOCUMENT_CSP, WORKER_CSP, parseCsp } from '../csp';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
+import { metricValue } from '../src/ui/accuracy';
 import type { OptimusModule } from '../src/engine/protocol';
 import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { loadModule, readJson } from '../test/wasm';
@@ -399,6 +400,54 @@ describe('the built page', () => {
       expect(s.inference.serving.max_batch).toBe(want.best[0].deployment.max_batch);
       if (want.best[0].deployment.disaggregated) expect(s.inference.serving.disaggregated).toEqual(want.best[0].deployment.disaggregated);
     }
+    await page.close();
+  });
+
+  test('accuracy view: every validation row predicted in the browser; the mean error and the per-source table equal the engine\'s', async () => {
+    const sets = ['train_public', 'train_moe_public', 'train_heldout', 'infer_public', 'infer_heldout', 'memory_public'];
+    const value = (p: unknown, metric: string): number | undefined => {
+      const dot = metric.lastIndexOf('.');
+      const parent = at(p, metric.slice(0, dot));
+      let sum = 0;
+      for (const k of metric.slice(dot + 1).split('+')) {
+        const v = at(parent, k);
+        if (typeof v !== 'number') return undefined;
+        sum += v;
+      }
+      return sum;
+    };
+    let total = 0;
+    let n = 0;
+    const perSource = new Map<string, number[]>();
+    for (const set of sets) {
+      for (const line of readFileSync(`../tests/validation/data/${set}.jsonl`, 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        const c = JSON.parse(line) as { scenario: unknown; metric: string; expected: number; group?: string };
+        const p = predict(c.scenario);
+        const v = p.error ? undefined : metricValue(p, c.metric);
+        const e = v === undefined ? 1 : Math.abs(v / c.expected - 1);
+        total += e;
+        n += 1;
+        const key = `${set}\u0000${c.group ?? set}`;
+        perSource.set(key, [...(perSource.get(key) ?? []), e]);
+      }
+    }
+    const page = await site.page();
+    const started = Date.now();
+    await page.goto(`${site.origin}/?view=accuracy`);
+    const status = page.locator('[data-testid="accuracy-status"][data-value]');
+    await status.waitFor({ timeout: 120_000 });
+    measured.accuracyViewMs = Date.now() - started;
+    expect(Number(await status.getAttribute('data-value'))).toBeCloseTo(total / n, 12);
+    const rows = await page.locator('[data-testid="accuracy-table"] tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [tr.getAttribute('data-set'), tr.getAttribute('data-source'), tr.children[3]!.getAttribute('data-value')]),
+    );
+    expect(rows.length).toBe(perSource.size);
+    for (const [set, source, mean] of rows) {
+      const es = perSource.get(`${set}\u0000${source}`)!;
+      expect(Number(mean), `${set} ${source}`).toBeCloseTo(es.reduce((a, b) => a + b, 0) / es.length, 12);
+    }
+    await page.locator('[data-testid="accuracy-chart"] svg').waitFor();
     await page.close();
   });
 

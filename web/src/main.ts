@@ -162,10 +162,21 @@ const learnView = {
   },
 };
 
+// The accuracy view (every validation row predicted live) also loads on demand, with its rows.
+const accuracyEl = h('section', { class: 'view accuracy', id: 'accuracy', 'aria-labelledby': 'accuracy-h' });
+let accuracyLoading: Promise<{ show(): void }> | null = null;
+const showAccuracy = (): void => {
+  if (!accuracyEl.firstChild) accuracyEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the validation rows…'));
+  (accuracyLoading ??= import('./ui/accuracy').then((m) => m.createAccuracyView(engine, accuracyEl))).then(
+    (v) => v.show(),
+    (e: unknown) => accuracyEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The validation rows could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+  );
+};
+
 // ---- Views and their addresses ------------------------------------------------------------------
 
 let route: Route = parseRoute(location.search);
-const VIEW_LABELS: Record<View, string> = { estimate: 'Estimate', search: 'Search', studies: 'Studies', learn: 'Learn' };
+const VIEW_LABELS: Record<View, string> = { estimate: 'Estimate', search: 'Search', studies: 'Studies', learn: 'Learn', accuracy: 'Accuracy' };
 const navLinks = (Object.keys(VIEW_LABELS) as View[]).map((v) => {
   const a = h('a', { href: routeHref({ view: v }, location.pathname, location.hash), 'data-view': v }, VIEW_LABELS[v]);
   a.addEventListener('click', (e) => {
@@ -190,6 +201,8 @@ const orientation = h(
   { class: 'orientation', 'data-testid': 'orientation' },
   'Change the scenario in the editor; every number updates at once and comes with its 80 % range from published measurements and the formula behind it. New to the ideas? ',
   h('a', { href: routeHref({ view: 'learn' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'learn' }); } }, 'Start with the lessons'),
+  '; how close the engine comes to published runs: ',
+  h('a', { href: routeHref({ view: 'accuracy' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'accuracy' }); } }, 'accuracy'),
   '.',
 );
 
@@ -228,6 +241,7 @@ app.replaceChildren(
     searchView,
     studiesView.el,
     learnView.el,
+    accuracyEl,
   ),
   h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
 );
@@ -383,7 +397,7 @@ exampleSelect.addEventListener('change', () => {
 
 // ---- Views ----------------------------------------------------------------------------------------
 
-const viewEls: Record<View, HTMLElement> = { estimate: document.getElementById('estimate')!, search: searchView, studies: studiesView.el, learn: learnView.el };
+const viewEls: Record<View, HTMLElement> = { estimate: document.getElementById('estimate')!, search: searchView, studies: studiesView.el, learn: learnView.el, accuracy: accuracyEl };
 
 /** Shows the route's view (and its study or lesson); the address is the caller's business. */
 function applyRoute(r: Route): void {
@@ -398,6 +412,7 @@ function applyRoute(r: Route): void {
   if (r.view === 'learn') learnView.show(r.lesson);
   else learnView.leave();
   if (r.view === 'studies') void studiesView.show(r.study);
+  if (r.view === 'accuracy') showAccuracy();
   document.title = r.view === 'estimate' ? 'Optimus: LLM performance calculator' : `${VIEW_LABELS[r.view]} · Optimus`;
 }
 

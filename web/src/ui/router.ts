@@ -1,10 +1,10 @@
 // The page's views and their addresses. The view lives in the query string, beside the
 // scenario's #v1= fragment (which every view keeps): no query is the calculator (Estimate),
-// ?view=search and ?view=studies the other tools, ?study=NAME one study, ?lesson= the list of
-// lessons and ?lesson=NAME one lesson. Pure functions of the address, unit-tested in
+// ?view=search and ?view=studies the other tools, ?view=accuracy the validation rows predicted
+// live, ?study=NAME one study, ?lesson= the list of lessons and ?lesson=NAME one lesson. Pure functions of the address, unit-tested in
 // test/ui/router.test.ts; main.ts pushes a history entry per change of view.
 
-export const VIEWS = ['estimate', 'search', 'studies', 'learn'] as const;
+export const VIEWS = ['estimate', 'search', 'studies', 'learn', 'accuracy'] as const;
 export type View = (typeof VIEWS)[number];
 
 export interface Route {
@@ -23,7 +23,7 @@ export function parseRoute(search: string): Route {
   const study = q.get('study');
   if (study !== null && study.trim() !== '') return { view: 'studies', study: study.trim() };
   const view = q.get('view');
-  if (view === 'search' || view === 'studies' || view === 'learn') return { view };
+  if (view === 'search' || view === 'studies' || view === 'learn' || view === 'accuracy') return { view };
   return { view: 'estimate' };
 }
 
@@ -38,6 +38,8 @@ export function routeQuery(r: Route): string {
       return r.study ? `?study=${encodeURIComponent(r.study)}` : '?view=studies';
     case 'learn':
       return `?lesson=${r.lesson ? encodeURIComponent(r.lesson) : ''}`;
+    case 'accuracy':
+      return '?view=accuracy';
   }
 }
 

@@ -8,6 +8,7 @@ describe('routes of the page', () => {
     ['?view=search', { view: 'search' }],
     ['view=studies', { view: 'studies' }],
     ['?view=learn', { view: 'learn' }],
+    ['?view=accuracy', { view: 'accuracy' }],
     ['?view=nonsense', { view: 'estimate' }],
     ['?view=estimate', { view: 'estimate' }],
     ['?study=gpu-generations', { view: 'studies', study: 'gpu-generations' }],
@@ -26,6 +27,7 @@ describe('routes of the page', () => {
   test.each<[Route, string]>([
     [{ view: 'estimate' }, ''],
     [{ view: 'search' }, '?view=search'],
+    [{ view: 'accuracy' }, '?view=accuracy'],
     [{ view: 'studies' }, '?view=studies'],
     [{ view: 'studies', study: 'gpu-generations' }, '?study=gpu-generations'],
     [{ view: 'learn' }, '?lesson='],

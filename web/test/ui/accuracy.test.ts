@@ -1,0 +1,38 @@
+// The accuracy view's arithmetic (web/src/ui/accuracy.ts): metric paths, per-source errors, band
+// coverage, and the bundled rows it predicts.
+import { describe, expect, it } from 'vitest';
+import { DATA_SETS, metricValue, parseCases, summarize, type Scored } from '../../src/ui/accuracy';
+
+describe('accuracy view', () => {
+  it('reads a dotted metric, adding the keys of a last part joined by +', () => {
+    const p = { memory: { per_device_bytes: { weights: 2, gradients: 3 } }, training: { tokens_per_s: 7 } };
+    expect(metricValue(p, 'training.tokens_per_s')).toBe(7);
+    expect(metricValue(p, 'memory.per_device_bytes.weights+gradients')).toBe(5);
+    expect(metricValue(p, 'memory.per_device_bytes.activations')).toBeUndefined();
+  });
+
+  it('summarises per data set and source: mean and largest error, bias, band coverage; a failure counts 100%', () => {
+    const c = (group: string, expected: number) => ({ id: group, set: 's', group, scenario: {}, metric: 'x', expected });
+    const rows: Scored[] = [
+      { c: c('a', 100), predicted: 110, band: { low: 90, high: 120 } },
+      { c: c('a', 100), predicted: 80, band: { low: 90, high: 95 } },
+      { c: c('b', 10), error: 'parallel.product_mismatch' },
+    ];
+    const [a, b] = summarize(rows);
+    expect(a).toMatchObject({ group: 'a', cases: 2, failed: 0, banded: 2, inside: 1 });
+    expect(a!.mean).toBeCloseTo(0.15, 12);
+    expect(a!.max).toBeCloseTo(0.2, 12);
+    expect(a!.bias).toBeCloseTo(-0.05, 12);
+    expect(b).toMatchObject({ group: 'b', cases: 1, failed: 1, mean: 1, max: 1, banded: 0 });
+  });
+
+  it('bundles every public and held-out row set with a measured value', () => {
+    const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
+    expect(DATA_SETS.map(([s]) => s)).toEqual(['train_public', 'train_moe_public', 'train_heldout', 'infer_public', 'infer_heldout', 'memory_public']);
+    expect(cases.length).toBeGreaterThan(350);
+    for (const c of cases) {
+      expect(c.expected, c.id).toBeGreaterThan(0);
+      expect(c.metric, c.id).toMatch(/\./);
+    }
+  });
+});
