@@ -93,15 +93,19 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
           [inf?.throughput_all_replicas_tokens_per_s ?? inf?.throughput_tokens_per_s, formatValue(inf?.throughput_all_replicas_tokens_per_s ?? inf?.throughput_tokens_per_s, 'tokens_rate')],
         ];
     const mem = b.memory?.per_device_bytes?.total;
+    cells.push([mem, formatBytes(mem ?? NaN)]);
+    return loadableRow(i, layoutLabel(b.parallel), cells, 'Load this layout into the editor', () => deps.apply(b.parallel, training ? undefined : inf?.batch));
+  }
+
+  /** A ranked result row: rank, label, numeric cells (data-value = the raw number); click or Enter runs `load`. */
+  function loadableRow(i: number, label: string, cells: Array<[number | undefined, string]>, title: string, load: () => void): HTMLTableRowElement {
     const tr = h(
       'tr',
-      { tabindex: '0', class: 'clickable', title: 'Load this layout into the editor', 'data-rank': String(i + 1) },
+      { tabindex: '0', class: 'clickable', title, 'data-rank': String(i + 1) },
       h('td', null, String(i + 1)),
-      h('td', null, layoutLabel(b.parallel)),
+      h('td', null, label),
       ...cells.map(([raw, text]) => h('td', { class: 'num', 'data-value': raw === undefined ? undefined : String(raw) }, text)),
-      h('td', { class: 'num', 'data-value': mem === undefined ? undefined : String(mem) }, formatBytes(mem ?? NaN)),
     );
-    const load = (): void => deps.apply(b.parallel, training ? undefined : inf?.batch);
     tr.addEventListener('click', load);
     tr.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') {
@@ -127,22 +131,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       [sv?.ttft_s.p90, formatSeconds(sv?.ttft_s.p90 ?? NaN)],
       [sv?.tpot_s.p90, formatSeconds(sv?.tpot_s.p90 ?? NaN)],
     ];
-    const tr = h(
-      'tr',
-      { tabindex: '0', class: 'clickable', title: 'Load this deployment into the editor', 'data-rank': String(i + 1) },
-      h('td', null, String(i + 1)),
-      h('td', null, dep),
-      ...cells.map(([raw, text]) => h('td', { class: 'num', 'data-value': raw === undefined ? undefined : String(raw) }, text)),
-    );
-    const load = (): void => deps.apply(b.parallel, undefined, d);
-    tr.addEventListener('click', load);
-    tr.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' || e.key === ' ') {
-        e.preventDefault();
-        load();
-      }
-    });
-    return tr;
+    return loadableRow(i, dep, cells, 'Load this deployment into the editor', () => deps.apply(b.parallel, undefined, d));
   }
 
   function showServing(r: SearchResult): void {
