@@ -497,6 +497,11 @@ export const INFERENCE_ONLY_MEMORY_METRICS = memoryMetrics('memory', 'inference'
 /** Every metric definition, for export and compare. */
 const RUN_SOURCE = 'core/run/run.cpp: checkpoint interval by Young (1974) / Daly (2006), failures per device-hour from the system preset (Llama 3 on 16k H100; OPT-175B logbook for A100), energy from board power and an activity model, cost from the economics preset';
 const runIn = (c: ExplainContext, k: string, q: Quantity): string => f(getPath(c.prediction, `run.${k}`), q);
+/** A run value with fixed decimals and its own unit text ("661 W", "$1.14"), or "?" when absent. */
+const runFixed = (c: ExplainContext, k: string, digits: number, before: string, after: string): string => {
+  const v = getPath(c.prediction, `run.${k}`);
+  return typeof v === 'number' ? `${before}${v.toFixed(digits)}${after}` : '?';
+};
 
 /** The whole training run (output `run`, present with training.train_tokens). */
 export const RUN_METRICS: MetricDef[] = [
@@ -575,8 +580,8 @@ export const RUN_METRICS: MetricDef[] = [
     explain: (c) => ({
       formula: 'energy = (device power × devices + node overhead) × wall time × PUE',
       inputs: [
-        ['device power (average)', getPath(c.prediction, 'run.device_power_W') !== undefined ? `${Number(getPath(c.prediction, 'run.device_power_W')).toFixed(0)} W` : '?'],
-        ['devices’ energy', getPath(c.prediction, 'run.device_energy_mwh') !== undefined ? `${Number(getPath(c.prediction, 'run.device_energy_mwh')).toFixed(1)} MWh` : '?'],
+        ['device power (average)', runFixed(c, 'device_power_W', 0, '', ' W')],
+        ['devices’ energy', runFixed(c, 'device_energy_mwh', 1, '', ' MWh')],
         ['wall time', runIn(c, 'wall_time_s', 'seconds')],
       ],
       source: RUN_SOURCE,
@@ -592,8 +597,8 @@ export const RUN_METRICS: MetricDef[] = [
       formula: 'cost = GPU-hours × USD per GPU-hour (rental; or amortised price + energy × USD per kWh)',
       inputs: [
         ['GPU-hours', runIn(c, 'gpu_hours', 'count')],
-        ['USD per GPU-hour', getPath(c.prediction, 'run.usd_per_gpu_hour') !== undefined ? `$${Number(getPath(c.prediction, 'run.usd_per_gpu_hour')).toFixed(2)}` : '?'],
-        ['USD per million tokens trained', getPath(c.prediction, 'run.usd_per_million_tokens') !== undefined ? `$${Number(getPath(c.prediction, 'run.usd_per_million_tokens')).toFixed(3)}` : '?'],
+        ['USD per GPU-hour', runFixed(c, 'usd_per_gpu_hour', 2, '$', '')],
+        ['USD per million tokens trained', runFixed(c, 'usd_per_million_tokens', 3, '$', '')],
       ],
       source: RUN_SOURCE,
     }),
