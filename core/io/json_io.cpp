@@ -676,6 +676,33 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     w.cuda_graphs = ir.boolean("cuda_graphs", false);
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
+    if (const json* sp = ir.get("speculative", false)) {
+      Reader sr(*sp, ir.child("speculative"), err);
+      Speculative spec;
+      spec.draft_tokens = sr.integer("draft_tokens", true, 1, 64).value_or(1);
+      const json* dv = sr.get("draft", false);
+      const bool mtp = !dv || (dv->is_string() && dv->get<std::string>() == "mtp");
+      // An MTP head's measured acceptance is DeepSeek-V3's (arXiv 2412.19437 Sec. 5.4.3: 85-90%
+      // for the second token); a draft model's depends on the pair, so the scenario states it.
+      spec.acceptance_rate = sr.number("acceptance_rate", !mtp, 0, 1).value_or(spec.acceptance_rate);
+      if (dv && !mtp) {
+        const std::string at = sr.child("draft");
+        Result<ModelSpec> m =
+            dv->is_string() ? model_preset(dv->get<std::string>(), at) : io::read_model(*dv, at);
+        if (!m) {
+          if (!err) err = m.error();
+        } else {
+          spec.draft = *m;
+          if (m->vocab != s.model.vocab)
+            sr.fail("inference.draft_vocab_mismatch", at,
+                    "the draft model's vocabulary (" + std::to_string(m->vocab) +
+                        ") differs from the target's (" + std::to_string(s.model.vocab) +
+                        "): a draft must share the target's tokenizer");
+        }
+      }
+      sr.finish();
+      w.speculative = spec;
+    }
     ir.finish();
     s.inference = w;
   }
@@ -1142,6 +1169,12 @@ std::string scenario_to_json(const Scenario& s, int indent) {
                       {"kv_precision", std::string(to_string(w.kv_precision))}};
     if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
     if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
+    if (w.speculative) {
+      const Speculative& sp = *w.speculative;
+      j["inference"]["speculative"] = {{"draft_tokens", sp.draft_tokens},
+                                       {"acceptance_rate", sp.acceptance_rate},
+                                       {"draft", sp.draft ? model_json(*sp.draft) : ojson("mtp")}};
+    }
   }
   j["economics"] = economics_json(s.economics);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
@@ -1286,6 +1319,15 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     ij["decode_step_s"] = {{"compute", i.decode_compute.value}, {"communication", i.decode_comm.value}};
     ij["math_precision"] = std::string(to_string(i.math_precision));
     ij["assumed"] = {{"launch_interval_us", i.launch_interval.value / kMicro}};
+    if (i.speculative) {
+      const SpeculativeReport& r = *i.speculative;
+      ij["speculative"] = {{"tokens_per_step", r.tokens_per_step},
+                           {"step_s", r.step.value},
+                           {"draft_s", r.draft.value},
+                           {"verify_s", r.verify.value},
+                           {"tpot_without_s", r.tpot_without.value},
+                           {"speedup", r.speedup}};
+    }
     ojson ops = ojson::array();
     for (const auto& o : i.operators) {
       ops.push_back({{"name", o.name},

@@ -930,6 +930,30 @@ Node inference_schema() {
                       "Absent or false: the system's software.launch_interval_us applies (a serving "
                       "simulation assumes true unless it is false).")},
                  {"serving", serving_schema()},
+                 {"speculative",
+                  object(
+                      {
+                          {"draft_tokens",
+                           integer(1, 64).desc("Tokens the draft proposes per step (k).").unit("tokens")},
+                          {"acceptance_rate",
+                           number(0, 1)
+                               .desc("Probability that each drafted token is accepted, independently "
+                                     "(Leviathan et al. 2023's alpha). Required with a draft model; with "
+                                     "mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).")
+                               .def(0.85)},
+                          {"draft",
+                           one_of({node({{"type", "string"}, {"const", "mtp"}, {"examples", {"mtp"}}}),
+                                   preset_id("models"), ref("model")})
+                               .desc("mtp (a one-layer multi-token-prediction head on the target's "
+                                     "embedding and LM head), or a draft model: a preset id or an "
+                                     "inline model with the target's vocabulary.")
+                               .def("mtp")},
+                      },
+                      {"draft_tokens"})
+                      .title("Speculative decoding")
+                      .desc("Each decode step drafts draft_tokens tokens per sequence and the target "
+                            "verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens "
+                            "per step. The draft's weights and KV cache share the devices.")},
              },
              {"prompt_len", "output_len"})
       .title("Inference workload");
@@ -1179,7 +1203,8 @@ Node inference_output_schema() {
                  {"max_batch",
                   count().desc("Largest batch that fits for the given lengths.").unit("sequences")},
                  {"prefill_s", output(split).desc("The prompt step.")},
-                 {"decode_step_s", output(split).desc("One decode step.")},
+                 {"decode_step_s",
+                  output(split).desc("One decode step; per output token under speculative decoding.")},
                  {"math_precision", choice<Precision>().desc("The precision the math runs in.")},
                  {"assumed",
                   output({{"launch_interval_us", amount()
@@ -1187,10 +1212,20 @@ Node inference_output_schema() {
                                                            "CUDA graphs).")
                                                      .unit("us")}})},
                  {"operators", array_of(ref("operator"))},
+                 {"speculative",
+                  output({{"tokens_per_step",
+                           amount().desc("Tokens a sequence gains per step: (1 - a^(k+1)) / (1 - a).")},
+                          {"step_s", seconds("One speculative step at the mean context: draft + verify.")},
+                          {"draft_s", seconds("The draft's k passes of one token.")},
+                          {"verify_s", seconds("The target's step over k + 1 tokens per sequence.")},
+                          {"tpot_without_s", seconds("The plain decode step, one token per sequence.")},
+                          {"speedup", amount().desc("tpot_without_s / tpot_s (below 1: speculation "
+                                                    "costs more than it saves).")}})
+                      .desc("inference.speculative: what speculation does to a decode step.")},
                  {"memory", ref("memory").desc("The inference footprint, when the scenario also trains.")},
                  {"cost", ref("token_cost")},
              },
-             {"memory", "cost"})
+             {"memory", "cost", "speculative"})
       .title("Inference result");
 }
 

@@ -152,8 +152,36 @@ Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv
 
 Bytes inference_kv_bytes(const Scenario& s, double context) {
   const LayerShape shape = inference_layer_shape(s, s.model.max_seq_len);
-  return kv_per_sequence(s.model, s.parallel, model_graph(s.model, shape), context);
+  const Bytes own = kv_per_sequence(s.model, s.parallel, model_graph(s.model, shape), context);
+  // A speculative draft keeps a cache of its own for the same context (vLLM's draft-model and
+  // MTP proposers do), on the same devices.
+  if (!s.inference->speculative) return own;
+  return own + inference_kv_bytes(speculative_draft_scenario(s), context);
 }
+
+namespace {
+
+// The device memory a speculative draft adds: a draft model's weights, or an MTP head's one
+// layer (it shares the target's embedding and LM head; DeepSeek-V3 Sec. 2.2), and its KV cache.
+struct DraftMemory {
+  Bytes weights{}, kv_per_sequence{};
+};
+DraftMemory draft_memory(const Scenario& s, double context) {
+  DraftMemory out;
+  if (!s.inference->speculative) return out;
+  Scenario d = speculative_draft_scenario(s);
+  out.kv_per_sequence = inference_kv_bytes(d, context);
+  const Bytes weights = inference_memory(d).bytes.weights;
+  if (s.inference->speculative->draft) {
+    out.weights = weights;
+  } else {
+    d.model.layers = 2;  // one layer's weights: two layers' less one's (the ends cancel)
+    out.weights = inference_memory(d).bytes.weights - weights;
+  }
+  return out;
+}
+
+}  // namespace
 
 InferenceMemory inference_memory(const Scenario& s) {
   const auto& m = s.model;
@@ -182,6 +210,10 @@ InferenceMemory inference_memory(const Scenario& s) {
   out.activation_per_sequence =
       Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + up) + 4.0 * d(m.vocab) / d(p.tp));
   out.bytes.activations = out.activation_per_sequence * d(w.batch);
+  const DraftMemory draft = draft_memory(s, context);
+  out.bytes.weights = out.bytes.weights + draft.weights;
+  out.kv_per_sequence = out.kv_per_sequence + draft.kv_per_sequence;
+  out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);
   return out;
 }
 

@@ -155,6 +155,13 @@ std::optional<Error> validate_plan(const Scenario& s) {
       return make_error("parallel.cp_in_inference", "/parallel/cp",
                         "context parallelism is modelled for training only; use cp=1 for inference");
     if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
+    // The draft runs on the target's tensor-parallel devices, so its heads must split as theirs.
+    if (s.inference->speculative && s.inference->speculative->draft)
+      if (auto e = validate_plan(speculative_draft_scenario(s))) {
+        e->path = "/inference/speculative/draft";
+        e->message = "the draft model on the target's tp = " + str(p.tp) + ": " + e->message;
+        return e;
+      }
   }
   return std::nullopt;
 }
@@ -342,6 +349,41 @@ std::int64_t LengthDist::largest() const {
   for (const auto& [len, w] : points)
     if (w > 0) out = std::max(out, len);
   return out;
+}
+
+}  // namespace optimus
+
+namespace optimus {
+
+double speculative_tokens_per_step(const Speculative& sp) {
+  const double a = sp.acceptance_rate;
+  const double k = static_cast<double>(sp.draft_tokens);
+  // Leviathan et al. 2023, Eq. 1; the limit a -> 1 is k + 1.
+  if (a >= 1.0 - 1e-12) return k + 1.0;
+  return (1.0 - std::pow(a, k + 1.0)) / (1.0 - a);
+}
+
+Scenario speculative_draft_scenario(const Scenario& s) {
+  Scenario d = s;
+  const Speculative& sp = *s.inference->speculative;
+  d.inference->speculative.reset();
+  d.inference->serving.reset();
+  d.parallel.pp = 1;
+  d.parallel.interleave = 1;
+  d.num_devices = d.parallel.tp * d.parallel.dp;
+  if (sp.draft) {
+    d.model = *sp.draft;
+    if (!d.model.moe) d.parallel.ep = 1;
+  } else {
+    // DeepSeek-V3's MTP module: one transformer block like the main model's (an MoE block when
+    // the model has experts) between the shared embedding and the shared output head.
+    d.model.layers = 1;
+    if (d.model.moe) {
+      d.model.moe->first_dense_layers = 0;
+      d.model.moe->layer_freq = 1;
+    }
+  }
+  return d;
 }
 
 }  // namespace optimus

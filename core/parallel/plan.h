@@ -116,6 +116,24 @@ struct ServingSpec {
   std::uint64_t seed = 1;
 };
 
+// Speculative decoding (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative
+// Decoding", arXiv 2211.17192; Chen et al. 2023, arXiv 2302.01318): a cheap draft proposes
+// draft_tokens tokens per sequence, autoregressively, and the target verifies them all in one
+// step of draft_tokens + 1 query tokens, keeping the accepted prefix and one token of its own.
+// The draft is a smaller model sharing the tokenizer or, without one, a multi-token-prediction
+// head: one transformer layer of the target's shape on the target's embedding and LM head
+// (DeepSeek-V3's MTP module, arXiv 2412.19437 Sec. 2.2, used for speculation in Sec. 5.4.3).
+struct Speculative {
+  std::int64_t draft_tokens = 1;
+  double acceptance_rate = 0.85;   // per drafted token, independent (Leviathan et al.'s alpha)
+  std::optional<ModelSpec> draft;  // absent: an MTP head ("mtp")
+};
+
+// Tokens a sequence gains per verification step when each of k drafted tokens is accepted with
+// probability a, independently, until the first rejection: (1 - a^(k+1)) / (1 - a) (Leviathan
+// et al. 2023, Eq. 1); k + 1 when every draft is accepted.
+double speculative_tokens_per_step(const Speculative& sp);
+
 struct InferenceWorkload {
   std::int64_t batch = 1;
   std::int64_t prompt_len = 0;
@@ -127,6 +145,7 @@ struct InferenceWorkload {
   // software.launch_interval_us applies.
   std::optional<bool> cuda_graphs;
   std::optional<ServingSpec> serving;  // continuous batching over a request stream
+  std::optional<Speculative> speculative;
 };
 
 // A software stack (scenario `software`: a presets/software id or an inline object): what
@@ -153,6 +172,12 @@ struct Scenario {
   std::optional<InferenceWorkload> inference;
   Economics economics;  // prices of devices and energy (the default preset when absent)
 };
+
+// The draft as a scenario of its own on the target's devices (the target's system, tp and
+// precision; one pipeline stage; its experts, if any, split as the target's): the draft model,
+// or for an MTP head the target's model cut to one layer (every layer MoE when the target has
+// experts). Its `inference.speculative` is cleared.
+Scenario speculative_draft_scenario(const Scenario& s);
 
 // Transformer layers on the most loaded pipeline stage. Layers split evenly over pp*interleave
 // model chunks; when they do not, Megatron-LM can count the embedding and the loss as one layer

@@ -7,6 +7,7 @@
 // batch below is composed from it.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -244,6 +245,26 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   out.prefill_comm = prefill.comm;
   out.ttft = prefill.compute + prefill.comm;
 
+  // Speculative decoding: the draft reads the prompt too (its own prefill, before the first
+  // draft), then every step drafts k tokens one at a time and the target verifies k + 1 query
+  // tokens per sequence; a sequence gains tokens_per_step tokens per step on average.
+  std::optional<Scenario> draft;
+  std::optional<OpContext> draft_c;
+  std::optional<LayerShape> draft_shape;
+  Scratch draft_g;
+  const std::int64_t k = w.speculative ? w.speculative->draft_tokens : 0;
+  const double gain = w.speculative ? speculative_tokens_per_step(*w.speculative) : 1.0;
+  if (w.speculative) {
+    draft = speculative_draft_scenario(s);
+    draft_c = inference_context(*draft);
+    draft_shape = inference_shape(*draft, *draft_c);
+    const StepCost dp = uniform_step(*draft, *draft_c, *draft_shape, draft_g,
+                                     {w.batch, w.prompt_len, w.prompt_len}, false, "prefill");
+    out.prefill_compute += dp.compute;
+    out.prefill_comm += dp.comm;
+    out.ttft += dp.compute + dp.comm;
+  }
+
   // Decode steps see contexts prompt_len+1 ... prompt_len+output_len-1 (the step producing
   // token i attends to the prompt and the i-1 tokens before it). Time is affine in the
   // context between roofline switches, so a trapezoid over up to 32 samples is exact for
@@ -253,15 +274,26 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     const std::int64_t first = w.prompt_len + 1;
     const std::int64_t last = w.prompt_len + steps;
     const std::int64_t samples = std::min<std::int64_t>(steps, 32);
-    Seconds sum_compute{}, sum_comm{};
+    Seconds sum_compute{}, sum_comm{}, sum_plain{}, sum_draft{};
     double weight_sum = 0;
     for (std::int64_t i = 0; i < samples; ++i) {
       const std::int64_t ctx = samples == 1 ? first : first + (last - first) * i / (samples - 1);
       // Without a KV cache the step recomputes the whole context for every sequence.
       const SeqGroup group =
           s.system.software.kv_cache ? SeqGroup{w.batch, 1, ctx} : SeqGroup{w.batch, ctx, ctx};
-      const StepCost ph = uniform_step(s, c, shape, g, group, false, "decode");
       const double wgt = (samples > 1 && (i == 0 || i == samples - 1)) ? 0.5 : 1.0;
+      StepCost ph = uniform_step(s, c, shape, g, group, false, "decode");
+      if (draft) {
+        sum_plain += ph.total() * wgt;
+        // Per output token: one step (k draft passes, one verification of k + 1 tokens over the
+        // context and the drafts) over the tokens it yields.
+        const StepCost verify = uniform_step(s, c, shape, g, {w.batch, k + 1, ctx + k}, false, "decode");
+        const StepCost one =
+            uniform_step(*draft, *draft_c, *draft_shape, draft_g, {w.batch, 1, ctx}, false, "draft");
+        ph.compute = (verify.compute + one.compute * d(k)) / gain;
+        ph.comm = (verify.comm + one.comm * d(k)) / gain;
+        sum_draft += one.total() * d(k) * wgt;
+      }
       sum_compute += ph.compute * wgt;
       sum_comm += ph.comm * wgt;
       weight_sum += wgt;
@@ -269,6 +301,16 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     out.decode_compute = sum_compute / weight_sum;
     out.decode_comm = sum_comm / weight_sum;
     out.tpot = out.decode_compute + out.decode_comm;
+    if (draft) {
+      SpeculativeReport r;
+      r.tokens_per_step = gain;
+      r.step = out.tpot * gain;
+      r.draft = sum_draft / weight_sum;
+      r.verify = r.step - r.draft;
+      r.tpot_without = sum_plain / weight_sum;
+      r.speedup = r.tpot_without.value / out.tpot.value;
+      out.speculative = r;
+    }
     const std::int64_t mid_ctx = (first + last) / 2;
     const StepCost mid = uniform_step(
         s, c, shape, g, {w.batch, s.system.software.kv_cache ? 1 : mid_ctx, mid_ctx}, true, "decode");

@@ -71,6 +71,15 @@ struct OperatorReport {
   double count = 1;  // executions per phase (layers on the stage)
 };
 
+// What speculative decoding does to a decode step (inference.speculative), at the mean context.
+struct SpeculativeReport {
+  double tokens_per_step = 1;  // accepted drafts + the target's own token, per sequence
+  Seconds step{};              // one step: k draft passes and one verification
+  Seconds draft{}, verify{};   // its two parts
+  Seconds tpot_without{};      // the plain decode step (one token per sequence)
+  double speedup = 1;          // tpot_without / tpot
+};
+
 struct InferencePrediction {
   Seconds ttft{}, tpot{}, e2e_latency{};
   double throughput_tokens_per_s = 0;
@@ -79,6 +88,7 @@ struct InferencePrediction {
   std::vector<OperatorReport> operators;
   Precision math_precision = Precision::fp16;
   Seconds launch_interval{};  // host launch bound in effect (0 with CUDA graphs)
+  std::optional<SpeculativeReport> speculative;
 };
 
 struct MemoryReport {

@@ -75,6 +75,7 @@ struct Request {
   // (the prompt, plus what was generated before a preemption), tokens generated.
   std::int64_t kv = 0, target = 0, generated = 0;
   double kv_bytes = 0;  // claimed (whole blocks)
+  double credit = 0;    // speculative decoding: expected tokens not yet emitted (a fraction)
   double first_token = -1, done = -1;
   double ready = 0;  // disaggregated decode: when the KV hand-off lands
 };
@@ -117,6 +118,11 @@ struct Pool {
   double per_token = 0, tail_per_token = 0;
   std::int64_t window = 0;
   std::int64_t block = 16;
+  // Speculative decoding: the draft on the pool's devices, tokens drafted per step and the
+  // expected tokens a decoding sequence gains per step.
+  std::optional<Scenario> draft;
+  std::int64_t spec_k = 0;
+  double spec_gain = 1;
   double bytes_for(std::int64_t tokens) const {
     const std::int64_t blocks = (tokens + block - 1) / block;
     const double t = d(blocks * block);
@@ -146,6 +152,11 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
     return e;
   }
   pool.block = sv.kv_block_tokens;
+  if (const auto& sp = pool.s.inference->speculative) {
+    pool.draft = speculative_draft_scenario(pool.s);
+    pool.spec_k = sp->draft_tokens;
+    pool.spec_gain = speculative_tokens_per_step(*sp);
+  }
   pool.window = pool.s.model.window;
   pool.per_token = inference_kv_bytes(pool.s, 1.0).value;
   if (pool.window > 0) {
@@ -178,6 +189,13 @@ enum class Mode { whole, prefill_only, decode_only };
 bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Request>& reqs,
               std::int64_t clients, bool keep_timeline, ReplicaRun& run, std::int64_t step_budget) {
   StepTimer timer(pool.s);
+  std::optional<StepTimer> draft_timer;
+  if (pool.draft) draft_timer.emplace(*pool.draft);
+  // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
+  // after them when the target verifies a speculation (they count against the token budget and
+  // claim KV slots ahead, as vLLM's lookahead slots do).
+  const std::int64_t decode_step_tokens = 1 + pool.spec_k;
+  std::vector<SeqGroup> draft_groups;
   const bool closed = clients > 0;
   std::size_t next = 0;  // next request not yet arrived (closed: not yet sent)
   std::int64_t in_flight = 0;
@@ -235,7 +253,7 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
       const std::size_t i = running[k];
       Request& r = reqs[i];
       const bool prefill = r.kv < r.target;
-      const std::int64_t tokens = prefill ? std::min(r.target - r.kv, budget) : 1;
+      const std::int64_t tokens = prefill ? std::min(r.target - r.kv, budget) : decode_step_tokens;
       if (tokens <= 0 || tokens > budget) continue;
       // Claims only grow (a reserved request already holds its whole context).
       const double need = std::max(r.kv_bytes, pool.bytes_for(r.kv + tokens));
@@ -272,8 +290,8 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
       r.kv_bytes = need;
       waiting.pop_front();
       running.push_back(i);
-      sched.push_back({i, prefill ? tokens : 1, prefill});
-      budget -= prefill ? tokens : 1;
+      sched.push_back({i, prefill ? tokens : decode_step_tokens, prefill});
+      budget -= prefill ? tokens : decode_step_tokens;
     }
     if (sched.empty()) {
       // Nothing fits and nothing runs: the first waiting request needs more KV than the
@@ -298,9 +316,21 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
         decode_ctx += r.kv + 1;
       }
     }
-    if (decode_n > 0)
-      groups.push_back({decode_n, 1, std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n)});
-    const double dt = timer(groups).value;
+    const std::int64_t decode_mean =
+        decode_n > 0 ? std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n) : 0;
+    if (decode_n > 0) groups.push_back({decode_n, decode_step_tokens, decode_mean + pool.spec_k});
+    double dt = timer(groups).value;
+    if (draft_timer) {
+      // The draft reads the step's prompt chunks and drafts the first token for every decoding
+      // sequence in one pass, then k - 1 more passes of one token each.
+      draft_groups.assign(groups.begin(), groups.end() - (decode_n > 0 ? 1 : 0));
+      if (decode_n > 0) draft_groups.push_back({decode_n, 1, decode_mean});
+      dt += (*draft_timer)(draft_groups).value;
+      if (decode_n > 0 && pool.spec_k > 1) {
+        draft_groups.assign(1, SeqGroup{decode_n, 1, decode_mean});
+        dt += (*draft_timer)(draft_groups).value * d(pool.spec_k - 1);
+      }
+    }
     t += dt;
     ++run.steps;
     run.busy_batch += d(static_cast<std::int64_t>(sched.size())) * dt;
@@ -309,16 +339,26 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
     // Tokens land at the end of the step.
     for (const Scheduled& x : sched) {
       Request& r = reqs[x.idx];
-      r.kv += x.tokens;
-      if (x.prefill && r.kv < r.target) continue;  // more chunks to come
-      ++r.generated;
-      if (r.first_token < 0) r.first_token = t;
+      if (x.prefill || pool.spec_k == 0) {
+        r.kv += x.prefill ? x.tokens : 1;
+        if (x.prefill && r.kv < r.target) continue;  // more chunks to come
+        ++r.generated;
+        if (r.first_token < 0) r.first_token = t;
+        continue;
+      }
+      // A verified speculation: the expected tokens per step, emitted whole (the remainder
+      // carried to the next step, so a request's total follows the mean exactly).
+      r.credit += pool.spec_gain;
+      const auto n = std::min(static_cast<std::int64_t>(std::floor(r.credit)), r.output - r.generated);
+      r.credit -= std::floor(r.credit);
+      r.kv += n;
+      r.generated += n;
     }
     // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
     // nobody finishes, consecutive steps differ only in their contexts (one token longer each)
     // and their time is affine in the mean context (the KV read of decode attention), so k steps
     // cost k times the mean of the first and last (trapezoid, exact for an affine time).
-    if (prefill_tokens == 0 && mode != Mode::prefill_only && sched.size() == running.size()) {
+    if (prefill_tokens == 0 && mode != Mode::prefill_only && sched.size() == running.size() && !draft_timer) {
       // Waiting requests stay out until a completion when the batch is full or the first of them
       // does not fit the free KV blocks (which only shrink while sequences grow).
       bool blocked = waiting.empty() || static_cast<std::int64_t>(running.size()) >= sv.max_batch;
@@ -436,8 +476,9 @@ std::optional<Error> check_serving(const Scenario& s) {
   // A run that cannot take fewer steps than the bound is refused before it starts: every step
   // produces at most max_batch tokens per replica.
   const double replicas_total = d(disaggregated ? sv.decode->replicas : s.parallel.dp);
+  const std::int64_t per_step = 1 + (s.inference->speculative ? s.inference->speculative->draft_tokens : 0);
   const double fewest_steps =
-      d(sv.num_requests) * sv.output_len.expected() / (d(sv.max_batch) * replicas_total);
+      d(sv.num_requests) * sv.output_len.expected() / (d(sv.max_batch * per_step) * replicas_total);
   if (fewest_steps > d(kMaxServingSteps))
     return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                       "the simulation would take at least " +

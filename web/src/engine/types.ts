@@ -1032,6 +1032,23 @@ export interface InferenceSpec {
      */
     seed?: number;
   };
+  /**
+   * Each decode step drafts draft_tokens tokens per sequence and the target verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens per step. The draft's weights and KV cache share the devices.
+   */
+  speculative?: {
+    /**
+     * Tokens the draft proposes per step (k). Unit: tokens.
+     */
+    draft_tokens: number;
+    /**
+     * Probability that each drafted token is accepted, independently (Leviathan et al. 2023's alpha). Required with a draft model; with mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).
+     */
+    acceptance_rate?: number;
+    /**
+     * mtp (a one-layer multi-token-prediction head on the target's embedding and LM head), or a draft model: a preset id or an inline model with the target's vocabulary.
+     */
+    draft?: 'mtp' | string | ModelSpec;
+  };
 }
 /**
  * Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.
@@ -1345,7 +1362,7 @@ export interface InferenceResult {
     communication: number;
   };
   /**
-   * One decode step.
+   * One decode step; per output token under speculative decoding.
    */
   decode_step_s: {
     /**
@@ -1365,6 +1382,35 @@ export interface InferenceResult {
     launch_interval_us: number;
   };
   operators: OperatorPoint[];
+  /**
+   * inference.speculative: what speculation does to a decode step.
+   */
+  speculative?: {
+    /**
+     * Tokens a sequence gains per step: (1 - a^(k+1)) / (1 - a).
+     */
+    tokens_per_step: number;
+    /**
+     * One speculative step at the mean context: draft + verify. Unit: s.
+     */
+    step_s: number;
+    /**
+     * The draft's k passes of one token. Unit: s.
+     */
+    draft_s: number;
+    /**
+     * The target's step over k + 1 tokens per sequence. Unit: s.
+     */
+    verify_s: number;
+    /**
+     * The plain decode step, one token per sequence. Unit: s.
+     */
+    tpot_without_s: number;
+    /**
+     * tpot_without_s / tpot_s (below 1: speculation costs more than it saves).
+     */
+    speedup: number;
+  };
   memory?: MemoryResult;
   cost?: TokenCost;
 }

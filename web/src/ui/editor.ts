@@ -115,6 +115,13 @@ const INFERENCE_OBJECTS: ObjectGroup[] = [
     first: () => ({ arrival: 'poisson', requests_per_s: 4, num_requests: 500 }),
   },
   { path: '/inference/serving/slo', title: 'Service-level objectives' },
+  {
+    path: '/inference/speculative',
+    title: 'Speculative decoding',
+    toggle: 'Speculative decoding (draft and verify)',
+    // The page's starting point: an MTP head drafting one token (DeepSeek-V3's use of it).
+    first: () => ({ draft_tokens: 1 }),
+  },
 ];
 
 const MODEL_OBJECTS: ObjectGroup[] = [

@@ -235,14 +235,33 @@ export const INFERENCE_METRICS: MetricDef[] = [
     label: 'Time per output token',
     q: 'seconds',
     better: 'lower',
-    explain: (c) => ({
-      formula: 'TPOT = one decode step (one token for each sequence of the batch, reading all weights and the KV cache): compute + exposed communication; with an eager runtime each kernel takes at least the host launch interval',
-      inputs: [
+    explain: (c) => {
+      const sp = c.prediction.inference?.speculative;
+      const inputs: Array<[string, string]> = [
         ['decode compute', f(c.prediction.inference?.decode_step_s?.compute, 'seconds')],
         ['decode communication', f(c.prediction.inference?.decode_step_s?.communication, 'seconds')],
         ['host launch interval per kernel', c.prediction.inference?.assumed ? `${c.prediction.inference.assumed.launch_interval_us} µs` : '?'],
-      ],
-    }),
+      ];
+      if (!sp)
+        return {
+          formula: 'TPOT = one decode step (one token for each sequence of the batch, reading all weights and the KV cache): compute + exposed communication; with an eager runtime each kernel takes at least the host launch interval',
+          inputs,
+        };
+      const k = c.scenario?.inference?.speculative?.draft_tokens;
+      return {
+        formula: 'TPOT = (k draft passes + one verification of k + 1 tokens per sequence) / tokens per step, tokens per step = (1 − a^(k+1)) / (1 − a)',
+        inputs: [
+          ['drafted tokens k', String(k ?? '?')],
+          ['acceptance rate a', String(c.scenario?.inference?.speculative?.acceptance_rate ?? '?')],
+          ['tokens per step', sp.tokens_per_step.toFixed(3)],
+          ['draft passes', f(sp.draft_s, 'seconds')],
+          ['verification', f(sp.verify_s, 'seconds')],
+          ['plain decode step (no speculation)', f(sp.tpot_without_s, 'seconds')],
+          ['speed-up', `${sp.speedup.toFixed(2)}×`],
+        ],
+        source: 'Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding", Eq. 1',
+      };
+    },
   },
   {
     path: 'inference.e2e_latency_s',
