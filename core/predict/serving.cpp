@@ -477,6 +477,12 @@ std::optional<Error> check_serving(const Scenario& s) {
   // produces at most max_batch tokens per replica.
   const double replicas_total = d(disaggregated ? sv.decode->replicas : s.parallel.dp);
   const std::int64_t per_step = 1 + (s.inference->speculative ? s.inference->speculative->draft_tokens : 0);
+  // A verification of k drafts takes k + 1 tokens of the step's budget.
+  if (sv.max_num_tokens < per_step)
+    return make_error("serving.budget_below_speculation", "/inference/serving/max_num_tokens",
+                      "max_num_tokens (" + std::to_string(sv.max_num_tokens) +
+                          ") is smaller than one speculative verification (draft_tokens + 1 = " +
+                          std::to_string(per_step) + " tokens per sequence)");
   const double fewest_steps =
       d(sv.num_requests) * sv.output_len.expected() / (d(sv.max_batch * per_step) * replicas_total);
   if (fewest_steps > d(kMaxServingSteps))

@@ -157,6 +157,9 @@ TEST(Speculative, BadInputGetsCodesAndPaths) {
   expect_error(scenario({{"draft_tokens", 2}, {"acceptance_rate", 0.6}, {"draft", "no-such-model"}}),
                "preset.unknown_model", at + "/draft");
   expect_error(scenario({{"draft_tokens", 2}, {"x", 1}}), "scenario.unknown_key", at + "/x");
+  json tight = scenario({{"draft_tokens", 8}});
+  tight["inference"]["serving"] = {{"max_num_tokens", 4}, {"num_requests", 10}};
+  expect_error(tight, "serving.budget_below_speculation", "/inference/serving/max_num_tokens");
   // A draft whose heads do not split over the target's tp.
   const json draft = {{"name", "odd"},      {"layers", 4},     {"hidden", 1020},       {"heads", 15},
                       {"ffn_hidden", 4096}, {"vocab", 128256}, {"ffn_type", "swiglu"}, {"norm", "rmsnorm"}};
