@@ -76,22 +76,29 @@ StudyDescription read_memory_recompute(Reader& r, std::optional<Error>& err) {
   return d;
 }
 
+// The layouts a study's grid search tries (study/description.h LayoutGrid).
+LayoutGrid read_grid(Reader& r, std::optional<Error>& err) {
+  LayoutGrid g;
+  if (const json* gv = r.get("grid", true)) {
+    Reader gr(*gv, r.child("grid"), err);
+    g.tp = gr.integers("tp", true, 1, 1'000'000);
+    g.pp = gr.integers("pp", true, 1, 1'000'000);
+    g.micro_batch = gr.integers("micro_batch", true, 1, 1'000'000);
+    g.interleave = gr.integers("interleave", true, 1, 100'000);
+    g.recompute = recompute_modes(gr, "recompute");
+    g.zero_stage = static_cast<int>(gr.integer("zero_stage", true, 0, 3).value_or(0));
+    gr.finish();
+  }
+  return g;
+}
+
 StudyDescription read_gpu_generations(Reader& r, std::optional<Error>& err) {
   GpuGenerationsStudy d;
   d.table_notes = read_text(r);
   d.model = r.string("model", true).value_or("");
   d.num_devices = r.integer("num_devices", true, 1, 100'000'000).value_or(1);
   d.seq_len = r.integer("seq_len", true, 1, 100'000'000).value_or(1);
-  if (const json* gv = r.get("grid", true)) {
-    Reader gr(*gv, r.child("grid"), err);
-    d.grid.tp = gr.integers("tp", true, 1, 1'000'000);
-    d.grid.pp = gr.integers("pp", true, 1, 1'000'000);
-    d.grid.micro_batch = gr.integers("micro_batch", true, 1, 1'000'000);
-    d.grid.interleave = gr.integers("interleave", true, 1, 100'000);
-    d.grid.recompute = recompute_modes(gr, "recompute");
-    d.grid.zero_stage = static_cast<int>(gr.integer("zero_stage", true, 0, 3).value_or(0));
-    gr.finish();
-  }
+  d.grid = read_grid(r, err);
   d.rows = objects<GpuGenerationsStudy::Row>(r, err, "rows", [](Reader& rr, auto& row) {
     row.label = rr.string("label", true).value_or("");
     row.system = rr.string("system", true).value_or("");
@@ -140,6 +147,24 @@ StudyDescription read_memory_technology(Reader& r, std::optional<Error>& err) {
   return d;
 }
 
+StudyDescription read_cheapest_accelerator(Reader& r, std::optional<Error>& err) {
+  CheapestAcceleratorStudy d;
+  d.table_notes = read_text(r);
+  d.model = r.string("model", true).value_or("");
+  d.num_devices = r.integer("num_devices", true, 1, 100'000'000).value_or(1);
+  d.seq_len = r.integer("seq_len", true, 1, 100'000'000).value_or(1);
+  d.global_batch = r.integer("global_batch", true, 1, 1'000'000'000).value_or(1);
+  d.train_tokens = r.number("train_tokens", true, 1, 1e18).value_or(1);
+  d.grid = read_grid(r, err);
+  d.rows = objects<CheapestAcceleratorStudy::Row>(r, err, "rows", [](Reader& rr, auto& row) {
+    row.label = rr.string("label", true).value_or("");
+    row.system = rr.string("system", true).value_or("");
+    row.precision = read_training_precision(rr, "precision", true).value_or(row.precision);
+    row.usd_per_gpu_hour = rr.number("usd_per_gpu_hour", true, 1e-6, 1e6).value_or(1);
+  });
+  return d;
+}
+
 }  // namespace
 
 Result<StudyDescription> read_study(std::string_view name, const json& v, const std::string& path) {
@@ -147,7 +172,7 @@ Result<StudyDescription> read_study(std::string_view name, const json& v, const 
   const std::pair<std::string_view, ReadFn> readers[] = {
       {"memory-recompute", read_memory_recompute},   {"gpu-generations", read_gpu_generations},
       {"technology-nodes", read_technology_nodes},   {"matmul-boundedness", read_matmul_boundedness},
-      {"memory-technology", read_memory_technology},
+      {"memory-technology", read_memory_technology}, {"cheapest-accelerator", read_cheapest_accelerator},
   };
   for (const auto& [id, read] : readers) {
     if (id != name) continue;

@@ -89,7 +89,25 @@ struct MemoryTechnologyStudy {
   std::vector<std::string> table_notes;
 };
 
-using StudyDescription = std::variant<MemoryRecomputeStudy, GpuGenerationsStudy, TechnologyNodesStudy,
-                                      MatmulBoundednessStudy, MemoryTechnologyStudy>;
+// cheapest-accelerator: one whole training run (model, devices, tokens) on each row's system at
+// the fastest layout of the grid that fits, priced at the row's rental price per device-hour.
+struct CheapestAcceleratorStudy {
+  struct Row {
+    std::string label;
+    std::string system;  // systems/ preset id
+    Precision precision = Precision::bf16;
+    double usd_per_gpu_hour = 0;
+  };
+  std::string model;
+  std::int64_t num_devices = 1, seq_len = 1, global_batch = 1;
+  double train_tokens = 0;
+  LayoutGrid grid;
+  std::vector<Row> rows;
+  std::vector<std::string> table_notes;  // "{predictions}" as in gpu-generations
+};
+
+using StudyDescription =
+    std::variant<MemoryRecomputeStudy, GpuGenerationsStudy, TechnologyNodesStudy, MatmulBoundednessStudy,
+                 MemoryTechnologyStudy, CheapestAcceleratorStudy>;
 
 }  // namespace optimus

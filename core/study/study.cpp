@@ -165,6 +165,27 @@ Best best_layout(const Scenario& base, const LayoutGrid& grid) {
   return best;
 }
 
+// A grid study's row before its workload: the model on the row's system.
+std::optional<Error> row_base(const PresetSource& ps, const ModelSpec& model, const std::string& label,
+                              const std::string& system, std::int64_t num_devices, Scenario& base) {
+  auto sys = ps.system(system);
+  if (!sys) return sys.error();
+  base.name = label;
+  base.model = model;
+  base.system = *sys;
+  base.num_devices = num_devices;
+  return std::nullopt;
+}
+
+// The notes with "{predictions}" replaced by the number of predictions the grids took.
+std::vector<std::string> with_predictions(std::vector<std::string> notes, std::int64_t evaluated) {
+  const std::string placeholder = "{predictions}";
+  for (std::string& note : notes)
+    for (auto at = note.find(placeholder); at != std::string::npos; at = note.find(placeholder, at))
+      note.replace(at, placeholder.size(), std::to_string(evaluated));
+  return notes;
+}
+
 Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {{"label", "", "GPU, system (scale-out network), precision, global batch"},
@@ -185,13 +206,8 @@ Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) 
   double reference_per_token = 0;
   std::int64_t evaluated = 0;
   for (const GpuGenerationsStudy::Row& r : desc.rows) {
-    auto sys = ps.system(r.system);
-    if (!sys) return sys.error();
     Scenario base;
-    base.name = r.label;
-    base.model = *model;
-    base.system = *sys;
-    base.num_devices = desc.num_devices;
+    if (auto err = row_base(ps, *model, r.label, r.system, desc.num_devices, base)) return *err;
     base.training = training(r.global_batch, desc.seq_len, r.precision);
     const Best best = best_layout(base, desc.grid);
     evaluated += best.evaluated;
@@ -214,11 +230,66 @@ Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) 
     row.set("mfu", tr.mfu);
     t.rows.push_back(std::move(row));
   }
-  t.notes = desc.table_notes;
-  const std::string placeholder = "{predictions}";
-  for (std::string& note : t.notes)
-    for (auto at = note.find(placeholder); at != std::string::npos; at = note.find(placeholder, at))
-      note.replace(at, placeholder.size(), std::to_string(evaluated));
+  t.notes = with_predictions(desc.table_notes, evaluated);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------
+// cheapest-accelerator: one whole training run on each system, priced by the device-hour (the
+// whole-run model of run/run.h: steps at the steady-state time, checkpoints and failures).
+
+Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource& ps) {
+  StudyTable t;
+  t.columns = {{"label", "", "GPU, system, precision"},
+               {"system", "", "system preset id"},
+               {"precision", "", "training math precision"},
+               {"layout", "", "fastest layout of the grid that fits in memory"},
+               {"usd_per_gpu_hour", "USD", "rental price per device-hour (energy included)"},
+               {"iteration_time_s", "s", "one optimizer step"},
+               {"mfu", "", "model FLOPs utilisation against the precision's dense peak"},
+               {"wall_days", "days", "elapsed time with checkpoints and failures"},
+               {"gpu_hours", "h", "devices x elapsed hours"},
+               {"energy_mwh", "MWh", "at the meter (devices, node overhead, PUE)"},
+               {"cost_usd", "USD", "gpu_hours x usd_per_gpu_hour"},
+               {"relative_cost", "", "cost / the cheapest row's (cheapest = 1)"},
+               {"cheapest", "", "the row with the lowest cost"}};
+  auto model = ps.model(desc.model);
+  if (!model) return model.error();
+  std::int64_t evaluated = 0;
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (const CheapestAcceleratorStudy::Row& r : desc.rows) {
+    Scenario base;
+    if (auto err = row_base(ps, *model, r.label, r.system, desc.num_devices, base)) return *err;
+    base.training = training(desc.global_batch, desc.seq_len, r.precision);
+    base.training->train_tokens = desc.train_tokens;
+    base.economics.usd_per_gpu_hour = r.usd_per_gpu_hour;
+    const Best best = best_layout(base, desc.grid);
+    evaluated += best.evaluated;
+    if (!best.prediction || !best.prediction->run)
+      return Error{"study.no_feasible_layout", "", "no layout of the grid fits for " + r.label};
+    const TrainingPrediction& tr = *best.prediction->training;
+    const RunReport& run = *best.prediction->run;
+    const double cost = run.cost_usd.value_or(0);
+    cheapest = std::min(cheapest, cost);
+    StudyRow row;
+    row.set("label", r.label);
+    row.set("system", r.system);
+    row.set("precision", std::string(to_string(r.precision)));
+    row.set("layout", layout_name(best.scenario->parallel));
+    row.set("usd_per_gpu_hour", r.usd_per_gpu_hour);
+    row.set("iteration_time_s", tr.iteration_time.value);
+    row.set("mfu", tr.mfu);
+    row.set("wall_days", run.wall_s / 86400.0);
+    row.set("gpu_hours", run.gpu_hours);
+    row.set("energy_mwh", run.energy_mwh);
+    row.set("cost_usd", cost);
+    t.rows.push_back(std::move(row));
+  }
+  for (StudyRow& row : t.rows) {
+    row.set("relative_cost", row.number("cost_usd") / cheapest);
+    row.set("cheapest", row.number("cost_usd") == cheapest);
+  }
+  t.notes = with_predictions(desc.table_notes, evaluated);
   return t;
 }
 
@@ -435,6 +506,10 @@ const std::vector<StudyInfo>& study_list() {
       {"memory-technology", "DRAM technology and decode latency",
        "Time per output token of Llama 2 70B on H100-class devices as the DRAM generation changes from "
        "HBM2 to HBM4E."},
+      {"cheapest-accelerator", "Which accelerator trains this model cheapest",
+       "One whole training run (Llama 3 70B, 15T tokens, 1024 devices) on A100, H100, H200 and B200 at "
+       "the fastest layout of a grid, bf16 and fp8, priced at 2026 rental prices per device-hour: days, "
+       "GPU-hours, energy and money, with checkpoints and failures."},
   };
   return list;
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -31,15 +32,16 @@ bool finite_group(const StudyGroup& g) {
   return true;
 }
 
-TEST(Studies, ListNamesFiveStudies) {
+TEST(Studies, ListNamesTheStudies) {
   std::vector<std::string> names;
   for (const auto& s : study_list()) {
     names.push_back(s.name);
     EXPECT_FALSE(s.title.empty());
     EXPECT_FALSE(s.description.empty());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"memory-recompute", "gpu-generations", "technology-nodes",
-                                             "matmul-boundedness", "memory-technology"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"memory-recompute", "gpu-generations", "technology-nodes",
+                                      "matmul-boundedness", "memory-technology", "cheapest-accelerator"}));
 }
 
 // Every row has exactly the documented columns, in order; every number is finite and every
@@ -251,6 +253,35 @@ TEST(GpuGenerations, NewerGpusAreFasterAndTheBreakdownAddsUp) {
   EXPECT_GT(per_system_precision.at("dgx-b200 fp8 1536"), per_system_precision.at("dgx-b200 bf16 1536"));
   // The NVLink switch system beats InfiniBand at the same GPU, precision and batch.
   EXPECT_GT(per_system_precision.at("gb200-nvl72 fp8 1536"), per_system_precision.at("dgx-b200 fp8 1536"));
+}
+
+// The whole run priced per device-hour: cost = GPU-hours x price, GPU-hours = devices x elapsed
+// hours, the elapsed time at least the ideal steps (the iteration time x steps), and the row
+// marked cheapest is the one with the lowest cost, at relative cost 1.
+TEST(CheapestAccelerator, CostIsHoursTimesPriceAndTheCheapestIsMarked) {
+  const StudyTable t = run("cheapest-accelerator");
+  ASSERT_GE(t.rows.size(), 4u);
+  double lowest = std::numeric_limits<double>::infinity();
+  int marked = 0;
+  const double steps = 15e12 / (2048.0 * 8192.0);
+  for (const auto& r : t.rows) {
+    const std::string label = r.text("label");
+    EXPECT_NEAR(r.number("cost_usd"), r.number("gpu_hours") * r.number("usd_per_gpu_hour"),
+                1e-9 * r.number("cost_usd"))
+        << label;
+    EXPECT_NEAR(r.number("gpu_hours"), 1024 * r.number("wall_days") * 24, 1e-6 * r.number("gpu_hours"))
+        << label;
+    const double ideal_days = std::ceil(steps) * r.number("iteration_time_s") / 86400;
+    EXPECT_GE(r.number("wall_days"), ideal_days) << label;
+    EXPECT_LT(r.number("wall_days"), 1.1 * ideal_days) << label;  // 1024 devices: goodput above 0.9
+    lowest = std::min(lowest, r.number("cost_usd"));
+    marked += std::get<bool>(*r.find("cheapest")) ? 1 : 0;
+  }
+  EXPECT_EQ(marked, 1);
+  for (const auto& r : t.rows) {
+    EXPECT_NEAR(r.number("relative_cost"), r.number("cost_usd") / lowest, 1e-12);
+    EXPECT_EQ(std::get<bool>(*r.find("cheapest")), r.number("cost_usd") == lowest);
+  }
 }
 
 // The engine's finding over nodes (reported next to the paper's in README.md): scaling

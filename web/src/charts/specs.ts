@@ -256,7 +256,7 @@ export interface StudyChoice {
 }
 
 /** Columns of the y axis preferred by default, in order (the studies' headline quantities). */
-const PREFERRED_Y = ['speedup', 'speedup_tpot', 'normalized', 'iteration_time_s', 'tpot_s', 'total_bytes', 'time_s', 'tokens_per_s', 'mfu'];
+const PREFERRED_Y = ['cost_usd', 'speedup', 'speedup_tpot', 'normalized', 'iteration_time_s', 'tpot_s', 'total_bytes', 'time_s', 'tokens_per_s', 'mfu'];
 
 function studyColumns(st: StudyResult): { cols: string[]; numeric: string[]; text: string[] } {
   const cols = st.columns.length > 0 ? st.columns : Object.keys(st.rows[0] ?? {});
