@@ -183,7 +183,38 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
   d.memory_efficiency = b.memory_efficiency;
   // The device's power budget is its board power (run energy, joules per token).
   d.power.tdp_w = b.power_w;
+  out.cost = device_cost(node, dram, b, stacks);
   return out;
+}
+
+double dies_per_wafer(double area_mm2, double wafer_mm) {
+  const double pi = 3.14159265358979323846;
+  return std::max(
+      0.0, pi * (wafer_mm / 2) * (wafer_mm / 2) / area_mm2 - pi * wafer_mm / std::sqrt(2.0 * area_mm2));
+}
+
+double negative_binomial_yield(double area_mm2, double defects_per_cm2, double alpha) {
+  return std::pow(1.0 + defects_per_cm2 * area_mm2 / 100.0 / alpha, -alpha);
+}
+
+std::optional<UarchCost> device_cost(const TechnologyNode& node, const DramTechnology& dram,
+                                     const UarchBudget& b, std::int64_t dram_stacks) {
+  if (!(node.wafer_usd > 0) || !(dram.usd_per_gb > 0)) return std::nullopt;
+  UarchCost c;
+  const double n = static_cast<double>(std::max<std::int64_t>(1, b.chiplets));
+  c.die_area_mm2 = b.area_mm2 / n * (n > 1 ? 1.0 + b.d2d_area_fraction : 1.0);
+  c.dies_per_wafer = dies_per_wafer(c.die_area_mm2);
+  if (!(c.dies_per_wafer >= 1)) return std::nullopt;  // a die larger than the wafer can hold
+  c.die_yield = negative_binomial_yield(c.die_area_mm2, node.defect_density_per_cm2, node.yield_clustering);
+  // A known-good die costs the wafer over the good dies on it.
+  c.logic_usd = n * node.wafer_usd / (c.dies_per_wafer * c.die_yield);
+  const double stacks = static_cast<double>(dram_stacks);
+  c.dram_usd = stacks * dram.stack_capacity.value / 1e9 * dram.usd_per_gb;
+  c.packaging_usd = b.packaging_usd_per_mm2 * (n * c.die_area_mm2 + stacks * b.dram_footprint_mm2);
+  // Every bond must hold for the package to work; a failed one scraps everything on it.
+  c.assembly_yield = std::pow(b.bond_yield, n + stacks);
+  c.total_usd = (c.logic_usd + c.dram_usd + c.packaging_usd) / c.assembly_yield;
+  return c;
 }
 
 SystemSpec derived_system(const UarchDerivation& d, const UarchBudget& b) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -24,6 +25,7 @@ struct DramTechnology {
   Bytes stack_capacity{};
   double energy_pj_per_bit = 0;  // DRAM core + PHY + interposer, per bit transferred
   double edge_mm = 0;            // die edge one stack's PHY and footprint take
+  double usd_per_gb = 0;         // price per GB of stacked DRAM (0 = not stated: no device cost)
 };
 
 // One logic technology node (presets/technology/<id>.json), SI inside except where the
@@ -53,6 +55,11 @@ struct TechnologyNode {
   double serdes_lane_gbps = 0;     // per lane, per direction
   double serdes_lanes_per_mm = 0;  // lanes (one Tx + one Rx pair) per mm of die edge
   double serdes_energy_pj_per_bit = 0;
+  // Manufacturing cost (the `cost` object; 0 = not stated: no device cost): the foundry's price
+  // of one 300 mm wafer, the random defect density and the negative-binomial clustering factor.
+  double wafer_usd = 0;
+  double defect_density_per_cm2 = 0;
+  double yield_clustering = 3;
 };
 
 // What the chip may spend, and the architectural choices that are not technology. Defaults
@@ -86,6 +93,31 @@ struct UarchBudget {
   // B200 presets (MAMF/peak 0.869, 0.803, 0.776; STREAM/peak 0.83, 0.89, 0.83).
   double matmul_efficiency = 0.816;
   double memory_efficiency = 0.85;
+  // Packaging (the chiplet cost model, device_cost below). The logic is `chiplets` dies of equal
+  // area, each carrying a die-to-die interface of d2d_area_fraction more area (ASSUMED 10%: a
+  // UCIe-class PHY strip and its routing) when there is more than one.
+  std::int64_t chiplets = 1;
+  double d2d_area_fraction = 0.10;
+  // Interposer, substrate, assembly and test per mm^2 of silicon placed on the package (logic
+  // dies and DRAM stack footprints): DERIVED from a 2026 bill-of-materials estimate of the H100
+  // SXM5 (Silicon Analysts' cost bridge, from Epoch AI, Raymond James and TrendForce estimates:
+  // packaging ~$750 plus test and assembly ~$920 for an 814 mm^2 die and five 110 mm^2 HBM3
+  // stacks: $1,670 / 1,364 mm^2).
+  double packaging_usd_per_mm2 = 1.22;
+  double dram_footprint_mm2 = 110;  // one HBM stack's footprint (JEDEC HBM3 package, ~11 x 10 mm)
+  double bond_yield = 0.99;         // ASSUMED: each die or stack bonded to the package survives
+};
+
+// What a derived device costs to make (device_cost): known-good logic dies, DRAM and packaging.
+struct UarchCost {
+  double die_area_mm2 = 0;    // one logic die (chiplet)
+  double dies_per_wafer = 0;  // gross candidates on a 300 mm wafer
+  double die_yield = 0;       // share of them free of killer defects
+  double logic_usd = 0;       // all logic dies
+  double dram_usd = 0;        // all DRAM stacks
+  double packaging_usd = 0;   // interposer, substrate, assembly, test
+  double assembly_yield = 1;  // bond_yield ^ (dies + stacks)
+  double total_usd = 0;       // (logic + dram + packaging) / assembly_yield
 };
 
 // How the derived device came out: the solved operating point and what limited it.
@@ -102,7 +134,22 @@ struct UarchDerivation {
   bool power_limited = false;      // true: the power budget, not max_voltage, set the frequency
   bool dram_throttled = false;     // DRAM rate lowered to fit dram_power_fraction
   bool network_throttled = false;  // SerDes rate lowered to fit network_power_fraction
+  std::optional<UarchCost> cost;   // when the node and the DRAM state their prices
 };
+
+// Gross dies of `area_mm2` on a wafer of `wafer_mm` diameter: the wafer's area over the die's
+// less the partial dies along the edge (Hennessy and Patterson, "Computer Architecture: A
+// Quantitative Approach", 6th ed., Sec. 1.6): pi (d/2)^2 / A - pi d / sqrt(2 A).
+double dies_per_wafer(double area_mm2, double wafer_mm = 300);
+
+// Share of dies free of killer defects, negative binomial (Stapper, "Modeling of integrated
+// circuit defect sensitivities", IBM J. Res. Dev. 1983; Cunningham, IEEE Trans. Semicond. Manuf.
+// 1990): (1 + D0 A / alpha)^-alpha, D0 per cm^2, A in cm^2; alpha -> infinity is Poisson.
+double negative_binomial_yield(double area_mm2, double defects_per_cm2, double alpha);
+
+// The manufacturing cost of a derived device (nullopt when the node or DRAM states no price).
+std::optional<UarchCost> device_cost(const TechnologyNode& node, const DramTechnology& dram,
+                                     const UarchBudget& budget, std::int64_t dram_stacks);
 
 // Node + DRAM generation + budgets -> device. Errors (code "uarch.*", path relative to the
 // budget object) for budgets that cannot build a device (no area for compute, no DRAM stack

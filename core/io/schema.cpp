@@ -474,6 +474,27 @@ Node uarch_schema() {
                  {"nic_lanes", integer(1, 10'000)
                                    .desc("SerDes lanes per device to the scale-out network (as a system).")
                                    .def(b.nic_lanes)},
+                 {"chiplets", integer(1, 64)
+                                  .desc("Logic dies the area is split into (the chiplet cost model; each "
+                                        "carries d2d_area_fraction more area when there are several).")
+                                  .def(b.chiplets)},
+                 {"d2d_area_fraction", number(0, 1)
+                                           .desc("Die-to-die interface area per chiplet.")
+                                           .unit("fraction")
+                                           .def(b.d2d_area_fraction)},
+                 {"packaging_usd_per_mm2", number(0, 1e4)
+                                               .desc("Interposer, substrate, assembly and test per mm^2 of "
+                                                     "silicon on the package.")
+                                               .unit("USD/mm^2")
+                                               .def(b.packaging_usd_per_mm2)},
+                 {"dram_footprint_mm2", number(0, 1e4)
+                                            .desc("Package area of one DRAM stack.")
+                                            .unit("mm^2")
+                                            .def(b.dram_footprint_mm2)},
+                 {"bond_yield", number(1e-3, 1)
+                                    .desc("Share of bonds (dies and stacks onto the package) that hold.")
+                                    .unit("fraction")
+                                    .def(b.bond_yield)},
                  {"flops_per_cycle_per_MTr",
                   number(1e-6, 1e6)
                       .desc("16-bit FLOP per clock per million logic transistors of "

@@ -48,6 +48,14 @@ Result<TechnologyNode> read_technology(const json& v, const std::string& path) {
     nr.string("notes", false);
     nr.finish();
   }
+  if (const json* cv = r.get("cost", false)) {
+    Reader cr(*cv, r.child("cost"), err);
+    n.wafer_usd = cr.number("wafer_usd", true, 1, 1e7).value_or(0);
+    n.defect_density_per_cm2 = cr.number("defect_density_per_cm2", true, 0, 100).value_or(0);
+    n.yield_clustering = cr.number("clustering_alpha", false, 0.01, 1000).value_or(n.yield_clustering);
+    cr.string("notes", false);
+    cr.finish();
+  }
   r.finish();
   if (err) return *err;
   return n;
@@ -65,6 +73,7 @@ Result<DramTechnology> read_dram(const json& v, const std::string& path) {
   d.stack_capacity = gibibytes(r.number("stack_capacity_GiB", true, 1e-3, 1e6).value_or(1));
   d.energy_pj_per_bit = r.number("energy_pJ_per_bit", true, 0, 1e3).value_or(0);
   d.edge_mm = r.number("edge_mm", true, 1e-3, 1e4).value_or(1);
+  d.usd_per_gb = r.number("usd_per_GB", false, 1e-6, 1e6).value_or(0);
   r.finish();
   if (err) return *err;
   return d;
@@ -92,6 +101,12 @@ UarchBudget read_budget(Reader& r) {
   b.l2_bytes_per_flop = r.number("l2_bytes_per_flop", false, 0, 1e3).value_or(b.l2_bytes_per_flop);
   b.matmul_efficiency = r.number("matmul_efficiency", false, 1e-3, 1).value_or(b.matmul_efficiency);
   b.memory_efficiency = r.number("memory_efficiency", false, 1e-3, 1).value_or(b.memory_efficiency);
+  b.chiplets = r.integer("chiplets", false, 1, 64).value_or(b.chiplets);
+  b.d2d_area_fraction = r.number("d2d_area_fraction", false, 0, 1).value_or(b.d2d_area_fraction);
+  b.packaging_usd_per_mm2 =
+      r.number("packaging_usd_per_mm2", false, 0, 1e4).value_or(b.packaging_usd_per_mm2);
+  b.dram_footprint_mm2 = r.number("dram_footprint_mm2", false, 0, 1e4).value_or(b.dram_footprint_mm2);
+  b.bond_yield = r.number("bond_yield", false, 1e-3, 1).value_or(b.bond_yield);
   return b;
 }
 

@@ -313,7 +313,14 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
       {"speedup", "", "12 nm baseline iteration time / this row's"},
       {"breakdown_s", "s", "compute-bound kernels, memory-bound kernels, exposed communication, other"},
       {"bound", "", "largest of breakdown_s compute / memory / communication: compute, memory or network"},
-      {"fits", "", "training memory fits the derived device"}};
+      {"fits", "", "training memory fits the derived device"},
+      {"device_cost_usd", "USD",
+       "manufacturing cost: known-good logic die (wafer price / good dies per wafer, negative-binomial "
+       "yield), DRAM stacks, packaging, over the assembly yield"},
+      {"cost_split_usd", "USD", "device_cost_usd before the assembly yield: logic die, DRAM, packaging"},
+      {"die_yield", "", "share of logic dies free of killer defects"},
+      {"perf_per_dollar", "", "(1 / iteration time) / device cost, relative to the 12 nm baseline"},
+      {"cost_4_chiplets_usd", "USD", "the same device with its logic split into four chiplets"}};
   auto model = ps.model(desc.model);
   if (!model) return model.error();
   std::vector<TechnologyNode> nodes;
@@ -328,7 +335,7 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
   }
   const UarchBudget& budget = desc.budget;
   const TechnologyNode& base = nodes[0];
-  double baseline_time = 0;
+  double baseline_time = 0, baseline_cost = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (const char* scaling : {"logic", "memory", "network", "all"}) {
       const std::string sc = scaling;
@@ -348,6 +355,9 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
         node.unit_flops_per_cycle = n.unit_flops_per_cycle;
         node.sram_mib_per_mm2 = n.sram_mib_per_mm2;
         node.sram_energy_pj_per_byte = n.sram_energy_pj_per_byte;
+        node.wafer_usd = n.wafer_usd;  // the logic die is made on the new node
+        node.defect_density_per_cm2 = n.defect_density_per_cm2;
+        node.yield_clustering = n.yield_clustering;
       }
       if (sc == "memory" || sc == "all") dram = drams[i];
       if (sc == "network" || sc == "all") {
@@ -364,6 +374,12 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
       if (!p) return p.error();
       const TrainingPrediction& tr = *p->training;
       if (baseline_time == 0) baseline_time = tr.iteration_time.value;
+      const double cost = der->cost ? der->cost->total_usd : 0;
+      if (baseline_cost == 0) baseline_cost = cost;
+      // The same chip split into four chiplets (the chiplet cost model; same performance).
+      UarchBudget split = budget;
+      split.chiplets = 4;
+      const auto cost4 = device_cost(node, dram, split, der->dram_stacks);
       const double c = tr.by_bound.compute.value, m = tr.by_bound.memory.value,
                    n = tr.by_bound.communication.value;
       const char* bound = (c >= m && c >= n) ? "compute" : (m >= n ? "memory" : "network");
@@ -380,6 +396,14 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
       row.set("breakdown_s", by_bound(tr));
       row.set("bound", std::string(bound));
       row.set("fits", p->memory.fits);
+      row.set("device_cost_usd", cost);
+      row.set("cost_split_usd", StudyGroup{{"logic", der->cost ? der->cost->logic_usd : 0},
+                                           {"dram", der->cost ? der->cost->dram_usd : 0},
+                                           {"packaging", der->cost ? der->cost->packaging_usd : 0}});
+      row.set("die_yield", der->cost ? der->cost->die_yield : 0);
+      row.set("perf_per_dollar",
+              cost > 0 ? baseline_time * baseline_cost / (tr.iteration_time.value * cost) : 0);
+      row.set("cost_4_chiplets_usd", cost4 ? cost4->total_usd : 0);
       t.rows.push_back(std::move(row));
     }
   }

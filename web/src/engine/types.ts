@@ -529,6 +529,26 @@ export interface TechnologySpec {
    */
   nic_lanes?: number;
   /**
+   * Logic dies the area is split into (the chiplet cost model; each carries d2d_area_fraction more area when there are several).
+   */
+  chiplets?: number;
+  /**
+   * Die-to-die interface area per chiplet. Unit: fraction.
+   */
+  d2d_area_fraction?: number;
+  /**
+   * Interposer, substrate, assembly and test per mm^2 of silicon on the package. Unit: USD/mm^2.
+   */
+  packaging_usd_per_mm2?: number;
+  /**
+   * Package area of one DRAM stack. Unit: mm^2.
+   */
+  dram_footprint_mm2?: number;
+  /**
+   * Share of bonds (dies and stacks onto the package) that hold. Unit: fraction.
+   */
+  bond_yield?: number;
+  /**
    * 16-bit FLOP per clock per million logic transistors of compute area. Unit: FLOP/clk/MTr.
    */
   flops_per_cycle_per_MTr?: number;
