@@ -6,7 +6,7 @@ import { createEngine } from './engine/client';
 import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
 import { decodeFragment, encodeFragment } from './codec/url';
 import { restoreScenario } from './codec/restore';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
 import { chartCard } from './ui/chartcard';
 import { h } from './ui/dom';
 import { createEditor, type Scenario } from './ui/editor';
@@ -98,6 +98,8 @@ const chartTime = chartCard('chart-time', 'Time breakdown', stem, notify);
 const chartTimeInf = chartCard('chart-time-inference', 'Inference time breakdown', stem, notify);
 const chartMemory = chartCard('chart-memory', 'Memory per device', stem, notify);
 const chartRoofline = chartCard('chart-roofline', 'Roofline', stem, notify);
+const chartRun = chartCard('chart-run', 'The whole run', stem, notify);
+chartRun.el.hidden = true;
 const chartServingCurve = chartCard('chart-serving-curve', 'Serving: latency against throughput', stem, notify);
 const chartServingTimeline = chartCard('chart-serving-timeline', 'Serving: requests over time', stem, notify);
 chartServingCurve.el.hidden = chartServingTimeline.el.hidden = true;
@@ -235,7 +237,7 @@ app.replaceChildren(
         'div',
         { class: 'layout' },
         h('div', { class: 'left' }, h('h2', null, 'Scenario'), editor.el, hf),
-        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartMemory.el, chartRoofline.el),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
     searchView,
@@ -338,6 +340,9 @@ function renderCharts(): void {
   chartTimeInf.el.hidden = !(tt && it);
   if (tt && it) chartTimeInf.set(it);
   chartMemory.set(memorySpec(p));
+  const run = runWaterfallSpec(p);
+  chartRun.el.hidden = run === null;
+  if (run) chartRun.set(run);
   chartRoofline.set(rooflineSpec(p, resolved), 'The roofline shows the inference operators: switch on an inference workload.');
   const timeline = servingTimelineSpec(p);
   chartServingTimeline.el.hidden = timeline === null;

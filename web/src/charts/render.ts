@@ -3,7 +3,7 @@
 import * as Plot from '@observablehq/plot';
 import { formatBytes, formatSeconds, sig, siPrefix } from '../ui/format';
 import { h } from '../ui/dom';
-import type { BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
+import type { Bar, BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
 
 /** Tableau 10 (Plot's default categorical scheme), readable on light and dark backgrounds. */
 export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
@@ -27,18 +27,21 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
   const rows = [...new Set(spec.bars.map((b) => b.row))];
   const cats = [...new Set(spec.bars.map((b) => b.category))];
   const range = cats.map((_, i) => PALETTE[i % PALETTE.length]!);
-  const maxX = Math.max(spec.rule?.value ?? 0, ...rows.map((r) => spec.bars.filter((b) => b.row === r).reduce((a, b) => a + b.value, 0)));
+  // A waterfall: every bar floats from its own start.
+  const floating = spec.bars.some((b) => b.start !== undefined);
+  const end = (b: Bar): number => (b.start ?? 0) + b.value;
+  const maxX = floating
+    ? Math.max(spec.rule?.value ?? 0, ...spec.bars.map(end))
+    : Math.max(spec.rule?.value ?? 0, ...rows.map((r) => spec.bars.filter((b) => b.row === r).reduce((a, b) => a + b.value, 0)));
+  const title = (d: { row: string; category: string; value: number }): string => `${d.category}: ${fmt(d.value)}`;
   const marks: Plot.Markish[] = [
-    Plot.barX(spec.bars, {
-      x: 'value',
-      y: 'row',
-      fill: 'category',
-      title: (d: { row: string; category: string; value: number }) => `${d.category}: ${fmt(d.value)}`,
-    }),
+    floating
+      ? Plot.barX(spec.bars, { x1: (d: Bar) => d.start ?? 0, x2: end, y: 'row', fill: 'category', title })
+      : Plot.barX(spec.bars, { x: 'value', y: 'row', fill: 'category', title }),
     Plot.ruleX([0]),
   ];
   if (!spec.stacked) {
-    marks.push(Plot.text(spec.bars, { x: 'value', y: 'row', text: (d: { value: number }) => fmt(d.value), textAnchor: 'start', dx: 4, fill: 'currentColor' }));
+    marks.push(Plot.text(spec.bars, { x: floating ? end : 'value', y: 'row', text: (d: { value: number }) => fmt(d.value), textAnchor: 'start', dx: 4, fill: 'currentColor' }));
   }
   if (spec.rule) {
     marks.push(Plot.ruleX([spec.rule.value], { stroke: CAPACITY_COLOR, strokeWidth: 2, strokeDasharray: '4,3' }));

@@ -9,6 +9,8 @@ export interface Bar {
   /** Stack segment / category. */
   category: string;
   value: number;
+  /** Where the bar starts (a waterfall's floating step); absent: at 0, or stacked. */
+  start?: number;
 }
 
 export interface BarChartSpec {
@@ -123,6 +125,29 @@ export function inferenceTimeSpec(p: Prediction, outputLen: number | undefined):
     { row: `Decode comm. ×${steps}`, category: 'Decode communication', value: inf.decode_step_s.communication * steps },
   ];
   return { kind: 'bars', title: `Inference: end-to-end latency by phase (${steps} decode steps)`, unit: 'seconds', xLabel: 'time per request (s)', bars, stacked: false };
+}
+
+/**
+ * The whole run as a waterfall from the ideal time (every step at its steady-state time) to the
+ * elapsed time: checkpoint writes, work lost to failures and restarts each float on what came
+ * before (run.lost_s; elapsed = ideal + their total, run/run.h).
+ */
+export function runWaterfallSpec(p: Prediction): BarChartSpec | null {
+  const r = p.run;
+  if (!r || !r.lost_s) return null;
+  const steps: Array<[string, number]> = [
+    ['Checkpoint writes', r.lost_s.checkpoint_writes],
+    ['Work lost to failures', r.lost_s.lost_work],
+    ['Restarts', r.lost_s.restarts],
+  ];
+  const bars: Bar[] = [{ row: 'Ideal (steady-state steps)', category: 'Ideal', value: r.ideal_time_s, start: 0 }];
+  let at = r.ideal_time_s;
+  for (const [row, value] of steps) {
+    bars.push({ row: `+ ${row}`, category: row, value, start: at });
+    at += value;
+  }
+  bars.push({ row: 'Elapsed', category: 'Elapsed', value: r.wall_time_s, start: 0 });
+  return { kind: 'bars', title: `The whole run: from the ideal time to the elapsed time (goodput ${(r.goodput * 100).toFixed(1)} %)`, unit: 'seconds', xLabel: 'time (days)', bars, stacked: false };
 }
 
 const MEMORY_LABELS: Record<string, string> = {

@@ -4,7 +4,7 @@
 // inference operator lies on or under the roofline drawn from its device's peak and HBM bandwidth.
 // A mixture-of-experts scenario (DeepSeek-V3 on GB300) joins them for the MoE numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec } from '../../src/charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, trainingTimeSpec } from '../../src/charts/specs';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Prediction, ResolvedScenario } from '../../src/engine/types';
 import { ALL_METRICS, explain, getPath, INFERENCE_ONLY_MEMORY_METRICS } from '../../src/ui/metrics';
@@ -40,6 +40,19 @@ describe('chart specs on the engine output of every preset scenario', () => {
       const i = inferenceTimeSpec(p, resolved.inference?.output_len);
       if (p.inference) expect(sum(i!.bars.map((b) => b.value)), id).toBeCloseTo(p.inference.e2e_latency_s, 9);
     }
+  });
+
+  it('the whole run steps from the ideal time to the elapsed time, each step where the last ended', () => {
+    const scenario = { model: 'llama3-70b', system: 'dgx-h100', num_devices: 1024, parallel: { tp: 8, pp: 4 }, training: { global_batch: 1024, seq_len: 8192, train_tokens: 15e12 } };
+    const p = JSON.parse(mod.predict(JSON.stringify(scenario))) as Prediction;
+    const w = runWaterfallSpec(p)!;
+    expect(w.bars.map((b) => b.category)).toEqual(['Ideal', 'Checkpoint writes', 'Work lost to failures', 'Restarts', 'Elapsed']);
+    expect(w.bars[0]!.value).toBe(p.run!.ideal_time_s);
+    for (let i = 1; i < 4; i++) expect(w.bars[i]!.start).toBeCloseTo(w.bars[i - 1]!.start! + w.bars[i - 1]!.value, 6);
+    // The last step ends where the elapsed bar does (run/run.h: elapsed = ideal + lost).
+    expect((w.bars[3]!.start! + w.bars[3]!.value) / p.run!.wall_time_s).toBeCloseTo(1, 9);
+    expect(w.bars.slice(1, 4).every((b) => b.value > 0)).toBe(true);
+    for (const { prediction } of cases) if (!prediction.run) expect(runWaterfallSpec(prediction)).toBeNull();
   });
 
   it('memory stacks add up to the total per device, against the capacity', () => {
