@@ -182,6 +182,16 @@ const TRAINING_FIELDS: FieldDef[] = [
   { path: '/training/train_tokens', label: 'Tokens to train', placeholder: 'e.g. 1e12' },
 ];
 
+/** Planning the whole run (with training.train_tokens): failures, checkpoints and prices. */
+const RUN_FIELDS: FieldDef[] = [
+  { path: '/training/checkpoint_interval_s', label: 'Checkpoint interval (s)', placeholder: 'Young/Daly' },
+  { path: '/system/operations/failures_per_device_hour', label: 'Failures per device-hour' },
+  { path: '/system/operations/restart_s', label: 'Restart after a failure (s)' },
+  { path: '/economics/usd_per_gpu_hour', label: 'Rental price (USD per device-hour)', placeholder: 'owned: capital terms' },
+  { path: '/economics/usd_per_kwh', label: 'Electricity (USD per kWh)' },
+  { path: '/economics/pue', label: 'PUE (facility / IT power)' },
+];
+
 const INFERENCE_FIELDS: FieldDef[] = [
   { path: '/inference', label: 'Estimate inference', kind: 'check' },
   { path: '/inference/batch', label: 'Batch' },
@@ -357,6 +367,9 @@ class ScenarioEditor implements Editor {
     const parallelBox = this.group('Parallel layout', '/parallel', PARALLEL_FIELDS);
     parallelBox.append(h('div', { class: 'hint-row' }, this.hint, this.fixBtn));
     this.trainingBox = this.group('Training', null, TRAINING_FIELDS);
+    const runBox = this.group('Plan the run: failures, checkpoints, prices', null, RUN_FIELDS);
+    runBox.classList.add('nested');
+    this.trainingBox.append(runBox);
     this.inferenceBox = this.group('Inference', null, INFERENCE_FIELDS);
     this.inferenceBox.append(...INFERENCE_OBJECTS.map((g) => this.objectGroup(g)));
     this.el.replaceChildren(nameField, this.general, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox);
@@ -497,6 +510,9 @@ class ScenarioEditor implements Editor {
     if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
     if (this.objectBoxes.has(path)) return this.switchObject(OBJECT_GROUPS.find((g) => g.path === path)!, value === true);
     this.inlineFor(path);
+    // An economics preset id becomes an inline object at the engine's defaults (those of the one
+    // preset, us-2025) before one of its prices is set.
+    if (path.startsWith('/economics/') && typeof this.current.economics === 'string') this.current.economics = {};
     if (value !== undefined) this.createObjectFor(path);
     setPointer(this.current, path, value);
     // Other fields may show values that follow this one (defaults by norm, kv_heads = heads).

@@ -117,6 +117,27 @@ describe('scenario editor', () => {
     expect((editor.scenario().parallel as Record<string, unknown>).tp).toBe(4);
   });
 
+  it('plans the run: prices make an inline economics object, and a failure rate an inline system', async () => {
+    type('/training/train_tokens', '1e9');
+    type('/economics/usd_per_gpu_hour', '2.5');
+    type('/economics/pue', '1.1');
+    type('/system/operations/failures_per_device_hour', '0.0001');
+    type('/training/checkpoint_interval_s', '3600');
+    await flush();
+    const s = editor.scenario();
+    expect(s.economics).toEqual({ usd_per_gpu_hour: 2.5, pue: 1.1 });
+    expect((s.system as Record<string, unknown>).operations).toMatchObject({ failures_per_device_hour: 0.0001 });
+    expect((s.training as Record<string, unknown>).checkpoint_interval_s).toBe(3600);
+    // An economics preset id is replaced by an object before a price is set.
+    await editor.load({ ...JSON.parse(JSON.stringify(start)), economics: 'us-2025' } as Record<string, unknown>);
+    type('/economics/usd_per_kwh', '0.2');
+    await flush();
+    expect(editor.scenario().economics).toEqual({ usd_per_kwh: 0.2 });
+    type('/economics/usd_per_kwh', '');
+    await flush();
+    expect(editor.scenario().economics).toEqual({});
+  });
+
   it('an emptied optional field removes its key (the default applies)', async () => {
     type('/parallel/micro_batch', '2');
     await flush();
