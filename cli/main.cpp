@@ -403,8 +403,9 @@ void print_search(const json& r) {
   }
   if (r["mode"] == "serving") return print_serving_search(r);
   if (training)
-    std::printf("%4s %4s %4s %5s %4s %4s %4s %3s %-9s %4s %12s %12s %6s %10s\n", "#", "tp", "pp", "dp", "cp",
-                "mb", "v", "sp", "recompute", "zero", "iteration", "tokens/s", "MFU", "memory");
+    std::printf("%4s %4s %4s %5s %4s %7s %4s %4s %3s %-9s %4s %12s %12s %6s %10s\n", "#", "tp", "pp", "dp",
+                "cp", "ep/etp", "mb", "v", "sp", "recompute", "zero", "iteration", "tokens/s", "MFU",
+                "memory");
   else
     std::printf("%4s %4s %4s %5s %6s %12s %12s %12s %14s %10s\n", "#", "tp", "pp", "dp", "batch", "ttft",
                 "tpot", "latency", "tokens/s (all)", "memory");
@@ -415,9 +416,11 @@ void print_search(const json& r) {
     ++rank;
     if (training) {
       const auto& t = b["training"];
-      std::printf("%4d %4lld %4lld %5lld %4lld %4lld %4lld %3s %-9s %4lld %12s %12.0f %5.1f%% %10s\n", rank,
-                  p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
-                  p["cp"].get<long long>(), p["micro_batch"].get<long long>(),
+      const std::string experts =
+          std::to_string(p.value("ep", 1LL)) + "/" + std::to_string(p.value("etp", 1LL));
+      std::printf("%4d %4lld %4lld %5lld %4lld %7s %4lld %4lld %3s %-9s %4lld %12s %12.0f %5.1f%% %10s\n",
+                  rank, p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
+                  p["cp"].get<long long>(), experts.c_str(), p["micro_batch"].get<long long>(),
                   p["interleave"].get<long long>(), p["sequence_parallel"].get<bool>() ? "on" : "off",
                   p["recompute"].get<std::string>().c_str(), p["zero_stage"].get<long long>(),
                   seconds(t["iteration_time_s"].get<double>()).c_str(), t["tokens_per_s"].get<double>(),

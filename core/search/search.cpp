@@ -73,28 +73,43 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
         if (f.dp && *f.dp != dp) continue;
         // Expert parallelism (MoE models): ep over the divisors of the experts that fold into the
         // stage's ranks (training: tp x cp x dp; inference: the tp ranks); 1 for dense models.
-        std::vector<std::int64_t> eps{1};
-        if (f.ep) {
-          eps = {*f.ep};
-        } else if (work.model.moe) {
-          eps.clear();
-          const std::int64_t ranks = training ? tp * cp * dp / f.etp.value_or(1) : tp;
-          for (const std::int64_t e : divisors(work.model.moe->experts))
-            if (ranks > 0 && ranks % e == 0) eps.push_back(e);
-          if (eps.empty()) eps = {1};
+        // Expert tensor parallelism (training, MoE): etp 1 or tp, the two settings Megatron-Core
+        // recipes use (its default etp is tp; MoE recipes set 1), folded as etp x ep x edp =
+        // tp x cp x dp per stage; inference splits experts over the tp ranks by ep alone.
+        std::vector<std::int64_t> etps{f.etp.value_or(1)};
+        if (!f.etp && training && work.model.moe && tp > 1) etps = {1, tp};
+        std::vector<std::pair<std::int64_t, std::int64_t>> expert_layouts;  // (etp, ep)
+        for (const std::int64_t etp : etps) {
+          if (f.ep) {
+            expert_layouts.emplace_back(etp, *f.ep);
+          } else if (work.model.moe) {
+            const std::int64_t ranks = training ? tp * cp * dp / etp : tp;
+            bool any = false;
+            for (const std::int64_t e : divisors(work.model.moe->experts))
+              if (ranks > 0 && ranks % e == 0) {
+                expert_layouts.emplace_back(etp, e);
+                any = true;
+              }
+            if (!any) expert_layouts.emplace_back(etp, 1);
+          } else {
+            expert_layouts.emplace_back(etp, 1);
+          }
         }
-        for (const std::int64_t ep : eps) {
+        for (const auto& [etp, ep] : expert_layouts) {
           ParallelPlan& p = pre.plan;
           p.tp = tp;
           p.pp = pp;
           p.cp = cp;
           p.dp = dp;
           p.ep = ep;
-          p.etp = f.etp.value_or(1);
+          p.etp = etp;
           p.micro_batch = f.micro_batch.value_or(1);
           p.interleave = f.interleave.value_or(1);
           // Inference does not search sequence parallelism: it takes the spec's default.
-          p.sequence_parallel = f.sequence_parallel.value_or(training ? false : tp > 1);
+          // MoE layers with tp > 1 need sequence parallelism (validate_plan), so there it is the
+          // least demanding value.
+          const bool sp_required = training && work.model.moe && tp > 1;
+          p.sequence_parallel = f.sequence_parallel.value_or(training ? sp_required : tp > 1);
           p.recompute = f.recompute.value_or(Recompute::none);
           p.zero_stage = f.zero_stage.value_or(0);
           work.parallel = p;
@@ -113,6 +128,7 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
                                : pp > 1     ? interleave_candidates(work.model.layers, pp)
                                             : std::vector<std::int64_t>{1};
               pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
+                                      : sp_required       ? std::vector<bool>{true}
                                       : tp > 1            ? std::vector<bool>{false, true}
                                                           : std::vector<bool>{false};
               pre.recompute = f.recompute ? std::vector<Recompute>{*f.recompute}

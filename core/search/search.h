@@ -15,7 +15,10 @@
 //   sequence_parallel  false, true when tp > 1; false when tp == 1
 //   recompute    none, selective, full
 //   zero_stage   0, 1, 2, 3
-//   ep           1 (no mixture-of-experts models yet)
+//   etp, ep      mixture-of-experts models: etp 1 or tp (training; 1 in inference), then ep
+//                over the divisors of the experts that divide the stage's ranks left for it
+//                (training: tp x cp x dp / etp; inference: tp); 1, 1 for a dense model.
+//                With tp > 1 MoE training layouts need sequence parallelism, so it is on.
 // A (tp, pp, cp, dp) prefix that validate_plan rejects with the other keys at their least
 // demanding values (micro_batch 1, interleave 1, sequence_parallel off, unless fixed) is one
 // rejected layout carrying validate_plan's code: its sub-grid is not expanded, because every

@@ -291,6 +291,60 @@ TEST(Search, SpaceHoldsEveryLayoutPredictAccepts) {
   }
 }
 
+// Mixture of experts: every (ep, etp) pair predict accepts for a layout is in the space (etp 1 or
+// tp, ep over the experts' divisors that fold into tp x cp x dp / etp), with sequence
+// parallelism wherever tp > 1 (MoE needs it), and the search finds layouts with etp > 1.
+TEST(Search, SpaceHoldsEveryExpertLayoutPredictAccepts) {
+  json j = {{"model",
+             {{"layers", 4},
+              {"hidden", 512},
+              {"heads", 8},
+              {"ffn_hidden", 2048},
+              {"vocab", 32000},
+              {"norm", "rmsnorm"},
+              {"ffn_type", "swiglu"},
+              {"moe", {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 512}}}}},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"parallel",
+             {{"pp", 1},
+              {"cp", 1},
+              {"micro_batch", 1},
+              {"interleave", 1},
+              {"recompute", "none"},
+              {"zero_stage", 1}}},
+            {"training", {{"global_batch", 16}, {"seq_len", 1024}, {"precision", "bf16"}}}};
+  const Scenario s = parse(j);
+  auto space = optimus::enumerate_layouts(s, fixed_from(j, s), top(1));
+  ASSERT_TRUE(space.ok());
+  std::set<std::tuple<long, long, long, bool>> in_space;  // tp, ep, etp, sp
+  bool etp_above_one = false;
+  for (const auto& l : space.value()) {
+    in_space.insert({l.plan.tp, l.plan.ep, l.plan.etp, l.plan.sequence_parallel});
+    etp_above_one = etp_above_one || l.plan.etp > 1;
+  }
+  EXPECT_TRUE(etp_above_one);
+  int valid = 0;
+  Scenario c = s;
+  for (long tp : {1, 2, 4, 8})
+    for (long ep : {1, 2, 4, 8})
+      for (long etp : {1, 2, 4, 8})
+        for (bool sp : {false, true}) {
+          c.parallel = s.parallel;
+          c.parallel.tp = tp;
+          c.parallel.dp = 8 / tp;
+          c.parallel.ep = ep;
+          c.parallel.etp = etp;
+          c.parallel.sequence_parallel = sp;
+          // The search keeps etp to 1 or tp (the recipes' settings); predict also accepts other
+          // divisors and etp folded over data-parallel ranks (etp > tp).
+          if (optimus::validate_plan(c) || (etp != 1 && etp != tp)) continue;
+          ++valid;
+          EXPECT_TRUE(in_space.count({tp, ep, etp, sp})) << tp << " " << ep << " " << etp << " " << sp;
+        }
+  EXPECT_GT(valid, 10);
+}
+
 // Enumeration bounds on a hand-countable case: 2 devices, 2 layers, global batch 2, no cp
 // (seq_len 2 would allow cp=2 only with odd chunks: 2/2 = 1 is odd, rejected at the prefix).
 TEST(Search, SpaceSizeByHand) {

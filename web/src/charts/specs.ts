@@ -237,7 +237,7 @@ export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): Rooflin
 /** Short text of a parallel layout, e.g. "TP8 PP2 DP4 mb1 selective Z1". */
 export function layoutLabel(par: Record<string, unknown>): string {
   const parts: string[] = [];
-  for (const k of ['tp', 'pp', 'dp', 'cp', 'ep']) {
+  for (const k of ['tp', 'pp', 'dp', 'cp', 'ep', 'etp']) {
     const v = par[k];
     if (typeof v === 'number' && (v !== 1 || k === 'tp' || k === 'pp' || k === 'dp')) parts.push(`${k.toUpperCase()}${v}`);
   }
