@@ -1,7 +1,7 @@
 // The views (Estimate, Search, Studies, Learn) in headless Chromium: each has its own address
 // and history entry, back and forward return to where one was, a study link opens on the study,
 // every lesson's widgets move the engine's numbers (checked against the engine run here), the
-// exercises are answered by the engine, the phone layout keeps
+// exercises are answered by the engine, a study lesson links its study, the phone layout keeps
 // the headline numbers in view, and axe-core finds no serious or critical accessibility violation
 // on any view or on a lesson.
 import { readFileSync } from 'node:fs';
@@ -122,10 +122,13 @@ describe('views, lessons and accessibility', () => {
       expect(await page.locator(`nav.views a[data-view="${view}"]`).getAttribute('aria-current')).toBe('page');
       expect(await page.evaluate(() => location.hash)).toBe(pageFragment);
     }
-    // The Learn list links every lesson.
-    await page.locator('[data-lesson]').first().waitFor();
+    // The Learn list links every lesson, the paper's studies in a group of their own.
+    await page.locator('[data-testid="study-lesson-list"] [data-lesson]').first().waitFor();
     const listed = await page.$$eval('[data-lesson]', (els) => els.map((e) => e.getAttribute('data-lesson')));
     expect(listed).toEqual(LESSONS.map((l) => l.name));
+    const grouped = await page.$$eval('[data-testid="study-lesson-list"] [data-lesson]', (els) => els.map((e) => e.getAttribute('data-lesson')));
+    expect(grouped).toEqual(LESSONS.filter((l) => l.study).map((l) => l.name));
+    expect(grouped.length).toBeGreaterThan(0);
     await page.click(`[data-lesson="${LESSONS[0]!.name}"]`);
     expect(await query(page)).toBe(`?lesson=${LESSONS[0]!.name}`);
     await page.locator('[data-testid="lesson"]').waitFor();
@@ -231,7 +234,18 @@ describe('views, lessons and accessibility', () => {
       const href = await page.locator('[data-testid="open-in-calculator"]').getAttribute('href');
       const decoded = await decodeFragment(new URL(href!, site.origin).hash);
       expect(decoded.ok && decoded.scenario).toEqual(lesson.scenario(values, engine.dataFor(lesson)));
+      // A study lesson links its study (the studies view's own address).
+      const studyLink = page.locator('[data-testid="open-study"]');
+      expect(await studyLink.count()).toBe(lesson.study ? 1 : 0);
+      if (lesson.study) expect(new URL((await studyLink.getAttribute('href'))!, site.origin).search).toBe(`?study=${lesson.study}`);
       expect(await page.locator('[data-testid="lesson-scenario"]').textContent()).toContain(String(lesson.scenario(values, engine.dataFor(lesson)).name));
+      if (lesson === LESSONS.find((l) => l.study)) {
+        await studyLink.click();
+        expect(await shownView(page)).toEqual(['studies']);
+        await page.waitForFunction((n) => (document.querySelector('[data-testid="study-select"]') as HTMLSelectElement).value === n, lesson.study!);
+        await page.goBack();
+        await page.locator('[data-testid="lesson"]').waitFor();
+      }
       if (lesson === LESSONS[0]) {
         await page.screenshot({ path: `${OUT}lesson-${lesson.name}.png`, fullPage: true });
         // Printed, the lesson keeps its text, numbers, chart and exercises and drops the page chrome.
@@ -269,6 +283,7 @@ describe('views, lessons and accessibility', () => {
       ['/?view=studies', (p) => p.locator('[data-testid="study-table"] tbody tr').first().waitFor({ timeout: 30_000 })],
       ['/?lesson=', (p) => p.locator('[data-lesson]').first().waitFor()],
       [`/?lesson=${LESSONS[0]!.name}`, (p) => lessonReady(p, initialValues(LESSONS[0]!))],
+      ...LESSONS.filter((l) => l.name === 'study-gpu-generations').map((l): [string, (p: Page) => Promise<void>] => [`/?lesson=${l.name}`, (p) => lessonReady(p, initialValues(l))]),
       ['/?view=accuracy', (p) => p.locator('[data-testid="accuracy-status"][data-value]').waitFor({ timeout: 120_000 })],
     ];
     for (const [path, ready] of checks) {

@@ -6,6 +6,7 @@
 import type { Prediction } from '../engine/types';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
 import { bestChoice, choices, firstChoice, lastChoice, num, share, type LessonDef, type Values } from './lesson-kit';
+import { STUDY_LESSONS } from './study-lessons';
 
 export * from './lesson-kit';
 
@@ -572,6 +573,7 @@ const tensorParallel: LessonDef = {
   ],
 };
 
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero];
+/** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);

@@ -24,6 +24,13 @@ describe('lessons', () => {
     expect(lessonByName('nope')).toBeUndefined();
   });
 
+  test('one lesson per study of the engine, after the topic lessons', () => {
+    const studies = (JSON.parse(mod.studies!()) as { studies: { name: string }[] }).studies.map((s) => s.name);
+    expect(LESSONS.filter((l) => l.study).map((l) => l.study)).toEqual(studies);
+    const first = LESSONS.findIndex((l) => l.study);
+    expect(LESSONS.slice(first).every((l) => l.study)).toBe(true);
+  });
+
   for (const l of LESSONS) {
     test(`${l.name}: every widget choice is a valid scenario showing every number`, () => {
       const data = engine.dataFor(l);
