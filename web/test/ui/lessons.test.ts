@@ -24,9 +24,12 @@ describe('lessons', () => {
     expect(lessonByName('nope')).toBeUndefined();
   });
 
-  test('one lesson per study of the engine, after the topic lessons', () => {
+  test('a study lesson names a study of the engine, each study at most once, after the topic lessons', () => {
     const studies = (JSON.parse(mod.studies!()) as { studies: { name: string }[] }).studies.map((s) => s.name);
-    expect(LESSONS.filter((l) => l.study).map((l) => l.study)).toEqual(studies);
+    const named = LESSONS.filter((l) => l.study).map((l) => l.study!);
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named).size).toBe(named.length);
+    for (const n of named) expect(studies, n).toContain(n);
     const first = LESSONS.findIndex((l) => l.study);
     expect(LESSONS.slice(first).every((l) => l.study)).toBe(true);
   });

@@ -31,7 +31,7 @@ function run(l: LessonDef, values: Values): { p: any; derived: Record<string, nu
 const widget = (l: LessonDef, id: string): unknown[] => l.widgets.find((w) => w.id === id)!.choices.map((c) => c.value);
 
 describe('study lessons', () => {
-  test('each names its study and links nothing else', () => {
+  test('the five studies of the paper have a lesson each', () => {
     expect(STUDY_LESSONS.map((l) => [l.name, l.study])).toEqual([
       ['study-recompute', 'memory-recompute'],
       ['study-gpu-generations', 'gpu-generations'],
