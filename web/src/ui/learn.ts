@@ -209,8 +209,17 @@ export function createLearnView(o: LearnOptions, el: HTMLElement): LearnView {
         numbers.classList.add('stale');
         return;
       }
-      const s = l.scenario({ ...values }, loaded.data);
-      const base = l.baseline?.({ ...values }, loaded.data);
+      let s: Record<string, unknown>;
+      let base: Record<string, unknown> | undefined;
+      try {
+        s = l.scenario({ ...values }, loaded.data);
+        base = l.baseline?.({ ...values }, loaded.data);
+      } catch (e) {
+        status.dataset.state = 'error';
+        status.textContent = `This lesson could not make its scenario: ${e instanceof Error ? e.message : String(e)}`;
+        numbers.classList.add('stale');
+        return;
+      }
       const [p, v, b] = await Promise.all([o.engine.predict(s), l.needsResolved ? o.engine.validate(s) : Promise.resolve(null), base ? baselineOf(base) : Promise.resolve(null)]);
       if (my !== generation) return;
       if (!p.ok) {
