@@ -1,33 +1,32 @@
 // The views (Estimate, Search, Studies, Learn) in headless Chromium: each has its own address
 // and history entry, back and forward return to where one was, a study link opens on the study,
 // every lesson's widgets move the engine's numbers (checked against the engine run here), the
-// exercises are answered by the engine, the phone layout keeps the headline numbers in view, and
-// axe-core finds no serious or critical accessibility violation on any view or on a lesson.
+// exercises are answered by the engine, a study lesson links its study, the phone layout keeps
+// the headline numbers in view, and axe-core finds no serious or critical accessibility violation
+// on any view or on a lesson.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import type { OptimusModule } from '../src/engine/protocol';
-import type { Prediction } from '../src/engine/types';
 import { initialValues, LESSONS, type LessonDef, type Values } from '../src/ui/lessons';
+import { lessonEngine, type LessonEngine } from '../test/lesson-engine';
 import { loadModule, readJson } from '../test/wasm';
 import { OUT, Site, at, metrics, settled } from './harness';
 
 const site = new Site();
 let mod: OptimusModule;
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
-const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
-const predictor = async (s: Record<string, unknown>): Promise<Prediction | null> => {
-  const p = predict(s);
-  return p && typeof p === 'object' && 'error' in p ? null : (p as Prediction);
-};
+let engine: LessonEngine;
+const predict = (s: unknown): any => engine.predict(s);
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Every axe violation of any impact, per page checked (printed after the run). */
 const axeFound: string[] = [];
 
 beforeAll(async () => {
   mod = await loadModule();
+  engine = lessonEngine(mod);
   await site.start();
 });
 
@@ -77,22 +76,27 @@ async function lessonReady(page: Page, values: Values): Promise<void> {
   );
 }
 
-/** The lesson shows exactly the engine's numbers for the values (derived ones worked out here). */
+/**
+ * The lesson shows exactly the engine's numbers for the values (derived ones worked out here, from
+ * the study's table, the baseline and the resolved scenario as the engine gives them in Node).
+ */
 async function expectLessonOf(page: Page, l: LessonDef, values: Values): Promise<{ metrics: Record<string, string>; derived: Record<string, string> }> {
   const shown = await lessonNumbers(page);
-  const p = predict(l.scenario(values));
+  const p = predict(l.scenario(values, engine.dataFor(l)));
   expect(p.error, `${l.name} ${JSON.stringify(values)} is a valid scenario`).toBeUndefined();
+  const ctx = engine.contextFor(l, values);
   for (const d of l.shown) {
     const want = at(p, d.path);
     if (want === undefined || want === null) continue;
     expect(shown.metrics[d.path], `${l.name} ${JSON.stringify(values)} data-metric="${d.path}"`).toBe(String(want));
   }
   for (const d of l.derived) {
-    const want = d.of(p, values);
+    const want = d.of(p, values, ctx);
     if (want === null) continue;
     expect(shown.derived[d.id], `${l.name} ${JSON.stringify(values)} data-derived="${d.id}"`).toBe(String(want));
   }
   expect(Object.keys(shown.metrics).length).toBeGreaterThan(0);
+  expect(Object.keys(shown.derived).length).toBe(l.derived.filter((d) => d.of(p, values, ctx) !== null).length);
   return shown;
 }
 
@@ -118,9 +122,13 @@ describe('views, lessons and accessibility', () => {
       expect(await page.locator(`nav.views a[data-view="${view}"]`).getAttribute('aria-current')).toBe('page');
       expect(await page.evaluate(() => location.hash)).toBe(pageFragment);
     }
-    // The Learn list links every lesson.
+    // The Learn list links every lesson, the paper's studies in a group of their own.
+    await page.locator('[data-testid="study-lesson-list"] [data-lesson]').first().waitFor();
     const listed = await page.$$eval('[data-lesson]', (els) => els.map((e) => e.getAttribute('data-lesson')));
     expect(listed).toEqual(LESSONS.map((l) => l.name));
+    const grouped = await page.$$eval('[data-testid="study-lesson-list"] [data-lesson]', (els) => els.map((e) => e.getAttribute('data-lesson')));
+    expect(grouped).toEqual(LESSONS.filter((l) => l.study).map((l) => l.name));
+    expect(grouped.length).toBeGreaterThan(0);
     await page.click(`[data-lesson="${LESSONS[0]!.name}"]`);
     expect(await query(page)).toBe(`?lesson=${LESSONS[0]!.name}`);
     await page.locator('[data-testid="lesson"]').waitFor();
@@ -186,8 +194,13 @@ describe('views, lessons and accessibility', () => {
       for (const w of lesson.widgets) {
         const control = page.locator(`[data-testid="lesson"] [data-widget="${w.id}"]`);
         expect(await control.count(), `widget ${w.id}`).toBe(1);
-        // Another choice: the last one unless that is the current one.
-        const index = w.choices.findIndex((c) => c.value === values[w.id]) === w.choices.length - 1 ? 0 : w.choices.length - 1;
+        // Another choice: the last one that changes the lesson's scenario (a picker's "the
+        // node's own DRAM" can name the same hardware as an explicit choice).
+        const scenarioAt = (v: Values): string => JSON.stringify(lesson.scenario(v, engine.dataFor(lesson)));
+        const now = scenarioAt(values);
+        let index = w.choices.length - 1;
+        while (index >= 0 && scenarioAt({ ...values, [w.id]: w.choices[index]!.value }) === now) index -= 1;
+        expect(index, `widget ${w.id} has a choice that changes the scenario`).toBeGreaterThanOrEqual(0);
         if (w.kind === 'range') {
           await control.evaluate((e, i) => {
             (e as HTMLInputElement).value = String(i);
@@ -202,7 +215,7 @@ describe('views, lessons and accessibility', () => {
       }
       // Exercises: the answer shown is the engine's, and choosing it is marked right.
       for (const ex of lesson.exercises) {
-        const want = await ex.answer(predictor);
+        const want = await ex.answer(engine.predictor, engine.dataFor(lesson));
         expect(want, `exercise ${ex.id} has an answer among its choices`).not.toBeNull();
         await page.click(`[data-reveal="${ex.id}"]`);
         const verdict = page.locator(`[data-verdict-for="${ex.id}"]`);
@@ -220,7 +233,19 @@ describe('views, lessons and accessibility', () => {
       await page.waitForFunction(() => /#v1=/.test(document.querySelector<HTMLAnchorElement>('[data-testid="open-in-calculator"]')?.href ?? ''));
       const href = await page.locator('[data-testid="open-in-calculator"]').getAttribute('href');
       const decoded = await decodeFragment(new URL(href!, site.origin).hash);
-      expect(decoded.ok && decoded.scenario).toEqual(lesson.scenario(values));
+      expect(decoded.ok && decoded.scenario).toEqual(lesson.scenario(values, engine.dataFor(lesson)));
+      // A study lesson links its study (the studies view's own address).
+      const studyLink = page.locator('[data-testid="open-study"]');
+      expect(await studyLink.count()).toBe(lesson.study ? 1 : 0);
+      if (lesson.study) expect(new URL((await studyLink.getAttribute('href'))!, site.origin).search).toBe(`?study=${lesson.study}`);
+      expect(await page.locator('[data-testid="lesson-scenario"]').textContent()).toContain(String(lesson.scenario(values, engine.dataFor(lesson)).name));
+      if (lesson === LESSONS.find((l) => l.study)) {
+        await studyLink.click();
+        expect(await shownView(page)).toEqual(['studies']);
+        await page.waitForFunction((n) => (document.querySelector('[data-testid="study-select"]') as HTMLSelectElement).value === n, lesson.study!);
+        await page.goBack();
+        await page.locator('[data-testid="lesson"]').waitFor();
+      }
       if (lesson === LESSONS[0]) {
         await page.screenshot({ path: `${OUT}lesson-${lesson.name}.png`, fullPage: true });
         // Printed, the lesson keeps its text, numbers, chart and exercises and drops the page chrome.
@@ -234,7 +259,7 @@ describe('views, lessons and accessibility', () => {
         await page.click('[data-testid="open-in-calculator"]');
         expect(await query(page)).toBe('');
         expect(await shownView(page)).toEqual(['estimate']);
-        await page.waitForFunction((want) => document.querySelector('#estimate [data-metric="training.iteration_time_s"]')?.getAttribute('data-value') === want, String(predict(lesson.scenario(values)).training.iteration_time_s));
+        await page.waitForFunction((want) => document.querySelector('#estimate [data-metric="training.iteration_time_s"]')?.getAttribute('data-value') === want, String(predict(lesson.scenario(values, engine.dataFor(lesson))).training.iteration_time_s));
         await page.goBack();
         await page.locator('[data-testid="lesson"]').waitFor();
       }
@@ -258,6 +283,7 @@ describe('views, lessons and accessibility', () => {
       ['/?view=studies', (p) => p.locator('[data-testid="study-table"] tbody tr').first().waitFor({ timeout: 30_000 })],
       ['/?lesson=', (p) => p.locator('[data-lesson]').first().waitFor()],
       [`/?lesson=${LESSONS[0]!.name}`, (p) => lessonReady(p, initialValues(LESSONS[0]!))],
+      ...LESSONS.filter((l) => l.name === 'study-gpu-generations').map((l): [string, (p: Page) => Promise<void>] => [`/?lesson=${l.name}`, (p) => lessonReady(p, initialValues(l))]),
       ['/?view=accuracy', (p) => p.locator('[data-testid="accuracy-status"][data-value]').waitFor({ timeout: 120_000 })],
     ];
     for (const [path, ready] of checks) {
@@ -316,11 +342,21 @@ describe('views, lessons and accessibility', () => {
     const later = await headline.boundingBox();
     expect(later!.y).toBeGreaterThanOrEqual(-1);
     expect(later!.y).toBeLessThan(844);
-    for (const path of ['/', '/?view=search', '/?view=studies', '/?lesson=', ...LESSONS.map((l) => `/?lesson=${l.name}`)]) {
+    for (const path of ['/', '/?view=search', '/?view=studies', '/?lesson=']) {
       await page.goto(`${site.origin}${path}`);
       await estimated(page);
       await page.waitForTimeout(300);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+    }
+    // Every lesson, opened from the list as a reader does (no reload), with its charts drawn.
+    for (const l of LESSONS) {
+      await page.click(`[data-lesson="${l.name}"]`);
+      await lessonReady(page, initialValues(l));
+      await page.locator('[data-testid="lesson-chart"] svg').first().waitFor({ state: 'visible' });
+      if (l.sweep) await page.locator('[data-testid="lesson-sweep"] svg').first().waitFor({ state: 'visible', timeout: 20_000 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `/?lesson=${l.name}`).toBeLessThanOrEqual(390);
+      await page.goBack();
+      await page.locator('[data-lesson]').first().waitFor();
     }
     await page.screenshot({ path: `${OUT}lesson-phone.png`, fullPage: false });
     await context.close();

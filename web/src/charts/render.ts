@@ -156,7 +156,8 @@ function scatter(input: ScatterSpec, width: number): { svg: Element; legend?: HT
 
 function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
   const bytes = input.unit === 'bytes';
-  const spec = bytes ? { ...input, points: input.points.map((p) => ({ ...p, y: p.y / GIB })) } : input;
+  // Bytes are drawn in GiB: the points and the reference lines alike.
+  const spec = bytes ? { ...input, points: input.points.map((p) => ({ ...p, y: p.y / GIB })), rules: input.rules?.map((r) => ({ ...r, value: r.value / GIB })) } : input;
   const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : (d: number) => sig(d);
   const unitLabel = (u: string): string => (u === 'bytes' ? ' (GiB)' : u && u !== 's' ? ` (${u})` : '');
   const series = [...new Set(spec.points.map((p) => p.series))];

@@ -110,6 +110,27 @@ export function trainingTimeSpec(p: Prediction): BarChartSpec | null {
   return { kind: 'bars', title: 'Training: time per iteration by cause', unit: 'seconds', xLabel: 'exposed time per iteration (s)', bars, stacked: false };
 }
 
+const BOUND_LABELS: Record<string, string> = {
+  compute: 'Compute-bound kernels',
+  memory: 'Memory-bound kernels',
+  communication: 'Exposed communication',
+  other: 'Other (bubble + optimizer)',
+};
+
+/**
+ * Training split the paper's way (Kundu et al. 2024, Fig. 8; the engine's by_bound_s): seconds
+ * of one iteration in kernels bound by compute, kernels bound by memory, exposed communication,
+ * and other (pipeline bubble + optimizer step); the four sum to the iteration time.
+ */
+export function byBoundSpec(p: Prediction): BarChartSpec | null {
+  const b = p.training?.by_bound_s as Record<string, unknown> | undefined;
+  if (!b) return null;
+  const bars = Object.entries(BOUND_LABELS)
+    .filter(([k]) => typeof b[k] === 'number')
+    .map(([k, label]) => ({ row: label, category: label, value: b[k] as number }));
+  return { kind: 'bars', title: 'Training: time per iteration by bound (the paper’s breakdown)', unit: 'seconds', xLabel: 'time per iteration (s)', bars, stacked: false };
+}
+
 /**
  * Inference: end-to-end latency split into prefill (TTFT) and the (output_len − 1) decode steps,
  * each into compute and exposed communication (e2e = ttft + (out − 1) × tpot, scenario.md).

@@ -3,7 +3,7 @@
 // functions, unit-tested in test/ui/format.test.ts.
 
 /** Kinds of quantity the page displays; each has its own unit ladder. */
-export type Quantity = 'seconds' | 'bytes' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'count' | 'bool' | 'intensity' | 'params';
+export type Quantity = 'seconds' | 'bytes' | 'byte_rate' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'factor' | 'count' | 'bool' | 'intensity' | 'params';
 
 /** `x` with `digits` significant digits, without trailing zeros or exponent for usual sizes. */
 export function sig(x: number, digits = 3): string {
@@ -81,6 +81,8 @@ export function formatValue(x: unknown, q: Quantity): string {
       return formatSeconds(x);
     case 'bytes':
       return formatBytes(x);
+    case 'byte_rate':
+      return siPrefix(x, 'B/s');
     case 'flops':
       return siPrefix(x, 'FLOP');
     case 'flop_rate':
@@ -91,6 +93,8 @@ export function formatValue(x: unknown, q: Quantity): string {
       return `${sig(x)} requests/s`;
     case 'ratio':
       return formatPercent(x);
+    case 'factor':
+      return `${sig(x)}×`;
     case 'intensity':
       return `${sig(x)} FLOP/B`;
     case 'bool':

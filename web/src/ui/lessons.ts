@@ -3,112 +3,12 @@
 // found by running the engine over the choices. Nothing here types in an engine number: every
 // number a lesson shows comes from predict() at view time. Pure (no DOM), so the browser tests
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
-import type { Prediction, ResolvedScenario } from '../engine/types';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type ChartSpec, type LineChartSpec } from '../charts/specs';
-import type { Quantity } from './format';
+import type { Prediction } from '../engine/types';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
+import { bestChoice, choices, firstChoice, lastChoice, num, share, type LessonDef, type Values } from './lesson-kit';
+import { STUDY_LESSONS } from './study-lessons';
 
-export type WidgetValue = number | string;
-export type Values = Record<string, WidgetValue>;
-
-export interface Choice {
-  value: WidgetValue;
-  label: string;
-}
-
-/** A live control: a slider over its choices (in order) or a picker. DOM: data-widget="id". */
-export interface WidgetDef {
-  id: string;
-  label: string;
-  kind: 'range' | 'select';
-  choices: Choice[];
-  initial: WidgetValue;
-}
-
-/** An engine output shown by the lesson (DOM: data-metric="path" data-value="..."). */
-export interface ShownDef {
-  path: string;
-  label: string;
-  q: Quantity;
-}
-
-/** A number worked out from the engine's outputs (or the lesson's inputs). DOM: data-derived. */
-export interface DerivedDef {
-  id: string;
-  label: string;
-  q: Quantity;
-  of(p: Prediction, v: Values): number | null;
-}
-
-/** The engine as the exercises use it: a prediction, or null when the engine refuses. */
-export type Predictor = (scenario: Record<string, unknown>) => Promise<Prediction | null>;
-
-export interface ExerciseDef {
-  id: string;
-  question: string;
-  choices: Choice[];
-  /** The right choice's value, found with the engine; null when none qualifies. */
-  answer(predict: Predictor): Promise<WidgetValue | null>;
-}
-
-export interface LessonDef {
-  name: string;
-  title: string;
-  /** One line for the list. */
-  summary: string;
-  paragraphs: string[];
-  sources: string[];
-  widgets: WidgetDef[];
-  scenario(v: Values): Record<string, unknown>;
-  shown: ShownDef[];
-  derived: DerivedDef[];
-  /** Whether chart() needs validate()'s resolved scenario. */
-  needsResolved?: boolean;
-  chart(p: Prediction, resolved: ResolvedScenario | null, v: Values): ChartSpec | null;
-  /** A second chart over many scenarios (a sweep), drawn once when the lesson opens. */
-  sweep?: (predict: Predictor) => Promise<ChartSpec | null>;
-  exercises: ExerciseDef[];
-}
-
-export const initialValues = (l: LessonDef): Values => Object.fromEntries(l.widgets.map((w) => [w.id, w.initial]));
-
-const choices = (values: WidgetValue[], label: (v: WidgetValue) => string = String): Choice[] => values.map((value) => ({ value, label: label(value) }));
-const num = (v: WidgetValue): number => (typeof v === 'number' ? v : Number(v));
-const share = (part: number | undefined, whole: number | undefined): number | null =>
-  typeof part === 'number' && typeof whole === 'number' && whole > 0 ? part / whole : null;
-
-/** The first choice (in order) whose prediction passes `ok`, or null. */
-async function firstChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, ok: (p: Prediction) => boolean): Promise<WidgetValue | null> {
-  for (const v of values) {
-    const p = await predict(make(v));
-    if (p && ok(p)) return v;
-  }
-  return null;
-}
-
-/** The last choice (in order) whose prediction passes `ok`, or null. */
-async function lastChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, ok: (p: Prediction) => boolean): Promise<WidgetValue | null> {
-  let last: WidgetValue | null = null;
-  for (const v of values) {
-    const p = await predict(make(v));
-    if (p && ok(p)) last = v;
-  }
-  return last;
-}
-
-/** The choice with the lowest score (undefined scores are skipped), or null. */
-async function bestChoice(values: WidgetValue[], make: (v: WidgetValue) => Record<string, unknown>, predict: Predictor, score: (p: Prediction) => number | undefined): Promise<WidgetValue | null> {
-  let best: WidgetValue | null = null;
-  let bestScore = Infinity;
-  for (const v of values) {
-    const p = await predict(make(v));
-    const s = p ? score(p) : undefined;
-    if (s !== undefined && Number.isFinite(s) && s < bestScore) {
-      bestScore = s;
-      best = v;
-    }
-  }
-  return best;
-}
+export * from './lesson-kit';
 
 // ---- 1. Where training time goes ---------------------------------------------------------------
 
@@ -673,6 +573,7 @@ const tensorParallel: LessonDef = {
   ],
 };
 
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero];
+/** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);

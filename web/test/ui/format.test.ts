@@ -37,6 +37,9 @@ describe('number formatting', () => {
     expect(formatValue(true, 'bool')).toBe('yes');
     expect(formatValue(undefined, 'seconds')).toBe('—');
     expect(formatValue(1536, 'count')).toBe('1,536');
+    expect(formatValue(17.551855009383576, 'factor')).toBe('17.6×');
+    expect(formatValue(1, 'factor')).toBe('1×');
+    expect(formatValue(1.28e12, 'byte_rate')).toBe('1.28 TB/s');
   });
 
   it('differences against a pinned value: absolute in the unit and relative', () => {

@@ -1,6 +1,6 @@
 // Chart specs are pure functions of a result (src/charts/specs.ts).
 import { describe, expect, it } from 'vitest';
-import { inferenceTimeSpec, layoutLabel, logSpace, memorySpec, rooflineSpec, searchScatterSpec, studyAxes, studyDefaults, studySpec, trainingTimeSpec } from '../../src/charts/specs';
+import { byBoundSpec, inferenceTimeSpec, layoutLabel, logSpace, memorySpec, rooflineSpec, searchScatterSpec, studyAxes, studyDefaults, studySpec, trainingTimeSpec } from '../../src/charts/specs';
 import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../../src/engine/types';
 
 const mem = (total: number, cap: number) => ({
@@ -56,6 +56,18 @@ describe('time charts', () => {
     expect(s.bars.reduce((a, b) => a + b.value, 0)).toBeCloseTo(10, 12);
     expect(s.bars.find((b) => b.category === 'Pipeline bubble')?.value).toBe(0.75);
     expect(trainingTimeSpec({ ...prediction, training: undefined })).toBeNull();
+  });
+  it('training by bound: the paper’s four parts, in order, summing to the iteration time', () => {
+    const s = byBoundSpec(prediction)!;
+    expect(s.bars.map((b) => [b.category, b.value])).toEqual([
+      ['Compute-bound kernels', 7],
+      ['Memory-bound kernels', 1],
+      ['Exposed communication', 2],
+      ['Other (bubble + optimizer)', 0],
+    ]);
+    expect(s.bars.reduce((a, b) => a + b.value, 0)).toBe(prediction.training!.iteration_time_s);
+    expect(s.stacked).toBe(false);
+    expect(byBoundSpec({ ...prediction, training: undefined })).toBeNull();
   });
   it('inference bars sum to e2e = ttft + (out - 1) x tpot', () => {
     const s = inferenceTimeSpec(prediction, 10)!;

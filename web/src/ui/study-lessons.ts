@@ -1,0 +1,674 @@
+// One lesson per study of the paper (Kundu et al. 2024, arXiv 2407.14645; core/study/study.cpp):
+// the recompute figure, the 35x across GPU generations, the technology walk, the boundedness of
+// inference matrix multiplies, and DRAM generations against decode latency. Each lesson's widgets
+// range over the study's own parameters, read from its description in presets/studies (the file
+// the engine runs the study from), and each widget setting is a scenario the engine predicts like
+// any other: test/ui/study-lessons.test.ts checks that these scenarios give exactly the study's
+// rows. The second chart of each lesson is the study's table as the engine computes it when the
+// lesson opens (engine.study), except for the matmul lesson, whose second chart sweeps the batch
+// beyond the study's two. No engine number is typed in here; the one number quoted is the paper's
+// "about 35x".
+import type { Prediction, StudyResult } from '../engine/types';
+import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, type LineChartSpec } from '../charts/specs';
+import { bestChoice, choices, firstChoice, lastChoice, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
+import recomputeStudy from '../../../presets/studies/memory-recompute.json';
+import generationsStudy from '../../../presets/studies/gpu-generations.json';
+import nodesStudy from '../../../presets/studies/technology-nodes.json';
+import matmulStudy from '../../../presets/studies/matmul-boundedness.json';
+import dramStudy from '../../../presets/studies/memory-technology.json';
+import megatron22b from '../../../presets/models/megatron-22b.json';
+import gpt3 from '../../../presets/models/gpt3-175b.json';
+import megatron530b from '../../../presets/models/megatron-530b.json';
+import megatron1t from '../../../presets/models/megatron-1t.json';
+import dgxH100 from '../../../presets/systems/dgx-h100.json';
+import h100 from '../../../presets/devices/h100-sxm5-80gb.json';
+import hbm2 from '../../../presets/dram/hbm2.json';
+import hbm2e from '../../../presets/dram/hbm2e.json';
+import hbm3 from '../../../presets/dram/hbm3.json';
+import hbm3e from '../../../presets/dram/hbm3e.json';
+import hbm4 from '../../../presets/dram/hbm4.json';
+import hbm4e from '../../../presets/dram/hbm4e.json';
+import node12 from '../../../presets/technology/12nm.json';
+import node7 from '../../../presets/technology/7nm.json';
+import node5 from '../../../presets/technology/5nm.json';
+import node3 from '../../../presets/technology/3nm.json';
+import node2 from '../../../presets/technology/2nm.json';
+import node1 from '../../../presets/technology/1nm.json';
+
+/** The presets the studies name, by id (the engine's preset ids are the file names). */
+export const MODEL_PRESETS: Record<string, { name: string }> = { 'megatron-22b': megatron22b, 'gpt3-175b': gpt3, 'megatron-530b': megatron530b, 'megatron-1t': megatron1t };
+export const DRAM_PRESETS: Record<string, { name: string; stack_bandwidth_GBps: number; stack_capacity_GiB: number }> = { hbm2, hbm2e, hbm3, hbm3e, hbm4, hbm4e };
+export const TECHNOLOGY_PRESETS: Record<string, { name: string; node_nm: number; dram: string }> = { '12nm': node12, '7nm': node7, '5nm': node5, '3nm': node3, '2nm': node2, '1nm': node1 };
+/** The system of the DRAM study and its device, which the study re-equips with each DRAM generation. */
+export const DRAM_STUDY_SYSTEM = { id: 'dgx-h100', system: dgxH100, deviceId: 'h100-sxm5-80gb', device: h100 };
+
+/** The paper's headline for the GPU-generations study: "about 35x" from A100 to B200 (Kundu et al. 2024, Fig. 8). */
+export const PAPER_SPEEDUP = 35;
+
+const PAPER = 'Kundu et al., “Performance Modeling and Workload Analysis of Distributed Large Language Model Training and Inference”, arXiv 2407.14645, 2024';
+const label = (table: Record<string, { name: string }>) => (v: WidgetValue): string => table[String(v)]?.name ?? String(v);
+
+type Row = Record<string, unknown>;
+
+/** A study's rows, or none before the table is loaded. */
+const rowsOf = (data: LessonData): Row[] => data.study?.rows ?? [];
+
+/**
+ * Column `y` of a study's table against `x` of each row, one series per `series` of the row (a
+ * row may stand in several series: `series` may return several names). Numeric x gives lines
+ * (sorted by x), text x dots in row order. Null without the table.
+ */
+function studyChart(
+  st: StudyResult | null,
+  o: { x: (r: Row) => number | string; y: string; series: (r: Row) => string[]; xLabel: string; yLabel: string; seriesLabel?: string; rules?: LineChartSpec['rules'] },
+): LineChartSpec | null {
+  if (!st) return null;
+  const points = st.rows.flatMap((r) => {
+    const y = r[o.y];
+    return typeof y === 'number' && Number.isFinite(y) ? o.series(r).map((series) => ({ x: o.x(r), y, series })) : [];
+  });
+  if (points.length === 0) return null;
+  const xCategorical = points.some((p) => typeof p.x !== 'number');
+  return {
+    kind: 'lines',
+    title: `${st.title} (the engine’s study, all rows)`,
+    xLabel: o.xLabel,
+    yLabel: o.yLabel,
+    unit: (st.units ?? {})[o.y] ?? '',
+    xUnit: '',
+    xCategorical,
+    logX: false,
+    logY: false,
+    seriesLabel: o.seriesLabel,
+    points: xCategorical ? points : [...points].sort((a, b) => (a.x as number) - (b.x as number)),
+    rules: o.rules,
+  };
+}
+
+// ---- The recompute figure (memory-recompute) ---------------------------------------------------
+
+const RC = recomputeStudy;
+const RC_MODELS = RC.layouts.map((l) => l.model);
+
+function recomputeScenario(v: Values): Record<string, unknown> {
+  const layout = RC.layouts.find((l) => l.model === v.model) ?? RC.layouts[0]!;
+  const name = MODEL_PRESETS[layout.model]?.name ?? layout.model;
+  return {
+    schema_version: 1,
+    name: `${name} on ${layout.tp * layout.pp * RC.dp} A100 80GB, tp${layout.tp} pp${layout.pp} (Korthikanti et al. Table 3), recompute ${v.recompute}`,
+    model: layout.model,
+    system: RC.system,
+    num_devices: layout.tp * layout.pp * RC.dp,
+    parallel: { tp: layout.tp, pp: layout.pp, dp: RC.dp, sequence_parallel: RC.sequence_parallel, micro_batch: RC.micro_batch, interleave: layout.interleave, recompute: String(v.recompute) },
+    training: { global_batch: layout.global_batch, seq_len: RC.seq_len, precision: RC.precision },
+  };
+}
+
+const studyRecompute: LessonDef = {
+  name: 'study-recompute',
+  study: 'memory-recompute',
+  title: 'The recompute figure: does the model fit in 80 GB?',
+  summary: 'The paper’s memory study: weights, gradients, optimizer state and activations of GPT 22B to 1T on A100 GPUs under no, selective and full recomputation.',
+  paragraphs: [
+    'The first study of the paper revisits a figure of Korthikanti et al.: four GPT models, from 22 billion to one trillion parameters, each trained on A100 GPUs of 80 GB with the layout those authors used (their Table 3): tensor parallelism across the eight GPUs of a DGX node, a pipeline as deep as the model needs, sequence parallelism, one sequence per micro-batch and no data parallelism. The question is whether the most loaded GPU fits. That is the first pipeline stage: besides its share of the layers it holds the embedding, and the one-forward-one-backward schedule makes it keep the activations of the most micro-batches in flight.',
+    'Weights, gradients and the Adam optimizer state depend only on how many parameters each GPU holds. The recomputation policy changes the fourth part, the activations kept for the backward pass. With none, every intermediate tensor of every layer in flight is kept. Selective recomputation drops the attention scores and softmax output, which grow with the square of the sequence length but are cheap to compute again. Full recomputation keeps only each layer’s input and runs the layer’s forward pass a second time during the backward pass.',
+    'Pick a model and move the policy: the memory chart shows the four parts against the GPU’s capacity, and the recomputation time shows what the memory saving costs. The second chart is the whole study as the engine computes it, every model under every policy.',
+  ],
+  sources: [
+    'Korthikanti et al., “Reducing Activation Recomputation in Large Transformer Models”, MLSys 2023 (arXiv 2205.05198), Table 3 (layouts) and Figure 1.',
+    `${PAPER}, Fig. 6.`,
+    'Chen et al., “Training Deep Nets with Sublinear Memory Cost”, 2016 (gradient checkpointing).',
+  ],
+  widgets: [
+    { id: 'model', label: 'Model (with its Table 3 layout)', kind: 'select', choices: choices(RC_MODELS, label(MODEL_PRESETS)), initial: 'gpt3-175b' },
+    { id: 'recompute', label: 'Recomputation', kind: 'range', choices: choices(RC.recompute), initial: RC.recompute[0]! },
+  ],
+  scenario: recomputeScenario,
+  shown: [
+    { path: 'memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.gradients', label: 'Gradients per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.optimizer', label: 'Optimizer state per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
+    { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
+    { path: 'memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    { path: 'training.breakdown_s.recompute', label: 'Recomputation time', q: 'seconds' },
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+  ],
+  derived: [
+    { id: 'memory_share', label: 'Memory used, share of the GPU’s', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.total, p.memory.capacity_bytes) },
+    { id: 'recompute_share', label: 'Recomputation share of the iteration', q: 'ratio', of: (p) => share(p.training?.breakdown_s.recompute, p.training?.iteration_time_s) },
+  ],
+  chart: (p) => memorySpec(p),
+  sweepTitle: 'The whole study',
+  sweep: async (_predict, data) => {
+    const capacity = rowsOf(data)[0]?.capacity_bytes;
+    return studyChart(data.study, {
+      x: (r) => label(MODEL_PRESETS)(String(r.model)),
+      y: 'total_bytes',
+      series: (r) => [String(r.recompute)],
+      xLabel: 'model',
+      yLabel: 'memory of the most loaded GPU',
+      seriesLabel: 'recomputation',
+      rules: typeof capacity === 'number' ? [{ value: capacity, label: 'A100 memory' }] : undefined,
+    });
+  },
+  exercises: [
+    {
+      id: 'largest-without',
+      question: 'Without recomputation, which is the largest of the four models whose layout fits in the A100’s memory?',
+      choices: choices(RC_MODELS, label(MODEL_PRESETS)),
+      answer: (predict) => lastChoice(RC_MODELS, (model) => recomputeScenario({ model, recompute: 'none' }), predict, (p) => p.memory.fits),
+    },
+    {
+      id: 'fastest-fitting-175b',
+      question: 'For GPT-3 175B, which policy gives the shortest iteration among those that fit?',
+      choices: choices(RC.recompute),
+      answer: (predict) => bestChoice(RC.recompute, (recompute) => recomputeScenario({ model: 'gpt3-175b', recompute }), predict, (p) => (p.memory.fits ? p.training?.iteration_time_s : undefined)),
+    },
+  ],
+};
+
+// ---- The 35x (gpu-generations) -----------------------------------------------------------------
+
+const GEN = generationsStudy;
+const GEN_ROWS = GEN.rows.map((_, i) => i);
+const LAYOUTS = ['fastest', 'a100'];
+const LAYOUT_LABELS: Record<string, string> = { fastest: 'this row’s fastest', a100: 'the A100 row’s' };
+
+/**
+ * A layout as the study writes it (core/study/study.cpp layout_name: "tp4 pp8 dp32 mb1 v2
+ * selective") as a scenario's parallel block, with the study's rules for the rest: sequence
+ * parallelism wherever tp > 1 and the grid's ZeRO stage. Null when the text does not parse.
+ */
+export function parseStudyLayout(text: string): Record<string, unknown> | null {
+  const keys: Record<string, string> = { tp: 'tp', pp: 'pp', dp: 'dp', mb: 'micro_batch', v: 'interleave' };
+  const par: Record<string, number | string> = { interleave: 1 };
+  for (const token of text.trim().split(/\s+/)) {
+    const m = /^(tp|pp|dp|mb|v)(\d+)$/.exec(token);
+    if (m) par[keys[m[1]!]!] = Number(m[2]);
+    else if (['none', 'selective', 'full'].includes(token) && par.recompute === undefined) par.recompute = token;
+    else return null;
+  }
+  if (typeof par.tp !== 'number' || typeof par.pp !== 'number' || typeof par.dp !== 'number' || typeof par.micro_batch !== 'number' || par.recompute === undefined) return null;
+  return { tp: par.tp, pp: par.pp, dp: par.dp, sequence_parallel: par.tp > 1, micro_batch: par.micro_batch, interleave: par.interleave, recompute: par.recompute, zero_stage: GEN.grid.zero_stage };
+}
+
+/** The layout the engine's study found for row i (its table, matched by the row's label): as written and parsed. */
+function studyLayout(data: LessonData, i: number): { text: string; parallel: Record<string, unknown> } {
+  const want = GEN.rows[i]?.label;
+  const row = rowsOf(data).find((r) => r.label === want);
+  const text = typeof row?.layout === 'string' ? row.layout : '';
+  const parallel = parseStudyLayout(text);
+  if (!parallel) throw new Error(`the engine's gpu-generations table has no layout for “${want}”`);
+  return { text, parallel };
+}
+
+function generationScenario(v: Values, data: LessonData): Record<string, unknown> {
+  const i = num(v.row);
+  const row = GEN.rows[i] ?? GEN.rows[0]!;
+  const layout = studyLayout(data, v.layout === 'a100' ? 0 : i);
+  return {
+    schema_version: 1,
+    name: `GPT-3 175B on ${GEN.num_devices} GPUs: ${row.label}; layout ${layout.text} (${v.layout === 'a100' ? 'the A100 row’s' : 'the fastest for this row'})`,
+    model: GEN.model,
+    system: row.system,
+    num_devices: GEN.num_devices,
+    parallel: layout.parallel,
+    training: { global_batch: row.global_batch, seq_len: GEN.seq_len, precision: row.precision },
+  };
+}
+
+/** Training throughput over the baseline's (the first row's): the study's speedup column. */
+const speedupOver = (p: Prediction | null, base: Prediction | null): number | null => share(p?.training?.tokens_per_s, base?.training?.tokens_per_s);
+
+const studyGenerations: LessonDef = {
+  name: 'study-gpu-generations',
+  study: 'gpu-generations',
+  title: 'The 35×: GPT-3 175B training from A100 to B200',
+  summary: 'The paper’s GPU-generations study: which part of the speedup comes from the chip, the precision, the network, the batch and the layout.',
+  paragraphs: [
+    `The paper’s second study trains GPT-3 175B on ${GEN.num_devices} GPUs of three generations and reports about 35 times the A100’s training speed for the B200 (Kundu et al., Fig. 8). That factor stacks several changes: a faster chip at the same precision; lower-precision arithmetic (fp8, and fp4 on the B200), each step of which doubles the dense tensor rate; a faster network (NDR instead of HDR InfiniBand, or the NVLink switch of the GB200 NVL72, which joins 72 GPUs in one domain); and a larger global batch, which shortens the pipeline bubble relative to the work and hides more communication.`,
+    'Each configuration also deserves its own layout. A faster chip makes communication a larger share of the step, so the best split into tensor, pipeline and data parallelism moves. For every row the engine’s study searches a grid of Megatron layouts and keeps the fastest one that fits in memory; this lesson loads those layouts from the study and runs them. The breakdown is the paper’s: time in compute-bound kernels, in memory-bound kernels, in exposed communication, and the rest (pipeline bubble and optimizer step).',
+    'Walk the slider through the study’s rows and watch the speedup over the first (A100) row; then keep the A100 row’s layout to see how much of the gain needs a re-tuned layout. The second chart puts every row against the paper’s figure; where they differ, the study view’s notes give the assumptions behind each row.',
+  ],
+  sources: [
+    `${PAPER}, Fig. 8.`,
+    'Narayanan et al., “Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM”, SC 2021 (the layouts).',
+    'NVIDIA, A100, H100 and B200 data sheets; NVIDIA GB200 NVL72 product page (the systems of presets/systems).',
+  ],
+  widgets: [
+    { id: 'row', label: 'Row of the study', kind: 'range', choices: choices(GEN_ROWS, (i) => GEN.rows[num(i)]?.label ?? String(i)), initial: 0 },
+    { id: 'layout', label: 'Layout', kind: 'select', choices: choices(LAYOUTS, (x) => LAYOUT_LABELS[String(x)] ?? String(x)), initial: 'fastest' },
+  ],
+  scenario: generationScenario,
+  baseline: (_v, data) => generationScenario({ row: 0, layout: 'fastest' }, data),
+  shown: [
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.tokens_per_s', label: 'Training throughput', q: 'tokens_rate' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
+    { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
+    { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
+    { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [{ id: 'speedup', label: 'Speedup over the A100 row', q: 'factor', of: (p, _v, ctx) => speedupOver(p, ctx.baseline) }],
+  chart: (p) => byBoundSpec(p),
+  sweepTitle: 'The whole study',
+  sweep: async (_predict, data) =>
+    studyChart(data.study, {
+      x: (r) => `${String(r.system)}, ${String(r.precision)}, batch ${String(r.global_batch)}`,
+      y: 'speedup',
+      series: () => ['speedup over the A100 row'],
+      xLabel: 'row of the study',
+      yLabel: 'speedup over the A100 row (×)',
+      rules: [{ value: PAPER_SPEEDUP, label: 'the paper: about' }],
+    }),
+  exercises: [
+    {
+      id: 'closest-to-paper',
+      question: 'Which row of the study comes closest to the paper’s “about 35×” over the A100?',
+      choices: choices(GEN_ROWS, (i) => GEN.rows[num(i)]?.label ?? String(i)),
+      answer: async (predict, data) => {
+        const base = await predict(generationScenario({ row: 0, layout: 'fastest' }, data));
+        return bestChoice(GEN_ROWS, (row) => generationScenario({ row, layout: 'fastest' }, data), predict, (p) => {
+          const s = speedupOver(p, base);
+          return s === null ? undefined : Math.abs(s - PAPER_SPEEDUP);
+        });
+      },
+    },
+    {
+      id: 'nvl72-layout',
+      question: 'At fp8 and the smaller batch, is the GB200 NVL72 still faster than the DGX B200 (each row’s own fastest layout) when it keeps the A100 row’s layout?',
+      choices: choices(['yes', 'no']),
+      answer: async (predict, data) => {
+        const at = (system: string): number => GEN.rows.findIndex((r) => r.system === system && r.precision === 'fp8' && r.global_batch === GEN.rows[0]!.global_batch);
+        const [nvlRow, dgxRow] = [at('gb200-nvl72'), at('dgx-b200')];
+        if (nvlRow < 0 || dgxRow < 0) return null;
+        const nvl = await predict(generationScenario({ row: nvlRow, layout: 'a100' }, data));
+        const dgx = await predict(generationScenario({ row: dgxRow, layout: 'fastest' }, data));
+        const a = nvl?.training?.iteration_time_s;
+        const b = dgx?.training?.iteration_time_s;
+        return a === undefined || b === undefined ? null : a < b ? 'yes' : 'no';
+      },
+    },
+  ],
+};
+
+// ---- The technology walk (technology-nodes) ----------------------------------------------------
+
+const TN = nodesStudy;
+const NODES = TN.nodes;
+const OWN = 'own';
+const NODE_DRAMS = [...new Set(NODES.map((n) => TECHNOLOGY_PRESETS[n]?.dram ?? ''))].filter((d) => d !== '');
+const DRAM_CHOICES = [OWN, ...NODE_DRAMS];
+const dramLabel = (v: WidgetValue): string => (v === OWN ? 'the node’s own' : (DRAM_PRESETS[String(v)]?.name ?? String(v)));
+const nm = (node: string | undefined): string => `${TECHNOLOGY_PRESETS[node ?? '']?.node_nm ?? node} nm`;
+const SCALINGS = ['logic', 'memory', 'network', 'all'];
+
+function nodeScenario(v: Values): Record<string, unknown> {
+  const node = String(v.node);
+  const dram = v.dram === OWN ? (TECHNOLOGY_PRESETS[node]?.dram ?? '') : String(v.dram);
+  return {
+    schema_version: 1,
+    name: `GPT-3 175B on ${TN.num_devices} devices derived at ${TECHNOLOGY_PRESETS[node]?.name ?? node} with ${DRAM_PRESETS[dram]?.name ?? dram}`,
+    model: TN.model,
+    system: { technology: node, dram, ...TN.budget },
+    num_devices: TN.num_devices,
+    parallel: TN.parallel,
+    training: TN.training,
+  };
+}
+
+const BOUNDS = ['compute', 'memory', 'communication', 'other'] as const;
+const BOUND_LABELS: Record<string, string> = { compute: 'compute-bound kernels', memory: 'memory-bound kernels', communication: 'exposed communication', other: 'other (bubble + optimizer)' };
+const boundShare = (p: Prediction | null, b: string): number | null => share((p?.training?.by_bound_s as Record<string, number> | undefined)?.[b], p?.training?.iteration_time_s);
+
+/** The resolved device's figures: dense bf16 peak (FLOP/s), DRAM bandwidth and scale-up link (B/s). */
+const device = (ctx: { resolved: { system?: unknown } | null }): { peak?: number; dram?: number; link?: number } => {
+  const sys = ctx.resolved?.system as { device?: { peak_tflops?: Record<string, number>; memory?: { bandwidth_GBps?: number } }; scale_up?: { bandwidth_GBps?: number } } | undefined;
+  const peak = sys?.device?.peak_tflops?.bf16;
+  const dram = sys?.device?.memory?.bandwidth_GBps;
+  const link = sys?.scale_up?.bandwidth_GBps;
+  return { peak: peak === undefined ? undefined : peak * 1e12, dram: dram === undefined ? undefined : dram * 1e9, link: link === undefined ? undefined : link * 1e9 };
+};
+const orNull = (x: number | undefined): number | null => (x === undefined ? null : x);
+
+const studyTechnology: LessonDef = {
+  name: 'study-technology-nodes',
+  study: 'technology-nodes',
+  title: 'The technology walk: one chip budget from 12 nm to 1 nm',
+  summary: 'The paper’s design-space study: devices derived at each technology node under the same area and power, and where GPT-3 175B training then spends its time.',
+  paragraphs: [
+    `The paper’s design-space study fixes a chip budget, the die area and power of an A100/H100-class GPU, and lets its microarchitecture engine derive a device at each technology node from 12 nm to 1 nm. Denser logic buys more tensor units and cache on the same area, the power budget sets the clock the units can run at, and the die’s edge holds the DRAM stacks and the network SerDes, whose speed per lane also rises with the node. Each node comes with the DRAM generation of its era. The same GPT-3 175B training layout then runs on ${TN.num_devices} derived devices, so the rows differ only in hardware.`,
+    'The paper scales logic, memory and network separately and together, and finds the bottleneck moving from compute to memory to the interconnect as the nodes shrink (Kundu et al., Sec. IV-C). The slider here moves the whole chip, logic and SerDes and, unless you pick another, the node’s own DRAM; the picker swaps the DRAM generation alone. The breakdown is the paper’s: compute-bound kernels, memory-bound kernels, exposed communication and the rest.',
+    'The second chart is the engine’s whole study, which also scales logic alone and the network alone, two cases a scenario cannot express because a node’s logic and SerDes come together. Compare its curves: whose progress buys the most speed, and where does each stop paying?',
+  ],
+  sources: [
+    `${PAPER}, Sec. IV-C.`,
+    'Ardalani, Pal and Gupta, “DeepFlow: A Cross-Stack Pathfinding Framework for Distributed AI Systems”, arXiv 2211.03309 (the microarchitecture engine’s lineage).',
+    'The per-node sources in presets/technology (TSMC, WikiChip, imec) and presets/dram (JEDEC).',
+  ],
+  widgets: [
+    { id: 'node', label: 'Technology node', kind: 'range', choices: choices(NODES, label(TECHNOLOGY_PRESETS)), initial: NODES[0]! },
+    { id: 'dram', label: 'DRAM', kind: 'select', choices: choices(DRAM_CHOICES, dramLabel), initial: OWN },
+  ],
+  scenario: nodeScenario,
+  baseline: () => nodeScenario({ node: NODES[0]!, dram: OWN }),
+  shown: [
+    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
+    { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
+    { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
+    { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [
+    { id: 'speedup', label: `Speedup over the ${nm(NODES[0])} chip`, q: 'factor', of: (p, _v, ctx) => share(ctx.baseline?.training?.iteration_time_s, p.training?.iteration_time_s) },
+    { id: 'peak', label: 'Derived device: dense bf16 peak', q: 'flop_rate', of: (_p, _v, ctx) => orNull(device(ctx).peak) },
+    { id: 'dram_bandwidth', label: 'Derived device: DRAM bandwidth', q: 'byte_rate', of: (_p, _v, ctx) => orNull(device(ctx).dram) },
+    { id: 'link_bandwidth', label: 'Derived device: scale-up link per direction', q: 'byte_rate', of: (_p, _v, ctx) => orNull(device(ctx).link) },
+    { id: 'communication_share', label: 'Exposed communication share of the iteration', q: 'ratio', of: (p) => boundShare(p, 'communication') },
+  ],
+  needsResolved: true,
+  chart: (p) => byBoundSpec(p),
+  sweepTitle: 'The whole study',
+  // The baseline row (every component at the first node, the same chip whatever is scaled) starts every curve.
+  sweep: async (_predict, data) =>
+    studyChart(data.study, {
+      x: (r) => r.node_nm as number,
+      y: 'speedup',
+      series: (r) => (r.node_nm === TECHNOLOGY_PRESETS[NODES[0]!]?.node_nm ? SCALINGS : [String(r.scaling)]),
+      xLabel: 'technology node (nm)',
+      yLabel: `speedup over the ${nm(NODES[0])} chip (×)`,
+      seriesLabel: 'what moves to the node',
+    }),
+  exercises: [
+    {
+      id: 'growing-share',
+      question: `With the node’s own DRAM, which part of the paper’s breakdown gains the most share of the iteration from ${nm(NODES[0])} to ${nm(NODES[NODES.length - 1])}?`,
+      choices: choices([...BOUNDS], (b) => BOUND_LABELS[String(b)] ?? String(b)),
+      answer: async (predict) => {
+        const first = await predict(nodeScenario({ node: NODES[0]!, dram: OWN }));
+        const last = await predict(nodeScenario({ node: NODES[NODES.length - 1]!, dram: OWN }));
+        let best: string | null = null;
+        let gain = -Infinity;
+        for (const b of BOUNDS) {
+          const a = boundShare(first, b);
+          const z = boundShare(last, b);
+          if (a !== null && z !== null && z - a > gain) {
+            gain = z - a;
+            best = b;
+          }
+        }
+        return best;
+      },
+    },
+    {
+      id: 'memory-alone',
+      question: `Keeping the ${nm(NODES[0])} logic and network, how much faster does the best DRAM generation on the list make the iteration than the node’s own?`,
+      choices: [
+        { value: 'under-5', label: 'less than 5 %' },
+        { value: '5-25', label: 'between 5 % and 25 %' },
+        { value: 'over-25', label: 'more than 25 %' },
+      ],
+      answer: async (predict) => {
+        const own = (await predict(nodeScenario({ node: NODES[0]!, dram: OWN })))?.training?.iteration_time_s;
+        let best = Infinity;
+        for (const dram of NODE_DRAMS) best = Math.min(best, (await predict(nodeScenario({ node: NODES[0]!, dram })))?.training?.iteration_time_s ?? Infinity);
+        if (own === undefined || !Number.isFinite(best)) return null;
+        const gain = own / best - 1;
+        return gain < 0.05 ? 'under-5' : gain <= 0.25 ? '5-25' : 'over-25';
+      },
+    },
+  ],
+};
+
+// ---- Compute- or memory-bound matmuls (matmul-boundedness) -------------------------------------
+
+const MM = matmulStudy;
+const MM_GPUS = MM.gpus.map((g) => g.system);
+const MM_GPU_LABELS: Record<string, string> = Object.fromEntries(MM.gpus.map((g) => [g.system, g.label]));
+/** The GPU the exercises ask about: the study's H100. */
+export const MM_FOCUS = 'dgx-h100';
+/** The study's batches and the powers of two between and beyond them. */
+const MM_BATCHES = [...new Set([...MM.batches, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512])].sort((a, b) => a - b);
+/** The matrix multiplies of a layer (and the LM head), as the engine names its operators (study.cpp is_matmul). */
+export const MATMULS: Record<string, string> = {
+  qkv_proj: 'QKV projection',
+  attention: 'attention core (QKᵀ and PV)',
+  attn_out_proj: 'attention output projection',
+  mlp_up: 'MLP up-projection',
+  mlp_down: 'MLP down-projection',
+  lm_head: 'LM head (logits)',
+};
+
+function matmulScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `Llama 2 70B on ${MM.num_devices} ${MM_GPU_LABELS[String(v.gpu)] ?? v.gpu} (tp${MM.parallel.tp}), batch ${v.batch}`,
+    model: MM.model,
+    system: String(v.gpu),
+    num_devices: MM.num_devices,
+    parallel: MM.parallel,
+    inference: { ...MM.inference, batch: num(v.batch) },
+  };
+}
+
+const matmulsOf = (p: Prediction | null, phase: string) => (p?.inference?.operators ?? []).filter((o) => o.phase === phase && o.name in MATMULS);
+const operator = (p: Prediction | null, phase: string, name: string) => matmulsOf(p, phase).find((o) => o.name === name);
+
+/** Share of a phase's matrix-multiply time (count × time) in compute-bound kernels. */
+function computeBoundShare(p: Prediction | null, phase: string): number | null {
+  let all = 0;
+  let part = 0;
+  for (const o of matmulsOf(p, phase)) {
+    const t = o.time_s * (o.count ?? 1);
+    all += t;
+    if (o.bound === 'compute') part += t;
+  }
+  return all > 0 ? part / all : null;
+}
+
+/** The data-sheet ridge point of the resolved device: peak FLOP/s at the study's precision / DRAM bandwidth. */
+function ridge(resolved: { system?: unknown } | null): number | null {
+  const dev = (resolved?.system as { device?: { peak_tflops?: Record<string, number>; memory?: { bandwidth_GBps?: number } } } | undefined)?.device;
+  const peak = dev?.peak_tflops?.[MM.inference.precision];
+  const bw = dev?.memory?.bandwidth_GBps;
+  return peak !== undefined && bw !== undefined && bw > 0 ? (peak * 1e12) / (bw * 1e9) : null;
+}
+
+const studyMatmul: LessonDef = {
+  name: 'study-matmul-boundedness',
+  study: 'matmul-boundedness',
+  title: 'Compute- or memory-bound: the matrix multiplies of inference',
+  summary: 'The paper’s boundedness study: each prefill and decode matrix multiply of Llama 2 70B against the GPU’s ridge point, and the batch at which decode crosses it.',
+  paragraphs: [
+    'In its inference study the paper takes each matrix multiply of a Llama 2 70B layer, split over eight GPUs with tensor parallelism, and asks whether it is limited by the GPU’s arithmetic or by its memory (Kundu et al., Sec. V). The roofline model answers with two numbers: the operation’s arithmetic intensity, the FLOPs it performs per byte it moves, and the GPU’s ridge point, its peak FLOP/s divided by its memory bandwidth. Above the ridge the arithmetic binds; below it, the memory.',
+    'In prefill a weight matrix multiplies all the prompt’s tokens at once, so every weight byte read serves many tokens and the intensity is high. In decode it multiplies a single new token per sequence: each weight is read to perform one multiply-add per sequence of the batch. Batching decode therefore raises its intensity roughly in proportion to the batch, until the matrix multiplies cross the ridge. The attention core is different: each sequence attends over its own keys and values, so a larger batch brings more bytes along with the FLOPs.',
+    'Pick a GPU and move the batch: the roofline places every operator of prefill and decode against the GPU’s data-sheet roofs, and the numbers count how many of decode’s matrix multiplies have crossed. An operator can turn compute-bound a little before the data-sheet ridge, because the engine caps both roofs at the efficiencies measured on each GPU; and its roofline has a third roof between the two, the L2 cache, which binds some operators at some batches. The second chart follows, on each GPU, the share of decode’s matrix-multiply time that has turned compute-bound as the batch grows.',
+  ],
+  sources: [
+    `${PAPER}, Sec. V.`,
+    'Williams, Waterman and Patterson, “Roofline: An Insightful Visual Performance Model for Multicore Architectures”, CACM 2009.',
+    'Touvron et al., “Llama 2: Open Foundation and Fine-Tuned Chat Models”, 2023 (the model’s shape).',
+  ],
+  widgets: [
+    { id: 'gpu', label: 'GPU (DGX system)', kind: 'select', choices: choices(MM_GPUS, (g) => MM_GPU_LABELS[String(g)] ?? String(g)), initial: MM_FOCUS },
+    { id: 'batch', label: 'Batch (sequences decoded together)', kind: 'range', choices: choices(MM_BATCHES), initial: MM_BATCHES[0]! },
+  ],
+  scenario: matmulScenario,
+  shown: [
+    { path: 'inference.ttft_s', label: 'Time to first token (prefill)', q: 'seconds' },
+    { path: 'inference.tpot_s', label: 'Time per output token (decode step)', q: 'seconds' },
+    { path: 'inference.throughput_tokens_per_s', label: 'Decode throughput', q: 'tokens_rate' },
+    { path: 'inference.memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [
+    { id: 'ridge', label: 'Ridge point of the GPU (data sheet)', q: 'intensity', of: (_p, _v, ctx) => ridge(ctx.resolved) },
+    { id: 'decode_mlp_up_intensity', label: 'Decode MLP up-projection: arithmetic intensity', q: 'intensity', of: (p) => operator(p, 'decode', 'mlp_up')?.arithmetic_intensity ?? null },
+    { id: 'decode_compute_bound', label: 'Decode matrix multiplies bound by compute', q: 'count', of: (p) => matmulsOf(p, 'decode').filter((o) => o.bound === 'compute').length },
+    { id: 'prefill_compute_bound', label: 'Prefill matrix multiplies bound by compute', q: 'count', of: (p) => matmulsOf(p, 'prefill').filter((o) => o.bound === 'compute').length },
+    { id: 'decode_compute_share', label: 'Decode matrix-multiply time in compute-bound kernels', q: 'ratio', of: (p) => computeBoundShare(p, 'decode') },
+  ],
+  needsResolved: true,
+  chart: (p, resolved) => rooflineSpec(p, resolved),
+  sweepTitle: 'Decode over the batch',
+  sweep: async (predict) => {
+    const points: LineChartSpec['points'] = [];
+    for (const gpu of MM_GPUS) {
+      for (const batch of MM_BATCHES) {
+        const y = computeBoundShare(await predict(matmulScenario({ gpu, batch })), 'decode');
+        if (y !== null) points.push({ x: batch, y: y * 100, series: MM_GPU_LABELS[gpu] ?? gpu });
+      }
+    }
+    return {
+      kind: 'lines',
+      title: 'Share of decode’s matrix-multiply time in compute-bound kernels, against the batch, per GPU (engine)',
+      xLabel: 'batch (sequences)',
+      yLabel: 'compute-bound share of decode matmul time',
+      xCategorical: false,
+      unit: '%',
+      xUnit: '',
+      logX: true,
+      logY: false,
+      seriesLabel: 'GPU',
+      points,
+    };
+  },
+  exercises: [
+    {
+      id: 'prefill-memory-bound',
+      question: `At batch ${MM_BATCHES[0]} on the ${MM_GPU_LABELS[MM_FOCUS]}, which of prefill’s matrix multiplies is not compute-bound?`,
+      choices: choices(Object.keys(MATMULS), (m) => MATMULS[String(m)] ?? String(m)),
+      answer: async (predict) => {
+        const p = await predict(matmulScenario({ gpu: MM_FOCUS, batch: MM_BATCHES[0]! }));
+        const odd = matmulsOf(p, 'prefill').filter((o) => o.bound !== 'compute');
+        return odd.length === 1 ? odd[0]!.name : null;
+      },
+    },
+    {
+      id: 'decode-crosses',
+      question: `On the ${MM_GPU_LABELS[MM_FOCUS]}, what is the smallest batch on the slider at which the decode MLP up-projection becomes compute-bound?`,
+      choices: choices(MM_BATCHES),
+      answer: (predict) => firstChoice(MM_BATCHES, (batch) => matmulScenario({ gpu: MM_FOCUS, batch }), predict, (p) => operator(p, 'decode', 'mlp_up')?.bound === 'compute'),
+    },
+  ],
+};
+
+// ---- DRAM generations and decode latency (memory-technology) -----------------------------------
+
+const MT = dramStudy;
+const MT_DRAMS = MT.drams;
+
+/**
+ * The study's system with its device re-equipped with `dram`: dram_stacks stacks at the
+ * generation's rated bandwidth and capacity per stack, everything else as the presets say
+ * (core/study/study.cpp, memory-technology).
+ */
+export function withDram(dram: string): Record<string, unknown> {
+  const d = DRAM_PRESETS[dram];
+  if (!d) throw new Error(`no DRAM preset ${dram}`);
+  const { system, device: dev } = DRAM_STUDY_SYSTEM;
+  return {
+    ...system,
+    device: { ...dev, name: `${dev.name} with ${d.name}`, memory: { capacity_GiB: d.stack_capacity_GiB * MT.dram_stacks, bandwidth_GBps: d.stack_bandwidth_GBps * MT.dram_stacks } },
+  };
+}
+
+function dramScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `Llama 2 70B on ${MT.num_devices} H100-class GPUs with ${DRAM_PRESETS[String(v.dram)]?.name ?? v.dram} (tp${MT.parallel.tp}), batch ${v.batch}`,
+    model: MT.model,
+    system: withDram(String(v.dram)),
+    num_devices: MT.num_devices,
+    parallel: MT.parallel,
+    inference: { ...MT.inference, batch: num(v.batch) },
+  };
+}
+
+const tpot = (p: Prediction | null): number | undefined => p?.inference?.tpot_s;
+
+const studyDram: LessonDef = {
+  name: 'study-memory-technology',
+  study: 'memory-technology',
+  title: 'DRAM generations and decode latency',
+  summary: 'The paper’s memory-technology study: an H100 re-equipped with each HBM generation, and how much faster decode gets with each.',
+  paragraphs: [
+    'Decode reads every weight of the model, and the KV cache of every sequence, for each new token, so its speed follows the memory bandwidth. The paper’s last study keeps an H100’s compute, cache and links and changes only its DRAM, from HBM2 to HBM4E, each generation with the same number of stacks at its rated speed per stack (Kundu et al., Sec. V); Llama 2 70B is served on eight such GPUs with tensor parallelism.',
+    'A decode step is not only weight streaming. Every layer also waits for the tensor-parallel all-reduces across the eight GPUs, which at a small batch cost mostly latency, and every kernel adds a fixed overhead. Those parts do not shrink with faster DRAM, so each new generation buys less than its bandwidth promises: Amdahl’s law applied to memory.',
+    'Move the generation and watch the decode step’s two parts, compute (which includes waiting for memory) and communication, and the time per output token against HBM2’s. Prefill, mostly compute-bound, moves much less. The second chart is the engine’s whole study.',
+  ],
+  sources: [
+    `${PAPER}, Sec. V.`,
+    'JEDEC JESD235 (HBM2), JESD238 (HBM3) and the HBM4 standard; the per-stack rates of presets/dram.',
+    'Pope et al., “Efficiently Scaling Transformer Inference”, MLSys 2023.',
+    'Amdahl, “Validity of the single processor approach to achieving large scale computing capabilities”, AFIPS 1967.',
+  ],
+  widgets: [
+    { id: 'dram', label: 'DRAM generation', kind: 'range', choices: choices(MT_DRAMS, label(DRAM_PRESETS)), initial: MT_DRAMS[0]! },
+    { id: 'batch', label: 'Batch (sequences)', kind: 'select', choices: choices(MT.batches), initial: MT.batches[0]! },
+  ],
+  scenario: dramScenario,
+  baseline: (v) => dramScenario({ dram: MT_DRAMS[0]!, batch: v.batch! }),
+  shown: [
+    { path: 'inference.tpot_s', label: 'Time per output token', q: 'seconds' },
+    { path: 'inference.decode_step_s.compute', label: 'Decode step: compute and memory', q: 'seconds' },
+    { path: 'inference.decode_step_s.communication', label: 'Decode step: communication', q: 'seconds' },
+    { path: 'inference.ttft_s', label: 'Time to first token (prefill)', q: 'seconds' },
+    { path: 'inference.memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+    { path: 'inference.max_batch', label: 'Largest batch that fits', q: 'count' },
+  ],
+  derived: [
+    { id: 'bandwidth', label: 'DRAM bandwidth per GPU', q: 'byte_rate', of: (_p, _v, ctx) => orNull(device(ctx).dram) },
+    { id: 'speedup_tpot', label: 'Decode speedup over HBM2', q: 'factor', of: (p, _v, ctx) => share(tpot(ctx.baseline), tpot(p)) },
+    { id: 'communication_share', label: 'Communication share of the decode step', q: 'ratio', of: (p) => { const d = p.inference?.decode_step_s; return d ? share(d.communication, d.compute + d.communication) : null; } },
+  ],
+  needsResolved: true,
+  chart: (p) => inferenceTimeSpec(p, MT.inference.output_len),
+  sweepTitle: 'The whole study',
+  sweep: async (_predict, data) =>
+    studyChart(data.study, {
+      x: (r) => label(DRAM_PRESETS)(String(r.dram)),
+      y: 'tpot_s',
+      series: (r) => [`batch ${String(r.batch)}`],
+      xLabel: 'DRAM generation',
+      yLabel: 'time per output token',
+      seriesLabel: 'batch',
+    }),
+  exercises: [
+    {
+      id: 'half-again',
+      question: `At batch ${MT.batches[0]}, which is the first generation on the slider that decodes at least one and a half times as fast as ${DRAM_PRESETS[MT_DRAMS[0]!]?.name ?? MT_DRAMS[0]}?`,
+      choices: choices(MT_DRAMS, label(DRAM_PRESETS)),
+      answer: async (predict) => {
+        const base = tpot(await predict(dramScenario({ dram: MT_DRAMS[0]!, batch: MT.batches[0]! })));
+        if (base === undefined) return null;
+        return firstChoice(MT_DRAMS, (dram) => dramScenario({ dram, batch: MT.batches[0]! }), predict, (p) => (tpot(p) ?? Infinity) * 1.5 <= base);
+      },
+    },
+    {
+      id: 'last-step',
+      question: `At batch ${MT.batches[0]}, how much faster is decode with ${DRAM_PRESETS[MT_DRAMS[MT_DRAMS.length - 1]!]?.name ?? ''} than with ${DRAM_PRESETS[MT_DRAMS[MT_DRAMS.length - 2]!]?.name ?? ''}, the generation before it?`,
+      choices: [
+        { value: 'under-5', label: 'less than 5 %' },
+        { value: '5-20', label: 'between 5 % and 20 %' },
+        { value: 'over-20', label: 'more than 20 %' },
+      ],
+      answer: async (predict) => {
+        const b = MT.batches[0]!;
+        const before = tpot(await predict(dramScenario({ dram: MT_DRAMS[MT_DRAMS.length - 2]!, batch: b })));
+        const after = tpot(await predict(dramScenario({ dram: MT_DRAMS[MT_DRAMS.length - 1]!, batch: b })));
+        if (before === undefined || after === undefined) return null;
+        const gain = before / after - 1;
+        return gain < 0.05 ? 'under-5' : gain <= 0.2 ? '5-20' : 'over-20';
+      },
+    },
+  ],
+};
+
+/** The study lessons, in the order of the paper's studies (core/study study_list). */
+export const STUDY_LESSONS: LessonDef[] = [studyRecompute, studyGenerations, studyTechnology, studyMatmul, studyDram];
+
