@@ -254,6 +254,8 @@ function parseInput(f: Field, input: Input): { ok: true; value: unknown } | { ok
     try {
       return { ok: true, value: JSON.parse(raw) as unknown };
     } catch {
+      // A bare word is a string (a preset id or a named choice, e.g. a draft model or "mtp").
+      if (/^[A-Za-z0-9._-]+$/.test(raw)) return { ok: true, value: raw };
       return { ok: false, message: `"${raw}" is neither a number nor JSON (for example {"mean": 500, "max": 4000}).` };
     }
   }

@@ -138,6 +138,22 @@ describe('scenario editor', () => {
     expect(editor.scenario().economics).toEqual({});
   });
 
+  it('speculative decoding: its switch adds a starting block, its fields edit it, the draft takes a preset id', async () => {
+    await editor.load({ ...JSON.parse(JSON.stringify(start)), training: undefined, inference: { batch: 1, prompt_len: 64, output_len: 16 } } as Record<string, unknown>);
+    const sw = field('/inference/speculative');
+    expect(sw.checked).toBe(false);
+    expect(field('/inference/speculative/draft_tokens').disabled).toBe(true);
+    sw.checked = true;
+    sw.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect((editor.scenario().inference as Record<string, unknown>).speculative).toEqual({ draft_tokens: 1 });
+    type('/inference/speculative/draft_tokens', '4');
+    type('/inference/speculative/acceptance_rate', '0.7');
+    type('/inference/speculative/draft', 'llama3-8b');
+    await flush();
+    expect((editor.scenario().inference as Record<string, unknown>).speculative).toEqual({ draft_tokens: 4, acceptance_rate: 0.7, draft: 'llama3-8b' });
+  });
+
   it('an emptied optional field removes its key (the default applies)', async () => {
     type('/parallel/micro_batch', '2');
     await flush();
