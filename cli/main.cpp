@@ -336,6 +336,7 @@ int cmd_preset(const std::vector<std::string>& args) {
 constexpr const char* kSearchHelp =
     R"(optimus search FILE|- [--top K] [--json] [--mode training|inference|serving]
                       [--objective throughput|latency] [--max-ttft S] [--max-tpot S]
+                      [--rank-by time|energy|cost] [--max-cost USD] [--max-energy MWH]
 
 Searches the parallel layouts of a scenario: keys given in its "parallel" object are fixed,
 absent ones are searched (tp, pp, cp, dp, micro_batch, interleave, sequence_parallel,
@@ -352,6 +353,10 @@ rest are ranked by iteration time (training) or by throughput or latency (infere
                    stream as given) or capacity (the largest Poisson rate meeting the objectives)
   --max-ttft S     inference: reject layouts whose time to first token exceeds S seconds
   --max-tpot S     inference: reject layouts whose time per output token exceeds S seconds
+  --rank-by R      training: time (default), energy or cost of a step of the whole job
+  --max-cost USD   training with train_tokens: the fastest layout whose whole run (checkpoints,
+                   failures, the scenario's economics) costs at most USD
+  --max-energy MWH the same for the whole run's energy at the meter
 best[0]'s "parallel" put into the scenario and predicted gives the same numbers. Spaces of
 more than a million layouts are refused (search.space_too_large): fix some parallel keys.
 )";
@@ -449,11 +454,15 @@ int cmd_search(const std::vector<std::string>& args) {
       std::cout << kSearchHelp;
       return 0;
     } else if ((a == "--top" || a == "--mode" || a == "--objective" || a == "--max-ttft" ||
-                a == "--max-tpot") &&
+                a == "--max-tpot" || a == "--rank-by" || a == "--max-cost" || a == "--max-energy") &&
                has_value) {
       const std::string v = args[++i];
       if (a == "--mode" || a == "--objective") {
         options[a.substr(2)] = v;
+        continue;
+      }
+      if (a == "--rank-by") {
+        options["rank_by"] = v;
         continue;
       }
       char* end = nullptr;
@@ -469,7 +478,10 @@ int cmd_search(const std::vector<std::string>& args) {
         }
         options["top"] = static_cast<long long>(x);
       } else {
-        options[a == "--max-ttft" ? "max_ttft_s" : "max_tpot_s"] = x;
+        options[a == "--max-ttft"   ? "max_ttft_s"
+                : a == "--max-tpot" ? "max_tpot_s"
+                : a == "--max-cost" ? "max_cost_usd"
+                                    : "max_energy_mwh"] = x;
       }
     } else if (a.rfind("--", 0) == 0 || !file.empty()) {
       std::cerr << "optimus search: unexpected argument '" << a << "'\n" << kSearchHelp;

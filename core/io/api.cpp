@@ -178,6 +178,8 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   o.rank_by = r.enumeration<TrainingRank>("rank_by", false).value_or(o.rank_by);
   if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
   if (auto t = r.number("max_tpot_s", false, 1e-12, 1e9)) o.max_tpot = Seconds(*t);
+  o.max_cost_usd = r.number("max_cost_usd", false, 1e-6, 1e15);
+  o.max_energy_mwh = r.number("max_energy_mwh", false, 1e-9, 1e12);
   const auto max_batch = r.integer("max_batch", false, 1, kMaxSearchBatch);
   if (max_batch) o.max_batch = *max_batch;
   o.points = r.boolean("points", false).value_or(false);
@@ -192,9 +194,11 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
       if (root.contains(key) && !(o.mode == SearchMode::serving && std::string_view(key) == "objective"))
         out.error = Error{"search.option_not_applicable", std::string("/") + key,
                           std::string("'") + key + "' applies to an inference search (mode \"inference\")"};
-  } else if (root.contains("rank_by")) {
-    out.error = Error{"search.option_not_applicable", "/rank_by",
-                      "'rank_by' applies to a training search (mode \"training\")"};
+  } else {
+    for (const char* key : {"rank_by", "max_cost_usd", "max_energy_mwh"})
+      if (root.contains(key))
+        out.error = Error{"search.option_not_applicable", std::string("/") + key,
+                          std::string("'") + key + "' applies to a training search (mode \"training\")"};
   }
   if (o.mode == SearchMode::serving && root.contains("points"))
     out.error = Error{"search.option_not_applicable", "/points",
@@ -258,6 +262,10 @@ nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const
   if (o.mode == SearchMode::training && o.rank_by != TrainingRank::time) {
     j["step_energy_j"] = r.step_energy_j;
     j["step_cost_usd"] = r.step_cost_usd;
+  }
+  if (o.mode == SearchMode::training && (o.max_cost_usd || o.max_energy_mwh)) {
+    j["run_cost_usd"] = r.run_cost_usd;
+    j["run_energy_mwh"] = r.run_energy_mwh;
   }
   j["memory"] = full["memory"];
   j["warnings"] = full["warnings"];

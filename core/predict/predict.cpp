@@ -97,6 +97,60 @@ Result<Scenario> at_ramp_batch(const Scenario& s, std::size_t index) {
   return at;
 }
 
+// Energy and price of an output token at `tokens_per_s_per_device`, for a device drawing at the
+// mix `shares`.
+TokenCost token_cost(const Scenario& s, const ActivityShares& shares, double tokens_per_s_per_device) {
+  const SystemSpec& sys = s.system;
+  TokenCost c;
+  c.device_power_w = power_at(sys.device.power, shares);
+  const double watts =
+      (c.device_power_w + sys.operations.node_overhead_w / static_cast<double>(sys.devices_per_node)) *
+      s.economics.pue;
+  if (tokens_per_s_per_device > 0 && watts > 0) {
+    c.joules_per_token = watts / tokens_per_s_per_device;
+    c.tokens_per_joule = tokens_per_s_per_device / watts;
+  }
+  const double rate = usd_per_device_hour(s.economics, sys.device.power.price_usd);
+  if (rate > 0 && tokens_per_s_per_device > 0) {
+    double usd_per_s = rate / 3600.0;
+    if (capital_form(s.economics)) usd_per_s += watts / 1000.0 / 3600.0 * s.economics.usd_per_kwh;
+    c.usd_per_million_tokens = usd_per_s / tokens_per_s_per_device * 1e6;
+  }
+  return c;
+}
+
+// Shares of a request's time (one prefill, output_len - 1 decode steps) in compute-bound kernels,
+// memory-bound ones (memory, L2, latency and host bound) and communication, from the operator
+// report (one prefill step and one mid-generation decode step).
+ActivityShares inference_shares(const InferencePrediction& i, std::int64_t output_len) {
+  ActivityShares a;
+  const double decode_steps = static_cast<double>(output_len - 1);
+  for (const OperatorReport& o : i.operators) {
+    const double secs = o.time.value * o.count * (o.phase == "decode" ? decode_steps : 1.0);
+    if (o.bound == Bound::compute)
+      a.compute += secs;
+    else
+      a.memory += secs;
+  }
+  a.communication = i.prefill_comm.value + i.decode_comm.value * decode_steps;
+  return a;
+}
+
+std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
+  if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
+  const TrainingWorkload& w = *s.training;
+  auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
+  if (!steps) return steps.error();
+  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i)
+    if (auto at = at_ramp_batch(s, i); !at) return at.error();
+  // Whether the run progresses does not depend on how long its work is.
+  auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
+  if (!rt) return rt.error();
+  return std::nullopt;
+}
+
+}  // namespace
+
 // The whole run (run/run.h) from one iteration's prediction.
 Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,
                            std::vector<Warning>& warnings) {
@@ -162,60 +216,6 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   if (econ.grid_kg_co2_per_kwh > 0) r.co2_t = r.energy_mwh * 1000.0 * econ.grid_kg_co2_per_kwh / 1000.0;
   return r;
 }
-
-// Energy and price of an output token at `tokens_per_s_per_device`, for a device drawing at the
-// mix `shares`.
-TokenCost token_cost(const Scenario& s, const ActivityShares& shares, double tokens_per_s_per_device) {
-  const SystemSpec& sys = s.system;
-  TokenCost c;
-  c.device_power_w = power_at(sys.device.power, shares);
-  const double watts =
-      (c.device_power_w + sys.operations.node_overhead_w / static_cast<double>(sys.devices_per_node)) *
-      s.economics.pue;
-  if (tokens_per_s_per_device > 0 && watts > 0) {
-    c.joules_per_token = watts / tokens_per_s_per_device;
-    c.tokens_per_joule = tokens_per_s_per_device / watts;
-  }
-  const double rate = usd_per_device_hour(s.economics, sys.device.power.price_usd);
-  if (rate > 0 && tokens_per_s_per_device > 0) {
-    double usd_per_s = rate / 3600.0;
-    if (capital_form(s.economics)) usd_per_s += watts / 1000.0 / 3600.0 * s.economics.usd_per_kwh;
-    c.usd_per_million_tokens = usd_per_s / tokens_per_s_per_device * 1e6;
-  }
-  return c;
-}
-
-// Shares of a request's time (one prefill, output_len - 1 decode steps) in compute-bound kernels,
-// memory-bound ones (memory, L2, latency and host bound) and communication, from the operator
-// report (one prefill step and one mid-generation decode step).
-ActivityShares inference_shares(const InferencePrediction& i, std::int64_t output_len) {
-  ActivityShares a;
-  const double decode_steps = static_cast<double>(output_len - 1);
-  for (const OperatorReport& o : i.operators) {
-    const double secs = o.time.value * o.count * (o.phase == "decode" ? decode_steps : 1.0);
-    if (o.bound == Bound::compute)
-      a.compute += secs;
-    else
-      a.memory += secs;
-  }
-  a.communication = i.prefill_comm.value + i.decode_comm.value * decode_steps;
-  return a;
-}
-
-std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
-  if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
-  const TrainingWorkload& w = *s.training;
-  auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
-  if (!steps) return steps.error();
-  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i)
-    if (auto at = at_ramp_batch(s, i); !at) return at.error();
-  // Whether the run progresses does not depend on how long its work is.
-  auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
-  if (!rt) return rt.error();
-  return std::nullopt;
-}
-
-}  // namespace
 
 StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t) {
   const SystemSpec& sys = s.system;

@@ -139,6 +139,10 @@ Result<Prediction> predict(const Scenario& s);
 // for any checkpoint interval (run.no_progress). validate reports them as predict does.
 std::optional<Error> check_run(const Scenario& s);
 
+// The whole run (run/run.h) from one iteration's prediction: what predict reports as `run`.
+Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,
+                           std::vector<Warning>& warnings);
+
 // Energy at the meter (devices at the step's mix of work, node overhead, PUE) and cost (device-
 // hours at the economics' price, plus that energy in the capital form) of one training step of
 // the whole job: what the layout search ranks by when asked for energy or cost.

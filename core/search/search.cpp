@@ -196,6 +196,9 @@ std::optional<Error> check_request(const Scenario& s, const SearchOptions& o) {
   if (o.max_batch < 1 || o.max_batch > kMaxSearchBatch)
     return make_error("search.invalid_option", "/max_batch",
                       "max_batch must be between 1 and " + std::to_string(kMaxSearchBatch));
+  if ((o.max_cost_usd || o.max_energy_mwh) && !(s.training && s.training->train_tokens > 0))
+    return make_error("search.budget_without_tokens", o.max_cost_usd ? "/max_cost_usd" : "/max_energy_mwh",
+                      "a budget bounds the whole run: the scenario needs training.train_tokens");
   return std::nullopt;
 }
 
@@ -332,6 +335,7 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   const AttentionKernel attention =
       s.training ? s.training->attention.value_or(s.system.software.attention) : AttentionKernel::flash;
   std::vector<Warning> warnings;
+  const ParamCounts params = s.training ? count_params(s.model, s.training->seq_len) : ParamCounts{};
   std::int64_t visited = 0;
   const auto tick = [&]() {
     ++visited;
@@ -379,6 +383,21 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
           const StepEnergyCost ec = training_step_energy_cost(work, tp);
           r.step_energy_j = ec.energy_j;
           r.step_cost_usd = ec.cost_usd;
+        }
+        if (o.max_cost_usd || o.max_energy_mwh) {
+          // The whole run at this layout, as predict plans it (checkpoint size from the layout's
+          // sharding, failures, energy and prices).
+          auto run = plan_run(work, tp, params, warnings);
+          if (!run) {
+            r.reason = run.error().code;
+          } else {
+            r.run_cost_usd = run->cost_usd.value_or(0);
+            r.run_energy_mwh = run->energy_mwh;
+            if (o.max_cost_usd && r.run_cost_usd > *o.max_cost_usd)
+              r.reason = "search.cost_above_budget";
+            else if (o.max_energy_mwh && r.run_energy_mwh > *o.max_energy_mwh)
+              r.reason = "search.energy_above_budget";
+          }
         }
       }
     } else {

@@ -102,6 +102,9 @@ struct SearchOptions {
   std::optional<Seconds> max_ttft, max_tpot;  // inference latency bounds
   bool points = false;                        // keep layouts for a scatter plot
   std::int64_t max_batch = 1024;              // inference: largest batch tried (powers of two)
+  // Training with train_tokens: the fastest layout whose whole run (run/run.h: steps, checkpoints
+  // and failures, priced by the scenario's economics) stays within these budgets.
+  std::optional<double> max_cost_usd, max_energy_mwh;
 };
 
 // One evaluated layout. Training: `time` is the iteration time. Inference: `time` is the
@@ -114,6 +117,7 @@ struct LayoutResult {
   Seconds ttft{}, tpot{};
   double throughput = 0;                        // tokens/s over all replicas (inference)
   double step_energy_j = 0, step_cost_usd = 0;  // training ranked by energy or cost
+  double run_cost_usd = 0, run_energy_mwh = 0;  // training within a budget: the whole run's
   Bytes memory{};      // per-device total of the mode's footprint; 0 when not computed
   std::string reason;  // "" when feasible, else the rejection code
 };

@@ -610,3 +610,54 @@ TEST(SearchRankBy, EnergyAndCost) {
 }
 
 }  // namespace
+
+namespace {
+
+// The fastest layout within a budget (issue 17): every layout returned has a whole run within
+// the budget, and its run cost is what predict reports for it; a budget between the cheapest and
+// the dearest layout's run keeps some and rejects others with search.cost_above_budget; bad
+// requests get codes and paths.
+TEST(SearchBudget, FastestWithinACostOrEnergyBudget) {
+  json s = small_gpt(8, 32);
+  s.erase("parallel");
+  s["training"]["train_tokens"] = 1e10;
+  const json all = json::parse(optimus::api::search(s.dump(), R"({"top": 1000, "max_cost_usd": 1e15})"));
+  ASSERT_TRUE(all.contains("best")) << all.dump();
+  double lo = 1e300, hi = 0;
+  for (const json& b : all["best"]) {
+    lo = std::min(lo, b["run_cost_usd"].get<double>());
+    hi = std::max(hi, b["run_cost_usd"].get<double>());
+  }
+  ASSERT_LT(lo, hi);
+  const double budget = (lo + hi) / 2;
+  const json r =
+      json::parse(optimus::api::search(s.dump(), json{{"top", 1000}, {"max_cost_usd", budget}}.dump()));
+  ASSERT_GT(r["best"].size(), 0u);
+  EXPECT_GT(r["rejected"]["search.cost_above_budget"].get<int>(), 0);
+  for (const json& b : r["best"]) EXPECT_LE(b["run_cost_usd"].get<double>(), budget);
+  // The first layout re-predicted: the same run cost.
+  json again = s;
+  again["parallel"] = r["best"][0]["parallel"];
+  const json p = json::parse(optimus::api::predict(again.dump()));
+  EXPECT_NEAR(p["run"]["cost_usd"].get<double>(), r["best"][0]["run_cost_usd"].get<double>(),
+              1e-9 * p["run"]["cost_usd"].get<double>());
+  // An energy budget below every layout's run leaves none.
+  const json none = json::parse(optimus::api::search(s.dump(), R"({"max_energy_mwh": 1e-9})"));
+  EXPECT_EQ(none["feasible"], 0);
+  EXPECT_GT(none["rejected"]["search.energy_above_budget"].get<int>(), 0);
+  // Without train_tokens there is no run to bound; inference has no budget.
+  json no_tokens = small_gpt(8, 32);
+  const json e1 = json::parse(optimus::api::search(no_tokens.dump(), R"({"max_cost_usd": 100})"));
+  EXPECT_EQ(e1["error"]["code"], "search.budget_without_tokens");
+  EXPECT_EQ(e1["error"]["path"], "/max_cost_usd");
+  json inf = small_gpt(8, 32);
+  inf.erase("training");
+  inf["inference"] = {{"batch", 4}, {"prompt_len", 128}, {"output_len", 16}};
+  const json e2 = json::parse(optimus::api::search(inf.dump(), R"({"max_energy_mwh": 1})"));
+  EXPECT_EQ(e2["error"]["code"], "search.option_not_applicable");
+  EXPECT_EQ(e2["error"]["path"], "/max_energy_mwh");
+  const json e3 = json::parse(optimus::api::search(s.dump(), R"({"max_cost_usd": -1})"));
+  EXPECT_EQ(e3["error"]["code"], "search.invalid_option");
+}
+
+}  // namespace

@@ -101,6 +101,11 @@ export interface SearchOptions {
   max_batch?: number;
   /** Also return one compact entry per evaluated layout (capped by the engine). */
   points?: boolean;
+  /** Training: rank by the step's time (default), energy or cost. */
+  rank_by?: 'time' | 'energy' | 'cost';
+  /** Training with train_tokens: keep layouts whose whole run stays within these budgets. */
+  max_cost_usd?: number;
+  max_energy_mwh?: number;
 }
 
 export interface SearchPoint {
@@ -145,6 +150,9 @@ export interface SearchBest {
   /** Training ranked by energy or cost: one step of the whole job, at the meter / in USD. */
   step_energy_j?: number;
   step_cost_usd?: number;
+  /** Training within a budget: the whole run's cost and energy at this layout. */
+  run_cost_usd?: number;
+  run_energy_mwh?: number;
   memory?: MemoryResult;
   warnings?: Warning[];
 }

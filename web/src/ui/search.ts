@@ -8,7 +8,7 @@ import type { SearchBest, SearchOptions, SearchResult, ServingDeployment } from 
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { h, uid } from './dom';
-import { formatBytes, formatPercent, formatSeconds, formatValue } from './format';
+import { formatBytes, formatPercent, formatSeconds, formatValue, sig } from './format';
 
 export interface SearchDeps {
   engine: Engine;
@@ -61,6 +61,16 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     h('option', { value: 'capacity' }, 'capacity: largest rate meeting the objectives'),
   );
   const top = h('input', { id: topId, type: 'number', min: '1', max: '100', value: '10', inputmode: 'numeric' });
+  const rankId = uid('s');
+  const budgetId = uid('s');
+  const rankBy = h(
+    'select',
+    { id: rankId, 'data-testid': 'search-rank-by' },
+    h('option', { value: 'time' }, 'time per step'),
+    h('option', { value: 'energy' }, 'energy per step'),
+    h('option', { value: 'cost' }, 'cost per step'),
+  );
+  const budget = h('input', { id: budgetId, type: 'number', min: '0', step: 'any', placeholder: 'none (needs train_tokens)', inputmode: 'decimal', 'data-testid': 'search-budget' });
   const fixedBoxes = FIXABLE.map(([k, label]) => {
     const id = uid('fix');
     const box = h('input', { id, type: 'checkbox', value: k, 'data-fix': k });
@@ -85,6 +95,8 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
           [b.training?.iteration_time_s, formatSeconds(b.training?.iteration_time_s ?? NaN)],
           [b.training?.tokens_per_s, formatValue(b.training?.tokens_per_s, 'tokens_rate')],
           [b.training?.mfu, formatPercent(b.training?.mfu ?? NaN)],
+          ...(b.step_cost_usd !== undefined ? ([[b.step_cost_usd, `$${sig(b.step_cost_usd)}`], [b.step_energy_j, `${sig((b.step_energy_j ?? NaN) / 3.6e6)} kWh`]] as Array<[number | undefined, string]>) : []),
+          ...(b.run_cost_usd !== undefined ? ([[b.run_cost_usd, `$${sig(b.run_cost_usd)}`]] as Array<[number | undefined, string]>) : []),
         ]
       : [
           [inf?.batch, String(inf?.batch ?? '')],
@@ -157,7 +169,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       .join(', ');
     const plotted = r.points_truncated === true ? ` The plot shows the ${(r.points ?? []).length.toLocaleString('en-US')} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${r.evaluated.toLocaleString('en-US')} layouts evaluated, ${r.feasible.toLocaleString('en-US')} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
-    const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];
+    const first = r.best[0];
+    const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost', 'Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];
+    const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', ...extra, 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];
     tableWrap.hidden = false;
     table.replaceChildren(
       h('caption', null, r.best.length > 0 ? 'Best layouts — select a row (click or Enter) to load it into the editor' : 'No feasible layout.'),
@@ -179,6 +193,11 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const effective = o.mode ?? (s.training !== undefined ? 'training' : inf?.serving !== undefined ? 'serving' : 'inference');
     const training = effective === 'training';
     if (effective === 'inference') o.objective = objective.value as 'throughput' | 'latency';
+    if (training) {
+      if (rankBy.value !== 'time') o.rank_by = rankBy.value as 'energy' | 'cost';
+      const usd = Number(budget.value);
+      if (budget.value.trim() !== '' && Number.isFinite(usd) && usd > 0) o.max_cost_usd = usd;
+    }
     if (effective === 'serving') {
       delete o.points;  // a serving search simulates dozens of deployments, no scatter
       o.objective = servingObjective.value as 'goodput' | 'capacity';
@@ -219,6 +238,8 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       h('div', { class: 'field' }, h('label', { for: modeId }, 'Mode'), mode),
       h('div', { class: 'field' }, h('label', { for: objId }, 'Inference objective'), objective),
       h('div', { class: 'field' }, h('label', { for: servId }, 'Serving objective'), servingObjective),
+      h('div', { class: 'field' }, h('label', { for: rankId }, 'Rank training by'), rankBy),
+      h('div', { class: 'field' }, h('label', { for: budgetId }, 'Whole-run budget (USD, training)'), budget),
       h('div', { class: 'field' }, h('label', { for: topId }, 'Show best'), top),
       h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el)),
       h('div', { class: 'buttons' }, run, cancel),

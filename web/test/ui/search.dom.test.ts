@@ -1,0 +1,55 @@
+// @vitest-environment happy-dom
+// The Search view in a DOM with the real engine (the wasm module in process): the training
+// ranking and the whole-run budget reach the engine as search options, and the table shows the
+// step cost and the whole-run cost of every layout, each within the budget.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/client';
+import type { OptimusModule } from '../../src/engine/protocol';
+import type { SearchOptions, SearchResult } from '../../src/engine/page-types';
+import { createSearchView } from '../../src/ui/search';
+import { loadModule } from '../wasm';
+
+let mod: OptimusModule;
+beforeAll(async () => {
+  mod = await loadModule();
+});
+
+const scenario = {
+  model: { layers: 24, hidden: 2048, heads: 16, ffn_hidden: 8192, vocab: 51200 },
+  system: 'dgx-a100-40gb',
+  num_devices: 8,
+  training: { global_batch: 32, seq_len: 2048, precision: 'bf16', train_tokens: 1e10 },
+  economics: { usd_per_gpu_hour: 2 },
+};
+
+describe('search view: ranking and budget', () => {
+  it('passes rank_by and max_cost_usd and shows the costs, every run within the budget', async () => {
+    const asked: SearchOptions[] = [];
+    const engine = {
+      search: (s: unknown, o: SearchOptions) => {
+        asked.push(o);
+        const r = JSON.parse(mod.search!(JSON.stringify(s), JSON.stringify(o), null)) as SearchResult;
+        return { result: Promise.resolve({ ok: true as const, value: r }), cancel: () => undefined };
+      },
+    } as unknown as Engine;
+    const view = createSearchView({ engine, scenario: () => JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    const rank = view.querySelector<HTMLSelectElement>('[data-testid="search-rank-by"]')!;
+    rank.value = 'cost';
+    const budget = view.querySelector<HTMLInputElement>('[data-testid="search-budget"]')!;
+    // A budget between the cheapest and the dearest layout's whole run.
+    const all = JSON.parse(mod.search!(JSON.stringify(scenario), JSON.stringify({ top: 1000, max_cost_usd: 1e15 }), null)) as SearchResult;
+    const costs = all.best.map((b) => b.run_cost_usd!);
+    const limit = (Math.min(...costs) + Math.max(...costs)) / 2;
+    budget.value = String(limit);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked[0]).toMatchObject({ rank_by: 'cost', max_cost_usd: limit });
+    const heads = [...view.querySelectorAll('[data-testid="search-table"] th')].map((th) => th.textContent);
+    expect(heads).toEqual(['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', 'Step cost', 'Step energy', 'Whole-run cost', 'Memory/device']);
+    const rows = [...view.querySelectorAll('[data-testid="search-table"] tbody tr')];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const tr of rows) expect(Number(tr.querySelectorAll('td')[7]!.getAttribute('data-value'))).toBeLessThanOrEqual(limit);
+    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('search.cost_above_budget');
+  });
+});
