@@ -16,7 +16,7 @@ namespace {
 
 using optimus::fuzz::json;
 
-// Two small inline scenarios that use the less common keys: GQA, SwiGLU, untied embeddings, a
+// Small inline scenarios that use the less common keys: GQA, SwiGLU, untied embeddings, a
 // measured all-reduce table, context parallelism, interleaving, full recompute and ZeRO-3.
 const char* kSmallTraining = R"({"schema_version": 1, "name": "small training",
   "model": {"layers": 4, "hidden": 256, "heads": 8, "kv_heads": 2, "ffn_hidden": 688, "vocab": 1000,
@@ -43,6 +43,17 @@ const char* kSmallInference =
              "scale_out": {"bandwidth_GBps": 1, "latency_us": 10}},
   "num_devices": 4, "parallel": {"tp": 2, "pp": 2},
   "inference": {"batch": 3, "prompt_len": 17, "output_len": 5, "precision": "int8", "kv_precision": "fp16"}})";
+// The same toy with speculative decoding (a one-layer draft model) under continuous batching.
+const char* kSmallSpeculative =
+    R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 1, "head_dim": 32,
+            "ffn_hidden": 256, "vocab": 512, "ffn_type": "relu2"},
+  "system": "dgx-h100", "num_devices": 2, "parallel": {"tp": 2},
+  "inference": {"batch": 2, "prompt_len": 17, "output_len": 9, "cuda_graphs": true,
+                "speculative": {"draft_tokens": 3, "acceptance_rate": 0.6,
+                                "draft": {"layers": 1, "hidden": 32, "heads": 2, "ffn_hidden": 64, "vocab": 512}},
+                "serving": {"arrival": "poisson", "requests_per_s": 40, "num_requests": 16,
+                            "input_len": {"mean": 20, "max": 60}, "output_len": [[4, 1], [12, 1]],
+                            "max_num_tokens": 64, "kv_block_tokens": 8}}})";
 
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {
@@ -56,6 +67,7 @@ const optimus::fuzz::Material& bases() {
     }
     scenarios.push_back(json::parse(kSmallTraining));
     scenarios.push_back(json::parse(kSmallInference));
+    scenarios.push_back(json::parse(kSmallSpeculative));
     return optimus::fuzz::material(std::move(scenarios));
   }();
   return m;

@@ -23,6 +23,11 @@ const char* kBases[] = {
                   "ffn_type": "swiglu", "norm": "rmsnorm"},
         "system": "dgx-h100", "num_devices": 8, "parallel": {"recompute": "selective", "zero_stage": 1},
         "training": {"global_batch": 16, "seq_len": 512}})",
+    R"({"model": {"layers": 4, "hidden": 256, "heads": 8, "ffn_hidden": 688, "vocab": 1000,
+                  "ffn_type": "swiglu", "norm": "rmsnorm",
+                  "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 128}},
+        "system": "dgx-h100", "num_devices": 8, "economics": {"usd_per_gpu_hour": 2},
+        "training": {"global_batch": 16, "seq_len": 512, "train_tokens": 1e9}})",
     R"({"model": "llama2-7b", "system": "dgx-a100-80gb", "num_devices": 4,
         "inference": {"batch": 1, "prompt_len": 128, "output_len": 16}})",
     R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 16,
@@ -73,6 +78,12 @@ std::string options(Recipe& r) {
   if (r.below(4) == 0) o["max_tpot_s"] = some(0.0001 * static_cast<double>(1 + r.below(1000)));
   if (r.below(4) == 0) o["max_batch"] = some(static_cast<double>(1 + r.below(64)));
   if (r.below(4) == 0) o["points"] = r.below(5) ? json(r.below(2) == 1) : json("yes");
+  if (r.below(5) == 0) {
+    static const char* kRanks[] = {"time", "energy", "cost", "money"};
+    o["rank_by"] = kRanks[r.below(std::size(kRanks))];
+  }
+  if (r.below(5) == 0) o["max_cost_usd"] = some(static_cast<double>(1 + r.below(100000)));
+  if (r.below(6) == 0) o["max_energy_mwh"] = some(0.001 * static_cast<double>(1 + r.below(1000)));
   if (r.below(16) == 0) o["tpo"] = 1;
   return o.dump();
 }
