@@ -15,11 +15,12 @@ before(async () => {
   engine = await createModule({ wasmBinary: readFileSync(new URL('optimus_wasm.wasm', dir)) });
 });
 
-test('studies() lists the five studies', () => {
+test('studies() lists the paper\'s five studies and the cost study', () => {
   const list = JSON.parse(engine.studies());
   assert.deepEqual(
     list.studies.map((s) => s.name),
-    ['memory-recompute', 'gpu-generations', 'technology-nodes', 'matmul-boundedness', 'memory-technology'],
+    ['memory-recompute', 'gpu-generations', 'technology-nodes', 'matmul-boundedness', 'memory-technology',
+     'cheapest-accelerator'],
   );
 });
 
