@@ -157,6 +157,15 @@ struct SoftwareDefaults {
   // graphs (Megatron-Core cuda_graph_scope attn, moe_router, moe_preprocess; the Megatron-Bridge
   // GB200/GB300 recipes), so only the expert part of a MoE layer is issued from the host.
   bool training_cuda_graphs = false;
+  // MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's
+  // DualPipe, arXiv 2412.19437 Sec. 3.2.1: the forward chunk of one micro-batch and the backward
+  // chunk of another run together, so the all-to-all hides behind computation; Megatron-Core's
+  // overlap_moe_expert_parallel_comm does the same for 1F1B). The communication kernels keep
+  // ep_comm_sm_share of the SMs busy meanwhile (DeepSeek-V3 Sec. 3.2.2: 20 of the H800's 132
+  // SMs), so a pass of a MoE layer takes the longer of its computation on the other SMs,
+  // kernels / (1 - share), and its communication.
+  bool ep_comm_overlap = false;
+  double ep_comm_sm_share = 20.0 / 132.0;
   // The inference runtime keeps a KV cache, so a decode step runs one new token per sequence.
   // Without one (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False)
   // every step recomputes the whole context so far.

@@ -623,6 +623,19 @@ Node software_schema() {
                             "preprocessing from CUDA graphs; only a MoE layer's expert part is issued "
                             "from the host.")
                       .def(s.training_cuda_graphs)},
+                 {"ep_comm_overlap",
+                  boolean()
+                      .desc("MoE dispatch and combine overlapped with another micro-batch's computation "
+                            "(DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a "
+                            "MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert "
+                            "communication).")
+                      .def(s.ep_comm_overlap)},
+                 {"ep_comm_sm_share",
+                  number(0, 0.9)
+                      .desc("Share of the device's compute units the overlapped communication kernels "
+                            "occupy (DeepSeek-V3: 20 of 132 SMs).")
+                      .unit("fraction")
+                      .def(s.ep_comm_sm_share)},
                  {"moe_dispatcher",
                   choice<MoeDispatcher>()
                       .desc(

@@ -196,6 +196,16 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
   // takes max(device time, operators x host time per operator) (the same bound as an eager
   // inference runtime's, SoftwareDefaults::training_launch_interval).
   const bool moe = std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.expert; });
+  if (moe && sw.ep_comm_overlap) {
+    // Two streams at once (SoftwareDefaults::ep_comm_overlap): the computation on the SMs the
+    // communication kernels leave free, and the expert communication; the pass takes the longer.
+    const double free = 1.0 - sw.ep_comm_sm_share;
+    for (PassCost* pass : {&L.fwd, &L.bwd}) {
+      pass->compute_bound = pass->compute_bound / free;
+      pass->memory_bound = pass->memory_bound / free;
+      pass->ep_comm = max(Seconds(0), pass->ep_comm - pass->kernels());
+    }
+  }
   if (moe && dropless && sw.training_launch_interval.value > 0) {
     const HostIssue n = host_issue(ops, sw.training_cuda_graphs);
     L.fwd.host = max(Seconds(0), sw.training_launch_interval * n.fwd - L.fwd.total());

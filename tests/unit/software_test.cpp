@@ -152,3 +152,45 @@ TEST(Software, TrainingHostIntervalRejectsNegativeValues) {
   EXPECT_EQ(e["code"], "scenario.out_of_range");
   EXPECT_EQ(e["path"], "/system/software/training_launch_interval_us");
 }
+
+namespace {
+
+// The expert all-to-all overlapped with another micro-batch's computation (software
+// ep_comm_overlap, DeepSeek-V3's DualPipe): with no SMs given up it is never slower and exposes
+// no more expert communication than without; giving SMs to the communication slows the
+// computation (compute time grows with the share); a dense model does not change.
+TEST(Software, ExpertCommunicationOverlap) {
+  const auto moe = [](const json& sw) {
+    json s = {{"model", "deepseek-v3"},
+              {"system", "dgx-h100"},
+              {"num_devices", 256},
+              {"parallel", {{"pp", 8}, {"ep", 32}, {"dp", 32}, {"zero_stage", 1}}},
+              {"training", {{"global_batch", 512}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+    if (!sw.is_null()) s["software"] = {{"name", "test"}, {"software", sw}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["training"];
+  };
+  const json off = moe(nullptr);
+  const json free = moe({{"ep_comm_overlap", true}, {"ep_comm_sm_share", 0.0}});
+  const json busy = moe({{"ep_comm_overlap", true}, {"ep_comm_sm_share", 0.3}});
+  EXPECT_LE(free["iteration_time_s"].get<double>(), off["iteration_time_s"].get<double>());
+  EXPECT_LT(free["breakdown_s"]["ep_comm"].get<double>(), off["breakdown_s"]["ep_comm"].get<double>());
+  EXPECT_NEAR(free["breakdown_s"]["compute"].get<double>(), off["breakdown_s"]["compute"].get<double>(),
+              1e-9 * off["breakdown_s"]["compute"].get<double>());
+  EXPECT_GT(busy["breakdown_s"]["compute"].get<double>(), free["breakdown_s"]["compute"].get<double>());
+  EXPECT_LE(busy["breakdown_s"]["ep_comm"].get<double>(), free["breakdown_s"]["ep_comm"].get<double>());
+  json d = {{"model", "llama3-8b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
+  const json dense_off = predict(d);
+  d["software"] = {{"name", "test"}, {"software", {{"ep_comm_overlap", true}}}};
+  EXPECT_EQ(predict(d)["training"]["iteration_time_s"], dense_off["training"]["iteration_time_s"]);
+  // The hai-llm profile carries it.
+  json h = llama("hai-llm");
+  const json v = json::parse(optimus::api::validate(h.dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["ep_comm_overlap"], true) << v.dump();
+}
+
+}  // namespace

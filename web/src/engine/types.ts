@@ -688,6 +688,14 @@ export interface SoftwareSpec {
    */
   training_cuda_graphs?: boolean;
   /**
+   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication).
+   */
+  ep_comm_overlap?: boolean;
+  /**
+   * Share of the device's compute units the overlapped communication kernels occupy (DeepSeek-V3: 20 of 132 SMs). Unit: fraction.
+   */
+  ep_comm_sm_share?: number;
+  /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
@@ -786,6 +794,14 @@ export interface Software {
    * The training stack replays attention, the router and the dispatch preprocessing from CUDA graphs; only a MoE layer's expert part is issued from the host.
    */
   training_cuda_graphs?: boolean;
+  /**
+   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication).
+   */
+  ep_comm_overlap?: boolean;
+  /**
+   * Share of the device's compute units the overlapped communication kernels occupy (DeepSeek-V3: 20 of 132 SMs). Unit: fraction.
+   */
+  ep_comm_sm_share?: number;
   /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
