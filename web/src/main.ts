@@ -280,16 +280,19 @@ function showFailure(e: EngineError): void {
   resultsEl.classList.add('stale');
 }
 
-async function compute(): Promise<void> {
+/** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
+async function compute(given?: Scenario): Promise<boolean> {
   const my = ++seq;
   setStatus('computing', 'Computing…');
-  const s = clone(editor.scenario());
+  const s = clone(given ?? editor.scenario());
   const t0 = performance.now();
   const [p, v] = await Promise.all([engine.predict(s), engine.validate(s)]);
   performance.mark('optimus:predicted');
-  if (my !== seq || dirty) return; // superseded by a newer edit
-  if (!p.ok) return showFailure(p.error);
-  if (!v.ok) return showFailure(v.error);
+  if (my !== seq || dirty) return true; // superseded by a newer edit
+  if (!p.ok || !v.ok) {
+    showFailure(!p.ok ? p.error : (v as { ok: false; error: EngineError }).error);
+    return false;
+  }
   editor.showError(null);
   resultsEl.classList.remove('stale');
   current = { scenario: s, prediction: p.value, resolved: v.value.scenario };
@@ -305,6 +308,7 @@ async function compute(): Promise<void> {
     history.replaceState(history.state, '', frag);
     refreshLinks();
   } else if (my === seq) lastFragment = frag;
+  return true;
 }
 
 let chartTimer: number | undefined;
@@ -460,9 +464,13 @@ async function loadFromHash(): Promise<void> {
     setStatus('error', r.ok ? 'No scenario.' : r.message);
     return;
   }
+  // The numbers first: the worker answers in order, so the prediction asked before the editor's
+  // schema and presets comes back before the form is built (the editor is not needed for it).
+  const first = compute(r.scenario as Scenario);
   await editor.load(r.scenario as Scenario);
   performance.mark('optimus:editor-loaded');
-  await compute();
+  // An engine error found before the form existed is shown again, now at its field.
+  if (!(await first)) await compute();
 }
 
 window.addEventListener('hashchange', () => {
