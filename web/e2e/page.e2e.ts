@@ -340,7 +340,11 @@ describe('the built page', () => {
       const want = at(expected, metric!);
       if (typeof want === 'number' || typeof want === 'boolean') expect(value, metric).toBe(String(want));
     }
-    for (const chart of ['chart-time', 'chart-memory', 'chart-roofline']) {
+    // The default scenario plans a whole run: its waterfall from the ideal to the elapsed time.
+    await page.locator('[data-testid="chart-run"] svg').first().waitFor({ state: 'visible' });
+    const waterfall = (await page.locator('[data-testid="chart-run"] svg').first().textContent()) ?? '';
+    for (const step of ['Ideal', 'Checkpoint writes', 'Work lost to failures', 'Restarts', 'Elapsed']) expect(waterfall).toContain(step);
+    for (const chart of ['chart-time', 'chart-memory', 'chart-roofline', 'chart-run']) {
       const card = `[data-testid="${chart}"]`;
       await page.locator(`${card} svg`).first().waitFor({ state: 'visible' });
       const svg = (await download(`${card} [data-testid="export-svg"]`)).toString('utf8');
