@@ -375,7 +375,9 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
       if (!p) return p.error();
       const TrainingPrediction& tr = *p->training;
       if (baseline_time == 0) baseline_time = tr.iteration_time.value;
-      const double cost = der->cost ? der->cost->total_usd : 0;
+      // Every preset node and DRAM states its prices; a custom one without them costs 0.
+      const UarchCost price = der->cost.value_or(UarchCost{});
+      const double cost = price.total_usd;
       if (baseline_cost == 0) baseline_cost = cost;
       // The same chip split into four chiplets (the chiplet cost model; same performance).
       UarchBudget split = budget;
@@ -398,10 +400,10 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
       row.set("bound", std::string(bound));
       row.set("fits", p->memory.fits);
       row.set("device_cost_usd", cost);
-      row.set("cost_split_usd", StudyGroup{{"logic", der->cost ? der->cost->logic_usd : 0},
-                                           {"dram", der->cost ? der->cost->dram_usd : 0},
-                                           {"packaging", der->cost ? der->cost->packaging_usd : 0}});
-      row.set("die_yield", der->cost ? der->cost->die_yield : 0);
+      row.set("cost_split_usd",
+              StudyGroup{
+                  {"logic", price.logic_usd}, {"dram", price.dram_usd}, {"packaging", price.packaging_usd}});
+      row.set("die_yield", price.die_yield);
       row.set("perf_per_dollar",
               cost > 0 ? baseline_time * baseline_cost / (tr.iteration_time.value * cost) : 0);
       row.set("cost_4_chiplets_usd", cost4 ? cost4->total_usd : 0);

@@ -343,7 +343,9 @@ TEST(UarchCost, DeviceCostByHand) {
 // ~$3,320; presets/technology/5nm.json and dram/hbm3.json). Measured (this build): $3,950
 // total (+19%): the logic die $550 (we count only defect-free dies; the H100 sells dies with
 // disabled units, so its effective yield is higher), HBM $1,500 (5 x 16 GiB), packaging $1,660,
-// over a 0.99^6 assembly yield.
+// over a 0.99^6 assembly yield. The HBM3 price and the packaging rate are themselves derived from
+// this estimate (presets/dram/hbm3.json, UarchBudget::packaging_usd_per_mm2), so only the logic
+// die (wafer price, dies per wafer, yield) and the assembly yield are checked independently.
 TEST(UarchCost, FiveNanometreH100BudgetNearItsBillOfMaterials) {
   const UarchDerivation d = derive("5nm", 814, 700);
   ASSERT_TRUE(d.cost.has_value());
