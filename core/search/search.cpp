@@ -80,20 +80,15 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
         if (!f.etp && training && work.model.moe && tp > 1) etps = {1, tp};
         std::vector<std::pair<std::int64_t, std::int64_t>> expert_layouts;  // (etp, ep)
         for (const std::int64_t etp : etps) {
+          const std::size_t before = expert_layouts.size();
           if (f.ep) {
             expert_layouts.emplace_back(etp, *f.ep);
           } else if (work.model.moe) {
             const std::int64_t ranks = training ? tp * cp * dp / etp : tp;
-            bool any = false;
             for (const std::int64_t e : divisors(work.model.moe->experts))
-              if (ranks > 0 && ranks % e == 0) {
-                expert_layouts.emplace_back(etp, e);
-                any = true;
-              }
-            if (!any) expert_layouts.emplace_back(etp, 1);
-          } else {
-            expert_layouts.emplace_back(etp, 1);
+              if (ranks > 0 && ranks % e == 0) expert_layouts.emplace_back(etp, e);
           }
+          if (expert_layouts.size() == before) expert_layouts.emplace_back(etp, 1);
         }
         for (const auto& [etp, ep] : expert_layouts) {
           ParallelPlan& p = pre.plan;
@@ -199,6 +194,13 @@ std::optional<Error> check_request(const Scenario& s, const SearchOptions& o) {
   if ((o.max_cost_usd || o.max_energy_mwh) && !(s.training && s.training->train_tokens > 0))
     return make_error("search.budget_without_tokens", o.max_cost_usd ? "/max_cost_usd" : "/max_energy_mwh",
                       "a budget bounds the whole run: the scenario needs training.train_tokens");
+  // Without a price the run has no cost (predict warns run.no_price), so no layout can be held to
+  // a cost budget.
+  if (o.max_cost_usd && !(s.economics.usd_per_gpu_hour > 0 || s.economics.gpu_price_usd > 0 ||
+                          s.system.device.power.price_usd > 0))
+    return make_error("search.budget_without_price", "/max_cost_usd",
+                      "a cost budget needs a price: economics.usd_per_gpu_hour or economics.gpu_price_usd "
+                      "(the device states no power.price_usd)");
   return std::nullopt;
 }
 

@@ -656,6 +656,11 @@ TEST(SearchBudget, FastestWithinACostOrEnergyBudget) {
   const json e2 = json::parse(optimus::api::search(inf.dump(), R"({"max_energy_mwh": 1})"));
   EXPECT_EQ(e2["error"]["code"], "search.option_not_applicable");
   EXPECT_EQ(e2["error"]["path"], "/max_energy_mwh");
+  json no_price = s;
+  no_price.erase("economics");
+  no_price["system"] = "dgx-h200";  // its device states no price
+  const json e4 = json::parse(optimus::api::search(no_price.dump(), R"({"max_cost_usd": 100})"));
+  EXPECT_EQ(e4["error"]["code"], "search.budget_without_price") << e4.dump();
   const json e3 = json::parse(optimus::api::search(s.dump(), R"({"max_cost_usd": -1})"));
   EXPECT_EQ(e3["error"]["code"], "search.invalid_option");
 }
