@@ -248,17 +248,21 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   // Speculative decoding: the draft reads the prompt too (its own prefill, before the first
   // draft), then every step drafts k tokens one at a time and the target verifies k + 1 query
   // tokens per sequence; a sequence gains tokens_per_step tokens per step on average.
-  std::optional<Scenario> draft;
-  std::optional<OpContext> draft_c;
-  std::optional<LayerShape> draft_shape;
-  Scratch draft_g;
+  struct Draft {
+    Scenario s;
+    OpContext c;
+    LayerShape shape;
+    Scratch g;
+  };
+  std::optional<Draft> draft;
   const std::int64_t k = w.speculative ? w.speculative->draft_tokens : 0;
   const double gain = w.speculative ? speculative_tokens_per_step(*w.speculative) : 1.0;
   if (w.speculative) {
-    draft = speculative_draft_scenario(s);
-    draft_c = inference_context(*draft);
-    draft_shape = inference_shape(*draft, *draft_c);
-    const StepCost dp = uniform_step(*draft, *draft_c, *draft_shape, draft_g,
+    draft.emplace();
+    draft->s = speculative_draft_scenario(s);
+    draft->c = inference_context(draft->s);
+    draft->shape = inference_shape(draft->s, draft->c);
+    const StepCost dp = uniform_step(draft->s, draft->c, draft->shape, draft->g,
                                      {w.batch, w.prompt_len, w.prompt_len}, false, "prefill");
     out.prefill_compute += dp.compute;
     out.prefill_comm += dp.comm;
@@ -289,7 +293,7 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
         // context and the drafts) over the tokens it yields.
         const StepCost verify = uniform_step(s, c, shape, g, {w.batch, k + 1, ctx + k}, false, "decode");
         const StepCost one =
-            uniform_step(*draft, *draft_c, *draft_shape, draft_g, {w.batch, 1, ctx}, false, "draft");
+            uniform_step(draft->s, draft->c, draft->shape, draft->g, {w.batch, 1, ctx}, false, "draft");
         ph.compute = (verify.compute + one.compute * d(k)) / gain;
         ph.comm = (verify.comm + one.comm * d(k)) / gain;
         sum_draft += one.total() * d(k) * wgt;
