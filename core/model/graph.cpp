@@ -198,6 +198,96 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
     comm(ops, "tp_allreduce_mlp", CommGroup::tp, Collective::all_reduce, w.act_msg);
 }
 
+// Attention cores of standard (MHA/GQA/MQA) attention, one operator per group of sequences with
+// the same lengths.
+void mha_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, bool windowed) {
+  const double td = d(s.tp), e = s.act_bytes, es = s.saved_bytes;
+  const std::int64_t heads_local = m.heads / s.tp;
+  const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / s.tp);
+  const std::int64_t kvd_local = kv_local * m.head_dim;
+  const double q = d(m.heads * m.head_dim);
+  const double kv = d(m.kv_heads * m.head_dim);
+  // Causal masking lets a fused kernel skip blocks above the diagonal.
+  for (const SeqGroup& g : s.groups()) {
+    Op& att = ops.emplace_back();
+    att.name = "attention";
+    att.kind = OpKind::attention;
+    att.role = OpRole::attention;
+    att.m = g.new_tokens;  // queries per sequence
+    const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
+    att.n = keys;  // keys (a windowed layer sees at most `window`)
+    att.k = m.head_dim;
+    att.batch = g.sequences * heads_local;
+    att.sequences = g.sequences;
+    att.weight = false;
+    att.causal_fraction = causal_fraction(s, g, keys);
+    att.selective = true;
+    // Standard (unfused) attention materialises the b*a*s*kv score matrix: the fused
+    // scale-mask-softmax reads and writes it, dropout reads it and writes output and mask
+    // (Korthikanti et al. 2022, Sec. 4.1 counts the stored parts: 5as^2b bytes).
+    const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
+    const bool standard = s.attention == AttentionKernel::standard;
+    att.bytes = standard ? scores * (2.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
+    att.flops = 5.0 * scores;
+    // Backward: softmax reads P and dP and writes dS (3 elements); dropout reads the incoming
+    // gradient and the mask and writes a gradient.
+    att.backward_bytes = standard ? scores * (3.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
+    att.backward_flops = att.flops;
+    // QK^T and PV over the full score matrix, 2 FLOPs per multiply-add each.
+    att.model_flops = 4.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local * m.head_dim);
+    // K and V of every new token join the cache (GQA/MQA store kv_heads, not heads).
+    att.kv_bytes = 2.0 * d(kvd_local) * s.kv_elem_bytes;
+    att.v_dim = m.head_dim;
+    // Saved: Q and K (for QK^T) and V, split over tp; unfused attention also keeps the softmax
+    // output (2), dropout mask (1) and dropout output (2) per score, 5 a s^2 b, which selective
+    // recompute drops (Korthikanti et al. Sec. 5); FlashAttention keeps an fp32 log-sum-exp per
+    // query and head instead.
+    const double Tg = d(g.sequences) * d(g.new_tokens);
+    const double qkv_saved = Tg * (es * (q + kv) + es * kv);
+    if (standard) {
+      const double score_saved = Tg * d(m.heads) * d(keys) * (es + (m.dropout ? 1.0 + es : 0.0));
+      att.saved = SavedBytes{(qkv_saved + score_saved) / td, qkv_saved / td, 0.0};
+    } else {
+      att.saved = kept((qkv_saved + Tg * d(m.heads) * 4.0) / td);
+    }
+  }
+}
+
+// MLA's attention cores, one operator per group of sequences (see add_mla_attention).
+void mla_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, bool windowed) {
+  const MlaSpec& a = m.mla;
+  const double td = d(s.tp), es = s.saved_bytes;
+  const std::int64_t heads_local = m.heads / s.tp;
+  const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  const double heads = d(m.heads);
+  const std::int64_t latent = a.kv_lora_rank + a.qk_rope_head_dim;
+  for (const SeqGroup& g : s.groups()) {
+    const bool absorbed = !s.loss && g.new_tokens == 1;
+    const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
+    Op& att = ops.emplace_back();
+    att.name = "attention";
+    att.kind = OpKind::attention;
+    att.role = OpRole::attention;
+    att.m = g.new_tokens;
+    att.n = keys;
+    att.k = absorbed ? latent : qk;
+    att.v_dim = absorbed ? a.kv_lora_rank : a.v_head_dim;
+    att.batch = g.sequences * heads_local;
+    att.sequences = g.sequences;
+    att.causal_fraction = causal_fraction(s, g, keys);
+    att.selective = true;
+    const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
+    att.flops = 5.0 * scores;
+    att.backward_flops = att.flops;
+    att.model_flops =
+        2.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local) * d(att.k + att.v_dim);
+    att.kv_bytes = d(latent) * s.kv_elem_bytes;  // the latent and the rope key, shared by the heads
+    const double Tg = d(g.sequences) * d(g.new_tokens);
+    // Saved: per-head Q, K (qk dim) and V, and FlashAttention's fp32 log-sum-exp.
+    att.saved = kept(Tg * heads * (es * (2.0 * d(qk) + d(a.v_head_dim)) + 4.0) / td);
+  }
+}
+
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, Sec. 2.1; DeepSeek-V3 config):
 // queries through a low-rank down and up projection (q_lora_rank), keys and values from a
 // per-token latent of kv_lora_rank (plus a shared rotary key of qk_rope_head_dim), which is what
@@ -248,31 +338,7 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
   // Rotary embedding on the rope part of every query head and the shared rope key.
   const double rope = T * d(heads_local * a.qk_rope_head_dim + a.qk_rope_head_dim);
   elementwise(ops, "rope", OpRole::rope, 2.0 * e * rope, 3.0 * rope);
-  for (const SeqGroup& g : s.groups()) {
-    const bool absorbed = !s.loss && g.new_tokens == 1;
-    const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
-    Op& att = ops.emplace_back();
-    att.name = "attention";
-    att.kind = OpKind::attention;
-    att.role = OpRole::attention;
-    att.m = g.new_tokens;
-    att.n = keys;
-    att.k = absorbed ? latent : qk;
-    att.v_dim = absorbed ? a.kv_lora_rank : a.v_head_dim;
-    att.batch = g.sequences * heads_local;
-    att.sequences = g.sequences;
-    att.causal_fraction = causal_fraction(s, g, keys);
-    att.selective = true;
-    const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
-    att.flops = 5.0 * scores;
-    att.backward_flops = att.flops;
-    att.model_flops =
-        2.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local) * d(att.k + att.v_dim);
-    att.kv_bytes = d(latent) * s.kv_elem_bytes;  // the latent and the rope key, shared by the heads
-    const double Tg = d(g.sequences) * d(g.new_tokens);
-    // Saved: per-head Q, K (qk dim) and V, and FlashAttention's fp32 log-sum-exp.
-    att.saved = kept(Tg * heads * (es * (2.0 * d(qk) + d(a.v_head_dim)) + 4.0) / td);
-  }
+  mla_attention_cores(ops, m, s, windowed);
   Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, heads_local * a.v_head_dim);
   out.params = heads * d(a.v_head_dim) * h / td;
   out.saved = kept(T * es * heads * d(a.v_head_dim) / td);
@@ -324,6 +390,15 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
   embedding_ops(m, s, g.embedding);
   head_ops(m, s, g.head);
   return g;
+}
+
+void attention_core_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
+  ops.clear();
+  const bool windowed = (kind & 2u) != 0 && m.window > 0;
+  if (m.attention == AttentionType::mla)
+    mla_attention_cores(ops, m, s, windowed);
+  else
+    mha_attention_cores(ops, m, s, windowed);
 }
 
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
@@ -383,51 +458,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
       elementwise(ops, "rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk);
     }
 
-    // Attention core, one operator per group of sequences with the same lengths. Causal masking
-    // lets a fused kernel skip blocks above the diagonal.
-    for (const SeqGroup& g : s.groups()) {
-      Op& att = ops.emplace_back();
-      att.name = "attention";
-      att.kind = OpKind::attention;
-      att.role = OpRole::attention;
-      att.m = g.new_tokens;  // queries per sequence
-      const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
-      att.n = keys;  // keys (a windowed layer sees at most `window`)
-      att.k = m.head_dim;
-      att.batch = g.sequences * heads_local;
-      att.sequences = g.sequences;
-      att.weight = false;
-      att.causal_fraction = causal_fraction(s, g, keys);
-      att.selective = true;
-      // Standard (unfused) attention materialises the b*a*s*kv score matrix: the fused
-      // scale-mask-softmax reads and writes it, dropout reads it and writes output and mask
-      // (Korthikanti et al. 2022, Sec. 4.1 counts the stored parts: 5as^2b bytes).
-      const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
-      const bool standard = s.attention == AttentionKernel::standard;
-      att.bytes = standard ? scores * (2.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
-      att.flops = 5.0 * scores;
-      // Backward: softmax reads P and dP and writes dS (3 elements); dropout reads the incoming
-      // gradient and the mask and writes a gradient.
-      att.backward_bytes = standard ? scores * (3.0 * e + (m.dropout ? 2.0 * e + 1.0 : 0.0)) : 0.0;
-      att.backward_flops = att.flops;
-      // QK^T and PV over the full score matrix, 2 FLOPs per multiply-add each.
-      att.model_flops = 4.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local * m.head_dim);
-      // K and V of every new token join the cache (GQA/MQA store kv_heads, not heads).
-      att.kv_bytes = 2.0 * d(kvd_local) * s.kv_elem_bytes;
-      att.v_dim = m.head_dim;
-      // Saved: Q and K (for QK^T) and V, split over tp; unfused attention also keeps the softmax
-      // output (2), dropout mask (1) and dropout output (2) per score, 5 a s^2 b, which selective
-      // recompute drops (Korthikanti et al. Sec. 5); FlashAttention keeps an fp32 log-sum-exp per
-      // query and head instead.
-      const double Tg = d(g.sequences) * d(g.new_tokens);
-      const double qkv_saved = Tg * (es * (q + kv) + es * kv);
-      if (standard) {
-        const double score_saved = Tg * d(m.heads) * d(keys) * (es + (m.dropout ? 1.0 + es : 0.0));
-        att.saved = SavedBytes{(qkv_saved + score_saved) / td, qkv_saved / td, 0.0};
-      } else {
-        att.saved = kept((qkv_saved + Tg * d(m.heads) * 4.0) / td);
-      }
-    }
+    mha_attention_cores(ops, m, s, windowed);
     // Context parallel: ring attention passes this rank's K and V block around the cp ranks
     // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
     if (s.cp > 1) {

@@ -153,6 +153,9 @@ std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s);
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
 // A layer of one kind (model/spec.h kind_of: MoE or dense FFN, windowed or global attention).
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& out);
+// Only the attention cores of a layer of that kind (one per group of sequences), exactly as
+// layer_forward_ops emits them: what a step's context-dependent part costs.
+void attention_core_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& out);
 void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
 void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
 

@@ -7,10 +7,11 @@
 // batch below is composed from it.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
+#include "base/flat_cache.h"
 #include "cost/op_timer.h"
 #include "model/graph.h"
 #include "predict/predict.h"
@@ -74,28 +75,30 @@ LayerShape inference_shape(const Scenario& s, const OpContext& c) {
 struct Scratch {
   std::vector<Op> layer, head, embedding;
   MatmulCache gemms;
+  // GEMM costs are remembered by shape where steps repeat shapes (the decode steps of one
+  // generation), not under StepTimer's memo of the parts by token and sequence count, where a
+  // part that misses brings new shapes.
+  bool memo_gemms = true;
+  OpCost cost(const OpContext& c, const Op& op) {
+    if (op.kind != OpKind::matmul) return forward_cost(c, op);
+    return memo_gemms ? gemms.forward(c, op) : forward_cost(c, op);
+  }
 };
 
-// Which operators a step times: all of them, those whose cost depends only on the step's token
-// and sequence counts (projections, FFN, norms, collectives, head, embedding, pipeline hops), or
-// only the attention cores (which depend on each group's context).
-enum class Part { all, tokens, attention };
+// A step's operators whose cost depends only on its token count: every layer's operators (with
+// or without the attention cores, which depend on each group's context), summed in layer order,
+// and the pipeline hops; the embedding lookup. The LM head runs on the last position of each
+// sequence: it depends only on the sequence count. A step is compute = layers + (head +
+// embedding), comm = the layers' collectives + the hops (the order step() has always summed in).
+struct LayerPart {
+  Seconds compute, comm;
+};
 
-StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch& g, bool keep_ops,
-              const char* phase, Part part = Part::all) {
-  const bool tokens_part = part != Part::attention;
-  const bool attention_part = part != Part::tokens;
+LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& shape, Scratch& g,
+                     bool attention, bool keep_ops, const char* phase, std::vector<OperatorReport>& ops) {
   const auto& m = s.model;
   const auto& p = s.parallel;
-  // A step with prompt tokens is causal; a decode step attends to the whole cache.
-  const auto groups = shape.groups();
-  shape.causal =
-      std::any_of(groups.begin(), groups.end(), [](const SeqGroup& x) { return x.new_tokens > 1; });
-  if (tokens_part) {
-    head_ops(m, shape, g.head);
-    embedding_ops(m, shape, g.embedding);
-  }
-  StepCost st;
+  LayerPart st;
   // Every layer of every kind (dense or MoE FFN, global or windowed attention) runs once.
   const KindCounts kinds = model_kinds(m);
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
@@ -103,34 +106,74 @@ StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch&
     if (layers == 0) continue;
     layer_forward_ops(m, shape, k, g.layer);
     for (const Op& op : g.layer) {
-      if (!(op.kind == OpKind::attention ? attention_part : tokens_part)) continue;
+      if (op.kind == OpKind::attention && !attention) continue;
       if (op.kind == OpKind::comm) {
         st.comm += comm_cost(c, op) * layers;
         continue;
       }
-      const OpCost cost = op.kind == OpKind::matmul ? g.gemms.forward(c, op) : forward_cost(c, op);
+      const OpCost cost = g.cost(c, op);
       st.compute += cost.time * layers;
-      if (keep_ops) st.ops.push_back(report(op.name, phase, cost, layers));
+      if (keep_ops) ops.push_back(report(op.name, phase, cost, layers));
     }
   }
-  if (!tokens_part) return st;
-  // The LM head on the last position of each sequence (vocab-parallel; the all-gather of the
-  // logits' argmax/top-k is negligible) and the embedding lookup.
-  Seconds ends{};
-  for (const Op& op : g.head) {
-    if (!op.timed) continue;
-    const OpCost cost = op.kind == OpKind::matmul ? g.gemms.forward(c, op) : forward_cost(c, op);
-    ends += cost.time;
-    if (keep_ops) st.ops.push_back(report(op.name, phase, cost, 1));
-  }
-  for (const Op& op : g.embedding) ends += forward_cost(c, op).time;
-  st.compute += ends;
   // Pipeline stages hand the activations on: pp-1 hops.
   if (p.pp > 1)
     st.comm += collective_time(Collective::p2p, Bytes(c.act_bytes * d(shape.tokens()) * d(m.hidden)),
                                c.group(CommGroup::pp), s.system) *
                (d(p.pp) - 1.0);
   return st;
+}
+
+// The LM head on the last position of each sequence (vocab-parallel; the all-gather of the
+// logits' argmax/top-k is negligible).
+Seconds head_time(const Scenario& s, const OpContext& c, const LayerShape& shape, Scratch& g, bool keep_ops,
+                  const char* phase, std::vector<OperatorReport>& ops) {
+  head_ops(s.model, shape, g.head);
+  Seconds t{};
+  for (const Op& op : g.head) {
+    if (!op.timed) continue;
+    const OpCost cost = g.cost(c, op);
+    t += cost.time;
+    if (keep_ops) ops.push_back(report(op.name, phase, cost, 1));
+  }
+  return t;
+}
+
+// The embedding lookup.
+Seconds embedding_time(const Scenario& s, const OpContext& c, const LayerShape& shape, Scratch& g) {
+  embedding_ops(s.model, shape, g.embedding);
+  Seconds t{};
+  for (const Op& op : g.embedding) t += forward_cost(c, op).time;
+  return t;
+}
+
+StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch& g, bool keep_ops,
+              const char* phase) {
+  // A step with prompt tokens is causal; a decode step attends to the whole cache.
+  const auto groups = shape.groups();
+  shape.causal =
+      std::any_of(groups.begin(), groups.end(), [](const SeqGroup& x) { return x.new_tokens > 1; });
+  StepCost st;
+  const LayerPart layers = layer_part(s, c, shape, g, true, keep_ops, phase, st.ops);
+  const Seconds head = head_time(s, c, shape, g, keep_ops, phase, st.ops);
+  st.compute = layers.compute + (head + embedding_time(s, c, shape, g));
+  st.comm = layers.comm;
+  return st;
+}
+
+// The attention cores of the one group in `shape` (shape.group), every layer: what a step spends
+// on them, summed in the order step() sums them.
+Seconds attention_time(const Scenario& s, const OpContext& c, LayerShape& shape, const KindCounts& kinds,
+                       std::vector<Op>& ops) {
+  shape.mixed = nullptr;
+  shape.causal = shape.group.new_tokens > 1;  // as step() sets the mask for one group
+  Seconds t{};
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (kinds[k] == 0) continue;
+    attention_core_ops(s.model, shape, k, ops);
+    for (const Op& op : ops) t += forward_cost(c, op).time * kinds[k];
+  }
+  return t;
 }
 
 // One group of sequences through a step.
@@ -158,9 +201,17 @@ struct StepTimer::Impl {
   OpContext c;
   LayerShape shape;
   Scratch g;
-  // The token-dependent part of a step by (tokens, sequences): a serving run revisits the same
-  // counts thousands of times while only the contexts change.
-  std::unordered_map<std::uint64_t, Seconds> tokens_part;
+  KindCounts kinds{};
+  std::vector<Op> attention_ops;
+  // The parts of a step that do not depend on the contexts, by the count each depends on: a
+  // serving run revisits the same counts thousands of times while only the contexts change.
+  struct TokensPart {
+    LayerPart layers;
+    Seconds embedding;
+  };
+  FlatCache<std::int64_t, TokensPart, std::hash<std::int64_t>> by_tokens;
+  FlatCache<std::int64_t, Seconds, std::hash<std::int64_t>> by_sequences;
+  std::vector<OperatorReport> no_reports;
   // The attention cores of one group of sequences (every layer), by its lengths and the step's
   // mask: each group is its own operator (model/graph.cpp), so a step's attention is the sum over
   // its groups, and decoding sequences revisit the same context lengths step after step.
@@ -177,46 +228,55 @@ struct StepTimer::Impl {
       return static_cast<std::size_t>(h ^ static_cast<std::uint64_t>(k.causal));
     }
   };
-  std::unordered_map<GroupKey, Seconds, GroupHash> attention;
+  FlatCache<GroupKey, Seconds, GroupHash> attention;
 };
 
 StepTimer::StepTimer(const Scenario& s) : s_(s), impl_(std::make_unique<Impl>()) {
   impl_->c = inference_context(s);
   impl_->shape = inference_shape(s, impl_->c);
+  impl_->kinds = model_kinds(s.model);
+  impl_->g.memo_gemms = false;
 }
 StepTimer::~StepTimer() = default;
 
 Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
   Impl& x = *impl_;
   x.shape.mixed = &groups;
-  const auto tokens = static_cast<std::uint64_t>(x.shape.tokens());
-  const auto sequences = static_cast<std::uint64_t>(x.shape.sequences());
-  const std::uint64_t key = tokens << 32 | sequences;
-  auto it = x.tokens_part.find(key);
-  if (it == x.tokens_part.end()) {
-    const StepCost t = step(s_, x.c, x.shape, x.g, false, "step", Part::tokens);
-    it = x.tokens_part.emplace(key, t.compute + t.comm).first;
-  }
+  const std::int64_t tokens = x.shape.tokens(), sequences = x.shape.sequences();
+  const Impl::TokensPart* part = x.by_tokens.find(tokens);
+  if (!part)
+    part = &x.by_tokens.insert(tokens, {layer_part(s_, x.c, x.shape, x.g, false, false, "step", x.no_reports),
+                                        embedding_time(s_, x.c, x.shape, x.g)});
+  const Impl::TokensPart layers = *part;
+  const Seconds* head = x.by_sequences.find(sequences);
+  if (!head)
+    head = &x.by_sequences.insert(sequences, head_time(s_, x.c, x.shape, x.g, false, "step", x.no_reports));
+  // Summed as step() sums them.
+  const Seconds tokens_part = (layers.layers.compute + (*head + layers.embedding)) + layers.layers.comm;
   // The step's mask, as step() sets it: causal when any group brings prompt tokens.
   const bool causal =
       std::any_of(groups.begin(), groups.end(), [](const SeqGroup& g) { return g.new_tokens > 1; });
   Seconds att{};
   for (const SeqGroup& g : groups) {
-    const Impl::GroupKey gk{g.sequences, g.new_tokens, g.kv_len, causal};
-    auto at = x.attention.find(gk);
-    if (at == x.attention.end()) {
-      x.shape.mixed = nullptr;
-      x.shape.group = g;
-      const StepCost a = step(s_, x.c, x.shape, x.g, false, "step", Part::attention);
-      // step() derives the mask from this one group; a decoding group in a step with prompt
-      // chunks keeps the step's causal mask, which for one query per sequence changes nothing
-      // (it sees every key either way), and a prompt group is causal either way.
-      at = x.attention.emplace(gk, a.compute + a.comm).first;
+    x.shape.group = g;
+    if (g.new_tokens == 1) {
+      // One query per sequence: the cost is a few products (no tile model), cheaper to compute
+      // than to look up, and a decoding group's mean context rarely repeats. step() derives the
+      // mask from this one group (not causal); the step's causal mask would change nothing for
+      // one query per sequence, which sees every key either way.
+      att += attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops);
+      continue;
     }
-    att += at->second;
+    const Impl::GroupKey gk{g.sequences, g.new_tokens, g.kv_len, causal};
+    if (const Seconds* hit = x.attention.find(gk)) {
+      att += *hit;
+      continue;
+    }
+    // step() derives the mask from this one group; a prompt group is causal either way.
+    att += x.attention.insert(gk, attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops));
   }
   x.shape.mixed = nullptr;
-  return it->second + att;
+  return tokens_part + att;
 }
 
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings) {

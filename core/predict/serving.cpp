@@ -45,27 +45,41 @@ struct Rng {
   double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
 };
 
-std::int64_t sample(const LengthDist& dist, Rng& rng) {
-  if (dist.shaped) {
-    // Inverse CDF of the truncated exponential on [min, max] with the reader's rate.
-    const double w = d(dist.max - dist.min);
-    const double u = rng.uniform();
-    double x = d(dist.min) + u * w;
-    if (std::fabs(dist.rate * w) > 1e-6)
-      x = d(dist.min) - portable_log(1.0 - u * (1.0 - portable_exp(-dist.rate * w))) / dist.rate;
-    x = d(dist.min) - std::log1p(-u * -std::expm1(-dist.rate * w)) / dist.rate;
-    return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
+// Draws lengths from one distribution; what does not depend on the draw is computed once.
+class LengthSampler {
+ public:
+  explicit LengthSampler(const LengthDist& dist) : dist_(dist) {
+    for (const auto& p : dist.points) total_ += p.second;
+    if (dist.shaped) {
+      width_ = d(dist.max - dist.min);
+      // Inverse CDF of the truncated exponential on [min, max] with the reader's rate:
+      // x = min - ln(1 - u (1 - e^(-rate w))) / rate; uniform where rate w is negligible.
+      exponential_ = std::fabs(dist.rate * width_) > 1e-6;
+      if (exponential_) mass_ = 1.0 - portable_exp(-dist.rate * width_);
+    }
   }
-  if (dist.points.size() == 1) return dist.points.front().first;
-  double total = 0;
-  for (const auto& p : dist.points) total += p.second;
-  double u = rng.uniform() * total;
-  for (const auto& p : dist.points) {
-    if (u < p.second) return p.first;
-    u -= p.second;
+  std::int64_t operator()(Rng& rng) const {
+    const LengthDist& dist = dist_;
+    if (dist.shaped) {
+      const double u = rng.uniform();
+      const double x =
+          exponential_ ? d(dist.min) - portable_log(1.0 - u * mass_) / dist.rate : d(dist.min) + u * width_;
+      return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
+    }
+    if (dist.points.size() == 1) return dist.points.front().first;
+    double u = rng.uniform() * total_;
+    for (const auto& p : dist.points) {
+      if (u < p.second) return p.first;
+      u -= p.second;
+    }
+    return dist.points.back().first;
   }
-  return dist.points.back().first;
-}
+
+ private:
+  const LengthDist& dist_;
+  double total_ = 0, width_ = 0, mass_ = 0;
+  bool exponential_ = false;
+};
 
 struct Request {
   std::size_t id = 0;  // position in the deployment's stream
@@ -74,39 +88,37 @@ struct Request {
   // Scheduler state: tokens in the KV cache, tokens to prefill before the next output token
   // (the prompt, plus what was generated before a preemption), tokens generated.
   std::int64_t kv = 0, target = 0, generated = 0;
-  double kv_bytes = 0;  // claimed (whole blocks)
-  double credit = 0;    // speculative decoding: expected tokens not yet emitted (a fraction)
+  double kv_bytes = 0;       // claimed (whole blocks)
+  std::int64_t claimed = 0;  // tokens the claimed blocks hold (kv_bytes = bytes_for(claimed))
+  double credit = 0;         // speculative decoding: expected tokens not yet emitted (a fraction)
   double first_token = -1, done = -1;
   double ready = 0;  // disaggregated decode: when the KV hand-off lands
 };
 
-// Percentiles by linear interpolation between closest ranks.
-LatencyStats stats(std::vector<double> v) {
+// Percentiles by linear interpolation between closest ranks. Each call selects the two ranks it
+// needs (std::nth_element, linear time) instead of sorting the whole sample; v is reordered.
+double percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const double pos = q / 100.0 * d(static_cast<std::int64_t>(v.size()) - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto at_lo = v.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(v.begin(), at_lo, v.end());
+  const double a = *at_lo;
+  // The next rank is the smallest value above position lo.
+  const double b = lo + 1 < v.size() ? *std::min_element(at_lo + 1, v.end()) : a;
+  return a + (b - a) * (pos - std::floor(pos));
+}
+
+LatencyStats stats(std::vector<double>& v) {
   LatencyStats out;
   if (v.empty()) return out;
-  std::sort(v.begin(), v.end());
   double sum = 0;
   for (double x : v) sum += x;
   out.mean = sum / d(static_cast<std::int64_t>(v.size()));
-  const auto at = [&](double q) {
-    const double pos = q / 100.0 * d(static_cast<std::int64_t>(v.size()) - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
-  };
-  out.p50 = at(50);
-  out.p90 = at(90);
-  out.p99 = at(99);
+  out.p50 = percentile(v, 50);
+  out.p90 = percentile(v, 90);
+  out.p99 = percentile(v, 99);
   return out;
-}
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q / 100.0 * d(static_cast<std::int64_t>(v.size()) - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
 }
 
 // What one replica of a pool can hold and how it is timed.
@@ -123,9 +135,10 @@ struct Pool {
   std::optional<Scenario> draft;
   std::int64_t spec_k = 0;
   double spec_gain = 1;
+  // Tokens in the whole blocks that hold `tokens`.
+  std::int64_t covered(std::int64_t tokens) const { return (tokens + block - 1) / block * block; }
   double bytes_for(std::int64_t tokens) const {
-    const std::int64_t blocks = (tokens + block - 1) / block;
-    const double t = d(blocks * block);
+    const double t = d(covered(tokens));
     if (window <= 0 || t <= d(window)) return per_token * t;
     return per_token * d(window) + tail_per_token * (t - d(window));
   }
@@ -210,6 +223,10 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
   };
   std::vector<Scheduled> sched;
   const auto arrive_time = [&](const Request& r) { return mode == Mode::decode_only ? r.ready : r.arrival; };
+  // Prefill-only pools finish a request at its first token.
+  const auto is_done = [&](const Request& r) {
+    return r.generated >= (mode == Mode::prefill_only ? 1 : r.output);
+  };
   if (closed) {
     for (; next < reqs.size() && in_flight < clients; ++next, ++in_flight) {
       reqs[next].arrival = 0;
@@ -221,6 +238,7 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
     r.done = t;
     used -= r.kv_bytes;
     r.kv_bytes = 0;
+    r.claimed = 0;
     if (closed && next < reqs.size()) {
       reqs[next].arrival = t;
       waiting.push_back(next++);
@@ -230,9 +248,33 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
     Request& r = reqs[i];
     used -= r.kv_bytes;
     r.kv_bytes = 0;
+    r.claimed = 0;
     r.kv = 0;
     r.target = r.input + r.generated;  // recompute the prompt and what was generated
     ++run.preemptions;
+  };
+  // Claims blocks for `tokens` tokens of a request's context (claims only grow).
+  const auto claim = [&](Request& r, std::int64_t tokens) {
+    if (tokens <= r.claimed) return;
+    const double need = pool.bytes_for(tokens);
+    used += need - r.kv_bytes;
+    r.kv_bytes = need;
+    r.claimed = pool.covered(tokens);
+  };
+  // The step's groups, gathered while scheduling: all decoding sequences as one group at their
+  // mean context (decode attention reads the whole cache, linear in the summed context), one
+  // group per prompt chunk.
+  std::int64_t decode_n = 0, decode_ctx = 0, prefill_tokens = 0;
+  const auto schedule = [&](std::size_t i, std::int64_t tokens, bool prefill) {
+    sched.push_back({i, tokens, prefill});
+    const Request& r = reqs[i];
+    if (prefill) {
+      groups.push_back({1, tokens, r.kv + tokens});
+      prefill_tokens += tokens;
+    } else {
+      ++decode_n;
+      decode_ctx += r.kv + 1;
+    }
   };
   while (true) {
     if (!closed)
@@ -249,6 +291,8 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
     // Running requests first, in admission order.
     std::int64_t budget = sv.max_num_tokens;
     sched.clear();
+    groups.clear();
+    decode_n = decode_ctx = prefill_tokens = 0;
     for (std::size_t k = 0; k < running.size(); ++k) {
       const std::size_t i = running[k];
       Request& r = reqs[i];
@@ -256,7 +300,8 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
       const std::int64_t tokens = prefill ? std::min(r.target - r.kv, budget) : decode_step_tokens;
       if (tokens <= 0 || tokens > budget) continue;
       // Claims only grow (a reserved request already holds its whole context).
-      const double need = std::max(r.kv_bytes, pool.bytes_for(r.kv + tokens));
+      const std::int64_t upto = r.kv + tokens;
+      const double need = upto <= r.claimed ? r.kv_bytes : std::max(r.kv_bytes, pool.bytes_for(upto));
       bool self = false;
       while (used - r.kv_bytes + need > pool.kv_capacity) {
         // Preempt the newest running request not yet scheduled this step (possibly this one).
@@ -270,9 +315,8 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
         }
       }
       if (self) break;
-      used += need - r.kv_bytes;
-      r.kv_bytes = need;
-      sched.push_back({i, tokens, prefill});
+      claim(r, upto);
+      schedule(i, tokens, prefill);
       budget -= tokens;
     }
     // Then waiting requests, first come first served.
@@ -286,11 +330,10 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
       const std::int64_t claim_tokens = sv.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
       const double need = pool.bytes_for(claim_tokens);
       if (used - r.kv_bytes + need > pool.kv_capacity) break;
-      used += need - r.kv_bytes;
-      r.kv_bytes = need;
+      claim(r, claim_tokens);
       waiting.pop_front();
       running.push_back(i);
-      sched.push_back({i, prefill ? tokens : decode_step_tokens, prefill});
+      schedule(i, prefill ? tokens : decode_step_tokens, prefill);
       budget -= prefill ? tokens : decode_step_tokens;
     }
     if (sched.empty()) {
@@ -301,20 +344,6 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
         continue;
       }
       return false;
-    }
-    // The step's groups: all decoding sequences as one group at their mean context (decode
-    // attention reads the whole cache, linear in the summed context), one group per chunk.
-    groups.clear();
-    std::int64_t decode_n = 0, decode_ctx = 0, prefill_tokens = 0;
-    for (const Scheduled& x : sched) {
-      const Request& r = reqs[x.idx];
-      if (x.prefill) {
-        groups.push_back({1, x.tokens, r.kv + x.tokens});
-        prefill_tokens += x.tokens;
-      } else {
-        ++decode_n;
-        decode_ctx += r.kv + 1;
-      }
     }
     const std::int64_t decode_mean =
         decode_n > 0 ? std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n) : 0;
@@ -336,29 +365,37 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
     run.busy_batch += d(static_cast<std::int64_t>(sched.size())) * dt;
     run.busy_kv += used / pool.kv_capacity * dt;
     run.busy_time += dt;
-    // Tokens land at the end of the step.
+    // Tokens land at the end of the step. Noted on the way: whether any request is done (the
+    // retiring pass below runs only then) and the fewest tokens any has left to generate.
+    bool any_done = false;
+    std::int64_t fewest_left = std::numeric_limits<std::int64_t>::max();
     for (const Scheduled& x : sched) {
       Request& r = reqs[x.idx];
       if (x.prefill || pool.spec_k == 0) {
         r.kv += x.prefill ? x.tokens : 1;
-        if (x.prefill && r.kv < r.target) continue;  // more chunks to come
-        ++r.generated;
-        if (r.first_token < 0) r.first_token = t;
-        continue;
+        if (!x.prefill || r.kv >= r.target) {  // else more chunks to come
+          ++r.generated;
+          if (r.first_token < 0) r.first_token = t;
+        }
+      } else {
+        // A verified speculation: the expected tokens per step, emitted whole (the remainder
+        // carried to the next step, so a request's total follows the mean exactly).
+        r.credit += pool.spec_gain;
+        const auto n = std::min(static_cast<std::int64_t>(std::floor(r.credit)), r.output - r.generated);
+        r.credit -= std::floor(r.credit);
+        r.kv += n;
+        r.generated += n;
       }
-      // A verified speculation: the expected tokens per step, emitted whole (the remainder
-      // carried to the next step, so a request's total follows the mean exactly).
-      r.credit += pool.spec_gain;
-      const auto n = std::min(static_cast<std::int64_t>(std::floor(r.credit)), r.output - r.generated);
-      r.credit -= std::floor(r.credit);
-      r.kv += n;
-      r.generated += n;
+      any_done = any_done || is_done(r);
+      fewest_left = std::min(fewest_left, r.output - r.generated);
     }
     // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
     // nobody finishes, consecutive steps differ only in their contexts (one token longer each)
     // and their time is affine in the mean context (the KV read of decode attention), so k steps
     // cost k times the mean of the first and last (trapezoid, exact for an affine time).
-    if (prefill_tokens == 0 && mode != Mode::prefill_only && sched.size() == running.size() && !draft_timer) {
+    // (A request that just finished ends any stretch before it starts.)
+    if (prefill_tokens == 0 && mode != Mode::prefill_only && sched.size() == running.size() && !draft_timer &&
+        !any_done) {
       // Waiting requests stay out until a completion when the batch is full or the first of them
       // does not fit the free KV blocks (which only shrink while sequences grow).
       bool blocked = waiting.empty() || static_cast<std::int64_t>(running.size()) >= sv.max_batch;
@@ -370,9 +407,8 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
                              std::max<std::int64_t>(whole, std::min(r.target, r.kv + sv.max_num_tokens))) >
                   pool.kv_capacity;
       }
-      std::int64_t extra = std::numeric_limits<std::int64_t>::max();
-      for (std::size_t i : running) extra = std::min(extra, reqs[i].output - reqs[i].generated);
-      extra = std::min(extra, step_budget - run.steps);
+      // Every running request was scheduled: the fewest tokens left is over all of them.
+      std::int64_t extra = std::min(fewest_left, step_budget - run.steps);
       double next_arrival = std::numeric_limits<double>::infinity();
       if (!closed && next < reqs.size()) next_arrival = arrive_time(reqs[next]);
       if (!blocked) extra = 0;
@@ -386,10 +422,22 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
         groups.back().kv_len = first.kv_len + extra;
         const double last = timer(groups).value;
         const double slope = (last - dt) / d(extra);
-        // Stop before the next arrival (it joins at the following step).
-        if (t + d(extra) * last > next_arrival)
-          extra = std::min<std::int64_t>(
-              extra, static_cast<std::int64_t>((next_arrival - t) / std::max(last, 1e-12)));
+        // Stop where the next arrival joins: at the first step that starts at or after it, as the
+        // step-by-step loop admits it. Stretch step j (j = 1, 2, ...) takes dt + slope j, so the
+        // first i of them take C(i) = i dt + slope i (i + 1) / 2 and step j starts at t + C(j - 1);
+        // the stretch keeps the steps that start before the arrival.
+        if (next_arrival <= t) {
+          extra = 0;
+        } else if (t + d(extra) * dt + slope * d(extra) * d(extra + 1) / 2.0 > next_arrival) {
+          const double gap = next_arrival - t;
+          const auto elapsed = [&](std::int64_t i) { return d(i) * dt + slope * d(i) * d(i + 1) / 2.0; };
+          std::int64_t lo = 0, hi = extra;  // elapsed(lo) < gap <= elapsed(hi)
+          while (hi - lo > 1) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            (elapsed(mid) < gap ? lo : hi) = mid;
+          }
+          extra = lo + 1;
+        }
         if (extra >= 1) {
           const double end = dt + slope * d(extra);
           const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
@@ -402,27 +450,24 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
             Request& r = reqs[i];
             r.kv += extra;
             r.generated += extra;
-            if (sv.kv_admission == KvAdmission::on_demand) {
-              const double need = std::max(r.kv_bytes, pool.bytes_for(r.kv));
-              used += need - r.kv_bytes;
-              r.kv_bytes = need;
-            }
+            if (sv.kv_admission == KvAdmission::on_demand) claim(r, r.kv);
+            any_done = any_done || is_done(r);
           }
         }
       }
     }
-    // Retire finished requests (prefill-only pools finish at the first token).
-    std::size_t w = 0;
-    for (std::size_t k = 0; k < running.size(); ++k) {
-      const std::size_t i = running[k];
-      const Request& r = reqs[i];
-      const bool done = r.generated >= (mode == Mode::prefill_only ? 1 : r.output);
-      if (done)
-        finish(i);
-      else
-        running[w++] = i;
+    // Retire finished requests, in admission order.
+    if (any_done) {
+      std::size_t w = 0;
+      for (std::size_t k = 0; k < running.size(); ++k) {
+        const std::size_t i = running[k];
+        if (is_done(reqs[i]))
+          finish(i);
+        else
+          running[w++] = i;
+      }
+      running.resize(w);
     }
-    running.resize(w);
     if (keep_timeline && (run.steps - 1) % run.sample_every == 0) {
       run.timeline.push_back({t, dt, static_cast<std::int64_t>(running.size()),
                               static_cast<std::int64_t>(waiting.size()), prefill_tokens, decode_n,
@@ -441,13 +486,14 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
 // The requests of the whole deployment: lengths and (poisson) arrival times from the seed.
 std::vector<Request> make_requests(const ServingSpec& sv) {
   Rng rng{sv.seed};
+  const LengthSampler input(sv.input_len), output(sv.output_len);
   std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
   double t = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
     Request& r = out[i];
     r.id = i;
-    r.input = sample(sv.input_len, rng);
-    r.output = sample(sv.output_len, rng);
+    r.input = input(rng);
+    r.output = output(rng);
     if (sv.arrival == Arrival::poisson) {
       t += -portable_log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)
       r.arrival = t;
@@ -575,6 +621,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       r.kv = r.input;
       r.target = r.input;
       r.kv_bytes = 0;
+      r.claimed = 0;
     }
     out.kv_transfer_s = reqs.empty() ? 0 : transfer_sum / d(static_cast<std::int64_t>(reqs.size()));
     // The decode pool holds each request's cache from its hand-off (claimed at admission).
@@ -610,6 +657,9 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / devices;
   out.goodput_requests_per_s = d(good) / dur;
   out.devices = static_cast<std::int64_t>(devices);
+  out.ttft = stats(ttft);
+  out.tpot = stats(tpot);
+  out.e2e = stats(e2e);
   if (sv.slo) {
     ServingSloReport r;
     r.ttft_s = sv.slo->ttft_s;
@@ -621,9 +671,6 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
             (r.tpot_s <= 0 || r.tpot_at_percentile <= r.tpot_s);
     out.slo = r;
   }
-  out.ttft = stats(std::move(ttft));
-  out.tpot = stats(std::move(tpot));
-  out.e2e = stats(std::move(e2e));
   double batch = 0, kv = 0, busy = 0;
   for (const ReplicaRun& r : runs) {
     out.steps += r.steps;
