@@ -177,11 +177,12 @@ const LAYOUTS = ['fastest', 'a100'];
 const LAYOUT_LABELS: Record<string, string> = { fastest: 'this row’s fastest', a100: 'the A100 row’s' };
 
 /**
- * A layout as the study writes it (core/study/study.cpp layout_name: "tp4 pp8 dp32 mb1 v2
- * selective") as a scenario's parallel block, with the study's rules for the rest: sequence
- * parallelism wherever tp > 1 and the grid's ZeRO stage. Null when the text does not parse.
+ * A layout as a study writes it (core/study/study.cpp layout_name: "tp4 pp8 dp32 mb1 v2
+ * selective") as a scenario's parallel block, with the studies' rules for the rest: sequence
+ * parallelism wherever tp > 1 and the grid's ZeRO stage (the GPU-generations grid's unless
+ * given). Null when the text does not parse.
  */
-export function parseStudyLayout(text: string): Record<string, unknown> | null {
+export function parseStudyLayout(text: string, zeroStage: number = GEN.grid.zero_stage): Record<string, unknown> | null {
   const keys: Record<string, string> = { tp: 'tp', pp: 'pp', dp: 'dp', mb: 'micro_batch', v: 'interleave' };
   const par: Record<string, number | string> = { interleave: 1 };
   for (const token of text.trim().split(/\s+/)) {
@@ -191,18 +192,23 @@ export function parseStudyLayout(text: string): Record<string, unknown> | null {
     else return null;
   }
   if (typeof par.tp !== 'number' || typeof par.pp !== 'number' || typeof par.dp !== 'number' || typeof par.micro_batch !== 'number' || par.recompute === undefined) return null;
-  return { tp: par.tp, pp: par.pp, dp: par.dp, sequence_parallel: par.tp > 1, micro_batch: par.micro_batch, interleave: par.interleave, recompute: par.recompute, zero_stage: GEN.grid.zero_stage };
+  return { tp: par.tp, pp: par.pp, dp: par.dp, sequence_parallel: par.tp > 1, micro_batch: par.micro_batch, interleave: par.interleave, recompute: par.recompute, zero_stage: zeroStage };
 }
 
-/** The layout the engine's study found for row i (its table, matched by the row's label): as written and parsed. */
-function studyLayout(data: LessonData, i: number): { text: string; parallel: Record<string, unknown> } {
-  const want = GEN.rows[i]?.label;
+/**
+ * The layout the engine's study found for the row labelled `want` (its table, matched by the
+ * row's label), as written and parsed with the study grid's ZeRO stage.
+ */
+function tableLayout(data: LessonData, want: string | undefined, zeroStage: number): { text: string; parallel: Record<string, unknown> } {
   const row = rowsOf(data).find((r) => r.label === want);
   const text = typeof row?.layout === 'string' ? row.layout : '';
-  const parallel = parseStudyLayout(text);
-  if (!parallel) throw new Error(`the engine's gpu-generations table has no layout for “${want}”`);
+  const parallel = parseStudyLayout(text, zeroStage);
+  if (!parallel) throw new Error(`the engine's ${data.study?.study ?? 'study'} table has no layout for “${want}”`);
   return { text, parallel };
 }
+
+/** The layout the engine's GPU-generations study found for row i. */
+const studyLayout = (data: LessonData, i: number): { text: string; parallel: Record<string, unknown> } => tableLayout(data, GEN.rows[i]?.label, GEN.grid.zero_stage);
 
 function generationScenario(v: Values, data: LessonData): Record<string, unknown> {
   const i = num(v.row);
