@@ -283,7 +283,7 @@ describe('views, lessons and accessibility', () => {
       ['/?view=studies', (p) => p.locator('[data-testid="study-table"] tbody tr').first().waitFor({ timeout: 30_000 })],
       ['/?lesson=', (p) => p.locator('[data-lesson]').first().waitFor()],
       [`/?lesson=${LESSONS[0]!.name}`, (p) => lessonReady(p, initialValues(LESSONS[0]!))],
-      ...LESSONS.filter((l) => l.name === 'study-gpu-generations').map((l): [string, (p: Page) => Promise<void>] => [`/?lesson=${l.name}`, (p) => lessonReady(p, initialValues(l))]),
+      ...LESSONS.filter((l) => ['study-gpu-generations', 'study-cheapest-accelerator'].includes(l.name)).map((l): [string, (p: Page) => Promise<void>] => [`/?lesson=${l.name}`, (p) => lessonReady(p, initialValues(l))]),
       ['/?view=accuracy', (p) => p.locator('[data-testid="accuracy-status"][data-value]').waitFor({ timeout: 120_000 })],
     ];
     for (const [path, ready] of checks) {

@@ -3,7 +3,7 @@
 // functions, unit-tested in test/ui/format.test.ts.
 
 /** Kinds of quantity the page displays; each has its own unit ladder. */
-export type Quantity = 'seconds' | 'bytes' | 'byte_rate' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'factor' | 'count' | 'bool' | 'intensity' | 'params';
+export type Quantity = 'seconds' | 'bytes' | 'byte_rate' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'factor' | 'count' | 'bool' | 'intensity' | 'params' | 'usd';
 
 /** `x` with `digits` significant digits, without trailing zeros or exponent for usual sizes. */
 export function sig(x: number, digits = 3): string {
@@ -103,6 +103,8 @@ export function formatValue(x: unknown, q: Quantity): string {
       return Number.isInteger(x) ? x.toLocaleString('en-US') : sig(x);
     case 'params':
       return formatParams(x);
+    case 'usd':
+      return `${x < 0 ? '−' : ''}$${siPrefix(Math.abs(x), '').trim()}`;
   }
 }
 

@@ -1,26 +1,34 @@
-// One lesson per study of the paper (Kundu et al. 2024, arXiv 2407.14645; core/study/study.cpp):
-// the recompute figure, the 35x across GPU generations, the technology walk, the boundedness of
-// inference matrix multiplies, and DRAM generations against decode latency. Each lesson's widgets
-// range over the study's own parameters, read from its description in presets/studies (the file
-// the engine runs the study from), and each widget setting is a scenario the engine predicts like
-// any other: test/ui/study-lessons.test.ts checks that these scenarios give exactly the study's
-// rows. The second chart of each lesson is the study's table as the engine computes it when the
-// lesson opens (engine.study), except for the matmul lesson, whose second chart sweeps the batch
-// beyond the study's two. No engine number is typed in here; the one number quoted is the paper's
-// "about 35x".
+// One lesson per study of the engine (core/study/study.cpp): the five of the paper (Kundu et al.
+// 2024, arXiv 2407.14645): the recompute figure, the 35x across GPU generations, the technology
+// walk, the boundedness of inference matrix multiplies, and DRAM generations against decode
+// latency; and the cost of a whole training run on each accelerator at rental prices, which the
+// paper's follow-up asks. Each lesson's widgets range over the study's own parameters, read from
+// its description in presets/studies (the file the engine runs the study from), and each widget
+// setting is a scenario the engine predicts like any other: test/ui/study-lessons.test.ts checks
+// that these scenarios give exactly the study's rows. The second chart of each lesson is the
+// study's table as the engine computes it when the lesson opens (engine.study), except for the
+// matmul lesson, whose second chart sweeps the batch beyond the study's two, and the cost lesson,
+// whose second chart sweeps the rental price. No engine number is typed in here; the numbers
+// quoted are the paper's "about 35x" and the published rental prices the cost study cites.
 import type { Prediction, StudyResult } from '../engine/types';
-import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, type LineChartSpec } from '../charts/specs';
+import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, type LineChartSpec } from '../charts/specs';
+import { formatParams } from './format';
 import { bestChoice, choices, firstChoice, lastChoice, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
 import recomputeStudy from '../../../presets/studies/memory-recompute.json';
 import generationsStudy from '../../../presets/studies/gpu-generations.json';
 import nodesStudy from '../../../presets/studies/technology-nodes.json';
 import matmulStudy from '../../../presets/studies/matmul-boundedness.json';
 import dramStudy from '../../../presets/studies/memory-technology.json';
+import costStudy from '../../../presets/studies/cheapest-accelerator.json';
 import megatron22b from '../../../presets/models/megatron-22b.json';
 import gpt3 from '../../../presets/models/gpt3-175b.json';
 import megatron530b from '../../../presets/models/megatron-530b.json';
 import megatron1t from '../../../presets/models/megatron-1t.json';
+import llama3_70b from '../../../presets/models/llama3-70b.json';
+import dgxA100 from '../../../presets/systems/dgx-a100-80gb.json';
 import dgxH100 from '../../../presets/systems/dgx-h100.json';
+import dgxH200 from '../../../presets/systems/dgx-h200.json';
+import dgxB200 from '../../../presets/systems/dgx-b200.json';
 import h100 from '../../../presets/devices/h100-sxm5-80gb.json';
 import hbm2 from '../../../presets/dram/hbm2.json';
 import hbm2e from '../../../presets/dram/hbm2e.json';
@@ -36,7 +44,8 @@ import node2 from '../../../presets/technology/2nm.json';
 import node1 from '../../../presets/technology/1nm.json';
 
 /** The presets the studies name, by id (the engine's preset ids are the file names). */
-export const MODEL_PRESETS: Record<string, { name: string }> = { 'megatron-22b': megatron22b, 'gpt3-175b': gpt3, 'megatron-530b': megatron530b, 'megatron-1t': megatron1t };
+export const MODEL_PRESETS: Record<string, { name: string }> = { 'megatron-22b': megatron22b, 'gpt3-175b': gpt3, 'megatron-530b': megatron530b, 'megatron-1t': megatron1t, 'llama3-70b': llama3_70b };
+export const SYSTEM_PRESETS: Record<string, { name: string }> = { 'dgx-a100-80gb': dgxA100, 'dgx-h100': dgxH100, 'dgx-h200': dgxH200, 'dgx-b200': dgxB200 };
 export const DRAM_PRESETS: Record<string, { name: string; stack_bandwidth_GBps: number; stack_capacity_GiB: number }> = { hbm2, hbm2e, hbm3, hbm3e, hbm4, hbm4e };
 export const TECHNOLOGY_PRESETS: Record<string, { name: string; node_nm: number; dram: string }> = { '12nm': node12, '7nm': node7, '5nm': node5, '3nm': node3, '2nm': node2, '1nm': node1 };
 /** The system of the DRAM study and its device, which the study re-equips with each DRAM generation. */
@@ -177,11 +186,12 @@ const LAYOUTS = ['fastest', 'a100'];
 const LAYOUT_LABELS: Record<string, string> = { fastest: 'this row’s fastest', a100: 'the A100 row’s' };
 
 /**
- * A layout as the study writes it (core/study/study.cpp layout_name: "tp4 pp8 dp32 mb1 v2
- * selective") as a scenario's parallel block, with the study's rules for the rest: sequence
- * parallelism wherever tp > 1 and the grid's ZeRO stage. Null when the text does not parse.
+ * A layout as a study writes it (core/study/study.cpp layout_name: "tp4 pp8 dp32 mb1 v2
+ * selective") as a scenario's parallel block, with the studies' rules for the rest: sequence
+ * parallelism wherever tp > 1 and the grid's ZeRO stage (the GPU-generations grid's unless
+ * given). Null when the text does not parse.
  */
-export function parseStudyLayout(text: string): Record<string, unknown> | null {
+export function parseStudyLayout(text: string, zeroStage: number = GEN.grid.zero_stage): Record<string, unknown> | null {
   const keys: Record<string, string> = { tp: 'tp', pp: 'pp', dp: 'dp', mb: 'micro_batch', v: 'interleave' };
   const par: Record<string, number | string> = { interleave: 1 };
   for (const token of text.trim().split(/\s+/)) {
@@ -191,18 +201,23 @@ export function parseStudyLayout(text: string): Record<string, unknown> | null {
     else return null;
   }
   if (typeof par.tp !== 'number' || typeof par.pp !== 'number' || typeof par.dp !== 'number' || typeof par.micro_batch !== 'number' || par.recompute === undefined) return null;
-  return { tp: par.tp, pp: par.pp, dp: par.dp, sequence_parallel: par.tp > 1, micro_batch: par.micro_batch, interleave: par.interleave, recompute: par.recompute, zero_stage: GEN.grid.zero_stage };
+  return { tp: par.tp, pp: par.pp, dp: par.dp, sequence_parallel: par.tp > 1, micro_batch: par.micro_batch, interleave: par.interleave, recompute: par.recompute, zero_stage: zeroStage };
 }
 
-/** The layout the engine's study found for row i (its table, matched by the row's label): as written and parsed. */
-function studyLayout(data: LessonData, i: number): { text: string; parallel: Record<string, unknown> } {
-  const want = GEN.rows[i]?.label;
+/**
+ * The layout the engine's study found for the row labelled `want` (its table, matched by the
+ * row's label), as written and parsed with the study grid's ZeRO stage.
+ */
+function tableLayout(data: LessonData, want: string | undefined, zeroStage: number): { text: string; parallel: Record<string, unknown> } {
   const row = rowsOf(data).find((r) => r.label === want);
   const text = typeof row?.layout === 'string' ? row.layout : '';
-  const parallel = parseStudyLayout(text);
-  if (!parallel) throw new Error(`the engine's gpu-generations table has no layout for “${want}”`);
+  const parallel = parseStudyLayout(text, zeroStage);
+  if (!parallel) throw new Error(`the engine's ${data.study?.study ?? 'study'} table has no layout for “${want}”`);
   return { text, parallel };
 }
+
+/** The layout the engine's GPU-generations study found for row i. */
+const studyLayout = (data: LessonData, i: number): { text: string; parallel: Record<string, unknown> } => tableLayout(data, GEN.rows[i]?.label, GEN.grid.zero_stage);
 
 function generationScenario(v: Values, data: LessonData): Record<string, unknown> {
   const i = num(v.row);
@@ -669,6 +684,153 @@ const studyDram: LessonDef = {
   ],
 };
 
-/** The study lessons, in the order of the paper's studies (core/study study_list). */
-export const STUDY_LESSONS: LessonDef[] = [studyRecompute, studyGenerations, studyTechnology, studyMatmul, studyDram];
+// ---- What a training run costs (cheapest-accelerator) ------------------------------------------
+
+const CA = costStudy;
+const CA_ROWS = CA.rows.map((_, i) => i);
+/** A row of the cost study by its system and precision (-1 when the study has no such row). */
+const costRow = (system: string, precision: string): number => CA.rows.findIndex((r) => r.system === system && r.precision === precision);
+/** The rows of the break-even exercise: the A100, and the H100 at the same precision. */
+export const CA_OLD = costRow('dgx-a100-80gb', 'bf16');
+export const CA_NEW = costRow('dgx-h100', 'bf16');
+/** A row without its price: "NVIDIA DGX H100 at fp8". */
+const costRowName = (i: WidgetValue): string => {
+  const r = CA.rows[num(i)];
+  return r ? `${SYSTEM_PRESETS[r.system]?.name ?? r.system} at ${r.precision}` : String(i);
+};
+/**
+ * How far another offer's price may sit from the study's, either way: the study's notes say that
+ * prices "differ 2-4x between providers". The slider reaches twice the dearest study price, and
+ * the second chart draws each row from half to twice its own.
+ */
+const PRICE_SPAN = 2;
+const STUDY_PRICES = CA.rows.map((r) => r.usd_per_gpu_hour);
+/** The rental prices of the slider (USD per GPU-hour): every quarter dollar up to the span, and the study's own prices. */
+export const PRICES = [...new Set([...Array.from({ length: Math.floor(PRICE_SPAN * Math.max(...STUDY_PRICES) * 4) }, (_, i) => (i + 1) / 4), ...STUDY_PRICES])].sort((a, b) => a - b);
+/** The slider's prices within the span around row i's study price. */
+const pricesAround = (i: number): number[] => {
+  const own = STUDY_PRICES[i] ?? NaN;
+  return PRICES.filter((x) => x >= own / PRICE_SPAN && x <= own * PRICE_SPAN);
+};
+const priceLabel = (v: WidgetValue): string => `$${num(v).toFixed(2)} per GPU-hour`;
+
+function costScenario(v: Values, data: LessonData): Record<string, unknown> {
+  const row = CA.rows[num(v.row)];
+  if (!row) throw new Error(`the cost study has no row ${String(v.row)}`);
+  const layout = tableLayout(data, row.label, CA.grid.zero_stage);
+  return {
+    schema_version: 1,
+    name: `${MODEL_PRESETS[CA.model]?.name ?? CA.model} on ${formatParams(CA.train_tokens)} tokens, ${CA.num_devices} GPUs: ${costRowName(v.row!)}, layout ${layout.text}, rented at ${priceLabel(v.price!)}`,
+    model: CA.model,
+    system: row.system,
+    num_devices: CA.num_devices,
+    parallel: layout.parallel,
+    training: { global_batch: CA.global_batch, seq_len: CA.seq_len, precision: row.precision, train_tokens: CA.train_tokens },
+    economics: { usd_per_gpu_hour: num(v.price) },
+  };
+}
+
+/** Row i rented at the study's price for it. */
+const atStudyPrice = (i: WidgetValue, data: LessonData): Record<string, unknown> => costScenario({ row: i, price: CA.rows[num(i)]?.usd_per_gpu_hour ?? NaN }, data);
+
+/** The row the engine's study found cheapest (the `cheapest` column of its table). */
+function cheapestRow(data: LessonData): number {
+  const label = rowsOf(data).find((r) => r.cheapest === true)?.label;
+  const i = CA.rows.findIndex((r) => r.label === label);
+  if (i < 0) throw new Error('the engine’s cheapest-accelerator table names no cheapest row');
+  return i;
+}
+
+const runCost = (p: Prediction | null): number | undefined => p?.run?.cost_usd;
+
+const studyCost: LessonDef = {
+  name: 'study-cheapest-accelerator',
+  study: 'cheapest-accelerator',
+  title: 'What a training run costs: the fastest GPU can be the cheapest',
+  summary: `A whole training run of ${MODEL_PRESETS[CA.model]?.name ?? CA.model} on A100, H100, H200 and B200 GPUs at rental prices: days, GPU-hours, energy and money, and the price at which the ranking flips.`,
+  paragraphs: [
+    `This study is not one of the paper’s; it takes up the question its follow-up (arXiv 2507.02456) puts first: what does a whole training run cost on each accelerator? The run is ${MODEL_PRESETS[CA.model]?.name ?? CA.model} on ${formatParams(CA.train_tokens)} tokens over ${CA.num_devices} GPUs. Each GPU and precision gets the fastest layout of a grid that fits in its memory, as the engine’s study finds it; this lesson loads those layouts from the study and runs them, with the engine’s whole-run model on top of the steady-state step: checkpoint writes at the Young/Daly interval, the system’s failure rate, the work lost at each failure and the restart after it.`,
+    'Rented by the hour, a run costs its GPU-hours times the price of one GPU-hour. The GPU-hours are the GPUs times the elapsed hours, and the elapsed time is the tokens to train over the throughput of the whole job, which is the throughput per GPU times the GPUs, stretched by checkpoints and failures. To first order the number of GPUs cancels out: twice the GPUs finish in half the time for the same GPU-hours. What sets the bill is the price of an hour against the tokens one GPU trains in that hour, and how much of its speed that GPU loses to communication at scale. Energy follows the same hours (the devices’ draw at the run’s mix of work, the rest of each node, the cooling); a rental price includes it, so it is reported beside the cost, not added to it.',
+    'A newer GPU rents for more per hour, but it also trains more tokens in that hour. When its throughput per GPU grows faster than its price, every token costs less on it, and the fastest GPU is also the cheapest. Lower precision pushes the same way: fp8 doubles the dense tensor rate of a Hopper or Blackwell GPU at an unchanged hourly price, so whatever it gains in speed comes straight off the bill. Memory matters indirectly: a GPU that fits a layout with less recomputation or less tensor parallelism wastes fewer of the hours paid for.',
+    'The ranking holds only for the prices it was computed at. The study takes the middle of ranges published for on-demand rental at specialised GPU clouds: “$1.10-1.50” an hour for an A100 80GB, “$2.50-3.50” for an H100 SXM and “$3.50-4.50” for an H200 SXM (Mercatus, May 2026), “$4.50-6.00” for a B200 (Lyceum Technologies, March 2026). Its notes add that prices move month to month and “differ 2-4x between providers”: a reserved contract, a spot market or owned hardware can reorder the table. Walk the rows of the study and move the price: the cost follows it in proportion while the days and the energy stay put, and the break-even price says what an hour would have to cost to tie with the study’s cheapest run. The second chart draws every row’s cost against the price; where two lines cross, the ranking flips.',
+  ],
+  sources: [
+    'arXiv 2507.02456, the follow-up of Kundu et al. 2024 (arXiv 2407.14645): the choice of accelerator as total cost.',
+    'Mercatus, cloud GPU pricing guide, May 2026, “specialty” tier (mercatus-ai.com/blog/cloud-gpu-pricing): the A100 80GB, H100 SXM and H200 SXM rental ranges.',
+    'Lyceum Technologies, “NVIDIA B200 GPU Cloud Pricing 2026”, March 2026: the B200 rental range.',
+    'Llama Team, “The Llama 3 Herd of Models”, arXiv 2407.21783, 2024: the model, and the interruption rate the system presets take for failures.',
+    'Young, “A first order approximation to the optimum checkpoint interval”, CACM 1974; Daly, “A higher order estimate of the optimum checkpoint interval for restart dumps”, FGCS 2006.',
+  ],
+  widgets: [
+    { id: 'row', label: 'Row of the study (GPU, system, precision, the study’s price)', kind: 'range', choices: choices(CA_ROWS, (i) => CA.rows[num(i)]?.label ?? String(i)), initial: 0 },
+    { id: 'price', label: 'Rental price', kind: 'range', choices: choices(PRICES, priceLabel), initial: CA.rows[0]!.usd_per_gpu_hour },
+  ],
+  scenario: costScenario,
+  baseline: (_v, data) => atStudyPrice(cheapestRow(data), data),
+  shown: [
+    { path: 'run.wall_days', label: 'Time to train (days, with checkpoints and failures)', q: 'count' },
+    { path: 'run.gpu_hours', label: 'GPU-hours', q: 'count' },
+    { path: 'run.energy_mwh', label: 'Energy at the meter (MWh)', q: 'count' },
+    { path: 'run.cost_usd', label: 'Cost of the run', q: 'usd' },
+    { path: 'run.usd_per_million_tokens', label: 'Cost per million tokens trained', q: 'usd' },
+    { path: 'training.tokens_per_s', label: 'Training throughput (all GPUs)', q: 'tokens_rate' },
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    { path: 'run.goodput', label: 'Goodput (useful share of the elapsed time)', q: 'ratio' },
+    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+  ],
+  derived: [
+    { id: 'throughput_per_gpu', label: 'Training throughput per GPU', q: 'tokens_rate', of: (p) => share(p.training?.tokens_per_s, CA.num_devices) },
+    { id: 'relative_cost', label: 'Cost over the study’s cheapest run', q: 'factor', of: (p, _v, ctx) => share(runCost(p), runCost(ctx.baseline)) },
+    { id: 'break_even', label: 'Price per GPU-hour at which this run costs as much as the study’s cheapest', q: 'usd', of: (p, _v, ctx) => share(runCost(ctx.baseline), p.run?.gpu_hours) },
+  ],
+  chart: (p) => runWaterfallSpec(p),
+  sweepTitle: 'Cost against the rental price',
+  sweep: async (predict, data) => {
+    const points: LineChartSpec['points'] = [];
+    for (const row of CA_ROWS) {
+      for (const price of pricesAround(row)) {
+        const y = runCost(await predict(costScenario({ row, price }, data)));
+        if (y !== undefined) points.push({ x: price, y: y / 1e6, series: costRowName(row) });
+      }
+    }
+    const cheapest = rowsOf(data).find((r) => r.cheapest === true)?.cost_usd;
+    return {
+      kind: 'lines',
+      title: 'Cost of the whole run against the rental price per GPU-hour, per GPU and precision (engine)',
+      xLabel: 'rental price',
+      xUnit: 'USD per GPU-hour',
+      yLabel: 'cost of the run',
+      unit: 'million USD',
+      xCategorical: false,
+      logX: false,
+      logY: false,
+      seriesLabel: 'GPU and precision',
+      points,
+      rules: typeof cheapest === 'number' ? [{ value: cheapest / 1e6, label: 'the study’s cheapest run:' }] : undefined,
+      note: 'Each line runs from half to twice the study’s price for its GPU. Below the dashed line, a run costs less than the study’s cheapest at the study’s prices.',
+    };
+  },
+  exercises: [
+    {
+      id: 'cheapest-at-study-prices',
+      question: 'At the study’s prices, which GPU and precision trains the model on all its tokens for the least money?',
+      choices: choices(CA_ROWS, (i) => CA.rows[num(i)]?.label ?? String(i)),
+      answer: (predict, data) => bestChoice(CA_ROWS, (i) => atStudyPrice(i, data), predict, runCost),
+    },
+    {
+      id: 'old-gpu-break-even',
+      question: `How cheap would the older GPU’s hour have to be? Give the highest price on the slider at which the run on the ${costRowName(CA_OLD)} costs less than on the ${costRowName(CA_NEW)}, rented at the study’s price.`,
+      choices: choices(PRICES, priceLabel),
+      answer: async (predict, data) => {
+        if (CA_OLD < 0 || CA_NEW < 0) return null;
+        const target = runCost(await predict(atStudyPrice(CA_NEW, data)));
+        if (target === undefined) return null;
+        return lastChoice(PRICES, (price) => costScenario({ row: CA_OLD, price }, data), predict, (p) => (runCost(p) ?? Infinity) < target);
+      },
+    },
+  ],
+};
+
+/** The study lessons, in the order of the engine's studies (core/study study_list): the paper's, then the cost study. */
+export const STUDY_LESSONS: LessonDef[] = [studyRecompute, studyGenerations, studyTechnology, studyMatmul, studyDram, studyCost];
 

@@ -40,6 +40,9 @@ describe('number formatting', () => {
     expect(formatValue(17.551855009383576, 'factor')).toBe('17.6×');
     expect(formatValue(1, 'factor')).toBe('1×');
     expect(formatValue(1.28e12, 'byte_rate')).toBe('1.28 TB/s');
+    expect(formatValue(5616887.978291676, 'usd')).toBe('$5.62 M');
+    expect(formatValue(0.4303, 'usd')).toBe('$0.43');
+    expect(formatValue(-1500, 'usd')).toBe('−$1.5 k');
   });
 
   it('differences against a pinned value: absolute in the unit and relative', () => {

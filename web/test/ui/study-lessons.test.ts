@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { StudyResult } from '../../src/engine/types';
 import { lessonByName } from '../../src/ui/lessons';
 import type { LessonDef, Values } from '../../src/ui/lesson-kit';
-import { DRAM_STUDY_SYSTEM, MATMULS, MM_FOCUS, parseStudyLayout, STUDY_LESSONS, TECHNOLOGY_PRESETS } from '../../src/ui/study-lessons';
+import { CA_NEW, CA_OLD, DRAM_STUDY_SYSTEM, MATMULS, MM_FOCUS, MODEL_PRESETS, parseStudyLayout, PRICES, STUDY_LESSONS, SYSTEM_PRESETS, TECHNOLOGY_PRESETS } from '../../src/ui/study-lessons';
 import { lessonEngine, type LessonEngine } from '../lesson-engine';
 import { loadModule, readJson } from '../wasm';
 
@@ -31,13 +31,14 @@ function run(l: LessonDef, values: Values): { p: any; derived: Record<string, nu
 const widget = (l: LessonDef, id: string): unknown[] => l.widgets.find((w) => w.id === id)!.choices.map((c) => c.value);
 
 describe('study lessons', () => {
-  test('the five studies of the paper have a lesson each', () => {
+  test('the five studies of the paper and the cost study have a lesson each', () => {
     expect(STUDY_LESSONS.map((l) => [l.name, l.study])).toEqual([
       ['study-recompute', 'memory-recompute'],
       ['study-gpu-generations', 'gpu-generations'],
       ['study-technology-nodes', 'technology-nodes'],
       ['study-matmul-boundedness', 'matmul-boundedness'],
       ['study-memory-technology', 'memory-technology'],
+      ['study-cheapest-accelerator', 'cheapest-accelerator'],
     ]);
   });
 
@@ -61,6 +62,17 @@ describe('study lessons', () => {
     expect(readJson(`presets/systems/${mt.system}.json`)).toEqual(DRAM_STUDY_SYSTEM.system);
     expect(DRAM_STUDY_SYSTEM.system.device).toBe(DRAM_STUDY_SYSTEM.deviceId);
     expect(readJson(`presets/devices/${DRAM_STUDY_SYSTEM.deviceId}.json`)).toEqual(DRAM_STUDY_SYSTEM.device);
+    // The cost study: its rows, every row's price on the slider, the presets it names.
+    const ca = readJson('presets/studies/cheapest-accelerator.json') as any;
+    const cost = lesson('study-cheapest-accelerator');
+    expect(cost.widgets[0]!.choices.map((c) => c.label)).toEqual(ca.rows.map((r: any) => r.label));
+    expect(widget(cost, 'price')).toEqual(expect.arrayContaining(ca.rows.map((r: any) => r.usd_per_gpu_hour)));
+    expect(widget(cost, 'price')).toEqual(PRICES);
+    expect([...PRICES].sort((a, b) => a - b)).toEqual(PRICES);
+    expect(cost.widgets[1]!.initial).toBe(ca.rows[0].usd_per_gpu_hour);
+    expect(readJson(`presets/models/${ca.model}.json`)).toEqual(MODEL_PRESETS[ca.model]);
+    for (const r of ca.rows) expect(readJson(`presets/systems/${r.system}.json`), r.system).toEqual(SYSTEM_PRESETS[r.system]);
+    expect([CA_OLD, CA_NEW].every((i) => i >= 0)).toBe(true);
   });
 
   test('recompute: every model under every policy gives the study row', () => {
@@ -161,6 +173,44 @@ describe('study lessons', () => {
     }
   });
 
+  test('cheapest-accelerator: each row at its layout and the study’s price gives the study row, its relative cost and the cheapest', () => {
+    const l = lesson('study-cheapest-accelerator');
+    const st = table(l);
+    const rows = st.rows;
+    expect(rows.length).toBe(widget(l, 'row').length);
+    const cheapest = rows.filter((r) => r.cheapest === true);
+    expect(cheapest).toHaveLength(1);
+    rows.forEach((r, i) => {
+      const { p, derived } = run(l, { row: i, price: r.usd_per_gpu_hour as number });
+      expect(p.training.iteration_time_s, r.label as string).toBe(r.iteration_time_s);
+      expect(p.training.mfu).toBe(r.mfu);
+      expect([p.run.wall_days, p.run.gpu_hours, p.run.energy_mwh, p.run.cost_usd, p.run.usd_per_gpu_hour]).toEqual([r.wall_days, r.gpu_hours, r.energy_mwh, r.cost_usd, r.usd_per_gpu_hour]);
+      expect(p.memory.fits).toBe(true);
+      expect(derived.relative_cost).toBeCloseTo(r.relative_cost as number, 12);
+      expect(derived.throughput_per_gpu).toBeCloseTo(p.training.tokens_per_s / (readJson('presets/studies/cheapest-accelerator.json') as any).num_devices, 9);
+      // At the break-even price the run costs what the cheapest row's does.
+      expect(derived.break_even! * (r.gpu_hours as number)).toBeCloseTo(cheapest[0]!.cost_usd as number, 3);
+    });
+    // The price moves the money and nothing else: the cost in proportion, the days and energy not at all.
+    const at = (price: number): any => run(l, { row: 0, price }).p.run;
+    const [lo, hi] = [at(PRICES[0]!), at(PRICES[PRICES.length - 1]!)];
+    expect([hi.wall_days, hi.gpu_hours, hi.energy_mwh]).toEqual([lo.wall_days, lo.gpu_hours, lo.energy_mwh]);
+    expect(hi.cost_usd / lo.cost_usd).toBeCloseTo(PRICES[PRICES.length - 1]! / PRICES[0]!, 9);
+  });
+
+  test('cheapest-accelerator: the exercises agree with the study’s table', async () => {
+    const l = lesson('study-cheapest-accelerator');
+    const rows = table(l).rows;
+    const [cheapest, breakEven] = l.exercises;
+    expect(await cheapest!.answer(engine.predictor, engine.dataFor(l))).toBe(rows.findIndex((r) => r.cheapest === true));
+    // The older GPU at the answer costs less than the newer at its study price; one step dearer, it does not.
+    const price = (await breakEven!.answer(engine.predictor, engine.dataFor(l))) as number;
+    const next = PRICES[PRICES.indexOf(price) + 1]!;
+    const costAt = (p: number): number => run(l, { row: CA_OLD, price: p }).p.run.cost_usd;
+    expect(costAt(price)).toBeLessThan(rows[CA_NEW]!.cost_usd as number);
+    expect(costAt(next)).toBeGreaterThanOrEqual(rows[CA_NEW]!.cost_usd as number);
+  });
+
   test('the sweeps of the studies draw the engine’s table', async () => {
     const drawn: Array<[string, string]> = [
       ['study-recompute', 'total_bytes'],
@@ -183,11 +233,23 @@ describe('study lessons', () => {
     // The paper's figure is the one number quoted: a reference line, not a point.
     const gen = await lesson('study-gpu-generations').sweep!(engine.predictor, engine.dataFor(lesson('study-gpu-generations')));
     expect(gen?.kind === 'lines' && gen.rules).toEqual([{ value: 35, label: 'the paper: about' }]);
+    // The cost lesson sweeps the price: every row of the study lies on its line, at its own price.
+    const costLesson = lesson('study-cheapest-accelerator');
+    const cost = await costLesson.sweep!(engine.predictor, engine.dataFor(costLesson));
+    expect(cost?.kind).toBe('lines');
+    if (cost?.kind === 'lines') {
+      const series = [...new Set(cost.points.map((pt) => pt.series))];
+      expect(series).toHaveLength(table(costLesson).rows.length);
+      table(costLesson).rows.forEach((r, i) => expect(cost.points.some((pt) => pt.series === series[i] && pt.x === r.usd_per_gpu_hour && pt.y === (r.cost_usd as number) / 1e6), r.label as string).toBe(true));
+      expect(cost.rules).toEqual([{ value: (table(costLesson).rows.find((r) => r.cheapest === true)!.cost_usd as number) / 1e6, label: expect.any(String) }]);
+    }
     // Without the table there is nothing to draw (no numbers from elsewhere).
     expect(await lesson('study-recompute').sweep!(engine.predictor, { study: null })).toBeNull();
   });
 
   test('a study lesson without its table refuses to make a layout up', () => {
     expect(() => lesson('study-gpu-generations').scenario({ row: 0, layout: 'fastest' }, { study: null })).toThrow(/no layout/);
+    expect(() => lesson('study-cheapest-accelerator').scenario({ row: 0, price: PRICES[0]! }, { study: null })).toThrow(/no layout/);
+    expect(() => lesson('study-cheapest-accelerator').baseline!({ row: 0, price: PRICES[0]! }, { study: null })).toThrow(/no cheapest row/);
   });
 });
