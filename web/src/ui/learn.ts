@@ -69,11 +69,11 @@ export function createLearnView(o: LearnOptions, el: HTMLElement): LearnView {
     );
     if (studies.length > 0) {
       el.append(
-        h('h3', { id: 'learn-studies-h' }, 'The paper’s studies'),
+        h('h3', { id: 'learn-studies-h' }, 'The studies'),
         h(
           'p',
           { class: 'intro' },
-          'One lesson per study of Kundu et al. (arXiv 2407.14645), the paper this calculator rebuilds, and one on the question its follow-up puts first, what a whole training run costs: the study’s parameters as controls, its table as the engine computes it, and a link to the study itself.',
+          'One lesson per study: the five of Kundu et al. (arXiv 2407.14645), the paper this calculator rebuilds, and one of ours on what a whole training run costs. Each has the study’s parameters as controls, its table as the engine computes it, and a link to the study itself.',
         ),
         h('ol', { class: 'lesson-list', 'data-testid': 'study-lesson-list', 'aria-labelledby': 'learn-studies-h' }, ...studies.map(item)),
       );
