@@ -212,23 +212,6 @@ struct StepTimer::Impl {
   FlatCache<std::int64_t, TokensPart, std::hash<std::int64_t>> by_tokens;
   FlatCache<std::int64_t, Seconds, std::hash<std::int64_t>> by_sequences;
   std::vector<OperatorReport> no_reports;
-  // The attention cores of one group of sequences (every layer), by its lengths and the step's
-  // mask: each group is its own operator (model/graph.cpp), so a step's attention is the sum over
-  // its groups, and decoding sequences revisit the same context lengths step after step.
-  struct GroupKey {
-    std::int64_t sequences, new_tokens, kv_len;
-    bool causal;
-    bool operator==(const GroupKey&) const = default;
-  };
-  struct GroupHash {
-    std::size_t operator()(const GroupKey& k) const {
-      std::uint64_t h = static_cast<std::uint64_t>(k.kv_len) * 0x9e3779b97f4a7c15ull;
-      h ^= static_cast<std::uint64_t>(k.new_tokens) * 0xc2b2ae3d27d4eb4full + (h << 6) + (h >> 2);
-      h ^= static_cast<std::uint64_t>(k.sequences) * 0x165667b19e3779f9ull + (h << 6) + (h >> 2);
-      return static_cast<std::size_t>(h ^ static_cast<std::uint64_t>(k.causal));
-    }
-  };
-  FlatCache<GroupKey, Seconds, GroupHash> attention;
 };
 
 StepTimer::StepTimer(const Scenario& s) : s_(s), impl_(std::make_unique<Impl>()) {
@@ -253,27 +236,15 @@ Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
     head = &x.by_sequences.insert(sequences, head_time(s_, x.c, x.shape, x.g, false, "step", x.no_reports));
   // Summed as step() sums them.
   const Seconds tokens_part = (layers.layers.compute + (*head + layers.embedding)) + layers.layers.comm;
-  // The step's mask, as step() sets it: causal when any group brings prompt tokens.
-  const bool causal =
-      std::any_of(groups.begin(), groups.end(), [](const SeqGroup& g) { return g.new_tokens > 1; });
+  // The attention cores, one operator per group (model/graph.cpp), so a step's attention is the
+  // sum over its groups. Computed afresh: a decoding group's mean context and a prompt chunk's
+  // lengths rarely repeat. Each group is timed with the mask step() would derive from it alone:
+  // a prompt chunk is causal either way, and a decoding group's one query per sequence sees every
+  // key whether or not the step is causal.
   Seconds att{};
   for (const SeqGroup& g : groups) {
     x.shape.group = g;
-    if (g.new_tokens == 1) {
-      // One query per sequence: the cost is a few products (no tile model), cheaper to compute
-      // than to look up, and a decoding group's mean context rarely repeats. step() derives the
-      // mask from this one group (not causal); the step's causal mask would change nothing for
-      // one query per sequence, which sees every key either way.
-      att += attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops);
-      continue;
-    }
-    const Impl::GroupKey gk{g.sequences, g.new_tokens, g.kv_len, causal};
-    if (const Seconds* hit = x.attention.find(gk)) {
-      att += *hit;
-      continue;
-    }
-    // step() derives the mask from this one group; a prompt group is causal either way.
-    att += x.attention.insert(gk, attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops));
+    att += attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops);
   }
   x.shape.mixed = nullptr;
   return tokens_part + att;

@@ -567,9 +567,11 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
                             std::int64_t clients) -> std::optional<Error> {
     const std::int64_t replicas = pool.s.parallel.dp;
     std::int64_t budget = kMaxServingSteps;
+    std::vector<Request> mine;  // one replica's requests (the buffer is reused)
+    mine.reserve(all.size() / static_cast<std::size_t>(replicas) + 1);
     for (std::int64_t rep = 0; rep < replicas; ++rep) {
       // Round-robin load balancing: replica r takes requests r, r + replicas, ...
-      std::vector<Request> mine;
+      mine.clear();
       for (std::size_t i = static_cast<std::size_t>(rep); i < all.size();
            i += static_cast<std::size_t>(replicas))
         mine.push_back(all[i]);
