@@ -199,15 +199,29 @@ enum class Mode { whole, prefill_only, decode_only };
 
 // Simulates one replica over its requests (sorted by arrival; closed-loop clients start one
 // request each at time 0 and send the next when one ends). Returns false past the step bound.
-bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Request>& reqs,
-              std::int64_t clients, bool keep_timeline, ReplicaRun& run, std::int64_t step_budget) {
-  StepTimer timer(pool.s);
-  std::optional<StepTimer> draft_timer;
-  if (pool.draft) draft_timer.emplace(*pool.draft);
+// The replicas of a pool share its step timers (and what they remember).
+struct PoolTimers {
+  StepTimer target;
+  std::optional<StepTimer> draft;
+  explicit PoolTimers(const Pool& pool) : target(pool.s) {
+    if (pool.draft) draft.emplace(*pool.draft);
+  }
+};
+
+bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode mode,
+              std::vector<Request>& reqs, std::int64_t clients, bool keep_timeline, ReplicaRun& run,
+              std::int64_t step_budget) {
+  StepTimer& timer = timers.target;
+  std::optional<StepTimer>& draft_timer = timers.draft;
   // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
   // after them when the target verifies a speculation (they count against the token budget and
   // claim KV slots ahead, as vLLM's lookahead slots do).
   const std::int64_t decode_step_tokens = 1 + pool.spec_k;
+  // Loop invariants as locals (the compiler cannot keep fields behind references in registers
+  // across the stores to requests).
+  const std::int64_t spec_k = pool.spec_k;
+  const double capacity = pool.kv_capacity;
+  const bool first_token_ends = mode == Mode::prefill_only;
   std::vector<SeqGroup> draft_groups;
   const bool closed = clients > 0;
   std::size_t next = 0;  // next request not yet arrived (closed: not yet sent)
@@ -224,9 +238,7 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
   std::vector<Scheduled> sched;
   const auto arrive_time = [&](const Request& r) { return mode == Mode::decode_only ? r.ready : r.arrival; };
   // Prefill-only pools finish a request at its first token.
-  const auto is_done = [&](const Request& r) {
-    return r.generated >= (mode == Mode::prefill_only ? 1 : r.output);
-  };
+  const auto is_done = [&](const Request& r) { return r.generated >= (first_token_ends ? 1 : r.output); };
   if (closed) {
     for (; next < reqs.size() && in_flight < clients; ++next, ++in_flight) {
       reqs[next].arrival = 0;
@@ -303,7 +315,7 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
       const std::int64_t upto = r.kv + tokens;
       const double need = upto <= r.claimed ? r.kv_bytes : std::max(r.kv_bytes, pool.bytes_for(upto));
       bool self = false;
-      while (used - r.kv_bytes + need > pool.kv_capacity) {
+      while (used - r.kv_bytes + need > capacity) {
         // Preempt the newest running request not yet scheduled this step (possibly this one).
         const std::size_t victim = running.back();
         preempt(victim);
@@ -371,7 +383,7 @@ bool simulate(const Pool& pool, const ServingSpec& sv, Mode mode, std::vector<Re
     std::int64_t fewest_left = std::numeric_limits<std::int64_t>::max();
     for (const Scheduled& x : sched) {
       Request& r = reqs[x.idx];
-      if (x.prefill || pool.spec_k == 0) {
+      if (x.prefill || spec_k == 0) {
         r.kv += x.prefill ? x.tokens : 1;
         if (!x.prefill || r.kv >= r.target) {  // else more chunks to come
           ++r.generated;
@@ -567,6 +579,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
                             std::int64_t clients) -> std::optional<Error> {
     const std::int64_t replicas = pool.s.parallel.dp;
     std::int64_t budget = kMaxServingSteps;
+    PoolTimers timers(pool);
     std::vector<Request> mine;  // one replica's requests (the buffer is reused)
     mine.reserve(all.size() / static_cast<std::size_t>(replicas) + 1);
     for (std::int64_t rep = 0; rep < replicas; ++rep) {
@@ -581,7 +594,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       const std::int64_t c = clients > 0 ? clients / replicas + (rep < clients % replicas ? 1 : 0) : 0;
       if (clients > 0 && c == 0) continue;
       ReplicaRun run;
-      if (!simulate(pool, sv, mode, mine, c, rep == 0, run, budget))
+      if (!simulate(pool, timers, sv, mode, mine, c, rep == 0, run, budget))
         return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                           "the simulation would take more than " + std::to_string(kMaxServingSteps) +
                               " scheduler steps; simulate fewer requests or shorter outputs");
