@@ -211,6 +211,20 @@ struct StepTimer::Impl {
   };
   FlatCache<std::int64_t, TokensPart, std::hash<std::int64_t>> by_tokens;
   FlatCache<std::int64_t, Seconds, std::hash<std::int64_t>> by_sequences;
+  // The attention cores of a decoding group (one new token per sequence) by its size and mean
+  // context, and of a prompt chunk (one sequence) by its new tokens and context: both pairs
+  // recur across a run's steps and its replicas.
+  struct PairKey {
+    std::int64_t sequences, kv_len;
+    bool operator==(const PairKey&) const = default;
+  };
+  struct PairHash {
+    std::size_t operator()(const PairKey& k) const {
+      return static_cast<std::size_t>(static_cast<std::uint64_t>(k.kv_len) * 0x9e3779b97f4a7c15ull ^
+                                      static_cast<std::uint64_t>(k.sequences));
+    }
+  };
+  FlatCache<PairKey, Seconds, PairHash> decode_attention, chunk_attention;
   std::vector<OperatorReport> no_reports;
 };
 
@@ -237,14 +251,23 @@ Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
   // Summed as step() sums them.
   const Seconds tokens_part = (layers.layers.compute + (*head + layers.embedding)) + layers.layers.comm;
   // The attention cores, one operator per group (model/graph.cpp), so a step's attention is the
-  // sum over its groups. Computed afresh: a decoding group's mean context and a prompt chunk's
-  // lengths rarely repeat. Each group is timed with the mask step() would derive from it alone:
-  // a prompt chunk is causal either way, and a decoding group's one query per sequence sees every
-  // key whether or not the step is causal.
+  // sum over its groups. Each group is timed with the mask step() would derive from it alone: a
+  // prompt chunk is causal either way, and a decoding group's one query per sequence sees every
+  // key whether or not the step is causal. So the time depends on the group alone.
   Seconds att{};
   for (const SeqGroup& g : groups) {
     x.shape.group = g;
-    att += attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops);
+    const bool decode = g.new_tokens == 1, chunk = g.sequences == 1;
+    if (!decode && !chunk) {
+      att += attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops);
+      continue;
+    }
+    auto& table = decode ? x.decode_attention : x.chunk_attention;
+    const Impl::PairKey key{decode ? g.sequences : g.new_tokens, g.kv_len};
+    if (const Seconds* hit = table.find(key))
+      att += *hit;
+    else
+      att += table.insert(key, attention_time(s_, x.c, x.shape, x.kinds, x.attention_ops));
   }
   x.shape.mixed = nullptr;
   return tokens_part + att;

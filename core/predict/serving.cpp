@@ -82,16 +82,18 @@ class LengthSampler {
 };
 
 struct Request {
+  // Scheduler state, read every step (first, so that it shares a cache line): tokens in the KV
+  // cache, tokens to prefill before the next output token (the prompt, plus what was generated
+  // before a preemption), tokens generated, tokens the claimed blocks hold and their bytes.
+  std::int64_t kv = 0, target = 0, generated = 0, output = 1;
+  std::int64_t claimed = 0;  // kv_bytes = bytes_for(claimed)
+  double kv_bytes = 0;
+  double first_token = -1;
+  double credit = 0;   // speculative decoding: expected tokens not yet emitted (a fraction)
   std::size_t id = 0;  // position in the deployment's stream
   double arrival = 0;
-  std::int64_t input = 1, output = 1;
-  // Scheduler state: tokens in the KV cache, tokens to prefill before the next output token
-  // (the prompt, plus what was generated before a preemption), tokens generated.
-  std::int64_t kv = 0, target = 0, generated = 0;
-  double kv_bytes = 0;       // claimed (whole blocks)
-  std::int64_t claimed = 0;  // tokens the claimed blocks hold (kv_bytes = bytes_for(claimed))
-  double credit = 0;         // speculative decoding: expected tokens not yet emitted (a fraction)
-  double first_token = -1, done = -1;
+  std::int64_t input = 1;
+  double done = -1;
   double ready = 0;  // disaggregated decode: when the KV hand-off lands
 };
 
