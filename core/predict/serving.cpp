@@ -232,12 +232,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
   std::deque<std::size_t> waiting;
   std::vector<std::size_t> running;
   std::vector<SeqGroup> groups;
-  struct Scheduled {
-    std::size_t idx;
-    std::int64_t tokens;
-    bool prefill;
-  };
-  std::vector<Scheduled> sched;
+  std::vector<std::size_t> first_tokens;  // requests whose first token lands this step
   const auto arrive_time = [&](const Request& r) { return mode == Mode::decode_only ? r.ready : r.arrival; };
   // Prefill-only pools finish a request at its first token.
   const auto is_done = [&](const Request& r) { return r.generated >= (first_token_ends ? 1 : r.output); };
@@ -275,13 +270,20 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     r.kv_bytes = need;
     r.claimed = pool.covered(tokens);
   };
-  // The step's groups, gathered while scheduling: all decoding sequences as one group at their
-  // mean context (decode attention reads the whole cache, linear in the summed context), one
-  // group per prompt chunk.
-  std::int64_t decode_n = 0, decode_ctx = 0, prefill_tokens = 0;
-  const auto schedule = [&](std::size_t i, std::int64_t tokens, bool prefill) {
-    sched.push_back({i, tokens, prefill});
-    const Request& r = reqs[i];
+  // A request scheduled in a step: its part of the step's groups (all decoding sequences as one
+  // group at their mean context, since decode attention reads the whole cache, linear in the
+  // summed context; one group per prompt chunk), and its tokens, which land at the end of the
+  // step. Nothing between scheduling and the step's end reads a scheduled request (preemption
+  // only takes requests not yet scheduled), so they land here; only the time of a first token
+  // waits for the step's duration. Noted on the way: whether any request is done (the retiring
+  // pass runs only then) and the fewest tokens any has left to generate.
+  std::int64_t decode_n = 0, decode_ctx = 0, prefill_tokens = 0, scheduled = 0;
+  bool any_done = false;
+  std::int64_t fewest_left = 0;
+  // (Inlined into both loops that schedule: called for every running request every step.)
+  const auto schedule = [&](std::size_t i, std::int64_t tokens, bool prefill) __attribute__((always_inline)) {
+    ++scheduled;
+    Request& r = reqs[i];
     if (prefill) {
       groups.push_back({1, tokens, r.kv + tokens});
       prefill_tokens += tokens;
@@ -289,6 +291,23 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       ++decode_n;
       decode_ctx += r.kv + 1;
     }
+    if (prefill || spec_k == 0) {
+      r.kv += prefill ? tokens : 1;
+      if (!prefill || r.kv >= r.target) {  // else more chunks to come
+        ++r.generated;
+        if (r.first_token < 0) first_tokens.push_back(i);
+      }
+    } else {
+      // A verified speculation: the expected tokens per step, emitted whole (the remainder
+      // carried to the next step, so a request's total follows the mean exactly).
+      r.credit += pool.spec_gain;
+      const auto n = std::min(static_cast<std::int64_t>(std::floor(r.credit)), r.output - r.generated);
+      r.credit -= std::floor(r.credit);
+      r.kv += n;
+      r.generated += n;
+    }
+    any_done = any_done || is_done(r);
+    fewest_left = std::min(fewest_left, r.output - r.generated);
   };
   while (true) {
     if (!closed)
@@ -304,7 +323,10 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     if (run.steps >= step_budget) return false;
     // Running requests first, in admission order.
     std::int64_t budget = sv.max_num_tokens;
-    sched.clear();
+    scheduled = 0;
+    first_tokens.clear();
+    any_done = false;
+    fewest_left = std::numeric_limits<std::int64_t>::max();
     groups.clear();
     decode_n = decode_ctx = prefill_tokens = 0;
     for (std::size_t k = 0; k < running.size(); ++k) {
@@ -350,7 +372,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       schedule(i, prefill ? tokens : decode_step_tokens, prefill);
       budget -= prefill ? tokens : decode_step_tokens;
     }
-    if (sched.empty()) {
+    if (scheduled == 0) {
       // Nothing fits and nothing runs: the first waiting request needs more KV than the
       // replica has (checked before the run) or the budget is spent: advance to an arrival.
       if (!closed && next < reqs.size()) {
@@ -376,40 +398,17 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     }
     t += dt;
     ++run.steps;
-    run.busy_batch += d(static_cast<std::int64_t>(sched.size())) * dt;
+    run.busy_batch += d(scheduled) * dt;
     run.busy_kv += used / pool.kv_capacity * dt;
     run.busy_time += dt;
-    // Tokens land at the end of the step. Noted on the way: whether any request is done (the
-    // retiring pass below runs only then) and the fewest tokens any has left to generate.
-    bool any_done = false;
-    std::int64_t fewest_left = std::numeric_limits<std::int64_t>::max();
-    for (const Scheduled& x : sched) {
-      Request& r = reqs[x.idx];
-      if (x.prefill || spec_k == 0) {
-        r.kv += x.prefill ? x.tokens : 1;
-        if (!x.prefill || r.kv >= r.target) {  // else more chunks to come
-          ++r.generated;
-          if (r.first_token < 0) r.first_token = t;
-        }
-      } else {
-        // A verified speculation: the expected tokens per step, emitted whole (the remainder
-        // carried to the next step, so a request's total follows the mean exactly).
-        r.credit += pool.spec_gain;
-        const auto n = std::min(static_cast<std::int64_t>(std::floor(r.credit)), r.output - r.generated);
-        r.credit -= std::floor(r.credit);
-        r.kv += n;
-        r.generated += n;
-      }
-      any_done = any_done || is_done(r);
-      fewest_left = std::min(fewest_left, r.output - r.generated);
-    }
+    for (std::size_t i : first_tokens) reqs[i].first_token = t;
     // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
     // nobody finishes, consecutive steps differ only in their contexts (one token longer each)
     // and their time is affine in the mean context (the KV read of decode attention), so k steps
     // cost k times the mean of the first and last (trapezoid, exact for an affine time).
     // (A request that just finished ends any stretch before it starts.)
-    if (prefill_tokens == 0 && mode != Mode::prefill_only && sched.size() == running.size() && !draft_timer &&
-        !any_done) {
+    if (prefill_tokens == 0 && mode != Mode::prefill_only &&
+        scheduled == static_cast<std::int64_t>(running.size()) && !draft_timer && !any_done) {
       // Waiting requests stay out until a completion when the batch is full or the first of them
       // does not fit the free KV blocks (which only shrink while sequences grow).
       bool blocked = waiting.empty() || static_cast<std::int64_t>(running.size()) >= sv.max_batch;
