@@ -131,6 +131,12 @@ struct SoftwareDefaults {
   // Sequence-parallel all-gathers / reduce-scatters split into chunks and overlapped with the
   // adjacent GEMM (Transformer Engine userbuffers, Megatron-core `tp_comm_overlap`).
   bool tp_comm_overlap = false;
+  // Whether that overlap also runs when the matmuls are in a 4-bit format (NVFP4, MXFP4). The
+  // one published 4-bit training stack does not: every NVFP4 performance recipe of
+  // Megatron-Bridge (25.11-26.02; Llama 3 8B/70B and 3.1 405B on B200, B300, GB200, GB300) sets
+  // comm_overlap.tp_comm_overlap = False while its FP8 and MXFP8 twins keep it on, so the
+  // sequence-parallel collectives are exposed.
+  bool tp_comm_overlap_fp4 = false;
   // Host time to issue one kernel in an eager inference runtime (kernels launched one by one
   // from the host, not replayed from a captured CUDA graph). A decode step's kernels are short,
   // so the host, not the GPU, sets the pace of every kernel shorter than this: each costs

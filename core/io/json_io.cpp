@@ -391,6 +391,7 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.attention = sr.enumeration<AttentionKernel>("attention", false).value_or(d.attention);
     d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
     d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
+    d.tp_comm_overlap_fp4 = sr.boolean("tp_comm_overlap_fp4", false).value_or(d.tp_comm_overlap_fp4);
     d.launch_interval = Seconds(
         sr.number("launch_interval_us", false, 0, 1e6).value_or(d.launch_interval.value / kMicro) * kMicro);
     d.moe_dispatcher = sr.enumeration<MoeDispatcher>("moe_dispatcher", false).value_or(d.moe_dispatcher);
@@ -898,9 +899,9 @@ Result<Scenario> parse_scenario(std::string_view text) {
     std::string id;
     if (sv->is_string()) {
       id = sv->get<std::string>();
-      auto text = software_preset_json(id, "/software");
-      if (!text) return text.error();
-      profile = json::parse(text->begin(), text->end());
+      auto preset = software_preset_json(id, "/software");
+      if (!preset) return preset.error();
+      profile = json::parse(preset->begin(), preset->end());
     }
     auto p = read_software_profile(profile, "/software", s.system.software, err);
     if (!p) return *err;
@@ -1043,6 +1044,7 @@ ojson system_json(const SystemSpec& s) {
   j["software"] = {{"attention", str(sw.attention)},
                    {"overlap_grad_reduce", sw.overlap_grad_reduce},
                    {"tp_comm_overlap", sw.tp_comm_overlap},
+                   {"tp_comm_overlap_fp4", sw.tp_comm_overlap_fp4},
                    {"launch_interval_us", sw.launch_interval.value / kMicro},
                    {"moe_dispatcher", str(sw.moe_dispatcher)},
                    {"kv_cache", sw.kv_cache},

@@ -603,6 +603,11 @@ Node software_schema() {
                       .desc("Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "
                             "(needs tp > 1 and sequence parallelism).")
                       .def(s.tp_comm_overlap)},
+                 {"tp_comm_overlap_fp4",
+                  boolean()
+                      .desc("The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); "
+                            "Megatron-Bridge's NVFP4 recipes turn it off.")
+                      .def(s.tp_comm_overlap_fp4)},
                  {"launch_interval_us",
                   number(0, 1e6)
                       .desc("Host time to issue one kernel in an eager inference runtime; "

@@ -481,8 +481,11 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   TrainingPrediction out;
   out.attention = training_attention(s);
   out.overlap_grad_reduce = w.overlap_grad_reduce.value_or(sys.software.overlap_grad_reduce);
-  out.tp_comm_overlap =
-      w.tp_comm_overlap.value_or(sys.software.tp_comm_overlap) && p.tp > 1 && p.sequence_parallel;
+  // A 4-bit training format keeps the stack's overlap only where the stack supports it there
+  // (SoftwareDefaults::tp_comm_overlap_fp4); a scenario's own choice wins.
+  const bool four_bit = rate_format(w.precision) == Precision::fp4;
+  const bool stack_overlap = sys.software.tp_comm_overlap && (!four_bit || sys.software.tp_comm_overlap_fp4);
+  out.tp_comm_overlap = w.tp_comm_overlap.value_or(stack_overlap) && p.tp > 1 && p.sequence_parallel;
 
   const MathRate rate = math_rate(sys.device, w.precision);
   if (rate.fallback)

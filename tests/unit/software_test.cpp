@@ -194,3 +194,35 @@ TEST(Software, ExpertCommunicationOverlap) {
 }
 
 }  // namespace
+
+// 4-bit training keeps the stack's tensor-parallel overlap only where the stack says it supports
+// it there (software.tp_comm_overlap_fp4, off by default: Megatron-Bridge's NVFP4 recipes turn the
+// overlap off); exposed collectives make the step slower; the scenario's own choice wins.
+TEST(Software, FourBitTrainingRunsWithoutTensorParallelOverlapUnlessTheStackSupportsIt) {
+  const auto training = [](const std::string& precision) {
+    return json{{"model", "llama3-70b"},
+                {"system", "gb200-nvl72"},
+                {"num_devices", 64},
+                {"software", {{"name", "overlapping stack"}, {"software", {{"tp_comm_overlap", true}}}}},
+                {"parallel", {{"tp", 2}, {"pp", 4}, {"interleave", 5}, {"sequence_parallel", true}}},
+                {"training", {{"global_batch", 256}, {"seq_len", 8192}, {"precision", precision}}}};
+  };
+  const json fp8 = predict(training("mxfp8")), fp4 = predict(training("nvfp4"));
+  ASSERT_FALSE(fp4.contains("error")) << fp4.dump();
+  EXPECT_EQ(fp8["training"]["assumed"]["tp_comm_overlap"], true);
+  EXPECT_EQ(fp4["training"]["assumed"]["tp_comm_overlap"], false);
+  json supported = training("nvfp4");
+  supported["software"]["software"]["tp_comm_overlap_fp4"] = true;
+  const json on = predict(supported);
+  EXPECT_EQ(on["training"]["assumed"]["tp_comm_overlap"], true);
+  EXPECT_LT(on["training"]["iteration_time_s"].get<double>(),
+            fp4["training"]["iteration_time_s"].get<double>());
+  json own = training("nvfp4");
+  own["training"]["tp_comm_overlap"] = true;
+  EXPECT_EQ(predict(own)["training"]["assumed"]["tp_comm_overlap"], true);
+  json bad = training("nvfp4");
+  bad["software"]["software"]["tp_comm_overlap_fp4"] = "yes";
+  const json err = predict(bad);
+  ASSERT_TRUE(err.contains("error"));
+  EXPECT_EQ(err["error"]["path"], "/software/software/tp_comm_overlap_fp4");
+}

@@ -676,6 +676,10 @@ export interface SoftwareSpec {
    */
   tp_comm_overlap?: boolean;
   /**
+   * The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); Megatron-Bridge's NVFP4 recipes turn it off.
+   */
+  tp_comm_overlap_fp4?: boolean;
+  /**
    * Host time to issue one kernel in an eager inference runtime; 0 = no host bound. Unit: us.
    */
   launch_interval_us?: number;
@@ -782,6 +786,10 @@ export interface Software {
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
   tp_comm_overlap?: boolean;
+  /**
+   * The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); Megatron-Bridge's NVFP4 recipes turn it off.
+   */
+  tp_comm_overlap_fp4?: boolean;
   /**
    * Host time to issue one kernel in an eager inference runtime; 0 = no host bound. Unit: us.
    */
