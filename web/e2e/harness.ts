@@ -131,6 +131,9 @@ export function at(tree: unknown, path: string): unknown {
  * changes (or -1 if it did not change within the timeout).
  */
 export async function editAndTime(page: Page, pointer: string, value: string, metric: string, timeoutMs = 5000): Promise<number> {
+  // The first numbers are on screen (status ready) before the form is built from the engine's
+  // schema: wait for the field itself.
+  await page.waitForSelector(`[data-path="${pointer}"]`);
   return page.evaluate(
     ({ pointer, value, metric, timeoutMs }) =>
       new Promise<number>((resolve, reject) => {

@@ -38,9 +38,15 @@ afterAll(async () => {
 /** The calculator's scenario has been estimated (its status bar is not shown on the Learn view). */
 const estimated = (page: Page): Promise<unknown> => page.waitForSelector('[data-testid="status"][data-state="ready"]', { state: 'attached', timeout: 20_000 });
 
-/** The view shown: the one of #estimate, #search, #studies, #learn that is not hidden. */
-const shownView = (page: Page): Promise<string[]> =>
-  page.$$eval('#estimate, #search, #studies, #learn', (els) => els.filter((e) => !(e as HTMLElement).hidden).map((e) => e.id));
+/**
+ * The view shown: the one of #estimate, #search, #studies, #learn that is not hidden. The page's
+ * code (app.ts) loads after the engine worker has been started and may run after the load event:
+ * its views exist once it has applied the address (#app gets data-view).
+ */
+const shownView = async (page: Page): Promise<string[]> => {
+  await page.waitForSelector('#app[data-view]', { state: 'attached' });
+  return page.$$eval('#estimate, #search, #studies, #learn', (els) => els.filter((e) => !(e as HTMLElement).hidden).map((e) => e.id));
+};
 
 const query = (page: Page): Promise<string> => page.evaluate(() => location.search);
 
