@@ -1,0 +1,501 @@
+// The page: wires the engine (Web Worker), the share-URL codec, the scenario editor, the results,
+// the charts, compare (pin), exports, the Hugging Face import, and the views (Estimate, Search,
+// Studies, Learn), each with its own address (router.ts) and browser history entry. Loaded by the
+// entry (main.ts) once the engine worker has been started (boot.ts).
+import { engine } from './boot';
+import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
+import { decodeFragment, encodeFragment } from './codec/url';
+import { restoreScenario } from './codec/restore';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
+import { chartCard } from './ui/chartcard';
+import { h } from './ui/dom';
+import { createEditor, type Scenario } from './ui/editor';
+import { download, fileStem, toCsv, toJson } from './ui/export';
+import { createHfImport } from './ui/hfimport';
+import { renderResults, type Shown } from './ui/results';
+import { createServingSweep } from './ui/serving';
+import { createSearchView } from './ui/search';
+import { createStudiesView } from './ui/studies';
+import type { LearnView } from './ui/learn';
+import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/router';
+import { formatValue, type Quantity } from './ui/format';
+import { getPath } from './ui/metrics';
+import { clone } from './state/pointer';
+
+interface Current extends Shown {
+  scenario: Scenario;
+}
+
+let presetList: PresetList = {};
+const presetCache = new Map<string, Record<string, unknown> | null>();
+/** The engine's scenario schema, asked for once (the editor reads its fields from it). */
+let scenarioSchema: Promise<JsonSchema | null> | null = null;
+let current: Current | null = null;
+let pinned: Current | null = null;
+let lastValid: unknown = undefined;
+let lastFragment = '';
+let seq = 0;
+
+async function getPreset(kind: string, id: string): Promise<Record<string, unknown> | null> {
+  const key = `${kind}/${id}`;
+  if (!presetCache.has(key)) {
+    const r = await engine.preset(kind, id);
+    presetCache.set(key, r.ok && r.value && typeof r.value === 'object' ? (r.value as Record<string, unknown>) : null);
+  }
+  return clone(presetCache.get(key) ?? null);
+}
+
+// ---- Shell --------------------------------------------------------------------------------------
+
+const status = h('p', { class: 'status', 'data-testid': 'status', 'data-state': 'computing', role: 'status', 'aria-live': 'polite' }, 'Loading the engine…');
+const bannerText = h('span');
+const banner = h(
+  'div',
+  { class: 'banner', 'data-testid': 'banner', role: 'alert', hidden: true },
+  bannerText,
+  h('button', { type: 'button', class: 'small', 'aria-label': 'dismiss message', onclick: () => (banner.hidden = true) }, 'Dismiss'),
+);
+const toast = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
+let toastTimer: number | undefined;
+function notify(msg: string): void {
+  toast.textContent = msg;
+  toast.classList.add('show');
+  window.clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => toast.classList.remove('show'), 2500);
+}
+
+function setStatus(state: 'computing' | 'ready' | 'error', text: string): void {
+  status.dataset.state = state;
+  status.textContent = text;
+}
+
+const stem = (): string => fileStem(current?.scenario.name);
+
+const exampleSelect = h('select', { id: 'example', 'data-testid': 'scenario-preset' });
+const copyBtn = h('button', { type: 'button', 'data-testid': 'copy-link' }, 'Copy link');
+const pinBtn = h('button', { type: 'button', 'data-testid': 'pin', 'aria-pressed': 'false', disabled: true }, 'Pin result');
+const jsonBtn = h('button', { type: 'button', 'data-testid': 'export-json', disabled: true }, 'JSON');
+const csvBtn = h('button', { type: 'button', 'data-testid': 'export-csv', disabled: true }, 'CSV');
+const linkOut = h('input', { type: 'text', readonly: true, class: 'link-out', 'aria-label': 'share link', hidden: true });
+
+const editor = createEditor({
+  presets: () => presetList,
+  preset: (kind, id) => getPreset(kind, id),
+  schema: () => (scenarioSchema ??= engine.schema().then((r) => (r.ok ? r.value.scenario : null))),
+  onEdit: () => schedule(),
+  onInvalid: (path, message) => {
+    seq += 1; // drops a computation in flight
+    dirty = false;
+    setStatus('error', `Not estimated: ${path}: ${message}`);
+    resultsEl.classList.add('stale');
+  },
+});
+
+const resultsEl = h('div', { class: 'results', 'data-testid': 'results' });
+const compareNote = h('p', { class: 'compare-note', hidden: true });
+const chartTime = chartCard('chart-time', 'Time breakdown', stem, notify);
+const chartTimeInf = chartCard('chart-time-inference', 'Inference time breakdown', stem, notify);
+const chartMemory = chartCard('chart-memory', 'Memory per device', stem, notify);
+const chartRoofline = chartCard('chart-roofline', 'Roofline', stem, notify);
+const chartRun = chartCard('chart-run', 'The whole run', stem, notify);
+chartRun.el.hidden = true;
+const chartServingCurve = chartCard('chart-serving-curve', 'Serving: latency against throughput', stem, notify);
+const chartServingTimeline = chartCard('chart-serving-timeline', 'Serving: requests over time', stem, notify);
+chartServingCurve.el.hidden = chartServingTimeline.el.hidden = true;
+const servingSweep = createServingSweep(engine, chartServingCurve);
+/** The scenario whose rate sweep is drawn (a sweep runs again only when the scenario changes). */
+let sweptFragment = '';
+
+const hf = createHfImport((model) => {
+  const s = clone(editor.scenario());
+  s.model = model;
+  void editor.load(s).then(() => schedule());
+});
+
+const searchView = createSearchView({
+  engine,
+  scenario: () => clone(lastValid as Record<string, unknown>) ?? editor.scenario(),
+  apply: (parallel, batch, deployment) => {
+    const s = clone(editor.scenario());
+    s.parallel = clone(parallel);
+    if (batch !== undefined && s.inference && typeof s.inference === 'object') (s.inference as Record<string, unknown>).batch = batch;
+    const serving = (s.inference as Record<string, unknown> | undefined)?.serving as Record<string, unknown> | undefined;
+    if (deployment && serving) {
+      serving.max_batch = deployment.max_batch;
+      if (deployment.disaggregated) serving.disaggregated = clone(deployment.disaggregated);
+      else delete serving.disaggregated;
+    }
+    void editor.load(s).then(() => {
+      schedule();
+      navigate({ view: 'estimate' });
+      notify('Layout loaded into the editor.');
+    });
+  },
+  stem,
+  notify,
+});
+const studiesView = createStudiesView(engine, notify, (name) => {
+  route = { view: 'studies', study: name };
+  history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
+});
+// The Learn view (lessons, their text and exercises) loads on demand: the first numbers of the
+// calculator do not wait for it. Its section exists from the start, so a route can show it.
+const learnEl = h('section', { class: 'view learn', id: 'learn', 'aria-labelledby': 'learn-h' });
+let learnLoading: Promise<LearnView> | null = null;
+const loadLearn = (): Promise<LearnView> =>
+  (learnLoading ??= import('./ui/learn').then((m) =>
+    m.createLearnView({ engine, navigate: (r, fragment) => navigate(r, fragment), href: (r) => routeHref(r, location.pathname, location.hash), notify }, learnEl),
+  ));
+const learnView = {
+  el: learnEl,
+  show(lesson: string | undefined): void {
+    if (!learnEl.firstChild) learnEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the lessons…'));
+    loadLearn().then(
+      (v) => {
+        if (sameRoute(route, { view: 'learn', lesson })) v.show(lesson);
+      },
+      (e: unknown) => learnEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The lessons could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+    );
+  },
+  leave(): void {
+    if (learnLoading) void learnLoading.then((v) => (route.view === 'learn' ? undefined : v.leave()));
+    learnEl.replaceChildren();
+  },
+};
+
+// The accuracy view (every validation row predicted live) also loads on demand, with its rows.
+const accuracyEl = h('section', { class: 'view accuracy', id: 'accuracy', 'aria-labelledby': 'accuracy-h' });
+let accuracyLoading: Promise<{ show(): void }> | null = null;
+const showAccuracy = (): void => {
+  if (!accuracyEl.firstChild) accuracyEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the validation rows…'));
+  (accuracyLoading ??= import('./ui/accuracy').then((m) => m.createAccuracyView(engine, accuracyEl))).then(
+    (v) => v.show(),
+    (e: unknown) => accuracyEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The validation rows could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+  );
+};
+
+// ---- Views and their addresses ------------------------------------------------------------------
+
+let route: Route = parseRoute(location.search);
+const VIEW_LABELS: Record<View, string> = { estimate: 'Estimate', search: 'Search', studies: 'Studies', learn: 'Learn', accuracy: 'Accuracy' };
+const navLinks = (Object.keys(VIEW_LABELS) as View[]).map((v) => {
+  const a = h('a', { href: routeHref({ view: v }, location.pathname, location.hash), 'data-view': v }, VIEW_LABELS[v]);
+  a.addEventListener('click', (e) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate({ view: v });
+  });
+  return a;
+});
+
+/** The headline numbers of the current scenario, kept in view on a phone while editing. */
+const HEADLINE: Array<[path: string, label: string, q: Quantity]> = [
+  ['training.iteration_time_s', 'Iteration', 'seconds'],
+  ['training.mfu', 'MFU', 'ratio'],
+  ['inference.ttft_s', 'TTFT', 'seconds'],
+  ['inference.tpot_s', 'TPOT', 'seconds'],
+  ['memory.fits', 'Fits', 'bool'],
+];
+const headline = h('div', { class: 'headline', 'data-testid': 'headline', 'aria-label': 'headline numbers', role: 'group' });
+const orientation = h(
+  'p',
+  { class: 'orientation', 'data-testid': 'orientation' },
+  'Change the scenario in the editor; every number updates at once and comes with its 80 % range from published measurements and the formula behind it. New to the ideas? ',
+  h('a', { href: routeHref({ view: 'learn' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'learn' }); } }, 'Start with the lessons'),
+  '; how close the engine comes to published runs: ',
+  h('a', { href: routeHref({ view: 'accuracy' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'accuracy' }); } }, 'accuracy'),
+  '.',
+);
+
+const app = document.getElementById('app')!;
+app.replaceChildren(
+  h(
+    'header',
+    { class: 'top' },
+    h('div', { class: 'brand' }, h('h1', null, 'Optimus'), h('p', { class: 'tagline' }, 'LLM training and inference time and memory, estimated in your browser (Kundu et al., arXiv 2407.14645)')),
+    h('nav', { 'aria-label': 'views', class: 'views' }, ...navLinks),
+  ),
+  h(
+    'div',
+    { class: 'bar', role: 'region', 'aria-label': 'scenario actions' },
+    status,
+    h('div', { class: 'field inline scenario-only' }, h('label', { for: 'example' }, 'Example'), exampleSelect),
+    h('div', { class: 'buttons scenario-only' }, copyBtn, pinBtn, h('span', { class: 'sep', 'aria-hidden': 'true' }), h('span', { class: 'muted small-label' }, 'Export'), jsonBtn, csvBtn),
+    linkOut,
+  ),
+  h(
+    'main',
+    { id: 'main' },
+    banner,
+    h(
+      'section',
+      { id: 'estimate', class: 'view estimate', 'aria-label': 'Estimate' },
+      orientation,
+      headline,
+      h(
+        'div',
+        { class: 'layout' },
+        h('div', { class: 'left' }, h('h2', null, 'Scenario'), editor.el, hf),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
+      ),
+    ),
+    searchView,
+    studiesView.el,
+    learnView.el,
+    accuracyEl,
+  ),
+  h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
+);
+
+// ---- Computing ----------------------------------------------------------------------------------
+
+// Edits re-estimate at once (an estimate takes a few ms in the worker); edits that arrive while
+// one is computing are coalesced into one more run with the latest scenario.
+let running = false;
+let dirty = false;
+
+function schedule(): void {
+  setStatus('computing', 'Computing…');
+  if (running) {
+    dirty = true;
+    return;
+  }
+  void (async () => {
+    running = true;
+    try {
+      do {
+        dirty = false;
+        await compute();
+      } while (dirty);
+    } finally {
+      running = false;
+    }
+  })();
+}
+
+function showFailure(e: EngineError): void {
+  setStatus('error', `Not estimated: ${e.message}`);
+  editor.showError(e);
+  resultsEl.classList.add('stale');
+}
+
+/** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
+async function compute(given?: Scenario): Promise<boolean> {
+  const my = ++seq;
+  setStatus('computing', 'Computing…');
+  const s = clone(given ?? editor.scenario());
+  const t0 = performance.now();
+  const [p, v] = await Promise.all([engine.predict(s), engine.validate(s)]);
+  performance.mark('optimus:predicted');
+  if (my !== seq || dirty) return true; // superseded by a newer edit
+  if (!p.ok || !v.ok) {
+    showFailure(!p.ok ? p.error : (v as { ok: false; error: EngineError }).error);
+    return false;
+  }
+  editor.showError(null);
+  resultsEl.classList.remove('stale');
+  current = { scenario: s, prediction: p.value, resolved: v.value.scenario };
+  lastValid = s;
+  render();
+  setStatus('ready', `Estimated in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
+  // For the browser tests: when the first result was on screen (ms since navigation start).
+  const w = window as unknown as { __firstResultMs?: number };
+  if (w.__firstResultMs === undefined) w.__firstResultMs = performance.now();
+  const frag = await encodeFragment(s);
+  if (my === seq && location.hash !== frag) {
+    lastFragment = frag;
+    history.replaceState(history.state, '', frag);
+    refreshLinks();
+  } else if (my === seq) lastFragment = frag;
+  return true;
+}
+
+let chartTimer: number | undefined;
+
+function renderHeadline(p: Prediction): void {
+  const items = HEADLINE.flatMap(([path, label, q]) => {
+    const v = getPath(p, path);
+    if (v === undefined || v === null) return [];
+    return [h('span', { class: 'item' }, h('span', { class: 'label' }, label), ' ', h('strong', { class: v === false ? 'bad' : undefined, 'data-metric': path, 'data-value': String(v) }, formatValue(v, q)))];
+  });
+  headline.replaceChildren(...items);
+}
+
+function render(): void {
+  if (!current) return;
+  renderResults(resultsEl, current, pinned);
+  renderHeadline(current.prediction);
+  compareNote.hidden = pinned === null;
+  if (pinned) compareNote.textContent = `Comparing with the pinned result: ${String(pinned.scenario.name ?? 'unnamed scenario')} (differences are current − pinned).`;
+  for (const b of [pinBtn, jsonBtn, csvBtn]) b.disabled = false;
+  // Charts take longer than the numbers: draw them in the next task so the numbers show first.
+  window.clearTimeout(chartTimer);
+  chartTimer = window.setTimeout(renderCharts, 0);
+}
+
+function renderCharts(): void {
+  if (!current) return;
+  const p: Prediction = current.prediction;
+  const resolved: ResolvedScenario | null = current.resolved;
+  const tt = trainingTimeSpec(p);
+  const it = inferenceTimeSpec(p, resolved?.inference?.output_len ?? (current.scenario.inference as { output_len?: number } | undefined)?.output_len);
+  chartTime.set(tt ?? it, 'No time breakdown.');
+  chartTimeInf.el.hidden = !(tt && it);
+  if (tt && it) chartTimeInf.set(it);
+  chartMemory.set(memorySpec(p));
+  const run = runWaterfallSpec(p);
+  chartRun.el.hidden = run === null;
+  if (run) chartRun.set(run);
+  chartRoofline.set(rooflineSpec(p, resolved), 'The roofline shows the inference operators: switch on an inference workload.');
+  const timeline = servingTimelineSpec(p);
+  chartServingTimeline.el.hidden = timeline === null;
+  if (timeline) chartServingTimeline.set(timeline);
+  if (!p.serving) {
+    sweptFragment = '';
+    servingSweep.clear();
+  } else {
+    const key = JSON.stringify(current.scenario);
+    if (key !== sweptFragment) {
+      sweptFragment = key;
+      servingSweep.run(current.scenario, p.serving.slo);
+    }
+  }
+}
+
+// ---- Actions ------------------------------------------------------------------------------------
+
+copyBtn.addEventListener('click', () => {
+  const url = location.href;
+  const fallback = (): void => {
+    linkOut.hidden = false;
+    linkOut.value = url;
+    linkOut.focus();
+    linkOut.select();
+    notify('Copy the selected link.');
+  };
+  if (navigator.clipboard?.writeText) {
+    navigator.clipboard.writeText(url).then(() => notify('Link copied.'), fallback);
+  } else fallback();
+});
+
+pinBtn.addEventListener('click', () => {
+  if (pinned) pinned = null;
+  else if (current) pinned = clone(current);
+  pinBtn.textContent = pinned ? 'Unpin' : 'Pin result';
+  pinBtn.setAttribute('aria-pressed', String(pinned !== null));
+  render();
+});
+
+jsonBtn.addEventListener('click', () => {
+  if (current) download(`${stem()}.json`, new Blob([toJson(current.scenario, current.prediction)], { type: 'application/json' }));
+});
+csvBtn.addEventListener('click', () => {
+  if (current) download(`${stem()}.csv`, new Blob([toCsv(current.prediction)], { type: 'text/csv' }));
+});
+
+exampleSelect.addEventListener('change', () => {
+  const id = exampleSelect.value;
+  if (!id) return;
+  void getPreset('scenarios', id).then(async (s) => {
+    if (!s) return notify(`The example "${id}" could not be loaded.`);
+    await editor.load(s);
+    schedule();
+  });
+});
+
+// ---- Views ----------------------------------------------------------------------------------------
+
+const viewEls: Record<View, HTMLElement> = { estimate: document.getElementById('estimate')!, search: searchView, studies: studiesView.el, learn: learnView.el, accuracy: accuracyEl };
+
+/** Shows the route's view (and its study or lesson); the address is the caller's business. */
+function applyRoute(r: Route): void {
+  route = r;
+  app.dataset.view = r.view;
+  for (const [v, el] of Object.entries(viewEls)) el.hidden = v !== r.view;
+  for (const a of navLinks) {
+    const v = a.dataset.view as View;
+    if (v === r.view) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  if (r.view === 'learn') learnView.show(r.lesson);
+  else learnView.leave();
+  if (r.view === 'studies') void studiesView.show(r.study);
+  if (r.view === 'accuracy') showAccuracy();
+  document.title = r.view === 'estimate' ? 'Optimus: LLM performance calculator' : `${VIEW_LABELS[r.view]} · Optimus`;
+}
+
+/** Keeps the view links' addresses on the current scenario (middle-click, copy link address). */
+function refreshLinks(): void {
+  for (const a of navLinks) a.href = routeHref({ view: a.dataset.view as View }, location.pathname, location.hash);
+}
+
+/** Goes to a view with a history entry; a fragment given loads that scenario into the calculator. */
+function navigate(r: Route, fragment?: string): void {
+  const hash = fragment ?? location.hash;
+  if (sameRoute(r, route) && hash === location.hash) return;
+  history.pushState(null, '', routeHref(r, location.pathname, hash));
+  applyRoute(r);
+  refreshLinks();
+  window.scrollTo(0, 0);
+  if (hash !== lastFragment) void loadFromHash();
+}
+
+window.addEventListener('popstate', () => {
+  applyRoute(parseRoute(location.search));
+  refreshLinks();
+  if (location.hash !== lastFragment) void loadFromHash();
+});
+
+// ---- Loading and links --------------------------------------------------------------------------
+
+async function loadFromHash(): Promise<void> {
+  // Marks this fragment as handled (popstate and hashchange may both announce it).
+  lastFragment = location.hash;
+  setStatus('computing', 'Loading…');
+  const decoded = await decodeFragment(location.hash);
+  const r = await restoreScenario(decoded, engine, { lastValid });
+  performance.mark('optimus:restored');
+  if (!r.ok) {
+    bannerText.textContent = r.message;
+    banner.hidden = false;
+  } else if (r.source === 'link') banner.hidden = true;
+  if (r.scenario === null || typeof r.scenario !== 'object') {
+    setStatus('error', r.ok ? 'No scenario.' : r.message);
+    return;
+  }
+  // The numbers first: the worker answers in order, so the prediction asked before the editor's
+  // schema and presets comes back before the form is built (the editor is not needed for it).
+  const first = compute(r.scenario as Scenario);
+  await editor.load(r.scenario as Scenario);
+  performance.mark('optimus:editor-loaded');
+  // An engine error found before the form existed is shown again, now at its field.
+  if (!(await first)) await compute();
+}
+
+window.addEventListener('hashchange', () => {
+  if (location.hash === lastFragment) return;
+  void loadFromHash();
+});
+
+applyRoute(route);
+
+void (async () => {
+  try {
+    await engine.ready;
+  } catch (e) {
+    setStatus('error', `The engine could not be loaded: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  performance.mark('optimus:engine-ready');
+  // The scenario of the address first (the engine answers in order), then the preset lists for
+  // the pickers, which the first numbers do not need.
+  const first = loadFromHash();
+  const lists = first.then(() => engine.presets()).then((list) => {
+    presetList = list;
+    exampleSelect.replaceChildren(h('option', { value: '' }, 'Choose…'), ...(presetList.scenarios ?? []).map((p) => h('option', { value: p.id }, p.name ?? p.id)));
+    editor.refresh();
+  });
+  await first;
+  performance.mark('optimus:first-result');
+  await lists;
+})();
