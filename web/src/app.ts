@@ -480,16 +480,24 @@ window.addEventListener('hashchange', () => {
 applyRoute(route);
 
 void (async () => {
-  try {
-    await engine.ready;
-  } catch (e) {
-    setStatus('error', `The engine could not be loaded: ${e instanceof Error ? e.message : String(e)}`);
+  // The scenario of the address is asked for at once, not after the engine has said it is ready:
+  // the worker keeps what arrives while it loads the wasm module and answers it, in order, as soon
+  // as the module is there (no round trip through this thread, which is busy building the page).
+  const loaded = engine.ready.then(
+    () => {
+      performance.mark('optimus:engine-ready');
+      return null;
+    },
+    (e: unknown) => e,
+  );
+  const first = loadFromHash();
+  const failure = await loaded;
+  if (failure !== null) {
+    await first;
+    setStatus('error', `The engine could not be loaded: ${failure instanceof Error ? failure.message : String(failure)}`);
     return;
   }
-  performance.mark('optimus:engine-ready');
-  // The scenario of the address first (the engine answers in order), then the preset lists for
-  // the pickers, which the first numbers do not need.
-  const first = loadFromHash();
+  // Then the preset lists for the pickers, which the first numbers do not need.
   const lists = first.then(() => engine.presets()).then((list) => {
     presetList = list;
     exampleSelect.replaceChildren(h('option', { value: '' }, 'Choose…'), ...(presetList.scenarios ?? []).map((p) => h('option', { value: p.id }, p.name ?? p.id)));

@@ -246,6 +246,28 @@ describe('failures of the worker', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
+  test('a call made while the module loads waits for it: the timeout counts from ready', async () => {
+    // Loads for longer than the timeout and keeps the requests that arrive meanwhile (worker.ts).
+    const slow: WorkerLike = {
+      onmessage: null,
+      onerror: null,
+      postMessage(req) {
+        queued.push(req);
+      },
+      terminate() {},
+    };
+    const queued: Request[] = [];
+    const emit = (r: Response): void => slow.onmessage?.({ data: r });
+    setTimeout(() => {
+      emit({ id: 0, kind: 'ready' });
+      for (const req of queued.splice(0)) setTimeout(() => handleRequest(mod, req, emit), 0);
+    }, 200);
+    const engine = make(() => slow, { timeoutMs: 50 });
+    const r = await engine.predict(defaultScenario);
+    expect(r.ok).toBe(true);
+    expect(r.ok && r.value).toEqual(JSON.parse(mod.predict(JSON.stringify(defaultScenario))));
+  });
+
   test('cancel terminates the search worker and leaves predict working', async () => {
     const workers: InProcessWorker[] = [];
     const engine = make(() => {

@@ -108,11 +108,19 @@ class Connection {
     if (this.dead) return Promise.resolve({ error: err('engine.crashed', 'the engine worker is not running') });
     const id = this.nextId++;
     return new Promise<Answer>((resolve) => {
-      const timer =
-        timeoutMs > 0 && Number.isFinite(timeoutMs)
-          ? setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${timeoutMs / 1000} s`)), timeoutMs)
-          : undefined;
-      this.pending.set(id, { resolve, onProgress, timer });
+      const entry: Pending = { resolve, onProgress, timer: undefined };
+      this.pending.set(id, entry);
+      // The clock starts once the worker has loaded the module: a call made while the wasm is still
+      // downloading (the page asks for its first numbers at once) waits for it without timing out.
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        this.ready.then(
+          () => {
+            if (this.pending.get(id) === entry)
+              entry.timer = setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
+          },
+          () => undefined,
+        );
+      }
       this.worker.postMessage({ id, method, args } as Request);
     });
   }
