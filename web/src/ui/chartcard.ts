@@ -5,11 +5,13 @@ import type { ChartSpec } from '../charts/specs';
 import { h } from './dom';
 import { download, svgText, svgToPng } from './export';
 
-// Observable Plot is most of the page's JavaScript: it loads as its own chunk, fetched at once
-// but off the path to the first numbers (which need no chart).
+// Observable Plot is most of the page's JavaScript: it loads as its own chunk when the first chart
+// is drawn (after the first numbers are on screen), so its evaluation does not hold up the main
+// thread while the page waits for the engine's first answer.
 type Renderer = typeof import('../charts/render');
 let renderer: Renderer | null = null;
-const rendererReady: Promise<Renderer> = import('../charts/render').then((m) => (renderer = m));
+let rendererLoading: Promise<Renderer> | null = null;
+const loadRenderer = (): Promise<Renderer> => (rendererLoading ??= import('../charts/render').then((m) => (renderer = m)));
 
 export interface ChartCard {
   el: HTMLElement;
@@ -28,12 +30,14 @@ export function chartCard(testid: string, title: string, stem: () => string, not
   const current_svg = (): SVGSVGElement | null => body.querySelector<SVGSVGElement>('svg.chart-svg');
 
   const draw = (): void => {
+    // Nothing to draw (a resize before the first result, or a card showing its empty text): no
+    // reason to load the renderer, and the empty text stays.
+    if (!current) return;
     if (!renderer) {
-      void rendererReady.then(draw);
+      void loadRenderer().then(draw);
       return;
     }
     body.replaceChildren();
-    if (!current) return;
     const width = body.clientWidth || el.clientWidth || 600;
     lastWidth = width;
     try {
