@@ -2,7 +2,7 @@
 // inputs it used), so a reader can follow the method of Kundu et al. (arXiv 2407.14645) and the
 // output contract of shared/spec/scenario.md. Pure: unit-tested in test/ui/metrics.test.ts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { formatValue, type Quantity } from './format';
+import { formatValue, groupDigits, type Quantity } from './format';
 
 export interface Explanation {
   /** The formula in words/symbols. */
@@ -752,7 +752,7 @@ export const SERVING_METRICS: MetricDef[] = [
     q: 'ratio',
     explain: (c) => ({
       formula: 'time-weighted share of the KV blocks claimed; capacity = memory × gpu_memory_utilization − weights − one max_num_tokens prefill workspace',
-      inputs: [['capacity', `${(c.prediction.serving?.kv_capacity_tokens ?? 0).toLocaleString('en-US')} tokens per replica`], ['preemptions', String(c.prediction.serving?.preemptions ?? '?')]],
+      inputs: [['capacity', `${groupDigits(c.prediction.serving?.kv_capacity_tokens ?? 0)} tokens per replica`], ['preemptions', String(c.prediction.serving?.preemptions ?? '?')]],
     }),
   },
 ];

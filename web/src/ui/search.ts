@@ -8,7 +8,7 @@ import type { SearchBest, SearchOptions, SearchResult, ServingDeployment } from 
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { h, uid } from './dom';
-import { formatBytes, formatPercent, formatSeconds, formatValue, sig } from './format';
+import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from './format';
 
 export interface SearchDeps {
   engine: Engine;
@@ -149,9 +149,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function showServing(r: SearchResult): void {
     const capacity = r.objective === 'capacity';
     const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
+      .map(([k, n]) => `${k} ${groupDigits(n)}`)
       .join(', ');
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${r.evaluated.toLocaleString('en-US')} deployments simulated, ${r.feasible.toLocaleString('en-US')} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives' : 'requests meeting the objectives per second'}, per device.`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives' : 'requests meeting the objectives per second'}, per device.`;
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90'];
     tableWrap.hidden = false;
     table.replaceChildren(
@@ -165,10 +165,10 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function show(r: SearchResult, training: boolean): void {
     if (r.mode === 'serving') return showServing(r);
     const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
+      .map(([k, n]) => `${k} ${groupDigits(n)}`)
       .join(', ');
-    const plotted = r.points_truncated === true ? ` The plot shows the ${(r.points ?? []).length.toLocaleString('en-US')} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${r.evaluated.toLocaleString('en-US')} layouts evaluated, ${r.feasible.toLocaleString('en-US')} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
+    const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
     const first = r.best[0];
     const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost', 'Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];
     const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', ...extra, 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];

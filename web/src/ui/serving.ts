@@ -7,7 +7,7 @@ import type { Engine } from '../engine/client';
 import { servingCurveSpec, type SweepPoint } from '../charts/specs';
 import type { ChartCard } from './chartcard';
 import { h } from './dom';
-import { formatSeconds } from './format';
+import { formatSeconds, groupDigits } from './format';
 
 type Serving = NonNullable<Prediction['serving']>;
 
@@ -39,7 +39,7 @@ export function servingIntro(v: Serving): HTMLElement {
         ` at p${v.slo.percentile}: TTFT ${formatSeconds(v.slo.ttft_at_percentile)}${v.slo.ttft_s > 0 ? ` (objective ${formatSeconds(v.slo.ttft_s)})` : ''}, TPOT ${formatSeconds(v.slo.tpot_at_percentile)}${v.slo.tpot_s > 0 ? ` (objective ${formatSeconds(v.slo.tpot_s)})` : ''}.`,
       )
     : null;
-  const words = `${v.completed.toLocaleString('en-US')} requests simulated on ${v.replicas} replica${v.replicas === 1 ? '' : 's'} (${v.devices} devices) in ${v.steps.toLocaleString('en-US')} scheduler steps: each step the running requests decode one token or prefill their next prompt chunk, and waiting requests join while at most ${v.max_batch} sequences, ${v.max_num_tokens.toLocaleString('en-US')} tokens per step and the free KV blocks allow (${v.kv_capacity_tokens.toLocaleString('en-US')} tokens per replica${v.preemptions > 0 ? `, ${v.preemptions} preemptions` : ''}).${v.kv_transfer_s > 0 ? ` Prefill and decode run on separate pools; handing a prompt’s KV cache over takes ${formatSeconds(v.kv_transfer_s)} on average.` : ''}`;
+  const words = `${groupDigits(v.completed)} requests simulated on ${v.replicas} replica${v.replicas === 1 ? '' : 's'} (${v.devices} devices) in ${groupDigits(v.steps)} scheduler steps: each step the running requests decode one token or prefill their next prompt chunk, and waiting requests join while at most ${v.max_batch} sequences, ${groupDigits(v.max_num_tokens)} tokens per step and the free KV blocks allow (${groupDigits(v.kv_capacity_tokens)} tokens per replica${v.preemptions > 0 ? `, ${v.preemptions} preemptions` : ''}).${v.kv_transfer_s > 0 ? ` Prefill and decode run on separate pools; handing a prompt’s KV cache over takes ${formatSeconds(v.kv_transfer_s)} on average.` : ''}`;
   return h('div', null, h('p', { class: 'intro' }, words), slo, table);
 }
 

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, sig, siPrefix } from '../../src/ui/format';
+import { formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, sig, siPrefix } from '../../src/ui/format';
 
 describe('number formatting', () => {
   it.each([
@@ -59,5 +60,14 @@ describe('number formatting', () => {
     expect(formatParams(125e6)).toBe('125 million');
     expect(formatParams(4096)).toBe('4,096');
     expect(formatValue(9512681472, 'params')).toBe('9.51 billion');
+  });
+});
+
+describe('groupDigits', () => {
+  it('writes integers as toLocaleString("en-US") does', () => {
+    for (const n of [0, -0, 1, -1, 999, 1000, -1000, 1536, 123456, 1234567, -9876543210, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, -1e22]) {
+      expect(groupDigits(n), String(n)).toBe(n.toLocaleString('en-US'));
+    }
+    fc.assert(fc.property(fc.maxSafeInteger(), (n) => groupDigits(n) === n.toLocaleString('en-US')));
   });
 });
