@@ -73,6 +73,7 @@ export interface ServingSweep {
  */
 export function createServingSweep(engine: Engine, card: ChartCard, requests = 300): ServingSweep {
   let generation = 0;
+  let completed = 0;
   return {
     clear() {
       generation += 1;
@@ -88,18 +89,21 @@ export function createServingSweep(engine: Engine, card: ChartCard, requests = 3
         if (my !== generation) return;
         if (!cap.ok || !cap.value.serving) return card.set(null, cap.ok ? 'No serving result.' : `The sweep could not run: ${cap.error.message}`);
         const capacity = cap.value.serving.requests_per_s;
+        // All 20 rates go to the worker at once: it runs them back to back, instead of waiting for
+        // this (often busy) main thread to take each answer before it sends the next question.
+        const rates = Array.from({ length: 20 }, (_, i) => capacity * 0.05 * Math.pow(30, i / 19));
+        const answers = await Promise.all(rates.map((rate) => engine.predict(atRate(scenario, rate, requests))));
+        if (my !== generation) return;
         const points: SweepPoint[] = [];
-        for (let i = 0; i < 20; i += 1) {
-          const rate = capacity * 0.05 * Math.pow(30, i / 19);
-          const r = await engine.predict(atRate(scenario, rate, requests));
-          if (my !== generation) return;
-          if (!r.ok || !r.value.serving) continue;
+        answers.forEach((r, i) => {
+          if (!r.ok || !r.value.serving) return;
           const v = r.value.serving;
-          points.push({ rate, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, goodput: v.goodput_requests_per_s });
-        }
+          points.push({ rate: rates[i]!, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, goodput: v.goodput_requests_per_s });
+        });
         const ms = Math.round(performance.now() - t0);
         card.set(servingCurveSpec(points, slo, ms));
         card.el.dataset.sweepMs = String(ms);
+        card.el.dataset.sweeps = String(++completed);
         card.el.dataset.points = String(points.length);
       })();
     },
