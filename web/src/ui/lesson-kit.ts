@@ -30,6 +30,10 @@ export interface ShownDef {
   q: Quantity;
 }
 
+/** Shown outputs most lessons list, in one place. */
+export const ITERATION_TIME: ShownDef = { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' };
+export const FITS: ShownDef = { path: 'memory.fits', label: 'Fits', q: 'bool' };
+
 /**
  * What the engine tells a lesson besides its own scenario's prediction: the prediction of the
  * lesson's baseline scenario (LessonDef.baseline; null without one) and validate()'s resolved

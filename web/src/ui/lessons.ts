@@ -5,7 +5,7 @@
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction } from '../engine/types';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
-import { bestChoice, choices, firstChoice, lastChoice, num, share, type LessonDef, type Values } from './lesson-kit';
+import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Values } from './lesson-kit';
 import { STUDY_LESSONS } from './study-lessons';
 
 export * from './lesson-kit';
@@ -48,7 +48,7 @@ const trainingTime: LessonDef = {
   ],
   scenario: trainingTimeScenario,
   shown: [
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
     { path: 'training.mfu', label: 'MFU', q: 'ratio' },
     { path: 'training.breakdown_s.compute', label: 'Compute', q: 'seconds' },
     { path: 'training.breakdown_s.tp_comm', label: 'Exposed TP communication', q: 'seconds' },
@@ -119,7 +119,7 @@ const pipelineBubble: LessonDef = {
   ],
   scenario: pipelineScenario,
   shown: [
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
     { path: 'training.breakdown_s.bubble', label: 'Pipeline bubble', q: 'seconds' },
     { path: 'training.micro_batches', label: 'Micro-batches (engine)', q: 'count' },
     { path: 'training.breakdown_s.pp_comm', label: 'Exposed pipeline sends', q: 'seconds' },
@@ -210,9 +210,9 @@ const activationMemory: LessonDef = {
     { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
     { path: 'memory.per_device_bytes.total', label: 'Total memory per GPU', q: 'bytes' },
     { path: 'memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
     { path: 'training.breakdown_s.recompute', label: 'Recomputation time', q: 'seconds' },
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
   ],
   derived: [
     { id: 'activation_share', label: 'Activations share of the memory used', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.activations, p.memory.per_device_bytes.total) },
@@ -424,10 +424,10 @@ const moe: LessonDef = {
     { path: 'training.moe.tokens_per_expert', label: 'Tokens per expert (per micro-batch)', q: 'count' },
     { path: 'training.moe.expert_params_per_device', label: 'Expert parameters per GPU', q: 'params' },
     { path: 'training.breakdown_s.ep_comm', label: 'Exposed expert all-to-all', q: 'seconds' },
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
     { path: 'training.mfu', label: 'MFU', q: 'ratio' },
     { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
   ],
   derived: [{ id: 'active_share', label: 'Active share of the parameters', q: 'ratio', of: (p) => share(p.params?.active, p.params?.total) }],
   chart: (p) => trainingTimeSpec(p),
@@ -489,9 +489,9 @@ const zero: LessonDef = {
     { path: 'memory.per_device_bytes.gradients', label: 'Gradients per GPU', q: 'bytes' },
     { path: 'memory.per_device_bytes.optimizer', label: 'Optimizer state per GPU', q: 'bytes' },
     { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
     { path: 'training.breakdown_s.dp_comm', label: 'Exposed data-parallel communication', q: 'seconds' },
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
   ],
   derived: [{ id: 'optimizer_share', label: 'Optimizer state share of the memory', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.optimizer, p.memory.per_device_bytes.total) }],
   chart: (p) => memorySpec(p),
@@ -547,12 +547,12 @@ const tensorParallel: LessonDef = {
   ],
   scenario: tpScenario,
   shown: [
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
     { path: 'training.breakdown_s.tp_comm', label: 'Exposed TP communication', q: 'seconds' },
     { path: 'training.breakdown_s.cp_comm', label: 'Exposed CP communication', q: 'seconds' },
     { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
     { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
     { path: 'training.mfu', label: 'MFU', q: 'ratio' },
   ],
   derived: [{ id: 'tp_comm_share', label: 'Exposed TP communication share of the step', q: 'ratio', of: (p) => share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) }],

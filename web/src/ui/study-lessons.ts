@@ -13,7 +13,7 @@
 import type { Prediction, StudyResult } from '../engine/types';
 import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, type LineChartSpec } from '../charts/specs';
 import { formatParams } from './format';
-import { bestChoice, choices, firstChoice, lastChoice, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
+import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
 import recomputeStudy from '../../../presets/studies/memory-recompute.json';
 import generationsStudy from '../../../presets/studies/gpu-generations.json';
 import nodesStudy from '../../../presets/studies/technology-nodes.json';
@@ -140,9 +140,9 @@ const studyRecompute: LessonDef = {
     { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
     { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
     { path: 'memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
     { path: 'training.breakdown_s.recompute', label: 'Recomputation time', q: 'seconds' },
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
   ],
   derived: [
     { id: 'memory_share', label: 'Memory used, share of the GPU’s', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.total, p.memory.capacity_bytes) },
@@ -259,14 +259,14 @@ const studyGenerations: LessonDef = {
   scenario: generationScenario,
   baseline: (_v, data) => generationScenario({ row: 0, layout: 'fastest' }, data),
   shown: [
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
     { path: 'training.tokens_per_s', label: 'Training throughput', q: 'tokens_rate' },
     { path: 'training.mfu', label: 'MFU', q: 'ratio' },
     { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
     { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
     { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
     { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
   ],
   derived: [{ id: 'speedup', label: 'Speedup over the A100 row', q: 'factor', of: (p, _v, ctx) => speedupOver(p, ctx.baseline) }],
   chart: (p) => byBoundSpec(p),
@@ -372,12 +372,12 @@ const studyTechnology: LessonDef = {
   scenario: nodeScenario,
   baseline: () => nodeScenario({ node: NODES[0]!, dram: OWN }),
   shown: [
-    { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+    ITERATION_TIME,
     { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
     { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
     { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
     { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
   ],
   derived: [
     { id: 'speedup', label: `Speedup over the ${nm(NODES[0])} chip`, q: 'factor', of: (p, _v, ctx) => share(ctx.baseline?.training?.iteration_time_s, p.training?.iteration_time_s) },
@@ -776,7 +776,7 @@ const studyCost: LessonDef = {
     { path: 'training.tokens_per_s', label: 'Training throughput (all GPUs)', q: 'tokens_rate' },
     { path: 'training.mfu', label: 'MFU', q: 'ratio' },
     { path: 'run.goodput', label: 'Goodput (useful share of the elapsed time)', q: 'ratio' },
-    { path: 'memory.fits', label: 'Fits', q: 'bool' },
+    FITS,
   ],
   derived: [
     { id: 'throughput_per_gpu', label: 'Training throughput per GPU', q: 'tokens_rate', of: (p) => share(p.training?.tokens_per_s, CA.num_devices) },
