@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "base/flat_cache.h"
 #include "cost/op_timer.h"
@@ -85,17 +86,24 @@ struct Scratch {
   }
 };
 
-// A step's operators whose cost depends only on its token count: every layer's operators (with
-// or without the attention cores, which depend on each group's context), summed in layer order,
-// and the pipeline hops; the embedding lookup. The LM head runs on the last position of each
-// sequence: it depends only on the sequence count. A step is compute = layers + (head +
-// embedding), comm = the layers' collectives + the hops (the order step() has always summed in).
+// A step's parts. Its token count alone sets every layer's operators but the attention cores
+// (which depend on each group's context), the pipeline hops and the embedding lookup; its
+// sequence count alone sets the LM head (the last position of each sequence). `ops`, when given,
+// receives a report per timed operator.
 struct LayerPart {
   Seconds compute, comm;
 };
 
+// The parts summed into a step, in the order step() has always summed them.
+StepCost compose(const LayerPart& layers, Seconds head, Seconds embedding) {
+  StepCost st;
+  st.compute = layers.compute + (head + embedding);
+  st.comm = layers.comm;
+  return st;
+}
+
 LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& shape, Scratch& g,
-                     bool attention, bool keep_ops, const char* phase, std::vector<OperatorReport>& ops) {
+                     bool attention, const char* phase, std::vector<OperatorReport>* ops) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   LayerPart st;
@@ -113,7 +121,7 @@ LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& sh
       }
       const OpCost cost = g.cost(c, op);
       st.compute += cost.time * layers;
-      if (keep_ops) ops.push_back(report(op.name, phase, cost, layers));
+      if (ops) ops->push_back(report(op.name, phase, cost, layers));
     }
   }
   // Pipeline stages hand the activations on: pp-1 hops.
@@ -126,15 +134,15 @@ LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& sh
 
 // The LM head on the last position of each sequence (vocab-parallel; the all-gather of the
 // logits' argmax/top-k is negligible).
-Seconds head_time(const Scenario& s, const OpContext& c, const LayerShape& shape, Scratch& g, bool keep_ops,
-                  const char* phase, std::vector<OperatorReport>& ops) {
+Seconds head_time(const Scenario& s, const OpContext& c, const LayerShape& shape, Scratch& g,
+                  const char* phase, std::vector<OperatorReport>* ops) {
   head_ops(s.model, shape, g.head);
   Seconds t{};
   for (const Op& op : g.head) {
     if (!op.timed) continue;
     const OpCost cost = g.cost(c, op);
     t += cost.time;
-    if (keep_ops) ops.push_back(report(op.name, phase, cost, 1));
+    if (ops) ops->push_back(report(op.name, phase, cost, 1));
   }
   return t;
 }
@@ -153,11 +161,12 @@ StepCost step(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch&
   const auto groups = shape.groups();
   shape.causal =
       std::any_of(groups.begin(), groups.end(), [](const SeqGroup& x) { return x.new_tokens > 1; });
-  StepCost st;
-  const LayerPart layers = layer_part(s, c, shape, g, true, keep_ops, phase, st.ops);
-  const Seconds head = head_time(s, c, shape, g, keep_ops, phase, st.ops);
-  st.compute = layers.compute + (head + embedding_time(s, c, shape, g));
-  st.comm = layers.comm;
+  std::vector<OperatorReport> ops;
+  std::vector<OperatorReport>* kept = keep_ops ? &ops : nullptr;
+  const LayerPart layers = layer_part(s, c, shape, g, true, phase, kept);
+  const Seconds head = head_time(s, c, shape, g, phase, kept);
+  StepCost st = compose(layers, head, embedding_time(s, c, shape, g));
+  st.ops = std::move(ops);
   return st;
 }
 
@@ -225,7 +234,6 @@ struct StepTimer::Impl {
     }
   };
   FlatCache<PairKey, Seconds, PairHash> decode_attention, chunk_attention;
-  std::vector<OperatorReport> no_reports;
 };
 
 StepTimer::StepTimer(const Scenario& s) : s_(s), impl_(std::make_unique<Impl>()) {
@@ -242,14 +250,12 @@ Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
   const std::int64_t tokens = x.shape.tokens(), sequences = x.shape.sequences();
   const Impl::TokensPart* part = x.by_tokens.find(tokens);
   if (!part)
-    part = &x.by_tokens.insert(tokens, {layer_part(s_, x.c, x.shape, x.g, false, false, "step", x.no_reports),
+    part = &x.by_tokens.insert(tokens, {layer_part(s_, x.c, x.shape, x.g, false, "step", nullptr),
                                         embedding_time(s_, x.c, x.shape, x.g)});
   const Impl::TokensPart layers = *part;
   const Seconds* head = x.by_sequences.find(sequences);
-  if (!head)
-    head = &x.by_sequences.insert(sequences, head_time(s_, x.c, x.shape, x.g, false, "step", x.no_reports));
-  // Summed as step() sums them.
-  const Seconds tokens_part = (layers.layers.compute + (*head + layers.embedding)) + layers.layers.comm;
+  if (!head) head = &x.by_sequences.insert(sequences, head_time(s_, x.c, x.shape, x.g, "step", nullptr));
+  const Seconds tokens_part = compose(layers.layers, *head, layers.embedding).total();
   // The attention cores, one operator per group (model/graph.cpp), so a step's attention is the
   // sum over its groups. Each group is timed with the mask step() would derive from it alone: a
   // prompt chunk is causal either way, and a decoding group's one query per sequence sees every

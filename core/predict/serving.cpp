@@ -215,14 +215,14 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
               std::int64_t step_budget) {
   StepTimer& timer = timers.target;
   std::optional<StepTimer>& draft_timer = timers.draft;
-  // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
-  // after them when the target verifies a speculation (they count against the token budget and
-  // claim KV slots ahead, as vLLM's lookahead slots do).
-  const std::int64_t decode_step_tokens = 1 + pool.spec_k;
   // Loop invariants as locals (the compiler cannot keep fields behind references in registers
   // across the stores to requests).
   const std::int64_t spec_k = pool.spec_k;
   const double capacity = pool.kv_capacity;
+  // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
+  // after them when the target verifies a speculation (they count against the token budget and
+  // claim KV slots ahead, as vLLM's lookahead slots do).
+  const std::int64_t decode_step_tokens = 1 + spec_k;
   const bool first_token_ends = mode == Mode::prefill_only;
   std::vector<SeqGroup> draft_groups;
   const bool closed = clients > 0;
@@ -365,7 +365,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       const std::int64_t whole = mode == Mode::prefill_only ? r.target : r.input + r.output - 1;
       const std::int64_t claim_tokens = sv.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
       const double need = pool.bytes_for(claim_tokens);
-      if (used - r.kv_bytes + need > pool.kv_capacity) break;
+      if (used - r.kv_bytes + need > capacity) break;
       claim(r, claim_tokens);
       waiting.pop_front();
       running.push_back(i);
@@ -383,7 +383,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     }
     const std::int64_t decode_mean =
         decode_n > 0 ? std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n) : 0;
-    if (decode_n > 0) groups.push_back({decode_n, decode_step_tokens, decode_mean + pool.spec_k});
+    if (decode_n > 0) groups.push_back({decode_n, decode_step_tokens, decode_mean + spec_k});
     double dt = timer(groups).value;
     if (draft_timer) {
       // The draft reads the step's prompt chunks and drafts the first token for every decoding
@@ -391,15 +391,15 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       draft_groups.assign(groups.begin(), groups.end() - (decode_n > 0 ? 1 : 0));
       if (decode_n > 0) draft_groups.push_back({decode_n, 1, decode_mean});
       dt += (*draft_timer)(draft_groups).value;
-      if (decode_n > 0 && pool.spec_k > 1) {
+      if (decode_n > 0 && spec_k > 1) {
         draft_groups.assign(1, SeqGroup{decode_n, 1, decode_mean});
-        dt += (*draft_timer)(draft_groups).value * d(pool.spec_k - 1);
+        dt += (*draft_timer)(draft_groups).value * d(spec_k - 1);
       }
     }
     t += dt;
     ++run.steps;
     run.busy_batch += d(scheduled) * dt;
-    run.busy_kv += used / pool.kv_capacity * dt;
+    run.busy_kv += used / capacity * dt;
     run.busy_time += dt;
     for (std::size_t i : first_tokens) reqs[i].first_token = t;
     // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
@@ -418,7 +418,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
             std::max(r.kv + 1, sv.kv_admission == KvAdmission::reserve ? r.input + r.output - 1 : 0);
         blocked = used + pool.bytes_for(
                              std::max<std::int64_t>(whole, std::min(r.target, r.kv + sv.max_num_tokens))) >
-                  pool.kv_capacity;
+                  capacity;
       }
       // Every running request was scheduled: the fewest tokens left is over all of them.
       std::int64_t extra = std::min(fewest_left, step_budget - run.steps);
@@ -428,7 +428,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       if (extra >= 2 && sv.kv_admission == KvAdmission::on_demand) {
         double grow = 0;
         for (std::size_t i : running) grow += pool.bytes_for(reqs[i].kv + extra) - reqs[i].kv_bytes;
-        if (used + grow > pool.kv_capacity) extra = 0;
+        if (used + grow > capacity) extra = 0;
       }
       if (extra >= 2) {
         const SeqGroup first = groups.back();
@@ -457,7 +457,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
           t += total;
           run.steps += extra;
           run.busy_batch += d(static_cast<std::int64_t>(running.size())) * total;
-          run.busy_kv += used / pool.kv_capacity * total;
+          run.busy_kv += used / capacity * total;
           run.busy_time += total;
           for (std::size_t i : running) {
             Request& r = reqs[i];
@@ -484,7 +484,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     if (keep_timeline && (run.steps - 1) % run.sample_every == 0) {
       run.timeline.push_back({t, dt, static_cast<std::int64_t>(running.size()),
                               static_cast<std::int64_t>(waiting.size()), prefill_tokens, decode_n,
-                              used / pool.kv_capacity});
+                              used / capacity});
       if (run.timeline.size() >= 256) {  // keep every other sample, sample half as often
         std::size_t k = 0;
         for (std::size_t j = 0; j < run.timeline.size(); j += 2) run.timeline[k++] = run.timeline[j];
