@@ -106,6 +106,9 @@ export class Site {
 /** Waits for the page to have finished computing (status ready or error). */
 export async function settled(page: Page, state: 'ready' | 'error' = 'ready', timeout = 20_000): Promise<void> {
   await page.waitForSelector(`[data-testid="status"][data-state="${state}"]`, { timeout });
+  // The numbers come before the form is filled in (the first result does not wait for the
+  // editor), so a settled page also has its editor showing the scenario.
+  if (state === 'ready') await page.waitForSelector('[data-testid="editor"][data-state="ready"]', { state: 'attached', timeout });
 }
 
 /** Every displayed metric: path -> raw data-value text. */

@@ -304,13 +304,34 @@ class ScenarioEditor implements Editor {
   private inferenceBox: HTMLElement | null = null;
   /** The model's nested-object groups with a switch, by object path. */
   private readonly objectBoxes = new Map<string, HTMLElement>();
+  private pendingLoads = 0;
 
   constructor(private readonly deps: EditorDeps) {
-    this.el = h('form', { class: 'editor', 'aria-label': 'scenario editor', novalidate: true, onsubmit: (e: Event) => e.preventDefault() });
+    this.el = h('form', {
+      class: 'editor',
+      'data-testid': 'editor',
+      'data-state': 'loading',
+      'aria-label': 'scenario editor',
+      novalidate: true,
+      onsubmit: (e: Event) => e.preventDefault(),
+    });
     this.fixBtn.addEventListener('click', () => this.fixDevices());
   }
 
   async load(s: Scenario): Promise<void> {
+    // data-state says whether the form shows the last scenario given (loads may overlap: a link
+    // opened while the first one still waits for its presets).
+    this.pendingLoads += 1;
+    this.el.dataset.state = 'loading';
+    try {
+      await this.loadNow(s);
+    } finally {
+      this.pendingLoads -= 1;
+      if (this.pendingLoads === 0) this.el.dataset.state = 'ready';
+    }
+  }
+
+  private async loadNow(s: Scenario): Promise<void> {
     if (this.fields.size === 0) {
       this.schema = await this.deps.schema();
       this.build();
