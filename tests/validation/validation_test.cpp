@@ -331,8 +331,8 @@ TEST(Validation, WholeRun) {
   }
   report("The one-line estimate on the same time rows", baseline);
   EXPECT_EQ(s.n, 15);
-  EXPECT_LE(s.mean, 0.42);
-  EXPECT_LE(s.max, 0.90);
+  EXPECT_LE(s.mean, 0.29);
+  EXPECT_LE(s.max, 0.78);
 }
 
 // Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):
