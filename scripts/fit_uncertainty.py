@@ -2,12 +2,12 @@
 """Fit the uncertainty bands (presets/uncertainty/bands.json) on the validation rows.
 
 For every case in tests/validation/data (training, MoE training, optimised inference, serving,
-memory, and the held-out training and inference sets) the native CLI predicts the scenario; the
+memory, the held-out training and inference sets, and whole training runs) the native CLI predicts the scenario; the
 residual is ln(measured / predicted), taken for a rate (tokens/s, throughput) as
 ln(predicted / measured) so that every residual is in the time sense (a rate is the inverse of a
 time). Cases are grouped by the regime the engine reports for the scenario (prediction `regime`:
 training/dense/earlier, training/moe/fp4-generation, inference/eager, memory/training, ...;
-serving rows by metric: serving/throughput, serving/ttft, serving/tpot), and every regime and
+serving rows by metric: serving/throughput, serving/ttft, serving/tpot; whole runs: run), and every regime and
 each of its parents (the name less its last part) gets the split-conformal 80% interval of its
 residuals (the k-th smallest and k-th largest, k = floor((n + 1) x 0.1): about the 10th and 90th
 percentiles, and at least 80% coverage of a new row of the same kind however few rows there are).
@@ -17,8 +17,9 @@ Validation.UncertaintyCoverage): bands fitted on the public rows alone covered o
 the held-out inference rows, whose sources differ more among themselves, so every row the
 repository holds is used.
 
-The FasterTransformer guide's unoptimised PyTorch baseline rows and the NeMo 13B rows that
-contradict the 7B rows of their own table are left out, as in the accuracy gates.
+The FasterTransformer guide's unoptimised PyTorch baseline rows, the NeMo 13B rows that
+contradict the 7B rows of their own table and the Llama 3.1 whole-run rows (post-training
+included) are left out, as in the accuracy gates.
 
 Usage: scripts/fit_uncertainty.py [--cli build/native/cli/optimus] [--check]
   --check  exit 1 when presets/uncertainty/bands.json differs from what the fit gives.
@@ -35,7 +36,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
 OUT = ROOT / "presets" / "uncertainty" / "bands.json"
 SETS = ["train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
-        "train_heldout.jsonl", "infer_heldout.jsonl"]
+        "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl"]
 RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "requests_per_s")
 LEVEL = 0.8
 MIN_CASES = 8
@@ -89,7 +90,7 @@ def residuals(cli):
     for name in SETS:
         for line in open(DATA / name):
             case = json.loads(line)
-            if case["id"].split(":")[0] in skip or ", 13B" in case.get("group", ""):
+            if case["id"].split(":")[0] in skip or ", 13B" in case.get("group", "") or "not gated" in case.get("group", ""):
                 continue
             p = json.loads(subprocess.run([cli, "predict", "-", "--json"], input=json.dumps(case["scenario"]),
                                           capture_output=True, text=True).stdout)
@@ -135,7 +136,7 @@ def fit(rows):
         "name": "Uncertainty bands: quantiles of ln(measured / predicted) by regime",
         "source": "scripts/fit_uncertainty.py on the public rows of tests/validation/data (" + ", ".join(SETS) +
                   "; the FasterTransformer guide's unoptimised PyTorch baseline rows and the NeMo 13B rows that contradict "
-                  "their own table left out)",
+                  "their own table and the Llama 3.1 whole-run rows (post-training included) left out)",
         "notes": "A band is the split-conformal 80% interval of the residuals in the time sense: the k-th smallest "
                  "and k-th largest, k = floor((n + 1) x 0.1), about the 10th and 90th percentiles (a rate's band uses "
                  "the negated bounds). A regime with fewer than min_cases rows takes its parent's band. "

@@ -1366,7 +1366,8 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
   for (const auto& [k, v] : {std::pair{"training", &r.training},
                              {"inference", &r.inference},
                              {"serving", &r.serving},
-                             {"memory", &r.memory}})
+                             {"memory", &r.memory},
+                             {"run", &r.run}})
     if (!v->empty()) rj[k] = *v;
   j["regime"] = rj;
   j["uncertainty"] = io::uncertainty_json(s, p);

@@ -1352,11 +1352,15 @@ nlohmann::ordered_json prediction_schema() {
               {"warnings",
                array_of(output({{"code", text().desc("Stable dotted code.")}, {"message", text()}})
                             .title("Warning"))},
-              {"regime",
-               object({{"training", text()}, {"inference", text()}, {"serving", text()}, {"memory", text()}})
-                   .desc("The accuracy regime of each workload (training/dense/earlier, "
-                         "training/moe/fp4-generation, inference/eager, inference/graphs, serving, "
-                         "memory/training, ...): what the uncertainty bands are fitted by.")},
+              {"regime", object({{"training", text()},
+                                 {"inference", text()},
+                                 {"serving", text()},
+                                 {"memory", text()},
+                                 {"run", text()}})
+                             .desc("The accuracy regime of each workload (training/dense/earlier, "
+                                   "training/moe/fp4-generation, inference/eager, inference/graphs, serving, "
+                                   "memory/training, run (a whole training run), ...): what the uncertainty "
+                                   "bands are fitted by.")},
               {"uncertainty",
                node({{"type", "object"},
                      {"additionalProperties",
@@ -1369,7 +1373,8 @@ nlohmann::ordered_json prediction_schema() {
                           .json()}})
                    .desc("80% bands of the headline numbers, keyed by their dotted output path "
                          "(training.iteration_time_s, inference.ttft_s, serving.output_tokens_per_s, "
-                         "memory.per_device_bytes.total, ...): the 10th-90th percentile of measured / "
+                         "memory.per_device_bytes.total, run.gpu_hours, run.wall_days, ...): the 10th-90th "
+                         "percentile of measured / "
                          "predicted over the validation rows of the scenario's regime "
                          "(presets/uncertainty/bands.json, scripts/fit_uncertainty.py).")},
           },

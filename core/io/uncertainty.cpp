@@ -66,6 +66,9 @@ Regimes regimes_of(const Scenario& s, const Prediction& p) {
     r.inference = p.inference->launch_interval.value > 0 ? "inference/eager" : "inference/graphs";
   if (p.serving) r.serving = "serving";
   r.memory = p.training ? "memory/training" : "memory/inference";
+  // A whole run adds to the steady-state step what the step model does not see (failures,
+  // restarts, evaluation, stragglers, ramps), so its band comes from published whole runs.
+  if (p.run) r.run = "run";
   return r;
 }
 
@@ -100,6 +103,19 @@ ojson uncertainty_json(const Scenario& s, const Prediction& p) {
     const auto tpot = band_for(r.serving + "/tpot");
     add(out, "serving.tpot_s.mean", v.tpot.mean, tpot, false);
     add(out, "serving.tpot_s.p90", v.tpot.p90, tpot, false);
+  }
+  if (p.run) {
+    // Every one of these is a time, or scales with one (energy, money, CO2).
+    const auto b = band_for(r.run);
+    const auto& w = *p.run;
+    add(out, "run.ideal_time_s", w.ideal_s, b, false);
+    add(out, "run.wall_time_s", w.wall_s, b, false);
+    add(out, "run.wall_days", w.wall_s / 86400.0, b, false);
+    add(out, "run.gpu_hours", w.gpu_hours, b, false);
+    add(out, "run.energy_mwh", w.energy_mwh, b, false);
+    add(out, "run.device_energy_mwh", w.device_energy_mwh, b, false);
+    if (w.cost_usd) add(out, "run.cost_usd", *w.cost_usd, b, false);
+    if (w.co2_t) add(out, "run.co2_t", *w.co2_t, b, false);
   }
   add(out, "memory.per_device_bytes.total", p.memory.per_device.total().value, band_for(r.memory), false);
   return out;

@@ -383,7 +383,7 @@ std::vector<Residual> residuals() {
   std::vector<Residual> out;
   for (const char* file :
        {"train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl", "memory_public.jsonl",
-        "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl"}) {
+        "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl"}) {
     std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
     std::string line;
     while (std::getline(in, line)) {
@@ -391,7 +391,8 @@ std::vector<Residual> residuals() {
       const json k = json::parse(line);
       const std::string id = k["id"];
       if (baseline.count(id.substr(0, id.find(':'))) ||
-          k["group"].get<std::string>().find(", 13B") != std::string::npos)
+          k["group"].get<std::string>().find(", 13B") != std::string::npos ||
+          k["group"].get<std::string>().find("not gated") != std::string::npos)
         continue;
       const json p = json::parse(optimus::api::predict(k["scenario"].dump()));
       if (p.contains("error")) continue;

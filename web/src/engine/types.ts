@@ -1190,16 +1190,17 @@ export interface Prediction {
   };
   warnings: Warning[];
   /**
-   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving, memory/training, ...): what the uncertainty bands are fitted by.
+   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving, memory/training, run (a whole training run), ...): what the uncertainty bands are fitted by.
    */
   regime: {
     training?: string;
     inference?: string;
     serving?: string;
     memory?: string;
+    run?: string;
   };
   /**
-   * 80% bands of the headline numbers, keyed by their dotted output path (training.iteration_time_s, inference.ttft_s, serving.output_tokens_per_s, memory.per_device_bytes.total, ...): the 10th-90th percentile of measured / predicted over the validation rows of the scenario's regime (presets/uncertainty/bands.json, scripts/fit_uncertainty.py).
+   * 80% bands of the headline numbers, keyed by their dotted output path (training.iteration_time_s, inference.ttft_s, serving.output_tokens_per_s, memory.per_device_bytes.total, run.gpu_hours, run.wall_days, ...): the 10th-90th percentile of measured / predicted over the validation rows of the scenario's regime (presets/uncertainty/bands.json, scripts/fit_uncertainty.py).
    */
   uncertainty: {
     [k: string]: {

@@ -1,22 +1,21 @@
 // The accuracy view (?view=accuracy): every validation row the repository holds with a published
 // measurement (tests/validation/data: training, MoE and fp4 training, optimised inference, memory,
-// whole training runs, and the held-out sets) predicted live by the engine in this browser, against
-// the measured value:
-// a log-log scatter coloured by source with the y = x line, and a table per source of cases, mean
+// whole training runs, and the held-out sets) predicted live by the engine in this browser,
+// against the measured value: a log-log scatter coloured by source with the y = x line, and a table per source of cases, mean
 // and largest error, bias and the share inside the engine's 80% band. Loaded on demand (its own
 // chunk with the rows). The 342 serving rows are simulated request by request and left to the
 // README's table (about a minute here).
-import * as Plot from "@observablehq/plot";
-import type { Engine } from "../engine/client";
-import trainPublic from "../../../tests/validation/data/train_public.jsonl?raw";
-import trainMoe from "../../../tests/validation/data/train_moe_public.jsonl?raw";
-import trainHeldout from "../../../tests/validation/data/train_heldout.jsonl?raw";
-import inferPublic from "../../../tests/validation/data/infer_public.jsonl?raw";
-import inferHeldout from "../../../tests/validation/data/infer_heldout.jsonl?raw";
-import memoryPublic from "../../../tests/validation/data/memory_public.jsonl?raw";
-import wholeRun from "../../../tests/validation/data/whole_run.jsonl?raw";
-import { h } from "./dom";
-import { getPath } from "./metrics";
+import * as Plot from '@observablehq/plot';
+import type { Engine } from '../engine/client';
+import trainPublic from '../../../tests/validation/data/train_public.jsonl?raw';
+import trainMoe from '../../../tests/validation/data/train_moe_public.jsonl?raw';
+import trainHeldout from '../../../tests/validation/data/train_heldout.jsonl?raw';
+import inferPublic from '../../../tests/validation/data/infer_public.jsonl?raw';
+import inferHeldout from '../../../tests/validation/data/infer_heldout.jsonl?raw';
+import memoryPublic from '../../../tests/validation/data/memory_public.jsonl?raw';
+import wholeRun from '../../../tests/validation/data/whole_run.jsonl?raw';
+import { h } from './dom';
+import { getPath } from './metrics';
 
 export interface Case {
   id: string;
@@ -29,45 +28,34 @@ export interface Case {
 
 /** The data sets shown, in order, with the name the table gives each. */
 export const DATA_SETS: Array<[string, string]> = [
-  ["train_public", trainPublic],
-  ["train_moe_public", trainMoe],
-  ["train_heldout", trainHeldout],
-  ["infer_public", inferPublic],
-  ["infer_heldout", inferHeldout],
-  ["memory_public", memoryPublic],
-  ["whole_run", wholeRun],
+  ['train_public', trainPublic],
+  ['train_moe_public', trainMoe],
+  ['train_heldout', trainHeldout],
+  ['infer_public', inferPublic],
+  ['infer_heldout', inferHeldout],
+  ['memory_public', memoryPublic],
+  ['whole_run', wholeRun],
 ];
 
 /** The cases of one JSON-lines file (blank lines skipped). */
 export function parseCases(text: string, set: string): Case[] {
   return text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
+    .split('\n')
+    .filter((l) => l.trim() !== '')
     .map((l) => {
       const c = JSON.parse(l) as Partial<Case>;
-      return {
-        id: String(c.id),
-        set,
-        group: String(c.group ?? set),
-        scenario: c.scenario,
-        metric: String(c.metric),
-        expected: Number(c.expected),
-      };
+      return { id: String(c.id), set, group: String(c.group ?? set), scenario: c.scenario, metric: String(c.metric), expected: Number(c.expected) };
     });
 }
 
 /** A case's metric in a prediction: a dotted path whose last part may add keys ("a.b+c"). */
-export function metricValue(
-  prediction: unknown,
-  metric: string,
-): number | undefined {
-  const dot = metric.lastIndexOf(".");
-  const parent =
-    dot < 0 ? prediction : getPath(prediction, metric.slice(0, dot));
+export function metricValue(prediction: unknown, metric: string): number | undefined {
+  const dot = metric.lastIndexOf('.');
+  const parent = dot < 0 ? prediction : getPath(prediction, metric.slice(0, dot));
   let sum = 0;
-  for (const k of metric.slice(dot + 1).split("+")) {
+  for (const k of metric.slice(dot + 1).split('+')) {
     const v = getPath(parent, k);
-    if (typeof v !== "number") return undefined;
+    if (typeof v !== 'number') return undefined;
     sum += v;
   }
   return sum;
@@ -98,19 +86,7 @@ export function summarize(rows: Scored[]): SourceRow[] {
   const by = new Map<string, SourceRow & { sum: number; signed: number }>();
   for (const r of rows) {
     const key = `${r.c.set}\u0000${r.c.group}`;
-    const s = by.get(key) ?? {
-      set: r.c.set,
-      group: r.c.group,
-      cases: 0,
-      failed: 0,
-      mean: 0,
-      max: 0,
-      bias: 0,
-      banded: 0,
-      inside: 0,
-      sum: 0,
-      signed: 0,
-    };
+    const s = by.get(key) ?? { set: r.c.set, group: r.c.group, cases: 0, failed: 0, mean: 0, max: 0, bias: 0, banded: 0, inside: 0, sum: 0, signed: 0 };
     s.cases += 1;
     const e = r.predicted === undefined ? 1 : r.predicted / r.c.expected - 1;
     if (r.predicted === undefined) s.failed += 1;
@@ -119,16 +95,11 @@ export function summarize(rows: Scored[]): SourceRow[] {
     s.max = Math.max(s.max, Math.abs(e));
     if (r.band) {
       s.banded += 1;
-      if (r.c.expected >= r.band.low && r.c.expected <= r.band.high)
-        s.inside += 1;
+      if (r.c.expected >= r.band.low && r.c.expected <= r.band.high) s.inside += 1;
     }
     by.set(key, s);
   }
-  return [...by.values()].map(({ sum, signed, ...s }) => ({
-    ...s,
-    mean: sum / s.cases,
-    bias: signed / s.cases,
-  }));
+  return [...by.values()].map(({ sum, signed, ...s }) => ({ ...s, mean: sum / s.cases, bias: signed / s.cases }));
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
@@ -139,30 +110,20 @@ export interface AccuracyView {
   show(): void;
 }
 
-export function createAccuracyView(
-  engine: Engine,
-  el: HTMLElement,
-): AccuracyView {
-  const status = h(
-    "p",
-    { class: "muted", "aria-live": "polite", "data-testid": "accuracy-status" },
-    "Predicting every validation row…",
-  );
-  const table = h("table", { class: "data", "data-testid": "accuracy-table" });
-  const plot = h("figure", {
-    class: "card chart",
-    "data-testid": "accuracy-chart",
-  });
+export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyView {
+  const status = h('p', { class: 'muted', 'aria-live': 'polite', 'data-testid': 'accuracy-status' }, 'Predicting every validation row…');
+  const table = h('table', { class: 'data', 'data-testid': 'accuracy-table' });
+  const plot = h('figure', { class: 'card chart', 'data-testid': 'accuracy-chart' });
   el.replaceChildren(
-    h("h2", { id: "accuracy-h" }, "How accurate is this?"),
+    h('h2', { id: 'accuracy-h' }, 'How accurate is this?'),
     h(
-      "p",
+      'p',
       null,
-      "Every published measurement the repository holds, predicted now by the engine in this browser. A point on the line is exact; the table says, per source, how far off the engine is on average and at worst, which way (bias: + predicts a larger value than measured), and how often the measurement falls inside the engine’s 80% band. Held-out sets were never used to fit anything. Whole runs (whole_run) compare a run’s predicted GPU-hours, days or energy with what its maker published; the engine predicts them too fast on average. Serving rows (342, simulated request by request) are in the README’s table.",
+      'Every published measurement the repository holds, predicted now by the engine in this browser. A point on the line is exact; the table says, per source, how far off the engine is on average and at worst, which way (bias: + predicts a larger value than measured), and how often the measurement falls inside the engine’s 80% band. Held-out sets were never used to fit anything. Whole runs (whole_run) compare a run’s predicted GPU-hours, days or energy with what its maker published; the engine predicts them too fast on average. Serving rows (342, simulated request by request) are in the README’s table.',
     ),
     status,
     plot,
-    h("div", { class: "card table-wrap" }, table),
+    h('div', { class: 'card table-wrap', tabindex: '0', role: 'region', 'aria-label': 'error per source' }, table),
   );
   let started = false;
 
@@ -175,78 +136,32 @@ export function createAccuracyView(
         scored.push({ c, error: r.error.code });
       } else {
         const predicted = metricValue(r.value, c.metric);
-        const band = (
-          r.value as {
-            uncertainty?: Record<string, { low: number; high: number }>;
-          }
-        ).uncertainty?.[c.metric];
+        const band = (r.value as { uncertainty?: Record<string, { low: number; high: number }> }).uncertainty?.[c.metric];
         scored.push({ c, predicted, band });
       }
-      if (scored.length % 25 === 0)
-        status.textContent = `Predicting every validation row… ${scored.length} of ${cases.length}`;
+      if (scored.length % 25 === 0) status.textContent = `Predicting every validation row… ${scored.length} of ${cases.length}`;
     }
     const rows = summarize(scored);
-    const all = summarize(
-      scored.map((s) => ({ ...s, c: { ...s.c, set: "all", group: "all" } })),
-    )[0];
+    const all = summarize(scored.map((s) => ({ ...s, c: { ...s.c, set: 'all', group: 'all' } })))[0];
     status.textContent = `${scored.length} rows predicted: mean error ${pct(all.mean)}, ${all.failed} could not be predicted, ${all.inside} of ${all.banded} measurements inside the 80% band.`;
     status.dataset.value = String(all.mean);
     table.replaceChildren(
+      h('caption', null, 'Error of the engine against the published value, per data set and source'),
+      h('thead', null, h('tr', null, ...['Data set', 'Source', 'Cases', 'Mean error', 'Largest', 'Bias', 'Inside the 80% band'].map((x) => h('th', { scope: 'col' }, x)))),
       h(
-        "caption",
-        null,
-        "Error of the engine against the published value, per data set and source",
-      ),
-      h(
-        "thead",
-        null,
-        h(
-          "tr",
-          null,
-          ...[
-            "Data set",
-            "Source",
-            "Cases",
-            "Mean error",
-            "Largest",
-            "Bias",
-            "Inside the 80% band",
-          ].map((x) => h("th", { scope: "col" }, x)),
-        ),
-      ),
-      h(
-        "tbody",
+        'tbody',
         null,
         ...rows.map((r) =>
           h(
-            "tr",
-            { "data-source": r.group, "data-set": r.set },
-            h("td", null, r.set),
-            h("td", null, r.group),
-            h(
-              "td",
-              { class: "num", "data-value": String(r.cases) },
-              String(r.cases),
-            ),
-            h(
-              "td",
-              { class: "num", "data-value": String(r.mean) },
-              pct(r.mean),
-            ),
-            h("td", { class: "num", "data-value": String(r.max) }, pct(r.max)),
-            h(
-              "td",
-              { class: "num", "data-value": String(r.bias) },
-              `${r.bias >= 0 ? "+" : ""}${pct(r.bias)}`,
-            ),
-            h(
-              "td",
-              {
-                class: "num",
-                "data-value": r.banded ? String(r.inside / r.banded) : "",
-              },
-              r.banded ? `${pct(r.inside / r.banded)} of ${r.banded}` : "—",
-            ),
+            'tr',
+            { 'data-source': r.group, 'data-set': r.set },
+            h('td', null, r.set),
+            h('td', null, r.group),
+            h('td', { class: 'num', 'data-value': String(r.cases) }, String(r.cases)),
+            h('td', { class: 'num', 'data-value': String(r.mean) }, pct(r.mean)),
+            h('td', { class: 'num', 'data-value': String(r.max) }, pct(r.max)),
+            h('td', { class: 'num', 'data-value': String(r.bias) }, `${r.bias >= 0 ? '+' : ''}${pct(r.bias)}`),
+            h('td', { class: 'num', 'data-value': r.banded ? String(r.inside / r.banded) : '' }, r.banded ? `${pct(r.inside / r.banded)} of ${r.banded}` : '—'),
           ),
         ),
       ),
@@ -254,52 +169,31 @@ export function createAccuracyView(
     // Each metric's values normalised by its measurement would hide the spread; a log-log plot of
     // measured against predicted keeps both, one panel for all units (values span many decades).
     const points = scored
-      .filter(
-        (s) => s.predicted !== undefined && s.predicted > 0 && s.c.expected > 0,
-      )
-      .map((s) => ({
-        measured: s.c.expected,
-        predicted: s.predicted!,
-        source: `${s.c.set}: ${s.c.group}`,
-        id: s.c.id,
-      }));
-    const lo = Math.min(
-      ...points.map((p) => Math.min(p.measured, p.predicted)),
-    );
-    const hi = Math.max(
-      ...points.map((p) => Math.max(p.measured, p.predicted)),
-    );
+      .filter((s) => s.predicted !== undefined && s.predicted > 0 && s.c.expected > 0)
+      .map((s) => ({ measured: s.c.expected, predicted: s.predicted!, source: `${s.c.set}: ${s.c.group}`, id: s.c.id }));
+    const lo = Math.min(...points.map((p) => Math.min(p.measured, p.predicted)));
+    const hi = Math.max(...points.map((p) => Math.max(p.measured, p.predicted)));
     const width = Math.max(320, Math.min(900, el.clientWidth || 720));
     const svg = Plot.plot({
       width,
       height: Math.round(width * 0.7),
-      x: { type: "log", label: "measured (published)", domain: [lo, hi] },
-      y: { type: "log", label: "predicted by the engine", domain: [lo, hi] },
+      x: { type: 'log', label: 'measured (published)', domain: [lo, hi] },
+      y: { type: 'log', label: 'predicted by the engine', domain: [lo, hi] },
       color: { legend: false },
       marks: [
         Plot.line([
           [lo, lo],
           [hi, hi],
         ]),
-        Plot.dot(points, {
-          x: "measured",
-          y: "predicted",
-          fill: "source",
-          r: 2.5,
-          title: (p: { id: string; source: string }) => `${p.id} (${p.source})`,
-        }),
+        Plot.dot(points, { x: 'measured', y: 'predicted', fill: 'source', r: 2.5, title: (p: { id: string; source: string }) => `${p.id} (${p.source})` }),
       ],
     });
     // Plot labels its mark groups; inside an image ARIA forbids a label on an element without a
     // role (axe: aria-prohibited-attr), and they are not read there anyway.
-    for (const g of svg.querySelectorAll("[aria-label]"))
-      g.removeAttribute("aria-label");
-    svg.setAttribute("role", "img");
-    svg.setAttribute(
-      "aria-label",
-      "Predicted against measured, log-log, one dot per validation row; the table below gives the same per source.",
-    );
-    plot.replaceChildren(h("h3", null, "Predicted against measured"), svg);
+    for (const g of svg.querySelectorAll('[aria-label]')) g.removeAttribute('aria-label');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'Predicted against measured, log-log, one dot per validation row; the table below gives the same per source.');
+    plot.replaceChildren(h('h3', null, 'Predicted against measured'), svg);
   }
 
   return {
@@ -309,7 +203,7 @@ export function createAccuracyView(
       started = true;
       run().catch((e: unknown) => {
         status.textContent = `The rows could not be predicted: ${e instanceof Error ? e.message : String(e)}`;
-        status.classList.add("error");
+        status.classList.add('error');
       });
     },
   };
