@@ -72,14 +72,24 @@ export function groupDigits(n: number): string {
   return n < 0 ? `-${out}` : out;
 }
 
-/** Parameter counts in words (no "B" that reads as bytes): 671026404352 -> "671 billion". */
-export function formatParams(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
+/** Millions and up in words (no "B" that reads as bytes): 671026404352 -> "671 billion"; null below. */
+function inWords(n: number): string | null {
   const a = Math.abs(n);
   if (a >= 1e12) return `${sig(n / 1e12)} trillion`;
   if (a >= 1e9) return `${sig(n / 1e9)} billion`;
   if (a >= 1e6) return `${sig(n / 1e6)} million`;
-  return Number.isInteger(n) ? groupDigits(n) : sig(n);
+  return null;
+}
+
+/** A large estimate, three significant digits: 3594261.4 -> "3.59 million", 12345.6 -> "12,300". */
+function formatLarge(n: number): string {
+  return inWords(n) ?? groupDigits(Number(n.toPrecision(3)));
+}
+
+/** Parameter counts in words: 671026404352 -> "671 billion". */
+export function formatParams(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  return inWords(n) ?? (Number.isInteger(n) ? groupDigits(n) : sig(n));
 }
 
 export function formatPercent(r: number, digits = 3): string {
@@ -114,7 +124,10 @@ export function formatValue(x: unknown, q: Quantity): string {
     case 'bool':
       return x ? 'yes' : 'no';
     case 'count':
-      return Number.isInteger(x) ? groupDigits(x) : sig(x);
+      // An exact count keeps every digit (1,536 GPUs); an estimate of ten thousand or more is
+      // written to its three significant digits in words (GPU-hours: 3.59 million, not 3594261).
+      if (Number.isInteger(x)) return groupDigits(x);
+      return Math.abs(x) >= 1e4 ? formatLarge(x) : sig(x);
     case 'params':
       return formatParams(x);
     case 'usd':

@@ -609,7 +609,7 @@ export const RUN_METRICS: MetricDef[] = [
   {
     path: 'run.cost_usd',
     label: 'Cost (USD)',
-    q: 'count',
+    q: 'usd',
     better: 'lower',
     about: 'Money for the run at the scenario’s economics: a rental price per GPU-hour, or owned devices amortised over their years of use plus their electricity.',
     explain: (c) => ({

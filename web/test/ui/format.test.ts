@@ -38,6 +38,10 @@ describe('number formatting', () => {
     expect(formatValue(true, 'bool')).toBe('yes');
     expect(formatValue(undefined, 'seconds')).toBe('—');
     expect(formatValue(1536, 'count')).toBe('1,536');
+    expect(formatValue(3594261.4, 'count')).toBe('3.59 million');
+    expect(formatValue(12345.6, 'count')).toBe('12,300');
+    expect(formatValue(2340.2, 'count')).toBe('2340');
+    expect(formatValue(4526496.1, 'usd')).toBe('$4.53 M');
     expect(formatValue(17.551855009383576, 'factor')).toBe('17.6×');
     expect(formatValue(1, 'factor')).toBe('1×');
     expect(formatValue(1.28e12, 'byte_rate')).toBe('1.28 TB/s');
