@@ -163,6 +163,14 @@ struct SoftwareDefaults {
   // graphs (Megatron-Core cuda_graph_scope attn, moe_router, moe_preprocess; the Megatron-Bridge
   // GB200/GB300 recipes), so only the expert part of a MoE layer is issued from the host.
   bool training_cuda_graphs = false;
+  // Host time the device waits after each pipeline point-to-point exchange. Megatron-LM's
+  // pipeline schedules (and Megatron-DeepSpeed's, and Megatron-Core's batched p2p with
+  // batch_p2p_sync, its default when overlap_p2p_comm is off) call torch.cuda.synchronize()
+  // after every batch_isend_irecv "to protect against race condition": the host stops running
+  // ahead, and the device idles from the exchange until the host has issued the next step's first
+  // kernels (Python scheduling, get_batch, the first operators' dispatch). Once per exchange on
+  // the pipeline's critical path, 2 (v m + p - 1) per iteration. Zero = the host runs ahead.
+  Seconds pipeline_sync{0};
   // MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's
   // DualPipe, arXiv 2412.19437 Sec. 3.2.1: the forward chunk of one micro-batch and the backward
   // chunk of another run together, so the all-to-all hides behind computation; Megatron-Core's

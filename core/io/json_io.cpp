@@ -400,6 +400,8 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
                                              .value_or(d.training_launch_interval.value / kMicro) *
                                          kMicro);
     d.training_cuda_graphs = sr.boolean("training_cuda_graphs", false).value_or(d.training_cuda_graphs);
+    d.pipeline_sync = Seconds(
+        sr.number("pipeline_sync_us", false, 0, 1e6).value_or(d.pipeline_sync.value / kMicro) * kMicro);
     d.ep_comm_overlap = sr.boolean("ep_comm_overlap", false).value_or(d.ep_comm_overlap);
     d.ep_comm_sm_share = sr.number("ep_comm_sm_share", false, 0, 0.9).value_or(d.ep_comm_sm_share);
     d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
@@ -1050,6 +1052,7 @@ ojson system_json(const SystemSpec& s) {
                    {"kv_cache", sw.kv_cache},
                    {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},
                    {"training_cuda_graphs", sw.training_cuda_graphs},
+                   {"pipeline_sync_us", sw.pipeline_sync.value / kMicro},
                    {"ep_comm_overlap", sw.ep_comm_overlap},
                    {"ep_comm_sm_share", sw.ep_comm_sm_share},
                    {"activation_bytes", sw.activation_bytes},

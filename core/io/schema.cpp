@@ -622,6 +622,14 @@ Node software_schema() {
                             "0 = never host-bound.")
                       .unit("us")
                       .def(s.training_launch_interval.value / kMicro)},
+                 {"pipeline_sync_us",
+                  number(0, 1e6)
+                      .desc("Host time the device waits after each pipeline point-to-point exchange "
+                            "(Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host "
+                            "stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the "
+                            "host runs ahead.")
+                      .unit("us")
+                      .def(s.pipeline_sync.value / kMicro)},
                  {"training_cuda_graphs",
                   boolean()
                       .desc("The training stack replays attention, the router and the dispatch "
@@ -1033,7 +1041,8 @@ Node training_output_schema() {
       {"optimizer", seconds("")},
       {"ep_comm", seconds("MoE token dispatch/combine (all-to-all) and expert-tensor reductions.")},
       {"host", seconds("Devices waiting for the host to issue kernels (dropless MoE layers sync with the "
-                       "host once per layer; software.training_launch_interval_us).")},
+                       "host once per layer, software.training_launch_interval_us; a stack that "
+                       "synchronises after each pipeline exchange, software.pipeline_sync_us).")},
   };
   return output(
              {

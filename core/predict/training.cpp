@@ -330,7 +330,11 @@ void pipeline_schedule(const Scenario& s, const OpContext& c, const StageCosts& 
   if (p.tp > 1)
     hop +=
         collective_time(Collective::all_gather, Bytes(act_bytes * T * h), c.group(CommGroup::tp), s.system);
-  b.pp_comm = hop * (2.0 * (d(p.interleave) * mbd + d(p.pp) - 1.0));
+  const double exchanges = 2.0 * (d(p.interleave) * mbd + d(p.pp) - 1.0);
+  b.pp_comm = hop * exchanges;
+  // The stack synchronises the device after every exchange (SoftwareDefaults::pipeline_sync):
+  // the device waits while the host issues the next step's first kernels.
+  b.host += s.system.software.pipeline_sync * exchanges;
 }
 
 // Data parallel: gradients (the stack's gradient width, fp32 main grads in Megatron-LM) are

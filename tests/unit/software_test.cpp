@@ -226,3 +226,39 @@ TEST(Software, FourBitTrainingRunsWithoutTensorParallelOverlapUnlessTheStackSupp
   ASSERT_TRUE(err.contains("error"));
   EXPECT_EQ(err["error"]["path"], "/software/software/tp_comm_overlap_fp4");
 }
+
+// A stack that synchronises the device after every pipeline exchange (Megatron-LM's
+// torch.cuda.synchronize() after batch_isend_irecv) waits pipeline_sync_us at each of the
+// 2 (v m + p - 1) exchanges of an iteration; the wait is host time, and nothing else moves.
+TEST(Software, PipelineSyncWaitsOncePerExchange) {
+  auto gpt = [](double sync_us, int pp, int interleave) {
+    json s = {{"model", "gpt3-175b"},
+              {"system", "dgx-a100-80gb"},
+              {"num_devices", 64},
+              {"parallel", {{"tp", 8}, {"pp", pp}, {"interleave", interleave}, {"recompute", "full"}}},
+              {"training", {{"global_batch", 32}, {"seq_len", 2048}}},
+              {"software", {{"name", "sync"}, {"software", {{"pipeline_sync_us", sync_us}}}}}};
+    return predict(s);
+  };
+  for (const auto& [pp, v] : {std::pair{8, 1}, {8, 3}, {4, 2}}) {
+    const json a = gpt(0, pp, v), b = gpt(1000, pp, v);
+    ASSERT_FALSE(a.contains("error")) << a.dump();
+    const double m = a["training"]["micro_batches"].get<double>();
+    // Hand count: m micro-batches of 1 sequence on each of 64 / (8 pp) replicas.
+    EXPECT_DOUBLE_EQ(m, 32.0 / (64.0 / (8.0 * pp)));
+    const double exchanges = 2.0 * (v * m + pp - 1.0);
+    const double dh = b["training"]["breakdown_s"]["host"].get<double>() -
+                      a["training"]["breakdown_s"]["host"].get<double>();
+    EXPECT_NEAR(dh, exchanges * 1e-3, 1e-9) << "pp " << pp << " v " << v;
+    EXPECT_NEAR(
+        b["training"]["iteration_time_s"].get<double>() - a["training"]["iteration_time_s"].get<double>(),
+        exchanges * 1e-3, 1e-9);
+    EXPECT_EQ(a["training"]["breakdown_s"]["compute"], b["training"]["breakdown_s"]["compute"]);
+  }
+  // No pipeline, no exchange: nothing to wait for.
+  EXPECT_EQ(gpt(0, 1, 1)["training"]["iteration_time_s"], gpt(1000, 1, 1)["training"]["iteration_time_s"]);
+  // Bad values get a code and the JSON path.
+  const json bad = gpt(-1, 8, 1);
+  ASSERT_TRUE(bad.contains("error"));
+  EXPECT_EQ(bad["error"]["path"], "/software/software/pipeline_sync_us");
+}

@@ -172,14 +172,15 @@ Stats report(const std::string& title, const std::vector<Case>& cases, bool erro
   return s;
 }
 
-// Training iteration time. Target (issue 2): mean <= 5%. Measured at this commit: 4.6% mean
-// (Narayanan 7.8%, Korthikanti 5.5%, DGX Cloud Llama 3.1 8B 0.6%). The H100 preset's
-// sustained_ratio is fitted on the DGX Cloud rows (presets/devices/h100-sxm5-80gb.json), so
-// that group is in-sample; the A100 groups are not fitted. Gate: mean <= 5%, every case within 16%.
+// Training iteration time. Target (issue 2): mean <= 5%. Measured at this commit: 3.2% mean
+// (Narayanan 6.9%, Korthikanti 2.0%, DGX Cloud Llama 3.1 8B 0.6%). The H100 preset's
+// sustained_ratio is fitted on the DGX Cloud rows (presets/devices/h100-sxm5-80gb.json), and the
+// A100 systems' pipeline_sync_us on the 7 pipelined Korthikanti rows, so those are in-sample;
+// the Narayanan rows are not fitted. Gate: mean <= 4%, every case within 16%.
 TEST(Validation, TrainingIterationTime) {
   const Stats s = report("Training iteration time (train_public.jsonl)", run_file("train_public.jsonl"));
   EXPECT_EQ(s.n, 29);
-  EXPECT_LE(s.mean, 0.05);
+  EXPECT_LE(s.mean, 0.04);
   EXPECT_LE(s.max, 0.16);
 }
 

@@ -688,6 +688,10 @@ export interface SoftwareSpec {
    */
   training_launch_interval_us?: number;
   /**
+   * Host time the device waits after each pipeline point-to-point exchange (Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the host runs ahead. Unit: us.
+   */
+  pipeline_sync_us?: number;
+  /**
    * The training stack replays attention, the router and the dispatch preprocessing from CUDA graphs; only a MoE layer's expert part is issued from the host.
    */
   training_cuda_graphs?: boolean;
@@ -798,6 +802,10 @@ export interface Software {
    * Host time per operator the training framework issues (an expert GEMM once per local expert); binds in dropless MoE layers, which wait on the host for their token counts: a pass takes max(device time, operators x this). 0 = never host-bound. Unit: us.
    */
   training_launch_interval_us?: number;
+  /**
+   * Host time the device waits after each pipeline point-to-point exchange (Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the host runs ahead. Unit: us.
+   */
+  pipeline_sync_us?: number;
   /**
    * The training stack replays attention, the router and the dispatch preprocessing from CUDA graphs; only a MoE layer's expert part is issued from the host.
    */
@@ -1368,7 +1376,7 @@ export interface TrainingBreakdown {
    */
   ep_comm: number;
   /**
-   * Devices waiting for the host to issue kernels (dropless MoE layers sync with the host once per layer; software.training_launch_interval_us). Unit: s.
+   * Devices waiting for the host to issue kernels (dropless MoE layers sync with the host once per layer, software.training_launch_interval_us; a stack that synchronises after each pipeline exchange, software.pipeline_sync_us). Unit: s.
    */
   host: number;
 }

@@ -457,18 +457,19 @@ export const MOE_METRICS: MetricDef[] = [
     label: 'Waiting for the host per iteration',
     q: 'seconds',
     better: 'lower',
-    about: 'A dropless MoE layer copies its per-expert token counts to the host before the dispatch, so the host cannot run ahead of the GPU: it issues the layer’s operators while the GPU waits. When that takes longer than the GPU’s work (small layers, many local experts), the difference is this time.',
+    about: 'Two ways the host stops running ahead of the GPU. A dropless MoE layer copies its per-expert token counts to the host before the dispatch and then issues its operators while the GPU waits; when that takes longer than the GPU’s work (small layers, many local experts), the difference counts here. And a pipelined stack that synchronises the GPU after every point-to-point exchange (Megatron-LM’s torch.cuda.synchronize() after batch_isend_irecv) leaves the GPU idle while the host issues the next step.',
     explain: (c) => ({
       formula:
-        'host wait per iteration = micro-batches × Σ over the MoE layers of the busiest stage, forward and backward, of max(0, operators issued × host time per operator − the pass’s GPU time); an expert GEMM counts once per local expert',
+        'host wait per iteration = micro-batches × Σ over the MoE layers of the busiest stage, forward and backward, of max(0, operators issued × host time per operator − the pass’s GPU time) (an expert GEMM counts once per local expert) + 2 (v m + p − 1) pipeline exchanges × the wait after each',
       inputs: [
         ['host time per operator', c.scenario?.system.software?.training_launch_interval_us !== undefined ? `${String(c.scenario.system.software.training_launch_interval_us)} µs` : '?'],
         ['attention and router in CUDA graphs', String(c.scenario?.system.software?.training_cuda_graphs ?? '?')],
         ['experts / ep', c.scenario?.model.moe && c.scenario.parallel ? String(c.scenario.model.moe.experts / c.scenario.parallel.ep) : 'none (dense model: no host wait)'],
         ['capacity_factor (set = no host sync)', c.scenario?.model.moe ? String(c.scenario.model.moe.capacity_factor ?? 'absent (dropless)') : 'none (dense model)'],
         ['micro-batches', String(c.prediction.training?.micro_batches ?? '?')],
+        ['wait after each pipeline exchange', c.scenario?.system.software?.pipeline_sync_us !== undefined ? `${String(c.scenario.system.software.pipeline_sync_us)} µs` : '?'],
       ],
-      source: 'Megatron-Core token dispatchers (host copy of tokens per expert); fitted by scripts/fit_training_host.py on the Megatron-Bridge MoE rows',
+      source: 'Megatron-Core token dispatchers (host copy of tokens per expert); fitted by scripts/fit_training_host.py on the Megatron-Bridge MoE rows. The wait after a pipeline exchange: fitted on the pipelined Korthikanti et al. 2022 rows (system preset notes)',
     }),
   },
   {
