@@ -174,11 +174,16 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
     const lo = Math.min(...points.map((p) => Math.min(p.measured, p.predicted)));
     const hi = Math.max(...points.map((p) => Math.max(p.measured, p.predicted)));
     const width = Math.max(320, Math.min(900, el.clientWidth || 720));
+    // One tick per decade (every other one on a narrow plot): the default log ticks label every
+    // 2 and 5 as well, which crowd the shorter axis once the values span 15 decades.
+    const step = width < 600 ? 2 : 1;
+    const decades: number[] = [];
+    for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e += step) decades.push(10 ** e);
     const svg = Plot.plot({
       width,
       height: Math.round(width * 0.7),
-      x: { type: 'log', label: 'measured (published)', domain: [lo, hi] },
-      y: { type: 'log', label: 'predicted by the engine', domain: [lo, hi] },
+      x: { type: 'log', label: 'measured (published)', domain: [lo, hi], ticks: decades, tickFormat: '~s' },
+      y: { type: 'log', label: 'predicted by the engine', domain: [lo, hi], ticks: decades, tickFormat: '~s' },
       color: { legend: false },
       marks: [
         Plot.line([
