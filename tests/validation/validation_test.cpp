@@ -269,6 +269,21 @@ TEST(Validation, TrainingHeldOut) {
   EXPECT_LE(s.mean, 0.15);
 }
 
+// PyTorch FSDP (ZeRO-3) without model parallelism (tests/validation/data/train_fsdp.jsonl,
+// collected for this repository): llm-foundry's published MPT throughput on 8-64 H100 (FULL_SHARD,
+// bf16, FlashAttention-class kernels). Nothing is fitted on these rows. Measured at this commit:
+// throughput 26.9% high on average (every row too fast: 10-49% more tokens/s, 9-33% less time),
+// as fast on 8 GPUs in one NVLink domain (exposed
+// data-parallel time about 0) as on 64: the gap is this stack's per-GPU efficiency (MFU 36-46%
+// measured against the 46-60% the engine's H100 calibration, fitted on NeMo, gives), not the
+// sharding's communication. Reported; gate: no regression past the measured mean plus noise.
+TEST(Validation, TrainingFsdpReported) {
+  const Stats s =
+      report("Training throughput, PyTorch FSDP (train_fsdp.jsonl)", run_file("train_fsdp.jsonl"));
+  EXPECT_EQ(s.n, 13);
+  EXPECT_LE(s.mean, 0.29);
+}
+
 // Mixture-of-experts and fp4 training, the public wave-2 rows (tests/validation/data/
 // train_moe_public.jsonl, copied from the shared cases; NVIDIA Megatron-Bridge performance
 // summaries 25.09-26.02.01 and DGX Cloud recipes v25.02 for Grok-1, with the routers forced to a
@@ -383,9 +398,9 @@ std::vector<Residual> residuals() {
   for (const auto& [id, fw] : inference_frameworks())
     if (fw.find("baseline") != std::string::npos) baseline.insert(id);
   std::vector<Residual> out;
-  for (const char* file :
-       {"train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl", "memory_public.jsonl",
-        "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl"}) {
+  for (const char* file : {"train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl",
+                           "memory_public.jsonl", "serve_public.jsonl", "train_heldout.jsonl",
+                           "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl"}) {
     std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
     std::string line;
     while (std::getline(in, line)) {
