@@ -446,7 +446,8 @@ std::vector<Residual> residuals() {
 // smallest and k-th largest, k = floor((n + 1) x 0.1), at least 1.
 std::pair<double, double> conformal_bounds(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const auto k = std::max<std::size_t>(1, static_cast<std::size_t>(std::floor((v.size() + 1) * 0.1 + 1e-12)));
+  const auto k = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::floor(static_cast<double>(v.size() + 1) * 0.1 + 1e-12)));
   return {v[k - 1], v[v.size() - k]};
 }
 
