@@ -170,6 +170,8 @@ struct SoftwareDefaults {
   // ahead, and the device idles from the exchange until the host has issued the next step's first
   // kernels (Python scheduling, get_batch, the first operators' dispatch). Once per exchange on
   // the pipeline's critical path, 2 (v m + p - 1) per iteration. Zero = the host runs ahead.
+  // Fitted for the A100 systems (Megatron-LM 2021-22); the H100-and-later systems keep 0, as
+  // nothing there measures it (their recipes mostly interleave with the exchange overlapped).
   Seconds pipeline_sync{0};
   // MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's
   // DualPipe, arXiv 2412.19437 Sec. 3.2.1: the forward chunk of one micro-batch and the backward

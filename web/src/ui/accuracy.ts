@@ -1,10 +1,10 @@
 // The accuracy view (?view=accuracy): every validation row the repository holds with a published
 // measurement (tests/validation/data: training, MoE and fp4 training, optimised inference, memory,
 // whole training runs, and the held-out sets) predicted live by the engine in this browser,
-// against the measured value: a log-log scatter coloured by source with the y = x line, and a table per source of cases, mean
-// and largest error, bias and the share inside the engine's 80% band. Loaded on demand (its own
-// chunk with the rows). The 342 serving rows are simulated request by request and left to the
-// README's table (about a minute here).
+// against the measured value: a log-log scatter coloured by source with the y = x line, and a
+// table per source of cases, mean and largest error, bias and the share inside the engine's 80%
+// band. Loaded on demand (its own chunk with the rows). The 342 serving rows are simulated request
+// by request and left to the README's table (about a minute here).
 import * as Plot from '@observablehq/plot';
 import type { Engine } from '../engine/client';
 import trainPublic from '../../../tests/validation/data/train_public.jsonl?raw';
