@@ -1204,7 +1204,7 @@ ojson run_json(const RunReport& r) {
   j["steps"] = r.steps;
   j["ideal_time_s"] = r.ideal_s;
   j["wall_time_s"] = r.wall_s;
-  j["wall_days"] = r.wall_s / 86400.0;
+  j["wall_days"] = r.wall_days();
   j["gpu_hours"] = r.gpu_hours;
   j["energy_mwh"] = r.energy_mwh;
   j["device_energy_mwh"] = r.device_energy_mwh;

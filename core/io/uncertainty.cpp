@@ -110,7 +110,7 @@ ojson uncertainty_json(const Scenario& s, const Prediction& p) {
     const auto& w = *p.run;
     add(out, "run.ideal_time_s", w.ideal_s, b, false);
     add(out, "run.wall_time_s", w.wall_s, b, false);
-    add(out, "run.wall_days", w.wall_s / 86400.0, b, false);
+    add(out, "run.wall_days", w.wall_days(), b, false);
     add(out, "run.gpu_hours", w.gpu_hours, b, false);
     add(out, "run.energy_mwh", w.energy_mwh, b, false);
     add(out, "run.device_energy_mwh", w.device_energy_mwh, b, false);

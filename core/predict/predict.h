@@ -103,6 +103,7 @@ struct RunReport {
   std::int64_t steps = 0;
   double ideal_s = 0;  // every step at its steady-state time, no failures, no checkpoints
   double wall_s = 0, gpu_hours = 0, goodput = 1;
+  double wall_days() const { return wall_s / 86400.0; }
   double checkpoint_interval_s = 0, checkpoint_s = 0, checkpoint_bytes = 0;
   double expected_failures = 0, job_mtbf_s = 0;  // job_mtbf_s 0 = no failures
   LostTime lost;

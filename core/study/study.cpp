@@ -280,7 +280,7 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
     row.set("usd_per_gpu_hour", r.usd_per_gpu_hour);
     row.set("iteration_time_s", tr.iteration_time.value);
     row.set("mfu", tr.mfu);
-    row.set("wall_days", run.wall_s / 86400.0);
+    row.set("wall_days", run.wall_days());
     row.set("gpu_hours", run.gpu_hours);
     row.set("energy_mwh", run.energy_mwh);
     row.set("cost_usd", cost);
