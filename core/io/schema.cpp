@@ -649,6 +649,16 @@ Node software_schema() {
                             "occupy (DeepSeek-V3: 20 of 132 SMs).")
                       .unit("fraction")
                       .def(s.ep_comm_sm_share)},
+                 {"dp_overlap_slowdown",
+                  number(0, 1)
+                      .desc("How much slower computation runs beside a data-parallel collective (ZeRO-3 "
+                            "/ FSDP parameter all-gathers, gradient reductions overlapped with the "
+                            "backward pass): the hidden part H of that traffic adds H x s / (1 + s) to "
+                            "the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv "
+                            "2507.03114): 18.9% on average over A100 and H100 training. 0 = no "
+                            "contention.")
+                      .unit("fraction")
+                      .def(s.dp_overlap_slowdown)},
                  {"moe_dispatcher",
                   choice<MoeDispatcher>()
                       .desc(

@@ -381,7 +381,12 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // All data-parallel traffic (ZeRO-3 re-gathers included) shares the same links and hides
   // behind the same compute: it cannot expose less than what exceeds all of it. Taking the
   // larger of the two keeps faster compute from ever lengthening the iteration.
-  return max(exposed, dp_regather + dp_time + dp_gather - st.worst.pass.kernels() * mbd);
+  const Seconds total = dp_regather + dp_time + dp_gather;
+  exposed = max(exposed, total - st.worst.pass.kernels() * mbd);
+  // The computation beside the hidden part is slowed by the collectives' kernels
+  // (SoftwareDefaults::dp_overlap_slowdown, Lee et al. 2025): H x s / (1 + s) more.
+  const double s_slow = sys.software.dp_overlap_slowdown;
+  return exposed + max(Seconds(0), total - exposed) * (s_slow / (1.0 + s_slow));
 }
 
 // Optimizer: the fused Adam step streams the stack's bytes per parameter (SoftwareDefaults)

@@ -262,3 +262,41 @@ TEST(Software, PipelineSyncWaitsOncePerExchange) {
   ASSERT_TRUE(bad.contains("error"));
   EXPECT_EQ(bad["error"]["path"], "/software/software/pipeline_sync_us");
 }
+
+// Computation beside a data-parallel collective runs slower (dp_overlap_slowdown s, Lee et al.
+// 2025): the hidden part H of the data-parallel traffic adds H s / (1 + s), counted in dp_comm,
+// and traffic that is not hidden (an all-reduce after the backward pass) adds nothing.
+TEST(Software, DataParallelOverlapSlowsTheComputationBesideIt) {
+  auto fsdp = [](double slowdown, int zero, bool overlap) {
+    json s = {{"model", "llama2-7b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 8},
+              {"parallel", {{"tp", 1}, {"dp", 8}, {"micro_batch", 2}, {"zero_stage", zero}}},
+              {"training", {{"global_batch", 16}, {"seq_len", 2048}}},
+              {"software",
+               {{"name", "fsdp"},
+                {"software", {{"dp_overlap_slowdown", slowdown}, {"overlap_grad_reduce", overlap}}}}}};
+    return predict(s);
+  };
+  const auto dp = [](const json& o) { return o["training"]["breakdown_s"]["dp_comm"].get<double>(); };
+  const json base = fsdp(0, 3, true);
+  ASSERT_FALSE(base.contains("error")) << base.dump();
+  const double d1 = dp(fsdp(1.0, 3, true)) - dp(base);   // H / 2
+  const double d2 = dp(fsdp(0.25, 3, true)) - dp(base);  // H / 5
+  EXPECT_GT(d1, 0.0);
+  EXPECT_NEAR(d2 / d1, (0.25 / 1.25) / 0.5, 1e-9);
+  // The whole difference is in dp_comm: the layer's own kernels are unchanged.
+  EXPECT_EQ(base["training"]["breakdown_s"]["compute"],
+            fsdp(1.0, 3, true)["training"]["breakdown_s"]["compute"]);
+  EXPECT_NEAR(fsdp(1.0, 3, true)["training"]["iteration_time_s"].get<double>() -
+                  base["training"]["iteration_time_s"].get<double>(),
+              d1, 1e-12);
+  // All-reduce after the backward pass: nothing runs beside it.
+  EXPECT_EQ(dp(fsdp(0, 0, false)), dp(fsdp(1.0, 0, false)));
+  // Bad values get a code and the JSON path.
+  for (double v : {-0.1, 1.5}) {
+    const json bad = fsdp(v, 3, true);
+    ASSERT_TRUE(bad.contains("error")) << v;
+    EXPECT_EQ(bad["error"]["path"], "/software/software/dp_overlap_slowdown");
+  }
+}

@@ -276,16 +276,17 @@ TEST(Validation, TrainingHeldOut) {
 // PyTorch FSDP (ZeRO-3) without model parallelism (tests/validation/data/train_fsdp.jsonl,
 // collected for this repository): llm-foundry's published MPT throughput on 8-64 H100 (FULL_SHARD,
 // bf16, FlashAttention-class kernels). Nothing is fitted on these rows. Measured at this commit:
-// throughput 26.9% high on average (every row too fast: 10-49% more tokens/s, 9-33% less time),
-// as fast on 8 GPUs in one NVLink domain (exposed data-parallel time about 0) as on 64: the gap
-// is this stack's per-GPU efficiency (MFU 36-46% measured against the 46-60% the engine's H100
-// calibration, fitted on NeMo, gives), not the sharding's communication. Reported; gate: no regression past
-// the measured mean plus noise.
+// throughput 22.7% high on average (every row too fast: 8-37% more tokens/s), as fast on 8 GPUs
+// in one NVLink domain as on 64. Before the computation beside the parameter all-gathers was
+// slowed (software.dp_overlap_slowdown 0.189, Lee et al. 2025) the mean was 26.9%; the rest is
+// this stack's per-GPU efficiency (MFU 36-46% measured against the 46-60% the engine's H100
+// calibration, fitted on NeMo, gives). Reported; gate: no regression past the measured mean
+// plus noise.
 TEST(Validation, TrainingFsdpReported) {
   const Stats s =
       report("Training throughput, PyTorch FSDP (train_fsdp.jsonl)", run_file("train_fsdp.jsonl"));
   EXPECT_EQ(s.n, 13);
-  EXPECT_LE(s.mean, 0.29);
+  EXPECT_LE(s.mean, 0.25);
 }
 
 // Mixture-of-experts and fp4 training, the public wave-2 rows (tests/validation/data/

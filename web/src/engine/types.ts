@@ -704,6 +704,10 @@ export interface SoftwareSpec {
    */
   ep_comm_sm_share?: number;
   /**
+   * How much slower computation runs beside a data-parallel collective (ZeRO-3 / FSDP parameter all-gathers, gradient reductions overlapped with the backward pass): the hidden part H of that traffic adds H x s / (1 + s) to the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv 2507.03114): 18.9% on average over A100 and H100 training. 0 = no contention. Unit: fraction.
+   */
+  dp_overlap_slowdown?: number;
+  /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
@@ -818,6 +822,10 @@ export interface Software {
    * Share of the device's compute units the overlapped communication kernels occupy (DeepSeek-V3: 20 of 132 SMs). Unit: fraction.
    */
   ep_comm_sm_share?: number;
+  /**
+   * How much slower computation runs beside a data-parallel collective (ZeRO-3 / FSDP parameter all-gathers, gradient reductions overlapped with the backward pass): the hidden part H of that traffic adds H x s / (1 + s) to the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv 2507.03114): 18.9% on average over A100 and H100 training. 0 = no contention. Unit: fraction.
+   */
+  dp_overlap_slowdown?: number;
   /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
