@@ -22,9 +22,18 @@ function legend(domain: string[], range: string[]): HTMLElement {
 function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
   // Bytes are drawn in GiB so that the axis gets round binary ticks (shared/spec: GiB = 2^30 B).
   const scale = input.unit === 'bytes' ? GIB : 1;
-  const spec: BarChartSpec = scale === 1 ? input : { ...input, bars: input.bars.map((b) => ({ ...b, value: b.value / scale })), rule: input.rule ? { ...input.rule, value: input.rule.value / scale } : undefined };
+  const spec: BarChartSpec =
+    scale === 1
+      ? input
+      : {
+          ...input,
+          bars: input.bars.map((b) => ({ ...b, value: b.value / scale })),
+          rule: input.rule ? { ...input.rule, value: input.rule.value / scale } : undefined,
+          band: input.band ? { ...input.band, value: input.band.value / scale, low: input.band.low / scale, high: input.band.high / scale } : undefined,
+        };
   const fmt = (v: number): string => (input.unit === 'bytes' ? formatBytes(v * scale) : formatSeconds(v));
-  const rows = [...new Set(spec.bars.map((b) => b.row))];
+  const band = spec.band;
+  const rows = [...new Set(spec.bars.map((b) => b.row)), ...(band ? [band.row] : [])];
   const cats = [...new Set(spec.bars.map((b) => b.category))];
   const range = cats.map((_, i) => PALETTE[i % PALETTE.length]!);
   // A waterfall: every bar floats from its own start.
@@ -33,6 +42,7 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
   const maxX = floating
     ? Math.max(spec.rule?.value ?? 0, ...spec.bars.map(end))
     : Math.max(spec.rule?.value ?? 0, ...rows.map((r) => spec.bars.filter((b) => b.row === r).reduce((a, b) => a + b.value, 0)));
+  const maxAll = Math.max(maxX, band?.high ?? 0);
   const title = (d: { row: string; category: string; value: number }): string => `${d.category}: ${fmt(d.value)}`;
   const marks: Plot.Markish[] = [
     floating
@@ -43,20 +53,28 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
   if (!spec.stacked) {
     marks.push(Plot.text(spec.bars, { x: floating ? end : 'value', y: 'row', text: (d: { value: number }) => fmt(d.value), textAnchor: 'start', dx: 4, fill: 'currentColor' }));
   }
+  if (band) {
+    // The 80% band of the total: a whisker from low to high with end ticks, a dot at the prediction.
+    const tip = `${band.row}: ${fmt(band.low)} to ${fmt(band.high)} around ${fmt(band.value)}; 80% of ${band.fitted} fell in this range around the prediction (scripts/fit_uncertainty.py)`;
+    marks.push(Plot.ruleY([band], { y: 'row', x1: 'low', x2: 'high', stroke: 'currentColor', strokeWidth: 2, title: () => tip }));
+    marks.push(Plot.tickX([band.low, band.high], { x: (d: number) => d, y: () => band.row, stroke: 'currentColor', strokeWidth: 2, inset: 6 }));
+    marks.push(Plot.dot([band], { x: 'value', y: 'row', fill: 'currentColor', r: 3.5, title: () => tip }));
+    marks.push(Plot.text([band], { x: 'high', y: 'row', text: () => `${fmt(band.low)} – ${fmt(band.high)}`, textAnchor: 'start', dx: 6, fill: 'currentColor' }));
+  }
   if (spec.rule) {
     marks.push(Plot.ruleX([spec.rule.value], { stroke: CAPACITY_COLOR, strokeWidth: 2, strokeDasharray: '4,3' }));
     marks.push(Plot.text([spec.rule.value], { x: (d: number) => d, frameAnchor: 'top', text: () => `${spec.rule!.label} ${fmt(spec.rule!.value)}`, dy: -2, fill: CAPACITY_COLOR, textAnchor: 'end', dx: -4 }));
   }
   // Room for the row labels (about 6.5 px per character at 10 px) but at most 45 % of the width.
   const marginLeft = Math.min(Math.round(width * 0.45), 12 + 6.5 * Math.max(...rows.map((r) => r.length)));
-  const marginRight = spec.stacked ? 20 : 64;
+  const marginRight = spec.stacked && !band ? 20 : band ? 120 : 64;
   const svg = Plot.plot({
     width,
     height: Math.max(90, rows.length * (spec.stacked ? 44 : 28) + 60),
     marginLeft,
     marginRight,
     marginTop: spec.rule ? 24 : 10,
-    x: { label: spec.xLabel, tickFormat: input.unit === 'bytes' ? (d: number) => sig(d) : (d: number) => formatSeconds(d), grid: true, domain: [0, maxX * 1.04 || 1], ticks: Math.max(2, Math.floor((width - marginLeft - marginRight) / 70)) },
+    x: { label: spec.xLabel, tickFormat: input.unit === 'bytes' ? (d: number) => sig(d) : (d: number) => formatSeconds(d), grid: true, domain: [0, maxAll * 1.04 || 1], ticks: Math.max(2, Math.floor((width - marginLeft - marginRight) / 70)) },
     y: { label: null, domain: rows },
     color: { domain: cats, range },
     marks,
@@ -157,7 +175,8 @@ function scatter(input: ScatterSpec, width: number): { svg: Element; legend?: HT
 function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
   const bytes = input.unit === 'bytes';
   // Bytes are drawn in GiB: the points and the reference lines alike.
-  const spec = bytes ? { ...input, points: input.points.map((p) => ({ ...p, y: p.y / GIB })), rules: input.rules?.map((r) => ({ ...r, value: r.value / GIB })) } : input;
+  const perGiB = (v: number | undefined): number | undefined => (v === undefined ? undefined : v / GIB);
+  const spec = bytes ? { ...input, points: input.points.map((p) => ({ ...p, y: p.y / GIB, low: perGiB(p.low), high: perGiB(p.high) })), rules: input.rules?.map((r) => ({ ...r, value: r.value / GIB })) } : input;
   const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : (d: number) => sig(d);
   const unitLabel = (u: string): string => (u === 'bytes' ? ' (GiB)' : u && u !== 's' ? ` (${u})` : '');
   const series = [...new Set(spec.points.map((p) => p.series))];
@@ -173,6 +192,15 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
     }),
   ];
   if (!spec.xCategorical) marks.unshift(Plot.line(spec.points, { x: 'x', y: 'y', stroke: 'series' }));
+  // 80% bands (prediction.uncertainty): a shaded area behind each line, or a whisker per point.
+  const banded = spec.points.filter((p) => p.low !== undefined && p.high !== undefined);
+  if (banded.length > 0) {
+    marks.unshift(
+      spec.xCategorical
+        ? Plot.ruleX(banded, { x: 'x', y1: 'low', y2: 'high', stroke: 'series', strokeOpacity: 0.5, strokeWidth: 3 })
+        : Plot.areaY(banded, { x: 'x', y1: 'low', y2: 'high', fill: 'series', fillOpacity: 0.15, z: 'series' }),
+    );
+  }
   for (const r of spec.rules ?? []) {
     marks.push(Plot.ruleY([r.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
     marks.push(Plot.text([r.value], { y: (d: number) => d, frameAnchor: 'left', text: () => `${r.label} ${yFmt(r.value)}`, dy: -6, dx: 4, fill: CAPACITY_COLOR, textAnchor: 'start' }));

@@ -23,6 +23,32 @@ export interface BarChartSpec {
   stacked: boolean;
   /** A vertical reference line (device capacity). */
   rule?: { value: number; label: string };
+  /**
+   * The 80% band of the chart's headline total (the engine's `uncertainty` for it), drawn on a row
+   * of its own under the bars: a dot at the prediction and a whisker from low to high.
+   */
+  band?: ChartBand;
+}
+
+/** An 80% band around a predicted total (prediction.uncertainty[path]). */
+export interface ChartBand {
+  /** The row's label, e.g. "Iteration time (80% band)". */
+  row: string;
+  value: number;
+  low: number;
+  high: number;
+  /** What the band is fitted on (regime and row count), for the tooltip. */
+  fitted: string;
+}
+
+/**
+ * The band of the output at `path` around `value`, when the engine gave one
+ * (prediction.uncertainty, scripts/fit_uncertainty.py); undefined otherwise.
+ */
+export function bandOf(p: Prediction, path: string, label: string, value: number | undefined): ChartBand | undefined {
+  const u = p.uncertainty?.[path];
+  if (!u || value === undefined || !Number.isFinite(value) || !Number.isFinite(u.low) || !Number.isFinite(u.high)) return undefined;
+  return { row: `${label} (80% band)`, value, low: u.low, high: u.high, fitted: `${u.cases} published rows of the regime ${u.regime}` };
 }
 
 export interface RooflinePoint {
@@ -70,7 +96,8 @@ export interface LineChartSpec {
   logY: boolean;
   /** The column the series are named after (legend title), if any. */
   seriesLabel?: string;
-  points: Array<{ x: number | string; y: number; series: string }>;
+  /** low / high: the point's 80% band, drawn as a shaded area (or a whisker on a point axis). */
+  points: Array<{ x: number | string; y: number; series: string; low?: number; high?: number }>;
   /** Horizontal reference lines (objectives), in the y unit. */
   rules?: Array<{ value: number; label: string }>;
   /** A line under the chart (what it was computed from). */
@@ -107,7 +134,8 @@ export function trainingTimeSpec(p: Prediction): BarChartSpec | null {
     .filter(([k, v]) => !((k === 'ep_comm' || k === 'host') && v === 0 && !p.training?.moe))
     .sort(([a], [c]) => rank(a) - rank(c))
     .map(([k, v]) => ({ row: BREAKDOWN_LABELS[k] ?? k, category: BREAKDOWN_LABELS[k] ?? k, value: v }));
-  return { kind: 'bars', title: 'Training: time per iteration by cause', unit: 'seconds', xLabel: 'exposed time per iteration (s)', bars, stacked: false };
+  const band = bandOf(p, 'training.iteration_time_s', 'Iteration time', p.training?.iteration_time_s);
+  return { kind: 'bars', title: 'Training: time per iteration by cause', unit: 'seconds', xLabel: 'exposed time per iteration (s)', bars, stacked: false, band };
 }
 
 const BOUND_LABELS: Record<string, string> = {
@@ -128,7 +156,8 @@ export function byBoundSpec(p: Prediction): BarChartSpec | null {
   const bars = Object.entries(BOUND_LABELS)
     .filter(([k]) => typeof b[k] === 'number')
     .map(([k, label]) => ({ row: label, category: label, value: b[k] as number }));
-  return { kind: 'bars', title: 'Training: time per iteration by bound (the paper’s breakdown)', unit: 'seconds', xLabel: 'time per iteration (s)', bars, stacked: false };
+  const band = bandOf(p, 'training.iteration_time_s', 'Iteration time', p.training?.iteration_time_s);
+  return { kind: 'bars', title: 'Training: time per iteration by bound (the paper’s breakdown)', unit: 'seconds', xLabel: 'time per iteration (s)', bars, stacked: false, band };
 }
 
 /**
@@ -145,7 +174,8 @@ export function inferenceTimeSpec(p: Prediction, outputLen: number | undefined):
     { row: `Decode compute ×${steps}`, category: 'Decode compute', value: inf.decode_step_s.compute * steps },
     { row: `Decode comm. ×${steps}`, category: 'Decode communication', value: inf.decode_step_s.communication * steps },
   ];
-  return { kind: 'bars', title: `Inference: end-to-end latency by phase (${steps} decode steps)`, unit: 'seconds', xLabel: 'time per request (s)', bars, stacked: false };
+  const band = bandOf(p, 'inference.e2e_latency_s', 'End-to-end latency', inf.e2e_latency_s);
+  return { kind: 'bars', title: `Inference: end-to-end latency by phase (${steps} decode steps)`, unit: 'seconds', xLabel: 'time per request (s)', bars, stacked: false, band };
 }
 
 /**
@@ -168,7 +198,8 @@ export function runWaterfallSpec(p: Prediction): BarChartSpec | null {
     at += value;
   }
   bars.push({ row: 'Elapsed', category: 'Elapsed', value: r.wall_time_s, start: 0 });
-  return { kind: 'bars', title: `The whole run: from the ideal time to the elapsed time (goodput ${(r.goodput * 100).toFixed(1)} %)`, unit: 'seconds', xLabel: 'time (days)', bars, stacked: false };
+  const band = bandOf(p, 'run.wall_time_s', 'Elapsed', r.wall_time_s);
+  return { kind: 'bars', title: `The whole run: from the ideal time to the elapsed time (goodput ${(r.goodput * 100).toFixed(1)} %)`, unit: 'seconds', xLabel: 'time (days)', bars, stacked: false, band };
 }
 
 const MEMORY_LABELS: Record<string, string> = {
@@ -200,6 +231,7 @@ export function memorySpec(p: Prediction): BarChartSpec {
     bars,
     stacked: true,
     rule: { value: p.memory.capacity_bytes, label: 'capacity' },
+    band: bandOf(p, 'memory.per_device_bytes.total', 'Total', p.memory.per_device_bytes.total),
   };
 }
 
@@ -387,6 +419,9 @@ export interface SweepPoint {
   ttft_p90: number;
   tpot_p90: number;
   goodput: number;
+  /** The 80% bands of the two latencies at this rate (prediction.uncertainty), when given. */
+  ttft_band?: { low: number; high: number };
+  tpot_band?: { low: number; high: number };
 }
 
 /** The serving simulation's steps of the first replica over time: sequences running and waiting. */
@@ -417,8 +452,8 @@ export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tp
   if (points.length === 0) return null;
   const out: LineChartSpec['points'] = [];
   for (const q of points) {
-    out.push({ x: q.throughput, y: q.ttft_p90, series: 'time to first token, p90' });
-    out.push({ x: q.throughput, y: q.tpot_p90, series: 'time per output token, p90' });
+    out.push({ x: q.throughput, y: q.ttft_p90, series: 'time to first token, p90', ...q.ttft_band });
+    out.push({ x: q.throughput, y: q.tpot_p90, series: 'time per output token, p90', ...q.tpot_band });
   }
   const rules: Array<{ value: number; label: string }> = [];
   if (slo && slo.ttft_s > 0) rules.push({ value: slo.ttft_s, label: 'TTFT objective' });
@@ -435,7 +470,7 @@ export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tp
     logY: true,
     points: out,
     rules,
-    note: `${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.`,
+    note: `${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.${points.some((q) => q.ttft_band) ? ' Shaded: the 80% band of each latency, fitted on the published serving rows (scripts/fit_uncertainty.py).' : ''}`,
   };
 }
 

@@ -98,7 +98,9 @@ export function createServingSweep(engine: Engine, card: ChartCard, requests = 3
         answers.forEach((r, i) => {
           if (!r.ok || !r.value.serving) return;
           const v = r.value.serving;
-          points.push({ rate: rates[i]!, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, goodput: v.goodput_requests_per_s });
+          const u = r.value.uncertainty;
+          const band = (k: string): { low: number; high: number } | undefined => (u?.[k] ? { low: u[k]!.low, high: u[k]!.high } : undefined);
+          points.push({ rate: rates[i]!, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, goodput: v.goodput_requests_per_s, ttft_band: band('serving.ttft_s.p90'), tpot_band: band('serving.tpot_s.p90') });
         });
         const ms = Math.round(performance.now() - t0);
         card.set(servingCurveSpec(points, slo, ms));

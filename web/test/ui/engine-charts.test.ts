@@ -33,6 +33,18 @@ describe('chart specs on the engine output of every preset scenario', () => {
     for (const c of cases) expect(c.prediction, c.id).not.toHaveProperty('error');
   });
 
+  it('the time and memory charts carry the engine’s band, and the band holds the prediction', () => {
+    for (const { id, prediction: p, resolved } of cases) {
+      const specs = [trainingTimeSpec(p), inferenceTimeSpec(p, resolved.inference?.output_len), runWaterfallSpec(p), memorySpec(p)].filter((s) => s !== null);
+      expect(specs.length, id).toBeGreaterThan(0);
+      for (const s of specs) {
+        expect(s!.band, `${id}: ${s!.title}`).toBeDefined();
+        expect(s!.band!.low, id).toBeLessThanOrEqual(s!.band!.value);
+        expect(s!.band!.high, id).toBeGreaterThanOrEqual(s!.band!.value);
+      }
+    }
+  });
+
   it('time bars add up to the iteration time and to the end-to-end latency', () => {
     for (const { id, prediction: p, resolved } of cases) {
       const t = trainingTimeSpec(p);
