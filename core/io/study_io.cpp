@@ -4,6 +4,7 @@
 
 #include "io/presets.h"
 #include "io/technology_io.h"
+#include "io/uncertainty.h"
 
 namespace optimus::io {
 
@@ -193,6 +194,13 @@ PresetSource embedded_preset_source() {
   ps.technology = [](std::string_view id) { return technology_preset(id, ""); };
   ps.dram = [](std::string_view id) { return dram_preset(id, ""); };
   ps.study = [](std::string_view id) { return study_preset(id, ""); };
+  ps.band = [](const Scenario& s, const Prediction& p,
+               std::string_view path) -> std::optional<std::pair<double, double>> {
+    const auto bands = uncertainty_json(s, p);
+    const auto it = bands.find(std::string(path));
+    if (it == bands.end()) return std::nullopt;
+    return std::pair{(*it)["low"].get<double>(), (*it)["high"].get<double>()};
+  };
   return ps;
 }
 

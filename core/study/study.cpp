@@ -68,6 +68,27 @@ StudyGroup by_bound(const TrainingPrediction& t) {
           {"other", t.by_bound.other.value}};
 }
 
+// The 80% bands of a row's headline columns (PresetSource::band, io/uncertainty.h: fitted on the
+// published rows of the scenario's regime), as one group cell band_80 = {"<column>.low",
+// "<column>.high", ...}, empty when none applies (a PresetSource without bands).
+constexpr const char* kBandColumn = "band_80";
+constexpr const char* kBandDescription =
+    "80% bands of the headline columns, <column>.low and <column>.high: the range that held 80% of "
+    "the published measurements of the row's regime around the prediction (scripts/fit_uncertainty.py)";
+
+void set_bands(StudyRow& row, const PresetSource& ps, const Scenario& s, const Prediction& p,
+               std::initializer_list<std::pair<const char*, const char*>> column_paths) {
+  StudyGroup g;
+  for (const auto& [column, path] : column_paths) {
+    if (!ps.band) break;
+    if (const auto b = ps.band(s, p, path)) {
+      g.emplace_back(std::string(column) + ".low", b->first);
+      g.emplace_back(std::string(column) + ".high", b->second);
+    }
+  }
+  row.set(kBandColumn, std::move(g));
+}
+
 // ---------------------------------------------------------------------------------------
 // memory-recompute: Korthikanti et al. 2022 (arXiv 2205.05198) Figure 1 and Table 3 layouts.
 
@@ -82,7 +103,8 @@ Result<StudyTable> run(const MemoryRecomputeStudy& desc, const PresetSource& ps)
                {"activations_bytes", "bytes", "activations kept for the backward pass"},
                {"total_bytes", "bytes", "sum of the above"},
                {"capacity_bytes", "bytes", "device memory (A100 80GB)"},
-               {"fits", "", "total_bytes <= capacity_bytes"}};
+               {"fits", "", "total_bytes <= capacity_bytes"},
+               {kBandColumn, "", kBandDescription}};
   auto sys = ps.system(desc.system);
   if (!sys) return sys.error();
   for (const MemoryRecomputeStudy::Layout& layout : desc.layouts) {
@@ -116,6 +138,7 @@ Result<StudyTable> run(const MemoryRecomputeStudy& desc, const PresetSource& ps)
       row.set("total_bytes", b.total().value);
       row.set("capacity_bytes", p->memory.capacity.value);
       row.set("fits", p->memory.fits);
+      set_bands(row, ps, s, *p, {{"total_bytes", "memory.per_device_bytes.total"}});
       t.rows.push_back(std::move(row));
     }
   }
@@ -201,7 +224,8 @@ Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) 
                {"breakdown_s", "s",
                 "per iteration: compute-bound kernels, memory-bound kernels, exposed communication, other "
                 "(pipeline bubble + optimizer step)"},
-               {"mfu", "", "model FLOPs utilisation against the precision's dense peak"}};
+               {"mfu", "", "model FLOPs utilisation against the precision's dense peak"},
+               {kBandColumn, "", kBandDescription}};
   auto model = ps.model(desc.model);
   if (!model) return model.error();
   double reference_per_token = 0;
@@ -229,6 +253,10 @@ Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) 
     row.set("speedup", reference_per_token / per_token);
     row.set("breakdown_s", by_bound(tr));
     row.set("mfu", tr.mfu);
+    set_bands(row, ps, *best.scenario, *best.prediction,
+              {{"iteration_time_s", "training.iteration_time_s"},
+               {"tokens_per_s", "training.tokens_per_s"},
+               {"mfu", "training.mfu"}});
     t.rows.push_back(std::move(row));
   }
   t.notes = with_predictions(desc.table_notes, evaluated);
@@ -252,6 +280,7 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
                {"gpu_hours", "h", "devices x elapsed hours"},
                {"energy_mwh", "MWh", "at the meter (devices, node overhead, PUE)"},
                {"cost_usd", "USD", "gpu_hours x usd_per_gpu_hour"},
+               {kBandColumn, "", kBandDescription},
                {"relative_cost", "", "cost / the cheapest row's (cheapest = 1)"},
                {"cheapest", "", "the row with the lowest cost"}};
   auto model = ps.model(desc.model);
@@ -284,6 +313,12 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
     row.set("gpu_hours", run.gpu_hours);
     row.set("energy_mwh", run.energy_mwh);
     row.set("cost_usd", cost);
+    set_bands(row, ps, *best.scenario, *best.prediction,
+              {{"iteration_time_s", "training.iteration_time_s"},
+               {"wall_days", "run.wall_days"},
+               {"gpu_hours", "run.gpu_hours"},
+               {"energy_mwh", "run.energy_mwh"},
+               {"cost_usd", "run.cost_usd"}});
     t.rows.push_back(std::move(row));
   }
   for (StudyRow& row : t.rows) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,11 @@ struct PresetSource {
   std::function<Result<TechnologyNode>(std::string_view)> technology;
   std::function<Result<DramTechnology>(std::string_view)> dram;
   std::function<Result<StudyDescription>(std::string_view)> study;  // by study name
+  // The 80% band {low, high} of the output at a dotted path of a prediction (io/uncertainty.h);
+  // empty when none applies. Absent (tests' fakes): the tables carry no bands.
+  std::function<std::optional<std::pair<double, double>>(const Scenario&, const Prediction&,
+                                                         std::string_view)>
+      band;
 };
 
 // The studies this build knows, in a stable order.

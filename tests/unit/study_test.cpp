@@ -360,3 +360,36 @@ TEST(MemoryTechnology, FasterDramLowersTimePerOutputToken) {
 }
 
 }  // namespace
+
+// The studies that report headline numbers of real systems carry their 80% bands (band_80,
+// io/uncertainty.h): each band holds its column's value, and a source without bands gives an
+// empty group, so every row keeps the documented columns.
+TEST(Studies, HeadlineColumnsCarryTheirBands) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> studies = {
+      {"gpu-generations", {"iteration_time_s", "tokens_per_s", "mfu"}},
+      {"cheapest-accelerator", {"iteration_time_s", "wall_days", "gpu_hours", "energy_mwh", "cost_usd"}},
+      {"memory-recompute", {"total_bytes"}}};
+  for (const auto& [name, columns] : studies) {
+    const StudyTable t = run(name);
+    for (const StudyRow& row : t.rows) {
+      const auto* g = std::get_if<StudyGroup>(row.find("band_80"));
+      ASSERT_NE(g, nullptr) << name;
+      auto entry = [&](const std::string& k) {
+        for (const auto& [key, v] : *g)
+          if (key == k) return v;
+        ADD_FAILURE() << name << ": no " << k;
+        return 0.0;
+      };
+      for (const std::string& c : columns) {
+        EXPECT_LE(entry(c + ".low"), row.number(c)) << name << " " << c;
+        EXPECT_GE(entry(c + ".high"), row.number(c)) << name << " " << c;
+        EXPECT_LT(entry(c + ".low"), entry(c + ".high")) << name << " " << c;
+      }
+    }
+  }
+  PresetSource no_bands = io::embedded_preset_source();
+  no_bands.band = nullptr;
+  auto t = run_study("gpu-generations", no_bands);
+  ASSERT_TRUE(t.ok());
+  for (const StudyRow& row : t->rows) EXPECT_TRUE(std::get<StudyGroup>(*row.find("band_80")).empty());
+}

@@ -375,6 +375,17 @@ export function studyDefaults(st: StudyResult): StudyChoice | null {
 }
 
 /**
+ * The 80% band of a study row's column (the engine's band_80 cell: "<column>.low" and
+ * "<column>.high", fitted on the published rows of the row's regime), when it has one.
+ */
+export function studyBand(row: Record<string, unknown>, column: string): { low: number; high: number } | undefined {
+  const g = row.band_80 as Record<string, unknown> | undefined;
+  const low = g?.[`${column}.low`];
+  const high = g?.[`${column}.high`];
+  return typeof low === 'number' && typeof high === 'number' && Number.isFinite(low) && Number.isFinite(high) ? { low, high } : undefined;
+}
+
+/**
  * A study's rows as a chart of column `y` against column `x`, one series per value of `color`
  * (or one series). Numeric x gives lines (points sorted by x within a series); text x gives dots
  * in row order. An axis is logarithmic when its positive values span more than three decades.
@@ -389,10 +400,13 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
   const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   const xCategorical = !st.rows.every((r) => isNum(r[c.x]));
   let points: LineChartSpec['points'] = [];
+  let banded = false;
   for (const r of st.rows) {
     const y = r[c.y];
     if (!isNum(y)) continue;
-    points.push({ x: xCategorical ? String(r[c.x] ?? '') : (r[c.x] as number), y, series: c.color ? String(r[c.color] ?? '') : c.y });
+    const b = studyBand(r, c.y);
+    banded ||= b !== undefined;
+    points.push({ x: xCategorical ? String(r[c.x] ?? '') : (r[c.x] as number), y, series: c.color ? String(r[c.color] ?? '') : c.y, ...b });
   }
   if (points.length === 0) return null;
   if (!xCategorical) points = [...points].sort((a, b) => (a.x as number) - (b.x as number));
@@ -409,6 +423,7 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
     logY: wide(points.map((p) => p.y)),
     seriesLabel: c.color || undefined,
     points,
+    note: banded ? `The 80% band of ${c.y} on each row (shaded, or a bar on a category axis), fitted on the published rows of its regime (scripts/fit_uncertainty.py).` : undefined,
   };
 }
 

@@ -2,7 +2,7 @@
 // engine.study(name)), drawn as a chart of the rows and listed as a table.
 import type { Engine } from '../engine/client';
 import type { StudyResult } from '../engine/types';
-import { studyAxes, studyDefaults, studySpec } from '../charts/specs';
+import { studyAxes, studyBand, studyDefaults, studySpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { h, uid } from './dom';
 import { formatBytes, formatSeconds, sig } from './format';
@@ -57,13 +57,33 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
   function show(st: StudyResult): void {
     description.textContent = st.description;
     tableWrap.hidden = false;
-    const cols = st.columns.length > 0 ? st.columns : Object.keys(st.rows[0] ?? {});
+    // The band_80 cell is shown beside the numbers it bands, not as a column of its own.
+    const cols = (st.columns.length > 0 ? st.columns : Object.keys(st.rows[0] ?? {})).filter((c) => c !== 'band_80');
     const units = (st.units ?? {}) as Record<string, string>;
     const descriptions = (st.column_descriptions ?? {}) as Record<string, string>;
     table.replaceChildren(
       h('caption', null, st.title),
       h('thead', null, h('tr', null, ...cols.map((c) => h('th', { scope: 'col', title: descriptions[c] }, c)))),
-      h('tbody', null, ...st.rows.map((r) => h('tr', null, ...cols.map((c) => h('td', { class: typeof r[c] === 'number' ? 'num' : undefined, 'data-value': typeof r[c] === 'number' ? String(r[c]) : undefined }, cell(r[c], units[c] ?? '')))))),
+      h(
+        'tbody',
+        null,
+        ...st.rows.map((r) =>
+          h(
+            'tr',
+            null,
+            ...cols.map((c) => {
+              const band = studyBand(r, c);
+              const u = units[c] ?? '';
+              return h(
+                'td',
+                { class: typeof r[c] === 'number' ? 'num' : undefined, 'data-value': typeof r[c] === 'number' ? String(r[c]) : undefined },
+                cell(r[c], u),
+                ...(band ? [h('span', { class: 'band', 'data-testid': 'study-band', title: '80% band: the range that held 80% of the published measurements of this regime around the prediction (scripts/fit_uncertainty.py)' }, ` ${cell(band.low, u)} – ${cell(band.high, u)}`)] : []),
+              );
+            }),
+          ),
+        ),
+      ),
     );
     notes.replaceChildren(...(st.notes ?? []).map((n) => h('li', null, n)));
     const described = cols.filter((c) => descriptions[c]);

@@ -195,6 +195,23 @@ describe('search and study charts', () => {
     expect(studySpec(generations, { y: 'iteration_time_s' })!.unit).toBe('s');
     expect(studySpec(generations, { y: 'label' })).toBeNull();
   });
+  it('a study row’s band_80 cell bands the drawn column, and only that one', () => {
+    const banded: StudyResult = {
+      ...generations,
+      columns: [...generations.columns, 'band_80'],
+      rows: generations.rows.map((r, i) => ({ ...r, band_80: { 'iteration_time_s.low': [25, 8][i]!, 'iteration_time_s.high': [40, 13][i]! } })),
+    };
+    expect(studyAxes(banded).y).not.toContain('band_80');
+    const s = studySpec(banded, { y: 'iteration_time_s' })!;
+    expect(s.points.map((p) => [p.y, p.low, p.high])).toEqual([
+      [30, 25, 40],
+      [10, 8, 13],
+    ]);
+    expect(s.note).toContain('80% band of iteration_time_s');
+    const speedup = studySpec(banded, { y: 'speedup' })!;
+    expect(speedup.points.every((p) => p.low === undefined)).toBe(true);
+    expect(speedup.note).toBeUndefined();
+  });
   it('numeric x with repeated values: one line per configuration, sorted by x, log axes past 3 decades', () => {
     const st: StudyResult = {
       study: 'tech',
