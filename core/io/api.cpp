@@ -1,5 +1,6 @@
 #include "io/api.h"
 
+#include <array>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -27,7 +28,24 @@ std::string internal_error(const char* what) {
 struct AutoLayout {
   std::int64_t evaluated = 0, feasible = 0;
   std::string mode;
+  nlohmann::ordered_json narrowed = nlohmann::ordered_json::object();  // keys fixed to fit the cap
 };
+
+// When the whole space is past the search's cap (kMaxSearchLayouts: a large mixture-of-experts
+// model on thousands of devices, where tp x pp x cp x ep x dp factor many ways), "auto" fixes
+// keys one after another, each the choice production stacks make anyway, and searches again:
+// the distributed optimizer (ZeRO 1, Megatron-LM's default at scale: ZeRO 2/3 only move the
+// memory line), then one micro-batch (the activation memory that lets the largest layouts fit),
+// then no interleaving. The output lists what was fixed.
+struct Narrowing {
+  const char* key;
+  void (*apply)(FixedLayout&);
+};
+constexpr std::array<Narrowing, 3> kAutoNarrowing = {{
+    {"zero_stage", [](FixedLayout& f) { f.zero_stage = 1; }},
+    {"micro_batch", [](FixedLayout& f) { f.micro_batch = 1; }},
+    {"interleave", [](FixedLayout& f) { f.interleave = 1; }},
+}};
 
 // parallel: "auto": the layout search over every key (training mode when the scenario trains,
 // else inference by throughput with batches up to the scenario's) puts its best layout into the
@@ -39,7 +57,15 @@ Result<AutoLayout> resolve_auto(Scenario& s) {
   o.mode = s.training ? SearchMode::training : SearchMode::inference;
   if (!s.training) o.max_batch = s.inference->batch;
   out.mode = std::string(name_of(o.mode));
-  auto res = search_layouts(s, FixedLayout{}, o);
+  FixedLayout fixed;
+  auto res = search_layouts(s, fixed, o);
+  // Training only: the inference search has no such keys, and its space is small.
+  for (std::size_t i = 0;
+       s.training && !res && res.error().code == "search.space_too_large" && i < kAutoNarrowing.size(); ++i) {
+    kAutoNarrowing[i].apply(fixed);
+    out.narrowed[kAutoNarrowing[i].key] = 1;  // every step fixes its key to 1
+    res = search_layouts(s, fixed, o);
+  }
   if (!res) {
     Error e = res.error();
     if (e.path.empty()) e.path = "/parallel";
@@ -79,7 +105,8 @@ std::string predict(std::string_view scenario_json) {
     j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
                           {"mode", chosen->mode},
                           {"evaluated", chosen->evaluated},
-                          {"feasible", chosen->feasible}};
+                          {"feasible", chosen->feasible},
+                          {"narrowed", chosen->narrowed}};
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());

@@ -1355,7 +1355,13 @@ nlohmann::ordered_json prediction_schema() {
                output({{"parallel", ref("chosen_layout")},
                        {"mode", text().desc("training or inference: what the search ranked by.")},
                        {"evaluated", count().desc("Layouts in the search space.")},
-                       {"feasible", count().desc("Layouts that fit and were timed.")}})
+                       {"feasible", count().desc("Layouts that fit and were timed.")},
+                       {"narrowed",
+                        output({{"zero_stage", count()}, {"micro_batch", count()}, {"interleave", count()}},
+                               {"zero_stage", "micro_batch", "interleave"})
+                            .desc("Keys auto fixed because the whole space was past the search's cap "
+                                  "(zero_stage 1, then micro_batch 1, then interleave 1, each searched "
+                                  "again); empty when the whole space was searched.")}})
                    .desc("With parallel: \"auto\": the layout the search chose (the numbers above are "
                          "its prediction).")},
               {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},

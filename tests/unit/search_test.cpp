@@ -545,6 +545,28 @@ TEST(ParallelAuto, NeverSlowerThanHandPickedLayouts) {
   EXPECT_GE(compared, 4);
 }
 
+// A space past the search's cap (a MoE model on thousands of devices): the search alone refuses
+// it, "auto" fixes zero_stage to 1 (then micro_batch, then interleave) until it fits, says so,
+// and takes the best layout of what it searched.
+TEST(ParallelAuto, NarrowsASpacePastTheCap) {
+  json s = {{"model", "gpt-oss-120b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 3072},
+            {"parallel", json::object()},
+            {"training", {{"global_batch", 8192}, {"seq_len", 4096}, {"train_tokens", 1e12}}}};
+  EXPECT_EQ(json::parse(optimus::api::search(s.dump(), ""))["error"]["code"], "search.space_too_large");
+  s["parallel"] = "auto";
+  const json a = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(a.contains("parallel_auto")) << a.dump().substr(0, 400);
+  EXPECT_EQ(a["parallel_auto"]["narrowed"], (json{{"zero_stage", 1}}));
+  EXPECT_EQ(a["parallel_auto"]["parallel"]["zero_stage"], 1);
+  EXPECT_LE(a["parallel_auto"]["evaluated"].get<double>(), 1e6);
+  s["parallel"] = {{"zero_stage", 1}};
+  const json best = json::parse(optimus::api::search(s.dump(), R"({"top": 1})"));
+  ASSERT_TRUE(best.contains("best")) << best.dump().substr(0, 400);
+  EXPECT_EQ(best["best"][0]["parallel"], a["parallel_auto"]["parallel"]);
+}
+
 TEST(ParallelAuto, InferenceValidateAndErrors) {
   json s = small_gpt(8, 32);
   s.erase("training");

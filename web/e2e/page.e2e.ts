@@ -180,6 +180,34 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('parallel "auto": a link with it shows the layout the search took and its numbers; the switch turns it off and on', async () => {
+    const page = await site.page();
+    const scenario = { ...defaultScenario, parallel: 'auto' };
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    const expected = predict(scenario);
+    expect(expected.parallel_auto).toBeDefined();
+    expectMetricsOf(await metrics(page), expected);
+    const block = page.locator('[data-testid="auto-layout"]');
+    await block.waitFor({ state: 'visible' });
+    expect(JSON.parse((await block.locator('[data-auto-layout]').getAttribute('data-auto-layout'))!)).toEqual(expected.parallel_auto.parallel);
+    expect(await page.locator('[data-path="/parallel"]').isChecked()).toBe(true);
+    expect(await page.locator('[data-path="/parallel/tp"]').isDisabled()).toBe(true);
+    // Off: the default layout object again, and its numbers; on: the search's again.
+    await page.locator('[data-path="/parallel"]').uncheck();
+    await settled(page);
+    expect(await block.isVisible()).toBe(false);
+    expect(await page.locator('[data-path="/parallel/tp"]').isDisabled()).toBe(false);
+    await page.locator('[data-path="/parallel"]').check();
+    await settled(page);
+    await block.waitFor({ state: 'visible' });
+    // The share link carries "auto", not the layout it resolved to.
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    expect(decoded.ok && (decoded.scenario as { parallel: unknown }).parallel).toBe('auto');
+    expectMetricsOf(await metrics(page), expected);
+    await page.close();
+  });
+
   test('serving: a link of Llama 3 70B on 8 H100 shows the engine serving numbers, percentiles, the timeline and a 20-rate sweep; absurd rates are refused at the field', async () => {
     const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
     const page = await site.page();

@@ -294,7 +294,10 @@ async function compute(given?: Scenario): Promise<boolean> {
   }
   editor.showError(null);
   resultsEl.classList.remove('stale');
-  current = { scenario: s, prediction: p.value, resolved: v.value.scenario };
+  // parallel: "auto": validate keeps "auto"; the formulas and charts read the layout the search took.
+  const chosen = p.value.parallel_auto?.parallel;
+  const resolved = chosen ? ({ ...v.value.scenario, parallel: chosen } as ResolvedScenario) : v.value.scenario;
+  current = { scenario: s, prediction: p.value, resolved };
   lastValid = s;
   render();
   setStatus('ready', `Estimated in ${Math.max(1, Math.round(performance.now() - t0))} ms`);

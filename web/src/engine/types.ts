@@ -1185,6 +1185,14 @@ export interface Prediction {
      * Layouts that fit and were timed.
      */
     feasible: number;
+    /**
+     * Keys auto fixed because the whole space was past the search's cap (zero_stage 1, then micro_batch 1, then interleave 1, each searched again); empty when the whole space was searched.
+     */
+    narrowed: {
+      zero_stage?: number;
+      micro_batch?: number;
+      interleave?: number;
+    };
   };
   memory: MemoryResult;
   /**

@@ -37,6 +37,8 @@ interface FieldDef {
   title?: string;
   /** Two grid columns wide (preset pickers with long names). */
   wide?: boolean;
+  /** Errors at this path go to its group's slot (a switch that shares the group's path). */
+  groupErrors?: boolean;
 }
 
 /** A field with everything resolved against the schema. */
@@ -156,6 +158,14 @@ const SYSTEM_FIELDS: FieldDef[] = [
 ];
 
 const PARALLEL_FIELDS: FieldDef[] = [
+  {
+    path: '/parallel',
+    label: 'Search the fastest layout (auto)',
+    kind: 'check',
+    wide: true,
+    groupErrors: true,
+    title: 'parallel: "auto": the engine searches every layout of the devices and predicts the fastest that fits (training) or the highest throughput (inference); the results say which it took.',
+  },
   { path: '/parallel/tp', label: 'Tensor (tp)' },
   { path: '/parallel/pp', label: 'Pipeline (pp)' },
   { path: '/parallel/dp', label: 'Data (dp)', placeholder: 'rest of the devices' },
@@ -374,6 +384,7 @@ class ScenarioEditor implements Editor {
       if (path.startsWith('/inference/')) input.disabled = !hasI;
       if (objectsOff.some((p) => path.startsWith(`${p}/`))) input.disabled = true;
       else if (path.startsWith('/model/')) input.disabled = false;
+      if (path.startsWith('/parallel/')) input.disabled = this.current.parallel === 'auto';
     }
     this.updateHints();
   }
@@ -434,9 +445,11 @@ class ScenarioEditor implements Editor {
     const input = inputElement(f, id);
     if (f.title) input.title = f.title;
     this.inputs.set(f.path, input);
-    const err = h('div', { class: 'error', 'data-error-for': f.path, role: 'alert', id: `${id}-err`, hidden: true });
-    this.errorSlots.set(f.path, err);
-    input.setAttribute('aria-describedby', `${id}-err`);
+    const err = def.groupErrors ? null : h('div', { class: 'error', 'data-error-for': f.path, role: 'alert', id: `${id}-err`, hidden: true });
+    if (err) {
+      this.errorSlots.set(f.path, err);
+      input.setAttribute('aria-describedby', `${id}-err`);
+    }
     input.addEventListener(f.kind === 'select' || f.kind === 'check' ? 'change' : 'input', () => this.onInput(f, input));
     const label = h('label', { for: id }, f.label);
     const check = f.kind === 'check';
@@ -488,6 +501,7 @@ class ScenarioEditor implements Editor {
       return typeof d === 'string' ? d : CUSTOM;
     }
     if (path === '/training' || path === '/inference') return this.current[path.slice(1)] !== undefined;
+    if (path === '/parallel') return this.current.parallel === 'auto';
     if (this.objectBoxes.has(path)) return this.effective(path) !== undefined;
     return this.effective(path);
   }
@@ -531,6 +545,7 @@ class ScenarioEditor implements Editor {
   private async apply(path: string, value: unknown): Promise<void> {
     if (path === '/model' || path === '/system' || path === '/system/device') return this.pick(path, value);
     if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
+    if (path === '/parallel') return this.switchAuto(value === true);
     if (this.objectBoxes.has(path)) return this.switchObject(OBJECT_GROUPS.find((g) => g.path === path)!, value === true);
     this.inlineFor(path);
     // An economics preset id becomes an inline object at the engine's defaults (those of the one
@@ -568,6 +583,18 @@ class ScenarioEditor implements Editor {
       this.parked[key] = this.current[key];
       delete this.current[key];
     }
+    this.refresh();
+  }
+
+  /** parallel: "auto" on (the layout fields park) or off (they come back as they were). */
+  private switchAuto(on: boolean): void {
+    this.dropLocalErrors('/parallel');
+    const cur = this.current.parallel;
+    if (on && cur !== 'auto') {
+      this.parkedObjects.set('/parallel', cur);
+      this.current.parallel = 'auto';
+    }
+    if (!on && cur === 'auto') this.current.parallel = clone(this.parkedObjects.get('/parallel') ?? {});
     this.refresh();
   }
 
@@ -657,6 +684,12 @@ class ScenarioEditor implements Editor {
   }
 
   private updateHints(): void {
+    if (this.current.parallel === 'auto') {
+      this.hint.textContent = 'The engine picks tp, pp, dp, cp and the rest for the devices in the job.';
+      this.hint.classList.remove('warn');
+      this.fixBtn.hidden = true;
+      return;
+    }
     const p = this.product();
     const n = this.current.num_devices;
     const off = typeof n === 'number' && n !== p;

@@ -7,6 +7,7 @@ import { h } from './dom';
 import { formatBytes, formatDelta, formatValue } from './format';
 import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
+import { layoutLabel } from '../charts/specs';
 
 export interface Shown {
   prediction: Prediction;
@@ -66,7 +67,7 @@ function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | n
 function moeIntro(cur: Shown): HTMLElement {
   const moe = cur.resolved?.model.moe;
   const p = cur.resolved?.parallel;
-  const routing = moe && p ? ` Here each token goes to ${moe.top_k} of ${moe.experts} experts${moe.shared_experts ? ` (plus ${moe.shared_experts} shared)` : ''}, and each of the ${p.ep} expert-parallel ranks holds ${moe.experts / p.ep} of them.` : '';
+  const routing = moe && p && typeof p === 'object' ? ` Here each token goes to ${moe.top_k} of ${moe.experts} experts${moe.shared_experts ? ` (plus ${moe.shared_experts} shared)` : ''}, and each of the ${p.ep} expert-parallel ranks holds ${moe.experts / p.ep} of them.` : '';
   return h(
     'p',
     { class: 'intro' },
@@ -90,9 +91,28 @@ function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
   );
 }
 
+/** parallel: "auto": the layout the search took, how many it compared, and what it fixed. */
+function autoLayout(p: Prediction): HTMLElement | null {
+  const a = p.parallel_auto;
+  if (!a) return null;
+  const narrowed = Object.entries(a.narrowed ?? {}).map(([k, v]) => `${k} ${String(v)}`);
+  return h(
+    'section',
+    { class: 'card results-section', 'data-testid': 'auto-layout' },
+    h('h3', null, 'Layout chosen by the search (parallel: "auto")'),
+    h('p', null, h('strong', { 'data-auto-layout': JSON.stringify(a.parallel) }, layoutLabel(a.parallel as unknown as Record<string, unknown>))),
+    h(
+      'p',
+      { class: 'muted' },
+      `The ${a.mode === 'training' ? 'fastest' : 'highest-throughput'} of ${a.feasible.toLocaleString('en-US')} layouts that fit, out of ${a.evaluated.toLocaleString('en-US')} searched; every number below is its prediction.` +
+        (narrowed.length > 0 ? ` The whole space was past the search’s limit, so it fixed ${narrowed.join(', ')} first (what production stacks run).` : ''),
+    ),
+  );
+}
+
 export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown | null): void {
   const p = cur.prediction;
-  const parts: Array<HTMLElement | null> = [];
+  const parts: Array<HTMLElement | null> = [autoLayout(p)];
   if (p.training) parts.push(section('Training', TRAINING_METRICS, cur, pinned));
   if (p.training?.moe) parts.push(section('Mixture of experts', MOE_METRICS, cur, pinned, moeIntro(cur), 'moe'));
   if (p.run) parts.push(section('The whole run (training.train_tokens)', RUN_METRICS, cur, pinned, null, 'run'));

@@ -248,6 +248,45 @@ describe('scenario editor fields from the engine schema', () => {
   });
 });
 
+describe('parallel: "auto"', () => {
+  it('the switch sets parallel to "auto", parks the layout fields, and off brings the layout back', async () => {
+    const f = field('/parallel');
+    expect(f.checked).toBe(false);
+    f.checked = true;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(editor.scenario().parallel).toBe('auto');
+    expect(field('/parallel/tp').disabled).toBe(true);
+    expect(document.body.textContent).toContain('The engine picks tp, pp, dp, cp');
+    expect(edits).toBe(1);
+    f.checked = false;
+    f.dispatchEvent(new Event('change', { bubbles: true }));
+    await flush();
+    expect(editor.scenario().parallel).toEqual({ tp: 8, pp: 1, dp: 1 });
+    expect(field('/parallel/tp').disabled).toBe(false);
+    expect(field('/parallel/tp').value).toBe('8');
+  });
+  it('a scenario that comes with "auto" (a share link) shows the switch on', async () => {
+    await editor.load({ ...JSON.parse(JSON.stringify(start)), parallel: 'auto' } as Record<string, unknown>);
+    expect(field('/parallel').checked).toBe(true);
+    expect(field('/parallel/pp').disabled).toBe(true);
+  });
+  it('the results say which layout the search took, and what it fixed first', () => {
+    const el = document.createElement('div');
+    const pred = {
+      training: { iteration_time_s: 1, tokens_per_s: 1, mfu: 0.5, hfu: 0.5, breakdown_s: { compute: 1 } },
+      memory: { per_device_bytes: { weights: 1, gradients: 0, optimizer: 0, activations: 0, kv_cache: 0, total: 1 }, capacity_bytes: 100, fits: true },
+      warnings: [],
+      parallel_auto: { parallel: { tp: 8, pp: 2, dp: 4, cp: 1, micro_batch: 1, interleave: 1, recompute: 'none', zero_stage: 1 }, mode: 'training', evaluated: 1200, feasible: 300, narrowed: { zero_stage: 1 } },
+    } as unknown as Prediction;
+    renderResults(el, { prediction: pred, resolved: null }, null);
+    const sec = el.querySelector('[data-testid="auto-layout"]')!;
+    expect(sec.textContent).toContain('TP8 PP2 DP4');
+    expect(sec.textContent).toContain('300 layouts that fit, out of 1,200 searched');
+    expect(sec.textContent).toContain('fixed zero_stage 1');
+  });
+});
+
 describe('results panel', () => {
   const mem = (total: number, fits: boolean) => ({ per_device_bytes: { weights: total, gradients: 0, optimizer: 0, activations: 0, kv_cache: 0, total }, capacity_bytes: 100, fits });
   const p = (t: number, fits = true): Prediction =>
