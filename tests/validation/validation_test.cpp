@@ -289,6 +289,21 @@ TEST(Validation, TrainingFsdpReported) {
   EXPECT_LE(s.mean, 0.25);
 }
 
+// Megatron-DeepSpeed at 2,240-3,360 A100 (tests/validation/data/train_megatron_deepspeed.jsonl,
+// collected for this repository): MT-NLG 530B's published iteration times (Smith et al. 2022),
+// tensor parallel 8, pipeline 35, no sequence parallelism. Nothing is fitted on these rows.
+// Measured at this commit: every row 27-29% fast. The same model on the same cluster in
+// Megatron-LM alone (Narayanan et al. 2021, 2520 GPUs, train_public.jsonl) is predicted 6.7% fast,
+// so what costs the time is this stack (DeepSpeed's pipeline engine), not the hardware model.
+// Reported; gate: no regression past the measured mean plus noise.
+TEST(Validation, TrainingMegatronDeepSpeedReported) {
+  const Stats s =
+      report("Training iteration time, Megatron-DeepSpeed at scale (train_megatron_deepspeed.jsonl)",
+             run_file("train_megatron_deepspeed.jsonl"));
+  EXPECT_EQ(s.n, 3);
+  EXPECT_LE(s.mean, 0.31);
+}
+
 // Mixture-of-experts and fp4 training, the public wave-2 rows (tests/validation/data/
 // train_moe_public.jsonl, copied from the shared cases; NVIDIA Megatron-Bridge performance
 // summaries 25.09-26.02.01 and DGX Cloud recipes v25.02 for Grok-1, with the routers forced to a
@@ -405,9 +420,10 @@ std::vector<Residual> residuals() {
   for (const auto& [id, fw] : inference_frameworks())
     if (fw.find("baseline") != std::string::npos) baseline.insert(id);
   std::vector<Residual> out;
-  for (const char* file : {"train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl",
-                           "memory_public.jsonl", "serve_public.jsonl", "train_heldout.jsonl",
-                           "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl"}) {
+  for (const char* file :
+       {"train_public.jsonl", "train_moe_public.jsonl", "infer_public.jsonl", "memory_public.jsonl",
+        "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl",
+        "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl"}) {
     std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
     std::string line;
     while (std::getline(in, line)) {

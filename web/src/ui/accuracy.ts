@@ -11,6 +11,7 @@ import trainPublic from '../../../tests/validation/data/train_public.jsonl?raw';
 import trainMoe from '../../../tests/validation/data/train_moe_public.jsonl?raw';
 import trainHeldout from '../../../tests/validation/data/train_heldout.jsonl?raw';
 import trainFsdp from '../../../tests/validation/data/train_fsdp.jsonl?raw';
+import trainMegatronDeepSpeed from '../../../tests/validation/data/train_megatron_deepspeed.jsonl?raw';
 import inferPublic from '../../../tests/validation/data/infer_public.jsonl?raw';
 import inferHeldout from '../../../tests/validation/data/infer_heldout.jsonl?raw';
 import memoryPublic from '../../../tests/validation/data/memory_public.jsonl?raw';
@@ -33,6 +34,7 @@ export const DATA_SETS: Array<[string, string]> = [
   ['train_moe_public', trainMoe],
   ['train_heldout', trainHeldout],
   ['train_fsdp', trainFsdp],
+  ['train_megatron_deepspeed', trainMegatronDeepSpeed],
   ['infer_public', inferPublic],
   ['infer_heldout', inferHeldout],
   ['memory_public', memoryPublic],
