@@ -369,7 +369,9 @@ TEST(Studies, HeadlineColumnsCarryTheirBands) {
       {"gpu-generations", {"iteration_time_s", "tokens_per_s", "mfu"}},
       {"cheapest-accelerator", {"iteration_time_s", "wall_days", "gpu_hours", "energy_mwh", "cost_usd"}},
       {"memory-recompute", {"total_bytes"}}};
-  for (const auto& [name, columns] : studies) {
+  for (const auto& study : studies) {
+    const std::string& name = study.first;  // a plain reference: lambdas may capture it
+    const std::vector<std::string>& columns = study.second;
     const StudyTable t = run(name);
     for (const StudyRow& row : t.rows) {
       const auto* g = std::get_if<StudyGroup>(row.find("band_80"));
