@@ -285,7 +285,15 @@ async function compute(given?: Scenario): Promise<boolean> {
   setStatus('computing', 'Computing…');
   const s = clone(given ?? editor.scenario());
   const t0 = performance.now();
-  const [p, v] = await Promise.all([engine.predict(s), engine.validate(s)]);
+  // parallel: "auto": predict searches the layouts; validate then checks the layout it took
+  // rather than searching a second time (the formulas and charts read that layout).
+  const [p, v] =
+    s.parallel === 'auto'
+      ? await engine.predict(s).then(async (r) => {
+          const chosen = r.ok ? r.value.parallel_auto?.parallel : undefined;
+          return [r, await engine.validate(chosen ? { ...s, parallel: chosen } : s)] as const;
+        })
+      : await Promise.all([engine.predict(s), engine.validate(s)]);
   performance.mark('optimus:predicted');
   if (my !== seq || dirty) return true; // superseded by a newer edit
   if (!p.ok || !v.ok) {
@@ -294,10 +302,7 @@ async function compute(given?: Scenario): Promise<boolean> {
   }
   editor.showError(null);
   resultsEl.classList.remove('stale');
-  // parallel: "auto": validate keeps "auto"; the formulas and charts read the layout the search took.
-  const chosen = p.value.parallel_auto?.parallel;
-  const resolved = chosen ? ({ ...v.value.scenario, parallel: chosen } as ResolvedScenario) : v.value.scenario;
-  current = { scenario: s, prediction: p.value, resolved };
+  current = { scenario: s, prediction: p.value, resolved: v.value.scenario };
   lastValid = s;
   render();
   setStatus('ready', `Estimated in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
