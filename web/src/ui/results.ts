@@ -60,7 +60,19 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
 function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | null, extra?: HTMLElement | null, testid?: string): HTMLElement | null {
   const cards = defs.map((d) => metricCard(d, cur, pinned)).filter((c): c is HTMLElement => c !== null);
   if (cards.length === 0) return null;
-  return h('section', { class: 'card results-section', 'data-testid': testid }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards));
+  return h('section', { class: 'card results-section', 'data-testid': testid }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards), bandNote(defs, cur));
+}
+
+/** One line under a section: what its 80% ranges are fitted on (the bands' regimes and rows). */
+function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
+  const fitted = new Map<string, number>();
+  for (const d of defs) {
+    const b = cur.prediction.uncertainty?.[d.path];
+    if (b && getPath(cur.prediction, d.path) !== undefined) fitted.set(b.regime, b.cases);
+  }
+  if (fitted.size === 0) return null;
+  const what = [...fitted].map(([regime, cases]) => `${cases} published measurements of the regime ${regime}`).join('; ');
+  return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction (scripts/fit_uncertainty.py; README, Accuracy).`);
 }
 
 /** The MoE block's opening: what the layers do, with the model's routing (resolved scenario). */

@@ -303,6 +303,17 @@ describe('results panel', () => {
     expect(el.querySelector('[data-warning="x.y"]')!.textContent).toContain('careful');
   });
 
+  it('says under a section what its 80% ranges are fitted on, and only where it has ranges', () => {
+    const el = document.createElement('div');
+    const pred = { ...p(2), uncertainty: { 'training.iteration_time_s': { low: 1.8, high: 2.6, regime: 'training/dense/earlier', cases: 53 } } } as unknown as Prediction;
+    renderResults(el, { prediction: pred, resolved: null }, null);
+    const notes = [...el.querySelectorAll('[data-testid="band-note"]')];
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.textContent).toContain('53 published measurements of the regime training/dense/earlier');
+    expect(notes[0]!.closest('section')!.querySelector('h3')!.textContent).toBe('Training');
+    expect(el.querySelector('[data-band-metric="training.iteration_time_s"]')!.textContent).toBe('80% range 1.8 s – 2.6 s');
+  });
+
   it('with a pinned result, shows it and the difference; "does not fit" stands out', () => {
     const el = document.createElement('div');
     renderResults(el, { prediction: p(12, false), resolved: null }, { prediction: p(10), resolved: null });
