@@ -519,9 +519,18 @@ class ScenarioEditor implements Editor {
     }
     if (document.activeElement === input && f.kind !== 'select' && f.kind !== 'check') return;
     if (this.localErrors.has(path)) return;
-    const v = this.shown(path);
+    // parallel: "auto": the layout fields show no value (the search picks them; the results say
+    // which), the numeric ones "auto" in grey.
+    const searched = path.startsWith('/parallel/') && this.current.parallel === 'auto';
+    if (f.kind !== 'select' && f.kind !== 'check') {
+      const el = input as HTMLInputElement;
+      if (searched) el.placeholder = 'auto';
+      else if (f.placeholder !== undefined) el.placeholder = f.placeholder;
+      else el.removeAttribute('placeholder');
+    }
+    const v = searched ? undefined : this.shown(path);
     if (f.kind === 'check') (input as HTMLInputElement).checked = v === true;
-    else input.value = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    else if (!(searched && f.kind === 'select')) input.value = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
 
   // ---- Editing ----------------------------------------------------------------------------------

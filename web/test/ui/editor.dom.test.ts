@@ -257,6 +257,8 @@ describe('parallel: "auto"', () => {
     await flush();
     expect(editor.scenario().parallel).toBe('auto');
     expect(field('/parallel/tp').disabled).toBe(true);
+    expect(field('/parallel/tp').value).toBe('');
+    expect(field('/parallel/tp').placeholder).toBe('auto');
     expect(document.body.textContent).toContain('The engine picks tp, pp, dp, cp');
     expect(edits).toBe(1);
     f.checked = false;
@@ -265,6 +267,7 @@ describe('parallel: "auto"', () => {
     expect(editor.scenario().parallel).toEqual({ tp: 8, pp: 1, dp: 1 });
     expect(field('/parallel/tp').disabled).toBe(false);
     expect(field('/parallel/tp').value).toBe('8');
+    expect(field('/parallel/dp').placeholder).toBe('rest of the devices');
   });
   it('a scenario that comes with "auto" (a share link) shows the switch on', async () => {
     await editor.load({ ...JSON.parse(JSON.stringify(start)), parallel: 'auto' } as Record<string, unknown>);
