@@ -15,7 +15,7 @@ import csv
 import json
 import sys
 
-from fitlib import DATA, SoftwareTrial
+from fitlib import DATA, SoftwareTrial, grid_report
 
 
 def main():
@@ -29,17 +29,11 @@ def main():
     trial = SoftwareTrial(cli, "launch_interval_us")
     predict = trial.predict
 
-    grid = range(0, 31)
+    grid = list(range(0, 31))
     errors = {i: [predict(r, i) / r["expected"] - 1 for r in rows] for i in grid}
 
-    def mean(es):
-        return sum(abs(e) for e in es) / len(es)
-
     def report(label, idx):
-        best = min(grid, key=lambda i: mean([errors[i][k] for k in idx]))
-        print(f"{label}: {len(idx)} rows, best {best} us, mean |err| "
-              f"{100 * mean([errors[0][k] for k in idx]):.1f}% at 0 -> "
-              f"{100 * mean([errors[best][k] for k in idx]):.1f}%")
+        grid_report(label, idx, grid, errors, "us")
 
     report("all systems", list(range(len(rows))))
     for sid in sorted({r["scenario"]["system"] for r in rows}):

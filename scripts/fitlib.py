@@ -36,3 +36,16 @@ class SoftwareTrial:
         for key in parents:
             node = node[key]
         return sum(node[k] for k in last.split("+"))
+
+
+def grid_report(label, idx, grid, errors, unit):
+    """Prints the grid value with the least mean |relative error| over rows `idx` (errors[value][k]
+    = predicted / measured - 1 of row k), against the first grid value."""
+    def mean(es):
+        return sum(abs(e) for e in es) / len(es)
+
+    best = min(grid, key=lambda v: mean([errors[v][k] for k in idx]))
+    first = grid[0]
+    print(f"{label}: {len(idx)} rows, best {best} {unit}, mean |err| "
+          f"{100 * mean([errors[first][k] for k in idx]):.1f}% at {first} -> "
+          f"{100 * mean([errors[best][k] for k in idx]):.1f}%")

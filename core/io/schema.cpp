@@ -699,19 +699,20 @@ Node software_schema() {
 // A software-stack profile (presets/software/*.json, or inline as a scenario's `software`).
 Node software_profile_schema() {
   const ServingSpec v{};
-  return object(
-             {{"name", text()},
-              {"source", text()},
-              {"notes", notes()},
-              {"software", ref("software").desc("Laid over the system's software block, key by key.")},
-              {"cuda_graphs", boolean().desc("The runtime's default for inference.cuda_graphs.")},
-              {"serving", object({{"max_batch", integer(1, kMaxRequests).def(v.max_batch)},
-                                  {"max_num_tokens", integer(1, kMaxServingLength).def(v.max_num_tokens)},
-                                  {"kv_block_tokens", integer(1, 65'536).def(v.kv_block_tokens)},
-                                  {"gpu_memory_utilization", number(0.01, 1).def(v.gpu_memory_utilization)},
-                                  {"kv_admission", choice<KvAdmission>().def(name(v.kv_admission))},
-                                  {"notes", notes()}})
-                              .desc("The scheduler's defaults for inference.serving.")}})
+  return object({{"name", text()},
+                 {"source", text()},
+                 {"notes", notes()},
+                 {"software", ref("software").desc("Laid over the system's software block, key by key.")},
+                 {"cuda_graphs", boolean().desc("The runtime's default for inference.cuda_graphs.")},
+                 {"serving",
+                  object({{"max_batch", integer(1, kMaxRequests).def(v.max_batch)},
+                          {"max_num_tokens", integer(1, kMaxServingLength).def(v.max_num_tokens)},
+                          {"kv_block_tokens", integer(1, 65'536).def(v.kv_block_tokens)},
+                          {"gpu_memory_utilization", number(0.01, 1).def(v.gpu_memory_utilization)},
+                          {"kv_admission", choice<KvAdmission>().def(name(v.kv_admission))},
+                          {"request_overhead_ms", number(0, 1e5).unit("ms").def(v.request_overhead_s * 1e3)},
+                          {"notes", notes()}})
+                      .desc("The scheduler's defaults for inference.serving.")}})
       .title("Software profile")
       .desc(
           "What differs between software stacks: the system's software keys it sets, the runtime's "
@@ -945,6 +946,15 @@ Node serving_schema() {
                             "context grows, the newest request preempted and later recomputed when they run "
                             "out (vLLM).")
                       .def(name(v.kv_admission))},
+                 {"request_overhead_ms",
+                  number(0, 1e5)
+                      .desc(
+                          "Host time the serving front end adds to each request outside the GPU's steps "
+                          "(receiving and tokenising it, detokenising and streaming the first token): added "
+                          "to its time to first token and end-to-end latency, not to throughput. Default "
+                          "fitted on TensorRT-LLM v0.14's online serving rows.")
+                      .unit("ms")
+                      .def(v.request_overhead_s * 1e3)},
                  {"slo",
                   object({{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
                           {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},

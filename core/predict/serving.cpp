@@ -651,9 +651,12 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   std::vector<double> ttft, tpot, e2e;
   double in_tokens = 0, out_tokens = 0, end = 0, start = reqs.empty() ? 0 : reqs.front().arrival;
   std::int64_t good = 0;
+  // The front end's own time per request (ServingSpec::request_overhead_s) comes on top of the
+  // scheduler's: first token and end move by it, the GPU's steps do not.
+  const double front = sv.request_overhead_s;
   for (const Request& r : reqs) {
-    ttft.push_back(r.first_token - r.arrival);
-    e2e.push_back(r.done - r.arrival);
+    ttft.push_back(r.first_token - r.arrival + front);
+    e2e.push_back(r.done - r.arrival + front);
     const double per_token = r.output > 1 ? (r.done - r.first_token) / d(r.output - 1) : 0.0;
     tpot.push_back(per_token);
     in_tokens += d(r.input);

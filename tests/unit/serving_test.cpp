@@ -87,12 +87,13 @@ TEST(Serving, LatencyGrowsWithTheRateAndExplodesPastSaturation) {
   EXPECT_GT(last_ttft, 20 * first_ttft);  // past saturation the queue grows with every request
 }
 
-// One request at a time is the static batch of one.
+// One request at a time is the static batch of one (without the front end's own time).
 TEST(Serving, AVanishingRateGivesTheBatchOneLatency) {
   json st = base(json::object());
   st["inference"].erase("serving");
   const json one = predict(st)["inference"];
-  const json s = serve({{"arrival", "poisson"}, {"requests_per_s", 0.01}, {"num_requests", 20}});
+  const json s = serve(
+      {{"arrival", "poisson"}, {"requests_per_s", 0.01}, {"num_requests", 20}, {"request_overhead_ms", 0}});
   EXPECT_NEAR(s["ttft_s"]["mean"].get<double>() / one["ttft_s"].get<double>(), 1.0, 0.01);
   EXPECT_NEAR(s["tpot_s"]["mean"].get<double>() / one["tpot_s"].get<double>(), 1.0, 0.01);
   EXPECT_NEAR(s["mean_batch"].get<double>(), 1.0, 1e-9);
@@ -276,3 +277,24 @@ TEST(Serving, PortableLogAndExpMatchTheLibrary) {
 }
 
 }  // namespace
+
+// The serving front end's time per request (request_overhead_ms) moves every request's first
+// token and end by exactly that much and leaves the GPU's schedule, so throughput, alone.
+TEST(Serving, FrontEndOverheadDelaysEachRequestByItself) {
+  const json stream = {{"arrival", "poisson"}, {"requests_per_s", 20}, {"num_requests", 300}};
+  json a = stream, b = stream;
+  a["request_overhead_ms"] = 0;
+  b["request_overhead_ms"] = 25;
+  const json x = serve(a), y = serve(b);
+  for (const char* k : {"ttft_s", "e2e_latency_s"})
+    for (const char* q : {"mean", "p50", "p90", "p99"})
+      EXPECT_NEAR(y[k][q].get<double>() - x[k][q].get<double>(), 0.025, 1e-12) << k << " " << q;
+  EXPECT_EQ(x["output_tokens_per_s"], y["output_tokens_per_s"]);
+  EXPECT_EQ(x["tpot_s"], y["tpot_s"]);
+  // The default is the fitted one, written back by validate.
+  const json v = json::parse(optimus::api::validate(base(stream).dump()));
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["request_overhead_ms"].get<double>(), 6.0);
+  json bad = base(stream);
+  bad["inference"]["serving"]["request_overhead_ms"] = -1;
+  expect_error(bad, "scenario.out_of_range", "/inference/serving/request_overhead_ms");
+}

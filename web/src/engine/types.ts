@@ -773,6 +773,10 @@ export interface SoftwareProfile {
     gpu_memory_utilization?: number;
     kv_admission?: 'on_demand' | 'reserve';
     /**
+     * Unit: ms.
+     */
+    request_overhead_ms?: number;
+    /**
      * Free text (sources, fits, caveats); not used in any computation.
      */
     notes?: string;
@@ -1049,6 +1053,10 @@ export interface InferenceSpec {
      * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
      */
     kv_admission?: 'on_demand' | 'reserve';
+    /**
+     * Host time the serving front end adds to each request outside the GPU's steps (receiving and tokenising it, detokenising and streaming the first token): added to its time to first token and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
+     */
+    request_overhead_ms?: number;
     /**
      * At least one of ttft_s and tpot_s. A request counts towards goodput when it meets both.
      */
