@@ -547,6 +547,7 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   sv.kv_admission = r.enumeration<KvAdmission>("kv_admission", false).value_or(sv.kv_admission);
   sv.request_overhead_s =
       r.number("request_overhead_ms", false, 0, 1e5).value_or(sv.request_overhead_s * 1e3) * 1e-3;
+  sv.step_overhead_s = r.number("step_overhead_ms", false, 0, 1e4).value_or(sv.step_overhead_s * 1e3) * 1e-3;
   sv.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0, 9'007'199'254'740'991).value_or(1));
   if (const json* sl = r.get("slo", false)) {
     Reader slr(*sl, r.child("slo"), err);
@@ -752,6 +753,7 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
     d.kv_admission = sr.enumeration<KvAdmission>("kv_admission", false).value_or(d.kv_admission);
     d.request_overhead_s =
         sr.number("request_overhead_ms", false, 0, 1e5).value_or(d.request_overhead_s * 1e3) * 1e-3;
+    d.step_overhead_s = sr.number("step_overhead_ms", false, 0, 1e4).value_or(d.step_overhead_s * 1e3) * 1e-3;
     sr.string("notes", false);
     sr.finish();
   }
@@ -1118,6 +1120,7 @@ ojson serving_spec_json(const ServingSpec& v) {
   j["gpu_memory_utilization"] = v.gpu_memory_utilization;
   j["kv_admission"] = str(v.kv_admission);
   j["request_overhead_ms"] = v.request_overhead_s * 1e3;
+  j["step_overhead_ms"] = v.step_overhead_s * 1e3;
   j["seed"] = v.seed;
   if (v.slo) {
     j["slo"] = {{"percentile", v.slo->percentile}};

@@ -711,6 +711,7 @@ Node software_profile_schema() {
                           {"gpu_memory_utilization", number(0.01, 1).def(v.gpu_memory_utilization)},
                           {"kv_admission", choice<KvAdmission>().def(name(v.kv_admission))},
                           {"request_overhead_ms", number(0, 1e5).unit("ms").def(v.request_overhead_s * 1e3)},
+                          {"step_overhead_ms", number(0, 1e4).unit("ms").def(v.step_overhead_s * 1e3)},
                           {"notes", notes()}})
                       .desc("The scheduler's defaults for inference.serving.")}})
       .title("Software profile")
@@ -955,6 +956,14 @@ Node serving_schema() {
                           "fitted on TensorRT-LLM v0.14's online serving rows.")
                       .unit("ms")
                       .def(v.request_overhead_s * 1e3)},
+                 {"step_overhead_ms",
+                  number(0, 1e4)
+                      .desc("Host time the scheduler spends between two steps while the GPU waits (forming "
+                            "the batch, sampling bookkeeping, streaming each new token): added to every "
+                            "step. 0 for a runtime that overlaps it with the next step. Default fitted on "
+                            "TensorRT-LLM v0.14's online serving rows.")
+                      .unit("ms")
+                      .def(v.step_overhead_s * 1e3)},
                  {"slo",
                   object({{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
                           {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},

@@ -114,11 +114,17 @@ struct ServingSpec {
   // Host time the serving front end adds to every request outside the GPU's steps: receiving and
   // tokenising the request, handing it to the scheduler, detokenising and streaming the first
   // token back (HTTP / gRPC server, tokenizer, response queue). It delays each request's first
-  // token (and so its end) but takes no GPU time, so throughput is unchanged. 6 ms FITTED (one
-  // parameter, scripts/fit_request_overhead.py) on the 72 mean-TTFT rows of the TensorRT-LLM
-  // v0.14 online serving tables (serve_public.jsonl): mean |error| 20.1% -> 10.8%, Llama 3.1 8B
-  // and Llama 3 70B alike.
-  double request_overhead_s = 0.006;
+  // token (and so its end) but takes no GPU time, so throughput is unchanged.
+  double request_overhead_s = 0.004;
+  // Host time the scheduler spends between two steps while the GPU waits: forming the batch,
+  // preparing its inputs, sampling bookkeeping and handing each new token to its response stream
+  // (an executor loop that does not overlap it with the next step, as TensorRT-LLM's before its
+  // overlap scheduler; 0 for one that does). Added to every step.
+  // Both FITTED together (scripts/fit_serving_overheads.py, a grid over the 216 online rows of
+  // TensorRT-LLM v0.14 in serve_public.jsonl: TTFT, inter-token latency, throughput): 4 ms and
+  // 1.5 ms (online rows 15.0% -> 10.4%). Out of the fit, the 126 offline v0.17 throughput rows go
+  // from 8.9% to 8.2%.
+  double step_overhead_s = 0.0015;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

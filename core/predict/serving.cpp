@@ -384,7 +384,8 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     const std::int64_t decode_mean =
         decode_n > 0 ? std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n) : 0;
     if (decode_n > 0) groups.push_back({decode_n, decode_step_tokens, decode_mean + spec_k});
-    double dt = timer(groups).value;
+    // The scheduler's own host time between steps (ServingSpec::step_overhead_s), GPU idle.
+    double dt = timer(groups).value + sv.step_overhead_s;
     if (draft_timer) {
       // The draft reads the step's prompt chunks and drafts the first token for every decoding
       // sequence in one pass, then k - 1 more passes of one token each.
@@ -433,7 +434,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       if (extra >= 2) {
         const SeqGroup first = groups.back();
         groups.back().kv_len = first.kv_len + extra;
-        const double last = timer(groups).value;
+        const double last = timer(groups).value + sv.step_overhead_s;  // the same host time as dt's
         const double slope = (last - dt) / d(extra);
         // Stop where the next arrival joins: at the first step that starts at or after it, as the
         // step-by-step loop admits it. Stretch step j (j = 1, 2, ...) takes dt + slope j, so the

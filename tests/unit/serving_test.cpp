@@ -92,8 +92,11 @@ TEST(Serving, AVanishingRateGivesTheBatchOneLatency) {
   json st = base(json::object());
   st["inference"].erase("serving");
   const json one = predict(st)["inference"];
-  const json s = serve(
-      {{"arrival", "poisson"}, {"requests_per_s", 0.01}, {"num_requests", 20}, {"request_overhead_ms", 0}});
+  const json s = serve({{"arrival", "poisson"},
+                        {"requests_per_s", 0.01},
+                        {"num_requests", 20},
+                        {"request_overhead_ms", 0},
+                        {"step_overhead_ms", 0}});
   EXPECT_NEAR(s["ttft_s"]["mean"].get<double>() / one["ttft_s"].get<double>(), 1.0, 0.01);
   EXPECT_NEAR(s["tpot_s"]["mean"].get<double>() / one["tpot_s"].get<double>(), 1.0, 0.01);
   EXPECT_NEAR(s["mean_batch"].get<double>(), 1.0, 1e-9);
@@ -156,7 +159,7 @@ TEST(Serving, OnDemandKvPreemptsWhereReserveWaits) {
 }
 
 TEST(Serving, ReplicasShareTheStream) {
-  json one = base({{"arrival", "offline"}, {"num_requests", 400}});
+  json one = base({{"arrival", "offline"}, {"num_requests", 1600}});
   json two = one;
   two["num_devices"] = 2;
   const double a = predict(one)["serving"]["output_tokens_per_s"].get<double>();
@@ -293,8 +296,25 @@ TEST(Serving, FrontEndOverheadDelaysEachRequestByItself) {
   EXPECT_EQ(x["tpot_s"], y["tpot_s"]);
   // The default is the fitted one, written back by validate.
   const json v = json::parse(optimus::api::validate(base(stream).dump()));
-  EXPECT_EQ(v["scenario"]["inference"]["serving"]["request_overhead_ms"].get<double>(), 6.0);
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["request_overhead_ms"].get<double>(), 4.0);
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["step_overhead_ms"].get<double>(), 1.5);
   json bad = base(stream);
   bad["inference"]["serving"]["request_overhead_ms"] = -1;
   expect_error(bad, "scenario.out_of_range", "/inference/serving/request_overhead_ms");
+}
+
+// The scheduler's host time between steps (step_overhead_ms) lengthens every step: one request at
+// a time, each of its steps (the prefill and every decode step) is that much longer.
+TEST(Serving, StepOverheadLengthensEveryStep) {
+  json a = {
+      {"arrival", "poisson"}, {"requests_per_s", 0.01}, {"num_requests", 20}, {"request_overhead_ms", 0}};
+  json b = a;
+  a["step_overhead_ms"] = 0;
+  b["step_overhead_ms"] = 5;
+  const json x = serve(a), y = serve(b);
+  EXPECT_NEAR(y["ttft_s"]["mean"].get<double>() - x["ttft_s"]["mean"].get<double>(), 0.005, 1e-9);
+  EXPECT_NEAR(y["tpot_s"]["mean"].get<double>() - x["tpot_s"]["mean"].get<double>(), 0.005, 1e-9);
+  json bad = base(a);
+  bad["inference"]["serving"]["step_overhead_ms"] = -0.5;
+  expect_error(bad, "scenario.out_of_range", "/inference/serving/step_overhead_ms");
 }

@@ -378,12 +378,13 @@ TEST(Validation, WholeRun) {
 // TensorRT-LLM v0.17 offline throughput (Mixtral 8x7B / 8x22B, TP 1-8, H100 / H200 / A100) and
 // the v0.14.0 online-serving table (Llama 3.1 8B / 70B at Poisson rates 2-32 and infinite, mean
 // TTFT, mean inter-token latency and output throughput). The scheduler defaults are
-// TensorRT-LLM's documented ones and the step time is the engine's; one parameter is fitted on
-// the 72 TTFT rows: the front end's time per request (request_overhead_ms 6,
-// scripts/fit_request_overhead.py; TTFT 20.1% -> 10.8%, 5.5 ms for the 70B rows alone and 6.5 ms
-// for the 8B ones). Aim (issue 12): throughput within 15% and TTFT / ITL within 25% on average.
-// Measured at this commit: see the table printed (README "Validation"). Gates: those aims per
-// metric, TTFT's tightened to 15% with the fitted overhead.
+// TensorRT-LLM's documented ones and the step time is the engine's; two host times are fitted
+// together on the 216 online rows (scripts/fit_serving_overheads.py): the front end's per request
+// (request_overhead_ms 4) and the scheduler's between steps (step_overhead_ms 1.5): TTFT 20.1% ->
+// 10.3%, inter-token latency 15.6% -> 12.3%, online throughput 9.3% -> 8.5%; the offline v0.17
+// rows, not in the fit, 8.9% -> 8.2%. Aim (issue 12): throughput within 15% and TTFT / ITL within
+// 25% on average. Measured at this commit: see the table printed (README "Validation"). Gates:
+// those aims per metric, TTFT's and ITL's tightened to 15% with the fitted host times.
 TEST(Validation, ServingPublic) {
   std::vector<Case> cases = run_file("serve_public.jsonl");
   const Stats s = report("Serving, public rows (serve_public.jsonl)", cases, true);
@@ -398,7 +399,7 @@ TEST(Validation, ServingPublic) {
   const Stats tpot = report("Serving: mean inter-token latency", by_metric["serving.tpot_s.mean"], true);
   EXPECT_LE(tput.mean, 0.15);
   EXPECT_LE(ttft.mean, 0.15);
-  EXPECT_LE(tpot.mean, 0.25);
+  EXPECT_LE(tpot.mean, 0.15);
 }
 
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and

@@ -777,6 +777,10 @@ export interface SoftwareProfile {
      */
     request_overhead_ms?: number;
     /**
+     * Unit: ms.
+     */
+    step_overhead_ms?: number;
+    /**
      * Free text (sources, fits, caveats); not used in any computation.
      */
     notes?: string;
@@ -1057,6 +1061,10 @@ export interface InferenceSpec {
      * Host time the serving front end adds to each request outside the GPU's steps (receiving and tokenising it, detokenising and streaming the first token): added to its time to first token and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
      */
     request_overhead_ms?: number;
+    /**
+     * Host time the scheduler spends between two steps while the GPU waits (forming the batch, sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
+     */
+    step_overhead_ms?: number;
     /**
      * At least one of ttft_s and tpot_s. A request counts towards goodput when it meets both.
      */
