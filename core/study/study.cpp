@@ -79,11 +79,12 @@ constexpr const char* kBandDescription =
 void set_bands(StudyRow& row, const PresetSource& ps, const Scenario& s, const Prediction& p,
                std::initializer_list<std::pair<const char*, const char*>> column_paths) {
   StudyGroup g;
-  for (const auto& [column, path] : column_paths) {
-    if (!ps.band) break;
-    if (const auto b = ps.band(s, p, path)) {
-      g.emplace_back(std::string(column) + ".low", b->first);
-      g.emplace_back(std::string(column) + ".high", b->second);
+  if (ps.band) {
+    for (const auto& [column, path] : column_paths) {
+      if (const auto b = ps.band(s, p, path)) {
+        g.emplace_back(std::string(column) + ".low", b->first);
+        g.emplace_back(std::string(column) + ".high", b->second);
+      }
     }
   }
   row.set(kBandColumn, std::move(g));
