@@ -260,17 +260,15 @@ TEST(Validation, InferenceHeldOut) {
 
 // Held-out training runs not in the shared data (tests/validation/README.md): Megatron-Bridge's
 // published pre-training throughput for dense Llama 3 8B / 70B / 3.1 405B in fp8 on DGX H100 (up
-// to 1024 GPUs, context parallel), DGX B200 and GB200 NVL72. Aim (issue 2): mean <= 10%.
-// Measured at this commit: 10.8% mean, max 21.6%; H100 rows 4.8% (the H100 sustained_ratio is
-// fitted on other data), B200/GB200 rows 10-22% too fast (no sustained_ratio fitted for them;
-// the GB200 70B rows also offload 40 layers of activations to the Grace CPU, which the engine
-// does not model, and do not fit in memory without it).
-// Gate: mean <= 15%.
+// to 1024 GPUs, context parallel), DGX B200 and GB200 NVL72. Aim (issue 2): mean <= 10%; issue
+// 15 asks for a gate of 8%. Measured at this commit: 5.4% mean, max 13.6% (H100 rows 5.3%,
+// B200 and GB200 rows 5.4%; the sustained ratios are fitted on other rows, the public ones).
+// Gate: mean <= 8%.
 TEST(Validation, TrainingHeldOut) {
   const Stats s =
       report("Training iteration time, held-out runs (train_heldout.jsonl)", run_file("train_heldout.jsonl"));
   EXPECT_EQ(s.n, 12);
-  EXPECT_LE(s.mean, 0.15);
+  EXPECT_LE(s.mean, 0.08);
 }
 
 // PyTorch FSDP (ZeRO-3) without model parallelism (tests/validation/data/train_fsdp.jsonl,
