@@ -39,12 +39,13 @@ struct AutoLayout {
 // then no interleaving. The output lists what was fixed.
 struct Narrowing {
   const char* key;
-  void (*apply)(FixedLayout&);
+  void (*fix)(FixedLayout&, int);
 };
+constexpr int kNarrowedTo = 1;  // each key's value once fixed
 constexpr std::array<Narrowing, 3> kAutoNarrowing = {{
-    {"zero_stage", [](FixedLayout& f) { f.zero_stage = 1; }},
-    {"micro_batch", [](FixedLayout& f) { f.micro_batch = 1; }},
-    {"interleave", [](FixedLayout& f) { f.interleave = 1; }},
+    {"zero_stage", [](FixedLayout& f, int v) { f.zero_stage = v; }},
+    {"micro_batch", [](FixedLayout& f, int v) { f.micro_batch = v; }},
+    {"interleave", [](FixedLayout& f, int v) { f.interleave = v; }},
 }};
 
 // parallel: "auto": the layout search over every key (training mode when the scenario trains,
@@ -62,8 +63,8 @@ Result<AutoLayout> resolve_auto(Scenario& s) {
   // Training only: the inference search has no such keys, and its space is small.
   for (std::size_t i = 0;
        s.training && !res && res.error().code == "search.space_too_large" && i < kAutoNarrowing.size(); ++i) {
-    kAutoNarrowing[i].apply(fixed);
-    out.narrowed[kAutoNarrowing[i].key] = 1;  // every step fixes its key to 1
+    kAutoNarrowing[i].fix(fixed, kNarrowedTo);
+    out.narrowed[kAutoNarrowing[i].key] = kNarrowedTo;
     res = search_layouts(s, fixed, o);
   }
   if (!res) {

@@ -510,6 +510,20 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
 }
 
 // inference.serving (README, "Serving"): the request stream and the scheduler's limits.
+// The scheduler's keys, shared by inference.serving and a software profile's serving defaults:
+// each absent key keeps the value `d` already holds.
+void read_scheduler(Reader& r, ServingSpec& d) {
+  d.max_batch = r.integer("max_batch", false, 1, kMaxRequests).value_or(d.max_batch);
+  d.max_num_tokens = r.integer("max_num_tokens", false, 1, kMaxServingLength).value_or(d.max_num_tokens);
+  d.kv_block_tokens = r.integer("kv_block_tokens", false, 1, 65'536).value_or(d.kv_block_tokens);
+  d.gpu_memory_utilization =
+      r.number("gpu_memory_utilization", false, 0.01, 1).value_or(d.gpu_memory_utilization);
+  d.kv_admission = r.enumeration<KvAdmission>("kv_admission", false).value_or(d.kv_admission);
+  d.request_overhead_s =
+      r.number("request_overhead_ms", false, 0, 1e5).value_or(d.request_overhead_s * 1e3) * 1e-3;
+  d.step_overhead_s = r.number("step_overhead_ms", false, 0, 1e4).value_or(d.step_overhead_s * 1e3) * 1e-3;
+}
+
 std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices,
                                         const ServingSpec& defaults) {
   const json* v = ir.get("serving", false);
@@ -539,15 +553,7 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   sv.num_requests = r.integer("num_requests", false, 1, kMaxRequests).value_or(sv.num_requests);
   if (auto len = read_length(r, "input_len", w.prompt_len)) sv.input_len = *len;
   if (auto len = read_length(r, "output_len", w.output_len)) sv.output_len = *len;
-  sv.max_batch = r.integer("max_batch", false, 1, kMaxRequests).value_or(sv.max_batch);
-  sv.max_num_tokens = r.integer("max_num_tokens", false, 1, kMaxServingLength).value_or(sv.max_num_tokens);
-  sv.kv_block_tokens = r.integer("kv_block_tokens", false, 1, 65'536).value_or(sv.kv_block_tokens);
-  sv.gpu_memory_utilization =
-      r.number("gpu_memory_utilization", false, 0.01, 1).value_or(sv.gpu_memory_utilization);
-  sv.kv_admission = r.enumeration<KvAdmission>("kv_admission", false).value_or(sv.kv_admission);
-  sv.request_overhead_s =
-      r.number("request_overhead_ms", false, 0, 1e5).value_or(sv.request_overhead_s * 1e3) * 1e-3;
-  sv.step_overhead_s = r.number("step_overhead_ms", false, 0, 1e4).value_or(sv.step_overhead_s * 1e3) * 1e-3;
+  read_scheduler(r, sv);
   sv.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0, 9'007'199'254'740'991).value_or(1));
   if (const json* sl = r.get("slo", false)) {
     Reader slr(*sl, r.child("slo"), err);
@@ -743,17 +749,7 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   p.cuda_graphs = r.boolean("cuda_graphs", false);
   if (const json* sv = r.get("serving", false)) {
     Reader sr(*sv, r.child("serving"), err);
-    ServingSpec& d = p.serving;
-    d.max_batch = sr.integer("max_batch", false, 1, io::kMaxRequests).value_or(d.max_batch);
-    d.max_num_tokens =
-        sr.integer("max_num_tokens", false, 1, io::kMaxServingLength).value_or(d.max_num_tokens);
-    d.kv_block_tokens = sr.integer("kv_block_tokens", false, 1, 65'536).value_or(d.kv_block_tokens);
-    d.gpu_memory_utilization =
-        sr.number("gpu_memory_utilization", false, 0.01, 1).value_or(d.gpu_memory_utilization);
-    d.kv_admission = sr.enumeration<KvAdmission>("kv_admission", false).value_or(d.kv_admission);
-    d.request_overhead_s =
-        sr.number("request_overhead_ms", false, 0, 1e5).value_or(d.request_overhead_s * 1e3) * 1e-3;
-    d.step_overhead_s = sr.number("step_overhead_ms", false, 0, 1e4).value_or(d.step_overhead_s * 1e3) * 1e-3;
+    io::read_scheduler(sr, p.serving);
     sr.string("notes", false);
     sr.finish();
   }
