@@ -26,18 +26,23 @@ struct EnumNames<Collective> {
 
 // The parallel group an operator communicates with: tensor, context, expert, data or pipeline.
 // etp: expert tensor parallel; edp: the expert layers' data-parallel replicas (gradients of the
-// routed experts reduce there, Megatron-Core MoE parallel folding).
-enum class CommGroup { tp, cp, ep, dp, pp, etp, edp };
+// routed experts reduce there, Megatron-Core MoE parallel folding). zero_shard / zero_replica:
+// under hybrid sharding (parallel.zero_shard) the data-parallel ranks sharing one copy of the
+// ZeRO state, and the copies of one shard across those groups.
+enum class CommGroup { tp, cp, ep, dp, pp, etp, edp, zero_shard, zero_replica };
 
 template <>
 struct EnumNames<CommGroup> {
-  static constexpr std::array<std::pair<CommGroup, std::string_view>, 7> table = {{{CommGroup::tp, "tp"},
-                                                                                   {CommGroup::cp, "cp"},
-                                                                                   {CommGroup::ep, "ep"},
-                                                                                   {CommGroup::dp, "dp"},
-                                                                                   {CommGroup::pp, "pp"},
-                                                                                   {CommGroup::etp, "etp"},
-                                                                                   {CommGroup::edp, "edp"}}};
+  static constexpr std::array<std::pair<CommGroup, std::string_view>, 9> table = {
+      {{CommGroup::tp, "tp"},
+       {CommGroup::cp, "cp"},
+       {CommGroup::ep, "ep"},
+       {CommGroup::dp, "dp"},
+       {CommGroup::pp, "pp"},
+       {CommGroup::etp, "etp"},
+       {CommGroup::edp, "edp"},
+       {CommGroup::zero_shard, "zero_shard"},
+       {CommGroup::zero_replica, "zero_replica"}}};
 };
 
 }  // namespace optimus

@@ -30,7 +30,7 @@ struct OpContext {
   double head_weight_bytes = 2;            // the LM head's weight (kept at 16 bits by quantised inference)
   double act_bytes = 2;                    // activations written, attention operands
   double kv_bytes = 2;                     // a KV-cache element (inference)
-  std::array<GroupPlacement, 7> groups{};  // by CommGroup
+  std::array<GroupPlacement, 9> groups{};  // by CommGroup
   Seconds launch{};                        // host launch interval per kernel (0: none, graph replay)
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }

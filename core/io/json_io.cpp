@@ -642,6 +642,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
     p.recompute = pr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
     p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
+    p.zero_shard = pr.integer("zero_shard", false, 1, kMaxDevices).value_or(0);
     pr.finish();
     p.sequence_parallel = sp.value_or(p.tp > 1);
   }
@@ -1390,17 +1391,19 @@ std::string error_to_json(const Error& e, int indent) {
 }
 
 nlohmann::ordered_json plan_json(const ParallelPlan& p) {
-  return {{"tp", p.tp},
-          {"pp", p.pp},
-          {"dp", p.dp},
-          {"cp", p.cp},
-          {"ep", p.ep},
-          {"etp", p.etp},
-          {"sequence_parallel", p.sequence_parallel},
-          {"micro_batch", p.micro_batch},
-          {"interleave", p.interleave},
-          {"recompute", str(p.recompute)},
-          {"zero_stage", p.zero_stage}};
+  nlohmann::ordered_json j = {{"tp", p.tp},
+                              {"pp", p.pp},
+                              {"dp", p.dp},
+                              {"cp", p.cp},
+                              {"ep", p.ep},
+                              {"etp", p.etp},
+                              {"sequence_parallel", p.sequence_parallel},
+                              {"micro_batch", p.micro_batch},
+                              {"interleave", p.interleave},
+                              {"recompute", str(p.recompute)},
+                              {"zero_stage", p.zero_stage}};
+  if (p.zero_shard > 0) j["zero_shard"] = p.zero_shard;
+  return j;
 }
 
 }  // namespace optimus

@@ -804,6 +804,16 @@ Node parallel_schema() {
                                     .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
                                           "gradients, 3 = plus weights.")
                                     .def(p.zero_stage)},
+                 {"zero_shard",
+                  integer(1, kMaxDevices)
+                      .desc(
+                          "Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of "
+                          "the "
+                          "ZeRO state (PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other ranks "
+                          "hold replicas, so gradients are reduce-scattered inside the group and all-reduced "
+                          "between the groups, and ZeRO-3 gathers weights inside the group only. Must divide "
+                          "dp x cp and needs zero_stage >= 1. Default: all of them (plain ZeRO). Routed "
+                          "experts keep their expert-data-parallel sharding.")},
              })
       .title("Parallel layout")
       .desc("The parallel layout. For inference only tp and pp matter (a replica spans tp pp devices).");
@@ -1229,7 +1239,9 @@ Node chosen_layout_schema() {
                  {"micro_batch", count()},
                  {"interleave", count()},
                  {"recompute", choice<Recompute>()},
-                 {"zero_stage", count()}})
+                 {"zero_stage", count()},
+                 {"zero_shard", count()}},
+                {"zero_shard"})
       .title("Chosen layout");
 }
 

@@ -73,9 +73,10 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
   MemoryBreakdown out;
   const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   const StateBytes b = state_bytes(w.precision, s.system.software);
-  // ZeRO shards the dense weights over every replica of them (dp x cp) and the routed experts'
+  // ZeRO shards the dense weights over every replica of them (dp x cp; the shard group under
+  // hybrid sharding, parallel.zero_shard) and the routed experts'
   // over the expert-data-parallel replicas.
-  const double shard = d(p.dp * p.cp);
+  const double shard = d(zero_shard_ranks(p));
   const double eshard = d(expert_dp(p));
   const double params = sp.layers + sp.embedding + sp.output;
   const auto state = [&](double per_param, int stage) {

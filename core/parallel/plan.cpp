@@ -148,6 +148,15 @@ std::optional<Error> validate_plan(const Scenario& s) {
     if (p.zero_stage < 0 || p.zero_stage > 3)
       return make_error("parallel.invalid_zero_stage", "/parallel/zero_stage",
                         "zero_stage must be 0, 1, 2 or 3");
+    if (p.zero_shard > 0) {
+      if (p.zero_stage == 0)
+        return make_error("parallel.zero_shard_without_zero", "/parallel/zero_shard",
+                          "zero_shard groups the ranks that shard the ZeRO state; it needs zero_stage >= 1");
+      if ((p.dp * p.cp) % p.zero_shard != 0)
+        return make_error("parallel.zero_shard_not_divisor", "/parallel/zero_shard",
+                          "zero_shard=" + str(p.zero_shard) +
+                              " must divide the data-parallel ranks dp*cp=" + str(p.dp * p.cp));
+    }
     if (auto e = check_rates(s.system.device, w.precision, false)) return e;
   }
   if (s.inference) {

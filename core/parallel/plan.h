@@ -24,6 +24,10 @@ struct ParallelPlan {
   std::int64_t interleave = 1;  // model chunks per pipeline stage (1 = plain 1F1B)
   Recompute recompute = Recompute::none;
   int zero_stage = 0;
+  // Hybrid sharding: the data-parallel ranks (dp x cp) that share one copy of the ZeRO state;
+  // the others hold replicas of it (PyTorch FSDP HYBRID_SHARD, MiCS's partition groups: Zhang
+  // et al. 2022, arXiv 2205.00119). 0 = every replica shares it (plain ZeRO / FULL_SHARD).
+  std::int64_t zero_shard = 0;
   // Expert tensor parallel. Expert layers fold the same ranks differently (Megatron-Core MoE
   // parallel folding, arXiv 2504.14960): etp x ep x edp = tp x cp x dp per pipeline stage.
   std::int64_t etp = 1;
@@ -251,5 +255,11 @@ std::optional<Error> validate_plan(const Scenario& s);
 
 // Micro-batches per iteration per data-parallel replica: B / (dp * b).
 std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w);
+
+// The data-parallel ranks one copy of the ZeRO state is sharded over: zero_shard when hybrid
+// sharding is set, else all dp x cp replicas of the dense weights.
+inline std::int64_t zero_shard_ranks(const ParallelPlan& p) {
+  return p.zero_shard > 0 ? p.zero_shard : p.dp * p.cp;
+}
 
 }  // namespace optimus

@@ -339,8 +339,10 @@ void pipeline_schedule(const Scenario& s, const OpContext& c, const StageCosts& 
 
 // Data parallel: gradients (the stack's gradient width, fp32 main grads in Megatron-LM) are
 // all-reduced, or reduce-scattered with a sharded optimizer followed by an all-gather of the
-// updated weights (ZeRO, Rajbhandari et al. 2020), over all dp*cp replicas. Returns the exposed
-// time.
+// updated weights (ZeRO, Rajbhandari et al. 2020), over all dp*cp replicas. Under hybrid
+// sharding (parallel.zero_shard) the ZeRO collectives run inside a shard group and each rank's
+// reduced gradient shard is all-reduced across the groups (MiCS, Zhang et al. 2022, arXiv
+// 2205.00119, Sec. 3; PyTorch FSDP HYBRID_SHARD). Returns the exposed time.
 Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L, const StageCosts& st,
                       const StageParams& params, double weight_bytes, double mbd, bool overlap) {
   // Dense weights reduce over dp x cp, the routed experts' over the expert-data-parallel group.
@@ -351,21 +353,30 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   const auto& sys = s.system;
   Seconds dp_time{}, dp_gather{}, dp_regather{};
   // One group's reduction: gradients all-reduced, or reduce-scattered and the updated weights
-  // all-gathered (ZeRO >= 1), and re-gathered for every forward and backward under ZeRO-3.
-  const auto reduce = [&](double n, const GroupPlacement& g) {
-    if (g.size <= 1 || n <= 0) return;
+  // all-gathered (ZeRO >= 1) inside the shard group g, the reduced shard (1/g.size of them)
+  // all-reduced across the replica groups, and the weights re-gathered for every forward and
+  // backward under ZeRO-3.
+  const auto reduce = [&](double n, const GroupPlacement& g, const GroupPlacement& replicas) {
+    if (g.size * replicas.size <= 1 || n <= 0) return;
     const Bytes grads(n * sys.software.gradient_bytes);
     if (p.zero_stage == 0) {
       dp_time += collective_time(Collective::all_reduce, grads, g, sys);
     } else {
-      dp_time += collective_time(Collective::reduce_scatter, grads, g, sys);
-      dp_gather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys);
+      if (g.size > 1) {
+        dp_time += collective_time(Collective::reduce_scatter, grads, g, sys);
+        dp_gather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys);
+      }
+      if (replicas.size > 1)
+        dp_time += collective_time(Collective::all_reduce, Bytes(grads.value / d(g.size)), replicas, sys);
     }
-    if (p.zero_stage == 3)
+    if (p.zero_stage == 3 && g.size > 1)
       dp_regather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys) * (2.0 * mbd);
   };
-  reduce(n_params, c.group(CommGroup::dp));
-  reduce(n_experts, edp_group);
+  if (p.zero_stage >= 1 && zero_shard_ranks(p) < p.dp * p.cp)
+    reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));
+  else
+    reduce(n_params, c.group(CommGroup::dp), GroupPlacement{});
+  reduce(n_experts, edp_group, GroupPlacement{});
   const double layers_stage = stage_layers(s.model, p);
   Seconds exposed{};
   if (overlap) {
@@ -395,7 +406,7 @@ Seconds optimizer_step(const Scenario& s, const StageParams& params) {
   const auto& p = s.parallel;
   const auto& sw = s.system.software;
   const double n_params = params.layers + params.embedding + params.output;
-  const double opt_params = n_params / (p.zero_stage >= 1 ? d(p.dp * p.cp) : 1.0) +
+  const double opt_params = n_params / (p.zero_stage >= 1 ? d(zero_shard_ranks(p)) : 1.0) +
                             params.experts / (p.zero_stage >= 1 ? d(expert_dp(p)) : 1.0);
   return elementwise_cost(s.system.device, Bytes(opt_params * sw.optimizer_step_bytes),
                           Flops(opt_params * sw.optimizer_step_flops))
@@ -464,6 +475,11 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   c.groups[static_cast<std::size_t>(CommGroup::cp)] = place_group(p.cp, p.tp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::dp)] = place_group(p.dp * p.cp, p.tp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, p.tp * p.cp * p.dp, domain);
+  // Hybrid sharding: a shard group is zero_shard consecutive data-parallel ranks, its replicas
+  // one group apart.
+  c.groups[static_cast<std::size_t>(CommGroup::zero_shard)] = place_group(zero_shard_ranks(p), p.tp, domain);
+  c.groups[static_cast<std::size_t>(CommGroup::zero_replica)] =
+      place_group(p.dp * p.cp / zero_shard_ranks(p), p.tp * zero_shard_ranks(p), domain);
   // Expert layers fold the stage's tp x cp x dp ranks as etp (fastest), ep, edp (Megatron-Core
   // MoE parallel folding).
   c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(p.etp, 1, domain);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "cost/collective.h"
 #include "io/api.h"
 #include "io/presets.h"
 
@@ -203,3 +204,56 @@ TEST(Predict, GoldenScenarios) {
 }
 
 }  // namespace
+
+// Hybrid sharding (parallel.zero_shard, MiCS / FSDP HYBRID_SHARD): the ZeRO state is sharded over
+// the shard group only, the gradients are reduce-scattered inside it, the reduced shard
+// all-reduced across the groups and the weights all-gathered inside it. By hand for 16 H100 in
+// two nodes, shard groups of 8 (one node each): without overlap every collective is exposed.
+TEST(Predict, HybridShardingByHand) {
+  const auto scenario = [](const json& shard) {
+    json s = {{"model", "llama2-7b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 16},
+              {"parallel", {{"tp", 1}, {"dp", 16}, {"zero_stage", 1}}},
+              {"training", {{"global_batch", 32}, {"seq_len", 2048}, {"overlap_grad_reduce", false}}}};
+    if (!shard.is_null()) s["parallel"]["zero_shard"] = shard;
+    return json::parse(optimus::api::predict(s.dump()));
+  };
+  const json plain = scenario(nullptr), all = scenario(16), node = scenario(8);
+  ASSERT_FALSE(node.contains("error")) << node.dump();
+  // zero_shard = dp x cp is plain ZeRO, to the bit.
+  EXPECT_EQ(plain["training"], all["training"]);
+  EXPECT_EQ(plain["memory"], all["memory"]);
+  // Optimizer state: 12 bytes per parameter over 8 ranks instead of 16.
+  const double n = node["params"]["total"];
+  EXPECT_NEAR(node["memory"]["per_device_bytes"]["optimizer"].get<double>(), n * 12 / 8, 1.0);
+  EXPECT_NEAR(plain["memory"]["per_device_bytes"]["optimizer"].get<double>(), n * 12 / 16, 1.0);
+  // Data-parallel time: RS(fp32 grads) and AG(bf16 weights) over one node, AR(grads / 8) over two.
+  const auto sys = optimus::system_preset("dgx-h100", "/system");
+  ASSERT_TRUE(sys.ok());
+  const optimus::GroupPlacement shard = optimus::place_group(8, 1, 8), across = optimus::place_group(2, 8, 8);
+  EXPECT_EQ(shard.domains, 1);
+  EXPECT_EQ(across.domains, 2);
+  const double g = sys->software.gradient_bytes;
+  const double expect =
+      optimus::collective_time(optimus::Collective::reduce_scatter, optimus::Bytes(n * g), shard, *sys)
+          .value +
+      optimus::collective_time(optimus::Collective::all_reduce, optimus::Bytes(n * g / 8), across, *sys)
+          .value +
+      optimus::collective_time(optimus::Collective::all_gather, optimus::Bytes(n * 2), shard, *sys).value;
+  EXPECT_NEAR(node["training"]["breakdown_s"]["dp_comm"].get<double>(), expect, 1e-12);
+  // Bad input: codes and paths.
+  EXPECT_EQ(scenario(5)["error"]["code"], "parallel.zero_shard_not_divisor");
+  for (const json& v : {json(5), json(0), json("8"), json(2.5)}) {
+    const json bad = scenario(v);
+    ASSERT_TRUE(bad.contains("error")) << v;
+    EXPECT_EQ(bad["error"]["path"], "/parallel/zero_shard") << v;
+  }
+  json no_zero = {{"model", "llama2-7b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 16},
+                  {"parallel", {{"dp", 16}, {"zero_shard", 8}}},
+                  {"training", {{"global_batch", 32}, {"seq_len", 2048}}}};
+  EXPECT_EQ(json::parse(optimus::api::predict(no_zero.dump()))["error"]["code"],
+            "parallel.zero_shard_without_zero");
+}

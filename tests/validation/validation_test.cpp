@@ -322,9 +322,11 @@ TEST(Validation, TrainingMoePublic) {
 // Whole training runs (tests/validation/data/whole_run.jsonl, rows of the shared whole_run.csv
 // copied to whole_run.csv): published GPU-hours, wall days, ideal days and measured GPU energy,
 // each row a scenario with the model, the system preset, the tokens and a layout (the published
-// one for BLOOM, OPT, MPT and the Pythia suite (its GPT-NeoX configs); parallel "auto" where no
-// layout is published: the LLaMA (2023), Llama 2 34B, StarCoderBase, BloombergGPT, SmolLM3,
-// Falcon-180B and Llama 3.1 405B rows; otherwise one picked by model size before predicting).
+// one for BLOOM, OPT, MPT, the Pythia suite (its GPT-NeoX configs), BloombergGPT (ZeRO-3 over
+// 128-GPU groups, parallel.zero_shard) and Falcon-180B, the last two on the aws-p4d system they
+// ran on; parallel "auto" where no layout is published: the LLaMA (2023), Llama 2 34B,
+// StarCoderBase, SmolLM3 and Llama 3.1 405B rows; otherwise one picked by model size before
+// predicting).
 // Phase
 // caveats (the shared README-whole-run.md): Llama 2/3 cards count pretraining, Llama 3.1 cards
 // "training" (post-training not split out, reported and not gated); OPT's 33 days and TinyLlama's

@@ -17,6 +17,9 @@ import type {
   Warning,
 } from './types';
 
+/** A layout with every key the engine fills in; zero_shard (hybrid sharding) only when it is set. */
+export type FullLayout = Required<Omit<ParallelSpec, 'zero_shard'>> & Pick<ParallelSpec, 'zero_shard'>;
+
 /** A JSON Pointer (RFC 6901) into the scenario, e.g. "/parallel/tp"; "" is the whole document. */
 export type JsonPointer = string;
 
@@ -34,7 +37,7 @@ export type EngineResult<T> = { ok: true; value: T } | { ok: false; error: Engin
 export interface ResolvedScenario extends Scenario {
   model: ModelSpec & Required<Pick<ModelSpec, 'kv_heads' | 'head_dim' | 'ffn_type' | 'norm' | 'bias' | 'dropout' | 'position' | 'attention' | 'tied_embeddings'>>;
   system: SystemSpec & { device: DeviceSpec };
-  parallel: Required<ParallelSpec>;
+  parallel: FullLayout;
   training?: TrainingSpec & Required<Pick<TrainingSpec, 'precision'>>;
   inference?: InferenceSpec & Required<Pick<InferenceSpec, 'batch' | 'precision' | 'kv_precision'>>;
 }
@@ -109,7 +112,7 @@ export interface SearchOptions {
 }
 
 export interface SearchPoint {
-  parallel: Required<ParallelSpec>;
+  parallel: FullLayout;
   /** Inference searches: the batch of this point. */
   batch?: number;
   /** null when the layout was rejected before it was timed. */
@@ -139,7 +142,7 @@ export interface ServingDeployment {
 }
 
 export interface SearchBest {
-  parallel: Required<ParallelSpec>;
+  parallel: FullLayout;
   /** Serving searches: the deployment, its score and its serving block (no timeline). */
   deployment?: ServingDeployment;
   score_requests_per_s_per_device?: number;

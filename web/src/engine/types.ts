@@ -920,6 +920,10 @@ export interface ParallelSpec {
    * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
    */
   zero_stage?: number;
+  /**
+   * Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of the ZeRO state (PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other ranks hold replicas, so gradients are reduce-scattered inside the group and all-reduced between the groups, and ZeRO-3 gathers weights inside the group only. Must divide dp x cp and needs zero_stage >= 1. Default: all of them (plain ZeRO). Routed experts keep their expert-data-parallel sharding.
+   */
+  zero_shard?: number;
 }
 export interface TrainingSpec {
   /**
@@ -1886,6 +1890,7 @@ export interface ChosenLayout {
   interleave: number;
   recompute: 'none' | 'selective' | 'full';
   zero_stage: number;
+  zero_shard?: number;
 }
 export interface Warning {
   /**

@@ -163,6 +163,18 @@ describe('scenario editor', () => {
     expect(editor.scenario().parallel).not.toHaveProperty('micro_batch');
   });
 
+  it('hybrid sharding: the ZeRO shard group field writes parallel.zero_shard, and emptied it is gone', async () => {
+    const f = field('/parallel/zero_shard');
+    expect(document.querySelector(`label[for="${f.id}"]`)?.textContent).toContain('ZeRO shard group');
+    expect(f.placeholder).toBe('all dp ranks');
+    type('/parallel/zero_shard', '4');
+    await flush();
+    expect((editor.scenario().parallel as Record<string, unknown>).zero_shard).toBe(4);
+    type('/parallel/zero_shard', '');
+    await flush();
+    expect(editor.scenario().parallel).not.toHaveProperty('zero_shard');
+  });
+
   it('engine errors go next to the field named by their path, or its nearest parent, else to the general area', () => {
     editor.showError({ code: 'parallel.tp_not_divisor_of_heads', path: '/parallel/tp', message: 'tp=3 does not divide heads' });
     expect(slot('/parallel/tp').textContent).toBe('tp=3 does not divide heads');
