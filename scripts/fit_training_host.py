@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Fit software.training_launch_interval_us on the public MoE training rows.
 
-Usage: scripts/fit_training_host.py build/native/cli/optimus
+Usage: scripts/fit_training_host.py build/native/cli/optimus [--expert]
 
 A dropless MoE layer waits on the host once per layer for its per-expert token counts, so the
 host's time per issued operator can bind (core/hardware/spec.h, SoftwareDefaults). The rows are
 tests/validation/data/train_moe_public.jsonl (NVIDIA Megatron-Bridge performance summaries and
 the DGX Cloud recipes: Megatron-Core with Transformer Engine on x86 DGX and Grace NVL72 hosts).
-Every row is predicted with the interval set to each grid value in its system; the mean
+Every row is predicted with the interval (and the further expert GEMMs' with it) set to each grid
+value in its system; the mean
 |error| over the MoE rows per value is printed and the best is reported, as a whole and per
 system. Dense rows are unaffected by construction (no host sync) and are left out.
+
+With --expert, a second grid: the interval against software.training_expert_gemm_us (the host
+time of each further local expert's GEMM inside a grouped operator), mean |error| per pair.
 """
 import json
 import sys
@@ -17,13 +21,37 @@ import sys
 from fitlib import DATA, SoftwareTrial, run
 
 
+def expert_grid(cli, moe_rows):
+    """Mean |error| over the MoE rows for each (interval, expert GEMM interval) pair."""
+    trial = SoftwareTrial(cli, None)
+
+    def predict(r, a, b):
+        return trial.predict_with(r, {"training_launch_interval_us": a, "training_expert_gemm_us": b})
+
+    experts = [0, 10, 20, 30, 50, 70, 100, 130]
+    print("interval \\ expert GEMM us: " + " ".join(f"{b:6d}" for b in experts))
+    for a in [60, 80, 100, 120, 140, 160, 200, 250, 300]:
+        cells = []
+        for b in experts:
+            es = []
+            for r in moe_rows:
+                p = predict(r, a, b)
+                es.append(1.0 if p is None else abs(p / r["expected"] - 1))
+            cells.append(f"{100 * sum(es) / len(es):5.1f}%")
+        print(f"{a:8d} us: " + " ".join(cells))
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] != "--expert"):
         sys.exit(__doc__)
     cli = sys.argv[1]
     rows = [json.loads(line) for line in open(DATA / "train_moe_public.jsonl") if line.strip()]
     moe_rows = []
-    predict = SoftwareTrial(cli, "training_launch_interval_us").predict
+    tied = SoftwareTrial(cli, None)
+
+    def predict(r, value):  # the operator and the further expert GEMMs at the same interval
+        return tied.predict_with(r, {"training_launch_interval_us": value, "training_expert_gemm_us": value})
+
 
     for r in rows:
         model = r["scenario"]["model"]
@@ -31,6 +59,9 @@ def main():
             model = json.loads(run(cli, ["preset", "models", model]))
         if "moe" in model:
             moe_rows.append(r)
+    if len(sys.argv) == 3:
+        expert_grid(cli, moe_rows)
+        return
     grid = list(range(0, 161, 10))
     errors = {}
     for i in grid:

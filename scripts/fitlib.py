@@ -21,12 +21,16 @@ class SoftwareTrial:
 
     def predict(self, row, value):
         """The row's metric (a dotted path; a last part `a+b` sums the two), or None on an error."""
+        return self.predict_with(row, {self.key: value})
+
+    def predict_with(self, row, software):
+        """predict() with several system.software keys set at once (a dict key -> value)."""
         scenario = json.loads(json.dumps(row["scenario"]))
         sid = scenario["system"]
         if sid not in self.systems:
             self.systems[sid] = json.loads(run(self.cli, ["preset", "systems", sid]))
         system = json.loads(json.dumps(self.systems[sid]))
-        system.setdefault("software", {})[self.key] = value
+        system.setdefault("software", {}).update(software)
         scenario["system"] = system
         out = json.loads(run(self.cli, ["predict", "-", "--json"], json.dumps(scenario)))
         if "error" in out:

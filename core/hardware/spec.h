@@ -159,6 +159,11 @@ struct SoftwareDefaults {
   // several real kernels (fused norms, casts, bias and dropout kernels, router auxiliaries),
   // so this is several kernel launches of Python-driven PyTorch; README, Accuracy.
   Seconds training_launch_interval{100e-6};
+  // Host time for each further local expert's GEMM inside one grouped expert operator: the
+  // framework issues the operator once (training_launch_interval) and the grouped-GEMM call
+  // then launches one GEMM per local expert from C++ (Transformer Engine's GroupedLinear loops
+  // over cuBLAS calls), far cheaper than a Python-level operator.
+  Seconds training_expert_gemm_interval{100e-6};
   // The training stack captures attention, the router and the dispatch preprocessing in CUDA
   // graphs (Megatron-Core cuda_graph_scope attn, moe_router, moe_preprocess; the Megatron-Bridge
   // GB200/GB300 recipes), so only the expert part of a MoE layer is issued from the host.

@@ -399,6 +399,9 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.training_launch_interval = Seconds(sr.number("training_launch_interval_us", false, 0, 1e6)
                                              .value_or(d.training_launch_interval.value / kMicro) *
                                          kMicro);
+    d.training_expert_gemm_interval = Seconds(sr.number("training_expert_gemm_us", false, 0, 1e6)
+                                                  .value_or(d.training_expert_gemm_interval.value / kMicro) *
+                                              kMicro);
     d.training_cuda_graphs = sr.boolean("training_cuda_graphs", false).value_or(d.training_cuda_graphs);
     d.pipeline_sync = Seconds(
         sr.number("pipeline_sync_us", false, 0, 1e6).value_or(d.pipeline_sync.value / kMicro) * kMicro);
@@ -1055,6 +1058,7 @@ ojson system_json(const SystemSpec& s) {
                    {"moe_dispatcher", str(sw.moe_dispatcher)},
                    {"kv_cache", sw.kv_cache},
                    {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},
+                   {"training_expert_gemm_us", sw.training_expert_gemm_interval.value / kMicro},
                    {"training_cuda_graphs", sw.training_cuda_graphs},
                    {"pipeline_sync_us", sw.pipeline_sync.value / kMicro},
                    {"ep_comm_overlap", sw.ep_comm_overlap},

@@ -622,6 +622,14 @@ Node software_schema() {
                             "0 = never host-bound.")
                       .unit("us")
                       .def(s.training_launch_interval.value / kMicro)},
+                 {"training_expert_gemm_us",
+                  number(0, 1e6)
+                      .desc("Host time for each further local expert's GEMM inside one grouped expert "
+                            "operator (the operator itself costs training_launch_interval_us; the "
+                            "grouped-GEMM call launches one GEMM per local expert from C++). Binds, like "
+                            "it, only in dropless MoE layers.")
+                      .unit("us")
+                      .def(s.training_expert_gemm_interval.value / kMicro)},
                  {"pipeline_sync_us",
                   number(0, 1e6)
                       .desc("Host time the device waits after each pipeline point-to-point exchange "

@@ -105,11 +105,13 @@ void add_cp_ring(LayerCosts& L, const OpContext& c, const Op& op) {
 }
 
 // Operators the host issues in each pass of a dropless MoE layer: one per operator, each
-// backward kernel of it too, and an expert GEMM once per local expert that receives tokens
-// (Transformer Engine's GroupedLinear issues one GEMM per expert). With the stack's CUDA graphs
+// backward kernel of it too; an expert GEMM is one operator plus one further GEMM launch per
+// other local expert that receives tokens (Transformer Engine's GroupedLinear issues one GEMM per
+// expert from C++: SoftwareDefaults::training_expert_gemm_interval). With the stack's CUDA graphs
 // (attention, router, dispatch preprocessing captured) only the expert part is issued one by one.
 struct HostIssue {
-  double fwd = 0, bwd = 0;
+  double fwd = 0, bwd = 0;              // operators the framework issues
+  double fwd_extra = 0, bwd_extra = 0;  // further local experts' GEMMs inside grouped ones
 };
 
 HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
@@ -118,11 +120,15 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
   for (const Op& op : ops) {
     if (op.role == OpRole::moe_permute) expert_part = true;
     if (graphs && !expert_part) continue;
-    const double each = op.expert ? d(op.batch) : 1.0;
+    const bool grouped = op.expert && op.kind == OpKind::matmul;
+    const double extra = grouped ? std::max(0.0, d(op.batch) - 1.0) : 0.0;
+    const double each = op.expert && !grouped ? d(op.batch) : 1.0;
     n.fwd += each;
-    if (op.kind == OpKind::matmul)
+    n.fwd_extra += extra;
+    if (op.kind == OpKind::matmul) {
       n.bwd += 2.0 * each;  // input and weight gradients
-    else if (op.kind == OpKind::elementwise)
+      n.bwd_extra += 2.0 * extra;
+    } else if (op.kind == OpKind::elementwise)
       n.bwd += op.backward_kernels;
     else
       n.bwd += 1.0;  // attention backward, a collective reversed
@@ -208,8 +214,11 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
   }
   if (moe && dropless && sw.training_launch_interval.value > 0) {
     const HostIssue n = host_issue(ops, sw.training_cuda_graphs);
-    L.fwd.host = max(Seconds(0), sw.training_launch_interval * n.fwd - L.fwd.total());
-    L.bwd.host = max(Seconds(0), sw.training_launch_interval * n.bwd - L.bwd.total());
+    const auto issue = [&](double ops, double extra) {
+      return sw.training_launch_interval * ops + sw.training_expert_gemm_interval * extra;
+    };
+    L.fwd.host = max(Seconds(0), issue(n.fwd, n.fwd_extra) - L.fwd.total());
+    L.bwd.host = max(Seconds(0), issue(n.bwd, n.bwd_extra) - L.bwd.total());
   }
   if (rc == Recompute::full) L.recompute = L.fwd;
   return L;

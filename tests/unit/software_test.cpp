@@ -4,6 +4,7 @@
 // KV cache recomputes the context every step.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -102,9 +103,12 @@ TEST(Software, WithoutAKvCacheEveryStepRecomputesTheContext) {
 // the host for its token counts, so a pass takes max(device time, operators x host time).
 namespace {
 
-json qwen_moe(double host_us, int micro_batch, int ep) {
+// host_us: the host time per operator and per further local expert's GEMM alike (expert_us
+// apart when given).
+json qwen_moe(double host_us, int micro_batch, int ep, double expert_us = -1) {
   json system = json::parse(optimus::preset_json("systems", "dgx-b200"));
   system["software"]["training_launch_interval_us"] = host_us;
+  system["software"]["training_expert_gemm_us"] = expert_us < 0 ? host_us : expert_us;
   return {{"model", "qwen3-30b-a3b"},
           {"system", system},
           {"num_devices", 8},
@@ -131,6 +135,34 @@ TEST(Software, DroplessMoeWaitsForTheHostWhenItsLayersAreSmall) {
               1e-9);
   // More local experts per device (ep 4: 32 each, against 16 at ep 8) issue more GEMMs.
   EXPECT_GT(host_s(qwen_moe(100, 1, 4)), small);
+}
+
+// One kernel for all experts (training_expert_gemm_us 0, ScatterMoE): the host issues each expert
+// matmul once, so the number of local experts no longer matters, and far past the device time a
+// pass costs operators x interval with fewer operators than one launch per expert. Each further
+// local expert's GEMM adds its own interval (the difference must be a whole number of 15-launch
+// groups at 16 local experts).
+TEST(Software, GroupedExpertsIssueOneLaunchPerMatmul) {
+  EXPECT_LT(host_s(qwen_moe(100, 1, 8, 0)), host_s(qwen_moe(100, 1, 8)));
+  // Far past the device time the pass is the host's alone: the same at 32 and 16 local experts.
+  const auto far_fwd = [](int ep, double expert_us) {
+    return predict(qwen_moe(10'000, 1, ep, expert_us))["training"]["layer_s"]["forward"].get<double>();
+  };
+  EXPECT_NEAR(far_fwd(4, 0), far_fwd(8, 0), 1e-12 * far_fwd(8, 0));
+  const double a = predict(qwen_moe(10'000, 1, 8, 0))["training"]["layer_s"]["forward"].get<double>();
+  const double b = predict(qwen_moe(10'000, 1, 8, 10'000))["training"]["layer_s"]["forward"].get<double>();
+  // Both far past the device time: the difference is a whole number of 10 ms launches, 15 per
+  // expert matmul (16 local experts, the first one inside the operator's own launch).
+  const double launches = (b - a) / 10e-3;
+  EXPECT_NEAR(launches, std::round(launches), 1e-6);
+  EXPECT_EQ(static_cast<long>(std::round(launches)) % 15, 0);
+  EXPECT_GT(launches, 0.0);
+  // Bad value: code and path.
+  json bad = qwen_moe(100, 1, 8);
+  bad["system"]["software"]["training_expert_gemm_us"] = -1.5;
+  const json e = json::parse(optimus::api::predict(bad.dump()))["error"];
+  EXPECT_EQ(e["code"], "scenario.out_of_range");
+  EXPECT_EQ(e["path"], "/system/software/training_expert_gemm_us");
 }
 
 TEST(Software, NoHostWaitWithACapacityFactorGraphsOrADenseModel) {

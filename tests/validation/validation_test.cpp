@@ -324,15 +324,14 @@ TEST(Validation, TrainingMoePublic) {
 // each row a scenario with the model, the system preset, the tokens and a layout (the published
 // one for BLOOM, OPT, MPT, the Pythia suite (its GPT-NeoX configs), BloombergGPT (ZeRO-3 over
 // 128-GPU groups, parallel.zero_shard) and Falcon-180B, the last two on the aws-p4d system they
-// ran on; parallel "auto" where no layout is published: the LLaMA (2023), Llama 2 34B,
-// StarCoderBase, SmolLM3 and Llama 3.1 405B rows; otherwise one picked by model size before
-// predicting).
-// Phase
-// caveats (the shared README-whole-run.md): Llama 2/3 cards count pretraining, Llama 3.1 cards
-// "training" (post-training not split out, reported and not gated); OPT's 33 days and TinyLlama's
-// hours are ideal figures (compared with run.ideal_time_s); OLMo's energy is measured on the GPUs
-// alone (compared with run.device_energy_mwh). Nothing is fitted on these rows. Aim (issue 17):
-// mean within 15%; NOT met. Measured at this commit: see the printed table and README
+// ran on, and the four Granite 3.0 models (IBM's report: TP/PP/DP, ZeRO-1, the MoE models on
+// data parallelism alone with ScatterMoE experts, the scattermoe software profile); parallel "auto" where no
+// layout is published: the LLaMA (2023), Llama 2 34B, StarCoderBase, SmolLM3 and Llama 3.1 405B rows;
+// otherwise one picked by model size before predicting). Phase caveats (the shared README-whole-run.md):
+// Llama 2/3 cards count pretraining, Llama 3.1 cards "training" (post-training not split out, reported and
+// not gated); OPT's 33 days and TinyLlama's hours are ideal figures (compared with run.ideal_time_s); OLMo's
+// energy is measured on the GPUs alone (compared with run.device_energy_mwh). Nothing is fitted on these
+// rows. Aim (issue 17): mean within 15%; NOT met. Measured at this commit: see the printed table and README
 // "Accuracy". Beside each row the one-line estimate, 6 x (active) parameters x tokens at 40% of
 // the dense peak of the row's training precision, for GPU-hours and days. Gate: no regression past the
 // measured mean and max plus noise.
@@ -369,8 +368,8 @@ TEST(Validation, WholeRun) {
     baseline.push_back(k);
   }
   report("The one-line estimate on the same time rows", baseline);
-  EXPECT_EQ(s.n, 32);
-  EXPECT_LE(s.mean, 0.26);
+  EXPECT_EQ(s.n, 36);
+  EXPECT_LE(s.mean, 0.25);
   EXPECT_LE(s.max, 0.78);
 }
 

@@ -688,6 +688,10 @@ export interface SoftwareSpec {
    */
   training_launch_interval_us?: number;
   /**
+   * Host time for each further local expert's GEMM inside one grouped expert operator (the operator itself costs training_launch_interval_us; the grouped-GEMM call launches one GEMM per local expert from C++). Binds, like it, only in dropless MoE layers. Unit: us.
+   */
+  training_expert_gemm_us?: number;
+  /**
    * Host time the device waits after each pipeline point-to-point exchange (Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the host runs ahead. Unit: us.
    */
   pipeline_sync_us?: number;
@@ -814,6 +818,10 @@ export interface Software {
    * Host time per operator the training framework issues (an expert GEMM once per local expert); binds in dropless MoE layers, which wait on the host for their token counts: a pass takes max(device time, operators x this). 0 = never host-bound. Unit: us.
    */
   training_launch_interval_us?: number;
+  /**
+   * Host time for each further local expert's GEMM inside one grouped expert operator (the operator itself costs training_launch_interval_us; the grouped-GEMM call launches one GEMM per local expert from C++). Binds, like it, only in dropless MoE layers. Unit: us.
+   */
+  training_expert_gemm_us?: number;
   /**
    * Host time the device waits after each pipeline point-to-point exchange (Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the host runs ahead. Unit: us.
    */
