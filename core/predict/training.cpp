@@ -399,10 +399,13 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
     exposed = dp_time + dp_gather;
   }
   // All data-parallel traffic (ZeRO-3 re-gathers included) shares the same links and hides
-  // behind the same compute: it cannot expose less than what exceeds all of it. Taking the
-  // larger of the two keeps faster compute from ever lengthening the iteration.
+  // behind the rest of the pass (its kernels and the tensor-, context- and expert-parallel
+  // communication exposed between them, which runs on other streams): it cannot expose less than
+  // what exceeds all of that. Taking the larger of the two, against the whole pass, keeps faster
+  // compute from ever lengthening the iteration (faster GEMMs expose more overlapped
+  // tensor-parallel traffic, and that time hides data-parallel traffic too).
   const Seconds total = dp_regather + dp_time + dp_gather;
-  exposed = max(exposed, total - st.worst.pass.kernels() * mbd);
+  exposed = max(exposed, total - st.worst.pass.total() * mbd);
   // The computation beside the hidden part is slowed by the collectives' kernels
   // (SoftwareDefaults::dp_overlap_slowdown, Lee et al. 2025): H x s / (1 + s) more.
   const double s_slow = sys.software.dp_overlap_slowdown;
