@@ -143,6 +143,14 @@ struct SoftwareDefaults {
   // max(GPU time, launch interval). Zero = no host bound (graph replay). Fitted on the public
   // inference rows by scripts/fit_launch_interval.py (presets/systems/*.json notes).
   Seconds launch_interval{0};
+  // Inference runtimes reduce small tensor-parallel messages inside one scale-up domain with
+  // their own one-shot kernel instead of NCCL's ring (TensorRT-LLM's custom all-reduce, also in
+  // vLLM and SGLang; FasterTransformer's CUSTOM_AR): every rank reads the other ranks' buffers
+  // over NVLink and sums them in one kernel, so the time is a fixed synchronisation cost plus
+  // (P - 1) x bytes at the link rate. Applied to inference all-reduces of at most this many
+  // bytes within one domain (0 = NCCL only), whichever of the two is faster.
+  double custom_allreduce_max_bytes = 0;
+  Seconds custom_allreduce_latency{6e-6};
   // MoE token dispatcher: Megatron-Core's all-to-all (every routed copy of a token crosses the
   // network to its expert's rank) or DeepEP / HybridEP ("flex"; DeepSeek's DeepEP README): a token
   // crosses the scale-out network once per destination node and is forwarded over NVLink there.

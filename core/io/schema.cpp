@@ -680,6 +680,19 @@ Node software_schema() {
                             "sequence); false: every step recomputes the whole context (Megatron-LM's 2021 "
                             "generation loop, Hugging Face generate with use_cache=False).")
                       .def(s.kv_cache)},
+                 {"custom_allreduce_max_kb",
+                  number(0, 1e6)
+                      .desc("Inference all-reduces of at most this size inside one scale-up domain use the "
+                            "runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): "
+                            "custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster "
+                            "than NCCL's ring. 0 = NCCL only.")
+                      .unit("KiB")
+                      .def(s.custom_allreduce_max_bytes / 1024.0)},
+                 {"custom_allreduce_us",
+                  number(0, 1e6)
+                      .desc("Fixed synchronisation cost of the one-shot all-reduce above.")
+                      .unit("us")
+                      .def(s.custom_allreduce_latency.value / kMicro)},
                  {"activation_bytes",
                   width(0.5, 8, "Activations written by kernels and kept for backward.", s.activation_bytes)},
                  {"weight_bytes",

@@ -241,11 +241,15 @@ TEST(Validation, InferenceLatency) {
 // 32 over 4 nodes, TP8 x PP3); TensorRT-LLM v0.6.1/v0.9.0 H100 FP8 static-batch throughput at
 // batch 48-1024 and first-token latency; the TensorRT-LLM H100 blog's GPT-J batch-64 TTFT and
 // throughput; NVIDIA NIM Llama-3.3-70B TTFT and inter-token latency (a prefill/decode split);
-// gpt-fast batch-1 decode on A100 (bf16, int8, int4; TP 1-8; CUDA graphs). Aim (issue 3): mean
-// <= 15%. Measured at this commit over the 119 rows below: 14.1% mean (19.8% before the launch
-// interval). The NeMo 13B rows are reported as published but are physically inconsistent with
-// the 7B rows of the same table (13B, twice the weights, is listed up to 40% faster than 7B at
-// equal TP and batch), so the gate leaves them out. Gate: mean <= 15%.
+// gpt-fast batch-1 decode on A100 (bf16, int8, int4; TP 1-8; CUDA graphs). The rows run on
+// TensorRT-LLM (NeMo Framework inference, NIM, TensorRT-LLM's own) name the tensorrt-llm software
+// profile: its one-shot custom all-reduce for small tensor-parallel messages (custom_allreduce_*,
+// from a published kernel measurement, not fitted) took them from 14.1% to 12.3% (NeMo 7B on
+// H100 23.3% -> 12.2%, on A100 9.4% -> 7.2%). Aim (issue 3): mean <= 15%; issue 15 asks for a
+// gate of 12%, NOT met. Measured at this commit over the 119 rows below: 12.3% mean (19.8% before
+// the launch interval). The NeMo 13B rows are reported as published but are physically
+// inconsistent with the 7B rows of the same table (13B, twice the weights, is listed up to 40%
+// faster than 7B at equal TP and batch), so the gate leaves them out. Gate: mean <= 13%.
 TEST(Validation, InferenceHeldOut) {
   const std::vector<Case> all = run_file("infer_heldout.jsonl");
   std::vector<Case> gated;
@@ -255,7 +259,7 @@ TEST(Validation, InferenceHeldOut) {
   EXPECT_EQ(s.n, 141);
   const Stats o = report("Inference, held-out runs without the inconsistent NeMo 13B rows", gated);
   EXPECT_EQ(o.n, 119);
-  EXPECT_LE(o.mean, 0.15);
+  EXPECT_LE(o.mean, 0.13);
 }
 
 // Held-out training runs not in the shared data (tests/validation/README.md): Megatron-Bridge's

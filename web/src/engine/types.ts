@@ -720,6 +720,14 @@ export interface SoftwareSpec {
    */
   kv_cache?: boolean;
   /**
+   * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
+   */
+  custom_allreduce_max_kb?: number;
+  /**
+   * Fixed synchronisation cost of the one-shot all-reduce above. Unit: us.
+   */
+  custom_allreduce_us?: number;
+  /**
    * Activations written by kernels and kept for backward. Unit: bytes per element.
    */
   activation_bytes?: number;
@@ -850,6 +858,14 @@ export interface Software {
    * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
    */
   kv_cache?: boolean;
+  /**
+   * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
+   */
+  custom_allreduce_max_kb?: number;
+  /**
+   * Fixed synchronisation cost of the one-shot all-reduce above. Unit: us.
+   */
+  custom_allreduce_us?: number;
   /**
    * Activations written by kernels and kept for backward. Unit: bytes per element.
    */
