@@ -245,11 +245,13 @@ TEST(Validation, InferenceLatency) {
 // TensorRT-LLM (NeMo Framework inference, NIM, TensorRT-LLM's own) name the tensorrt-llm software
 // profile: its one-shot custom all-reduce for small tensor-parallel messages (custom_allreduce_*,
 // from a published kernel measurement, not fitted) took them from 14.1% to 12.3% (NeMo 7B on
-// H100 23.3% -> 12.2%, on A100 9.4% -> 7.2%). Aim (issue 3): mean <= 15%; issue 15 asks for a
-// gate of 12%, NOT met. Measured at this commit over the 119 rows below: 12.3% mean (19.8% before
-// the launch interval). The NeMo 13B rows are reported as published but are physically
-// inconsistent with the 7B rows of the same table (13B, twice the weights, is listed up to 40%
-// faster than 7B at equal TP and batch), so the gate leaves them out. Gate: mean <= 13%.
+// H100 23.3% -> 12.2%, on A100 9.4% -> 7.2%), and the gpt-fast rows name the gpt-fast profile
+// (PyTorch's intra-node one-shot all-reduce, as its README launches tensor parallelism; 17 us
+// measured in a PyTorch issue): 20.3% -> 15.3%, all rows 11.7%. Aim (issue 3): mean <= 15%;
+// issue 15 asks for a gate of 12%. Measured at this commit over the 119 rows below: 11.7% mean
+// (19.8% before the launch interval). The NeMo 13B rows are reported as published but are
+// physically inconsistent with the 7B rows of the same table (13B, twice the weights, is listed
+// up to 40% faster than 7B at equal TP and batch), so the gate leaves them out. Gate: mean <= 12%.
 TEST(Validation, InferenceHeldOut) {
   const std::vector<Case> all = run_file("infer_heldout.jsonl");
   std::vector<Case> gated;
@@ -259,7 +261,7 @@ TEST(Validation, InferenceHeldOut) {
   EXPECT_EQ(s.n, 141);
   const Stats o = report("Inference, held-out runs without the inconsistent NeMo 13B rows", gated);
   EXPECT_EQ(o.n, 119);
-  EXPECT_LE(o.mean, 0.13);
+  EXPECT_LE(o.mean, 0.12);
 }
 
 // Held-out training runs not in the shared data (tests/validation/README.md): Megatron-Bridge's
