@@ -73,6 +73,12 @@ Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupP
   return max(inside, Seconds(std::min(bulk, ll)));
 }
 
+Seconds one_shot_all_reduce_time(Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
+  const NetworkTier& link = sys.scale_up;
+  return sys.software.custom_allreduce_latency +
+         Seconds(static_cast<double>(g.size - 1) * size.value / (link.bandwidth.value * link.efficiency));
+}
+
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
   if (c == Collective::p2p)
     return ring_time(c, size, 2, g.crosses_scale_out() ? sys.scale_out : sys.scale_up);

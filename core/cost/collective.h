@@ -27,6 +27,12 @@ namespace optimus {
 
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys);
 
+// An inference runtime's one-shot all-reduce inside one scale-up domain (TensorRT-LLM's custom
+// all-reduce, vLLM's, SGLang's, PyTorch's IntraNodeComm): every rank reads the other ranks'
+// buffers over the scale-up links and sums them in one kernel, a fixed synchronisation cost plus
+// (P - 1) x bytes at the link rate (SoftwareDefaults::custom_allreduce_*).
+Seconds one_shot_all_reduce_time(Bytes size, const GroupPlacement& g, const SystemSpec& sys);
+
 // All-to-all over a group spanning several scale-up domains: the share for peers inside the
 // domain moves on the scale-up links while the share for other domains crosses the scale-out
 // NIC at the same time (as DeepEP's and NCCL's hierarchical all-to-all kernels do); the slower

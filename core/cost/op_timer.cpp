@@ -153,17 +153,13 @@ Seconds comm_cost(const OpContext& c, const Op& op) {
     return moe_all_to_all_time(Bytes(op.comm_bytes), op.copies,
                                c.sys->software.moe_dispatcher == MoeDispatcher::deepep, c.group(op.group),
                                *c.sys);
-  const Seconds nccl = collective_time(op.comm, Bytes(op.comm_bytes), c.group(op.group), *c.sys);
   const GroupPlacement& g = c.group(op.group);
-  const SoftwareDefaults& sw = c.sys->software;
+  const Seconds nccl = collective_time(op.comm, Bytes(op.comm_bytes), g, *c.sys);
+  // Small inference all-reduces inside one domain: the runtime's one-shot kernel when faster
+  // (SoftwareDefaults::custom_allreduce_max_bytes).
   if (c.workload == Workload::inference && op.comm == Collective::all_reduce && g.size > 1 &&
-      !g.crosses_scale_out() && op.comm_bytes <= sw.custom_allreduce_max_bytes) {
-    // One-shot custom all-reduce (SoftwareDefaults::custom_allreduce_max_bytes).
-    const auto& link = c.sys->scale_up;
-    const Seconds one_shot = sw.custom_allreduce_latency + Seconds(d(g.size - 1) * op.comm_bytes /
-                                                                   (link.bandwidth.value * link.efficiency));
-    return min(nccl, one_shot);
-  }
+      !g.crosses_scale_out() && op.comm_bytes <= c.sys->software.custom_allreduce_max_bytes)
+    return min(nccl, one_shot_all_reduce_time(Bytes(op.comm_bytes), g, *c.sys));
   return nccl;
 }
 

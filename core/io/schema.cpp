@@ -829,8 +829,8 @@ Node parallel_schema() {
                   integer(1, kMaxDevices)
                       .desc(
                           "Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of "
-                          "the "
-                          "ZeRO state (PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other ranks "
+                          "the ZeRO state (PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other "
+                          "ranks "
                           "hold replicas, so gradients are reduce-scattered inside the group and all-reduced "
                           "between the groups, and ZeRO-3 gathers weights inside the group only. Must divide "
                           "dp x cp and needs zero_stage >= 1. Default: all of them (plain ZeRO). Routed "

@@ -120,13 +120,12 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
   for (const Op& op : ops) {
     if (op.role == OpRole::moe_permute) expert_part = true;
     if (graphs && !expert_part) continue;
-    const bool grouped = op.expert && op.kind == OpKind::matmul;
-    const double extra = grouped ? std::max(0.0, d(op.batch) - 1.0) : 0.0;
-    const double each = op.expert && !grouped ? d(op.batch) : 1.0;
-    n.fwd += each;
+    // Only matmuls are expert operators (model/graph.cpp: the experts' up and down GEMMs).
+    const double extra = op.expert ? std::max(0.0, d(op.batch) - 1.0) : 0.0;
+    n.fwd += 1.0;
     n.fwd_extra += extra;
     if (op.kind == OpKind::matmul) {
-      n.bwd += 2.0 * each;  // input and weight gradients
+      n.bwd += 2.0;  // input and weight gradients
       n.bwd_extra += 2.0 * extra;
     } else if (op.kind == OpKind::elementwise)
       n.bwd += op.backward_kernels;
@@ -381,10 +380,8 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
     if (p.zero_stage == 3 && g.size > 1)
       dp_regather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys) * (2.0 * mbd);
   };
-  if (p.zero_stage >= 1 && zero_shard_ranks(p) < p.dp * p.cp)
-    reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));
-  else
-    reduce(n_params, c.group(CommGroup::dp), GroupPlacement{});
+  // Without hybrid sharding the shard group is the whole dp x cp group and has no replicas.
+  reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));
   reduce(n_experts, edp_group, GroupPlacement{});
   const double layers_stage = stage_layers(s.model, p);
   Seconds exposed{};
