@@ -698,6 +698,11 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
     w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
     w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
+    w.weight_group_size = ir.integer("weight_group_size", false, 1, 1'000'000);
+    if (w.weight_group_size && w.precision != Precision::int4 && w.precision != Precision::int8)
+      ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
+              "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +
+                  std::string(to_string(w.precision)));
     w.cuda_graphs = ir.boolean("cuda_graphs", false);
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
@@ -1196,6 +1201,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
                       {"precision", std::string(to_string(w.precision))},
                       {"kv_precision", std::string(to_string(w.kv_precision))}};
     if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
+    if (w.weight_group_size) j["inference"]["weight_group_size"] = *w.weight_group_size;
     if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
     if (w.speculative) {
       const Speculative& sp = *w.speculative;

@@ -1031,6 +1031,15 @@ Node inference_schema() {
                   choice(kInferencePrecisions).desc("Precision of weights and math.").def(name(w.precision))},
                  {"kv_precision",
                   choice(kInferencePrecisions).desc("Precision of the KV cache. Default: precision.")},
+                 {"weight_group_size",
+                  integer(1, 1'000'000)
+                      .desc("Elements per quantisation group of int4 or int8 weights: each group adds a "
+                            "16-bit scale and a 16-bit zero point (4 / group bytes per weight) to what "
+                            "every step reads and to the weights' memory. Default: 128 for int4 (AWQ, "
+                            "GPTQ, TensorRT-LLM int4_awq), per output channel (negligible) for int8. "
+                            "Error inference.weight_group_size_without_integer_weights with another "
+                            "precision.")
+                      .unit("elements")},
                  {"cuda_graphs",
                   boolean().desc(
                       "The runtime replays captured CUDA graphs: no host launch interval per kernel. "

@@ -193,8 +193,9 @@ InferenceMemory inference_memory(const Scenario& s) {
       inference_layer_shape(s, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
   const ModelGraph g = model_graph(m, shape);
   const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
-  // Quantized weights: matrices at the weight precision; embeddings and norms stay 16-bit.
-  const double wb = bytes_per_element(w.precision);
+  // Quantized weights: matrices at the weight precision (integer ones with their group scales);
+  // embeddings and norms stay 16-bit.
+  const double wb = inference_weight_bytes(w);
   const double matrix_params = sp.layers + sp.experts;
   out.bytes.weights = Bytes(matrix_params * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
   const double context = d(w.prompt_len + w.output_len);

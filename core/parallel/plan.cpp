@@ -307,6 +307,14 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   return shape;
 }
 
+double inference_weight_bytes(const InferenceWorkload& w) {
+  const double element = bytes_per_element(w.precision);
+  if (w.precision != Precision::int4 && w.precision != Precision::int8) return element;
+  const std::int64_t group =
+      w.weight_group_size.value_or(w.precision == Precision::int4 ? kDefaultInt4Group : 0);
+  return group > 0 ? element + 4.0 / static_cast<double>(group) : element;
+}
+
 bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   const std::int64_t chunks = p.pp * p.interleave;
   return p.pp > 1 && m.layers % chunks != 0 && !uneven_pipeline_split(m, p);

@@ -164,7 +164,23 @@ struct InferenceWorkload {
   std::optional<bool> cuda_graphs;
   std::optional<ServingSpec> serving;  // continuous batching over a request stream
   std::optional<Speculative> speculative;
+  // Elements per quantisation group of integer (int4 / int8) weights; each group carries a
+  // 16-bit scale and a 16-bit zero point. Absent: kDefaultInt4Group for int4, one scale per
+  // output channel (a negligible share) for int8.
+  std::optional<std::int64_t> weight_group_size;
 };
+
+// Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv
+// 2306.00978, Sec. 5.1: "group size 128"), GPTQ's released checkpoints and TensorRT-LLM's
+// int4_awq; gpt-fast quantises in groups of 32 (its README: quantize.py --groupsize 32).
+inline constexpr std::int64_t kDefaultInt4Group = 128;
+
+// Bytes an inference kernel reads per matrix weight: the element at the inference precision plus,
+// for integer weights, its share of the group's 16-bit scale and zero point, 4 / group bytes
+// (tinygemm's and gpt-fast's scales_and_zeros layout: two bf16 values per group and output
+// channel; AWQ and GPTQ pack the zero point in 4 bits, 2.5 bytes, under 1.2% of int4 weight
+// bytes less at group 128).
+double inference_weight_bytes(const InferenceWorkload& w);
 
 // A software stack (scenario `software`: a presets/software id or an inline object): what
 // differs between stacks, laid over the system's default software block, plus the defaults the

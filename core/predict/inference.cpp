@@ -50,7 +50,7 @@ OpContext inference_context(const Scenario& s) {
   c.math = w.precision;
   c.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   c.in_bytes = c.act_bytes;
-  c.weight_bytes = bytes_per_element(w.precision);
+  c.weight_bytes = inference_weight_bytes(w);
   // The LM head (the embedding matrix) stays at 16 bits under weight quantisation.
   c.head_weight_bytes = std::max(2.0, c.weight_bytes);
   c.kv_bytes = bytes_per_element(w.kv_precision);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -256,4 +257,55 @@ TEST(Predict, HybridShardingByHand) {
                   {"training", {{"global_batch", 32}, {"seq_len", 2048}}}};
   EXPECT_EQ(json::parse(optimus::api::predict(no_zero.dump()))["error"]["code"],
             "parallel.zero_shard_without_zero");
+}
+
+// Integer weights carry a 16-bit scale and zero point per group (4 / group bytes per weight):
+// int4 at group 128 by default, int8 per output channel. With L matrix parameters and E
+// embedding/output parameters (16-bit): weights = L x (element + 4 / g) + 2 E.
+TEST(Predict, IntegerWeightsCarryGroupScales) {
+  auto run = [](const std::string& precision, std::optional<int> group) {
+    json s = {
+        {"model", "llama2-7b"},
+        {"system", "dgx-a100-80gb"},
+        {"num_devices", 1},
+        {"inference", {{"batch", 1}, {"prompt_len", 5}, {"output_len", 200}, {"precision", precision}}}};
+    if (group) s["inference"]["weight_group_size"] = *group;
+    return json::parse(optimus::api::predict(s.dump()));
+  };
+  auto weights = [](const json& o) { return o["memory"]["per_device_bytes"]["weights"].get<double>(); };
+  const json int8 = run("int8", std::nullopt), int4 = run("int4", std::nullopt);
+  const json g128 = run("int4", 128), g64 = run("int4", 64), g32 = run("int4", 32);
+  // int8 per channel: L + 2E; int4 at 128: L (1/2 + 1/32) + 2E; the difference is 15 L / 32.
+  const double L = (weights(int8) - weights(int4)) * 32.0 / 15.0;
+  // L by hand: 32 layers of 4 h^2 (attention) + 3 h f (SwiGLU), h 4096, f 11008, plus norms.
+  EXPECT_NEAR(L, 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008), 1e-4 * L);
+  EXPECT_EQ(weights(int4), weights(g128));
+  EXPECT_NEAR(weights(g64) - weights(g128), L * (4.0 / 64 - 4.0 / 128), 1.0);
+  EXPECT_NEAR(weights(g32) - weights(g128), L * (4.0 / 32 - 4.0 / 128), 1.0);
+  // Every decode step reads the scales too.
+  EXPECT_GT(g32["inference"]["tpot_s"].get<double>(), g128["inference"]["tpot_s"].get<double>());
+  EXPECT_GT(g128["inference"]["tpot_s"].get<double>(), g64["inference"]["tpot_s"].get<double>() * 0.9);
+  // The key is written back with the scenario (what validate returns).
+  json s32 = {{"model", "llama2-7b"},
+              {"system", "dgx-a100-80gb"},
+              {"num_devices", 1},
+              {"inference",
+               {{"prompt_len", 5}, {"output_len", 2}, {"precision", "int4"}, {"weight_group_size", 32}}}};
+  EXPECT_EQ(json::parse(optimus::api::validate(s32.dump()))["scenario"]["inference"]["weight_group_size"],
+            32);
+  // Bad input: codes and paths.
+  const json bf16 = run("bf16", 32);
+  ASSERT_TRUE(bf16.contains("error"));
+  EXPECT_EQ(bf16["error"]["code"], "inference.weight_group_size_without_integer_weights");
+  EXPECT_EQ(bf16["error"]["path"], "/inference/weight_group_size");
+  for (const json& v : {json(0), json(-32), json("32"), json(2.5)}) {
+    json s = {{"model", "llama2-7b"},
+              {"system", "dgx-a100-80gb"},
+              {"num_devices", 1},
+              {"inference",
+               {{"prompt_len", 5}, {"output_len", 2}, {"precision", "int4"}, {"weight_group_size", v}}}};
+    const json bad = json::parse(optimus::api::predict(s.dump()));
+    ASSERT_TRUE(bad.contains("error")) << v;
+    EXPECT_EQ(bad["error"]["path"], "/inference/weight_group_size") << v;
+  }
 }

@@ -1002,6 +1002,10 @@ export interface InferenceSpec {
    */
   kv_precision?: InferencePrecision;
   /**
+   * Elements per quantisation group of int4 or int8 weights: each group adds a 16-bit scale and a 16-bit zero point (4 / group bytes per weight) to what every step reads and to the weights' memory. Default: 128 for int4 (AWQ, GPTQ, TensorRT-LLM int4_awq), per output channel (negligible) for int8. Error inference.weight_group_size_without_integer_weights with another precision. Unit: elements.
+   */
+  weight_group_size?: number;
+  /**
    * The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: the system's software.launch_interval_us applies (a serving simulation assumes true unless it is false).
    */
   cuda_graphs?: boolean;

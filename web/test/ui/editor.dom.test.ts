@@ -163,16 +163,19 @@ describe('scenario editor', () => {
     expect(editor.scenario().parallel).not.toHaveProperty('micro_batch');
   });
 
-  it('hybrid sharding: the ZeRO shard group field writes parallel.zero_shard, and emptied it is gone', async () => {
-    const f = field('/parallel/zero_shard');
-    expect(document.querySelector(`label[for="${f.id}"]`)?.textContent).toContain('ZeRO shard group');
-    expect(f.placeholder).toBe('all dp ranks');
-    type('/parallel/zero_shard', '4');
+  it.each([
+    ['/parallel/zero_shard', 'ZeRO shard group', 'all dp ranks', 'parallel', 'zero_shard', 4],
+    ['/inference/weight_group_size', 'Weight group', 'int4: 128, int8: per channel', 'inference', 'weight_group_size', 32],
+  ] as const)('the optional field %s writes its key, and emptied it is gone', async (path, label, placeholder, parent, key, value) => {
+    const f = field(path);
+    expect(document.querySelector(`label[for="${f.id}"]`)?.textContent).toContain(label);
+    expect(f.placeholder).toBe(placeholder);
+    type(path, String(value));
     await flush();
-    expect((editor.scenario().parallel as Record<string, unknown>).zero_shard).toBe(4);
-    type('/parallel/zero_shard', '');
+    expect((editor.scenario()[parent] as Record<string, unknown>)[key]).toBe(value);
+    type(path, '');
     await flush();
-    expect(editor.scenario().parallel).not.toHaveProperty('zero_shard');
+    expect(editor.scenario()[parent]).not.toHaveProperty(key);
   });
 
   it('engine errors go next to the field named by their path, or its nearest parent, else to the general area', () => {
