@@ -213,8 +213,8 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
   }
   if (moe && dropless && sw.training_launch_interval.value > 0) {
     const HostIssue n = host_issue(ops, sw.training_cuda_graphs);
-    const auto issue = [&](double ops, double extra) {
-      return sw.training_launch_interval * ops + sw.training_expert_gemm_interval * extra;
+    const auto issue = [&](double operators, double extra) {
+      return sw.training_launch_interval * operators + sw.training_expert_gemm_interval * extra;
     };
     L.fwd.host = max(Seconds(0), issue(n.fwd, n.fwd_extra) - L.fwd.total());
     L.bwd.host = max(Seconds(0), issue(n.bwd, n.bwd_extra) - L.bwd.total());

@@ -205,7 +205,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "scenario.out_of_range", "/inference/prompt_len"},
         BadCase{"zero_batch", with("/inference", json{{"batch", 0}, {"prompt_len", 8}, {"output_len", 8}}),
                 "scenario.out_of_range", "/inference/batch"}),
-    [](const auto& info) { return info.param.name; });
+    [](const auto& param_info) { return param_info.param.name; });
 
 struct LayoutCase {
   std::string name;
@@ -266,7 +266,7 @@ INSTANTIATE_TEST_SUITE_P(
                                  24,
                                  "parallel.cp_not_divisor_of_seq_len",
                                  "/parallel/cp"}),
-    [](const auto& info) { return info.param.name; });
+    [](const auto& param_info) { return param_info.param.name; });
 
 TEST(Io, PresetsListing) {
   const json p = json::parse(optimus::api::presets(""));

@@ -82,8 +82,12 @@ TEST(Model, ForwardOpsShapesUnderTensorParallel) {
       EXPECT_EQ(o.comm, Collective::all_reduce);
       EXPECT_DOUBLE_EQ(o.comm_bytes, 2.0 * 2048 * 4096);
     }
-    if (std::string(o.name) == "qkv_proj") EXPECT_EQ(o.n, 3 * 4096 / 4);
-    if (std::string(o.name) == "mlp_down") EXPECT_EQ(o.k, 4 * 4096 / 4);
+    if (std::string(o.name) == "qkv_proj") {
+      EXPECT_EQ(o.n, 3 * 4096 / 4);
+    }
+    if (std::string(o.name) == "mlp_down") {
+      EXPECT_EQ(o.k, 4 * 4096 / 4);
+    }
   }
   EXPECT_EQ(matmuls, 4);
   EXPECT_EQ(allreduce, 2);  // two all-reduces per layer forward (Shoeybi et al. 2019)

@@ -201,7 +201,9 @@ TEST(Predict, GoldenScenarios) {
     compare(got, json::parse(ss.str()), p.id);
     ++n;
   }
-  if (!std::getenv("OPTIMUS_UPDATE_GOLDEN")) EXPECT_GE(n, 4);
+  if (!std::getenv("OPTIMUS_UPDATE_GOLDEN")) {
+    EXPECT_GE(n, 4);
+  }
 }
 
 }  // namespace
