@@ -129,6 +129,7 @@ function scenarioInputs(s: ResolvedScenario | null, phase: 'training' | 'inferen
     if (s.training) base.push(['seq_len', String(s.training.seq_len)], ['precision', s.training.precision]);
   } else if (s.inference) {
     base.push(['batch', String(s.inference.batch)], ['prompt_len + output_len', String(s.inference.prompt_len + s.inference.output_len)], ['precision', s.inference.precision]);
+    if (s.inference.weight_group_size !== undefined) base.push(['weight_group_size', String(s.inference.weight_group_size)]);
   }
   return base;
 }

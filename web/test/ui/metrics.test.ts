@@ -44,6 +44,12 @@ describe('metric explanations', () => {
     expect(e2e.formula).toBe('e2e = TTFT + (output_len − 1) × TPOT');
     expect(Object.fromEntries(e2e.inputs)).toEqual({ TTFT: '1.27 s', output_len: '256', TPOT: '16.7 ms' });
   });
+  it('inference memory names the weight group size only when the scenario sets one', () => {
+    const weights = ALL_METRICS.find((m) => m.path === 'inference.memory.per_device_bytes.weights')!;
+    expect(Object.fromEntries(explain(weights, { prediction, scenario })!.inputs)).not.toHaveProperty('weight_group_size');
+    const int4 = { ...scenario, inference: { ...scenario.inference, precision: 'int4', weight_group_size: 32 } } as unknown as ResolvedScenario;
+    expect(Object.fromEntries(explain(weights, { prediction, scenario: int4 })!.inputs)).toMatchObject({ precision: 'int4', weight_group_size: '32' });
+  });
   it('explanations never throw, with or without the resolved scenario', () => {
     for (const m of ALL_METRICS) {
       expect(() => explain(m, { prediction, scenario: null })).not.toThrow();
