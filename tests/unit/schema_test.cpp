@@ -131,8 +131,9 @@ class Walker {
         const bool reported = missing && missing->code == "scenario.missing_key" && missing->path == p;
         // kv_heads is required only by attention type "gqa" (the base model's); without
         // "technology" a derived device or system is read as an inline one.
-        if (key != "kv_heads" && key != "technology")
+        if (key != "kv_heads" && key != "technology") {
           EXPECT_EQ(reported, is_required) << p << ": " << describe(missing);
+        }
       } else {
         EXPECT_FALSE(is_required) << p << " is required but absent from the base scenario";
       }
@@ -207,7 +208,9 @@ class Walker {
         << path << " = " << hi << ": " << describe(error_of(set(num(hi))));
     EXPECT_TRUE(rejected_at(set(num(below)), path)) << path << " = " << below;
     EXPECT_TRUE(rejected_at(set(num(above)), path)) << path << " = " << above;
-    if (whole) EXPECT_TRUE(rejected_at(set(lo + 0.5), path)) << path << " accepts a fraction";
+    if (whole) {
+      EXPECT_TRUE(rejected_at(set(lo + 0.5), path)) << path << " accepts a fraction";
+    }
     // A rate where 0 means "not modelled": values between 0 and its smallest rate are refused.
     if (n.contains("anyOf")) {
       const double smallest = n["anyOf"][1]["minimum"].get<double>();

@@ -153,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
                                         "scenario.wrong_type", "/table_notes"},
                       BrokenDescription{"stacks_fraction", "memory-technology", "/dram_stacks", 4.5,
                                         "scenario.not_integer", "/dram_stacks"}),
-    [](const auto& info) { return std::string(info.param.test); });
+    [](const auto& param_info) { return std::string(param_info.param.test); });
 
 TEST(Studies, DescriptionOfNoStudyIsRejected) {
   auto r = io::read_study("nope", json::parse(preset_json("studies", "gpu-generations")), "/x");
