@@ -95,10 +95,13 @@ TrainingAttention training_attention(const OpContext& c, const Op& op, Attention
     if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0)
       r.matmuls.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev->exp_rate);
     r.matmuls.flops = (qk.flops + pv.flops) * pairs;
+    // A first-generation fused kernel (FlashAttention v1, Triton) runs its matmuls at about half
+    // FlashAttention-2's rate (kFlash1Slowdown, FlashAttention-2 paper).
+    if (kernel == AttentionKernel::flash1) r.matmuls.time = r.matmuls.time * kFlash1Slowdown;
     r.matmuls.bound = qk.bound;
     return r;
   };
-  TrainingAttention r{pass(2), pass(kernel == AttentionKernel::flash ? 5 : 4)};
+  TrainingAttention r{pass(2), pass(fused_attention(kernel) ? 5 : 4)};
   if (op.bytes > 0) {
     r.fwd.scores = elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops));
     r.bwd.scores = elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops));

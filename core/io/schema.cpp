@@ -592,7 +592,11 @@ Node software_schema() {
              {
                  {"attention",
                   choice<AttentionKernel>()
-                      .desc("Attention kernel: fused (FlashAttention) or standard (scores in HBM).")
+                      .desc(
+                          "Attention kernel: fused (flash: FlashAttention-2-class), a first-generation "
+                          "fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, "
+                          "its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in "
+                          "HBM).")
                       .def(name(s.attention))},
                  {"overlap_grad_reduce",
                   boolean()

@@ -55,7 +55,7 @@ SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 // 1 - keys / (2 tokens) of the tokens x keys rectangle when the window is shorter than the
 // sequence.
 double causal_fraction(const LayerShape& s, const SeqGroup& g, std::int64_t keys) {
-  if (!(s.causal && s.attention == AttentionKernel::flash)) return 1.0;
+  if (!(s.causal && fused_attention(s.attention))) return 1.0;
   if (keys < g.kv_len && keys < g.new_tokens) return 1.0 - d(keys) / (2.0 * d(g.new_tokens));
   // An inference group whose m queries are the last of its n keys (a prefill chunk after earlier
   // chunks, a decoding sequence in a mixed step): query i sees n - m + i + 1 keys, a share of

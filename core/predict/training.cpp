@@ -359,11 +359,16 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   const GroupPlacement& edp_group = c.group(CommGroup::edp);
   const auto& p = s.parallel;
   const auto& sys = s.system;
-  Seconds dp_time{}, dp_gather{}, dp_regather{};
+  Seconds dp_time{}, dp_gather{}, dp_regather{}, dp_each{};
   // One group's reduction: gradients all-reduced, or reduce-scattered and the updated weights
   // all-gathered (ZeRO >= 1) inside the shard group g, the reduced shard (1/g.size of them)
   // all-reduced across the replica groups, and the weights re-gathered for every forward and
-  // backward under ZeRO-3.
+  // backward under ZeRO-3. With the gradients sharded (ZeRO-2 and -3) no rank keeps a whole
+  // gradient from one micro-batch to the next, so each micro-batch's gradients are
+  // reduce-scattered during its own backward pass (Rajbhandari et al. 2020, Sec. 5.2: a bucket
+  // is reduced as soon as its gradients are computed and the rest released; PyTorch FSDP
+  // reduce-scatters in every backward unless no_sync keeps unsharded gradients): dp_each, once
+  // per micro-batch. The shard's cross-group all-reduce accumulates locally and runs once.
   const auto reduce = [&](double n, const GroupPlacement& g, const GroupPlacement& replicas) {
     if (g.size * replicas.size <= 1 || n <= 0) return;
     const Bytes grads(n * sys.software.gradient_bytes);
@@ -371,7 +376,7 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
       dp_time += collective_time(Collective::all_reduce, grads, g, sys);
     } else {
       if (g.size > 1) {
-        dp_time += collective_time(Collective::reduce_scatter, grads, g, sys);
+        (p.zero_stage >= 2 ? dp_each : dp_time) += collective_time(Collective::reduce_scatter, grads, g, sys);
         dp_gather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys);
       }
       if (replicas.size > 1)
@@ -386,14 +391,16 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   const double layers_stage = stage_layers(s.model, p);
   Seconds exposed{};
   if (overlap) {
-    // Buckets are reduced while the last micro-batch's backward runs: everything but the
-    // first layer's bucket can hide behind it; the weight all-gather overlaps the next
-    // iteration's first forward (Megatron-core overlap_grad_reduce / overlap_param_gather).
+    // Buckets are reduced while the last micro-batch's backward runs (each micro-batch's, for
+    // dp_each): everything but the first layer's bucket can hide behind it; the weight
+    // all-gather overlaps the next iteration's first forward (Megatron-core overlap_grad_reduce
+    // / overlap_param_gather).
     const Seconds window = L.bwd.total() * std::max(0.0, layers_stage - 1.0);
-    exposed = max(dp_time / std::max(1.0, layers_stage), dp_time - window) +
+    const auto behind_backward = [&](Seconds t) { return max(t / std::max(1.0, layers_stage), t - window); };
+    exposed = behind_backward(dp_time) + behind_backward(dp_each) * mbd +
               max(Seconds(0), dp_gather - L.fwd.total() * layers_stage);
   } else {
-    exposed = dp_time + dp_gather;
+    exposed = dp_time + dp_each * mbd + dp_gather;
   }
   // All data-parallel traffic (ZeRO-3 re-gathers included) shares the same links and hides
   // behind the rest of the pass (its kernels and the tensor-, context- and expert-parallel
@@ -401,7 +408,7 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // what exceeds all of that. Taking the larger of the two, against the whole pass, keeps faster
   // compute from ever lengthening the iteration (faster GEMMs expose more overlapped
   // tensor-parallel traffic, and that time hides data-parallel traffic too).
-  const Seconds total = dp_regather + dp_time + dp_gather;
+  const Seconds total = dp_regather + dp_time + dp_each * mbd + dp_gather;
   exposed = max(exposed, total - st.worst.pass.total() * mbd);
   // The computation beside the hidden part is slowed by the collectives' kernels
   // (SoftwareDefaults::dp_overlap_slowdown, Lee et al. 2025): H x s / (1 + s) more.

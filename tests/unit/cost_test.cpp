@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cost/collective.h"
+#include "cost/op_timer.h"
 #include "cost/roofline.h"
 #include "io/presets.h"
 
@@ -64,6 +65,36 @@ TEST(Roofline, PrecisionFallback) {
   const MathRate r = math_rate(d, Precision::fp8);
   EXPECT_TRUE(r.fallback);
   EXPECT_EQ(r.used, Precision::bf16);
+}
+
+// A first-generation fused attention kernel (flash1: FlashAttention v1, Triton) takes
+// kFlash1Slowdown (2, the FlashAttention-2 paper) times FlashAttention-2's matmul time, forward
+// and backward; it keeps the fused kernel's other properties (no score traffic, five backward
+// matmuls); standard attention runs four backward matmuls and moves the scores through HBM.
+TEST(Attention, FirstGenerationFusedKernelIsHalfAsFast) {
+  const auto dev = device_preset("a100-sxm4-80gb", "/device");
+  ASSERT_TRUE(dev.ok());
+  OpContext c;
+  c.dev = &*dev;
+  Op op;
+  op.kind = OpKind::attention;
+  op.m = 2048;
+  op.n = 2048;
+  op.k = 128;
+  op.batch = 32;
+  op.causal_fraction = 0.5;
+  const TrainingAttention fa2 = training_attention(c, op, AttentionKernel::flash);
+  const TrainingAttention fa1 = training_attention(c, op, AttentionKernel::flash1);
+  const TrainingAttention std_ = training_attention(c, op, AttentionKernel::standard);
+  EXPECT_DOUBLE_EQ(kFlash1Slowdown, 2.0);
+  EXPECT_DOUBLE_EQ(fa1.fwd.matmuls.time.value, 2.0 * fa2.fwd.matmuls.time.value);
+  EXPECT_DOUBLE_EQ(fa1.bwd.matmuls.time.value, 2.0 * fa2.bwd.matmuls.time.value);
+  EXPECT_DOUBLE_EQ(fa1.fwd.matmuls.flops.value, fa2.fwd.matmuls.flops.value);
+  // Backward: five matmuls for a fused kernel (P recomputed), four unfused.
+  EXPECT_DOUBLE_EQ(fa2.bwd.matmuls.flops.value, 2.5 * fa2.fwd.matmuls.flops.value);
+  EXPECT_DOUBLE_EQ(std_.bwd.matmuls.flops.value, 2.0 * std_.fwd.matmuls.flops.value);
+  EXPECT_TRUE(fused_attention(AttentionKernel::flash1));
+  EXPECT_FALSE(fused_attention(AttentionKernel::standard));
 }
 
 TEST(Roofline, DevicePresetsReproduceTheirMamfMeasurement) {

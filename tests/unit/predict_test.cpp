@@ -311,3 +311,33 @@ TEST(Predict, IntegerWeightsCarryGroupScales) {
     EXPECT_EQ(bad["error"]["path"], "/inference/weight_group_size") << v;
   }
 }
+
+// With the gradients sharded (ZeRO-2 and -3) no rank keeps a whole gradient between micro-batches,
+// so every micro-batch's gradients are reduce-scattered (Rajbhandari et al. 2020, Sec. 5.2;
+// PyTorch FSDP without no_sync): without overlap, ZeRO-2's data-parallel time is ZeRO-1's plus
+// (micro-batches - 1) reduce-scatters, by hand.
+TEST(Predict, ShardedGradientsReduceEveryMicroBatch) {
+  auto scenario = [](int stage) {
+    return json{{"model", "llama2-7b"},
+                {"system", "dgx-h100"},
+                {"num_devices", 16},
+                {"parallel", {{"dp", 16}, {"zero_stage", stage}, {"micro_batch", 1}}},
+                {"training", {{"global_batch", 64}, {"seq_len", 2048}, {"overlap_grad_reduce", false}}}};
+  };
+  const json z1 = predict(scenario(1)), z2 = predict(scenario(2));
+  const auto sys = optimus::system_preset("dgx-h100", "/system");
+  ASSERT_TRUE(sys.ok());
+  const double n = z1["params"]["total"];
+  const double rs = optimus::collective_time(optimus::Collective::reduce_scatter,
+                                             optimus::Bytes(n * sys->software.gradient_bytes),
+                                             optimus::place_group(16, 1, 8), *sys)
+                        .value;
+  const double micro_batches = 64.0 / 16.0;
+  EXPECT_EQ(z2["training"]["micro_batches"], 4);
+  EXPECT_NEAR(z2["training"]["breakdown_s"]["dp_comm"].get<double>() -
+                  z1["training"]["breakdown_s"]["dp_comm"].get<double>(),
+              (micro_batches - 1.0) * rs, 1e-9);
+  // Memory pays for it: gradients are held as a shard.
+  EXPECT_NEAR(z2["memory"]["per_device_bytes"]["gradients"].get<double>() * 16.0,
+              z1["memory"]["per_device_bytes"]["gradients"].get<double>(), 1e3);
+}

@@ -16,7 +16,7 @@ export type TrainingPrecision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxf
 /**
  * Attention kernel. Default: the system's software.attention.
  */
-export type AttentionKernel = 'flash' | 'standard';
+export type AttentionKernel = 'flash' | 'standard' | 'flash1';
 /**
  * Precision of weights and math.
  */
@@ -664,7 +664,7 @@ export interface ScaleOutLink {
  */
 export interface SoftwareSpec {
   /**
-   * Attention kernel: fused (FlashAttention) or standard (scores in HBM).
+   * Attention kernel: fused (flash: FlashAttention-2-class), a first-generation fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in HBM).
    */
   attention?: AttentionKernel;
   /**
@@ -803,9 +803,9 @@ export interface SoftwareProfile {
  */
 export interface Software {
   /**
-   * Attention kernel: fused (FlashAttention) or standard (scores in HBM).
+   * Attention kernel: fused (flash: FlashAttention-2-class), a first-generation fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in HBM).
    */
-  attention?: 'flash' | 'standard';
+  attention?: 'flash' | 'standard' | 'flash1';
   /**
    * Data-parallel gradient reduction overlaps the backward pass.
    */
