@@ -127,9 +127,9 @@ constexpr bool fused_attention(AttentionKernel k) { return k != AttentionKernel:
 // compared to FlashAttention" (Sec. 4: 1.7-3.0x over FlashAttention, 1.3-2.5x over the Triton
 // implementation, on A100; Sec. 4.1: about 2x over FlashAttention and xformers' cutlass kernel,
 // 1.3-1.5x over Triton's forward and about 2x over its backward). One factor for both passes:
-// a Triton forward is over-charged somewhat. The engine's `flash` costs are FlashAttention-2-class (its QK^T
-// and PV matmuls at the device's matmul rate for those shapes, 45-55% of an A100's peak at head dimension
-// 128, within FlashAttention-2's published 50-73% forward and lower backward).
+// a Triton forward is over-charged somewhat. The engine's `flash` costs are FlashAttention-2-class
+// (its QK^T and PV matmuls at the device's matmul rate for those shapes, 45-55% of an A100's peak
+// at head dimension 128, within FlashAttention-2's published 50-73% forward and lower backward).
 inline constexpr double kFlash1Slowdown = 2.0;
 
 enum class MoeDispatcher { alltoall, deepep };
