@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 #include <utility>
 
@@ -44,5 +45,6 @@ struct EnumNames<CommGroup> {
        {CommGroup::zero_shard, "zero_shard"},
        {CommGroup::zero_replica, "zero_replica"}}};
 };
+inline constexpr std::size_t kCommGroups = EnumNames<CommGroup>::table.size();
 
 }  // namespace optimus

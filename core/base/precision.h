@@ -102,6 +102,9 @@ constexpr std::optional<Precision> wider(Precision p) {
   }
 }
 
+// Integer weight formats, stored with per-group (or per-channel) scales and zero points.
+constexpr bool integer_weights(Precision p) { return p == Precision::int4 || p == Precision::int8; }
+
 // Narrow formats whose matmuls use the device's 8-bit (or narrower) efficiency calibration.
 constexpr bool is_narrow(Precision p) {
   const Precision r = rate_format(p);

@@ -24,14 +24,14 @@ struct OpContext {
   const DeviceSpec* dev = nullptr;
   const SystemSpec* sys = nullptr;
   Workload workload = Workload::training;
-  Precision math = Precision::bf16;        // matmul precision
-  double in_bytes = 2;                     // a matmul's activation operand
-  double weight_bytes = 2;                 // a matmul's weight operand (quantised in inference)
-  double head_weight_bytes = 2;            // the LM head's weight (kept at 16 bits by quantised inference)
-  double act_bytes = 2;                    // activations written, attention operands
-  double kv_bytes = 2;                     // a KV-cache element (inference)
-  std::array<GroupPlacement, 9> groups{};  // by CommGroup
-  Seconds launch{};                        // host launch interval per kernel (0: none, graph replay)
+  Precision math = Precision::bf16;  // matmul precision
+  double in_bytes = 2;               // a matmul's activation operand
+  double weight_bytes = 2;           // a matmul's weight operand (quantised in inference)
+  double head_weight_bytes = 2;      // the LM head's weight (kept at 16 bits by quantised inference)
+  double act_bytes = 2;              // activations written, attention operands
+  double kv_bytes = 2;               // a KV-cache element (inference)
+  std::array<GroupPlacement, kCommGroups> groups{};  // by CommGroup
+  Seconds launch{};  // host launch interval per kernel (0: none, graph replay)
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };

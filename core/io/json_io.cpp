@@ -699,7 +699,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
     w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
     w.weight_group_size = ir.integer("weight_group_size", false, 1, 1'000'000);
-    if (w.weight_group_size && w.precision != Precision::int4 && w.precision != Precision::int8)
+    if (w.weight_group_size && !integer_weights(w.precision))
       ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
               "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +
                   std::string(to_string(w.precision)));

@@ -309,7 +309,7 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
 
 double inference_weight_bytes(const InferenceWorkload& w) {
   const double element = bytes_per_element(w.precision);
-  if (w.precision != Precision::int4 && w.precision != Precision::int8) return element;
+  if (!integer_weights(w.precision)) return element;
   const std::int64_t group =
       w.weight_group_size.value_or(w.precision == Precision::int4 ? kDefaultInt4Group : 0);
   return group > 0 ? element + 4.0 / static_cast<double>(group) : element;

@@ -277,5 +277,7 @@ std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w);
 inline std::int64_t zero_shard_ranks(const ParallelPlan& p) {
   return p.zero_shard > 0 ? p.zero_shard : p.dp * p.cp;
 }
+// The copies of the ZeRO state across the data-parallel ranks: 1 without hybrid sharding.
+inline std::int64_t zero_replicas(const ParallelPlan& p) { return p.dp * p.cp / zero_shard_ranks(p); }
 
 }  // namespace optimus

@@ -59,8 +59,7 @@ RunSetup run_setup(const Scenario& s, const ParamCounts& params) {
   const SoftwareDefaults& sw = sys.software;
   r.checkpoint_bytes = params.total * (sw.weight_bytes + sw.master_weight_bytes + sw.optimizer_state_bytes);
   // Under hybrid sharding one shard group's ranks hold the whole state, and they write it.
-  const std::int64_t writers =
-      p.zero_stage >= 1 ? s.num_devices / (p.dp * p.cp / zero_shard_ranks(p)) : p.tp * p.pp * p.cp;
+  const std::int64_t writers = p.zero_stage >= 1 ? s.num_devices / zero_replicas(p) : p.tp * p.pp * p.cp;
   const double nodes_writing =
       ceil_div(static_cast<double>(writers), static_cast<double>(sys.devices_per_node));
   double bw = nodes_writing * ops.checkpoint_write_per_node.value;

@@ -495,7 +495,7 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   // one group apart.
   c.groups[static_cast<std::size_t>(CommGroup::zero_shard)] = place_group(zero_shard_ranks(p), p.tp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::zero_replica)] =
-      place_group(p.dp * p.cp / zero_shard_ranks(p), p.tp * zero_shard_ranks(p), domain);
+      place_group(zero_replicas(p), p.tp * zero_shard_ranks(p), domain);
   // Expert layers fold the stage's tp x cp x dp ranks as etp (fastest), ep, edp (Megatron-Core
   // MoE parallel folding).
   c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(p.etp, 1, domain);

@@ -286,7 +286,7 @@ TEST(Predict, IntegerWeightsCarryGroupScales) {
   EXPECT_NEAR(weights(g32) - weights(g128), L * (4.0 / 32 - 4.0 / 128), 1.0);
   // Every decode step reads the scales too.
   EXPECT_GT(g32["inference"]["tpot_s"].get<double>(), g128["inference"]["tpot_s"].get<double>());
-  EXPECT_GT(g128["inference"]["tpot_s"].get<double>(), g64["inference"]["tpot_s"].get<double>() * 0.9);
+  EXPECT_GT(g64["inference"]["tpot_s"].get<double>(), g128["inference"]["tpot_s"].get<double>());
   // The key is written back with the scenario (what validate returns).
   json s32 = {{"model", "llama2-7b"},
               {"system", "dgx-a100-80gb"},
