@@ -11,7 +11,8 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 OpCost gemm(const OpContext& c, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
             double b_bytes) {
-  return matmul_cost(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes);
+  return matmul_cost(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes,
+                     c.matmul_rate_share);
 }
 
 // Attention score and context matmuls run in 16-bit even in fp8 training and inference
@@ -37,16 +38,16 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
     // Prefill: the two matmuls per head dominate; time them with the tile model.
     const Precision p = attention_precision(c.math);
     const std::int64_t kv_eff = visited_keys(op);
-    const OpCost qk =
-        matmul_cost(*c.dev, {op.m, kv_eff, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
-    const OpCost pv =
-        matmul_cost(*c.dev, {op.m, op.k, kv_eff, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+    const OpCost qk = matmul_cost(*c.dev, {op.m, kv_eff, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
+                                  c.act_bytes, c.matmul_rate_share);
+    const OpCost pv = matmul_cost(*c.dev, {op.m, op.k, kv_eff, op.batch}, p, c.act_bytes, c.act_bytes,
+                                  c.act_bytes, c.matmul_rate_share);
     r.compute_time = qk.compute_time + pv.compute_time;
     // Exponentials of the visited scores on the special-function units (FlashAttention-3 Sec. 3.1).
     if (c.dev->exp_rate > 0) r.compute_time += Seconds(d(op.batch) * d(op.m) * d(kv_eff) / c.dev->exp_rate);
   } else {
     const MathRate mr = math_rate(*c.dev, Precision::fp16);
-    r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency);
+    r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency * c.matmul_rate_share);
   }
   r.memory_time = r.hbm_bytes / Bandwidth(c.dev->hbm_bandwidth.value * c.dev->memory_efficiency);
   const Seconds roof = max(r.compute_time, r.memory_time);
@@ -79,10 +80,10 @@ MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
 TrainingAttention training_attention(const OpContext& c, const Op& op, AttentionKernel kernel) {
   const std::int64_t kv = visited_keys(op);
   const Precision p = attention_precision(c.math);
-  const OpCost qk =
-      matmul_cost(*c.dev, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
-  const OpCost pv =
-      matmul_cost(*c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+  const OpCost qk = matmul_cost(*c.dev, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
+                                c.act_bytes, c.matmul_rate_share);
+  const OpCost pv = matmul_cost(*c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes,
+                                c.act_bytes, c.matmul_rate_share);
   // Forward: QK^T and PV. Backward: dV, dP, dQ, dK, plus the recomputed QK^T in a fused
   // kernel (FlashAttention's backward; five matmuls), four unfused; halves of each shape.
   const auto pass = [&](int count) {

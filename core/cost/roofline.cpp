@@ -21,7 +21,7 @@ MathRate math_rate(const DeviceSpec& d, Precision p) {
 }
 
 OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
-                   double weight_bytes, double out_bytes) {
+                   double weight_bytes, double out_bytes, double rate_share) {
   OpCost c;
   const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
   const double batch = static_cast<double>(s.batch);
@@ -29,7 +29,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   const MathRate mr = math_rate(d, math);
   const bool narrow = is_narrow(mr.used);
   const double eff = narrow && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
-  const double peak = mr.rate.value * eff * d.sustained_ratio;
+  const double peak = mr.rate.value * eff * d.sustained_ratio * rate_share;
   const double sms = static_cast<double>(std::max<std::int64_t>(1, d.compute_units));
   const double per_sm = peak / sms;
 

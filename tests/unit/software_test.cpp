@@ -379,3 +379,68 @@ TEST(Software, OneShotCustomAllReduceForSmallInferenceMessages) {
   ASSERT_TRUE(bad.contains("error"));
   EXPECT_EQ(bad["error"]["path"], "/software/software/custom_allreduce_max_kb");
 }
+
+// A stack's share of the device's matmul rate (software.matmul_rate_share): every matmul, and
+// nothing else, takes 1 / share as long. A compute-bound layer without communication shows it
+// directly; the memory-bound decode step of a small batch barely moves.
+namespace {
+
+json dense_layer(const json& software) {
+  json s = {{"model", "llama3.1-8b"},
+            {"system", "dgx-a100-80gb"},
+            {"num_devices", 1},
+            {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 1}, {"micro_batch", 1}, {"recompute", "none"}}},
+            {"training", {{"global_batch", 1}, {"seq_len", 4096}, {"precision", "bf16"}}}};
+  if (!software.is_null()) s["software"] = software;
+  return s;
+}
+
+}  // namespace
+
+TEST(Software, TheMatmulRateShareSlowsTheMatmulsOnly) {
+  const json share_half = {{"software", {{"matmul_rate_share", 0.5}}}};
+  const json base = predict(dense_layer(nullptr))["training"];
+  const json half = predict(dense_layer(share_half))["training"];
+  // The layer is mostly matmuls: between 1.5x and 2x as long; the memory-bound rest unchanged.
+  const double fwd = base["layer_s"]["forward"], fwd_half = half["layer_s"]["forward"];
+  EXPECT_GT(fwd_half, 1.5 * fwd);
+  EXPECT_LT(fwd_half, 2.0 * fwd);
+  EXPECT_NEAR(base["by_bound_s"]["memory"].get<double>(), half["by_bound_s"]["memory"].get<double>(),
+              1e-12 + 1e-9 * base["by_bound_s"]["memory"].get<double>());
+  // Compute-bound kernels: twice the matmul time, less their fixed launch cost and the attention
+  // exponentials on the special-function units, which the share does not touch.
+  const double compute_ratio =
+      half["by_bound_s"]["compute"].get<double>() / base["by_bound_s"]["compute"].get<double>();
+  EXPECT_GT(compute_ratio, 1.85);
+  EXPECT_LE(compute_ratio, 2.0);
+  // A share of 1 is the default, exactly.
+  EXPECT_EQ(predict(dense_layer(json{{"software", {{"matmul_rate_share", 1.0}}}})).dump(),
+            predict(dense_layer(nullptr)).dump());
+  // Batch-1 decode streams the weights: almost no change.
+  json decode = llama(share_half);
+  decode["inference"].erase("serving");
+  decode["inference"]["batch"] = 1;
+  json decode_base = decode;
+  decode_base.erase("software");
+  const double tpot = predict(decode_base)["inference"]["tpot_s"],
+               tpot_half = predict(decode)["inference"]["tpot_s"];
+  EXPECT_GE(tpot_half, tpot);
+  EXPECT_LT(tpot_half, 1.1 * tpot);
+}
+
+TEST(Software, TheMegatronDeepSpeedProfileCarriesItsFittedShare) {
+  const json v = json::parse(optimus::api::validate(dense_layer("megatron-deepspeed").dump()));
+  EXPECT_DOUBLE_EQ(v["scenario"]["system"]["software"]["matmul_rate_share"].get<double>(), 0.74);
+  EXPECT_EQ(v["scenario"]["system"]["software"]["overlap_grad_reduce"], false);
+  // Other stacks keep the device's own rate.
+  const json d = json::parse(optimus::api::validate(dense_layer(nullptr).dump()));
+  EXPECT_DOUBLE_EQ(d["scenario"]["system"]["software"]["matmul_rate_share"].get<double>(), 1.0);
+}
+
+TEST(Software, AMatmulRateShareOutOfRangeGetsItsPath) {
+  for (const double bad : {0.0, -0.5, 1.5, 0.01}) {
+    const json e = predict(dense_layer(json{{"software", {{"matmul_rate_share", bad}}}}))["error"];
+    EXPECT_EQ(e["code"], "scenario.out_of_range") << bad;
+    EXPECT_EQ(e["path"], "/software/software/matmul_rate_share") << bad;
+  }
+}

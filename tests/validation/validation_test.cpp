@@ -294,19 +294,28 @@ TEST(Validation, TrainingFsdpReported) {
   EXPECT_LE(s.mean, 0.10);
 }
 
-// Megatron-DeepSpeed at 2,240-3,360 A100 (tests/validation/data/train_megatron_deepspeed.jsonl,
-// collected for this repository): MT-NLG 530B's published iteration times (Smith et al. 2022),
-// tensor parallel 8, pipeline 35, no sequence parallelism. Nothing is fitted on these rows.
-// Measured at this commit: every row 27-29% fast. The same model on the same cluster in
-// Megatron-LM alone (Narayanan et al. 2021, 2520 GPUs, train_public.jsonl) is predicted 6.7% fast,
-// so what costs the time is this stack (DeepSpeed's pipeline engine), not the hardware model.
-// Reported; gate: no regression past the measured mean plus noise.
+// Megatron-DeepSpeed (tests/validation/data/train_megatron_deepspeed.jsonl, collected for this
+// repository), run on the megatron-deepspeed software profile:
+// - 58 BigScience topology benchmarks for BLOOM (chronicles-prequel.md, Feb 2022: 176-206B models on
+//   Jean Zay's A100 80GB, TP 1-8, PP 2-48, micro-batch 1-8). The profile's one fitted value,
+//   matmul_rate_share 0.74 (scripts/fit_stack_rate.py), is fitted on these rows: 22.2% -> 6.8%.
+// - MT-NLG 530B's published iteration times (Smith et al. 2022; TP 8, PP 35, 2,240-3,360 A100 on
+//   Selene), out of sample: 28.2% at a share of 1 (every row 27-30% fast) -> 8.4%.
+// The same layers in Megatron-LM on Selene are predicted within 2-7% at a share of 1
+// (train_public.jsonl), so the share belongs to the stack. Gates: the fitted rows at their measured
+// mean plus noise, MT-NLG within 10%.
 TEST(Validation, TrainingMegatronDeepSpeedReported) {
+  std::vector<Case> cases = run_file("train_megatron_deepspeed.jsonl");
   const Stats s =
-      report("Training iteration time, Megatron-DeepSpeed at scale (train_megatron_deepspeed.jsonl)",
-             run_file("train_megatron_deepspeed.jsonl"));
-  EXPECT_EQ(s.n, 3);
-  EXPECT_LE(s.mean, 0.31);
+      report("Training iteration time, Megatron-DeepSpeed (train_megatron_deepspeed.jsonl)", cases);
+  EXPECT_EQ(s.n, 61);
+  EXPECT_LE(s.mean, 0.075);
+  std::vector<Case> mtnlg;
+  for (const Case& c : cases)
+    if (c.group.rfind("MT-NLG", 0) == 0) mtnlg.push_back(c);
+  const Stats m = report("Out of the fit: MT-NLG 530B", mtnlg);
+  EXPECT_EQ(m.n, 3);
+  EXPECT_LE(m.mean, 0.10);
 }
 
 // Mixture-of-experts and fp4 training, the public wave-2 rows (tests/validation/data/
@@ -336,7 +345,10 @@ TEST(Validation, TrainingMoePublic) {
 // DeepSeek-V2 (PP 16, EP 8, ZeRO-1; its paper's GPU-hours per trillion tokens, beside the dense
 // DeepSeek LLM 67B's with parallel "auto"); parallel "auto" where no
 // layout is published: the LLaMA (2023), Llama 2 34B, StarCoderBase, SmolLM3 and Llama 3.1 405B rows;
-// otherwise one picked by model size before predicting). Phase caveats (the shared README-whole-run.md):
+// otherwise one picked by model size before predicting). BLOOM (Jean Zay, jean-zay-a100) and the
+// Pythia suite (GPT-NeoX) name the stack they ran on, megatron-deepspeed, whose one fitted value is
+// fitted on other rows (the BigScience topology benchmarks): BLOOM -33.7% -> -12.5%, Pythia 19.4% ->
+// 11.7%, the gated mean 25.0% -> 22.2%. Phase caveats (the shared README-whole-run.md):
 // Llama 2/3 cards count pretraining, Llama 3.1 cards "training" (post-training not split out, reported and
 // not gated); OPT's 33 days and TinyLlama's hours are ideal figures (compared with run.ideal_time_s); OLMo's
 // energy is measured on the GPUs alone (compared with run.device_energy_mwh). Nothing is fitted on these
@@ -378,7 +390,7 @@ TEST(Validation, WholeRun) {
   }
   report("The one-line estimate on the same time rows", baseline);
   EXPECT_EQ(s.n, 38);
-  EXPECT_LE(s.mean, 0.25);
+  EXPECT_LE(s.mean, 0.23);
   EXPECT_LE(s.max, 0.78);
 }
 

@@ -712,6 +712,10 @@ export interface SoftwareSpec {
    */
   dp_overlap_slowdown?: number;
   /**
+   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   */
+  matmul_rate_share?: number;
+  /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
@@ -850,6 +854,10 @@ export interface Software {
    * How much slower computation runs beside a data-parallel collective (ZeRO-3 / FSDP parameter all-gathers, gradient reductions overlapped with the backward pass): the hidden part H of that traffic adds H x s / (1 + s) to the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv 2507.03114): 18.9% on average over A100 and H100 training. 0 = no contention. Unit: fraction.
    */
   dp_overlap_slowdown?: number;
+  /**
+   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   */
+  matmul_rate_share?: number;
   /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
