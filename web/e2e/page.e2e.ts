@@ -110,6 +110,26 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('the software stack picker lists the profiles; picking one re-estimates with the engine and goes into the link', async () => {
+    const page = await site.page();
+    await page.goto(`${site.origin}/`);
+    await settled(page);
+    const options = await page.locator('[data-path="/software"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(options[0]).toBe('');
+    for (const id of ['megatron-deepspeed', 'megatron-lm-2021', 'deepspeed', 'pytorch-eager', 'nemo-2025']) expect(options).toContain(id);
+    await setField(page, '/software', 'megatron-deepspeed');
+    await settled(page);
+    const expected = predict({ ...defaultScenario, software: 'megatron-deepspeed' });
+    expectMetricsOf(await metrics(page), expected);
+    expect(expected.training!.iteration_time_s).toBeGreaterThan(predict(defaultScenario).training!.iteration_time_s);
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    expect(decoded.ok && (decoded.scenario as any).software).toBe('megatron-deepspeed');
+    await setField(page, '/software', '');
+    await settled(page);
+    expectMetricsOf(await metrics(page), predict(defaultScenario));
+    await page.close();
+  });
+
   test('an invalid field shows the engine message next to it', async () => {
     // Start from a valid 24-device layout (tp1 pp2 dp12, global batch 480) given by a link, then
     // ask for tp=3, dp=4: the product fits, but 3 does not divide Llama 3 70B's 64 heads.

@@ -78,7 +78,7 @@ export interface EngineSchemas {
 // ---- Presets ----------------------------------------------------------------------------------
 
 /** The preset kinds of presets() (core/io/api.h). */
-export type PresetKind = 'models' | 'devices' | 'systems' | 'scenarios' | 'technology' | 'dram' | 'studies';
+export type PresetKind = 'models' | 'devices' | 'systems' | 'scenarios' | 'technology' | 'dram' | 'studies' | 'software' | 'economics';
 
 export interface PresetInfo {
   id: string;

@@ -17,7 +17,7 @@ import { defaultOf, enumValues, inputKind, isRequired, schemaAt } from '../state
 import { h, uid } from './dom';
 
 type Kind = 'int' | 'number' | 'select' | 'check' | 'text' | 'json';
-type PresetPicker = 'models' | 'systems' | 'devices';
+type PresetPicker = 'models' | 'systems' | 'devices' | 'software';
 type Input = HTMLInputElement | HTMLSelectElement;
 
 /** A field as the page lays it out; unset properties come from the schema. */
@@ -151,6 +151,15 @@ const SYSTEM_FIELDS: FieldDef[] = [
   { path: '/system', label: 'System', picker: 'systems', custom: 'Custom (inline system)', wide: true },
   { path: '/num_devices', label: 'Devices in the job' },
   { path: '/system/device', label: 'Device', picker: 'devices', custom: 'Custom (inline device)', wide: true },
+  {
+    path: '/software',
+    label: 'Software stack',
+    picker: 'software',
+    custom: 'Custom (inline profile)',
+    wide: true,
+    title:
+      'The software stack that runs the job: a profile of presets/software, its values laid over the system\'s software block (attention kernel, overlaps, host times, the share of the matmul rate its kernels reach). System default: the system preset\'s own block.',
+  },
   { path: '/system/devices_per_node', label: 'Devices per node' },
   { path: '/system/scale_up/domain_size', label: 'NVLink domain' },
   { path: '/system/scale_up/bandwidth_GBps', label: 'Scale-up GB/s' },
@@ -436,7 +445,9 @@ class ScenarioEditor implements Editor {
   }
 
   private presetOptions(kind: PresetPicker, custom: string): () => Array<[string, string]> {
-    return () => [...(this.deps.presets()[kind] ?? []).map((p): [string, string] => [p.id, p.name ? p.name : p.id]), [CUSTOM, custom]];
+    // A software stack is optional: absent = the system preset's own software block.
+    const none: Array<[string, string]> = kind === 'software' ? [['', 'System default']] : [];
+    return () => [...none, ...(this.deps.presets()[kind] ?? []).map((p): [string, string] => [p.id, p.name ? p.name : p.id]), [CUSTOM, custom]];
   }
 
   /** One labelled field with its error slot. */
@@ -498,6 +509,10 @@ class ScenarioEditor implements Editor {
   private shown(path: string): unknown {
     if (path === '/model') return typeof this.current.model === 'string' ? this.current.model : CUSTOM;
     if (path === '/system') return typeof this.current.system === 'string' ? this.current.system : CUSTOM;
+    if (path === '/software') {
+      const sw = this.current.software;
+      return sw === undefined ? '' : typeof sw === 'string' ? sw : CUSTOM;
+    }
     if (path === '/system/device') {
       const d = this.effective(path);
       return typeof d === 'string' ? d : CUSTOM;
@@ -555,6 +570,7 @@ class ScenarioEditor implements Editor {
 
   private async apply(path: string, value: unknown): Promise<void> {
     if (path === '/model' || path === '/system' || path === '/system/device') return this.pick(path, value);
+    if (path === '/software') return this.pickSoftware(value);
     if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
     if (path === '/parallel') return this.switchAuto(value === true);
     if (this.objectBoxes.has(path)) return this.switchObject(OBJECT_GROUPS.find((g) => g.path === path)!, value === true);
@@ -584,6 +600,26 @@ class ScenarioEditor implements Editor {
       this.current.system = value;
       this.systemPreset = await this.deps.preset('systems', String(value));
     }
+    this.refresh();
+  }
+
+  /**
+   * The software stack: a profile id, none (the system's own block), or the custom entry (an
+   * inline copy of the profile in effect, to edit in the JSON view; an inline one stays as it is).
+   */
+  private async pickSoftware(value: unknown): Promise<void> {
+    this.dropLocalErrors('/software');
+    if (value === undefined || value === '') delete this.current.software;
+    else if (value !== CUSTOM) this.current.software = value;
+    else if (typeof this.current.software === 'string') {
+      const id = this.current.software;
+      const base = await this.deps.preset('software', id);
+      if (base) {
+        base.name = `${String(base.name ?? id)} (edited)`;
+        base.source = `edited copy of software profile ${id}`;
+        this.current.software = base;
+      }
+    } else if (this.current.software === undefined) this.current.software = { name: 'Custom stack', software: {} };
     this.refresh();
   }
 

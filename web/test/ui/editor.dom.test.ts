@@ -14,6 +14,10 @@ const presets = {
     { id: 'moe1', name: 'MoE One', source: 'paper' },
   ],
   systems: [{ id: 's1', name: 'System One', source: 'datasheet' }],
+  software: [
+    { id: 'sw1', name: 'Stack One', source: 'docs' },
+    { id: 'sw2', name: 'Stack Two', source: 'docs' },
+  ],
   devices: [
     { id: 'd1', name: 'Device One', source: 'datasheet' },
     { id: 'd2', name: 'Device Two', source: 'datasheet' },
@@ -35,6 +39,7 @@ const store: Record<string, Record<string, Record<string, unknown>>> = {
       moe: { experts: 16, top_k: 2, expert_ffn_hidden: 32, shared_experts: 1, first_dense_layers: 1 },
     },
   },
+  software: { sw1: { name: 'Stack One', source: 'docs', software: { attention: 'standard', matmul_rate_share: 0.74 } } },
   systems: { s1: { name: 'System One', device: 'd1', devices_per_node: 8, scale_up: { bandwidth_GBps: 450, latency_us: 2, domain_size: 8 }, scale_out: { bandwidth_GBps: 50, latency_us: 3 } } },
 };
 const start = { schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8, pp: 1, dp: 1 }, training: { global_batch: 8, seq_len: 128, precision: 'bf16' } };
@@ -176,6 +181,30 @@ describe('scenario editor', () => {
     type(path, '');
     await flush();
     expect(editor.scenario()[parent]).not.toHaveProperty(key);
+  });
+
+  it('the software stack picker writes a profile id, drops it for the system default, and inlines a copy for custom', async () => {
+    const f = field('/software');
+    expect(document.querySelector(`label[for="${f.id}"]`)?.textContent).toContain('Software stack');
+    expect([...f.options].map((o) => o.value)).toEqual(['', 'sw1', 'sw2', '__inline']);
+    expect(f.value).toBe('');
+    expect(editor.scenario()).not.toHaveProperty('software');
+    type('/software', 'sw1');
+    await flush();
+    expect(editor.scenario().software).toBe('sw1');
+    expect(edits).toBeGreaterThan(0);
+    type('/software', '__inline');
+    await flush();
+    const inline = editor.scenario().software as Record<string, unknown>;
+    expect(inline.software).toEqual({ attention: 'standard', matmul_rate_share: 0.74 });
+    expect(String(inline.source)).toContain('sw1');
+    expect(field('/software').value).toBe('__inline');
+    type('/software', '');
+    await flush();
+    expect(editor.scenario()).not.toHaveProperty('software');
+    // A scenario that names a stack shows it.
+    await editor.load({ ...JSON.parse(JSON.stringify(start)), software: 'sw2' } as Record<string, unknown>);
+    expect(field('/software').value).toBe('sw2');
   });
 
   it('engine errors go next to the field named by their path, or its nearest parent, else to the general area', () => {
