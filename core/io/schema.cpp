@@ -676,7 +676,8 @@ Node software_schema() {
                       .desc("Share of the device's calibrated matmul rate this stack's kernels reach (every "
                             "matmul, attention's included; memory-bound kernels and communication are not "
                             "scaled). A stack calibration fitted on the stack's own published runs: "
-                            "megatron-deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the "
+                            "megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). "
+                            "1 = the "
                             "kernels the device presets were calibrated with.")
                       .unit("fraction")
                       .def(s.matmul_rate_share)},

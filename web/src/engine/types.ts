@@ -712,7 +712,7 @@ export interface SoftwareSpec {
    */
   dp_overlap_slowdown?: number;
   /**
-   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   matmul_rate_share?: number;
   /**
@@ -855,7 +855,7 @@ export interface Software {
    */
   dp_overlap_slowdown?: number;
   /**
-   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   matmul_rate_share?: number;
   /**
