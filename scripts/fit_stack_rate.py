@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Fit a software profile's matmul_rate_share on the published runs of that stack.
+"""Fit a software profile's training_matmul_share on the published runs of that stack.
 
 Usage: scripts/fit_stack_rate.py build/native/cli/optimus PROFILE FIT_FILE[:GROUP] [CHECK_FILE[:GROUP] ...]
 
-matmul_rate_share is the share of the device's calibrated matmul rate that a stack's kernels reach
+training_matmul_share is the share of the device's calibrated matmul rate that a stack's kernels reach
 (core/hardware/spec.h, SoftwareDefaults). Every row of FIT_FILE (tests/validation/data/, only the
 rows whose group starts with GROUP when given) that names PROFILE is predicted with the profile
 inlined and the share set to each grid value; the mean |error| per value is printed and the value
@@ -39,7 +39,7 @@ def metric(out, path):
 def error(cli, profile_json, row, share):
     scenario = json.loads(json.dumps(row["scenario"]))
     inline = json.loads(json.dumps(profile_json))
-    inline["software"]["matmul_rate_share"] = share
+    inline["software"]["training_matmul_share"] = share
     scenario["software"] = inline
     out = json.loads(run(cli, ["predict", "-", "--json"], json.dumps(scenario)))
     if "error" in out:
@@ -63,7 +63,7 @@ def main():
     best = None
     for share in grid:
         m = mean_abs([error(cli, profile_json, r, share) for r in fit_rows])
-        print(f"matmul_rate_share {share:.2f}: mean |err| {100 * m:5.1f}% over {len(fit_rows)} rows")
+        print(f"training_matmul_share {share:.2f}: mean |err| {100 * m:5.1f}% over {len(fit_rows)} rows")
         if best is None or m <= best[1]:
             best = (share, m)
     share = best[0]

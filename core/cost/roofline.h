@@ -50,7 +50,7 @@ struct MatmulShape {
 // Matrix multiply C[m,n] = A[m,k] B[k,n], `batch` times, inputs in `in`, output in `out`.
 // `weight_bytes_per_element` overrides the size of B (weight-only quantized inference).
 // `rate_share` scales the device's matmul rate for a software stack whose kernels reach only that
-// share of it (SoftwareDefaults::matmul_rate_share; 1 = the device's calibrated rate).
+// share of it (SoftwareDefaults::training_matmul_share in training; 1 = the device's calibrated rate).
 OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
                    double weight_bytes, double out_bytes, double rate_share = 1.0);
 

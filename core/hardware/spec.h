@@ -222,11 +222,12 @@ struct SoftwareDefaults {
   // the unslowed rate, takes H instead. 0 = no contention.
   double dp_overlap_slowdown = 0.189;
   // The share of the device's matmul rate (its calibrated rate: MAMF ratio x sustained ratio) that
-  // this stack's kernels reach. A stack calibration, fitted on the stack's own published runs and
-  // documented in its profile (presets/software/*.json); 1 = the kernels the device presets were
-  // calibrated with (Megatron-LM / NeMo on the A100 / H100 rows). It scales every matmul, the
-  // attention matmuls included; memory-bound kernels and communication are not touched.
-  double matmul_rate_share = 1.0;
+  // this training stack's kernels reach. A stack calibration, fitted on the stack's own published
+  // runs and documented in its profile (presets/software/*.json); 1 = the kernels the device
+  // presets were calibrated with (Megatron-LM / NeMo on the A100 / H100 rows). It scales every
+  // training matmul, the attention matmuls included; memory-bound kernels, communication and
+  // inference (whose runtimes bring their own kernels) are not touched.
+  double training_matmul_share = 1.0;
   // The inference runtime keeps a KV cache, so a decode step runs one new token per sequence.
   // Without one (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False)
   // every step recomputes the whole context so far.

@@ -414,7 +414,8 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.ep_comm_overlap = sr.boolean("ep_comm_overlap", false).value_or(d.ep_comm_overlap);
     d.ep_comm_sm_share = sr.number("ep_comm_sm_share", false, 0, 0.9).value_or(d.ep_comm_sm_share);
     d.dp_overlap_slowdown = sr.number("dp_overlap_slowdown", false, 0, 1).value_or(d.dp_overlap_slowdown);
-    d.matmul_rate_share = sr.number("matmul_rate_share", false, 0.05, 1).value_or(d.matmul_rate_share);
+    d.training_matmul_share =
+        sr.number("training_matmul_share", false, 0.05, 1).value_or(d.training_matmul_share);
     d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
     d.weight_bytes = sr.number("weight_bytes", false, 0.5, 8).value_or(d.weight_bytes);
     d.gradient_bytes = sr.number("gradient_bytes", false, 0.5, 8).value_or(d.gradient_bytes);
@@ -1078,7 +1079,7 @@ ojson system_json(const SystemSpec& s) {
                    {"ep_comm_overlap", sw.ep_comm_overlap},
                    {"ep_comm_sm_share", sw.ep_comm_sm_share},
                    {"dp_overlap_slowdown", sw.dp_overlap_slowdown},
-                   {"matmul_rate_share", sw.matmul_rate_share},
+                   {"training_matmul_share", sw.training_matmul_share},
                    {"activation_bytes", sw.activation_bytes},
                    {"weight_bytes", sw.weight_bytes},
                    {"gradient_bytes", sw.gradient_bytes},

@@ -671,16 +671,16 @@ Node software_schema() {
                             "contention.")
                       .unit("fraction")
                       .def(s.dp_overlap_slowdown)},
-                 {"matmul_rate_share",
+                 {"training_matmul_share",
                   number(0.05, 1)
-                      .desc("Share of the device's calibrated matmul rate this stack's kernels reach (every "
-                            "matmul, attention's included; memory-bound kernels and communication are not "
-                            "scaled). A stack calibration fitted on the stack's own published runs: "
-                            "megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). "
-                            "1 = the "
-                            "kernels the device presets were calibrated with.")
+                      .desc("Share of the device's calibrated matmul rate this training stack's kernels "
+                            "reach (every training matmul, attention's included; memory-bound kernels, "
+                            "communication and inference are not scaled). A stack calibration fitted on the "
+                            "stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's "
+                            "BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated "
+                            "with.")
                       .unit("fraction")
-                      .def(s.matmul_rate_share)},
+                      .def(s.training_matmul_share)},
                  {"moe_dispatcher",
                   choice<MoeDispatcher>()
                       .desc(

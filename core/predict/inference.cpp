@@ -47,7 +47,6 @@ OpContext inference_context(const Scenario& s) {
   c.dev = &s.system.device;
   c.sys = &s.system;
   c.workload = Workload::inference;
-  c.matmul_rate_share = s.system.software.matmul_rate_share;
   c.math = w.precision;
   c.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   c.in_bytes = c.act_bytes;

@@ -479,7 +479,7 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   c.dev = &s.system.device;
   c.sys = &s.system;
   c.workload = Workload::training;
-  c.matmul_rate_share = s.system.software.matmul_rate_share;
+  c.matmul_rate_share = s.system.software.training_matmul_share;
   c.math = w.precision;
   // Quantised formats: the matmul operands at the format's size (block scales included).
   c.in_bytes = bytes_per_element(w.precision);

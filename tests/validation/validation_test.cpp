@@ -298,7 +298,7 @@ TEST(Validation, TrainingFsdpReported) {
 // repository), run on the megatron-deepspeed software profile:
 // - 58 BigScience topology benchmarks for BLOOM (chronicles-prequel.md, Feb 2022: 176-206B models on
 //   Jean Zay's A100 80GB, TP 1-8, PP 2-48, micro-batch 1-8). The profile's one fitted value,
-//   matmul_rate_share 0.74 (scripts/fit_stack_rate.py), is fitted on these rows: 22.2% -> 6.8%.
+//   training_matmul_share 0.74 (scripts/fit_stack_rate.py), is fitted on these rows: 22.2% -> 6.8%.
 // - MT-NLG 530B's published iteration times (Smith et al. 2022; TP 8, PP 35, 2,240-3,360 A100 on
 //   Selene), out of sample: 28.2% at a share of 1 (every row 27-30% fast) -> 8.4%.
 // The same layers in Megatron-LM on Selene are predicted within 2-7% at a share of 1

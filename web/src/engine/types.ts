@@ -712,9 +712,9 @@ export interface SoftwareSpec {
    */
   dp_overlap_slowdown?: number;
   /**
-   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
-  matmul_rate_share?: number;
+  training_matmul_share?: number;
   /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
@@ -855,9 +855,9 @@ export interface Software {
    */
   dp_overlap_slowdown?: number;
   /**
-   * Share of the device's calibrated matmul rate this stack's kernels reach (every matmul, attention's included; memory-bound kernels and communication are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
-  matmul_rate_share?: number;
+  training_matmul_share?: number;
   /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */

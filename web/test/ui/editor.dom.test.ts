@@ -39,7 +39,7 @@ const store: Record<string, Record<string, Record<string, unknown>>> = {
       moe: { experts: 16, top_k: 2, expert_ffn_hidden: 32, shared_experts: 1, first_dense_layers: 1 },
     },
   },
-  software: { sw1: { name: 'Stack One', source: 'docs', software: { attention: 'standard', matmul_rate_share: 0.74 } } },
+  software: { sw1: { name: 'Stack One', source: 'docs', software: { attention: 'standard', training_matmul_share: 0.74 } } },
   systems: { s1: { name: 'System One', device: 'd1', devices_per_node: 8, scale_up: { bandwidth_GBps: 450, latency_us: 2, domain_size: 8 }, scale_out: { bandwidth_GBps: 50, latency_us: 3 } } },
 };
 const start = { schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8, pp: 1, dp: 1 }, training: { global_batch: 8, seq_len: 128, precision: 'bf16' } };
@@ -196,7 +196,7 @@ describe('scenario editor', () => {
     type('/software', '__inline');
     await flush();
     const inline = editor.scenario().software as Record<string, unknown>;
-    expect(inline.software).toEqual({ attention: 'standard', matmul_rate_share: 0.74 });
+    expect(inline.software).toEqual({ attention: 'standard', training_matmul_share: 0.74 });
     expect(String(inline.source)).toContain('sw1');
     expect(field('/software').value).toBe('__inline');
     type('/software', '');
