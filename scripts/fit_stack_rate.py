@@ -13,7 +13,7 @@ the fitted value and at 1, out of sample.
 import json
 import sys
 
-from fitlib import DATA, run
+from fitlib import DATA, metric, run
 
 
 def rows_of(spec, profile):
@@ -27,13 +27,6 @@ def rows_of(spec, profile):
             continue
         out.append(r)
     return out
-
-
-def metric(out, path):
-    node = out
-    for key in path.split("."):
-        node = node[key]
-    return node
 
 
 def error(cli, profile_json, row, share):

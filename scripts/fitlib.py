@@ -35,11 +35,16 @@ class SoftwareTrial:
         out = json.loads(run(self.cli, ["predict", "-", "--json"], json.dumps(scenario)))
         if "error" in out:
             return None
-        node = out
-        *parents, last = row["metric"].split(".")
-        for key in parents:
-            node = node[key]
-        return sum(node[k] for k in last.split("+"))
+        return metric(out, row["metric"])
+
+
+def metric(out, dotted):
+    """A prediction's metric by its dotted path (a last part `a+b` sums the two)."""
+    node = out
+    *parents, last = dotted.split(".")
+    for key in parents:
+        node = node[key]
+    return sum(node[k] for k in last.split("+"))
 
 
 def grid_report(label, idx, grid, errors, unit):

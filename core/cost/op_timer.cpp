@@ -38,16 +38,16 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
     // Prefill: the two matmuls per head dominate; time them with the tile model.
     const Precision p = attention_precision(c.math);
     const std::int64_t kv_eff = visited_keys(op);
-    const OpCost qk = matmul_cost(*c.dev, {op.m, kv_eff, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
-                                  c.act_bytes, c.matmul_rate_share);
-    const OpCost pv = matmul_cost(*c.dev, {op.m, op.k, kv_eff, op.batch}, p, c.act_bytes, c.act_bytes,
-                                  c.act_bytes, c.matmul_rate_share);
+    const OpCost qk =
+        matmul_cost(*c.dev, {op.m, kv_eff, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
+    const OpCost pv =
+        matmul_cost(*c.dev, {op.m, op.k, kv_eff, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
     r.compute_time = qk.compute_time + pv.compute_time;
     // Exponentials of the visited scores on the special-function units (FlashAttention-3 Sec. 3.1).
     if (c.dev->exp_rate > 0) r.compute_time += Seconds(d(op.batch) * d(op.m) * d(kv_eff) / c.dev->exp_rate);
   } else {
     const MathRate mr = math_rate(*c.dev, Precision::fp16);
-    r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency * c.matmul_rate_share);
+    r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency);
   }
   r.memory_time = r.hbm_bytes / Bandwidth(c.dev->hbm_bandwidth.value * c.dev->memory_efficiency);
   const Seconds roof = max(r.compute_time, r.memory_time);

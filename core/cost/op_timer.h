@@ -32,7 +32,7 @@ struct OpContext {
   double kv_bytes = 2;               // a KV-cache element (inference)
   std::array<GroupPlacement, kCommGroups> groups{};  // by CommGroup
   Seconds launch{};                // host launch interval per kernel (0: none, graph replay)
-  double matmul_rate_share = 1.0;  // the software stack's share of the device's matmul rate
+  double matmul_rate_share = 1.0;  // a training stack's share of the device's matmul rate
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };
