@@ -142,8 +142,12 @@ export const TRAINING_METRICS: MetricDef[] = [
     better: 'lower',
     explain: (c) => ({
       formula: 'iteration time = sum of the exposed (not overlapped) times on the critical path: compute + recompute + TP comm + CP comm + PP comm + DP comm + expert all-to-all (MoE) + pipeline bubble + optimizer',
-      inputs: BREAKDOWN_KEYS.filter((k) => getPath(c.prediction, `training.breakdown_s.${k}`) !== undefined).map((k) => [k, f(getPath(c.prediction, `training.breakdown_s.${k}`), 'seconds')] as [string, string]),
-      source: 'Kundu et al. 2024, Sec. 3 (training time)',
+      inputs: [
+        ...BREAKDOWN_KEYS.filter((k) => getPath(c.prediction, `training.breakdown_s.${k}`) !== undefined).map((k) => [k, f(getPath(c.prediction, `training.breakdown_s.${k}`), 'seconds')] as [string, string]),
+        ['software stack', typeof c.scenario?.software === 'string' ? c.scenario.software : c.scenario?.software ? 'inline profile' : 'system default'],
+        ['its share of the matmul rate', String(c.scenario?.system.software?.training_matmul_share ?? '?')],
+      ],
+      source: 'Kundu et al. 2024, Sec. 3 (training time); a stack\'s share of the matmul rate: its software profile (fitted on its own runs, presets/software)',
     }),
   },
   {

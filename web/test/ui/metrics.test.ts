@@ -50,6 +50,20 @@ describe('metric explanations', () => {
     const int4 = { ...scenario, inference: { ...scenario.inference, precision: 'int4', weight_group_size: 32 } } as unknown as ResolvedScenario;
     expect(Object.fromEntries(explain(weights, { prediction, scenario: int4 })!.inputs)).toMatchObject({ precision: 'int4', weight_group_size: '32' });
   });
+  it('iteration time names the software stack and its share of the matmul rate', () => {
+    const it_ = TRAINING_METRICS.find((m) => m.path === 'training.iteration_time_s')!;
+    const plain = { ...scenario, system: { ...scenario.system, software: { training_matmul_share: 1 } } } as unknown as ResolvedScenario;
+    expect(Object.fromEntries(explain(it_, { prediction, scenario: plain })!.inputs)).toMatchObject({
+      compute: '46.8 s',
+      'software stack': 'system default',
+      'its share of the matmul rate': '1',
+    });
+    const stack = { ...plain, software: 'megatron-deepspeed', system: { ...plain.system, software: { training_matmul_share: 0.74 } } } as unknown as ResolvedScenario;
+    expect(Object.fromEntries(explain(it_, { prediction, scenario: stack })!.inputs)).toMatchObject({
+      'software stack': 'megatron-deepspeed',
+      'its share of the matmul rate': '0.74',
+    });
+  });
   it('explanations never throw, with or without the resolved scenario', () => {
     for (const m of ALL_METRICS) {
       expect(() => explain(m, { prediction, scenario: null })).not.toThrow();
