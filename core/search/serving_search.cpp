@@ -44,32 +44,37 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
   for (std::int64_t b : {sv.max_batch / 4, sv.max_batch / 16})
     if (b >= 8) batches.push_back(b);
   std::vector<ServingDeployment> out;
-  for (std::int64_t t : tp ? std::vector<std::int64_t>{*tp} : divisors_of(n)) {
-    if (n % t != 0) continue;
-    for (std::int64_t p : pp ? std::vector<std::int64_t>{*pp} : divisors_of(n / t)) {
-      if ((n / t) % p != 0 || p > s.model.layers) continue;
-      std::vector<std::int64_t> eps = {1};
-      if (ep) {
-        eps = {*ep};
-      } else if (s.model.moe) {
-        eps.clear();
-        for (std::int64_t e : divisors_of(t))
-          if (s.model.moe->experts % e == 0) eps.push_back(e);
-      }
-      for (std::int64_t e : eps)
-        for (std::int64_t b : batches) {
-          ServingDeployment d;
-          d.tp = t;
-          d.pp = p;
-          d.ep = e;
-          d.replicas = n / (t * p);
-          d.max_batch = b;
-          out.push_back(d);
+  // The list stops one past the cap: a large device count has millions of splits into pools
+  // (fuzzing found one that ran out of memory listing them), and the answer is the same error.
+  const auto full = [&] { return static_cast<std::int64_t>(out.size()) > kMaxServingDeployments; };
+  const auto list = [&] {
+    for (std::int64_t t : tp ? std::vector<std::int64_t>{*tp} : divisors_of(n)) {
+      if (n % t != 0) continue;
+      for (std::int64_t p : pp ? std::vector<std::int64_t>{*pp} : divisors_of(n / t)) {
+        if ((n / t) % p != 0 || p > s.model.layers) continue;
+        std::vector<std::int64_t> eps = {1};
+        if (ep) {
+          eps = {*ep};
+        } else if (s.model.moe) {
+          eps.clear();
+          for (std::int64_t e : divisors_of(t))
+            if (s.model.moe->experts % e == 0) eps.push_back(e);
         }
+        for (std::int64_t e : eps)
+          for (std::int64_t b : batches) {
+            ServingDeployment d;
+            d.tp = t;
+            d.pp = p;
+            d.ep = e;
+            d.replicas = n / (t * p);
+            d.max_batch = b;
+            out.push_back(d);
+            if (full()) return;
+          }
+      }
     }
-  }
-  // Disaggregated prefill and decode pools (a closed loop cannot be split: README, serving).
-  if (sv.arrival != Arrival::closed && n >= 2 && !pp) {
+    // Disaggregated prefill and decode pools (a closed loop cannot be split: README, serving).
+    if (sv.arrival == Arrival::closed || n < 2 || pp) return;
     const std::int64_t domain = std::max<std::int64_t>(1, s.system.scale_up.domain_size);
     for (std::int64_t tp_p : divisors_of(n)) {
       if (tp_p > domain || (tp && *tp != tp_p)) continue;
@@ -85,18 +90,22 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
           d.prefill = ServingPool{tp_p, 1, r_p};
           d.decode = ServingPool{tp_d, 1, rest / tp_d};
           out.push_back(d);
+          if (full()) return;
         }
       }
     }
-  }
+  };
+  list();
   const auto count = static_cast<std::int64_t>(out.size());
-  if (count > kMaxServingDeployments || count * sv.num_requests > kMaxServingSearchRequests)
-    return make_error("search.space_too_large", "/num_devices",
-                      std::to_string(count) + " deployments of " + std::to_string(sv.num_requests) +
-                          " requests each is more than a search simulates (at most " +
-                          std::to_string(kMaxServingDeployments) + " deployments and " +
-                          std::to_string(kMaxServingSearchRequests) +
-                          " requests in all); fix tp or pp in `parallel`, or simulate fewer requests");
+  if (full() || count * sv.num_requests > kMaxServingSearchRequests)
+    return make_error(
+        "search.space_too_large", "/num_devices",
+        (full() ? "more than " + std::to_string(kMaxServingDeployments) : std::to_string(count)) +
+            " deployments of " + std::to_string(sv.num_requests) +
+            " requests each is more than a search simulates (at most " +
+            std::to_string(kMaxServingDeployments) + " deployments and " +
+            std::to_string(kMaxServingSearchRequests) +
+            " requests in all); fix tp or pp in `parallel`, or simulate fewer requests");
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "io/api.h"
 #include "io/json_io.h"
+#include "io/presets.h"
 
 namespace {
 
@@ -124,6 +125,21 @@ TEST(ServingSearch, BadRequestsGetCodes) {
   json big = stream(2);
   big["inference"]["serving"]["num_requests"] = 500'000;  // 10 deployments x 500k requests
   EXPECT_EQ(search(big, {{"mode", "serving"}})["error"]["code"], "search.space_too_large");
+}
+
+// A device count with millions of prefill/decode splits (a scale-up domain as large as the job)
+// is refused without listing them all: the list stops past the cap. The fuzzer's search target
+// found such a scenario running out of memory.
+TEST(ServingSearch, AHugeSplitSpaceIsRefusedWithoutListingIt) {
+  json huge = stream(1'000'000);
+  json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  system["scale_up"]["domain_size"] = 1'000'000;
+  system["devices_per_node"] = 1'000'000;
+  huge["system"] = system;
+  const json e = search(huge, {{"mode", "serving"}})["error"];
+  EXPECT_EQ(e["code"], "search.space_too_large");
+  EXPECT_EQ(e["path"], "/num_devices");
+  EXPECT_NE(e["message"].get<std::string>().find("more than 400 deployments"), std::string::npos) << e.dump();
 }
 
 TEST(ServingSearch, ModeDefaultsToServingForAServingScenario) {
