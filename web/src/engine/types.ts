@@ -712,7 +712,7 @@ export interface SoftwareSpec {
    */
   dp_overlap_slowdown?: number;
   /**
-   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   training_matmul_share?: number;
   /**
@@ -855,7 +855,7 @@ export interface Software {
    */
   dp_overlap_slowdown?: number;
   /**
-   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs: megatron-deepspeed and deepspeed 0.74 (BigScience's BLOOM topology benchmarks). 1 = the kernels the device presets were calibrated with. Unit: fraction.
+   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   training_matmul_share?: number;
   /**

@@ -258,6 +258,14 @@ function resolveField(def: FieldDef, schema: JsonSchema | null, presetOptions: (
   };
 }
 
+/** An inline copy of a preset to edit: its name marked "(edited)", and its source when given. */
+function editedCopy(preset: Record<string, unknown>, id: string, source?: string): Record<string, unknown> {
+  const base = clone(preset);
+  base.name = `${String(base.name ?? id)} (edited)`;
+  if (source !== undefined) base.source = source;
+  return base;
+}
+
 /** The value of a field's input, or why it is not one. */
 function parseInput(f: Field, input: Input): { ok: true; value: unknown } | { ok: false; message: string } {
   if (f.kind === 'check') return { ok: true, value: (input as HTMLInputElement).checked };
@@ -614,11 +622,7 @@ class ScenarioEditor implements Editor {
     else if (typeof this.current.software === 'string') {
       const id = this.current.software;
       const base = await this.deps.preset('software', id);
-      if (base) {
-        base.name = `${String(base.name ?? id)} (edited)`;
-        base.source = `edited copy of software profile ${id}`;
-        this.current.software = base;
-      }
+      if (base) this.current.software = editedCopy(base, id, `edited copy of software profile ${id}`);
     } else if (this.current.software === undefined) this.current.software = { name: 'Custom stack', software: {} };
     this.refresh();
   }
@@ -679,17 +683,11 @@ class ScenarioEditor implements Editor {
   private inlineFor(path: string): void {
     const s = this.current;
     if (path.startsWith('/model/') && typeof s.model === 'string') {
-      const base = clone(this.modelPreset ?? {});
+      const base = editedCopy(this.modelPreset ?? {}, s.model, `edited copy of preset ${s.model}`);
       delete base.notes;
-      base.name = `${String(base.name ?? s.model)} (edited)`;
-      base.source = `edited copy of preset ${s.model}`;
       s.model = base;
     }
-    if (path.startsWith('/system/') && typeof s.system === 'string') {
-      const base = clone(this.systemPreset ?? {});
-      base.name = `${String(base.name ?? s.system)} (edited)`;
-      s.system = base;
-    }
+    if (path.startsWith('/system/') && typeof s.system === 'string') s.system = editedCopy(this.systemPreset ?? {}, s.system);
   }
 
   // ---- Errors -----------------------------------------------------------------------------------
