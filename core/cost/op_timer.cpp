@@ -32,8 +32,12 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
   const double heads_local = d(op.batch) / d(std::max<std::int64_t>(1, op.sequences));
   OpCost r;
   r.flops = Flops(4.0 * d(op.batch) * d(op.m) * d(op.n) * d(op.k) * frac);
-  r.hbm_bytes =
-      Bytes(d(op.sequences) * (d(op.n) * op.kv_bytes + 2.0 * d(op.m) * heads_local * d(op.k) * c.act_bytes));
+  // A decode kernel that reads the cache once per query head (SoftwareDefaults::
+  // decode_kv_per_query_head) reads a GQA/MQA group's keys and values heads / kv_heads times.
+  const double kv_reads =
+      c.kv_per_query_head && op.m == 1 && op.kv_heads > 0 ? std::max(1.0, heads_local / d(op.kv_heads)) : 1.0;
+  r.hbm_bytes = Bytes(d(op.sequences) * (d(op.n) * op.kv_bytes * kv_reads +
+                                         2.0 * d(op.m) * heads_local * d(op.k) * c.act_bytes));
   if (op.m > 1) {
     // Prefill: the two matmuls per head dominate; time them with the tile model.
     const Precision p = attention_precision(c.math);

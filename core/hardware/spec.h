@@ -232,6 +232,13 @@ struct SoftwareDefaults {
   // Without one (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False)
   // every step recomputes the whole context so far.
   bool kv_cache = true;
+  // The decode attention kernel runs one query head per thread block, so each query head reads
+  // its group's keys and values on its own: a GQA/MQA cache is read heads / kv_heads times per
+  // step, as if it were multi-head. TensorRT-LLM's masked multi-head attention kernel before its
+  // XQA kernel (v0.8; NVIDIA's XQA blog, Jan 2024: XQA "reduc[es] data loading" and gives 2.4x
+  // the Llama-70B throughput on one H200), and runtimes that expand the cache to every query head
+  // before attention (gpt-fast's and Hugging Face's repeat_interleave / repeat_kv).
+  bool decode_kv_per_query_head = false;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

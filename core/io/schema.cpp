@@ -693,6 +693,13 @@ Node software_schema() {
                             "sequence); false: every step recomputes the whole context (Megatron-LM's 2021 "
                             "generation loop, Hugging Face generate with use_cache=False).")
                       .def(s.kv_cache)},
+                 {"decode_kv_per_query_head",
+                  boolean()
+                      .desc("The decode attention kernel reads the KV cache once per query head, so a "
+                            "GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its "
+                            "XQA kernel, v0.8; runtimes that expand the cache to every head before "
+                            "attention, as gpt-fast and Hugging Face eager do). false: once per KV head.")
+                      .def(s.decode_kv_per_query_head)},
                  {"custom_allreduce_max_kb",
                   number(0, 1e6)
                       .desc("Inference all-reduces of at most this size inside one scale-up domain use the "

@@ -238,6 +238,7 @@ void mha_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
     // K and V of every new token join the cache (GQA/MQA store kv_heads, not heads).
     att.kv_bytes = 2.0 * d(kvd_local) * s.kv_elem_bytes;
     att.v_dim = m.head_dim;
+    att.kv_heads = kvd_local / m.head_dim;
     // Saved: Q and K (for QK^T) and V, split over tp; unfused attention also keeps the softmax
     // output (2), dropout mask (1) and dropout output (2) per score, 5 a s^2 b, which selective
     // recompute drops (Korthikanti et al. Sec. 5); FlashAttention keeps an fp32 log-sum-exp per

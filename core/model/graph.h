@@ -77,6 +77,7 @@ struct Op {
   bool weight = false;
   std::int64_t sequences = 0;  // attention: sequences in this group
   std::int64_t v_dim = 0;      // attention: value head dim (MLA: differs from the query/key dim k)
+  std::int64_t kv_heads = 0;   // attention: local KV heads (GQA/MQA); 0 = a latent shared by all heads (MLA)
   // attention (fused or not): causal fraction of the score matrix actually computed.
   double causal_fraction = 1.0;
   // elementwise (and unfused attention's score traffic): bytes moved through HBM and vector

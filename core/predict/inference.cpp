@@ -54,6 +54,7 @@ OpContext inference_context(const Scenario& s) {
   // The LM head (the embedding matrix) stays at 16 bits under weight quantisation.
   c.head_weight_bytes = std::max(2.0, c.weight_bytes);
   c.kv_bytes = bytes_per_element(w.kv_precision);
+  c.kv_per_query_head = s.system.software.decode_kv_per_query_head;
   const std::int64_t domain = s.system.scale_up.domain_size;
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);

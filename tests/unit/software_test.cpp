@@ -80,6 +80,9 @@ TEST(Software, BadProfilesGetCodesAndPaths) {
   EXPECT_EQ(e["code"], "scenario.unknown_key");
   e = error(llama(7));
   EXPECT_EQ(e["code"], "scenario.wrong_type");
+  e = error(llama(json{{"software", {{"decode_kv_per_query_head", "yes"}}}}));
+  EXPECT_EQ(e["code"], "scenario.wrong_type");
+  EXPECT_EQ(e["path"], "/software/software/decode_kv_per_query_head");
 }
 
 // Without a KV cache a decode step is a prefill of the whole context: slower, and more so as
@@ -443,4 +446,41 @@ TEST(Software, ATrainingMatmulShareOutOfRangeGetsItsPath) {
     EXPECT_EQ(e["code"], "scenario.out_of_range") << bad;
     EXPECT_EQ(e["path"], "/software/software/training_matmul_share") << bad;
   }
+}
+
+// A decode kernel that reads the cache once per query head (TensorRT-LLM before XQA, gpt-fast's
+// and Hugging Face's expanded K/V) reads a GQA cache heads / kv_heads times per step: Llama 3.1
+// 8B (32 heads, 8 KV heads) pays three more reads of its cache per decode step, a multi-head
+// model nothing, and the prefill nothing.
+TEST(Software, DecodeAttentionPerQueryHeadReadsAGroupedCacheOncePerHead) {
+  const auto scenario = [](const std::string& model, bool per_head) {
+    json s = {{"model", model},
+              {"system", "dgx-h100"},
+              {"num_devices", 1},
+              {"inference", {{"batch", 64}, {"prompt_len", 2048}, {"output_len", 64}}}};
+    if (per_head)
+      s["software"] = {{"name", "per-head decode"}, {"software", {{"decode_kv_per_query_head", true}}}};
+    return predict(s);
+  };
+  const json grouped = scenario("llama3.1-8b", false);
+  const json per_head = scenario("llama3.1-8b", true);
+  ASSERT_FALSE(per_head.contains("error")) << per_head.dump();
+  EXPECT_DOUBLE_EQ(per_head["inference"]["ttft_s"].get<double>(),
+                   grouped["inference"]["ttft_s"].get<double>());
+  // The cache at the mean context of the decode steps (prompt + half the output), read three more
+  // times at the H100's sustained bandwidth (3.35 TB/s x 0.89, its preset).
+  const double full = grouped["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>();
+  const double mean_cache = full * (2048.0 + 32.0) / (2048.0 + 64.0);
+  const double extra = 3.0 * mean_cache / (3350e9 * 0.89);
+  const double added =
+      per_head["inference"]["tpot_s"].get<double>() - grouped["inference"]["tpot_s"].get<double>();
+  EXPECT_NEAR(added, extra, 0.1 * extra);
+  // Multi-head attention (Llama 2 7B: 32 KV heads) reads its cache once per head anyway.
+  EXPECT_DOUBLE_EQ(scenario("llama2-7b", true)["inference"]["tpot_s"].get<double>(),
+                   scenario("llama2-7b", false)["inference"]["tpot_s"].get<double>());
+  // The 2023 TensorRT-LLM profile carries it; today's does not.
+  const json v = json::parse(optimus::api::validate(llama("tensorrt-llm-2023").dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["decode_kv_per_query_head"], true);
+  const json t = json::parse(optimus::api::validate(llama("tensorrt-llm").dump()));
+  EXPECT_EQ(t["scenario"]["system"]["software"]["decode_kv_per_query_head"], false);
 }

@@ -724,6 +724,10 @@ export interface SoftwareSpec {
    */
   kv_cache?: boolean;
   /**
+   * The decode attention kernel reads the KV cache once per query head, so a GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its XQA kernel, v0.8; runtimes that expand the cache to every head before attention, as gpt-fast and Hugging Face eager do). false: once per KV head.
+   */
+  decode_kv_per_query_head?: boolean;
+  /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
   custom_allreduce_max_kb?: number;
@@ -866,6 +870,10 @@ export interface Software {
    * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
    */
   kv_cache?: boolean;
+  /**
+   * The decode attention kernel reads the KV cache once per query head, so a GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its XQA kernel, v0.8; runtimes that expand the cache to every head before attention, as gpt-fast and Hugging Face eager do). false: once per KV head.
+   */
+  decode_kv_per_query_head?: boolean;
   /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
