@@ -1465,7 +1465,8 @@ nlohmann::ordered_json prediction_schema() {
                                  {"run", text()}})
                              .desc("The accuracy regime of each workload (training/dense/earlier, "
                                    "training/moe/fp4-generation, inference/eager, inference/graphs, serving, "
-                                   "memory/training, run (a whole training run), ...): what the uncertainty "
+                                   "memory/training, run/fp8-generation or run/earlier (a whole training "
+                                   "run), ...): what the uncertainty "
                                    "bands are fitted by.")},
               {"uncertainty",
                node({{"type", "object"},

@@ -497,7 +497,8 @@ std::pair<double, double> conformal_bounds(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const auto k = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::floor(static_cast<double>(v.size() + 1) * 0.1 + 1e-12)));
-  return {v[k - 1], v[v.size() - k]};
+  // A band always holds its own prediction (scripts/fit_uncertainty.py).
+  return {std::min(v[k - 1], 0.0), std::max(v[v.size() - k], 0.0)};
 }
 
 // Whether residual x falls in the band of its regime fitted on `pool` (parents below 8 cases).

@@ -1278,7 +1278,7 @@ export interface Prediction {
   };
   warnings: Warning[];
   /**
-   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving, memory/training, run (a whole training run), ...): what the uncertainty bands are fitted by.
+   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving, memory/training, run/fp8-generation or run/earlier (a whole training run), ...): what the uncertainty bands are fitted by.
    */
   regime: {
     training?: string;
