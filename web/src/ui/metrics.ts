@@ -206,6 +206,13 @@ export const TRAINING_METRICS: MetricDef[] = [
   },
 ];
 
+// How the runtime's decode attention reads the cache (software.decode_kv_per_query_head).
+function kvReads(c: ExplainContext): string {
+  const perHead = c.scenario?.system.software?.decode_kv_per_query_head;
+  if (perHead === undefined) return '?';
+  return perHead ? 'once per query head (the stack expands a GQA cache to every head)' : 'once per KV head';
+}
+
 function flopsUtilisation(c: ExplainContext, key: 'model_flops' | 'hardware_flops', what: string): Explanation {
   const t = c.prediction.training;
   const precision = c.scenario?.training?.precision;
@@ -247,6 +254,7 @@ export const INFERENCE_METRICS: MetricDef[] = [
         ['decode compute', f(c.prediction.inference?.decode_step_s?.compute, 'seconds')],
         ['decode communication', f(c.prediction.inference?.decode_step_s?.communication, 'seconds')],
         ['host launch interval per kernel', c.prediction.inference?.assumed ? `${c.prediction.inference.assumed.launch_interval_us} µs` : '?'],
+        ['KV cache read', kvReads(c)],
       ];
       if (!sp)
         return {

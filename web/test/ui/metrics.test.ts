@@ -64,6 +64,14 @@ describe('metric explanations', () => {
       'its share of the matmul rate': '0.74',
     });
   });
+  it('time per output token says how the decode attention reads the KV cache', () => {
+    const tpot = INFERENCE_METRICS.find((m) => m.path === 'inference.tpot_s')!;
+    const grouped = { ...scenario, system: { ...scenario.system, software: { decode_kv_per_query_head: false } } } as unknown as ResolvedScenario;
+    expect(Object.fromEntries(explain(tpot, { prediction, scenario: grouped })!.inputs)).toMatchObject({ 'KV cache read': 'once per KV head' });
+    const perHead = { ...scenario, software: 'tensorrt-llm-2023', system: { ...scenario.system, software: { decode_kv_per_query_head: true } } } as unknown as ResolvedScenario;
+    expect(Object.fromEntries(explain(tpot, { prediction, scenario: perHead })!.inputs)['KV cache read']).toMatch(/once per query head/);
+    expect(Object.fromEntries(explain(tpot, { prediction, scenario: null })!.inputs)).toMatchObject({ 'KV cache read': '?' });
+  });
   it('explanations never throw, with or without the resolved scenario', () => {
     for (const m of ALL_METRICS) {
       expect(() => explain(m, { prediction, scenario: null })).not.toThrow();
