@@ -121,8 +121,13 @@ OpCost forward_cost(const OpContext& c, const Op& op) {
     case OpKind::attention:
       if (c.workload == Workload::inference) return host_bound(inference_attention(c, op), c.launch);
       return training_attention(c, op, AttentionKernel::flash).fwd.matmuls;
-    case OpKind::elementwise:
-      return host_bound(elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops)), c.launch);
+    case OpKind::elementwise: {
+      // `kernels` kernels in all: each pays the kernel overhead and, from an eager host, the
+      // launch interval.
+      OpCost k = elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops));
+      k.time = k.time + c.dev->kernel_overhead * (op.kernels - 1.0);
+      return host_bound(k, c.launch * op.kernels);
+    }
     case OpKind::comm:
       break;
   }

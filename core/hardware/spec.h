@@ -239,6 +239,15 @@ struct SoftwareDefaults {
   // the Llama-70B throughput on one H200), and runtimes that expand the cache to every query head
   // before attention (gpt-fast's and Hugging Face's repeat_interleave / repeat_kv).
   bool decode_kv_per_query_head = false;
+  // Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels
+  // (Megatron-LM's fused RMSNorm / LayerNorm, bias-SwiGLU and bias-dropout-add, Transformer
+  // Engine, the inference runtimes). false: each is a chain of PyTorch primitives, one kernel per
+  // primitive with its own pass over memory, as Hugging Face's eager Llama code writes them
+  // (transformers modeling_llama.py: LlamaRMSNorm casts to fp32, squares, averages, scales by
+  // rsqrt, casts back and multiplies by the weight; LlamaMLP multiplies act_fn(gate) by up;
+  // apply_rotary_pos_emb computes q * cos + rotate_half(q) * sin). model/graph.cpp,
+  // unfuse_elementwise, gives the traffic and kernel counts.
+  bool fused_elementwise = true;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

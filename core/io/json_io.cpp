@@ -398,6 +398,7 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.kv_cache = sr.boolean("kv_cache", false).value_or(d.kv_cache);
     d.decode_kv_per_query_head =
         sr.boolean("decode_kv_per_query_head", false).value_or(d.decode_kv_per_query_head);
+    d.fused_elementwise = sr.boolean("fused_elementwise", false).value_or(d.fused_elementwise);
     d.custom_allreduce_max_bytes =
         sr.number("custom_allreduce_max_kb", false, 0, 1e6).value_or(d.custom_allreduce_max_bytes / 1024.0) *
         1024.0;
@@ -1073,6 +1074,7 @@ ojson system_json(const SystemSpec& s) {
                    {"moe_dispatcher", str(sw.moe_dispatcher)},
                    {"kv_cache", sw.kv_cache},
                    {"decode_kv_per_query_head", sw.decode_kv_per_query_head},
+                   {"fused_elementwise", sw.fused_elementwise},
                    {"custom_allreduce_max_kb", sw.custom_allreduce_max_bytes / 1024.0},
                    {"custom_allreduce_us", sw.custom_allreduce_latency.value / kMicro},
                    {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},

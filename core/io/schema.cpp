@@ -700,6 +700,16 @@ Node software_schema() {
                             "XQA kernel, v0.8; runtimes that expand the cache to every head before "
                             "attention, as gpt-fast and Hugging Face eager do). false: once per KV head.")
                       .def(s.decode_kv_per_query_head)},
+                 {"fused_elementwise",
+                  boolean()
+                      .desc("Normalisation, gated activation, rotary embedding and dropout + residual run "
+                            "as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). "
+                            "false: chains of PyTorch primitives, one kernel and one pass over memory each, "
+                            "as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 "
+                            "bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 "
+                            "kernels per tensor, 10e against 2e; dropout beside the residual add 2 "
+                            "kernels).")
+                      .def(s.fused_elementwise)},
                  {"custom_allreduce_max_kb",
                   number(0, 1e6)
                       .desc("Inference all-reduces of at most this size inside one scale-up domain use the "

@@ -406,6 +406,54 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>&
   layer_forward_ops(m, s, kind_of(false, false), ops);
 }
 
+// The element-wise operators as chains of PyTorch primitives instead of fused kernels
+// (SoftwareDefaults::fused_elementwise false), each primitive one kernel with its own pass over
+// memory, as Hugging Face's eager Llama code writes them (transformers modeling_llama.py), per
+// element of e-byte activations:
+// - RMSNorm (LlamaRMSNorm): cast to fp32 (read e, write 4), square (4 + 4), mean over the row
+//   (read 4), multiply by rsqrt (4 + 4), cast back (4 + e), multiply by the weight (e + e):
+//   4e + 28 bytes in 6 kernels, against 2e in one. LayerNorm is one native PyTorch kernel.
+// - SwiGLU (LlamaMLP): SiLU of the gate (e + e), times up (2e + e): 5e in 2 kernels, against 3e.
+// - Rotary embedding (apply_rotary_pos_emb): q * cos (e + e), rotate_half as a negated half
+//   (e/2 + e/2) and a concatenation (e + e), times sin (e + e), sum (2e + e): 10e in 5 kernels per
+//   tensor (queries and keys: 10 kernels), against 2e.
+// - Dropout before the residual add (training): its own kernel (read e, write e and a 1-byte
+//   mask) beside the add (2e + e): 5e + 1 in 2 kernels, against 3e + 1. Without dropout the add
+//   alone is fused or not alike.
+// The backward keeps twice the forward's traffic, over as many kernels.
+void unfuse_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
+  const double e = s.act_bytes;
+  for (Op& o : ops) {
+    if (o.kind != OpKind::elementwise) continue;
+    double factor = 1.0, kernels = 1.0;
+    switch (o.role) {
+      case OpRole::norm:
+      case OpRole::final_norm:
+        if (m.norm == NormType::rmsnorm) factor = (4.0 * e + 28.0) / (2.0 * e), kernels = 6.0;
+        break;
+      case OpRole::ffn_act:
+        if (m.ffn_type == FfnType::swiglu) factor = 5.0 / 3.0, kernels = 2.0;
+        break;
+      case OpRole::rope:
+        factor = 10.0 / 2.0, kernels = 10.0;
+        break;
+      case OpRole::residual:
+        if (m.dropout && s.loss) factor = (5.0 * e + 1.0) / (3.0 * e + 1.0), kernels = 2.0;  // training
+        break;
+      default:
+        break;
+    }
+    if (kernels == 1.0) continue;
+    o.bytes *= factor;
+    o.kernels = kernels;
+    if (o.backward_kernels > 0) {
+      o.backward_bytes = 2.0 * o.bytes / kernels;
+      o.backward_flops = 2.0 * o.flops / kernels;
+      o.backward_kernels = kernels;
+    }
+  }
+}
+
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
   ops.reserve(40 + s.groups().size());  // at most 33 + groups: references below stay valid
@@ -487,6 +535,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
     add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input);
   Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
+  if (!s.fused_elementwise) unfuse_elementwise(ops, m, s);
 }
 
 void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
@@ -537,6 +586,7 @@ void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   // time it (one row per sequence).
   norm.backward_kernels = 0.0;
   norm.timed = s.loss;
+  if (!s.fused_elementwise) unfuse_elementwise(ops, m, s);
 }
 
 double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {

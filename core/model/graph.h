@@ -86,6 +86,7 @@ struct Op {
   // the backward's traffic, or there is none).
   double bytes = 0, flops = 0;
   double backward_bytes = 0, backward_flops = 0, backward_kernels = 1;
+  double kernels = 1;  // elementwise: kernels of the forward pass (`bytes` and `flops` in all)
   // comm
   CommGroup group = CommGroup::tp;
   Collective comm = Collective::all_reduce;
@@ -133,6 +134,7 @@ struct LayerShape {
   double kv_elem_bytes = 2;
   std::int64_t position_rows = 0;  // learned position table size (sequence length)
   bool loss = false;               // training: the head computes the loss over every token
+  bool fused_elementwise = true;   // SoftwareDefaults::fused_elementwise
 
   std::span<const SeqGroup> groups() const {
     return mixed ? std::span<const SeqGroup>(*mixed) : std::span<const SeqGroup>(&group, 1);

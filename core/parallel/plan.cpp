@@ -200,6 +200,7 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   shape.saved_bytes = sw.activation_bytes;
   shape.kv_elem_bytes = shape.act_bytes;
   shape.loss = true;
+  shape.fused_elementwise = sw.fused_elementwise;
   return shape;
 }
 
@@ -304,6 +305,7 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   const auto& w = *s.inference;
   shape.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
+  shape.fused_elementwise = s.system.software.fused_elementwise;
   return shape;
 }
 

@@ -122,7 +122,7 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
     if (graphs && !expert_part) continue;
     // Only matmuls are expert operators (model/graph.cpp: the experts' up and down GEMMs).
     const double extra = op.expert ? std::max(0.0, d(op.batch) - 1.0) : 0.0;
-    n.fwd += 1.0;
+    n.fwd += op.kind == OpKind::elementwise ? op.kernels : 1.0;
     n.fwd_extra += extra;
     if (op.kind == OpKind::matmul) {
       n.bwd += 2.0;  // input and weight gradients

@@ -301,5 +301,52 @@ TEST(DeepSeekV3, ExpertMemoryPerGpu) {
   EXPECT_DOUBLE_EQ(first.experts, 27.0 * 8 * 3 * 7168 * 2048);
 }
 
+// Element-wise operators as PyTorch primitives (SoftwareDefaults::fused_elementwise false), worked
+// out by hand from Hugging Face's eager Llama code for 16-bit activations (e = 2): RMSNorm
+// 4e + 28 = 36 bytes per element in 6 kernels against 2e = 4 (x9), SwiGLU 5e against 3e in 2
+// kernels, rotary 10e against 2e in 10 kernels (5 for the queries, 5 for the keys); the residual
+// add (no dropout in Llama) and the attention core are untouched. GPT-3's LayerNorm is one
+// PyTorch kernel either way; its dropout beside the residual add is a second kernel, 5e + 1
+// against 3e + 1 bytes per element.
+TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
+  ModelSpec m = preset("llama3-8b");
+  LayerShape s;
+  s.group = SeqGroup{1, 4096, 4096};
+  s.tp = 1;
+  const std::vector<Op> fused = layer_forward_ops(m, s);
+  s.fused_elementwise = false;
+  const std::vector<Op> eager = layer_forward_ops(m, s);
+  ASSERT_EQ(fused.size(), eager.size());
+  const auto ratio = [&](const char* name) { return find(eager, name).bytes / find(fused, name).bytes; };
+  EXPECT_DOUBLE_EQ(ratio("norm_attn"), 9.0);
+  EXPECT_DOUBLE_EQ(find(eager, "norm_attn").kernels, 6.0);
+  EXPECT_DOUBLE_EQ(ratio("norm_mlp"), 9.0);
+  EXPECT_DOUBLE_EQ(ratio("mlp_act"), 5.0 / 3.0);
+  EXPECT_DOUBLE_EQ(find(eager, "mlp_act").kernels, 2.0);
+  EXPECT_DOUBLE_EQ(ratio("rope"), 5.0);
+  EXPECT_DOUBLE_EQ(find(eager, "rope").kernels, 10.0);
+  EXPECT_DOUBLE_EQ(ratio("residual_attn"), 1.0);
+  EXPECT_DOUBLE_EQ(find(eager, "residual_attn").kernels, 1.0);
+  // The backward keeps twice the forward's traffic, spread over as many kernels.
+  const Op& n = find(eager, "norm_attn");
+  EXPECT_DOUBLE_EQ(n.backward_bytes * n.backward_kernels, 2.0 * n.bytes);
+  for (std::size_t i = 0; i < fused.size(); ++i)
+    if (fused[i].kind != OpKind::elementwise)
+      EXPECT_DOUBLE_EQ(eager[i].bytes, fused[i].bytes) << fused[i].name;
+
+  ModelSpec g = preset("gpt3-175b");
+  LayerShape t;
+  t.group = SeqGroup{1, 2048, 2048};
+  t.position_rows = 2048;
+  t.loss = true;  // training: dropout runs
+  const std::vector<Op> g_fused = layer_forward_ops(g, t);
+  t.fused_elementwise = false;
+  const std::vector<Op> g_eager = layer_forward_ops(g, t);
+  EXPECT_DOUBLE_EQ(find(g_eager, "norm_attn").bytes, find(g_fused, "norm_attn").bytes);
+  ASSERT_TRUE(g.dropout);
+  EXPECT_DOUBLE_EQ(find(g_eager, "residual_attn").bytes / find(g_fused, "residual_attn").bytes, 11.0 / 7.0);
+  EXPECT_DOUBLE_EQ(find(g_eager, "mlp_act").bytes, find(g_fused, "mlp_act").bytes);  // GeLU: one kernel
+}
+
 }  // namespace
 }  // namespace optimus

@@ -484,3 +484,33 @@ TEST(Software, DecodeAttentionPerQueryHeadReadsAGroupedCacheOncePerHead) {
   const json t = json::parse(optimus::api::validate(llama("tensorrt-llm").dump()));
   EXPECT_EQ(t["scenario"]["system"]["software"]["decode_kv_per_query_head"], false);
 }
+
+// Unfused element-wise kernels from an eager host: a batch-1 decode step of Llama 3.1 8B issues
+// 20 more kernels per layer (RMSNorm 6 instead of 1, twice; SwiGLU 2 instead of 1; rotary 10
+// instead of 1), each tiny and so held to the 30 us launch interval of the pytorch-eager
+// profile: 32 layers x 20 x 30 us = 19.2 ms more per token. Training pays the extra traffic.
+TEST(Software, UnfusedElementwiseKernelsCostLaunchesAndTraffic) {
+  const auto decode = [](bool fused) {
+    json sw = {{"attention", "flash"}, {"launch_interval_us", 30}, {"fused_elementwise", fused}};
+    json s = {{"model", "llama3.1-8b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 1},
+              {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}},
+              {"software", {{"name", "eager"}, {"software", sw}}}};
+    return predict(s)["inference"]["tpot_s"].get<double>();
+  };
+  EXPECT_NEAR(decode(false) - decode(true), 32 * 20 * 30e-6, 1e-4);
+  const auto train = [](bool fused) {
+    json s = {{"model", "llama3-8b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 8},
+              {"parallel", {{"tp", 1}, {"micro_batch", 1}}},
+              {"training", {{"global_batch", 64}, {"seq_len", 4096}}},
+              {"software", {{"name", "eager"}, {"software", {{"fused_elementwise", fused}}}}}};
+    return predict(s)["training"]["iteration_time_s"].get<double>();
+  };
+  EXPECT_GT(train(false), 1.02 * train(true));
+  // The pytorch-eager profile carries it.
+  const json v = json::parse(optimus::api::validate(llama("pytorch-eager").dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["fused_elementwise"], false);
+}

@@ -728,6 +728,10 @@ export interface SoftwareSpec {
    */
   decode_kv_per_query_head?: boolean;
   /**
+   * Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). false: chains of PyTorch primitives, one kernel and one pass over memory each, as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 kernels per tensor, 10e against 2e; dropout beside the residual add 2 kernels).
+   */
+  fused_elementwise?: boolean;
+  /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
   custom_allreduce_max_kb?: number;
@@ -874,6 +878,10 @@ export interface Software {
    * The decode attention kernel reads the KV cache once per query head, so a GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its XQA kernel, v0.8; runtimes that expand the cache to every head before attention, as gpt-fast and Hugging Face eager do). false: once per KV head.
    */
   decode_kv_per_query_head?: boolean;
+  /**
+   * Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). false: chains of PyTorch primitives, one kernel and one pass over memory each, as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 kernels per tensor, 10e against 2e; dropout beside the residual add 2 kernels).
+   */
+  fused_elementwise?: boolean;
   /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
