@@ -16,6 +16,16 @@ export interface Shown {
 
 const openDetails = new Set<string>();
 
+// A band that starts or ends at the prediction: every published row of its regime landed on one
+// side (the H100-generation whole runs all took longer than predicted), so say which.
+export function oneSided(band: { low: number; high: number }, v: unknown): string | null {
+  if (typeof v !== 'number' || !(v > 0)) return null;
+  const at = (x: number) => Math.abs(x - v) <= 1e-9 * v;
+  if (at(band.low) && band.high > v) return 'the published rows of this regime all came out at or above the prediction';
+  if (at(band.high) && band.low < v) return 'the published rows of this regime all came out at or below the prediction';
+  return null;
+}
+
 function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLElement | null {
   const v = getPath(cur.prediction, def.path);
   if (v === undefined || v === null) return null;
@@ -26,6 +36,7 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
         'div',
         { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of the published measurements in the regime ${band.regime} (${band.cases} rows) fell in this range around the prediction; scripts/fit_uncertainty.py` },
         `80% range ${formatValue(band.low, def.q)} – ${formatValue(band.high, def.q)}`,
+        oneSided(band, v) ? h('span', { class: 'one-sided', 'data-one-sided': def.path }, ` (${oneSided(band, v)})`) : null,
       )
     : null;
   const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value, range, def.about ? h('p', { class: 'about' }, def.about) : null);
