@@ -291,7 +291,7 @@ TEST(Validation, TrainingHeldOut) {
 TEST(Validation, TrainingFsdpReported) {
   const Stats s =
       report("Training throughput, PyTorch FSDP (train_fsdp.jsonl)", run_file("train_fsdp.jsonl"));
-  EXPECT_EQ(s.n, 33);
+  EXPECT_EQ(s.n, 39);
   EXPECT_LE(s.mean, 0.10);
 }
 
