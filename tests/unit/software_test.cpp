@@ -83,6 +83,9 @@ TEST(Software, BadProfilesGetCodesAndPaths) {
   e = error(llama(json{{"software", {{"decode_kv_per_query_head", "yes"}}}}));
   EXPECT_EQ(e["code"], "scenario.wrong_type");
   EXPECT_EQ(e["path"], "/software/software/decode_kv_per_query_head");
+  e = error(llama(json{{"software", {{"fused_elementwise", 0}}}}));
+  EXPECT_EQ(e["code"], "scenario.wrong_type");
+  EXPECT_EQ(e["path"], "/software/software/fused_elementwise");
 }
 
 // Without a KV cache a decode step is a prefill of the whole context: slower, and more so as
