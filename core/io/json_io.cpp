@@ -116,6 +116,7 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   m.vocab = r.integer("vocab", true, 1, 100'000'000).value_or(1);
   m.ffn_type = r.enumeration<FfnType>("ffn_type", false).value_or(m.ffn_type);
   m.norm = r.enumeration<NormType>("norm", false).value_or(m.norm);
+  m.block = r.enumeration<BlockKind>("block", false).value_or(m.block);
   const ModelTraits traits = default_traits(m.norm);
   m.bias = r.boolean("bias", false).value_or(traits.bias);
   m.dropout = r.boolean("dropout", false).value_or(traits.dropout);
@@ -995,6 +996,7 @@ ojson model_json(const ModelSpec& m) {
   }
   j["ffn_type"] = str(m.ffn_type);
   j["norm"] = str(m.norm);
+  j["block"] = str(m.block);
   j["bias"] = m.bias;
   j["dropout"] = m.dropout;
   j["position"] = str(m.position);

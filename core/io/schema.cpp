@@ -196,6 +196,15 @@ Node model_schema() {
                                         "down), relu2 (squared ReLU, two matrices).")
                                   .def(name(m.ffn_type))},
                  {"norm", choice<NormType>().desc("Normalisation layer.").def(name(m.norm))},
+                 {"block", choice<BlockKind>()
+                               .desc("Layer arrangement: sequential (the FFN reads the attention block's "
+                                     "output: GPT-3, Llama) or parallel (attention and FFN read the same "
+                                     "normalised input and their outputs are summed: GPT-J, GPT-NeoX / "
+                                     "Pythia, PaLM, Falcon). Parallel layers have one norm and one "
+                                     "tensor-parallel reduction (all-reduce, or with sequence "
+                                     "parallelism one all-gather and one reduce-scatter) per layer "
+                                     "instead of two; a mixture-of-experts FFN keeps its own exchanges.")
+                               .def(name(m.block))},
                  {"bias", by_norm(boolean(), "Biases on the QKV, output and FFN projections.",
                                   [](const ModelTraits& t) { return ojson(t.bias); })},
                  {"dropout",

@@ -90,17 +90,18 @@ Widths widths(const ModelSpec& m, const LayerShape& s) {
 
 // A dense FFN of width `ffn`, column-parallel up and row-parallel down over tp (Shoeybi et al.
 // 2019), with sequence parallelism's all-gather before and reduce-scatter after (or an
-// all-reduce after, without SP) unless `reduce` is off (the caller reduces).
+// all-reduce after, without SP) unless `reduce` is off (the caller reduces) or `gather` is off
+// (a parallel block's FFN reads the input the attention branch gathered).
 void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, const char* up_name,
                    const char* act_name, const char* down_name, std::int64_t ffn, double norm_input,
-                   bool reduce = true) {
+                   bool reduce = true, bool gather = true) {
   const Widths w = widths(m, s);
   const double td = w.td, T = w.T, Tt = w.Tt, h = w.h, e = w.e, es = w.es, act_msg = w.act_msg;
   const std::int64_t tokens = w.tokens;
   const bool tp_comm = w.tp_comm;
   const std::int64_t f_local = ffn / s.tp;
   const double f = d(ffn);
-  if (tp_comm && s.sequence_parallel)
+  if (tp_comm && s.sequence_parallel && gather)
     comm(ops, "sp_allgather_mlp", CommGroup::tp, Collective::all_gather, act_msg);
   const bool gated = m.ffn_type == FfnType::swiglu;
   const std::int64_t up = (gated ? 2 : 1) * f_local;
@@ -454,6 +455,35 @@ void unfuse_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
   }
 }
 
+// The FFN branch of a parallel block (BlockKind::parallel), after the attention branch: it reads
+// the same normalised (and, with SP, gathered) input, whose saved copy the QKV projection already
+// keeps, so there is no second norm and no second all-gather. A dense FFN's row-parallel down
+// projection accumulates into the attention projection's output (a GEMM with beta = 1), both
+// being partial sums over tp, and the sum is reduced once (GPT-NeoX's parallel residual defers
+// the reduction to the sum; PaLM, Chowdhery et al. 2022, Sec. 2 "Parallel Layers": the two
+// branches' input matmuls can be fused): one exchange per layer in place of two. A
+// mixture-of-experts FFN routes the sequence-parallel shard through its own exchanges, so the
+// attention branch is reduced alone first and the residual add reads both branches. The residual
+// add reads x and the branch sum and writes y; with dropout each branch has its own 1-byte mask.
+template <class Reduce>
+void parallel_block_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, bool moe_layer,
+                        const Reduce& reduce_tp) {
+  const Widths w = widths(m, s);
+  const double masks = m.dropout ? 2.0 : 0.0;
+  double reads = 2.0;
+  if (moe_layer) {
+    reduce_tp("sp_reducescatter_attn", "tp_allreduce_attn");
+    add_moe_ffn(ops, m, s, 0.0);
+    reads = 3.0;
+  } else {
+    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, 0.0, false, false);
+    reduce_tp("sp_reducescatter_block", "tp_allreduce_block");
+  }
+  Op& res = elementwise(ops, "residual_block", OpRole::residual, ((reads + 1.0) * w.e + masks) * w.Tn * w.h,
+                        reads * w.Tn * w.h);
+  res.saved = kept(masks * w.Tt * w.h / w.sp_div);
+}
+
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
   ops.reserve(40 + s.groups().size());  // at most 33 + groups: references below stay valid
@@ -521,9 +551,17 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
     out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
     out.saved = kept(Tt * es * q / td);
   }
-  if (tp_comm)
-    comm(ops, s.sequence_parallel ? "sp_reducescatter_attn" : "tp_allreduce_attn", CommGroup::tp,
-         s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+  const auto reduce_tp = [&](const char* sp_name, const char* name) {
+    if (tp_comm)
+      comm(ops, s.sequence_parallel ? sp_name : name, CommGroup::tp,
+           s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+  };
+  if (m.block == BlockKind::parallel) {
+    parallel_block_ffn(ops, m, s, moe_layer, reduce_tp);
+    if (!s.fused_elementwise) unfuse_elementwise(ops, m, s);
+    return;
+  }
+  reduce_tp("sp_reducescatter_attn", "tp_allreduce_attn");
   Op& res_attn = elementwise(ops, "residual_attn", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_attn.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);  // the 1-byte dropout mask
   Op& norm_mlp = elementwise(ops, "norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);

@@ -31,6 +31,12 @@ enum class AttentionType { mha, gqa, mqa, mla };
 // split, as vendor benchmarks run) or "measured" (a real router: the busiest rank gets
 // `imbalance` times the mean).
 enum class RouterBalance { balanced, measured };
+// How attention and the FFN are arranged in a layer. Sequential: the FFN reads the attention
+// block's output (GPT-2/3, Llama). Parallel: both read the same normalised input and their outputs
+// are summed into the residual, y = x + Attn(LN(x)) + FFN(LN(x)) (GPT-J; GPT-NeoX and Pythia's
+// use_parallel_residual; PaLM, Chowdhery et al. 2022, Sec. 2 "Parallel Layers"; Falcon's
+// parallel_attn): one tensor-parallel reduction per layer instead of two.
+enum class BlockKind { sequential, parallel };
 
 template <>
 struct EnumNames<FfnType> {
@@ -54,6 +60,11 @@ struct EnumNames<AttentionType> {
        {AttentionType::gqa, "gqa"},
        {AttentionType::mqa, "mqa"},
        {AttentionType::mla, "mla"}}};
+};
+template <>
+struct EnumNames<BlockKind> {
+  static constexpr std::array<std::pair<BlockKind, std::string_view>, 2> table = {
+      {{BlockKind::sequential, "sequential"}, {BlockKind::parallel, "parallel"}}};
 };
 template <>
 struct EnumNames<RouterBalance> {
@@ -103,6 +114,7 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;
   FfnType ffn_type = FfnType::gelu;  // the FFN variant is dense; MoE arrives as a variant
   NormType norm = NormType::layernorm;
+  BlockKind block = BlockKind::sequential;
   // Traits. When a scenario does not state them they follow the norm, as GPT-style (LayerNorm:
   // biases, dropout, learned positions) and Llama-style (RMSNorm: none, none, rotary) models do.
   bool bias = true;     // biases on the QKV, output and FFN projections and their residual adds

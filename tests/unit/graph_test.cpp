@@ -99,6 +99,41 @@ TEST_F(Gpt3Layer, SavedActivations) {
   EXPECT_DOUBLE_EQ(sum_saved(std_ops, Recompute::selective), 34.0 * T * h / t);
 }
 
+// A parallel block (GPT-J, GPT-NeoX, PaLM, Falcon): attention and FFN read one normalised,
+// gathered input; the FFN's down projection accumulates into the attention projection's partial
+// sum and one reduce-scatter follows it. Saved: 34 s b h / t less the second norm's input and the
+// FFN's own copy of its input (2 + 2), with both dropout masks kept.
+TEST_F(Gpt3Layer, ParallelBlock) {
+  m.block = BlockKind::parallel;
+  const auto par = layer_forward_ops(m, s);
+  int gathers = 0, scatters = 0, norms = 0;
+  for (std::size_t i = 0; i < par.size(); ++i) {
+    const Op& o = par[i];
+    if (o.role == OpRole::norm) ++norms;
+    if (o.kind != OpKind::comm || o.group != CommGroup::tp) continue;
+    if (o.comm == Collective::all_gather) ++gathers;
+    if (o.comm == Collective::reduce_scatter) {
+      ++scatters;
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(std::string(par[i - 1].name), "mlp_down");  // the GEMM it overlaps with
+      EXPECT_DOUBLE_EQ(o.comm_bytes, e * T * h);
+    }
+  }
+  EXPECT_EQ(gathers, 1);
+  EXPECT_EQ(scatters, 1);
+  EXPECT_EQ(norms, 1);
+  const double lse = T * 96 * 4 / t;
+  EXPECT_DOUBLE_EQ(sum_saved(par, Recompute::none), 30.0 * T * h / t + lse);
+  EXPECT_DOUBLE_EQ(sum_saved(par, Recompute::full), 2.0 * T * h / t);
+  // One residual add: reads x and the reduced branch sum, writes y and two dropout masks.
+  EXPECT_DOUBLE_EQ(find(par, "residual_block").bytes, (3 * e + 2) * (T / t) * h);
+  // The matmuls are the sequential layer's.
+  for (const char* name : {"qkv_proj", "attn_out_proj", "mlp_up", "mlp_down"}) {
+    EXPECT_EQ(find(par, name).n, find(ops, name).n) << name;
+    EXPECT_DOUBLE_EQ(find(par, name).params, find(ops, name).params) << name;
+  }
+}
+
 TEST_F(Gpt3Layer, AttentionAndKv) {
   const Op& att = find(ops, "attention");
   EXPECT_EQ(att.batch, 12);  // 1 sequence x 12 local heads
@@ -330,9 +365,11 @@ TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
   // The backward keeps twice the forward's traffic, spread over as many kernels.
   const Op& n = find(eager, "norm_attn");
   EXPECT_DOUBLE_EQ(n.backward_bytes * n.backward_kernels, 2.0 * n.bytes);
-  for (std::size_t i = 0; i < fused.size(); ++i)
-    if (fused[i].kind != OpKind::elementwise)
+  for (std::size_t i = 0; i < fused.size(); ++i) {
+    if (fused[i].kind != OpKind::elementwise) {
       EXPECT_DOUBLE_EQ(eager[i].bytes, fused[i].bytes) << fused[i].name;
+    }
+  }
 
   ModelSpec g = preset("gpt3-175b");
   LayerShape t;

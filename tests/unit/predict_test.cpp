@@ -53,6 +53,39 @@ TEST(Predict, BreakdownSumsToIterationTime) {
   }
 }
 
+// A parallel block (model.block "parallel") reduces once per layer where the sequential one
+// reduces twice: without overlap, training's tensor-parallel time halves exactly and a TP decode
+// step's all-reduces halve; the FLOPs and parameters stay the same.
+TEST(Predict, ParallelBlockHalvesTensorParallelExchanges) {
+  json seq = scenario("gpt3-175b-1024-a100");
+  json par = seq;
+  par["model"] = json::parse(optimus::preset_json("models", "gpt3-175b"));
+  par["model"]["block"] = "parallel";
+  seq["model"] = par["model"];
+  seq["model"]["block"] = "sequential";
+  const json a = predict(seq), b = predict(par);
+  const double tp_a = a["training"]["breakdown_s"]["tp_comm"].get<double>();
+  const double tp_b = b["training"]["breakdown_s"]["tp_comm"].get<double>();
+  ASSERT_GT(tp_a, 0.0);
+  EXPECT_NEAR(tp_b / tp_a, 0.5, 1e-9);
+  EXPECT_LT(b["training"]["iteration_time_s"].get<double>(), a["training"]["iteration_time_s"].get<double>());
+  EXPECT_NEAR(b["training"]["mfu"].get<double>() / b["training"]["hfu"].get<double>(),
+              a["training"]["mfu"].get<double>() / a["training"]["hfu"].get<double>(), 1e-9);
+  EXPECT_LT(b["memory"]["per_device_bytes"]["activations"].get<double>(),
+            a["memory"]["per_device_bytes"]["activations"].get<double>());
+  // Validation writes the key back with the scenario's defaults filled in.
+  EXPECT_EQ(json::parse(optimus::api::validate(par.dump()))["scenario"]["model"]["block"], "parallel");
+  EXPECT_EQ(json::parse(optimus::api::validate(scenario("default").dump()))["scenario"]["model"]["block"],
+            "sequential");
+
+  json dec = scenario("llama2-70b-4xa100-decode");
+  json dec_par = dec;
+  dec_par["model"] = json::parse(optimus::preset_json("models", "llama2-70b"));
+  dec_par["model"]["block"] = "parallel";
+  const json c = predict(dec), d = predict(dec_par);
+  EXPECT_LT(d["inference"]["tpot_s"].get<double>(), c["inference"]["tpot_s"].get<double>());
+}
+
 TEST(Predict, MoreBatchNeverFaster) {
   json s = scenario("gpt3-175b-1024-a100");
   double prev = 0;

@@ -74,6 +74,7 @@ json random_model(Gen& g) {
           {"vocab", g.of<std::int64_t>({1000, 32000, 50257, 128256})},
           {"ffn_type", g.of<std::string>({"gelu", "swiglu", "relu2"})},
           {"norm", g.of<std::string>({"layernorm", "rmsnorm"})},
+          {"block", g.of<std::string>({"sequential", "parallel"})},
           {"tied_embeddings", g.coin()}};
 }
 

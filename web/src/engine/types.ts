@@ -114,6 +114,10 @@ export interface ModelSpec {
    */
   norm?: 'layernorm' | 'rmsnorm';
   /**
+   * Layer arrangement: sequential (the FFN reads the attention block's output: GPT-3, Llama) or parallel (attention and FFN read the same normalised input and their outputs are summed: GPT-J, GPT-NeoX / Pythia, PaLM, Falcon). Parallel layers have one norm and one tensor-parallel reduction (all-reduce, or with sequence parallelism one all-gather and one reduce-scatter) per layer instead of two; a mixture-of-experts FFN keeps its own exchanges.
+   */
+  block?: 'sequential' | 'parallel';
+  /**
    * Biases on the QKV, output and FFN projections. Default by norm: layernorm true, rmsnorm false.
    */
   bias?: boolean;

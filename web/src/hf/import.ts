@@ -271,6 +271,21 @@ function readMoe(cfg: Json, modelType: string, experts: [number, string], L: num
   return denseFfn === undefined ? { moe } : { moe, denseFfn };
 }
 
+/** Model types whose layers always run attention and the MLP in parallel on one normalised input:
+ * GPT-J and CodeGen (built on it), Cohere's Command R, Microsoft's Phi-1/1.5/2 (transformers'
+ * GPTJBlock, CodeGenBlock, CohereDecoderLayer, PhiDecoderLayer). */
+const PARALLEL_TYPES = new Set(['gptj', 'codegen', 'cohere', 'phi']);
+
+/** Parallel attention/MLP blocks: Falcon's parallel_attn (FalconConfig default true) or its new
+ * decoder architecture (two norms, summed branches), GPT-NeoX's use_parallel_residual
+ * (GPTNeoXConfig default true), PaLM-style parallel_attention flags, and the types above. */
+function parallelBlock(cfg: Json, modelType: string): boolean {
+  if (cfg.parallel_attn === true || cfg.parallel_attention === true || cfg.use_parallel_residual === true) return true;
+  if (modelType === 'falcon') return cfg.parallel_attn !== false || cfg.new_decoder_architecture === true;
+  if (modelType === 'gpt_neox') return cfg.use_parallel_residual !== false;
+  return PARALLEL_TYPES.has(modelType);
+}
+
 /**
  * Map a Hugging Face config (object or JSON text) to an inline model.
  * - hidden_size | n_embd | d_model -> hidden; num_hidden_layers | n_layer | num_layers -> layers;
@@ -434,7 +449,10 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   const label = name ?? (typeof cfg._name_or_path === 'string' && cfg._name_or_path ? cfg._name_or_path : Array.isArray(cfg.architectures) ? String(cfg.architectures[0]) : modelType || 'imported model');
   model.name = label;
   model.source = `Imported from a Hugging Face config.json${modelType ? ` (model_type ${modelType})` : ''}`;
-  if (cfg.parallel_attn === true || cfg.parallel_attention === true) notes.push('Parallel attention/MLP blocks are not modelled (same FLOPs, one norm fewer).');
+  if (parallelBlock(cfg, modelType)) {
+    model.block = 'parallel';
+    notes.push('Parallel attention/MLP blocks: block "parallel" (one norm and one tensor-parallel reduction per layer).');
+  }
   const mtp = firstNumber(cfg, ['num_nextn_predict_layers']);
   if (mtp && mtp[0] > 0) notes.push(`num_nextn_predict_layers = ${mtp[0]}: the multi-token-prediction layer${mtp[0] > 1 ? 's are' : ' is'} not modelled.`);
   if (modelType === 'gpt_oss') notes.push('gpt-oss: the attention sinks, the q/k/v/o and expert biases and the clamped SwiGLU are not modelled.');

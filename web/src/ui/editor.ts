@@ -87,6 +87,7 @@ const MODEL_FIELDS: FieldDef[] = [
   { path: '/model/vocab', label: 'Vocabulary' },
   { path: '/model/ffn_type', label: 'FFN type' },
   { path: '/model/norm', label: 'Norm' },
+  { path: '/model/block', label: 'Layer block' },
   { path: '/model/position', label: 'Positions' },
   { path: '/model/max_seq_len', label: 'Max sequence' },
   { path: '/model/tied_embeddings', label: 'Tied embeddings' },

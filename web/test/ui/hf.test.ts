@@ -12,7 +12,7 @@ const fixture = (name: string): string => readFileSync(new URL(`./fixtures/hf/${
 const preset = (id: string): ModelSpec => JSON.parse(readFileSync(new URL(`../../../presets/models/${id}.json`, import.meta.url), 'utf8')) as ModelSpec;
 
 /** The model as the engine sees it: documented defaults filled in (shared/spec/scenario.md). */
-function effective(m: ModelSpec): Required<Pick<ModelSpec, 'layers' | 'hidden' | 'heads' | 'kv_heads' | 'head_dim' | 'ffn_hidden' | 'vocab' | 'ffn_type' | 'norm' | 'tied_embeddings'>> & { max_seq_len?: number } {
+function effective(m: ModelSpec): Required<Pick<ModelSpec, 'layers' | 'hidden' | 'heads' | 'kv_heads' | 'head_dim' | 'ffn_hidden' | 'vocab' | 'ffn_type' | 'norm' | 'block' | 'tied_embeddings'>> & { max_seq_len?: number } {
   return {
     layers: m.layers,
     hidden: m.hidden,
@@ -23,6 +23,7 @@ function effective(m: ModelSpec): Required<Pick<ModelSpec, 'layers' | 'hidden' |
     vocab: m.vocab,
     ffn_type: m.ffn_type ?? 'gelu',
     norm: m.norm ?? 'layernorm',
+    block: m.block ?? 'sequential',
     tied_embeddings: m.tied_embeddings ?? true,
     max_seq_len: m.max_seq_len,
   };
@@ -66,6 +67,22 @@ describe('importHfConfig field mapping', () => {
     if (!r.ok) throw new Error(r.message);
     expect(r.model).toMatchObject({ layers: 32, hidden: 4544, heads: 71, kv_heads: 1, ffn_hidden: 4 * 4544, tied_embeddings: true, max_seq_len: 2048 });
     expect(r.notes.join(' ')).toMatch(/Parallel attention/);
+  });
+
+  it('parallel attention/MLP blocks: GPT-J, Falcon, GPT-NeoX (its default) and explicit flags; Llama stays sequential', () => {
+    const block = (cfg: unknown): string | undefined => {
+      const r = importHfConfig(cfg);
+      if (!r.ok) throw new Error(r.message);
+      return r.model.block;
+    };
+    expect(block(fixture('gpt-j-6b'))).toBe('parallel');
+    expect(block(fixture('falcon-7b'))).toBe('parallel');
+    expect(block(fixture('falcon-180b'))).toBe('parallel');
+    expect(block(fixture('meta-llama-3-8b'))).toBeUndefined();
+    const neox = { model_type: 'gpt_neox', hidden_size: 2048, num_hidden_layers: 16, num_attention_heads: 8, intermediate_size: 8192, vocab_size: 50304, hidden_act: 'gelu' };
+    expect(block(neox)).toBe('parallel');
+    expect(block({ ...neox, use_parallel_residual: false })).toBeUndefined();
+    expect(block({ ...JSON.parse(fixture('falcon-7b')), parallel_attn: false })).toBeUndefined();
   });
 
   it('Falcon 180B: new decoder architecture uses num_kv_heads', () => {
