@@ -248,6 +248,19 @@ struct SoftwareDefaults {
   // apply_rotary_pos_emb computes q * cos + rotate_half(q) * sin). model/graph.cpp,
   // unfuse_elementwise, gives the traffic and kernel counts.
   bool fused_elementwise = true;
+  // Inference kernels that absorb their element-wise neighbours (with fused_elementwise):
+  // - fused_residual_norm: each residual add and the normalisation after it are one kernel that
+  //   reads x and the residual and writes the new residual and the normalised output, 4e bytes
+  //   per element against 3e + 2e in two kernels (vLLM's and SGLang's fused_add_rms_norm;
+  //   TensorRT-LLM's PyTorch backend calls FlashInfer's fused_add_rmsnorm).
+  // - rope_in_attention: the rotary embedding is applied inside the attention kernel (with the
+  //   QKV bias and the KV-cache write), not as a kernel of its own (TensorRT-LLM's gpt_attention:
+  //   docs/source/advanced/gpt-attention.md, "Rotary Positional Embedding": it "is fused with
+  //   other operations"; its generation kernels take rotary_embedding_dim in
+  //   FusedQKVMaskedAttentionDispatchParams, cpp/tensorrt_llm/common/attentionOp.cpp).
+  // Training graphs are not changed by them.
+  bool fused_residual_norm = false;
+  bool rope_in_attention = false;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

@@ -719,6 +719,21 @@ Node software_schema() {
                             "kernels per tensor, 10e against 2e; dropout beside the residual add 2 "
                             "kernels).")
                       .def(s.fused_elementwise)},
+                 {"fused_residual_norm",
+                  boolean()
+                      .desc("Inference: each residual add and the normalisation after it run as one kernel "
+                            "(read x and the residual, write the new residual and the normalised output: "
+                            "4e bytes per element against 5e in two kernels), as vLLM's and SGLang's "
+                            "fused_add_rms_norm and TensorRT-LLM's PyTorch backend do. Needs "
+                            "fused_elementwise; training graphs are unchanged.")
+                      .def(s.fused_residual_norm)},
+                 {"rope_in_attention",
+                  boolean()
+                      .desc("Inference: the rotary embedding is applied inside the attention kernel (with "
+                            "the QKV bias and the KV-cache write), not as a kernel of its own "
+                            "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
+                            "unchanged.")
+                      .def(s.rope_in_attention)},
                  {"custom_allreduce_max_kb",
                   number(0, 1e6)
                       .desc("Inference all-reduces of at most this size inside one scale-up domain use the "

@@ -1,6 +1,7 @@
 #include "model/graph.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace optimus {
 
@@ -455,6 +456,36 @@ void unfuse_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
   }
 }
 
+// Inference runtimes whose kernels absorb element-wise neighbours (SoftwareDefaults::
+// fused_residual_norm, rope_in_attention). A norm after a residual add (the layer's two, or its
+// one in a parallel block, and the final norm) becomes part of the add's kernel: no kernel of its
+// own, and of its 2e bytes per element only the normalised output's write (e) is left, since the
+// add writes the new residual the norm would have read. MLA's latent norms follow a projection
+// and keep their kernels. The rotary embedding applied inside the attention kernel costs neither
+// a kernel nor a pass over q and k.
+void fuse_neighbours(std::vector<Op>& ops, const LayerShape& s) {
+  for (Op& o : ops) {
+    const std::string_view name = o.name;
+    if (s.fused_residual_norm && (name == "norm_attn" || name == "norm_mlp" || name == "final_norm")) {
+      o.bytes *= 0.5;
+      o.kernels = 0.0;
+    }
+    if (s.rope_in_attention && o.role == OpRole::rope) {
+      o.bytes = 0.0;
+      o.kernels = 0.0;
+    }
+  }
+}
+
+// Element-wise operators as the stack runs them: chains of primitives (unfused), or, in inference,
+// merged into their neighbours where the runtime does so.
+void finish_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
+  if (!s.fused_elementwise)
+    unfuse_elementwise(ops, m, s);
+  else if (!s.loss)
+    fuse_neighbours(ops, s);
+}
+
 // The FFN branch of a parallel block (BlockKind::parallel), after the attention branch: it reads
 // the same normalised (and, with SP, gathered) input, whose saved copy the QKV projection already
 // keeps, so there is no second norm and no second all-gather. A dense FFN's row-parallel down
@@ -558,7 +589,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   };
   if (m.block == BlockKind::parallel) {
     parallel_block_ffn(ops, m, s, moe_layer, reduce_tp);
-    if (!s.fused_elementwise) unfuse_elementwise(ops, m, s);
+    finish_elementwise(ops, m, s);
     return;
   }
   reduce_tp("sp_reducescatter_attn", "tp_allreduce_attn");
@@ -573,7 +604,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
     add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input);
   Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
-  if (!s.fused_elementwise) unfuse_elementwise(ops, m, s);
+  finish_elementwise(ops, m, s);
 }
 
 void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
@@ -624,7 +655,7 @@ void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   // time it (one row per sequence).
   norm.backward_kernels = 0.0;
   norm.timed = s.loss;
-  if (!s.fused_elementwise) unfuse_elementwise(ops, m, s);
+  finish_elementwise(ops, m, s);
 }
 
 double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {

@@ -132,9 +132,11 @@ struct LayerShape {
   double act_bytes = 2;    // activation element size of the kernels
   double saved_bytes = 2;  // activation element size kept for backward (software stack)
   double kv_elem_bytes = 2;
-  std::int64_t position_rows = 0;  // learned position table size (sequence length)
-  bool loss = false;               // training: the head computes the loss over every token
-  bool fused_elementwise = true;   // SoftwareDefaults::fused_elementwise
+  std::int64_t position_rows = 0;    // learned position table size (sequence length)
+  bool loss = false;                 // training: the head computes the loss over every token
+  bool fused_elementwise = true;     // SoftwareDefaults::fused_elementwise
+  bool fused_residual_norm = false;  // SoftwareDefaults::fused_residual_norm (inference)
+  bool rope_in_attention = false;    // SoftwareDefaults::rope_in_attention (inference)
 
   std::span<const SeqGroup> groups() const {
     return mixed ? std::span<const SeqGroup>(*mixed) : std::span<const SeqGroup>(&group, 1);

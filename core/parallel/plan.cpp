@@ -306,6 +306,8 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   shape.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
   shape.fused_elementwise = s.system.software.fused_elementwise;
+  shape.fused_residual_norm = s.system.software.fused_residual_norm;
+  shape.rope_in_attention = s.system.software.rope_in_attention;
   return shape;
 }
 

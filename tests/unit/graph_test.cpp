@@ -343,6 +343,31 @@ TEST(DeepSeekV3, ExpertMemoryPerGpu) {
 // add (no dropout in Llama) and the attention core are untouched. GPT-3's LayerNorm is one
 // PyTorch kernel either way; its dropout beside the residual add is a second kernel, 5e + 1
 // against 3e + 1 bytes per element.
+// Inference runtimes that fuse a residual add with the norm after it keep only the norm's output
+// write (e of its 2e bytes per element) and no kernel of its own; MLA's latent norms and the
+// training graph keep theirs. A rotary embedding inside the attention kernel costs nothing apart.
+TEST(Graph, FusedNeighboursInInference) {
+  ModelSpec m = preset("llama3-8b");
+  LayerShape s;
+  s.group = SeqGroup{4, 1, 1000};
+  const std::vector<Op> plain = layer_forward_ops(m, s);
+  s.fused_residual_norm = true;
+  s.rope_in_attention = true;
+  const std::vector<Op> fused = layer_forward_ops(m, s);
+  for (const char* name : {"norm_attn", "norm_mlp"}) {
+    EXPECT_DOUBLE_EQ(find(fused, name).bytes, find(plain, name).bytes / 2) << name;
+    EXPECT_DOUBLE_EQ(find(fused, name).kernels, 0.0) << name;
+  }
+  EXPECT_DOUBLE_EQ(find(fused, "rope").bytes, 0.0);
+  EXPECT_DOUBLE_EQ(find(fused, "rope").kernels, 0.0);
+  EXPECT_DOUBLE_EQ(find(fused, "residual_attn").bytes, find(plain, "residual_attn").bytes);
+  s.group = SeqGroup{1, 4096, 4096};
+  s.loss = true;
+  const std::vector<Op> train = layer_forward_ops(m, s);
+  EXPECT_DOUBLE_EQ(find(train, "norm_mlp").kernels, 1.0);
+  EXPECT_GT(find(train, "rope").bytes, 0.0);
+}
+
 TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
   ModelSpec m = preset("llama3-8b");
   LayerShape s;

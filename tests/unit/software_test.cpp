@@ -517,3 +517,51 @@ TEST(Software, UnfusedElementwiseKernelsCostLaunchesAndTraffic) {
   const json v = json::parse(optimus::api::validate(llama("pytorch-eager").dump()));
   EXPECT_EQ(v["scenario"]["system"]["software"]["fused_elementwise"], false);
 }
+
+// Runtimes whose kernels absorb element-wise neighbours: a residual add fused with the norm after
+// it, and the rotary embedding applied inside the attention kernel, each save the launch interval
+// of a kernel per layer in a host-bound decode step (three per layer here: two norms, one rope);
+// training graphs are not changed.
+TEST(Software, FusedResidualNormAndRopeInAttentionDropKernels) {
+  const auto decode = [](bool residual_norm, bool rope) {
+    json sw = {{"attention", "flash"},
+               {"launch_interval_us", 30},
+               {"fused_residual_norm", residual_norm},
+               {"rope_in_attention", rope}};
+    json s = {{"model", "llama3.1-8b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 1},
+              {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}},
+              {"software", {{"name", "fused"}, {"software", sw}}}};
+    return predict(s)["inference"]["tpot_s"].get<double>();
+  };
+  const double plain = decode(false, false);
+  // 32 layers: two norms lose their kernels, and one rope per layer.
+  EXPECT_NEAR(plain - decode(true, false), 32 * 2 * 30e-6, 2e-6);
+  EXPECT_NEAR(plain - decode(false, true), 32 * 30e-6, 2e-6);
+  EXPECT_LT(decode(true, true), decode(true, false));
+  const auto train = [](bool fused) {
+    json s = {
+        {"model", "llama3-8b"},
+        {"system", "dgx-h100"},
+        {"num_devices", 8},
+        {"parallel", {{"tp", 1}, {"micro_batch", 1}}},
+        {"training", {{"global_batch", 64}, {"seq_len", 4096}}},
+        {"software",
+         {{"name", "f"}, {"software", {{"fused_residual_norm", fused}, {"rope_in_attention", fused}}}}}};
+    return predict(s)["training"]["iteration_time_s"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(train(true), train(false));
+  // The profiles carry them: TensorRT-LLM's attention applies the rotary embedding, vLLM and
+  // SGLang fuse the residual add into the norm.
+  const auto sw = [](const char* id) {
+    return json::parse(optimus::api::validate(llama(id).dump()))["scenario"]["system"]["software"];
+  };
+  EXPECT_EQ(sw("tensorrt-llm")["rope_in_attention"], true);
+  EXPECT_EQ(sw("vllm")["fused_residual_norm"], true);
+  EXPECT_EQ(sw("sglang")["fused_residual_norm"], true);
+  EXPECT_EQ(sw("megatron-bridge")["fused_residual_norm"], false);
+  const json e = predict(llama(json{{"software", {{"rope_in_attention", "on"}}}}))["error"];
+  EXPECT_EQ(e["code"], "scenario.wrong_type");
+  EXPECT_EQ(e["path"], "/software/software/rope_in_attention");
+}

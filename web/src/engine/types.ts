@@ -736,6 +736,14 @@ export interface SoftwareSpec {
    */
   fused_elementwise?: boolean;
   /**
+   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm and TensorRT-LLM's PyTorch backend do. Needs fused_elementwise; training graphs are unchanged.
+   */
+  fused_residual_norm?: boolean;
+  /**
+   * Inference: the rotary embedding is applied inside the attention kernel (with the QKV bias and the KV-cache write), not as a kernel of its own (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
+   */
+  rope_in_attention?: boolean;
+  /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
   custom_allreduce_max_kb?: number;
@@ -886,6 +894,14 @@ export interface Software {
    * Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). false: chains of PyTorch primitives, one kernel and one pass over memory each, as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 kernels per tensor, 10e against 2e; dropout beside the residual add 2 kernels).
    */
   fused_elementwise?: boolean;
+  /**
+   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm and TensorRT-LLM's PyTorch backend do. Needs fused_elementwise; training graphs are unchanged.
+   */
+  fused_residual_norm?: boolean;
+  /**
+   * Inference: the rotary embedding is applied inside the attention kernel (with the QKV bias and the KV-cache write), not as a kernel of its own (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
+   */
+  rope_in_attention?: boolean;
   /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
