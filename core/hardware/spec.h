@@ -251,10 +251,10 @@ struct SoftwareDefaults {
   // Inference kernels that absorb their element-wise neighbours (with fused_elementwise):
   // - fused_residual_norm: each residual add and the normalisation after it are one kernel that
   //   reads x and the residual and writes the new residual and the normalised output, 4e bytes
-  //   per element against 3e + 2e in two kernels (vLLM's and SGLang's fused_add_rms_norm;
-  //   TensorRT-LLM's PyTorch backend calls FlashInfer's fused_add_rmsnorm).
-  // - rope_in_attention: the rotary embedding is applied inside the attention kernel (with the
-  //   QKV bias and the KV-cache write), not as a kernel of its own (TensorRT-LLM's gpt_attention:
+  //   per element against 3e + 2e in two kernels (vLLM's and SGLang's fused_add_rms_norm).
+  // - rope_in_attention: for decoding sequences the rotary embedding is applied inside the
+  //   attention kernel (with the QKV bias and the KV-cache write), not as a kernel of its own;
+  //   prompt tokens keep the kernel that rotates them and writes the cache (TensorRT-LLM's gpt_attention:
   //   docs/source/advanced/gpt-attention.md, "Rotary Positional Embedding": it "is fused with
   //   other operations"; its generation kernels take rotary_embedding_dim in
   //   FusedQKVMaskedAttentionDispatchParams, cpp/tensorrt_llm/common/attentionOp.cpp).

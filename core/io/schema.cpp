@@ -724,15 +724,17 @@ Node software_schema() {
                       .desc("Inference: each residual add and the normalisation after it run as one kernel "
                             "(read x and the residual, write the new residual and the normalised output: "
                             "4e bytes per element against 5e in two kernels), as vLLM's and SGLang's "
-                            "fused_add_rms_norm and TensorRT-LLM's PyTorch backend do. Needs "
+                            "fused_add_rms_norm do. Needs "
                             "fused_elementwise; training graphs are unchanged.")
                       .def(s.fused_residual_norm)},
                  {"rope_in_attention",
                   boolean()
-                      .desc("Inference: the rotary embedding is applied inside the attention kernel (with "
-                            "the QKV bias and the KV-cache write), not as a kernel of its own "
-                            "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
-                            "unchanged.")
+                      .desc(
+                          "Inference: for decoding sequences the attention kernel applies the rotary "
+                          "embedding (with the QKV bias and the KV-cache write), so it has no kernel of its "
+                          "own; prompt tokens keep the kernel that rotates them and writes the cache "
+                          "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
+                          "unchanged.")
                       .def(s.rope_in_attention)},
                  {"custom_allreduce_max_kb",
                   number(0, 1e6)

@@ -461,8 +461,8 @@ void unfuse_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
 // one in a parallel block, and the final norm) becomes part of the add's kernel: no kernel of its
 // own, and of its 2e bytes per element only the normalised output's write (e) is left, since the
 // add writes the new residual the norm would have read. MLA's latent norms follow a projection
-// and keep their kernels. The rotary embedding applied inside the attention kernel costs neither
-// a kernel nor a pass over q and k.
+// and keep their kernels. A rotary embedding applied inside the decode attention kernel costs
+// neither a kernel nor a pass over q and k for the decoding sequences.
 void fuse_neighbours(std::vector<Op>& ops, const LayerShape& s) {
   for (Op& o : ops) {
     const std::string_view name = o.name;
@@ -471,8 +471,16 @@ void fuse_neighbours(std::vector<Op>& ops, const LayerShape& s) {
       o.kernels = 0.0;
     }
     if (s.rope_in_attention && o.role == OpRole::rope) {
-      o.bytes = 0.0;
-      o.kernels = 0.0;
+      // Decoding sequences only: TensorRT-LLM's context phase still runs one kernel that applies
+      // the rotation and writes the KV cache (invokeApplyBiasRopeUpdateKVCache) before its fused
+      // multi-head attention, so prompt tokens keep their pass and the kernel.
+      double prompt = 0.0;
+      for (const SeqGroup& g : s.groups())
+        if (g.new_tokens > 1) prompt += static_cast<double>(g.sequences * g.new_tokens);
+      const double share = prompt / static_cast<double>(std::max<std::int64_t>(1, s.tokens()));
+      o.bytes *= share;
+      o.flops *= share;
+      o.kernels = prompt > 0.0 ? 1.0 : 0.0;
     }
   }
 }

@@ -361,6 +361,10 @@ TEST(Graph, FusedNeighboursInInference) {
   EXPECT_DOUBLE_EQ(find(fused, "rope").bytes, 0.0);
   EXPECT_DOUBLE_EQ(find(fused, "rope").kernels, 0.0);
   EXPECT_DOUBLE_EQ(find(fused, "residual_attn").bytes, find(plain, "residual_attn").bytes);
+  // A prompt keeps the kernel that rotates it and writes the cache.
+  s.group = SeqGroup{1, 512, 512};
+  EXPECT_DOUBLE_EQ(find(layer_forward_ops(m, s), "rope").kernels, 1.0);
+  EXPECT_GT(find(layer_forward_ops(m, s), "rope").bytes, 0.0);
   s.group = SeqGroup{1, 4096, 4096};
   s.loss = true;
   const std::vector<Op> train = layer_forward_ops(m, s);

@@ -736,11 +736,11 @@ export interface SoftwareSpec {
    */
   fused_elementwise?: boolean;
   /**
-   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm and TensorRT-LLM's PyTorch backend do. Needs fused_elementwise; training graphs are unchanged.
+   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm do. Needs fused_elementwise; training graphs are unchanged.
    */
   fused_residual_norm?: boolean;
   /**
-   * Inference: the rotary embedding is applied inside the attention kernel (with the QKV bias and the KV-cache write), not as a kernel of its own (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
+   * Inference: for decoding sequences the attention kernel applies the rotary embedding (with the QKV bias and the KV-cache write), so it has no kernel of its own; prompt tokens keep the kernel that rotates them and writes the cache (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
    */
   rope_in_attention?: boolean;
   /**
@@ -895,11 +895,11 @@ export interface Software {
    */
   fused_elementwise?: boolean;
   /**
-   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm and TensorRT-LLM's PyTorch backend do. Needs fused_elementwise; training graphs are unchanged.
+   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm do. Needs fused_elementwise; training graphs are unchanged.
    */
   fused_residual_norm?: boolean;
   /**
-   * Inference: the rotary embedding is applied inside the attention kernel (with the QKV bias and the KV-cache write), not as a kernel of its own (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
+   * Inference: for decoding sequences the attention kernel applies the rotary embedding (with the QKV bias and the KV-cache write), so it has no kernel of its own; prompt tokens keep the kernel that rotates them and writes the cache (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
    */
   rope_in_attention?: boolean;
   /**
