@@ -109,5 +109,19 @@ TEST(Model, EveryModelPresetParses) {
   }
 }
 
+// Parameter counts against the sizes the model cards publish (Meta's Llama 3.2 / 3.3 cards,
+// Mistral 7B paper, Qwen2.5 and Qwen3 technical reports), within 1%: a wrong width or a wrong
+// tie of the embeddings shows up here.
+TEST(Model, PresetSizesMatchTheirModelCards) {
+  const std::pair<const char*, double> published[] = {
+      {"llama3.3-70b", 70.6e9}, {"llama3.2-1b", 1.235e9}, {"llama3.2-3b", 3.21e9}, {"mistral-7b", 7.24e9},
+      {"qwen2.5-7b", 7.61e9},   {"qwen2.5-72b", 72.7e9},  {"qwen3-8b", 8.19e9},    {"qwen3-32b", 32.8e9}};
+  for (const auto& [id, size] : published) {
+    auto m = model_preset(id, "/model");
+    ASSERT_TRUE(m.ok()) << id;
+    EXPECT_NEAR(count_params(*m, 2048).total / size, 1.0, 0.01) << id;
+  }
+}
+
 }  // namespace
 }  // namespace optimus

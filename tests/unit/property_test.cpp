@@ -289,7 +289,16 @@ TEST(Property, KvCacheLinearInContext) {
     const double kv1 = at(out, "/inference/memory/per_device_bytes/kv_cache");
     const double kv2 = at(o2, "/inference/memory/per_device_bytes/kv_cache");
     ASSERT_GT(kv1, 0) << s;
-    EXPECT_NEAR((kv2 / kv1) / (c2 / c1), 1.0, 1e-12) << "before: " << s << "\nafter: " << x;
+    // A sliding-window model's windowed layers keep at most `window` positions (Mistral 7B
+    // v0.1, gpt-oss): its cache grows no faster than the context, and does grow.
+    const json model = json::parse(optimus::api::validate(s.dump()))["scenario"]["model"];
+    const bool windowed = model.contains("attention") && model["attention"].value("window", 0) > 0;
+    if (windowed) {
+      EXPECT_GE(kv2, kv1) << s;
+      EXPECT_LE((kv2 / kv1) / (c2 / c1), 1.0 + 1e-12) << "before: " << s << "\nafter: " << x;
+    } else {
+      EXPECT_NEAR((kv2 / kv1) / (c2 / c1), 1.0, 1e-12) << "before: " << s << "\nafter: " << x;
+    }
     EXPECT_GE(at(o2, "/inference/ttft_s"), at(out, "/inference/ttft_s") * (1 - kRel)) << s << "\n" << x;
     EXPECT_GE(at(o2, "/inference/tpot_s"), at(out, "/inference/tpot_s") * (1 - kRel)) << s << "\n" << x;
     json b = s;
