@@ -299,6 +299,20 @@ TEST(Software, PipelineSyncWaitsOncePerExchange) {
   const json bad = gpt(-1, 8, 1);
   ASSERT_TRUE(bad.contains("error"));
   EXPECT_EQ(bad["error"]["path"], "/software/software/pipeline_sync_us");
+  // Megatron-Core's 2024 defaults synchronise after each batched exchange on any system (the
+  // megatron-core-2024 profile over an H100 system without a sync of its own).
+  json h100 = {{"model", "gpt3-175b"},
+               {"system", "dgx-h100"},
+               {"num_devices", 64},
+               {"parallel", {{"tp", 8}, {"pp", 8}, {"recompute", "full"}}},
+               {"training", {{"global_batch", 32}, {"seq_len", 2048}}}};
+  const json plain = predict(h100);
+  h100["software"] = "megatron-core-2024";
+  const json synced = predict(h100);
+  const double exchanges = 2.0 * (plain["training"]["micro_batches"].get<double>() + 7.0);
+  EXPECT_NEAR(synced["training"]["breakdown_s"]["host"].get<double>() -
+                  plain["training"]["breakdown_s"]["host"].get<double>(),
+              exchanges * 1.8e-3, 1e-9);
 }
 
 // Computation beside a data-parallel collective runs slower (dp_overlap_slowdown s, Lee et al.
