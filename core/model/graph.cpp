@@ -146,8 +146,14 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   const double ep = d(s.ep), etp = d(s.etp);
   const double k = d(moe.top_k), E = d(moe.experts);
   const double assignments = local_tokens ? tokens_in * k : tokens_in * k / ep;  // arriving per rank
+  // Expert tensor parallelism in training: the etp ranks of an expert gather each other's
+  // assignments before its GEMMs and each computes every row on its f / etp slice (Megatron-Core's
+  // all-to-all dispatcher all-gathers over the expert tensor-parallel group after the dispatch and
+  // reduce-scatters after the experts), so a rank's expert GEMMs see etp x its own assignments and
+  // its FLOPs do not shrink with etp. In inference the tp ranks already hold the same tokens.
+  const double received = local_tokens ? assignments * etp : assignments;
   const double experts_local = E / ep;
-  const double mu = assignments / experts_local;
+  const double mu = received / experts_local;
   const double hit = mu > 30.0 ? 1.0 : 1.0 - std::exp(-mu);
   double load = moe.imbalance;
   if (moe.capacity_factor > 0) load = std::min(load, moe.capacity_factor);
@@ -173,21 +179,23 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   up.batch = active;
   up.expert = true;
   up.params = experts_local * (gated ? 2.0 : 1.0) * h * d(f_e) / etp;
-  up.model_flops = 2.0 * assignments * d((gated ? 2 : 1) * f_local) * h;
-  up.saved = kept(assignments * h * es);
+  up.model_flops = 2.0 * received * d((gated ? 2 : 1) * f_local) * h;
+  up.saved = kept(received * h * es);
   const double fT = d(per_expert) * d(active) * d(f_local);
   Op& act = elementwise(ops, "expert_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
-  act.saved = kept(assignments * d(f_local) * (gated ? 2.0 : 1.0) * es);
+  act.saved = kept(received * d(f_local) * (gated ? 2.0 : 1.0) * es);
   Op& down = matmul(ops, "expert_down", OpRole::expert_down, per_expert, m.hidden, f_local);
   down.batch = active;
   down.expert = true;
   down.params = experts_local * h * d(f_e) / etp;
-  down.model_flops = 2.0 * assignments * d(f_local) * h;
-  down.saved = kept(assignments * d(f_local) * es);
-  // Expert tensor parallelism splits each expert's FFN; its partial sums are reduced (training;
-  // in inference the layer's closing all-reduce over tp does it).
+  down.model_flops = 2.0 * received * d(f_local) * h;
+  down.saved = kept(received * d(f_local) * es);
+  // Expert tensor parallelism splits each expert's FFN; the gather of the group's rows before it and
+  // the reduce-scatter of its partial sums after it move as much as one all-reduce of the gathered
+  // rows, 2 (etp - 1) / etp of it (training; in inference the layer's closing all-reduce over tp
+  // does it).
   if (s.etp > 1 && local_tokens)
-    comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce, assignments * h * e);
+    comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce, received * h * e);
   if (s.ep > 1) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
   Op& un =
@@ -666,13 +674,17 @@ void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   finish_elementwise(ops, m, s);
 }
 
-double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {
+double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {
   LayerShape s;
   s.group = SeqGroup{1, tokens, kv_len};
   thread_local std::vector<Op> ops;  // storage reused across calls (a search makes many)
-  layer_forward_ops(m, s, ops);
+  const KindCounts kinds = model_kinds(m);
   double sum = 0;
-  for (const Op& o : ops) sum += o.model_flops;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (kinds[k] == 0) continue;
+    layer_forward_ops(m, s, k, ops);
+    for (const Op& o : ops) sum += o.model_flops * kinds[k];
+  }
   return sum;
 }
 

@@ -176,10 +176,11 @@ struct ModelGraph {
 };
 ModelGraph model_graph(const ModelSpec& m, const LayerShape& s);
 
-// Forward FLOPs of one layer as the field counts them for MFU: every matmul including the
-// full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix), for one
-// sequence of `tokens` queries over `kv_len` keys; the sum of the graph's model_flops.
-double layer_model_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len);
+// Forward FLOPs of all the model's layers as the field counts them for MFU: every matmul including
+// the full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix), a
+// mixture-of-experts layer's top_k routed and its shared experts, for one sequence of `tokens`
+// queries over `kv_len` keys; the graph's model_flops summed over the layer kinds.
+double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len);
 
 // Sums over an operator list.
 double sum_params(const std::vector<Op>& ops);

@@ -437,11 +437,13 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
   const auto& p = s.parallel;
   const auto& w = *s.training;
   const double tokens = d(w.global_batch) * d(w.seq_len);
-  const double fwd_layer = layer_model_flops(m, w.seq_len, w.seq_len) * d(w.global_batch);
+  // Every layer as it is: dense or mixture-of-experts (top_k routed experts and the shared ones),
+  // windowed or global attention.
+  const double fwd_layers = model_layers_flops(m, w.seq_len, w.seq_len) * d(w.global_batch);
   const double head = 2.0 * tokens * d(m.hidden) * d(m.vocab);
-  out.model_flops = 3.0 * (fwd_layer * d(m.layers) + head);
+  out.model_flops = 3.0 * (fwd_layers + head);
   double rc_flops = 0;
-  if (p.recompute == Recompute::full) rc_flops = fwd_layer * d(m.layers);
+  if (p.recompute == Recompute::full) rc_flops = fwd_layers;
   if (p.recompute == Recompute::selective && out.attention == AttentionKernel::standard)
     rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers);
   out.hardware_flops = out.model_flops + rc_flops;

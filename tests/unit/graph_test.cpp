@@ -320,6 +320,38 @@ TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   EXPECT_EQ(find(ops, "expert_up").m, 9831);  // ceil(8192 * 1.2)
 }
 
+// Expert tensor parallelism in training (Megatron-Core's folding): tp 4 with sequence parallelism,
+// ep 8 over Grok-1's 8 experts. Each rank routes 8192 / 4 tokens to 2 experts; the etp ranks of
+// an expert gather each other's rows, so its GEMMs run etp x 4096 rows on 32768 / etp columns: the
+// rows grow and the width shrinks with etp, and the rank's expert FLOPs stay the same.
+TEST(Grok1, ExpertTensorParallelKeepsTheFlops) {
+  ModelSpec m = preset("grok-1");
+  m.moe->imbalance = 1.0;
+  double flops_etp1 = 0;
+  for (const std::int64_t etp : {1, 2, 4}) {
+    LayerShape s;
+    s.group = SeqGroup{1, 8192, 8192};
+    s.tp = 4;
+    s.sequence_parallel = true;
+    s.ep = 8;
+    s.etp = etp;
+    s.loss = true;
+    std::vector<Op> ops;
+    layer_forward_ops(m, s, kind_of(true, false), ops);
+    const Op& up = find(ops, "expert_up");
+    EXPECT_EQ(up.m, 4096 * etp) << etp;
+    EXPECT_EQ(up.n, 2 * 32768 / etp) << etp;
+    const double flops = up.model_flops + find(ops, "expert_down").model_flops;
+    if (etp == 1) flops_etp1 = flops;
+    EXPECT_DOUBLE_EQ(flops, flops_etp1) << etp;
+    // The gather and reduce-scatter over the etp group move one all-reduce of the gathered rows.
+    if (etp > 1) {
+      EXPECT_DOUBLE_EQ(find(ops, "etp_allreduce").comm_bytes, 4096.0 * static_cast<double>(etp) * 6144 * 2)
+          << etp;
+    }
+  }
+}
+
 TEST(DeepSeekV3, ExpertMemoryPerGpu) {
   // 256 GPUs, pp 2 (a balanced split of 61 layers: 30 + 31), ep 32, dp 128: the first stage holds
   // layers 0-29 (3 dense, 27 MoE), each device 8 of the 256 experts of every MoE layer.

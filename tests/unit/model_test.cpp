@@ -62,7 +62,27 @@ TEST(Model, LayerFlopsMatchMegatron) {
   // 24 b s h^2 + 4 b s^2 h per layer forward for GPT (Narayanan et al. 2021, Appendix).
   const ModelSpec m = gpt(96, 12288, 96, 51200);
   const double s = 2048, h = 12288;
-  EXPECT_DOUBLE_EQ(layer_model_flops(m, 2048, 2048), 24.0 * s * h * h + 4.0 * s * s * h);
+  EXPECT_DOUBLE_EQ(model_layers_flops(m, 2048, 2048), 96 * (24.0 * s * h * h + 4.0 * s * s * h));
+}
+
+// A mixture-of-experts layer's model FLOPs count its top_k routed experts (and its shared ones),
+// whatever the dense ffn_hidden says: Grok-1 (8 experts of 32768, top 2) and Mixtral 8x7B (8 of
+// 14336, top 2) per token and layer 2 x (attention projections + top_k x 3 h f) + the scores.
+TEST(Model, MoeLayerFlopsCountTheRoutedExperts) {
+  for (const char* id : {"grok-1", "mixtral-8x7b"}) {
+    auto m = model_preset(id, "/model");
+    ASSERT_TRUE(m.ok()) << id;
+    const double h = static_cast<double>(m->hidden), f = static_cast<double>(m->moe->expert_ffn_hidden);
+    const double q = static_cast<double>(m->heads * m->head_dim),
+                 kv = static_cast<double>(m->kv_heads * m->head_dim);
+    const double s = 4096, k = static_cast<double>(m->moe->top_k), L = static_cast<double>(m->layers);
+    const double proj = 2.0 * s * (h * (q + 2 * kv) + q * h);
+    const double experts = 2.0 * s * k * 3.0 * h * f;
+    const double router = 2.0 * s * h * static_cast<double>(m->moe->experts);
+    const double scores = 4.0 * s * s * q;
+    EXPECT_NEAR(model_layers_flops(*m, 4096, 4096) / (L * (proj + experts + router + scores)), 1.0, 1e-9)
+        << id;
+  }
 }
 
 TEST(Model, ForwardOpsShapesUnderTensorParallel) {

@@ -344,7 +344,7 @@ TEST(Validation, TrainingMoePublic) {
 // train_moe_dgxc.jsonl, collected here from github.com/NVIDIA/dgxc-benchmarking @c5c765f2, NeMo
 // 25.04.01): Llama 4 Maverick on 128-512 GB200 and 512 H100 in bf16 and fp8, and DeepSeek-V3 bf16
 // on 512-1024 H100 and 128-512 GB200, written as a case built from the READMEs' tables would be
-// (no software named). Nothing fitted. Measured at this commit: Llama 4 Maverick 5.4% mean (-9.5%
+// (no software named). Nothing fitted. Measured at this commit: Llama 4 Maverick 4.6% mean (-3.4%
 // to +8.3%); DeepSeek-V3 H100 -26% and -30% (the recipe's all-to-all dispatcher instead of the
 // default stack's DeepEP: -4% and -9%), GB200 -59% to -62% (10% MFU published; not explained).
 // Reported; gate: no regression past the measured mean plus noise.
