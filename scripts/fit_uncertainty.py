@@ -35,7 +35,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
 OUT = ROOT / "presets" / "uncertainty" / "bands.json"
-SETS = ["train_public.jsonl", "train_moe_public.jsonl", "train_moe_dgxc.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
+SETS = ["train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
         "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl",
         "train_megatron_deepspeed.jsonl"]
 RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "requests_per_s")

@@ -9,7 +9,7 @@ import * as Plot from '@observablehq/plot';
 import type { Engine } from '../engine/client';
 import trainPublic from '../../../tests/validation/data/train_public.jsonl?raw';
 import trainMoe from '../../../tests/validation/data/train_moe_public.jsonl?raw';
-import trainMoeDgxc from '../../../tests/validation/data/train_moe_dgxc.jsonl?raw';
+import trainDgxc from '../../../tests/validation/data/train_dgxc.jsonl?raw';
 import trainHeldout from '../../../tests/validation/data/train_heldout.jsonl?raw';
 import trainFsdp from '../../../tests/validation/data/train_fsdp.jsonl?raw';
 import trainMegatronDeepSpeed from '../../../tests/validation/data/train_megatron_deepspeed.jsonl?raw';
@@ -33,7 +33,7 @@ export interface Case {
 export const DATA_SETS: Array<[string, string]> = [
   ['train_public', trainPublic],
   ['train_moe_public', trainMoe],
-  ['train_moe_dgxc', trainMoeDgxc],
+  ['train_dgxc', trainDgxc],
   ['train_heldout', trainHeldout],
   ['train_fsdp', trainFsdp],
   ['train_megatron_deepspeed', trainMegatronDeepSpeed],
