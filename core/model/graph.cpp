@@ -498,7 +498,7 @@ void fuse_neighbours(std::vector<Op>& ops, const LayerShape& s) {
 void finish_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
   if (!s.fused_elementwise)
     unfuse_elementwise(ops, m, s);
-  else if (!s.loss)
+  else if (!s.loss && (s.fused_residual_norm || s.rope_in_attention))
     fuse_neighbours(ops, s);
 }
 
