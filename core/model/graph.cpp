@@ -167,7 +167,9 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // Router: logits over all experts (replicated weights), then top-k and softmax in fp32.
   Op& router = matmul(ops, "moe_router", OpRole::router, rows, moe.experts, m.hidden);
   router.params = h * E;
-  router.saved = kept(tokens_in * h * es);  // the router's input
+  // The router's input: the layer's normalised input, which a parallel block's QKV projection keeps
+  // already (norm_input 0 there).
+  router.saved = kept(norm_input);
   elementwise(ops, "moe_topk", OpRole::router, tokens_in * E * 4.0 * 2.0, 5.0 * tokens_in * E);
   // Permute: each token's hidden state copied once per chosen expert, grouped by expert.
   const double routed = tokens_in * k * h;  // elements leaving this rank
