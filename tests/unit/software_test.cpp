@@ -502,30 +502,40 @@ TEST(Software, DecodeAttentionPerQueryHeadReadsAGroupedCacheOncePerHead) {
   EXPECT_EQ(t["scenario"]["system"]["software"]["decode_kv_per_query_head"], false);
 }
 
+namespace {
+
+// A batch-1 decode of Llama 3.1 8B on one H100 (TPOT), and 64 x 4096-token Llama 3 8B training
+// steps on 8 H100 (iteration time), under an inline software block `sw`.
+double decode_tpot(const json& sw) {
+  const json s = {{"model", "llama3.1-8b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 1},
+                  {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}},
+                  {"software", {{"name", "test"}, {"software", sw}}}};
+  return predict(s)["inference"]["tpot_s"].get<double>();
+}
+double train_step(const json& sw) {
+  const json s = {{"model", "llama3-8b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 8},
+                  {"parallel", {{"tp", 1}, {"micro_batch", 1}}},
+                  {"training", {{"global_batch", 64}, {"seq_len", 4096}}},
+                  {"software", {{"name", "test"}, {"software", sw}}}};
+  return predict(s)["training"]["iteration_time_s"].get<double>();
+}
+
+}  // namespace
+
 // Unfused element-wise kernels from an eager host: a batch-1 decode step of Llama 3.1 8B issues
 // 20 more kernels per layer (RMSNorm 6 instead of 1, twice; SwiGLU 2 instead of 1; rotary 10
 // instead of 1), each tiny and so held to the 30 us launch interval of the pytorch-eager
 // profile: 32 layers x 20 x 30 us = 19.2 ms more per token. Training pays the extra traffic.
 TEST(Software, UnfusedElementwiseKernelsCostLaunchesAndTraffic) {
   const auto decode = [](bool fused) {
-    json sw = {{"attention", "flash"}, {"launch_interval_us", 30}, {"fused_elementwise", fused}};
-    json s = {{"model", "llama3.1-8b"},
-              {"system", "dgx-h100"},
-              {"num_devices", 1},
-              {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}},
-              {"software", {{"name", "eager"}, {"software", sw}}}};
-    return predict(s)["inference"]["tpot_s"].get<double>();
+    return decode_tpot({{"attention", "flash"}, {"launch_interval_us", 30}, {"fused_elementwise", fused}});
   };
   EXPECT_NEAR(decode(false) - decode(true), 32 * 20 * 30e-6, 1e-4);
-  const auto train = [](bool fused) {
-    json s = {{"model", "llama3-8b"},
-              {"system", "dgx-h100"},
-              {"num_devices", 8},
-              {"parallel", {{"tp", 1}, {"micro_batch", 1}}},
-              {"training", {{"global_batch", 64}, {"seq_len", 4096}}},
-              {"software", {{"name", "eager"}, {"software", {{"fused_elementwise", fused}}}}}};
-    return predict(s)["training"]["iteration_time_s"].get<double>();
-  };
+  const auto train = [](bool fused) { return train_step({{"fused_elementwise", fused}}); };
   EXPECT_GT(train(false), 1.02 * train(true));
   // The pytorch-eager profile carries it.
   const json v = json::parse(optimus::api::validate(llama("pytorch-eager").dump()));
@@ -538,16 +548,10 @@ TEST(Software, UnfusedElementwiseKernelsCostLaunchesAndTraffic) {
 // training graphs are not changed.
 TEST(Software, FusedResidualNormAndRopeInAttentionDropKernels) {
   const auto decode = [](bool residual_norm, bool rope) {
-    json sw = {{"attention", "flash"},
-               {"launch_interval_us", 30},
-               {"fused_residual_norm", residual_norm},
-               {"rope_in_attention", rope}};
-    json s = {{"model", "llama3.1-8b"},
-              {"system", "dgx-h100"},
-              {"num_devices", 1},
-              {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}},
-              {"software", {{"name", "fused"}, {"software", sw}}}};
-    return predict(s)["inference"]["tpot_s"].get<double>();
+    return decode_tpot({{"attention", "flash"},
+                        {"launch_interval_us", 30},
+                        {"fused_residual_norm", residual_norm},
+                        {"rope_in_attention", rope}});
   };
   const double plain = decode(false, false);
   // 32 layers: two norms lose their kernels, and one rope per layer.
@@ -555,15 +559,7 @@ TEST(Software, FusedResidualNormAndRopeInAttentionDropKernels) {
   EXPECT_NEAR(plain - decode(false, true), 32 * 30e-6, 2e-6);
   EXPECT_LT(decode(true, true), decode(true, false));
   const auto train = [](bool fused) {
-    json s = {
-        {"model", "llama3-8b"},
-        {"system", "dgx-h100"},
-        {"num_devices", 8},
-        {"parallel", {{"tp", 1}, {"micro_batch", 1}}},
-        {"training", {{"global_batch", 64}, {"seq_len", 4096}}},
-        {"software",
-         {{"name", "f"}, {"software", {{"fused_residual_norm", fused}, {"rope_in_attention", fused}}}}}};
-    return predict(s)["training"]["iteration_time_s"].get<double>();
+    return train_step({{"fused_residual_norm", fused}, {"rope_in_attention", fused}});
   };
   EXPECT_DOUBLE_EQ(train(true), train(false));
   // The profiles carry them: TensorRT-LLM's attention applies the rotary embedding, vLLM and
