@@ -177,9 +177,10 @@ struct ModelGraph {
 ModelGraph model_graph(const ModelSpec& m, const LayerShape& s);
 
 // Forward FLOPs of all the model's layers as the field counts them for MFU: every matmul including
-// the full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix), a
-// mixture-of-experts layer's top_k routed and its shared experts, for one sequence of `tokens`
-// queries over `kv_len` keys; the graph's model_flops summed over the layer kinds.
+// the full (unmasked) attention score matrix (Narayanan et al. 2021, Sec. 5.1 / Appendix), over
+// the window's keys in a sliding-window layer, and a mixture-of-experts layer's top_k routed and
+// its shared experts, for one sequence of `tokens` queries over `kv_len` keys; the graph's
+// model_flops summed over the layer kinds.
 double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len);
 
 // Sums over an operator list.
