@@ -7,7 +7,7 @@ residual is ln(measured / predicted), taken for a rate (tokens/s, throughput) as
 ln(predicted / measured) so that every residual is in the time sense (a rate is the inverse of a
 time). Cases are grouped by the regime the engine reports for the scenario (prediction `regime`:
 training/dense/earlier, training/moe/fp4-generation, inference/eager, memory/training, ...;
-serving rows by metric: serving/throughput, serving/ttft, serving/tpot; whole runs: run), and every regime and
+serving rows by model and metric: serving/dense/throughput, serving/moe/ttft, ...; whole runs: run), and every regime and
 each of its parents (the name less its last part) gets the split-conformal 80% interval of its
 residuals (the k-th smallest and k-th largest, k = floor((n + 1) x 0.1): about the 10th and 90th
 percentiles, and at least 80% coverage of a new row of the same kind however few rows there are).
@@ -37,8 +37,9 @@ DATA = ROOT / "tests" / "validation" / "data"
 OUT = ROOT / "presets" / "uncertainty" / "bands.json"
 SETS = ["train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
         "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl",
-        "train_megatron_deepspeed.jsonl"]
-RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "requests_per_s")
+        "train_megatron_deepspeed.jsonl", "serve_trtllm_perf.jsonl"]
+RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu",
+         "requests_per_s")
 LEVEL = 0.8
 MIN_CASES = 8
 
@@ -107,7 +108,8 @@ def residuals(cli):
             head = metric.split(".")[0]
             if head == "serving":
                 part = metric.split(".")[1]
-                regime = "serving/" + ("throughput" if part.endswith("per_s") else part.replace("_s", ""))
+                kind = "throughput" if "_per_s" in part else part[:-2]
+                regime = p["regime"]["serving"] + "/" + kind
             else:
                 regime = p["regime"][head]
             out.append((regime, r, name))

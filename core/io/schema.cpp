@@ -865,8 +865,10 @@ Node parallel_schema() {
                       .desc("Data-parallel degree (for inference: replicas). Default: num_devices / (tp "
                             "pp cp); tp pp dp cp must equal num_devices.")},
                  {"cp", degree("Context-parallel degree.", p.cp)},
-                 {"ep", degree("Expert-parallel degree: ranks the routed experts are split over (expert "
-                               "layers fold tp x cp x dp as etp x ep x expert-dp).",
+                 {"ep", degree("Expert-parallel degree: ranks the routed experts are split over (training: "
+                               "expert layers fold tp x cp x dp as etp x ep x expert-dp; inference: ep "
+                               "divides tp, or with tp 1 divides dp: attention data parallelism, each "
+                               "data-parallel rank attending to its own sequences).",
                                p.ep)},
                  {"etp",
                   degree("Expert tensor-parallel degree: ranks one expert's FFN is split over.", p.etp)},
@@ -1500,7 +1502,8 @@ nlohmann::ordered_json prediction_schema() {
                                  {"memory", text()},
                                  {"run", text()}})
                              .desc("The accuracy regime of each workload (training/dense/earlier, "
-                                   "training/moe/fp4-generation, inference/eager, inference/graphs, serving, "
+                                   "training/moe/fp4-generation, inference/eager, inference/graphs, "
+                                   "serving/dense, serving/moe, "
                                    "memory/training, run/fp8-generation or run/earlier (a whole training "
                                    "run), ...): what the uncertainty "
                                    "bands are fitted by.")},

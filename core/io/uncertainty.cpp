@@ -64,7 +64,9 @@ Regimes regimes_of(const Scenario& s, const Prediction& p) {
                  (fp4_generation ? "/fp4-generation" : "/earlier");
   if (p.inference)
     r.inference = p.inference->launch_interval.value > 0 ? "inference/eager" : "inference/graphs";
-  if (p.serving) r.serving = "serving";
+  // Serving a mixture-of-experts model (routing, expert GEMMs of a few rows each, attention data
+  // parallelism) is predicted less well than a dense one (README, Accuracy).
+  if (p.serving) r.serving = std::string("serving/") + (s.model.moe ? "moe" : "dense");
   r.memory = p.training ? "memory/training" : "memory/inference";
   // A whole run adds to the steady-state step what the step model does not see (failures,
   // restarts, evaluation, stragglers, ramps), so its band comes from published whole runs: those

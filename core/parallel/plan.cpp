@@ -118,10 +118,12 @@ std::optional<Error> validate_plan(const Scenario& s) {
       return make_error("parallel.moe_needs_sequence_parallel", "/parallel/sequence_parallel",
                         "MoE layers with tp > 1 route each rank's share of the sequence; turn "
                         "sequence_parallel on (Megatron-Core requires it)");
-    if (s.inference && !s.training && p.tp % p.ep != 0)
+    if (s.inference && !s.training && p.tp % p.ep != 0 && !attention_data_parallel(p))
       return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep",
-                        "in inference the experts are split over the tp ranks: ep=" + str(p.ep) +
-                            " must divide tp=" + str(p.tp));
+                        "in inference the experts are split over the tp ranks (ep must divide tp) or, "
+                        "with tp = 1, over data-parallel ranks that run attention on their own "
+                        "sequences (ep must divide dp): ep=" +
+                            str(p.ep) + ", tp=" + str(p.tp) + ", dp=" + str(p.dp));
   }
   if (s.training) {
     const auto& w = *s.training;
@@ -293,6 +295,8 @@ bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t inter
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   return p.pp > 1 && uneven_chunk_split(m.layers, p.pp, p.interleave);
 }
+
+bool attention_data_parallel(const ParallelPlan& p) { return p.tp == 1 && p.ep > 1 && p.dp % p.ep == 0; }
 
 std::int64_t inference_expert_tp(const ParallelPlan& p) { return std::max<std::int64_t>(1, p.tp / p.ep); }
 

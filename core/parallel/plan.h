@@ -259,6 +259,12 @@ GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t 
 LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention);
 // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
 std::int64_t inference_expert_tp(const ParallelPlan& p);
+// Attention data parallelism in inference (tp 1, ep > 1 dividing dp): each of ep data-parallel
+// ranks runs attention and the dense layers on its own sequences with the whole weights, and the
+// MoE layers exchange the routed tokens over the ep group, each rank holding experts / ep experts
+// (DeepSeek-V3's decoding deployment, arXiv 2412.19437 Sec. 3.4.2; TensorRT-LLM's
+// enable_attention_dp, SGLang's and vLLM's data-parallel attention with expert parallelism).
+bool attention_data_parallel(const ParallelPlan& p);
 // Inference: experts split over the tp ranks (ep by expert, tp / ep within one), no sequence
 // parallelism, the workload's activation and KV widths; groups are set per step.
 LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows);

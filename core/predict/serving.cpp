@@ -160,7 +160,8 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
   pool.s.parallel.pp = pp;
   pool.s.parallel.dp = replicas;
   pool.s.num_devices = tp * pp * replicas;
-  if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0) pool.s.parallel.ep = 1;
+  if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0 && !attention_data_parallel(pool.s.parallel))
+    pool.s.parallel.ep = 1;
   if (auto err = validate_plan(pool.s)) {
     Error e = *err;
     if (path[0] != '\0') e.path = path;

@@ -72,7 +72,8 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
         const std::int64_t dp = rest / cp;
         if (f.dp && *f.dp != dp) continue;
         // Expert parallelism (MoE models): ep over the divisors of the experts that fold into the
-        // stage's ranks (training: tp x cp x dp; inference: the tp ranks); 1 for dense models.
+        // stage's ranks (training: tp x cp x dp; inference: the tp ranks, or the dp ranks when tp is
+        // 1); 1 for dense models.
         // Expert tensor parallelism (training, MoE): etp 1 or tp, the two settings Megatron-Core
         // recipes use (its default etp is tp; MoE recipes set 1), folded as etp x ep x edp =
         // tp x cp x dp per stage; inference splits experts over the tp ranks by ep alone.
@@ -84,7 +85,9 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
           if (f.ep) {
             expert_layouts.emplace_back(etp, *f.ep);
           } else if (work.model.moe) {
-            const std::int64_t ranks = training ? tp * cp * dp / etp : tp;
+            // Inference with tp 1 may instead spread the experts over the data-parallel ranks
+            // (attention data parallelism, plan.h attention_data_parallel).
+            const std::int64_t ranks = training ? tp * cp * dp / etp : tp == 1 ? dp : tp;
             for (const std::int64_t e : divisors(work.model.moe->experts))
               if (ranks > 0 && ranks % e == 0) expert_layouts.emplace_back(etp, e);
           }

@@ -57,7 +57,9 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
           eps = {*ep};
         } else if (s.model.moe) {
           eps.clear();
-          for (std::int64_t e : divisors_of(t))
+          // Experts split over the tp ranks, or with tp 1 over the replicas (attention data
+          // parallelism, parallel/plan.h).
+          for (std::int64_t e : divisors_of(t == 1 ? n / p : t))
             if (s.model.moe->experts % e == 0) eps.push_back(e);
         }
         for (std::int64_t e : eps)

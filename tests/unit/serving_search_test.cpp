@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "io/api.h"
@@ -144,4 +145,17 @@ TEST(ServingSearch, AHugeSplitSpaceIsRefusedWithoutListingIt) {
 
 TEST(ServingSearch, ModeDefaultsToServingForAServingScenario) {
   EXPECT_EQ(search(stream(1), json::object())["mode"], "serving");
+}
+
+// A MoE model's colocated deployments with tp 1 also spread the experts over the replicas
+// (attention data parallelism): Mixtral 8x7B on 8 H100 lists tp 1 with ep 1, 2, 4 and 8.
+TEST(ServingSearch, ListsAttentionDataParallelDeployments) {
+  json s = stream(8);
+  s["model"] = "mixtral-8x7b";
+  auto space = optimus::serving_deployments(parsed(s), 1, 1, {});
+  ASSERT_TRUE(space.ok());
+  std::set<std::int64_t> eps;
+  for (const auto& d : *space)
+    if (!d.disaggregated()) eps.insert(d.ep);
+  EXPECT_EQ(eps, (std::set<std::int64_t>{1, 2, 4, 8}));
 }

@@ -318,3 +318,75 @@ TEST(Serving, StepOverheadLengthensEveryStep) {
   bad["inference"]["serving"]["step_overhead_ms"] = -0.5;
   expect_error(bad, "scenario.out_of_range", "/inference/serving/step_overhead_ms");
 }
+
+// Attention data parallelism (parallel/plan.h attention_data_parallel): DeepSeek-V3 on 8 H200,
+// tp 1 and dp = ep = 8 (each rank attends to its own sequences with the whole attention and
+// dense weights; the routed experts are split eight ways), against the tensor-parallel layout
+// tp = ep = 8 on the same devices.
+json deepseek_on_8(const json& parallel, const json& serving) {
+  json s = {{"model", "deepseek-v3"},
+            {"system", "dgx-h200"},
+            {"num_devices", 8},
+            {"parallel", parallel},
+            {"inference",
+             {{"batch", 16},
+              {"prompt_len", 1024},
+              {"output_len", 256},
+              {"precision", "fp8"},
+              {"kv_precision", "fp8"},
+              {"cuda_graphs", true}}}};
+  if (!serving.is_null()) s["inference"]["serving"] = serving;
+  return s;
+}
+
+TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
+  const json dep = {{"tp", 1}, {"dp", 8}, {"ep", 8}};
+  const json p = predict(deepseek_on_8(dep, nullptr));
+  EXPECT_FALSE(p.contains("error")) << p.dump();
+  // ep must divide dp (here 16 does not divide 8) or, with tp > 1, divide tp.
+  expect_error(deepseek_on_8({{"tp", 1}, {"dp", 8}, {"ep", 16}}, nullptr), "parallel.ep_not_divisor_of_tp",
+               "/parallel/ep");
+  expect_error(deepseek_on_8({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr), "parallel.ep_not_divisor_of_tp",
+               "/parallel/ep");
+  // Each rank holds the whole model but the routed experts, of which it holds an eighth: the
+  // weights per device are those of one device of the single-rank layout (ep 1) less 7/8 of the
+  // routed experts' bytes (58 MoE layers x 256 experts x 3 x 7168 x 2048 fp8 weights).
+  const json one = predict(deepseek_on_8({{"tp", 1}, {"dp", 8}, {"ep", 1}}, nullptr));
+  const double routed = 58.0 * 256 * 3 * 7168 * 2048;
+  EXPECT_NEAR(one["memory"]["per_device_bytes"]["weights"].get<double>() -
+                  p["memory"]["per_device_bytes"]["weights"].get<double>(),
+              routed * 7.0 / 8.0, routed * 1e-9);
+  // A prompt's expert GEMMs do the same work per rank as on one rank holding every expert
+  // (balanced routing: a rank receives as many assignments as it sends), and the tokens now cross
+  // the expert-parallel group.
+  const auto op = [](const json& pred, const std::string& name, const std::string& key) {
+    for (const json& o : pred["inference"]["operators"])
+      if (o["name"] == name && o["phase"] == "prefill") return o[key].get<double>();
+    return -1.0;
+  };
+  EXPECT_NEAR(op(p, "expert_up", "flops"), op(one, "expert_up", "flops"),
+              op(one, "expert_up", "flops") * 0.05);
+  EXPECT_GT(p["inference"]["prefill_s"]["communication"].get<double>(), 0.0);
+  EXPECT_EQ(one["inference"]["prefill_s"]["communication"].get<double>(), 0.0);
+}
+
+// MLA's compressed KV cache is replicated over the tensor-parallel ranks (each rank's heads read
+// the whole latent), so tp 8 holds an eighth of the sequences per device that dp 8 does: the
+// attention-data-parallel deployment keeps more requests running and serves more tokens per
+// second (DeepSeek-V3 report Sec. 3.4.2 deploys its decoding this way).
+TEST(Serving, AttentionDataParallelHoldsMoreOfAnMlaCache) {
+  const json stream = {
+      {"arrival", "offline"}, {"num_requests", 800}, {"input_len", 1024}, {"output_len", 256}};
+  const json dep = predict(deepseek_on_8({{"tp", 1}, {"dp", 8}, {"ep", 8}}, stream));
+  const json tp = predict(deepseek_on_8({{"tp", 8}, {"dp", 1}, {"ep", 8}}, stream));
+  ASSERT_FALSE(dep.contains("error")) << dep.dump();
+  ASSERT_FALSE(tp.contains("error")) << tp.dump();
+  EXPECT_EQ(dep["serving"]["replicas"], 8);
+  EXPECT_EQ(tp["serving"]["replicas"], 1);
+  const double dep_tokens = dep["serving"]["kv_capacity_tokens"].get<double>() * 8;
+  const double tp_tokens = tp["serving"]["kv_capacity_tokens"].get<double>();
+  EXPECT_GT(dep_tokens, 4.0 * tp_tokens);
+  EXPECT_GT(dep["serving"]["output_tokens_per_s"].get<double>(),
+            tp["serving"]["output_tokens_per_s"].get<double>());
+  EXPECT_EQ(dep["serving"]["completed"], 800);
+}

@@ -450,6 +450,35 @@ TEST(Validation, ServingPublic) {
   EXPECT_LE(tpot.mean, 0.15);
 }
 
+// Held-out serving of 2025 models (tests/validation/data/serve_trtllm_perf.jsonl, collected for this
+// repository): TensorRT-LLM's perf overview for its PyTorch backend (trtllm-bench offline, output
+// tokens/s per GPU; DeepSeek R1, Llama 4 Maverick, Qwen3 235B / 30B, gpt-oss 120B / 20B and Llama
+// 3.3 70B on B200, GB200, H200, H100 in FP4 / FP8, the MoE models at their published "DEP" layouts,
+// attention data parallelism). Nothing is fitted on these rows. Measured at this commit: see the
+// table printed and README, Accuracy: the dense Llama 3.3 70B and the large MoE models on Blackwell
+// with attention data parallelism are close, the MoE models on Hopper and the small-expert models
+// (gpt-oss, Qwen3 30B) are predicted far too fast. Reported, not gated by an aim; the gate holds
+// the measured means against regressions.
+TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
+  const std::vector<Case> all = run_file("serve_trtllm_perf.jsonl");
+  const Stats s = report("Serving, TensorRT-LLM perf overview 2025 (serve_trtllm_perf.jsonl)", all, true);
+  EXPECT_EQ(s.n, 123);
+  std::vector<Case> dense, blackwell_dep;
+  for (const Case& c : all) {
+    if (c.group.find("Llama 3.3") != std::string::npos) dense.push_back(c);
+    const bool large = c.group.find("DeepSeek") != std::string::npos ||
+                       c.group.find("Maverick") != std::string::npos ||
+                       c.group.find("235B") != std::string::npos;
+    if (large && c.group.find("Blackwell") != std::string::npos) blackwell_dep.push_back(c);
+  }
+  const Stats d = report("Serving 2025: dense Llama 3.3 70B", dense, true);
+  const Stats b = report("Serving 2025: DeepSeek R1, Llama 4 Maverick, Qwen3 235B on Blackwell (DEP)",
+                         blackwell_dep, true);
+  EXPECT_LE(d.mean, 0.11);
+  EXPECT_LE(b.mean, 0.19);
+  EXPECT_LE(s.mean, 0.50);
+}
+
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and
 // 90th percentiles of ln(measured / predicted) (time sense) over every validation row
 // (scripts/fit_uncertainty.py). Checked here: (1) the shipped bands, as the engine writes them
@@ -475,7 +504,7 @@ std::vector<Residual> residuals() {
   for (const char* file :
        {"train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl",
         "memory_public.jsonl", "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl",
-        "whole_run.jsonl", "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl"}) {
+        "whole_run.jsonl", "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl", "serve_trtllm_perf.jsonl"}) {
     std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
     std::string line;
     while (std::getline(in, line)) {
@@ -490,8 +519,8 @@ std::vector<Residual> residuals() {
       const std::string m = k["metric"];
       const double predicted = metric(p, m), expected = k["expected"];
       const std::string last = m.substr(m.rfind('.') + 1);
-      const bool rate =
-          last == "tokens_per_s" || last == "throughput_tokens_per_s" || last == "output_tokens_per_s";
+      const bool rate = last == "tokens_per_s" || last == "throughput_tokens_per_s" ||
+                        last == "output_tokens_per_s" || last == "output_tokens_per_s_per_gpu";
       Residual x;
       x.set = file;
       x.group = k["group"];
@@ -499,9 +528,9 @@ std::vector<Residual> residuals() {
       const std::string head = m.substr(0, m.find('.'));
       if (head == "serving") {
         const std::string part = m.substr(8, m.find('.', 8) - 8);
-        x.regime = "serving/" + (part.size() > 6 && part.substr(part.size() - 6) == "_per_s"
-                                     ? std::string("throughput")
-                                     : part.substr(0, part.size() - 2));
+        x.regime = p["regime"]["serving"].get<std::string>() + "/" +
+                   (part.find("_per_s") != std::string::npos ? std::string("throughput")
+                                                             : part.substr(0, part.size() - 2));
       } else {
         x.regime = p["regime"][head];
       }

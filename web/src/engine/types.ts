@@ -964,7 +964,7 @@ export interface ParallelSpec {
    */
   cp?: number;
   /**
-   * Expert-parallel degree: ranks the routed experts are split over (expert layers fold tp x cp x dp as etp x ep x expert-dp).
+   * Expert-parallel degree: ranks the routed experts are split over (training: expert layers fold tp x cp x dp as etp x ep x expert-dp; inference: ep divides tp, or with tp 1 divides dp: attention data parallelism, each data-parallel rank attending to its own sequences).
    */
   ep?: number;
   /**
@@ -1306,7 +1306,7 @@ export interface Prediction {
   };
   warnings: Warning[];
   /**
-   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving, memory/training, run/fp8-generation or run/earlier (a whole training run), ...): what the uncertainty bands are fitted by.
+   * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving/dense, serving/moe, memory/training, run/fp8-generation or run/earlier (a whole training run), ...): what the uncertainty bands are fitted by.
    */
   regime: {
     training?: string;
