@@ -412,8 +412,8 @@ void print_search(const json& r) {
                 "cp", "ep/etp", "mb", "v", "sp", "recompute", "zero", "iteration", "tokens/s", "MFU",
                 "memory");
   else
-    std::printf("%4s %4s %4s %5s %6s %12s %12s %12s %14s %10s\n", "#", "tp", "pp", "dp", "batch", "ttft",
-                "tpot", "latency", "tokens/s (all)", "memory");
+    std::printf("%4s %4s %4s %5s %4s %6s %12s %12s %12s %14s %10s\n", "#", "tp", "pp", "dp", "ep", "batch",
+                "ttft", "tpot", "latency", "tokens/s (all)", "memory");
   int rank = 0;
   for (const auto& b : r["best"]) {
     const auto& p = b["parallel"];
@@ -432,9 +432,10 @@ void print_search(const json& r) {
                   100.0 * t["mfu"].get<double>(), gib(mem).c_str());
     } else {
       const auto& i = b["inference"];
-      std::printf("%4d %4lld %4lld %5lld %6lld %12s %12s %12s %14.1f %10s\n", rank, p["tp"].get<long long>(),
-                  p["pp"].get<long long>(), p["dp"].get<long long>(), i["batch"].get<long long>(),
-                  seconds(i["ttft_s"].get<double>()).c_str(), seconds(i["tpot_s"].get<double>()).c_str(),
+      std::printf("%4d %4lld %4lld %5lld %4lld %6lld %12s %12s %12s %14.1f %10s\n", rank,
+                  p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
+                  p.value("ep", 1LL), i["batch"].get<long long>(), seconds(i["ttft_s"].get<double>()).c_str(),
+                  seconds(i["tpot_s"].get<double>()).c_str(),
                   seconds(i["e2e_latency_s"].get<double>()).c_str(),
                   i["throughput_all_replicas_tokens_per_s"].get<double>(), gib(mem).c_str());
     }
