@@ -58,9 +58,11 @@ OpContext inference_context(const Scenario& s) {
   const std::int64_t domain = s.system.scale_up.domain_size;
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);
-  // Experts split over the tp ranks: ep groups of stride tp / ep.
+  // Experts split over the tp ranks: ep groups of stride tp / ep; under attention data parallelism
+  // over the replicas, tp x pp devices apart.
   const std::int64_t etp = inference_expert_tp(s.parallel);
-  c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(s.parallel.ep, etp, domain);
+  c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(
+      s.parallel.ep, attention_data_parallel(s.parallel) ? s.parallel.tp * s.parallel.pp : etp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, 1, domain);
   c.launch = w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval;
   return c;
