@@ -160,6 +160,9 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
   pool.s.parallel.pp = pp;
   pool.s.parallel.dp = replicas;
   pool.s.num_devices = tp * pp * replicas;
+  // Inference does not use sequence parallelism; a pool of tp 1 must not inherit the flag a wider
+  // scenario-wide tp defaulted to (validate_plan refuses it without tp).
+  if (tp == 1) pool.s.parallel.sequence_parallel = false;
   if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0 && !attention_data_parallel(pool.s.parallel))
     pool.s.parallel.ep = 1;
   if (auto err = validate_plan(pool.s)) {

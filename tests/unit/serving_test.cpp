@@ -390,3 +390,17 @@ TEST(Serving, AttentionDataParallelHoldsMoreOfAnMlaCache) {
             tp["serving"]["output_tokens_per_s"].get<double>());
   EXPECT_EQ(dep["serving"]["completed"], 800);
 }
+
+// A scenario-wide tp of 2 turns sequence parallelism on by default; disaggregated pools of tp 1
+// drop it instead of failing validation (found by a random sweep of MoE serving layouts).
+TEST(Serving, DisaggregatedPoolsOfTp1UnderAWiderScenarioTp) {
+  json s = base({{"arrival", "offline"},
+                 {"num_requests", 40},
+                 {"disaggregated",
+                  {{"prefill", {{"tp", 1}, {"replicas", 1}}}, {"decode", {{"tp", 1}, {"replicas", 1}}}}}});
+  s["num_devices"] = 2;
+  s["parallel"] = {{"tp", 2}, {"pp", 1}, {"dp", 1}};
+  const json p = predict(s);
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["serving"]["completed"], 40);
+}
