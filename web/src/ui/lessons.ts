@@ -4,7 +4,7 @@
 // number a lesson shows comes from predict() at view time. Pure (no DOM), so the browser tests
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction } from '../engine/types';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
 import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Values } from './lesson-kit';
 import { STUDY_LESSONS } from './study-lessons';
 
@@ -447,6 +447,100 @@ const moe: LessonDef = {
   ],
 };
 
+// ---- 9. Serving a large MoE model: tensor or attention data parallelism ---------------------------
+
+const DEP_MODELS = ['deepseek-v3', 'qwen3-235b-a22b'];
+const DEP_MODEL_LABELS: Record<string, string> = { 'deepseek-v3': 'DeepSeek-V3 (MLA)', 'qwen3-235b-a22b': 'Qwen3-235B-A22B (GQA)' };
+const DEP_LAYOUTS = ['tp8', 'tp8-ep8', 'dp8-ep8'];
+const DEP_LAYOUT_LABELS: Record<string, string> = {
+  tp8: 'TP8: every expert split over 8 GPUs',
+  'tp8-ep8': 'TP8 EP8: attention split, experts whole, 1/8 per GPU',
+  'dp8-ep8': 'DP8 EP8: attention data parallel, 1/8 of the experts per GPU',
+};
+
+function depParallel(layout: string): Record<string, number> {
+  if (layout === 'dp8-ep8') return { tp: 1, pp: 1, dp: 8, ep: 8 };
+  if (layout === 'tp8-ep8') return { tp: 8, pp: 1, dp: 1, ep: 8 };
+  return { tp: 8, pp: 1, dp: 1 };
+}
+
+function depScenario(v: Values): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    name: `${DEP_MODEL_LABELS[String(v.model)] ?? v.model} served on 8 H200 (fp8), ${DEP_LAYOUT_LABELS[String(v.layout)] ?? v.layout}; 800 requests of 1024 tokens in and out, all at once`,
+    model: String(v.model),
+    system: 'dgx-h200',
+    num_devices: 8,
+    parallel: depParallel(String(v.layout)),
+    inference: {
+      prompt_len: 1024,
+      output_len: 1024,
+      precision: 'fp8',
+      kv_precision: 'fp8',
+      serving: { arrival: 'offline', num_requests: 800, input_len: 1024, output_len: 1024 },
+    },
+  };
+}
+
+/** Tokens of KV cache the whole deployment holds: a replica's budget times the replicas. */
+const depKvTokens = (p: Prediction): number | null => {
+  const sv = p.serving;
+  return sv ? sv.kv_capacity_tokens * sv.replicas : null;
+};
+
+const attentionDataParallel: LessonDef = {
+  name: 'moe-serving-layouts',
+  title: 'Serving a large MoE model: tensor parallelism or attention data parallelism',
+  summary: 'Why DeepSeek-style models are served with each GPU attending to its own requests while the experts are spread over all of them.',
+  paragraphs: [
+    'A large mixture-of-experts model does not fit on one GPU, so its weights are spread over several. Tensor parallelism (tp) splits every matrix, attention included, over the GPUs of a replica; all of them work on the same requests and add up their partial results after each layer.',
+    'The experts can instead stay whole and be spread over the GPUs (expert parallelism, ep): each GPU holds 1/ep of them and receives, from the others, the tokens routed to its experts. With attention data parallelism every GPU also runs attention and the dense layers on its own requests with the whole (small) attention weights, so there is no tensor-parallel all-reduce and, above all, each GPU keeps the KV cache of its own requests only.',
+    'That matters most for multi-head latent attention (MLA): its cache is one compressed vector per token and layer that every attention head needs, so under tensor parallelism each GPU must keep the whole of it for every request, and eight GPUs hold the cache of only as many requests as one. DeepSeek decodes this way (its V3 report), and TensorRT-LLM, SGLang and vLLM call it attention DP or DEP. Compare the layouts for both models: the KV tokens the deployment holds, the requests running at once, and the tokens served per second.',
+  ],
+  sources: [
+    'DeepSeek-AI, “DeepSeek-V3 Technical Report”, 2024, Sec. 3.4 (inference and deployment).',
+    'Lepikhin et al., “GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding”, ICLR 2021 (expert parallelism).',
+    'NVIDIA TensorRT-LLM performance overview (attention data parallelism, “DEP” layouts).',
+  ],
+  widgets: [
+    { id: 'model', label: 'Model', kind: 'select', choices: choices(DEP_MODELS, (m) => DEP_MODEL_LABELS[String(m)] ?? String(m)), initial: 'deepseek-v3' },
+    { id: 'layout', label: 'Layout on 8 GPUs', kind: 'select', choices: choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l)), initial: 'tp8-ep8' },
+  ],
+  scenario: depScenario,
+  shown: [
+    { path: 'serving.output_tokens_per_s_per_gpu', label: 'Output tokens per second per GPU', q: 'tokens_rate' },
+    { path: 'serving.mean_batch', label: 'Requests running at once (per replica, mean)', q: 'count' },
+    { path: 'serving.replicas', label: 'Replicas (independent attention groups)', q: 'count' },
+    { path: 'serving.kv_capacity_tokens', label: 'KV cache per replica', q: 'count' },
+    { path: 'serving.tpot_s.mean', label: 'Time per output token (mean)', q: 'seconds' },
+    { path: 'memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+  ],
+  derived: [{ id: 'deployment_kv_tokens', label: 'Tokens of KV cache the 8 GPUs hold', q: 'count', of: depKvTokens }],
+  chart: (p) => servingTimelineSpec(p),
+  exercises: [
+    {
+      id: 'fastest-deepseek-layout',
+      question: 'For DeepSeek-V3, which layout serves the most output tokens per second?',
+      choices: choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l)),
+      answer: (predict) =>
+        bestChoice(DEP_LAYOUTS, (layout) => depScenario({ model: 'deepseek-v3', layout }), predict, (p) => {
+          const t = p.serving?.output_tokens_per_s_per_gpu;
+          return t ? -t : undefined;
+        }),
+    },
+    {
+      id: 'most-kv-qwen',
+      question: 'For Qwen3-235B-A22B, which layout holds the most tokens of KV cache across the 8 GPUs?',
+      choices: choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l)),
+      answer: (predict) =>
+        bestChoice(DEP_LAYOUTS, (layout) => depScenario({ model: 'qwen3-235b-a22b', layout }), predict, (p) => {
+          const k = depKvTokens(p);
+          return k ? -k : undefined;
+        }),
+    },
+  ],
+};
+
 // ---- 5. ZeRO --------------------------------------------------------------------------------------
 
 const ZERO = [0, 1, 2, 3];
@@ -574,6 +668,6 @@ const tensorParallel: LessonDef = {
 };
 
 /** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, tensorParallel, zero, ...STUDY_LESSONS];
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, tensorParallel, zero, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);
