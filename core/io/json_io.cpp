@@ -518,6 +518,7 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
   pool.tp = r.integer("tp", false, 1, kMaxDevices).value_or(1);
   pool.pp = r.integer("pp", false, 1, kMaxDevices).value_or(1);
   pool.replicas = r.integer("replicas", false, 1, kMaxDevices).value_or(1);
+  pool.ep = r.integer("ep", false, 1, kMaxDevices).value_or(0);
   r.finish();
   if (err) {
     parent.fail(err->code, err->path, err->message);
@@ -1131,7 +1132,11 @@ ojson length_json(const LengthDist& l) {
   return a;
 }
 
-ojson pool_json(const ServingPool& p) { return {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}}; }
+ojson pool_json(const ServingPool& p) {
+  ojson j = {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}};
+  if (p.ep > 0) j["ep"] = p.ep;
+  return j;
+}
 
 ojson serving_spec_json(const ServingSpec& v) {
   ojson j;

@@ -984,9 +984,14 @@ Node length_schema(const std::string& what) {
 }
 
 Node pool_schema(const std::string& what) {
-  return object({{"tp", integer(1, kMaxDevices).def(1)},
-                 {"pp", integer(1, kMaxDevices).def(1)},
-                 {"replicas", integer(1, kMaxDevices).def(1)}})
+  return object(
+             {{"tp", integer(1, kMaxDevices).def(1)},
+              {"pp", integer(1, kMaxDevices).def(1)},
+              {"replicas", integer(1, kMaxDevices).def(1)},
+              {"ep", integer(1, kMaxDevices)
+                         .desc("Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 "
+                               "dividing replicas (attention data parallelism). Default: parallel.ep "
+                               "where the pool admits it, else 1.")}})
       .title(what + " pool")
       .desc("Replicas of tp x pp devices.");
 }

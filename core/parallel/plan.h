@@ -97,6 +97,10 @@ struct ServingSlo {
 // One pool of a disaggregated deployment: replicas of tp x pp devices.
 struct ServingPool {
   std::int64_t tp = 1, pp = 1, replicas = 1;
+  // Expert parallelism of the pool's MoE layers: 0 = the scenario's parallel.ep where the pool
+  // admits it (else 1); with tp 1 an ep dividing the replicas is attention data parallelism
+  // (DeepSeek-V3's deployment: prefill on EP32, decode on EP144, arXiv 2412.19437 Sec. 3.4).
+  std::int64_t ep = 0;
 };
 
 struct ServingSpec {

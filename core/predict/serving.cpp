@@ -149,7 +149,7 @@ struct Pool {
 // Builds a pool's scenario and its KV budget: device memory x gpu_memory_utilization less the
 // weights and a prefill workspace of one max_num_tokens step.
 Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, std::int64_t replicas,
-                       const char* path) {
+                       std::int64_t ep, const char* path) {
   const ServingSpec& sv = *base.inference->serving;
   Pool pool;
   pool.s = base;
@@ -163,11 +163,14 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
   // Inference does not use sequence parallelism; a pool of tp 1 must not inherit the flag a wider
   // scenario-wide tp defaulted to (validate_plan refuses it without tp).
   if (tp == 1) pool.s.parallel.sequence_parallel = false;
-  if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0 && !attention_data_parallel(pool.s.parallel))
+  if (ep > 0)
+    pool.s.parallel.ep = ep;  // the pool's own, checked below
+  else if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0 &&
+           !attention_data_parallel(pool.s.parallel))
     pool.s.parallel.ep = 1;
   if (auto err = validate_plan(pool.s)) {
     Error e = *err;
-    if (path[0] != '\0') e.path = path;
+    if (path[0] != '\0') e.path = std::string(path) + (ep > 0 && e.path == "/parallel/ep" ? "/ep" : "");
     return e;
   }
   pool.block = sv.kv_block_tokens;
@@ -556,14 +559,16 @@ std::optional<Error> check_serving(const Scenario& s) {
                           " scheduler steps (more than " + std::to_string(kMaxServingSteps) +
                           "); simulate fewer requests or shorter outputs");
   if (!disaggregated) {
-    auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, "");
+    auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, 0, "");
     if (!pool) return pool.error();
     if (pool->bytes_for(longest) > pool->kv_capacity) return kv_error(*pool, longest, "serving");
     return std::nullopt;
   }
-  auto pre = make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, "/inference/serving/prefill");
+  auto pre = make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, sv.prefill->ep,
+                       "/inference/serving/disaggregated/prefill");
   if (!pre) return pre.error();
-  auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, "/inference/serving/decode");
+  auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, sv.decode->ep,
+                       "/inference/serving/disaggregated/decode");
   if (!dec) return dec.error();
   if (pre->bytes_for(sv.input_len.largest()) > pre->kv_capacity)
     return kv_error(*pre, sv.input_len.largest(), "prefill");
@@ -613,7 +618,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
 
   double devices = d(s.num_devices);
   if (!disaggregated) {
-    auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, "");
+    auto pool = make_pool(s, s.parallel.tp, s.parallel.pp, s.parallel.dp, 0, "");
     if (!pool) return pool.error();
     out.kv_capacity_tokens =
         static_cast<std::int64_t>(std::max(0.0, pool->kv_capacity / pool->bytes_for(1) * d(pool->block)));
@@ -621,10 +626,11 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     if (auto err = run_pool(*pool, Mode::whole, reqs, clients)) return *err;
     out.replicas = s.parallel.dp;
   } else {
-    auto pre =
-        make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, "/inference/serving/prefill");
+    auto pre = make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, sv.prefill->ep,
+                         "/inference/serving/disaggregated/prefill");
     if (!pre) return pre.error();
-    auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, "/inference/serving/decode");
+    auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, sv.decode->ep,
+                         "/inference/serving/disaggregated/decode");
     if (!dec) return dec.error();
     out.kv_capacity_tokens =
         static_cast<std::int64_t>(std::max(0.0, dec->kv_capacity / dec->bytes_for(1) * d(dec->block)));

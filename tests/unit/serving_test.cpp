@@ -404,3 +404,32 @@ TEST(Serving, DisaggregatedPoolsOfTp1UnderAWiderScenarioTp) {
   ASSERT_FALSE(p.contains("error")) << p.dump();
   EXPECT_EQ(p["serving"]["completed"], 40);
 }
+
+// Disaggregated pools with their own expert parallelism (DeepSeek-V3's deployment: prefill and
+// decode on different expert-parallel groups): DeepSeek-V3 on 16 H200, a prefill pool of 8 ranks
+// and a decode pool of 8, each attention data parallel with the experts over its 8 ranks.
+TEST(Serving, DisaggregatedPoolsTakeTheirOwnExpertParallelism) {
+  const auto scenario = [](std::int64_t prefill_ep) {
+    json pre = {{"tp", 1}, {"replicas", 8}, {"ep", prefill_ep}};
+    return deepseek_on_8(
+        {{"tp", 1}, {"dp", 16}, {"ep", 16}},
+        {{"arrival", "offline"},
+         {"num_requests", 200},
+         {"input_len", 1024},
+         {"output_len", 128},
+         {"disaggregated", {{"prefill", pre}, {"decode", {{"tp", 1}, {"replicas", 8}, {"ep", 8}}}}}});
+  };
+  json s = scenario(8);
+  s["num_devices"] = 16;
+  const json p = predict(s);
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["serving"]["completed"], 200);
+  EXPECT_GT(p["serving"]["kv_transfer_s"].get<double>(), 0.0);
+  // The pool's ep is written back; one that fits neither its tp nor its replicas is refused at
+  // the pool's own key.
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["disaggregated"]["prefill"]["ep"], 8);
+  json bad = scenario(16);
+  bad["num_devices"] = 16;
+  expect_error(bad, "parallel.ep_not_divisor_of_tp", "/inference/serving/disaggregated/prefill/ep");
+}

@@ -1169,6 +1169,10 @@ export interface InferenceSpec {
         tp?: number;
         pp?: number;
         replicas?: number;
+        /**
+         * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
+         */
+        ep?: number;
       };
       /**
        * Replicas of tp x pp devices.
@@ -1177,6 +1181,10 @@ export interface InferenceSpec {
         tp?: number;
         pp?: number;
         replicas?: number;
+        /**
+         * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
+         */
+        ep?: number;
       };
     };
     /**
