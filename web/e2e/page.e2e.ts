@@ -228,6 +228,20 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('serving: DeepSeek R1 at attention data parallelism (tp 1, dp = ep = 4) shows the engine serving numbers and four replicas', async () => {
+    const scenario = readJson('presets/scenarios/deepseek-r1-4xb200-dep-serving.json') as Record<string, any>;
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    const expected = predict(scenario);
+    expect(expected.serving.replicas).toBe(4);
+    const shown = await metrics(page);
+    expect(shown['serving.output_tokens_per_s_per_gpu']).toBe(String(expected.serving.output_tokens_per_s_per_gpu));
+    for (const [path, value] of Object.entries(shown)) expect(value, `data-metric="${path}"`).toBe(String(at(expected, path)));
+    expect(await page.locator('[data-path="/parallel/ep"]').inputValue()).toBe('4');
+    await page.close();
+  });
+
   test('serving: a link of Llama 3 70B on 8 H100 shows the engine serving numbers, percentiles, the timeline and a 20-rate sweep; absurd rates are refused at the field', async () => {
     const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
     const page = await site.page();
