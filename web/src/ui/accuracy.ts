@@ -157,11 +157,21 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
         scored.push({ c, predicted, band });
       }
       if (scored.length % 25 === 0) status.textContent = `Predicting every validation row… ${scored.length} of ${cases.length}`;
+      // The sets before the serving ones take a few seconds, the serving simulations several times
+      // that: draw what is known once those are done, then everything at the end.
+      const next = cases[scored.length];
+      if (next && next.set.startsWith('serve') && !c.set.startsWith('serve')) draw(scored, false);
     }
+    draw(scored, true);
+  }
+
+  function draw(scored: Scored[], done: boolean): void {
     const rows = summarize(scored);
     const all = summarize(scored.map((s) => ({ ...s, c: { ...s.c, set: 'all', group: 'all' } })))[0];
-    status.textContent = `${scored.length} rows predicted: mean error ${pct(all.mean)}, ${all.failed} could not be predicted, ${all.inside} of ${all.banded} measurements inside the 80% band.`;
-    status.dataset.value = String(all.mean);
+    if (done) {
+      status.textContent = `${scored.length} rows predicted: mean error ${pct(all.mean)}, ${all.failed} could not be predicted, ${all.inside} of ${all.banded} measurements inside the 80% band.`;
+      status.dataset.value = String(all.mean);
+    }
     table.replaceChildren(
       h('caption', null, 'Error of the engine against the published value, per data set and source'),
       h('thead', null, h('tr', null, ...['Data set', 'Source', 'Cases', 'Mean error', 'Largest', 'Bias', 'Inside the 80% band'].map((x) => h('th', { scope: 'col' }, x)))),
