@@ -40,7 +40,7 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
                                          2.0 * d(op.m) * heads_local * d(op.k) * c.act_bytes));
   if (op.m > 1) {
     // Prefill: the two matmuls per head dominate; time them with the tile model.
-    const Precision p = attention_precision(c.math);
+    const Precision p = c.fp8_prompt_attention ? Precision::fp8 : attention_precision(c.math);
     const std::int64_t kv_eff = visited_keys(op);
     const OpCost qk =
         matmul_cost(*c.dev, {op.m, kv_eff, op.k, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);

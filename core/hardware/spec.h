@@ -261,6 +261,13 @@ struct SoftwareDefaults {
   // Training graphs are not changed by them.
   bool fused_residual_norm = false;
   bool rope_in_attention = false;
+  // Inference: prompt attention (the context phase's QK^T and PV) runs in fp8 at the device's fp8
+  // rate when the KV cache is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context
+  // FMHA: `use_fp8_context_fmha` in its engine builds, switched on by the PyTorch runtime for an
+  // fp8 cache, TensorRT-LLM issue #12877; vLLM's FlashAttention-3 backend does the same with an
+  // fp8 cache, docs/features/quantization/quantized_kvcache.md). false: 16-bit attention
+  // (attention_precision). Decode attention, bound by reading the cache, is unchanged.
+  bool fp8_context_attention = false;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

@@ -402,6 +402,7 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.fused_elementwise = sr.boolean("fused_elementwise", false).value_or(d.fused_elementwise);
     d.fused_residual_norm = sr.boolean("fused_residual_norm", false).value_or(d.fused_residual_norm);
     d.rope_in_attention = sr.boolean("rope_in_attention", false).value_or(d.rope_in_attention);
+    d.fp8_context_attention = sr.boolean("fp8_context_attention", false).value_or(d.fp8_context_attention);
     d.custom_allreduce_max_bytes =
         sr.number("custom_allreduce_max_kb", false, 0, 1e6).value_or(d.custom_allreduce_max_bytes / 1024.0) *
         1024.0;
@@ -1082,6 +1083,7 @@ ojson system_json(const SystemSpec& s) {
                    {"fused_elementwise", sw.fused_elementwise},
                    {"fused_residual_norm", sw.fused_residual_norm},
                    {"rope_in_attention", sw.rope_in_attention},
+                   {"fp8_context_attention", sw.fp8_context_attention},
                    {"custom_allreduce_max_kb", sw.custom_allreduce_max_bytes / 1024.0},
                    {"custom_allreduce_us", sw.custom_allreduce_latency.value / kMicro},
                    {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},

@@ -736,6 +736,13 @@ Node software_schema() {
                           "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
                           "unchanged.")
                       .def(s.rope_in_attention)},
+                 {"fp8_context_attention",
+                  boolean()
+                      .desc("Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at "
+                            "the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or "
+                            "fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 "
+                            "cache); decode attention is unchanged.")
+                      .def(s.fp8_context_attention)},
                  {"custom_allreduce_max_kb",
                   number(0, 1e6)
                       .desc("Inference all-reduces of at most this size inside one scale-up domain use the "

@@ -55,6 +55,9 @@ OpContext inference_context(const Scenario& s) {
   c.head_weight_bytes = std::max(2.0, c.weight_bytes);
   c.kv_bytes = bytes_per_element(w.kv_precision);
   c.kv_per_query_head = s.system.software.decode_kv_per_query_head;
+  // FP8 prompt attention needs an fp8 cache and 8-bit or narrower weights (the quantised path).
+  c.fp8_prompt_attention = s.system.software.fp8_context_attention && w.kv_precision == Precision::fp8 &&
+                           bytes_per_element(w.precision) <= 1.0 && !integer_weights(w.precision);
   const std::int64_t domain = s.system.scale_up.domain_size;
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "io/api.h"
 #include "io/presets.h"
@@ -574,4 +575,41 @@ TEST(Software, FusedResidualNormAndRopeInAttentionDropKernels) {
   const json e = predict(llama(json{{"software", {{"rope_in_attention", "on"}}}}))["error"];
   EXPECT_EQ(e["code"], "scenario.wrong_type");
   EXPECT_EQ(e["path"], "/software/software/rope_in_attention");
+}
+
+// FP8 context attention (software.fp8_context_attention, the tensorrt-llm-pytorch profile): with an
+// fp8 KV cache and fp8 weights a long prompt's attention matmuls run at the fp8 rate (twice the
+// H100's bf16 peak) while the exponentials of the scores stay on the special-function units
+// (FlashAttention-3 Sec. 3.1), so the prompt's attention takes more than half and well under all
+// of its 16-bit time; the decode step, bound by reading the cache, is unchanged; a 16-bit cache or
+// 16-bit weights keep 16-bit attention.
+TEST(Software, Fp8ContextAttentionSpeedsUpAPromptsAttention) {
+  const auto run = [](bool key, const char* kv, const char* weights) {
+    json s = {{"model", "llama3.1-8b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 1},
+              {"software", {{"software", {{"fp8_context_attention", key}}}}},
+              {"inference",
+               {{"batch", 1},
+                {"prompt_len", 32768},
+                {"output_len", 16},
+                {"precision", weights},
+                {"kv_precision", kv}}}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    double attention = 0;
+    for (const json& o : p["inference"]["operators"])
+      if (o["name"] == "attention" && o["phase"] == "prefill") attention = o["time_s"].get<double>();
+    return std::make_pair(attention, p["inference"]["tpot_s"].get<double>());
+  };
+  const auto off = run(false, "fp8", "fp8"), on = run(true, "fp8", "fp8");
+  EXPECT_GT(on.first / off.first, 0.5);
+  EXPECT_LT(on.first / off.first, 0.75);
+  EXPECT_DOUBLE_EQ(on.second, off.second);
+  EXPECT_DOUBLE_EQ(run(true, "bf16", "fp8").first, run(false, "bf16", "fp8").first);
+  EXPECT_DOUBLE_EQ(run(true, "fp8", "bf16").first, run(false, "fp8", "bf16").first);
+  // The profile carries it; validate writes it back.
+  json s = llama("tensorrt-llm-pytorch");
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["fp8_context_attention"], true);
 }

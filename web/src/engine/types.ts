@@ -744,6 +744,10 @@ export interface SoftwareSpec {
    */
   rope_in_attention?: boolean;
   /**
+   * Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 cache); decode attention is unchanged.
+   */
+  fp8_context_attention?: boolean;
+  /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
   custom_allreduce_max_kb?: number;
@@ -902,6 +906,10 @@ export interface Software {
    * Inference: for decoding sequences the attention kernel applies the rotary embedding (with the QKV bias and the KV-cache write), so it has no kernel of its own; prompt tokens keep the kernel that rotates them and writes the cache (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
    */
   rope_in_attention?: boolean;
+  /**
+   * Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 cache); decode attention is unchanged.
+   */
+  fp8_context_attention?: boolean;
   /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
