@@ -458,6 +458,8 @@ const DEP_LAYOUT_LABELS: Record<string, string> = {
   'dp8-ep8': 'DP8 EP8: attention data parallel, 1/8 of the experts per GPU',
 };
 
+const DEP_LAYOUT_CHOICES = choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l));
+
 function depParallel(layout: string): Record<string, number> {
   if (layout === 'dp8-ep8') return { tp: 1, pp: 1, dp: 8, ep: 8 };
   if (layout === 'tp8-ep8') return { tp: 8, pp: 1, dp: 1, ep: 8 };
@@ -504,7 +506,7 @@ const attentionDataParallel: LessonDef = {
   ],
   widgets: [
     { id: 'model', label: 'Model', kind: 'select', choices: choices(DEP_MODELS, (m) => DEP_MODEL_LABELS[String(m)] ?? String(m)), initial: 'deepseek-v3' },
-    { id: 'layout', label: 'Layout on 8 GPUs', kind: 'select', choices: choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l)), initial: 'tp8-ep8' },
+    { id: 'layout', label: 'Layout on 8 GPUs', kind: 'select', choices: DEP_LAYOUT_CHOICES, initial: 'tp8-ep8' },
   ],
   scenario: depScenario,
   shown: [
@@ -521,7 +523,7 @@ const attentionDataParallel: LessonDef = {
     {
       id: 'fastest-deepseek-layout',
       question: 'For DeepSeek-V3, which layout serves the most output tokens per second?',
-      choices: choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l)),
+      choices: DEP_LAYOUT_CHOICES,
       answer: (predict) =>
         bestChoice(DEP_LAYOUTS, (layout) => depScenario({ model: 'deepseek-v3', layout }), predict, (p) => {
           const t = p.serving?.output_tokens_per_s_per_gpu;
@@ -531,7 +533,7 @@ const attentionDataParallel: LessonDef = {
     {
       id: 'most-kv-qwen',
       question: 'For Qwen3-235B-A22B, which layout holds the most tokens of KV cache across the 8 GPUs?',
-      choices: choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l)),
+      choices: DEP_LAYOUT_CHOICES,
       answer: (predict) =>
         bestChoice(DEP_LAYOUTS, (layout) => depScenario({ model: 'qwen3-235b-a22b', layout }), predict, (p) => {
           const k = depKvTokens(p);
