@@ -34,8 +34,8 @@ struct OpContext {
   Seconds launch{};                // host launch interval per kernel (0: none, graph replay)
   double matmul_rate_share = 1.0;  // a training stack's share of the device's matmul rate
   bool kv_per_query_head = false;  // decode attention reads the cache once per query head
-  bool fp8_prompt_attention =
-      false;  // prompt attention at the fp8 rate (SoftwareDefaults::fp8_context_attention)
+  // Prompt attention at the fp8 rate (SoftwareDefaults::fp8_context_attention).
+  bool fp8_prompt_attention = false;
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };
