@@ -385,8 +385,7 @@ void print_serving_search(const json& r) {
           std::to_string(d["replicas"].get<long long>()) + " x TP" + std::to_string(d["tp"].get<long long>());
       if (d["pp"].get<long long>() > 1) dep += " PP" + std::to_string(d["pp"].get<long long>());
       if (d["ep"].get<long long>() > 1) dep += " EP" + std::to_string(d["ep"].get<long long>());
-      // Experts over the replicas: attention data parallelism (parallel/plan.h).
-      if (d["ep"].get<long long>() > 1 && d["tp"].get<long long>() == 1) dep += " (attn DP)";
+      if (d.value("attention_data_parallel", false)) dep += " (attn DP)";
     }
     std::printf("%4d %-26s %6lld %12.3f %12.2f %12s %12s %10.0f\n", ++rank, dep.c_str(),
                 d["max_batch"].get<long long>(), b["score_requests_per_s_per_device"].get<double>(),

@@ -332,14 +332,14 @@ std::string serving_search_json(const Scenario& s, const FixedLayout& fixed, std
     const ServingDeployment& d = c.deployment;
     ojson dep;
     if (d.disaggregated()) {
-      dep["disaggregated"] = {
-          {"prefill", {{"tp", d.prefill->tp}, {"pp", d.prefill->pp}, {"replicas", d.prefill->replicas}}},
-          {"decode", {{"tp", d.decode->tp}, {"pp", d.decode->pp}, {"replicas", d.decode->replicas}}}};
+      dep["disaggregated"] = {{"prefill", pool_json(*d.prefill)}, {"decode", pool_json(*d.decode)}};
     } else {
       dep["tp"] = d.tp;
       dep["pp"] = d.pp;
       dep["ep"] = d.ep;
       dep["replicas"] = d.replicas;
+      // Whether the experts span the replicas (parallel/plan.h), so a reader need not restate the rule.
+      dep["attention_data_parallel"] = attention_data_parallel(with_deployment(s, d).parallel);
     }
     dep["max_batch"] = d.max_batch;
     ojson e;

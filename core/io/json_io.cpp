@@ -1134,12 +1134,6 @@ ojson length_json(const LengthDist& l) {
   return a;
 }
 
-ojson pool_json(const ServingPool& p) {
-  ojson j = {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}};
-  if (p.ep > 0) j["ep"] = p.ep;
-  return j;
-}
-
 ojson serving_spec_json(const ServingSpec& v) {
   ojson j;
   j["arrival"] = str(v.arrival);
@@ -1279,6 +1273,12 @@ ojson latency_json(const LatencyStats& l) {
 }
 
 }  // namespace
+
+ojson pool_json(const ServingPool& p) {
+  ojson j = {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}};
+  if (p.ep > 0) j["ep"] = p.ep;
+  return j;
+}
 
 ojson serving_json(const ServingPrediction& v) {
   ojson j;

@@ -12,6 +12,10 @@ namespace optimus {
 // The spec's `parallel` object for a plan, every key written (defaults filled in).
 nlohmann::ordered_json plan_json(const ParallelPlan& p);
 
+// A disaggregated pool (`inference.serving.disaggregated.prefill` / `.decode`): tp, pp, replicas
+// and, when the pool sets its own, ep.
+nlohmann::ordered_json pool_json(const ServingPool& p);
+
 // The prediction's `serving` block (README, serving output).
 nlohmann::ordered_json serving_json(const ServingPrediction& v);
 

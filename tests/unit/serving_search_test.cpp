@@ -159,3 +159,20 @@ TEST(ServingSearch, ListsAttentionDataParallelDeployments) {
     if (!d.disaggregated()) eps.insert(d.ep);
   EXPECT_EQ(eps, (std::set<std::int64_t>{1, 2, 4, 8}));
 }
+
+// The search output marks those deployments (the rule stays in core: parallel/plan.h), and only them.
+TEST(ServingSearch, MarksAttentionDataParallelDeployments) {
+  json s = stream(8);
+  s["model"] = "mixtral-8x7b";
+  s["parallel"] = {{"tp", 1}, {"pp", 1}};
+  const json r = search(s, {{"top", 50}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  int marked = 0;
+  for (const json& b : r["best"]) {
+    const json& d = b["deployment"];
+    if (d.contains("disaggregated")) continue;
+    EXPECT_EQ(d["attention_data_parallel"], d["ep"].get<int>() > 1) << d.dump();
+    marked += d["attention_data_parallel"].get<bool>() ? 1 : 0;
+  }
+  EXPECT_GT(marked, 0);
+}

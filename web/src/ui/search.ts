@@ -133,7 +133,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const d = b.deployment;
     const dep = d?.disaggregated
       ? `prefill ${d.disaggregated.prefill.replicas} × TP${d.disaggregated.prefill.tp} + decode ${d.disaggregated.decode.replicas} × TP${d.disaggregated.decode.tp}`
-      : `${d?.replicas ?? '?'} × TP${d?.tp ?? '?'}${(d?.pp ?? 1) > 1 ? ` PP${d?.pp}` : ''}${(d?.ep ?? 1) > 1 ? ` EP${d?.ep}` : ''}${(d?.ep ?? 1) > 1 && d?.tp === 1 ? ' (attention data parallel)' : ''}`;
+      : `${d?.replicas ?? '?'} × TP${d?.tp ?? '?'}${(d?.pp ?? 1) > 1 ? ` PP${d?.pp}` : ''}${(d?.ep ?? 1) > 1 ? ` EP${d?.ep}` : ''}${d?.attention_data_parallel ? ' (attention data parallel)' : ''}`;
     const sv = b.serving;
     const rate = capacity ? b.capacity_requests_per_s : sv?.requests_per_s;
     const cells: Array<[number | undefined, string]> = [
