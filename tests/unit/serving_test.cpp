@@ -319,14 +319,15 @@ TEST(Serving, StepOverheadLengthensEveryStep) {
   expect_error(bad, "scenario.out_of_range", "/inference/serving/step_overhead_ms");
 }
 
-// Attention data parallelism (parallel/plan.h attention_data_parallel): DeepSeek-V3 on 8 H200,
+// Attention data parallelism (parallel/plan.h attention_data_parallel): DeepSeek-V3 on H200,
 // tp 1 and dp = ep = 8 (each rank attends to its own sequences with the whole attention and
 // dense weights; the routed experts are split eight ways), against the tensor-parallel layout
-// tp = ep = 8 on the same devices.
-json deepseek_on_8(const json& parallel, const json& serving) {
+// tp = ep = 8 on the same devices. The devices are the layout's tp x pp x dp.
+json deepseek_h200(const json& parallel, const json& serving) {
+  const auto degree = [&](const char* k) { return parallel.contains(k) ? parallel[k].get<int>() : 1; };
   json s = {{"model", "deepseek-v3"},
             {"system", "dgx-h200"},
-            {"num_devices", 8},
+            {"num_devices", degree("tp") * degree("pp") * degree("dp")},
             {"parallel", parallel},
             {"inference",
              {{"batch", 16},
@@ -341,17 +342,17 @@ json deepseek_on_8(const json& parallel, const json& serving) {
 
 TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
   const json dep = {{"tp", 1}, {"dp", 8}, {"ep", 8}};
-  const json p = predict(deepseek_on_8(dep, nullptr));
+  const json p = predict(deepseek_h200(dep, nullptr));
   EXPECT_FALSE(p.contains("error")) << p.dump();
   // ep must divide dp (here 16 does not divide 8) or, with tp > 1, divide tp.
-  expect_error(deepseek_on_8({{"tp", 1}, {"dp", 8}, {"ep", 16}}, nullptr), "parallel.ep_not_divisor_of_tp",
+  expect_error(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 16}}, nullptr), "parallel.ep_not_divisor_of_tp",
                "/parallel/ep");
-  expect_error(deepseek_on_8({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr), "parallel.ep_not_divisor_of_tp",
+  expect_error(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr), "parallel.ep_not_divisor_of_tp",
                "/parallel/ep");
   // Each rank holds the whole model but the routed experts, of which it holds an eighth: the
   // weights per device are those of one device of the single-rank layout (ep 1) less 7/8 of the
   // routed experts' bytes (58 MoE layers x 256 experts x 3 x 7168 x 2048 fp8 weights).
-  const json one = predict(deepseek_on_8({{"tp", 1}, {"dp", 8}, {"ep", 1}}, nullptr));
+  const json one = predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 1}}, nullptr));
   const double routed = 58.0 * 256 * 3 * 7168 * 2048;
   EXPECT_NEAR(one["memory"]["per_device_bytes"]["weights"].get<double>() -
                   p["memory"]["per_device_bytes"]["weights"].get<double>(),
@@ -377,8 +378,8 @@ TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
 TEST(Serving, AttentionDataParallelHoldsMoreOfAnMlaCache) {
   const json stream = {
       {"arrival", "offline"}, {"num_requests", 800}, {"input_len", 1024}, {"output_len", 256}};
-  const json dep = predict(deepseek_on_8({{"tp", 1}, {"dp", 8}, {"ep", 8}}, stream));
-  const json tp = predict(deepseek_on_8({{"tp", 8}, {"dp", 1}, {"ep", 8}}, stream));
+  const json dep = predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 8}}, stream));
+  const json tp = predict(deepseek_h200({{"tp", 8}, {"dp", 1}, {"ep", 8}}, stream));
   ASSERT_FALSE(dep.contains("error")) << dep.dump();
   ASSERT_FALSE(tp.contains("error")) << tp.dump();
   EXPECT_EQ(dep["serving"]["replicas"], 8);
@@ -411,7 +412,7 @@ TEST(Serving, DisaggregatedPoolsOfTp1UnderAWiderScenarioTp) {
 TEST(Serving, DisaggregatedPoolsTakeTheirOwnExpertParallelism) {
   const auto scenario = [](std::int64_t prefill_ep) {
     json pre = {{"tp", 1}, {"replicas", 8}, {"ep", prefill_ep}};
-    return deepseek_on_8(
+    return deepseek_h200(
         {{"tp", 1}, {"dp", 16}, {"ep", 16}},
         {{"arrival", "offline"},
          {"num_requests", 200},
@@ -419,8 +420,7 @@ TEST(Serving, DisaggregatedPoolsTakeTheirOwnExpertParallelism) {
          {"output_len", 128},
          {"disaggregated", {{"prefill", pre}, {"decode", {{"tp", 1}, {"replicas", 8}, {"ep", 8}}}}}});
   };
-  json s = scenario(8);
-  s["num_devices"] = 16;
+  const json s = scenario(8);
   const json p = predict(s);
   ASSERT_FALSE(p.contains("error")) << p.dump();
   EXPECT_EQ(p["serving"]["completed"], 200);
@@ -429,7 +429,5 @@ TEST(Serving, DisaggregatedPoolsTakeTheirOwnExpertParallelism) {
   // the pool's own key.
   const json v = json::parse(optimus::api::validate(s.dump()));
   EXPECT_EQ(v["scenario"]["inference"]["serving"]["disaggregated"]["prefill"]["ep"], 8);
-  json bad = scenario(16);
-  bad["num_devices"] = 16;
-  expect_error(bad, "parallel.ep_not_divisor_of_tp", "/inference/serving/disaggregated/prefill/ep");
+  expect_error(scenario(16), "parallel.ep_not_divisor_of_tp", "/inference/serving/disaggregated/prefill/ep");
 }
