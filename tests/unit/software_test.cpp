@@ -613,3 +613,15 @@ TEST(Software, Fp8ContextAttentionSpeedsUpAPromptsAttention) {
   const json v = json::parse(optimus::api::validate(s.dump()));
   EXPECT_EQ(v["scenario"]["system"]["software"]["fp8_context_attention"], true);
 }
+
+// The 2025 PyTorch-runtime profile is the tensorrt-llm profile plus its two documented
+// differences (CUDA graphs, FP8 context attention): a copy, so this keeps the two from drifting.
+TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsTwoDifferences) {
+  const json base = json::parse(optimus::preset_json("software", "tensorrt-llm"));
+  json derived = json::parse(optimus::preset_json("software", "tensorrt-llm-pytorch"));
+  EXPECT_EQ(derived["cuda_graphs"], true);
+  EXPECT_EQ(derived["software"]["fp8_context_attention"], true);
+  derived["software"].erase("fp8_context_attention");
+  EXPECT_EQ(derived["software"], base["software"]);
+  EXPECT_EQ(derived["serving"], base["serving"]);
+}
