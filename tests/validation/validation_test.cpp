@@ -475,7 +475,7 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
   const Stats d = report("Serving 2025: dense Llama 3.3 70B", dense, true);
   const Stats b = report("Serving 2025: DeepSeek R1, Llama 4 Maverick, Qwen3 235B on Blackwell (DEP)",
                          blackwell_dep, true);
-  EXPECT_LE(d.mean, 0.11);
+  EXPECT_LE(d.mean, 0.07);  // 5.9% measured (9.2% before FP8 context attention)
   EXPECT_LE(b.mean, 0.19);
   EXPECT_LE(s.mean, 0.40);
 }
