@@ -458,6 +458,26 @@ TEST(Software, TheMegatronDeepSpeedProfileCarriesItsFittedShare) {
   EXPECT_DOUBLE_EQ(d["scenario"]["system"]["software"]["training_matmul_share"].get<double>(), 1.0);
 }
 
+// Meta's Llama 3 stack: the system's block (here DGX H100's: FlashAttention, overlapped gradient
+// and tensor-parallel communication) with its fitted share and asynchronous pipeline exchanges.
+TEST(Software, TheMetaLlama3ProfileIsTheSystemsBlockWithItsFittedShare) {
+  json s = dense_layer("meta-llama3");
+  s["system"] = "dgx-h100";
+  json base = s;
+  base.erase("software");
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  const json d = json::parse(optimus::api::validate(base.dump()));
+  json sw = v["scenario"]["system"]["software"], sd = d["scenario"]["system"]["software"];
+  EXPECT_DOUBLE_EQ(sw["training_matmul_share"].get<double>(), 0.75);
+  EXPECT_EQ(sw["pipeline_sync_us"].get<double>(), 0.0);
+  for (json* j : {&sw, &sd}) {
+    j->erase("training_matmul_share");
+    j->erase("pipeline_sync_us");
+    j->erase("notes");
+  }
+  EXPECT_EQ(sw.dump(), sd.dump());
+}
+
 TEST(Software, ATrainingMatmulShareOutOfRangeGetsItsPath) {
   for (const double bad : {0.0, -0.5, 1.5, 0.01}) {
     const json e = predict(dense_layer(json{{"software", {{"training_matmul_share", bad}}}}))["error"];

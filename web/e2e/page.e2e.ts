@@ -484,7 +484,7 @@ describe('the built page', () => {
   });
 
   test('accuracy view: every validation row predicted in the browser; the mean error and the per-source table equal the engine\'s', async () => {
-    const sets = ['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf'];
+    const sets = ['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf'];
     const value = (p: unknown, metric: string): number | undefined => {
       const dot = metric.lastIndexOf('.');
       const parent = at(p, metric.slice(0, dot));

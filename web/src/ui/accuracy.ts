@@ -14,6 +14,7 @@ import trainDgxc from '../../../tests/validation/data/train_dgxc.jsonl?raw';
 import trainHeldout from '../../../tests/validation/data/train_heldout.jsonl?raw';
 import trainFsdp from '../../../tests/validation/data/train_fsdp.jsonl?raw';
 import trainMegatronDeepSpeed from '../../../tests/validation/data/train_megatron_deepspeed.jsonl?raw';
+import trainMetaLlama3 from '../../../tests/validation/data/train_meta_llama3.jsonl?raw';
 import inferPublic from '../../../tests/validation/data/infer_public.jsonl?raw';
 import inferHeldout from '../../../tests/validation/data/infer_heldout.jsonl?raw';
 import memoryPublic from '../../../tests/validation/data/memory_public.jsonl?raw';
@@ -40,6 +41,7 @@ export const DATA_SETS: Array<[string, string]> = [
   ['train_heldout', trainHeldout],
   ['train_fsdp', trainFsdp],
   ['train_megatron_deepspeed', trainMegatronDeepSpeed],
+  ['train_meta_llama3', trainMetaLlama3],
   ['infer_public', inferPublic],
   ['infer_heldout', inferHeldout],
   ['memory_public', memoryPublic],

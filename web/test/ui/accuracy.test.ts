@@ -28,7 +28,7 @@ describe('accuracy view', () => {
 
   it('bundles every public, held-out and whole-run row set with a measured value', () => {
     const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
-    expect(DATA_SETS.map(([s]) => s)).toEqual(['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf']);
+    expect(DATA_SETS.map(([s]) => s)).toEqual(['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf']);
     expect(cases.length).toBeGreaterThan(800);
     for (const c of cases) {
       expect(c.expected, c.id).toBeGreaterThan(0);
