@@ -202,6 +202,12 @@ struct ReplicaRun {
   double busy_batch = 0, busy_kv = 0, busy_time = 0;  // time-weighted sums
   std::vector<ServingStepSample> timeline;
   std::int64_t sample_every = 1;
+  // The replica's steps as runs of consecutive steps whose time is affine in the step (`first`
+  // for the first, `slope` more for each next; a single step has slope 0) and the replica's own
+  // clock at their end: kept for replicas that step in lockstep (see lockstep()).
+  bool record_steps = false;
+  std::vector<StepSpan> spans;
+  std::vector<double> span_ends;
 };
 
 enum class Mode { whole, prefill_only, decode_only };
@@ -406,6 +412,10 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     }
     t += dt;
     ++run.steps;
+    if (run.record_steps) {
+      run.spans.push_back({1, dt, 0.0});
+      run.span_ends.push_back(t);
+    }
     run.busy_batch += d(scheduled) * dt;
     run.busy_kv += used / capacity * dt;
     run.busy_time += dt;
@@ -464,6 +474,10 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
           const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
           t += total;
           run.steps += extra;
+          if (run.record_steps) {
+            run.spans.push_back({extra, dt + slope, slope});
+            run.span_ends.push_back(t);
+          }
           run.busy_batch += d(static_cast<std::int64_t>(running.size())) * total;
           run.busy_kv += used / capacity * total;
           run.busy_time += total;
@@ -502,6 +516,65 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     }
   }
   return true;
+}
+
+// Attention data parallelism (tp 1, the experts over ep of the dp ranks): the ranks of an
+// expert-parallel group meet in every MoE layer's dispatch and combine, so they step together and
+// a step takes as long as its slowest rank's (TensorRT-LLM tech blog 10, "ADP Balance Strategy":
+// time_i = max over ranks m of time_{i,m}; a rank that prefills a prompt while the others decode
+// holds them all; with its round-robin assignment DeepSeek-V3 on 8 GB200 ran at a balance ratio of
+// 54%). Each rank schedules its own requests as simulate() does; with offline or closed-loop
+// arrivals its choices depend on its steps, not on the clock, so the group's clock is exact: step
+// j of every rank ends at the sum over steps 0..j of the slowest rank's time (a rank that has
+// finished waits). Every request's first-token and end times, and the chart's samples, move to
+// that clock. `runs[k]` is replica `reps[k]`; a group is ep consecutive replicas (the ep ranks
+// are placed next to each other at tp 1, pp 1).
+void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
+              std::int64_t ep, std::vector<Request>& all) {
+  for (std::int64_t g = 0; g * ep < replicas; ++g) {
+    std::vector<ReplicaRun*> group;
+    std::vector<std::int64_t> members;
+    std::vector<const std::vector<StepSpan>*> spans;
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      if (reps[k] / ep == g) {
+        group.push_back(runs[k]);
+        members.push_back(reps[k]);
+        spans.push_back(&runs[k]->spans);
+      }
+    if (group.size() < 2) continue;
+    const std::vector<double> clock = lockstep_clock(spans);
+    for (std::size_t m = 0; m < group.size(); ++m) {
+      const std::vector<double>& ends = group[m]->span_ends;
+      if (ends.empty()) continue;
+      std::vector<std::int64_t> steps;  // the replica's steps by the end of each span
+      std::int64_t n = 0;
+      for (const StepSpan& span : group[m]->spans) steps.push_back(n += span.steps);
+      // Events land at the end of a step (a first token, a request's end, a closed-loop client's
+      // next request, a chart sample): the step that ended at `local` on the replica's own clock.
+      const auto span_at = [&](double local) {
+        const auto it = std::lower_bound(ends.begin(), ends.end(), local);
+        return it == ends.end() ? ends.size() - 1 : static_cast<std::size_t>(it - ends.begin());
+      };
+      const auto common = [&](double local) {
+        return local <= 0 ? 0.0 : clock[static_cast<std::size_t>(steps[span_at(local)])];
+      };
+      for (auto i = static_cast<std::size_t>(members[m]); i < all.size();
+           i += static_cast<std::size_t>(replicas)) {
+        Request& r = all[i];
+        r.arrival = common(r.arrival);
+        if (r.first_token >= 0) r.first_token = common(r.first_token);
+        if (r.done >= 0) r.done = common(r.done);
+      }
+      // A sample's step time is its iteration's first step (a decode stretch's steps follow it).
+      for (ServingStepSample& sample : group[m]->timeline) {
+        const std::size_t k = span_at(sample.t_s);
+        const auto first = static_cast<std::size_t>(
+            group[m]->spans[k].steps > 1 && k > 0 ? steps[k - 1] : steps[k] - group[m]->spans[k].steps + 1);
+        sample.t_s = clock[static_cast<std::size_t>(steps[k])];
+        sample.step_s = clock[first] - clock[first - 1];
+      }
+    }
+  }
 }
 
 // The requests of the whole deployment: lengths and (poisson) arrival times from the seed.
@@ -576,6 +649,33 @@ std::optional<Error> check_serving(const Scenario& s) {
   return std::nullopt;
 }
 
+std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>*>& replicas) {
+  std::int64_t longest = 0;
+  for (const auto* spans : replicas) {
+    std::int64_t n = 0;
+    for (const StepSpan& span : *spans) n += span.steps;
+    longest = std::max(longest, n);
+  }
+  std::vector<double> clock(static_cast<std::size_t>(longest) + 1, 0.0);
+  std::vector<std::size_t> at(replicas.size(), 0);     // each replica's current span
+  std::vector<std::int64_t> into(replicas.size(), 0);  // and its step within it
+  for (std::size_t j = 0; j < static_cast<std::size_t>(longest); ++j) {
+    double slowest = 0;
+    for (std::size_t m = 0; m < replicas.size(); ++m) {
+      const std::vector<StepSpan>& spans = *replicas[m];
+      if (at[m] >= spans.size()) continue;  // finished: it waits
+      const StepSpan& span = spans[at[m]];
+      slowest = std::max(slowest, span.first + span.slope * d(into[m]));
+      if (++into[m] >= span.steps) {
+        ++at[m];
+        into[m] = 0;
+      }
+    }
+    clock[j + 1] = clock[j] + slowest;
+  }
+  return clock;
+}
+
 Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
   const ServingSpec& sv = *s.inference->serving;
   const bool disaggregated = sv.prefill && sv.decode;
@@ -591,6 +691,14 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     const std::int64_t replicas = pool.s.parallel.dp;
     std::int64_t budget = kMaxServingSteps;
     PoolTimers timers(pool);
+    // Ranks of attention data parallelism step together (lockstep()). With arrivals spread over
+    // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
+    // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
+    // by one do not see: those runs keep each rank's own clock (README, Serving).
+    const bool at_once = sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s);
+    const bool together = attention_data_parallel(pool.s.parallel) && at_once && mode != Mode::decode_only;
+    const std::size_t first_run = runs.size();
+    std::vector<std::int64_t> reps;
     std::vector<Request> mine;  // one replica's requests (the buffer is reused)
     mine.reserve(all.size() / static_cast<std::size_t>(replicas) + 1);
     for (std::int64_t rep = 0; rep < replicas; ++rep) {
@@ -605,6 +713,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       const std::int64_t c = clients > 0 ? clients / replicas + (rep < clients % replicas ? 1 : 0) : 0;
       if (clients > 0 && c == 0) continue;
       ReplicaRun run;
+      run.record_steps = together;
       if (!simulate(pool, timers, sv, mode, mine, c, rep == 0, run, budget))
         return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                           "the simulation would take more than " + std::to_string(kMaxServingSteps) +
@@ -612,6 +721,16 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       budget -= run.steps;
       for (const Request& r : mine) all[r.id] = r;  // back in the deployment's order
       runs.push_back(std::move(run));
+      reps.push_back(rep);
+    }
+    if (together) {
+      std::vector<ReplicaRun*> mine_runs;
+      for (std::size_t k = first_run; k < runs.size(); ++k) mine_runs.push_back(&runs[k]);
+      lockstep(mine_runs, reps, replicas, pool.s.parallel.ep, all);
+      for (std::size_t k = first_run; k < runs.size(); ++k) {
+        runs[k].spans = {};
+        runs[k].span_ends = {};
+      }
     }
     return std::nullopt;
   };

@@ -2,8 +2,10 @@
 // (Yu et al. 2022, "Orca"), a paged KV cache that admits and preempts by free blocks (Kwon et
 // al. 2023, vLLM / PagedAttention) and chunked prefill under a per-step token budget (Agrawal et
 // al. 2024, "Sarathi-Serve"), simulated step by step over the engine's step time
-// (predict/inference.cpp StepTimer). Deterministic: request lengths and arrivals come from a
-// seeded generator of our own (the same sequence natively and in WebAssembly).
+// (predict/inference.cpp StepTimer). Attention data parallel ranks step together, each step as
+// long as the slowest rank's (TensorRT-LLM tech blog 10, "ADP Balance Strategy"). Deterministic:
+// request lengths and arrivals come from a seeded generator of our own (the same sequence
+// natively and in WebAssembly).
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,18 @@ std::optional<Error> check_serving(const Scenario& s);
 // Simulates `s.inference->serving`. Errors: a KV budget that holds no request, a run that would
 // need more than the step bound.
 Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings);
+
+// Consecutive steps of one replica whose time is affine in the step: `first` for the first,
+// `slope` more for each next (a single step has slope 0).
+struct StepSpan {
+  std::int64_t steps = 0;
+  double first = 0, slope = 0;
+};
+
+// The common clock of replicas that step together (attention data parallelism: each step takes
+// as long as the slowest replica's; a replica that has finished waits): entry j is when step j - 1
+// ends (entry 0 is 0), up to the longest replica's last step.
+std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>*>& replicas);
 
 // Steps one serving simulation may take before it is refused (serving.too_many_steps).
 inline constexpr std::int64_t kMaxServingSteps = 4'000'000;

@@ -2,6 +2,8 @@
 // have (Little's law, the static-batch bound, latency rising with the rate and exploding past
 // saturation, the batch-1 latency at a vanishing rate, determinism), disaggregated pools, and
 // every bad input with its code and path.
+#include "predict/serving.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -390,6 +392,48 @@ TEST(Serving, AttentionDataParallelHoldsMoreOfAnMlaCache) {
   EXPECT_GT(dep["serving"]["output_tokens_per_s"].get<double>(),
             tp["serving"]["output_tokens_per_s"].get<double>());
   EXPECT_EQ(dep["serving"]["completed"], 800);
+}
+
+// Attention data parallel ranks meet in every MoE layer, so a step takes as long as the slowest
+// rank's (TensorRT-LLM tech blog 10). The common clock by hand: rank A's steps take 1, 2, 2.5 s
+// (one step, then a stretch of two at 2 s + 0.5 s per step), rank B's 3 and 1 s and then it waits.
+TEST(Serving, LockstepClockTakesTheSlowestRankEachStep) {
+  const std::vector<optimus::StepSpan> a = {{1, 1.0, 0.0}, {2, 2.0, 0.5}};
+  const std::vector<optimus::StepSpan> b = {{1, 3.0, 0.0}, {1, 1.0, 0.0}};
+  const std::vector<double> clock = optimus::lockstep_clock({&a, &b});
+  ASSERT_EQ(clock.size(), 4u);
+  EXPECT_DOUBLE_EQ(clock[0], 0.0);
+  EXPECT_DOUBLE_EQ(clock[1], 3.0);
+  EXPECT_DOUBLE_EQ(clock[2], 5.0);
+  EXPECT_DOUBLE_EQ(clock[3], 7.5);
+  // One rank alone keeps its own clock.
+  const std::vector<double> alone = optimus::lockstep_clock({&a});
+  EXPECT_DOUBLE_EQ(alone.back(), 5.5);
+}
+
+// In a deployment: ranks given requests of different lengths (a long-tailed stream, assigned
+// round robin) wait for each other, so the run takes longer than the ranks' own clocks, which
+// a stream spread over time still keeps (a finite Poisson rate high enough to arrive within
+// milliseconds); identical ranks (fixed lengths) lose nothing.
+TEST(Serving, AttentionDataParallelRanksStepTogether) {
+  const auto run = [](const json& input, const json& output, const json& arrival) {
+    json stream = {{"num_requests", 400}, {"input_len", input}, {"output_len", output}};
+    stream.update(arrival);
+    const json p = predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 8}}, stream));
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["serving"];
+  };
+  const json offline = {{"arrival", "offline"}};
+  const json spread = {{"arrival", "poisson"}, {"requests_per_s", 1e6}};
+  const json in = {{"mean", 800}, {"max", 4096}}, out = {{"mean", 400}, {"max", 4096}};
+  const json together = run(in, out, offline), own = run(in, out, spread);
+  EXPECT_GT(together["duration_s"].get<double>(), 1.01 * own["duration_s"].get<double>());
+  EXPECT_LT(together["output_tokens_per_s"].get<double>(), own["output_tokens_per_s"].get<double>());
+  EXPECT_EQ(together["completed"], 400);
+  // Fixed lengths: every rank runs the same schedule, so the common clock is each rank's own.
+  const json same = run(800, 400, offline), same_own = run(800, 400, spread);
+  EXPECT_NEAR(same["duration_s"].get<double>(), same_own["duration_s"].get<double>(),
+              1e-3 * same_own["duration_s"].get<double>());
 }
 
 // A scenario-wide tp of 2 turns sequence parallelism on by default; disaggregated pools of tp 1
