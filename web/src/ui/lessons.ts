@@ -5,7 +5,7 @@
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction } from '../engine/types';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
-import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Values } from './lesson-kit';
+import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Predictor, type Values, type WidgetValue } from './lesson-kit';
 import { STUDY_LESSONS } from './study-lessons';
 
 export * from './lesson-kit';
@@ -543,6 +543,101 @@ const attentionDataParallel: LessonDef = {
   ],
 };
 
+// ---- Software stacks: one run on two of them ---------------------------------------------------
+
+const STACKS = ['nvidia', 'meta-llama3'];
+const STACK_LABELS: Record<string, string> = { nvidia: 'NVIDIA’s (Megatron-Core / NeMo, the DGX H100 default)', 'meta-llama3': 'Meta’s Llama 3 stack (fitted on its Table 4)' };
+const STACK_GPUS = [8192, 16384];
+const STACK_INTERLEAVE = [1, 2, 4, 8];
+const STACK_SLOWDOWNS = [1.05, 1.25, 1.5, 2];
+
+function stackScenario(v: Values): Record<string, unknown> {
+  const gpus = num(v.gpus);
+  const s: Record<string, unknown> = {
+    schema_version: 1,
+    name: `Llama 3 405B on ${gpus} H100, tp8 pp16 (interleave ${v.interleave}), ${String(v.stack) === 'nvidia' ? 'NVIDIA' : 'Meta'} stack`,
+    model: 'llama3.1-405b',
+    system: 'dgx-h100',
+    num_devices: gpus,
+    parallel: { tp: 8, pp: 16, dp: gpus / 128, interleave: num(v.interleave), micro_batch: 1, recompute: 'none', zero_stage: 1 },
+    training: { global_batch: 2048, seq_len: 8192, precision: 'bf16', train_tokens: 15.6e12 },
+  };
+  if (String(v.stack) !== 'nvidia') s.software = String(v.stack);
+  return s;
+}
+
+/** MFU at 8,192 GPUs over MFU at 16,384 for one stack and interleave: what doubling the GPUs costs. */
+async function scalingLoss(predict: Predictor, stack: WidgetValue, interleave: WidgetValue): Promise<number | undefined> {
+  const small = await predict(stackScenario({ stack, gpus: STACK_GPUS[0]!, interleave }));
+  const large = await predict(stackScenario({ stack, gpus: STACK_GPUS[1]!, interleave }));
+  const a = small?.training?.mfu, b = large?.training?.mfu;
+  return typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : undefined;
+}
+
+const softwareStacks: LessonDef = {
+  name: 'software-stacks',
+  title: 'One run, two software stacks: Llama 3 405B on 16,384 H100',
+  summary: 'The same layout on the same GPUs at 50% MFU on one stack and 41% on another, and what that does to the days and GPU-hours of a run.',
+  paragraphs: [
+    'Meta trained Llama 3 405B on up to 16,384 H100 with tensor parallelism 8 inside a server and 16 pipeline stages, and published what each configuration reached: 430 BF16 TFLOP/s per GPU on 8,192 GPUs, 400 on 16,384 (41% MFU), 380 with 128K-token sequences. NVIDIA’s own stack (Megatron-Core, NeMo) runs the same kind of layout at about 50% MFU in the engine, and the engine is within 2% of NVIDIA’s published runs at that scale (Nemotron-4 340B on 6,144 H100). The difference is the software stack and the cluster it runs on: kernels, fabric, how the pieces overlap.',
+    'A calculator cannot see inside Meta’s stack, but it can be told how fast that stack’s matrix multiplications run compared with NVIDIA’s: the software profile meta-llama3 carries one number, the share of the device’s matmul rate its kernels reach (0.75), fitted on exactly those three published configurations. Everything else (the pipeline bubble, the communication, the memory) stays the engine’s physics. The profile then predicts the 405B model card’s 30.84 million GPU-hours within 1%, a number it was not fitted on.',
+    'Switch the stack and watch the step time, the MFU and the whole run (15.6T tokens) move. Then change the interleave (the virtual pipeline stages per GPU): with a 16M-token batch, 16,384 GPUs give each pipeline only 16 micro-batches, and the bubble grows unless the schedule is interleaved.',
+  ],
+  sources: [
+    'Llama Team, AI @ Meta, “The Llama 3 Herd of Models”, arXiv 2407.21783, 2024, Sec. 3.3 and Table 4.',
+    'Narayanan et al., “Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM”, SC 2021 (the interleaved schedule).',
+    'NVIDIA, “Nemotron-4 340B Technical Report”, arXiv 2406.11704, 2024, Table 2.',
+  ],
+  widgets: [
+    { id: 'stack', label: 'Software stack', kind: 'select', choices: choices(STACKS, (s) => STACK_LABELS[String(s)] ?? String(s)), initial: 'meta-llama3' },
+    { id: 'gpus', label: 'GPUs (tp8 pp16; the 16M-token batch fixed)', kind: 'select', choices: choices(STACK_GPUS), initial: 16384 },
+    { id: 'interleave', label: 'Interleave (model chunks per GPU)', kind: 'range', choices: choices(STACK_INTERLEAVE), initial: 8 },
+  ],
+  scenario: stackScenario,
+  baseline: (v) => stackScenario({ ...v, stack: 'nvidia' }),
+  shown: [
+    ITERATION_TIME,
+    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    { path: 'training.breakdown_s.compute', label: 'Compute', q: 'seconds' },
+    { path: 'training.breakdown_s.bubble', label: 'Pipeline bubble', q: 'seconds' },
+    { path: 'run.wall_time_s', label: 'Whole run, 15.6T tokens (with failures and checkpoints)', q: 'seconds' },
+    { path: 'run.gpu_hours', label: 'GPU-hours', q: 'count' },
+  ],
+  derived: [{ id: 'against_nvidia', label: 'Step time against NVIDIA’s stack', q: 'factor', of: (p, _v, ctx) => share(p.training?.iteration_time_s, ctx.baseline?.training?.iteration_time_s) }],
+  chart: (p) => trainingTimeSpec(p),
+  exercises: [
+    {
+      id: 'interleave-scaling',
+      question: 'On Meta’s stack, which interleave loses the least MFU when the run grows from 8,192 to 16,384 GPUs?',
+      choices: choices(STACK_INTERLEAVE),
+      answer: async (predict) => {
+        let best: WidgetValue | null = null;
+        let lowest = Infinity;
+        for (const v of STACK_INTERLEAVE) {
+          const loss = await scalingLoss(predict, 'meta-llama3', v);
+          if (loss !== undefined && loss < lowest) {
+            lowest = loss;
+            best = v;
+          }
+        }
+        return best;
+      },
+    },
+    {
+      id: 'stack-slowdown',
+      question: 'At 16,384 GPUs and interleave 8, how much longer is a step on Meta’s stack than on NVIDIA’s?',
+      choices: choices(STACK_SLOWDOWNS, (f) => `about ${String(f)}×`),
+      answer: async (predict) => {
+        const meta = await predict(stackScenario({ stack: 'meta-llama3', gpus: STACK_GPUS[1]!, interleave: 8 }));
+        const nvidia = await predict(stackScenario({ stack: 'nvidia', gpus: STACK_GPUS[1]!, interleave: 8 }));
+        const ratio = share(meta?.training?.iteration_time_s, nvidia?.training?.iteration_time_s);
+        if (ratio === null) return null;
+        return STACK_SLOWDOWNS.reduce((a, b) => (Math.abs(b - ratio) < Math.abs(a - ratio) ? b : a));
+      },
+    },
+  ],
+};
+
 // ---- 5. ZeRO --------------------------------------------------------------------------------------
 
 const ZERO = [0, 1, 2, 3];
@@ -670,6 +765,6 @@ const tensorParallel: LessonDef = {
 };
 
 /** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, tensorParallel, zero, ...STUDY_LESSONS];
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, tensorParallel, zero, softwareStacks, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);
