@@ -11,8 +11,14 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 OpCost gemm(const OpContext& c, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
             double b_bytes) {
-  return matmul_cost(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes,
-                     c.matmul_rate_share);
+  OpCost r = matmul_cost(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes,
+                         c.matmul_rate_share);
+  // Only the GEMMs with fp8 weights (the 16-bit LM head is not block-scaled).
+  if (c.cutlass_block_fp8 && b_bytes <= 1.0) {
+    r.time = r.time * cutlass_block_fp8_factor(m);
+    r.efficiency = r.flops.value / (r.time.value * math_rate(*c.dev, c.math).rate.value);
+  }
+  return r;
 }
 
 // Attention score and context matmuls run in 16-bit even in fp8 training and inference

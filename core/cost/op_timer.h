@@ -36,6 +36,10 @@ struct OpContext {
   bool kv_per_query_head = false;  // decode attention reads the cache once per query head
   // Prompt attention at the fp8 rate (SoftwareDefaults::fp8_context_attention).
   bool fp8_prompt_attention = false;
+  // Block-scaled fp8 GEMMs on CUTLASS-based kernels without block-scaled tensor cores (inference:
+  // InferenceWorkload::fp8_block_scaled, SoftwareDefaults::block_fp8_gemm): every GEMM with fp8
+  // weights takes cutlass_block_fp8_factor(rows) times the roofline's time.
+  bool cutlass_block_fp8 = false;
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 #include "base/math.h"
@@ -18,6 +19,21 @@ MathRate math_rate(const DeviceSpec& d, Precision p) {
     if (r.value > 0) return MathRate{r, *q, *q != own};
   }
   return MathRate{d.vector_peak, Precision::fp32, true};
+}
+
+double cutlass_block_fp8_factor(std::int64_t m) {
+  static constexpr std::array<std::pair<double, double>, 7> kTable = {
+      {{64, 1.78}, {128, 1.77}, {256, 1.15}, {512, 1.2}, {1024, 1.2}, {4096, 1.25}, {8192, 1.3}}};
+  const double x = std::log2(std::max(1.0, static_cast<double>(m)));
+  if (x <= std::log2(kTable.front().first)) return kTable.front().second;
+  for (std::size_t i = 1; i < kTable.size(); ++i) {
+    const double x1 = std::log2(kTable[i].first);
+    if (x <= x1) {
+      const double x0 = std::log2(kTable[i - 1].first);
+      return kTable[i - 1].second + (kTable[i].second - kTable[i - 1].second) * (x - x0) / (x1 - x0);
+    }
+  }
+  return kTable.back().second;
 }
 
 OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,

@@ -58,6 +58,18 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
 // of vector math (norms, softmax, activations, residuals, optimizer).
 OpCost elementwise_cost(const DeviceSpec& d, Bytes bytes, Flops flops);
 
+// How much longer a CUTLASS-based block-scaled FP8 GEMM with `m` rows per group (per expert in a
+// grouped GEMM) takes on Hopper than the engine's roofline, which reproduces DeepGEMM (tests/
+// validation/data/kernels_deepgemm.csv): the speedups DeepGEMM's README published over DeepSeek's
+// CUTLASS 3.6 implementation of the same GEMMs on H800 (deepseek-ai/DeepGEMM @327ec92f,
+// "Performance"), averaged per row count: 1.78 at 64 rows and 1.77 at 128 (12 dense shapes; the
+// fine-grained scales are applied and partial sums promoted on the CUDA cores in the main loop,
+// DeepSeek-V3 report Sec. 3.3.2, which costs most when few rows share each weight tile), 1.15,
+// 1.2 and 1.2 at 256, 512 and 1024 rows per group (masked grouped GEMMs, the decode layout),
+// 1.25 at 4096 and 1.3 at 8192 (dense and contiguous grouped); linear in log2(m) between, flat
+// beyond.
+double cutlass_block_fp8_factor(std::int64_t m);
+
 // The device's achievable rate for `math` (falls back to the next wider format the device
 // supports, e.g. fp8 on an A100 runs at fp16 rate), and whether it fell back.
 struct MathRate {

@@ -139,6 +139,18 @@ struct EnumNames<MoeDispatcher> {
       {{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}}};
 };
 
+// The kernels an inference runtime runs block-scaled FP8 GEMMs with (inference.fp8_block_scaled)
+// on a device whose tensor cores take no block scales (Hopper): DeepGEMM (deepseek-ai/DeepGEMM,
+// which the engine's matmul roofline reproduces within 12%: tests/validation/data/
+// kernels_deepgemm.csv) or CUTLASS-based kernels, slower at the decode's few rows per expert
+// (cutlass_block_fp8_factor, cost/roofline.h).
+enum class BlockFp8Gemm { cutlass, deepgemm };
+template <>
+struct EnumNames<BlockFp8Gemm> {
+  static constexpr std::array<std::pair<BlockFp8Gemm, std::string_view>, 2> table = {
+      {{BlockFp8Gemm::cutlass, "cutlass"}, {BlockFp8Gemm::deepgemm, "deepgemm"}}};
+};
+
 // What the software stack on this system does by default, when a scenario does not say.
 // Measured runs depend on these as much as on the hardware (presets/README.md).
 struct SoftwareDefaults {
@@ -268,6 +280,11 @@ struct SoftwareDefaults {
   // fp8 cache, docs/features/quantization/quantized_kvcache.md). false: 16-bit attention
   // (attention_precision). Decode attention, bound by reading the cache, is unchanged.
   bool fp8_context_attention = false;
+  // Inference: the kernels of block-scaled FP8 GEMMs on a device without block-scaled tensor-core
+  // instructions (BlockFp8Gemm). Default cutlass: TensorRT-LLM's only MoE backend for FP8
+  // checkpoints on H100 / H200 (docs/source/deployment-guide/quick-start-recipe-for-deepseek-r1-
+  // on-trtllm.md, "MoE Backend Support Matrix"); deepgemm for a runtime built on DeepGEMM.
+  BlockFp8Gemm block_fp8_gemm = BlockFp8Gemm::cutlass;
   // Storage widths of the training stack, bytes per element or per parameter (mixed-precision
   // training with Adam as Megatron-LM and NeMo run it, Korthikanti et al. 2022 Sec. 2: 16-bit
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per

@@ -403,6 +403,7 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.fused_residual_norm = sr.boolean("fused_residual_norm", false).value_or(d.fused_residual_norm);
     d.rope_in_attention = sr.boolean("rope_in_attention", false).value_or(d.rope_in_attention);
     d.fp8_context_attention = sr.boolean("fp8_context_attention", false).value_or(d.fp8_context_attention);
+    d.block_fp8_gemm = sr.enumeration<BlockFp8Gemm>("block_fp8_gemm", false).value_or(d.block_fp8_gemm);
     d.custom_allreduce_max_bytes =
         sr.number("custom_allreduce_max_kb", false, 0, 1e6).value_or(d.custom_allreduce_max_bytes / 1024.0) *
         1024.0;
@@ -713,6 +714,11 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
       ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
               "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +
                   std::string(to_string(w.precision)));
+    w.fp8_block_scaled = ir.boolean("fp8_block_scaled", false).value_or(false);
+    if (w.fp8_block_scaled && w.precision != Precision::fp8)
+      ir.fail("inference.fp8_block_scaled_without_fp8", ir.child("fp8_block_scaled"),
+              "fp8_block_scaled describes fp8 weights with block scales; precision is " +
+                  std::string(to_string(w.precision)) + " (mxfp8 is block-scaled by definition)");
     w.cuda_graphs = ir.boolean("cuda_graphs", false);
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
@@ -1084,6 +1090,7 @@ ojson system_json(const SystemSpec& s) {
                    {"fused_residual_norm", sw.fused_residual_norm},
                    {"rope_in_attention", sw.rope_in_attention},
                    {"fp8_context_attention", sw.fp8_context_attention},
+                   {"block_fp8_gemm", str(sw.block_fp8_gemm)},
                    {"custom_allreduce_max_kb", sw.custom_allreduce_max_bytes / 1024.0},
                    {"custom_allreduce_us", sw.custom_allreduce_latency.value / kMicro},
                    {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},
@@ -1217,6 +1224,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
                       {"kv_precision", std::string(to_string(w.kv_precision))}};
     if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
     if (w.weight_group_size) j["inference"]["weight_group_size"] = *w.weight_group_size;
+    if (w.fp8_block_scaled) j["inference"]["fp8_block_scaled"] = true;
     if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
     if (w.speculative) {
       const Speculative& sp = *w.speculative;

@@ -743,6 +743,17 @@ Node software_schema() {
                             "fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 "
                             "cache); decode attention is unchanged.")
                       .def(s.fp8_context_attention)},
+                 {"block_fp8_gemm",
+                  choice<BlockFp8Gemm>()
+                      .desc(
+                          "Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on "
+                          "a device without block-scaled tensor-core instructions (Hopper). cutlass: "
+                          "CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio "
+                          "DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same "
+                          "GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); "
+                          "TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: "
+                          "DeepGEMM, which the roofline reproduces.")
+                      .def(name(s.block_fp8_gemm))},
                  {"custom_allreduce_max_kb",
                   number(0, 1e6)
                       .desc("Inference all-reduces of at most this size inside one scale-up domain use the "
@@ -1110,6 +1121,15 @@ Node inference_schema() {
                             "Error inference.weight_group_size_without_integer_weights with another "
                             "precision.")
                       .unit("elements")},
+                 {"fp8_block_scaled",
+                  boolean()
+                      .desc("fp8 weights and activations with fine-grained scales (128 x 128 weight "
+                            "blocks, 1 x 128 activation tiles: the FP8 checkpoints of DeepSeek-V3/R1 and "
+                            "Qwen3) instead of one scale per tensor or channel. On a device without "
+                            "block-scaled tensor-core instructions (Hopper) the GEMMs take the software's "
+                            "block_fp8_gemm kernels' time. Error inference.fp8_block_scaled_without_fp8 "
+                            "with another precision.")
+                      .def(false)},
                  {"cuda_graphs",
                   boolean().desc(
                       "The runtime replays captured CUDA graphs: no host launch interval per kernel. "

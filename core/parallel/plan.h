@@ -172,6 +172,12 @@ struct InferenceWorkload {
   // 16-bit scale and a 16-bit zero point. Absent: kDefaultInt4Group for int4, one scale per
   // output channel (a negligible share) for int8.
   std::optional<std::int64_t> weight_group_size;
+  // fp8 weights and activations with fine-grained scales (128 x 128 weight blocks, 1 x 128
+  // activation tiles: DeepSeek-V3's recipe, arXiv 2412.19437 Sec. 3.3, and the FP8 checkpoints
+  // of DeepSeek-V3/R1 and Qwen3) instead of one scale per tensor or channel. On a device whose
+  // tensor cores take no block scales (Hopper) the runtime's kernels apply them in the main loop
+  // (SoftwareDefaults::block_fp8_gemm).
+  bool fp8_block_scaled = false;
 };
 
 // Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv

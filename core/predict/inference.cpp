@@ -58,6 +58,10 @@ OpContext inference_context(const Scenario& s) {
   // FP8 prompt attention needs an fp8 cache and 8-bit or narrower weights (the quantised path).
   c.fp8_prompt_attention = s.system.software.fp8_context_attention && w.kv_precision == Precision::fp8 &&
                            bytes_per_element(w.precision) <= 1.0 && !integer_weights(w.precision);
+  // Block-scaled fp8 on a device whose tensor cores take no block scales: those of the
+  // microscaling generation (fp4 units, Blackwell, MI355X) do.
+  c.cutlass_block_fp8 = w.fp8_block_scaled && s.system.software.block_fp8_gemm == BlockFp8Gemm::cutlass &&
+                        s.system.device.peak_for(Precision::fp4).value <= 0;
   const std::int64_t domain = s.system.scale_up.domain_size;
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/collective.h"
 #include "cost/op_timer.h"
@@ -204,6 +205,19 @@ TEST(Collective, MeasuredTableIsInterpolated) {
   t.allreduce_busbw = {{1e6, 10e9}, {1e8, 100e9}};
   // 1e7 bytes is halfway in log size: busbw 55 GB/s.
   EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(1e7), 8, t).value, 2.0 * 7 / 8 * 1e7 / 55e9, 1e-12);
+}
+
+// DeepGEMM's README speedups over a CUTLASS 3.6 implementation, per row count (hand-averaged
+// from its table: 64 rows 10.7 / 6, 128 rows 10.6 / 6, masked 256 (1.1 + 1.2) / 2, ...), and
+// linear in log2(rows) between the table's row counts.
+TEST(Roofline, CutlassBlockFp8FactorFollowsDeepGemmsTable) {
+  EXPECT_DOUBLE_EQ(cutlass_block_fp8_factor(64), 1.78);
+  EXPECT_DOUBLE_EQ(cutlass_block_fp8_factor(8), 1.78);  // flat below the table
+  EXPECT_DOUBLE_EQ(cutlass_block_fp8_factor(128), 1.77);
+  EXPECT_DOUBLE_EQ(cutlass_block_fp8_factor(256), 1.15);
+  EXPECT_NEAR(cutlass_block_fp8_factor(2048), 1.225, 1e-12);  // halfway from 1024 (1.2) to 4096 (1.25)
+  EXPECT_NEAR(cutlass_block_fp8_factor(181), 1.77 + (1.15 - 1.77) * (std::log2(181.0) - 7.0), 1e-12);
+  EXPECT_DOUBLE_EQ(cutlass_block_fp8_factor(1'000'000), 1.3);  // flat above
 }
 
 }  // namespace

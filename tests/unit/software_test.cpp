@@ -478,6 +478,40 @@ TEST(Software, TheMetaLlama3ProfileIsTheSystemsBlockWithItsFittedShare) {
   EXPECT_EQ(sw.dump(), sd.dump());
 }
 
+// Block-scaled fp8 (DeepSeek-V3's FP8 checkpoint) decoding on Hopper: CUTLASS-based kernels (the
+// default, TensorRT-LLM's) take longer than the roofline by DeepGEMM's published ratios; with
+// DeepGEMM kernels, or on Blackwell (block-scaled tensor cores), or with per-tensor scales, nothing
+// changes. fp8_block_scaled needs fp8.
+TEST(Software, BlockScaledFp8OnHopperTakesTheCutlassKernelsTime) {
+  const auto tpot = [](const std::string& system, bool block, const char* kernel) {
+    json s = {{"model", "deepseek-v3"},
+              {"system", system},
+              {"num_devices", 8},
+              {"parallel", {{"tp", 8}, {"ep", 8}}},
+              {"inference",
+               {{"batch", 64},
+                {"prompt_len", 1024},
+                {"output_len", 64},
+                {"precision", "fp8"},
+                {"cuda_graphs", true}}}};
+    if (block) s["inference"]["fp8_block_scaled"] = true;
+    if (kernel) s["software"] = {{"name", "kernels"}, {"software", {{"block_fp8_gemm", kernel}}}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["inference"]["tpot_s"].get<double>();
+  };
+  const double tensor = tpot("dgx-h200", false, nullptr), block = tpot("dgx-h200", true, nullptr);
+  EXPECT_GT(block, 1.2 * tensor);   // the experts' GEMMs at 64 x 8 / 256 x 8 rows: about 1.78x
+  EXPECT_LT(block, 1.78 * tensor);  // attention and communication unchanged
+  EXPECT_DOUBLE_EQ(tpot("dgx-h200", true, "deepgemm"), tensor);
+  EXPECT_DOUBLE_EQ(tpot("dgx-b200", true, nullptr), tpot("dgx-b200", false, nullptr));
+  json bad = llama(nullptr);
+  bad["inference"]["fp8_block_scaled"] = true;  // bf16 weights
+  const json e = predict(bad)["error"];
+  EXPECT_EQ(e["code"], "inference.fp8_block_scaled_without_fp8");
+  EXPECT_EQ(e["path"], "/inference/fp8_block_scaled");
+}
+
 TEST(Software, ATrainingMatmulShareOutOfRangeGetsItsPath) {
   for (const double bad : {0.0, -0.5, 1.5, 0.01}) {
     const json e = predict(dense_layer(json{{"software", {{"training_matmul_share", bad}}}}))["error"];

@@ -516,14 +516,20 @@ TEST(Validation, ServingPublic) {
 // attention data parallelism). Nothing is fitted on these rows. Measured at this commit: see the
 // table printed and README, Accuracy: the dense Llama 3.3 70B and the large MoE models on Blackwell
 // with attention data parallelism are close, the MoE models on Hopper and the small-expert models
-// (gpt-oss, Qwen3 30B) are predicted far too fast. Reported, not gated by an aim; the gate holds
-// the measured means against regressions.
+// (gpt-oss, Qwen3 30B) are predicted far too fast. The block-scaled FP8 rows on Hopper (DeepSeek
+// R1, Qwen3 235B: inference.fp8_block_scaled, TensorRT-LLM's CUTLASS MoE kernels at DeepGEMM's
+// published ratios, nothing fitted here) went from 46.8% to 18.6% mean with them, all rows from
+// 37.1% to 34.3%. Reported, not gated by an aim; the gate holds the measured means against
+// regressions.
 TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
   const std::vector<Case> all = run_file("serve_trtllm_perf.jsonl");
   const Stats s = report("Serving, TensorRT-LLM perf overview 2025 (serve_trtllm_perf.jsonl)", all, true);
   EXPECT_EQ(s.n, 123);
-  std::vector<Case> dense, blackwell_dep;
+  std::vector<Case> dense, blackwell_dep, hopper_block;
   for (const Case& c : all) {
+    if ((c.id.find("deepseek-r1_h") != std::string::npos ||
+         c.id.find("qwen3-235b-a22b_h") != std::string::npos))
+      hopper_block.push_back(c);
     if (c.group.find("Llama 3.3") != std::string::npos) dense.push_back(c);
     const bool large = c.group.find("DeepSeek") != std::string::npos ||
                        c.group.find("Maverick") != std::string::npos ||
@@ -533,9 +539,13 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
   const Stats d = report("Serving 2025: dense Llama 3.3 70B", dense, true);
   const Stats b = report("Serving 2025: DeepSeek R1, Llama 4 Maverick, Qwen3 235B on Blackwell (DEP)",
                          blackwell_dep, true);
+  const Stats h =
+      report("Serving 2025: block-scaled FP8 DeepSeek R1 and Qwen3 235B on Hopper (DEP)", hopper_block, true);
+  EXPECT_EQ(h.n, 12);
   EXPECT_LE(d.mean, 0.07);  // 5.9% measured (9.2% before FP8 context attention)
   EXPECT_LE(b.mean, 0.19);
-  EXPECT_LE(s.mean, 0.40);
+  EXPECT_LE(h.mean, 0.21);  // 18.6% measured (46.8% before the CUTLASS block-scaled kernels)
+  EXPECT_LE(s.mean, 0.37);  // 34.3% (37.1% before)
 }
 
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and

@@ -748,6 +748,10 @@ export interface SoftwareSpec {
    */
   fp8_context_attention?: boolean;
   /**
+   * Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on a device without block-scaled tensor-core instructions (Hopper). cutlass: CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: DeepGEMM, which the roofline reproduces.
+   */
+  block_fp8_gemm?: 'cutlass' | 'deepgemm';
+  /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
   custom_allreduce_max_kb?: number;
@@ -911,6 +915,10 @@ export interface Software {
    */
   fp8_context_attention?: boolean;
   /**
+   * Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on a device without block-scaled tensor-core instructions (Hopper). cutlass: CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: DeepGEMM, which the roofline reproduces.
+   */
+  block_fp8_gemm?: 'cutlass' | 'deepgemm';
+  /**
    * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
    */
   custom_allreduce_max_kb?: number;
@@ -1057,6 +1065,10 @@ export interface InferenceSpec {
    * Elements per quantisation group of int4 or int8 weights: each group adds a 16-bit scale and a 16-bit zero point (4 / group bytes per weight) to what every step reads and to the weights' memory. Default: 128 for int4 (AWQ, GPTQ, TensorRT-LLM int4_awq), per output channel (negligible) for int8. Error inference.weight_group_size_without_integer_weights with another precision. Unit: elements.
    */
   weight_group_size?: number;
+  /**
+   * fp8 weights and activations with fine-grained scales (128 x 128 weight blocks, 1 x 128 activation tiles: the FP8 checkpoints of DeepSeek-V3/R1 and Qwen3) instead of one scale per tensor or channel. On a device without block-scaled tensor-core instructions (Hopper) the GEMMs take the software's block_fp8_gemm kernels' time. Error inference.fp8_block_scaled_without_fp8 with another precision.
+   */
+  fp8_block_scaled?: boolean;
   /**
    * The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: the system's software.launch_interval_us applies (a serving simulation assumes true unless it is false).
    */
