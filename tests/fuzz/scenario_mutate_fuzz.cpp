@@ -55,6 +55,17 @@ const char* kSmallSpeculative =
                             "input_len": {"mean": 20, "max": 60}, "output_len": [[4, 1], [12, 1]],
                             "max_num_tokens": 64, "kv_block_tokens": 8}}})";
 
+// A toy MoE served with attention data parallelism (two ranks stepping together) in block-scaled
+// fp8 on Hopper, with long-tailed lengths, so that the ranks' schedules differ.
+const char* kSmallDep =
+    R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 1, "head_dim": 32,
+            "ffn_hidden": 128, "vocab": 512, "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 64}},
+  "system": "dgx-h100", "num_devices": 2, "parallel": {"tp": 1, "dp": 2, "ep": 2},
+  "software": {"name": "kernels", "software": {"block_fp8_gemm": "cutlass"}},
+  "inference": {"batch": 2, "prompt_len": 17, "output_len": 9, "precision": "fp8", "fp8_block_scaled": true,
+                "serving": {"arrival": "offline", "num_requests": 12,
+                            "input_len": {"mean": 20, "max": 60}, "output_len": {"mean": 8, "max": 40}}}})";
+
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {
     std::vector<json> scenarios;
@@ -68,6 +79,7 @@ const optimus::fuzz::Material& bases() {
     scenarios.push_back(json::parse(kSmallTraining));
     scenarios.push_back(json::parse(kSmallInference));
     scenarios.push_back(json::parse(kSmallSpeculative));
+    scenarios.push_back(json::parse(kSmallDep));
     return optimus::fuzz::material(std::move(scenarios));
   }();
   return m;
