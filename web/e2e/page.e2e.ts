@@ -247,6 +247,26 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('serving: DeepSeek R1 in block-scaled FP8 on 8 H200: the field is ticked, the numbers are the engine\'s, and without block scales the CUTLASS kernels\' time goes away', async () => {
+    const scenario = readJson('presets/scenarios/deepseek-r1-8xh200-fp8-serving.json') as Record<string, any>;
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    const field = page.locator('[data-path="/inference/fp8_block_scaled"]');
+    expect(await field.isChecked()).toBe(true);
+    expectShownAre(await metrics(page), predict(scenario));
+    await field.uncheck();
+    await settled(page);
+    const plain = structuredClone(scenario);
+    delete plain.inference.fp8_block_scaled;
+    const expected = predict(plain);
+    expectShownAre(await metrics(page), expected);
+    expect(expected.serving.output_tokens_per_s).toBeGreaterThan(predict(scenario).serving.output_tokens_per_s);
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    expect(decoded.ok && (decoded.scenario as { inference: Record<string, unknown> }).inference.fp8_block_scaled).toBeFalsy();
+    await page.close();
+  });
+
   test('serving: a link of Llama 3 70B on 8 H100 shows the engine serving numbers, percentiles, the timeline and a 20-rate sweep; absurd rates are refused at the field', async () => {
     const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
     const page = await site.page();

@@ -221,6 +221,7 @@ const INFERENCE_FIELDS: FieldDef[] = [
   { path: '/inference/precision', label: 'Precision' },
   { path: '/inference/kv_precision', label: 'KV precision', emptyLabel: 'same' },
   { path: '/inference/weight_group_size', label: 'Weight group (int4/int8)', placeholder: 'int4: 128, int8: per channel' },
+  { path: '/inference/fp8_block_scaled', label: 'FP8 block scales (DeepSeek, Qwen3 FP8 checkpoints)' },
   { path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)' },
 ];
 
