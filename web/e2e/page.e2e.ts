@@ -57,6 +57,15 @@ function expectShownAre(shown: Record<string, string>, prediction: unknown): voi
   }
 }
 
+/** A scenario preset opened as a share link (on `view`, the query of a view: '' is Estimate), once the page has settled. */
+async function openPreset(id: string, view = ''): Promise<{ scenario: Record<string, any>; page: Page }> {
+  const scenario = readJson(`presets/scenarios/${id}.json`) as Record<string, any>;
+  const page = await site.page();
+  await page.goto(`${site.origin}/${view}${await encodeFragment(scenario)}`);
+  await settled(page);
+  return { scenario, page };
+}
+
 describe('the built page', () => {
   test('renders the default scenario with the engine numbers, in time', async () => {
     const page = await site.page();
@@ -234,10 +243,7 @@ describe('the built page', () => {
   });
 
   test('serving: DeepSeek R1 at attention data parallelism (tp 1, dp = ep = 4) shows the engine serving numbers and four replicas', async () => {
-    const scenario = readJson('presets/scenarios/deepseek-r1-4xb200-dep-serving.json') as Record<string, any>;
-    const page = await site.page();
-    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
-    await settled(page);
+    const { scenario, page } = await openPreset('deepseek-r1-4xb200-dep-serving');
     const expected = predict(scenario);
     expect(expected.serving.replicas).toBe(4);
     const shown = await metrics(page);
@@ -248,10 +254,7 @@ describe('the built page', () => {
   });
 
   test('serving: DeepSeek R1 in block-scaled FP8 on 8 H200: the field is ticked, the numbers are the engine\'s, and without block scales the CUTLASS kernels\' time goes away', async () => {
-    const scenario = readJson('presets/scenarios/deepseek-r1-8xh200-fp8-serving.json') as Record<string, any>;
-    const page = await site.page();
-    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
-    await settled(page);
+    const { scenario, page } = await openPreset('deepseek-r1-8xh200-fp8-serving');
     const field = page.locator('[data-path="/inference/fp8_block_scaled"]');
     expect(await field.isChecked()).toBe(true);
     expectShownAre(await metrics(page), predict(scenario));
@@ -268,10 +271,7 @@ describe('the built page', () => {
   });
 
   test('serving: a link of Llama 3 70B on 8 H100 shows the engine serving numbers, percentiles, the timeline and a 20-rate sweep; absurd rates are refused at the field', async () => {
-    const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
-    const page = await site.page();
-    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
-    await settled(page);
+    const { scenario, page } = await openPreset('llama3-70b-8xh100-serving');
     const expected = predict(scenario);
     const shown = await metrics(page);
     for (const key of ['serving.output_tokens_per_s', 'serving.ttft_s.mean', 'serving.tpot_s.p90', 'serving.goodput_requests_per_s']) {
@@ -475,10 +475,7 @@ describe('the built page', () => {
 
   test('search: a serving scenario searches deployments; the table shows the engine ranking and a row loads the deployment', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip();
-    const scenario = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
-    const page = await site.page();
-    await page.goto(`${site.origin}/?view=search${await encodeFragment(scenario)}`);
-    await settled(page);
+    const { scenario, page } = await openPreset('llama3-70b-8xh100-serving', '?view=search');
     const started = Date.now();
     await page.click('[data-testid="search-run"]');
     const firstRow = page.locator('[data-testid="search-table"] tbody tr').first();
