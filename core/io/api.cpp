@@ -252,6 +252,7 @@ FixedLayout fixed_keys(std::string_view scenario_json, const Scenario& s) {
   if (has("interleave")) f.interleave = p.interleave;
   if (has("sequence_parallel")) f.sequence_parallel = p.sequence_parallel;
   if (has("recompute")) f.recompute = p.recompute;
+  if (has("recompute_fraction")) f.recompute_fraction = p.recompute_fraction;
   if (has("zero_stage")) f.zero_stage = p.zero_stage;
   return f;
 }

@@ -661,6 +661,13 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
     p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
     p.recompute = pr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
+    if (auto f = pr.number("recompute_fraction", false, 1e-6, 1.0)) {
+      p.recompute_fraction = *f;
+      if (p.recompute != Recompute::full)
+        pr.fail("parallel.recompute_fraction_without_full", pr.child("recompute_fraction"),
+                "recompute_fraction is the share of layers that full recompute checkpoints; set "
+                "recompute to \"full\"");
+    }
     p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
     p.zero_shard = pr.integer("zero_shard", false, 1, kMaxDevices).value_or(0);
     pr.finish();
@@ -1449,6 +1456,8 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p) {
                               {"interleave", p.interleave},
                               {"recompute", str(p.recompute)},
                               {"zero_stage", p.zero_stage}};
+  if (p.recompute == Recompute::full && p.recompute_fraction < 1.0)
+    j["recompute_fraction"] = p.recompute_fraction;
   if (p.zero_shard > 0) j["zero_shard"] = p.zero_shard;
   return j;
 }

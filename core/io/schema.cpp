@@ -897,6 +897,14 @@ Node parallel_schema() {
                                     .desc("Model chunks per pipeline stage (1 = plain 1F1B).")
                                     .def(p.interleave)},
                  {"recompute", choice<Recompute>().desc("Activation recomputation.").def(name(p.recompute))},
+                 {"recompute_fraction",
+                  number(1e-6, 1.0)
+                      .desc("With recompute \"full\": the share of each pipeline stage's layers that are "
+                            "checkpointed and rebuilt in the backward; the others keep every activation "
+                            "(OLMo's activation_checkpointing one_in_two = 0.5; Megatron-LM's "
+                            "--recompute-method "
+                            "block --recompute-num-layers n = n / layers per stage). Default 1: every layer.")
+                      .def(p.recompute_fraction)},
                  {"zero_stage", integer(0, 3)
                                     .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
                                           "gradients, 3 = plus weights.")

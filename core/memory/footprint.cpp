@@ -52,6 +52,17 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t
   return stage_params(m, p, model_graph(m, param_shape(p, seq_len)), first, last);
 }
 
+namespace {
+// The activations one layer keeps for its backward under the plan's recompute policy; with
+// full recompute on a fraction f of the layers (parallel.recompute_fraction), the average
+// layer keeps f of the checkpointed amount and 1 - f of everything.
+double layer_saved(const std::vector<Op>& ops, const ParallelPlan& p) {
+  if (p.recompute != Recompute::full || p.recompute_fraction >= 1.0) return sum_saved(ops, p.recompute);
+  return p.recompute_fraction * sum_saved(ops, Recompute::full) +
+         (1.0 - p.recompute_fraction) * sum_saved(ops, Recompute::none);
+}
+}  // namespace
+
 Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int64_t micro_batch,
                              std::int64_t seq_len, AttentionKernel attention, double activation_bytes) {
   LayerShape shape = param_shape(p, seq_len);
@@ -59,7 +70,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int
   shape.sequence_parallel = p.sequence_parallel;
   shape.attention = attention;
   shape.saved_bytes = activation_bytes;
-  return Bytes(sum_saved(layer_forward_ops(m, shape), p.recompute));
+  return Bytes(layer_saved(layer_forward_ops(m, shape), p));
 }
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
@@ -102,7 +113,7 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
     if (!g.present[k]) continue;
     double factor = in_flight * sk.first[k];
     if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
-    const Bytes per_layer(sum_saved(g.kinds[k], p.recompute));
+    const Bytes per_layer(layer_saved(g.kinds[k], p));
     act = any ? act + per_layer * factor : per_layer * factor;
     // The backward rebuilds one layer at a time: under full recompute all of that layer's
     // activations come back (its input, the checkpoint, is already counted), under selective
@@ -110,7 +121,10 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
     // set for both modes gives the device's peak and keeps memory monotone none >= selective >=
     // full (tests/unit/property_test.cpp, RecomputeNeverIncreasesMemory); Korthikanti et al.
     // 2022 Table 2 counts stored activations only, which is 1/L-per-stage less.
-    rebuild = max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none)) - per_layer);
+    // (A checkpointed layer rebuilds what its checkpoint left out, also when only a fraction of
+    // the layers are checkpointed.)
+    rebuild =
+        max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none) - sum_saved(g.kinds[k], p.recompute)));
     any = true;
   }
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.

@@ -31,6 +31,11 @@ struct ParallelPlan {
   // Expert tensor parallel. Expert layers fold the same ranks differently (Megatron-Core MoE
   // parallel folding, arXiv 2504.14960): etp x ep x edp = tp x cp x dp per pipeline stage.
   std::int64_t etp = 1;
+  // Under full recompute, the share of each stage's layers that are checkpointed and rebuilt in
+  // the backward; the others keep every activation (OLMo's activation_checkpointing one_in_two =
+  // 0.5, torchtitan's layer-selective checkpointing, Megatron-LM's --recompute-method block with
+  // --recompute-num-layers n = n / layers per stage). 1 = every layer (Korthikanti et al. 2022).
+  double recompute_fraction = 1.0;
 };
 
 // The precisions a workload accepts (the scenario's `precision` keys).

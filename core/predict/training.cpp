@@ -135,8 +135,9 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
   return n;
 }
 
-LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute rc, AttentionKernel att,
-                       bool tp_overlap, const SoftwareDefaults& sw, bool dropless) {
+LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute rc,
+                       double recompute_fraction, AttentionKernel att, bool tp_overlap,
+                       const SoftwareDefaults& sw, bool dropless) {
   LayerCosts L;
   // Each matmul's GEMMs costed once: the overlapped tensor-parallel collectives need the GEMM
   // next to them.
@@ -219,7 +220,9 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
     L.fwd.host = max(Seconds(0), issue(n.fwd, n.fwd_extra) - L.fwd.total());
     L.bwd.host = max(Seconds(0), issue(n.bwd, n.bwd_extra) - L.bwd.total());
   }
-  if (rc == Recompute::full) L.recompute = L.fwd;
+  // Full recompute runs each checkpointed layer's forward again before its backward (Korthikanti
+  // et al. 2022, Section 4); with a fraction of the layers checkpointed, that share of it.
+  if (rc == Recompute::full) L.recompute = L.fwd.scaled(recompute_fraction);
   return L;
 }
 
@@ -443,7 +446,7 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
   const double head = 2.0 * tokens * d(m.hidden) * d(m.vocab);
   out.model_flops = 3.0 * (fwd_layers + head);
   double rc_flops = 0;
-  if (p.recompute == Recompute::full) rc_flops = fwd_layers;
+  if (p.recompute == Recompute::full) rc_flops = fwd_layers * p.recompute_fraction;
   if (p.recompute == Recompute::selective && out.attention == AttentionKernel::standard)
     rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers);
   out.hardware_flops = out.model_flops + rc_flops;
@@ -552,8 +555,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
     K.present[k] = true;
-    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, out.attention, out.tp_comm_overlap, sys.software,
-                             !m.moe || m.moe->capacity_factor <= 0);
+    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, out.attention,
+                             out.tp_comm_overlap, sys.software, !m.moe || m.moe->capacity_factor <= 0);
     for (const Op& op : g.kinds[k]) {
       if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
       if (op.kind == OpKind::comm && op.group == CommGroup::ep) {

@@ -109,6 +109,8 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
           const bool sp_required = training && work.model.moe && tp > 1;
           p.sequence_parallel = f.sequence_parallel.value_or(training ? sp_required : tp > 1);
           p.recompute = f.recompute.value_or(Recompute::none);
+          // A fixed fraction holds for the searched layouts with full recompute (for_each_leaf).
+          p.recompute_fraction = f.recompute_fraction.value_or(1.0);
           p.zero_stage = f.zero_stage.value_or(0);
           work.parallel = p;
           pre.error = validate_plan(work);
@@ -164,6 +166,7 @@ bool for_each_leaf(const Prefix& pre, Fn&& fn) {
         p.sequence_parallel = sp;
         for (const Recompute rc : pre.recompute) {
           p.recompute = rc;
+          p.recompute_fraction = rc == Recompute::full ? pre.plan.recompute_fraction : 1.0;
           for (const int z : pre.zero_stage) {
             p.zero_stage = z;
             for (const std::int64_t b : pre.batch)

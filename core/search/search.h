@@ -58,6 +58,7 @@ struct FixedLayout {
   std::optional<Recompute> recompute;
   std::optional<int> zero_stage;
   std::optional<std::int64_t> etp;
+  std::optional<double> recompute_fraction;  // applies to the layouts with full recompute
 };
 
 // serving: the deployment search of search/serving_search.h (the api routes it there).

@@ -112,6 +112,53 @@ TEST(Predict, RecomputeTradesTimeForMemory) {
   }
 }
 
+// Full recompute on a fraction f of the layers (parallel.recompute_fraction): the recompute
+// time and the recomputed FLOPs are f of full recompute's, each layer keeps f of the checkpointed
+// activations and 1 - f of all of them, and f = 1 is plain full recompute. Bad input: a fraction
+// without full recompute, or outside (0, 1].
+TEST(Predict, RecomputeFractionByHand) {
+  json s = scenario("gpt3-175b-1024-a100");
+  const auto run = [&](const char* rc, std::optional<double> f) {
+    json c = s;
+    c["parallel"]["recompute"] = rc;
+    if (f) c["parallel"]["recompute_fraction"] = *f;
+    return predict(c);
+  };
+  const json none = run("none", std::nullopt), full = run("full", std::nullopt), one = run("full", 1.0),
+             half = run("full", 0.5);
+  EXPECT_EQ(one["training"], full["training"]);
+  EXPECT_EQ(one["memory"], full["memory"]);
+  const auto rc_time = [](const json& o) { return o["training"]["breakdown_s"]["recompute"].get<double>(); };
+  EXPECT_GT(rc_time(full), 0.0);
+  EXPECT_NEAR(rc_time(half), 0.5 * rc_time(full), 1e-9 * rc_time(full));
+  const auto act = [](const json& o) { return o["memory"]["per_device_bytes"]["activations"].get<double>(); };
+  // Activations: the layers' share is the mean of none's and full's; the rebuild working set and
+  // the head are full's (both of its checkpointed layers' ones), so half lies strictly between.
+  EXPECT_LT(act(full), act(half));
+  EXPECT_LT(act(half), act(none));
+  const auto hw = [](const json& o) {
+    return o["training"]["hfu"].get<double>() * o["training"]["iteration_time_s"].get<double>();
+  };
+  const auto model = [](const json& o) {
+    return o["training"]["mfu"].get<double>() * o["training"]["iteration_time_s"].get<double>();
+  };
+  EXPECT_NEAR(hw(half) - model(half), 0.5 * (hw(full) - model(full)), 1e-9 * hw(full));
+
+  json bad = s;
+  bad["parallel"]["recompute"] = "selective";
+  bad["parallel"]["recompute_fraction"] = 0.5;
+  json e = json::parse(optimus::api::predict(bad.dump()));
+  EXPECT_EQ(e["error"]["code"], "parallel.recompute_fraction_without_full");
+  EXPECT_EQ(e["error"]["path"], "/parallel/recompute_fraction");
+  for (const json& v : {json(0), json(1.5), json(-0.5), json("half")}) {
+    bad["parallel"]["recompute"] = "full";
+    bad["parallel"]["recompute_fraction"] = v;
+    e = json::parse(optimus::api::predict(bad.dump()));
+    ASSERT_TRUE(e.contains("error")) << v;
+    EXPECT_EQ(e["error"]["path"], "/parallel/recompute_fraction") << v;
+  }
+}
+
 TEST(Predict, FasterLinksNeverSlower) {
   json s = scenario("gpt3-175b-1024-a100");
   const json resolved = json::parse(optimus::api::validate(s.dump()))["scenario"];

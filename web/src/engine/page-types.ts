@@ -17,8 +17,10 @@ import type {
   Warning,
 } from './types';
 
-/** A layout with every key the engine fills in; zero_shard (hybrid sharding) only when it is set. */
-export type FullLayout = Required<Omit<ParallelSpec, 'zero_shard'>> & Pick<ParallelSpec, 'zero_shard'>;
+/** A layout with every key the engine fills in; zero_shard (hybrid sharding) and recompute_fraction
+ * (partial full recompute) only when they are set. */
+export type FullLayout = Required<Omit<ParallelSpec, 'zero_shard' | 'recompute_fraction'>> &
+  Pick<ParallelSpec, 'zero_shard' | 'recompute_fraction'>;
 
 /** A JSON Pointer (RFC 6901) into the scenario, e.g. "/parallel/tp"; "" is the whole document. */
 export type JsonPointer = string;

@@ -1001,6 +1001,10 @@ export interface ParallelSpec {
   interleave?: number;
   recompute?: Recompute;
   /**
+   * With recompute "full": the share of each pipeline stage's layers that are checkpointed and rebuilt in the backward; the others keep every activation (OLMo's activation_checkpointing one_in_two = 0.5; Megatron-LM's --recompute-method block --recompute-num-layers n = n / layers per stage). Default 1: every layer.
+   */
+  recompute_fraction?: number;
+  /**
    * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
    */
   zero_stage?: number;

@@ -185,6 +185,7 @@ const PARALLEL_FIELDS: FieldDef[] = [
   { path: '/parallel/micro_batch', label: 'Micro-batch' },
   { path: '/parallel/interleave', label: 'Interleave' },
   { path: '/parallel/recompute', label: 'Recompute' },
+  { path: '/parallel/recompute_fraction', label: 'Recomputed layer share', placeholder: 'every layer (1)' },
   {
     path: '/parallel/zero_stage',
     label: 'ZeRO stage',

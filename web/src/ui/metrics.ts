@@ -126,6 +126,7 @@ function scenarioInputs(s: ResolvedScenario | null, phase: 'training' | 'inferen
   if (phase === 'training') {
     base.push(['dp', String(p.dp)], ['zero_stage', String(p.zero_stage)], ['recompute', String(p.recompute)], ['micro_batch', String(p.micro_batch)]);
     if (p.zero_shard !== undefined) base.push(['zero_shard', String(p.zero_shard)]);
+    if (p.recompute_fraction !== undefined) base.push(['recompute_fraction', String(p.recompute_fraction)]);
     if (s.training) base.push(['seq_len', String(s.training.seq_len)], ['precision', s.training.precision]);
   } else if (s.inference) {
     base.push(['batch', String(s.inference.batch)], ['prompt_len + output_len', String(s.inference.prompt_len + s.inference.output_len)], ['precision', s.inference.precision]);
