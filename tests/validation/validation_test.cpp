@@ -430,8 +430,9 @@ TEST(Validation, TrainingDgxCloudReported) {
 // data parallelism alone with ScatterMoE experts, the scattermoe software profile) and
 // DeepSeek-V2 (PP 16, EP 8, ZeRO-1; its paper's GPU-hours per trillion tokens, beside the dense
 // DeepSeek LLM 67B's with parallel "auto"); parallel "auto" where no
-// layout is published: the LLaMA (2023), Llama 2 34B, StarCoderBase, SmolLM3, Llama 3.1 405B and Llama 4
-// Scout / Maverick (MoE, FP8; -48% and -45%, as far below Meta's hours as its Llama 3 rows) rows;
+// layout is published: the LLaMA (2023), Llama 2 34B and Llama 4 Scout / Maverick (MoE, FP8; -48% and -45%,
+// as far below Meta's hours as its Llama 3 rows) rows (StarCoderBase, SmolLM3, OLMo 2 13B and Llama
+// 3.1 405B take the layouts their papers, configs or launch scripts state);
 // otherwise one picked by model size before predicting). BLOOM (Jean Zay, jean-zay-a100) and the
 // Pythia suite (GPT-NeoX) name the stack they ran on, megatron-deepspeed, whose one fitted value is
 // fitted on other rows (the BigScience topology benchmarks): BLOOM -33.7% -> -11.4% (with the
