@@ -170,6 +170,7 @@ describe('scenario editor', () => {
 
   it.each([
     ['/parallel/zero_shard', 'ZeRO shard group', 'all dp ranks', 'parallel', 'zero_shard', 4],
+    ['/parallel/recompute_fraction', 'Recomputed layer share', 'every layer (1)', 'parallel', 'recompute_fraction', 0.5],
     ['/inference/weight_group_size', 'Weight group', 'int4: 128, int8: per channel', 'inference', 'weight_group_size', 32],
   ] as const)('the optional field %s writes its key, and emptied it is gone', async (path, label, placeholder, parent, key, value) => {
     const f = field(path);

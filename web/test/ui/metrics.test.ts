@@ -50,6 +50,12 @@ describe('metric explanations', () => {
     const int4 = { ...scenario, inference: { ...scenario.inference, precision: 'int4', weight_group_size: 32 } } as unknown as ResolvedScenario;
     expect(Object.fromEntries(explain(weights, { prediction, scenario: int4 })!.inputs)).toMatchObject({ precision: 'int4', weight_group_size: '32' });
   });
+  it('training memory names the recomputed layer share only when the scenario sets one', () => {
+    const act = ALL_METRICS.find((m) => m.path === 'memory.per_device_bytes.activations')!;
+    expect(Object.fromEntries(explain(act, { prediction, scenario })!.inputs)).not.toHaveProperty('recompute_fraction');
+    const half = { ...scenario, parallel: { ...scenario.parallel, recompute: 'full', recompute_fraction: 0.5 } } as unknown as ResolvedScenario;
+    expect(Object.fromEntries(explain(act, { prediction, scenario: half })!.inputs)).toMatchObject({ recompute: 'full', recompute_fraction: '0.5' });
+  });
   it('iteration time names the software stack and its share of the matmul rate', () => {
     const it_ = TRAINING_METRICS.find((m) => m.path === 'training.iteration_time_s')!;
     const plain = { ...scenario, system: { ...scenario.system, software: { training_matmul_share: 1 } } } as unknown as ResolvedScenario;
