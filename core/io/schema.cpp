@@ -1296,6 +1296,12 @@ Node serving_output_schema() {
                   amount().desc("output_tokens_per_s / devices.").unit("tokens/s")},
                  {"ttft_s", latency("Time to first token (arrival to the end of the prompt's last chunk)")},
                  {"tpot_s", latency("Time per output token after the first (inter-token latency)")},
+                 {"mean_itl_s",
+                  seconds(
+                      "Token-weighted mean inter-token latency: the sum over requests of (last token - first "
+                      "token) / the sum of (output - 1), every gap counted once (\"Mean ITL\" of "
+                      "TensorRT-LLM's and vLLM's benchmarks); tpot_s.mean weights each request once, and "
+                      "the two are equal when every output has the same length.")},
                  {"e2e_latency_s", latency("Arrival to last token")},
                  {"mean_batch",
                   amount().desc("Time-weighted sequences per step, per replica.").unit("sequences")},

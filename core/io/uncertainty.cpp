@@ -109,6 +109,9 @@ ojson uncertainty_json(const Scenario& s, const Prediction& p) {
     const auto tpot = band_for(r.serving + "/tpot");
     add(out, "serving.tpot_s.mean", v.tpot.mean, tpot, false);
     add(out, "serving.tpot_s.p90", v.tpot.p90, tpot, false);
+    // The published inter-token latencies the band is fitted on are "Mean ITL" figures of
+    // fixed-length runs, where the token-weighted and the per-request means coincide.
+    add(out, "serving.mean_itl_s", v.mean_itl_s, tpot, false);
   }
   if (p.run) {
     // Every one of these is a time, or scales with one (energy, money, CO2).

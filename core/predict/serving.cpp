@@ -780,6 +780,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   // Statistics over the completed requests.
   std::vector<double> ttft, tpot, e2e;
   double in_tokens = 0, out_tokens = 0, end = 0, start = reqs.empty() ? 0 : reqs.front().arrival;
+  double decode_time = 0, gaps = 0;  // over every inter-token gap of every request
   std::int64_t good = 0;
   // The front end's own time per request (ServingSpec::request_overhead_s) comes on top of the
   // scheduler's: first token and end move by it, the GPU's steps do not.
@@ -789,6 +790,10 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     e2e.push_back(r.done - r.arrival + front);
     const double per_token = r.output > 1 ? (r.done - r.first_token) / d(r.output - 1) : 0.0;
     tpot.push_back(per_token);
+    if (r.output > 1) {
+      decode_time += r.done - r.first_token;
+      gaps += d(r.output - 1);
+    }
     in_tokens += d(r.input);
     out_tokens += d(r.output);
     end = std::max(end, r.done);
@@ -808,6 +813,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   out.devices = static_cast<std::int64_t>(devices);
   out.ttft = stats(ttft);
   out.tpot = stats(tpot);
+  out.mean_itl_s = gaps > 0 ? decode_time / gaps : 0.0;
   out.e2e = stats(e2e);
   if (sv.slo) {
     ServingSloReport r;

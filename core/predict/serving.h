@@ -41,6 +41,11 @@ struct ServingPrediction {
   double requests_per_s = 0;
   double input_tokens_per_s = 0, output_tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
   LatencyStats ttft, tpot, e2e;
+  // Token-weighted mean inter-token latency: every gap between two output tokens of every request
+  // counts once, sum(end - first token) / sum(output - 1) ("Mean ITL" in TensorRT-LLM's and
+  // vLLM's benchmark reports). tpot.mean weights each request once instead; with unequal output
+  // lengths the long requests, which also decode in the emptier end of a burst, weigh more here.
+  double mean_itl_s = 0;
   double mean_batch = 0;      // time-weighted sequences per step, per replica
   double kv_utilisation = 0;  // time-weighted share of KV blocks in use
   std::int64_t preemptions = 0;

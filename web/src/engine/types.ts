@@ -1766,6 +1766,10 @@ export interface Serving {
     p99: number;
   };
   /**
+   * Token-weighted mean inter-token latency: the sum over requests of (last token - first token) / the sum of (output - 1), every gap counted once ("Mean ITL" of TensorRT-LLM's and vLLM's benchmarks); tpot_s.mean weights each request once, and the two are equal when every output has the same length. Unit: s.
+   */
+  mean_itl_s: number;
+  /**
    * Arrival to last token over the completed requests.
    */
   e2e_latency_s: {

@@ -750,6 +750,18 @@ export const SERVING_METRICS: MetricDef[] = [
   latencyMetric('ttft_s', 'p90', 'Time to first token, p90', '', 'TTFT = end of the step that prefills the prompt’s last chunk − arrival'),
   latencyMetric('tpot_s', 'mean', 'Time per output token, mean', 'Inter-token latency: each later token waits one step of the whole batch.', 'TPOT = (last token − first token) / (output − 1), per request'),
   latencyMetric('tpot_s', 'p90', 'Time per output token, p90', '', 'TPOT = (last token − first token) / (output − 1), per request'),
+  {
+    path: 'serving.mean_itl_s',
+    label: 'Inter-token latency, mean over tokens',
+    q: 'seconds',
+    better: 'lower',
+    about: 'Every gap between two output tokens counted once (the “Mean ITL” of TensorRT-LLM’s and vLLM’s benchmarks); equal to the TPOT mean when all outputs have the same length.',
+    explain: (c) => ({
+      formula: 'mean ITL = Σ over requests (last token − first token) / Σ (output − 1)',
+      inputs: [['TPOT mean (per request)', f(c.prediction.serving?.tpot_s?.mean, 'seconds')], ...servingInputs(c)],
+      source: SIM,
+    }),
+  },
   latencyMetric('e2e_latency_s', 'p90', 'End-to-end latency, p90', '', 'e2e = last token − arrival'),
   {
     path: 'serving.mean_batch',
