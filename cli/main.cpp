@@ -163,8 +163,7 @@ void print_prediction(const json& p) {
               << num(v["output_tokens_per_s_per_gpu"].get<double>(), "%.0f") << " per GPU)\n";
     pct("time to first token", v["ttft_s"]);
     pct("time per out token ", v["tpot_s"]);
-    std::cout << "  inter-token latency mean " << seconds(v["mean_itl_s"].get<double>())
-              << " over every token (per request above)\n";
+    pct("inter-token latency", v["itl_s"]);
     pct("end-to-end latency ", v["e2e_latency_s"]);
     std::cout << "  mean batch          " << num(v["mean_batch"].get<double>(), "%.1f") << " sequences, KV "
               << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used of "

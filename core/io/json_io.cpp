@@ -1304,6 +1304,7 @@ ojson serving_json(const ServingPrediction& v) {
   j["ttft_s"] = latency_json(v.ttft);
   j["tpot_s"] = latency_json(v.tpot);
   j["mean_itl_s"] = v.mean_itl_s;
+  j["itl_s"] = latency_json(v.itl);
   j["e2e_latency_s"] = latency_json(v.e2e);
   j["mean_batch"] = v.mean_batch;
   j["kv_utilisation"] = v.kv_utilisation;

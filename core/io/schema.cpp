@@ -1302,6 +1302,13 @@ Node serving_output_schema() {
                       "token) / the sum of (output - 1), every gap counted once (\"Mean ITL\" of "
                       "TensorRT-LLM's and vLLM's benchmarks); tpot_s.mean weights each request once, and "
                       "the two are equal when every output has the same length.")},
+                 {"itl_s",
+                  latency(
+                      "Inter-token latency, token-weighted (mean equals mean_itl_s; the percentiles from "
+                      "log-spaced bins 0.7% wide, as vLLM's \"Median / P99 ITL\"; a step that also prefills "
+                      "prompt chunks lengthens the gap of every sequence decoding in it, a preempted or "
+                      "queued request's wait is one gap, a verified speculation's n tokens n gaps of a 1/n "
+                      "share each): every gap between two output tokens counted once")},
                  {"e2e_latency_s", latency("Arrival to last token")},
                  {"mean_batch",
                   amount().desc("Time-weighted sequences per step, per replica.").unit("sequences")},

@@ -112,6 +112,8 @@ ojson uncertainty_json(const Scenario& s, const Prediction& p) {
     // The published inter-token latencies the band is fitted on are "Mean ITL" figures of
     // fixed-length runs, where the token-weighted and the per-request means coincide.
     add(out, "serving.mean_itl_s", v.mean_itl_s, tpot, false);
+    add(out, "serving.itl_s.mean", v.itl.mean, tpot, false);
+    add(out, "serving.itl_s.p90", v.itl.p90, tpot, false);
   }
   if (p.run) {
     // Every one of these is a time, or scales with one (energy, money, CO2).

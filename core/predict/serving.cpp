@@ -9,6 +9,7 @@
 #include "predict/serving.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -95,6 +96,11 @@ struct Request {
   std::int64_t input = 1;
   double done = -1;
   double ready = 0;  // disaggregated decode: when the KV hand-off lands
+  // The step (of its replica) that ended with the request's last token, and that token's time once
+  // the request stops getting one every step (kept up to date only then: a request that got a
+  // token the step before needs no time, its gap is the step's).
+  std::int64_t last_step = -2;
+  double last_time = 0;
 };
 
 // Percentiles by linear interpolation between closest ranks. Each call selects the two ranks it
@@ -122,6 +128,83 @@ LatencyStats stats(std::vector<double>& v) {
   out.p99 = percentile(v, 99);
   return out;
 }
+
+// A token-weighted distribution of inter-token gaps in log-spaced bins (100 ns to 1e5 s, 4096
+// bins of 0.67%), so that its memory and time do not grow with the run's steps. Bin edges are
+// computed once with portable_exp, so native and WebAssembly builds bin alike.
+class GapHistogram {
+ public:
+  static constexpr std::size_t kBins = 4096;
+  void add(double v, double weight) {
+    if (!(weight > 0)) return;
+    w_[bin(v)] += weight;
+    note(v, v, weight);
+  }
+  // `weight` gaps spread evenly over [a, b] (a decode stretch: steps whose time grows linearly).
+  void add_even(double a, double b, double weight) {
+    if (!(weight > 0)) return;
+    if (b < a) std::swap(a, b);
+    if (!(b > a)) return add(a, weight);
+    const auto& e = edges();
+    for (std::size_t i = bin(a), last = bin(b); i <= last; ++i) {
+      const double lo = i == 0 ? a : std::max(a, e[i]), hi = i + 1 == kBins ? b : std::min(b, e[i + 1]);
+      if (hi > lo) w_[i] += weight * (hi - lo) / (b - a);
+    }
+    note(a, b, weight);
+  }
+  double total() const { return total_; }
+  LatencyStats stats() const {
+    LatencyStats out;
+    if (!(total_ > 0)) return out;
+    out.mean = sum_ / total_;
+    out.p50 = quantile(0.50);
+    out.p90 = quantile(0.90);
+    out.p99 = quantile(0.99);
+    return out;
+  }
+
+ private:
+  static const std::array<double, kBins + 1>& edges() {
+    static const std::array<double, kBins + 1> e = [] {
+      std::array<double, kBins + 1> out{};
+      for (std::size_t i = 0; i <= kBins; ++i)
+        out[i] =
+            1e-7 * portable_exp(static_cast<double>(i) * portable_log(1e12) / static_cast<double>(kBins));
+      return out;
+    }();
+    return e;
+  }
+  static std::size_t bin(double v) {
+    const auto& e = edges();
+    const auto it = std::upper_bound(e.begin() + 1, e.end() - 1, v);
+    return static_cast<std::size_t>(it - e.begin()) - 1;
+  }
+  void note(double a, double b, double weight) {
+    lo_ = std::min(lo_, a);
+    hi_ = std::max(hi_, b);
+    total_ += weight;
+    sum_ += weight * (a + b) / 2.0;
+  }
+  // The value below which a share q of the weight lies: linear within the bin that crosses it,
+  // clamped to the smallest and largest gap seen.
+  double quantile(double q) const {
+    const auto& e = edges();
+    const double target = q * total_;
+    double below = 0;
+    for (std::size_t i = 0; i < kBins; ++i) {
+      if (w_[i] <= 0) continue;
+      if (below + w_[i] >= target) {
+        const double v = e[i] + (e[i + 1] - e[i]) * (target - below) / w_[i];
+        return std::clamp(v, lo_, hi_);
+      }
+      below += w_[i];
+    }
+    return hi_;
+  }
+  std::vector<double> w_ = std::vector<double>(kBins, 0.0);
+  double total_ = 0, sum_ = 0;
+  double lo_ = std::numeric_limits<double>::infinity(), hi_ = 0;
+};
 
 // What one replica of a pool can hold and how it is timed.
 struct Pool {
@@ -208,6 +291,14 @@ struct ReplicaRun {
   bool record_steps = false;
   std::vector<StepSpan> spans;
   std::vector<double> span_ends;
+  // Inter-token gaps: straight into `gaps` on the replica's own clock; with record_steps, the
+  // regular ones (one step long) in the spans and the rest here by step, for lockstep()'s clock.
+  GapHistogram* gaps = nullptr;
+  struct LongGap {
+    std::int64_t from = 0, to = 0;  // the steps that ended with the previous token and with these
+    std::int64_t tokens = 1;
+  };
+  std::vector<LongGap> long_gaps;
 };
 
 enum class Mode { whole, prefill_only, decode_only };
@@ -266,8 +357,15 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       waiting.push_back(next++);
     }
   };
+  // A request that got a token the step before and gets none in this one: its last token came at
+  // t, which the gap to its next token starts from.
+  std::int64_t step_no = 0;  // this step's index (run.steps, as a local: see above)
+  const auto pause = [&](Request& r) {
+    if (r.last_step == step_no - 1) r.last_time = t;
+  };
   const auto preempt = [&](std::size_t i) {
     Request& r = reqs[i];
+    pause(r);
     used -= r.kv_bytes;
     r.kv_bytes = 0;
     r.claimed = 0;
@@ -291,6 +389,26 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
   // waits for the step's duration. Noted on the way: whether any request is done (the retiring
   // pass runs only then) and the fewest tokens any has left to generate.
   std::int64_t decode_n = 0, decode_ctx = 0, prefill_tokens = 0, scheduled = 0;
+  // Tokens this step that follow a token of the step before (each such gap is the step), and the
+  // others (after a pause, or a speculation's several), with where their gap starts.
+  std::int64_t regular_gaps = 0;
+  struct Emitted {
+    std::size_t i;
+    std::int64_t tokens, from_step;
+    double from_time;
+  };
+  std::vector<Emitted> other_gaps;
+  const auto emitted = [&](std::size_t i, Request & r, std::int64_t n) __attribute__((always_inline)) {
+    if (n == 1 && r.last_step == step_no - 1) {
+      ++regular_gaps;
+    } else if (n > 0) {
+      other_gaps.push_back({i, n, r.last_step, r.last_step == step_no - 1 ? t : r.last_time});
+    } else {
+      pause(r);
+      return;
+    }
+    r.last_step = step_no;
+  };
   bool any_done = false;
   std::int64_t fewest_left = 0;
   // (Inlined into both loops that schedule: called for every running request every step.)
@@ -308,7 +426,12 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       r.kv += prefill ? tokens : 1;
       if (!prefill || r.kv >= r.target) {  // else more chunks to come
         ++r.generated;
-        if (r.first_token < 0) first_tokens.push_back(i);
+        if (r.first_token < 0) {
+          first_tokens.push_back(i);
+          r.last_step = step_no;
+        } else {
+          emitted(i, r, 1);
+        }
       }
     } else {
       // A verified speculation: the expected tokens per step, emitted whole (the remainder
@@ -318,6 +441,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       r.credit -= std::floor(r.credit);
       r.kv += n;
       r.generated += n;
+      emitted(i, r, n);
     }
     any_done = any_done || is_done(r);
     fewest_left = std::min(fewest_left, r.output - r.generated);
@@ -337,6 +461,9 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     // Running requests first, in admission order.
     std::int64_t budget = sv.max_num_tokens;
     scheduled = 0;
+    step_no = run.steps;
+    regular_gaps = 0;
+    other_gaps.clear();
     first_tokens.clear();
     any_done = false;
     fewest_left = std::numeric_limits<std::int64_t>::max();
@@ -347,7 +474,10 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       Request& r = reqs[i];
       const bool prefill = r.kv < r.target;
       const std::int64_t tokens = prefill ? std::min(r.target - r.kv, budget) : decode_step_tokens;
-      if (tokens <= 0 || tokens > budget) continue;
+      if (tokens <= 0 || tokens > budget) {
+        pause(r);
+        continue;
+      }
       // Claims only grow (a reserved request already holds its whole context).
       const std::int64_t upto = r.kv + tokens;
       const double need = upto <= r.claimed ? r.kv_bytes : std::max(r.kv_bytes, pool.bytes_for(upto));
@@ -411,11 +541,15 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       }
     }
     t += dt;
-    ++run.steps;
     if (run.record_steps) {
-      run.spans.push_back({1, dt, 0.0});
+      run.spans.push_back({1, dt, 0.0, d(regular_gaps)});
       run.span_ends.push_back(t);
+      for (const Emitted& e : other_gaps) run.long_gaps.push_back({e.from_step, run.steps, e.tokens});
+    } else if (run.gaps) {
+      run.gaps->add(dt, d(regular_gaps));
+      for (const Emitted& e : other_gaps) run.gaps->add((t - e.from_time) / d(e.tokens), d(e.tokens));
     }
+    ++run.steps;
     run.busy_batch += d(scheduled) * dt;
     run.busy_kv += used / capacity * dt;
     run.busy_time += dt;
@@ -474,17 +608,23 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
           const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
           t += total;
           run.steps += extra;
+          const double batch = d(static_cast<std::int64_t>(running.size()));
           if (run.record_steps) {
-            run.spans.push_back({extra, dt + slope, slope});
+            run.spans.push_back({extra, dt + slope, slope, batch});
             run.span_ends.push_back(t);
+          } else if (run.gaps) {
+            // Step j of the stretch takes dt + slope j: evenly spread, as many at each.
+            run.gaps->add_even(dt + slope * 0.5, dt + slope * (d(extra) + 0.5), batch * d(extra));
           }
           run.busy_batch += d(static_cast<std::int64_t>(running.size())) * total;
           run.busy_kv += used / capacity * total;
           run.busy_time += total;
+          const std::int64_t last_step = run.steps - 1;
           for (std::size_t i : running) {
             Request& r = reqs[i];
             r.kv += extra;
             r.generated += extra;
+            r.last_step = last_step;
             if (sv.kv_admission == KvAdmission::on_demand) claim(r, r.kv);
             any_done = any_done || is_done(r);
           }
@@ -529,6 +669,19 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
 // finished waits). Every request's first-token and end times, and the chart's samples, move to
 // that clock. `runs[k]` is replica `reps[k]`; a group is ep consecutive replicas (the ep ranks
 // are placed next to each other at tp 1, pp 1).
+// A replica's inter-token gaps on `clock` (entry j: the end of step j - 1): each step's regular
+// gaps last the step, the others from the end of the step with the previous token.
+void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
+  if (!run.gaps) return;
+  std::size_t j = 0;
+  for (const StepSpan& span : run.spans)
+    for (std::int64_t k = 0; k < span.steps; ++k, ++j) run.gaps->add(clock[j + 1] - clock[j], span.gaps);
+  for (const ReplicaRun::LongGap& g : run.long_gaps) {
+    const double from = clock[static_cast<std::size_t>(std::max<std::int64_t>(g.from, -1) + 1)];
+    run.gaps->add((clock[static_cast<std::size_t>(g.to + 1)] - from) / d(g.tokens), d(g.tokens));
+  }
+}
+
 void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
               std::int64_t ep, std::vector<Request>& all) {
   for (std::int64_t g = 0; g * ep < replicas; ++g) {
@@ -541,8 +694,9 @@ void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& r
         members.push_back(reps[k]);
         spans.push_back(&runs[k]->spans);
       }
-    if (group.size() < 2) continue;
     const std::vector<double> clock = lockstep_clock(spans);
+    for (const ReplicaRun* run : group) clock_gaps(*run, clock);
+    if (group.size() < 2) continue;  // its own clock: nothing moves
     for (std::size_t m = 0; m < group.size(); ++m) {
       const std::vector<double>& ends = group[m]->span_ends;
       if (ends.empty()) continue;
@@ -686,6 +840,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   if (auto err = check_serving(s)) return *err;
   std::vector<Request> reqs = make_requests(sv);
   std::vector<ReplicaRun> runs;
+  GapHistogram gaps;  // every inter-token gap of the deployment
   const auto run_pool = [&](const Pool& pool, Mode mode, std::vector<Request>& all,
                             std::int64_t clients) -> std::optional<Error> {
     const std::int64_t replicas = pool.s.parallel.dp;
@@ -714,6 +869,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       if (clients > 0 && c == 0) continue;
       ReplicaRun run;
       run.record_steps = together;
+      if (mode != Mode::prefill_only) run.gaps = &gaps;
       if (!simulate(pool, timers, sv, mode, mine, c, rep == 0, run, budget))
         return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                           "the simulation would take more than " + std::to_string(kMaxServingSteps) +
@@ -730,6 +886,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       for (std::size_t k = first_run; k < runs.size(); ++k) {
         runs[k].spans = {};
         runs[k].span_ends = {};
+        runs[k].long_gaps = {};
       }
     }
     return std::nullopt;
@@ -764,6 +921,8 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       const double xfer = net.latency.value + bytes / (net.bandwidth.value * net.efficiency);
       transfer_sum += xfer;
       r.ready = r.first_token + xfer;
+      r.last_step = -2;  // its first token came from the prefill pool
+      r.last_time = r.first_token;
       r.kv = r.input;
       r.target = r.input;
       r.kv_bytes = 0;
@@ -780,7 +939,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   // Statistics over the completed requests.
   std::vector<double> ttft, tpot, e2e;
   double in_tokens = 0, out_tokens = 0, end = 0, start = reqs.empty() ? 0 : reqs.front().arrival;
-  double decode_time = 0, gaps = 0;  // over every inter-token gap of every request
+  double decode_time = 0, gap_count = 0;  // over every inter-token gap of every request
   std::int64_t good = 0;
   // The front end's own time per request (ServingSpec::request_overhead_s) comes on top of the
   // scheduler's: first token and end move by it, the GPU's steps do not.
@@ -792,7 +951,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     tpot.push_back(per_token);
     if (r.output > 1) {
       decode_time += r.done - r.first_token;
-      gaps += d(r.output - 1);
+      gap_count += d(r.output - 1);
     }
     in_tokens += d(r.input);
     out_tokens += d(r.output);
@@ -813,7 +972,8 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   out.devices = static_cast<std::int64_t>(devices);
   out.ttft = stats(ttft);
   out.tpot = stats(tpot);
-  out.mean_itl_s = gaps > 0 ? decode_time / gaps : 0.0;
+  out.mean_itl_s = gap_count > 0 ? decode_time / gap_count : 0.0;
+  out.itl = gaps.stats();
   out.e2e = stats(e2e);
   if (sv.slo) {
     ServingSloReport r;

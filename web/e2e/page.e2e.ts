@@ -287,6 +287,8 @@ describe('the built page', () => {
     expect(await band.textContent()).toContain('80% range');
     const cells = await block.locator('[data-testid="serving-percentiles"] td').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
     expect(cells.slice(0, 4)).toEqual(['mean', 'p50', 'p90', 'p99'].map((k) => String(expected.serving.ttft_s[k])));
+    expect(cells.slice(8, 12)).toEqual(['mean', 'p50', 'p90', 'p99'].map((k) => String(expected.serving.itl_s[k])));
+    expect(shown['serving.itl_s.p99']).toBe(String(expected.serving.itl_s.p99));
     expect(await block.locator('[data-testid="serving-slo"]').getAttribute('data-value')).toBe(String(expected.serving.slo.met));
     // The editor shows the stream; the timeline and the rate sweep are drawn.
     expect(await page.locator('[data-path="/inference/serving"]').isChecked()).toBe(true);

@@ -1770,6 +1770,27 @@ export interface Serving {
    */
   mean_itl_s: number;
   /**
+   * Inter-token latency, token-weighted (mean equals mean_itl_s; the percentiles from log-spaced bins 0.7% wide, as vLLM's "Median / P99 ITL"; a step that also prefills prompt chunks lengthens the gap of every sequence decoding in it, a preempted or queued request's wait is one gap, a verified speculation's n tokens n gaps of a 1/n share each): every gap between two output tokens counted once over the completed requests.
+   */
+  itl_s: {
+    /**
+     * Unit: s.
+     */
+    mean: number;
+    /**
+     * Unit: s.
+     */
+    p50: number;
+    /**
+     * Unit: s.
+     */
+    p90: number;
+    /**
+     * Unit: s.
+     */
+    p99: number;
+  };
+  /**
    * Arrival to last token over the completed requests.
    */
   e2e_latency_s: {

@@ -762,6 +762,24 @@ export const SERVING_METRICS: MetricDef[] = [
       source: SIM,
     }),
   },
+  {
+    path: 'serving.itl_s.p99',
+    label: 'Inter-token latency, p99 over tokens',
+    q: 'seconds',
+    better: 'lower',
+    about: 'The gap between two tokens that only 1% of all gaps exceed (vLLM’s “P99 ITL”): the steps that also prefill prompt chunks, and requests waiting out a preemption, show up here long before they move the mean.',
+    explain: (c) => ({
+      formula: 'every gap between two output tokens of every request, token-weighted; the 99th percentile from log-spaced bins 0.7% wide (a step that prefills chunks lengthens the gap of every sequence decoding in it)',
+      inputs: [
+        ['mean', f(c.prediction.serving?.itl_s?.mean, 'seconds')],
+        ['p50', f(c.prediction.serving?.itl_s?.p50, 'seconds')],
+        ['p90', f(c.prediction.serving?.itl_s?.p90, 'seconds')],
+        ['p99', f(c.prediction.serving?.itl_s?.p99, 'seconds')],
+        ...servingInputs(c),
+      ],
+      source: SIM,
+    }),
+  },
   latencyMetric('e2e_latency_s', 'p90', 'End-to-end latency, p90', '', 'e2e = last token − arrival'),
   {
     path: 'serving.mean_batch',

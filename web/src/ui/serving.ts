@@ -16,12 +16,13 @@ export function servingIntro(v: Serving): HTMLElement {
   const rows: Array<[string, Serving['ttft_s']]> = [
     ['Time to first token', v.ttft_s],
     ['Time per output token', v.tpot_s],
+    ['Inter-token gap (every token)', v.itl_s],
     ['End-to-end latency', v.e2e_latency_s],
   ];
   const table = h(
     'table',
     { class: 'percentiles', 'data-testid': 'serving-percentiles' },
-    h('caption', null, 'Latency over the completed requests'),
+    h('caption', null, 'Latency over the completed requests (the inter-token gaps weighted by token, the others by request)'),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'metric'), ...['mean', 'p50', 'p90', 'p99'].map((k) => h('th', { scope: 'col' }, k)))),
     h(
       'tbody',
