@@ -393,16 +393,15 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
   // others (after a pause, or a speculation's several), with where their gap starts.
   std::int64_t regular_gaps = 0;
   struct Emitted {
-    std::size_t i;
     std::int64_t tokens, from_step;
     double from_time;
   };
   std::vector<Emitted> other_gaps;
-  const auto emitted = [&](std::size_t i, Request & r, std::int64_t n) __attribute__((always_inline)) {
+  const auto emitted = [&](Request & r, std::int64_t n) __attribute__((always_inline)) {
     if (n == 1 && r.last_step == step_no - 1) {
       ++regular_gaps;
     } else if (n > 0) {
-      other_gaps.push_back({i, n, r.last_step, r.last_step == step_no - 1 ? t : r.last_time});
+      other_gaps.push_back({n, r.last_step, r.last_step == step_no - 1 ? t : r.last_time});
     } else {
       pause(r);
       return;
@@ -430,7 +429,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
           first_tokens.push_back(i);
           r.last_step = step_no;
         } else {
-          emitted(i, r, 1);
+          emitted(r, 1);
         }
       }
     } else {
@@ -441,7 +440,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       r.credit -= std::floor(r.credit);
       r.kv += n;
       r.generated += n;
-      emitted(i, r, n);
+      emitted(r, n);
     }
     any_done = any_done || is_done(r);
     fewest_left = std::min(fewest_left, r.output - r.generated);
