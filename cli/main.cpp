@@ -169,10 +169,18 @@ void print_prediction(const json& p) {
               << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used of "
               << v["kv_capacity_tokens"].get<long long>() << " tokens, " << v["preemptions"].get<long long>()
               << " preemptions\n";
-    if (v.contains("slo"))
-      std::cout << "  SLO p" << num(v["slo"]["percentile"].get<double>(), "%g") << ": "
-                << (v["slo"]["met"].get<bool>() ? "met" : "NOT met") << "; goodput "
-                << num(v["goodput_requests_per_s"].get<double>(), "%.3g") << " requests/s\n";
+    if (v.contains("slo")) {
+      const json& slo = v["slo"];
+      std::cout << "  SLO p" << num(slo["percentile"].get<double>(), "%g") << ": "
+                << (slo["met"].get<bool>() ? "met" : "NOT met");
+      for (const char* k : {"ttft", "tpot", "itl"}) {
+        const double objective = slo[std::string(k) + "_s"].get<double>();
+        if (objective > 0)
+          std::cout << ", " << k << " " << seconds(slo[std::string(k) + "_at_percentile"].get<double>())
+                    << " (objective " << seconds(objective) << ")";
+      }
+      std::cout << "; goodput " << num(v["goodput_requests_per_s"].get<double>(), "%.3g") << " requests/s\n";
+    }
   }
   const auto cost = [&](const json& c) {
     std::cout << "  energy              " << num(c["joules_per_token"].get<double>(), "%.3g")

@@ -580,10 +580,12 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
     ServingSlo slo;
     slo.ttft_s = slr.number("ttft_s", false, 1e-6, 1e6).value_or(0);
     slo.tpot_s = slr.number("tpot_s", false, 1e-6, 1e6).value_or(0);
+    slo.itl_s = slr.number("itl_s", false, 1e-6, 1e6).value_or(0);
     slo.percentile = slr.number("percentile", false, 1, 100).value_or(slo.percentile);
     slr.finish();
-    if (!err && slo.ttft_s == 0 && slo.tpot_s == 0)
-      r.fail("serving.slo_without_objective", r.child("slo"), "'slo' needs 'ttft_s', 'tpot_s' or both");
+    if (!err && slo.ttft_s == 0 && slo.tpot_s == 0 && slo.itl_s == 0)
+      r.fail("serving.slo_without_objective", r.child("slo"),
+             "'slo' needs 'ttft_s', 'tpot_s', 'itl_s' or several");
     sv.slo = slo;
   }
   if (const json* dg = r.get("disaggregated", false)) {
@@ -1169,6 +1171,7 @@ ojson serving_spec_json(const ServingSpec& v) {
     j["slo"] = {{"percentile", v.slo->percentile}};
     if (v.slo->ttft_s > 0) j["slo"]["ttft_s"] = v.slo->ttft_s;
     if (v.slo->tpot_s > 0) j["slo"]["tpot_s"] = v.slo->tpot_s;
+    if (v.slo->itl_s > 0) j["slo"]["itl_s"] = v.slo->itl_s;
   }
   if (v.prefill && v.decode)
     j["disaggregated"] = {{"prefill", pool_json(*v.prefill)}, {"decode", pool_json(*v.decode)}};
@@ -1325,6 +1328,8 @@ ojson serving_json(const ServingPrediction& v) {
                 {"percentile", v.slo->percentile},
                 {"ttft_at_percentile", v.slo->ttft_at_percentile},
                 {"tpot_at_percentile", v.slo->tpot_at_percentile},
+                {"itl_s", v.slo->itl_s},
+                {"itl_at_percentile", v.slo->itl_at_percentile},
                 {"met", v.slo->met}};
   ojson tl = ojson::array();
   for (const auto& x : v.timeline)

@@ -1085,12 +1085,21 @@ Node serving_schema() {
                       .unit("ms")
                       .def(v.step_overhead_s * 1e3)},
                  {"slo",
-                  object({{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
-                          {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},
-                          {"percentile", number(1, 100).desc("Percentile the objectives hold at.").def(90)}})
+                  object(
+                      {{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
+                       {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},
+                       {"itl_s",
+                        number(1e-6, 1e6)
+                            .desc(
+                                "Objective on the gap between two tokens, over every token of every "
+                                "request (Sarathi-Serve's P99 time between tokens): a step that also "
+                                "prefills prompt chunks lengthens the gap of every sequence decoding in it.")
+                            .unit("s")},
+                       {"percentile", number(1, 100).desc("Percentile the objectives hold at.").def(90)}})
                       .title("Service-level objectives")
-                      .desc("At least one of ttft_s and tpot_s. A request counts towards goodput when it "
-                            "meets both.")},
+                      .desc("At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when "
+                            "it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides "
+                            "whether the objectives are met.")},
                  {"disaggregated",
                   object({{"prefill", pool_schema("Prefill")}, {"decode", pool_schema("Decode")}},
                          {"prefill", "decode"})
@@ -1330,10 +1339,12 @@ Node serving_output_schema() {
                  {"kv_transfer_s", seconds("Mean prefill-to-decode KV hand-off (disaggregated; else 0).")},
                  {"slo", output({{"ttft_s", seconds("Objective (0: none).")},
                                  {"tpot_s", seconds("Objective (0: none).")},
+                                 {"itl_s", seconds("Objective (0: none).")},
                                  {"percentile", amount()},
-                                 {"ttft_at_percentile", seconds("")},
-                                 {"tpot_at_percentile", seconds("")},
-                                 {"met", boolean().desc("Both objectives hold at the percentile.")}})
+                                 {"ttft_at_percentile", seconds("Over the requests.")},
+                                 {"tpot_at_percentile", seconds("Over the requests.")},
+                                 {"itl_at_percentile", seconds("Over every inter-token gap (itl_s).")},
+                                 {"met", boolean().desc("Every objective given holds at the percentile.")}})
                              .desc("When the scenario states objectives.")},
                  {"timeline",
                   array_of(output({{"t_s", seconds("End of the step since the first arrival.")},

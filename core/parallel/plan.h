@@ -96,6 +96,9 @@ double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi)
 
 struct ServingSlo {
   double ttft_s = 0, tpot_s = 0;  // 0 = no objective on that metric
+  // On the gaps between tokens, every token's (Sarathi-Serve's P99 time between tokens, Agrawal et
+  // al. 2024): decides whether the objectives are met, not which requests count towards goodput.
+  double itl_s = 0;
   double percentile = 90;
 };
 

@@ -153,6 +153,7 @@ class GapHistogram {
     note(a, b, weight);
   }
   double total() const { return total_; }
+  double percentile(double q) const { return total_ > 0 ? quantile(q / 100.0) : 0.0; }
   LatencyStats stats() const {
     LatencyStats out;
     if (!(total_ > 0)) return out;
@@ -981,8 +982,11 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     r.percentile = sv.slo->percentile;
     r.ttft_at_percentile = percentile(ttft, r.percentile);
     r.tpot_at_percentile = percentile(tpot, r.percentile);
+    r.itl_s = sv.slo->itl_s;
+    r.itl_at_percentile = gaps.percentile(r.percentile);
     r.met = (r.ttft_s <= 0 || r.ttft_at_percentile <= r.ttft_s) &&
-            (r.tpot_s <= 0 || r.tpot_at_percentile <= r.tpot_s);
+            (r.tpot_s <= 0 || r.tpot_at_percentile <= r.tpot_s) &&
+            (r.itl_s <= 0 || r.itl_at_percentile <= r.itl_s);
     out.slo = r;
   }
   double batch = 0, kv = 0, busy = 0;

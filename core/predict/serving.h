@@ -32,9 +32,10 @@ struct ServingStepSample {
 };
 
 struct ServingSloReport {
-  double ttft_s = 0, tpot_s = 0, percentile = 90;
-  double ttft_at_percentile = 0, tpot_at_percentile = 0;
-  bool met = false;  // both objectives hold at the percentile
+  double ttft_s = 0, tpot_s = 0, itl_s = 0, percentile = 90;
+  // TTFT and TPOT over the requests, the inter-token gap over every token (ServingSlo::itl_s).
+  double ttft_at_percentile = 0, tpot_at_percentile = 0, itl_at_percentile = 0;
+  bool met = false;  // every objective given holds at the percentile
 };
 
 struct ServingPrediction {

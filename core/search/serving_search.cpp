@@ -200,7 +200,7 @@ Result<ServingSearchResult> search_serving(const Scenario& s, std::optional<std:
     return make_error(
         "search.capacity_needs_objectives", "/inference/serving/slo",
         "the capacity objective finds the largest Poisson rate that meets inference.serving.slo; "
-        "give ttft_s and/or tpot_s, and an open stream (poisson or offline)");
+        "give ttft_s, tpot_s or itl_s, and an open stream (poisson or offline)");
   auto space = serving_deployments(s, tp, pp, ep);
   if (!space) return space.error();
   ServingSearchResult out;

@@ -101,6 +101,23 @@ TEST(ServingSearch, CapacityMeetsTheObjectivesAndGrowsWithDevices) {
   EXPECT_DOUBLE_EQ(one["best"][0]["score_requests_per_s_per_device"].get<double>(), c1);
 }
 
+// An objective on the gap between tokens alone is one the capacity search holds: a looser one
+// admits a higher rate (or the same, if the capacity is bounded elsewhere), never a lower one.
+TEST(ServingSearch, CapacityUnderAnInterTokenObjective) {
+  const auto capacity = [](double itl) {
+    json s = stream(1);
+    s["inference"]["serving"]["slo"] = {{"itl_s", itl}, {"percentile", 99}};
+    const json r = search(s, {{"mode", "serving"}, {"objective", "capacity"}, {"top", 1}});
+    EXPECT_FALSE(r.contains("error")) << r.dump();
+    EXPECT_TRUE(r["best"][0]["serving"]["slo"]["met"].get<bool>());
+    EXPECT_LE(r["best"][0]["serving"]["slo"]["itl_at_percentile"].get<double>(), itl);
+    return r["best"][0]["capacity_requests_per_s"].get<double>();
+  };
+  const double tight = capacity(0.02), loose = capacity(0.2);
+  EXPECT_GT(tight, 0.0);
+  EXPECT_GE(loose, tight);
+}
+
 TEST(ServingSearch, CancelKeepsWhatWasFound) {
   int calls = 0;
   const json r = json::parse(

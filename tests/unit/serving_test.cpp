@@ -215,6 +215,34 @@ TEST(Serving, ItlPercentilesShowPrefillInterference) {
   EXPECT_NEAR(small["p50"].get<double>() / big["p50"].get<double>(), 1.0, 0.2);
 }
 
+// An objective on the gap between tokens (Sarathi-Serve's P99 time between tokens) between the two
+// budgets' p99 gaps: the large chunks miss it, the small ones meet it; its value at the percentile
+// is the distribution's p99. It is over tokens, so it decides `met` and leaves goodput, a count of
+// requests, to the TTFT and TPOT objectives (all requests without them).
+TEST(Serving, ItlObjectiveHoldsOverTokens) {
+  const auto stream = [](int budget, const json& slo) {
+    return serve({{"arrival", "poisson"},
+                  {"requests_per_s", 3},
+                  {"num_requests", 300},
+                  {"max_num_tokens", budget},
+                  {"input_len", {{"mean", 3000}, {"max", 8000}}},
+                  {"output_len", 200},
+                  {"slo", slo}});
+  };
+  const json free_big = stream(8192, {{"ttft_s", 100}}), free_small = stream(512, {{"ttft_s", 100}});
+  const double objective =
+      std::sqrt(free_big["itl_s"]["p99"].get<double>() * free_small["itl_s"]["p99"].get<double>());
+  const json big = stream(8192, {{"itl_s", objective}, {"percentile", 99}});
+  const json small = stream(512, {{"itl_s", objective}, {"percentile", 99}});
+  EXPECT_FALSE(big["slo"]["met"].get<bool>());
+  EXPECT_TRUE(small["slo"]["met"].get<bool>());
+  EXPECT_DOUBLE_EQ(big["slo"]["itl_at_percentile"].get<double>(), big["itl_s"]["p99"].get<double>());
+  EXPECT_DOUBLE_EQ(big["goodput_requests_per_s"].get<double>(), big["requests_per_s"].get<double>());
+  // With a TPOT objective beside it, goodput counts the requests that meet that one.
+  const json both = stream(8192, {{"itl_s", objective}, {"tpot_s", 1e-5}, {"percentile", 99}});
+  EXPECT_EQ(both["goodput_requests_per_s"].get<double>(), 0.0);
+}
+
 TEST(Serving, SlosGiveGoodputAndTheirPercentiles) {
   const json loose = serve({{"arrival", "poisson"},
                             {"requests_per_s", 4},
@@ -308,6 +336,8 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
                at + "/output_len/0");
   expect_error(base({{"output_len", "long"}}), "scenario.wrong_type", at + "/output_len");
   expect_error(base({{"slo", {{"ttft_s", 0}}}}), "scenario.out_of_range", at + "/slo/ttft_s");
+  expect_error(base({{"slo", {{"itl_s", -1}}}}), "scenario.out_of_range", at + "/slo/itl_s");
+  expect_error(base({{"slo", {{"percentile", 99}}}}), "serving.slo_without_objective", at + "/slo");
   expect_error(base({{"slo", json::object()}}), "serving.slo_without_objective", at + "/slo");
   expect_error(base({{"max_batch", 0}}), "scenario.out_of_range", at + "/max_batch");
   expect_error(base({{"gpu_memory_utilization", 1.5}}), "scenario.out_of_range",

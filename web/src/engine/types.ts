@@ -1166,7 +1166,7 @@ export interface InferenceSpec {
      */
     step_overhead_ms?: number;
     /**
-     * At least one of ttft_s and tpot_s. A request counts towards goodput when it meets both.
+     * At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.
      */
     slo?: {
       /**
@@ -1177,6 +1177,10 @@ export interface InferenceSpec {
        * Time per output token objective. Unit: s.
        */
       tpot_s?: number;
+      /**
+       * Objective on the gap between two tokens, over every token of every request (Sarathi-Serve's P99 time between tokens): a step that also prefills prompt chunks lengthens the gap of every sequence decoding in it. Unit: s.
+       */
+      itl_s?: number;
       /**
        * Percentile the objectives hold at.
        */
@@ -1875,17 +1879,25 @@ export interface Serving {
      * Objective (0: none). Unit: s.
      */
     tpot_s: number;
+    /**
+     * Objective (0: none). Unit: s.
+     */
+    itl_s: number;
     percentile: number;
     /**
-     * Unit: s.
+     * Over the requests. Unit: s.
      */
     ttft_at_percentile: number;
     /**
-     * Unit: s.
+     * Over the requests. Unit: s.
      */
     tpot_at_percentile: number;
     /**
-     * Both objectives hold at the percentile.
+     * Over every inter-token gap (itl_s). Unit: s.
+     */
+    itl_at_percentile: number;
+    /**
+     * Every objective given holds at the percentile.
      */
     met: boolean;
   };

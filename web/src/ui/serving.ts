@@ -37,7 +37,7 @@ export function servingIntro(v: Serving): HTMLElement {
         'p',
         { class: `fit ${v.slo.met ? 'ok' : 'bad'}`, 'data-testid': 'serving-slo', 'data-value': String(v.slo.met) },
         h('strong', null, v.slo.met ? 'Objectives met' : 'Objectives missed'),
-        ` at p${v.slo.percentile}: TTFT ${formatSeconds(v.slo.ttft_at_percentile)}${v.slo.ttft_s > 0 ? ` (objective ${formatSeconds(v.slo.ttft_s)})` : ''}, TPOT ${formatSeconds(v.slo.tpot_at_percentile)}${v.slo.tpot_s > 0 ? ` (objective ${formatSeconds(v.slo.tpot_s)})` : ''}.`,
+        ` at p${v.slo.percentile}: TTFT ${formatSeconds(v.slo.ttft_at_percentile)}${v.slo.ttft_s > 0 ? ` (objective ${formatSeconds(v.slo.ttft_s)})` : ''}, TPOT ${formatSeconds(v.slo.tpot_at_percentile)}${v.slo.tpot_s > 0 ? ` (objective ${formatSeconds(v.slo.tpot_s)})` : ''}${v.slo.itl_s > 0 ? `, the gap between tokens ${formatSeconds(v.slo.itl_at_percentile)} over every token (objective ${formatSeconds(v.slo.itl_s)})` : ''}.`,
       )
     : null;
   const words = `${groupDigits(v.completed)} requests simulated on ${v.replicas} replica${v.replicas === 1 ? '' : 's'} (${v.devices} devices) in ${groupDigits(v.steps)} scheduler steps: each step the running requests decode one token or prefill their next prompt chunk, and waiting requests join while at most ${v.max_batch} sequences, ${groupDigits(v.max_num_tokens)} tokens per step and the free KV blocks allow (${groupDigits(v.kv_capacity_tokens)} tokens per replica${v.preemptions > 0 ? `, ${v.preemptions} preemptions` : ''}).${v.kv_transfer_s > 0 ? ` Prefill and decode run on separate pools; handing a prompt’s KV cache over takes ${formatSeconds(v.kv_transfer_s)} on average.` : ''}`;
