@@ -2,7 +2,7 @@
 // `cmake --preset wasm && cmake --build --preset wasm`. The module's ES factory is imported as
 // 'optimus-wasm' (an alias of build/wasm/wasm/optimus_wasm.js); its
 // `new URL('optimus_wasm.wasm', import.meta.url)` makes Vite emit the .wasm as one hashed asset.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { DOCUMENT_CSP, WORKER_CSP } from './csp.ts';
@@ -44,10 +44,35 @@ function csp(): Plugin {
   };
 }
 
+/**
+ * The validation rows (tests/validation/data/*.jsonl, imported `?raw` by the accuracy view) with
+ * only the fields the view reads: each row's sources and notes stay in the repository, not in the
+ * page (about a third of the rows' compressed bytes).
+ */
+export function validationCases(): Plugin {
+  const keep = ['id', 'set', 'group', 'scenario', 'metric', 'expected'];
+  return {
+    name: 'optimus-validation-cases',
+    enforce: 'pre',
+    load(id) {
+      const [path, query] = id.split('?');
+      if (query !== 'raw' || !path || !/[\\/]tests[\\/]validation[\\/]data[\\/][^\\/]+\.jsonl$/.test(path)) return null;
+      const rows = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => {
+          const c = JSON.parse(l) as Record<string, unknown>;
+          return JSON.stringify(Object.fromEntries(keep.filter((k) => k in c).map((k) => [k, c[k]])));
+        });
+      return `export default ${JSON.stringify(rows.join('\n'))};`;
+    },
+  };
+}
+
 export default defineConfig({
   // Relative asset URLs: the site works from any sub-path (GitHub Pages serves /<repo>/).
   base: './',
-  plugins: [requireWasm(), csp()],
+  plugins: [requireWasm(), csp(), validationCases()],
   resolve: { alias: { 'optimus-wasm': WASM_JS } },
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: false, reportCompressedSize: false },
