@@ -152,7 +152,6 @@ class GapHistogram {
     }
     note(a, b, weight);
   }
-  double total() const { return total_; }
   double percentile(double q) const { return total_ > 0 ? quantile(q / 100.0) : 0.0; }
   LatencyStats stats() const {
     LatencyStats out;
@@ -658,17 +657,6 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
   return true;
 }
 
-// Attention data parallelism (tp 1, the experts over ep of the dp ranks): the ranks of an
-// expert-parallel group meet in every MoE layer's dispatch and combine, so they step together and
-// a step takes as long as its slowest rank's (TensorRT-LLM tech blog 10, "ADP Balance Strategy":
-// time_i = max over ranks m of time_{i,m}; a rank that prefills a prompt while the others decode
-// holds them all; with its round-robin assignment DeepSeek-V3 on 8 GB200 ran at a balance ratio of
-// 54%). Each rank schedules its own requests as simulate() does; with offline or closed-loop
-// arrivals its choices depend on its steps, not on the clock, so the group's clock is exact: step
-// j of every rank ends at the sum over steps 0..j of the slowest rank's time (a rank that has
-// finished waits). Every request's first-token and end times, and the chart's samples, move to
-// that clock. `runs[k]` is replica `reps[k]`; a group is ep consecutive replicas (the ep ranks
-// are placed next to each other at tp 1, pp 1).
 // A replica's inter-token gaps on `clock` (entry j: the end of step j - 1): each step's regular
 // gaps last the step, the others from the end of the step with the previous token.
 void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
@@ -682,6 +670,17 @@ void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
   }
 }
 
+// Attention data parallelism (tp 1, the experts over ep of the dp ranks): the ranks of an
+// expert-parallel group meet in every MoE layer's dispatch and combine, so they step together and
+// a step takes as long as its slowest rank's (TensorRT-LLM tech blog 10, "ADP Balance Strategy":
+// time_i = max over ranks m of time_{i,m}; a rank that prefills a prompt while the others decode
+// holds them all; with its round-robin assignment DeepSeek-V3 on 8 GB200 ran at a balance ratio of
+// 54%). Each rank schedules its own requests as simulate() does; with offline or closed-loop
+// arrivals its choices depend on its steps, not on the clock, so the group's clock is exact: step
+// j of every rank ends at the sum over steps 0..j of the slowest rank's time (a rank that has
+// finished waits). Every request's first-token and end times, and the chart's samples, move to
+// that clock. `runs[k]` is replica `reps[k]`; a group is ep consecutive replicas (the ep ranks
+// are placed next to each other at tp 1, pp 1).
 void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
               std::int64_t ep, std::vector<Request>& all) {
   for (std::int64_t g = 0; g * ep < replicas; ++g) {
