@@ -433,6 +433,8 @@ export interface SweepPoint {
   throughput: number;
   ttft_p90: number;
   tpot_p90: number;
+  /** The 99th percentile of every gap between two tokens (serving.itl_s.p99): the steps that also prefill. */
+  itl_p99: number;
   goodput: number;
   /** The 80% bands of the two latencies at this rate (prediction.uncertainty), when given. */
   ttft_band?: { low: number; high: number };
@@ -462,17 +464,19 @@ export function servingTimelineSpec(p: Prediction): LineChartSpec | null {
   };
 }
 
-/** Latency (p90 TTFT and TPOT) against deployment throughput over a sweep of request rates. */
-export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tpot_s: number; percentile: number } | undefined, ms?: number): LineChartSpec | null {
+/** Latency (p90 TTFT and TPOT, p99 gap between tokens) against deployment throughput over a sweep of request rates. */
+export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tpot_s: number; itl_s?: number; percentile: number } | undefined, ms?: number): LineChartSpec | null {
   if (points.length === 0) return null;
   const out: LineChartSpec['points'] = [];
   for (const q of points) {
     out.push({ x: q.throughput, y: q.ttft_p90, series: 'time to first token, p90', ...q.ttft_band });
     out.push({ x: q.throughput, y: q.tpot_p90, series: 'time per output token, p90', ...q.tpot_band });
+    if (q.itl_p99 > 0) out.push({ x: q.throughput, y: q.itl_p99, series: 'gap between tokens, p99' });
   }
   const rules: Array<{ value: number; label: string }> = [];
   if (slo && slo.ttft_s > 0) rules.push({ value: slo.ttft_s, label: 'TTFT objective' });
   if (slo && slo.tpot_s > 0) rules.push({ value: slo.tpot_s, label: 'TPOT objective' });
+  if (slo?.itl_s) rules.push({ value: slo.itl_s, label: 'ITL objective' });
   return {
     kind: 'lines',
     title: 'Serving: latency against throughput as the request rate grows',

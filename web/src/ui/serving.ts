@@ -101,7 +101,7 @@ export function createServingSweep(engine: Engine, card: ChartCard, requests = 3
           const v = r.value.serving;
           const u = r.value.uncertainty;
           const band = (k: string): { low: number; high: number } | undefined => (u?.[k] ? { low: u[k]!.low, high: u[k]!.high } : undefined);
-          points.push({ rate: rates[i]!, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, goodput: v.goodput_requests_per_s, ttft_band: band('serving.ttft_s.p90'), tpot_band: band('serving.tpot_s.p90') });
+          points.push({ rate: rates[i]!, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, itl_p99: v.itl_s.p99, goodput: v.goodput_requests_per_s, ttft_band: band('serving.ttft_s.p90'), tpot_band: band('serving.tpot_s.p90') });
         });
         const ms = Math.round(performance.now() - t0);
         card.set(servingCurveSpec(points, slo, ms));
