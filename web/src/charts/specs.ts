@@ -441,6 +441,29 @@ export interface SweepPoint {
   tpot_band?: { low: number; high: number };
 }
 
+/**
+ * The duration of the first replica's sampled steps over time (serving.timeline: at most 256; a
+ * run of decode-only steps the simulation takes at once is one sample, so the samples show which
+ * durations occur, not how often): the tall ones also read prompt chunks, and every sequence
+ * decoding waits them out.
+ */
+export function servingStepTimeSpec(p: Prediction): LineChartSpec | null {
+  const tl = p.serving?.timeline;
+  if (!tl || tl.length < 2) return null;
+  return {
+    kind: 'lines',
+    title: 'Serving: how long each step takes (sampled steps of the first replica)',
+    xLabel: 'time since the first arrival',
+    yLabel: 'step duration',
+    xCategorical: false,
+    unit: 's',
+    xUnit: 's',
+    logX: false,
+    logY: true,
+    points: tl.map((x) => ({ x: x.t_s, y: x.step_s, series: x.prefill_tokens > 0 ? 'steps that also read prompt chunks' : 'decode-only steps' })),
+  };
+}
+
 /** The serving simulation's steps of the first replica over time: sequences running and waiting. */
 export function servingTimelineSpec(p: Prediction): LineChartSpec | null {
   const tl = p.serving?.timeline;

@@ -4,7 +4,7 @@
 // number a lesson shows comes from predict() at view time. Pure (no DOM), so the browser tests
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction } from '../engine/types';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
 import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Predictor, type Values, type WidgetValue } from './lesson-kit';
 import { STUDY_LESSONS } from './study-lessons';
 
@@ -764,7 +764,74 @@ const tensorParallel: LessonDef = {
   ],
 };
 
+// ---- Chunked prefill: long prompts and everyone else's next token ---------------------------------
+
+const BUDGETS = [512, 1024, 2048, 4096, 8192];
+const RATES = [2, 4, 6];
+
+function chunkScenario(v: Values): Record<string, unknown> {
+  const budget = num(v.budget);
+  const rate = num(v.rate);
+  return {
+    schema_version: 1,
+    name: `Llama 3.1 8B served on one H100 (fp8), ${rate} requests/s of ~3,000-token prompts and 200-token answers, steps of at most ${budget} tokens`,
+    model: 'llama3.1-8b',
+    system: 'dgx-h100',
+    num_devices: 1,
+    inference: {
+      prompt_len: 3000,
+      output_len: 200,
+      precision: 'fp8',
+      serving: { arrival: 'poisson', requests_per_s: rate, num_requests: 300, max_num_tokens: budget, input_len: { mean: 3000, max: 8000 }, output_len: 200 },
+    },
+  };
+}
+
+const chunkedPrefill: LessonDef = {
+  name: 'chunked-prefill',
+  title: 'Chunked prefill: long prompts and everyone else’s next token',
+  summary: 'Why a serving engine cuts prompts into chunks, and the trade between the slowest gaps between tokens and the time to the first one.',
+  paragraphs: [
+    'A server with continuous batching runs one step after another: in each, every running request gets its next token, and new requests have their prompt read (prefilled) in the same step. Reading a prompt of thousands of tokens is a large matrix multiplication; the step that carries it takes many times longer than a step of decode tokens alone, and every request that is decoding waits for it. Users see that as a stall in the stream of words.',
+    'Chunked prefill bounds the stall: the scheduler gives each step a budget of tokens (max_num_tokens in vLLM and TensorRT-LLM), and a prompt longer than what is left of it is read in chunks over several steps. Smaller chunks keep every step short, so the slowest gaps between tokens shrink; but a prompt then needs more steps, each also carrying the decode tokens, so its first token comes later. The median gap hardly moves: most steps carry no prompt at all.',
+    'The gaps here are every gap between two tokens of every request (the engine’s serving.itl_s); the 99th percentile is what a latency objective on the stream, as Sarathi-Serve sets, holds. Move the budget and the request rate, and compare the p99 gap with the median and with the time to first token.',
+  ],
+  sources: [
+    'Agrawal et al., “Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve”, OSDI 2024 (chunked prefills, stall-free batching, P99 time between tokens).',
+    'Yu et al., “Orca: A Distributed Serving System for Transformer-Based Generative Models”, OSDI 2022 (iteration-level scheduling).',
+    'Kwon et al., “Efficient Memory Management for Large Language Model Serving with PagedAttention”, SOSP 2023.',
+  ],
+  widgets: [
+    { id: 'budget', label: 'Token budget per step (max_num_tokens)', kind: 'range', choices: choices(BUDGETS), initial: 8192 },
+    { id: 'rate', label: 'Requests per second', kind: 'select', choices: choices(RATES), initial: 4 },
+  ],
+  scenario: chunkScenario,
+  shown: [
+    { path: 'serving.itl_s.p50', label: 'Gap between tokens, median', q: 'seconds' },
+    { path: 'serving.itl_s.p99', label: 'Gap between tokens, p99', q: 'seconds' },
+    { path: 'serving.ttft_s.p90', label: 'Time to first token, p90', q: 'seconds' },
+    { path: 'serving.tpot_s.mean', label: 'Time per output token (mean per request)', q: 'seconds' },
+    { path: 'serving.output_tokens_per_s', label: 'Output tokens per second', q: 'tokens_rate' },
+  ],
+  derived: [{ id: 'stall_ratio', label: 'p99 gap ÷ median gap', q: 'factor', of: (p) => share(p.serving?.itl_s.p99, p.serving?.itl_s.p50) }],
+  chart: (p) => servingStepTimeSpec(p),
+  exercises: [
+    {
+      id: 'smoothest-budget',
+      question: 'At 4 requests per second, which token budget per step gives the smallest p99 gap between tokens?',
+      choices: choices(BUDGETS),
+      answer: (predict) => bestChoice(BUDGETS, (budget) => chunkScenario({ budget, rate: 4 }), predict, (p) => p.serving?.itl_s.p99),
+    },
+    {
+      id: 'fastest-first-token',
+      question: 'At 4 requests per second, which token budget per step gives the shortest p90 time to first token?',
+      choices: choices(BUDGETS),
+      answer: (predict) => bestChoice(BUDGETS, (budget) => chunkScenario({ budget, rate: 4 }), predict, (p) => p.serving?.ttft_s.p90),
+    },
+  ],
+};
+
 /** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, tensorParallel, zero, softwareStacks, ...STUDY_LESSONS];
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, chunkedPrefill, tensorParallel, zero, softwareStacks, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);

@@ -4,7 +4,7 @@
 // inference operator lies on or under the roofline drawn from its device's peak and HBM bandwidth.
 // A mixture-of-experts scenario (DeepSeek-V3 on GB300) joins them for the MoE numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, trainingTimeSpec } from '../../src/charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, trainingTimeSpec } from '../../src/charts/specs';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Prediction, ResolvedScenario } from '../../src/engine/types';
 import { ALL_METRICS, explain, getPath, INFERENCE_ONLY_MEMORY_METRICS } from '../../src/ui/metrics';
@@ -28,6 +28,26 @@ beforeAll(async () => {
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
 describe('chart specs on the engine output of every preset scenario', () => {
+  it('the serving step chart draws each sampled step at its duration, the ones that read prompt chunks apart', () => {
+    const serving = cases.filter((c) => c.prediction.serving);
+    expect(serving.length).toBeGreaterThan(0);
+    for (const { id, prediction: p } of serving) {
+      const spec = servingStepTimeSpec(p);
+      const tl = p.serving!.timeline;
+      expect(spec, id).not.toBeNull();
+      expect(spec!.points.length, id).toBe(tl.length);
+      spec!.points.forEach((q, i) => {
+        expect(q.y, id).toBe(tl[i]!.step_s);
+        expect(q.series === 'steps that also read prompt chunks', id).toBe(tl[i]!.prefill_tokens > 0);
+      });
+      // A step that also reads a prompt chunk takes longer than the decode-only steps around it do.
+      const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const with_ = tl.filter((x) => x.prefill_tokens > 0).map((x) => x.step_s);
+      const without = tl.filter((x) => x.prefill_tokens === 0).map((x) => x.step_s);
+      if (with_.length > 0 && without.length > 0) expect(mean(with_), id).toBeGreaterThan(mean(without));
+    }
+  });
+
   it('has preset scenarios to check', () => {
     expect(cases.length).toBeGreaterThanOrEqual(3);
     for (const c of cases) expect(c.prediction, c.id).not.toHaveProperty('error');
