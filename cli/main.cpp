@@ -375,8 +375,8 @@ void print_serving_search(const json& r) {
   const bool capacity = r["objective"] == "capacity";
   std::printf("Objective: %s (requests/s per device%s)\n", r["objective"].get<std::string>().c_str(),
               capacity ? " at the largest Poisson rate meeting the objectives" : " meeting the objectives");
-  std::printf("%4s %-26s %6s %12s %12s %12s %12s %10s\n", "#", "deployment", "batch", "score/dev",
-              capacity ? "capacity/s" : "req/s", "ttft p90", "tpot p90", "tokens/s");
+  std::printf("%4s %-26s %6s %12s %12s %12s %12s %12s %10s\n", "#", "deployment", "batch", "score/dev",
+              capacity ? "capacity/s" : "req/s", "ttft p90", "tpot p90", "itl p99", "tokens/s");
   int rank = 0;
   for (const auto& b : r["best"]) {
     const auto& d = b["deployment"];
@@ -396,11 +396,12 @@ void print_serving_search(const json& r) {
       if (d["ep"].get<long long>() > 1) dep += " EP" + std::to_string(d["ep"].get<long long>());
       if (d.value("attention_data_parallel", false)) dep += " (attn DP)";
     }
-    std::printf("%4d %-26s %6lld %12.3f %12.2f %12s %12s %10.0f\n", ++rank, dep.c_str(),
+    std::printf("%4d %-26s %6lld %12.3f %12.2f %12s %12s %12s %10.0f\n", ++rank, dep.c_str(),
                 d["max_batch"].get<long long>(), b["score_requests_per_s_per_device"].get<double>(),
                 capacity ? b["capacity_requests_per_s"].get<double>() : sv["requests_per_s"].get<double>(),
                 seconds(sv["ttft_s"]["p90"].get<double>()).c_str(),
-                seconds(sv["tpot_s"]["p90"].get<double>()).c_str(), sv["output_tokens_per_s"].get<double>());
+                seconds(sv["tpot_s"]["p90"].get<double>()).c_str(),
+                seconds(sv["itl_s"]["p99"].get<double>()).c_str(), sv["output_tokens_per_s"].get<double>());
   }
 }
 

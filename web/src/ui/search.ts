@@ -142,6 +142,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       [rate, formatValue(rate, 'requests_rate')],
       [sv?.ttft_s.p90, formatSeconds(sv?.ttft_s.p90 ?? NaN)],
       [sv?.tpot_s.p90, formatSeconds(sv?.tpot_s.p90 ?? NaN)],
+      [sv?.itl_s.p99, formatSeconds(sv?.itl_s.p99 ?? NaN)],
     ];
     return loadableRow(i, dep, cells, 'Load this deployment into the editor', () => deps.apply(b.parallel, undefined, d));
   }
@@ -152,7 +153,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       .map(([k, n]) => `${k} ${groupDigits(n)}`)
       .join(', ');
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives' : 'requests meeting the objectives per second'}, per device.`;
-    const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90'];
+    const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
     tableWrap.hidden = false;
     table.replaceChildren(
       h('caption', null, r.best.length > 0 ? 'Best deployments — select a row (click or Enter) to load it into the editor' : 'No deployment could serve the stream.'),
