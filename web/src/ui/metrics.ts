@@ -671,7 +671,10 @@ function servingInputs(c: ExplainContext): Array<[string, string]> {
 
 const SIM = 'Continuous batching simulated step by step: every step each running request decodes one token or prefills its next prompt chunk, then waiting requests are admitted while sequences, the token budget and free KV blocks allow; each step costs the engine’s step time for that mix (Yu et al. 2022 “Orca”; Kwon et al. 2023 “vLLM”; Agrawal et al. 2024 “Sarathi-Serve”)';
 
-function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s', stat: 'mean' | 'p90' | 'p99', label: string, about: string, formula: string): MetricDef {
+function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s' | 'itl_s', stat: 'mean' | 'p90' | 'p99', label: string, about: string, formula: string): MetricDef {
+  // The request latencies are over the completed requests; the inter-token gaps over every token, binned.
+  const over = key === 'itl_s' ? 'from log-spaced bins 0.7% wide' : '(linear between ranks)';
+  const of = key === 'itl_s' ? 'every gap between two output tokens of every request, token-weighted' : 'the completed requests';
   return {
     path: `serving.${key}.${stat}`,
     label,
@@ -679,7 +682,7 @@ function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s', stat: 'mean' 
     better: 'lower',
     about,
     explain: (c) => ({
-      formula: `${formula}; ${stat === 'mean' ? 'the mean' : `the ${stat.slice(1)}th percentile (linear between ranks)`} over the completed requests`,
+      formula: `${formula}; ${stat === 'mean' ? 'the mean' : `the ${stat.slice(1)}th percentile ${over}`} over ${of}`,
       inputs: [
         ['mean', f(c.prediction.serving?.[key]?.mean, 'seconds')],
         ['p50', f(c.prediction.serving?.[key]?.p50, 'seconds')],
@@ -762,24 +765,13 @@ export const SERVING_METRICS: MetricDef[] = [
       source: SIM,
     }),
   },
-  {
-    path: 'serving.itl_s.p99',
-    label: 'Inter-token latency, p99 over tokens',
-    q: 'seconds',
-    better: 'lower',
-    about: 'The gap between two tokens that only 1% of all gaps exceed (vLLM’s “P99 ITL”): the steps that also prefill prompt chunks, and requests waiting out a preemption, show up here long before they move the mean.',
-    explain: (c) => ({
-      formula: 'every gap between two output tokens of every request, token-weighted; the 99th percentile from log-spaced bins 0.7% wide (a step that prefills chunks lengthens the gap of every sequence decoding in it)',
-      inputs: [
-        ['mean', f(c.prediction.serving?.itl_s?.mean, 'seconds')],
-        ['p50', f(c.prediction.serving?.itl_s?.p50, 'seconds')],
-        ['p90', f(c.prediction.serving?.itl_s?.p90, 'seconds')],
-        ['p99', f(c.prediction.serving?.itl_s?.p99, 'seconds')],
-        ...servingInputs(c),
-      ],
-      source: SIM,
-    }),
-  },
+  latencyMetric(
+    'itl_s',
+    'p99',
+    'Inter-token latency, p99 over tokens',
+    'The gap between two tokens that only 1% of all gaps exceed (vLLM’s “P99 ITL”): the steps that also prefill prompt chunks, and requests waiting out a preemption, show up here long before they move the mean.',
+    'a step that prefills prompt chunks lengthens the gap of every sequence decoding in it',
+  ),
   latencyMetric('e2e_latency_s', 'p90', 'End-to-end latency, p90', '', 'e2e = last token − arrival'),
   {
     path: 'serving.mean_batch',
