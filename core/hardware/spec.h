@@ -309,6 +309,10 @@ struct SystemOperations {
   Bandwidth checkpoint_write_per_node{25e9};
   Bandwidth checkpoint_write_total{0};  // the storage system's ceiling; 0 = none
   double node_overhead_w = 0;           // CPUs, memory, NICs, fans, switch share per node
+  // Share of the modelled steady-state step rate that published production runs on systems of
+  // this generation sustained over a whole run, apart from failures and checkpoints (run/run.h);
+  // 1 = the modelled rate. Fitted per generation in the presets, scripts/fit_production_efficiency.py.
+  double production_efficiency = 1;
 };
 
 struct SystemSpec {

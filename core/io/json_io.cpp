@@ -377,6 +377,8 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
     o.checkpoint_write_total = gigabytes_per_s(rate_or_zero(orr, "checkpoint_write_GBps_total", 1e-6, 1e9)
                                                    .value_or(o.checkpoint_write_total.value / kGB));
     o.node_overhead_w = orr.number("node_overhead_W", false, 0, 1e7).value_or(o.node_overhead_w);
+    o.production_efficiency =
+        orr.number("production_efficiency", false, 0.01, 1).value_or(o.production_efficiency);
     orr.string("source", false);
     read_notes(orr);
     orr.finish();
@@ -1122,7 +1124,8 @@ ojson system_json(const SystemSpec& s) {
                      {"restart_s", o.restart.value},
                      {"checkpoint_write_GBps_per_node", o.checkpoint_write_per_node.value / kGB},
                      {"checkpoint_write_GBps_total", o.checkpoint_write_total.value / kGB},
-                     {"node_overhead_W", o.node_overhead_w}};
+                     {"node_overhead_W", o.node_overhead_w},
+                     {"production_efficiency", o.production_efficiency}};
   if (!s.source.empty()) j["source"] = s.source;
   return j;
 }
@@ -1282,6 +1285,7 @@ ojson run_json(const RunReport& r) {
   j["lost_s"] = {{"checkpoint_writes", r.lost.checkpoint_writes},
                  {"lost_work", r.lost.lost_work},
                  {"restarts", r.lost.restarts},
+                 {"production", r.lost.production},
                  {"total", r.lost.total()}};
   return j;
 }

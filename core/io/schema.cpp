@@ -840,12 +840,22 @@ Node operations_schema() {
                                             "NICs, fans, its share of switches).")
                                       .unit("W")
                                       .def(o.node_overhead_w)},
+              {"production_efficiency",
+               number(0.01, 1)
+                   .desc("Share of the modelled steady-state step rate a whole run sustains apart from "
+                         "failures and checkpoints (evaluations, data stalls, stragglers, throttling, "
+                         "less tuned code): the steps take ideal / this. Fitted per generation on "
+                         "published runs; 1 = the modelled rate.")
+                   .unit("fraction")
+                   .def(o.production_efficiency)},
               {"source", text()},
               {"notes", notes()}})
       .title("Operations")
       .desc(
           "What a whole training run meets besides its steps: failures, restarts, checkpoint storage, "
-          "node power. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead.");
+          "node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, 25 "
+          "GB/s "
+          "per node, no overhead, the modelled rate.");
 }
 
 Node system_schema() {
@@ -1403,7 +1413,8 @@ Node run_output_schema() {
                  {"steps", count().desc("Optimizer steps: the batch ramp's, then the steady batch's.")},
                  {"ideal_time_s",
                   seconds("Every step at its steady-state time; no failures or checkpoints.")},
-                 {"wall_time_s", seconds("Elapsed: ideal_time_s / goodput.")},
+                 {"wall_time_s",
+                  seconds("Elapsed: ideal_time_s / system.operations.production_efficiency / goodput.")},
                  {"wall_days", amount().desc("wall_time_s in days.").unit("days")},
                  {"gpu_hours", amount().desc("num_devices x wall time.").unit("device-hours")},
                  {"energy_mwh", amount().desc("At the meter: devices, node overhead, x PUE.").unit("MWh")},
@@ -1414,7 +1425,10 @@ Node run_output_schema() {
                   amount().desc("cost_usd per million tokens trained.").unit("USD")},
                  {"usd_per_gpu_hour", amount().desc("The device-hour price in effect.").unit("USD/h")},
                  {"co2_t", amount().desc("energy x economics.grid_kg_co2_per_kwh.").unit("t")},
-                 {"goodput", amount().desc("Useful time / elapsed time.").unit("fraction")},
+                 {"goodput", amount()
+                                 .desc("Compute time / elapsed time: the share failures and checkpoints "
+                                       "leave.")
+                                 .unit("fraction")},
                  {"checkpoint_interval_s", seconds("Compute between checkpoints (0: none).")},
                  {"checkpoint_s", seconds("One checkpoint write.")},
                  {"checkpoint_bytes",
@@ -1424,6 +1438,8 @@ Node run_output_schema() {
                  {"lost_s", output({{"checkpoint_writes", seconds("")},
                                     {"lost_work", seconds("Work redone after failures.")},
                                     {"restarts", seconds("")},
+                                    {"production", seconds("The steps' time beyond the modelled rate "
+                                                           "(system.operations.production_efficiency).")},
                                     {"total", seconds("")}})
                                 .desc("wall_time_s - ideal_time_s by cause.")},
              },

@@ -79,6 +79,7 @@ RunInputs run_inputs(const Scenario& s, const RunSetup& setup, double ideal_s) {
   in.job_mtbf_s = setup.job_mtbf_s;
   in.restart_s = s.system.operations.restart.value;
   in.interval_s = s.training->checkpoint_interval_s;
+  in.efficiency = s.system.operations.production_efficiency;
   return in;
 }
 
@@ -189,12 +190,13 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   r.lost = rt->lost;
   r.gpu_hours = n * r.wall_s / 3600.0;
 
-  // Energy: devices at the training mix while they compute (redone work included) and at the
+  // Energy: devices at the training mix while they compute (redone work and the production
+  // shortfall included: the run's steps, only slower than modelled) and at the
   // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
   // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
   // examination of the metric, 2012: total facility energy / IT equipment energy).
   r.device_power_w = power_at(pw, training_shares(t));
-  const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.lost_work) +
+  const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.production + r.lost.lost_work) +
                                idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
   const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
   const double node_j = nodes * ops.node_overhead_w * r.wall_s;

@@ -51,7 +51,8 @@ Result<RunTime> run_time(const RunInputs& in) {
   // first-order model): a failure costs the restart plus, on average, half a segment of redone
   // work. Of the time not lost to failures, tau / (tau + delta) is useful, so
   //   goodput = tau / (tau + delta) x (1 - (R + (tau + delta) / 2) / M),
-  // the elapsed time is W / goodput and the expected failures elapsed / M.
+  // the elapsed time is W / goodput and the expected failures elapsed / M, where W is the steps'
+  // compute time: the ideal time at the modelled rate over the sustained share of it.
   const double seg = tau + in.checkpoint_s;
   const double per_failure = in.restart_s + (std::isfinite(tau) ? seg / 2.0 : inf);
   const double kept = failures ? 1.0 - per_failure / in.job_mtbf_s : 1.0;
@@ -66,14 +67,16 @@ Result<RunTime> run_time(const RunInputs& in) {
   const double useful_share = std::isfinite(tau) ? tau / seg : 1.0;
   out.goodput = useful_share * kept;
   out.interval_s = std::isfinite(tau) ? tau : 0.0;
-  out.wall_s = in.ideal_s / out.goodput;
+  const double compute_s = in.ideal_s / in.efficiency;
+  out.lost.production = compute_s - in.ideal_s;
+  out.wall_s = compute_s / out.goodput;
   out.expected_failures = failures ? out.wall_s / in.job_mtbf_s : 0.0;
   if (failures) {
     out.lost.lost_work = out.expected_failures * seg / 2.0;
     out.lost.restarts = out.expected_failures * in.restart_s;
   }
-  // What is left of the elapsed time beside the work and the failures' cost is checkpoint writes:
-  // delta / (tau + delta) of the time not lost to failures.
+  // What is left of the elapsed time beside the compute and the failures' cost is checkpoint
+  // writes: delta / (tau + delta) of the time not lost to failures.
   out.lost.checkpoint_writes = (out.wall_s - out.lost.lost_work - out.lost.restarts) * (1.0 - useful_share);
   return out;
 }

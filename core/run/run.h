@@ -56,13 +56,19 @@ struct RunInputs {
   double job_mtbf_s = 0;    // 0 or infinity = no failures
   double restart_s = 0;     // from a failure to training again (detection, reschedule, load)
   double interval_s = 0;    // 0 = Young/Daly
+  // Share of the modelled step rate the run sustains (SystemOperations::production_efficiency):
+  // the steps take ideal_s / efficiency of compute time, on which failures and checkpoints act.
+  double efficiency = 1;
 };
 
 struct LostTime {
-  double checkpoint_writes = 0, lost_work = 0, restarts = 0;
-  double total() const { return checkpoint_writes + lost_work + restarts; }
+  // production: the steps' compute time beyond the ideal at the modelled rate.
+  double checkpoint_writes = 0, lost_work = 0, restarts = 0, production = 0;
+  double total() const { return checkpoint_writes + lost_work + restarts + production; }
 };
 
+// goodput = compute time / elapsed time: the share failures and checkpoints leave (the
+// production shortfall is compute time, not lost to failures).
 struct RunTime {
   double wall_s = 0, goodput = 1, interval_s = 0, expected_failures = 0;
   LostTime lost;

@@ -52,13 +52,20 @@ TEST(Run, YoungDalyIntervalByHand) {
   EXPECT_TRUE(std::isinf(optimus::young_daly_interval_s(60, 0)));
 }
 
-TEST(Run, GoodputByHand) {
+// 1e6 s of steps, 60 s checkpoints every 1940 s of compute (segments of 2000 s), a failure every
+// 10 h of the job, 600 s restarts.
+RunInputs segments_of_2000_s() {
   RunInputs in;
   in.ideal_s = 1e6;
   in.checkpoint_s = 60;
   in.job_mtbf_s = 36000;
   in.restart_s = 600;
-  in.interval_s = 1940;  // segments of 2000 s
+  in.interval_s = 1940;
+  return in;
+}
+
+TEST(Run, GoodputByHand) {
+  RunInputs in = segments_of_2000_s();
   auto r = optimus::run_time(in);
   ASSERT_TRUE(r);
   // A failure costs 600 + 2000 / 2 = 1600 s: 1 - 1600 / 36000 of the time is kept, 1940 / 2000
@@ -77,6 +84,34 @@ TEST(Run, GoodputByHand) {
   ASSERT_TRUE(r);
   EXPECT_NEAR(r->goodput, 1.0 - 60.0 / 1000.0, 1e-12);
   EXPECT_EQ(r->expected_failures, 0);
+}
+
+TEST(Run, ProductionEfficiencyByHand) {
+  // The same run sustaining 80% of the modelled rate: 1e6 s of ideal steps take 1.25e6 s of
+  // compute; the failures and checkpoints act on that (segments of 2000 s, one failure per 10 h),
+  // so goodput is unchanged and the elapsed time grows by 1 / 0.8.
+  RunInputs in = segments_of_2000_s();
+  in.efficiency = 0.8;
+  auto r = optimus::run_time(in);
+  ASSERT_TRUE(r);
+  const double goodput = 0.97 * (1.0 - 1600.0 / 36000.0);
+  EXPECT_NEAR(r->goodput, goodput, 1e-12);
+  EXPECT_NEAR(r->wall_s, 1.25e6 / goodput, 1e-6);
+  EXPECT_NEAR(r->lost.production, 0.25e6, 1e-6);
+  EXPECT_NEAR(r->expected_failures, 1.25e6 / goodput / 36000.0, 1e-9);
+  EXPECT_NEAR(r->wall_s - 1e6, r->lost.total(), 1e-6);
+  // Through predict: the share scales every time, energy and cost of the run by its inverse and
+  // leaves the ideal time and the goodput alone.
+  json s = base();
+  s["system"]["operations"]["production_efficiency"] = 1;
+  const json one = predict(s)["run"];
+  EXPECT_EQ(one["lost_s"]["production"].get<double>(), 0);
+  s["system"]["operations"]["production_efficiency"] = 0.5;
+  const json half = predict(s)["run"];
+  EXPECT_EQ(half["ideal_time_s"], one["ideal_time_s"]);
+  EXPECT_NEAR(half["goodput"].get<double>(), one["goodput"].get<double>(), 1e-12);
+  for (const char* k : {"wall_time_s", "gpu_hours", "device_energy_mwh", "energy_mwh", "cost_usd"})
+    EXPECT_NEAR(half[k].get<double>(), 2 * one[k].get<double>(), 1e-9 * one[k].get<double>()) << k;
 }
 
 TEST(Run, PowerAndPriceByHand) {
@@ -118,12 +153,15 @@ TEST(Run, CheckpointEnergyAndCostThroughPredict) {
   // 25 GB/s each (ZeRO 1 shards the optimizer over every rank).
   EXPECT_NEAR(r["checkpoint_bytes"].get<double>(), p["params"]["total"].get<double>() * 14, 1);
   EXPECT_NEAR(r["checkpoint_s"].get<double>(), r["checkpoint_bytes"].get<double>() / (8 * 25e9), 1e-9);
-  // Energy: devices at the training draw while computing, at the idle floor otherwise; node
-  // overhead for the whole elapsed time; x PUE 1.2.
+  // Energy: devices at the training draw while computing (the H100 preset's production shortfall
+  // included: slower steps are still steps), at the idle floor otherwise; node overhead for the
+  // whole elapsed time; x PUE 1.2.
   const double wall = r["wall_time_s"].get<double>(), ideal = r["ideal_time_s"].get<double>();
   const json& lost = r["lost_s"];
+  EXPECT_NEAR(lost["production"].get<double>(), ideal / 0.775 - ideal, 1e-9 * ideal);
   const double device_j =
-      64 * (r["device_power_W"].get<double>() * (ideal + lost["lost_work"].get<double>()) +
+      64 * (r["device_power_W"].get<double>() *
+                (ideal + lost["production"].get<double>() + lost["lost_work"].get<double>()) +
             98 * (lost["checkpoint_writes"].get<double>() + lost["restarts"].get<double>()));
   EXPECT_NEAR(r["device_energy_mwh"].get<double>(), device_j / 3.6e9, 1e-9);
   EXPECT_NEAR(r["energy_mwh"].get<double>(), (device_j + 8 * 4600 * wall) * 1.2 / 3.6e9, 1e-9);
@@ -222,6 +260,11 @@ TEST(Run, BadInputHasCodesAndPaths) {
   t = s;
   t["system"]["operations"]["failures_per_device_hour"] = -1e-5;
   expect_error(t, "scenario.out_of_range", "/system/operations/failures_per_device_hour");
+  for (double share : {0.0, -0.5, 1.5}) {
+    json u = s;
+    u["system"]["operations"]["production_efficiency"] = share;
+    expect_error(u, "scenario.out_of_range", "/system/operations/production_efficiency");
+  }
   // One failure every 112 s of the job, shorter than a restart: no checkpoint interval lets it
   // progress.
   t["system"]["operations"]["failures_per_device_hour"] = 0.5;

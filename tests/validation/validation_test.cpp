@@ -440,10 +440,13 @@ TEST(Validation, TrainingDgxCloudReported) {
 // README-whole-run.md): Llama 2/3 cards count pretraining, Llama 3.1 cards "training" (post-training not
 // split out, reported and not gated); OPT's 33 days and TinyLlama's hours are ideal figures (compared with
 // run.ideal_time_s); OLMo's energy is measured on the GPUs alone (compared with run.device_energy_mwh).
-// Nothing is fitted on these rows. Aim (issue 17): mean within 15%; NOT met. Measured at this commit: see the
-// printed table and README "Accuracy". Beside each row the one-line estimate, 6 x (active) parameters x
-// tokens at 40% of the dense peak of the row's training precision, for GPU-hours and days. Gate: no
-// regression past the measured mean and max plus noise.
+// One value is fitted on these rows: the H100-generation system presets' operations.production_efficiency
+// (0.775, scripts/fit_production_efficiency.py on the 16 H100/H800 rows; 35.0% -> 23.2% on them, 25.0%
+// with each source predicted by the value fitted on the others; the A100 presets keep 1, where no value
+// carried across sources); gated 22.8% -> 18.2%. Aim (issue 17): mean within 15%; NOT met. Measured at this
+// commit: see the printed table and README "Accuracy". Beside each row the one-line estimate, 6 x (active)
+// parameters x tokens at 40% of the dense peak of the row's training precision, for GPU-hours and days. Gate:
+// no regression past the measured mean and max plus noise.
 TEST(Validation, WholeRun) {
   std::vector<Case> all = run_file("whole_run.jsonl"), gated;
   for (const auto& c : all)
@@ -478,8 +481,8 @@ TEST(Validation, WholeRun) {
   }
   report("The one-line estimate on the same time rows", baseline);
   EXPECT_EQ(s.n, 41);
-  EXPECT_LE(s.mean, 0.24);
-  EXPECT_LE(s.max, 0.78);
+  EXPECT_LE(s.mean, 0.19);
+  EXPECT_LE(s.max, 0.70);
 }
 
 // Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):

@@ -180,13 +180,15 @@ export function inferenceTimeSpec(p: Prediction, outputLen: number | undefined):
 
 /**
  * The whole run as a waterfall from the ideal time (every step at its steady-state time) to the
- * elapsed time: checkpoint writes, work lost to failures and restarts each float on what came
- * before (run.lost_s; elapsed = ideal + their total, run/run.h).
+ * elapsed time: the steps' time below the modelled rate (system.operations.production_efficiency),
+ * checkpoint writes, work lost to failures and restarts each float on what came before
+ * (run.lost_s; elapsed = ideal + their total, run/run.h).
  */
 export function runWaterfallSpec(p: Prediction): BarChartSpec | null {
   const r = p.run;
   if (!r || !r.lost_s) return null;
   const steps: Array<[string, number]> = [
+    ['Below the modelled rate', r.lost_s.production ?? 0],
     ['Checkpoint writes', r.lost_s.checkpoint_writes],
     ['Work lost to failures', r.lost_s.lost_work],
     ['Restarts', r.lost_s.restarts],

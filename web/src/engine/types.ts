@@ -252,7 +252,7 @@ export interface SystemSpec {
   scale_out: ScaleOutLink;
   software?: SoftwareSpec;
   /**
-   * What a whole training run meets besides its steps: failures, restarts, checkpoint storage, node power. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead.
+   * What a whole training run meets besides its steps: failures, restarts, checkpoint storage, node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead, the modelled rate.
    */
   operations?: {
     /**
@@ -275,6 +275,10 @@ export interface SystemSpec {
      * Power of a node's parts other than its devices (CPUs, memory, NICs, fans, its share of switches). Unit: W.
      */
     node_overhead_W?: number;
+    /**
+     * Share of the modelled steady-state step rate a whole run sustains apart from failures and checkpoints (evaluations, data stalls, stragglers, throttling, less tuned code): the steps take ideal / this. Fitted per generation on published runs; 1 = the modelled rate. Unit: fraction.
+     */
+    production_efficiency?: number;
     source?: string;
     /**
      * Free text (sources, fits, caveats); not used in any computation.
@@ -1934,7 +1938,7 @@ export interface Run {
    */
   ideal_time_s: number;
   /**
-   * Elapsed: ideal_time_s / goodput. Unit: s.
+   * Elapsed: ideal_time_s / system.operations.production_efficiency / goodput. Unit: s.
    */
   wall_time_s: number;
   /**
@@ -1974,7 +1978,7 @@ export interface Run {
    */
   co2_t?: number;
   /**
-   * Useful time / elapsed time. Unit: fraction.
+   * Compute time / elapsed time: the share failures and checkpoints leave. Unit: fraction.
    */
   goodput: number;
   /**
@@ -2013,6 +2017,10 @@ export interface Run {
      * Unit: s.
      */
     restarts: number;
+    /**
+     * The steps' time beyond the modelled rate (system.operations.production_efficiency). Unit: s.
+     */
+    production: number;
     /**
      * Unit: s.
      */

@@ -209,6 +209,7 @@ const RUN_FIELDS: FieldDef[] = [
   { path: '/training/checkpoint_interval_s', label: 'Checkpoint interval (s)', placeholder: 'Young/Daly' },
   { path: '/system/operations/failures_per_device_hour', label: 'Failures per device-hour' },
   { path: '/system/operations/restart_s', label: 'Restart after a failure (s)' },
+  { path: '/system/operations/production_efficiency', label: 'Sustained share of the modelled rate' },
   { path: '/economics/usd_per_gpu_hour', label: 'Rental price (USD per device-hour)', placeholder: 'owned: capital terms' },
   { path: '/economics/usd_per_kwh', label: 'Electricity (USD per kWh)' },
   { path: '/economics/pue', label: 'PUE (facility / IT power)' },
