@@ -132,7 +132,7 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
     h(
       'p',
       null,
-      'Every published measurement the repository holds, predicted now by the engine in this browser. A point on the line is exact; the table says, per source, how far off the engine is on average and at worst, which way (bias: + predicts a larger value than measured), and how often the measurement falls inside the engine’s 80% band. Held-out sets were never used to fit anything. Whole runs (whole_run) compare a run’s predicted GPU-hours, days or energy with what its maker published; the engine predicts them too fast on average. Serving rows are simulated request by request (serve_public: TensorRT-LLM v0.14 and v0.17 tables; serve_trtllm_perf: its 2025 table, where MoE models on Hopper come out far too fast).',
+      'Every published measurement the repository holds, predicted now by the engine in this browser. A point on the line is exact; the table says, per source, how far off the engine is on average and at worst, which way (bias: + predicts a larger value than measured), and how often the measurement falls inside the engine’s 80% band. Held-out sets were never used to fit anything. Whole runs (whole_run) compare a run’s predicted GPU-hours, days or energy with what its maker published; the H100-generation systems’ production efficiency (the share of the modelled step rate those runs sustained) is fitted on them, and the engine still predicts them a little too fast on average. Serving rows are simulated request by request (serve_public: TensorRT-LLM v0.14 and v0.17 tables; serve_trtllm_perf: its 2025 table, where MoE models on Hopper come out far too fast).',
     ),
     status,
     plot,
