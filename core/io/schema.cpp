@@ -853,9 +853,8 @@ Node operations_schema() {
       .title("Operations")
       .desc(
           "What a whole training run meets besides its steps: failures, restarts, checkpoint storage, "
-          "node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, 25 "
-          "GB/s "
-          "per node, no overhead, the modelled rate.");
+          "node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, "
+          "25 GB/s per node, no overhead, the modelled rate.");
 }
 
 Node system_schema() {
