@@ -141,6 +141,12 @@ struct ServingSpec {
   // 1.5 ms (online rows 15.0% -> 10.4%). Out of the fit, the 126 offline v0.17 throughput rows go
   // from 8.9% to 8.2%.
   double step_overhead_s = 0.0015;
+  // Host time the runtime spends per scheduled request in every step, on the step's critical path
+  // (a Python executor's per-request work: sampling bookkeeping, stop checks, handing each token to
+  // its request): the step takes that times the requests it schedules on top of the GPU's time.
+  // Default 0 (the C++ runtime's per-step host time is step_overhead_s alone); the
+  // tensorrt-llm-pytorch profile takes 13.8 us from a published measurement (its source).
+  double step_request_overhead_s = 0;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

@@ -526,8 +526,10 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     const std::int64_t decode_mean =
         decode_n > 0 ? std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n) : 0;
     if (decode_n > 0) groups.push_back({decode_n, decode_step_tokens, decode_mean + spec_k});
-    // The scheduler's own host time between steps (ServingSpec::step_overhead_s), GPU idle.
-    double dt = timer(groups).value + sv.step_overhead_s;
+    // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
+    // per-request part (step_request_overhead_s, every scheduled request), GPU idle.
+    const double host_s = sv.step_overhead_s + sv.step_request_overhead_s * d(scheduled);
+    double dt = timer(groups).value + host_s;
     if (draft_timer) {
       // The draft reads the step's prompt chunks and drafts the first token for every decoding
       // sequence in one pass, then k - 1 more passes of one token each.
@@ -584,7 +586,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       if (extra >= 2) {
         const SeqGroup first = groups.back();
         groups.back().kv_len = first.kv_len + extra;
-        const double last = timer(groups).value + sv.step_overhead_s;  // the same host time as dt's
+        const double last = timer(groups).value + host_s;  // the same host time as dt's
         const double slope = (last - dt) / d(extra);
         // Stop where the next arrival joins: at the first step that starts at or after it, as the
         // step-by-step loop admits it. Stretch step j (j = 1, 2, ...) takes dt + slope j, so the

@@ -104,6 +104,33 @@ TEST(Serving, AVanishingRateGivesTheBatchOneLatency) {
   EXPECT_NEAR(s["mean_batch"].get<double>(), 1.0, 1e-9);
 }
 
+// The per-request host time of a step (step_overhead_us_per_request) is on the step's critical
+// path: a lone request is scheduled in every step of its run, so the run lasts c x steps longer;
+// with many requests every step pays c for each one it schedules, and throughput falls.
+TEST(Serving, PerRequestHostTimeAddsToEveryStep) {
+  const json sv = {{"arrival", "offline"}, {"num_requests", 1}};
+  json with = sv;
+  with["step_overhead_us_per_request"] = 50;
+  const json a = serve(sv), b = serve(with);
+  ASSERT_EQ(a["steps"], b["steps"]);
+  EXPECT_NEAR(b["duration_s"].get<double>() - a["duration_s"].get<double>(), 50e-6 * a["steps"].get<double>(),
+              1e-9);
+  double last = 1e300;
+  for (double us : {0.0, 5.0, 20.0}) {
+    const json s =
+        serve({{"arrival", "offline"}, {"num_requests", 256}, {"step_overhead_us_per_request", us}});
+    EXPECT_LT(s["output_tokens_per_s"].get<double>(), last) << us;
+    last = s["output_tokens_per_s"].get<double>();
+  }
+  // The TensorRT-LLM PyTorch profile carries the published 13.8 us; out of range is an error.
+  json t = base({{"arrival", "offline"}, {"num_requests", 4}});
+  t["software"] = "tensorrt-llm-pytorch";
+  const json v = json::parse(optimus::api::validate(t.dump()));
+  EXPECT_DOUBLE_EQ(v["scenario"]["inference"]["serving"]["step_overhead_us_per_request"].get<double>(), 13.8);
+  t["inference"]["serving"]["step_overhead_us_per_request"] = -1;
+  expect_error(t, "scenario.out_of_range", "/inference/serving/step_overhead_us_per_request");
+}
+
 TEST(Serving, IsDeterministicForAScenarioAndFollowsTheSeed) {
   const json sv = {{"arrival", "poisson"},
                    {"requests_per_s", 5},

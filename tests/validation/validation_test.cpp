@@ -517,8 +517,9 @@ TEST(Validation, ServingPublic) {
 // repository): TensorRT-LLM's perf overview for its PyTorch backend (trtllm-bench offline, output
 // tokens/s per GPU; DeepSeek R1, Llama 4 Maverick, Qwen3 235B / 30B, gpt-oss 120B / 20B and Llama
 // 3.3 70B on B200, GB200, H200, H100 in FP4 / FP8, the MoE models at their published "DEP" layouts,
-// attention data parallelism). Nothing is fitted on these rows. Measured at this commit: see the
-// table printed and README, Accuracy: the dense Llama 3.3 70B and the large MoE models on Blackwell
+// attention data parallelism). Nothing is fitted on these rows (the per-request host time of the
+// profile is a published measurement; its additive form was chosen on these rows). Measured at this commit:
+// see the table printed and README, Accuracy: the dense Llama 3.3 70B and the large MoE models on Blackwell
 // with attention data parallelism are close, the MoE models on Hopper and the small-expert models
 // (gpt-oss, Qwen3 30B) are predicted far too fast. The block-scaled FP8 rows on Hopper (DeepSeek
 // R1, Qwen3 235B: inference.fp8_block_scaled, TensorRT-LLM's CUTLASS MoE kernels at DeepGEMM's
@@ -546,10 +547,13 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
   const Stats h =
       report("Serving 2025: block-scaled FP8 DeepSeek R1 and Qwen3 235B on Hopper (DEP)", hopper_block, true);
   EXPECT_EQ(h.n, 12);
-  EXPECT_LE(d.mean, 0.07);  // 5.9% measured (9.2% before FP8 context attention)
-  EXPECT_LE(b.mean, 0.19);
-  EXPECT_LE(h.mean, 0.21);  // 18.6% measured (46.8% before the CUTLASS block-scaled kernels)
-  EXPECT_LE(s.mean, 0.37);  // 34.3% (37.1% before)
+  // The Python executor's per-request host time (the profile's step_overhead_us_per_request, 13.8 us
+  // from TensorRT-LLM PR #11983) costs the dense rows a point (5.9% -> 7.0%: the Hopper ones go
+  // -8%) and takes the rest down: all rows 34.3% -> 20.3%.
+  EXPECT_LE(d.mean, 0.08);  // 7.0% measured (9.2% before FP8 context attention)
+  EXPECT_LE(b.mean, 0.15);  // 13.0% (16.5% before the per-request host time)
+  EXPECT_LE(h.mean, 0.18);  // 15.9% (18.6% before it, 46.8% before the CUTLASS block-scaled kernels)
+  EXPECT_LE(s.mean, 0.23);  // 20.3% (34.3% before it, 37.1% before the block-scaled kernels)
 }
 
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and

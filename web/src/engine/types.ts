@@ -829,6 +829,10 @@ export interface SoftwareProfile {
      */
     step_overhead_ms?: number;
     /**
+     * Unit: us.
+     */
+    step_overhead_us_per_request?: number;
+    /**
      * Free text (sources, fits, caveats); not used in any computation.
      */
     notes?: string;
@@ -1169,6 +1173,10 @@ export interface InferenceSpec {
      * Host time the scheduler spends between two steps while the GPU waits (forming the batch, sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
      */
     step_overhead_ms?: number;
+    /**
+     * Host time per scheduled request in every step, on the step's critical path (a Python executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time per request). Unit: us.
+     */
+    step_overhead_us_per_request?: number;
     /**
      * At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.
      */
