@@ -17,7 +17,8 @@ export interface Shown {
 const openDetails = new Set<string>();
 
 // A band that starts or ends at the prediction: every published row of its regime landed on one
-// side (the H100-generation whole runs all took longer than predicted), so say which.
+// side (as the H100-generation whole runs did before the system presets' production efficiency),
+// so say which.
 export function oneSided(band: { low: number; high: number }, v: unknown): string | null {
   if (typeof v !== 'number' || !(v > 0)) return null;
   const at = (x: number) => Math.abs(x - v) <= 1e-9 * v;
