@@ -544,8 +544,8 @@ void read_scheduler(Reader& r, ServingSpec& d) {
   d.request_overhead_s =
       r.number("request_overhead_ms", false, 0, 1e5).value_or(d.request_overhead_s * 1e3) * 1e-3;
   d.step_overhead_s = r.number("step_overhead_ms", false, 0, 1e4).value_or(d.step_overhead_s * 1e3) * 1e-3;
-  d.step_request_overhead_s =
-      r.number("step_overhead_us_per_request", false, 0, 1e5).value_or(d.step_request_overhead_s * 1e6) *
+  d.step_overhead_per_request_s =
+      r.number("step_overhead_us_per_request", false, 0, 1e5).value_or(d.step_overhead_per_request_s * 1e6) *
       1e-6;
 }
 
@@ -1172,7 +1172,7 @@ ojson serving_spec_json(const ServingSpec& v) {
   j["kv_admission"] = str(v.kv_admission);
   j["request_overhead_ms"] = v.request_overhead_s * 1e3;
   j["step_overhead_ms"] = v.step_overhead_s * 1e3;
-  j["step_overhead_us_per_request"] = v.step_request_overhead_s * 1e6;
+  j["step_overhead_us_per_request"] = v.step_overhead_per_request_s * 1e6;
   j["seed"] = v.seed;
   if (v.slo) {
     j["slo"] = {{"percentile", v.slo->percentile}};

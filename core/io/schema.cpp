@@ -808,7 +808,7 @@ Node software_profile_schema() {
                           {"request_overhead_ms", number(0, 1e5).unit("ms").def(v.request_overhead_s * 1e3)},
                           {"step_overhead_ms", number(0, 1e4).unit("ms").def(v.step_overhead_s * 1e3)},
                           {"step_overhead_us_per_request",
-                           number(0, 1e5).unit("us").def(v.step_request_overhead_s * 1e6)},
+                           number(0, 1e5).unit("us").def(v.step_overhead_per_request_s * 1e6)},
                           {"notes", notes()}})
                       .desc("The scheduler's defaults for inference.serving.")}})
       .title("Software profile")
@@ -1103,7 +1103,7 @@ Node serving_schema() {
                             "GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile "
                             "13.8 (TensorRT-LLM PR #11983's measured sampling host time per request).")
                       .unit("us")
-                      .def(v.step_request_overhead_s * 1e6)},
+                      .def(v.step_overhead_per_request_s * 1e6)},
                  {"slo",
                   object(
                       {{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},

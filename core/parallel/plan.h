@@ -146,7 +146,7 @@ struct ServingSpec {
   // its request): the step takes that times the requests it schedules on top of the GPU's time.
   // Default 0 (the C++ runtime's per-step host time is step_overhead_s alone); the
   // tensorrt-llm-pytorch profile takes 13.8 us from a published measurement (its source).
-  double step_request_overhead_s = 0;
+  double step_overhead_per_request_s = 0;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

@@ -527,8 +527,8 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
         decode_n > 0 ? std::max<std::int64_t>(1, (decode_ctx + decode_n / 2) / decode_n) : 0;
     if (decode_n > 0) groups.push_back({decode_n, decode_step_tokens, decode_mean + spec_k});
     // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
-    // per-request part (step_request_overhead_s, every scheduled request), GPU idle.
-    const double host_s = sv.step_overhead_s + sv.step_request_overhead_s * d(scheduled);
+    // per-request part (step_overhead_per_request_s, every scheduled request), GPU idle.
+    const double host_s = sv.step_overhead_s + sv.step_overhead_per_request_s * d(scheduled);
     double dt = timer(groups).value + host_s;
     if (draft_timer) {
       // The draft reads the step's prompt chunks and drafts the first token for every decoding
