@@ -156,6 +156,10 @@ struct EnumNames<BlockFp8Gemm> {
 struct SoftwareDefaults {
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with backward
+  // The ZeRO stage the stack's own recipes train with when a scenario's parallel block does not
+  // name one (parallel.zero_stage): Megatron-Core's distributed optimizer is ZeRO 1, PyTorch
+  // FSDP's default FULL_SHARD is ZeRO 3. 0 = plain data parallelism.
+  int zero_stage = 0;
   // Sequence-parallel all-gathers / reduce-scatters split into chunks and overlapped with the
   // adjacent GEMM (Transformer Engine userbuffers, Megatron-core `tp_comm_overlap`).
   bool tp_comm_overlap = false;

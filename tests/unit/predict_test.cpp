@@ -335,7 +335,7 @@ TEST(Predict, HybridShardingByHand) {
   json no_zero = {{"model", "llama2-7b"},
                   {"system", "dgx-h100"},
                   {"num_devices", 16},
-                  {"parallel", {{"dp", 16}, {"zero_shard", 8}}},
+                  {"parallel", {{"dp", 16}, {"zero_stage", 0}, {"zero_shard", 8}}},
                   {"training", {{"global_batch", 32}, {"seq_len", 2048}}}};
   EXPECT_EQ(json::parse(optimus::api::predict(no_zero.dump()))["error"]["code"],
             "parallel.zero_shard_without_zero");

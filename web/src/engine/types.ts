@@ -680,6 +680,10 @@ export interface SoftwareSpec {
    */
   overlap_grad_reduce?: boolean;
   /**
+   * The ZeRO stage the stack's recipes train with, taken when a scenario's parallel block names none (Megatron-Core's distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).
+   */
+  zero_stage?: number;
+  /**
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
   tp_comm_overlap?: boolean;
@@ -851,6 +855,10 @@ export interface Software {
    */
   overlap_grad_reduce?: boolean;
   /**
+   * The ZeRO stage the stack's recipes train with, taken when a scenario's parallel block names none (Megatron-Core's distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).
+   */
+  zero_stage?: number;
+  /**
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
   tp_comm_overlap?: boolean;
@@ -1013,7 +1021,7 @@ export interface ParallelSpec {
    */
   recompute_fraction?: number;
   /**
-   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
+   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights. Default: the software stack's software.zero_stage (the profile's, else the system's; 0 where neither names one).
    */
   zero_stage?: number;
   /**
@@ -1483,12 +1491,13 @@ export interface TrainingResult {
    */
   hardware_flops: number;
   /**
-   * The software choices in effect.
+   * The software choices in effect (zero_stage: the layout's, or the stack's software.zero_stage when the layout names none).
    */
   assumed: {
     attention: AttentionKernel;
     overlap_grad_reduce: boolean;
     tp_comm_overlap: boolean;
+    zero_stage: number;
   };
 }
 /**
