@@ -160,6 +160,11 @@ struct SoftwareDefaults {
   // name one (parallel.zero_stage): Megatron-Core's distributed optimizer is ZeRO 1, PyTorch
   // FSDP's default FULL_SHARD is ZeRO 3. 0 = plain data parallelism.
   int zero_stage = 0;
+  // Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input
+  // for the weight gradient (Transformer Engine, model/graph.cpp finish_elementwise), so the saved
+  // activations shrink. false: the 16-bit input is kept and cast again in the backward pass
+  // (torchao's Float8Linear saves input_hp).
+  bool quantized_saved_inputs = true;
   // Sequence-parallel all-gathers / reduce-scatters split into chunks and overlapped with the
   // adjacent GEMM (Transformer Engine userbuffers, Megatron-core `tp_comm_overlap`).
   bool tp_comm_overlap = false;

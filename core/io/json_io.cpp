@@ -394,6 +394,7 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
     d.attention = sr.enumeration<AttentionKernel>("attention", false).value_or(d.attention);
     d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
     d.zero_stage = static_cast<int>(sr.integer("zero_stage", false, 0, 3).value_or(d.zero_stage));
+    d.quantized_saved_inputs = sr.boolean("quantized_saved_inputs", false).value_or(d.quantized_saved_inputs);
     d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
     d.tp_comm_overlap_fp4 = sr.boolean("tp_comm_overlap_fp4", false).value_or(d.tp_comm_overlap_fp4);
     d.launch_interval = Seconds(
@@ -1099,6 +1100,7 @@ ojson system_json(const SystemSpec& s) {
   j["software"] = {{"attention", str(sw.attention)},
                    {"overlap_grad_reduce", sw.overlap_grad_reduce},
                    {"zero_stage", sw.zero_stage},
+                   {"quantized_saved_inputs", sw.quantized_saved_inputs},
                    {"tp_comm_overlap", sw.tp_comm_overlap},
                    {"tp_comm_overlap_fp4", sw.tp_comm_overlap_fp4},
                    {"launch_interval_us", sw.launch_interval.value / kMicro},

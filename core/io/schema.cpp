@@ -616,6 +616,13 @@ Node software_schema() {
                                           "scenario's parallel block names none (Megatron-Core's "
                                           "distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).")
                                     .def(s.zero_stage)},
+                 {"quantized_saved_inputs",
+                  boolean()
+                      .desc("Under an 8- or 4-bit training format the linear layers keep the quantised "
+                            "copy of their input for the weight gradient (Transformer Engine), so the "
+                            "saved activations shrink; false: the 16-bit input is kept (torchao's "
+                            "Float8Linear).")
+                      .def(s.quantized_saved_inputs)},
                  {"tp_comm_overlap",
                   boolean()
                       .desc("Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "

@@ -131,6 +131,9 @@ struct LayerShape {
   AttentionKernel attention = AttentionKernel::flash;
   double act_bytes = 2;    // activation element size of the kernels
   double saved_bytes = 2;  // activation element size kept for backward (software stack)
+  // The element size a quantised training format keeps of a projection's input for the weight
+  // gradient (Transformer Engine keeps the quantised copy); 0 = saved_bytes.
+  double gemm_saved_bytes = 0;
   double kv_elem_bytes = 2;
   std::int64_t position_rows = 0;    // learned position table size (sequence length)
   bool loss = false;                 // training: the head computes the loss over every token

@@ -733,3 +733,42 @@ TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsThreeDifferences) {
   EXPECT_EQ(derived["software"], base["software"]);
   EXPECT_EQ(derived["serving"], base["serving"]);
 }
+
+// Under an 8- or 4-bit training format Transformer Engine keeps each projection's input quantised
+// for the weight gradient: per layer and token the QKV, output, up and down projections' inputs
+// (h + q + h + f elements) take the format's bytes instead of 2, and nothing else moves. A stack
+// that keeps the 16-bit input (torchao, quantized_saved_inputs false) saves what bf16 saves.
+TEST(Software, QuantisedTrainingKeepsQuantisedProjectionInputs) {
+  const auto activations = [](const char* precision, const json& software) {
+    json s = {{"model",
+               {{"layers", 4},
+                {"hidden", 1024},
+                {"heads", 8},
+                {"ffn_hidden", 3072},
+                {"vocab", 1000},
+                {"ffn_type", "gelu"},
+                {"norm", "layernorm"}}},
+              {"system", "dgx-h100"},
+              {"num_devices", 1},
+              {"parallel", {{"micro_batch", 2}}},
+              {"training", {{"global_batch", 2}, {"seq_len", 512}, {"precision", precision}}}};
+    if (!software.is_null()) s["software"] = software;
+    const json out = predict(s);
+    EXPECT_FALSE(out.contains("error")) << out.dump();
+    return out["memory"]["per_device_bytes"]["activations"].get<double>();
+  };
+  const double tokens = 2 * 512, per_token = 1024 + 1024 + 1024 + 3072, layers = 4;
+  const double bf16 = activations("bf16", nullptr);
+  EXPECT_NEAR(bf16 - activations("fp8", nullptr), layers * tokens * per_token * (2.0 - 1.0), 1.0);
+  EXPECT_NEAR(bf16 - activations("mxfp8", nullptr), layers * tokens * per_token * (2.0 - 33.0 / 32.0), 1.0);
+  EXPECT_NEAR(bf16 - activations("nvfp4", nullptr), layers * tokens * per_token * (2.0 - 9.0 / 16.0), 1.0);
+  EXPECT_DOUBLE_EQ(activations("fp8", json{{"software", {{"quantized_saved_inputs", false}}}}), bf16);
+  EXPECT_DOUBLE_EQ(activations("fp8", "pytorch-fsdp"), activations("bf16", "pytorch-fsdp"));
+  const json e = predict({{"model", "llama3.1-8b"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 1},
+                          {"software", {{"software", {{"quantized_saved_inputs", 1}}}}},
+                          {"training", {{"global_batch", 1}, {"seq_len", 512}}}})["error"];
+  EXPECT_EQ(e["code"], "scenario.wrong_type");
+  EXPECT_EQ(e["path"], "/software/software/quantized_saved_inputs");
+}

@@ -684,6 +684,10 @@ export interface SoftwareSpec {
    */
   zero_stage?: number;
   /**
+   * Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input for the weight gradient (Transformer Engine), so the saved activations shrink; false: the 16-bit input is kept (torchao's Float8Linear).
+   */
+  quantized_saved_inputs?: boolean;
+  /**
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
   tp_comm_overlap?: boolean;
@@ -858,6 +862,10 @@ export interface Software {
    * The ZeRO stage the stack's recipes train with, taken when a scenario's parallel block names none (Megatron-Core's distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).
    */
   zero_stage?: number;
+  /**
+   * Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input for the weight gradient (Transformer Engine), so the saved activations shrink; false: the 16-bit input is kept (torchao's Float8Linear).
+   */
+  quantized_saved_inputs?: boolean;
   /**
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
