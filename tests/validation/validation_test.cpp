@@ -485,6 +485,42 @@ TEST(Validation, WholeRun) {
   EXPECT_LE(s.max, 0.70);
 }
 
+// Every published training layout ran, so each should fit in its device's memory. Counts the
+// layouts (parallel given, not searched) of the training files that the engine says do not fit,
+// prints them with needed / capacity, and gates the count: a memory model that over-counts is as
+// wrong as one that under-counts, and says "does not fit" with a confident face. Measured at this
+// commit: 17 of 332 (activation offloading to the Grace CPU in Megatron-Bridge's GB200 / GB300 Llama 3
+// 70B recipes is not modelled; gpt-oss in bf16 and torchtitan's 70B on A100 come out 11-49% over;
+// the rest within 10%).
+TEST(Validation, PublishedLayoutsFit) {
+  int layouts = 0;
+  std::vector<std::pair<double, std::string>> over;
+  for (const char* file :
+       {"train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "train_heldout.jsonl",
+        "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl", "whole_run.jsonl"}) {
+    std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      const json c = json::parse(line);
+      if (!c["scenario"].contains("training") || c["scenario"].value("parallel", json()).is_string())
+        continue;
+      const json p = json::parse(optimus::api::predict(c["scenario"].dump()));
+      ASSERT_FALSE(p.contains("error")) << c["id"] << p.dump();
+      ++layouts;
+      const json& mem = p["memory"];
+      if (!mem["fits"].get<bool>())
+        over.emplace_back(
+            mem["per_device_bytes"]["total"].get<double>() / mem["capacity_bytes"].get<double>(),
+            std::string(file) + " " + c["id"].get<std::string>());
+    }
+  }
+  std::sort(over.rbegin(), over.rend());
+  std::printf("\nPublished training layouts predicted not to fit: %zu of %d\n", over.size(), layouts);
+  for (const auto& [ratio, id] : over) std::printf("  %5.2fx  %s\n", ratio, id.c_str());
+  EXPECT_GE(layouts, 330);
+  EXPECT_LE(over.size(), 17u);
+}
+
 // Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):
 // TensorRT-LLM v0.17 offline throughput (Mixtral 8x7B / 8x22B, TP 1-8, H100 / H200 / A100) and
 // the v0.14.0 online-serving table (Llama 3.1 8B / 70B at Poisson rates 2-32 and infinite, mean
