@@ -236,6 +236,9 @@ void print_prediction(const json& p) {
     std::printf("    %-12s %12s\n", it.key().c_str(), gib(it.value().get<double>()).c_str());
   std::cout << "  capacity            " << gib(m["capacity_bytes"].get<double>()) << " -> "
             << (m["fits"].get<bool>() ? "fits" : "DOES NOT FIT") << "\n";
+  if (m.contains("host_bytes"))
+    std::cout << "  in host memory      " << gib(m["host_bytes"].get<double>())
+              << " of offloaded activations (parallel.offload_layers)\n";
   for (const auto& w : p["warnings"])
     std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>()
               << "\n";

@@ -332,6 +332,9 @@ struct SystemSpec {
   std::int64_t devices_per_node = 8;
   NetworkTier scale_up;   // NVLink / NVSwitch domain
   NetworkTier scale_out;  // InfiniBand / Ethernet, bandwidth per device
+  // Device <-> host memory copy rate per device and direction (PCIe, NVLink-C2C), for activations
+  // offloaded to host memory (parallel.offload_layers); 0 = not stated.
+  Bandwidth host_link{};
   SoftwareDefaults software;
   SystemOperations operations;
 };

@@ -359,6 +359,7 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   s.devices_per_node = r.integer("devices_per_node", true, 1, kMaxDevices).value_or(1);
   s.scale_up = read_tier(r, "scale_up", true, err);
   s.scale_out = read_tier(r, "scale_out", false, err);
+  s.host_link = gigabytes_per_s(r.number("host_link_GBps", false, 0, 1e6).value_or(0));
   if (const json* sw = r.get("software", false)) {
     Reader sr(*sw, r.child("software"), err);
     read_software_block(sr, s.software);
@@ -680,6 +681,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     p.zero_stage =
         static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(s.system.software.zero_stage));
     p.zero_shard = pr.integer("zero_shard", false, 1, kMaxDevices).value_or(0);
+    p.offload_layers = pr.integer("offload_layers", false, 0, kMaxCount).value_or(0);
     pr.finish();
     p.sequence_parallel = sp.value_or(p.tp > 1);
   } else {
@@ -1096,6 +1098,7 @@ ojson system_json(const SystemSpec& s) {
   j["devices_per_node"] = s.devices_per_node;
   j["scale_up"] = tier_json(s.scale_up, true);
   j["scale_out"] = tier_json(s.scale_out, false);
+  if (s.host_link.value > 0) j["host_link_GBps"] = s.host_link.value / kGB;
   const SoftwareDefaults& sw = s.software;
   j["software"] = {{"attention", str(sw.attention)},
                    {"overlap_grad_reduce", sw.overlap_grad_reduce},
@@ -1148,6 +1151,7 @@ ojson memory_json(const MemoryReport& m) {
                            {"kv_cache", b.kv_cache.value},   {"total", b.total().value}};
   j["capacity_bytes"] = m.capacity.value;
   j["fits"] = m.fits;
+  if (b.host.value > 0) j["host_bytes"] = b.host.value;
   return j;
 }
 
@@ -1482,6 +1486,7 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p) {
   if (p.recompute == Recompute::full && p.recompute_fraction < 1.0)
     j["recompute_fraction"] = p.recompute_fraction;
   if (p.zero_shard > 0) j["zero_shard"] = p.zero_shard;
+  if (p.offload_layers > 0) j["offload_layers"] = p.offload_layers;
   return j;
 }
 

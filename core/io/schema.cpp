@@ -884,6 +884,11 @@ Node system_schema() {
                  {"devices_per_node", integer(1, kMaxDevices).desc("Devices per node.")},
                  {"scale_up", ref("scale_up")},
                  {"scale_out", ref("scale_out")},
+                 {"host_link_GBps", number(0, 1e6)
+                                        .desc("Device <-> host memory copy rate per device and direction "
+                                              "(PCIe, NVLink-C2C), for activations offloaded to host "
+                                              "memory (parallel.offload_layers). Absent: not stated.")
+                                        .unit("GB/s")},
                  {"software", software_schema()},
                  {"operations", operations_schema()},
              },
@@ -943,6 +948,16 @@ Node parallel_schema() {
                           "between the groups, and ZeRO-3 gathers weights inside the group only. Must divide "
                           "dp x cp and needs zero_stage >= 1. Default: all of them (plain ZeRO). Routed "
                           "experts keep their expert-data-parallel sharding.")},
+                 {"offload_layers",
+                  integer(0, kMaxCount)
+                      .desc("Training: layers whose saved activations wait in host memory between their "
+                            "forward and backward (Megatron-Core cpu_offloading_num_layers). The device "
+                            "keeps one layer's more for the copy back; the copies run at the system's "
+                            "host_link_GBps beside the passes and stall them only by what they take "
+                            "beyond (breakdown host). Needs pp 1, recompute none, fewer than the model's "
+                            "layers and a system with host_link_GBps. memory.host_bytes reports the host "
+                            "memory one device fills.")
+                      .def(p.offload_layers)},
              })
       .title("Parallel layout")
       .desc("The parallel layout. For inference only tp and pp matter (a replica spans tp pp devices).");
@@ -1220,21 +1235,28 @@ Node inference_schema() {
 Node seconds(const std::string& what) { return amount().desc(what).unit("s"); }
 
 Node memory_schema() {
-  return output({
-                    {"per_device_bytes", output({
-                                                    {"weights", amount().unit("bytes")},
-                                                    {"gradients", amount().unit("bytes")},
-                                                    {"optimizer", amount().unit("bytes")},
-                                                    {"activations", amount().unit("bytes")},
-                                                    {"kv_cache", amount().unit("bytes")},
-                                                    {"total", amount().unit("bytes")},
-                                                })
-                                             .title("Memory by category")
-                                             .desc("The most loaded device (training: the first pipeline "
-                                                   "stage).")},
-                    {"capacity_bytes", amount().desc("Device memory capacity.").unit("bytes")},
-                    {"fits", boolean().desc("total <= capacity.")},
-                })
+  return output(
+             {
+                 {"per_device_bytes", output({
+                                                 {"weights", amount().unit("bytes")},
+                                                 {"gradients", amount().unit("bytes")},
+                                                 {"optimizer", amount().unit("bytes")},
+                                                 {"activations", amount().unit("bytes")},
+                                                 {"kv_cache", amount().unit("bytes")},
+                                                 {"total", amount().unit("bytes")},
+                                             })
+                                          .title("Memory by category")
+                                          .desc("The most loaded device (training: the first pipeline "
+                                                "stage).")},
+                 {"capacity_bytes", amount().desc("Device memory capacity.").unit("bytes")},
+                 {"fits", boolean().desc("total <= capacity.")},
+                 {"host_bytes", amount()
+                                    .desc("Training with parallel.offload_layers: the offloaded "
+                                          "activations one device keeps in host memory (not in "
+                                          "total).")
+                                    .unit("bytes")},
+             },
+             {"host_bytes"})
       .title("Memory");
 }
 

@@ -73,6 +73,19 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int
   return Bytes(layer_saved(layer_forward_ops(m, shape), p));
 }
 
+Bytes offloaded_activations(const Scenario& s, const ModelGraph& g) {
+  const auto& p = s.parallel;
+  if (p.offload_layers <= 0) return Bytes(0);
+  const StageKinds sk = stage_kinds(s.model, p);
+  double bytes = 0, layers = 0;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    bytes += layer_saved(g.kinds[k], p) * sk.first[k];
+    layers += sk.first[k];
+  }
+  return Bytes(layers > 0 ? bytes / layers * d(p.offload_layers) : 0.0);
+}
+
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   return training_memory(s, model_graph(s.model, training_layer_shape(s, attention)), attention);
 }
@@ -108,6 +121,7 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
   const StageKinds sk = stage_kinds(m, p);
   Bytes act{};
   Bytes rebuild{};
+  Bytes widest{};  // the largest layer's saved activations
   bool any = false;
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
@@ -115,6 +129,7 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
     if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
     const Bytes per_layer(layer_saved(g.kinds[k], p));
     act = any ? act + per_layer * factor : per_layer * factor;
+    widest = max(widest, per_layer);
     // The backward rebuilds one layer at a time: under full recompute all of that layer's
     // activations come back (its input, the checkpoint, is already counted), under selective
     // recompute with unfused attention its attention-score tensors do. Counting that working
@@ -126,6 +141,13 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
     rebuild =
         max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none) - sum_saved(g.kinds[k], p.recompute)));
     any = true;
+  }
+  // Offloaded layers (pp 1, one micro-batch in flight) keep their activations in host memory
+  // between forward and backward; the device holds one layer's more while a layer is copied
+  // back ahead of its backward (Transformer Engine's CPU offload handler double-buffers).
+  if (p.offload_layers > 0) {
+    out.host = offloaded_activations(s, g);
+    act = act - out.host + widest;
   }
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
   act += Bytes(sum_saved(g.embedding, p.recompute) * in_flight);

@@ -12,6 +12,7 @@ namespace optimus {
 
 struct MemoryBreakdown {
   Bytes weights{}, gradients{}, optimizer{}, activations{}, kv_cache{};
+  Bytes host{};  // offloaded activations waiting in host memory (parallel.offload_layers), not in total
   Bytes total() const { return weights + gradients + optimizer + activations + kv_cache; }
 };
 
@@ -39,6 +40,9 @@ Bytes layer_activation_bytes(const ModelSpec& m, const ParallelPlan& p, std::int
                              std::int64_t seq_len, AttentionKernel attention, double activation_bytes);
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention);
+// The saved activations of one micro-batch that parallel.offload_layers moves to host memory and
+// back: that many layers at the average layer's bytes (pp is 1: every layer is on the device).
+Bytes offloaded_activations(const Scenario& s, const ModelGraph& g);
 MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, AttentionKernel attention);
 
 struct InferenceMemory {

@@ -159,12 +159,37 @@ std::optional<Error> validate_plan(const Scenario& s) {
                           "zero_shard=" + str(p.zero_shard) +
                               " must divide the data-parallel ranks dp*cp=" + str(p.dp * p.cp));
     }
+    if (p.offload_layers > 0) {
+      // Megatron-Core's TransformerConfig refuses the same combinations (cpu_offloading with
+      // pipeline parallelism, with recomputation, or with every layer).
+      if (p.pp > 1)
+        return make_error("parallel.offload_with_pipeline", "/parallel/offload_layers",
+                          "activation offloading runs with pp=1 only (Megatron-Core has no pipeline "
+                          "schedule for it); pp=" +
+                              str(p.pp));
+      if (p.recompute != Recompute::none)
+        return make_error("parallel.offload_with_recompute", "/parallel/offload_layers",
+                          "activation offloading and recomputation are alternatives; set recompute to "
+                          "\"none\"");
+      if (p.offload_layers >= s.model.layers)
+        return make_error("parallel.offload_too_many_layers", "/parallel/offload_layers",
+                          "offload_layers=" + str(p.offload_layers) + " must be below the model's " +
+                              str(s.model.layers) + " layers: the last layer's activations are used at once");
+      if (!(s.system.host_link.value > 0))
+        return make_error("parallel.offload_without_host_link", "/parallel/offload_layers",
+                          "the system states no host_link_GBps, the device-host copy rate the "
+                          "offloaded activations travel at");
+    }
     if (auto e = check_rates(s.system.device, w.precision, false)) return e;
   }
   if (s.inference) {
     if (p.cp != 1)
       return make_error("parallel.cp_in_inference", "/parallel/cp",
                         "context parallelism is modelled for training only; use cp=1 for inference");
+    if (!s.training && p.offload_layers > 0)
+      return make_error("parallel.offload_in_inference", "/parallel/offload_layers",
+                        "activation offloading keeps training activations until their backward pass; "
+                        "inference has none to keep");
     if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
     // The draft runs on the target's tensor-parallel devices, so its heads must split as theirs.
     if (s.inference->speculative && s.inference->speculative->draft)

@@ -36,6 +36,10 @@ struct ParallelPlan {
   // 0.5, torchtitan's layer-selective checkpointing, Megatron-LM's --recompute-method block with
   // --recompute-num-layers n = n / layers per stage). 1 = every layer (Korthikanti et al. 2022).
   double recompute_fraction = 1.0;
+  // Layers whose saved activations wait in host memory between their forward and their backward
+  // (Megatron-Core cpu_offloading with cpu_offloading_num_layers; Megatron-Bridge's GB200 Llama 3
+  // 70B recipes offload 20 or 40 of the 80). Needs pp 1 and no recompute, as Megatron-Core does.
+  std::int64_t offload_layers = 0;
 };
 
 // The precisions a workload accepts (the scenario's `precision` keys).

@@ -583,6 +583,14 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
 
   TrainingBreakdown& b = out.breakdown;
   pipeline_schedule(s, c, st, mbd, shape.act_bytes, b);
+  // Offloaded activations (parallel.offload_layers) leave for host memory during the forward pass
+  // and come back during the backward, on copy engines beside the kernels (Transformer Engine's
+  // CPU offload handler); what the copies take beyond the pass they run under stalls it, counted
+  // with the other waits on the host side.
+  if (p.offload_layers > 0) {
+    const Seconds copy(offloaded_activations(s, g).value / sys.host_link.value);
+    b.host += (max(Seconds(0), copy - out.stage_forward) + max(Seconds(0), copy - out.stage_backward)) * mbd;
+  }
   const StageParams params = stage_params(m, p, g, true, p.pp == 1);
   const bool wide = w.precision == Precision::fp32 || w.precision == Precision::tf32;
   const double weight_bytes = wide ? 4.0 : sys.software.weight_bytes;

@@ -421,3 +421,78 @@ TEST(Predict, ShardedGradientsReduceEveryMicroBatch) {
   EXPECT_NEAR(z2["memory"]["per_device_bytes"]["gradients"].get<double>() * 16.0,
               z1["memory"]["per_device_bytes"]["gradients"].get<double>(), 1e3);
 }
+
+// Activation offloading (parallel.offload_layers, Megatron-Core cpu_offloading): each offloaded
+// layer's saved activations leave the device for host memory and the device keeps one layer's
+// more for the copy back, so offloading one layer saves nothing and n layers save n - 1 layers'
+// worth; memory.host_bytes is n layers' worth. The copies run at the system's host_link_GBps beside
+// the passes: on a slow link the excess over the forward (copies out) and the backward (copies
+// back) is exposed as host time, once per micro-batch; on a fast one nothing.
+TEST(Predict, OffloadedActivationsByHand) {
+  json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  const auto run = [&](std::int64_t layers, double link) {
+    system["host_link_GBps"] = link;
+    json s = {{"model", "llama3.1-8b"},
+              {"system", system},
+              {"num_devices", 8},
+              {"parallel", {{"tp", 1}, {"dp", 8}, {"micro_batch", 1}, {"zero_stage", 1}}},
+              {"training", {{"global_batch", 16}, {"seq_len", 4096}}}};
+    if (layers > 0) s["parallel"]["offload_layers"] = layers;
+    return predict(s);
+  };
+  const json none = run(0, 63), one = run(1, 63), eight = run(8, 63);
+  ASSERT_FALSE(eight.contains("error")) << eight.dump();
+  const auto act = [](const json& p) { return p["memory"]["per_device_bytes"]["activations"].get<double>(); };
+  EXPECT_FALSE(none["memory"].contains("host_bytes"));
+  const double per_layer = one["memory"]["host_bytes"].get<double>();
+  EXPECT_GT(per_layer, 0.0);
+  EXPECT_NEAR(act(one), act(none), 1.0);
+  EXPECT_NEAR(eight["memory"]["host_bytes"].get<double>(), 8 * per_layer, 1.0);
+  EXPECT_NEAR(act(none) - act(eight), 7 * per_layer, 1.0);
+  // Time: the copies of 8 layers (one micro-batch at a time, 2 micro-batches per step).
+  const json& t = none["training"];
+  const double fwd = 32 * t["layer_s"]["forward"].get<double>(),
+               bwd = 32 * t["layer_s"]["backward"].get<double>();
+  for (const double link : {63.0, 2.0, 0.5}) {
+    const double copy = 8 * per_layer / (link * 1e9);
+    const double exposed = 2 * (std::max(0.0, copy - fwd) + std::max(0.0, copy - bwd));
+    const json p = run(8, link);
+    EXPECT_NEAR(p["training"]["breakdown_s"]["host"].get<double>() - t["breakdown_s"]["host"].get<double>(),
+                exposed, 1e-9)
+        << link;
+  }
+  EXPECT_GT(run(8, 0.5)["training"]["iteration_time_s"].get<double>(), t["iteration_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(run(8, 63)["training"]["iteration_time_s"].get<double>(),
+                   t["iteration_time_s"].get<double>());
+}
+
+TEST(Predict, OffloadedActivationsRefuseWhatMegatronRefuses) {
+  const auto code = [](const json& parallel, const json& system) {
+    const json scenario = {{"model", "llama3.1-8b"},
+                           {"system", system},
+                           {"num_devices", 8},
+                           {"parallel", parallel},
+                           {"training", {{"global_batch", 16}, {"seq_len", 4096}}}};
+    const json out = json::parse(optimus::api::predict(scenario.dump()));
+    EXPECT_TRUE(out.contains("error")) << parallel.dump();
+    EXPECT_EQ(out["error"]["path"], "/parallel/offload_layers") << parallel.dump();
+    return out["error"]["code"].get<std::string>();
+  };
+  EXPECT_EQ(code({{"pp", 2}, {"offload_layers", 4}}, "dgx-h100"), "parallel.offload_with_pipeline");
+  EXPECT_EQ(code({{"recompute", "selective"}, {"offload_layers", 4}}, "dgx-h100"),
+            "parallel.offload_with_recompute");
+  EXPECT_EQ(code({{"offload_layers", 32}}, "dgx-h100"), "parallel.offload_too_many_layers");
+  EXPECT_EQ(code({{"offload_layers", -1}}, "dgx-h100"), "scenario.out_of_range");
+  EXPECT_EQ(code({{"offload_layers", 2.5}}, "dgx-h100"), "scenario.not_integer");
+  json bare = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  bare.erase("host_link_GBps");
+  EXPECT_EQ(code({{"offload_layers", 4}}, bare), "parallel.offload_without_host_link");
+  const json inference = {{"model", "llama3.1-8b"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 1},
+                          {"parallel", {{"offload_layers", 4}}},
+                          {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}}};
+  const json e = json::parse(optimus::api::predict(inference.dump()))["error"];
+  EXPECT_EQ(e["code"], "parallel.offload_in_inference");
+  EXPECT_EQ(e["path"], "/parallel/offload_layers");
+}

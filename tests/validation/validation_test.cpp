@@ -489,9 +489,10 @@ TEST(Validation, WholeRun) {
 // layouts (parallel given, not searched) of the training files that the engine says do not fit,
 // prints them with needed / capacity, and gates the count: a memory model that over-counts is as
 // wrong as one that under-counts, and says "does not fit" with a confident face. Measured at this
-// commit: 17 of 332 (activation offloading to the Grace CPU in Megatron-Bridge's GB200 / GB300 Llama 3
-// 70B recipes is not modelled; gpt-oss in bf16 and torchtitan's 70B on A100 come out 11-49% over;
-// the rest within 10%).
+// commit: 15 of 332 (the shared case files of Megatron-Bridge's GB200 / GB300 Llama 3 70B recipes
+// leave out their activation offloading to the Grace CPU, which our held-out rows of the same
+// recipe state, parallel.offload_layers; gpt-oss in bf16 and torchtitan's 70B on A100 come out
+// 11-49% over; the rest within 10%).
 TEST(Validation, PublishedLayoutsFit) {
   int layouts = 0;
   std::vector<std::pair<double, std::string>> over;
@@ -518,7 +519,7 @@ TEST(Validation, PublishedLayoutsFit) {
   std::printf("\nPublished training layouts predicted not to fit: %zu of %d\n", over.size(), layouts);
   for (const auto& [ratio, id] : over) std::printf("  %5.2fx  %s\n", ratio, id.c_str());
   EXPECT_GE(layouts, 330);
-  EXPECT_LE(over.size(), 17u);
+  EXPECT_LE(over.size(), 15u);
 }
 
 // Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):

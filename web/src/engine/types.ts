@@ -250,6 +250,10 @@ export interface SystemSpec {
   devices_per_node: number;
   scale_up: ScaleUpLink;
   scale_out: ScaleOutLink;
+  /**
+   * Device <-> host memory copy rate per device and direction (PCIe, NVLink-C2C), for activations offloaded to host memory (parallel.offload_layers). Absent: not stated. Unit: GB/s.
+   */
+  host_link_GBps?: number;
   software?: SoftwareSpec;
   /**
    * What a whole training run meets besides its steps: failures, restarts, checkpoint storage, node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead, the modelled rate.
@@ -1036,6 +1040,10 @@ export interface ParallelSpec {
    * Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of the ZeRO state (PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other ranks hold replicas, so gradients are reduce-scattered inside the group and all-reduced between the groups, and ZeRO-3 gathers weights inside the group only. Must divide dp x cp and needs zero_stage >= 1. Default: all of them (plain ZeRO). Routed experts keep their expert-data-parallel sharding.
    */
   zero_shard?: number;
+  /**
+   * Training: layers whose saved activations wait in host memory between their forward and backward (Megatron-Core cpu_offloading_num_layers). The device keeps one layer's more for the copy back; the copies run at the system's host_link_GBps beside the passes and stall them only by what they take beyond (breakdown host). Needs pp 1, recompute none, fewer than the model's layers and a system with host_link_GBps. memory.host_bytes reports the host memory one device fills.
+   */
+  offload_layers?: number;
 }
 export interface TrainingSpec {
   /**
@@ -1688,6 +1696,10 @@ export interface MemoryResult {
    * total <= capacity.
    */
   fits: boolean;
+  /**
+   * Training with parallel.offload_layers: the offloaded activations one device keeps in host memory (not in total). Unit: bytes.
+   */
+  host_bytes?: number;
 }
 /**
  * The most loaded device (training: the first pipeline stage).

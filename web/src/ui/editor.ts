@@ -193,6 +193,7 @@ const PARALLEL_FIELDS: FieldDef[] = [
     optionLabels: { 0: '0: replicated', 1: '1: optimizer', 2: '2: + gradients', 3: '3: + weights' },
   },
   { path: '/parallel/zero_shard', label: 'ZeRO shard group', placeholder: 'all dp ranks' },
+  { path: '/parallel/offload_layers', label: 'Layers offloaded to host' },
   { path: '/parallel/sequence_parallel', label: 'Sequence parallel' },
 ];
 

@@ -64,7 +64,7 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricD
     weights: 'parameters held by this device (its 1/pp of the layers, 1/tp of each matrix, plus the embedding on the first stage) × bytes per parameter; sharded over dp under ZeRO-3',
     gradients: 'one gradient per parameter held (fp32 main gradients in mixed precision); sharded over dp from ZeRO-2',
     optimizer: 'Adam state: fp32 master weights, momentum and variance (12 B per parameter); sharded over dp from ZeRO-1',
-    activations: 'activations stored for the backward pass of the micro-batches in flight on the first pipeline stage (Korthikanti et al. 2022, Table 2), reduced by sequence parallelism and recomputation; for inference the largest transient working set',
+    activations: 'activations stored for the backward pass of the micro-batches in flight on the first pipeline stage (Korthikanti et al. 2022, Table 2), reduced by sequence parallelism and recomputation, and by offloading (parallel.offload_layers: those layers wait in host memory, one layer more stays for the copy back); for inference the largest transient working set',
     kv_cache: 'keys and values of every layer on this device: 2 × layers/pp × batch × (prompt + output) × kv_heads/tp × head_dim × bytes of kv_precision',
   };
   const out: MetricDef[] = MEMORY_KEYS.filter((k) => !(phase === 'inference' && (k === 'gradients' || k === 'optimizer'))).map((k) => ({
@@ -127,6 +127,7 @@ function scenarioInputs(s: ResolvedScenario | null, phase: 'training' | 'inferen
     base.push(['dp', String(p.dp)], ['zero_stage', String(p.zero_stage)], ['recompute', String(p.recompute)], ['micro_batch', String(p.micro_batch)]);
     if (p.zero_shard !== undefined) base.push(['zero_shard', String(p.zero_shard)]);
     if (p.recompute_fraction !== undefined) base.push(['recompute_fraction', String(p.recompute_fraction)]);
+    if (p.offload_layers !== undefined) base.push(['offload_layers', String(p.offload_layers)]);
     if (s.training) base.push(['seq_len', String(s.training.seq_len)], ['precision', s.training.precision]);
   } else if (s.inference) {
     base.push(['batch', String(s.inference.batch)], ['prompt_len + output_len', String(s.inference.prompt_len + s.inference.output_len)], ['precision', s.inference.precision]);
