@@ -111,6 +111,21 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricD
       }),
     },
   );
+  // Training with activations offloaded to host memory (parallel.offload_layers) only.
+  if (phase === 'training')
+    out.splice(out.length - 1, 0, {
+      path: `${prefix}.host_bytes`,
+      label: 'In host memory (offloaded)',
+      q: 'bytes',
+      explain: (c) => ({
+        formula: 'host = offload_layers × one layer’s saved activations (a micro-batch); the device keeps the rest and one layer more for the copy back, and the copies run at the system’s host_link_GBps beside the passes',
+        inputs: [
+          ['offload_layers', String(c.scenario?.parallel.offload_layers ?? 0)],
+          ['host_link_GBps', String(c.scenario?.system?.host_link_GBps ?? '?')],
+        ],
+        source: 'Megatron-Core cpu_offloading (cpu_offloading_num_layers)',
+      }),
+    });
   return out;
 }
 
