@@ -130,7 +130,7 @@ void print_prediction(const json& p) {
               << ", overlap_grad_reduce="
               << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false")
               << ", tp_comm_overlap=" << (t["assumed"]["tp_comm_overlap"].get<bool>() ? "true" : "false")
-              << ", zero_stage=" << t["assumed"]["zero_stage"].get<int>() << "\n";
+              << "\n";
   }
   if (p.contains("inference")) {
     const auto& i = p["inference"];

@@ -156,10 +156,6 @@ struct EnumNames<BlockFp8Gemm> {
 struct SoftwareDefaults {
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with backward
-  // The ZeRO stage the stack's own recipes train with when a scenario's parallel block does not
-  // name one (parallel.zero_stage): Megatron-Core's distributed optimizer is ZeRO 1, PyTorch
-  // FSDP's default FULL_SHARD is ZeRO 3. 0 = plain data parallelism.
-  int zero_stage = 0;
   // Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input
   // for the weight gradient (Transformer Engine, model/graph.cpp finish_elementwise), so the saved
   // activations shrink. false: the 16-bit input is kept and cast again in the backward pass

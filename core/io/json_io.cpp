@@ -394,7 +394,6 @@ void read_software_block(Reader& sr, SoftwareDefaults& d) {
   {
     d.attention = sr.enumeration<AttentionKernel>("attention", false).value_or(d.attention);
     d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
-    d.zero_stage = static_cast<int>(sr.integer("zero_stage", false, 0, 3).value_or(d.zero_stage));
     d.quantized_saved_inputs = sr.boolean("quantized_saved_inputs", false).value_or(d.quantized_saved_inputs);
     d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
     d.tp_comm_overlap_fp4 = sr.boolean("tp_comm_overlap_fp4", false).value_or(d.tp_comm_overlap_fp4);
@@ -678,14 +677,11 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
                 "recompute_fraction is the share of layers that full recompute checkpoints; set "
                 "recompute to \"full\"");
     }
-    p.zero_stage =
-        static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(s.system.software.zero_stage));
+    p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
     p.zero_shard = pr.integer("zero_shard", false, 1, kMaxDevices).value_or(0);
     p.offload_layers = pr.integer("offload_layers", false, 0, kMaxCount).value_or(0);
     pr.finish();
     p.sequence_parallel = sp.value_or(p.tp > 1);
-  } else {
-    p.zero_stage = s.system.software.zero_stage;  // no parallel block: the stack's ZeRO stage
   }
   if (err) return;
   if (!dp_given) {
@@ -1102,7 +1098,6 @@ ojson system_json(const SystemSpec& s) {
   const SoftwareDefaults& sw = s.software;
   j["software"] = {{"attention", str(sw.attention)},
                    {"overlap_grad_reduce", sw.overlap_grad_reduce},
-                   {"zero_stage", sw.zero_stage},
                    {"quantized_saved_inputs", sw.quantized_saved_inputs},
                    {"tp_comm_overlap", sw.tp_comm_overlap},
                    {"tp_comm_overlap_fp4", sw.tp_comm_overlap_fp4},
@@ -1400,8 +1395,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     tj["hardware_flops"] = t.hardware_flops;
     tj["assumed"] = {{"attention", str(t.attention)},
                      {"overlap_grad_reduce", t.overlap_grad_reduce},
-                     {"tp_comm_overlap", t.tp_comm_overlap},
-                     {"zero_stage", t.zero_stage}};
+                     {"tp_comm_overlap", t.tp_comm_overlap}};
     j["training"] = tj;
   }
   if (p.inference) {

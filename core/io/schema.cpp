@@ -611,11 +611,6 @@ Node software_schema() {
                   boolean()
                       .desc("Data-parallel gradient reduction overlaps the backward pass.")
                       .def(s.overlap_grad_reduce)},
-                 {"zero_stage", integer(0, 3)
-                                    .desc("The ZeRO stage the stack's recipes train with, taken when a "
-                                          "scenario's parallel block names none (Megatron-Core's "
-                                          "distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).")
-                                    .def(s.zero_stage)},
                  {"quantized_saved_inputs",
                   boolean()
                       .desc("Under an 8- or 4-bit training format the linear layers keep the quantised "
@@ -933,11 +928,10 @@ Node parallel_schema() {
                             "--recompute-method "
                             "block --recompute-num-layers n = n / layers per stage). Default 1: every layer.")
                       .def(p.recompute_fraction)},
-                 {"zero_stage",
-                  integer(0, 3).desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
-                                     "gradients, 3 = plus weights. Default: the software stack's "
-                                     "software.zero_stage (the profile's, else the system's; 0 where neither "
-                                     "names one).")},
+                 {"zero_stage", integer(0, 3)
+                                    .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
+                                          "gradients, 3 = plus weights.")
+                                    .def(p.zero_stage)},
                  {"zero_shard",
                   integer(1, kMaxDevices)
                       .desc(
@@ -1321,10 +1315,8 @@ Node training_output_schema() {
                   amount().desc("Per iteration, whole job, recomputation included.").unit("FLOP")},
                  {"assumed", output({{"attention", choice<AttentionKernel>()},
                                      {"overlap_grad_reduce", boolean()},
-                                     {"tp_comm_overlap", boolean()},
-                                     {"zero_stage", count()}})
-                                 .desc("The software choices in effect (zero_stage: the layout's, or "
-                                       "the stack's software.zero_stage when the layout names none).")},
+                                     {"tp_comm_overlap", boolean()}})
+                                 .desc("The software choices in effect.")},
              },
              {"time_to_train_s", "moe"})
       .title("Training result");

@@ -55,7 +55,6 @@ struct TrainingPrediction {
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;
   bool tp_comm_overlap = false;  // in effect (needs tp > 1 and sequence parallelism)
-  int zero_stage = 0;            // the layout's, given or the stack's default (software.zero_stage)
   std::optional<MoeReport> moe;
 };
 

@@ -533,7 +533,6 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   const bool four_bit = rate_format(w.precision) == Precision::fp4;
   const bool stack_overlap = sys.software.tp_comm_overlap && (!four_bit || sys.software.tp_comm_overlap_fp4);
   out.tp_comm_overlap = w.tp_comm_overlap.value_or(stack_overlap) && p.tp > 1 && p.sequence_parallel;
-  out.zero_stage = p.zero_stage;
 
   const MathRate rate = math_rate(sys.device, w.precision);
   if (rate.fallback)

@@ -89,57 +89,6 @@ TEST(Software, BadProfilesGetCodesAndPaths) {
   EXPECT_EQ(e["path"], "/software/software/fused_elementwise");
 }
 
-// A layout that names no ZeRO stage takes the stack's (software.zero_stage): NVIDIA's recipes
-// shard the optimizer state (Megatron-Core's distributed optimizer), PyTorch FSDP shards
-// everything, Megatron-LM of 2021 replicates it; the scenario's own stage wins.
-TEST(Software, TheStackSetsTheZeroStageALayoutLeavesOut) {
-  const auto train = [](const json& software, const json& parallel) {
-    json s = {{"model", "llama3.1-8b"},
-              {"system", "dgx-h100"},
-              {"num_devices", 16},
-              {"training", {{"global_batch", 32}, {"seq_len", 4096}}}};
-    if (!parallel.is_null()) s["parallel"] = parallel;
-    if (!software.is_null()) s["software"] = software;
-    return predict(s);
-  };
-  const json tp2 = {{"tp", 2}};
-  const auto stage = [](const json& out) { return out["training"]["assumed"]["zero_stage"].get<int>(); };
-  const auto optimizer = [](const json& out) {
-    return out["memory"]["per_device_bytes"]["optimizer"].get<double>();
-  };
-  EXPECT_EQ(stage(train(nullptr, tp2)), 1);      // dgx-h100's own block: NVIDIA's recipes
-  EXPECT_EQ(stage(train(nullptr, nullptr)), 1);  // no parallel block at all
-  EXPECT_EQ(stage(train("megatron-lm-2021", tp2)), 0);
-  EXPECT_EQ(stage(train("pytorch-fsdp", json::object())), 3);
-  json own = tp2;
-  own["zero_stage"] = 0;
-  const json replicated = train(nullptr, own), sharded = train(nullptr, tp2);
-  EXPECT_EQ(stage(replicated), 0);
-  // Adam's 12 bytes per parameter (fp32 master, two moments) over the 8 data-parallel ranks.
-  EXPECT_NEAR(optimizer(sharded), optimizer(replicated) / 8, 1.0);
-  // An inline profile's zero_stage is laid over the system's; the resolved scenario carries it.
-  const json inline_profile = {{"software", {{"zero_stage", 2}}}};
-  EXPECT_EQ(stage(train(inline_profile, tp2)), 2);
-  json s = {{"model", "llama3.1-8b"},
-            {"system", "dgx-h100"},
-            {"num_devices", 16},
-            {"parallel", tp2},
-            {"training", {{"global_batch", 32}, {"seq_len", 4096}}}};
-  const json v = json::parse(optimus::api::validate(s.dump()));
-  EXPECT_EQ(v["scenario"]["system"]["software"]["zero_stage"], 1);
-  EXPECT_EQ(v["scenario"]["parallel"]["zero_stage"], 1);
-  // Bad values: code and path.
-  const std::pair<json, const char*> bad[] = {{json(4), "scenario.out_of_range"},
-                                              {json(-1), "scenario.out_of_range"},
-                                              {json(1.5), "scenario.not_integer"},
-                                              {json("1"), "scenario.wrong_type"}};
-  for (const auto& [value, code] : bad) {
-    const json e = train(json{{"software", {{"zero_stage", value}}}}, tp2)["error"];
-    EXPECT_EQ(e["path"], "/software/software/zero_stage") << value;
-    EXPECT_EQ(e["code"], code) << value;
-  }
-}
-
 // Without a KV cache a decode step is a prefill of the whole context: slower, and more so as
 // the context grows.
 TEST(Software, WithoutAKvCacheEveryStepRecomputesTheContext) {

@@ -684,10 +684,6 @@ export interface SoftwareSpec {
    */
   overlap_grad_reduce?: boolean;
   /**
-   * The ZeRO stage the stack's recipes train with, taken when a scenario's parallel block names none (Megatron-Core's distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).
-   */
-  zero_stage?: number;
-  /**
    * Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input for the weight gradient (Transformer Engine), so the saved activations shrink; false: the 16-bit input is kept (torchao's Float8Linear).
    */
   quantized_saved_inputs?: boolean;
@@ -863,10 +859,6 @@ export interface Software {
    */
   overlap_grad_reduce?: boolean;
   /**
-   * The ZeRO stage the stack's recipes train with, taken when a scenario's parallel block names none (Megatron-Core's distributed optimizer = 1, PyTorch FSDP's FULL_SHARD = 3).
-   */
-  zero_stage?: number;
-  /**
    * Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input for the weight gradient (Transformer Engine), so the saved activations shrink; false: the 16-bit input is kept (torchao's Float8Linear).
    */
   quantized_saved_inputs?: boolean;
@@ -1033,7 +1025,7 @@ export interface ParallelSpec {
    */
   recompute_fraction?: number;
   /**
-   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights. Default: the software stack's software.zero_stage (the profile's, else the system's; 0 where neither names one).
+   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
    */
   zero_stage?: number;
   /**
@@ -1507,13 +1499,12 @@ export interface TrainingResult {
    */
   hardware_flops: number;
   /**
-   * The software choices in effect (zero_stage: the layout's, or the stack's software.zero_stage when the layout names none).
+   * The software choices in effect.
    */
   assumed: {
     attention: AttentionKernel;
     overlap_grad_reduce: boolean;
     tp_comm_overlap: boolean;
-    zero_stage: number;
   };
 }
 /**

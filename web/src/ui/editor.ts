@@ -322,8 +322,6 @@ class ScenarioEditor implements Editor {
   private current: Scenario = {};
   private modelPreset: Record<string, unknown> | null = null;
   private systemPreset: Record<string, unknown> | null = null;
-  /** The software profile named by the scenario, for the defaults it sets (software.zero_stage). */
-  private softwarePreset: Record<string, unknown> | null = null;
   private schema: JsonSchema | null = null;
   /** Workload blocks switched off, kept to switch them back on as they were. */
   private readonly parked = clone(FIRST_WORKLOADS);
@@ -375,10 +373,9 @@ class ScenarioEditor implements Editor {
     this.current = clone(s);
     this.localErrors = new Set();
     for (const p of this.errorSlots.keys()) this.setLocalError(p, null);
-    [this.modelPreset, this.systemPreset, this.softwarePreset] = await Promise.all([
+    [this.modelPreset, this.systemPreset] = await Promise.all([
       typeof this.current.model === 'string' ? this.deps.preset('models', this.current.model) : null,
       typeof this.current.system === 'string' ? this.deps.preset('systems', this.current.system) : null,
-      typeof this.current.software === 'string' ? this.deps.preset('software', this.current.software) : null,
     ]);
     this.refresh();
   }
@@ -513,25 +510,12 @@ class ScenarioEditor implements Editor {
     // Request lengths default to the static batch's (schema: "Default: the inference block's ...").
     if (path === '/inference/serving/input_len') return this.effective('/inference/prompt_len');
     if (path === '/inference/serving/output_len') return this.effective('/inference/output_len');
-    // Absent, the ZeRO stage is the stack's (schema: "Default: the software stack's software.zero_stage").
-    if (path === '/parallel/zero_stage') return this.stackValue('zero_stage') ?? 0;
     if (path === '/parallel/sequence_parallel') {
       const tp = this.effective('/parallel/tp');
       return typeof tp === 'number' && tp > 1;
     }
     const norm = path.startsWith('/model/') && path !== '/model/norm' ? this.effective('/model/norm') : undefined;
     return defaultOf(schemaAt(this.schema, path), norm);
-  }
-
-  /** A key of the software stack in effect: the scenario's profile, else the system's own block. */
-  private stackValue(key: string): unknown {
-    const block = (o: unknown): Record<string, unknown> | undefined => {
-      const sw = o && typeof o === 'object' ? (o as Record<string, unknown>).software : undefined;
-      return sw && typeof sw === 'object' ? (sw as Record<string, unknown>) : undefined;
-    };
-    const profile = typeof this.current.software === 'string' ? this.softwarePreset : this.current.software;
-    const system = typeof this.current.system === 'string' ? this.systemPreset : this.current.system;
-    return block(profile)?.[key] ?? block(system)?.[key];
   }
 
   /** What a field shows: a picker its preset id (or the custom entry), a switch its workload. */
@@ -639,10 +623,8 @@ class ScenarioEditor implements Editor {
   private async pickSoftware(value: unknown): Promise<void> {
     this.dropLocalErrors('/software');
     if (value === undefined || value === '') delete this.current.software;
-    else if (value !== CUSTOM) {
-      this.current.software = value;
-      this.softwarePreset = await this.deps.preset('software', String(value));
-    } else if (typeof this.current.software === 'string') {
+    else if (value !== CUSTOM) this.current.software = value;
+    else if (typeof this.current.software === 'string') {
       const id = this.current.software;
       const base = await this.deps.preset('software', id);
       if (base) this.current.software = editedCopy(base, id, `edited copy of software profile ${id}`);

@@ -39,10 +39,7 @@ const store: Record<string, Record<string, Record<string, unknown>>> = {
       moe: { experts: 16, top_k: 2, expert_ffn_hidden: 32, shared_experts: 1, first_dense_layers: 1 },
     },
   },
-  software: {
-    sw1: { name: 'Stack One', source: 'docs', software: { attention: 'standard', training_matmul_share: 0.74 } },
-    sw2: { name: 'Stack Two', source: 'docs', software: { zero_stage: 3 } },
-  },
+  software: { sw1: { name: 'Stack One', source: 'docs', software: { attention: 'standard', training_matmul_share: 0.74 } } },
   systems: { s1: { name: 'System One', device: 'd1', devices_per_node: 8, scale_up: { bandwidth_GBps: 450, latency_us: 2, domain_size: 8 }, scale_out: { bandwidth_GBps: 50, latency_us: 3 } } },
 };
 const start = { schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8, pp: 1, dp: 1 }, training: { global_batch: 8, seq_len: 128, precision: 'bf16' } };
@@ -282,28 +279,6 @@ describe('scenario editor fields from the engine schema', () => {
     expect(field('/model/position').value).toBe('rotary');
     expect(field('/model/bias').checked).toBe(false);
     expect(editor.scenario().model).not.toHaveProperty('bias');
-  });
-
-  it('shows the stack\'s ZeRO stage where the layout names none: the profile\'s, else the system\'s', async () => {
-    const stage = (): string => field('/parallel/zero_stage').value;
-    expect(stage()).toBe('0'); // neither s1 nor the scenario names one
-    const withStack = (extra: Record<string, unknown>): Record<string, unknown> => ({ ...JSON.parse(JSON.stringify(start)), ...extra });
-    const system = { ...store.systems.s1, software: { zero_stage: 1 } };
-    await editor.load(withStack({ system }));
-    expect(stage()).toBe('1');
-    await editor.load(withStack({ system, software: 'sw1' })); // sw1 names none: the system's
-    expect(stage()).toBe('1');
-    await editor.load(withStack({ software: 'sw2' }));
-    expect(stage()).toBe('3');
-    await editor.load(withStack({ software: { name: 'inline', software: { zero_stage: 2 } } }));
-    expect(stage()).toBe('2');
-    await editor.load(withStack({ software: 'sw2', parallel: { tp: 8, pp: 1, dp: 1, zero_stage: 0 } }));
-    expect(stage()).toBe('0'); // the layout's own
-    await editor.load(withStack({}));
-    type('/software', 'sw2');
-    await flush();
-    expect(stage()).toBe('3');
-    expect(editor.scenario().parallel).not.toHaveProperty('zero_stage');
   });
 
   it('takes tooltips (with units) and whether a key may be empty from the schema', async () => {

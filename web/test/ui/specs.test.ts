@@ -21,7 +21,7 @@ const prediction: Prediction = {
     layer_s: { forward: 0.1, backward: 0.2, recompute: 0.05 },
     model_flops: 1e18,
     hardware_flops: 1.2e18,
-    assumed: { attention: 'flash', overlap_grad_reduce: true, tp_comm_overlap: false, zero_stage: 1 },
+    assumed: { attention: 'flash', overlap_grad_reduce: true, tp_comm_overlap: false },
   },
   inference: {
     ttft_s: 0.3,
