@@ -278,16 +278,26 @@ Result<Prediction> predict(const Scenario& s) {
   }
   // The headline memory is the training footprint when training is asked, else inference.
   out.memory = out.training_memory ? *out.training_memory : *out.inference_memory;
-  const auto check = [&](const std::optional<MemoryReport>& r, const char* what) {
+  const auto check = [&](const std::optional<MemoryReport>& r, const char* what,
+                         const std::string& remedies) {
     if (r && !r->fits)
-      out.warnings.push_back(
-          {"memory.does_not_fit",
-           std::string(what) + " needs " + gib(r->per_device.total()) + " per device but " + dev.name +
-               " has " + gib(r->capacity) +
-               "; more tensor/pipeline parallelism, recomputation or ZeRO would reduce it"});
+      out.warnings.push_back({"memory.does_not_fit", std::string(what) + " needs " +
+                                                         gib(r->per_device.total()) + " per device but " +
+                                                         dev.name + " has " + gib(r->capacity) + "; " +
+                                                         remedies + " would reduce it"});
   };
-  check(out.training_memory, "training");
-  check(out.inference_memory, "inference");
+  // Training: the remedies this layout has left (a ZeRO stage it does not use yet; activation
+  // offloading where Megatron-Core allows it: pp 1, no recompute, a host link).
+  const auto& p = s.parallel;
+  std::string training = "more tensor/pipeline parallelism, recomputation";
+  if (p.zero_stage < 3)
+    training += p.zero_stage == 0 ? ", ZeRO (zero_stage 0 keeps the whole optimizer state on every "
+                                    "data-parallel rank; NVIDIA's recipes use 1)"
+                                  : ", a higher ZeRO stage";
+  if (p.pp == 1 && p.recompute == Recompute::none && s.system.host_link.value > 0)
+    training += ", activation offloading (parallel.offload_layers)";
+  check(out.training_memory, "training", training);
+  check(out.inference_memory, "inference", "more tensor/pipeline parallelism or a narrower precision");
   return out;
 }
 

@@ -496,3 +496,29 @@ TEST(Predict, OffloadedActivationsRefuseWhatMegatronRefuses) {
   EXPECT_EQ(e["code"], "parallel.offload_in_inference");
   EXPECT_EQ(e["path"], "/parallel/offload_layers");
 }
+
+// A layout that does not fit is told which remedies it has left: ZeRO while it keeps the whole
+// optimizer state, activation offloading where Megatron-Core allows it (pp 1, no recompute, a host
+// link); inference is not told about either.
+TEST(Predict, DoesNotFitNamesTheRemediesLeft) {
+  const auto message = [](const json& parallel, const json& workload) {
+    json s = {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"parallel", parallel}};
+    s[workload.contains("global_batch") ? "training" : "inference"] = workload;
+    const json out = json::parse(optimus::api::predict(s.dump()));
+    for (const auto& w : out["warnings"])
+      if (w["code"] == "memory.does_not_fit") return w["message"].get<std::string>();
+    return std::string();
+  };
+  const json train = {{"global_batch", 8}, {"seq_len", 8192}};
+  const std::string plain = message({{"dp", 8}}, train);
+  EXPECT_NE(plain.find("zero_stage 0 keeps the whole optimizer state"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("parallel.offload_layers"), std::string::npos) << plain;
+  const std::string piped = message({{"pp", 2}, {"dp", 4}, {"zero_stage", 1}, {"micro_batch", 2}},
+                                    {{"global_batch", 8}, {"seq_len", 16384}});
+  EXPECT_NE(piped.find("a higher ZeRO stage"), std::string::npos) << piped;
+  EXPECT_EQ(piped.find("offload"), std::string::npos) << piped;
+  const std::string infer =
+      message({{"tp", 1}, {"dp", 8}}, {{"batch", 512}, {"prompt_len", 32768}, {"output_len", 16}});
+  ASSERT_FALSE(infer.empty());
+  EXPECT_EQ(infer.find("ZeRO"), std::string::npos) << infer;
+}
