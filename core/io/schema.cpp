@@ -1267,7 +1267,9 @@ Node training_output_schema() {
       {"ep_comm", seconds("MoE token dispatch/combine (all-to-all) and expert-tensor reductions.")},
       {"host", seconds("Devices waiting for the host to issue kernels (dropless MoE layers sync with the "
                        "host once per layer, software.training_launch_interval_us; a stack that "
-                       "synchronises after each pipeline exchange, software.pipeline_sync_us).")},
+                       "synchronises after each pipeline exchange, software.pipeline_sync_us; activations "
+                       "offloaded to host memory, parallel.offload_layers, whose copies outlast the "
+                       "pass they run beside).")},
   };
   return output(
              {

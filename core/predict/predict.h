@@ -17,7 +17,7 @@ namespace optimus {
 struct TrainingBreakdown {
   Seconds compute{}, recompute{}, tp_comm{}, cp_comm{}, pp_comm{}, dp_comm{}, bubble{}, optimizer{};
   Seconds ep_comm{};  // MoE token dispatch/combine (all-to-all) and expert-tensor reductions, exposed
-  Seconds host{};     // devices waiting for the host (dropless MoE layers, pipeline syncs)
+  Seconds host{};     // devices waiting for the host (dropless MoE layers, pipeline syncs, offload copies)
   Seconds total() const {
     return compute + recompute + tp_comm + cp_comm + pp_comm + dp_comm + bubble + optimizer + ep_comm + host;
   }

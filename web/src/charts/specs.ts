@@ -114,7 +114,7 @@ const BREAKDOWN_LABELS: Record<string, string> = {
   pp_comm: 'PP communication',
   dp_comm: 'DP communication',
   ep_comm: 'Expert all-to-all (MoE)',
-  host: 'Waiting for the host (MoE)',
+  host: 'Waiting for the host',
   bubble: 'Pipeline bubble',
   optimizer: 'Optimizer',
 };

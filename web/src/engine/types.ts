@@ -1548,7 +1548,7 @@ export interface TrainingBreakdown {
    */
   ep_comm: number;
   /**
-   * Devices waiting for the host to issue kernels (dropless MoE layers sync with the host once per layer, software.training_launch_interval_us; a stack that synchronises after each pipeline exchange, software.pipeline_sync_us). Unit: s.
+   * Devices waiting for the host to issue kernels (dropless MoE layers sync with the host once per layer, software.training_launch_interval_us; a stack that synchronises after each pipeline exchange, software.pipeline_sync_us; activations offloaded to host memory, parallel.offload_layers, whose copies outlast the pass they run beside). Unit: s.
    */
   host: number;
 }

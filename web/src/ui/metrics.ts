@@ -488,10 +488,10 @@ export const MOE_METRICS: MetricDef[] = [
     label: 'Waiting for the host per iteration',
     q: 'seconds',
     better: 'lower',
-    about: 'Two ways the host stops running ahead of the GPU. A dropless MoE layer copies its per-expert token counts to the host before the dispatch and then issues its operators while the GPU waits; when that takes longer than the GPU’s work (small layers, many local experts), the difference counts here. And a pipelined stack that synchronises the GPU after every point-to-point exchange (Megatron-LM’s torch.cuda.synchronize() after batch_isend_irecv) leaves the GPU idle while the host issues the next step.',
+    about: 'Two ways the host stops running ahead of the GPU. A dropless MoE layer copies its per-expert token counts to the host before the dispatch and then issues its operators while the GPU waits; when that takes longer than the GPU’s work (small layers, many local experts), the difference counts here. And a pipelined stack that synchronises the GPU after every point-to-point exchange (Megatron-LM’s torch.cuda.synchronize() after batch_isend_irecv) leaves the GPU idle while the host issues the next step. Activations offloaded to host memory (parallel.offload_layers) add what their copies take beyond the forward and backward passes they run beside.',
     explain: (c) => ({
       formula:
-        'host wait per iteration = micro-batches × Σ over the MoE layers of the busiest stage, forward and backward, of max(0, operators issued × host time per operator − the pass’s GPU time) (an expert GEMM counts once per local expert) + 2 (v m + p − 1) pipeline exchanges × the wait after each',
+        'host wait per iteration = micro-batches × Σ over the MoE layers of the busiest stage, forward and backward, of max(0, operators issued × host time per operator − the pass’s GPU time) (an expert GEMM counts once per local expert) + 2 (v m + p − 1) pipeline exchanges × the wait after each + micro-batches × [max(0, offloaded bytes / host link − forward) + max(0, offloaded bytes / host link − backward)]',
       inputs: [
         ['host time per operator', c.scenario?.system.software?.training_launch_interval_us !== undefined ? `${String(c.scenario.system.software.training_launch_interval_us)} µs` : '?'],
         ['attention and router in CUDA graphs', String(c.scenario?.system.software?.training_cuda_graphs ?? '?')],
