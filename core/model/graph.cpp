@@ -495,22 +495,26 @@ void fuse_neighbours(std::vector<Op>& ops, const LayerShape& s) {
   }
 }
 
-// Element-wise operators as the stack runs them: chains of primitives (unfused), or, in inference,
-// merged into their neighbours where the runtime does so.
+// Under an 8- or 4-bit training format Transformer Engine's linear layers keep the quantised copy of
+// their input for the weight gradient, not the 16-bit one (transformer_engine/pytorch/module/
+// linear.py: the quantised input is saved with column-wise usage only, "Discard row-wise data since
+// it is not needed in backward pass"; row-wise where sequence parallelism re-gathers it, still
+// quantised), so a projection's saved input takes the format's bytes, block scales included. The
+// router and the output layer run outside the quantised autocast in Megatron-Core and keep 16
+// bits; the attention core's Q, K, V and the norms' inputs are not GEMM inputs.
+void quantise_saved_inputs(std::vector<Op>& ops, const LayerShape& s) {
+  if (!(s.gemm_saved_bytes > 0) || s.gemm_saved_bytes == s.saved_bytes) return;
+  const double f = s.gemm_saved_bytes / s.saved_bytes;
+  for (Op& o : ops)
+    if (o.kind == OpKind::matmul && o.weight && o.role != OpRole::router && o.role != OpRole::lm_head)
+      o.saved = SavedBytes{o.saved.none * f, o.saved.selective * f, o.saved.full * f};
+}
+
+// The last pass over a layer's (or the head's) operators: projection inputs saved at the quantised
+// width, then the element-wise operators as the stack runs them: chains of primitives (unfused), or,
+// in inference, merged into their neighbours where the runtime does so.
 void finish_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
-  // Under an 8- or 4-bit training format Transformer Engine's linear layers keep the quantised
-  // copy of their input for the weight gradient, not the 16-bit one (transformer_engine/pytorch/
-  // module/linear.py: the quantised input is saved with column-wise usage only, "Discard row-wise
-  // data since it is not needed in backward pass"; row-wise where sequence parallelism re-gathers
-  // it, still quantised), so a projection's saved input takes the format's bytes, block scales
-  // included. The router and the output layer run outside the quantised autocast in Megatron-Core
-  // and keep 16 bits; the attention core's Q, K, V and the norms' inputs are not GEMM inputs.
-  if (s.gemm_saved_bytes > 0 && s.gemm_saved_bytes != s.saved_bytes) {
-    const double f = s.gemm_saved_bytes / s.saved_bytes;
-    for (Op& o : ops)
-      if (o.kind == OpKind::matmul && o.weight && o.role != OpRole::router && o.role != OpRole::lm_head)
-        o.saved = SavedBytes{o.saved.none * f, o.saved.selective * f, o.saved.full * f};
-  }
+  quantise_saved_inputs(ops, s);
   if (!s.fused_elementwise)
     unfuse_elementwise(ops, m, s);
   else if (!s.loss && (s.fused_residual_norm || s.rope_in_attention))
