@@ -35,8 +35,12 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
   if (size.value <= 0) return Seconds(0);
   const RingTerms r = ring_terms(c, static_cast<double>(ranks), tier.all_to_all);
   const double moved = r.bytes_factor * size.value;
+  const double bw = tier.bandwidth_for(c == Collective::p2p ? 2 : ranks).value;
+  // A measured sweep covers groups that reach the tier's full rate (the whole domain); a mesh
+  // subgroup limited to fewer direct links uses the protocol model on those links.
   const auto& table = tier.allreduce_busbw;
-  if (c == Collective::all_reduce && !table.empty() && size.value >= table.front().first) {
+  const bool table_applies = bw >= tier.bandwidth.value;
+  if (c == Collective::all_reduce && table_applies && !table.empty() && size.value >= table.front().first) {
     // nccl-tests bus bandwidth: time = 2(P-1)/P * S / busbw (the same factor as `moved`).
     double busbw = table.back().second;
     for (std::size_t i = 1; i < table.size(); ++i) {
@@ -52,8 +56,8 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
   const double eff = c == Collective::all_to_all && tier.all_to_all_efficiency > 0
                          ? tier.all_to_all_efficiency
                          : tier.efficiency;
-  const double bulk = moved / (tier.bandwidth.value * eff) + r.steps * tier.bulk_latency.value;
-  const double ll = moved / (tier.bandwidth.value * tier.ll_efficiency) + r.steps * tier.latency.value;
+  const double bulk = moved / (bw * eff) + r.steps * tier.bulk_latency.value;
+  const double ll = moved / (bw * tier.ll_efficiency) + r.steps * tier.latency.value;
   return Seconds(std::min(bulk, ll));
 }
 
@@ -67,8 +71,9 @@ Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupP
   const NetworkTier& out = sys.scale_out;
   const double eff = out.all_to_all_efficiency > 0 ? out.all_to_all_efficiency : out.efficiency;
   const double steps = n - 1.0;  // one peer per remote domain
-  const double bulk = moved / (out.bandwidth.value * eff) + steps * out.bulk_latency.value;
-  const double ll = moved / (out.bandwidth.value * out.ll_efficiency) + steps * out.latency.value;
+  const double bw = out.bandwidth_for(g.domains).value;
+  const double bulk = moved / (bw * eff) + steps * out.bulk_latency.value;
+  const double ll = moved / (bw * out.ll_efficiency) + steps * out.latency.value;
   const Seconds inside = ring_time(Collective::all_to_all, size, g.per_domain, sys.scale_up);
   return max(inside, Seconds(std::min(bulk, ll)));
 }
@@ -76,7 +81,8 @@ Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupP
 Seconds one_shot_all_reduce_time(Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
   const NetworkTier& link = sys.scale_up;
   return sys.software.custom_allreduce_latency +
-         Seconds(static_cast<double>(g.size - 1) * size.value / (link.bandwidth.value * link.efficiency));
+         Seconds(static_cast<double>(g.size - 1) * size.value /
+                 (link.bandwidth_for(g.size).value * link.efficiency));
 }
 
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
@@ -105,8 +111,9 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
       const double steps = p - kd;
       const double moved = size.value * steps / p;
       const double eff = out.all_to_all_efficiency > 0 ? out.all_to_all_efficiency : out.efficiency;
-      const double bulk = moved / (out.bandwidth.value * eff) + steps * out.bulk_latency.value;
-      const double ll = moved / (out.bandwidth.value * out.ll_efficiency) + steps * out.latency.value;
+      const double bw = out.bandwidth_for(g.domains).value;
+      const double bulk = moved / (bw * eff) + steps * out.bulk_latency.value;
+      const double ll = moved / (bw * out.ll_efficiency) + steps * out.latency.value;
       return max(inside, Seconds(std::min(bulk, ll)));
     }
     case Collective::p2p:

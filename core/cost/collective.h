@@ -10,6 +10,8 @@
 //                   a switch (every pair connected); ring (each step forwards the blocks still
 //                   in transit to the next neighbour): (P-1)/2 * S/BW + (P-1) alpha
 //                   (S = the bytes each rank sends, its own share included)
+// BW is the tier's rate for a group of P (NetworkTier::bandwidth_for): the per-device link rate
+// on a switched tier, at most (P-1) direct links on a fully connected mesh (AMD xGMI).
 // A group spanning several scale-up domains runs hierarchically: reduce-scatter inside the
 // domain, the cross-domain collective on S/k per device over its own NIC, all-gather inside
 // (NCCL's tree/ring hierarchy; Calculon, SC'23, Sec. 3.3).

@@ -3,6 +3,7 @@
 // preset carries the data it was fitted on (presets/README.md).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -106,6 +107,19 @@ struct NetworkTier {
   // Achieved fraction of the link bandwidth in MoE token dispatch and combine (all-to-all with
   // many small messages; fitted per system on DeepEP / HybridEP measurements); 0 = `efficiency`.
   double all_to_all_efficiency = 0;
+  // Direct link to each peer of a fully connected mesh, per direction (AMD's xGMI: every GPU of an
+  // 8-GPU platform has one link to each of the 7 others); 0 = a switched tier (NVSwitch, a NIC
+  // into a switch), where any group of the tier reaches `bandwidth`.
+  Bandwidth peer_link{};
+  // Bandwidth a collective among `ranks` devices of this tier can use per device. On a mesh a
+  // device reaches each of its ranks - 1 partners over one direct link only, so the group gets
+  // (ranks - 1) x peer_link at most: a pair one link, all 8 of an xGMI platform the full rate
+  // (AMD CDNA 3 white paper, Infinity Fabric; the shared collectives.csv measures it: MI300X
+  // all-reduce of 4 GiB, 47.7 GB/s bus bandwidth on 2 GPUs against 312.9 on 8).
+  Bandwidth bandwidth_for(std::int64_t ranks) const {
+    if (peer_link.value <= 0 || ranks < 2) return bandwidth;
+    return Bandwidth(std::min(bandwidth.value, static_cast<double>(ranks - 1) * peer_link.value));
+  }
 };
 
 // Attention kernel: fused (FlashAttention-2-class, Dao 2023), a first-generation fused kernel

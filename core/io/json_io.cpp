@@ -304,6 +304,7 @@ NetworkTier read_tier(Reader& parent, const std::string& key, bool scale_up, std
   t.ll_efficiency = r.number("ll_efficiency", false, 1e-3, 1.0).value_or(t.ll_efficiency);
   t.all_to_all = r.enumeration<AllToAll>("all_to_all", false).value_or(t.all_to_all);
   t.all_to_all_efficiency = r.number("all_to_all_efficiency", false, 1e-3, 1.0).value_or(0);
+  t.peer_link = gigabytes_per_s(r.number("peer_link_GBps", false, 1e-6, 1e8).value_or(0));
   if (const json* tab = r.get("allreduce_busbw_GBps", false)) {
     const std::string tp = r.child("allreduce_busbw_GBps");
     if (!tab->is_array() || tab->empty()) {
@@ -1043,6 +1044,7 @@ ojson tier_json(const NetworkTier& t, bool scale_up) {
   j["ll_efficiency"] = t.ll_efficiency;
   j["all_to_all"] = str(t.all_to_all);
   if (t.all_to_all_efficiency > 0) j["all_to_all_efficiency"] = t.all_to_all_efficiency;
+  if (t.peer_link.value > 0) j["peer_link_GBps"] = t.peer_link.value / kGB;
   if (!t.allreduce_busbw.empty()) {
     ojson tab = ojson::array();
     for (const auto& [bytes, bw] : t.allreduce_busbw) tab.push_back({bytes, bw / kGB});

@@ -579,11 +579,18 @@ Node tier_schema(bool scale_up) {
                       .desc("Achieved fraction of the link rate in MoE token dispatch and combine "
                             "(all-to-all). Default: efficiency.")
                       .unit("fraction")},
+                 {"peer_link_GBps",
+                  number(1e-6, 1e8)
+                      .desc("Direct link to each peer, per direction, on a fully connected mesh (AMD "
+                            "xGMI): a collective among k devices of the tier reaches at most (k - 1) x "
+                            "this, so a pair gets one link and the whole mesh bandwidth_GBps. Absent: a "
+                            "switched tier (NVSwitch), where any group reaches bandwidth_GBps.")
+                      .unit("GB/s")},
                  {"allreduce_busbw_GBps",
                   array_of(busbw_row, 1)
                       .desc("Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; "
-                            "replaces "
-                            "the protocol model for all-reduces inside the measured range.")},
+                            "replaces the protocol model for all-reduces inside the measured range "
+                            "(on a mesh, for groups that reach the full bandwidth_GBps).")},
                  {"notes", notes()},
              },
              required)

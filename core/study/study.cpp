@@ -570,8 +570,9 @@ const std::vector<StudyInfo>& study_list() {
        "Time per output token of Llama 2 70B on H100-class devices as the DRAM generation changes from "
        "HBM2 to HBM4E."},
       {"cheapest-accelerator", "Which accelerator trains this model cheapest",
-       "One whole training run (Llama 3 70B, 15T tokens, 1024 devices) on A100, H100, H200 and B200 at "
-       "the fastest layout of a grid, bf16 and fp8, priced at 2026 rental prices per device-hour: days, "
+       "One whole training run (Llama 3 70B, 15T tokens, 1024 devices) on A100, H100, H200, B200 and "
+       "MI300X at the fastest layout of a grid, bf16 and fp8, priced at 2026 rental prices per device-hour: "
+       "days, "
        "GPU-hours, energy and money, with checkpoints and failures."},
   };
   return list;

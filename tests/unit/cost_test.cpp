@@ -124,6 +124,10 @@ TEST(Roofline, DevicePresetsReproduceTheirMamfMeasurement) {
   }
 }
 
+struct RingTermsForTest {
+  double bytes, steps;
+};
+
 NetworkTier plain_tier() {
   NetworkTier t;
   t.bandwidth = gigabytes_per_s(100);
@@ -198,6 +202,51 @@ TEST(Collective, PlacementByStride) {
   EXPECT_EQ(place_group(8, 8, 8).domains, 8);      // one member per node (dp across tp=8 nodes)
   EXPECT_EQ(place_group(32, 4, 8).per_domain, 2);  // stride 4 in 8-GPU nodes: 2 per node
   EXPECT_EQ(place_group(4, 1, 72).domains, 1);     // NVL72: fits
+}
+
+// A fully connected mesh (AMD xGMI): a device reaches each partner over one direct link, so a
+// group of P gets (P-1) links, never more than the tier's rate; a switched tier is unchanged.
+TEST(Collective, MeshLinksLimitSubgroups) {
+  NetworkTier t = plain_tier();
+  t.bandwidth = gigabytes_per_s(448);
+  t.peer_link = gigabytes_per_s(64);
+  const double S = 1e9;
+  const auto ring = [&](Collective c, std::int64_t p, double bw) {
+    const RingTermsForTest r = c == Collective::p2p ? RingTermsForTest{1.0, 1.0}
+                                                    : RingTermsForTest{2.0 * (p - 1.0) / p, 2.0 * (p - 1.0)};
+    return r.bytes * S / bw + r.steps * 5e-6;
+  };
+  EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(S), 2, t).value, ring(Collective::all_reduce, 2, 64e9),
+              1e-12);
+  EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(S), 4, t).value, ring(Collective::all_reduce, 4, 192e9),
+              1e-12);
+  EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(S), 8, t).value, ring(Collective::all_reduce, 8, 448e9),
+              1e-12);
+  EXPECT_NEAR(ring_time(Collective::p2p, Bytes(S), 2, t).value, ring(Collective::p2p, 2, 64e9), 1e-12);
+  // The measured sweep is over the whole mesh: a pair does not use it.
+  t.allreduce_busbw = {{1e6, 300e9}, {1e10, 300e9}};
+  EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(S), 8, t).value, 2.0 * 7 / 8 * S / 300e9, 1e-12);
+  EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(S), 2, t).value, ring(Collective::all_reduce, 2, 64e9),
+              1e-12);
+  t.allreduce_busbw.clear();
+  t.peer_link = Bandwidth(0);  // switched: a pair reaches the full rate
+  EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(S), 2, t).value, ring(Collective::all_reduce, 2, 448e9),
+              1e-12);
+}
+
+// The MI300X platform preset against the two rows of the shared collectives.csv it comes from
+// (all_reduce_bench.py, 4 GiB all-reduce on one 8-GPU node): 312.9 GB/s bus bandwidth on 8 GPUs
+// (its efficiency was read from this row) and 47.7 GB/s on 2 (out of sample: one 64 GB/s link).
+TEST(Collective, XgmiPresetReproducesMeasuredBusBandwidth) {
+  const auto sys = system_preset("mi300x-8", "/system");
+  ASSERT_TRUE(sys.ok()) << sys.error().message;
+  const double S = 4294967296.0;
+  for (const auto& [p, measured] : {std::pair<std::int64_t, double>{8, 312.912}, {2, 47.671}}) {
+    const GroupPlacement g = place_group(p, 1, sys->devices_per_node);
+    const double t = collective_time(Collective::all_reduce, Bytes(S), g, *sys).value;
+    const double busbw = 2.0 * (p - 1.0) / p * S / t / 1e9;
+    EXPECT_NEAR(busbw / measured, 1.0, 0.07) << p << " GPUs: " << busbw << " GB/s";
+  }
 }
 
 TEST(Collective, MeasuredTableIsInterpolated) {

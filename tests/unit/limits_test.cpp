@@ -166,6 +166,9 @@ INSTANTIATE_TEST_SUITE_P(
         range_case("launch_interval_negative", "/system/software/launch_interval_us", -1, kRange),
         range_case("launch_interval_huge", "/system/software/launch_interval_us", 1e300, kRange),
         range_case("devices_per_node_zero", "/system/devices_per_node", 0, kRange),
+        range_case("peer_link_zero", "/system/scale_up/peer_link_GBps", 0, kRange),
+        range_case("peer_link_negative", "/system/scale_up/peer_link_GBps", -64, kRange),
+        range_case("peer_link_huge", "/system/scale_up/peer_link_GBps", 1e12, kRange),
         range_case("busbw_not_ascending", "/system/scale_up/allreduce_busbw_GBps",
                    json::array({json::array({1e6, 100}), json::array({1e5, 200})}), kRange,
                    "/system/scale_up/allreduce_busbw_GBps/1"),
@@ -205,6 +208,9 @@ TEST(Limits, TinyAndHugeBandwidthsGiveFiniteNumbers) {
     j["system"]["scale_up"]["bandwidth_GBps"] = bw;
     j["system"]["scale_out"]["bandwidth_GBps"] = bw;
     expect_sane(j.dump());
+    j["system"]["scale_up"]["peer_link_GBps"] = bw;  // a mesh of the smallest and largest links
+    expect_sane(j.dump());
+    j["system"]["scale_up"].erase("peer_link_GBps");
     j["system"]["device"]["memory"]["bandwidth_GBps"] = std::max(bw, 1e-3);
     j["system"]["device"]["l2"]["bandwidth_GBps"] = bw;
     expect_sane(j.dump());

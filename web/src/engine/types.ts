@@ -614,7 +614,11 @@ export interface ScaleUpLink {
    */
   all_to_all_efficiency?: number;
   /**
-   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range.
+   * Direct link to each peer, per direction, on a fully connected mesh (AMD xGMI): a collective among k devices of the tier reaches at most (k - 1) x this, so a pair gets one link and the whole mesh bandwidth_GBps. Absent: a switched tier (NVSwitch), where any group reaches bandwidth_GBps. Unit: GB/s.
+   */
+  peer_link_GBps?: number;
+  /**
+   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps).
    *
    * @minItems 1
    */
@@ -661,7 +665,11 @@ export interface ScaleOutLink {
    */
   all_to_all_efficiency?: number;
   /**
-   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range.
+   * Direct link to each peer, per direction, on a fully connected mesh (AMD xGMI): a collective among k devices of the tier reaches at most (k - 1) x this, so a pair gets one link and the whole mesh bandwidth_GBps. Absent: a switched tier (NVSwitch), where any group reaches bandwidth_GBps. Unit: GB/s.
+   */
+  peer_link_GBps?: number;
+  /**
+   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps).
    *
    * @minItems 1
    */
