@@ -443,10 +443,11 @@ TEST(Validation, TrainingDgxCloudReported) {
 // One value is fitted on these rows: the H100-generation system presets' operations.production_efficiency
 // (0.775, scripts/fit_production_efficiency.py on the 16 H100/H800 rows; 35.0% -> 23.2% on them, 25.0%
 // with each source predicted by the value fitted on the others; the A100 presets keep 1, where no value
-// carried across sources); gated 22.8% -> 18.2%. Aim (issue 17): mean within 15%; NOT met. Measured at this
-// commit: see the printed table and README "Accuracy". Beside each row the one-line estimate, 6 x (active)
-// parameters x tokens at 40% of the dense peak of the row's training precision, for GPU-hours and days. Gate:
-// no regression past the measured mean and max plus noise.
+// carried across sources); gated 22.8% -> 18.2% (41 rows); 17.7% on 43 with the Falcon-7B and -40B cards'
+// rows, collected as out-of-sample checks of the AWS p4d system. Aim (issue 17): mean within 15%; NOT met.
+// Measured at this commit: see the printed table and README "Accuracy". Beside each row the one-line
+// estimate, 6 x (active) parameters x tokens at 40% of the dense peak of the row's training precision, for
+// GPU-hours and days. Gate: no regression past the measured mean and max plus noise.
 TEST(Validation, WholeRun) {
   std::vector<Case> all = run_file("whole_run.jsonl"), gated;
   for (const auto& c : all)
@@ -480,8 +481,8 @@ TEST(Validation, WholeRun) {
     baseline.push_back(k);
   }
   report("The one-line estimate on the same time rows", baseline);
-  EXPECT_EQ(s.n, 41);
-  EXPECT_LE(s.mean, 0.19);
+  EXPECT_EQ(s.n, 43);
+  EXPECT_LE(s.mean, 0.185);
   EXPECT_LE(s.max, 0.70);
 }
 
