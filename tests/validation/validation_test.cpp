@@ -441,10 +441,12 @@ TEST(Validation, TrainingDgxCloudReported) {
 // split out, reported and not gated); OPT's 33 days and TinyLlama's hours are ideal figures (compared with
 // run.ideal_time_s); OLMo's energy is measured on the GPUs alone (compared with run.device_energy_mwh).
 // One value is fitted on these rows: the H100-generation system presets' operations.production_efficiency
-// (0.775, scripts/fit_production_efficiency.py on the 16 H100/H800 rows; 35.0% -> 23.2% on them, 25.0%
+// (0.69, scripts/fit_production_efficiency.py on the 20 H100/H800 rows; 38.4% -> 25.6% on them, 31.0%
 // with each source predicted by the value fitted on the others; the A100 presets keep 1, where no value
-// carried across sources); gated 22.8% -> 18.2% (41 rows); 17.7% on 43 with the Falcon-7B and -40B cards'
-// rows, collected as out-of-sample checks of the AWS p4d system. Aim (issue 17): mean within 15%; NOT met.
+// carried across sources). It was 0.775 on 16 of those rows (gated 22.8% -> 18.2% on 41); the Falcon-7B
+// and -40B cards' rows (out-of-sample checks of the AWS p4d system, +5.3% / -5.8%) and four Phi-3 / 3.5
+// cards and Phi-4-mini (the maker of the Phi-4 row: -14% to -47% on H100 at 0.69, -4.6% on A100) joined
+// after it: 19.0% on the 48 at 0.775, 18.8% at 0.69. Aim (issue 17): mean within 15%; NOT met.
 // Measured at this commit: see the printed table and README "Accuracy". Beside each row the one-line
 // estimate, 6 x (active) parameters x tokens at 40% of the dense peak of the row's training precision, for
 // GPU-hours and days. Gate: no regression past the measured mean and max plus noise.
@@ -481,8 +483,8 @@ TEST(Validation, WholeRun) {
     baseline.push_back(k);
   }
   report("The one-line estimate on the same time rows", baseline);
-  EXPECT_EQ(s.n, 43);
-  EXPECT_LE(s.mean, 0.185);
+  EXPECT_EQ(s.n, 48);
+  EXPECT_LE(s.mean, 0.19);
   EXPECT_LE(s.max, 0.70);
 }
 
