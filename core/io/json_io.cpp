@@ -678,6 +678,28 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
                 "recompute_fraction is the share of layers that full recompute checkpoints; set "
                 "recompute to \"full\"");
     }
+    if (pr.get("recompute_modules", false)) {
+      const auto values = enum_values<RecomputeModule>();
+      const std::vector<std::size_t> picked =
+          pr.choices("recompute_modules", false, enum_names<RecomputeModule>());
+      ModuleSet set = 0;
+      for (std::size_t i = 0; i < picked.size(); ++i) {
+        const ModuleSet bit = module_bit(values[picked[i]]);
+        if (set & bit) {
+          pr.fail("scenario.duplicate", pr.child("recompute_modules") + "/" + std::to_string(i),
+                  "recompute_modules names '" + std::string(name_of(values[picked[i]])) + "' twice");
+          break;
+        }
+        set |= bit;
+      }
+      if (pr.ok()) {
+        p.recompute_modules = set;
+        if (p.recompute != Recompute::selective)
+          pr.fail("parallel.recompute_modules_without_selective", pr.child("recompute_modules"),
+                  "recompute_modules names the modules selective recompute runs again (Megatron-Core "
+                  "recompute_granularity \"selective\"); set recompute to \"selective\"");
+      }
+    }
     p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
     p.zero_shard = pr.integer("zero_shard", false, 1, kMaxDevices).value_or(0);
     p.offload_layers = pr.integer("offload_layers", false, 0, kMaxCount).value_or(0);
@@ -1481,6 +1503,12 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p) {
                               {"zero_stage", p.zero_stage}};
   if (p.recompute == Recompute::full && p.recompute_fraction < 1.0)
     j["recompute_fraction"] = p.recompute_fraction;
+  if (p.recompute == Recompute::selective && p.recompute_modules != kCoreAttnOnly) {
+    nlohmann::ordered_json mods = nlohmann::ordered_json::array();
+    for (const RecomputeModule mod : enum_values<RecomputeModule>())
+      if (p.recompute_modules & module_bit(mod)) mods.push_back(std::string(name_of(mod)));
+    j["recompute_modules"] = mods;
+  }
   if (p.zero_shard > 0) j["zero_shard"] = p.zero_shard;
   if (p.offload_layers > 0) j["offload_layers"] = p.offload_layers;
   return j;

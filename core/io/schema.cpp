@@ -935,6 +935,18 @@ Node parallel_schema() {
                             "--recompute-method "
                             "block --recompute-num-layers n = n / layers per stage). Default 1: every layer.")
                       .def(p.recompute_fraction)},
+                 {"recompute_modules",
+                  array_of(choice<RecomputeModule>(), 1, 7)
+                      .desc("With recompute \"selective\": the modules recomputed (Megatron-Core "
+                            "recompute_modules; default [\"core_attn\"], the attention core). core_attn, "
+                            "mlp, moe and shared_experts are checkpointed: their inner activations are not "
+                            "kept and their forward runs again before the backward. layernorm (the two "
+                            "norms of each layer), moe_act (the experts' activation) and mla_up_proj (MLA's "
+                            "up-projections and rotary embedding) discard their output: the 16-bit copy the "
+                            "next operator saved is freed (not where that operator keeps a quantised copy "
+                            "of its own: fp8 projections) and rebuilt by running the module again. Each "
+                            "name once; a module the model lacks changes nothing (warning "
+                            "parallel.recompute_module_absent).")},
                  {"zero_stage", integer(0, 3)
                                     .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
                                           "gradients, 3 = plus weights.")

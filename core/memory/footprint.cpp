@@ -57,7 +57,8 @@ namespace {
 // full recompute on a fraction f of the layers (parallel.recompute_fraction), the average
 // layer keeps f of the checkpointed amount and 1 - f of everything.
 double layer_saved(const std::vector<Op>& ops, const ParallelPlan& p) {
-  if (p.recompute != Recompute::full || p.recompute_fraction >= 1.0) return sum_saved(ops, p.recompute);
+  if (p.recompute != Recompute::full || p.recompute_fraction >= 1.0)
+    return sum_saved(ops, p.recompute, p.recompute_modules);
   return p.recompute_fraction * sum_saved(ops, Recompute::full) +
          (1.0 - p.recompute_fraction) * sum_saved(ops, Recompute::none);
 }
@@ -137,9 +138,10 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
     // full (tests/unit/property_test.cpp, RecomputeNeverIncreasesMemory); Korthikanti et al.
     // 2022 Table 2 counts stored activations only, which is 1/L-per-stage less.
     // (A checkpointed layer rebuilds what its checkpoint left out, also when only a fraction of
-    // the layers are checkpointed.)
-    rebuild =
-        max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none) - sum_saved(g.kinds[k], p.recompute)));
+    // the layers are checkpointed.) Only the kinds of layer this stage holds are rebuilt on it.
+    if (sk.first[k] > 0)
+      rebuild = max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none) -
+                                   sum_saved(g.kinds[k], p.recompute, p.recompute_modules)));
     any = true;
   }
   // Offloaded layers (pp 1, one micro-batch in flight) keep their activations in host memory
@@ -151,9 +153,9 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, Attentio
   }
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
   act += Bytes(sum_saved(g.embedding, p.recompute) * in_flight);
-  const bool rebuilds = p.recompute == Recompute::full ||
-                        (p.recompute == Recompute::selective && attention == AttentionKernel::standard);
-  if (rebuilds) act += rebuild;
+  // (Under selective recompute the difference is zero when nothing is recomputed: the attention
+  // core alone with fused attention, which keeps no scores.)
+  if (p.recompute != Recompute::none) act += rebuild;
   // Output layer on this stage too: its fp32 logits.
   if (p.pp == 1) act += Bytes(sum_saved(g.head, p.recompute));
   out.activations = act;

@@ -51,6 +51,25 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
 // The same bytes kept under every policy but full recompute (which keeps only the layer input).
 SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 
+// A checkpointed module (normal checkpointing: RecomputeModule core_attn, mlp, moe, shared_experts)
+// made of ops[from..]: each of its operators runs again in the backward, and what they saved
+// is not kept except by `input`, the operator whose saved bytes are the module's input (the
+// checkpoint keeps it). Megatron-Core: tensor_parallel.checkpoint around the submodule
+// (transformer_layer.py, mlp.py, moe_layer.py).
+void checkpointed(std::vector<Op>& ops, std::size_t from, RecomputeModule mod, const Op* input) {
+  for (std::size_t i = from; i < ops.size(); ++i) {
+    ops[i].rerun |= module_bit(mod);
+    if (&ops[i] != input) ops[i].inside |= module_bit(mod);
+  }
+}
+
+// An output-discarding module's output, saved by `consumer` (CheckpointWithoutOutput, Megatron-Core
+// tensor_parallel/random.py): `bytes` of what the consumer keeps are freed after the forward.
+void drops_output(Op& consumer, RecomputeModule mod, double bytes) {
+  consumer.drops |= module_bit(mod);
+  consumer.dropped = bytes;
+}
+
 // A fused causal kernel skips the blocks above the diagonal: half the scores when every query
 // sees all earlier keys; a windowed layer visits a band of `keys` per query, which is
 // 1 - keys / (2 tokens) of the tokens x keys rectangle when the window is shorter than the
@@ -95,7 +114,8 @@ Widths widths(const ModelSpec& m, const LayerShape& s) {
 // (a parallel block's FFN reads the input the attention branch gathered).
 void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, const char* up_name,
                    const char* act_name, const char* down_name, std::int64_t ffn, double norm_input,
-                   bool reduce = true, bool gather = true) {
+                   RecomputeModule module, bool reduce = true, bool gather = true) {
+  const std::size_t first = ops.size();
   const Widths w = widths(m, s);
   const double td = w.td, T = w.T, Tt = w.Tt, h = w.h, e = w.e, es = w.es, act_msg = w.act_msg;
   const std::int64_t tokens = w.tokens;
@@ -110,7 +130,7 @@ void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s
   // Column-parallel h x f (SwiGLU: gate and up, h x 2f) (+ bias).
   mlp_up.params = ((gated ? 2.0 : 1.0) * h * f + (m.bias ? f : 0.0)) / td;
   mlp_up.saved = kept(norm_input);
-  // Activation: GeLU reads and writes f; SwiGLU reads gate and up, writes f.
+  drops_output(mlp_up, RecomputeModule::layernorm, norm_input);  // the pre-MLP norm's output
   const double fT = T * d(f_local);
   Op& act = elementwise(ops, act_name, OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
   act.saved = kept(Tt * (gated ? 2.0 : 1.0) * es * f / td);  // the activation's input(s)
@@ -120,6 +140,7 @@ void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s
   if (tp_comm && reduce)
     comm(ops, s.sequence_parallel ? "sp_reducescatter_mlp" : "tp_allreduce_mlp", CommGroup::tp,
          s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
+  checkpointed(ops, first, module, &ops[first + (ops[first].kind == OpKind::comm ? 1 : 0)]);
 }
 
 // A mixture-of-experts FFN (Shazeer et al. 2017; GShard, Lepikhin et al. 2020; Megatron-Core's
@@ -165,11 +186,13 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   const auto rows = static_cast<std::int64_t>(tokens_in);
 
   // Router: logits over all experts (replicated weights), then top-k and softmax in fp32.
+  const std::size_t first = ops.size();
   Op& router = matmul(ops, "moe_router", OpRole::router, rows, moe.experts, m.hidden);
   router.params = h * E;
   // The router's input: the layer's normalised input, which a parallel block's QKV projection keeps
   // already (norm_input 0 there).
   router.saved = kept(norm_input);
+  drops_output(router, RecomputeModule::layernorm, norm_input);
   elementwise(ops, "moe_topk", OpRole::router, tokens_in * E * 4.0 * 2.0, 5.0 * tokens_in * E);
   // Permute: each token's hidden state copied once per chosen expert, grouped by expert.
   const double routed = tokens_in * k * h;  // elements leaving this rank
@@ -186,12 +209,14 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   const double fT = d(per_expert) * d(active) * d(f_local);
   Op& act = elementwise(ops, "expert_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
   act.saved = kept(received * d(f_local) * (gated ? 2.0 : 1.0) * es);
+  act.rerun |= module_bit(RecomputeModule::moe_act);
   Op& down = matmul(ops, "expert_down", OpRole::expert_down, per_expert, m.hidden, f_local);
   down.batch = active;
   down.expert = true;
   down.params = experts_local * h * d(f_e) / etp;
   down.model_flops = 2.0 * received * d(f_local) * h;
   down.saved = kept(received * d(f_local) * es);
+  drops_output(down, RecomputeModule::moe_act, down.saved.none);  // the activation's output
   // Expert tensor parallelism splits each expert's FFN; the gather of the group's rows before it and
   // the reduce-scatter of its partial sums after it move as much as one all-reduce of the gathered
   // rows, 2 (etp - 1) / etp of it (training; in inference the layer's closing all-reduce over tp
@@ -205,9 +230,11 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   un.saved = kept(tokens_in * k * 4.0);  // gate probabilities
   if (moe.shared_experts > 0)
     add_dense_ffn(ops, m, s, "shared_up", "shared_act", "shared_down",
-                  moe.shared_experts * moe.shared_expert_ffn_hidden, norm_input, local_tokens);
+                  moe.shared_experts * moe.shared_expert_ffn_hidden, norm_input,
+                  RecomputeModule::shared_experts, local_tokens);
   if (!local_tokens && s.tp > 1)
     comm(ops, "tp_allreduce_mlp", CommGroup::tp, Collective::all_reduce, w.act_msg);
+  checkpointed(ops, first, RecomputeModule::moe, &ops[first]);
 }
 
 // Attention cores of standard (MHA/GQA/MQA) attention, one operator per group of sequences with
@@ -296,8 +323,10 @@ void mla_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
         2.0 * d(g.sequences) * d(g.new_tokens) * d(keys) * d(heads_local) * d(att.k + att.v_dim);
     att.kv_bytes = d(latent) * s.kv_elem_bytes;  // the latent and the rope key, shared by the heads
     const double Tg = d(g.sequences) * d(g.new_tokens);
-    // Saved: per-head Q, K (qk dim) and V, and FlashAttention's fp32 log-sum-exp.
+    // Saved: per-head Q, K (qk dim) and V, and FlashAttention's fp32 log-sum-exp; Q, K and V are
+    // the up-projections' (and rotary embedding's) output, which mla_up_proj discards.
     att.saved = kept(Tg * heads * (es * (2.0 * d(qk) + d(a.v_head_dim)) + 4.0) / td);
+    drops_output(att, RecomputeModule::mla_up_proj, Tg * heads * es * (2.0 * d(qk) + d(a.v_head_dim)) / td);
   }
 }
 
@@ -325,6 +354,7 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
     Op& qd = matmul(ops, "q_down_proj", OpRole::qkv, tokens, a.q_lora_rank, m.hidden);
     qd.params = h * d(a.q_lora_rank);
     qd.saved = kept(norm_input);
+    drops_output(qd, RecomputeModule::layernorm, norm_input);
     Op& qn =
         elementwise(ops, "q_norm", OpRole::norm, 2.0 * e * T * d(a.q_lora_rank), 5.0 * T * d(a.q_lora_rank));
     qn.params = d(a.q_lora_rank);
@@ -332,10 +362,13 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
     Op& qu = matmul(ops, "q_up_proj", OpRole::qkv, tokens, heads_local * qk, a.q_lora_rank);
     qu.params = d(a.q_lora_rank) * heads * d(qk) / td;
     qu.saved = kept(T * d(a.q_lora_rank) * es);
+    qu.rerun |= module_bit(RecomputeModule::mla_up_proj);
   } else {
     Op& qp = matmul(ops, "q_proj", OpRole::qkv, tokens, heads_local * qk, m.hidden);
     qp.params = h * heads * d(qk) / td;
     qp.saved = kept(norm_input);
+    drops_output(qp, RecomputeModule::layernorm, norm_input);
+    qp.rerun |= module_bit(RecomputeModule::mla_up_proj);
   }
   const std::int64_t latent = a.kv_lora_rank + a.qk_rope_head_dim;
   Op& kvd = matmul(ops, "kv_down_proj", OpRole::qkv, tokens, latent, m.hidden);
@@ -348,9 +381,11 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
                    a.kv_lora_rank);
   kvu.params = d(a.kv_lora_rank) * heads * d(a.qk_nope_head_dim + a.v_head_dim) / td;
   kvu.saved = kept(T * d(a.kv_lora_rank) * es);
+  kvu.rerun |= module_bit(RecomputeModule::mla_up_proj);
   // Rotary embedding on the rope part of every query head and the shared rope key.
   const double rope = T * d(heads_local * a.qk_rope_head_dim + a.qk_rope_head_dim);
-  elementwise(ops, "rope", OpRole::rope, 2.0 * e * rope, 3.0 * rope);
+  elementwise(ops, "rope", OpRole::rope, 2.0 * e * rope, 3.0 * rope).rerun |=
+      module_bit(RecomputeModule::mla_up_proj);
   mla_attention_cores(ops, m, s, windowed);
   Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, heads_local * a.v_head_dim);
   out.params = heads * d(a.v_head_dim) * h / td;
@@ -506,8 +541,12 @@ void quantise_saved_inputs(std::vector<Op>& ops, const LayerShape& s) {
   if (!(s.gemm_saved_bytes > 0) || s.gemm_saved_bytes == s.saved_bytes) return;
   const double f = s.gemm_saved_bytes / s.saved_bytes;
   for (Op& o : ops)
-    if (o.kind == OpKind::matmul && o.weight && o.role != OpRole::router && o.role != OpRole::lm_head)
+    if (o.kind == OpKind::matmul && o.weight && o.role != OpRole::router && o.role != OpRole::lm_head) {
       o.saved = SavedBytes{o.saved.none * f, o.saved.selective * f, o.saved.full * f};
+      // What such a projection keeps is its own quantised copy, not the 16-bit output of the module
+      // before it: discarding that output (layernorm, moe_act) frees none of it.
+      o.dropped = 0.0;
+    }
 }
 
 // The last pass over a layer's (or the head's) operators: projection inputs saved at the quantised
@@ -542,7 +581,8 @@ void parallel_block_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
     add_moe_ffn(ops, m, s, 0.0);
     reads = 3.0;
   } else {
-    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, 0.0, false, false);
+    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, 0.0, RecomputeModule::mlp, false,
+                  false);
     reduce_tp("sp_reducescatter_block", "tp_allreduce_block");
   }
   Op& res = elementwise(ops, "residual_block", OpRole::residual, ((reads + 1.0) * w.e + masks) * w.Tn * w.h,
@@ -587,6 +627,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   norm_attn.params = norm_params;
   // Full recompute keeps only the layer's input (Korthikanti et al. Sec. 5: 2sbh per layer).
   norm_attn.saved = SavedBytes{norm_input, norm_input, Tt * es * h / sp_div};
+  norm_attn.rerun |= module_bit(RecomputeModule::layernorm);
   if (tp_comm && s.sequence_parallel)
     comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
   if (m.attention == AttentionType::mla) {
@@ -596,6 +637,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
     // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp.
     qkv.params = (h * (q + 2.0 * kv) + (m.bias ? q + 2.0 * kv : 0.0)) / td;
     qkv.saved = kept(norm_input);
+    drops_output(qkv, RecomputeModule::layernorm, norm_input);
     // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and
     // write q and k, ~3 FLOPs per element (two multiplies and an add against cached cos/sin).
     if (m.position == PositionKind::rotary) {
@@ -633,10 +675,11 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   Op& norm_mlp = elementwise(ops, "norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);
   norm_mlp.params = norm_params;
   norm_mlp.saved = kept(norm_input);
+  norm_mlp.rerun |= module_bit(RecomputeModule::layernorm);
   if (moe_layer)
     add_moe_ffn(ops, m, s, norm_input);
   else
-    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input);
+    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input, RecomputeModule::mlp);
   Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
   finish_elementwise(ops, m, s);
@@ -719,9 +762,16 @@ double sum_kv_bytes(const std::vector<Op>& ops) {
   return sum;
 }
 
-double sum_saved(const std::vector<Op>& ops, Recompute policy) {
+double saved_under(const Op& o, Recompute policy, ModuleSet modules) {
+  if (policy != Recompute::selective) return o.saved.under(policy);
+  if (o.inside & modules) return 0.0;
+  const double kept_bytes = (modules & kCoreAttnOnly) ? o.saved.selective : o.saved.none;
+  return (o.drops & modules) ? std::max(0.0, kept_bytes - o.dropped) : kept_bytes;
+}
+
+double sum_saved(const std::vector<Op>& ops, Recompute policy, ModuleSet modules) {
   double sum = 0;
-  for (const Op& o : ops) sum += o.saved.under(policy);
+  for (const Op& o : ops) sum += saved_under(o, policy, modules);
   return sum;
 }
 

@@ -57,6 +57,40 @@ struct EnumNames<Recompute> {
       {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
 };
 
+// Megatron-Core's selective recompute modules (TransformerConfig.recompute_modules, with
+// recompute_granularity "selective"; default ["core_attn"], the spec's selective). "core_attn",
+// "mlp", "moe" and "shared_experts" use normal checkpointing: the module keeps its input and runs
+// its forward again in the backward, so its internal activations are not kept. "moe_act",
+// "layernorm" and "mla_up_proj" discard their output (CheckpointWithoutOutput): the tensor the
+// next operator saved is freed after the forward and refilled by running the module again before
+// that operator's backward.
+enum class RecomputeModule : std::uint8_t {
+  core_attn,
+  mlp,
+  moe,
+  shared_experts,
+  moe_act,
+  layernorm,
+  mla_up_proj
+};
+template <>
+struct EnumNames<RecomputeModule> {
+  static constexpr std::array<std::pair<RecomputeModule, std::string_view>, 7> table = {
+      {{RecomputeModule::core_attn, "core_attn"},
+       {RecomputeModule::mlp, "mlp"},
+       {RecomputeModule::moe, "moe"},
+       {RecomputeModule::shared_experts, "shared_experts"},
+       {RecomputeModule::moe_act, "moe_act"},
+       {RecomputeModule::layernorm, "layernorm"},
+       {RecomputeModule::mla_up_proj, "mla_up_proj"}}};
+};
+// A set of recompute modules, one bit each.
+using ModuleSet = std::uint8_t;
+constexpr ModuleSet module_bit(RecomputeModule m) {
+  return static_cast<ModuleSet>(1u << static_cast<unsigned>(m));
+}
+constexpr ModuleSet kCoreAttnOnly = module_bit(RecomputeModule::core_attn);
+
 // Activation bytes an operator keeps for its backward pass on one device, under each recompute
 // policy (Korthikanti et al. 2022, arXiv 2205.05198, Sec. 4-5 and Table 2).
 struct SavedBytes {
@@ -94,6 +128,13 @@ struct Op {
   double copies = 1;  // all-to-all of routed tokens: copies of each token (top_k) in comm_bytes
   // recomputed under selective recompute (the attention core, Korthikanti et al. Sec. 5)
   bool selective = false;
+  // Selective recompute by modules (RecomputeModule): `rerun`, the modules whose recomputation
+  // runs this operator's forward again in the backward; `inside`, the checkpointed modules
+  // (normal checkpointing) whose internal activations these saved bytes are, none of which is
+  // kept; `drops`, the output-discarding modules whose output this operator saved, `dropped` of
+  // its saved bytes (0 where it keeps a quantised copy of its own instead: fp8 projections).
+  ModuleSet rerun = 0, inside = 0, drops = 0;
+  double dropped = 0;
   // Whether the inference timer costs it (the final norm of an inference step is not timed).
   bool timed = true;
 
@@ -189,7 +230,10 @@ double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t 
 // Sums over an operator list.
 double sum_params(const std::vector<Op>& ops);
 double sum_kv_bytes(const std::vector<Op>& ops);
-double sum_saved(const std::vector<Op>& ops, Recompute policy);
+double sum_saved(const std::vector<Op>& ops, Recompute policy, ModuleSet modules = kCoreAttnOnly);
+// The bytes one operator keeps under a policy; under selective recompute `modules` say which
+// parts are recomputed (core_attn: the attention core's score tensors, SavedBytes::selective).
+double saved_under(const Op& o, Recompute policy, ModuleSet modules);
 // Widest matmul output among the layer's QKV and FFN-up projections, elements per token.
 double widest_intermediate(const std::vector<Op>& ops);
 

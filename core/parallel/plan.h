@@ -23,6 +23,9 @@ struct ParallelPlan {
   std::int64_t micro_batch = 1;
   std::int64_t interleave = 1;  // model chunks per pipeline stage (1 = plain 1F1B)
   Recompute recompute = Recompute::none;
+  // Under selective recompute, the modules recomputed (Megatron-Core recompute_modules; the
+  // default, the attention core, is the spec's selective recompute).
+  ModuleSet recompute_modules = kCoreAttnOnly;
   int zero_stage = 0;
   // Hybrid sharding: the data-parallel ranks (dp x cp) that share one copy of the ZeRO state;
   // the others hold replicas of it (PyTorch FSDP HYBRID_SHARD, MiCS's partition groups: Zhang

@@ -46,6 +46,18 @@ struct PassCost {
     flops += o.flops;
     return *this;
   }
+  // What was added since `before` (a snapshot of this pass).
+  PassCost since(const PassCost& before) const {
+    PassCost r;
+    r.compute_bound = compute_bound - before.compute_bound;
+    r.memory_bound = memory_bound - before.memory_bound;
+    r.tp_comm = tp_comm - before.tp_comm;
+    r.cp_comm = cp_comm - before.cp_comm;
+    r.ep_comm = ep_comm - before.ep_comm;
+    r.host = host - before.host;
+    r.flops = flops - before.flops;
+    return r;
+  }
   PassCost scaled(double k) const {
     PassCost r = *this;
     r.compute_bound *= k;
@@ -136,7 +148,7 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
 }
 
 LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute rc,
-                       double recompute_fraction, AttentionKernel att, bool tp_overlap,
+                       double recompute_fraction, ModuleSet modules, AttentionKernel att, bool tp_overlap,
                        const SoftwareDefaults& sw, bool dropless) {
   LayerCosts L;
   // Each matmul's GEMMs costed once: the overlapped tensor-parallel collectives need the GEMM
@@ -146,6 +158,10 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
     if (ops[i].kind == OpKind::matmul) gemms[i] = matmul_costs(c, ops[i], true);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
+    // Selective recompute by modules: an operator of a recomputed module runs its forward (kernels
+    // and collectives) once more before the backward (Megatron-Core recompute_modules).
+    const bool rerun = rc == Recompute::selective && (op.rerun & modules) != 0;
+    const PassCost before = rerun ? L.fwd : PassCost{};
     switch (op.kind) {
       case OpKind::matmul:
         L.fwd.add_kernel(gemms[i].fwd);
@@ -168,7 +184,7 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         }
         L.attention_fwd = f.matmuls.time + f.scores.time;
         L.attention_bwd = b.matmuls.time + b.scores.time;
-        if (rc == Recompute::selective && att == AttentionKernel::standard) {
+        if (rc == Recompute::selective && (modules & kCoreAttnOnly) && att == AttentionKernel::standard) {
           L.recompute.add_kernel(f.matmuls);
           if (op.bytes > 0) L.recompute.add_kernel(f.scores);
         }
@@ -195,6 +211,7 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         }
         break;
     }
+    if (rerun) L.recompute += L.fwd.since(before);
   }
   // A dropless MoE layer copies its per-expert token counts to the host before the dispatch
   // (Megatron-Core's token dispatchers size the all-to-all and the grouped GEMM from them), so
@@ -435,7 +452,7 @@ Seconds optimizer_step(const Scenario& s, const StageParams& params) {
 // Model FLOPs: 3x forward (forward + input and weight gradients) of every layer and the LM head
 // over all tokens (Narayanan et al. 2021, Eq. 3 without the recompute term); hardware FLOPs add
 // the recomputation; MFU and HFU against the precision's native peak.
-void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& out) {
+void utilisation(const Scenario& s, const MathRate& rate, double module_rc_flops, TrainingPrediction& out) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = *s.training;
@@ -449,6 +466,7 @@ void utilisation(const Scenario& s, const MathRate& rate, TrainingPrediction& ou
   if (p.recompute == Recompute::full) rc_flops = fwd_layers * p.recompute_fraction;
   if (p.recompute == Recompute::selective && out.attention == AttentionKernel::standard)
     rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers);
+  rc_flops += module_rc_flops;  // the other recompute modules' matmuls
   out.hardware_flops = out.model_flops + rc_flops;
   const auto& dev = s.system.device;
   const double peak = rate.rate.value * d(s.num_devices);  // the vector rate when no peak applies
@@ -555,8 +573,9 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
     K.present[k] = true;
-    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, out.attention,
-                             out.tp_comm_overlap, sys.software, !m.moe || m.moe->capacity_factor <= 0);
+    K.kinds[k] =
+        layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, p.recompute_modules, out.attention,
+                    out.tp_comm_overlap, sys.software, !m.moe || m.moe->capacity_factor <= 0);
     for (const Op& op : g.kinds[k]) {
       if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
       if (op.kind == OpKind::comm && op.group == CommGroup::ep) {
@@ -599,7 +618,33 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   if (m.moe) out.moe = moe_report(K, params, m, p);
   out.iteration_time = b.total();
   out.tokens_per_s = d(w.global_batch) * d(w.seq_len) / out.iteration_time.value;
-  utilisation(s, rate, out);
+  // The matmul FLOPs selective recompute runs again beyond the attention core: per device and
+  // micro-batch on each layer kind, times the model's layers of that kind, the micro-batches and
+  // the tp x cp x dp devices of a stage.
+  double module_rc_flops = 0;
+  if (p.recompute == Recompute::selective) {
+    // A module the model does not have (mla_up_proj without MLA, the MoE modules on a dense
+    // model, mlp on a model whose every layer is MoE) changes nothing: said, not refused, as
+    // Megatron-Core accepts it.
+    ModuleSet present = kCoreAttnOnly;
+    for (std::size_t k = 0; k < kLayerKinds; ++k)
+      if (g.present[k])
+        for (const Op& op : g.kinds[k]) present |= op.rerun;
+    for (const RecomputeModule mod : enum_values<RecomputeModule>())
+      if ((p.recompute_modules & module_bit(mod)) && !(present & module_bit(mod)))
+        warnings.push_back({"parallel.recompute_module_absent",
+                            "recompute_modules names '" + std::string(name_of(mod)) +
+                                "', which this model does not have; it changes nothing"});
+    const KindCounts layers = model_kinds(m);
+    for (std::size_t k = 0; k < kLayerKinds; ++k) {
+      if (!g.present[k]) continue;
+      for (const Op& op : g.kinds[k])
+        if (op.kind == OpKind::matmul && (op.rerun & p.recompute_modules))
+          module_rc_flops += layers[k] * op.model_flops;
+    }
+    module_rc_flops *= mbd * d(s.num_devices) / d(p.pp);
+  }
+  utilisation(s, rate, module_rc_flops, out);
   if (w.train_tokens > 0) out.time_to_train = Seconds(w.train_tokens / out.tokens_per_s);
 
   // The same time split the paper's way.

@@ -26,6 +26,17 @@ ModelSpec preset(const char* id) {
   return *m;
 }
 
+// One training micro-batch of 4096 tokens through a mixture-of-experts layer of `m` on tp 1, ep 64.
+std::vector<Op> moe_layer_ep64(const ModelSpec& m) {
+  LayerShape s;
+  s.group = SeqGroup{1, 4096, 4096};
+  s.ep = 64;
+  s.loss = true;
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  return ops;
+}
+
 // GPT-3 175B: h 12288, 96 heads of 128, f 49152 (GeLU), LayerNorm, biases, dropout, learned
 // positions. One training micro-batch of 1 x 2048 tokens on tp 8 with sequence parallelism and
 // FlashAttention, 16-bit activations.
@@ -97,6 +108,76 @@ TEST_F(Gpt3Layer, SavedActivations) {
   const auto std_ops = layer_forward_ops(m, s);
   EXPECT_DOUBLE_EQ(sum_saved(std_ops, Recompute::none), 34.0 * T * h / t + 5.0 * 96 * T * T / t);
   EXPECT_DOUBLE_EQ(sum_saved(std_ops, Recompute::selective), 34.0 * T * h / t);
+}
+
+// Selective recompute by modules (Megatron-Core recompute_modules), on the same layer (16-bit):
+// layernorm discards both norms' outputs, which the QKV and MLP-up projections saved (2 s b h / t
+// each); mlp checkpoints the MLP, keeping its input and dropping the activation's input (4 s b h /
+// t: GeLU's f = 4h) and the down projection's (4 s b h / t); core_attn alone is the spec's
+// selective. Under an 8-bit format the projections keep their own quantised copies, so discarding
+// the norms' 16-bit outputs frees nothing of them.
+TEST_F(Gpt3Layer, RecomputeModules) {
+  const double none = sum_saved(ops, Recompute::none);
+  const auto mods = [](std::initializer_list<RecomputeModule> l) {
+    ModuleSet set = 0;
+    for (RecomputeModule x : l) set |= module_bit(x);
+    return set;
+  };
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::selective, mods({RecomputeModule::core_attn})),
+                   sum_saved(ops, Recompute::selective));
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::selective, mods({RecomputeModule::layernorm})),
+                   none - 2.0 * (2.0 * T * h / t));
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::selective, mods({RecomputeModule::mlp})),
+                   none - 2.0 * (8.0 * T * h / t));
+  EXPECT_DOUBLE_EQ(
+      sum_saved(ops, Recompute::selective, mods({RecomputeModule::mlp, RecomputeModule::layernorm})),
+      none - 2.0 * (8.0 * T * h / t) - 2.0 * (2.0 * T * h / t));
+  // The modules a dense MHA layer lacks change nothing.
+  EXPECT_DOUBLE_EQ(sum_saved(ops, Recompute::selective,
+                             mods({RecomputeModule::moe, RecomputeModule::moe_act,
+                                   RecomputeModule::mla_up_proj, RecomputeModule::shared_experts})),
+                   none);
+  // Recomputed operators: the two norms under layernorm; the MLP's GEMMs, activation and its two
+  // sequence-parallel collectives under mlp.
+  std::string layernorm_ops, mlp_ops;
+  for (const Op& o : ops) {
+    if (o.rerun & module_bit(RecomputeModule::layernorm)) layernorm_ops += std::string(o.name) + " ";
+    if (o.rerun & module_bit(RecomputeModule::mlp)) mlp_ops += std::string(o.name) + " ";
+  }
+  EXPECT_EQ(layernorm_ops, "norm_attn norm_mlp ");
+  EXPECT_EQ(mlp_ops, "sp_allgather_mlp mlp_up mlp_act mlp_down sp_reducescatter_mlp ");
+  LayerShape q = s;
+  q.gemm_saved_bytes = 1.0;  // fp8: the projections keep one byte per element of their input
+  const auto fp8 = layer_forward_ops(m, q);
+  EXPECT_DOUBLE_EQ(sum_saved(fp8, Recompute::selective, mods({RecomputeModule::layernorm})),
+                   sum_saved(fp8, Recompute::none));
+}
+
+// DeepSeek-V3's MoE layer (tp 1, ep 64, 16-bit, balanced router): mla_up_proj discards the per-head
+// Q, K and V the attention core saved, 4096 tokens x 128 heads x (192 + 192 + 128) x 2 bytes, and
+// keeps its log-sum-exp; moe_act discards the experts' activation output, the down projection's
+// input (received rows x 2048 x 2); moe checkpoints the whole MoE layer, keeping only the router's
+// input (the normalised hidden state).
+TEST(DeepSeekV3, RecomputeModules) {
+  ModelSpec m = preset("deepseek-v3");
+  m.moe->imbalance = 1.0;
+  const std::vector<Op> ops = moe_layer_ep64(m);
+  const double none = sum_saved(ops, Recompute::none);
+  EXPECT_DOUBLE_EQ(none - sum_saved(ops, Recompute::selective, module_bit(RecomputeModule::mla_up_proj)),
+                   4096.0 * 128 * (192 + 192 + 128) * 2);
+  const Op& down = find(ops, "expert_down");
+  EXPECT_DOUBLE_EQ(none - sum_saved(ops, Recompute::selective, module_bit(RecomputeModule::moe_act)),
+                   4096.0 * 8 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(down.dropped, 4096.0 * 8 * 2048 * 2);
+  double moe_internal = 0, router_input = 0;
+  bool in_moe = false;
+  for (const Op& o : ops) {
+    if (o.name == std::string("moe_router")) in_moe = true, router_input = o.saved.none;
+    if (in_moe) moe_internal += o.saved.none;
+  }
+  EXPECT_DOUBLE_EQ(none - sum_saved(ops, Recompute::selective, module_bit(RecomputeModule::moe)),
+                   moe_internal - router_input);
+  EXPECT_DOUBLE_EQ(router_input, 4096.0 * 7168 * 2);
 }
 
 // A parallel block (GPT-J, GPT-NeoX, PaLM, Falcon): attention and FFN read one normalised,
@@ -298,12 +379,7 @@ TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   // 4096 x 8 x 64 / 256 = 8192 tokens (balanced router).
   ModelSpec balanced = m;
   balanced.moe->imbalance = 1.0;
-  LayerShape s;
-  s.group = SeqGroup{1, 4096, 4096};
-  s.ep = 64;
-  s.loss = true;
-  std::vector<Op> ops;
-  layer_forward_ops(balanced, s, kind_of(true, false), ops);
+  std::vector<Op> ops = moe_layer_ep64(balanced);
   const Op& dispatch = find(ops, "ep_dispatch");
   EXPECT_EQ(dispatch.comm, Collective::all_to_all);
   EXPECT_EQ(dispatch.group, CommGroup::ep);
@@ -316,7 +392,7 @@ TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   EXPECT_EQ(up.k, 7168);
   EXPECT_DOUBLE_EQ(up.params, 4.0 * 2 * 7168 * 2048);
   // A measured router's busiest rank gets 1.2 x the mean (the default imbalance).
-  layer_forward_ops(m, s, kind_of(true, false), ops);
+  ops = moe_layer_ep64(m);
   EXPECT_EQ(find(ops, "expert_up").m, 9831);  // ceil(8192 * 1.2)
 }
 

@@ -159,6 +159,76 @@ TEST(Predict, RecomputeFractionByHand) {
   }
 }
 
+// Selective recompute by modules (parallel.recompute_modules) on GPT-3 175B (tp 8, SP, pp 16, 1024
+// A100, FlashAttention): "mlp" runs every layer's MLP forward again (its GEMMs, GeLU and SP
+// collectives) and adds exactly the MLP's forward matmul FLOPs, 2 x 2 x tokens x h x 4h per layer,
+// to the hardware FLOPs; "core_attn" alone is the spec's selective, and with FlashAttention both
+// equal no recomputation. The echo names the modules; bad input gets its code and path; a module
+// the model lacks is said in a warning.
+TEST(Predict, RecomputeModulesByHand) {
+  json s = scenario("gpt3-175b-1024-a100");
+  s["training"]["attention"] = "flash";
+  const auto run = [&](const char* rc, std::optional<json> mods) {
+    json c = s;
+    c["parallel"]["recompute"] = rc;
+    if (mods) c["parallel"]["recompute_modules"] = *mods;
+    return predict(c);
+  };
+  const json none = run("none", std::nullopt), sel = run("selective", std::nullopt),
+             core = run("selective", json::array({"core_attn"})),
+             mlp = run("selective", json::array({"mlp"}));
+  EXPECT_EQ(core["training"], sel["training"]);
+  EXPECT_EQ(sel["training"]["iteration_time_s"], none["training"]["iteration_time_s"]);
+  const auto echo = [&](std::optional<json> mods) {
+    json c = s;
+    c["parallel"]["recompute"] = "selective";
+    if (mods) c["parallel"]["recompute_modules"] = *mods;
+    return json::parse(optimus::api::validate(c.dump()))["scenario"]["parallel"];
+  };
+  EXPECT_FALSE(echo(json::array({"core_attn"})).contains("recompute_modules"));
+  EXPECT_EQ(echo(json::array({"layernorm", "mlp"})), echo(json::array({"mlp", "layernorm"})));
+  EXPECT_EQ(echo(json::array({"layernorm", "mlp"}))["recompute_modules"], json::array({"mlp", "layernorm"}));
+  const auto rc_time = [](const json& o) { return o["training"]["breakdown_s"]["recompute"].get<double>(); };
+  EXPECT_GT(rc_time(mlp), 0.0);
+  // The recomputation lengthens every stage, so the pipeline's fill and drain grow with it; the
+  // other causes do not move.
+  for (const auto& [cause, t] : none["training"]["breakdown_s"].items()) {
+    if (cause == "recompute") continue;
+    if (cause == "bubble")
+      EXPECT_GT(mlp["training"]["breakdown_s"][cause].get<double>(), t.get<double>());
+    else
+      EXPECT_DOUBLE_EQ(mlp["training"]["breakdown_s"][cause].get<double>(), t.get<double>()) << cause;
+  }
+  const double tokens = 1536.0 * 2048, h = 12288;
+  EXPECT_NEAR(mlp["training"]["hardware_flops"].get<double>() - mlp["training"]["model_flops"].get<double>(),
+              96 * 2.0 * 2 * tokens * h * 4 * h, 1e-9 * mlp["training"]["hardware_flops"].get<double>());
+  EXPECT_LT(mlp["memory"]["per_device_bytes"]["activations"].get<double>(),
+            none["memory"]["per_device_bytes"]["activations"].get<double>());
+
+  const auto error = [&](json c) { return json::parse(optimus::api::predict(c.dump()))["error"]; };
+  json bad = s;
+  bad["parallel"]["recompute"] = "full";
+  bad["parallel"]["recompute_modules"] = json::array({"mlp"});
+  EXPECT_EQ(error(bad)["code"], "parallel.recompute_modules_without_selective");
+  EXPECT_EQ(error(bad)["path"], "/parallel/recompute_modules");
+  bad["parallel"]["recompute"] = "selective";
+  bad["parallel"]["recompute_modules"] = json::array({"mlp", "attention"});
+  EXPECT_EQ(error(bad)["path"], "/parallel/recompute_modules/1");
+  bad["parallel"]["recompute_modules"] = json::array({"mlp", "mlp"});
+  EXPECT_EQ(error(bad)["code"], "scenario.duplicate");
+  EXPECT_EQ(error(bad)["path"], "/parallel/recompute_modules/1");
+  for (const json& v : {json::array(), json("mlp"), json(3)}) {
+    bad["parallel"]["recompute_modules"] = v;
+    EXPECT_EQ(error(bad)["path"], "/parallel/recompute_modules") << v;
+  }
+  const json absent = run("selective", json::array({"mla_up_proj", "moe"}));
+  std::string codes;
+  for (const json& w : absent["warnings"])
+    if (w["code"].get<std::string>().rfind("parallel.", 0) == 0) codes += w["code"].get<std::string>() + " ";
+  EXPECT_EQ(codes, "parallel.recompute_module_absent parallel.recompute_module_absent ");
+  EXPECT_EQ(absent["training"]["iteration_time_s"], none["training"]["iteration_time_s"]);
+}
+
 TEST(Predict, FasterLinksNeverSlower) {
   json s = scenario("gpt3-175b-1024-a100");
   const json resolved = json::parse(optimus::api::validate(s.dump()))["scenario"];

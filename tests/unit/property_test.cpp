@@ -253,6 +253,41 @@ TEST(Property, RecomputeNeverIncreasesMemory) {
   });
 }
 
+// Selective recompute of any set of modules (Megatron-Core recompute_modules) never adds memory
+// against no recomputation and never makes an iteration faster; more modules never add memory.
+TEST(Property, RecomputeModulesNeverAddMemoryOrSaveTime) {
+  const std::vector<std::vector<std::string>> sets = {
+      {"layernorm"},
+      {"moe_act"},
+      {"mla_up_proj"},
+      {"mlp"},
+      {"moe"},
+      {"shared_experts"},
+      {"core_attn", "mlp"},
+      {"core_attn", "layernorm", "moe_act", "mla_up_proj", "mlp", "moe", "shared_experts"}};
+  for_cases(16, training_case, [&](Gen& g, const json& s, const json&) {
+    json none = s;
+    none["parallel"]["recompute"] = "none";
+    const json o0 = run(none);
+    ASSERT_FALSE(o0.contains("error")) << none << o0;
+    const auto& mods = sets[static_cast<std::size_t>(g.in(0, static_cast<std::int64_t>(sets.size()) - 1))];
+    json x = none;
+    x["parallel"]["recompute"] = "selective";
+    x["parallel"]["recompute_modules"] = mods;
+    const json o = run(x);
+    ASSERT_FALSE(o.contains("error")) << x << o;
+    EXPECT_LE(at(o, "/memory/per_device_bytes/total"), at(o0, "/memory/per_device_bytes/total") * (1 + kRel))
+        << x;
+    EXPECT_GE(at(o, "/training/iteration_time_s"), at(o0, "/training/iteration_time_s") * (1 - kRel)) << x;
+    json all = x;
+    all["parallel"]["recompute_modules"] = sets.back();
+    const json oa = run(all);
+    ASSERT_FALSE(oa.contains("error")) << all << oa;
+    EXPECT_LE(at(oa, "/memory/per_device_bytes/total"), at(o, "/memory/per_device_bytes/total") * (1 + kRel))
+        << all;
+  });
+}
+
 // With sequence parallelism, doubling the tensor-parallel ranks (pp, dp, cp fixed) never adds
 // activation memory per device.
 TEST(Property, ActivationsNeverIncreaseWithTensorParallelUnderSp) {

@@ -18,9 +18,12 @@ import type {
 } from './types';
 
 /** A layout with every key the engine fills in; zero_shard (hybrid sharding), recompute_fraction
- * (partial full recompute) and offload_layers (activation offloading) only when they are set. */
-export type FullLayout = Required<Omit<ParallelSpec, 'zero_shard' | 'recompute_fraction' | 'offload_layers'>> &
-  Pick<ParallelSpec, 'zero_shard' | 'recompute_fraction' | 'offload_layers'>;
+ * (partial full recompute), recompute_modules (selective recompute beyond the attention core) and
+ * offload_layers (activation offloading) only when they are set. */
+export type FullLayout = Required<
+  Omit<ParallelSpec, 'zero_shard' | 'recompute_fraction' | 'recompute_modules' | 'offload_layers'>
+> &
+  Pick<ParallelSpec, 'zero_shard' | 'recompute_fraction' | 'recompute_modules' | 'offload_layers'>;
 
 /** A JSON Pointer (RFC 6901) into the scenario, e.g. "/parallel/tp"; "" is the whole document. */
 export type JsonPointer = string;

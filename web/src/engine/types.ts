@@ -1033,6 +1033,53 @@ export interface ParallelSpec {
    */
   recompute_fraction?: number;
   /**
+   * With recompute "selective": the modules recomputed (Megatron-Core recompute_modules; default ["core_attn"], the attention core). core_attn, mlp, moe and shared_experts are checkpointed: their inner activations are not kept and their forward runs again before the backward. layernorm (the two norms of each layer), moe_act (the experts' activation) and mla_up_proj (MLA's up-projections and rotary embedding) discard their output: the 16-bit copy the next operator saved is freed (not where that operator keeps a quantised copy of its own: fp8 projections) and rebuilt by running the module again. Each name once; a module the model lacks changes nothing (warning parallel.recompute_module_absent).
+   *
+   * @minItems 1
+   * @maxItems 7
+   */
+  recompute_modules?:
+    | ['core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj']
+    | [
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+      ]
+    | [
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+      ]
+    | [
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+      ]
+    | [
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+      ]
+    | [
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+      ]
+    | [
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+      ];
+  /**
    * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
    */
   zero_stage?: number;

@@ -186,6 +186,7 @@ const PARALLEL_FIELDS: FieldDef[] = [
   { path: '/parallel/interleave', label: 'Interleave' },
   { path: '/parallel/recompute', label: 'Recompute' },
   { path: '/parallel/recompute_fraction', label: 'Recomputed layer share', placeholder: 'every layer (1)' },
+  { path: '/parallel/recompute_modules', label: 'Recomputed modules', kind: 'json', placeholder: '["core_attn"]' },
   {
     path: '/parallel/zero_stage',
     label: 'ZeRO stage',

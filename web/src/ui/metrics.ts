@@ -142,6 +142,7 @@ function scenarioInputs(s: ResolvedScenario | null, phase: 'training' | 'inferen
     base.push(['dp', String(p.dp)], ['zero_stage', String(p.zero_stage)], ['recompute', String(p.recompute)], ['micro_batch', String(p.micro_batch)]);
     if (p.zero_shard !== undefined) base.push(['zero_shard', String(p.zero_shard)]);
     if (p.recompute_fraction !== undefined) base.push(['recompute_fraction', String(p.recompute_fraction)]);
+    if (p.recompute_modules !== undefined) base.push(['recompute_modules', p.recompute_modules.join(', ')]);
     if (p.offload_layers !== undefined) base.push(['offload_layers', String(p.offload_layers)]);
     if (s.training) base.push(['seq_len', String(s.training.seq_len)], ['precision', s.training.precision]);
   } else if (s.inference) {
