@@ -441,7 +441,7 @@ TEST(Validation, TrainingDgxCloudReported) {
 // split out, reported and not gated); OPT's 33 days and TinyLlama's hours are ideal figures (compared with
 // run.ideal_time_s); OLMo's energy is measured on the GPUs alone (compared with run.device_energy_mwh).
 // One value is fitted on these rows: the H100-generation system presets' operations.production_efficiency
-// (0.69, scripts/fit_production_efficiency.py on the 20 H100/H800 rows; 38.4% -> 25.6% on them, 31.0%
+// (0.69, scripts/fit_production_efficiency.py on the 20 H100/H800 rows; 38.3% -> 25.8% on them, 31.1%
 // with each source predicted by the value fitted on the others; the A100 presets keep 1, where no value
 // carried across sources). It was 0.775 on 16 of those rows (gated 22.8% -> 18.2% on 41); the Falcon-7B
 // and -40B cards' rows (out-of-sample checks of the AWS p4d system, +5.3% / -5.8%) and four Phi-3 / 3.5
