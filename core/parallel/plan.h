@@ -23,9 +23,6 @@ struct ParallelPlan {
   std::int64_t micro_batch = 1;
   std::int64_t interleave = 1;  // model chunks per pipeline stage (1 = plain 1F1B)
   Recompute recompute = Recompute::none;
-  // Under selective recompute, the modules recomputed (Megatron-Core recompute_modules; the
-  // default, the attention core, is the spec's selective recompute).
-  ModuleSet recompute_modules = kCoreAttnOnly;
   int zero_stage = 0;
   // Hybrid sharding: the data-parallel ranks (dp x cp) that share one copy of the ZeRO state;
   // the others hold replicas of it (PyTorch FSDP HYBRID_SHARD, MiCS's partition groups: Zhang
@@ -43,6 +40,9 @@ struct ParallelPlan {
   // (Megatron-Core cpu_offloading with cpu_offloading_num_layers; Megatron-Bridge's GB200 Llama 3
   // 70B recipes offload 20 or 40 of the 80). Needs pp 1 and no recompute, as Megatron-Core does.
   std::int64_t offload_layers = 0;
+  // Under selective recompute, the modules recomputed (Megatron-Core recompute_modules; the
+  // default, the attention core, is the spec's selective recompute).
+  ModuleSet recompute_modules = kCoreAttnOnly;
 };
 
 // The precisions a workload accepts (the scenario's `precision` keys).
