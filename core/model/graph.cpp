@@ -131,6 +131,7 @@ void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s
   mlp_up.params = ((gated ? 2.0 : 1.0) * h * f + (m.bias ? f : 0.0)) / td;
   mlp_up.saved = kept(norm_input);
   drops_output(mlp_up, RecomputeModule::layernorm, norm_input);  // the pre-MLP norm's output
+  // Activation: GeLU reads and writes f; SwiGLU reads gate and up, writes f.
   const double fT = T * d(f_local);
   Op& act = elementwise(ops, act_name, OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
   act.saved = kept(Tt * (gated ? 2.0 : 1.0) * es * f / td);  // the activation's input(s)
