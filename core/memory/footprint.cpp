@@ -88,10 +88,10 @@ Bytes offloaded_activations(const Scenario& s, const ModelGraph& g) {
 }
 
 MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
-  return training_memory(s, model_graph(s.model, training_layer_shape(s, attention)), attention);
+  return training_memory(s, model_graph(s.model, training_layer_shape(s, attention)));
 }
 
-MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, AttentionKernel attention) {
+MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = *s.training;

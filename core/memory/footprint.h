@@ -43,7 +43,8 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention);
 // The saved activations of one micro-batch that parallel.offload_layers moves to host memory and
 // back: that many layers at the average layer's bytes (pp is 1: every layer is on the device).
 Bytes offloaded_activations(const Scenario& s, const ModelGraph& g);
-MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g, AttentionKernel attention);
+// With the task graph already built (its attention kernel is in the graph's operators).
+MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g);
 
 struct InferenceMemory {
   MemoryBreakdown bytes;

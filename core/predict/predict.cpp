@@ -256,7 +256,7 @@ Result<Prediction> predict(const Scenario& s) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));
     out.training = predict_training(s, g, out.warnings);
-    out.training_memory = report(training_memory(s, g, att), dev);
+    out.training_memory = report(training_memory(s, g), dev);
     if (s.training->train_tokens > 0) {
       auto run = plan_run(s, *out.training, out.params, out.warnings);
       if (!run) return run.error();

@@ -379,7 +379,7 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
         graph_shape = shape;
       }
       const ModelGraph& g = graph;
-      r.memory = training_memory(work, g, attention).total();
+      r.memory = training_memory(work, g).total();
       if (r.memory.value > dev.hbm_capacity.value) {
         r.reason = "memory.does_not_fit";
       } else {
