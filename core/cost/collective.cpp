@@ -28,6 +28,20 @@ RingTerms ring_terms(Collective c, double p, AllToAll a2a) {
   return {1.0, 1.0};
 }
 
+// `moved` bytes in `steps` sequential steps at `bw` per device: the faster of the tier's
+// bandwidth-optimised protocol (`eff` of the link, bulk_latency per step) and its latency-optimised
+// one (ll_efficiency, latency per step), as NCCL picks.
+Seconds protocol_time(double moved, double steps, double bw, double eff, const NetworkTier& tier) {
+  const double bulk = moved / (bw * eff) + steps * tier.bulk_latency.value;
+  const double ll = moved / (bw * tier.ll_efficiency) + steps * tier.latency.value;
+  return Seconds(std::min(bulk, ll));
+}
+
+// The efficiency of an all-to-all on `tier` (its fitted MoE dispatch share where it has one).
+double all_to_all_efficiency(const NetworkTier& tier) {
+  return tier.all_to_all_efficiency > 0 ? tier.all_to_all_efficiency : tier.efficiency;
+}
+
 }  // namespace
 
 Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier) {
@@ -53,12 +67,8 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
     }
     return Seconds(moved / busbw);
   }
-  const double eff = c == Collective::all_to_all && tier.all_to_all_efficiency > 0
-                         ? tier.all_to_all_efficiency
-                         : tier.efficiency;
-  const double bulk = moved / (bw * eff) + r.steps * tier.bulk_latency.value;
-  const double ll = moved / (bw * tier.ll_efficiency) + r.steps * tier.latency.value;
-  return Seconds(std::min(bulk, ll));
+  const double eff = c == Collective::all_to_all ? all_to_all_efficiency(tier) : tier.efficiency;
+  return protocol_time(moved, r.steps, bw, eff, tier);
 }
 
 Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupPlacement& g,
@@ -69,13 +79,10 @@ Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupP
   const double remote = (n - 1.0) * (1.0 - std::pow(1.0 - 1.0 / n, copies));
   const double moved = size.value / copies * remote;
   const NetworkTier& out = sys.scale_out;
-  const double eff = out.all_to_all_efficiency > 0 ? out.all_to_all_efficiency : out.efficiency;
   const double steps = n - 1.0;  // one peer per remote domain
-  const double bw = out.bandwidth_for(g.domains).value;
-  const double bulk = moved / (bw * eff) + steps * out.bulk_latency.value;
-  const double ll = moved / (bw * out.ll_efficiency) + steps * out.latency.value;
   const Seconds inside = ring_time(Collective::all_to_all, size, g.per_domain, sys.scale_up);
-  return max(inside, Seconds(std::min(bulk, ll)));
+  return max(inside, protocol_time(moved, steps, out.bandwidth_for(g.domains).value,
+                                   all_to_all_efficiency(out), out));
 }
 
 Seconds one_shot_all_reduce_time(Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
@@ -110,11 +117,8 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
       const NetworkTier& out = sys.scale_out;
       const double steps = p - kd;
       const double moved = size.value * steps / p;
-      const double eff = out.all_to_all_efficiency > 0 ? out.all_to_all_efficiency : out.efficiency;
-      const double bw = out.bandwidth_for(g.domains).value;
-      const double bulk = moved / (bw * eff) + steps * out.bulk_latency.value;
-      const double ll = moved / (bw * out.ll_efficiency) + steps * out.latency.value;
-      return max(inside, Seconds(std::min(bulk, ll)));
+      return max(inside, protocol_time(moved, steps, out.bandwidth_for(g.domains).value,
+                                       all_to_all_efficiency(out), out));
     }
     case Collective::p2p:
       break;
