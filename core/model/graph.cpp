@@ -261,7 +261,6 @@ void mha_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
     att.sequences = g.sequences;
     att.weight = false;
     att.causal_fraction = causal_fraction(s, g, keys);
-    att.selective = true;
     // Standard (unfused) attention materialises the b*a*s*kv score matrix: the fused
     // scale-mask-softmax reads and writes it, dropout reads it and writes output and mask
     // (Korthikanti et al. 2022, Sec. 4.1 counts the stored parts: 5as^2b bytes).
@@ -316,7 +315,6 @@ void mla_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
     att.batch = g.sequences * heads_local;
     att.sequences = g.sequences;
     att.causal_fraction = causal_fraction(s, g, keys);
-    att.selective = true;
     const double scores = d(g.sequences * heads_local) * d(g.new_tokens) * d(keys);
     att.flops = 5.0 * scores;
     att.backward_flops = att.flops;

@@ -126,8 +126,6 @@ struct Op {
   Collective comm = Collective::all_reduce;
   double comm_bytes = 0;
   double copies = 1;  // all-to-all of routed tokens: copies of each token (top_k) in comm_bytes
-  // recomputed under selective recompute (the attention core, Korthikanti et al. Sec. 5)
-  bool selective = false;
   // Selective recompute by modules (RecomputeModule): `rerun`, the modules whose recomputation
   // runs this operator's forward again in the backward; `inside`, the checkpointed modules
   // (normal checkpointing) whose internal activations these saved bytes are, none of which is

@@ -211,7 +211,7 @@ TEST(Collective, MeshLinksLimitSubgroups) {
   t.bandwidth = gigabytes_per_s(448);
   t.peer_link = gigabytes_per_s(64);
   const double S = 1e9;
-  const auto ring = [&](Collective c, std::int64_t p, double bw) {
+  const auto ring = [&](Collective c, double p, double bw) {
     const RingTermsForTest r = c == Collective::p2p ? RingTermsForTest{1.0, 1.0}
                                                     : RingTermsForTest{2.0 * (p - 1.0) / p, 2.0 * (p - 1.0)};
     return r.bytes * S / bw + r.steps * 5e-6;
@@ -244,7 +244,8 @@ TEST(Collective, XgmiPresetReproducesMeasuredBusBandwidth) {
   for (const auto& [p, measured] : {std::pair<std::int64_t, double>{8, 312.912}, {2, 47.671}}) {
     const GroupPlacement g = place_group(p, 1, sys->devices_per_node);
     const double t = collective_time(Collective::all_reduce, Bytes(S), g, *sys).value;
-    const double busbw = 2.0 * (p - 1.0) / p * S / t / 1e9;
+    const double ranks = static_cast<double>(p);
+    const double busbw = 2.0 * (ranks - 1.0) / ranks * S / t / 1e9;
     EXPECT_NEAR(busbw / measured, 1.0, 0.07) << p << " GPUs: " << busbw << " GB/s";
   }
 }
