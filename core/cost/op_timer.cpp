@@ -1,6 +1,7 @@
 #include "cost/op_timer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace optimus {
@@ -9,10 +10,17 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
+// matmul_cost through the context's memo when it has one.
+OpCost roofline_matmul(const OpContext& c, const MatmulShape& s, Precision math, double in_bytes,
+                       double weight_bytes, double out_bytes, double rate_share) {
+  if (c.gemm_memo) return c.gemm_memo->cost(*c.dev, s, math, in_bytes, weight_bytes, out_bytes, rate_share);
+  return matmul_cost(*c.dev, s, math, in_bytes, weight_bytes, out_bytes, rate_share);
+}
+
 OpCost gemm(const OpContext& c, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
             double b_bytes) {
-  OpCost r = matmul_cost(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes,
-                         c.matmul_rate_share);
+  OpCost r = roofline_matmul(c, MatmulShape{m, n, k, batch}, c.math, c.in_bytes, b_bytes, c.act_bytes,
+                             c.matmul_rate_share);
   // Only the GEMMs with fp8 weights (the 16-bit LM head is not block-scaled).
   if (c.cutlass_block_fp8 && b_bytes <= 1.0) {
     r.time = r.time * cutlass_block_fp8_factor(m);
@@ -90,10 +98,10 @@ MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
 TrainingAttention training_attention(const OpContext& c, const Op& op, AttentionKernel kernel) {
   const std::int64_t kv = visited_keys(op);
   const Precision p = attention_precision(c.math);
-  const OpCost qk = matmul_cost(*c.dev, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
-                                c.act_bytes, c.matmul_rate_share);
-  const OpCost pv = matmul_cost(*c.dev, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes,
-                                c.act_bytes, c.matmul_rate_share);
+  const OpCost qk = roofline_matmul(c, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
+                                    c.act_bytes, c.matmul_rate_share);
+  const OpCost pv = roofline_matmul(c, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes,
+                                    c.act_bytes, c.matmul_rate_share);
   // Forward: QK^T and PV. Backward: dV, dP, dQ, dK, plus the recomputed QK^T in a fused
   // kernel (FlashAttention's backward; five matmuls), four unfused; halves of each shape.
   const auto pass = [&](int count) {
@@ -138,6 +146,29 @@ OpCost forward_cost(const OpContext& c, const Op& op) {
       break;
   }
   return OpCost{};
+}
+
+std::size_t GemmMemo::Hash::operator()(const Key& key) const {
+  // Each field times its own odd constant, summed: independent multiplies (no dependency chain),
+  // and FlatCache finalises the sum with fmix64 so every bit reaches the table index.
+  const auto u = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  const std::uint64_t h =
+      static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key.dev)) +
+      static_cast<std::uint64_t>(key.m) * 0x9e3779b97f4a7c15ull +
+      static_cast<std::uint64_t>(key.n) * 0xbf58476d1ce4e5b9ull +
+      static_cast<std::uint64_t>(key.k) * 0x94d049bb133111ebull +
+      static_cast<std::uint64_t>(key.batch) * 0xff51afd7ed558ccdull +
+      u(key.in_bytes) * 0xc4ceb9fe1a85ec53ull + u(key.weight_bytes) * 0x2545f4914f6cdd1dull +
+      u(key.out_bytes) * 0x9fb21c651e98df25ull + u(key.rate_share) * 0xd6e8feb86659fd93ull +
+      static_cast<std::uint64_t>(key.math) * 0xa0761d6478bd642full;
+  return static_cast<std::size_t>(h);
+}
+
+OpCost GemmMemo::cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
+                      double weight_bytes, double out_bytes, double rate_share) {
+  const Key key{&d, s.m, s.n, s.k, s.batch, in_bytes, weight_bytes, out_bytes, rate_share, math};
+  if (const OpCost* hit = entries_.find(key)) return *hit;
+  return entries_.insert(key, matmul_cost(d, s, math, in_bytes, weight_bytes, out_bytes, rate_share));
 }
 
 std::size_t MatmulCache::KeyHash::operator()(const Key& key) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/comm.h"
+#include "base/flat_cache.h"
 #include "cost/collective.h"
 #include "cost/roofline.h"
 #include "model/graph.h"
@@ -20,7 +21,32 @@ namespace optimus {
 // inference times attention as a roofline that also reads the KV cache.
 enum class Workload { training, inference };
 
+// Matmul rooflines remembered across the layouts of one search: layouts that differ in keys the
+// GEMM shapes do not depend on (pipeline depth, data parallelism, recompute, ZeRO) time the same
+// GEMMs, and the tile model (cost/roofline.cpp) is most of a search's time. Every argument of
+// matmul_cost is in the key, the device by address, so a memo must not outlive the device it saw.
+class GemmMemo {
+ public:
+  OpCost cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes, double weight_bytes,
+              double out_bytes, double rate_share);
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Key {
+    const DeviceSpec* dev;
+    std::int64_t m, n, k, batch;
+    double in_bytes, weight_bytes, out_bytes, rate_share;
+    Precision math;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& key) const;
+  };
+  FlatCache<Key, OpCost, Hash> entries_;
+};
+
 struct OpContext {
+  GemmMemo* gemm_memo = nullptr;  // optional (a layout search's): matmul rooflines remembered
   const DeviceSpec* dev = nullptr;
   const SystemSpec* sys = nullptr;
   Workload workload = Workload::training;

@@ -1,5 +1,7 @@
 #include "model/spec.h"
 
+#include <algorithm>
+
 #include "model/graph.h"
 
 namespace optimus {
@@ -52,13 +54,48 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   return p;
 }
 
-KindCounts model_kinds(const ModelSpec& m) {
+KindCounts model_kinds(const ModelSpec& m) { return kinds_in_range(m, 0, m.layers); }
+
+namespace {
+
+// Multiples of `step` (> 0) in [0, n) for n >= 0.
+std::int64_t multiples_below(std::int64_t n, std::int64_t step) { return n <= 0 ? 0 : (n + step - 1) / step; }
+
+// MoE layers in [begin, end): i >= first_dense_layers with (i - first_dense_layers) % layer_freq == 0.
+std::int64_t moe_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t end) {
+  if (!m.moe) return 0;
+  const std::int64_t first = m.moe->first_dense_layers, freq = m.moe->layer_freq;
+  const std::int64_t from = std::max(begin, first) - first, to = end - first;
+  return to <= from ? 0 : multiples_below(to, freq) - multiples_below(from, freq);
+}
+
+}  // namespace
+
+KindCounts kinds_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t end) {
   KindCounts k{};
-  if (!m.moe && m.window <= 0) {
-    k[kind_of(false, false)] = static_cast<double>(m.layers);
-    return k;
+  begin = std::max<std::int64_t>(begin, 0);
+  end = std::min(end, m.layers);
+  if (end <= begin) return k;
+  const std::int64_t all = end - begin, moe = moe_in_range(m, begin, end);
+  // Global (full-context) layers and the MoE ones among them; every layer is global without a
+  // window, none with a window and no global_every.
+  std::int64_t global = all, moe_global = moe;
+  if (m.window > 0) {
+    global = 0;
+    moe_global = 0;
+    if (m.global_every > 0) {
+      // Layer i is global when (i + 1) % global_every == 0: walk those (one in global_every).
+      const std::int64_t g = m.global_every;
+      for (std::int64_t i = (begin + 1 + g - 1) / g * g - 1; i < end; i += g) {
+        ++global;
+        if (is_moe_layer(m, i)) ++moe_global;
+      }
+    }
   }
-  for (std::int64_t i = 0; i < m.layers; ++i) k[layer_kind(m, i)] += 1.0;
+  k[kind_of(false, false)] = static_cast<double>(global - moe_global);
+  k[kind_of(true, false)] = static_cast<double>(moe_global);
+  k[kind_of(false, true)] = static_cast<double>(all - global - (moe - moe_global));
+  k[kind_of(true, true)] = static_cast<double>(moe - moe_global);
   return k;
 }
 

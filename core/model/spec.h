@@ -166,5 +166,9 @@ inline std::size_t layer_kind(const ModelSpec& m, std::int64_t i) {
 // Layers of each kind, on a stage or in the whole model.
 using KindCounts = std::array<double, kLayerKinds>;
 KindCounts model_kinds(const ModelSpec& m);
+// Layers of each kind among layers [begin, end), counted from the two periodic rules (MoE every
+// layer_freq-th after first_dense_layers, a global layer every global_every-th) rather than layer
+// by layer: the layout search asks this for every stage of every candidate.
+KindCounts kinds_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t end);
 
 }  // namespace optimus

@@ -262,10 +262,8 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
   StageKinds out;
   if (balanced_pipeline_split(m, p)) {
     const auto count = [&](std::int64_t stage) {
-      KindCounts k{};
       const auto [begin, end] = balanced_stage_range(m, p, stage);
-      for (std::int64_t i = begin; i < end; ++i) k[layer_kind(m, i)] += 1.0;
-      return k;
+      return kinds_in_range(m, begin, end);
     };
     out.first = count(0);
     out.last = count(p.pp - 1);
@@ -290,7 +288,8 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
       std::int64_t begin = c * slots - (uneven && c > 0 ? 1 : 0);
       std::int64_t end = (c + 1) * slots - (uneven ? 1 : 0);
       if (c == chunks - 1) end = m.layers;
-      for (std::int64_t i = std::max<std::int64_t>(0, begin); i < end; ++i) k[layer_kind(m, i)] += 1.0;
+      const KindCounts chunk = kinds_in_range(m, begin, end);
+      for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
     }
     return k;
   };

@@ -14,6 +14,8 @@
 
 namespace optimus {
 
+class GemmMemo;  // cost/op_timer.h
+
 struct TrainingBreakdown {
   Seconds compute{}, recompute{}, tp_comm{}, cp_comm{}, pp_comm{}, dp_comm{}, bubble{}, optimizer{};
   Seconds ep_comm{};  // MoE token dispatch/combine (all-to-all) and expert-tensor reductions, exposed
@@ -155,7 +157,9 @@ StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPredic
 // Training and inference halves (predict/training.cpp, predict/inference.cpp).
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);
 // The same on a graph already built with training_layer_shape(s, training_attention(s)).
-TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings);
+// A layout search passes its GemmMemo (cost/op_timer.h) so that layouts share their matmul rooflines.
+TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings,
+                                    GemmMemo* gemm_memo = nullptr);
 // The attention kernel a training scenario runs: its own choice, else the system's default.
 AttentionKernel training_attention(const Scenario& s);
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings);

@@ -538,7 +538,8 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   return predict_training(s, model_graph(s.model, training_layer_shape(s, training_attention(s))), warnings);
 }
 
-TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings) {
+TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings,
+                                    GemmMemo* gemm_memo) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = *s.training;
@@ -558,7 +559,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
                         std::string(to_string(w.precision)) + " has no native rate on " + sys.device.name +
                             "; matmuls are timed at the " + std::string(to_string(rate.used)) + " rate"});
   const LayerShape shape = training_layer_shape(s, out.attention);
-  const OpContext c = training_context(s, shape);
+  OpContext c = training_context(s, shape);
+  c.gemm_memo = gemm_memo;
   if (c.group(CommGroup::tp).crosses_scale_out())
     warnings.push_back({"parallel.tp_crosses_scale_out",
                         "tp=" + std::to_string(p.tp) + " spans more than one scale-up domain of " +

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cost/op_timer.h"
 #include "memory/footprint.h"
 #include "predict/predict.h"
 
@@ -360,6 +361,7 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   // depend on (recompute, ZeRO stage, interleave) reuse it.
   ModelGraph graph;
   std::optional<LayerShape> graph_shape;
+  GemmMemo gemms;
   const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
     work.parallel = p;
     LayoutResult r;
@@ -384,7 +386,7 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
         r.reason = "memory.does_not_fit";
       } else {
         warnings.clear();
-        const TrainingPrediction tp = predict_training(work, g, warnings);
+        const TrainingPrediction tp = predict_training(work, g, warnings, &gemms);
         r.time = tp.iteration_time;
         r.timed = true;
         if (o.rank_by != TrainingRank::time) {

@@ -60,6 +60,16 @@ void BM_ApiPredictAutoLlama3_70B_1024H100(benchmark::State& state) {
 }
 BENCHMARK(BM_ApiPredictAutoLlama3_70B_1024H100)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same for a mixture of experts at scale: DeepSeek-V3 in fp8 on 2,048 H800 (its report's
+// GPU count and 15,360-sequence batch), whose space adds expert parallelism.
+void BM_ApiPredictAutoDeepSeekV3_2048H800(benchmark::State& state) {
+  const std::string s = R"({"model": "deepseek-v3", "system": "hgx-h800", "num_devices": 2048,
+    "parallel": "auto", "training": {"global_batch": 15360, "seq_len": 4096, "precision": "fp8",
+    "train_tokens": 1.48e13}})";
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::predict(s));
+}
+BENCHMARK(BM_ApiPredictAutoDeepSeekV3_2048H800)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

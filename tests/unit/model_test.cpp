@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "io/presets.h"
 #include "model/graph.h"
 #include "model/spec.h"
@@ -119,6 +121,41 @@ TEST(Model, ForwardOpsShapesUnderTensorParallel) {
   }
   EXPECT_EQ(ag, 2);
   EXPECT_EQ(rs, 2);
+}
+
+// The periodic count the layout search uses equals counting layer by layer (layer_kind), for
+// every range of every mix of MoE spacing and sliding windows, and for every model preset.
+TEST(Model, KindsInRangeMatchLayerByLayer) {
+  const auto by_layer = [](const ModelSpec& m, std::int64_t begin, std::int64_t end) {
+    KindCounts k{};
+    for (std::int64_t i = begin; i < end; ++i) k[layer_kind(m, i)] += 1.0;
+    return k;
+  };
+  std::vector<ModelSpec> models;
+  for (std::int64_t first : {0, 1, 3})
+    for (std::int64_t freq : {1, 2, 3})
+      for (std::int64_t window : {0, 128})
+        for (std::int64_t every : {0, 1, 2, 4, 6}) {
+          ModelSpec m;
+          m.layers = 23;
+          m.window = window;
+          m.global_every = every;
+          m.moe = MoeSpec{};
+          m.moe->first_dense_layers = first;
+          m.moe->layer_freq = freq;
+          models.push_back(m);
+          m.moe.reset();
+          models.push_back(m);
+        }
+  for (const auto& p : list_presets("models")) models.push_back(*model_preset(p.id, "/model"));
+  for (const ModelSpec& m : models)
+    for (std::int64_t b = 0; b <= m.layers; ++b)
+      for (std::int64_t e = b; e <= m.layers; ++e)
+        ASSERT_EQ(kinds_in_range(m, b, e), by_layer(m, b, e))
+            << m.name << " layers [" << b << ", " << e << ") window " << m.window << " every "
+            << m.global_every << " moe " << (m.moe ? m.moe->layer_freq : 0);
+  const ModelSpec& last = models.back();
+  EXPECT_EQ(model_kinds(last), by_layer(last, 0, last.layers));
 }
 
 TEST(Model, EveryModelPresetParses) {
