@@ -1,8 +1,8 @@
 #include "cost/op_timer.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
+#include <cstring>
 
 namespace optimus {
 
@@ -151,7 +151,12 @@ OpCost forward_cost(const OpContext& c, const Op& op) {
 std::size_t GemmMemo::Hash::operator()(const Key& key) const {
   // Each field times its own odd constant, summed: independent multiplies (no dependency chain),
   // and FlatCache finalises the sum with fmix64 so every bit reaches the table index.
-  const auto u = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  // The double's bits (std::memcpy: Emscripten 3.1.6's libc++ has no std::bit_cast).
+  const auto u = [](double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits;
+  };
   const std::uint64_t h =
       static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key.dev)) +
       static_cast<std::uint64_t>(key.m) * 0x9e3779b97f4a7c15ull +
