@@ -229,6 +229,21 @@ void print_prediction(const json& p) {
     std::cout << "  time lost           checkpoints " << seconds(lost["checkpoint_writes"].get<double>())
               << ", redone work " << seconds(lost["lost_work"].get<double>()) << ", restarts "
               << seconds(lost["restarts"].get<double>()) << "\n";
+    if (r.contains("stages")) {
+      std::size_t i = 0;
+      for (const auto& st : r["stages"]) {
+        const auto& lay = st["parallel"];
+        std::cout << "  stage " << i++ << "             " << num(st["tokens"].get<double>(), "%.3g")
+                  << " tokens at " << st["seq_len"].get<long long>() << " x "
+                  << st["global_batch"].get<long long>() << ": " << st["steps"].get<long long>()
+                  << " steps of " << seconds(st["iteration_time_s"].get<double>()) << " (tp "
+                  << lay["tp"].get<long long>() << " pp " << lay["pp"].get<long long>() << " cp "
+                  << lay["cp"].get<long long>() << " dp " << lay["dp"].get<long long>() << ", MFU "
+                  << num(100 * st["mfu"].get<double>(), "%.1f") << "%), ideal "
+                  << seconds(st["ideal_time_s"].get<double>())
+                  << (st["fits"].get<bool>() ? "" : ", DOES NOT FIT") << "\n";
+      }
+    }
   }
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded)\n";

@@ -638,6 +638,30 @@ std::optional<RampStep> read_ramp_step(Reader& r, const json& v, const std::stri
   return RampStep{*tokens, *batch};
 }
 
+// One of training.stages: {tokens, seq_len?, global_batch?, parallel?: {tp, pp, cp, dp, micro_batch,
+// interleave, recompute}}.
+std::optional<TrainingStage> read_stage(const json& v, const std::string& at, std::optional<Error>& err) {
+  Reader sr(v, at, err);
+  TrainingStage st;
+  st.tokens = sr.number("tokens", true, 1, 1e18).value_or(0);
+  st.seq_len = sr.integer("seq_len", false, 1, 100'000'000).value_or(0);
+  st.global_batch = sr.integer("global_batch", false, 1, kMaxCount).value_or(0);
+  if (const json* pv = sr.get("parallel", false)) {
+    Reader pr(*pv, sr.child("parallel"), err);
+    st.tp = pr.integer("tp", false, 1, kMaxDevices);
+    st.pp = pr.integer("pp", false, 1, kMaxDevices);
+    st.cp = pr.integer("cp", false, 1, kMaxDevices);
+    st.dp = pr.integer("dp", false, 1, kMaxDevices);
+    st.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount);
+    st.interleave = pr.integer("interleave", false, 1, 100'000);
+    st.recompute = pr.enumeration<Recompute>("recompute", false);
+    pr.finish();
+  }
+  sr.finish();
+  if (!sr.ok()) return std::nullopt;
+  return st;
+}
+
 }  // namespace
 
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
@@ -732,10 +756,20 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
                                        return read_ramp_step(tr, v, name, at);
                                      });
     w.checkpoint_interval_s = tr.number("checkpoint_interval_s", false, 1e-3, 1e9).value_or(0);
+    w.stages = tr.list<TrainingStage>(
+        "stages", false,
+        [&](const json& v, const std::string&, const std::string& at) { return read_stage(v, at, err); });
+    if (w.stages.size() > kMaxTrainingStages)
+      tr.fail("scenario.out_of_range", tr.child("stages"),
+              "'stages' has " + std::to_string(w.stages.size()) + " stages; at most " +
+                  std::to_string(kMaxTrainingStages));
     tr.finish();
     if (!w.batch_ramp.empty() && !(w.train_tokens > 0))
       tr.fail("run.ramp_without_tokens", tr.child("batch_ramp"),
               "a batch ramp needs train_tokens: the tokens after the ramp run at global_batch");
+    if (!w.stages.empty() && !(w.train_tokens > 0))
+      tr.fail("run.stages_without_tokens", tr.child("stages"),
+              "later stages follow a whole run: give train_tokens, the tokens before the first stage");
     if (w.checkpoint_interval_s > 0 && !(w.train_tokens > 0))
       tr.fail("run.interval_without_tokens", tr.child("checkpoint_interval_s"),
               "checkpoint_interval_s plans a whole run and needs train_tokens");
@@ -1260,6 +1294,24 @@ std::string scenario_to_json(const Scenario& s, int indent) {
       t["batch_ramp"] = ramp;
     }
     if (w.checkpoint_interval_s > 0) t["checkpoint_interval_s"] = w.checkpoint_interval_s;
+    if (!w.stages.empty()) {
+      ojson stages = ojson::array();
+      for (const TrainingStage& st : w.stages) {
+        ojson o;
+        o["tokens"] = st.tokens;
+        if (st.seq_len > 0) o["seq_len"] = st.seq_len;
+        if (st.global_batch > 0) o["global_batch"] = st.global_batch;
+        ojson p;
+        for (const auto& [key, value] :
+             {std::pair{"tp", st.tp}, std::pair{"pp", st.pp}, std::pair{"cp", st.cp}, std::pair{"dp", st.dp},
+              std::pair{"micro_batch", st.micro_batch}, std::pair{"interleave", st.interleave}})
+          if (value) p[key] = *value;
+        if (st.recompute) p["recompute"] = str(*st.recompute);
+        if (!p.empty()) o["parallel"] = p;
+        stages.push_back(o);
+      }
+      t["stages"] = stages;
+    }
     j["training"] = t;
   }
   if (s.inference) {
@@ -1321,6 +1373,22 @@ ojson run_json(const RunReport& r) {
                  {"restarts", r.lost.restarts},
                  {"production", r.lost.production},
                  {"total", r.lost.total()}};
+  if (!r.stages.empty()) {
+    ojson stages = ojson::array();
+    for (const StageReport& st : r.stages)
+      stages.push_back({{"tokens", st.tokens},
+                        {"seq_len", st.seq_len},
+                        {"global_batch", st.global_batch},
+                        {"parallel", plan_json(st.parallel)},
+                        {"steps", st.steps},
+                        {"iteration_time_s", st.iteration_s},
+                        {"tokens_per_s", st.tokens_per_s},
+                        {"mfu", st.mfu},
+                        {"ideal_time_s", st.ideal_s},
+                        {"memory_bytes", st.memory_bytes},
+                        {"fits", st.fits}});
+    j["stages"] = stages;
+  }
   return j;
 }
 

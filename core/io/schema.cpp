@@ -1033,6 +1033,36 @@ Node training_schema() {
                       .desc("Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - "
                             "delta. Needs train_tokens.")
                       .unit("s")},
+                 {"stages",
+                  array_of(
+                      object(
+                          {{"tokens", number(1, 1e18).desc("Tokens trained in this stage.").unit("tokens")},
+                           {"seq_len", integer(1, 100'000'000)
+                                           .desc("Its sequence length. Default: training.seq_len.")
+                                           .unit("tokens")},
+                           {"global_batch",
+                            integer(1, kMaxCount)
+                                .desc("Its sequences per step. Default: training.global_batch.")
+                                .unit("sequences")},
+                           {"parallel",
+                            object({{"tp", integer(1, kMaxDevices)},
+                                    {"pp", integer(1, kMaxDevices)},
+                                    {"cp", integer(1, kMaxDevices)},
+                                    {"dp", integer(1, kMaxDevices)
+                                               .desc("Default: num_devices / (tp pp cp) when tp, pp or cp "
+                                                     "change, else the scenario's.")},
+                                    {"micro_batch", integer(1, kMaxCount).unit("sequences")},
+                                    {"interleave", integer(1, 100'000)},
+                                    {"recompute", choice<Recompute>()}})
+                                .desc("Layout keys changed for this stage (the others are the scenario's, or "
+                                      "the layout parallel \"auto\" chose).")}},
+                          {"tokens"})
+                          .title("Training stage"),
+                      1, kMaxTrainingStages)
+                      .desc("Later stages of the run, in order after train_tokens, each at its own sequence "
+                            "length, batch and layout (a context extension: longer sequences over more cp "
+                            "ranks). Their steps, time, energy and cost are in `run`, each stage in "
+                            "run.stages. Needs train_tokens.")},
                  {"attention", choice<AttentionKernel>().desc(
                                    "Attention kernel. Default: the system's software.attention.")},
                  {"overlap_grad_reduce",
@@ -1470,7 +1500,9 @@ Node chosen_layout_schema() {
 Node run_output_schema() {
   return output(
              {
-                 {"steps", count().desc("Optimizer steps: the batch ramp's, then the steady batch's.")},
+                 {"steps",
+                  count().desc(
+                      "Optimizer steps: the batch ramp's, then the steady batch's, then the stages'.")},
                  {"ideal_time_s",
                   seconds("Every step at its steady-state time; no failures or checkpoints.")},
                  {"wall_time_s",
@@ -1502,8 +1534,23 @@ Node run_output_schema() {
                                                            "(system.operations.production_efficiency).")},
                                     {"total", seconds("")}})
                                 .desc("wall_time_s - ideal_time_s by cause.")},
+                 {"stages",
+                  array_of(output({{"tokens", amount().unit("tokens")},
+                                   {"seq_len", count().unit("tokens")},
+                                   {"global_batch", count().unit("sequences")},
+                                   {"parallel", chosen_layout_schema().title("Stage layout")},
+                                   {"steps", count()},
+                                   {"iteration_time_s", seconds("One step at this stage's steady state.")},
+                                   {"tokens_per_s", amount().unit("tokens/s")},
+                                   {"mfu", amount().unit("fraction")},
+                                   {"ideal_time_s", seconds("tokens / tokens_per_s.")},
+                                   {"memory_bytes", amount().desc("Per device, most loaded.").unit("bytes")},
+                                   {"fits", boolean()}})
+                               .title("Stage result"))
+                      .desc("training.stages, each as predicted on its own sequence length, batch and "
+                            "layout; included in steps, ideal_time_s and everything after.")},
              },
-             {"cost_usd", "usd_per_million_tokens", "usd_per_gpu_hour", "co2_t"})
+             {"cost_usd", "usd_per_million_tokens", "usd_per_gpu_hour", "co2_t", "stages"})
       .title("Run result")
       .desc("The whole training run (training.train_tokens).");
 }

@@ -53,6 +53,19 @@ inline constexpr std::array<Precision, 9> kInferencePrecisions = {
     Precision::fp32, Precision::fp16,  Precision::bf16,  Precision::fp8,  Precision::int8,
     Precision::int4, Precision::mxfp8, Precision::nvfp4, Precision::mxfp4};
 
+// A later stage of a whole run (training.stages): `tokens` more after train_tokens, at its own
+// sequence length and batch, on the scenario's layout with the keys given here changed (a
+// context extension: longer sequences over more cp ranks, as Llama 3's and DeepSeek-V3's runs
+// end). Unset keys keep the scenario's; dp, when not given, is what tp x pp x cp leave.
+struct TrainingStage {
+  double tokens = 0;
+  std::int64_t seq_len = 0;       // 0 = the workload's
+  std::int64_t global_batch = 0;  // 0 = the workload's
+  std::optional<std::int64_t> tp, pp, cp, dp, micro_batch, interleave;
+  std::optional<Recompute> recompute;
+};
+inline constexpr std::size_t kMaxTrainingStages = 32;
+
 struct TrainingWorkload {
   std::int64_t global_batch = 0;  // sequences per optimizer step
   std::int64_t seq_len = 0;
@@ -63,6 +76,7 @@ struct TrainingWorkload {
   std::optional<bool> tp_comm_overlap;       // default: the system's software default
   std::vector<RampStep> batch_ramp;          // steps before the steady global_batch (needs train_tokens)
   double checkpoint_interval_s = 0;          // compute between checkpoints; 0 = Young/Daly
+  std::vector<TrainingStage> stages;         // after train_tokens, in order (needs train_tokens)
 };
 
 // Continuous-batching serving (inference.serving): a stream of requests through an in-flight

@@ -99,6 +99,50 @@ Result<Scenario> at_ramp_batch(const Scenario& s, std::size_t index) {
   return at;
 }
 
+// The scenario training a later stage (training.stages[index]): its tokens, sequence length,
+// batch and layout keys, or the error that layout meets (path under the stage).
+Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
+  Scenario at = s;
+  const TrainingStage& st = s.training->stages[index];
+  TrainingWorkload& w = *at.training;
+  if (st.seq_len > 0) w.seq_len = st.seq_len;
+  if (st.global_batch > 0) w.global_batch = st.global_batch;
+  w.train_tokens = st.tokens;
+  w.batch_ramp.clear();
+  w.stages.clear();
+  at.inference.reset();
+  ParallelPlan& p = at.parallel;
+  if (st.tp) {
+    // Sequence parallelism follows tp as the scenario reader's default does.
+    // (kept off when the scenario turned it off on a tp > 1 layout).
+    p.sequence_parallel = (p.sequence_parallel || p.tp == 1) && *st.tp > 1;
+    p.tp = *st.tp;
+  }
+  if (st.pp) p.pp = *st.pp;
+  if (st.cp) p.cp = *st.cp;
+  if (st.micro_batch) p.micro_batch = *st.micro_batch;
+  if (st.interleave) p.interleave = *st.interleave;
+  if (st.recompute) p.recompute = *st.recompute;
+  const std::string path = "/training/stages/" + std::to_string(index);
+  const auto fail = [&](const std::string& where, const std::string& why) -> Result<Scenario> {
+    return make_error("run.stage_invalid", path + where, "stage " + std::to_string(index) + ": " + why);
+  };
+  if (st.dp) {
+    p.dp = *st.dp;
+  } else if (st.tp || st.pp || st.cp) {
+    const std::int64_t model = p.tp * p.pp * p.cp;
+    if (s.num_devices % model != 0)
+      return fail("/parallel", "tp x pp x cp = " + std::to_string(model) +
+                                   " does not divide num_devices = " + std::to_string(s.num_devices));
+    p.dp = s.num_devices / model;
+  }
+  if (auto err = validate_plan(at)) {
+    const bool batch = err->path.rfind("/training", 0) == 0;
+    return fail(batch ? "/global_batch" : "/parallel", err->code + ": " + err->message);
+  }
+  return at;
+}
+
 // Energy and price of an output token at `tokens_per_s_per_device`, for a device drawing at the
 // mix `shares`.
 TokenCost token_cost(const Scenario& s, const ActivityShares& shares, double tokens_per_s_per_device) {
@@ -145,6 +189,8 @@ std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   if (!steps) return steps.error();
   for (std::size_t i = 0; i < w.batch_ramp.size(); ++i)
     if (auto at = at_ramp_batch(s, i); !at) return at.error();
+  for (std::size_t i = 0; i < w.stages.size(); ++i)
+    if (auto at = at_stage(s, i); !at) return at.error();
   // Whether the run progresses does not depend on how long its work is.
   auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
   if (!rt) return rt.error();
@@ -176,6 +222,40 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     const double it = predict_training(*at, ignored).iteration_time.value;
     r.ideal_s += step.tokens / (static_cast<double>(step.global_batch) * static_cast<double>(w.seq_len)) * it;
   }
+  // Later stages: each on its own sequence length, batch and layout. The devices' mean draw is
+  // weighted by each part's time.
+  double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
+  double tokens = w.train_tokens;
+  for (std::size_t i = 0; i < w.stages.size(); ++i) {
+    auto at = at_stage(s, i);
+    if (!at) return at.error();
+    const TrainingWorkload& aw = *at->training;
+    const ModelGraph g = model_graph(at->model, training_layer_shape(*at, training_attention(*at)));
+    std::vector<Warning> ignored;
+    const TrainingPrediction tp = predict_training(*at, g, ignored);
+    StageReport st;
+    st.tokens = aw.train_tokens;
+    st.seq_len = aw.seq_len;
+    st.global_batch = aw.global_batch;
+    st.parallel = at->parallel;
+    st.steps = static_cast<std::int64_t>(std::ceil(
+        aw.train_tokens / (static_cast<double>(aw.global_batch) * static_cast<double>(aw.seq_len))));
+    st.iteration_s = tp.iteration_time.value;
+    st.tokens_per_s = tp.tokens_per_s;
+    st.mfu = tp.mfu;
+    st.ideal_s = aw.train_tokens / tp.tokens_per_s;  // as the main part's: tokens at the step's rate
+    st.memory_bytes = training_memory(*at, g).total().value;
+    st.fits = st.memory_bytes <= sys.device.hbm_capacity.value;
+    if (!st.fits)
+      warnings.push_back({"run.stage_does_not_fit",
+                          "training.stages[" + std::to_string(i) + "] needs " + gib(Bytes(st.memory_bytes)) +
+                              " per device; " + sys.device.name + " has " + gib(sys.device.hbm_capacity)});
+    r.steps += st.steps;
+    r.ideal_s += st.ideal_s;
+    power_time += power_at(pw, training_shares(tp)) * st.ideal_s;
+    tokens += st.tokens;
+    r.stages.push_back(st);
+  }
 
   const RunSetup setup = run_setup(s, params);
   r.checkpoint_bytes = setup.checkpoint_bytes;
@@ -195,7 +275,7 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
   // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
   // examination of the metric, 2012: total facility energy / IT equipment energy).
-  r.device_power_w = power_at(pw, training_shares(t));
+  r.device_power_w = r.ideal_s > 0 ? power_time / r.ideal_s : power_at(pw, training_shares(t));
   const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.production + r.lost.lost_work) +
                                idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
   const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
@@ -210,7 +290,7 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     double cost = r.gpu_hours * r.usd_per_device_hour;
     if (capital_form(econ)) cost += r.energy_mwh * 1000.0 * econ.usd_per_kwh;
     r.cost_usd = cost;
-    r.usd_per_million_tokens = cost / w.train_tokens * 1e6;
+    r.usd_per_million_tokens = cost / tokens * 1e6;
   } else {
     warnings.push_back({"run.no_price",
                         "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "

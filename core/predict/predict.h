@@ -101,6 +101,18 @@ struct MemoryReport {
 
 // The whole training run (training.train_tokens; run/run.h): elapsed time with failures and
 // checkpoints, device-hours, energy, money and CO2.
+// One later stage of the run (training.stages) as predicted on its own sequence length, batch
+// and layout.
+struct StageReport {
+  double tokens = 0;
+  std::int64_t seq_len = 0, global_batch = 0, steps = 0;
+  ParallelPlan parallel;
+  double iteration_s = 0, tokens_per_s = 0, mfu = 0;
+  double ideal_s = 0;  // tokens / tokens_per_s, as the main part's (the last step counted in part)
+  double memory_bytes = 0;
+  bool fits = true;
+};
+
 struct RunReport {
   std::int64_t steps = 0;
   double ideal_s = 0;  // every step at its steady-state time, no failures, no checkpoints
@@ -113,6 +125,7 @@ struct RunReport {
   double energy_mwh = 0, device_energy_mwh = 0;  // at the meter (x PUE); devices alone
   std::optional<double> cost_usd, usd_per_million_tokens, co2_t;
   double usd_per_device_hour = 0;
+  std::vector<StageReport> stages;  // training.stages; their steps and time are in the totals above
 };
 
 // What a token costs at the inference (or serving) operating point the scenario describes.

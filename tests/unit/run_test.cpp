@@ -289,6 +289,109 @@ TEST(Run, BadInputHasCodesAndPaths) {
   expect_error(t, "run.ramp_without_tokens", "/training/batch_ramp");
 }
 
+// Later stages (training.stages): a stage like the main part adds its own steps and exactly their
+// time; a context-extension stage runs at its own sequence length and layout, as the same workload
+// predicted on its own does, and the run's totals, tokens and price include it.
+TEST(Run, StagesAddTheirStepsAndTime) {
+  json s = base();
+  const json one = predict(s);
+  const double per_step = 256.0 * 8192;
+  const double it = one["training"]["iteration_time_s"].get<double>();
+  json same = s;
+  same["training"]["stages"] = {{{"tokens", 1e11}}};
+  const json two = predict(same);
+  ASSERT_TRUE(two.contains("run")) << two.dump();
+  const auto ceil_steps = [](double tokens, double per) {
+    return static_cast<long long>(std::ceil(tokens / per));
+  };
+  EXPECT_EQ(two["run"]["steps"].get<long long>(), ceil_steps(1e12, per_step) + ceil_steps(1e11, per_step));
+  const json& st = two["run"]["stages"][0];
+  EXPECT_EQ(st["steps"].get<long long>(), ceil_steps(1e11, per_step));
+  EXPECT_DOUBLE_EQ(st["iteration_time_s"].get<double>(), it);
+  EXPECT_NEAR(two["run"]["ideal_time_s"].get<double>(),
+              one["run"]["ideal_time_s"].get<double>() + 1e11 / per_step * it,
+              1e-9 * two["run"]["ideal_time_s"].get<double>());
+
+  // A context extension: 32K sequences over cp 4 (dp follows: 64 / (2 x 4) = 8), 64 a step.
+  json ext = s;
+  ext["training"]["stages"] = {{{"tokens", 2e10},
+                                {"seq_len", 32768},
+                                {"global_batch", 64},
+                                {"parallel", {{"cp", 4}, {"recompute", "full"}}}}};
+  const json r = predict(ext);
+  ASSERT_TRUE(r.contains("run")) << r.dump();
+  const json& e = r["run"]["stages"][0];
+  EXPECT_EQ(e["parallel"]["cp"], 4);
+  EXPECT_EQ(e["parallel"]["dp"], 8);
+  EXPECT_EQ(e["parallel"]["tp"], 2);
+  EXPECT_EQ(e["parallel"]["recompute"], "full");
+  EXPECT_EQ(e["steps"].get<long long>(), ceil_steps(2e10, 64.0 * 32768));
+  // The stage on its own: the same workload as a scenario of its own.
+  json alone = s;
+  alone["parallel"]["cp"] = 4;
+  alone["parallel"]["dp"] = 8;
+  alone["parallel"]["recompute"] = "full";
+  alone["training"]["seq_len"] = 32768;
+  alone["training"]["global_batch"] = 64;
+  alone["training"]["train_tokens"] = 2e10;
+  const json a = predict(alone);
+  EXPECT_DOUBLE_EQ(e["iteration_time_s"].get<double>(), a["training"]["iteration_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(e["ideal_time_s"].get<double>(), a["run"]["ideal_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(e["memory_bytes"].get<double>(), a["memory"]["per_device_bytes"]["total"].get<double>());
+  EXPECT_TRUE(e["fits"].get<bool>());
+  EXPECT_NEAR(r["run"]["ideal_time_s"].get<double>(),
+              one["run"]["ideal_time_s"].get<double>() + a["run"]["ideal_time_s"].get<double>(),
+              1e-9 * r["run"]["ideal_time_s"].get<double>());
+  // The price per million tokens counts the stage's tokens too.
+  const json& run = r["run"];
+  ASSERT_TRUE(run.contains("cost_usd"));  // the H100 preset states a device price
+  EXPECT_NEAR(run["usd_per_million_tokens"].get<double>(),
+              run["cost_usd"].get<double>() / (1e12 + 2e10) * 1e6,
+              1e-9 * run["usd_per_million_tokens"].get<double>());
+  // The devices' mean draw lies between the two parts'.
+  const double p1 = one["run"]["device_power_W"].get<double>(), p2 = a["run"]["device_power_W"].get<double>();
+  EXPECT_GE(run["device_power_W"].get<double>(), std::min(p1, p2) - 1e-9);
+  EXPECT_LE(run["device_power_W"].get<double>(), std::max(p1, p2) + 1e-9);
+  // validate keeps the stages in the resolved scenario.
+  EXPECT_EQ(validate(ext)["scenario"]["training"]["stages"], ext["training"]["stages"]);
+}
+
+TEST(Run, StagesBadInputHasCodesAndPaths) {
+  const json s = base();
+  json t = s;
+  t["training"]["stages"] = {{{"tokens", 0}}};
+  expect_error(t, "scenario.out_of_range", "/training/stages/0/tokens");
+  t["training"]["stages"] = {{{"seq_len", 4096}}};
+  expect_error(t, "scenario.missing_key", "/training/stages/0/tokens");
+  t["training"]["stages"] = json::array();
+  expect_error(t, "scenario.out_of_range", "/training/stages");
+  t["training"]["stages"] = {{{"tokens", 1e10}, {"parallel", {{"ep", 2}}}}};
+  expect_error(t, "scenario.unknown_key", "/training/stages/0/parallel/ep");
+  t["training"]["stages"] = {{{"tokens", 1e10}}, {{"tokens", 1e10}, {"parallel", {{"cp", 3}}}}};
+  expect_error(t, "run.stage_invalid", "/training/stages/1/parallel");    // 2 x 3 does not divide 64
+  t["training"]["stages"] = {{{"tokens", 1e10}, {"global_batch", 100}}};  // not a multiple of dp 32
+  expect_error(t, "run.stage_invalid", "/training/stages/0/global_batch");
+  t["training"]["stages"] = {{{"tokens", 1e10}, {"parallel", {{"tp", 4}, {"dp", 4}}}}};  // 4 x 4 != 64
+  expect_error(t, "run.stage_invalid", "/training/stages/0/parallel");
+  t["training"]["stages"] = json::array();
+  for (int i = 0; i < 33; ++i) t["training"]["stages"].push_back({{"tokens", 1e9}});
+  expect_error(t, "scenario.out_of_range", "/training/stages");
+  t = s;
+  t["training"].erase("train_tokens");
+  t["training"]["stages"] = {{{"tokens", 1e10}}};
+  expect_error(t, "run.stages_without_tokens", "/training/stages");
+  // A stage whose sequences do not fit is predicted, with a warning.
+  t = s;
+  t["training"]["stages"] = {
+      {{"tokens", 1e10}, {"seq_len", 262144}, {"global_batch", 32}, {"parallel", {{"recompute", "none"}}}}};
+  const json p = predict(t);
+  ASSERT_TRUE(p.contains("run")) << p.dump();
+  EXPECT_FALSE(p["run"]["stages"][0]["fits"].get<bool>());
+  bool warned = false;
+  for (const json& w : p["warnings"]) warned = warned || w["code"] == "run.stage_does_not_fit";
+  EXPECT_TRUE(warned) << p["warnings"].dump();
+}
+
 // Llama 3 405B pre-training (arXiv 2407.21783, Table 4's 16,384-GPU layout TP 8, CP 1, PP 16,
 // DP 128, 16M-token batch): the paper counts 419 unexpected interruptions in a 54-day snapshot and
 // more than 90% effective training time. The failure rate of the H100 presets is that count per

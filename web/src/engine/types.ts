@@ -1116,6 +1116,78 @@ export interface TrainingSpec {
    * Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - delta. Needs train_tokens. Unit: s.
    */
   checkpoint_interval_s?: number;
+  /**
+   * Later stages of the run, in order after train_tokens, each at its own sequence length, batch and layout (a context extension: longer sequences over more cp ranks). Their steps, time, energy and cost are in `run`, each stage in run.stages. Needs train_tokens.
+   *
+   * @minItems 1
+   * @maxItems 32
+   */
+  stages?: [
+    {
+      /**
+       * Tokens trained in this stage. Unit: tokens.
+       */
+      tokens: number;
+      /**
+       * Its sequence length. Default: training.seq_len. Unit: tokens.
+       */
+      seq_len?: number;
+      /**
+       * Its sequences per step. Default: training.global_batch. Unit: sequences.
+       */
+      global_batch?: number;
+      /**
+       * Layout keys changed for this stage (the others are the scenario's, or the layout parallel "auto" chose).
+       */
+      parallel?: {
+        tp?: number;
+        pp?: number;
+        cp?: number;
+        /**
+         * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
+         */
+        dp?: number;
+        /**
+         * Unit: sequences.
+         */
+        micro_batch?: number;
+        interleave?: number;
+        recompute?: 'none' | 'selective' | 'full';
+      };
+    },
+    ...{
+      /**
+       * Tokens trained in this stage. Unit: tokens.
+       */
+      tokens: number;
+      /**
+       * Its sequence length. Default: training.seq_len. Unit: tokens.
+       */
+      seq_len?: number;
+      /**
+       * Its sequences per step. Default: training.global_batch. Unit: sequences.
+       */
+      global_batch?: number;
+      /**
+       * Layout keys changed for this stage (the others are the scenario's, or the layout parallel "auto" chose).
+       */
+      parallel?: {
+        tp?: number;
+        pp?: number;
+        cp?: number;
+        /**
+         * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
+         */
+        dp?: number;
+        /**
+         * Unit: sequences.
+         */
+        micro_batch?: number;
+        interleave?: number;
+        recompute?: 'none' | 'selective' | 'full';
+      };
+    }[],
+  ];
   attention?: AttentionKernel;
   /**
    * Overlap the gradient reduction. Default: the system's software default.
@@ -2013,7 +2085,7 @@ export interface Serving {
  */
 export interface Run {
   /**
-   * Optimizer steps: the batch ramp's, then the steady batch's.
+   * Optimizer steps: the batch ramp's, then the steady batch's, then the stages'.
    */
   steps: number;
   /**
@@ -2109,6 +2181,59 @@ export interface Run {
      */
     total: number;
   };
+  /**
+   * training.stages, each as predicted on its own sequence length, batch and layout; included in steps, ideal_time_s and everything after.
+   */
+  stages?: {
+    /**
+     * Unit: tokens.
+     */
+    tokens: number;
+    /**
+     * Unit: tokens.
+     */
+    seq_len: number;
+    /**
+     * Unit: sequences.
+     */
+    global_batch: number;
+    parallel: {
+      tp: number;
+      pp: number;
+      dp: number;
+      cp: number;
+      ep: number;
+      etp: number;
+      sequence_parallel: boolean;
+      micro_batch: number;
+      interleave: number;
+      recompute: 'none' | 'selective' | 'full';
+      zero_stage: number;
+      zero_shard?: number;
+    };
+    steps: number;
+    /**
+     * One step at this stage's steady state. Unit: s.
+     */
+    iteration_time_s: number;
+    /**
+     * Unit: tokens/s.
+     */
+    tokens_per_s: number;
+    /**
+     * Unit: fraction.
+     */
+    mfu: number;
+    /**
+     * tokens / tokens_per_s. Unit: s.
+     */
+    ideal_time_s: number;
+    /**
+     * Per device, most loaded. Unit: bytes.
+     */
+    memory_bytes: number;
+    fits: boolean;
+  }[];
 }
 export interface ChosenLayout {
   tp: number;

@@ -208,6 +208,8 @@ const TRAINING_FIELDS: FieldDef[] = [
 
 /** Planning the whole run (with training.train_tokens): failures, checkpoints and prices. */
 const RUN_FIELDS: FieldDef[] = [
+  { path: '/training/batch_ramp', label: 'Batch ramp [[tokens, batch], …]', kind: 'json', placeholder: '[[1e11, 512]]' },
+  { path: '/training/stages', label: 'Later stages (e.g. context extension)', kind: 'json', placeholder: '[{"tokens": 8e11, "seq_len": 131072, "global_batch": 64, "parallel": {"cp": 16}}]' },
   { path: '/training/checkpoint_interval_s', label: 'Checkpoint interval (s)', placeholder: 'Young/Daly' },
   { path: '/system/operations/failures_per_device_hour', label: 'Failures per device-hour' },
   { path: '/system/operations/restart_s', label: 'Restart after a failure (s)' },

@@ -555,6 +555,18 @@ const runFixed = (c: ExplainContext, k: string, digits: number, before: string, 
   return typeof v === 'number' ? `${before}${v.toFixed(digits)}${after}` : '?';
 };
 
+/** One input row per later stage (training.stages): its tokens, sequence, layout and ideal time. */
+function stageRows(c: ExplainContext): Array<[string, string]> {
+  const stages = c.prediction.run?.stages ?? [];
+  return stages.map((st, i) => {
+    const p = st.parallel;
+    return [
+      `stage ${i}: ${f(st.tokens, 'count')} tokens at ${st.seq_len} × ${st.global_batch}`,
+      `${f(st.ideal_time_s, 'seconds')} ideal (tp ${p.tp} pp ${p.pp} cp ${p.cp} dp ${p.dp}${st.fits ? '' : ', does not fit'})`,
+    ];
+  });
+}
+
 /** The whole training run (output `run`, present with training.train_tokens). */
 export const RUN_METRICS: MetricDef[] = [
   {
@@ -573,6 +585,7 @@ export const RUN_METRICS: MetricDef[] = [
         ['lost work after failures', runIn(c, 'lost_s.lost_work', 'seconds')],
         ['restarts', runIn(c, 'lost_s.restarts', 'seconds')],
         ['steps', String(getPath(c.prediction, 'run.steps') ?? '?')],
+        ...stageRows(c),
       ],
       source: RUN_SOURCE,
     }),

@@ -143,6 +143,22 @@ describe('scenario editor', () => {
     expect(editor.scenario().economics).toEqual({});
   });
 
+  it('plans a run with a batch ramp and later stages typed as JSON, and clears them when emptied', async () => {
+    type('/training/train_tokens', '1e9');
+    type('/training/batch_ramp', '[[1e8, 4]]');
+    type('/training/stages', '[{"tokens": 1e8, "seq_len": 512, "global_batch": 2}]');
+    await flush();
+    const t = editor.scenario().training as Record<string, unknown>;
+    expect(t.batch_ramp).toEqual([[1e8, 4]]);
+    expect(t.stages).toEqual([{ tokens: 1e8, seq_len: 512, global_batch: 2 }]);
+    type('/training/stages', '[{"tokens": 1e8');
+    await flush();
+    expect(invalid.some(([p]) => p === '/training/stages')).toBe(true);
+    type('/training/stages', '');
+    await flush();
+    expect((editor.scenario().training as Record<string, unknown>).stages).toBeUndefined();
+  });
+
   it('speculative decoding: its switch adds a starting block, its fields edit it, the draft takes a preset id', async () => {
     await editor.load({ ...JSON.parse(JSON.stringify(start)), training: undefined, inference: { batch: 1, prompt_len: 64, output_len: 16 } } as Record<string, unknown>);
     const sw = field('/inference/speculative');

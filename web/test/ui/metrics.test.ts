@@ -50,6 +50,18 @@ describe('metric explanations', () => {
     const int4 = { ...scenario, inference: { ...scenario.inference, precision: 'int4', weight_group_size: 32 } } as unknown as ResolvedScenario;
     expect(Object.fromEntries(explain(weights, { prediction, scenario: int4 })!.inputs)).toMatchObject({ precision: 'int4', weight_group_size: '32' });
   });
+  it('wall-clock days list each later stage (training.stages) with its layout and ideal time', () => {
+    const days = ALL_METRICS.find((m) => m.path === 'run.wall_days')!;
+    const withRun = { ...prediction, run: { steps: 10, ideal_time_s: 1e7 } } as unknown as Prediction;
+    expect(explain(days, { prediction: withRun, scenario })!.inputs.some(([k]) => k.startsWith('stage'))).toBe(false);
+    const stage = { tokens: 8e11, seq_len: 131072, global_batch: 64, steps: 95368, iteration_time_s: 30.7, tokens_per_s: 2.7e5, mfu: 0.39, ideal_time_s: 2.92e6, memory_bytes: 4.2e10, fits: false, parallel: { tp: 8, pp: 4, cp: 16, dp: 2 } };
+    const staged = { ...prediction, run: { steps: 10, ideal_time_s: 1e7, stages: [stage] } } as unknown as Prediction;
+    const rows = explain(days, { prediction: staged, scenario })!.inputs.filter(([k]) => k.startsWith('stage'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0][0]).toContain('131072 × 64');
+    expect(rows[0][1]).toContain('tp 8 pp 4 cp 16 dp 2');
+    expect(rows[0][1]).toContain('does not fit');
+  });
   it('training memory names the recomputed layer share only when the scenario sets one', () => {
     const act = ALL_METRICS.find((m) => m.path === 'memory.per_device_bytes.activations')!;
     expect(Object.fromEntries(explain(act, { prediction, scenario })!.inputs)).not.toHaveProperty('recompute_fraction');
