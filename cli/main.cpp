@@ -450,8 +450,15 @@ void print_search(const json& r) {
   int rank = 0;
   for (const auto& b : r["best"]) {
     const auto& p = b["parallel"];
-    const double mem = b["memory"]["per_device_bytes"]["total"].get<double>();
     ++rank;
+    if (b.contains("error")) {  // a ranked layout predict refused: say so rather than hide it
+      std::printf("%4d %4lld %4lld %5lld %4lld  error %s: %s\n", rank, p["tp"].get<long long>(),
+                  p["pp"].get<long long>(), p["dp"].get<long long>(), p["cp"].get<long long>(),
+                  b["error"]["code"].get<std::string>().c_str(),
+                  b["error"]["message"].get<std::string>().c_str());
+      continue;
+    }
+    const double mem = b["memory"]["per_device_bytes"]["total"].get<double>();
     if (training) {
       const auto& t = b["training"];
       const std::string experts =

@@ -187,10 +187,7 @@ std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   const TrainingWorkload& w = *s.training;
   auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
   if (!steps) return steps.error();
-  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i)
-    if (auto at = at_ramp_batch(s, i); !at) return at.error();
-  for (std::size_t i = 0; i < w.stages.size(); ++i)
-    if (auto at = at_stage(s, i); !at) return at.error();
+  if (auto err = check_run_layout(s)) return err;
   // Whether the run progresses does not depend on how long its work is.
   auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
   if (!rt) return rt.error();
@@ -313,6 +310,15 @@ StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPredic
   if (capital_form(s.economics))
     out.cost_usd += out.energy_j / kJoulesPerMwh * 1000.0 * s.economics.usd_per_kwh;
   return out;
+}
+
+std::optional<Error> check_run_layout(const Scenario& s) {
+  if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
+  for (std::size_t i = 0; i < s.training->batch_ramp.size(); ++i)
+    if (auto at = at_ramp_batch(s, i); !at) return at.error();
+  for (std::size_t i = 0; i < s.training->stages.size(); ++i)
+    if (auto at = at_stage(s, i); !at) return at.error();
+  return std::nullopt;
 }
 
 std::optional<Error> check_run(const Scenario& s) {

@@ -154,6 +154,10 @@ Result<Prediction> predict(const Scenario& s);
 // ramp that exceeds the tokens or whose batch the layout cannot split, and failures too frequent
 // for any checkpoint interval (run.no_progress). validate reports them as predict does.
 std::optional<Error> check_run(const Scenario& s);
+// The layout-dependent part of it: every batch-ramp step and every later stage valid on the
+// scenario's layout (run.ramp_batch_invalid, run.stage_invalid). The layout search rejects a
+// layout its run could not train, so parallel "auto" never picks one.
+std::optional<Error> check_run_layout(const Scenario& s);
 
 // The whole run (run/run.h) from one iteration's prediction: what predict reports as `run`.
 Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,

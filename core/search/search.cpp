@@ -362,6 +362,8 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   ModelGraph graph;
   std::optional<LayerShape> graph_shape;
   GemmMemo gemms;
+  const bool run_layout_checks = training && s.training->train_tokens > 0 &&
+                                 (!s.training->batch_ramp.empty() || !s.training->stages.empty());
   const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
     work.parallel = p;
     LayoutResult r;
@@ -370,6 +372,13 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
     if (auto e = validate_plan(work)) {
       reject(e->code);
       return tick();
+    }
+    // A batch ramp or a later stage the layout cannot train rules it out, as predict would.
+    if (run_layout_checks) {
+      if (auto e = check_run_layout(work)) {
+        reject(e->code);
+        return tick();
+      }
     }
     if (training) {
       // Memory first: the footprint is a sum over the task graph, far cheaper than the time model

@@ -431,6 +431,36 @@ TEST(Search, BestRepredictsToTheSameNumbers) {
             r["best"][1]["training"]["iteration_time_s"].get<double>());
 }
 
+// A whole run with a batch ramp and a later stage: layouts whose run could not train them (the
+// ramp's or the stage's batch does not split over their dp x micro_batch) are rejected with the
+// run's codes, so every ranked layout re-predicts with its run, and parallel "auto" picks one that
+// plans.
+TEST(Search, LayoutsTheRunCannotTrainAreRejected) {
+  json j = small_gpt(16, 64);
+  j["training"]["train_tokens"] = 1e10;
+  j["training"]["batch_ramp"] = {{1e8, 16}};
+  j["training"]["stages"] = {
+      {{"tokens", 1e8}, {"seq_len", 8192}, {"global_batch", 8}, {"parallel", {{"cp", 2}}}}};
+  const json r = json::parse(optimus::api::search(j.dump(), R"({"top": 25})"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_GT(r["rejected"].value("run.ramp_batch_invalid", 0), 0) << r["rejected"].dump();
+  EXPECT_GT(r["rejected"].value("run.stage_invalid", 0), 0) << r["rejected"].dump();
+  ASSERT_FALSE(r["best"].empty());
+  for (const auto& b : r["best"]) {
+    ASSERT_FALSE(b.contains("error")) << b.dump();
+    json again = j;
+    again["parallel"] = b["parallel"];
+    const json p = json::parse(optimus::api::predict(again.dump()));
+    ASSERT_TRUE(p.contains("run")) << p.dump();
+    EXPECT_EQ(p["training"], b["training"]);
+  }
+  json a = j;
+  a["parallel"] = "auto";
+  const json p = json::parse(optimus::api::predict(a.dump()));
+  ASSERT_TRUE(p.contains("run")) << p.dump();
+  EXPECT_EQ(p["run"]["stages"].size(), 1u);
+}
+
 TEST(Search, InferenceBestRepredicts) {
   const json j = small_llama_inference();
   const json r = json::parse(
