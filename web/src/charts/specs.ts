@@ -179,8 +179,8 @@ export function inferenceTimeSpec(p: Prediction, outputLen: number | undefined):
 }
 
 /**
- * The whole run as a waterfall from the ideal time (every step at its steady-state time) to the
- * elapsed time: the steps' time below the modelled rate (system.operations.production_efficiency),
+ * The whole run as a waterfall from the ideal time (every step at its steady-state time; with
+ * later stages, the first part's and each stage's) to the elapsed time: the steps' time below the modelled rate (system.operations.production_efficiency),
  * checkpoint writes, work lost to failures and restarts each float on what came before
  * (run.lost_s; elapsed = ideal + their total, run/run.h).
  */
@@ -193,8 +193,15 @@ export function runWaterfallSpec(p: Prediction): BarChartSpec | null {
     ['Work lost to failures', r.lost_s.lost_work],
     ['Restarts', r.lost_s.restarts],
   ];
-  const bars: Bar[] = [{ row: 'Ideal (steady-state steps)', category: 'Ideal', value: r.ideal_time_s, start: 0 }];
-  let at = r.ideal_time_s;
+  // With later stages (training.stages) the ideal time is the first part's, then each stage's on top.
+  const stages = r.stages ?? [];
+  const first = r.ideal_time_s - stages.reduce((a, st) => a + st.ideal_time_s, 0);
+  const bars: Bar[] = [{ row: stages.length ? 'Ideal, first part' : 'Ideal (steady-state steps)', category: 'Ideal', value: first, start: 0 }];
+  let at = first;
+  stages.forEach((st, i) => {
+    bars.push({ row: `+ Stage ${i}: ${st.seq_len}-token sequences`, category: 'Ideal, later stages', value: st.ideal_time_s, start: at });
+    at += st.ideal_time_s;
+  });
   for (const [row, value] of steps) {
     bars.push({ row: `+ ${row}`, category: row, value, start: at });
     at += value;

@@ -4,7 +4,7 @@
 // number a lesson shows comes from predict() at view time. Pure (no DOM), so the browser tests
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction } from '../engine/types';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
 import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Predictor, type Values, type WidgetValue } from './lesson-kit';
 import { STUDY_LESSONS } from './study-lessons';
 
@@ -832,7 +832,105 @@ const chunkedPrefill: LessonDef = {
   ],
 };
 
+// ---- Long context at the end of a run: what a context extension costs -------------------------
+
+const CONTEXTS_EXT = [32768, 65536, 131072];
+const CP_EXT = [1, 2, 4, 8];
+const EXT_TOKENS = [2e11, 8e11];
+const SHARES = [0.05, 0.1, 0.2, 0.4];
+/** Tokens per step of the extension stage, as in the first part: 512 sequences of 8192. */
+const EXT_STEP_TOKENS = 512 * 8192;
+
+function contextScenario(v: Values): Record<string, unknown> {
+  const context = num(v.context);
+  const cp = num(v.cp);
+  return {
+    schema_version: 1,
+    name: `Llama 3 8B on 64 H100 (tp2 dp32): 15T tokens at 8K, then ${num(v.tokens) / 1e9}B at ${context / 1024}K over cp${cp}`,
+    model: 'llama3-8b',
+    system: 'dgx-h100',
+    num_devices: 64,
+    parallel: { tp: 2, pp: 1, dp: 32, sequence_parallel: true, micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1 },
+    training: {
+      global_batch: 512,
+      seq_len: 8192,
+      precision: 'bf16',
+      train_tokens: 15e12,
+      stages: [{ tokens: num(v.tokens), seq_len: context, global_batch: EXT_STEP_TOKENS / context, parallel: { cp } }],
+    },
+  };
+}
+
+/** The extension stage's share of the run's ideal time. */
+const extensionShare = (p: Prediction): number | null => share(p.run?.stages?.[0]?.ideal_time_s, p.run?.ideal_time_s);
+
+const contextExtension: LessonDef = {
+  name: 'context-extension',
+  title: 'Long context at the end of a run: what a context extension costs',
+  summary: 'A few per cent of the tokens at 128K can take a fifth of the training time, and context parallelism is what makes them fit.',
+  paragraphs: [
+    'Models are pre-trained on sequences of a few thousand tokens and taught long contexts only at the end: Llama 3 ran 800B of its 15.6T tokens in six stages from 8K up to 128K tokens, DeepSeek-V3 two stages at 32K and 128K. A token of a long sequence costs more than one of a short sequence: its attention looks at every earlier token of its sequence, so the attention arithmetic per token grows in proportion to the context, while the matrix multiplications of the weights stay the same per token.',
+    'The memory grows as well: the activations a layer keeps for the backward pass are proportional to the tokens of the micro-batch, and one 128K sequence is sixteen 8K sequences. Context parallelism (cp) splits each sequence over cp GPUs: every GPU keeps and computes its chunk, and the keys and values of the other chunks go around a ring while the local one computes. It does not make the stage faster (the same arithmetic is spread over the same GPUs, taken from data parallelism here), but it is what lets a 128K sequence fit at all.',
+    'Here Llama 3 8B trains its 15T tokens at 8K on 64 GPUs, then a context extension whose length, tokens and cp you choose (every step holds 4M tokens, so 128 sequences of 32K or 32 of 128K). The engine predicts each part on its own, and the run adds them up with its failures and checkpoints. Watch the extension’s share of the time against its share of the tokens, and the memory per GPU against the 80 GB of the H100.',
+  ],
+  sources: [
+    'Grattafiori et al. (Llama team), “The Llama 3 Herd of Models”, arXiv 2407.21783, 2024, Sec. 3.4.2 (long-context pre-training) and Table 4 (the 128K layout: tp 8, cp 16).',
+    'DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv 2412.19437, 2024, Sec. 4.3 (long-context extension).',
+    'Liu, Zaharia and Abbeel, “Ring Attention with Blockwise Transformers for Near-Infinite Context”, ICLR 2024; NVIDIA Megatron Core documentation, context parallelism.',
+  ],
+  widgets: [
+    { id: 'context', label: 'Context of the extension (tokens)', kind: 'range', choices: choices(CONTEXTS_EXT), initial: 131072 },
+    { id: 'cp', label: 'Context-parallel size (cp; dp = 32 / cp)', kind: 'range', choices: choices(CP_EXT), initial: 8 },
+    { id: 'tokens', label: 'Tokens of the extension', kind: 'select', choices: choices(EXT_TOKENS, (t) => `${num(t) / 1e9}B`), initial: 8e11 },
+  ],
+  scenario: contextScenario,
+  shown: [
+    { path: 'run.wall_days', label: 'Whole run, wall-clock days', q: 'count' },
+    { path: 'run.gpu_hours', label: 'GPU-hours', q: 'count' },
+    { path: 'run.stages.0.ideal_time_s', label: 'Extension, ideal time', q: 'seconds' },
+    { path: 'run.stages.0.mfu', label: 'Extension MFU', q: 'ratio' },
+    { path: 'run.stages.0.memory_bytes', label: 'Extension memory per GPU', q: 'bytes' },
+    { path: 'run.stages.0.fits', label: 'Extension fits', q: 'bool' },
+    { path: 'memory.per_device_bytes.total', label: 'First part, memory per GPU', q: 'bytes' },
+  ],
+  derived: [
+    { id: 'extension_time_share', label: 'Extension share of the ideal time', q: 'ratio', of: extensionShare },
+    { id: 'extension_token_share', label: 'Extension share of the tokens', q: 'ratio', of: (_p, v) => share(num(v.tokens), num(v.tokens) + 15e12) },
+    {
+      id: 'time_per_token_ratio',
+      label: 'Time per token, extension ÷ first part',
+      q: 'factor',
+      of: (p, v) => {
+        const st = p.run?.stages?.[0];
+        if (!st || !p.run) return null;
+        return share(st.ideal_time_s / num(v.tokens), (p.run.ideal_time_s - st.ideal_time_s) / 15e12);
+      },
+    },
+  ],
+  chart: (p) => runWaterfallSpec(p),
+  exercises: [
+    {
+      id: 'smallest-cp-128k',
+      question: 'For 800B tokens at 128K, what is the smallest context-parallel size whose extension fits in GPU memory?',
+      choices: choices(CP_EXT),
+      answer: (predict) => firstChoice(CP_EXT, (cp) => contextScenario({ context: 131072, cp, tokens: 8e11 }), predict, (p) => p.run?.stages?.[0]?.fits === true),
+    },
+    {
+      id: 'time-share-128k',
+      question: 'With cp 8, 800B tokens at 128K are 5% of the run’s tokens. About what share of its ideal time do they take?',
+      choices: choices(SHARES, (x) => `${num(x) * 100}%`),
+      answer: async (predict) => {
+        // The choice nearest the share the engine works out.
+        const p = await predict(contextScenario({ context: 131072, cp: 8, tokens: 8e11 }));
+        const x = p ? extensionShare(p) : null;
+        if (x === null) return null;
+        return SHARES.reduce((best, c) => (Math.abs(c - x) < Math.abs(best - x) ? c : best), SHARES[0]!);
+      },
+    },
+  ],
+};
+
 /** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, chunkedPrefill, tensorParallel, zero, softwareStacks, ...STUDY_LESSONS];
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, chunkedPrefill, tensorParallel, contextExtension, zero, softwareStacks, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);

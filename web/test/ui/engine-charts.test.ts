@@ -90,6 +90,14 @@ describe('chart specs on the engine output of every preset scenario', () => {
     expect(share).toBeLessThan(1);
     expect(w.bars[1]!.value / p.run!.ideal_time_s).toBeCloseTo(1 / share - 1, 9);
     for (const { prediction } of cases) if (!prediction.run) expect(runWaterfallSpec(prediction)).toBeNull();
+    // A later stage (training.stages) floats on the first part's ideal time; together they are the ideal.
+    const staged = { ...scenario, training: { ...scenario.training, stages: [{ tokens: 8e11, seq_len: 32768, global_batch: 256, parallel: { cp: 4 } }] } };
+    const q = JSON.parse(mod.predict(JSON.stringify(staged))) as Prediction;
+    const s = runWaterfallSpec(q)!;
+    expect(s.bars.map((b) => b.category).slice(0, 3)).toEqual(['Ideal', 'Ideal, later stages', 'Below the modelled rate']);
+    expect(s.bars[1]!.value).toBe(q.run!.stages![0]!.ideal_time_s);
+    expect((s.bars[1]!.start! + s.bars[1]!.value) / q.run!.ideal_time_s).toBeCloseTo(1, 9);
+    expect((s.bars[5]!.start! + s.bars[5]!.value) / q.run!.wall_time_s).toBeCloseTo(1, 9);
   });
 
   it('memory stacks add up to the total per device, against the capacity', () => {
