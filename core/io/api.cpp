@@ -87,12 +87,44 @@ Result<AutoLayout> resolve_auto(Scenario& s) {
   return out;
 }
 
+// Later stages with parallel: "auto" (training.stages[i].parallel): each stage's layout searched on
+// its own sequences and batch, as the scenario's "auto" is, before anything is predicted (the
+// stage's layout does not depend on the first part's, so a search for that one checks it as
+// given). Errors: the search's, at the stage's path.
+std::optional<Error> resolve_auto_stages(Scenario& s) {
+  if (!s.training) return std::nullopt;
+  for (std::size_t i = 0; i < s.training->stages.size(); ++i) {
+    TrainingStage& st = s.training->stages[i];
+    if (!st.auto_layout || st.plan) continue;
+    Scenario at = s;
+    TrainingWorkload& w = *at.training;
+    if (st.seq_len > 0) w.seq_len = st.seq_len;
+    if (st.global_batch > 0) w.global_batch = st.global_batch;
+    w.train_tokens = 0;  // the step's time is what ranks layouts; the run is planned later
+    w.batch_ramp.clear();
+    w.stages.clear();
+    w.checkpoint_interval_s = 0;
+    at.inference.reset();
+    at.parallel_auto = true;
+    auto a = resolve_auto(at);
+    if (!a) {
+      Error e = a.error();
+      e.path = "/training/stages/" + std::to_string(i) + "/parallel";
+      e.message = "stage " + std::to_string(i) + ": " + e.message;
+      return e;
+    }
+    st.plan = at.parallel;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string predict(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     std::optional<AutoLayout> chosen;
     if (s->parallel_auto) {
       auto a = resolve_auto(s.value());
@@ -120,6 +152,7 @@ std::string validate(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     if (s->parallel_auto)
       if (auto a = resolve_auto(s.value()); !a) return error_to_json(a.error());
     if (auto err = validate_plan(*s)) return error_to_json(*err);
@@ -365,6 +398,7 @@ std::string search(std::string_view scenario_json, std::string_view options_json
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     const ParsedOptions po = parse_search_options(options_json, *s);
     if (po.error) return error_to_json(*po.error);
     const SearchOptions& o = po.options;

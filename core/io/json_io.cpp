@@ -639,14 +639,25 @@ std::optional<RampStep> read_ramp_step(Reader& r, const json& v, const std::stri
 }
 
 // One of training.stages: {tokens, seq_len?, global_batch?, parallel?: {tp, pp, cp, dp, micro_batch,
-// interleave, recompute}}.
+// interleave, recompute} or "auto"}.
 std::optional<TrainingStage> read_stage(const json& v, const std::string& at, std::optional<Error>& err) {
   Reader sr(v, at, err);
   TrainingStage st;
   st.tokens = sr.number("tokens", true, 1, 1e18).value_or(0);
   st.seq_len = sr.integer("seq_len", false, 1, 100'000'000).value_or(0);
   st.global_batch = sr.integer("global_batch", false, 1, kMaxCount).value_or(0);
-  if (const json* pv = sr.get("parallel", false)) {
+  const json* pv = sr.get("parallel", false);
+  if (pv && pv->is_string()) {
+    if (pv->get<std::string>() != "auto") {
+      sr.fail("scenario.invalid_value", sr.child("parallel"),
+              "a stage's 'parallel' must be an object of layout keys or \"auto\" (the layout search "
+              "picks the stage's fastest layout that fits)");
+      return std::nullopt;
+    }
+    st.auto_layout = true;
+    pv = nullptr;
+  }
+  if (pv) {
     Reader pr(*pv, sr.child("parallel"), err);
     st.tp = pr.integer("tp", false, 1, kMaxDevices);
     st.pp = pr.integer("pp", false, 1, kMaxDevices);
@@ -1307,7 +1318,10 @@ std::string scenario_to_json(const Scenario& s, int indent) {
               std::pair{"micro_batch", st.micro_batch}, std::pair{"interleave", st.interleave}})
           if (value) p[key] = *value;
         if (st.recompute) p["recompute"] = str(*st.recompute);
-        if (!p.empty()) o["parallel"] = p;
+        if (st.auto_layout)
+          o["parallel"] = "auto";
+        else if (!p.empty())
+          o["parallel"] = p;
         stages.push_back(o);
       }
       t["stages"] = stages;

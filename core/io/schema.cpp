@@ -1045,17 +1045,24 @@ Node training_schema() {
                                 .desc("Its sequences per step. Default: training.global_batch.")
                                 .unit("sequences")},
                            {"parallel",
-                            object({{"tp", integer(1, kMaxDevices)},
-                                    {"pp", integer(1, kMaxDevices)},
-                                    {"cp", integer(1, kMaxDevices)},
-                                    {"dp", integer(1, kMaxDevices)
-                                               .desc("Default: num_devices / (tp pp cp) when tp, pp or cp "
-                                                     "change, else the scenario's.")},
-                                    {"micro_batch", integer(1, kMaxCount).unit("sequences")},
-                                    {"interleave", integer(1, 100'000)},
-                                    {"recompute", choice<Recompute>()}})
-                                .desc("Layout keys changed for this stage (the others are the scenario's, or "
-                                      "the layout parallel \"auto\" chose).")}},
+                            one_of({object({{"tp", integer(1, kMaxDevices)},
+                                            {"pp", integer(1, kMaxDevices)},
+                                            {"cp", integer(1, kMaxDevices)},
+                                            {"dp",
+                                             integer(1, kMaxDevices)
+                                                 .desc("Default: num_devices / (tp pp cp) when tp, pp or cp "
+                                                       "change, else the scenario's.")},
+                                            {"micro_batch", integer(1, kMaxCount).unit("sequences")},
+                                            {"interleave", integer(1, 100'000)},
+                                            {"recompute", choice<Recompute>()}})
+                                        .title("Stage layout keys")
+                                        .desc("Layout keys changed for this stage (the others are the "
+                                              "scenario's, or the layout parallel \"auto\" chose)."),
+                                    node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                                        .desc("The layout search picks the stage's fastest layout that fits "
+                                              "on its own sequences and batch (run.stages[i].parallel says "
+                                              "which).")})
+                                .desc("The stage's layout: keys changed from the scenario's, or \"auto\".")}},
                           {"tokens"})
                           .title("Training stage"),
                       1, kMaxTrainingStages)

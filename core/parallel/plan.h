@@ -63,6 +63,10 @@ struct TrainingStage {
   std::int64_t global_batch = 0;  // 0 = the workload's
   std::optional<std::int64_t> tp, pp, cp, dp, micro_batch, interleave;
   std::optional<Recompute> recompute;
+  // parallel: "auto": the layout search picks the stage's fastest layout that fits on its own
+  // sequences (io/api.cpp resolves it into `plan` before anything is predicted).
+  bool auto_layout = false;
+  std::optional<ParallelPlan> plan;  // the stage's whole layout, once resolved
 };
 inline constexpr std::size_t kMaxTrainingStages = 32;
 

@@ -112,6 +112,16 @@ Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
   w.stages.clear();
   at.inference.reset();
   ParallelPlan& p = at.parallel;
+  const std::string path = "/training/stages/" + std::to_string(index);
+  const auto fail = [&](const std::string& where, const std::string& why) -> Result<Scenario> {
+    return make_error("run.stage_invalid", path + where, "stage " + std::to_string(index) + ": " + why);
+  };
+  if (st.auto_layout) {
+    // The search's layout for the stage (io/api.cpp); a caller of the engine that did not resolve
+    // it gets an error rather than the scenario's layout.
+    if (!st.plan) return fail("/parallel", "parallel \"auto\" was not resolved (io/api.cpp resolves it)");
+    p = *st.plan;
+  }
   if (st.tp) {
     // Sequence parallelism follows tp as the scenario reader's default does.
     // (kept off when the scenario turned it off on a tp > 1 layout).
@@ -123,10 +133,6 @@ Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
   if (st.micro_batch) p.micro_batch = *st.micro_batch;
   if (st.interleave) p.interleave = *st.interleave;
   if (st.recompute) p.recompute = *st.recompute;
-  const std::string path = "/training/stages/" + std::to_string(index);
-  const auto fail = [&](const std::string& where, const std::string& why) -> Result<Scenario> {
-    return make_error("run.stage_invalid", path + where, "stage " + std::to_string(index) + ": " + why);
-  };
   if (st.dp) {
     p.dp = *st.dp;
   } else if (st.tp || st.pp || st.cp) {

@@ -12,6 +12,8 @@
 #include <string>
 
 #include "io/api.h"
+#include "io/json_io.h"
+#include "predict/predict.h"
 
 namespace {
 
@@ -390,6 +392,45 @@ TEST(Run, StagesBadInputHasCodesAndPaths) {
   bool warned = false;
   for (const json& w : p["warnings"]) warned = warned || w["code"] == "run.stage_does_not_fit";
   EXPECT_TRUE(warned) << p["warnings"].dump();
+}
+
+// A stage with parallel "auto": the layout search picks its layout on the stage's own sequences;
+// the layout fits and is never slower than hand-picked valid ones; validate keeps "auto"; a stage
+// nothing can run is an error at its path.
+TEST(Run, StageAutoLayoutIsTheFastestThatFits) {
+  json s = base();
+  s["training"]["stages"] = {
+      {{"tokens", 2e10}, {"seq_len", 65536}, {"global_batch", 32}, {"parallel", "auto"}}};
+  const json r = predict(s);
+  ASSERT_TRUE(r.contains("run")) << r.dump();
+  const json& st = r["run"]["stages"][0];
+  EXPECT_TRUE(st["fits"].get<bool>());
+  const double t = st["iteration_time_s"].get<double>();
+  int compared = 0;
+  for (int cp : {1, 2, 4, 8})
+    for (int tp : {1, 2, 4}) {
+      json hand = s;
+      hand["training"]["stages"][0]["parallel"] = {{"tp", tp}, {"cp", cp}, {"recompute", "selective"}};
+      const json h = predict(hand);
+      if (!h.contains("run") || !h["run"]["stages"][0]["fits"].get<bool>()) continue;
+      EXPECT_LE(t, h["run"]["stages"][0]["iteration_time_s"].get<double>() * (1 + 1e-12))
+          << "tp " << tp << " cp " << cp;
+      ++compared;
+    }
+  EXPECT_GT(compared, 0);
+  EXPECT_EQ(validate(s)["scenario"]["training"]["stages"][0]["parallel"], "auto");
+  json none = s;
+  none["training"]["stages"][0]["seq_len"] = 100000000;
+  expect_error(none, "parallel.auto_no_layout", "/training/stages/0/parallel");
+  none["training"]["stages"][0]["parallel"] = "fastest";
+  expect_error(none, "scenario.invalid_value", "/training/stages/0/parallel");
+  // The engine called directly, without the API resolving "auto": an error, not the scenario's layout.
+  const auto parsed = optimus::parse_scenario(s.dump());
+  ASSERT_TRUE(parsed.ok());
+  const auto direct = optimus::predict(*parsed);
+  ASSERT_FALSE(direct.ok());
+  EXPECT_EQ(direct.error().code, "run.stage_invalid");
+  EXPECT_EQ(direct.error().path, "/training/stages/0/parallel");
 }
 
 // Llama 3 405B pre-training (arXiv 2407.21783, Table 4's 16,384-GPU layout TP 8, CP 1, PP 16,

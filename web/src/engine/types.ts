@@ -1137,23 +1137,25 @@ export interface TrainingSpec {
        */
       global_batch?: number;
       /**
-       * Layout keys changed for this stage (the others are the scenario's, or the layout parallel "auto" chose).
+       * The stage's layout: keys changed from the scenario's, or "auto".
        */
-      parallel?: {
-        tp?: number;
-        pp?: number;
-        cp?: number;
-        /**
-         * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
-         */
-        dp?: number;
-        /**
-         * Unit: sequences.
-         */
-        micro_batch?: number;
-        interleave?: number;
-        recompute?: 'none' | 'selective' | 'full';
-      };
+      parallel?:
+        | {
+            tp?: number;
+            pp?: number;
+            cp?: number;
+            /**
+             * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
+             */
+            dp?: number;
+            /**
+             * Unit: sequences.
+             */
+            micro_batch?: number;
+            interleave?: number;
+            recompute?: 'none' | 'selective' | 'full';
+          }
+        | 'auto';
     },
     ...{
       /**
@@ -1169,23 +1171,25 @@ export interface TrainingSpec {
        */
       global_batch?: number;
       /**
-       * Layout keys changed for this stage (the others are the scenario's, or the layout parallel "auto" chose).
+       * The stage's layout: keys changed from the scenario's, or "auto".
        */
-      parallel?: {
-        tp?: number;
-        pp?: number;
-        cp?: number;
-        /**
-         * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
-         */
-        dp?: number;
-        /**
-         * Unit: sequences.
-         */
-        micro_batch?: number;
-        interleave?: number;
-        recompute?: 'none' | 'selective' | 'full';
-      };
+      parallel?:
+        | {
+            tp?: number;
+            pp?: number;
+            cp?: number;
+            /**
+             * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
+             */
+            dp?: number;
+            /**
+             * Unit: sequences.
+             */
+            micro_batch?: number;
+            interleave?: number;
+            recompute?: 'none' | 'selective' | 'full';
+          }
+        | 'auto';
     }[],
   ];
   attention?: AttentionKernel;
