@@ -25,6 +25,8 @@ enum class Workload { training, inference };
 // GEMM shapes do not depend on (pipeline depth, data parallelism, recompute, ZeRO) time the same
 // GEMMs, and the tile model (cost/roofline.cpp) is most of a search's time. Every argument of
 // matmul_cost is in the key, the device by address, so a memo must not outlive the device it saw.
+// MatmulCache (below) keys one fixed context by shape alone, cheaper where the context cannot
+// change: inference through this memo instead was 11-13% slower per predict (2026-11-27).
 class GemmMemo {
  public:
   OpCost cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes, double weight_bytes,

@@ -96,15 +96,10 @@ std::optional<Error> resolve_auto_stages(Scenario& s) {
   for (std::size_t i = 0; i < s.training->stages.size(); ++i) {
     TrainingStage& st = s.training->stages[i];
     if (!st.auto_layout || st.plan) continue;
-    Scenario at = s;
-    TrainingWorkload& w = *at.training;
-    if (st.seq_len > 0) w.seq_len = st.seq_len;
-    if (st.global_batch > 0) w.global_batch = st.global_batch;
-    w.train_tokens = 0;  // the step's time is what ranks layouts; the run is planned later
-    w.batch_ramp.clear();
-    w.stages.clear();
-    w.checkpoint_interval_s = 0;
-    at.inference.reset();
+    Scenario at = stage_workload(s, i);
+    // The step's time is what ranks layouts; the run is planned later.
+    at.training->train_tokens = 0;
+    at.training->checkpoint_interval_s = 0;
     at.parallel_auto = true;
     auto a = resolve_auto(at);
     if (!a) {

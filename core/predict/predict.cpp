@@ -99,9 +99,9 @@ Result<Scenario> at_ramp_batch(const Scenario& s, std::size_t index) {
   return at;
 }
 
-// The scenario training a later stage (training.stages[index]): its tokens, sequence length,
-// batch and layout keys, or the error that layout meets (path under the stage).
-Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
+}  // namespace
+
+Scenario stage_workload(const Scenario& s, std::size_t index) {
   Scenario at = s;
   const TrainingStage& st = s.training->stages[index];
   TrainingWorkload& w = *at.training;
@@ -111,6 +111,16 @@ Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
   w.batch_ramp.clear();
   w.stages.clear();
   at.inference.reset();
+  return at;
+}
+
+namespace {
+
+// The scenario training a later stage (training.stages[index]): its tokens, sequence length,
+// batch and layout keys, or the error that layout meets (path under the stage).
+Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
+  Scenario at = stage_workload(s, index);
+  const TrainingStage& st = s.training->stages[index];
   ParallelPlan& p = at.parallel;
   const std::string path = "/training/stages/" + std::to_string(index);
   const auto fail = [&](const std::string& where, const std::string& why) -> Result<Scenario> {

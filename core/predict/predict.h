@@ -158,6 +158,10 @@ std::optional<Error> check_run(const Scenario& s);
 // scenario's layout (run.ramp_batch_invalid, run.stage_invalid). The layout search rejects a
 // layout its run could not train, so parallel "auto" never picks one.
 std::optional<Error> check_run_layout(const Scenario& s);
+// The scenario training a later stage (training.stages[index]) on the scenario's layout: the
+// stage's tokens as train_tokens, its sequence length and batch, no ramp, no stages, no
+// inference. The stage's own layout keys (or its "auto" layout) are laid over it after.
+Scenario stage_workload(const Scenario& s, std::size_t index);
 
 // The whole run (run/run.h) from one iteration's prediction: what predict reports as `run`.
 Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,
