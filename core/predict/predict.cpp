@@ -251,8 +251,7 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     st.seq_len = aw.seq_len;
     st.global_batch = aw.global_batch;
     st.parallel = at->parallel;
-    st.steps = static_cast<std::int64_t>(std::ceil(
-        aw.train_tokens / (static_cast<double>(aw.global_batch) * static_cast<double>(aw.seq_len))));
+    st.steps = ramp_steps(aw.train_tokens, aw.seq_len, aw.global_batch, {})->steps;  // no ramp: no error
     st.iteration_s = tp.iteration_time.value;
     st.tokens_per_s = tp.tokens_per_s;
     st.mfu = tp.mfu;
