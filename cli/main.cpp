@@ -21,7 +21,7 @@ using json = nlohmann::ordered_json;
 constexpr const char* kUsage = R"(optimus - LLM training and inference performance calculator
 
 Usage:
-  optimus predict FILE|- [--json]     predict a scenario (spec/scenario.md); '-' reads stdin
+  optimus predict FILE|- [--json]     predict a scenario (docs/contract.md); '-' reads stdin
   optimus validate FILE|-             check a scenario and print it with presets resolved
   optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
                                       technology, dram, studies, software, economics
@@ -41,7 +41,7 @@ constexpr const char* kPredictHelp = R"(optimus predict FILE|- [--json]
 Reads a scenario (a JSON file, or stdin with '-') and prints the prediction: for training the
 iteration time and where it goes, tokens/s, MFU/HFU and time to train; for inference the
 time to first token, time per output token, latency and throughput; memory per device.
-  --json   print exactly the output contract of spec/scenario.md instead of a table
+  --json   print exactly the output contract of docs/contract.md instead of a table
 On invalid input prints {"error": {"code", "path", "message"}} and exits with status 2.
 )";
 

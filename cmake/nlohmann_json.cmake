@@ -1,7 +1,7 @@
 # nlohmann/json from Debian's nlohmann-json3-dev. Under Emscripten the toolchain confines
 # find_package to the sysroot and -I/usr/include would let glibc headers shadow musl, so the
 # header folder is copied into the build tree and an imported target points at the copy
-# (guide/toolchain.md).
+# (docs/web.md, "Build facts").
 if(EMSCRIPTEN)
   find_package(nlohmann_json 3 REQUIRED NO_CMAKE_FIND_ROOT_PATH)
   get_target_property(_nj_inc nlohmann_json::nlohmann_json INTERFACE_INCLUDE_DIRECTORIES)

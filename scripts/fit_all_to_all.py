@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fit network_tier.all_to_all_efficiency of the system presets on measured MoE dispatch/combine.
 
-Data: collectives_wave2.csv (DeepEP and NVIDIA HybridEP tables; README of the shared validation
-folder). Each row gives DeepEP's "bottleneck" / "algorithm" bandwidth (meas_algbw_GBps) of one
+Data: tests/validation/data/collectives_wave2.csv (DeepEP and NVIDIA HybridEP tables; each row
+names its source; tests/validation/README.md). Each row gives DeepEP's "bottleneck" / "algorithm" bandwidth (meas_algbw_GBps) of one
 dispatch or combine call of the normal (throughput) kernels.
 
 Method. The engine (core/cost/collective.cpp) times an all-to-all on one tier as
@@ -36,9 +36,8 @@ The fitted value is the median over the selected rows (dispatch in each publishe
 combine), so one outlier does not move it.
 
 Usage: python3 scripts/fit_all_to_all.py [collectives_wave2.csv] [--write-rows OUT.csv]
-Default input: ../shared/validation/collectives_wave2.csv beside the repository if present, else
-tests/validation/data/collectives_wave2.csv (the rows this script reads, copied with their
-sources by --write-rows). Standard library only.
+Default input: tests/validation/data/collectives_wave2.csv (the rows this script reads, with their
+sources; --write-rows writes such a file from a larger table). Standard library only.
 """
 
 import csv
@@ -48,7 +47,6 @@ import statistics
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(REPO, "..", "shared", "validation", "collectives_wave2.csv")
 LOCAL = os.path.join(REPO, "tests", "validation", "data", "collectives_wave2.csv")
 
 HIDDEN = 7168
@@ -225,7 +223,7 @@ def main():
         i = args.index("--write-rows")
         out_rows = args[i + 1]
         del args[i:i + 2]
-    path = args[0] if args else (SHARED if os.path.exists(SHARED) else LOCAL)
+    path = args[0] if args else LOCAL
     rows = load(path)
     print(f"input: {os.path.relpath(path, REPO)} ({len(rows)} rows)")
 

@@ -15,7 +15,7 @@ Scale-out: the 4-node B200 rows are fitted with the engine's hierarchical model
 with the intra-node terms fixed to the 1-node B200 fit.
 
 Usage: python3 scripts/fit_collectives.py [path/to/collectives.csv]
-(default ../shared/validation/collectives.csv relative to the repository root).
+(default tests/validation/data/collectives.csv; each row names its source).
 Standard library only.
 """
 
@@ -25,7 +25,7 @@ import os
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_CSV = os.path.join(REPO, "..", "shared", "validation", "collectives.csv")
+DEFAULT_CSV = os.path.join(REPO, "tests", "validation", "data", "collectives.csv")
 
 GB = 1e9
 US = 1e-6

@@ -12,7 +12,7 @@
 // each one needed (tried one at a time in Chromium):
 // - 'unsafe-eval': Embind (Emscripten 3.1.6) builds its call wrappers with `new Function(...)`;
 //   without it the worker dies with an EvalError. Linking with -sDYNAMIC_EXECUTION=0 would
-//   remove that need but makes every engine call about 8x slower (shared guide/toolchain.md).
+//   remove that need but makes every engine call about 8x slower (docs/web.md).
 // - 'wasm-unsafe-eval': compiling the WebAssembly module ('unsafe-eval' implies it in today's
 //   browsers; named so that the policy stays right if 'unsafe-eval' can be dropped one day).
 // - connect-src 'self': the worker fetches the .wasm asset; nothing else is fetched, anywhere.

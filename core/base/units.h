@@ -62,7 +62,7 @@ constexpr Quantity<Tag> min(Quantity<Tag> a, Quantity<Tag> b) {
   return a.value <= b.value ? a : b;
 }
 
-// Unit conversions at the JSON edge. Capacities binary, rates decimal (spec/scenario.md).
+// Unit conversions at the JSON edge. Capacities binary, rates decimal (docs/contract.md).
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGB = 1e9;

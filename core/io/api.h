@@ -8,7 +8,7 @@
 
 namespace optimus::api {
 
-// Scenario JSON (spec/scenario.md) -> prediction JSON, or an error object.
+// Scenario JSON (docs/contract.md) -> prediction JSON, or an error object.
 std::string predict(std::string_view scenario_json);
 
 // Scenario JSON -> {"ok": true, "scenario": <scenario with presets resolved and defaults

@@ -1,4 +1,4 @@
-// Scenario JSON <-> engine structs (spec/scenario.md). The only module that includes
+// Scenario JSON <-> engine structs (docs/contract.md). The only module that includes
 // nlohmann/json. Reading is strict: unknown keys, missing required keys, wrong types,
 // non-integers where counts are expected and out-of-range numbers are errors with the JSON
 // Pointer of the offending key.

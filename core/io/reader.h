@@ -265,7 +265,7 @@ Result<DeviceSpec> read_device(const json& v, const std::string& path);
 Result<SystemSpec> read_system(const json& v, const std::string& path);
 // The keys of a system's `software` block, each laid over `d` (a software profile's too).
 void read_software_block(Reader& r, SoftwareDefaults& d);
-// A scenario's num_devices, parallel, training and inference keys (spec/scenario.md), read by
+// A scenario's num_devices, parallel, training and inference keys (docs/contract.md), read by
 // `r` into `s` (dp defaults to what num_devices leaves); scenarios and study descriptions.
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s);
 // A training precision by name ("bf16", "fp8", ...), as a scenario's training.precision.

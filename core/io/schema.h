@@ -15,7 +15,7 @@ inline constexpr const char* kUnitKeyword = "x-unit";
 // Annotation on model keys whose default follows `norm`: {"layernorm": value, "rmsnorm": value}.
 inline constexpr const char* kDefaultByNormKeyword = "x-default-by-norm";
 
-// The scenario (spec/scenario.md plus this engine's additions): what parse_scenario accepts.
+// The scenario (docs/contract.md): what parse_scenario accepts.
 // Unknown keys are errors there, so every object has additionalProperties: false.
 nlohmann::ordered_json scenario_schema();
 

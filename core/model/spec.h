@@ -1,5 +1,5 @@
 // What is run: a decoder-only transformer. Fields mirror the scenario's model object
-// (spec/scenario.md), so names here are the JSON keys. The layer itself (its operators, their
+// (docs/contract.md), so names here are the JSON keys. The layer itself (its operators, their
 // parameters, saved activations and KV cache) is described once, by the task graph in
 // model/graph.h; everything here is the configuration that graph is built from.
 #pragma once

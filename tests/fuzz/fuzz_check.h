@@ -2,7 +2,7 @@
 // error object is exactly {"error": {"code", "path", "message"}} with a dotted code, a JSON Pointer
 // path and a message; any other answer carries only finite, non-negative numbers (nlohmann/json
 // prints NaN and infinity as null, so any null is a NaN that got out), its training breakdown sums
-// to the iteration time within 1% and its memory categories to the total (spec/scenario.md,
+// to the iteration time within 1% and its memory categories to the total (docs/contract.md,
 // Output). A violation prints the input and the answer and aborts, which libFuzzer reports as a
 // crash and the replay driver as a failed test.
 #pragma once

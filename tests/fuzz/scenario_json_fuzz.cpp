@@ -1,4 +1,4 @@
-// libFuzzer target: arbitrary bytes as a scenario (spec/scenario.md) through validate() and
+// libFuzzer target: arbitrary bytes as a scenario (docs/contract.md) through validate() and
 // predict(), checked by fuzz_check.h. Seeds: tests/fuzz/corpus/scenario_json/ (the preset
 // scenarios, inline variants and error cases); scenario_json.dict gives the mutator the keys and enum
 // values, so mutations reach past the parser.

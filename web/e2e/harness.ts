@@ -1,5 +1,5 @@
 // Shared by the browser tests: serves web/dist with `vite preview` (Vite JS API, port 0) and
-// launches Debian's Chromium through playwright-core with the flags of guide/toolchain.md (no
+// launches Debian's Chromium through playwright-core with the flags of docs/web.md (no
 // network beyond this machine). Records, for every page, console errors, page errors, CSP
 // violations and requests that leave the preview origin.
 import { existsSync, mkdirSync } from 'node:fs';

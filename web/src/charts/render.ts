@@ -20,7 +20,7 @@ function legend(domain: string[], range: string[]): HTMLElement {
 }
 
 function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
-  // Bytes are drawn in GiB so that the axis gets round binary ticks (shared/spec: GiB = 2^30 B).
+  // Bytes are drawn in GiB so that the axis gets round binary ticks (docs/contract.md: GiB = 2^30 B).
   const scale = input.unit === 'bytes' ? GIB : 1;
   const spec: BarChartSpec =
     scale === 1

@@ -1,4 +1,4 @@
-// The share-URL codec (shared/spec/scenario.md "Share URL"): the scenario lives in the fragment as
+// The share-URL codec (docs/contract.md, "Share URL"): the scenario lives in the fragment as
 // "#v1=" + base64url (RFC 4648 section 5, no padding) of the raw DEFLATE (RFC 1951) of its UTF-8
 // JSON. Decoding takes untrusted text: it never throws and says what is wrong (truncated, corrupt,
 // unknown version, too large once inflated, not JSON). Old versions keep their decoder in

@@ -1,4 +1,4 @@
-// Hugging Face `config.json` -> the scenario's inline model (shared/spec/scenario.md, "model").
+// Hugging Face `config.json` -> the scenario's inline model (docs/contract.md, "model").
 // Pure and total: returns the model or a message saying why the config cannot be imported.
 // Key names follow the transformers configuration classes (LlamaConfig, GPTJConfig, GPT2Config,
 // FalconConfig, MistralConfig, MixtralConfig, Qwen3MoeConfig, DeepseekV3Config, GptOssConfig,

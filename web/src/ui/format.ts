@@ -1,5 +1,5 @@
 // Number formatting for people: SI prefixes for rates and times, binary prefixes for capacities
-// (shared/spec/scenario.md: capacities are binary, GiB = 2^30 B; rates are decimal). Pure
+// (docs/contract.md: capacities are binary, GiB = 2^30 B; rates are decimal). Pure
 // functions, unit-tested in test/ui/format.test.ts.
 
 /** Kinds of quantity the page displays; each has its own unit ladder. */

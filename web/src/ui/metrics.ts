@@ -1,6 +1,6 @@
 // The result numbers the page shows, their units, and how each one is obtained (formula and the
 // inputs it used), so a reader can follow the method of Kundu et al. (arXiv 2407.14645) and the
-// output contract of shared/spec/scenario.md. Pure: unit-tested in test/ui/metrics.test.ts.
+// output contract of docs/contract.md. Pure: unit-tested in test/ui/metrics.test.ts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { formatValue, groupDigits, type Quantity } from './format';
 

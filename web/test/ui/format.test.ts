@@ -25,7 +25,7 @@ describe('number formatting', () => {
     [0, '0 s'],
   ])('formatSeconds(%s) = %s', (x, want) => expect(formatSeconds(x)).toBe(want));
 
-  it('binary capacities, decimal rates (shared/spec/scenario.md conventions)', () => {
+  it('binary capacities, decimal rates (docs/contract.md conventions)', () => {
     expect(formatBytes(85899345920)).toBe('80 GiB');
     expect(formatBytes(62194057216)).toBe('57.9 GiB');
     expect(formatBytes(754974720)).toBe('720 MiB');

@@ -11,7 +11,7 @@ import type { ModelSpec } from '../../src/engine/types';
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/hf/${name}.json`, import.meta.url), 'utf8');
 const preset = (id: string): ModelSpec => JSON.parse(readFileSync(new URL(`../../../presets/models/${id}.json`, import.meta.url), 'utf8')) as ModelSpec;
 
-/** The model as the engine sees it: documented defaults filled in (shared/spec/scenario.md). */
+/** The model as the engine sees it: documented defaults filled in (docs/contract.md). */
 function effective(m: ModelSpec): Required<Pick<ModelSpec, 'layers' | 'hidden' | 'heads' | 'kv_heads' | 'head_dim' | 'ffn_hidden' | 'vocab' | 'ffn_type' | 'norm' | 'block' | 'tied_embeddings'>> & { max_seq_len?: number } {
   return {
     layers: m.layers,
