@@ -147,4 +147,29 @@ TEST(ContractDoc, NamesEveryCode) {
   }
 }
 
+// The other direction: a table row of docs/contract.md that names a key, field or code (its first
+// cell one `name`) names one the engine still has, so a removed key cannot stay documented (the
+// search options' table aside: they are not in the scenario schema).
+TEST(ContractDoc, RowsNameWhatTheEngineHas) {
+  std::set<std::string> known;
+  for (const char* which : {"scenario", "prediction"})
+    for (const auto& p : schema_paths(which)) known.insert(p);
+  const auto codes = code_literals();
+  const std::regex row("^\\| `([a-z0-9_.\\[\\]]+)` \\|");
+  std::istringstream lines(contract());
+  int rows = 0;
+  bool search_options = false;  // the search's options are not part of the scenario schema
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("## ")) search_options = line == "## Search and studies";
+    std::smatch m;
+    if (search_options || !std::regex_search(line, m, row)) continue;
+    ++rows;
+    const std::string name = m[1].str();
+    bool ok = known.count(name) || codes.count(name);
+    for (const auto& c : codes) ok = ok || (c.back() == '_' && name.starts_with(c));
+    EXPECT_TRUE(ok) << "docs/contract.md has a row for `" << name << "`, which the engine does not have";
+  }
+  EXPECT_GT(rows, 600);
+}
+
 }  // namespace
