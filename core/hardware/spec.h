@@ -212,7 +212,7 @@ struct SoftwareDefaults {
   // Megatron-Bridge and DGX Cloud MoE rows (training_moe.csv): 100 us, the best value on every
   // system (90-120 us each; MoE mean error 32.0% -> 17.3%). A modelled operator stands for
   // several real kernels (fused norms, casts, bias and dropout kernels, router auxiliaries),
-  // so this is several kernel launches of Python-driven PyTorch; README, Accuracy.
+  // so this is several kernel launches of Python-driven PyTorch; docs/accuracy.md.
   Seconds training_launch_interval{100e-6};
   // Host time for each further local expert's GEMM inside one grouped expert operator: the
   // framework issues the operator once (training_launch_interval) and the grouped-GEMM call

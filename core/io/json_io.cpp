@@ -534,7 +534,7 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
   return pool;
 }
 
-// inference.serving (README, "Serving"): the request stream and the scheduler's limits.
+// inference.serving (docs/contract.md, "inference.serving"): the request stream and the scheduler's limits.
 // The scheduler's keys, shared by inference.serving and a software profile's serving defaults:
 // each absent key keeps the value `d` already holds.
 void read_scheduler(Reader& r, ServingSpec& d) {

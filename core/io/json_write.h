@@ -16,7 +16,7 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p);
 // and, when the pool sets its own, ep.
 nlohmann::ordered_json pool_json(const ServingPool& p);
 
-// The prediction's `serving` block (README, serving output).
+// The prediction's `serving` block (docs/contract.md, "serving").
 nlohmann::ordered_json serving_json(const ServingPrediction& v);
 
 }  // namespace optimus

@@ -57,7 +57,7 @@ void add(ojson& out, const std::string& path, double value, const std::optional<
 Regimes regimes_of(const Scenario& s, const Prediction& p) {
   Regimes r;
   // Devices with an fp4 tensor rate (B200, GB200, B300, GB300, MI355X, RTX Pro 6000) are the
-  // 2025 generation, whose published runs the engine predicts less well (README, Accuracy).
+  // 2025 generation, whose published runs the engine predicts less well (docs/accuracy.md).
   const bool fp4_generation = s.system.device.peak[static_cast<std::size_t>(Precision::fp4)].value > 0;
   if (p.training)
     r.training = std::string("training/") + (s.model.moe ? "moe" : "dense") +
@@ -65,14 +65,14 @@ Regimes regimes_of(const Scenario& s, const Prediction& p) {
   if (p.inference)
     r.inference = p.inference->launch_interval.value > 0 ? "inference/eager" : "inference/graphs";
   // Serving a mixture-of-experts model (routing, expert GEMMs of a few rows each, attention data
-  // parallelism) is predicted less well than a dense one (README, Accuracy).
+  // parallelism) is predicted less well than a dense one (docs/accuracy.md).
   if (p.serving) r.serving = std::string("serving/") + (s.model.moe ? "moe" : "dense");
   r.memory = p.training ? "memory/training" : "memory/inference";
   // A whole run adds to the steady-state step what the step model does not see (failures,
   // restarts, evaluation, stragglers, ramps), so its band comes from published whole runs: those
   // on devices with an fp8 tensor rate (H100, H800 and later) apart from the earlier ones (A100),
   // as the engine's steady state, calibrated on NVIDIA's own stack, runs further ahead of the
-  // makers' published hours there (README, Accuracy).
+  // makers' published hours there (docs/accuracy.md).
   const bool fp8_generation = s.system.device.peak[static_cast<std::size_t>(Precision::fp8)].value > 0;
   if (p.run) r.run = std::string("run/") + (fp8_generation ? "fp8-generation" : "earlier");
   return r;

@@ -850,7 +850,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     // Ranks of attention data parallelism step together (lockstep()). With arrivals spread over
     // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
     // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
-    // by one do not see: those runs keep each rank's own clock (README, Serving).
+    // by one do not see: those runs keep each rank's own clock (docs/method.md, Inference and serving).
     const bool at_once = sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s);
     const bool together = attention_data_parallel(pool.s.parallel) && at_once && mode != Mode::decode_only;
     const std::size_t first_run = runs.size();

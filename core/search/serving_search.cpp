@@ -75,7 +75,7 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
           }
       }
     }
-    // Disaggregated prefill and decode pools (a closed loop cannot be split: README, serving).
+    // Disaggregated prefill and decode pools (a closed loop cannot be split: docs/contract.md).
     if (sv.arrival == Arrival::closed || n < 2 || pp) return;
     const std::int64_t domain = std::max<std::int64_t>(1, s.system.scale_up.domain_size);
     for (std::int64_t tp_p : divisors_of(n)) {

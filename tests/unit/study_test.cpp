@@ -288,7 +288,7 @@ TEST(CheapestAccelerator, CostIsHoursTimesPriceAndTheCheapestIsMarked) {
   }
 }
 
-// The engine's finding over nodes (reported next to the paper's in README.md): scaling
+// The engine's finding over nodes (reported next to the paper's in docs/studies.md): scaling
 // everything together always speeds up, and exposed communication takes a growing share of
 // the iteration (flat between 7 and 5 nm, where NVLink-class SerDes double with the logic,
 // then rising to ~2.8x the 12 nm share at 1 nm); scaling logic alone makes the network the

@@ -84,7 +84,7 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
   }
   if (fitted.size === 0) return null;
   const what = [...fitted].map(([regime, cases]) => `${cases} published measurements of the regime ${regime}`).join('; ');
-  return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction (scripts/fit_uncertainty.py; README, Accuracy).`);
+  return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction (scripts/fit_uncertainty.py; docs/accuracy.md).`);
 }
 
 /** The MoE block's opening: what the layers do, with the model's routing (resolved scenario). */
