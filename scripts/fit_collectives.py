@@ -14,6 +14,11 @@ Scale-out: the 4-node B200 rows are fitted with the engine's hierarchical model
     t = RS_intra(S, 8) + AR_inter(S/8, nodes) + AG_intra(S, 8)
 with the intra-node terms fixed to the 1-node B200 fit.
 
+Out of sample: each single-node sweep is one source (one benchmark, one machine). Its rows are
+also predicted with the four terms fitted jointly on the other sweeps alone (each row at its own
+link rate: the efficiencies are shares of the link, the latencies per step), as a system with no
+measured sweep of its own would be; the table prints both (fitlib.print_loso).
+
 Usage: python3 scripts/fit_collectives.py [path/to/collectives.csv]
 (default tests/validation/data/collectives.csv; each row names its source).
 Standard library only.
@@ -23,6 +28,8 @@ import csv
 import math
 import os
 import sys
+
+from fitlib import loso, print_loso
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CSV = os.path.join(REPO, "tests", "validation", "data", "collectives.csv")
@@ -160,6 +167,7 @@ def main():
         ("B200 8-GPU NVLink5 (AWS P6, 1 node)", "allreducebench_b200_p6_1node_", "busbw", 900.0),
     ]
     results = {}
+    pooled = []  # (set name, row, measured time, link bandwidth)
     for name, prefix, src, bw in sets:
         data = [(r, measured_time(r, src)) for r in rows if r["case_id"].startswith(prefix)]
         data.sort(key=lambda x: float(x[0]["payload_bytes"]))
@@ -167,6 +175,33 @@ def main():
         params, _ = fit(pred, data)
         mean, mx = report(name, pred, params, data)
         results[prefix] = (params, mean, mx)
+        pooled += [(name, r, t, bw * GB) for r, t in data]
+
+    # Leave one sweep out: its rows at the terms fitted on the other sweeps (each row at its own link).
+    def pooled_predict(p, item):
+        return flat_predict(item[3])(p, item[1])
+
+    per_set = {name: results[prefix][0] for name, prefix, _, _ in sets}
+
+    def fit_on(idx):
+        names = {pooled[k][0] for k in idx}
+        if len(names) == 1:  # one sweep: its own fit above (the presets' values)
+            return ("own", next(iter(names)))
+        return ("pooled", fit(pooled_predict, [(pooled[k], pooled[k][2]) for k in idx])[0])
+
+    def error(value, k):
+        params = per_set[pooled[k][0]] if value[0] == "own" else value[1]
+        return pooled_predict(params, pooled[k]) / pooled[k][2] - 1
+
+    result = loso([x[0] for x in pooled], fit_on, error)
+    for s in result["sources"].values():  # in sample: each sweep at its own fit, as the presets hold
+        s["in"] = [error(("own", pooled[k][0]), k) for k in s["rows"]]
+        held = s["held_value"][1]
+        s["held_value"] = (f"eff {held['eff']:.2f} ll {held['lleff']:.3f} "
+                           f"lat {held['blat'] / US:.1f}/{held['lat'] / US:.1f}us")
+    result["value"] = "per sweep (above)"
+    print_loso("All-reduce time, each sweep in sample (its own fit) and left out (terms fitted on the others)",
+               result)
 
     # Scale-out: 4 nodes x 8 B200, EFA 400 Gb/s per GPU = 50 GB/s, engine's hierarchical model.
     intra = results["allreducebench_b200_p6_1node_"][0]

@@ -23,7 +23,7 @@ adopted for a generation only where that left-out error beats the modelled rate 
 import json
 import sys
 
-from fitlib import DATA, metric, run
+from fitlib import DATA, loso, metric, print_loso, run
 
 GRID = [round(0.30 + 0.005 * i, 3) for i in range(141)]  # 0.300 .. 1.000
 
@@ -70,8 +70,10 @@ def main():
         items = [x for x in preds if x[1] == regime]
         sources = sorted({r["group"] for r, _, _ in items})
         eff = best(items)
-        # Each row's error with the share fitted on the other sources' rows.
-        shares = {src: best([x for x in items if x[0]["group"] != src] or items) for src in sources}
+        # Each source's rows with the share fitted on the other sources' rows (fitlib.loso).
+        result = loso([r["group"] for r, _, _ in items], lambda idx: best([items[k] for k in idx]),
+                      lambda e, k: items[k][2] / e / items[k][0]["expected"] - 1, 1.0)
+        shares = {src: s["held_value"] for src, s in result["sources"].items()}
         held = [mean_err([x], shares[x[0]["group"]]) for x in items]
         left_out = sum(held) / len(items)
         at_one = mean_err(items, 1.0)
@@ -79,6 +81,7 @@ def main():
         print(f"{regime}: {len(items)} rows from {len(sources)} sources; mean |err| at 1: "
               f"{100 * at_one:.1f}%; best share {eff:.3f}: {100 * mean_err(items, eff):.1f}%; "
               f"each source with the share fitted on the others: {100 * left_out:.1f}% -> {verdict}")
+        print_loso(f"{regime} production_efficiency, each source left out", result)
         # The gate on unseen runs (issue 17) measures GPU-hours and days: the same on those rows.
         times = [k for k, x in enumerate(items) if "energy" not in x[0]["metric"]]
         if times and len(times) < len(items):

@@ -8,12 +8,15 @@ training_matmul_share is the share of the device's calibrated matmul rate that a
 rows whose group starts with GROUP when given) that names PROFILE is predicted with the profile
 inlined and the share set to each grid value; the mean |error| per value is printed and the value
 with the least mean |error| (ties: the larger share) is reported. The CHECK files are predicted at
-the fitted value and at 1, out of sample.
+the fitted value and at 1, out of sample. The FIT_FILE rows are also reported per source (their
+`group`), each predicted with the share fitted on the other sources' rows alone (fitlib.loso); a
+profile fitted on a single source has nothing left to fit on, and its left-out column is the
+share of 1 (the profile without the fit).
 """
 import json
 import sys
 
-from fitlib import DATA, metric, run
+from fitlib import DATA, loso_grid, metric, print_loso, run
 
 
 def rows_of(spec, profile):
@@ -54,14 +57,19 @@ def main():
         sys.exit(f"no row of {sys.argv[3]} names the profile {profile}")
     grid = [round(0.50 + 0.01 * i, 2) for i in range(51)]
     best = None
+    errors = {}
     for share in grid:
-        m = mean_abs([error(cli, profile_json, r, share) for r in fit_rows])
+        errors[share] = [error(cli, profile_json, r, share) for r in fit_rows]
+        m = mean_abs(errors[share])
         print(f"training_matmul_share {share:.2f}: mean |err| {100 * m:5.1f}% over {len(fit_rows)} rows")
         if best is None or m <= best[1]:
             best = (share, m)
     share = best[0]
     before = [error(cli, profile_json, r, 1.0) for r in fit_rows]
     print(f"\nfitted {share:.2f}: {sys.argv[3]} {100 * mean_abs(before):.1f}% -> {100 * best[1]:.1f}%")
+    # Ties go to the larger share, as above: the grid searched from the top.
+    print_loso(f"{profile} training_matmul_share, each source left out",
+               loso_grid(grid[::-1], errors, [r["group"] for r in fit_rows], 1.0))
     for spec in sys.argv[4:]:
         rows = rows_of(spec, profile)
         if not rows:

@@ -10,7 +10,9 @@ the DGX Cloud recipes: Megatron-Core with Transformer Engine on x86 DGX and Grac
 Every row is predicted with the interval (and the further expert GEMMs' with it) set to each grid
 value in its system; the mean
 |error| over the MoE rows per value is printed and the best is reported, as a whole and per
-system. Dense rows are unaffected by construction (no host sync) and are left out.
+system, and each source (a Megatron-Bridge container release, the DGX Cloud recipes) predicted
+with the interval fitted on the other sources alone (fitlib.loso). Dense rows are unaffected by
+construction (no host sync) and are left out.
 
 With --expert, a second grid: the interval against software.training_expert_gemm_us (the host
 time of each further local expert's GEMM inside a grouped operator), mean |error| per pair.
@@ -18,7 +20,7 @@ time of each further local expert's GEMM inside a grouped operator), mean |error
 import json
 import sys
 
-from fitlib import DATA, SoftwareTrial, run
+from fitlib import DATA, SoftwareTrial, loso_grid, print_loso, run
 
 
 def expert_grid(cli, moe_rows):
@@ -85,6 +87,8 @@ def main():
     report("all MoE rows", list(range(len(moe_rows))))
     for sid in sorted({r["scenario"]["system"] for r in moe_rows}):
         report(sid, [k for k, r in enumerate(moe_rows) if r["scenario"]["system"] == sid])
+    print_loso("training_launch_interval_us (= training_expert_gemm_us), each source left out",
+               loso_grid(grid, errors, [r["group"] for r in moe_rows], 0), "us")
 
 
 if __name__ == "__main__":

@@ -112,13 +112,13 @@ def residuals(cli):
                 regime = p["regime"]["serving"] + "/" + kind
             else:
                 regime = p["regime"][head]
-            out.append((regime, r, name))
+            out.append((regime, r, name, case["group"]))
     return out
 
 
 def fit(rows):
     groups = {}
-    for regime, r, name in rows:
+    for regime, r, name, *_ in rows:
         parts = regime.split("/")
         for i in range(1, len(parts) + 1):
             g = groups.setdefault("/".join(parts[:i]), {"r": [], "sets": set()})
@@ -154,15 +154,54 @@ def fit(rows):
     }
 
 
+def inside(bands, regime, r):
+    """Whether residual r lies in the band of its regime (a regime with fewer than min_cases rows
+    takes its parent's, as the engine does), or None when no band has enough rows."""
+    while regime:
+        b = bands["regimes"].get(regime)
+        if b and b["cases"] >= MIN_CASES:
+            return b["q_low"] - 1e-6 <= r <= b["q_high"] + 1e-6
+        regime = regime.rpartition("/")[0]
+    return None
+
+
+def coverage(rows, bands):
+    """Per data set: [cases inside the bands fitted on every row, cases, inside the bands fitted
+    without the row's own source (its group), cases with such a band]."""
+    table = {}
+    held = {g: fit([x for x in rows if x[3] != g]) for g in sorted({x[3] for x in rows})}
+    for regime, r, name, group in rows:
+        t = table.setdefault(name, [0, 0, 0, 0])
+        hit = inside(bands, regime, r)
+        if hit is not None:
+            t[0] += hit
+            t[1] += 1
+        hit = inside(held[group], regime, r)
+        if hit is not None:
+            t[2] += hit
+            t[3] += 1
+    return table
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=str(ROOT / "build" / "native" / "cli" / "optimus"))
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    bands = fit(residuals(args.cli))
+    rows = residuals(args.cli)
+    bands = fit(rows)
     text = json.dumps(bands, indent=2) + "\n"
     for k, v in bands["regimes"].items():
         print(f"{k:34s} {v['cases']:4d} cases  band x{math.exp(v['q_low']):.3f} .. x{math.exp(v['q_high']):.3f}")
+    # Coverage in sample and with each source (a row's group) left out of the fit (fitlib.loso's
+    # rule; the validation suite's Validation.UncertaintyCoverage measures the same).
+    table = coverage(rows, bands)
+    print(f"\n{'data set':32s} {'in sample':>16s} {'source left out':>20s}")
+    total = [0, 0, 0, 0]
+    for name, t in sorted(table.items()):
+        total = [a + b for a, b in zip(total, t)]
+        print(f"{name:32s} {100 * t[0] / max(t[1], 1):6.1f}% of {t[1]:4d} {100 * t[2] / max(t[3], 1):10.1f}% of {t[3]:4d}")
+    print(f"{'all':32s} {100 * total[0] / total[1]:6.1f}% of {total[1]:4d} {100 * total[2] / total[3]:10.1f}% of {total[3]:4d}")
     if args.check:
         same = OUT.exists() and OUT.read_text() == text
         print("bands.json is " + ("up to date" if same else "STALE"))

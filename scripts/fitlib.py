@@ -58,3 +58,88 @@ def grid_report(label, idx, grid, errors, unit):
     print(f"{label}: {len(idx)} rows, best {best} {unit}, mean |err| "
           f"{100 * mean([errors[first][k] for k in idx]):.1f}% at {first} -> "
           f"{100 * mean([errors[best][k] for k in idx]):.1f}%")
+
+
+# --- leave-one-source-out ---------------------------------------------------------------------
+# Every fitted constant is reported twice (issue 37): in sample (fitted on every row, each row
+# predicted by it) and left out (each source's rows predicted by the value fitted on the other
+# sources' rows alone). A source is a row's `group` (a paper's table, a container release, a
+# model card family); a constant whose every row comes from one source has nothing to be fitted
+# on when that source is left out, and the left-out column then shows `reference`, the value the
+# engine would take without the fit (None: not reported).
+
+MISS = 1.0  # a row the engine cannot predict counts as a 100% miss, as the accuracy tool counts it
+
+
+def _abs(e):
+    return MISS if e is None else abs(e)
+
+
+def mean_abs(errors):
+    return sum(_abs(e) for e in errors) / len(errors) if errors else float("nan")
+
+
+def max_abs(errors):
+    return max((_abs(e) for e in errors), default=float("nan"))
+
+
+def loso(sources, fit, error, reference=None):
+    """Leave-one-source-out. sources[k] names row k's source; fit(idx) returns the value fitted on
+    rows idx; error(value, k) is row k's signed relative error (predicted / measured - 1, None when
+    the engine refuses it) at that value. Returns {"value": fitted on all rows, "sources": {source:
+    {"rows", "in": [errors], "held_value", "out": [errors]}}}; held_value is `reference` (and out
+    None when reference is None) for a source that is the only one."""
+    idx = list(range(len(sources)))
+    value = fit(idx)
+    out = {}
+    for src in sorted(set(sources)):
+        mine = [k for k in idx if sources[k] == src]
+        rest = [k for k in idx if sources[k] != src]
+        held = fit(rest) if rest else reference
+        out[src] = {
+            "rows": mine,
+            "in": [error(value, k) for k in mine],
+            "held_value": held,
+            "out": None if held is None else [error(held, k) for k in mine],
+        }
+    return {"value": value, "sources": out}
+
+
+def grid_fit(grid, errors):
+    """fit(idx) for loso(): the grid value with the least mean |error| over rows idx (ties: the
+    first in grid order); errors[value][k] as in grid_report."""
+    return lambda idx: min(grid, key=lambda v: mean_abs([errors[v][k] for k in idx]))
+
+
+def loso_grid(grid, errors, sources, reference=None):
+    """loso() of a one-parameter grid fit (errors[value][k] precomputed for every grid value; the
+    reference, when given, must be on the grid or in errors)."""
+    return loso(sources, grid_fit(grid, errors), lambda v, k: errors[v][k], reference)
+
+
+def _fmt(v):
+    return "-" if v is None else (f"{v:g}" if isinstance(v, (int, float)) else str(v))
+
+
+def print_loso(label, result, unit=""):
+    """The per-source table of a loso() result: rows, in-sample mean / max |error| at the value
+    fitted on all rows, and left-out mean / max at the value fitted without the source."""
+    src = result["sources"]
+    print(f"\n{label}: fitted on all {sum(len(s['rows']) for s in src.values())} rows: "
+          f"{_fmt(result['value'])} {unit}")
+    print(f"  {'source':70s} {'rows':>4s} {'in mean':>8s} {'max':>7s} | {'left out: value':>16s} "
+          f"{'mean':>7s} {'max':>7s}")
+    every_in, every_out = [], []
+    for name, s in src.items():
+        every_in += s["in"]
+        o = s["out"]
+        if o is not None:
+            every_out += o
+        print(f"  {name[:70]:70s} {len(s['rows']):4d} {100 * mean_abs(s['in']):7.1f}% "
+              f"{100 * max_abs(s['in']):6.1f}% | {_fmt(s['held_value']) + ' ' + unit:>16s} "
+              + ("      -       -" if o is None else f"{100 * mean_abs(o):6.1f}% {100 * max_abs(o):6.1f}%"))
+    print(f"  {'all':70s} {len(every_in):4d} {100 * mean_abs(every_in):7.1f}% {100 * max_abs(every_in):6.1f}% | "
+          f"{'':16s} " + (f"{100 * mean_abs(every_out):6.1f}% {100 * max_abs(every_out):6.1f}%"
+                           + ("" if len(every_out) == len(every_in) else f" ({len(every_out)} rows)")
+                           if every_out else "      -       -"))
+    return mean_abs(every_in), (mean_abs(every_out) if every_out else None)
