@@ -640,7 +640,7 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
 // into each prediction, hold about 80% of those rows; (2) out of sample, leaving each source out
 // in turn (its rows' bands fitted on the other sources, with the same parent fallback below 8
 // cases), 70-90% of the held-out rows' measured values fall inside: what a user's unseen run
-// should see. Over all sources that share is lower (65% at this commit): the two serving
+// should see. Over all sources that share is lower (79.5% at this commit, docs/accuracy.md): the two serving
 // sources and the MoE summaries differ more from each other than the bands allow. The
 // unoptimised PyTorch baseline rows and the contradictory NeMo 13B rows are left out, as in the
 // accuracy gates. Measured at this commit: see the printed table (README, "Uncertainty").
