@@ -1101,11 +1101,17 @@ bool same_report(const std::string& a, const std::string& b) {
     std::string cur;
     for (std::size_t i = 0; i < s.size();) {
       if (std::isdigit(static_cast<unsigned char>(s[i]))) {
-        std::size_t used = 0;
-        nums.push_back(std::stod(s.substr(i), &used));
+        // Digits with at most one decimal point (no sign, exponent or hex: text around them).
+        std::size_t end = i;
+        while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+        if (end + 1 < s.size() && s[end] == '.' && std::isdigit(static_cast<unsigned char>(s[end + 1]))) {
+          ++end;
+          while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+        }
+        nums.push_back(std::stod(s.substr(i, end - i)));
         text.push_back(cur + "#");
         cur.clear();
-        i += used;
+        i = end;
       } else {
         cur += s[i++];
       }
