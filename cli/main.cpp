@@ -29,6 +29,8 @@ Usage:
   optimus search FILE|- [--top K] [--json] [--mode training|inference|serving]
                                       rank the parallel layouts of a scenario
   optimus study NAME [--json]         run one of the paper's studies; --list lists them
+  optimus calibrate FILE|- [--json]   fit a calibration to measurements (JSON Lines of
+                                      {"scenario", "metric", "measured"}; docs/calibration.md)
   optimus schema [--json]             the JSON Schemas of the scenario and the prediction; without
                                       --json one line per scenario key (type, range, default, unit)
   optimus help [COMMAND]              this text, or a command's
@@ -43,6 +45,17 @@ iteration time and where it goes, tokens/s, MFU/HFU and time to train; for infer
 time to first token, time per output token, latency and throughput; memory per device.
   --json   print exactly the output contract of docs/contract.md instead of a table
 On invalid input prints {"error": {"code", "path", "message"}} and exits with status 2.
+)";
+
+constexpr const char* kCalibrateHelp = R"(optimus calibrate FILE|- [--json]
+
+Reads measurements, one JSON object per line: {"scenario": {...}, "metric": "<dotted output
+path>", "measured": <number>} (the scenario as predict takes it; the metric any numeric output,
+e.g. training.iteration_time_s, serving.tpot_s.p50), all of one system and software stack, and
+fits the calibration factors (matmul, memory, scale_up, scale_out, host). Prints the factors with
+their 90% bands and each measurement before and after; --json prints {"calibration", "fitted",
+"cases"}: put "calibration" into a scenario as its top-level key and predict applies it.
+On invalid input prints the error object (path "/<line>/...") and exits with status 2.
 )";
 
 constexpr const char* kPresetsHelp =
@@ -275,32 +288,71 @@ int emit(const std::string& out, bool as_json, const std::function<void(const js
   return failed ? 2 : 0;
 }
 
-int cmd_predict(const std::vector<std::string>& args) {
+// A command of one input file and --json (predict, calibrate): reads FILE (or stdin with '-'),
+// hands it to the engine and prints the answer.
+int cmd_file(const char* name, const char* help, const std::vector<std::string>& args,
+             const std::function<std::string(const std::string&)>& engine,
+             const std::function<void(const json&)>& print) {
   bool as_json = false;
   std::string file;
   for (const auto& a : args) {
     if (a == "--json")
       as_json = true;
     else if (a == "--help" || a == "-h") {
-      std::cout << kPredictHelp;
+      std::cout << help;
       return 0;
     } else if (file.empty())
       file = a;
     else {
-      std::cerr << "optimus predict: unexpected argument '" << a << "'\n" << kPredictHelp;
+      std::cerr << "optimus " << name << ": unexpected argument '" << a << "'\n" << help;
       return 1;
     }
   }
   if (file.empty()) {
-    std::cerr << "optimus predict: missing FILE (or '-' for stdin)\n" << kPredictHelp;
+    std::cerr << "optimus " << name << ": missing FILE (or '-' for stdin)\n" << help;
     return 1;
   }
   std::string text;
   if (!read_input(file, text)) {
-    std::cerr << "optimus predict: cannot read '" << file << "'\n";
+    std::cerr << "optimus " << name << ": cannot read '" << file << "'\n";
     return 1;
   }
-  return emit(optimus::api::predict(text), as_json, print_prediction);
+  return emit(engine(text), as_json, print);
+}
+
+int cmd_predict(const std::vector<std::string>& args) {
+  return cmd_file(
+      "predict", kPredictHelp, args, [](const std::string& t) { return optimus::api::predict(t); },
+      print_prediction);
+}
+
+void print_calibration(const json& r) {
+  const json& c = r["calibration"];
+  std::cout << "Calibration of " << c["system"].get<std::string>() << " (" << c["device"].get<std::string>()
+            << "), software "
+            << (c["software"].get<std::string>().empty() ? std::string("of the system")
+                                                         : c["software"].get<std::string>())
+            << ", on " << c["measurements"].get<std::int64_t>() << " measurement(s)\n";
+  std::printf("  %-10s %8s %8s %8s   %s\n", "factor", "value", "low", "high", "bounds");
+  for (const json& f : r["fitted"])
+    std::printf("  %-10s %8.3f %8.3f %8.3f   [%.2f, %.2f]%s\n", f["factor"].get<std::string>().c_str(),
+                f["value"].get<double>(), f["low"].get<double>(), f["high"].get<double>(),
+                f["bounds"][0].get<double>(), f["bounds"][1].get<double>(),
+                f["fitted"].get<bool>() ? "" : "  (held at 1: not fitted)");
+  if (c.contains("band"))
+    std::printf("  calibrated band of a prediction: x%.3f .. x%.3f (90%%)\n", c["band"]["low"].get<double>(),
+                c["band"]["high"].get<double>());
+  std::printf("  %-5s %-40s %12s %12s %12s\n", "line", "metric", "measured", "before", "after");
+  for (const json& k : r["cases"])
+    std::printf("  %-5lld %-40s %12.5g %12.5g %12.5g\n",
+                static_cast<long long>(k["line"].get<std::int64_t>()), k["metric"].get<std::string>().c_str(),
+                k["measured"].get<double>(), k["before"].get<double>(), k["after"].get<double>());
+}
+
+int cmd_calibrate(const std::vector<std::string>& args) {
+  return cmd_file(
+      "calibrate", kCalibrateHelp, args, [](const std::string& t) { return optimus::api::calibrate(t); },
+      print_calibration);
 }
 
 int cmd_validate(const std::vector<std::string>& args) {
@@ -739,6 +791,8 @@ int main(int argc, char** argv) {
       std::cout << kSearchHelp;
     else if (args.size() >= 2 && args[1] == "study")
       std::cout << kStudyHelp;
+    else if (args.size() >= 2 && args[1] == "calibrate")
+      std::cout << kCalibrateHelp;
     else if (args.size() >= 2 && args[1] == "schema")
       std::cout << kSchemaHelp;
     else
@@ -754,6 +808,7 @@ int main(int argc, char** argv) {
   if (cmd == "search") return cmd_search(args);
   if (cmd == "study") return cmd_study(args);
   if (cmd == "schema") return cmd_schema(args);
+  if (cmd == "calibrate") return cmd_calibrate(args);
   std::cerr << "optimus: unknown command '" << cmd << "'\n" << kUsage;
   return 1;
 }

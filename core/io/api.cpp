@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "io/calibrate_io.h"
 #include "io/json_io.h"
 #include "io/json_write.h"
 #include "io/presets.h"
@@ -113,7 +114,80 @@ std::optional<Error> resolve_auto_stages(Scenario& s) {
   return std::nullopt;
 }
 
+// The headline numbers a calibrated prediction shows uncalibrated beside it (dotted output paths,
+// as the uncertainty bands key them).
+constexpr std::array<const char*, 22> kHeadline = {"training.iteration_time_s",
+                                                   "training.tokens_per_s",
+                                                   "training.mfu",
+                                                   "training.time_to_train_s",
+                                                   "inference.ttft_s",
+                                                   "inference.tpot_s",
+                                                   "inference.e2e_latency_s",
+                                                   "inference.throughput_tokens_per_s",
+                                                   "serving.output_tokens_per_s",
+                                                   "serving.output_tokens_per_s_per_gpu",
+                                                   "serving.requests_per_s",
+                                                   "serving.ttft_s.mean",
+                                                   "serving.ttft_s.p50",
+                                                   "serving.ttft_s.p90",
+                                                   "serving.tpot_s.mean",
+                                                   "serving.tpot_s.p50",
+                                                   "serving.tpot_s.p90",
+                                                   "serving.mean_itl_s",
+                                                   "run.wall_days",
+                                                   "run.gpu_hours",
+                                                   "run.energy_mwh",
+                                                   "run.cost_usd"};
+
+// The prediction's `calibration`: whether it applied, its factors and, when it did, the headline
+// numbers of the same scenario (the same layout) on the system before the factors.
+nlohmann::ordered_json calibration_output(const Scenario& s) {
+  const Calibration& c = *s.calibration;
+  const nlohmann::ordered_json cj = calibration_json(c);
+  nlohmann::ordered_json out = {{"applied", c.applied}, {"factors", cj["factors"]}};
+  if (cj.contains("band")) out["band"] = cj["band"];
+  if (!c.applied) {
+    out["reason"] = c.not_applicable;
+    return out;
+  }
+  Scenario u = s;
+  u.system = *c.uncalibrated;
+  u.calibration.reset();
+  nlohmann::ordered_json before = nlohmann::ordered_json::object();
+  if (auto p = optimus::predict(u)) {
+    const auto j = nlohmann::ordered_json::parse(prediction_to_json(u, *p));
+    for (const char* path : kHeadline) {
+      const nlohmann::ordered_json* at = &j;
+      std::string_view rest = path;
+      while (at && !rest.empty()) {
+        const std::size_t dot = rest.find('.');
+        const std::string key(rest.substr(0, dot));
+        at = at->is_object() && at->contains(key) ? &(*at)[key] : nullptr;
+        rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+      }
+      if (at && at->is_number()) before[path] = *at;
+    }
+  }
+  out["uncalibrated"] = before;
+  return out;
+}
+
 }  // namespace
+
+std::string calibrate(std::string_view jsonl) {
+  try {
+    return io::calibrate_json(jsonl, [](Scenario& s) -> std::optional<Error> {
+      if (auto err = resolve_auto_stages(s)) return err;
+      if (s.parallel_auto)
+        if (auto a = resolve_auto(s); !a) return a.error();
+      return std::nullopt;
+    });
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  } catch (...) {
+    return internal_error("unknown");
+  }
+}
 
 std::string predict(std::string_view scenario_json) {
   try {
@@ -128,13 +202,15 @@ std::string predict(std::string_view scenario_json) {
     }
     auto p = optimus::predict(*s);
     if (!p) return error_to_json(p.error());
-    if (!chosen) return prediction_to_json(*s, *p);
+    if (!chosen && !s->calibration) return prediction_to_json(*s, *p);
     auto j = nlohmann::ordered_json::parse(prediction_to_json(*s, *p));
-    j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
-                          {"mode", chosen->mode},
-                          {"evaluated", chosen->evaluated},
-                          {"feasible", chosen->feasible},
-                          {"narrowed", chosen->narrowed}};
+    if (chosen)
+      j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
+                            {"mode", chosen->mode},
+                            {"evaluated", chosen->evaluated},
+                            {"feasible", chosen->feasible},
+                            {"narrowed", chosen->narrowed}};
+    if (s->calibration) j["calibration"] = calibration_output(*s);
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());

@@ -11,6 +11,12 @@ namespace optimus::api {
 // Scenario JSON (docs/contract.md) -> prediction JSON, or an error object.
 std::string predict(std::string_view scenario_json);
 
+// Calibration to measurements (issue 38; docs/calibration.md): JSON Lines, one
+// {"scenario", "metric", "measured"} per line -> {"calibration": <the scenario key `calibration`>,
+// "fitted": [{"factor", "value", "low", "high", "fitted", "bounds"}], "cases": [{"line", "metric",
+// "measured", "before", "after", "sensitivity"}]} or an error object (paths "/<line>/...").
+std::string calibrate(std::string_view jsonl);
+
 // Scenario JSON -> {"ok": true, "scenario": <scenario with presets resolved and defaults
 // filled in>} or an error object.
 std::string validate(std::string_view scenario_json);

@@ -974,6 +974,71 @@ std::optional<std::string> with_infinity_as_number(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// The scenario's `calibration` (hardware/calibration.h; optimus calibrate writes it). Its
+// factors are checked against the scenario's system's bounds only where it applies.
+std::optional<Calibration> read_calibration(const json& v, std::optional<Error>& err) {
+  Reader r(v, "/calibration", err);
+  Calibration c;
+  c.device = r.string("device", true).value_or("");
+  c.system = r.string("system", false).value_or("");
+  c.software = r.string("software", false).value_or("");
+  if (const json* fv = r.get("factors", true)) {
+    Reader fr(*fv, r.child("factors"), err);
+    for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
+      if (auto x = fr.number(std::string(name), false, 0.01, 100))
+        c.factors[static_cast<std::size_t>(k)] = *x;
+    fr.finish();
+  }
+  c.measurements = r.integer("measurements", false, 0, io::kMaxCount).value_or(0);
+  if (const json* bv = r.get("band", false)) {
+    Reader br(*bv, r.child("band"), err);
+    c.band_low = br.number("low", true, 1e-3, 1).value_or(0);
+    c.band_high = br.number("high", true, 1, 1e3).value_or(0);
+    br.finish();
+  }
+  r.string("notes", false);
+  r.finish();
+  if (err) return std::nullopt;
+  return c;
+}
+
+// Applies the scenario's calibration to its system where the device and the software it was
+// fitted on are the scenario's (else it stays unapplied, and predict warns
+// calibration.not_applicable). A factor outside its bounds on this system is an error.
+std::optional<Error> apply_calibration(Scenario& s) {
+  if (!s.calibration) return std::nullopt;
+  Calibration& c = *s.calibration;
+  const std::string software = software_identity(s);
+  if (c.device != s.system.device.name || c.software != software) {
+    const auto sw = [](const std::string& id) {
+      return id.empty() ? std::string("the system's own") : "'" + id + "'";
+    };
+    c.not_applicable = "the calibration was fitted on device '" + c.device + "' with software " +
+                       sw(c.software) + ", this scenario runs device '" + s.system.device.name +
+                       "' with software " + sw(software);
+    return std::nullopt;
+  }
+  for (const auto& [k, name] : EnumNames<CalibrationFactor>::table) {
+    const double f = c.factors[static_cast<std::size_t>(k)];
+    const FactorBounds b = calibration_bounds(k, s.system);
+    // A little slack: factors written back with 17 significant digits read back at their bound.
+    if (f < b.low * (1 - 1e-9) || f > b.high * (1 + 1e-9))
+      return make_error("calibration.factor_out_of_range", "/calibration/factors/" + std::string(name),
+                        "factor " + std::string(name) + " = " + io::fmt_num(f) +
+                            " is outside its physical range [" + io::fmt_num(b.low) + ", " +
+                            io::fmt_num(b.high) + "] on " + s.system.name +
+                            " (docs/calibration.md says why)");
+  }
+  c.uncalibrated = s.system;
+  apply_calibration_factors(s.system, c.factors);
+  c.applied = true;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Scenario> parse_scenario(std::string_view text) {
   json root;
   try {
@@ -1036,11 +1101,17 @@ Result<Scenario> parse_scenario(std::string_view text) {
     if (!econ) return *err;
     s.economics = *econ;
   }
+  if (const json* cv = r.get("calibration", false)) {
+    auto c = read_calibration(*cv, err);
+    if (!c) return *err;
+    s.calibration = std::move(*c);
+  }
   r.finish();
   if (err) return *err;
   if (!s.training && !s.inference)
     return make_error("scenario.no_workload", "",
                       "a scenario needs a 'training' or an 'inference' object (or both)");
+  if (auto e = apply_calibration(s)) return *e;
   return s;
 }
 
@@ -1261,6 +1332,24 @@ ojson serving_spec_json(const ServingSpec& v) {
 }
 
 // A preset's id, or the resolved object of an inline one.
+}  // namespace
+
+ojson calibration_json(const Calibration& c) {
+  ojson j;
+  j["device"] = c.device;
+  j["system"] = c.system;
+  j["software"] = c.software;
+  ojson f = ojson::object();
+  for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
+    f[std::string(name)] = c.factors[static_cast<std::size_t>(k)];
+  j["factors"] = f;
+  j["measurements"] = c.measurements;
+  if (c.band_low > 0 && c.band_high > 0) j["band"] = {{"low", c.band_low}, {"high", c.band_high}};
+  return j;
+}
+
+namespace {
+
 ojson economics_json(const Economics& e) {
   if (!e.id.empty()) return e.id;
   ojson j;
@@ -1284,7 +1373,9 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   j["schema_version"] = 1;
   if (!s.name.empty()) j["name"] = s.name;
   j["model"] = model_json(s.model);
-  j["system"] = system_json(s.system);
+  // The system as given: a calibration is applied again when the scenario is read back.
+  j["system"] =
+      system_json(s.calibration && s.calibration->uncalibrated ? *s.calibration->uncalibrated : s.system);
   if (s.software)
     j["software"] = s.software->id.empty() ? ojson::parse(s.software->json) : ojson(s.software->id);
   j["num_devices"] = s.num_devices;
@@ -1347,6 +1438,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     }
   }
   j["economics"] = economics_json(s.economics);
+  if (s.calibration) j["calibration"] = calibration_json(*s.calibration);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

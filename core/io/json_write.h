@@ -16,6 +16,10 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p);
 // and, when the pool sets its own, ep.
 nlohmann::ordered_json pool_json(const ServingPool& p);
 
+// A scenario's `calibration` object (hardware/calibration.h), as optimus calibrate writes it and
+// parse_scenario reads it back.
+nlohmann::ordered_json calibration_json(const Calibration& c);
+
 // The prediction's `serving` block (docs/contract.md, "serving").
 nlohmann::ordered_json serving_json(const ServingPrediction& v);
 

@@ -1602,6 +1602,46 @@ Node inference_output_schema() {
 
 }  // namespace
 
+namespace {
+
+// The scenario's `calibration` (hardware/calibration.h; docs/calibration.md), and its factors as
+// the prediction reports them.
+Node calibration_factors_schema() {
+  Props f;
+  for (const auto& [k, n] : EnumNames<CalibrationFactor>::table)
+    f.emplace_back(std::string(n), number(0.01, 100)
+                                       .desc("Multiplier on the rate (1 = uncalibrated); within the "
+                                             "factor's physical bounds on the system (docs/calibration.md).")
+                                       .unit("ratio")
+                                       .def(1));
+  return object(f).desc(
+      "matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved "
+      "bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by "
+      "it).");
+}
+
+Node scenario_calibration_schema() {
+  return object({{"device", text().desc("The device's name it was fitted on (system.device.name).")},
+                 {"system", text().desc("The system's name it was fitted on.")},
+                 {"software",
+                  text().desc("The software profile it was fitted on: a presets/software id, \"inline\", or "
+                              "\"\" for the system's own software block.")},
+                 {"factors", calibration_factors_schema()},
+                 {"measurements", integer(0, kMaxCount).desc("Measurements it was fitted on.")},
+                 {"band",
+                  object({{"low", number(1e-3, 1).unit("ratio")}, {"high", number(1, 1e3).unit("ratio")}},
+                         {"low", "high"})
+                      .desc("90% band of a calibrated prediction, as multipliers.")},
+                 {"notes", notes()}},
+                {"device", "factors"})
+      .desc(
+          "Calibration to measurements (optimus calibrate writes it): applied to the system's rates "
+          "when the scenario's device and software are those it was fitted on, else the warning "
+          "calibration.not_applicable and the uncalibrated prediction.");
+}
+
+}  // namespace
+
 nlohmann::ordered_json scenario_schema() {
   ojson j;
   j["$schema"] = kDraft;
@@ -1634,6 +1674,7 @@ nlohmann::ordered_json scenario_schema() {
                one_of({preset_id("economics"), ref("economics")})
                    .desc("Prices of devices and energy: a presets/economics id or an object laid over "
                          "the default preset (us-2025).")},
+              {"calibration", ref("calibration")},
           },
           {"model", "system", "num_devices"})
           .title("Scenario")
@@ -1643,13 +1684,19 @@ nlohmann::ordered_json scenario_schema() {
           .set("anyOf", ojson::array({{{"required", {"training"}}}, {{"required", {"inference"}}}}));
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
-  j["$defs"] = {
-      {"model", model_schema().json()},         {"device", device_schema().json()},
-      {"technology", uarch_schema().json()},    {"scale_up", tier_schema(true).json()},
-      {"scale_out", tier_schema(false).json()}, {"system", system_schema().json()},
-      {"parallel", parallel_schema().json()},   {"training", training_schema().json()},
-      {"software", software_schema().json()},   {"software_profile", software_profile_schema().json()},
-      {"inference", inference_schema().json()}, {"economics", economics_schema().json()}};
+  j["$defs"] = {{"model", model_schema().json()},
+                {"device", device_schema().json()},
+                {"technology", uarch_schema().json()},
+                {"scale_up", tier_schema(true).json()},
+                {"scale_out", tier_schema(false).json()},
+                {"system", system_schema().json()},
+                {"parallel", parallel_schema().json()},
+                {"training", training_schema().json()},
+                {"software", software_schema().json()},
+                {"software_profile", software_profile_schema().json()},
+                {"inference", inference_schema().json()},
+                {"economics", economics_schema().json()},
+                {"calibration", scenario_calibration_schema().json()}};
   return j;
 }
 
@@ -1677,6 +1724,19 @@ nlohmann::ordered_json prediction_schema() {
                                   "again); empty when the whole space was searched.")}})
                    .desc("With parallel: \"auto\": the layout the search chose (the numbers above are "
                          "its prediction).")},
+              {"calibration",
+               output({{"applied", boolean()},
+                       {"factors", calibration_factors_schema()},
+                       {"band", output({{"low", amount()}, {"high", amount()}})
+                                    .desc("90% band of the calibrated numbers, as multipliers.")},
+                       {"reason", text().desc("Why it did not apply.")},
+                       {"uncalibrated",
+                        node({{"type", "object"}, {"additionalProperties", amount().json()}})
+                            .desc("Each headline number (dotted output path) predicted without the "
+                                  "calibration, on the same layout.")}},
+                      {"band", "reason", "uncalibrated"})
+                   .desc("With a scenario's calibration: whether it applied (device and software match), its "
+                         "factors and the uncalibrated headline numbers.")},
               {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
               {"params",
                output({{"total", amount().desc("Every parameter of the model.").unit("parameters")},
@@ -1718,7 +1778,7 @@ nlohmann::ordered_json prediction_schema() {
                          "predicted over the validation rows of the scenario's regime "
                          "(presets/uncertainty/bands.json, scripts/fit_uncertainty.py).")},
           },
-          {"training", "inference", "serving", "run", "parallel_auto"})
+          {"training", "inference", "serving", "run", "parallel_auto", "calibration"})
           .title("Prediction")
           .desc("The output of optimus predict --json.");
   const ojson body = root.json();

@@ -437,4 +437,9 @@ Scenario speculative_draft_scenario(const Scenario& s) {
   return d;
 }
 
+std::string software_identity(const Scenario& s) {
+  if (!s.software) return "";
+  return s.software->id.empty() ? "inline" : s.software->id;
+}
+
 }  // namespace optimus

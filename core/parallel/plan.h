@@ -4,12 +4,14 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/precision.h"
 #include "base/result.h"
+#include "hardware/calibration.h"
 #include "hardware/spec.h"
 #include "model/graph.h"
 #include "model/spec.h"
@@ -254,6 +256,9 @@ struct Scenario {
   std::optional<TrainingWorkload> training;
   std::optional<InferenceWorkload> inference;
   Economics economics;  // prices of devices and energy (the default preset when absent)
+  // Calibration to a measurement (hardware/calibration.h): when applied, `system` holds the
+  // calibrated rates and the calibration the system before them.
+  std::optional<Calibration> calibration;
 };
 
 // The draft as a scenario of its own on the target's devices (the target's system, tp and
@@ -261,6 +266,10 @@ struct Scenario {
 // or for an MTP head the target's model cut to one layer (every layer MoE when the target has
 // experts). Its `inference.speculative` is cleared.
 Scenario speculative_draft_scenario(const Scenario& s);
+
+// The software a scenario runs, as a calibration records it (hardware/calibration.h): its
+// presets/software id, "inline" for an inline profile, "" for the system's own software block.
+std::string software_identity(const Scenario& s);
 
 // Transformer layers on the most loaded pipeline stage. Layers split evenly over pp*interleave
 // model chunks; when they do not, Megatron-LM can count the embedding and the loss as one layer

@@ -353,6 +353,9 @@ Result<Prediction> predict(const Scenario& s) {
   out.params = count_params(s.model, positions);
   // The whole run's errors come before any time is computed (validate reports them the same way).
   if (auto err = check_run(s, out.params)) return *err;
+  if (s.calibration && !s.calibration->applied)
+    out.warnings.push_back(
+        {"calibration.not_applicable", s.calibration->not_applicable + "; the prediction is uncalibrated"});
   if (s.training) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));

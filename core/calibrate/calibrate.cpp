@@ -1,0 +1,359 @@
+#include "calibrate/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "base/math.h"
+
+namespace optimus {
+
+namespace {
+
+constexpr std::size_t K = kCalibrationFactorCount;
+using Vec = std::array<double, K>;
+using Mat = std::array<Vec, K>;
+
+// Finite-difference step in log factor: the rate at 0.8 of its value (downwards, so that a rate
+// at its physical peak is not pushed past it).
+const double kStep = portable_log(0.8);
+// A factor is fitted when some measurement's elasticity to it reaches this (2% per 100%).
+constexpr double kMinElasticity = 0.02;
+// z of a two-sided 90% band of a normal distribution.
+constexpr double kZ90 = 1.6448536269514722;
+
+std::string at(const Measurement& m, const std::string& key) {
+  return "/" + std::to_string(m.line) + "/" + key;
+}
+
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(4);
+  o << v;
+  return o.str();
+}
+
+// Solves A d = b for the symmetric positive definite A restricted to the indices in `use`
+// (Cholesky); the other entries of d are 0.
+Vec solve(const Mat& a, const Vec& b, const std::array<bool, K>& use) {
+  std::array<std::size_t, K> idx{};
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < K; ++k)
+    if (use[k]) idx[n++] = k;
+  Mat l{};
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double sum = a[idx[i]][idx[j]];
+      for (std::size_t p = 0; p < j; ++p) sum -= l[i][p] * l[j][p];
+      if (i == j)
+        l[i][i] = std::sqrt(std::max(sum, 1e-300));
+      else
+        l[i][j] = sum / l[j][j];
+    }
+  Vec y{}, x{};
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = b[idx[i]];
+    for (std::size_t p = 0; p < i; ++p) sum -= l[i][p] * y[p];
+    y[i] = sum / l[i][i];
+  }
+  for (std::size_t i = n; i-- > 0;) {
+    double sum = y[i];
+    for (std::size_t p = i + 1; p < n; ++p) sum -= l[p][i] * x[p];
+    x[i] = sum / l[i][i];
+  }
+  Vec d{};
+  for (std::size_t i = 0; i < n; ++i) d[idx[i]] = x[i];
+  return d;
+}
+
+// The inverse of A restricted to `use` (column by column).
+Mat inverse(const Mat& a, const std::array<bool, K>& use) {
+  Mat inv{};
+  for (std::size_t c = 0; c < K; ++c) {
+    if (!use[c]) continue;
+    Vec e{};
+    e[c] = 1;
+    const Vec col = solve(a, e, use);
+    for (std::size_t r = 0; r < K; ++r) inv[r][c] = col[r];
+  }
+  return inv;
+}
+
+class Problem {
+ public:
+  Problem(const std::vector<Measurement>& ms, const MetricFunction& metric) : ms_(ms), metric_(metric) {}
+
+  // log of the metric of measurement i with the factors e^x.
+  Result<double> log_value(std::size_t i, const Vec& x) const {
+    const Measurement& m = ms_[i];
+    Scenario s = m.scenario;
+    CalibrationFactors f{};
+    for (std::size_t k = 0; k < K; ++k) f[k] = portable_exp(x[k]);
+    apply_calibration_factors(s.system, f);
+    auto v = metric_(s, m.metric);
+    if (!v) {
+      Error e = v.error();
+      // The metric function's errors name "metric" (the path is not in the output) or a path
+      // inside the scenario.
+      e.path = e.path == "metric" ? at(m, "metric") : at(m, "scenario") + e.path;
+      e.message = "line " + std::to_string(m.line) + ": " + e.message;
+      return e;
+    }
+    if (!std::isfinite(*v) || *v <= 0)
+      return make_error("calibrate.metric_not_positive", at(m, "metric"),
+                        "line " + std::to_string(m.line) + ": " + m.metric + " is predicted as " + num(*v) +
+                            "; only a positive quantity (a time, a rate, a size) can be calibrated to");
+    return portable_log(*v);
+  }
+
+  // Values at x and the Jacobian d log m_i / d x_k (forward differences, kStep).
+  std::optional<Error> linearise(const Vec& x, const std::array<bool, K>& which, std::vector<double>& value,
+                                 std::vector<Vec>& jac) const {
+    value.assign(ms_.size(), 0);
+    jac.assign(ms_.size(), Vec{});
+    for (std::size_t i = 0; i < ms_.size(); ++i) {
+      auto v0 = log_value(i, x);
+      if (!v0) return v0.error();
+      value[i] = *v0;
+      for (std::size_t k = 0; k < K; ++k) {
+        if (!which[k]) continue;
+        Vec xs = x;
+        xs[k] += kStep;
+        auto v1 = log_value(i, xs);
+        if (!v1) return v1.error();
+        jac[i][k] = (*v1 - *v0) / kStep;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const std::vector<Measurement>& ms_;
+  const MetricFunction& metric_;
+};
+
+}  // namespace
+
+Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const MetricFunction& metric,
+                                 const CalibrateOptions& o) {
+  if (ms.empty()) return make_error("calibrate.no_measurements", "", "no measurement to calibrate to");
+  const Scenario& first = ms.front().scenario;
+  const std::string software = software_identity(first);
+  for (const Measurement& m : ms) {
+    if (m.scenario.system.name != first.system.name ||
+        m.scenario.system.device.name != first.system.device.name)
+      return make_error("calibrate.mixed_systems", at(m, "scenario/system"),
+                        "line " + std::to_string(m.line) + " measures system '" + m.scenario.system.name +
+                            "' (" + m.scenario.system.device.name + "), line " +
+                            std::to_string(ms.front().line) + " '" + first.system.name + "' (" +
+                            first.system.device.name +
+                            "): one calibration is fitted on one system; split the file");
+    if (software_identity(m.scenario) != software)
+      return make_error("calibrate.mixed_software", at(m, "scenario/software"),
+                        "line " + std::to_string(m.line) + " runs software '" +
+                            software_identity(m.scenario) + "', line " + std::to_string(ms.front().line) +
+                            " '" + software +
+                            "': one calibration is fitted on one software stack; split the file");
+    if (!std::isfinite(m.measured) || m.measured <= 0)
+      return make_error(
+          "calibrate.measured_not_positive", at(m, "measured"),
+          "line " + std::to_string(m.line) + ": measured " + num(m.measured) + " is not a positive number");
+  }
+  const Problem prob(ms, metric);
+  const std::size_t n = ms.size();
+  std::array<FactorBounds, K> bounds{};
+  Vec lo{}, hi{};
+  for (std::size_t k = 0; k < K; ++k) {
+    bounds[k] = calibration_bounds(static_cast<CalibrationFactor>(k), first.system);
+    lo[k] = portable_log(bounds[k].low);
+    hi[k] = portable_log(bounds[k].high);
+  }
+  std::array<bool, K> all{};
+  all.fill(true);
+  Vec x{};
+  std::vector<double> value0;
+  std::vector<Vec> jac0;
+  if (auto e = prob.linearise(x, all, value0, jac0)) return *e;
+  std::vector<double> ly(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ly[i] = portable_log(ms[i].measured);
+    const double ratio = ms[i].measured / portable_exp(value0[i]);
+    if (ratio > o.max_departure || ratio < 1 / o.max_departure)
+      return make_error("calibrate.measured_absurd", at(ms[i], "measured"),
+                        "line " + std::to_string(ms[i].line) + ": measured " + num(ms[i].measured) + " is " +
+                            num(ratio) + " times the prediction " + num(portable_exp(value0[i])) + " of " +
+                            ms[i].metric + " (more than " + num(o.max_departure) +
+                            "x either way: a unit, a metric or a scenario that is not what was measured?)");
+  }
+  // Which factors the measurements can tell: the largest elasticity of any case.
+  std::array<bool, K> fit{};
+  if (n == 1) {
+    std::size_t best = K;
+    double best_e = kMinElasticity;
+    for (std::size_t k = 0; k < K; ++k)
+      if (std::fabs(jac0[0][k]) >= best_e) {
+        best_e = std::fabs(jac0[0][k]);
+        best = k;
+      }
+    if (best < K) fit[best] = true;
+  } else {
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t i = 0; i < n; ++i) fit[k] = fit[k] || std::fabs(jac0[i][k]) >= kMinElasticity;
+  }
+  if (std::none_of(fit.begin(), fit.end(), [](bool b) { return b; }))
+    return make_error("calibrate.insensitive", at(ms.front(), "metric"),
+                      ms.front().metric + " does not depend on any calibrated rate (" +
+                          "matmul, memory, scale_up, scale_out, host): nothing to fit");
+
+  std::vector<double> value = value0;
+  std::vector<Vec> jac = jac0;
+  const double s0 = o.measurement_sigma, tau = o.prior_sigma;
+  if (n == 1) {
+    // Exactly one factor, the measurement reproduced: a secant search on log m(x_k) = log y.
+    std::size_t k = 0;
+    while (!fit[k]) ++k;
+    double xa = 0, ga = value0[0] - ly[0];
+    double xb = std::clamp(-ga / jac0[0][k], lo[k], hi[k]);
+    for (int it = 0; it < 12 && std::fabs(ga) > 1e-6; ++it) {
+      Vec xv{};
+      xv[k] = xb;
+      auto v = prob.log_value(0, xv);
+      if (!v) return v.error();
+      const double gb = *v - ly[0];
+      if (std::fabs(gb) >= std::fabs(ga) && (xb == lo[k] || xb == hi[k])) break;  // held at its bound
+      const double slope = xb != xa ? (gb - ga) / (xb - xa) : jac0[0][k];
+      xa = xb;
+      ga = gb;
+      if (std::fabs(slope) < 1e-9) break;
+      xb = std::clamp(xb - gb / slope, lo[k], hi[k]);
+    }
+    x[k] = xa;
+    if (auto e = prob.linearise(x, fit, value, jac)) return *e;
+  } else {
+    const auto objective = [&](const Vec& xv, const std::vector<double>& v) {
+      double f = 0;
+      for (std::size_t i = 0; i < n; ++i) f += (v[i] - ly[i]) * (v[i] - ly[i]) / (s0 * s0);
+      for (std::size_t k = 0; k < K; ++k) f += xv[k] * xv[k] / (tau * tau);
+      return f;
+    };
+    double obj = objective(x, value);
+    for (int it = 0; it < o.max_iterations; ++it) {
+      // The linearised problem with the active set: a factor the step pushes past a bound is held
+      // there and the others solved again.
+      std::array<bool, K> free_ = fit;
+      Vec step{};
+      for (std::size_t pass = 0; pass <= K; ++pass) {
+        Mat a{};
+        Vec b{};
+        for (std::size_t i = 0; i < n; ++i) {
+          double r = ly[i] - value[i];
+          for (std::size_t k = 0; k < K; ++k)
+            if (fit[k] && !free_[k]) r -= jac[i][k] * step[k];
+          for (std::size_t p = 0; p < K; ++p) {
+            if (!free_[p]) continue;
+            b[p] += jac[i][p] * r / (s0 * s0);
+            for (std::size_t q = 0; q < K; ++q)
+              if (free_[q]) a[p][q] += jac[i][p] * jac[i][q] / (s0 * s0);
+          }
+        }
+        for (std::size_t p = 0; p < K; ++p)
+          if (free_[p]) {
+            a[p][p] += 1 / (tau * tau);
+            b[p] -= x[p] / (tau * tau);
+          }
+        const Vec d = solve(a, b, free_);
+        bool clamped = false;
+        for (std::size_t p = 0; p < K; ++p) {
+          if (!free_[p]) continue;
+          step[p] = d[p];
+          if (x[p] + d[p] < lo[p] || x[p] + d[p] > hi[p]) {
+            step[p] = std::clamp(x[p] + d[p], lo[p], hi[p]) - x[p];
+            free_[p] = false;
+            clamped = true;
+          }
+        }
+        if (!clamped) break;
+      }
+      // Damped: halve the step until the objective falls.
+      bool moved = false;
+      for (int half = 0; half < 4 && !moved; ++half) {
+        Vec xn = x;
+        for (std::size_t k = 0; k < K; ++k) xn[k] = std::clamp(x[k] + step[k], lo[k], hi[k]);
+        std::vector<double> vn(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          auto v = prob.log_value(i, xn);
+          if (!v) return v.error();
+          vn[i] = *v;
+        }
+        const double on = objective(xn, vn);
+        if (on < obj) {
+          x = xn;
+          obj = on;
+          moved = true;
+        } else {
+          for (double& s : step) s /= 2;
+        }
+      }
+      double biggest = 0;
+      for (double s : step) biggest = std::max(biggest, std::fabs(s));
+      if (!moved) break;
+      if (auto e = prob.linearise(x, fit, value, jac)) return *e;
+      if (biggest < 1e-4) break;
+    }
+  }
+
+  // Band: the noise is the assumed repeatability or the residuals' spread, whichever is larger.
+  std::size_t p = 0;
+  for (bool b : fit) p += b ? 1 : 0;
+  double rss = 0;
+  for (std::size_t i = 0; i < n; ++i) rss += (ly[i] - value[i]) * (ly[i] - value[i]);
+  const double sigma2 = n > p ? std::max(s0 * s0, rss / static_cast<double>(n - p)) : s0 * s0;
+  Mat a{};
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t r = 0; r < K; ++r)
+      for (std::size_t c = 0; c < K; ++c)
+        if (fit[r] && fit[c]) a[r][c] += jac[i][r] * jac[i][c] / sigma2;
+  for (std::size_t k = 0; k < K; ++k)
+    if (fit[k]) a[k][k] += 1 / (tau * tau);
+  const Mat cov = inverse(a, fit);
+  double pred_var = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = 0;
+    for (std::size_t r = 0; r < K; ++r)
+      for (std::size_t c = 0; c < K; ++c) v += jac[i][r] * cov[r][c] * jac[i][c];
+    pred_var += v / static_cast<double>(n);
+  }
+  pred_var += sigma2 - s0 * s0;  // misfit the factors cannot explain
+
+  CalibrationFit out;
+  Calibration& cal = out.calibration;
+  cal.device = first.system.device.name;
+  cal.system = first.system.name;
+  cal.software = software;
+  cal.measurements = static_cast<std::int64_t>(n);
+  const double half = kZ90 * std::sqrt(std::max(pred_var, 0.0));
+  cal.band_low = portable_exp(-half);
+  cal.band_high = portable_exp(half);
+  for (std::size_t k = 0; k < K; ++k) {
+    cal.factors[k] = portable_exp(x[k]);
+    FittedFactor f;
+    f.factor = static_cast<CalibrationFactor>(k);
+    f.value = cal.factors[k];
+    f.fitted = fit[k];
+    f.bound_low = bounds[k].low;
+    f.bound_high = bounds[k].high;
+    const double w = fit[k] ? kZ90 * std::sqrt(std::max(cov[k][k], 0.0)) : 0;
+    f.low = std::clamp(portable_exp(x[k] - w), bounds[k].low, bounds[k].high);
+    f.high = std::clamp(portable_exp(x[k] + w), bounds[k].low, bounds[k].high);
+    out.fitted.push_back(f);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    out.cases.push_back(
+        {ms[i].metric, ms[i].measured, portable_exp(value0[i]), portable_exp(value[i]), ms[i].line});
+    out.sensitivity.push_back(jac0[i]);
+  }
+  return out;
+}
+
+}  // namespace optimus

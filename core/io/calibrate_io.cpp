@@ -1,0 +1,203 @@
+#include "io/calibrate_io.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "calibrate/calibrate.h"
+#include "io/json_io.h"
+#include "io/json_write.h"
+
+namespace optimus::io {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// The common headline numbers straight from the prediction (what a calibration's many predictions
+// ask for; the JSON writer gives the same doubles), else nullopt.
+std::optional<double> fast_metric(const Prediction& p, const std::string& m) {
+  if (p.training && m.rfind("training.", 0) == 0) {
+    const auto& t = *p.training;
+    if (m == "training.iteration_time_s") return t.iteration_time.value;
+    if (m == "training.tokens_per_s") return t.tokens_per_s;
+    if (m == "training.mfu") return t.mfu;
+  }
+  if (p.inference && m.rfind("inference.", 0) == 0) {
+    const auto& i = *p.inference;
+    if (m == "inference.ttft_s") return i.ttft.value;
+    if (m == "inference.tpot_s") return i.tpot.value;
+    if (m == "inference.e2e_latency_s") return i.e2e_latency.value;
+    if (m == "inference.throughput_tokens_per_s") return i.throughput_tokens_per_s;
+  }
+  if (p.serving && m.rfind("serving.", 0) == 0) {
+    const auto& v = *p.serving;
+    if (m == "serving.output_tokens_per_s") return v.output_tokens_per_s;
+    if (m == "serving.output_tokens_per_s_per_gpu") return v.output_tokens_per_s_per_gpu;
+    if (m == "serving.mean_itl_s") return v.mean_itl_s;
+    for (const auto& [name, l] : {std::pair{"ttft_s", &v.ttft}, std::pair{"tpot_s", &v.tpot},
+                                  std::pair{"itl_s", &v.itl}, std::pair{"e2e_latency_s", &v.e2e}}) {
+      const std::string base = std::string("serving.") + name + ".";
+      if (m == base + "mean") return l->mean;
+      if (m == base + "p50") return l->p50;
+      if (m == base + "p90") return l->p90;
+      if (m == base + "p99") return l->p99;
+    }
+  }
+  return std::nullopt;
+}
+
+const ojson* dig(const ojson& j, const std::string& path) {
+  const ojson* at = &j;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+Result<double> metric_value(const Scenario& s, const std::string& metric) {
+  auto p = optimus::predict(s);
+  if (!p) return p.error();
+  if (auto v = fast_metric(*p, metric)) return *v;
+  const ojson j = ojson::parse(prediction_to_json(s, *p));
+  // A last part a+b+c sums those fields (the validation cases' memory rows).
+  const std::size_t dot = metric.rfind('.');
+  const std::string last = metric.substr(dot == std::string::npos ? 0 : dot + 1);
+  std::vector<std::string> paths;
+  if (last.find('+') != std::string::npos) {
+    const std::string head = dot == std::string::npos ? "" : metric.substr(0, dot + 1);
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t plus = last.find('+', start);
+      paths.push_back(head +
+                      last.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
+      if (plus == std::string::npos) break;
+      start = plus + 1;
+    }
+  } else {
+    paths.push_back(metric);
+  }
+  double sum = 0;
+  for (const std::string& path : paths) {
+    const ojson* v = dig(j, path);
+    if (!v)
+      return make_error(
+          "calibrate.metric_unknown", "metric",
+          "the prediction has no output '" + path +
+              "' (a dotted path of optimus predict --json's output, e.g. training.iteration_time_s, "
+              "serving.tpot_s.p50)");
+    if (!v->is_number())
+      return make_error("calibrate.metric_not_numeric", "metric",
+                        "output '" + path + "' is " + (v->is_object() ? "an object" : v->dump()) +
+                            ", not a number" + (v->is_object() ? " (name one of its fields)" : ""));
+    sum += v->get<double>();
+  }
+  return sum;
+}
+
+std::string calibrate_json(std::string_view text,
+                           const std::function<std::optional<Error>(Scenario&)>& resolve) {
+  std::vector<Measurement> ms;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  std::int64_t no = 0;
+  const auto fail = [](std::string code, std::string path, std::string message) {
+    return error_to_json(Error{std::move(code), std::move(path), std::move(message)});
+  };
+  while (std::getline(in, line)) {
+    ++no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string at = "/" + std::to_string(no);
+    const std::string where = "line " + std::to_string(no) + ": ";
+    ojson j;
+    try {
+      j = ojson::parse(line);
+    } catch (const ojson::exception&) {
+      return fail(no == 1 ? "calibrate.unknown_format" : "calibrate.malformed_line", at,
+                  where + "not a JSON object on one line" +
+                      (no == 1 ? std::string("; calibrate reads JSON Lines of {\"scenario\", \"metric\", "
+                                             "\"measured\"} (optimus import FORMAT FILE --scenario S writes "
+                                             "them from a benchmark tool's output)")
+                               : std::string()));
+    }
+    if (!j.is_object() || (!j.contains("scenario") && !j.contains("metric") && !j.contains("measured")))
+      return fail(
+          "calibrate.unknown_format", at,
+          where +
+              "not a measurement: calibrate reads JSON Lines of {\"scenario\", \"metric\", \"measured\"}; "
+              "a benchmark tool's own file goes through optimus import FORMAT FILE --scenario S");
+    for (const char* key : {"scenario", "metric", "measured"})
+      if (!j.contains(key))
+        return fail("calibrate.missing_key", at + "/" + key, where + "the measurement has no '" + key + "'");
+    for (const auto& [key, value] : j.items())
+      if (key != "scenario" && key != "metric" && key != "measured" && key != "id" && key != "notes" &&
+          key != "source")
+        return fail("calibrate.unknown_key", at + "/" + key,
+                    where + "unknown key '" + key + "' (scenario, metric, measured; id, notes, source)");
+    if (!j["metric"].is_string())
+      return fail("calibrate.metric_not_text", at + "/metric", where + "metric must be a dotted output path");
+    if (!j["measured"].is_number())
+      return fail("calibrate.measured_not_number", at + "/measured",
+                  where + "measured must be a number, got " + j["measured"].dump());
+    auto s = parse_scenario(j["scenario"].dump());
+    if (!s) {
+      Error e = s.error();
+      e.path = at + "/scenario" + e.path;
+      e.message = where + e.message;
+      return error_to_json(e);
+    }
+    Scenario sc = std::move(*s);
+    // A scenario that carries a calibration is measured on its system as given.
+    if (sc.calibration) {
+      if (sc.calibration->uncalibrated) sc.system = *sc.calibration->uncalibrated;
+      sc.calibration.reset();
+    }
+    if (auto e = resolve(sc)) {
+      e->path = at + "/scenario" + e->path;
+      e->message = where + e->message;
+      return error_to_json(*e);
+    }
+    ms.push_back({std::move(sc), j["metric"].get<std::string>(), j["measured"].get<double>(), no});
+  }
+  auto metric = [](const Scenario& s, const std::string& m) -> Result<double> { return metric_value(s, m); };
+  auto fit = calibrate(ms, metric);
+  if (!fit) {
+    return error_to_json(fit.error());
+  }
+  ojson out;
+  out["calibration"] = calibration_json(fit->calibration);
+  ojson fitted = ojson::array();
+  for (const FittedFactor& f : fit->fitted)
+    fitted.push_back({{"factor", std::string(name_of(f.factor))},
+                      {"value", f.value},
+                      {"low", f.low},
+                      {"high", f.high},
+                      {"fitted", f.fitted},
+                      {"bounds", {f.bound_low, f.bound_high}}});
+  out["fitted"] = fitted;
+  ojson cases = ojson::array();
+  for (std::size_t i = 0; i < fit->cases.size(); ++i) {
+    const CalibratedCase& c = fit->cases[i];
+    ojson sens = ojson::object();
+    for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
+      sens[std::string(name)] = fit->sensitivity[i][static_cast<std::size_t>(k)];
+    cases.push_back({{"line", c.line},
+                     {"metric", c.metric},
+                     {"measured", c.measured},
+                     {"before", c.before},
+                     {"after", c.after},
+                     {"sensitivity", sens}});
+  }
+  out["cases"] = cases;
+  return out.dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
+}  // namespace optimus::io
