@@ -336,7 +336,7 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
   cal.band_low = portable_exp(-half);
   cal.band_high = portable_exp(half);
   for (std::size_t k = 0; k < K; ++k) {
-    cal.factors[k] = portable_exp(x[k]);
+    cal.factors[k] = std::clamp(portable_exp(x[k]), bounds[k].low, bounds[k].high);
     FittedFactor f;
     f.factor = static_cast<CalibrationFactor>(k);
     f.value = cal.factors[k];

@@ -3,6 +3,9 @@
 // scenario; BM_ApiPredictJson adds JSON parsing and writing as the CLI and wasm pay it.
 #include <benchmark/benchmark.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/presets.h"
@@ -107,5 +110,26 @@ void BM_Serving10kLlama3_70B_8H100(benchmark::State& state) {
   state.counters["steps"] = static_cast<double>(steps);
 }
 BENCHMARK(BM_Serving10kLlama3_70B_8H100)->Unit(benchmark::kMillisecond);
+
+// Issue 38's aim: optimus calibrate on 100 measurements under 0.5 s. The 100 lines measure GPT-3
+// 175B on 64 A100 at four tensor-parallel widths and five batches, 10-20% slower than predicted
+// (so every factor the lines depend on is fitted by the least squares).
+void BM_Calibrate100(benchmark::State& state) {
+  std::string text;
+  for (int i = 0; i < 100; ++i) {
+    const int tp = 1 << (i % 4);
+    const std::string s =
+        R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 64, "parallel": {"tp": )" +
+        std::to_string(tp) + R"(, "pp": )" + std::to_string(64 / tp) +
+        R"(, "dp": 1}, "training": {"global_batch": )" + std::to_string(64 * (1 + i % 5)) +
+        R"(, "seq_len": 2048}})";
+    const auto p = nlohmann::json::parse(optimus::api::predict(s));
+    const double t = p["training"]["iteration_time_s"].get<double>() * (1.1 + 0.001 * i);
+    text += R"({"scenario": )" + s + R"(, "metric": "training.iteration_time_s", "measured": )" +
+            std::to_string(t) + "}\n";
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::calibrate(text));
+}
+BENCHMARK(BM_Calibrate100)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

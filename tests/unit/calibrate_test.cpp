@@ -1,0 +1,267 @@
+// Calibration to measurements (issue 38, core/calibrate, io/calibrate_io.cpp): the fit's
+// properties (its own prediction changes nothing, a compute-bound case twice as slow halves the
+// matmul rate, bounds hold, consistent measurements narrow the band), the scenario key's
+// application, and bad input with codes and paths.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "io/api.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+// Compute-bound training: one large GEMM-heavy model on one device, no communication.
+json compute_bound() {
+  return json::parse(R"({"model": {"layers": 4, "hidden": 8192, "heads": 64, "ffn_hidden": 32768,
+    "vocab": 32000}, "system": "dgx-a100-80gb", "num_devices": 1, "parallel": {"tp": 1},
+    "training": {"global_batch": 4, "seq_len": 2048}})");
+}
+// Training over 64 GPUs (communication and compute), and a decode-bound inference.
+json tensor_parallel(int tp, int global_batch) {
+  json s = json::parse(R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 64,
+    "parallel": {"tp": 8, "pp": 8, "dp": 1}, "training": {"global_batch": 64, "seq_len": 2048}})");
+  s["parallel"]["tp"] = tp;
+  s["parallel"]["pp"] = 64 / tp;
+  s["training"]["global_batch"] = global_batch;
+  return s;
+}
+json decode(int batch) {
+  json s = json::parse(R"({"model": "llama3-8b", "system": "dgx-a100-80gb", "num_devices": 1,
+    "parallel": {"tp": 1}, "inference": {"batch": 1, "prompt_len": 512, "output_len": 256}})");
+  s["inference"]["batch"] = batch;
+  return s;
+}
+
+json predict(const json& s) { return json::parse(optimus::api::predict(s.dump())); }
+double at(const json& j, const std::string& dotted) {
+  const json* v = &j;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', start);
+    v = &(*v)[dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start)];
+    if (dot == std::string::npos) return v->get<double>();
+    start = dot + 1;
+  }
+}
+std::string line(const json& s, const std::string& metric, double measured) {
+  return json{{"scenario", s}, {"metric", metric}, {"measured", measured}}.dump() + "\n";
+}
+json calibrate(const std::string& text) { return json::parse(optimus::api::calibrate(text)); }
+const json& factor(const json& out, const std::string& name) {
+  for (const json& f : out["fitted"])
+    if (f["factor"] == name) return f;
+  ADD_FAILURE() << "no factor " << name;
+  return out;
+}
+
+TEST(Calibrate, OwnPredictionChangesNothing) {
+  const std::string m1 = "training.iteration_time_s", m2 = "inference.tpot_s";
+  const double t = at(predict(compute_bound()), m1);
+  const json one = calibrate(line(compute_bound(), m1, t));
+  ASSERT_FALSE(one.contains("error")) << one.dump();
+  for (const json& f : one["fitted"]) EXPECT_NEAR(f["value"].get<double>(), 1.0, 1e-12) << f.dump();
+  // More measurements of different kinds: the least squares stays at 1 too.
+  std::string many = line(compute_bound(), m1, t);
+  for (int tp : {2, 4, 8})
+    many += line(tensor_parallel(tp, 64), m1, at(predict(tensor_parallel(tp, 64)), m1));
+  for (int b : {1, 32}) many += line(decode(b), m2, at(predict(decode(b)), m2));
+  const json out = calibrate(many);
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  for (const json& f : out["fitted"]) EXPECT_NEAR(f["value"].get<double>(), 1.0, 1e-9) << f.dump();
+  for (const json& c : out["cases"])
+    EXPECT_NEAR(c["after"].get<double>() / c["before"].get<double>(), 1.0, 1e-9) << c.dump();
+}
+
+TEST(Calibrate, TwiceAsSlowComputeBoundHalvesTheMatmulRate) {
+  const std::string m = "training.iteration_time_s";
+  const double t = at(predict(compute_bound()), m);
+  const json out = calibrate(line(compute_bound(), m, 2 * t));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  // The case is compute-bound: its iteration time follows the matmul rate almost one for one.
+  EXPECT_LT(out["cases"][0]["sensitivity"]["matmul"].get<double>(), -0.7);
+  const json& mm = factor(out, "matmul");
+  EXPECT_TRUE(mm["fitted"].get<bool>());
+  // Half the rate, a little less for the part of the step that is not matmul.
+  EXPECT_GT(mm["value"].get<double>(), 0.4);
+  EXPECT_LE(mm["value"].get<double>(), 0.5);
+  for (const char* other : {"memory", "scale_up", "scale_out", "host"})
+    EXPECT_EQ(factor(out, other)["value"].get<double>(), 1.0) << other;
+  EXPECT_NEAR(out["cases"][0]["after"].get<double>() / (2 * t), 1.0, 0.01);
+  // The calibration in the scenario reproduces it, and reports what it was before.
+  json s = compute_bound();
+  s["calibration"] = out["calibration"];
+  const json p = predict(s);
+  EXPECT_NEAR(at(p, m) / (2 * t), 1.0, 0.01);
+  EXPECT_TRUE(p["calibration"]["applied"].get<bool>());
+  EXPECT_DOUBLE_EQ(p["calibration"]["uncalibrated"][m].get<double>(), t);
+}
+
+TEST(Calibrate, FactorsStayInTheirBounds) {
+  const std::string m = "training.iteration_time_s";
+  const double t = at(predict(compute_bound()), m);
+  for (double ratio : {0.5, 0.8, 5.0, 9.0}) {
+    const json out = calibrate(line(compute_bound(), m, ratio * t));
+    ASSERT_FALSE(out.contains("error")) << out.dump();
+    for (const json& f : out["fitted"]) {
+      EXPECT_GE(f["value"].get<double>(), f["bounds"][0].get<double>()) << ratio << f.dump();
+      EXPECT_LE(f["value"].get<double>(), f["bounds"][1].get<double>()) << ratio << f.dump();
+      EXPECT_GE(f["low"].get<double>(), f["bounds"][0].get<double>());
+      EXPECT_LE(f["high"].get<double>(), f["bounds"][1].get<double>());
+      EXPECT_LE(f["low"].get<double>(), f["value"].get<double>());
+      EXPECT_GE(f["high"].get<double>(), f["value"].get<double>());
+    }
+    // Faster than the datasheet peak allows, or five times slower than a fifth of the rate gives:
+    // held at the bound, and the case is not reproduced.
+    if (ratio <= 0.5 || ratio >= 5.0)
+      EXPECT_GT(std::fabs(out["cases"][0]["after"].get<double>() / (ratio * t) - 1), 0.02) << ratio;
+  }
+  // A factor typed out of its range is refused with its path.
+  json s = compute_bound();
+  s["calibration"] = {{"device", "NVIDIA A100 SXM4 80GB"}, {"factors", {{"matmul", 1.5}}}};
+  const json e = predict(s);
+  EXPECT_EQ(e["error"]["code"], "calibration.factor_out_of_range");
+  EXPECT_EQ(e["error"]["path"], "/calibration/factors/matmul");
+}
+
+TEST(Calibrate, ConsistentMeasurementsNarrowTheBand) {
+  // Measurements made on a "true" system: matmul at 0.7 and memory at 0.8 of the modelled rates.
+  json truth = {{"device", "NVIDIA A100 SXM4 80GB"}, {"factors", {{"matmul", 0.7}, {"memory", 0.8}}}};
+  const auto measured = [&](json s, const std::string& m) {
+    s["calibration"] = truth;
+    return line(s, m, at(predict(s), m));
+  };
+  const std::string t = "training.iteration_time_s", d = "inference.tpot_s";
+  std::vector<std::string> lines = {measured(compute_bound(), t),         measured(decode(1), d),
+                                    measured(tensor_parallel(8, 64), t),  measured(decode(4), d),
+                                    measured(tensor_parallel(4, 128), t), measured(decode(16), d)};
+  double previous_width = 1e9, previous_band = 1e9;
+  for (std::size_t n : {2, 4, 6}) {
+    std::string text;
+    for (std::size_t i = 0; i < n; ++i) text += lines[i];
+    const json out = calibrate(text);
+    ASSERT_FALSE(out.contains("error")) << out.dump();
+    const json& mm = factor(out, "matmul");
+    EXPECT_NEAR(mm["value"].get<double>(), 0.7, 0.035) << n;
+    EXPECT_NEAR(factor(out, "memory")["value"].get<double>(), 0.8, 0.04) << n;
+    const double width = std::log(mm["high"].get<double>() / mm["low"].get<double>());
+    const double band = std::log(out["calibration"]["band"]["high"].get<double>() /
+                                 out["calibration"]["band"]["low"].get<double>());
+    EXPECT_LT(width, previous_width) << n;
+    EXPECT_LT(band, previous_band) << n;
+    previous_width = width;
+    previous_band = band;
+    for (const json& c : out["cases"])
+      EXPECT_NEAR(c["after"].get<double>() / c["measured"].get<double>(), 1.0, 0.03) << c.dump();
+  }
+}
+
+TEST(Calibrate, AppliesOnlyToItsDeviceAndSoftware) {
+  const std::string m = "training.iteration_time_s";
+  const double t = at(predict(compute_bound()), m);
+  const json cal = calibrate(line(compute_bound(), m, 1.5 * t))["calibration"];
+  EXPECT_EQ(cal["device"], "NVIDIA A100 SXM4 80GB");
+  EXPECT_EQ(cal["software"], "");
+  // Another device: the uncalibrated prediction and the warning.
+  json other = compute_bound();
+  other["system"] = "dgx-h100";
+  const double h100 = at(predict(other), m);
+  other["calibration"] = cal;
+  json p = predict(other);
+  EXPECT_DOUBLE_EQ(at(p, m), h100);
+  EXPECT_FALSE(p["calibration"]["applied"].get<bool>());
+  bool warned = false;
+  for (const json& w : p["warnings"]) warned = warned || w["code"] == "calibration.not_applicable";
+  EXPECT_TRUE(warned);
+  // Another software stack on the same device: not applied either.
+  json sw = compute_bound();
+  sw["software"] = "megatron-lm-2021";
+  sw["calibration"] = cal;
+  EXPECT_FALSE(predict(sw)["calibration"]["applied"].get<bool>());
+  // validate writes the scenario back with its system as given: read again, the calibration is
+  // applied once, not twice.
+  json s = compute_bound();
+  s["calibration"] = cal;
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump();
+  EXPECT_DOUBLE_EQ(at(predict(v["scenario"]), m), at(predict(s), m));
+  // The layout search ranks with the calibrated rates.
+  const json found = json::parse(optimus::api::search(s.dump(), R"({"top": 1})"));
+  const json plain = json::parse(optimus::api::search(compute_bound().dump(), R"({"top": 1})"));
+  ASSERT_FALSE(found.contains("error")) << found.dump();
+  EXPECT_GT(found["best"][0]["training"]["iteration_time_s"].get<double>(),
+            1.3 * plain["best"][0]["training"]["iteration_time_s"].get<double>());
+}
+
+TEST(Calibrate, BadInputHasCodesAndPaths) {
+  const std::string m = "training.iteration_time_s";
+  const json ok = compute_bound();
+  const double t = at(predict(ok), m);
+  const auto error = [](const std::string& text) {
+    const json e = calibrate(text);
+    EXPECT_TRUE(e.contains("error")) << e.dump();
+    return e.contains("error") ? e["error"] : json::object();
+  };
+  EXPECT_EQ(error("")["code"], "calibrate.no_measurements");
+  EXPECT_EQ(error("{\"successful_requests\": 100, \"output_throughput\": 12.5}\n")["code"],
+            "calibrate.unknown_format");
+  EXPECT_EQ(error("not json\n")["code"], "calibrate.unknown_format");
+  json e = error(line(ok, m, t) + "{\"scenario\": \n");
+  EXPECT_EQ(e["code"], "calibrate.malformed_line");
+  EXPECT_EQ(e["path"], "/2");
+  e = error(line(ok, "training.no_such_number", t));
+  EXPECT_EQ(e["code"], "calibrate.metric_unknown");
+  EXPECT_EQ(e["path"], "/1/metric");
+  e = error(line(ok, "training.breakdown_s", t));
+  EXPECT_EQ(e["code"], "calibrate.metric_not_numeric");
+  EXPECT_EQ(e["path"], "/1/metric");
+  e = error(line(ok, m, -3));
+  EXPECT_EQ(e["code"], "calibrate.measured_not_positive");
+  EXPECT_EQ(e["path"], "/1/measured");
+  e = error(line(ok, m, t) + line(ok, m, 1000 * t));
+  EXPECT_EQ(e["code"], "calibrate.measured_absurd");
+  EXPECT_EQ(e["path"], "/2/measured");
+  EXPECT_NE(e["message"].get<std::string>().find("1000 times the prediction"), std::string::npos) << e.dump();
+  json h100 = ok;
+  h100["system"] = "dgx-h100";
+  e = error(line(ok, m, t) + "\n" + line(h100, m, t));
+  EXPECT_EQ(e["code"], "calibrate.mixed_systems");
+  EXPECT_EQ(e["path"], "/3/scenario/system");
+  json bad = ok;
+  bad["parallel"]["tp"] = 3;
+  e = error(line(bad, m, t));
+  EXPECT_EQ(e["path"].get<std::string>().rfind("/1/scenario/", 0), 0u) << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("line 1"), std::string::npos);
+  e = error(json{{"scenario", ok}, {"metric", m}}.dump());
+  EXPECT_EQ(e["code"], "calibrate.missing_key");
+  EXPECT_EQ(e["path"], "/1/measured");
+  e = error(json{{"scenario", ok}, {"metric", m}, {"measured", "fast"}}.dump());
+  EXPECT_EQ(e["code"], "calibrate.measured_not_number");
+  e = error(line(ok, "memory.per_device_bytes.weights", 1e9));
+  EXPECT_EQ(e["code"], "calibrate.insensitive");
+}
+
+// Issue 38's speed: 100 measurements calibrate in under 0.5 s natively (a benchmark too:
+// BM_Calibrate100, tests/bench/predict_bench.cpp). Generous here for sanitizer builds.
+TEST(Calibrate, HundredMeasurementsAreFast) {
+  std::string text;
+  for (int i = 0; i < 100; ++i) {
+    const int tp = 1 << (i % 4);
+    const json s = tensor_parallel(tp, 64 * (1 + i % 5));
+    text +=
+        line(s, "training.iteration_time_s", at(predict(s), "training.iteration_time_s") * (1.1 + 0.001 * i));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const json out = calibrate(text);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  EXPECT_LT(s, 20.0);
+  RecordProperty("seconds", std::to_string(s));
+}
+
+}  // namespace
