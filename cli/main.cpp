@@ -31,6 +31,9 @@ Usage:
   optimus study NAME [--json]         run one of the paper's studies; --list lists them
   optimus calibrate FILE|- [--json]   fit a calibration to measurements (JSON Lines of
                                       {"scenario", "metric", "measured"}; docs/calibration.md)
+  optimus import FORMAT FILE --scenario S.json [--json]
+                                      measurement lines from a benchmark's output (FORMAT: vllm,
+                                      sglang, trtllm-bench, megatron, nemo, torchtitan, inferencex)
   optimus schema [--json]             the JSON Schemas of the scenario and the prediction; without
                                       --json one line per scenario key (type, range, default, unit)
   optimus help [COMMAND]              this text, or a command's
@@ -56,6 +59,17 @@ fits the calibration factors (matmul, memory, scale_up, scale_out, host). Prints
 their 90% bands and each measurement before and after; --json prints {"calibration", "fitted",
 "cases"}: put "calibration" into a scenario as its top-level key and predict applies it.
 On invalid input prints the error object (path "/<line>/...") and exits with status 2.
+)";
+
+constexpr const char* kImportHelp = R"(optimus import FORMAT FILE --scenario S.json [--json]
+
+Reads a benchmark tool's own output and the scenario the run used, and prints measurement lines
+for optimus calibrate ({"scenario", "metric", "measured"}, one per line), the scenario with the
+keys the file states filled in. What was filled and what the file holds that was not read go to
+standard error. FORMAT: vllm (vllm bench serve --save-result JSON), sglang (bench_serving
+--output-file), trtllm-bench (throughput report text), megatron / nemo / torchtitan (training
+log), inferencex (result rows, CSV with header). --json prints {"format", "measurements",
+"filled", "unread"} instead. On invalid input prints the error object and exits with status 2.
 )";
 
 constexpr const char* kPresetsHelp =
@@ -353,6 +367,39 @@ int cmd_calibrate(const std::vector<std::string>& args) {
   return cmd_file(
       "calibrate", kCalibrateHelp, args, [](const std::string& t) { return optimus::api::calibrate(t); },
       print_calibration);
+}
+
+int cmd_import(const std::vector<std::string>& args) {
+  bool as_json = false;
+  std::vector<std::string> pos;
+  std::string scenario_file;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--json")
+      as_json = true;
+    else if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << kImportHelp;
+      return 0;
+    } else if (args[i] == "--scenario" && i + 1 < args.size())
+      scenario_file = args[++i];
+    else
+      pos.push_back(args[i]);
+  }
+  if (pos.size() != 2 || scenario_file.empty()) {
+    std::cerr << "optimus import: needs FORMAT, FILE and --scenario S.json\n" << kImportHelp;
+    return 1;
+  }
+  std::string file, scenario;
+  if (!read_input(pos[1], file) || !read_input(scenario_file, scenario)) {
+    std::cerr << "optimus import: cannot read '" << pos[1] << "' or '" << scenario_file << "'\n";
+    return 1;
+  }
+  const std::string out = optimus::api::import_measurements(pos[0], file, scenario);
+  if (as_json || optimus::api::is_error(out)) return emit(out, true, {});
+  const json r = json::parse(out);
+  for (const json& m : r["measurements"]) std::cout << m.dump() << "\n";
+  for (const json& f : r["filled"]) std::cerr << "filled: " << f.get<std::string>() << "\n";
+  for (const json& u : r["unread"]) std::cerr << "not read: " << u.get<std::string>() << "\n";
+  return 0;
 }
 
 int cmd_validate(const std::vector<std::string>& args) {
@@ -791,6 +838,8 @@ int main(int argc, char** argv) {
       std::cout << kSearchHelp;
     else if (args.size() >= 2 && args[1] == "study")
       std::cout << kStudyHelp;
+    else if (args.size() >= 2 && args[1] == "import")
+      std::cout << kImportHelp;
     else if (args.size() >= 2 && args[1] == "calibrate")
       std::cout << kCalibrateHelp;
     else if (args.size() >= 2 && args[1] == "schema")
@@ -809,6 +858,7 @@ int main(int argc, char** argv) {
   if (cmd == "study") return cmd_study(args);
   if (cmd == "schema") return cmd_schema(args);
   if (cmd == "calibrate") return cmd_calibrate(args);
+  if (cmd == "import") return cmd_import(args);
   std::cerr << "optimus: unknown command '" << cmd << "'\n" << kUsage;
   return 1;
 }

@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -262,6 +264,119 @@ TEST(Calibrate, HundredMeasurementsAreFast) {
   ASSERT_FALSE(out.contains("error")) << out.dump();
   EXPECT_LT(s, 20.0);
   RecordProperty("seconds", std::to_string(s));
+}
+
+}  // namespace
+
+namespace {
+
+std::string read_example(const std::string& name) {
+  std::ifstream f(std::string(OPTIMUS_IMPORT_DIR) + "/" + name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const char* kServing =
+    R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 1, "parallel": {"tp": 1},
+  "inference": {"batch": 1, "prompt_len": 1024, "output_len": 256,
+  "serving": {"arrival": "offline", "num_requests": 100, "input_len": 1024, "output_len": 256}}})";
+
+json import(const std::string& format, const std::string& file, const std::string& scenario) {
+  return json::parse(optimus::api::import_measurements(format, read_example(file), scenario));
+}
+double measured(const json& r, const std::string& metric) {
+  for (const json& m : r["measurements"])
+    if (m["metric"] == metric) return m["measured"].get<double>();
+  ADD_FAILURE() << "no " << metric << " in " << r.dump();
+  return 0;
+}
+bool lists(const json& a, const std::string& text) {
+  for (const json& x : a)
+    if (x.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Import, VllmBenchServe) {
+  const json r = import("vllm", "vllm_bench_serve.json", kServing);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_DOUBLE_EQ(measured(r, "serving.output_tokens_per_s"), 2070.5);
+  EXPECT_DOUBLE_EQ(measured(r, "serving.tpot_s.p50"), 0.0295);
+  EXPECT_DOUBLE_EQ(measured(r, "serving.e2e_latency_s.mean"), 7.6802);
+  const json& sv = r["measurements"][0]["scenario"]["inference"]["serving"];
+  EXPECT_EQ(sv["arrival"], "closed");
+  EXPECT_EQ(sv["concurrency"], 64);
+  EXPECT_EQ(sv["num_requests"], 500);
+  EXPECT_TRUE(lists(r["unread"], "p99_ttft_ms"));
+  // The lines calibrate as they are.
+  std::string text;
+  for (const json& m : r["measurements"]) text += m.dump() + "\n";
+  EXPECT_FALSE(calibrate(text).contains("error"));
+}
+
+TEST(Import, SglangBenchServing) {
+  const json r = import("sglang", "sglang_bench_serving.jsonl", kServing);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_DOUBLE_EQ(measured(r, "serving.output_tokens_per_s"), 4088.3);
+  EXPECT_DOUBLE_EQ(measured(r, "serving.e2e_latency_s.p50"), 7.9982);
+  const json& sv = r["measurements"][0]["scenario"]["inference"]["serving"];
+  EXPECT_EQ(sv["concurrency"], 32);
+  EXPECT_TRUE(lists(r["unread"], "accept_length") || lists(r["unread"], "input_throughput"));
+}
+
+TEST(Import, TrtllmBenchReport) {
+  const json r = import("trtllm-bench", "trtllm_bench_throughput.txt", kServing);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_DOUBLE_EQ(measured(r, "serving.output_tokens_per_s"), 18085.9891);
+  EXPECT_DOUBLE_EQ(measured(r, "serving.requests_per_s"), 141.2968);
+  const json& s = r["measurements"][0]["scenario"];
+  EXPECT_EQ(s["inference"]["serving"]["num_requests"], 3000);
+  EXPECT_EQ(s["inference"]["serving"]["input_len"], 128);
+  EXPECT_EQ(s["inference"]["serving"]["max_batch"], 2048);
+  EXPECT_TRUE(lists(r["unread"], "Total Latency (ms)"));
+}
+
+TEST(Import, MegatronAndTorchtitanLogs) {
+  const std::string training = R"({"model": "gpt3-175b", "system": "dgx-a100-80gb", "num_devices": 1024,
+    "parallel": {"tp": 8, "pp": 8, "dp": 16}, "training": {"global_batch": 1536, "seq_len": 2048}})";
+  json r = import("megatron", "megatron_train.log", training);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  // The first (warm-up) iteration dropped, the median of the rest.
+  EXPECT_DOUBLE_EQ(measured(r, "training.iteration_time_s"), 13.8019);
+  EXPECT_EQ(r["measurements"][0]["scenario"]["training"]["global_batch"], 512);
+  r = import("torchtitan", "torchtitan_train.log", R"({"model": "llama3-8b", "system": "dgx-h100",
+    "num_devices": 8, "parallel": {"tp": 1, "dp": 8}, "training": {"global_batch": 8, "seq_len": 8192}})");
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_DOUBLE_EQ(measured(r, "training.tokens_per_s"), 6438.0 * 8);
+}
+
+TEST(Import, InferenceXRows) {
+  const json r =
+      import("inferencex", "inferencex_rows.csv",
+             R"({"model": "deepseek-r1", "system": "dgx-b200", "num_devices": 4, "software": "sglang",
+    "inference": {"batch": 1, "prompt_len": 921, "output_len": 921, "precision": "nvfp4"}})");
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  // Two rows, each: output tok/s/GPU and the medians of TPOT, TTFT, ITL and E2E (its mean columns are empty).
+  ASSERT_EQ(r["measurements"].size(), 2u * 5u);
+  EXPECT_DOUBLE_EQ(measured(r, "serving.output_tokens_per_s_per_gpu"), 470.6749779732305);
+  const json& sv = r["measurements"][0]["scenario"]["inference"]["serving"];
+  EXPECT_EQ(sv["concurrency"], 32);
+  EXPECT_EQ(sv["input_len"], 922);  // 1024 x (1 + 0.8) / 2
+  EXPECT_EQ(r["measurements"][5]["scenario"]["inference"]["serving"]["concurrency"], 128);
+}
+
+TEST(Import, BadInput) {
+  EXPECT_EQ(import("nvprof", "vllm_bench_serve.json", kServing)["error"]["code"], "import.unknown_format");
+  EXPECT_EQ(import("vllm", "megatron_train.log", kServing)["error"]["code"], "import.malformed");
+  EXPECT_EQ(import("trtllm-bench", "vllm_bench_serve.json", kServing)["error"]["code"], "import.malformed");
+  EXPECT_EQ(import("megatron", "trtllm_bench_throughput.txt", kServing)["error"]["code"],
+            "import.nothing_measured");
+  EXPECT_EQ(import("inferencex", "megatron_train.log", kServing)["error"]["code"], "import.malformed");
+  EXPECT_EQ(import("vllm", "vllm_bench_serve.json", "{not json")["error"]["code"], "import.scenario_invalid");
+  const json e = import("vllm", "vllm_bench_serve.json", R"({"model": "llama3-8b", "system": "no-such-system",
+    "num_devices": 1, "inference": {"batch": 1, "prompt_len": 8, "output_len": 8}})");
+  EXPECT_EQ(e["error"]["code"], "import.scenario_invalid");
+  EXPECT_EQ(e["error"]["path"], "/system");
 }
 
 }  // namespace

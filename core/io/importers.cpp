@@ -1,0 +1,427 @@
+#include "io/importers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "io/json_io.h"
+
+namespace optimus::io {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+struct Imported {
+  std::vector<ojson> scenarios;  // one per measured configuration
+  std::vector<std::vector<std::pair<std::string, double>>> metrics;
+  std::vector<std::string> filled, unread;
+};
+
+// The number right after `label` in `line` (spaces skipped), if the label is there. No <regex>:
+// the page's WebAssembly module stays small.
+std::optional<double> number_after(const std::string& line, const std::string& label) {
+  const std::size_t at = line.find(label);
+  if (at == std::string::npos) return std::nullopt;
+  std::string rest = line.substr(at + label.size());
+  rest.erase(std::remove(rest.begin(), rest.end(), ','), rest.end());
+  const char* begin = rest.c_str();
+  while (*begin == ' ' || *begin == '\t') ++begin;
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string trim(const std::string& t) {
+  const std::size_t a = t.find_first_not_of(" \t\r");
+  const std::size_t b = t.find_last_not_of(" \t\r");
+  return a == std::string::npos ? "" : t.substr(a, b - a + 1);
+}
+
+std::string fail(const std::string& code, const std::string& path, const std::string& message) {
+  return error_to_json(Error{code, path, message});
+}
+
+// The scenario's serving block, created (offline arrival) when the scenario has none.
+ojson& serving_of(ojson& s) {
+  if (!s.contains("inference")) s["inference"] = {{"batch", 1}, {"prompt_len", 128}, {"output_len", 128}};
+  if (!s["inference"].contains("serving")) s["inference"]["serving"] = ojson::object();
+  return s["inference"]["serving"];
+}
+
+void fill(ojson& at, const std::string& key, const ojson& value, const std::string& where,
+          const std::string& from, std::vector<std::string>& filled) {
+  at[key] = value;
+  filled.push_back(where + key + " = " + value.dump() + " (from " + from + ")");
+}
+
+// vLLM `vllm bench serve --save-result` (benchmarks/benchmark_serving.py's result dict) and
+// SGLang `bench_serving --output-file` (one JSON object per run, appended): the same key style,
+// milliseconds for latencies. Means and medians become measurements; the request count, the
+// concurrency or request rate, and the mean lengths fill the scenario's serving block.
+std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
+  if (!r.is_object() || !r.contains("output_throughput"))
+    return fail("import.malformed", "", "not a serving benchmark result: no 'output_throughput'");
+  ojson& sv = serving_of(s);
+  const std::int64_t done = r.value("completed", std::int64_t{0});
+  if (done > 0) fill(sv, "num_requests", done, "inference.serving.", "completed", out.filled);
+  if (r.contains("max_concurrency") && r["max_concurrency"].is_number()) {
+    fill(sv, "arrival", "closed", "inference.serving.", "max_concurrency", out.filled);
+    fill(sv, "concurrency", r["max_concurrency"], "inference.serving.", "max_concurrency", out.filled);
+    sv.erase("requests_per_s");
+  } else if (r.contains("request_rate") && r["request_rate"].is_number() &&
+             std::isfinite(r["request_rate"].get<double>())) {
+    fill(sv, "arrival", "poisson", "inference.serving.", "request_rate", out.filled);
+    fill(sv, "requests_per_s", r["request_rate"], "inference.serving.", "request_rate", out.filled);
+    sv.erase("concurrency");
+  } else if (!sv.contains("arrival")) {
+    fill(sv, "arrival", "offline", "inference.serving.", "request_rate inf", out.filled);
+  }
+  if (done > 0)
+    for (const auto& [field, key] :
+         {std::pair{"total_input_tokens", "input_len"}, {"total_output_tokens", "output_len"}})
+      if (r.contains(field) && r[field].is_number() && !sv.contains(key))
+        fill(sv, key,
+             std::max<std::int64_t>(1, std::llround(r[field].get<double>() / static_cast<double>(done))),
+             "inference.serving.", std::string(field) + " / completed", out.filled);
+  std::vector<std::pair<std::string, double>> m;
+  std::vector<std::string> used = {"completed", "max_concurrency", "request_rate", "total_input_tokens",
+                                   "total_output_tokens"};
+  const auto take = [&](const std::string& field, const std::string& metric, double scale) {
+    if (r.contains(field) && r[field].is_number() && r[field].get<double>() > 0) {
+      m.emplace_back(metric, r[field].get<double>() * scale);
+      used.push_back(field);
+    }
+  };
+  take("output_throughput", "serving.output_tokens_per_s", 1);
+  take("request_throughput", "serving.requests_per_s", 1);
+  for (const auto& [name, metric] : {std::pair{"ttft", "ttft_s"},
+                                     {"tpot", "tpot_s"},
+                                     {"itl", "itl_s"},
+                                     {"e2el", "e2e_latency_s"},
+                                     {"e2e_latency", "e2e_latency_s"}}) {
+    take(std::string("mean_") + name + "_ms", std::string("serving.") + metric + ".mean", 1e-3);
+    take(std::string("median_") + name + "_ms", std::string("serving.") + metric + ".p50", 1e-3);
+  }
+  for (const auto& [k, v] : r.items())
+    if ((v.is_number() || v.is_array()) && std::find(used.begin(), used.end(), k) == used.end())
+      out.unread.push_back(k);
+  out.scenarios.push_back(std::move(s));
+  out.metrics.push_back(std::move(m));
+  return std::nullopt;
+}
+
+// "Label (unit): value" lines of a trtllm-bench throughput report (PERFORMANCE OVERVIEW, REQUEST
+// DETAILS and WORLD + RUNTIME INFORMATION sections, tensorrt_llm/bench/dataclasses/reporting.py).
+std::optional<std::string> trtllm_bench(std::string_view text, ojson s, Imported& out) {
+  std::vector<std::pair<std::string, double>> fields;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t colon = line.rfind(':');
+    if (colon == std::string::npos) continue;
+    const std::string value = trim(line.substr(colon + 1));
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v)) continue;
+    fields.emplace_back(trim(line.substr(0, colon)), v);
+  }
+  const auto get = [&](const std::string& label) -> std::optional<double> {
+    for (const auto& [k, v] : fields)
+      if (k == label) return v;
+    return std::nullopt;
+  };
+  if (!get("Total Output Throughput (tokens/sec)"))
+    return fail("import.malformed", "",
+                "not a trtllm-bench throughput report: no 'Total Output Throughput (tokens/sec):' line");
+  ojson& sv = serving_of(s);
+  std::vector<std::string> used;
+  const auto fill_from = [&](const std::string& label, ojson& at, const std::string& where,
+                             const std::string& key) {
+    if (auto v = get(label)) {
+      fill(at, key, std::llround(*v), where, label, out.filled);
+      used.push_back(label);
+    }
+  };
+  if (!sv.contains("arrival"))
+    fill(sv, "arrival", "offline", "inference.serving.", "trtllm-bench throughput", out.filled);
+  fill_from("Number of requests", sv, "inference.serving.", "num_requests");
+  fill_from("Average Input Length (tokens)", sv, "inference.serving.", "input_len");
+  fill_from("Average Output Length (tokens)", sv, "inference.serving.", "output_len");
+  fill_from("Max Runtime Batch Size", sv, "inference.serving.", "max_batch");
+  fill_from("Max Runtime Tokens", sv, "inference.serving.", "max_num_tokens");
+  if (!s.contains("parallel") || !s["parallel"].is_object()) s["parallel"] = ojson::object();
+  fill_from("TP Size", s["parallel"], "parallel.", "tp");
+  fill_from("PP Size", s["parallel"], "parallel.", "pp");
+  fill_from("EP Size", s["parallel"], "parallel.", "ep");
+  std::vector<std::pair<std::string, double>> m;
+  const auto take = [&](const std::string& label, const std::string& metric, double scale) {
+    if (auto v = get(label); v && *v > 0) {
+      m.emplace_back(metric, *v * scale);
+      used.push_back(label);
+    }
+  };
+  take("Total Output Throughput (tokens/sec)", "serving.output_tokens_per_s", 1);
+  take("Request Throughput (req/sec)", "serving.requests_per_s", 1);
+  take("Average time-to-first-token [TTFT] (ms)", "serving.ttft_s.mean", 1e-3);
+  take("Average time-per-output-token [TPOT] (ms)", "serving.tpot_s.mean", 1e-3);
+  take("[TTFT] P50", "serving.ttft_s.p50", 1e-3);
+  take("[TPOT] P50", "serving.tpot_s.p50", 1e-3);
+  for (const auto& [k, v] : fields)
+    if (std::find(used.begin(), used.end(), k) == used.end()) out.unread.push_back(k);
+  out.scenarios.push_back(std::move(s));
+  out.metrics.push_back(std::move(m));
+  return std::nullopt;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Training logs: Megatron-LM's "elapsed time per iteration (ms): X" (training.py
+// training_log), NeMo's "train_step_timing in s: X", torchtitan's "tps: N" (tokens per second
+// per device, train.py's metrics line). The median of the logged steps (the first dropped when
+// there are three or more: warm-up) is the measurement.
+std::optional<std::string> training_log(std::string_view text, ojson s, Imported& out) {
+  std::vector<double> ms, nemo_s, tps;
+  std::int64_t gbs = 0;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (auto v = number_after(line, "elapsed time per iteration (ms):")) ms.push_back(*v);
+    if (auto v = number_after(line, "train_step_timing in s:")) nemo_s.push_back(*v);
+    // torchtitan: "step: 10  loss: 7.9  memory: ...  tps: 6,435  tflops: ...  mfu: ..."
+    if (line.find("step:") != std::string::npos)
+      if (auto v = number_after(line, "tps:")) tps.push_back(*v);
+    if (auto v = number_after(line, "global batch size:")) gbs = static_cast<std::int64_t>(*v);
+  }
+  const auto steady = [](std::vector<double> v) {
+    if (v.size() >= 3) v.erase(v.begin());
+    return median(v);
+  };
+  std::vector<std::pair<std::string, double>> m;
+  if (!ms.empty()) m.emplace_back("training.iteration_time_s", steady(ms) * 1e-3);
+  if (!nemo_s.empty()) m.emplace_back("training.iteration_time_s", steady(nemo_s));
+  if (!tps.empty()) {
+    const std::int64_t devices = s.value("num_devices", std::int64_t{1});
+    m.emplace_back("training.tokens_per_s", steady(tps) * static_cast<double>(devices));
+    out.filled.push_back("training.tokens_per_s = tps x num_devices (" + std::to_string(devices) + ")");
+  }
+  if (m.empty())
+    return fail("import.nothing_measured", "",
+                "no 'elapsed time per iteration (ms):', 'train_step_timing in s:' or 'tps:' in the log");
+  if (gbs > 0 && s.contains("training") && s["training"].is_object())
+    fill(s["training"], "global_batch", gbs, "training.", "global batch size", out.filled);
+  out.unread.push_back("loss, learning rate, grad norm, TFLOP/s and memory lines (not timings)");
+  out.scenarios.push_back(std::move(s));
+  out.metrics.push_back(std::move(m));
+  return std::nullopt;
+}
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// InferenceX result rows (the columns of its benchmark history, as the validation set's
+// inferencemax_public.csv keeps them): one configuration per row, each its own scenario.
+std::optional<std::string> inferencex(std::string_view text, const ojson& base, Imported& out) {
+  std::istringstream in{std::string(text)};
+  std::string line;
+  std::vector<std::string> head;
+  while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
+  }
+  head = csv_fields(line);
+  const auto col = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return i;
+    return std::nullopt;
+  };
+  if (!col("output_tput_per_gpu") || !col("conc"))
+    return fail("import.malformed", "/1",
+                "not InferenceX rows: the header has no output_tput_per_gpu or conc column");
+  const std::vector<std::string> read = {"tp",
+                                         "ep",
+                                         "num_gpus",
+                                         "isl",
+                                         "osl",
+                                         "random_range_ratio",
+                                         "conc",
+                                         "num_prompts",
+                                         "output_tput_per_gpu",
+                                         "median_tpot_s",
+                                         "mean_tpot_s",
+                                         "median_ttft_s",
+                                         "mean_ttft_s",
+                                         "median_itl_s",
+                                         "mean_itl_s",
+                                         "median_e2el_s",
+                                         "max_running_requests",
+                                         "mem_fraction_static",
+                                         "kv_cache_dtype"};
+  for (const std::string& h : head)
+    if (std::find(read.begin(), read.end(), h) == read.end()) out.unread.push_back(h);
+  std::int64_t row = 1;
+  while (std::getline(in, line)) {
+    ++row;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::vector<std::string> f = csv_fields(line);
+    if (f.size() != head.size())
+      return fail("import.malformed", "/" + std::to_string(row),
+                  "row " + std::to_string(row) + " has " + std::to_string(f.size()) + " fields, the header " +
+                      std::to_string(head.size()));
+    const auto num = [&](const std::string& name) -> std::optional<double> {
+      const auto i = col(name);
+      if (!i || f[*i].empty()) return std::nullopt;
+      try {
+        return std::stod(f[*i]);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    };
+    ojson s = base;
+    std::vector<std::string> filled;
+    if (!s.contains("parallel") || !s["parallel"].is_object()) s["parallel"] = ojson::object();
+    if (auto v = num("tp")) fill(s["parallel"], "tp", std::llround(*v), "parallel.", "tp", filled);
+    if (auto v = num("ep")) fill(s["parallel"], "ep", std::llround(*v), "parallel.", "ep", filled);
+    if (auto v = num("num_gpus")) fill(s, "num_devices", std::llround(*v), "", "num_gpus", filled);
+    ojson& sv = serving_of(s);
+    fill(sv, "arrival", "closed", "inference.serving.", "conc", filled);
+    if (auto v = num("conc")) fill(sv, "concurrency", std::llround(*v), "inference.serving.", "conc", filled);
+    if (auto v = num("num_prompts"))
+      fill(sv, "num_requests", std::llround(*v), "inference.serving.", "num_prompts", filled);
+    // Lengths drawn uniformly from [ratio x len, len] (InferenceX's random dataset): the mean.
+    const double ratio = num("random_range_ratio").value_or(1.0);
+    if (auto v = num("isl"))
+      fill(sv, "input_len", std::llround(*v * (1 + ratio) / 2), "inference.serving.",
+           "isl, random_range_ratio", filled);
+    if (auto v = num("osl"))
+      fill(sv, "output_len", std::llround(*v * (1 + ratio) / 2), "inference.serving.",
+           "osl, random_range_ratio", filled);
+    if (auto v = num("max_running_requests"))
+      fill(sv, "max_batch", std::llround(*v), "inference.serving.", "max_running_requests", filled);
+    if (auto v = num("mem_fraction_static"))
+      fill(sv, "gpu_memory_utilization", *v, "inference.serving.", "mem_fraction_static", filled);
+    if (const auto i = col("kv_cache_dtype"); i && f[*i].rfind("fp8", 0) == 0)
+      fill(s["inference"], "kv_precision", "fp8", "inference.", "kv_cache_dtype", filled);
+    std::vector<std::pair<std::string, double>> m;
+    for (const auto& [name, metric] :
+         {std::pair{"output_tput_per_gpu", "serving.output_tokens_per_s_per_gpu"},
+          {"median_tpot_s", "serving.tpot_s.p50"},
+          {"mean_tpot_s", "serving.tpot_s.mean"},
+          {"median_ttft_s", "serving.ttft_s.p50"},
+          {"mean_ttft_s", "serving.ttft_s.mean"},
+          {"median_itl_s", "serving.itl_s.p50"},
+          {"mean_itl_s", "serving.mean_itl_s"},
+          {"median_e2el_s", "serving.e2e_latency_s.p50"}})
+      if (auto v = num(name); v && *v > 0) m.emplace_back(metric, *v);
+    if (row == 2) out.filled = filled;
+    out.scenarios.push_back(std::move(s));
+    out.metrics.push_back(std::move(m));
+  }
+  if (out.scenarios.empty()) return fail("import.nothing_measured", "", "no InferenceX row under the header");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string import_measurements(std::string_view format, std::string_view file,
+                                std::string_view scenario_json) {
+  ojson base;
+  try {
+    base = ojson::parse(scenario_json);
+  } catch (const ojson::exception&) {
+    return fail("import.scenario_invalid", "", "the scenario (--scenario) is not valid JSON");
+  }
+  if (!base.is_object()) return fail("import.scenario_invalid", "", "the scenario must be a JSON object");
+  Imported out;
+  std::optional<std::string> err;
+  if (format == "vllm" || format == "sglang") {
+    // SGLang appends one JSON object per run: the last non-empty line is the run. Python's json
+    // writes an infinite request rate as the bare literal Infinity (not JSON): read as "inf".
+    std::string text(file);
+    for (std::size_t at = text.find("Infinity"); at != std::string::npos; at = text.find("Infinity", at + 5))
+      text.replace(at, 8, "\"inf\"");
+    file = text;
+    ojson r;
+    try {
+      r = ojson::parse(file);
+    } catch (const ojson::exception&) {
+      std::string last;
+      std::istringstream in{std::string(file)};
+      for (std::string l; std::getline(in, l);)
+        if (l.find_first_not_of(" \t\r") != std::string::npos) last = l;
+      try {
+        r = ojson::parse(last);
+      } catch (const ojson::exception&) {
+        return fail("import.malformed", "",
+                    std::string(format) + ": the file is neither JSON nor JSON Lines");
+      }
+    }
+    err = serve_bench(r, base, out);
+  } else if (format == "trtllm-bench") {
+    err = trtllm_bench(file, base, out);
+  } else if (format == "megatron" || format == "nemo" || format == "torchtitan") {
+    err = training_log(file, base, out);
+  } else if (format == "inferencex") {
+    err = inferencex(file, base, out);
+  } else {
+    return fail("import.unknown_format", "",
+                "unknown format '" + std::string(format) +
+                    "'; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex");
+  }
+  if (err) return *err;
+  ojson lines = ojson::array();
+  for (std::size_t i = 0; i < out.scenarios.size(); ++i) {
+    const std::string text = out.scenarios[i].dump();
+    auto s = parse_scenario(text);
+    if (!s) {
+      Error e = s.error();
+      e.code = "import.scenario_invalid";
+      e.message =
+          "the scenario with the file's keys filled in does not read (" + s.error().code + "): " + e.message;
+      return error_to_json(e);
+    }
+    for (const auto& [metric, value] : out.metrics[i])
+      lines.push_back({{"scenario", out.scenarios[i]}, {"metric", metric}, {"measured", value}});
+  }
+  if (lines.empty())
+    return fail("import.nothing_measured", "", "the file states no measurement the engine predicts");
+  ojson j = {{"format", std::string(format)},
+             {"measurements", lines},
+             {"filled", out.filled},
+             {"unread", out.unread}};
+  return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
+}  // namespace optimus::io
