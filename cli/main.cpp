@@ -361,6 +361,9 @@ void print_calibration(const json& r) {
     std::printf("  %-5lld %-40s %12.5g %12.5g %12.5g\n",
                 static_cast<long long>(k["line"].get<std::int64_t>()), k["metric"].get<std::string>().c_str(),
                 k["measured"].get<double>(), k["before"].get<double>(), k["after"].get<double>());
+  for (const json& w : r["warnings"])
+    std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>()
+              << "\n";
 }
 
 int cmd_calibrate(const std::vector<std::string>& args) {

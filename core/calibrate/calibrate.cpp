@@ -201,15 +201,14 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
     for (std::size_t k = 0; k < K; ++k)
       for (std::size_t i = 0; i < n; ++i) fit[k] = fit[k] || std::fabs(jac0[i][k]) >= kMinElasticity;
   }
-  if (std::none_of(fit.begin(), fit.end(), [](bool b) { return b; }))
-    return make_error("calibrate.insensitive", at(ms.front(), "metric"),
-                      ms.front().metric + " does not depend on any calibrated rate (" +
-                          "matmul, memory, scale_up, scale_out, host): nothing to fit");
+  const bool insensitive = std::none_of(fit.begin(), fit.end(), [](bool b) { return b; });
 
   std::vector<double> value = value0;
   std::vector<Vec> jac = jac0;
   const double s0 = o.measurement_sigma, tau = o.prior_sigma;
-  if (n == 1) {
+  if (insensitive) {
+    // Nothing to fit: every factor stays 1.
+  } else if (n == 1) {
     // Exactly one factor, the measurement reproduced: a secant search on log m(x_k) = log y.
     std::size_t k = 0;
     while (!fit[k]) ++k;
@@ -327,6 +326,12 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
   pred_var += sigma2 - s0 * s0;  // misfit the factors cannot explain
 
   CalibrationFit out;
+  if (insensitive)
+    out.warnings.push_back(
+        {"calibrate.insensitive",
+         std::string(n == 1 ? ms.front().metric + " does not" : "none of the measured metrics does") +
+             " depend on any calibrated rate (matmul, memory, scale_up, scale_out, host) by 2% or more (a "
+             "throughput the request rate sets, a memory size): every factor stays 1"});
   Calibration& cal = out.calibration;
   cal.device = first.system.device.name;
   cal.system = first.system.name;

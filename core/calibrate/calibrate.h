@@ -65,6 +65,9 @@ struct CalibrationFit {
   std::vector<CalibratedCase> cases;
   // d log(metric) / d log(factor) of each case at the uncalibrated point
   std::vector<CalibrationFactors> sensitivity;
+  // calibrate.insensitive: no measured metric depends on any factor (a throughput fixed by the
+  // request rate, a memory size), so every factor stays 1.
+  std::vector<Warning> warnings;
 };
 
 Result<CalibrationFit> calibrate(const std::vector<Measurement>& measurements, const MetricFunction& metric,

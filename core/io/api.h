@@ -14,7 +14,8 @@ std::string predict(std::string_view scenario_json);
 // Calibration to measurements (issue 38; docs/calibration.md): JSON Lines, one
 // {"scenario", "metric", "measured"} per line -> {"calibration": <the scenario key `calibration`>,
 // "fitted": [{"factor", "value", "low", "high", "fitted", "bounds"}], "cases": [{"line", "metric",
-// "measured", "before", "after", "sensitivity"}]} or an error object (paths "/<line>/...").
+// "measured", "before", "after", "sensitivity"}], "warnings": [{"code", "message"}]} or an error
+// object (paths "/<line>/...").
 std::string calibrate(std::string_view jsonl);
 
 // A benchmark tool's output -> measurement lines for calibrate (io/importers.h: formats vllm,

@@ -197,6 +197,9 @@ std::string calibrate_json(std::string_view text,
                      {"sensitivity", sens}});
   }
   out["cases"] = cases;
+  ojson warnings = ojson::array();
+  for (const Warning& w : fit->warnings) warnings.push_back({{"code", w.code}, {"message", w.message}});
+  out["warnings"] = warnings;
   return out.dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 

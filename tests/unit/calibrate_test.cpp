@@ -244,8 +244,15 @@ TEST(Calibrate, BadInputHasCodesAndPaths) {
   EXPECT_EQ(e["path"], "/1/measured");
   e = error(json{{"scenario", ok}, {"metric", m}, {"measured", "fast"}}.dump());
   EXPECT_EQ(e["code"], "calibrate.measured_not_number");
-  e = error(line(ok, "memory.per_device_bytes.weights", 1e9));
-  EXPECT_EQ(e["code"], "calibrate.insensitive");
+  // A metric no factor moves: nothing fitted, every factor 1, and the warning.
+  const json weights = calibrate(line(ok, "memory.per_device_bytes.weights", 1e9));
+  ASSERT_FALSE(weights.contains("error")) << weights.dump();
+  ASSERT_EQ(weights["warnings"].size(), 1u);
+  EXPECT_EQ(weights["warnings"][0]["code"], "calibrate.insensitive");
+  for (const json& f : weights["fitted"]) {
+    EXPECT_EQ(f["value"].get<double>(), 1.0);
+    EXPECT_FALSE(f["fitted"].get<bool>());
+  }
 }
 
 // Issue 38's speed: 100 measurements calibrate in under 0.5 s natively (a benchmark too:
