@@ -281,6 +281,16 @@ void print_prediction(const json& p) {
   if (m.contains("host_bytes"))
     std::cout << "  in host memory      " << gib(m["host_bytes"].get<double>())
               << " of offloaded activations (parallel.offload_layers)\n";
+  if (p.contains("calibration")) {
+    const json& c = p["calibration"];
+    std::cout << "Calibration         " << (c["applied"].get<bool>() ? "applied:" : "not applied:");
+    for (auto it = c["factors"].begin(); it != c["factors"].end(); ++it)
+      std::printf(" %s x%.3f", it.key().c_str(), it.value().get<double>());
+    std::cout << "\n";
+    if (c.contains("uncalibrated"))
+      for (auto it = c["uncalibrated"].begin(); it != c["uncalibrated"].end(); ++it)
+        std::printf("  uncalibrated %-32s %.6g\n", it.key().c_str(), it.value().get<double>());
+  }
   for (const auto& w : p["warnings"])
     std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>()
               << "\n";

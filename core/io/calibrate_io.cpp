@@ -119,7 +119,14 @@ std::string calibrate_json(std::string_view text,
     const std::string where = "line " + std::to_string(no) + ": ";
     ojson j;
     try {
-      j = ojson::parse(line);
+      try {
+        j = ojson::parse(line);
+      } catch (const ojson::parse_error&) {
+        // A scenario written by Python's json module may hold a bare Infinity (a request rate).
+        const auto fixed = infinity_as_number(line);
+        if (!fixed) throw;
+        j = ojson::parse(*fixed);
+      }
     } catch (const ojson::exception&) {
       return fail(no == 1 ? "calibrate.unknown_format" : "calibrate.malformed_line", at,
                   where + "not a JSON object on one line" +

@@ -974,6 +974,8 @@ std::optional<std::string> with_infinity_as_number(std::string_view text) {
 
 }  // namespace
 
+std::optional<std::string> infinity_as_number(std::string_view text) { return with_infinity_as_number(text); }
+
 namespace {
 
 // The scenario's `calibration` (hardware/calibration.h; optimus calibrate writes it). Its

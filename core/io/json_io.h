@@ -4,6 +4,7 @@
 // Pointer of the offending key.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,10 @@
 namespace optimus {
 
 Result<Scenario> parse_scenario(std::string_view json);
+
+// JSON text with each bare Infinity token outside strings (what Python's json module writes for an
+// infinite request rate) made the largest double, as parse_scenario reads it; nothing when none.
+std::optional<std::string> infinity_as_number(std::string_view text);
 
 // The scenario with presets resolved and defaults filled in (inline model and system).
 std::string scenario_to_json(const Scenario& s, int indent = -1);

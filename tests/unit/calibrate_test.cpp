@@ -46,6 +46,11 @@ json decode(int batch) {
   return s;
 }
 
+const char* kServing =
+    R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 1, "parallel": {"tp": 1},
+  "inference": {"batch": 1, "prompt_len": 1024, "output_len": 256,
+  "serving": {"arrival": "offline", "num_requests": 100, "input_len": 1024, "output_len": 256}}})";
+
 json predict(const json& s) { return json::parse(optimus::api::predict(s.dump())); }
 double at(const json& j, const std::string& dotted) {
   const json* v = &j;
@@ -225,6 +230,17 @@ TEST(Calibrate, BadInputHasCodesAndPaths) {
   json e = error(line(ok, m, t) + "{\"scenario\": \n");
   EXPECT_EQ(e["code"], "calibrate.malformed_line");
   EXPECT_EQ(e["path"], "/2");
+  // Python's json module writes an infinite request rate as a bare Infinity: read as predict reads it.
+  json inf = json::parse(kServing);
+  inf["inference"]["serving"] = {{"arrival", "poisson"},
+                                 {"requests_per_s", 1},
+                                 {"num_requests", 50},
+                                 {"input_len", 256},
+                                 {"output_len", 64}};
+  std::string text = line(inf, "serving.tpot_s.mean", 0.01);
+  text.replace(text.find("\"requests_per_s\":1"), 18, "\"requests_per_s\":Infinity");
+  const json from_python = calibrate(text);
+  EXPECT_FALSE(from_python.contains("error")) << from_python.dump() << text;
   e = error(line(ok, "training.no_such_number", t));
   EXPECT_EQ(e["code"], "calibrate.metric_unknown");
   EXPECT_EQ(e["path"], "/1/metric");
@@ -292,11 +308,6 @@ std::string read_example(const std::string& name) {
   ss << f.rdbuf();
   return ss.str();
 }
-
-const char* kServing =
-    R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 1, "parallel": {"tp": 1},
-  "inference": {"batch": 1, "prompt_len": 1024, "output_len": 256,
-  "serving": {"arrival": "offline", "num_requests": 100, "input_len": 1024, "output_len": 256}}})";
 
 json import(const std::string& format, const std::string& file, const std::string& scenario) {
   return json::parse(optimus::api::import_measurements(format, read_example(file), scenario));
