@@ -60,6 +60,7 @@ export interface Scenario {
    * Prices of devices and energy: a presets/economics id or an object laid over the default preset (us-2025).
    */
   economics?: string | Economics;
+  calibration?: Calibration;
 }
 /**
  * An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA or MLA attention.
@@ -1436,6 +1437,69 @@ export interface Economics {
    */
   grid_kg_co2_per_kwh?: number;
 }
+/**
+ * Calibration to measurements (optimus calibrate writes it): applied to the system's rates when the scenario's device and software are those it was fitted on, else the warning calibration.not_applicable and the uncalibrated prediction.
+ */
+export interface Calibration {
+  /**
+   * The device's name it was fitted on (system.device.name).
+   */
+  device: string;
+  /**
+   * The system's name it was fitted on.
+   */
+  system?: string;
+  /**
+   * The software profile it was fitted on: a presets/software id, "inline", or "" for the system's own software block.
+   */
+  software?: string;
+  /**
+   * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
+   */
+  factors: {
+    /**
+     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+     */
+    matmul?: number;
+    /**
+     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+     */
+    memory?: number;
+    /**
+     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+     */
+    scale_up?: number;
+    /**
+     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+     */
+    scale_out?: number;
+    /**
+     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+     */
+    host?: number;
+  };
+  /**
+   * Measurements it was fitted on.
+   */
+  measurements?: number;
+  /**
+   * 90% band of a calibrated prediction, as multipliers.
+   */
+  band?: {
+    /**
+     * Unit: ratio.
+     */
+    low: number;
+    /**
+     * Unit: ratio.
+     */
+    high: number;
+  };
+  /**
+   * Free text (sources, fits, caveats); not used in any computation.
+   */
+  notes?: string;
+}
 
 /**
  * The precision the math runs in.
@@ -1479,6 +1543,54 @@ export interface Prediction {
       zero_stage?: number;
       micro_batch?: number;
       interleave?: number;
+    };
+  };
+  /**
+   * With a scenario's calibration: whether it applied (device and software match), its factors and the uncalibrated headline numbers.
+   */
+  calibration?: {
+    applied: boolean;
+    /**
+     * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
+     */
+    factors: {
+      /**
+       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+       */
+      matmul?: number;
+      /**
+       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+       */
+      memory?: number;
+      /**
+       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+       */
+      scale_up?: number;
+      /**
+       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+       */
+      scale_out?: number;
+      /**
+       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+       */
+      host?: number;
+    };
+    /**
+     * 90% band of the calibrated numbers, as multipliers.
+     */
+    band?: {
+      low: number;
+      high: number;
+    };
+    /**
+     * Why it did not apply.
+     */
+    reason?: string;
+    /**
+     * Each headline number (dotted output path) predicted without the calibration, on the same layout.
+     */
+    uncalibrated?: {
+      [k: string]: number;
     };
   };
   memory: MemoryResult;
