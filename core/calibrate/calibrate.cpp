@@ -30,6 +30,20 @@ constexpr double kAlongside = 0.25;
 // z of a two-sided 90% band of a normal distribution.
 constexpr double kZ90 = 1.6448536269514722;
 
+// Huber's loss on a log residual (Huber 1964, "Robust Estimation of a Location Parameter"):
+// quadratic within kHuber measurement sigmas, linear beyond, so that one metric the engine models
+// poorly (a closed-loop TTFT, a tail) cannot drag every factor after it. Solved by iteratively
+// reweighted least squares: a residual r beyond the corner weighs corner / |r|.
+constexpr double kHuber = 2;
+double huber(double r, double sigma) {
+  const double c = kHuber * sigma, a = std::fabs(r);
+  return a <= c ? r * r : 2 * c * a - c * c;
+}
+double huber_weight(double r, double sigma) {
+  const double c = kHuber * sigma, a = std::fabs(r);
+  return a <= c ? 1 : c / a;
+}
+
 std::string at(const Measurement& m, const std::string& key) {
   return "/" + std::to_string(m.line) + "/" + key;
 }
@@ -258,7 +272,7 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
   } else {
     const auto objective = [&](const Vec& xv, const std::vector<double>& v) {
       double f = 0;
-      for (std::size_t i = 0; i < n; ++i) f += (v[i] - ly[i]) * (v[i] - ly[i]) / (s0 * s0);
+      for (std::size_t i = 0; i < n; ++i) f += huber(v[i] - ly[i], s0) / (s0 * s0);
       for (std::size_t k = 0; k < K; ++k) f += xv[k] * xv[k] / (tau * tau);
       return f;
     };
@@ -273,13 +287,14 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
         Vec b{};
         for (std::size_t i = 0; i < n; ++i) {
           double r = ly[i] - value[i];
+          const double w = huber_weight(r, s0);
           for (std::size_t k = 0; k < K; ++k)
             if (fit[k] && !free_[k]) r -= jac[i][k] * step[k];
           for (std::size_t p = 0; p < K; ++p) {
             if (!free_[p]) continue;
-            b[p] += jac[i][p] * r / (s0 * s0);
+            b[p] += w * jac[i][p] * r / (s0 * s0);
             for (std::size_t q = 0; q < K; ++q)
-              if (free_[q]) a[p][q] += jac[i][p] * jac[i][q] / (s0 * s0);
+              if (free_[q]) a[p][q] += w * jac[i][p] * jac[i][q] / (s0 * s0);
           }
         }
         for (std::size_t p = 0; p < K; ++p)

@@ -6,10 +6,10 @@
 // log y = log m(x) + noise. With one measurement only the factor the metric is most sensitive to is
 // fitted, to reproduce the measurement exactly (within the factor's bounds). With more, the factors
 // the metrics are sensitive to are fitted by bounded least squares in log space with a Gaussian
-// prior pulling each towards 1 (Gauss-Newton on finite-difference elasticities, the bounds held by
-// an active set). The posterior covariance, with the measurement noise taken as the larger of the
-// assumed repeatability and the residuals' spread, gives each factor's band and the calibrated
-// band of a prediction.
+// prior pulling each towards 1 (Gauss-Newton on finite-difference elasticities, Huber's loss by
+// reweighting, the bounds held by an active set). The posterior covariance, with the measurement noise taken
+// as the larger of the assumed repeatability and the residuals' spread, gives each factor's band and the
+// calibrated band of a prediction.
 #pragma once
 
 #include <cstdint>
