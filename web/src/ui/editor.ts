@@ -12,7 +12,9 @@
 // (attention variant, mixture of experts) are shown key by key as the schema lists them, each
 // labelled from its key, so a key the engine adds appears without a change here.
 import type { EngineError, JsonSchema, PresetList } from '../engine/types';
+import { couple, derivedDp, isDerived } from '../state/coupling';
 import { clone, fieldForError, getPointer, setPointer } from '../state/pointer';
+import { autoName } from '../state/tasks';
 import { defaultOf, enumValues, inputKind, isRequired, schemaAt } from '../state/schema';
 import { h, uid } from './dom';
 
@@ -72,7 +74,17 @@ export interface Editor {
   showError(e: EngineError | null): void;
   /** Re-fills the inputs (after presets arrived). */
   refresh(): void;
+  /**
+   * Sets one field as a person does (the short forms of the tasks call it): the keys that follow
+   * it follow, the path counts as set by the person, and the scenario is estimated again.
+   */
+  edit(path: string, value: unknown): Promise<void>;
+  /** Paths the person set since the scenario was loaded. */
+  userSet(): ReadonlySet<string>;
 }
+
+/** Edits after which an unnamed scenario's name follows it (model, GPUs, task). */
+const NAME_DRIVERS = ['/model', '/system', '/num_devices', '/training', '/inference', '/training/train_tokens', '/inference/serving/concurrency', '/inference/serving'];
 
 const CUSTOM = '__inline';
 
@@ -334,6 +346,10 @@ class ScenarioEditor implements Editor {
   private readonly errorSlots = new Map<string, HTMLElement>();
   private readonly fields = new Map<string, Field>();
   private localErrors = new Set<string>();
+  /** Paths the person set since the last load: they never follow another field. */
+  private typed = new Set<string>();
+  /** What changed on the person's behalf at the last edit, said once. */
+  private readonly followNote = h('p', { class: 'follow-note', 'data-testid': 'follow-note', 'aria-live': 'polite', hidden: true });
   private readonly general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
   private readonly hint = h('p', { class: 'hint', 'aria-live': 'polite' });
   private readonly fixBtn = h('button', { type: 'button', class: 'small', hidden: true }, 'Set devices');
@@ -375,6 +391,8 @@ class ScenarioEditor implements Editor {
     }
     this.current = clone(s);
     this.localErrors = new Set();
+    this.typed = new Set();
+    this.followNote.hidden = true;
     for (const p of this.errorSlots.keys()) this.setLocalError(p, null);
     [this.modelPreset, this.systemPreset] = await Promise.all([
       typeof this.current.model === 'string' ? this.deps.preset('models', this.current.model) : null,
@@ -385,6 +403,36 @@ class ScenarioEditor implements Editor {
 
   scenario(): Scenario {
     return this.current;
+  }
+
+  userSet(): ReadonlySet<string> {
+    return this.typed;
+  }
+
+  async edit(path: string, value: unknown): Promise<void> {
+    const f = this.fields.get(path);
+    if (f) {
+      this.localErrors.delete(path);
+      this.setLocalError(path, null);
+    }
+    await this.applyCoupled(path, value);
+    if (this.localErrors.size === 0) this.deps.onEdit();
+  }
+
+  /** Applies a person's edit, then lets the keys that follow it follow (state/coupling.ts). */
+  private async applyCoupled(path: string, value: unknown): Promise<void> {
+    const before = clone(this.current);
+    this.typed.add(path);
+    await this.apply(path, value);
+    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, system: this.systemPreset });
+    this.current = r.scenario;
+    if (!this.typed.has('/name') && NAME_DRIVERS.includes(path)) {
+      const named = (kind: 'models' | 'systems') => (id: string) => this.deps.presets()[kind]?.find((p) => p.id === id)?.name;
+      this.current.name = autoName(this.current, { model: named('models'), system: named('systems') });
+    }
+    this.followNote.textContent = r.notes.join(' ');
+    this.followNote.hidden = r.notes.length === 0;
+    this.refresh();
   }
 
   showError(e: EngineError | null): void {
@@ -433,7 +481,7 @@ class ScenarioEditor implements Editor {
     this.trainingBox.append(runBox);
     this.inferenceBox = this.group('Inference', null, INFERENCE_FIELDS);
     this.inferenceBox.append(...INFERENCE_OBJECTS.map((g) => this.objectGroup(g)));
-    this.el.replaceChildren(nameField, this.general, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox);
+    this.el.replaceChildren(nameField, this.general, this.followNote, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox);
   }
 
   private group(title: string, errPath: string | null, defs: FieldDef[]): HTMLFieldSetElement {
@@ -513,6 +561,7 @@ class ScenarioEditor implements Editor {
     // Request lengths default to the static batch's (schema: "Default: the inference block's ...").
     if (path === '/inference/serving/input_len') return this.effective('/inference/prompt_len');
     if (path === '/inference/serving/output_len') return this.effective('/inference/output_len');
+    if (path === '/parallel/dp') return derivedDp(this.current);
     if (path === '/parallel/sequence_parallel') {
       const tp = this.effective('/parallel/tp');
       return typeof tp === 'number' && tp > 1;
@@ -562,6 +611,11 @@ class ScenarioEditor implements Editor {
       else el.removeAttribute('placeholder');
     }
     const v = searched ? undefined : this.shown(path);
+    // A value the engine derives (the key is absent) looks derived: grey and italic, labelled.
+    const derived = !searched && !f.picker && path !== '/name' && !path.match(/^\/(training|inference|parallel)$/) && !this.objectBoxes.has(path) && isDerived(this.current, path) && v !== undefined;
+    input.classList.toggle('derived', derived);
+    if (derived) input.dataset.derived = 'true';
+    else delete input.dataset.derived;
     if (f.kind === 'check') (input as HTMLInputElement).checked = v === true;
     else if (!(searched && f.kind === 'select')) input.value = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
@@ -579,7 +633,7 @@ class ScenarioEditor implements Editor {
     }
     this.localErrors.delete(f.path);
     this.setLocalError(f.path, null);
-    void this.apply(f.path, p.value).then(() => {
+    void this.applyCoupled(f.path, p.value).then(() => {
       if (this.localErrors.size === 0) this.deps.onEdit();
     });
   }

@@ -1,0 +1,163 @@
+// Fields that fix themselves: after an edit, the keys that depend on the edited one follow it
+// unless the person set them. Pure functions of the scenario (test/ui/coupling.test.ts); the
+// editor calls `couple` after every edit, with the set of paths typed in this session.
+//
+// The rules lean on the engine's own defaults (core/io/schema.cpp, parallel_schema and
+// serving_schema): a key left out is derived by the engine, so "following" mostly means removing
+// a key the person did not set.
+//   - dp: "Default: num_devices / (tp pp cp)". Changing the devices, tp, pp or cp drops a dp the
+//     person did not set, so dp is the rest of the devices.
+//   - sequence_parallel: "Default: tp > 1" (which also satisfies parallel.moe_needs_sequence_parallel
+//     and parallel.sequence_parallel_without_tp). Changing tp, the model or its MoE block drops one
+//     the person did not set.
+//   - serving.arrival: poisson needs requests_per_s, closed needs concurrency, offline neither;
+//     switching drops the other arrival's key and starts the needed one if it is missing.
+//   - model or system: the layout is kept when it still divides the new model (tp divides heads
+//     and KV heads, pp at most the layers, ep divides the experts and needs an MoE model);
+//     otherwise the layout becomes "auto" (the engine's
+//     search) and a note says so (core/parallel/plan.cpp's checks, in the same order).
+import { clone } from './pointer';
+
+export type Scenario = Record<string, unknown>;
+
+/** What the coupling needs to know of the model and the system in effect (presets resolved). */
+export interface Context {
+  model?: Record<string, unknown> | null;
+  system?: Record<string, unknown> | null;
+}
+
+export interface Coupled {
+  scenario: Scenario;
+  /** Paths whose keys were removed or set because they follow the edited one. */
+  followed: string[];
+  /** Plain-words notes of what changed on the person's behalf (shown once). */
+  notes: string[];
+}
+
+/** The starting values of the key an arrival needs (the page's choice, shown as set values). */
+export const ARRIVAL_START: Record<string, Record<string, number>> = {
+  poisson: { requests_per_s: 4 },
+  closed: { concurrency: 32 },
+  offline: {},
+};
+const ARRIVAL_KEYS = ['requests_per_s', 'concurrency'];
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** dp as the engine derives it when absent: num_devices / (tp pp cp), when that divides. */
+export function derivedDp(s: Scenario): number | undefined {
+  const p = obj(s.parallel);
+  const n = num(s.num_devices);
+  if (!p || n === undefined) return undefined;
+  const rest = (num(p.tp) ?? 1) * (num(p.pp) ?? 1) * (num(p.cp) ?? 1);
+  const dp = n / rest;
+  return Number.isInteger(dp) && dp >= 1 ? dp : undefined;
+}
+
+/** sequence_parallel as the engine derives it when absent: tp > 1. */
+export function derivedSequenceParallel(s: Scenario): boolean | undefined {
+  const p = obj(s.parallel);
+  if (!p) return undefined;
+  return (num(p.tp) ?? 1) > 1;
+}
+
+/** Why `layout` does not suit the model and system, in plain words; null when it does. */
+export function layoutProblem(s: Scenario, ctx: Context): string | null {
+  const p = obj(s.parallel);
+  if (!p) return null;
+  const model = obj(s.model) ?? ctx.model ?? undefined;
+  const tp = num(p.tp) ?? 1;
+  const pp = num(p.pp) ?? 1;
+  const ep = num(p.ep) ?? 1;
+  if (model) {
+    const heads = num(model.heads);
+    const kv = num(model.kv_heads) ?? heads;
+    const layers = num(model.layers);
+    if (heads !== undefined && heads % tp !== 0) return `tensor parallelism ${tp} does not divide the model's ${heads} attention heads`;
+    if (kv !== undefined && kv % tp !== 0 && tp % kv !== 0) return `tensor parallelism ${tp} does not divide the model's ${kv} KV heads`;
+    const ffn = num(model.ffn_hidden);
+    if (ffn !== undefined && !obj(model.moe) && ffn % tp !== 0) return `tensor parallelism ${tp} does not divide the model's FFN width ${ffn}`;
+    if (layers !== undefined && pp > layers) return `${pp} pipeline stages are more than the model's ${layers} layers`;
+    const moe = obj(model.moe);
+    const experts = num(moe?.experts);
+    if (ep > 1 && !moe) return `expert parallelism ${ep} needs a mixture-of-experts model`;
+    if (ep > 1 && experts !== undefined && experts % ep !== 0) return `expert parallelism ${ep} does not divide the model's ${experts} experts`;
+  }
+  return null;
+}
+
+/**
+ * The scenario after `changed` was edited, with the keys that follow it updated. `userSet` holds
+ * the paths the person typed (those are never changed); `ctx` the model and system in effect
+ * after the edit (for a preset id, its preset).
+ */
+export function couple(before: Scenario, after: Scenario, changed: string, userSet: ReadonlySet<string>, ctx: Context = {}): Coupled {
+  const s = clone(after);
+  const followed: string[] = [];
+  const notes: string[] = [];
+  const p = obj(s.parallel);
+  const drop = (key: string): void => {
+    if (p && p[key] !== undefined && !userSet.has(`/parallel/${key}`)) {
+      delete p[key];
+      followed.push(`/parallel/${key}`);
+    }
+  };
+  if (['/num_devices', '/parallel/tp', '/parallel/pp', '/parallel/cp'].includes(changed)) drop('dp');
+  if (['/parallel/tp', '/model', '/model/moe'].includes(changed) || changed.startsWith('/model/moe/')) drop('sequence_parallel');
+
+  if (changed === '/inference/serving/arrival') {
+    const serving = obj(obj(s.inference)?.serving);
+    const arrival = serving?.arrival;
+    if (serving && typeof arrival === 'string' && ARRIVAL_START[arrival]) {
+      const keep = Object.keys(ARRIVAL_START[arrival]!);
+      for (const key of ARRIVAL_KEYS) {
+        if (!keep.includes(key) && serving[key] !== undefined) {
+          delete serving[key];
+          followed.push(`/inference/serving/${key}`);
+        }
+      }
+      for (const [key, v] of Object.entries(ARRIVAL_START[arrival]!)) {
+        if (serving[key] === undefined) {
+          // A value this arrival had before the switch (parked by the caller in `before`) wins.
+          const prev = obj(obj(before.inference)?.serving)?.[key];
+          serving[key] = prev ?? v;
+          followed.push(`/inference/serving/${key}`);
+        }
+      }
+    }
+  }
+
+  if ((changed === '/model' || changed === '/system' || changed === '/system/device') && p) {
+    // A model without experts has no expert layout to keep.
+    const model = obj(s.model) ?? ctx.model ?? undefined;
+    if (model && !obj(model.moe)) {
+      for (const key of ['ep', 'etp']) {
+        if (p[key] !== undefined) {
+          delete p[key];
+          followed.push(`/parallel/${key}`);
+        }
+      }
+    }
+    drop('dp');
+    const problem = layoutProblem(s, ctx);
+    if (problem) {
+      s.parallel = 'auto';
+      followed.push('/parallel');
+      notes.push(`The layout was set to "auto" (the fastest layout that fits is searched): ${problem}.`);
+    }
+  }
+  return { scenario: s, followed, notes };
+}
+
+/** Whether a field shows a value the person did not set (absent: the engine derives it). */
+export function isDerived(s: Scenario, path: string): boolean {
+  const tokens = path.split('/').slice(1);
+  let cur: unknown = s;
+  for (const t of tokens) {
+    const o = obj(cur);
+    if (!o || !(t in o)) return true;
+    cur = o[t];
+  }
+  return false;
+}

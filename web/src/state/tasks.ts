@@ -1,0 +1,201 @@
+// Start from a task: what a newcomer wants to do (train, serve, plan a run, compare), the short
+// form each one asks for, the scenario each starts from, the numbers its headline shows, and the
+// scenario name that follows the scenario. Pure (test/ui/tasks.test.ts).
+import { getPointer } from './pointer';
+
+export type Scenario = Record<string, unknown>;
+export const TASKS = ['train', 'serve', 'plan', 'compare'] as const;
+export type Task = (typeof TASKS)[number];
+
+/** One field of a task's short form: a JSON Pointer of the scenario and its words. */
+export interface QuickField {
+  path: string;
+  label: string;
+  kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision';
+  /** A unit or hint after the input. */
+  hint?: string;
+}
+
+export interface TaskDef {
+  id: Task;
+  title: string;
+  question: string;
+  fields: QuickField[];
+  /** The scenario the task starts from (layout "auto": the engine searches the fastest). */
+  starter: Scenario;
+}
+
+const MODEL: QuickField = { path: '/model', label: 'Model', kind: 'model' };
+const SYSTEM: QuickField = { path: '/system', label: 'GPU system', kind: 'system' };
+const GPUS: QuickField = { path: '/num_devices', label: 'GPUs', kind: 'int' };
+const LAYOUT: QuickField = { path: '/parallel', label: 'Pick the fastest layout for me (auto)', kind: 'auto' };
+
+export const TASK_DEFS: Record<Task, TaskDef> = {
+  train: {
+    id: 'train',
+    title: 'Train',
+    question: 'How long does a training step take, and does it fit in GPU memory?',
+    fields: [
+      MODEL,
+      SYSTEM,
+      GPUS,
+      { path: '/training/seq_len', label: 'Sequence length', kind: 'int', hint: 'tokens' },
+      { path: '/training/global_batch', label: 'Global batch', kind: 'int', hint: 'sequences' },
+      { path: '/training/precision', label: 'Precision', kind: 'precision' },
+      LAYOUT,
+    ],
+    starter: {
+      schema_version: 1,
+      model: 'llama3-70b',
+      system: 'dgx-h100',
+      num_devices: 64,
+      parallel: 'auto',
+      training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
+    },
+  },
+  serve: {
+    id: 'serve',
+    title: 'Serve',
+    question: 'Behind an endpoint: how fast is the first token, each next token, and how many tokens per second per GPU?',
+    fields: [
+      MODEL,
+      SYSTEM,
+      GPUS,
+      { path: '/inference/serving/concurrency', label: 'Concurrent users', kind: 'int' },
+      { path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' },
+      { path: '/inference/output_len', label: 'Output tokens', kind: 'int' },
+      { path: '/inference/precision', label: 'Precision', kind: 'precision' },
+      LAYOUT,
+    ],
+    starter: {
+      schema_version: 1,
+      model: 'llama3.1-8b',
+      system: 'dgx-h100',
+      num_devices: 1,
+      parallel: 'auto',
+      inference: { prompt_len: 1000, output_len: 250, precision: 'bf16', serving: { arrival: 'closed', concurrency: 16, num_requests: 500 } },
+    },
+  },
+  plan: {
+    id: 'plan',
+    title: 'Plan a run',
+    question: 'A whole pre-training run: how many days, GPU-hours, how much energy and money?',
+    fields: [
+      MODEL,
+      SYSTEM,
+      GPUS,
+      { path: '/training/train_tokens', label: 'Tokens to train', kind: 'number', hint: 'e.g. 15e12' },
+      { path: '/training/seq_len', label: 'Sequence length', kind: 'int', hint: 'tokens' },
+      { path: '/training/global_batch', label: 'Global batch', kind: 'int', hint: 'sequences' },
+      { path: '/economics/usd_per_gpu_hour', label: 'Price per GPU-hour', kind: 'number', hint: 'USD (empty: the system\u2019s)' },
+      LAYOUT,
+    ],
+    starter: {
+      schema_version: 1,
+      model: 'llama3-8b',
+      system: 'dgx-h100',
+      num_devices: 256,
+      parallel: 'auto',
+      training: { global_batch: 512, seq_len: 8192, precision: 'bf16', train_tokens: 1e12 },
+    },
+  },
+  compare: {
+    id: 'compare',
+    title: 'Compare',
+    question: 'Which GPUs or which layout: pin one result, change the GPUs, and read the differences; or rank every layout.',
+    fields: [MODEL, SYSTEM, GPUS, LAYOUT],
+    starter: {
+      schema_version: 1,
+      model: 'llama3-70b',
+      system: 'dgx-h100',
+      num_devices: 64,
+      parallel: 'auto',
+      training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
+    },
+  },
+};
+
+/** The task a scenario answers: serving, a whole run, a training step, or inference. */
+export function taskOf(s: Scenario): Exclude<Task, 'compare'> | 'infer' {
+  const inference = s.inference as Record<string, unknown> | undefined;
+  const training = s.training as Record<string, unknown> | undefined;
+  if (inference?.serving !== undefined && training === undefined) return 'serve';
+  if (training?.train_tokens !== undefined) return 'plan';
+  if (training !== undefined) return 'train';
+  if (inference !== undefined) return inference.serving !== undefined ? 'serve' : 'infer';
+  return 'train';
+}
+
+export type HeadlineQuantity = 'seconds' | 'ratio' | 'bytes' | 'bool' | 'days' | 'usd' | 'count' | 'tokens_rate';
+/** The headline numbers of each task: output path, words, quantity. */
+export const HEADLINES: Record<ReturnType<typeof taskOf>, Array<[path: string, label: string, q: HeadlineQuantity]>> = {
+  train: [
+    ['training.iteration_time_s', 'Step time', 'seconds'],
+    ['training.mfu', 'MFU', 'ratio'],
+    ['memory.per_device_bytes.total', 'GPU memory', 'bytes'],
+    ['memory.fits', 'Fits', 'bool'],
+  ],
+  plan: [
+    ['run.wall_days', 'Days', 'days'],
+    ['run.gpu_hours', 'GPU-hours', 'count'],
+    ['run.cost_usd', 'Cost', 'usd'],
+    ['training.mfu', 'MFU', 'ratio'],
+    ['memory.fits', 'Fits', 'bool'],
+  ],
+  serve: [
+    ['serving.ttft_s.p50', 'TTFT p50', 'seconds'],
+    ['serving.ttft_s.p90', 'TTFT p90', 'seconds'],
+    ['serving.tpot_s.p50', 'TPOT p50', 'seconds'],
+    ['serving.output_tokens_per_s_per_gpu', 'Tokens/s per GPU', 'tokens_rate'],
+    ['memory.fits', 'Fits', 'bool'],
+  ],
+  infer: [
+    ['inference.ttft_s', 'TTFT', 'seconds'],
+    ['inference.tpot_s', 'TPOT', 'seconds'],
+    ['memory.fits', 'Fits', 'bool'],
+  ],
+};
+
+/** Short words of a count of GPUs: "64 GPUs (NVIDIA DGX H100)". */
+function gpus(s: Scenario, systemName: (id: string) => string | undefined): string {
+  const n = s.num_devices;
+  const sys = s.system;
+  const device = typeof sys === 'string' ? (systemName(sys) ?? sys) : typeof sys === 'object' && sys ? String((sys as Record<string, unknown>).name ?? 'custom system') : 'GPUs';
+  return `${typeof n === 'number' ? n : '?'} GPU${n === 1 ? '' : 's'} (${device})`;
+}
+
+const TASK_WORDS: Record<ReturnType<typeof taskOf>, string> = { train: 'training step', plan: 'whole run', serve: 'serving', infer: 'inference' };
+
+/**
+ * The name a scenario gets when the person has not named it: model, GPUs and task
+ * ("Llama 3 70B on 64 GPUs (NVIDIA DGX H100): training step"). Preset names come from `names`.
+ */
+export function autoName(s: Scenario, names: { model: (id: string) => string | undefined; system: (id: string) => string | undefined }): string {
+  const m = s.model;
+  const model = typeof m === 'string' ? (names.model(m) ?? m) : typeof m === 'object' && m ? String((m as Record<string, unknown>).name ?? 'custom model') : 'model';
+  let words = TASK_WORDS[taskOf(s)];
+  if (taskOf(s) === 'plan') {
+    const t = getPointer(s, '/training/train_tokens');
+    if (typeof t === 'number') words = `${t >= 1e12 ? `${+(t / 1e12).toPrecision(3)}T` : `${+(t / 1e9).toPrecision(3)}B`} tokens`;
+  }
+  if (taskOf(s) === 'serve') {
+    const c = getPointer(s, '/inference/serving/concurrency');
+    if (typeof c === 'number') words = `serving ${c} users`;
+  }
+  return `${model} on ${gpus(s, names.system)}: ${words}`;
+}
+
+/** The preset names the starters use, for their names before the preset lists have arrived. */
+const STARTER_NAMES: Record<string, string> = {
+  'llama3-70b': 'Llama 3 70B',
+  'llama3-8b': 'Llama 3 8B',
+  'llama3.1-8b': 'Llama 3.1 8B',
+  'dgx-h100': 'NVIDIA DGX H100',
+};
+
+/** A task's starting scenario, named. */
+export function starter(task: Task): Scenario {
+  const s = structuredClone(TASK_DEFS[task].starter);
+  s.name = autoName(s, { model: (id) => STARTER_NAMES[id], system: (id) => STARTER_NAMES[id] });
+  return s;
+}

@@ -1,0 +1,146 @@
+// Fields that fix themselves (src/state/coupling.ts): every rule in both directions, derived when
+// the person did not set the key, kept when they did.
+import { describe, expect, it } from 'vitest';
+import { couple, derivedDp, derivedSequenceParallel, isDerived, layoutProblem } from '../../src/state/coupling';
+
+const llama70b = { layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672 };
+const deepseek = { layers: 61, hidden: 7168, heads: 128, kv_heads: 128, ffn_hidden: 18432, moe: { experts: 256, top_k: 8 } };
+const none = new Set<string>();
+
+function base(parallel: Record<string, unknown> = { tp: 8, pp: 2, dp: 4, sequence_parallel: true }): Record<string, unknown> {
+  return { model: 'llama3-70b', system: 'dgx-h100', num_devices: 64, parallel, training: { global_batch: 512, seq_len: 8192 } };
+}
+
+describe('dp is the rest of the devices unless set', () => {
+  for (const [changed, edit] of [
+    ['/num_devices', (s: any) => (s.num_devices = 128)],
+    ['/parallel/tp', (s: any) => (s.parallel.tp = 4)],
+    ['/parallel/pp', (s: any) => (s.parallel.pp = 4)],
+    ['/parallel/cp', (s: any) => (s.parallel.cp = 2)],
+  ] as const) {
+    it(`${changed}: a dp the person did not set follows (the key goes, the engine derives it)`, () => {
+      const before = base();
+      const after = structuredClone(before);
+      edit(after);
+      const r = couple(before, after, changed, none);
+      expect((r.scenario.parallel as any).dp).toBeUndefined();
+      expect(r.followed).toContain('/parallel/dp');
+      expect(isDerived(r.scenario, '/parallel/dp')).toBe(true);
+    });
+    it(`${changed}: a dp the person set is kept`, () => {
+      const before = base();
+      const after = structuredClone(before);
+      edit(after);
+      const r = couple(before, after, changed, new Set(['/parallel/dp']));
+      expect((r.scenario.parallel as any).dp).toBe(4);
+      expect(r.followed).not.toContain('/parallel/dp');
+      expect(isDerived(r.scenario, '/parallel/dp')).toBe(false);
+    });
+  }
+  it('other edits leave dp alone', () => {
+    const s = base();
+    const after = structuredClone(s);
+    (after.training as any).global_batch = 1024;
+    expect((couple(s, after, '/training/global_batch', none).scenario.parallel as any).dp).toBe(4);
+  });
+  it('derivedDp is num_devices / (tp pp cp), or nothing when that does not divide', () => {
+    expect(derivedDp({ num_devices: 64, parallel: { tp: 8, pp: 2 } })).toBe(4);
+    expect(derivedDp({ num_devices: 64, parallel: { tp: 8, pp: 2, cp: 2 } })).toBe(2);
+    expect(derivedDp({ num_devices: 48, parallel: { tp: 8, pp: 4 } })).toBeUndefined();
+    expect(derivedDp({ num_devices: 8, parallel: 'auto' })).toBeUndefined();
+  });
+});
+
+describe('sequence parallelism follows tp (and MoE) unless set', () => {
+  for (const changed of ['/parallel/tp', '/model', '/model/moe', '/model/moe/experts']) {
+    it(`${changed}: an unset one follows`, () => {
+      const s = base();
+      const after = structuredClone(s);
+      (after.parallel as any).tp = 1;
+      const r = couple(s, after, changed, none);
+      expect((r.scenario.parallel as any).sequence_parallel).toBeUndefined();
+      expect(derivedSequenceParallel(r.scenario)).toBe(false);
+    });
+    it(`${changed}: a set one is kept`, () => {
+      const s = base();
+      const after = structuredClone(s);
+      const r = couple(s, after, changed, new Set(['/parallel/sequence_parallel']));
+      expect((r.scenario.parallel as any).sequence_parallel).toBe(true);
+    });
+  }
+  it('derivedSequenceParallel is tp > 1', () => {
+    expect(derivedSequenceParallel({ parallel: { tp: 2 } })).toBe(true);
+    expect(derivedSequenceParallel({ parallel: { tp: 1 } })).toBe(false);
+    expect(derivedSequenceParallel({ parallel: {} })).toBe(false);
+  });
+});
+
+describe('switching the serving arrival drops the other arrival’s keys', () => {
+  const serving = (sv: Record<string, unknown>) => ({ ...base(), inference: { prompt_len: 100, output_len: 10, serving: sv } });
+  it('poisson -> closed: requests_per_s goes, concurrency starts at 32', () => {
+    const before = serving({ arrival: 'poisson', requests_per_s: 6, num_requests: 100 });
+    const after = serving({ arrival: 'closed', requests_per_s: 6, num_requests: 100 });
+    const sv = (couple(before, after, '/inference/serving/arrival', none).scenario.inference as any).serving;
+    expect(sv).toEqual({ arrival: 'closed', concurrency: 32, num_requests: 100 });
+  });
+  it('closed -> poisson: concurrency goes, requests_per_s starts at 4', () => {
+    const before = serving({ arrival: 'closed', concurrency: 8 });
+    const after = serving({ arrival: 'poisson', concurrency: 8 });
+    expect((couple(before, after, '/inference/serving/arrival', none).scenario.inference as any).serving).toEqual({ arrival: 'poisson', requests_per_s: 4 });
+  });
+  it('a value the arrival already had is kept', () => {
+    const before = serving({ arrival: 'closed', concurrency: 8, requests_per_s: 2 });
+    const after = serving({ arrival: 'poisson', concurrency: 8, requests_per_s: 2 });
+    expect((couple(before, after, '/inference/serving/arrival', none).scenario.inference as any).serving).toEqual({ arrival: 'poisson', requests_per_s: 2 });
+  });
+  it('offline drops both', () => {
+    const after = serving({ arrival: 'offline', concurrency: 8, requests_per_s: 2 });
+    expect((couple(after, after, '/inference/serving/arrival', none).scenario.inference as any).serving).toEqual({ arrival: 'offline' });
+  });
+});
+
+describe('choosing a model or a system keeps a valid layout or takes "auto"', () => {
+  it('a layout the new model divides is kept (dp follows unless set)', () => {
+    const s = base();
+    const after = { ...structuredClone(s), model: 'llama3-8b' };
+    const r = couple(s, after, '/model', none, { model: { layers: 32, heads: 32, kv_heads: 8, ffn_hidden: 14336 } });
+    expect(r.scenario.parallel).toEqual({ tp: 8, pp: 2 });
+    expect(r.notes).toEqual([]);
+  });
+  it('a layout the new model cannot take becomes "auto" with a note', () => {
+    const s = base({ tp: 8, pp: 2, dp: 4 });
+    const after = { ...structuredClone(s), model: 'small' };
+    const r = couple(s, after, '/model', none, { model: { layers: 1, heads: 12, kv_heads: 12, ffn_hidden: 3072 } });
+    expect(r.scenario.parallel).toBe('auto');
+    expect(r.notes[0]).toMatch(/does not divide the model's 12 attention heads/);
+  });
+  it('expert parallelism goes with a dense model', () => {
+    const s = { ...base({ tp: 1, ep: 8, etp: 1 }), model: 'deepseek-v3' };
+    const after = { ...structuredClone(s), model: 'llama3-70b' };
+    expect(couple(s, after, '/model', none, { model: llama70b }).scenario.parallel).toEqual({ tp: 1 });
+  });
+  it('expert parallelism stays with an MoE model it divides', () => {
+    const s = { ...base({ tp: 1, ep: 8 }), model: 'deepseek-v3' };
+    expect(couple(s, structuredClone(s), '/system', none, { model: deepseek }).scenario.parallel).toEqual({ tp: 1, ep: 8 });
+  });
+  it('"auto" stays "auto"', () => {
+    const s = base();
+    s.parallel = 'auto';
+    expect(couple(s, { ...s, model: 'x' }, '/model', none, { model: llama70b }).scenario.parallel).toBe('auto');
+  });
+  it('layoutProblem names the rule broken, in words', () => {
+    expect(layoutProblem(base({ tp: 3 }), { model: llama70b })).toMatch(/3 does not divide the model's 64 attention heads/);
+    expect(layoutProblem(base({ pp: 81 }), { model: llama70b })).toMatch(/81 pipeline stages/);
+    expect(layoutProblem(base({ ep: 3 }), { model: deepseek })).toMatch(/256 experts/);
+    expect(layoutProblem(base({ ep: 2 }), { model: llama70b })).toMatch(/mixture-of-experts/);
+    expect(layoutProblem(base({ tp: 8 }), { model: llama70b })).toBeNull();
+  });
+});
+
+describe('isDerived', () => {
+  it('an absent key is derived, a present one is set', () => {
+    expect(isDerived({ parallel: { tp: 1 } }, '/parallel/dp')).toBe(true);
+    expect(isDerived({ parallel: { dp: 2 } }, '/parallel/dp')).toBe(false);
+    expect(isDerived({ parallel: 'auto' }, '/parallel/dp')).toBe(true);
+  });
+});

@@ -1,0 +1,57 @@
+// Tasks (src/state/tasks.ts): each starter is a scenario the engine accepts and answers its task
+// with numbers that read naturally; the task a scenario answers; the name that follows it.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HEADLINES, TASK_DEFS, TASKS, autoName, starter, taskOf } from '../../src/state/tasks';
+import { getPointer } from '../../src/state/pointer';
+import type { OptimusModule } from '../../src/engine/protocol';
+import { loadModule } from '../wasm';
+
+let mod: OptimusModule;
+beforeAll(async () => {
+  mod = await loadModule();
+});
+const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
+const at = (o: unknown, dotted: string): unknown => getPointer(o, `/${dotted.split('.').join('/')}`);
+
+describe('task starters', () => {
+  for (const t of TASKS) {
+    it(`${t}: the engine predicts it, every headline number exists, and it fits`, () => {
+      const s = TASK_DEFS[t].starter;
+      const p = predict(s);
+      expect(p.error).toBeUndefined();
+      for (const [path] of HEADLINES[taskOf(s)]) expect(at(p, path), path).not.toBeUndefined();
+      expect(p.memory.fits).toBe(true);
+      // Every short-form field names a key of the scenario or of the engine's schema.
+      for (const f of TASK_DEFS[t].fields) expect(f.path.startsWith('/')).toBe(true);
+    });
+  }
+  it('the plan starter reads in days, not years', () => {
+    const days = predict(TASK_DEFS.plan.starter).run.wall_days;
+    expect(days).toBeGreaterThan(1);
+    expect(days).toBeLessThan(120);
+  });
+});
+
+describe('taskOf', () => {
+  it.each([
+    [{ training: {} }, 'train'],
+    [{ training: { train_tokens: 1e12 } }, 'plan'],
+    [{ inference: { serving: {} } }, 'serve'],
+    [{ inference: {} }, 'infer'],
+    [{ training: {}, inference: { serving: {} } }, 'train'],
+    [{}, 'train'],
+  ])('%j -> %s', (s, t) => expect(taskOf(s)).toBe(t));
+});
+
+describe('autoName', () => {
+  it('the starters are named before the preset lists arrive', () => {
+    expect(starter('train').name).toBe('Llama 3 70B on 64 GPUs (NVIDIA DGX H100): training step');
+    expect(starter('serve').name).toBe('Llama 3.1 8B on 1 GPU (NVIDIA DGX H100): serving 16 users');
+  });
+  const names = { model: (id: string) => ({ 'llama3-70b': 'Llama 3 70B' })[id], system: (id: string) => ({ 'dgx-h100': 'DGX H100' })[id] };
+  it('model, GPUs and task', () => {
+    expect(autoName(TASK_DEFS.train.starter, names)).toBe('Llama 3 70B on 64 GPUs (DGX H100): training step');
+    expect(autoName({ ...TASK_DEFS.train.starter, training: { train_tokens: 1.5e13 } }, names)).toBe('Llama 3 70B on 64 GPUs (DGX H100): 15T tokens');
+    expect(autoName({ model: 'x', system: 'y', num_devices: 8, inference: { serving: { concurrency: 32 } } }, names)).toBe('x on 8 GPUs (y): serving 32 users');
+  });
+});
