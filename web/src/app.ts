@@ -21,6 +21,10 @@ import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/ro
 import { formatValue, type Quantity } from './ui/format';
 import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
+import { HEADLINES, starter, taskOf, type Task } from './state/tasks';
+import { createTaskPanel } from './ui/taskform';
+import { plainError } from './ui/words';
+import { sig } from './ui/format';
 
 interface Current extends Shown {
   scenario: Scenario;
@@ -86,10 +90,54 @@ const editor = createEditor({
   onInvalid: (path, message) => {
     seq += 1; // drops a computation in flight
     dirty = false;
-    setStatus('error', `Not estimated: ${path}: ${message}`);
-    resultsEl.classList.add('stale');
+    setStatus('error', `Not estimated: ${message}`);
+    markStale(true);
   },
 });
+
+/** The task strip: what the person wants to do, its short form (writes through the editor). */
+const taskPanel = createTaskPanel({
+  presets: () => presetList,
+  scenario: () => editor.scenario(),
+  edit: (path, value) => editor.edit(path, value),
+  start: (t) => startTask(t),
+  pin: () => {
+    if (!pinned) pinBtn.click();
+    notify('Pinned: change the GPUs or the layout, and every number shows its difference.');
+  },
+  searchLayouts: () => navigate({ view: 'search' }),
+  compareGpus: () => navigate({ view: 'studies', study: 'cheapest-accelerator' }),
+  openEditor: () => {
+    editorHeading.scrollIntoView({ block: 'start' });
+    (editor.el.querySelector('input, select') as HTMLElement | null)?.focus({ preventScroll: true });
+  },
+});
+const editorHeading = h('h2', { id: 'editor-h', tabindex: '-1' }, 'Every setting');
+
+/** Loads a task's starting scenario. */
+function startTask(t: Task): void {
+  taskPanel.select(t);
+  if (t === 'compare' && current) return void taskPanel.refresh();
+  void editor.load(starter(t)).then(() => {
+    taskPanel.refresh();
+    schedule();
+  });
+}
+
+/** The one fix an error has, as a button, and its words; the code and path in a details line. */
+const fixText = h('span', { class: 'fix-text' });
+const fixBtn = h('button', { type: 'button', class: 'small', 'data-testid': 'fix', hidden: true });
+const fixDetails = h('span', { class: 'fix-details muted' });
+const fixBox = h('div', { class: 'fix', 'data-testid': 'error-fix', role: 'alert', hidden: true }, fixText, ' ', fixBtn, h('br'), fixDetails);
+let fixAction: (() => void) | null = null;
+fixBtn.addEventListener('click', () => fixAction?.());
+
+function markStale(stale: boolean): void {
+  for (const el of [resultsEl, headline]) el.classList.toggle('stale', stale);
+  for (const c of [chartTime, chartTimeInf, chartMemory, chartRoofline, chartRun, chartServingCurve, chartServingTimeline]) c.el.classList.toggle('stale', stale);
+  headline.dataset.stale = String(stale);
+  if (!stale) fixBox.hidden = true;
+}
 
 const resultsEl = h('div', { class: 'results', 'data-testid': 'results' });
 const compareNote = h('p', { class: 'compare-note', hidden: true });
@@ -188,19 +236,11 @@ const navLinks = (Object.keys(VIEW_LABELS) as View[]).map((v) => {
   return a;
 });
 
-/** The headline numbers of the current scenario, kept in view on a phone while editing. */
-const HEADLINE: Array<[path: string, label: string, q: Quantity]> = [
-  ['training.iteration_time_s', 'Iteration', 'seconds'],
-  ['training.mfu', 'MFU', 'ratio'],
-  ['inference.ttft_s', 'TTFT', 'seconds'],
-  ['inference.tpot_s', 'TPOT', 'seconds'],
-  ['memory.fits', 'Fits', 'bool'],
-];
 const headline = h('div', { class: 'headline', 'data-testid': 'headline', 'aria-label': 'headline numbers', role: 'group' });
 const orientation = h(
   'p',
   { class: 'orientation', 'data-testid': 'orientation' },
-  'Change the scenario in the editor; every number updates at once and comes with its 80 % range from published measurements and the formula behind it. New to the ideas? ',
+  'Pick a task and change what you like: every number updates at once, with its 80 % range from published measurements and the formula behind it. New to the ideas? ',
   h('a', { href: routeHref({ view: 'learn' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'learn' }); } }, 'Start with the lessons'),
   '; how close the engine comes to published runs: ',
   h('a', { href: routeHref({ view: 'accuracy' }, location.pathname, ''), onclick: (e: MouseEvent) => { e.preventDefault(); navigate({ view: 'accuracy' }); } }, 'accuracy'),
@@ -231,11 +271,13 @@ app.replaceChildren(
       'section',
       { id: 'estimate', class: 'view estimate', 'aria-label': 'Estimate' },
       orientation,
-      headline,
+      taskPanel.el,
+      h('div', { class: 'answer' }, headline, fixBox),
+      taskPanel.formEl,
       h(
         'div',
         { class: 'layout' },
-        h('div', { class: 'left' }, h('h2', null, 'Scenario'), editor.el, hf),
+        h('div', { class: 'left' }, editorHeading, editor.el, hf),
         h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
@@ -274,9 +316,16 @@ function schedule(): void {
 }
 
 function showFailure(e: EngineError): void {
-  setStatus('error', `Not estimated: ${e.message}`);
+  const plain = plainError(e, editor.scenario(), editor.userSet());
+  setStatus('error', `Not estimated: ${plain.words}`);
   editor.showError(e);
-  resultsEl.classList.add('stale');
+  markStale(true);
+  fixText.textContent = `Not estimated: ${plain.words}`;
+  fixDetails.textContent = `Details: ${e.code}${e.path ? ` at ${e.path}` : ''}: ${e.message}`;
+  fixBox.hidden = false;
+  fixAction = plain.fix ? () => void editor.edit(plain.fix!.path, plain.fix!.value) : null;
+  fixBtn.hidden = plain.fix === undefined;
+  fixBtn.textContent = plain.fix?.label ?? '';
 }
 
 /** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
@@ -301,7 +350,7 @@ async function compute(given?: Scenario): Promise<boolean> {
     return false;
   }
   editor.showError(null);
-  resultsEl.classList.remove('stale');
+  markStale(false);
   current = { scenario: s, prediction: p.value, resolved: v.value.scenario };
   lastValid = s;
   render();
@@ -320,19 +369,25 @@ async function compute(given?: Scenario): Promise<boolean> {
 
 let chartTimer: number | undefined;
 
-function renderHeadline(p: Prediction): void {
-  const items = HEADLINE.flatMap(([path, label, q]) => {
+/** The headline of the scenario's task (state/tasks.ts), the same numbers as the result cards. */
+function renderHeadline(p: Prediction, s: Scenario): void {
+  const items = HEADLINES[taskOf(s)].flatMap(([path, label, q]) => {
     const v = getPath(p, path);
     if (v === undefined || v === null) return [];
-    return [h('span', { class: 'item' }, h('span', { class: 'label' }, label), ' ', h('strong', { class: v === false ? 'bad' : undefined, 'data-metric': path, 'data-value': String(v) }, formatValue(v, q)))];
+    const text = q === 'days' ? (typeof v === 'number' ? `${sig(v)} days` : String(v)) : formatValue(v, q as Quantity);
+    const shown = path === 'memory.fits' && v === false ? 'does not fit' : path === 'memory.fits' ? 'yes' : text;
+    return [h('span', { class: 'item' }, h('span', { class: 'label' }, path === 'memory.fits' ? 'Fits in GPU memory' : label), ' ', h('strong', { class: v === false ? 'bad' : undefined, 'data-metric': path, 'data-value': String(v) }, shown))];
   });
+  if (p.run && getPath(p, 'run.cost_usd') === undefined && taskOf(s) === 'plan')
+    items.push(h('span', { class: 'item muted' }, 'No price set for this system: enter one to see costs.'));
   headline.replaceChildren(...items);
 }
 
 function render(): void {
   if (!current) return;
   renderResults(resultsEl, current, pinned);
-  renderHeadline(current.prediction);
+  renderHeadline(current.prediction, current.scenario);
+  taskPanel.refresh();
   compareNote.hidden = pinned === null;
   if (pinned) compareNote.textContent = `Comparing with the pinned result: ${String(pinned.scenario.name ?? 'unnamed scenario')} (differences are current − pinned).`;
   for (const b of [pinBtn, jsonBtn, csvBtn]) b.disabled = false;
@@ -461,7 +516,11 @@ async function loadFromHash(): Promise<void> {
   lastFragment = location.hash;
   setStatus('computing', 'Loading…');
   const decoded = await decodeFragment(location.hash);
-  const r = await restoreScenario(decoded, engine, { lastValid });
+  // No link and nothing shown yet: the page opens on the training task's starting scenario.
+  const r =
+    !decoded.ok && decoded.code === 'link.none' && lastValid === undefined
+      ? ({ ok: true, source: 'fallback', scenario: starter('train') } as const)
+      : await restoreScenario(decoded, engine, { lastValid });
   performance.mark('optimus:restored');
   if (!r.ok) {
     bannerText.textContent = r.message;
@@ -474,7 +533,10 @@ async function loadFromHash(): Promise<void> {
   // The numbers first: the worker answers in order, so the prediction asked before the editor's
   // schema and presets comes back before the form is built (the editor is not needed for it).
   const first = compute(r.scenario as Scenario);
+  const task = taskOf(r.scenario as Scenario);
+  if (taskPanel.task() !== 'compare' || (r.ok && r.source === 'link')) taskPanel.select(task === 'infer' ? 'serve' : task);
   await editor.load(r.scenario as Scenario);
+  taskPanel.refresh();
   performance.mark('optimus:editor-loaded');
   // An engine error found before the form existed is shown again, now at its field.
   if (!(await first)) await compute();
@@ -510,6 +572,7 @@ void (async () => {
     presetList = list;
     exampleSelect.replaceChildren(h('option', { value: '' }, 'Choose…'), ...(presetList.scenarios ?? []).map((p) => h('option', { value: p.id }, p.name ?? p.id)));
     editor.refresh();
+    taskPanel.refresh();
   });
   await first;
   performance.mark('optimus:first-result');

@@ -432,7 +432,7 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
     logY: wide(points.map((p) => p.y)),
     seriesLabel: c.color || undefined,
     points,
-    note: banded ? `The 80% band of ${c.y} on each row (shaded, or a bar on a category axis), fitted on the published rows of its regime (scripts/fit_uncertainty.py).` : undefined,
+    note: banded ? `The 80% band of ${c.y} on each row (shaded, or a bar on a category axis), fitted on the published rows of its regime.` : undefined,
   };
 }
 
@@ -521,7 +521,7 @@ export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tp
     logY: true,
     points: out,
     rules,
-    note: `${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.${points.some((q) => q.ttft_band) ? ' Shaded: the 80% band of each latency, fitted on the published serving rows (scripts/fit_uncertainty.py).' : ''}`,
+    note: `${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.${points.some((q) => q.ttft_band) ? ' Shaded: the 80% band of each latency, fitted on the published serving rows.' : ''}`,
   };
 }
 

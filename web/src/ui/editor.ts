@@ -153,11 +153,45 @@ const MODEL_OBJECTS: ObjectGroup[] = [
 const OBJECT_GROUPS: ObjectGroup[] = [...MODEL_OBJECTS, ...INFERENCE_OBJECTS];
 
 /** Words of a schema key for its label: "expert_ffn_hidden" -> "Expert FFN hidden". */
-const ACRONYMS: Record<string, string> = { ffn: 'FFN', kv: 'KV', qk: 'QK', lora: 'LoRA', moe: 'MoE', mla: 'MLA', nope: 'no-PE', rope: 'RoPE', v: 'V', q: 'Q' };
+const ACRONYMS: Record<string, string> = {
+  ffn: 'FFN',
+  kv: 'KV',
+  qk: 'QK',
+  lora: 'LoRA',
+  moe: 'MoE',
+  mla: 'MLA',
+  nope: 'no-PE',
+  rope: 'RoPE',
+  v: 'V',
+  q: 'Q',
+  ttft: 'TTFT',
+  tpot: 'TPOT',
+  itl: 'ITL',
+  gpu: 'GPU',
+  mtp: 'MTP',
+  utilization: 'utilisation',
+};
+/** A key's unit suffix, said as a unit: "ttft_s" -> "TTFT (s)". */
+const UNIT_SUFFIXES: Array<[suffix: string, unit: string]> = [
+  ['_per_s', 'per second'],
+  ['_ms', '(ms)'],
+  ['_us', '(µs)'],
+  ['_s', '(s)'],
+  ['_GBps', '(GB/s)'],
+  ['_W', '(W)'],
+];
 export function keyLabel(key: string): string {
+  let unit = '';
+  for (const [suffix, u] of UNIT_SUFFIXES) {
+    if (key.endsWith(suffix) && key.length > suffix.length) {
+      key = key.slice(0, -suffix.length);
+      unit = ` ${u}`;
+      break;
+    }
+  }
   const words = key.split('_').map((w) => ACRONYMS[w] ?? w);
   const first = words[0] ?? '';
-  return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ');
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ') + unit;
 }
 
 const SYSTEM_FIELDS: FieldDef[] = [
@@ -455,7 +489,8 @@ class ScenarioEditor implements Editor {
     const objectsOff = [...this.objectBoxes.keys()].filter((p) => this.effective(p) === undefined);
     for (const [p, box] of this.objectBoxes) box.classList.toggle('off', objectsOff.includes(p));
     for (const [path, input] of this.inputs) {
-      if (path.startsWith('/training/')) input.disabled = !hasT;
+      // The run's fields (prices, failures) sit in the training group and go off with it.
+      if (path.startsWith('/training/') || this.trainingBox?.contains(input)) input.disabled = !hasT;
       if (path.startsWith('/inference/')) input.disabled = !hasI;
       if (objectsOff.some((p) => path.startsWith(`${p}/`))) input.disabled = true;
       else if (path.startsWith('/model/')) input.disabled = false;
@@ -614,8 +649,8 @@ class ScenarioEditor implements Editor {
     // A value the engine derives (the key is absent) looks derived: grey and italic, labelled.
     const derived = !searched && !f.picker && path !== '/name' && !path.match(/^\/(training|inference|parallel)$/) && !this.objectBoxes.has(path) && isDerived(this.current, path) && v !== undefined;
     input.classList.toggle('derived', derived);
-    if (derived) input.dataset.derived = 'true';
-    else delete input.dataset.derived;
+    if (derived) input.dataset.follows = 'true';
+    else delete input.dataset.follows;
     if (f.kind === 'check') (input as HTMLInputElement).checked = v === true;
     else if (!(searched && f.kind === 'select')) input.value = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }

@@ -501,7 +501,7 @@ export const MOE_METRICS: MetricDef[] = [
         ['micro-batches', String(c.prediction.training?.micro_batches ?? '?')],
         ['wait after each pipeline exchange', c.scenario?.system.software?.pipeline_sync_us !== undefined ? `${String(c.scenario.system.software.pipeline_sync_us)} µs` : '?'],
       ],
-      source: 'Megatron-Core token dispatchers (host copy of tokens per expert); fitted by scripts/fit_training_host.py on the Megatron-Bridge MoE rows. The wait after a pipeline exchange: fitted on the pipelined Korthikanti et al. 2022 rows (system preset notes)',
+      source: 'Megatron-Core token dispatchers (host copy of tokens per expert); fitted on the Megatron-Bridge MoE rows. The wait after a pipeline exchange: fitted on the pipelined Korthikanti et al. 2022 rows (system preset notes)',
     }),
   },
   {
@@ -547,7 +547,7 @@ export const INFERENCE_MEMORY_METRICS = memoryMetrics('inference.memory', 'infer
 export const INFERENCE_ONLY_MEMORY_METRICS = memoryMetrics('memory', 'inference');
 
 /** Every metric definition, for export and compare. */
-const RUN_SOURCE = 'core/run/run.cpp: checkpoint interval by Young (1974) / Daly (2006), failures per device-hour from the system preset (Llama 3 on 16k H100; OPT-175B logbook for A100), energy from board power and an activity model, cost from the economics preset';
+const RUN_SOURCE = 'Checkpoint interval by Young (1974) / Daly (2006), failures per device-hour from the system preset (Llama 3 on 16k H100; OPT-175B logbook for A100), energy from board power and an activity model, cost from the economics preset';
 const runIn = (c: ExplainContext, k: string, q: Quantity): string => f(getPath(c.prediction, `run.${k}`), q);
 /** A run value with fixed decimals and its own unit text ("661 W", "$1.14"), or "?" when absent. */
 const runFixed = (c: ExplainContext, k: string, digits: number, before: string, after: string): string => {

@@ -7,6 +7,7 @@ import { h } from './dom';
 import { formatBytes, formatDelta, formatValue } from './format';
 import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
+import { WARNING_WORDS } from './words';
 import { layoutLabel } from '../charts/specs';
 
 export interface Shown {
@@ -35,7 +36,7 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
   const range = band
     ? h(
         'div',
-        { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of the published measurements in the regime ${band.regime} (${band.cases} rows) fell in this range around the prediction; scripts/fit_uncertainty.py` },
+        { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of the published measurements in the regime ${band.regime} (${band.cases} rows) fell in this range around the prediction` },
         `80% range ${formatValue(band.low, def.q)} – ${formatValue(band.high, def.q)}`,
         oneSided(band, v) ? h('span', { class: 'one-sided', 'data-one-sided': def.path }, ` (${oneSided(band, v)})`) : null,
       )
@@ -84,7 +85,7 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
   }
   if (fitted.size === 0) return null;
   const what = [...fitted].map(([regime, cases]) => `${cases} published measurements of the regime ${regime}`).join('; ');
-  return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction (scripts/fit_uncertainty.py; docs/accuracy.md).`);
+  return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction.`);
 }
 
 /** The MoE block's opening: what the layers do, with the model's routing (resolved scenario). */
@@ -109,7 +110,7 @@ function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
   return h(
     'div',
     { class: `fit ${m.fits ? 'ok' : 'bad'}` },
-    h('strong', null, m.fits ? 'Fits in device memory' : 'Does not fit in device memory'),
+    h('strong', null, m.fits ? 'Fits in GPU memory' : 'Does not fit in GPU memory'),
     ` — ${formatBytes(total)} of ${formatBytes(cap)} per device (${(share * 100).toFixed(0)} %)`,
     bar,
   );
@@ -123,7 +124,7 @@ function autoLayout(p: Prediction): HTMLElement | null {
   return h(
     'section',
     { class: 'card results-section', 'data-testid': 'auto-layout' },
-    h('h3', null, 'Layout chosen by the search (parallel: "auto")'),
+    h('h3', null, 'Layout the search chose'),
     h('p', null, h('strong', { 'data-auto-layout': JSON.stringify(a.parallel) }, layoutLabel(a.parallel as unknown as Record<string, unknown>))),
     h(
       'p',
@@ -139,7 +140,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   const parts: Array<HTMLElement | null> = [autoLayout(p)];
   if (p.training) parts.push(section('Training', TRAINING_METRICS, cur, pinned));
   if (p.training?.moe) parts.push(section('Mixture of experts', MOE_METRICS, cur, pinned, moeIntro(cur), 'moe'));
-  if (p.run) parts.push(section('The whole run (training.train_tokens)', RUN_METRICS, cur, pinned, null, 'run'));
+  if (p.run) parts.push(section('The whole run', RUN_METRICS, cur, pinned, null, 'run'));
   if (p.serving) parts.push(section('Serving (continuous batching)', SERVING_METRICS, cur, pinned, servingIntro(p.serving), 'serving'));
   if (p.inference) parts.push(section(p.serving ? 'Inference: one static batch' : 'Inference', INFERENCE_METRICS, cur, pinned));
   parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));
@@ -151,7 +152,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
       'section',
       { class: 'card warnings', 'data-testid': 'warnings' },
       h('h3', null, `Warnings (${warnings.length})`),
-      warnings.length === 0 ? h('p', { class: 'muted' }, 'None.') : h('ul', null, ...warnings.map((w) => h('li', { 'data-warning': w.code }, h('code', null, w.code), ' ', w.message))),
+      warnings.length === 0 ? h('p', { class: 'muted' }, 'None.') : h('ul', null, ...warnings.map((w) => h('li', { 'data-warning': w.code }, WARNING_WORDS[w.code] ?? w.message, ' ', h('small', { class: 'muted code' }, `(${w.code})`)))),
     ),
   );
   container.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));

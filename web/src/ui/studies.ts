@@ -78,7 +78,7 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
                 'td',
                 { class: typeof r[c] === 'number' ? 'num' : undefined, 'data-value': typeof r[c] === 'number' ? String(r[c]) : undefined },
                 cell(r[c], u),
-                ...(band ? [h('span', { class: 'band', 'data-testid': 'study-band', title: '80% band: the range that held 80% of the published measurements of this regime around the prediction (scripts/fit_uncertainty.py)' }, ` ${cell(band.low, u)} – ${cell(band.high, u)}`)] : []),
+                ...(band ? [h('span', { class: 'band', 'data-testid': 'study-band', title: '80% band: the range that held 80% of the published measurements of this regime around the prediction' }, ` ${cell(band.low, u)} – ${cell(band.high, u)}`)] : []),
               );
             }),
           ),

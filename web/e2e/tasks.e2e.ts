@@ -1,0 +1,218 @@
+// A newcomer's tasks, played from the landing page with no prior state (a fresh browser context
+// each), counting every interaction (a click, a pick from a list, a number typed): the test fails
+// on any error shown, any page error or console error, or a count above the task's bound. Each
+// task's numbers are checked against the engine run here on the scenario the page put in its
+// address. Prints one line per task (E2E_TASK name interactions=N ms=T) and saves a screenshot
+// of each task at 1440x900 and at 390x844 into build/e2e/. Issue 39.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decodeFragment } from '../src/codec/url';
+import type { OptimusModule } from '../src/engine/protocol';
+import { loadModule } from '../test/wasm';
+import { OUT, Site, at, metrics } from './harness';
+
+const site = new Site();
+let mod: OptimusModule;
+const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const lines: string[] = [];
+
+beforeAll(async () => {
+  mod = await loadModule();
+  await site.start();
+});
+
+afterAll(async () => {
+  await site.stop();
+  for (const l of lines) console.log(l);
+});
+
+const VIEWPORTS = { desktop: { width: 1440, height: 900 }, phone: { width: 390, height: 844 } } as const;
+
+/** A page in a context of its own (no cache, no storage: a newcomer), at the viewport's size. */
+async function freshPage(viewport: { width: number; height: number }): Promise<Page> {
+  const browser = (site as unknown as { browser: Browser }).browser;
+  const context = await browser.newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  page.on('close', () => void context.close());
+  page.on('console', (m) => {
+    if (m.type() === 'error') site.problems.consoleErrors.push(`${page.url()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
+  return page;
+}
+
+/** Counts the person's interactions and waits, after each, for the page to have answered. */
+class Newcomer {
+  count = 0;
+  constructor(readonly page: Page) {}
+
+  private async answered(): Promise<void> {
+    await this.page.waitForFunction(() => {
+      const st = document.querySelector('[data-testid="status"]')?.getAttribute('data-state');
+      const ed = document.querySelector('[data-testid="editor"]')?.getAttribute('data-state');
+      return st !== 'computing' && ed === 'ready';
+    }, null, { timeout: 30_000 });
+  }
+
+  async click(selector: string): Promise<void> {
+    this.count += 1;
+    await this.page.locator(selector).first().click();
+    await this.answered();
+  }
+
+  async pick(selector: string, value: string): Promise<void> {
+    this.count += 1;
+    await this.page.locator(selector).first().selectOption(value);
+    await this.answered();
+  }
+
+  async type(selector: string, value: string): Promise<void> {
+    this.count += 1;
+    const input = this.page.locator(selector).first();
+    await input.fill(value);
+    await input.press('Enter');
+    await input.blur();
+    await this.answered();
+  }
+
+  /** No error on screen: the status is ready, no field or general error, no fix box. */
+  async noError(): Promise<void> {
+    const state = await this.page.locator('[data-testid="status"]').getAttribute('data-state');
+    const status = await this.page.locator('[data-testid="status"]').textContent();
+    expect(state, `status: ${status}`).toBe('ready');
+    const shown = await this.page.$$eval('[role="alert"]:not([hidden])', (els) => els.map((e) => e.textContent?.trim()).filter((t) => t));
+    expect(shown, 'errors shown').toEqual([]);
+  }
+
+  /** The scenario the page shows (its address) and the engine's prediction of it. */
+  async truth(): Promise<{ scenario: Record<string, any>; prediction: any }> {
+    const decoded = await decodeFragment(await this.page.evaluate(() => location.hash));
+    expect(decoded.ok).toBe(true);
+    const scenario = (decoded as { scenario: Record<string, any> }).scenario;
+    return { scenario, prediction: predict(scenario) };
+  }
+}
+
+/** The headline's numbers equal the engine's. */
+async function headlineOf(page: Page): Promise<Record<string, string>> {
+  return page.$$eval('[data-testid="headline"] [data-metric]', (els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-metric')!, e.getAttribute('data-value')!])));
+}
+
+async function landing(viewport: { width: number; height: number }): Promise<{ page: Page; t0: number }> {
+  const page = await freshPage(viewport);
+  const t0 = Date.now();
+  await page.goto(`${site.origin}/`);
+  await page.waitForSelector('[data-testid="status"][data-state="ready"]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="editor"][data-state="ready"]', { state: 'attached' });
+  return { page, t0 };
+}
+
+async function axeClean(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: Array<{ id: string; impact: string }> }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} ${JSON.stringify((v as unknown as { nodes: Array<{ target: unknown }> }).nodes.map((x) => x.target))}`);
+  });
+}
+
+interface TaskPlay {
+  name: string;
+  bound: number;
+  play(n: Newcomer): Promise<void>;
+  check(n: Newcomer): Promise<void>;
+}
+
+const TASK_PLAYS: TaskPlay[] = [
+  {
+    name: 'train-deepseek-v3-256-h100-ep',
+    bound: 6,
+    async play(n) {
+      await n.click('[data-task="train"]');
+      await n.pick('[data-quick="/model"]', 'deepseek-v3');
+      await n.type('[data-quick="/num_devices"]', '256');
+    },
+    async check(n) {
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.model).toBe('deepseek-v3');
+      expect(scenario.num_devices).toBe(256);
+      const layout = JSON.parse((await n.page.locator('[data-auto-layout]').getAttribute('data-auto-layout'))!);
+      expect(layout).toEqual(prediction.parallel_auto.parallel);
+      expect(layout.ep, 'the layout uses expert parallelism').toBeGreaterThan(1);
+      const head = await headlineOf(n.page);
+      expect(head['training.iteration_time_s']).toBe(String(prediction.training.iteration_time_s));
+      expect(head['memory.fits']).toBe('true');
+    },
+  },
+  {
+    name: 'serve-llama3.3-70b-8-h100-32-users',
+    bound: 6,
+    async play(n) {
+      await n.click('[data-task="serve"]');
+      await n.pick('[data-quick="/model"]', 'llama3.3-70b');
+      await n.type('[data-quick="/num_devices"]', '8');
+      await n.type('[data-quick="/inference/serving/concurrency"]', '32');
+    },
+    async check(n) {
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.model).toBe('llama3.3-70b');
+      expect(scenario.num_devices).toBe(8);
+      expect(scenario.inference.serving.concurrency).toBe(32);
+      const head = await headlineOf(n.page);
+      expect(head['serving.ttft_s.p90'], 'p90 TTFT in the headline').toBe(String(prediction.serving.ttft_s.p90));
+      expect(head['serving.tpot_s.p50']).toBe(String(prediction.serving.tpot_s.p50));
+      // The result cards agree with the headline.
+      const all = await metrics(n.page);
+      for (const [k, v] of Object.entries(all)) expect(v, k).toBe(String(at(prediction, k)));
+    },
+  },
+  {
+    name: 'plan-llama3-70b-15t-1024-h100',
+    bound: 6,
+    async play(n) {
+      await n.click('[data-task="plan"]');
+      await n.pick('[data-quick="/model"]', 'llama3-70b');
+      await n.type('[data-quick="/training/train_tokens"]', '15e12');
+      await n.type('[data-quick="/num_devices"]', '1024');
+    },
+    async check(n) {
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.training.train_tokens).toBe(15e12);
+      expect(scenario.num_devices).toBe(1024);
+      const head = await headlineOf(n.page);
+      expect(head['run.wall_days']).toBe(String(prediction.run.wall_days));
+      expect(head['run.cost_usd']).toBe(String(prediction.run.cost_usd));
+      expect(prediction.run.wall_days).toBeGreaterThan(30);
+      expect(prediction.run.wall_days).toBeLessThan(1000);
+    },
+  },
+];
+
+describe('a newcomer masters the page in a minute', () => {
+  for (const [vpName, vp] of Object.entries(VIEWPORTS)) {
+    for (const t of TASK_PLAYS) {
+      test(`${t.name} (${vpName}): at most ${t.bound} interactions, no error`, async () => {
+        const { page, t0 } = await landing(vp);
+        const n = new Newcomer(page);
+        await t.play(n);
+        await n.noError();
+        await t.check(n);
+        const ms = Date.now() - t0;
+        lines.push(`E2E_TASK ${t.name} ${vpName} interactions=${n.count} ms=${ms}`);
+        expect(n.count).toBeLessThanOrEqual(t.bound);
+        await page.screenshot({ path: `${OUT}task-${t.name}-${vpName}.png` });
+        if (vpName === 'desktop') expect(await axeClean(page)).toEqual([]);
+        await page.close();
+      });
+    }
+  }
+
+  test('no page errors or console errors in any task', () => {
+    expect(site.problems.pageErrors).toEqual([]);
+    expect(site.problems.consoleErrors).toEqual([]);
+  });
+});

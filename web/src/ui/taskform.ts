@@ -1,0 +1,174 @@
+// Start from a task: the landing strip asks what the person wants to do (train, serve, plan a
+// run, compare) and shows that task's short form (state/tasks.ts): model, GPUs and how many, the
+// few numbers that matter, the layout "auto" by default. Every field writes through the scenario
+// editor (editor.edit), so the full editor below stays in sync and the fields that follow others
+// follow. Inputs carry data-quick (not data-path: that is the full editor's contract).
+import type { PresetList } from '../engine/types';
+import { getPointer } from '../state/pointer';
+import { TASK_DEFS, TASKS, type QuickField, type Scenario, type Task } from '../state/tasks';
+import { h, uid } from './dom';
+
+export interface TaskPanelDeps {
+  presets: () => PresetList;
+  scenario: () => Scenario;
+  /** Sets one field through the editor (it re-estimates). */
+  edit: (path: string, value: unknown) => Promise<void>;
+  /** Loads the task's starting scenario. */
+  start: (task: Task) => void;
+  /** The compare task's tools: pin the result, rank layouts, the GPU study. */
+  pin: () => void;
+  searchLayouts: () => void;
+  compareGpus: () => void;
+  /** Shows the full editor (scrolls to it). */
+  openEditor: () => void;
+}
+
+export interface TaskPanel {
+  /** The task buttons and the task's question. */
+  el: HTMLElement;
+  /** The task's short form and its extra actions (placed after the answer). */
+  formEl: HTMLElement;
+  /** The task shown. */
+  task(): Task;
+  /** Shows `task`'s form for the current scenario (without loading anything). */
+  select(task: Task): void;
+  /** Re-reads the scenario's values into the form (after every estimate). */
+  refresh(): void;
+}
+
+const PRECISIONS: Array<[string, string]> = [
+  ['bf16', 'BF16'],
+  ['fp8', 'FP8'],
+  ['fp16', 'FP16'],
+  ['fp32', 'FP32'],
+];
+
+export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
+  let task: Task = 'train';
+  const buttons = TASKS.map((t) =>
+    h(
+      'button',
+      { type: 'button', class: 'task-button', 'data-task': t, 'aria-pressed': 'false', onclick: () => deps.start(t) },
+      h('strong', null, TASK_DEFS[t].title),
+    ),
+  );
+  const question = h('p', { class: 'task-question' });
+  const form = h('form', { class: 'task-form', 'aria-label': 'task form', novalidate: true, onsubmit: (e: Event) => e.preventDefault() });
+  const extras = h('div', { class: 'task-extras' });
+  const el = h(
+    'section',
+    { class: 'tasks', 'data-testid': 'tasks', 'aria-labelledby': 'tasks-h' },
+    h('h2', { id: 'tasks-h' }, 'What do you want to do?'),
+    h('div', { class: 'task-buttons', role: 'group', 'aria-label': 'tasks' }, ...buttons),
+    question,
+  );
+  const formEl = h('div', { class: 'task-form-box', 'data-testid': 'task-form' }, form, extras);
+  const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
+
+  /** The fields of the task for this scenario (serving asks for a rate or for users). */
+  function fieldsOf(t: Task): QuickField[] {
+    const fields = TASK_DEFS[t].fields;
+    const arrival = getPointer(deps.scenario(), '/inference/serving/arrival');
+    if (t === 'serve' && arrival === 'poisson')
+      return fields.map((f) => (f.path === '/inference/serving/concurrency' ? { path: '/inference/serving/requests_per_s', label: 'Requests per second', kind: 'number' } : f));
+    return fields;
+  }
+
+  function options(f: QuickField): Array<[string, string]> {
+    if (f.kind === 'precision') return PRECISIONS;
+    const list = deps.presets()[f.kind === 'model' ? 'models' : 'systems'] ?? [];
+    const opts = list.map((p): [string, string] => [p.id, p.name ?? p.id]);
+    const cur = getPointer(deps.scenario(), f.path);
+    if (typeof cur !== 'string') opts.push(['', 'Custom (see the full editor)']);
+    return opts;
+  }
+
+  function control(f: QuickField): HTMLElement {
+    const id = uid('q');
+    let input: HTMLInputElement | HTMLSelectElement;
+    if (f.kind === 'model' || f.kind === 'system' || f.kind === 'precision') {
+      input = h('select', { id, 'data-quick': f.path });
+      input.addEventListener('change', () => {
+        if (input.value !== '') void deps.edit(f.path, input.value);
+      });
+    } else if (f.kind === 'auto') {
+      input = h('input', { id, type: 'checkbox', 'data-quick': f.path });
+      input.addEventListener('change', () => void deps.edit(f.path, (input as HTMLInputElement).checked));
+    } else {
+      input = h('input', { id, type: 'text', inputmode: f.kind === 'int' ? 'numeric' : 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-quick': f.path });
+      const err = h('span', { class: 'error', role: 'alert', hidden: true });
+      input.addEventListener('change', () => {
+        const raw = input.value.trim().replace(/_/g, '').replace(/,/g, '');
+        const x = raw === '' ? undefined : Number(raw);
+        const bad = x !== undefined && (!Number.isFinite(x) || (f.kind === 'int' && !Number.isInteger(x)));
+        err.hidden = !bad;
+        err.textContent = bad ? `"${input.value}" is not ${f.kind === 'int' ? 'a whole number' : 'a number'}.` : '';
+        input.setAttribute('aria-invalid', String(bad));
+        if (!bad) void deps.edit(f.path, x);
+      });
+      inputs.set(f.path, input);
+      return h('div', { class: 'field' }, h('label', { for: id }, f.label), input, f.hint ? h('span', { class: 'unit' }, f.hint) : null, err);
+    }
+    inputs.set(f.path, input);
+    if (f.kind === 'auto') return h('div', { class: 'field check wide' }, input, h('label', { for: id }, f.label));
+    return h('div', { class: `field${f.kind === 'model' || f.kind === 'system' ? ' wide' : ''}` }, h('label', { for: id }, f.label), input);
+  }
+
+  let shownFields = '';
+  function build(): void {
+    const fields = fieldsOf(task);
+    const key = `${task}:${fields.map((f) => f.path).join(',')}`;
+    if (key === shownFields) return;
+    shownFields = key;
+    inputs.clear();
+    form.replaceChildren(h('div', { class: 'grid' }, ...fields.map(control)));
+    question.textContent = TASK_DEFS[task].question;
+    extras.replaceChildren(
+      ...(task === 'compare'
+        ? [
+            h('button', { type: 'button', onclick: () => deps.pin() }, 'Pin this result, then change the GPUs'),
+            h('button', { type: 'button', onclick: () => deps.searchLayouts() }, 'Rank every layout'),
+            h('button', { type: 'button', onclick: () => deps.compareGpus() }, 'Cheapest GPU for a whole run'),
+          ]
+        : []),
+      h('button', { type: 'button', class: 'link', 'data-testid': 'open-editor', onclick: () => deps.openEditor() }, 'Every setting (full editor)'),
+    );
+  }
+
+  function refresh(): void {
+    build();
+    const s = deps.scenario();
+    for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.task === task));
+    for (const [path, input] of inputs) {
+      if (input instanceof HTMLSelectElement) {
+        const f = fieldsOf(task).find((x) => x.path === path)!;
+        const opts = options(f);
+        const want = opts.map(([v]) => v).join('\u0000');
+        if (input.dataset.options !== want) {
+          input.replaceChildren(...opts.map(([v, l]) => h('option', { value: v }, l)));
+          input.dataset.options = want;
+        }
+        const v = getPointer(s, path);
+        input.value = typeof v === 'string' ? v : '';
+      } else if (input.type === 'checkbox') {
+        input.checked = s.parallel === 'auto';
+      } else if (document.activeElement !== input) {
+        const v = getPointer(s, path);
+        // Token counts of a whole run read as 15e12, not 15000000000000.
+        input.value = typeof v === 'number' ? (Math.abs(v) >= 1e9 ? v.toExponential().replace('e+', 'e') : String(v)) : '';
+        input.placeholder = path === '/economics/usd_per_gpu_hour' ? 'system price' : '';
+      }
+    }
+  }
+
+  return {
+    el,
+    formEl,
+    task: () => task,
+    select(t: Task): void {
+      task = t;
+      refresh();
+    },
+    refresh,
+  };
+}

@@ -1,0 +1,53 @@
+// Plain words for the engine's errors and warnings: what is wrong, in a practitioner's words, and
+// the one obvious fix where there is one (a button). The engine's code, path and message stay
+// available in a details line. Pure (test/ui/words.test.ts).
+import type { EngineError } from '../engine/types';
+import { derivedDp } from '../state/coupling';
+
+export interface Fix {
+  /** The field the fix sets (a JSON Pointer; value undefined removes the key). */
+  path: string;
+  value: unknown;
+  label: string;
+}
+
+export interface Plain {
+  words: string;
+  fix?: Fix;
+}
+
+const AUTO: Fix = { path: '/parallel', value: true, label: 'Pick a layout for me (auto)' };
+
+/** Plain words of the error codes a newcomer meets first; others keep the engine's message. */
+const WORDS: Record<string, string> = {
+  'parallel.product_mismatch': 'the layout does not use exactly the GPUs of the job (tensor × pipeline × data × context parallelism must equal the GPU count)',
+  'parallel.sequence_parallel_without_tp': 'sequence parallelism needs tensor parallelism above 1',
+  'parallel.moe_needs_sequence_parallel': 'a mixture-of-experts model with tensor parallelism needs sequence parallelism',
+  'parallel.tp_not_divisor_of_heads': 'tensor parallelism must divide the attention heads',
+  'parallel.tp_not_divisor_of_kv_heads': 'tensor parallelism and the KV heads must divide one another',
+  'parallel.pp_exceeds_layers': 'more pipeline stages than the model has layers',
+  'parallel.ep_without_moe': 'expert parallelism needs a mixture-of-experts model',
+  'parallel.ep_not_divisor_of_experts': 'expert parallelism must divide the number of experts',
+  'parallel.cp_in_inference': 'context parallelism is for training only; inference here runs without it',
+  'parallel.auto_no_layout': 'no layout of these GPUs fits the model in memory: add GPUs, or pick GPUs with more memory',
+};
+
+export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>): Plain {
+  const words = WORDS[e.code] ?? e.message;
+  const p = s.parallel !== null && typeof s.parallel === 'object' ? (s.parallel as Record<string, unknown>) : undefined;
+  if (e.code === 'parallel.product_mismatch' && p?.dp !== undefined) {
+    const rest = derivedDp({ ...s, parallel: { ...p, dp: undefined } });
+    if (rest !== undefined) return { words, fix: { path: '/parallel/dp', value: undefined, label: `Let data parallelism be the rest of the GPUs (${rest})` } };
+  }
+  if ((e.code === 'parallel.sequence_parallel_without_tp' || e.code === 'parallel.moe_needs_sequence_parallel') && p?.sequence_parallel !== undefined)
+    return { words, fix: { path: '/parallel/sequence_parallel', value: undefined, label: 'Let sequence parallelism follow tensor parallelism' } };
+  if (e.code === 'parallel.cp_in_inference' && p?.cp !== undefined && !userSet.has('/parallel/cp'))
+    return { words, fix: { path: '/parallel/cp', value: undefined, label: 'Remove context parallelism' } };
+  if (e.code.startsWith('parallel.') && e.code !== 'parallel.auto_no_layout' && p) return { words, fix: AUTO };
+  return { words };
+}
+
+/** Plain words of warnings whose engine text names keys: the code's words, else the message. */
+export const WARNING_WORDS: Record<string, string> = {
+  'run.no_price': 'No price set for this system: enter one (price per GPU-hour) to see costs.',
+};

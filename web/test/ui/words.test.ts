@@ -1,0 +1,30 @@
+// Plain words and one-click fixes of engine errors (src/ui/words.ts).
+import { describe, expect, it } from 'vitest';
+import { plainError } from '../../src/ui/words';
+
+const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}` });
+const s = (parallel: unknown) => ({ num_devices: 64, parallel });
+
+describe('plainError', () => {
+  it('a dp that no longer matches the devices: the fix lets dp be the rest', () => {
+    const p = plainError(err('parallel.product_mismatch'), s({ tp: 8, pp: 2, dp: 2 }), new Set());
+    expect(p.words).toMatch(/GPU count/);
+    expect(p.fix).toEqual({ path: '/parallel/dp', value: undefined, label: 'Let data parallelism be the rest of the GPUs (4)' });
+  });
+  it('tp x pp that does not divide the devices: the fix is "auto"', () => {
+    expect(plainError(err('parallel.product_mismatch'), s({ tp: 8, pp: 3 }), new Set()).fix?.path).toBe('/parallel');
+  });
+  it('sequence parallelism set against tp: the fix lets it follow', () => {
+    for (const code of ['parallel.sequence_parallel_without_tp', 'parallel.moe_needs_sequence_parallel'])
+      expect(plainError(err(code), s({ tp: 1, sequence_parallel: true }), new Set()).fix).toEqual({ path: '/parallel/sequence_parallel', value: undefined, label: 'Let sequence parallelism follow tensor parallelism' });
+  });
+  it('no layout fits: no button, words that say what to do', () => {
+    const p = plainError(err('parallel.auto_no_layout'), s('auto'), new Set());
+    expect(p.fix).toBeUndefined();
+    expect(p.words).toMatch(/add GPUs/);
+  });
+  it('an error without plain words keeps the engine message and offers nothing', () => {
+    const p = plainError(err('training.bad', '/training/seq_len'), s({ tp: 1 }), new Set());
+    expect(p).toEqual({ words: 'engine says training.bad' });
+  });
+});
