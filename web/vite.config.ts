@@ -2,10 +2,12 @@
 // `cmake --preset wasm && cmake --build --preset wasm`. The module's ES factory is imported as
 // 'optimus-wasm' (an alias of build/wasm/wasm/optimus_wasm.js); its
 // `new URL('optimus_wasm.wasm', import.meta.url)` makes Vite emit the .wasm as one hashed asset.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { DOCUMENT_CSP, WORKER_CSP } from './csp.ts';
+import { metricBand, metricValue } from './src/state/metric.ts';
 
 export const WASM_JS = fileURLToPath(new URL('../build/wasm/wasm/optimus_wasm.js', import.meta.url));
 
@@ -49,20 +51,44 @@ function csp(): Plugin {
  * only the fields the view reads: each row's sources and notes stay in the repository, not in the
  * page (about a third of the rows' compressed bytes).
  */
-export function validationCases(): Plugin {
+export function validationCases(options: { predict?: boolean } = {}): Plugin {
   const keep = ['id', 'set', 'group', 'scenario', 'metric', 'expected'];
+  let engine: Promise<{ predict(json: string): string; key: string }> | null = null;
+  /**
+   * With `predict` (the page's build): the engine built beside the page, loaded here in Node,
+   * predicts every row once and the row carries its answer (`cached`: the metric, its 80% band or
+   * the error code) and the engine's key (a hash of the wasm bytes the page bundles), so the
+   * accuracy view shows every source at once and checks them live in the background.
+   */
+  const load = () =>
+    (engine ??= (async () => {
+      const bytes = readFileSync(WASM_JS.replace(/\.js$/, '.wasm'));
+      const { default: factory } = (await import(pathToFileURL(WASM_JS).href)) as { default: (o: { wasmBinary: Uint8Array }) => Promise<{ predict(json: string): string }> };
+      const mod = await factory({ wasmBinary: bytes });
+      return { predict: (json: string) => mod.predict(json), key: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
+    })());
   return {
     name: 'optimus-validation-cases',
     enforce: 'pre',
-    load(id) {
+    async load(id) {
       const [path, query] = id.split('?');
       if (query !== 'raw' || !path || !/[\\/]tests[\\/]validation[\\/]data[\\/][^\\/]+\.jsonl$/.test(path)) return null;
+      const e = options.predict ? await load() : null;
+      const memo = new Map<string, unknown>();
       const rows = readFileSync(path, 'utf8')
         .split('\n')
         .filter((l) => l.trim() !== '')
         .map((l) => {
           const c = JSON.parse(l) as Record<string, unknown>;
-          return JSON.stringify(Object.fromEntries(keep.filter((k) => k in c).map((k) => [k, c[k]])));
+          const row: Record<string, unknown> = Object.fromEntries(keep.filter((k) => k in c).map((k) => [k, c[k]]));
+          if (e) {
+            const json = JSON.stringify(c.scenario);
+            if (!memo.has(json)) memo.set(json, JSON.parse(e.predict(json)));
+            const p = memo.get(json) as { error?: { code: string } };
+            const metric = String(c.metric);
+            row.cached = p.error ? { engine: e.key, error: p.error.code } : { engine: e.key, predicted: metricValue(p, metric), band: metricBand(p, metric) };
+          }
+          return JSON.stringify(row);
         });
       return `export default ${JSON.stringify(rows.join('\n'))};`;
     },
@@ -72,7 +98,7 @@ export function validationCases(): Plugin {
 export default defineConfig({
   // Relative asset URLs: the site works from any sub-path (GitHub Pages serves /<repo>/).
   base: './',
-  plugins: [requireWasm(), csp(), validationCases()],
+  plugins: [requireWasm(), csp(), validationCases({ predict: true })],
   resolve: { alias: { 'optimus-wasm': WASM_JS } },
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: false, reportCompressedSize: false },

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DOCUMENT_CSP, WORKER_CSP, parseCsp } from '../csp';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import { metricValue } from '../src/ui/accuracy';
+import { starter } from '../src/state/tasks';
 import type { OptimusModule } from '../src/engine/protocol';
 import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { loadModule, readJson } from '../test/wasm';
@@ -23,6 +24,10 @@ const LIMIT_FACTOR = 2;
 const site = new Site();
 let mod: OptimusModule;
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
+/** What the page opens on without a link: the training task's starting scenario. */
+const landing = starter('train');
+/** The engine's default scenario as a share link (the tests below start from it). */
+const defaultLink = (): Promise<string> => encodeFragment(defaultScenario);
 const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
 const measured: Record<string, number> = {};
 
@@ -67,12 +72,13 @@ async function openPreset(id: string, view = ''): Promise<{ scenario: Record<str
 }
 
 describe('the built page', () => {
-  test('renders the default scenario with the engine numbers, in time', async () => {
+  test('the landing page shows the training task\'s starting scenario with the engine numbers, in time', async () => {
     const page = await site.page();
     const response = await page.goto(`${site.origin}/`);
     expect(response?.status()).toBe(200);
     await settled(page);
-    expectMetricsOf(await metrics(page), predict(defaultScenario));
+    expectShownAre(await metrics(page), predict(landing));
+    expect(Object.keys(await metrics(page))).toEqual(expect.arrayContaining(['training.iteration_time_s', 'training.mfu', 'memory.per_device_bytes.total', 'memory.fits']));
     // First result after navigation: this (first) load and two more, each with an empty HTTP
     // cache; the median is what is checked (one sample on a busy 2-core machine is noise).
     const firstResult = (p: Page): Promise<number> => p.evaluate(() => (window as unknown as { __firstResultMs: number }).__firstResultMs);
@@ -98,13 +104,13 @@ describe('the built page', () => {
     // The address holds the current scenario.
     const hash = await page.evaluate(() => location.hash);
     const decoded = await decodeFragment(hash);
-    expect(decoded.ok && decoded.scenario).toEqual(defaultScenario);
+    expect(decoded.ok && decoded.scenario).toEqual(landing);
     await page.close();
   });
 
   test('an edit re-estimates, fast, and updates the address', async () => {
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/${await defaultLink()}`);
     await settled(page);
     const times: number[] = [];
     for (const batch of [1024, 256, 2048, 768, 512, 1536]) {
@@ -126,7 +132,7 @@ describe('the built page', () => {
 
   test('the software stack picker lists the profiles; picking one re-estimates with the engine and goes into the link', async () => {
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/${await defaultLink()}`);
     await settled(page);
     const options = await page.locator('[data-path="/software"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(options[0]).toBe('');
@@ -170,7 +176,9 @@ describe('the built page', () => {
     await setField(page, '/parallel/dp', '6');
     await settled(page);
     expect(await message.isVisible()).toBe(false);
-    expectMetricsOf(await metrics(page), predict({ ...start, parallel: { ...start.parallel, tp: 2, dp: 6 } }));
+    // Sequence parallelism was not set by the person: it follows tp (tp 2: on, the engine's default).
+    const { sequence_parallel: _followed, ...kept } = start.parallel;
+    expectMetricsOf(await metrics(page), predict({ ...start, parallel: { ...kept, tp: 2, dp: 6 } }));
     await page.close();
   });
 
@@ -320,7 +328,7 @@ describe('the built page', () => {
 
   test('a share link round trips: the same numbers in a new page; copy-link copies it', async () => {
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/${await defaultLink()}`);
     await settled(page);
     await setField(page, '/training/seq_len', '4096');
     await settled(page);
@@ -415,7 +423,7 @@ describe('the built page', () => {
 
   test('exports: JSON and CSV hold the engine numbers; charts export as SVG and PNG', async () => {
     const page = await site.page();
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/${await defaultLink()}`);
     await settled(page);
     const expected = predict(defaultScenario);
     const download = async (selector: string): Promise<Buffer> => {
@@ -452,7 +460,7 @@ describe('the built page', () => {
   test('search: runs with progress, lists layouts, a row loads its layout into the editor', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
     const page = await site.page();
-    await page.goto(`${site.origin}/?view=search`);
+    await page.goto(`${site.origin}/?view=search${await defaultLink()}`);
     await settled(page);
     const before = Number(await page.getAttribute('[data-metric="training.iteration_time_s"]', 'data-value'));
     await page.click('[data-testid="search-run"]');
@@ -553,7 +561,7 @@ describe('the built page', () => {
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip();
     const page = await site.page();
-    await page.goto(`${site.origin}/?view=search`);
+    await page.goto(`${site.origin}/?view=search${await defaultLink()}`);
     await settled(page);
     await page.click('[data-testid="search-run"]');
     await page.click('[data-testid="search-cancel"]');

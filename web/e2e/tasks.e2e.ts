@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodeFragment } from '../src/codec/url';
 import type { OptimusModule } from '../src/engine/protocol';
 import { loadModule } from '../test/wasm';
+import { DATA_SETS } from '../src/ui/accuracy';
 import { OUT, Site, at, metrics } from './harness';
 
 const site = new Site();
@@ -37,7 +38,7 @@ async function freshPage(viewport: { width: number; height: number }): Promise<P
   const context = await browser.newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
   context.setDefaultTimeout(20_000);
   const page = await context.newPage();
-  page.on('close', () => void context.close());
+  page.on('close', () => void context.close().catch(() => undefined));
   page.on('console', (m) => {
     if (m.type() === 'error') site.problems.consoleErrors.push(`${page.url()}: ${m.text()}`);
   });
@@ -210,6 +211,37 @@ describe('a newcomer masters the page in a minute', () => {
       });
     }
   }
+
+  test('accuracy: from the landing page, one click shows every source in under 2 s (desktop and phone)', async () => {
+    // The sources: every data set and group of the rows the view holds.
+    const sources = new Set<string>();
+    for (const [set] of DATA_SETS) {
+      for (const line of readFileSync(`../tests/validation/data/${set}.jsonl`, 'utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        const c = JSON.parse(line) as { group?: string };
+        sources.add(`${set}\u0000${c.group ?? set}`);
+      }
+    }
+    for (const [vpName, vp] of Object.entries(VIEWPORTS)) {
+      const { page } = await landing(vp);
+      const n = new Newcomer(page);
+      n.count += 1;
+      const t0 = Date.now();
+      await page.click('nav.views a[data-view="accuracy"]');
+      await page.waitForFunction((want) => document.querySelectorAll('[data-testid="accuracy-table"] tbody tr[data-source]').length === want, sources.size, { timeout: 30_000 });
+      await page.locator('[data-testid="accuracy-chart"] svg').waitFor();
+      const ms = Date.now() - t0;
+      lines.push(`E2E_TASK accuracy ${vpName} interactions=${n.count} ms=${ms} sources=${sources.size}`);
+      expect(ms, 'every source on screen').toBeLessThan(2000);
+      await page.screenshot({ path: `${OUT}task-accuracy-${vpName}.png` });
+      // Then each source is predicted again in this browser, and agrees with what was shown
+      // (once: it takes the serving simulations' time).
+      if (vpName === 'desktop') await page.waitForSelector('[data-testid="accuracy-status"][data-checked="true"]', { timeout: 120_000 });
+      if (vpName === 'desktop') expect(await page.locator('[data-testid="accuracy-status"]').textContent()).toContain('the same numbers');
+      if (vpName === 'desktop') expect(await axeClean(page)).toEqual([]);
+      await page.close();
+    }
+  }, 300_000);
 
   test('no page errors or console errors in any task', () => {
     expect(site.problems.pageErrors).toEqual([]);

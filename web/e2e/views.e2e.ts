@@ -334,7 +334,7 @@ describe('views, lessons and accessibility', () => {
     const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await context.newPage();
     page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
-    await page.goto(`${site.origin}/`);
+    await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);
     await settled(page);
     const headline = page.locator('[data-testid="headline"]');
     const first = await headline.boundingBox();
