@@ -146,7 +146,9 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));
   parts.push(section(p.training ? 'Memory per device: training' : 'Memory per device: inference', p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, fitBanner('memory', p)));
   if (p.training && p.inference?.memory) parts.push(section('Memory per device: inference', INFERENCE_MEMORY_METRICS, cur, pinned, fitBanner('inference.memory', p)));
-  const warnings = p.warnings ?? [];
+  // "Does not fit" is said once, where it matters: in the memory section's verdict, with the
+  // bytes (and in the headline); the warning that repeats it is left out of the list.
+  const warnings = (p.warnings ?? []).filter((w) => w.code !== 'memory.does_not_fit');
   parts.push(
     h(
       'section',

@@ -40,6 +40,22 @@ export function searchScenario(s: Record<string, unknown>, fixed: string[]): Rec
   return { ...s, parallel: kept };
 }
 
+/**
+ * The ranked layouts without repeats: a layout whose label (layoutLabel) and numbers are those of
+ * one ranked above it says nothing new (layouts differing only in keys the label leaves out and
+ * predicting the same, e.g. an expert tensor degree with no effect), so only the first stays.
+ */
+export function uniqueLayouts(best: SearchBest[], training: boolean): SearchBest[] {
+  const seen = new Set<string>();
+  return best.filter((b) => {
+    const inf = b.inference as { batch?: number; ttft_s?: number; tpot_s?: number } | undefined;
+    const key = JSON.stringify([layoutLabel(b.parallel), training ? [b.training?.iteration_time_s, b.memory?.per_device_bytes?.total] : [inf?.batch, inf?.ttft_s, inf?.tpot_s, b.memory?.per_device_bytes?.total]]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export function createSearchView(deps: SearchDeps): HTMLElement {
   const modeId = uid('s');
   const objId = uid('s');
@@ -177,7 +193,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     table.replaceChildren(
       h('caption', null, r.best.length > 0 ? 'Best layouts — select a row (click or Enter) to load it into the editor' : 'No feasible layout.'),
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', null, ...r.best.map((b, i) => rowFor(b, i, training))),
+      h('tbody', null, ...uniqueLayouts(r.best, training).map((b, i) => rowFor(b, i, training))),
     );
     const cap = r.best[0]?.memory?.capacity_bytes;
     chart.el.hidden = false;
