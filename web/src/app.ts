@@ -118,7 +118,7 @@ const editorHeading = h('h2', { id: 'editor-h', tabindex: '-1' }, 'Every setting
 function startTask(t: Task): void {
   taskPanel.select(t);
   if (t === 'compare' && current) return void taskPanel.refresh();
-  void editor.load(starter(t)).then(() => {
+  void editor.load(starter(t), { layoutFollows: true }).then(() => {
     taskPanel.refresh();
     schedule();
   });
@@ -517,8 +517,9 @@ async function loadFromHash(): Promise<void> {
   setStatus('computing', 'Loading…');
   const decoded = await decodeFragment(location.hash);
   // No link and nothing shown yet: the page opens on the training task's starting scenario.
+  const landingStart = !decoded.ok && decoded.code === 'link.none' && lastValid === undefined;
   const r =
-    !decoded.ok && decoded.code === 'link.none' && lastValid === undefined
+    landingStart
       ? ({ ok: true, source: 'fallback', scenario: starter('train') } as const)
       : await restoreScenario(decoded, engine, { lastValid });
   performance.mark('optimus:restored');
@@ -535,7 +536,8 @@ async function loadFromHash(): Promise<void> {
   const first = compute(r.scenario as Scenario);
   const task = taskOf(r.scenario as Scenario);
   if (taskPanel.task() !== 'compare' || (r.ok && r.source === 'link')) taskPanel.select(task === 'infer' ? 'serve' : task);
-  await editor.load(r.scenario as Scenario);
+  // Without a link the page shows the training task's start, whose layout follows like a task's.
+  await editor.load(r.scenario as Scenario, { layoutFollows: landingStart });
   taskPanel.refresh();
   performance.mark('optimus:editor-loaded');
   // An engine error found before the form existed is shown again, now at its field.

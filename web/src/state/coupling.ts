@@ -12,6 +12,8 @@
 //     the person did not set.
 //   - serving.arrival: poisson needs requests_per_s, closed needs concurrency, offline neither;
 //     switching drops the other arrival's key and starts the needed one if it is missing.
+//   - a task's starting layout (the search's pick for it) becomes "auto" when the model, system or
+//     GPU count changes, until the person sets a layout key.
 //   - model or system: the layout is kept when it still divides the new model (tp divides heads
 //     and KV heads, pp at most the layers, ep divides the experts and needs an MoE model);
 //     otherwise the layout becomes "auto" (the engine's
@@ -24,6 +26,11 @@ export type Scenario = Record<string, unknown>;
 export interface Context {
   model?: Record<string, unknown> | null;
   system?: Record<string, unknown> | null;
+  /**
+   * The layout came with a task's starting scenario (the search's pick for it): it follows, as
+   * "auto", a change of model, system or GPU count until the person sets a layout key.
+   */
+  layoutFollows?: boolean;
 }
 
 export interface Coupled {
@@ -128,6 +135,12 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
     }
   }
 
+  const layoutTyped = [...userSet].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
+  if (ctx.layoutFollows && p && !layoutTyped && ['/model', '/system', '/system/device', '/num_devices'].includes(changed)) {
+    s.parallel = 'auto';
+    followed.push('/parallel');
+    return { scenario: s, followed, notes };
+  }
   if ((changed === '/model' || changed === '/system' || changed === '/system/device') && p) {
     // A model without experts has no expert layout to keep.
     const model = obj(s.model) ?? ctx.model ?? undefined;

@@ -67,9 +67,14 @@ export interface EditorDeps {
   onInvalid: (path: string, message: string) => void;
 }
 
+export interface LoadOptions {
+  /** The layout is a task's starting one: it follows model, system and GPU changes as "auto". */
+  layoutFollows?: boolean;
+}
+
 export interface Editor {
   el: HTMLElement;
-  load(s: Scenario): Promise<void>;
+  load(s: Scenario, options?: LoadOptions): Promise<void>;
   scenario(): Scenario;
   showError(e: EngineError | null): void;
   /** Re-fills the inputs (after presets arrived). */
@@ -382,6 +387,7 @@ class ScenarioEditor implements Editor {
   private localErrors = new Set<string>();
   /** Paths the person set since the last load: they never follow another field. */
   private typed = new Set<string>();
+  private layoutFollows = false;
   /** What changed on the person's behalf at the last edit, said once. */
   private readonly followNote = h('p', { class: 'follow-note', 'data-testid': 'follow-note', 'aria-live': 'polite', hidden: true });
   private readonly general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
@@ -405,7 +411,8 @@ class ScenarioEditor implements Editor {
     this.fixBtn.addEventListener('click', () => this.fixDevices());
   }
 
-  async load(s: Scenario): Promise<void> {
+  async load(s: Scenario, options: LoadOptions = {}): Promise<void> {
+    this.layoutFollows = options.layoutFollows === true;
     // data-state says whether the form shows the last scenario given (loads may overlap: a link
     // opened while the first one still waits for its presets).
     this.pendingLoads += 1;
@@ -458,7 +465,7 @@ class ScenarioEditor implements Editor {
     const before = clone(this.current);
     this.typed.add(path);
     await this.apply(path, value);
-    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, system: this.systemPreset });
+    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, system: this.systemPreset, layoutFollows: this.layoutFollows });
     this.current = r.scenario;
     if (!this.typed.has('/name') && NAME_DRIVERS.includes(path)) {
       const named = (kind: 'models' | 'systems') => (id: string) => this.deps.presets()[kind]?.find((p) => p.id === id)?.name;

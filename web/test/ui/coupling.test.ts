@@ -137,6 +137,31 @@ describe('choosing a model or a system keeps a valid layout or takes "auto"', ()
   });
 });
 
+describe('a task\'s starting layout follows as "auto" until the person sets a layout key', () => {
+  for (const changed of ['/model', '/system', '/num_devices']) {
+    it(`${changed}: follows when the layout came with the task`, () => {
+      const s = base({ tp: 8, pp: 2, micro_batch: 2 });
+      const r = couple(s, { ...structuredClone(s), num_devices: 256 }, changed, none, { model: llama70b, layoutFollows: true });
+      expect(r.scenario.parallel).toBe('auto');
+      expect(r.followed).toContain('/parallel');
+    });
+    it(`${changed}: kept once the person set a layout key`, () => {
+      const s = base({ tp: 8, pp: 2, micro_batch: 2 });
+      const r = couple(s, structuredClone(s), changed, new Set(['/parallel/micro_batch']), { model: llama70b, layoutFollows: true });
+      expect(r.scenario.parallel).toMatchObject({ tp: 8, pp: 2, micro_batch: 2 });
+    });
+    it(`${changed}: kept when the layout did not come with a task (a link)`, () => {
+      const s = base({ tp: 8, pp: 2, micro_batch: 2 });
+      const r = couple(s, structuredClone(s), changed, none, { model: llama70b });
+      expect(r.scenario.parallel).toMatchObject({ tp: 8, pp: 2, micro_batch: 2 });
+    });
+  }
+  it('other edits keep the starting layout', () => {
+    const s = base({ tp: 8, pp: 2 });
+    expect(couple(s, structuredClone(s), '/training/seq_len', none, { layoutFollows: true }).scenario.parallel).toEqual({ tp: 8, pp: 2 });
+  });
+});
+
 describe('isDerived', () => {
   it('an absent key is derived, a present one is set', () => {
     expect(isDerived({ parallel: { tp: 1 } }, '/parallel/dp')).toBe(true);

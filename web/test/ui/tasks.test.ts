@@ -25,6 +25,15 @@ describe('task starters', () => {
       for (const f of TASK_DEFS[t].fields) expect(f.path.startsWith('/')).toBe(true);
     });
   }
+  for (const t of TASKS) {
+    it(`${t}: the starting layout is the one the engine's search picks for the scenario`, () => {
+      const s = TASK_DEFS[t].starter;
+      const picked = predict({ ...s, parallel: 'auto' }).parallel_auto.parallel;
+      expect(picked).toMatchObject(s.parallel as Record<string, unknown>);
+      // The keys left out are the engine's defaults or derived (dp the rest, sequence parallelism tp > 1).
+      expect(predict(s).training?.iteration_time_s).toBe(predict({ ...s, parallel: picked }).training?.iteration_time_s);
+    });
+  }
   it('the plan starter reads in days, not years', () => {
     const days = predict(TASK_DEFS.plan.starter).run.wall_days;
     expect(days).toBeGreaterThan(1);
