@@ -243,6 +243,38 @@ describe('a newcomer masters the page in a minute', () => {
     }
   }, 300_000);
 
+  test('an error: every number stale (the phone\'s sticky strip too), plain words, the code in a details line, the fix in one click', async () => {
+    for (const [vpName, vp] of Object.entries(VIEWPORTS)) {
+      const { page } = await landing(vp);
+      const n = new Newcomer(page);
+      // A data-parallel degree typed by hand that no longer fits the GPUs.
+      await n.type('[data-path="/parallel/dp"]', '2');
+      await page.waitForSelector('[data-testid="status"][data-state="error"]');
+      expect(await page.locator('[data-testid="headline"]').getAttribute('class')).toContain('stale');
+      expect(await page.locator('[data-testid="results"]').getAttribute('class')).toContain('stale');
+      const fix = page.locator('[data-testid="error-fix"]');
+      expect(await fix.isVisible()).toBe(true);
+      const text = (await fix.textContent())!;
+      expect(text).toContain('GPU count');
+      expect(text).toContain('Details: parallel.product_mismatch');
+      if (vpName === 'phone') {
+        // Scrolled down the form, the stale strip is still in view.
+        await page.evaluate(() => window.scrollBy(0, 1500));
+        const box = await page.locator('[data-testid="headline"]').boundingBox();
+        expect(box!.y).toBeGreaterThanOrEqual(-1);
+        expect(box!.y).toBeLessThan(vp.height);
+      }
+      await page.screenshot({ path: `${OUT}error-${vpName}.png` });
+      await n.click('[data-testid="fix"]');
+      await n.noError();
+      expect(await page.locator('[data-testid="headline"]').getAttribute('class')).not.toContain('stale');
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.parallel.dp).toBeUndefined();
+      expect((await headlineOf(page))['training.iteration_time_s']).toBe(String(prediction.training.iteration_time_s));
+      await page.close();
+    }
+  });
+
   test('no page errors or console errors in any task', () => {
     expect(site.problems.pageErrors).toEqual([]);
     expect(site.problems.consoleErrors).toEqual([]);

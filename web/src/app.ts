@@ -125,10 +125,10 @@ function startTask(t: Task): void {
 }
 
 /** The one fix an error has, as a button, and its words; the code and path in a details line. */
-const fixText = h('span', { class: 'fix-text' });
+const fixText = h('div', { class: 'fix-text' });
 const fixBtn = h('button', { type: 'button', class: 'small', 'data-testid': 'fix', hidden: true });
-const fixDetails = h('span', { class: 'fix-details muted' });
-const fixBox = h('div', { class: 'fix', 'data-testid': 'error-fix', role: 'alert', hidden: true }, fixText, ' ', fixBtn, h('br'), fixDetails);
+const fixDetails = h('div', { class: 'fix-details muted' });
+const fixBox = h('div', { class: 'error-fix', 'data-testid': 'error-fix', role: 'alert', hidden: true }, fixText, fixBtn, fixDetails);
 let fixAction: (() => void) | null = null;
 fixBtn.addEventListener('click', () => fixAction?.());
 
