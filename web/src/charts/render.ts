@@ -55,7 +55,7 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
   }
   if (band) {
     // The 80% band of the total: a whisker from low to high with end ticks, a dot at the prediction.
-    const tip = `${band.row}: ${fmt(band.low)} to ${fmt(band.high)} around ${fmt(band.value)}; 80% of ${band.fitted} fell in this range around the prediction (scripts/fit_uncertainty.py)`;
+    const tip = `${band.row}: ${fmt(band.low)} to ${fmt(band.high)} around ${fmt(band.value)}; 80% of ${band.fitted} fell in this range around the prediction`;
     marks.push(Plot.ruleY([band], { y: 'row', x1: 'low', x2: 'high', stroke: 'currentColor', strokeWidth: 2, title: () => tip }));
     marks.push(Plot.tickX([band.low, band.high], { x: (d: number) => d, y: () => band.row, stroke: 'currentColor', strokeWidth: 2, inset: 6 }));
     marks.push(Plot.dot([band], { x: 'value', y: 'row', fill: 'currentColor', r: 3.5, title: () => tip }));
