@@ -1,7 +1,7 @@
 // The thin layer from chart specs (charts/specs.ts) to SVG with Observable Plot. Legends are
 // plain HTML (so the chart itself is a single <svg> that exports cleanly).
 import * as Plot from '@observablehq/plot';
-import { formatBytes, formatSeconds, sig, siPrefix } from '../ui/format';
+import { formatBytes, formatSeconds, sig, siPrefix, timeAxisUnit } from '../ui/format';
 import { h } from '../ui/dom';
 import type { Bar, BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
 
@@ -20,18 +20,21 @@ function legend(domain: string[], range: string[]): HTMLElement {
 }
 
 function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTMLElement } {
-  // Bytes are drawn in GiB so that the axis gets round binary ticks (docs/contract.md: GiB = 2^30 B).
-  const scale = input.unit === 'bytes' ? GIB : 1;
+  // Bytes are drawn in GiB so that the axis gets round binary ticks (docs/contract.md: GiB = 2^30 B);
+  // times in one unit chosen by the largest value (round ticks of that unit, named on the axis).
+  const rawMax = Math.max(input.rule?.value ?? 0, input.band?.high ?? 0, ...input.bars.map((b) => (b.start ?? 0) + b.value));
+  const time = input.unit === 'seconds' ? timeAxisUnit(rawMax) : null;
+  const scale = input.unit === 'bytes' ? GIB : (time?.seconds ?? 1);
   const spec: BarChartSpec =
     scale === 1
       ? input
       : {
           ...input,
-          bars: input.bars.map((b) => ({ ...b, value: b.value / scale })),
+          bars: input.bars.map((b) => ({ ...b, value: b.value / scale, ...(b.start !== undefined ? { start: b.start / scale } : {}) })),
           rule: input.rule ? { ...input.rule, value: input.rule.value / scale } : undefined,
           band: input.band ? { ...input.band, value: input.band.value / scale, low: input.band.low / scale, high: input.band.high / scale } : undefined,
         };
-  const fmt = (v: number): string => (input.unit === 'bytes' ? formatBytes(v * scale) : formatSeconds(v));
+  const fmt = (v: number): string => (input.unit === 'bytes' ? formatBytes(v * scale) : formatSeconds(v * scale));
   const band = spec.band;
   const rows = [...new Set(spec.bars.map((b) => b.row)), ...(band ? [band.row] : [])];
   const cats = [...new Set(spec.bars.map((b) => b.category))];
@@ -74,7 +77,7 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
     marginLeft,
     marginRight,
     marginTop: spec.rule ? 24 : 10,
-    x: { label: spec.xLabel, tickFormat: input.unit === 'bytes' ? (d: number) => sig(d) : (d: number) => formatSeconds(d), grid: true, domain: [0, maxAll * 1.04 || 1], ticks: Math.max(2, Math.floor((width - marginLeft - marginRight) / 70)) },
+    x: { label: time ? `${spec.xLabel.replace(/\s*\([^)]*\)$/, '')} (${time.unit})` : spec.xLabel, tickFormat: (d: number) => sig(d), grid: true, domain: [0, maxAll * 1.04 || 1], ticks: Math.max(2, Math.floor((width - marginLeft - marginRight) / 70)) },
     y: { label: null, domain: rows },
     color: { domain: cats, range },
     marks,

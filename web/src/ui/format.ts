@@ -30,6 +30,22 @@ export function formatSeconds(s: number): string {
   return `${sig(s / (86400 * 365.25))} years`;
 }
 
+/**
+ * One unit for a whole time axis whose largest value is `max` seconds (the ladder of
+ * formatSeconds), so that its ticks are round numbers of that unit: not "0 s … 1.11 years".
+ */
+export function timeAxisUnit(max: number): { unit: string; seconds: number } {
+  const a = Math.abs(max);
+  if (!(a > 0) || !Number.isFinite(a)) return { unit: 's', seconds: 1 };
+  if (a < 1e-3) return { unit: 'µs', seconds: 1e-6 };
+  if (a < 1) return { unit: 'ms', seconds: 1e-3 };
+  if (a < 120) return { unit: 's', seconds: 1 };
+  if (a < 7200) return { unit: 'min', seconds: 60 };
+  if (a < 172800) return { unit: 'h', seconds: 3600 };
+  if (a < 86400 * 365.25 * 2) return { unit: 'days', seconds: 86400 };
+  return { unit: 'years', seconds: 86400 * 365.25 };
+}
+
 const BINARY = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
 /** Bytes with binary prefixes (GiB = 2^30 B, the spec's capacity unit). */

@@ -75,3 +75,19 @@ describe('groupDigits', () => {
     fc.assert(fc.property(fc.maxSafeInteger(), (n) => groupDigits(n) === n.toLocaleString('en-US')));
   });
 });
+
+describe('timeAxisUnit: one unit per time axis', () => {
+  it.each([
+    [0, 's'],
+    [5e-4, 'µs'],
+    [0.5, 'ms'],
+    [56, 's'],
+    [600, 'min'],
+    [20_000, 'h'],
+    [213 * 86400, 'days'],
+    [3.2 * 365.25 * 86400, 'years'],
+  ])('%f s -> %s', async (max, unit) => {
+    const { timeAxisUnit } = await import('../../src/ui/format');
+    expect(timeAxisUnit(max).unit).toBe(unit);
+  });
+});
