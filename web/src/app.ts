@@ -420,7 +420,7 @@ function renderCharts(): void {
     const key = JSON.stringify(current.scenario);
     if (key !== sweptFragment) {
       sweptFragment = key;
-      servingSweep.run(current.scenario, p.serving.slo);
+      servingSweep.run(current.scenario, p.serving.slo, p.serving);
     }
   }
 }

@@ -204,6 +204,10 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
         : Plot.areaY(banded, { x: 'x', y1: 'low', y2: 'high', fill: 'series', fillOpacity: 0.15, z: 'series' }),
     );
   }
+  if (spec.marked && !bytes) {
+    marks.push(Plot.dot(spec.marked, { x: 'x', y: 'y', r: 7, stroke: 'currentColor', strokeWidth: 2, fill: 'none' }));
+    marks.push(Plot.text(spec.marked, { x: 'x', y: 'y', text: 'label', dx: 10, textAnchor: 'start', fill: 'currentColor' }));
+  }
   for (const r of spec.rules ?? []) {
     marks.push(Plot.ruleY([r.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
     marks.push(Plot.text([r.value], { y: (d: number) => d, frameAnchor: 'left', text: () => `${r.label} ${yFmt(r.value)}`, dy: -6, dx: 4, fill: CAPACITY_COLOR, textAnchor: 'start' }));

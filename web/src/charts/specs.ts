@@ -100,6 +100,8 @@ export interface LineChartSpec {
   points: Array<{ x: number | string; y: number; series: string; low?: number; high?: number }>;
   /** Horizontal reference lines (objectives), in the y unit. */
   rules?: Array<{ value: number; label: string }>;
+  /** Points marked with a ring and a label (the scenario's own operating point). */
+  marked?: Array<{ x: number; y: number; label: string }>;
   /** A line under the chart (what it was computed from). */
   note?: string;
 }
@@ -497,7 +499,12 @@ export function servingTimelineSpec(p: Prediction): LineChartSpec | null {
 }
 
 /** Latency (p90 TTFT and TPOT, p99 gap between tokens) against deployment throughput over a sweep of request rates. */
-export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tpot_s: number; itl_s?: number; percentile: number } | undefined, ms?: number): LineChartSpec | null {
+export function servingCurveSpec(
+  points: SweepPoint[],
+  slo: { ttft_s: number; tpot_s: number; itl_s?: number; percentile: number } | undefined,
+  ms?: number,
+  current?: { throughput: number; ttft_p90: number; tpot_p90: number },
+): LineChartSpec | null {
   if (points.length === 0) return null;
   const out: LineChartSpec['points'] = [];
   for (const q of points) {
@@ -521,7 +528,13 @@ export function servingCurveSpec(points: SweepPoint[], slo: { ttft_s: number; tp
     logY: true,
     points: out,
     rules,
-    note: `${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.${points.some((q) => q.ttft_band) ? ' Shaded: the 80% band of each latency, fitted on the published serving rows.' : ''}`,
+    marked: current
+      ? [
+          { x: current.throughput, y: current.ttft_p90, label: 'this scenario' },
+          { x: current.throughput, y: current.tpot_p90, label: '' },
+        ]
+      : undefined,
+    note: `${current ? 'Rings: this scenario (its own stream). ' : ''}${points.length} Poisson request rates from 5% to 150% of the offline throughput${ms !== undefined ? `, simulated in ${ms} ms` : ''}.${points.some((q) => q.ttft_band) ? ' Shaded: the 80% band of each latency, fitted on the published serving rows.' : ''}`,
   };
 }
 

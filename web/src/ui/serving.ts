@@ -64,7 +64,7 @@ function atRate(s: Record<string, unknown>, rate: number | 'offline', requests: 
 
 export interface ServingSweep {
   /** Sweeps the rates of `scenario` (with inference.serving) and draws the curve; a newer call cancels an older one. */
-  run(scenario: Record<string, unknown>, slo: Serving['slo'] | undefined): void;
+  run(scenario: Record<string, unknown>, slo: Serving['slo'] | undefined, current?: Serving): void;
   clear(): void;
 }
 
@@ -80,7 +80,7 @@ export function createServingSweep(engine: Engine, card: ChartCard, requests = 3
       generation += 1;
       card.el.hidden = true;
     },
-    run(scenario, slo) {
+    run(scenario, slo, current) {
       const my = ++generation;
       card.el.hidden = false;
       card.set(null, 'Sweeping request rates…');
@@ -104,7 +104,7 @@ export function createServingSweep(engine: Engine, card: ChartCard, requests = 3
           points.push({ rate: rates[i]!, throughput: v.output_tokens_per_s, ttft_p90: v.ttft_s.p90, tpot_p90: v.tpot_s.p90, itl_p99: v.itl_s.p99, goodput: v.goodput_requests_per_s, ttft_band: band('serving.ttft_s.p90'), tpot_band: band('serving.tpot_s.p90') });
         });
         const ms = Math.round(performance.now() - t0);
-        card.set(servingCurveSpec(points, slo, ms));
+        card.set(servingCurveSpec(points, slo, ms, current ? { throughput: current.output_tokens_per_s, ttft_p90: current.ttft_s.p90, tpot_p90: current.tpot_s.p90 } : undefined));
         card.el.dataset.sweepMs = String(ms);
         card.el.dataset.sweeps = String(++completed);
         card.el.dataset.points = String(points.length);
