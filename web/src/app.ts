@@ -99,6 +99,7 @@ const editor = createEditor({
 const taskPanel = createTaskPanel({
   presets: () => presetList,
   scenario: () => editor.scenario(),
+  layoutFollows: () => editor.layoutFollows(),
   edit: (path, value) => editor.edit(path, value),
   start: (t) => startTask(t),
   pin: () => {

@@ -86,6 +86,8 @@ export interface Editor {
   edit(path: string, value: unknown): Promise<void>;
   /** Paths the person set since the scenario was loaded. */
   userSet(): ReadonlySet<string>;
+  /** Whether the layout is a task's starting one that still follows (state/coupling.ts). */
+  layoutFollows(): boolean;
 }
 
 /** Edits after which an unnamed scenario's name follows it (model, GPUs, task). */
@@ -387,7 +389,7 @@ class ScenarioEditor implements Editor {
   private localErrors = new Set<string>();
   /** Paths the person set since the last load: they never follow another field. */
   private typed = new Set<string>();
-  private layoutFollows = false;
+  private layoutFollows_ = false;
   /** What changed on the person's behalf at the last edit, said once. */
   private readonly followNote = h('p', { class: 'follow-note', 'data-testid': 'follow-note', 'aria-live': 'polite', hidden: true });
   private readonly general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
@@ -412,7 +414,7 @@ class ScenarioEditor implements Editor {
   }
 
   async load(s: Scenario, options: LoadOptions = {}): Promise<void> {
-    this.layoutFollows = options.layoutFollows === true;
+    this.layoutFollows_ = options.layoutFollows === true;
     // data-state says whether the form shows the last scenario given (loads may overlap: a link
     // opened while the first one still waits for its presets).
     this.pendingLoads += 1;
@@ -450,6 +452,10 @@ class ScenarioEditor implements Editor {
     return this.typed;
   }
 
+  layoutFollows(): boolean {
+    return this.layoutFollows_ && typeof this.current.parallel === 'object' && ![...this.typed].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
+  }
+
   async edit(path: string, value: unknown): Promise<void> {
     const f = this.fields.get(path);
     if (f) {
@@ -465,7 +471,7 @@ class ScenarioEditor implements Editor {
     const before = clone(this.current);
     this.typed.add(path);
     await this.apply(path, value);
-    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, system: this.systemPreset, layoutFollows: this.layoutFollows });
+    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, system: this.systemPreset, layoutFollows: this.layoutFollows_ });
     this.current = r.scenario;
     if (!this.typed.has('/name') && NAME_DRIVERS.includes(path)) {
       const named = (kind: 'models' | 'systems') => (id: string) => this.deps.presets()[kind]?.find((p) => p.id === id)?.name;

@@ -11,6 +11,8 @@ import { h, uid } from './dom';
 export interface TaskPanelDeps {
   presets: () => PresetList;
   scenario: () => Scenario;
+  /** Whether the layout is the task's starting one (the search's pick), which follows changes. */
+  layoutFollows: () => boolean;
   /** Sets one field through the editor (it re-estimates). */
   edit: (path: string, value: unknown) => Promise<void>;
   /** Loads the task's starting scenario. */
@@ -64,6 +66,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   );
   const formEl = h('div', { class: 'task-form-box', 'data-testid': 'task-form' }, form, extras);
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
+  const layoutNote = h('span', { class: 'unit', 'data-testid': 'layout-note' });
 
   /** The fields of the task for this scenario (serving asks for a rate or for users). */
   function fieldsOf(t: Task): QuickField[] {
@@ -110,7 +113,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
       return h('div', { class: 'field' }, h('label', { for: id }, f.label), input, f.hint ? h('span', { class: 'unit' }, f.hint) : null, err);
     }
     inputs.set(f.path, input);
-    if (f.kind === 'auto') return h('div', { class: 'field check wide' }, input, h('label', { for: id }, f.label));
+    if (f.kind === 'auto') return h('div', { class: 'field check wide' }, input, h('label', { for: id }, f.label), layoutNote);
     return h('div', { class: `field${f.kind === 'model' || f.kind === 'system' ? ' wide' : ''}` }, h('label', { for: id }, f.label), input);
   }
 
@@ -152,6 +155,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         input.value = typeof v === 'string' ? v : '';
       } else if (input.type === 'checkbox') {
         input.checked = s.parallel === 'auto';
+        layoutNote.textContent = deps.layoutFollows() ? 'Now: the search’s pick for this scenario, searched again when the model or GPUs change.' : '';
       } else if (document.activeElement !== input) {
         const v = getPointer(s, path);
         // Token counts of a whole run read as 15e12, not 15000000000000.
