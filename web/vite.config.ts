@@ -2,7 +2,6 @@
 // `cmake --preset wasm && cmake --build --preset wasm`. The module's ES factory is imported as
 // 'optimus-wasm' (an alias of build/wasm/wasm/optimus_wasm.js); its
 // `new URL('optimus_wasm.wasm', import.meta.url)` makes Vite emit the .wasm as one hashed asset.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
@@ -53,19 +52,19 @@ function csp(): Plugin {
  */
 export function validationCases(options: { predict?: boolean } = {}): Plugin {
   const keep = ['id', 'set', 'group', 'scenario', 'metric', 'expected'];
-  let engine: Promise<{ predict(json: string): string; key: string }> | null = null;
+  let engine: Promise<{ predict(json: string): string }> | null = null;
   /**
-   * With `predict` (the page's build): the engine built beside the page, loaded here in Node,
-   * predicts every row once and the row carries its answer (`cached`: the metric, its 80% band or
-   * the error code) and the engine's key (a hash of the wasm bytes the page bundles), so the
-   * accuracy view shows every source at once and checks them live in the background.
+   * With `predict` (the page's build): the engine the page bundles (the same wasm file), loaded
+   * here in Node, predicts every row once and the row carries its answer (`cached`: [metric, band
+   * low, band high], or the error code), so the accuracy view shows every source at once and
+   * predicts them again live in the background.
    */
   const load = () =>
     (engine ??= (async () => {
       const bytes = readFileSync(WASM_JS.replace(/\.js$/, '.wasm'));
       const { default: factory } = (await import(pathToFileURL(WASM_JS).href)) as { default: (o: { wasmBinary: Uint8Array }) => Promise<{ predict(json: string): string }> };
       const mod = await factory({ wasmBinary: bytes });
-      return { predict: (json: string) => mod.predict(json), key: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
+      return { predict: (json: string) => mod.predict(json) };
     })());
   return {
     name: 'optimus-validation-cases',
@@ -86,7 +85,8 @@ export function validationCases(options: { predict?: boolean } = {}): Plugin {
             if (!memo.has(json)) memo.set(json, JSON.parse(e.predict(json)));
             const p = memo.get(json) as { error?: { code: string } };
             const metric = String(c.metric);
-            row.cached = p.error ? { engine: e.key, error: p.error.code } : { engine: e.key, predicted: metricValue(p, metric), band: metricBand(p, metric) };
+            const band = metricBand(p, metric);
+            row.cached = p.error ? p.error.code : [metricValue(p, metric) ?? null, ...(band ? [band.low, band.high] : [])];
           }
           return JSON.stringify(row);
         });

@@ -32,7 +32,7 @@ export interface Case {
   metric: string;
   expected: number;
   /** The row predicted when the page was built, by the engine it bundles (vite.config.ts). */
-  cached?: { engine: string; predicted?: number; band?: { low: number; high: number }; error?: string };
+  cached?: { predicted?: number; band?: { low: number; high: number }; error?: string };
 }
 
 /** The data sets shown, in order, with the name the table gives each. */
@@ -52,6 +52,14 @@ export const DATA_SETS: Array<[string, string]> = [
   ['serve_trtllm_perf', serveTrtllmPerf],
 ];
 
+/** A row's build-time answer as vite.config.ts packs it: an error code, or [metric, band low, band high]. */
+function unpackCached(c: unknown): Case['cached'] {
+  if (typeof c === 'string') return { error: c };
+  if (!Array.isArray(c)) return undefined;
+  const [p, low, high] = c as Array<number | null>;
+  return { predicted: typeof p === 'number' ? p : undefined, band: typeof low === 'number' && typeof high === 'number' ? { low, high } : undefined };
+}
+
 /** The cases of one JSON-lines file (blank lines skipped). */
 export function parseCases(text: string, set: string): Case[] {
   return text
@@ -59,7 +67,7 @@ export function parseCases(text: string, set: string): Case[] {
     .filter((l) => l.trim() !== '')
     .map((l) => {
       const c = JSON.parse(l) as Partial<Case>;
-      return { id: String(c.id), set, group: String(c.group ?? set), scenario: c.scenario, metric: String(c.metric), expected: Number(c.expected), cached: c.cached };
+      return { id: String(c.id), set, group: String(c.group ?? set), scenario: c.scenario, metric: String(c.metric), expected: Number(c.expected), cached: unpackCached((c as { cached?: unknown }).cached) };
     });
 }
 
