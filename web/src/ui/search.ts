@@ -7,6 +7,7 @@ import type { Engine } from '../engine/client';
 import type { SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
+import { reasonWords } from './words';
 import { h, uid } from './dom';
 import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from './format';
 
@@ -166,9 +167,10 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function showServing(r: SearchResult): void {
     const capacity = r.objective === 'capacity';
     const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${k} ${groupDigits(n)}`)
+      .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
       .join(', ');
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives' : 'requests meeting the objectives per second'}, per device.`;
+    summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
     tableWrap.hidden = false;
     table.replaceChildren(
@@ -182,10 +184,11 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function show(r: SearchResult, training: boolean): void {
     if (r.mode === 'serving') return showServing(r);
     const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${k} ${groupDigits(n)}`)
+      .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
       .join(', ');
     const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
+    summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const first = r.best[0];
     const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost', 'Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];
     const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', ...extra, 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];

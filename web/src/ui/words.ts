@@ -47,6 +47,17 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   return { words };
 }
 
+/** Why the search set layouts aside, in words: the code's last part ("cp_in_inference" -> "cp in inference"), with a few said better. */
+const REASONS: Record<string, string> = {
+  'memory.does_not_fit': 'do not fit in GPU memory',
+  'parallel.tp_not_divisor_of_heads': 'tp does not divide the heads',
+  'parallel.cp_in_inference': 'context parallelism at inference',
+  'parallel.layers_not_divisible': 'layers do not split over the stages',
+};
+export function reasonWords(code: string): string {
+  return REASONS[code] ?? (code.split('.').pop() ?? code).replace(/_/g, ' ');
+}
+
 /** Plain words of warnings whose engine text names keys: the code's words, else the message. */
 export const WARNING_WORDS: Record<string, string> = {
   'run.no_price': 'No price set for this system: enter one (price per GPU-hour) to see costs.',

@@ -28,3 +28,11 @@ describe('plainError', () => {
     expect(p).toEqual({ words: 'engine says training.bad' });
   });
 });
+
+describe('reasonWords', () => {
+  it('says why layouts were set aside in words', async () => {
+    const { reasonWords } = await import('../../src/ui/words');
+    expect(reasonWords('memory.does_not_fit')).toBe('do not fit in GPU memory');
+    expect(reasonWords('parallel.ep_not_divisor_of_experts')).toBe('ep not divisor of experts');
+  });
+});
