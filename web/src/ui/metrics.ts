@@ -198,7 +198,7 @@ export const TRAINING_METRICS: MetricDef[] = [
   },
   {
     path: 'training.time_to_train_s',
-    label: 'Time to train',
+    label: 'Time to train at the modelled rate (before failures and restarts)',
     q: 'seconds',
     better: 'lower',
     explain: (c) => ({
@@ -571,7 +571,7 @@ function stageRows(c: ExplainContext): Array<[string, string]> {
 export const RUN_METRICS: MetricDef[] = [
   {
     path: 'run.wall_days',
-    label: 'Wall-clock days',
+    label: 'Wall-clock days (at the sustained rate, with failures and restarts)',
     q: 'count',
     better: 'lower',
     about: 'Elapsed days of the whole run: every step at its predicted time, slowed to the share of that rate published runs on this generation sustained, plus checkpoint writes, the work lost to failures and the restarts after them.',
