@@ -205,6 +205,11 @@ std::string predict(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (s->rl) {
+      auto rl = predict_rl(*s);
+      if (!rl) return error_to_json(rl.error());
+      return rl_prediction_to_json(*s, *rl);
+    }
     if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     std::optional<AutoLayout> chosen;
     if (s->parallel_auto) {
@@ -235,6 +240,13 @@ std::string validate(std::string_view scenario_json) {
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (s->rl) {
+      if (auto err = check_rl(*s)) return error_to_json(*err);
+      if (!s->rl->train_auto)
+        if (auto t = rl_train_scenario(*s, s->model); !t) return error_to_json(t.error());
+      if (auto ro = rl_rollout_scenario(*s); !ro) return error_to_json(ro.error());
+      return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
+    }
     if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     if (s->parallel_auto)
       if (auto a = resolve_auto(s.value()); !a) return error_to_json(a.error());

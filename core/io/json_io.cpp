@@ -875,6 +875,136 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   return p;
 }
 
+// Defaults of the rl block where the scenario says nothing: the DAPO recipe's step (Yu et al.
+// 2025, arXiv 2503.14476, Sec. 4.1: 512 prompts x 16 responses per step), 1,024-token prompts
+// and 4,096-token responses ASSUMED (no recipe states a mean).
+constexpr std::int64_t kRlPrompts = 512, kRlSamplesGrpo = 16, kRlPromptLen = 1024, kRlResponseLen = 4096;
+
+// A model given by preset id or inline (rl.critic, rl.reward_model).
+std::optional<ModelSpec> read_model_ref(const json& v, const std::string& at, std::optional<Error>& err) {
+  Result<ModelSpec> m = v.is_string() ? model_preset(v.get<std::string>(), at) : io::read_model(v, at);
+  if (!m) {
+    if (!err) err = m.error();
+    return std::nullopt;
+  }
+  return *m;
+}
+
+// The scenario's `rl` block (spec: issue 40; docs/contract.md).
+std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optional<Error>& err) {
+  Reader r(v, "/rl", err);
+  RlWorkload rl;
+  rl.algorithm = r.enumeration<RlAlgorithm>("algorithm", false).value_or(rl.algorithm);
+  const bool ppo = rl.algorithm == RlAlgorithm::ppo;
+  if (const json* c = r.get("critic", false)) {
+    if (!ppo && !err)
+      r.fail("rl.critic_without_ppo", r.child("critic"),
+             "'critic' is PPO's value model; algorithm is \"grpo\", which has none");
+    else
+      rl.critic = read_model_ref(*c, r.child("critic"), err);
+  }
+  rl.prompts_per_step = r.integer("prompts_per_step", false, 1, io::kMaxRequests).value_or(kRlPrompts);
+  rl.samples_per_prompt =
+      r.integer("samples_per_prompt", false, 1, io::kMaxRequests).value_or(ppo ? 1 : kRlSamplesGrpo);
+  if (!err && rl.prompts_per_step * rl.samples_per_prompt > io::kMaxRequests)
+    r.fail("scenario.out_of_range", r.child("samples_per_prompt"),
+           "prompts_per_step x samples_per_prompt = " +
+               std::to_string(rl.prompts_per_step * rl.samples_per_prompt) + " responses; at most " +
+               std::to_string(io::kMaxRequests) + " per step are simulated");
+  if (auto len = io::read_length(r, "prompt_len", kRlPromptLen)) rl.prompt_len = *len;
+  if (auto len = io::read_length(r, "response_len", kRlResponseLen)) rl.response_len = *len;
+  rl.reference = r.boolean("reference", false).value_or(rl.reference);
+  if (const json* m = r.get("reward_model", false))
+    rl.reward_model = read_model_ref(*m, r.child("reward_model"), err);
+  rl.old_logprob = r.boolean("old_logprob", false).value_or(rl.old_logprob);
+  rl.mini_batches = r.integer("mini_batches", false, 1, io::kMaxCount).value_or(rl.mini_batches);
+  rl.placement = r.enumeration<RlPlacement>("placement", false).value_or(rl.placement);
+  const auto rollout_devices = r.integer("rollout_devices", false, 1, io::kMaxDevices);
+  const auto train_devices = r.integer("train_devices", false, 1, io::kMaxDevices);
+  if (!err) {
+    if (rl.placement == RlPlacement::split) {
+      if (!rollout_devices || !train_devices)
+        r.fail("rl.split_needs_devices", r.child(rollout_devices ? "train_devices" : "rollout_devices"),
+               "placement \"split\" needs rollout_devices and train_devices (summing to num_devices)");
+      else {
+        rl.rollout_devices = *rollout_devices;
+        rl.train_devices = *train_devices;
+      }
+    } else if (rollout_devices || train_devices) {
+      r.fail("rl.devices_for_colocated", r.child(rollout_devices ? "rollout_devices" : "train_devices"),
+             "rollout_devices and train_devices split the devices (placement \"split\"); a colocated job "
+             "runs both on all num_devices");
+    }
+  }
+  // The rollout engine: its software profile laid over the system's software block.
+  rl.rollout.software = s.system.software;
+  {
+    const json* rv = r.get("rollout", false);
+    const json empty = json::object();
+    Reader rr(rv ? *rv : empty, r.child("rollout"), err);
+    rl.rollout.tp = rr.integer("tp", false, 1, io::kMaxDevices).value_or(0);
+    rl.rollout.pp = rr.integer("pp", false, 1, io::kMaxDevices).value_or(1);
+    rl.rollout.ep = rr.integer("ep", false, 1, io::kMaxDevices).value_or(0);
+    rl.rollout.dp = rr.integer("dp", false, 1, io::kMaxDevices).value_or(0);
+    rl.rollout.software_id = rr.string("software", false).value_or(rl.rollout.software_id);
+    rl.rollout.precision =
+        rr.enumeration("precision", false, kInferencePrecisions).value_or(rl.rollout.precision);
+    const auto max_batch = rr.integer("max_batch", false, 1, io::kMaxRequests);
+    const auto util = rr.number("gpu_memory_utilization", false, 0.01, 1);
+    rr.finish();
+    if (!err) {
+      const std::string at = r.child("rollout") + "/software";
+      auto text = software_preset_json(rl.rollout.software_id, at);
+      if (!text) {
+        err = text.error();
+      } else {
+        const json profile = json::parse(text->begin(), text->end());
+        auto p = read_software_profile(profile, at, rl.rollout.software, err);
+        if (p) {
+          rl.rollout.scheduler = p->serving;
+          rl.rollout.cuda_graphs = p->cuda_graphs;
+        }
+      }
+    }
+    if (max_batch) rl.rollout.scheduler.max_batch = *max_batch;
+    if (util) rl.rollout.scheduler.gpu_memory_utilization = *util;
+  }
+  // The trainer: a layout object or "auto".
+  if (const json* tv = r.get("train", false); tv && tv->is_string()) {
+    if (tv->get<std::string>() == "auto")
+      rl.train_auto = true;
+    else
+      r.fail("scenario.invalid_value", r.child("train"),
+             "'train' must be an object of layout keys or \"auto\" (the layout search picks the trainer's)");
+  } else {
+    const json empty = json::object();
+    Reader tr(tv ? *tv : empty, r.child("train"), err);
+    ParallelPlan& p = rl.train;
+    p.tp = tr.integer("tp", false, 1, io::kMaxDevices).value_or(1);
+    p.pp = tr.integer("pp", false, 1, io::kMaxDevices).value_or(1);
+    p.cp = tr.integer("cp", false, 1, io::kMaxDevices).value_or(1);
+    p.dp = tr.integer("dp", false, 1, io::kMaxDevices).value_or(0);
+    p.ep = tr.integer("ep", false, 1, io::kMaxDevices).value_or(1);
+    p.etp = tr.integer("etp", false, 1, io::kMaxDevices).value_or(1);
+    p.micro_batch = tr.integer("micro_batch", false, 1, io::kMaxCount).value_or(1);
+    p.recompute = tr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
+    p.zero_stage = static_cast<int>(tr.integer("zero_stage", false, 0, 3).value_or(0));
+    rl.train_precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(rl.train_precision);
+    tr.finish();
+    p.sequence_parallel = p.tp > 1;
+  }
+  if (const json* av = r.get("async", false)) {
+    Reader ar(*av, r.child("async"), err);
+    rl.staleness = ar.integer("staleness", true, 0, 1000).value_or(0);
+    ar.finish();
+  }
+  rl.weight_sync = r.enumeration<RlWeightSync>("weight_sync", false).value_or(rl.weight_sync);
+  rl.train_steps = r.integer("train_steps", false, 1, io::kMaxCount).value_or(0);
+  r.finish();
+  if (err) return std::nullopt;
+  return rl;
+}
+
 // The economics preset a scenario without `economics` uses (presets/economics/).
 constexpr const char* kDefaultEconomics = "us-2025";
 
@@ -1098,6 +1228,15 @@ Result<Scenario> parse_scenario(std::string_view text) {
   }
   read_scenario_body(r, err, s);
   if (err) return *err;
+  if (const json* rv = r.get("rl", false)) {
+    auto rl = read_rl(*rv, s, err);
+    if (!rl) return *err;
+    if (s.training || s.inference)
+      return make_error("rl.with_other_workload", "/rl",
+                        "an 'rl' job plans its own rollout and training: give it without 'training' or "
+                        "'inference'");
+    s.rl = std::move(*rl);
+  }
   {
     auto econ = read_economics(r.get("economics", false), err);
     if (!econ) return *err;
@@ -1110,9 +1249,9 @@ Result<Scenario> parse_scenario(std::string_view text) {
   }
   r.finish();
   if (err) return *err;
-  if (!s.training && !s.inference)
+  if (!s.training && !s.inference && !s.rl)
     return make_error("scenario.no_workload", "",
-                      "a scenario needs a 'training' or an 'inference' object (or both)");
+                      "a scenario needs a 'training' or an 'inference' object (or both), or an 'rl' job");
   if (auto e = apply_calibration(s)) return *e;
   return s;
 }
@@ -1370,6 +1509,54 @@ ojson economics_json(const Economics& e) {
 
 }  // namespace
 
+// The rl block with defaults filled in (validate's echo; reads back the same).
+ojson rl_spec_json(const RlWorkload& rl) {
+  ojson j;
+  j["algorithm"] = str(rl.algorithm);
+  if (rl.critic) j["critic"] = model_json(*rl.critic);
+  j["prompts_per_step"] = rl.prompts_per_step;
+  j["samples_per_prompt"] = rl.samples_per_prompt;
+  j["prompt_len"] = length_json(rl.prompt_len);
+  j["response_len"] = length_json(rl.response_len);
+  j["reference"] = rl.reference;
+  if (rl.reward_model) j["reward_model"] = model_json(*rl.reward_model);
+  j["old_logprob"] = rl.old_logprob;
+  j["mini_batches"] = rl.mini_batches;
+  j["placement"] = str(rl.placement);
+  if (rl.placement == RlPlacement::split) {
+    j["rollout_devices"] = rl.rollout_devices;
+    j["train_devices"] = rl.train_devices;
+  }
+  ojson ro;
+  if (rl.rollout.tp > 0) ro["tp"] = rl.rollout.tp;
+  ro["pp"] = rl.rollout.pp;
+  if (rl.rollout.ep > 0) ro["ep"] = rl.rollout.ep;
+  if (rl.rollout.dp > 0) ro["dp"] = rl.rollout.dp;
+  ro["software"] = rl.rollout.software_id;
+  ro["precision"] = std::string(to_string(rl.rollout.precision));
+  ro["max_batch"] = rl.rollout.scheduler.max_batch;
+  ro["gpu_memory_utilization"] = rl.rollout.scheduler.gpu_memory_utilization;
+  j["rollout"] = ro;
+  if (rl.train_auto) {
+    j["train"] = "auto";
+  } else {
+    const ParallelPlan& p = rl.train;
+    ojson t = {{"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}};
+    if (p.dp > 0) t["dp"] = p.dp;
+    t["ep"] = p.ep;
+    t["etp"] = p.etp;
+    t["micro_batch"] = p.micro_batch;
+    t["recompute"] = str(p.recompute);
+    t["zero_stage"] = p.zero_stage;
+    t["precision"] = std::string(to_string(rl.train_precision));
+    j["train"] = t;
+  }
+  if (rl.staleness > 0) j["async"] = {{"staleness", rl.staleness}};
+  j["weight_sync"] = str(rl.weight_sync);
+  if (rl.train_steps > 0) j["train_steps"] = rl.train_steps;
+  return j;
+}
+
 std::string scenario_to_json(const Scenario& s, int indent) {
   ojson j;
   j["schema_version"] = 1;
@@ -1439,6 +1626,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
                                        {"draft", sp.draft ? model_json(*sp.draft) : ojson("mtp")}};
     }
   }
+  if (s.rl) j["rl"] = rl_spec_json(*s.rl);
   j["economics"] = economics_json(s.economics);
   if (s.calibration) j["calibration"] = calibration_json(*s.calibration);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
@@ -1656,6 +1844,65 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
     if (!v->empty()) rj[k] = *v;
   j["regime"] = rj;
   j["uncertainty"] = io::uncertainty_json(s, p);
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+std::string rl_prediction_to_json(const Scenario& s, const RlPrediction& p, int indent) {
+  ojson r;
+  r["step_time_s"] = p.step_time_s;
+  const RlPhases& ph = p.phases;
+  r["phases_s"] = {{"rollout", ph.rollout},
+                   {"reward", ph.reward},
+                   {"reference", ph.reference},
+                   {"old_logprob", ph.old_logprob},
+                   {"train", ph.train},
+                   {"weight_sync", ph.weight_sync},
+                   {"swap", ph.swap}};
+  r["idle_s"] = {{"rollout", p.idle_rollout_s}, {"train", p.idle_train_s}};
+  r["placement"] = str(s.rl->placement);
+  r["staleness"] = s.rl->staleness;
+  r["tokens_per_step"] = p.tokens_per_step;
+  r["tokens_per_s"] = p.tokens_per_s;
+  r["tokens_per_s_per_gpu"] = p.tokens_per_s_per_gpu;
+  r["rollout"] = {{"devices", p.rollout_devices},
+                  {"parallel", plan_json(p.rollout_plan)},
+                  {"responses", p.responses},
+                  {"output_tokens", p.output_tokens},
+                  {"output_tokens_per_s", p.output_tokens_per_s},
+                  {"longest_response_s", p.longest_response_s},
+                  {"mean_response_s", p.mean_response_s},
+                  {"mean_batch", p.mean_batch},
+                  {"preemptions", p.preemptions}};
+  r["train"] = {{"devices", p.train_devices},
+                {"parallel", plan_json(p.train_plan)},
+                {"global_batch", p.train_global_batch},
+                {"seq_len", p.train_seq_len},
+                {"iteration_time_s", p.train_iteration_s},
+                {"mini_batches", s.rl->mini_batches},
+                {"mfu", p.train_mfu},
+                {"critic_s", p.critic_s}};
+  r["weight_sync"] = {{"method", str(s.rl->weight_sync)}, {"bytes", p.weight_sync_bytes}};
+  r["swap_bytes_per_device"] = p.swap_bytes_per_device;
+  const auto pool = [](const RlPoolMemory& m) {
+    return ojson{{"per_device_bytes", m.bytes_per_device},
+                 {"capacity_bytes", m.capacity_bytes},
+                 {"fits", m.fits},
+                 {"what", m.what}};
+  };
+  r["memory"] = {{"rollout", pool(p.rollout_memory)}, {"train", pool(p.train_memory)}};
+  if (p.train_steps > 0)
+    r["run"] = {{"train_steps", p.train_steps},
+                {"wall_days", p.run_wall_s / 86400.0},
+                {"gpu_hours", p.run_gpu_hours},
+                {"energy_mwh", p.run_energy_mwh},
+                {"cost_usd", p.run_cost_usd}};
+  ojson j;
+  j["rl"] = r;
+  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
+  j["params"] = {{"total", params.total}, {"active", params.active}, {"moe_layers", params.moe_layers}};
+  ojson w = ojson::array();
+  for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
+  j["warnings"] = w;
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "predict/predict.h"
+#include "rl/rl.h"
 
 namespace optimus {
 
@@ -24,6 +25,9 @@ std::string scenario_to_json(const Scenario& s, int indent = -1);
 
 // The output contract of `optimus predict --json`.
 std::string prediction_to_json(const Scenario& s, const Prediction& p, int indent = -1);
+
+// The output of predict for a scenario with an `rl` job: {"rl": {...}, "params", "warnings"}.
+std::string rl_prediction_to_json(const Scenario& s, const RlPrediction& p, int indent = -1);
 
 std::string error_to_json(const Error& e, int indent = -1);
 

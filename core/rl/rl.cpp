@@ -1,0 +1,434 @@
+// One RL post-training step composed of the engine's own predictions (issue 40). The step's
+// structure follows the stacks' documented loops:
+// - verl (Sheng et al. 2024, "HybridFlow: A Flexible and Efficient RLHF Framework", arXiv
+//   2409.19256): generate -> reward -> reference / old log-prob forwards -> actor (and critic)
+//   update -> weight resharding to the engine, on one pool (the hybrid engine) or on separate
+//   pools; verl's one_step_off_policy and fully_async recipes overlap the rollout of step n + 1
+//   with the update of step n on separate rollout and trainer GPUs.
+// - OpenRLHF (Hu et al. 2024, arXiv 2405.11143): PPO with actor, critic, reference and reward
+//   models, vLLM engines receiving the actor's weights by torch.distributed.broadcast of every
+//   parameter from trainer rank 0 to all engine ranks (vllm-project/vllm issue 5723 quotes it).
+// - AReaL (Fu et al. 2025, arXiv 2505.24298): asynchronous RL on disjoint rollout and trainer
+//   GPUs, staleness bounded by eta versions.
+// - NeMo-RL's weight synchronisers: an NCCL broadcast between separate clusters, IPC with
+//   offload / restore phases when colocated (docs.nvidia.com/nemo/rl, nemo_rl.weight_sync).
+// - vLLM sleep mode (docs.vllm.ai, features/sleep_mode): level 1 offloads the weights to host
+//   memory and discards the KV cache, wake_up copies the weights back.
+#include "rl/rl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "base/units.h"
+#include "memory/footprint.h"
+#include "model/spec.h"
+#include "search/search.h"
+
+namespace optimus {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+std::int64_t requests(const RlWorkload& rl) { return rl.prompts_per_step * rl.samples_per_prompt; }
+
+std::int64_t rollout_pool(const Scenario& s) {
+  return s.rl->placement == RlPlacement::split ? s.rl->rollout_devices : s.num_devices;
+}
+std::int64_t train_pool(const Scenario& s) {
+  return s.rl->placement == RlPlacement::split ? s.rl->train_devices : s.num_devices;
+}
+
+// The rollout as an offline serving scenario on tp x pp x dp devices.
+Scenario rollout_at(const Scenario& s, std::int64_t tp) {
+  const RlWorkload& rl = *s.rl;
+  Scenario ro = s;
+  ro.rl.reset();
+  ro.training.reset();
+  ro.system.software = rl.rollout.software;
+  ro.num_devices = rollout_pool(s);
+  ParallelPlan p;
+  p.tp = tp;
+  p.pp = rl.rollout.pp;
+  p.ep = rl.rollout.ep > 0 ? rl.rollout.ep : 1;
+  p.dp = rl.rollout.dp > 0 ? rl.rollout.dp : std::max<std::int64_t>(1, ro.num_devices / (tp * p.pp));
+  p.sequence_parallel = false;
+  ro.parallel = p;
+  InferenceWorkload w;
+  w.batch = 1;
+  w.prompt_len = std::max<std::int64_t>(1, std::llround(rl.prompt_len.expected()));
+  w.output_len = std::max<std::int64_t>(1, std::llround(rl.response_len.expected()));
+  w.precision = rl.rollout.precision;
+  // vLLM's kv_cache_dtype "auto" keeps the cache at the model's 16-bit dtype under quantised
+  // weights (docs.vllm.ai, Engine Arguments).
+  const bool sixteen =
+      w.precision == Precision::bf16 || w.precision == Precision::fp16 || w.precision == Precision::fp32;
+  w.kv_precision = sixteen ? w.precision : Precision::bf16;
+  w.cuda_graphs = rl.rollout.cuda_graphs;
+  ServingSpec sv = rl.rollout.scheduler;
+  sv.arrival = Arrival::offline;  // every prompt of the step is handed over at once
+  sv.num_requests = requests(rl);
+  sv.input_len = rl.prompt_len;
+  sv.output_len = rl.response_len;
+  sv.slo.reset();
+  sv.prefill.reset();
+  sv.decode.reset();
+  w.serving = sv;
+  ro.inference = w;
+  return ro;
+}
+
+// The error at /rl/rollout for a layout that does not run the model.
+Error rollout_error(const Error& e) {
+  Error out = e;
+  out.path = "/rl/rollout";
+  if (e.code == "serving.kv_insufficient" || e.code == "memory.does_not_fit")
+    out.code = "rl.rollout_does_not_fit";
+  else if (e.code.rfind("parallel.", 0) == 0)
+    out.code = "rl.rollout_layout_invalid";
+  out.message = "rollout engine: " + e.message;
+  return out;
+}
+
+// Forward-only time of a training step's passes: the step less its optimizer, gradient reduction
+// and recomputation, scaled by the forward's share of a micro-batch's forward + backward through
+// the busiest stage (the backward of a matmul is twice its forward: Narayanan et al. 2021, Sec. 5.1).
+double forward_only(const TrainingPrediction& t) {
+  const TrainingBreakdown& b = t.breakdown;
+  const double body = (t.iteration_time - b.optimizer - b.dp_comm - b.recompute).value;
+  const double f = t.stage_forward.value, bw = t.stage_backward.value;
+  if (!(f + bw > 0)) return std::max(0.0, body) / 3.0;
+  return std::max(0.0, body) * f / (f + bw);
+}
+
+double weight_bytes_at(Precision p) { return bytes_per_element(p); }
+
+}  // namespace
+
+Result<Scenario> rl_rollout_scenario(const Scenario& s) {
+  const RlWorkload& rl = *s.rl;
+  const std::int64_t pool = rollout_pool(s);
+  if (rl.rollout.tp > 0) {
+    Scenario ro = rollout_at(s, rl.rollout.tp);
+    const std::int64_t used = ro.parallel.tp * ro.parallel.pp * ro.parallel.dp;
+    if (used != pool || (rl.rollout.dp == 0 && pool % (ro.parallel.tp * ro.parallel.pp) != 0))
+      return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
+                        "the rollout engine's tp x pp x dp = " + std::to_string(used) +
+                            " does not fill its pool of " + std::to_string(pool) + " devices");
+    if (auto err = check_serving(ro)) return rollout_error(*err);
+    return ro;
+  }
+  // tp chosen: the smallest power of two within a scale-up domain whose replica holds the
+  // longest response (engines are sized the same way: the least tensor parallelism that fits).
+  std::optional<Error> last;
+  for (std::int64_t tp = 1; tp <= std::min(pool, s.system.scale_up.domain_size); tp *= 2) {
+    if (pool % (tp * rl.rollout.pp) != 0) continue;
+    Scenario ro = rollout_at(s, tp);
+    if (rl.rollout.dp > 0 && tp * rl.rollout.pp * rl.rollout.dp != pool) continue;
+    auto err = check_serving(ro);
+    if (!err) return ro;
+    last = err;
+  }
+  if (last) return rollout_error(*last);
+  return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
+                    "no rollout tensor parallelism within a scale-up domain divides the pool of " +
+                        std::to_string(pool) + " devices");
+}
+
+Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
+  const RlWorkload& rl = *s.rl;
+  Scenario t = s;
+  t.rl.reset();
+  t.inference.reset();
+  t.model = model;
+  t.num_devices = train_pool(s);
+  ParallelPlan p = rl.train;
+  const std::int64_t model_ranks = p.tp * p.pp * p.cp;
+  if (p.dp == 0) {
+    if (t.num_devices % model_ranks != 0)
+      return make_error("rl.train_layout_mismatch", "/rl/train",
+                        "the trainer's tp x pp x cp = " + std::to_string(model_ranks) +
+                            " does not divide its pool of " + std::to_string(t.num_devices) + " devices");
+    p.dp = t.num_devices / model_ranks;
+  }
+  if (model_ranks * p.dp != t.num_devices)
+    return make_error("rl.train_layout_mismatch", "/rl/train",
+                      "the trainer's tp x pp x cp x dp = " + std::to_string(model_ranks * p.dp) +
+                          " is not its pool of " + std::to_string(t.num_devices) + " devices");
+  t.parallel = p;
+  TrainingWorkload w;
+  w.precision = rl.train_precision;
+  // Sequences as trained: prompt + response, padding removed (verl's use_remove_padding,
+  // OpenRLHF's packing), at the mean lengths.
+  w.seq_len = std::max<std::int64_t>(1, std::llround(rl.prompt_len.expected() + rl.response_len.expected()));
+  // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
+  // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
+  const std::int64_t per = p.dp * p.micro_batch;
+  const std::int64_t mini = (requests(rl) + rl.mini_batches - 1) / rl.mini_batches;
+  w.global_batch = (mini + per - 1) / per * per;
+  t.training = w;
+  if (auto err = validate_plan(t)) {
+    Error e = *err;
+    e.code = "rl.train_layout_invalid";
+    e.message = "trainer: " + e.message;
+    e.path = "/rl/train";
+    return e;
+  }
+  return t;
+}
+
+std::optional<Error> check_rl(const Scenario& s) {
+  const RlWorkload& rl = *s.rl;
+  if (rl.placement == RlPlacement::split) {
+    if (rl.rollout_devices + rl.train_devices != s.num_devices)
+      return make_error("rl.devices_mismatch", "/rl/rollout_devices",
+                        "rollout_devices + train_devices = " + std::to_string(rl.rollout_devices) + " + " +
+                            std::to_string(rl.train_devices) +
+                            " is not num_devices = " + std::to_string(s.num_devices));
+  } else if (rl.staleness > 0) {
+    // verl's one_step_off_policy and fully_async recipes and AReaL overlap rollout and training
+    // only on separate rollout and trainer GPUs.
+    return make_error("rl.async_needs_split", "/rl/async/staleness",
+                      "asynchronous RL (staleness " + std::to_string(rl.staleness) +
+                          ") overlaps the rollout of one step with the training of another on separate "
+                          "GPUs; set placement \"split\" with rollout_devices and train_devices");
+  }
+  const std::int64_t longest = rl.prompt_len.largest() + rl.response_len.largest();
+  if (s.model.max_seq_len > 0 && longest > s.model.max_seq_len)
+    return make_error("rl.response_exceeds_context", "/rl/response_len",
+                      "the longest prompt + response (" + std::to_string(longest) +
+                          " tokens) exceeds the model's context of " + std::to_string(s.model.max_seq_len) +
+                          " tokens");
+  if (rl.mini_batches > requests(rl))
+    return make_error("rl.mini_batches_exceed_responses", "/rl/mini_batches",
+                      "mini_batches (" + std::to_string(rl.mini_batches) + ") exceeds the step's " +
+                          std::to_string(requests(rl)) + " responses");
+  return std::nullopt;
+}
+
+namespace {
+
+// The trainer's layout searched ("auto"): the fastest layout that fits one mini-batch, micro-batch
+// 1 and no interleaving fixed to keep the space small (the choice production RL trainers make).
+std::optional<Error> resolve_train_auto(Scenario& s) {
+  if (!s.rl->train_auto) return std::nullopt;
+  s.rl->train = ParallelPlan{};
+  s.rl->train.dp = 0;
+  auto t = rl_train_scenario(s, s.model);
+  if (!t) return t.error();
+  SearchOptions o;
+  o.top = 1;
+  o.mode = SearchMode::training;
+  FixedLayout f;
+  f.micro_batch = 1;
+  f.interleave = 1;
+  f.zero_stage = 1;
+  auto res = search_layouts(*t, f, o);
+  if (!res) {
+    Error e = res.error();
+    e.path = "/rl/train";
+    return e;
+  }
+  if (res->best.empty())
+    return make_error("rl.train_no_layout", "/rl/train",
+                      "no training layout of " + std::to_string(t->num_devices) +
+                          " devices fits one mini-batch of this model");
+  s.rl->train = res->best.front().plan;
+  s.rl->train_auto = false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<RlPrediction> predict_rl(const Scenario& input) {
+  Scenario s = input;
+  if (auto err = check_rl(s)) return *err;
+  if (auto err = resolve_train_auto(s)) return *err;
+  const RlWorkload& rl = *s.rl;
+  const SystemSpec& sys = s.system;
+  RlPrediction out;
+
+  // Rollout: the step's responses served offline on the rollout pool. A synchronous step waits
+  // for the last response, so the phase is the run's makespan (first prompt to last token), not
+  // the mean response time.
+  auto ro = rl_rollout_scenario(s);
+  if (!ro) return ro.error();
+  auto served = predict(*ro);
+  if (!served) return rollout_error(served.error());
+  const ServingPrediction& sv = *served->serving;
+  out.rollout_plan = ro->parallel;
+  out.rollout_devices = ro->num_devices;
+  out.responses = sv.completed;
+  out.output_tokens = sv.output_tokens_per_s * sv.duration_s;
+  out.output_tokens_per_s = sv.output_tokens_per_s;
+  out.longest_response_s = sv.duration_s;
+  out.mean_response_s = sv.e2e.mean;
+  out.mean_batch = sv.mean_batch;
+  out.preemptions = sv.preemptions;
+  const double input_tokens = sv.input_tokens_per_s * sv.duration_s;
+  out.phases.rollout = sv.duration_s;
+
+  // Training side: the policy's update, its forward passes, the critic and the reward model on
+  // the trainer's layout.
+  auto tr = rl_train_scenario(s, s.model);
+  if (!tr) return tr.error();
+  auto policy = predict(*tr);
+  if (!policy) {
+    Error e = policy.error();
+    e.path = "/rl/train";
+    return e;
+  }
+  const TrainingPrediction& pt = *policy->training;
+  const double mb = d(rl.mini_batches);
+  out.train_plan = tr->parallel;
+  out.train_devices = tr->num_devices;
+  out.train_global_batch = tr->training->global_batch;
+  out.train_seq_len = tr->training->seq_len;
+  out.train_iteration_s = pt.iteration_time.value;
+  out.train_mfu = pt.mfu;
+  const double policy_forward = mb * forward_only(pt);
+  out.phases.train = mb * pt.iteration_time.value;
+  // The frozen reference model is the initial policy: the same forward (the KL term's log-probs).
+  if (rl.reference) out.phases.reference = policy_forward;
+  // old_logprob: the behaviour policy's log-probs recomputed by the trainer (verl
+  // actor.compute_log_prob; fully_async uses the engine's own log-probs instead).
+  if (rl.old_logprob) out.phases.old_logprob = policy_forward;
+  if (rl.reward_model) {
+    auto rm = rl_train_scenario(s, *rl.reward_model);
+    if (!rm) return rm.error();
+    auto rp = predict(*rm);
+    if (!rp) return make_error("rl.reward_model_invalid", "/rl/reward_model", rp.error().message);
+    out.phases.reward = mb * forward_only(*rp->training);
+  }
+  if (rl.algorithm == RlAlgorithm::ppo) {
+    // PPO's critic: a second trained model (OpenRLHF, HybridFlow): its value forward over the
+    // step's tokens (with the other forwards) and its own update.
+    auto cs = rl_train_scenario(s, rl.critic ? *rl.critic : s.model);
+    if (!cs) return cs.error();
+    auto cp = predict(*cs);
+    if (!cp) return make_error("rl.critic_invalid", "/rl/critic", cp.error().message);
+    const double fwd = mb * forward_only(*cp->training), upd = mb * cp->training->iteration_time.value;
+    out.phases.old_logprob += fwd;
+    out.phases.train += upd;
+    out.critic_s = fwd + upd;
+  }
+
+  // Weight sync. The policy's weights at the engine's precision: every engine rank receives every
+  // tensor (OpenRLHF and verl broadcast each full parameter to all engine ranks, which load their
+  // shard; MoonshotAI checkpoint-engine's broadcast mode the same), pipelined, so the time is the
+  // bytes over one device's link: NVLink when both pools sit in one scale-up domain, else the
+  // scale-out NIC (the ring's slowest hop).
+  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
+  const double wbytes = params.total * weight_bytes_at(rl.rollout.precision);
+  out.weight_sync_bytes = wbytes;
+  const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
+  const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
+  if (rl.weight_sync == RlWeightSync::nccl) {
+    out.phases.weight_sync = wbytes / (tier.bandwidth.value * tier.efficiency) + tier.latency.value;
+  } else {
+    // Through storage: the trainer's nodes write the checkpoint, each engine node reads it
+    // (system operations' checkpoint bandwidth per node, capped by the storage's total).
+    const double per_node = sys.operations.checkpoint_write_per_node.value;
+    const auto nodes = [&](std::int64_t devices) {
+      return std::max<std::int64_t>(1, (devices + sys.devices_per_node - 1) / sys.devices_per_node);
+    };
+    double write = per_node * d(nodes(out.train_devices));
+    if (sys.operations.checkpoint_write_total.value > 0)
+      write = std::min(write, sys.operations.checkpoint_write_total.value);
+    out.phases.weight_sync = wbytes / write + wbytes / per_node;
+  }
+
+  // Memory per pool.
+  const double hbm = sys.device.hbm_capacity.value;
+  const MemoryReport& tm = policy->memory;
+  out.train_memory.bytes_per_device = tm.per_device.total().value;
+  out.train_memory.capacity_bytes = hbm;
+  out.train_memory.fits = tm.fits;
+  if (!tm.fits) out.train_memory.what = "trainer (weights, gradients, optimizer state and activations)";
+  const double util = ro->inference->serving->gpu_memory_utilization;
+  const double engine_weights =
+      served->inference_memory ? served->inference_memory->per_device.weights.value : 0;
+  out.rollout_memory.capacity_bytes = hbm;
+  out.rollout_memory.bytes_per_device = util * hbm;
+  out.rollout_memory.fits = true;  // check_serving refused a layout whose KV holds no response
+
+  // Colocated: the engine sleeps while the trainer runs (vLLM sleep level 1: weights to host
+  // memory and back, KV discarded) and, when the trainer's resident state does not fit beside the
+  // engine's reservation, the trainer's weights, gradients and optimizer state go to host memory
+  // and back too (verl's param / optimizer offload). Each over the host link, both directions.
+  if (rl.placement == RlPlacement::colocated) {
+    const double trainer_static =
+        (tm.per_device.weights + tm.per_device.gradients + tm.per_device.optimizer).value;
+    double moved = engine_weights;
+    if (trainer_static + util * hbm > hbm)
+      moved += trainer_static;
+    else
+      out.rollout_memory.bytes_per_device += trainer_static;
+    out.swap_bytes_per_device = moved;
+    if (sys.host_link.value > 0) {
+      out.phases.swap = 2.0 * moved / sys.host_link.value;
+    } else {
+      out.warnings.push_back({"rl.no_host_link",
+                              "the system states no host link (host_link_GBps): the colocated swap of "
+                              "the engine's weights is not timed"});
+    }
+  }
+
+  // The step.
+  const RlPhases& ph = out.phases;
+  const double train_side = ph.reward + ph.reference + ph.old_logprob + ph.train;
+  if (rl.placement == RlPlacement::colocated) {
+    out.step_time_s = ph.rollout + train_side + ph.weight_sync + ph.swap;
+  } else if (rl.staleness == 0) {
+    // Split and on-policy: each pool waits for the other.
+    out.step_time_s = ph.rollout + train_side + ph.weight_sync;
+    out.idle_rollout_s = train_side;
+    out.idle_train_s = ph.rollout;
+  } else {
+    // Split and asynchronous (staleness >= 1): the rollout of step n + 1 runs during the update of
+    // step n; the step is the slower pool plus the sync both pools stop for.
+    out.step_time_s = std::max(ph.rollout, train_side) + ph.weight_sync;
+    out.idle_rollout_s = std::max(0.0, train_side - ph.rollout);
+    out.idle_train_s = std::max(0.0, ph.rollout - train_side);
+  }
+  out.tokens_per_step = input_tokens + out.output_tokens;
+  out.tokens_per_s = out.step_time_s > 0 ? out.tokens_per_step / out.step_time_s : 0.0;
+  out.tokens_per_s_per_gpu = out.tokens_per_s / d(s.num_devices);
+  if (!out.train_memory.fits)
+    out.warnings.push_back({"memory.does_not_fit", "the trainer needs more memory per device than " +
+                                                       sys.device.name +
+                                                       " has; more tp, pp, cp or a higher "
+                                                       "zero_stage would reduce it"});
+
+  // Whole run: train_steps steady steps; devices draw their mean power over the step's mix of
+  // work (run/run.h device_power_w: compute while training, memory-bound while decoding, idle
+  // otherwise), nodes their overhead, the facility its PUE.
+  if (rl.train_steps > 0) {
+    out.train_steps = rl.train_steps;
+    out.run_wall_s = d(rl.train_steps) * out.step_time_s;
+    out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
+    const double n = d(s.num_devices);
+    const double rollout_dev_s = ph.rollout * d(out.rollout_devices);
+    const double train_dev_s = train_side * d(out.train_devices);
+    const double comm_dev_s = (ph.weight_sync + ph.swap) * n;
+    const double total_dev_s = std::max(1e-12, out.step_time_s * n);
+    ActivityShares a;
+    a.memory = std::min(1.0, rollout_dev_s / total_dev_s);
+    a.compute = std::min(1.0 - a.memory, train_dev_s / total_dev_s);
+    a.communication = std::min(1.0 - a.memory - a.compute, comm_dev_s / total_dev_s);
+    a.other = std::max(0.0, 1.0 - a.memory - a.compute - a.communication);
+    const DevicePower& pw = sys.device.power;
+    const double watts =
+        device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
+    const double node_w = sys.operations.node_overhead_w * n / d(sys.devices_per_node);
+    out.run_energy_mwh = (watts * n + node_w) * out.run_wall_s * s.economics.pue / 3.6e9;
+    const double rate = usd_per_device_hour(s.economics, pw.price_usd);
+    out.run_cost_usd = out.run_gpu_hours * rate;
+    if (s.economics.usd_per_gpu_hour <= 0)
+      out.run_cost_usd += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
+  }
+  return out;
+}
+
+}  // namespace optimus

@@ -1,0 +1,89 @@
+// RL post-training planning (issue 40): one step of a GRPO or PPO job composed of what the engine
+// already predicts. The rollout is continuous-batching serving (predict/serving.h) of
+// prompts_per_step x samples_per_prompt requests; the reward, reference, old-logprob and critic
+// passes are forward-only passes of the training layout; the update is the training predict
+// (predict/predict.h) on the step's tokens; the weights move to the engine over the fabric
+// (cost model of rl.cpp). Sources per phase in rl.cpp and docs/rl.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "parallel/plan.h"
+#include "predict/predict.h"
+
+namespace optimus {
+
+// Seconds of one RL step per phase, summed over its sub-steps (mini-batches).
+struct RlPhases {
+  double rollout = 0, reward = 0, reference = 0, old_logprob = 0, train = 0, weight_sync = 0, swap = 0;
+};
+
+// One pool's memory: the largest per-device footprint of what runs on it.
+struct RlPoolMemory {
+  double bytes_per_device = 0, capacity_bytes = 0;
+  bool fits = true;
+  std::string what;  // what does not fit ("" when it does)
+};
+
+struct RlPrediction {
+  double step_time_s = 0;
+  RlPhases phases;
+  double idle_rollout_s = 0, idle_train_s = 0;  // split: the pool that waits, per step
+  double tokens_per_step = 0;                   // prompt + response tokens trained per step
+  double tokens_per_s = 0, tokens_per_s_per_gpu = 0;
+  // Rollout: the serving run of the step's responses on the rollout pool.
+  ParallelPlan rollout_plan;
+  std::int64_t rollout_devices = 0, responses = 0;
+  double output_tokens = 0, output_tokens_per_s = 0;
+  double longest_response_s = 0;  // first prompt to last response (the makespan)
+  double mean_response_s = 0;     // mean time a response takes (e2e)
+  double mean_batch = 0;          // time-weighted running sequences per replica
+  std::int64_t preemptions = 0;
+  // Training: the trainer's layout and one optimizer step (a mini-batch).
+  ParallelPlan train_plan;
+  std::int64_t train_devices = 0, train_global_batch = 0, train_seq_len = 0;
+  double train_iteration_s = 0, train_mfu = 0;
+  double critic_s = 0;  // ppo: the critic's forward and update (inside old_logprob and train)
+  double weight_sync_bytes = 0;
+  double swap_bytes_per_device = 0;
+  RlPoolMemory rollout_memory, train_memory;
+  // Whole run (train_steps): steps x the step, device-hours, energy at the meter, cost.
+  std::int64_t train_steps = 0;
+  double run_wall_s = 0, run_gpu_hours = 0, run_energy_mwh = 0, run_cost_usd = 0;
+  std::vector<Warning> warnings;
+};
+
+// The sub-scenarios one step is made of (useful to tests and to the search): the rollout pool as
+// an offline serving scenario, the trainer as a training scenario of one mini-batch.
+Result<Scenario> rl_rollout_scenario(const Scenario& s);
+Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model);
+
+// Checks that need no timing: device counts, layouts, lengths against the context, staleness.
+std::optional<Error> check_rl(const Scenario& s);
+
+// One RL step of s.rl (s.rl must be set; s.training and s.inference absent).
+Result<RlPrediction> predict_rl(const Scenario& s);
+
+// Placement search (core/rl/rl_search.cpp): colocated and every split of the devices between
+// rollout and training (in whole nodes, or powers of two below a node), each with the rollout
+// tp that holds the longest response and dp over the rest, and the trainer's layout searched
+// ("auto") or kept; ranked by step time (or cost per step).
+struct RlCandidate {
+  RlPlacement placement = RlPlacement::colocated;
+  std::int64_t rollout_devices = 0, train_devices = 0;
+  ParallelPlan rollout_plan, train_plan;
+  double step_time_s = 0, cost_per_step_usd = 0;
+  RlPrediction prediction;
+};
+struct RlSearchResult {
+  std::int64_t evaluated = 0, feasible = 0;
+  std::vector<std::pair<std::string, std::int64_t>> rejected;  // reason code -> candidates
+  std::vector<RlCandidate> best;
+};
+Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost);
+
+}  // namespace optimus

@@ -1,0 +1,91 @@
+// RL placement search: colocated against every split of the devices between a rollout pool and a
+// training pool, each with every rollout tensor parallelism within a scale-up domain (dp over
+// the rest of the pool), each predicted whole by predict_rl. The trainer keeps the scenario's
+// tp x pp x cp with dp over its pool ("auto" searches it per candidate). Ranked by step time or
+// by cost per step (device-hours of the step at the economics' price).
+#include <algorithm>
+#include <map>
+
+#include "rl/rl.h"
+#include "run/run.h"
+
+namespace optimus {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Rollout pool sizes of a split: whole nodes when the job spans several, else powers of two.
+std::vector<std::int64_t> rollout_sizes(std::int64_t n, std::int64_t per_node) {
+  std::vector<std::int64_t> out;
+  if (n > per_node && n % per_node == 0) {
+    for (std::int64_t r = per_node; r < n; r += per_node) out.push_back(r);
+  } else {
+    for (std::int64_t r = 1; r < n; r *= 2) out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost) {
+  RlSearchResult res;
+  std::map<std::string, std::int64_t> rejected;
+  const double rate = usd_per_device_hour(s.economics, s.system.device.power.price_usd);
+  const auto evaluate = [&](Scenario c) {
+    ++res.evaluated;
+    c.rl->train_steps = 0;
+    auto p = predict_rl(c);
+    if (!p) {
+      ++rejected[p.error().code];
+      return;
+    }
+    if (!p->train_memory.fits) {
+      ++rejected["memory.does_not_fit"];
+      return;
+    }
+    ++res.feasible;
+    RlCandidate cand;
+    cand.placement = c.rl->placement;
+    cand.rollout_devices = p->rollout_devices;
+    cand.train_devices = p->train_devices;
+    cand.rollout_plan = p->rollout_plan;
+    cand.train_plan = p->train_plan;
+    cand.step_time_s = p->step_time_s;
+    cand.cost_per_step_usd = p->step_time_s * d(s.num_devices) / 3600.0 * rate;
+    cand.prediction = std::move(*p);
+    res.best.push_back(std::move(cand));
+  };
+  const auto with_tps = [&](Scenario c, std::int64_t pool) {
+    for (std::int64_t tp = 1; tp <= std::min(pool, s.system.scale_up.domain_size); tp *= 2) {
+      if (pool % (tp * c.rl->rollout.pp) != 0) continue;
+      c.rl->rollout.tp = tp;
+      c.rl->rollout.dp = 0;
+      evaluate(c);
+    }
+  };
+  Scenario base = s;
+  base.rl->train.dp = 0;  // what each candidate's pool leaves
+  {
+    Scenario c = base;
+    c.rl->placement = RlPlacement::colocated;
+    c.rl->staleness = 0;
+    c.rl->rollout_devices = c.rl->train_devices = 0;
+    with_tps(c, s.num_devices);
+  }
+  for (std::int64_t r : rollout_sizes(s.num_devices, s.system.devices_per_node)) {
+    Scenario c = base;
+    c.rl->placement = RlPlacement::split;
+    c.rl->rollout_devices = r;
+    c.rl->train_devices = s.num_devices - r;
+    with_tps(c, r);
+  }
+  for (const auto& [code, n] : rejected) res.rejected.emplace_back(code, n);
+  std::stable_sort(res.best.begin(), res.best.end(), [&](const RlCandidate& a, const RlCandidate& b) {
+    return by_cost ? a.cost_per_step_usd < b.cost_per_step_usd : a.step_time_s < b.step_time_s;
+  });
+  if (res.best.size() > top) res.best.resize(top);
+  return res;
+}
+
+}  // namespace optimus
