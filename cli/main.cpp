@@ -125,7 +125,58 @@ void print_error_human(const json& e) {
   std::cerr << "\n  " << e["message"].get<std::string>() << "\n";
 }
 
+// The RL section: the step, where its time goes per pool, the rollout's straggler and the memory.
+void print_rl(const json& r) {
+  const double step = r["step_time_s"].get<double>();
+  std::cout << "RL post-training step (" << r["placement"].get<std::string>() << ", staleness "
+            << r["staleness"].get<long long>() << ")\n";
+  std::cout << "  step time           " << seconds(step) << "\n";
+  std::cout << "  tokens trained      " << num(r["tokens_per_s"].get<double>(), "%.0f") << " tokens/s ("
+            << num(r["tokens_per_s_per_gpu"].get<double>(), "%.1f") << " per GPU)\n";
+  std::cout << "  phases (summed over the step; split pools overlap when asynchronous):\n";
+  for (auto it = r["phases_s"].begin(); it != r["phases_s"].end(); ++it) {
+    const double v = it.value().get<double>();
+    std::printf("    %-12s %12s  %5.1f%%\n", it.key().c_str(), seconds(v).c_str(),
+                step > 0 ? 100.0 * v / step : 0.0);
+  }
+  std::cout << "  idle: rollout pool " << seconds(r["idle_s"]["rollout"].get<double>()) << ", train pool "
+            << seconds(r["idle_s"]["train"].get<double>()) << "\n";
+  const auto& ro = r["rollout"];
+  const auto& rp = ro["parallel"];
+  std::cout << "  rollout: " << ro["devices"].get<long long>() << " devices as tp "
+            << rp["tp"].get<long long>() << " x pp " << rp["pp"].get<long long>() << " x dp "
+            << rp["dp"].get<long long>() << ", " << ro["responses"].get<long long>() << " responses, "
+            << num(ro["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s, longest "
+            << seconds(ro["longest_response_s"].get<double>()) << " (mean "
+            << seconds(ro["mean_response_s"].get<double>()) << "), mean batch "
+            << num(ro["mean_batch"].get<double>(), "%.1f") << "\n";
+  const auto& tr = r["train"];
+  const auto& tp = tr["parallel"];
+  std::cout << "  train: " << tr["devices"].get<long long>() << " devices as tp " << tp["tp"].get<long long>()
+            << " pp " << tp["pp"].get<long long>() << " cp " << tp["cp"].get<long long>() << " dp "
+            << tp["dp"].get<long long>() << " (zero " << tp["zero_stage"].get<long long>() << "), "
+            << tr["mini_batches"].get<long long>() << " optimizer step(s) of "
+            << seconds(tr["iteration_time_s"].get<double>()) << ", MFU "
+            << num(100 * tr["mfu"].get<double>(), "%.1f") << "%\n";
+  for (const char* pool : {"rollout", "train"}) {
+    const auto& m = r["memory"][pool];
+    std::cout << "  memory (" << pool
+              << " pool): " << num(m["per_device_bytes"].get<double>() / 1073741824.0, "%.1f") << " of "
+              << num(m["capacity_bytes"].get<double>() / 1073741824.0, "%.1f") << " GiB per device"
+              << (m["fits"].get<bool>() ? "" : ", does not fit: " + m["what"].get<std::string>()) << "\n";
+  }
+  if (r.contains("run")) {
+    const auto& u = r["run"];
+    std::cout << "  whole run: " << u["train_steps"].get<long long>() << " steps, "
+              << num(u["wall_days"].get<double>(), "%.2f") << " days, "
+              << num(u["gpu_hours"].get<double>(), "%.0f") << " GPU-hours, "
+              << num(u["energy_mwh"].get<double>(), "%.2f") << " MWh, $"
+              << num(u["cost_usd"].get<double>(), "%.0f") << "\n";
+  }
+}
+
 void print_prediction(const json& p) {
+  if (p.contains("rl")) print_rl(p["rl"]);
   if (p.contains("parallel_auto")) {
     const auto& a = p["parallel_auto"];
     const auto& l = a["parallel"];
@@ -500,6 +551,9 @@ rest are ranked by iteration time (training) or by throughput or latency (infere
   --max-cost USD   training with train_tokens: the fastest layout whose whole run (checkpoints,
                    failures, the scenario's economics) costs at most USD
   --max-energy MWH the same for the whole run's energy at the meter
+A scenario with an "rl" job is searched for its placement instead: colocated against every split
+of the devices between a rollout pool and a training pool (whole nodes), each rollout tp within a
+node, ranked by step time or (--rank-by cost) by the step's device-hours at the economics' price.
 best[0]'s "parallel" put into the scenario and predicted gives the same numbers. Spaces of
 more than a million layouts are refused (search.space_too_large): fix some parallel keys.
 )";
@@ -539,6 +593,20 @@ void print_serving_search(const json& r) {
   }
 }
 
+// An RL placement search: one line per candidate.
+void print_rl_search(const json& r) {
+  std::printf("%4s %-10s %8s %8s %10s %10s %12s %12s\n", "#", "placement", "rollout", "train", "rollout tp",
+              "train tp", "step", "$/step");
+  int rank = 0;
+  for (const auto& b : r["best"]) {
+    std::printf("%4d %-10s %8lld %8lld %10lld %10lld %12s %12.2f\n", ++rank,
+                b["placement"].get<std::string>().c_str(), b["rollout_devices"].get<long long>(),
+                b["train_devices"].get<long long>(), b["rl"]["rollout"]["parallel"]["tp"].get<long long>(),
+                b["rl"]["train"]["parallel"]["tp"].get<long long>(),
+                seconds(b["step_time_s"].get<double>()).c_str(), b["cost_per_step_usd"].get<double>());
+  }
+}
+
 void print_search(const json& r) {
   const bool training = r["mode"] == "training";
   std::printf("Searched %lld layouts in %s (%.0f layouts/s): %lld feasible\n",
@@ -552,6 +620,7 @@ void print_search(const json& r) {
     return;
   }
   if (r["mode"] == "serving") return print_serving_search(r);
+  if (r["mode"] == "rl") return print_rl_search(r);
   if (training)
     std::printf("%4s %4s %4s %5s %4s %7s %4s %4s %3s %-9s %4s %12s %12s %6s %10s\n", "#", "tp", "pp", "dp",
                 "cp", "ep/etp", "mb", "v", "sp", "recompute", "zero", "iteration", "tokens/s", "MFU",

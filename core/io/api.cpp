@@ -1,6 +1,7 @@
 #include "io/api.h"
 
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "io/schema.h"
 #include "io/study_io.h"
 #include "predict/serving.h"
+#include "rl/rl.h"
 #include "search/search.h"
 #include "search/serving_search.h"
 #include "study/study.h"
@@ -485,6 +487,70 @@ std::string serving_search_json(const Scenario& s, const FixedLayout& fixed, std
   return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 
+// The RL placement search (rl/rl.h search_rl): options "top" (1-1000, default 10) and "rank_by"
+// ("time" | "cost"). Each candidate with its rl block as predict writes it.
+std::string rl_search_json(const Scenario& s, std::string_view options_json) {
+  using ojson = nlohmann::ordered_json;
+  std::size_t top = 10;
+  TrainingRank rank = TrainingRank::time;
+  std::string_view trimmed = options_json;
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front())))
+    trimmed.remove_prefix(1);
+  if (!trimmed.empty()) {
+    io::json root;
+    try {
+      root = io::json::parse(options_json.begin(), options_json.end());
+    } catch (const io::json::exception& e) {
+      return error_to_json(Error{"search.malformed_options", "",
+                                 std::string("the search options are not valid JSON: ") + e.what()});
+    }
+    std::optional<Error> err;
+    io::Reader r(root, "", err);
+    if (auto t = r.integer("top", false, 1, static_cast<std::int64_t>(kMaxSearchTop)))
+      top = static_cast<std::size_t>(*t);
+    rank = r.enumeration<TrainingRank>("rank_by", false).value_or(rank);
+    r.string("mode", false);
+    r.finish();
+    if (!err && rank == TrainingRank::energy)
+      err = Error{"search.option_not_applicable", "/rank_by",
+                  "an RL placement search ranks by \"time\" or \"cost\""};
+    if (err) {
+      err->code = err->code == "scenario.unknown_key" ? "search.unknown_option" : "search.invalid_option";
+      return error_to_json(*err);
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto res = search_rl(s, top, rank == TrainingRank::cost);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!res) return error_to_json(res.error());
+  ojson j;
+  j["mode"] = "rl";
+  j["rank_by"] = std::string(name_of(rank));
+  j["evaluated"] = res->evaluated;
+  j["feasible"] = res->feasible;
+  ojson rejected = ojson::object();
+  for (const auto& [code, n] : res->rejected) rejected[code] = n;
+  j["rejected"] = rejected;
+  j["elapsed_s"] = elapsed;
+  j["layouts_per_s"] = elapsed > 0 ? static_cast<double>(res->evaluated) / elapsed : 0.0;
+  j["cancelled"] = false;
+  ojson best = ojson::array();
+  for (const RlCandidate& c : res->best) {
+    Scenario cs = s;
+    cs.rl->placement = c.placement;
+    ojson e;
+    e["placement"] = std::string(name_of(c.placement));
+    e["rollout_devices"] = c.rollout_devices;
+    e["train_devices"] = c.train_devices;
+    e["step_time_s"] = c.step_time_s;
+    e["cost_per_step_usd"] = c.cost_per_step_usd;
+    e["rl"] = ojson::parse(rl_prediction_to_json(cs, c.prediction))["rl"];
+    best.push_back(std::move(e));
+  }
+  j["best"] = best;
+  return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string search(std::string_view scenario_json, std::string_view options_json,
@@ -493,6 +559,7 @@ std::string search(std::string_view scenario_json, std::string_view options_json
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
+    if (s->rl) return rl_search_json(*s, options_json);
     if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     const ParsedOptions po = parse_search_options(options_json, *s);
     if (po.error) return error_to_json(*po.error);

@@ -1898,11 +1898,14 @@ std::string rl_prediction_to_json(const Scenario& s, const RlPrediction& p, int 
                 {"cost_usd", p.run_cost_usd}};
   ojson j;
   j["rl"] = r;
+  j["memory"] = memory_json(p.trainer_memory);
   const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
   j["params"] = {{"total", params.total}, {"active", params.active}, {"moe_layers", params.moe_layers}};
   ojson w = ojson::array();
   for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
   j["warnings"] = w;
+  j["regime"] = ojson::object();  // no uncertainty bands are fitted for RL steps yet
+  j["uncertainty"] = ojson::object();
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

@@ -1282,6 +1282,87 @@ Node inference_schema() {
 
 // ---- Prediction --------------------------------------------------------------------------------
 
+// The scenario's rl block (issue 40; core/rl/rl.h, io/json_io.cpp read_rl).
+Node rl_schema() {
+  const RlWorkload v{};
+  const ParallelPlan p{};
+  const auto model_ref = [] { return one_of({preset_id("models"), ref("model")}); };
+  return object(
+             {
+                 {"algorithm", choice<RlAlgorithm>()
+                                   .desc("grpo: group-relative advantages, no critic; ppo: adds a critic "
+                                         "(a second trained model).")
+                                   .def(name(v.algorithm))},
+                 {"critic", model_ref().desc("ppo: the critic's model (preset id or inline); absent = the "
+                                             "policy's shape.")},
+                 {"prompts_per_step", integer(1, kMaxRequests).desc("Prompts per RL step.").def(512)},
+                 {"samples_per_prompt",
+                  integer(1, kMaxRequests)
+                      .desc("Responses generated per prompt (default 16 for grpo, 1 for ppo); prompts x "
+                            "samples at most 1,000,000.")},
+                 {"prompt_len", length_schema("Prompt tokens (default 1024).")},
+                 {"response_len",
+                  length_schema("Response tokens (default 4096): a whole number is every response's "
+                                "length; {mean, max} is a long tail the synchronous step waits for.")},
+                 {"reference", boolean().desc("A frozen reference model's forward (the KL term).").def(true)},
+                 {"reward_model",
+                  model_ref().desc("A reward model's forward over prompt + response; absent = "
+                                   "a rule-based reward at no GPU cost.")},
+                 {"old_logprob", boolean()
+                                     .desc("Recompute the behaviour policy's log-probabilities with the "
+                                           "trainer.")
+                                     .def(true)},
+                 {"mini_batches", integer(1, kMaxCount).desc("Optimizer steps per RL step.").def(1)},
+                 {"placement", choice<RlPlacement>()
+                                   .desc("colocated: one pool time-shares rollout and training; split: "
+                                         "rollout_devices + train_devices = num_devices.")
+                                   .def(name(v.placement))},
+                 {"rollout_devices",
+                  integer(1, kMaxDevices).desc("split: the rollout pool.").unit("devices")},
+                 {"train_devices", integer(1, kMaxDevices).desc("split: the training pool.").unit("devices")},
+                 {"rollout",
+                  object({{"tp", integer(1, kMaxDevices)
+                                     .desc("Absent: the smallest that holds the longest "
+                                           "response.")},
+                          {"pp", integer(1, kMaxDevices).def(1)},
+                          {"ep", integer(1, kMaxDevices)},
+                          {"dp", integer(1, kMaxDevices).desc("Absent: what tp x pp leave of the pool.")},
+                          {"software", text().desc("A serving profile (presets/software id).").def("vllm")},
+                          {"precision", choice(kInferencePrecisions).def(name(v.rollout.precision))},
+                          {"max_batch", integer(1, kMaxRequests)
+                                            .desc("Sequences per engine step (the "
+                                                  "profile's by default).")},
+                          {"gpu_memory_utilization",
+                           number(0.01, 1).desc("The engine's share of device "
+                                                "memory (the profile's by default).")}})
+                      .desc("The rollout engine.")},
+                 {"train",
+                  one_of({object({{"tp", integer(1, kMaxDevices).def(1)},
+                                  {"pp", integer(1, kMaxDevices).def(1)},
+                                  {"cp", integer(1, kMaxDevices).def(1)},
+                                  {"dp", integer(1, kMaxDevices).desc("Absent: what the others leave.")},
+                                  {"ep", integer(1, kMaxDevices).def(1)},
+                                  {"etp", integer(1, kMaxDevices).def(1)},
+                                  {"micro_batch", integer(1, kMaxCount).def(1)},
+                                  {"recompute", choice<Recompute>().def(name(p.recompute))},
+                                  {"zero_stage", integer(0, 3).def(0)},
+                                  {"precision", choice(kTrainingPrecisions).def(name(v.train_precision))}})
+                              .title("RL trainer layout"),
+                          node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                              .desc("The layout search picks the trainer's layout.")})
+                      .desc("The trainer's layout on its pool.")},
+                 {"async", object({{"staleness", integer(0, 1000).desc("Steps a rollout may lag the "
+                                                                       "policy; 0 = on-policy.")}},
+                                  {"staleness"})
+                               .desc("Asynchronous RL (split placement).")},
+                 {"weight_sync", choice<RlWeightSync>()
+                                     .desc("nccl: broadcast over the fabric; checkpoint: through storage.")
+                                     .def(name(v.weight_sync))},
+                 {"train_steps", integer(1, kMaxCount).desc("RL steps of a whole run (the run block).")},
+             })
+      .desc("RL post-training (GRPO / PPO): one step of rollout, scoring, training and weight sync.");
+}
+
 Node seconds(const std::string& what) { return amount().desc(what).unit("s"); }
 
 Node memory_schema() {
@@ -1504,6 +1585,63 @@ Node chosen_layout_schema() {
       .title("Chosen layout");
 }
 
+Node rl_output_schema() {
+  const auto pool_memory = output({{"per_device_bytes", amount().unit("bytes")},
+                                   {"capacity_bytes", amount().unit("bytes")},
+                                   {"fits", boolean()},
+                                   {"what", text().desc("What does not fit (empty when it fits).")}});
+  return output(
+             {
+                 {"step_time_s", seconds("One RL step: colocated, the sum of the phases; split "
+                                         "asynchronous, the slower pool plus the weight sync.")},
+                 {"phases_s",
+                  output({{"rollout", seconds("The rollout's makespan (first prompt to last response).")},
+                          {"reward", seconds("Reward model forward (0: rule-based).")},
+                          {"reference", seconds("Reference model forward.")},
+                          {"old_logprob", seconds("Old log-prob forward (and ppo's critic values).")},
+                          {"train", seconds("mini_batches optimizer steps (and ppo's critic's).")},
+                          {"weight_sync", seconds("The policy's weights to the engine.")},
+                          {"swap", seconds("Colocated: engine (and trainer) state to host and back.")}})},
+                 {"idle_s", output({{"rollout", seconds("The rollout pool waiting per step.")},
+                                    {"train", seconds("The training pool waiting per step.")}})},
+                 {"placement", text()},
+                 {"staleness", count()},
+                 {"tokens_per_step",
+                  amount().desc("Prompt + response tokens trained per step.").unit("tokens")},
+                 {"tokens_per_s", amount().unit("tokens/s")},
+                 {"tokens_per_s_per_gpu", amount().unit("tokens/s")},
+                 {"rollout",
+                  output({{"devices", count()},
+                          {"parallel", ref("chosen_layout")},
+                          {"responses", count()},
+                          {"output_tokens", amount().unit("tokens")},
+                          {"output_tokens_per_s", amount().unit("tokens/s")},
+                          {"longest_response_s", seconds("First prompt to the last response.")},
+                          {"mean_response_s", seconds("Mean time of a response.")},
+                          {"mean_batch", amount().desc("Time-weighted running sequences per replica.")},
+                          {"preemptions", count()}})},
+                 {"train", output({{"devices", count()},
+                                   {"parallel", ref("chosen_layout")},
+                                   {"global_batch", count().desc("Sequences per optimizer step.")},
+                                   {"seq_len", count().unit("tokens")},
+                                   {"iteration_time_s", seconds("One optimizer step.")},
+                                   {"mini_batches", count()},
+                                   {"mfu", amount().unit("fraction")},
+                                   {"critic_s", seconds("ppo: the critic's forward and update.")}})},
+                 {"weight_sync", output({{"method", text()}, {"bytes", amount().unit("bytes")}})},
+                 {"swap_bytes_per_device", amount().unit("bytes")},
+                 {"memory", output({{"rollout", pool_memory}, {"train", pool_memory}})},
+                 {"run", output({{"train_steps", count()},
+                                 {"wall_days", amount().unit("days")},
+                                 {"gpu_hours", amount().unit("device-hours")},
+                                 {"energy_mwh", amount().unit("MWh")},
+                                 {"cost_usd", amount().unit("USD")}})
+                             .desc("With train_steps.")},
+             },
+             {"run"})
+      .title("RL result");
+}
+
 Node run_output_schema() {
   return output(
              {
@@ -1670,6 +1808,7 @@ nlohmann::ordered_json scenario_schema() {
                    .desc("The parallel layout, or \"auto\".")},
               {"training", ref("training")},
               {"inference", ref("inference")},
+              {"rl", ref("rl")},
               {"economics",
                one_of({preset_id("economics"), ref("economics")})
                    .desc("Prices of devices and energy: a presets/economics id or an object laid over "
@@ -1681,7 +1820,9 @@ nlohmann::ordered_json scenario_schema() {
           .desc(
               "One question: which model, on which hardware, split how, doing what. At least one of "
               "training and inference.")
-          .set("anyOf", ojson::array({{{"required", {"training"}}}, {{"required", {"inference"}}}}));
+          .set("anyOf",
+               ojson::array(
+                   {{{"required", {"training"}}}, {{"required", {"inference"}}}, {{"required", {"rl"}}}}));
   const ojson body = root.json();
   for (const auto& [k, v] : body.items()) j[k] = v;
   j["$defs"] = {{"model", model_schema().json()},
@@ -1696,7 +1837,8 @@ nlohmann::ordered_json scenario_schema() {
                 {"software_profile", software_profile_schema().json()},
                 {"inference", inference_schema().json()},
                 {"economics", economics_schema().json()},
-                {"calibration", scenario_calibration_schema().json()}};
+                {"calibration", scenario_calibration_schema().json()},
+                {"rl", rl_schema().json()}};
   return j;
 }
 
@@ -1711,6 +1853,8 @@ nlohmann::ordered_json prediction_schema() {
               {"inference", ref("inference")},
               {"serving", ref("serving").desc("When the scenario has inference.serving.")},
               {"run", ref("run").desc("When the scenario has training.train_tokens.")},
+              {"rl", ref("rl").desc("When the scenario has an rl job (then no training or inference; memory "
+                                    "is the trainer's).")},
               {"parallel_auto",
                output({{"parallel", ref("chosen_layout")},
                        {"mode", text().desc("training or inference: what the search ranked by.")},
@@ -1778,7 +1922,7 @@ nlohmann::ordered_json prediction_schema() {
                          "predicted over the validation rows of the scenario's regime "
                          "(presets/uncertainty/bands.json, scripts/fit_uncertainty.py).")},
           },
-          {"training", "inference", "serving", "run", "parallel_auto", "calibration"})
+          {"training", "inference", "serving", "run", "parallel_auto", "calibration", "rl"})
           .title("Prediction")
           .desc("The output of optimus predict --json.");
   const ojson body = root.json();
@@ -1789,6 +1933,7 @@ nlohmann::ordered_json prediction_schema() {
                 {"operator", operator_schema().json()},
                 {"memory", memory_schema().json()},
                 {"run", run_output_schema().json()},
+                {"rl", rl_output_schema().json()},
                 {"chosen_layout", chosen_layout_schema().json()},
                 {"token_cost", token_cost_schema().json()}};
   return j;

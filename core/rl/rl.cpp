@@ -342,6 +342,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   // Memory per pool.
   const double hbm = sys.device.hbm_capacity.value;
   const MemoryReport& tm = policy->memory;
+  out.trainer_memory = tm;
   out.train_memory.bytes_per_device = tm.per_device.total().value;
   out.train_memory.capacity_bytes = hbm;
   out.train_memory.fits = tm.fits;

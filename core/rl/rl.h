@@ -51,6 +51,7 @@ struct RlPrediction {
   double weight_sync_bytes = 0;
   double swap_bytes_per_device = 0;
   RlPoolMemory rollout_memory, train_memory;
+  MemoryReport trainer_memory;  // the trainer's per-device footprint (the output's `memory`)
   // Whole run (train_steps): steps x the step, device-hours, energy at the meter, cost.
   std::int64_t train_steps = 0;
   double run_wall_s = 0, run_gpu_hours = 0, run_energy_mwh = 0, run_cost_usd = 0;

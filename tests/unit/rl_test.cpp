@@ -1,0 +1,298 @@
+// RL post-training (core/rl/): the issue's hand-computed properties of one step (a colocated
+// synchronous step is the sum of its phases; a split step with staleness 1 is the slower pool plus
+// the sync; doubling the samples doubles the rollout tokens; the longest response governs the
+// synchronous rollout; the weight-sync bytes are the policy's weights at the engine's precision),
+// the colocated swap, PPO's critic, the validate round trip, the placement search, and every bad
+// input with its code and JSON path.
+#include "rl/rl.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "io/api.h"
+#include "io/json_io.h"
+#include "io/presets.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+// Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of 256 + 512 tokens.
+json base(const json& rl_overrides = json::object()) {
+  json rl = {{"prompts_per_step", 32}, {"samples_per_prompt", 8}, {"prompt_len", 256},
+             {"response_len", 512},    {"rollout", {{"tp", 1}}},  {"train", {{"zero_stage", 3}}}};
+  rl.merge_patch(rl_overrides);  // a null removes the key
+  return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"rl", rl}};
+}
+
+json predict(const json& scenario) { return json::parse(optimus::api::predict(scenario.dump())); }
+
+json rl_of(const json& scenario) {
+  const json p = predict(scenario);
+  EXPECT_FALSE(p.contains("error")) << p.dump();
+  return p.contains("rl") ? p["rl"] : json::object();
+}
+
+double phase_sum(const json& r) {
+  double sum = 0;
+  for (const auto& [k, v] : r["phases_s"].items()) sum += v.get<double>();
+  return sum;
+}
+
+TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
+  const json r = rl_of(base({{"reference", true}}));
+  ASSERT_TRUE(r.contains("step_time_s"));
+  EXPECT_NEAR(r["step_time_s"].get<double>(), phase_sum(r), 1e-9 * phase_sum(r));
+  for (const char* k : {"rollout", "reference", "old_logprob", "train", "weight_sync", "swap"})
+    EXPECT_GT(r["phases_s"][k].get<double>(), 0) << k;
+  EXPECT_EQ(r["phases_s"]["reward"].get<double>(), 0);  // rule-based reward
+  EXPECT_EQ(r["idle_s"]["rollout"].get<double>(), 0);
+  EXPECT_EQ(r["idle_s"]["train"].get<double>(), 0);
+}
+
+TEST(Rl, SplitWithStalenessOneIsTheSlowerPoolPlusSync) {
+  const json r = rl_of(base(
+      {{"placement", "split"}, {"rollout_devices", 4}, {"train_devices", 4}, {"async", {{"staleness", 1}}}}));
+  const json& ph = r["phases_s"];
+  const double train_side = ph["reward"].get<double>() + ph["reference"].get<double>() +
+                            ph["old_logprob"].get<double>() + ph["train"].get<double>();
+  const double rollout = ph["rollout"].get<double>();
+  const double expected = std::max(rollout, train_side) + ph["weight_sync"].get<double>();
+  EXPECT_NEAR(r["step_time_s"].get<double>(), expected, 1e-9 * expected);
+  EXPECT_EQ(ph["swap"].get<double>(), 0);  // nothing time-shares a device
+  // The faster pool waits for the slower.
+  EXPECT_NEAR(r["idle_s"]["rollout"].get<double>() + r["idle_s"]["train"].get<double>(),
+              std::fabs(rollout - train_side), 1e-9 * expected);
+  // On-policy (staleness 0) the pools wait on each other: the phases add up.
+  const json sync = rl_of(base({{"placement", "split"}, {"rollout_devices", 4}, {"train_devices", 4}}));
+  EXPECT_NEAR(sync["step_time_s"].get<double>(), phase_sum(sync), 1e-9 * phase_sum(sync));
+  EXPECT_GT(sync["step_time_s"].get<double>(), r["step_time_s"].get<double>());
+}
+
+TEST(Rl, DoublingTheSamplesDoublesTheRolloutTokens) {
+  const json a = rl_of(base());
+  const json b = rl_of(base({{"samples_per_prompt", 16}}));
+  EXPECT_EQ(a["rollout"]["responses"].get<double>(), 256);
+  EXPECT_EQ(b["rollout"]["responses"].get<double>(), 512);
+  EXPECT_NEAR(b["rollout"]["output_tokens"].get<double>(), 2 * a["rollout"]["output_tokens"].get<double>(),
+              1e-6 * b["rollout"]["output_tokens"].get<double>());
+  EXPECT_NEAR(a["rollout"]["output_tokens"].get<double>(), 256.0 * 512.0, 1e-6 * 256 * 512);
+  EXPECT_NEAR(b["tokens_per_step"].get<double>(), 2 * a["tokens_per_step"].get<double>(),
+              1e-6 * b["tokens_per_step"].get<double>());
+}
+
+TEST(Rl, TheLongestResponseGovernsTheSynchronousRollout) {
+  // One response in 64 eight times longer: 11% more tokens, but the step waits for the long ones,
+  // which decode on after the short ones have finished.
+  const json a = rl_of(base({{"prompts_per_step", 80}}));
+  const json b =
+      rl_of(base({{"prompts_per_step", 80}, {"response_len", json::array({{512, 63}, {4096, 1}})}}));
+  const double tokens_a = a["rollout"]["output_tokens"].get<double>(),
+               tokens_b = b["rollout"]["output_tokens"].get<double>();
+  EXPECT_LT(tokens_b, 1.25 * tokens_a);
+  EXPECT_GT(b["phases_s"]["rollout"].get<double>(), 3 * a["phases_s"]["rollout"].get<double>());
+  // The phase is the makespan (first prompt to last response), not the mean response time.
+  EXPECT_EQ(b["phases_s"]["rollout"].get<double>(), b["rollout"]["longest_response_s"].get<double>());
+  EXPECT_GT(b["rollout"]["longest_response_s"].get<double>(),
+            2 * b["rollout"]["mean_response_s"].get<double>());
+}
+
+TEST(Rl, WeightSyncBytesAreThePolicyWeightsAtTheEnginePrecision) {
+  const json p = predict(base());
+  const double params = p["params"]["total"].get<double>();
+  EXPECT_NEAR(p["rl"]["weight_sync"]["bytes"].get<double>(), 2 * params, 1e-9 * params);
+  const json fp8 = rl_of(base({{"rollout", {{"tp", 1}, {"precision", "fp8"}}}}));
+  EXPECT_NEAR(fp8["weight_sync"]["bytes"].get<double>(), params, 1e-9 * params);
+  // One node: the broadcast runs over NVLink, bytes / (bandwidth x efficiency) + latency.
+  const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  const double bw =
+      sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
+  const double latency = sys["scale_up"]["latency_us"].get<double>() * 1e-6;
+  EXPECT_NEAR(p["rl"]["phases_s"]["weight_sync"].get<double>(), 2 * params / bw + latency, 1e-6);
+  // Through storage it is slower than NVLink.
+  const json ck = rl_of(base({{"weight_sync", "checkpoint"}}));
+  EXPECT_GT(ck["phases_s"]["weight_sync"].get<double>(), p["rl"]["phases_s"]["weight_sync"].get<double>());
+}
+
+TEST(Rl, ColocatedSwapMovesTheEngineWeightsBothWaysOverTheHostLink) {
+  // Half of each device for the engine: the trainer's ZeRO-3 state (18 bytes x 8B / 8) stays beside it.
+  const json p = predict(base({{"rollout", {{"tp", 1}, {"gpu_memory_utilization", 0.5}}}}));
+  const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  ASSERT_TRUE(sys.contains("host_link_GBps"));
+  const double link = sys["host_link_GBps"].get<double>() * 1e9;
+  // tp 1: each device holds the whole engine (2 bytes per parameter).
+  const double weights = 2 * p["params"]["total"].get<double>();
+  EXPECT_NEAR(p["rl"]["swap_bytes_per_device"].get<double>(), weights, 0.01 * weights);
+  EXPECT_NEAR(p["rl"]["phases_s"]["swap"].get<double>(),
+              2 * p["rl"]["swap_bytes_per_device"].get<double>() / link, 1e-9);
+  // At vLLM's 0.9 the trainer's state does not fit beside the engine: it goes to host memory and
+  // back as well.
+  const json full = predict(base());
+  const json& m = full["memory"]["per_device_bytes"];
+  const double trainer =
+      m["weights"].get<double>() + m["gradients"].get<double>() + m["optimizer"].get<double>();
+  EXPECT_NEAR(full["rl"]["swap_bytes_per_device"].get<double>(), weights + trainer, 0.01 * weights);
+}
+
+TEST(Rl, PpoAddsACriticAndOneSamplePerPrompt) {
+  const json grpo = rl_of(base({{"samples_per_prompt", 1}}));
+  const json ppo = rl_of(base({{"algorithm", "ppo"}, {"samples_per_prompt", json()}}));
+  EXPECT_EQ(ppo["rollout"]["responses"].get<double>(), 32);  // samples_per_prompt defaults to 1
+  EXPECT_GT(ppo["train"]["critic_s"].get<double>(), 0);
+  EXPECT_GT(ppo["phases_s"]["train"].get<double>(), 1.5 * grpo["phases_s"]["train"].get<double>());
+  EXPECT_GT(ppo["step_time_s"].get<double>(), grpo["step_time_s"].get<double>());
+  // A reward model costs a forward pass; the rule-based reward none.
+  const json rm = rl_of(base({{"reward_model", "llama3.2-1b"}}));
+  EXPECT_GT(rm["phases_s"]["reward"].get<double>(), 0);
+}
+
+TEST(Rl, MiniBatchesAreOptimizerStepsOverTheStepsTokens) {
+  const json one = rl_of(base());
+  const json four = rl_of(base({{"mini_batches", 4}}));
+  EXPECT_EQ(four["train"]["global_batch"].get<int>(), 64);
+  EXPECT_NEAR(four["phases_s"]["train"].get<double>(), 4 * four["train"]["iteration_time_s"].get<double>(),
+              1e-9);
+  // Four optimizer steps over the same tokens cost at least the one step (more optimizer time).
+  EXPECT_GT(four["phases_s"]["train"].get<double>(), one["phases_s"]["train"].get<double>());
+}
+
+TEST(Rl, WholeRunFromTrainSteps) {
+  const json r = rl_of(base({{"train_steps", 100}}));
+  ASSERT_TRUE(r.contains("run"));
+  EXPECT_NEAR(r["run"]["wall_days"].get<double>(), 100 * r["step_time_s"].get<double>() / 86400, 1e-9);
+  EXPECT_NEAR(r["run"]["gpu_hours"].get<double>(), 8 * 100 * r["step_time_s"].get<double>() / 3600, 1e-6);
+  EXPECT_GT(r["run"]["energy_mwh"].get<double>(), 0);
+  EXPECT_GT(r["run"]["cost_usd"].get<double>(), 0);
+  EXPECT_FALSE(rl_of(base()).contains("run"));
+}
+
+TEST(Rl, ChosenRolloutLayoutAndAutoTrainer) {
+  json s = base({{"rollout", {{"tp", nullptr}}}, {"train", "auto"}});
+  const json r = rl_of(s);
+  EXPECT_EQ(r["rollout"]["parallel"]["tp"].get<int>(), 1);  // 8B fits one H100
+  EXPECT_EQ(r["rollout"]["parallel"]["dp"].get<int>(), 8);
+  const json& t = r["train"]["parallel"];
+  EXPECT_EQ(t["tp"].get<int>() * t["pp"].get<int>() * t["cp"].get<int>() * t["dp"].get<int>(), 8);
+  // A 70B model needs tensor parallelism to hold its rollout.
+  s["model"] = "llama3.1-70b";
+  s["rl"]["train"] = {{"tp", 8}};
+  const json big = rl_of(s);
+  EXPECT_GE(big["rollout"]["parallel"]["tp"].get<int>(), 2);
+}
+
+TEST(Rl, ValidateEchoesTheBlockAndItReadsBackTheSame) {
+  const json s =
+      base({{"placement", "split"}, {"rollout_devices", 2}, {"train_devices", 6}, {"mini_batches", 2}});
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.value("ok", false)) << v.dump();
+  const json again = predict(v["scenario"]);
+  EXPECT_EQ(again["rl"]["step_time_s"], predict(s)["rl"]["step_time_s"]);
+}
+
+TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
+  const json s = base();
+  auto sc = optimus::parse_scenario(s.dump());
+  ASSERT_TRUE(sc) << sc.error().message;
+  auto res = optimus::search_rl(*sc, 100, false);
+  ASSERT_TRUE(res) << res.error().message;
+  bool colocated = false, split = false;
+  for (const auto& c : res->best) {
+    colocated = colocated || c.placement == optimus::RlPlacement::colocated;
+    split = split || c.placement == optimus::RlPlacement::split;
+    if (c.placement == optimus::RlPlacement::split) {
+      EXPECT_EQ(c.rollout_devices + c.train_devices, 8);
+    }
+  }
+  EXPECT_TRUE(colocated);
+  EXPECT_TRUE(split);
+  for (std::size_t i = 1; i < res->best.size(); ++i)
+    EXPECT_LE(res->best[i - 1].step_time_s, res->best[i].step_time_s);
+  // The API's search takes the rl scenario the same way.
+  const json api = json::parse(optimus::api::search(s.dump(), R"({"top": 3})"));
+  ASSERT_FALSE(api.contains("error")) << api.dump();
+  EXPECT_EQ(api["mode"], "rl");
+  ASSERT_EQ(api["best"].size(), 3u);
+  EXPECT_NEAR(api["best"][0]["step_time_s"].get<double>(), res->best[0].step_time_s, 1e-9);
+}
+
+struct BadCase {
+  const char* what;
+  json patch;  // merged into the scenario (null removes a key)
+  const char* code;
+  const char* path;
+};
+
+TEST(Rl, BadInputHasACodeAndAPath) {
+  const BadCase cases[] = {
+      {"devices that do not add up",
+       {{"rl", {{"placement", "split"}, {"rollout_devices", 4}, {"train_devices", 6}}}},
+       "rl.devices_mismatch",
+       "/rl/rollout_devices"},
+      {"split without pools",
+       {{"rl", {{"placement", "split"}}}},
+       "rl.split_needs_devices",
+       "/rl/rollout_devices"},
+      {"pools when colocated",
+       {{"rl", {{"train_devices", 4}}}},
+       "rl.devices_for_colocated",
+       "/rl/train_devices"},
+      {"staleness without split",
+       {{"rl", {{"async", {{"staleness", 1}}}}}},
+       "rl.async_needs_split",
+       "/rl/async/staleness"},
+      {"zero prompts", {{"rl", {{"prompts_per_step", 0}}}}, "scenario.out_of_range", "/rl/prompts_per_step"},
+      {"zero samples",
+       {{"rl", {{"samples_per_prompt", 0}}}},
+       "scenario.out_of_range",
+       "/rl/samples_per_prompt"},
+      {"response above the context",
+       {{"model", "llama2-7b"}, {"rl", {{"response_len", 8192}}}},
+       "rl.response_exceeds_context",
+       "/rl/response_len"},
+      {"rollout layout that does not fill its pool",
+       {{"rl", {{"rollout", {{"tp", 2}, {"dp", 3}}}}}},
+       "rl.rollout_layout_mismatch",
+       "/rl/rollout"},
+      {"rollout layout that does not fit the model",
+       {{"model", "llama3.1-405b"}, {"rl", {{"rollout", {{"tp", 1}}}, {"train", {{"tp", 8}}}}}},
+       "rl.rollout_does_not_fit",
+       "/rl/rollout"},
+      {"trainer layout that does not fill its pool",
+       {{"rl", {{"train", {{"tp", 2}, {"dp", 3}}}}}},
+       "rl.train_layout_mismatch",
+       "/rl/train"},
+      {"rl beside training",
+       {{"training", {{"global_batch", 8}, {"seq_len", 1024}}}},
+       "rl.with_other_workload",
+       "/rl"},
+      {"critic for grpo", {{"rl", {{"critic", "llama3.2-1b"}}}}, "rl.critic_without_ppo", "/rl/critic"},
+      {"more mini-batches than responses",
+       {{"rl", {{"mini_batches", 1000}}}},
+       "rl.mini_batches_exceed_responses",
+       "/rl/mini_batches"},
+      {"unknown placement", {{"rl", {{"placement", "remote"}}}}, "scenario.invalid_value", "/rl/placement"},
+      {"unknown rollout software",
+       {{"rl", {{"rollout", {{"software", "nope"}}}}}},
+       "preset.unknown_software",
+       "/rl/rollout/software"},
+      {"train neither object nor auto", {{"rl", {{"train", "fast"}}}}, "scenario.invalid_value", "/rl/train"},
+      {"unknown key", {{"rl", {{"rollouts", 2}}}}, "scenario.unknown_key", "/rl/rollouts"},
+  };
+  for (const BadCase& c : cases) {
+    json s = base();
+    s.merge_patch(c.patch);
+    const json p = predict(s);
+    ASSERT_TRUE(p.contains("error")) << c.what << ": " << p.dump().substr(0, 200);
+    EXPECT_EQ(p["error"]["code"], c.code) << c.what << ": " << p["error"].dump();
+    EXPECT_EQ(p["error"]["path"], c.path) << c.what << ": " << p["error"].dump();
+    // validate reports the same problem.
+    const json v = json::parse(optimus::api::validate(s.dump()));
+    ASSERT_TRUE(v.contains("error")) << c.what;
+    EXPECT_EQ(v["error"]["code"], c.code) << c.what;
+  }
+}
+
+}  // namespace
