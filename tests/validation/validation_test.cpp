@@ -634,6 +634,53 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
   EXPECT_LE(s.mean, 0.23);  // 20.3% (34.3% before it, 37.1% before the block-scaled kernels)
 }
 
+// RL post-training (issue 40; tests/validation/data/rl_public.jsonl and rl_post_training.csv, copied
+// from the shared validation data with their sources): verl's fully_async and one_step_off recipes on
+// H20, OpenRLHF's PPO benchmark on A800 (as A100 80GB), AReaL v0.3 on H800 and MoonshotAI
+// checkpoint-engine's weight-update times. 67 published numbers of 28 scenarios: step times and
+// the phases that are published. Nothing is fitted on them. Each distinct scenario is predicted
+// once. Measured at this commit (table printed; docs/rl.md): the verl and AReaL rows give the
+// *maximum* response length as a whole number (their mean is not published), which the engine
+// reads as every response's length, so their rollouts and updates are predicted several times too
+// long; the weight-sync and OpenRLHF rows, whose lengths are what ran, are within a factor of two.
+// Reported, not gated by an aim: the gate holds every row predicted and the means against regressions.
+TEST(Validation, RlPostTrainingReported) {
+  std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/rl_public.jsonl");
+  ASSERT_TRUE(in.good());
+  std::map<std::string, json> predicted;  // scenario text -> prediction
+  std::vector<Case> all;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const json c = json::parse(line);
+    Case k;
+    k.id = c["id"];
+    k.group = c["group"];
+    k.expected = c["expected"];
+    const std::string text = c["scenario"].dump();
+    auto it = predicted.find(text);
+    if (it == predicted.end()) it = predicted.emplace(text, json::parse(optimus::api::predict(text))).first;
+    if (it->second.contains("error"))
+      k.error = it->second["error"].dump();
+    else
+      k.predicted = metric(it->second, c["metric"]);
+    all.push_back(k);
+  }
+  const Stats s = report("RL post-training, public rows (rl_public.jsonl)", all);
+  EXPECT_EQ(s.n, 67);
+  std::map<std::string, std::vector<Case>> by_metric;
+  for (const Case& c : all) by_metric[c.id.substr(c.id.find(':') + 1)].push_back(c);
+  for (const auto& [m, v] : by_metric) report("RL: " + m, v);
+  std::vector<Case> openrlhf;
+  for (const Case& c : all)
+    if (c.group.find("OpenRLHF") != std::string::npos) openrlhf.push_back(c);
+  const Stats sync = report("RL: weight sync", by_metric["rl.phases_s.weight_sync"]);
+  const Stats orlhf = report("RL: OpenRLHF PPO (lengths as run)", openrlhf);
+  EXPECT_LE(sync.mean, 0.60);   // 55.9% measured (checkpoint-engine 43.8%, verl 80.1%)
+  EXPECT_LE(orlhf.mean, 0.60);  // 55.6%, every phase too fast (bias -55.6%)
+  EXPECT_LE(s.mean, 15.0);      // 1474%: the verl and AReaL rows' maximum lengths read as every response's
+}
+
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and
 // 90th percentiles of ln(measured / predicted) (time sense) over every validation row
 // (scripts/fit_uncertainty.py). Checked here: (1) the shipped bands, as the engine writes them

@@ -56,6 +56,7 @@ export interface Scenario {
   parallel?: ParallelSpec | 'auto';
   training?: TrainingSpec;
   inference?: InferenceSpec;
+  rl?: Rl;
   /**
    * Prices of devices and energy: a presets/economics id or an object laid over the default preset (us-2025).
    */
@@ -1399,6 +1400,160 @@ export interface InferenceSpec {
   };
 }
 /**
+ * RL post-training (GRPO / PPO): one step of rollout, scoring, training and weight sync.
+ */
+export interface Rl {
+  /**
+   * grpo: group-relative advantages, no critic; ppo: adds a critic (a second trained model).
+   */
+  algorithm?: 'grpo' | 'ppo';
+  /**
+   * ppo: the critic's model (preset id or inline); absent = the policy's shape.
+   */
+  critic?: string | ModelSpec;
+  /**
+   * Prompts per RL step.
+   */
+  prompts_per_step?: number;
+  /**
+   * Responses generated per prompt (default 16 for grpo, 1 for ppo); prompts x samples at most 1,000,000.
+   */
+  samples_per_prompt?: number;
+  /**
+   * Prompt tokens (default 1024). Default: the inference block's prompt_len.
+   */
+  prompt_len?:
+    | number
+    | {
+        /**
+         * Unit: tokens.
+         */
+        mean: number;
+        /**
+         * Unit: tokens.
+         */
+        max: number;
+        /**
+         * Unit: tokens.
+         */
+        min?: number;
+      }
+    | [[number, number], ...[number, number][]];
+  /**
+   * Response tokens (default 4096): a whole number is every response's length; {mean, max} is a long tail the synchronous step waits for. Default: the inference block's output_len.
+   */
+  response_len?:
+    | number
+    | {
+        /**
+         * Unit: tokens.
+         */
+        mean: number;
+        /**
+         * Unit: tokens.
+         */
+        max: number;
+        /**
+         * Unit: tokens.
+         */
+        min?: number;
+      }
+    | [[number, number], ...[number, number][]];
+  /**
+   * A frozen reference model's forward (the KL term).
+   */
+  reference?: boolean;
+  /**
+   * A reward model's forward over prompt + response; absent = a rule-based reward at no GPU cost.
+   */
+  reward_model?: string | ModelSpec;
+  /**
+   * Recompute the behaviour policy's log-probabilities with the trainer.
+   */
+  old_logprob?: boolean;
+  /**
+   * Optimizer steps per RL step.
+   */
+  mini_batches?: number;
+  /**
+   * colocated: one pool time-shares rollout and training; split: rollout_devices + train_devices = num_devices.
+   */
+  placement?: 'colocated' | 'split';
+  /**
+   * split: the rollout pool. Unit: devices.
+   */
+  rollout_devices?: number;
+  /**
+   * split: the training pool. Unit: devices.
+   */
+  train_devices?: number;
+  /**
+   * The rollout engine.
+   */
+  rollout?: {
+    /**
+     * Absent: the smallest that holds the longest response.
+     */
+    tp?: number;
+    pp?: number;
+    ep?: number;
+    /**
+     * Absent: what tp x pp leave of the pool.
+     */
+    dp?: number;
+    /**
+     * A serving profile (presets/software id).
+     */
+    software?: string;
+    precision?: 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
+    /**
+     * Sequences per engine step (the profile's by default).
+     */
+    max_batch?: number;
+    /**
+     * The engine's share of device memory (the profile's by default).
+     */
+    gpu_memory_utilization?: number;
+  };
+  /**
+   * The trainer's layout on its pool.
+   */
+  train?:
+    | {
+        tp?: number;
+        pp?: number;
+        cp?: number;
+        /**
+         * Absent: what the others leave.
+         */
+        dp?: number;
+        ep?: number;
+        etp?: number;
+        micro_batch?: number;
+        recompute?: 'none' | 'selective' | 'full';
+        zero_stage?: number;
+        precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
+      }
+    | 'auto';
+  /**
+   * Asynchronous RL (split placement).
+   */
+  async?: {
+    /**
+     * Steps a rollout may lag the policy; 0 = on-policy.
+     */
+    staleness: number;
+  };
+  /**
+   * nccl: broadcast over the fabric; checkpoint: through storage.
+   */
+  weight_sync?: 'nccl' | 'checkpoint';
+  /**
+   * RL steps of a whole run (the run block).
+   */
+  train_steps?: number;
+}
+/**
  * Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.
  */
 export interface Economics {
@@ -1519,6 +1674,7 @@ export interface Prediction {
   inference?: InferenceResult;
   serving?: Serving;
   run?: Run;
+  rl?: Rl;
   /**
    * With parallel: "auto": the layout the search chose (the numbers above are its prediction).
    */
@@ -2350,6 +2506,182 @@ export interface Run {
     memory_bytes: number;
     fits: boolean;
   }[];
+}
+export interface Rl {
+  /**
+   * One RL step: colocated, the sum of the phases; split asynchronous, the slower pool plus the weight sync. Unit: s.
+   */
+  step_time_s: number;
+  phases_s: {
+    /**
+     * The rollout's makespan (first prompt to last response). Unit: s.
+     */
+    rollout: number;
+    /**
+     * Reward model forward (0: rule-based). Unit: s.
+     */
+    reward: number;
+    /**
+     * Reference model forward. Unit: s.
+     */
+    reference: number;
+    /**
+     * Old log-prob forward (and ppo's critic values). Unit: s.
+     */
+    old_logprob: number;
+    /**
+     * mini_batches optimizer steps (and ppo's critic's). Unit: s.
+     */
+    train: number;
+    /**
+     * The policy's weights to the engine. Unit: s.
+     */
+    weight_sync: number;
+    /**
+     * Colocated: engine (and trainer) state to host and back. Unit: s.
+     */
+    swap: number;
+  };
+  idle_s: {
+    /**
+     * The rollout pool waiting per step. Unit: s.
+     */
+    rollout: number;
+    /**
+     * The training pool waiting per step. Unit: s.
+     */
+    train: number;
+  };
+  placement: string;
+  staleness: number;
+  /**
+   * Prompt + response tokens trained per step. Unit: tokens.
+   */
+  tokens_per_step: number;
+  /**
+   * Unit: tokens/s.
+   */
+  tokens_per_s: number;
+  /**
+   * Unit: tokens/s.
+   */
+  tokens_per_s_per_gpu: number;
+  rollout: {
+    devices: number;
+    parallel: ChosenLayout;
+    responses: number;
+    /**
+     * Unit: tokens.
+     */
+    output_tokens: number;
+    /**
+     * Unit: tokens/s.
+     */
+    output_tokens_per_s: number;
+    /**
+     * First prompt to the last response. Unit: s.
+     */
+    longest_response_s: number;
+    /**
+     * Mean time of a response. Unit: s.
+     */
+    mean_response_s: number;
+    /**
+     * Time-weighted running sequences per replica.
+     */
+    mean_batch: number;
+    preemptions: number;
+  };
+  train: {
+    devices: number;
+    parallel: ChosenLayout;
+    /**
+     * Sequences per optimizer step.
+     */
+    global_batch: number;
+    /**
+     * Unit: tokens.
+     */
+    seq_len: number;
+    /**
+     * One optimizer step. Unit: s.
+     */
+    iteration_time_s: number;
+    mini_batches: number;
+    /**
+     * Unit: fraction.
+     */
+    mfu: number;
+    /**
+     * ppo: the critic's forward and update. Unit: s.
+     */
+    critic_s: number;
+  };
+  weight_sync: {
+    method: string;
+    /**
+     * Unit: bytes.
+     */
+    bytes: number;
+  };
+  /**
+   * Unit: bytes.
+   */
+  swap_bytes_per_device: number;
+  memory: {
+    rollout: {
+      /**
+       * Unit: bytes.
+       */
+      per_device_bytes: number;
+      /**
+       * Unit: bytes.
+       */
+      capacity_bytes: number;
+      fits: boolean;
+      /**
+       * What does not fit (empty when it fits).
+       */
+      what: string;
+    };
+    train: {
+      /**
+       * Unit: bytes.
+       */
+      per_device_bytes: number;
+      /**
+       * Unit: bytes.
+       */
+      capacity_bytes: number;
+      fits: boolean;
+      /**
+       * What does not fit (empty when it fits).
+       */
+      what: string;
+    };
+  };
+  /**
+   * With train_steps.
+   */
+  run?: {
+    train_steps: number;
+    /**
+     * Unit: days.
+     */
+    wall_days: number;
+    /**
+     * Unit: device-hours.
+     */
+    gpu_hours: number;
+    /**
+     * Unit: MWh.
+     */
+    energy_mwh: number;
+    /**
+     * Unit: USD.
+     */
+    cost_usd: number;
+  };
 }
 export interface ChosenLayout {
   tp: number;

@@ -1,0 +1,50 @@
+// Time of one RL step prediction (issue 40: under 50 ms natively with a 1,000-response rollout)
+// and of the RL placement search for a 64-GPU job (under 2 s). The rollout is the serving
+// simulator's; its cost grows with the responses, their lengths and the preemptions a short KV
+// budget forces.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "io/api.h"
+#include "io/json_io.h"
+#include "rl/rl.h"
+
+namespace {
+
+// Qwen2.5 7B GRPO on 8 H100: 125 prompts x 8 samples = 1,000 responses of a long-tailed 2,048
+// tokens on average (8,192 at most) after 1,024-token prompts.
+std::string job(int devices) {
+  return R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": )" + std::to_string(devices) +
+         R"(, "rl": {"prompts_per_step": 125, "samples_per_prompt": 8, "prompt_len": 1024,
+         "response_len": {"mean": 2048, "max": 8192}, "mini_batches": 4, "rollout": {"tp": 1},
+         "train": {"zero_stage": 3}}})";
+}
+
+void BM_RlStep1000Responses(benchmark::State& state) {
+  const auto s = optimus::parse_scenario(job(8)).value();
+  for (auto _ : state) {
+    auto p = optimus::predict_rl(s);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_RlStep1000Responses)->Unit(benchmark::kMillisecond);
+
+void BM_RlApiPredictJson(benchmark::State& state) {
+  const std::string text = job(8);
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::predict(text));
+}
+BENCHMARK(BM_RlApiPredictJson)->Unit(benchmark::kMillisecond);
+
+void BM_RlPlacementSearch64(benchmark::State& state) {
+  const auto s = optimus::parse_scenario(job(64)).value();
+  for (auto _ : state) {
+    auto r = optimus::search_rl(s, 10, false);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_RlPlacementSearch64)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
