@@ -15,11 +15,16 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
+// Splits tried at most (each a whole prediction): past it, evenly spaced whole nodes.
+constexpr std::int64_t kMaxSplits = 63;
+
 // Rollout pool sizes of a split: whole nodes when the job spans several, else powers of two.
 std::vector<std::int64_t> rollout_sizes(std::int64_t n, std::int64_t per_node) {
   std::vector<std::int64_t> out;
   if (n > per_node && n % per_node == 0) {
-    for (std::int64_t r = per_node; r < n; r += per_node) out.push_back(r);
+    const std::int64_t nodes = n / per_node;
+    const std::int64_t stride = (nodes - 1 + kMaxSplits - 1) / kMaxSplits;  // nodes per candidate step
+    for (std::int64_t k = stride; k < nodes; k += stride) out.push_back(k * per_node);
   } else {
     for (std::int64_t r = 1; r < n; r *= 2) out.push_back(r);
   }
