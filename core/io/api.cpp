@@ -515,7 +515,8 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json) {
       err = Error{"search.option_not_applicable", "/rank_by",
                   "an RL placement search ranks by \"time\" or \"cost\""};
     if (err) {
-      err->code = err->code == "scenario.unknown_key" ? "search.unknown_option" : "search.invalid_option";
+      if (err->code.rfind("scenario.", 0) == 0)
+        err->code = err->code == "scenario.unknown_key" ? "search.unknown_option" : "search.invalid_option";
       return error_to_json(*err);
     }
   }

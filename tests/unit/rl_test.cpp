@@ -216,6 +216,18 @@ TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   EXPECT_EQ(api["mode"], "rl");
   ASSERT_EQ(api["best"].size(), 3u);
   EXPECT_NEAR(api["best"][0]["step_time_s"].get<double>(), res->best[0].step_time_s, 1e-9);
+  // Ranked by cost: the step's device-hours at the economics' price, cheapest first.
+  const json cost = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "cost"})"));
+  for (std::size_t i = 1; i < cost["best"].size(); ++i)
+    EXPECT_LE(cost["best"][i - 1]["cost_per_step_usd"].get<double>(),
+              cost["best"][i]["cost_per_step_usd"].get<double>());
+  // Options it does not take.
+  const json energy = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "energy"})"));
+  EXPECT_EQ(energy["error"]["code"], "search.option_not_applicable");
+  EXPECT_EQ(energy["error"]["path"], "/rank_by");
+  const json unknown = json::parse(optimus::api::search(s.dump(), R"({"max_ttft_s": 1})"));
+  EXPECT_EQ(unknown["error"]["code"], "search.unknown_option");
+  EXPECT_EQ(unknown["error"]["path"], "/max_ttft_s");
 }
 
 struct BadCase {
