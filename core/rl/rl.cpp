@@ -194,6 +194,20 @@ std::optional<Error> check_rl(const Scenario& s) {
                           ") overlaps the rollout of one step with the training of another on separate "
                           "GPUs; set placement \"split\" with rollout_devices and train_devices");
   }
+  // Layouts larger than their pool, checked in floating point before any integer product of
+  // them is formed (each key may be up to 1e8).
+  const double rollout_used = d(std::max<std::int64_t>(1, rl.rollout.tp)) * d(rl.rollout.pp) *
+                              d(std::max<std::int64_t>(1, rl.rollout.dp));
+  if (rollout_used > d(rollout_pool(s)))
+    return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
+                      "the rollout engine's tp x pp x dp needs more than its pool of " +
+                          std::to_string(rollout_pool(s)) + " devices");
+  const ParallelPlan& tp = rl.train;
+  if (!rl.train_auto &&
+      d(tp.tp) * d(tp.pp) * d(tp.cp) * d(std::max<std::int64_t>(1, tp.dp)) > d(train_pool(s)))
+    return make_error("rl.train_layout_mismatch", "/rl/train",
+                      "the trainer's tp x pp x cp x dp needs more than its pool of " +
+                          std::to_string(train_pool(s)) + " devices");
   const std::int64_t longest = rl.prompt_len.largest() + rl.response_len.largest();
   if (s.model.max_seq_len > 0 && longest > s.model.max_seq_len)
     return make_error("rl.response_exceeds_context", "/rl/response_len",
