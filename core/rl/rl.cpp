@@ -20,6 +20,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/math.h"
 #include "base/units.h"
 #include "memory/footprint.h"
 #include "model/spec.h"
@@ -104,6 +105,33 @@ double forward_only(const TrainingPrediction& t) {
 
 double weight_bytes_at(Precision p) { return bytes_per_element(p); }
 
+// E[X^2] of a length distribution: over its weighted points, or for the truncated exponential
+// on [min, max] (predict/serving.cpp draws it) by Simpson's rule over 2,000 intervals of
+// x^2 e^(-rate x), shifted so that the exponent is never positive.
+double second_moment(const LengthDist& l) {
+  if (!l.shaped) {
+    double sum = 0, weight = 0;
+    for (const auto& [len, w] : l.points) {
+      sum += d(len) * d(len) * w;
+      weight += w;
+    }
+    return weight > 0 ? sum / weight : 0;
+  }
+  const double a = d(l.min), b = d(l.max);
+  const double anchor = l.rate >= 0 ? a : b;
+  constexpr int kIntervals = 2000;
+  const double h = (b - a) / kIntervals;
+  double mass = 0, m2 = 0;
+  for (int i = 0; i <= kIntervals; ++i) {
+    const double x = a + h * i;
+    const double w = (i == 0 || i == kIntervals) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+    const double f = w * portable_exp(-l.rate * (x - anchor));
+    mass += f;
+    m2 += f * x * x;
+  }
+  return mass > 0 ? m2 / mass : l.mean * l.mean;
+}
+
 }  // namespace
 
 Result<Scenario> rl_rollout_scenario(const Scenario& s) {
@@ -160,12 +188,20 @@ Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
   TrainingWorkload w;
   w.precision = rl.train_precision;
   // Sequences as trained: prompt + response, padding removed (verl's use_remove_padding,
-  // OpenRLHF's packing), at the mean lengths.
-  w.seq_len = std::max<std::int64_t>(1, std::llround(rl.prompt_len.expected() + rl.response_len.expected()));
+  // OpenRLHF's packing). Their lengths L differ; the matmuls cost in proportion to the tokens,
+  // sum L, and attention in proportion to sum L^2 (causal: L^2 / 2 score pairs per sequence).
+  // Sequences of E[L^2] / E[L] tokens, E[L]^2 / E[L^2] as many as there are, have both sums of
+  // the real ones (fixed lengths: the lengths themselves).
+  const double p1 = rl.prompt_len.expected(), r1 = rl.response_len.expected();
+  const double mean = p1 + r1;
+  const double square = second_moment(rl.prompt_len) + 2 * p1 * r1 + second_moment(rl.response_len);
+  w.seq_len = std::max<std::int64_t>(1, std::llround(square / mean));
+  const double share = std::min(1.0, mean * mean / square);
   // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
   // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
   const std::int64_t per = p.dp * p.micro_batch;
-  const std::int64_t mini = (requests(rl) + rl.mini_batches - 1) / rl.mini_batches;
+  const double responses_per_mini = d(requests(rl)) / d(rl.mini_batches);
+  const std::int64_t mini = std::max<std::int64_t>(1, std::llround(responses_per_mini * share));
   w.global_batch = (mini + per - 1) / per * per;
   t.training = w;
   if (auto err = validate_plan(t)) {

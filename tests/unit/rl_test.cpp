@@ -159,6 +159,24 @@ TEST(Rl, MiniBatchesAreOptimizerStepsOverTheStepsTokens) {
   EXPECT_GT(four["phases_s"]["train"].get<double>(), one["phases_s"]["train"].get<double>());
 }
 
+TEST(Rl, UnequalLengthsAreTrainedAsTheirTokensAndSquaredLengths) {
+  // Fixed lengths: the sequences themselves.
+  const json fixed = rl_of(base());
+  EXPECT_EQ(fixed["train"]["seq_len"].get<int>(), 768);
+  EXPECT_EQ(fixed["train"]["global_batch"].get<int>(), 256);
+  // Half the responses 128 tokens, half 896 (prompts 256): E[L] = 768, E[L^2] = 384^2 + 1152^2
+  // halves = 737,280, so 960-token sequences, 0.8 of them: the same tokens and sum of squares.
+  const json two = rl_of(base({{"response_len", json::array({{128, 1}, {896, 1}})}}));
+  EXPECT_EQ(two["train"]["seq_len"].get<int>(), 960);
+  EXPECT_EQ(two["train"]["global_batch"].get<int>(),
+            208);  // 0.8 x 256 = 204.8 -> 205, whole micro-batches of 8 ranks
+  // A long tail: longer effective sequences than the mean, the tokens kept.
+  const json tail = rl_of(base({{"response_len", {{"mean", 512}, {"max", 8192}}}}));
+  const int len = tail["train"]["seq_len"].get<int>();
+  EXPECT_GT(len, 768 + 100);
+  EXPECT_NEAR(tail["train"]["global_batch"].get<double>() * len, 256.0 * 768, 0.05 * 256 * 768);
+}
+
 TEST(Rl, WholeRunFromTrainSteps) {
   const json r = rl_of(base({{"train_steps", 100}}));
   ASSERT_TRUE(r.contains("run"));
