@@ -240,6 +240,58 @@ TEST(Schema, EveryKeyRangeEnumAndRequirementMatchesTheReader) {
   EXPECT_GE(w.checked_enums, 12);
 }
 
+// The rl block (core/rl): its objects walked as the rest of the scenario is (keys, bounds, enums,
+// required keys against the reader), and the rl object's own keys against the reader's. Its length
+// keys are the serving ones (length_schema), its model keys the model's.
+TEST(Schema, TheRlBlockMatchesTheReader) {
+  json doc = resolved_default();
+  doc.erase("training");
+  doc.erase("inference");
+  doc["rl"] = {{"algorithm", "ppo"},
+               {"prompts_per_step", 4},
+               {"samples_per_prompt", 2},
+               {"rollout",
+                {{"tp", 1},
+                 {"pp", 1},
+                 {"ep", 1},
+                 {"dp", 1},
+                 {"software", "vllm"},
+                 {"precision", "bf16"},
+                 {"max_batch", 8},
+                 {"gpu_memory_utilization", 0.9}}},
+               {"train",
+                {{"tp", 1},
+                 {"pp", 1},
+                 {"cp", 1},
+                 {"dp", 1},
+                 {"ep", 1},
+                 {"etp", 1},
+                 {"micro_batch", 1},
+                 {"recompute", "none"},
+                 {"zero_stage", 0},
+                 {"precision", "bf16"}}},
+               {"async", {{"staleness", 0}}}};
+  ASSERT_FALSE(error_of(doc)) << describe(error_of(doc));
+  const json& rl = schema()["$defs"]["rl"];
+  Walker w;
+  w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
+  w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
+  w.object(rl["properties"]["async"], doc, "/rl/async");
+  EXPECT_EQ(w.checked_keys, 8 + 10 + 1);
+  // The rl object's keys.
+  json probe = doc;
+  probe["rl"]["x_unknown"] = 1;
+  const auto e = error_of(probe);
+  ASSERT_TRUE(e && e->code == "scenario.unknown_key") << describe(e);
+  const std::string known = e->message.substr(e->message.find("known keys here: ") + 17);
+  std::set<std::string> reader_keys, properties;
+  std::stringstream ss(known.substr(0, known.size() - 1));
+  for (std::string k; std::getline(ss, k, ',');) reader_keys.insert(k.substr(k.find_first_not_of(' ')));
+  for (const auto& [k, v] : rl["properties"].items()) properties.insert(k);
+  EXPECT_EQ(properties, reader_keys);
+  EXPECT_EQ(properties.size(), 18u);
+}
+
 TEST(Schema, StatesTheNewModelKeys) {
   const json& model = schema()["$defs"]["model"]["properties"];
   EXPECT_EQ(model["moe"]["required"], json({"experts", "top_k", "expert_ffn_hidden"}));
