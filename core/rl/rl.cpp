@@ -318,6 +318,13 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   out.preemptions = sv.preemptions;
   const double input_tokens = sv.input_tokens_per_s * sv.duration_s;
   out.phases.rollout = sv.duration_s;
+  if (!rl.response_len.shaped && rl.response_len.points.size() == 1)
+    out.warnings.push_back(
+        {"rl.fixed_response_len",
+         "response_len is one length: every response is " + std::to_string(rl.response_len.largest()) +
+             " tokens long (a benchmark that ignores end-of-sequence). If that is the configured maximum "
+             "(max_response_length), give {\"mean\", \"max\"}: the rollout, forward passes and update "
+             "scale with the tokens actually generated"});
 
   // Training side: the policy's update, its forward passes, the critic and the reward model on
   // the trainer's layout.

@@ -51,6 +51,11 @@ TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
   EXPECT_EQ(r["phases_s"]["reward"].get<double>(), 0);  // rule-based reward
   EXPECT_EQ(r["idle_s"]["rollout"].get<double>(), 0);
   EXPECT_EQ(r["idle_s"]["train"].get<double>(), 0);
+  // One whole-number response length is said to be every response's.
+  const json p = predict(base());
+  ASSERT_EQ(p["warnings"].size(), 1u) << p["warnings"].dump();
+  EXPECT_EQ(p["warnings"][0]["code"], "rl.fixed_response_len");
+  EXPECT_TRUE(predict(base({{"response_len", {{"mean", 400}, {"max", 2048}}}}))["warnings"].empty());
 }
 
 TEST(Rl, SplitWithStalenessOneIsTheSlowerPoolPlusSync) {
