@@ -453,6 +453,7 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
   LengthDist out;
   if (!v) {
     out.points = {{fallback, 1.0}};
+    out.from_number = true;  // a default is a whole number
     return out;
   }
   const std::string at = r.child(key);
@@ -460,6 +461,7 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
     auto n = r.integer_value(*v, key, at, 1, kMaxServingLength);
     if (!n) return std::nullopt;
     out.points = {{*n, 1.0}};
+    out.from_number = true;
     return out;
   }
   if (v->is_object()) {
@@ -1437,7 +1439,7 @@ namespace {
 
 ojson length_json(const LengthDist& l) {
   if (l.shaped) return {{"mean", l.mean}, {"max", l.max}, {"min", l.min}};
-  if (l.points.size() == 1) return l.points.front().first;
+  if (l.points.size() == 1 && l.from_number) return l.points.front().first;
   ojson a = ojson::array();
   for (const auto& [len, w] : l.points) a.push_back({len, w});
   return a;

@@ -1302,8 +1302,10 @@ Node rl_schema() {
                             "samples at most 1,000,000.")},
                  {"prompt_len", length_schema("Prompt tokens (default 1024).")},
                  {"response_len",
-                  length_schema("Response tokens (default 4096): a whole number is every response's "
-                                "length; {mean, max} is a long tail the synchronous step waits for.")},
+                  length_schema("Response tokens (default 4096): a whole number is the longest response "
+                                "(max_response_length), the mean assumed at a quarter of it; {mean, max} "
+                                "states the mean, a weights list exact lengths. The synchronous step "
+                                "waits for the longest.")},
                  {"reference", boolean().desc("A frozen reference model's forward (the KL term).").def(true)},
                  {"reward_model",
                   model_ref().desc("A reward model's forward over prompt + response; absent = "

@@ -111,6 +111,7 @@ struct EnumNames<KvAdmission> {
 struct LengthDist {
   std::vector<std::pair<std::int64_t, double>> points;  // fixed: one point of weight 1
   bool shaped = false;                                  // the {mean, max} form
+  bool from_number = false;  // given as one whole number (RL reads it as the longest response)
   double mean = 0;
   std::int64_t min = 1, max = 1;
   double rate = 0;  // the truncated exponential's rate giving `mean` (solved by the reader)

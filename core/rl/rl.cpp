@@ -132,6 +132,29 @@ double second_moment(const LengthDist& l) {
   return mass > 0 ? m2 / mass : l.mean * l.mean;
 }
 
+// RL recipes configure the longest response a rollout may generate (verl's
+// data.max_response_length, OpenRLHF's --generate_max_len, AReaL's max_new_tokens) and generation
+// stops at each response's end-of-sequence token, so a step's responses are long-tailed below that
+// limit while the longest reach it. A whole-number response_len is read as that limit, the
+// responses as the truncated exponential on [1, limit] (the serving simulator's long tail) with
+// mean kResponseMeanShare x limit. ASSUMED prior, fitted on no row: reasoning RL runs publish mean
+// response lengths well below their limits (DAPO, arXiv 2503.14476: the mean response length it
+// monitors through training stays at a few thousand tokens under its 20,480-token limit). A
+// weights list states exact lengths, {"mean", "max"} a known mean.
+constexpr double kResponseMeanShare = 0.25;
+constexpr std::int64_t kShortestTail = 8;  // below this a limit is read as the length itself
+
+LengthDist response_distribution(const LengthDist& l) {
+  if (l.shaped || l.points.size() != 1 || !l.from_number || l.points.front().first < kShortestTail) return l;
+  LengthDist out;
+  out.shaped = true;
+  out.min = 1;
+  out.max = l.points.front().first;
+  out.mean = kResponseMeanShare * d(out.max);
+  out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
+  return out;
+}
+
 }  // namespace
 
 Result<Scenario> rl_rollout_scenario(const Scenario& s) {
@@ -196,6 +219,11 @@ Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
   const double mean = p1 + r1;
   const double square = second_moment(rl.prompt_len) + 2 * p1 * r1 + second_moment(rl.response_len);
   w.seq_len = std::max<std::int64_t>(1, std::llround(square / mean));
+  // Packed sequences split evenly over the layout (parallel/plan.cpp's checks: 2 cp chunks per
+  // sequence under context parallelism, seq_len / cp over the tp ranks under sequence
+  // parallelism): the mean sequence rounded up to that multiple, as the stacks pad it.
+  const std::int64_t quantum = (p.cp > 1 ? 2 * p.cp : 1) * (p.sequence_parallel ? p.tp : 1);
+  w.seq_len = (w.seq_len + quantum - 1) / quantum * quantum;
   const double share = std::min(1.0, mean * mean / square);
   // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
   // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
@@ -294,6 +322,8 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
 Result<RlPrediction> predict_rl(const Scenario& input) {
   Scenario s = input;
   if (auto err = check_rl(s)) return *err;
+  s.rl->response_len = response_distribution(s.rl->response_len);
+  const bool limit_only = s.rl->response_len.shaped && !input.rl->response_len.shaped;
   if (auto err = resolve_train_auto(s)) return *err;
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
@@ -318,13 +348,15 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   out.preemptions = sv.preemptions;
   const double input_tokens = sv.input_tokens_per_s * sv.duration_s;
   out.phases.rollout = sv.duration_s;
-  if (!rl.response_len.shaped && rl.response_len.points.size() == 1)
+  if (limit_only)
     out.warnings.push_back(
-        {"rl.fixed_response_len",
-         "response_len is one length: every response is " + std::to_string(rl.response_len.largest()) +
-             " tokens long (a benchmark that ignores end-of-sequence). If that is the configured maximum "
-             "(max_response_length), give {\"mean\", \"max\"}: the rollout, forward passes and update "
-             "scale with the tokens actually generated"});
+        {"rl.response_len_assumed",
+         "response_len " + std::to_string(rl.response_len.max) +
+             " is read as the longest response a rollout may generate (max_response_length); the "
+             "responses' mean is assumed at " +
+             std::to_string(static_cast<std::int64_t>(std::llround(rl.response_len.mean))) +
+             " tokens (a quarter of it). Give {\"mean\", \"max\"} when the mean is known, or a weights "
+             "list for exact lengths: rollout, forward passes and update scale with the tokens generated"});
 
   // Training side: the policy's update, its forward passes, the critic and the reward model on
   // the trainer's layout.

@@ -20,10 +20,15 @@ namespace {
 
 using json = nlohmann::json;
 
-// Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of 256 + 512 tokens.
+// Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of exactly 256 + 512 tokens (a
+// weights list of one length: a whole-number response_len is a limit with a long tail below it).
 json base(const json& rl_overrides = json::object()) {
-  json rl = {{"prompts_per_step", 32}, {"samples_per_prompt", 8}, {"prompt_len", 256},
-             {"response_len", 512},    {"rollout", {{"tp", 1}}},  {"train", {{"zero_stage", 3}}}};
+  json rl = {{"prompts_per_step", 32},
+             {"samples_per_prompt", 8},
+             {"prompt_len", 256},
+             {"response_len", json::array({{512, 1}})},
+             {"rollout", {{"tp", 1}}},
+             {"train", {{"zero_stage", 3}}}};
   rl.merge_patch(rl_overrides);  // a null removes the key
   return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"rl", rl}};
 }
@@ -51,11 +56,25 @@ TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
   EXPECT_EQ(r["phases_s"]["reward"].get<double>(), 0);  // rule-based reward
   EXPECT_EQ(r["idle_s"]["rollout"].get<double>(), 0);
   EXPECT_EQ(r["idle_s"]["train"].get<double>(), 0);
-  // One whole-number response length is said to be every response's.
-  const json p = predict(base());
-  ASSERT_EQ(p["warnings"].size(), 1u) << p["warnings"].dump();
-  EXPECT_EQ(p["warnings"][0]["code"], "rl.fixed_response_len");
+  EXPECT_TRUE(predict(base())["warnings"].empty());
   EXPECT_TRUE(predict(base({{"response_len", {{"mean", 400}, {"max", 2048}}}}))["warnings"].empty());
+}
+
+// A whole-number response_len is the longest response (max_response_length): the step is
+// predicted as with {"mean": a quarter of it, "max": it}, and the assumption is said.
+TEST(Rl, WholeNumberResponseLenIsTheLimitOfALongTail) {
+  const json p = predict(base({{"response_len", 2048}}));
+  ASSERT_EQ(p["warnings"].size(), 1u) << p["warnings"].dump();
+  EXPECT_EQ(p["warnings"][0]["code"], "rl.response_len_assumed");
+  const json limit = p["rl"];
+  const json tail = rl_of(base({{"response_len", {{"mean", 512}, {"max", 2048}}}}));
+  EXPECT_EQ(limit["step_time_s"], tail["step_time_s"]);
+  EXPECT_EQ(limit["phases_s"], tail["phases_s"]);
+  // A third of the tokens of every response at the limit ((256 + 512) / (256 + 2048)); the update
+  // costs more than a third (the long tail's sequences are longer than the mean, E[L^2] / E[L]).
+  const json fixed = rl_of(base({{"response_len", json::array({{2048, 1}})}}));
+  EXPECT_LT(limit["phases_s"]["train"].get<double>(), 0.75 * fixed["phases_s"]["train"].get<double>());
+  EXPECT_GT(limit["rollout"]["longest_response_s"].get<double>(), 0);
 }
 
 TEST(Rl, SplitWithStalenessOneIsTheSlowerPoolPlusSync) {
