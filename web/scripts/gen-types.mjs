@@ -38,6 +38,7 @@ const NAMES = {
     '/$defs/training/properties/attention': 'AttentionKernel',
     '/$defs/inference': 'InferenceSpec',
     '/$defs/inference/properties/precision': 'InferencePrecision',
+    '/$defs/rl': 'RlSpec',
   },
   prediction: {
     '': 'Prediction',
@@ -49,6 +50,7 @@ const NAMES = {
     '/$defs/operator/properties/bound': 'Bound',
     '/$defs/memory': 'MemoryResult',
     '/$defs/memory/properties/per_device_bytes': 'MemoryBytes',
+    '/$defs/rl': 'RlResult',
     '/properties/warnings/items': 'Warning',
   },
 };

@@ -56,7 +56,7 @@ export interface Scenario {
   parallel?: ParallelSpec | 'auto';
   training?: TrainingSpec;
   inference?: InferenceSpec;
-  rl?: Rl;
+  rl?: RlSpec;
   /**
    * Prices of devices and energy: a presets/economics id or an object laid over the default preset (us-2025).
    */
@@ -1402,7 +1402,7 @@ export interface InferenceSpec {
 /**
  * RL post-training (GRPO / PPO): one step of rollout, scoring, training and weight sync.
  */
-export interface Rl {
+export interface RlSpec {
   /**
    * grpo: group-relative advantages, no critic; ppo: adds a critic (a second trained model).
    */
@@ -1440,7 +1440,7 @@ export interface Rl {
       }
     | [[number, number], ...[number, number][]];
   /**
-   * Response tokens (default 4096): a whole number is every response's length; {mean, max} is a long tail the synchronous step waits for. Default: the inference block's output_len.
+   * Response tokens (default 4096): a whole number is the longest response (max_response_length), the mean assumed at a quarter of it; {mean, max} states the mean, a weights list exact lengths. The synchronous step waits for the longest. Default: the inference block's output_len.
    */
   response_len?:
     | number
@@ -1674,7 +1674,7 @@ export interface Prediction {
   inference?: InferenceResult;
   serving?: Serving;
   run?: Run;
-  rl?: Rl;
+  rl?: RlResult;
   /**
    * With parallel: "auto": the layout the search chose (the numbers above are its prediction).
    */
@@ -2507,7 +2507,7 @@ export interface Run {
     fits: boolean;
   }[];
 }
-export interface Rl {
+export interface RlResult {
   /**
    * One RL step: colocated, the sum of the phases; split asynchronous, the slower pool plus the weight sync. Unit: s.
    */
