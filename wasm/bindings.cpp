@@ -94,6 +94,19 @@ std::string schema() {
   return guarded([] { return optimus::api::schema(); });
 }
 
+// JSON Lines of measurements ({"scenario", "metric", "measured"} per line) -> {"calibration",
+// "fitted", "cases", ...} or an error object (docs/calibration.md).
+std::string calibrate(const std::string& jsonl) {
+  return guarded([&] { return optimus::api::calibrate(jsonl); });
+}
+
+// A benchmark tool's output file read against a scenario -> {"format", "measurements", "filled",
+// "unread"} or an error object (core/io/importers.h).
+std::string import_measurements(const std::string& format, const std::string& file,
+                                const std::string& scenario_json) {
+  return guarded([&] { return optimus::api::import_measurements(format, file, scenario_json); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(optimus) {
@@ -106,4 +119,6 @@ EMSCRIPTEN_BINDINGS(optimus) {
   emscripten::function("schema", &schema);
   emscripten::function("search", &search);
   emscripten::function("search", &search_without_progress);
+  emscripten::function("calibrate", &calibrate);
+  emscripten::function("import_measurements", &import_measurements);
 }

@@ -12,6 +12,7 @@ import { h } from './ui/dom';
 import { createEditor, type Scenario } from './ui/editor';
 import { download, fileStem, toCsv, toJson } from './ui/export';
 import { createHfImport } from './ui/hfimport';
+import { createCalibratePanel } from './ui/calibrate';
 import { renderResults, type Shown } from './ui/results';
 import { createServingSweep } from './ui/serving';
 import { createSearchView } from './ui/search';
@@ -183,6 +184,19 @@ const searchView = createSearchView({
   stem,
   notify,
 });
+// "Calibrate with your measurement" (ui/calibrate.ts): applying writes the scenario's calibration.
+const calibratePanel = createCalibratePanel({
+  engine,
+  apply: (cal) => {
+    const s = clone(editor.scenario());
+    if (cal) s.calibration = clone(cal);
+    else delete s.calibration;
+    void editor.load(s, { layoutFollows: editor.layoutFollows() }).then(() => {
+      schedule();
+      notify(cal ? 'Calibration applied: the link and the JSON export carry it.' : 'Calibration removed.');
+    });
+  },
+});
 const studiesView = createStudiesView(engine, notify, (name) => {
   route = { view: 'studies', study: name };
   history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
@@ -279,7 +293,7 @@ app.replaceChildren(
         'div',
         { class: 'layout' },
         h('div', { class: 'left' }, editorHeading, editor.el, hf),
-        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
     searchView,
@@ -387,6 +401,7 @@ function renderHeadline(p: Prediction, s: Scenario): void {
 function render(): void {
   if (!current) return;
   renderResults(resultsEl, current, pinned);
+  calibratePanel.update(current.scenario, current.prediction);
   renderHeadline(current.prediction, current.scenario);
   taskPanel.refresh();
   compareNote.hidden = pinned === null;

@@ -3,7 +3,9 @@
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine, type WorkerLike } from '../src/engine/client';
 import { handleRequest, type OptimusModule, type Request, type Response } from '../src/engine/protocol';
-import { InProcessWorker, loadModule, readJson } from './wasm';
+import { readFileSync } from 'node:fs';
+import { InProcessWorker, loadModule, readJson, ROOT } from './wasm';
+import { LLAMA3_8B_H100_OFFLINE } from './scenarios';
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 let mod: OptimusModule;
@@ -48,13 +50,15 @@ describe('handleRequest (the worker logic, no Worker)', () => {
     expect(out).toEqual([{ id: 4, kind: 'failure', code: 'engine.bad_request', message: expect.any(String) }]);
   });
 
-  test('search/studies/schema without a binding answer engine.unavailable', () => {
+  test('search/studies/schema/calibrate/import without a binding answer engine.unavailable', () => {
     const bare = { predict: mod.predict, validate: mod.validate, presets: mod.presets, preset: mod.preset } as OptimusModule;
     for (const req of [
       { id: 1, method: 'search', args: ['{}', '{}', false] },
       { id: 2, method: 'studies', args: [] },
       { id: 3, method: 'study', args: ['x'] },
       { id: 4, method: 'schema', args: [] },
+      { id: 5, method: 'calibrate', args: ['{}'] },
+      { id: 6, method: 'import', args: ['vllm', '{}', '{}'] },
     ] as Request[]) {
       const out: Response[] = [];
       handleRequest(bare, req, (r) => out.push(r));
@@ -196,6 +200,50 @@ describe('createEngine against the wasm module', () => {
     expect(first.ok).toBe(true);
     if (first.ok) expect(first.value.rows.length).toBeGreaterThan(0);
     expect(await engine.study('no-such-study')).toMatchObject({ ok: false, error: { code: 'study.unknown' } });
+  });
+});
+
+describe('calibrate and import through the worker', () => {
+  // A measurement twice as slow as the prediction of the default (training) scenario.
+  const line = (measured: number): string => JSON.stringify({ scenario: defaultScenario, metric: 'training.iteration_time_s', measured });
+
+  test('calibrate: the fit of a typed measurement, the same JSON as the module', async () => {
+    if (typeof mod.calibrate !== 'function') return;
+    const engine = make(() => new InProcessWorker(mod));
+    const predicted = JSON.parse(mod.predict(JSON.stringify(defaultScenario))).training.iteration_time_s as number;
+    const r = await engine.calibrate(line(predicted * 1.5));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value).toEqual(JSON.parse(mod.calibrate!(line(predicted * 1.5))));
+    expect(r.value.calibration.factors).toBeTypeOf('object');
+    expect(r.value.cases[0]!.before).toBeCloseTo(predicted, 9);
+    // Slower than predicted: some rate went down, and the calibrated case is nearer the measurement.
+    expect(Math.min(...r.value.fitted.map((f) => f.value))).toBeLessThan(1);
+    expect(Math.abs(r.value.cases[0]!.after / (predicted * 1.5) - 1)).toBeLessThan(Math.abs(predicted / (predicted * 1.5) - 1));
+  });
+
+  test('calibrate: bad measurements are errors with code and line path', async () => {
+    if (typeof mod.calibrate !== 'function') return;
+    const engine = make(() => new InProcessWorker(mod));
+    expect(await engine.calibrate('')).toMatchObject({ ok: false, error: { code: 'calibrate.no_measurements' } });
+    expect(await engine.calibrate(line(-1))).toMatchObject({ ok: false, error: { code: 'calibrate.measured_not_positive', path: '/1/measured' } });
+    expect(await engine.calibrate(line(1e9))).toMatchObject({ ok: false, error: { code: 'calibrate.measured_absurd', path: '/1/measured' } });
+  });
+
+  test('import: a vLLM result against a scenario gives measurement lines; an unknown format is an error', async () => {
+    if (typeof mod.import_measurements !== 'function') return;
+    const engine = make(() => new InProcessWorker(mod));
+    const serving = LLAMA3_8B_H100_OFFLINE;
+    const file = readFileSync(`${ROOT}tests/data/import/vllm_bench_serve.json`, 'utf8');
+    const r = await engine.importMeasurements('vllm', file, serving);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.format).toBe('vllm');
+    expect(r.value.measurements.map((m) => m.metric)).toContain('serving.output_tokens_per_s');
+    expect(r.value.measurements.find((m) => m.metric === 'serving.output_tokens_per_s')!.measured).toBe(2070.5);
+    expect(r.value.filled.length).toBeGreaterThan(0);
+    expect(await engine.importMeasurements('nosuch', file, serving)).toMatchObject({ ok: false, error: { code: 'import.unknown_format' } });
+    expect(await engine.importMeasurements('vllm', 'not json', serving)).toMatchObject({ ok: false, error: { code: 'import.malformed' } });
   });
 });
 

@@ -10,3 +10,13 @@ export const DEEPSEEK_V3_GB300 = {
   parallel: { tp: 1, pp: 2, ep: 32, dp: 128, micro_batch: 1, interleave: 1, zero_stage: 1 },
   training: { global_batch: 4096, seq_len: 4096, precision: 'mxfp8' },
 } as const;
+
+/** Llama 3 8B served offline on one H100: the scenario the C++ importer tests read the vLLM
+ * example result against (tests/unit/calibrate_test.cpp, kServing; tests/data/import/). */
+export const LLAMA3_8B_H100_OFFLINE = {
+  model: 'llama3-8b',
+  system: 'dgx-h100',
+  num_devices: 1,
+  parallel: { tp: 1 },
+  inference: { batch: 1, prompt_len: 1024, output_len: 256, serving: { arrival: 'offline', num_requests: 100, input_len: 1024, output_len: 256 } },
+};

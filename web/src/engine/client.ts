@@ -6,9 +6,11 @@
 // cancel() terminates that worker (its call resolves with code "engine.cancelled").
 import type { Request, Response, ArgsOf, Method } from './protocol';
 import type {
+  CalibrateResult,
   EngineError,
   EngineResult,
   EngineSchemas,
+  ImportResult,
   Prediction,
   PresetList,
   ResolvedScenario,
@@ -38,6 +40,11 @@ export interface Engine {
   study(name: string): Promise<EngineResult<StudyResult>>;
   /** The engine's JSON Schemas of the scenario and the prediction (core/io/schema.h). */
   schema(): Promise<EngineResult<EngineSchemas>>;
+  /** Fits a calibration to measurement lines (JSON Lines text, docs/calibration.md). */
+  calibrate(jsonl: string): Promise<EngineResult<CalibrateResult>>;
+  /** Measurement lines from a benchmark tool's file (format: vllm, sglang, trtllm-bench,
+   * megatron, nemo, torchtitan, inferencex), read against the scenario the run used. */
+  importMeasurements(format: string, file: string, s: unknown): Promise<EngineResult<ImportResult>>;
   /** Terminates the workers; later calls fail with engine.disposed. */
   dispose(): void;
 }
@@ -280,6 +287,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async schema() {
       return toResult<EngineSchemas>(await call('schema', []));
+    },
+
+    async calibrate(jsonl) {
+      return toResult<CalibrateResult>(await call('calibrate', [jsonl]));
+    },
+
+    async importMeasurements(format, file, s) {
+      const input = serialize(s, 'scenario');
+      if ('error' in input) return { ok: false, error: input.error };
+      return toResult<ImportResult>(await call('import', [format, file, input.json]));
     },
 
     dispose() {

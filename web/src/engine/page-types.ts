@@ -3,6 +3,7 @@
 // documents themselves. The contract types (Scenario, ModelSpec, Prediction, ...) are generated
 // from the engine's schema into types.ts, which re-exports this file.
 import type {
+  Calibration,
   DeviceSpec,
   InferenceResult,
   InferenceSpec,
@@ -208,4 +209,48 @@ export interface StudyResult {
   rows: Record<string, unknown>[];
   notes: string[];
   [key: string]: unknown;
+}
+
+/** One fitted factor of calibrate's answer: its value and 90% band within its bounds. */
+export interface CalibrateFactor {
+  factor: 'matmul' | 'memory' | 'scale_up' | 'scale_out' | 'host';
+  value: number;
+  low: number;
+  high: number;
+  /** false: the measurements do not move it (it stays 1). */
+  fitted?: boolean;
+  bounds?: [number, number];
+}
+
+/** One measurement of calibrate's answer: the prediction before and after the calibration. */
+export interface CalibrateCase {
+  line: number;
+  metric: string;
+  measured: number;
+  before: number;
+  after: number;
+  sensitivity?: Record<string, number>;
+}
+
+/** calibrate(jsonl): docs/contract.md, "Calibration". */
+export interface CalibrateResult {
+  calibration: Calibration;
+  fitted: CalibrateFactor[];
+  cases: CalibrateCase[];
+  warnings?: Warning[];
+}
+
+/** One measurement line: {"scenario", "metric", "measured"}. */
+export interface Measurement {
+  scenario: Scenario;
+  metric: string;
+  measured: number;
+}
+
+/** import_measurements(format, file, scenario): the lines, what the file filled and left unread. */
+export interface ImportResult {
+  format: string;
+  measurements: Measurement[];
+  filled: string[];
+  unread: string[];
 }

@@ -18,9 +18,13 @@ export interface OptimusModule {
   study?: (name: string) => string;
   /** {"scenario": JSON Schema, "prediction": JSON Schema} (core/io/schema.h). */
   schema?: () => string;
+  /** JSON Lines of measurements -> {"calibration", "fitted", "cases", "warnings"} (docs/calibration.md). */
+  calibrate?: (jsonl: string) => string;
+  /** A benchmark tool's file read against a scenario -> {"format", "measurements", "filled", "unread"}. */
+  import_measurements?: (format: string, file: string, scenarioJson: string) => string;
 }
 
-export type Method = 'predict' | 'validate' | 'presets' | 'preset' | 'search' | 'studies' | 'study' | 'schema';
+export type Method = 'predict' | 'validate' | 'presets' | 'preset' | 'search' | 'studies' | 'study' | 'schema' | 'calibrate' | 'import';
 
 /** Arguments per method, all strings (JSON text for scenarios and options). */
 export interface ArgsOf {
@@ -32,6 +36,8 @@ export interface ArgsOf {
   studies: [];
   study: [name: string];
   schema: [];
+  calibrate: [jsonl: string];
+  import: [format: string, file: string, scenarioJson: string];
 }
 
 export type Request = {
@@ -104,6 +110,12 @@ export function handleRequest(mod: OptimusModule, req: Request, post: (r: Respon
       case 'schema':
         if (typeof mod.schema !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no schema'));
         return reply(mod.schema());
+      case 'calibrate':
+        if (typeof mod.calibrate !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no calibration'));
+        return reply(mod.calibrate(req.args[0]));
+      case 'import':
+        if (typeof mod.import_measurements !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no importers'));
+        return reply(mod.import_measurements(req.args[0], req.args[1], req.args[2]));
       default: {
         const unknown: { id: number; method: unknown } = req;
         return post({ id: unknown.id, kind: 'failure', code: 'engine.bad_request', message: `unknown method ${String(unknown.method)}` });

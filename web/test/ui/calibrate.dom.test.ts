@@ -1,0 +1,107 @@
+// @vitest-environment happy-dom
+// The "Calibrate with your measurement" panel in a DOM with the real engine (the wasm module in
+// process): the metrics offered are those the prediction has, a typed number goes to calibrate in
+// engine units (ms -> s), the fitted factor is said in words with its range, applying hands the
+// engine's calibration to the page, and an error is said in words with its code in a details line.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/client';
+import type { OptimusModule } from '../../src/engine/protocol';
+import type { Calibration, Prediction } from '../../src/engine/types';
+import { createCalibratePanel, factorText, labelOf, uncalibrated } from '../../src/ui/calibrate';
+import { loadModule, readJson } from '../wasm';
+import { LLAMA3_8B_H100_OFFLINE } from '../scenarios';
+
+let mod: OptimusModule;
+beforeAll(async () => {
+  mod = await loadModule();
+});
+
+const ok = <T>(json: string): { ok: true; value: T } | { ok: false; error: { code: string; path: string; message: string } } => {
+  const v = JSON.parse(json);
+  return v.error ? { ok: false, error: v.error } : { ok: true, value: v };
+};
+
+function setup(): { engine: Engine; lines: string[] } {
+  const lines: string[] = [];
+  const engine = {
+    calibrate: async (jsonl: string) => {
+      lines.push(jsonl);
+      return ok(mod.calibrate!(jsonl));
+    },
+    importMeasurements: async (f: string, file: string, s: unknown) => ok(mod.import_measurements!(f, file, JSON.stringify(s))),
+    predict: async (s: unknown) => ok(mod.predict(JSON.stringify(s))),
+  } as unknown as Engine;
+  return { engine, lines };
+}
+
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+describe('calibrate panel', () => {
+  it('words: factors with ranges, labels of measured latencies, the scenario without its calibration', () => {
+    expect(factorText({ factor: 'matmul', value: 0.6213, low: 0.551, high: 0.704 })).toBe('matmul rate ×0.62 (0.55–0.7)');
+    expect(labelOf('serving.itl_s.p50')).toEqual({ label: 'Inter-token latency p50', q: 'seconds' });
+    expect(labelOf('serving.tpot_s.p50').label).toBe('TPOT p50');
+    expect(uncalibrated({ model: 'x', calibration: { device: 'd', factors: {} } })).toEqual({ model: 'x' });
+  });
+
+  it('a typed TPOT in ms is fitted in seconds; the factor and the calibrated numbers are shown; apply hands over the calibration', async () => {
+    const { engine, lines } = setup();
+    const applied: Array<Calibration | null> = [];
+    const panel = createCalibratePanel({ engine, apply: (c) => applied.push(c) });
+    document.body.replaceChildren(panel.el);
+    const s = LLAMA3_8B_H100_OFFLINE as unknown as Record<string, unknown>;
+    const p = JSON.parse(mod.predict(JSON.stringify(s))) as Prediction;
+    panel.update(s, p);
+    const metric = panel.el.querySelector<HTMLSelectElement>('[data-testid="calibrate-metric"]')!;
+    const offered = [...metric.options].map((o) => o.value);
+    expect(offered).toContain('serving.tpot_s.p50');
+    expect(offered).not.toContain('training.iteration_time_s');
+    metric.value = 'serving.tpot_s.p50';
+    metric.dispatchEvent(new Event('change'));
+    expect(panel.el.querySelector('[data-testid="calibrate-unit"]')!.textContent).toBe('ms');
+    const tpot = (p.serving as unknown as { tpot_s: { p50: number } }).tpot_s.p50;
+    panel.el.querySelector<HTMLInputElement>('[data-testid="calibrate-value"]')!.value = String(tpot * 1.3 * 1000);
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-fit"]')!.click();
+    await settle();
+    expect(lines.length).toBe(1);
+    const line = JSON.parse(lines[0]!);
+    expect(line.metric).toBe('serving.tpot_s.p50');
+    expect(line.measured).toBeCloseTo(tpot * 1.3, 12);
+    const factors = [...panel.el.querySelectorAll('[data-factor]')];
+    expect(factors.length).toBeGreaterThan(0);
+    expect(factors.every((f) => Number(f.getAttribute('data-value')) < 1)).toBe(true);
+    const row = panel.el.querySelector('[data-calibrated-metric="serving.tpot_s.p50"]')!;
+    expect(Number(row.getAttribute('data-uncalibrated'))).toBe(tpot);
+    expect(Number(row.getAttribute('data-value'))).toBeGreaterThan(tpot);
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-apply"]')!.click();
+    expect(applied).toEqual([JSON.parse(mod.calibrate!(lines[0]!)).calibration]);
+    // Another scenario on screen clears the fit shown.
+    panel.update({ ...s, num_devices: 2, parallel: { tp: 2 } }, p);
+    expect(panel.el.querySelector('[data-testid="calibrate-apply"]')).toBeNull();
+  });
+
+  it('a calibrated scenario says so and offers to remove it; an error is said in words with its code', async () => {
+    const { engine } = setup();
+    const applied: Array<Calibration | null> = [];
+    const panel = createCalibratePanel({ engine, apply: (c) => applied.push(c) });
+    document.body.replaceChildren(panel.el);
+    const s = readJson('presets/scenarios/default.json') as Record<string, unknown>;
+    const t = JSON.parse(mod.predict(JSON.stringify(s))).training.iteration_time_s as number;
+    const fit = JSON.parse(mod.calibrate!(JSON.stringify({ scenario: s, metric: 'training.iteration_time_s', measured: t * 1.25 })));
+    const cs = { ...s, calibration: fit.calibration };
+    panel.update(cs, JSON.parse(mod.predict(JSON.stringify(cs))) as Prediction);
+    expect(panel.el.querySelector('[data-applied="true"]')!.textContent).toMatch(/calibrated: matmul rate ×0\.\d+/);
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-remove"]')!.click();
+    expect(applied).toEqual([null]);
+    // Ten times the prediction and more is refused by the engine, with how far it is.
+    panel.el.querySelector<HTMLInputElement>('[data-testid="calibrate-value"]')!.value = String(t * 50);
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-fit"]')!.click();
+    await settle();
+    const box = panel.el.querySelector<HTMLElement>('[data-testid="calibrate-error"]')!;
+    expect(box.hidden).toBe(false);
+    expect(box.textContent).toContain('more than 10 times away');
+    expect(box.textContent).toContain('Details: calibrate.measured_absurd at /1/measured');
+  });
+});
