@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include "base/math.h"
 
@@ -48,11 +48,12 @@ std::string at(const Measurement& m, const std::string& key) {
   return "/" + std::to_string(m.line) + "/" + key;
 }
 
+// Four significant digits, as an ostream with precision 4 writes them (%g, C++ [facet.num.put.virtuals]),
+// without iostreams (their locale machinery is about 95 KB of the WebAssembly module).
 std::string num(double v) {
-  std::ostringstream o;
-  o.precision(4);
-  o << v;
-  return o.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
 }
 
 // Solves A d = b for the symmetric positive definite A restricted to the indices in `use`

@@ -2,12 +2,12 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
 #include "calibrate/calibrate.h"
 #include "io/json_io.h"
 #include "io/json_write.h"
+#include "io/lines.h"
 
 namespace optimus::io {
 
@@ -106,13 +106,13 @@ Result<double> metric_value(const Scenario& s, const std::string& metric) {
 std::string calibrate_json(std::string_view text,
                            const std::function<std::optional<Error>(Scenario&)>& resolve) {
   std::vector<Measurement> ms;
-  std::istringstream in{std::string(text)};
+  Lines in(text);
   std::string line;
   std::int64_t no = 0;
   const auto fail = [](std::string code, std::string path, std::string message) {
     return error_to_json(Error{std::move(code), std::move(path), std::move(message)});
   };
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     ++no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string at = "/" + std::to_string(no);

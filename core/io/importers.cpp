@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "io/json_io.h"
+#include "io/lines.h"
 
 namespace optimus::io {
 
@@ -120,9 +120,9 @@ std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
 // DETAILS and WORLD + RUNTIME INFORMATION sections, tensorrt_llm/bench/dataclasses/reporting.py).
 std::optional<std::string> trtllm_bench(std::string_view text, ojson s, Imported& out) {
   std::vector<std::pair<std::string, double>> fields;
-  std::istringstream in{std::string(text)};
+  Lines in(text);
   std::string line;
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     const std::size_t colon = line.rfind(':');
     if (colon == std::string::npos) continue;
     const std::string value = trim(line.substr(colon + 1));
@@ -192,9 +192,9 @@ double median(std::vector<double> v) {
 std::optional<std::string> training_log(std::string_view text, ojson s, Imported& out) {
   std::vector<double> ms, nemo_s, tps;
   std::int64_t gbs = 0;
-  std::istringstream in{std::string(text)};
+  Lines in(text);
   std::string line;
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     if (auto v = number_after(line, "elapsed time per iteration (ms):")) ms.push_back(*v);
     if (auto v = number_after(line, "train_step_timing in s:")) nemo_s.push_back(*v);
     // torchtitan: "step: 10  loss: 7.9  memory: ...  tps: 6,435  tflops: ...  mfu: ..."
@@ -263,10 +263,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
 // concurrency, is 2-3x the engine's on its DeepSeek-R1 rows: fitted together, it pulled the
 // factors against the throughput and TPOT it measures.
 std::optional<std::string> inferencex(std::string_view text, const ojson& base, Imported& out) {
-  std::istringstream in{std::string(text)};
+  Lines in(text);
   std::string line;
   std::vector<std::string> head;
-  while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
+  while (in.next(line) && line.find_first_not_of(" \t\r") == std::string::npos) {
   }
   head = csv_fields(line);
   const auto col = [&](const std::string& name) -> std::optional<std::size_t> {
@@ -295,7 +295,7 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
   for (const std::string& h : head)
     if (std::find(read.begin(), read.end(), h) == read.end()) out.unread.push_back(h);
   std::int64_t row = 1;
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     ++row;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::vector<std::string> f = csv_fields(line);
@@ -376,8 +376,8 @@ std::string import_measurements(std::string_view format, std::string_view file,
       r = ojson::parse(file);
     } catch (const ojson::exception&) {
       std::string last;
-      std::istringstream in{std::string(file)};
-      for (std::string l; std::getline(in, l);)
+      Lines in(file);
+      for (std::string l; in.next(l);)
         if (l.find_first_not_of(" \t\r") != std::string::npos) last = l;
       try {
         r = ojson::parse(last);
