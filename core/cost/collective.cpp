@@ -87,9 +87,16 @@ Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupP
 
 Seconds one_shot_all_reduce_time(Bytes size, const GroupPlacement& g, const SystemSpec& sys) {
   const NetworkTier& link = sys.scale_up;
-  return sys.software.custom_allreduce_latency +
-         Seconds(static_cast<double>(g.size - 1) * size.value /
-                 (link.bandwidth_for(g.size).value * link.efficiency));
+  const double p = static_cast<double>(g.size);
+  const double rate = link.bandwidth_for(g.size).value * link.efficiency;
+  const Seconds sync = sys.software.custom_allreduce_latency;
+  const Seconds one_stage = sync + Seconds((p - 1.0) * size.value / rate);
+  // The same kernels' two-stage form for larger messages (vLLM csrc/custom_all_reduce.cuh,
+  // cross_device_reduce_2stage, which SGLang's sgl-kernel carries: one stage below 256 KiB on 8
+  // GPUs, 512 KiB on up to 4, two above): each rank reduces its 1/P slice from every peer, then
+  // gathers the other slices, 2 (P - 1) / P x bytes over its links in two synchronised stages.
+  const Seconds two_stage = sync * 2.0 + Seconds(2.0 * (p - 1.0) / p * size.value / rate);
+  return min(one_stage, two_stage);
 }
 
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys) {

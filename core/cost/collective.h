@@ -32,7 +32,9 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
 // An inference runtime's one-shot all-reduce inside one scale-up domain (TensorRT-LLM's custom
 // all-reduce, vLLM's, SGLang's, PyTorch's IntraNodeComm): every rank reads the other ranks'
 // buffers over the scale-up links and sums them in one kernel, a fixed synchronisation cost plus
-// (P - 1) x bytes at the link rate (SoftwareDefaults::custom_allreduce_*).
+// (P - 1) x bytes at the link rate (SoftwareDefaults::custom_allreduce_*); larger messages in the
+// kernels' two-stage form (reduce-scatter then all-gather through the same buffers, twice the
+// synchronisation, 2 (P - 1) / P x bytes), whichever is faster.
 Seconds one_shot_all_reduce_time(Bytes size, const GroupPlacement& g, const SystemSpec& sys);
 
 // All-to-all over a group spanning several scale-up domains: the share for peers inside the

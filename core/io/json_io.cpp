@@ -552,6 +552,7 @@ void read_scheduler(Reader& r, ServingSpec& d) {
   d.step_overhead_per_request_s =
       r.number("step_overhead_us_per_request", false, 0, 1e5).value_or(d.step_overhead_per_request_s * 1e6) *
       1e-6;
+  d.overlap_schedule = r.boolean("overlap_schedule", false).value_or(d.overlap_schedule);
 }
 
 std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices,
@@ -1462,6 +1463,7 @@ ojson serving_spec_json(const ServingSpec& v) {
   j["request_overhead_ms"] = v.request_overhead_s * 1e3;
   j["step_overhead_ms"] = v.step_overhead_s * 1e3;
   j["step_overhead_us_per_request"] = v.step_overhead_per_request_s * 1e6;
+  j["overlap_schedule"] = v.overlap_schedule;
   j["seed"] = v.seed;
   if (v.slo) {
     j["slo"] = {{"percentile", v.slo->percentile}};

@@ -823,6 +823,7 @@ Node software_profile_schema() {
                           {"step_overhead_ms", number(0, 1e4).unit("ms").def(v.step_overhead_s * 1e3)},
                           {"step_overhead_us_per_request",
                            number(0, 1e5).unit("us").def(v.step_overhead_per_request_s * 1e6)},
+                          {"overlap_schedule", boolean().def(v.overlap_schedule)},
                           {"notes", notes()}})
                       .desc("The scheduler's defaults for inference.serving.")}})
       .title("Software profile")
@@ -1182,6 +1183,12 @@ Node serving_schema() {
                             "13.8 (TensorRT-LLM PR #11983's measured sampling host time per request).")
                       .unit("us")
                       .def(v.step_overhead_per_request_s * 1e6)},
+                 {"overlap_schedule",
+                  boolean()
+                      .desc("The scheduler prepares the next step on the host while the GPU runs this one "
+                            "(SGLang's overlap scheduler): a step takes the longer of the GPU's time and the "
+                            "host time above instead of their sum. Default false; the sglang profile true.")
+                      .def(v.overlap_schedule)},
                  {"slo",
                   object(
                       {{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},

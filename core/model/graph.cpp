@@ -199,7 +199,8 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   const double routed = tokens_in * k * h;  // elements leaving this rank
   elementwise(ops, "moe_permute", OpRole::moe_permute, 2.0 * e * routed, 0.0);
   const double sent = (local_tokens ? routed : routed / ep) * e;
-  if (s.ep > 1) comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all, sent).copies = k;
+  const bool exchange = s.ep > 1 && (local_tokens || s.ep > s.tp);
+  if (exchange) comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all, sent).copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
   Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);
   up.batch = active;
@@ -224,7 +225,7 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // does it).
   if (s.etp > 1 && local_tokens)
     comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce, received * h * e);
-  if (s.ep > 1) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
+  if (exchange) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
   Op& un =
       elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);

@@ -175,6 +175,11 @@ struct ServingSpec {
   // Default 0 (the C++ runtime's per-step host time is step_overhead_s alone); the
   // tensorrt-llm-pytorch profile takes 13.8 us from a published measurement (its source).
   double step_overhead_per_request_s = 0;
+  // The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap
+  // scheduler, on by default since v0.4: "zero-overhead batch scheduler", SGLang v0.4 release blog,
+  // 2024-12, and python/sglang/srt/managers/scheduler.py event_loop_overlap): the host time above is
+  // hidden behind the GPU's step, so a step takes the longer of the two instead of their sum.
+  bool overlap_schedule = false;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

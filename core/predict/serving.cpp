@@ -529,7 +529,12 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
     // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
     // per-request part (step_overhead_per_request_s, every scheduled request), GPU idle.
     const double host_s = sv.step_overhead_s + sv.step_overhead_per_request_s * d(scheduled);
-    double dt = timer(groups).value + host_s;
+    // With an overlap scheduler (ServingSpec::overlap_schedule) the host's work for this step ran
+    // while the GPU ran the step before: the longer of the two sets the pace.
+    const auto with_host = [&](double gpu) {
+      return sv.overlap_schedule ? std::max(gpu, host_s) : gpu + host_s;
+    };
+    double dt = with_host(timer(groups).value);
     if (draft_timer) {
       // The draft reads the step's prompt chunks and drafts the first token for every decoding
       // sequence in one pass, then k - 1 more passes of one token each.
@@ -586,7 +591,7 @@ bool simulate(const Pool& pool, PoolTimers& timers, const ServingSpec& sv, Mode 
       if (extra >= 2) {
         const SeqGroup first = groups.back();
         groups.back().kv_len = first.kv_len + extra;
-        const double last = timer(groups).value + host_s;  // the same host time as dt's
+        const double last = with_host(timer(groups).value);  // the same host time as dt's
         const double slope = (last - dt) / d(extra);
         // Stop where the next arrival joins: at the first step that starts at or after it, as the
         // step-by-step loop admits it. Stretch step j (j = 1, 2, ...) takes dt + slope j, so the

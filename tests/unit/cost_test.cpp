@@ -198,6 +198,28 @@ TEST(Collective, HierarchicalAllReduce) {
   EXPECT_NEAR(collective_time(Collective::all_reduce, Bytes(S), g, sys).value, expect, 1e-9);
 }
 
+// The inference runtime's custom all-reduce (one_shot_all_reduce_time): one stage, a fixed
+// synchronisation plus (P - 1) x bytes over the links, for small messages; the two-stage form
+// (reduce-scatter then all-gather through the same buffers: twice the synchronisation, 2 (P - 1) / P
+// x bytes) once that is faster, as vLLM's and SGLang's kernels switch over.
+TEST(Collective, CustomAllReduceOneStageThenTwo) {
+  SystemSpec sys;
+  sys.scale_up = plain_tier();
+  sys.software.custom_allreduce_latency = microseconds(6);
+  const GroupPlacement g = place_group(8, 1, 8);
+  const double rate = 100e9;
+  const auto one = [&](double b) { return 6e-6 + 7.0 * b / rate; };
+  const auto two = [&](double b) { return 12e-6 + 2.0 * 7.0 / 8.0 * b / rate; };
+  for (double b : {1e3, 64e3, 114e3}) {  // crossover at 6 us x rate / 5.25 = 114.3 kB
+    EXPECT_NEAR(one_shot_all_reduce_time(Bytes(b), g, sys).value, one(b), 1e-15) << b;
+    EXPECT_LT(one(b), two(b)) << b;
+  }
+  for (double b : {115e3, 1e6, 8e6}) {
+    EXPECT_NEAR(one_shot_all_reduce_time(Bytes(b), g, sys).value, two(b), 1e-15) << b;
+    EXPECT_LT(two(b), one(b)) << b;
+  }
+}
+
 TEST(Collective, PlacementByStride) {
   EXPECT_EQ(place_group(8, 8, 8).domains, 8);      // one member per node (dp across tp=8 nodes)
   EXPECT_EQ(place_group(32, 4, 8).per_domain, 2);  // stride 4 in 8-GPU nodes: 2 per node

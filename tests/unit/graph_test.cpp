@@ -396,6 +396,40 @@ TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   EXPECT_EQ(find(ops, "expert_up").m, 9831);  // ceil(8192 * 1.2)
 }
 
+// Inference without attention data parallelism: the tensor-parallel ranks hold the same tokens
+// and ep of them split the experts (SGLang's and TensorRT-LLM's expert parallelism inside the
+// tensor-parallel group, no all-to-all backend), so every rank already has every token its experts
+// need and the layer's closing all-reduce sums the experts' outputs: no dispatch or combine. With
+// attention data parallelism (tp 1) each rank holds its own tokens and sends them to the experts'
+// ranks. An ep group wider than tp spans ranks with different tokens and exchanges them too.
+TEST(DeepSeekV3, NoAllToAllWhereTheTensorParallelRanksShareTheTokens) {
+  const ModelSpec m = preset("deepseek-v3");
+  const auto ops_for = [&](std::int64_t tp, std::int64_t ep) {
+    LayerShape s;
+    s.group = SeqGroup{64, 1, 1000};
+    s.tp = tp;
+    s.ep = ep;
+    s.etp = std::max<std::int64_t>(1, tp / ep);
+    std::vector<Op> ops;
+    layer_forward_ops(m, s, kind_of(true, false), ops);
+    return ops;
+  };
+  const auto has = [](const std::vector<Op>& ops, const std::string& name) {
+    for (const Op& o : ops)
+      if (o.name == name) return true;
+    return false;
+  };
+  for (auto [tp, ep] : {std::pair<std::int64_t, std::int64_t>{8, 8}, {8, 4}, {4, 4}}) {
+    const std::vector<Op> ops = ops_for(tp, ep);
+    EXPECT_FALSE(has(ops, "ep_dispatch")) << tp << " " << ep;
+    EXPECT_FALSE(has(ops, "ep_combine")) << tp << " " << ep;
+    EXPECT_TRUE(has(ops, "tp_allreduce_mlp")) << tp << " " << ep;
+  }
+  EXPECT_TRUE(has(ops_for(1, 8), "ep_dispatch"));
+  EXPECT_TRUE(has(ops_for(1, 8), "ep_combine"));
+  EXPECT_TRUE(has(ops_for(4, 8), "ep_dispatch"));
+}
+
 // Expert tensor parallelism in training (Megatron-Core's folding): tp 4 with sequence parallelism,
 // ep 8 over Grok-1's 8 experts. Each rank routes 8192 / 4 tokens to 2 experts; the etp ranks of
 // an expert gather each other's rows, so its GEMMs run etp x 4096 rows on 32768 / etp columns: the

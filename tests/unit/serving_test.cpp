@@ -131,6 +131,38 @@ TEST(Serving, PerRequestHostTimeAddsToEveryStep) {
   expect_error(t, "scenario.out_of_range", "/inference/serving/step_overhead_us_per_request");
 }
 
+// An overlap scheduler (overlap_schedule, SGLang's default) hides the scheduler's host time behind
+// the GPU's step: a step takes the longer of the two, so a host time shorter than every step
+// costs nothing and one longer than every step sets the pace alone; without it they add.
+TEST(Serving, OverlapSchedulerHidesTheHostTimeBehindTheStep) {
+  const json sv = {{"arrival", "offline"}, {"num_requests", 1}, {"request_overhead_ms", 0}};
+  json none = sv, small = sv, large = sv, added = sv;
+  none["step_overhead_ms"] = 0;
+  small["step_overhead_ms"] = 1;
+  small["overlap_schedule"] = true;
+  large["step_overhead_ms"] = 1000;
+  large["overlap_schedule"] = true;
+  added["step_overhead_ms"] = 1;
+  const json a = serve(none), b = serve(small), c = serve(large), e = serve(added);
+  ASSERT_EQ(a["steps"], b["steps"]);
+  EXPECT_GT(a["tpot_s"]["mean"].get<double>(), 2e-3);  // every GPU step of this request is over 1 ms...
+  EXPECT_DOUBLE_EQ(b["duration_s"].get<double>(), a["duration_s"].get<double>());  // ... so 1 ms hides
+  EXPECT_NEAR(c["tpot_s"]["mean"].get<double>(), 1.0, 1e-9);                       // 1 s sets the pace
+  EXPECT_NEAR(e["duration_s"].get<double>() - a["duration_s"].get<double>(), 1e-3 * a["steps"].get<double>(),
+              1e-9);
+  // The SGLang profile overlaps; the default scheduler does not.
+  json t = base({{"arrival", "offline"}, {"num_requests", 4}});
+  EXPECT_FALSE(
+      json::parse(optimus::api::validate(t.dump()))["scenario"]["inference"]["serving"]["overlap_schedule"]
+          .get<bool>());
+  t["software"] = "sglang";
+  EXPECT_TRUE(
+      json::parse(optimus::api::validate(t.dump()))["scenario"]["inference"]["serving"]["overlap_schedule"]
+          .get<bool>());
+  t["inference"]["serving"]["overlap_schedule"] = 1;
+  expect_error(t, "scenario.wrong_type", "/inference/serving/overlap_schedule");
+}
+
 TEST(Serving, IsDeterministicForAScenarioAndFollowsTheSeed) {
   const json sv = {{"arrival", "poisson"},
                    {"requests_per_s", 5},
