@@ -464,6 +464,36 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
     out.from_number = true;
     return out;
   }
+  if (v->is_object() && v->contains("uniform")) {
+    // {"uniform": [min, max]}: every whole length in [min, max] equally likely.
+    std::optional<Error> err;
+    Reader lr(*v, at, err);
+    const json* u = lr.get("uniform", true);
+    lr.finish();
+    if (err) {
+      r.fail(err->code, err->path, err->message);
+      return std::nullopt;
+    }
+    const std::string up = at + "/uniform";
+    if (!u->is_array() || u->size() != 2) {
+      r.fail("scenario.wrong_type", up, "'uniform' must be [min, max]");
+      return std::nullopt;
+    }
+    auto lo = r.integer_value((*u)[0], "uniform[0]", up + "/0", 1, kMaxServingLength);
+    auto hi = r.integer_value((*u)[1], "uniform[1]", up + "/1", 1, kMaxServingLength);
+    if (!lo || !hi) return std::nullopt;
+    if (*lo > *hi) {
+      r.fail("serving.uniform_reversed", up,
+             "'" + key + "' uniform range needs min <= max (got [" + std::to_string(*lo) + ", " +
+                 std::to_string(*hi) + "])");
+      return std::nullopt;
+    }
+    out.uniform = true;
+    out.min = *lo;
+    out.max = *hi;
+    out.mean = 0.5 * static_cast<double>(*lo + *hi);
+    return out;
+  }
   if (v->is_object()) {
     std::optional<Error> err;
     Reader lr(*v, at, err);
@@ -513,8 +543,8 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
     return out;
   }
   r.fail("scenario.wrong_type", at,
-         "'" + key + "' must be a length, {\"mean\", \"max\"} or a list of [length, weight], got " +
-             io::type_name(*v));
+         "'" + key + "' must be a length, {\"mean\", \"max\"}, {\"uniform\": [min, max]} or a list of " +
+             "[length, weight], got " + io::type_name(*v));
   return std::nullopt;
 }
 
@@ -528,6 +558,14 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
   pool.pp = r.integer("pp", false, 1, kMaxDevices).value_or(1);
   pool.replicas = r.integer("replicas", false, 1, kMaxDevices).value_or(1);
   pool.ep = r.integer("ep", false, 1, kMaxDevices).value_or(0);
+  pool.max_batch = r.integer("max_batch", false, 1, kMaxRequests);
+  pool.max_num_tokens = r.integer("max_num_tokens", false, 1, kMaxServingLength);
+  pool.gpu_memory_utilization = r.number("gpu_memory_utilization", false, 0.01, 1);
+  pool.free_gpu_memory_fraction = r.number("free_gpu_memory_fraction", false, 0.01, 1);
+  if (pool.gpu_memory_utilization && pool.free_gpu_memory_fraction)
+    r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
+           "give the pool's KV memory as gpu_memory_utilization or free_gpu_memory_fraction, not both");
+  pool.speculative = r.boolean("speculative", false);
   r.finish();
   if (err) {
     parent.fail(err->code, err->path, err->message);
@@ -545,6 +583,13 @@ void read_scheduler(Reader& r, ServingSpec& d) {
   d.kv_block_tokens = r.integer("kv_block_tokens", false, 1, 65'536).value_or(d.kv_block_tokens);
   d.gpu_memory_utilization =
       r.number("gpu_memory_utilization", false, 0.01, 1).value_or(d.gpu_memory_utilization);
+  if (auto f = r.number("free_gpu_memory_fraction", false, 0.01, 1)) d.free_gpu_memory_fraction = *f;
+  if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
+    r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
+           "give the KV cache's memory as gpu_memory_utilization (a share of the device) or "
+           "free_gpu_memory_fraction (a share of what the weights and workspace leave), not both");
+  else if (r.has("gpu_memory_utilization"))
+    d.free_gpu_memory_fraction = 0;  // a share of the device stated here replaces a profile's fraction
   d.kv_admission = r.enumeration<KvAdmission>("kv_admission", false).value_or(d.kv_admission);
   d.request_overhead_s =
       r.number("request_overhead_ms", false, 0, 1e5).value_or(d.request_overhead_s * 1e3) * 1e-3;
@@ -604,9 +649,6 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
     sv.prefill = read_pool(dr, "prefill");
     sv.decode = read_pool(dr, "decode");
     dr.finish();
-    if (!err && closed)
-      r.fail("serving.disaggregated_closed", r.child("arrival"),
-             "a disaggregated deployment is simulated for \"poisson\" and \"offline\" streams");
     if (!err) {
       const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
                                 sv.decode->tp * sv.decode->pp * sv.decode->replicas;
@@ -1440,6 +1482,7 @@ namespace {
 
 ojson length_json(const LengthDist& l) {
   if (l.shaped) return {{"mean", l.mean}, {"max", l.max}, {"min", l.min}};
+  if (l.uniform) return {{"uniform", {l.min, l.max}}};
   if (l.points.size() == 1 && l.from_number) return l.points.front().first;
   ojson a = ojson::array();
   for (const auto& [len, w] : l.points) a.push_back({len, w});
@@ -1458,7 +1501,10 @@ ojson serving_spec_json(const ServingSpec& v) {
   j["max_batch"] = v.max_batch;
   j["max_num_tokens"] = v.max_num_tokens;
   j["kv_block_tokens"] = v.kv_block_tokens;
-  j["gpu_memory_utilization"] = v.gpu_memory_utilization;
+  if (v.free_gpu_memory_fraction > 0)
+    j["free_gpu_memory_fraction"] = v.free_gpu_memory_fraction;
+  else
+    j["gpu_memory_utilization"] = v.gpu_memory_utilization;
   j["kv_admission"] = str(v.kv_admission);
   j["request_overhead_ms"] = v.request_overhead_s * 1e3;
   j["step_overhead_ms"] = v.step_overhead_s * 1e3;
@@ -1701,6 +1747,11 @@ ojson latency_json(const LatencyStats& l) {
 ojson pool_json(const ServingPool& p) {
   ojson j = {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}};
   if (p.ep > 0) j["ep"] = p.ep;
+  if (p.max_batch) j["max_batch"] = *p.max_batch;
+  if (p.max_num_tokens) j["max_num_tokens"] = *p.max_num_tokens;
+  if (p.gpu_memory_utilization) j["gpu_memory_utilization"] = *p.gpu_memory_utilization;
+  if (p.free_gpu_memory_fraction) j["free_gpu_memory_fraction"] = *p.free_gpu_memory_fraction;
+  if (p.speculative) j["speculative"] = *p.speculative;
   return j;
 }
 

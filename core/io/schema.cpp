@@ -818,6 +818,7 @@ Node software_profile_schema() {
                           {"max_num_tokens", integer(1, kMaxServingLength).def(v.max_num_tokens)},
                           {"kv_block_tokens", integer(1, 65'536).def(v.kv_block_tokens)},
                           {"gpu_memory_utilization", number(0.01, 1).def(v.gpu_memory_utilization)},
+                          {"free_gpu_memory_fraction", number(0.01, 1)},
                           {"kv_admission", choice<KvAdmission>().def(name(v.kv_admission))},
                           {"request_overhead_ms", number(0, 1e5).unit("ms").def(v.request_overhead_s * 1e3)},
                           {"step_overhead_ms", number(0, 1e4).unit("ms").def(v.step_overhead_s * 1e3)},
@@ -1093,6 +1094,11 @@ Node length_schema(const std::string& what) {
                      .title("Length distribution")
                      .desc("A truncated exponential on [min, max] with this mean (min < mean < max): "
                            "long-tailed like chat traces when the mean is below the midpoint."),
+                 object({{"uniform", pair_of(integer(1, kMaxServingLength), integer(1, kMaxServingLength))}},
+                        {"uniform"})
+                     .title("Uniform lengths")
+                     .desc("[min, max] (min <= max): every whole length in the range equally likely, as "
+                           "vLLM's benchmark_serving random dataset draws them with --random-range-ratio."),
                  array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
                      .desc("[length, weight] points (weights need not add up to 1).")})
       .desc(what + " Default: the inference block's " +
@@ -1107,7 +1113,19 @@ Node pool_schema(const std::string& what) {
               {"ep", integer(1, kMaxDevices)
                          .desc("Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 "
                                "dividing replicas (attention data parallelism). Default: parallel.ep "
-                               "where the pool admits it, else 1.")}})
+                               "where the pool admits it, else 1.")},
+              {"max_batch",
+               integer(1, kMaxRequests).desc("The pool's own max_batch (default: the stream's).")},
+              {"max_num_tokens",
+               integer(1, kMaxServingLength).desc("The pool's own max_num_tokens (default: the stream's).")},
+              {"gpu_memory_utilization",
+               number(0.01, 1).desc("The pool's own share of device memory (default: the stream's).")},
+              {"free_gpu_memory_fraction",
+               number(0.01, 1).desc("The pool's own share of the memory the weights and workspace leave (not "
+                                    "with gpu_memory_utilization).")},
+              {"speculative",
+               boolean().desc("false: this pool drafts nothing although inference.speculative is given "
+                              "(speculation on the decode pool only). Default true.")}})
       .title(what + " pool")
       .desc("Replicas of tp x pp devices.");
 }
@@ -1150,6 +1168,11 @@ Node serving_schema() {
                   number(0.01, 1)
                       .desc("Share of device memory for weights, the prefill workspace and the KV cache.")
                       .def(v.gpu_memory_utilization)},
+                 {"free_gpu_memory_fraction",
+                  number(0.01, 1).desc(
+                      "TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this "
+                      "share of the memory the weights and the prefill workspace leave, instead of "
+                      "gpu_memory_utilization's share of the device (not both).")},
                  {"kv_admission",
                   choice<KvAdmission>()
                       .desc("reserve: a request claims KV for its prompt and whole output when admitted, "

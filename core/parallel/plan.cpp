@@ -386,6 +386,7 @@ double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi)
 
 double LengthDist::expected() const {
   if (shaped) return mean;
+  if (uniform) return 0.5 * static_cast<double>(min + max);
   double sum = 0, weight = 0;
   for (const auto& [len, w] : points) {
     sum += static_cast<double>(len) * w;
@@ -395,7 +396,7 @@ double LengthDist::expected() const {
 }
 
 std::int64_t LengthDist::largest() const {
-  if (shaped) return max;
+  if (shaped || uniform) return max;
   std::int64_t out = 0;
   for (const auto& [len, w] : points)
     if (w > 0) out = std::max(out, len);

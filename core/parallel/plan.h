@@ -115,6 +115,10 @@ struct LengthDist {
   double mean = 0;
   std::int64_t min = 1, max = 1;
   double rate = 0;  // the truncated exponential's rate giving `mean` (solved by the reader)
+  // {"uniform": [min, max]}: every whole length in [min, max] equally likely (vLLM's
+  // benchmark_serving random dataset with --random-range-ratio r draws lengths uniform over
+  // [r L, L], as InferenceX runs it); mean (min + max) / 2. Not `shaped`.
+  bool uniform = false;
   double expected() const;
   std::int64_t largest() const;
 };
@@ -137,6 +141,15 @@ struct ServingPool {
   // admits it (else 1); with tp 1 an ep dividing the replicas is attention data parallelism
   // (DeepSeek-V3's deployment: prefill on EP32, decode on EP144, arXiv 2412.19437 Sec. 3.4).
   std::int64_t ep = 0;
+  // The pool's own scheduler settings (absent: inference.serving's): SGLang's and Dynamo's
+  // disaggregated recipes give each worker its own --max-running-requests, --chunked-prefill-size
+  // and --mem-fraction-static (TensorRT-LLM: max_batch_size, max_num_tokens and
+  // free_gpu_memory_fraction per context / generation server).
+  std::optional<std::int64_t> max_batch, max_num_tokens;
+  std::optional<double> gpu_memory_utilization, free_gpu_memory_fraction;
+  // false: the pool runs no speculation although inference.speculative is given (drafting on the
+  // decode pool only: a prefill pool emits one token per request, which no draft speeds up).
+  std::optional<bool> speculative;
 };
 
 struct ServingSpec {
@@ -154,6 +167,11 @@ struct ServingSpec {
   std::int64_t max_num_tokens = 8192;
   std::int64_t kv_block_tokens = 64;
   double gpu_memory_utilization = 0.9;
+  // TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the
+  // memory the weights and the runtime's activation workspace leave free (measured after loading
+  // the model and a profiling step of max_num_tokens), instead of gpu_memory_utilization's share of
+  // the whole device. 0 = not given (gpu_memory_utilization applies).
+  double free_gpu_memory_fraction = 0;
   KvAdmission kv_admission = KvAdmission::reserve;
   // Host time the serving front end adds to every request outside the GPU's steps: receiving and
   // tokenising the request, handing it to the scheduler, detokenising and streaming the first

@@ -67,6 +67,11 @@ class LengthSampler {
           exponential_ ? d(dist.min) - portable_log(1.0 - u * mass_) / dist.rate : d(dist.min) + u * width_;
       return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
     }
+    if (dist.uniform) {
+      // Each of the max - min + 1 whole lengths with the same probability.
+      const double x = d(dist.min) + std::floor(rng.uniform() * d(dist.max - dist.min + 1));
+      return std::clamp<std::int64_t>(static_cast<std::int64_t>(x), dist.min, dist.max);
+    }
     if (dist.points.size() == 1) return dist.points.front().first;
     double u = rng.uniform() * total_;
     for (const auto& p : dist.points) {
@@ -209,6 +214,7 @@ class GapHistogram {
 // What one replica of a pool can hold and how it is timed.
 struct Pool {
   Scenario s;              // the pool's layout (tp, pp; dp = its replicas)
+  ServingSpec sched;       // its scheduler: inference.serving with the pool's own settings over it
   double kv_capacity = 0;  // bytes of KV blocks per device
   // KV bytes per device of a context, piecewise linear: full rate up to the window, `tail`
   // per token beyond it (windowed layers stop growing).
@@ -230,12 +236,24 @@ struct Pool {
 };
 
 // Builds a pool's scenario and its KV budget: device memory x gpu_memory_utilization less the
-// weights and a prefill workspace of one max_num_tokens step.
+// weights and a prefill workspace of one max_num_tokens step (or free_gpu_memory_fraction of what
+// those two leave). `own`: a disaggregated pool's settings, laid over inference.serving's.
 Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, std::int64_t replicas,
-                       std::int64_t ep, const char* path) {
-  const ServingSpec& sv = *base.inference->serving;
+                       std::int64_t ep, const char* path, const ServingPool* own = nullptr) {
   Pool pool;
+  pool.sched = *base.inference->serving;
+  ServingSpec& sv = pool.sched;
+  if (own) {
+    if (own->max_batch) sv.max_batch = *own->max_batch;
+    if (own->max_num_tokens) sv.max_num_tokens = *own->max_num_tokens;
+    if (own->gpu_memory_utilization) {
+      sv.gpu_memory_utilization = *own->gpu_memory_utilization;
+      sv.free_gpu_memory_fraction = 0;
+    }
+    if (own->free_gpu_memory_fraction) sv.free_gpu_memory_fraction = *own->free_gpu_memory_fraction;
+  }
   pool.s = base;
+  if (own && own->speculative && !*own->speculative) pool.s.inference->speculative.reset();
   // Serving engines replay captured CUDA graphs for their steps (vLLM unless enforce_eager,
   // SGLang, TensorRT-LLM), so no kernel waits for the host unless the scenario says otherwise.
   if (!pool.s.inference->cuda_graphs) pool.s.inference->cuda_graphs = true;
@@ -275,8 +293,10 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
   work.inference->prompt_len = sv.max_num_tokens;
   work.inference->output_len = 1;
   const InferenceMemory mem = inference_memory(work);
-  pool.kv_capacity = base.system.device.hbm_capacity.value * sv.gpu_memory_utilization -
-                     mem.bytes.weights.value - mem.activation_per_sequence.value;
+  const double held = mem.bytes.weights.value + mem.activation_per_sequence.value;
+  const double hbm = base.system.device.hbm_capacity.value;
+  pool.kv_capacity = sv.free_gpu_memory_fraction > 0 ? sv.free_gpu_memory_fraction * (hbm - held)
+                                                     : hbm * sv.gpu_memory_utilization - held;
   return pool;
 }
 
@@ -798,10 +818,10 @@ std::optional<Error> check_serving(const Scenario& s) {
     return std::nullopt;
   }
   auto pre = make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, sv.prefill->ep,
-                       "/inference/serving/disaggregated/prefill");
+                       "/inference/serving/disaggregated/prefill", &*sv.prefill);
   if (!pre) return pre.error();
   auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, sv.decode->ep,
-                       "/inference/serving/disaggregated/decode");
+                       "/inference/serving/disaggregated/decode", &*sv.decode);
   if (!dec) return dec.error();
   if (pre->bytes_for(sv.input_len.largest()) > pre->kv_capacity)
     return kv_error(*pre, sv.input_len.largest(), "prefill");
@@ -847,8 +867,9 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
   std::vector<Request> reqs = make_requests(sv);
   std::vector<ReplicaRun> runs;
   GapHistogram gaps;  // every inter-token gap of the deployment
-  const auto run_pool = [&](const Pool& pool, Mode mode, std::vector<Request>& all,
-                            std::int64_t clients) -> std::optional<Error> {
+  // spread: arrivals spread over time (set on the requests), whatever sv.arrival says.
+  const auto run_pool = [&](const Pool& pool, Mode mode, std::vector<Request>& all, std::int64_t clients,
+                            bool spread = false) -> std::optional<Error> {
     const std::int64_t replicas = pool.s.parallel.dp;
     std::int64_t budget = kMaxServingSteps;
     PoolTimers timers(pool);
@@ -856,7 +877,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
     // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
     // by one do not see: those runs keep each rank's own clock (docs/method.md, Inference and serving).
-    const bool at_once = sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s);
+    const bool at_once = !spread && (sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s));
     const bool together = attention_data_parallel(pool.s.parallel) && at_once && mode != Mode::decode_only;
     const std::size_t first_run = runs.size();
     std::vector<std::int64_t> reps;
@@ -876,7 +897,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
       ReplicaRun run;
       run.record_steps = together;
       if (mode != Mode::prefill_only) run.gaps = &gaps;
-      if (!simulate(pool, timers, sv, mode, mine, c, rep == 0, run, budget))
+      if (!simulate(pool, timers, pool.sched, mode, mine, c, rep == 0, run, budget))
         return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                           "the simulation would take more than " + std::to_string(kMaxServingSteps) +
                               " scheduler steps; simulate fewer requests or shorter outputs");
@@ -909,38 +930,81 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     out.replicas = s.parallel.dp;
   } else {
     auto pre = make_pool(s, sv.prefill->tp, sv.prefill->pp, sv.prefill->replicas, sv.prefill->ep,
-                         "/inference/serving/disaggregated/prefill");
+                         "/inference/serving/disaggregated/prefill", &*sv.prefill);
     if (!pre) return pre.error();
     auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, sv.decode->ep,
-                         "/inference/serving/disaggregated/decode");
+                         "/inference/serving/disaggregated/decode", &*sv.decode);
     if (!dec) return dec.error();
     out.kv_capacity_tokens =
         static_cast<std::int64_t>(std::max(0.0, dec->kv_capacity / dec->bytes_for(1) * d(dec->block)));
-    if (auto err = run_pool(*pre, Mode::prefill_only, reqs, 0)) return *err;
-    // The prompt's KV moves from each prefill device to its decode counterpart over the
-    // scale-out network (one NIC per device; NIXL/UCX-style transfers, Zhong et al. 2024
-    // "DistServe" Sec. 4): the prefill device's share of the prompt's cache at link rate.
-    const NetworkTier& net = s.system.scale_out;
+    out.max_batch = dec->sched.max_batch;
+    out.max_num_tokens = dec->sched.max_num_tokens;
+    // Both pools over the request stream: the prefill pool gives each request its first token, its
+    // cache moves to the decode pool, which generates the rest.
+    const std::vector<Request> fresh = reqs;
     double transfer_sum = 0;
-    for (Request& r : reqs) {
-      const double bytes = inference_kv_bytes(pre->s, d(r.input)).value;
-      const double xfer = net.latency.value + bytes / (net.bandwidth.value * net.efficiency);
-      transfer_sum += xfer;
-      r.ready = r.first_token + xfer;
-      r.last_step = -2;  // its first token came from the prefill pool
-      r.last_time = r.first_token;
-      r.kv = r.input;
-      r.target = r.input;
-      r.kv_bytes = 0;
-      r.claimed = 0;
+    const auto both_pools = [&](bool spread) -> std::optional<Error> {
+      runs.clear();
+      gaps = GapHistogram{};
+      transfer_sum = 0;
+      if (auto err = run_pool(*pre, Mode::prefill_only, reqs, 0, spread)) return err;
+      // The prompt's KV moves from each prefill device to its decode counterpart over the
+      // scale-out network (one NIC per device; NIXL/UCX-style transfers, Zhong et al. 2024
+      // "DistServe" Sec. 4): the prefill device's share of the prompt's cache at link rate.
+      const NetworkTier& net = s.system.scale_out;
+      for (Request& r : reqs) {
+        const double bytes = inference_kv_bytes(pre->s, d(r.input)).value;
+        const double xfer = net.latency.value + bytes / (net.bandwidth.value * net.efficiency);
+        transfer_sum += xfer;
+        r.ready = r.first_token + xfer;
+        r.last_step = -2;  // its first token came from the prefill pool
+        r.last_time = r.first_token;
+        r.kv = r.input;
+        r.target = r.input;
+        r.kv_bytes = 0;
+        r.claimed = 0;
+      }
+      // The decode pool holds each request's cache from its hand-off (claimed at admission).
+      return run_pool(*dec, Mode::decode_only, reqs, 0, spread);
+    };
+    if (sv.arrival != Arrival::closed) {
+      if (auto err = both_pools(false)) return *err;
+    } else {
+      // A closed loop of C clients (benchmark_serving's --max-concurrency: request C + k is sent
+      // when the k-th request ends, whichever client it was) over the two pools, which run at the
+      // same time and are simulated one after the other: a fixed point of the arrival times. From
+      // every request at once (the earliest any can come), each pass sends request C + k at the
+      // k-th end of the pass before. The ends only move later when the arrivals do, so the passes
+      // climb to the closed loop's arrivals; an end depends only on what arrived before it, so each
+      // pass settles at least the next wave of C requests, and the loop stops where nothing moves.
+      const std::size_t clients = static_cast<std::size_t>(sv.concurrency);
+      std::vector<double> ends;
+      for (int pass = 0;; ++pass) {
+        if (auto err = both_pools(pass > 0)) return *err;
+        ends.clear();
+        for (const Request& r : reqs) ends.push_back(r.done);
+        std::sort(ends.begin(), ends.end());
+        double moved = 0;
+        std::vector<Request> next = fresh;
+        for (std::size_t i = 0; i < next.size(); ++i) {
+          next[i].arrival = i < clients ? 0.0 : ends[i - clients];
+          moved = std::max(moved, std::fabs(next[i].arrival - reqs[i].arrival));
+        }
+        if (pass > 0 && moved <= 1e-9 * std::max(1.0, ends.back())) break;
+        if (pass + 1 >= kMaxClosedLoopPasses) {
+          warnings.push_back({"serving.closed_loop_unsettled",
+                              "the closed loop over disaggregated pools did not settle in " +
+                                  std::to_string(kMaxClosedLoopPasses) + " passes (arrivals still moved by " +
+                                  std::to_string(moved) + " s); fewer requests per client settle sooner"});
+          break;
+        }
+        reqs = std::move(next);
+      }
     }
     out.kv_transfer_s = reqs.empty() ? 0 : transfer_sum / d(static_cast<std::int64_t>(reqs.size()));
-    // The decode pool holds each request's cache from its hand-off (claimed at admission).
-    if (auto err = run_pool(*dec, Mode::decode_only, reqs, 0)) return *err;
     devices = d(pre->s.num_devices + dec->s.num_devices);
     out.replicas = sv.prefill->replicas + sv.decode->replicas;
   }
-  (void)warnings;
 
   // Statistics over the completed requests.
   std::vector<double> ttft, tpot, e2e;

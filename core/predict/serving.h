@@ -90,4 +90,8 @@ std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>
 // Steps one serving simulation may take before it is refused (serving.too_many_steps).
 inline constexpr std::int64_t kMaxServingSteps = 4'000'000;
 
+// Passes of the fixed point that a closed loop of clients over disaggregated pools takes at most
+// (predict_serving; each pass settles at least one more wave of `concurrency` requests).
+inline constexpr int kMaxClosedLoopPasses = 64;
+
 }  // namespace optimus

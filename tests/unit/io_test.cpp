@@ -304,10 +304,11 @@ TEST(Io, HardwarePresets2026) {
     const char* device;
     double up_a2a, out_a2a;
   };
-  for (const Sys& s : {Sys{"gb300-nvl72", "gb300", 0.50, 0.91}, Sys{"dgx-b300", "b300", 0.53, 0.91},
-                       Sys{"hgx-h800", "h800", 0.68, 0.88}, Sys{"mi355x-8", "mi355x", 0, 0},
-                       Sys{"mi300x-8", "mi300x", 0, 0}, Sys{"dgx-h100", "h100-sxm5-80gb", 0.68, 0.72},
-                       Sys{"dgx-b200", "b200", 0.53, 0.91}, Sys{"gb200-nvl72", "gb200", 0.50, 0.91}}) {
+  for (const Sys& s :
+       {Sys{"gb300-nvl72", "gb300", 0.50, 0.91}, Sys{"dgx-b300", "b300", 0.53, 0.91},
+        Sys{"hgx-h800", "h800", 0.68, 0.88}, Sys{"mi355x-8", "mi355x", 0, 0}, Sys{"mi300x-8", "mi300x", 0, 0},
+        Sys{"mi325x-8", "mi325x", 0, 0}, Sys{"dgx-h100", "h100-sxm5-80gb", 0.68, 0.72},
+        Sys{"dgx-b200", "b200", 0.53, 0.91}, Sys{"gb200-nvl72", "gb200", 0.50, 0.91}}) {
     const auto sys = optimus::system_preset(s.id, "/system");
     ASSERT_TRUE(sys) << s.id << ": " << sys.error().message;
     EXPECT_EQ(sys->device_id, s.device);

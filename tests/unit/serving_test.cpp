@@ -334,6 +334,104 @@ TEST(Serving, OnDemandKvPreemptsWhereReserveWaits) {
   EXPECT_LE(r["kv_utilisation"].get<double>(), 1.0);
 }
 
+// {"uniform": [min, max]}: every whole length in the range equally likely, mean (min + max) / 2,
+// none outside; a range of one length is that length.
+TEST(Serving, UniformLengthsCoverTheirRange) {
+  const json s = serve({{"arrival", "offline"},
+                        {"num_requests", 2000},
+                        {"input_len", {{"uniform", {100, 300}}}},
+                        {"output_len", {{"uniform", {16, 16}}}}});
+  EXPECT_NEAR(s["input_tokens_per_s"].get<double>() / s["output_tokens_per_s"].get<double>(), 200.0 / 16.0,
+              200.0 / 16.0 * 0.02);
+  const json fixed =
+      serve({{"arrival", "offline"}, {"num_requests", 2000}, {"input_len", 200}, {"output_len", 16}});
+  EXPECT_NEAR(s["output_tokens_per_s"].get<double>() / fixed["output_tokens_per_s"].get<double>(), 1.0, 0.05);
+  const json v = json::parse(optimus::api::validate(
+      base({{"arrival", "offline"}, {"input_len", {{"uniform", {100, 300}}}}}).dump()));
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["input_len"], json({{"uniform", {100, 300}}}));
+}
+
+// TensorRT-LLM's free_gpu_memory_fraction takes its share of what the weights and workspace leave:
+// f of the free memory against gpu_memory_utilization u of the device, equal where
+// f (HBM - held) = u HBM - held. Llama 3.1 8B on an 80 GB H100: a fraction of 0.9 gives more KV
+// than a utilisation of 0.9 (which also counts the weights), and the fraction scales the free part.
+TEST(Serving, FreeMemoryFractionSharesWhatTheWeightsLeave) {
+  const auto kv = [&](const json& extra) {
+    json sv = {{"arrival", "offline"}, {"num_requests", 8}};
+    sv.update(extra);
+    return serve(sv)["kv_capacity_tokens"].get<double>();
+  };
+  const double u9 = kv({{"gpu_memory_utilization", 0.9}}), f9 = kv({{"free_gpu_memory_fraction", 0.9}});
+  const double f45 = kv({{"free_gpu_memory_fraction", 0.45}});
+  EXPECT_GT(f9, u9);
+  EXPECT_NEAR(f45 / f9, 0.5, 0.001);
+}
+
+// A closed loop of clients over disaggregated pools keeps C requests in the deployment (Little's
+// law, as colocated), every request completes, and more clients raise throughput and latency.
+// Pool settings apply to their pool: a decode pool limited to one sequence at a time serves the
+// clients one by one; drafting on the decode pool only changes nothing the prefill pool does.
+TEST(Serving, ClosedLoopOverDisaggregatedPools) {
+  const auto run = [&](int clients, const json& decode) {
+    json s = base({{"arrival", "closed"},
+                   {"concurrency", clients},
+                   {"num_requests", 20 * clients},
+                   {"request_overhead_ms", 0},
+                   {"disaggregated", {{"prefill", {{"tp", 1}}}, {"decode", decode}}}});
+    s["num_devices"] = 2;
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    for (const auto& w : p["warnings"]) ADD_FAILURE() << w.dump();
+    return p["serving"];
+  };
+  double last_tput = 0, last_e2e = 0;
+  for (int clients : {1, 4, 16}) {
+    const json s = run(clients, {{"tp", 1}});
+    EXPECT_EQ(s["completed"], 20 * clients);
+    const double in_system = s["requests_per_s"].get<double>() * s["e2e_latency_s"]["mean"].get<double>();
+    EXPECT_NEAR(in_system / clients, 1.0, 0.1) << clients;
+    EXPECT_GT(s["output_tokens_per_s"].get<double>(), last_tput) << clients;
+    EXPECT_GE(s["e2e_latency_s"]["mean"].get<double>(), last_e2e * 0.999) << clients;
+    last_tput = s["output_tokens_per_s"].get<double>();
+    last_e2e = s["e2e_latency_s"]["mean"].get<double>();
+  }
+  const json one_at_a_time = run(8, {{"tp", 1}, {"max_batch", 1}});
+  const json single = run(1, {{"tp", 1}});
+  // One sequence decoding at a time: the single client's rate, a little more as prompts are
+  // prefilled while the decode pool works.
+  const double ratio =
+      one_at_a_time["output_tokens_per_s"].get<double>() / single["output_tokens_per_s"].get<double>();
+  EXPECT_GE(ratio, 0.999);
+  EXPECT_LT(ratio, 1.1);
+  EXPECT_EQ(one_at_a_time["max_batch"], 1);
+}
+
+// Decode-only speculation: the prefill pool drafts nothing (its steps, and so every first token,
+// are the plain model's), the decode pool drafts and verifies as colocated speculation does.
+TEST(Serving, SpeculationOnTheDecodePoolOnly) {
+  const auto run = [&](bool spec, const json& prefill) {
+    json s = base({{"arrival", "closed"},
+                   {"concurrency", 8},
+                   {"num_requests", 160},
+                   {"disaggregated", {{"prefill", prefill}, {"decode", {{"tp", 1}}}}}});
+    s["num_devices"] = 2;
+    s["model"] = "deepseek-v3";
+    s["system"] = "dgx-b200";
+    s["num_devices"] = 16;
+    s["inference"]["precision"] = "fp8";
+    s["inference"]["serving"]["disaggregated"] = {{"prefill", prefill}, {"decode", {{"tp", 8}}}};
+    if (spec) s["inference"]["speculative"] = {{"draft_tokens", 2}, {"acceptance_rate", 0.7}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["serving"];
+  };
+  const json plain = run(false, {{"tp", 8}});
+  const json both = run(true, {{"tp", 8}});
+  const json decode_only = run(true, {{"tp", 8}, {"speculative", false}});
+  EXPECT_LT(decode_only["tpot_s"]["mean"].get<double>(), plain["tpot_s"]["mean"].get<double>());
+  EXPECT_LT(decode_only["ttft_s"]["p50"].get<double>(), both["ttft_s"]["p50"].get<double>());
+}
+
 TEST(Serving, ReplicasShareTheStream) {
   json one = base({{"arrival", "offline"}, {"num_requests", 1600}});
   json two = one;
@@ -407,11 +505,39 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
                "serving.too_many_steps", at + "/num_requests");
   expect_error(base({{"disaggregated", {{"prefill", {{"tp", 1}}}, {"decode", {{"tp", 1}}}}}}),
                "serving.disaggregated_devices", at + "/disaggregated");
-  json closed = base({{"arrival", "closed"},
-                      {"concurrency", 2},
-                      {"disaggregated", {{"prefill", {{"tp", 1}}}, {"decode", {{"tp", 1}}}}}});
-  closed["num_devices"] = 2;
-  expect_error(closed, "serving.disaggregated_closed", at + "/arrival");
+  // The new keys' bad input: a uniform range upside down or malformed, both memory shares, pool
+  // settings out of range or of the wrong type, an acceptance rate outside [0, 1].
+  expect_error(base({{"input_len", {{"uniform", {900, 800}}}}}), "serving.uniform_reversed",
+               at + "/input_len/uniform");
+  expect_error(base({{"output_len", {{"uniform", {0, 800}}}}}), "scenario.out_of_range",
+               at + "/output_len/uniform/0");
+  expect_error(base({{"output_len", {{"uniform", {800}}}}}), "scenario.wrong_type",
+               at + "/output_len/uniform");
+  expect_error(base({{"output_len", {{"uniform", {1, 2}}, {"mean", 1}}}}), "scenario.unknown_key",
+               at + "/output_len/mean");
+  expect_error(base({{"free_gpu_memory_fraction", 0.9}, {"gpu_memory_utilization", 0.9}}),
+               "serving.memory_share_twice", at + "/free_gpu_memory_fraction");
+  expect_error(base({{"free_gpu_memory_fraction", 1.2}}), "scenario.out_of_range",
+               at + "/free_gpu_memory_fraction");
+  const auto pools = [&](const json& prefill, const json& decode) {
+    json s = base({{"arrival", "closed"},
+                   {"concurrency", 2},
+                   {"disaggregated", {{"prefill", prefill}, {"decode", decode}}}});
+    s["num_devices"] = 2;
+    return s;
+  };
+  expect_error(pools({{"tp", 1}, {"max_batch", 0}}, {{"tp", 1}}), "scenario.out_of_range",
+               at + "/disaggregated/prefill/max_batch");
+  expect_error(
+      pools({{"tp", 1}}, {{"tp", 1}, {"gpu_memory_utilization", 0.5}, {"free_gpu_memory_fraction", 0.5}}),
+      "serving.memory_share_twice", at + "/disaggregated/decode/free_gpu_memory_fraction");
+  expect_error(pools({{"tp", 1}, {"speculative", "no"}}, {{"tp", 1}}), "scenario.wrong_type",
+               at + "/disaggregated/prefill/speculative");
+  expect_error(pools({{"tp", 1}}, {{"tp", 1}, {"replicas", 2}}), "serving.disaggregated_devices",
+               at + "/disaggregated");
+  json rate = base({{"arrival", "closed"}, {"concurrency", 2}});
+  rate["inference"]["speculative"] = {{"draft_tokens", 2}, {"acceptance_rate", 1.5}};
+  expect_error(rate, "scenario.out_of_range", "/inference/speculative/acceptance_rate");
   expect_error(base({{"x_unknown", 1}}), "scenario.unknown_key", at + "/x_unknown");
 }
 
