@@ -566,6 +566,7 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
     r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
            "give the pool's KV memory as gpu_memory_utilization or free_gpu_memory_fraction, not both");
   pool.speculative = r.boolean("speculative", false);
+  pool.expert_slots = r.integer("expert_slots", false, 1, 1'000'000);
   r.finish();
   if (err) {
     parent.fail(err->code, err->path, err->message);
@@ -747,6 +748,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     p.cp = pr.integer("cp", false, 1, kMaxDevices).value_or(1);
     p.ep = pr.integer("ep", false, 1, kMaxDevices).value_or(1);
     p.etp = pr.integer("etp", false, 1, kMaxDevices).value_or(1);
+    p.expert_slots = pr.integer("expert_slots", false, 1, 1'000'000).value_or(0);
     auto sp = pr.boolean("sequence_parallel", false);
     p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
     p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
@@ -1752,6 +1754,7 @@ ojson pool_json(const ServingPool& p) {
   if (p.gpu_memory_utilization) j["gpu_memory_utilization"] = *p.gpu_memory_utilization;
   if (p.free_gpu_memory_fraction) j["free_gpu_memory_fraction"] = *p.free_gpu_memory_fraction;
   if (p.speculative) j["speculative"] = *p.speculative;
+  if (p.expert_slots) j["expert_slots"] = *p.expert_slots;
   return j;
 }
 
@@ -1982,6 +1985,7 @@ nlohmann::ordered_json plan_json(const ParallelPlan& p) {
                               {"interleave", p.interleave},
                               {"recompute", str(p.recompute)},
                               {"zero_stage", p.zero_stage}};
+  if (p.expert_slots > 0) j["expert_slots"] = p.expert_slots;
   if (p.recompute == Recompute::full && p.recompute_fraction < 1.0)
     j["recompute_fraction"] = p.recompute_fraction;
   if (p.recompute == Recompute::selective && p.recompute_modules != kCoreAttnOnly) {

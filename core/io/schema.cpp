@@ -922,6 +922,11 @@ Node parallel_schema() {
                                p.ep)},
                  {"etp",
                   degree("Expert tensor-parallel degree: ranks one expert's FFN is split over.", p.etp)},
+                 {"expert_slots",
+                  integer(1, 1'000'000)
+                      .desc("Inference: expert slots over the ep ranks, at least the model's experts; the "
+                            "ones beyond are redundant copies of hot experts (DeepSeek's EPLB: 288 slots for "
+                            "256 experts). ep divides it. Default: one slot per expert.")},
                  {"sequence_parallel", boolean().desc("Megatron sequence parallelism. Default: tp > 1.")},
                  {"micro_batch",
                   integer(1, kMaxCount).desc("Micro-batch size.").unit("sequences").def(p.micro_batch)},
@@ -1125,7 +1130,10 @@ Node pool_schema(const std::string& what) {
                                     "with gpu_memory_utilization).")},
               {"speculative",
                boolean().desc("false: this pool drafts nothing although inference.speculative is given "
-                              "(speculation on the decode pool only). Default true.")}})
+                              "(speculation on the decode pool only). Default true.")},
+              {"expert_slots", integer(1, 1'000'000)
+                                   .desc("The pool's expert slots (parallel.expert_slots): redundant "
+                                         "copies of hot experts beyond the model's count.")}})
       .title(what + " pool")
       .desc("Replicas of tp x pp devices.");
 }
@@ -1607,6 +1615,7 @@ Node chosen_layout_schema() {
                  {"cp", count()},
                  {"ep", count()},
                  {"etp", count()},
+                 {"expert_slots", count()},
                  {"sequence_parallel", boolean()},
                  {"micro_batch", count()},
                  {"interleave", count()},

@@ -174,7 +174,9 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // reduce-scatters after the experts), so a rank's expert GEMMs see etp x its own assignments and
   // its FLOPs do not shrink with etp. In inference the tp ranks already hold the same tokens.
   const double received = local_tokens ? assignments * etp : assignments;
-  const double experts_local = E / ep;
+  // Slots, not experts, over the ep ranks where redundant copies are placed (LayerShape::expert_slots):
+  // the assignments of a rank spread over its slots / ep local GEMMs.
+  const double experts_local = (s.expert_slots > 0 ? d(s.expert_slots) : E) / ep;
   const double mu = received / experts_local;
   const double hit = mu > 30.0 ? 1.0 : 1.0 - std::exp(-mu);
   double load = moe.imbalance;
@@ -223,8 +225,11 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // the reduce-scatter of its partial sums after it move as much as one all-reduce of the gathered
   // rows, 2 (etp - 1) / etp of it (training; in inference the layer's closing all-reduce over tp
   // does it).
+  // With attention data parallelism and tensor-parallel experts in inference the gathered rows are
+  // the tokens, not their routed copies (LayerShape::gather_before_routing).
   if (s.etp > 1 && local_tokens)
-    comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce, received * h * e);
+    comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce,
+         (s.gather_before_routing ? tokens_in * etp : received) * h * e);
   if (exchange) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
   Op& un =

@@ -165,6 +165,13 @@ struct LayerShape {
   std::int64_t pp = 1;   // pipeline stages (a tied embedding gets a copy on the last stage)
   std::int64_t ep = 1;   // expert-parallel ranks (MoE layers)
   std::int64_t etp = 1;  // expert tensor-parallel ranks
+  // Expert slots over the ep ranks when the deployment holds redundant copies of hot experts
+  // (ParallelPlan::expert_slots); 0 = one slot per expert.
+  std::int64_t expert_slots = 0;
+  // Inference with attention data parallelism and tensor-parallel experts (tp 1, etp > 1): the etp
+  // ranks gather each other's tokens before the router and reduce-scatter after the experts
+  // (SGLang's DP attention with MoE TP), one copy per token rather than per routed copy.
+  bool gather_before_routing = false;
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;

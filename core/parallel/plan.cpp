@@ -96,7 +96,19 @@ std::optional<Error> validate_plan(const Scenario& s) {
                       "etp=" + str(p.etp) + " needs a mixture-of-experts model; use etp=1");
   if (m.moe) {
     const MoeSpec& e = *m.moe;
-    if (e.experts % p.ep != 0)
+    if (p.expert_slots > 0 && s.training)
+      return make_error("parallel.expert_slots_in_training", "/parallel/expert_slots",
+                        "expert_slots places redundant copies of experts for inference; training keeps one "
+                        "copy of each expert");
+    if (p.expert_slots > 0 && p.expert_slots < e.experts)
+      return make_error("parallel.expert_slots_below_experts", "/parallel/expert_slots",
+                        "expert_slots=" + str(p.expert_slots) + " is below the model's " + str(e.experts) +
+                            " experts; every expert needs a slot (redundant copies come on top)");
+    if (p.expert_slots > 0 && p.expert_slots % p.ep != 0)
+      return make_error("parallel.ep_not_divisor_of_expert_slots", "/parallel/expert_slots",
+                        "ep=" + str(p.ep) + " does not divide expert_slots=" + str(p.expert_slots) +
+                            "; every expert-parallel rank holds the same number of slots");
+    if (p.expert_slots == 0 && e.experts % p.ep != 0)
       return make_error("parallel.ep_not_divisor_of_experts", "/parallel/ep",
                         "ep=" + str(p.ep) + " does not divide experts=" + str(e.experts) +
                             "; every expert-parallel rank holds the same number of experts");
@@ -118,6 +130,18 @@ std::optional<Error> validate_plan(const Scenario& s) {
       return make_error("parallel.moe_needs_sequence_parallel", "/parallel/sequence_parallel",
                         "MoE layers with tp > 1 route each rank's share of the sequence; turn "
                         "sequence_parallel on (Megatron-Core requires it)");
+    if (s.inference && !s.training && p.etp > 1 && p.tp > 1)
+      return make_error("parallel.etp_with_tensor_parallel_attention", "/parallel/etp",
+                        "in inference with tp > 1 the experts' tensor parallelism is tp / ep; etp applies to "
+                        "attention data parallelism (tp 1), where etp data-parallel ranks split each expert: "
+                        "etp=" +
+                            str(p.etp) + ", tp=" + str(p.tp));
+    if (s.inference && !s.training && p.tp == 1 && p.etp > 1 && p.dp % (p.ep * p.etp) != 0)
+      return make_error(
+          "parallel.ep_etp_not_divisor_of_dp", "/parallel/etp",
+          "with attention data parallelism the experts span ep x etp data-parallel ranks, which "
+          "must divide dp: ep=" +
+              str(p.ep) + ", etp=" + str(p.etp) + ", dp=" + str(p.dp));
     if (s.inference && !s.training && p.tp % p.ep != 0 && !attention_data_parallel(p))
       return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep",
                         "in inference the experts are split over the tp ranks (ep must divide tp) or, "
@@ -208,6 +232,7 @@ LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows) {
   shape.pp = p.pp;
   shape.ep = p.ep;
   shape.etp = p.etp;
+  shape.expert_slots = p.expert_slots;
   shape.position_rows = position_rows;
   return shape;
 }
@@ -322,14 +347,20 @@ bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   return p.pp > 1 && uneven_chunk_split(m.layers, p.pp, p.interleave);
 }
 
-bool attention_data_parallel(const ParallelPlan& p) { return p.tp == 1 && p.ep > 1 && p.dp % p.ep == 0; }
+bool attention_data_parallel(const ParallelPlan& p) {
+  return p.tp == 1 && p.ep * p.etp > 1 && p.dp % (p.ep * p.etp) == 0;
+}
 
-std::int64_t inference_expert_tp(const ParallelPlan& p) { return std::max<std::int64_t>(1, p.tp / p.ep); }
+std::int64_t inference_expert_tp(const ParallelPlan& p) {
+  if (p.tp == 1 && p.etp > 1) return p.etp;  // attention data parallelism with tensor-parallel experts
+  return std::max<std::int64_t>(1, p.tp / p.ep);
+}
 
 LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) {
   const auto& p = s.parallel;
   LayerShape shape = param_shape(p, position_rows);
   shape.etp = inference_expert_tp(p);
+  shape.gather_before_routing = p.tp == 1 && shape.etp > 1;
   shape.sequence_parallel = false;
   shape.attention = AttentionKernel::flash;
   const auto& w = *s.inference;

@@ -33,6 +33,13 @@ struct ParallelPlan {
   // Expert tensor parallel. Expert layers fold the same ranks differently (Megatron-Core MoE
   // parallel folding, arXiv 2504.14960): etp x ep x edp = tp x cp x dp per pipeline stage.
   std::int64_t etp = 1;
+  // Inference: expert slots over the ep ranks, beyond the model's experts when the serving runtime
+  // replicates hot experts (DeepSeek's EPLB, arXiv 2412.19437 Sec. 3.4: 32 redundant experts in
+  // decode, 288 slots for 256 experts; SGLang --ep-num-redundant-experts, TensorRT-LLM's
+  // num_slots). Each ep rank holds slots / ep experts' weights, and a token's expert is one of the
+  // copies, so the routed rows spread over more local GEMMs. The router's skew that remains is
+  // the model's moe.imbalance, as stated. 0 = one slot per expert.
+  std::int64_t expert_slots = 0;
   // Under full recompute, the share of each stage's layers that are checkpointed and rebuilt in
   // the backward; the others keep every activation (OLMo's activation_checkpointing one_in_two =
   // 0.5, torchtitan's layer-selective checkpointing, Megatron-LM's --recompute-method block with
@@ -150,6 +157,8 @@ struct ServingPool {
   // false: the pool runs no speculation although inference.speculative is given (drafting on the
   // decode pool only: a prefill pool emits one token per request, which no draft speeds up).
   std::optional<bool> speculative;
+  // The pool's expert slots (ParallelPlan::expert_slots; absent: parallel.expert_slots).
+  std::optional<std::int64_t> expert_slots;
 };
 
 struct ServingSpec {

@@ -67,10 +67,14 @@ OpContext inference_context(const Scenario& s) {
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);
   // Experts split over the tp ranks: ep groups of stride tp / ep; under attention data parallelism
   // over the replicas, tp x pp devices apart.
+  // With tensor-parallel experts under attention data parallelism, an expert's etp ranks are
+  // neighbouring replicas and the ep groups stride over them.
   const std::int64_t etp = inference_expert_tp(s.parallel);
-  c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(
-      s.parallel.ep, attention_data_parallel(s.parallel) ? s.parallel.tp * s.parallel.pp : etp, domain);
-  c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, 1, domain);
+  const bool adp = attention_data_parallel(s.parallel);
+  const std::int64_t replica = s.parallel.tp * s.parallel.pp;
+  c.groups[static_cast<std::size_t>(CommGroup::ep)] =
+      place_group(s.parallel.ep, adp ? replica * (s.parallel.tp == 1 ? etp : 1) : etp, domain);
+  c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, adp ? replica : 1, domain);
   c.launch = w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval;
   return c;
 }

@@ -254,6 +254,7 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
   }
   pool.s = base;
   if (own && own->speculative && !*own->speculative) pool.s.inference->speculative.reset();
+  if (own && own->expert_slots) pool.s.parallel.expert_slots = *own->expert_slots;
   // Serving engines replay captured CUDA graphs for their steps (vLLM unless enforce_eager,
   // SGLang, TensorRT-LLM), so no kernel waits for the host unless the scenario says otherwise.
   if (!pool.s.inference->cuda_graphs) pool.s.inference->cuda_graphs = true;
@@ -264,6 +265,7 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
   // Inference does not use sequence parallelism; a pool of tp 1 must not inherit the flag a wider
   // scenario-wide tp defaulted to (validate_plan refuses it without tp).
   if (tp == 1) pool.s.parallel.sequence_parallel = false;
+  if (tp > 1) pool.s.parallel.etp = 1;  // etp is attention data parallelism's (tp 1) alone
   if (ep > 0)
     pool.s.parallel.ep = ep;  // the pool's own, checked below
   else if (pool.s.parallel.ep > 1 && tp % pool.s.parallel.ep != 0 &&
@@ -271,7 +273,12 @@ Result<Pool> make_pool(const Scenario& base, std::int64_t tp, std::int64_t pp, s
     pool.s.parallel.ep = 1;
   if (auto err = validate_plan(pool.s)) {
     Error e = *err;
-    if (path[0] != '\0') e.path = std::string(path) + (ep > 0 && e.path == "/parallel/ep" ? "/ep" : "");
+    if (path[0] != '\0') {
+      const bool own_slots = own && own->expert_slots && e.path == "/parallel/expert_slots";
+      e.path = std::string(path) + (ep > 0 && e.path == "/parallel/ep" ? "/ep"
+                                    : own_slots                        ? "/expert_slots"
+                                                                       : "");
+    }
     return e;
   }
   pool.block = sv.kv_block_tokens;
@@ -909,7 +916,7 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     if (together) {
       std::vector<ReplicaRun*> mine_runs;
       for (std::size_t k = first_run; k < runs.size(); ++k) mine_runs.push_back(&runs[k]);
-      lockstep(mine_runs, reps, replicas, pool.s.parallel.ep, all);
+      lockstep(mine_runs, reps, replicas, pool.s.parallel.ep * inference_expert_tp(pool.s.parallel), all);
       for (std::size_t k = first_run; k < runs.size(); ++k) {
         runs[k].spans = {};
         runs[k].span_ends = {};

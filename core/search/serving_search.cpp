@@ -89,8 +89,12 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
           d.tp = tp_d;
           d.replicas = rest / tp_d;
           d.max_batch = sv.max_batch;
-          d.prefill = ServingPool{tp_p, 1, r_p};
-          d.decode = ServingPool{tp_d, 1, rest / tp_d};
+          d.prefill = ServingPool{};
+          d.prefill->tp = tp_p;
+          d.prefill->replicas = r_p;
+          d.decode = ServingPool{};
+          d.decode->tp = tp_d;
+          d.decode->replicas = rest / tp_d;
           out.push_back(d);
           if (full()) return;
         }

@@ -430,6 +430,27 @@ TEST(DeepSeekV3, NoAllToAllWhereTheTensorParallelRanksShareTheTokens) {
   EXPECT_TRUE(has(ops_for(4, 8), "ep_dispatch"));
 }
 
+// Redundant expert slots spread a rank's rows over more local experts (LayerShape::expert_slots), and
+// with attention data parallelism and tensor-parallel experts the etp ranks exchange the tokens
+// once each, not their routed copies (LayerShape::gather_before_routing).
+TEST(DeepSeekV3, ExpertSlotsAndGatheredTokens) {
+  const ModelSpec m = preset("deepseek-v3");
+  LayerShape s;
+  s.group = SeqGroup{1, 4096, 4096};
+  s.ep = 8;
+  s.expert_slots = 288;
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_DOUBLE_EQ(find(ops, "expert_up").params, 36.0 * 2 * 7168 * 2048);
+  LayerShape g;
+  g.group = SeqGroup{64, 1, 1000};
+  g.etp = 8;
+  g.gather_before_routing = true;
+  ops.clear();
+  layer_forward_ops(m, g, kind_of(true, false), ops);
+  EXPECT_DOUBLE_EQ(find(ops, "etp_allreduce").comm_bytes, 64.0 * 8 * 7168 * 2);
+}
+
 // Expert tensor parallelism in training (Megatron-Core's folding): tp 4 with sequence parallelism,
 // ep 8 over Grok-1's 8 experts. Each rank routes 8192 / 4 tokens to 2 experts; the etp ranks of
 // an expert gather each other's rows, so its GEMMs run etp x 4096 rows on 32768 / etp columns: the

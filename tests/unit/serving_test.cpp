@@ -780,3 +780,68 @@ TEST(Serving, DisaggregatedPoolsTakeTheirOwnExpertParallelism) {
   EXPECT_EQ(v["scenario"]["inference"]["serving"]["disaggregated"]["prefill"]["ep"], 8);
   expect_error(scenario(16), "parallel.ep_not_divisor_of_tp", "/inference/serving/disaggregated/prefill/ep");
 }
+
+// Redundant experts (parallel.expert_slots, DeepSeek's EPLB): each of ep ranks holds slots / ep
+// experts' weights, 288 slots on ep 8 are 36 experts a rank instead of 32, 4 more experts' bytes
+// per MoE layer (58 x 4 x 3 x 7168 x 2048 fp8), and the routed rows spread over the copies. A
+// disaggregated pool takes its own. Bad input: fewer slots than experts, slots ep does not divide,
+// slots in training.
+TEST(Serving, RedundantExpertSlotsHoldMoreWeights) {
+  const json base8 = {{"tp", 1}, {"dp", 8}, {"ep", 8}};
+  json slots = base8;
+  slots["expert_slots"] = 288;
+  const json a = predict(deepseek_h200(base8, nullptr)), b = predict(deepseek_h200(slots, nullptr));
+  ASSERT_FALSE(b.contains("error")) << b.dump();
+  EXPECT_NEAR(b["memory"]["per_device_bytes"]["weights"].get<double>() -
+                  a["memory"]["per_device_bytes"]["weights"].get<double>(),
+              58.0 * 4 * 3 * 7168 * 2048, 1e3);
+  EXPECT_DOUBLE_EQ(b["params"]["total"].get<double>(), a["params"]["total"].get<double>());
+  json low = base8;
+  low["expert_slots"] = 200;
+  expect_error(deepseek_h200(low, nullptr), "parallel.expert_slots_below_experts", "/parallel/expert_slots");
+  json odd = base8;
+  odd["expert_slots"] = 260;
+  expect_error(deepseek_h200(odd, nullptr), "parallel.ep_not_divisor_of_expert_slots",
+               "/parallel/expert_slots");
+  // A decode pool of its own slots, and a bad one at its path.
+  json s = deepseek_h200({{"tp", 8}, {"dp", 2}},
+                         {{"arrival", "closed"},
+                          {"concurrency", 16},
+                          {"num_requests", 64},
+                          {"disaggregated",
+                           {{"prefill", {{"tp", 8}}},
+                            {"decode", {{"tp", 1}, {"replicas", 8}, {"ep", 8}, {"expert_slots", 288}}}}}});
+  const json ok = predict(s);
+  EXPECT_FALSE(ok.contains("error")) << ok.dump();
+  s["inference"]["serving"]["disaggregated"]["decode"]["expert_slots"] = 100;
+  expect_error(s, "parallel.expert_slots_below_experts",
+               "/inference/serving/disaggregated/decode/expert_slots");
+  json train = {{"model", "deepseek-v3"},
+                {"system", "dgx-h200"},
+                {"num_devices", 64},
+                {"parallel", {{"tp", 1}, {"dp", 64}, {"ep", 8}, {"expert_slots", 288}}},
+                {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
+  expect_error(train, "parallel.expert_slots_in_training", "/parallel/expert_slots");
+}
+
+// Attention data parallelism with tensor-parallel experts inside a worker (tp 1, etp 8: SGLang's
+// --enable-dp-attention with MoE TP): each rank holds an eighth of every expert and the ranks
+// gather each other's tokens around the experts, so the weights match ep 8's and the exchange is
+// one copy per token. etp with tp > 1 and etp x ep not dividing dp are errors at /parallel/etp.
+TEST(Serving, AttentionDataParallelWithTensorParallelExperts) {
+  const json etp = predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"etp", 8}}, nullptr));
+  const json ep = predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 8}}, nullptr));
+  ASSERT_FALSE(etp.contains("error")) << etp.dump();
+  EXPECT_NEAR(etp["memory"]["per_device_bytes"]["weights"].get<double>() /
+                  ep["memory"]["per_device_bytes"]["weights"].get<double>(),
+              1.0, 0.01);
+  EXPECT_GT(etp["inference"]["decode_step_s"]["communication"].get<double>(), 0.0);
+  json served = deepseek_h200({{"tp", 1}, {"dp", 8}, {"etp", 8}},
+                              {{"arrival", "closed"}, {"concurrency", 32}, {"num_requests", 64}});
+  const json sp = predict(served);
+  EXPECT_FALSE(sp.contains("error")) << sp.dump();
+  expect_error(deepseek_h200({{"tp", 2}, {"dp", 4}, {"etp", 2}}, nullptr),
+               "parallel.etp_with_tensor_parallel_attention", "/parallel/etp");
+  expect_error(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 4}, {"etp", 4}}, nullptr),
+               "parallel.ep_etp_not_divisor_of_dp", "/parallel/etp");
+}

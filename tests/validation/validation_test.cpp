@@ -596,6 +596,25 @@ TEST(Validation, ServingPublic) {
   EXPECT_LE(tpot.mean, 0.15);
 }
 
+// A nightly serving benchmark (tests/validation/data/serve_inferencemax_public.jsonl, the public
+// part of SemiAnalysis' InferenceX, copied from the shared wave 3 with inferencemax_public.csv):
+// DeepSeek-R1-0528 under SGLang on one node of B200 (fp4, fp8), H200 (fp8) and MI355X (fp4, fp8),
+// TP 4 / 8 with and without expert parallelism, a closed loop of 1-256 clients at 1k/1k, 1k/8k and
+// 8k/1k with lengths uniform over [0.8 L, L]; output tokens/s per GPU and median TPOT. Nothing is
+// fitted on these rows: what took them from 30.6% to 7.4% is the sglang profile's overlap scheduler,
+// no all-to-all where the tensor-parallel ranks hold the same tokens, and SGLang's custom all-reduce
+// up to 8 MiB (docs/serving.md). Aim (issue 36): 12%. Gate: the aim, and each group within 15%.
+TEST(Validation, ServingInferenceXPublic) {
+  const std::vector<Case> all = run_file("serve_inferencemax_public.jsonl");
+  const Stats s =
+      report("Serving, InferenceX DeepSeek-R1 on SGLang (serve_inferencemax_public.jsonl)", all, true);
+  EXPECT_EQ(s.n, 128);
+  EXPECT_LE(s.mean, 0.12);
+  std::map<std::string, std::vector<Case>> by_group;
+  for (const Case& c : all) by_group[c.group].push_back(c);
+  for (const auto& [group, cases] : by_group) EXPECT_LE(report(group, cases, true).mean, 0.15) << group;
+}
+
 // Held-out serving of 2025 models (tests/validation/data/serve_trtllm_perf.jsonl, collected for this
 // repository): TensorRT-LLM's perf overview for its PyTorch backend (trtllm-bench offline, output
 // tokens/s per GPU; DeepSeek R1, Llama 4 Maverick, Qwen3 235B / 30B, gpt-oss 120B / 20B and Llama
