@@ -1211,6 +1211,7 @@ TEST(Validation, AccuracyReport) {
       {"train_meta_llama3.jsonl", "training, Meta's Llama 3 stack"},
       {"infer_heldout.jsonl", "inference, held out"},
       {"serve_trtllm_perf.jsonl", "serving, TensorRT-LLM 2025 perf overview"},
+      {"serve_inferencemax_public.jsonl", "serving, InferenceX DeepSeek-R1 on SGLang, public"},
       {"whole_run.jsonl", "whole training runs (gated rows)"},
   };
   std::map<std::pair<std::string, std::string>, SourceRows> sources;

@@ -837,6 +837,7 @@ export interface SoftwareProfile {
     max_num_tokens?: number;
     kv_block_tokens?: number;
     gpu_memory_utilization?: number;
+    free_gpu_memory_fraction?: number;
     kv_admission?: 'on_demand' | 'reserve';
     /**
      * Unit: ms.
@@ -850,6 +851,7 @@ export interface SoftwareProfile {
      * Unit: us.
      */
     step_overhead_us_per_request?: number;
+    overlap_schedule?: boolean;
     /**
      * Free text (sources, fits, caveats); not used in any computation.
      */
@@ -1017,6 +1019,10 @@ export interface ParallelSpec {
    * Expert tensor-parallel degree: ranks one expert's FFN is split over.
    */
   etp?: number;
+  /**
+   * Inference: expert slots over the ep ranks, at least the model's experts; the ones beyond are redundant copies of hot experts (DeepSeek's EPLB: 288 slots for 256 experts). ep divides it. Default: one slot per expert.
+   */
+  expert_slots?: number;
   /**
    * Megatron sequence parallelism. Default: tp > 1.
    */
@@ -1273,6 +1279,13 @@ export interface InferenceSpec {
            */
           min?: number;
         }
+      | {
+          /**
+           * @minItems 2
+           * @maxItems 2
+           */
+          uniform: [number, number];
+        }
       | [[number, number], ...[number, number][]];
     /**
      * Generated tokens per request. Default: the inference block's output_len.
@@ -1293,6 +1306,13 @@ export interface InferenceSpec {
            */
           min?: number;
         }
+      | {
+          /**
+           * @minItems 2
+           * @maxItems 2
+           */
+          uniform: [number, number];
+        }
       | [[number, number], ...[number, number][]];
     /**
      * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
@@ -1311,6 +1331,10 @@ export interface InferenceSpec {
      */
     gpu_memory_utilization?: number;
     /**
+     * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both).
+     */
+    free_gpu_memory_fraction?: number;
+    /**
      * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
      */
     kv_admission?: 'on_demand' | 'reserve';
@@ -1326,6 +1350,10 @@ export interface InferenceSpec {
      * Host time per scheduled request in every step, on the step's critical path (a Python executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time per request). Unit: us.
      */
     step_overhead_us_per_request?: number;
+    /**
+     * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. Default false; the sglang profile true.
+     */
+    overlap_schedule?: boolean;
     /**
      * At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.
      */
@@ -1362,6 +1390,30 @@ export interface InferenceSpec {
          * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
          */
         ep?: number;
+        /**
+         * The pool's own max_batch (default: the stream's).
+         */
+        max_batch?: number;
+        /**
+         * The pool's own max_num_tokens (default: the stream's).
+         */
+        max_num_tokens?: number;
+        /**
+         * The pool's own share of device memory (default: the stream's).
+         */
+        gpu_memory_utilization?: number;
+        /**
+         * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization).
+         */
+        free_gpu_memory_fraction?: number;
+        /**
+         * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only). Default true.
+         */
+        speculative?: boolean;
+        /**
+         * The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the model's count.
+         */
+        expert_slots?: number;
       };
       /**
        * Replicas of tp x pp devices.
@@ -1374,6 +1426,30 @@ export interface InferenceSpec {
          * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
          */
         ep?: number;
+        /**
+         * The pool's own max_batch (default: the stream's).
+         */
+        max_batch?: number;
+        /**
+         * The pool's own max_num_tokens (default: the stream's).
+         */
+        max_num_tokens?: number;
+        /**
+         * The pool's own share of device memory (default: the stream's).
+         */
+        gpu_memory_utilization?: number;
+        /**
+         * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization).
+         */
+        free_gpu_memory_fraction?: number;
+        /**
+         * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only). Default true.
+         */
+        speculative?: boolean;
+        /**
+         * The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the model's count.
+         */
+        expert_slots?: number;
       };
     };
     /**
@@ -2476,6 +2552,7 @@ export interface Run {
       cp: number;
       ep: number;
       etp: number;
+      expert_slots: number;
       sequence_parallel: boolean;
       micro_batch: number;
       interleave: number;
@@ -2690,6 +2767,7 @@ export interface ChosenLayout {
   cp: number;
   ep: number;
   etp: number;
+  expert_slots: number;
   sequence_parallel: boolean;
   micro_batch: number;
   interleave: number;
