@@ -830,6 +830,17 @@ std::optional<Error> check_serving(const Scenario& s) {
   auto dec = make_pool(s, sv.decode->tp, sv.decode->pp, sv.decode->replicas, sv.decode->ep,
                        "/inference/serving/disaggregated/decode", &*sv.decode);
   if (!dec) return dec.error();
+  // A pool's own token budget must hold one speculative verification where the pool drafts.
+  for (const auto* pool : {&*pre, &*dec}) {
+    const std::int64_t need = 1 + pool->spec_k;
+    if (pool->sched.max_num_tokens < need)
+      return make_error("serving.budget_below_speculation",
+                        std::string("/inference/serving/disaggregated/") +
+                            (pool == &*pre ? "prefill" : "decode") + "/max_num_tokens",
+                        "the pool's max_num_tokens (" + std::to_string(pool->sched.max_num_tokens) +
+                            ") is smaller than one speculative verification (draft_tokens + 1 = " +
+                            std::to_string(need) + " tokens per sequence)");
+  }
   if (pre->bytes_for(sv.input_len.largest()) > pre->kv_capacity)
     return kv_error(*pre, sv.input_len.largest(), "prefill");
   if (dec->bytes_for(longest) > dec->kv_capacity) return kv_error(*dec, longest, "decode");

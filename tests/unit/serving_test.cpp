@@ -535,6 +535,9 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
                at + "/disaggregated/prefill/speculative");
   expect_error(pools({{"tp", 1}}, {{"tp", 1}, {"replicas", 2}}), "serving.disaggregated_devices",
                at + "/disaggregated");
+  json budget = pools({{"tp", 1}}, {{"tp", 1}, {"max_num_tokens", 2}});
+  budget["inference"]["speculative"] = {{"draft_tokens", 2}, {"acceptance_rate", 0.5}};
+  expect_error(budget, "serving.budget_below_speculation", at + "/disaggregated/decode/max_num_tokens");
   json rate = base({{"arrival", "closed"}, {"concurrency", 2}});
   rate["inference"]["speculative"] = {{"draft_tokens", 2}, {"acceptance_rate", 1.5}};
   expect_error(rate, "scenario.out_of_range", "/inference/speculative/acceptance_rate");
