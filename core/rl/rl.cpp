@@ -109,6 +109,11 @@ double weight_bytes_at(Precision p) { return bytes_per_element(p); }
 // on [min, max] (predict/serving.cpp draws it) by Simpson's rule over 2,000 intervals of
 // x^2 e^(-rate x), shifted so that the exponent is never positive.
 double second_moment(const LengthDist& l) {
+  if (l.uniform) {
+    // Every whole length of [min, max] equally likely: variance ((max - min + 1)^2 - 1) / 12.
+    const double n = d(l.max - l.min + 1), mid = 0.5 * d(l.min + l.max);
+    return (n * n - 1.0) / 12.0 + mid * mid;
+  }
   if (!l.shaped) {
     double sum = 0, weight = 0;
     for (const auto& [len, w] : l.points) {

@@ -1514,6 +1514,13 @@ export interface RlSpec {
          */
         min?: number;
       }
+    | {
+        /**
+         * @minItems 2
+         * @maxItems 2
+         */
+        uniform: [number, number];
+      }
     | [[number, number], ...[number, number][]];
   /**
    * Response tokens (default 4096): a whole number is the longest response (max_response_length), the mean assumed at a quarter of it; {mean, max} states the mean, a weights list exact lengths. The synchronous step waits for the longest. Default: the inference block's output_len.
@@ -1533,6 +1540,13 @@ export interface RlSpec {
          * Unit: tokens.
          */
         min?: number;
+      }
+    | {
+        /**
+         * @minItems 2
+         * @maxItems 2
+         */
+        uniform: [number, number];
       }
     | [[number, number], ...[number, number][]];
   /**
