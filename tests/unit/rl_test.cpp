@@ -199,6 +199,12 @@ TEST(Rl, UnequalLengthsAreTrainedAsTheirTokensAndSquaredLengths) {
   const int len = tail["train"]["seq_len"].get<int>();
   EXPECT_GT(len, 768 + 100);
   EXPECT_NEAR(tail["train"]["global_batch"].get<double>() * len, 256.0 * 768, 0.05 * 256 * 768);
+  // A uniform range [384, 640] (mean 512): E[L^2] = 768^2 + (257^2 - 1) / 12, sequences of about 775.
+  const json uni = rl_of(base({{"response_len", {{"uniform", {384, 640}}}}}));
+  const int u = uni["train"]["seq_len"].get<int>();
+  EXPECT_GT(u, 768);
+  EXPECT_LT(u, 790);
+  EXPECT_NEAR(uni["train"]["global_batch"].get<double>() * u, 256.0 * 768, 0.05 * 256 * 768);
 }
 
 TEST(Rl, WholeRunFromTrainSteps) {
