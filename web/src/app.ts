@@ -6,7 +6,7 @@ import { engine } from './boot';
 import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
 import { decodeFragment, encodeFragment } from './codec/url';
 import { restoreScenario } from './codec/restore';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, rlTimelineSpec, runWaterfallSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
 import { chartCard } from './ui/chartcard';
 import { h } from './ui/dom';
 import { createEditor, type Scenario } from './ui/editor';
@@ -14,6 +14,7 @@ import { download, fileStem, toCsv, toJson } from './ui/export';
 import { createHfImport } from './ui/hfimport';
 import { createCalibratePanel } from './ui/calibrate';
 import { renderResults, type Shown } from './ui/results';
+import { rlTimeWords } from './ui/rl';
 import { createServingSweep } from './ui/serving';
 import { createSearchView } from './ui/search';
 import { createStudiesView } from './ui/studies';
@@ -136,13 +137,14 @@ fixBtn.addEventListener('click', () => fixAction?.());
 
 function markStale(stale: boolean): void {
   for (const el of [resultsEl, headline]) el.classList.toggle('stale', stale);
-  for (const c of [chartTime, chartTimeInf, chartMemory, chartRoofline, chartRun, chartServingCurve, chartServingTimeline]) c.el.classList.toggle('stale', stale);
+  for (const c of [chartRl, chartTime, chartTimeInf, chartMemory, chartRoofline, chartRun, chartServingCurve, chartServingTimeline]) c.el.classList.toggle('stale', stale);
   headline.dataset.stale = String(stale);
   if (!stale) fixBox.hidden = true;
 }
 
 const resultsEl = h('div', { class: 'results', 'data-testid': 'results' });
 const compareNote = h('p', { class: 'compare-note', hidden: true });
+const chartRl = chartCard('chart-rl-timeline', 'One RL step per pool', stem, notify);
 const chartTime = chartCard('chart-time', 'Time breakdown', stem, notify);
 const chartTimeInf = chartCard('chart-time-inference', 'Inference time breakdown', stem, notify);
 const chartMemory = chartCard('chart-memory', 'Memory per device', stem, notify);
@@ -293,7 +295,7 @@ app.replaceChildren(
         'div',
         { class: 'layout' },
         h('div', { class: 'left' }, editorHeading, editor.el, hf),
-        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartRl.el, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
     searchView,
@@ -393,6 +395,7 @@ function renderHeadline(p: Prediction, s: Scenario): void {
     const shown = path === 'memory.fits' && v === false ? 'does not fit' : path === 'memory.fits' ? 'yes' : text;
     return [h('span', { class: 'item' }, h('span', { class: 'label' }, path === 'memory.fits' ? 'Fits in GPU memory' : label), ' ', h('strong', { class: v === false ? 'bad' : undefined, 'data-metric': path, 'data-value': String(v) }, shown))];
   });
+  if (p.rl && taskOf(s) === 'rl') items.push(h('span', { class: 'item where', 'data-testid': 'rl-where' }, h('span', { class: 'label' }, 'Where the time goes'), ' ', rlTimeWords(p.rl)));
   if (p.run && getPath(p, 'run.cost_usd') === undefined && taskOf(s) === 'plan')
     items.push(h('span', { class: 'item muted' }, 'No price set for this system: enter one to see costs.'));
   headline.replaceChildren(...items);
@@ -418,6 +421,10 @@ function renderCharts(): void {
   const resolved: ResolvedScenario | null = current.resolved;
   const tt = trainingTimeSpec(p);
   const it = inferenceTimeSpec(p, resolved?.inference?.output_len ?? (current.scenario.inference as { output_len?: number } | undefined)?.output_len);
+  const rl = rlTimelineSpec(p);
+  chartRl.el.hidden = rl === null;
+  if (rl) chartRl.set(rl);
+  chartTime.el.hidden = rl !== null && !tt && !it;
   chartTime.set(tt ?? it, 'No time breakdown.');
   chartTimeInf.el.hidden = !(tt && it);
   if (tt && it) chartTimeInf.set(it);

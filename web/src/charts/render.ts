@@ -38,7 +38,7 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
   const band = spec.band;
   const rows = [...new Set(spec.bars.map((b) => b.row)), ...(band ? [band.row] : [])];
   const cats = [...new Set(spec.bars.map((b) => b.category))];
-  const range = cats.map((_, i) => PALETTE[i % PALETTE.length]!);
+  const range = cats.map((c, i) => spec.colors?.[c] ?? PALETTE[i % PALETTE.length]!);
   // A waterfall: every bar floats from its own start.
   const floating = spec.bars.some((b) => b.start !== undefined);
   const end = (b: Bar): number => (b.start ?? 0) + b.value;

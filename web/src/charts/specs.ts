@@ -23,6 +23,8 @@ export interface BarChartSpec {
   stacked: boolean;
   /** A vertical reference line (device capacity). */
   rule?: { value: number; label: string };
+  /** A fixed colour per category (the RL timeline's phases); absent: the palette in order. */
+  colors?: Record<string, string>;
   /**
    * The 80% band of the chart's headline total (the engine's `uncertainty` for it), drawn on a row
    * of its own under the bars: a dot at the prediction and a whisker from low to high.
@@ -538,3 +540,71 @@ export function servingCurveSpec(
   };
 }
 
+
+/** The phases of an RL step in the timeline's legend order, with the colour each keeps. */
+export const RL_PHASES: Array<[category: string, color: string]> = [
+  ['Rollout (to the mean response)', '#4e79a7'],
+  ['Rollout tail (to the longest response)', '#a0cbe8'],
+  ['Reward model', '#f28e2b'],
+  ['Reference forward', '#edc948'],
+  ['Old log-probs forward', '#b07aa1'],
+  ['Training (optimizer steps)', '#59a14f'],
+  ['Weight sync', '#e15759'],
+  ['Swap to host and back', '#9c755f'],
+  ['Idle (waiting for the other pool)', '#d4d4d4'],
+];
+
+/**
+ * One RL step as a timeline per pool (the engine's rl output, docs/rl.md "The step"), each
+ * segment floating from where the one before ended, every row ending at the step time:
+ * - colocated (one pool): rollout, the engine's weights to host memory (half the swap), the
+ *   scoring passes (reward, reference, old log-probs), the optimizer steps, the engine's weights
+ *   back (the other half), the weight sync;
+ * - split, on-policy: the rollout pool generates then idles (idle_s.rollout) while the training
+ *   pool idles (idle_s.train) then scores and trains; both then take the weight sync;
+ * - split, staleness >= 1: both pools work at once (the rollout of the next step), the faster
+ *   one idles for the difference, then the sync.
+ * The rollout is cut at the mean response's finish (rollout.mean_response_s): what follows is
+ * the long tail a synchronous step waits for (rollout.longest_response_s sets the phase).
+ */
+export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
+  const rl = p.rl;
+  if (!rl) return null;
+  const ph = rl.phases_s;
+  const C = Object.fromEntries(RL_PHASES.map(([c], i) => [['mean', 'tail', 'reward', 'reference', 'old', 'train', 'sync', 'swap', 'idle'][i], c])) as Record<string, string>;
+  const bars: Bar[] = [];
+  const lane = (row: string, segments: Array<[key: string, seconds: number]>): void => {
+    let at = 0;
+    for (const [key, v] of segments) {
+      if (v > 0) bars.push({ row, category: C[key]!, value: v, start: at });
+      at += Math.max(0, v);
+    }
+  };
+  const mean = Math.min(rl.rollout.mean_response_s, ph.rollout);
+  const rollout: Array<[string, number]> = [
+    ['mean', mean],
+    ['tail', ph.rollout - mean],
+  ];
+  const scoring: Array<[string, number]> = [
+    ['reward', ph.reward],
+    ['reference', ph.reference],
+    ['old', ph.old_logprob],
+    ['train', ph.train],
+  ];
+  const gpus = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
+  let title: string;
+  if (rl.placement === 'colocated') {
+    lane(`All ${gpus(rl.rollout.devices)}`, [...rollout, ['swap', ph.swap / 2], ...scoring, ['swap', ph.swap / 2], ['sync', ph.weight_sync]]);
+    title = 'One RL step (colocated: the GPUs generate, then train)';
+  } else if (rl.staleness === 0) {
+    lane(`Rollout pool (${gpus(rl.rollout.devices)})`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
+    lane(`Training pool (${gpus(rl.train.devices)})`, [['idle', rl.idle_s.train], ...scoring, ['sync', ph.weight_sync]]);
+    title = 'One RL step per pool (split, on-policy: each pool waits for the other)';
+  } else {
+    lane(`Rollout pool (${gpus(rl.rollout.devices)}): next step`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
+    lane(`Training pool (${gpus(rl.train.devices)})`, [...scoring, ['idle', rl.idle_s.train], ['sync', ph.weight_sync]]);
+    title = `One RL step per pool (split, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} off-policy: the pools work at once)`;
+  }
+  const colors = Object.fromEntries(RL_PHASES);
+  return { kind: 'bars', title, unit: 'seconds', xLabel: 'time into the step (s)', bars, stacked: true, colors };
+}

@@ -18,6 +18,11 @@
 //     and KV heads, pp at most the layers, ep divides the experts and needs an MoE model);
 //     otherwise the layout becomes "auto" (the engine's
 //     search) and a note says so (core/parallel/plan.cpp's checks, in the same order).
+//   - rl placement (docs/contract.md, rl): split needs rollout_devices + train_devices =
+//     num_devices (rl.split_needs_devices, rl.devices_mismatch), colocated refuses them and async
+//     (rl.devices_for_colocated, rl.async_needs_split). Switching to split starts half the GPUs
+//     (whole nodes when there are several) on each side; to colocated drops both and async. A
+//     change of the GPUs, or of one pool, makes the other pool the rest (coupleRl below).
 import { clone } from './pointer';
 
 export type Scenario = Record<string, unknown>;
@@ -135,6 +140,8 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
     }
   }
 
+  coupleRl(s, changed, followed);
+
   const layoutTyped = [...userSet].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
   if (ctx.layoutFollows && p && !layoutTyped && ['/model', '/system', '/system/device', '/num_devices'].includes(changed)) {
     s.parallel = 'auto';
@@ -173,4 +180,46 @@ export function isDerived(s: Scenario, path: string): boolean {
     cur = o[t];
   }
   return false;
+}
+
+/** Half of n GPUs for the rollout pool: whole nodes of `perNode` when n spans several. */
+export function halfPool(n: number, perNode = 8): number {
+  if (n < 2) return 1;
+  if (n >= 2 * perNode && n % perNode === 0) return Math.max(1, Math.floor(n / perNode / 2)) * perNode;
+  return Math.floor(n / 2);
+}
+
+/** The rl placement's keys following placement, num_devices and the pools (see the header). */
+function coupleRl(s: Scenario, changed: string, followed: string[]): void {
+  const rl = obj(s.rl);
+  if (!rl) return;
+  const n = num(s.num_devices);
+  const set = (key: 'rollout_devices' | 'train_devices', v: number): void => {
+    if (rl[key] !== v) {
+      rl[key] = v;
+      followed.push(`/rl/${key}`);
+    }
+  };
+  if (rl.placement !== 'split') {
+    for (const key of ['rollout_devices', 'train_devices', 'async']) {
+      if (rl[key] !== undefined && changed === '/rl/placement') {
+        delete rl[key];
+        followed.push(`/rl/${key}`);
+      }
+    }
+    return;
+  }
+  if (n === undefined || n < 2) return;
+  const r = num(rl.rollout_devices);
+  const t = num(rl.train_devices);
+  if (changed === '/rl/train_devices' && t !== undefined && t >= 1 && t < n) set('rollout_devices', n - t);
+  else if (changed === '/rl/rollout_devices' && r !== undefined && r >= 1 && r < n) set('train_devices', n - r);
+  else if (changed === '/rl/placement' || changed === '/num_devices' || r === undefined || t === undefined) {
+    if (r !== undefined && r >= 1 && r < n && changed === '/num_devices') set('train_devices', n - r);
+    else if (r === undefined || t === undefined || r + t !== n) {
+      const half = halfPool(n);
+      set('rollout_devices', half);
+      set('train_devices', n - half);
+    }
+  }
 }

@@ -1,17 +1,17 @@
-// Start from a task: what a newcomer wants to do (train, serve, plan a run, compare), the short
+// Start from a task: what a newcomer wants to do (train, serve, plan a run, RL post-training, compare), the short
 // form each one asks for, the scenario each starts from, the numbers its headline shows, and the
 // scenario name that follows the scenario. Pure (test/ui/tasks.test.ts).
 import { getPointer } from './pointer';
 
 export type Scenario = Record<string, unknown>;
-export const TASKS = ['train', 'serve', 'plan', 'compare'] as const;
+export const TASKS = ['train', 'serve', 'plan', 'rl', 'compare'] as const;
 export type Task = (typeof TASKS)[number];
 
 /** One field of a task's short form: a JSON Pointer of the scenario and its words. */
 export interface QuickField {
   path: string;
   label: string;
-  kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision';
+  kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision' | 'placement';
   /** A unit or hint after the input. */
   hint?: string;
 }
@@ -103,6 +103,32 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       training: { global_batch: 512, seq_len: 8192, precision: 'bf16', train_tokens: 1e12 },
     },
   },
+  rl: {
+    id: 'rl',
+    title: 'RL post-training',
+    question: 'One GRPO step: generate the responses, score them, train on them, send the weights back. How long, and where does the time go?',
+    fields: [
+      MODEL,
+      SYSTEM,
+      GPUS,
+      { path: '/rl/prompts_per_step', label: 'Prompts per step', kind: 'int' },
+      { path: '/rl/samples_per_prompt', label: 'Samples per prompt', kind: 'int', hint: 'responses' },
+      { path: '/rl/prompt_len', label: 'Prompt tokens', kind: 'int' },
+      { path: '/rl/response_len/mean', label: 'Mean response', kind: 'int', hint: 'tokens' },
+      { path: '/rl/response_len/max', label: 'Longest response', kind: 'int', hint: 'tokens' },
+      { path: '/rl/placement', label: 'Placement', kind: 'placement' },
+    ],
+    // Qwen2.5 7B GRPO on one DGX H100 (the engine's rl bench job, tests/bench/rl_bench.cpp): 128
+    // prompts x 8 samples, long-tailed responses (mean 2,048, at most 8,192 tokens). The trainer's
+    // layout is the engine's search ("auto"); the rollout's tp the smallest that fits (docs/rl.md).
+    starter: {
+      schema_version: 1,
+      model: 'qwen2.5-7b',
+      system: 'dgx-h100',
+      num_devices: 8,
+      rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: 1024, response_len: { mean: 2048, max: 8192 }, placement: 'colocated', train: 'auto' },
+    },
+  },
   compare: {
     id: 'compare',
     title: 'Compare',
@@ -121,6 +147,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
 
 /** The task a scenario answers: serving, a whole run, a training step, or inference. */
 export function taskOf(s: Scenario): Exclude<Task, 'compare'> | 'infer' {
+  if (s.rl !== undefined) return 'rl';
   const inference = s.inference as Record<string, unknown> | undefined;
   const training = s.training as Record<string, unknown> | undefined;
   if (inference?.serving !== undefined && training === undefined) return 'serve';
@@ -154,6 +181,11 @@ export const HEADLINES: Record<ReturnType<typeof taskOf>, Array<[path: string, l
     ['serving.output_tokens_per_s_per_gpu', 'Tokens/s per GPU', 'tokens_rate'],
     ['memory.fits', 'Fits', 'bool'],
   ],
+  rl: [
+    ['rl.step_time_s', 'Step time', 'seconds'],
+    ['rl.tokens_per_s_per_gpu', 'Tokens/s per GPU', 'tokens_rate'],
+    ['memory.fits', 'Fits', 'bool'],
+  ],
   infer: [
     ['inference.ttft_s', 'TTFT', 'seconds'],
     ['inference.tpot_s', 'TPOT', 'seconds'],
@@ -169,7 +201,7 @@ function gpus(s: Scenario, systemName: (id: string) => string | undefined): stri
   return `${typeof n === 'number' ? n : '?'} GPU${n === 1 ? '' : 's'} (${device})`;
 }
 
-const TASK_WORDS: Record<ReturnType<typeof taskOf>, string> = { train: 'training step', plan: 'whole run', serve: 'serving', infer: 'inference' };
+const TASK_WORDS: Record<ReturnType<typeof taskOf>, string> = { train: 'training step', plan: 'whole run', serve: 'serving', infer: 'inference', rl: 'RL step' };
 
 /**
  * The name a scenario gets when the person has not named it: model, GPUs and task
@@ -196,6 +228,7 @@ const STARTER_NAMES: Record<string, string> = {
   'llama3-8b': 'Llama 3 8B',
   'llama3.1-8b': 'Llama 3.1 8B',
   'dgx-h100': 'NVIDIA DGX H100',
+  'qwen2.5-7b': 'Qwen2.5 7B',
 };
 
 /** A task's starting scenario, named. */

@@ -1,5 +1,5 @@
 // Start from a task: the landing strip asks what the person wants to do (train, serve, plan a
-// run, compare) and shows that task's short form (state/tasks.ts): model, GPUs and how many, the
+// run, RL post-training, compare) and shows that task's short form (state/tasks.ts): model, GPUs and how many, the
 // few numbers that matter, the layout "auto" by default. Every field writes through the scenario
 // editor (editor.edit), so the full editor below stays in sync and the fields that follow others
 // follow. Inputs carry data-quick (not data-path: that is the full editor's contract).
@@ -38,6 +38,11 @@ export interface TaskPanel {
   refresh(): void;
 }
 
+const PLACEMENTS: Array<[string, string]> = [
+  ['colocated', 'Colocated: all GPUs generate, then train'],
+  ['split', 'Split: a rollout pool and a training pool'],
+];
+
 const PRECISIONS: Array<[string, string]> = [
   ['bf16', 'BF16'],
   ['fp8', 'FP8'],
@@ -74,11 +79,18 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     const arrival = getPointer(deps.scenario(), '/inference/serving/arrival');
     if (t === 'serve' && arrival === 'poisson')
       return fields.map((f) => (f.path === '/inference/serving/concurrency' ? { path: '/inference/serving/requests_per_s', label: 'Requests per second', kind: 'number' } : f));
+    if (t === 'rl' && getPointer(deps.scenario(), '/rl/placement') === 'split')
+      return [
+        ...fields,
+        { path: '/rl/rollout_devices', label: 'Rollout GPUs', kind: 'int', hint: 'the rest train' },
+        { path: '/rl/async/staleness', label: 'Staleness', kind: 'int', hint: 'steps (0: on-policy; 1: the rollout runs a step ahead)' },
+      ];
     return fields;
   }
 
   function options(f: QuickField): Array<[string, string]> {
     if (f.kind === 'precision') return PRECISIONS;
+    if (f.kind === 'placement') return PLACEMENTS;
     const list = deps.presets()[f.kind === 'model' ? 'models' : 'systems'] ?? [];
     const opts = list.map((p): [string, string] => [p.id, p.name ?? p.id]);
     const cur = getPointer(deps.scenario(), f.path);
@@ -89,7 +101,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   function control(f: QuickField): HTMLElement {
     const id = uid('q');
     let input: HTMLInputElement | HTMLSelectElement;
-    if (f.kind === 'model' || f.kind === 'system' || f.kind === 'precision') {
+    if (f.kind === 'model' || f.kind === 'system' || f.kind === 'precision' || f.kind === 'placement') {
       input = h('select', { id, 'data-quick': f.path });
       input.addEventListener('change', () => {
         if (input.value !== '') void deps.edit(f.path, input.value);

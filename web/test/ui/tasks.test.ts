@@ -2,6 +2,7 @@
 // with numbers that read naturally; the task a scenario answers; the name that follows it.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HEADLINES, TASK_DEFS, TASKS, autoName, starter, taskOf } from '../../src/state/tasks';
+import { rlTimelineSpec } from '../../src/charts/specs';
 import { getPointer } from '../../src/state/pointer';
 import type { OptimusModule } from '../../src/engine/protocol';
 import { loadModule } from '../wasm';
@@ -25,7 +26,7 @@ describe('task starters', () => {
       for (const f of TASK_DEFS[t].fields) expect(f.path.startsWith('/')).toBe(true);
     });
   }
-  for (const t of TASKS) {
+  for (const t of TASKS.filter((x) => TASK_DEFS[x].starter.parallel !== undefined)) {
     it(`${t}: the starting layout is the one the engine's search picks for the scenario`, () => {
       const s = TASK_DEFS[t].starter;
       const picked = predict({ ...s, parallel: 'auto' }).parallel_auto.parallel;
@@ -34,6 +35,23 @@ describe('task starters', () => {
       expect(predict(s).training?.iteration_time_s).toBe(predict({ ...s, parallel: picked }).training?.iteration_time_s);
     });
   }
+  it('rl: the starter is an RL step whose trainer is searched; split and asynchronous placements of it predict, their timelines end at the step', () => {
+    const s = TASK_DEFS.rl.starter;
+    expect(taskOf(s)).toBe('rl');
+    for (const extra of [{}, { placement: 'split', rollout_devices: 4, train_devices: 4 }, { placement: 'split', rollout_devices: 4, train_devices: 4, async: { staleness: 1 } }]) {
+      const p = predict({ ...s, rl: { ...(s.rl as object), ...extra } });
+      expect(p.error, JSON.stringify(extra)).toBeUndefined();
+      expect(p.warnings.map((w: { code: string }) => w.code)).toEqual([]);
+      const spec = rlTimelineSpec(p)!;
+      for (const b of spec.bars) expect((b.start ?? 0) + b.value).toBeLessThanOrEqual(p.rl.step_time_s * (1 + 1e-9));
+      for (const row of new Set(spec.bars.map((b) => b.row))) {
+        const end = Math.max(...spec.bars.filter((b) => b.row === row).map((b) => (b.start ?? 0) + b.value));
+        expect(end / p.rl.step_time_s, row).toBeCloseTo(1, 9);
+      }
+      // The long tail: the longest response is well past the mean one with {mean 2048, max 8192}.
+      expect(p.rl.rollout.longest_response_s).toBeGreaterThan(1.5 * p.rl.rollout.mean_response_s);
+    }
+  });
   it('the plan starter reads in days, not years', () => {
     const days = predict(TASK_DEFS.plan.starter).run.wall_days;
     expect(days).toBeGreaterThan(1);
@@ -49,6 +67,7 @@ describe('taskOf', () => {
     [{ inference: {} }, 'infer'],
     [{ training: {}, inference: { serving: {} } }, 'train'],
     [{}, 'train'],
+    [{ rl: {} }, 'rl'],
   ])('%j -> %s', (s, t) => expect(taskOf(s)).toBe(t));
 });
 
@@ -56,6 +75,7 @@ describe('autoName', () => {
   it('the starters are named before the preset lists arrive', () => {
     expect(starter('train').name).toBe('Llama 3 70B on 64 GPUs (NVIDIA DGX H100): training step');
     expect(starter('serve').name).toBe('Llama 3.1 8B on 1 GPU (NVIDIA DGX H100): serving 16 users');
+    expect(starter('rl').name).toBe('Qwen2.5 7B on 8 GPUs (NVIDIA DGX H100): RL step');
   });
   const names = { model: (id: string) => ({ 'llama3-70b': 'Llama 3 70B' })[id], system: (id: string) => ({ 'dgx-h100': 'DGX H100' })[id] };
   it('model, GPUs and task', () => {
