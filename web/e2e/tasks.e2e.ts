@@ -191,6 +191,35 @@ const TASK_PLAYS: TaskPlay[] = [
       expect(prediction.run.wall_days).toBeLessThan(1000);
     },
   },
+  {
+    name: 'rl-qwen2.5-7b-split-async-8-h100',
+    bound: 6,
+    async play(n) {
+      await n.click('[data-task="rl"]');
+      await n.type('[data-quick="/rl/response_len/max"]', '16384');
+      await n.pick('[data-quick="/rl/placement"]', 'split');
+      await n.type('[data-quick="/rl/async/staleness"]', '1');
+    },
+    async check(n) {
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.rl).toMatchObject({ placement: 'split', rollout_devices: 4, train_devices: 4, async: { staleness: 1 }, response_len: { mean: 2048, max: 16384 } });
+      const head = await headlineOf(n.page);
+      expect(head['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+      expect(head['rl.tokens_per_s_per_gpu']).toBe(String(prediction.rl.tokens_per_s_per_gpu));
+      const where = (await n.page.locator('[data-testid="rl-where"]').textContent())!;
+      expect(where).toContain('Rollout pool: generating');
+      expect(where).toContain('the longest response takes');
+      // The timeline: one row per pool, drawn.
+      const chart = n.page.locator('[data-testid="chart-rl-timeline"]');
+      await chart.locator('svg').first().waitFor();
+      const text = (await chart.textContent())!;
+      expect(text).toContain('Rollout pool (4 GPUs): next step');
+      expect(text).toContain('Training pool (4 GPUs)');
+      expect(text).toContain('Idle (waiting for the other pool)');
+      await chart.scrollIntoViewIfNeeded();
+      await n.page.screenshot({ path: `${OUT}task-rl-timeline-${n.page.viewportSize()!.width}.png` });
+    },
+  },
 ];
 
 describe('a newcomer masters the page in a minute', () => {
