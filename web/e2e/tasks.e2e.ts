@@ -213,9 +213,13 @@ const TASK_PLAYS: TaskPlay[] = [
       const chart = n.page.locator('[data-testid="chart-rl-timeline"]');
       await chart.locator('svg').first().waitFor();
       const text = (await chart.textContent())!;
-      expect(text).toContain('Rollout pool (4 GPUs): next step');
+      expect(text).toContain('Rollout pool (4 GPUs)');
+      expect(text).toContain("the next step's rollout runs beside this step's training");
       expect(text).toContain('Training pool (4 GPUs)');
       expect(text).toContain('Idle (waiting for the other pool)');
+      expect(await n.page.locator('[data-testid="chart-time"]').isVisible(), 'no empty time breakdown beside the timeline').toBe(false);
+      await n.page.evaluate(() => window.scrollTo(0, 0));
+      await n.page.screenshot({ path: `${OUT}task-rl-form-${n.page.viewportSize()!.width}.png` });
       await chart.scrollIntoViewIfNeeded();
       await n.page.screenshot({ path: `${OUT}task-rl-timeline-${n.page.viewportSize()!.width}.png` });
     },

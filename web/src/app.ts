@@ -424,8 +424,8 @@ function renderCharts(): void {
   const rl = rlTimelineSpec(p);
   chartRl.el.hidden = rl === null;
   if (rl) chartRl.set(rl);
-  chartTime.el.hidden = rl !== null && !tt && !it;
   chartTime.set(tt ?? it, 'No time breakdown.');
+  chartTime.el.hidden = rl !== null && !tt && !it; // an RL step's time is its timeline
   chartTimeInf.el.hidden = !(tt && it);
   if (tt && it) chartTimeInf.set(it);
   chartMemory.set(memorySpec(p));

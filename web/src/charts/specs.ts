@@ -601,9 +601,9 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
     lane(`Training pool (${gpus(rl.train.devices)})`, [['idle', rl.idle_s.train], ...scoring, ['sync', ph.weight_sync]]);
     title = 'One RL step per pool (split, on-policy: each pool waits for the other)';
   } else {
-    lane(`Rollout pool (${gpus(rl.rollout.devices)}): next step`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
+    lane(`Rollout pool (${gpus(rl.rollout.devices)})`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
     lane(`Training pool (${gpus(rl.train.devices)})`, [...scoring, ['idle', rl.idle_s.train], ['sync', ph.weight_sync]]);
-    title = `One RL step per pool (split, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} off-policy: the pools work at once)`;
+    title = `One RL step per pool (split, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} off-policy: the next step's rollout runs beside this step's training)`;
   }
   const colors = Object.fromEntries(RL_PHASES);
   return { kind: 'bars', title, unit: 'seconds', xLabel: 'time into the step (s)', bars, stacked: true, colors };

@@ -39,8 +39,8 @@ export interface TaskPanel {
 }
 
 const PLACEMENTS: Array<[string, string]> = [
-  ['colocated', 'Colocated: all GPUs generate, then train'],
-  ['split', 'Split: a rollout pool and a training pool'],
+  ['colocated', 'Colocated (take turns)'],
+  ['split', 'Split (two pools)'],
 ];
 
 const PRECISIONS: Array<[string, string]> = [
