@@ -6,6 +6,7 @@
 import type { Prediction } from '../engine/types';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
 import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonDef, type Predictor, type Values, type WidgetValue } from './lesson-kit';
+import { rlLesson } from './rl-lesson';
 import { STUDY_LESSONS } from './study-lessons';
 
 export * from './lesson-kit';
@@ -931,6 +932,6 @@ const contextExtension: LessonDef = {
 };
 
 /** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, chunkedPrefill, tensorParallel, contextExtension, zero, softwareStacks, ...STUDY_LESSONS];
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, chunkedPrefill, tensorParallel, contextExtension, zero, softwareStacks, rlLesson, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);

@@ -52,6 +52,21 @@ describe('task starters', () => {
       expect(p.rl.rollout.longest_response_s).toBeGreaterThan(1.5 * p.rl.rollout.mean_response_s);
     }
   });
+  it('the RL lesson says what the engine computes: split on-policy is slower than colocated at every longest response, the tail grows with it, and the idle pool changes side', async () => {
+    const { rlLesson } = await import('../../src/ui/rl-lesson');
+    const idleSide = new Set<string>();
+    let tail = 0;
+    for (const c of rlLesson.widgets.find((w) => w.id === 'longest')!.choices) {
+      const [co, sp, as] = ['colocated', 'split', 'split-async'].map((placement) => predict(rlLesson.scenario({ placement, longest: c.value }, { study: null })).rl);
+      expect(sp.step_time_s).toBeGreaterThan(co.step_time_s);
+      expect(as.step_time_s).toBeLessThan(sp.step_time_s);
+      const t = co.rollout.longest_response_s - co.rollout.mean_response_s;
+      expect(t).toBeGreaterThan(tail);
+      tail = t;
+      idleSide.add(as.idle_s.train > 0 ? 'train' : 'rollout');
+    }
+    expect([...idleSide].sort()).toEqual(['rollout', 'train']);
+  });
   it('the plan starter reads in days, not years', () => {
     const days = predict(TASK_DEFS.plan.starter).run.wall_days;
     expect(days).toBeGreaterThan(1);
