@@ -7,9 +7,9 @@ import { bestChoice, choices, firstChoice, num, share, type LessonDef, type Valu
 
 const PLACEMENTS = ['colocated', 'split', 'split-async'];
 const PLACEMENT_LABELS: Record<string, string> = {
-  colocated: 'Colocated: 8 GPUs take turns',
+  colocated: 'Colocated (8 GPUs)',
   split: 'Split 4 + 4, on-policy',
-  'split-async': 'Split 4 + 4, one step off-policy',
+  'split-async': 'Split 4 + 4, async',
 };
 const LONGEST = [4096, 8192, 16384, 24576];
 
