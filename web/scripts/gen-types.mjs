@@ -52,7 +52,6 @@ const NAMES = {
     '/$defs/memory/properties/per_device_bytes': 'MemoryBytes',
     '/$defs/rl': 'RlResult',
     '/properties/warnings/items': 'Warning',
-    '/$defs/rl': 'RlResult',
   },
 };
 const REUSE = {
