@@ -18,13 +18,12 @@ import type {
   Warning,
 } from './types';
 
-/** A layout with every key the engine fills in; zero_shard (hybrid sharding), recompute_fraction
- * (partial full recompute), recompute_modules (selective recompute beyond the attention core) and
- * offload_layers (activation offloading) only when they are set. */
-export type FullLayout = Required<
-  Omit<ParallelSpec, 'zero_shard' | 'recompute_fraction' | 'recompute_modules' | 'offload_layers'>
-> &
-  Pick<ParallelSpec, 'zero_shard' | 'recompute_fraction' | 'recompute_modules' | 'offload_layers'>;
+/** The layout keys the engine writes back only when they are set: zero_shard (hybrid sharding),
+ * recompute_fraction (partial full recompute), recompute_modules (selective recompute beyond the
+ * attention core), offload_layers (activation offloading), expert_slots (redundant experts). */
+type SetOnly = 'zero_shard' | 'recompute_fraction' | 'recompute_modules' | 'offload_layers' | 'expert_slots';
+/** A layout with every key the engine fills in, and the set-only keys where they are set. */
+export type FullLayout = Required<Omit<ParallelSpec, SetOnly>> & Pick<ParallelSpec, SetOnly>;
 
 /** A JSON Pointer (RFC 6901) into the scenario, e.g. "/parallel/tp"; "" is the whole document. */
 export type JsonPointer = string;
