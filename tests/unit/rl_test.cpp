@@ -23,12 +23,9 @@ using json = nlohmann::json;
 // Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of exactly 256 + 512 tokens (a
 // weights list of one length: a whole-number response_len is a limit with a long tail below it).
 json base(const json& rl_overrides = json::object()) {
-  json rl = {{"prompts_per_step", 32},
-             {"samples_per_prompt", 8},
-             {"prompt_len", 256},
-             {"response_len", json::array({{512, 1}})},
-             {"rollout", {{"tp", 1}}},
-             {"train", {{"zero_stage", 3}}}};
+  json rl = {{"prompts_per_step", 32}, {"samples_per_prompt", 8},
+             {"prompt_len", 256},      {"response_len", json::array({{512, 1}})},
+             {"rollout", {{"tp", 1}}}, {"train", {{"zero_stage", 3}}}};
   rl.merge_patch(rl_overrides);  // a null removes the key
   return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"rl", rl}};
 }
