@@ -516,17 +516,6 @@ describe('the built page', () => {
 
   test('accuracy view: every validation row predicted in the browser; the mean error and the per-source table equal the engine\'s', async () => {
     const sets = ['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf'];
-    const value = (p: unknown, metric: string): number | undefined => {
-      const dot = metric.lastIndexOf('.');
-      const parent = at(p, metric.slice(0, dot));
-      let sum = 0;
-      for (const k of metric.slice(dot + 1).split('+')) {
-        const v = at(parent, k);
-        if (typeof v !== 'number') return undefined;
-        sum += v;
-      }
-      return sum;
-    };
     let total = 0;
     let n = 0;
     const perSource = new Map<string, number[]>();
