@@ -158,39 +158,31 @@ export function taskOf(s: Scenario): Exclude<Task, 'compare'> | 'infer' {
 }
 
 export type HeadlineQuantity = 'seconds' | 'ratio' | 'bytes' | 'bool' | 'days' | 'usd' | 'count' | 'tokens_rate';
+type HeadlineRow = [path: string, label: string, q: HeadlineQuantity];
+const STEP_TIME: HeadlineRow = ['training.iteration_time_s', 'Step time', 'seconds'];
+const MFU: HeadlineRow = ['training.mfu', 'MFU', 'ratio'];
+const FITS: HeadlineRow = ['memory.fits', 'Fits', 'bool'];
+const TOKENS_PER_GPU = 'Tokens/s per GPU';
 /** The headline numbers of each task: output path, words, quantity. */
-export const HEADLINES: Record<ReturnType<typeof taskOf>, Array<[path: string, label: string, q: HeadlineQuantity]>> = {
-  train: [
-    ['training.iteration_time_s', 'Step time', 'seconds'],
-    ['training.mfu', 'MFU', 'ratio'],
-    ['memory.per_device_bytes.total', 'GPU memory', 'bytes'],
-    ['memory.fits', 'Fits', 'bool'],
-  ],
+export const HEADLINES: Record<ReturnType<typeof taskOf>, HeadlineRow[]> = {
+  train: [STEP_TIME, MFU, ['memory.per_device_bytes.total', 'GPU memory', 'bytes'], FITS],
   plan: [
     ['run.wall_days', 'Days', 'days'],
     ['run.gpu_hours', 'GPU-hours', 'count'],
     ['run.cost_usd', 'Cost', 'usd'],
-    ['training.iteration_time_s', 'Step time', 'seconds'],
-    ['training.mfu', 'MFU', 'ratio'],
-    ['memory.fits', 'Fits', 'bool'],
+    STEP_TIME,
+    MFU,
+    FITS,
   ],
   serve: [
     ['serving.ttft_s.p50', 'TTFT p50', 'seconds'],
     ['serving.ttft_s.p90', 'TTFT p90', 'seconds'],
     ['serving.tpot_s.p50', 'TPOT p50', 'seconds'],
-    ['serving.output_tokens_per_s_per_gpu', 'Tokens/s per GPU', 'tokens_rate'],
-    ['memory.fits', 'Fits', 'bool'],
+    ['serving.output_tokens_per_s_per_gpu', TOKENS_PER_GPU, 'tokens_rate'],
+    FITS,
   ],
-  rl: [
-    ['rl.step_time_s', 'Step time', 'seconds'],
-    ['rl.tokens_per_s_per_gpu', 'Tokens/s per GPU', 'tokens_rate'],
-    ['memory.fits', 'Fits', 'bool'],
-  ],
-  infer: [
-    ['inference.ttft_s', 'TTFT', 'seconds'],
-    ['inference.tpot_s', 'TPOT', 'seconds'],
-    ['memory.fits', 'Fits', 'bool'],
-  ],
+  rl: [['rl.step_time_s', 'Step time', 'seconds'], ['rl.tokens_per_s_per_gpu', TOKENS_PER_GPU, 'tokens_rate'], FITS],
+  infer: [['inference.ttft_s', 'TTFT', 'seconds'], ['inference.tpot_s', 'TPOT', 'seconds'], FITS],
 };
 
 /** Short words of a count of GPUs: "64 GPUs (NVIDIA DGX H100)". */
