@@ -103,8 +103,6 @@ double forward_only(const TrainingPrediction& t) {
   return std::max(0.0, body) * f / (f + bw);
 }
 
-double weight_bytes_at(Precision p) { return bytes_per_element(p); }
-
 // E[X^2] of a length distribution: over its weighted points, or for the truncated exponential
 // on [min, max] (predict/serving.cpp draws it) by Simpson's rule over 2,000 intervals of
 // x^2 e^(-rate x), shifted so that the exponent is never positive.
@@ -414,7 +412,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   // bytes over one device's link: NVLink when both pools sit in one scale-up domain, else the
   // scale-out NIC (the ring's slowest hop).
   const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
-  const double wbytes = params.total * weight_bytes_at(rl.rollout.precision);
+  const double wbytes = params.total * bytes_per_element(rl.rollout.precision);
   out.weight_sync_bytes = wbytes;
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
