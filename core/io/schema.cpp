@@ -1338,7 +1338,10 @@ Node rl_schema() {
                   integer(1, kMaxRequests)
                       .desc("Responses generated per prompt (default 16 for grpo, 1 for ppo); prompts x "
                             "samples at most 1,000,000.")},
-                 {"prompt_len", length_schema("Prompt tokens (default 1024).")},
+                 {"prompt_len",
+                  length_schema("Prompt tokens (default 1024): a whole number is the longest prompt "
+                                "(max_prompt_length), the mean assumed at a fifth of it; {mean, max} "
+                                "states the mean, a weights list exact lengths.")},
                  {"response_len",
                   length_schema("Response tokens (default 4096): a whole number is the longest response "
                                 "(max_response_length), the mean assumed at a quarter of it; {mean, max} "

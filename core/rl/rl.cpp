@@ -145,17 +145,55 @@ double second_moment(const LengthDist& l) {
 // monitors through training stays at a few thousand tokens under its 20,480-token limit). A
 // weights list states exact lengths, {"mean", "max"} a known mean.
 constexpr double kResponseMeanShare = 0.25;
+// Prompts the same way: the recipes configure the longest prompt (verl's data.max_prompt_length,
+// with filter_overlong_prompts dropping longer ones; OpenRLHF's --prompt_max_len; slime's
+// --rollout-max-prompt-len) with headroom above the dataset's prompts, which are short questions
+// (a math problem and its answer-format instruction). A whole-number prompt_len is read as that
+// limit, the prompts as the truncated exponential on [1, limit] with mean kPromptMeanShare x limit.
+// ASSUMED prior, fitted on no row, from the one public log that states both: verl's GSM8K PPO
+// quickstart (docs/start/quickstart.rst: data.max_prompt_length=512; its example log's
+// prompt_length/mean 104.9 and 102.4, i.e. 0.20 of the limit, and prompt_length/max 175 and 185,
+// 0.34-0.36 of it). Other datasets and limits move it either way (stated by the warning).
+constexpr double kPromptMeanShare = 0.2;
 constexpr std::int64_t kShortestTail = 8;  // below this a limit is read as the length itself
 
-LengthDist response_distribution(const LengthDist& l) {
-  if (l.shaped || l.points.size() != 1 || !l.from_number || l.points.front().first < kShortestTail) return l;
+// A whole number read as a limit: the truncated exponential on [1, limit] with mean share x limit.
+// Any other form (a weights list, {mean, max}, {uniform}) is used as given.
+LengthDist limit_distribution(const LengthDist& l, double share) {
+  if (l.shaped || l.uniform || l.points.size() != 1 || !l.from_number ||
+      l.points.front().first < kShortestTail)
+    return l;
   LengthDist out;
   out.shaped = true;
   out.min = 1;
   out.max = l.points.front().first;
-  out.mean = kResponseMeanShare * d(out.max);
+  out.mean = share * d(out.max);
   out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
   return out;
+}
+
+// Step 0: whole-number lengths read as the recipes' limits, each assumption stated.
+void read_length_limits(const RlWorkload& given, RlWorkload& rl, std::vector<Warning>& warnings) {
+  const auto tokens = [](double v) { return std::to_string(static_cast<std::int64_t>(std::llround(v))); };
+  rl.response_len = limit_distribution(given.response_len, kResponseMeanShare);
+  if (rl.response_len.shaped && !given.response_len.shaped)
+    warnings.push_back(
+        {"rl.response_len_assumed",
+         "response_len " + std::to_string(rl.response_len.max) +
+             " is read as the longest response a rollout may generate (max_response_length); the "
+             "responses' mean is assumed at " +
+             tokens(rl.response_len.mean) +
+             " tokens (a quarter of it). Give {\"mean\", \"max\"} when the mean is known, or a weights "
+             "list for exact lengths: rollout, forward passes and update scale with the tokens generated"});
+  rl.prompt_len = limit_distribution(given.prompt_len, kPromptMeanShare);
+  if (rl.prompt_len.shaped && !given.prompt_len.shaped)
+    warnings.push_back(
+        {"rl.prompt_len_assumed",
+         "prompt_len " + std::to_string(rl.prompt_len.max) +
+             " is read as the longest prompt (max_prompt_length); the prompts' mean is assumed at " +
+             tokens(rl.prompt_len.mean) +
+             " tokens (a fifth of it, as in verl's GSM8K example; a dataset's prompts may sit anywhere "
+             "below the limit). Give {\"mean\", \"max\"} when the dataset's mean prompt is known"});
 }
 
 }  // namespace
@@ -322,19 +360,18 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
 
 }  // namespace
 
-Result<RlPrediction> predict_rl(const Scenario& input) {
-  Scenario s = input;
-  if (auto err = check_rl(s)) return *err;
-  s.rl->response_len = response_distribution(s.rl->response_len);
-  const bool limit_only = s.rl->response_len.shaped && !input.rl->response_len.shaped;
-  if (auto err = resolve_train_auto(s)) return *err;
-  const RlWorkload& rl = *s.rl;
-  const SystemSpec& sys = s.system;
-  RlPrediction out;
+namespace {
 
-  // Rollout: the step's responses served offline on the rollout pool. A synchronous step waits
-  // for the last response, so the phase is the run's makespan (first prompt to last token), not
-  // the mean response time.
+// What the rollout step hands on to the later steps: the engine's reservation and weights per
+// device (the colocated swap moves them) and the prompt tokens it prefilled.
+struct RolloutRun {
+  double util = 0, engine_weights = 0, input_tokens = 0;
+};
+
+// Step 1: the step's responses served offline on the rollout pool. A synchronous step waits for
+// the last response, so the phase is the run's makespan (first prompt to last token), not the
+// mean response time.
+Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   auto ro = rl_rollout_scenario(s);
   if (!ro) return ro.error();
   auto served = predict(*ro);
@@ -349,20 +386,19 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   out.mean_response_s = sv.e2e.mean;
   out.mean_batch = sv.mean_batch;
   out.preemptions = sv.preemptions;
-  const double input_tokens = sv.input_tokens_per_s * sv.duration_s;
   out.phases.rollout = sv.duration_s;
-  if (limit_only)
-    out.warnings.push_back(
-        {"rl.response_len_assumed",
-         "response_len " + std::to_string(rl.response_len.max) +
-             " is read as the longest response a rollout may generate (max_response_length); the "
-             "responses' mean is assumed at " +
-             std::to_string(static_cast<std::int64_t>(std::llround(rl.response_len.mean))) +
-             " tokens (a quarter of it). Give {\"mean\", \"max\"} when the mean is known, or a weights "
-             "list for exact lengths: rollout, forward passes and update scale with the tokens generated"});
+  RolloutRun run;
+  run.input_tokens = sv.input_tokens_per_s * sv.duration_s;
+  run.util = ro->inference->serving->gpu_memory_utilization;
+  run.engine_weights = served->inference_memory ? served->inference_memory->per_device.weights.value : 0;
+  return run;
+}
 
-  // Training side: the policy's update, its forward passes, the critic and the reward model on
-  // the trainer's layout.
+// Step 2: the trainer's side on its layout: the policy's update (mini_batches optimizer steps),
+// its forward passes (reference, old log-probs), the reward model and PPO's critic. Returns the
+// trainer's memory report.
+Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
   auto tr = rl_train_scenario(s, s.model);
   if (!tr) return tr.error();
   auto policy = predict(*tr);
@@ -405,12 +441,17 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
     out.phases.train += upd;
     out.critic_s = fwd + upd;
   }
+  return policy->memory;
+}
 
-  // Weight sync. The policy's weights at the engine's precision: every engine rank receives every
-  // tensor (OpenRLHF and verl broadcast each full parameter to all engine ranks, which load their
-  // shard; MoonshotAI checkpoint-engine's broadcast mode the same), pipelined, so the time is the
-  // bytes over one device's link: NVLink when both pools sit in one scale-up domain, else the
-  // scale-out NIC (the ring's slowest hop).
+// Step 3: the weight sync. The policy's weights at the engine's precision: every engine rank
+// receives every tensor (OpenRLHF and verl broadcast each full parameter to all engine ranks,
+// which load their shard; MoonshotAI checkpoint-engine's broadcast mode the same), pipelined, so
+// the time is the bytes over one device's link: NVLink when both pools sit in one scale-up
+// domain, else the scale-out NIC (the ring's slowest hop).
+void weight_sync(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
+  const SystemSpec& sys = s.system;
   const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
   const double wbytes = params.total * bytes_per_element(rl.rollout.precision);
   out.weight_sync_bytes = wbytes;
@@ -418,57 +459,57 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
   if (rl.weight_sync == RlWeightSync::nccl) {
     out.phases.weight_sync = wbytes / (tier.bandwidth.value * tier.efficiency) + tier.latency.value;
-  } else {
-    // Through storage: the trainer's nodes write the checkpoint, each engine node reads it
-    // (system operations' checkpoint bandwidth per node, capped by the storage's total).
-    const double per_node = sys.operations.checkpoint_write_per_node.value;
-    const auto nodes = [&](std::int64_t devices) {
-      return std::max<std::int64_t>(1, (devices + sys.devices_per_node - 1) / sys.devices_per_node);
-    };
-    double write = per_node * d(nodes(out.train_devices));
-    if (sys.operations.checkpoint_write_total.value > 0)
-      write = std::min(write, sys.operations.checkpoint_write_total.value);
-    out.phases.weight_sync = wbytes / write + wbytes / per_node;
+    return;
   }
+  // Through storage: the trainer's nodes write the checkpoint, each engine node reads it (system
+  // operations' checkpoint bandwidth per node, capped by the storage's total).
+  const double per_node = sys.operations.checkpoint_write_per_node.value;
+  const auto nodes = [&](std::int64_t devices) {
+    return std::max<std::int64_t>(1, (devices + sys.devices_per_node - 1) / sys.devices_per_node);
+  };
+  double write = per_node * d(nodes(out.train_devices));
+  if (sys.operations.checkpoint_write_total.value > 0)
+    write = std::min(write, sys.operations.checkpoint_write_total.value);
+  out.phases.weight_sync = wbytes / write + wbytes / per_node;
+}
 
-  // Memory per pool.
+// Step 4: memory per pool and, colocated, the swap. The engine sleeps while the trainer runs
+// (vLLM sleep level 1: weights to host memory and back, KV discarded) and, when the trainer's
+// resident state does not fit beside the engine's reservation, the trainer's weights, gradients
+// and optimizer state go to host memory and back too (verl's param / optimizer offload). Each
+// over the host link, both directions.
+void pools_and_swap(const Scenario& s, const MemoryReport& tm, const RolloutRun& run, RlPrediction& out) {
+  const SystemSpec& sys = s.system;
   const double hbm = sys.device.hbm_capacity.value;
-  const MemoryReport& tm = policy->memory;
   out.trainer_memory = tm;
   out.train_memory.bytes_per_device = tm.per_device.total().value;
   out.train_memory.capacity_bytes = hbm;
   out.train_memory.fits = tm.fits;
   if (!tm.fits) out.train_memory.what = "trainer (weights, gradients, optimizer state and activations)";
-  const double util = ro->inference->serving->gpu_memory_utilization;
-  const double engine_weights =
-      served->inference_memory ? served->inference_memory->per_device.weights.value : 0;
   out.rollout_memory.capacity_bytes = hbm;
-  out.rollout_memory.bytes_per_device = util * hbm;
+  out.rollout_memory.bytes_per_device = run.util * hbm;
   out.rollout_memory.fits = true;  // check_serving refused a layout whose KV holds no response
-
-  // Colocated: the engine sleeps while the trainer runs (vLLM sleep level 1: weights to host
-  // memory and back, KV discarded) and, when the trainer's resident state does not fit beside the
-  // engine's reservation, the trainer's weights, gradients and optimizer state go to host memory
-  // and back too (verl's param / optimizer offload). Each over the host link, both directions.
-  if (rl.placement == RlPlacement::colocated) {
-    const double trainer_static =
-        (tm.per_device.weights + tm.per_device.gradients + tm.per_device.optimizer).value;
-    double moved = engine_weights;
-    if (trainer_static + util * hbm > hbm)
-      moved += trainer_static;
-    else
-      out.rollout_memory.bytes_per_device += trainer_static;
-    out.swap_bytes_per_device = moved;
-    if (sys.host_link.value > 0) {
-      out.phases.swap = 2.0 * moved / sys.host_link.value;
-    } else {
-      out.warnings.push_back({"rl.no_host_link",
-                              "the system states no host link (host_link_GBps): the colocated swap of "
-                              "the engine's weights is not timed"});
-    }
+  if (s.rl->placement != RlPlacement::colocated) return;
+  const double trainer_static =
+      (tm.per_device.weights + tm.per_device.gradients + tm.per_device.optimizer).value;
+  double moved = run.engine_weights;
+  if (trainer_static + run.util * hbm > hbm)
+    moved += trainer_static;
+  else
+    out.rollout_memory.bytes_per_device += trainer_static;
+  out.swap_bytes_per_device = moved;
+  if (sys.host_link.value > 0) {
+    out.phases.swap = 2.0 * moved / sys.host_link.value;
+  } else {
+    out.warnings.push_back({"rl.no_host_link",
+                            "the system states no host link (host_link_GBps): the colocated swap of "
+                            "the engine's weights is not timed"});
   }
+}
 
-  // The step.
+// Step 5: the step from its phases, per placement, and the pools' idle time.
+void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
   const RlPhases& ph = out.phases;
   const double train_side = ph.reward + ph.reference + ph.old_logprob + ph.train;
   if (rl.placement == RlPlacement::colocated) {
@@ -490,37 +531,60 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   out.tokens_per_s_per_gpu = out.tokens_per_s / d(s.num_devices);
   if (!out.train_memory.fits)
     out.warnings.push_back({"memory.does_not_fit", "the trainer needs more memory per device than " +
-                                                       sys.device.name +
+                                                       s.system.device.name +
                                                        " has; more tp, pp, cp or a higher "
                                                        "zero_stage would reduce it"});
+}
 
-  // Whole run: train_steps steady steps; devices draw their mean power over the step's mix of
-  // work (run/run.h device_power_w: compute while training, memory-bound while decoding, idle
-  // otherwise), nodes their overhead, the facility its PUE.
-  if (rl.train_steps > 0) {
-    out.train_steps = rl.train_steps;
-    out.run_wall_s = d(rl.train_steps) * out.step_time_s;
-    out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
-    const double n = d(s.num_devices);
-    const double rollout_dev_s = ph.rollout * d(out.rollout_devices);
-    const double train_dev_s = train_side * d(out.train_devices);
-    const double comm_dev_s = (ph.weight_sync + ph.swap) * n;
-    const double total_dev_s = std::max(1e-12, out.step_time_s * n);
-    ActivityShares a;
-    a.memory = std::min(1.0, rollout_dev_s / total_dev_s);
-    a.compute = std::min(1.0 - a.memory, train_dev_s / total_dev_s);
-    a.communication = std::min(1.0 - a.memory - a.compute, comm_dev_s / total_dev_s);
-    a.other = std::max(0.0, 1.0 - a.memory - a.compute - a.communication);
-    const DevicePower& pw = sys.device.power;
-    const double watts =
-        device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
-    const double node_w = sys.operations.node_overhead_w * n / d(sys.devices_per_node);
-    out.run_energy_mwh = (watts * n + node_w) * out.run_wall_s * s.economics.pue / 3.6e9;
-    const double rate = usd_per_device_hour(s.economics, pw.price_usd);
-    out.run_cost_usd = out.run_gpu_hours * rate;
-    if (s.economics.usd_per_gpu_hour <= 0)
-      out.run_cost_usd += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
-  }
+// Step 6, with train_steps: the whole run: steps x the step; devices draw their mean power over
+// the step's mix of work (run/run.h device_power_w: compute while training, memory-bound while
+// decoding, idle otherwise), nodes their overhead, the facility its PUE.
+void whole_run(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
+  if (rl.train_steps <= 0) return;
+  const SystemSpec& sys = s.system;
+  const RlPhases& ph = out.phases;
+  const double train_side = ph.reward + ph.reference + ph.old_logprob + ph.train;
+  out.train_steps = rl.train_steps;
+  out.run_wall_s = d(rl.train_steps) * out.step_time_s;
+  out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
+  const double n = d(s.num_devices);
+  const double rollout_dev_s = ph.rollout * d(out.rollout_devices);
+  const double train_dev_s = train_side * d(out.train_devices);
+  const double comm_dev_s = (ph.weight_sync + ph.swap) * n;
+  const double total_dev_s = std::max(1e-12, out.step_time_s * n);
+  ActivityShares a;
+  a.memory = std::min(1.0, rollout_dev_s / total_dev_s);
+  a.compute = std::min(1.0 - a.memory, train_dev_s / total_dev_s);
+  a.communication = std::min(1.0 - a.memory - a.compute, comm_dev_s / total_dev_s);
+  a.other = std::max(0.0, 1.0 - a.memory - a.compute - a.communication);
+  const DevicePower& pw = sys.device.power;
+  const double watts =
+      device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
+  const double node_w = sys.operations.node_overhead_w * n / d(sys.devices_per_node);
+  out.run_energy_mwh = (watts * n + node_w) * out.run_wall_s * s.economics.pue / 3.6e9;
+  const double rate = usd_per_device_hour(s.economics, pw.price_usd);
+  out.run_cost_usd = out.run_gpu_hours * rate;
+  if (s.economics.usd_per_gpu_hour <= 0)
+    out.run_cost_usd += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
+}
+
+}  // namespace
+
+Result<RlPrediction> predict_rl(const Scenario& input) {
+  Scenario s = input;
+  if (auto err = check_rl(s)) return *err;
+  RlPrediction out;
+  read_length_limits(*input.rl, *s.rl, out.warnings);
+  if (auto err = resolve_train_auto(s)) return *err;
+  auto run = run_rollout(s, out);
+  if (!run) return run.error();
+  auto trainer = run_training(s, out);
+  if (!trainer) return trainer.error();
+  weight_sync(s, out);
+  pools_and_swap(s, *trainer, *run, out);
+  compose_step(s, run->input_tokens, out);
+  whole_run(s, out);
   return out;
 }
 

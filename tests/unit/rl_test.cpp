@@ -20,12 +20,15 @@ namespace {
 
 using json = nlohmann::json;
 
-// Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of exactly 256 + 512 tokens (a
-// weights list of one length: a whole-number response_len is a limit with a long tail below it).
+// Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of exactly 256 + 512 tokens (weights
+// lists of one length: a whole-number prompt_len or response_len is a limit with a long tail below it).
 json base(const json& rl_overrides = json::object()) {
-  json rl = {{"prompts_per_step", 32}, {"samples_per_prompt", 8},
-             {"prompt_len", 256},      {"response_len", json::array({{512, 1}})},
-             {"rollout", {{"tp", 1}}}, {"train", {{"zero_stage", 3}}}};
+  json rl = {{"prompts_per_step", 32},
+             {"samples_per_prompt", 8},
+             {"prompt_len", json::array({{256, 1}})},
+             {"response_len", json::array({{512, 1}})},
+             {"rollout", {{"tp", 1}}},
+             {"train", {{"zero_stage", 3}}}};
   rl.merge_patch(rl_overrides);  // a null removes the key
   return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"rl", rl}};
 }
@@ -72,6 +75,38 @@ TEST(Rl, WholeNumberResponseLenIsTheLimitOfALongTail) {
   const json fixed = rl_of(base({{"response_len", json::array({{2048, 1}})}}));
   EXPECT_LT(limit["phases_s"]["train"].get<double>(), 0.75 * fixed["phases_s"]["train"].get<double>());
   EXPECT_GT(limit["rollout"]["longest_response_s"].get<double>(), 0);
+}
+
+// A whole-number prompt_len is the longest prompt (max_prompt_length): predicted as with
+// {"mean": a fifth of it, "max": it} (verl's GSM8K example: 104.9 of 512), the assumption said.
+TEST(Rl, WholeNumberPromptLenIsTheLimitOfALongTail) {
+  const json p = predict(base({{"prompt_len", 1000}}));
+  ASSERT_EQ(p["warnings"].size(), 1u) << p["warnings"].dump();
+  EXPECT_EQ(p["warnings"][0]["code"], "rl.prompt_len_assumed");
+  EXPECT_NE(p["warnings"][0]["message"].get<std::string>().find("200 tokens"), std::string::npos);
+  const json limit = p["rl"];
+  const json tail = rl_of(base({{"prompt_len", {{"mean", 200}, {"max", 1000}}}}));
+  EXPECT_EQ(limit["step_time_s"], tail["step_time_s"]);
+  EXPECT_EQ(limit["phases_s"], tail["phases_s"]);
+  EXPECT_EQ(limit["tokens_per_step"], tail["tokens_per_step"]);
+  // The prompts prefilled and trained are about 256 x 200 tokens, not 256 x 1000: the step's
+  // tokens are 256 x (200 + 512) = 182,272 (the simulator draws the prompts: within 3%).
+  EXPECT_NEAR(limit["tokens_per_step"].get<double>(), 256.0 * (200 + 512), 0.03 * 256 * (200 + 512));
+  const json fixed = rl_of(base({{"prompt_len", json::array({{1000, 1}})}}));
+  EXPECT_NEAR(fixed["tokens_per_step"].get<double>(), 256.0 * (1000 + 512), 1e-6 * 256 * 1512);
+  EXPECT_LT(limit["phases_s"]["train"].get<double>(), fixed["phases_s"]["train"].get<double>());
+  // A stated mean is used as given, with no warning.
+  const json stated = predict(base({{"prompt_len", {{"mean", 150}, {"max", 1000}}}}));
+  EXPECT_TRUE(stated["warnings"].empty()) << stated["warnings"].dump();
+  EXPECT_NEAR(stated["rl"]["tokens_per_step"].get<double>(), 256.0 * (150 + 512), 0.03 * 256 * (150 + 512));
+  // The limit itself still bounds the longest prompt + response against the context.
+  const json over = predict(base({{"prompt_len", 131000}, {"response_len", 2048}}));
+  EXPECT_EQ(over["error"]["code"], "rl.response_exceeds_context") << over.dump();
+  // Both lengths given as limits: both assumptions said.
+  const json both = predict(base({{"prompt_len", 1000}, {"response_len", 2048}}));
+  ASSERT_EQ(both["warnings"].size(), 2u) << both["warnings"].dump();
+  EXPECT_EQ(both["warnings"][0]["code"], "rl.response_len_assumed");
+  EXPECT_EQ(both["warnings"][1]["code"], "rl.prompt_len_assumed");
 }
 
 TEST(Rl, SplitWithStalenessOneIsTheSlowerPoolPlusSync) {

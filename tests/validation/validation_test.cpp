@@ -665,9 +665,10 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
 // the phases that are published. Nothing is fitted on them. Each distinct scenario is predicted
 // once. Measured at this commit (table printed; docs/rl.md): every row gives its maximum prompt
 // and response lengths as whole numbers (their means are not published), which the engine reads
-// as limits with an assumed mean response of a quarter of the limit; verl's math rows still come
-// out 2-8x too slow (their prompts and responses are much shorter than their limits), OpenRLHF's
-// PPO rows too fast (DeepSpeed on Hugging Face models, costed as the fused default stack).
+// as limits with assumed means (a fifth of the prompt limit, a quarter of the response limit);
+// verl's math rows still come out 1.5-7x too slow (their responses much shorter than their
+// limits), OpenRLHF's PPO rows too fast (DeepSpeed on Hugging Face models, costed as the fused
+// default stack, and actor and critic each on their own GPUs there, not on the whole trainer pool).
 // Reported, not gated by an aim: the gate holds every row predicted and the means against regressions.
 TEST(Validation, RlPostTrainingReported) {
   const std::vector<Case> all = run_file("rl_public.jsonl");
@@ -681,9 +682,11 @@ TEST(Validation, RlPostTrainingReported) {
     if (c.group.find("OpenRLHF") != std::string::npos) openrlhf.push_back(c);
   const Stats sync = report("RL: weight sync", by_metric["rl.phases_s.weight_sync"]);
   const Stats orlhf = report("RL: OpenRLHF PPO", openrlhf);
-  EXPECT_LE(sync.mean, 0.60);   // 55.9% measured (checkpoint-engine 43.8%, verl 80.1%)
-  EXPECT_LE(orlhf.mean, 0.85);  // 81.2%, every phase too fast (bias -81.2%)
-  EXPECT_LE(s.mean, 2.5);       // 212%: verl's math rows several times too slow
+  EXPECT_LE(sync.mean, 0.60);  // 55.9% measured (checkpoint-engine 43.8%, verl 80.1%)
+  // 92.9%, every phase too fast (81.2% before the prompt limit: the prompts now read at a fifth of
+  // their 1024-token limit, so fewer tokens than the published TFLOPs imply).
+  EXPECT_LE(orlhf.mean, 0.95);
+  EXPECT_LE(s.mean, 1.7);  // 161% (211% before the prompt limit): verl's math rows several times too slow
 }
 
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and

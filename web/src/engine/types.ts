@@ -1496,7 +1496,7 @@ export interface RlSpec {
    */
   samples_per_prompt?: number;
   /**
-   * Prompt tokens (default 1024). Default: the inference block's prompt_len.
+   * Prompt tokens (default 1024): a whole number is the longest prompt (max_prompt_length), the mean assumed at a fifth of it; {mean, max} states the mean, a weights list exact lengths. Default: the inference block's prompt_len.
    */
   prompt_len?:
     | number
