@@ -444,11 +444,34 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
   return policy->memory;
 }
 
-// Step 3: the weight sync. The policy's weights at the engine's precision: every engine rank
-// receives every tensor (OpenRLHF and verl broadcast each full parameter to all engine ranks,
-// which load their shard; MoonshotAI checkpoint-engine's broadcast mode the same), pipelined, so
-// the time is the bytes over one device's link: NVLink when both pools sit in one scale-up
-// domain, else the scale-out NIC (the ring's slowest hop).
+// The trainer's shards gathered into whole tensors before they are sent ("parameter
+// generation"): verl's Megatron workers all-gather each parameter's tensor-parallel shards
+// (megatron_utils allgather_from_megatron_tp), broadcast it from its pipeline stage
+// (broadcast_from_megatron_pp) and gather the experts over expert parallelism; FSDP's full state
+// dict all-gathers the data-parallel shards; slime's all_gather_param does the same. verl's
+// fully_async doc (docs/advance/fully_async.md, checkpoint_engine): "the main time consumption for
+// parameter synchronization is not in the broadcast and load_weights phases, but in the parameter
+// generation phase (by megatron or FSDP)", and its default does not overlap them. The sending
+// rank receives the (shards - 1) / shards of the weights it does not hold, over the tier its
+// gathering group spans (tensor parallelism fastest: place_group). Shards: pp x tp for dense
+// weights, pp x ep x etp for experts (the larger counted), times the data-parallel ranks under
+// ZeRO-3 / FSDP, which shard the weights themselves.
+double gather_s(const Scenario& s, const ParallelPlan& p, double wbytes) {
+  std::int64_t within = std::max(p.tp, std::max<std::int64_t>(1, p.ep) * std::max<std::int64_t>(1, p.etp));
+  if (p.zero_stage >= 3) within = std::max(within, p.tp * p.cp * p.dp);
+  const std::int64_t shards = p.pp * within;
+  if (shards <= 1) return 0;
+  const GroupPlacement g = place_group(shards, 1, s.system.scale_up.domain_size);
+  const NetworkTier& tier = g.crosses_scale_out() ? s.system.scale_out : s.system.scale_up;
+  return wbytes * (1.0 - 1.0 / d(shards)) / (tier.bandwidth.value * tier.efficiency);
+}
+
+// Step 3: the weight sync. The policy's weights at the engine's precision, gathered from the
+// trainer's shards (gather_s), then sent: every engine rank receives every tensor (OpenRLHF and
+// verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
+// checkpoint-engine's broadcast mode the same), pipelined, so the time is the bytes over one
+// device's link: NVLink when both pools sit in one scale-up domain, else the scale-out NIC (the
+// ring's slowest hop).
 void weight_sync(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
@@ -458,7 +481,8 @@ void weight_sync(const Scenario& s, RlPrediction& out) {
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
   if (rl.weight_sync == RlWeightSync::nccl) {
-    out.phases.weight_sync = wbytes / (tier.bandwidth.value * tier.efficiency) + tier.latency.value;
+    out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) +
+                             wbytes / (tier.bandwidth.value * tier.efficiency) + tier.latency.value;
     return;
   }
   // Through storage: the trainer's nodes write the checkpoint, each engine node reads it (system

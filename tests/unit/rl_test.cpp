@@ -162,12 +162,22 @@ TEST(Rl, WeightSyncBytesAreThePolicyWeightsAtTheEnginePrecision) {
   EXPECT_NEAR(p["rl"]["weight_sync"]["bytes"].get<double>(), 2 * params, 1e-9 * params);
   const json fp8 = rl_of(base({{"rollout", {{"tp", 1}, {"precision", "fp8"}}}}));
   EXPECT_NEAR(fp8["weight_sync"]["bytes"].get<double>(), params, 1e-9 * params);
-  // One node: the broadcast runs over NVLink, bytes / (bandwidth x efficiency) + latency.
+  // One node: the broadcast runs over NVLink, bytes / (bandwidth x efficiency) + latency, after
+  // the trainer has gathered whole tensors from its shards: ZeRO-3 over 8 ranks, 7/8 of the bytes
+  // received over NVLink first.
   const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
   const double bw =
       sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
   const double latency = sys["scale_up"]["latency_us"].get<double>() * 1e-6;
-  EXPECT_NEAR(p["rl"]["phases_s"]["weight_sync"].get<double>(), 2 * params / bw + latency, 1e-6);
+  const double bytes = 2 * params;
+  EXPECT_NEAR(p["rl"]["phases_s"]["weight_sync"].get<double>(), bytes * 7 / 8 / bw + bytes / bw + latency,
+              1e-6);
+  // Unsharded weights (ZeRO-1, tp 1: every rank holds them whole): the broadcast alone.
+  const json whole = rl_of(base({{"train", {{"zero_stage", 1}}}}));
+  EXPECT_NEAR(whole["phases_s"]["weight_sync"].get<double>(), bytes / bw + latency, 1e-6);
+  // Tensor parallelism 2 (ZeRO-1): half of each tensor gathered from the other rank.
+  const json tp2 = rl_of(base({{"train", {{"zero_stage", 1}, {"tp", 2}}}}));
+  EXPECT_NEAR(tp2["phases_s"]["weight_sync"].get<double>(), bytes / 2 / bw + bytes / bw + latency, 1e-6);
   // Through storage it is slower than NVLink.
   const json ck = rl_of(base({{"weight_sync", "checkpoint"}}));
   EXPECT_GT(ck["phases_s"]["weight_sync"].get<double>(), p["rl"]["phases_s"]["weight_sync"].get<double>());

@@ -682,7 +682,8 @@ TEST(Validation, RlPostTrainingReported) {
     if (c.group.find("OpenRLHF") != std::string::npos) openrlhf.push_back(c);
   const Stats sync = report("RL: weight sync", by_metric["rl.phases_s.weight_sync"]);
   const Stats orlhf = report("RL: OpenRLHF PPO", openrlhf);
-  EXPECT_LE(sync.mean, 0.60);  // 55.9% measured (checkpoint-engine 43.8%, verl 80.1%)
+  // 48.3% measured (checkpoint-engine 43.8%, verl 57.3%; 80.1% before the trainer-side gather)
+  EXPECT_LE(sync.mean, 0.55);
   // 92.9%, every phase too fast (81.2% before the prompt limit: the prompts now read at a fifth of
   // their 1024-token limit, so fewer tokens than the published TFLOPs imply).
   EXPECT_LE(orlhf.mean, 0.95);
