@@ -113,7 +113,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       GPUS,
       { path: '/rl/prompts_per_step', label: 'Prompts per step', kind: 'int' },
       { path: '/rl/samples_per_prompt', label: 'Samples per prompt', kind: 'int', hint: 'responses' },
-      { path: '/rl/prompt_len', label: 'Prompt tokens', kind: 'int' },
+      { path: '/rl/prompt_len', label: 'Longest prompt', kind: 'int', hint: 'tokens; the mean assumed at a fifth' },
       { path: '/rl/response_len/mean', label: 'Mean response', kind: 'int', hint: 'tokens' },
       { path: '/rl/response_len/max', label: 'Longest response', kind: 'int', hint: 'tokens' },
       { path: '/rl/placement', label: 'Placement', kind: 'placement' },
