@@ -146,14 +146,14 @@ double second_moment(const LengthDist& l) {
 // weights list states exact lengths, {"mean", "max"} a known mean.
 constexpr double kResponseMeanShare = 0.25;
 // Prompts the same way: the recipes configure the longest prompt (verl's data.max_prompt_length,
-// with filter_overlong_prompts dropping longer ones; OpenRLHF's --prompt_max_len; slime's
-// --rollout-max-prompt-len) with headroom above the dataset's prompts, which are short questions
-// (a math problem and its answer-format instruction). A whole-number prompt_len is read as that
-// limit, the prompts as the truncated exponential on [1, limit] with mean kPromptMeanShare x limit.
-// ASSUMED prior, fitted on no row, from the one public log that states both: verl's GSM8K PPO
+// with filter_overlong_prompts dropping longer ones; OpenRLHF's --prompt_max_len) with headroom
+// above the dataset's prompts, which are short questions (a math problem and its answer-format
+// instruction). A whole-number prompt_len is read as that limit, the prompts as the truncated
+// exponential on [1, limit] with mean kPromptMeanShare x limit. ASSUMED prior, fitted on no row,
+// from a public log that states both the limit and the prompts' lengths: verl's GSM8K PPO
 // quickstart (docs/start/quickstart.rst: data.max_prompt_length=512; its example log's
-// prompt_length/mean 104.9 and 102.4, i.e. 0.20 of the limit, and prompt_length/max 175 and 185,
-// 0.34-0.36 of it). Other datasets and limits move it either way (stated by the warning).
+// prompt_length/mean 104.9 and 102.4, i.e. 0.20 of the limit, /min 68 and 70, /max 175 and 185:
+// 0.13-0.36 of it, the band the warning states). Other datasets and limits move it either way.
 constexpr double kPromptMeanShare = 0.2;
 constexpr std::int64_t kShortestTail = 8;  // below this a limit is read as the length itself
 
