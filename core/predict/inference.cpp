@@ -293,6 +293,76 @@ Seconds StepTimer::operator()(const std::vector<SeqGroup>& groups) {
   return tokens_part + att;
 }
 
+namespace {
+
+// Speculative decoding's draft model, set up once per prediction.
+struct DraftModel {
+  Scenario s;
+  OpContext c;
+  LayerShape shape;
+  Scratch g;
+};
+
+// The decode phase of a static batch (output_len > 1): tpot and its split, the speculative
+// report with a draft, and the operators of the middle step (out.operators).
+void decode_phase(const Scenario& s, const OpContext& c, LayerShape& shape, Scratch& g, DraftModel* draft,
+                  InferencePrediction& out) {
+  const auto& w = *s.inference;
+  const std::int64_t k = w.speculative ? w.speculative->draft_tokens : 0;
+  const double gain = w.speculative ? speculative_tokens_per_step(*w.speculative) : 1.0;
+  // Decode steps see contexts prompt_len+1 ... prompt_len+output_len-1 (the step producing
+  // token i attends to the prompt and the i-1 tokens before it). Time is affine in the
+  // context between roofline switches, so a trapezoid over up to 32 samples is exact for
+  // short generations and within a fraction of a percent otherwise.
+  const std::int64_t steps = w.output_len - 1;
+  const std::int64_t first = w.prompt_len + 1;
+  const std::int64_t last = w.prompt_len + steps;
+  const std::int64_t samples = std::min<std::int64_t>(steps, 32);
+  Seconds sum_compute{}, sum_comm{}, sum_plain{}, sum_draft{};
+  double weight_sum = 0;
+  for (std::int64_t i = 0; i < samples; ++i) {
+    const std::int64_t ctx = samples == 1 ? first : first + (last - first) * i / (samples - 1);
+    // Without a KV cache the step recomputes the whole context for every sequence.
+    const SeqGroup group =
+        s.system.software.kv_cache ? SeqGroup{w.batch, 1, ctx} : SeqGroup{w.batch, ctx, ctx};
+    const double wgt = (samples > 1 && (i == 0 || i == samples - 1)) ? 0.5 : 1.0;
+    StepCost ph = uniform_step(s, c, shape, g, group, false, "decode");
+    if (draft) {
+      sum_plain += ph.total() * wgt;
+      // Per output token: one step (k draft passes, one verification of k + 1 tokens over the
+      // context and the drafts) over the tokens it yields.
+      const StepCost verify = uniform_step(s, c, shape, g, {w.batch, k + 1, ctx + k}, false, "decode");
+      const StepCost one =
+          uniform_step(draft->s, draft->c, draft->shape, draft->g, {w.batch, 1, ctx}, false, "draft");
+      ph.compute = (verify.compute + one.compute * d(k)) / gain;
+      ph.comm = (verify.comm + one.comm * d(k)) / gain;
+      sum_draft += one.total() * d(k) * wgt;
+    }
+    sum_compute += ph.compute * wgt;
+    sum_comm += ph.comm * wgt;
+    weight_sum += wgt;
+  }
+  out.decode_compute = sum_compute / weight_sum;
+  out.decode_comm = sum_comm / weight_sum;
+  out.tpot = out.decode_compute + out.decode_comm;
+  if (draft) {
+    SpeculativeReport r;
+    r.tokens_per_step = gain;
+    r.step = out.tpot * gain;
+    r.draft = sum_draft / weight_sum;
+    r.verify = r.step - r.draft;
+    r.tpot_without = sum_plain / weight_sum;
+    r.speedup = r.tpot_without.value / out.tpot.value;
+    out.speculative = r;
+  }
+  const std::int64_t mid_ctx = (first + last) / 2;
+  const StepCost mid = uniform_step(
+      s, c, shape, g, {w.batch, s.system.software.kv_cache ? 1 : mid_ctx, mid_ctx}, true, "decode");
+  out.operators = mid.ops;
+}
+
+}  // namespace
+
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings) {
   const auto& w = *s.inference;
   const auto& dev = s.system.device;
@@ -322,15 +392,7 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   // Speculative decoding: the draft reads the prompt too (its own prefill, before the first
   // draft), then every step drafts k tokens one at a time and the target verifies k + 1 query
   // tokens per sequence; a sequence gains tokens_per_step tokens per step on average.
-  struct Draft {
-    Scenario s;
-    OpContext c;
-    LayerShape shape;
-    Scratch g;
-  };
-  std::optional<Draft> draft;
-  const std::int64_t k = w.speculative ? w.speculative->draft_tokens : 0;
-  const double gain = w.speculative ? speculative_tokens_per_step(*w.speculative) : 1.0;
+  std::optional<DraftModel> draft;
   if (w.speculative) {
     draft.emplace();
     draft->s = speculative_draft_scenario(s);
@@ -343,60 +405,9 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
     out.ttft += dp.compute + dp.comm;
   }
 
-  // Decode steps see contexts prompt_len+1 ... prompt_len+output_len-1 (the step producing
-  // token i attends to the prompt and the i-1 tokens before it). Time is affine in the
-  // context between roofline switches, so a trapezoid over up to 32 samples is exact for
-  // short generations and within a fraction of a percent otherwise.
   const std::int64_t steps = w.output_len - 1;
-  if (steps > 0) {
-    const std::int64_t first = w.prompt_len + 1;
-    const std::int64_t last = w.prompt_len + steps;
-    const std::int64_t samples = std::min<std::int64_t>(steps, 32);
-    Seconds sum_compute{}, sum_comm{}, sum_plain{}, sum_draft{};
-    double weight_sum = 0;
-    for (std::int64_t i = 0; i < samples; ++i) {
-      const std::int64_t ctx = samples == 1 ? first : first + (last - first) * i / (samples - 1);
-      // Without a KV cache the step recomputes the whole context for every sequence.
-      const SeqGroup group =
-          s.system.software.kv_cache ? SeqGroup{w.batch, 1, ctx} : SeqGroup{w.batch, ctx, ctx};
-      const double wgt = (samples > 1 && (i == 0 || i == samples - 1)) ? 0.5 : 1.0;
-      StepCost ph = uniform_step(s, c, shape, g, group, false, "decode");
-      if (draft) {
-        sum_plain += ph.total() * wgt;
-        // Per output token: one step (k draft passes, one verification of k + 1 tokens over the
-        // context and the drafts) over the tokens it yields.
-        const StepCost verify = uniform_step(s, c, shape, g, {w.batch, k + 1, ctx + k}, false, "decode");
-        const StepCost one =
-            uniform_step(draft->s, draft->c, draft->shape, draft->g, {w.batch, 1, ctx}, false, "draft");
-        ph.compute = (verify.compute + one.compute * d(k)) / gain;
-        ph.comm = (verify.comm + one.comm * d(k)) / gain;
-        sum_draft += one.total() * d(k) * wgt;
-      }
-      sum_compute += ph.compute * wgt;
-      sum_comm += ph.comm * wgt;
-      weight_sum += wgt;
-    }
-    out.decode_compute = sum_compute / weight_sum;
-    out.decode_comm = sum_comm / weight_sum;
-    out.tpot = out.decode_compute + out.decode_comm;
-    if (draft) {
-      SpeculativeReport r;
-      r.tokens_per_step = gain;
-      r.step = out.tpot * gain;
-      r.draft = sum_draft / weight_sum;
-      r.verify = r.step - r.draft;
-      r.tpot_without = sum_plain / weight_sum;
-      r.speedup = r.tpot_without.value / out.tpot.value;
-      out.speculative = r;
-    }
-    const std::int64_t mid_ctx = (first + last) / 2;
-    const StepCost mid = uniform_step(
-        s, c, shape, g, {w.batch, s.system.software.kv_cache ? 1 : mid_ctx, mid_ctx}, true, "decode");
-    out.operators = prefill.ops;
-    out.operators.insert(out.operators.end(), mid.ops.begin(), mid.ops.end());
-  } else {
-    out.operators = prefill.ops;
-  }
+  if (steps > 0) decode_phase(s, c, shape, g, draft ? &*draft : nullptr, out);
+  out.operators.insert(out.operators.begin(), prefill.ops.begin(), prefill.ops.end());
   out.e2e_latency = out.ttft + out.tpot * d(steps);
   out.throughput_tokens_per_s = d(w.batch) * d(w.output_len) / out.e2e_latency.value;
 

@@ -528,6 +528,62 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   return c;
 }
 
+// One layer of each kind the graph has, one micro-batch, on one device, and the representative
+// kind (the most layers on a middle stage).
+KindCosts kind_costs(const Scenario& s, const OpContext& c, const ModelGraph& g, const StageKinds& sk,
+                     const TrainingPrediction& out) {
+  const auto& m = s.model;
+  const auto& p = s.parallel;
+  KindCosts K;
+  double most = -1;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    K.present[k] = true;
+    K.kinds[k] =
+        layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, p.recompute_modules, out.attention,
+                    out.tp_comm_overlap, s.system.software, !m.moe || m.moe->capacity_factor <= 0);
+    for (const Op& op : g.kinds[k]) {
+      if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
+      if (op.kind == OpKind::comm && op.group == CommGroup::ep) {
+        K.dispatch_bytes[k] = op.comm_bytes;
+        K.all_to_all[k] += comm_cost(c, op);
+      }
+    }
+    if (sk.mid[k] > most) {
+      most = sk.mid[k];
+      K.rep = k;
+    }
+  }
+  return K;
+}
+
+// The matmul FLOPs selective recompute (parallel.recompute_modules) runs again beyond the
+// attention core, whole job, one iteration of `mbd` micro-batches.
+double module_recompute_flops(const Scenario& s, const ModelGraph& g, double mbd,
+                              std::vector<Warning>& warnings) {
+  const auto& p = s.parallel;
+  // A module the model does not have (mla_up_proj without MLA, the MoE modules on a dense
+  // model, mlp on a model whose every layer is MoE) changes nothing: said, not refused, as
+  // Megatron-Core accepts it.
+  ModuleSet present = kCoreAttnOnly;
+  for (std::size_t k = 0; k < kLayerKinds; ++k)
+    if (g.present[k])
+      for (const Op& op : g.kinds[k]) present |= op.rerun;
+  for (const RecomputeModule mod : enum_values<RecomputeModule>())
+    if ((p.recompute_modules & module_bit(mod)) && !(present & module_bit(mod)))
+      warnings.push_back(
+          {"parallel.recompute_module_absent", "recompute_modules names '" + std::string(name_of(mod)) +
+                                                   "', which this model does not have; it changes nothing"});
+  const KindCounts layers = model_kinds(s.model);
+  double flops = 0;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    for (const Op& op : g.kinds[k])
+      if (op.kind == OpKind::matmul && (op.rerun & p.recompute_modules)) flops += layers[k] * op.model_flops;
+  }
+  return flops * (mbd * d(s.num_devices) / d(p.pp));
+}
+
 }  // namespace
 
 AttentionKernel training_attention(const Scenario& s) {
@@ -569,27 +625,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
 
   // One layer of each kind, one micro-batch, on one device; the embedding and the head on the
   // end stages.
-  KindCosts K;
   const StageKinds sk = stage_kinds(m, p);
-  double most = -1;
-  for (std::size_t k = 0; k < kLayerKinds; ++k) {
-    if (!g.present[k]) continue;
-    K.present[k] = true;
-    K.kinds[k] =
-        layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, p.recompute_modules, out.attention,
-                    out.tp_comm_overlap, sys.software, !m.moe || m.moe->capacity_factor <= 0);
-    for (const Op& op : g.kinds[k]) {
-      if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
-      if (op.kind == OpKind::comm && op.group == CommGroup::ep) {
-        K.dispatch_bytes[k] = op.comm_bytes;
-        K.all_to_all[k] += comm_cost(c, op);
-      }
-    }
-    if (sk.mid[k] > most) {
-      most = sk.mid[k];
-      K.rep = k;
-    }
-  }
+  const KindCosts K = kind_costs(s, c, g, sk, out);
   const LayerCosts& L = K.kinds[K.rep];
   const StageCosts st = stage_costs(s, K, end_costs(c, g.embedding), end_costs(c, g.head));
 
@@ -623,29 +660,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   // The matmul FLOPs selective recompute runs again beyond the attention core: per device and
   // micro-batch on each layer kind, times the model's layers of that kind, the micro-batches and
   // the tp x cp x dp devices of a stage.
-  double module_rc_flops = 0;
-  if (p.recompute == Recompute::selective) {
-    // A module the model does not have (mla_up_proj without MLA, the MoE modules on a dense
-    // model, mlp on a model whose every layer is MoE) changes nothing: said, not refused, as
-    // Megatron-Core accepts it.
-    ModuleSet present = kCoreAttnOnly;
-    for (std::size_t k = 0; k < kLayerKinds; ++k)
-      if (g.present[k])
-        for (const Op& op : g.kinds[k]) present |= op.rerun;
-    for (const RecomputeModule mod : enum_values<RecomputeModule>())
-      if ((p.recompute_modules & module_bit(mod)) && !(present & module_bit(mod)))
-        warnings.push_back({"parallel.recompute_module_absent",
-                            "recompute_modules names '" + std::string(name_of(mod)) +
-                                "', which this model does not have; it changes nothing"});
-    const KindCounts layers = model_kinds(m);
-    for (std::size_t k = 0; k < kLayerKinds; ++k) {
-      if (!g.present[k]) continue;
-      for (const Op& op : g.kinds[k])
-        if (op.kind == OpKind::matmul && (op.rerun & p.recompute_modules))
-          module_rc_flops += layers[k] * op.model_flops;
-    }
-    module_rc_flops *= mbd * d(s.num_devices) / d(p.pp);
-  }
+  const double module_rc_flops =
+      p.recompute == Recompute::selective ? module_recompute_flops(s, g, mbd, warnings) : 0;
   utilisation(s, rate, module_rc_flops, out);
   if (w.train_tokens > 0) out.time_to_train = Seconds(w.train_tokens / out.tokens_per_s);
 

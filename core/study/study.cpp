@@ -334,6 +334,74 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
 // technology-nodes: one chip budget swept over nodes, scaling logic, memory, network
 // separately and together (Kundu et al. 2024, Sec. IV-C design-space exploration).
 
+// The baseline node with the components `sc` names (logic, network, all) taken from `at`, named
+// after the mix; the DRAM generation (memory) is chosen beside it.
+TechnologyNode scaled_node(const TechnologyNode& base, const TechnologyNode& at, const std::string& sc) {
+  TechnologyNode node = base;
+  if (sc == "logic" || sc == "all") {
+    node.logic_density_mtr_per_mm2 = at.logic_density_mtr_per_mm2;
+    node.energy_pj_per_flop = at.energy_pj_per_flop;
+    node.nominal_voltage = at.nominal_voltage;
+    node.threshold_voltage = at.threshold_voltage;
+    node.min_voltage = at.min_voltage;
+    node.max_voltage = at.max_voltage;
+    node.nominal_frequency_hz = at.nominal_frequency_hz;
+    node.static_fraction = at.static_fraction;
+    node.unit_flops_per_cycle = at.unit_flops_per_cycle;
+    node.sram_mib_per_mm2 = at.sram_mib_per_mm2;
+    node.sram_energy_pj_per_byte = at.sram_energy_pj_per_byte;
+    node.wafer_usd = at.wafer_usd;  // the logic die is made on the new node
+    node.defect_density_per_cm2 = at.defect_density_per_cm2;
+    node.yield_clustering = at.yield_clustering;
+  }
+  if (sc == "network" || sc == "all") {
+    node.serdes_lane_gbps = at.serdes_lane_gbps;
+    node.serdes_lanes_per_mm = at.serdes_lanes_per_mm;
+    node.serdes_energy_pj_per_bit = at.serdes_energy_pj_per_bit;
+  }
+  node.id = base.id + "+" + sc + "@" + at.id;
+  node.name = at.name + " " + sc;
+  return node;
+}
+
+// The first row's iteration time and device cost, which the others are compared with.
+struct Baseline {
+  double time_s = 0, cost_usd = 0;
+};
+
+// A technology-nodes row: the derived device, its iteration, its price and the same device as
+// four chiplets (`cost4_usd`).
+StudyRow technology_row(double node_nm, const std::string& sc, const UarchDerivation& der,
+                        const Prediction& p, const UarchCost& price, Baseline base, double cost4_usd) {
+  const TrainingPrediction& tr = *p.training;
+  const double c = tr.by_bound.compute.value, m = tr.by_bound.memory.value,
+               n = tr.by_bound.communication.value;
+  const char* bound = (c >= m && c >= n) ? "compute" : (m >= n ? "memory" : "network");
+  StudyRow row;
+  row.set("node_nm", node_nm);
+  row.set("scaling", sc);
+  row.set("frequency_GHz", der.frequency_hz / 1e9);
+  row.set("peak_tflops", der.device.peak_for(Precision::bf16).value / kTera);
+  row.set("dram_stacks", d(der.dram_stacks));
+  row.set("hbm_bandwidth_GBps", der.device.hbm_bandwidth.value / kGB);
+  row.set("scale_up_GBps", der.scale_up_bandwidth.value / kGB);
+  row.set("iteration_time_s", tr.iteration_time.value);
+  row.set("speedup", base.time_s / tr.iteration_time.value);
+  row.set("breakdown_s", by_bound(tr));
+  row.set("bound", std::string(bound));
+  row.set("fits", p.memory.fits);
+  row.set("device_cost_usd", price.total_usd);
+  row.set(
+      "cost_split_usd",
+      StudyGroup{{"logic", price.logic_usd}, {"dram", price.dram_usd}, {"packaging", price.packaging_usd}});
+  row.set("die_yield", price.die_yield);
+  row.set("perf_per_dollar", price.total_usd > 0
+                                 ? base.time_s * base.cost_usd / (tr.iteration_time.value * price.total_usd)
+                                 : 0);
+  row.set("cost_4_chiplets_usd", cost4_usd);
+  return row;
+}
+
 Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {
@@ -377,33 +445,8 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
     for (const char* scaling : {"logic", "memory", "network", "all"}) {
       const std::string sc = scaling;
       if (i == 0 && sc != "all") continue;  // at the baseline node all four are the same chip
-      TechnologyNode node = base;
-      DramTechnology dram = drams[0];
-      if (sc == "logic" || sc == "all") {
-        const TechnologyNode& n = nodes[i];
-        node.logic_density_mtr_per_mm2 = n.logic_density_mtr_per_mm2;
-        node.energy_pj_per_flop = n.energy_pj_per_flop;
-        node.nominal_voltage = n.nominal_voltage;
-        node.threshold_voltage = n.threshold_voltage;
-        node.min_voltage = n.min_voltage;
-        node.max_voltage = n.max_voltage;
-        node.nominal_frequency_hz = n.nominal_frequency_hz;
-        node.static_fraction = n.static_fraction;
-        node.unit_flops_per_cycle = n.unit_flops_per_cycle;
-        node.sram_mib_per_mm2 = n.sram_mib_per_mm2;
-        node.sram_energy_pj_per_byte = n.sram_energy_pj_per_byte;
-        node.wafer_usd = n.wafer_usd;  // the logic die is made on the new node
-        node.defect_density_per_cm2 = n.defect_density_per_cm2;
-        node.yield_clustering = n.yield_clustering;
-      }
-      if (sc == "memory" || sc == "all") dram = drams[i];
-      if (sc == "network" || sc == "all") {
-        node.serdes_lane_gbps = nodes[i].serdes_lane_gbps;
-        node.serdes_lanes_per_mm = nodes[i].serdes_lanes_per_mm;
-        node.serdes_energy_pj_per_bit = nodes[i].serdes_energy_pj_per_bit;
-      }
-      node.id = base.id + "+" + sc + "@" + nodes[i].id;
-      node.name = nodes[i].name + " " + sc;
+      const TechnologyNode node = scaled_node(base, nodes[i], sc);
+      const DramTechnology& dram = sc == "memory" || sc == "all" ? drams[i] : drams[0];
       auto der = derive_device(node, dram, budget);
       if (!der) return der.error();
       const Scenario s = described(desc.scenario, *model, derived_system(*der, budget));
@@ -413,37 +456,13 @@ Result<StudyTable> run(const TechnologyNodesStudy& desc, const PresetSource& ps)
       if (baseline_time == 0) baseline_time = tr.iteration_time.value;
       // Every preset node and DRAM states its prices; a custom one without them costs 0.
       const UarchCost price = der->cost.value_or(UarchCost{});
-      const double cost = price.total_usd;
-      if (baseline_cost == 0) baseline_cost = cost;
+      if (baseline_cost == 0) baseline_cost = price.total_usd;
       // The same chip split into four chiplets (the chiplet cost model; same performance).
       UarchBudget split = budget;
       split.chiplets = 4;
       const auto cost4 = device_cost(node, dram, split, der->dram_stacks);
-      const double c = tr.by_bound.compute.value, m = tr.by_bound.memory.value,
-                   n = tr.by_bound.communication.value;
-      const char* bound = (c >= m && c >= n) ? "compute" : (m >= n ? "memory" : "network");
-      StudyRow row;
-      row.set("node_nm", nodes[i].node_nm);
-      row.set("scaling", sc);
-      row.set("frequency_GHz", der->frequency_hz / 1e9);
-      row.set("peak_tflops", der->device.peak_for(Precision::bf16).value / kTera);
-      row.set("dram_stacks", d(der->dram_stacks));
-      row.set("hbm_bandwidth_GBps", der->device.hbm_bandwidth.value / kGB);
-      row.set("scale_up_GBps", der->scale_up_bandwidth.value / kGB);
-      row.set("iteration_time_s", tr.iteration_time.value);
-      row.set("speedup", baseline_time / tr.iteration_time.value);
-      row.set("breakdown_s", by_bound(tr));
-      row.set("bound", std::string(bound));
-      row.set("fits", p->memory.fits);
-      row.set("device_cost_usd", cost);
-      row.set("cost_split_usd",
-              StudyGroup{
-                  {"logic", price.logic_usd}, {"dram", price.dram_usd}, {"packaging", price.packaging_usd}});
-      row.set("die_yield", price.die_yield);
-      row.set("perf_per_dollar",
-              cost > 0 ? baseline_time * baseline_cost / (tr.iteration_time.value * cost) : 0);
-      row.set("cost_4_chiplets_usd", cost4 ? cost4->total_usd : 0);
-      t.rows.push_back(std::move(row));
+      t.rows.push_back(technology_row(nodes[i].node_nm, sc, *der, *p, price, {baseline_time, baseline_cost},
+                                      cost4 ? cost4->total_usd : 0));
     }
   }
   t.notes = desc.table_notes;

@@ -139,7 +139,7 @@ inline void check_scenario(std::string_view input) {
   const bool v_err = is_error_answer(v, input, v_out);
   const bool p_err = is_error_answer(p, input, p_out);
   // The one error only a run can find: the simulation's own step count (validate checks the
-  // lower bound, core/predict/serving.h).
+  // lower bound, core/predict/serving.cpp).
   if (!v_err && p_err && p["error"]["code"] == "serving.too_many_steps") return;
   if (v_err != p_err)
     fail("validate and predict disagree on whether the scenario is valid", input, v_out + "\n" + p_out);

@@ -1,4 +1,4 @@
-// Continuous-batching serving (core/predict/serving.cpp): properties a queueing simulation must
+// Continuous-batching serving (core/serving/, over core/predict/serving.cpp): properties a queueing simulation must
 // have (Little's law, the static-batch bound, latency rising with the rate and exploding past
 // saturation, the batch-1 latency at a vanishing rate, determinism), disaggregated pools, and
 // every bad input with its code and path.

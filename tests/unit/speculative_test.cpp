@@ -1,4 +1,4 @@
-// Speculative decoding (inference.speculative; core/predict/inference.cpp and serving.cpp): the
+// Speculative decoding (inference.speculative; core/predict/inference.cpp and core/serving/): the
 // expected tokens per step against Leviathan et al.'s closed form computed by hand, the step made
 // of k draft passes and one verification of k + 1 tokens, the draft's memory, the serving
 // simulation's token count, and every bad input with its code and path.

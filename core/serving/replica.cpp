@@ -1,0 +1,563 @@
+// One replica simulated step by step (see serving.h for the sources). Each step the scheduler
+// (vLLM's, as of its v1 engine; TensorRT-LLM's in-flight batching forms the same mixed steps)
+// first gives every running request its next tokens — one for a decoding sequence, the next
+// prompt chunk for one still in prefill — under the step's token budget, claiming KV blocks as
+// the contexts grow and preempting the newest running request when none are free (its blocks
+// freed, its prompt and generated tokens recomputed later, vLLM's default); then admits waiting
+// requests while sequences, tokens and free blocks allow. The step then costs what the engine's
+// step time (StepModel) says for that mix of prefill chunks and decode tokens.
+#include "serving/replica.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+namespace optimus {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+class ReplicaSim {
+ public:
+  ReplicaSim(StepModel& model, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
+             bool keep_timeline, ReplicaRun& run, std::int64_t step_budget)
+      : model_(model),
+        pool_(model.limits()),
+        sv_(pool_.sched),
+        mode_(mode),
+        reqs_(reqs),
+        clients_(clients),
+        closed_(clients > 0),
+        keep_timeline_(keep_timeline),
+        run_(run),
+        step_budget_(step_budget),
+        spec_k_(pool_.spec_k),
+        capacity_(pool_.kv_capacity),
+        decode_step_tokens_(1 + pool_.spec_k),
+        has_draft_(pool_.draft) {}
+
+  // The scheduler's loop: returns false past the step bound.
+  bool simulate() {
+    if (closed_) send_first();
+    while (true) {
+      if (!closed_) arrive();
+      if (running_.empty() && waiting_.empty()) {
+        if (closed_ || next_ >= reqs_.size()) break;
+        t_ = arrive_time(reqs_[next_]);
+        continue;
+      }
+      if (run_.steps >= step_budget_) return false;
+      begin_step();
+      std::int64_t budget = sv_.max_num_tokens;
+      schedule_running(budget);
+      admit_waiting(budget);
+      if (scheduled_ == 0) {
+        // Nothing fits and nothing runs: the first waiting request needs more KV than the
+        // replica has (checked before the run) or the budget is spent: advance to an arrival.
+        if (!closed_ && next_ < reqs_.size()) {
+          t_ = std::max(t_, arrive_time(reqs_[next_]));
+          continue;
+        }
+        return false;
+      }
+      const double dt = step_time();
+      t_ += dt;
+      record_step(dt);
+      if (const std::int64_t extra = stretch_length(); extra >= 2) decode_stretch(dt, extra);
+      if (any_done_) retire();
+      if (keep_timeline_ && (run_.steps - 1) % run_.sample_every == 0) sample(dt);
+    }
+    return true;
+  }
+
+ private:
+  // Tokens this step whose gap to the previous token does not simply last the step (after a
+  // pause, or a speculation's several), with where their gap starts.
+  struct Emitted {
+    std::int64_t tokens, from_step;
+    double from_time;
+  };
+
+  double arrive_time(const Request& r) const { return mode_ == Mode::decode_only ? r.ready : r.arrival; }
+  // Prefill-only pools finish a request at its first token.
+  bool is_done(const Request& r) const { return r.generated >= (mode_ == Mode::prefill_only ? 1 : r.output); }
+
+  // Closed loop: every client sends its first request at time 0.
+  void send_first() {
+    for (; next_ < reqs_.size() && in_flight_ < clients_; ++next_, ++in_flight_) {
+      reqs_[next_].arrival = 0;
+      waiting_.push_back(next_);
+    }
+  }
+
+  // Open loop: the requests that have arrived by now join the queue.
+  void arrive() {
+    for (; next_ < reqs_.size() && arrive_time(reqs_[next_]) <= t_; ++next_)
+      // A disaggregated decode pool receives requests whose only token came with the prefill.
+      if (!(mode_ == Mode::decode_only && reqs_[next_].generated >= reqs_[next_].output))
+        waiting_.push_back(next_);
+  }
+
+  void begin_step() {
+    scheduled_ = 0;
+    step_no_ = run_.steps;
+    regular_gaps_ = 0;
+    other_gaps_.clear();
+    first_tokens_.clear();
+    any_done_ = false;
+    fewest_left_ = std::numeric_limits<std::int64_t>::max();
+    groups_.clear();
+    decode_n_ = decode_ctx_ = prefill_tokens_ = 0;
+  }
+
+  // Running requests first, in admission order, each its next tokens while the budget lasts;
+  // where the KV blocks run out, the newest running request not yet scheduled is preempted.
+  void schedule_running(std::int64_t& budget) {
+    for (std::size_t k = 0; k < running_.size(); ++k) {
+      const std::size_t i = running_[k];
+      Request& r = reqs_[i];
+      const bool prefill = r.kv < r.target;
+      const std::int64_t tokens = prefill ? std::min(r.target - r.kv, budget) : decode_step_tokens_;
+      if (tokens <= 0 || tokens > budget) {
+        pause(r);
+        continue;
+      }
+      // Claims only grow (a reserved request already holds its whole context).
+      const std::int64_t upto = r.kv + tokens;
+      const double need = upto <= r.claimed ? r.kv_bytes : std::max(r.kv_bytes, pool_.bytes_for(upto));
+      while (used_ - r.kv_bytes + need > capacity_) {
+        // Preempt the newest running request not yet scheduled this step (possibly this one).
+        const std::size_t victim = running_.back();
+        preempt(victim);
+        running_.pop_back();
+        waiting_.push_front(victim);
+        if (victim == i) return;
+      }
+      claim(r, upto);
+      schedule(i, tokens, prefill);
+      budget -= tokens;
+    }
+  }
+
+  // Then waiting requests, first come first served, while sequences, tokens and KV blocks allow
+  // (kv_admission reserve: blocks for the whole context at admission).
+  void admit_waiting(std::int64_t& budget) {
+    while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < sv_.max_batch && budget > 0) {
+      const std::size_t i = waiting_.front();
+      Request& r = reqs_[i];
+      const std::int64_t tokens = std::min(r.target - r.kv, budget);
+      const bool prefill = tokens > 0;
+      const std::int64_t now = r.kv + std::max<std::int64_t>(tokens, 1);
+      const std::int64_t whole = mode_ == Mode::prefill_only ? r.target : r.input + r.output - 1;
+      const std::int64_t claim_tokens = sv_.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
+      const double need = pool_.bytes_for(claim_tokens);
+      if (used_ - r.kv_bytes + need > capacity_) break;
+      claim(r, claim_tokens);
+      waiting_.pop_front();
+      running_.push_back(i);
+      schedule(i, prefill ? tokens : decode_step_tokens_, prefill);
+      budget -= prefill ? tokens : decode_step_tokens_;
+    }
+  }
+
+  // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
+  // per-request part (step_overhead_per_request_s, every scheduled request), GPU idle. With an
+  // overlap scheduler (ServingSpec::overlap_schedule) the host's work for this step ran while the
+  // GPU ran the step before: the longer of the two sets the pace.
+  double with_host(double gpu) const { return sv_.overlap_schedule ? std::max(gpu, host_s_) : gpu + host_s_; }
+
+  // The step's time: the decoding sequences join the prompt chunks as one group at their mean
+  // context, then the engine's step time, the host's and the draft's.
+  double step_time() {
+    const std::int64_t decode_mean =
+        decode_n_ > 0 ? std::max<std::int64_t>(1, (decode_ctx_ + decode_n_ / 2) / decode_n_) : 0;
+    if (decode_n_ > 0) groups_.push_back({decode_n_, decode_step_tokens_, decode_mean + spec_k_});
+    host_s_ = sv_.step_overhead_s + sv_.step_overhead_per_request_s * d(scheduled_);
+    double dt = with_host(model_.step_s(groups_));
+    if (has_draft_) {
+      // The draft reads the step's prompt chunks and drafts the first token for every decoding
+      // sequence in one pass, then k - 1 more passes of one token each.
+      draft_groups_.assign(groups_.begin(), groups_.end() - (decode_n_ > 0 ? 1 : 0));
+      if (decode_n_ > 0) draft_groups_.push_back({decode_n_, 1, decode_mean});
+      dt += model_.draft_s(draft_groups_);
+      if (decode_n_ > 0 && spec_k_ > 1) {
+        draft_groups_.assign(1, SeqGroup{decode_n_, 1, decode_mean});
+        dt += model_.draft_s(draft_groups_) * d(spec_k_ - 1);
+      }
+    }
+    return dt;
+  }
+
+  // The step's inter-token gaps, its share of the time-weighted sums, and the first tokens it
+  // ends with.
+  void record_step(double dt) {
+    if (run_.record_steps) {
+      run_.spans.push_back({1, dt, 0.0, d(regular_gaps_)});
+      run_.span_ends.push_back(t_);
+      for (const Emitted& e : other_gaps_) run_.long_gaps.push_back({e.from_step, run_.steps, e.tokens});
+    } else if (run_.gaps) {
+      run_.gaps->add(dt, d(regular_gaps_));
+      for (const Emitted& e : other_gaps_) run_.gaps->add((t_ - e.from_time) / d(e.tokens), d(e.tokens));
+    }
+    ++run_.steps;
+    run_.busy_batch += d(scheduled_) * dt;
+    run_.busy_kv += used_ / capacity_ * dt;
+    run_.busy_time += dt;
+    for (std::size_t i : first_tokens_) reqs_[i].first_token = t_;
+  }
+
+  // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
+  // nobody finishes, consecutive steps differ only in their contexts (one token longer each)
+  // and their time is affine in the mean context (the KV read of decode attention), so k steps
+  // cost k times the mean of the first and last (trapezoid, exact for an affine time).
+  // (A request that just finished ends any stretch before it starts.) The steps that may follow
+  // the one just taken that way (0 where none).
+  std::int64_t stretch_length() const {
+    if (prefill_tokens_ != 0 || mode_ == Mode::prefill_only ||
+        scheduled_ != static_cast<std::int64_t>(running_.size()) || has_draft_ || any_done_)
+      return 0;
+    // Waiting requests stay out until a completion when the batch is full or the first of them
+    // does not fit the free KV blocks (which only shrink while sequences grow).
+    bool blocked = waiting_.empty() || static_cast<std::int64_t>(running_.size()) >= sv_.max_batch;
+    if (!blocked) {
+      const Request& r = reqs_[waiting_.front()];
+      const std::int64_t whole =
+          std::max(r.kv + 1, sv_.kv_admission == KvAdmission::reserve ? r.input + r.output - 1 : 0);
+      blocked = used_ + pool_.bytes_for(
+                            std::max<std::int64_t>(whole, std::min(r.target, r.kv + sv_.max_num_tokens))) >
+                capacity_;
+    }
+    if (!blocked) return 0;
+    // Every running request was scheduled: the fewest tokens left is over all of them.
+    const std::int64_t extra = std::min(fewest_left_, step_budget_ - run_.steps);
+    if (extra >= 2 && sv_.kv_admission == KvAdmission::on_demand) {
+      double grow = 0;
+      for (std::size_t i : running_) grow += pool_.bytes_for(reqs_[i].kv + extra) - reqs_[i].kv_bytes;
+      if (used_ + grow > capacity_) return 0;
+    }
+    return extra;
+  }
+
+  // Up to `extra` more decode steps after one of `dt`, each `slope` longer than the one before,
+  // cut at the first step that starts at or after the next arrival (which joins there, as the
+  // step-by-step loop admits it), taken at once.
+  void decode_stretch(double dt, std::int64_t extra) {
+    const double next_arrival = !closed_ && next_ < reqs_.size() ? arrive_time(reqs_[next_])
+                                                                 : std::numeric_limits<double>::infinity();
+    const SeqGroup first = groups_.back();
+    groups_.back().kv_len = first.kv_len + extra;
+    const double last = with_host(model_.step_s(groups_));  // the same host time as dt's
+    const double slope = (last - dt) / d(extra);
+    // Stretch step j (j = 1, 2, ...) takes dt + slope j, so the first i of them take
+    // C(i) = i dt + slope i (i + 1) / 2 and step j starts at t + C(j - 1); the stretch keeps the
+    // steps that start before the arrival.
+    if (next_arrival <= t_) return;
+    if (t_ + d(extra) * dt + slope * d(extra) * d(extra + 1) / 2.0 > next_arrival) {
+      const double gap = next_arrival - t_;
+      const auto elapsed = [&](std::int64_t i) { return d(i) * dt + slope * d(i) * d(i + 1) / 2.0; };
+      std::int64_t lo = 0, hi = extra;  // elapsed(lo) < gap <= elapsed(hi)
+      while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (elapsed(mid) < gap ? lo : hi) = mid;
+      }
+      extra = lo + 1;
+    }
+    advance_stretch(dt, slope, extra);
+  }
+
+  // Takes `extra` (>= 1) stretch steps: step j lasts dt + slope j, every running sequence gains
+  // one token a step.
+  void advance_stretch(double dt, double slope, std::int64_t extra) {
+    const double end = dt + slope * d(extra);
+    const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
+    t_ += total;
+    run_.steps += extra;
+    const double batch = d(static_cast<std::int64_t>(running_.size()));
+    if (run_.record_steps) {
+      run_.spans.push_back({extra, dt + slope, slope, batch});
+      run_.span_ends.push_back(t_);
+    } else if (run_.gaps) {
+      // Step j of the stretch takes dt + slope j: evenly spread, as many at each.
+      run_.gaps->add_even(dt + slope * 0.5, dt + slope * (d(extra) + 0.5), batch * d(extra));
+    }
+    run_.busy_batch += d(static_cast<std::int64_t>(running_.size())) * total;
+    run_.busy_kv += used_ / capacity_ * total;
+    run_.busy_time += total;
+    const std::int64_t last_step = run_.steps - 1;
+    for (std::size_t i : running_) {
+      Request& r = reqs_[i];
+      r.kv += extra;
+      r.generated += extra;
+      r.last_step = last_step;
+      if (sv_.kv_admission == KvAdmission::on_demand) claim(r, r.kv);
+      any_done_ = any_done_ || is_done(r);
+    }
+  }
+
+  // Retires finished requests, in admission order.
+  void retire() {
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < running_.size(); ++k) {
+      const std::size_t i = running_[k];
+      if (is_done(reqs_[i]))
+        finish(i);
+      else
+        running_[w++] = i;
+    }
+    running_.resize(w);
+  }
+
+  // A chart sample of the step; past 256 samples every other one goes and sampling halves.
+  void sample(double dt) {
+    run_.timeline.push_back({t_, dt, static_cast<std::int64_t>(running_.size()),
+                             static_cast<std::int64_t>(waiting_.size()), prefill_tokens_, decode_n_,
+                             used_ / capacity_});
+    if (run_.timeline.size() >= 256) {
+      std::size_t k = 0;
+      for (std::size_t j = 0; j < run_.timeline.size(); j += 2) run_.timeline[k++] = run_.timeline[j];
+      run_.timeline.resize(k);
+      run_.sample_every *= 2;
+    }
+  }
+
+  void finish(std::size_t i) {
+    Request& r = reqs_[i];
+    r.done = t_;
+    used_ -= r.kv_bytes;
+    r.kv_bytes = 0;
+    r.claimed = 0;
+    if (closed_ && next_ < reqs_.size()) {
+      reqs_[next_].arrival = t_;
+      waiting_.push_back(next_++);
+    }
+  }
+
+  // A request that got a token the step before and gets none in this one: its last token came at
+  // t, which the gap to its next token starts from.
+  void pause(Request& r) const {
+    if (r.last_step == step_no_ - 1) r.last_time = t_;
+  }
+
+  void preempt(std::size_t i) {
+    Request& r = reqs_[i];
+    pause(r);
+    used_ -= r.kv_bytes;
+    r.kv_bytes = 0;
+    r.claimed = 0;
+    r.kv = 0;
+    r.target = r.input + r.generated;  // recompute the prompt and what was generated
+    ++run_.preemptions;
+  }
+
+  // Claims blocks for `tokens` tokens of a request's context (claims only grow).
+  void claim(Request& r, std::int64_t tokens) {
+    if (tokens <= r.claimed) return;
+    const double need = pool_.bytes_for(tokens);
+    used_ += need - r.kv_bytes;
+    r.kv_bytes = need;
+    r.claimed = pool_.covered(tokens);
+  }
+
+  // `n` tokens of a request land at the end of this step: one after a token of the step before is
+  // a regular gap (the step's), the others are timed from where the request's last token came.
+  __attribute__((always_inline)) void emitted(Request& r, std::int64_t n) {
+    if (n == 1 && r.last_step == step_no_ - 1) {
+      ++regular_gaps_;
+    } else if (n > 0) {
+      other_gaps_.push_back({n, r.last_step, r.last_step == step_no_ - 1 ? t_ : r.last_time});
+    } else {
+      pause(r);
+      return;
+    }
+    r.last_step = step_no_;
+  }
+
+  // A request scheduled in a step: its part of the step's groups (all decoding sequences as one
+  // group at their mean context, since decode attention reads the whole cache, linear in the
+  // summed context; one group per prompt chunk), and its tokens, which land at the end of the
+  // step. Nothing between scheduling and the step's end reads a scheduled request (preemption
+  // only takes requests not yet scheduled), so they land here; only the time of a first token
+  // waits for the step's duration. Noted on the way: whether any request is done (the retiring
+  // pass runs only then) and the fewest tokens any has left to generate.
+  __attribute__((always_inline)) void schedule(std::size_t i, std::int64_t tokens, bool prefill) {
+    ++scheduled_;
+    Request& r = reqs_[i];
+    if (prefill) {
+      groups_.push_back({1, tokens, r.kv + tokens});
+      prefill_tokens_ += tokens;
+    } else {
+      ++decode_n_;
+      decode_ctx_ += r.kv + 1;
+    }
+    if (prefill || spec_k_ == 0) {
+      r.kv += prefill ? tokens : 1;
+      if (!prefill || r.kv >= r.target) {  // else more chunks to come
+        ++r.generated;
+        if (r.first_token < 0) {
+          first_tokens_.push_back(i);
+          r.last_step = step_no_;
+        } else {
+          emitted(r, 1);
+        }
+      }
+    } else {
+      // A verified speculation: the expected tokens per step, emitted whole (the remainder
+      // carried to the next step, so a request's total follows the mean exactly).
+      r.credit += pool_.spec_gain;
+      const auto n = std::min(static_cast<std::int64_t>(std::floor(r.credit)), r.output - r.generated);
+      r.credit -= std::floor(r.credit);
+      r.kv += n;
+      r.generated += n;
+      emitted(r, n);
+    }
+    any_done_ = any_done_ || is_done(r);
+    fewest_left_ = std::min(fewest_left_, r.output - r.generated);
+  }
+
+  StepModel& model_;
+  const PoolLimits& pool_;
+  const ServingSpec& sv_;
+  const Mode mode_;
+  std::vector<Request>& reqs_;
+  const std::int64_t clients_;
+  const bool closed_;
+  const bool keep_timeline_;
+  ReplicaRun& run_;
+  const std::int64_t step_budget_;
+  // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
+  // after them when the target verifies a speculation (they count against the token budget and
+  // claim KV slots ahead, as vLLM's lookahead slots do).
+  const std::int64_t spec_k_;
+  const double capacity_;
+  const std::int64_t decode_step_tokens_;
+  const bool has_draft_;
+
+  std::size_t next_ = 0;  // next request not yet arrived (closed: not yet sent)
+  std::int64_t in_flight_ = 0;
+  double t_ = 0, used_ = 0;
+  std::deque<std::size_t> waiting_;
+  std::vector<std::size_t> running_;
+  std::vector<SeqGroup> groups_, draft_groups_;
+  std::vector<std::size_t> first_tokens_;  // requests whose first token lands this step
+  // This step: its index, what it schedules, its tokens after one of the step before (each such
+  // gap is the step) and the others, whether any request is done and the fewest tokens any has
+  // left, its host time.
+  std::int64_t step_no_ = 0;
+  std::int64_t decode_n_ = 0, decode_ctx_ = 0, prefill_tokens_ = 0, scheduled_ = 0;
+  std::int64_t regular_gaps_ = 0;
+  std::vector<Emitted> other_gaps_;
+  bool any_done_ = false;
+  std::int64_t fewest_left_ = 0;
+  double host_s_ = 0;
+};
+
+// A replica's inter-token gaps on `clock` (entry j: the end of step j - 1): each step's regular
+// gaps last the step, the others from the end of the step with the previous token.
+void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
+  if (!run.gaps) return;
+  std::size_t j = 0;
+  for (const StepSpan& span : run.spans)
+    for (std::int64_t k = 0; k < span.steps; ++k, ++j) run.gaps->add(clock[j + 1] - clock[j], span.gaps);
+  for (const ReplicaRun::LongGap& g : run.long_gaps) {
+    const double from = clock[static_cast<std::size_t>(std::max<std::int64_t>(g.from, -1) + 1)];
+    run.gaps->add((clock[static_cast<std::size_t>(g.to + 1)] - from) / d(g.tokens), d(g.tokens));
+  }
+}
+
+}  // namespace
+
+bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
+                      bool keep_timeline, ReplicaRun& run, std::int64_t step_budget) {
+  return ReplicaSim(pool, mode, reqs, clients, keep_timeline, run, step_budget).simulate();
+}
+
+std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>*>& replicas) {
+  std::int64_t longest = 0;
+  for (const auto* spans : replicas) {
+    std::int64_t n = 0;
+    for (const StepSpan& span : *spans) n += span.steps;
+    longest = std::max(longest, n);
+  }
+  std::vector<double> clock(static_cast<std::size_t>(longest) + 1, 0.0);
+  std::vector<std::size_t> at(replicas.size(), 0);     // each replica's current span
+  std::vector<std::int64_t> into(replicas.size(), 0);  // and its step within it
+  for (std::size_t j = 0; j < static_cast<std::size_t>(longest); ++j) {
+    double slowest = 0;
+    for (std::size_t m = 0; m < replicas.size(); ++m) {
+      const std::vector<StepSpan>& spans = *replicas[m];
+      if (at[m] >= spans.size()) continue;  // finished: it waits
+      const StepSpan& span = spans[at[m]];
+      slowest = std::max(slowest, span.first + span.slope * d(into[m]));
+      if (++into[m] >= span.steps) {
+        ++at[m];
+        into[m] = 0;
+      }
+    }
+    clock[j + 1] = clock[j] + slowest;
+  }
+  return clock;
+}
+
+// Attention data parallelism (tp 1, the experts over ep of the dp ranks): the ranks of an
+// expert-parallel group meet in every MoE layer's dispatch and combine, so they step together and
+// a step takes as long as its slowest rank's (TensorRT-LLM tech blog 10, "ADP Balance Strategy":
+// time_i = max over ranks m of time_{i,m}; a rank that prefills a prompt while the others decode
+// holds them all; with its round-robin assignment DeepSeek-V3 on 8 GB200 ran at a balance ratio of
+// 54%). Each rank schedules its own requests as simulate_replica() does; with offline or closed-loop
+// arrivals its choices depend on its steps, not on the clock, so the group's clock is exact: step
+// j of every rank ends at the sum over steps 0..j of the slowest rank's time (a rank that has
+// finished waits). Every request's first-token and end times, and the chart's samples, move to
+// that clock. `runs[k]` is replica `reps[k]`; a group is ep consecutive replicas (the ep ranks
+// are placed next to each other at tp 1, pp 1).
+void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
+              std::int64_t ep, std::vector<Request>& all) {
+  for (std::int64_t g = 0; g * ep < replicas; ++g) {
+    std::vector<ReplicaRun*> group;
+    std::vector<std::int64_t> members;
+    std::vector<const std::vector<StepSpan>*> spans;
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      if (reps[k] / ep == g) {
+        group.push_back(runs[k]);
+        members.push_back(reps[k]);
+        spans.push_back(&runs[k]->spans);
+      }
+    const std::vector<double> clock = lockstep_clock(spans);
+    for (const ReplicaRun* run : group) clock_gaps(*run, clock);
+    if (group.size() < 2) continue;  // its own clock: nothing moves
+    for (std::size_t m = 0; m < group.size(); ++m) {
+      const std::vector<double>& ends = group[m]->span_ends;
+      if (ends.empty()) continue;
+      std::vector<std::int64_t> steps;  // the replica's steps by the end of each span
+      std::int64_t n = 0;
+      for (const StepSpan& span : group[m]->spans) steps.push_back(n += span.steps);
+      // Events land at the end of a step (a first token, a request's end, a closed-loop client's
+      // next request, a chart sample): the step that ended at `local` on the replica's own clock.
+      const auto span_at = [&](double local) {
+        const auto it = std::lower_bound(ends.begin(), ends.end(), local);
+        return it == ends.end() ? ends.size() - 1 : static_cast<std::size_t>(it - ends.begin());
+      };
+      const auto common = [&](double local) {
+        return local <= 0 ? 0.0 : clock[static_cast<std::size_t>(steps[span_at(local)])];
+      };
+      for (auto i = static_cast<std::size_t>(members[m]); i < all.size();
+           i += static_cast<std::size_t>(replicas)) {
+        Request& r = all[i];
+        r.arrival = common(r.arrival);
+        if (r.first_token >= 0) r.first_token = common(r.first_token);
+        if (r.done >= 0) r.done = common(r.done);
+      }
+      // A sample's step time is its iteration's first step (a decode stretch's steps follow it).
+      for (ServingStepSample& sample : group[m]->timeline) {
+        const std::size_t k = span_at(sample.t_s);
+        const auto first = static_cast<std::size_t>(
+            group[m]->spans[k].steps > 1 && k > 0 ? steps[k - 1] : steps[k] - group[m]->spans[k].steps + 1);
+        sample.t_s = clock[static_cast<std::size_t>(steps[k])];
+        sample.step_s = clock[first] - clock[first - 1];
+      }
+    }
+  }
+}
+
+}  // namespace optimus

@@ -1,0 +1,53 @@
+// One replica of a serving pool simulated step by step (replica.cpp), and replicas that step
+// together (attention data parallelism). Internal to the serving module.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "serving/latency.h"
+#include "serving/request.h"
+#include "serving/serving.h"
+#include "serving/step_model.h"
+
+namespace optimus {
+
+struct ReplicaRun {
+  std::int64_t steps = 0, preemptions = 0;
+  double busy_batch = 0, busy_kv = 0, busy_time = 0;  // time-weighted sums
+  std::vector<ServingStepSample> timeline;
+  std::int64_t sample_every = 1;
+  // The replica's steps as runs of consecutive steps whose time is affine in the step (`first`
+  // for the first, `slope` more for each next; a single step has slope 0) and the replica's own
+  // clock at their end: kept for replicas that step in lockstep (see lockstep()).
+  bool record_steps = false;
+  std::vector<StepSpan> spans;
+  std::vector<double> span_ends;
+  // Inter-token gaps: straight into `gaps` on the replica's own clock; with record_steps, the
+  // regular ones (one step long) in the spans and the rest here by step, for lockstep()'s clock.
+  GapHistogram* gaps = nullptr;
+  struct LongGap {
+    std::int64_t from = 0, to = 0;  // the steps that ended with the previous token and with these
+    std::int64_t tokens = 1;
+  };
+  std::vector<LongGap> long_gaps;
+};
+
+// What a pool's replicas do with a request: all of it, its prompt and first token (a
+// disaggregated prefill pool) or the rest once its cache has landed (a decode pool).
+enum class Mode { whole, prefill_only, decode_only };
+
+// Simulates one replica of `pool` over its requests (sorted by arrival, or by `ready` for a
+// decode pool; closed-loop clients start one request each at time 0 and send the next when one
+// ends). Returns false past `step_budget` steps. The replicas of a pool share its StepModel (and
+// what it remembers).
+bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
+                      bool keep_timeline, ReplicaRun& run, std::int64_t step_budget);
+
+// Replicas that step together: `runs[k]` is replica `reps[k]` of `replicas`, groups of `ep`
+// consecutive replicas share a clock (lockstep_clock); their requests in `all` (replica r holds
+// r, r + replicas, ...), gaps and chart samples move to it.
+void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
+              std::int64_t ep, std::vector<Request>& all);
+
+}  // namespace optimus

@@ -1,0 +1,90 @@
+#include "serving/request.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/math.h"
+
+namespace optimus {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// SplitMix64 (Steele, Lea and Flood 2014, "Fast splittable pseudorandom number generators"):
+// integer arithmetic only, so native and WebAssembly builds draw the same requests.
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in (0, 1): 53 random bits, never 0.
+  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
+};
+
+// Draws lengths from one distribution; what does not depend on the draw is computed once.
+class LengthSampler {
+ public:
+  explicit LengthSampler(const LengthDist& dist) : dist_(dist) {
+    for (const auto& p : dist.points) total_ += p.second;
+    if (dist.shaped) {
+      width_ = d(dist.max - dist.min);
+      // Inverse CDF of the truncated exponential on [min, max] with the reader's rate:
+      // x = min - ln(1 - u (1 - e^(-rate w))) / rate; uniform where rate w is negligible.
+      exponential_ = std::fabs(dist.rate * width_) > 1e-6;
+      if (exponential_) mass_ = 1.0 - portable_exp(-dist.rate * width_);
+    }
+  }
+  std::int64_t operator()(Rng& rng) const {
+    const LengthDist& dist = dist_;
+    if (dist.shaped) {
+      const double u = rng.uniform();
+      const double x =
+          exponential_ ? d(dist.min) - portable_log(1.0 - u * mass_) / dist.rate : d(dist.min) + u * width_;
+      return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
+    }
+    if (dist.uniform) {
+      // Each of the max - min + 1 whole lengths with the same probability.
+      const double x = d(dist.min) + std::floor(rng.uniform() * d(dist.max - dist.min + 1));
+      return std::clamp<std::int64_t>(static_cast<std::int64_t>(x), dist.min, dist.max);
+    }
+    if (dist.points.size() == 1) return dist.points.front().first;
+    double u = rng.uniform() * total_;
+    for (const auto& p : dist.points) {
+      if (u < p.second) return p.first;
+      u -= p.second;
+    }
+    return dist.points.back().first;
+  }
+
+ private:
+  const LengthDist& dist_;
+  double total_ = 0, width_ = 0, mass_ = 0;
+  bool exponential_ = false;
+};
+
+}  // namespace
+
+std::vector<Request> make_requests(const ServingSpec& sv) {
+  Rng rng{sv.seed};
+  const LengthSampler input(sv.input_len), output(sv.output_len);
+  std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
+  double t = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Request& r = out[i];
+    r.id = i;
+    r.input = input(rng);
+    r.output = output(rng);
+    if (sv.arrival == Arrival::poisson) {
+      t += -portable_log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)
+      r.arrival = t;
+    }
+    r.target = r.input;
+  }
+  return out;
+}
+
+}  // namespace optimus

@@ -1,0 +1,37 @@
+// The request stream of a serving simulation (serving.h): each request's lengths, arrival and
+// scheduler state. Internal to the serving module.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "parallel/plan.h"
+
+namespace optimus {
+
+struct Request {
+  // Scheduler state, read every step (first, so that it shares a cache line): tokens in the KV
+  // cache, tokens to prefill before the next output token (the prompt, plus what was generated
+  // before a preemption), tokens generated, tokens the claimed blocks hold and their bytes.
+  std::int64_t kv = 0, target = 0, generated = 0, output = 1;
+  std::int64_t claimed = 0;  // kv_bytes = bytes_for(claimed)
+  double kv_bytes = 0;
+  double first_token = -1;
+  double credit = 0;   // speculative decoding: expected tokens not yet emitted (a fraction)
+  std::size_t id = 0;  // position in the deployment's stream
+  double arrival = 0;
+  std::int64_t input = 1;
+  double done = -1;
+  double ready = 0;  // disaggregated decode: when the KV hand-off lands
+  // The step (of its replica) that ended with the request's last token, and that token's time once
+  // the request stops getting one every step (kept up to date only then: a request that got a
+  // token the step before needs no time, its gap is the step's).
+  std::int64_t last_step = -2;
+  double last_time = 0;
+};
+
+// The requests of the whole deployment: lengths and (poisson) arrival times from sv.seed.
+std::vector<Request> make_requests(const ServingSpec& sv);
+
+}  // namespace optimus

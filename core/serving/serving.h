@@ -1,0 +1,104 @@
+// Continuous-batching serving: a stream of requests through an in-flight batching scheduler
+// (Yu et al. 2022, "Orca"), a paged KV cache that admits and preempts by free blocks (Kwon et
+// al. 2023, vLLM / PagedAttention) and chunked prefill under a per-step token budget (Agrawal et
+// al. 2024, "Sarathi-Serve"), simulated step by step over the engine's step time. Attention data
+// parallel ranks step together, each step as long as the slowest rank's (TensorRT-LLM tech blog
+// 10, "ADP Balance Strategy"). Deterministic: request lengths and arrivals come from a seeded
+// generator of our own (the same sequence natively and in WebAssembly).
+//
+// The simulator reaches the rest of the engine through one interface, StepModel (step_model.h):
+// predict/ builds one per pool of replicas from the scenario (predict/serving.cpp) and calls
+// simulate_serving.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/result.h"
+#include "parallel/plan.h"
+#include "serving/step_model.h"
+
+namespace optimus {
+
+// A latency distribution over the completed requests.
+struct LatencyStats {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+// One simulated step of the first replica (sampled for a chart).
+struct ServingStepSample {
+  double t_s = 0;     // end of the step since the first arrival
+  double step_s = 0;  // its duration
+  std::int64_t running = 0, waiting = 0;
+  std::int64_t prefill_tokens = 0, decode_tokens = 0;
+  double kv_utilisation = 0;  // share of the KV blocks in use
+};
+
+struct ServingSloReport {
+  double ttft_s = 0, tpot_s = 0, itl_s = 0, percentile = 90;
+  // TTFT and TPOT over the requests, the inter-token gap over every token (ServingSlo::itl_s).
+  double ttft_at_percentile = 0, tpot_at_percentile = 0, itl_at_percentile = 0;
+  bool met = false;  // every objective given holds at the percentile
+};
+
+struct ServingPrediction {
+  double requests_per_s = 0;
+  double input_tokens_per_s = 0, output_tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
+  LatencyStats ttft, tpot, e2e;
+  // Token-weighted mean inter-token latency: every gap between two output tokens of every request
+  // counts once, sum(end - first token) / sum(output - 1) ("Mean ITL" in TensorRT-LLM's and
+  // vLLM's benchmark reports). tpot.mean weights each request once instead; with unequal output
+  // lengths the long requests, which also decode in the emptier end of a burst, weigh more here.
+  double mean_itl_s = 0;
+  // The inter-token gaps themselves, token-weighted: every gap between two output tokens of every
+  // request once (the gap a request waits out while preempted or queued included; a verified
+  // speculation's n tokens are n gaps of a 1/n share each). mean equals mean_itl_s; the percentiles
+  // come from log-spaced bins 0.7% wide, interpolated within a bin ("Median / P99 ITL" of vLLM's
+  // benchmark_serving).
+  LatencyStats itl;
+  double mean_batch = 0;      // time-weighted sequences per step, per replica
+  double kv_utilisation = 0;  // time-weighted share of KV blocks in use
+  std::int64_t preemptions = 0;
+  double goodput_requests_per_s = 0;  // requests meeting both SLOs (all of them without an slo)
+  double duration_s = 0;              // first arrival to last completion
+  std::int64_t completed = 0, steps = 0, replicas = 1, devices = 1;
+  std::int64_t kv_capacity_tokens = 0;  // per replica (the decode pool's when disaggregated)
+  std::int64_t max_batch = 0, max_num_tokens = 0;
+  double kv_transfer_s = 0;  // disaggregated: mean prefill -> decode KV hand-off
+  std::optional<ServingSloReport> slo;
+  std::vector<ServingStepSample> timeline;
+};
+
+// Simulates the request stream of `sv` over one pool of replicas that each prefill and decode
+// (`devices` in all). Error: a run that would need more than the step bound.
+Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pool, std::int64_t devices);
+
+// The same over a prefill pool that gives each request its first token and a decode pool that
+// generates the rest once the request's cache has moved (disaggregated serving). A closed loop
+// of clients over the two is a fixed point of the arrival times; one that does not settle in
+// kMaxClosedLoopPasses passes warns (serving.closed_loop_unsettled).
+Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& prefill, StepModel& decode,
+                                           std::vector<Warning>& warnings);
+
+// Consecutive steps of one replica whose time is affine in the step: `first` for the first,
+// `slope` more for each next (a single step has slope 0).
+struct StepSpan {
+  std::int64_t steps = 0;
+  double first = 0, slope = 0;
+  double gaps = 0;  // inter-token gaps each of its steps ends (a sequence's token after one the step before)
+};
+
+// The common clock of replicas that step together (attention data parallelism: each step takes
+// as long as the slowest replica's; a replica that has finished waits): entry j is when step j - 1
+// ends (entry 0 is 0), up to the longest replica's last step.
+std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>*>& replicas);
+
+// Steps one serving simulation may take before it is refused (serving.too_many_steps).
+inline constexpr std::int64_t kMaxServingSteps = 4'000'000;
+
+// Passes of the fixed point that a closed loop of clients over disaggregated pools takes at most
+// (simulate_serving; each pass settles at least one more wave of `concurrency` requests).
+inline constexpr int kMaxClosedLoopPasses = 64;
+
+}  // namespace optimus

@@ -1,0 +1,68 @@
+// The one interface through which the serving simulator reaches the engine: for one pool of
+// identical replicas, the time of a step (a mix of prompt chunks and decoding sequences, as a
+// continuous-batching scheduler forms it), of a speculative draft pass and of a prompt's KV
+// hand-off, and what a replica's memory holds. predict/serving.cpp builds it from a scenario; the
+// scheduler's own settings (token budget, batch, host times) come with it in `sched`.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/graph.h"
+#include "parallel/plan.h"
+
+namespace optimus {
+
+// What one replica of a pool can hold and how it schedules.
+struct PoolLimits {
+  ServingSpec sched;  // its scheduler: inference.serving with the pool's own settings over it
+  std::int64_t replicas = 1;
+  std::int64_t devices = 1;  // of the whole pool
+  double kv_capacity = 0;    // bytes of KV blocks per device
+  // KV bytes per device of a context, piecewise linear: full rate up to the window, `tail`
+  // per token beyond it (windowed layers stop growing).
+  double per_token = 0, tail_per_token = 0;
+  std::int64_t window = 0;
+  std::int64_t block = 16;
+  // Speculative decoding: whether a draft runs on the pool's devices, tokens drafted per step and
+  // the expected tokens a decoding sequence gains per step.
+  bool draft = false;
+  std::int64_t spec_k = 0;
+  double spec_gain = 1;
+  // Attention data parallelism: groups of `lockstep_group` consecutive replicas meet in every MoE
+  // layer and step together (0: every replica keeps its own clock).
+  std::int64_t lockstep_group = 0;
+
+  // Tokens in the whole blocks that hold `tokens`.
+  std::int64_t covered(std::int64_t tokens) const { return (tokens + block - 1) / block * block; }
+  double bytes_for(std::int64_t tokens) const {
+    const double t = static_cast<double>(covered(tokens));
+    const double w = static_cast<double>(window);
+    if (window <= 0 || t <= w) return per_token * t;
+    return per_token * w + tail_per_token * (t - w);
+  }
+};
+
+class StepModel {
+ public:
+  explicit StepModel(PoolLimits limits) : limits_(std::move(limits)) {}
+  virtual ~StepModel() = default;
+  StepModel(const StepModel&) = delete;
+  StepModel& operator=(const StepModel&) = delete;
+
+  const PoolLimits& limits() const { return limits_; }
+  // Seconds of one step of the served model over `groups` on a replica's devices (GPU time,
+  // without the scheduler's host time).
+  virtual double step_s(const std::vector<SeqGroup>& groups) = 0;
+  // Seconds of one pass of the speculative draft over `groups` (only where limits().draft).
+  virtual double draft_s(const std::vector<SeqGroup>& groups) = 0;
+  // Seconds to move the KV cache of a prompt of `tokens` from a device of this pool to its
+  // counterpart in the decode pool (disaggregated serving).
+  virtual double kv_transfer_s(std::int64_t tokens) const = 0;
+
+ private:
+  PoolLimits limits_;
+};
+
+}  // namespace optimus
