@@ -50,9 +50,7 @@ class ReplicaSim {
       }
       if (run_.steps >= step_budget_) return false;
       begin_step();
-      std::int64_t budget = sv_.max_num_tokens;
-      schedule_running(budget);
-      admit_waiting(budget);
+      admit_waiting(schedule_running(sv_.max_num_tokens));
       if (scheduled_ == 0) {
         // Nothing fits and nothing runs: the first waiting request needs more KV than the
         // replica has (checked before the run) or the budget is spent: advance to an arrival.
@@ -114,7 +112,8 @@ class ReplicaSim {
 
   // Running requests first, in admission order, each its next tokens while the budget lasts;
   // where the KV blocks run out, the newest running request not yet scheduled is preempted.
-  void schedule_running(std::int64_t& budget) {
+  // Returns the budget left.
+  std::int64_t schedule_running(std::int64_t budget) {
     for (std::size_t k = 0; k < running_.size(); ++k) {
       const std::size_t i = running_[k];
       Request& r = reqs_[i];
@@ -133,17 +132,18 @@ class ReplicaSim {
         preempt(victim);
         running_.pop_back();
         waiting_.push_front(victim);
-        if (victim == i) return;
+        if (victim == i) return budget;
       }
       claim(r, upto);
       schedule(i, tokens, prefill);
       budget -= tokens;
     }
+    return budget;
   }
 
   // Then waiting requests, first come first served, while sequences, tokens and KV blocks allow
   // (kv_admission reserve: blocks for the whole context at admission).
-  void admit_waiting(std::int64_t& budget) {
+  void admit_waiting(std::int64_t budget) {
     while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < sv_.max_batch && budget > 0) {
       const std::size_t i = waiting_.front();
       Request& r = reqs_[i];

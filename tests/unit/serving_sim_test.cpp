@@ -1,0 +1,135 @@
+// The serving simulator (core/serving/) on its own, over a StepModel of constant step times
+// instead of the engine's: what its scheduler does can be counted by hand. Every step of a
+// replica takes `step` seconds whatever it holds, so a request of output n alone takes n steps
+// (its prefill gives the first token), and requests the KV budget or the batch keeps apart run
+// one after the other.
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "serving/serving.h"
+#include "serving/step_model.h"
+
+namespace {
+
+using optimus::PoolLimits;
+using optimus::SeqGroup;
+using optimus::ServingSpec;
+
+class ConstantSteps final : public optimus::StepModel {
+ public:
+  ConstantSteps(PoolLimits limits, double step, double transfer)
+      : StepModel(std::move(limits)), step_(step), transfer_(transfer) {}
+  double step_s(const std::vector<SeqGroup>&) override {
+    ++calls;
+    return step_;
+  }
+  double draft_s(const std::vector<SeqGroup>&) override { return 0; }
+  double kv_transfer_s(std::int64_t) const override { return transfer_; }
+  int calls = 0;
+
+ private:
+  double step_, transfer_;
+};
+
+// `n` requests of a 100-token prompt and 10 output tokens, all at once, no host times.
+ServingSpec spec(std::int64_t n) {
+  ServingSpec sv;
+  sv.arrival = optimus::Arrival::offline;
+  sv.num_requests = n;
+  sv.input_len.points = {{100, 1.0}};
+  sv.output_len.points = {{10, 1.0}};
+  sv.request_overhead_s = 0;
+  sv.step_overhead_s = 0;
+  return sv;
+}
+
+// One byte of KV per token in 16-token blocks, `capacity` bytes per device.
+PoolLimits limits(const ServingSpec& sv, double capacity, std::int64_t replicas = 1) {
+  PoolLimits p;
+  p.sched = sv;
+  p.replicas = replicas;
+  p.devices = replicas;
+  p.kv_capacity = capacity;
+  p.per_token = 1;
+  return p;
+}
+
+TEST(ServingSimulator, OneRequestTakesOneStepPerToken) {
+  const ServingSpec sv = spec(1);
+  ConstantSteps pool(limits(sv, 1e9), 0.01, 0);
+  const auto r = optimus::simulate_serving(sv, pool, 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->completed, 1);
+  EXPECT_EQ(r->steps, 10);
+  EXPECT_NEAR(r->duration_s, 0.10, 1e-12);
+  EXPECT_NEAR(r->ttft.mean, 0.01, 1e-12);
+  EXPECT_NEAR(r->tpot.mean, 0.01, 1e-12);
+  EXPECT_NEAR(r->itl.mean, 0.01, 1e-12);
+  EXPECT_NEAR(r->mean_batch, 1.0, 1e-12);
+  // The nine decode steps after the first are one stretch: the prefill, the first decode step
+  // and the stretch's last step are all the model is asked for.
+  EXPECT_EQ(pool.calls, 3);
+}
+
+// `sv` over one pool of `replicas` with `capacity` bytes of KV per device, 10 ms a step.
+optimus::ServingPrediction serve(const ServingSpec& sv, double capacity, std::int64_t replicas = 1) {
+  ConstantSteps pool(limits(sv, capacity, replicas), 0.01, 0);
+  auto r = optimus::simulate_serving(sv, pool, replicas);
+  EXPECT_TRUE(r.ok()) << r.error().code;
+  return r.ok() ? std::move(r).value() : optimus::ServingPrediction{};
+}
+
+TEST(ServingSimulator, TheKvBudgetAndTheBatchKeepRequestsApart) {
+  const ServingSpec sv = spec(2);
+  // Both fit: they run side by side.
+  const auto both = serve(sv, 1e9);
+  EXPECT_EQ(both.steps, 10);
+  EXPECT_NEAR(both.duration_s, 0.10, 1e-12);
+  // A request reserves its whole context (109 tokens, 112 in blocks): 150 bytes hold one.
+  const auto one_by_one = serve(sv, 150);
+  EXPECT_EQ(one_by_one.steps, 20);
+  EXPECT_NEAR(one_by_one.duration_s, 0.20, 1e-12);
+  EXPECT_NEAR(one_by_one.ttft.mean, (0.01 + 0.11) / 2, 1e-12);
+  EXPECT_EQ(one_by_one.kv_capacity_tokens, 150);  // 150 bytes at one byte a token
+  // A batch of one does the same.
+  ServingSpec single = sv;
+  single.max_batch = 1;
+  EXPECT_EQ(serve(single, 1e9).steps, 20);
+  // Two replicas take one request each, side by side.
+  const auto apart = serve(sv, 150, 2);
+  EXPECT_EQ(apart.steps, 20);
+  EXPECT_NEAR(apart.duration_s, 0.10, 1e-12);
+  EXPECT_NEAR(apart.output_tokens_per_s_per_gpu, 20 / 0.10 / 2, 1e-9);
+}
+
+TEST(ServingSimulator, DisaggregatedPoolsAddTheHandOff) {
+  const ServingSpec sv = spec(1);
+  ConstantSteps prefill(limits(sv, 1e9), 0.01, 0.005), decode(limits(sv, 1e9), 0.01, 0);
+  std::vector<optimus::Warning> warnings;
+  const auto r = optimus::simulate_serving(sv, prefill, decode, warnings);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(warnings.empty());
+  // The prefill pool's one step gives the first token at 10 ms, the cache lands 5 ms later and
+  // the decode pool's nine steps give the rest.
+  EXPECT_EQ(r->steps, 10);
+  EXPECT_NEAR(r->ttft.mean, 0.01, 1e-12);
+  EXPECT_NEAR(r->e2e.mean, 0.105, 1e-12);
+  EXPECT_NEAR(r->kv_transfer_s, 0.005, 1e-15);
+  EXPECT_EQ(r->replicas, 2);
+  EXPECT_EQ(r->devices, 2);
+}
+
+TEST(ServingSimulator, TheStepBoundIsAnError) {
+  ServingSpec sv = spec(1);
+  sv.output_len.points = {{optimus::kMaxServingSteps + 10, 1.0}};
+  // A decode stretch stops at the bound (it counts each step it skips), and the next step is
+  // refused.
+  ConstantSteps plain(limits(sv, 1e12), 1e-3, 0);
+  const auto r = optimus::simulate_serving(sv, plain, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "serving.too_many_steps");
+}
+
+}  // namespace
