@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
