@@ -104,7 +104,7 @@ double forward_only(const TrainingPrediction& t) {
 }
 
 // E[X^2] of a length distribution: over its weighted points, or for the truncated exponential
-// on [min, max] (predict/serving.cpp draws it) by Simpson's rule over 2,000 intervals of
+// on [min, max] (serving/request.cpp draws it) by Simpson's rule over 2,000 intervals of
 // x^2 e^(-rate x), shifted so that the exponent is never positive.
 double second_moment(const LengthDist& l) {
   if (l.uniform) {

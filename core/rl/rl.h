@@ -1,5 +1,5 @@
 // RL post-training planning (issue 40): one step of a GRPO or PPO job composed of what the engine
-// already predicts. The rollout is continuous-batching serving (predict/serving.h) of
+// already predicts. The rollout is continuous-batching serving (serving/, through predict/serving.h) of
 // prompts_per_step x samples_per_prompt requests; the reward, reference, old-logprob and critic
 // passes are forward-only passes of the training layout; the update is the training predict
 // (predict/predict.h) on the step's tokens; the weights move to the engine over the fabric
