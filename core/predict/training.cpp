@@ -222,8 +222,11 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
   if (moe && sw.ep_comm_overlap) {
     // Two streams at once (SoftwareDefaults::ep_comm_overlap): the computation on the SMs the
     // communication kernels leave free, and the expert communication; the pass takes the longer.
+    // A layer with no expert communication (ep 1: every expert local) launches no communication
+    // kernels, so it keeps every SM.
     const double free = 1.0 - sw.ep_comm_sm_share;
     for (PassCost* pass : {&L.fwd, &L.bwd}) {
+      if (pass->ep_comm.value <= 0) continue;
       pass->compute_bound = pass->compute_bound / free;
       pass->memory_bound = pass->memory_bound / free;
       pass->ep_comm = max(Seconds(0), pass->ep_comm - pass->kernels());
