@@ -538,13 +538,20 @@ KindCosts kind_costs(const Scenario& s, const OpContext& c, const ModelGraph& g,
   const auto& m = s.model;
   const auto& p = s.parallel;
   KindCosts K;
+  // The expert communication hides behind another micro-batch's computation (Megatron-Core's
+  // combined 1F1B overlaps one micro-batch's dispatch and combine with the adjacent micro-batch's
+  // forward or backward, developer guide "Combined 1F1B: Expert-Parallel All-to-All Overlap";
+  // DeepSeek-V3's DualPipe pairs two micro-batches the same way, arXiv 2412.19437 Sec. 3.2.1): a
+  // step of one micro-batch has none to hide it behind.
+  SoftwareDefaults layer_sw = s.system.software;
+  if (micro_batches(p, *s.training) < 2) layer_sw.ep_comm_overlap = false;
   double most = -1;
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
     K.present[k] = true;
     K.kinds[k] =
         layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, p.recompute_modules, out.attention,
-                    out.tp_comm_overlap, s.system.software, !m.moe || m.moe->capacity_factor <= 0);
+                    out.tp_comm_overlap, layer_sw, !m.moe || m.moe->capacity_factor <= 0);
     for (const Op& op : g.kinds[k]) {
       if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
       if (op.kind == OpKind::comm && op.group == CommGroup::ep) {

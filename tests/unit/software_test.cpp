@@ -247,6 +247,30 @@ TEST(Software, ExpertCommunicationOverlapLeavesLayersWithoutCommunicationAlone) 
   EXPECT_EQ(on["breakdown_s"]["compute"], off["breakdown_s"]["compute"]);
 }
 
+// The overlap pairs one micro-batch's dispatch and combine with another micro-batch's computation
+// (Megatron-Core's combined 1F1B, DeepSeek-V3's DualPipe): a step of a single micro-batch has no
+// partner, so the overlap changes nothing there; with two micro-batches it hides communication.
+TEST(Software, ExpertCommunicationOverlapNeedsASecondMicroBatch) {
+  const auto step = [](int global_batch, bool overlap) {
+    json s = {{"model", "deepseek-v3"},
+              {"system", "dgx-h100"},
+              {"num_devices", 256},
+              {"parallel", {{"pp", 8}, {"ep", 32}, {"dp", 32}, {"micro_batch", 1}, {"zero_stage", 1}}},
+              {"training", {{"global_batch", global_batch}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+    if (overlap) s["software"] = {{"name", "test"}, {"software", {{"ep_comm_overlap", true}}}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["training"];
+  };
+  const json one_off = step(32, false), one_on = step(32, true);
+  ASSERT_EQ(one_on["micro_batches"], 1);
+  EXPECT_EQ(one_on["iteration_time_s"], one_off["iteration_time_s"]);
+  EXPECT_GT(one_on["breakdown_s"]["ep_comm"].get<double>(), 0.0);
+  const json two_off = step(64, false), two_on = step(64, true);
+  ASSERT_EQ(two_on["micro_batches"], 2);
+  EXPECT_LT(two_on["breakdown_s"]["ep_comm"].get<double>(), two_off["breakdown_s"]["ep_comm"].get<double>());
+}
+
 // The megatron-bridge-fullgraph profile (full-iteration CUDA graphs with static per-rank expert
 // buffers, and the dispatch overlapped): a dropless MoE run on it waits for no host (the same run on
 // the system's own stack, 100 us per operator, does at one micro-batch), and its expert
