@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Phase diagnosis of training validation rows: each row's error beside its predicted breakdown.
+
+Usage: scripts/diagnose_training.py build/native/cli/optimus [FILE.jsonl] [--software ID]
+
+FILE defaults to tests/validation/data/train_moe_public.jsonl. Every row is predicted as its case
+states it (with --software ID, with that software profile set on every row instead) and printed
+with its error (|predicted / measured - 1| on the case's metric, as the accuracy reports count it),
+its direction (fast: the prediction is too fast, whatever the metric), its layout and the share of
+the predicted step in each phase of `training.breakdown_s` (compute, expert all-to-all, pipeline,
+tensor- and data-parallel communication, bubble, host), sorted by model and system. Rows that are the same scenario measured
+in more than one source are listed afterwards with the spread between their measurements and the
+least mean |error| any single prediction could reach on them (the noise floor that no model change
+removes). docs/moe-training.md reads this output.
+"""
+import json
+import sys
+
+from fitlib import DATA, metric, run
+
+PHASES = [("compute", "comp"), ("ep_comm", "ep"), ("pp_comm", "pp"), ("tp_comm", "tp"), ("dp_comm", "dp"),
+          ("bubble", "bub"), ("host", "host")]
+
+
+def error(row, predicted):
+    """predicted / measured - 1 on the row's metric (as the accuracy reports count it) and whether
+    the prediction is too fast (a time metric below, a rate above the measurement)."""
+    e = predicted / row["expected"] - 1.0
+    return e, (e < 0) if row["metric"].endswith("time_s") else (e > 0)
+
+
+def layout(sc):
+    p, t = sc.get("parallel", {}), sc.get("training", {})
+    model = sc["model"]["name"] if isinstance(sc["model"], dict) else sc["model"]
+    return (f"{model[:16]:16s} {str(sc['system'])[:12]:12s} n{sc['num_devices']:<5d}"
+            f"tp{p.get('tp', 1)} pp{p.get('pp', 1)} ep{p.get('ep', 1)} vp{p.get('interleave', 1)} "
+            f"mb{p.get('micro_batch', 1)} gb{t.get('global_batch')} {t.get('precision', 'bf16')}")
+
+
+def noise_floor(rows):
+    """Groups of rows with the same scenario: spread and the best single-prediction mean |error|."""
+    groups = {}
+    for r in rows:
+        sc = dict(r["scenario"])
+        sc.pop("name", None)
+        groups.setdefault(json.dumps(sc, sort_keys=True) + r["metric"], []).append(r)
+    out = []
+    for g in groups.values():
+        if len(g) < 2:
+            continue
+        vals = [r["expected"] for r in g]
+        lo, hi = min(vals), max(vals)
+        candidates = [lo + (hi - lo) * i / 400 for i in range(401)]
+        best = min(sum(abs(c / v - 1) for v in vals) / len(vals) for c in candidates)
+        out.append((g, hi / lo, best))
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    software = None
+    if "--software" in args:
+        i = args.index("--software")
+        software = args[i + 1]
+        del args[i:i + 2]
+    if not args or len(args) > 2:
+        sys.exit(__doc__)
+    cli = args[0]
+    path = args[1] if len(args) > 1 else str(DATA / "train_moe_public.jsonl")
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    lines, errors = [], []
+    for r in rows:
+        sc = json.loads(json.dumps(r["scenario"]))
+        if software:
+            sc["software"] = software
+        out = json.loads(run(cli, ["predict", "-", "--json"], json.dumps(sc)))
+        if "error" in out or "training" not in out:
+            lines.append((layout(sc), f"   refused ({out.get('error', {}).get('code', 'no training')}) {r['id']}"))
+            errors.append(1.0)
+            continue
+        t = out["training"]
+        e, fast = error(r, metric(out, r["metric"]))
+        errors.append(abs(e))
+        step = t["iteration_time_s"]
+        shares = " ".join(f"{short}{t['breakdown_s'].get(key, 0) / step:.2f}" for key, short in PHASES)
+        lines.append((layout(sc), f"{100 * abs(e):6.1f}% {'fast' if fast else 'slow'}  {shares}  {r['id']}"))
+    for lay, text in sorted(lines):
+        print(f"{lay}  {text}")
+    print(f"\n{len(rows)} rows, mean |error| {100 * sum(errors) / len(errors):.1f}%")
+    floors = noise_floor(rows)
+    if floors:
+        print("\nThe same scenario measured more than once (spread, best single-prediction mean |error|):")
+        total = 0.0
+        for g, spread, best in sorted(floors, key=lambda x: -x[2]):
+            total += best * len(g)
+            print(f"  {spread:5.2f}x {100 * best:5.1f}%  " + " / ".join(f"{r['id']}: {r['expected']:.4g}" for r in g))
+        print(f"floor on the set mean: {100 * total / len(rows):.2f} points")
+
+
+if __name__ == "__main__":
+    main()
