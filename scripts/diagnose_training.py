@@ -16,7 +16,7 @@ removes). docs/moe-training.md reads this output.
 import json
 import sys
 
-from fitlib import DATA, metric, run
+from fitlib import DATA, metric, run, take_option
 
 PHASES = [("compute", "comp"), ("ep_comm", "ep"), ("pp_comm", "pp"), ("tp_comm", "tp"), ("dp_comm", "dp"),
           ("bubble", "bub"), ("host", "host")]
@@ -58,11 +58,7 @@ def noise_floor(rows):
 
 def main():
     args = sys.argv[1:]
-    software = None
-    if "--software" in args:
-        i = args.index("--software")
-        software = args[i + 1]
-        del args[i:i + 2]
+    software = take_option(args, "--software")
     if not args or len(args) > 2:
         sys.exit(__doc__)
     cli = args[0]

@@ -51,7 +51,7 @@ import random
 import statistics
 import sys
 
-from fitlib import loso, print_loso
+from fitlib import loso, print_loso, take_option
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCAL = os.path.join(REPO, "tests", "validation", "data", "collectives_wave2.csv")
@@ -225,11 +225,7 @@ TIERS = [
 
 def main():
     args = sys.argv[1:]
-    out_rows = None
-    if "--write-rows" in args:
-        i = args.index("--write-rows")
-        out_rows = args[i + 1]
-        del args[i:i + 2]
+    out_rows = take_option(args, "--write-rows")
     path = args[0] if args else LOCAL
     rows = load(path)
     print(f"input: {os.path.relpath(path, REPO)} ({len(rows)} rows)")

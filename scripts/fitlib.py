@@ -8,6 +8,16 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
 
 
+def take_option(args, name):
+    """Removes `name VALUE` from the argument list and returns VALUE (None when absent)."""
+    if name not in args:
+        return None
+    i = args.index(name)
+    value = args[i + 1]
+    del args[i:i + 2]
+    return value
+
+
 def run(cli, args, stdin=None):
     out = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True, check=True)
     return out.stdout
