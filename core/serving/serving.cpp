@@ -57,13 +57,17 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   const bool at_once = !spread && (sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s));
   const bool together = pool.limits().lockstep_group > 0 && at_once && mode != Mode::decode_only;
   const std::size_t first_run = out.runs.size();
+  // A closed loop of fewer clients than replicas keeps only that many replicas busy: each client
+  // sends its next request when the last one ends, so the requests are dealt over the replicas
+  // that have a client (dealt over all of them, a replica without a client would never see its
+  // share, and those requests would keep no times at all).
+  const std::int64_t active = clients > 0 ? std::min(replicas, clients) : replicas;
   std::vector<std::int64_t> reps;
   std::vector<Request> mine;  // one replica's requests (the buffer is reused)
-  mine.reserve(all.size() / static_cast<std::size_t>(replicas) + 1);
-  for (std::int64_t rep = 0; rep < replicas; ++rep) {
-    deal(all, rep, replicas, mode, mine);
-    const std::int64_t c = clients > 0 ? clients / replicas + (rep < clients % replicas ? 1 : 0) : 0;
-    if (clients > 0 && c == 0) continue;
+  mine.reserve(all.size() / static_cast<std::size_t>(active) + 1);
+  for (std::int64_t rep = 0; rep < active; ++rep) {
+    deal(all, rep, active, mode, mine);
+    const std::int64_t c = clients > 0 ? clients / active + (rep < clients % active ? 1 : 0) : 0;
     ReplicaRun run;
     run.record_steps = together;
     if (mode != Mode::prefill_only) run.gaps = &out.gaps;
@@ -76,7 +80,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   if (together) {
     std::vector<ReplicaRun*> mine_runs;
     for (std::size_t k = first_run; k < out.runs.size(); ++k) mine_runs.push_back(&out.runs[k]);
-    lockstep(mine_runs, reps, replicas, pool.limits().lockstep_group, all);
+    lockstep(mine_runs, reps, active, pool.limits().lockstep_group, all);
     for (std::size_t k = first_run; k < out.runs.size(); ++k) {
       out.runs[k].spans = {};
       out.runs[k].span_ends = {};

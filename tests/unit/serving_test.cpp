@@ -1,5 +1,5 @@
-// Continuous-batching serving (core/serving/, over core/predict/serving.cpp): properties a queueing simulation must
-// have (Little's law, the static-batch bound, latency rising with the rate and exploding past
+// Continuous-batching serving (core/serving/, over core/predict/serving.cpp): properties a queueing
+// simulation must have (Little's law, the static-batch bound, latency rising with the rate and exploding past
 // saturation, the batch-1 latency at a vanishing rate, determinism), disaggregated pools, and
 // every bad input with its code and path.
 #include "predict/serving.h"
@@ -440,6 +440,29 @@ TEST(Serving, ReplicasShareTheStream) {
   const double b = predict(two)["serving"]["output_tokens_per_s"].get<double>();
   EXPECT_NEAR(b / a, 2.0, 0.1);
   EXPECT_EQ(predict(two)["serving"]["replicas"], 2);
+}
+
+// A closed loop of fewer clients than replicas: each client waits for its last answer, so one
+// client on two replicas runs exactly as on one (the other replica idles), and no request is left
+// without times (a request dealt to a replica no client sent it to once kept a negative TTFT).
+TEST(Serving, FewerClientsThanReplicasLeaveReplicasIdle) {
+  json one = base({{"arrival", "closed"}, {"concurrency", 1}, {"num_requests", 40}});
+  json two = one;
+  two["num_devices"] = 2;
+  const json a = predict(one)["serving"], b = predict(two)["serving"];
+  EXPECT_EQ(b["replicas"], 2);
+  for (const char* key : {"ttft_s", "e2e_latency_s"})
+    for (const char* stat : {"mean", "p50", "p90"}) {
+      EXPECT_GT(b[key][stat].get<double>(), 0) << key << stat;
+      EXPECT_DOUBLE_EQ(b[key][stat].get<double>(), a[key][stat].get<double>()) << key << stat;
+    }
+  EXPECT_NEAR(b["output_tokens_per_s"].get<double>(), a["output_tokens_per_s"].get<double>(), 1e-9);
+  json four = base({{"arrival", "closed"}, {"concurrency", 3}, {"num_requests", 60}});
+  four["num_devices"] = 4;
+  const json c = predict(four)["serving"];
+  EXPECT_GT(c["ttft_s"]["mean"].get<double>(), 0);
+  EXPECT_GT(c["ttft_s"]["p50"].get<double>(), 0);
+  EXPECT_EQ(c["completed"], 60);
 }
 
 TEST(Serving, DisaggregatedPoolsHandTheCacheOver) {
