@@ -302,7 +302,7 @@ void print_prediction(const json& p) {
               << seconds(r["checkpoint_interval_s"].get<double>()) << " of compute\n";
     const double ideal = r["ideal_time_s"].get<double>(), below = lost.value("production", 0.0);
     if (below > 0)
-      std::cout << "  below modelled rate " << seconds(below) << " (the system's production efficiency "
+      std::cout << "  below modelled rate " << seconds(below) << " (the stated production efficiency "
                 << num(ideal / (ideal + below), "%.3g") << ")\n";
     std::cout << "  time lost           checkpoints " << seconds(lost["checkpoint_writes"].get<double>())
               << ", redone work " << seconds(lost["lost_work"].get<double>()) << ", restarts "

@@ -21,7 +21,8 @@ FactorBounds calibration_bounds(CalibrationFactor f, const SystemSpec& system) {
   switch (f) {
     case CalibrationFactor::matmul:
       // Low 0.2: the published production runs the engine validates on sustained 0.26-0.93 of the
-      // modelled GEMM rate (whole runs, presets' production_efficiency notes); below a fifth a
+      // modelled GEMM rate (whole runs, docs/accuracy.md: measured / predicted 1.09 to 3.85 on the
+      // H100 rows, at a modelled rate ~0.27 of the peak); below a fifth a
       // stack is not running tensor-core kernels at all. High: the tensor cores' datasheet peak
       // (the calibrated efficiency may reach 1, not pass it).
       return {0.2, up_to_peak(std::max(d.matmul_efficiency, d.matmul_efficiency_8bit), 2.0)};

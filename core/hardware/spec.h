@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -323,15 +324,21 @@ struct SoftwareDefaults {
 // What a whole run on the system meets besides its steps (run/run.h): failures, restarts,
 // checkpoint storage and the power of everything in a node that is not a device.
 struct SystemOperations {
-  double failures_per_device_hour = 0;  // job-interrupting failures per device and hour
-  Seconds restart{600};                 // from a failure to training again
+  // Job-interrupting failures per device and hour; absent = not known (no failures in the point
+  // estimate, the run's band widened to the highest published rate, run/run.h).
+  std::optional<double> failures_per_device_hour;
+  Seconds restart{600};  // from a failure to training again
   Bandwidth checkpoint_write_per_node{25e9};
   Bandwidth checkpoint_write_total{0};  // the storage system's ceiling; 0 = none
-  double node_overhead_w = 0;           // CPUs, memory, NICs, fans, switch share per node
-  // Share of the modelled steady-state step rate that published production runs on systems of
-  // this generation sustained over a whole run, apart from failures and checkpoints (run/run.h);
-  // 1 = the modelled rate. Fitted per generation in the presets, scripts/fit_production_efficiency.py.
-  double production_efficiency = 1;
+  // Asynchronous checkpoint saves: training blocks only while each device copies its part of the
+  // state to host memory; the write to storage overlaps the steps that follow (run/run.h).
+  bool checkpoint_async = false;
+  double node_overhead_w = 0;  // CPUs, memory, NICs, fans, switch share per node
+  // A share of the modelled steady-state step rate stated by the scenario (the steps take ideal /
+  // share); absent = the modelled rate. No preset carries one since issue 37: a fleet-average
+  // discount on every run is not a mechanism, and what is not modelled widens the band instead.
+  std::optional<double> production_efficiency;
+  double failure_rate() const { return failures_per_device_hour.value_or(0.0); }
 };
 
 struct SystemSpec {

@@ -370,17 +370,16 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   if (const json* ov = r.get("operations", false)) {
     Reader orr(*ov, r.child("operations"), err);
     SystemOperations& o = s.operations;
-    o.failures_per_device_hour =
-        orr.number("failures_per_device_hour", false, 0, 1).value_or(o.failures_per_device_hour);
+    if (auto rate = orr.number("failures_per_device_hour", false, 0, 1)) o.failures_per_device_hour = rate;
     o.restart = Seconds(orr.number("restart_s", false, 0, 1e7).value_or(o.restart.value));
     o.checkpoint_write_per_node =
         gigabytes_per_s(orr.number("checkpoint_write_GBps_per_node", false, 1e-6, 1e8)
                             .value_or(o.checkpoint_write_per_node.value / kGB));
     o.checkpoint_write_total = gigabytes_per_s(rate_or_zero(orr, "checkpoint_write_GBps_total", 1e-6, 1e9)
                                                    .value_or(o.checkpoint_write_total.value / kGB));
+    o.checkpoint_async = orr.boolean("checkpoint_async", false).value_or(o.checkpoint_async);
     o.node_overhead_w = orr.number("node_overhead_W", false, 0, 1e7).value_or(o.node_overhead_w);
-    o.production_efficiency =
-        orr.number("production_efficiency", false, 0.01, 1).value_or(o.production_efficiency);
+    if (auto share = orr.number("production_efficiency", false, 0.01, 1)) o.production_efficiency = share;
     orr.string("source", false);
     read_notes(orr);
     orr.finish();
@@ -1456,12 +1455,17 @@ ojson system_json(const SystemSpec& s) {
                    {"optimizer_step_bytes", sw.optimizer_step_bytes},
                    {"optimizer_step_flops", sw.optimizer_step_flops}};
   const SystemOperations& o = s.operations;
-  j["operations"] = {{"failures_per_device_hour", o.failures_per_device_hour},
-                     {"restart_s", o.restart.value},
-                     {"checkpoint_write_GBps_per_node", o.checkpoint_write_per_node.value / kGB},
-                     {"checkpoint_write_GBps_total", o.checkpoint_write_total.value / kGB},
-                     {"node_overhead_W", o.node_overhead_w},
-                     {"production_efficiency", o.production_efficiency}};
+  // The optional keys only where stated: an absent failure rate widens the run's band, an absent
+  // share is the modelled rate, and the resolved scenario read back must mean the same.
+  ojson ops;
+  if (o.failures_per_device_hour) ops["failures_per_device_hour"] = *o.failures_per_device_hour;
+  ops["restart_s"] = o.restart.value;
+  ops["checkpoint_write_GBps_per_node"] = o.checkpoint_write_per_node.value / kGB;
+  ops["checkpoint_write_GBps_total"] = o.checkpoint_write_total.value / kGB;
+  if (o.checkpoint_async) ops["checkpoint_async"] = true;
+  ops["node_overhead_W"] = o.node_overhead_w;
+  if (o.production_efficiency) ops["production_efficiency"] = *o.production_efficiency;
+  j["operations"] = ops;
   if (!s.source.empty()) j["source"] = s.source;
   return j;
 }
@@ -1713,6 +1717,7 @@ ojson run_json(const RunReport& r) {
   j["goodput"] = r.goodput;
   j["checkpoint_interval_s"] = r.checkpoint_interval_s;
   j["checkpoint_s"] = r.checkpoint_s;
+  j["checkpoint_write_s"] = r.checkpoint_write_s;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["expected_failures"] = r.expected_failures;
   j["job_mtbf_s"] = r.job_mtbf_s;

@@ -839,9 +839,10 @@ Node operations_schema() {
              {{"failures_per_device_hour",
                number(0, 1)
                    .desc("Job-interrupting failures per device and hour (a job of n devices fails every "
-                         "1 / (rate n) hours); 0 = none.")
-                   .unit("1/h")
-                   .def(o.failures_per_device_hour)},
+                         "1 / (rate n) hours); 0 = none. Absent = not known: no failures in the point "
+                         "estimate, the run's band reaches the run at the highest published rate "
+                         "(7.35e-5, OPT-175B) and warning run.failure_rate_unknown says so.")
+                   .unit("1/h")},
               {"restart_s",
                number(0, 1e7).desc("From a failure to training again.").unit("s").def(o.restart.value)},
               {"checkpoint_write_GBps_per_node", number(1e-6, 1e8)
@@ -853,6 +854,12 @@ Node operations_schema() {
                    .desc("The storage system's write ceiling; 0 = none, else at least 1e-6.")
                    .unit("GB/s")
                    .def(o.checkpoint_write_total.value / kGB)},
+              {"checkpoint_async",
+               boolean()
+                   .desc("Asynchronous checkpoint saves: training blocks while each writing device copies "
+                         "its part of the state to host memory (host_link_GBps), the write to storage "
+                         "overlaps the next steps, and a failure also loses the write still in flight.")
+                   .def(o.checkpoint_async)},
               {"node_overhead_W", number(0, 1e7)
                                       .desc("Power of a node's parts other than its devices (CPUs, memory, "
                                             "NICs, fans, its share of switches).")
@@ -860,19 +867,18 @@ Node operations_schema() {
                                       .def(o.node_overhead_w)},
               {"production_efficiency",
                number(0.01, 1)
-                   .desc("Share of the modelled steady-state step rate a whole run sustains apart from "
-                         "failures and checkpoints (evaluations, data stalls, stragglers, throttling, "
-                         "less tuned code): the steps take ideal / this. Fitted per generation on "
-                         "published runs; 1 = the modelled rate.")
-                   .unit("fraction")
-                   .def(o.production_efficiency)},
+                   .desc("A share of the modelled steady-state step rate the run sustains apart from "
+                         "failures and checkpoints, stated by the user: the steps take ideal / this, and "
+                         "warning run.production_efficiency says so. Absent = the modelled rate; no "
+                         "preset carries one (a fleet-average discount is not a mechanism).")
+                   .unit("fraction")},
               {"source", text()},
               {"notes", notes()}})
       .title("Operations")
       .desc(
-          "What a whole training run meets besides its steps: failures, restarts, checkpoint storage, "
-          "node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, "
-          "25 GB/s per node, no overhead, the modelled rate.");
+          "What a whole training run meets besides its steps: failures, restarts, checkpoint storage "
+          "and saves, node power, a stated share of the modelled rate. Absent: failures not known, "
+          "600 s restarts, 25 GB/s per node, blocking saves, no overhead, the modelled rate.");
 }
 
 Node system_schema() {
@@ -1694,8 +1700,8 @@ Node run_output_schema() {
                       "Optimizer steps: the batch ramp's, then the steady batch's, then the stages'.")},
                  {"ideal_time_s",
                   seconds("Every step at its steady-state time; no failures or checkpoints.")},
-                 {"wall_time_s",
-                  seconds("Elapsed: ideal_time_s / system.operations.production_efficiency / goodput.")},
+                 {"wall_time_s", seconds("Elapsed: ideal_time_s / goodput (over a stated "
+                                         "system.operations.production_efficiency too).")},
                  {"wall_days", amount().desc("wall_time_s in days.").unit("days")},
                  {"gpu_hours", amount().desc("num_devices x wall time.").unit("device-hours")},
                  {"energy_mwh", amount().desc("At the meter: devices, node overhead, x PUE.").unit("MWh")},
@@ -1711,7 +1717,9 @@ Node run_output_schema() {
                                        "leave.")
                                  .unit("fraction")},
                  {"checkpoint_interval_s", seconds("Compute between checkpoints (0: none).")},
-                 {"checkpoint_s", seconds("One checkpoint write.")},
+                 {"checkpoint_s", seconds("The time one checkpoint blocks training (the write; the copy "
+                                          "to host memory under operations.checkpoint_async).")},
+                 {"checkpoint_write_s", seconds("One checkpoint's write to storage.")},
                  {"checkpoint_bytes",
                   amount().desc("Weights, master weights and optimizer state.").unit("bytes")},
                  {"expected_failures", amount().desc("wall time / job MTBF.")},
@@ -1719,8 +1727,9 @@ Node run_output_schema() {
                  {"lost_s", output({{"checkpoint_writes", seconds("")},
                                     {"lost_work", seconds("Work redone after failures.")},
                                     {"restarts", seconds("")},
-                                    {"production", seconds("The steps' time beyond the modelled rate "
-                                                           "(system.operations.production_efficiency).")},
+                                    {"production", seconds("The steps' time beyond the modelled rate at "
+                                                           "a stated system.operations."
+                                                           "production_efficiency (0 otherwise).")},
                                     {"total", seconds("")}})
                                 .desc("wall_time_s - ideal_time_s by cause.")},
                  {"stages",

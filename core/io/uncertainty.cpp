@@ -45,10 +45,13 @@ std::optional<Band> band_for(std::string regime) {
   return std::nullopt;
 }
 
-void add(ojson& out, const std::string& path, double value, const std::optional<Band>& band, bool rate) {
+// `widen`: a factor (>= 1) on the time-sense high end for what the scenario leaves unknown
+// (a rate's low end is divided by it).
+void add(ojson& out, const std::string& path, double value, const std::optional<Band>& band, bool rate,
+         double widen = 1) {
   if (!band || !std::isfinite(value)) return;
-  const double lo = rate ? value * portable_exp(-band->hi) : value * portable_exp(band->lo);
-  const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi);
+  const double lo = rate ? value * portable_exp(-band->hi) / widen : value * portable_exp(band->lo);
+  const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi) * widen;
   out[path] = {{"low", lo}, {"high", hi}, {"regime", band->regime}, {"cases", band->cases}};
 }
 
@@ -116,17 +119,20 @@ ojson uncertainty_json(const Scenario& s, const Prediction& p) {
     add(out, "serving.itl_s.p90", v.itl.p90, tpot, false);
   }
   if (p.run) {
-    // Every one of these is a time, or scales with one (energy, money, CO2).
+    // Every one of these is a time, or scales with one (energy, money, CO2). Where the system
+    // states no failure rate the elapsed time's band reaches the run at the highest published
+    // rate (predict.cpp, RunReport::unknown_failures_high); the ideal time has no failures.
     const auto b = band_for(r.run);
     const auto& w = *p.run;
+    const double wf = w.unknown_failures_high;
     add(out, "run.ideal_time_s", w.ideal_s, b, false);
-    add(out, "run.wall_time_s", w.wall_s, b, false);
-    add(out, "run.wall_days", w.wall_days(), b, false);
-    add(out, "run.gpu_hours", w.gpu_hours, b, false);
-    add(out, "run.energy_mwh", w.energy_mwh, b, false);
-    add(out, "run.device_energy_mwh", w.device_energy_mwh, b, false);
-    if (w.cost_usd) add(out, "run.cost_usd", *w.cost_usd, b, false);
-    if (w.co2_t) add(out, "run.co2_t", *w.co2_t, b, false);
+    add(out, "run.wall_time_s", w.wall_s, b, false, wf);
+    add(out, "run.wall_days", w.wall_days(), b, false, wf);
+    add(out, "run.gpu_hours", w.gpu_hours, b, false, wf);
+    add(out, "run.energy_mwh", w.energy_mwh, b, false, wf);
+    add(out, "run.device_energy_mwh", w.device_energy_mwh, b, false, wf);
+    if (w.cost_usd) add(out, "run.cost_usd", *w.cost_usd, b, false, wf);
+    if (w.co2_t) add(out, "run.co2_t", *w.co2_t, b, false, wf);
   }
   add(out, "memory.per_device_bytes.total", p.memory.per_device.total().value, band_for(r.memory), false);
   return out;

@@ -43,9 +43,20 @@ ActivityShares training_shares(const TrainingPrediction& t) {
 }
 
 // What the elapsed time depends on besides the work: the checkpoint and the job's failure rate.
+// checkpoint_s: the time one save blocks training; write_s: its write to storage (the same for a
+// blocking save; after the copy to host memory, overlapped with training, for an asynchronous one).
 struct RunSetup {
-  double checkpoint_bytes = 0, checkpoint_s = 0, job_mtbf_s = 0;
+  double checkpoint_bytes = 0, checkpoint_s = 0, write_s = 0, job_mtbf_s = 0;
 };
+
+// A job of n devices at `rate` failures per device-hour fails every 1 / (rate n) hours; 0 = none.
+double job_mtbf_s(double rate, std::int64_t devices) {
+  return rate > 0 ? 3600.0 / (rate * static_cast<double>(devices)) : 0.0;
+}
+
+// Device-to-host copy rate of a system that states none: PCIe 3.0 x16 (8 GT/s x 16 lanes,
+// 128b/130b = 15.75 GB/s per direction), the slowest host link of the presets. ASSUMED.
+constexpr double kDefaultHostLinkBytesPerS = 15.75e9;
 
 RunSetup run_setup(const Scenario& s, const ParamCounts& params) {
   const SystemSpec& sys = s.system;
@@ -64,11 +75,16 @@ RunSetup run_setup(const Scenario& s, const ParamCounts& params) {
       ceil_div(static_cast<double>(writers), static_cast<double>(sys.devices_per_node));
   double bw = nodes_writing * ops.checkpoint_write_per_node.value;
   if (ops.checkpoint_write_total.value > 0) bw = std::min(bw, ops.checkpoint_write_total.value);
-  r.checkpoint_s = r.checkpoint_bytes / bw;
-  // Failures: a rate per device-hour, so a job of n devices fails every 1 / (rate n) hours.
-  r.job_mtbf_s = ops.failures_per_device_hour > 0
-                     ? 3600.0 / (ops.failures_per_device_hour * static_cast<double>(s.num_devices))
-                     : 0.0;
+  r.write_s = r.checkpoint_bytes / bw;
+  r.checkpoint_s = r.write_s;
+  if (ops.checkpoint_async) {
+    // Asynchronous save (Megatron-Core dist_checkpointing async_save; PyTorch DCP async_save): each
+    // writing rank stages its part of the state in host memory, all of them at once over their
+    // own host links, and training resumes while a background process writes it to storage.
+    const double host = sys.host_link.value > 0 ? sys.host_link.value : kDefaultHostLinkBytesPerS;
+    r.checkpoint_s = r.checkpoint_bytes / static_cast<double>(writers) / host;
+  }
+  r.job_mtbf_s = job_mtbf_s(ops.failure_rate(), s.num_devices);
   return r;
 }
 
@@ -76,10 +92,11 @@ RunInputs run_inputs(const Scenario& s, const RunSetup& setup, double ideal_s) {
   RunInputs in;
   in.ideal_s = ideal_s;
   in.checkpoint_s = setup.checkpoint_s;
+  if (s.system.operations.checkpoint_async) in.checkpoint_persist_s = setup.write_s;
   in.job_mtbf_s = setup.job_mtbf_s;
   in.restart_s = s.system.operations.restart.value;
   in.interval_s = s.training->checkpoint_interval_s;
-  in.efficiency = s.system.operations.production_efficiency;
+  in.efficiency = s.system.operations.production_efficiency.value_or(1.0);
   return in;
 }
 
@@ -273,8 +290,32 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   r.checkpoint_bytes = setup.checkpoint_bytes;
   r.checkpoint_s = setup.checkpoint_s;
   r.job_mtbf_s = setup.job_mtbf_s;
-  auto rt = run_time(run_inputs(s, setup, r.ideal_s));
+  const RunInputs inputs = run_inputs(s, setup, r.ideal_s);
+  auto rt = run_time(inputs);
   if (!rt) return rt.error();
+  if (ops.production_efficiency)
+    warnings.push_back({"run.production_efficiency",
+                        "system.operations.production_efficiency " +
+                            std::to_string(*ops.production_efficiency) +
+                            " is stated: the steps take the modelled time over it (" +
+                            std::to_string(rt->lost.production / 3600.0 * n) +
+                            " device-hours more). No preset carries such a share since issue 37 "
+                            "(docs/contract.md); the run's failures and checkpoints are modelled apart"});
+  if (!ops.failures_per_device_hour) {
+    // Nothing known about failures: the point estimate takes none, the band reaches the run at the
+    // highest published rate (run/run.h). A rate that leaves no progress leaves the band as it is.
+    RunInputs worst = inputs;
+    worst.job_mtbf_s = job_mtbf_s(kHighestPublishedFailuresPerDeviceHour, s.num_devices);
+    if (auto wr = run_time(worst); wr && rt->wall_s > 0) {
+      r.unknown_failures_high = wr->wall_s / rt->wall_s;
+      warnings.push_back({"run.failure_rate_unknown",
+                          "the system states no operations.failures_per_device_hour: the run is "
+                          "predicted without failures, and its band reaches the run at the highest "
+                          "published rate (7.35e-5 per device-hour, OPT-175B): x" +
+                              std::to_string(r.unknown_failures_high) + " the elapsed time"});
+    }
+  }
+  r.checkpoint_write_s = setup.write_s;
   r.wall_s = rt->wall_s;
   r.goodput = rt->goodput;
   r.checkpoint_interval_s = rt->interval_s;

@@ -118,7 +118,9 @@ struct RunReport {
   double ideal_s = 0;  // every step at its steady-state time, no failures, no checkpoints
   double wall_s = 0, gpu_hours = 0, goodput = 1;
   double wall_days() const { return wall_s / 86400.0; }
-  double checkpoint_interval_s = 0, checkpoint_s = 0, checkpoint_bytes = 0;
+  // checkpoint_s: the time one save blocks training; checkpoint_write_s: its write to storage
+  // (equal for blocking saves; overlapped with training for asynchronous ones).
+  double checkpoint_interval_s = 0, checkpoint_s = 0, checkpoint_write_s = 0, checkpoint_bytes = 0;
   double expected_failures = 0, job_mtbf_s = 0;  // job_mtbf_s 0 = no failures
   LostTime lost;
   double device_power_w = 0;                     // mean draw of one device while training
@@ -126,6 +128,10 @@ struct RunReport {
   std::optional<double> cost_usd, usd_per_million_tokens, co2_t;
   double usd_per_device_hour = 0;
   std::vector<StageReport> stages;  // training.stages; their steps and time are in the totals above
+  // The band's high end as a factor on the run's times where what drives them is not known: the
+  // run at the highest published failure rate over the run without failures, where the system
+  // states no failures_per_device_hour (run/run.h); 1 = nothing widens it.
+  double unknown_failures_high = 1;
 };
 
 // What a token costs at the inference (or serving) operating point the scenario describes.

@@ -1,5 +1,6 @@
 #include "run/run.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,6 +41,10 @@ Result<RunTime> run_time(const RunInputs& in) {
   const double inf = std::numeric_limits<double>::infinity();
   double tau = in.interval_s > 0 ? in.interval_s
                                  : (failures ? young_daly_interval_s(in.checkpoint_s, in.job_mtbf_s) : inf);
+  // An asynchronous save is written while the next segment trains; a new one cannot start before
+  // it is on storage (Megatron-Core's async save and PyTorch DCP's async_save finish the pending
+  // save first), so a segment is at least the write.
+  if (in.interval_s <= 0 && in.checkpoint_persist_s > 0) tau = std::max(tau, in.checkpoint_persist_s);
   if (!(tau > 0))
     return make_error("run.no_progress", "/system/operations/failures_per_device_hour",
                       "one checkpoint takes " + std::to_string(in.checkpoint_s) +
@@ -52,9 +57,15 @@ Result<RunTime> run_time(const RunInputs& in) {
   // work. Of the time not lost to failures, tau / (tau + delta) is useful, so
   //   goodput = tau / (tau + delta) x (1 - (R + (tau + delta) / 2) / M),
   // the elapsed time is W / goodput and the expected failures elapsed / M, where W is the steps'
-  // compute time: the ideal time at the modelled rate over the sustained share of it.
+  // compute time: the ideal time at the modelled rate (over a share of it where the scenario
+  // states one).
+  // With asynchronous saves the last durable checkpoint is the one before the save in flight:
+  // a failure also loses the write time, on average (the save started persist_s before it is
+  // durable, and a failure in that window falls back one segment; Daly's first-order model with
+  // the checkpoint's commit delayed by the write).
   const double seg = tau + in.checkpoint_s;
-  const double per_failure = in.restart_s + (std::isfinite(tau) ? seg / 2.0 : inf);
+  const double redone = std::isfinite(tau) ? seg / 2.0 + in.checkpoint_persist_s : inf;
+  const double per_failure = in.restart_s + redone;
   const double kept = failures ? 1.0 - per_failure / in.job_mtbf_s : 1.0;
   if (!(kept > 0))
     return make_error(
@@ -72,7 +83,7 @@ Result<RunTime> run_time(const RunInputs& in) {
   out.wall_s = compute_s / out.goodput;
   out.expected_failures = failures ? out.wall_s / in.job_mtbf_s : 0.0;
   if (failures) {
-    out.lost.lost_work = out.expected_failures * seg / 2.0;
+    out.lost.lost_work = out.expected_failures * redone;
     out.lost.restarts = out.expected_failures * in.restart_s;
   }
   // What is left of the elapsed time beside the compute and the failures' cost is checkpoint

@@ -49,20 +49,31 @@ double device_power_w(double tdp_w, double idle_fraction, double memory_activity
 // between failures M of the whole job. Infinite when M is (no failures).
 double young_daly_interval_s(double checkpoint_s, double job_mtbf_s);
 
+// The highest job-interrupting failure rate a published run states, per device-hour: OPT-175B,
+// at least 35 manual and an estimated 70+ automatic restarts, all from hardware failures, in about
+// 2 months on 992 A100-80GB (Zhang et al. 2022, arXiv 2205.01068, Sec. 2.5; 105 / (60 x 24 h x
+// 992) = 7.35e-5; tests/validation/data/reliability.csv, scripts/fit_failure_rate.py). A run whose
+// system states no rate is predicted without failures and its band reaches the run at this rate.
+inline constexpr double kHighestPublishedFailuresPerDeviceHour = 7.35e-5;
+
 // What the elapsed time of a run depends on besides its work.
 struct RunInputs {
   double ideal_s = 0;       // useful compute time: every step at its steady-state time
-  double checkpoint_s = 0;  // one checkpoint write, blocking
-  double job_mtbf_s = 0;    // 0 or infinity = no failures
-  double restart_s = 0;     // from a failure to training again (detection, reschedule, load)
-  double interval_s = 0;    // 0 = Young/Daly
-  // Share of the modelled step rate the run sustains (SystemOperations::production_efficiency):
-  // the steps take ideal_s / efficiency of compute time, on which failures and checkpoints act.
+  double checkpoint_s = 0;  // one checkpoint: the time training is blocked by it
+  // Asynchronous saves: the time after the blocking copy until the checkpoint is on storage
+  // (the write overlaps the steps that follow); 0 = blocking saves, durable when training resumes.
+  double checkpoint_persist_s = 0;
+  double job_mtbf_s = 0;  // 0 or infinity = no failures
+  double restart_s = 0;   // from a failure to training again (detection, reschedule, load)
+  double interval_s = 0;  // 0 = Young/Daly
+  // A share of the modelled step rate stated by the scenario (SystemOperations::
+  // production_efficiency): the steps take ideal_s / efficiency of compute time, on which
+  // failures and checkpoints act. 1 = the modelled rate (no preset states one).
   double efficiency = 1;
 };
 
 struct LostTime {
-  // production: the steps' compute time beyond the ideal at the modelled rate.
+  // production: the steps' compute time beyond the ideal at a stated share of the modelled rate.
   double checkpoint_writes = 0, lost_work = 0, restarts = 0, production = 0;
   double total() const { return checkpoint_writes + lost_work + restarts + production; }
 };
@@ -76,6 +87,9 @@ struct RunTime {
 
 // Elapsed time of a run with failures and checkpoints (first-order model, run.cpp). Errors:
 // run.no_progress when a failure comes, on average, before the work between checkpoints is saved.
+// Asynchronous saves (checkpoint_persist_s > 0): the interval is at least the write (a save
+// starts after the previous one is on storage), and a failure also loses the work since the save
+// still being written began: restart + (interval + blocking) / 2 + persist.
 Result<RunTime> run_time(const RunInputs& in);
 
 // Steps of a run: the ramp's steps, each ceil(tokens / (batch x seq_len)), then the rest of the

@@ -102,18 +102,123 @@ TEST(Run, ProductionEfficiencyByHand) {
   EXPECT_NEAR(r->lost.production, 0.25e6, 1e-6);
   EXPECT_NEAR(r->expected_failures, 1.25e6 / goodput / 36000.0, 1e-9);
   EXPECT_NEAR(r->wall_s - 1e6, r->lost.total(), 1e-6);
-  // Through predict: the share scales every time, energy and cost of the run by its inverse and
-  // leaves the ideal time and the goodput alone.
+  // Through predict: no preset carries a share (issue 37), so the run is at the modelled rate and
+  // nothing warns; a share the user states still applies, scales every time, energy and cost of
+  // the run by its inverse, leaves the ideal time and the goodput alone, and says so.
   json s = base();
-  s["system"]["operations"]["production_efficiency"] = 1;
-  const json one = predict(s)["run"];
+  EXPECT_FALSE(s["system"]["operations"].contains("production_efficiency"));
+  const json p1 = predict(s);
+  const json one = p1["run"];
   EXPECT_EQ(one["lost_s"]["production"].get<double>(), 0);
+  for (const json& w : p1["warnings"]) EXPECT_NE(w["code"], "run.production_efficiency");
   s["system"]["operations"]["production_efficiency"] = 0.5;
-  const json half = predict(s)["run"];
+  const json ph = predict(s);
+  bool said = false;
+  for (const json& w : ph["warnings"]) said = said || w["code"] == "run.production_efficiency";
+  EXPECT_TRUE(said) << ph["warnings"].dump();
+  // The resolved scenario keeps the stated share (and only a stated one).
+  EXPECT_EQ(validate(s)["scenario"]["system"]["operations"]["production_efficiency"], 0.5);
+  const json half = ph["run"];
   EXPECT_EQ(half["ideal_time_s"], one["ideal_time_s"]);
   EXPECT_NEAR(half["goodput"].get<double>(), one["goodput"].get<double>(), 1e-12);
   for (const char* k : {"wall_time_s", "gpu_hours", "device_energy_mwh", "energy_mwh", "cost_usd"})
     EXPECT_NEAR(half[k].get<double>(), 2 * one[k].get<double>(), 1e-9 * one[k].get<double>()) << k;
+}
+
+// A job of N devices at a stated failure rate loses, per failure, the restart plus half the
+// interval between checkpoints: 4096 devices at 2e-5 failures per device-hour fail every
+// 3600 / (2e-5 x 4096) = 43,945.3 s; a 1-hour interval with 30 s saves and 600 s restarts.
+TEST(Run, FailuresOfAJobByHand) {
+  RunInputs in;
+  in.ideal_s = 30 * 86400.0;  // a month of steps
+  in.checkpoint_s = 30;
+  in.restart_s = 600;
+  in.interval_s = 3600;
+  in.job_mtbf_s = 3600.0 / (2e-5 * 4096);
+  auto r = optimus::run_time(in);
+  ASSERT_TRUE(r);
+  const double m = 3600.0 / (2e-5 * 4096), per_failure = 600 + (3600 + 30) / 2.0;
+  const double goodput = 3600.0 / 3630.0 * (1 - per_failure / m);
+  EXPECT_NEAR(r->goodput, goodput, 1e-12);
+  const double wall = 30 * 86400.0 / goodput;
+  EXPECT_NEAR(r->wall_s, wall, 1e-6 * wall);
+  EXPECT_NEAR(r->expected_failures, wall / m, 1e-9);
+  // 2,592,000 / 0.9292... = 2,789,5xx s: about 63.5 failures, each losing 600 s + 1815 s.
+  EXPECT_NEAR(r->lost.restarts + r->lost.lost_work, wall / m * 2415, 1e-6);
+  EXPECT_NEAR(r->wall_s - in.ideal_s, r->lost.total(), 1e-6);
+}
+
+// Asynchronous saves: training blocks for the copy to host memory (2 s here), the write (40 s)
+// overlaps the next segment, and a failure also loses the write still in flight.
+TEST(Run, AsyncCheckpointByHand) {
+  RunInputs in = segments_of_2000_s();  // 1940 s interval, M 10 h, 600 s restarts
+  in.checkpoint_s = 2;
+  in.checkpoint_persist_s = 40;
+  auto r = optimus::run_time(in);
+  ASSERT_TRUE(r);
+  // Segments of 1942 s; a failure costs 600 + 1942 / 2 + 40 = 1611 s.
+  const double goodput = 1940.0 / 1942.0 * (1.0 - 1611.0 / 36000.0);
+  EXPECT_NEAR(r->goodput, goodput, 1e-12);
+  EXPECT_NEAR(r->lost.lost_work, r->expected_failures * (971 + 40), 1e-6);
+  // Young/Daly on the blocking 2 s alone would save every sqrt(2 x 2 x 36000) - 2 = 377.5 s; a
+  // save cannot start before the previous one is written, so a write of 500 s sets the interval.
+  in.interval_s = 0;
+  r = optimus::run_time(in);
+  ASSERT_TRUE(r);
+  EXPECT_NEAR(r->interval_s, std::sqrt(2.0 * 2 * 36000) - 2, 1e-9);
+  in.checkpoint_persist_s = 500;
+  r = optimus::run_time(in);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->interval_s, 500);
+  // Through predict: the blocking part is each writer's share over its host link.
+  json s = base();
+  s["system"]["operations"]["checkpoint_async"] = true;
+  const json a = predict(s)["run"];
+  const double bytes = a["checkpoint_bytes"].get<double>();
+  // ZeRO 1 on 64 devices: all 64 write, each 1/64 of the state, at the preset's 63 GB/s host link.
+  EXPECT_NEAR(a["checkpoint_s"].get<double>(), bytes / 64 / 63e9, 1e-12);
+  EXPECT_NEAR(a["checkpoint_write_s"].get<double>(), bytes / (8 * 25e9), 1e-9);
+  const json b = predict(base())["run"];
+  EXPECT_LT(a["lost_s"]["checkpoint_writes"].get<double>(), b["lost_s"]["checkpoint_writes"].get<double>());
+}
+
+// A system that states no failure rate: the point estimate takes none, the band's high end reaches
+// the run at the highest published rate (7.35e-5 per device-hour), and a warning says so; a stated
+// rate leaves the band as fitted.
+TEST(Run, BandWidensWhenTheFailureRateIsUnknown) {
+  json s = base();
+  s["num_devices"] = 1024;
+  s["parallel"]["dp"] = 512;
+  s["training"]["global_batch"] = 1024;
+  const json stated = predict(s);
+  s["system"]["operations"].erase("failures_per_device_hour");
+  const json unknown = predict(s);
+  ASSERT_TRUE(unknown.contains("run")) << unknown.dump();
+  EXPECT_EQ(unknown["run"]["expected_failures"], 0);
+  bool said = false;
+  for (const json& w : unknown["warnings"]) said = said || w["code"] == "run.failure_rate_unknown";
+  EXPECT_TRUE(said);
+  for (const json& w : stated["warnings"]) EXPECT_NE(w["code"], "run.failure_rate_unknown");
+  // The widening, by hand: the same run at 7.35e-5 over the run without failures.
+  json worst = s;
+  worst["system"]["operations"]["failures_per_device_hour"] = 7.35e-5;
+  const double factor =
+      predict(worst)["run"]["wall_time_s"].get<double>() / unknown["run"]["wall_time_s"].get<double>();
+  EXPECT_GT(factor, 1.01);
+  const json& ub = unknown["uncertainty"];
+  const double wall = unknown["run"]["wall_time_s"].get<double>();
+  // The fitted band of the regime, from the stated run's (same regime, same relative bounds).
+  const json& sb = stated["uncertainty"]["run.wall_time_s"];
+  const double swall = stated["run"]["wall_time_s"].get<double>();
+  EXPECT_NEAR(ub["run.wall_time_s"]["low"].get<double>() / wall, sb["low"].get<double>() / swall, 1e-9);
+  EXPECT_NEAR(ub["run.wall_time_s"]["high"].get<double>() / wall, sb["high"].get<double>() / swall * factor,
+              1e-6);
+  // The ideal time has no failures in it: its band does not move.
+  EXPECT_NEAR(ub["run.ideal_time_s"]["high"].get<double>(),
+              stated["uncertainty"]["run.ideal_time_s"]["high"].get<double>(), 1e-9 * wall);
+  // The resolved scenario reads back the same: still no rate, still widened.
+  const json again = predict(validate(s)["scenario"]);
+  EXPECT_EQ(again["uncertainty"]["run.wall_time_s"], ub["run.wall_time_s"]);
 }
 
 TEST(Run, PowerAndPriceByHand) {
@@ -155,14 +260,13 @@ TEST(Run, CheckpointEnergyAndCostThroughPredict) {
   // 25 GB/s each (ZeRO 1 shards the optimizer over every rank).
   EXPECT_NEAR(r["checkpoint_bytes"].get<double>(), p["params"]["total"].get<double>() * 14, 1);
   EXPECT_NEAR(r["checkpoint_s"].get<double>(), r["checkpoint_bytes"].get<double>() / (8 * 25e9), 1e-9);
-  // Energy: devices at the training draw while computing (the H100 preset's production shortfall
-  // included: slower steps are still steps), at the idle floor otherwise; node overhead for the
-  // whole elapsed time; x PUE 1.2.
+  EXPECT_EQ(r["checkpoint_write_s"], r["checkpoint_s"]);  // blocking saves
+  // Energy: devices at the training draw while computing (redone work included), at the idle
+  // floor otherwise; node overhead for the whole elapsed time; x PUE 1.2. No preset states a
+  // production share, so the steps take their modelled time.
   const double wall = r["wall_time_s"].get<double>(), ideal = r["ideal_time_s"].get<double>();
   const json& lost = r["lost_s"];
-  const double share = s["system"]["operations"]["production_efficiency"].get<double>();
-  EXPECT_LT(share, 1.0);  // the H100 preset's fitted share
-  EXPECT_NEAR(lost["production"].get<double>(), ideal / share - ideal, 1e-9 * ideal);
+  EXPECT_EQ(lost["production"].get<double>(), 0);
   const double device_j =
       64 * (r["device_power_W"].get<double>() *
                 (ideal + lost["production"].get<double>() + lost["lost_work"].get<double>()) +
@@ -264,6 +368,10 @@ TEST(Run, BadInputHasCodesAndPaths) {
   t = s;
   t["system"]["operations"]["failures_per_device_hour"] = -1e-5;
   expect_error(t, "scenario.out_of_range", "/system/operations/failures_per_device_hour");
+  t = s;
+  t["system"]["operations"]["checkpoint_async"] = "yes";
+  expect_error(t, "scenario.wrong_type", "/system/operations/checkpoint_async");
+  t = s;
   for (double share : {0.0, -0.5, 1.5}) {
     json u = s;
     u["system"]["operations"]["production_efficiency"] = share;

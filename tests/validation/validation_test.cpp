@@ -477,13 +477,17 @@ TEST(Validation, TrainingDgxCloudReported) {
 // README-whole-run.md): Llama 2/3 cards count pretraining, Llama 3.1 cards "training" (post-training not
 // split out, reported and not gated); OPT's 33 days and TinyLlama's hours are ideal figures (compared with
 // run.ideal_time_s); OLMo's energy is measured on the GPUs alone (compared with run.device_energy_mwh).
-// One value is fitted on these rows: the H100-generation system presets' operations.production_efficiency
-// (0.69, scripts/fit_production_efficiency.py on the 20 H100/H800 rows; 38.3% -> 25.8% on them, 31.1%
-// with each source predicted by the value fitted on the others; the A100 presets keep 1, where no value
-// carried across sources). It was 0.775 on 16 of those rows (gated 22.8% -> 18.2% on 41); the Falcon-7B
-// and -40B cards' rows (out-of-sample checks of the AWS p4d system, +5.3% / -5.8%) and four Phi-3 / 3.5
-// cards and Phi-4-mini (the maker of the Phi-4 row: -14% to -47% on H100 at 0.69, -4.6% on A100) joined
-// after it: 19.0% on the 48 at 0.775, 18.8% at 0.69. Aim (issue 17): mean within 15%; NOT met.
+// No value is fitted on these rows' elapsed times (issue 37). Until then the H100-generation
+// presets carried operations.production_efficiency 0.69, fitted on the 20 H100/H800 rows (38.3% ->
+// 25.8% on them, 31.1% with each source left out; gated mean 18.8% in sample, 21.1% left out): a
+// fleet-average discount on every run, which put Llama 3.1 405B at its published layout at 44.9M
+// GPU-hours against 30.8M published. Without it (the failures per device-hour from the published
+// counts, scripts/fit_failure_rate.py, restarts and checkpoint saves are what the run adds; a
+// user's stated share still applies) the gated mean is 24.1% (max 74.0%, OLMo 1B's energy), bias
+// -16.5%: the H100 makers' runs spend 1.1-2.4x the modelled time on what no source breaks down
+// (evaluations, ablations, stalls, stragglers, less tuned code), which the run's band
+// (presets/uncertainty/bands.json, run/fp8-generation) now holds instead; Llama 3.1 405B: 31.0M
+// (+0.4%, reported, not gated). Aim (issue 37): mean within 20% on unseen runs; NOT met here.
 // Measured at this commit: see the printed table and README "Accuracy". Beside each row the one-line
 // estimate, 6 x (active) parameters x tokens at 40% of the dense peak of the row's training precision, for
 // GPU-hours and days. Gate: no regression past the measured mean and max plus noise.
@@ -518,8 +522,8 @@ TEST(Validation, WholeRun) {
   }
   report("The one-line estimate on the same time rows", baseline);
   EXPECT_EQ(s.n, 48);
-  EXPECT_LE(s.mean, 0.19);
-  EXPECT_LE(s.max, 0.70);
+  EXPECT_LE(s.mean, 0.245);  // 24.1%
+  EXPECT_LE(s.max, 0.75);    // 74.0%
 }
 
 // Every published training layout ran, so each should fit in its device's memory. Counts the
@@ -868,8 +872,7 @@ json inline_preset(const json& v, const char* kind) {
 // One fitted constant of the presets, as the suite refits it. `pool`: the rows that may fit it
 // (the rows its script fitted it on, and where stated other sources' rows of the same stack and
 // device that it touches alike); `shipped_on`: whether a source's rows were in the fit that gave
-// the shipped value (those sources get a left-out column); `apply` sets it in a scenario, or, for
-// a constant every compared output scales with as 1 / value (production efficiency), `scales`.
+// the shipped value (those sources get a left-out column); `apply` sets it in a scenario.
 struct FittedConstant {
   std::string name, shipped, script;
   std::vector<std::string> files;
@@ -878,7 +881,6 @@ struct FittedConstant {
   std::vector<double> grid;  // searched in order; ties go to the first
   double reference = 0;      // the value without the fit (a source that is the only one gets it)
   std::function<void(json& scenario, double value)> apply;
-  std::function<double(const Row&)> scales;  // the row's shipped value, where outputs go as 1 / value
 };
 
 std::vector<double> grid_of(double from, double to, double step) {
@@ -915,8 +917,7 @@ std::vector<FittedConstant> fitted_constants() {
                  [](const std::string&) { return true; },
                  grid_of(0, 30, 1),
                  0,
-                 [](json& sc, double v) { set_system_software(sc, "launch_interval_us", v); },
-                 {}});
+                 [](json& sc, double v) { set_system_software(sc, "launch_interval_us", v); }});
   out.push_back(
       {"software.training_launch_interval_us = training_expert_gemm_us (host time per MoE training "
        "operator)",
@@ -930,8 +931,7 @@ std::vector<FittedConstant> fitted_constants() {
        [](json& sc, double v) {
          set_system_software(sc, "training_launch_interval_us", v);
          set_system_software(sc, "training_expert_gemm_us", v);
-       },
-       {}});
+       }});
   out.push_back({"software.pipeline_sync_us of the A100 system presets (wait after a pipeline exchange)",
                  "1800 us",
                  "fitted on Korthikanti et al.'s pipelined rows (train_public.jsonl)",
@@ -946,8 +946,7 @@ std::vector<FittedConstant> fitted_constants() {
                  [](const std::string& g) { return g.find("Korthikanti") != std::string::npos; },
                  grid_of(0, 3000, 100),
                  0,
-                 [](json& sc, double v) { set_system_software(sc, "pipeline_sync_us", v); },
-                 {}});
+                 [](json& sc, double v) { set_system_software(sc, "pipeline_sync_us", v); }});
   const auto sustained = [](json& sc, double v) {
     sc["system"] = inline_preset(sc["system"], "systems");
     sc["system"]["device"] = inline_preset(sc["system"]["device"], "devices");
@@ -965,8 +964,7 @@ std::vector<FittedConstant> fitted_constants() {
        [](const std::string& g) { return g.find("v24.11.1") != std::string::npos; },
        grid_of(0.7, 1.0, 0.01),
        1,
-       sustained,
-       {}});
+       sustained});
   out.push_back({"calibration.sustained_ratio of the GB200 device (also B200)",
                  "0.76",
                  "fitted on the dense fp8 / MXFP8 GB200 rows of Megatron-Bridge 26.02 and 26.02.01 "
@@ -986,8 +984,7 @@ std::vector<FittedConstant> fitted_constants() {
                  },
                  grid_of(0.6, 1.0, 0.01),
                  1,
-                 sustained,
-                 {}});
+                 sustained});
   const auto share = [](json& sc, double v) {
     sc["software"] = inline_preset(sc["software"], "software");
     sc["software"]["software"]["training_matmul_share"] = v;
@@ -1000,8 +997,7 @@ std::vector<FittedConstant> fitted_constants() {
                  [](const std::string& g) { return g.find("BigScience") != std::string::npos; },
                  grid_of(0.5, 1.0, 0.01),
                  1,
-                 share,
-                 {}});
+                 share});
   out.back().grid = std::vector<double>(out.back().grid.rbegin(), out.back().grid.rend());  // ties: larger
   out.push_back({"training_matmul_share of the meta-llama3 profile",
                  "0.75",
@@ -1011,8 +1007,7 @@ std::vector<FittedConstant> fitted_constants() {
                  [](const std::string&) { return true; },
                  {},
                  1,
-                 share,
-                 {}});
+                 share});
   out.back().grid = grid_of(0.5, 1.0, 0.01);
   std::reverse(out.back().grid.begin(), out.back().grid.end());
   // Two host times fitted together on one source: the suite does not refit them (a grid of
@@ -1031,24 +1026,7 @@ std::vector<FittedConstant> fitted_constants() {
          if (v == 1) return;  // as shipped
          sc["inference"]["serving"]["request_overhead_ms"] = 0;
          sc["inference"]["serving"]["step_overhead_ms"] = 0;
-       },
-       {}});
-  out.push_back({"operations.production_efficiency of the H100-generation system presets",
-                 "0.69",
-                 "scripts/fit_production_efficiency.py",
-                 {"whole_run.jsonl"},
-                 [](const Row& r) {
-                   return !reported_only(r.c["group"]) && r.c["metric"] != "run.ideal_time_s" &&
-                          pool_regime(r, "run") == "run/fp8-generation";
-                 },
-                 [](const std::string&) { return true; },
-                 grid_of(0.3, 1.0, 0.005),
-                 1,
-                 {},
-                 [](const Row& r) {
-                   const json sys = inline_preset(r.c["scenario"]["system"], "systems");
-                   return sys.value("operations", json::object()).value("production_efficiency", 1.0);
-                 }});
+       }});
   return out;
 }
 
@@ -1093,14 +1071,9 @@ RefitResult refit(const FittedConstant& f, std::map<std::pair<std::string, std::
   grid.push_back(f.reference);
   for (PoolRow& x : pool) {
     for (double v : grid) {
-      if (f.scales) {
-        const double e = row_error(x.row->c, x.row->p);
-        x.err.push_back(e == -1.0 ? -1.0 : (1 + e) * f.scales(*x.row) / v - 1);
-      } else {
-        json sc = x.row->c["scenario"];
-        f.apply(sc, v);
-        x.err.push_back(row_error(x.row->c, json::parse(optimus::api::predict(sc.dump()))));
-      }
+      json sc = x.row->c["scenario"];
+      f.apply(sc, v);
+      x.err.push_back(row_error(x.row->c, json::parse(optimus::api::predict(sc.dump()))));
     }
   }
   const auto fit = [&](const std::function<bool(const PoolRow&)>& use) -> std::optional<std::size_t> {

@@ -184,15 +184,17 @@ export function inferenceTimeSpec(p: Prediction, outputLen: number | undefined):
 
 /**
  * The whole run as a waterfall from the ideal time (every step at its steady-state time; with
- * later stages, the first part's and each stage's) to the elapsed time: the steps' time below the modelled rate (system.operations.production_efficiency),
+ * later stages, the first part's and each stage's) to the elapsed time: the steps' time below the modelled rate (only where the
+ * scenario states system.operations.production_efficiency; no preset does since issue 37),
  * checkpoint writes, work lost to failures and restarts each float on what came before
  * (run.lost_s; elapsed = ideal + their total, run/run.h).
  */
 export function runWaterfallSpec(p: Prediction): BarChartSpec | null {
   const r = p.run;
   if (!r || !r.lost_s) return null;
+  const below = r.lost_s.production ?? 0;
   const steps: Array<[string, number]> = [
-    ['Below the modelled rate', r.lost_s.production ?? 0],
+    ...(below > 0 ? [['Below the modelled rate', below] as [string, number]] : []),
     ['Checkpoint writes', r.lost_s.checkpoint_writes],
     ['Work lost to failures', r.lost_s.lost_work],
     ['Restarts', r.lost_s.restarts],

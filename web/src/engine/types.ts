@@ -258,11 +258,11 @@ export interface SystemSpec {
   host_link_GBps?: number;
   software?: SoftwareSpec;
   /**
-   * What a whole training run meets besides its steps: failures, restarts, checkpoint storage, node power, the sustained share of the modelled rate. Absent: no failures, 600 s restarts, 25 GB/s per node, no overhead, the modelled rate.
+   * What a whole training run meets besides its steps: failures, restarts, checkpoint storage and saves, node power, a stated share of the modelled rate. Absent: failures not known, 600 s restarts, 25 GB/s per node, blocking saves, no overhead, the modelled rate.
    */
   operations?: {
     /**
-     * Job-interrupting failures per device and hour (a job of n devices fails every 1 / (rate n) hours); 0 = none. Unit: 1/h.
+     * Job-interrupting failures per device and hour (a job of n devices fails every 1 / (rate n) hours); 0 = none. Absent = not known: no failures in the point estimate, the run's band reaches the run at the highest published rate (7.35e-5, OPT-175B) and warning run.failure_rate_unknown says so. Unit: 1/h.
      */
     failures_per_device_hour?: number;
     /**
@@ -278,11 +278,15 @@ export interface SystemSpec {
      */
     checkpoint_write_GBps_total?: number;
     /**
+     * Asynchronous checkpoint saves: training blocks while each writing device copies its part of the state to host memory (host_link_GBps), the write to storage overlaps the next steps, and a failure also loses the write still in flight.
+     */
+    checkpoint_async?: boolean;
+    /**
      * Power of a node's parts other than its devices (CPUs, memory, NICs, fans, its share of switches). Unit: W.
      */
     node_overhead_W?: number;
     /**
-     * Share of the modelled steady-state step rate a whole run sustains apart from failures and checkpoints (evaluations, data stalls, stragglers, throttling, less tuned code): the steps take ideal / this. Fitted per generation on published runs; 1 = the modelled rate. Unit: fraction.
+     * A share of the modelled steady-state step rate the run sustains apart from failures and checkpoints, stated by the user: the steps take ideal / this, and warning run.production_efficiency says so. Absent = the modelled rate; no preset carries one (a fleet-average discount is not a mechanism). Unit: fraction.
      */
     production_efficiency?: number;
     source?: string;
@@ -2455,7 +2459,7 @@ export interface Run {
    */
   ideal_time_s: number;
   /**
-   * Elapsed: ideal_time_s / system.operations.production_efficiency / goodput. Unit: s.
+   * Elapsed: ideal_time_s / goodput (over a stated system.operations.production_efficiency too). Unit: s.
    */
   wall_time_s: number;
   /**
@@ -2503,9 +2507,13 @@ export interface Run {
    */
   checkpoint_interval_s: number;
   /**
-   * One checkpoint write. Unit: s.
+   * The time one checkpoint blocks training (the write; the copy to host memory under operations.checkpoint_async). Unit: s.
    */
   checkpoint_s: number;
+  /**
+   * One checkpoint's write to storage. Unit: s.
+   */
+  checkpoint_write_s: number;
   /**
    * Weights, master weights and optimizer state. Unit: bytes.
    */
@@ -2535,7 +2543,7 @@ export interface Run {
      */
     restarts: number;
     /**
-     * The steps' time beyond the modelled rate (system.operations.production_efficiency). Unit: s.
+     * The steps' time beyond the modelled rate at a stated system.operations.production_efficiency (0 otherwise). Unit: s.
      */
     production: number;
     /**

@@ -571,15 +571,15 @@ function stageRows(c: ExplainContext): Array<[string, string]> {
 export const RUN_METRICS: MetricDef[] = [
   {
     path: 'run.wall_days',
-    label: 'Wall-clock days (at the sustained rate, with failures and restarts)',
+    label: 'Wall-clock days (with failures, checkpoints and restarts)',
     q: 'count',
     better: 'lower',
-    about: 'Elapsed days of the whole run: every step at its predicted time, slowed to the share of that rate published runs on this generation sustained, plus checkpoint writes, the work lost to failures and the restarts after them.',
+    about: 'Elapsed days of the whole run: every step at its predicted time (slowed only by a production efficiency the scenario states), plus checkpoint writes, the work lost to failures and the restarts after them. What published runs spend beyond that (evaluations, ablations, stalls) is in the band, not in the number.',
     explain: (c) => ({
       formula: 'wall time = ideal time / production efficiency + checkpoint writes + lost work + restarts; days = wall time / 86,400 s',
       inputs: [
         ['ideal time (steps × iteration time)', runIn(c, 'ideal_time_s', 'seconds')],
-        ['production efficiency (system.operations)', String(c.scenario?.system.operations?.production_efficiency ?? '?')],
+        ['production efficiency (system.operations, stated)', String(c.scenario?.system.operations?.production_efficiency ?? 'none: the modelled rate')],
         ['below the modelled rate', runIn(c, 'lost_s.production', 'seconds')],
         ['checkpoint writes', runIn(c, 'lost_s.checkpoint_writes', 'seconds')],
         ['lost work after failures', runIn(c, 'lost_s.lost_work', 'seconds')],
@@ -610,9 +610,9 @@ export const RUN_METRICS: MetricDef[] = [
     label: 'Goodput (useful share of elapsed time)',
     q: 'ratio',
     better: 'higher',
-    about: 'The share of the elapsed time spent on steps that count: the rest goes to checkpoints, recomputing work lost at failures, and restarts. Steps slower than modelled (the production efficiency) still count.',
+    about: 'The share of the elapsed time spent on steps that count: the rest goes to checkpoints, recomputing work lost at failures, and restarts. Steps slower than modelled (a stated production efficiency) still count.',
     explain: (c) => ({
-      formula: 'goodput = compute time / wall time, compute time = ideal time / production efficiency; checkpoint every τ = √(2 δ M) − δ (Young/Daly) for a checkpoint of δ and a job MTBF of M',
+      formula: 'goodput = compute time / wall time, compute time = ideal time (/ a stated production efficiency); checkpoint every τ = √(2 δ M) − δ (Young/Daly) for a checkpoint of δ and a job MTBF of M',
       inputs: [
         ['checkpoint interval τ', runIn(c, 'checkpoint_interval_s', 'seconds')],
         ['checkpoint write δ', runIn(c, 'checkpoint_s', 'seconds')],

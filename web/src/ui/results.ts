@@ -18,7 +18,7 @@ export interface Shown {
 const openDetails = new Set<string>();
 
 // A band that starts or ends at the prediction: every published row of its regime landed on one
-// side (as the H100-generation whole runs did before the system presets' production efficiency),
+// side (as the H100-generation whole runs do: every one took longer than its modelled plan),
 // so say which.
 export function oneSided(band: { low: number; high: number }, v: unknown): string | null {
   if (typeof v !== 'number' || !(v > 0)) return null;

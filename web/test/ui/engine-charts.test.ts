@@ -78,26 +78,29 @@ describe('chart specs on the engine output of every preset scenario', () => {
     const scenario = { model: 'llama3-70b', system: 'dgx-h100', num_devices: 1024, parallel: { tp: 8, pp: 4 }, training: { global_batch: 1024, seq_len: 8192, train_tokens: 15e12 } };
     const p = JSON.parse(mod.predict(JSON.stringify(scenario))) as Prediction;
     const w = runWaterfallSpec(p)!;
-    expect(w.bars.map((b) => b.category)).toEqual(['Ideal', 'Below the modelled rate', 'Checkpoint writes', 'Work lost to failures', 'Restarts', 'Elapsed']);
+    // No preset states a share of the modelled rate (issue 37): no step below it.
+    expect(w.bars.map((b) => b.category)).toEqual(['Ideal', 'Checkpoint writes', 'Work lost to failures', 'Restarts', 'Elapsed']);
     expect(w.bars[0]!.value).toBe(p.run!.ideal_time_s);
-    for (let i = 1; i < 5; i++) expect(w.bars[i]!.start).toBeCloseTo(w.bars[i - 1]!.start! + w.bars[i - 1]!.value, 6);
+    for (let i = 1; i < 4; i++) expect(w.bars[i]!.start).toBeCloseTo(w.bars[i - 1]!.start! + w.bars[i - 1]!.value, 6);
     // The last step ends where the elapsed bar does (run/run.h: elapsed = ideal + lost).
-    expect((w.bars[4]!.start! + w.bars[4]!.value) / p.run!.wall_time_s).toBeCloseTo(1, 9);
-    expect(w.bars.slice(1, 5).every((b) => b.value > 0)).toBe(true);
-    // The H100 preset sustains a share of the modelled rate below 1: the first step is
-    // ideal x (1 / share - 1).
-    const share = (JSON.parse(mod.validate(JSON.stringify(scenario))) as { scenario: ResolvedScenario }).scenario.system.operations!.production_efficiency!;
-    expect(share).toBeLessThan(1);
-    expect(w.bars[1]!.value / p.run!.ideal_time_s).toBeCloseTo(1 / share - 1, 9);
+    expect((w.bars[3]!.start! + w.bars[3]!.value) / p.run!.wall_time_s).toBeCloseTo(1, 9);
+    expect(w.bars.slice(1, 4).every((b) => b.value > 0)).toBe(true);
+    // A share the user states still applies: the first step is ideal x (1 / share - 1).
+    const resolved = (JSON.parse(mod.validate(JSON.stringify(scenario))) as { scenario: ResolvedScenario }).scenario;
+    expect(resolved.system.operations!.production_efficiency).toBeUndefined();
+    const shared = { ...scenario, system: { ...resolved.system, operations: { ...resolved.system.operations, production_efficiency: 0.8 } } };
+    const ws = runWaterfallSpec(JSON.parse(mod.predict(JSON.stringify(shared))) as Prediction)!;
+    expect(ws.bars[1]!.category).toBe('Below the modelled rate');
+    expect(ws.bars[1]!.value / ws.bars[0]!.value).toBeCloseTo(1 / 0.8 - 1, 9);
     for (const { prediction } of cases) if (!prediction.run) expect(runWaterfallSpec(prediction)).toBeNull();
     // A later stage (training.stages) floats on the first part's ideal time; together they are the ideal.
     const staged = { ...scenario, training: { ...scenario.training, stages: [{ tokens: 8e11, seq_len: 32768, global_batch: 256, parallel: { cp: 4 } }] } };
     const q = JSON.parse(mod.predict(JSON.stringify(staged))) as Prediction;
     const s = runWaterfallSpec(q)!;
-    expect(s.bars.map((b) => b.category).slice(0, 3)).toEqual(['Ideal', 'Ideal, later stages', 'Below the modelled rate']);
+    expect(s.bars.map((b) => b.category).slice(0, 3)).toEqual(['Ideal', 'Ideal, later stages', 'Checkpoint writes']);
     expect(s.bars[1]!.value).toBe(q.run!.stages![0]!.ideal_time_s);
     expect((s.bars[1]!.start! + s.bars[1]!.value) / q.run!.ideal_time_s).toBeCloseTo(1, 9);
-    expect((s.bars[5]!.start! + s.bars[5]!.value) / q.run!.wall_time_s).toBeCloseTo(1, 9);
+    expect((s.bars[4]!.start! + s.bars[4]!.value) / q.run!.wall_time_s).toBeCloseTo(1, 9);
   });
 
   it('memory stacks add up to the total per device, against the capacity', () => {
