@@ -2,6 +2,11 @@
 // cross into JavaScript as an exception (a C++ throw arrives there as a bare number and can leave
 // the module corrupt), so every call is wrapped and anything that escapes becomes an in-band
 // {"error": {"code": "internal.exception", ...}} object.
+//
+// Built twice (wasm/CMakeLists.txt): optimus_wasm, every call, and optimus_wasm_first, the page's
+// first-load engine with OPTIMUS_WASM_FIRST_LOAD defined: predict, validate, the presets and the
+// search, what the first estimate needs. Without the schema, studies, calibration and importers
+// bindings the linker drops their code (docs/web.md "Weight").
 #include <emscripten/bind.h>
 
 #include <exception>
@@ -80,6 +85,7 @@ std::string search_without_progress(const std::string& scenario_json, const std:
   return guarded([&] { return optimus::api::search(scenario_json, options_json); });
 }
 
+#ifndef OPTIMUS_WASM_FIRST_LOAD
 // The paper's studies: studies() lists them, study(name) runs one (study.unknown in band).
 std::string studies() {
   return guarded([&] { return optimus::api::studies(); });
@@ -107,6 +113,8 @@ std::string import_measurements(const std::string& format, const std::string& fi
   return guarded([&] { return optimus::api::import_measurements(format, file, scenario_json); });
 }
 
+#endif  // OPTIMUS_WASM_FIRST_LOAD
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(optimus) {
@@ -114,11 +122,13 @@ EMSCRIPTEN_BINDINGS(optimus) {
   emscripten::function("validate", &validate);
   emscripten::function("presets", &presets);
   emscripten::function("preset", &preset);
+  emscripten::function("search", &search);
+  emscripten::function("search", &search_without_progress);
+#ifndef OPTIMUS_WASM_FIRST_LOAD
   emscripten::function("studies", &studies);
   emscripten::function("study", &study);
   emscripten::function("schema", &schema);
-  emscripten::function("search", &search);
-  emscripten::function("search", &search_without_progress);
   emscripten::function("calibrate", &calibrate);
   emscripten::function("import_measurements", &import_measurements);
+#endif
 }

@@ -1,7 +1,8 @@
 // Vite: bundles the page, the engine worker (src/engine/worker.ts) and the wasm module built by
-// `cmake --preset wasm && cmake --build --preset wasm`. The module's ES factory is imported as
-// 'optimus-wasm' (an alias of build/wasm/wasm/optimus_wasm.js); its
-// `new URL('optimus_wasm.wasm', import.meta.url)` makes Vite emit the .wasm as one hashed asset.
+// `cmake --preset wasm && cmake --build --preset wasm`. The modules' ES factories are imported as
+// 'optimus-wasm-first' and 'optimus-wasm' (aliases of build/wasm/wasm/optimus_wasm_first.js and
+// optimus_wasm.js); each one's `new URL('NAME.wasm', import.meta.url)` makes Vite emit its .wasm
+// as one hashed asset.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
@@ -9,14 +10,18 @@ import { DOCUMENT_CSP, WORKER_CSP } from './csp.ts';
 import { metricBand, metricValue } from './src/state/metric.ts';
 
 export const WASM_JS = fileURLToPath(new URL('../build/wasm/wasm/optimus_wasm.js', import.meta.url));
+/** The first-load engine (wasm/CMakeLists.txt): what the page's worker loads first. */
+export const WASM_FIRST_JS = fileURLToPath(new URL('../build/wasm/wasm/optimus_wasm_first.js', import.meta.url));
+/** The two factories' import names (src/engine/optimus-wasm.d.ts). */
+export const WASM_ALIAS = { 'optimus-wasm-first': WASM_FIRST_JS, 'optimus-wasm': WASM_JS };
 
 /** Fails early, with the command to run, when the wasm module has not been built. */
 function requireWasm(): Plugin {
   return {
     name: 'optimus-require-wasm',
     buildStart() {
-      if (!existsSync(WASM_JS)) {
-        this.error(`${WASM_JS} is missing: build it with "cmake --preset wasm && cmake --build --preset wasm" (or scripts/run)`);
+      for (const js of [WASM_JS, WASM_FIRST_JS]) {
+        if (!existsSync(js)) this.error(`${js} is missing: build it with "cmake --preset wasm && cmake --build --preset wasm" (or scripts/run)`);
       }
     },
   };
@@ -102,7 +107,7 @@ export default defineConfig({
   // Relative asset URLs: the site works from any sub-path (GitHub Pages serves /<repo>/).
   base: './',
   plugins: [requireWasm(), csp(), validationCases({ predict: true })],
-  resolve: { alias: { 'optimus-wasm': WASM_JS } },
+  resolve: { alias: WASM_ALIAS },
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: false, reportCompressedSize: false },
   // The dev server may serve web/ and the wasm build folder (outside web/).

@@ -2,11 +2,11 @@
 // real wasm module, loaded with its bytes, see test/wasm.ts) and the golden scenarios.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { validationCases, WASM_JS } from './vite.config.ts';
+import { validationCases, WASM_ALIAS } from './vite.config.ts';
 
 export default defineConfig({
   plugins: [validationCases()],
-  resolve: { alias: { 'optimus-wasm': WASM_JS } },
+  resolve: { alias: WASM_ALIAS },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',

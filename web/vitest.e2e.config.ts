@@ -1,10 +1,10 @@
 // Browser end-to-end tests (e2e/): the built site (web/dist) served by `vite preview` on a free
 // port, driven by playwright-core in Debian's headless Chromium. Run `vite build` first.
 import { defineConfig } from 'vitest/config';
-import { WASM_JS } from './vite.config.ts';
+import { WASM_ALIAS } from './vite.config.ts';
 
 export default defineConfig({
-  resolve: { alias: { 'optimus-wasm': WASM_JS } },
+  resolve: { alias: WASM_ALIAS },
   test: {
     include: ['e2e/**/*.e2e.ts'],
     environment: 'node',

@@ -18,9 +18,14 @@ import { loadModule, readJson } from '../test/wasm';
 import { DIST, OUT, Site, at, editAndTime, metrics, setField, settled } from './harness';
 
 /** The goals of the task; the tests fail past LIMIT_FACTOR times them. */
-const GOALS = { firstResultMs: 1500, editMs: 50, bundleGzipBytes: 400 * 1024 };
+const GOALS = { firstResultMs: 1500, editMs: 50 };
 const LIMIT_FACTOR = 2;
-const BUNDLE_LIMIT_BYTES = 900 * 1024;
+/**
+ * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB), and
+ * every chunk of the site with both engines (docs/web.md "Weight"): limits at what was reached.
+ */
+const FIRST_LOAD_LIMIT_BYTES = 600 * 1024;
+const BUNDLE_LIMIT_BYTES = 1400 * 1024;
 
 const site = new Site();
 let mod: OptimusModule;
@@ -406,22 +411,40 @@ describe('the built page', () => {
     await page.close();
   });
 
-  test('the built JS and wasm are small enough', () => {
+  test('the JS and wasm fetched before the first result, and in all, are small enough', async () => {
     const files = readdirSync(`${DIST}/assets`).filter((f) => /\.(js|wasm)$/.test(f));
-    expect(files.some((f) => f.endsWith('.wasm'))).toBe(true);
+    const gzipped = (f: string): number => gzipSync(readFileSync(`${DIST}/assets/${f}`), { level: 9 }).length;
+    expect(files.filter((f) => f.endsWith('.wasm')).length).toBe(2);
     let total = 0;
-    let wasm = 0;
-    for (const f of files) {
-      const gz = gzipSync(readFileSync(`${DIST}/assets/${f}`), { level: 9 }).length;
-      total += gz;
-      if (f.endsWith('.wasm')) wasm += gz;
-    }
+    for (const f of files) total += gzipped(f);
     measured.bundle_gzip_bytes = total;
-    measured.wasm_gzip_bytes = wasm;
-    measured.js_gzip_bytes = total - wasm;
-    // Not the goal's 2x like the timings: the engine grew past it with RL planning and
-    // calibration (867 KiB gzipped JS + wasm when they landed). The page's aim stays 600 KiB on
-    // first load, not met: this limit only stops further unnoticed growth.
+    // First load: what a fresh visit (empty cache) fetches, page and engine worker, before the
+    // first number is on screen.
+    const page = await site.page(true);
+    const requested: Array<{ file: string; at: number }> = [];
+    page.on('request', (r) => {
+      const m = /\/assets\/([^/?#]+\.(?:js|wasm))$/.exec(r.url());
+      if (m) requested.push({ file: m[1]!, at: Date.now() });
+    });
+    await page.goto(`${site.origin}/`);
+    await settled(page);
+    const shownAt = await page.evaluate(() => performance.timeOrigin + (window as unknown as { __firstResultMs: number }).__firstResultMs);
+    const first = [...new Set(requested.filter((r) => r.at <= shownAt).map((r) => r.file))];
+    const later = [...new Set(requested.filter((r) => r.at > shownAt).map((r) => r.file))];
+    // The page's own context, closed and awaited (closing the page alone leaves its context closing
+    // while the next test, or the browser's close, goes on).
+    await page.context().close();
+    console.log(`first load: ${first.join(' ')}; after the first result: ${later.join(' ')}`);
+    expect(first.filter((f) => f.endsWith('.wasm')), 'one engine before the first result').toHaveLength(1);
+    // The full engine comes after the first result (the editor's schema asks for it).
+    expect(later.some((f) => f.endsWith('.wasm')), 'the full engine after the first result').toBe(true);
+    const firstLoad = first.reduce((sum, f) => sum + gzipped(f), 0);
+    const firstWasm = first.filter((f) => f.endsWith('.wasm')).reduce((sum, f) => sum + gzipped(f), 0);
+    measured.first_load_gzip_bytes = firstLoad;
+    measured.first_load_wasm_gzip_bytes = firstWasm;
+    measured.first_load_js_gzip_bytes = firstLoad - firstWasm;
+    expect(firstLoad).toBeLessThan(FIRST_LOAD_LIMIT_BYTES);
+    // Every chunk and both engines: a limit that only stops unnoticed growth.
     expect(total).toBeLessThan(BUNDLE_LIMIT_BYTES);
   });
 

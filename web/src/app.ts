@@ -554,17 +554,19 @@ async function loadFromHash(): Promise<void> {
     setStatus('error', r.ok ? 'No scenario.' : r.message);
     return;
   }
-  // The numbers first: the worker answers in order, so the prediction asked before the editor's
-  // schema and presets comes back before the form is built (the editor is not needed for it).
+  // The numbers first (the editor is not needed for them), then the form: its schema comes from
+  // the full engine, which the worker fetches only when asked for it, so asking after the first
+  // result keeps that download out of the page's first load (docs/web.md "Weight").
   const first = compute(r.scenario as Scenario);
   const task = taskOf(r.scenario as Scenario);
   if (taskPanel.task() !== 'compare' || (r.ok && r.source === 'link')) taskPanel.select(task === 'infer' ? 'serve' : task);
+  const estimated = await first;
   // Without a link the page shows the training task's start, whose layout follows like a task's.
   await editor.load(r.scenario as Scenario, { layoutFollows: landingStart });
   taskPanel.refresh();
   performance.mark('optimus:editor-loaded');
   // An engine error found before the form existed is shown again, now at its field.
-  if (!(await first)) await compute();
+  if (!estimated) await compute();
 }
 
 window.addEventListener('hashchange', () => {

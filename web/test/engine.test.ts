@@ -2,7 +2,7 @@
 // stand-in, see wasm.ts), plus crash, timeout, cancel and dispose behaviour with broken workers.
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine, type WorkerLike } from '../src/engine/client';
-import { handleRequest, type OptimusModule, type Request, type Response } from '../src/engine/protocol';
+import { handleRequest, needsFullEngine, type Method, type OptimusModule, type Request, type Response } from '../src/engine/protocol';
 import { readFileSync } from 'node:fs';
 import { InProcessWorker, loadModule, readJson, ROOT } from './wasm';
 import { LLAMA3_8B_H100_OFFLINE } from './scenarios';
@@ -21,6 +21,21 @@ beforeAll(async () => {
 });
 afterEach(() => {
   for (const e of engines.splice(0)) e.dispose();
+});
+
+describe('the two engines (worker.ts)', () => {
+  const methods: Method[] = ['predict', 'validate', 'presets', 'preset', 'search', 'studies', 'study', 'schema', 'calibrate', 'import'];
+  test('the worker asks the full engine for exactly the calls the first-load one lacks', async () => {
+    const { default: factory } = await import('optimus-wasm-first');
+    const first = (await factory({ wasmBinary: readFileSync(`${ROOT}build/wasm/wasm/optimus_wasm_first.wasm`) })) as unknown as Record<string, unknown>;
+    const full = mod as unknown as Record<string, unknown>;
+    for (const m of methods) {
+      const call = m === 'import' ? 'import_measurements' : m;
+      expect(typeof full[call], call).toBe('function');
+      expect(needsFullEngine(m), m).toBe(typeof first[call] !== 'function');
+    }
+    expect(methods.filter(needsFullEngine)).toEqual(['studies', 'study', 'schema', 'calibrate', 'import']);
+  });
 });
 
 describe('handleRequest (the worker logic, no Worker)', () => {

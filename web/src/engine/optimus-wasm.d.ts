@@ -1,6 +1,7 @@
-// The Emscripten ES module factory built by `cmake --build --preset wasm`
-// (build/wasm/wasm/optimus_wasm.js); vite.config.ts and vitest.config.ts alias it. The returned
-// object is protocol.ts's OptimusModule.
+// The Emscripten ES module factories built by `cmake --build --preset wasm`
+// (build/wasm/wasm/optimus_wasm.js, the full engine, and optimus_wasm_first.js, the first-load
+// one); vite.config.ts and vitest.config.ts alias them. The returned object is protocol.ts's
+// OptimusModule.
 declare module 'optimus-wasm' {
   export interface FactoryOptions {
     /** The .wasm bytes (Node tests); the browser fetches the hashed asset itself. */
@@ -10,5 +11,9 @@ declare module 'optimus-wasm' {
   /** The Embind surface: protocol.ts's OptimusModule (wasm/bindings.cpp). */
   export type OptimusWasm = import('./protocol').OptimusModule;
   const createOptimusModule: (options?: FactoryOptions) => Promise<OptimusWasm>;
+  export default createOptimusModule;
+}
+declare module 'optimus-wasm-first' {
+  const createOptimusModule: typeof import('optimus-wasm').default;
   export default createOptimusModule;
 }

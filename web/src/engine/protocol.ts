@@ -6,7 +6,7 @@
 // Every engine call returns a JSON string (core/io/api.h); the worker forwards that string
 // unparsed and the client parses it, so the wire format is the engine's own.
 
-/** The Embind surface of build/wasm/wasm/optimus_wasm.js (wasm/bindings.cpp). */
+/** The Embind surface of build/wasm/wasm/optimus_wasm.js (wasm/bindings.cpp); optimus_wasm_first.js has the calls without `?`, and search. */
 export interface OptimusModule {
   predict(scenarioJson: string): string;
   validate(scenarioJson: string): string;
@@ -25,6 +25,14 @@ export interface OptimusModule {
 }
 
 export type Method = 'predict' | 'validate' | 'presets' | 'preset' | 'search' | 'studies' | 'study' | 'schema' | 'calibrate' | 'import';
+
+/** The calls of the first-load engine (optimus_wasm_first, wasm/bindings.cpp); the others need the full one. */
+const FIRST_LOAD_METHODS: ReadonlySet<Method> = new Set<Method>(['predict', 'validate', 'presets', 'preset', 'search']);
+
+/** Whether the worker must load the full engine (optimus_wasm) to serve `method`. */
+export function needsFullEngine(method: Method): boolean {
+  return !FIRST_LOAD_METHODS.has(method);
+}
 
 /** Arguments per method, all strings (JSON text for scenarios and options). */
 export interface ArgsOf {
