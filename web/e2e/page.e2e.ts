@@ -12,6 +12,7 @@ import { DOCUMENT_CSP, WORKER_CSP, parseCsp } from '../csp';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import { metricValue } from '../src/ui/accuracy';
 import { starter } from '../src/state/tasks';
+import { sig } from '../src/base/format';
 import type { OptimusModule } from '../src/engine/protocol';
 import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { loadModule, readJson } from '../test/wasm';
@@ -314,7 +315,25 @@ describe('the built page', () => {
     expect(await curve.getAttribute('data-points')).toBe('20');
     measured.servingSweepMs = Number(await curve.getAttribute('data-sweep-ms'));
     expect(await curve.textContent()).toContain('TTFT objective');
+    // The concurrency sweep: a closed loop of 1, 2, 4 ... users (twice what the schedulers hold,
+    // at least 64), latency on log axes and tokens/s per GPU, the scenario's Poisson stream ringed
+    // at its mean requests in flight.
+    for (const id of ['chart-serving-concurrency', 'chart-serving-concurrency-throughput']) {
+      const card = page.locator(`[data-testid="${id}"]`);
+      await card.locator('svg').first().waitFor({ state: 'visible', timeout: 30_000 });
+      expect(Number(await card.getAttribute('data-points')), id).toBeGreaterThanOrEqual(7);
+      expect(await card.textContent()).toContain('concurrent users (closed loop)');
+      expect(await card.textContent()).toMatch(/this scenario \(≈[\d.]+ in flight\)/);
+    }
+    measured.servingConcurrencySweepMs = Number(await page.locator('[data-testid="chart-serving-concurrency"]').getAttribute('data-sweep-ms'));
+    // The 16-user closed loop the chart draws is the engine's (a point's title holds its value).
+    const { serving: sv } = scenario.inference;
+    const sixteen = predict({ ...scenario, inference: { ...scenario.inference, serving: { ...Object.fromEntries(Object.entries(sv).filter(([k]) => !['requests_per_s', 'concurrency', 'disaggregated'].includes(k))), arrival: 'closed', concurrency: 16, num_requests: 300 } } });
+    const titles = await page.locator('[data-testid="chart-serving-concurrency-throughput"] svg title').allTextContents();
+    expect(titles).toContain(`output tokens/s per GPU\noutput tokens/s per GPU = ${sig(sixteen.serving.output_tokens_per_s_per_gpu)}\nconcurrent users (closed loop) = 16`);
     await page.screenshot({ path: `${OUT}serving-llama3-70b.png`, fullPage: true });
+    await page.locator('[data-testid="chart-serving-concurrency"]').screenshot({ path: `${OUT}serving-concurrency.png` });
+    await page.locator('[data-testid="chart-serving-concurrency-throughput"]').screenshot({ path: `${OUT}serving-concurrency-throughput.png` });
     // A rate of zero is out of range: the engine's message at the field; a valid one clears it.
     await setField(page, '/inference/serving/requests_per_s', '0');
     await settled(page, 'error');

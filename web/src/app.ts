@@ -8,7 +8,7 @@ import { decodeFragment, encodeFragment } from './codec/url';
 import { restoreScenario } from './codec/restore';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, rlTimelineSpec, runWaterfallSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
 import { chartCard } from './ui/chartcard';
-import { h } from './ui/dom';
+import { h } from './base/dom';
 import { createEditor, type Scenario } from './ui/editor';
 import { download, fileStem, toCsv, toJson } from './ui/export';
 import { createHfImport } from './ui/hfimport';
@@ -20,13 +20,13 @@ import { createSearchView } from './ui/search';
 import { createStudiesView } from './ui/studies';
 import type { LearnView } from './ui/learn';
 import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/router';
-import { formatValue, type Quantity } from './ui/format';
+import { formatValue, type Quantity } from './base/format';
 import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
 import { HEADLINES, starter, taskOf, type Task } from './state/tasks';
 import { createTaskPanel } from './ui/taskform';
 import { plainError } from './ui/words';
-import { sig } from './ui/format';
+import { sig } from './base/format';
 
 interface Current extends Shown {
   scenario: Scenario;
@@ -137,7 +137,7 @@ fixBtn.addEventListener('click', () => fixAction?.());
 
 function markStale(stale: boolean): void {
   for (const el of [resultsEl, headline]) el.classList.toggle('stale', stale);
-  for (const c of [chartRl, chartTime, chartTimeInf, chartMemory, chartRoofline, chartRun, chartServingCurve, chartServingTimeline]) c.el.classList.toggle('stale', stale);
+  for (const c of [chartRl, chartTime, chartTimeInf, chartMemory, chartRoofline, chartRun, chartServingCurve, chartServingUsers, chartServingUsersThroughput, chartServingTimeline]) c.el.classList.toggle('stale', stale);
   headline.dataset.stale = String(stale);
   if (!stale) fixBox.hidden = true;
 }
@@ -152,9 +152,11 @@ const chartRoofline = chartCard('chart-roofline', 'Roofline', stem, notify);
 const chartRun = chartCard('chart-run', 'The whole run', stem, notify);
 chartRun.el.hidden = true;
 const chartServingCurve = chartCard('chart-serving-curve', 'Serving: latency against throughput', stem, notify);
+const chartServingUsers = chartCard('chart-serving-concurrency', 'Serving: latency against concurrent users', stem, notify);
+const chartServingUsersThroughput = chartCard('chart-serving-concurrency-throughput', 'Serving: throughput per GPU against concurrent users', stem, notify);
 const chartServingTimeline = chartCard('chart-serving-timeline', 'Serving: requests over time', stem, notify);
-chartServingCurve.el.hidden = chartServingTimeline.el.hidden = true;
-const servingSweep = createServingSweep(engine, chartServingCurve);
+chartServingCurve.el.hidden = chartServingUsers.el.hidden = chartServingUsersThroughput.el.hidden = chartServingTimeline.el.hidden = true;
+const servingSweep = createServingSweep(engine, { rate: chartServingCurve, latency: chartServingUsers, throughput: chartServingUsersThroughput });
 /** The scenario whose rate sweep is drawn (a sweep runs again only when the scenario changes). */
 let sweptFragment = '';
 
@@ -295,7 +297,7 @@ app.replaceChildren(
         'div',
         { class: 'layout' },
         h('div', { class: 'left' }, editorHeading, editor.el, hf),
-        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartRl.el, chartServingCurve.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartRl.el, chartServingCurve.el, chartServingUsers.el, chartServingUsersThroughput.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
     searchView,

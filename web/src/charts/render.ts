@@ -1,8 +1,8 @@
 // The thin layer from chart specs (charts/specs.ts) to SVG with Observable Plot. Legends are
 // plain HTML (so the chart itself is a single <svg> that exports cleanly).
 import * as Plot from '@observablehq/plot';
-import { formatBytes, formatSeconds, sig, siPrefix, timeAxisUnit } from '../ui/format';
-import { h } from '../ui/dom';
+import { formatBytes, formatSeconds, sig, siPrefix, timeAxisUnit } from '../base/format';
+import { h } from '../base/dom';
 import type { Bar, BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
 
 /** Tableau 10 (Plot's default categorical scheme), readable on light and dark backgrounds. */
@@ -183,7 +183,7 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
   const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : (d: number) => sig(d);
   const unitLabel = (u: string): string => (u === 'bytes' ? ' (GiB)' : u && u !== 's' ? ` (${u})` : '');
   const series = [...new Set(spec.points.map((p) => p.series))];
-  const range = series.map((_, i) => PALETTE[i % PALETTE.length]!);
+  const range = series.map((name, i) => spec.colors?.[name] ?? PALETTE[i % PALETTE.length]!);
   const longest = spec.xCategorical ? Math.min(48, Math.max(...spec.points.map((p) => String(p.x).length))) : 0;
   const marks: Plot.Markish[] = [
     Plot.dot(spec.points, {
@@ -220,7 +220,7 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
     x: spec.xCategorical
       ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: [...new Set(spec.points.map((p) => String(p.x)))], tickFormat: (d: string) => (d.length > 48 ? `${d.slice(0, 47)}…` : d) }
       : { type: spec.logX ? 'log' : 'linear', label: `${spec.xLabel}${unitLabel(spec.xUnit)} →`, grid: true },
-    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && bytes },
+    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && (bytes || spec.yFromZero === true) },
     color: { domain: series, range },
     marks,
   });

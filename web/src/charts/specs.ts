@@ -106,6 +106,10 @@ export interface LineChartSpec {
   marked?: Array<{ x: number; y: number; label: string }>;
   /** A line under the chart (what it was computed from). */
   note?: string;
+  /** A series' colour where one metric keeps its colour across charts (else the palette in order). */
+  colors?: Record<string, string>;
+  /** A linear y axis that starts at zero (a throughput), not at the smallest value. */
+  yFromZero?: boolean;
 }
 
 export type ChartSpec = BarChartSpec | RooflineSpec | ScatterSpec | LineChartSpec;
@@ -502,10 +506,20 @@ export function servingTimelineSpec(p: Prediction): LineChartSpec | null {
   };
 }
 
+/** The serving latencies' colours, the same in every serving chart (p50 lighter than p90). */
+export const SERVING_COLORS: Record<string, string> = {
+  'time to first token, p90': '#4e79a7',
+  'time to first token, p50': '#a0cbe8',
+  'time per output token, p90': '#f28e2b',
+  'time per output token, p50': '#ffbe7d',
+  'gap between tokens, p99': '#59a14f',
+  'output tokens/s per GPU': '#76b7b2',
+};
+
 /** Latency (p90 TTFT and TPOT, p99 gap between tokens) against deployment throughput over a sweep of request rates. */
 export function servingCurveSpec(
   points: SweepPoint[],
-  slo: { ttft_s: number; tpot_s: number; itl_s?: number; percentile: number } | undefined,
+  slo: ServingObjectives | undefined,
   ms?: number,
   current?: { throughput: number; ttft_p90: number; tpot_p90: number },
 ): LineChartSpec | null {
@@ -516,10 +530,6 @@ export function servingCurveSpec(
     out.push({ x: q.throughput, y: q.tpot_p90, series: 'time per output token, p90', ...q.tpot_band });
     if (q.itl_p99 > 0) out.push({ x: q.throughput, y: q.itl_p99, series: 'gap between tokens, p99' });
   }
-  const rules: Array<{ value: number; label: string }> = [];
-  if (slo && slo.ttft_s > 0) rules.push({ value: slo.ttft_s, label: 'TTFT objective' });
-  if (slo && slo.tpot_s > 0) rules.push({ value: slo.tpot_s, label: 'TPOT objective' });
-  if (slo?.itl_s) rules.push({ value: slo.itl_s, label: 'ITL objective' });
   return {
     kind: 'lines',
     title: 'Serving: latency against throughput as the request rate grows',
@@ -531,7 +541,8 @@ export function servingCurveSpec(
     logX: false,
     logY: true,
     points: out,
-    rules,
+    rules: objectiveRules(slo),
+    colors: SERVING_COLORS,
     marked: current
       ? [
           { x: current.throughput, y: current.ttft_p90, label: 'this scenario' },
@@ -542,6 +553,109 @@ export function servingCurveSpec(
   };
 }
 
+type ServingObjectives = { ttft_s: number; tpot_s: number; itl_s?: number; percentile: number };
+
+/** The objectives as horizontal lines of a latency chart. */
+function objectiveRules(slo: ServingObjectives | undefined): Array<{ value: number; label: string }> {
+  const rules: Array<{ value: number; label: string }> = [];
+  if (slo && slo.ttft_s > 0) rules.push({ value: slo.ttft_s, label: 'TTFT objective' });
+  if (slo && slo.tpot_s > 0) rules.push({ value: slo.tpot_s, label: 'TPOT objective' });
+  if (slo?.itl_s) rules.push({ value: slo.itl_s, label: 'ITL objective' });
+  return rules;
+}
+
+/** One point of a concurrency sweep (ui/serving.ts): a closed loop of `clients` users. */
+export interface ConcurrencyPoint {
+  clients: number;
+  ttft_p50: number;
+  ttft_p90: number;
+  tpot_p50: number;
+  tpot_p90: number;
+  /** serving.output_tokens_per_s_per_gpu */
+  per_gpu: number;
+}
+
+/**
+ * Where the scenario sits on the concurrency axis: its clients for a closed loop; for a Poisson
+ * stream the requests in flight on average by Little's law (completed requests per second ×
+ * mean end-to-end latency; Little, Operations Research 9(3), 1961); nothing offline.
+ */
+export interface ConcurrencyMark {
+  clients: number;
+  /** Whether `clients` is the scenario's own (closed loop) or Little's law's mean in flight. */
+  exact: boolean;
+  ttft_p50: number;
+  ttft_p90: number;
+  tpot_p50: number;
+  tpot_p90: number;
+  per_gpu: number;
+}
+
+const markLabel = (m: ConcurrencyMark): string => (m.exact ? 'this scenario' : `this scenario (≈${m.clients < 10 ? m.clients.toPrecision(2) : Math.round(m.clients)} in flight)`);
+
+const concurrencyNote = (points: ConcurrencyPoint[], ms: number | undefined, mark: ConcurrencyMark | undefined): string =>
+  `${mark ? (mark.exact ? 'Rings: this scenario. ' : 'Rings: this scenario’s Poisson stream at its mean requests in flight (Little’s law). ') : ''}A closed loop of ${points[0]!.clients} to ${points[points.length - 1]!.clients} users, each sending its next request when the last ends (${points.length} points${ms !== undefined ? `, simulated in ${ms} ms` : ''}).`;
+
+/** p50 and p90 TTFT and TPOT against the number of concurrent users of a closed loop (log-log). */
+export function servingConcurrencyLatencySpec(points: ConcurrencyPoint[], slo: ServingObjectives | undefined, ms?: number, mark?: ConcurrencyMark): LineChartSpec | null {
+  if (points.length === 0) return null;
+  const out: LineChartSpec['points'] = [];
+  // A latency at or below zero has no place on a log axis: left out and said under the chart.
+  const left: string[] = [];
+  for (const q of points) {
+    for (const [y, series] of [
+      [q.ttft_p50, 'time to first token, p50'],
+      [q.ttft_p90, 'time to first token, p90'],
+      [q.tpot_p50, 'time per output token, p50'],
+      [q.tpot_p90, 'time per output token, p90'],
+    ] as const) {
+      if (y > 0 && Number.isFinite(y)) out.push({ x: q.clients, y, series });
+      else left.push(`${series} at ${q.clients} user${q.clients === 1 ? '' : 's'} (${y})`);
+    }
+  }
+  return {
+    kind: 'lines',
+    title: 'Serving: latency as concurrent users grow',
+    xLabel: 'concurrent users (closed loop)',
+    yLabel: 'latency',
+    xCategorical: false,
+    unit: 's',
+    xUnit: '',
+    logX: true,
+    logY: true,
+    points: out,
+    rules: objectiveRules(slo),
+    colors: SERVING_COLORS,
+    marked: mark
+      ? [
+          { x: mark.clients, y: mark.ttft_p90, label: markLabel(mark) },
+          { x: mark.clients, y: mark.tpot_p90, label: '' },
+        ]
+      : undefined,
+    note: `${concurrencyNote(points, ms, mark)}${left.length > 0 ? ` Not drawn, at or below zero on a log axis: ${left.join(', ')}.` : ''}`,
+  };
+}
+
+/** Output tokens/s per GPU against the number of concurrent users of a closed loop (y from zero). */
+export function servingConcurrencyThroughputSpec(points: ConcurrencyPoint[], ms?: number, mark?: ConcurrencyMark): LineChartSpec | null {
+  if (points.length === 0) return null;
+  return {
+    kind: 'lines',
+    title: 'Serving: throughput per GPU as concurrent users grow',
+    xLabel: 'concurrent users (closed loop)',
+    yLabel: 'output tokens/s per GPU',
+    xCategorical: false,
+    unit: 'tokens/s',
+    xUnit: '',
+    logX: true,
+    logY: false,
+    yFromZero: true,
+    points: points.map((q) => ({ x: q.clients, y: q.per_gpu, series: 'output tokens/s per GPU' })),
+    colors: SERVING_COLORS,
+    marked: mark ? [{ x: mark.clients, y: mark.per_gpu, label: markLabel(mark) }] : undefined,
+    note: concurrencyNote(points, ms, mark),
+  };
+}
 
 /** The phases of an RL step in the timeline's legend order, with the colour each keeps. */
 export const RL_PHASES: Array<[category: string, color: string]> = [

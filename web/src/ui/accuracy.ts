@@ -21,7 +21,7 @@ import memoryPublic from '../../../tests/validation/data/memory_public.jsonl?raw
 import wholeRun from '../../../tests/validation/data/whole_run.jsonl?raw';
 import servePublic from '../../../tests/validation/data/serve_public.jsonl?raw';
 import serveTrtllmPerf from '../../../tests/validation/data/serve_trtllm_perf.jsonl?raw';
-import { h } from './dom';
+import { h } from '../base/dom';
 import { metricBand, metricValue } from '../state/metric';
 
 export interface Case {

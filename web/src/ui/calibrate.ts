@@ -6,8 +6,8 @@
 // travels in the share link and the JSON export. Errors in plain words, the code in a details line.
 import type { Engine } from '../engine/client';
 import type { CalibrateResult, Calibration, EngineError, ImportResult, Prediction } from '../engine/types';
-import { h, uid } from './dom';
-import { formatValue, sig, type Quantity } from './format';
+import { h, uid } from '../base/dom';
+import { formatValue, sig, type Quantity } from '../base/format';
 import { getPath, INFERENCE_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_METRICS } from './metrics';
 
 type Scenario = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // export buttons (DOM contract: [data-testid="export-svg"] / [data-testid="export-png"] inside
 // the chart's [data-testid="chart-..."] element).
 import type { ChartSpec } from '../charts/specs';
-import { h } from './dom';
+import { h } from '../base/dom';
 import { download, svgText, svgToPng } from './export';
 
 // Observable Plot is most of the page's JavaScript: it loads as its own chunk when the first chart

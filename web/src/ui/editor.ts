@@ -16,7 +16,7 @@ import { couple, derivedDp, isDerived } from '../state/coupling';
 import { clone, fieldForError, getPointer, setPointer } from '../state/pointer';
 import { autoName } from '../state/tasks';
 import { defaultOf, enumValues, inputKind, isRequired, schemaAt } from '../state/schema';
-import { h, uid } from './dom';
+import { h, uid } from '../base/dom';
 
 type Kind = 'int' | 'number' | 'select' | 'check' | 'text' | 'json';
 type PresetPicker = 'models' | 'systems' | 'devices' | 'software';

@@ -2,7 +2,7 @@
 // the scenario's inline model.
 import type { ModelSpec } from '../engine/types';
 import { importHfConfig } from '../hf/import';
-import { h, uid } from './dom';
+import { h, uid } from '../base/dom';
 
 export function createHfImport(onModel: (m: ModelSpec) => void): HTMLElement {
   const taId = uid('hf');

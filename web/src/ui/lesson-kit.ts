@@ -4,7 +4,7 @@
 // are in lessons.ts and, for the paper's studies, study-lessons.ts.
 import type { Prediction, ResolvedScenario, StudyResult } from '../engine/types';
 import type { ChartSpec } from '../charts/specs';
-import type { Quantity } from './format';
+import type { Quantity } from '../base/format';
 
 export type WidgetValue = number | string;
 export type Values = Record<string, WidgetValue>;

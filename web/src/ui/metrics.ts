@@ -2,7 +2,7 @@
 // inputs it used), so a reader can follow the method of Kundu et al. (arXiv 2407.14645) and the
 // output contract of docs/contract.md. Pure: unit-tested in test/ui/metrics.test.ts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { formatValue, groupDigits, type Quantity } from './format';
+import { formatValue, groupDigits, type Quantity } from '../base/format';
 
 export interface Explanation {
   /** The formula in words/symbols. */

@@ -3,8 +3,8 @@
 // when one is pinned; the "does not fit" verdict; warnings. Mixture-of-experts models get a block
 // of their own (what the MoE layers do on one device), and every model its parameter counts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { h } from './dom';
-import { formatBytes, formatDelta, formatValue } from './format';
+import { h } from '../base/dom';
+import { formatBytes, formatDelta, formatValue } from '../base/format';
 import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
 import { WARNING_WORDS } from './words';

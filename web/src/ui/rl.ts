@@ -1,7 +1,7 @@
 // The RL task's headline words: where one step's time goes (docs/rl.md "The step"), from the
 // engine's rl output only. Pure (test/ui/rl.test.ts).
 import type { RlResult } from '../engine/types';
-import { formatSeconds } from './format';
+import { formatSeconds } from '../base/format';
 
 const pct = (x: number, of: number): string => `${of > 0 ? Math.round((100 * x) / of) : 0} %`;
 

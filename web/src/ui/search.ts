@@ -8,8 +8,8 @@ import type { SearchBest, SearchOptions, SearchResult, ServingDeployment } from 
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { reasonWords } from './words';
-import { h, uid } from './dom';
-import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from './format';
+import { h, uid } from '../base/dom';
+import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from '../base/format';
 
 export interface SearchDeps {
   engine: Engine;

@@ -4,8 +4,8 @@ import type { Engine } from '../engine/client';
 import type { StudyResult } from '../engine/types';
 import { studyAxes, studyBand, studyDefaults, studySpec } from '../charts/specs';
 import { chartCard } from './chartcard';
-import { h, uid } from './dom';
-import { formatBytes, formatSeconds, sig } from './format';
+import { h, uid } from '../base/dom';
+import { formatBytes, formatSeconds, sig } from '../base/format';
 
 export interface StudiesView {
   el: HTMLElement;

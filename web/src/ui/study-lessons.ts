@@ -12,7 +12,7 @@
 // quoted are the paper's "about 35x" and the published rental prices the cost study cites.
 import type { Prediction, StudyResult } from '../engine/types';
 import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, type LineChartSpec } from '../charts/specs';
-import { formatParams } from './format';
+import { formatParams } from '../base/format';
 import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
 import recomputeStudy from '../../../presets/studies/memory-recompute.json';
 import generationsStudy from '../../../presets/studies/gpu-generations.json';

@@ -6,7 +6,7 @@
 import type { PresetList } from '../engine/types';
 import { getPointer } from '../state/pointer';
 import { TASK_DEFS, TASKS, type QuickField, type Scenario, type Task } from '../state/tasks';
-import { h, uid } from './dom';
+import { h, uid } from '../base/dom';
 
 export interface TaskPanelDeps {
   presets: () => PresetList;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, sig, siPrefix } from '../../src/ui/format';
+import { formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, sig, siPrefix } from '../../src/base/format';
 
 describe('number formatting', () => {
   it.each([
@@ -87,7 +87,7 @@ describe('timeAxisUnit: one unit per time axis', () => {
     [213 * 86400, 'days'],
     [3.2 * 365.25 * 86400, 'years'],
   ])('%f s -> %s', async (max, unit) => {
-    const { timeAxisUnit } = await import('../../src/ui/format');
+    const { timeAxisUnit } = await import('../../src/base/format');
     expect(timeAxisUnit(max).unit).toBe(unit);
   });
 });
