@@ -30,9 +30,37 @@ export interface ShownDef {
   q: Quantity;
 }
 
-/** Shown outputs most lessons list, in one place. */
-export const ITERATION_TIME: ShownDef = { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' };
-export const FITS: ShownDef = { path: 'memory.fits', label: 'Fits', q: 'bool' };
+/**
+ * The output rows more than one lesson shows, each written once (a lesson lists them by name,
+ * ROW.mfu); rows only one lesson shows stay in that lesson.
+ */
+export const ROW = {
+  iterationTime: { path: 'training.iteration_time_s', label: 'Time per iteration', q: 'seconds' },
+  fits: { path: 'memory.fits', label: 'Fits', q: 'bool' },
+  mfu: { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+  bubble: { path: 'training.breakdown_s.bubble', label: 'Pipeline bubble', q: 'seconds' },
+  gpuHours: { path: 'run.gpu_hours', label: 'GPU-hours', q: 'count' },
+  weights: { path: 'memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
+  gradients: { path: 'memory.per_device_bytes.gradients', label: 'Gradients per GPU', q: 'bytes' },
+  optimizer: { path: 'memory.per_device_bytes.optimizer', label: 'Optimizer state per GPU', q: 'bytes' },
+  activations: { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
+  totalPerGpu: { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
+  memoryPerGpu: { path: 'memory.per_device_bytes.total', label: 'Memory per GPU', q: 'bytes' },
+  capacity: { path: 'memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+  recompute: { path: 'training.breakdown_s.recompute', label: 'Recomputation time', q: 'seconds' },
+  compute: { path: 'training.breakdown_s.compute', label: 'Compute', q: 'seconds' },
+  tpComm: { path: 'training.breakdown_s.tp_comm', label: 'Exposed TP communication', q: 'seconds' },
+  computeBound: { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
+  memoryBound: { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
+  communicationBound: { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
+  otherBound: { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
+  prefillTtft: { path: 'inference.ttft_s', label: 'Time to first token (prefill)', q: 'seconds' },
+  tpot: { path: 'inference.tpot_s', label: 'Time per output token', q: 'seconds' },
+  decodeStepTpot: { path: 'inference.tpot_s', label: 'Time per output token (decode step)', q: 'seconds' },
+  inferenceFits: { path: 'inference.memory.fits', label: 'Fits', q: 'bool' },
+  kvCache: { path: 'inference.memory.per_device_bytes.kv_cache', label: 'KV cache per GPU', q: 'bytes' },
+  inferenceCapacity: { path: 'inference.memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+} as const satisfies Record<string, ShownDef>;
 
 /**
  * What the engine tells a lesson besides its own scenario's prediction: the prediction of the

@@ -13,7 +13,7 @@
 import type { Prediction, StudyResult } from '../engine/types';
 import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, type LineChartSpec } from '../charts/specs';
 import { formatParams } from '../base/format';
-import { bestChoice, choices, FITS, firstChoice, ITERATION_TIME, lastChoice, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
+import { bestChoice, choices, firstChoice, lastChoice, ROW, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
 import recomputeStudy from '../../../presets/studies/memory-recompute.json';
 import generationsStudy from '../../../presets/studies/gpu-generations.json';
 import nodesStudy from '../../../presets/studies/technology-nodes.json';
@@ -135,15 +135,15 @@ const studyRecompute: LessonDef = {
   ],
   scenario: recomputeScenario,
   shown: [
-    { path: 'memory.per_device_bytes.weights', label: 'Weights per GPU', q: 'bytes' },
-    { path: 'memory.per_device_bytes.gradients', label: 'Gradients per GPU', q: 'bytes' },
-    { path: 'memory.per_device_bytes.optimizer', label: 'Optimizer state per GPU', q: 'bytes' },
-    { path: 'memory.per_device_bytes.activations', label: 'Activations per GPU', q: 'bytes' },
-    { path: 'memory.per_device_bytes.total', label: 'Total per GPU', q: 'bytes' },
-    { path: 'memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
-    FITS,
-    { path: 'training.breakdown_s.recompute', label: 'Recomputation time', q: 'seconds' },
-    ITERATION_TIME,
+    ROW.weights,
+    ROW.gradients,
+    ROW.optimizer,
+    ROW.activations,
+    ROW.totalPerGpu,
+    ROW.capacity,
+    ROW.fits,
+    ROW.recompute,
+    ROW.iterationTime,
   ],
   derived: [
     { id: 'memory_share', label: 'Memory used, share of the GPU’s', q: 'ratio', of: (p) => share(p.memory.per_device_bytes.total, p.memory.capacity_bytes) },
@@ -260,14 +260,14 @@ const studyGenerations: LessonDef = {
   scenario: generationScenario,
   baseline: (_v, data) => generationScenario({ row: 0, layout: 'fastest' }, data),
   shown: [
-    ITERATION_TIME,
+    ROW.iterationTime,
     { path: 'training.tokens_per_s', label: 'Training throughput', q: 'tokens_rate' },
-    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
-    { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
-    { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
-    { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
-    { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
-    FITS,
+    ROW.mfu,
+    ROW.computeBound,
+    ROW.memoryBound,
+    ROW.communicationBound,
+    ROW.otherBound,
+    ROW.fits,
   ],
   derived: [{ id: 'speedup', label: 'Speedup over the A100 row', q: 'factor', of: (p, _v, ctx) => speedupOver(p, ctx.baseline) }],
   chart: (p) => byBoundSpec(p),
@@ -373,12 +373,12 @@ const studyTechnology: LessonDef = {
   scenario: nodeScenario,
   baseline: () => nodeScenario({ node: NODES[0]!, dram: OWN }),
   shown: [
-    ITERATION_TIME,
-    { path: 'training.by_bound_s.compute', label: 'Compute-bound kernels', q: 'seconds' },
-    { path: 'training.by_bound_s.memory', label: 'Memory-bound kernels', q: 'seconds' },
-    { path: 'training.by_bound_s.communication', label: 'Exposed communication', q: 'seconds' },
-    { path: 'training.by_bound_s.other', label: 'Other (bubble + optimizer)', q: 'seconds' },
-    FITS,
+    ROW.iterationTime,
+    ROW.computeBound,
+    ROW.memoryBound,
+    ROW.communicationBound,
+    ROW.otherBound,
+    ROW.fits,
   ],
   derived: [
     { id: 'speedup', label: `Speedup over the ${nm(NODES[0])} chip`, q: 'factor', of: (p, _v, ctx) => share(ctx.baseline?.training?.iteration_time_s, p.training?.iteration_time_s) },
@@ -516,10 +516,10 @@ const studyMatmul: LessonDef = {
   ],
   scenario: matmulScenario,
   shown: [
-    { path: 'inference.ttft_s', label: 'Time to first token (prefill)', q: 'seconds' },
-    { path: 'inference.tpot_s', label: 'Time per output token (decode step)', q: 'seconds' },
+    ROW.prefillTtft,
+    ROW.decodeStepTpot,
     { path: 'inference.throughput_tokens_per_s', label: 'Decode throughput', q: 'tokens_rate' },
-    { path: 'inference.memory.fits', label: 'Fits', q: 'bool' },
+    ROW.inferenceFits,
   ],
   derived: [
     { id: 'ridge', label: 'Ridge point of the GPU (data sheet)', q: 'intensity', of: (_p, _v, ctx) => ridge(ctx.resolved) },
@@ -630,11 +630,11 @@ const studyDram: LessonDef = {
   scenario: dramScenario,
   baseline: (v) => dramScenario({ dram: MT_DRAMS[0]!, batch: v.batch! }),
   shown: [
-    { path: 'inference.tpot_s', label: 'Time per output token', q: 'seconds' },
+    ROW.tpot,
     { path: 'inference.decode_step_s.compute', label: 'Decode step: compute and memory', q: 'seconds' },
     { path: 'inference.decode_step_s.communication', label: 'Decode step: communication', q: 'seconds' },
-    { path: 'inference.ttft_s', label: 'Time to first token (prefill)', q: 'seconds' },
-    { path: 'inference.memory.capacity_bytes', label: 'GPU memory', q: 'bytes' },
+    ROW.prefillTtft,
+    ROW.inferenceCapacity,
     { path: 'inference.max_batch', label: 'Largest batch that fits', q: 'count' },
   ],
   derived: [
@@ -771,14 +771,14 @@ const studyCost: LessonDef = {
   baseline: (_v, data) => atStudyPrice(cheapestRow(data), data),
   shown: [
     { path: 'run.wall_days', label: 'Time to train (days, with checkpoints and failures)', q: 'count' },
-    { path: 'run.gpu_hours', label: 'GPU-hours', q: 'count' },
+    ROW.gpuHours,
     { path: 'run.energy_mwh', label: 'Energy at the meter (MWh)', q: 'count' },
     { path: 'run.cost_usd', label: 'Cost of the run', q: 'usd' },
     { path: 'run.usd_per_million_tokens', label: 'Cost per million tokens trained', q: 'usd' },
     { path: 'training.tokens_per_s', label: 'Training throughput (all GPUs)', q: 'tokens_rate' },
-    { path: 'training.mfu', label: 'MFU', q: 'ratio' },
+    ROW.mfu,
     { path: 'run.goodput', label: 'Goodput (useful share of the elapsed time)', q: 'ratio' },
-    FITS,
+    ROW.fits,
   ],
   derived: [
     { id: 'throughput_per_gpu', label: 'Training throughput per GPU', q: 'tokens_rate', of: (p) => share(p.training?.tokens_per_s, CA.num_devices) },
