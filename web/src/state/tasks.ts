@@ -33,6 +33,15 @@ const MODEL: QuickField = { path: '/model', label: 'Model', kind: 'model' };
 const SYSTEM: QuickField = { path: '/system', label: 'GPU system', kind: 'system' };
 const GPUS: QuickField = { path: '/num_devices', label: 'GPUs', kind: 'int' };
 const LAYOUT: QuickField = { path: '/parallel', label: 'Pick the fastest layout for me (auto)', kind: 'auto' };
+/** The training step both Train and Compare start from (its layout the search's pick, tasks.test.ts). */
+const TRAINING_STEP = {
+  schema_version: 1,
+  model: 'llama3-70b',
+  system: 'dgx-h100',
+  num_devices: 64,
+  parallel: { tp: 8, pp: 2, micro_batch: 2, recompute: 'none', zero_stage: 1 },
+  training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
+};
 
 export const TASK_DEFS: Record<Task, TaskDef> = {
   train: {
@@ -48,14 +57,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/training/precision', label: 'Precision', kind: 'precision' },
       LAYOUT,
     ],
-    starter: {
-      schema_version: 1,
-      model: 'llama3-70b',
-      system: 'dgx-h100',
-      num_devices: 64,
-      parallel: { tp: 8, pp: 2, micro_batch: 2, recompute: 'none', zero_stage: 1 },
-      training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
-    },
+    starter: TRAINING_STEP,
   },
   serve: {
     id: 'serve',
@@ -134,14 +136,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     title: 'Compare',
     question: 'Which GPUs or which layout: pin one result, change the GPUs, and read the differences; or rank every layout.',
     fields: [MODEL, SYSTEM, GPUS, LAYOUT],
-    starter: {
-      schema_version: 1,
-      model: 'llama3-70b',
-      system: 'dgx-h100',
-      num_devices: 64,
-      parallel: { tp: 8, pp: 2, micro_batch: 2, recompute: 'none', zero_stage: 1 },
-      training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
-    },
+    starter: TRAINING_STEP,
   },
 };
 
