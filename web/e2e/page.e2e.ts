@@ -22,11 +22,12 @@ import { DIST, OUT, Site, at, editAndTime, metrics, setField, settled } from './
 const GOALS = { firstResultMs: 1500, editMs: 50 };
 const LIMIT_FACTOR = 2;
 /**
- * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB), and
- * every chunk of the site with both engines (docs/web.md "Weight"): limits at what was reached.
+ * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
+ * 468 KiB when set), and every chunk of the site with both engines (1,274 KiB when set): limits a
+ * little above what was reached (docs/web.md "Weight"), so growth is noticed.
  */
-const FIRST_LOAD_LIMIT_BYTES = 600 * 1024;
-const BUNDLE_LIMIT_BYTES = 1400 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 480 * 1024;
+const BUNDLE_LIMIT_BYTES = 1300 * 1024;
 
 const site = new Site();
 let mod: OptimusModule;
@@ -595,8 +596,11 @@ describe('the built page', () => {
 
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip();
+    // The default scenario without its layout: a search of some 20,000 layouts (about a second),
+    // long enough to cancel (with the layout fixed, the one layout is ranked before the click).
+    const { parallel: _fixed, ...free } = defaultScenario;
     const page = await site.page();
-    await page.goto(`${site.origin}/?view=search${await defaultLink()}`);
+    await page.goto(`${site.origin}/?view=search${await encodeFragment(free)}`);
     await settled(page);
     await page.click('[data-testid="search-run"]');
     await page.click('[data-testid="search-cancel"]');
@@ -607,7 +611,7 @@ describe('the built page', () => {
     await page.click('nav.views a[data-view="estimate"]');
     await setField(page, '/training/global_batch', '1024');
     await settled(page);
-    expectMetricsOf(await metrics(page), predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: 1024 } }));
+    expectMetricsOf(await metrics(page), predict({ ...free, training: { ...free.training, global_batch: 1024 } }));
     await page.close();
   });
 
