@@ -2,6 +2,7 @@
 // so they can be unit-tested (test/ui/specs.test.ts); charts/render.ts turns a spec into an SVG
 // with Observable Plot.
 import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../engine/types';
+import { formatSeconds } from '../base/format';
 
 export interface Bar {
   /** The bar's row (y axis), e.g. "training". */
@@ -610,7 +611,7 @@ export function servingConcurrencyLatencySpec(points: ConcurrencyPoint[], slo: S
       [q.tpot_p90, 'time per output token, p90'],
     ] as const) {
       if (y > 0 && Number.isFinite(y)) out.push({ x: q.clients, y, series });
-      else left.push(`${series} at ${q.clients} user${q.clients === 1 ? '' : 's'} (${y})`);
+      else left.push(`${series} at ${q.clients} user${q.clients === 1 ? '' : 's'} (${Number.isFinite(y) ? formatSeconds(y) : String(y)})`);
     }
   }
   return {

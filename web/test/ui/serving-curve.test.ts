@@ -84,6 +84,6 @@ describe('the concurrency latency chart on log axes', () => {
     )!;
     expect(s.points.every((p) => p.y > 0)).toBe(true);
     expect(s.points).toHaveLength(7);
-    expect(s.note).toContain('Not drawn, at or below zero on a log axis: time to first token, p50 at 1 user (-0.49).');
+    expect(s.note).toContain('Not drawn, at or below zero on a log axis: time to first token, p50 at 1 user (-490 ms).');
   });
 });
