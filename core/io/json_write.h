@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 #include "predict/serving.h"
 
 namespace optimus {

@@ -372,14 +372,6 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   return shape;
 }
 
-double inference_weight_bytes(const InferenceWorkload& w) {
-  const double element = bytes_per_element(w.precision);
-  if (!integer_weights(w.precision)) return element;
-  const std::int64_t group =
-      w.weight_group_size.value_or(w.precision == Precision::int4 ? kDefaultInt4Group : 0);
-  return group > 0 ? element + 4.0 / static_cast<double>(group) : element;
-}
-
 bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   const std::int64_t chunks = p.pp * p.interleave;
   return p.pp > 1 && m.layers % chunks != 0 && !uneven_pipeline_split(m, p);
@@ -391,87 +383,6 @@ double stage_layers(const ModelSpec& m, const ParallelPlan& p) {
   // A balanced custom split: the busiest stages hold one layer more than layers / pp.
   if (balanced_pipeline_split(m, p)) return static_cast<double>((m.layers + p.pp - 1) / p.pp);
   return static_cast<double>(m.layers) / static_cast<double>(p.pp);
-}
-
-}  // namespace optimus
-
-namespace optimus {
-
-// The truncated exponential on [lo, hi] (width W) with rate r has mean
-// lo + W (1 / t - 1 / (e^t - 1)), t = r W (mean of an exponential conditioned on an interval);
-// t -> 0 is the uniform distribution. The mean falls as t grows, so bisection finds t.
-double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi) {
-  const double w = static_cast<double>(hi - lo);
-  if (!(w > 0)) return 0;
-  const auto mean_of = [&](double t) {
-    if (std::fabs(t) < 1e-6) return static_cast<double>(lo) + w / 2;
-    return static_cast<double>(lo) + w * (1.0 / t - 1.0 / (portable_exp(t) - 1.0));
-  };
-  double a = -700, b = 700;
-  for (int i = 0; i < 200 && b - a > 1e-12; ++i) {
-    const double mid = 0.5 * (a + b);
-    (mean_of(mid) > mean ? a : b) = mid;
-  }
-  return 0.5 * (a + b) / w;
-}
-
-double LengthDist::expected() const {
-  if (shaped) return mean;
-  if (uniform) return 0.5 * static_cast<double>(min + max);
-  double sum = 0, weight = 0;
-  for (const auto& [len, w] : points) {
-    sum += static_cast<double>(len) * w;
-    weight += w;
-  }
-  return weight > 0 ? sum / weight : 0;
-}
-
-std::int64_t LengthDist::largest() const {
-  if (shaped || uniform) return max;
-  std::int64_t out = 0;
-  for (const auto& [len, w] : points)
-    if (w > 0) out = std::max(out, len);
-  return out;
-}
-
-}  // namespace optimus
-
-namespace optimus {
-
-double speculative_tokens_per_step(const Speculative& sp) {
-  const double a = sp.acceptance_rate;
-  const double k = static_cast<double>(sp.draft_tokens);
-  // Leviathan et al. 2023, Eq. 1; the limit a -> 1 is k + 1.
-  if (a >= 1.0 - 1e-12) return k + 1.0;
-  return (1.0 - std::pow(a, k + 1.0)) / (1.0 - a);
-}
-
-Scenario speculative_draft_scenario(const Scenario& s) {
-  Scenario d = s;
-  const Speculative& sp = *s.inference->speculative;
-  d.inference->speculative.reset();
-  d.inference->serving.reset();
-  d.parallel.pp = 1;
-  d.parallel.interleave = 1;
-  d.num_devices = d.parallel.tp * d.parallel.dp;
-  if (sp.draft) {
-    d.model = *sp.draft;
-    if (!d.model.moe) d.parallel.ep = 1;
-  } else {
-    // DeepSeek-V3's MTP module: one transformer block like the main model's (an MoE block when
-    // the model has experts) between the shared embedding and the shared output head.
-    d.model.layers = 1;
-    if (d.model.moe) {
-      d.model.moe->first_dense_layers = 0;
-      d.model.moe->layer_freq = 1;
-    }
-  }
-  return d;
-}
-
-std::string software_identity(const Scenario& s) {
-  if (!s.software) return "";
-  return s.software->id.empty() ? "inline" : s.software->id;
 }
 
 }  // namespace optimus

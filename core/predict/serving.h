@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 #include "serving/serving.h"
 
 namespace optimus {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 #include "predict/predict.h"
 
 namespace optimus {

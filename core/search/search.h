@@ -47,7 +47,7 @@
 #include "base/enums.h"
 #include "base/result.h"
 #include "base/units.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 
 namespace optimus {
 

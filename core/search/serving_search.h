@@ -38,7 +38,7 @@
 
 #include "base/enums.h"
 #include "base/result.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 #include "predict/serving.h"
 
 namespace optimus {

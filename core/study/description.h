@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hardware/uarch.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 
 namespace optimus {
 

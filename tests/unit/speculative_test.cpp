@@ -9,7 +9,7 @@
 #include <string>
 
 #include "io/api.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 
 namespace {
 

@@ -1,0 +1,76 @@
+// The RL post-training workload (scenario `rl`; core/rl/ predicts it).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "base/enums.h"
+#include "base/precision.h"
+#include "hardware/spec.h"
+#include "model/spec.h"
+#include "scenario/layout.h"
+#include "scenario/serving_spec.h"
+
+namespace optimus {
+
+// RL post-training (scenario `rl`, core/rl/): one step of a GRPO or PPO job as the stacks run it
+// (verl, OpenRLHF, NeMo-RL, AReaL): generate responses on an inference engine, score them,
+// recompute log-probabilities, train, push the new weights to the engine.
+enum class RlAlgorithm { grpo, ppo };
+template <>
+struct EnumNames<RlAlgorithm> {
+  static constexpr std::array<std::pair<RlAlgorithm, std::string_view>, 2> table = {
+      {{RlAlgorithm::grpo, "grpo"}, {RlAlgorithm::ppo, "ppo"}}};
+};
+// colocated: one pool time-shares the engine and the trainer (verl's hybrid engine); split: a
+// rollout pool and a training pool of their own.
+enum class RlPlacement { colocated, split };
+template <>
+struct EnumNames<RlPlacement> {
+  static constexpr std::array<std::pair<RlPlacement, std::string_view>, 2> table = {
+      {{RlPlacement::colocated, "colocated"}, {RlPlacement::split, "split"}}};
+};
+enum class RlWeightSync { nccl, checkpoint };
+template <>
+struct EnumNames<RlWeightSync> {
+  static constexpr std::array<std::pair<RlWeightSync, std::string_view>, 2> table = {
+      {{RlWeightSync::nccl, "nccl"}, {RlWeightSync::checkpoint, "checkpoint"}}};
+};
+
+// The rollout engine: its layout (0 = chosen: the smallest tp that holds the longest response,
+// dp = what is left of the pool), its software stack (the system's software block with the
+// profile laid over it, and the profile's scheduler) and precision.
+struct RlRollout {
+  std::int64_t tp = 0, pp = 1, ep = 0, dp = 0;
+  std::string software_id = "vllm";
+  SoftwareDefaults software;  // the rollout's kernels (system software + profile)
+  std::optional<bool> cuda_graphs;
+  ServingSpec scheduler;  // max_batch, gpu_memory_utilization, blocks (profile + keys)
+  Precision precision = Precision::bf16;
+};
+
+struct RlWorkload {
+  RlAlgorithm algorithm = RlAlgorithm::grpo;
+  std::optional<ModelSpec> critic;  // ppo: absent = the policy's shape
+  std::int64_t prompts_per_step = 512, samples_per_prompt = 16;
+  LengthDist prompt_len, response_len;
+  bool reference = true;
+  std::optional<ModelSpec> reward_model;  // absent: a rule-based reward (no GPU time)
+  bool old_logprob = true;
+  std::int64_t mini_batches = 1;
+  RlPlacement placement = RlPlacement::colocated;
+  std::int64_t rollout_devices = 0, train_devices = 0;  // split: both given, summing to num_devices
+  RlRollout rollout;
+  bool train_auto = false;  // train: "auto" (the layout search picks the trainer's layout)
+  ParallelPlan train;       // the trainer's layout (dp 0 = what is left of the pool)
+  Precision train_precision = Precision::bf16;
+  std::int64_t staleness = 0;  // async: rollouts may lag the policy by this many steps
+  RlWeightSync weight_sync = RlWeightSync::nccl;
+  std::int64_t train_steps = 0;  // 0 = one step only (no whole-run block)
+};
+
+}  // namespace optimus

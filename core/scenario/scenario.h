@@ -1,0 +1,135 @@
+// What is asked: the model, the system, the layout and the workloads of one scenario (the
+// contract's input, docs/contract.md), read by io/ and predicted by the engine above.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/precision.h"
+#include "hardware/calibration.h"
+#include "hardware/spec.h"
+#include "model/spec.h"
+#include "run/run.h"
+#include "scenario/layout.h"
+#include "scenario/rl_spec.h"
+#include "scenario/serving_spec.h"
+
+namespace optimus {
+
+// The precisions a workload accepts (the scenario's `precision` keys).
+inline constexpr std::array<Precision, 8> kTrainingPrecisions = {
+    Precision::fp32, Precision::tf32,  Precision::fp16,  Precision::bf16,
+    Precision::fp8,  Precision::mxfp8, Precision::nvfp4, Precision::mxfp4};
+inline constexpr std::array<Precision, 9> kInferencePrecisions = {
+    Precision::fp32, Precision::fp16,  Precision::bf16,  Precision::fp8,  Precision::int8,
+    Precision::int4, Precision::mxfp8, Precision::nvfp4, Precision::mxfp4};
+
+// A later stage of a whole run (training.stages): `tokens` more after train_tokens, at its own
+// sequence length and batch, on the scenario's layout with the keys given here changed (a
+// context extension: longer sequences over more cp ranks, as Llama 3's and DeepSeek-V3's runs
+// end). Unset keys keep the scenario's; dp, when not given, is what tp x pp x cp leave.
+struct TrainingStage {
+  double tokens = 0;
+  std::int64_t seq_len = 0;       // 0 = the workload's
+  std::int64_t global_batch = 0;  // 0 = the workload's
+  std::optional<std::int64_t> tp, pp, cp, dp, micro_batch, interleave;
+  std::optional<Recompute> recompute;
+  // parallel: "auto": the layout search picks the stage's fastest layout that fits on its own
+  // sequences (io/api.cpp resolves it into `plan` before anything is predicted).
+  bool auto_layout = false;
+  std::optional<ParallelPlan> plan;  // the stage's whole layout, once resolved
+};
+inline constexpr std::size_t kMaxTrainingStages = 32;
+
+struct TrainingWorkload {
+  std::int64_t global_batch = 0;  // sequences per optimizer step
+  std::int64_t seq_len = 0;
+  Precision precision = Precision::bf16;
+  double train_tokens = 0;                   // 0 = not asked
+  std::optional<AttentionKernel> attention;  // default: the system's software default
+  std::optional<bool> overlap_grad_reduce;   // default: the system's software default
+  std::optional<bool> tp_comm_overlap;       // default: the system's software default
+  std::vector<RampStep> batch_ramp;          // steps before the steady global_batch (needs train_tokens)
+  double checkpoint_interval_s = 0;          // compute between checkpoints; 0 = Young/Daly
+  std::vector<TrainingStage> stages;         // after train_tokens, in order (needs train_tokens)
+};
+
+struct InferenceWorkload {
+  std::int64_t batch = 1;
+  std::int64_t prompt_len = 0;
+  std::int64_t output_len = 0;
+  Precision precision = Precision::fp16;
+  Precision kv_precision = Precision::fp16;
+  // The runtime replays each step from a captured CUDA graph (torch.compile "reduce-overhead",
+  // vLLM, TensorRT-LLM's cuda_graph_mode): no host launch bound. Default: the system's
+  // software.launch_interval_us applies.
+  std::optional<bool> cuda_graphs;
+  std::optional<ServingSpec> serving;  // continuous batching over a request stream
+  std::optional<Speculative> speculative;
+  // Elements per quantisation group of integer (int4 / int8) weights; each group carries a
+  // 16-bit scale and a 16-bit zero point. Absent: kDefaultInt4Group for int4, one scale per
+  // output channel (a negligible share) for int8.
+  std::optional<std::int64_t> weight_group_size;
+  // fp8 weights and activations with fine-grained scales (128 x 128 weight blocks, 1 x 128
+  // activation tiles: DeepSeek-V3's recipe, arXiv 2412.19437 Sec. 3.3, and the FP8 checkpoints
+  // of DeepSeek-V3/R1 and Qwen3) instead of one scale per tensor or channel. On a device whose
+  // tensor cores take no block scales (Hopper) the runtime's kernels apply them in the main loop
+  // (SoftwareDefaults::block_fp8_gemm).
+  bool fp8_block_scaled = false;
+};
+
+// Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv
+// 2306.00978, Sec. 5.1: "group size 128"), GPTQ's released checkpoints and TensorRT-LLM's
+// int4_awq; gpt-fast quantises in groups of 32 (its README: quantize.py --groupsize 32).
+inline constexpr std::int64_t kDefaultInt4Group = 128;
+
+// Bytes an inference kernel reads per matrix weight: the element at the inference precision plus,
+// for integer weights, its share of the group's 16-bit scale and zero point, 4 / group bytes
+// (tinygemm's and gpt-fast's scales_and_zeros layout: two bf16 values per group and output
+// channel; AWQ and GPTQ pack the zero point in 4 bits, 2.5 bytes, under 1.2% of int4 weight
+// bytes less at group 128).
+double inference_weight_bytes(const InferenceWorkload& w);
+
+// A software stack (scenario `software`: a presets/software id or an inline object): what
+// differs between stacks, laid over the system's default software block, plus the defaults the
+// stack gives an inference runtime (CUDA-graph replay) and a serving scheduler.
+struct SoftwareProfile {
+  std::string id;                   // preset id; empty for an inline profile
+  std::string json;                 // the profile as given (written back by scenario_to_json)
+  std::optional<bool> cuda_graphs;  // the runtime's default when inference.cuda_graphs is absent
+  ServingSpec serving;              // the scheduler's defaults (arrival and lengths unused)
+};
+
+struct Scenario {
+  std::string name;
+  std::optional<SoftwareProfile> software;
+  ModelSpec model;
+  SystemSpec system;
+  std::int64_t num_devices = 1;
+  ParallelPlan parallel;
+  // parallel: "auto": the layout search picks the fastest layout that fits (io/api.cpp), and
+  // `parallel` holds it once resolved.
+  bool parallel_auto = false;
+  std::optional<TrainingWorkload> training;
+  std::optional<InferenceWorkload> inference;
+  std::optional<RlWorkload> rl;  // RL post-training (alone: no training or inference beside it)
+  Economics economics;           // prices of devices and energy (the default preset when absent)
+  // Calibration to a measurement (hardware/calibration.h): when applied, `system` holds the
+  // calibrated rates and the calibration the system before them.
+  std::optional<Calibration> calibration;
+};
+
+// The draft as a scenario of its own on the target's devices (the target's system, tp and
+// precision; one pipeline stage; its experts, if any, split as the target's): the draft model,
+// or for an MTP head the target's model cut to one layer (every layer MoE when the target has
+// experts). Its `inference.speculative` is cleared.
+Scenario speculative_draft_scenario(const Scenario& s);
+
+// The software a scenario runs, as a calibration records it (hardware/calibration.h): its
+// presets/software id, "inline" for an inline profile, "" for the system's own software block.
+std::string software_identity(const Scenario& s);
+
+}  // namespace optimus

@@ -1,0 +1,155 @@
+// The serving and speculative-decoding workloads (scenario `inference.serving` and
+// `inference.speculative`): the request stream, the scheduler's limits and the draft.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/enums.h"
+#include "model/spec.h"
+
+namespace optimus {
+
+// Continuous-batching serving (inference.serving): a stream of requests through an in-flight
+// batching scheduler with a paged KV cache and chunked prefill, as vLLM, SGLang and
+// TensorRT-LLM run it (Kwon et al. 2023, "Efficient Memory Management for Large Language Model
+// Serving with PagedAttention"; Yu et al. 2022, "Orca"; Agrawal et al. 2024, "Sarathi-Serve").
+enum class Arrival { poisson, closed, offline };
+template <>
+struct EnumNames<Arrival> {
+  static constexpr std::array<std::pair<Arrival, std::string_view>, 3> table = {
+      {{Arrival::poisson, "poisson"}, {Arrival::closed, "closed"}, {Arrival::offline, "offline"}}};
+};
+
+// How the scheduler claims KV blocks: on demand as sequences grow, preempting (and later
+// recomputing) the newest request when blocks run out (vLLM's default), or the whole
+// prompt + output at admission so nothing is ever evicted (TensorRT-LLM's GUARANTEED_NO_EVICT).
+enum class KvAdmission { on_demand, reserve };
+template <>
+struct EnumNames<KvAdmission> {
+  static constexpr std::array<std::pair<KvAdmission, std::string_view>, 2> table = {
+      {{KvAdmission::on_demand, "on_demand"}, {KvAdmission::reserve, "reserve"}}};
+};
+
+// A request length: one value, a {mean, max (, min)} truncated-exponential shape (long-tailed
+// like chat traces when the mean is below the midpoint), or weighted [length, weight] points.
+struct LengthDist {
+  std::vector<std::pair<std::int64_t, double>> points;  // fixed: one point of weight 1
+  bool shaped = false;                                  // the {mean, max} form
+  bool from_number = false;  // given as one whole number (RL reads it as the longest response)
+  double mean = 0;
+  std::int64_t min = 1, max = 1;
+  double rate = 0;  // the truncated exponential's rate giving `mean` (solved by the reader)
+  // {"uniform": [min, max]}: every whole length in [min, max] equally likely (vLLM's
+  // benchmark_serving random dataset with --random-range-ratio r draws lengths uniform over
+  // [r L, L], as InferenceX runs it); mean (min + max) / 2. Not `shaped`.
+  bool uniform = false;
+  double expected() const;
+  std::int64_t largest() const;
+};
+
+// The rate of the truncated exponential on [lo, hi] whose mean is `mean`.
+double truncated_exponential_rate(double mean, std::int64_t lo, std::int64_t hi);
+
+struct ServingSlo {
+  double ttft_s = 0, tpot_s = 0;  // 0 = no objective on that metric
+  // On the gaps between tokens, every token's (Sarathi-Serve's P99 time between tokens, Agrawal et
+  // al. 2024): decides whether the objectives are met, not which requests count towards goodput.
+  double itl_s = 0;
+  double percentile = 90;
+};
+
+// One pool of a disaggregated deployment: replicas of tp x pp devices.
+struct ServingPool {
+  std::int64_t tp = 1, pp = 1, replicas = 1;
+  // Expert parallelism of the pool's MoE layers: 0 = the scenario's parallel.ep where the pool
+  // admits it (else 1); with tp 1 an ep dividing the replicas is attention data parallelism
+  // (DeepSeek-V3's deployment: prefill on EP32, decode on EP144, arXiv 2412.19437 Sec. 3.4).
+  std::int64_t ep = 0;
+  // The pool's own scheduler settings (absent: inference.serving's): SGLang's and Dynamo's
+  // disaggregated recipes give each worker its own --max-running-requests, --chunked-prefill-size
+  // and --mem-fraction-static (TensorRT-LLM: max_batch_size, max_num_tokens and
+  // free_gpu_memory_fraction per context / generation server).
+  std::optional<std::int64_t> max_batch, max_num_tokens;
+  std::optional<double> gpu_memory_utilization, free_gpu_memory_fraction;
+  // false: the pool runs no speculation although inference.speculative is given (drafting on the
+  // decode pool only: a prefill pool emits one token per request, which no draft speeds up).
+  std::optional<bool> speculative;
+  // The pool's expert slots (ParallelPlan::expert_slots; absent: parallel.expert_slots).
+  std::optional<std::int64_t> expert_slots;
+};
+
+struct ServingSpec {
+  Arrival arrival = Arrival::offline;
+  double requests_per_s = 0;     // poisson
+  std::int64_t concurrency = 0;  // closed
+  std::int64_t num_requests = 1000;
+  LengthDist input_len, output_len;
+  // Scheduler limits. Defaults describe TensorRT-LLM's in-flight batching as its benchmarks run
+  // it (BuildConfig max_batch_size 2048 and max_num_tokens 8192, 64-token KV blocks, the
+  // GUARANTEED_NO_EVICT capacity policy); vLLM's are max_num_seqs 256, 16-token blocks and
+  // on-demand blocks with preemption. gpu_memory_utilization is vLLM's: the share of device
+  // memory for weights, workspace and KV cache.
+  std::int64_t max_batch = 2048;
+  std::int64_t max_num_tokens = 8192;
+  std::int64_t kv_block_tokens = 64;
+  double gpu_memory_utilization = 0.9;
+  // TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the
+  // memory the weights and the runtime's activation workspace leave free (measured after loading
+  // the model and a profiling step of max_num_tokens), instead of gpu_memory_utilization's share of
+  // the whole device. 0 = not given (gpu_memory_utilization applies).
+  double free_gpu_memory_fraction = 0;
+  KvAdmission kv_admission = KvAdmission::reserve;
+  // Host time the serving front end adds to every request outside the GPU's steps: receiving and
+  // tokenising the request, handing it to the scheduler, detokenising and streaming the first
+  // token back (HTTP / gRPC server, tokenizer, response queue). It delays each request's first
+  // token (and so its end) but takes no GPU time, so throughput is unchanged.
+  double request_overhead_s = 0.004;
+  // Host time the scheduler spends between two steps while the GPU waits: forming the batch,
+  // preparing its inputs, sampling bookkeeping and handing each new token to its response stream
+  // (an executor loop that does not overlap it with the next step, as TensorRT-LLM's before its
+  // overlap scheduler; 0 for one that does). Added to every step.
+  // Both FITTED together (scripts/fit_serving_overheads.py, a grid over the 216 online rows of
+  // TensorRT-LLM v0.14 in serve_public.jsonl: TTFT, inter-token latency, throughput): 4 ms and
+  // 1.5 ms (online rows 15.0% -> 10.4%). Out of the fit, the 126 offline v0.17 throughput rows go
+  // from 8.9% to 8.2%.
+  double step_overhead_s = 0.0015;
+  // Host time the runtime spends per scheduled request in every step, on the step's critical path
+  // (a Python executor's per-request work: sampling bookkeeping, stop checks, handing each token to
+  // its request): the step takes that times the requests it schedules on top of the GPU's time.
+  // Default 0 (the C++ runtime's per-step host time is step_overhead_s alone); the
+  // tensorrt-llm-pytorch profile takes 13.8 us from a published measurement (its source).
+  double step_overhead_per_request_s = 0;
+  // The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap
+  // scheduler, on by default since v0.4: "zero-overhead batch scheduler", SGLang v0.4 release blog,
+  // 2024-12, and python/sglang/srt/managers/scheduler.py event_loop_overlap): the host time above is
+  // hidden behind the GPU's step, so a step takes the longer of the two instead of their sum.
+  bool overlap_schedule = false;
+  std::optional<ServingSlo> slo;
+  std::optional<ServingPool> prefill, decode;  // disaggregated: both set
+  std::uint64_t seed = 1;
+};
+
+// Speculative decoding (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative
+// Decoding", arXiv 2211.17192; Chen et al. 2023, arXiv 2302.01318): a cheap draft proposes
+// draft_tokens tokens per sequence, autoregressively, and the target verifies them all in one
+// step of draft_tokens + 1 query tokens, keeping the accepted prefix and one token of its own.
+// The draft is a smaller model sharing the tokenizer or, without one, a multi-token-prediction
+// head: one transformer layer of the target's shape on the target's embedding and LM head
+// (DeepSeek-V3's MTP module, arXiv 2412.19437 Sec. 2.2, used for speculation in Sec. 5.4.3).
+struct Speculative {
+  std::int64_t draft_tokens = 1;
+  double acceptance_rate = 0.85;   // per drafted token, independent (Leviathan et al.'s alpha)
+  std::optional<ModelSpec> draft;  // absent: an MTP head ("mtp")
+};
+
+// Tokens a sequence gains per verification step when each of k drafted tokens is accepted with
+// probability a, independently, until the first rejection: (1 - a^(k+1)) / (1 - a) (Leviathan
+// et al. 2023, Eq. 1); k + 1 when every draft is accepted.
+double speculative_tokens_per_step(const Speculative& sp);
+
+}  // namespace optimus
