@@ -3,7 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/math.h"
+
 namespace optimus {
+
+GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size) {
+  GroupPlacement g;
+  g.size = size;
+  if (size <= 1) return g;
+  // Members one stride apart: a domain of D devices holds max(1, D/stride) of them.
+  const std::int64_t per = std::max<std::int64_t>(1, domain_size / std::max<std::int64_t>(1, stride));
+  g.per_domain = std::min(size, per);
+  g.domains = ceil_div(size, g.per_domain);
+  return g;
+}
 
 namespace {
 

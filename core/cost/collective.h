@@ -20,12 +20,26 @@
 // `ll_efficiency`, per-step `latency`); NCCL picks the faster, and so do we.
 #pragma once
 
+#include <cstdint>
+
 #include "base/comm.h"
 #include "base/units.h"
 #include "hardware/spec.h"
-#include "parallel/plan.h"
 
 namespace optimus {
+
+// Which network tier a communication group runs on. Ranks are laid out Megatron-style,
+// tensor-parallel fastest, then context, data and pipeline parallel (Megatron-LM
+// `--rank-order tp-cp-ep-dp-pp`), so a group with stride `stride` and `size` members
+// spans stride*size consecutive ranks.
+struct GroupPlacement {
+  std::int64_t size = 1;
+  std::int64_t per_domain = 1;  // members sharing one scale-up domain
+  std::int64_t domains = 1;     // scale-up domains the group spans
+  bool crosses_scale_out() const { return domains > 1; }
+};
+
+GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size);
 
 Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const SystemSpec& sys);
 

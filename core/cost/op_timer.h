@@ -83,6 +83,16 @@ MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward);
 // bound of the context applied.
 OpCost forward_cost(const OpContext& c, const Op& op);
 
+// How much longer a first-generation fused kernel's matmuls take than FlashAttention-2's: Dao 2023
+// (FlashAttention-2, arXiv 2307.08691), abstract: FlashAttention-2 yields "around 2x speedup
+// compared to FlashAttention" (Sec. 4: 1.7-3.0x over FlashAttention, 1.3-2.5x over the Triton
+// implementation, on A100; Sec. 4.1: about 2x over FlashAttention and xformers' cutlass kernel,
+// 1.3-1.5x over Triton's forward and about 2x over its backward). One factor for both passes:
+// a Triton forward is over-charged somewhat. The engine's `flash` costs are FlashAttention-2-class
+// (its QK^T and PV matmuls at the device's matmul rate for those shapes, 45-55% of an A100's peak
+// at head dimension 128, within FlashAttention-2's published 50-73% forward and lower backward).
+inline constexpr double kFlash1Slowdown = 2.0;
+
 // Attention in training: the forward (QK^T, PV) or the backward (dV, dP, dQ, dK, and the
 // recomputed QK^T in a fused kernel) as matmuls, plus the score traffic of an unfused kernel.
 struct AttentionCosts {

@@ -15,6 +15,7 @@
 #include "base/enums.h"
 #include "base/precision.h"
 #include "base/units.h"
+#include "model/attention.h"
 
 namespace optimus {
 
@@ -122,30 +123,6 @@ struct NetworkTier {
     return Bandwidth(std::min(bandwidth.value, static_cast<double>(ranks - 1) * peer_link.value));
   }
 };
-
-// Attention kernel: fused (FlashAttention-2-class, Dao 2023), a first-generation fused kernel
-// (FlashAttention v1, Dao et al. 2022, and the Triton FlashAttention of the same era) or unfused
-// (scores in HBM).
-enum class AttentionKernel { flash, standard, flash1 };
-template <>
-struct EnumNames<AttentionKernel> {
-  static constexpr std::array<std::pair<AttentionKernel, std::string_view>, 3> table = {
-      {{AttentionKernel::flash, "flash"},
-       {AttentionKernel::standard, "standard"},
-       {AttentionKernel::flash1, "flash1"}}};
-};
-// Fused kernels keep the scores on chip (no score matrix in HBM, only a log-sum-exp per query)
-// and skip the blocks above a causal diagonal.
-constexpr bool fused_attention(AttentionKernel k) { return k != AttentionKernel::standard; }
-// How much longer a first-generation fused kernel's matmuls take than FlashAttention-2's: Dao 2023
-// (FlashAttention-2, arXiv 2307.08691), abstract: FlashAttention-2 yields "around 2x speedup
-// compared to FlashAttention" (Sec. 4: 1.7-3.0x over FlashAttention, 1.3-2.5x over the Triton
-// implementation, on A100; Sec. 4.1: about 2x over FlashAttention and xformers' cutlass kernel,
-// 1.3-1.5x over Triton's forward and about 2x over its backward). One factor for both passes:
-// a Triton forward is over-charged somewhat. The engine's `flash` costs are FlashAttention-2-class
-// (its QK^T and PV matmuls at the device's matmul rate for those shapes, 45-55% of an A100's peak
-// at head dimension 128, within FlashAttention-2's published 50-73% forward and lower backward).
-inline constexpr double kFlash1Slowdown = 2.0;
 
 enum class MoeDispatcher { alltoall, deepep };
 template <>

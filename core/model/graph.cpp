@@ -1,6 +1,7 @@
 #include "model/graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 namespace optimus {

@@ -18,7 +18,7 @@
 
 #include "base/comm.h"
 #include "base/precision.h"
-#include "hardware/spec.h"
+#include "model/attention.h"
 #include "model/spec.h"
 
 namespace optimus {

@@ -8,17 +8,6 @@
 
 namespace optimus {
 
-GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size) {
-  GroupPlacement g;
-  g.size = size;
-  if (size <= 1) return g;
-  // Members one stride apart: a domain of D devices holds max(1, D/stride) of them.
-  const std::int64_t per = std::max<std::int64_t>(1, domain_size / std::max<std::int64_t>(1, stride));
-  g.per_domain = std::min(size, per);
-  g.domains = ceil_div(size, g.per_domain);
-  return g;
-}
-
 std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w) {
   return w.global_batch / (p.dp * p.micro_batch);
 }

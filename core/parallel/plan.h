@@ -39,19 +39,6 @@ std::int64_t expert_dp(const ParallelPlan& p);
 // layers + 2 evenly, with at least one transformer layer left on each end stage).
 bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t interleave = 1);
 
-// Which network tier a communication group runs on. Ranks are laid out Megatron-style,
-// tensor-parallel fastest, then context, data and pipeline parallel (Megatron-LM
-// `--rank-order tp-cp-ep-dp-pp`), so a group with stride `stride` and `size` members
-// spans stride*size consecutive ranks.
-struct GroupPlacement {
-  std::int64_t size = 1;
-  std::int64_t per_domain = 1;  // members sharing one scale-up domain
-  std::int64_t domains = 1;     // scale-up domains the group spans
-  bool crosses_scale_out() const { return domains > 1; }
-};
-
-GroupPlacement place_group(std::int64_t size, std::int64_t stride, std::int64_t domain_size);
-
 // The layer as one device of this layout sees it. Training: one micro-batch of seq_len/cp query
 // tokens per sequence over seq_len keys, with the stack's activation widths (4-byte kernels for
 // fp32/tf32 training). The embedding and head shapes are the same object.
