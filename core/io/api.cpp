@@ -16,6 +16,7 @@
 #include "io/study_io.h"
 #include "predict/serving.h"
 #include "rl/rl.h"
+#include "search/auto_layout.h"
 #include "search/search.h"
 #include "search/serving_search.h"
 #include "study/study.h"
@@ -26,95 +27,6 @@ namespace {
 
 std::string internal_error(const char* what) {
   return error_to_json(Error{"internal.exception", "", std::string("internal error: ") + what});
-}
-
-// What parallel: "auto" chose, for the output.
-struct AutoLayout {
-  std::int64_t evaluated = 0, feasible = 0;
-  std::string mode;
-  nlohmann::ordered_json narrowed = nlohmann::ordered_json::object();  // keys fixed to fit the cap
-};
-
-// When the whole space is past the search's cap (kMaxSearchLayouts: a large mixture-of-experts
-// model on thousands of devices, where tp x pp x cp x ep x dp factor many ways), "auto" fixes
-// keys one after another, each the choice production stacks make anyway, and searches again:
-// the distributed optimizer (ZeRO 1, Megatron-LM's default at scale: ZeRO 2/3 only move the
-// memory line), then one micro-batch (the activation memory that lets the largest layouts fit),
-// then no interleaving. The output lists what was fixed.
-struct Narrowing {
-  const char* key;
-  void (*fix)(FixedLayout&, int);
-};
-constexpr int kNarrowedTo = 1;  // each key's value once fixed
-constexpr std::array<Narrowing, 3> kAutoNarrowing = {{
-    {"zero_stage", [](FixedLayout& f, int v) { f.zero_stage = v; }},
-    {"micro_batch", [](FixedLayout& f, int v) { f.micro_batch = v; }},
-    {"interleave", [](FixedLayout& f, int v) { f.interleave = v; }},
-}};
-
-// parallel: "auto": the layout search over every key (training mode when the scenario trains,
-// else inference by throughput with batches up to the scenario's) puts its best layout into the
-// scenario. Errors: the search's own, and parallel.auto_no_layout when nothing fits.
-Result<AutoLayout> resolve_auto(Scenario& s) {
-  AutoLayout out;
-  SearchOptions o;
-  o.top = 1;
-  o.mode = s.training ? SearchMode::training : SearchMode::inference;
-  if (!s.training) o.max_batch = s.inference->batch;
-  out.mode = std::string(name_of(o.mode));
-  FixedLayout fixed;
-  auto res = search_layouts(s, fixed, o);
-  // Training only: the inference search has no such keys, and its space is small.
-  for (std::size_t i = 0;
-       s.training && !res && res.error().code == "search.space_too_large" && i < kAutoNarrowing.size(); ++i) {
-    kAutoNarrowing[i].fix(fixed, kNarrowedTo);
-    out.narrowed[kAutoNarrowing[i].key] = kNarrowedTo;
-    res = search_layouts(s, fixed, o);
-  }
-  if (!res) {
-    Error e = res.error();
-    if (e.path.empty()) e.path = "/parallel";
-    return e;
-  }
-  out.evaluated = res->evaluated;
-  out.feasible = res->feasible;
-  if (res->best.empty()) {
-    std::string why;
-    for (const auto& [code, n] : res->rejected)
-      why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
-    return make_error("parallel.auto_no_layout", "/parallel",
-                      "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
-                          std::to_string(res->evaluated) + " layouts: " + why +
-                          "); more devices, a smaller model or batch would");
-  }
-  s.parallel = res->best.front().plan;
-  return out;
-}
-
-// Later stages with parallel: "auto" (training.stages[i].parallel): each stage's layout searched on
-// its own sequences and batch, as the scenario's "auto" is, before anything is predicted (the
-// stage's layout does not depend on the first part's, so a search for that one checks it as
-// given). Errors: the search's, at the stage's path.
-std::optional<Error> resolve_auto_stages(Scenario& s) {
-  if (!s.training) return std::nullopt;
-  for (std::size_t i = 0; i < s.training->stages.size(); ++i) {
-    TrainingStage& st = s.training->stages[i];
-    if (!st.auto_layout || st.plan) continue;
-    Scenario at = stage_workload(s, i);
-    // The step's time is what ranks layouts; the run is planned later.
-    at.training->train_tokens = 0;
-    at.training->checkpoint_interval_s = 0;
-    at.parallel_auto = true;
-    auto a = resolve_auto(at);
-    if (!a) {
-      Error e = a.error();
-      e.path = "/training/stages/" + std::to_string(i) + "/parallel";
-      e.message = "stage " + std::to_string(i) + ": " + e.message;
-      return e;
-    }
-    st.plan = at.parallel;
-  }
-  return std::nullopt;
 }
 
 // The headline numbers a calibrated prediction shows uncalibrated beside it (dotted output paths,
@@ -180,9 +92,7 @@ nlohmann::ordered_json calibration_output(const Scenario& s) {
 std::string calibrate(std::string_view jsonl) {
   try {
     return io::calibrate_json(jsonl, [](Scenario& s) -> std::optional<Error> {
-      if (auto err = resolve_auto_stages(s)) return err;
-      if (s.parallel_auto)
-        if (auto a = resolve_auto(s); !a) return a.error();
+      if (auto a = resolve_parallel_auto(s); !a) return a.error();
       return std::nullopt;
     });
   } catch (const std::exception& e) {
@@ -212,23 +122,22 @@ std::string predict(std::string_view scenario_json) {
       if (!rl) return error_to_json(rl.error());
       return rl_prediction_to_json(*s, *rl);
     }
-    if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
-    std::optional<AutoLayout> chosen;
-    if (s->parallel_auto) {
-      auto a = resolve_auto(s.value());
-      if (!a) return error_to_json(a.error());
-      chosen = *a;
-    }
+    auto resolved = resolve_parallel_auto(s.value());
+    if (!resolved) return error_to_json(resolved.error());
+    const std::optional<AutoLayout>& chosen = resolved.value();
     auto p = optimus::predict(*s);
     if (!p) return error_to_json(p.error());
     if (!chosen && !s->calibration) return prediction_to_json(*s, *p);
     auto j = nlohmann::ordered_json::parse(prediction_to_json(*s, *p));
-    if (chosen)
+    if (chosen) {
+      nlohmann::ordered_json narrowed = nlohmann::ordered_json::object();  // keys fixed to fit the cap
+      for (const auto& [key, value] : chosen->narrowed) narrowed[key] = value;
       j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
-                            {"mode", chosen->mode},
+                            {"mode", std::string(name_of(chosen->mode))},
                             {"evaluated", chosen->evaluated},
                             {"feasible", chosen->feasible},
-                            {"narrowed", chosen->narrowed}};
+                            {"narrowed", narrowed}};
+    }
     if (s->calibration) j["calibration"] = calibration_output(*s);
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
@@ -249,9 +158,7 @@ std::string validate(std::string_view scenario_json) {
       if (auto ro = rl_rollout_scenario(*s); !ro) return error_to_json(ro.error());
       return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
     }
-    if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
-    if (s->parallel_auto)
-      if (auto a = resolve_auto(s.value()); !a) return error_to_json(a.error());
+    if (auto a = resolve_parallel_auto(s.value()); !a) return error_to_json(a.error());
     if (auto err = validate_plan(*s)) return error_to_json(*err);
     if (auto err = check_run(*s)) return error_to_json(*err);
     if (s->inference && s->inference->serving)

@@ -18,6 +18,7 @@
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/presets.h"
+#include "search/auto_layout.h"
 
 namespace {
 
@@ -595,6 +596,61 @@ TEST(ParallelAuto, NarrowsASpacePastTheCap) {
   const json best = json::parse(optimus::api::search(s.dump(), R"({"top": 1})"));
   ASSERT_TRUE(best.contains("best")) << best.dump().substr(0, 400);
   EXPECT_EQ(best["best"][0]["parallel"], a["parallel_auto"]["parallel"]);
+}
+
+// parallel: "auto" resolved by the engine (search/auto_layout.h), as a native caller of predict()
+// does it: the scenario's layout and each "auto" stage's are the API's, and predict() then gives
+// the API's numbers; a scenario without "auto" is left as it is; nothing fitting is an error.
+TEST(ParallelAuto, ResolvedNativelyAsTheApiResolvesIt) {
+  json s = small_gpt(8, 32);
+  s["parallel"] = "auto";
+  s["training"]["train_tokens"] = 1e9;
+  s["training"]["stages"] = {
+      {{"tokens", 1e9}, {"seq_len", 4096}, {"global_batch", 16}, {"parallel", "auto"}}};
+  Scenario sc = parse(s);
+  ASSERT_TRUE(sc.parallel_auto);
+  // Unresolved, the engine refuses the "auto" stage rather than guess its layout.
+  ASSERT_FALSE(optimus::predict(sc).ok());
+  const auto chosen = optimus::resolve_parallel_auto(sc);
+  ASSERT_TRUE(chosen.ok()) << chosen.error().message;
+  ASSERT_TRUE(chosen.value().has_value());
+  const optimus::AutoLayout& a = *chosen.value();
+  EXPECT_EQ(a.mode, SearchMode::training);
+  EXPECT_GT(a.feasible, 0);
+  EXPECT_GE(a.evaluated, a.feasible);
+  EXPECT_TRUE(a.narrowed.empty());
+  ASSERT_TRUE(sc.training->stages[0].plan.has_value());
+  const auto p = optimus::predict(sc);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  const json api = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(api.contains("parallel_auto")) << api.dump().substr(0, 400);
+  EXPECT_EQ(api["parallel_auto"]["parallel"]["tp"], sc.parallel.tp);
+  EXPECT_EQ(api["parallel_auto"]["parallel"]["pp"], sc.parallel.pp);
+  EXPECT_EQ(api["parallel_auto"]["parallel"]["dp"], sc.parallel.dp);
+  EXPECT_EQ(api["parallel_auto"]["parallel"]["micro_batch"], sc.parallel.micro_batch);
+  EXPECT_EQ(api["parallel_auto"]["evaluated"], a.evaluated);
+  EXPECT_EQ(api["parallel_auto"]["mode"], "training");
+  EXPECT_EQ(api["training"]["iteration_time_s"].get<double>(), p->training->iteration_time.value);
+
+  // No "auto": nothing chosen, the layout as given.
+  Scenario fixed = parse(small_gpt(8, 32));
+  const ParallelPlan before = fixed.parallel;
+  const auto none = optimus::resolve_parallel_auto(fixed);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none.value().has_value());
+  EXPECT_EQ(fixed.parallel.tp, before.tp);
+  EXPECT_EQ(fixed.parallel.dp, before.dp);
+
+  // Nothing fits: the code and path the API reports.
+  json huge = small_gpt(8, 32);
+  huge["parallel"] = "auto";
+  huge["model"] = "megatron-1t";  // 1T parameters on 8 A100 40GB: no layout holds it
+  Scenario h = parse(huge);
+  const auto err = optimus::resolve_auto_layout(h);
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(err.error().code, "parallel.auto_no_layout");
+  EXPECT_EQ(err.error().path, "/parallel");
+  EXPECT_EQ(json::parse(optimus::api::predict(huge.dump()))["error"]["code"], "parallel.auto_no_layout");
 }
 
 TEST(ParallelAuto, InferenceValidateAndErrors) {

@@ -1,0 +1,96 @@
+#include "search/auto_layout.h"
+
+#include <array>
+
+#include "predict/predict.h"
+
+namespace optimus {
+
+namespace {
+
+// When the whole space is past the search's cap (kMaxSearchLayouts: a large mixture-of-experts
+// model on thousands of devices, where tp x pp x cp x ep x dp factor many ways), "auto" fixes
+// keys one after another, each the choice production stacks make anyway, and searches again:
+// the distributed optimizer (ZeRO 1, Megatron-LM's default at scale: ZeRO 2/3 only move the
+// memory line), then one micro-batch (the activation memory that lets the largest layouts fit),
+// then no interleaving. The output lists what was fixed.
+struct Narrowing {
+  const char* key;
+  void (*fix)(FixedLayout&, int);
+};
+constexpr int kNarrowedTo = 1;  // each key's value once fixed
+constexpr std::array<Narrowing, 3> kAutoNarrowing = {{
+    {"zero_stage", [](FixedLayout& f, int v) { f.zero_stage = v; }},
+    {"micro_batch", [](FixedLayout& f, int v) { f.micro_batch = v; }},
+    {"interleave", [](FixedLayout& f, int v) { f.interleave = v; }},
+}};
+
+}  // namespace
+
+Result<AutoLayout> resolve_auto_layout(Scenario& s) {
+  AutoLayout out;
+  SearchOptions o;
+  o.top = 1;
+  o.mode = s.training ? SearchMode::training : SearchMode::inference;
+  if (!s.training) o.max_batch = s.inference->batch;
+  out.mode = o.mode;
+  FixedLayout fixed;
+  auto res = search_layouts(s, fixed, o);
+  // Training only: the inference search has no such keys, and its space is small.
+  for (std::size_t i = 0;
+       s.training && !res && res.error().code == "search.space_too_large" && i < kAutoNarrowing.size(); ++i) {
+    kAutoNarrowing[i].fix(fixed, kNarrowedTo);
+    out.narrowed.emplace_back(kAutoNarrowing[i].key, kNarrowedTo);
+    res = search_layouts(s, fixed, o);
+  }
+  if (!res) {
+    Error e = res.error();
+    if (e.path.empty()) e.path = "/parallel";
+    return e;
+  }
+  out.evaluated = res->evaluated;
+  out.feasible = res->feasible;
+  if (res->best.empty()) {
+    std::string why;
+    for (const auto& [code, n] : res->rejected)
+      why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
+    return make_error("parallel.auto_no_layout", "/parallel",
+                      "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
+                          std::to_string(res->evaluated) + " layouts: " + why +
+                          "); more devices, a smaller model or batch would");
+  }
+  s.parallel = res->best.front().plan;
+  return out;
+}
+
+std::optional<Error> resolve_auto_stages(Scenario& s) {
+  if (!s.training) return std::nullopt;
+  for (std::size_t i = 0; i < s.training->stages.size(); ++i) {
+    TrainingStage& st = s.training->stages[i];
+    if (!st.auto_layout || st.plan) continue;
+    Scenario at = stage_workload(s, i);
+    // The step's time is what ranks layouts; the run is planned later.
+    at.training->train_tokens = 0;
+    at.training->checkpoint_interval_s = 0;
+    at.parallel_auto = true;
+    auto a = resolve_auto_layout(at);
+    if (!a) {
+      Error e = a.error();
+      e.path = "/training/stages/" + std::to_string(i) + "/parallel";
+      e.message = "stage " + std::to_string(i) + ": " + e.message;
+      return e;
+    }
+    st.plan = at.parallel;
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s) {
+  if (auto err = resolve_auto_stages(s)) return *err;
+  if (!s.parallel_auto) return std::optional<AutoLayout>();
+  auto a = resolve_auto_layout(s);
+  if (!a) return a.error();
+  return std::optional<AutoLayout>(*a);
+}
+
+}  // namespace optimus

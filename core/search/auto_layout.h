@@ -1,0 +1,41 @@
+// parallel: "auto" (the scenario's and each later training stage's): the layout search's best
+// layout put into the scenario before anything is predicted, so that a native caller of
+// predict() resolves it as the JSON layer does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "scenario/scenario.h"
+#include "search/search.h"
+
+namespace optimus {
+
+// What parallel: "auto" chose: how many layouts the search weighed and found feasible, in which
+// mode, and the keys it fixed (in order, with their values) to bring the space under the cap.
+struct AutoLayout {
+  std::int64_t evaluated = 0, feasible = 0;
+  SearchMode mode = SearchMode::training;
+  std::vector<std::pair<std::string, std::int64_t>> narrowed;
+};
+
+// The layout search over every key (training mode when the scenario trains, else inference by
+// throughput with batches up to the scenario's) puts its best layout into s.parallel. When the
+// whole space is past the search's cap, keys are fixed one after another (kAutoNarrowing) and
+// the search runs again. Errors: the search's own (at /parallel when it names no path), and
+// parallel.auto_no_layout when nothing fits. Needs s.training or s.inference.
+Result<AutoLayout> resolve_auto_layout(Scenario& s);
+
+// Later stages with parallel: "auto" (training.stages[i].parallel): each stage's layout searched
+// on its own sequences and batch, as the scenario's is, into the stage's plan (a stage's layout
+// does not depend on the first part's). Errors: the search's, at the stage's path.
+std::optional<Error> resolve_auto_stages(Scenario& s);
+
+// Both, stages first: what parallel: "auto" chose for the scenario itself, if it asked for it.
+Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s);
+
+}  // namespace optimus
