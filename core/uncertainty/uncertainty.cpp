@@ -1,0 +1,127 @@
+#include "uncertainty/uncertainty.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "base/math.h"
+
+namespace optimus {
+
+namespace {
+
+// A band: quantiles of ln(measured / predicted) for time-like values (a time, a latency, bytes);
+// a rate is the inverse of a time, so its band uses the negated quantiles.
+struct Band {
+  double lo = 0, hi = 0;
+  std::int64_t cases = 0;
+  std::string regime;
+};
+
+// The band of `regime`, else of its nearest parent that has enough cases.
+std::optional<Band> band_for(const BandTable& t, std::string regime) {
+  while (!regime.empty()) {
+    if (const auto it = t.regimes.find(regime); it != t.regimes.end() && it->second.cases >= t.min_cases)
+      return Band{it->second.q_low, it->second.q_high, it->second.cases, regime};
+    const auto slash = regime.rfind('/');
+    regime = slash == std::string::npos ? "" : regime.substr(0, slash);
+  }
+  return std::nullopt;
+}
+
+// `widen`: a factor (>= 1) on the time-sense high end for what the scenario leaves unknown
+// (a rate's low end is divided by it).
+void add(std::vector<UncertaintyBand>& out, const char* path, double value, const std::optional<Band>& band,
+         bool rate, double widen = 1) {
+  if (!band || !std::isfinite(value)) return;
+  const double lo = rate ? value * portable_exp(-band->hi) / widen : value * portable_exp(band->lo);
+  const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi) * widen;
+  out.push_back({path, lo, hi, band->regime, band->cases});
+}
+
+}  // namespace
+
+Regimes regimes_of(const Scenario& s, const Prediction& p) {
+  Regimes r;
+  // Devices with an fp4 tensor rate (B200, GB200, B300, GB300, MI355X, RTX Pro 6000) are the
+  // 2025 generation, whose published runs the engine predicts less well (docs/accuracy.md).
+  const bool fp4_generation = s.system.device.peak[static_cast<std::size_t>(Precision::fp4)].value > 0;
+  if (p.training)
+    r.training = std::string("training/") + (s.model.moe ? "moe" : "dense") +
+                 (fp4_generation ? "/fp4-generation" : "/earlier");
+  if (p.inference)
+    r.inference = p.inference->launch_interval.value > 0 ? "inference/eager" : "inference/graphs";
+  // Serving a mixture-of-experts model (routing, expert GEMMs of a few rows each, attention data
+  // parallelism) is predicted less well than a dense one (docs/accuracy.md).
+  if (p.serving) r.serving = std::string("serving/") + (s.model.moe ? "moe" : "dense");
+  r.memory = p.training ? "memory/training" : "memory/inference";
+  // A whole run adds to the steady-state step what the step model does not see (failures,
+  // restarts, evaluation, stragglers, ramps), so its band comes from published whole runs: those
+  // on devices with an fp8 tensor rate (H100, H800 and later) apart from the earlier ones (A100),
+  // as the engine's steady state, calibrated on NVIDIA's own stack, runs further ahead of the
+  // makers' published hours there (docs/accuracy.md).
+  const bool fp8_generation = s.system.device.peak[static_cast<std::size_t>(Precision::fp8)].value > 0;
+  if (p.run) r.run = std::string("run/") + (fp8_generation ? "fp8-generation" : "earlier");
+  return r;
+}
+
+std::vector<UncertaintyBand> uncertainty_bands(const Scenario& s, const Prediction& p,
+                                               const BandTable& table) {
+  std::vector<UncertaintyBand> out;
+  const Regimes r = regimes_of(s, p);
+  const auto band = [&](const std::string& regime) { return band_for(table, regime); };
+  if (p.training) {
+    const auto b = band(r.training);
+    const auto& t = *p.training;
+    add(out, "training.iteration_time_s", t.iteration_time.value, b, false);
+    add(out, "training.tokens_per_s", t.tokens_per_s, b, true);
+    add(out, "training.mfu", t.mfu, b, true);
+    if (t.time_to_train) add(out, "training.time_to_train_s", t.time_to_train->value, b, false);
+  }
+  if (p.inference) {
+    const auto b = band(r.inference);
+    const auto& i = *p.inference;
+    add(out, "inference.ttft_s", i.ttft.value, b, false);
+    add(out, "inference.tpot_s", i.tpot.value, b, false);
+    add(out, "inference.e2e_latency_s", i.e2e_latency.value, b, false);
+    add(out, "inference.throughput_tokens_per_s", i.throughput_tokens_per_s, b, true);
+  }
+  if (p.serving) {
+    const auto& v = *p.serving;
+    const auto tput = band(r.serving + "/throughput");
+    add(out, "serving.output_tokens_per_s", v.output_tokens_per_s, tput, true);
+    add(out, "serving.output_tokens_per_s_per_gpu", v.output_tokens_per_s_per_gpu, tput, true);
+    add(out, "serving.requests_per_s", v.requests_per_s, tput, true);
+    const auto ttft = band(r.serving + "/ttft");
+    add(out, "serving.ttft_s.mean", v.ttft.mean, ttft, false);
+    add(out, "serving.ttft_s.p90", v.ttft.p90, ttft, false);
+    const auto tpot = band(r.serving + "/tpot");
+    add(out, "serving.tpot_s.mean", v.tpot.mean, tpot, false);
+    add(out, "serving.tpot_s.p90", v.tpot.p90, tpot, false);
+    // The published inter-token latencies the band is fitted on are "Mean ITL" figures of
+    // fixed-length runs, where the token-weighted and the per-request means coincide.
+    add(out, "serving.mean_itl_s", v.mean_itl_s, tpot, false);
+    add(out, "serving.itl_s.mean", v.itl.mean, tpot, false);
+    add(out, "serving.itl_s.p90", v.itl.p90, tpot, false);
+  }
+  if (p.run) {
+    // Every one of these is a time, or scales with one (energy, money, CO2). Where the system
+    // states no failure rate the elapsed time's band reaches the run at the highest published
+    // rate (predict.cpp, RunReport::unknown_failures_high); the ideal time has no failures.
+    const auto b = band(r.run);
+    const auto& w = *p.run;
+    const double wf = w.unknown_failures_high;
+    add(out, "run.ideal_time_s", w.ideal_s, b, false);
+    add(out, "run.wall_time_s", w.wall_s, b, false, wf);
+    add(out, "run.wall_days", w.wall_days(), b, false, wf);
+    add(out, "run.gpu_hours", w.gpu_hours, b, false, wf);
+    add(out, "run.energy_mwh", w.energy_mwh, b, false, wf);
+    add(out, "run.device_energy_mwh", w.device_energy_mwh, b, false, wf);
+    if (w.cost_usd) add(out, "run.cost_usd", *w.cost_usd, b, false, wf);
+    if (w.co2_t) add(out, "run.co2_t", *w.co2_t, b, false, wf);
+  }
+  add(out, "memory.per_device_bytes.total", p.memory.per_device.total().value, band(r.memory), false);
+  return out;
+}
+
+}  // namespace optimus
