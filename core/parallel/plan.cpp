@@ -34,9 +34,9 @@ std::optional<Error> check_rates(const DeviceSpec& d, Precision p, bool decode) 
                             " or any wider format, and no vector_tflops; add one to peak_tflops");
   return std::nullopt;
 }
-}  // namespace
 
-std::optional<Error> validate_plan(const Scenario& s) {
+// The degrees against the device count and the model's shape, whatever the workload.
+std::optional<Error> check_degrees(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& m = s.model;
   // In double: four degrees of up to 1e8 overflow int64, and a product equal to num_devices
@@ -83,135 +83,166 @@ std::optional<Error> validate_plan(const Scenario& s) {
   if (p.etp != 1 && !m.moe)
     return make_error("parallel.etp_without_moe", "/parallel/etp",
                       "etp=" + str(p.etp) + " needs a mixture-of-experts model; use etp=1");
-  if (m.moe) {
-    const MoeSpec& e = *m.moe;
-    if (p.expert_slots > 0 && s.training)
-      return make_error("parallel.expert_slots_in_training", "/parallel/expert_slots",
-                        "expert_slots places redundant copies of experts for inference; training keeps one "
-                        "copy of each expert");
-    if (p.expert_slots > 0 && p.expert_slots < e.experts)
-      return make_error("parallel.expert_slots_below_experts", "/parallel/expert_slots",
-                        "expert_slots=" + str(p.expert_slots) + " is below the model's " + str(e.experts) +
-                            " experts; every expert needs a slot (redundant copies come on top)");
-    if (p.expert_slots > 0 && p.expert_slots % p.ep != 0)
-      return make_error("parallel.ep_not_divisor_of_expert_slots", "/parallel/expert_slots",
-                        "ep=" + str(p.ep) + " does not divide expert_slots=" + str(p.expert_slots) +
-                            "; every expert-parallel rank holds the same number of slots");
-    if (p.expert_slots == 0 && e.experts % p.ep != 0)
-      return make_error("parallel.ep_not_divisor_of_experts", "/parallel/ep",
-                        "ep=" + str(p.ep) + " does not divide experts=" + str(e.experts) +
-                            "; every expert-parallel rank holds the same number of experts");
-    if (e.expert_ffn_hidden % p.etp != 0)
-      return make_error(
-          "parallel.etp_not_divisor_of_expert_ffn_hidden", "/parallel/etp",
-          "etp=" + str(p.etp) + " does not divide expert_ffn_hidden=" + str(e.expert_ffn_hidden));
-    if (e.shared_experts > 0 && (e.shared_experts * e.shared_expert_ffn_hidden) % p.tp != 0)
-      return make_error("parallel.tp_not_divisor_of_shared_experts", "/parallel/tp",
-                        "tp=" + str(p.tp) + " does not divide the shared experts' width " +
-                            str(e.shared_experts * e.shared_expert_ffn_hidden));
-    const std::int64_t stage_ranks = p.tp * p.cp * p.dp;
-    if (s.training && stage_ranks % (p.ep * p.etp) != 0)
-      return make_error("parallel.expert_layout_mismatch", "/parallel/ep",
-                        "ep*etp=" + str(p.ep * p.etp) + " must divide tp*cp*dp=" + str(stage_ranks) +
-                            ": the expert layers fold the same ranks as etp x ep x expert-data-parallel "
-                            "(Megatron-Core MoE parallel folding)");
-    if (s.training && p.tp > 1 && !p.sequence_parallel)
-      return make_error("parallel.moe_needs_sequence_parallel", "/parallel/sequence_parallel",
-                        "MoE layers with tp > 1 route each rank's share of the sequence; turn "
-                        "sequence_parallel on (Megatron-Core requires it)");
-    if (s.inference && !s.training && p.etp > 1 && p.tp > 1)
-      return make_error("parallel.etp_with_tensor_parallel_attention", "/parallel/etp",
-                        "in inference with tp > 1 the experts' tensor parallelism is tp / ep; etp applies to "
-                        "attention data parallelism (tp 1), where etp data-parallel ranks split each expert: "
-                        "etp=" +
-                            str(p.etp) + ", tp=" + str(p.tp));
-    if (s.inference && !s.training && p.tp == 1 && p.etp > 1 && p.dp % (p.ep * p.etp) != 0)
-      return make_error(
-          "parallel.ep_etp_not_divisor_of_dp", "/parallel/etp",
-          "with attention data parallelism the experts span ep x etp data-parallel ranks, which "
-          "must divide dp: ep=" +
-              str(p.ep) + ", etp=" + str(p.etp) + ", dp=" + str(p.dp));
-    if (s.inference && !s.training && p.tp % p.ep != 0 && !attention_data_parallel(p))
-      return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep",
-                        "in inference the experts are split over the tp ranks (ep must divide tp) or, "
-                        "with tp = 1, over data-parallel ranks that run attention on their own "
-                        "sequences (ep must divide dp): ep=" +
-                            str(p.ep) + ", tp=" + str(p.tp) + ", dp=" + str(p.dp));
+  return std::nullopt;
+}
+
+// Expert parallelism, expert tensor parallelism and the expert slots against a mixture-of-experts
+// model's experts and the workload (training folds the expert layers over the same ranks;
+// inference splits the experts over the tp ranks or, with tp 1, the data-parallel ones).
+std::optional<Error> check_experts(const Scenario& s) {
+  const auto& p = s.parallel;
+  const MoeSpec& e = *s.model.moe;
+  if (p.expert_slots > 0 && s.training)
+    return make_error("parallel.expert_slots_in_training", "/parallel/expert_slots",
+                      "expert_slots places redundant copies of experts for inference; training keeps one "
+                      "copy of each expert");
+  if (p.expert_slots > 0 && p.expert_slots < e.experts)
+    return make_error("parallel.expert_slots_below_experts", "/parallel/expert_slots",
+                      "expert_slots=" + str(p.expert_slots) + " is below the model's " + str(e.experts) +
+                          " experts; every expert needs a slot (redundant copies come on top)");
+  if (p.expert_slots > 0 && p.expert_slots % p.ep != 0)
+    return make_error("parallel.ep_not_divisor_of_expert_slots", "/parallel/expert_slots",
+                      "ep=" + str(p.ep) + " does not divide expert_slots=" + str(p.expert_slots) +
+                          "; every expert-parallel rank holds the same number of slots");
+  if (p.expert_slots == 0 && e.experts % p.ep != 0)
+    return make_error("parallel.ep_not_divisor_of_experts", "/parallel/ep",
+                      "ep=" + str(p.ep) + " does not divide experts=" + str(e.experts) +
+                          "; every expert-parallel rank holds the same number of experts");
+  if (e.expert_ffn_hidden % p.etp != 0)
+    return make_error("parallel.etp_not_divisor_of_expert_ffn_hidden", "/parallel/etp",
+                      "etp=" + str(p.etp) + " does not divide expert_ffn_hidden=" + str(e.expert_ffn_hidden));
+  if (e.shared_experts > 0 && (e.shared_experts * e.shared_expert_ffn_hidden) % p.tp != 0)
+    return make_error("parallel.tp_not_divisor_of_shared_experts", "/parallel/tp",
+                      "tp=" + str(p.tp) + " does not divide the shared experts' width " +
+                          str(e.shared_experts * e.shared_expert_ffn_hidden));
+  const std::int64_t stage_ranks = p.tp * p.cp * p.dp;
+  if (s.training && stage_ranks % (p.ep * p.etp) != 0)
+    return make_error("parallel.expert_layout_mismatch", "/parallel/ep",
+                      "ep*etp=" + str(p.ep * p.etp) + " must divide tp*cp*dp=" + str(stage_ranks) +
+                          ": the expert layers fold the same ranks as etp x ep x expert-data-parallel "
+                          "(Megatron-Core MoE parallel folding)");
+  if (s.training && p.tp > 1 && !p.sequence_parallel)
+    return make_error("parallel.moe_needs_sequence_parallel", "/parallel/sequence_parallel",
+                      "MoE layers with tp > 1 route each rank's share of the sequence; turn "
+                      "sequence_parallel on (Megatron-Core requires it)");
+  if (s.inference && !s.training && p.etp > 1 && p.tp > 1)
+    return make_error("parallel.etp_with_tensor_parallel_attention", "/parallel/etp",
+                      "in inference with tp > 1 the experts' tensor parallelism is tp / ep; etp applies to "
+                      "attention data parallelism (tp 1), where etp data-parallel ranks split each expert: "
+                      "etp=" +
+                          str(p.etp) + ", tp=" + str(p.tp));
+  if (s.inference && !s.training && p.tp == 1 && p.etp > 1 && p.dp % (p.ep * p.etp) != 0)
+    return make_error("parallel.ep_etp_not_divisor_of_dp", "/parallel/etp",
+                      "with attention data parallelism the experts span ep x etp data-parallel ranks, which "
+                      "must divide dp: ep=" +
+                          str(p.ep) + ", etp=" + str(p.etp) + ", dp=" + str(p.dp));
+  if (s.inference && !s.training && p.tp % p.ep != 0 && !attention_data_parallel(p))
+    return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep",
+                      "in inference the experts are split over the tp ranks (ep must divide tp) or, "
+                      "with tp = 1, over data-parallel ranks that run attention on their own "
+                      "sequences (ep must divide dp): ep=" +
+                          str(p.ep) + ", tp=" + str(p.tp) + ", dp=" + str(p.dp));
+  return std::nullopt;
+}
+
+// Activation offloading (parallel.offload_layers > 0) in training.
+std::optional<Error> check_offload(const Scenario& s) {
+  const auto& p = s.parallel;
+  // Megatron-Core's TransformerConfig refuses the same combinations (cpu_offloading with
+  // pipeline parallelism, with recomputation, or with every layer).
+  if (p.pp > 1)
+    return make_error("parallel.offload_with_pipeline", "/parallel/offload_layers",
+                      "activation offloading runs with pp=1 only (Megatron-Core has no pipeline "
+                      "schedule for it); pp=" +
+                          str(p.pp));
+  if (p.recompute != Recompute::none)
+    return make_error("parallel.offload_with_recompute", "/parallel/offload_layers",
+                      "activation offloading and recomputation are alternatives; set recompute to "
+                      "\"none\"");
+  if (p.offload_layers >= s.model.layers)
+    return make_error("parallel.offload_too_many_layers", "/parallel/offload_layers",
+                      "offload_layers=" + str(p.offload_layers) + " must be below the model's " +
+                          str(s.model.layers) + " layers: the last layer's activations are used at once");
+  if (!(s.system.host_link.value > 0))
+    return make_error("parallel.offload_without_host_link", "/parallel/offload_layers",
+                      "the system states no host_link_GBps, the device-host copy rate the "
+                      "offloaded activations travel at");
+  return std::nullopt;
+}
+
+// Training: the sequence splits, the batch over the data-parallel ranks and micro-batches, the
+// interleaved schedule, ZeRO, activation offloading and the device's rates at the precision.
+std::optional<Error> check_training(const Scenario& s) {
+  const auto& p = s.parallel;
+  const auto& w = *s.training;
+  if (w.seq_len % p.cp != 0)
+    return make_error("parallel.cp_not_divisor_of_seq_len", "/parallel/cp",
+                      "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len));
+  if (p.cp > 1 && (w.seq_len / p.cp) % 2 != 0)
+    return make_error("parallel.cp_chunk_odd", "/parallel/cp",
+                      "context parallelism splits each sequence into 2*cp chunks; seq_len=" + str(w.seq_len) +
+                          " is not divisible by " + str(2 * p.cp));
+  if (p.sequence_parallel && (w.seq_len / p.cp) % p.tp != 0)
+    return make_error("parallel.tp_not_divisor_of_seq_len", "/parallel/tp",
+                      "sequence parallelism splits the sequence over tp=" + str(p.tp) +
+                          " ranks; seq_len/cp=" + str(w.seq_len / p.cp) + " is not divisible");
+  if (w.global_batch % (p.dp * p.micro_batch) != 0)
+    return make_error("training.batch_not_divisible", "/training/global_batch",
+                      "global_batch=" + str(w.global_batch) +
+                          " is not divisible by dp*micro_batch=" + str(p.dp * p.micro_batch));
+  const std::int64_t mb = micro_batches(p, w);
+  if (p.interleave > 1 && mb % p.pp != 0)
+    return make_error("parallel.interleave_microbatches", "/parallel/interleave",
+                      "the interleaved schedule needs the micro-batch count (" + str(mb) +
+                          ") to be a multiple of pp=" + str(p.pp));
+  if (p.zero_stage < 0 || p.zero_stage > 3)
+    return make_error("parallel.invalid_zero_stage", "/parallel/zero_stage",
+                      "zero_stage must be 0, 1, 2 or 3");
+  if (p.zero_shard > 0) {
+    if (p.zero_stage == 0)
+      return make_error("parallel.zero_shard_without_zero", "/parallel/zero_shard",
+                        "zero_shard groups the ranks that shard the ZeRO state; it needs zero_stage >= 1");
+    if ((p.dp * p.cp) % p.zero_shard != 0)
+      return make_error("parallel.zero_shard_not_divisor", "/parallel/zero_shard",
+                        "zero_shard=" + str(p.zero_shard) +
+                            " must divide the data-parallel ranks dp*cp=" + str(p.dp * p.cp));
   }
-  if (s.training) {
-    const auto& w = *s.training;
-    if (w.seq_len % p.cp != 0)
-      return make_error("parallel.cp_not_divisor_of_seq_len", "/parallel/cp",
-                        "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len));
-    if (p.cp > 1 && (w.seq_len / p.cp) % 2 != 0)
-      return make_error("parallel.cp_chunk_odd", "/parallel/cp",
-                        "context parallelism splits each sequence into 2*cp chunks; seq_len=" +
-                            str(w.seq_len) + " is not divisible by " + str(2 * p.cp));
-    if (p.sequence_parallel && (w.seq_len / p.cp) % p.tp != 0)
-      return make_error("parallel.tp_not_divisor_of_seq_len", "/parallel/tp",
-                        "sequence parallelism splits the sequence over tp=" + str(p.tp) +
-                            " ranks; seq_len/cp=" + str(w.seq_len / p.cp) + " is not divisible");
-    if (w.global_batch % (p.dp * p.micro_batch) != 0)
-      return make_error("training.batch_not_divisible", "/training/global_batch",
-                        "global_batch=" + str(w.global_batch) +
-                            " is not divisible by dp*micro_batch=" + str(p.dp * p.micro_batch));
-    const std::int64_t mb = micro_batches(p, w);
-    if (p.interleave > 1 && mb % p.pp != 0)
-      return make_error("parallel.interleave_microbatches", "/parallel/interleave",
-                        "the interleaved schedule needs the micro-batch count (" + str(mb) +
-                            ") to be a multiple of pp=" + str(p.pp));
-    if (p.zero_stage < 0 || p.zero_stage > 3)
-      return make_error("parallel.invalid_zero_stage", "/parallel/zero_stage",
-                        "zero_stage must be 0, 1, 2 or 3");
-    if (p.zero_shard > 0) {
-      if (p.zero_stage == 0)
-        return make_error("parallel.zero_shard_without_zero", "/parallel/zero_shard",
-                          "zero_shard groups the ranks that shard the ZeRO state; it needs zero_stage >= 1");
-      if ((p.dp * p.cp) % p.zero_shard != 0)
-        return make_error("parallel.zero_shard_not_divisor", "/parallel/zero_shard",
-                          "zero_shard=" + str(p.zero_shard) +
-                              " must divide the data-parallel ranks dp*cp=" + str(p.dp * p.cp));
+  if (p.offload_layers > 0)
+    if (auto e = check_offload(s)) return e;
+  if (auto e = check_rates(s.system.device, w.precision, false)) return e;
+  return std::nullopt;
+}
+
+// Inference: no context parallelism or offloading, the device's rates, and the draft model of
+// speculative decoding on the target's tensor-parallel devices.
+std::optional<Error> check_inference(const Scenario& s) {
+  const auto& p = s.parallel;
+  if (p.cp != 1)
+    return make_error("parallel.cp_in_inference", "/parallel/cp",
+                      "context parallelism is modelled for training only; use cp=1 for inference");
+  if (!s.training && p.offload_layers > 0)
+    return make_error("parallel.offload_in_inference", "/parallel/offload_layers",
+                      "activation offloading keeps training activations until their backward pass; "
+                      "inference has none to keep");
+  if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
+  // The draft runs on the target's tensor-parallel devices, so its heads must split as theirs.
+  if (s.inference->speculative && s.inference->speculative->draft)
+    if (auto e = validate_plan(speculative_draft_scenario(s))) {
+      e->path = "/inference/speculative/draft";
+      e->message = "the draft model on the target's tp = " + str(p.tp) + ": " + e->message;
+      return e;
     }
-    if (p.offload_layers > 0) {
-      // Megatron-Core's TransformerConfig refuses the same combinations (cpu_offloading with
-      // pipeline parallelism, with recomputation, or with every layer).
-      if (p.pp > 1)
-        return make_error("parallel.offload_with_pipeline", "/parallel/offload_layers",
-                          "activation offloading runs with pp=1 only (Megatron-Core has no pipeline "
-                          "schedule for it); pp=" +
-                              str(p.pp));
-      if (p.recompute != Recompute::none)
-        return make_error("parallel.offload_with_recompute", "/parallel/offload_layers",
-                          "activation offloading and recomputation are alternatives; set recompute to "
-                          "\"none\"");
-      if (p.offload_layers >= s.model.layers)
-        return make_error("parallel.offload_too_many_layers", "/parallel/offload_layers",
-                          "offload_layers=" + str(p.offload_layers) + " must be below the model's " +
-                              str(s.model.layers) + " layers: the last layer's activations are used at once");
-      if (!(s.system.host_link.value > 0))
-        return make_error("parallel.offload_without_host_link", "/parallel/offload_layers",
-                          "the system states no host_link_GBps, the device-host copy rate the "
-                          "offloaded activations travel at");
-    }
-    if (auto e = check_rates(s.system.device, w.precision, false)) return e;
-  }
-  if (s.inference) {
-    if (p.cp != 1)
-      return make_error("parallel.cp_in_inference", "/parallel/cp",
-                        "context parallelism is modelled for training only; use cp=1 for inference");
-    if (!s.training && p.offload_layers > 0)
-      return make_error("parallel.offload_in_inference", "/parallel/offload_layers",
-                        "activation offloading keeps training activations until their backward pass; "
-                        "inference has none to keep");
-    if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
-    // The draft runs on the target's tensor-parallel devices, so its heads must split as theirs.
-    if (s.inference->speculative && s.inference->speculative->draft)
-      if (auto e = validate_plan(speculative_draft_scenario(s))) {
-        e->path = "/inference/speculative/draft";
-        e->message = "the draft model on the target's tp = " + str(p.tp) + ": " + e->message;
-        return e;
-      }
-  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Error> validate_plan(const Scenario& s) {
+  if (auto e = check_degrees(s)) return e;
+  if (s.model.moe)
+    if (auto e = check_experts(s)) return e;
+  if (s.training)
+    if (auto e = check_training(s)) return e;
+  if (s.inference) return check_inference(s);
   return std::nullopt;
 }
 

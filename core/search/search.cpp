@@ -54,6 +54,95 @@ struct Prefix {
   }
 };
 
+// The (etp, ep) pairs a prefix searches. Expert parallelism (MoE models): ep over the divisors
+// of the experts that fold into the stage's ranks (training: tp x cp x dp; inference: the tp
+// ranks, or the dp ranks when tp is 1); 1 for dense models. Expert tensor parallelism
+// (training, MoE): etp 1 or tp, the two settings Megatron-Core recipes use (its default etp is
+// tp; MoE recipes set 1), folded as etp x ep x edp = tp x cp x dp per stage; inference splits
+// experts over the tp ranks by ep alone.
+std::vector<std::pair<std::int64_t, std::int64_t>> expert_layouts(const FixedLayout& f, bool training,
+                                                                  const ModelSpec& model, std::int64_t tp,
+                                                                  std::int64_t cp, std::int64_t dp) {
+  std::vector<std::int64_t> etps{f.etp.value_or(1)};
+  if (!f.etp && training && model.moe && tp > 1) etps = {1, tp};
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const std::int64_t etp : etps) {
+    const std::size_t before = out.size();
+    if (f.ep) {
+      out.emplace_back(etp, *f.ep);
+    } else if (model.moe) {
+      // Inference with tp 1 may instead spread the experts over the data-parallel ranks
+      // (attention data parallelism, plan.h attention_data_parallel).
+      const std::int64_t ranks = training ? tp * cp * dp / etp : tp == 1 ? dp : tp;
+      for (const std::int64_t e : divisors(model.moe->experts))
+        if (ranks > 0 && ranks % e == 0) out.emplace_back(etp, e);
+    }
+    if (out.size() == before) out.emplace_back(etp, 1);
+  }
+  return out;
+}
+
+// A prefix's layout with the keys below it at their fixed or least demanding values.
+// Inference does not search sequence parallelism: it takes the spec's default. MoE layers with
+// tp > 1 need sequence parallelism in training (validate_plan), so there it is the least
+// demanding value.
+ParallelPlan prefix_plan(const FixedLayout& f, bool training, bool moe, const ParallelPlan& degrees) {
+  ParallelPlan p = degrees;
+  p.micro_batch = f.micro_batch.value_or(1);
+  p.interleave = f.interleave.value_or(1);
+  const bool sp_required = training && moe && p.tp > 1;
+  p.sequence_parallel = f.sequence_parallel.value_or(training ? sp_required : p.tp > 1);
+  p.recompute = f.recompute.value_or(Recompute::none);
+  // A fixed fraction holds for the searched layouts with full recompute (for_each_leaf).
+  p.recompute_fraction = f.recompute_fraction.value_or(1.0);
+  p.zero_stage = f.zero_stage.value_or(0);
+  return p;
+}
+
+// The candidate lists of the keys below a valid prefix: training searches micro-batches,
+// interleaving, sequence parallelism, recomputation and ZeRO; inference the batch, in powers of
+// two up to the options' max_batch, with the rest as the prefix's plan has them.
+void fill_candidates(Prefix& pre, const FixedLayout& f, const SearchOptions& o, const Scenario& work) {
+  const ParallelPlan& p = pre.plan;
+  if (o.mode != SearchMode::training) {
+    pre.micro_batch = {p.micro_batch};
+    pre.interleave = {p.interleave};
+    pre.sequence_parallel = {p.sequence_parallel};
+    pre.recompute = {p.recompute};
+    pre.zero_stage = {p.zero_stage};
+    pre.batch.clear();
+    for (std::int64_t b = 1; b <= o.max_batch; b *= 2) pre.batch.push_back(b);
+    return;
+  }
+  const bool sp_required = work.model.moe && p.tp > 1;
+  // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.
+  pre.micro_batch = fixed_or(f.micro_batch, work.training->global_batch / p.dp);
+  pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
+                   : p.pp > 1   ? interleave_candidates(work.model.layers, p.pp)
+                                : std::vector<std::int64_t>{1};
+  pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
+                          : sp_required       ? std::vector<bool>{true}
+                          : p.tp > 1          ? std::vector<bool>{false, true}
+                                              : std::vector<bool>{false};
+  pre.recompute = f.recompute
+                      ? std::vector<Recompute>{*f.recompute}
+                      : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
+  pre.zero_stage = f.zero_stage ? std::vector<int>{*f.zero_stage} : std::vector<int>{0, 1, 2, 3};
+  pre.batch = {0};
+}
+
+// Checks a prefix (work.parallel holds its plan) and, when it passes, fills its candidates.
+void check_prefix(Prefix& pre, const FixedLayout& f, const SearchOptions& o, Scenario& work) {
+  pre.error = validate_plan(work);
+  // A searched pp must split the layers evenly (or by the embedding/loss rule); the balanced
+  // custom splits that validate_plan accepts are for layouts a user states.
+  const std::int64_t L = work.model.layers, pp = pre.plan.pp;
+  if (!pre.error && !f.pp && pp > 1 && L % pp != 0 && !uneven_chunk_split(L, pp))
+    pre.error = make_error("parallel.layers_not_divisible", "/parallel/pp",
+                           "the search keeps to pp that split the layers evenly");
+  if (!pre.error) fill_candidates(pre, f, o, work);
+}
+
 // Walks the prefixes in enumeration order (search.h). `work` is the scenario whose parallel
 // plan is overwritten for validation. fn(Prefix&) returns false to stop.
 template <class Fn>
@@ -72,81 +161,17 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
         if (cp < 1 || rest % cp != 0) continue;
         const std::int64_t dp = rest / cp;
         if (f.dp && *f.dp != dp) continue;
-        // Expert parallelism (MoE models): ep over the divisors of the experts that fold into the
-        // stage's ranks (training: tp x cp x dp; inference: the tp ranks, or the dp ranks when tp is
-        // 1); 1 for dense models.
-        // Expert tensor parallelism (training, MoE): etp 1 or tp, the two settings Megatron-Core
-        // recipes use (its default etp is tp; MoE recipes set 1), folded as etp x ep x edp =
-        // tp x cp x dp per stage; inference splits experts over the tp ranks by ep alone.
-        std::vector<std::int64_t> etps{f.etp.value_or(1)};
-        if (!f.etp && training && work.model.moe && tp > 1) etps = {1, tp};
-        std::vector<std::pair<std::int64_t, std::int64_t>> expert_layouts;  // (etp, ep)
-        for (const std::int64_t etp : etps) {
-          const std::size_t before = expert_layouts.size();
-          if (f.ep) {
-            expert_layouts.emplace_back(etp, *f.ep);
-          } else if (work.model.moe) {
-            // Inference with tp 1 may instead spread the experts over the data-parallel ranks
-            // (attention data parallelism, plan.h attention_data_parallel).
-            const std::int64_t ranks = training ? tp * cp * dp / etp : tp == 1 ? dp : tp;
-            for (const std::int64_t e : divisors(work.model.moe->experts))
-              if (ranks > 0 && ranks % e == 0) expert_layouts.emplace_back(etp, e);
-          }
-          if (expert_layouts.size() == before) expert_layouts.emplace_back(etp, 1);
-        }
-        for (const auto& [etp, ep] : expert_layouts) {
-          ParallelPlan& p = pre.plan;
-          p.tp = tp;
-          p.pp = pp;
-          p.cp = cp;
-          p.dp = dp;
-          p.ep = ep;
-          p.etp = etp;
-          p.micro_batch = f.micro_batch.value_or(1);
-          p.interleave = f.interleave.value_or(1);
-          // Inference does not search sequence parallelism: it takes the spec's default.
-          // MoE layers with tp > 1 need sequence parallelism (validate_plan), so there it is the
-          // least demanding value.
-          const bool sp_required = training && work.model.moe && tp > 1;
-          p.sequence_parallel = f.sequence_parallel.value_or(training ? sp_required : tp > 1);
-          p.recompute = f.recompute.value_or(Recompute::none);
-          // A fixed fraction holds for the searched layouts with full recompute (for_each_leaf).
-          p.recompute_fraction = f.recompute_fraction.value_or(1.0);
-          p.zero_stage = f.zero_stage.value_or(0);
-          work.parallel = p;
-          pre.error = validate_plan(work);
-          // A searched pp must split the layers evenly (or by the embedding/loss rule); the balanced
-          // custom splits that validate_plan accepts are for layouts a user states.
-          const std::int64_t L = work.model.layers;
-          if (!pre.error && !f.pp && pp > 1 && L % pp != 0 && !uneven_chunk_split(L, pp))
-            pre.error = make_error("parallel.layers_not_divisible", "/parallel/pp",
-                                   "the search keeps to pp that split the layers evenly");
-          if (!pre.error) {
-            if (training) {
-              // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.
-              pre.micro_batch = fixed_or(f.micro_batch, work.training->global_batch / dp);
-              pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
-                               : pp > 1     ? interleave_candidates(work.model.layers, pp)
-                                            : std::vector<std::int64_t>{1};
-              pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
-                                      : sp_required       ? std::vector<bool>{true}
-                                      : tp > 1            ? std::vector<bool>{false, true}
-                                                          : std::vector<bool>{false};
-              pre.recompute = f.recompute ? std::vector<Recompute>{*f.recompute}
-                                          : std::vector<Recompute>{Recompute::none, Recompute::selective,
-                                                                   Recompute::full};
-              pre.zero_stage = f.zero_stage ? std::vector<int>{*f.zero_stage} : std::vector<int>{0, 1, 2, 3};
-              pre.batch = {0};
-            } else {
-              pre.micro_batch = {p.micro_batch};
-              pre.interleave = {p.interleave};
-              pre.sequence_parallel = {p.sequence_parallel};
-              pre.recompute = {p.recompute};
-              pre.zero_stage = {p.zero_stage};
-              pre.batch.clear();
-              for (std::int64_t b = 1; b <= o.max_batch; b *= 2) pre.batch.push_back(b);
-            }
-          }
+        for (const auto& [etp, ep] : expert_layouts(f, training, work.model, tp, cp, dp)) {
+          ParallelPlan degrees = pre.plan;
+          degrees.tp = tp;
+          degrees.pp = pp;
+          degrees.cp = cp;
+          degrees.dp = dp;
+          degrees.ep = ep;
+          degrees.etp = etp;
+          pre.plan = prefix_plan(f, training, work.model.moe.has_value(), degrees);
+          work.parallel = pre.plan;
+          check_prefix(pre, f, o, work);
           if (!fn(pre)) return false;
         }
       }
