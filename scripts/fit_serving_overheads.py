@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit the serving runtime's two host times (core/parallel/plan.h, ServingSpec) on the public
+"""Fit the serving runtime's two host times (core/scenario/serving_spec.h, ServingSpec) on the public
 serving rows: inference.serving.request_overhead_ms (the front end's own time per request) and
 inference.serving.step_overhead_ms (the scheduler's host time between two steps, the GPU idle).
 

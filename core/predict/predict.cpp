@@ -144,9 +144,12 @@ Result<Scenario> at_stage(const Scenario& s, std::size_t index) {
     return make_error("run.stage_invalid", path + where, "stage " + std::to_string(index) + ": " + why);
   };
   if (st.auto_layout) {
-    // The search's layout for the stage (io/api.cpp); a caller of the engine that did not resolve
-    // it gets an error rather than the scenario's layout.
-    if (!st.plan) return fail("/parallel", "parallel \"auto\" was not resolved (io/api.cpp resolves it)");
+    // The search's layout for the stage (search/auto_layout.h); a caller of the engine that did not
+    // resolve it gets an error rather than the scenario's layout.
+    if (!st.plan)
+      return fail(
+          "/parallel",
+          "parallel \"auto\" was not resolved (search/auto_layout.h resolve_parallel_auto resolves it)");
     p = *st.plan;
   }
   if (st.tp) {

@@ -38,7 +38,7 @@ struct TrainingStage {
   std::optional<std::int64_t> tp, pp, cp, dp, micro_batch, interleave;
   std::optional<Recompute> recompute;
   // parallel: "auto": the layout search picks the stage's fastest layout that fits on its own
-  // sequences (io/api.cpp resolves it into `plan` before anything is predicted).
+  // sequences (search/auto_layout.h resolves it into `plan` before anything is predicted).
   bool auto_layout = false;
   std::optional<ParallelPlan> plan;  // the stage's whole layout, once resolved
 };
@@ -110,7 +110,7 @@ struct Scenario {
   SystemSpec system;
   std::int64_t num_devices = 1;
   ParallelPlan parallel;
-  // parallel: "auto": the layout search picks the fastest layout that fits (io/api.cpp), and
+  // parallel: "auto": the layout search picks the fastest layout that fits (search/auto_layout.h), and
   // `parallel` holds it once resolved.
   bool parallel_auto = false;
   std::optional<TrainingWorkload> training;
