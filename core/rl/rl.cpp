@@ -22,6 +22,7 @@
 
 #include "base/math.h"
 #include "base/units.h"
+#include "cost/collective.h"
 #include "memory/footprint.h"
 #include "model/spec.h"
 #include "search/search.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "parallel/plan.h"
+#include "scenario/serving_spec.h"
 
 namespace optimus {
 

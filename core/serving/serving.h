@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "parallel/plan.h"
+#include "scenario/serving_spec.h"
 #include "serving/step_model.h"
 
 namespace optimus {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/graph.h"
-#include "parallel/plan.h"
+#include "scenario/serving_spec.h"
 
 namespace optimus {
 
