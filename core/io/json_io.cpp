@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/json_write.h"
+#include "io/objects.h"
 #include "io/presets.h"
 #include "io/reader.h"
 #include "io/technology_io.h"
@@ -180,161 +181,18 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   return finish_model(std::move(m), path);
 }
 
-namespace {
-// A rate where 0 means "not modelled": a positive value below `lo` (a denormal, say) would make
-// the times divided by it infinite.
-std::optional<double> rate_or_zero(Reader& r, const std::string& key, double lo, double hi) {
-  auto x = r.number(key, false, 0, hi);
-  if (x && *x > 0 && *x < lo) {
-    r.fail("scenario.out_of_range", r.child(key),
-           "'" + key + "' = " + io::fmt_num(*x) + " is outside the accepted range: 0 (not modelled) or [" +
-               io::fmt_num(lo) + ", " + io::fmt_num(hi) + "]");
-    return std::nullopt;
-  }
-  return x;
-}
-}  // namespace
-
 Result<DeviceSpec> read_device(const json& v, const std::string& path) {
   // A device derived by the uArch engine from a technology node and budgets (presets/README.md).
   if (is_uarch_object(v)) return read_uarch_device(v, path);
   std::optional<Error> err;
   Reader r(v, path, err);
   DeviceSpec d;
-  d.name = r.string("name", false).value_or("custom device");
-  d.source = r.string("source", false).value_or("");
-  read_notes(r);
-  if (const json* peaks = r.get("peak_tflops", true)) {
-    Reader pr(*peaks, r.child("peak_tflops"), err);
-    bool any = false;
-    for (auto p : kPeakFormats) {
-      if (auto x = pr.number(std::string(to_string(p)), false, 1e-6, 1e7)) {
-        d.peak[static_cast<std::size_t>(p)] = teraflops(*x);
-        any = true;
-      }
-    }
-    pr.finish();
-    if (!any && !err)
-      pr.fail("scenario.missing_key", pr.path(), "peak_tflops needs at least one precision (e.g. \"bf16\")");
-  }
-  d.vector_peak = teraflops(r.number("vector_tflops", false, 1e-6, 1e7).value_or(0));
-  d.exp_rate = rate_or_zero(r, "exp_tops", 1e-6, 1e7).value_or(0) * kTera;
-  if (const json* mem = r.get("memory", true)) {
-    Reader mr(*mem, r.child("memory"), err);
-    d.hbm_capacity = gibibytes(mr.number("capacity_GiB", true, 1e-3, 1e6).value_or(1));
-    d.hbm_bandwidth = gigabytes_per_s(mr.number("bandwidth_GBps", true, 1e-3, 1e8).value_or(1));
-    read_notes(mr);
-    mr.finish();
-  }
-  if (const json* l2 = r.get("l2", false)) {
-    Reader lr(*l2, r.child("l2"), err);
-    d.l2_capacity = mebibytes(lr.number("capacity_MiB", false, 0, 1e6).value_or(0));
-    d.l2_bandwidth = gigabytes_per_s(rate_or_zero(lr, "bandwidth_GBps", 1e-6, 1e9).value_or(0));
-    read_notes(lr);
-    lr.finish();
-  }
-  d.compute_units = r.integer("compute_units", false, 1, 10'000'000).value_or(1);
-  if (const json* pv = r.get("power", false)) {
-    Reader pr(*pv, r.child("power"), err);
-    d.power.tdp_w = pr.number("tdp_W", true, 1e-3, 1e6).value_or(0);
-    d.power.idle_fraction = pr.number("idle_fraction", false, 0, 1).value_or(d.power.idle_fraction);
-    d.power.memory_activity = pr.number("memory_activity", false, 0, 1).value_or(d.power.memory_activity);
-    d.power.communication_activity =
-        pr.number("communication_activity", false, 0, 1).value_or(d.power.communication_activity);
-    read_notes(pr);
-    pr.finish();
-  }
-  d.power.price_usd = r.number("price_usd", false, 1, 1e9).value_or(0);
-  if (const json* cal = r.get("calibration", false)) {
-    Reader cr(*cal, r.child("calibration"), err);
-    d.matmul_efficiency = cr.number("matmul_efficiency", false, 1e-3, 1.0).value_or(d.matmul_efficiency);
-    d.matmul_efficiency_8bit = cr.number("matmul_efficiency_8bit", false, 1e-3, 1.0).value_or(0);
-    d.sustained_ratio = cr.number("sustained_ratio", false, 1e-3, 1.0).value_or(1.0);
-    d.memory_efficiency = cr.number("memory_efficiency", false, 1e-3, 1.0).value_or(d.memory_efficiency);
-    d.tile_overhead_k = cr.number("tile_overhead_k", false, 0, 1e6).value_or(d.tile_overhead_k);
-    d.kernel_overhead = microseconds(
-        cr.number("kernel_overhead_us", false, 0, 1e6).value_or(d.kernel_overhead.value / kMicro));
-    if (const json* tiles = cr.get("gemm_tiles", false)) {
-      const std::string tp = cr.child("gemm_tiles");
-      if (!tiles->is_array() || tiles->empty() || tiles->size() > 64) {
-        cr.fail("scenario.wrong_type", tp, "gemm_tiles must be a non-empty array of at most 64 [m, n] tiles");
-      } else {
-        d.gemm_tiles.clear();
-        for (std::size_t i = 0; i < tiles->size(); ++i) {
-          const json& t = (*tiles)[i];
-          const std::string ip = tp + "/" + std::to_string(i);
-          if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_number_integer()) {
-            cr.fail("scenario.wrong_type", ip, "each tile must be [m, n], two whole numbers");
-            break;
-          }
-          const auto tm = t[0].get<std::int64_t>(), tn = t[1].get<std::int64_t>();
-          if (tm < 1 || tn < 1 || tm > 4096 || tn > 4096) {
-            cr.fail("scenario.out_of_range", ip, "tile sides must be in [1, 4096]");
-            break;
-          }
-          d.gemm_tiles.push_back({tm, tn});
-        }
-      }
-    }
-    d.split_k_max = cr.integer("split_k_max", false, 1, 1024).value_or(d.split_k_max);
-    d.split_k_min_k = cr.integer("split_k_min_k", false, 1, 1'000'000).value_or(d.split_k_min_k);
-    d.split_k_max_waves = cr.number("split_k_max_waves", false, 0, 1e6).value_or(d.split_k_max_waves);
-    read_notes(cr);
-    cr.finish();
-  }
+  d.name = "custom device";
+  read_fields(device_fields(), r, d);
   r.finish();
   if (err) return *err;
   return d;
 }
-
-namespace {
-
-NetworkTier read_tier(Reader& parent, const std::string& key, bool scale_up, std::optional<Error>& err) {
-  NetworkTier t;
-  const json* v = parent.get(key, true);
-  if (!v) return t;
-  Reader r(*v, parent.child(key), err);
-  t.bandwidth = gigabytes_per_s(r.number("bandwidth_GBps", true, 1e-6, 1e8).value_or(1));
-  t.latency = microseconds(r.number("latency_us", true, 0, 1e7).value_or(0));
-  t.domain_size = scale_up ? r.integer("domain_size", true, 1, kMaxDevices).value_or(1) : 1;
-  if (!scale_up) r.integer("domain_size", false, 1, kMaxDevices);
-  t.efficiency = r.number("efficiency", false, 1e-3, 1.0).value_or(t.efficiency);
-  t.bulk_latency = microseconds(r.number("bulk_latency_us", false, 0, 1e7)
-                                    .value_or(NetworkTier::default_bulk_latency(t.latency).value / kMicro));
-  t.ll_efficiency = r.number("ll_efficiency", false, 1e-3, 1.0).value_or(t.ll_efficiency);
-  t.all_to_all = r.enumeration<AllToAll>("all_to_all", false).value_or(t.all_to_all);
-  t.all_to_all_efficiency = r.number("all_to_all_efficiency", false, 1e-3, 1.0).value_or(0);
-  t.peer_link = gigabytes_per_s(r.number("peer_link_GBps", false, 1e-6, 1e8).value_or(0));
-  if (const json* tab = r.get("allreduce_busbw_GBps", false)) {
-    const std::string tp = r.child("allreduce_busbw_GBps");
-    if (!tab->is_array() || tab->empty()) {
-      r.fail("scenario.wrong_type", tp,
-             "allreduce_busbw_GBps must be a non-empty array of [bytes, GBps] pairs");
-    } else {
-      double prev = 0;
-      for (std::size_t i = 0; i < tab->size(); ++i) {
-        const json& row = (*tab)[i];
-        const std::string rp = tp + "/" + std::to_string(i);
-        if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number()) {
-          r.fail("scenario.wrong_type", rp, "each entry must be [bytes, GBps]");
-          break;
-        }
-        const double bytes = row[0].get<double>(), gbps = row[1].get<double>();
-        if (!(bytes > prev) || !(gbps > 0) || !std::isfinite(bytes) || !std::isfinite(gbps) || gbps > 1e8) {
-          r.fail("scenario.out_of_range", rp, "sizes must ascend and bandwidths be positive");
-          break;
-        }
-        prev = bytes;
-        t.allreduce_busbw.emplace_back(bytes, gbps * kGB);
-      }
-    }
-  }
-  read_notes(r);
-  r.finish();
-  return t;
-}
-
-}  // namespace
 
 Result<SystemSpec> read_system(const json& v, const std::string& path) {
   // A system of uArch-derived devices: links from the node's SerDes (presets/README.md).
@@ -342,103 +200,11 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
   std::optional<Error> err;
   Reader r(v, path, err);
   SystemSpec s;
-  s.name = r.string("name", false).value_or("custom system");
-  s.source = r.string("source", false).value_or("");
-  read_notes(r);
-  if (const json* dv = r.get("device", true)) {
-    if (dv->is_string()) {
-      s.device_id = dv->get<std::string>();
-      auto d = device_preset(s.device_id, r.child("device"));
-      if (!d) return d.error();
-      s.device = *d;
-    } else {
-      auto d = read_device(*dv, r.child("device"));
-      if (!d) return d.error();
-      s.device = *d;
-    }
-  }
-  s.devices_per_node = r.integer("devices_per_node", true, 1, kMaxDevices).value_or(1);
-  s.scale_up = read_tier(r, "scale_up", true, err);
-  s.scale_out = read_tier(r, "scale_out", false, err);
-  s.host_link = gigabytes_per_s(r.number("host_link_GBps", false, 0, 1e6).value_or(0));
-  if (const json* sw = r.get("software", false)) {
-    Reader sr(*sw, r.child("software"), err);
-    read_software_block(sr, s.software);
-    read_notes(sr);
-    sr.finish();
-  }
-  if (const json* ov = r.get("operations", false)) {
-    Reader orr(*ov, r.child("operations"), err);
-    SystemOperations& o = s.operations;
-    if (auto rate = orr.number("failures_per_device_hour", false, 0, 1)) o.failures_per_device_hour = rate;
-    o.restart = Seconds(orr.number("restart_s", false, 0, 1e7).value_or(o.restart.value));
-    o.checkpoint_write_per_node =
-        gigabytes_per_s(orr.number("checkpoint_write_GBps_per_node", false, 1e-6, 1e8)
-                            .value_or(o.checkpoint_write_per_node.value / kGB));
-    o.checkpoint_write_total = gigabytes_per_s(rate_or_zero(orr, "checkpoint_write_GBps_total", 1e-6, 1e9)
-                                                   .value_or(o.checkpoint_write_total.value / kGB));
-    o.checkpoint_async = orr.boolean("checkpoint_async", false).value_or(o.checkpoint_async);
-    o.node_overhead_w = orr.number("node_overhead_W", false, 0, 1e7).value_or(o.node_overhead_w);
-    if (auto share = orr.number("production_efficiency", false, 0.01, 1)) o.production_efficiency = share;
-    orr.string("source", false);
-    read_notes(orr);
-    orr.finish();
-  }
+  s.name = "custom system";
+  read_fields(system_fields(), r, s);
   r.finish();
   if (err) return *err;
   return s;
-}
-
-// The keys of a system's software block (and a software profile's), each laid over `d`.
-void read_software_block(Reader& sr, SoftwareDefaults& d) {
-  {
-    d.attention = sr.enumeration<AttentionKernel>("attention", false).value_or(d.attention);
-    d.overlap_grad_reduce = sr.boolean("overlap_grad_reduce", false).value_or(d.overlap_grad_reduce);
-    d.quantized_saved_inputs = sr.boolean("quantized_saved_inputs", false).value_or(d.quantized_saved_inputs);
-    d.tp_comm_overlap = sr.boolean("tp_comm_overlap", false).value_or(d.tp_comm_overlap);
-    d.tp_comm_overlap_fp4 = sr.boolean("tp_comm_overlap_fp4", false).value_or(d.tp_comm_overlap_fp4);
-    d.launch_interval = Seconds(
-        sr.number("launch_interval_us", false, 0, 1e6).value_or(d.launch_interval.value / kMicro) * kMicro);
-    d.moe_dispatcher = sr.enumeration<MoeDispatcher>("moe_dispatcher", false).value_or(d.moe_dispatcher);
-    d.kv_cache = sr.boolean("kv_cache", false).value_or(d.kv_cache);
-    d.decode_kv_per_query_head =
-        sr.boolean("decode_kv_per_query_head", false).value_or(d.decode_kv_per_query_head);
-    d.fused_elementwise = sr.boolean("fused_elementwise", false).value_or(d.fused_elementwise);
-    d.fused_residual_norm = sr.boolean("fused_residual_norm", false).value_or(d.fused_residual_norm);
-    d.rope_in_attention = sr.boolean("rope_in_attention", false).value_or(d.rope_in_attention);
-    d.fp8_context_attention = sr.boolean("fp8_context_attention", false).value_or(d.fp8_context_attention);
-    d.block_fp8_gemm = sr.enumeration<BlockFp8Gemm>("block_fp8_gemm", false).value_or(d.block_fp8_gemm);
-    d.custom_allreduce_max_bytes =
-        sr.number("custom_allreduce_max_kb", false, 0, 1e6).value_or(d.custom_allreduce_max_bytes / 1024.0) *
-        1024.0;
-    d.custom_allreduce_latency = Seconds(
-        sr.number("custom_allreduce_us", false, 0, 1e6).value_or(d.custom_allreduce_latency.value / kMicro) *
-        kMicro);
-    d.training_launch_interval = Seconds(sr.number("training_launch_interval_us", false, 0, 1e6)
-                                             .value_or(d.training_launch_interval.value / kMicro) *
-                                         kMicro);
-    d.training_expert_gemm_interval = Seconds(sr.number("training_expert_gemm_us", false, 0, 1e6)
-                                                  .value_or(d.training_expert_gemm_interval.value / kMicro) *
-                                              kMicro);
-    d.training_cuda_graphs = sr.boolean("training_cuda_graphs", false).value_or(d.training_cuda_graphs);
-    d.pipeline_sync = Seconds(
-        sr.number("pipeline_sync_us", false, 0, 1e6).value_or(d.pipeline_sync.value / kMicro) * kMicro);
-    d.ep_comm_overlap = sr.boolean("ep_comm_overlap", false).value_or(d.ep_comm_overlap);
-    d.ep_comm_sm_share = sr.number("ep_comm_sm_share", false, 0, 0.9).value_or(d.ep_comm_sm_share);
-    d.dp_overlap_slowdown = sr.number("dp_overlap_slowdown", false, 0, 1).value_or(d.dp_overlap_slowdown);
-    d.training_matmul_share =
-        sr.number("training_matmul_share", false, 0.05, 1).value_or(d.training_matmul_share);
-    d.activation_bytes = sr.number("activation_bytes", false, 0.5, 8).value_or(d.activation_bytes);
-    d.weight_bytes = sr.number("weight_bytes", false, 0.5, 8).value_or(d.weight_bytes);
-    d.gradient_bytes = sr.number("gradient_bytes", false, 0.5, 8).value_or(d.gradient_bytes);
-    d.master_weight_bytes = sr.number("master_weight_bytes", false, 0, 8).value_or(d.master_weight_bytes);
-    d.optimizer_state_bytes =
-        sr.number("optimizer_state_bytes", false, 0, 64).value_or(d.optimizer_state_bytes);
-    d.optimizer_step_bytes =
-        sr.number("optimizer_step_bytes", false, 0, 1024).value_or(d.optimizer_step_bytes);
-    d.optimizer_step_flops =
-        sr.number("optimizer_step_flops", false, 0, 1024).value_or(d.optimizer_step_flops);
-  }
 }
 
 namespace {
@@ -575,30 +341,6 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
 }
 
 // inference.serving (docs/contract.md, "inference.serving"): the request stream and the scheduler's limits.
-// The scheduler's keys, shared by inference.serving and a software profile's serving defaults:
-// each absent key keeps the value `d` already holds.
-void read_scheduler(Reader& r, ServingSpec& d) {
-  d.max_batch = r.integer("max_batch", false, 1, kMaxRequests).value_or(d.max_batch);
-  d.max_num_tokens = r.integer("max_num_tokens", false, 1, kMaxServingLength).value_or(d.max_num_tokens);
-  d.kv_block_tokens = r.integer("kv_block_tokens", false, 1, 65'536).value_or(d.kv_block_tokens);
-  d.gpu_memory_utilization =
-      r.number("gpu_memory_utilization", false, 0.01, 1).value_or(d.gpu_memory_utilization);
-  if (auto f = r.number("free_gpu_memory_fraction", false, 0.01, 1)) d.free_gpu_memory_fraction = *f;
-  if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
-    r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
-           "give the KV cache's memory as gpu_memory_utilization (a share of the device) or "
-           "free_gpu_memory_fraction (a share of what the weights and workspace leave), not both");
-  else if (r.has("gpu_memory_utilization"))
-    d.free_gpu_memory_fraction = 0;  // a share of the device stated here replaces a profile's fraction
-  d.kv_admission = r.enumeration<KvAdmission>("kv_admission", false).value_or(d.kv_admission);
-  d.request_overhead_s =
-      r.number("request_overhead_ms", false, 0, 1e5).value_or(d.request_overhead_s * 1e3) * 1e-3;
-  d.step_overhead_s = r.number("step_overhead_ms", false, 0, 1e4).value_or(d.step_overhead_s * 1e3) * 1e-3;
-  d.step_overhead_per_request_s =
-      r.number("step_overhead_us_per_request", false, 0, 1e5).value_or(d.step_overhead_per_request_s * 1e6) *
-      1e-6;
-  d.overlap_schedule = r.boolean("overlap_schedule", false).value_or(d.overlap_schedule);
-}
 
 std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices,
                                         const ServingSpec& defaults) {
@@ -629,7 +371,7 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   sv.num_requests = r.integer("num_requests", false, 1, kMaxRequests).value_or(sv.num_requests);
   if (auto len = read_length(r, "input_len", w.prompt_len)) sv.input_len = *len;
   if (auto len = read_length(r, "output_len", w.output_len)) sv.output_len = *len;
-  read_scheduler(r, sv);
+  read_fields(scheduler_fields(), r, sv);
   sv.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0, 9'007'199'254'740'991).value_or(1));
   if (const json* sl = r.get("slo", false)) {
     Reader slr(*sl, r.child("slo"), err);
@@ -738,54 +480,9 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   }
   if (pv) {
     Reader pr(*pv, r.child("parallel"), err);
-    p.tp = pr.integer("tp", false, 1, kMaxDevices).value_or(1);
-    p.pp = pr.integer("pp", false, 1, kMaxDevices).value_or(1);
-    if (auto dp = pr.integer("dp", false, 1, kMaxDevices)) {
-      p.dp = *dp;
-      dp_given = true;
-    }
-    p.cp = pr.integer("cp", false, 1, kMaxDevices).value_or(1);
-    p.ep = pr.integer("ep", false, 1, kMaxDevices).value_or(1);
-    p.etp = pr.integer("etp", false, 1, kMaxDevices).value_or(1);
-    p.expert_slots = pr.integer("expert_slots", false, 1, 1'000'000).value_or(0);
-    auto sp = pr.boolean("sequence_parallel", false);
-    p.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount).value_or(1);
-    p.interleave = pr.integer("interleave", false, 1, 100'000).value_or(1);
-    p.recompute = pr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
-    if (auto f = pr.number("recompute_fraction", false, 1e-6, 1.0)) {
-      p.recompute_fraction = *f;
-      if (p.recompute != Recompute::full)
-        pr.fail("parallel.recompute_fraction_without_full", pr.child("recompute_fraction"),
-                "recompute_fraction is the share of layers that full recompute checkpoints; set "
-                "recompute to \"full\"");
-    }
-    if (pr.get("recompute_modules", false)) {
-      const auto values = enum_values<RecomputeModule>();
-      const std::vector<std::size_t> picked =
-          pr.choices("recompute_modules", false, enum_names<RecomputeModule>());
-      ModuleSet set = 0;
-      for (std::size_t i = 0; i < picked.size(); ++i) {
-        const ModuleSet bit = module_bit(values[picked[i]]);
-        if (set & bit) {
-          pr.fail("scenario.duplicate", pr.child("recompute_modules") + "/" + std::to_string(i),
-                  "recompute_modules names '" + std::string(name_of(values[picked[i]])) + "' twice");
-          break;
-        }
-        set |= bit;
-      }
-      if (pr.ok()) {
-        p.recompute_modules = set;
-        if (p.recompute != Recompute::selective)
-          pr.fail("parallel.recompute_modules_without_selective", pr.child("recompute_modules"),
-                  "recompute_modules names the modules selective recompute runs again (Megatron-Core "
-                  "recompute_granularity \"selective\"); set recompute to \"selective\"");
-      }
-    }
-    p.zero_stage = static_cast<int>(pr.integer("zero_stage", false, 0, 3).value_or(0));
-    p.zero_shard = pr.integer("zero_shard", false, 1, kMaxDevices).value_or(0);
-    p.offload_layers = pr.integer("offload_layers", false, 0, kMaxCount).value_or(0);
+    read_fields(parallel_fields(), pr, p);
     pr.finish();
-    p.sequence_parallel = sp.value_or(p.tp > 1);
+    dp_given = pv->contains("dp");
   }
   if (err) return;
   if (!dp_given) {
@@ -904,14 +601,13 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   r.string("notes", false);
   if (const json* sw = r.get("software", false)) {
     Reader sr(*sw, r.child("software"), err);
-    io::read_software_block(sr, target);
-    sr.string("notes", false);
+    io::read_fields(io::software_fields(), sr, target);
     sr.finish();
   }
   p.cuda_graphs = r.boolean("cuda_graphs", false);
   if (const json* sv = r.get("serving", false)) {
     Reader sr(*sv, r.child("serving"), err);
-    io::read_scheduler(sr, p.serving);
+    io::read_fields(io::scheduler_fields(), sr, p.serving);
     sr.string("notes", false);
     sr.finish();
   }
@@ -1359,117 +1055,6 @@ ojson model_json(const ModelSpec& m) {
   return j;
 }
 
-ojson tier_json(const NetworkTier& t, bool scale_up) {
-  ojson j;
-  j["bandwidth_GBps"] = t.bandwidth.value / kGB;
-  j["latency_us"] = t.latency.value / kMicro;
-  if (scale_up) j["domain_size"] = t.domain_size;
-  j["efficiency"] = t.efficiency;
-  j["bulk_latency_us"] = t.bulk_latency.value / kMicro;
-  j["ll_efficiency"] = t.ll_efficiency;
-  j["all_to_all"] = str(t.all_to_all);
-  if (t.all_to_all_efficiency > 0) j["all_to_all_efficiency"] = t.all_to_all_efficiency;
-  if (t.peer_link.value > 0) j["peer_link_GBps"] = t.peer_link.value / kGB;
-  if (!t.allreduce_busbw.empty()) {
-    ojson tab = ojson::array();
-    for (const auto& [bytes, bw] : t.allreduce_busbw) tab.push_back({bytes, bw / kGB});
-    j["allreduce_busbw_GBps"] = tab;
-  }
-  return j;
-}
-
-ojson device_json(const DeviceSpec& d) {
-  ojson j;
-  j["name"] = d.name;
-  ojson peaks = ojson::object();
-  for (auto p : kPeakFormats)
-    if (d.peak_for(p).value > 0) peaks[std::string(to_string(p))] = d.peak_for(p).value / kTera;
-  j["peak_tflops"] = peaks;
-  if (d.vector_peak.value > 0) j["vector_tflops"] = d.vector_peak.value / kTera;
-  if (d.exp_rate > 0) j["exp_tops"] = d.exp_rate / kTera;
-  j["memory"] = {{"capacity_GiB", d.hbm_capacity.value / kGiB},
-                 {"bandwidth_GBps", d.hbm_bandwidth.value / kGB}};
-  j["l2"] = {{"capacity_MiB", d.l2_capacity.value / kMiB}, {"bandwidth_GBps", d.l2_bandwidth.value / kGB}};
-  j["compute_units"] = d.compute_units;
-  if (d.power.tdp_w > 0)
-    j["power"] = {{"tdp_W", d.power.tdp_w},
-                  {"idle_fraction", d.power.idle_fraction},
-                  {"memory_activity", d.power.memory_activity},
-                  {"communication_activity", d.power.communication_activity}};
-  if (d.power.price_usd > 0) j["price_usd"] = d.power.price_usd;
-  j["calibration"] = {{"matmul_efficiency", d.matmul_efficiency},
-                      {"matmul_efficiency_8bit",
-                       d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency},
-                      {"sustained_ratio", d.sustained_ratio},
-                      {"memory_efficiency", d.memory_efficiency},
-                      {"tile_overhead_k", d.tile_overhead_k},
-                      {"kernel_overhead_us", d.kernel_overhead.value / kMicro},
-                      {"split_k_max", d.split_k_max},
-                      {"split_k_min_k", d.split_k_min_k},
-                      {"split_k_max_waves", d.split_k_max_waves}};
-  ojson tiles = ojson::array();
-  for (const GemmTile& t : d.gemm_tiles) tiles.push_back({t.m, t.n});
-  j["calibration"]["gemm_tiles"] = tiles;
-  if (!d.source.empty()) j["source"] = d.source;
-  return j;
-}
-
-ojson system_json(const SystemSpec& s) {
-  ojson j;
-  j["name"] = s.name;
-  j["device"] = device_json(s.device);
-  j["devices_per_node"] = s.devices_per_node;
-  j["scale_up"] = tier_json(s.scale_up, true);
-  j["scale_out"] = tier_json(s.scale_out, false);
-  if (s.host_link.value > 0) j["host_link_GBps"] = s.host_link.value / kGB;
-  const SoftwareDefaults& sw = s.software;
-  j["software"] = {{"attention", str(sw.attention)},
-                   {"overlap_grad_reduce", sw.overlap_grad_reduce},
-                   {"quantized_saved_inputs", sw.quantized_saved_inputs},
-                   {"tp_comm_overlap", sw.tp_comm_overlap},
-                   {"tp_comm_overlap_fp4", sw.tp_comm_overlap_fp4},
-                   {"launch_interval_us", sw.launch_interval.value / kMicro},
-                   {"moe_dispatcher", str(sw.moe_dispatcher)},
-                   {"kv_cache", sw.kv_cache},
-                   {"decode_kv_per_query_head", sw.decode_kv_per_query_head},
-                   {"fused_elementwise", sw.fused_elementwise},
-                   {"fused_residual_norm", sw.fused_residual_norm},
-                   {"rope_in_attention", sw.rope_in_attention},
-                   {"fp8_context_attention", sw.fp8_context_attention},
-                   {"block_fp8_gemm", str(sw.block_fp8_gemm)},
-                   {"custom_allreduce_max_kb", sw.custom_allreduce_max_bytes / 1024.0},
-                   {"custom_allreduce_us", sw.custom_allreduce_latency.value / kMicro},
-                   {"training_launch_interval_us", sw.training_launch_interval.value / kMicro},
-                   {"training_expert_gemm_us", sw.training_expert_gemm_interval.value / kMicro},
-                   {"training_cuda_graphs", sw.training_cuda_graphs},
-                   {"pipeline_sync_us", sw.pipeline_sync.value / kMicro},
-                   {"ep_comm_overlap", sw.ep_comm_overlap},
-                   {"ep_comm_sm_share", sw.ep_comm_sm_share},
-                   {"dp_overlap_slowdown", sw.dp_overlap_slowdown},
-                   {"training_matmul_share", sw.training_matmul_share},
-                   {"activation_bytes", sw.activation_bytes},
-                   {"weight_bytes", sw.weight_bytes},
-                   {"gradient_bytes", sw.gradient_bytes},
-                   {"master_weight_bytes", sw.master_weight_bytes},
-                   {"optimizer_state_bytes", sw.optimizer_state_bytes},
-                   {"optimizer_step_bytes", sw.optimizer_step_bytes},
-                   {"optimizer_step_flops", sw.optimizer_step_flops}};
-  const SystemOperations& o = s.operations;
-  // The optional keys only where stated: an absent failure rate widens the run's band, an absent
-  // share is the modelled rate, and the resolved scenario read back must mean the same.
-  ojson ops;
-  if (o.failures_per_device_hour) ops["failures_per_device_hour"] = *o.failures_per_device_hour;
-  ops["restart_s"] = o.restart.value;
-  ops["checkpoint_write_GBps_per_node"] = o.checkpoint_write_per_node.value / kGB;
-  ops["checkpoint_write_GBps_total"] = o.checkpoint_write_total.value / kGB;
-  if (o.checkpoint_async) ops["checkpoint_async"] = true;
-  ops["node_overhead_W"] = o.node_overhead_w;
-  if (o.production_efficiency) ops["production_efficiency"] = *o.production_efficiency;
-  j["operations"] = ops;
-  if (!s.source.empty()) j["source"] = s.source;
-  return j;
-}
-
 ojson memory_json(const MemoryReport& m) {
   const auto& b = m.per_device;
   ojson j;
@@ -1504,18 +1089,8 @@ ojson serving_spec_json(const ServingSpec& v) {
   j["num_requests"] = v.num_requests;
   j["input_len"] = length_json(v.input_len);
   j["output_len"] = length_json(v.output_len);
-  j["max_batch"] = v.max_batch;
-  j["max_num_tokens"] = v.max_num_tokens;
-  j["kv_block_tokens"] = v.kv_block_tokens;
-  if (v.free_gpu_memory_fraction > 0)
-    j["free_gpu_memory_fraction"] = v.free_gpu_memory_fraction;
-  else
-    j["gpu_memory_utilization"] = v.gpu_memory_utilization;
-  j["kv_admission"] = str(v.kv_admission);
-  j["request_overhead_ms"] = v.request_overhead_s * 1e3;
-  j["step_overhead_ms"] = v.step_overhead_s * 1e3;
-  j["step_overhead_us_per_request"] = v.step_overhead_per_request_s * 1e6;
-  j["overlap_schedule"] = v.overlap_schedule;
+  const ojson scheduler = io::write_fields(io::scheduler_fields(), v);
+  for (const auto& [k, x] : scheduler.items()) j[k] = x;
   j["seed"] = v.seed;
   if (v.slo) {
     j["slo"] = {{"percentile", v.slo->percentile}};
@@ -1619,8 +1194,9 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   if (!s.name.empty()) j["name"] = s.name;
   j["model"] = model_json(s.model);
   // The system as given: a calibration is applied again when the scenario is read back.
-  j["system"] =
-      system_json(s.calibration && s.calibration->uncalibrated ? *s.calibration->uncalibrated : s.system);
+  j["system"] = io::write_fields(io::system_fields(), s.calibration && s.calibration->uncalibrated
+                                                          ? *s.calibration->uncalibrated
+                                                          : s.system);
   if (s.software)
     j["software"] = s.software->id.empty() ? ojson::parse(s.software->json) : ojson(s.software->id);
   j["num_devices"] = s.num_devices;
@@ -1978,30 +1554,6 @@ std::string error_to_json(const Error& e, int indent) {
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
-nlohmann::ordered_json plan_json(const ParallelPlan& p) {
-  nlohmann::ordered_json j = {{"tp", p.tp},
-                              {"pp", p.pp},
-                              {"dp", p.dp},
-                              {"cp", p.cp},
-                              {"ep", p.ep},
-                              {"etp", p.etp},
-                              {"sequence_parallel", p.sequence_parallel},
-                              {"micro_batch", p.micro_batch},
-                              {"interleave", p.interleave},
-                              {"recompute", str(p.recompute)},
-                              {"zero_stage", p.zero_stage}};
-  if (p.expert_slots > 0) j["expert_slots"] = p.expert_slots;
-  if (p.recompute == Recompute::full && p.recompute_fraction < 1.0)
-    j["recompute_fraction"] = p.recompute_fraction;
-  if (p.recompute == Recompute::selective && p.recompute_modules != kCoreAttnOnly) {
-    nlohmann::ordered_json mods = nlohmann::ordered_json::array();
-    for (const RecomputeModule mod : enum_values<RecomputeModule>())
-      if (p.recompute_modules & module_bit(mod)) mods.push_back(std::string(name_of(mod)));
-    j["recompute_modules"] = mods;
-  }
-  if (p.zero_shard > 0) j["zero_shard"] = p.zero_shard;
-  if (p.offload_layers > 0) j["offload_layers"] = p.offload_layers;
-  return j;
-}
+nlohmann::ordered_json plan_json(const ParallelPlan& p) { return io::write_fields(io::parallel_fields(), p); }
 
 }  // namespace optimus

@@ -67,6 +67,8 @@ class Reader {
 
   bool ok() const { return !err_.has_value(); }
   const std::string& path() const { return path_; }
+  // Where the first problem is kept (shared with the readers of nested objects).
+  std::optional<Error>& error_slot() { return err_; }
   std::string child(const std::string& key) const { return path_ + "/" + pointer_token(key); }
 
   void fail(std::string code, std::string path, std::string message) {
@@ -263,8 +265,6 @@ namespace io {
 Result<ModelSpec> read_model(const json& v, const std::string& path);
 Result<DeviceSpec> read_device(const json& v, const std::string& path);
 Result<SystemSpec> read_system(const json& v, const std::string& path);
-// The keys of a system's `software` block, each laid over `d` (a software profile's too).
-void read_software_block(Reader& r, SoftwareDefaults& d);
 // A scenario's num_devices, parallel, training and inference keys (docs/contract.md), read by
 // `r` into `s` (dp defaults to what num_devices leaves); scenarios and study descriptions.
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s);

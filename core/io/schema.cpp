@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "hardware/uarch.h"
+#include "io/fields.h"
+#include "io/node.h"
+#include "io/objects.h"
 #include "io/presets.h"
 #include "io/reader.h"
 #include "predict/predict.h"
@@ -17,141 +20,9 @@ namespace optimus::io {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
+using namespace nodes;
 
 constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
-
-// A whole number written as one (1e7 as 10000000, not 10000000.0); other values as they are.
-ojson tidy(const ojson& v) {
-  if (!v.is_number_float()) return v;
-  const double x = v.get<double>();
-  if (std::isfinite(x) && std::floor(x) == x && std::fabs(x) < 9e15) return static_cast<std::int64_t>(x);
-  return v;
-}
-
-// One schema under construction. Its keywords keep the order they were set in, after "title",
-// "type", the description (with the unit appended), the unit annotation and the default.
-class Node {
- public:
-  explicit Node(ojson keywords) : j_(std::move(keywords)) {}
-  Node& title(std::string t) {
-    title_ = std::move(t);
-    return *this;
-  }
-  Node& desc(std::string text) {
-    desc_ = std::move(text);
-    return *this;
-  }
-  Node& unit(std::string u) {
-    unit_ = std::move(u);
-    return *this;
-  }
-  Node& def(ojson v) {
-    default_ = std::move(v);
-    return *this;
-  }
-  Node& set(const std::string& keyword, ojson v) {
-    j_[keyword] = std::move(v);
-    return *this;
-  }
-  ojson json() const {
-    ojson out = ojson::object();
-    if (!title_.empty()) out["title"] = title_;
-    if (j_.contains("type")) out["type"] = j_["type"];
-    std::string d = desc_;
-    if (!unit_.empty()) d += (d.empty() ? "" : " ") + ("Unit: " + unit_ + ".");
-    if (!d.empty()) out["description"] = d;
-    if (!unit_.empty()) out[kUnitKeyword] = unit_;
-    if (default_) out["default"] = tidy(*default_);
-    for (const auto& [k, v] : j_.items())
-      if (k != "type") out[k] = k == "minimum" || k == "maximum" || k == "exclusiveMinimum" ? tidy(v) : v;
-    return out;
-  }
-
- private:
-  ojson j_;
-  std::string title_, desc_, unit_;
-  std::optional<ojson> default_;
-};
-
-Node node(ojson keywords) { return Node(std::move(keywords)); }
-
-using Props = std::vector<std::pair<std::string, Node>>;
-
-Node number(double lo, double hi) { return node({{"type", "number"}, {"minimum", lo}, {"maximum", hi}}); }
-// A rate where 0 means "not modelled", else in [lo, hi] (json_io.cpp rate_or_zero).
-Node rate_or_zero(double lo, double hi) {
-  return node({{"type", "number"},
-               {"minimum", 0},
-               {"maximum", hi},
-               {"anyOf", ojson::array({{{"const", 0}}, {{"minimum", lo}}})}});
-}
-Node integer(std::int64_t lo, std::int64_t hi) {
-  return node({{"type", "integer"}, {"minimum", lo}, {"maximum", hi}});
-}
-Node boolean() { return node({{"type", "boolean"}}); }
-Node text() { return node({{"type", "string"}}); }
-Node notes() { return text().desc("Free text (sources, fits, caveats); not used in any computation."); }
-// Outputs: a quantity that is never negative, and a count.
-Node amount() { return node({{"type", "number"}, {"minimum", 0}}); }
-Node count() { return node({{"type", "integer"}, {"minimum", 0}}); }
-
-template <class E>
-ojson name(E e) {
-  return std::string(name_of(e));
-}
-template <class E, std::size_t N>
-Node choice(const std::array<E, N>& values) {
-  return node({{"type", "string"}, {"enum", enum_names(values)}});
-}
-template <class E>
-Node choice() {
-  return choice(enum_values<E>());
-}
-
-Node object(const Props& props, const std::vector<std::string>& required = {}) {
-  ojson p = ojson::object();
-  for (const auto& [k, n] : props) p[k] = n.json();
-  ojson j = {{"type", "object"}, {"properties", p}};
-  if (!required.empty()) j["required"] = required;
-  j["additionalProperties"] = false;
-  return Node(std::move(j));
-}
-// An output object: every key always written but `optional`.
-Node output(const Props& props, const std::vector<std::string>& optional = {}) {
-  std::vector<std::string> required;
-  for (const auto& [k, n] : props)
-    if (std::find(optional.begin(), optional.end(), k) == optional.end()) required.push_back(k);
-  return object(props, required);
-}
-Node ref(const std::string& def) { return node({{"$ref", "#/$defs/" + def}}); }
-Node one_of(const std::vector<Node>& alternatives) {
-  ojson a = ojson::array();
-  for (const auto& n : alternatives) a.push_back(n.json());
-  return node({{"oneOf", a}});
-}
-Node array_of(const Node& item, std::size_t min_items = 0, std::size_t max_items = 0) {
-  ojson j = {{"type", "array"}, {"items", item.json()}};
-  if (min_items > 0) j["minItems"] = min_items;
-  if (max_items > 0) j["maxItems"] = max_items;
-  return Node(std::move(j));
-}
-// A two-element array [first, second].
-Node pair_of(const Node& first, const Node& second) {
-  return node({{"type", "array"},
-               {"prefixItems", ojson::array({first.json(), second.json()})},
-               {"items", false},
-               {"minItems", 2},
-               {"maxItems", 2}});
-}
-
-// A preset id of `kind`; the presets this build embeds are listed as examples.
-Node preset_id(const std::string& kind) {
-  ojson ids = ojson::array();
-  for (const auto& p : list_presets(kind)) ids.push_back(p.id);
-  return node({{"type", "string"}, {"examples", ids}})
-      .desc("The id of a '" + kind + "' preset (optimus presets " + kind + ").");
-}
 
 std::string join(const std::vector<std::string>& names, const std::string& sep) {
   std::string out;
@@ -292,144 +163,8 @@ Node model_schema() {
           "or MLA attention.");
 }
 
-Node calibration_schema() {
-  const DeviceSpec d{};
-  const Node tile = integer(1, 4096);
-  return object(
-             {
-                 {"matmul_efficiency", number(1e-3, 1.0)
-                                           .desc("Best-shape achieved fraction of peak (Maximum Achievable "
-                                                 "Matmul FLOPS / peak), 16/32-bit GEMMs.")
-                                           .unit("fraction")
-                                           .def(d.matmul_efficiency)},
-                 {"matmul_efficiency_8bit",
-                  number(1e-3, 1.0)
-                      .desc("The same for fp8/int8/int4 GEMMs. Default: matmul_efficiency.")
-                      .unit("fraction")},
-                 {"sustained_ratio", number(1e-3, 1.0)
-                                         .desc("Sustained share of the benchmark matmul rate in long, "
-                                               "power-limited runs.")
-                                         .unit("fraction")
-                                         .def(d.sustained_ratio)},
-                 {"memory_efficiency", number(1e-3, 1.0)
-                                           .desc("Achieved fraction of HBM bandwidth by streaming kernels.")
-                                           .unit("fraction")
-                                           .def(d.memory_efficiency)},
-                 {"tile_overhead_k", number(0, 1e6)
-                                         .desc("Per-tile pipeline fill and epilogue, as extra K.")
-                                         .unit("elements")
-                                         .def(d.tile_overhead_k)},
-                 {"kernel_overhead_us", number(0, 1e6)
-                                            .desc("Launch and tail cost of one kernel.")
-                                            .unit("us")
-                                            .def(d.kernel_overhead.value / kMicro)},
-                 {"gemm_tiles", array_of(pair_of(tile, tile), 1, 64)
-                                    .desc("The thread-block tiles [m, n] a BLAS library picks from (at "
-                                          "most 64). Default: the CUTLASS tensor-core tile set.")
-                                    .unit("elements")},
-                 {"split_k_max", integer(1, 1024).desc("Largest split-K factor.").def(d.split_k_max)},
-                 {"split_k_min_k", integer(1, 1'000'000)
-                                       .desc("Smallest K slice split-K may cut.")
-                                       .unit("elements")
-                                       .def(d.split_k_min_k)},
-                 {"split_k_max_waves",
-                  number(0, 1e6)
-                      .desc("Split-K only while tiles x split <= this many x compute_units.")
-                      .def(d.split_k_max_waves)},
-                 {"notes", notes()},
-             })
-      .desc("Calibration terms, each fitted on measurements (the preset's notes say on what).");
-}
-
 Node device_schema() {
-  const DeviceSpec d{};
-  Props peaks;
-  for (Precision p : kPeakFormats)
-    peaks.emplace_back(std::string(to_string(p)),
-                       number(1e-6, 1e7)
-                           .desc("Dense " + std::string(to_string(p)) + " peak.")
-                           .unit(p == Precision::int8 || p == Precision::int4 ? "TOP/s" : "TFLOP/s"));
-  // The fallback chains, from base/precision.h wider().
-  std::vector<std::string> fallback;
-  for (Precision start : {Precision::int4, Precision::fp4}) {
-    std::vector<std::string> chain;
-    for (std::optional<Precision> q = start; q; q = wider(*q)) chain.emplace_back(to_string(*q));
-    fallback.push_back(join(chain, " -> "));
-  }
-  return object(
-             {
-                 {"name", text().desc("Product name.")},
-                 {"source", text().desc("Datasheet or measurement the numbers come from.")},
-                 {"notes", notes()},
-                 {"peak_tflops",
-                  object(peaks)
-                      .set("minProperties", 1)
-                      .desc("Dense (no sparsity) peak math rate per precision. A missing precision is not "
-                            "supported natively and falls back to the next wider one: " +
-                            join(fallback, "; ") +
-                            ". Block-scaled formats (mxfp8, nvfp4, mxfp4) run at "
-                            "their element format's rate (fp8, fp4).")},
-                 {"vector_tflops", number(1e-6, 1e7)
-                                       .desc("Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. "
-                                             "Absent: not modelled.")
-                                       .unit("TFLOP/s")},
-                 {"exp_tops", rate_or_zero(1e-6, 1e7)
-                                  .desc("Special-function (exponential) throughput of softmax inside fused "
-                                        "attention; 0 = not modelled, else at least 1e-6.")
-                                  .unit("T ops/s")
-                                  .def(d.exp_rate / kTera)},
-                 {"memory",
-                  object({{"capacity_GiB",
-                           number(1e-3, 1e6).desc("Device memory (HBM) usable by a job.").unit("GiB")},
-                          {"bandwidth_GBps", number(1e-3, 1e8).desc("HBM peak bandwidth.").unit("GB/s")},
-                          {"notes", notes()}},
-                         {"capacity_GiB", "bandwidth_GBps"})
-                      .desc("Device memory.")},
-                 {"l2",
-                  object({{"capacity_MiB", number(0, 1e6)
-                                               .desc("Last-level on-chip cache.")
-                                               .unit("MiB")
-                                               .def(d.l2_capacity.value / kMiB)},
-                          {"bandwidth_GBps", rate_or_zero(1e-6, 1e9)
-                                                 .desc("L2 to compute-unit aggregate bandwidth; 0 = not "
-                                                       "modelled, else at least 1e-6.")
-                                                 .unit("GB/s")
-                                                 .def(d.l2_bandwidth.value / kGB)},
-                          {"notes", notes()}})
-                      .desc("Last-level cache.")},
-                 {"compute_units", integer(1, 10'000'000)
-                                       .desc("SMs (NVIDIA) / CUs (AMD): the unit of wave quantization.")
-                                       .def(d.compute_units)},
-                 {"power",
-                  object({{"tdp_W", number(1e-3, 1e6).desc("Board power limit (TDP / TBP).").unit("W")},
-                          {"idle_fraction", number(0, 1)
-                                                .desc("Draw of a loaded but idle device (checkpoint writes, "
-                                                      "restarts), as a share of tdp_W.")
-                                                .unit("fraction")
-                                                .def(d.power.idle_fraction)},
-                          {"memory_activity",
-                           number(0, 1)
-                               .desc("Share of the dynamic range (tdp_W - idle) drawn while memory-bound "
-                                     "kernels run (compute-bound kernels draw all of it).")
-                               .unit("fraction")
-                               .def(d.power.memory_activity)},
-                          {"communication_activity", number(0, 1)
-                                                         .desc("The same while exposed communication runs.")
-                                                         .unit("fraction")
-                                                         .def(d.power.communication_activity)},
-                          {"notes", notes()}},
-                         {"tdp_W"})
-                      .desc("Board power and how the draw follows the work (run energy, joules per "
-                            "token). Absent: no energy.")},
-                 {"price_usd", number(1, 1e9)
-                                   .desc("Installed price of one device with its share of the server, for "
-                                         "the capital form of economics. Absent: none.")
-                                   .unit("USD")},
-                 {"calibration", calibration_schema()},
-             },
-             {"peak_tflops", "memory"})
-      .title("Device")
-      .desc("An inline device (one accelerator).");
+  return schema_of(device_fields()).title("Device").desc("An inline device (one accelerator).");
 }
 
 // A device or system derived by the uArch engine from a technology node and budgets
@@ -534,457 +269,38 @@ Node uarch_schema() {
 }
 
 Node tier_schema(bool scale_up) {
-  const NetworkTier t{};
-  Node domain = integer(1, kMaxDevices);
-  if (scale_up)
-    domain.desc("Devices sharing the scale-up domain (8 in a DGX, 72 in an NVL72).");
-  else
-    domain.desc("Accepted and not used on the scale-out tier.");
-  const double bulk_factor = NetworkTier::default_bulk_latency(Seconds(1)).value;
-  const Node busbw_row =
-      pair_of(node({{"type", "number"}, {"exclusiveMinimum", 0}}).desc("Message size.").unit("bytes"),
-              node({{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e8}})
-                  .desc("All-reduce bus bandwidth at that size.")
-                  .unit("GB/s"));
-  std::vector<std::string> required = {"bandwidth_GBps", "latency_us"};
-  if (scale_up) required.push_back("domain_size");
-  return object(
-             {
-                 {"bandwidth_GBps",
-                  number(1e-6, 1e8).desc("Link bandwidth per device, per direction.").unit("GB/s")},
-                 {"latency_us", number(0, 1e7)
-                                    .desc("Per ring step, latency-optimised protocol (small messages).")
-                                    .unit("us")},
-                 {"domain_size", domain},
-                 {"efficiency", number(1e-3, 1.0)
-                                    .desc("Achieved fraction of the link rate, bandwidth-optimised protocol.")
-                                    .unit("fraction")
-                                    .def(t.efficiency)},
-                 {"bulk_latency_us", number(0, 1e7)
-                                         .desc("Per ring step, bandwidth-optimised protocol. Default: " +
-                                               fmt_num(bulk_factor) + " x latency_us.")
-                                         .unit("us")},
-                 {"ll_efficiency",
-                  number(1e-3, 1.0)
-                      .desc("Achieved fraction of the link rate, latency-optimised protocol.")
-                      .unit("fraction")
-                      .def(t.ll_efficiency)},
-                 {"all_to_all",
-                  choice<AllToAll>()
-                      .desc("How an all-to-all runs: pairwise exchange (switched tiers) or ring "
-                            "(links join neighbours only).")
-                      .def(name(t.all_to_all))},
-                 {"all_to_all_efficiency",
-                  number(1e-3, 1.0)
-                      .desc("Achieved fraction of the link rate in MoE token dispatch and combine "
-                            "(all-to-all). Default: efficiency.")
-                      .unit("fraction")},
-                 {"peer_link_GBps",
-                  number(1e-6, 1e8)
-                      .desc("Direct link to each peer, per direction, on a fully connected mesh (AMD "
-                            "xGMI): a collective among k devices of the tier reaches at most (k - 1) x "
-                            "this, so a pair gets one link and the whole mesh bandwidth_GBps. Absent: a "
-                            "switched tier (NVSwitch), where any group reaches bandwidth_GBps.")
-                      .unit("GB/s")},
-                 {"allreduce_busbw_GBps",
-                  array_of(busbw_row, 1)
-                      .desc("Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; "
-                            "replaces the protocol model for all-reduces inside the measured range "
-                            "(on a mesh, for groups that reach the full bandwidth_GBps).")},
-                 {"notes", notes()},
-             },
-             required)
+  return schema_of(tier_fields(scale_up))
       .title(scale_up ? "Scale-up tier" : "Scale-out tier")
       .desc(scale_up ? "The scale-up network (NVLink / NVSwitch / xGMI)."
                      : "The scale-out network (InfiniBand / Ethernet), bandwidth per device.");
 }
 
-Node software_schema() {
-  const SoftwareDefaults s{};
-  const auto width = [](double lo, double hi, const std::string& what, double def) {
-    return number(lo, hi).desc(what).unit("bytes per element").def(def);
-  };
-  return object(
-             {
-                 {"attention",
-                  choice<AttentionKernel>()
-                      .desc(
-                          "Attention kernel: fused (flash: FlashAttention-2-class), a first-generation "
-                          "fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, "
-                          "its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in "
-                          "HBM).")
-                      .def(name(s.attention))},
-                 {"overlap_grad_reduce",
-                  boolean()
-                      .desc("Data-parallel gradient reduction overlaps the backward pass.")
-                      .def(s.overlap_grad_reduce)},
-                 {"quantized_saved_inputs",
-                  boolean()
-                      .desc("Under an 8- or 4-bit training format the linear layers keep the quantised "
-                            "copy of their input for the weight gradient (Transformer Engine), so the "
-                            "saved activations shrink; false: the 16-bit input is kept (torchao's "
-                            "Float8Linear).")
-                      .def(s.quantized_saved_inputs)},
-                 {"tp_comm_overlap",
-                  boolean()
-                      .desc("Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "
-                            "(needs tp > 1 and sequence parallelism).")
-                      .def(s.tp_comm_overlap)},
-                 {"tp_comm_overlap_fp4",
-                  boolean()
-                      .desc("The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); "
-                            "Megatron-Bridge's NVFP4 recipes turn it off.")
-                      .def(s.tp_comm_overlap_fp4)},
-                 {"launch_interval_us",
-                  number(0, 1e6)
-                      .desc("Host time to issue one kernel in an eager inference runtime; "
-                            "0 = no host bound.")
-                      .unit("us")
-                      .def(s.launch_interval.value / kMicro)},
-                 {"training_launch_interval_us",
-                  number(0, 1e6)
-                      .desc("Host time per operator the training framework issues (an expert GEMM once "
-                            "per local expert); binds in dropless MoE layers, which wait on the host "
-                            "for their token counts: a pass takes max(device time, operators x this). "
-                            "0 = never host-bound.")
-                      .unit("us")
-                      .def(s.training_launch_interval.value / kMicro)},
-                 {"training_expert_gemm_us",
-                  number(0, 1e6)
-                      .desc("Host time for each further local expert's GEMM inside one grouped expert "
-                            "operator (the operator itself costs training_launch_interval_us; the "
-                            "grouped-GEMM call launches one GEMM per local expert from C++). Binds, like "
-                            "it, only in dropless MoE layers.")
-                      .unit("us")
-                      .def(s.training_expert_gemm_interval.value / kMicro)},
-                 {"pipeline_sync_us",
-                  number(0, 1e6)
-                      .desc("Host time the device waits after each pipeline point-to-point exchange "
-                            "(Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host "
-                            "stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the "
-                            "host runs ahead.")
-                      .unit("us")
-                      .def(s.pipeline_sync.value / kMicro)},
-                 {"training_cuda_graphs",
-                  boolean()
-                      .desc("The training stack replays attention, the router and the dispatch "
-                            "preprocessing from CUDA graphs; only a MoE layer's expert part is issued "
-                            "from the host.")
-                      .def(s.training_cuda_graphs)},
-                 {"ep_comm_overlap",
-                  boolean()
-                      .desc("MoE dispatch and combine overlapped with another micro-batch's computation "
-                            "(DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a "
-                            "MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert "
-                            "communication).")
-                      .def(s.ep_comm_overlap)},
-                 {"ep_comm_sm_share",
-                  number(0, 0.9)
-                      .desc("Share of the device's compute units the overlapped communication kernels "
-                            "occupy (DeepSeek-V3: 20 of 132 SMs).")
-                      .unit("fraction")
-                      .def(s.ep_comm_sm_share)},
-                 {"dp_overlap_slowdown",
-                  number(0, 1)
-                      .desc("How much slower computation runs beside a data-parallel collective (ZeRO-3 "
-                            "/ FSDP parameter all-gathers, gradient reductions overlapped with the "
-                            "backward pass): the hidden part H of that traffic adds H x s / (1 + s) to "
-                            "the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv "
-                            "2507.03114): 18.9% on average over A100 and H100 training. 0 = no "
-                            "contention.")
-                      .unit("fraction")
-                      .def(s.dp_overlap_slowdown)},
-                 {"training_matmul_share",
-                  number(0.05, 1)
-                      .desc("Share of the device's calibrated matmul rate this training stack's kernels "
-                            "reach (every training matmul, attention's included; memory-bound kernels, "
-                            "communication and inference are not scaled). A stack calibration fitted on the "
-                            "stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say "
-                            "on which). 1 = the kernels the device presets were calibrated with.")
-                      .unit("fraction")
-                      .def(s.training_matmul_share)},
-                 {"moe_dispatcher",
-                  choice<MoeDispatcher>()
-                      .desc(
-                          "MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep "
-                          "(DeepEP / HybridEP: once per destination node over the scale-out network, then "
-                          "NVLink).")
-                      .def(name(s.moe_dispatcher))},
-                 {"kv_cache",
-                  boolean()
-                      .desc("The inference runtime keeps a KV cache (a decode step runs one new token per "
-                            "sequence); false: every step recomputes the whole context (Megatron-LM's 2021 "
-                            "generation loop, Hugging Face generate with use_cache=False).")
-                      .def(s.kv_cache)},
-                 {"decode_kv_per_query_head",
-                  boolean()
-                      .desc("The decode attention kernel reads the KV cache once per query head, so a "
-                            "GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its "
-                            "XQA kernel, v0.8; runtimes that expand the cache to every head before "
-                            "attention, as gpt-fast and Hugging Face eager do). false: once per KV head.")
-                      .def(s.decode_kv_per_query_head)},
-                 {"fused_elementwise",
-                  boolean()
-                      .desc("Normalisation, gated activation, rotary embedding and dropout + residual run "
-                            "as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). "
-                            "false: chains of PyTorch primitives, one kernel and one pass over memory each, "
-                            "as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 "
-                            "bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 "
-                            "kernels per tensor, 10e against 2e; dropout beside the residual add 2 "
-                            "kernels).")
-                      .def(s.fused_elementwise)},
-                 {"fused_residual_norm",
-                  boolean()
-                      .desc("Inference: each residual add and the normalisation after it run as one kernel "
-                            "(read x and the residual, write the new residual and the normalised output: "
-                            "4e bytes per element against 5e in two kernels), as vLLM's and SGLang's "
-                            "fused_add_rms_norm do. Needs "
-                            "fused_elementwise; training graphs are unchanged.")
-                      .def(s.fused_residual_norm)},
-                 {"rope_in_attention",
-                  boolean()
-                      .desc(
-                          "Inference: for decoding sequences the attention kernel applies the rotary "
-                          "embedding (with the QKV bias and the KV-cache write), so it has no kernel of its "
-                          "own; prompt tokens keep the kernel that rotates them and writes the cache "
-                          "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
-                          "unchanged.")
-                      .def(s.rope_in_attention)},
-                 {"fp8_context_attention",
-                  boolean()
-                      .desc("Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at "
-                            "the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or "
-                            "fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 "
-                            "cache); decode attention is unchanged.")
-                      .def(s.fp8_context_attention)},
-                 {"block_fp8_gemm",
-                  choice<BlockFp8Gemm>()
-                      .desc(
-                          "Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on "
-                          "a device without block-scaled tensor-core instructions (Hopper). cutlass: "
-                          "CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio "
-                          "DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same "
-                          "GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); "
-                          "TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: "
-                          "DeepGEMM, which the roofline reproduces.")
-                      .def(name(s.block_fp8_gemm))},
-                 {"custom_allreduce_max_kb",
-                  number(0, 1e6)
-                      .desc("Inference all-reduces of at most this size inside one scale-up domain use the "
-                            "runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): "
-                            "custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster "
-                            "than NCCL's ring. 0 = NCCL only.")
-                      .unit("KiB")
-                      .def(s.custom_allreduce_max_bytes / 1024.0)},
-                 {"custom_allreduce_us",
-                  number(0, 1e6)
-                      .desc("Fixed synchronisation cost of the one-shot all-reduce above.")
-                      .unit("us")
-                      .def(s.custom_allreduce_latency.value / kMicro)},
-                 {"activation_bytes",
-                  width(0.5, 8, "Activations written by kernels and kept for backward.", s.activation_bytes)},
-                 {"weight_bytes",
-                  width(0.5, 8, "Model weights (the copy the kernels read).", s.weight_bytes)},
-                 {"gradient_bytes", width(0.5, 8, "Main gradients.", s.gradient_bytes)},
-                 {"master_weight_bytes", width(0, 8, "Master weights beside lower-precision ones (0 = none).",
-                                               s.master_weight_bytes)},
-                 {"optimizer_state_bytes", number(0, 64)
-                                               .desc("Optimizer state.")
-                                               .unit("bytes per parameter")
-                                               .def(s.optimizer_state_bytes)},
-                 {"optimizer_step_bytes", number(0, 1024)
-                                              .desc("Memory traffic of the optimizer step.")
-                                              .unit("bytes per parameter")
-                                              .def(s.optimizer_step_bytes)},
-                 {"optimizer_step_flops", number(0, 1024)
-                                              .desc("Arithmetic of the optimizer step.")
-                                              .unit("FLOP per parameter")
-                                              .def(s.optimizer_step_flops)},
-                 {"notes", notes()},
-             })
-      .desc("What the software stack does when a scenario does not say.");
-}
+Node software_schema() { return schema_of(software_fields()).desc(kSoftwareText); }
 
 // A software-stack profile (presets/software/*.json, or inline as a scenario's `software`).
 Node software_profile_schema() {
-  const ServingSpec v{};
+  Props scheduler = props_of(scheduler_fields());
+  scheduler.emplace_back("notes", notes());
   return object({{"name", text()},
                  {"source", text()},
                  {"notes", notes()},
                  {"software", ref("software").desc("Laid over the system's software block, key by key.")},
                  {"cuda_graphs", boolean().desc("The runtime's default for inference.cuda_graphs.")},
-                 {"serving",
-                  object({{"max_batch", integer(1, kMaxRequests).def(v.max_batch)},
-                          {"max_num_tokens", integer(1, kMaxServingLength).def(v.max_num_tokens)},
-                          {"kv_block_tokens", integer(1, 65'536).def(v.kv_block_tokens)},
-                          {"gpu_memory_utilization", number(0.01, 1).def(v.gpu_memory_utilization)},
-                          {"free_gpu_memory_fraction", number(0.01, 1)},
-                          {"kv_admission", choice<KvAdmission>().def(name(v.kv_admission))},
-                          {"request_overhead_ms", number(0, 1e5).unit("ms").def(v.request_overhead_s * 1e3)},
-                          {"step_overhead_ms", number(0, 1e4).unit("ms").def(v.step_overhead_s * 1e3)},
-                          {"step_overhead_us_per_request",
-                           number(0, 1e5).unit("us").def(v.step_overhead_per_request_s * 1e6)},
-                          {"overlap_schedule", boolean().def(v.overlap_schedule)},
-                          {"notes", notes()}})
-                      .desc("The scheduler's defaults for inference.serving.")}})
+                 {"serving", object(scheduler).desc("The scheduler's defaults for inference.serving.")}})
       .title("Software profile")
       .desc(
           "What differs between software stacks: the system's software keys it sets, the runtime's "
           "CUDA-graph default and the serving scheduler's defaults.");
 }
 
-Node operations_schema() {
-  const SystemOperations o{};
-  return object(
-             {{"failures_per_device_hour",
-               number(0, 1)
-                   .desc("Job-interrupting failures per device and hour (a job of n devices fails every "
-                         "1 / (rate n) hours); 0 = none. Absent = not known: no failures in the point "
-                         "estimate, the run's band reaches the run at the highest published rate "
-                         "(7.35e-5, OPT-175B) and warning run.failure_rate_unknown says so.")
-                   .unit("1/h")},
-              {"restart_s",
-               number(0, 1e7).desc("From a failure to training again.").unit("s").def(o.restart.value)},
-              {"checkpoint_write_GBps_per_node", number(1e-6, 1e8)
-                                                     .desc("Checkpoint write bandwidth of one node.")
-                                                     .unit("GB/s")
-                                                     .def(o.checkpoint_write_per_node.value / kGB)},
-              {"checkpoint_write_GBps_total",
-               rate_or_zero(1e-6, 1e9)
-                   .desc("The storage system's write ceiling; 0 = none, else at least 1e-6.")
-                   .unit("GB/s")
-                   .def(o.checkpoint_write_total.value / kGB)},
-              {"checkpoint_async",
-               boolean()
-                   .desc("Asynchronous checkpoint saves: training blocks while each writing device copies "
-                         "its part of the state to host memory (host_link_GBps), the write to storage "
-                         "overlaps the next steps, and a failure also loses the write still in flight.")
-                   .def(o.checkpoint_async)},
-              {"node_overhead_W", number(0, 1e7)
-                                      .desc("Power of a node's parts other than its devices (CPUs, memory, "
-                                            "NICs, fans, its share of switches).")
-                                      .unit("W")
-                                      .def(o.node_overhead_w)},
-              {"production_efficiency",
-               number(0.01, 1)
-                   .desc("A share of the modelled steady-state step rate the run sustains apart from "
-                         "failures and checkpoints, stated by the user: the steps take ideal / this, and "
-                         "warning run.production_efficiency says so. Absent = the modelled rate; no "
-                         "preset carries one (a fleet-average discount is not a mechanism).")
-                   .unit("fraction")},
-              {"source", text()},
-              {"notes", notes()}})
-      .title("Operations")
-      .desc(
-          "What a whole training run meets besides its steps: failures, restarts, checkpoint storage "
-          "and saves, node power, a stated share of the modelled rate. Absent: failures not known, "
-          "600 s restarts, 25 GB/s per node, blocking saves, no overhead, the modelled rate.");
-}
-
 Node system_schema() {
-  return object(
-             {
-                 {"name", text().desc("Display name.")},
-                 {"source", text().desc("Where the numbers come from.")},
-                 {"notes", notes()},
-                 {"device",
-                  one_of({preset_id("devices"), ref("device"), ref("technology")})
-                      .desc("A device preset id, an inline device, or one derived from a technology "
-                            "node.")},
-                 {"devices_per_node", integer(1, kMaxDevices).desc("Devices per node.")},
-                 {"scale_up", ref("scale_up")},
-                 {"scale_out", ref("scale_out")},
-                 {"host_link_GBps", number(0, 1e6)
-                                        .desc("Device <-> host memory copy rate per device and direction "
-                                              "(PCIe, NVLink-C2C), for activations offloaded to host "
-                                              "memory (parallel.offload_layers). Absent: not stated.")
-                                        .unit("GB/s")},
-                 {"software", software_schema()},
-                 {"operations", operations_schema()},
-             },
-             {"device", "devices_per_node", "scale_up", "scale_out"})
+  return schema_of(system_fields())
       .title("System")
       .desc("An inline system: devices, nodes and two network tiers.");
 }
 
 Node parallel_schema() {
-  const ParallelPlan p{};
-  const auto degree = [](const std::string& what, std::int64_t def) {
-    return integer(1, kMaxDevices).desc(what).def(def);
-  };
-  return object(
-             {
-                 {"tp", degree("Tensor-parallel degree.", p.tp)},
-                 {"pp", degree("Pipeline-parallel degree.", p.pp)},
-                 {"dp",
-                  integer(1, kMaxDevices)
-                      .desc("Data-parallel degree (for inference: replicas). Default: num_devices / (tp "
-                            "pp cp); tp pp dp cp must equal num_devices.")},
-                 {"cp", degree("Context-parallel degree.", p.cp)},
-                 {"ep", degree("Expert-parallel degree: ranks the routed experts are split over (training: "
-                               "expert layers fold tp x cp x dp as etp x ep x expert-dp; inference: ep "
-                               "divides tp, or with tp 1 divides dp: attention data parallelism, each "
-                               "data-parallel rank attending to its own sequences).",
-                               p.ep)},
-                 {"etp",
-                  degree("Expert tensor-parallel degree: ranks one expert's FFN is split over.", p.etp)},
-                 {"expert_slots",
-                  integer(1, 1'000'000)
-                      .desc("Inference: expert slots over the ep ranks, at least the model's experts; the "
-                            "ones beyond are redundant copies of hot experts (DeepSeek's EPLB: 288 slots for "
-                            "256 experts). ep divides it. Default: one slot per expert.")},
-                 {"sequence_parallel", boolean().desc("Megatron sequence parallelism. Default: tp > 1.")},
-                 {"micro_batch",
-                  integer(1, kMaxCount).desc("Micro-batch size.").unit("sequences").def(p.micro_batch)},
-                 {"interleave", integer(1, 100'000)
-                                    .desc("Model chunks per pipeline stage (1 = plain 1F1B).")
-                                    .def(p.interleave)},
-                 {"recompute", choice<Recompute>().desc("Activation recomputation.").def(name(p.recompute))},
-                 {"recompute_fraction",
-                  number(1e-6, 1.0)
-                      .desc("With recompute \"full\": the share of each pipeline stage's layers that are "
-                            "checkpointed and rebuilt in the backward; the others keep every activation "
-                            "(OLMo's activation_checkpointing one_in_two = 0.5; Megatron-LM's "
-                            "--recompute-method "
-                            "block --recompute-num-layers n = n / layers per stage). Default 1: every layer.")
-                      .def(p.recompute_fraction)},
-                 {"recompute_modules",
-                  array_of(choice<RecomputeModule>(), 1, 7)
-                      .desc("With recompute \"selective\": the modules recomputed (Megatron-Core "
-                            "recompute_modules; default [\"core_attn\"], the attention core). core_attn, "
-                            "mlp, moe and shared_experts are checkpointed: their inner activations are not "
-                            "kept and their forward runs again before the backward. layernorm (the two "
-                            "norms of each layer), moe_act (the experts' activation) and mla_up_proj (MLA's "
-                            "up-projections and rotary embedding) discard their output: the 16-bit copy the "
-                            "next operator saved is freed (not where that operator keeps a quantised copy "
-                            "of its own: fp8 projections) and rebuilt by running the module again. Each "
-                            "name once; a module the model lacks changes nothing (warning "
-                            "parallel.recompute_module_absent).")},
-                 {"zero_stage", integer(0, 3)
-                                    .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus "
-                                          "gradients, 3 = plus weights.")
-                                    .def(p.zero_stage)},
-                 {"zero_shard",
-                  integer(1, kMaxDevices)
-                      .desc(
-                          "Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of "
-                          "the ZeRO state (PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other "
-                          "ranks "
-                          "hold replicas, so gradients are reduce-scattered inside the group and all-reduced "
-                          "between the groups, and ZeRO-3 gathers weights inside the group only. Must divide "
-                          "dp x cp and needs zero_stage >= 1. Default: all of them (plain ZeRO). Routed "
-                          "experts keep their expert-data-parallel sharding.")},
-                 {"offload_layers",
-                  integer(0, kMaxCount)
-                      .desc("Training: layers whose saved activations wait in host memory between their "
-                            "forward and backward (Megatron-Core cpu_offloading_num_layers). The device "
-                            "keeps one layer's more for the copy back; the copies run at the system's "
-                            "host_link_GBps beside the passes and stall them only by what they take "
-                            "beyond (breakdown host). Needs pp 1, recompute none, fewer than the model's "
-                            "layers and a system with host_link_GBps. memory.host_bytes reports the host "
-                            "memory one device fills.")
-                      .def(p.offload_layers)},
-             })
+  return schema_of(parallel_fields())
       .title("Parallel layout")
       .desc("The parallel layout. For inference only tp and pp matter (a replica spans tp pp devices).");
 }
@@ -1144,114 +460,61 @@ Node pool_schema(const std::string& what) {
       .desc("Replicas of tp x pp devices.");
 }
 
+// Three lists of properties in order.
+Props concat(Props a, const Props& b, const Props& c) {
+  a.insert(a.end(), b.begin(), b.end());
+  a.insert(a.end(), c.begin(), c.end());
+  return a;
+}
+
 Node serving_schema() {
   const ServingSpec v{};
   return object(
-             {
-                 {"arrival", choice<Arrival>()
-                                 .desc("How requests come: a Poisson stream at requests_per_s, a closed loop "
-                                       "of `concurrency` clients (each sends its next request when the last "
-                                       "ends), or all at time 0 (offline throughput).")
-                                 .def(name(v.arrival))},
-                 {"requests_per_s",
-                  one_of(
-                      {number(1e-6, 1e6).unit("requests/s"),
-                       node({{"type", "string"}, {"const", "inf"}})
-                           .desc("Unbounded: every request at once (the literal Infinity reads the same).")})
-                      .desc("Poisson arrival rate of the whole deployment (required for poisson).")},
-                 {"concurrency",
-                  integer(1, kMaxRequests).desc("Clients of a closed loop (required for closed).")},
-                 {"num_requests", integer(1, kMaxRequests).desc("Requests simulated.").def(v.num_requests)},
-                 {"input_len", length_schema("Prompt tokens per request.")},
-                 {"output_len", length_schema("Generated tokens per request.")},
-                 {"max_batch",
-                  integer(1, kMaxRequests)
-                      .desc("Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs).")
-                      .unit("sequences")
-                      .def(v.max_batch)},
-                 {"max_num_tokens",
-                  integer(1, kMaxServingLength)
-                      .desc("Token budget of one step; longer prompts are prefilled in chunks.")
-                      .unit("tokens")
-                      .def(v.max_num_tokens)},
-                 {"kv_block_tokens", integer(1, 65'536)
-                                         .desc("Tokens per paged KV block.")
-                                         .unit("tokens")
-                                         .def(v.kv_block_tokens)},
-                 {"gpu_memory_utilization",
-                  number(0.01, 1)
-                      .desc("Share of device memory for weights, the prefill workspace and the KV cache.")
-                      .def(v.gpu_memory_utilization)},
-                 {"free_gpu_memory_fraction",
-                  number(0.01, 1).desc(
-                      "TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this "
-                      "share of the memory the weights and the prefill workspace leave, instead of "
-                      "gpu_memory_utilization's share of the device (not both).")},
-                 {"kv_admission",
-                  choice<KvAdmission>()
-                      .desc("reserve: a request claims KV for its prompt and whole output when admitted, "
-                            "nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the "
-                            "context grows, the newest request preempted and later recomputed when they run "
-                            "out (vLLM).")
-                      .def(name(v.kv_admission))},
-                 {"request_overhead_ms",
-                  number(0, 1e5)
-                      .desc(
-                          "Host time the serving front end adds to each request outside the GPU's steps "
-                          "(receiving and tokenising it, detokenising and streaming the first token): added "
-                          "to its time to first token and end-to-end latency, not to throughput. Default "
-                          "fitted on TensorRT-LLM v0.14's online serving rows.")
-                      .unit("ms")
-                      .def(v.request_overhead_s * 1e3)},
-                 {"step_overhead_ms",
-                  number(0, 1e4)
-                      .desc("Host time the scheduler spends between two steps while the GPU waits (forming "
-                            "the batch, sampling bookkeeping, streaming each new token): added to every "
-                            "step. 0 for a runtime that overlaps it with the next step. Default fitted on "
-                            "TensorRT-LLM v0.14's online serving rows.")
-                      .unit("ms")
-                      .def(v.step_overhead_s * 1e3)},
-                 {"step_overhead_us_per_request",
-                  number(0, 1e5)
-                      .desc("Host time per scheduled request in every step, on the step's critical path "
-                            "(a Python executor's per-request sampling bookkeeping, stop checks and token "
-                            "hand-off): a step takes this times the requests it schedules on top of the "
-                            "GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile "
-                            "13.8 (TensorRT-LLM PR #11983's measured sampling host time per request).")
-                      .unit("us")
-                      .def(v.step_overhead_per_request_s * 1e6)},
-                 {"overlap_schedule",
-                  boolean()
-                      .desc("The scheduler prepares the next step on the host while the GPU runs this one "
-                            "(SGLang's overlap scheduler): a step takes the longer of the GPU's time and the "
-                            "host time above instead of their sum. Default false; the sglang profile true.")
-                      .def(v.overlap_schedule)},
-                 {"slo",
-                  object(
-                      {{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
-                       {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},
-                       {"itl_s",
-                        number(1e-6, 1e6)
-                            .desc(
-                                "Objective on the gap between two tokens, over every token of every "
-                                "request (Sarathi-Serve's P99 time between tokens): a step that also "
-                                "prefills prompt chunks lengthens the gap of every sequence decoding in it.")
-                            .unit("s")},
-                       {"percentile", number(1, 100).desc("Percentile the objectives hold at.").def(90)}})
-                      .title("Service-level objectives")
-                      .desc("At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when "
-                            "it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides "
-                            "whether the objectives are met.")},
-                 {"disaggregated",
-                  object({{"prefill", pool_schema("Prefill")}, {"decode", pool_schema("Decode")}},
-                         {"prefill", "decode"})
-                      .title("Disaggregated prefill and decode")
-                      .desc(
-                          "Prompts run on the prefill pool, their KV cache moves over the scale-out network "
-                          "to the decode pool. The pools' devices add up to num_devices.")},
-                 {"seed",
-                  integer(0, 9'007'199'254'740'991).desc("Seed of request lengths and arrivals.").def(1)},
-             })
+             concat(
+                 {{"arrival",
+                   choice<Arrival>()
+                       .desc("How requests come: a Poisson stream at requests_per_s, a closed loop "
+                             "of `concurrency` clients (each sends its next request when the last "
+                             "ends), or all at time 0 (offline throughput).")
+                       .def(name(v.arrival))},
+                  {"requests_per_s",
+                   one_of(
+                       {number(1e-6, 1e6).unit("requests/s"),
+                        node({{"type", "string"}, {"const", "inf"}})
+                            .desc("Unbounded: every request at once (the literal Infinity reads the same).")})
+                       .desc("Poisson arrival rate of the whole deployment (required for poisson).")},
+                  {"concurrency",
+                   integer(1, kMaxRequests).desc("Clients of a closed loop (required for closed).")},
+                  {"num_requests", integer(1, kMaxRequests).desc("Requests simulated.").def(v.num_requests)},
+                  {"input_len", length_schema("Prompt tokens per request.")},
+                  {"output_len", length_schema("Generated tokens per request.")}},
+                 props_of(scheduler_fields()),
+                 {{"slo",
+                   object(
+                       {{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
+                        {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},
+                        {"itl_s",
+                         number(1e-6, 1e6)
+                             .desc(
+                                 "Objective on the gap between two tokens, over every token of every "
+                                 "request (Sarathi-Serve's P99 time between tokens): a step that also "
+                                 "prefills prompt chunks lengthens the gap of every sequence decoding in it.")
+                             .unit("s")},
+                        {"percentile", number(1, 100).desc("Percentile the objectives hold at.").def(90)}})
+                       .title("Service-level objectives")
+                       .desc(
+                           "At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when "
+                           "it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides "
+                           "whether the objectives are met.")},
+                  {"disaggregated",
+                   object({{"prefill", pool_schema("Prefill")}, {"decode", pool_schema("Decode")}},
+                          {"prefill", "decode"})
+                       .title("Disaggregated prefill and decode")
+                       .desc(
+                           "Prompts run on the prefill pool, their KV cache moves over the scale-out network "
+                           "to the decode pool. The pools' devices add up to num_devices.")},
+                  {"seed",
+                   integer(0, 9'007'199'254'740'991).desc("Seed of request lengths and arrivals.").def(1)}}))
       .title("Serving")
       .desc(
           "Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one "

@@ -1,0 +1,354 @@
+// One description per contract object (internal to io/): a table of the object's keys, each with
+// its type, range, unit, description, default and where it lives in the engine struct. The strict
+// reader (read_fields), the JSON Schema (schema_of) and the writer (write_fields) all walk the
+// same table, so a key is stated once. Keys with unusual rules (cross-key checks, tables, unions)
+// stay as code beside the table: a `custom` field carries its own reader, writer and schema node.
+//
+// Size: the per-kind functions are instantiated once per struct and value type, not per field;
+// a field's accessor is a captureless lambda stored as a plain function pointer.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "base/enums.h"
+#include "io/node.h"
+#include "io/reader.h"
+
+namespace optimus::io {
+
+// How a key is written back (scenario_to_json): always, only when not 0 / empty, or never
+// (notes, keys the engine does not keep).
+enum class Write : std::uint8_t { always, nonzero, never };
+
+// A rate where 0 means "not modelled": a positive value below `lo` (a denormal, say) would make
+// the times divided by it infinite.
+inline std::optional<double> read_rate_or_zero(Reader& r, const std::string& key, double lo, double hi) {
+  auto x = r.number(key, false, 0, hi);
+  if (x && *x > 0 && *x < lo) {
+    r.fail("scenario.out_of_range", r.child(key),
+           "'" + key + "' = " + fmt_num(*x) + " is outside the accepted range: 0 (not modelled) or [" +
+               fmt_num(lo) + ", " + fmt_num(hi) + "]");
+    return std::nullopt;
+  }
+  return x;
+}
+
+template <class T>
+class Fields;
+template <class T>
+void read_fields(const Fields<T>& t, Reader& r, T& o);
+template <class T>
+ojson write_fields(const Fields<T>& t, const T& o);
+template <class T>
+Node schema_of(const Fields<T>& t);
+
+// One key of an object of type T.
+template <class T>
+struct Field {
+  using ReadFn = void (*)(const Field&, Reader&, T&);
+  using ValueFn = std::optional<ojson> (*)(const Field&, const T&);
+
+  std::string key;
+  ojson keywords;  // the value's schema keywords: type, range, enum, items ...
+  std::string text, unit_name, title_text;
+  std::optional<ojson> shown;           // the schema node shown instead (shown_as)
+  std::optional<ojson> stated_default;  // the schema's "default" when stated outright
+  bool show_default = false;            // state the value of a default-constructed T as "default"
+  bool required = false;
+  Write write = Write::always;
+  double lo = 0, hi = 0;           // the accepted range (number, integer)
+  double scale = 1;                // engine value = JSON value x scale
+  double back = 0;                 // written JSON value = engine value x back (0: engine value / scale)
+  std::vector<std::string> names;  // a choice's accepted strings
+  std::vector<int> codes;          // the enum values they stand for
+  void (*raw)() = nullptr;         // the member accessor, its type erased
+  const void* sub = nullptr;       // a nested object's table (a Fields<U>)
+  Node (*sub_schema)(const void*) = nullptr;
+  ReadFn read = nullptr;
+  ValueFn value = nullptr;  // the value to write back; nullopt: nothing
+
+  Field& desc(std::string d) {
+    text = std::move(d);
+    return *this;
+  }
+  Field& unit(std::string u) {
+    unit_name = std::move(u);
+    return *this;
+  }
+  Field& title(std::string t) {
+    title_text = std::move(t);
+    return *this;
+  }
+  // The default a default-constructed T holds, stated in the schema.
+  Field& def() {
+    show_default = true;
+    return *this;
+  }
+  Field& def(ojson v) {
+    stated_default = std::move(v);
+    return *this;
+  }
+  Field& req(bool r = true) {
+    required = r;
+    return *this;
+  }
+  Field& written(Write w) {
+    write = w;
+    return *this;
+  }
+  Field& scaled(double s, double b = 0) {
+    scale = s;
+    back = b;
+    return *this;
+  }
+  Field& set(const std::string& keyword, ojson v) {
+    keywords[keyword] = std::move(v);
+    return *this;
+  }
+  // The node the schema shows instead of the value's own (a $ref to a shared definition).
+  Field& shown_as(const Node& n) {
+    shown = n.json();
+    return *this;
+  }
+  Field& writer(ValueFn fn) {
+    value = fn;
+    return *this;
+  }
+
+  template <class V>
+  V& at(T& o) const {
+    return reinterpret_cast<V& (*)(T&)>(raw)(o);
+  }
+  template <class V>
+  const V& at(const T& o) const {
+    return reinterpret_cast<V& (*)(T&)>(raw)(const_cast<T&>(o));
+  }
+  double to_json(double engine) const { return back != 0 ? engine * back : engine / scale; }
+};
+
+template <class T>
+class Fields {
+ public:
+  using F = Field<T>;
+  template <class V>
+  using Ref = V& (*)(T&);
+
+  const std::vector<F>& list() const { return list_; }
+  // Checks and derived values after the keys are read (`r` still open for errors).
+  void (*after)(Reader& r, T& o) = nullptr;
+
+  F& number(std::string key, double lo, double hi, Ref<double> ref) {
+    F& f = add(std::move(key), {{"type", "number"}, {"minimum", lo}, {"maximum", hi}}, ref);
+    f.lo = lo;
+    f.hi = hi;
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.number(self.key, self.required, self.lo, self.hi))
+        self.template at<double>(o) = *x * self.scale;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      return ojson(self.to_json(self.template at<double>(o)));
+    };
+    return f;
+  }
+  // A number that may be left unstated (absent = not known): read into the optional, written
+  // only when it holds a value.
+  F& optional_number(std::string key, double lo, double hi, Ref<std::optional<double>> ref) {
+    F& f = add(std::move(key), {{"type", "number"}, {"minimum", lo}, {"maximum", hi}}, ref);
+    f.lo = lo;
+    f.hi = hi;
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.number(self.key, self.required, self.lo, self.hi))
+        self.template at<std::optional<double>>(o) = *x * self.scale;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      const auto& v = self.template at<std::optional<double>>(o);
+      if (!v) return std::nullopt;
+      return ojson(self.to_json(*v));
+    };
+    return f;
+  }
+  // A rate where 0 means "not modelled", else in [lo, hi].
+  F& rate_or_zero(std::string key, double lo, double hi, Ref<double> ref) {
+    F& f = number(std::move(key), 0, hi, ref);
+    f.keywords["minimum"] = 0;
+    f.keywords["anyOf"] = ojson::array({{{"const", 0}}, {{"minimum", lo}}});
+    f.lo = lo;
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = read_rate_or_zero(r, self.key, self.lo, self.hi))
+        self.template at<double>(o) = *x * self.scale;
+    };
+    return f;
+  }
+  F& integer(std::string key, std::int64_t lo, std::int64_t hi, Ref<std::int64_t> ref) {
+    F& f = add(std::move(key), {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}}, ref);
+    f.lo = static_cast<double>(lo);
+    f.hi = static_cast<double>(hi);
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.integer(self.key, self.required, static_cast<std::int64_t>(self.lo),
+                             static_cast<std::int64_t>(self.hi)))
+        self.template at<std::int64_t>(o) = *x;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      return ojson(self.template at<std::int64_t>(o));
+    };
+    return f;
+  }
+  F& boolean(std::string key, Ref<bool> ref) {
+    F& f = add(std::move(key), {{"type", "boolean"}}, ref);
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.boolean(self.key, self.required)) self.template at<bool>(o) = *x;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      return ojson(self.template at<bool>(o));
+    };
+    return f;
+  }
+  F& text(std::string key, Ref<std::string> ref) {
+    F& f = add(std::move(key), {{"type", "string"}}, ref);
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.string(self.key, self.required)) self.template at<std::string>(o) = *x;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      return ojson(self.template at<std::string>(o));
+    };
+    return f;
+  }
+  // A string naming one of `allowed` (EnumNames<E>, base/enums.h).
+  template <class E, std::size_t N>
+  F& choice(std::string key, const std::array<E, N>& allowed, Ref<E> ref) {
+    F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names(allowed)}}, ref);
+    f.names = enum_names(allowed);
+    for (E e : allowed) f.codes.push_back(static_cast<int>(e));
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto i = r.choice(self.key, self.required, self.names))
+        self.template at<E>(o) = static_cast<E>(self.codes[*i]);
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      return ojson(std::string(name_of(self.template at<E>(o))));
+    };
+    return f;
+  }
+  template <class E>
+  F& choice(std::string key, Ref<E> ref) {
+    return choice(std::move(key), enum_values<E>(), ref);
+  }
+  // A string accepted and not kept (never written).
+  F& ignored(std::string key) {
+    F& f = add(std::move(key), {{"type", "string"}}, nullptr);
+    f.write = Write::never;
+    f.read = [](const F& self, Reader& r, T&) { r.string(self.key, false); };
+    return f;
+  }
+  // "notes": free text, read and never written.
+  F& notes() { return ignored("notes").desc(kNotesText); }
+  // A nested object: the keys of `sub` in the U that `ref` reaches.
+  template <class U>
+  F& member(std::string key, const Fields<U>& sub, Ref<U> ref) {
+    F& f = add(std::move(key), ojson::object(), ref);
+    f.sub = &sub;
+    f.sub_schema = [](const void* p) { return schema_of(*static_cast<const Fields<U>*>(p)); };
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (const json* v = r.get(self.key, self.required)) {
+        Reader sr(*v, r.child(self.key), r.error_slot());
+        read_fields(*static_cast<const Fields<U>*>(self.sub), sr, self.template at<U>(o));
+        sr.finish();
+      }
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      return write_fields(*static_cast<const Fields<U>*>(self.sub), self.template at<U>(o));
+    };
+    return f;
+  }
+  // A nested object whose keys live in T itself.
+  F& group(std::string key, const Fields& sub) {
+    return member<T>(std::move(key), sub, [](T& o) -> T& { return o; });
+  }
+  // A key read, written and described by code of its own (`schema`: its node's keywords).
+  F& custom(std::string key, ojson schema, typename F::ReadFn read, typename F::ValueFn value) {
+    F& f = add(std::move(key), std::move(schema), nullptr);
+    f.read = read;
+    f.value = value;
+    return f;
+  }
+
+ private:
+  template <class P>
+  F& add(std::string key, ojson keywords, P ref) {
+    F f;
+    f.key = std::move(key);
+    f.keywords = std::move(keywords);
+    if constexpr (!std::is_same_v<P, std::nullptr_t>) f.raw = reinterpret_cast<void (*)()>(ref);
+    list_.push_back(std::move(f));
+    return list_.back();
+  }
+  std::vector<F> list_;
+};
+
+// Read every key of `t` present in `r`'s object into `o` (absent keys keep o's values).
+template <class T>
+void read_fields(const Fields<T>& t, Reader& r, T& o) {
+  for (const auto& f : t.list()) f.read(f, r, o);
+  if (t.after) t.after(r, o);
+}
+
+// The object of `o`'s keys as the writer writes them.
+template <class T>
+ojson write_fields(const Fields<T>& t, const T& o) {
+  ojson j = ojson::object();
+  for (const auto& f : t.list()) {
+    if (f.write == Write::never || !f.value) continue;
+    std::optional<ojson> v = f.value(f, o);
+    if (!v) continue;
+    if (f.write == Write::nonzero && ((v->is_number() && v->template get<double>() == 0) ||
+                                      (v->is_string() && v->template get<std::string>().empty())))
+      continue;
+    j[f.key] = std::move(*v);
+  }
+  return j;
+}
+
+// The schema of one key: its keywords, description, unit and default.
+template <class T>
+Node schema_of(const Field<T>& f) {
+  Node n(ojson::object());
+  if (f.shown) {
+    n = Node(*f.shown);
+  } else if (f.sub) {
+    n = f.sub_schema(f.sub);
+    for (const auto& [k, v] : f.keywords.items()) n.set(k, v);
+  } else {
+    n = Node(f.keywords);
+  }
+  n.title(f.title_text).desc(f.text).unit(f.unit_name);
+  if (f.stated_default)
+    n.def(*f.stated_default);
+  else if (f.show_default && f.value)
+    if (auto v = f.value(f, T{})) n.def(*v);
+  return n;
+}
+
+// The schema of each key of `t`, in table order (to splice into an object built by hand).
+template <class T>
+Props props_of(const Fields<T>& t) {
+  Props props;
+  for (const auto& f : t.list()) props.emplace_back(f.key, schema_of(f));
+  return props;
+}
+
+// The object schema of `t`: its properties in table order, the required ones, nothing else.
+template <class T>
+Node schema_of(const Fields<T>& t) {
+  std::vector<std::string> required;
+  for (const auto& f : t.list())
+    if (f.required) required.push_back(f.key);
+  return object(props_of(t), required);
+}
+
+}  // namespace optimus::io

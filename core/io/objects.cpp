@@ -1,0 +1,914 @@
+#include "io/objects.h"
+
+#include <string>
+#include <vector>
+
+#include "base/precision.h"
+#include "io/presets.h"
+#include "parallel/plan.h"
+
+namespace optimus::io {
+
+using namespace nodes;
+
+// The accessor of a member of the table's struct (a captureless lambda, stored as a function pointer).
+#define AT(member) \
+  [](auto& o) -> auto& { return o.member; }
+
+namespace {
+
+std::string join(const std::vector<std::string>& names, const std::string& sep) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
+  return out;
+}
+
+// ---- Device ------------------------------------------------------------------------------------
+
+// peak_tflops: one rate per precision, at least one.
+void read_peaks(const Field<DeviceSpec>& f, Reader& r, DeviceSpec& d) {
+  const json* peaks = r.get(f.key, true);
+  if (!peaks) return;
+  Reader pr(*peaks, r.child(f.key), r.error_slot());
+  bool any = false;
+  for (auto p : kPeakFormats) {
+    if (auto x = pr.number(std::string(to_string(p)), false, 1e-6, 1e7)) {
+      d.peak[static_cast<std::size_t>(p)] = teraflops(*x);
+      any = true;
+    }
+  }
+  pr.finish();
+  if (!any && pr.ok())
+    pr.fail("scenario.missing_key", pr.path(), "peak_tflops needs at least one precision (e.g. \"bf16\")");
+}
+
+std::optional<ojson> write_peaks(const Field<DeviceSpec>&, const DeviceSpec& d) {
+  ojson peaks = ojson::object();
+  for (auto p : kPeakFormats)
+    if (d.peak_for(p).value > 0) peaks[std::string(to_string(p))] = d.peak_for(p).value / kTera;
+  return peaks;
+}
+
+ojson peaks_schema() {
+  Props peaks;
+  for (Precision p : kPeakFormats)
+    peaks.emplace_back(std::string(to_string(p)),
+                       number(1e-6, 1e7)
+                           .desc("Dense " + std::string(to_string(p)) + " peak.")
+                           .unit(p == Precision::int8 || p == Precision::int4 ? "TOP/s" : "TFLOP/s"));
+  return object(peaks).set("minProperties", 1).json();
+}
+
+// calibration.gemm_tiles: [[m, n], ...].
+void read_tiles(const Field<DeviceSpec>& f, Reader& cr, DeviceSpec& d) {
+  const json* tiles = cr.get(f.key, false);
+  if (!tiles) return;
+  const std::string tp = cr.child(f.key);
+  if (!tiles->is_array() || tiles->empty() || tiles->size() > 64)
+    return cr.fail("scenario.wrong_type", tp,
+                   "gemm_tiles must be a non-empty array of at most 64 [m, n] tiles");
+  d.gemm_tiles.clear();
+  for (std::size_t i = 0; i < tiles->size(); ++i) {
+    const json& t = (*tiles)[i];
+    const std::string ip = tp + "/" + std::to_string(i);
+    if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_number_integer())
+      return cr.fail("scenario.wrong_type", ip, "each tile must be [m, n], two whole numbers");
+    const auto tm = t[0].get<std::int64_t>(), tn = t[1].get<std::int64_t>();
+    if (tm < 1 || tn < 1 || tm > 4096 || tn > 4096)
+      return cr.fail("scenario.out_of_range", ip, "tile sides must be in [1, 4096]");
+    d.gemm_tiles.push_back({tm, tn});
+  }
+}
+
+std::optional<ojson> write_tiles(const Field<DeviceSpec>&, const DeviceSpec& d) {
+  ojson tiles = ojson::array();
+  for (const GemmTile& t : d.gemm_tiles) tiles.push_back({t.m, t.n});
+  return tiles;
+}
+
+Fields<DeviceSpec> make_calibration() {
+  Fields<DeviceSpec> f;
+  f.number("matmul_efficiency", 1e-3, 1.0, AT(matmul_efficiency))
+      .desc("Best-shape achieved fraction of peak (Maximum Achievable Matmul FLOPS / peak), 16/32-bit GEMMs.")
+      .unit("fraction")
+      .def();
+  // Written as the rate the engine uses: matmul_efficiency where it is not stated.
+  f.number("matmul_efficiency_8bit", 1e-3, 1.0, AT(matmul_efficiency_8bit))
+      .desc("The same for fp8/int8/int4 GEMMs. Default: matmul_efficiency.")
+      .unit("fraction")
+      .writer([](const Field<DeviceSpec>&, const DeviceSpec& d) -> std::optional<ojson> {
+        return d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
+      });
+  f.number("sustained_ratio", 1e-3, 1.0, AT(sustained_ratio))
+      .desc("Sustained share of the benchmark matmul rate in long, power-limited runs.")
+      .unit("fraction")
+      .def();
+  f.number("memory_efficiency", 1e-3, 1.0, AT(memory_efficiency))
+      .desc("Achieved fraction of HBM bandwidth by streaming kernels.")
+      .unit("fraction")
+      .def();
+  f.number("tile_overhead_k", 0, 1e6, AT(tile_overhead_k))
+      .desc("Per-tile pipeline fill and epilogue, as extra K.")
+      .unit("elements")
+      .def();
+  f.number("kernel_overhead_us", 0, 1e6, AT(kernel_overhead.value))
+      .scaled(kMicro)
+      .desc("Launch and tail cost of one kernel.")
+      .unit("us")
+      .def();
+  const Node tile = integer(1, 4096);
+  f.custom("gemm_tiles", array_of(pair_of(tile, tile), 1, 64).json(), read_tiles, write_tiles)
+      .desc(
+          "The thread-block tiles [m, n] a BLAS library picks from (at most 64). Default: the CUTLASS "
+          "tensor-core tile set.")
+      .unit("elements");
+  f.integer("split_k_max", 1, 1024, AT(split_k_max)).desc("Largest split-K factor.").def();
+  f.integer("split_k_min_k", 1, 1'000'000, AT(split_k_min_k))
+      .desc("Smallest K slice split-K may cut.")
+      .unit("elements")
+      .def();
+  f.number("split_k_max_waves", 0, 1e6, AT(split_k_max_waves))
+      .desc("Split-K only while tiles x split <= this many x compute_units.")
+      .def();
+  f.notes();
+  return f;
+}
+
+Fields<DeviceSpec> make_memory() {
+  Fields<DeviceSpec> f;
+  f.number("capacity_GiB", 1e-3, 1e6, AT(hbm_capacity.value))
+      .scaled(kGiB)
+      .req()
+      .desc("Device memory (HBM) usable by a job.")
+      .unit("GiB");
+  f.number("bandwidth_GBps", 1e-3, 1e8, AT(hbm_bandwidth.value))
+      .scaled(kGB)
+      .req()
+      .desc("HBM peak bandwidth.")
+      .unit("GB/s");
+  f.notes();
+  return f;
+}
+
+Fields<DeviceSpec> make_l2() {
+  Fields<DeviceSpec> f;
+  f.number("capacity_MiB", 0, 1e6, AT(l2_capacity.value))
+      .scaled(kMiB)
+      .desc("Last-level on-chip cache.")
+      .unit("MiB")
+      .def();
+  f.rate_or_zero("bandwidth_GBps", 1e-6, 1e9, AT(l2_bandwidth.value))
+      .scaled(kGB)
+      .desc("L2 to compute-unit aggregate bandwidth; 0 = not modelled, else at least 1e-6.")
+      .unit("GB/s")
+      .def();
+  f.notes();
+  return f;
+}
+
+Fields<DeviceSpec> make_power() {
+  Fields<DeviceSpec> f;
+  f.number("tdp_W", 1e-3, 1e6, AT(power.tdp_w)).req().desc("Board power limit (TDP / TBP).").unit("W");
+  f.number("idle_fraction", 0, 1, AT(power.idle_fraction))
+      .desc("Draw of a loaded but idle device (checkpoint writes, restarts), as a share of tdp_W.")
+      .unit("fraction")
+      .def();
+  f.number("memory_activity", 0, 1, AT(power.memory_activity))
+      .desc(
+          "Share of the dynamic range (tdp_W - idle) drawn while memory-bound kernels run (compute-bound "
+          "kernels draw all of it).")
+      .unit("fraction")
+      .def();
+  f.number("communication_activity", 0, 1, AT(power.communication_activity))
+      .desc("The same while exposed communication runs.")
+      .unit("fraction")
+      .def();
+  f.notes();
+  return f;
+}
+
+Fields<DeviceSpec> make_device() {
+  static const Fields<DeviceSpec> memory = make_memory(), l2 = make_l2(), power = make_power(),
+                                  calibration = make_calibration();
+  // The fallback chains, from base/precision.h wider().
+  std::vector<std::string> fallback;
+  for (Precision start : {Precision::int4, Precision::fp4}) {
+    std::vector<std::string> chain;
+    for (std::optional<Precision> q = start; q; q = wider(*q)) chain.emplace_back(to_string(*q));
+    fallback.push_back(join(chain, " -> "));
+  }
+  Fields<DeviceSpec> f;
+  f.text("name", AT(name)).desc("Product name.");
+  f.text("source", AT(source))
+      .desc("Datasheet or measurement the numbers come from.")
+      .written(Write::nonzero);
+  f.notes();
+  f.custom("peak_tflops", peaks_schema(), read_peaks, write_peaks)
+      .req()
+      .desc(
+          "Dense (no sparsity) peak math rate per precision. A missing precision is not supported natively "
+          "and falls back to the next wider one: " +
+          join(fallback, "; ") +
+          ". Block-scaled formats (mxfp8, nvfp4, mxfp4) run at their element format's rate (fp8, fp4).");
+  f.number("vector_tflops", 1e-6, 1e7, AT(vector_peak.value))
+      .scaled(kTera)
+      .written(Write::nonzero)
+      .desc("Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. Absent: not modelled.")
+      .unit("TFLOP/s");
+  f.rate_or_zero("exp_tops", 1e-6, 1e7, AT(exp_rate))
+      .scaled(kTera)
+      .written(Write::nonzero)
+      .desc(
+          "Special-function (exponential) throughput of softmax inside fused attention; 0 = not modelled, "
+          "else at least 1e-6.")
+      .unit("T ops/s")
+      .def();
+  f.group("memory", memory).req().desc("Device memory.");
+  f.group("l2", l2).desc("Last-level cache.");
+  f.integer("compute_units", 1, 10'000'000, AT(compute_units))
+      .desc("SMs (NVIDIA) / CUs (AMD): the unit of wave quantization.")
+      .def();
+  f.group("power", power)
+      .desc(
+          "Board power and how the draw follows the work (run energy, joules per token). Absent: no energy.")
+      .writer([](const Field<DeviceSpec>& self, const DeviceSpec& d) -> std::optional<ojson> {
+        if (!(d.power.tdp_w > 0)) return std::nullopt;
+        return write_fields(*static_cast<const Fields<DeviceSpec>*>(self.sub), d);
+      });
+  f.number("price_usd", 1, 1e9, AT(power.price_usd))
+      .written(Write::nonzero)
+      .desc(
+          "Installed price of one device with its share of the server, for the capital form of economics. "
+          "Absent: none.")
+      .unit("USD");
+  f.group("calibration", calibration)
+      .desc("Calibration terms, each fitted on measurements (the preset's notes say on what).");
+  return f;
+}
+
+// ---- Network tiers, operations, software, system --------------------------------------------
+
+// allreduce_busbw_GBps: [[bytes, GBps], ...] with ascending sizes.
+void read_busbw(const Field<NetworkTier>& f, Reader& r, NetworkTier& t) {
+  const json* tab = r.get(f.key, false);
+  if (!tab) return;
+  const std::string tp = r.child(f.key);
+  if (!tab->is_array() || tab->empty())
+    return r.fail("scenario.wrong_type", tp,
+                  "allreduce_busbw_GBps must be a non-empty array of [bytes, GBps] pairs");
+  double prev = 0;
+  for (std::size_t i = 0; i < tab->size(); ++i) {
+    const json& row = (*tab)[i];
+    const std::string rp = tp + "/" + std::to_string(i);
+    if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number())
+      return r.fail("scenario.wrong_type", rp, "each entry must be [bytes, GBps]");
+    const double bytes = row[0].get<double>(), gbps = row[1].get<double>();
+    if (!(bytes > prev) || !(gbps > 0) || !std::isfinite(bytes) || !std::isfinite(gbps) || gbps > 1e8)
+      return r.fail("scenario.out_of_range", rp, "sizes must ascend and bandwidths be positive");
+    prev = bytes;
+    t.allreduce_busbw.emplace_back(bytes, gbps * kGB);
+  }
+}
+
+std::optional<ojson> write_busbw(const Field<NetworkTier>&, const NetworkTier& t) {
+  if (t.allreduce_busbw.empty()) return std::nullopt;
+  ojson tab = ojson::array();
+  for (const auto& [bytes, bw] : t.allreduce_busbw) tab.push_back({bytes, bw / kGB});
+  return tab;
+}
+
+Fields<NetworkTier> make_tier(bool scale_up) {
+  Fields<NetworkTier> t;
+  t.number("bandwidth_GBps", 1e-6, 1e8, AT(bandwidth.value))
+      .scaled(kGB)
+      .req()
+      .desc("Link bandwidth per device, per direction.")
+      .unit("GB/s");
+  t.number("latency_us", 0, 1e7, AT(latency.value))
+      .scaled(kMicro)
+      .req()
+      .desc("Per ring step, latency-optimised protocol (small messages).")
+      .unit("us");
+  auto& domain = t.integer("domain_size", 1, kMaxDevices, AT(domain_size));
+  if (scale_up) {
+    domain.req().desc("Devices sharing the scale-up domain (8 in a DGX, 72 in an NVL72).");
+  } else {
+    domain.desc("Accepted and not used on the scale-out tier.").written(Write::never);
+    domain.read = [](const Field<NetworkTier>& self, Reader& r, NetworkTier&) {
+      r.integer(self.key, false, 1, kMaxDevices);
+    };
+  }
+  t.number("efficiency", 1e-3, 1.0, AT(efficiency))
+      .desc("Achieved fraction of the link rate, bandwidth-optimised protocol.")
+      .unit("fraction")
+      .def();
+  t.number("bulk_latency_us", 0, 1e7, AT(bulk_latency.value))
+      .scaled(kMicro)
+      .desc("Per ring step, bandwidth-optimised protocol. Default: " +
+            fmt_num(NetworkTier::default_bulk_latency(Seconds(1)).value) + " x latency_us.")
+      .unit("us");
+  t.number("ll_efficiency", 1e-3, 1.0, AT(ll_efficiency))
+      .desc("Achieved fraction of the link rate, latency-optimised protocol.")
+      .unit("fraction")
+      .def();
+  t.choice<AllToAll>("all_to_all", AT(all_to_all))
+      .desc(
+          "How an all-to-all runs: pairwise exchange (switched tiers) or ring (links join neighbours only).")
+      .def();
+  t.number("all_to_all_efficiency", 1e-3, 1.0, AT(all_to_all_efficiency))
+      .written(Write::nonzero)
+      .desc(
+          "Achieved fraction of the link rate in MoE token dispatch and combine (all-to-all). Default: "
+          "efficiency.")
+      .unit("fraction");
+  t.number("peer_link_GBps", 1e-6, 1e8, AT(peer_link.value))
+      .scaled(kGB)
+      .written(Write::nonzero)
+      .desc(
+          "Direct link to each peer, per direction, on a fully connected mesh (AMD xGMI): a collective "
+          "among k devices of the tier reaches at most (k - 1) x this, so a pair gets one link and the "
+          "whole mesh bandwidth_GBps. Absent: a switched tier (NVSwitch), where any group reaches "
+          "bandwidth_GBps.")
+      .unit("GB/s");
+  const Node busbw_row =
+      pair_of(node({{"type", "number"}, {"exclusiveMinimum", 0}}).desc("Message size.").unit("bytes"),
+              node({{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e8}})
+                  .desc("All-reduce bus bandwidth at that size.")
+                  .unit("GB/s"));
+  t.custom("allreduce_busbw_GBps", array_of(busbw_row, 1).json(), read_busbw, write_busbw)
+      .desc(
+          "Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the "
+          "protocol model for all-reduces inside the measured range (on a mesh, for groups that reach "
+          "the full bandwidth_GBps).");
+  t.notes();
+  // bulk_latency_us defaults to a multiple of the latency read above.
+  t.after = [](Reader& r, NetworkTier& n) {
+    if (!r.has("bulk_latency_us")) n.bulk_latency = NetworkTier::default_bulk_latency(n.latency);
+  };
+  return t;
+}
+
+Fields<SystemOperations> make_operations() {
+  Fields<SystemOperations> t;
+  t.optional_number("failures_per_device_hour", 0, 1, AT(failures_per_device_hour))
+      .desc(
+          "Job-interrupting failures per device and hour (a job of n devices fails every 1 / (rate n) "
+          "hours); 0 = none. Absent = not known: no failures in the point estimate, the run's band "
+          "reaches the run at the highest published rate (7.35e-5, OPT-175B) and warning "
+          "run.failure_rate_unknown says so.")
+      .unit("1/h");
+  t.number("restart_s", 0, 1e7, AT(restart.value)).desc("From a failure to training again.").unit("s").def();
+  t.number("checkpoint_write_GBps_per_node", 1e-6, 1e8, AT(checkpoint_write_per_node.value))
+      .scaled(kGB)
+      .desc("Checkpoint write bandwidth of one node.")
+      .unit("GB/s")
+      .def();
+  t.rate_or_zero("checkpoint_write_GBps_total", 1e-6, 1e9, AT(checkpoint_write_total.value))
+      .scaled(kGB)
+      .desc("The storage system's write ceiling; 0 = none, else at least 1e-6.")
+      .unit("GB/s")
+      .def();
+  // Written only when set: the resolved scenario read back must mean the same.
+  t.boolean("checkpoint_async", AT(checkpoint_async))
+      .desc(
+          "Asynchronous checkpoint saves: training blocks while each writing device copies its part of "
+          "the state to host memory (host_link_GBps), the write to storage overlaps the next steps, "
+          "and a failure also loses the write still in flight.")
+      .def()
+      .writer(+[](const Field<SystemOperations>&, const SystemOperations& o) -> std::optional<ojson> {
+        if (!o.checkpoint_async) return std::nullopt;
+        return ojson(true);
+      });
+  t.number("node_overhead_W", 0, 1e7, AT(node_overhead_w))
+      .desc(
+          "Power of a node's parts other than its devices (CPUs, memory, NICs, fans, its share of "
+          "switches).")
+      .unit("W")
+      .def();
+  t.optional_number("production_efficiency", 0.01, 1, AT(production_efficiency))
+      .desc(
+          "A share of the modelled steady-state step rate the run sustains apart from failures and "
+          "checkpoints, stated by the user: the steps take ideal / this, and warning "
+          "run.production_efficiency says so. Absent = the modelled rate; no preset carries one (a "
+          "fleet-average discount is not a mechanism).")
+      .unit("fraction");
+  t.ignored("source");
+  t.notes();
+  return t;
+}
+
+Fields<SoftwareDefaults> make_software() {
+  Fields<SoftwareDefaults> t;
+  t.choice<AttentionKernel>("attention", AT(attention))
+      .desc(
+          "Attention kernel: fused (flash: FlashAttention-2-class), a first-generation "
+          "fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, "
+          "its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in "
+          "HBM).")
+      .def();
+  t.boolean("overlap_grad_reduce", AT(overlap_grad_reduce))
+      .desc("Data-parallel gradient reduction overlaps the backward pass.")
+      .def();
+  t.boolean("quantized_saved_inputs", AT(quantized_saved_inputs))
+      .desc(
+          "Under an 8- or 4-bit training format the linear layers keep the quantised "
+          "copy of their input for the weight gradient (Transformer Engine), so the "
+          "saved activations shrink; false: the 16-bit input is kept (torchao's "
+          "Float8Linear).")
+      .def();
+  t.boolean("tp_comm_overlap", AT(tp_comm_overlap))
+      .desc(
+          "Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "
+          "(needs tp > 1 and sequence parallelism).")
+      .def();
+  t.boolean("tp_comm_overlap_fp4", AT(tp_comm_overlap_fp4))
+      .desc(
+          "The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); "
+          "Megatron-Bridge's NVFP4 recipes turn it off.")
+      .def();
+  t.number("launch_interval_us", 0, 1e6, AT(launch_interval.value))
+      .scaled(kMicro)
+      .desc(
+          "Host time to issue one kernel in an eager inference runtime; "
+          "0 = no host bound.")
+      .unit("us")
+      .def();
+  t.number("training_launch_interval_us", 0, 1e6, AT(training_launch_interval.value))
+      .scaled(kMicro)
+      .desc(
+          "Host time per operator the training framework issues (an expert GEMM once "
+          "per local expert); binds in dropless MoE layers, which wait on the host "
+          "for their token counts: a pass takes max(device time, operators x this). "
+          "0 = never host-bound.")
+      .unit("us")
+      .def();
+  t.number("training_expert_gemm_us", 0, 1e6, AT(training_expert_gemm_interval.value))
+      .scaled(kMicro)
+      .desc(
+          "Host time for each further local expert's GEMM inside one grouped expert "
+          "operator (the operator itself costs training_launch_interval_us; the "
+          "grouped-GEMM call launches one GEMM per local expert from C++). Binds, like "
+          "it, only in dropless MoE layers.")
+      .unit("us")
+      .def();
+  t.number("pipeline_sync_us", 0, 1e6, AT(pipeline_sync.value))
+      .scaled(kMicro)
+      .desc(
+          "Host time the device waits after each pipeline point-to-point exchange "
+          "(Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host "
+          "stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the "
+          "host runs ahead.")
+      .unit("us")
+      .def();
+  t.boolean("training_cuda_graphs", AT(training_cuda_graphs))
+      .desc(
+          "The training stack replays attention, the router and the dispatch "
+          "preprocessing from CUDA graphs; only a MoE layer's expert part is issued "
+          "from the host.")
+      .def();
+  t.boolean("ep_comm_overlap", AT(ep_comm_overlap))
+      .desc(
+          "MoE dispatch and combine overlapped with another micro-batch's computation "
+          "(DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a "
+          "MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert "
+          "communication).")
+      .def();
+  t.number("ep_comm_sm_share", 0, 0.9, AT(ep_comm_sm_share))
+      .desc(
+          "Share of the device's compute units the overlapped communication kernels "
+          "occupy (DeepSeek-V3: 20 of 132 SMs).")
+      .unit("fraction")
+      .def();
+  t.number("dp_overlap_slowdown", 0, 1, AT(dp_overlap_slowdown))
+      .desc(
+          "How much slower computation runs beside a data-parallel collective (ZeRO-3 "
+          "/ FSDP parameter all-gathers, gradient reductions overlapped with the "
+          "backward pass): the hidden part H of that traffic adds H x s / (1 + s) to "
+          "the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv "
+          "2507.03114): 18.9% on average over A100 and H100 training. 0 = no "
+          "contention.")
+      .unit("fraction")
+      .def();
+  t.number("training_matmul_share", 0.05, 1, AT(training_matmul_share))
+      .desc(
+          "Share of the device's calibrated matmul rate this training stack's kernels "
+          "reach (every training matmul, attention's included; memory-bound kernels, "
+          "communication and inference are not scaled). A stack calibration fitted on the "
+          "stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say "
+          "on which). 1 = the kernels the device presets were calibrated with.")
+      .unit("fraction")
+      .def();
+  t.choice<MoeDispatcher>("moe_dispatcher", AT(moe_dispatcher))
+      .desc(
+          "MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep "
+          "(DeepEP / HybridEP: once per destination node over the scale-out network, then "
+          "NVLink).")
+      .def();
+  t.boolean("kv_cache", AT(kv_cache))
+      .desc(
+          "The inference runtime keeps a KV cache (a decode step runs one new token per "
+          "sequence); false: every step recomputes the whole context (Megatron-LM's 2021 "
+          "generation loop, Hugging Face generate with use_cache=False).")
+      .def();
+  t.boolean("decode_kv_per_query_head", AT(decode_kv_per_query_head))
+      .desc(
+          "The decode attention kernel reads the KV cache once per query head, so a "
+          "GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its "
+          "XQA kernel, v0.8; runtimes that expand the cache to every head before "
+          "attention, as gpt-fast and Hugging Face eager do). false: once per KV head.")
+      .def();
+  t.boolean("fused_elementwise", AT(fused_elementwise))
+      .desc(
+          "Normalisation, gated activation, rotary embedding and dropout + residual run "
+          "as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). "
+          "false: chains of PyTorch primitives, one kernel and one pass over memory each, "
+          "as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 "
+          "bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 "
+          "kernels per tensor, 10e against 2e; dropout beside the residual add 2 "
+          "kernels).")
+      .def();
+  t.boolean("fused_residual_norm", AT(fused_residual_norm))
+      .desc(
+          "Inference: each residual add and the normalisation after it run as one kernel "
+          "(read x and the residual, write the new residual and the normalised output: "
+          "4e bytes per element against 5e in two kernels), as vLLM's and SGLang's "
+          "fused_add_rms_norm do. Needs "
+          "fused_elementwise; training graphs are unchanged.")
+      .def();
+  t.boolean("rope_in_attention", AT(rope_in_attention))
+      .desc(
+          "Inference: for decoding sequences the attention kernel applies the rotary "
+          "embedding (with the QKV bias and the KV-cache write), so it has no kernel of its "
+          "own; prompt tokens keep the kernel that rotates them and writes the cache "
+          "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
+          "unchanged.")
+      .def();
+  t.boolean("fp8_context_attention", AT(fp8_context_attention))
+      .desc(
+          "Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at "
+          "the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or "
+          "fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 "
+          "cache); decode attention is unchanged.")
+      .def();
+  t.choice<BlockFp8Gemm>("block_fp8_gemm", AT(block_fp8_gemm))
+      .desc(
+          "Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on "
+          "a device without block-scaled tensor-core instructions (Hopper). cutlass: "
+          "CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio "
+          "DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same "
+          "GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); "
+          "TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: "
+          "DeepGEMM, which the roofline reproduces.")
+      .def();
+  t.number("custom_allreduce_max_kb", 0, 1e6, AT(custom_allreduce_max_bytes))
+      .scaled(1024.0)
+      .desc(
+          "Inference all-reduces of at most this size inside one scale-up domain use the "
+          "runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): "
+          "custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster "
+          "than NCCL's ring. 0 = NCCL only.")
+      .unit("KiB")
+      .def();
+  t.number("custom_allreduce_us", 0, 1e6, AT(custom_allreduce_latency.value))
+      .scaled(kMicro)
+      .desc("Fixed synchronisation cost of the one-shot all-reduce above.")
+      .unit("us")
+      .def();
+  t.number("activation_bytes", 0.5, 8, AT(activation_bytes))
+      .desc("Activations written by kernels and kept for backward.")
+      .unit("bytes per element")
+      .def();
+  t.number("weight_bytes", 0.5, 8, AT(weight_bytes))
+      .desc("Model weights (the copy the kernels read).")
+      .unit("bytes per element")
+      .def();
+  t.number("gradient_bytes", 0.5, 8, AT(gradient_bytes))
+      .desc("Main gradients.")
+      .unit("bytes per element")
+      .def();
+  t.number("master_weight_bytes", 0, 8, AT(master_weight_bytes))
+      .desc("Master weights beside lower-precision ones (0 = none).")
+      .unit("bytes per element")
+      .def();
+  t.number("optimizer_state_bytes", 0, 64, AT(optimizer_state_bytes))
+      .desc("Optimizer state.")
+      .unit("bytes per parameter")
+      .def();
+  t.number("optimizer_step_bytes", 0, 1024, AT(optimizer_step_bytes))
+      .desc("Memory traffic of the optimizer step.")
+      .unit("bytes per parameter")
+      .def();
+  t.number("optimizer_step_flops", 0, 1024, AT(optimizer_step_flops))
+      .desc("Arithmetic of the optimizer step.")
+      .unit("FLOP per parameter")
+      .def();
+  t.notes();
+  return t;
+}
+
+// system.device: a preset id, an inline device or one derived from a technology node.
+void read_system_device(const Field<SystemSpec>& f, Reader& r, SystemSpec& s) {
+  const json* dv = r.get(f.key, true);
+  if (!dv) return;
+  Result<DeviceSpec> d = Error{};
+  if (dv->is_string()) {
+    s.device_id = dv->get<std::string>();
+    d = device_preset(s.device_id, r.child(f.key));
+  } else {
+    d = read_device(*dv, r.child(f.key));
+  }
+  if (!d) return r.fail(d.error().code, d.error().path, d.error().message);
+  s.device = *d;
+}
+
+Fields<SystemSpec> make_system() {
+  Fields<SystemSpec> t;
+  t.text("name", AT(name)).desc("Display name.");
+  t.text("source", AT(source)).desc("Where the numbers come from.").written(Write::nonzero);
+  t.notes();
+  t.custom("device", ojson::object(), read_system_device,
+           [](const Field<SystemSpec>&, const SystemSpec& s) -> std::optional<ojson> {
+             return write_fields(device_fields(), s.device);
+           })
+      .req()
+      .shown_as(one_of({preset_id("devices"), ref("device"), ref("technology")}))
+      .desc("A device preset id, an inline device, or one derived from a technology node.");
+  t.integer("devices_per_node", 1, kMaxDevices, AT(devices_per_node)).req().desc("Devices per node.");
+  t.member(
+       "scale_up", tier_fields(true), +[](SystemSpec& s) -> NetworkTier& { return s.scale_up; })
+      .req()
+      .shown_as(ref("scale_up"));
+  t.member(
+       "scale_out", tier_fields(false), +[](SystemSpec& s) -> NetworkTier& { return s.scale_out; })
+      .req()
+      .shown_as(ref("scale_out"));
+  t.number("host_link_GBps", 0, 1e6, AT(host_link.value))
+      .scaled(kGB)
+      .written(Write::nonzero)
+      .desc(
+          "Device <-> host memory copy rate per device and direction (PCIe, NVLink-C2C), for activations "
+          "offloaded to host memory (parallel.offload_layers). Absent: not stated.")
+      .unit("GB/s");
+  t.member(
+       "software", software_fields(), +[](SystemSpec& s) -> SoftwareDefaults& { return s.software; })
+      .desc(kSoftwareText);
+  t.member(
+       "operations", operations_fields(), +[](SystemSpec& s) -> SystemOperations& { return s.operations; })
+      .title("Operations")
+      .desc(
+          "What a whole training run meets besides its steps: failures, restarts, checkpoint storage and "
+          "saves, node power, a stated share of the modelled rate. Absent: failures not known, 600 s "
+          "restarts, 25 GB/s per node, blocking saves, no overhead, the modelled rate.");
+  return t;
+}
+
+// ---- Parallel layout ---------------------------------------------------------------------------
+
+// recompute_modules: each name once; needs recompute "selective" (read before it).
+void read_recompute_modules(const Field<ParallelPlan>& f, Reader& pr, ParallelPlan& p) {
+  if (!pr.get(f.key, false)) return;
+  const auto values = enum_values<RecomputeModule>();
+  const std::vector<std::size_t> picked = pr.choices(f.key, false, enum_names<RecomputeModule>());
+  ModuleSet set = 0;
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    const ModuleSet bit = module_bit(values[picked[i]]);
+    if (set & bit)
+      return pr.fail("scenario.duplicate", pr.child(f.key) + "/" + std::to_string(i),
+                     "recompute_modules names '" + std::string(name_of(values[picked[i]])) + "' twice");
+    set |= bit;
+  }
+  if (!pr.ok()) return;
+  p.recompute_modules = set;
+  if (p.recompute != Recompute::selective)
+    pr.fail("parallel.recompute_modules_without_selective", pr.child(f.key),
+            "recompute_modules names the modules selective recompute runs again (Megatron-Core "
+            "recompute_granularity \"selective\"); set recompute to \"selective\"");
+}
+
+// Written where it differs from the attention core alone.
+std::optional<ojson> write_recompute_modules(const Field<ParallelPlan>&, const ParallelPlan& p) {
+  if (p.recompute != Recompute::selective || p.recompute_modules == kCoreAttnOnly) return std::nullopt;
+  ojson mods = ojson::array();
+  for (const RecomputeModule mod : enum_values<RecomputeModule>())
+    if (p.recompute_modules & module_bit(mod)) mods.push_back(std::string(name_of(mod)));
+  return mods;
+}
+
+Fields<ParallelPlan> make_parallel() {
+  Fields<ParallelPlan> t;
+  t.integer("tp", 1, kMaxDevices, AT(tp)).desc("Tensor-parallel degree.").def();
+  t.integer("pp", 1, kMaxDevices, AT(pp)).desc("Pipeline-parallel degree.").def();
+  t.integer("dp", 1, kMaxDevices, AT(dp))
+      .desc(
+          "Data-parallel degree (for inference: replicas). Default: num_devices / (tp pp cp); tp pp dp cp "
+          "must equal num_devices.");
+  t.integer("cp", 1, kMaxDevices, AT(cp)).desc("Context-parallel degree.").def();
+  t.integer("ep", 1, kMaxDevices, AT(ep))
+      .desc(
+          "Expert-parallel degree: ranks the routed experts are split over (training: expert layers fold "
+          "tp x cp x dp as etp x ep x expert-dp; inference: ep divides tp, or with tp 1 divides dp: "
+          "attention data parallelism, each data-parallel rank attending to its own sequences).")
+      .def();
+  t.integer("etp", 1, kMaxDevices, AT(etp))
+      .desc("Expert tensor-parallel degree: ranks one expert's FFN is split over.")
+      .def();
+  t.integer("expert_slots", 1, 1'000'000, AT(expert_slots))
+      .written(Write::nonzero)
+      .desc(
+          "Inference: expert slots over the ep ranks, at least the model's experts; the ones beyond are "
+          "redundant copies of hot experts (DeepSeek's EPLB: 288 slots for 256 experts). ep divides it. "
+          "Default: one slot per expert.");
+  t.boolean("sequence_parallel", AT(sequence_parallel))
+      .desc("Megatron sequence parallelism. Default: tp > 1.");
+  t.integer("micro_batch", 1, kMaxCount, AT(micro_batch)).desc("Micro-batch size.").unit("sequences").def();
+  t.integer("interleave", 1, 100'000, AT(interleave))
+      .desc("Model chunks per pipeline stage (1 = plain 1F1B).")
+      .def();
+  t.choice<Recompute>("recompute", AT(recompute)).desc("Activation recomputation.").def();
+  auto& fraction =
+      t.number("recompute_fraction", 1e-6, 1.0, AT(recompute_fraction))
+          .desc(
+              "With recompute \"full\": the share of each pipeline stage's layers that are checkpointed and "
+              "rebuilt in the backward; the others keep every activation (OLMo's activation_checkpointing "
+              "one_in_two = 0.5; Megatron-LM's --recompute-method block --recompute-num-layers n = n / "
+              "layers "
+              "per stage). Default 1: every layer.")
+          .def(ParallelPlan{}.recompute_fraction)
+          .writer([](const Field<ParallelPlan>&, const ParallelPlan& p) -> std::optional<ojson> {
+            if (p.recompute == Recompute::full && p.recompute_fraction < 1.0) return p.recompute_fraction;
+            return std::nullopt;
+          });
+  fraction.read = [](const Field<ParallelPlan>& self, Reader& pr, ParallelPlan& p) {
+    if (auto x = pr.number(self.key, false, self.lo, self.hi)) {
+      p.recompute_fraction = *x;
+      if (p.recompute != Recompute::full)
+        pr.fail("parallel.recompute_fraction_without_full", pr.child(self.key),
+                "recompute_fraction is the share of layers that full recompute checkpoints; set recompute to "
+                "\"full\"");
+    }
+  };
+  t.custom("recompute_modules", array_of(choice<RecomputeModule>(), 1, 7).json(), read_recompute_modules,
+           write_recompute_modules)
+      .desc(
+          "With recompute \"selective\": the modules recomputed (Megatron-Core recompute_modules; default "
+          "[\"core_attn\"], the attention core). core_attn, mlp, moe and shared_experts are checkpointed: "
+          "their inner activations are not kept and their forward runs again before the backward. "
+          "layernorm (the two norms of each layer), moe_act (the experts' activation) and mla_up_proj "
+          "(MLA's up-projections and rotary embedding) discard their output: the 16-bit copy the next "
+          "operator saved is freed (not where that operator keeps a quantised copy of its own: fp8 "
+          "projections) and rebuilt by running the module again. Each name once; a module the model lacks "
+          "changes nothing (warning parallel.recompute_module_absent).");
+  t.custom(
+       "zero_stage", integer(0, 3).json(),
+       [](const Field<ParallelPlan>& self, Reader& pr, ParallelPlan& p) {
+         if (auto x = pr.integer(self.key, false, 0, 3)) p.zero_stage = static_cast<int>(*x);
+       },
+       [](const Field<ParallelPlan>&, const ParallelPlan& p) -> std::optional<ojson> { return p.zero_stage; })
+      .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.")
+      .def(ParallelPlan{}.zero_stage);
+  t.integer("zero_shard", 1, kMaxDevices, AT(zero_shard))
+      .written(Write::nonzero)
+      .desc(
+          "Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of the ZeRO state "
+          "(PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other ranks hold replicas, so gradients "
+          "are reduce-scattered inside the group and all-reduced between the groups, and ZeRO-3 gathers "
+          "weights inside the group only. Must divide dp x cp and needs zero_stage >= 1. Default: all of "
+          "them (plain ZeRO). Routed experts keep their expert-data-parallel sharding.");
+  t.integer("offload_layers", 0, kMaxCount, AT(offload_layers))
+      .written(Write::nonzero)
+      .desc(
+          "Training: layers whose saved activations wait in host memory between their forward and "
+          "backward (Megatron-Core cpu_offloading_num_layers). The device keeps one layer's more for the "
+          "copy back; the copies run at the system's host_link_GBps beside the passes and stall them only "
+          "by what they take beyond (breakdown host). Needs pp 1, recompute none, fewer than the model's "
+          "layers and a system with host_link_GBps. memory.host_bytes reports the host memory one device "
+          "fills.")
+      .def();
+  // Sequence parallelism follows tp where it is not stated.
+  t.after = [](Reader& pr, ParallelPlan& p) {
+    if (!pr.has("sequence_parallel")) p.sequence_parallel = p.tp > 1;
+  };
+  return t;
+}
+
+// ---- Serving scheduler -------------------------------------------------------------------------
+
+Fields<ServingSpec> make_scheduler() {
+  Fields<ServingSpec> t;
+  t.integer("max_batch", 1, kMaxRequests, AT(max_batch))
+      .desc("Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs).")
+      .unit("sequences")
+      .def();
+  t.integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens))
+      .desc("Token budget of one step; longer prompts are prefilled in chunks.")
+      .unit("tokens")
+      .def();
+  t.integer("kv_block_tokens", 1, 65'536, AT(kv_block_tokens))
+      .desc("Tokens per paged KV block.")
+      .unit("tokens")
+      .def();
+  // One of the two memory shares is written: the fraction where one is set.
+  t.number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization))
+      .desc("Share of device memory for weights, the prefill workspace and the KV cache.")
+      .def()
+      .writer([](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+        if (v.free_gpu_memory_fraction > 0) return std::nullopt;
+        return v.gpu_memory_utilization;
+      });
+  t.number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction))
+      .written(Write::nonzero)
+      .desc(
+          "TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the "
+          "memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share "
+          "of the device (not both).");
+  t.choice<KvAdmission>("kv_admission", AT(kv_admission))
+      .desc(
+          "reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted "
+          "(TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request "
+          "preempted and later recomputed when they run out (vLLM).")
+      .def();
+  t.number("request_overhead_ms", 0, 1e5, AT(request_overhead_s))
+      .scaled(1e-3, 1e3)
+      .desc(
+          "Host time the serving front end adds to each request outside the GPU's steps (receiving and "
+          "tokenising it, detokenising and streaming the first token): added to its time to first token "
+          "and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online "
+          "serving rows.")
+      .unit("ms")
+      .def();
+  t.number("step_overhead_ms", 0, 1e4, AT(step_overhead_s))
+      .scaled(1e-3, 1e3)
+      .desc(
+          "Host time the scheduler spends between two steps while the GPU waits (forming the batch, "
+          "sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that "
+          "overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows.")
+      .unit("ms")
+      .def();
+  t.number("step_overhead_us_per_request", 0, 1e5, AT(step_overhead_per_request_s))
+      .scaled(1e-6, 1e6)
+      .desc(
+          "Host time per scheduled request in every step, on the step's critical path (a Python "
+          "executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes "
+          "this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; "
+          "the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time "
+          "per request).")
+      .unit("us")
+      .def();
+  t.boolean("overlap_schedule", AT(overlap_schedule))
+      .desc(
+          "The scheduler prepares the next step on the host while the GPU runs this one (SGLang's "
+          "overlap scheduler): a step takes the longer of the GPU's time and the host time above instead "
+          "of their sum. Default false; the sglang profile true.")
+      .def();
+  // A share of the device stated here replaces a profile's fraction; both at once are refused.
+  t.after = [](Reader& r, ServingSpec& d) {
+    if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
+      r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
+             "give the KV cache's memory as gpu_memory_utilization (a share of the device) or "
+             "free_gpu_memory_fraction (a share of what the weights and workspace leave), not both");
+    else if (r.has("gpu_memory_utilization"))
+      d.free_gpu_memory_fraction = 0;
+  };
+  return t;
+}
+
+}  // namespace
+
+const Fields<DeviceSpec>& device_fields() {
+  static const Fields<DeviceSpec> f = make_device();
+  return f;
+}
+
+const Fields<NetworkTier>& tier_fields(bool scale_up) {
+  static const Fields<NetworkTier> up = make_tier(true), out = make_tier(false);
+  return scale_up ? up : out;
+}
+
+const Fields<SystemOperations>& operations_fields() {
+  static const Fields<SystemOperations> f = make_operations();
+  return f;
+}
+
+const Fields<SoftwareDefaults>& software_fields() {
+  static const Fields<SoftwareDefaults> f = make_software();
+  return f;
+}
+
+const Fields<SystemSpec>& system_fields() {
+  static const Fields<SystemSpec> f = make_system();
+  return f;
+}
+
+const Fields<ParallelPlan>& parallel_fields() {
+  static const Fields<ParallelPlan> f = make_parallel();
+  return f;
+}
+
+const Fields<ServingSpec>& scheduler_fields() {
+  static const Fields<ServingSpec> f = make_scheduler();
+  return f;
+}
+
+#undef AT
+
+}  // namespace optimus::io

@@ -1,0 +1,30 @@
+// The contract objects described once (internal to io/): each table lists an object's keys with
+// type, range, unit, default and description (io/fields.h). The reader (io/json_io.cpp), the JSON
+// Schema (io/schema.cpp), the writer (scenario_to_json) and through the schema the generated
+// TypeScript types (web/src/engine/types.ts) all come from these tables.
+#pragma once
+
+#include "hardware/spec.h"
+#include "io/fields.h"
+#include "parallel/plan.h"
+
+namespace optimus::io {
+
+// An inline device (system.device): every key but peak_tflops's precisions and gemm_tiles is a
+// plain field.
+const Fields<DeviceSpec>& device_fields();
+// A network tier (system.scale_up, system.scale_out).
+const Fields<NetworkTier>& tier_fields(bool scale_up);
+// system.operations.
+const Fields<SystemOperations>& operations_fields();
+// A system's software block (and a software profile's `software`).
+const Fields<SoftwareDefaults>& software_fields();
+inline constexpr const char* kSoftwareText = "What the software stack does when a scenario does not say.";
+// An inline system (its device, tiers, software and operations through the tables above).
+const Fields<SystemSpec>& system_fields();
+// A parallel layout (scenario.parallel); plan_json writes it, outputs included.
+const Fields<ParallelPlan>& parallel_fields();
+// The serving scheduler's keys, shared by inference.serving and a software profile's `serving`.
+const Fields<ServingSpec>& scheduler_fields();
+
+}  // namespace optimus::io
