@@ -222,7 +222,7 @@ class Fields {
   }
   // A string naming one of `allowed` (EnumNames<E>, base/enums.h).
   template <class E, std::size_t N>
-  F& choice(std::string key, const std::array<E, N>& allowed, Ref<E> ref) {
+  F& choice(std::string key, const std::array<E, N>& allowed, std::type_identity_t<Ref<E>> ref) {
     F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names(allowed)}}, ref);
     f.names = enum_names(allowed);
     for (E e : allowed) f.codes.push_back(static_cast<int>(e));
@@ -238,6 +238,47 @@ class Fields {
   template <class E>
   F& choice(std::string key, Ref<E> ref) {
     return choice(std::move(key), enum_values<E>(), ref);
+  }
+  // Optional values: absent stays nullopt (the engine's default applies), and is not written.
+  F& opt_boolean(std::string key, Ref<std::optional<bool>> ref) {
+    F& f = add(std::move(key), {{"type", "boolean"}}, ref);
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.boolean(self.key, self.required)) self.template at<std::optional<bool>>(o) = *x;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      const auto& x = self.template at<std::optional<bool>>(o);
+      return x ? std::optional<ojson>(*x) : std::nullopt;
+    };
+    return f;
+  }
+  F& opt_integer(std::string key, std::int64_t lo, std::int64_t hi, Ref<std::optional<std::int64_t>> ref) {
+    F& f = add(std::move(key), {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}}, ref);
+    f.lo = static_cast<double>(lo);
+    f.hi = static_cast<double>(hi);
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.integer(self.key, self.required, static_cast<std::int64_t>(self.lo),
+                             static_cast<std::int64_t>(self.hi)))
+        self.template at<std::optional<std::int64_t>>(o) = *x;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      const auto& x = self.template at<std::optional<std::int64_t>>(o);
+      return x ? std::optional<ojson>(*x) : std::nullopt;
+    };
+    return f;
+  }
+  template <class E>
+  F& opt_choice(std::string key, Ref<std::optional<E>> ref) {
+    F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names<E>()}}, ref);
+    f.names = enum_names<E>();
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto i = r.choice(self.key, self.required, self.names))
+        self.template at<std::optional<E>>(o) = enum_values<E>()[*i];
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      const auto& x = self.template at<std::optional<E>>(o);
+      return x ? std::optional<ojson>(std::string(name_of(*x))) : std::nullopt;
+    };
+    return f;
   }
   // A string accepted and not kept (never written).
   F& ignored(std::string key) {
@@ -307,6 +348,7 @@ ojson write_fields(const Fields<T>& t, const T& o) {
     std::optional<ojson> v = f.value(f, o);
     if (!v) continue;
     if (f.write == Write::nonzero && ((v->is_number() && v->template get<double>() == 0) ||
+                                      (v->is_boolean() && !v->template get<bool>()) ||
                                       (v->is_string() && v->template get<std::string>().empty())))
       continue;
     j[f.key] = std::move(*v);
@@ -342,13 +384,19 @@ Props props_of(const Fields<T>& t) {
   return props;
 }
 
-// The object schema of `t`: its properties in table order, the required ones, nothing else.
+// The keys of `t` an object must have.
 template <class T>
-Node schema_of(const Fields<T>& t) {
+std::vector<std::string> required_of(const Fields<T>& t) {
   std::vector<std::string> required;
   for (const auto& f : t.list())
     if (f.required) required.push_back(f.key);
-  return object(props_of(t), required);
+  return required;
+}
+
+// The object schema of `t`: its properties in table order, the required ones, nothing else.
+template <class T>
+Node schema_of(const Fields<T>& t) {
+  return object(props_of(t), required_of(t));
 }
 
 }  // namespace optimus::io

@@ -532,22 +532,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   if (const json* iv = r.get("inference", false)) {
     Reader ir(*iv, r.child("inference"), err);
     InferenceWorkload w;
-    w.batch = ir.integer("batch", false, 1, 100'000'000).value_or(1);
-    w.prompt_len = ir.integer("prompt_len", true, 1, 100'000'000).value_or(1);
-    w.output_len = ir.integer("output_len", true, 1, 100'000'000).value_or(1);
-    w.precision = ir.enumeration("precision", false, kInferencePrecisions).value_or(w.precision);
-    w.kv_precision = ir.enumeration("kv_precision", false, kInferencePrecisions).value_or(w.precision);
-    w.weight_group_size = ir.integer("weight_group_size", false, 1, 1'000'000);
-    if (w.weight_group_size && !integer_weights(w.precision))
-      ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
-              "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +
-                  std::string(to_string(w.precision)));
-    w.fp8_block_scaled = ir.boolean("fp8_block_scaled", false).value_or(false);
-    if (w.fp8_block_scaled && w.precision != Precision::fp8)
-      ir.fail("inference.fp8_block_scaled_without_fp8", ir.child("fp8_block_scaled"),
-              "fp8_block_scaled describes fp8 weights with block scales; precision is " +
-                  std::string(to_string(w.precision)) + " (mxfp8 is block-scaled by definition)");
-    w.cuda_graphs = ir.boolean("cuda_graphs", false);
+    read_fields(inference_fields(), ir, w);
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
     if (const json* sp = ir.get("speculative", false)) {
@@ -1242,14 +1227,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   }
   if (s.inference) {
     const auto& w = *s.inference;
-    j["inference"] = {{"batch", w.batch},
-                      {"prompt_len", w.prompt_len},
-                      {"output_len", w.output_len},
-                      {"precision", std::string(to_string(w.precision))},
-                      {"kv_precision", std::string(to_string(w.kv_precision))}};
-    if (w.cuda_graphs) j["inference"]["cuda_graphs"] = *w.cuda_graphs;
-    if (w.weight_group_size) j["inference"]["weight_group_size"] = *w.weight_group_size;
-    if (w.fp8_block_scaled) j["inference"]["fp8_block_scaled"] = true;
+    j["inference"] = io::write_fields(io::inference_fields(), w);
     if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
     if (w.speculative) {
       const Speculative& sp = *w.speculative;

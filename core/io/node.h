@@ -160,6 +160,12 @@ inline Node preset_id(const std::string& kind) {
       .desc("The id of a '" + kind + "' preset (optimus presets " + kind + ").");
 }
 
+// Three lists of properties in order.
+inline Props concat(Props a, const Props& b, const Props& c) {
+  a.insert(a.end(), b.begin(), b.end());
+  a.insert(a.end(), c.begin(), c.end());
+  return a;
+}
 }  // namespace nodes
 
 }  // namespace optimus::io

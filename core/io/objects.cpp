@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/precision.h"
+#include "hardware/uarch.h"
 #include "io/presets.h"
 #include "parallel/plan.h"
 
@@ -872,6 +873,144 @@ Fields<ServingSpec> make_scheduler() {
   return t;
 }
 
+// ---- Inference workload ------------------------------------------------------------------------
+
+Fields<InferenceWorkload> make_inference() {
+  Fields<InferenceWorkload> t;
+  t.integer("batch", 1, 100'000'000, AT(batch)).desc("Sequences decoded together.").unit("sequences").def();
+  t.integer("prompt_len", 1, 100'000'000, AT(prompt_len)).req().desc("Prompt length.").unit("tokens");
+  t.integer("output_len", 1, 100'000'000, AT(output_len))
+      .req()
+      .desc("Generated tokens per sequence.")
+      .unit("tokens");
+  t.choice("precision", kInferencePrecisions, AT(precision)).desc("Precision of weights and math.").def();
+  t.choice("kv_precision", kInferencePrecisions, AT(kv_precision))
+      .desc("Precision of the KV cache. Default: precision.");
+  t.opt_integer("weight_group_size", 1, 1'000'000, AT(weight_group_size))
+      .desc(
+          "Elements per quantisation group of int4 or int8 weights: each group adds a 16-bit scale and a "
+          "16-bit zero point (4 / group bytes per weight) to what every step reads and to the weights' "
+          "memory. Default: 128 for int4 (AWQ, GPTQ, TensorRT-LLM int4_awq), per output channel "
+          "(negligible) for int8. Error inference.weight_group_size_without_integer_weights with another "
+          "precision.")
+      .unit("elements");
+  t.boolean("fp8_block_scaled", AT(fp8_block_scaled))
+      .written(Write::nonzero)
+      .desc(
+          "fp8 weights and activations with fine-grained scales (128 x 128 weight blocks, 1 x 128 "
+          "activation tiles: the FP8 checkpoints of DeepSeek-V3/R1 and Qwen3) instead of one scale per "
+          "tensor or channel. On a device without block-scaled tensor-core instructions (Hopper) the GEMMs "
+          "take the software's block_fp8_gemm kernels' time. Error inference.fp8_block_scaled_without_fp8 "
+          "with another precision.")
+      .def();
+  t.opt_boolean("cuda_graphs", AT(cuda_graphs))
+      .desc(
+          "The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: "
+          "the system's software.launch_interval_us applies (a serving simulation assumes true unless it "
+          "is false).");
+  // The KV cache follows the weights' precision; group sizes and block scales need their formats.
+  t.after = [](Reader& ir, InferenceWorkload& w) {
+    if (!ir.has("kv_precision")) w.kv_precision = w.precision;
+    if (w.weight_group_size && !integer_weights(w.precision))
+      ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
+              "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +
+                  std::string(to_string(w.precision)));
+    if (w.fp8_block_scaled && w.precision != Precision::fp8)
+      ir.fail("inference.fp8_block_scaled_without_fp8", ir.child("fp8_block_scaled"),
+              "fp8_block_scaled describes fp8 weights with block scales; precision is " +
+                  std::string(to_string(w.precision)) + " (mxfp8 is block-scaled by definition)");
+  };
+  return t;
+}
+
+// ---- Technology-derived hardware ---------------------------------------------------------------
+
+// The chip budgets of a device derived from a technology node (io/technology_io.cpp read_uarch
+// reads "technology" and "dram" beside them).
+Fields<UarchBudget> make_budget() {
+  Fields<UarchBudget> t;
+  t.text("name", AT(name)).desc("Name of the derived device. Default: from the node.");
+  t.notes();
+  t.number("area_mm2", 1, 1e6, AT(area_mm2)).req().desc("Logic die area.").unit("mm^2");
+  t.number("power_W", 1e-3, 1e7, AT(power_w))
+      .req()
+      .desc("Device power (die, its DRAM and its links).")
+      .unit("W");
+  t.number("perimeter_mm", 1e-3, 1e6, AT(perimeter_mm))
+      .desc("Usable die edge. Default: a square die, 4 sqrt(area_mm2).")
+      .unit("mm");
+  t.number("compute_fraction", 1e-3, 1, AT(compute_fraction))
+      .desc("Area share of tensor/vector units.")
+      .unit("fraction")
+      .def();
+  t.number("sram_fraction", 0, 1, AT(sram_fraction))
+      .desc("Area share of the last-level cache.")
+      .unit("fraction")
+      .def();
+  t.number("memory_edge_fraction", 1e-3, 1, AT(memory_edge_fraction))
+      .desc("Die-edge share for DRAM PHYs.")
+      .unit("fraction")
+      .def();
+  t.number("network_edge_fraction", 0, 1, AT(network_edge_fraction))
+      .desc("Die-edge share for scale-up SerDes.")
+      .unit("fraction")
+      .def();
+  t.integer("max_dram_stacks", 1, 1000, AT(max_dram_stacks))
+      .desc("Cap on the DRAM stack count. Default: as many as the edge allows.");
+  t.number("dram_power_fraction", 1e-3, 0.99, AT(dram_power_fraction))
+      .desc("Share of power_W DRAM may use at full rate (else its rate is lowered).")
+      .unit("fraction")
+      .def();
+  t.number("network_power_fraction", 0, 0.99, AT(network_power_fraction))
+      .desc("The same for SerDes.")
+      .unit("fraction")
+      .def();
+  t.integer("scale_up_domain", 1, 1'000'000, AT(scale_up_domain))
+      .desc("Devices per scale-up domain (as a system).")
+      .def();
+  t.integer("nic_lanes", 1, 10'000, AT(nic_lanes))
+      .desc("SerDes lanes per device to the scale-out network (as a system).")
+      .def();
+  t.integer("chiplets", 1, 64, AT(chiplets))
+      .desc(
+          "Logic dies the area is split into (the chiplet cost model; each carries d2d_area_fraction more "
+          "area when there are several).")
+      .def();
+  t.number("d2d_area_fraction", 0, 1, AT(d2d_area_fraction))
+      .desc("Die-to-die interface area per chiplet.")
+      .unit("fraction")
+      .def();
+  t.number("packaging_usd_per_mm2", 0, 1e4, AT(packaging_usd_per_mm2))
+      .desc("Interposer, substrate, assembly and test per mm^2 of silicon on the package.")
+      .unit("USD/mm^2")
+      .def();
+  t.number("dram_footprint_mm2", 0, 1e4, AT(dram_footprint_mm2))
+      .desc("Package area of one DRAM stack.")
+      .unit("mm^2")
+      .def();
+  t.number("bond_yield", 1e-3, 1, AT(bond_yield))
+      .desc("Share of bonds (dies and stacks onto the package) that hold.")
+      .unit("fraction")
+      .def();
+  t.number("flops_per_cycle_per_MTr", 1e-6, 1e6, AT(flops_per_cycle_per_mtr))
+      .desc("16-bit FLOP per clock per million logic transistors of compute area.")
+      .unit("FLOP/clk/MTr")
+      .def();
+  t.number("l2_bytes_per_flop", 0, 1e3, AT(l2_bytes_per_flop))
+      .desc("L2 bandwidth per peak FLOP/s.")
+      .unit("bytes/FLOP")
+      .def();
+  t.number("matmul_efficiency", 1e-3, 1, AT(matmul_efficiency))
+      .desc("Calibration of the derived device: achieved fraction of peak.")
+      .unit("fraction")
+      .def();
+  t.number("memory_efficiency", 1e-3, 1, AT(memory_efficiency))
+      .desc("Calibration of the derived device: achieved fraction of DRAM bandwidth.")
+      .unit("fraction")
+      .def();
+  return t;
+}
+
 }  // namespace
 
 const Fields<DeviceSpec>& device_fields() {
@@ -906,6 +1045,16 @@ const Fields<ParallelPlan>& parallel_fields() {
 
 const Fields<ServingSpec>& scheduler_fields() {
   static const Fields<ServingSpec> f = make_scheduler();
+  return f;
+}
+
+const Fields<InferenceWorkload>& inference_fields() {
+  static const Fields<InferenceWorkload> f = make_inference();
+  return f;
+}
+
+const Fields<UarchBudget>& budget_fields() {
+  static const Fields<UarchBudget> f = make_budget();
   return f;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "hardware/spec.h"
+#include "hardware/uarch.h"
 #include "io/fields.h"
 #include "parallel/plan.h"
 
@@ -26,5 +27,10 @@ const Fields<SystemSpec>& system_fields();
 const Fields<ParallelPlan>& parallel_fields();
 // The serving scheduler's keys, shared by inference.serving and a software profile's `serving`.
 const Fields<ServingSpec>& scheduler_fields();
+// The inference workload's own keys (serving and speculative are read, described and written
+// beside it: they depend on the scenario around them).
+const Fields<InferenceWorkload>& inference_fields();
+// The chip budgets of a technology-derived device (beside its "technology" and "dram" ids).
+const Fields<UarchBudget>& budget_fields();
 
 }  // namespace optimus::io

@@ -170,98 +170,14 @@ Node device_schema() {
 // A device or system derived by the uArch engine from a technology node and budgets
 // (io/technology_io.cpp read_uarch, read_budget; presets/README.md).
 Node uarch_schema() {
-  const UarchBudget b{};
-  return object(
-             {
-                 {"technology",
-                  preset_id("technology").desc("The technology node (a 'technology' preset id).")},
-                 {"dram",
-                  preset_id("dram").desc("The DRAM generation (a 'dram' preset id). Default: the node's.")},
-                 {"name", text().desc("Name of the derived device. Default: from the node.")},
-                 {"notes", notes()},
-                 {"area_mm2", number(1, 1e6).desc("Logic die area.").unit("mm^2")},
-                 {"power_W", number(1e-3, 1e7).desc("Device power (die, its DRAM and its links).").unit("W")},
-                 {"perimeter_mm", number(1e-3, 1e6)
-                                      .desc("Usable die edge. Default: a square die, 4 sqrt(area_mm2).")
-                                      .unit("mm")},
-                 {"compute_fraction", number(1e-3, 1)
-                                          .desc("Area share of tensor/vector units.")
-                                          .unit("fraction")
-                                          .def(b.compute_fraction)},
-                 {"sram_fraction", number(0, 1)
-                                       .desc("Area share of the last-level cache.")
-                                       .unit("fraction")
-                                       .def(b.sram_fraction)},
-                 {"memory_edge_fraction", number(1e-3, 1)
-                                              .desc("Die-edge share for DRAM PHYs.")
-                                              .unit("fraction")
-                                              .def(b.memory_edge_fraction)},
-                 {"network_edge_fraction", number(0, 1)
-                                               .desc("Die-edge share for scale-up SerDes.")
-                                               .unit("fraction")
-                                               .def(b.network_edge_fraction)},
-                 {"max_dram_stacks",
-                  integer(1, 1000).desc("Cap on the DRAM stack count. Default: as many as the edge allows.")},
-                 {"dram_power_fraction",
-                  number(1e-3, 0.99)
-                      .desc("Share of power_W DRAM may use at full rate (else its rate "
-                            "is lowered).")
-                      .unit("fraction")
-                      .def(b.dram_power_fraction)},
-                 {"network_power_fraction", number(0, 0.99)
-                                                .desc("The same for SerDes.")
-                                                .unit("fraction")
-                                                .def(b.network_power_fraction)},
-                 {"scale_up_domain", integer(1, 1'000'000)
-                                         .desc("Devices per scale-up domain (as a system).")
-                                         .def(b.scale_up_domain)},
-                 {"nic_lanes", integer(1, 10'000)
-                                   .desc("SerDes lanes per device to the scale-out network (as a system).")
-                                   .def(b.nic_lanes)},
-                 {"chiplets", integer(1, 64)
-                                  .desc("Logic dies the area is split into (the chiplet cost model; each "
-                                        "carries d2d_area_fraction more area when there are several).")
-                                  .def(b.chiplets)},
-                 {"d2d_area_fraction", number(0, 1)
-                                           .desc("Die-to-die interface area per chiplet.")
-                                           .unit("fraction")
-                                           .def(b.d2d_area_fraction)},
-                 {"packaging_usd_per_mm2", number(0, 1e4)
-                                               .desc("Interposer, substrate, assembly and test per mm^2 of "
-                                                     "silicon on the package.")
-                                               .unit("USD/mm^2")
-                                               .def(b.packaging_usd_per_mm2)},
-                 {"dram_footprint_mm2", number(0, 1e4)
-                                            .desc("Package area of one DRAM stack.")
-                                            .unit("mm^2")
-                                            .def(b.dram_footprint_mm2)},
-                 {"bond_yield", number(1e-3, 1)
-                                    .desc("Share of bonds (dies and stacks onto the package) that hold.")
-                                    .unit("fraction")
-                                    .def(b.bond_yield)},
-                 {"flops_per_cycle_per_MTr",
-                  number(1e-6, 1e6)
-                      .desc("16-bit FLOP per clock per million logic transistors of "
-                            "compute area.")
-                      .unit("FLOP/clk/MTr")
-                      .def(b.flops_per_cycle_per_mtr)},
-                 {"l2_bytes_per_flop", number(0, 1e3)
-                                           .desc("L2 bandwidth per peak FLOP/s.")
-                                           .unit("bytes/FLOP")
-                                           .def(b.l2_bytes_per_flop)},
-                 {"matmul_efficiency",
-                  number(1e-3, 1)
-                      .desc("Calibration of the derived device: achieved fraction of peak.")
-                      .unit("fraction")
-                      .def(b.matmul_efficiency)},
-                 {"memory_efficiency",
-                  number(1e-3, 1)
-                      .desc("Calibration of the derived device: achieved fraction of DRAM "
-                            "bandwidth.")
-                      .unit("fraction")
-                      .def(b.memory_efficiency)},
-             },
-             {"technology", "area_mm2", "power_W"})
+  std::vector<std::string> required = {"technology"};
+  for (const std::string& k : required_of(budget_fields())) required.push_back(k);
+  return object(concat({{"technology",
+                         preset_id("technology").desc("The technology node (a 'technology' preset id).")},
+                        {"dram", preset_id("dram").desc(
+                                     "The DRAM generation (a 'dram' preset id). Default: the node's.")}},
+                       props_of(budget_fields()), {}),
+                required)
       .title("Technology-derived hardware")
       .desc(
           "A device (or, as a system, devices with links from the die's SerDes) derived by the uArch "
@@ -460,13 +376,6 @@ Node pool_schema(const std::string& what) {
       .desc("Replicas of tp x pp devices.");
 }
 
-// Three lists of properties in order.
-Props concat(Props a, const Props& b, const Props& c) {
-  a.insert(a.end(), b.begin(), b.end());
-  a.insert(a.end(), c.begin(), c.end());
-  return a;
-}
-
 Node serving_schema() {
   const ServingSpec v{};
   return object(
@@ -522,68 +431,38 @@ Node serving_schema() {
 }
 
 Node inference_schema() {
-  const InferenceWorkload w{};
   return object(
-             {
-                 {"batch",
-                  integer(1, 100'000'000).desc("Sequences decoded together.").unit("sequences").def(w.batch)},
-                 {"prompt_len", integer(1, 100'000'000).desc("Prompt length.").unit("tokens")},
-                 {"output_len",
-                  integer(1, 100'000'000).desc("Generated tokens per sequence.").unit("tokens")},
-                 {"precision",
-                  choice(kInferencePrecisions).desc("Precision of weights and math.").def(name(w.precision))},
-                 {"kv_precision",
-                  choice(kInferencePrecisions).desc("Precision of the KV cache. Default: precision.")},
-                 {"weight_group_size",
-                  integer(1, 1'000'000)
-                      .desc("Elements per quantisation group of int4 or int8 weights: each group adds a "
-                            "16-bit scale and a 16-bit zero point (4 / group bytes per weight) to what "
-                            "every step reads and to the weights' memory. Default: 128 for int4 (AWQ, "
-                            "GPTQ, TensorRT-LLM int4_awq), per output channel (negligible) for int8. "
-                            "Error inference.weight_group_size_without_integer_weights with another "
-                            "precision.")
-                      .unit("elements")},
-                 {"fp8_block_scaled",
-                  boolean()
-                      .desc("fp8 weights and activations with fine-grained scales (128 x 128 weight "
-                            "blocks, 1 x 128 activation tiles: the FP8 checkpoints of DeepSeek-V3/R1 and "
-                            "Qwen3) instead of one scale per tensor or channel. On a device without "
-                            "block-scaled tensor-core instructions (Hopper) the GEMMs take the software's "
-                            "block_fp8_gemm kernels' time. Error inference.fp8_block_scaled_without_fp8 "
-                            "with another precision.")
-                      .def(false)},
-                 {"cuda_graphs",
-                  boolean().desc(
-                      "The runtime replays captured CUDA graphs: no host launch interval per kernel. "
-                      "Absent or false: the system's software.launch_interval_us applies (a serving "
-                      "simulation assumes true unless it is false).")},
-                 {"serving", serving_schema()},
-                 {"speculative",
-                  object(
-                      {
-                          {"draft_tokens",
-                           integer(1, 64).desc("Tokens the draft proposes per step (k).").unit("tokens")},
-                          {"acceptance_rate",
-                           number(0, 1)
-                               .desc("Probability that each drafted token is accepted, independently "
-                                     "(Leviathan et al. 2023's alpha). Required with a draft model; with "
-                                     "mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).")
-                               .def(0.85)},
-                          {"draft",
-                           one_of({node({{"type", "string"}, {"const", "mtp"}, {"examples", {"mtp"}}}),
-                                   preset_id("models"), ref("model")})
-                               .desc("mtp (a one-layer multi-token-prediction head on the target's "
-                                     "embedding and LM head), or a draft model: a preset id or an "
-                                     "inline model with the target's vocabulary.")
-                               .def("mtp")},
-                      },
-                      {"draft_tokens"})
-                      .title("Speculative decoding")
-                      .desc("Each decode step drafts draft_tokens tokens per sequence and the target "
-                            "verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens "
-                            "per step. The draft's weights and KV cache share the devices.")},
-             },
-             {"prompt_len", "output_len"})
+             concat(
+                 props_of(inference_fields()),
+                 {
+                     {"serving", serving_schema()},
+                     {"speculative",
+                      object(
+                          {
+                              {"draft_tokens",
+                               integer(1, 64).desc("Tokens the draft proposes per step (k).").unit("tokens")},
+                              {"acceptance_rate",
+                               number(0, 1)
+                                   .desc("Probability that each drafted token is accepted, independently "
+                                         "(Leviathan et al. 2023's alpha). Required with a draft model; with "
+                                         "mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).")
+                                   .def(0.85)},
+                              {"draft",
+                               one_of({node({{"type", "string"}, {"const", "mtp"}, {"examples", {"mtp"}}}),
+                                       preset_id("models"), ref("model")})
+                                   .desc("mtp (a one-layer multi-token-prediction head on the target's "
+                                         "embedding and LM head), or a draft model: a preset id or an "
+                                         "inline model with the target's vocabulary.")
+                                   .def("mtp")},
+                          },
+                          {"draft_tokens"})
+                          .title("Speculative decoding")
+                          .desc("Each decode step drafts draft_tokens tokens per sequence and the target "
+                                "verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens "
+                                "per step. The draft's weights and KV cache share the devices.")},
+                 },
+                 {}),
+             required_of(inference_fields()))
       .title("Inference workload");
 }
 

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "io/objects.h"
 #include "io/presets.h"
 
 namespace optimus::io {
@@ -81,32 +82,7 @@ Result<DramTechnology> read_dram(const json& v, const std::string& path) {
 
 UarchBudget read_budget(Reader& r) {
   UarchBudget b;
-  b.name = r.string("name", false).value_or("");
-  r.string("notes", false);
-  b.area_mm2 = r.number("area_mm2", true, 1, 1e6).value_or(1);
-  b.power_w = r.number("power_W", true, 1e-3, 1e7).value_or(1);
-  b.perimeter_mm = r.number("perimeter_mm", false, 1e-3, 1e6).value_or(0);
-  b.compute_fraction = r.number("compute_fraction", false, 1e-3, 1).value_or(b.compute_fraction);
-  b.sram_fraction = r.number("sram_fraction", false, 0, 1).value_or(b.sram_fraction);
-  b.memory_edge_fraction = r.number("memory_edge_fraction", false, 1e-3, 1).value_or(b.memory_edge_fraction);
-  b.network_edge_fraction = r.number("network_edge_fraction", false, 0, 1).value_or(b.network_edge_fraction);
-  b.max_dram_stacks = r.integer("max_dram_stacks", false, 1, 1000).value_or(0);
-  b.dram_power_fraction = r.number("dram_power_fraction", false, 1e-3, 0.99).value_or(b.dram_power_fraction);
-  b.network_power_fraction =
-      r.number("network_power_fraction", false, 0, 0.99).value_or(b.network_power_fraction);
-  b.scale_up_domain = r.integer("scale_up_domain", false, 1, 1'000'000).value_or(b.scale_up_domain);
-  b.nic_lanes = r.integer("nic_lanes", false, 1, 10'000).value_or(b.nic_lanes);
-  b.flops_per_cycle_per_mtr =
-      r.number("flops_per_cycle_per_MTr", false, 1e-6, 1e6).value_or(b.flops_per_cycle_per_mtr);
-  b.l2_bytes_per_flop = r.number("l2_bytes_per_flop", false, 0, 1e3).value_or(b.l2_bytes_per_flop);
-  b.matmul_efficiency = r.number("matmul_efficiency", false, 1e-3, 1).value_or(b.matmul_efficiency);
-  b.memory_efficiency = r.number("memory_efficiency", false, 1e-3, 1).value_or(b.memory_efficiency);
-  b.chiplets = r.integer("chiplets", false, 1, 64).value_or(b.chiplets);
-  b.d2d_area_fraction = r.number("d2d_area_fraction", false, 0, 1).value_or(b.d2d_area_fraction);
-  b.packaging_usd_per_mm2 =
-      r.number("packaging_usd_per_mm2", false, 0, 1e4).value_or(b.packaging_usd_per_mm2);
-  b.dram_footprint_mm2 = r.number("dram_footprint_mm2", false, 0, 1e4).value_or(b.dram_footprint_mm2);
-  b.bond_yield = r.number("bond_yield", false, 1e-3, 1).value_or(b.bond_yield);
+  read_fields(budget_fields(), r, b);
   return b;
 }
 

@@ -318,3 +318,43 @@ TEST(Schema, PredictionListsTheBoundsOfTheNameTable) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every key of `obj` is a property of its schema `node` (objects walked down through $ref and the
+// object alternative of a oneOf); returns how many keys were checked.
+int keys_in_schema(const json& obj, const json& node, const std::string& path) {
+  const json& n = resolve(node);
+  if (n.contains("oneOf")) {
+    for (const json& alt : n["oneOf"])
+      if (resolve(alt).contains("properties") && obj.is_object()) return keys_in_schema(obj, alt, path);
+    return 0;
+  }
+  if (!obj.is_object() || !n.contains("properties")) return 0;
+  int checked = 0;
+  for (const auto& [k, v] : obj.items()) {
+    EXPECT_TRUE(n["properties"].contains(k)) << path << "/" << k << " is written but not in the schema";
+    if (n["properties"].contains(k)) checked += 1 + keys_in_schema(v, n["properties"][k], path + "/" + k);
+  }
+  return checked;
+}
+
+// The reader, the writer and the schema come from one table per object (io/objects.cpp): every
+// preset scenario, written back by validate, reads back to the same scenario, and every key the
+// writer writes is one the schema lists.
+TEST(Schema, TheWriterWritesWhatTheReaderReadsBackAndTheSchemaLists) {
+  int checked = 0;
+  for (const auto& p : optimus::list_presets("scenarios")) {
+    const json once = json::parse(optimus::api::validate(optimus::api::preset("scenarios", p.id)));
+    ASSERT_TRUE(once.contains("scenario")) << p.id << ": " << once.dump();
+    const json twice = json::parse(optimus::api::validate(once["scenario"].dump()));
+    ASSERT_TRUE(twice.contains("scenario")) << p.id << ": " << twice.dump();
+    EXPECT_EQ(once["scenario"], twice["scenario"]) << p.id;
+    for (const char* key : {"system", "parallel", "inference"})
+      if (once["scenario"].contains(key))
+        checked += keys_in_schema(once["scenario"][key], schema()["properties"][key], std::string("/") + key);
+  }
+  EXPECT_GT(checked, 300);
+}
+
+}  // namespace

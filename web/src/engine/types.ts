@@ -837,24 +837,45 @@ export interface SoftwareProfile {
    * The scheduler's defaults for inference.serving.
    */
   serving?: {
+    /**
+     * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
+     */
     max_batch?: number;
+    /**
+     * Token budget of one step; longer prompts are prefilled in chunks. Unit: tokens.
+     */
     max_num_tokens?: number;
+    /**
+     * Tokens per paged KV block. Unit: tokens.
+     */
     kv_block_tokens?: number;
+    /**
+     * Share of device memory for weights, the prefill workspace and the KV cache.
+     */
     gpu_memory_utilization?: number;
+    /**
+     * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both).
+     */
     free_gpu_memory_fraction?: number;
+    /**
+     * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
+     */
     kv_admission?: 'on_demand' | 'reserve';
     /**
-     * Unit: ms.
+     * Host time the serving front end adds to each request outside the GPU's steps (receiving and tokenising it, detokenising and streaming the first token): added to its time to first token and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
      */
     request_overhead_ms?: number;
     /**
-     * Unit: ms.
+     * Host time the scheduler spends between two steps while the GPU waits (forming the batch, sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
      */
     step_overhead_ms?: number;
     /**
-     * Unit: us.
+     * Host time per scheduled request in every step, on the step's critical path (a Python executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time per request). Unit: us.
      */
     step_overhead_us_per_request?: number;
+    /**
+     * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. Default false; the sglang profile true.
+     */
     overlap_schedule?: boolean;
     /**
      * Free text (sources, fits, caveats); not used in any computation.
