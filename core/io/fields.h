@@ -130,6 +130,9 @@ struct Field {
   const V& at(const T& o) const {
     return reinterpret_cast<V& (*)(T&)>(raw)(const_cast<T&>(o));
   }
+  std::optional<std::int64_t> read_integer(Reader& r) const {
+    return r.integer(key, required, static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+  }
   double to_json(double engine) const { return back != 0 ? engine * back : engine / scale; }
 };
 
@@ -187,13 +190,9 @@ class Fields {
     return f;
   }
   F& integer(std::string key, std::int64_t lo, std::int64_t hi, Ref<std::int64_t> ref) {
-    F& f = add(std::move(key), {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}}, ref);
-    f.lo = static_cast<double>(lo);
-    f.hi = static_cast<double>(hi);
+    F& f = ranged(std::move(key), lo, hi, ref);
     f.read = [](const F& self, Reader& r, T& o) {
-      if (auto x = r.integer(self.key, self.required, static_cast<std::int64_t>(self.lo),
-                             static_cast<std::int64_t>(self.hi)))
-        self.template at<std::int64_t>(o) = *x;
+      if (auto x = self.read_integer(r)) self.template at<std::int64_t>(o) = *x;
     };
     f.value = [](const F& self, const T& o) -> std::optional<ojson> {
       return ojson(self.template at<std::int64_t>(o));
@@ -252,13 +251,9 @@ class Fields {
     return f;
   }
   F& opt_integer(std::string key, std::int64_t lo, std::int64_t hi, Ref<std::optional<std::int64_t>> ref) {
-    F& f = add(std::move(key), {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}}, ref);
-    f.lo = static_cast<double>(lo);
-    f.hi = static_cast<double>(hi);
+    F& f = ranged(std::move(key), lo, hi, ref);
     f.read = [](const F& self, Reader& r, T& o) {
-      if (auto x = r.integer(self.key, self.required, static_cast<std::int64_t>(self.lo),
-                             static_cast<std::int64_t>(self.hi)))
-        self.template at<std::optional<std::int64_t>>(o) = *x;
+      if (auto x = self.read_integer(r)) self.template at<std::optional<std::int64_t>>(o) = *x;
     };
     f.value = [](const F& self, const T& o) -> std::optional<ojson> {
       const auto& x = self.template at<std::optional<std::int64_t>>(o);
@@ -320,6 +315,14 @@ class Fields {
   }
 
  private:
+  // An integer key in [lo, hi].
+  template <class P>
+  F& ranged(std::string key, std::int64_t lo, std::int64_t hi, P ref) {
+    F& f = add(std::move(key), {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}}, ref);
+    f.lo = static_cast<double>(lo);
+    f.hi = static_cast<double>(hi);
+    return f;
+  }
   template <class P>
   F& add(std::string key, ojson keywords, P ref) {
     F f;

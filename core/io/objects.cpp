@@ -1011,53 +1011,28 @@ Fields<UarchBudget> make_budget() {
   return t;
 }
 
-}  // namespace
-
-const Fields<DeviceSpec>& device_fields() {
-  static const Fields<DeviceSpec> f = make_device();
+// Each table built once, on first use.
+template <class T, Fields<T> (*make)()>
+const Fields<T>& once() {
+  static const Fields<T> f = make();
   return f;
 }
 
+}  // namespace
+
+const Fields<DeviceSpec>& device_fields() { return once<DeviceSpec, make_device>(); }
 const Fields<NetworkTier>& tier_fields(bool scale_up) {
   static const Fields<NetworkTier> up = make_tier(true), out = make_tier(false);
   return scale_up ? up : out;
 }
 
-const Fields<SystemOperations>& operations_fields() {
-  static const Fields<SystemOperations> f = make_operations();
-  return f;
-}
-
-const Fields<SoftwareDefaults>& software_fields() {
-  static const Fields<SoftwareDefaults> f = make_software();
-  return f;
-}
-
-const Fields<SystemSpec>& system_fields() {
-  static const Fields<SystemSpec> f = make_system();
-  return f;
-}
-
-const Fields<ParallelPlan>& parallel_fields() {
-  static const Fields<ParallelPlan> f = make_parallel();
-  return f;
-}
-
-const Fields<ServingSpec>& scheduler_fields() {
-  static const Fields<ServingSpec> f = make_scheduler();
-  return f;
-}
-
-const Fields<InferenceWorkload>& inference_fields() {
-  static const Fields<InferenceWorkload> f = make_inference();
-  return f;
-}
-
-const Fields<UarchBudget>& budget_fields() {
-  static const Fields<UarchBudget> f = make_budget();
-  return f;
-}
-
+const Fields<SystemOperations>& operations_fields() { return once<SystemOperations, make_operations>(); }
+const Fields<SoftwareDefaults>& software_fields() { return once<SoftwareDefaults, make_software>(); }
+const Fields<SystemSpec>& system_fields() { return once<SystemSpec, make_system>(); }
+const Fields<ParallelPlan>& parallel_fields() { return once<ParallelPlan, make_parallel>(); }
+const Fields<ServingSpec>& scheduler_fields() { return once<ServingSpec, make_scheduler>(); }
+const Fields<InferenceWorkload>& inference_fields() { return once<InferenceWorkload, make_inference>(); }
+const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budget>(); }
 #undef AT
 
 }  // namespace optimus::io
