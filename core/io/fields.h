@@ -287,18 +287,25 @@ class Fields {
   // A nested object: the keys of `sub` in the U that `ref` reaches.
   template <class U>
   F& member(std::string key, const Fields<U>& sub, Ref<U> ref) {
-    F& f = add(std::move(key), ojson::object(), ref);
-    f.sub = &sub;
-    f.sub_schema = [](const void* p) { return schema_of(*static_cast<const Fields<U>*>(p)); };
-    f.read = [](const F& self, Reader& r, T& o) {
-      if (const json* v = r.get(self.key, self.required)) {
-        Reader sr(*v, r.child(self.key), r.error_slot());
-        read_fields(*static_cast<const Fields<U>*>(self.sub), sr, self.template at<U>(o));
-        sr.finish();
-      }
-    };
+    F& f = nest(std::move(key), sub, ref);
+    f.read = [](const F& self, Reader& r, T& o) { read_nested(self, r, self.template at<U>(o)); };
     f.value = [](const F& self, const T& o) -> std::optional<ojson> {
       return write_fields(*static_cast<const Fields<U>*>(self.sub), self.template at<U>(o));
+    };
+    return f;
+  }
+  // An optional nested object: absent stays nullopt and is not written.
+  template <class U>
+  F& opt_member(std::string key, const Fields<U>& sub, Ref<std::optional<U>> ref) {
+    F& f = nest(std::move(key), sub, ref);
+    f.read = [](const F& self, Reader& r, T& o) {
+      U u{};
+      if (read_nested(self, r, u)) self.template at<std::optional<U>>(o) = u;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      const auto& x = self.template at<std::optional<U>>(o);
+      if (!x) return std::nullopt;
+      return write_fields(*static_cast<const Fields<U>*>(self.sub), *x);
     };
     return f;
   }
@@ -315,6 +322,24 @@ class Fields {
   }
 
  private:
+  // A nested object's field: its table and schema.
+  template <class U, class P>
+  F& nest(std::string key, const Fields<U>& sub, P ref) {
+    F& f = add(std::move(key), ojson::object(), ref);
+    f.sub = &sub;
+    f.sub_schema = [](const void* p) { return schema_of(*static_cast<const Fields<U>*>(p)); };
+    return f;
+  }
+  // Reads the nested object of `self` into `u`; false when it is absent.
+  template <class U>
+  static bool read_nested(const F& self, Reader& r, U& u) {
+    const json* v = r.get(self.key, self.required);
+    if (!v) return false;
+    Reader sr(*v, r.child(self.key), r.error_slot());
+    read_fields(*static_cast<const Fields<U>*>(self.sub), sr, u);
+    sr.finish();
+    return true;
+  }
   // An integer key in [lo, hi].
   template <class P>
   F& ranged(std::string key, std::int64_t lo, std::int64_t hi, P ref) {

@@ -50,32 +50,6 @@ Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
   return m;
 }
 
-MoeSpec read_moe(const json& v, const std::string& path, std::optional<Error>& err) {
-  Reader r(v, path, err);
-  MoeSpec moe;
-  moe.experts = r.integer("experts", true, 1, 1'000'000).value_or(1);
-  moe.top_k = r.integer("top_k", true, 1, 1'000'000).value_or(1);
-  moe.expert_ffn_hidden = r.integer("expert_ffn_hidden", true, 1, 100'000'000).value_or(1);
-  moe.shared_experts = r.integer("shared_experts", false, 0, 1'000'000).value_or(0);
-  moe.shared_expert_ffn_hidden =
-      r.integer("shared_expert_ffn_hidden", false, 1, 100'000'000).value_or(moe.expert_ffn_hidden);
-  moe.first_dense_layers = r.integer("first_dense_layers", false, 0, 100'000).value_or(0);
-  moe.layer_freq = r.integer("layer_freq", false, 1, 100'000).value_or(1);
-  moe.capacity_factor = r.number("capacity_factor", false, 1e-3, 1e3).value_or(0);
-  moe.router_balance =
-      r.enumeration<RouterBalance>("router_balance", false).value_or(RouterBalance::measured);
-  const auto imbalance = r.number("imbalance", false, 1.0, 1e3);
-  if (imbalance && moe.router_balance == RouterBalance::balanced && *imbalance != 1.0)
-    r.fail("model.moe_imbalance_with_balanced", r.child("imbalance"),
-           "router_balance \"balanced\" means every expert rank gets the same tokens (imbalance 1); "
-           "use \"measured\" with an imbalance");
-  moe.imbalance =
-      imbalance.value_or(moe.router_balance == RouterBalance::balanced ? 1.0 : kMeasuredImbalance);
-  read_notes(r);
-  r.finish();
-  return moe;
-}
-
 // A stated attention variant fills in kv_heads for MHA and MQA when absent, and must agree with
 // kv_heads when both are given.
 std::optional<Error> apply_attention(ModelSpec& m, std::optional<AttentionType> stated,
@@ -105,60 +79,7 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
   std::optional<Error> err;
   Reader r(v, path, err);
   ModelSpec m;
-  m.name = r.string("name", false).value_or("");
-  m.source = r.string("source", false).value_or("");
-  read_notes(r);
-  m.layers = r.integer("layers", true, 1, 100'000).value_or(1);
-  m.hidden = r.integer("hidden", true, 1, 1'000'000).value_or(1);
-  m.heads = r.integer("heads", true, 1, 100'000).value_or(1);
-  m.kv_heads = r.integer("kv_heads", false, 1, 100'000).value_or(0);
-  m.head_dim = r.integer("head_dim", false, 1, 100'000).value_or(0);
-  m.ffn_hidden = r.integer("ffn_hidden", true, 1, 100'000'000).value_or(1);
-  m.vocab = r.integer("vocab", true, 1, 100'000'000).value_or(1);
-  m.ffn_type = r.enumeration<FfnType>("ffn_type", false).value_or(m.ffn_type);
-  m.norm = r.enumeration<NormType>("norm", false).value_or(m.norm);
-  m.block = r.enumeration<BlockKind>("block", false).value_or(m.block);
-  const ModelTraits traits = default_traits(m.norm);
-  m.bias = r.boolean("bias", false).value_or(traits.bias);
-  m.dropout = r.boolean("dropout", false).value_or(traits.dropout);
-  m.position = r.enumeration<PositionKind>("position", false).value_or(traits.position);
-  std::optional<AttentionType> attention;
-  if (const json* av = r.get("attention", false)) {
-    Reader ar(*av, r.child("attention"), err);
-    attention = ar.enumeration<AttentionType>("type", true);
-    // MLA's dimensions: required with type "mla", refused with any other type.
-    const bool mla = attention == AttentionType::mla;
-    MlaSpec& a = m.mla;
-    const auto q_rank = ar.integer("q_lora_rank", false, 0, 1'000'000);
-    const auto kv_rank = ar.integer("kv_lora_rank", false, 1, 1'000'000);
-    const auto nope = ar.integer("qk_nope_head_dim", false, 1, 100'000);
-    const auto rope = ar.integer("qk_rope_head_dim", false, 0, 100'000);
-    const auto v_dim = ar.integer("v_head_dim", false, 1, 100'000);
-    const std::pair<const char*, bool> keys[] = {{"q_lora_rank", q_rank.has_value()},
-                                                 {"kv_lora_rank", kv_rank.has_value()},
-                                                 {"qk_nope_head_dim", nope.has_value()},
-                                                 {"qk_rope_head_dim", rope.has_value()},
-                                                 {"v_head_dim", v_dim.has_value()}};
-    for (const auto& [key, given] : keys) {
-      if (mla && !given && std::string_view(key) != "q_lora_rank")
-        ar.fail("scenario.missing_key", ar.child(key),
-                std::string("attention type \"mla\" needs '") + key + "'");
-      if (!mla && given)
-        ar.fail("model.mla_key_without_mla", ar.child(key),
-                std::string("'") + key + "' describes multi-head latent attention; it needs type \"mla\"");
-    }
-    a.q_lora_rank = q_rank.value_or(0);
-    a.kv_lora_rank = kv_rank.value_or(1);
-    a.qk_nope_head_dim = nope.value_or(1);
-    a.qk_rope_head_dim = rope.value_or(0);
-    a.v_head_dim = v_dim.value_or(1);
-    m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
-    m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
-    ar.finish();
-  }
-  if (const json* mv = r.get("moe", false)) m.moe = read_moe(*mv, r.child("moe"), err);
-  m.tied_embeddings = r.boolean("tied_embeddings", false).value_or(true);
-  m.max_seq_len = r.integer("max_seq_len", false, 1, 1'000'000'000).value_or(0);
+  read_fields(model_fields(), r, m);
   r.finish();
   if (err) return *err;
   if (m.moe) {
@@ -171,6 +92,8 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
                         "first_dense_layers=" + std::to_string(m.moe->first_dense_layers) +
                             " leaves no MoE layer among layers=" + std::to_string(m.layers));
   }
+  const std::optional<AttentionType> attention =
+      v.contains("attention") ? std::optional(m.attention) : std::nullopt;
   if (attention == AttentionType::mla) {
     // MLA expands the latent to one key and value per query head (kv_heads = heads).
     if (m.kv_heads == 0) m.kv_heads = m.heads;
@@ -991,54 +914,7 @@ std::string str(E e) {
   return std::string(name_of(e));
 }
 
-ojson model_json(const ModelSpec& m) {
-  ojson j;
-  if (!m.name.empty()) j["name"] = m.name;
-  j["layers"] = m.layers;
-  j["hidden"] = m.hidden;
-  j["heads"] = m.heads;
-  j["kv_heads"] = m.kv_heads;
-  j["head_dim"] = m.head_dim;
-  j["ffn_hidden"] = m.ffn_hidden;
-  j["vocab"] = m.vocab;
-  ojson att = {{"type", str(m.attention)}};
-  if (m.attention == AttentionType::mla) {
-    att["q_lora_rank"] = m.mla.q_lora_rank;
-    att["kv_lora_rank"] = m.mla.kv_lora_rank;
-    att["qk_nope_head_dim"] = m.mla.qk_nope_head_dim;
-    att["qk_rope_head_dim"] = m.mla.qk_rope_head_dim;
-    att["v_head_dim"] = m.mla.v_head_dim;
-  }
-  if (m.window > 0) {
-    att["window"] = m.window;
-    att["global_every"] = m.global_every;
-  }
-  j["attention"] = att;
-  if (m.moe) {
-    const MoeSpec& e = *m.moe;
-    ojson moe = {{"experts", e.experts},
-                 {"top_k", e.top_k},
-                 {"expert_ffn_hidden", e.expert_ffn_hidden},
-                 {"shared_experts", e.shared_experts},
-                 {"shared_expert_ffn_hidden", e.shared_expert_ffn_hidden},
-                 {"first_dense_layers", e.first_dense_layers},
-                 {"layer_freq", e.layer_freq}};
-    if (e.capacity_factor > 0) moe["capacity_factor"] = e.capacity_factor;
-    moe["router_balance"] = str(e.router_balance);
-    moe["imbalance"] = e.imbalance;
-    j["moe"] = moe;
-  }
-  j["ffn_type"] = str(m.ffn_type);
-  j["norm"] = str(m.norm);
-  j["block"] = str(m.block);
-  j["bias"] = m.bias;
-  j["dropout"] = m.dropout;
-  j["position"] = str(m.position);
-  j["tied_embeddings"] = m.tied_embeddings;
-  if (m.max_seq_len > 0) j["max_seq_len"] = m.max_seq_len;
-  if (!m.source.empty()) j["source"] = m.source;
-  return j;
-}
+ojson model_json(const ModelSpec& m) { return io::write_fields(io::model_fields(), m); }
 
 ojson memory_json(const MemoryReport& m) {
   const auto& b = m.per_device;

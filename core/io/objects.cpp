@@ -398,8 +398,9 @@ Fields<SystemOperations> make_operations() {
   return t;
 }
 
-Fields<SoftwareDefaults> make_software() {
-  Fields<SoftwareDefaults> t;
+// The software block in three parts: how the training stack overlaps and launches work, the
+// kernels and runtime of inference, and the bytes each training tensor takes.
+void add_training_stack(Fields<SoftwareDefaults>& t) {
   t.choice<AttentionKernel>("attention", AT(attention))
       .desc(
           "Attention kernel: fused (flash: FlashAttention-2-class), a first-generation "
@@ -499,6 +500,9 @@ Fields<SoftwareDefaults> make_software() {
           "on which). 1 = the kernels the device presets were calibrated with.")
       .unit("fraction")
       .def();
+}
+
+void add_kernels(Fields<SoftwareDefaults>& t) {
   t.choice<MoeDispatcher>("moe_dispatcher", AT(moe_dispatcher))
       .desc(
           "MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep "
@@ -575,6 +579,9 @@ Fields<SoftwareDefaults> make_software() {
       .desc("Fixed synchronisation cost of the one-shot all-reduce above.")
       .unit("us")
       .def();
+}
+
+void add_widths(Fields<SoftwareDefaults>& t) {
   t.number("activation_bytes", 0.5, 8, AT(activation_bytes))
       .desc("Activations written by kernels and kept for backward.")
       .unit("bytes per element")
@@ -604,6 +611,13 @@ Fields<SoftwareDefaults> make_software() {
       .unit("FLOP per parameter")
       .def();
   t.notes();
+}
+
+Fields<SoftwareDefaults> make_software() {
+  Fields<SoftwareDefaults> t;
+  add_training_stack(t);
+  add_kernels(t);
+  add_widths(t);
   return t;
 }
 
@@ -1011,6 +1025,212 @@ Fields<UarchBudget> make_budget() {
   return t;
 }
 
+// ---- Model -------------------------------------------------------------------------------------
+
+// model.attention: the variant and, for "mla", its five dimensions (required with "mla", refused
+// with any other type), plus the sliding window.
+void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
+  const json* av = r.get(f.key, false);
+  if (!av) return;
+  Reader ar(*av, r.child(f.key), r.error_slot());
+  const auto type = ar.enumeration<AttentionType>("type", true);
+  if (type) m.attention = *type;
+  const bool mla = type == AttentionType::mla;
+  MlaSpec& a = m.mla;
+  const auto q_rank = ar.integer("q_lora_rank", false, 0, 1'000'000);
+  const auto kv_rank = ar.integer("kv_lora_rank", false, 1, 1'000'000);
+  const auto nope = ar.integer("qk_nope_head_dim", false, 1, 100'000);
+  const auto rope = ar.integer("qk_rope_head_dim", false, 0, 100'000);
+  const auto v_dim = ar.integer("v_head_dim", false, 1, 100'000);
+  const std::pair<const char*, bool> keys[] = {{"q_lora_rank", q_rank.has_value()},
+                                               {"kv_lora_rank", kv_rank.has_value()},
+                                               {"qk_nope_head_dim", nope.has_value()},
+                                               {"qk_rope_head_dim", rope.has_value()},
+                                               {"v_head_dim", v_dim.has_value()}};
+  for (const auto& [key, given] : keys) {
+    if (mla && !given && std::string_view(key) != "q_lora_rank")
+      ar.fail("scenario.missing_key", ar.child(key),
+              std::string("attention type \"mla\" needs '") + key + "'");
+    if (!mla && given)
+      ar.fail("model.mla_key_without_mla", ar.child(key),
+              std::string("'") + key + "' describes multi-head latent attention; it needs type \"mla\"");
+  }
+  a.q_lora_rank = q_rank.value_or(0);
+  a.kv_lora_rank = kv_rank.value_or(1);
+  a.qk_nope_head_dim = nope.value_or(1);
+  a.qk_rope_head_dim = rope.value_or(0);
+  a.v_head_dim = v_dim.value_or(1);
+  m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
+  m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
+  ar.finish();
+}
+
+std::optional<ojson> write_attention(const Field<ModelSpec>&, const ModelSpec& m) {
+  ojson att = {{"type", std::string(name_of(m.attention))}};
+  if (m.attention == AttentionType::mla) {
+    att["q_lora_rank"] = m.mla.q_lora_rank;
+    att["kv_lora_rank"] = m.mla.kv_lora_rank;
+    att["qk_nope_head_dim"] = m.mla.qk_nope_head_dim;
+    att["qk_rope_head_dim"] = m.mla.qk_rope_head_dim;
+    att["v_head_dim"] = m.mla.v_head_dim;
+  }
+  if (m.window > 0) {
+    att["window"] = m.window;
+    att["global_every"] = m.global_every;
+  }
+  return att;
+}
+
+// A model trait whose default follows the norm (model/spec.h default_traits): the description
+// says it and kDefaultByNormKeyword carries it.
+template <class Get>
+void by_norm(Field<ModelSpec>& f, const std::string& what, Get get) {
+  ojson by = ojson::object();
+  std::vector<std::string> text;
+  for (NormType norm : enum_values<NormType>()) {
+    const ojson v = get(default_traits(norm));
+    by[std::string(name_of(norm))] = v;
+    text.push_back(std::string(name_of(norm)) + " " + v.dump());
+  }
+  f.desc(what + " Default by norm: " + join(text, ", ") + ".").set(kDefaultByNormKeyword, by);
+}
+
+Fields<MoeSpec> make_moe() {
+  Fields<MoeSpec> t;
+  t.integer("experts", 1, 1'000'000, AT(experts)).req().desc("Routed experts per MoE layer.");
+  t.integer("top_k", 1, 1'000'000, AT(top_k)).req().desc("Experts each token is routed to (<= experts).");
+  t.integer("expert_ffn_hidden", 1, 100'000'000, AT(expert_ffn_hidden))
+      .req()
+      .desc("FFN width of one routed expert.");
+  t.integer("shared_experts", 0, 1'000'000, AT(shared_experts))
+      .desc("Experts every token passes through.")
+      .def();
+  t.integer("shared_expert_ffn_hidden", 1, 100'000'000, AT(shared_expert_ffn_hidden))
+      .desc("FFN width of one shared expert. Default: expert_ffn_hidden.");
+  t.integer("first_dense_layers", 0, 100'000, AT(first_dense_layers))
+      .desc("Leading layers with the dense ffn_hidden FFN.")
+      .def();
+  t.integer("layer_freq", 1, 100'000, AT(layer_freq))
+      .desc("After them every layer_freq-th layer is MoE (1 = all).")
+      .def();
+  t.number("capacity_factor", 1e-3, 1e3, AT(capacity_factor))
+      .written(Write::nonzero)
+      .desc("Token dropping: an expert takes at most this x its mean tokens. Absent: dropless.");
+  t.choice<RouterBalance>("router_balance", AT(router_balance))
+      .desc(
+          "balanced: forced even split (vendor benchmarks); measured: a real router whose busiest "
+          "expert-parallel rank gets imbalance x the mean tokens.")
+      .def();
+  t.number("imbalance", 1.0, 1e3, AT(imbalance))
+      .desc("Busiest expert-parallel rank's routed tokens over the mean. Default: 1 when balanced, " +
+            fmt_num(kMeasuredImbalance) + " when measured (ASSUMED; state your router's).");
+  t.notes();
+  t.after = [](Reader& r, MoeSpec& moe) {
+    if (!r.has("shared_expert_ffn_hidden")) moe.shared_expert_ffn_hidden = moe.expert_ffn_hidden;
+    if (!r.has("imbalance"))
+      moe.imbalance = moe.router_balance == RouterBalance::balanced ? 1.0 : kMeasuredImbalance;
+    else if (moe.router_balance == RouterBalance::balanced && moe.imbalance != 1.0)
+      r.fail("model.moe_imbalance_with_balanced", r.child("imbalance"),
+             "router_balance \"balanced\" means every expert rank gets the same tokens (imbalance 1); use "
+             "\"measured\" with an imbalance");
+  };
+  return t;
+}
+
+Fields<ModelSpec> make_model() {
+  static const Fields<MoeSpec> moe = make_moe();
+  Fields<ModelSpec> t;
+  t.text("name", AT(name)).written(Write::nonzero).desc("Display name.");
+  t.text("source", AT(source))
+      .written(Write::nonzero)
+      .desc("Where the configuration comes from (paper, model card).");
+  t.notes();
+  t.integer("layers", 1, 100'000, AT(layers)).req().desc("Transformer layers.");
+  t.integer("hidden", 1, 1'000'000, AT(hidden)).req().desc("Hidden size (model width).");
+  t.integer("heads", 1, 100'000, AT(heads)).req().desc("Attention (query) heads.");
+  t.integer("kv_heads", 1, 100'000, AT(kv_heads))
+      .desc(
+          "Key/value heads; must divide heads. Default: heads (MHA), or what attention.type implies; "
+          "fewer = GQA, 1 = MQA.");
+  t.integer("head_dim", 1, 100'000, AT(head_dim)).desc("Dimension of one head. Default: hidden / heads.");
+  t.integer("ffn_hidden", 1, 100'000'000, AT(ffn_hidden))
+      .req()
+      .desc("Hidden size of the feed-forward block.");
+  t.integer("vocab", 1, 100'000'000, AT(vocab)).req().desc("Vocabulary size.");
+  t.choice<FfnType>("ffn_type", AT(ffn_type))
+      .desc(
+          "Feed-forward variant: gelu (two matrices), swiglu (gate, up and down), relu2 (squared ReLU, two "
+          "matrices).")
+      .def();
+  t.choice<NormType>("norm", AT(norm)).desc("Normalisation layer.").def();
+  t.choice<BlockKind>("block", AT(block))
+      .desc(
+          "Layer arrangement: sequential (the FFN reads the attention block's output: GPT-3, Llama) or "
+          "parallel (attention and FFN read the same normalised input and their outputs are summed: "
+          "GPT-J, GPT-NeoX / Pythia, PaLM, Falcon). Parallel layers have one norm and one tensor-parallel "
+          "reduction (all-reduce, or with sequence parallelism one all-gather and one reduce-scatter) per "
+          "layer instead of two; a mixture-of-experts FFN keeps its own exchanges.")
+      .def();
+  by_norm(t.boolean("bias", AT(bias)), "Biases on the QKV, output and FFN projections.",
+          [](const ModelTraits& m) { return ojson(m.bias); });
+  by_norm(t.boolean("dropout", AT(dropout)),
+          "Dropout after attention and FFN (and on the embedding) in training.",
+          [](const ModelTraits& m) { return ojson(m.dropout); });
+  by_norm(t.choice<PositionKind>("position", AT(position)),
+          "How positions enter: learned absolute embeddings, rotary embeddings on q and k in every layer, or "
+          "none.",
+          [](const ModelTraits& m) { return name(m.position); });
+  t.custom(
+       "attention",
+       object({{"type", choice<AttentionType>().desc(
+                            "mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. "
+                            "Fills in kv_heads for mha and mqa when it is absent (gqa needs it); "
+                            "must agree with kv_heads when both are given (error "
+                            "model.attention_mismatch). mla: multi-head latent attention "
+                            "(DeepSeek-V2/V3), with the five keys below.")},
+               {"q_lora_rank", integer(0, 1'000'000).desc("MLA: query compression rank; 0 = none.").def(0)},
+               {"kv_lora_rank",
+                integer(1, 1'000'000).desc("MLA: rank of the cached key/value latent (required for mla).")},
+               {"qk_nope_head_dim",
+                integer(1, 100'000).desc("MLA: per-head query/key dims without rotary (required for mla).")},
+               {"qk_rope_head_dim", integer(0, 100'000)
+                                        .desc("MLA: per-head rotary query/key dims, the shared "
+                                              "rope key (required for mla).")},
+               {"v_head_dim", integer(1, 100'000).desc("MLA: per-head value dims (required for mla).")},
+               {"window", integer(1, 1'000'000'000)
+                              .desc("Sliding-window (or chunked) attention: windowed layers attend to "
+                                    "at most this many keys. Absent: full attention.")
+                              .unit("tokens")},
+               {"global_every", integer(0, 100'000)
+                                    .desc("With window: every k-th layer (layers k-1, 2k-1, ...) attends "
+                                          "to the whole context; 0 = every layer windowed.")
+                                    .def(0)}},
+              {"type"})
+           .json(),
+       read_attention, write_attention)
+      .desc("Attention variant. Default: follows kv_heads.");
+  t.opt_member(
+       "moe", moe, +[](ModelSpec& m) -> std::optional<MoeSpec>& { return m.moe; })
+      .desc(
+          "Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, model.moe_no_moe_layers, "
+          "model.moe_imbalance_with_balanced).");
+  t.boolean("tied_embeddings", AT(tied_embeddings))
+      .desc("The input embedding and the LM head share one matrix.")
+      .def();
+  t.integer("max_seq_len", 1, 1'000'000'000, AT(max_seq_len))
+      .written(Write::nonzero)
+      .desc("Longest sequence the model supports.")
+      .unit("tokens");
+  // The traits that follow the norm where they are not stated.
+  t.after = [](Reader& r, ModelSpec& m) {
+    const ModelTraits traits = default_traits(m.norm);
+    if (!r.has("bias")) m.bias = traits.bias;
+    if (!r.has("dropout")) m.dropout = traits.dropout;
+    if (!r.has("position")) m.position = traits.position;
+  };
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1033,6 +1253,7 @@ const Fields<ParallelPlan>& parallel_fields() { return once<ParallelPlan, make_p
 const Fields<ServingSpec>& scheduler_fields() { return once<ServingSpec, make_scheduler>(); }
 const Fields<InferenceWorkload>& inference_fields() { return once<InferenceWorkload, make_inference>(); }
 const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budget>(); }
+const Fields<ModelSpec>& model_fields() { return once<ModelSpec, make_model>(); }
 #undef AT
 
 }  // namespace optimus::io

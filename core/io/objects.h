@@ -7,6 +7,7 @@
 #include "hardware/spec.h"
 #include "hardware/uarch.h"
 #include "io/fields.h"
+#include "model/spec.h"
 #include "parallel/plan.h"
 
 namespace optimus::io {
@@ -32,5 +33,7 @@ const Fields<ServingSpec>& scheduler_fields();
 const Fields<InferenceWorkload>& inference_fields();
 // The chip budgets of a technology-derived device (beside its "technology" and "dram" ids).
 const Fields<UarchBudget>& budget_fields();
+// An inline model (its moe block through a table of its own, attention by code beside it).
+const Fields<ModelSpec>& model_fields();
 
 }  // namespace optimus::io

@@ -24,143 +24,15 @@ using namespace nodes;
 
 constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
 
-std::string join(const std::vector<std::string>& names, const std::string& sep) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
-  return out;
-}
-
 // ---- Scenario ----------------------------------------------------------------------------------
 
-// A model trait whose default follows the norm (model/spec.h default_traits): the description
-// says it and kDefaultByNormKeyword carries it.
-template <class Get>
-Node by_norm(Node n, const std::string& what, Get get) {
-  ojson by = ojson::object();
-  std::vector<std::string> text;
-  for (NormType norm : enum_values<NormType>()) {
-    const ojson v = get(default_traits(norm));
-    by[std::string(name_of(norm))] = v;
-    text.push_back(std::string(name_of(norm)) + " " + v.dump());
-  }
-  return n.desc(what + " Default by norm: " + join(text, ", ") + ".").set(kDefaultByNormKeyword, by);
-}
-
 Node model_schema() {
-  const ModelSpec m{};
-  return object(
-             {
-                 {"name", text().desc("Display name.")},
-                 {"source", text().desc("Where the configuration comes from (paper, model card).")},
-                 {"notes", notes()},
-                 {"layers", integer(1, 100'000).desc("Transformer layers.")},
-                 {"hidden", integer(1, 1'000'000).desc("Hidden size (model width).")},
-                 {"heads", integer(1, 100'000).desc("Attention (query) heads.")},
-                 {"kv_heads", integer(1, 100'000)
-                                  .desc("Key/value heads; must divide heads. Default: heads (MHA), or what "
-                                        "attention.type implies; fewer = GQA, 1 = MQA.")},
-                 {"head_dim", integer(1, 100'000).desc("Dimension of one head. Default: hidden / heads.")},
-                 {"ffn_hidden", integer(1, 100'000'000).desc("Hidden size of the feed-forward block.")},
-                 {"vocab", integer(1, 100'000'000).desc("Vocabulary size.")},
-                 {"ffn_type", choice<FfnType>()
-                                  .desc("Feed-forward variant: gelu (two matrices), swiglu (gate, up and "
-                                        "down), relu2 (squared ReLU, two matrices).")
-                                  .def(name(m.ffn_type))},
-                 {"norm", choice<NormType>().desc("Normalisation layer.").def(name(m.norm))},
-                 {"block", choice<BlockKind>()
-                               .desc("Layer arrangement: sequential (the FFN reads the attention block's "
-                                     "output: GPT-3, Llama) or parallel (attention and FFN read the same "
-                                     "normalised input and their outputs are summed: GPT-J, GPT-NeoX / "
-                                     "Pythia, PaLM, Falcon). Parallel layers have one norm and one "
-                                     "tensor-parallel reduction (all-reduce, or with sequence "
-                                     "parallelism one all-gather and one reduce-scatter) per layer "
-                                     "instead of two; a mixture-of-experts FFN keeps its own exchanges.")
-                               .def(name(m.block))},
-                 {"bias", by_norm(boolean(), "Biases on the QKV, output and FFN projections.",
-                                  [](const ModelTraits& t) { return ojson(t.bias); })},
-                 {"dropout",
-                  by_norm(boolean(), "Dropout after attention and FFN (and on the embedding) in training.",
-                          [](const ModelTraits& t) { return ojson(t.dropout); })},
-                 {"position", by_norm(choice<PositionKind>(),
-                                      "How positions enter: learned absolute embeddings, rotary embeddings "
-                                      "on q and k in every layer, or none.",
-                                      [](const ModelTraits& t) { return name(t.position); })},
-                 {"attention",
-                  object({{"type", choice<AttentionType>().desc(
-                                       "mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. "
-                                       "Fills in kv_heads for mha and mqa when it is absent (gqa needs it); "
-                                       "must agree with kv_heads when both are given (error "
-                                       "model.attention_mismatch). mla: multi-head latent attention "
-                                       "(DeepSeek-V2/V3), with the five keys below.")},
-                          {"q_lora_rank",
-                           integer(0, 1'000'000).desc("MLA: query compression rank; 0 = none.").def(0)},
-                          {"kv_lora_rank",
-                           integer(1, 1'000'000)
-                               .desc("MLA: rank of the cached key/value latent (required for mla).")},
-                          {"qk_nope_head_dim",
-                           integer(1, 100'000)
-                               .desc("MLA: per-head query/key dims without rotary (required for mla).")},
-                          {"qk_rope_head_dim", integer(0, 100'000)
-                                                   .desc("MLA: per-head rotary query/key dims, the shared "
-                                                         "rope key (required for mla).")},
-                          {"v_head_dim",
-                           integer(1, 100'000).desc("MLA: per-head value dims (required for mla).")},
-                          {"window",
-                           integer(1, 1'000'000'000)
-                               .desc("Sliding-window (or chunked) attention: windowed layers attend to "
-                                     "at most this many keys. Absent: full attention.")
-                               .unit("tokens")},
-                          {"global_every",
-                           integer(0, 100'000)
-                               .desc("With window: every k-th layer (layers k-1, 2k-1, ...) attends "
-                                     "to the whole context; 0 = every layer windowed.")
-                               .def(0)}},
-                         {"type"})
-                      .desc("Attention variant. Default: follows kv_heads.")},
-                 {"moe",
-                  object(
-                      {{"experts", integer(1, 1'000'000).desc("Routed experts per MoE layer.")},
-                       {"top_k", integer(1, 1'000'000).desc("Experts each token is routed to (<= experts).")},
-                       {"expert_ffn_hidden", integer(1, 100'000'000).desc("FFN width of one routed expert.")},
-                       {"shared_experts",
-                        integer(0, 1'000'000).desc("Experts every token passes through.").def(0)},
-                       {"shared_expert_ffn_hidden",
-                        integer(1, 100'000'000)
-                            .desc("FFN width of one shared expert. Default: expert_ffn_hidden.")},
-                       {"first_dense_layers",
-                        integer(0, 100'000).desc("Leading layers with the dense ffn_hidden FFN.").def(0)},
-                       {"layer_freq", integer(1, 100'000)
-                                          .desc("After them every layer_freq-th layer is MoE (1 = all).")
-                                          .def(1)},
-                       {"capacity_factor",
-                        number(1e-3, 1e3).desc("Token dropping: an expert takes at most this x its mean "
-                                               "tokens. Absent: dropless.")},
-                       {"router_balance",
-                        choice<RouterBalance>()
-                            .desc("balanced: forced even split (vendor benchmarks); measured: a "
-                                  "real router whose busiest expert-parallel rank gets imbalance "
-                                  "x the mean tokens.")
-                            .def("measured")},
-                       {"imbalance",
-                        number(1.0, 1e3).desc(
-                            "Busiest expert-parallel rank's routed tokens over the mean. Default: "
-                            "1 when balanced, " +
-                            fmt_num(kMeasuredImbalance) + " when measured (ASSUMED; state your router's).")},
-                       {"notes", notes()}},
-                      {"experts", "top_k", "expert_ffn_hidden"})
-                      .desc("Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, "
-                            "model.moe_no_moe_layers, model.moe_imbalance_with_balanced).")},
-                 {"tied_embeddings", boolean()
-                                         .desc("The input embedding and the LM head share one matrix.")
-                                         .def(m.tied_embeddings)},
-                 {"max_seq_len",
-                  integer(1, 1'000'000'000).desc("Longest sequence the model supports.").unit("tokens")},
-             },
-             {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
+  return schema_of(model_fields())
       .title("Model")
       .desc(
-          "An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA "
-          "or MLA attention.");
+          "An inline model: a decoder-only transformer, dense or mixture-of-experts, with MHA, GQA, MQA or "
+          "MLA "
+          "attention.");
 }
 
 Node device_schema() {
