@@ -763,24 +763,7 @@ namespace {
 std::optional<Calibration> read_calibration(const json& v, std::optional<Error>& err) {
   Reader r(v, "/calibration", err);
   Calibration c;
-  c.device = r.string("device", true).value_or("");
-  c.system = r.string("system", false).value_or("");
-  c.software = r.string("software", false).value_or("");
-  if (const json* fv = r.get("factors", true)) {
-    Reader fr(*fv, r.child("factors"), err);
-    for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
-      if (auto x = fr.number(std::string(name), false, 0.01, 100))
-        c.factors[static_cast<std::size_t>(k)] = *x;
-    fr.finish();
-  }
-  c.measurements = r.integer("measurements", false, 0, io::kMaxCount).value_or(0);
-  if (const json* bv = r.get("band", false)) {
-    Reader br(*bv, r.child("band"), err);
-    c.band_low = br.number("low", true, 1e-3, 1).value_or(0);
-    c.band_high = br.number("high", true, 1, 1e3).value_or(0);
-    br.finish();
-  }
-  r.string("notes", false);
+  io::read_fields(io::calibration_fields(), r, c);
   r.finish();
   if (err) return std::nullopt;
   return c;
@@ -967,19 +950,7 @@ ojson serving_spec_json(const ServingSpec& v) {
 // A preset's id, or the resolved object of an inline one.
 }  // namespace
 
-ojson calibration_json(const Calibration& c) {
-  ojson j;
-  j["device"] = c.device;
-  j["system"] = c.system;
-  j["software"] = c.software;
-  ojson f = ojson::object();
-  for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
-    f[std::string(name)] = c.factors[static_cast<std::size_t>(k)];
-  j["factors"] = f;
-  j["measurements"] = c.measurements;
-  if (c.band_low > 0 && c.band_high > 0) j["band"] = {{"low", c.band_low}, {"high", c.band_high}};
-  return j;
-}
+ojson calibration_json(const Calibration& c) { return io::write_fields(io::calibration_fields(), c); }
 
 namespace {
 

@@ -1231,6 +1231,53 @@ Fields<ModelSpec> make_model() {
   return t;
 }
 
+// ---- Calibration -------------------------------------------------------------------------------
+
+// calibration.factors: one multiplier per rate (EnumNames<CalibrationFactor>).
+void read_factors(const Field<Calibration>& f, Reader& r, Calibration& c) {
+  const json* fv = r.get(f.key, true);
+  if (!fv) return;
+  Reader fr(*fv, r.child(f.key), r.error_slot());
+  for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
+    if (auto x = fr.number(std::string(name), false, 0.01, 100)) c.factors[static_cast<std::size_t>(k)] = *x;
+  fr.finish();
+}
+
+std::optional<ojson> write_factors(const Field<Calibration>&, const Calibration& c) {
+  ojson j = ojson::object();
+  for (const auto& [k, name] : EnumNames<CalibrationFactor>::table)
+    j[std::string(name)] = c.factors[static_cast<std::size_t>(k)];
+  return j;
+}
+
+Fields<Calibration> make_band() {
+  Fields<Calibration> t;
+  t.number("low", 1e-3, 1, AT(band_low)).req().unit("ratio");
+  t.number("high", 1, 1e3, AT(band_high)).req().unit("ratio");
+  return t;
+}
+
+Fields<Calibration> make_calibration_block() {
+  static const Fields<Calibration> band = make_band();
+  Fields<Calibration> t;
+  t.text("device", AT(device)).req().desc("The device's name it was fitted on (system.device.name).");
+  t.text("system", AT(system)).desc("The system's name it was fitted on.");
+  t.text("software", AT(software))
+      .desc(
+          "The software profile it was fitted on: a presets/software id, \"inline\", or \"\" for the "
+          "system's own software block.");
+  t.custom("factors", calibration_factors_node().json(), read_factors, write_factors).req();
+  t.integer("measurements", 0, kMaxCount, AT(measurements)).desc("Measurements it was fitted on.");
+  t.group("band", band)
+      .desc("90% band of a calibrated prediction, as multipliers.")
+      .writer([](const Field<Calibration>& self, const Calibration& c) -> std::optional<ojson> {
+        if (!(c.band_low > 0 && c.band_high > 0)) return std::nullopt;
+        return write_fields(*static_cast<const Fields<Calibration>*>(self.sub), c);
+      });
+  t.notes();
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1254,6 +1301,21 @@ const Fields<ServingSpec>& scheduler_fields() { return once<ServingSpec, make_sc
 const Fields<InferenceWorkload>& inference_fields() { return once<InferenceWorkload, make_inference>(); }
 const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budget>(); }
 const Fields<ModelSpec>& model_fields() { return once<ModelSpec, make_model>(); }
+const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
+
+Node calibration_factors_node() {
+  Props f;
+  for (const auto& [k, n] : EnumNames<CalibrationFactor>::table)
+    f.emplace_back(std::string(n), number(0.01, 100)
+                                       .desc("Multiplier on the rate (1 = uncalibrated); within the factor's "
+                                             "physical bounds on the system (docs/calibration.md).")
+                                       .unit("ratio")
+                                       .def(1));
+  return object(f).desc(
+      "matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved "
+      "bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by "
+      "it).");
+}
 #undef AT
 
 }  // namespace optimus::io

@@ -4,6 +4,7 @@
 // TypeScript types (web/src/engine/types.ts) all come from these tables.
 #pragma once
 
+#include "hardware/calibration.h"
 #include "hardware/spec.h"
 #include "hardware/uarch.h"
 #include "io/fields.h"
@@ -35,5 +36,9 @@ const Fields<InferenceWorkload>& inference_fields();
 const Fields<UarchBudget>& budget_fields();
 // An inline model (its moe block through a table of its own, attention by code beside it).
 const Fields<ModelSpec>& model_fields();
+// A scenario's calibration block (optimus calibrate writes it).
+const Fields<Calibration>& calibration_fields();
+// The calibration factors' object (also in the prediction's calibration output).
+Node calibration_factors_node();
 
 }  // namespace optimus::io

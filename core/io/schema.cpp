@@ -811,34 +811,9 @@ namespace {
 
 // The scenario's `calibration` (hardware/calibration.h; docs/calibration.md), and its factors as
 // the prediction reports them.
-Node calibration_factors_schema() {
-  Props f;
-  for (const auto& [k, n] : EnumNames<CalibrationFactor>::table)
-    f.emplace_back(std::string(n), number(0.01, 100)
-                                       .desc("Multiplier on the rate (1 = uncalibrated); within the "
-                                             "factor's physical bounds on the system (docs/calibration.md).")
-                                       .unit("ratio")
-                                       .def(1));
-  return object(f).desc(
-      "matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved "
-      "bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by "
-      "it).");
-}
 
 Node scenario_calibration_schema() {
-  return object({{"device", text().desc("The device's name it was fitted on (system.device.name).")},
-                 {"system", text().desc("The system's name it was fitted on.")},
-                 {"software",
-                  text().desc("The software profile it was fitted on: a presets/software id, \"inline\", or "
-                              "\"\" for the system's own software block.")},
-                 {"factors", calibration_factors_schema()},
-                 {"measurements", integer(0, kMaxCount).desc("Measurements it was fitted on.")},
-                 {"band",
-                  object({{"low", number(1e-3, 1).unit("ratio")}, {"high", number(1, 1e3).unit("ratio")}},
-                         {"low", "high"})
-                      .desc("90% band of a calibrated prediction, as multipliers.")},
-                 {"notes", notes()}},
-                {"device", "factors"})
+  return schema_of(calibration_fields())
       .desc(
           "Calibration to measurements (optimus calibrate writes it): applied to the system's rates "
           "when the scenario's device and software are those it was fitted on, else the warning "
@@ -937,7 +912,7 @@ nlohmann::ordered_json prediction_schema() {
                          "its prediction).")},
               {"calibration",
                output({{"applied", boolean()},
-                       {"factors", calibration_factors_schema()},
+                       {"factors", calibration_factors_node()},
                        {"band", output({{"low", amount()}, {"high", amount()}})
                                     .desc("90% band of the calibrated numbers, as multipliers.")},
                        {"reason", text().desc("Why it did not apply.")},
