@@ -261,6 +261,20 @@ class Fields {
     };
     return f;
   }
+  F& opt_number(std::string key, double lo, double hi, Ref<std::optional<double>> ref) {
+    F& f = add(std::move(key), {{"type", "number"}, {"minimum", lo}, {"maximum", hi}}, ref);
+    f.lo = lo;
+    f.hi = hi;
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = r.number(self.key, self.required, self.lo, self.hi))
+        self.template at<std::optional<double>>(o) = *x;
+    };
+    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
+      const auto& x = self.template at<std::optional<double>>(o);
+      return x ? std::optional<ojson>(*x) : std::nullopt;
+    };
+    return f;
+  }
   template <class E>
   F& opt_choice(std::string key, Ref<std::optional<E>> ref) {
     F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names<E>()}}, ref);

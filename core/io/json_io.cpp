@@ -242,19 +242,7 @@ std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
   std::optional<Error> err;
   Reader r(*v, parent.child(key), err);
   ServingPool pool;
-  pool.tp = r.integer("tp", false, 1, kMaxDevices).value_or(1);
-  pool.pp = r.integer("pp", false, 1, kMaxDevices).value_or(1);
-  pool.replicas = r.integer("replicas", false, 1, kMaxDevices).value_or(1);
-  pool.ep = r.integer("ep", false, 1, kMaxDevices).value_or(0);
-  pool.max_batch = r.integer("max_batch", false, 1, kMaxRequests);
-  pool.max_num_tokens = r.integer("max_num_tokens", false, 1, kMaxServingLength);
-  pool.gpu_memory_utilization = r.number("gpu_memory_utilization", false, 0.01, 1);
-  pool.free_gpu_memory_fraction = r.number("free_gpu_memory_fraction", false, 0.01, 1);
-  if (pool.gpu_memory_utilization && pool.free_gpu_memory_fraction)
-    r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
-           "give the pool's KV memory as gpu_memory_utilization or free_gpu_memory_fraction, not both");
-  pool.speculative = r.boolean("speculative", false);
-  pool.expert_slots = r.integer("expert_slots", false, 1, 1'000'000);
+  read_fields(pool_fields(), r, pool);
   r.finish();
   if (err) {
     parent.fail(err->code, err->path, err->message);
@@ -1152,17 +1140,7 @@ ojson latency_json(const LatencyStats& l) {
 
 }  // namespace
 
-ojson pool_json(const ServingPool& p) {
-  ojson j = {{"tp", p.tp}, {"pp", p.pp}, {"replicas", p.replicas}};
-  if (p.ep > 0) j["ep"] = p.ep;
-  if (p.max_batch) j["max_batch"] = *p.max_batch;
-  if (p.max_num_tokens) j["max_num_tokens"] = *p.max_num_tokens;
-  if (p.gpu_memory_utilization) j["gpu_memory_utilization"] = *p.gpu_memory_utilization;
-  if (p.free_gpu_memory_fraction) j["free_gpu_memory_fraction"] = *p.free_gpu_memory_fraction;
-  if (p.speculative) j["speculative"] = *p.speculative;
-  if (p.expert_slots) j["expert_slots"] = *p.expert_slots;
-  return j;
-}
+ojson pool_json(const ServingPool& p) { return io::write_fields(io::pool_fields(), p); }
 
 ojson serving_json(const ServingPrediction& v) {
   ojson j;

@@ -1278,6 +1278,44 @@ Fields<Calibration> make_calibration_block() {
   return t;
 }
 
+// ---- Disaggregated serving pools ---------------------------------------------------------------
+
+Fields<ServingPool> make_pool() {
+  Fields<ServingPool> t;
+  t.integer("tp", 1, kMaxDevices, AT(tp)).def();
+  t.integer("pp", 1, kMaxDevices, AT(pp)).def();
+  t.integer("replicas", 1, kMaxDevices, AT(replicas)).def();
+  t.integer("ep", 1, kMaxDevices, AT(ep))
+      .written(Write::nonzero)
+      .desc(
+          "Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas "
+          "(attention data parallelism). Default: parallel.ep where the pool admits it, else 1.");
+  t.opt_integer("max_batch", 1, kMaxRequests, AT(max_batch))
+      .desc("The pool's own max_batch (default: the stream's).");
+  t.opt_integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens))
+      .desc("The pool's own max_num_tokens (default: the stream's).");
+  t.opt_number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization))
+      .desc("The pool's own share of device memory (default: the stream's).");
+  t.opt_number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction))
+      .desc(
+          "The pool's own share of the memory the weights and workspace leave (not with "
+          "gpu_memory_utilization).");
+  t.opt_boolean("speculative", AT(speculative))
+      .desc(
+          "false: this pool drafts nothing although inference.speculative is given (speculation on the "
+          "decode pool only). Default true.");
+  t.opt_integer("expert_slots", 1, 1'000'000, AT(expert_slots))
+      .desc(
+          "The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the "
+          "model's count.");
+  t.after = [](Reader& r, ServingPool& pool) {
+    if (pool.gpu_memory_utilization && pool.free_gpu_memory_fraction)
+      r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
+             "give the pool's KV memory as gpu_memory_utilization or free_gpu_memory_fraction, not both");
+  };
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1301,6 +1339,7 @@ const Fields<ServingSpec>& scheduler_fields() { return once<ServingSpec, make_sc
 const Fields<InferenceWorkload>& inference_fields() { return once<InferenceWorkload, make_inference>(); }
 const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budget>(); }
 const Fields<ModelSpec>& model_fields() { return once<ModelSpec, make_model>(); }
+const Fields<ServingPool>& pool_fields() { return once<ServingPool, make_pool>(); }
 const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
 
 Node calibration_factors_node() {

@@ -29,6 +29,8 @@ const Fields<SystemSpec>& system_fields();
 const Fields<ParallelPlan>& parallel_fields();
 // The serving scheduler's keys, shared by inference.serving and a software profile's `serving`.
 const Fields<ServingSpec>& scheduler_fields();
+// A disaggregated deployment's prefill or decode pool.
+const Fields<ServingPool>& pool_fields();
 // The inference workload's own keys (serving and speculative are read, described and written
 // beside it: they depend on the scenario around them).
 const Fields<InferenceWorkload>& inference_fields();

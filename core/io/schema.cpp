@@ -221,31 +221,7 @@ Node length_schema(const std::string& what) {
 }
 
 Node pool_schema(const std::string& what) {
-  return object(
-             {{"tp", integer(1, kMaxDevices).def(1)},
-              {"pp", integer(1, kMaxDevices).def(1)},
-              {"replicas", integer(1, kMaxDevices).def(1)},
-              {"ep", integer(1, kMaxDevices)
-                         .desc("Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 "
-                               "dividing replicas (attention data parallelism). Default: parallel.ep "
-                               "where the pool admits it, else 1.")},
-              {"max_batch",
-               integer(1, kMaxRequests).desc("The pool's own max_batch (default: the stream's).")},
-              {"max_num_tokens",
-               integer(1, kMaxServingLength).desc("The pool's own max_num_tokens (default: the stream's).")},
-              {"gpu_memory_utilization",
-               number(0.01, 1).desc("The pool's own share of device memory (default: the stream's).")},
-              {"free_gpu_memory_fraction",
-               number(0.01, 1).desc("The pool's own share of the memory the weights and workspace leave (not "
-                                    "with gpu_memory_utilization).")},
-              {"speculative",
-               boolean().desc("false: this pool drafts nothing although inference.speculative is given "
-                              "(speculation on the decode pool only). Default true.")},
-              {"expert_slots", integer(1, 1'000'000)
-                                   .desc("The pool's expert slots (parallel.expert_slots): redundant "
-                                         "copies of hot experts beyond the model's count.")}})
-      .title(what + " pool")
-      .desc("Replicas of tp x pp devices.");
+  return schema_of(pool_fields()).title(what + " pool").desc("Replicas of tp x pp devices.");
 }
 
 Node serving_schema() {
