@@ -287,10 +287,7 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   if (const json* sl = r.get("slo", false)) {
     Reader slr(*sl, r.child("slo"), err);
     ServingSlo slo;
-    slo.ttft_s = slr.number("ttft_s", false, 1e-6, 1e6).value_or(0);
-    slo.tpot_s = slr.number("tpot_s", false, 1e-6, 1e6).value_or(0);
-    slo.itl_s = slr.number("itl_s", false, 1e-6, 1e6).value_or(0);
-    slo.percentile = slr.number("percentile", false, 1, 100).value_or(slo.percentile);
+    read_fields(slo_fields(), slr, slo);
     slr.finish();
     if (!err && slo.ttft_s == 0 && slo.tpot_s == 0 && slo.itl_s == 0)
       r.fail("serving.slo_without_objective", r.child("slo"),
@@ -924,12 +921,7 @@ ojson serving_spec_json(const ServingSpec& v) {
   const ojson scheduler = io::write_fields(io::scheduler_fields(), v);
   for (const auto& [k, x] : scheduler.items()) j[k] = x;
   j["seed"] = v.seed;
-  if (v.slo) {
-    j["slo"] = {{"percentile", v.slo->percentile}};
-    if (v.slo->ttft_s > 0) j["slo"]["ttft_s"] = v.slo->ttft_s;
-    if (v.slo->tpot_s > 0) j["slo"]["tpot_s"] = v.slo->tpot_s;
-    if (v.slo->itl_s > 0) j["slo"]["itl_s"] = v.slo->itl_s;
-  }
+  if (v.slo) j["slo"] = io::write_fields(io::slo_fields(), *v.slo);
   if (v.prefill && v.decode)
     j["disaggregated"] = {{"prefill", pool_json(*v.prefill)}, {"decode", pool_json(*v.decode)}};
   return j;

@@ -1316,6 +1316,29 @@ Fields<ServingPool> make_pool() {
   return t;
 }
 
+// ---- Serving objectives ------------------------------------------------------------------------
+
+Fields<ServingSlo> make_slo() {
+  Fields<ServingSlo> t;
+  t.number("ttft_s", 1e-6, 1e6, AT(ttft_s))
+      .written(Write::nonzero)
+      .desc("Time to first token objective.")
+      .unit("s");
+  t.number("tpot_s", 1e-6, 1e6, AT(tpot_s))
+      .written(Write::nonzero)
+      .desc("Time per output token objective.")
+      .unit("s");
+  t.number("itl_s", 1e-6, 1e6, AT(itl_s))
+      .written(Write::nonzero)
+      .desc(
+          "Objective on the gap between two tokens, over every token of every request (Sarathi-Serve's "
+          "P99 time between tokens): a step that also prefills prompt chunks lengthens the gap of every "
+          "sequence decoding in it.")
+      .unit("s");
+  t.number("percentile", 1, 100, AT(percentile)).desc("Percentile the objectives hold at.").def();
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1339,6 +1362,7 @@ const Fields<ServingSpec>& scheduler_fields() { return once<ServingSpec, make_sc
 const Fields<InferenceWorkload>& inference_fields() { return once<InferenceWorkload, make_inference>(); }
 const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budget>(); }
 const Fields<ModelSpec>& model_fields() { return once<ModelSpec, make_model>(); }
+const Fields<ServingSlo>& slo_fields() { return once<ServingSlo, make_slo>(); }
 const Fields<ServingPool>& pool_fields() { return once<ServingPool, make_pool>(); }
 const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
 

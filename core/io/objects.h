@@ -31,6 +31,8 @@ const Fields<ParallelPlan>& parallel_fields();
 const Fields<ServingSpec>& scheduler_fields();
 // A disaggregated deployment's prefill or decode pool.
 const Fields<ServingPool>& pool_fields();
+// inference.serving.slo (at least one objective: checked by the serving reader).
+const Fields<ServingSlo>& slo_fields();
 // The inference workload's own keys (serving and speculative are read, described and written
 // beside it: they depend on the scenario around them).
 const Fields<InferenceWorkload>& inference_fields();

@@ -247,17 +247,7 @@ Node serving_schema() {
                   {"output_len", length_schema("Generated tokens per request.")}},
                  props_of(scheduler_fields()),
                  {{"slo",
-                   object(
-                       {{"ttft_s", number(1e-6, 1e6).desc("Time to first token objective.").unit("s")},
-                        {"tpot_s", number(1e-6, 1e6).desc("Time per output token objective.").unit("s")},
-                        {"itl_s",
-                         number(1e-6, 1e6)
-                             .desc(
-                                 "Objective on the gap between two tokens, over every token of every "
-                                 "request (Sarathi-Serve's P99 time between tokens): a step that also "
-                                 "prefills prompt chunks lengthens the gap of every sequence decoding in it.")
-                             .unit("s")},
-                        {"percentile", number(1, 100).desc("Percentile the objectives hold at.").def(90)}})
+                   schema_of(slo_fields())
                        .title("Service-level objectives")
                        .desc(
                            "At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when "
