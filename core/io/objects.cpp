@@ -6,7 +6,7 @@
 #include "base/precision.h"
 #include "hardware/uarch.h"
 #include "io/presets.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 
 namespace optimus::io {
 

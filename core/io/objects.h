@@ -9,7 +9,7 @@
 #include "hardware/uarch.h"
 #include "io/fields.h"
 #include "model/spec.h"
-#include "parallel/plan.h"
+#include "scenario/scenario.h"
 
 namespace optimus::io {
 
