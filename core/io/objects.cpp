@@ -473,7 +473,8 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
           "MoE dispatch and combine overlapped with another micro-batch's computation "
           "(DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a "
           "MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert "
-          "communication).")
+          "communication). It needs ep > 1 (a layer without expert communication keeps every SM) "
+          "and at least two micro-batches per step (one has nothing to hide it behind).")
       .def();
   t.number("ep_comm_sm_share", 0, 0.9, AT(ep_comm_sm_share))
       .desc(

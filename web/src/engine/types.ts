@@ -730,7 +730,7 @@ export interface SoftwareSpec {
    */
   training_cuda_graphs?: boolean;
   /**
-   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication).
+   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication). It needs ep > 1 (a layer without expert communication keeps every SM) and at least two micro-batches per step (one has nothing to hide it behind).
    */
   ep_comm_overlap?: boolean;
   /**
@@ -928,7 +928,7 @@ export interface Software {
    */
   training_cuda_graphs?: boolean;
   /**
-   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication).
+   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication). It needs ep > 1 (a layer without expert communication keeps every SM) and at least two micro-batches per step (one has nothing to hide it behind).
    */
   ep_comm_overlap?: boolean;
   /**
