@@ -23,10 +23,10 @@ const GOALS = { firstResultMs: 1500, editMs: 50 };
 const LIMIT_FACTOR = 2;
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
- * 468 KiB when set), and every chunk of the site with both engines (1,274 KiB when set): limits a
+ * 489 KiB when set), and every chunk of the site with both engines (1,271 KiB when set): limits a
  * little above what was reached (docs/web.md "Weight"), so growth is noticed.
  */
-const FIRST_LOAD_LIMIT_BYTES = 480 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 500 * 1024;
 const BUNDLE_LIMIT_BYTES = 1300 * 1024;
 
 const site = new Site();
