@@ -155,13 +155,10 @@ class Problem {
   const MetricFunction& metric_;
 };
 
-}  // namespace
-
-Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const MetricFunction& metric,
-                                 const CalibrateOptions& o) {
-  if (ms.empty()) return make_error("calibrate.no_measurements", "", "no measurement to calibrate to");
+// The checks every measurement passes before anything is fitted: one system, one software stack,
+// a positive measured value.
+std::optional<Error> check_measurements(const std::vector<Measurement>& ms, const std::string& software) {
   const Scenario& first = ms.front().scenario;
-  const std::string software = software_identity(first);
   for (const Measurement& m : ms) {
     if (m.scenario.system.name != first.system.name ||
         m.scenario.system.device.name != first.system.device.name)
@@ -182,33 +179,28 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
           "calibrate.measured_not_positive", at(m, "measured"),
           "line " + std::to_string(m.line) + ": measured " + num(m.measured) + " is not a positive number");
   }
-  const Problem prob(ms, metric);
-  const std::size_t n = ms.size();
-  std::array<FactorBounds, K> bounds{};
-  Vec lo{}, hi{};
-  for (std::size_t k = 0; k < K; ++k) {
-    bounds[k] = calibration_bounds(static_cast<CalibrationFactor>(k), first.system);
-    lo[k] = portable_log(bounds[k].low);
-    hi[k] = portable_log(bounds[k].high);
-  }
-  std::array<bool, K> all{};
-  all.fill(true);
-  Vec x{};
-  std::vector<double> value0;
-  std::vector<Vec> jac0;
-  if (auto e = prob.linearise(x, all, value0, jac0)) return *e;
-  std::vector<double> ly(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    ly[i] = portable_log(ms[i].measured);
+  return std::nullopt;
+}
+
+// A measurement more than max_departure times off the uncalibrated prediction (either way) is an
+// error, not something to fit.
+std::optional<Error> check_departures(const std::vector<Measurement>& ms, const std::vector<double>& value0,
+                                      double max_departure) {
+  for (std::size_t i = 0; i < ms.size(); ++i) {
     const double ratio = ms[i].measured / portable_exp(value0[i]);
-    if (ratio > o.max_departure || ratio < 1 / o.max_departure)
+    if (ratio > max_departure || ratio < 1 / max_departure)
       return make_error("calibrate.measured_absurd", at(ms[i], "measured"),
                         "line " + std::to_string(ms[i].line) + ": measured " + num(ms[i].measured) + " is " +
                             num(ratio) + " times the prediction " + num(portable_exp(value0[i])) + " of " +
-                            ms[i].metric + " (more than " + num(o.max_departure) +
+                            ms[i].metric + " (more than " + num(max_departure) +
                             "x either way: a unit, a metric or a scenario that is not what was measured?)");
   }
-  // Which factors the measurements can tell: the largest elasticity of any case.
+  return std::nullopt;
+}
+
+// Which factors the measurements can tell: the largest elasticity of any case.
+std::array<bool, K> fittable_factors(const std::vector<Vec>& jac0) {
+  const std::size_t n = jac0.size();
   std::array<bool, K> fit{};
   if (n == 1) {
     std::size_t best = K;
@@ -223,150 +215,227 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
     for (std::size_t k = 0; k < K; ++k)
       for (std::size_t i = 0; i < n; ++i) fit[k] = fit[k] || std::fabs(jac0[i][k]) >= kMinElasticity;
   }
-  const bool insensitive = std::none_of(fit.begin(), fit.end(), [](bool b) { return b; });
+  return fit;
+}
 
-  std::vector<double> value = value0;
-  std::vector<Vec> jac = jac0;
-  const double s0 = o.measurement_sigma, tau = o.prior_sigma;
-  if (insensitive) {
-    // Nothing to fit: every factor stays 1.
-  } else if (n == 1) {
-    // Exactly one factor, the measurement reproduced: a secant search on log m(x_k) = log y.
-    // The factors it depends on nearly as much as on that one (a decode step's memory and host
-    // terms) move with it, by the same multiplier: one measurement cannot tell them apart, and the
-    // same shift keeps the ratio between them as modelled.
-    std::size_t k = 0;
-    while (!fit[k]) ++k;
-    double e_dir = 0;
-    for (std::size_t q = 0; q < K; ++q) {
-      fit[q] = std::fabs(jac0[0][q]) >= std::max(kMinElasticity, kAlongside * std::fabs(jac0[0][k]));
-      if (fit[q]) e_dir += jac0[0][q];
-    }
-    const auto point = [&](double t) {
-      Vec xv{};
-      for (std::size_t q = 0; q < K; ++q)
-        if (fit[q]) xv[q] = std::clamp(t, lo[q], hi[q]);
-      return xv;
-    };
-    double t_lo = lo[k], t_hi = hi[k];
-    for (std::size_t q = 0; q < K; ++q)
-      if (fit[q]) {
-        t_lo = std::min(t_lo, lo[q]);
-        t_hi = std::max(t_hi, hi[q]);
-      }
-    double xa = 0, ga = value0[0] - ly[0];
-    double xb = std::clamp(-ga / e_dir, t_lo, t_hi);
-    for (int it = 0; it < 12 && std::fabs(ga) > 1e-6; ++it) {
-      const Vec xv = point(xb);
-      auto v = prob.log_value(0, xv);
-      if (!v) return v.error();
-      const double gb = *v - ly[0];
-      if (std::fabs(gb) >= std::fabs(ga) && (xb == t_lo || xb == t_hi)) break;  // held at the bounds
-      const double slope = xb != xa ? (gb - ga) / (xb - xa) : e_dir;
-      xa = xb;
-      ga = gb;
-      if (std::fabs(slope) < 1e-9) break;
-      xb = std::clamp(xb - gb / slope, t_lo, t_hi);
-    }
-    x = point(xa);
-    if (auto e = prob.linearise(x, fit, value, jac)) return *e;
-  } else {
-    const auto objective = [&](const Vec& xv, const std::vector<double>& v) {
-      double f = 0;
-      for (std::size_t i = 0; i < n; ++i) f += huber(v[i] - ly[i], s0) / (s0 * s0);
-      for (std::size_t k = 0; k < K; ++k) f += xv[k] * xv[k] / (tau * tau);
-      return f;
-    };
-    double obj = objective(x, value);
-    for (int it = 0; it < o.max_iterations; ++it) {
-      // The linearised problem with the active set: a factor the step pushes past a bound is held
-      // there and the others solved again.
-      std::array<bool, K> free_ = fit;
-      Vec step{};
-      for (std::size_t pass = 0; pass <= K; ++pass) {
-        Mat a{};
-        Vec b{};
-        for (std::size_t i = 0; i < n; ++i) {
-          double r = ly[i] - value[i];
-          const double w = huber_weight(r, s0);
-          for (std::size_t k = 0; k < K; ++k)
-            if (fit[k] && !free_[k]) r -= jac[i][k] * step[k];
-          for (std::size_t p = 0; p < K; ++p) {
-            if (!free_[p]) continue;
-            b[p] += w * jac[i][p] * r / (s0 * s0);
-            for (std::size_t q = 0; q < K; ++q)
-              if (free_[q]) a[p][q] += w * jac[i][p] * jac[i][q] / (s0 * s0);
-          }
-        }
-        for (std::size_t p = 0; p < K; ++p)
-          if (free_[p]) {
-            a[p][p] += 1 / (tau * tau);
-            b[p] -= x[p] / (tau * tau);
-          }
-        const Vec d = solve(a, b, free_);
-        bool clamped = false;
-        for (std::size_t p = 0; p < K; ++p) {
-          if (!free_[p]) continue;
-          step[p] = d[p];
-          if (x[p] + d[p] < lo[p] || x[p] + d[p] > hi[p]) {
-            step[p] = std::clamp(x[p] + d[p], lo[p], hi[p]) - x[p];
-            free_[p] = false;
-            clamped = true;
-          }
-        }
-        if (!clamped) break;
-      }
-      // Damped: halve the step until the objective falls.
-      bool moved = false;
-      for (int half = 0; half < 4 && !moved; ++half) {
-        Vec xn = x;
-        for (std::size_t k = 0; k < K; ++k) xn[k] = std::clamp(x[k] + step[k], lo[k], hi[k]);
-        std::vector<double> vn(n);
-        for (std::size_t i = 0; i < n; ++i) {
-          auto v = prob.log_value(i, xn);
-          if (!v) return v.error();
-          vn[i] = *v;
-        }
-        const double on = objective(xn, vn);
-        if (on < obj) {
-          x = xn;
-          obj = on;
-          moved = true;
-        } else {
-          for (double& s : step) s /= 2;
-        }
-      }
-      double biggest = 0;
-      for (double s : step) biggest = std::max(biggest, std::fabs(s));
-      if (!moved) break;
-      if (auto e = prob.linearise(x, fit, value, jac)) return *e;
-      if (biggest < 1e-4) break;
-    }
+// The fit as it goes: log factors, which of them are fitted, and the log values and Jacobian at x.
+struct FitState {
+  Vec x{};
+  std::array<bool, K> fit{};
+  std::vector<double> value;
+  std::vector<Vec> jac;
+};
+
+// Bounds of the log factors.
+struct LogBounds {
+  Vec lo{}, hi{};
+};
+
+// One measurement: exactly one factor, the measurement reproduced: a secant search on
+// log m(x_k) = log y. The factors it depends on nearly as much as on that one (a decode step's
+// memory and host terms) move with it, by the same multiplier: one measurement cannot tell them
+// apart, and the same shift keeps the ratio between them as modelled.
+std::optional<Error> fit_one(const Problem& prob, double ly, const LogBounds& b, FitState& s) {
+  const std::vector<Vec> jac0 = s.jac;
+  const double value0 = s.value[0];
+  std::array<bool, K>& fit = s.fit;
+  std::size_t k = 0;
+  while (!fit[k]) ++k;
+  double e_dir = 0;
+  for (std::size_t q = 0; q < K; ++q) {
+    fit[q] = std::fabs(jac0[0][q]) >= std::max(kMinElasticity, kAlongside * std::fabs(jac0[0][k]));
+    if (fit[q]) e_dir += jac0[0][q];
   }
+  const auto point = [&](double t) {
+    Vec xv{};
+    for (std::size_t q = 0; q < K; ++q)
+      if (fit[q]) xv[q] = std::clamp(t, b.lo[q], b.hi[q]);
+    return xv;
+  };
+  double t_lo = b.lo[k], t_hi = b.hi[k];
+  for (std::size_t q = 0; q < K; ++q)
+    if (fit[q]) {
+      t_lo = std::min(t_lo, b.lo[q]);
+      t_hi = std::max(t_hi, b.hi[q]);
+    }
+  double xa = 0, ga = value0 - ly;
+  double xb = std::clamp(-ga / e_dir, t_lo, t_hi);
+  for (int it = 0; it < 12 && std::fabs(ga) > 1e-6; ++it) {
+    const Vec xv = point(xb);
+    auto v = prob.log_value(0, xv);
+    if (!v) return v.error();
+    const double gb = *v - ly;
+    if (std::fabs(gb) >= std::fabs(ga) && (xb == t_lo || xb == t_hi)) break;  // held at the bounds
+    const double slope = xb != xa ? (gb - ga) / (xb - xa) : e_dir;
+    xa = xb;
+    ga = gb;
+    if (std::fabs(slope) < 1e-9) break;
+    xb = std::clamp(xb - gb / slope, t_lo, t_hi);
+  }
+  s.x = point(xa);
+  return prob.linearise(s.x, fit, s.value, s.jac);
+}
 
-  // Band: the noise is the assumed repeatability or the residuals' spread, whichever is larger.
+// The step of the linearised (Huber-weighted, prior-regularised) problem with the active set: a
+// factor the step pushes past a bound is held there and the others solved again.
+Vec constrained_step(const FitState& s, const std::vector<double>& ly, const LogBounds& bd, double s0,
+                     double tau) {
+  const std::size_t n = ly.size();
+  std::array<bool, K> free_ = s.fit;
+  Vec step{};
+  for (std::size_t pass = 0; pass <= K; ++pass) {
+    Mat a{};
+    Vec b{};
+    for (std::size_t i = 0; i < n; ++i) {
+      double r = ly[i] - s.value[i];
+      const double w = huber_weight(r, s0);
+      for (std::size_t k = 0; k < K; ++k)
+        if (s.fit[k] && !free_[k]) r -= s.jac[i][k] * step[k];
+      for (std::size_t p = 0; p < K; ++p) {
+        if (!free_[p]) continue;
+        b[p] += w * s.jac[i][p] * r / (s0 * s0);
+        for (std::size_t q = 0; q < K; ++q)
+          if (free_[q]) a[p][q] += w * s.jac[i][p] * s.jac[i][q] / (s0 * s0);
+      }
+    }
+    for (std::size_t p = 0; p < K; ++p)
+      if (free_[p]) {
+        a[p][p] += 1 / (tau * tau);
+        b[p] -= s.x[p] / (tau * tau);
+      }
+    const Vec d = solve(a, b, free_);
+    bool clamped = false;
+    for (std::size_t p = 0; p < K; ++p) {
+      if (!free_[p]) continue;
+      step[p] = d[p];
+      if (s.x[p] + d[p] < bd.lo[p] || s.x[p] + d[p] > bd.hi[p]) {
+        step[p] = std::clamp(s.x[p] + d[p], bd.lo[p], bd.hi[p]) - s.x[p];
+        free_[p] = false;
+        clamped = true;
+      }
+    }
+    if (!clamped) break;
+  }
+  return step;
+}
+
+// The objective of several measurements: Huber loss of the log residuals plus the log-normal prior.
+double objective(const Vec& xv, const std::vector<double>& v, const std::vector<double>& ly, double s0,
+                 double tau) {
+  double f = 0;
+  for (std::size_t i = 0; i < ly.size(); ++i) f += huber(v[i] - ly[i], s0) / (s0 * s0);
+  for (std::size_t k = 0; k < K; ++k) f += xv[k] * xv[k] / (tau * tau);
+  return f;
+}
+
+// Several measurements: damped Gauss-Newton (iteratively reweighted for Huber's loss) on the fitted
+// factors within their bounds.
+std::optional<Error> fit_many(const Problem& prob, const std::vector<double>& ly, const LogBounds& bd,
+                              const CalibrateOptions& o, FitState& s) {
+  const std::size_t n = ly.size();
+  const double s0 = o.measurement_sigma, tau = o.prior_sigma;
+  double obj = objective(s.x, s.value, ly, s0, tau);
+  for (int it = 0; it < o.max_iterations; ++it) {
+    Vec step = constrained_step(s, ly, bd, s0, tau);
+    // Damped: halve the step until the objective falls.
+    bool moved = false;
+    for (int half = 0; half < 4 && !moved; ++half) {
+      Vec xn = s.x;
+      for (std::size_t k = 0; k < K; ++k) xn[k] = std::clamp(s.x[k] + step[k], bd.lo[k], bd.hi[k]);
+      std::vector<double> vn(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        auto v = prob.log_value(i, xn);
+        if (!v) return v.error();
+        vn[i] = *v;
+      }
+      const double on = objective(xn, vn, ly, s0, tau);
+      if (on < obj) {
+        s.x = xn;
+        obj = on;
+        moved = true;
+      } else {
+        for (double& st : step) st /= 2;
+      }
+    }
+    double biggest = 0;
+    for (double st : step) biggest = std::max(biggest, std::fabs(st));
+    if (!moved) break;
+    if (auto e = prob.linearise(s.x, s.fit, s.value, s.jac)) return e;
+    if (biggest < 1e-4) break;
+  }
+  return std::nullopt;
+}
+
+// The posterior covariance of the fitted log factors and the mean prediction variance of a case.
+struct Band {
+  Mat cov{};
+  double pred_var = 0;
+};
+
+// Band: the noise is the assumed repeatability or the residuals' spread, whichever is larger.
+Band band(const FitState& s, const std::vector<double>& ly, double s0, double tau) {
+  const std::size_t n = ly.size();
   std::size_t p = 0;
-  for (bool b : fit) p += b ? 1 : 0;
+  for (bool b : s.fit) p += b ? 1 : 0;
   double rss = 0;
-  for (std::size_t i = 0; i < n; ++i) rss += (ly[i] - value[i]) * (ly[i] - value[i]);
+  for (std::size_t i = 0; i < n; ++i) rss += (ly[i] - s.value[i]) * (ly[i] - s.value[i]);
   const double sigma2 = n > p ? std::max(s0 * s0, rss / static_cast<double>(n - p)) : s0 * s0;
   Mat a{};
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t r = 0; r < K; ++r)
       for (std::size_t c = 0; c < K; ++c)
-        if (fit[r] && fit[c]) a[r][c] += jac[i][r] * jac[i][c] / sigma2;
+        if (s.fit[r] && s.fit[c]) a[r][c] += s.jac[i][r] * s.jac[i][c] / sigma2;
   for (std::size_t k = 0; k < K; ++k)
-    if (fit[k]) a[k][k] += 1 / (tau * tau);
-  const Mat cov = inverse(a, fit);
-  double pred_var = 0;
+    if (s.fit[k]) a[k][k] += 1 / (tau * tau);
+  Band out;
+  out.cov = inverse(a, s.fit);
   for (std::size_t i = 0; i < n; ++i) {
     double v = 0;
     for (std::size_t r = 0; r < K; ++r)
-      for (std::size_t c = 0; c < K; ++c) v += jac[i][r] * cov[r][c] * jac[i][c];
-    pred_var += v / static_cast<double>(n);
+      for (std::size_t c = 0; c < K; ++c) v += s.jac[i][r] * out.cov[r][c] * s.jac[i][c];
+    out.pred_var += v / static_cast<double>(n);
   }
-  pred_var += sigma2 - s0 * s0;  // misfit the factors cannot explain
+  out.pred_var += sigma2 - s0 * s0;  // misfit the factors cannot explain
+  return out;
+}
 
+}  // namespace
+
+Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const MetricFunction& metric,
+                                 const CalibrateOptions& o) {
+  if (ms.empty()) return make_error("calibrate.no_measurements", "", "no measurement to calibrate to");
+  const Scenario& first = ms.front().scenario;
+  const std::string software = software_identity(first);
+  if (auto e = check_measurements(ms, software)) return *e;
+  const Problem prob(ms, metric);
+  const std::size_t n = ms.size();
+  std::array<FactorBounds, K> bounds{};
+  LogBounds lb;
+  for (std::size_t k = 0; k < K; ++k) {
+    bounds[k] = calibration_bounds(static_cast<CalibrationFactor>(k), first.system);
+    lb.lo[k] = portable_log(bounds[k].low);
+    lb.hi[k] = portable_log(bounds[k].high);
+  }
+  std::array<bool, K> all{};
+  all.fill(true);
+  FitState s;
+  if (auto e = prob.linearise(s.x, all, s.value, s.jac)) return *e;
+  const std::vector<double> value0 = s.value;
+  const std::vector<Vec> jac0 = s.jac;
+  if (auto e = check_departures(ms, value0, o.max_departure)) return *e;
+  std::vector<double> ly(n);
+  for (std::size_t i = 0; i < n; ++i) ly[i] = portable_log(ms[i].measured);
+  s.fit = fittable_factors(jac0);
+  const bool insensitive = std::none_of(s.fit.begin(), s.fit.end(), [](bool b) { return b; });
+
+  if (insensitive) {
+    // Nothing to fit: every factor stays 1.
+  } else if (n == 1) {
+    if (auto e = fit_one(prob, ly[0], lb, s)) return *e;
+  } else {
+    if (auto e = fit_many(prob, ly, lb, o, s)) return *e;
+  }
+  const Band bd = band(s, ly, o.measurement_sigma, o.prior_sigma);
   CalibrationFit out;
   if (insensitive)
     out.warnings.push_back(
@@ -379,25 +448,25 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
   cal.system = first.system.name;
   cal.software = software;
   cal.measurements = static_cast<std::int64_t>(n);
-  const double half = kZ90 * std::sqrt(std::max(pred_var, 0.0));
+  const double half = kZ90 * std::sqrt(std::max(bd.pred_var, 0.0));
   cal.band_low = portable_exp(-half);
   cal.band_high = portable_exp(half);
   for (std::size_t k = 0; k < K; ++k) {
-    cal.factors[k] = std::clamp(portable_exp(x[k]), bounds[k].low, bounds[k].high);
+    cal.factors[k] = std::clamp(portable_exp(s.x[k]), bounds[k].low, bounds[k].high);
     FittedFactor f;
     f.factor = static_cast<CalibrationFactor>(k);
     f.value = cal.factors[k];
-    f.fitted = fit[k];
+    f.fitted = s.fit[k];
     f.bound_low = bounds[k].low;
     f.bound_high = bounds[k].high;
-    const double w = fit[k] ? kZ90 * std::sqrt(std::max(cov[k][k], 0.0)) : 0;
-    f.low = std::clamp(portable_exp(x[k] - w), bounds[k].low, bounds[k].high);
-    f.high = std::clamp(portable_exp(x[k] + w), bounds[k].low, bounds[k].high);
+    const double w = s.fit[k] ? kZ90 * std::sqrt(std::max(bd.cov[k][k], 0.0)) : 0;
+    f.low = std::clamp(portable_exp(s.x[k] - w), bounds[k].low, bounds[k].high);
+    f.high = std::clamp(portable_exp(s.x[k] + w), bounds[k].low, bounds[k].high);
     out.fitted.push_back(f);
   }
   for (std::size_t i = 0; i < n; ++i) {
     out.cases.push_back(
-        {ms[i].metric, ms[i].measured, portable_exp(value0[i]), portable_exp(value[i]), ms[i].line});
+        {ms[i].metric, ms[i].measured, portable_exp(value0[i]), portable_exp(s.value[i]), ms[i].line});
     out.sensitivity.push_back(jac0[i]);
   }
   return out;

@@ -62,20 +62,9 @@ std::optional<Error> check_budget(const UarchBudget& b) {
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTechnology& dram,
-                                      const UarchBudget& b) {
-  if (auto err = check_budget(b)) return *err;
-  UarchDerivation out;
-  const double perimeter = b.perimeter_mm > 0 ? b.perimeter_mm : 4.0 * std::sqrt(b.area_mm2);
-
-  // Compute: logic transistors in the compute share of the die times the architecture's
-  // FLOP per clock per transistor (DeepFlow: MCUs per core area; ours: per MTr so the
-  // node's density carries the scaling).
-  const double compute_area = b.area_mm2 * b.compute_fraction;
-  out.flops_per_cycle = compute_area * node.logic_density_mtr_per_mm2 * b.flops_per_cycle_per_mtr;
-
+// DRAM: the stacks, their bandwidth (lowered to fit their power share) and power.
+std::optional<Error> derive_dram(const DramTechnology& dram, const UarchBudget& b, double perimeter,
+                                 UarchDerivation& out, double& dram_bw) {
   // DRAM: stacks along the memory share of the die edge (DeepFlow: links per mm of
   // perimeter), each bringing the generation's bandwidth and capacity.
   auto stacks = static_cast<std::int64_t>(std::floor(perimeter * b.memory_edge_fraction / dram.edge_mm));
@@ -86,7 +75,7 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
                      " mm) is narrower than one " + dram.name + " stack (" + num(dram.edge_mm) +
                      " mm); raise area_mm2, perimeter_mm or memory_edge_fraction"};
   out.dram_stacks = stacks;
-  double dram_bw = static_cast<double>(stacks) * dram.stack_bandwidth.value;
+  dram_bw = static_cast<double>(stacks) * dram.stack_bandwidth.value;
   out.dram_power_w = dram_bw * 8.0 * dram.energy_pj_per_bit * kPico;
   const double dram_cap = b.power_w * b.dram_power_fraction;
   if (out.dram_power_w > dram_cap) {
@@ -96,6 +85,13 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
     out.dram_throttled = true;
   }
 
+  return std::nullopt;
+}
+
+// Network: the SerDes lanes and the scale-up and scale-out bandwidths (lowered to fit their power
+// share) and power.
+std::optional<Error> derive_network(const TechnologyNode& node, const UarchBudget& b, double perimeter,
+                                    UarchDerivation& out) {
   // SerDes: lanes along the network share of the edge; NICs take nic_lanes more. Power
   // counts both directions of every lane.
   out.serdes_lanes =
@@ -119,6 +115,11 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
   out.scale_up_bandwidth = Bandwidth(up_bw);
   out.scale_out_bandwidth = Bandwidth(out_bw);
 
+  return std::nullopt;
+}
+
+// The operating point of the logic and its power: compute, SRAM and static.
+void derive_operating_point(const TechnologyNode& node, const UarchBudget& b, UarchDerivation& out) {
   // Voltage and frequency: the highest voltage in [min, max] whose compute + SRAM power
   // (with leakage) fits the rest of the budget; power is monotonic in V, so bisect. If even
   // min_voltage does not fit, the units are duty-cycled (dark silicon): the rate is what the
@@ -154,7 +155,13 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
   const double per_flop = node.energy_pj_per_flop + b.l2_bytes_per_flop * node.sram_energy_pj_per_byte;
   out.sram_power_w = dynamic * (b.l2_bytes_per_flop * node.sram_energy_pj_per_byte) / per_flop;
   out.compute_power_w = dynamic - out.sram_power_w;
+}
 
+// The derived device in the engine's terms (peaks, memory, caches, efficiencies, power).
+void describe_device(const TechnologyNode& node, const DramTechnology& dram, const UarchBudget& b,
+                     double dram_bw, UarchDerivation& out) {
+  const std::int64_t stacks = out.dram_stacks;
+  const double f = out.frequency_hz;
   // The device in the engine's terms.
   DeviceSpec& d = out.device;
   d.name = !b.name.empty()
@@ -183,7 +190,28 @@ Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTech
   d.memory_efficiency = b.memory_efficiency;
   // The device's power budget is its board power (run energy, joules per token).
   d.power.tdp_w = b.power_w;
-  out.cost = device_cost(node, dram, b, stacks);
+}
+
+}  // namespace
+
+Result<UarchDerivation> derive_device(const TechnologyNode& node, const DramTechnology& dram,
+                                      const UarchBudget& b) {
+  if (auto err = check_budget(b)) return *err;
+  UarchDerivation out;
+  const double perimeter = b.perimeter_mm > 0 ? b.perimeter_mm : 4.0 * std::sqrt(b.area_mm2);
+
+  // Compute: logic transistors in the compute share of the die times the architecture's
+  // FLOP per clock per transistor (DeepFlow: MCUs per core area; ours: per MTr so the
+  // node's density carries the scaling).
+  const double compute_area = b.area_mm2 * b.compute_fraction;
+  out.flops_per_cycle = compute_area * node.logic_density_mtr_per_mm2 * b.flops_per_cycle_per_mtr;
+
+  double dram_bw = 0;
+  if (auto err = derive_dram(dram, b, perimeter, out, dram_bw)) return *err;
+  if (auto err = derive_network(node, b, perimeter, out)) return *err;
+  derive_operating_point(node, b, out);
+  describe_device(node, dram, b, dram_bw, out);
+  out.cost = device_cost(node, dram, b, out.dram_stacks);
   return out;
 }
 

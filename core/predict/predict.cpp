@@ -230,35 +230,14 @@ std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   return std::nullopt;
 }
 
-}  // namespace
-
-// The whole run (run/run.h) from one iteration's prediction.
-Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,
-                           std::vector<Warning>& warnings) {
+// Later stages: each on its own sequence length, batch and layout. Adds each stage's steps and time
+// to r, its devices' draw times its time to power_time (the devices' mean draw is weighted by each
+// part's time) and its tokens to tokens.
+std::optional<Error> add_stages(const Scenario& s, RunReport& r, double& power_time, double& tokens,
+                                std::vector<Warning>& warnings) {
   const TrainingWorkload& w = *s.training;
   const SystemSpec& sys = s.system;
   const DevicePower& pw = sys.device.power;
-  const SystemOperations& ops = sys.operations;
-  const Economics& econ = s.economics;
-  const double n = static_cast<double>(s.num_devices);
-  RunReport r;
-
-  auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
-  if (!steps) return steps.error();
-  r.steps = steps->steps;
-  r.ideal_s = steps->steady_tokens / t.tokens_per_s;
-  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
-    const RampStep& step = w.batch_ramp[i];
-    auto at = at_ramp_batch(s, i);
-    if (!at) return at.error();
-    std::vector<Warning> ignored;
-    const double it = predict_training(*at, ignored).iteration_time.value;
-    r.ideal_s += step.tokens / (static_cast<double>(step.global_batch) * static_cast<double>(w.seq_len)) * it;
-  }
-  // Later stages: each on its own sequence length, batch and layout. The devices' mean draw is
-  // weighted by each part's time.
-  double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
-  double tokens = w.train_tokens;
   for (std::size_t i = 0; i < w.stages.size(); ++i) {
     auto at = at_stage(s, i);
     if (!at) return at.error();
@@ -288,6 +267,75 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     tokens += st.tokens;
     r.stages.push_back(st);
   }
+  return std::nullopt;
+}
+
+// The run's energy, cost and CO2 from its elapsed time and losses (r), the devices' draw times the
+// time of the steps (power_time) and the tokens trained.
+void add_energy_and_cost(const Scenario& s, const TrainingPrediction& t, double power_time, double tokens,
+                         RunReport& r, std::vector<Warning>& warnings) {
+  const SystemSpec& sys = s.system;
+  const DevicePower& pw = sys.device.power;
+  const SystemOperations& ops = sys.operations;
+  const Economics& econ = s.economics;
+  const double n = static_cast<double>(s.num_devices);
+  // Energy: devices at the training mix while they compute (redone work and the production
+  // shortfall included: the run's steps, only slower than modelled) and at the
+  // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
+  // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
+  // examination of the metric, 2012: total facility energy / IT equipment energy).
+  r.device_power_w = r.ideal_s > 0 ? power_time / r.ideal_s : power_at(pw, training_shares(t));
+  const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.production + r.lost.lost_work) +
+                               idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
+  const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
+  const double node_j = nodes * ops.node_overhead_w * r.wall_s;
+  r.device_energy_mwh = device_j / kJoulesPerMwh;
+  r.energy_mwh = (device_j + node_j) * econ.pue / kJoulesPerMwh;
+  if (pw.tdp_w <= 0)
+    warnings.push_back({"run.no_power", "the device states no power.tdp_W, so the run's energy is 0"});
+
+  r.usd_per_device_hour = usd_per_device_hour(econ, pw.price_usd);
+  if (r.usd_per_device_hour > 0) {
+    double cost = r.gpu_hours * r.usd_per_device_hour;
+    if (capital_form(econ)) cost += r.energy_mwh * 1000.0 * econ.usd_per_kwh;
+    r.cost_usd = cost;
+    r.usd_per_million_tokens = cost / tokens * 1e6;
+  } else {
+    warnings.push_back({"run.no_price",
+                        "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
+                        "(the device states no power.price_usd), so the run has no cost"});
+  }
+  if (econ.grid_kg_co2_per_kwh > 0) r.co2_t = r.energy_mwh * 1000.0 * econ.grid_kg_co2_per_kwh / 1000.0;
+}
+
+}  // namespace
+
+// The whole run (run/run.h) from one iteration's prediction.
+Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const ParamCounts& params,
+                           std::vector<Warning>& warnings) {
+  const TrainingWorkload& w = *s.training;
+  const SystemSpec& sys = s.system;
+  const DevicePower& pw = sys.device.power;
+  const SystemOperations& ops = sys.operations;
+  const double n = static_cast<double>(s.num_devices);
+  RunReport r;
+
+  auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
+  if (!steps) return steps.error();
+  r.steps = steps->steps;
+  r.ideal_s = steps->steady_tokens / t.tokens_per_s;
+  for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
+    const RampStep& step = w.batch_ramp[i];
+    auto at = at_ramp_batch(s, i);
+    if (!at) return at.error();
+    std::vector<Warning> ignored;
+    const double it = predict_training(*at, ignored).iteration_time.value;
+    r.ideal_s += step.tokens / (static_cast<double>(step.global_batch) * static_cast<double>(w.seq_len)) * it;
+  }
+  double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
+  double tokens = w.train_tokens;
+  // Later stages: each on its own sequence length, batch and layout.
+  if (auto err = add_stages(s, r, power_time, tokens, warnings)) return *err;
 
   const RunSetup setup = run_setup(s, params);
   r.checkpoint_bytes = setup.checkpoint_bytes;
@@ -326,33 +374,7 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   r.lost = rt->lost;
   r.gpu_hours = n * r.wall_s / 3600.0;
 
-  // Energy: devices at the training mix while they compute (redone work and the production
-  // shortfall included: the run's steps, only slower than modelled) and at the
-  // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
-  // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
-  // examination of the metric, 2012: total facility energy / IT equipment energy).
-  r.device_power_w = r.ideal_s > 0 ? power_time / r.ideal_s : power_at(pw, training_shares(t));
-  const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.production + r.lost.lost_work) +
-                               idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
-  const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
-  const double node_j = nodes * ops.node_overhead_w * r.wall_s;
-  r.device_energy_mwh = device_j / kJoulesPerMwh;
-  r.energy_mwh = (device_j + node_j) * econ.pue / kJoulesPerMwh;
-  if (pw.tdp_w <= 0)
-    warnings.push_back({"run.no_power", "the device states no power.tdp_W, so the run's energy is 0"});
-
-  r.usd_per_device_hour = usd_per_device_hour(econ, pw.price_usd);
-  if (r.usd_per_device_hour > 0) {
-    double cost = r.gpu_hours * r.usd_per_device_hour;
-    if (capital_form(econ)) cost += r.energy_mwh * 1000.0 * econ.usd_per_kwh;
-    r.cost_usd = cost;
-    r.usd_per_million_tokens = cost / tokens * 1e6;
-  } else {
-    warnings.push_back({"run.no_price",
-                        "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
-                        "(the device states no power.price_usd), so the run has no cost"});
-  }
-  if (econ.grid_kg_co2_per_kwh > 0) r.co2_t = r.energy_mwh * 1000.0 * econ.grid_kg_co2_per_kwh / 1000.0;
+  add_energy_and_cost(s, t, power_time, tokens, r, warnings);
   return r;
 }
 

@@ -344,6 +344,84 @@ Result<std::int64_t> search_space_size(const Scenario& s, const FixedLayout& fix
   return space_size(fixed, o, work);
 }
 
+namespace {
+
+// The task graph of the last layout timed: layouts that differ only in keys the graph does not
+// depend on (recompute, ZeRO stage, interleave) reuse it; and the matmul times already computed.
+struct TrainingCache {
+  ModelGraph graph;
+  std::optional<LayerShape> shape;
+  GemmMemo gemms;
+};
+
+// A training layout: memory first, time, energy and cost, and the run budgets; r.reason says why
+// it is rejected.
+void time_training_layout(Scenario& work, const SearchOptions& o, const ParamCounts& params,
+                          AttentionKernel attention, TrainingCache& cache, std::vector<Warning>& warnings,
+                          LayoutResult& r) {
+  // Memory first: the footprint is a sum over the task graph, far cheaper than the time model
+  // (whose matmul rooflines take most of a search), and a layout that does not fit is never
+  // timed. Both read the same graph.
+  const LayerShape shape = training_layer_shape(work, attention);
+  if (!(cache.shape && *cache.shape == shape)) {
+    cache.graph = model_graph(work.model, shape);
+    cache.shape = shape;
+  }
+  const ModelGraph& g = cache.graph;
+  r.memory = training_memory(work, g).total();
+  if (r.memory.value > work.system.device.hbm_capacity.value) {
+    r.reason = "memory.does_not_fit";
+    return;
+  }
+  warnings.clear();
+  const TrainingPrediction tp = predict_training(work, g, warnings, &cache.gemms);
+  r.time = tp.iteration_time;
+  r.timed = true;
+  if (o.rank_by != TrainingRank::time) {
+    const StepEnergyCost ec = training_step_energy_cost(work, tp);
+    r.step_energy_j = ec.energy_j;
+    r.step_cost_usd = ec.cost_usd;
+  }
+  if (!o.max_cost_usd && !o.max_energy_mwh) return;
+  // The whole run at this layout, as predict plans it (checkpoint size from the layout's
+  // sharding, failures, energy and prices).
+  auto run = plan_run(work, tp, params, warnings);
+  if (!run) {
+    r.reason = run.error().code;
+    return;
+  }
+  r.run_cost_usd = run->cost_usd.value_or(0);
+  r.run_energy_mwh = run->energy_mwh;
+  if (o.max_cost_usd && r.run_cost_usd > *o.max_cost_usd)
+    r.reason = "search.cost_above_budget";
+  else if (o.max_energy_mwh && r.run_energy_mwh > *o.max_energy_mwh)
+    r.reason = "search.energy_above_budget";
+}
+
+// An inference layout at one batch: memory, latency and throughput, and the latency bounds.
+void time_inference_layout(Scenario& work, const SearchOptions& o, std::int64_t batch,
+                           std::vector<Warning>& warnings, LayoutResult& r) {
+  work.inference->batch = batch;
+  r.memory = inference_memory(work).bytes.total();
+  if (r.memory.value > work.system.device.hbm_capacity.value) {
+    r.reason = "memory.does_not_fit";
+    return;
+  }
+  warnings.clear();
+  const InferencePrediction ip = predict_inference(work, warnings);
+  r.timed = true;
+  r.time = ip.e2e_latency;
+  r.ttft = ip.ttft;
+  r.tpot = ip.tpot;
+  r.throughput = ip.throughput_tokens_per_s * static_cast<double>(work.parallel.dp);
+  if (o.max_ttft && ip.ttft.value > o.max_ttft->value)
+    r.reason = "search.ttft_above_bound";
+  else if (o.max_tpot && ip.tpot.value > o.max_tpot->value)
+    r.reason = "search.tpot_above_bound";
+}
+
+}  // namespace
+
 Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o,
                                     const SearchProgress& progress) {
   if (auto e = check_request(s, o)) return *e;
@@ -365,7 +443,6 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   TopK rejected_points(o.points ? kMaxSearchPoints : 0, closer);
   std::int64_t pointable = 0;
 
-  const DeviceSpec& dev = s.system.device;
   const AttentionKernel attention =
       s.training ? s.training->attention.value_or(s.system.software.attention) : AttentionKernel::flash;
   std::vector<Warning> warnings;
@@ -382,11 +459,7 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   };
   const auto reject = [&](const std::string& code) { ++out.rejected[code]; };
 
-  // The task graph of the last layout timed: layouts that differ only in keys the graph does not
-  // depend on (recompute, ZeRO stage, interleave) reuse it.
-  ModelGraph graph;
-  std::optional<LayerShape> graph_shape;
-  GemmMemo gemms;
+  TrainingCache cache;
   const bool run_layout_checks = training && s.training->train_tokens > 0 &&
                                  (!s.training->batch_ramp.empty() || !s.training->stages.empty());
   const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
@@ -405,64 +478,10 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
         return tick();
       }
     }
-    if (training) {
-      // Memory first: the footprint is a sum over the task graph, far cheaper than the time model
-      // (whose matmul rooflines take most of a search), and a layout that does not fit is never
-      // timed. Both read the same graph.
-      const LayerShape shape = training_layer_shape(work, attention);
-      if (!(graph_shape && *graph_shape == shape)) {
-        graph = model_graph(work.model, shape);
-        graph_shape = shape;
-      }
-      const ModelGraph& g = graph;
-      r.memory = training_memory(work, g).total();
-      if (r.memory.value > dev.hbm_capacity.value) {
-        r.reason = "memory.does_not_fit";
-      } else {
-        warnings.clear();
-        const TrainingPrediction tp = predict_training(work, g, warnings, &gemms);
-        r.time = tp.iteration_time;
-        r.timed = true;
-        if (o.rank_by != TrainingRank::time) {
-          const StepEnergyCost ec = training_step_energy_cost(work, tp);
-          r.step_energy_j = ec.energy_j;
-          r.step_cost_usd = ec.cost_usd;
-        }
-        if (o.max_cost_usd || o.max_energy_mwh) {
-          // The whole run at this layout, as predict plans it (checkpoint size from the layout's
-          // sharding, failures, energy and prices).
-          auto run = plan_run(work, tp, params, warnings);
-          if (!run) {
-            r.reason = run.error().code;
-          } else {
-            r.run_cost_usd = run->cost_usd.value_or(0);
-            r.run_energy_mwh = run->energy_mwh;
-            if (o.max_cost_usd && r.run_cost_usd > *o.max_cost_usd)
-              r.reason = "search.cost_above_budget";
-            else if (o.max_energy_mwh && r.run_energy_mwh > *o.max_energy_mwh)
-              r.reason = "search.energy_above_budget";
-          }
-        }
-      }
-    } else {
-      work.inference->batch = batch;
-      r.memory = inference_memory(work).bytes.total();
-      if (r.memory.value > dev.hbm_capacity.value) {
-        r.reason = "memory.does_not_fit";
-      } else {
-        warnings.clear();
-        const InferencePrediction ip = predict_inference(work, warnings);
-        r.timed = true;
-        r.time = ip.e2e_latency;
-        r.ttft = ip.ttft;
-        r.tpot = ip.tpot;
-        r.throughput = ip.throughput_tokens_per_s * static_cast<double>(p.dp);
-        if (o.max_ttft && ip.ttft.value > o.max_ttft->value)
-          r.reason = "search.ttft_above_bound";
-        else if (o.max_tpot && ip.tpot.value > o.max_tpot->value)
-          r.reason = "search.tpot_above_bound";
-      }
-    }
+    if (training)
+      time_training_layout(work, o, params, attention, cache, warnings, r);
+    else
+      time_inference_layout(work, o, batch, warnings, r);
     if (r.reason.empty()) {
       ++out.feasible;
       ++pointable;
