@@ -5,7 +5,7 @@
 NATIVE_PACKAGES=(g++ cmake ninja-build libgtest-dev googletest libbenchmark-dev nlohmann-json3-dev)
 WASM_PACKAGES=(emscripten nodejs)
 # clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz suite of scripts/test.
-CHECK_PACKAGES=(clang-format clang libclang-rt-14-dev)
+CHECK_PACKAGES=(clang-format clang-tidy clang libclang-rt-14-dev)
 # Headless Chromium for the web page's browser tests (web/e2e/, driven by playwright-core).
 WEB_PACKAGES=(chromium)
 
