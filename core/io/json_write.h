@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scenario/scenario.h"
 #include "predict/serving.h"
+#include "scenario/scenario.h"
 
 namespace optimus {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "scenario/scenario.h"
 #include "predict/predict.h"
+#include "scenario/scenario.h"
 
 namespace optimus {
 

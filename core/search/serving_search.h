@@ -38,8 +38,8 @@
 
 #include "base/enums.h"
 #include "base/result.h"
-#include "scenario/scenario.h"
 #include "predict/serving.h"
+#include "scenario/scenario.h"
 
 namespace optimus {
 

@@ -115,20 +115,22 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       GPUS,
       { path: '/rl/prompts_per_step', label: 'Prompts per step', kind: 'int' },
       { path: '/rl/samples_per_prompt', label: 'Samples per prompt', kind: 'int', hint: 'responses' },
-      { path: '/rl/prompt_len', label: 'Longest prompt', kind: 'int', hint: 'tokens; the mean assumed at a fifth' },
+      { path: '/rl/prompt_len/mean', label: 'Mean prompt', kind: 'int', hint: 'tokens' },
+      { path: '/rl/prompt_len/max', label: 'Longest prompt', kind: 'int', hint: 'tokens' },
       { path: '/rl/response_len/mean', label: 'Mean response', kind: 'int', hint: 'tokens' },
       { path: '/rl/response_len/max', label: 'Longest response', kind: 'int', hint: 'tokens' },
       { path: '/rl/placement', label: 'Placement', kind: 'placement' },
     ],
     // Qwen2.5 7B GRPO on one DGX H100 (the engine's rl bench job, tests/bench/rl_bench.cpp): 128
-    // prompts x 8 samples, long-tailed responses (mean 2,048, at most 8,192 tokens). The trainer's
-    // layout is the engine's search ("auto"); the rollout's tp the smallest that fits (docs/rl.md).
+    // prompts x 8 samples, prompts of 256 tokens on average (at most 1,024), long-tailed responses
+    // (mean 2,048, at most 8,192 tokens). The trainer's layout is the engine's search ("auto"); the
+    // rollout's tp the smallest that fits (docs/rl.md).
     starter: {
       schema_version: 1,
       model: 'qwen2.5-7b',
       system: 'dgx-h100',
       num_devices: 8,
-      rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: 1024, response_len: { mean: 2048, max: 8192 }, placement: 'colocated', train: 'auto' },
+      rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len: { mean: 2048, max: 8192 }, placement: 'colocated', train: 'auto' },
     },
   },
   compare: {

@@ -24,7 +24,7 @@ function rlScenario(v: Values): Record<string, unknown> {
     model: 'qwen2.5-7b',
     system: 'dgx-h100',
     num_devices: 8,
-    rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: 1024, response_len: { mean: 2048, max }, train: 'auto', ...pools },
+    rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len: { mean: 2048, max }, train: 'auto', ...pools },
   };
 }
 
