@@ -350,8 +350,8 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
                             std::to_string(*ops.production_efficiency) +
                             " is stated: the steps take the modelled time over it (" +
                             std::to_string(rt->lost.production / 3600.0 * n) +
-                            " device-hours more). No preset carries such a share since issue 37 "
-                            "(docs/contract.md); the run's failures and checkpoints are modelled apart"});
+                            " device-hours more); the run's failures and checkpoints are modelled "
+                            "apart, and no preset states such a share"});
   if (!ops.failures_per_device_hour) {
     // Nothing known about failures: the point estimate takes none, the band reaches the run at the
     // highest published rate (run/run.h). A rate that leaves no progress leaves the band as it is.

@@ -360,10 +360,6 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
   return std::nullopt;
 }
 
-}  // namespace
-
-namespace {
-
 // What the rollout step hands on to the later steps: the engine's reservation and weights per
 // device (the colocated swap moves them) and the prompt tokens it prefilled.
 struct RolloutRun {
