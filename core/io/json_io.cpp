@@ -1268,7 +1268,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
   ojson w = ojson::array();
   for (const auto& x : p.warnings) w.push_back({{"code", x.code}, {"message", x.message}});
   j["warnings"] = w;
-  const io::Regimes r = io::regimes_of(s, p);
+  const Regimes r = regimes_of(s, p);
   ojson rj = ojson::object();
   for (const auto& [k, v] : {std::pair{"training", &r.training},
                              {"inference", &r.inference},

@@ -9,10 +9,6 @@
 
 namespace optimus::io {
 
-// The engine's regimes, as the writers name them (io::regimes_of).
-using optimus::Regimes;
-using optimus::regimes_of;
-
 // presets/uncertainty/bands.json, read once.
 const BandTable& fitted_bands();
 
