@@ -200,7 +200,20 @@ OpCost elementwise_backward(const OpContext& c, const Op& op) {
 }
 
 OpCost quantise_cast(const OpContext& c, double elements) {
-  return elementwise_cost(*c.dev, Bytes((2.0 + 2.0 * c.in_bytes) * elements), Flops(2.0 * elements));
+  OpCost r = elementwise_cost(*c.dev, Bytes((2.0 + 2.0 * c.in_bytes) * elements), Flops(2.0 * elements));
+  // Per-tensor current scaling (SoftwareDefaults::fp8_scaling): a first kernel reads the 16-bit
+  // tensor for its amax before the cast can start (Transformer Engine Float8CurrentScaling), so
+  // 2 more bytes per element and one more kernel. Delayed scaling records the amax inside the
+  // cast; block-scaled formats (mxfp8, nvfp4) compute each block's scale in the same pass.
+  if (c.math == Precision::fp8 && c.sys && c.sys->software.fp8_scaling == Fp8Scaling::current) {
+    const OpCost amax = elementwise_cost(*c.dev, Bytes(2.0 * elements), Flops(elements));
+    r.time += amax.time;
+    r.memory_time += amax.memory_time;
+    r.compute_time += amax.compute_time;
+    r.hbm_bytes += amax.hbm_bytes;
+    r.flops += amax.flops;
+  }
+  return r;
 }
 
 Seconds comm_cost(const OpContext& c, const Op& op) {

@@ -143,6 +143,21 @@ struct EnumNames<BlockFp8Gemm> {
       {{BlockFp8Gemm::cutlass, "cutlass"}, {BlockFp8Gemm::deepgemm, "deepgemm"}}};
 };
 
+// How a training stack scales per-tensor fp8 (Transformer Engine's recipes; precision "fp8" only,
+// the block-scaled formats compute their scales inside the cast). delayed: the scale comes from
+// the amax history of earlier steps, and the cast kernel records this tensor's amax while it
+// converts, one pass over the 16-bit tensor (TE DelayedScaling, "FP8 hybrid" in NeMo). current:
+// the scale comes from this tensor's own amax, which must be known before any element is
+// converted, so a first kernel reads the whole tensor for its amax and the cast reads it again
+// (TE Float8CurrentScaling, Megatron-Bridge's "fp8_cs" recipes: Transformer Engine user guide,
+// "FP8 current scaling": amax computed "from the current tensor" rather than from history).
+enum class Fp8Scaling { delayed, current };
+template <>
+struct EnumNames<Fp8Scaling> {
+  static constexpr std::array<std::pair<Fp8Scaling, std::string_view>, 2> table = {
+      {{Fp8Scaling::delayed, "delayed"}, {Fp8Scaling::current, "current"}}};
+};
+
 // What the software stack on this system does by default, when a scenario does not say.
 // Measured runs depend on these as much as on the hardware (presets/README.md).
 struct SoftwareDefaults {
@@ -153,6 +168,9 @@ struct SoftwareDefaults {
   // activations shrink. false: the 16-bit input is kept and cast again in the backward pass
   // (torchao's Float8Linear saves input_hp).
   bool quantized_saved_inputs = true;
+  // Per-tensor fp8 scaling (Fp8Scaling): current scaling reads each cast tensor once more for its
+  // amax (cost/op_timer.cpp quantise_cast).
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
   // Sequence-parallel all-gathers / reduce-scatters split into chunks and overlapped with the
   // adjacent GEMM (Transformer Engine userbuffers, Megatron-core `tp_comm_overlap`).
   bool tp_comm_overlap = false;

@@ -418,6 +418,13 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
           "saved activations shrink; false: the 16-bit input is kept (torchao's "
           "Float8Linear).")
       .def();
+  t.choice<Fp8Scaling>("fp8_scaling", AT(fp8_scaling))
+      .desc(
+          "Per-tensor fp8 training scales: delayed (from the amax history, recorded by the cast "
+          "in one pass; Transformer Engine DelayedScaling) or current (from the tensor's own "
+          "amax: one more read of each cast tensor before the cast; Float8CurrentScaling, "
+          "Megatron-Bridge fp8_cs). Precision fp8 only; block-scaled formats are unaffected.")
+      .def();
   t.boolean("tp_comm_overlap", AT(tp_comm_overlap))
       .desc(
           "Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "

@@ -292,5 +292,29 @@ TEST(Roofline, CutlassBlockFp8FactorFollowsDeepGemmsTable) {
   EXPECT_DOUBLE_EQ(cutlass_block_fp8_factor(1'000'000), 1.3);  // flat above
 }
 
+// fp8 casts by scaling recipe (SoftwareDefaults::fp8_scaling), hand-computed on the toy device
+// (1000 GB/s, 10 TFLOP/s vector, no kernel overhead): a cast of 1e9 elements reads 2 bytes and
+// writes two 1-byte copies, 4e9 bytes = 4 ms. Current scaling reads the 16-bit tensor once more
+// for its amax first: 2e9 more bytes = 2 ms, 6 ms in all. Block-scaled mxfp8 and the delayed
+// recipe stay at 4 ms; a context without a system (no software block) is costed as delayed.
+TEST(Quantise, CurrentScalingReadsTheTensorOnceMoreForItsAmax) {
+  const DeviceSpec d = toy_device();
+  SystemSpec sys;
+  OpContext c;
+  c.dev = &d;
+  c.in_bytes = 1.0;
+  c.math = Precision::fp8;
+  EXPECT_NEAR(quantise_cast(c, 1e9).time.value, 4e-3, 1e-12);  // no system: delayed
+  c.sys = &sys;
+  EXPECT_NEAR(quantise_cast(c, 1e9).time.value, 4e-3, 1e-12);
+  sys.software.fp8_scaling = Fp8Scaling::current;
+  const OpCost cs = quantise_cast(c, 1e9);
+  EXPECT_NEAR(cs.time.value, 6e-3, 1e-12);
+  EXPECT_NEAR(cs.hbm_bytes.value, 6e9, 1.0);
+  EXPECT_EQ(cs.bound, Bound::memory);
+  c.math = Precision::mxfp8;  // block scales are computed inside the one cast pass
+  EXPECT_NEAR(quantise_cast(c, 1e9).time.value, 4e-3, 1e-12);
+}
+
 }  // namespace
 }  // namespace optimus

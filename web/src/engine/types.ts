@@ -702,6 +702,10 @@ export interface SoftwareSpec {
    */
   quantized_saved_inputs?: boolean;
   /**
+   * Per-tensor fp8 training scales: delayed (from the amax history, recorded by the cast in one pass; Transformer Engine DelayedScaling) or current (from the tensor's own amax: one more read of each cast tensor before the cast; Float8CurrentScaling, Megatron-Bridge fp8_cs). Precision fp8 only; block-scaled formats are unaffected.
+   */
+  fp8_scaling?: 'delayed' | 'current';
+  /**
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
   tp_comm_overlap?: boolean;
@@ -899,6 +903,10 @@ export interface Software {
    * Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input for the weight gradient (Transformer Engine), so the saved activations shrink; false: the 16-bit input is kept (torchao's Float8Linear).
    */
   quantized_saved_inputs?: boolean;
+  /**
+   * Per-tensor fp8 training scales: delayed (from the amax history, recorded by the cast in one pass; Transformer Engine DelayedScaling) or current (from the tensor's own amax: one more read of each cast tensor before the cast; Float8CurrentScaling, Megatron-Bridge fp8_cs). Precision fp8 only; block-scaled formats are unaffected.
+   */
+  fp8_scaling?: 'delayed' | 'current';
   /**
    * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
    */
