@@ -8,7 +8,9 @@ states it (with --software ID, with that software profile set on every row inste
 with its error (|predicted / measured - 1| on the case's metric, as the accuracy reports count it),
 its direction (fast: the prediction is too fast, whatever the metric), its layout and the share of
 the predicted step in each phase of `training.breakdown_s` (compute, expert all-to-all, pipeline,
-tensor- and data-parallel communication, bubble, host), sorted by model and system. Rows that are the same scenario measured
+tensor- and data-parallel communication, bubble, host), sorted by model and system. Rows that
+are the same scenario in bf16 and in a narrower format (fp8, mxfp8, nvfp4) within one source are
+listed with the narrow format's measured and predicted speedup. Rows that are the same scenario measured
 in more than one source are listed afterwards with the spread between their measurements and the
 least mean |error| any single prediction could reach on them (the noise floor that no model change
 removes). docs/moe-training.md reads this output.
@@ -56,6 +58,35 @@ def noise_floor(rows):
     return out
 
 
+def speed(row, value):
+    """A rate on the row's metric: tokens/s as it is, a time inverted."""
+    return 1.0 / value if row["metric"].endswith("time_s") else value
+
+
+def precision_pairs(rows, predicted):
+    """Rows that are the same scenario in 16-bit and in a narrower training format: the measured
+    and the predicted speedup of the narrow format (its rate over the 16-bit rate), per pair."""
+    groups = {}
+    for r in rows:
+        sc = json.loads(json.dumps(r["scenario"]))
+        sc.pop("name", None)
+        precision = sc.get("training", {}).pop("precision", "bf16")
+        key = json.dumps(sc, sort_keys=True) + r["metric"] + r.get("group", "")
+        groups.setdefault(key, {})[precision] = r
+    out = []
+    for g in groups.values():
+        wide = g.get("bf16")
+        if wide is None or wide["id"] not in predicted:
+            continue
+        for precision, narrow in sorted(g.items()):
+            if precision == "bf16" or narrow["id"] not in predicted:
+                continue
+            measured = speed(narrow, narrow["expected"]) / speed(wide, wide["expected"])
+            model = speed(narrow, predicted[narrow["id"]]) / speed(wide, predicted[wide["id"]])
+            out.append((precision, measured, model, narrow["id"]))
+    return out
+
+
 def main():
     args = sys.argv[1:]
     software = take_option(args, "--software")
@@ -64,7 +95,7 @@ def main():
     cli = args[0]
     path = args[1] if len(args) > 1 else str(DATA / "train_moe_public.jsonl")
     rows = [json.loads(line) for line in open(path) if line.strip()]
-    lines, errors = [], []
+    lines, errors, predicted = [], [], {}
     for r in rows:
         sc = json.loads(json.dumps(r["scenario"]))
         if software:
@@ -75,7 +106,8 @@ def main():
             errors.append(1.0)
             continue
         t = out["training"]
-        e, fast = error(r, metric(out, r["metric"]))
+        predicted[r["id"]] = metric(out, r["metric"])
+        e, fast = error(r, predicted[r["id"]])
         errors.append(abs(e))
         step = t["iteration_time_s"]
         shares = " ".join(f"{short}{t['breakdown_s'].get(key, 0) / step:.2f}" for key, short in PHASES)
@@ -83,6 +115,12 @@ def main():
     for lay, text in sorted(lines):
         print(f"{lay}  {text}")
     print(f"\n{len(rows)} rows, mean |error| {100 * sum(errors) / len(errors):.1f}%")
+    pairs = precision_pairs(rows, predicted)
+    if pairs:
+        print("\nThe same scenario in bf16 and a narrower format (the narrow format's speedup over bf16):")
+        for precision, measured, model, rid in sorted(pairs, key=lambda x: x[3]):
+            print(f"  {precision:6s} measured {measured:5.2f}x predicted {model:5.2f}x "
+                  f"({100 * (model / measured - 1):+5.1f}%)  {rid}")
     floors = noise_floor(rows)
     if floors:
         print("\nThe same scenario measured more than once (spread, best single-prediction mean |error|):")
