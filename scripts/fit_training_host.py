@@ -16,11 +16,15 @@ construction (no host sync) and are left out.
 
 With --expert, a second grid: the interval against software.training_expert_gemm_us (the host
 time of each further local expert's GEMM inside a grouped operator), mean |error| per pair.
+
+With --expert-us N, the further expert GEMMs are held at N us (a value from elsewhere, e.g. the
+launch cost of a cuBLAS call from C++) and the operator interval alone is fitted on a wider grid,
+with the same per-system and left-out reports.
 """
 import json
 import sys
 
-from fitlib import DATA, SoftwareTrial, loso_grid, print_loso, run
+from fitlib import DATA, SoftwareTrial, loso_grid, print_loso, run, take_option
 
 
 def expert_grid(cli, moe_rows):
@@ -44,15 +48,18 @@ def expert_grid(cli, moe_rows):
 
 
 def main():
-    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] != "--expert"):
+    args = sys.argv[1:]
+    expert_us = take_option(args, "--expert-us")
+    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "--expert"):
         sys.exit(__doc__)
-    cli = sys.argv[1]
+    cli = args[0]
     rows = [json.loads(line) for line in open(DATA / "train_moe_public.jsonl") if line.strip()]
     moe_rows = []
     tied = SoftwareTrial(cli, None)
 
-    def predict(r, value):  # the operator and the further expert GEMMs at the same interval
-        return tied.predict_with(r, {"training_launch_interval_us": value, "training_expert_gemm_us": value})
+    def predict(r, value):  # the operator and the further expert GEMMs at the same interval, or held
+        expert = float(expert_us) if expert_us is not None else value
+        return tied.predict_with(r, {"training_launch_interval_us": value, "training_expert_gemm_us": expert})
 
 
     for r in rows:
@@ -61,10 +68,10 @@ def main():
             model = json.loads(run(cli, ["preset", "models", model]))
         if "moe" in model:
             moe_rows.append(r)
-    if len(sys.argv) == 3:
+    if len(args) == 2:
         expert_grid(cli, moe_rows)
         return
-    grid = list(range(0, 161, 10))
+    grid = list(range(0, 161, 10)) if expert_us is None else list(range(0, 501, 20))
     errors = {}
     for i in grid:
         errors[i] = []
@@ -87,7 +94,8 @@ def main():
     report("all MoE rows", list(range(len(moe_rows))))
     for sid in sorted({r["scenario"]["system"] for r in moe_rows}):
         report(sid, [k for k, r in enumerate(moe_rows) if r["scenario"]["system"] == sid])
-    print_loso("training_launch_interval_us (= training_expert_gemm_us), each source left out",
+    held = "= training_expert_gemm_us" if expert_us is None else f"training_expert_gemm_us {expert_us}"
+    print_loso(f"training_launch_interval_us ({held}), each source left out",
                loso_grid(grid, errors, [r["group"] for r in moe_rows], 0), "us")
 
 
