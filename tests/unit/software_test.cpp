@@ -290,6 +290,41 @@ TEST(Software, FullGraphMoeProfileHasNoHostWaitAndOverlapsTheDispatch) {
 
 }  // namespace
 
+// Per-tensor fp8 current scaling (software.fp8_scaling) reads each cast tensor once more for its
+// amax: an fp8 step gets slower by memory-bound time only, a bf16 or mxfp8 step does not move, the
+// megatron-bridge profile carries it, and a value outside the two recipes is refused at its path.
+TEST(Software, Fp8CurrentScalingCostsOneMoreReadPerCast) {
+  const auto step = [](const char* precision, const json& software) {
+    json s = {{"model", "llama3-8b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 8},
+              {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", precision}}}};
+    if (!software.is_null()) s["software"] = software;
+    const json out = predict(s);
+    EXPECT_FALSE(out.contains("error")) << out.dump();
+    return out["training"];
+  };
+  const json current = {{"name", "test"}, {"software", {{"fp8_scaling", "current"}}}};
+  const json fp8 = step("fp8", nullptr), fp8_cs = step("fp8", current);
+  EXPECT_GT(fp8_cs["iteration_time_s"].get<double>(), fp8["iteration_time_s"].get<double>());
+  EXPECT_GT(fp8_cs["by_bound_s"]["memory"].get<double>(), fp8["by_bound_s"]["memory"].get<double>());
+  EXPECT_EQ(fp8_cs["by_bound_s"]["compute"], fp8["by_bound_s"]["compute"]);
+  EXPECT_EQ(step("bf16", current)["iteration_time_s"], step("bf16", nullptr)["iteration_time_s"]);
+  EXPECT_EQ(step("mxfp8", current)["iteration_time_s"], step("mxfp8", nullptr)["iteration_time_s"]);
+  const json v = json::parse(optimus::api::validate(llama("megatron-bridge").dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["fp8_scaling"], "current") << v.dump();
+  EXPECT_EQ(json::parse(optimus::api::validate(
+                llama(nullptr).dump()))["scenario"]["system"]["software"]["fp8_scaling"],
+            "delayed");
+  const json e = predict({{"model", "llama3.1-8b"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 1},
+                          {"software", {{"software", {{"fp8_scaling", "sometimes"}}}}},
+                          {"training", {{"global_batch", 1}, {"seq_len", 512}}}})["error"];
+  EXPECT_EQ(e["code"], "scenario.invalid_value");
+  EXPECT_EQ(e["path"], "/software/software/fp8_scaling");
+}
+
 // 4-bit training keeps the stack's tensor-parallel overlap only where the stack says it supports
 // it there (software.tp_comm_overlap_fp4, off by default: Megatron-Bridge's NVFP4 recipes turn the
 // overlap off); exposed collectives make the step slower; the scenario's own choice wins.
