@@ -13,21 +13,16 @@ on the other source's rows alone. The held-out rows are never read.
 Usage: python3 scripts/fit_launch_interval.py path/to/optimus   (the CLI built from this tree)
 Standard library only.
 """
-import csv
-import json
 import sys
 
-from fitlib import DATA, SoftwareTrial, grid_report, loso_grid, print_loso
+from fitlib import SoftwareTrial, grid_report, loso_grid, optimised_inference_rows, print_loso
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     cli = sys.argv[1]
-    with open(DATA / "inference.csv", newline="") as f:
-        baseline = {r["case_id"] for r in csv.DictReader(f) if "baseline" in r["framework"]}
-    rows = [json.loads(line) for line in open(DATA / "infer_public.jsonl") if line.strip()]
-    rows = [r for r in rows if r["id"].split(":")[0] not in baseline]
+    rows = optimised_inference_rows()
     trial = SoftwareTrial(cli, "launch_interval_us")
     predict = trial.predict
 

@@ -1,5 +1,6 @@
 """Shared by the fit scripts: run the CLI, and predict a validation row with one key of its
 system's software block set to a trial value."""
+import csv
 import json
 import pathlib
 import subprocess
@@ -16,6 +17,15 @@ def take_option(args, name):
     value = args[i + 1]
     del args[i:i + 2]
     return value
+
+
+def optimised_inference_rows():
+    """The public inference rows of the optimised runtimes: infer_public.jsonl without the
+    FasterTransformer guide's Megatron baseline rows (marked in inference.csv's framework column)."""
+    with open(DATA / "inference.csv", newline="") as f:
+        baseline = {r["case_id"] for r in csv.DictReader(f) if "baseline" in r["framework"]}
+    rows = [json.loads(line) for line in open(DATA / "infer_public.jsonl") if line.strip()]
+    return [r for r in rows if r["id"].split(":")[0] not in baseline]
 
 
 def run(cli, args, stdin=None):
@@ -42,6 +52,11 @@ class SoftwareTrial:
         system = json.loads(json.dumps(self.systems[sid]))
         system.setdefault("software", {}).update(software)
         scenario["system"] = system
+        # A named software profile lies over the system's block: set the trial value there too.
+        if isinstance(scenario.get("software"), str):
+            scenario["software"] = json.loads(run(self.cli, ["preset", "software", scenario["software"]]))
+        if isinstance(scenario.get("software"), dict):
+            scenario["software"].setdefault("software", {}).update(software)
         out = json.loads(run(self.cli, ["predict", "-", "--json"], json.dumps(scenario)))
         if "error" in out:
             return None

@@ -37,11 +37,38 @@ std::int64_t visited_keys(const Op& op) {
   return std::max<std::int64_t>(1, std::llround(d(op.n) * op.causal_fraction));
 }
 
+// Unfused prompt attention (inference, SoftwareDefaults::unfused_context_attention): three kernels
+// that keep the score matrix in HBM. A batched QK^T GEMM writes the b x h x m x n scores, a masked
+// softmax reads and writes them, and a batched PV GEMM reads them back, each a kernel of its own
+// (FasterTransformer v4-v5.0's GPT context attention, src/fastertransformer/layers/
+// attention_layers/GptContextAttentionLayer.cc @a44c381: stridedBatchedGemm, invokeMaskedSoftMax,
+// stridedBatchedGemm; Hugging Face's eager attention: matmul, softmax, matmul). The mask is applied
+// to the finished product, so the whole square is computed: no causal block is skipped.
+OpCost unfused_prompt_attention(const OpContext& c, const Op& op) {
+  const Precision p = attention_precision(c.math);
+  const double e = c.act_bytes;
+  const OpCost qk = host_bound(matmul_cost(*c.dev, {op.m, op.n, op.k, op.batch}, p, e, e, e), c.launch);
+  const OpCost pv = host_bound(matmul_cost(*c.dev, {op.m, op.k, op.n, op.batch}, p, e, e, e), c.launch);
+  const double scores = d(op.batch) * d(op.m) * d(op.n);
+  // Softmax: read and write each score (max, exponential, sum, scale: about 5 FLOPs each).
+  const OpCost softmax =
+      host_bound(elementwise_cost(*c.dev, Bytes(2.0 * scores * e), Flops(5.0 * scores)), c.launch);
+  OpCost r;
+  r.flops = Flops(4.0 * d(op.batch) * d(op.m) * d(op.n) * d(op.k)) + softmax.flops;
+  r.hbm_bytes = qk.hbm_bytes + softmax.hbm_bytes + pv.hbm_bytes;
+  r.compute_time = qk.compute_time + softmax.compute_time + pv.compute_time;
+  r.memory_time = qk.memory_time + softmax.memory_time + pv.memory_time;
+  r.time = qk.time + softmax.time + pv.time;
+  r.bound = r.compute_time > r.memory_time ? Bound::compute : Bound::memory;
+  return r;
+}
+
 // Attention over the KV cache in inference: QK^T and PV for `m` new queries per sequence against
 // `n` keys. The cache is read once per layer (all query heads of a KV group share it: GQA/MQA
 // read kv_heads, not heads); fused kernels never write the score matrix (Pope et al. 2022,
 // "Efficiently Scaling Transformer Inference", Sec. 2-3).
 OpCost inference_attention(const OpContext& c, const Op& op) {
+  if (op.m > 1 && c.unfused_prompt_attention) return unfused_prompt_attention(c, op);
   const double frac = op.causal_fraction;
   const double heads_local = d(op.batch) / d(std::max<std::int64_t>(1, op.sequences));
   OpCost r;

@@ -62,6 +62,9 @@ struct OpContext {
   Seconds launch{};                // host launch interval per kernel (0: none, graph replay)
   double matmul_rate_share = 1.0;  // a training stack's share of the device's matmul rate
   bool kv_per_query_head = false;  // decode attention reads the cache once per query head
+  // Prompt attention as three kernels that keep the score matrix in HBM (inference,
+  // SoftwareDefaults::unfused_context_attention; op_timer.cpp, unfused_prompt_attention).
+  bool unfused_prompt_attention = false;
   // Prompt attention at the fp8 rate (SoftwareDefaults::fp8_context_attention).
   bool fp8_prompt_attention = false;
   // Block-scaled fp8 GEMMs on CUTLASS-based kernels without block-scaled tensor cores (inference:

@@ -255,6 +255,12 @@ struct SoftwareDefaults {
   // training matmul, the attention matmuls included; memory-bound kernels, communication and
   // inference (whose runtimes bring their own kernels) are not touched.
   double training_matmul_share = 1.0;
+  // The same for an inference runtime's GEMMs (prefill, and decode where a GEMM is compute-bound):
+  // the share of the device's calibrated matmul rate its kernels reach. Memory-bound GEMMs
+  // (decode's weight streaming), attention, element-wise kernels and communication are not
+  // scaled. Fitted per runtime on its own published static-batch rows by
+  // scripts/fit_inference_share.py (presets/software/*.json notes); 1 = the device's rate.
+  double inference_matmul_share = 1.0;
   // The inference runtime keeps a KV cache, so a decode step runs one new token per sequence.
   // Without one (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False)
   // every step recomputes the whole context so far.
@@ -295,6 +301,12 @@ struct SoftwareDefaults {
   // fp8 cache, docs/features/quantization/quantized_kvcache.md). false: 16-bit attention
   // (attention_precision). Decode attention, bound by reading the cache, is unchanged.
   bool fp8_context_attention = false;
+  // Inference: prompt attention runs unfused, as three kernels that keep the score matrix in HBM
+  // (a batched QK^T GEMM writing every score of the full square, a masked softmax reading and
+  // writing them, a batched PV GEMM reading them): FasterTransformer's GPT context phase up to
+  // v5.0 (GptContextAttentionLayer.cc) and Hugging Face's and Megatron-LM's eager attention. The
+  // training kernel (attention) is a separate choice. Decode attention is unchanged.
+  bool unfused_context_attention = false;
   // Inference: the kernels of block-scaled FP8 GEMMs on a device without block-scaled tensor-core
   // instructions (BlockFp8Gemm). Default cutlass: TensorRT-LLM's only MoE backend for FP8
   // checkpoints on H100 / H200 (docs/source/deployment-guide/quick-start-recipe-for-deepseek-r1-

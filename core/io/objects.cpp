@@ -508,6 +508,15 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
           "on which). 1 = the kernels the device presets were calibrated with.")
       .unit("fraction")
       .def();
+  t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share))
+      .desc(
+          "Share of the device's calibrated matmul rate this inference runtime's GEMMs "
+          "reach (prefill, and decode GEMMs that are compute-bound; weight streaming, "
+          "attention, element-wise kernels and communication are not scaled). A runtime "
+          "calibration fitted on its own static-batch rows (scripts/fit_inference_share.py; "
+          "each profile's notes say on which). 1 = the device's calibrated rate.")
+      .unit("fraction")
+      .def();
 }
 
 void add_kernels(Fields<SoftwareDefaults>& t) {
@@ -562,6 +571,14 @@ void add_kernels(Fields<SoftwareDefaults>& t) {
           "the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or "
           "fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 "
           "cache); decode attention is unchanged.")
+      .def();
+  t.boolean("unfused_context_attention", AT(unfused_context_attention))
+      .desc(
+          "Inference: prompt attention runs unfused, three kernels that keep the score "
+          "matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a "
+          "batched PV GEMM): FasterTransformer's GPT context phase up to v5.0, Hugging "
+          "Face's and Megatron-LM's eager attention. Decode attention and training (see "
+          "attention) are unchanged.")
       .def();
   t.choice<BlockFp8Gemm>("block_fp8_gemm", AT(block_fp8_gemm))
       .desc(

@@ -76,6 +76,9 @@ OpContext inference_context(const Scenario& s) {
       place_group(s.parallel.ep, adp ? replica * (s.parallel.tp == 1 ? etp : 1) : etp, domain);
   c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, adp ? replica : 1, domain);
   c.launch = w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval;
+  // A runtime without fused prompt attention writes the score matrix to HBM (op_timer.cpp).
+  c.unfused_prompt_attention = s.system.software.unfused_context_attention;
+  c.matmul_rate_share = s.system.software.inference_matmul_share;
   return c;
 }
 

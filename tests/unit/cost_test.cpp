@@ -98,6 +98,52 @@ TEST(Attention, FirstGenerationFusedKernelIsHalfAsFast) {
   EXPECT_FALSE(fused_attention(AttentionKernel::standard));
 }
 
+// Unfused prompt attention (inference, software.unfused_context_attention): three kernels, the
+// batched QK^T GEMM over the full square (no causal block skipped), a softmax that reads and
+// writes every score once, and the batched PV GEMM; each held to the host launch interval.
+TEST(Attention, UnfusedPromptAttentionIsThreeKernelsOverTheFullSquare) {
+  const DeviceSpec d = toy_device();
+  OpContext c;
+  c.dev = &d;
+  c.workload = Workload::inference;
+  c.math = Precision::bf16;
+  Op op;
+  op.kind = OpKind::attention;
+  op.m = 1024;   // prompt tokens of one sequence
+  op.n = 1024;   // keys
+  op.k = 128;    // head dim
+  op.batch = 8;  // one sequence x 8 heads
+  op.sequences = 1;
+  op.kv_heads = 8;
+  op.kv_bytes = 2.0 * 8 * 128 * 2;
+  op.causal_fraction = 0.5;
+  const OpCost fused = forward_cost(c, op);
+  c.unfused_prompt_attention = true;
+  const OpCost unfused = forward_cost(c, op);
+  const OpCost qk = matmul_cost(d, {1024, 1024, 128, 8}, Precision::bf16, 2, 2, 2);
+  const OpCost pv = matmul_cost(d, {1024, 128, 1024, 8}, Precision::bf16, 2, 2, 2);
+  // Softmax: 8 x 1024 x 1024 scores of 2 bytes read and written, 33.55 MB at 1000 GB/s.
+  const double softmax = 2.0 * 8 * 1024 * 1024 * 2 / 1000e9;
+  EXPECT_NEAR(softmax, 33.554e-6, 1e-9);
+  EXPECT_NEAR(unfused.time.value, qk.time.value + softmax + pv.time.value, 1e-12);
+  // The full square: twice the matmul FLOPs of the fused kernel's causal half.
+  EXPECT_NEAR(unfused.flops.value - 5.0 * 8 * 1024 * 1024, 4.0 * 8 * 1024 * 1024 * 128, 1.0);
+  EXPECT_GT(unfused.time.value, fused.time.value);
+  // Decode (one query per sequence) keeps the fused kernel.
+  op.m = 1;
+  op.causal_fraction = 1.0;
+  EXPECT_DOUBLE_EQ(forward_cost(c, op).time.value, [&] {
+    OpContext f = c;
+    f.unfused_prompt_attention = false;
+    return forward_cost(f, op).time.value;
+  }());
+  // An eager host: each of the three kernels takes at least the launch interval.
+  op.m = 4;
+  op.n = 4;
+  c.launch = Seconds(50e-6);
+  EXPECT_DOUBLE_EQ(forward_cost(c, op).time.value, 150e-6);
+}
+
 TEST(Roofline, DevicePresetsReproduceTheirMamfMeasurement) {
   // matmul_efficiency is the measured MAMF ratio (kernels.csv); the model's tile and wave
   // losses come on top, so at the MAMF shape the model lands a few percent under it. B300's best

@@ -537,6 +537,59 @@ TEST(Software, TheTrainingMatmulShareSlowsTheTrainingMatmulsOnly) {
   EXPECT_EQ(predict(infer)["inference"].dump(), predict(infer_base)["inference"].dump());
 }
 
+// An inference runtime's matmul share slows its compute-bound GEMMs (a long prompt's) and
+// nothing memory-bound: batch-1 decode streams the weights at the same rate; training is untouched.
+TEST(Software, TheInferenceMatmulShareSlowsComputeBoundInferenceGemmsOnly) {
+  const auto run = [](double share) {
+    json s = llama(json{{"software", {{"inference_matmul_share", share}}}});
+    s["inference"].erase("serving");
+    s["inference"]["batch"] = 1;
+    s["inference"]["prompt_len"] = 8192;
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["inference"];
+  };
+  const json base = run(1.0), half = run(0.5);
+  const double ttft = base["ttft_s"], ttft_half = half["ttft_s"];
+  // An 8192-token prompt of Llama 3.1 8B is mostly GEMMs: between 1.5x and 2x as long.
+  EXPECT_GT(ttft_half, 1.5 * ttft);
+  EXPECT_LT(ttft_half, 2.0 * ttft);
+  EXPECT_DOUBLE_EQ(half["tpot_s"].get<double>(), base["tpot_s"].get<double>());
+  // A share of 1 is the default, exactly; training does not read it.
+  json plain = llama(nullptr);
+  plain["inference"].erase("serving");
+  plain["inference"]["batch"] = 1;
+  plain["inference"]["prompt_len"] = 8192;
+  EXPECT_EQ(predict(plain)["inference"].dump(), base.dump());
+  EXPECT_EQ(predict(dense_layer(json{{"software", {{"inference_matmul_share", 0.5}}}}))["training"].dump(),
+            predict(dense_layer(nullptr))["training"].dump());
+  for (const double bad : {0.0, 1.5}) {
+    const json e = predict(llama(json{{"software", {{"inference_matmul_share", bad}}}}))["error"];
+    EXPECT_EQ(e["code"], "scenario.out_of_range") << bad;
+    EXPECT_EQ(e["path"], "/software/software/inference_matmul_share") << bad;
+  }
+}
+
+// The FasterTransformer profile: the unfused context attention of its v4-v5.0 GPT context phase
+// and its fitted matmul share. The unfused prompt attention lengthens the prompt phase of a long
+// prompt and leaves decode alone; the pytorch-eager profile runs the prompt unfused too.
+TEST(Software, TheFasterTransformerProfileRunsTheContextPhaseUnfused) {
+  const json v = json::parse(optimus::api::validate(llama("fastertransformer").dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["unfused_context_attention"], true);
+  EXPECT_DOUBLE_EQ(v["scenario"]["system"]["software"]["inference_matmul_share"].get<double>(), 0.84);
+  const json e = json::parse(optimus::api::validate(llama("pytorch-eager").dump()));
+  EXPECT_EQ(e["scenario"]["system"]["software"]["unfused_context_attention"], true);
+  const auto run = [](bool unfused) {
+    json s = llama(json{{"name", "t"}, {"software", {{"unfused_context_attention", unfused}}}});
+    s["inference"].erase("serving");
+    s["inference"]["prompt_len"] = 4096;
+    return predict(s)["inference"];
+  };
+  const json fused = run(false), unfused = run(true);
+  EXPECT_GT(unfused["ttft_s"].get<double>(), 1.02 * fused["ttft_s"].get<double>());
+  EXPECT_DOUBLE_EQ(unfused["tpot_s"].get<double>(), fused["tpot_s"].get<double>());
+}
+
 TEST(Software, TheMegatronDeepSpeedProfileCarriesItsFittedShare) {
   const json v = json::parse(optimus::api::validate(dense_layer("megatron-deepspeed").dump()));
   EXPECT_DOUBLE_EQ(v["scenario"]["system"]["software"]["training_matmul_share"].get<double>(), 0.74);

@@ -750,6 +750,10 @@ export interface SoftwareSpec {
    */
   training_matmul_share?: number;
   /**
+   * Share of the device's calibrated matmul rate this inference runtime's GEMMs reach (prefill, and decode GEMMs that are compute-bound; weight streaming, attention, element-wise kernels and communication are not scaled). A runtime calibration fitted on its own static-batch rows (scripts/fit_inference_share.py; each profile's notes say on which). 1 = the device's calibrated rate. Unit: fraction.
+   */
+  inference_matmul_share?: number;
+  /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
@@ -777,6 +781,10 @@ export interface SoftwareSpec {
    * Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 cache); decode attention is unchanged.
    */
   fp8_context_attention?: boolean;
+  /**
+   * Inference: prompt attention runs unfused, three kernels that keep the score matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a batched PV GEMM): FasterTransformer's GPT context phase up to v5.0, Hugging Face's and Megatron-LM's eager attention. Decode attention and training (see attention) are unchanged.
+   */
+  unfused_context_attention?: boolean;
   /**
    * Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on a device without block-scaled tensor-core instructions (Hopper). cutlass: CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: DeepGEMM, which the roofline reproduces.
    */
@@ -952,6 +960,10 @@ export interface Software {
    */
   training_matmul_share?: number;
   /**
+   * Share of the device's calibrated matmul rate this inference runtime's GEMMs reach (prefill, and decode GEMMs that are compute-bound; weight streaming, attention, element-wise kernels and communication are not scaled). A runtime calibration fitted on its own static-batch rows (scripts/fit_inference_share.py; each profile's notes say on which). 1 = the device's calibrated rate. Unit: fraction.
+   */
+  inference_matmul_share?: number;
+  /**
    * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
    */
   moe_dispatcher?: 'alltoall' | 'deepep';
@@ -979,6 +991,10 @@ export interface Software {
    * Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 cache); decode attention is unchanged.
    */
   fp8_context_attention?: boolean;
+  /**
+   * Inference: prompt attention runs unfused, three kernels that keep the score matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a batched PV GEMM): FasterTransformer's GPT context phase up to v5.0, Hugging Face's and Megatron-LM's eager attention. Decode attention and training (see attention) are unchanged.
+   */
+  unfused_context_attention?: boolean;
   /**
    * Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on a device without block-scaled tensor-core instructions (Hopper). cutlass: CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: DeepGEMM, which the roofline reproduces.
    */
