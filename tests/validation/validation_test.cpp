@@ -293,10 +293,13 @@ TEST(Validation, MemoryPublicRows) {
 // slower than FasterTransformer on the same scenarios, are reported but not gated: a scenario
 // has no framework key. These 69 rows are also what the systems' host launch interval
 // (software.launch_interval_us, 17 us, scripts/fit_launch_interval.py) is fitted on, so they
-// are in-sample for that one parameter. Measured at this commit: optimised 7.3% mean (FT 7.0%,
-// TRT-LLM first-token 8.4%; 13.4% before the launch interval); Megatron baseline 56.6%; all 82
-// rows 15.1%.
-// Gate: optimised mean <= 10%.
+// are in-sample for that one parameter; the 53 FasterTransformer rows are in-sample for its
+// profile's inference_matmul_share (0.84, scripts/fit_inference_share.py). Each row names the
+// software profile of its stack as the shared cases do (fastertransformer, tensorrt-llm-2023,
+// pytorch-eager for the Megatron baseline). Measured at this commit: optimised 5.6% mean (FT
+// 4.7%, 6.9% before the unfused context attention and the share; TRT-LLM first-token 8.4%);
+// Megatron baseline 51.1%; all 82 rows 12.8% (14.3% before).
+// Gate: optimised mean <= 7% (was 10%).
 TEST(Validation, InferenceLatency) {
   const std::map<std::string, std::string> frameworks = inference_frameworks();
   std::vector<Case> all = run_file("infer_public.jsonl"), optimised;
@@ -311,7 +314,7 @@ TEST(Validation, InferenceLatency) {
   const Stats o =
       report("Inference latency, optimised frameworks (FasterTransformer, TensorRT-LLM)", optimised);
   EXPECT_EQ(o.n, 69);
-  EXPECT_LE(o.mean, 0.10);
+  EXPECT_LE(o.mean, 0.07);
 }
 
 // Held-out inference runs not in the shared data (tests/validation/README.md): NeMo Framework
@@ -326,10 +329,14 @@ TEST(Validation, InferenceLatency) {
 // H100 23.3% -> 12.2%, on A100 9.4% -> 7.2%), and the gpt-fast rows name the gpt-fast profile
 // (PyTorch's intra-node one-shot all-reduce, as its README launches tensor parallelism; 17 us
 // measured in a PyTorch issue): 20.3% -> 15.3%, all rows 11.7%. Aim (issue 3): mean <= 15%;
-// issue 15 asks for a gate of 12%. Measured at this commit over the 119 rows below: 11.7% mean
-// (19.8% before the launch interval). The NeMo 13B rows are reported as published but are
+// issue 15 asks for a gate of 12%. The FasterTransformer rows name the fastertransformer profile
+// (the stack the guide measured; its unfused context attention and matmul share, fitted on the
+// public rows only): those 42 rows 10.5% -> 9.6%. Measured at this commit over the 119 rows
+// below: 9.3% mean (9.7% with the FasterTransformer rows on the system's block; 19.8% before the
+// launch interval). The NeMo 13B rows are reported as published but are
 // physically inconsistent with the 7B rows of the same table (13B, twice the weights, is listed
-// up to 40% faster than 7B at equal TP and batch), so the gate leaves them out. Gate: mean <= 12%.
+// up to 40% faster than 7B at equal TP and batch), so the gate leaves them out. Gate: mean <= 11%
+// (was 12%).
 TEST(Validation, InferenceHeldOut) {
   const std::vector<Case> all = run_file("infer_heldout.jsonl");
   std::vector<Case> gated;
@@ -339,7 +346,7 @@ TEST(Validation, InferenceHeldOut) {
   EXPECT_EQ(s.n, 141);
   const Stats o = report("Inference, held-out runs without the inconsistent NeMo 13B rows", gated);
   EXPECT_EQ(o.n, 119);
-  EXPECT_LE(o.mean, 0.12);
+  EXPECT_LE(o.mean, 0.11);
 }
 
 // Held-out training runs not in the shared data (tests/validation/README.md): Megatron-Bridge's
@@ -889,9 +896,15 @@ std::vector<double> grid_of(double from, double to, double step) {
   return g;
 }
 
+// A software profile's block lies over the system's, so a row that names a profile gets the trial
+// value in the profile too.
 void set_system_software(json& sc, const char* key, double v) {
   sc["system"] = inline_preset(sc["system"], "systems");
   sc["system"]["software"][key] = v;
+  if (sc.contains("software")) {
+    sc["software"] = inline_preset(sc["software"], "software");
+    sc["software"]["software"][key] = v;
+  }
 }
 
 std::string pool_regime(const Row& r, const char* head) {
@@ -1010,6 +1023,25 @@ std::vector<FittedConstant> fitted_constants() {
                  share});
   out.back().grid = grid_of(0.5, 1.0, 0.01);
   std::reverse(out.back().grid.begin(), out.back().grid.end());
+  // The FasterTransformer guide's tables: the shipped value was fitted on the public rows; the
+  // held-out tables of the same guide (same runtime, same DGX A100) may refit it.
+  out.push_back({"inference_matmul_share of the fastertransformer profile",
+                 "0.84",
+                 "scripts/fit_inference_share.py",
+                 {"infer_public.jsonl", "infer_heldout.jsonl"},
+                 [](const Row& r) {
+                   const json& sw = r.c["scenario"].value("software", json());
+                   const std::string id = r.c["id"];
+                   return sw == "fastertransformer" && !baseline_ids().count(id.substr(0, id.find(':')));
+                 },
+                 [](const std::string& g) { return g == "FasterTransformer GPT guide"; },
+                 grid_of(0.5, 1.0, 0.02),
+                 1,
+                 [](json& sc, double v) {
+                   sc["software"] = inline_preset(sc["software"], "software");
+                   sc["software"]["software"]["inference_matmul_share"] = v;
+                 }});
+  std::reverse(out.back().grid.begin(), out.back().grid.end());  // ties: the larger share
   // Two host times fitted together on one source: the suite does not refit them (a grid of
   // factors on the defaults would be a second fit beside the script's); left out, both are 0.
   out.push_back(
