@@ -247,8 +247,14 @@ InferenceMemory inference_memory(const Scenario& s) {
   for (std::size_t k = 0; k < kLayerKinds; ++k)
     if (whole.present[k]) widest = std::max(widest, widest_intermediate(whole.kinds[k]));
   const double up = widest / d(p.tp);
+  // Unfused prompt attention keeps one layer's score matrix, heads / tp x prompt^2 elements per
+  // sequence (FasterTransformer's qk_buf_, batch x local heads x seq_len^2 in
+  // GptContextAttentionLayer::allocateBuffer @a44c381).
+  const double scores = s.system.software.unfused_context_attention
+                            ? d(m.heads) / d(p.tp) * d(w.prompt_len) * d(w.prompt_len) * e
+                            : 0.0;
   out.activation_per_sequence =
-      Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + up) + 4.0 * d(m.vocab) / d(p.tp));
+      Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + up) + 4.0 * d(m.vocab) / d(p.tp) + scores);
   out.bytes.activations = out.activation_per_sequence * d(w.batch);
   const DraftMemory draft = draft_memory(s, context);
   out.bytes.weights = out.bytes.weights + draft.weights;

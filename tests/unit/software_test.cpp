@@ -588,6 +588,11 @@ TEST(Software, TheFasterTransformerProfileRunsTheContextPhaseUnfused) {
   const json fused = run(false), unfused = run(true);
   EXPECT_GT(unfused["ttft_s"].get<double>(), 1.02 * fused["ttft_s"].get<double>());
   EXPECT_DOUBLE_EQ(unfused["tpot_s"].get<double>(), fused["tpot_s"].get<double>());
+  // The score matrix of one layer is held per sequence: 32 heads x 4096^2 x 2 bytes x 8 sequences.
+  const auto activations = [](const json& p) {
+    return p["memory"]["per_device_bytes"]["activations"].get<double>();
+  };
+  EXPECT_NEAR(activations(unfused) - activations(fused), 32.0 * 4096 * 4096 * 2 * 8, 1.0);
 }
 
 TEST(Software, TheMegatronDeepSpeedProfileCarriesItsFittedShare) {
