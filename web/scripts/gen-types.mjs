@@ -29,7 +29,7 @@ const NAMES = {
     '/$defs/scale_up': 'ScaleUpLink',
     '/$defs/scale_out': 'ScaleOutLink',
     '/$defs/system': 'SystemSpec',
-    '/$defs/system/properties/software': 'SoftwareSpec',
+    '/$defs/software': 'SoftwareSpec',
     '/$defs/device/properties/calibration': 'CalibrationSpec',
     '/$defs/parallel': 'ParallelSpec',
     '/$defs/parallel/properties/recompute': 'Recompute',
@@ -39,6 +39,9 @@ const NAMES = {
     '/$defs/inference': 'InferenceSpec',
     '/$defs/inference/properties/precision': 'InferencePrecision',
     '/$defs/rl': 'RlSpec',
+    '/$defs/inference/properties/serving/properties/disaggregated/properties/prefill': 'ServingPool',
+    '/$defs/training/properties/stages/items': 'TrainingStage',
+    '/$defs/calibration/properties/factors': 'CalibrationFactors',
   },
   prediction: {
     '': 'Prediction',
@@ -57,12 +60,53 @@ const NAMES = {
 const REUSE = {
   scenario: {
     '/$defs/inference/properties/kv_precision': 'InferencePrecision',
-    '/$defs/system/properties/software/properties/attention': 'AttentionKernel',
+    // The system's software block and a software profile's are one definition ($defs/software).
+    '/$defs/system/properties/software': 'SoftwareSpec',
+    '/$defs/training/properties/stages/items/properties/parallel/oneOf/0/properties/recompute': 'Recompute',
+    // A disaggregated deployment's two pools take the same keys.
+    '/$defs/inference/properties/serving/properties/disaggregated/properties/decode': 'ServingPool',
+    '/$defs/software/properties/attention': 'AttentionKernel',
   },
   prediction: {
     '/$defs/training/properties/assumed/properties/attention': 'AttentionKernel',
+    // Declared with the scenario's types (one file): a calibration's factors, as applied.
+    '/properties/calibration/properties/factors': 'CalibrationFactors',
+    '/$defs/run/properties/stages/items/properties/parallel': 'ChosenLayout',
   },
 };
+
+// Types that several nodes share without a $def of their own in the engine's schema: each is
+// declared once, from the first pointer's oneOf, and every pointer (whose oneOf must be the same)
+// refers to it, keeping its own description.
+const SHARED = {
+  scenario: {
+    TokenLengths: {
+      description: 'Tokens per request: one length for every request, a distribution, uniform lengths or [length, weight] points.',
+      pointers: [
+        '/$defs/inference/properties/serving/properties/input_len',
+        '/$defs/inference/properties/serving/properties/output_len',
+        '/$defs/rl/properties/prompt_len',
+        '/$defs/rl/properties/response_len',
+      ],
+    },
+  },
+  prediction: {},
+};
+
+// Objects whose properties are a subset of a named object's (same schema for each shared key):
+// written as a Pick of that type, with the keys of their own (plain strings, numbers, booleans)
+// beside it. A software profile's serving defaults are the scenario's serving keys plus notes; the
+// scale-out link is the scale-up link's keys with domain_size optional (and unused).
+const SUBSETS = {
+  scenario: {
+    '/$defs/software_profile/properties/serving': { of: '/$defs/inference/properties/serving', name: 'ServingSpec' },
+    '/$defs/scale_out': { of: '/$defs/scale_up', name: 'ScaleUpLink' },
+  },
+  prediction: {},
+};
+
+/** The node at a JSON Pointer, or undefined. */
+const nodeAt = (root, pointer) => pointer.split('/').slice(1).reduce((n, k) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], root);
 
 /** A copy of `node` with titles set from `names` (others removed) and tuples in draft-07 form. */
 function prepare(node, pointer, names, reuse) {
@@ -82,24 +126,56 @@ function prepare(node, pointer, names, reuse) {
     delete out.prefixItems;
   }
   if (pointer in names) out.title = names[pointer];
-  if (pointer in reuse) return { tsType: reuse[pointer], ...(out.description ? { description: out.description } : {}) };
+  if (pointer in reuse) return { tsType: reuse[pointer], ...(out.description ? { description: out.description } : {}), ...(out.title ? { title: out.title } : {}) };
   return out;
 }
 
+/** Keywords of a plain value that change nothing in its TypeScript type. */
+const PLAIN = ['type', 'description', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'default', 'x-unit'];
+
+/** `Pick<name, shared keys> & { own keys }` for an object node whose keys `of` mostly has. */
+function subsetType(node, of, name, pointer) {
+  const shared = [];
+  const own = [];
+  const required = new Set(node?.required ?? []);
+  for (const [k, v] of Object.entries(node?.properties ?? {})) {
+    if (JSON.stringify(v) === JSON.stringify(of?.properties?.[k]) && required.has(k) === (of.required ?? []).includes(k)) shared.push(`'${k}'`);
+    else if (['string', 'number', 'integer', 'boolean'].includes(v.type) && Object.keys(v).every((x) => PLAIN.includes(x)))
+      own.push(`/** ${v.description ?? ''} */ ${k}${required.has(k) ? '' : '?'}: ${v.type === 'integer' ? 'number' : v.type}`);
+    else throw new Error(`gen-types: ${pointer}/properties/${k} is neither ${name}'s nor a plain value`);
+  }
+  if (!shared.length) throw new Error(`gen-types: ${pointer} shares no key with ${name}`);
+  return `Pick<${name}, ${shared.join(' | ')}>${own.length ? ` & { ${own.join('; ')} }` : ''}`;
+}
+
+const OPTIONS = {
+  bannerComment: '',
+  // A list capped above 4 items (recompute_modules: at most 7) is a list, not a union of tuples
+  // of every length; the pairs ([length, weight], [min, max]) stay tuples.
+  maxItems: 4,
+  additionalProperties: false,
+  unreachableDefinitions: false,
+  style: { singleQuote: true, printWidth: 120, trailingComma: 'all' },
+};
 const parts = [];
 for (const which of ['scenario', 'prediction']) {
-  const schema = prepare(schemas[which], '', NAMES[which], REUSE[which]);
-  for (const p of [...Object.keys(NAMES[which]), ...Object.keys(REUSE[which])]) {
-    const found = p.split('/').slice(1).reduce((n, k) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], schemas[which]);
-    if (found === undefined) throw new Error(`gen-types: ${which} schema has nothing at ${p}`);
+  const reuse = { ...REUSE[which] };
+  for (const [name, { description, pointers }] of Object.entries(SHARED[which])) {
+    const first = JSON.stringify(nodeAt(schemas[which], pointers[0])?.oneOf);
+    for (const p of pointers) {
+      if (JSON.stringify(nodeAt(schemas[which], p)?.oneOf) !== first) throw new Error(`gen-types: ${which} ${p} is not the shape of ${name}`);
+      reuse[p] = name;
+    }
+    const shape = prepare({ description, oneOf: JSON.parse(first) }, '', {}, {});
+    parts.push(await compile({ ...shape, title: name }, name, OPTIONS));
+  }
+  for (const [p, { of, name }] of Object.entries(SUBSETS[which])) reuse[p] = subsetType(nodeAt(schemas[which], p), nodeAt(schemas[which], of), name, p);
+  const schema = prepare(schemas[which], '', { ...NAMES[which], ...Object.fromEntries(Object.values(SUBSETS[which]).map((s) => [s.of, s.name])) }, reuse);
+  for (const p of [...Object.keys(NAMES[which]), ...Object.keys(reuse)]) {
+    if (nodeAt(schemas[which], p) === undefined) throw new Error(`gen-types: ${which} schema has nothing at ${p}`);
   }
   parts.push(
-    await compile(schema, NAMES[which][''], {
-      bannerComment: '',
-      additionalProperties: false,
-      unreachableDefinitions: false,
-      style: { singleQuote: true, printWidth: 120, trailingComma: 'all' },
-    }),
+    await compile(schema, NAMES[which][''], OPTIONS),
   );
 }
 

@@ -6,6 +6,50 @@
 export * from './page-types';
 
 /**
+ * Tokens per request: one length for every request, a distribution, uniform lengths or [length, weight] points.
+ */
+export type TokenLengths =
+  | number
+  | {
+      /**
+       * Unit: tokens.
+       */
+      mean: number;
+      /**
+       * Unit: tokens.
+       */
+      max: number;
+      /**
+       * Unit: tokens.
+       */
+      min?: number;
+    }
+  | {
+      /**
+       * @minItems 2
+       * @maxItems 2
+       */
+      uniform: [number, number];
+    }
+  | [[number, number], ...[number, number][]];
+
+/**
+ * The scale-out network (InfiniBand / Ethernet), bandwidth per device.
+ */
+export type ScaleOutLink = Pick<
+  ScaleUpLink,
+  | 'bandwidth_GBps'
+  | 'latency_us'
+  | 'efficiency'
+  | 'bulk_latency_us'
+  | 'll_efficiency'
+  | 'all_to_all'
+  | 'all_to_all_efficiency'
+  | 'peer_link_GBps'
+  | 'allreduce_busbw_GBps'
+  | 'notes'
+> & {/** Accepted and not used on the scale-out tier. */ domain_size?: number};
+/**
  * Activation recomputation.
  */
 export type Recompute = 'none' | 'selective' | 'full';
@@ -256,6 +300,9 @@ export interface SystemSpec {
    * Device <-> host memory copy rate per device and direction (PCIe, NVLink-C2C), for activations offloaded to host memory (parallel.offload_layers). Absent: not stated. Unit: GB/s.
    */
   host_link_GBps?: number;
+  /**
+   * What the software stack does when a scenario does not say.
+   */
   software?: SoftwareSpec;
   /**
    * What a whole training run meets besides its steps: failures, restarts, checkpoint storage and saves, node power, a stated share of the modelled rate. Absent: failures not known, 600 s restarts, 25 GB/s per node, blocking saves, no overhead, the modelled rate.
@@ -635,202 +682,6 @@ export interface ScaleUpLink {
   notes?: string;
 }
 /**
- * The scale-out network (InfiniBand / Ethernet), bandwidth per device.
- */
-export interface ScaleOutLink {
-  /**
-   * Link bandwidth per device, per direction. Unit: GB/s.
-   */
-  bandwidth_GBps: number;
-  /**
-   * Per ring step, latency-optimised protocol (small messages). Unit: us.
-   */
-  latency_us: number;
-  /**
-   * Accepted and not used on the scale-out tier.
-   */
-  domain_size?: number;
-  /**
-   * Achieved fraction of the link rate, bandwidth-optimised protocol. Unit: fraction.
-   */
-  efficiency?: number;
-  /**
-   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us. Unit: us.
-   */
-  bulk_latency_us?: number;
-  /**
-   * Achieved fraction of the link rate, latency-optimised protocol. Unit: fraction.
-   */
-  ll_efficiency?: number;
-  /**
-   * How an all-to-all runs: pairwise exchange (switched tiers) or ring (links join neighbours only).
-   */
-  all_to_all?: 'pairwise' | 'ring';
-  /**
-   * Achieved fraction of the link rate in MoE token dispatch and combine (all-to-all). Default: efficiency. Unit: fraction.
-   */
-  all_to_all_efficiency?: number;
-  /**
-   * Direct link to each peer, per direction, on a fully connected mesh (AMD xGMI): a collective among k devices of the tier reaches at most (k - 1) x this, so a pair gets one link and the whole mesh bandwidth_GBps. Absent: a switched tier (NVSwitch), where any group reaches bandwidth_GBps. Unit: GB/s.
-   */
-  peer_link_GBps?: number;
-  /**
-   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps).
-   *
-   * @minItems 1
-   */
-  allreduce_busbw_GBps?: [[number, number], ...[number, number][]];
-  /**
-   * Free text (sources, fits, caveats); not used in any computation.
-   */
-  notes?: string;
-}
-/**
- * What the software stack does when a scenario does not say.
- */
-export interface SoftwareSpec {
-  /**
-   * Attention kernel: fused (flash: FlashAttention-2-class), a first-generation fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in HBM).
-   */
-  attention?: AttentionKernel;
-  /**
-   * Data-parallel gradient reduction overlaps the backward pass.
-   */
-  overlap_grad_reduce?: boolean;
-  /**
-   * Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input for the weight gradient (Transformer Engine), so the saved activations shrink; false: the 16-bit input is kept (torchao's Float8Linear).
-   */
-  quantized_saved_inputs?: boolean;
-  /**
-   * Per-tensor fp8 training scales: delayed (from the amax history, recorded by the cast in one pass; Transformer Engine DelayedScaling) or current (from the tensor's own amax: one more read of each cast tensor before the cast; Float8CurrentScaling, Megatron-Bridge fp8_cs). Precision fp8 only; block-scaled formats are unaffected.
-   */
-  fp8_scaling?: 'delayed' | 'current';
-  /**
-   * Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs (needs tp > 1 and sequence parallelism).
-   */
-  tp_comm_overlap?: boolean;
-  /**
-   * The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); Megatron-Bridge's NVFP4 recipes turn it off.
-   */
-  tp_comm_overlap_fp4?: boolean;
-  /**
-   * Host time to issue one kernel in an eager inference runtime; 0 = no host bound. Unit: us.
-   */
-  launch_interval_us?: number;
-  /**
-   * Host time per operator the training framework issues (an expert GEMM once per local expert); binds in dropless MoE layers, which wait on the host for their token counts: a pass takes max(device time, operators x this). 0 = never host-bound. Unit: us.
-   */
-  training_launch_interval_us?: number;
-  /**
-   * Host time for each further local expert's GEMM inside one grouped expert operator (the operator itself costs training_launch_interval_us; the grouped-GEMM call launches one GEMM per local expert from C++). Binds, like it, only in dropless MoE layers. Unit: us.
-   */
-  training_expert_gemm_us?: number;
-  /**
-   * Host time the device waits after each pipeline point-to-point exchange (Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the host runs ahead. Unit: us.
-   */
-  pipeline_sync_us?: number;
-  /**
-   * The training stack replays attention, the router and the dispatch preprocessing from CUDA graphs; only a MoE layer's expert part is issued from the host.
-   */
-  training_cuda_graphs?: boolean;
-  /**
-   * MoE dispatch and combine overlapped with another micro-batch's computation (DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert communication). It needs ep > 1 (a layer without expert communication keeps every SM) and at least two micro-batches per step (one has nothing to hide it behind).
-   */
-  ep_comm_overlap?: boolean;
-  /**
-   * Share of the device's compute units the overlapped communication kernels occupy (DeepSeek-V3: 20 of 132 SMs). Unit: fraction.
-   */
-  ep_comm_sm_share?: number;
-  /**
-   * How much slower computation runs beside a data-parallel collective (ZeRO-3 / FSDP parameter all-gathers, gradient reductions overlapped with the backward pass): the hidden part H of that traffic adds H x s / (1 + s) to the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv 2507.03114): 18.9% on average over A100 and H100 training. 0 = no contention. Unit: fraction.
-   */
-  dp_overlap_slowdown?: number;
-  /**
-   * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
-   */
-  training_matmul_share?: number;
-  /**
-   * Share of the device's calibrated matmul rate this inference runtime's GEMMs reach (prefill, and decode GEMMs that are compute-bound; weight streaming, attention, element-wise kernels and communication are not scaled). A runtime calibration fitted on its own static-batch rows (scripts/fit_inference_share.py; each profile's notes say on which). 1 = the device's calibrated rate. Unit: fraction.
-   */
-  inference_matmul_share?: number;
-  /**
-   * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
-   */
-  moe_dispatcher?: 'alltoall' | 'deepep';
-  /**
-   * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
-   */
-  kv_cache?: boolean;
-  /**
-   * The decode attention kernel reads the KV cache once per query head, so a GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its XQA kernel, v0.8; runtimes that expand the cache to every head before attention, as gpt-fast and Hugging Face eager do). false: once per KV head.
-   */
-  decode_kv_per_query_head?: boolean;
-  /**
-   * Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). false: chains of PyTorch primitives, one kernel and one pass over memory each, as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 kernels per tensor, 10e against 2e; dropout beside the residual add 2 kernels).
-   */
-  fused_elementwise?: boolean;
-  /**
-   * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm do. Needs fused_elementwise; training graphs are unchanged.
-   */
-  fused_residual_norm?: boolean;
-  /**
-   * Inference: for decoding sequences the attention kernel applies the rotary embedding (with the QKV bias and the KV-cache write), so it has no kernel of its own; prompt tokens keep the kernel that rotates them and writes the cache (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
-   */
-  rope_in_attention?: boolean;
-  /**
-   * Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 cache); decode attention is unchanged.
-   */
-  fp8_context_attention?: boolean;
-  /**
-   * Inference: prompt attention runs unfused, three kernels that keep the score matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a batched PV GEMM): FasterTransformer's GPT context phase up to v5.0, Hugging Face's and Megatron-LM's eager attention. Decode attention and training (see attention) are unchanged.
-   */
-  unfused_context_attention?: boolean;
-  /**
-   * Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on a device without block-scaled tensor-core instructions (Hopper). cutlass: CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: DeepGEMM, which the roofline reproduces.
-   */
-  block_fp8_gemm?: 'cutlass' | 'deepgemm';
-  /**
-   * Inference all-reduces of at most this size inside one scale-up domain use the runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster than NCCL's ring. 0 = NCCL only. Unit: KiB.
-   */
-  custom_allreduce_max_kb?: number;
-  /**
-   * Fixed synchronisation cost of the one-shot all-reduce above. Unit: us.
-   */
-  custom_allreduce_us?: number;
-  /**
-   * Activations written by kernels and kept for backward. Unit: bytes per element.
-   */
-  activation_bytes?: number;
-  /**
-   * Model weights (the copy the kernels read). Unit: bytes per element.
-   */
-  weight_bytes?: number;
-  /**
-   * Main gradients. Unit: bytes per element.
-   */
-  gradient_bytes?: number;
-  /**
-   * Master weights beside lower-precision ones (0 = none). Unit: bytes per element.
-   */
-  master_weight_bytes?: number;
-  /**
-   * Optimizer state. Unit: bytes per parameter.
-   */
-  optimizer_state_bytes?: number;
-  /**
-   * Memory traffic of the optimizer step. Unit: bytes per parameter.
-   */
-  optimizer_step_bytes?: number;
-  /**
-   * Arithmetic of the optimizer step. Unit: FLOP per parameter.
-   */
-  optimizer_step_flops?: number;
-  /**
-   * Free text (sources, fits, caveats); not used in any computation.
-   */
-  notes?: string;
-}
-/**
  * What differs between software stacks: the system's software keys it sets, the runtime's CUDA-graph default and the serving scheduler's defaults.
  */
 export interface SoftwareProfile {
@@ -840,7 +691,7 @@ export interface SoftwareProfile {
    * Free text (sources, fits, caveats); not used in any computation.
    */
   notes?: string;
-  software?: Software;
+  software?: SoftwareSpec;
   /**
    * The runtime's default for inference.cuda_graphs.
    */
@@ -848,61 +699,28 @@ export interface SoftwareProfile {
   /**
    * The scheduler's defaults for inference.serving.
    */
-  serving?: {
-    /**
-     * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
-     */
-    max_batch?: number;
-    /**
-     * Token budget of one step; longer prompts are prefilled in chunks. Unit: tokens.
-     */
-    max_num_tokens?: number;
-    /**
-     * Tokens per paged KV block. Unit: tokens.
-     */
-    kv_block_tokens?: number;
-    /**
-     * Share of device memory for weights, the prefill workspace and the KV cache.
-     */
-    gpu_memory_utilization?: number;
-    /**
-     * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both).
-     */
-    free_gpu_memory_fraction?: number;
-    /**
-     * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
-     */
-    kv_admission?: 'on_demand' | 'reserve';
-    /**
-     * Host time the serving front end adds to each request outside the GPU's steps (receiving and tokenising it, detokenising and streaming the first token): added to its time to first token and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
-     */
-    request_overhead_ms?: number;
-    /**
-     * Host time the scheduler spends between two steps while the GPU waits (forming the batch, sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
-     */
-    step_overhead_ms?: number;
-    /**
-     * Host time per scheduled request in every step, on the step's critical path (a Python executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time per request). Unit: us.
-     */
-    step_overhead_us_per_request?: number;
-    /**
-     * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. Default false; the sglang profile true.
-     */
-    overlap_schedule?: boolean;
-    /**
-     * Free text (sources, fits, caveats); not used in any computation.
-     */
-    notes?: string;
-  };
+  serving?: Pick<
+    ServingSpec,
+    | 'max_batch'
+    | 'max_num_tokens'
+    | 'kv_block_tokens'
+    | 'gpu_memory_utilization'
+    | 'free_gpu_memory_fraction'
+    | 'kv_admission'
+    | 'request_overhead_ms'
+    | 'step_overhead_ms'
+    | 'step_overhead_us_per_request'
+    | 'overlap_schedule'
+  > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
 }
 /**
  * What the software stack does when a scenario does not say.
  */
-export interface Software {
+export interface SoftwareSpec {
   /**
    * Attention kernel: fused (flash: FlashAttention-2-class), a first-generation fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in HBM).
    */
-  attention?: 'flash' | 'standard' | 'flash1';
+  attention?: AttentionKernel;
   /**
    * Data-parallel gradient reduction overlaps the backward pass.
    */
@@ -1095,47 +913,10 @@ export interface ParallelSpec {
    * @minItems 1
    * @maxItems 7
    */
-  recompute_modules?:
-    | ['core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj']
-    | [
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-      ]
-    | [
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-      ]
-    | [
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-      ]
-    | [
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-      ]
-    | [
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-      ]
-    | [
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-        'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-      ];
+  recompute_modules?: [
+    'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
+    ...('core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj')[],
+  ];
   /**
    * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
    */
@@ -1179,76 +960,7 @@ export interface TrainingSpec {
    * @minItems 1
    * @maxItems 32
    */
-  stages?: [
-    {
-      /**
-       * Tokens trained in this stage. Unit: tokens.
-       */
-      tokens: number;
-      /**
-       * Its sequence length. Default: training.seq_len. Unit: tokens.
-       */
-      seq_len?: number;
-      /**
-       * Its sequences per step. Default: training.global_batch. Unit: sequences.
-       */
-      global_batch?: number;
-      /**
-       * The stage's layout: keys changed from the scenario's, or "auto".
-       */
-      parallel?:
-        | {
-            tp?: number;
-            pp?: number;
-            cp?: number;
-            /**
-             * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
-             */
-            dp?: number;
-            /**
-             * Unit: sequences.
-             */
-            micro_batch?: number;
-            interleave?: number;
-            recompute?: 'none' | 'selective' | 'full';
-          }
-        | 'auto';
-    },
-    ...{
-      /**
-       * Tokens trained in this stage. Unit: tokens.
-       */
-      tokens: number;
-      /**
-       * Its sequence length. Default: training.seq_len. Unit: tokens.
-       */
-      seq_len?: number;
-      /**
-       * Its sequences per step. Default: training.global_batch. Unit: sequences.
-       */
-      global_batch?: number;
-      /**
-       * The stage's layout: keys changed from the scenario's, or "auto".
-       */
-      parallel?:
-        | {
-            tp?: number;
-            pp?: number;
-            cp?: number;
-            /**
-             * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
-             */
-            dp?: number;
-            /**
-             * Unit: sequences.
-             */
-            micro_batch?: number;
-            interleave?: number;
-            recompute?: 'none' | 'selective' | 'full';
-          }
-        | 'auto';
-    }[],
-  ];
+  stages?: [TrainingStage, ...TrainingStage[]];
   attention?: AttentionKernel;
   /**
    * Overlap the gradient reduction. Default: the system's software default.
@@ -1258,6 +970,40 @@ export interface TrainingSpec {
    * Overlap tensor-parallel communication. Default: the system's software default.
    */
   tp_comm_overlap?: boolean;
+}
+export interface TrainingStage {
+  /**
+   * Tokens trained in this stage. Unit: tokens.
+   */
+  tokens: number;
+  /**
+   * Its sequence length. Default: training.seq_len. Unit: tokens.
+   */
+  seq_len?: number;
+  /**
+   * Its sequences per step. Default: training.global_batch. Unit: sequences.
+   */
+  global_batch?: number;
+  /**
+   * The stage's layout: keys changed from the scenario's, or "auto".
+   */
+  parallel?:
+    | {
+        tp?: number;
+        pp?: number;
+        cp?: number;
+        /**
+         * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
+         */
+        dp?: number;
+        /**
+         * Unit: sequences.
+         */
+        micro_batch?: number;
+        interleave?: number;
+        recompute?: Recompute;
+      }
+    | 'auto';
 }
 export interface InferenceSpec {
   /**
@@ -1289,223 +1035,7 @@ export interface InferenceSpec {
    * The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: the system's software.launch_interval_us applies (a serving simulation assumes true unless it is false).
    */
   cuda_graphs?: boolean;
-  /**
-   * Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one static batch. Defaults describe TensorRT-LLM's in-flight batching.
-   */
-  serving?: {
-    /**
-     * How requests come: a Poisson stream at requests_per_s, a closed loop of `concurrency` clients (each sends its next request when the last ends), or all at time 0 (offline throughput).
-     */
-    arrival?: 'poisson' | 'closed' | 'offline';
-    /**
-     * Poisson arrival rate of the whole deployment (required for poisson).
-     */
-    requests_per_s?: number | 'inf';
-    /**
-     * Clients of a closed loop (required for closed).
-     */
-    concurrency?: number;
-    /**
-     * Requests simulated.
-     */
-    num_requests?: number;
-    /**
-     * Prompt tokens per request. Default: the inference block's prompt_len.
-     */
-    input_len?:
-      | number
-      | {
-          /**
-           * Unit: tokens.
-           */
-          mean: number;
-          /**
-           * Unit: tokens.
-           */
-          max: number;
-          /**
-           * Unit: tokens.
-           */
-          min?: number;
-        }
-      | {
-          /**
-           * @minItems 2
-           * @maxItems 2
-           */
-          uniform: [number, number];
-        }
-      | [[number, number], ...[number, number][]];
-    /**
-     * Generated tokens per request. Default: the inference block's output_len.
-     */
-    output_len?:
-      | number
-      | {
-          /**
-           * Unit: tokens.
-           */
-          mean: number;
-          /**
-           * Unit: tokens.
-           */
-          max: number;
-          /**
-           * Unit: tokens.
-           */
-          min?: number;
-        }
-      | {
-          /**
-           * @minItems 2
-           * @maxItems 2
-           */
-          uniform: [number, number];
-        }
-      | [[number, number], ...[number, number][]];
-    /**
-     * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
-     */
-    max_batch?: number;
-    /**
-     * Token budget of one step; longer prompts are prefilled in chunks. Unit: tokens.
-     */
-    max_num_tokens?: number;
-    /**
-     * Tokens per paged KV block. Unit: tokens.
-     */
-    kv_block_tokens?: number;
-    /**
-     * Share of device memory for weights, the prefill workspace and the KV cache.
-     */
-    gpu_memory_utilization?: number;
-    /**
-     * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both).
-     */
-    free_gpu_memory_fraction?: number;
-    /**
-     * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
-     */
-    kv_admission?: 'on_demand' | 'reserve';
-    /**
-     * Host time the serving front end adds to each request outside the GPU's steps (receiving and tokenising it, detokenising and streaming the first token): added to its time to first token and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
-     */
-    request_overhead_ms?: number;
-    /**
-     * Host time the scheduler spends between two steps while the GPU waits (forming the batch, sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
-     */
-    step_overhead_ms?: number;
-    /**
-     * Host time per scheduled request in every step, on the step's critical path (a Python executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time per request). Unit: us.
-     */
-    step_overhead_us_per_request?: number;
-    /**
-     * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. Default false; the sglang profile true.
-     */
-    overlap_schedule?: boolean;
-    /**
-     * At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.
-     */
-    slo?: {
-      /**
-       * Time to first token objective. Unit: s.
-       */
-      ttft_s?: number;
-      /**
-       * Time per output token objective. Unit: s.
-       */
-      tpot_s?: number;
-      /**
-       * Objective on the gap between two tokens, over every token of every request (Sarathi-Serve's P99 time between tokens): a step that also prefills prompt chunks lengthens the gap of every sequence decoding in it. Unit: s.
-       */
-      itl_s?: number;
-      /**
-       * Percentile the objectives hold at.
-       */
-      percentile?: number;
-    };
-    /**
-     * Prompts run on the prefill pool, their KV cache moves over the scale-out network to the decode pool. The pools' devices add up to num_devices.
-     */
-    disaggregated?: {
-      /**
-       * Replicas of tp x pp devices.
-       */
-      prefill: {
-        tp?: number;
-        pp?: number;
-        replicas?: number;
-        /**
-         * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
-         */
-        ep?: number;
-        /**
-         * The pool's own max_batch (default: the stream's).
-         */
-        max_batch?: number;
-        /**
-         * The pool's own max_num_tokens (default: the stream's).
-         */
-        max_num_tokens?: number;
-        /**
-         * The pool's own share of device memory (default: the stream's).
-         */
-        gpu_memory_utilization?: number;
-        /**
-         * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization).
-         */
-        free_gpu_memory_fraction?: number;
-        /**
-         * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only). Default true.
-         */
-        speculative?: boolean;
-        /**
-         * The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the model's count.
-         */
-        expert_slots?: number;
-      };
-      /**
-       * Replicas of tp x pp devices.
-       */
-      decode: {
-        tp?: number;
-        pp?: number;
-        replicas?: number;
-        /**
-         * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
-         */
-        ep?: number;
-        /**
-         * The pool's own max_batch (default: the stream's).
-         */
-        max_batch?: number;
-        /**
-         * The pool's own max_num_tokens (default: the stream's).
-         */
-        max_num_tokens?: number;
-        /**
-         * The pool's own share of device memory (default: the stream's).
-         */
-        gpu_memory_utilization?: number;
-        /**
-         * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization).
-         */
-        free_gpu_memory_fraction?: number;
-        /**
-         * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only). Default true.
-         */
-        speculative?: boolean;
-        /**
-         * The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the model's count.
-         */
-        expert_slots?: number;
-      };
-    };
-    /**
-     * Seed of request lengths and arrivals.
-     */
-    seed?: number;
-  };
+  serving?: ServingSpec;
   /**
    * Each decode step drafts draft_tokens tokens per sequence and the target verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens per step. The draft's weights and KV cache share the devices.
    */
@@ -1523,6 +1053,146 @@ export interface InferenceSpec {
      */
     draft?: 'mtp' | string | ModelSpec;
   };
+}
+/**
+ * Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one static batch. Defaults describe TensorRT-LLM's in-flight batching.
+ */
+export interface ServingSpec {
+  /**
+   * How requests come: a Poisson stream at requests_per_s, a closed loop of `concurrency` clients (each sends its next request when the last ends), or all at time 0 (offline throughput).
+   */
+  arrival?: 'poisson' | 'closed' | 'offline';
+  /**
+   * Poisson arrival rate of the whole deployment (required for poisson).
+   */
+  requests_per_s?: number | 'inf';
+  /**
+   * Clients of a closed loop (required for closed).
+   */
+  concurrency?: number;
+  /**
+   * Requests simulated.
+   */
+  num_requests?: number;
+  /**
+   * Prompt tokens per request. Default: the inference block's prompt_len.
+   */
+  input_len?: TokenLengths;
+  /**
+   * Generated tokens per request. Default: the inference block's output_len.
+   */
+  output_len?: TokenLengths;
+  /**
+   * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
+   */
+  max_batch?: number;
+  /**
+   * Token budget of one step; longer prompts are prefilled in chunks. Unit: tokens.
+   */
+  max_num_tokens?: number;
+  /**
+   * Tokens per paged KV block. Unit: tokens.
+   */
+  kv_block_tokens?: number;
+  /**
+   * Share of device memory for weights, the prefill workspace and the KV cache.
+   */
+  gpu_memory_utilization?: number;
+  /**
+   * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both).
+   */
+  free_gpu_memory_fraction?: number;
+  /**
+   * reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted (TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request preempted and later recomputed when they run out (vLLM).
+   */
+  kv_admission?: 'on_demand' | 'reserve';
+  /**
+   * Host time the serving front end adds to each request outside the GPU's steps (receiving and tokenising it, detokenising and streaming the first token): added to its time to first token and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
+   */
+  request_overhead_ms?: number;
+  /**
+   * Host time the scheduler spends between two steps while the GPU waits (forming the batch, sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows. Unit: ms.
+   */
+  step_overhead_ms?: number;
+  /**
+   * Host time per scheduled request in every step, on the step's critical path (a Python executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time per request). Unit: us.
+   */
+  step_overhead_us_per_request?: number;
+  /**
+   * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. Default false; the sglang profile true.
+   */
+  overlap_schedule?: boolean;
+  /**
+   * At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.
+   */
+  slo?: {
+    /**
+     * Time to first token objective. Unit: s.
+     */
+    ttft_s?: number;
+    /**
+     * Time per output token objective. Unit: s.
+     */
+    tpot_s?: number;
+    /**
+     * Objective on the gap between two tokens, over every token of every request (Sarathi-Serve's P99 time between tokens): a step that also prefills prompt chunks lengthens the gap of every sequence decoding in it. Unit: s.
+     */
+    itl_s?: number;
+    /**
+     * Percentile the objectives hold at.
+     */
+    percentile?: number;
+  };
+  /**
+   * Prompts run on the prefill pool, their KV cache moves over the scale-out network to the decode pool. The pools' devices add up to num_devices.
+   */
+  disaggregated?: {
+    prefill: ServingPool;
+    /**
+     * Replicas of tp x pp devices.
+     */
+    decode: ServingPool;
+  };
+  /**
+   * Seed of request lengths and arrivals.
+   */
+  seed?: number;
+}
+/**
+ * Replicas of tp x pp devices.
+ */
+export interface ServingPool {
+  tp?: number;
+  pp?: number;
+  replicas?: number;
+  /**
+   * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
+   */
+  ep?: number;
+  /**
+   * The pool's own max_batch (default: the stream's).
+   */
+  max_batch?: number;
+  /**
+   * The pool's own max_num_tokens (default: the stream's).
+   */
+  max_num_tokens?: number;
+  /**
+   * The pool's own share of device memory (default: the stream's).
+   */
+  gpu_memory_utilization?: number;
+  /**
+   * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization).
+   */
+  free_gpu_memory_fraction?: number;
+  /**
+   * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only). Default true.
+   */
+  speculative?: boolean;
+  /**
+   * The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the model's count.
+   */
+  expert_slots?: number;
 }
 /**
  * RL post-training (GRPO / PPO): one step of rollout, scoring, training and weight sync.
@@ -1547,57 +1217,11 @@ export interface RlSpec {
   /**
    * Prompt tokens (default 1024): a whole number is the longest prompt (max_prompt_length), the mean assumed at a fifth of it; {mean, max} states the mean, a weights list exact lengths. Default: the inference block's prompt_len.
    */
-  prompt_len?:
-    | number
-    | {
-        /**
-         * Unit: tokens.
-         */
-        mean: number;
-        /**
-         * Unit: tokens.
-         */
-        max: number;
-        /**
-         * Unit: tokens.
-         */
-        min?: number;
-      }
-    | {
-        /**
-         * @minItems 2
-         * @maxItems 2
-         */
-        uniform: [number, number];
-      }
-    | [[number, number], ...[number, number][]];
+  prompt_len?: TokenLengths;
   /**
    * Response tokens (default 4096): a whole number is the longest response (max_response_length), the mean assumed at a quarter of it; {mean, max} states the mean, a weights list exact lengths. The synchronous step waits for the longest. Default: the inference block's output_len.
    */
-  response_len?:
-    | number
-    | {
-        /**
-         * Unit: tokens.
-         */
-        mean: number;
-        /**
-         * Unit: tokens.
-         */
-        max: number;
-        /**
-         * Unit: tokens.
-         */
-        min?: number;
-      }
-    | {
-        /**
-         * @minItems 2
-         * @maxItems 2
-         */
-        uniform: [number, number];
-      }
-    | [[number, number], ...[number, number][]];
+  response_len?: TokenLengths;
   /**
    * A frozen reference model's forward (the KL term).
    */
@@ -1747,31 +1371,7 @@ export interface Calibration {
    * The software profile it was fitted on: a presets/software id, "inline", or "" for the system's own software block.
    */
   software?: string;
-  /**
-   * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
-   */
-  factors: {
-    /**
-     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-     */
-    matmul?: number;
-    /**
-     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-     */
-    memory?: number;
-    /**
-     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-     */
-    scale_up?: number;
-    /**
-     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-     */
-    scale_out?: number;
-    /**
-     * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-     */
-    host?: number;
-  };
+  factors: CalibrationFactors;
   /**
    * Measurements it was fitted on.
    */
@@ -1793,6 +1393,31 @@ export interface Calibration {
    * Free text (sources, fits, caveats); not used in any computation.
    */
   notes?: string;
+}
+/**
+ * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
+ */
+export interface CalibrationFactors {
+  /**
+   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   */
+  matmul?: number;
+  /**
+   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   */
+  memory?: number;
+  /**
+   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   */
+  scale_up?: number;
+  /**
+   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   */
+  scale_out?: number;
+  /**
+   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   */
+  host?: number;
 }
 
 /**
@@ -1848,28 +1473,7 @@ export interface Prediction {
     /**
      * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
      */
-    factors: {
-      /**
-       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-       */
-      matmul?: number;
-      /**
-       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-       */
-      memory?: number;
-      /**
-       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-       */
-      scale_up?: number;
-      /**
-       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-       */
-      scale_out?: number;
-      /**
-       * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
-       */
-      host?: number;
-    };
+    factors: CalibrationFactors;
     /**
      * 90% band of the calibrated numbers, as multipliers.
      */
@@ -2612,21 +2216,7 @@ export interface Run {
      * Unit: sequences.
      */
     global_batch: number;
-    parallel: {
-      tp: number;
-      pp: number;
-      dp: number;
-      cp: number;
-      ep: number;
-      etp: number;
-      expert_slots: number;
-      sequence_parallel: boolean;
-      micro_batch: number;
-      interleave: number;
-      recompute: 'none' | 'selective' | 'full';
-      zero_stage: number;
-      zero_shard?: number;
-    };
+    parallel: ChosenLayout;
     steps: number;
     /**
      * One step at this stage's steady state. Unit: s.
