@@ -59,8 +59,38 @@ export type Response =
   | { id: number; kind: 'progress'; fraction: number }
   /** The worker could not serve the request (module failed to load, method unknown, trap). */
   | { id: number; kind: 'failure'; code: string; message: string }
-  /** Sent once after the module loaded (id 0), or failure with id 0 when it could not load. */
-  | { id: 0; kind: 'ready' };
+  /**
+   * Sent once after the module loaded (id 0), or failure with id 0 when it could not load; with
+   * when the worker's steps happened (Unix ms), which the page records as performance marks.
+   */
+  | { id: 0; kind: 'ready'; timings?: WorkerTimings };
+
+/**
+ * The worker's way to its first answer, as Unix ms (performance.timeOrigin + performance.now()
+ * in the worker, so the page can place them on its own timeline): the worker script running, the
+ * wasm request sent and its last byte received (the worker's resource timing), the module ready.
+ */
+export interface WorkerTimings {
+  started: number;
+  wasmRequested?: number;
+  wasmReceived?: number;
+  ready: number;
+}
+
+/**
+ * The first-load engine's bytes, fetched by the page (boot.ts) while the worker script is still
+ * loading, and handed to the worker (transferred, not copied); null when the page's fetch failed
+ * and the worker should fetch the module itself.
+ */
+export interface WasmMessage {
+  wasm: ArrayBuffer | null;
+}
+
+/**
+ * The name of a worker that waits for a WasmMessage before it loads the first-load engine (a
+ * worker without it fetches the module itself at once).
+ */
+export const WORKER_AWAITS_WASM = 'optimus-engine (wasm from the page)';
 
 /** How often at most a search reports progress (ms), so the page is not flooded with messages. */
 export const PROGRESS_INTERVAL_MS = 50;
@@ -83,6 +113,9 @@ function describe(e: unknown): string {
  */
 export function handleRequest(mod: OptimusModule, req: Request, post: (r: Response) => void, now: () => number = Date.now): void {
   const reply = (json: string): void => post({ id: req.id, kind: 'result', json });
+  /** An optional binding's answer, or engine.unavailable naming what this build lacks. */
+  const optional = <F>(call: F | undefined, what: string, run: (f: F) => string): void =>
+    reply(typeof call === 'function' ? run(call) : errorJson('engine.unavailable', `this build of the engine has no ${what}`));
   try {
     switch (req.method) {
       case 'predict':
@@ -94,7 +127,6 @@ export function handleRequest(mod: OptimusModule, req: Request, post: (r: Respon
       case 'preset':
         return reply(mod.preset(req.args[0], req.args[1]));
       case 'search': {
-        if (typeof mod.search !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no search'));
         const [scenario, options, wantProgress] = req.args;
         let last = -Infinity;
         const progress = wantProgress
@@ -107,23 +139,18 @@ export function handleRequest(mod: OptimusModule, req: Request, post: (r: Respon
               return true; // cancelling is done by terminating the worker (client.ts)
             }
           : null;
-        return reply(mod.search(scenario, options, progress));
+        return optional(mod.search, 'search', (search) => search(scenario, options, progress));
       }
       case 'studies':
-        if (typeof mod.studies !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no studies'));
-        return reply(mod.studies());
+        return optional(mod.studies, 'studies', (studies) => studies());
       case 'study':
-        if (typeof mod.study !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no studies'));
-        return reply(mod.study(req.args[0]));
+        return optional(mod.study, 'studies', (study) => study(req.args[0]));
       case 'schema':
-        if (typeof mod.schema !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no schema'));
-        return reply(mod.schema());
+        return optional(mod.schema, 'schema', (schema) => schema());
       case 'calibrate':
-        if (typeof mod.calibrate !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no calibration'));
-        return reply(mod.calibrate(req.args[0]));
+        return optional(mod.calibrate, 'calibration', (calibrate) => calibrate(req.args[0]));
       case 'import':
-        if (typeof mod.import_measurements !== 'function') return reply(errorJson('engine.unavailable', 'this build of the engine has no importers'));
-        return reply(mod.import_measurements(req.args[0], req.args[1], req.args[2]));
+        return optional(mod.import_measurements, 'importers', (read) => read(req.args[0], req.args[1], req.args[2]));
       default: {
         const unknown: { id: number; method: unknown } = req;
         return post({ id: unknown.id, kind: 'failure', code: 'engine.bad_request', message: `unknown method ${String(unknown.method)}` });

@@ -33,6 +33,10 @@ const MODEL: QuickField = { path: '/model', label: 'Model', kind: 'model' };
 const SYSTEM: QuickField = { path: '/system', label: 'GPU system', kind: 'system' };
 const GPUS: QuickField = { path: '/num_devices', label: 'GPUs', kind: 'int' };
 const LAYOUT: QuickField = { path: '/parallel', label: 'Pick the fastest layout for me (auto)', kind: 'auto' };
+/** What every task asks first: the model, the GPU system and how many GPUs. */
+const WHAT_ON_WHAT: QuickField[] = [MODEL, SYSTEM, GPUS];
+const SEQ_LEN: QuickField = { path: '/training/seq_len', label: 'Sequence length', kind: 'int', hint: 'tokens' };
+const GLOBAL_BATCH: QuickField = { path: '/training/global_batch', label: 'Global batch', kind: 'int', hint: 'sequences' };
 /** The training step both Train and Compare start from (its layout the search's pick, tasks.test.ts). */
 const TRAINING_STEP = {
   schema_version: 1,
@@ -48,15 +52,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     id: 'train',
     title: 'Train',
     question: 'How long does a training step take, and does it fit in GPU memory?',
-    fields: [
-      MODEL,
-      SYSTEM,
-      GPUS,
-      { path: '/training/seq_len', label: 'Sequence length', kind: 'int', hint: 'tokens' },
-      { path: '/training/global_batch', label: 'Global batch', kind: 'int', hint: 'sequences' },
-      { path: '/training/precision', label: 'Precision', kind: 'precision' },
-      LAYOUT,
-    ],
+    fields: [...WHAT_ON_WHAT, SEQ_LEN, GLOBAL_BATCH, { path: '/training/precision', label: 'Precision', kind: 'precision' }, LAYOUT],
     starter: TRAINING_STEP,
   },
   serve: {
@@ -64,9 +60,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     title: 'Serve',
     question: 'Behind an endpoint: how fast is the first token, each next token, and how many tokens per second per GPU?',
     fields: [
-      MODEL,
-      SYSTEM,
-      GPUS,
+      ...WHAT_ON_WHAT,
       { path: '/inference/serving/concurrency', label: 'Concurrent users', kind: 'int' },
       { path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' },
       { path: '/inference/output_len', label: 'Output tokens', kind: 'int' },
@@ -87,12 +81,10 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     title: 'Plan a run',
     question: 'A whole pre-training run: how many days, GPU-hours, how much energy and money?',
     fields: [
-      MODEL,
-      SYSTEM,
-      GPUS,
+      ...WHAT_ON_WHAT,
       { path: '/training/train_tokens', label: 'Tokens to train', kind: 'number', hint: 'e.g. 15e12' },
-      { path: '/training/seq_len', label: 'Sequence length', kind: 'int', hint: 'tokens' },
-      { path: '/training/global_batch', label: 'Global batch', kind: 'int', hint: 'sequences' },
+      SEQ_LEN,
+      GLOBAL_BATCH,
       { path: '/economics/usd_per_gpu_hour', label: 'Price per GPU-hour', kind: 'number', hint: 'USD (empty: the system\u2019s)' },
       LAYOUT,
     ],
@@ -110,9 +102,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     title: 'RL post-training',
     question: 'One GRPO step: generate the responses, score them, train on them, send the weights back. How long, and where does the time go?',
     fields: [
-      MODEL,
-      SYSTEM,
-      GPUS,
+      ...WHAT_ON_WHAT,
       { path: '/rl/prompts_per_step', label: 'Prompts per step', kind: 'int' },
       { path: '/rl/samples_per_prompt', label: 'Samples per prompt', kind: 'int', hint: 'responses' },
       { path: '/rl/prompt_len/mean', label: 'Mean prompt', kind: 'int', hint: 'tokens' },
@@ -137,7 +127,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     id: 'compare',
     title: 'Compare',
     question: 'Which GPUs or which layout: pin one result, change the GPUs, and read the differences; or rank every layout.',
-    fields: [MODEL, SYSTEM, GPUS, LAYOUT],
+    fields: [...WHAT_ON_WHAT, LAYOUT],
     starter: TRAINING_STEP,
   },
 };
