@@ -51,6 +51,33 @@ function csp(): Plugin {
 }
 
 /**
+ * Links in the built index.html's <head> that start, while the document is still being parsed,
+ * the two downloads the first result waits on: the first-load engine's .wasm (`preload`, marked
+ * data-engine-wasm: src/boot.ts fetches it from there and hands the bytes to the engine worker)
+ * and the page's code (`modulepreload` of the app chunk, which the entry imports only once it has
+ * run). docs/performance.md "The page" measures what this takes off the first result.
+ */
+function firstResultPreloads(): Plugin {
+  return {
+    name: 'optimus-first-result-preloads',
+    transformIndexHtml: {
+      order: 'post',
+      handler: (_html, ctx) => {
+        if (!ctx.bundle) return [];
+        const files = Object.values(ctx.bundle);
+        const wasm = files.find((f) => f.type === 'asset' && /(^|\/)optimus_wasm_first-[^/]*\.wasm$/.test(f.fileName));
+        const app = files.find((f) => f.type === 'chunk' && /[\\/]src[\\/]app\.ts$/.test(f.facadeModuleId ?? ''));
+        if (!wasm) throw new Error('optimus-first-result-preloads: the build has no optimus_wasm_first .wasm asset');
+        return [
+          { tag: 'link', attrs: { rel: 'preload', href: `./${wasm.fileName}`, as: 'fetch', type: 'application/wasm', crossorigin: '', 'data-engine-wasm': '' }, injectTo: 'head' },
+          ...(app ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `./${app.fileName}` }, injectTo: 'head' as const }] : []),
+        ];
+      },
+    },
+  };
+}
+
+/**
  * The validation rows (tests/validation/data/*.jsonl, imported `?raw` by the accuracy view) with
  * only the fields the view reads: each row's sources and notes stay in the repository, not in the
  * page (about a third of the rows' compressed bytes).
@@ -106,7 +133,7 @@ export function validationCases(options: { predict?: boolean } = {}): Plugin {
 export default defineConfig({
   // Relative asset URLs: the site works from any sub-path (GitHub Pages serves /<repo>/).
   base: './',
-  plugins: [requireWasm(), csp(), validationCases({ predict: true })],
+  plugins: [requireWasm(), csp(), firstResultPreloads(), validationCases({ predict: true })],
   resolve: { alias: WASM_ALIAS },
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: false, reportCompressedSize: false },

@@ -449,6 +449,7 @@ describe('the built page', () => {
     await page.goto(`${site.origin}/`);
     await settled(page);
     const shownAt = await page.evaluate(() => performance.timeOrigin + (window as unknown as { __firstResultMs: number }).__firstResultMs);
+    const workerMarks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name).filter((n) => n.startsWith('optimus:worker-') && n !== 'optimus:worker-created').sort());
     const first = [...new Set(requested.filter((r) => r.at <= shownAt).map((r) => r.file))];
     const later = [...new Set(requested.filter((r) => r.at > shownAt).map((r) => r.file))];
     // The page's own context, closed and awaited (closing the page alone leaves its context closing
@@ -456,6 +457,10 @@ describe('the built page', () => {
     await page.context().close();
     console.log(`first load: ${first.join(' ')}; after the first result: ${later.join(' ')}`);
     expect(first.filter((f) => f.endsWith('.wasm')), 'one engine before the first result').toHaveLength(1);
+    // The document's <head> preloads the first engine and the page hands its bytes to the worker
+    // (boot.ts): one download of it (the preload is used), none by the worker itself.
+    expect(requested.filter((r) => /^optimus_wasm_first-/.test(r.file)), 'the first engine is downloaded once').toHaveLength(1);
+    expect(workerMarks, 'the worker was handed the bytes').toEqual(['optimus:worker-ready', 'optimus:worker-started', 'optimus:worker-wasm-received']);
     // The full engine comes after the first result (the editor's schema asks for it).
     expect(later.some((f) => f.endsWith('.wasm')), 'the full engine after the first result').toBe(true);
     const firstLoad = first.reduce((sum, f) => sum + gzipped(f), 0);

@@ -28,6 +28,9 @@ import { createTaskPanel } from './ui/taskform';
 import { plainError } from './ui/words';
 import { sig } from './base/format';
 
+// This module's imports are evaluated: what follows builds the page (docs/performance.md).
+performance.mark('optimus:app-start');
+
 interface Current extends Shown {
   scenario: Scenario;
 }
@@ -307,6 +310,8 @@ app.replaceChildren(
   ),
   h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
 );
+
+performance.mark('optimus:shell-built');
 
 // ---- Computing ----------------------------------------------------------------------------------
 

@@ -3,4 +3,20 @@
 // page (app.ts and its charts) is still being fetched, parsed and run.
 import { createEngine } from './engine/client';
 
-export const engine = createEngine();
+/**
+ * The first-load engine's bytes. The built page's <head> preloads them (vite.config.ts,
+ * `firstWasmPreload`), so their download starts with the document; this fetch takes that
+ * response, and the worker gets the bytes as soon as both are there, instead of asking for them
+ * only once its own script has been fetched and run. Without the link (the dev server) the worker
+ * fetches the module itself.
+ */
+function firstWasm(): Promise<ArrayBuffer | null> | undefined {
+  const link = document.querySelector<HTMLLinkElement>('link[data-engine-wasm]');
+  if (!link) return undefined;
+  return fetch(link.href, { credentials: 'same-origin' })
+    .then((r) => (r.ok ? r.arrayBuffer() : null))
+    .catch(() => null);
+}
+
+export const engine = createEngine({ firstWasm: firstWasm() });
+performance.mark('optimus:worker-created');

@@ -4,7 +4,7 @@
 // pending calls fail with code "engine.crashed" and the next call starts a fresh worker.
 // Searches run in a worker of their own, so the page keeps predicting while one runs, and
 // cancel() terminates that worker (its call resolves with code "engine.cancelled").
-import type { Request, Response, ArgsOf, Method } from './protocol';
+import { WORKER_AWAITS_WASM, type Request, type Response, type ArgsOf, type Method, type WasmMessage, type WorkerTimings } from './protocol';
 import type {
   CalibrateResult,
   EngineError,
@@ -64,11 +64,33 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** The same for a search (ms, default 600 000). */
   searchTimeoutMs?: number;
+  /**
+   * The first-load engine's bytes, already being fetched by the page (boot.ts), or null when it
+   * could not fetch them: the first default worker waits for them instead of fetching the module
+   * itself, so the download does not wait for the worker's own script. Later workers (a search,
+   * a restart) fetch their module themselves.
+   */
+  firstWasm?: Promise<ArrayBuffer | null>;
+}
+
+function startWorker(name: string): Worker {
+  // Vite bundles the worker from this exact expression (new URL(..., import.meta.url)).
+  return new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name });
 }
 
 function defaultWorker(): WorkerLike {
-  // Vite bundles the worker from this exact expression (new URL(..., import.meta.url)).
-  return new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'optimus-engine' }) as unknown as WorkerLike;
+  return startWorker('optimus-engine') as unknown as WorkerLike;
+}
+
+/** A default worker that is handed the page's bytes of the first module when they are there. */
+function workerGiven(wasm: Promise<ArrayBuffer | null>): WorkerLike {
+  const worker = startWorker(WORKER_AWAITS_WASM);
+  const give = (m: WasmMessage, transfer: Transferable[] = []): void => worker.postMessage(m, transfer);
+  void wasm.then(
+    (bytes) => give({ wasm: bytes }, bytes ? [bytes] : []),
+    () => give({ wasm: null }),
+  );
+  return worker as unknown as WorkerLike;
 }
 
 const err = (code: string, message: string, path = ''): EngineError => ({ code, path, message });
@@ -152,7 +174,10 @@ class Connection {
   }
 
   private receive(r: Response): void {
-    if (r.kind === 'ready') return this.settleReady();
+    if (r.kind === 'ready') {
+      if (r.timings) markWorker(r.timings);
+      return this.settleReady();
+    }
     if (r.id === 0 && r.kind === 'failure') return this.kill(err(r.code, r.message));
     const p = this.pending.get(r.id);
     if (!p) return;
@@ -169,6 +194,24 @@ class Connection {
       // A trap inside the module can leave its memory inconsistent: never reuse it.
       if (r.code === 'engine.crashed') this.kill(err(r.code, r.message));
     }
+  }
+}
+
+/**
+ * The worker's steps as the page's performance marks (optimus:worker-*), for the first-result
+ * profile (docs/performance.md): on the page's timeline, ms since its navigation start.
+ */
+function markWorker(t: WorkerTimings): void {
+  if (typeof performance === 'undefined' || typeof performance.mark !== 'function') return;
+  const steps: Array<[string, number | undefined]> = [
+    ['started', t.started],
+    ['wasm-requested', t.wasmRequested],
+    ['wasm-received', t.wasmReceived],
+    ['ready', t.ready],
+  ];
+  for (const [name, at] of steps) {
+    const startTime = at === undefined ? NaN : at - performance.timeOrigin;
+    if (Number.isFinite(startTime) && startTime >= 0) performance.mark(`optimus:worker-${name}`, { startTime });
   }
 }
 
@@ -207,7 +250,14 @@ function serialize(value: unknown, what: string): { json: string } | { error: En
 }
 
 export function createEngine(options: EngineOptions = {}): Engine {
-  const create = options.createWorker ?? defaultWorker;
+  let firstWasm = options.createWorker ? undefined : options.firstWasm;
+  const create =
+    options.createWorker ??
+    ((): WorkerLike => {
+      const wasm = firstWasm;
+      firstWasm = undefined; // the bytes go to one worker (transferred)
+      return wasm ? workerGiven(wasm) : defaultWorker();
+    });
   const timeoutMs = options.timeoutMs ?? 30_000;
   const searchTimeoutMs = options.searchTimeoutMs ?? 600_000;
   let disposed = false;

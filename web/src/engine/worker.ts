@@ -8,13 +8,34 @@
 // page makes only after its first numbers are on screen. Both are built from the same sources, so
 // a prediction is the same bit for bit in either (tests/wasm/first-load.test.mjs).
 import createFirstModule from 'optimus-wasm-first';
-import { handleRequest, needsFullEngine, type OptimusModule, type Request, type Response } from './protocol';
+import { WORKER_AWAITS_WASM, handleRequest, needsFullEngine, type OptimusModule, type Request, type Response, type WasmMessage, type WorkerTimings } from './protocol';
+
+/** Unix ms now (the worker's clock on the page's scale). */
+const unixNow = (): number => performance.timeOrigin + performance.now();
+const startedAt = unixNow();
+/** When the page's copy of the first module's bytes arrived, if it sent one. */
+let wasmFromPageAt: number | undefined;
+
+/** When the worker started, fetched (or was given) the first wasm and had the module (protocol.ts). */
+function timings(): WorkerTimings {
+  const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm')) as PerformanceResourceTiming | undefined;
+  return {
+    started: startedAt,
+    ...(wasm
+      ? { wasmRequested: performance.timeOrigin + wasm.startTime, wasmReceived: performance.timeOrigin + wasm.responseEnd }
+      : wasmFromPageAt !== undefined
+        ? { wasmReceived: wasmFromPageAt }
+        : {}),
+    ready: unixNow(),
+  };
+}
 
 // The dedicated worker's global scope, typed by hand: the "webworker" lib cannot be combined with
 // the "dom" lib the rest of src/ compiles against.
 const scope = self as unknown as {
+  name: string;
   postMessage(message: Response): void;
-  onmessage: ((event: MessageEvent<Request>) => void) | null;
+  onmessage: ((event: MessageEvent<Request | WasmMessage>) => void) | null;
 };
 
 const post = (r: Response): void => scope.postMessage(r);
@@ -51,18 +72,29 @@ class Loaded {
   }
 }
 
+// The page may fetch the first module's bytes itself (boot.ts: its download starts with the
+// document, before this script has loaded) and hand them over; else this worker fetches them.
+let receiveWasm: (bytes: ArrayBuffer | null) => void = () => undefined;
+const pageWasm: Promise<ArrayBuffer | null> =
+  scope.name === WORKER_AWAITS_WASM ? new Promise((resolve) => (receiveWasm = resolve)) : Promise.resolve(null);
+
 const first = new Loaded(
-  () => createFirstModule(),
+  () => pageWasm.then((bytes) => createFirstModule(bytes ? { wasmBinary: bytes } : {})),
   (ok) =>
     post(
       ok
-        ? { id: 0, kind: 'ready' }
+        ? { id: 0, kind: 'ready', timings: timings() }
         : { id: 0, kind: 'failure', code: 'engine.crashed', message: `the engine could not be loaded: ${first.error ?? 'unknown reason'}` },
     ),
 );
 let full: Loaded | null = null;
 
-scope.onmessage = (event: MessageEvent<Request>): void => {
+scope.onmessage = (event: MessageEvent<Request | WasmMessage>): void => {
+  if ('wasm' in event.data) {
+    const bytes = event.data.wasm instanceof ArrayBuffer ? event.data.wasm : null;
+    if (bytes) wasmFromPageAt = unixNow();
+    return receiveWasm(bytes);
+  }
   const req = event.data;
   if (!needsFullEngine(req.method)) return first.submit(req);
   full ??= new Loaded(() => import('optimus-wasm').then((m) => m.default()));
