@@ -460,7 +460,7 @@ describe('the built page', () => {
     // The document's <head> preloads the first engine and the page hands its bytes to the worker
     // (boot.ts): one download of it (the preload is used), none by the worker itself.
     expect(requested.filter((r) => /^optimus_wasm_first-/.test(r.file)), 'the first engine is downloaded once').toHaveLength(1);
-    expect(workerMarks, 'the worker was handed the bytes').toEqual(['optimus:worker-ready', 'optimus:worker-started', 'optimus:worker-wasm-received']);
+    expect(workerMarks, 'the worker was handed the bytes').toEqual(['optimus:worker-origin', 'optimus:worker-ready', 'optimus:worker-started', 'optimus:worker-wasm-received']);
     // The full engine comes after the first result (the editor's schema asks for it).
     expect(later.some((f) => f.endsWith('.wasm')), 'the full engine after the first result').toBe(true);
     const firstLoad = first.reduce((sum, f) => sum + gzipped(f), 0);

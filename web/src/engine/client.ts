@@ -204,6 +204,7 @@ class Connection {
 function markWorker(t: WorkerTimings): void {
   if (typeof performance === 'undefined' || typeof performance.mark !== 'function') return;
   const steps: Array<[string, number | undefined]> = [
+    ['origin', t.origin],
     ['started', t.started],
     ['wasm-requested', t.wasmRequested],
     ['wasm-received', t.wasmReceived],

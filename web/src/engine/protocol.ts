@@ -67,10 +67,13 @@ export type Response =
 
 /**
  * The worker's way to its first answer, as Unix ms (performance.timeOrigin + performance.now()
- * in the worker, so the page can place them on its own timeline): the worker script running, the
- * wasm request sent and its last byte received (the worker's resource timing), the module ready.
+ * in the worker, so the page can place them on its own timeline): the worker's scope created, its
+ * script running, the wasm request sent and its last byte received (the worker's resource timing;
+ * without a request, when the page's bytes arrived), the module ready.
  */
 export interface WorkerTimings {
+  /** The worker's own time origin: its global scope created, before its script is fetched. */
+  origin?: number;
   started: number;
   wasmRequested?: number;
   wasmReceived?: number;

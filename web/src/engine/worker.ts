@@ -20,6 +20,7 @@ let wasmFromPageAt: number | undefined;
 function timings(): WorkerTimings {
   const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm')) as PerformanceResourceTiming | undefined;
   return {
+    origin: performance.timeOrigin,
     started: startedAt,
     ...(wasm
       ? { wasmRequested: performance.timeOrigin + wasm.startTime, wasmReceived: performance.timeOrigin + wasm.responseEnd }

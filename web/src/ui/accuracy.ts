@@ -235,7 +235,9 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
       width,
       height: 70 + sources.length * 18,
       marginLeft: narrow ? 140 : 270,
-      x: { type: 'log', label: 'predicted / measured (1 = exact; beyond 8x clipped)', domain: [1 / 8, 8], ticks: [0.125, 0.25, 0.5, 1, 2, 4, 8], tickFormat: (v: number) => (v < 1 ? `1/${Math.round(1 / v)}` : `${v}×`), grid: true, axis: 'both' },
+      // Base 2: the ticks are powers of 2, and d3's log tick format (which Plot applies around
+      // tickFormat) leaves base-10 mantissas above 5 unlabelled, so the 8x tick had no label.
+      x: { type: 'log', base: 2, label: 'predicted / measured (1 = exact; beyond 8x clipped)', domain: [1 / 8, 8], ticks: [0.125, 0.25, 0.5, 1, 2, 4, 8], tickFormat: (v: number) => (v < 1 ? `1/${Math.round(1 / v)}` : `${v}×`), grid: true, axis: 'both' },
       // Source names run to 80 characters: cut to fit the margin (the table below has them whole).
       y: { label: null, domain: sources, tickFormat: (v: string) => (v.length > (narrow ? 22 : 44) ? `${v.slice(0, narrow ? 21 : 43)}…` : v) },
       marks: [
