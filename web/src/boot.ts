@@ -6,15 +6,15 @@ import { createEngine } from './engine/client';
 /**
  * The first-load engine's bytes. The built page's <head> preloads them (vite.config.ts,
  * `firstWasmPreload`), so their download starts with the document; this fetch takes that
- * response, and the worker gets the bytes as soon as both are there, instead of asking for them
- * only once its own script has been fetched and run. Without the link (the dev server) the worker
+ * response, and its body goes to the worker as a stream as soon as both are there (client.ts),
+ * instead of the worker asking for the bytes only once its own script has been fetched and run. Without the link (the dev server) the worker
  * fetches the module itself.
  */
-function firstWasm(): Promise<ArrayBuffer | null> | undefined {
+function firstWasm(): Promise<Response | null> | undefined {
   const link = document.querySelector<HTMLLinkElement>('link[data-engine-wasm]');
   if (!link) return undefined;
   return fetch(link.href, { credentials: 'same-origin' })
-    .then((r) => (r.ok ? r.arrayBuffer() : null))
+    .then((r) => (r.ok && r.body ? r : null))
     .catch(() => null);
 }
 

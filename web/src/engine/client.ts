@@ -22,6 +22,9 @@ import type {
 
 export type { EngineError, EngineResult } from './types';
 
+/** A fetch() response (protocol.ts's Response is the worker's answer). */
+type FetchResponse = globalThis.Response;
+
 export interface Engine {
   /** Resolves once the main worker has loaded the wasm module; rejects if it cannot. */
   ready: Promise<void>;
@@ -65,12 +68,12 @@ export interface EngineOptions {
   /** The same for a search (ms, default 600 000). */
   searchTimeoutMs?: number;
   /**
-   * The first-load engine's bytes, already being fetched by the page (boot.ts), or null when it
-   * could not fetch them: the first default worker waits for them instead of fetching the module
+   * The first-load engine's response, already being fetched by the page (boot.ts), or null when
+   * it could not fetch it: the first default worker waits for them instead of fetching the module
    * itself, so the download does not wait for the worker's own script. Later workers (a search,
    * a restart) fetch their module themselves.
    */
-  firstWasm?: Promise<ArrayBuffer | null>;
+  firstWasm?: Promise<FetchResponse | null>;
 }
 
 function startWorker(name: string): Worker {
@@ -82,12 +85,27 @@ function defaultWorker(): WorkerLike {
   return startWorker('optimus-engine') as unknown as WorkerLike;
 }
 
-/** A default worker that is handed the page's bytes of the first module when they are there. */
-function workerGiven(wasm: Promise<ArrayBuffer | null>): WorkerLike {
+/**
+ * A default worker that is handed the page's response of the first module: its body transferred
+ * as a stream, or (a browser that cannot transfer streams) its bytes once all there.
+ */
+function workerGiven(wasm: Promise<FetchResponse | null>): WorkerLike {
   const worker = startWorker(WORKER_AWAITS_WASM);
   const give = (m: WasmMessage, transfer: Transferable[] = []): void => worker.postMessage(m, transfer);
+  const bytes = (r: FetchResponse): void =>
+    void r.arrayBuffer().then(
+      (b) => give({ wasm: b }, [b]),
+      () => give({ wasm: null }),
+    );
   void wasm.then(
-    (bytes) => give({ wasm: bytes }, bytes ? [bytes] : []),
+    (r) => {
+      if (!r?.body) return give({ wasm: null });
+      try {
+        give({ wasm: r.body }, [r.body as unknown as Transferable]);
+      } catch {
+        bytes(r); // DataCloneError: the stream cannot be transferred here; nothing was sent
+      }
+    },
     () => give({ wasm: null }),
   );
   return worker as unknown as WorkerLike;

@@ -7,6 +7,8 @@ declare module 'optimus-wasm' {
     /** The .wasm bytes (Node tests); the browser fetches the hashed asset itself. */
     wasmBinary?: ArrayBuffer | Uint8Array;
     locateFile?: (path: string, prefix: string) => string;
+    /** Instantiates the module itself (Emscripten's hook): calls `receive` once done, returns {}. */
+    instantiateWasm?: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void) => object;
   }
   /** The Embind surface: protocol.ts's OptimusModule (wasm/bindings.cpp). */
   export type OptimusWasm = import('./protocol').OptimusModule;

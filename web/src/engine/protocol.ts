@@ -82,11 +82,13 @@ export interface WorkerTimings {
 
 /**
  * The first-load engine's bytes, fetched by the page (boot.ts) while the worker script is still
- * loading, and handed to the worker (transferred, not copied); null when the page's fetch failed
- * and the worker should fetch the module itself.
+ * loading, and handed to the worker (transferred, not copied): the response's body as a stream
+ * (the worker compiles it as it arrives, and the page's thread is not needed again), or, where a
+ * browser cannot transfer a stream, the whole bytes; null when the page's fetch failed and the
+ * worker should fetch the module itself.
  */
 export interface WasmMessage {
-  wasm: ArrayBuffer | null;
+  wasm: ReadableStream<Uint8Array> | ArrayBuffer | null;
 }
 
 /**

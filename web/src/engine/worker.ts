@@ -75,12 +75,30 @@ class Loaded {
 
 // The page may fetch the first module's bytes itself (boot.ts: its download starts with the
 // document, before this script has loaded) and hand them over; else this worker fetches them.
-let receiveWasm: (bytes: ArrayBuffer | null) => void = () => undefined;
-const pageWasm: Promise<ArrayBuffer | null> =
-  scope.name === WORKER_AWAITS_WASM ? new Promise((resolve) => (receiveWasm = resolve)) : Promise.resolve(null);
+type PageWasm = WasmMessage['wasm'];
+let receiveWasm: (wasm: PageWasm) => void = () => undefined;
+const pageWasm: Promise<PageWasm> = scope.name === WORKER_AWAITS_WASM ? new Promise((resolve) => (receiveWasm = resolve)) : Promise.resolve(null);
+
+/** The first module from the page's stream: compiled as the bytes arrive (streaming compile). */
+function fromStream(stream: ReadableStream<Uint8Array>): Promise<OptimusModule> {
+  return new Promise((resolve, reject) => {
+    createFirstModule({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiateStreaming(new Response(stream, { headers: { 'Content-Type': 'application/wasm' } }), imports).then(
+          (r) => receive(r.instance, r.module),
+          reject,
+        );
+        return {};
+      },
+    }).then(resolve, reject);
+  });
+}
 
 const first = new Loaded(
-  () => pageWasm.then((bytes) => createFirstModule(bytes ? { wasmBinary: bytes } : {})),
+  () =>
+    pageWasm.then((wasm) =>
+      wasm instanceof ArrayBuffer ? createFirstModule({ wasmBinary: wasm }) : wasm ? fromStream(wasm) : createFirstModule(),
+    ),
   (ok) =>
     post(
       ok
@@ -92,9 +110,10 @@ let full: Loaded | null = null;
 
 scope.onmessage = (event: MessageEvent<Request | WasmMessage>): void => {
   if ('wasm' in event.data) {
-    const bytes = event.data.wasm instanceof ArrayBuffer ? event.data.wasm : null;
-    if (bytes) wasmFromPageAt = unixNow();
-    return receiveWasm(bytes);
+    const { wasm } = event.data;
+    const given = wasm instanceof ArrayBuffer || wasm instanceof ReadableStream ? wasm : null;
+    if (given) wasmFromPageAt = unixNow();
+    return receiveWasm(given);
   }
   const req = event.data;
   if (!needsFullEngine(req.method)) return first.submit(req);
