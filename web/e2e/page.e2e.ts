@@ -18,9 +18,16 @@ import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { loadModule, readJson } from '../test/wasm';
 import { DIST, OUT, Site, at, editAndTime, metrics, setField, settled } from './harness';
 
-/** The goals of the task; the tests fail past LIMIT_FACTOR times them. */
-const GOALS = { firstResultMs: 1500, editMs: 50 };
+/**
+ * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate under 50 ms
+ * here); the tests fail past LIMIT_FACTOR times them, the first result past FIRST_RESULT_FACTOR
+ * times its goal: on this 2-core machine shared with other builds the median of three cold loads
+ * ranges 0.4-0.9 s (docs/performance.md), and a failing test there would measure the machine.
+ * E2E_METRICS says whether the goal itself was met (first_result_goal_met).
+ */
+const GOALS = { firstResultMs: 400, editMs: 50 };
 const LIMIT_FACTOR = 2;
+const FIRST_RESULT_FACTOR = 4;
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
  * 489 KiB when set), and every chunk of the site with both engines (1,271 KiB when set): limits a
@@ -106,7 +113,8 @@ describe('the built page', () => {
     measured.first_result_first_load_ms = samples[0]!;
     measured.first_result_ms = samples.slice().sort((a, b) => a - b)[1]!;
     expect(measured.first_result_ms).toBeGreaterThan(0);
-    expect(measured.first_result_ms).toBeLessThan(GOALS.firstResultMs * LIMIT_FACTOR);
+    measured.first_result_goal_met = measured.first_result_ms < GOALS.firstResultMs ? 1 : 0;
+    expect(measured.first_result_ms).toBeLessThan(GOALS.firstResultMs * FIRST_RESULT_FACTOR);
     await page.screenshot({ path: `${OUT}default.png`, fullPage: true });
     await page.screenshot({ path: `${OUT}default-viewport.png` });
     // The address holds the current scenario.
