@@ -625,13 +625,28 @@ std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optiona
     p.recompute = tr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
     p.zero_stage = static_cast<int>(tr.integer("zero_stage", false, 0, 3).value_or(0));
     rl.train_precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(rl.train_precision);
+    rl.offload = tr.enumeration<RlOffload>("offload", false).value_or(rl.offload);
     tr.finish();
     p.sequence_parallel = p.tp > 1;
   }
   if (const json* av = r.get("async", false)) {
     Reader ar(*av, r.child("async"), err);
     rl.staleness = ar.integer("staleness", true, 0, 1000).value_or(0);
+    rl.partial_rollout = ar.boolean("partial_rollout", false).value_or(false);
     ar.finish();
+  }
+  // The trainer's models: "shared" | "separate", or per-role device counts (separate).
+  if (const json* rv = r.get("roles", false); rv && rv->is_object()) {
+    rl.roles = RlRoles::separate;
+    Reader rr(*rv, r.child("roles"), err);
+    RlRoleDevices& g = rl.role_devices;
+    g.actor = rr.integer("actor", false, 1, io::kMaxDevices).value_or(0);
+    g.critic = rr.integer("critic", false, 1, io::kMaxDevices).value_or(0);
+    g.reference = rr.integer("reference", false, 1, io::kMaxDevices).value_or(0);
+    g.reward = rr.integer("reward", false, 1, io::kMaxDevices).value_or(0);
+    rr.finish();
+  } else {
+    rl.roles = r.enumeration<RlRoles>("roles", false).value_or(rl.roles);
   }
   rl.weight_sync = r.enumeration<RlWeightSync>("weight_sync", false).value_or(rl.weight_sync);
   rl.train_steps = r.integer("train_steps", false, 1, io::kMaxCount).value_or(0);
@@ -992,9 +1007,21 @@ ojson rl_spec_json(const RlWorkload& rl) {
     t["recompute"] = str(p.recompute);
     t["zero_stage"] = p.zero_stage;
     t["precision"] = std::string(to_string(rl.train_precision));
+    if (rl.offload != RlOffload::none) t["offload"] = str(rl.offload);
     j["train"] = t;
   }
   if (rl.staleness > 0) j["async"] = {{"staleness", rl.staleness}};
+  if (rl.partial_rollout) j["async"]["partial_rollout"] = true;
+  if (rl.roles == RlRoles::separate) {
+    const RlRoleDevices& g = rl.role_devices;
+    ojson roles = ojson::object();
+    for (const auto& [name, n] : {std::pair<const char*, std::int64_t>{"actor", g.actor},
+                                  {"critic", g.critic},
+                                  {"reference", g.reference},
+                                  {"reward", g.reward}})
+      if (n > 0) roles[name] = n;
+    j["roles"] = roles.empty() ? ojson("separate") : roles;
+  }
   j["weight_sync"] = str(rl.weight_sync);
   if (rl.train_steps > 0) j["train_steps"] = rl.train_steps;
   return j;
@@ -1315,6 +1342,20 @@ std::string rl_prediction_to_json(const Scenario& s, const RlPrediction& p, int 
                 {"mini_batches", s.rl->mini_batches},
                 {"mfu", p.train_mfu},
                 {"critic_s", p.critic_s}};
+  r["train"]["offload"] = str(s.rl->offload);
+  r["train"]["offload_bytes_per_device"] = p.offload_bytes_per_device;
+  r["train"]["offload_s"] = p.offload_s;
+  r["rollout"]["partial"] = s.rl->partial_rollout;
+  r["rollout"]["makespan_s"] = p.rollout_makespan_s;
+  r["roles"] = {{"mode", str(s.rl->roles)}};
+  for (const RlRole& x : p.roles)
+    r["roles"][x.name] = {{"devices", x.devices},
+                          {"parallel", plan_json(x.plan)},
+                          {"forward_s", x.forward_s},
+                          {"update_s", x.update_s},
+                          {"idle_s", x.idle_s},
+                          {"per_device_bytes", x.bytes_per_device},
+                          {"fits", x.fits}};
   r["weight_sync"] = {{"method", str(s.rl->weight_sync)}, {"bytes", p.weight_sync_bytes}};
   r["swap_bytes_per_device"] = p.swap_bytes_per_device;
   const auto pool = [](const RlPoolMemory& m) {

@@ -375,15 +375,38 @@ Node rl_schema() {
                                   {"micro_batch", integer(1, kMaxCount).def(1)},
                                   {"recompute", choice<Recompute>().def(name(p.recompute))},
                                   {"zero_stage", integer(0, 3).def(0)},
-                                  {"precision", choice(kTrainingPrecisions).def(name(v.train_precision))}})
+                                  {"precision", choice(kTrainingPrecisions).def(name(v.train_precision))},
+                                  {"offload", choice<RlOffload>()
+                                                  .desc("The trainer's state in host memory between the "
+                                                        "passes that need it (verl param_offload / "
+                                                        "optimizer_offload), moved over host_link_GBps.")
+                                                  .def(name(v.offload))}})
                               .title("RL trainer layout"),
                           node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
                               .desc("The layout search picks the trainer's layout.")})
                       .desc("The trainer's layout on its pool.")},
                  {"async", object({{"staleness", integer(0, 1000).desc("Steps a rollout may lag the "
-                                                                       "policy; 0 = on-policy.")}},
+                                                                       "policy; 0 = on-policy.")},
+                                   {"partial_rollout",
+                                    boolean()
+                                        .desc("Unfinished responses continue after a weight sync (verl "
+                                              "fully_async, AReaL): the rollout costs its throughput "
+                                              "share, not its longest response. Needs staleness >= 1.")
+                                        .def(false)}},
                                   {"staleness"})
                                .desc("Asynchronous RL (split placement).")},
+                 {"roles",
+                  one_of({choice<RlRoles>().desc("shared: every model on the whole training pool, one "
+                                                 "after another; separate: each on devices of its own, "
+                                                 "at once, split in proportion to its work."),
+                          object({{"actor", integer(1, kMaxDevices)},
+                                  {"critic", integer(1, kMaxDevices)},
+                                  {"reference", integer(1, kMaxDevices)},
+                                  {"reward", integer(1, kMaxDevices)}})
+                              .title("Devices per role")
+                              .desc("separate, with the devices of each role (absent ones share the rest "
+                                    "in proportion to their work); they make the training pool.")})
+                      .desc("The trainer's models on the training pool.")},
                  {"weight_sync", choice<RlWeightSync>()
                                      .desc("nccl: broadcast over the fabric; checkpoint: through storage.")
                                      .def(name(v.weight_sync))},
@@ -615,7 +638,20 @@ Node chosen_layout_schema() {
       .title("Chosen layout");
 }
 
+// One model of the trainer under rl.roles "separate" (rl/rl.h RlRole).
+Node rl_role_schema() {
+  return output({{"devices", count()},
+                 {"parallel", ref("chosen_layout")},
+                 {"forward_s", seconds("Its forward passes per step (0: none).")},
+                 {"update_s", seconds("Its updates per step (0: a frozen model).")},
+                 {"idle_s", seconds("Its wait per step for the slowest role.")},
+                 {"per_device_bytes", amount().unit("bytes")},
+                 {"fits", boolean()}})
+      .title("RL role");
+}
+
 Node rl_output_schema() {
+  const auto role = ref("rl_role");
   const auto pool_memory = output({{"per_device_bytes", amount().unit("bytes")},
                                    {"capacity_bytes", amount().unit("bytes")},
                                    {"fits", boolean()},
@@ -649,7 +685,10 @@ Node rl_output_schema() {
                           {"longest_response_s", seconds("First prompt to the last response.")},
                           {"mean_response_s", seconds("Mean time of a response.")},
                           {"mean_batch", amount().desc("Time-weighted running sequences per replica.")},
-                          {"preemptions", count()}})},
+                          {"preemptions", count()},
+                          {"partial", boolean().desc("Partial rollout in effect.")},
+                          {"makespan_s", seconds("The step's responses alone, first prompt to last "
+                                                 "response (the phase unless partial).")}})},
                  {"train", output({{"devices", count()},
                                    {"parallel", ref("chosen_layout")},
                                    {"global_batch", count().desc("Sequences per optimizer step.")},
@@ -657,7 +696,22 @@ Node rl_output_schema() {
                                    {"iteration_time_s", seconds("One optimizer step.")},
                                    {"mini_batches", count()},
                                    {"mfu", amount().unit("fraction")},
-                                   {"critic_s", seconds("ppo: the critic's forward and update.")}})},
+                                   {"critic_s", seconds("ppo: the critic's forward and update.")},
+                                   {"offload", text()},
+                                   {"offload_bytes_per_device",
+                                    amount()
+                                        .desc("Host-link traffic of one device per step (the busiest "
+                                              "role's under roles separate).")
+                                        .unit("bytes")},
+                                   {"offload_s", seconds("offload_bytes_per_device over the host link "
+                                                         "(inside the phases).")}})},
+                 {"roles", output({{"mode", text()},
+                                   {"actor", role},
+                                   {"critic", role},
+                                   {"reference", role},
+                                   {"reward", role}},
+                                  {"actor", "critic", "reference", "reward"})
+                               .desc("mode; under separate also one entry per role the job has.")},
                  {"weight_sync", output({{"method", text()}, {"bytes", amount().unit("bytes")}})},
                  {"swap_bytes_per_device", amount().unit("bytes")},
                  {"memory", output({{"rollout", pool_memory}, {"train", pool_memory}})},
@@ -943,6 +997,7 @@ nlohmann::ordered_json prediction_schema() {
                 {"run", run_output_schema().json()},
                 {"rl", rl_output_schema().json()},
                 {"chosen_layout", chosen_layout_schema().json()},
+                {"rl_role", rl_role_schema().json()},
                 {"token_cost", token_cost_schema().json()}};
   return j;
 }

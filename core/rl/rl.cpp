@@ -17,6 +17,7 @@
 #include "rl/rl.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -146,6 +147,13 @@ double second_moment(const LengthDist& l) {
 // monitors through training stays at a few thousand tokens under its 20,480-token limit). A
 // weights list states exact lengths, {"mean", "max"} a known mean.
 constexpr double kResponseMeanShare = 0.25;
+// The share does not grow with the limit without end: a response's length is a property of the
+// policy and the task, and recipes raise the limit for the tail, not the mean. ASSUMED cap, fitted
+// on no row, between what reasoning runs publish: Ai2's open-instruct Qwen2.5-7B GRPO-zero report
+// (wandb ai2-llm/open_instruct_public, "Qwen2.5 7B GRPO Fast Zero": val/sequence_lengths 400 to
+// 1,200 tokens over training) and DAPO's Qwen2.5-32B run (a few thousand tokens under 20,480).
+// Above a limit of 8,192 the mean stays at 2,048 tokens; the warning says so.
+constexpr double kResponseMeanCap = 2048;
 // Prompts the same way: the recipes configure the longest prompt (verl's data.max_prompt_length,
 // with filter_overlong_prompts dropping longer ones; OpenRLHF's --prompt_max_len) with headroom
 // above the dataset's prompts, which are short questions (a math problem and its answer-format
@@ -156,11 +164,13 @@ constexpr double kResponseMeanShare = 0.25;
 // prompt_length/mean 104.9 and 102.4, i.e. 0.20 of the limit, /min 68 and 70, /max 175 and 185:
 // 0.13-0.36 of it, the band the warning states). Other datasets and limits move it either way.
 constexpr double kPromptMeanShare = 0.2;
-constexpr std::int64_t kShortestTail = 8;  // below this a limit is read as the length itself
+constexpr std::int64_t kShortestTail = 8;
+// Responses one serving simulation takes at most (io's bound on num_requests).
+constexpr std::int64_t kMaxRolloutRequests = 1'000'000;  // below this a limit is read as the length itself
 
 // A whole number read as a limit: the truncated exponential on [1, limit] with mean share x limit.
 // Any other form (a weights list, {mean, max}, {uniform}) is used as given.
-LengthDist limit_distribution(const LengthDist& l, double share) {
+LengthDist limit_distribution(const LengthDist& l, double share, double cap) {
   if (l.shaped || l.uniform || l.points.size() != 1 || !l.from_number ||
       l.points.front().first < kShortestTail)
     return l;
@@ -168,7 +178,7 @@ LengthDist limit_distribution(const LengthDist& l, double share) {
   out.shaped = true;
   out.min = 1;
   out.max = l.points.front().first;
-  out.mean = share * d(out.max);
+  out.mean = std::min(share * d(out.max), cap);
   out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
   return out;
 }
@@ -176,7 +186,7 @@ LengthDist limit_distribution(const LengthDist& l, double share) {
 // Step 0: whole-number lengths read as the recipes' limits, each assumption stated.
 void read_length_limits(const RlWorkload& given, RlWorkload& rl, std::vector<Warning>& warnings) {
   const auto tokens = [](double v) { return std::to_string(static_cast<std::int64_t>(std::llround(v))); };
-  rl.response_len = limit_distribution(given.response_len, kResponseMeanShare);
+  rl.response_len = limit_distribution(given.response_len, kResponseMeanShare, kResponseMeanCap);
   if (rl.response_len.shaped && !given.response_len.shaped)
     warnings.push_back(
         {"rl.response_len_assumed",
@@ -184,9 +194,11 @@ void read_length_limits(const RlWorkload& given, RlWorkload& rl, std::vector<War
              " is read as the longest response a rollout may generate (max_response_length); the "
              "responses' mean is assumed at " +
              tokens(rl.response_len.mean) +
-             " tokens (a quarter of it). Give {\"mean\", \"max\"} when the mean is known, or a weights "
+             " tokens (a quarter of it, at most 2,048: published reasoning runs' means sit at 0.4-1.2 "
+             "thousand tokens (7B) to a few thousand (32B) whatever their limits). Give {\"mean\", "
+             "\"max\"} when the mean is known, or a weights "
              "list for exact lengths: rollout, forward passes and update scale with the tokens generated"});
-  rl.prompt_len = limit_distribution(given.prompt_len, kPromptMeanShare);
+  rl.prompt_len = limit_distribution(given.prompt_len, kPromptMeanShare, d(given.prompt_len.largest()));
   if (rl.prompt_len.shaped && !given.prompt_len.shaped)
     warnings.push_back(
         {"rl.prompt_len_assumed",
@@ -230,14 +242,18 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
                         std::to_string(pool) + " devices");
 }
 
-Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
+namespace {
+
+// The trainer's scenario of `model` on `devices` with layout p (dp 0 = what tp x pp x cp leave):
+// one mini-batch of the step's sequences.
+Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, std::int64_t devices,
+                                   ParallelPlan p) {
   const RlWorkload& rl = *s.rl;
   Scenario t = s;
   t.rl.reset();
   t.inference.reset();
   t.model = model;
-  t.num_devices = train_pool(s);
-  ParallelPlan p = rl.train;
+  t.num_devices = devices;
   const std::int64_t model_ranks = p.tp * p.pp * p.cp;
   if (p.dp == 0) {
     if (t.num_devices % model_ranks != 0)
@@ -285,6 +301,106 @@ Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
   return t;
 }
 
+// Roles "separate": each model of the trainer on devices of its own (OpenRLHF's Ray placement:
+// actor, critic, reference and reward model each a group of GPUs, e.g. its benchmark's
+// 1:1:2:2:2 of reference : reward : actor : critic : vLLM). The roles the job has, in the order
+// actor, critic, reference, reward; `work` is the role's forward-pass equivalents per token times
+// its active parameters (a forward 2 N FLOPs per token, a backward twice that: Narayanan et al.
+// 2021, Sec. 5.1): the actor's update 3 (+1 with old_logprob), the critic's values and update 4,
+// the reference's and the reward model's forwards 1.
+struct RoleSlot {
+  const char* name = "";
+  bool present = false;
+  std::int64_t given = 0, devices = 0;
+  double work = 0;
+};
+using RoleSlots = std::array<RoleSlot, 4>;
+
+RoleSlots role_slots(const Scenario& s) {
+  const RlWorkload& rl = *s.rl;
+  const std::int64_t seq = s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096;
+  const auto active = [&](const ModelSpec& m) { return count_params(m, seq).active; };
+  const double policy = active(s.model);
+  const bool ppo = rl.algorithm == RlAlgorithm::ppo;
+  const RlRoleDevices& g = rl.role_devices;
+  RoleSlots r;
+  r[0] = {"actor", true, g.actor, 0, policy * (3.0 + (rl.old_logprob ? 1.0 : 0.0))};
+  r[1] = {"critic", ppo, g.critic, 0, ppo ? 4.0 * active(rl.critic ? *rl.critic : s.model) : 0.0};
+  r[2] = {"reference", rl.reference, g.reference, 0, policy};
+  r[3] = {"reward", rl.reward_model.has_value(), g.reward, 0,
+          rl.reward_model ? active(*rl.reward_model) : 0.0};
+  return r;
+}
+
+// The devices of each role: the counts given, the rest of the pool over the roles without one in
+// whole model replicas (unit = tp x pp x cp), at least one each, in proportion to their work
+// (largest work per device first, so that the slowest role is as fast as the split allows).
+Result<RoleSlots> split_roles(const Scenario& s, std::int64_t unit) {
+  RoleSlots r = role_slots(s);
+  const std::int64_t pool = train_pool(s);
+  std::int64_t given = 0, free_roles = 0;
+  double free_work = 0;
+  for (const RoleSlot& x : r) {
+    if (!x.present && x.given > 0)
+      return make_error("rl.roles_role_absent", std::string("/rl/roles/") + x.name,
+                        std::string("the job has no ") + x.name +
+                            " (ppo has a critic, reference true a reference, reward_model a reward model)");
+    if (!x.present) continue;
+    if (x.given % unit != 0)
+      return make_error(
+          "rl.train_layout_mismatch", std::string("/rl/roles/") + x.name,
+          "the " + std::string(x.name) + "'s " + std::to_string(x.given) +
+              " devices are not whole replicas of the trainer's tp x pp x cp = " + std::to_string(unit));
+    given += x.given;
+    if (x.given == 0) ++free_roles, free_work += x.work;
+  }
+  const std::int64_t rest = pool - given;
+  if (free_roles == 0 ? rest != 0 : rest < free_roles * unit)
+    return make_error(
+        "rl.roles_devices_mismatch", "/rl/roles",
+        "the roles' devices (" + std::to_string(given) + " given" +
+            (free_roles ? ", at least " + std::to_string(free_roles * unit) + " more needed" : "") +
+            ") do not make the training pool of " + std::to_string(pool) + " devices");
+  if (free_roles == 0) {
+    for (RoleSlot& x : r) x.devices = x.given;
+    return r;
+  }
+  const std::int64_t units = rest / unit;
+  std::int64_t used = 0;
+  for (RoleSlot& x : r) {
+    if (!x.present) continue;
+    if (x.given > 0) {
+      x.devices = x.given;
+      continue;
+    }
+    const double quota = free_work > 0 ? d(units) * x.work / free_work : d(units) / d(free_roles);
+    x.devices = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(quota)));
+    used += x.devices;
+  }
+  // At most one unit per role away from the total either way: move it where it helps most.
+  const auto ratio = [](const RoleSlot& x, std::int64_t n) { return n > 0 ? x.work / d(n) : 1e300; };
+  while (used != units) {
+    RoleSlot* pick = nullptr;
+    for (RoleSlot& x : r) {
+      if (!x.present || x.given > 0 || (used > units && x.devices <= 1)) continue;
+      const bool better = !pick || (used < units ? ratio(x, x.devices) > ratio(*pick, pick->devices)
+                                                 : ratio(x, x.devices - 1) < ratio(*pick, pick->devices - 1));
+      if (better) pick = &x;
+    }
+    pick->devices += used < units ? 1 : -1;
+    used += used < units ? 1 : -1;
+  }
+  for (RoleSlot& x : r)
+    if (x.present && x.given == 0) x.devices *= unit;
+  return r;
+}
+
+}  // namespace
+
+Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
+  return train_scenario_on(s, model, train_pool(s), s.rl->train);
+}
+
 std::optional<Error> check_rl(const Scenario& s) {
   const RlWorkload& rl = *s.rl;
   if (rl.placement == RlPlacement::split) {
@@ -315,6 +431,18 @@ std::optional<Error> check_rl(const Scenario& s) {
     return make_error("rl.train_layout_mismatch", "/rl/train",
                       "the trainer's tp x pp x cp x dp needs more than its pool of " +
                           std::to_string(train_pool(s)) + " devices");
+  if (rl.partial_rollout && rl.staleness == 0)
+    return make_error("rl.partial_rollout_needs_staleness", "/rl/async/partial_rollout",
+                      "a partial rollout continues an interrupted response under the next policy, so its "
+                      "samples lag the trainer: set async.staleness >= 1");
+  if (rl.roles == RlRoles::separate) {
+    if (!rl.train_auto && rl.train.dp > 0)
+      return make_error("rl.roles_dp_given", "/rl/train/dp",
+                        "with roles \"separate\" each role's data parallelism is what its own devices "
+                        "leave after tp x pp x cp; leave train.dp out");
+    const std::int64_t unit = rl.train_auto ? 1 : std::max<std::int64_t>(1, tp.tp * tp.pp * tp.cp);
+    if (auto roles = split_roles(s, unit); !roles) return roles.error();
+  }
   const std::int64_t longest = rl.prompt_len.largest() + rl.response_len.largest();
   if (s.model.max_seq_len > 0 && longest > s.model.max_seq_len)
     return make_error("rl.response_exceeds_context", "/rl/response_len",
@@ -366,6 +494,29 @@ struct RolloutRun {
   double util = 0, engine_weights = 0, input_tokens = 0;
 };
 
+// Partial rollout (verl fully_async's partial_rollout, docs/advance/fully_async.md: at a weight
+// sync the rollouter interrupts its unfinished responses and resumes them under the new weights;
+// AReaL's interruptible rollout, Fu et al. 2025, arXiv 2505.24298, Sec. 4): the engines never
+// drain, new prompts take the place of finished responses, so a step costs its share of the
+// engines' throughput, not the makespan of its own longest response. The share is the marginal
+// time of one more step's responses: the offline run of N + M responses less the run of N, times
+// N / M (M = N, fewer where N + M would pass the simulator's bound), the drain at the end of both
+// runs cancelling. Bounded staleness k keeps a floor: a response is in flight at most 1 + k
+// steps (its policy version may lag by k: AReaL's eta, verl's staleness), so the longest
+// response's own time over 1 + k steps is the least a step can take.
+Result<double> partial_rollout_s(const Scenario& s, const Scenario& ro, double makespan) {
+  const std::int64_t n = requests(*s.rl);
+  const std::int64_t m = std::min<std::int64_t>(n, kMaxRolloutRequests - n);
+  const double floor_s = makespan / d(1 + s.rl->staleness);
+  if (m <= 0) return makespan;
+  Scenario more = ro;
+  more.inference->serving->num_requests = n + m;
+  auto served = predict(more);
+  if (!served) return rollout_error(served.error());
+  const double marginal = (served->serving->duration_s - makespan) * d(n) / d(m);
+  return std::max(marginal, floor_s);
+}
+
 // Step 1: the step's responses served offline on the rollout pool. A synchronous step waits for
 // the last response, so the phase is the run's makespan (first prompt to last token), not the
 // mean response time.
@@ -385,6 +536,12 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   out.mean_batch = sv.mean_batch;
   out.preemptions = sv.preemptions;
   out.phases.rollout = sv.duration_s;
+  out.rollout_makespan_s = sv.duration_s;
+  if (s.rl->partial_rollout) {
+    auto marginal = partial_rollout_s(s, *ro, sv.duration_s);
+    if (!marginal) return marginal.error();
+    out.phases.rollout = *marginal;
+  }
   RolloutRun run;
   run.input_tokens = sv.input_tokens_per_s * sv.duration_s;
   run.util = ro->inference->serving->gpu_memory_utilization;
@@ -392,54 +549,183 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   return run;
 }
 
-// Step 2: the trainer's side on its layout: the policy's update (mini_batches optimizer steps),
-// its forward passes (reference, old log-probs), the reward model and PPO's critic. Returns the
-// trainer's memory report.
-Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
-  const RlWorkload& rl = *s.rl;
-  auto tr = rl_train_scenario(s, s.model);
-  if (!tr) return tr.error();
-  auto policy = predict(*tr);
-  if (!policy) {
-    Error e = policy.error();
+// rl.train.offload, as verl's FSDP workers run it (verl/workers/fsdp_workers.py: with
+// param_offload, load_fsdp_model_to_gpu before each pass of a model and offload_fsdp_model_to_cpu
+// after it; with optimizer_offload, load_fsdp_optimizer before update_actor and
+// offload_fsdp_optimizer after it): the bytes one device moves over its host link per pass, both
+// ways. A forward pass moves the model's parameter shard, an update the parameters and the
+// optimizer state (master weights and moments). ZeRO-Offload's optimizer step on the CPU (Ren et
+// al. 2021) is another mechanism, not this one.
+struct OffloadBytes {
+  double forward = 0, update = 0;
+};
+OffloadBytes offload_bytes(RlOffload o, const MemoryReport& m) {
+  const double w = m.per_device.weights.value, opt = m.per_device.optimizer.value;
+  OffloadBytes b;
+  if (o == RlOffload::params_optimizer) {
+    b.forward = 2.0 * w;
+    b.update = 2.0 * (w + opt);
+  } else if (o == RlOffload::optimizer) {
+    b.update = 2.0 * opt;
+  }
+  return b;
+}
+double host_seconds(const Scenario& s, double bytes) {
+  return s.system.host_link.value > 0 ? bytes / s.system.host_link.value : 0.0;
+}
+
+// One model's passes on its devices: mini_batches forward passes and updates of one mini-batch
+// each (with the offload traffic of each pass), its memory and layout.
+struct Passes {
+  double forward = 0, update = 0, offload_bytes = 0;
+  std::int64_t devices = 0, global_batch = 0, seq_len = 0;
+  double iteration = 0, mfu = 0;
+  ParallelPlan plan;
+  MemoryReport memory;
+};
+// `at` re-homes a layout error (a role's devices: /rl/roles/<role>); `code` and `path` name a
+// model that cannot be trained (the reward model, the critic).
+Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int64_t devices,
+                            ParallelPlan plan, const std::string& at, const std::string& code,
+                            const std::string& path) {
+  auto t = train_scenario_on(s, model, devices, plan);
+  if (!t) {
+    Error e = t.error();
+    if (!at.empty()) e.path = at;
+    return e;
+  }
+  auto pr = predict(*t);
+  if (!pr) {
+    Error e = pr.error();
+    if (!code.empty()) return make_error(code, path, e.message);
     e.path = "/rl/train";
     return e;
   }
-  const TrainingPrediction& pt = *policy->training;
-  const double mb = d(rl.mini_batches);
-  out.train_plan = tr->parallel;
-  out.train_devices = tr->num_devices;
-  out.train_global_batch = tr->training->global_batch;
-  out.train_seq_len = tr->training->seq_len;
-  out.train_iteration_s = pt.iteration_time.value;
-  out.train_mfu = pt.mfu;
-  const double policy_forward = mb * forward_only(pt);
-  out.phases.train = mb * pt.iteration_time.value;
+  const TrainingPrediction& tp = *pr->training;
+  const double mb = d(s.rl->mini_batches);
+  Passes out;
+  const OffloadBytes ob = offload_bytes(s.rl->offload, pr->memory);
+  out.forward = mb * forward_only(tp) + host_seconds(s, ob.forward);
+  out.update = mb * tp.iteration_time.value + host_seconds(s, ob.update);
+  out.offload_bytes = ob.forward + ob.update;  // one forward and one update
+  out.devices = t->num_devices;
+  out.global_batch = t->training->global_batch;
+  out.seq_len = t->training->seq_len;
+  out.iteration = tp.iteration_time.value;
+  out.mfu = tp.mfu;
+  out.plan = t->parallel;
+  out.memory = pr->memory;
+  return out;
+}
+
+void set_trainer(const Passes& p, RlPrediction& out) {
+  out.train_plan = p.plan;
+  out.train_global_batch = p.global_batch;
+  out.train_seq_len = p.seq_len;
+  out.train_iteration_s = p.iteration;
+  out.train_mfu = p.mfu;
+}
+
+// Step 2 (roles "shared"): the trainer's side on the whole training pool, one model after
+// another: the policy's update (mini_batches optimizer steps), its forward passes (reference, old
+// log-probs), the reward model and PPO's critic. Returns the trainer's memory report.
+Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
+  auto pol = model_passes(s, s.model, train_pool(s), rl.train, "", "", "");
+  if (!pol) return pol.error();
+  set_trainer(*pol, out);
+  out.train_devices = pol->devices;
+  out.phases.train = pol->update;
+  const OffloadBytes ob = offload_bytes(rl.offload, pol->memory);
+  double moved = ob.update;
   // The frozen reference model is the initial policy: the same forward (the KL term's log-probs).
-  if (rl.reference) out.phases.reference = policy_forward;
+  if (rl.reference) out.phases.reference = pol->forward, moved += ob.forward;
   // old_logprob: the behaviour policy's log-probs recomputed by the trainer (verl
   // actor.compute_log_prob; fully_async uses the engine's own log-probs instead).
-  if (rl.old_logprob) out.phases.old_logprob = policy_forward;
+  if (rl.old_logprob) out.phases.old_logprob = pol->forward, moved += ob.forward;
   if (rl.reward_model) {
-    auto rm = rl_train_scenario(s, *rl.reward_model);
+    auto rm = model_passes(s, *rl.reward_model, train_pool(s), rl.train, "", "rl.reward_model_invalid",
+                           "/rl/reward_model");
     if (!rm) return rm.error();
-    auto rp = predict(*rm);
-    if (!rp) return make_error("rl.reward_model_invalid", "/rl/reward_model", rp.error().message);
-    out.phases.reward = mb * forward_only(*rp->training);
+    out.phases.reward = rm->forward;
+    moved += offload_bytes(rl.offload, rm->memory).forward;
   }
   if (rl.algorithm == RlAlgorithm::ppo) {
     // PPO's critic: a second trained model (OpenRLHF, HybridFlow): its value forward over the
     // step's tokens (with the other forwards) and its own update.
-    auto cs = rl_train_scenario(s, rl.critic ? *rl.critic : s.model);
-    if (!cs) return cs.error();
-    auto cp = predict(*cs);
-    if (!cp) return make_error("rl.critic_invalid", "/rl/critic", cp.error().message);
-    const double fwd = mb * forward_only(*cp->training), upd = mb * cp->training->iteration_time.value;
-    out.phases.old_logprob += fwd;
-    out.phases.train += upd;
-    out.critic_s = fwd + upd;
+    auto cp = model_passes(s, rl.critic ? *rl.critic : s.model, train_pool(s), rl.train, "",
+                           "rl.critic_invalid", "/rl/critic");
+    if (!cp) return cp.error();
+    out.phases.old_logprob += cp->forward;
+    out.phases.train += cp->update;
+    out.critic_s = cp->forward + cp->update;
+    moved += cp->offload_bytes;
   }
-  return policy->memory;
+  out.offload_bytes_per_device = moved;
+  out.train_memory.bytes_per_device = pol->memory.per_device.total().value;
+  out.train_memory.fits = pol->memory.fits;
+  if (!pol->memory.fits)
+    out.train_memory.what = "trainer (weights, gradients, optimizer state and activations)";
+  return pol->memory;
+}
+
+// Step 2 (roles "separate"): each model on its own devices (split_roles), their passes at once:
+// the forward passes (old log-probs and critic values, reference, reward) run side by side, then
+// the updates (actor, critic). Each phase is its slowest role's; the memory is checked per role
+// (a frozen model holds its weights only). Returns the actor's memory report.
+Result<MemoryReport> run_training_separate(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
+  ParallelPlan plan = rl.train;
+  plan.dp = 0;
+  auto slots = split_roles(s, std::max<std::int64_t>(1, plan.tp * plan.pp * plan.cp));
+  if (!slots) return slots.error();
+  const double hbm = s.system.device.hbm_capacity.value;
+  MemoryReport actor_memory;
+  out.train_devices = train_pool(s);
+  for (const RoleSlot& x : *slots) {
+    if (!x.present) continue;
+    const std::string name = x.name;
+    const bool critic = name == "critic", reward = name == "reward", actor = name == "actor";
+    const ModelSpec& m = critic && rl.critic ? *rl.critic : reward ? *rl.reward_model : s.model;
+    auto p = model_passes(s, m, x.devices, plan, "/rl/roles/" + name,
+                          critic   ? "rl.critic_invalid"
+                          : reward ? "rl.reward_model_invalid"
+                                   : "",
+                          critic   ? "/rl/critic"
+                          : reward ? "/rl/reward_model"
+                                   : "");
+    if (!p) return p.error();
+    RlRole r;
+    r.name = name;
+    r.devices = x.devices;
+    r.plan = p->plan;
+    const bool trained = actor || critic;
+    r.forward_s = actor && !rl.old_logprob ? 0.0 : p->forward;
+    r.update_s = trained ? p->update : 0.0;
+    r.bytes_per_device = trained ? p->memory.per_device.total().value : p->memory.per_device.weights.value;
+    r.fits = trained ? p->memory.fits : r.bytes_per_device <= hbm;
+    const OffloadBytes ob = offload_bytes(rl.offload, p->memory);
+    out.offload_bytes_per_device = std::max(
+        out.offload_bytes_per_device, (r.forward_s > 0 ? ob.forward : 0.0) + (trained ? ob.update : 0.0));
+    if (actor) {
+      set_trainer(*p, out);
+      actor_memory = p->memory;
+      out.phases.train = std::max(out.phases.train, r.update_s);
+    }
+    if (critic)
+      out.critic_s = r.forward_s + r.update_s, out.phases.train = std::max(out.phases.train, r.update_s);
+    if (actor || critic) out.phases.old_logprob = std::max(out.phases.old_logprob, r.forward_s);
+    if (name == "reference") out.phases.reference = r.forward_s;
+    if (reward) out.phases.reward = r.forward_s;
+    out.train_memory.bytes_per_device = std::max(out.train_memory.bytes_per_device, r.bytes_per_device);
+    if (!r.fits && out.train_memory.fits) {
+      out.train_memory.fits = false;
+      out.train_memory.what =
+          name + (trained ? " (weights, gradients, optimizer state and activations)" : " (weights)");
+    }
+    out.roles.push_back(r);
+  }
+  return actor_memory;
 }
 
 // The trainer's shards gathered into whole tensors before they are sent ("parameter
@@ -504,16 +790,19 @@ void pools_and_swap(const Scenario& s, const MemoryReport& tm, const RolloutRun&
   const SystemSpec& sys = s.system;
   const double hbm = sys.device.hbm_capacity.value;
   out.trainer_memory = tm;
-  out.train_memory.bytes_per_device = tm.per_device.total().value;
   out.train_memory.capacity_bytes = hbm;
-  out.train_memory.fits = tm.fits;
-  if (!tm.fits) out.train_memory.what = "trainer (weights, gradients, optimizer state and activations)";
   out.rollout_memory.capacity_bytes = hbm;
   out.rollout_memory.bytes_per_device = run.util * hbm;
   out.rollout_memory.fits = true;  // check_serving refused a layout whose KV holds no response
   if (s.rl->placement != RlPlacement::colocated) return;
+  // Under rl.train.offload the offloaded state is already in host memory while the engine runs
+  // (its traffic is in the passes' time): only what stays resident is kept or swapped here.
+  const RlOffload off = s.rl->offload;
   const double trainer_static =
-      (tm.per_device.weights + tm.per_device.gradients + tm.per_device.optimizer).value;
+      off == RlOffload::params_optimizer ? 0.0
+      : off == RlOffload::optimizer
+          ? (tm.per_device.weights + tm.per_device.gradients).value
+          : (tm.per_device.weights + tm.per_device.gradients + tm.per_device.optimizer).value;
   double moved = run.engine_weights;
   if (trainer_static + run.util * hbm > hbm)
     moved += trainer_static;
@@ -529,11 +818,20 @@ void pools_and_swap(const Scenario& s, const MemoryReport& tm, const RolloutRun&
   }
 }
 
+// The training side of a step: its phases one after another on a shared pool; with roles
+// "separate" the forward passes run at once (the slowest of reward, reference and old log-probs /
+// critic values), then the updates (train is already the slower of actor and critic).
+double trainer_side(const RlWorkload& rl, const RlPhases& ph) {
+  if (rl.roles == RlRoles::separate) return std::max({ph.reward, ph.reference, ph.old_logprob}) + ph.train;
+  return ph.reward + ph.reference + ph.old_logprob + ph.train;
+}
+
 // Step 5: the step from its phases, per placement, and the pools' idle time.
 void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const RlPhases& ph = out.phases;
-  const double train_side = ph.reward + ph.reference + ph.old_logprob + ph.train;
+  const double train_side = trainer_side(rl, ph);
+  for (RlRole& r : out.roles) r.idle_s = std::max(0.0, train_side - r.forward_s - r.update_s);
   if (rl.placement == RlPlacement::colocated) {
     out.step_time_s = ph.rollout + train_side + ph.weight_sync + ph.swap;
   } else if (rl.staleness == 0) {
@@ -552,10 +850,11 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   out.tokens_per_s = out.step_time_s > 0 ? out.tokens_per_step / out.step_time_s : 0.0;
   out.tokens_per_s_per_gpu = out.tokens_per_s / d(s.num_devices);
   if (!out.train_memory.fits)
-    out.warnings.push_back({"memory.does_not_fit", "the trainer needs more memory per device than " +
-                                                       s.system.device.name +
-                                                       " has; more tp, pp, cp or a higher "
-                                                       "zero_stage would reduce it"});
+    out.warnings.push_back({"memory.does_not_fit",
+                            "the " + (out.roles.empty() ? std::string("trainer") : out.train_memory.what) +
+                                " needs more memory per device than " + s.system.device.name +
+                                " has; more tp, pp, cp or a higher "
+                                "zero_stage would reduce it"});
 }
 
 // Step 6, with train_steps: the whole run: steps x the step; devices draw their mean power over
@@ -566,7 +865,7 @@ void whole_run(const Scenario& s, RlPrediction& out) {
   if (rl.train_steps <= 0) return;
   const SystemSpec& sys = s.system;
   const RlPhases& ph = out.phases;
-  const double train_side = ph.reward + ph.reference + ph.old_logprob + ph.train;
+  const double train_side = trainer_side(rl, ph);
   out.train_steps = rl.train_steps;
   out.run_wall_s = d(rl.train_steps) * out.step_time_s;
   out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
@@ -601,9 +900,21 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   if (auto err = resolve_train_auto(s)) return *err;
   auto run = run_rollout(s, out);
   if (!run) return run.error();
-  auto trainer = run_training(s, out);
+  auto trainer = s.rl->roles == RlRoles::separate ? run_training_separate(s, out) : run_training(s, out);
   if (!trainer) return trainer.error();
   weight_sync(s, out);
+  if (s.rl->offload == RlOffload::params_optimizer) {
+    // The policy's parameters come back to the devices to be gathered and sent (verl loads the
+    // FSDP module before resharding it to the engine), and go back after.
+    const double bytes = 2.0 * trainer->per_device.weights.value;
+    out.phases.weight_sync += host_seconds(s, bytes);
+    out.offload_bytes_per_device += bytes;
+  }
+  out.offload_s = host_seconds(s, out.offload_bytes_per_device);
+  if (s.rl->offload != RlOffload::none && s.system.host_link.value <= 0)
+    out.warnings.push_back({"rl.no_host_link",
+                            "the system states no host link (host_link_GBps): the trainer's offload "
+                            "traffic is not timed"});
   pools_and_swap(s, *trainer, *run, out);
   compose_step(s, run->input_tokens, out);
   whole_run(s, out);

@@ -29,6 +29,16 @@ struct RlPoolMemory {
   std::string what;  // what does not fit ("" when it does)
 };
 
+// One model of the trainer under roles "separate": its devices, its passes, its wait per step.
+struct RlRole {
+  std::string name;  // actor, critic, reference, reward
+  std::int64_t devices = 0;
+  ParallelPlan plan;
+  double forward_s = 0, update_s = 0, idle_s = 0;
+  double bytes_per_device = 0;  // trained roles: the training footprint; frozen roles: the weights
+  bool fits = true;
+};
+
 struct RlPrediction {
   double step_time_s = 0;
   RlPhases phases;
@@ -49,6 +59,11 @@ struct RlPrediction {
   double train_iteration_s = 0, train_mfu = 0;
   double critic_s = 0;  // ppo: the critic's forward and update (inside old_logprob and train)
   double weight_sync_bytes = 0;
+  // rl.train.offload: host-link traffic per device per step and the time it adds to the phases.
+  double offload_bytes_per_device = 0, offload_s = 0;
+  // Partial rollout: the makespan of the step's responses alone (the phase is the marginal time).
+  double rollout_makespan_s = 0;
+  std::vector<RlRole> roles;  // roles "separate" only
   double swap_bytes_per_device = 0;
   RlPoolMemory rollout_memory, train_memory;
   MemoryReport trainer_memory;  // the trainer's per-device footprint (the output's `memory`)

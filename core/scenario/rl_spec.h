@@ -41,6 +41,32 @@ struct EnumNames<RlWeightSync> {
       {{RlWeightSync::nccl, "nccl"}, {RlWeightSync::checkpoint, "checkpoint"}}};
 };
 
+// The trainer's models on the training pool. shared: every role (actor, critic, reference, reward)
+// runs on the whole pool, one after another (verl's hybrid worker group); separate: each model on
+// GPUs of its own, their passes running at once (OpenRLHF's Ray placement groups without the
+// colocate flags: Hu et al. 2024, arXiv 2405.11143, Sec. 3).
+enum class RlRoles { shared, separate };
+template <>
+struct EnumNames<RlRoles> {
+  static constexpr std::array<std::pair<RlRoles, std::string_view>, 2> table = {
+      {{RlRoles::shared, "shared"}, {RlRoles::separate, "separate"}}};
+};
+// The trainer's state held in host memory between the passes that need it (verl's FSDP workers'
+// param_offload / optimizer_offload): none; optimizer (the optimizer state); params_optimizer
+// (the parameters as well).
+enum class RlOffload { none, optimizer, params_optimizer };
+template <>
+struct EnumNames<RlOffload> {
+  static constexpr std::array<std::pair<RlOffload, std::string_view>, 3> table = {
+      {{RlOffload::none, "none"},
+       {RlOffload::optimizer, "optimizer"},
+       {RlOffload::params_optimizer, "params_optimizer"}}};
+};
+// Devices of each role under roles "separate" (0 = split in proportion to the role's work).
+struct RlRoleDevices {
+  std::int64_t actor = 0, critic = 0, reference = 0, reward = 0;
+};
+
 // The rollout engine: its layout (0 = chosen: the smallest tp that holds the longest response,
 // dp = what is left of the pool), its software stack (the system's software block with the
 // profile laid over it, and the profile's scheduler) and precision.
@@ -67,8 +93,12 @@ struct RlWorkload {
   RlRollout rollout;
   bool train_auto = false;  // train: "auto" (the layout search picks the trainer's layout)
   ParallelPlan train;       // the trainer's layout (dp 0 = what is left of the pool)
+  RlOffload offload = RlOffload::none;
+  RlRoles roles = RlRoles::shared;
+  RlRoleDevices role_devices;
   Precision train_precision = Precision::bf16;
-  std::int64_t staleness = 0;  // async: rollouts may lag the policy by this many steps
+  std::int64_t staleness = 0;    // async: rollouts may lag the policy by this many steps
+  bool partial_rollout = false;  // async: unfinished responses continue after a weight sync
   RlWeightSync weight_sync = RlWeightSync::nccl;
   std::int64_t train_steps = 0;  // 0 = one step only (no whole-run block)
 };

@@ -52,7 +52,8 @@ std::string canonical(const std::string& which, const std::string& def) {
                                                               {"scale_out", "system.scale_out"}};
   static const std::map<std::string, std::string> prediction = {{"chosen_layout", "parallel_auto.parallel"},
                                                                 {"operator", "inference.operators[]"},
-                                                                {"token_cost", "inference.cost"}};
+                                                                {"token_cost", "inference.cost"},
+                                                                {"rl_role", "rl.roles.actor"}};
   const auto& m = which == "scenario" ? scenario : prediction;
   const auto it = m.find(def);
   return it == m.end() ? def : it->second;

@@ -3,11 +3,15 @@
 // the sync; doubling the samples doubles the rollout tokens; the longest response governs the
 // synchronous rollout; the weight-sync bytes are the policy's weights at the engine's precision),
 // the colocated swap, PPO's critic, the validate round trip, the placement search, and every bad
-// input with its code and JSON path.
+// input with its code and JSON path. Then the mechanisms of the published stacks: the trainer's
+// models on GPUs of their own (roles "separate", OpenRLHF), partial rollouts (verl fully_async,
+// AReaL), the trainer's state offloaded to host memory (verl param / optimizer offload), and the
+// response-length prior that stops growing with the limit.
 #include "rl/rl.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,7 +26,7 @@ using json = nlohmann::json;
 
 // Llama 3.1 8B on one 8 x H100 node, 32 prompts x 8 samples of exactly 256 + 512 tokens (weights
 // lists of one length: a whole-number prompt_len or response_len is a limit with a long tail below it).
-json base(const json& rl_overrides = json::object()) {
+json base(const json& rl_overrides = json::object(), std::int64_t devices = 8) {
   json rl = {{"prompts_per_step", 32},
              {"samples_per_prompt", 8},
              {"prompt_len", json::array({{256, 1}})},
@@ -30,7 +34,7 @@ json base(const json& rl_overrides = json::object()) {
              {"rollout", {{"tp", 1}}},
              {"train", {{"zero_stage", 3}}}};
   rl.merge_patch(rl_overrides);  // a null removes the key
-  return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"rl", rl}};
+  return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", devices}, {"rl", rl}};
 }
 
 json predict(const json& scenario) { return json::parse(optimus::api::predict(scenario.dump())); }
@@ -390,6 +394,56 @@ TEST(Rl, BadInputHasACodeAndAPath) {
        "/rl/rollout/software"},
       {"train neither object nor auto", {{"rl", {{"train", "fast"}}}}, "scenario.invalid_value", "/rl/train"},
       {"unknown key", {{"rl", {{"rollouts", 2}}}}, "scenario.unknown_key", "/rl/rollouts"},
+      {"role counts that do not make the pool",
+       {{"rl", {{"roles", {{"actor", 4}, {"reference", 2}}}}}},
+       "rl.roles_devices_mismatch",
+       "/rl/roles"},
+      {"role counts past the pool",
+       {{"rl", {{"roles", {{"actor", 8}}}}}},
+       "rl.roles_devices_mismatch",
+       "/rl/roles"},
+      {"a critic's devices for grpo",
+       {{"rl", {{"roles", {{"actor", 4}, {"critic", 4}}}, {"reference", false}}}},
+       "rl.roles_role_absent",
+       "/rl/roles/critic"},
+      {"a reward model's devices without one",
+       {{"rl", {{"roles", {{"actor", 4}, {"reward", 4}}}, {"reference", false}}}},
+       "rl.roles_role_absent",
+       "/rl/roles/reward"},
+      {"train.dp with separate roles",
+       {{"rl", {{"roles", "separate"}, {"train", {{"dp", 4}}}}}},
+       "rl.roles_dp_given",
+       "/rl/train/dp"},
+      {"a role's devices not whole replicas",
+       {{"rl", {{"roles", {{"actor", 5}, {"reference", 3}}}, {"train", {{"tp", 2}}}}}},
+       "rl.train_layout_mismatch",
+       "/rl/roles/actor"},
+      {"unknown roles mode", {{"rl", {{"roles", "pooled"}}}}, "scenario.invalid_value", "/rl/roles"},
+      {"zero devices for a role",
+       {{"rl", {{"roles", {{"actor", 0}}}}}},
+       "scenario.out_of_range",
+       "/rl/roles/actor"},
+      {"unknown role", {{"rl", {{"roles", {{"judge", 2}}}}}}, "scenario.unknown_key", "/rl/roles/judge"},
+      {"partial rollout on-policy",
+       {{"rl",
+         {{"placement", "split"},
+          {"rollout_devices", 4},
+          {"train_devices", 4},
+          {"async", {{"staleness", 0}, {"partial_rollout", true}}}}}},
+       "rl.partial_rollout_needs_staleness",
+       "/rl/async/partial_rollout"},
+      {"partial rollout not a boolean",
+       {{"rl",
+         {{"placement", "split"},
+          {"rollout_devices", 4},
+          {"train_devices", 4},
+          {"async", {{"staleness", 1}, {"partial_rollout", "yes"}}}}}},
+       "scenario.wrong_type",
+       "/rl/async/partial_rollout"},
+      {"unknown offload",
+       {{"rl", {{"train", {{"offload", "disk"}}}}}},
+       "scenario.invalid_value",
+       "/rl/train/offload"},
   };
   for (const BadCase& c : cases) {
     json s = base();
@@ -403,6 +457,181 @@ TEST(Rl, BadInputHasACodeAndAPath) {
     ASSERT_TRUE(v.contains("error")) << c.what;
     EXPECT_EQ(v["error"]["code"], c.code) << c.what;
   }
+}
+
+// ---- The stacks' mechanisms: roles, partial rollout, offload, the response-length prior ----
+
+double num(const json& v) { return v.get<double>(); }
+
+// PPO with a reward model: four models on the trainer.
+json ppo(const json& more = json::object()) {
+  json rl = {{"algorithm", "ppo"}, {"samples_per_prompt", nullptr}, {"reward_model", "llama3.1-8b"}};
+  rl.merge_patch(more);
+  return base(rl);
+}
+
+TEST(RlRoles, SeparateRunsTheForwardsAtOnceThenTheSlowerUpdate) {
+  const json r = rl_of(ppo({{"roles", {{"actor", 2}, {"critic", 2}, {"reference", 2}, {"reward", 2}}}}));
+  ASSERT_TRUE(r.contains("roles"));
+  const json& roles = r["roles"];
+  EXPECT_EQ(roles["mode"], "separate");
+  const json& ph = r["phases_s"];
+  EXPECT_EQ(num(ph["train"]), std::max(num(roles["actor"]["update_s"]), num(roles["critic"]["update_s"])));
+  EXPECT_EQ(num(ph["old_logprob"]),
+            std::max(num(roles["actor"]["forward_s"]), num(roles["critic"]["forward_s"])));
+  EXPECT_EQ(num(ph["reference"]), num(roles["reference"]["forward_s"]));
+  EXPECT_EQ(num(ph["reward"]), num(roles["reward"]["forward_s"]));
+  EXPECT_EQ(num(roles["reference"]["update_s"]), 0);  // frozen
+  const double side =
+      std::max({num(ph["reward"]), num(ph["reference"]), num(ph["old_logprob"])}) + num(ph["train"]);
+  const double step = num(ph["rollout"]) + side + num(ph["weight_sync"]) + num(ph["swap"]);
+  EXPECT_NEAR(num(r["step_time_s"]), step, 1e-9 * step);
+  for (const char* k : {"actor", "critic", "reference", "reward"}) {
+    const json& x = roles[k];
+    EXPECT_EQ(x["devices"].get<int>(), 2) << k;
+    EXPECT_NEAR(num(x["idle_s"]), side - num(x["forward_s"]) - num(x["update_s"]), 1e-9 * side) << k;
+  }
+  // The actor's update on its 2 devices is the update of the same job's policy on a pool of 2
+  // (the same trainer scenario: one mini-batch over dp 2).
+  const json alone = rl_of(base({{"reference", false}, {"samples_per_prompt", 1}}, 2));
+  EXPECT_NEAR(num(roles["actor"]["update_s"]), num(alone["phases_s"]["train"]),
+              1e-9 * num(alone["phases_s"]["train"]));
+  // Shared roles run the same models one after another on all 8 devices: the phases add up.
+  const json shared = rl_of(ppo());
+  EXPECT_EQ(shared["roles"]["mode"], "shared");
+  EXPECT_FALSE(shared["roles"].contains("actor"));
+}
+
+TEST(RlRoles, AbsentCountsSplitThePoolInProportionToTheWork) {
+  // OpenRLHF's benchmark: 6 trainer devices over reference, reward, actor, critic. The actor
+  // (update 3 + old log-probs 1) and the critic (values 1 + update 3) do four forwards' work per
+  // token each, the reference and the reward model one: 2 : 2 : 1 : 1.
+  json s = ppo({{"placement", "split"}, {"rollout_devices", 2}, {"train_devices", 6}, {"roles", "separate"}});
+  const json r = rl_of(s);
+  EXPECT_EQ(r["roles"]["actor"]["devices"].get<int>(), 2);
+  EXPECT_EQ(r["roles"]["critic"]["devices"].get<int>(), 2);
+  EXPECT_EQ(r["roles"]["reference"]["devices"].get<int>(), 1);
+  EXPECT_EQ(r["roles"]["reward"]["devices"].get<int>(), 1);
+  // One count given: the rest share what is left (actor 3; critic 1, reference 1, reward 1).
+  s["rl"]["roles"] = {{"actor", 3}};
+  const json g = rl_of(s);
+  EXPECT_EQ(g["roles"]["actor"]["devices"].get<int>(), 3);
+  EXPECT_EQ(g["roles"]["critic"]["devices"].get<int>() + g["roles"]["reference"]["devices"].get<int>() +
+                g["roles"]["reward"]["devices"].get<int>(),
+            3);
+  // GRPO without a reference: the actor alone takes the pool.
+  const json one = rl_of(base({{"reference", false}, {"roles", "separate"}}));
+  EXPECT_EQ(one["roles"]["actor"]["devices"].get<int>(), 8);
+  EXPECT_FALSE(one["roles"].contains("critic"));
+}
+
+TEST(RlRoles, MemoryIsCheckedPerRole) {
+  // Llama 2 70B's reference on one device: its weights alone (140 GB) do not fit an 80 GB H100.
+  json s = ppo({{"roles", {{"actor", 4}, {"critic", 2}, {"reference", 1}, {"reward", 1}}},
+                {"reward_model", "llama3.2-1b"}});
+  s["model"] = "llama2-70b";
+  s["rl"]["rollout"] = {{"tp", 4}};
+  s["rl"]["response_len"] = json::array({{256, 1}});
+  const json p = predict(s);
+  ASSERT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+  const json& roles = p["rl"]["roles"];
+  EXPECT_FALSE(roles["reference"]["fits"].get<bool>());
+  EXPECT_TRUE(roles["reward"]["fits"].get<bool>());
+  EXPECT_GT(num(roles["reference"]["per_device_bytes"]), 80e9);
+  EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  bool warned = false;
+  for (const auto& w : p["warnings"]) warned = warned || w["code"] == "memory.does_not_fit";
+  EXPECT_TRUE(warned);
+}
+
+TEST(RlPartialRollout, TheStepCostsItsThroughputShareNotItsStraggler) {
+  // One response in 64 sixteen times longer: without partial rollout the asynchronous rollout
+  // still waits for it; with it, unfinished responses carry over and the step costs the
+  // marginal time of one more step's responses.
+  const json split = {{"placement", "split"},
+                      {"rollout_devices", 4},
+                      {"train_devices", 4},
+                      {"prompts_per_step", 64},
+                      {"response_len", json::array({{256, 63}, {4096, 1}})}};
+  json whole = split;
+  whole["async"] = {{"staleness", 1}};
+  json partial = split;
+  partial["async"] = {{"staleness", 1}, {"partial_rollout", true}};
+  const json a = rl_of(base(whole)), b = rl_of(base(partial));
+  const double t1 = num(a["phases_s"]["rollout"]);
+  EXPECT_EQ(num(b["rollout"]["makespan_s"]), t1);
+  EXPECT_TRUE(b["rollout"]["partial"].get<bool>());
+  // Hand-computed: the run of twice the responses (128 prompts) less the run of the step's.
+  json twice = whole;
+  twice["prompts_per_step"] = 128;
+  const double t2 = num(rl_of(base(twice))["rollout"]["makespan_s"]);
+  const double expected = std::max(t2 - t1, t1 / 2);  // staleness 1: at least the makespan / 2
+  EXPECT_NEAR(num(b["phases_s"]["rollout"]), expected, 1e-9 * expected);
+  EXPECT_LT(num(b["phases_s"]["rollout"]), 0.75 * t1);
+  EXPECT_LT(num(b["step_time_s"]), num(a["step_time_s"]));
+  // Staleness 2 lowers the floor (a response may span three steps), never raises the step.
+  partial["async"]["staleness"] = 2;
+  EXPECT_LE(num(rl_of(base(partial))["phases_s"]["rollout"]), num(b["phases_s"]["rollout"]));
+}
+
+TEST(RlOffload, ParamsAndOptimizerCrossTheHostLinkAroundEachPass) {
+  const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  const double link = num(sys["host_link_GBps"]) * 1e9;
+  const json none = predict(base({{"reference", true}}));
+  const json off =
+      predict(base({{"reference", true}, {"train", {{"zero_stage", 3}, {"offload", "params_optimizer"}}}}));
+  ASSERT_FALSE(off.contains("error")) << off.dump().substr(0, 300);
+  const json& m = off["memory"]["per_device_bytes"];
+  const double w = num(m["weights"]), o = num(m["optimizer"]);
+  const json &a = none["rl"]["phases_s"], &b = off["rl"]["phases_s"];
+  // A forward pass loads and offloads the parameter shard; the update the parameters and the
+  // optimizer state; the sync loads and offloads the parameters to gather them.
+  EXPECT_NEAR(num(b["old_logprob"]) - num(a["old_logprob"]), 2 * w / link, 1e-9);
+  EXPECT_NEAR(num(b["reference"]) - num(a["reference"]), 2 * w / link, 1e-9);
+  EXPECT_NEAR(num(b["train"]) - num(a["train"]), 2 * (w + o) / link, 1e-9);
+  EXPECT_NEAR(num(b["weight_sync"]) - num(a["weight_sync"]), 2 * w / link, 1e-9);
+  const double bytes = 2 * w + 2 * w + 2 * (w + o) + 2 * w;
+  EXPECT_NEAR(num(off["rl"]["train"]["offload_bytes_per_device"]), bytes, 1e-6 * bytes);
+  EXPECT_NEAR(num(off["rl"]["train"]["offload_s"]), bytes / link, 1e-9);
+  EXPECT_EQ(off["rl"]["train"]["offload"], "params_optimizer");
+  // The offloaded state is not swapped again around the rollout: only the engine's weights move.
+  EXPECT_LT(num(off["rl"]["swap_bytes_per_device"]), num(none["rl"]["swap_bytes_per_device"]));
+  // Optimizer only: the update moves the optimizer state; forwards move nothing.
+  const json opt =
+      predict(base({{"reference", true}, {"train", {{"zero_stage", 3}, {"offload", "optimizer"}}}}));
+  EXPECT_NEAR(num(opt["rl"]["phases_s"]["train"]) - num(a["train"]), 2 * o / link, 1e-9);
+  EXPECT_EQ(num(opt["rl"]["phases_s"]["old_logprob"]), num(a["old_logprob"]));
+}
+
+TEST(RlPrior, TheAssumedMeanResponseStopsGrowingWithTheLimit) {
+  // A quarter of the limit up to 8,192; 2,048 tokens above it.
+  const json at8k = predict(base({{"response_len", 8192}}));
+  const json at32k = predict(base({{"response_len", 32768}}));
+  const json stated8k = rl_of(base({{"response_len", {{"mean", 2048}, {"max", 8192}}}}));
+  const json stated32k = rl_of(base({{"response_len", {{"mean", 2048}, {"max", 32768}}}}));
+  EXPECT_EQ(at8k["rl"]["phases_s"], stated8k["phases_s"]);
+  EXPECT_EQ(at32k["rl"]["phases_s"], stated32k["phases_s"]);
+  ASSERT_FALSE(at32k["warnings"].empty());
+  EXPECT_EQ(at32k["warnings"][0]["code"], "rl.response_len_assumed");
+  EXPECT_NE(at32k["warnings"][0]["message"].get<std::string>().find("2048 tokens"), std::string::npos)
+      << at32k["warnings"][0]["message"];
+}
+
+TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
+  json s = base({{"placement", "split"},
+                 {"rollout_devices", 4},
+                 {"train_devices", 4},
+                 {"async", {{"staleness", 1}, {"partial_rollout", true}}},
+                 {"roles", {{"actor", 4}}},
+                 {"reference", false},
+                 {"train", {{"zero_stage", 3}, {"offload", "optimizer"}}}});
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_FALSE(v.contains("error")) << v.dump().substr(0, 300);
+  const json& rl = v["scenario"]["rl"];
+  EXPECT_EQ(rl["roles"]["actor"], 4);
+  EXPECT_EQ(rl["async"]["partial_rollout"], true);
+  EXPECT_EQ(rl["train"]["offload"], "optimizer");
+  EXPECT_EQ(predict(v["scenario"])["rl"], predict(s)["rl"]);
 }
 
 }  // namespace

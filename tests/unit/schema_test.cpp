@@ -269,15 +269,16 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
                  {"micro_batch", 1},
                  {"recompute", "none"},
                  {"zero_stage", 0},
-                 {"precision", "bf16"}}},
-               {"async", {{"staleness", 0}}}};
+                 {"precision", "bf16"},
+                 {"offload", "none"}}},
+               {"async", {{"staleness", 0}, {"partial_rollout", false}}}};
   ASSERT_FALSE(error_of(doc)) << describe(error_of(doc));
   const json& rl = schema()["$defs"]["rl"];
   Walker w;
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 8 + 10 + 1);
+  EXPECT_EQ(w.checked_keys, 8 + 11 + 2);
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;
@@ -289,7 +290,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   for (std::string k; std::getline(ss, k, ',');) reader_keys.insert(k.substr(k.find_first_not_of(' ')));
   for (const auto& [k, v] : rl["properties"].items()) properties.insert(k);
   EXPECT_EQ(properties, reader_keys);
-  EXPECT_EQ(properties.size(), 18u);
+  EXPECT_EQ(properties.size(), 19u);
 }
 
 TEST(Schema, StatesTheNewModelKeys) {
