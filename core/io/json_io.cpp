@@ -525,6 +525,29 @@ std::optional<ModelSpec> read_model_ref(const json& v, const std::string& at, st
   return *m;
 }
 
+// rl.async and rl.roles (read_rl's last objects).
+void read_rl_async_and_roles(Reader& r, RlWorkload& rl, std::optional<Error>& err) {
+  if (const json* av = r.get("async", false)) {
+    Reader ar(*av, r.child("async"), err);
+    rl.staleness = ar.integer("staleness", true, 0, 1000).value_or(0);
+    rl.partial_rollout = ar.boolean("partial_rollout", false).value_or(false);
+    ar.finish();
+  }
+  // The trainer's models: "shared" | "separate", or per-role device counts (separate).
+  if (const json* rv = r.get("roles", false); rv && rv->is_object()) {
+    rl.roles = RlRoles::separate;
+    Reader rr(*rv, r.child("roles"), err);
+    RlRoleDevices& g = rl.role_devices;
+    g.actor = rr.integer("actor", false, 1, io::kMaxDevices).value_or(0);
+    g.critic = rr.integer("critic", false, 1, io::kMaxDevices).value_or(0);
+    g.reference = rr.integer("reference", false, 1, io::kMaxDevices).value_or(0);
+    g.reward = rr.integer("reward", false, 1, io::kMaxDevices).value_or(0);
+    rr.finish();
+  } else {
+    rl.roles = r.enumeration<RlRoles>("roles", false).value_or(rl.roles);
+  }
+}
+
 // The scenario's `rl` block (spec: issue 40; docs/contract.md).
 std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optional<Error>& err) {
   Reader r(v, "/rl", err);
@@ -629,25 +652,7 @@ std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optiona
     tr.finish();
     p.sequence_parallel = p.tp > 1;
   }
-  if (const json* av = r.get("async", false)) {
-    Reader ar(*av, r.child("async"), err);
-    rl.staleness = ar.integer("staleness", true, 0, 1000).value_or(0);
-    rl.partial_rollout = ar.boolean("partial_rollout", false).value_or(false);
-    ar.finish();
-  }
-  // The trainer's models: "shared" | "separate", or per-role device counts (separate).
-  if (const json* rv = r.get("roles", false); rv && rv->is_object()) {
-    rl.roles = RlRoles::separate;
-    Reader rr(*rv, r.child("roles"), err);
-    RlRoleDevices& g = rl.role_devices;
-    g.actor = rr.integer("actor", false, 1, io::kMaxDevices).value_or(0);
-    g.critic = rr.integer("critic", false, 1, io::kMaxDevices).value_or(0);
-    g.reference = rr.integer("reference", false, 1, io::kMaxDevices).value_or(0);
-    g.reward = rr.integer("reward", false, 1, io::kMaxDevices).value_or(0);
-    rr.finish();
-  } else {
-    rl.roles = r.enumeration<RlRoles>("roles", false).value_or(rl.roles);
-  }
+  read_rl_async_and_roles(r, rl, err);
   rl.weight_sync = r.enumeration<RlWeightSync>("weight_sync", false).value_or(rl.weight_sync);
   rl.train_steps = r.integer("train_steps", false, 1, io::kMaxCount).value_or(0);
   r.finish();

@@ -1296,6 +1296,10 @@ export interface RlSpec {
         recompute?: 'none' | 'selective' | 'full';
         zero_stage?: number;
         precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
+        /**
+         * The trainer's state in host memory between the passes that need it (verl param_offload / optimizer_offload), moved over host_link_GBps.
+         */
+        offload?: 'none' | 'optimizer' | 'params_optimizer';
       }
     | 'auto';
   /**
@@ -1306,7 +1310,22 @@ export interface RlSpec {
      * Steps a rollout may lag the policy; 0 = on-policy.
      */
     staleness: number;
+    /**
+     * Unfinished responses continue after a weight sync (verl fully_async, AReaL): the rollout costs its throughput share, not its longest response. Needs staleness >= 1.
+     */
+    partial_rollout?: boolean;
   };
+  /**
+   * The trainer's models on the training pool.
+   */
+  roles?:
+    | ('shared' | 'separate')
+    | {
+        actor?: number;
+        critic?: number;
+        reference?: number;
+        reward?: number;
+      };
   /**
    * nccl: broadcast over the fabric; checkpoint: through storage.
    */
@@ -2325,6 +2344,14 @@ export interface RlResult {
      */
     mean_batch: number;
     preemptions: number;
+    /**
+     * Partial rollout in effect.
+     */
+    partial: boolean;
+    /**
+     * The step's responses alone, first prompt to last response (the phase unless partial). Unit: s.
+     */
+    makespan_s: number;
   };
   train: {
     devices: number;
@@ -2350,6 +2377,25 @@ export interface RlResult {
      * ppo: the critic's forward and update. Unit: s.
      */
     critic_s: number;
+    offload: string;
+    /**
+     * Host-link traffic of one device per step (the busiest role's under roles separate). Unit: bytes.
+     */
+    offload_bytes_per_device: number;
+    /**
+     * offload_bytes_per_device over the host link (inside the phases). Unit: s.
+     */
+    offload_s: number;
+  };
+  /**
+   * mode; under separate also one entry per role the job has.
+   */
+  roles: {
+    mode: string;
+    actor?: RlRole;
+    critic?: RlRole;
+    reference?: RlRole;
+    reward?: RlRole;
   };
   weight_sync: {
     method: string;
@@ -2431,6 +2477,27 @@ export interface ChosenLayout {
   recompute: 'none' | 'selective' | 'full';
   zero_stage: number;
   zero_shard?: number;
+}
+export interface RlRole {
+  devices: number;
+  parallel: ChosenLayout;
+  /**
+   * Its forward passes per step (0: none). Unit: s.
+   */
+  forward_s: number;
+  /**
+   * Its updates per step (0: a frozen model). Unit: s.
+   */
+  update_s: number;
+  /**
+   * Its wait per step for the slowest role. Unit: s.
+   */
+  idle_s: number;
+  /**
+   * Unit: bytes.
+   */
+  per_device_bytes: number;
+  fits: boolean;
 }
 export interface Warning {
   /**
