@@ -709,17 +709,34 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
     ['train', ph.train],
   ];
   const gpus = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
+  // Roles "separate" (docs/rl.md, "The trainer's models: roles"): one lane per model of the
+  // trainer on its own GPUs: its forward, a wait for the slowest forward, its update, a wait for
+  // the slower update; otherwise one lane for the training pool with the phases one after another.
+  const roles = rl.roles?.mode === 'separate' ? (['actor', 'critic', 'reference', 'reward'] as const).filter((k) => rl.roles?.[k]) : [];
+  const forwards = Math.max(ph.reward, ph.reference, ph.old_logprob);
+  const trainer = (pool: string, before: Array<[string, number]>, after: Array<[string, number]>): void => {
+    if (roles.length === 0) {
+      lane(pool, [...before, ...scoring, ...after]);
+      return;
+    }
+    for (const k of roles) {
+      const r = rl.roles![k]!;
+      const key = k === 'reward' ? 'reward' : k === 'reference' ? 'reference' : 'old';
+      const name = `${k[0]!.toUpperCase()}${k.slice(1)} (${gpus(r.devices)})`;
+      lane(name, [...before, [key, r.forward_s], ['idle', forwards - r.forward_s], ['train', r.update_s], ['idle', ph.train - r.update_s], ...after]);
+    }
+  };
   let title: string;
   if (rl.placement === 'colocated') {
-    lane(`All ${gpus(rl.rollout.devices)}`, [...rollout, ['swap', ph.swap / 2], ...scoring, ['swap', ph.swap / 2], ['sync', ph.weight_sync]]);
+    trainer(`All ${gpus(rl.rollout.devices)}`, [...rollout, ['swap', ph.swap / 2]], [['swap', ph.swap / 2], ['sync', ph.weight_sync]]);
     title = 'One RL step (colocated: the GPUs generate, then train)';
   } else if (rl.staleness === 0) {
     lane(`Rollout pool (${gpus(rl.rollout.devices)})`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
-    lane(`Training pool (${gpus(rl.train.devices)})`, [['idle', rl.idle_s.train], ...scoring, ['sync', ph.weight_sync]]);
+    trainer(`Training pool (${gpus(rl.train.devices)})`, [['idle', rl.idle_s.train]], [['sync', ph.weight_sync]]);
     title = 'One RL step per pool (split, on-policy: each pool waits for the other)';
   } else {
     lane(`Rollout pool (${gpus(rl.rollout.devices)})`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
-    lane(`Training pool (${gpus(rl.train.devices)})`, [...scoring, ['idle', rl.idle_s.train], ['sync', ph.weight_sync]]);
+    trainer(`Training pool (${gpus(rl.train.devices)})`, [], [['idle', rl.idle_s.train], ['sync', ph.weight_sync]]);
     title = `One RL step per pool (split, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} off-policy: the next step's rollout runs beside this step's training)`;
   }
   const colors = Object.fromEntries(RL_PHASES);

@@ -97,6 +97,24 @@ describe('rlTimelineSpec', () => {
     expect(idle[0]!.row).toMatch(/^Rollout pool/);
     expect(idle[0]!.value).toBeCloseTo(112.1 - 94.37, 6);
   });
+  it('roles separate: one lane per model of the trainer, each ending at the step time', () => {
+    const r = rl('split', 0);
+    // PPO on 4 + 4: actor and critic on 1 GPU each, reference and reward on 1 each; the forwards
+    // run at once (the slowest sets the phase), then the updates.
+    const role = (forward_s: number, update_s: number) => ({ devices: 1, parallel: r.rollout.parallel, forward_s, update_s, idle_s: 0, per_device_bytes: 1e9, fits: true });
+    Object.assign(r.phases_s, { reward: 10, reference: 22.47, old_logprob: 30, train: 67.16 });
+    const side = 30 + 67.16;
+    r.roles = { mode: 'separate', actor: role(22.47, 67.16), critic: role(30, 60), reference: role(22.47, 0), reward: role(10, 0) } as unknown as RlResult['roles'];
+    r.idle_s = { rollout: side, train: r.phases_s.rollout };
+    r.step_time_s = r.phases_s.rollout + side + r.phases_s.weight_sync;
+    const spec = rlTimelineSpec({ rl: r } as unknown as Prediction)!;
+    const e = ends(spec);
+    expect([...e.keys()]).toEqual(['Rollout pool (4 GPUs)', 'Actor (1 GPU)', 'Critic (1 GPU)', 'Reference (1 GPU)', 'Reward (1 GPU)']);
+    for (const [, end] of e) expect(end).toBeCloseTo(r.step_time_s, 6);
+    const reward = spec.bars.filter((b) => b.row === 'Reward (1 GPU)');
+    // waiting for the rollout, its forward, waiting for the critic, waiting through the updates, the sync
+    expect(reward.map((b) => b.category)).toEqual([RL_PHASES[8]![0], RL_PHASES[2]![0], RL_PHASES[8]![0], RL_PHASES[8]![0], RL_PHASES[6]![0]]);
+  });
   it('colocated: the swap is split in two halves around the scoring and training', () => {
     const spec = rlTimelineSpec({ rl: rl('colocated', 0) } as unknown as Prediction)!;
     const swap = spec.bars.filter((b) => b.category.startsWith('Swap'));
