@@ -365,6 +365,12 @@ Result<RoleSlots> split_roles(const Scenario& s, std::int64_t unit) {
     for (RoleSlot& x : r) x.devices = x.given;
     return r;
   }
+  if (rest % unit != 0)
+    return make_error("rl.train_layout_mismatch", "/rl/roles",
+                      "the " + std::to_string(rest) +
+                          " devices left to the roles without a count are not whole "
+                          "replicas of the trainer's tp x pp x cp = " +
+                          std::to_string(unit));
   const std::int64_t units = rest / unit;
   std::int64_t used = 0;
   for (RoleSlot& x : r) {
