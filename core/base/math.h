@@ -16,6 +16,8 @@ constexpr double ceil_div(double a, double b) {
   const auto i = static_cast<double>(static_cast<std::int64_t>(q));
   return i < q ? i + 1.0 : i;
 }
+// A count as a double, for the formulas that mix counts with rates and sizes.
+constexpr double d(std::int64_t v) { return static_cast<double>(v); }
 constexpr bool divides(std::int64_t d, std::int64_t n) { return d > 0 && n % d == 0; }
 
 // The natural logarithm and exponential from IEEE basic arithmetic and exact scaling only, so a

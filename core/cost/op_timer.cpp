@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/math.h"
+
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 // matmul_cost through the context's memo when it has one.
 OpCost roofline_matmul(const OpContext& c, const MatmulShape& s, Precision math, double in_bytes,

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 
+#include "base/math.h"
 #include "model/graph.h"
 
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Bytes per parameter of weights, gradients and optimizer state for a training precision, from
 // the software stack's widths (hardware/spec.h SoftwareDefaults): 16-bit (and fp8, whose

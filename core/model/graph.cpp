@@ -4,11 +4,11 @@
 #include <cmath>
 #include <string_view>
 
+#include "base/math.h"
+
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 Op& matmul(std::vector<Op>& ops, const char* name, OpRole role, std::int64_t m, std::int64_t n,
            std::int64_t k) {

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "base/flat_cache.h"
+#include "base/math.h"
 #include "cost/op_timer.h"
 #include "model/graph.h"
 #include "predict/predict.h"
@@ -20,8 +21,6 @@
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 OperatorReport report(const char* name, const char* phase, const OpCost& c, double count) {
   OperatorReport r;

@@ -17,8 +17,6 @@ namespace optimus {
 
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
-
 std::string gib(double bytes) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / kGiB);

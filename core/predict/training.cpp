@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "base/math.h"
 #include "cost/op_timer.h"
 #include "model/graph.h"
 #include "predict/predict.h"
@@ -17,8 +18,6 @@
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Time of one micro-batch on one device, split by cause.
 struct PassCost {

@@ -32,8 +32,6 @@ namespace optimus {
 
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
-
 std::int64_t requests(const RlWorkload& rl) { return rl.prompts_per_step * rl.samples_per_prompt; }
 
 std::int64_t rollout_pool(const Scenario& s) {

@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <map>
 
+#include "base/math.h"
 #include "rl/rl.h"
 #include "run/run.h"
 
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Splits tried at most (each a whole prediction): past it, evenly spaced whole nodes.
 constexpr std::int64_t kMaxSplits = 63;

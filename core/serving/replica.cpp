@@ -13,11 +13,11 @@
 #include <deque>
 #include <limits>
 
+#include "base/math.h"
+
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 class ReplicaSim {
  public:

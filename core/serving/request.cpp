@@ -9,8 +9,6 @@ namespace optimus {
 
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
-
 // SplitMix64 (Steele, Lea and Flood 2014, "Fast splittable pseudorandom number generators"):
 // integer arithmetic only, so native and WebAssembly builds draw the same requests.
 struct Rng {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/math.h"
 #include "serving/latency.h"
 #include "serving/replica.h"
 #include "serving/request.h"
@@ -16,8 +17,6 @@
 namespace optimus {
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 // The replicas' runs of a deployment, in the order they ran, and every inter-token gap.
 struct Runs {

@@ -6,6 +6,8 @@
 #include <optional>
 #include <utility>
 
+#include "base/math.h"
+
 namespace optimus {
 
 const StudyValue* StudyRow::find(std::string_view key) const {
@@ -25,8 +27,6 @@ std::string StudyRow::text(std::string_view key) const {
 }
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 std::string layout_name(const ParallelPlan& p) {
   std::string s = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" + std::to_string(p.dp) +
