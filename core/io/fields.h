@@ -441,4 +441,21 @@ Node schema_of(const Fields<T>& t) {
   return object(props_of(t), required_of(t));
 }
 
+// The object as an output (what write_fields writes): each key's type and lower bound (its
+// description and limits are the input's), the keys a default-constructed T writes required (those written only when set
+// are not).
+template <class T>
+Node output_schema_of(const Fields<T>& t) {
+  Props props;
+  std::vector<std::string> required;
+  for (const auto& f : t.list()) {
+    if (f.write == Write::never) continue;
+    ojson keywords = f.keywords;  // the type, enum and items; the reader's limits stay the input's
+    for (const char* limit : {"maximum", "minItems", "maxItems", "anyOf"}) keywords.erase(limit);
+    props.emplace_back(f.key, f.sub ? f.sub_schema(f.sub) : Node(keywords));
+    if (f.write == Write::always && f.value && f.value(f, T{})) required.push_back(f.key);
+  }
+  return object(props, required);
+}
+
 }  // namespace optimus::io

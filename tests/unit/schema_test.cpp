@@ -359,3 +359,73 @@ TEST(Schema, TheWriterWritesWhatTheReaderReadsBackAndTheSchemaLists) {
 }
 
 }  // namespace
+
+namespace {
+
+// The prediction's schema node `node` against the value `v` the writer wrote: every key written is
+// a property, every required property is written, every leaf has the schema's type, arrays and
+// keyed maps are walked item by item. Returns the keys checked.
+int check_output(const json& v, const json& node, const json& defs, const std::string& path) {
+  const json* n = &node;
+  if (n->contains("$ref")) n = &defs[(*n)["$ref"].get<std::string>().substr(std::string("#/$defs/").size())];
+  const std::string type = n->value("type", "");
+  if (type == "number") EXPECT_TRUE(v.is_number()) << path;
+  if (type == "integer")  // a whole number, as JSON Schema counts them (2.0 is one)
+    EXPECT_TRUE(v.is_number() && std::floor(v.get<double>()) == v.get<double>()) << path << " = " << v.dump();
+  if (type == "string") EXPECT_TRUE(v.is_string()) << path;
+  if (type == "boolean") EXPECT_TRUE(v.is_boolean()) << path;
+  if (n->contains("minimum") && v.is_number())
+    EXPECT_GE(v.get<double>(), (*n)["minimum"].get<double>()) << path;
+  int checked = 0;
+  if (type == "array") {
+    EXPECT_TRUE(v.is_array()) << path;
+    for (std::size_t i = 0; v.is_array() && i < v.size(); ++i)
+      checked += check_output(v[i], (*n)["items"], defs, path + "/" + std::to_string(i));
+  }
+  if (type != "object") return checked;
+  EXPECT_TRUE(v.is_object()) << path;
+  if (!v.is_object()) return checked;
+  if (n->contains("properties")) {
+    for (const auto& [k, x] : v.items()) {
+      EXPECT_TRUE((*n)["properties"].contains(k)) << path << "/" << k << " is written but not in the schema";
+      if ((*n)["properties"].contains(k))
+        checked += 1 + check_output(x, (*n)["properties"][k], defs, path + "/" + k);
+    }
+    for (const auto& k : n->value("required", json::array()))
+      EXPECT_TRUE(v.contains(k.get<std::string>())) << path << "/" << k << " is required but not written";
+  } else if (n->contains("additionalProperties") && (*n)["additionalProperties"].is_object()) {
+    for (const auto& [k, x] : v.items())
+      checked += 1 + check_output(x, (*n)["additionalProperties"], defs, path + "/" + k);
+  }
+  return checked;
+}
+
+// Every output the writer emits is in the prediction schema (and every key it requires is
+// written), for every preset scenario as it is, with parallel "auto", and as an RL job.
+TEST(Schema, EveryPredictionOfEveryPresetScenarioIsWhatThePredictionSchemaDescribes) {
+  const json p = json::parse(optimus::api::schema())["prediction"];
+  int checked = 0, predictions = 0;
+  const auto check = [&](const json& scenario, const std::string& what) {
+    const json out = json::parse(optimus::api::predict(scenario.dump()));
+    ASSERT_FALSE(out.contains("error")) << what << ": " << out.dump();
+    checked += check_output(out, p, p["$defs"], "");
+    ++predictions;
+  };
+  for (const auto& preset : optimus::list_presets("scenarios")) {
+    const json s = json::parse(optimus::preset_json("scenarios", preset.id));
+    check(s, preset.id);
+    json automatic = s;
+    automatic["parallel"] = "auto";
+    if (!s.contains("inference") || !s["inference"].contains("serving"))
+      check(automatic, preset.id + " auto");
+    json rl = {{"model", s["model"]},
+               {"system", s["system"]},
+               {"num_devices", s["num_devices"]},
+               {"rl", {{"prompts_per_step", 16}, {"train_steps", 10}}}};
+    if (preset.id == "default") check(rl, preset.id + " rl");
+  }
+  EXPECT_GE(predictions, 10);
+  EXPECT_GT(checked, 2000);
+}
+
+}  // namespace
