@@ -442,8 +442,8 @@ Node schema_of(const Fields<T>& t) {
 }
 
 // The object as an output (what write_fields writes): each key's type and lower bound (its
-// description and limits are the input's), the keys a default-constructed T writes required (those written only when set
-// are not).
+// description and limits are the input's), the keys a default-constructed T writes required (those written
+// only when set are not).
 template <class T>
 Node output_schema_of(const Fields<T>& t) {
   Props props;

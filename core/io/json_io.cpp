@@ -319,55 +319,6 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   return sv;
 }
 
-// One batch-ramp step: [tokens, global_batch].
-std::optional<RampStep> read_ramp_step(Reader& r, const json& v, const std::string& name,
-                                       const std::string& at) {
-  if (!v.is_array() || v.size() != 2) {
-    r.fail("scenario.wrong_type", at, "'" + name + "' must be [tokens, global_batch]");
-    return std::nullopt;
-  }
-  auto tokens = r.number_value(v[0], name + "[0]", at + "/0", 1, 1e18);
-  if (!tokens) return std::nullopt;
-  auto batch = r.integer_value(v[1], name + "[1]", at + "/1", 1, kMaxCount);
-  if (!batch) return std::nullopt;
-  return RampStep{*tokens, *batch};
-}
-
-// One of training.stages: {tokens, seq_len?, global_batch?, parallel?: {tp, pp, cp, dp, micro_batch,
-// interleave, recompute} or "auto"}.
-std::optional<TrainingStage> read_stage(const json& v, const std::string& at, std::optional<Error>& err) {
-  Reader sr(v, at, err);
-  TrainingStage st;
-  st.tokens = sr.number("tokens", true, 1, 1e18).value_or(0);
-  st.seq_len = sr.integer("seq_len", false, 1, 100'000'000).value_or(0);
-  st.global_batch = sr.integer("global_batch", false, 1, kMaxCount).value_or(0);
-  const json* pv = sr.get("parallel", false);
-  if (pv && pv->is_string()) {
-    if (pv->get<std::string>() != "auto") {
-      sr.fail("scenario.invalid_value", sr.child("parallel"),
-              "a stage's 'parallel' must be an object of layout keys or \"auto\" (the layout search "
-              "picks the stage's fastest layout that fits)");
-      return std::nullopt;
-    }
-    st.auto_layout = true;
-    pv = nullptr;
-  }
-  if (pv) {
-    Reader pr(*pv, sr.child("parallel"), err);
-    st.tp = pr.integer("tp", false, 1, kMaxDevices);
-    st.pp = pr.integer("pp", false, 1, kMaxDevices);
-    st.cp = pr.integer("cp", false, 1, kMaxDevices);
-    st.dp = pr.integer("dp", false, 1, kMaxDevices);
-    st.micro_batch = pr.integer("micro_batch", false, 1, kMaxCount);
-    st.interleave = pr.integer("interleave", false, 1, 100'000);
-    st.recompute = pr.enumeration<Recompute>("recompute", false);
-    pr.finish();
-  }
-  sr.finish();
-  if (!sr.ok()) return std::nullopt;
-  return st;
-}
-
 }  // namespace
 
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
@@ -406,25 +357,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   if (const json* tv = r.get("training", false)) {
     Reader tr(*tv, r.child("training"), err);
     TrainingWorkload w;
-    w.global_batch = tr.integer("global_batch", true, 1, kMaxCount).value_or(1);
-    w.seq_len = tr.integer("seq_len", true, 1, 100'000'000).value_or(1);
-    w.precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(w.precision);
-    w.train_tokens = tr.number("train_tokens", false, 1, 1e18).value_or(0);
-    w.attention = tr.enumeration<AttentionKernel>("attention", false);
-    w.overlap_grad_reduce = tr.boolean("overlap_grad_reduce", false);
-    w.tp_comm_overlap = tr.boolean("tp_comm_overlap", false);
-    w.batch_ramp = tr.list<RampStep>("batch_ramp", false,
-                                     [&](const json& v, const std::string& name, const std::string& at) {
-                                       return read_ramp_step(tr, v, name, at);
-                                     });
-    w.checkpoint_interval_s = tr.number("checkpoint_interval_s", false, 1e-3, 1e9).value_or(0);
-    w.stages = tr.list<TrainingStage>(
-        "stages", false,
-        [&](const json& v, const std::string&, const std::string& at) { return read_stage(v, at, err); });
-    if (w.stages.size() > kMaxTrainingStages)
-      tr.fail("scenario.out_of_range", tr.child("stages"),
-              "'stages' has " + std::to_string(w.stages.size()) + " stages; at most " +
-                  std::to_string(kMaxTrainingStages));
+    io::read_fields(io::training_fields(), tr, w);
     tr.finish();
     if (!w.batch_ramp.empty() && !(w.train_tokens > 0))
       tr.fail("run.ramp_without_tokens", tr.child("batch_ramp"),
@@ -446,27 +379,12 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     if (const json* sp = ir.get("speculative", false)) {
       Reader sr(*sp, ir.child("speculative"), err);
       Speculative spec;
-      spec.draft_tokens = sr.integer("draft_tokens", true, 1, 64).value_or(1);
-      const json* dv = sr.get("draft", false);
-      const bool mtp = !dv || (dv->is_string() && dv->get<std::string>() == "mtp");
-      // An MTP head's measured acceptance is DeepSeek-V3's (arXiv 2412.19437 Sec. 5.4.3: 85-90%
-      // for the second token); a draft model's depends on the pair, so the scenario states it.
-      spec.acceptance_rate = sr.number("acceptance_rate", !mtp, 0, 1).value_or(spec.acceptance_rate);
-      if (dv && !mtp) {
-        const std::string at = sr.child("draft");
-        Result<ModelSpec> m =
-            dv->is_string() ? model_preset(dv->get<std::string>(), at) : io::read_model(*dv, at);
-        if (!m) {
-          if (!err) err = m.error();
-        } else {
-          spec.draft = *m;
-          if (m->vocab != s.model.vocab)
-            sr.fail("inference.draft_vocab_mismatch", at,
-                    "the draft model's vocabulary (" + std::to_string(m->vocab) +
-                        ") differs from the target's (" + std::to_string(s.model.vocab) +
-                        "): a draft must share the target's tokenizer");
-        }
-      }
+      io::read_fields(io::speculative_fields(), sr, spec);
+      if (spec.draft && spec.draft->vocab != s.model.vocab)
+        sr.fail("inference.draft_vocab_mismatch", sr.child("draft"),
+                "the draft model's vocabulary (" + std::to_string(spec.draft->vocab) +
+                    ") differs from the target's (" + std::to_string(s.model.vocab) +
+                    "): a draft must share the target's tokenizer");
       sr.finish();
       w.speculative = spec;
     }
@@ -1033,55 +951,13 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     j["software"] = s.software->id.empty() ? ojson::parse(s.software->json) : ojson(s.software->id);
   j["num_devices"] = s.num_devices;
   j["parallel"] = s.parallel_auto ? ojson("auto") : plan_json(s.parallel);
-  if (s.training) {
-    const auto& w = *s.training;
-    ojson t;
-    t["global_batch"] = w.global_batch;
-    t["seq_len"] = w.seq_len;
-    t["precision"] = std::string(to_string(w.precision));
-    if (w.train_tokens > 0) t["train_tokens"] = w.train_tokens;
-    if (w.attention) t["attention"] = str(*w.attention);
-    if (w.overlap_grad_reduce) t["overlap_grad_reduce"] = *w.overlap_grad_reduce;
-    if (w.tp_comm_overlap) t["tp_comm_overlap"] = *w.tp_comm_overlap;
-    if (!w.batch_ramp.empty()) {
-      ojson ramp = ojson::array();
-      for (const RampStep& r : w.batch_ramp) ramp.push_back({r.tokens, r.global_batch});
-      t["batch_ramp"] = ramp;
-    }
-    if (w.checkpoint_interval_s > 0) t["checkpoint_interval_s"] = w.checkpoint_interval_s;
-    if (!w.stages.empty()) {
-      ojson stages = ojson::array();
-      for (const TrainingStage& st : w.stages) {
-        ojson o;
-        o["tokens"] = st.tokens;
-        if (st.seq_len > 0) o["seq_len"] = st.seq_len;
-        if (st.global_batch > 0) o["global_batch"] = st.global_batch;
-        ojson p;
-        for (const auto& [key, value] :
-             {std::pair{"tp", st.tp}, std::pair{"pp", st.pp}, std::pair{"cp", st.cp}, std::pair{"dp", st.dp},
-              std::pair{"micro_batch", st.micro_batch}, std::pair{"interleave", st.interleave}})
-          if (value) p[key] = *value;
-        if (st.recompute) p["recompute"] = str(*st.recompute);
-        if (st.auto_layout)
-          o["parallel"] = "auto";
-        else if (!p.empty())
-          o["parallel"] = p;
-        stages.push_back(o);
-      }
-      t["stages"] = stages;
-    }
-    j["training"] = t;
-  }
+  if (s.training) j["training"] = io::write_fields(io::training_fields(), *s.training);
   if (s.inference) {
     const auto& w = *s.inference;
     j["inference"] = io::write_fields(io::inference_fields(), w);
     if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
-    if (w.speculative) {
-      const Speculative& sp = *w.speculative;
-      j["inference"]["speculative"] = {{"draft_tokens", sp.draft_tokens},
-                                       {"acceptance_rate", sp.acceptance_rate},
-                                       {"draft", sp.draft ? model_json(*sp.draft) : ojson("mtp")}};
-    }
+    if (w.speculative)
+      j["inference"]["speculative"] = io::write_fields(io::speculative_fields(), *w.speculative);
   }
   if (s.rl) j["rl"] = rl_spec_json(*s.rl);
   j["economics"] = economics_json(s.economics);

@@ -1364,6 +1364,225 @@ Fields<ServingSlo> make_slo() {
   return t;
 }
 
+// ---- Training ----------------------------------------------------------------------------------
+
+// training.batch_ramp: [[tokens, global_batch], ...].
+void read_ramp(const Field<TrainingWorkload>& f, Reader& r, TrainingWorkload& w) {
+  w.batch_ramp = r.list<RampStep>(
+      f.key, false,
+      [&](const json& v, const std::string& name, const std::string& at) -> std::optional<RampStep> {
+        if (!v.is_array() || v.size() != 2) {
+          r.fail("scenario.wrong_type", at, "'" + name + "' must be [tokens, global_batch]");
+          return std::nullopt;
+        }
+        auto tokens = r.number_value(v[0], name + "[0]", at + "/0", 1, 1e18);
+        if (!tokens) return std::nullopt;
+        auto batch = r.integer_value(v[1], name + "[1]", at + "/1", 1, kMaxCount);
+        if (!batch) return std::nullopt;
+        return RampStep{*tokens, *batch};
+      });
+}
+
+std::optional<ojson> write_ramp(const Field<TrainingWorkload>&, const TrainingWorkload& w) {
+  if (w.batch_ramp.empty()) return std::nullopt;
+  ojson ramp = ojson::array();
+  for (const RampStep& r : w.batch_ramp) ramp.push_back({r.tokens, r.global_batch});
+  return ramp;
+}
+
+// A stage's layout keys (training.stages[i].parallel as an object).
+Fields<TrainingStage> make_stage_layout() {
+  Fields<TrainingStage> t;
+  t.opt_integer("tp", 1, kMaxDevices, AT(tp));
+  t.opt_integer("pp", 1, kMaxDevices, AT(pp));
+  t.opt_integer("cp", 1, kMaxDevices, AT(cp));
+  t.opt_integer("dp", 1, kMaxDevices, AT(dp))
+      .desc("Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.");
+  t.opt_integer("micro_batch", 1, kMaxCount, AT(micro_batch)).unit("sequences");
+  t.opt_integer("interleave", 1, 100'000, AT(interleave));
+  t.opt_choice<Recompute>("recompute", AT(recompute));
+  return t;
+}
+
+const Fields<TrainingStage>& stage_layout_fields() {
+  static const Fields<TrainingStage> t = make_stage_layout();
+  return t;
+}
+
+// A stage's parallel: layout keys or "auto".
+void read_stage_layout(const Field<TrainingStage>& f, Reader& sr, TrainingStage& st) {
+  const json* pv = sr.get(f.key, false);
+  if (!pv) return;
+  if (pv->is_string()) {
+    if (pv->get<std::string>() != "auto")
+      return sr.fail("scenario.invalid_value", sr.child(f.key),
+                     "a stage's 'parallel' must be an object of layout keys or \"auto\" (the layout search "
+                     "picks the stage's fastest layout that fits)");
+    st.auto_layout = true;
+    return;
+  }
+  Reader pr(*pv, sr.child(f.key), sr.error_slot());
+  read_fields(stage_layout_fields(), pr, st);
+  pr.finish();
+}
+
+std::optional<ojson> write_stage_layout(const Field<TrainingStage>&, const TrainingStage& st) {
+  if (st.auto_layout) return "auto";
+  ojson p = write_fields(stage_layout_fields(), st);
+  if (p.empty()) return std::nullopt;
+  return p;
+}
+
+Fields<TrainingStage> make_stage() {
+  Fields<TrainingStage> t;
+  t.number("tokens", 1, 1e18, AT(tokens)).req().desc("Tokens trained in this stage.").unit("tokens");
+  t.integer("seq_len", 1, 100'000'000, AT(seq_len))
+      .written(Write::nonzero)
+      .desc("Its sequence length. Default: training.seq_len.")
+      .unit("tokens");
+  t.integer("global_batch", 1, kMaxCount, AT(global_batch))
+      .written(Write::nonzero)
+      .desc("Its sequences per step. Default: training.global_batch.")
+      .unit("sequences");
+  const Node automatic = node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                             .desc(
+                                 "The layout search picks the stage's fastest layout that fits on its own "
+                                 "sequences and batch (run.stages[i].parallel says which).");
+  const Node keys = schema_of(stage_layout_fields())
+                        .title("Stage layout keys")
+                        .desc(
+                            "Layout keys changed for this stage (the others are the scenario's, or the "
+                            "layout parallel \"auto\" chose).");
+  t.custom("parallel", one_of({keys, automatic}).json(), read_stage_layout, write_stage_layout)
+      .desc("The stage's layout: keys changed from the scenario's, or \"auto\".");
+  return t;
+}
+
+const Fields<TrainingStage>& stage_fields() {
+  static const Fields<TrainingStage> t = make_stage();
+  return t;
+}
+
+// training.stages: at most kMaxTrainingStages.
+void read_stages(const Field<TrainingWorkload>& f, Reader& r, TrainingWorkload& w) {
+  w.stages = r.list<TrainingStage>(
+      f.key, false,
+      [&](const json& v, const std::string&, const std::string& at) -> std::optional<TrainingStage> {
+        Reader sr(v, at, r.error_slot());
+        TrainingStage st;
+        read_fields(stage_fields(), sr, st);
+        sr.finish();
+        if (!sr.ok()) return std::nullopt;
+        return st;
+      });
+  if (w.stages.size() > kMaxTrainingStages)
+    r.fail("scenario.out_of_range", r.child(f.key),
+           "'stages' has " + std::to_string(w.stages.size()) + " stages; at most " +
+               std::to_string(kMaxTrainingStages));
+}
+
+std::optional<ojson> write_stages(const Field<TrainingWorkload>&, const TrainingWorkload& w) {
+  if (w.stages.empty()) return std::nullopt;
+  ojson stages = ojson::array();
+  for (const TrainingStage& st : w.stages) stages.push_back(write_fields(stage_fields(), st));
+  return stages;
+}
+
+Fields<TrainingWorkload> make_training() {
+  Fields<TrainingWorkload> t;
+  t.integer("global_batch", 1, kMaxCount, AT(global_batch))
+      .req()
+      .desc("Sequences per optimizer step.")
+      .unit("sequences");
+  t.integer("seq_len", 1, 100'000'000, AT(seq_len)).req().desc("Sequence length.").unit("tokens");
+  t.choice("precision", kTrainingPrecisions, AT(precision))
+      .desc("Math precision (fp8: fp8 matrix multiplies, bf16 elsewhere).")
+      .def();
+  t.number("train_tokens", 1, 1e18, AT(train_tokens))
+      .written(Write::nonzero)
+      .desc("Tokens to train on: time_to_train_s and the whole-run block `run`; absent = not asked.")
+      .unit("tokens");
+  t.opt_choice<AttentionKernel>("attention", AT(attention))
+      .desc("Attention kernel. Default: the system's software.attention.");
+  t.opt_boolean("overlap_grad_reduce", AT(overlap_grad_reduce))
+      .desc("Overlap the gradient reduction. Default: the system's software default.");
+  t.opt_boolean("tp_comm_overlap", AT(tp_comm_overlap))
+      .desc("Overlap tensor-parallel communication. Default: the system's software default.");
+  t.custom(
+       "batch_ramp",
+       array_of(pair_of(number(1, 1e18).unit("tokens"), integer(1, kMaxCount).unit("sequences")), 1).json(),
+       read_ramp, write_ramp)
+      .desc(
+          "Batch ramp: [tokens, global_batch] steps trained before the steady global_batch (the rest of "
+          "train_tokens). Needs train_tokens; the steps' tokens may not exceed it.");
+  t.number("checkpoint_interval_s", 1e-3, 1e9, AT(checkpoint_interval_s))
+      .written(Write::nonzero)
+      .desc(
+          "Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - delta. Needs "
+          "train_tokens.")
+      .unit("s");
+  t.custom("stages",
+           array_of(schema_of(stage_fields()).title("Training stage"), 1, kMaxTrainingStages).json(),
+           read_stages, write_stages)
+      .desc(
+          "Later stages of the run, in order after train_tokens, each at its own sequence length, batch and "
+          "layout (a context extension: longer sequences over more cp ranks). Their steps, time, energy and "
+          "cost are in `run`, each stage in run.stages. Needs train_tokens.");
+  return t;
+}
+
+// ---- Speculative decoding ----------------------------------------------------------------------
+
+// Whether the draft is an MTP head (absent or "mtp").
+bool mtp_draft(Reader& r) {
+  const json* dv = r.get("draft", false);
+  return !dv || (dv->is_string() && dv->get<std::string>() == "mtp");
+}
+
+// draft: "mtp", a model preset id or an inline model (its vocabulary checked by the inference reader).
+void read_draft(const Field<Speculative>& f, Reader& r, Speculative& sp) {
+  if (mtp_draft(r)) return;
+  const json& dv = *r.get(f.key, false);
+  const std::string at = r.child(f.key);
+  Result<ModelSpec> m = dv.is_string() ? model_preset(dv.get<std::string>(), at) : read_model(dv, at);
+  if (!m) {
+    if (r.ok()) r.error_slot() = m.error();
+  } else {
+    sp.draft = *m;
+  }
+}
+
+Fields<Speculative> make_speculative() {
+  Fields<Speculative> t;
+  t.integer("draft_tokens", 1, 64, AT(draft_tokens))
+      .req()
+      .desc("Tokens the draft proposes per step (k).")
+      .unit("tokens");
+  // An MTP head's measured acceptance is DeepSeek-V3's (arXiv 2412.19437 Sec. 5.4.3: 85-90% for the
+  // second token); a draft model's depends on the pair, so the scenario states it.
+  t.number("acceptance_rate", 0, 1, AT(acceptance_rate))
+      .desc(
+          "Probability that each drafted token is accepted, independently (Leviathan et al. 2023's alpha). "
+          "Required with a draft model; with mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).")
+      .def(0.85)
+      .read = [](const Field<Speculative>& self, Reader& r, Speculative& sp) {
+    if (auto x = r.number(self.key, !mtp_draft(r), self.lo, self.hi)) sp.acceptance_rate = *x;
+  };
+  t.custom("draft",
+           one_of({node({{"type", "string"}, {"const", "mtp"}, {"examples", {"mtp"}}}), preset_id("models"),
+                   ref("model")})
+               .json(),
+           read_draft,
+           [](const Field<Speculative>&, const Speculative& sp) -> std::optional<ojson> {
+             return sp.draft ? write_fields(model_fields(), *sp.draft) : ojson("mtp");
+           })
+      .desc(
+          "mtp (a one-layer multi-token-prediction head on the target's embedding and LM head), or a draft "
+          "model: a preset id or an inline model with the target's vocabulary.")
+      .def("mtp");
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1389,6 +1608,8 @@ const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budge
 const Fields<ModelSpec>& model_fields() { return once<ModelSpec, make_model>(); }
 const Fields<ServingSlo>& slo_fields() { return once<ServingSlo, make_slo>(); }
 const Fields<ServingPool>& pool_fields() { return once<ServingPool, make_pool>(); }
+const Fields<TrainingWorkload>& training_fields() { return once<TrainingWorkload, make_training>(); }
+const Fields<Speculative>& speculative_fields() { return once<Speculative, make_speculative>(); }
 const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
 
 Node calibration_factors_node() {

@@ -40,6 +40,10 @@ const Fields<InferenceWorkload>& inference_fields();
 const Fields<UarchBudget>& budget_fields();
 // An inline model (its moe block through a table of its own, attention by code beside it).
 const Fields<ModelSpec>& model_fields();
+// scenario.training (the cross-key checks that need train_tokens stay in the reader).
+const Fields<TrainingWorkload>& training_fields();
+// inference.speculative (the draft's vocabulary is checked against the target by the reader).
+const Fields<Speculative>& speculative_fields();
 // A scenario's calibration block (optimus calibrate writes it).
 const Fields<Calibration>& calibration_fields();
 // The calibration factors' object (also in the prediction's calibration output).

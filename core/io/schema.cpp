@@ -124,80 +124,7 @@ Node economics_schema() {
       .desc("Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.");
 }
 
-Node training_schema() {
-  const TrainingWorkload w{};
-  return object(
-             {
-                 {"global_batch",
-                  integer(1, kMaxCount).desc("Sequences per optimizer step.").unit("sequences")},
-                 {"seq_len", integer(1, 100'000'000).desc("Sequence length.").unit("tokens")},
-                 {"precision", choice(kTrainingPrecisions)
-                                   .desc("Math precision (fp8: fp8 matrix multiplies, bf16 elsewhere).")
-                                   .def(name(w.precision))},
-                 {"train_tokens",
-                  number(1, 1e18)
-                      .desc("Tokens to train on: time_to_train_s and the whole-run block `run`; absent = "
-                            "not asked.")
-                      .unit("tokens")},
-                 {"batch_ramp",
-                  array_of(pair_of(number(1, 1e18).unit("tokens"), integer(1, kMaxCount).unit("sequences")),
-                           1)
-                      .desc("Batch ramp: [tokens, global_batch] steps trained before the steady "
-                            "global_batch (the rest of train_tokens). Needs train_tokens; the steps' "
-                            "tokens may not exceed it.")},
-                 {"checkpoint_interval_s",
-                  number(1e-3, 1e9)
-                      .desc("Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - "
-                            "delta. Needs train_tokens.")
-                      .unit("s")},
-                 {"stages",
-                  array_of(
-                      object(
-                          {{"tokens", number(1, 1e18).desc("Tokens trained in this stage.").unit("tokens")},
-                           {"seq_len", integer(1, 100'000'000)
-                                           .desc("Its sequence length. Default: training.seq_len.")
-                                           .unit("tokens")},
-                           {"global_batch",
-                            integer(1, kMaxCount)
-                                .desc("Its sequences per step. Default: training.global_batch.")
-                                .unit("sequences")},
-                           {"parallel",
-                            one_of({object({{"tp", integer(1, kMaxDevices)},
-                                            {"pp", integer(1, kMaxDevices)},
-                                            {"cp", integer(1, kMaxDevices)},
-                                            {"dp",
-                                             integer(1, kMaxDevices)
-                                                 .desc("Default: num_devices / (tp pp cp) when tp, pp or cp "
-                                                       "change, else the scenario's.")},
-                                            {"micro_batch", integer(1, kMaxCount).unit("sequences")},
-                                            {"interleave", integer(1, 100'000)},
-                                            {"recompute", choice<Recompute>()}})
-                                        .title("Stage layout keys")
-                                        .desc("Layout keys changed for this stage (the others are the "
-                                              "scenario's, or the layout parallel \"auto\" chose)."),
-                                    node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
-                                        .desc("The layout search picks the stage's fastest layout that fits "
-                                              "on its own sequences and batch (run.stages[i].parallel says "
-                                              "which).")})
-                                .desc("The stage's layout: keys changed from the scenario's, or \"auto\".")}},
-                          {"tokens"})
-                          .title("Training stage"),
-                      1, kMaxTrainingStages)
-                      .desc("Later stages of the run, in order after train_tokens, each at its own sequence "
-                            "length, batch and layout (a context extension: longer sequences over more cp "
-                            "ranks). Their steps, time, energy and cost are in `run`, each stage in "
-                            "run.stages. Needs train_tokens.")},
-                 {"attention", choice<AttentionKernel>().desc(
-                                   "Attention kernel. Default: the system's software.attention.")},
-                 {"overlap_grad_reduce",
-                  boolean().desc("Overlap the gradient reduction. Default: the system's software default.")},
-                 {"tp_comm_overlap",
-                  boolean().desc(
-                      "Overlap tensor-parallel communication. Default: the system's software default.")},
-             },
-             {"global_batch", "seq_len"})
-      .title("Training workload");
-}
+Node training_schema() { return schema_of(training_fields()).title("Training workload"); }
 
 // A request length as read by json_io.cpp read_length.
 Node length_schema(const std::string& what) {
@@ -275,25 +202,7 @@ Node inference_schema() {
                  {
                      {"serving", serving_schema()},
                      {"speculative",
-                      object(
-                          {
-                              {"draft_tokens",
-                               integer(1, 64).desc("Tokens the draft proposes per step (k).").unit("tokens")},
-                              {"acceptance_rate",
-                               number(0, 1)
-                                   .desc("Probability that each drafted token is accepted, independently "
-                                         "(Leviathan et al. 2023's alpha). Required with a draft model; with "
-                                         "mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).")
-                                   .def(0.85)},
-                              {"draft",
-                               one_of({node({{"type", "string"}, {"const", "mtp"}, {"examples", {"mtp"}}}),
-                                       preset_id("models"), ref("model")})
-                                   .desc("mtp (a one-layer multi-token-prediction head on the target's "
-                                         "embedding and LM head), or a draft model: a preset id or an "
-                                         "inline model with the target's vocabulary.")
-                                   .def("mtp")},
-                          },
-                          {"draft_tokens"})
+                      schema_of(speculative_fields())
                           .title("Speculative decoding")
                           .desc("Each decode step drafts draft_tokens tokens per sequence and the target "
                                 "verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens "
