@@ -73,6 +73,8 @@ struct Field {
   Node (*sub_schema)(const void*) = nullptr;
   ReadFn read = nullptr;
   ValueFn value = nullptr;  // the value to write back; nullopt: nothing
+  bool hidden = false;      // no key: the checks of an included table (Fields::include)
+  void (*check)(Reader&, T&) = nullptr;
 
   Field& desc(std::string d) {
     text = std::move(d);
@@ -327,6 +329,17 @@ class Fields {
   F& group(std::string key, const Fields& sub) {
     return member<T>(std::move(key), sub, [](T& o) -> T& { return o; });
   }
+  // The keys of `other` (of the same object), its checks run after them.
+  void include(const Fields& other) {
+    for (const F& f : other.list()) list_.push_back(f);
+    if (!other.after) return;
+    F f;
+    f.hidden = true;
+    f.write = Write::never;
+    f.check = other.after;
+    f.read = [](const F& self, Reader& r, T& o) { self.check(r, o); };
+    list_.push_back(std::move(f));
+  }
   // A key read, written and described by code of its own (`schema`: its node's keywords).
   F& custom(std::string key, ojson schema, typename F::ReadFn read, typename F::ValueFn value) {
     F& f = add(std::move(key), std::move(schema), nullptr);
@@ -422,7 +435,8 @@ Node schema_of(const Field<T>& f) {
 template <class T>
 Props props_of(const Fields<T>& t) {
   Props props;
-  for (const auto& f : t.list()) props.emplace_back(f.key, schema_of(f));
+  for (const auto& f : t.list())
+    if (!f.hidden) props.emplace_back(f.key, schema_of(f));
   return props;
 }
 
@@ -449,7 +463,7 @@ Node output_schema_of(const Fields<T>& t) {
   Props props;
   std::vector<std::string> required;
   for (const auto& f : t.list()) {
-    if (f.write == Write::never) continue;
+    if (f.write == Write::never || f.hidden) continue;
     ojson keywords = f.keywords;  // the type, enum and items; the reader's limits stay the input's
     for (const char* limit : {"maximum", "minItems", "maxItems", "anyOf"}) keywords.erase(limit);
     props.emplace_back(f.key, f.sub ? f.sub_schema(f.sub) : Node(keywords));

@@ -24,8 +24,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-void read_notes(Reader& r) { r.string("notes", false); }
-
 // The attention variant follows kv_heads.
 AttentionType attention_of(const ModelSpec& m) {
   return m.kv_heads == m.heads ? AttentionType::mha
@@ -132,127 +130,7 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
 
 namespace {
 
-// What the literal Infinity reads as (the largest double), taken as an unbounded rate.
-constexpr double kInfinityNumber = std::numeric_limits<double>::max();
-
-// A request length: a whole number, {"mean", "max" (, "min")} or [[length, weight], ...].
-std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::int64_t fallback) {
-  const json* v = r.get(key, false);
-  LengthDist out;
-  if (!v) {
-    out.points = {{fallback, 1.0}};
-    out.from_number = true;  // a default is a whole number
-    return out;
-  }
-  const std::string at = r.child(key);
-  if (v->is_number()) {
-    auto n = r.integer_value(*v, key, at, 1, kMaxServingLength);
-    if (!n) return std::nullopt;
-    out.points = {{*n, 1.0}};
-    out.from_number = true;
-    return out;
-  }
-  if (v->is_object() && v->contains("uniform")) {
-    // {"uniform": [min, max]}: every whole length in [min, max] equally likely.
-    std::optional<Error> err;
-    Reader lr(*v, at, err);
-    const json* u = lr.get("uniform", true);
-    lr.finish();
-    if (err) {
-      r.fail(err->code, err->path, err->message);
-      return std::nullopt;
-    }
-    const std::string up = at + "/uniform";
-    if (!u->is_array() || u->size() != 2) {
-      r.fail("scenario.wrong_type", up, "'uniform' must be [min, max]");
-      return std::nullopt;
-    }
-    auto lo = r.integer_value((*u)[0], "uniform[0]", up + "/0", 1, kMaxServingLength);
-    auto hi = r.integer_value((*u)[1], "uniform[1]", up + "/1", 1, kMaxServingLength);
-    if (!lo || !hi) return std::nullopt;
-    if (*lo > *hi) {
-      r.fail("serving.uniform_reversed", up,
-             "'" + key + "' uniform range needs min <= max (got [" + std::to_string(*lo) + ", " +
-                 std::to_string(*hi) + "])");
-      return std::nullopt;
-    }
-    out.uniform = true;
-    out.min = *lo;
-    out.max = *hi;
-    out.mean = 0.5 * static_cast<double>(*lo + *hi);
-    return out;
-  }
-  if (v->is_object()) {
-    std::optional<Error> err;
-    Reader lr(*v, at, err);
-    auto mean = lr.number("mean", true, 1, static_cast<double>(kMaxServingLength));
-    auto max = lr.integer("max", true, 1, kMaxServingLength);
-    auto min = lr.integer("min", false, 1, kMaxServingLength);
-    lr.finish();
-    if (err) {
-      r.fail(err->code, err->path, err->message);
-      return std::nullopt;
-    }
-    out.shaped = true;
-    out.mean = *mean;
-    out.max = *max;
-    out.min = min.value_or(1);
-    if (!(out.min < out.max && out.mean > static_cast<double>(out.min) &&
-          out.mean < static_cast<double>(out.max))) {
-      r.fail("serving.length_mean_out_of_range", at + "/mean",
-             "'" + key + "' needs min < mean < max (got min " + std::to_string(out.min) + ", mean " +
-                 io::fmt_num(out.mean) + ", max " + std::to_string(out.max) + ")");
-      return std::nullopt;
-    }
-    out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
-    return out;
-  }
-  if (v->is_array()) {
-    out.points = r.list<std::pair<std::int64_t, double>>(
-        key, false,
-        [&](const json& e, const std::string& name,
-            const std::string& p) -> std::optional<std::pair<std::int64_t, double>> {
-          if (!e.is_array() || e.size() != 2) {
-            r.fail("scenario.wrong_type", p, "'" + name + "' must be a [length, weight] pair");
-            return std::nullopt;
-          }
-          auto len = r.integer_value(e[0], name + "[0]", p + "/0", 1, kMaxServingLength);
-          auto w = r.number_value(e[1], name + "[1]", p + "/1", 0, 1e12);
-          if (!len || !w) return std::nullopt;
-          return std::pair{*len, *w};
-        });
-    if (out.points.empty()) return std::nullopt;
-    double total = 0;
-    for (const auto& pt : out.points) total += pt.second;
-    if (!(total > 0)) {
-      r.fail("serving.zero_weights", at, "the weights of '" + key + "' add up to 0");
-      return std::nullopt;
-    }
-    return out;
-  }
-  r.fail("scenario.wrong_type", at,
-         "'" + key + "' must be a length, {\"mean\", \"max\"}, {\"uniform\": [min, max]} or a list of " +
-             "[length, weight], got " + io::type_name(*v));
-  return std::nullopt;
-}
-
-std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
-  const json* v = parent.get(key, true);
-  if (!v) return std::nullopt;
-  std::optional<Error> err;
-  Reader r(*v, parent.child(key), err);
-  ServingPool pool;
-  read_fields(pool_fields(), r, pool);
-  r.finish();
-  if (err) {
-    parent.fail(err->code, err->path, err->message);
-    return std::nullopt;
-  }
-  return pool;
-}
-
 // inference.serving (docs/contract.md, "inference.serving"): the request stream and the scheduler's limits.
-
 std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices,
                                         const ServingSpec& defaults) {
   const json* v = ir.get("serving", false);
@@ -261,52 +139,16 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   const std::string path = ir.child("serving");
   Reader r(*v, path, err);
   ServingSpec sv = defaults;
-  sv.arrival = r.enumeration<Arrival>("arrival", false).value_or(sv.arrival);
-  const bool poisson = sv.arrival == Arrival::poisson, closed = sv.arrival == Arrival::closed;
-  // An unbounded rate (all requests at once, as benchmarks' "inf" request rate) is the string
-  // "inf" or the literal Infinity that Python's json module writes (parse_scenario turns it
-  // into kInfinityNumber).
-  if (const json* rate = r.get("requests_per_s", poisson)) {
-    if ((rate->is_string() && rate->get<std::string>() == "inf") ||
-        (rate->is_number() && rate->get<double>() == kInfinityNumber))
-      sv.requests_per_s = std::numeric_limits<double>::infinity();
-    else if (auto x = r.number_value(*rate, "requests_per_s", r.child("requests_per_s"), 1e-6, 1e6))
-      sv.requests_per_s = *x;
-  }
-  if (auto c = r.integer("concurrency", closed, 1, kMaxRequests)) sv.concurrency = *c;
-  for (const char* key : {"requests_per_s", "concurrency"})
-    if (!err && r.has(key) && (std::string(key) == "requests_per_s" ? !poisson : !closed))
-      r.fail("serving.key_for_other_arrival", r.child(key),
-             std::string("'") + key + "' applies to arrival \"" + (poisson ? "closed" : "poisson") +
-                 "\" only; this stream is \"" + std::string(name_of(sv.arrival)) + "\"");
-  sv.num_requests = r.integer("num_requests", false, 1, kMaxRequests).value_or(sv.num_requests);
-  if (auto len = read_length(r, "input_len", w.prompt_len)) sv.input_len = *len;
-  if (auto len = read_length(r, "output_len", w.output_len)) sv.output_len = *len;
-  read_fields(scheduler_fields(), r, sv);
-  sv.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0, 9'007'199'254'740'991).value_or(1));
-  if (const json* sl = r.get("slo", false)) {
-    Reader slr(*sl, r.child("slo"), err);
-    ServingSlo slo;
-    read_fields(slo_fields(), slr, slo);
-    slr.finish();
-    if (!err && slo.ttft_s == 0 && slo.tpot_s == 0 && slo.itl_s == 0)
-      r.fail("serving.slo_without_objective", r.child("slo"),
-             "'slo' needs 'ttft_s', 'tpot_s', 'itl_s' or several");
-    sv.slo = slo;
-  }
-  if (const json* dg = r.get("disaggregated", false)) {
-    Reader dr(*dg, r.child("disaggregated"), err);
-    sv.prefill = read_pool(dr, "prefill");
-    sv.decode = read_pool(dr, "decode");
-    dr.finish();
-    if (!err) {
-      const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
-                                sv.decode->tp * sv.decode->pp * sv.decode->replicas;
-      if (used != num_devices)
-        r.fail("serving.disaggregated_devices", r.child("disaggregated"),
-               "the prefill and decode pools use " + std::to_string(used) + " devices but num_devices is " +
-                   std::to_string(num_devices));
-    }
+  sv.input_len = io::fixed_length(w.prompt_len);
+  sv.output_len = io::fixed_length(w.output_len);
+  io::read_fields(io::serving_fields(), r, sv);
+  if (!err && sv.prefill && sv.decode) {
+    const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
+                              sv.decode->tp * sv.decode->pp * sv.decode->replicas;
+    if (used != num_devices)
+      r.fail("serving.disaggregated_devices", r.child("disaggregated"),
+             "the prefill and decode pools use " + std::to_string(used) + " devices but num_devices is " +
+                 std::to_string(num_devices));
   }
   r.finish();
   if (err) {
@@ -584,34 +426,19 @@ constexpr const char* kDefaultEconomics = "us-2025";
 // An economics object's keys laid over `e` (a preset's, then a scenario's own).
 void read_economics_keys(const json& v, const std::string& path, Economics& e, std::optional<Error>& err) {
   Reader r(v, path, err);
-  r.string("name", false);
-  r.string("source", false);
-  read_notes(r);
-  const auto rental = r.number("usd_per_gpu_hour", false, 1e-6, 1e6);
-  const auto price = r.number("gpu_price_usd", false, 1, 1e9);
-  const auto years = r.number("amortisation_years", false, 0.01, 100);
-  const auto util = r.number("utilisation", false, 1e-3, 1);
-  e.usd_per_kwh = r.number("usd_per_kwh", false, 1e-6, 100).value_or(e.usd_per_kwh);
-  e.pue = r.number("pue", false, 1, 10).value_or(e.pue);
-  e.grid_kg_co2_per_kwh = r.number("grid_kg_co2_per_kwh", false, 0, 10).value_or(e.grid_kg_co2_per_kwh);
+  io::read_fields(io::economics_fields(), r, e);
   r.finish();
   if (err) return;
-  if (rental && (price || years || util)) {
-    const char* capital = price ? "gpu_price_usd" : years ? "amortisation_years" : "utilisation";
-    r.fail("economics.both_price_forms", r.child(capital),
-           std::string("give either usd_per_gpu_hour (a rental price) or the capital terms (gpu_price_usd, "
-                       "amortisation_years, utilisation), not both: '") +
-               capital + "' is a capital term");
-    return;
-  }
-  if (rental) {
-    e.usd_per_gpu_hour = *rental;
-  } else if (price || years || util) {
-    e.usd_per_gpu_hour = 0;
-  }
-  if (price) e.gpu_price_usd = *price;
-  if (years) e.amortisation_years = *years;
-  if (util) e.utilisation = *util;
+  const char* capital = r.has("gpu_price_usd")        ? "gpu_price_usd"
+                        : r.has("amortisation_years") ? "amortisation_years"
+                        : r.has("utilisation")        ? "utilisation"
+                                                      : nullptr;
+  if (r.has("usd_per_gpu_hour") && capital)
+    return r.fail("economics.both_price_forms", r.child(capital),
+                  std::string("give either usd_per_gpu_hour (a rental price) or the capital terms "
+                              "(gpu_price_usd, amortisation_years, utilisation), not both: '") +
+                      capital + "' is a capital term");
+  if (capital) e.usd_per_gpu_hour = 0;
 }
 
 // The scenario's `economics`: a presets/economics id or an object laid over the default preset.
@@ -826,32 +653,7 @@ ojson model_json(const ModelSpec& m) { return io::write_fields(io::model_fields(
 
 namespace {
 
-ojson length_json(const LengthDist& l) {
-  if (l.shaped) return {{"mean", l.mean}, {"max", l.max}, {"min", l.min}};
-  if (l.uniform) return {{"uniform", {l.min, l.max}}};
-  if (l.points.size() == 1 && l.from_number) return l.points.front().first;
-  ojson a = ojson::array();
-  for (const auto& [len, w] : l.points) a.push_back({len, w});
-  return a;
-}
-
-ojson serving_spec_json(const ServingSpec& v) {
-  ojson j;
-  j["arrival"] = str(v.arrival);
-  if (v.arrival == Arrival::poisson)
-    j["requests_per_s"] = std::isinf(v.requests_per_s) ? ojson("inf") : ojson(v.requests_per_s);
-  if (v.arrival == Arrival::closed) j["concurrency"] = v.concurrency;
-  j["num_requests"] = v.num_requests;
-  j["input_len"] = length_json(v.input_len);
-  j["output_len"] = length_json(v.output_len);
-  const ojson scheduler = io::write_fields(io::scheduler_fields(), v);
-  for (const auto& [k, x] : scheduler.items()) j[k] = x;
-  j["seed"] = v.seed;
-  if (v.slo) j["slo"] = io::write_fields(io::slo_fields(), *v.slo);
-  if (v.prefill && v.decode)
-    j["disaggregated"] = {{"prefill", pool_json(*v.prefill)}, {"decode", pool_json(*v.decode)}};
-  return j;
-}
+ojson serving_spec_json(const ServingSpec& v) { return io::write_fields(io::serving_fields(), v); }
 
 // A preset's id, or the resolved object of an inline one.
 }  // namespace
@@ -862,18 +664,7 @@ namespace {
 
 ojson economics_json(const Economics& e) {
   if (!e.id.empty()) return e.id;
-  ojson j;
-  if (e.usd_per_gpu_hour > 0) {
-    j["usd_per_gpu_hour"] = e.usd_per_gpu_hour;
-  } else {
-    if (e.gpu_price_usd > 0) j["gpu_price_usd"] = e.gpu_price_usd;
-    j["amortisation_years"] = e.amortisation_years;
-    j["utilisation"] = e.utilisation;
-  }
-  j["usd_per_kwh"] = e.usd_per_kwh;
-  j["pue"] = e.pue;
-  if (e.grid_kg_co2_per_kwh > 0) j["grid_kg_co2_per_kwh"] = e.grid_kg_co2_per_kwh;
-  return j;
+  return io::write_fields(io::economics_fields(), e);
 }
 
 }  // namespace
@@ -885,8 +676,8 @@ ojson rl_spec_json(const RlWorkload& rl) {
   if (rl.critic) j["critic"] = model_json(*rl.critic);
   j["prompts_per_step"] = rl.prompts_per_step;
   j["samples_per_prompt"] = rl.samples_per_prompt;
-  j["prompt_len"] = length_json(rl.prompt_len);
-  j["response_len"] = length_json(rl.response_len);
+  j["prompt_len"] = io::length_json(rl.prompt_len);
+  j["response_len"] = io::length_json(rl.response_len);
   j["reference"] = rl.reference;
   if (rl.reward_model) j["reward_model"] = model_json(*rl.reward_model);
   j["old_logprob"] = rl.old_logprob;

@@ -1583,6 +1583,328 @@ Fields<Speculative> make_speculative() {
   return t;
 }
 
+// ---- Economics ---------------------------------------------------------------------------------
+
+// The capital terms: written only in the capital form (no rental price).
+std::optional<ojson> capital_term(const Field<Economics>& f, const Economics& e) {
+  if (e.usd_per_gpu_hour > 0) return std::nullopt;
+  const double x = f.at<double>(e);
+  if (f.key == "gpu_price_usd" && !(x > 0)) return std::nullopt;
+  return x;
+}
+
+Fields<Economics> make_economics() {
+  Fields<Economics> t;
+  t.ignored("name");
+  t.ignored("source");
+  t.notes();
+  t.number("usd_per_gpu_hour", 1e-6, 1e6, AT(usd_per_gpu_hour))
+      .written(Write::nonzero)
+      .desc("Rental price of one device for an hour, energy included. Not with the capital terms.")
+      .unit("USD/h");
+  t.number("gpu_price_usd", 1, 1e9, AT(gpu_price_usd))
+      .writer(capital_term)
+      .desc("Capital form: installed price per device. Default: the device's price_usd.")
+      .unit("USD");
+  t.number("amortisation_years", 0.01, 100, AT(amortisation_years))
+      .writer(capital_term)
+      .desc("Capital form: years of use.")
+      .unit("years")
+      .def();
+  t.number("utilisation", 1e-3, 1, AT(utilisation))
+      .writer(capital_term)
+      .desc("Capital form: share of the hours spent on jobs.")
+      .unit("fraction")
+      .def();
+  t.number("usd_per_kwh", 1e-6, 100, AT(usd_per_kwh))
+      .desc("Energy price (capital form; a rental price includes energy).")
+      .unit("USD/kWh")
+      .def();
+  t.number("pue", 1, 10, AT(pue)).desc("Power usage effectiveness of the facility.").def();
+  t.number("grid_kg_co2_per_kwh", 0, 10, AT(grid_kg_co2_per_kwh))
+      .written(Write::nonzero)
+      .desc("Grid carbon intensity; 0 or absent = no co2_t.")
+      .unit("kg/kWh");
+  return t;
+}
+
+// ---- Serving: the request stream ---------------------------------------------------------------
+
+// A request length: a whole number, {"mean", "max" (, "min")} or [[length, weight], ...].
+}  // namespace
+
+std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::int64_t fallback) {
+  const json* v = r.get(key, false);
+  LengthDist out;
+  if (!v) {
+    out.points = {{fallback, 1.0}};
+    out.from_number = true;  // a default is a whole number
+    return out;
+  }
+  const std::string at = r.child(key);
+  if (v->is_number()) {
+    auto n = r.integer_value(*v, key, at, 1, kMaxServingLength);
+    if (!n) return std::nullopt;
+    out.points = {{*n, 1.0}};
+    out.from_number = true;
+    return out;
+  }
+  if (v->is_object() && v->contains("uniform")) {
+    // {"uniform": [min, max]}: every whole length in [min, max] equally likely.
+    std::optional<Error> err;
+    Reader lr(*v, at, err);
+    const json* u = lr.get("uniform", true);
+    lr.finish();
+    if (err) {
+      r.fail(err->code, err->path, err->message);
+      return std::nullopt;
+    }
+    const std::string up = at + "/uniform";
+    if (!u->is_array() || u->size() != 2) {
+      r.fail("scenario.wrong_type", up, "'uniform' must be [min, max]");
+      return std::nullopt;
+    }
+    auto lo = r.integer_value((*u)[0], "uniform[0]", up + "/0", 1, kMaxServingLength);
+    auto hi = r.integer_value((*u)[1], "uniform[1]", up + "/1", 1, kMaxServingLength);
+    if (!lo || !hi) return std::nullopt;
+    if (*lo > *hi) {
+      r.fail("serving.uniform_reversed", up,
+             "'" + key + "' uniform range needs min <= max (got [" + std::to_string(*lo) + ", " +
+                 std::to_string(*hi) + "])");
+      return std::nullopt;
+    }
+    out.uniform = true;
+    out.min = *lo;
+    out.max = *hi;
+    out.mean = 0.5 * static_cast<double>(*lo + *hi);
+    return out;
+  }
+  if (v->is_object()) {
+    std::optional<Error> err;
+    Reader lr(*v, at, err);
+    auto mean = lr.number("mean", true, 1, static_cast<double>(kMaxServingLength));
+    auto max = lr.integer("max", true, 1, kMaxServingLength);
+    auto min = lr.integer("min", false, 1, kMaxServingLength);
+    lr.finish();
+    if (err) {
+      r.fail(err->code, err->path, err->message);
+      return std::nullopt;
+    }
+    out.shaped = true;
+    out.mean = *mean;
+    out.max = *max;
+    out.min = min.value_or(1);
+    if (!(out.min < out.max && out.mean > static_cast<double>(out.min) &&
+          out.mean < static_cast<double>(out.max))) {
+      r.fail("serving.length_mean_out_of_range", at + "/mean",
+             "'" + key + "' needs min < mean < max (got min " + std::to_string(out.min) + ", mean " +
+                 fmt_num(out.mean) + ", max " + std::to_string(out.max) + ")");
+      return std::nullopt;
+    }
+    out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
+    return out;
+  }
+  if (v->is_array()) {
+    out.points = r.list<std::pair<std::int64_t, double>>(
+        key, false,
+        [&](const json& e, const std::string& name,
+            const std::string& p) -> std::optional<std::pair<std::int64_t, double>> {
+          if (!e.is_array() || e.size() != 2) {
+            r.fail("scenario.wrong_type", p, "'" + name + "' must be a [length, weight] pair");
+            return std::nullopt;
+          }
+          auto len = r.integer_value(e[0], name + "[0]", p + "/0", 1, kMaxServingLength);
+          auto w = r.number_value(e[1], name + "[1]", p + "/1", 0, 1e12);
+          if (!len || !w) return std::nullopt;
+          return std::pair{*len, *w};
+        });
+    if (out.points.empty()) return std::nullopt;
+    double total = 0;
+    for (const auto& pt : out.points) total += pt.second;
+    if (!(total > 0)) {
+      r.fail("serving.zero_weights", at, "the weights of '" + key + "' add up to 0");
+      return std::nullopt;
+    }
+    return out;
+  }
+  r.fail("scenario.wrong_type", at,
+         "'" + key + "' must be a length, {\"mean\", \"max\"}, {\"uniform\": [min, max]} or a list of " +
+             "[length, weight], got " + io::type_name(*v));
+  return std::nullopt;
+}
+
+LengthDist fixed_length(std::int64_t n) {
+  LengthDist out;
+  out.points = {{n, 1.0}};
+  out.from_number = true;
+  return out;
+}
+
+ojson length_json(const LengthDist& l) {
+  if (l.shaped) return {{"mean", l.mean}, {"max", l.max}, {"min", l.min}};
+  if (l.uniform) return {{"uniform", {l.min, l.max}}};
+  if (l.points.size() == 1 && l.from_number) return l.points.front().first;
+  ojson a = ojson::array();
+  for (const auto& [len, w] : l.points) a.push_back({len, w});
+  return a;
+}
+
+Node length_schema(const std::string& what) {
+  return one_of({integer(1, kMaxServingLength).desc("Every request the same length.").unit("tokens"),
+                 object({{"mean", number(1, static_cast<double>(kMaxServingLength)).unit("tokens")},
+                         {"max", integer(1, kMaxServingLength).unit("tokens")},
+                         {"min", integer(1, kMaxServingLength).unit("tokens").def(1)}},
+                        {"mean", "max"})
+                     .title("Length distribution")
+                     .desc("A truncated exponential on [min, max] with this mean (min < mean < max): "
+                           "long-tailed like chat traces when the mean is below the midpoint."),
+                 object({{"uniform", pair_of(integer(1, kMaxServingLength), integer(1, kMaxServingLength))}},
+                        {"uniform"})
+                     .title("Uniform lengths")
+                     .desc("[min, max] (min <= max): every whole length in the range equally likely, as "
+                           "vLLM's benchmark_serving random dataset draws them with --random-range-ratio."),
+                 array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
+                     .desc("[length, weight] points (weights need not add up to 1).")})
+      .desc(what + " Default: the inference block's " +
+            (what.rfind("Prompt", 0) == 0 ? "prompt_len." : "output_len."));
+}
+
+namespace {
+
+// requests_per_s: a rate, or unbounded ("inf" or the literal Infinity, which Python's json module
+// writes and parse_scenario reads as kInfinityNumber).
+void read_rate(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
+  const json* rate = r.get(f.key, sv.arrival == Arrival::poisson);
+  if (!rate) return;
+  if ((rate->is_string() && rate->get<std::string>() == "inf") ||
+      (rate->is_number() && rate->get<double>() == kInfinityNumber))
+    sv.requests_per_s = std::numeric_limits<double>::infinity();
+  else if (auto x = r.number_value(*rate, f.key, r.child(f.key), 1e-6, 1e6))
+    sv.requests_per_s = *x;
+}
+
+// concurrency (closed loops), and neither key for the other kind of stream.
+void read_concurrency(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
+  const bool poisson = sv.arrival == Arrival::poisson, closed = sv.arrival == Arrival::closed;
+  if (auto c = r.integer(f.key, closed, 1, kMaxRequests)) sv.concurrency = *c;
+  for (const char* key : {"requests_per_s", "concurrency"})
+    if (r.ok() && r.has(key) && (std::string(key) == "requests_per_s" ? !poisson : !closed))
+      r.fail("serving.key_for_other_arrival", r.child(key),
+             std::string("'") + key + "' applies to arrival \"" + (poisson ? "closed" : "poisson") +
+                 "\" only; this stream is \"" + std::string(name_of(sv.arrival)) + "\"");
+}
+
+// input_len, output_len: absent keeps the inference block's length (set before reading).
+template <LengthDist ServingSpec::*member>
+void read_stream_length(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
+  if (!r.get(f.key, false)) return;
+  if (auto len = read_length(r, f.key, 0)) sv.*member = *len;
+}
+
+// slo: at least one objective.
+void read_slo(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
+  const json* sl = r.get(f.key, false);
+  if (!sl) return;
+  Reader slr(*sl, r.child(f.key), r.error_slot());
+  ServingSlo slo;
+  read_fields(slo_fields(), slr, slo);
+  slr.finish();
+  if (r.ok() && slo.ttft_s == 0 && slo.tpot_s == 0 && slo.itl_s == 0)
+    r.fail("serving.slo_without_objective", r.child(f.key),
+           "'slo' needs 'ttft_s', 'tpot_s', 'itl_s' or several");
+  sv.slo = slo;
+}
+
+std::optional<ServingPool> read_pool(Reader& parent, const std::string& key) {
+  const json* v = parent.get(key, true);
+  if (!v) return std::nullopt;
+  Reader r(*v, parent.child(key), parent.error_slot());
+  ServingPool pool;
+  read_fields(pool_fields(), r, pool);
+  r.finish();
+  if (!r.ok()) return std::nullopt;
+  return pool;
+}
+
+// disaggregated: {prefill, decode} (the reader checks their devices against num_devices).
+void read_disaggregated(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
+  const json* dg = r.get(f.key, false);
+  if (!dg) return;
+  Reader dr(*dg, r.child(f.key), r.error_slot());
+  sv.prefill = read_pool(dr, "prefill");
+  sv.decode = read_pool(dr, "decode");
+  dr.finish();
+}
+
+Fields<ServingSpec> make_serving() {
+  Fields<ServingSpec> t;
+  t.choice<Arrival>("arrival", AT(arrival))
+      .desc(
+          "How requests come: a Poisson stream at requests_per_s, a closed loop of `concurrency` clients "
+          "(each sends its next request when the last ends), or all at time 0 (offline throughput).")
+      .def();
+  t.custom("requests_per_s",
+           one_of({number(1e-6, 1e6).unit("requests/s"),
+                   node({{"type", "string"}, {"const", "inf"}})
+                       .desc("Unbounded: every request at once (the literal Infinity reads the same).")})
+               .json(),
+           read_rate,
+           [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+             if (v.arrival != Arrival::poisson) return std::nullopt;
+             return std::isinf(v.requests_per_s) ? ojson("inf") : ojson(v.requests_per_s);
+           })
+      .desc("Poisson arrival rate of the whole deployment (required for poisson).");
+  t.custom("concurrency", integer(1, kMaxRequests).json(), read_concurrency,
+           [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+             if (v.arrival != Arrival::closed) return std::nullopt;
+             return v.concurrency;
+           })
+      .desc("Clients of a closed loop (required for closed).");
+  t.integer("num_requests", 1, kMaxRequests, AT(num_requests)).desc("Requests simulated.").def();
+  t.custom("input_len", length_schema("Prompt tokens per request.").json(),
+           read_stream_length<&ServingSpec::input_len>,
+           [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+             return length_json(v.input_len);
+           });
+  t.custom("output_len", length_schema("Generated tokens per request.").json(),
+           read_stream_length<&ServingSpec::output_len>,
+           [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+             return length_json(v.output_len);
+           });
+  t.include(scheduler_fields());
+  t.custom(
+       "seed", integer(0, 9'007'199'254'740'991).json(),
+       [](const Field<ServingSpec>& self, Reader& r, ServingSpec& sv) {
+         sv.seed =
+             static_cast<std::uint64_t>(r.integer(self.key, false, 0, 9'007'199'254'740'991).value_or(1));
+       },
+       [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> { return v.seed; })
+      .desc("Seed of request lengths and arrivals.")
+      .def(1);
+  t.opt_member<ServingSlo>("slo", slo_fields(), AT(slo))
+      .title("Service-level objectives")
+      .desc(
+          "At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT "
+          "and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.")
+      .read = read_slo;
+  const auto pool = [](const std::string& what) {
+    return schema_of(pool_fields()).title(what + " pool").desc("Replicas of tp x pp devices.");
+  };
+  t.custom("disaggregated",
+           object({{"prefill", pool("Prefill")}, {"decode", pool("Decode")}}, {"prefill", "decode"}).json(),
+           read_disaggregated,
+           [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+             if (!v.prefill || !v.decode) return std::nullopt;
+             return ojson{{"prefill", write_fields(pool_fields(), *v.prefill)},
+                          {"decode", write_fields(pool_fields(), *v.decode)}};
+           })
+      .title("Disaggregated prefill and decode")
+      .desc(
+          "Prompts run on the prefill pool, their KV cache moves over the scale-out network to the decode "
+          "pool. The pools' devices add up to num_devices.");
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1610,6 +1932,8 @@ const Fields<ServingSlo>& slo_fields() { return once<ServingSlo, make_slo>(); }
 const Fields<ServingPool>& pool_fields() { return once<ServingPool, make_pool>(); }
 const Fields<TrainingWorkload>& training_fields() { return once<TrainingWorkload, make_training>(); }
 const Fields<Speculative>& speculative_fields() { return once<Speculative, make_speculative>(); }
+const Fields<Economics>& economics_fields() { return once<Economics, make_economics>(); }
+const Fields<ServingSpec>& serving_fields() { return once<ServingSpec, make_serving>(); }
 const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
 
 Node calibration_factors_node() {

@@ -9,6 +9,7 @@
 #include "hardware/uarch.h"
 #include "io/fields.h"
 #include "model/spec.h"
+#include "run/run.h"
 #include "scenario/scenario.h"
 
 namespace optimus::io {
@@ -29,6 +30,16 @@ const Fields<SystemSpec>& system_fields();
 const Fields<ParallelPlan>& parallel_fields();
 // The serving scheduler's keys, shared by inference.serving and a software profile's `serving`.
 const Fields<ServingSpec>& scheduler_fields();
+// inference.serving: the request stream, the scheduler's keys and the objectives (the reader sets
+// input_len and output_len to the inference block's first and checks the pools' devices).
+const Fields<ServingSpec>& serving_fields();
+// A request length: a whole number, {"mean", "max" (, "min")}, {"uniform": [min, max]} or
+// [[length, weight], ...]; absent: `fallback` (one whole number).
+std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::int64_t fallback);
+LengthDist fixed_length(std::int64_t n);
+ojson length_json(const LengthDist& l);
+// Its schema; `what` describes it.
+Node length_schema(const std::string& what);
 // A disaggregated deployment's prefill or decode pool.
 const Fields<ServingPool>& pool_fields();
 // inference.serving.slo (at least one objective: checked by the serving reader).
@@ -44,6 +55,9 @@ const Fields<ModelSpec>& model_fields();
 const Fields<TrainingWorkload>& training_fields();
 // inference.speculative (the draft's vocabulary is checked against the target by the reader).
 const Fields<Speculative>& speculative_fields();
+// An economics object (presets/economics/*.json or the scenario's own, laid over a preset; the
+// reader checks that it gives one price form).
+const Fields<Economics>& economics_fields();
 // A scenario's calibration block (optimus calibrate writes it).
 const Fields<Calibration>& calibration_fields();
 // The calibration factors' object (also in the prediction's calibration output).

@@ -27,6 +27,8 @@ inline constexpr std::int64_t kMaxCount = 1'000'000'000;
 // Serving bounds (reader and schema): past them a simulation is no longer an estimate.
 inline constexpr std::int64_t kMaxRequests = 1'000'000;
 inline constexpr std::int64_t kMaxServingLength = 10'000'000;
+// What the literal Infinity reads as (the largest double), taken as an unbounded rate.
+inline constexpr double kInfinityNumber = std::numeric_limits<double>::max();
 
 // RFC 6901 escaping of one reference token.
 inline std::string pointer_token(const std::string& key) {

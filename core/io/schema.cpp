@@ -94,101 +94,15 @@ Node parallel_schema() {
 }
 
 Node economics_schema() {
-  const Economics e{};
-  return object(
-             {{"name", text()},
-              {"source", text()},
-              {"notes", notes()},
-              {"usd_per_gpu_hour", number(1e-6, 1e6)
-                                       .desc("Rental price of one device for an hour, energy included. "
-                                             "Not with the capital terms.")
-                                       .unit("USD/h")},
-              {"gpu_price_usd", number(1, 1e9)
-                                    .desc("Capital form: installed price per device. Default: the "
-                                          "device's price_usd.")
-                                    .unit("USD")},
-              {"amortisation_years",
-               number(0.01, 100).desc("Capital form: years of use.").unit("years").def(e.amortisation_years)},
-              {"utilisation", number(1e-3, 1)
-                                  .desc("Capital form: share of the hours spent on jobs.")
-                                  .unit("fraction")
-                                  .def(e.utilisation)},
-              {"usd_per_kwh", number(1e-6, 100)
-                                  .desc("Energy price (capital form; a rental price includes energy).")
-                                  .unit("USD/kWh")
-                                  .def(e.usd_per_kwh)},
-              {"pue", number(1, 10).desc("Power usage effectiveness of the facility.").def(e.pue)},
-              {"grid_kg_co2_per_kwh",
-               number(0, 10).desc("Grid carbon intensity; 0 or absent = no co2_t.").unit("kg/kWh")}})
+  return schema_of(economics_fields())
       .title("Economics")
       .desc("Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.");
 }
 
 Node training_schema() { return schema_of(training_fields()).title("Training workload"); }
 
-// A request length as read by json_io.cpp read_length.
-Node length_schema(const std::string& what) {
-  return one_of({integer(1, kMaxServingLength).desc("Every request the same length.").unit("tokens"),
-                 object({{"mean", number(1, static_cast<double>(kMaxServingLength)).unit("tokens")},
-                         {"max", integer(1, kMaxServingLength).unit("tokens")},
-                         {"min", integer(1, kMaxServingLength).unit("tokens").def(1)}},
-                        {"mean", "max"})
-                     .title("Length distribution")
-                     .desc("A truncated exponential on [min, max] with this mean (min < mean < max): "
-                           "long-tailed like chat traces when the mean is below the midpoint."),
-                 object({{"uniform", pair_of(integer(1, kMaxServingLength), integer(1, kMaxServingLength))}},
-                        {"uniform"})
-                     .title("Uniform lengths")
-                     .desc("[min, max] (min <= max): every whole length in the range equally likely, as "
-                           "vLLM's benchmark_serving random dataset draws them with --random-range-ratio."),
-                 array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
-                     .desc("[length, weight] points (weights need not add up to 1).")})
-      .desc(what + " Default: the inference block's " +
-            (what.rfind("Prompt", 0) == 0 ? "prompt_len." : "output_len."));
-}
-
-Node pool_schema(const std::string& what) {
-  return schema_of(pool_fields()).title(what + " pool").desc("Replicas of tp x pp devices.");
-}
-
 Node serving_schema() {
-  const ServingSpec v{};
-  return object(
-             concat(
-                 {{"arrival",
-                   choice<Arrival>()
-                       .desc("How requests come: a Poisson stream at requests_per_s, a closed loop "
-                             "of `concurrency` clients (each sends its next request when the last "
-                             "ends), or all at time 0 (offline throughput).")
-                       .def(name(v.arrival))},
-                  {"requests_per_s",
-                   one_of(
-                       {number(1e-6, 1e6).unit("requests/s"),
-                        node({{"type", "string"}, {"const", "inf"}})
-                            .desc("Unbounded: every request at once (the literal Infinity reads the same).")})
-                       .desc("Poisson arrival rate of the whole deployment (required for poisson).")},
-                  {"concurrency",
-                   integer(1, kMaxRequests).desc("Clients of a closed loop (required for closed).")},
-                  {"num_requests", integer(1, kMaxRequests).desc("Requests simulated.").def(v.num_requests)},
-                  {"input_len", length_schema("Prompt tokens per request.")},
-                  {"output_len", length_schema("Generated tokens per request.")}},
-                 props_of(scheduler_fields()),
-                 {{"slo",
-                   schema_of(slo_fields())
-                       .title("Service-level objectives")
-                       .desc(
-                           "At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when "
-                           "it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides "
-                           "whether the objectives are met.")},
-                  {"disaggregated",
-                   object({{"prefill", pool_schema("Prefill")}, {"decode", pool_schema("Decode")}},
-                          {"prefill", "decode"})
-                       .title("Disaggregated prefill and decode")
-                       .desc(
-                           "Prompts run on the prefill pool, their KV cache moves over the scale-out network "
-                           "to the decode pool. The pools' devices add up to num_devices.")},
-                  {"seed",
-                   integer(0, 9'007'199'254'740'991).desc("Seed of request lengths and arrivals.").def(1)}}))
+  return schema_of(serving_fields())
       .title("Serving")
       .desc(
           "Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one "
