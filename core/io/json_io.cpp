@@ -235,14 +235,6 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   }
 }
 
-std::optional<Precision> read_training_precision(Reader& r, const std::string& key, bool required) {
-  return r.enumeration(key, required, kTrainingPrecisions);
-}
-
-}  // namespace io
-
-namespace {
-
 // A software-stack profile (presets/software/*.json or inline): its `software` keys laid over the
 // system's software block, the runtime's CUDA-graph default and the serving scheduler's defaults.
 std::optional<SoftwareProfile> read_software_profile(const json& v, const std::string& path,
@@ -254,13 +246,13 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   r.string("notes", false);
   if (const json* sw = r.get("software", false)) {
     Reader sr(*sw, r.child("software"), err);
-    io::read_fields(io::software_fields(), sr, target);
+    read_fields(software_fields(), sr, target);
     sr.finish();
   }
   p.cuda_graphs = r.boolean("cuda_graphs", false);
   if (const json* sv = r.get("serving", false)) {
     Reader sr(*sv, r.child("serving"), err);
-    io::read_fields(io::scheduler_fields(), sr, p.serving);
+    read_fields(scheduler_fields(), sr, p.serving);
     sr.string("notes", false);
     sr.finish();
   }
@@ -270,151 +262,20 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   return p;
 }
 
-// Defaults of the rl block where the scenario says nothing: the DAPO recipe's step (Yu et al.
-// 2025, arXiv 2503.14476, Sec. 4.1: 512 prompts x 16 responses per step), 1,024-token prompts
-// and 4,096-token responses ASSUMED (no recipe states a mean).
-constexpr std::int64_t kRlPrompts = 512, kRlSamplesGrpo = 16, kRlPromptLen = 1024, kRlResponseLen = 4096;
-
-// A model given by preset id or inline (rl.critic, rl.reward_model).
-std::optional<ModelSpec> read_model_ref(const json& v, const std::string& at, std::optional<Error>& err) {
-  Result<ModelSpec> m = v.is_string() ? model_preset(v.get<std::string>(), at) : io::read_model(v, at);
-  if (!m) {
-    if (!err) err = m.error();
-    return std::nullopt;
-  }
-  return *m;
+std::optional<Precision> read_training_precision(Reader& r, const std::string& key, bool required) {
+  return r.enumeration(key, required, kTrainingPrecisions);
 }
 
-// rl.async and rl.roles (read_rl's last objects).
-void read_rl_async_and_roles(Reader& r, RlWorkload& rl, std::optional<Error>& err) {
-  if (const json* av = r.get("async", false)) {
-    Reader ar(*av, r.child("async"), err);
-    rl.staleness = ar.integer("staleness", true, 0, 1000).value_or(0);
-    rl.partial_rollout = ar.boolean("partial_rollout", false).value_or(false);
-    ar.finish();
-  }
-  // The trainer's models: "shared" | "separate", or per-role device counts (separate).
-  if (const json* rv = r.get("roles", false); rv && rv->is_object()) {
-    rl.roles = RlRoles::separate;
-    Reader rr(*rv, r.child("roles"), err);
-    RlRoleDevices& g = rl.role_devices;
-    g.actor = rr.integer("actor", false, 1, io::kMaxDevices).value_or(0);
-    g.critic = rr.integer("critic", false, 1, io::kMaxDevices).value_or(0);
-    g.reference = rr.integer("reference", false, 1, io::kMaxDevices).value_or(0);
-    g.reward = rr.integer("reward", false, 1, io::kMaxDevices).value_or(0);
-    rr.finish();
-  } else {
-    rl.roles = r.enumeration<RlRoles>("roles", false).value_or(rl.roles);
-  }
-}
+}  // namespace io
 
-// The scenario's `rl` block (spec: issue 40; docs/contract.md).
+namespace {
+
+// The scenario's `rl` block (spec: issue 40; docs/contract.md; its keys: io/objects.cpp).
 std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optional<Error>& err) {
   Reader r(v, "/rl", err);
   RlWorkload rl;
-  rl.algorithm = r.enumeration<RlAlgorithm>("algorithm", false).value_or(rl.algorithm);
-  const bool ppo = rl.algorithm == RlAlgorithm::ppo;
-  if (const json* c = r.get("critic", false)) {
-    if (!ppo && !err)
-      r.fail("rl.critic_without_ppo", r.child("critic"),
-             "'critic' is PPO's value model; algorithm is \"grpo\", which has none");
-    else
-      rl.critic = read_model_ref(*c, r.child("critic"), err);
-  }
-  rl.prompts_per_step = r.integer("prompts_per_step", false, 1, io::kMaxRequests).value_or(kRlPrompts);
-  rl.samples_per_prompt =
-      r.integer("samples_per_prompt", false, 1, io::kMaxRequests).value_or(ppo ? 1 : kRlSamplesGrpo);
-  if (!err && rl.prompts_per_step * rl.samples_per_prompt > io::kMaxRequests)
-    r.fail("scenario.out_of_range", r.child("samples_per_prompt"),
-           "prompts_per_step x samples_per_prompt = " +
-               std::to_string(rl.prompts_per_step * rl.samples_per_prompt) + " responses; at most " +
-               std::to_string(io::kMaxRequests) + " per step are simulated");
-  if (auto len = io::read_length(r, "prompt_len", kRlPromptLen)) rl.prompt_len = *len;
-  if (auto len = io::read_length(r, "response_len", kRlResponseLen)) rl.response_len = *len;
-  rl.reference = r.boolean("reference", false).value_or(rl.reference);
-  if (const json* m = r.get("reward_model", false))
-    rl.reward_model = read_model_ref(*m, r.child("reward_model"), err);
-  rl.old_logprob = r.boolean("old_logprob", false).value_or(rl.old_logprob);
-  rl.mini_batches = r.integer("mini_batches", false, 1, io::kMaxCount).value_or(rl.mini_batches);
-  rl.placement = r.enumeration<RlPlacement>("placement", false).value_or(rl.placement);
-  const auto rollout_devices = r.integer("rollout_devices", false, 1, io::kMaxDevices);
-  const auto train_devices = r.integer("train_devices", false, 1, io::kMaxDevices);
-  if (!err) {
-    if (rl.placement == RlPlacement::split) {
-      if (!rollout_devices || !train_devices)
-        r.fail("rl.split_needs_devices", r.child(rollout_devices ? "train_devices" : "rollout_devices"),
-               "placement \"split\" needs rollout_devices and train_devices (summing to num_devices)");
-      else {
-        rl.rollout_devices = *rollout_devices;
-        rl.train_devices = *train_devices;
-      }
-    } else if (rollout_devices || train_devices) {
-      r.fail("rl.devices_for_colocated", r.child(rollout_devices ? "rollout_devices" : "train_devices"),
-             "rollout_devices and train_devices split the devices (placement \"split\"); a colocated job "
-             "runs both on all num_devices");
-    }
-  }
-  // The rollout engine: its software profile laid over the system's software block.
-  rl.rollout.software = s.system.software;
-  {
-    const json* rv = r.get("rollout", false);
-    const json empty = json::object();
-    Reader rr(rv ? *rv : empty, r.child("rollout"), err);
-    rl.rollout.tp = rr.integer("tp", false, 1, io::kMaxDevices).value_or(0);
-    rl.rollout.pp = rr.integer("pp", false, 1, io::kMaxDevices).value_or(1);
-    rl.rollout.ep = rr.integer("ep", false, 1, io::kMaxDevices).value_or(0);
-    rl.rollout.dp = rr.integer("dp", false, 1, io::kMaxDevices).value_or(0);
-    rl.rollout.software_id = rr.string("software", false).value_or(rl.rollout.software_id);
-    rl.rollout.precision =
-        rr.enumeration("precision", false, kInferencePrecisions).value_or(rl.rollout.precision);
-    const auto max_batch = rr.integer("max_batch", false, 1, io::kMaxRequests);
-    const auto util = rr.number("gpu_memory_utilization", false, 0.01, 1);
-    rr.finish();
-    if (!err) {
-      const std::string at = r.child("rollout") + "/software";
-      auto text = software_preset_json(rl.rollout.software_id, at);
-      if (!text) {
-        err = text.error();
-      } else {
-        const json profile = json::parse(text->begin(), text->end());
-        auto p = read_software_profile(profile, at, rl.rollout.software, err);
-        if (p) {
-          rl.rollout.scheduler = p->serving;
-          rl.rollout.cuda_graphs = p->cuda_graphs;
-        }
-      }
-    }
-    if (max_batch) rl.rollout.scheduler.max_batch = *max_batch;
-    if (util) rl.rollout.scheduler.gpu_memory_utilization = *util;
-  }
-  // The trainer: a layout object or "auto".
-  if (const json* tv = r.get("train", false); tv && tv->is_string()) {
-    if (tv->get<std::string>() == "auto")
-      rl.train_auto = true;
-    else
-      r.fail("scenario.invalid_value", r.child("train"),
-             "'train' must be an object of layout keys or \"auto\" (the layout search picks the trainer's)");
-  } else {
-    const json empty = json::object();
-    Reader tr(tv ? *tv : empty, r.child("train"), err);
-    ParallelPlan& p = rl.train;
-    p.tp = tr.integer("tp", false, 1, io::kMaxDevices).value_or(1);
-    p.pp = tr.integer("pp", false, 1, io::kMaxDevices).value_or(1);
-    p.cp = tr.integer("cp", false, 1, io::kMaxDevices).value_or(1);
-    p.dp = tr.integer("dp", false, 1, io::kMaxDevices).value_or(0);
-    p.ep = tr.integer("ep", false, 1, io::kMaxDevices).value_or(1);
-    p.etp = tr.integer("etp", false, 1, io::kMaxDevices).value_or(1);
-    p.micro_batch = tr.integer("micro_batch", false, 1, io::kMaxCount).value_or(1);
-    p.recompute = tr.enumeration<Recompute>("recompute", false).value_or(p.recompute);
-    p.zero_stage = static_cast<int>(tr.integer("zero_stage", false, 0, 3).value_or(0));
-    rl.train_precision = tr.enumeration("precision", false, kTrainingPrecisions).value_or(rl.train_precision);
-    rl.offload = tr.enumeration<RlOffload>("offload", false).value_or(rl.offload);
-    tr.finish();
-    p.sequence_parallel = p.tp > 1;
-  }
-  read_rl_async_and_roles(r, rl, err);
-  rl.weight_sync = r.enumeration<RlWeightSync>("weight_sync", false).value_or(rl.weight_sync);
-  rl.train_steps = r.integer("train_steps", false, 1, io::kMaxCount).value_or(0);
+  rl.rollout.software = s.system.software;  // the rollout's software profile is laid over it
+  io::read_fields(io::rl_fields(), r, rl);
   r.finish();
   if (err) return std::nullopt;
   return rl;
@@ -604,7 +465,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
       if (!preset) return preset.error();
       profile = json::parse(preset->begin(), preset->end());
     }
-    auto p = read_software_profile(profile, "/software", s.system.software, err);
+    auto p = io::read_software_profile(profile, "/software", s.system.software, err);
     if (!p) return *err;
     p->id = id;
     s.software = std::move(*p);
@@ -639,101 +500,15 @@ Result<Scenario> parse_scenario(std::string_view text) {
   return s;
 }
 
-namespace {
-
-// An enum's name as a JSON string (EnumNames, base/enums.h).
-template <class E>
-std::string str(E e) {
-  return std::string(name_of(e));
-}
-
-ojson model_json(const ModelSpec& m) { return io::write_fields(io::model_fields(), m); }
-
-}  // namespace
-
-namespace {
-
-ojson serving_spec_json(const ServingSpec& v) { return io::write_fields(io::serving_fields(), v); }
-
-// A preset's id, or the resolved object of an inline one.
-}  // namespace
-
 ojson calibration_json(const Calibration& c) { return io::write_fields(io::calibration_fields(), c); }
 
-namespace {
-
-ojson economics_json(const Economics& e) {
-  if (!e.id.empty()) return e.id;
-  return io::write_fields(io::economics_fields(), e);
-}
-
-}  // namespace
-
-// The rl block with defaults filled in (validate's echo; reads back the same).
-ojson rl_spec_json(const RlWorkload& rl) {
-  ojson j;
-  j["algorithm"] = str(rl.algorithm);
-  if (rl.critic) j["critic"] = model_json(*rl.critic);
-  j["prompts_per_step"] = rl.prompts_per_step;
-  j["samples_per_prompt"] = rl.samples_per_prompt;
-  j["prompt_len"] = io::length_json(rl.prompt_len);
-  j["response_len"] = io::length_json(rl.response_len);
-  j["reference"] = rl.reference;
-  if (rl.reward_model) j["reward_model"] = model_json(*rl.reward_model);
-  j["old_logprob"] = rl.old_logprob;
-  j["mini_batches"] = rl.mini_batches;
-  j["placement"] = str(rl.placement);
-  if (rl.placement == RlPlacement::split) {
-    j["rollout_devices"] = rl.rollout_devices;
-    j["train_devices"] = rl.train_devices;
-  }
-  ojson ro;
-  if (rl.rollout.tp > 0) ro["tp"] = rl.rollout.tp;
-  ro["pp"] = rl.rollout.pp;
-  if (rl.rollout.ep > 0) ro["ep"] = rl.rollout.ep;
-  if (rl.rollout.dp > 0) ro["dp"] = rl.rollout.dp;
-  ro["software"] = rl.rollout.software_id;
-  ro["precision"] = std::string(to_string(rl.rollout.precision));
-  ro["max_batch"] = rl.rollout.scheduler.max_batch;
-  ro["gpu_memory_utilization"] = rl.rollout.scheduler.gpu_memory_utilization;
-  j["rollout"] = ro;
-  if (rl.train_auto) {
-    j["train"] = "auto";
-  } else {
-    const ParallelPlan& p = rl.train;
-    ojson t = {{"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}};
-    if (p.dp > 0) t["dp"] = p.dp;
-    t["ep"] = p.ep;
-    t["etp"] = p.etp;
-    t["micro_batch"] = p.micro_batch;
-    t["recompute"] = str(p.recompute);
-    t["zero_stage"] = p.zero_stage;
-    t["precision"] = std::string(to_string(rl.train_precision));
-    if (rl.offload != RlOffload::none) t["offload"] = str(rl.offload);
-    j["train"] = t;
-  }
-  if (rl.staleness > 0) j["async"] = {{"staleness", rl.staleness}};
-  if (rl.partial_rollout) j["async"]["partial_rollout"] = true;
-  if (rl.roles == RlRoles::separate) {
-    const RlRoleDevices& g = rl.role_devices;
-    ojson roles = ojson::object();
-    for (const auto& [name, n] : {std::pair<const char*, std::int64_t>{"actor", g.actor},
-                                  {"critic", g.critic},
-                                  {"reference", g.reference},
-                                  {"reward", g.reward}})
-      if (n > 0) roles[name] = n;
-    j["roles"] = roles.empty() ? ojson("separate") : roles;
-  }
-  j["weight_sync"] = str(rl.weight_sync);
-  if (rl.train_steps > 0) j["train_steps"] = rl.train_steps;
-  return j;
-}
-
+// The scenario with defaults filled in (validate's echo; reads back the same). Each object is
+// written by its field table (io/objects.cpp).
 std::string scenario_to_json(const Scenario& s, int indent) {
   ojson j;
   j["schema_version"] = 1;
   if (!s.name.empty()) j["name"] = s.name;
-  j["model"] = model_json(s.model);
+  j["model"] = io::write_fields(io::model_fields(), s.model);
   // The system as given: a calibration is applied again when the scenario is read back.
   j["system"] = io::write_fields(io::system_fields(), s.calibration && s.calibration->uncalibrated
                                                           ? *s.calibration->uncalibrated
@@ -746,12 +521,13 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   if (s.inference) {
     const auto& w = *s.inference;
     j["inference"] = io::write_fields(io::inference_fields(), w);
-    if (w.serving) j["inference"]["serving"] = serving_spec_json(*w.serving);
+    if (w.serving) j["inference"]["serving"] = io::write_fields(io::serving_fields(), *w.serving);
     if (w.speculative)
       j["inference"]["speculative"] = io::write_fields(io::speculative_fields(), *w.speculative);
   }
-  if (s.rl) j["rl"] = rl_spec_json(*s.rl);
-  j["economics"] = economics_json(s.economics);
+  if (s.rl) j["rl"] = io::write_fields(io::rl_fields(), *s.rl);
+  j["economics"] =
+      s.economics.id.empty() ? io::write_fields(io::economics_fields(), s.economics) : ojson(s.economics.id);
   if (s.calibration) j["calibration"] = calibration_json(*s.calibration);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }

@@ -1905,6 +1905,334 @@ Fields<ServingSpec> make_serving() {
   return t;
 }
 
+// ---- RL ----------------------------------------------------------------------------------------
+
+// Defaults of the rl block where the scenario says nothing: the DAPO recipe's step (Yu et al.
+// 2025, arXiv 2503.14476, Sec. 4.1: 512 prompts x 16 responses per step), 1,024-token prompts
+// and 4,096-token responses ASSUMED (no recipe states a mean).
+constexpr std::int64_t kRlSamplesGrpo = 16, kRlPromptLen = 1024, kRlResponseLen = 4096;
+
+// A model given by preset id or inline (rl.critic, rl.reward_model).
+std::optional<ModelSpec> read_model_ref(Reader& r, const std::string& key) {
+  const json& v = *r.get(key, false);
+  const std::string at = r.child(key);
+  Result<ModelSpec> m = v.is_string() ? model_preset(v.get<std::string>(), at) : read_model(v, at);
+  if (!m) {
+    if (r.ok()) r.error_slot() = m.error();
+    return std::nullopt;
+  }
+  return *m;
+}
+
+Node model_ref() { return one_of({preset_id("models"), ref("model")}); }
+
+template <std::optional<ModelSpec> RlWorkload::*member>
+std::optional<ojson> write_model_ref(const Field<RlWorkload>&, const RlWorkload& rl) {
+  if (!(rl.*member)) return std::nullopt;
+  return write_fields(model_fields(), *(rl.*member));
+}
+
+template <LengthDist RlWorkload::*member, std::int64_t fallback>
+void read_rl_length(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+  if (auto len = read_length(r, f.key, fallback)) rl.*member = *len;
+}
+
+template <LengthDist RlWorkload::*member>
+std::optional<ojson> write_rl_length(const Field<RlWorkload>&, const RlWorkload& rl) {
+  return length_json(rl.*member);
+}
+
+// rollout_devices, train_devices: both with placement split, neither colocated.
+void read_pool_devices(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+  if (f.key == "rollout_devices") {
+    rl.rollout_devices = r.integer(f.key, false, 1, kMaxDevices).value_or(0);
+    return;
+  }
+  const bool rollout = rl.rollout_devices > 0;
+  const auto train = r.integer(f.key, false, 1, kMaxDevices);
+  if (!r.ok()) return;
+  if (rl.placement == RlPlacement::split) {
+    if (!rollout || !train)
+      r.fail("rl.split_needs_devices", r.child(rollout ? "train_devices" : "rollout_devices"),
+             "placement \"split\" needs rollout_devices and train_devices (summing to num_devices)");
+    else
+      rl.train_devices = *train;
+  } else if (rollout || train) {
+    r.fail("rl.devices_for_colocated", r.child(rollout ? "rollout_devices" : "train_devices"),
+           "rollout_devices and train_devices split the devices (placement \"split\"); a colocated job "
+           "runs both on all num_devices");
+  }
+}
+
+std::optional<ojson> write_pool_devices(const Field<RlWorkload>& f, const RlWorkload& rl) {
+  if (rl.placement != RlPlacement::split) return std::nullopt;
+  return f.key == "rollout_devices" ? rl.rollout_devices : rl.train_devices;
+}
+
+Fields<RlWorkload> make_rollout() {
+  Fields<RlWorkload> t;
+  t.integer("tp", 1, kMaxDevices, AT(rollout.tp))
+      .written(Write::nonzero)
+      .desc("Absent: the smallest that holds the longest response.");
+  t.integer("pp", 1, kMaxDevices, AT(rollout.pp)).def();
+  t.integer("ep", 1, kMaxDevices, AT(rollout.ep)).written(Write::nonzero);
+  t.integer("dp", 1, kMaxDevices, AT(rollout.dp))
+      .written(Write::nonzero)
+      .desc("Absent: what tp x pp leave of the pool.");
+  t.text("software", AT(rollout.software_id)).desc("A serving profile (presets/software id).").def();
+  t.choice("precision", kInferencePrecisions, AT(rollout.precision)).def();
+  t.integer("max_batch", 1, kMaxRequests, AT(rollout.scheduler.max_batch))
+      .desc("Sequences per engine step (the profile's by default).");
+  t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization))
+      .desc("The engine's share of device memory (the profile's by default).");
+  return t;
+}
+
+// rollout: the engine's keys, then its software profile laid over the system's software block
+// (max_batch and gpu_memory_utilization, when given, over the profile's).
+void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+  const json* rv = r.get(f.key, false);
+  const json empty = json::object();
+  Reader rr(rv ? *rv : empty, r.child(f.key), r.error_slot());
+  read_fields(*static_cast<const Fields<RlWorkload>*>(f.sub), rr, rl);
+  rr.finish();
+  const ServingSpec given = rl.rollout.scheduler;
+  if (r.ok()) {
+    const std::string at = r.child(f.key) + "/software";
+    auto text = software_preset_json(rl.rollout.software_id, at);
+    if (!text) {
+      r.error_slot() = text.error();
+    } else {
+      const json profile = json::parse(text->begin(), text->end());
+      auto p = read_software_profile(profile, at, rl.rollout.software, r.error_slot());
+      if (p) {
+        rl.rollout.scheduler = p->serving;
+        rl.rollout.cuda_graphs = p->cuda_graphs;
+      }
+    }
+  }
+  if (rr.has("max_batch")) rl.rollout.scheduler.max_batch = given.max_batch;
+  if (rr.has("gpu_memory_utilization"))
+    rl.rollout.scheduler.gpu_memory_utilization = given.gpu_memory_utilization;
+}
+
+Fields<RlWorkload> make_rl_train() {
+  Fields<RlWorkload> t;
+  t.integer("tp", 1, kMaxDevices, AT(train.tp)).def();
+  t.integer("pp", 1, kMaxDevices, AT(train.pp)).def();
+  t.integer("cp", 1, kMaxDevices, AT(train.cp)).def();
+  t.integer("dp", 1, kMaxDevices, AT(train.dp))
+      .written(Write::nonzero)
+      .desc("Absent: what the others leave.");
+  t.integer("ep", 1, kMaxDevices, AT(train.ep)).def();
+  t.integer("etp", 1, kMaxDevices, AT(train.etp)).def();
+  t.integer("micro_batch", 1, kMaxCount, AT(train.micro_batch)).def();
+  t.choice<Recompute>("recompute", AT(train.recompute)).def();
+  t.custom(
+       "zero_stage", integer(0, 3).json(),
+       [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+         if (auto x = r.integer(self.key, false, 0, 3)) rl.train.zero_stage = static_cast<int>(*x);
+       },
+       [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+         return rl.train.zero_stage;
+       })
+      .def(0);
+  t.choice("precision", kTrainingPrecisions, AT(train_precision)).def();
+  t.choice<RlOffload>("offload", AT(offload))
+      .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+        if (rl.offload == RlOffload::none) return std::nullopt;
+        return name(rl.offload);
+      })
+      .desc(
+          "The trainer's state in host memory between the passes that need it (verl param_offload / "
+          "optimizer_offload), moved over host_link_GBps.")
+      .def(name(RlOffload::none));
+  return t;
+}
+
+const Fields<RlWorkload>& rl_train_fields() {
+  static const Fields<RlWorkload> t = make_rl_train();
+  return t;
+}
+
+// train: the trainer's layout keys (dp absent: what the others leave) or "auto".
+void read_rl_train(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+  const json* tv = r.get(f.key, false);
+  if (tv && tv->is_string()) {
+    if (tv->get<std::string>() == "auto")
+      rl.train_auto = true;
+    else
+      r.fail("scenario.invalid_value", r.child(f.key),
+             "'train' must be an object of layout keys or \"auto\" (the layout search picks the trainer's)");
+    return;
+  }
+  const json empty = json::object();
+  Reader tr(tv ? *tv : empty, r.child(f.key), r.error_slot());
+  rl.train.dp = 0;
+  read_fields(rl_train_fields(), tr, rl);
+  tr.finish();
+  rl.train.sequence_parallel = rl.train.tp > 1;
+}
+
+Fields<RlWorkload> make_async() {
+  Fields<RlWorkload> t;
+  t.integer("staleness", 0, 1000, AT(staleness))
+      .req()
+      .desc("Steps a rollout may lag the policy; 0 = on-policy.");
+  t.boolean("partial_rollout", AT(partial_rollout))
+      .written(Write::nonzero)
+      .desc(
+          "Unfinished responses continue after a weight sync (verl fully_async, AReaL): the rollout costs "
+          "its throughput share, not its longest response. Needs staleness >= 1.")
+      .def();
+  return t;
+}
+
+// roles as an object: the devices of each role (0: split in proportion to the role's work).
+Fields<RlWorkload> make_role_devices() {
+  Fields<RlWorkload> t;
+  t.integer("actor", 1, kMaxDevices, AT(role_devices.actor)).written(Write::nonzero);
+  t.integer("critic", 1, kMaxDevices, AT(role_devices.critic)).written(Write::nonzero);
+  t.integer("reference", 1, kMaxDevices, AT(role_devices.reference)).written(Write::nonzero);
+  t.integer("reward", 1, kMaxDevices, AT(role_devices.reward)).written(Write::nonzero);
+  return t;
+}
+
+const Fields<RlWorkload>& role_devices_fields() {
+  static const Fields<RlWorkload> t = make_role_devices();
+  return t;
+}
+
+// roles: "shared" | "separate", or an object of per-role device counts (separate).
+void read_rl_roles(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+  const json* rv = r.get(f.key, false);
+  if (!rv || !rv->is_object()) {
+    rl.roles = r.enumeration<RlRoles>(f.key, false).value_or(rl.roles);
+    return;
+  }
+  rl.roles = RlRoles::separate;
+  Reader rr(*rv, r.child(f.key), r.error_slot());
+  read_fields(role_devices_fields(), rr, rl);
+  rr.finish();
+}
+
+std::optional<ojson> write_rl_roles(const Field<RlWorkload>&, const RlWorkload& rl) {
+  if (rl.roles != RlRoles::separate) return std::nullopt;
+  const ojson counts = write_fields(role_devices_fields(), rl);
+  return counts.empty() ? ojson("separate") : counts;
+}
+
+Node rl_roles_schema() {
+  return one_of(
+      {choice<RlRoles>().desc(
+           "shared: every model on the whole training pool, one after another; separate: each on "
+           "devices of its own, at once, split in proportion to its work."),
+       schema_of(role_devices_fields())
+           .title("Devices per role")
+           .desc("separate, with the devices of each role (absent ones share the rest in proportion "
+                 "to their work); they make the training pool.")});
+}
+
+void add_rl_models(Fields<RlWorkload>& t) {
+  t.custom(
+       "critic", model_ref().json(),
+       [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+         if (!r.get(f.key, false)) return;
+         if (rl.algorithm != RlAlgorithm::ppo && r.ok())
+           r.fail("rl.critic_without_ppo", r.child(f.key),
+                  "'critic' is PPO's value model; algorithm is \"grpo\", which has none");
+         else
+           rl.critic = read_model_ref(r, f.key);
+       },
+       write_model_ref<&RlWorkload::critic>)
+      .desc("ppo: the critic's model (preset id or inline); absent = the policy's shape.");
+  t.integer("prompts_per_step", 1, kMaxRequests, AT(prompts_per_step)).desc("Prompts per RL step.").def();
+  t.integer("samples_per_prompt", 1, kMaxRequests, AT(samples_per_prompt))
+      .desc(
+          "Responses generated per prompt (default 16 for grpo, 1 for ppo); prompts x samples at most "
+          "1,000,000.")
+      .read = [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+    const bool ppo = rl.algorithm == RlAlgorithm::ppo;
+    rl.samples_per_prompt = r.integer(f.key, false, 1, kMaxRequests).value_or(ppo ? 1 : kRlSamplesGrpo);
+    if (r.ok() && rl.prompts_per_step * rl.samples_per_prompt > kMaxRequests)
+      r.fail("scenario.out_of_range", r.child(f.key),
+             "prompts_per_step x samples_per_prompt = " +
+                 std::to_string(rl.prompts_per_step * rl.samples_per_prompt) + " responses; at most " +
+                 std::to_string(kMaxRequests) + " per step are simulated");
+  };
+  t.custom("prompt_len",
+           length_schema(
+               "Prompt tokens (default 1024): a whole number is the longest prompt (max_prompt_length), the "
+               "mean assumed at a fifth of it; {mean, max} states the mean, a weights list exact lengths.")
+               .json(),
+           read_rl_length<&RlWorkload::prompt_len, kRlPromptLen>, write_rl_length<&RlWorkload::prompt_len>);
+  t.custom(
+      "response_len",
+      length_schema(
+          "Response tokens (default 4096): a whole number is the longest response (max_response_length), "
+          "the mean assumed at a quarter of it; {mean, max} states the mean, a weights list exact "
+          "lengths. The synchronous step waits for the longest.")
+          .json(),
+      read_rl_length<&RlWorkload::response_len, kRlResponseLen>, write_rl_length<&RlWorkload::response_len>);
+  t.boolean("reference", AT(reference)).desc("A frozen reference model's forward (the KL term).").def();
+  t.custom(
+       "reward_model", model_ref().json(),
+       [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+         if (r.get(f.key, false)) rl.reward_model = read_model_ref(r, f.key);
+       },
+       write_model_ref<&RlWorkload::reward_model>)
+      .desc("A reward model's forward over prompt + response; absent = a rule-based reward at no GPU cost.");
+}
+
+Fields<RlWorkload> make_rl() {
+  static const Fields<RlWorkload> rollout = make_rollout(), async = make_async();
+  Fields<RlWorkload> t;
+  t.choice<RlAlgorithm>("algorithm", AT(algorithm))
+      .desc("grpo: group-relative advantages, no critic; ppo: adds a critic (a second trained model).")
+      .def();
+  add_rl_models(t);
+  t.boolean("old_logprob", AT(old_logprob))
+      .desc("Recompute the behaviour policy's log-probabilities with the trainer.")
+      .def();
+  t.integer("mini_batches", 1, kMaxCount, AT(mini_batches)).desc("Optimizer steps per RL step.").def();
+  t.choice<RlPlacement>("placement", AT(placement))
+      .desc(
+          "colocated: one pool time-shares rollout and training; split: rollout_devices + train_devices = "
+          "num_devices.")
+      .def();
+  t.custom("rollout_devices", integer(1, kMaxDevices).json(), read_pool_devices, write_pool_devices)
+      .desc("split: the rollout pool.")
+      .unit("devices");
+  t.custom("train_devices", integer(1, kMaxDevices).json(), read_pool_devices, write_pool_devices)
+      .desc("split: the training pool.")
+      .unit("devices");
+  t.group("rollout", rollout).desc("The rollout engine.").read = read_rollout;
+  const Node automatic = node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                             .desc("The layout search picks the trainer's layout.");
+  t.custom("train", one_of({schema_of(rl_train_fields()).title("RL trainer layout"), automatic}).json(),
+           read_rl_train,
+           [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+             if (rl.train_auto) return "auto";
+             return write_fields(rl_train_fields(), rl);
+           })
+      .desc("The trainer's layout on its pool.");
+  t.group("async", async)
+      .desc("Asynchronous RL (split placement).")
+      .writer([](const Field<RlWorkload>& f, const RlWorkload& rl) -> std::optional<ojson> {
+        if (rl.staleness <= 0) return std::nullopt;
+        return write_fields(*static_cast<const Fields<RlWorkload>*>(f.sub), rl);
+      });
+  t.custom("roles", rl_roles_schema().json(), read_rl_roles, write_rl_roles)
+      .desc("The trainer's models on the training pool.");
+  t.choice<RlWeightSync>("weight_sync", AT(weight_sync))
+      .desc("nccl: broadcast over the fabric; checkpoint: through storage.")
+      .def();
+  t.integer("train_steps", 1, kMaxCount, AT(train_steps))
+      .written(Write::nonzero)
+      .desc("RL steps of a whole run (the run block).");
+  return t;
+}
+
 // Each table built once, on first use.
 template <class T, Fields<T> (*make)()>
 const Fields<T>& once() {
@@ -1934,6 +2262,7 @@ const Fields<TrainingWorkload>& training_fields() { return once<TrainingWorkload
 const Fields<Speculative>& speculative_fields() { return once<Speculative, make_speculative>(); }
 const Fields<Economics>& economics_fields() { return once<Economics, make_economics>(); }
 const Fields<ServingSpec>& serving_fields() { return once<ServingSpec, make_serving>(); }
+const Fields<RlWorkload>& rl_fields() { return once<RlWorkload, make_rl>(); }
 const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
 
 Node calibration_factors_node() {

@@ -10,6 +10,7 @@
 #include "io/fields.h"
 #include "model/spec.h"
 #include "run/run.h"
+#include "scenario/rl_spec.h"
 #include "scenario/scenario.h"
 
 namespace optimus::io {
@@ -58,6 +59,12 @@ const Fields<Speculative>& speculative_fields();
 // An economics object (presets/economics/*.json or the scenario's own, laid over a preset; the
 // reader checks that it gives one price form).
 const Fields<Economics>& economics_fields();
+// The scenario's rl block (the reader lays the rollout's software profile over the system's).
+const Fields<RlWorkload>& rl_fields();
+// A software-stack profile (presets/software/*.json or inline): its `software` keys laid over
+// `target`, the runtime's CUDA-graph default and the serving scheduler's defaults.
+std::optional<SoftwareProfile> read_software_profile(const json& v, const std::string& path,
+                                                     SoftwareDefaults& target, std::optional<Error>& err);
 // A scenario's calibration block (optimus calibrate writes it).
 const Fields<Calibration>& calibration_fields();
 // The calibration factors' object (also in the prediction's calibration output).

@@ -189,8 +189,7 @@ TABLE(OperatorReport, operator_out) {
   t.add("achieved_flops_per_s", amount().unit("FLOP/s"), VAL(o.achieved_flops_per_s));
   t.add("bound", choice<Bound>().desc("What bounds its time."), VAL(str(o.bound)));
   t.add("count", amount().desc("Executions per phase (layers on the stage)."), VAL(o.count));
-  t.title("Operator")
-      .desc("One operator of the inference task graph (per device) with its roofline numbers.");
+  t.describe("Operator", "One operator of the inference task graph (per device) with its roofline numbers.");
 }
 
 TABLE(TokenCost, token_cost_out) {
@@ -206,7 +205,7 @@ TABLE(TokenCost, token_cost_out) {
                     "device price.")
               .unit("USD"),
           VAL(o.usd_per_million_tokens));
-  t.title("Token cost").desc("Energy and price of an output token at the scenario's operating point.");
+  t.describe("Token cost", "Energy and price of an output token at the scenario's operating point.");
 }
 
 TABLE(SpeculativeReport, speculative_out) {
@@ -253,11 +252,12 @@ TABLE(InferenceOut, inference_out) {
         VAL((ojson{{"launch_interval_us", o.i.launch_interval.value / kMicro}})));
   t.maybe_sub("speculative", speculative_out(), VAL(o.i.speculative))
       .desc("inference.speculative: what speculation does to a decode step.");
-  t.list("operators", operator_out(), VAL(o.i.operators)).shown_as(array_of(ref("operator")));
-  t.maybe_sub("memory", memory_out(), VAL(o.p.inference_memory))
-      .shown_as(ref("memory").desc("The inference footprint, when the scenario also trains."));
-  t.maybe_sub("cost", token_cost_out(), VAL(o.p.inference_cost)).shown_as(ref("token_cost"));
-  t.title("Inference result");
+  // The rows below show shared definitions ($defs) in the schema instead of their own nodes.
+  t.list("operators", operator_out(), VAL(o.i.operators)) = array_of(ref("operator"));
+  t.maybe_sub("memory", memory_out(), VAL(o.p.inference_memory)) =
+      ref("memory").desc("The inference footprint, when the scenario also trains.");
+  t.maybe_sub("cost", token_cost_out(), VAL(o.p.inference_cost)) = ref("token_cost");
+  t.describe("Inference result");
 }
 
 // ---- Serving -------------------------------------------------------------------------------------
@@ -288,7 +288,7 @@ TABLE(ServingStepSample, step_sample_out) {
   t.add("prefill_tokens", count(), VAL(o.prefill_tokens));
   t.add("decode_tokens", count(), VAL(o.decode_tokens));
   t.add("kv_utilisation", amount(), VAL(o.kv_utilisation));
-  t.title("Step sample");
+  t.describe("Step sample");
 }
 
 // The serving result: the simulation's numbers with the token cost beside them.
@@ -357,8 +357,8 @@ TABLE(ServingOut, serving_out) {
   t.maybe_sub("slo", slo_out(), VAL(o.v.slo)).desc("When the scenario states objectives.");
   t.list("timeline", step_sample_out(), VAL(o.v.timeline))
       .desc("Steps of the first replica (the decode pool's when disaggregated), sampled at most 256 times.");
-  t.maybe_sub("cost", token_cost_out(), VAL(o.cost)).shown_as(ref("token_cost"));
-  t.title("Serving result");
+  t.maybe_sub("cost", token_cost_out(), VAL(o.cost)) = ref("token_cost");
+  t.describe("Serving result");
 }
 
 // ---- Run -----------------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ TABLE(StageReport, stage_out) {
   t.add("ideal_time_s", seconds("tokens / tokens_per_s."), VAL(o.ideal_s));
   t.add("memory_bytes", amount().desc("Per device, most loaded.").unit("bytes"), VAL(o.memory_bytes));
   t.add("fits", boolean(), VAL(o.fits));
-  t.title("Stage result");
+  t.describe("Stage result");
 }
 
 // The run's price keys: written when the economics give a device price.
@@ -445,7 +445,7 @@ TABLE(RunReport, run_out) {
       .desc(
           "training.stages, each as predicted on its own sequence length, batch and layout; included in "
           "steps, ideal_time_s and everything after.");
-  t.title("Run result").desc("The whole training run (training.train_tokens).");
+  t.describe("Run result", "The whole training run (training.train_tokens).");
 }
 
 // ---- RL ------------------------------------------------------------------------------------------
@@ -517,7 +517,7 @@ TABLE(RlRole, rl_role_out) {
   t.add("idle_s", seconds("Its wait per step for the slowest role."), VAL(o.idle_s));
   t.add("per_device_bytes", bytes(), VAL(o.bytes_per_device));
   t.add("fits", boolean(), VAL(o.fits));
-  t.title("RL role");
+  t.describe("RL role");
 }
 
 // The role named `name` of the prediction (roles "separate" only; absent: not in the job).
@@ -536,7 +536,7 @@ TABLE(RlOut, rl_roles_out) {
       if (!x) return std::nullopt;
       return rl_role_out().write(*x);
     });
-  t.desc("mode; under separate also one entry per role the job has.");
+  t.describe("", "mode; under separate also one entry per role the job has.");
 }
 
 TABLE(RlPrediction, rl_run_out) {
@@ -574,7 +574,7 @@ TABLE(RlOut, rl_out) {
         VAL((ojson{{"rollout", rl_pool_memory_out().write(o.p.rollout_memory)},
                    {"train", rl_pool_memory_out().write(o.p.train_memory)}})));
   t.maybe_sub("run", rl_run_out(), VAL(o.p.train_steps > 0 ? &o.p : nullptr)).desc("With train_steps.");
-  t.title("RL result");
+  t.describe("RL result");
 }
 
 // ---- The prediction ------------------------------------------------------------------------------

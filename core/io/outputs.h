@@ -23,62 +23,45 @@ class Outputs {
     Node node;
     Get get;
     bool optional = false;  // not always written (the schema does not require it)
-    Row& desc(std::string d) {
-      node.desc(std::move(d));
-      return *this;
-    }
-    Row& title(std::string t) {
-      node.title(std::move(t));
-      return *this;
-    }
-    Row& unit(std::string u) {
-      node.unit(std::move(u));
-      return *this;
-    }
-    // The node the schema shows instead of the value's own (a $ref to a shared definition).
-    Row& shown_as(Node n) {
-      node = std::move(n);
-      return *this;
-    }
   };
+  // Each adder returns the row's schema node, to describe it further (.desc, .unit, .title) or
+  // to replace it with the node the schema shows instead (a $ref to a shared definition).
 
   // A key always written: `get` returns its value (anything an ojson is made from).
   template <class G>
-  Row& add(std::string key, Node node, G get) {
+  Node& add(std::string key, Node node, G get) {
     return push(std::move(key), std::move(node),
                 [get](const T& o) -> std::optional<ojson> { return ojson(get(o)); });
   }
   // A key written only when `get` returns a value (a std::optional).
   template <class G>
-  Row& maybe(std::string key, Node node, G get) {
-    Row& r = push(std::move(key), std::move(node), [get](const T& o) -> std::optional<ojson> {
+  Node& maybe(std::string key, Node node, G get) {
+    const auto value = [get](const T& o) -> std::optional<ojson> {
       const auto v = get(o);
       if (!v) return std::nullopt;
       return ojson(*v);
-    });
-    r.optional = true;
-    return r;
+    };
+    return push(std::move(key), std::move(node), value, true);
   }
   // A nested object: the rows of `sub` over the U that `get` returns.
   template <class U, class G>
-  Row& sub(std::string key, const Outputs<U>& t, G get) {
+  Node& sub(std::string key, const Outputs<U>& t, G get) {
     return push(std::move(key), t.schema(),
                 [&t, get](const T& o) -> std::optional<ojson> { return t.write(get(o)); });
   }
   // An optional nested object: `get` returns a std::optional<U> (or a pointer), absent: left out.
   template <class U, class G>
-  Row& maybe_sub(std::string key, const Outputs<U>& t, G get) {
-    Row& r = push(std::move(key), t.schema(), [&t, get](const T& o) -> std::optional<ojson> {
+  Node& maybe_sub(std::string key, const Outputs<U>& t, G get) {
+    const auto value = [&t, get](const T& o) -> std::optional<ojson> {
       const auto& v = get(o);
       if (!v) return std::nullopt;
       return t.write(*v);
-    });
-    r.optional = true;
-    return r;
+    };
+    return push(std::move(key), t.schema(), value, true);
   }
   // An array of objects, each the rows of `item` (`get` returns a std::vector<U>).
   template <class U, class G>
-  Row& list(std::string key, const Outputs<U>& item, G get) {
+  Node& list(std::string key, const Outputs<U>& item, G get) {
     return push(std::move(key), nodes::array_of(item.schema()),
                 [&item, get](const T& o) -> std::optional<ojson> { return item.write_all(get(o)); });
   }
@@ -111,19 +94,15 @@ class Outputs {
   }
   const std::vector<Row>& rows() const { return rows_; }
   // The object's own title and description in the schema.
-  Outputs& title(std::string t) {
-    title_ = std::move(t);
-    return *this;
-  }
-  Outputs& desc(std::string d) {
-    desc_ = std::move(d);
-    return *this;
+  void describe(std::string title, std::string text = "") {
+    title_ = std::move(title);
+    desc_ = std::move(text);
   }
 
  private:
-  Row& push(std::string key, Node node, Get get) {
-    rows_.push_back(Row{std::move(key), std::move(node), std::move(get)});
-    return rows_.back();
+  Node& push(std::string key, Node node, Get get, bool optional = false) {
+    rows_.push_back(Row{std::move(key), std::move(node), std::move(get), optional});
+    return rows_.back().node;
   }
   std::vector<Row> rows_;
   std::string title_, desc_;
