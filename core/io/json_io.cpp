@@ -518,13 +518,7 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   j["num_devices"] = s.num_devices;
   j["parallel"] = s.parallel_auto ? ojson("auto") : plan_json(s.parallel);
   if (s.training) j["training"] = io::write_fields(io::training_fields(), *s.training);
-  if (s.inference) {
-    const auto& w = *s.inference;
-    j["inference"] = io::write_fields(io::inference_fields(), w);
-    if (w.serving) j["inference"]["serving"] = io::write_fields(io::serving_fields(), *w.serving);
-    if (w.speculative)
-      j["inference"]["speculative"] = io::write_fields(io::speculative_fields(), *w.speculative);
-  }
+  if (s.inference) j["inference"] = io::write_fields(io::inference_fields(), *s.inference);
   if (s.rl) j["rl"] = io::write_fields(io::rl_fields(), *s.rl);
   j["economics"] =
       s.economics.id.empty() ? io::write_fields(io::economics_fields(), s.economics) : ojson(s.economics.id);

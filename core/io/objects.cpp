@@ -947,6 +947,24 @@ Fields<InferenceWorkload> make_inference() {
           "The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: "
           "the system's software.launch_interval_us applies (a serving simulation assumes true unless it "
           "is false).");
+  // serving and speculative are read by the inference reader (io/json_io.cpp) after this table's
+  // keys and checks: they depend on the scenario around them (its lengths, devices, software and
+  // target model).
+  const auto read_later = [](const Field<InferenceWorkload>&, Reader&, InferenceWorkload&) {};
+  t.opt_member<ServingSpec>("serving", serving_fields(), AT(serving))
+      .title("Serving")
+      .desc(
+          "Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one "
+          "static batch. Defaults describe TensorRT-LLM's in-flight batching.")
+      .read = read_later;
+  t.opt_member<Speculative>("speculative", speculative_fields(), AT(speculative))
+      .title("Speculative decoding")
+      .desc(
+          "Each decode step drafts draft_tokens tokens per sequence and the target verifies them in one "
+          "step; "
+          "a sequence gains (1 - a^(k+1)) / (1 - a) tokens per step. The draft's weights and KV cache share "
+          "the devices.")
+      .read = read_later;
   // The KV cache follows the weights' precision; group sizes and block scales need their formats.
   t.after = [](Reader& ir, InferenceWorkload& w) {
     if (!ir.has("kv_precision")) w.kv_precision = w.precision;

@@ -101,31 +101,7 @@ Node economics_schema() {
 
 Node training_schema() { return schema_of(training_fields()).title("Training workload"); }
 
-Node serving_schema() {
-  return schema_of(serving_fields())
-      .title("Serving")
-      .desc(
-          "Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one "
-          "static batch. Defaults describe TensorRT-LLM's in-flight batching.");
-}
-
-Node inference_schema() {
-  return object(
-             concat(
-                 props_of(inference_fields()),
-                 {
-                     {"serving", serving_schema()},
-                     {"speculative",
-                      schema_of(speculative_fields())
-                          .title("Speculative decoding")
-                          .desc("Each decode step drafts draft_tokens tokens per sequence and the target "
-                                "verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens "
-                                "per step. The draft's weights and KV cache share the devices.")},
-                 },
-                 {}),
-             required_of(inference_fields()))
-      .title("Inference workload");
-}
+Node inference_schema() { return schema_of(inference_fields()).title("Inference workload"); }
 
 // ---- Prediction --------------------------------------------------------------------------------
 
