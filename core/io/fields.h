@@ -263,20 +263,6 @@ class Fields {
     };
     return f;
   }
-  F& opt_number(std::string key, double lo, double hi, Ref<std::optional<double>> ref) {
-    F& f = add(std::move(key), {{"type", "number"}, {"minimum", lo}, {"maximum", hi}}, ref);
-    f.lo = lo;
-    f.hi = hi;
-    f.read = [](const F& self, Reader& r, T& o) {
-      if (auto x = r.number(self.key, self.required, self.lo, self.hi))
-        self.template at<std::optional<double>>(o) = *x;
-    };
-    f.value = [](const F& self, const T& o) -> std::optional<ojson> {
-      const auto& x = self.template at<std::optional<double>>(o);
-      return x ? std::optional<ojson>(*x) : std::nullopt;
-    };
-    return f;
-  }
   template <class E>
   F& opt_choice(std::string key, Ref<std::optional<E>> ref) {
     F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names<E>()}}, ref);
@@ -392,6 +378,16 @@ template <class T>
 void read_fields(const Fields<T>& t, Reader& r, T& o) {
   for (const auto& f : t.list()) f.read(f, r, o);
   if (t.after) t.after(r, o);
+}
+
+// The object `v` at `path` read strictly into `o` by `t`: its first error, if any.
+template <class T>
+std::optional<Error> read_object(const Fields<T>& t, const json& v, const std::string& path, T& o) {
+  std::optional<Error> err;
+  Reader r(v, path, err);
+  read_fields(t, r, o);
+  r.finish();
+  return err;
 }
 
 // The object of `o`'s keys as the writer writes them.

@@ -74,12 +74,8 @@ std::optional<Error> apply_attention(ModelSpec& m, std::optional<AttentionType> 
 namespace io {
 
 Result<ModelSpec> read_model(const json& v, const std::string& path) {
-  std::optional<Error> err;
-  Reader r(v, path, err);
   ModelSpec m;
-  read_fields(model_fields(), r, m);
-  r.finish();
-  if (err) return *err;
+  if (auto err = read_object(model_fields(), v, path, m)) return *err;
   if (m.moe) {
     if (m.moe->top_k > m.moe->experts)
       return make_error("model.moe_top_k_exceeds_experts", path + "/moe/top_k",
@@ -105,26 +101,18 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
 Result<DeviceSpec> read_device(const json& v, const std::string& path) {
   // A device derived by the uArch engine from a technology node and budgets (presets/README.md).
   if (is_uarch_object(v)) return read_uarch_device(v, path);
-  std::optional<Error> err;
-  Reader r(v, path, err);
   DeviceSpec d;
   d.name = "custom device";
-  read_fields(device_fields(), r, d);
-  r.finish();
-  if (err) return *err;
+  if (auto err = read_object(device_fields(), v, path, d)) return *err;
   return d;
 }
 
 Result<SystemSpec> read_system(const json& v, const std::string& path) {
   // A system of uArch-derived devices: links from the node's SerDes (presets/README.md).
   if (is_uarch_object(v)) return read_uarch_system(v, path);
-  std::optional<Error> err;
-  Reader r(v, path, err);
   SystemSpec s;
   s.name = "custom system";
-  read_fields(system_fields(), r, s);
-  r.finish();
-  if (err) return *err;
+  if (auto err = read_object(system_fields(), v, path, s)) return *err;
   return s;
 }
 
@@ -415,6 +403,24 @@ std::optional<Error> apply_calibration(Scenario& s) {
 
 }  // namespace
 
+namespace {
+
+// The required key `key` of `r`: a preset id (`preset`) or an inline object (`read`), into `out`.
+template <class T>
+std::optional<Error> preset_or_inline(Reader& r, const std::string& key,
+                                      Result<T> (*preset)(std::string_view, const std::string&),
+                                      Result<T> (*read)(const json&, const std::string&), T& out) {
+  const json* v = r.get(key, true);
+  if (!v) return std::nullopt;
+  const std::string at = "/" + key;
+  Result<T> x = v->is_string() ? preset(v->get<std::string>(), at) : read(*v, at);
+  if (!x) return x.error();
+  out = *x;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Scenario> parse_scenario(std::string_view text) {
   json root;
   try {
@@ -441,20 +447,10 @@ Result<Scenario> parse_scenario(std::string_view text) {
         "schema_version " + std::to_string(*v) + " is not supported by this build (it reads version 1)");
   s.name = r.string("name", false).value_or("");
 
-  // Model: a preset id or an inline object.
-  if (const json* mv = r.get("model", true)) {
-    Result<ModelSpec> m =
-        mv->is_string() ? model_preset(mv->get<std::string>(), "/model") : io::read_model(*mv, "/model");
-    if (!m) return m.error();
-    s.model = *m;
-  }
+  // The model and the system: each a preset id or an inline object.
+  if (auto e = preset_or_inline(r, "model", model_preset, io::read_model, s.model)) return *e;
   if (err) return *err;
-  if (const json* sv = r.get("system", true)) {
-    Result<SystemSpec> sys =
-        sv->is_string() ? system_preset(sv->get<std::string>(), "/system") : io::read_system(*sv, "/system");
-    if (!sys) return sys.error();
-    s.system = *sys;
-  }
+  if (auto e = preset_or_inline(r, "system", system_preset, io::read_system, s.system)) return *e;
   if (err) return *err;
   if (const json* sv = r.get("software", false)) {
     json profile = *sv;

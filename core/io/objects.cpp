@@ -1337,9 +1337,9 @@ Fields<ServingPool> make_pool() {
       .desc("The pool's own max_batch (default: the stream's).");
   t.opt_integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens))
       .desc("The pool's own max_num_tokens (default: the stream's).");
-  t.opt_number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization))
+  t.optional_number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization))
       .desc("The pool's own share of device memory (default: the stream's).");
-  t.opt_number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction))
+  t.optional_number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction))
       .desc(
           "The pool's own share of the memory the weights and workspace leave (not with "
           "gpu_memory_utilization).");
