@@ -129,15 +129,7 @@ std::string predict(std::string_view scenario_json) {
     if (!p) return error_to_json(p.error());
     if (!chosen && !s->calibration) return prediction_to_json(*s, *p);
     auto j = nlohmann::ordered_json::parse(prediction_to_json(*s, *p));
-    if (chosen) {
-      nlohmann::ordered_json narrowed = nlohmann::ordered_json::object();  // keys fixed to fit the cap
-      for (const auto& [key, value] : chosen->narrowed) narrowed[key] = value;
-      j["parallel_auto"] = {{"parallel", plan_json(s->parallel)},
-                            {"mode", std::string(name_of(chosen->mode))},
-                            {"evaluated", chosen->evaluated},
-                            {"feasible", chosen->feasible},
-                            {"narrowed", narrowed}};
-    }
+    if (chosen) j["parallel_auto"] = parallel_auto_json(s->parallel, *chosen);
     if (s->calibration) j["calibration"] = calibration_output(*s);
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {

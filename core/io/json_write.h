@@ -6,6 +6,7 @@
 
 #include "predict/serving.h"
 #include "scenario/scenario.h"
+#include "search/auto_layout.h"
 
 namespace optimus {
 
@@ -19,6 +20,9 @@ nlohmann::ordered_json pool_json(const ServingPool& p);
 // A scenario's `calibration` object (hardware/calibration.h), as optimus calibrate writes it and
 // parse_scenario reads it back.
 nlohmann::ordered_json calibration_json(const Calibration& c);
+
+// The prediction's `parallel_auto`: the layout parallel "auto" chose and how it searched.
+nlohmann::ordered_json parallel_auto_json(const ParallelPlan& plan, const AutoLayout& search);
 
 // The prediction's `serving` block (docs/contract.md, "serving").
 nlohmann::ordered_json serving_json(const ServingPrediction& v);

@@ -15,6 +15,7 @@
 #include "io/uncertainty.h"
 #include "predict/predict.h"
 #include "rl/rl.h"
+#include "search/auto_layout.h"
 #include "uncertainty/uncertainty.h"
 
 namespace optimus {
@@ -589,19 +590,30 @@ void add_common(ojson& j, const MemoryReport& memory, const ParamCounts& params,
   j["warnings"] = warnings_json(warnings);
 }
 
-Node parallel_auto_schema() {
-  return output(
-             {{"parallel", ref("chosen_layout")},
-              {"mode", text().desc("training or inference: what the search ranked by.")},
-              {"evaluated", count().desc("Layouts in the search space.")},
-              {"feasible", count().desc("Layouts that fit and were timed.")},
-              {"narrowed",
-               output({{"zero_stage", count()}, {"micro_batch", count()}, {"interleave", count()}},
-                      {"zero_stage", "micro_batch", "interleave"})
-                   .desc("Keys auto fixed because the whole space was past the search's cap (zero_stage 1, "
-                         "then micro_batch 1, then interleave 1, each searched again); empty when the whole "
-                         "space was searched.")}})
-      .desc("With parallel: \"auto\": the layout the search chose (the numbers above are its prediction).");
+// parallel: "auto": the layout the search chose and how it searched.
+struct AutoOut {
+  const ParallelPlan& plan;
+  const AutoLayout& search;
+};
+
+TABLE(AutoOut, parallel_auto_out) {
+  t.add("parallel", ref("chosen_layout"), VAL(plan_json(o.plan)));
+  t.add("mode", text().desc("training or inference: what the search ranked by."), VAL(str(o.search.mode)));
+  t.add("evaluated", count().desc("Layouts in the search space."), VAL(o.search.evaluated));
+  t.add("feasible", count().desc("Layouts that fit and were timed."), VAL(o.search.feasible));
+  t.add("narrowed",
+        output({{"zero_stage", count()}, {"micro_batch", count()}, {"interleave", count()}},
+               {"zero_stage", "micro_batch", "interleave"})
+            .desc("Keys auto fixed because the whole space was past the search's cap (zero_stage 1, then "
+                  "micro_batch 1, then interleave 1, each searched again); empty when the whole space was "
+                  "searched."),
+        [](const AutoOut& o) {
+          ojson narrowed = ojson::object();  // keys fixed to fit the cap
+          for (const auto& [key, value] : o.search.narrowed) narrowed[key] = value;
+          return narrowed;
+        });
+  t.describe("",
+             "With parallel: \"auto\": the layout the search chose (the numbers above are its prediction).");
 }
 
 Node calibration_output_schema() {
@@ -666,7 +678,7 @@ ojson prediction_schema() {
               {"rl",
                ref("rl").desc("When the scenario has an rl job (then no training or inference; memory is the "
                               "trainer's).")},
-              {"parallel_auto", parallel_auto_schema()},
+              {"parallel_auto", parallel_auto_out().schema()},
               {"calibration", calibration_output_schema()},
               {"memory", ref("memory").desc("Per-device memory (training's when both are asked).")},
               {"params", params_out().schema().desc("Parameter counts of the whole model.")},
@@ -693,6 +705,10 @@ ojson prediction_schema() {
 }
 
 }  // namespace io
+
+nlohmann::ordered_json parallel_auto_json(const ParallelPlan& plan, const AutoLayout& search) {
+  return io::parallel_auto_out().write({plan, search});
+}
 
 nlohmann::ordered_json serving_json(const ServingPrediction& v) {
   return io::serving_out().write({v, std::nullopt});
