@@ -944,6 +944,15 @@ export interface TrainingSpec {
    * Tokens to train on: time_to_train_s and the whole-run block `run`; absent = not asked. Unit: tokens.
    */
   train_tokens?: number;
+  attention?: AttentionKernel;
+  /**
+   * Overlap the gradient reduction. Default: the system's software default.
+   */
+  overlap_grad_reduce?: boolean;
+  /**
+   * Overlap tensor-parallel communication. Default: the system's software default.
+   */
+  tp_comm_overlap?: boolean;
   /**
    * Batch ramp: [tokens, global_batch] steps trained before the steady global_batch (the rest of train_tokens). Needs train_tokens; the steps' tokens may not exceed it.
    *
@@ -961,15 +970,6 @@ export interface TrainingSpec {
    * @maxItems 32
    */
   stages?: [TrainingStage, ...TrainingStage[]];
-  attention?: AttentionKernel;
-  /**
-   * Overlap the gradient reduction. Default: the system's software default.
-   */
-  overlap_grad_reduce?: boolean;
-  /**
-   * Overlap tensor-parallel communication. Default: the system's software default.
-   */
-  tp_comm_overlap?: boolean;
 }
 export interface TrainingStage {
   /**
@@ -1123,6 +1123,10 @@ export interface ServingSpec {
    */
   overlap_schedule?: boolean;
   /**
+   * Seed of request lengths and arrivals.
+   */
+  seed?: number;
+  /**
    * At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.
    */
   slo?: {
@@ -1153,10 +1157,6 @@ export interface ServingSpec {
      */
     decode: ServingPool;
   };
-  /**
-   * Seed of request lengths and arrivals.
-   */
-  seed?: number;
 }
 /**
  * Replicas of tp x pp devices.
@@ -1767,7 +1767,6 @@ export interface InferenceResult {
      */
     launch_interval_us: number;
   };
-  operators: OperatorPoint[];
   /**
    * inference.speculative: what speculation does to a decode step.
    */
@@ -1797,6 +1796,7 @@ export interface InferenceResult {
      */
     speedup: number;
   };
+  operators: OperatorPoint[];
   memory?: MemoryResult;
   cost?: TokenCost;
 }
@@ -2072,10 +2072,6 @@ export interface Serving {
      * Objective (0: none). Unit: s.
      */
     tpot_s: number;
-    /**
-     * Objective (0: none). Unit: s.
-     */
-    itl_s: number;
     percentile: number;
     /**
      * Over the requests. Unit: s.
@@ -2085,6 +2081,10 @@ export interface Serving {
      * Over the requests. Unit: s.
      */
     tpot_at_percentile: number;
+    /**
+     * Objective (0: none). Unit: s.
+     */
+    itl_s: number;
     /**
      * Over every inter-token gap (itl_s). Unit: s.
      */
@@ -2470,13 +2470,16 @@ export interface ChosenLayout {
   cp: number;
   ep: number;
   etp: number;
-  expert_slots: number;
+  expert_slots?: number;
   sequence_parallel: boolean;
   micro_batch: number;
   interleave: number;
   recompute: 'none' | 'selective' | 'full';
+  recompute_fraction?: number;
+  recompute_modules?: ('core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj')[];
   zero_stage: number;
   zero_shard?: number;
+  offload_layers?: number;
 }
 export interface RlRole {
   devices: number;
