@@ -28,8 +28,6 @@ using namespace nodes;
 
 namespace {
 
-constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
-
 template <class E>
 std::string str(E e) {
   return std::string(name_of(e));

@@ -22,8 +22,6 @@ namespace {
 
 using namespace nodes;
 
-constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
-
 // ---- Scenario ----------------------------------------------------------------------------------
 
 Node model_schema() {

@@ -11,6 +11,8 @@
 
 namespace optimus::io {
 
+// The JSON Schema dialect every schema the engine writes declares.
+inline constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
 inline constexpr const char* kUnitKeyword = "x-unit";
 // Annotation on model keys whose default follows `norm`: {"layernorm": value, "rmsnorm": value}.
 inline constexpr const char* kDefaultByNormKeyword = "x-default-by-norm";
