@@ -30,11 +30,13 @@ const LIMIT_FACTOR = 2;
 const FIRST_RESULT_FACTOR = 4;
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
- * 489 KiB when set), and every chunk of the site with both engines (1,271 KiB when set): limits a
- * little above what was reached (docs/web.md "Weight"), so growth is noticed.
+ * 489 KiB when first set, 531 KiB since every output object became a field table whose rows
+ * carry their schema text, issue 41), and every chunk of the site with both engines (1,271 KiB
+ * when set, 1,299 KiB with the output tables): limits a little above what was reached
+ * (docs/web.md "Weight"), so growth is noticed.
  */
-const FIRST_LOAD_LIMIT_BYTES = 500 * 1024;
-const BUNDLE_LIMIT_BYTES = 1300 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 550 * 1024;
+const BUNDLE_LIMIT_BYTES = 1350 * 1024;
 
 const site = new Site();
 let mod: OptimusModule;
