@@ -162,9 +162,9 @@ constexpr double kResponseMeanCap = 2048;
 // prompt_length/mean 104.9 and 102.4, i.e. 0.20 of the limit, /min 68 and 70, /max 175 and 185:
 // 0.13-0.36 of it, the band the warning states). Other datasets and limits move it either way.
 constexpr double kPromptMeanShare = 0.2;
-constexpr std::int64_t kShortestTail = 8;
+constexpr std::int64_t kShortestTail = 8;  // below this a limit is read as the length itself
 // Responses one serving simulation takes at most (io's bound on num_requests).
-constexpr std::int64_t kMaxRolloutRequests = 1'000'000;  // below this a limit is read as the length itself
+constexpr std::int64_t kMaxRolloutRequests = 1'000'000;
 
 // A whole number read as a limit: the truncated exponential on [1, limit] with mean share x limit.
 // Any other form (a weights list, {mean, max}, {uniform}) is used as given.
