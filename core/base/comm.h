@@ -13,38 +13,15 @@ namespace optimus {
 
 // all_to_all: every rank sends a distinct 1/P of its buffer to every other rank (expert-parallel
 // token dispatch and combine); the others are the usual ring collectives (cost/collective.h).
-enum class Collective { all_reduce, all_gather, reduce_scatter, p2p, all_to_all };
-
-template <>
-struct EnumNames<Collective> {
-  static constexpr std::array<std::pair<Collective, std::string_view>, 5> table = {
-      {{Collective::all_reduce, "all_reduce"},
-       {Collective::all_gather, "all_gather"},
-       {Collective::reduce_scatter, "reduce_scatter"},
-       {Collective::p2p, "p2p"},
-       {Collective::all_to_all, "all_to_all"}}};
-};
+OPTIMUS_ENUM(Collective, all_reduce, all_gather, reduce_scatter, p2p, all_to_all);
 
 // The parallel group an operator communicates with: tensor, context, expert, data or pipeline.
 // etp: expert tensor parallel; edp: the expert layers' data-parallel replicas (gradients of the
 // routed experts reduce there, Megatron-Core MoE parallel folding). zero_shard / zero_replica:
 // under hybrid sharding (parallel.zero_shard) the data-parallel ranks sharing one copy of the
 // ZeRO state, and the copies of one shard across those groups.
-enum class CommGroup { tp, cp, ep, dp, pp, etp, edp, zero_shard, zero_replica };
+OPTIMUS_ENUM(CommGroup, tp, cp, ep, dp, pp, etp, edp, zero_shard, zero_replica);
 
-template <>
-struct EnumNames<CommGroup> {
-  static constexpr std::array<std::pair<CommGroup, std::string_view>, 9> table = {
-      {{CommGroup::tp, "tp"},
-       {CommGroup::cp, "cp"},
-       {CommGroup::ep, "ep"},
-       {CommGroup::dp, "dp"},
-       {CommGroup::pp, "pp"},
-       {CommGroup::etp, "etp"},
-       {CommGroup::edp, "edp"},
-       {CommGroup::zero_shard, "zero_shard"},
-       {CommGroup::zero_replica, "zero_replica"}}};
-};
 inline constexpr std::size_t kCommGroups = EnumNames<CommGroup>::table.size();
 
 }  // namespace optimus

@@ -16,8 +16,8 @@
 namespace optimus {
 
 template <class E>
-struct EnumNames;  // specialised next to each enum: static constexpr std::array<std::pair<E,
-                   // std::string_view>, N> table
+struct EnumNames;  // specialised next to each enum (or by OPTIMUS_ENUM): static constexpr
+                   // std::array<std::pair<E, std::string_view>, N> table
 
 template <class E>
 constexpr std::string_view name_of(E e) {
@@ -41,6 +41,44 @@ constexpr auto enum_values() {
   for (std::size_t i = 0; i < t.size(); ++i) out[i] = t[i].first;
   return out;
 }
+
+namespace detail {
+
+// The items of a stringised enumerator list "a, b, c" (OPTIMUS_ENUM), in order, each paired with
+// the enumerator of its position.
+constexpr std::size_t count_items(std::string_view list) {
+  std::size_t n = 1;
+  for (char c : list) n += c == ',' ? 1 : 0;
+  return n;
+}
+template <class E, std::size_t N>
+constexpr std::array<std::pair<E, std::string_view>, N> spelled(std::string_view list) {
+  std::array<std::pair<E, std::string_view>, N> out{};
+  std::size_t i = 0;
+  while (i < N) {
+    const std::size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    out[i] = {static_cast<E>(i), item};
+    ++i;
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// An enum whose JSON names are its enumerators' spellings, in declaration order:
+// OPTIMUS_ENUM(Arrival, poisson, closed, offline) declares `enum class Arrival` and its EnumNames
+// table. Enumerators take no explicit values. OPTIMUS_ENUM_AS names the underlying type.
+#define OPTIMUS_ENUM_AS(E, T, ...)                                                                     \
+  enum class E : T { __VA_ARGS__ };                                                                    \
+  template <>                                                                                          \
+  struct EnumNames<E> {                                                                                \
+    static constexpr auto table = detail::spelled<E, detail::count_items(#__VA_ARGS__)>(#__VA_ARGS__); \
+  }
+#define OPTIMUS_ENUM(E, ...) OPTIMUS_ENUM_AS(E, int, __VA_ARGS__)
 
 // The names of `values` (default: all), for readers' error messages and the schema.
 template <class E, std::size_t N>

@@ -14,25 +14,9 @@ namespace optimus {
 // blocks of 32 elements share one 8-bit power-of-two scale) and NVIDIA's NVFP4 (blocks of 16
 // fp4 elements share an fp8 E4M3 scale, plus one fp32 scale per tensor; NVIDIA Blackwell
 // architecture technical brief, and "Pretraining LLMs with NVFP4", arXiv 2509.25149).
-enum class Precision { fp32, tf32, fp16, bf16, fp8, int8, int4, fp4, mxfp8, nvfp4, mxfp4 };
+OPTIMUS_ENUM(Precision, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4, mxfp8, nvfp4, mxfp4);
 
 inline constexpr std::size_t kPrecisionCount = 11;
-
-template <>
-struct EnumNames<Precision> {
-  static constexpr std::array<std::pair<Precision, std::string_view>, kPrecisionCount> table = {
-      {{Precision::fp32, "fp32"},
-       {Precision::tf32, "tf32"},
-       {Precision::fp16, "fp16"},
-       {Precision::bf16, "bf16"},
-       {Precision::fp8, "fp8"},
-       {Precision::int8, "int8"},
-       {Precision::int4, "int4"},
-       {Precision::fp4, "fp4"},
-       {Precision::mxfp8, "mxfp8"},
-       {Precision::nvfp4, "nvfp4"},
-       {Precision::mxfp4, "mxfp4"}}};
-};
 
 inline constexpr auto kAllPrecisions = enum_values<Precision>();
 // The formats a device states a peak rate for (`peak_tflops` keys): the block-scaled formats run

@@ -17,16 +17,7 @@ namespace optimus {
 
 // host: the kernel is shorter than the runtime's host launch interval, so the host sets its
 // pace (inference with an eager runtime, core/predict/inference.cpp).
-enum class Bound { compute, memory, l2, latency, host };
-
-template <>
-struct EnumNames<Bound> {
-  static constexpr std::array<std::pair<Bound, std::string_view>, 5> table = {{{Bound::compute, "compute"},
-                                                                               {Bound::memory, "memory"},
-                                                                               {Bound::l2, "l2"},
-                                                                               {Bound::latency, "latency"},
-                                                                               {Bound::host, "host"}}};
-};
+OPTIMUS_ENUM(Bound, compute, memory, l2, latency, host);
 
 // The bound's name as the JSON output and the studies spell it.
 inline const char* to_string(Bound b) { return name_of(b).data(); }

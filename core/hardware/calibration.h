@@ -26,17 +26,8 @@ namespace optimus {
 //  host      the host's rate: every fixed time per kernel or per host-issued operator (kernel launch
 //            and tail, eager launch interval, training framework's operator issue, pipeline syncs,
 //            the custom all-reduce's synchronisation) is divided by it
-enum class CalibrationFactor { matmul, memory, scale_up, scale_out, host };
+OPTIMUS_ENUM(CalibrationFactor, matmul, memory, scale_up, scale_out, host);
 inline constexpr std::size_t kCalibrationFactorCount = 5;
-template <>
-struct EnumNames<CalibrationFactor> {
-  static constexpr std::array<std::pair<CalibrationFactor, std::string_view>, kCalibrationFactorCount> table =
-      {{{CalibrationFactor::matmul, "matmul"},
-        {CalibrationFactor::memory, "memory"},
-        {CalibrationFactor::scale_up, "scale_up"},
-        {CalibrationFactor::scale_out, "scale_out"},
-        {CalibrationFactor::host, "host"}}};
-};
 
 using CalibrationFactors = std::array<double, kCalibrationFactorCount>;
 inline constexpr CalibrationFactors kUncalibrated = {1, 1, 1, 1, 1};

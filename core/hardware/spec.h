@@ -78,12 +78,7 @@ struct DeviceSpec {
 
 // How an all-to-all runs on a tier (cost/collective.h): pairwise exchange on switched tiers
 // (NVSwitch, InfiniBand fat trees: every pair connected), ring where links only join neighbours.
-enum class AllToAll { pairwise, ring };
-template <>
-struct EnumNames<AllToAll> {
-  static constexpr std::array<std::pair<AllToAll, std::string_view>, 2> table = {
-      {{AllToAll::pairwise, "pairwise"}, {AllToAll::ring, "ring"}}};
-};
+OPTIMUS_ENUM(AllToAll, pairwise, ring);
 
 // A network tier: per-device, per-direction link bandwidth and a per-hop latency, plus the
 // achieved fraction of that bandwidth that collectives reach (NCCL bus bandwidth / link rate).
@@ -124,24 +119,14 @@ struct NetworkTier {
   }
 };
 
-enum class MoeDispatcher { alltoall, deepep };
-template <>
-struct EnumNames<MoeDispatcher> {
-  static constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 2> table = {
-      {{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}}};
-};
+OPTIMUS_ENUM(MoeDispatcher, alltoall, deepep);
 
 // The kernels an inference runtime runs block-scaled FP8 GEMMs with (inference.fp8_block_scaled)
 // on a device whose tensor cores take no block scales (Hopper): DeepGEMM (deepseek-ai/DeepGEMM,
 // which the engine's matmul roofline reproduces within 12%: tests/validation/data/
 // kernels_deepgemm.csv) or CUTLASS-based kernels, slower at the decode's few rows per expert
 // (cutlass_block_fp8_factor, cost/roofline.h).
-enum class BlockFp8Gemm { cutlass, deepgemm };
-template <>
-struct EnumNames<BlockFp8Gemm> {
-  static constexpr std::array<std::pair<BlockFp8Gemm, std::string_view>, 2> table = {
-      {{BlockFp8Gemm::cutlass, "cutlass"}, {BlockFp8Gemm::deepgemm, "deepgemm"}}};
-};
+OPTIMUS_ENUM(BlockFp8Gemm, cutlass, deepgemm);
 
 // How a training stack scales per-tensor fp8 (Transformer Engine's recipes; precision "fp8" only,
 // the block-scaled formats compute their scales inside the cast). delayed: the scale comes from
@@ -151,12 +136,7 @@ struct EnumNames<BlockFp8Gemm> {
 // converted, so a first kernel reads the whole tensor for its amax and the cast reads it again
 // (TE Float8CurrentScaling, Megatron-Bridge's "fp8_cs" recipes: Transformer Engine user guide,
 // "FP8 current scaling": amax computed "from the current tensor" rather than from history).
-enum class Fp8Scaling { delayed, current };
-template <>
-struct EnumNames<Fp8Scaling> {
-  static constexpr std::array<std::pair<Fp8Scaling, std::string_view>, 2> table = {
-      {{Fp8Scaling::delayed, "delayed"}, {Fp8Scaling::current, "current"}}};
-};
+OPTIMUS_ENUM(Fp8Scaling, delayed, current);
 
 // What the software stack on this system does by default, when a scenario does not say.
 // Measured runs depend on these as much as on the hardware (presets/README.md).

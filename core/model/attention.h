@@ -14,14 +14,7 @@ namespace optimus {
 // Attention kernel: fused (FlashAttention-2-class, Dao 2023), a first-generation fused kernel
 // (FlashAttention v1, Dao et al. 2022, and the Triton FlashAttention of the same era) or unfused
 // (scores in HBM).
-enum class AttentionKernel { flash, standard, flash1 };
-template <>
-struct EnumNames<AttentionKernel> {
-  static constexpr std::array<std::pair<AttentionKernel, std::string_view>, 3> table = {
-      {{AttentionKernel::flash, "flash"},
-       {AttentionKernel::standard, "standard"},
-       {AttentionKernel::flash1, "flash1"}}};
-};
+OPTIMUS_ENUM(AttentionKernel, flash, standard, flash1);
 // Fused kernels keep the scores on chip (no score matrix in HBM, only a log-sum-exp per query)
 // and skip the blocks above a causal diagonal.
 constexpr bool fused_attention(AttentionKernel k) { return k != AttentionKernel::standard; }

@@ -50,12 +50,7 @@ enum class OpRole {
 
 // Activation recomputation (Korthikanti et al. 2022): none, the attention core only
 // (selective), or the whole layer from its input (full).
-enum class Recompute { none, selective, full };
-template <>
-struct EnumNames<Recompute> {
-  static constexpr std::array<std::pair<Recompute, std::string_view>, 3> table = {
-      {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
-};
+OPTIMUS_ENUM(Recompute, none, selective, full);
 
 // Megatron-Core's selective recompute modules (TransformerConfig.recompute_modules, with
 // recompute_granularity "selective"; default ["core_attn"], the spec's selective). "core_attn",
@@ -64,26 +59,8 @@ struct EnumNames<Recompute> {
 // "layernorm" and "mla_up_proj" discard their output (CheckpointWithoutOutput): the tensor the
 // next operator saved is freed after the forward and refilled by running the module again before
 // that operator's backward.
-enum class RecomputeModule : std::uint8_t {
-  core_attn,
-  mlp,
-  moe,
-  shared_experts,
-  moe_act,
-  layernorm,
-  mla_up_proj
-};
-template <>
-struct EnumNames<RecomputeModule> {
-  static constexpr std::array<std::pair<RecomputeModule, std::string_view>, 7> table = {
-      {{RecomputeModule::core_attn, "core_attn"},
-       {RecomputeModule::mlp, "mlp"},
-       {RecomputeModule::moe, "moe"},
-       {RecomputeModule::shared_experts, "shared_experts"},
-       {RecomputeModule::moe_act, "moe_act"},
-       {RecomputeModule::layernorm, "layernorm"},
-       {RecomputeModule::mla_up_proj, "mla_up_proj"}}};
-};
+OPTIMUS_ENUM_AS(RecomputeModule, std::uint8_t, core_attn, mlp, moe, shared_experts, moe_act, layernorm,
+                mla_up_proj);
 // A set of recompute modules, one bit each.
 using ModuleSet = std::uint8_t;
 constexpr ModuleSet module_bit(RecomputeModule m) {

@@ -16,61 +16,27 @@
 namespace optimus {
 
 // Dense FFN activation: GeLU (two matrices), SwiGLU (gate + up + down), squared ReLU.
-enum class FfnType { gelu, swiglu, relu2 };
-enum class NormType { layernorm, rmsnorm };
+OPTIMUS_ENUM(FfnType, gelu, swiglu, relu2);
+OPTIMUS_ENUM(NormType, layernorm, rmsnorm);
 // How positions enter: learned absolute embeddings (GPT-2/3), rotary embeddings applied to q and
 // k in every layer (Su et al. 2021, RoFormer; Llama), or none (e.g. ALiBi-style biases folded
 // into attention, or NoPE layers).
-enum class PositionKind { learned, rotary, none };
+OPTIMUS_ENUM(PositionKind, learned, rotary, none);
 // Attention variant. MHA: one K/V head per query head; GQA: groups of query heads share one
 // (Ainslie et al. 2023); MQA: a single K/V head (Shazeer 2019). The variant follows kv_heads.
 // MLA: multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, Sec. 2.1): keys and values
 // come from a compressed per-token latent, which is what the KV cache stores.
-enum class AttentionType { mha, gqa, mqa, mla };
+OPTIMUS_ENUM(AttentionType, mha, gqa, mqa, mla);
 // How evenly a router spreads tokens over the expert-parallel ranks: "balanced" (forced even
 // split, as vendor benchmarks run) or "measured" (a real router: the busiest rank gets
 // `imbalance` times the mean).
-enum class RouterBalance { balanced, measured };
+OPTIMUS_ENUM(RouterBalance, balanced, measured);
 // How attention and the FFN are arranged in a layer. Sequential: the FFN reads the attention
 // block's output (GPT-2/3, Llama). Parallel: both read the same normalised input and their outputs
 // are summed into the residual, y = x + Attn(LN(x)) + FFN(LN(x)) (GPT-J; GPT-NeoX and Pythia's
 // use_parallel_residual; PaLM, Chowdhery et al. 2022, Sec. 2 "Parallel Layers"; Falcon's
 // parallel_attn): one tensor-parallel reduction per layer instead of two.
-enum class BlockKind { sequential, parallel };
-
-template <>
-struct EnumNames<FfnType> {
-  static constexpr std::array<std::pair<FfnType, std::string_view>, 3> table = {
-      {{FfnType::gelu, "gelu"}, {FfnType::swiglu, "swiglu"}, {FfnType::relu2, "relu2"}}};
-};
-template <>
-struct EnumNames<NormType> {
-  static constexpr std::array<std::pair<NormType, std::string_view>, 2> table = {
-      {{NormType::layernorm, "layernorm"}, {NormType::rmsnorm, "rmsnorm"}}};
-};
-template <>
-struct EnumNames<PositionKind> {
-  static constexpr std::array<std::pair<PositionKind, std::string_view>, 3> table = {
-      {{PositionKind::learned, "learned"}, {PositionKind::rotary, "rotary"}, {PositionKind::none, "none"}}};
-};
-template <>
-struct EnumNames<AttentionType> {
-  static constexpr std::array<std::pair<AttentionType, std::string_view>, 4> table = {
-      {{AttentionType::mha, "mha"},
-       {AttentionType::gqa, "gqa"},
-       {AttentionType::mqa, "mqa"},
-       {AttentionType::mla, "mla"}}};
-};
-template <>
-struct EnumNames<BlockKind> {
-  static constexpr std::array<std::pair<BlockKind, std::string_view>, 2> table = {
-      {{BlockKind::sequential, "sequential"}, {BlockKind::parallel, "parallel"}}};
-};
-template <>
-struct EnumNames<RouterBalance> {
-  static constexpr std::array<std::pair<RouterBalance, std::string_view>, 2> table = {
-      {{RouterBalance::balanced, "balanced"}, {RouterBalance::measured, "measured"}}};
-};
+OPTIMUS_ENUM(BlockKind, sequential, parallel);
 
 // Mixture-of-experts FFN (model.moe): `experts` routed experts of width expert_ffn_hidden, each
 // token going to top_k of them, plus shared experts every token passes through; the first

@@ -20,48 +20,21 @@ namespace optimus {
 // RL post-training (scenario `rl`, core/rl/): one step of a GRPO or PPO job as the stacks run it
 // (verl, OpenRLHF, NeMo-RL, AReaL): generate responses on an inference engine, score them,
 // recompute log-probabilities, train, push the new weights to the engine.
-enum class RlAlgorithm { grpo, ppo };
-template <>
-struct EnumNames<RlAlgorithm> {
-  static constexpr std::array<std::pair<RlAlgorithm, std::string_view>, 2> table = {
-      {{RlAlgorithm::grpo, "grpo"}, {RlAlgorithm::ppo, "ppo"}}};
-};
+OPTIMUS_ENUM(RlAlgorithm, grpo, ppo);
 // colocated: one pool time-shares the engine and the trainer (verl's hybrid engine); split: a
 // rollout pool and a training pool of their own.
-enum class RlPlacement { colocated, split };
-template <>
-struct EnumNames<RlPlacement> {
-  static constexpr std::array<std::pair<RlPlacement, std::string_view>, 2> table = {
-      {{RlPlacement::colocated, "colocated"}, {RlPlacement::split, "split"}}};
-};
-enum class RlWeightSync { nccl, checkpoint };
-template <>
-struct EnumNames<RlWeightSync> {
-  static constexpr std::array<std::pair<RlWeightSync, std::string_view>, 2> table = {
-      {{RlWeightSync::nccl, "nccl"}, {RlWeightSync::checkpoint, "checkpoint"}}};
-};
+OPTIMUS_ENUM(RlPlacement, colocated, split);
+OPTIMUS_ENUM(RlWeightSync, nccl, checkpoint);
 
 // The trainer's models on the training pool. shared: every role (actor, critic, reference, reward)
 // runs on the whole pool, one after another (verl's hybrid worker group); separate: each model on
 // GPUs of its own, their passes running at once (OpenRLHF's Ray placement groups without the
 // colocate flags: Hu et al. 2024, arXiv 2405.11143, Sec. 3).
-enum class RlRoles { shared, separate };
-template <>
-struct EnumNames<RlRoles> {
-  static constexpr std::array<std::pair<RlRoles, std::string_view>, 2> table = {
-      {{RlRoles::shared, "shared"}, {RlRoles::separate, "separate"}}};
-};
+OPTIMUS_ENUM(RlRoles, shared, separate);
 // The trainer's state held in host memory between the passes that need it (verl's FSDP workers'
 // param_offload / optimizer_offload): none; optimizer (the optimizer state); params_optimizer
 // (the parameters as well).
-enum class RlOffload { none, optimizer, params_optimizer };
-template <>
-struct EnumNames<RlOffload> {
-  static constexpr std::array<std::pair<RlOffload, std::string_view>, 3> table = {
-      {{RlOffload::none, "none"},
-       {RlOffload::optimizer, "optimizer"},
-       {RlOffload::params_optimizer, "params_optimizer"}}};
-};
+OPTIMUS_ENUM(RlOffload, none, optimizer, params_optimizer);
 // Devices of each role under roles "separate" (0 = split in proportion to the role's work).
 struct RlRoleDevices {
   std::int64_t actor = 0, critic = 0, reference = 0, reward = 0;

@@ -18,22 +18,12 @@ namespace optimus {
 // batching scheduler with a paged KV cache and chunked prefill, as vLLM, SGLang and
 // TensorRT-LLM run it (Kwon et al. 2023, "Efficient Memory Management for Large Language Model
 // Serving with PagedAttention"; Yu et al. 2022, "Orca"; Agrawal et al. 2024, "Sarathi-Serve").
-enum class Arrival { poisson, closed, offline };
-template <>
-struct EnumNames<Arrival> {
-  static constexpr std::array<std::pair<Arrival, std::string_view>, 3> table = {
-      {{Arrival::poisson, "poisson"}, {Arrival::closed, "closed"}, {Arrival::offline, "offline"}}};
-};
+OPTIMUS_ENUM(Arrival, poisson, closed, offline);
 
 // How the scheduler claims KV blocks: on demand as sequences grow, preempting (and later
 // recomputing) the newest request when blocks run out (vLLM's default), or the whole
 // prompt + output at admission so nothing is ever evicted (TensorRT-LLM's GUARANTEED_NO_EVICT).
-enum class KvAdmission { on_demand, reserve };
-template <>
-struct EnumNames<KvAdmission> {
-  static constexpr std::array<std::pair<KvAdmission, std::string_view>, 2> table = {
-      {{KvAdmission::on_demand, "on_demand"}, {KvAdmission::reserve, "reserve"}}};
-};
+OPTIMUS_ENUM(KvAdmission, on_demand, reserve);
 
 // A request length: one value, a {mean, max (, min)} truncated-exponential shape (long-tailed
 // like chat traces when the mean is below the midpoint), or weighted [length, weight] points.

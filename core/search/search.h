@@ -62,30 +62,13 @@ struct FixedLayout {
 };
 
 // serving: the deployment search of search/serving_search.h (the api routes it there).
-enum class SearchMode { training, inference, serving };
-enum class InferenceObjective { throughput, latency };
-template <>
-struct EnumNames<SearchMode> {
-  static constexpr std::array<std::pair<SearchMode, std::string_view>, 3> table = {
-      {{SearchMode::training, "training"},
-       {SearchMode::inference, "inference"},
-       {SearchMode::serving, "serving"}}};
-};
+OPTIMUS_ENUM(SearchMode, training, inference, serving);
+OPTIMUS_ENUM(InferenceObjective, throughput, latency);
 // What a training search ranks by: the step time, or the energy or the cost of a step of the
 // whole job (predict.h training_step_energy_cost: the device draw of the layout's mix of work,
 // node overhead, PUE, device-hours and energy prices), which for a fixed token budget rank the
 // run's energy and cost. Ties fall back to the time.
-enum class TrainingRank { time, energy, cost };
-template <>
-struct EnumNames<TrainingRank> {
-  static constexpr std::array<std::pair<TrainingRank, std::string_view>, 3> table = {
-      {{TrainingRank::time, "time"}, {TrainingRank::energy, "energy"}, {TrainingRank::cost, "cost"}}};
-};
-template <>
-struct EnumNames<InferenceObjective> {
-  static constexpr std::array<std::pair<InferenceObjective, std::string_view>, 2> table = {
-      {{InferenceObjective::throughput, "throughput"}, {InferenceObjective::latency, "latency"}}};
-};
+OPTIMUS_ENUM(TrainingRank, time, energy, cost);
 
 // Bounds on the work a search may do, so that a browser tab never hangs: a space larger than
 // kMaxSearchLayouts is refused with `search.space_too_large` (about 3 s natively at the

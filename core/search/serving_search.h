@@ -49,12 +49,7 @@ inline constexpr std::int64_t kMaxServingDeployments = 400;
 inline constexpr std::int64_t kMaxServingSearchRequests = 2'000'000;
 inline constexpr int kCapacitySteps = 7;
 
-enum class ServingObjective { goodput, capacity };
-template <>
-struct EnumNames<ServingObjective> {
-  static constexpr std::array<std::pair<ServingObjective, std::string_view>, 2> table = {
-      {{ServingObjective::goodput, "goodput"}, {ServingObjective::capacity, "capacity"}}};
-};
+OPTIMUS_ENUM(ServingObjective, goodput, capacity);
 
 struct ServingDeployment {
   std::int64_t tp = 1, pp = 1, ep = 1, replicas = 1;

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "base/comm.h"
+#include "base/precision.h"
 #include "io/presets.h"
 #include "model/graph.h"
 #include "model/spec.h"
@@ -182,3 +184,13 @@ TEST(Model, PresetSizesMatchTheirModelCards) {
 
 }  // namespace
 }  // namespace optimus
+
+// OPTIMUS_ENUM (base/enums.h): names are the enumerators' spellings, in declaration order,
+// including the first, the last and one with an explicit underlying type.
+static_assert(optimus::EnumNames<optimus::CommGroup>::table.size() == 9);
+static_assert(optimus::name_of(optimus::CommGroup::tp) == "tp");
+static_assert(optimus::name_of(optimus::CommGroup::zero_replica) == "zero_replica");
+static_assert(optimus::parse_enum<optimus::RecomputeModule>("mla_up_proj") ==
+              optimus::RecomputeModule::mla_up_proj);
+static_assert(!optimus::parse_enum<optimus::RecomputeModule>(" mlp").has_value());
+static_assert(optimus::enum_values<optimus::Precision>().back() == optimus::Precision::mxfp4);

@@ -369,13 +369,21 @@ int check_output(const json& v, const json& node, const json& defs, const std::s
   const json* n = &node;
   if (n->contains("$ref")) n = &defs[(*n)["$ref"].get<std::string>().substr(std::string("#/$defs/").size())];
   const std::string type = n->value("type", "");
-  if (type == "number") EXPECT_TRUE(v.is_number()) << path;
-  if (type == "integer")  // a whole number, as JSON Schema counts them (2.0 is one)
+  if (type == "number") {
+    EXPECT_TRUE(v.is_number()) << path;
+  }
+  if (type == "integer") {  // a whole number, as JSON Schema counts them (2.0 is one)
     EXPECT_TRUE(v.is_number() && std::floor(v.get<double>()) == v.get<double>()) << path << " = " << v.dump();
-  if (type == "string") EXPECT_TRUE(v.is_string()) << path;
-  if (type == "boolean") EXPECT_TRUE(v.is_boolean()) << path;
-  if (n->contains("minimum") && v.is_number())
+  }
+  if (type == "string") {
+    EXPECT_TRUE(v.is_string()) << path;
+  }
+  if (type == "boolean") {
+    EXPECT_TRUE(v.is_boolean()) << path;
+  }
+  if (n->contains("minimum") && v.is_number()) {
     EXPECT_GE(v.get<double>(), (*n)["minimum"].get<double>()) << path;
+  }
   int checked = 0;
   if (type == "array") {
     EXPECT_TRUE(v.is_array()) << path;
