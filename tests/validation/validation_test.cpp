@@ -474,9 +474,10 @@ TEST(Validation, TrainingDgxCloudReported) {
 // data parallelism alone with ScatterMoE experts, the scattermoe software profile) and
 // DeepSeek-V2 (PP 16, EP 8, ZeRO-1; its paper's GPU-hours per trillion tokens, beside the dense
 // DeepSeek LLM 67B's with parallel "auto"); parallel "auto" where no
-// layout is published: the LLaMA (2023), Llama 2 34B and Llama 4 Scout / Maverick (MoE, FP8; -48% and -45%,
-// as far below Meta's hours as its Llama 3 rows) rows (StarCoderBase, SmolLM3, OLMo 2 13B and Llama
-// 3.1 405B take the layouts their papers, configs or launch scripts state);
+// layout is published: the LLaMA (2023), Llama 2 34B, Phi and Llama 4 Scout / Maverick (MoE, FP8;
+// -43% and -37% on Meta's stack, as far below Meta's hours as its Llama 3 rows) rows (StarCoderBase,
+// SmolLM3, OLMo 1B, OLMo 2 13B and Llama 3.1 405B take the layouts their papers, configs or launch
+// scripts state);
 // otherwise one picked by model size before predicting). BLOOM (Jean Zay, jean-zay-a100) and the
 // Pythia suite (GPT-NeoX) name the stack they ran on, megatron-deepspeed, whose one fitted value is
 // fitted on other rows (the BigScience topology benchmarks): BLOOM -33.7% -> -11.4% (with the
@@ -494,7 +495,15 @@ TEST(Validation, TrainingDgxCloudReported) {
 // -16.5%: the H100 makers' runs spend 1.1-2.4x the modelled time on what no source breaks down
 // (evaluations, ablations, stalls, stragglers, less tuned code), which the run's band
 // (presets/uncertainty/bands.json, run/fp8-generation) now holds instead; Llama 3.1 405B: 31.0M
-// (+0.4%, reported, not gated). Aim (issue 37): mean within 20% on unseen runs; NOT met here.
+// (+0.4%, reported, not gated). Then (scripts/diagnose_whole_run.py) the rows whose stack is
+// named by its maker run on it: the Phi rows on Microsoft's (PyTorch, DeepSpeed, FlashAttention, as
+// the Phi-2 card names it; the deepspeed profile's values, fitted on other rows), Llama 4 on Meta's
+// (meta-llama3), OLMo 1B on its official config (FSDP, micro-batch 8): Phi 43.5% -> 35.1%, Llama 4
+// 48.4% -> 40.2%, OLMo 1B -74.0% -> -72.5%, the gated mean 24.1% -> 22.6% (max 72.5%). Where a
+// source states its step rate the MFU its elapsed time implies matches it (SmolLM3 31.5% against
+// 29.4% stated, BloombergGPT 24.9% against 25%, Llama 3.1 405B 40.4% against 38-43%): what is
+// left misses in the step of the makers' stacks, not in the run around it.
+// Aim (issue 37): mean within 20% on unseen runs; NOT met here.
 // Measured at this commit: see the printed table and README "Accuracy". Beside each row the one-line
 // estimate, 6 x (active) parameters x tokens at 40% of the dense peak of the row's training precision, for
 // GPU-hours and days. Gate: no regression past the measured mean and max plus noise.
@@ -529,8 +538,8 @@ TEST(Validation, WholeRun) {
   }
   report("The one-line estimate on the same time rows", baseline);
   EXPECT_EQ(s.n, 48);
-  EXPECT_LE(s.mean, 0.245);  // 24.1%
-  EXPECT_LE(s.max, 0.75);    // 74.0%
+  EXPECT_LE(s.mean, 0.23);  // 22.6%
+  EXPECT_LE(s.max, 0.73);   // 72.5%
 }
 
 // Every published training layout ran, so each should fit in its device's memory. Counts the
