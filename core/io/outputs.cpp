@@ -514,6 +514,10 @@ TABLE(RlRole, rl_role_out) {
   t.add("forward_s", seconds("Its forward passes per step (0: none)."), VAL(o.forward_s));
   t.add("update_s", seconds("Its updates per step (0: a frozen model)."), VAL(o.update_s));
   t.add("idle_s", seconds("Its wait per step for the slowest role."), VAL(o.idle_s));
+  t.add("wait_after_forward_s", seconds("After its forward, the wait for the slowest forward of the roles."),
+        VAL(o.wait_after_forward_s));
+  t.add("wait_after_update_s", seconds("After its update, the wait for the slower update (actor, critic)."),
+        VAL(o.wait_after_update_s));
   t.add("per_device_bytes", bytes(), VAL(o.bytes_per_device));
   t.add("fits", boolean(), VAL(o.fits));
   t.describe("RL role");

@@ -835,7 +835,14 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const RlPhases& ph = out.phases;
   const double train_side = trainer_side(rl, ph);
-  for (RlRole& r : out.roles) r.idle_s = std::max(0.0, train_side - r.forward_s - r.update_s);
+  // Roles "separate": the forwards run side by side, then the updates (trainer_side): a role
+  // waits for the slowest forward after its own, then for the slower update after its own.
+  const double forwards = std::max({ph.reward, ph.reference, ph.old_logprob});
+  for (RlRole& r : out.roles) {
+    r.wait_after_forward_s = std::max(0.0, forwards - r.forward_s);
+    r.wait_after_update_s = std::max(0.0, ph.train - r.update_s);
+    r.idle_s = r.wait_after_forward_s + r.wait_after_update_s;
+  }
   if (rl.placement == RlPlacement::colocated) {
     out.step_time_s = ph.rollout + train_side + ph.weight_sync + ph.swap;
   } else if (rl.staleness == 0) {

@@ -35,6 +35,10 @@ struct RlRole {
   std::int64_t devices = 0;
   ParallelPlan plan;
   double forward_s = 0, update_s = 0, idle_s = 0;
+  // The two waits idle_s is made of: after its forward, for the slowest forward of the roles
+  // (max(reward, reference, old_logprob) - forward_s); after its update, for the slower update
+  // (train - update_s). idle_s = wait_after_forward_s + wait_after_update_s.
+  double wait_after_forward_s = 0, wait_after_update_s = 0;
   double bytes_per_device = 0;  // trained roles: the training footprint; frozen roles: the weights
   bool fits = true;
 };

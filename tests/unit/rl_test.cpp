@@ -490,11 +490,19 @@ TEST(RlRoles, SeparateRunsTheForwardsAtOnceThenTheSlowerUpdate) {
       std::max({num(ph["reward"]), num(ph["reference"]), num(ph["old_logprob"])}) + num(ph["train"]);
   const double step = num(ph["rollout"]) + side + num(ph["weight_sync"]) + num(ph["swap"]);
   EXPECT_NEAR(num(r["step_time_s"]), step, 1e-9 * step);
+  const double forwards = std::max({num(ph["reward"]), num(ph["reference"]), num(ph["old_logprob"])});
   for (const char* k : {"actor", "critic", "reference", "reward"}) {
     const json& x = roles[k];
     EXPECT_EQ(x["devices"].get<int>(), 2) << k;
     EXPECT_NEAR(num(x["idle_s"]), side - num(x["forward_s"]) - num(x["update_s"]), 1e-9 * side) << k;
+    // The idle time in its two waits: after the role's forward, for the slowest forward; after
+    // its update, for the slower update (a frozen role waits through the whole update).
+    EXPECT_NEAR(num(x["wait_after_forward_s"]), forwards - num(x["forward_s"]), 1e-9 * side) << k;
+    EXPECT_NEAR(num(x["wait_after_update_s"]), num(ph["train"]) - num(x["update_s"]), 1e-9 * side) << k;
+    EXPECT_NEAR(num(x["idle_s"]), num(x["wait_after_forward_s"]) + num(x["wait_after_update_s"]), 1e-9 * side)
+        << k;
   }
+  EXPECT_EQ(num(roles["reference"]["wait_after_update_s"]), num(ph["train"]));
   // The actor's update on its 2 devices is the update of the same job's policy on a pool of 2
   // (the same trainer scenario: one mini-batch over dp 2).
   const json alone = rl_of(base({{"reference", false}, {"samples_per_prompt", 1}}, 2));

@@ -710,10 +710,10 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
   ];
   const gpus = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
   // Roles "separate" (docs/rl.md, "The trainer's models: roles"): one lane per model of the
-  // trainer on its own GPUs: its forward, a wait for the slowest forward, its update, a wait for
-  // the slower update; otherwise one lane for the training pool with the phases one after another.
+  // trainer on its own GPUs: its forward, its wait for the slowest forward, its update, its wait
+  // for the slower update (the engine's rl.roles.<role>.wait_after_forward_s and
+  // wait_after_update_s); otherwise one lane for the training pool with the phases one after another.
   const roles = rl.roles?.mode === 'separate' ? (['actor', 'critic', 'reference', 'reward'] as const).filter((k) => rl.roles?.[k]) : [];
-  const forwards = Math.max(ph.reward, ph.reference, ph.old_logprob);
   const trainer = (pool: string, before: Array<[string, number]>, after: Array<[string, number]>): void => {
     if (roles.length === 0) {
       lane(pool, [...before, ...scoring, ...after]);
@@ -723,7 +723,7 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
       const r = rl.roles![k]!;
       const key = k === 'reward' ? 'reward' : k === 'reference' ? 'reference' : 'old';
       const name = `${k[0]!.toUpperCase()}${k.slice(1)} (${gpus(r.devices)})`;
-      lane(name, [...before, [key, r.forward_s], ['idle', forwards - r.forward_s], ['train', r.update_s], ['idle', ph.train - r.update_s], ...after]);
+      lane(name, [...before, [key, r.forward_s], ['idle', r.wait_after_forward_s], ['train', r.update_s], ['idle', r.wait_after_update_s], ...after]);
     }
   };
   let title: string;

@@ -2497,6 +2497,14 @@ export interface RlRole {
    */
   idle_s: number;
   /**
+   * After its forward, the wait for the slowest forward of the roles. Unit: s.
+   */
+  wait_after_forward_s: number;
+  /**
+   * After its update, the wait for the slower update (actor, critic). Unit: s.
+   */
+  wait_after_update_s: number;
+  /**
    * Unit: bytes.
    */
   per_device_bytes: number;

@@ -101,7 +101,19 @@ describe('rlTimelineSpec', () => {
     const r = rl('split', 0);
     // PPO on 4 + 4: actor and critic on 1 GPU each, reference and reward on 1 each; the forwards
     // run at once (the slowest sets the phase), then the updates.
-    const role = (forward_s: number, update_s: number) => ({ devices: 1, parallel: r.rollout.parallel, forward_s, update_s, idle_s: 0, per_device_bytes: 1e9, fits: true });
+    // The waits are the engine's (rl.roles.<role>.wait_after_forward_s, wait_after_update_s): the
+    // slowest forward (30) and the slower update (67.16) less the role's own.
+    const role = (forward_s: number, update_s: number) => ({
+      devices: 1,
+      parallel: r.rollout.parallel,
+      forward_s,
+      update_s,
+      idle_s: 30 - forward_s + 67.16 - update_s,
+      wait_after_forward_s: 30 - forward_s,
+      wait_after_update_s: 67.16 - update_s,
+      per_device_bytes: 1e9,
+      fits: true,
+    });
     Object.assign(r.phases_s, { reward: 10, reference: 22.47, old_logprob: 30, train: 67.16 });
     const side = 30 + 67.16;
     r.roles = { mode: 'separate', actor: role(22.47, 67.16), critic: role(30, 60), reference: role(22.47, 0), reward: role(10, 0) } as unknown as RlResult['roles'];
@@ -114,6 +126,9 @@ describe('rlTimelineSpec', () => {
     const reward = spec.bars.filter((b) => b.row === 'Reward (1 GPU)');
     // waiting for the rollout, its forward, waiting for the critic, waiting through the updates, the sync
     expect(reward.map((b) => b.category)).toEqual([RL_PHASES[8]![0], RL_PHASES[2]![0], RL_PHASES[8]![0], RL_PHASES[8]![0], RL_PHASES[6]![0]]);
+    // The reward model's waits as the engine states them: 30 - 10 after its forward, 67.16 after its (empty) update.
+    expect(reward[2]!.value).toBeCloseTo(20, 9);
+    expect(reward[3]!.value).toBeCloseTo(67.16, 9);
   });
   it('colocated: the swap is split in two halves around the scoring and training', () => {
     const spec = rlTimelineSpec({ rl: rl('colocated', 0) } as unknown as Prediction)!;
