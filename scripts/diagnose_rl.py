@@ -9,11 +9,7 @@ Reads tests/validation/data/rl_public.jsonl (one row per published number).
 import argparse, json, os, subprocess
 from collections import OrderedDict
 
-
-def value(out, metric):
-    for part in metric.split('.'):
-        out = out[part]
-    return out
+from rl_stated_mechanisms import value
 
 
 def main():

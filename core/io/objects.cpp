@@ -2044,7 +2044,25 @@ Fields<RlWorkload> make_rl_train() {
       .desc("Absent: what the others leave.");
   t.integer("ep", 1, kMaxDevices, AT(train.ep)).def();
   t.integer("etp", 1, kMaxDevices, AT(train.etp)).def();
-  t.integer("micro_batch", 1, kMaxCount, AT(train.micro_batch)).def();
+  t.custom(
+       "micro_batch", integer(1, kMaxCount).unit("sequences").json(),
+       [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+         if (auto x = r.integer(self.key, false, 1, kMaxCount)) {
+           rl.train.micro_batch = *x;
+           rl.micro_batch_given = true;
+         }
+       },
+       [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+         if (!rl.micro_batch_given) return std::nullopt;
+         return rl.train.micro_batch;
+       })
+      .desc("Sequences per micro-batch; given, sequences are not packed unless micro_batch_tokens is.");
+  t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens))
+      .unit("tokens")
+      .desc(
+          "Tokens one device takes per micro-batch of packed sequences (verl use_dynamic_bsz "
+          "ppo_max_token_len_per_gpu, NeMo-RL train_mb_tokens). Absent: 2 x (longest prompt + response) "
+          "unless micro_batch is given; 0: unpacked.");
   t.choice<Recompute>("recompute", AT(train.recompute)).def();
   t.custom(
        "zero_stage", integer(0, 3).json(),

@@ -242,10 +242,34 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
 
 namespace {
 
+// The RL trainers pack a rank's sequences into micro-batches of a token budget instead of a
+// fixed count (verl's actor.use_dynamic_bsz with ppo_max_token_len_per_gpu, multiplied by the
+// Ulysses size, verl/workers/actor/dp_actor.py; NeMo-RL's sequence packing with train_mb_tokens;
+// OpenRLHF's --packing_samples; AReaL's mb_spec.max_tokens_per_mb): a micro-batch holds as many
+// sequences as fit the budget, so the per-micro-batch costs (launches, a dropless MoE layer's
+// host issue, pipeline exchanges) are paid once per pack, not once per sequence. The budget per
+// device is micro_batch_tokens, absent = 2 x (longest prompt + longest response): verl's DAPO
+// and fully_async recipes set actor_ppo_max_token_len = (max_prompt_length +
+// max_response_length) x 2 (recipe/dapo, recipe/fully_async_policy); a sequence split over cp
+// ranks puts seq_len / cp tokens on each. Stated train.micro_batch (and no budget) keeps fixed
+// micro-batches. The rank's sequences are then spread evenly over the fewest packs that hold
+// them (the last pack is not padded out).
+std::int64_t micro_batch_packed(const RlWorkload& rl, const ParallelPlan& p, std::int64_t seq_len,
+                                std::int64_t per_rank) {
+  const double budget = rl.micro_batch_tokens ? d(*rl.micro_batch_tokens)
+                        : rl.micro_batch_given
+                            ? 0.0
+                            : 2.0 * (d(rl.prompt_len.largest()) + d(rl.response_len.largest()));
+  if (!(budget > 0) || per_rank <= 1) return p.micro_batch;
+  const double fit = std::max(1.0, std::floor(budget * d(p.cp) / d(std::max<std::int64_t>(1, seq_len))));
+  const double packs = std::ceil(d(per_rank) / std::min(fit, d(per_rank)));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(d(per_rank) / packs)));
+}
+
 // The trainer's scenario of `model` on `devices` with layout p (dp 0 = what tp x pp x cp leave):
 // one mini-batch of the step's sequences.
 Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, std::int64_t devices,
-                                   ParallelPlan p) {
+                                   ParallelPlan p, std::int64_t max_pack = 0) {
   const RlWorkload& rl = *s.rl;
   Scenario t = s;
   t.rl.reset();
@@ -284,9 +308,13 @@ Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, st
   const double share = std::min(1.0, mean * mean / square);
   // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
   // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
-  const std::int64_t per = p.dp * p.micro_batch;
   const double responses_per_mini = d(requests(rl)) / d(rl.mini_batches);
   const std::int64_t mini = std::max<std::int64_t>(1, std::llround(responses_per_mini * share));
+  // Packed micro-batches (micro_batch_packed): the sequences a rank takes per micro-batch.
+  p.micro_batch = micro_batch_packed(rl, p, w.seq_len, (mini + p.dp - 1) / p.dp);
+  if (max_pack > 0) p.micro_batch = std::min(p.micro_batch, max_pack);
+  t.parallel.micro_batch = p.micro_batch;
+  const std::int64_t per = p.dp * p.micro_batch;
   w.global_batch = (mini + per - 1) / per * per;
   t.training = w;
   if (auto err = validate_plan(t)) {
@@ -599,6 +627,25 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
     return e;
   }
   auto pr = predict(*t);
+  // An assumed token budget (micro_batch_tokens absent) that does not fit is met the way the
+  // stacks fit it (verl's out-of-memory guide, docs/perf "Resolving Out-of-Memory (OOM) Errors":
+  // gradient checkpointing, which verl's own recipes turn on with their 2x budgets, e.g.
+  // recipe/fully_async_policy's colocated DAPO script, then a smaller ppo_max_token_len_per_gpu):
+  // full recompute first when none is set, then the pack halved until the trainer fits or holds
+  // one sequence.
+  const bool assumed = !s.rl->micro_batch_tokens && !s.rl->micro_batch_given;
+  while (assumed && pr && !pr->memory.fits && t->parallel.micro_batch > 1) {
+    Result<Scenario> next = t;
+    if (plan.recompute == Recompute::none) {
+      plan.recompute = Recompute::full;
+      next = train_scenario_on(s, model, devices, plan);
+    } else {
+      next = train_scenario_on(s, model, devices, plan, t->parallel.micro_batch / 2);
+    }
+    if (!next) break;
+    t = std::move(next);
+    pr = predict(*t);
+  }
   if (!pr) {
     Error e = pr.error();
     if (!code.empty()) return make_error(code, path, e.message);

@@ -67,6 +67,12 @@ struct RlWorkload {
   bool train_auto = false;  // train: "auto" (the layout search picks the trainer's layout)
   ParallelPlan train;       // the trainer's layout (dp 0 = what is left of the pool)
   RlOffload offload = RlOffload::none;
+  // Packed micro-batches (verl's use_dynamic_bsz with ppo_max_token_len_per_gpu, NeMo-RL's
+  // sequence packing with train_mb_tokens, OpenRLHF's --packing_samples, AReaL's
+  // max_tokens_per_mb): the tokens one device takes per micro-batch. Absent: twice the longest
+  // prompt + response unless train.micro_batch is given; 0: micro_batch sequences, unpacked.
+  std::optional<std::int64_t> micro_batch_tokens;
+  bool micro_batch_given = false;  // train.micro_batch stated
   RlRoles roles = RlRoles::shared;
   RlRoleDevices role_devices;
   Precision train_precision = Precision::bf16;

@@ -45,6 +45,8 @@ json rl_of(const json& scenario) {
   return p.contains("rl") ? p["rl"] : json::object();
 }
 
+double num(const json& v) { return v.get<double>(); }
+
 double phase_sum(const json& r) {
   double sum = 0;
   for (const auto& [k, v] : r["phases_s"].items()) sum += v.get<double>();
@@ -240,17 +242,79 @@ TEST(Rl, UnequalLengthsAreTrainedAsTheirTokensAndSquaredLengths) {
   EXPECT_EQ(two["train"]["seq_len"].get<int>(), 960);
   EXPECT_EQ(two["train"]["global_batch"].get<int>(),
             208);  // 0.8 x 256 = 204.8 -> 205, whole micro-batches of 8 ranks
-  // A long tail: longer effective sequences than the mean, the tokens kept.
-  const json tail = rl_of(base({{"response_len", {{"mean", 512}, {"max", 8192}}}}));
+  // A long tail: longer effective sequences than the mean, the tokens kept (unpacked: whole
+  // micro-batches of one sequence; RlPacking below packs them).
+  const json unpacked = {{"train", {{"micro_batch_tokens", 0}}}};
+  json tail_rl = {{"response_len", {{"mean", 512}, {"max", 8192}}}};
+  tail_rl.merge_patch(unpacked);
+  const json tail = rl_of(base(tail_rl));
   const int len = tail["train"]["seq_len"].get<int>();
   EXPECT_GT(len, 768 + 100);
   EXPECT_NEAR(tail["train"]["global_batch"].get<double>() * len, 256.0 * 768, 0.05 * 256 * 768);
   // A uniform range [384, 640] (mean 512): E[L^2] = 768^2 + (257^2 - 1) / 12, sequences of about 775.
-  const json uni = rl_of(base({{"response_len", {{"uniform", {384, 640}}}}}));
+  json uni_rl = {{"response_len", {{"uniform", {384, 640}}}}};
+  uni_rl.merge_patch(unpacked);
+  const json uni = rl_of(base(uni_rl));
   const int u = uni["train"]["seq_len"].get<int>();
   EXPECT_GT(u, 768);
   EXPECT_LT(u, 790);
   EXPECT_NEAR(uni["train"]["global_batch"].get<double>() * u, 256.0 * 768, 0.05 * 256 * 768);
+}
+
+// Packed micro-batches (verl use_dynamic_bsz, NeMo-RL sequence packing): a rank's sequences in
+// micro-batches of a token budget per device, 2 x (longest prompt + response) when not given.
+TEST(RlPacking, TheTokenBudgetSetsTheSequencesPerMicroBatch) {
+  const auto mb = [](const json& r) { return r["train"]["parallel"]["micro_batch"].get<int>(); };
+  // 256 + 512 = 768-token sequences, 256 of them over dp 8: 32 per rank. The assumed budget
+  // 2 x 768 = 1,536 tokens holds 2 sequences.
+  const json r = rl_of(base());
+  EXPECT_EQ(mb(r), 2);
+  EXPECT_EQ(r["train"]["global_batch"].get<int>(), 256);
+  // 7,680 tokens hold 10: 32 sequences in ceil(32 / 10) = 4 packs of 8.
+  EXPECT_EQ(mb(rl_of(base({{"train", {{"micro_batch_tokens", 7680}}}}))), 8);
+  // A budget past the rank's sequences: one pack of all 32.
+  EXPECT_EQ(mb(rl_of(base({{"train", {{"micro_batch_tokens", 1000000}}}}))), 32);
+  // Under context parallelism a sequence puts seq_len / cp tokens on each rank: cp 2 halves a
+  // sequence's share, so 1,536 tokens hold 4 (dp 4: 64 per rank).
+  EXPECT_EQ(mb(rl_of(base({{"train", {{"cp", 2}}}}))), 4);
+  // 0, or a stated micro_batch: fixed micro-batches.
+  EXPECT_EQ(mb(rl_of(base({{"train", {{"micro_batch_tokens", 0}}}}))), 1);
+  EXPECT_EQ(mb(rl_of(base({{"train", {{"micro_batch", 4}}}}))), 4);
+  // Both: the budget, as stated.
+  EXPECT_EQ(mb(rl_of(base({{"train", {{"micro_batch", 4}, {"micro_batch_tokens", 7680}}}}))), 8);
+}
+
+TEST(RlPacking, PacksPayTheMicroBatchCostsOncePerPack) {
+  // A dropless MoE layer's host issue is paid per micro-batch (predict/training.cpp): packing the
+  // same tokens into fewer micro-batches shortens the update; a dense layer is not slower.
+  for (const char* model : {"qwen3-30b-a3b", "llama3.1-8b"}) {
+    json s = base({{"train", {{"micro_batch_tokens", 0}}}});
+    s["model"] = model;
+    const double unpacked = num(rl_of(s)["phases_s"]["train"]);
+    s["rl"]["train"]["micro_batch_tokens"] = 100000;
+    const double packed = num(rl_of(s)["phases_s"]["train"]);
+    if (std::string(model) == "qwen3-30b-a3b")
+      EXPECT_LT(packed, 0.9 * unpacked) << model;
+    else
+      EXPECT_LE(packed, unpacked * (1 + 1e-9)) << model;
+  }
+}
+
+TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
+  // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
+  // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):
+  // gradient checkpointing, then a smaller pack. The trainer then fits.
+  const json r = rl_of(base({{"response_len", json::array({{16384, 1}})}}));
+  EXPECT_TRUE(r["memory"]["train"]["fits"].get<bool>());
+  EXPECT_EQ(r["train"]["parallel"]["recompute"], "full");
+  // A stated budget is kept as stated: it does not fit, and the warning says so.
+  const json p = predict(
+      base({{"response_len", json::array({{16384, 1}})}, {"train", {{"micro_batch_tokens", 65536}}}}));
+  EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_EQ(p["rl"]["train"]["parallel"]["recompute"], "none");
+  bool warned = false;
+  for (const auto& w : p["warnings"]) warned |= w["code"] == "memory.does_not_fit";
+  EXPECT_TRUE(warned);
 }
 
 TEST(Rl, WholeRunFromTrainSteps) {
@@ -423,6 +487,18 @@ TEST(Rl, BadInputHasACodeAndAPath) {
        "rl.train_layout_mismatch",
        "/rl/roles"},
       {"unknown roles mode", {{"rl", {{"roles", "pooled"}}}}, "scenario.invalid_value", "/rl/roles"},
+      {"a negative micro-batch token budget",
+       {{"rl", {{"train", {{"micro_batch_tokens", -1}}}}}},
+       "scenario.out_of_range",
+       "/rl/train/micro_batch_tokens"},
+      {"a fractional micro-batch token budget",
+       {{"rl", {{"train", {{"micro_batch_tokens", 1.5}}}}}},
+       "scenario.not_integer",
+       "/rl/train/micro_batch_tokens"},
+      {"micro-batch token budget past the bound",
+       {{"rl", {{"train", {{"micro_batch_tokens", 2e9}}}}}},
+       "scenario.out_of_range",
+       "/rl/train/micro_batch_tokens"},
       {"zero devices for a role",
        {{"rl", {{"roles", {{"actor", 0}}}}}},
        "scenario.out_of_range",
@@ -464,8 +540,6 @@ TEST(Rl, BadInputHasACodeAndAPath) {
 }
 
 // ---- The stacks' mechanisms: roles, partial rollout, offload, the response-length prior ----
-
-double num(const json& v) { return v.get<double>(); }
 
 // PPO with a reward model: four models on the trainer.
 json ppo(const json& more = json::object()) {

@@ -1292,7 +1292,14 @@ export interface RlSpec {
         dp?: number;
         ep?: number;
         etp?: number;
+        /**
+         * Unit: sequences.
+         */
         micro_batch?: number;
+        /**
+         * Tokens one device takes per micro-batch of packed sequences (verl use_dynamic_bsz ppo_max_token_len_per_gpu, NeMo-RL train_mb_tokens). Absent: 2 x (longest prompt + response) unless micro_batch is given; 0: unpacked. Unit: tokens.
+         */
+        micro_batch_tokens?: number;
         recompute?: 'none' | 'selective' | 'full';
         zero_stage?: number;
         precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
