@@ -267,6 +267,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
                  {"ep", 1},
                  {"etp", 1},
                  {"micro_batch", 1},
+                 {"micro_batch_tokens", 0},
                  {"recompute", "none"},
                  {"zero_stage", 0},
                  {"precision", "bf16"},
@@ -278,7 +279,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 8 + 11 + 2);
+  EXPECT_EQ(w.checked_keys, 8 + 12 + 2);
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;
