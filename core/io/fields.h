@@ -1,5 +1,6 @@
 // One description per contract object (internal to io/): a table of the object's keys, each with
-// its type, range, unit, description, default and where it lives in the engine struct. The strict
+// its type, range, default and where it lives in the engine struct (its meaning and unit are
+// docs/contract.md's row for it, which the schema builder adds: io/contract_text.h). The strict
 // reader (read_fields), the JSON Schema (schema_of) and the writer (write_fields) all walk the
 // same table, so a key is stated once. Keys with unusual rules (cross-key checks, tables, unions)
 // stay as code beside the table: a `custom` field carries its own reader, writer and schema node.
@@ -57,7 +58,7 @@ struct Field {
 
   std::string key;
   ojson keywords;  // the value's schema keywords: type, range, enum, items ...
-  std::string text, unit_name, title_text;
+  std::string title_text;
   std::optional<ojson> shown;           // the schema node shown instead (shown_as)
   std::optional<ojson> stated_default;  // the schema's "default" when stated outright
   bool show_default = false;            // state the value of a default-constructed T as "default"
@@ -76,14 +77,6 @@ struct Field {
   bool hidden = false;      // no key: the checks of an included table (Fields::include)
   void (*check)(Reader&, T&) = nullptr;
 
-  Field& desc(std::string d) {
-    text = std::move(d);
-    return *this;
-  }
-  Field& unit(std::string u) {
-    unit_name = std::move(u);
-    return *this;
-  }
   Field& title(std::string t) {
     title_text = std::move(t);
     return *this;
@@ -285,7 +278,7 @@ class Fields {
     return f;
   }
   // "notes": free text, read and never written.
-  F& notes() { return ignored("notes").desc(kNotesText); }
+  F& notes() { return ignored("notes"); }
   // A nested object: the keys of `sub` in the U that `ref` reaches.
   template <class U>
   F& member(std::string key, const Fields<U>& sub, Ref<U> ref) {
@@ -407,7 +400,8 @@ ojson write_fields(const Fields<T>& t, const T& o) {
   return j;
 }
 
-// The schema of one key: its keywords, description, unit and default.
+// The schema of one key: its keywords, title and default (its description and unit come from
+// docs/contract.md when the whole schema is built: io/schema.cpp).
 template <class T>
 Node schema_of(const Field<T>& f) {
   Node n(ojson::object());
@@ -419,7 +413,7 @@ Node schema_of(const Field<T>& f) {
   } else {
     n = Node(f.keywords);
   }
-  n.title(f.title_text).desc(f.text).unit(f.unit_name);
+  n.title(f.title_text);
   if (f.stated_default)
     n.def(*f.stated_default);
   else if (f.show_default && f.value)
@@ -452,7 +446,7 @@ Node schema_of(const Fields<T>& t) {
 }
 
 // The object as an output (what write_fields writes): each key's type and lower bound (its
-// description and limits are the input's), the keys a default-constructed T writes required (those written
+// limits are the input's), the keys a default-constructed T writes required (those written
 // only when set are not).
 template <class T>
 Node output_schema_of(const Fields<T>& t) {

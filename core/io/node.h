@@ -20,9 +20,6 @@ namespace optimus::io {
 
 using ojson = nlohmann::ordered_json;
 
-// "notes" in every object: free text, read and never used or written.
-inline constexpr const char* kNotesText = "Free text (sources, fits, caveats); not used in any computation.";
-
 // A whole number written as one (1e7 as 10000000, not 10000000.0); other values as they are.
 inline ojson tidy(const ojson& v) {
   if (!v.is_number_float()) return v;
@@ -32,7 +29,10 @@ inline ojson tidy(const ojson& v) {
 }
 
 // One schema under construction. Its keywords keep the order they were set in, after "title",
-// "type", the description (with the unit appended), the unit annotation and the default.
+// "type", the description (with the unit appended), the unit annotation and the default. A
+// property's description and unit are its docs/contract.md row's, set when the whole schema is
+// built (describe_from_doc, io/schema.h); desc and unit are for the nodes the document has no row
+// for: an object's own description, the alternatives of a oneOf, the items of a pair.
 class Node {
  public:
   explicit Node(ojson keywords) : j_(std::move(keywords)) {}
@@ -106,7 +106,7 @@ inline Node integer(std::int64_t lo, std::int64_t hi) {
 }
 inline Node boolean() { return node({{"type", "boolean"}}); }
 inline Node text() { return node({{"type", "string"}}); }
-inline Node notes() { return text().desc(kNotesText); }
+inline Node notes() { return text(); }  // "notes": free text, read and never used
 // Outputs: a quantity that is never negative, and a count.
 inline Node amount() { return node({{"type", "number"}, {"minimum", 0}}); }
 inline Node count() { return node({{"type", "integer"}, {"minimum", 0}}); }

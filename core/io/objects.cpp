@@ -52,11 +52,7 @@ std::optional<ojson> write_peaks(const Field<DeviceSpec>&, const DeviceSpec& d) 
 
 ojson peaks_schema() {
   Props peaks;
-  for (Precision p : kPeakFormats)
-    peaks.emplace_back(std::string(to_string(p)),
-                       number(1e-6, 1e7)
-                           .desc("Dense " + std::string(to_string(p)) + " peak.")
-                           .unit(p == Precision::int8 || p == Precision::int4 ? "TOP/s" : "TFLOP/s"));
+  for (Precision p : kPeakFormats) peaks.emplace_back(std::string(to_string(p)), number(1e-6, 1e7));
   return object(peaks).set("minProperties", 1).json();
 }
 
@@ -89,101 +85,47 @@ std::optional<ojson> write_tiles(const Field<DeviceSpec>&, const DeviceSpec& d) 
 
 Fields<DeviceSpec> make_calibration() {
   Fields<DeviceSpec> f;
-  f.number("matmul_efficiency", 1e-3, 1.0, AT(matmul_efficiency))
-      .desc("Best-shape achieved fraction of peak (Maximum Achievable Matmul FLOPS / peak), 16/32-bit GEMMs.")
-      .unit("fraction")
-      .def();
+  f.number("matmul_efficiency", 1e-3, 1.0, AT(matmul_efficiency)).def();
   // Written as the rate the engine uses: matmul_efficiency where it is not stated.
   f.number("matmul_efficiency_8bit", 1e-3, 1.0, AT(matmul_efficiency_8bit))
-      .desc("The same for fp8/int8/int4 GEMMs. Default: matmul_efficiency.")
-      .unit("fraction")
       .writer([](const Field<DeviceSpec>&, const DeviceSpec& d) -> std::optional<ojson> {
         return d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
       });
-  f.number("sustained_ratio", 1e-3, 1.0, AT(sustained_ratio))
-      .desc("Sustained share of the benchmark matmul rate in long, power-limited runs.")
-      .unit("fraction")
-      .def();
-  f.number("memory_efficiency", 1e-3, 1.0, AT(memory_efficiency))
-      .desc("Achieved fraction of HBM bandwidth by streaming kernels.")
-      .unit("fraction")
-      .def();
-  f.number("tile_overhead_k", 0, 1e6, AT(tile_overhead_k))
-      .desc("Per-tile pipeline fill and epilogue, as extra K.")
-      .unit("elements")
-      .def();
-  f.number("kernel_overhead_us", 0, 1e6, AT(kernel_overhead.value))
-      .scaled(kMicro)
-      .desc("Launch and tail cost of one kernel.")
-      .unit("us")
-      .def();
+  f.number("sustained_ratio", 1e-3, 1.0, AT(sustained_ratio)).def();
+  f.number("memory_efficiency", 1e-3, 1.0, AT(memory_efficiency)).def();
+  f.number("tile_overhead_k", 0, 1e6, AT(tile_overhead_k)).def();
+  f.number("kernel_overhead_us", 0, 1e6, AT(kernel_overhead.value)).scaled(kMicro).def();
   const Node tile = integer(1, 4096);
-  f.custom("gemm_tiles", array_of(pair_of(tile, tile), 1, 64).json(), read_tiles, write_tiles)
-      .desc(
-          "The thread-block tiles [m, n] a BLAS library picks from (at most 64). Default: the CUTLASS "
-          "tensor-core tile set.")
-      .unit("elements");
-  f.integer("split_k_max", 1, 1024, AT(split_k_max)).desc("Largest split-K factor.").def();
-  f.integer("split_k_min_k", 1, 1'000'000, AT(split_k_min_k))
-      .desc("Smallest K slice split-K may cut.")
-      .unit("elements")
-      .def();
-  f.number("split_k_max_waves", 0, 1e6, AT(split_k_max_waves))
-      .desc("Split-K only while tiles x split <= this many x compute_units.")
-      .def();
+  f.custom("gemm_tiles", array_of(pair_of(tile, tile), 1, 64).json(), read_tiles, write_tiles);
+  f.integer("split_k_max", 1, 1024, AT(split_k_max)).def();
+  f.integer("split_k_min_k", 1, 1'000'000, AT(split_k_min_k)).def();
+  f.number("split_k_max_waves", 0, 1e6, AT(split_k_max_waves)).def();
   f.notes();
   return f;
 }
 
 Fields<DeviceSpec> make_memory() {
   Fields<DeviceSpec> f;
-  f.number("capacity_GiB", 1e-3, 1e6, AT(hbm_capacity.value))
-      .scaled(kGiB)
-      .req()
-      .desc("Device memory (HBM) usable by a job.")
-      .unit("GiB");
-  f.number("bandwidth_GBps", 1e-3, 1e8, AT(hbm_bandwidth.value))
-      .scaled(kGB)
-      .req()
-      .desc("HBM peak bandwidth.")
-      .unit("GB/s");
+  f.number("capacity_GiB", 1e-3, 1e6, AT(hbm_capacity.value)).scaled(kGiB).req();
+  f.number("bandwidth_GBps", 1e-3, 1e8, AT(hbm_bandwidth.value)).scaled(kGB).req();
   f.notes();
   return f;
 }
 
 Fields<DeviceSpec> make_l2() {
   Fields<DeviceSpec> f;
-  f.number("capacity_MiB", 0, 1e6, AT(l2_capacity.value))
-      .scaled(kMiB)
-      .desc("Last-level on-chip cache.")
-      .unit("MiB")
-      .def();
-  f.rate_or_zero("bandwidth_GBps", 1e-6, 1e9, AT(l2_bandwidth.value))
-      .scaled(kGB)
-      .desc("L2 to compute-unit aggregate bandwidth; 0 = not modelled, else at least 1e-6.")
-      .unit("GB/s")
-      .def();
+  f.number("capacity_MiB", 0, 1e6, AT(l2_capacity.value)).scaled(kMiB).def();
+  f.rate_or_zero("bandwidth_GBps", 1e-6, 1e9, AT(l2_bandwidth.value)).scaled(kGB).def();
   f.notes();
   return f;
 }
 
 Fields<DeviceSpec> make_power() {
   Fields<DeviceSpec> f;
-  f.number("tdp_W", 1e-3, 1e6, AT(power.tdp_w)).req().desc("Board power limit (TDP / TBP).").unit("W");
-  f.number("idle_fraction", 0, 1, AT(power.idle_fraction))
-      .desc("Draw of a loaded but idle device (checkpoint writes, restarts), as a share of tdp_W.")
-      .unit("fraction")
-      .def();
-  f.number("memory_activity", 0, 1, AT(power.memory_activity))
-      .desc(
-          "Share of the dynamic range (tdp_W - idle) drawn while memory-bound kernels run (compute-bound "
-          "kernels draw all of it).")
-      .unit("fraction")
-      .def();
-  f.number("communication_activity", 0, 1, AT(power.communication_activity))
-      .desc("The same while exposed communication runs.")
-      .unit("fraction")
-      .def();
+  f.number("tdp_W", 1e-3, 1e6, AT(power.tdp_w)).req();
+  f.number("idle_fraction", 0, 1, AT(power.idle_fraction)).def();
+  f.number("memory_activity", 0, 1, AT(power.memory_activity)).def();
+  f.number("communication_activity", 0, 1, AT(power.communication_activity)).def();
   f.notes();
   return f;
 }
@@ -199,51 +141,22 @@ Fields<DeviceSpec> make_device() {
     fallback.push_back(join(chain, " -> "));
   }
   Fields<DeviceSpec> f;
-  f.text("name", AT(name)).desc("Product name.");
-  f.text("source", AT(source))
-      .desc("Datasheet or measurement the numbers come from.")
-      .written(Write::nonzero);
+  f.text("name", AT(name));
+  f.text("source", AT(source)).written(Write::nonzero);
   f.notes();
-  f.custom("peak_tflops", peaks_schema(), read_peaks, write_peaks)
-      .req()
-      .desc(
-          "Dense (no sparsity) peak math rate per precision. A missing precision is not supported natively "
-          "and falls back to the next wider one: " +
-          join(fallback, "; ") +
-          ". Block-scaled formats (mxfp8, nvfp4, mxfp4) run at their element format's rate (fp8, fp4).");
-  f.number("vector_tflops", 1e-6, 1e7, AT(vector_peak.value))
-      .scaled(kTera)
-      .written(Write::nonzero)
-      .desc("Non-tensor (CUDA-core / SIMD) fp32 rate for element-wise math. Absent: not modelled.")
-      .unit("TFLOP/s");
-  f.rate_or_zero("exp_tops", 1e-6, 1e7, AT(exp_rate))
-      .scaled(kTera)
-      .written(Write::nonzero)
-      .desc(
-          "Special-function (exponential) throughput of softmax inside fused attention; 0 = not modelled, "
-          "else at least 1e-6.")
-      .unit("T ops/s")
-      .def();
-  f.group("memory", memory).req().desc("Device memory.");
-  f.group("l2", l2).desc("Last-level cache.");
-  f.integer("compute_units", 1, 10'000'000, AT(compute_units))
-      .desc("SMs (NVIDIA) / CUs (AMD): the unit of wave quantization.")
-      .def();
+  f.custom("peak_tflops", peaks_schema(), read_peaks, write_peaks).req();
+  f.number("vector_tflops", 1e-6, 1e7, AT(vector_peak.value)).scaled(kTera).written(Write::nonzero);
+  f.rate_or_zero("exp_tops", 1e-6, 1e7, AT(exp_rate)).scaled(kTera).written(Write::nonzero).def();
+  f.group("memory", memory).req();
+  f.group("l2", l2);
+  f.integer("compute_units", 1, 10'000'000, AT(compute_units)).def();
   f.group("power", power)
-      .desc(
-          "Board power and how the draw follows the work (run energy, joules per token). Absent: no energy.")
       .writer([](const Field<DeviceSpec>& self, const DeviceSpec& d) -> std::optional<ojson> {
         if (!(d.power.tdp_w > 0)) return std::nullopt;
         return write_fields(*static_cast<const Fields<DeviceSpec>*>(self.sub), d);
       });
-  f.number("price_usd", 1, 1e9, AT(power.price_usd))
-      .written(Write::nonzero)
-      .desc(
-          "Installed price of one device with its share of the server, for the capital form of economics. "
-          "Absent: none.")
-      .unit("USD");
-  f.group("calibration", calibration)
-      .desc("Calibration terms, each fitted on measurements (the preset's notes say on what).");
+  f.number("price_usd", 1, 1e9, AT(power.price_usd)).written(Write::nonzero);
+  f.group("calibration", calibration);
   return f;
 }
 
@@ -280,67 +193,29 @@ std::optional<ojson> write_busbw(const Field<NetworkTier>&, const NetworkTier& t
 
 Fields<NetworkTier> make_tier(bool scale_up) {
   Fields<NetworkTier> t;
-  t.number("bandwidth_GBps", 1e-6, 1e8, AT(bandwidth.value))
-      .scaled(kGB)
-      .req()
-      .desc("Link bandwidth per device, per direction.")
-      .unit("GB/s");
-  t.number("latency_us", 0, 1e7, AT(latency.value))
-      .scaled(kMicro)
-      .req()
-      .desc("Per ring step, latency-optimised protocol (small messages).")
-      .unit("us");
+  t.number("bandwidth_GBps", 1e-6, 1e8, AT(bandwidth.value)).scaled(kGB).req();
+  t.number("latency_us", 0, 1e7, AT(latency.value)).scaled(kMicro).req();
   auto& domain = t.integer("domain_size", 1, kMaxDevices, AT(domain_size));
   if (scale_up) {
-    domain.req().desc("Devices sharing the scale-up domain (8 in a DGX, 72 in an NVL72).");
+    domain.req();
   } else {
-    domain.desc("Accepted and not used on the scale-out tier.").written(Write::never);
+    domain.written(Write::never);
     domain.read = [](const Field<NetworkTier>& self, Reader& r, NetworkTier&) {
       r.integer(self.key, false, 1, kMaxDevices);
     };
   }
-  t.number("efficiency", 1e-3, 1.0, AT(efficiency))
-      .desc("Achieved fraction of the link rate, bandwidth-optimised protocol.")
-      .unit("fraction")
-      .def();
-  t.number("bulk_latency_us", 0, 1e7, AT(bulk_latency.value))
-      .scaled(kMicro)
-      .desc("Per ring step, bandwidth-optimised protocol. Default: " +
-            fmt_num(NetworkTier::default_bulk_latency(Seconds(1)).value) + " x latency_us.")
-      .unit("us");
-  t.number("ll_efficiency", 1e-3, 1.0, AT(ll_efficiency))
-      .desc("Achieved fraction of the link rate, latency-optimised protocol.")
-      .unit("fraction")
-      .def();
-  t.choice<AllToAll>("all_to_all", AT(all_to_all))
-      .desc(
-          "How an all-to-all runs: pairwise exchange (switched tiers) or ring (links join neighbours only).")
-      .def();
-  t.number("all_to_all_efficiency", 1e-3, 1.0, AT(all_to_all_efficiency))
-      .written(Write::nonzero)
-      .desc(
-          "Achieved fraction of the link rate in MoE token dispatch and combine (all-to-all). Default: "
-          "efficiency.")
-      .unit("fraction");
-  t.number("peer_link_GBps", 1e-6, 1e8, AT(peer_link.value))
-      .scaled(kGB)
-      .written(Write::nonzero)
-      .desc(
-          "Direct link to each peer, per direction, on a fully connected mesh (AMD xGMI): a collective "
-          "among k devices of the tier reaches at most (k - 1) x this, so a pair gets one link and the "
-          "whole mesh bandwidth_GBps. Absent: a switched tier (NVSwitch), where any group reaches "
-          "bandwidth_GBps.")
-      .unit("GB/s");
+  t.number("efficiency", 1e-3, 1.0, AT(efficiency)).def();
+  t.number("bulk_latency_us", 0, 1e7, AT(bulk_latency.value)).scaled(kMicro);
+  t.number("ll_efficiency", 1e-3, 1.0, AT(ll_efficiency)).def();
+  t.choice<AllToAll>("all_to_all", AT(all_to_all)).def();
+  t.number("all_to_all_efficiency", 1e-3, 1.0, AT(all_to_all_efficiency)).written(Write::nonzero);
+  t.number("peer_link_GBps", 1e-6, 1e8, AT(peer_link.value)).scaled(kGB).written(Write::nonzero);
   const Node busbw_row =
       pair_of(node({{"type", "number"}, {"exclusiveMinimum", 0}}).desc("Message size.").unit("bytes"),
               node({{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e8}})
                   .desc("All-reduce bus bandwidth at that size.")
                   .unit("GB/s"));
-  t.custom("allreduce_busbw_GBps", array_of(busbw_row, 1).json(), read_busbw, write_busbw)
-      .desc(
-          "Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the "
-          "protocol model for all-reduces inside the measured range (on a mesh, for groups that reach "
-          "the full bandwidth_GBps).");
+  t.custom("allreduce_busbw_GBps", array_of(busbw_row, 1).json(), read_busbw, write_busbw);
   t.notes();
   // bulk_latency_us defaults to a multiple of the latency read above.
   t.after = [](Reader& r, NetworkTier& n) {
@@ -351,48 +226,23 @@ Fields<NetworkTier> make_tier(bool scale_up) {
 
 Fields<SystemOperations> make_operations() {
   Fields<SystemOperations> t;
-  t.optional_number("failures_per_device_hour", 0, 1, AT(failures_per_device_hour))
-      .desc(
-          "Job-interrupting failures per device and hour (a job of n devices fails every 1 / (rate n) "
-          "hours); 0 = none. Absent = not known: no failures in the point estimate, the run's band "
-          "reaches the run at the highest published rate (7.35e-5, OPT-175B) and warning "
-          "run.failure_rate_unknown says so.")
-      .unit("1/h");
-  t.number("restart_s", 0, 1e7, AT(restart.value)).desc("From a failure to training again.").unit("s").def();
+  t.optional_number("failures_per_device_hour", 0, 1, AT(failures_per_device_hour));
+  t.number("restart_s", 0, 1e7, AT(restart.value)).def();
   t.number("checkpoint_write_GBps_per_node", 1e-6, 1e8, AT(checkpoint_write_per_node.value))
       .scaled(kGB)
-      .desc("Checkpoint write bandwidth of one node.")
-      .unit("GB/s")
       .def();
   t.rate_or_zero("checkpoint_write_GBps_total", 1e-6, 1e9, AT(checkpoint_write_total.value))
       .scaled(kGB)
-      .desc("The storage system's write ceiling; 0 = none, else at least 1e-6.")
-      .unit("GB/s")
       .def();
   // Written only when set: the resolved scenario read back must mean the same.
   t.boolean("checkpoint_async", AT(checkpoint_async))
-      .desc(
-          "Asynchronous checkpoint saves: training blocks while each writing device copies its part of "
-          "the state to host memory (host_link_GBps), the write to storage overlaps the next steps, "
-          "and a failure also loses the write still in flight.")
       .def()
       .writer(+[](const Field<SystemOperations>&, const SystemOperations& o) -> std::optional<ojson> {
         if (!o.checkpoint_async) return std::nullopt;
         return ojson(true);
       });
-  t.number("node_overhead_W", 0, 1e7, AT(node_overhead_w))
-      .desc(
-          "Power of a node's parts other than its devices (CPUs, memory, NICs, fans, its share of "
-          "switches).")
-      .unit("W")
-      .def();
-  t.optional_number("production_efficiency", 0.01, 1, AT(production_efficiency))
-      .desc(
-          "A share of the modelled steady-state step rate the run sustains apart from failures and "
-          "checkpoints, stated by the user: the steps take ideal / this, and warning "
-          "run.production_efficiency says so. Absent = the modelled rate; no preset carries one (a "
-          "fleet-average discount is not a mechanism).")
-      .unit("fraction");
+  t.number("node_overhead_W", 0, 1e7, AT(node_overhead_w)).def();
+  t.optional_number("production_efficiency", 0.01, 1, AT(production_efficiency));
   t.ignored("source");
   t.notes();
   return t;
@@ -401,240 +251,46 @@ Fields<SystemOperations> make_operations() {
 // The software block in three parts: how the training stack overlaps and launches work, the
 // kernels and runtime of inference, and the bytes each training tensor takes.
 void add_training_stack(Fields<SoftwareDefaults>& t) {
-  t.choice<AttentionKernel>("attention", AT(attention))
-      .desc(
-          "Attention kernel: fused (flash: FlashAttention-2-class), a first-generation "
-          "fused kernel (flash1: FlashAttention v1 or the Triton FlashAttention of 2022-23, "
-          "its matmuls about twice as long, FlashAttention-2 paper) or standard (scores in "
-          "HBM).")
-      .def();
-  t.boolean("overlap_grad_reduce", AT(overlap_grad_reduce))
-      .desc("Data-parallel gradient reduction overlaps the backward pass.")
-      .def();
-  t.boolean("quantized_saved_inputs", AT(quantized_saved_inputs))
-      .desc(
-          "Under an 8- or 4-bit training format the linear layers keep the quantised "
-          "copy of their input for the weight gradient (Transformer Engine), so the "
-          "saved activations shrink; false: the 16-bit input is kept (torchao's "
-          "Float8Linear).")
-      .def();
-  t.choice<Fp8Scaling>("fp8_scaling", AT(fp8_scaling))
-      .desc(
-          "Per-tensor fp8 training scales: delayed (from the amax history, recorded by the cast "
-          "in one pass; Transformer Engine DelayedScaling) or current (from the tensor's own "
-          "amax: one more read of each cast tensor before the cast; Float8CurrentScaling, "
-          "Megatron-Bridge fp8_cs). Precision fp8 only; block-scaled formats are unaffected.")
-      .def();
-  t.boolean("tp_comm_overlap", AT(tp_comm_overlap))
-      .desc(
-          "Sequence-parallel all-gathers / reduce-scatters overlap the adjacent GEMMs "
-          "(needs tp > 1 and sequence parallelism).")
-      .def();
-  t.boolean("tp_comm_overlap_fp4", AT(tp_comm_overlap_fp4))
-      .desc(
-          "The same overlap when the matmuls run in a 4-bit format (nvfp4, mxfp4); "
-          "Megatron-Bridge's NVFP4 recipes turn it off.")
-      .def();
-  t.number("launch_interval_us", 0, 1e6, AT(launch_interval.value))
-      .scaled(kMicro)
-      .desc(
-          "Host time to issue one kernel in an eager inference runtime; "
-          "0 = no host bound.")
-      .unit("us")
-      .def();
-  t.number("training_launch_interval_us", 0, 1e6, AT(training_launch_interval.value))
-      .scaled(kMicro)
-      .desc(
-          "Host time per operator the training framework issues (an expert GEMM once "
-          "per local expert); binds in dropless MoE layers, which wait on the host "
-          "for their token counts: a pass takes max(device time, operators x this). "
-          "0 = never host-bound.")
-      .unit("us")
-      .def();
-  t.number("training_expert_gemm_us", 0, 1e6, AT(training_expert_gemm_interval.value))
-      .scaled(kMicro)
-      .desc(
-          "Host time for each further local expert's GEMM inside one grouped expert "
-          "operator (the operator itself costs training_launch_interval_us; the "
-          "grouped-GEMM call launches one GEMM per local expert from C++). Binds, like "
-          "it, only in dropless MoE layers.")
-      .unit("us")
-      .def();
-  t.number("pipeline_sync_us", 0, 1e6, AT(pipeline_sync.value))
-      .scaled(kMicro)
-      .desc(
-          "Host time the device waits after each pipeline point-to-point exchange "
-          "(Megatron's torch.cuda.synchronize() after batch_isend_irecv: the host "
-          "stops running ahead); 2 (v m + p - 1) exchanges per iteration. 0 = the "
-          "host runs ahead.")
-      .unit("us")
-      .def();
-  t.boolean("training_cuda_graphs", AT(training_cuda_graphs))
-      .desc(
-          "The training stack replays attention, the router and the dispatch "
-          "preprocessing from CUDA graphs; only a MoE layer's expert part is issued "
-          "from the host.")
-      .def();
-  t.boolean("ep_comm_overlap", AT(ep_comm_overlap))
-      .desc(
-          "MoE dispatch and combine overlapped with another micro-batch's computation "
-          "(DeepSeek-V3's DualPipe; Megatron-Core overlap_moe_expert_parallel_comm): a "
-          "MoE layer's pass takes max(kernels / (1 - ep_comm_sm_share), its expert "
-          "communication). It needs ep > 1 (a layer without expert communication keeps every SM) "
-          "and at least two micro-batches per step (one has nothing to hide it behind).")
-      .def();
-  t.number("ep_comm_sm_share", 0, 0.9, AT(ep_comm_sm_share))
-      .desc(
-          "Share of the device's compute units the overlapped communication kernels "
-          "occupy (DeepSeek-V3: 20 of 132 SMs).")
-      .unit("fraction")
-      .def();
-  t.number("dp_overlap_slowdown", 0, 1, AT(dp_overlap_slowdown))
-      .desc(
-          "How much slower computation runs beside a data-parallel collective (ZeRO-3 "
-          "/ FSDP parameter all-gathers, gradient reductions overlapped with the "
-          "backward pass): the hidden part H of that traffic adds H x s / (1 + s) to "
-          "the iteration, counted in breakdown_s.dp_comm. Lee et al. 2025 (arXiv "
-          "2507.03114): 18.9% on average over A100 and H100 training. 0 = no "
-          "contention.")
-      .unit("fraction")
-      .def();
-  t.number("training_matmul_share", 0.05, 1, AT(training_matmul_share))
-      .desc(
-          "Share of the device's calibrated matmul rate this training stack's kernels "
-          "reach (every training matmul, attention's included; memory-bound kernels, "
-          "communication and inference are not scaled). A stack calibration fitted on the "
-          "stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say "
-          "on which). 1 = the kernels the device presets were calibrated with.")
-      .unit("fraction")
-      .def();
-  t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share))
-      .desc(
-          "Share of the device's calibrated matmul rate this inference runtime's GEMMs "
-          "reach (prefill, and decode GEMMs that are compute-bound; weight streaming, "
-          "attention, element-wise kernels and communication are not scaled). A runtime "
-          "calibration fitted on its own static-batch rows (scripts/fit_inference_share.py; "
-          "each profile's notes say on which). 1 = the device's calibrated rate.")
-      .unit("fraction")
-      .def();
+  t.choice<AttentionKernel>("attention", AT(attention)).def();
+  t.boolean("overlap_grad_reduce", AT(overlap_grad_reduce)).def();
+  t.boolean("quantized_saved_inputs", AT(quantized_saved_inputs)).def();
+  t.choice<Fp8Scaling>("fp8_scaling", AT(fp8_scaling)).def();
+  t.boolean("tp_comm_overlap", AT(tp_comm_overlap)).def();
+  t.boolean("tp_comm_overlap_fp4", AT(tp_comm_overlap_fp4)).def();
+  t.number("launch_interval_us", 0, 1e6, AT(launch_interval.value)).scaled(kMicro).def();
+  t.number("training_launch_interval_us", 0, 1e6, AT(training_launch_interval.value)).scaled(kMicro).def();
+  t.number("training_expert_gemm_us", 0, 1e6, AT(training_expert_gemm_interval.value)).scaled(kMicro).def();
+  t.number("pipeline_sync_us", 0, 1e6, AT(pipeline_sync.value)).scaled(kMicro).def();
+  t.boolean("training_cuda_graphs", AT(training_cuda_graphs)).def();
+  t.boolean("ep_comm_overlap", AT(ep_comm_overlap)).def();
+  t.number("ep_comm_sm_share", 0, 0.9, AT(ep_comm_sm_share)).def();
+  t.number("dp_overlap_slowdown", 0, 1, AT(dp_overlap_slowdown)).def();
+  t.number("training_matmul_share", 0.05, 1, AT(training_matmul_share)).def();
+  t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share)).def();
 }
 
 void add_kernels(Fields<SoftwareDefaults>& t) {
-  t.choice<MoeDispatcher>("moe_dispatcher", AT(moe_dispatcher))
-      .desc(
-          "MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep "
-          "(DeepEP / HybridEP: once per destination node over the scale-out network, then "
-          "NVLink).")
-      .def();
-  t.boolean("kv_cache", AT(kv_cache))
-      .desc(
-          "The inference runtime keeps a KV cache (a decode step runs one new token per "
-          "sequence); false: every step recomputes the whole context (Megatron-LM's 2021 "
-          "generation loop, Hugging Face generate with use_cache=False).")
-      .def();
-  t.boolean("decode_kv_per_query_head", AT(decode_kv_per_query_head))
-      .desc(
-          "The decode attention kernel reads the KV cache once per query head, so a "
-          "GQA/MQA cache is read heads / kv_heads times per step (TensorRT-LLM before its "
-          "XQA kernel, v0.8; runtimes that expand the cache to every head before "
-          "attention, as gpt-fast and Hugging Face eager do). false: once per KV head.")
-      .def();
-  t.boolean("fused_elementwise", AT(fused_elementwise))
-      .desc(
-          "Normalisation, gated activation, rotary embedding and dropout + residual run "
-          "as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). "
-          "false: chains of PyTorch primitives, one kernel and one pass over memory each, "
-          "as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 "
-          "bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 "
-          "kernels per tensor, 10e against 2e; dropout beside the residual add 2 "
-          "kernels).")
-      .def();
-  t.boolean("fused_residual_norm", AT(fused_residual_norm))
-      .desc(
-          "Inference: each residual add and the normalisation after it run as one kernel "
-          "(read x and the residual, write the new residual and the normalised output: "
-          "4e bytes per element against 5e in two kernels), as vLLM's and SGLang's "
-          "fused_add_rms_norm do. Needs "
-          "fused_elementwise; training graphs are unchanged.")
-      .def();
-  t.boolean("rope_in_attention", AT(rope_in_attention))
-      .desc(
-          "Inference: for decoding sequences the attention kernel applies the rotary "
-          "embedding (with the QKV bias and the KV-cache write), so it has no kernel of its "
-          "own; prompt tokens keep the kernel that rotates them and writes the cache "
-          "(TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are "
-          "unchanged.")
-      .def();
-  t.boolean("fp8_context_attention", AT(fp8_context_attention))
-      .desc(
-          "Inference: prompt attention (QK^T and PV of the context phase) runs in fp8 at "
-          "the device's fp8 rate when kv_precision is fp8 and the weights are 8 bits or "
-          "fewer (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3 with an fp8 "
-          "cache); decode attention is unchanged.")
-      .def();
-  t.boolean("unfused_context_attention", AT(unfused_context_attention))
-      .desc(
-          "Inference: prompt attention runs unfused, three kernels that keep the score "
-          "matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a "
-          "batched PV GEMM): FasterTransformer's GPT context phase up to v5.0, Hugging "
-          "Face's and Megatron-LM's eager attention. Decode attention and training (see "
-          "attention) are unchanged.")
-      .def();
-  t.choice<BlockFp8Gemm>("block_fp8_gemm", AT(block_fp8_gemm))
-      .desc(
-          "Inference: the kernels of block-scaled FP8 GEMMs (inference.fp8_block_scaled) on "
-          "a device without block-scaled tensor-core instructions (Hopper). cutlass: "
-          "CUTLASS-based kernels, each GEMM slower than the engine's roofline by the ratio "
-          "DeepGEMM's README measured against a CUTLASS 3.6 implementation of the same "
-          "GEMMs on H800 (about 1.8x at 64-128 rows per expert, 1.15-1.3x from 256 rows); "
-          "TensorRT-LLM's only MoE backend for FP8 checkpoints on H100 / H200. deepgemm: "
-          "DeepGEMM, which the roofline reproduces.")
-      .def();
-  t.number("custom_allreduce_max_kb", 0, 1e6, AT(custom_allreduce_max_bytes))
-      .scaled(1024.0)
-      .desc(
-          "Inference all-reduces of at most this size inside one scale-up domain use the "
-          "runtime's one-shot kernel (TensorRT-LLM's custom all-reduce, vLLM, SGLang): "
-          "custom_allreduce_us + (P - 1) x bytes at the scale-up link rate, when faster "
-          "than NCCL's ring. 0 = NCCL only.")
-      .unit("KiB")
-      .def();
-  t.number("custom_allreduce_us", 0, 1e6, AT(custom_allreduce_latency.value))
-      .scaled(kMicro)
-      .desc("Fixed synchronisation cost of the one-shot all-reduce above.")
-      .unit("us")
-      .def();
+  t.choice<MoeDispatcher>("moe_dispatcher", AT(moe_dispatcher)).def();
+  t.boolean("kv_cache", AT(kv_cache)).def();
+  t.boolean("decode_kv_per_query_head", AT(decode_kv_per_query_head)).def();
+  t.boolean("fused_elementwise", AT(fused_elementwise)).def();
+  t.boolean("fused_residual_norm", AT(fused_residual_norm)).def();
+  t.boolean("rope_in_attention", AT(rope_in_attention)).def();
+  t.boolean("fp8_context_attention", AT(fp8_context_attention)).def();
+  t.boolean("unfused_context_attention", AT(unfused_context_attention)).def();
+  t.choice<BlockFp8Gemm>("block_fp8_gemm", AT(block_fp8_gemm)).def();
+  t.number("custom_allreduce_max_kb", 0, 1e6, AT(custom_allreduce_max_bytes)).scaled(1024.0).def();
+  t.number("custom_allreduce_us", 0, 1e6, AT(custom_allreduce_latency.value)).scaled(kMicro).def();
 }
 
 void add_widths(Fields<SoftwareDefaults>& t) {
-  t.number("activation_bytes", 0.5, 8, AT(activation_bytes))
-      .desc("Activations written by kernels and kept for backward.")
-      .unit("bytes per element")
-      .def();
-  t.number("weight_bytes", 0.5, 8, AT(weight_bytes))
-      .desc("Model weights (the copy the kernels read).")
-      .unit("bytes per element")
-      .def();
-  t.number("gradient_bytes", 0.5, 8, AT(gradient_bytes))
-      .desc("Main gradients.")
-      .unit("bytes per element")
-      .def();
-  t.number("master_weight_bytes", 0, 8, AT(master_weight_bytes))
-      .desc("Master weights beside lower-precision ones (0 = none).")
-      .unit("bytes per element")
-      .def();
-  t.number("optimizer_state_bytes", 0, 64, AT(optimizer_state_bytes))
-      .desc("Optimizer state.")
-      .unit("bytes per parameter")
-      .def();
-  t.number("optimizer_step_bytes", 0, 1024, AT(optimizer_step_bytes))
-      .desc("Memory traffic of the optimizer step.")
-      .unit("bytes per parameter")
-      .def();
-  t.number("optimizer_step_flops", 0, 1024, AT(optimizer_step_flops))
-      .desc("Arithmetic of the optimizer step.")
-      .unit("FLOP per parameter")
-      .def();
+  t.number("activation_bytes", 0.5, 8, AT(activation_bytes)).def();
+  t.number("weight_bytes", 0.5, 8, AT(weight_bytes)).def();
+  t.number("gradient_bytes", 0.5, 8, AT(gradient_bytes)).def();
+  t.number("master_weight_bytes", 0, 8, AT(master_weight_bytes)).def();
+  t.number("optimizer_state_bytes", 0, 64, AT(optimizer_state_bytes)).def();
+  t.number("optimizer_step_bytes", 0, 1024, AT(optimizer_step_bytes)).def();
+  t.number("optimizer_step_flops", 0, 1024, AT(optimizer_step_flops)).def();
   t.notes();
 }
 
@@ -663,17 +319,16 @@ void read_system_device(const Field<SystemSpec>& f, Reader& r, SystemSpec& s) {
 
 Fields<SystemSpec> make_system() {
   Fields<SystemSpec> t;
-  t.text("name", AT(name)).desc("Display name.");
-  t.text("source", AT(source)).desc("Where the numbers come from.").written(Write::nonzero);
+  t.text("name", AT(name));
+  t.text("source", AT(source)).written(Write::nonzero);
   t.notes();
   t.custom("device", ojson::object(), read_system_device,
            [](const Field<SystemSpec>&, const SystemSpec& s) -> std::optional<ojson> {
              return write_fields(device_fields(), s.device);
            })
       .req()
-      .shown_as(one_of({preset_id("devices"), ref("device"), ref("technology")}))
-      .desc("A device preset id, an inline device, or one derived from a technology node.");
-  t.integer("devices_per_node", 1, kMaxDevices, AT(devices_per_node)).req().desc("Devices per node.");
+      .shown_as(one_of({preset_id("devices"), ref("device"), ref("technology")}));
+  t.integer("devices_per_node", 1, kMaxDevices, AT(devices_per_node)).req();
   t.member(
        "scale_up", tier_fields(true), +[](SystemSpec& s) -> NetworkTier& { return s.scale_up; })
       .req()
@@ -682,23 +337,12 @@ Fields<SystemSpec> make_system() {
        "scale_out", tier_fields(false), +[](SystemSpec& s) -> NetworkTier& { return s.scale_out; })
       .req()
       .shown_as(ref("scale_out"));
-  t.number("host_link_GBps", 0, 1e6, AT(host_link.value))
-      .scaled(kGB)
-      .written(Write::nonzero)
-      .desc(
-          "Device <-> host memory copy rate per device and direction (PCIe, NVLink-C2C), for activations "
-          "offloaded to host memory (parallel.offload_layers). Absent: not stated.")
-      .unit("GB/s");
+  t.number("host_link_GBps", 0, 1e6, AT(host_link.value)).scaled(kGB).written(Write::nonzero);
   t.member(
-       "software", software_fields(), +[](SystemSpec& s) -> SoftwareDefaults& { return s.software; })
-      .desc(kSoftwareText);
+      "software", software_fields(), +[](SystemSpec& s) -> SoftwareDefaults& { return s.software; });
   t.member(
        "operations", operations_fields(), +[](SystemSpec& s) -> SystemOperations& { return s.operations; })
-      .title("Operations")
-      .desc(
-          "What a whole training run meets besides its steps: failures, restarts, checkpoint storage and "
-          "saves, node power, a stated share of the modelled rate. Absent: failures not known, 600 s "
-          "restarts, 25 GB/s per node, blocking saves, no overhead, the modelled rate.");
+      .title("Operations");
   return t;
 }
 
@@ -736,48 +380,24 @@ std::optional<ojson> write_recompute_modules(const Field<ParallelPlan>&, const P
 
 Fields<ParallelPlan> make_parallel() {
   Fields<ParallelPlan> t;
-  t.integer("tp", 1, kMaxDevices, AT(tp)).desc("Tensor-parallel degree.").def();
-  t.integer("pp", 1, kMaxDevices, AT(pp)).desc("Pipeline-parallel degree.").def();
-  t.integer("dp", 1, kMaxDevices, AT(dp))
-      .desc(
-          "Data-parallel degree (for inference: replicas). Default: num_devices / (tp pp cp); tp pp dp cp "
-          "must equal num_devices.");
-  t.integer("cp", 1, kMaxDevices, AT(cp)).desc("Context-parallel degree.").def();
-  t.integer("ep", 1, kMaxDevices, AT(ep))
-      .desc(
-          "Expert-parallel degree: ranks the routed experts are split over (training: expert layers fold "
-          "tp x cp x dp as etp x ep x expert-dp; inference: ep divides tp, or with tp 1 divides dp: "
-          "attention data parallelism, each data-parallel rank attending to its own sequences).")
-      .def();
-  t.integer("etp", 1, kMaxDevices, AT(etp))
-      .desc("Expert tensor-parallel degree: ranks one expert's FFN is split over.")
-      .def();
-  t.integer("expert_slots", 1, 1'000'000, AT(expert_slots))
-      .written(Write::nonzero)
-      .desc(
-          "Inference: expert slots over the ep ranks, at least the model's experts; the ones beyond are "
-          "redundant copies of hot experts (DeepSeek's EPLB: 288 slots for 256 experts). ep divides it. "
-          "Default: one slot per expert.");
-  t.boolean("sequence_parallel", AT(sequence_parallel))
-      .desc("Megatron sequence parallelism. Default: tp > 1.");
-  t.integer("micro_batch", 1, kMaxCount, AT(micro_batch)).desc("Micro-batch size.").unit("sequences").def();
-  t.integer("interleave", 1, 100'000, AT(interleave))
-      .desc("Model chunks per pipeline stage (1 = plain 1F1B).")
-      .def();
-  t.choice<Recompute>("recompute", AT(recompute)).desc("Activation recomputation.").def();
-  auto& fraction =
-      t.number("recompute_fraction", 1e-6, 1.0, AT(recompute_fraction))
-          .desc(
-              "With recompute \"full\": the share of each pipeline stage's layers that are checkpointed and "
-              "rebuilt in the backward; the others keep every activation (OLMo's activation_checkpointing "
-              "one_in_two = 0.5; Megatron-LM's --recompute-method block --recompute-num-layers n = n / "
-              "layers "
-              "per stage). Default 1: every layer.")
-          .def(ParallelPlan{}.recompute_fraction)
-          .writer([](const Field<ParallelPlan>&, const ParallelPlan& p) -> std::optional<ojson> {
-            if (p.recompute == Recompute::full && p.recompute_fraction < 1.0) return p.recompute_fraction;
-            return std::nullopt;
-          });
+  t.integer("tp", 1, kMaxDevices, AT(tp)).def();
+  t.integer("pp", 1, kMaxDevices, AT(pp)).def();
+  t.integer("dp", 1, kMaxDevices, AT(dp));
+  t.integer("cp", 1, kMaxDevices, AT(cp)).def();
+  t.integer("ep", 1, kMaxDevices, AT(ep)).def();
+  t.integer("etp", 1, kMaxDevices, AT(etp)).def();
+  t.integer("expert_slots", 1, 1'000'000, AT(expert_slots)).written(Write::nonzero);
+  t.boolean("sequence_parallel", AT(sequence_parallel));
+  t.integer("micro_batch", 1, kMaxCount, AT(micro_batch)).def();
+  t.integer("interleave", 1, 100'000, AT(interleave)).def();
+  t.choice<Recompute>("recompute", AT(recompute)).def();
+  auto& fraction = t.number("recompute_fraction", 1e-6, 1.0, AT(recompute_fraction))
+                       .def(ParallelPlan{}.recompute_fraction)
+                       .writer([](const Field<ParallelPlan>&, const ParallelPlan& p) -> std::optional<ojson> {
+                         if (p.recompute == Recompute::full && p.recompute_fraction < 1.0)
+                           return p.recompute_fraction;
+                         return std::nullopt;
+                       });
   fraction.read = [](const Field<ParallelPlan>& self, Reader& pr, ParallelPlan& p) {
     if (auto x = pr.number(self.key, false, self.lo, self.hi)) {
       p.recompute_fraction = *x;
@@ -788,42 +408,16 @@ Fields<ParallelPlan> make_parallel() {
     }
   };
   t.custom("recompute_modules", array_of(choice<RecomputeModule>(), 1, 7).json(), read_recompute_modules,
-           write_recompute_modules)
-      .desc(
-          "With recompute \"selective\": the modules recomputed (Megatron-Core recompute_modules; default "
-          "[\"core_attn\"], the attention core). core_attn, mlp, moe and shared_experts are checkpointed: "
-          "their inner activations are not kept and their forward runs again before the backward. "
-          "layernorm (the two norms of each layer), moe_act (the experts' activation) and mla_up_proj "
-          "(MLA's up-projections and rotary embedding) discard their output: the 16-bit copy the next "
-          "operator saved is freed (not where that operator keeps a quantised copy of its own: fp8 "
-          "projections) and rebuilt by running the module again. Each name once; a module the model lacks "
-          "changes nothing (warning parallel.recompute_module_absent).");
+           write_recompute_modules);
   t.custom(
        "zero_stage", integer(0, 3).json(),
        [](const Field<ParallelPlan>& self, Reader& pr, ParallelPlan& p) {
          if (auto x = pr.integer(self.key, false, 0, 3)) p.zero_stage = static_cast<int>(*x);
        },
        [](const Field<ParallelPlan>&, const ParallelPlan& p) -> std::optional<ojson> { return p.zero_stage; })
-      .desc("0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.")
       .def(ParallelPlan{}.zero_stage);
-  t.integer("zero_shard", 1, kMaxDevices, AT(zero_shard))
-      .written(Write::nonzero)
-      .desc(
-          "Hybrid sharding: how many of the dp x cp data-parallel ranks share one copy of the ZeRO state "
-          "(PyTorch FSDP HYBRID_SHARD, MiCS partition groups); the other ranks hold replicas, so gradients "
-          "are reduce-scattered inside the group and all-reduced between the groups, and ZeRO-3 gathers "
-          "weights inside the group only. Must divide dp x cp and needs zero_stage >= 1. Default: all of "
-          "them (plain ZeRO). Routed experts keep their expert-data-parallel sharding.");
-  t.integer("offload_layers", 0, kMaxCount, AT(offload_layers))
-      .written(Write::nonzero)
-      .desc(
-          "Training: layers whose saved activations wait in host memory between their forward and "
-          "backward (Megatron-Core cpu_offloading_num_layers). The device keeps one layer's more for the "
-          "copy back; the copies run at the system's host_link_GBps beside the passes and stall them only "
-          "by what they take beyond (breakdown host). Needs pp 1, recompute none, fewer than the model's "
-          "layers and a system with host_link_GBps. memory.host_bytes reports the host memory one device "
-          "fills.")
-      .def();
+  t.integer("zero_shard", 1, kMaxDevices, AT(zero_shard)).written(Write::nonzero);
+  t.integer("offload_layers", 0, kMaxCount, AT(offload_layers)).written(Write::nonzero).def();
   // Sequence parallelism follows tp where it is not stated.
   t.after = [](Reader& pr, ParallelPlan& p) {
     if (!pr.has("sequence_parallel")) p.sequence_parallel = p.tp > 1;
@@ -835,71 +429,22 @@ Fields<ParallelPlan> make_parallel() {
 
 Fields<ServingSpec> make_scheduler() {
   Fields<ServingSpec> t;
-  t.integer("max_batch", 1, kMaxRequests, AT(max_batch))
-      .desc("Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs).")
-      .unit("sequences")
-      .def();
-  t.integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens))
-      .desc("Token budget of one step; longer prompts are prefilled in chunks.")
-      .unit("tokens")
-      .def();
-  t.integer("kv_block_tokens", 1, 65'536, AT(kv_block_tokens))
-      .desc("Tokens per paged KV block.")
-      .unit("tokens")
-      .def();
+  t.integer("max_batch", 1, kMaxRequests, AT(max_batch)).def();
+  t.integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens)).def();
+  t.integer("kv_block_tokens", 1, 65'536, AT(kv_block_tokens)).def();
   // One of the two memory shares is written: the fraction where one is set.
   t.number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization))
-      .desc("Share of device memory for weights, the prefill workspace and the KV cache.")
       .def()
       .writer([](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
         if (v.free_gpu_memory_fraction > 0) return std::nullopt;
         return v.gpu_memory_utilization;
       });
-  t.number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction))
-      .written(Write::nonzero)
-      .desc(
-          "TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the "
-          "memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share "
-          "of the device (not both).");
-  t.choice<KvAdmission>("kv_admission", AT(kv_admission))
-      .desc(
-          "reserve: a request claims KV for its prompt and whole output when admitted, nothing is evicted "
-          "(TensorRT-LLM GUARANTEED_NO_EVICT); on_demand: blocks as the context grows, the newest request "
-          "preempted and later recomputed when they run out (vLLM).")
-      .def();
-  t.number("request_overhead_ms", 0, 1e5, AT(request_overhead_s))
-      .scaled(1e-3, 1e3)
-      .desc(
-          "Host time the serving front end adds to each request outside the GPU's steps (receiving and "
-          "tokenising it, detokenising and streaming the first token): added to its time to first token "
-          "and end-to-end latency, not to throughput. Default fitted on TensorRT-LLM v0.14's online "
-          "serving rows.")
-      .unit("ms")
-      .def();
-  t.number("step_overhead_ms", 0, 1e4, AT(step_overhead_s))
-      .scaled(1e-3, 1e3)
-      .desc(
-          "Host time the scheduler spends between two steps while the GPU waits (forming the batch, "
-          "sampling bookkeeping, streaming each new token): added to every step. 0 for a runtime that "
-          "overlaps it with the next step. Default fitted on TensorRT-LLM v0.14's online serving rows.")
-      .unit("ms")
-      .def();
-  t.number("step_overhead_us_per_request", 0, 1e5, AT(step_overhead_per_request_s))
-      .scaled(1e-6, 1e6)
-      .desc(
-          "Host time per scheduled request in every step, on the step's critical path (a Python "
-          "executor's per-request sampling bookkeeping, stop checks and token hand-off): a step takes "
-          "this times the requests it schedules on top of the GPU's time and step_overhead_ms. Default 0; "
-          "the tensorrt-llm-pytorch profile 13.8 (TensorRT-LLM PR #11983's measured sampling host time "
-          "per request).")
-      .unit("us")
-      .def();
-  t.boolean("overlap_schedule", AT(overlap_schedule))
-      .desc(
-          "The scheduler prepares the next step on the host while the GPU runs this one (SGLang's "
-          "overlap scheduler): a step takes the longer of the GPU's time and the host time above instead "
-          "of their sum. Default false; the sglang profile true.")
-      .def();
+  t.number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction)).written(Write::nonzero);
+  t.choice<KvAdmission>("kv_admission", AT(kv_admission)).def();
+  t.number("request_overhead_ms", 0, 1e5, AT(request_overhead_s)).scaled(1e-3, 1e3).def();
+  t.number("step_overhead_ms", 0, 1e4, AT(step_overhead_s)).scaled(1e-3, 1e3).def();
+  t.number("step_overhead_us_per_request", 0, 1e5, AT(step_overhead_per_request_s)).scaled(1e-6, 1e6).def();
+  t.boolean("overlap_schedule", AT(overlap_schedule)).def();
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
   t.after = [](Reader& r, ServingSpec& d) {
     if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
@@ -916,54 +461,21 @@ Fields<ServingSpec> make_scheduler() {
 
 Fields<InferenceWorkload> make_inference() {
   Fields<InferenceWorkload> t;
-  t.integer("batch", 1, 100'000'000, AT(batch)).desc("Sequences decoded together.").unit("sequences").def();
-  t.integer("prompt_len", 1, 100'000'000, AT(prompt_len)).req().desc("Prompt length.").unit("tokens");
-  t.integer("output_len", 1, 100'000'000, AT(output_len))
-      .req()
-      .desc("Generated tokens per sequence.")
-      .unit("tokens");
-  t.choice("precision", kInferencePrecisions, AT(precision)).desc("Precision of weights and math.").def();
-  t.choice("kv_precision", kInferencePrecisions, AT(kv_precision))
-      .desc("Precision of the KV cache. Default: precision.");
-  t.opt_integer("weight_group_size", 1, 1'000'000, AT(weight_group_size))
-      .desc(
-          "Elements per quantisation group of int4 or int8 weights: each group adds a 16-bit scale and a "
-          "16-bit zero point (4 / group bytes per weight) to what every step reads and to the weights' "
-          "memory. Default: 128 for int4 (AWQ, GPTQ, TensorRT-LLM int4_awq), per output channel "
-          "(negligible) for int8. Error inference.weight_group_size_without_integer_weights with another "
-          "precision.")
-      .unit("elements");
-  t.boolean("fp8_block_scaled", AT(fp8_block_scaled))
-      .written(Write::nonzero)
-      .desc(
-          "fp8 weights and activations with fine-grained scales (128 x 128 weight blocks, 1 x 128 "
-          "activation tiles: the FP8 checkpoints of DeepSeek-V3/R1 and Qwen3) instead of one scale per "
-          "tensor or channel. On a device without block-scaled tensor-core instructions (Hopper) the GEMMs "
-          "take the software's block_fp8_gemm kernels' time. Error inference.fp8_block_scaled_without_fp8 "
-          "with another precision.")
-      .def();
-  t.opt_boolean("cuda_graphs", AT(cuda_graphs))
-      .desc(
-          "The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: "
-          "the system's software.launch_interval_us applies (a serving simulation assumes true unless it "
-          "is false).");
+  t.integer("batch", 1, 100'000'000, AT(batch)).def();
+  t.integer("prompt_len", 1, 100'000'000, AT(prompt_len)).req();
+  t.integer("output_len", 1, 100'000'000, AT(output_len)).req();
+  t.choice("precision", kInferencePrecisions, AT(precision)).def();
+  t.choice("kv_precision", kInferencePrecisions, AT(kv_precision));
+  t.opt_integer("weight_group_size", 1, 1'000'000, AT(weight_group_size));
+  t.boolean("fp8_block_scaled", AT(fp8_block_scaled)).written(Write::nonzero).def();
+  t.opt_boolean("cuda_graphs", AT(cuda_graphs));
   // serving and speculative are read by the inference reader (io/json_io.cpp) after this table's
   // keys and checks: they depend on the scenario around them (its lengths, devices, software and
   // target model).
   const auto read_later = [](const Field<InferenceWorkload>&, Reader&, InferenceWorkload&) {};
-  t.opt_member<ServingSpec>("serving", serving_fields(), AT(serving))
-      .title("Serving")
-      .desc(
-          "Continuous batching over a stream of requests (paged KV cache, chunked prefill); absent: one "
-          "static batch. Defaults describe TensorRT-LLM's in-flight batching.")
-      .read = read_later;
+  t.opt_member<ServingSpec>("serving", serving_fields(), AT(serving)).title("Serving").read = read_later;
   t.opt_member<Speculative>("speculative", speculative_fields(), AT(speculative))
       .title("Speculative decoding")
-      .desc(
-          "Each decode step drafts draft_tokens tokens per sequence and the target verifies them in one "
-          "step; "
-          "a sequence gains (1 - a^(k+1)) / (1 - a) tokens per step. The draft's weights and KV cache share "
-          "the devices.")
       .read = read_later;
   // The KV cache follows the weights' precision; group sizes and block scales need their formats.
   t.after = [](Reader& ir, InferenceWorkload& w) {
@@ -986,85 +498,29 @@ Fields<InferenceWorkload> make_inference() {
 // reads "technology" and "dram" beside them).
 Fields<UarchBudget> make_budget() {
   Fields<UarchBudget> t;
-  t.text("name", AT(name)).desc("Name of the derived device. Default: from the node.");
+  t.text("name", AT(name));
   t.notes();
-  t.number("area_mm2", 1, 1e6, AT(area_mm2)).req().desc("Logic die area.").unit("mm^2");
-  t.number("power_W", 1e-3, 1e7, AT(power_w))
-      .req()
-      .desc("Device power (die, its DRAM and its links).")
-      .unit("W");
-  t.number("perimeter_mm", 1e-3, 1e6, AT(perimeter_mm))
-      .desc("Usable die edge. Default: a square die, 4 sqrt(area_mm2).")
-      .unit("mm");
-  t.number("compute_fraction", 1e-3, 1, AT(compute_fraction))
-      .desc("Area share of tensor/vector units.")
-      .unit("fraction")
-      .def();
-  t.number("sram_fraction", 0, 1, AT(sram_fraction))
-      .desc("Area share of the last-level cache.")
-      .unit("fraction")
-      .def();
-  t.number("memory_edge_fraction", 1e-3, 1, AT(memory_edge_fraction))
-      .desc("Die-edge share for DRAM PHYs.")
-      .unit("fraction")
-      .def();
-  t.number("network_edge_fraction", 0, 1, AT(network_edge_fraction))
-      .desc("Die-edge share for scale-up SerDes.")
-      .unit("fraction")
-      .def();
-  t.integer("max_dram_stacks", 1, 1000, AT(max_dram_stacks))
-      .desc("Cap on the DRAM stack count. Default: as many as the edge allows.");
-  t.number("dram_power_fraction", 1e-3, 0.99, AT(dram_power_fraction))
-      .desc("Share of power_W DRAM may use at full rate (else its rate is lowered).")
-      .unit("fraction")
-      .def();
-  t.number("network_power_fraction", 0, 0.99, AT(network_power_fraction))
-      .desc("The same for SerDes.")
-      .unit("fraction")
-      .def();
-  t.integer("scale_up_domain", 1, 1'000'000, AT(scale_up_domain))
-      .desc("Devices per scale-up domain (as a system).")
-      .def();
-  t.integer("nic_lanes", 1, 10'000, AT(nic_lanes))
-      .desc("SerDes lanes per device to the scale-out network (as a system).")
-      .def();
-  t.integer("chiplets", 1, 64, AT(chiplets))
-      .desc(
-          "Logic dies the area is split into (the chiplet cost model; each carries d2d_area_fraction more "
-          "area when there are several).")
-      .def();
-  t.number("d2d_area_fraction", 0, 1, AT(d2d_area_fraction))
-      .desc("Die-to-die interface area per chiplet.")
-      .unit("fraction")
-      .def();
-  t.number("packaging_usd_per_mm2", 0, 1e4, AT(packaging_usd_per_mm2))
-      .desc("Interposer, substrate, assembly and test per mm^2 of silicon on the package.")
-      .unit("USD/mm^2")
-      .def();
-  t.number("dram_footprint_mm2", 0, 1e4, AT(dram_footprint_mm2))
-      .desc("Package area of one DRAM stack.")
-      .unit("mm^2")
-      .def();
-  t.number("bond_yield", 1e-3, 1, AT(bond_yield))
-      .desc("Share of bonds (dies and stacks onto the package) that hold.")
-      .unit("fraction")
-      .def();
-  t.number("flops_per_cycle_per_MTr", 1e-6, 1e6, AT(flops_per_cycle_per_mtr))
-      .desc("16-bit FLOP per clock per million logic transistors of compute area.")
-      .unit("FLOP/clk/MTr")
-      .def();
-  t.number("l2_bytes_per_flop", 0, 1e3, AT(l2_bytes_per_flop))
-      .desc("L2 bandwidth per peak FLOP/s.")
-      .unit("bytes/FLOP")
-      .def();
-  t.number("matmul_efficiency", 1e-3, 1, AT(matmul_efficiency))
-      .desc("Calibration of the derived device: achieved fraction of peak.")
-      .unit("fraction")
-      .def();
-  t.number("memory_efficiency", 1e-3, 1, AT(memory_efficiency))
-      .desc("Calibration of the derived device: achieved fraction of DRAM bandwidth.")
-      .unit("fraction")
-      .def();
+  t.number("area_mm2", 1, 1e6, AT(area_mm2)).req();
+  t.number("power_W", 1e-3, 1e7, AT(power_w)).req();
+  t.number("perimeter_mm", 1e-3, 1e6, AT(perimeter_mm));
+  t.number("compute_fraction", 1e-3, 1, AT(compute_fraction)).def();
+  t.number("sram_fraction", 0, 1, AT(sram_fraction)).def();
+  t.number("memory_edge_fraction", 1e-3, 1, AT(memory_edge_fraction)).def();
+  t.number("network_edge_fraction", 0, 1, AT(network_edge_fraction)).def();
+  t.integer("max_dram_stacks", 1, 1000, AT(max_dram_stacks));
+  t.number("dram_power_fraction", 1e-3, 0.99, AT(dram_power_fraction)).def();
+  t.number("network_power_fraction", 0, 0.99, AT(network_power_fraction)).def();
+  t.integer("scale_up_domain", 1, 1'000'000, AT(scale_up_domain)).def();
+  t.integer("nic_lanes", 1, 10'000, AT(nic_lanes)).def();
+  t.integer("chiplets", 1, 64, AT(chiplets)).def();
+  t.number("d2d_area_fraction", 0, 1, AT(d2d_area_fraction)).def();
+  t.number("packaging_usd_per_mm2", 0, 1e4, AT(packaging_usd_per_mm2)).def();
+  t.number("dram_footprint_mm2", 0, 1e4, AT(dram_footprint_mm2)).def();
+  t.number("bond_yield", 1e-3, 1, AT(bond_yield)).def();
+  t.number("flops_per_cycle_per_MTr", 1e-6, 1e6, AT(flops_per_cycle_per_mtr)).def();
+  t.number("l2_bytes_per_flop", 0, 1e3, AT(l2_bytes_per_flop)).def();
+  t.number("matmul_efficiency", 1e-3, 1, AT(matmul_efficiency)).def();
+  t.number("memory_efficiency", 1e-3, 1, AT(memory_efficiency)).def();
   return t;
 }
 
@@ -1124,49 +580,27 @@ std::optional<ojson> write_attention(const Field<ModelSpec>&, const ModelSpec& m
   return att;
 }
 
-// A model trait whose default follows the norm (model/spec.h default_traits): the description
-// says it and kDefaultByNormKeyword carries it.
+// A model trait whose default follows the norm (model/spec.h default_traits): kDefaultByNormKeyword
+// carries it (docs/contract.md's row says it; tests/unit/contract_doc_test.cpp checks the two agree).
 template <class Get>
-void by_norm(Field<ModelSpec>& f, const std::string& what, Get get) {
+void by_norm(Field<ModelSpec>& f, Get get) {
   ojson by = ojson::object();
-  std::vector<std::string> text;
-  for (NormType norm : enum_values<NormType>()) {
-    const ojson v = get(default_traits(norm));
-    by[std::string(name_of(norm))] = v;
-    text.push_back(std::string(name_of(norm)) + " " + v.dump());
-  }
-  f.desc(what + " Default by norm: " + join(text, ", ") + ".").set(kDefaultByNormKeyword, by);
+  for (NormType norm : enum_values<NormType>()) by[std::string(name_of(norm))] = get(default_traits(norm));
+  f.set(kDefaultByNormKeyword, by);
 }
 
 Fields<MoeSpec> make_moe() {
   Fields<MoeSpec> t;
-  t.integer("experts", 1, 1'000'000, AT(experts)).req().desc("Routed experts per MoE layer.");
-  t.integer("top_k", 1, 1'000'000, AT(top_k)).req().desc("Experts each token is routed to (<= experts).");
-  t.integer("expert_ffn_hidden", 1, 100'000'000, AT(expert_ffn_hidden))
-      .req()
-      .desc("FFN width of one routed expert.");
-  t.integer("shared_experts", 0, 1'000'000, AT(shared_experts))
-      .desc("Experts every token passes through.")
-      .def();
-  t.integer("shared_expert_ffn_hidden", 1, 100'000'000, AT(shared_expert_ffn_hidden))
-      .desc("FFN width of one shared expert. Default: expert_ffn_hidden.");
-  t.integer("first_dense_layers", 0, 100'000, AT(first_dense_layers))
-      .desc("Leading layers with the dense ffn_hidden FFN.")
-      .def();
-  t.integer("layer_freq", 1, 100'000, AT(layer_freq))
-      .desc("After them every layer_freq-th layer is MoE (1 = all).")
-      .def();
-  t.number("capacity_factor", 1e-3, 1e3, AT(capacity_factor))
-      .written(Write::nonzero)
-      .desc("Token dropping: an expert takes at most this x its mean tokens. Absent: dropless.");
-  t.choice<RouterBalance>("router_balance", AT(router_balance))
-      .desc(
-          "balanced: forced even split (vendor benchmarks); measured: a real router whose busiest "
-          "expert-parallel rank gets imbalance x the mean tokens.")
-      .def();
-  t.number("imbalance", 1.0, 1e3, AT(imbalance))
-      .desc("Busiest expert-parallel rank's routed tokens over the mean. Default: 1 when balanced, " +
-            fmt_num(kMeasuredImbalance) + " when measured (ASSUMED; state your router's).");
+  t.integer("experts", 1, 1'000'000, AT(experts)).req();
+  t.integer("top_k", 1, 1'000'000, AT(top_k)).req();
+  t.integer("expert_ffn_hidden", 1, 100'000'000, AT(expert_ffn_hidden)).req();
+  t.integer("shared_experts", 0, 1'000'000, AT(shared_experts)).def();
+  t.integer("shared_expert_ffn_hidden", 1, 100'000'000, AT(shared_expert_ffn_hidden));
+  t.integer("first_dense_layers", 0, 100'000, AT(first_dense_layers)).def();
+  t.integer("layer_freq", 1, 100'000, AT(layer_freq)).def();
+  t.number("capacity_factor", 1e-3, 1e3, AT(capacity_factor)).written(Write::nonzero);
+  t.choice<RouterBalance>("router_balance", AT(router_balance)).def();
+  t.number("imbalance", 1.0, 1e3, AT(imbalance));
   t.notes();
   t.after = [](Reader& r, MoeSpec& moe) {
     if (!r.has("shared_expert_ffn_hidden")) moe.shared_expert_ffn_hidden = moe.expert_ffn_hidden;
@@ -1183,87 +617,39 @@ Fields<MoeSpec> make_moe() {
 Fields<ModelSpec> make_model() {
   static const Fields<MoeSpec> moe = make_moe();
   Fields<ModelSpec> t;
-  t.text("name", AT(name)).written(Write::nonzero).desc("Display name.");
-  t.text("source", AT(source))
-      .written(Write::nonzero)
-      .desc("Where the configuration comes from (paper, model card).");
+  t.text("name", AT(name)).written(Write::nonzero);
+  t.text("source", AT(source)).written(Write::nonzero);
   t.notes();
-  t.integer("layers", 1, 100'000, AT(layers)).req().desc("Transformer layers.");
-  t.integer("hidden", 1, 1'000'000, AT(hidden)).req().desc("Hidden size (model width).");
-  t.integer("heads", 1, 100'000, AT(heads)).req().desc("Attention (query) heads.");
-  t.integer("kv_heads", 1, 100'000, AT(kv_heads))
-      .desc(
-          "Key/value heads; must divide heads. Default: heads (MHA), or what attention.type implies; "
-          "fewer = GQA, 1 = MQA.");
-  t.integer("head_dim", 1, 100'000, AT(head_dim)).desc("Dimension of one head. Default: hidden / heads.");
-  t.integer("ffn_hidden", 1, 100'000'000, AT(ffn_hidden))
-      .req()
-      .desc("Hidden size of the feed-forward block.");
-  t.integer("vocab", 1, 100'000'000, AT(vocab)).req().desc("Vocabulary size.");
-  t.choice<FfnType>("ffn_type", AT(ffn_type))
-      .desc(
-          "Feed-forward variant: gelu (two matrices), swiglu (gate, up and down), relu2 (squared ReLU, two "
-          "matrices).")
-      .def();
-  t.choice<NormType>("norm", AT(norm)).desc("Normalisation layer.").def();
-  t.choice<BlockKind>("block", AT(block))
-      .desc(
-          "Layer arrangement: sequential (the FFN reads the attention block's output: GPT-3, Llama) or "
-          "parallel (attention and FFN read the same normalised input and their outputs are summed: "
-          "GPT-J, GPT-NeoX / Pythia, PaLM, Falcon). Parallel layers have one norm and one tensor-parallel "
-          "reduction (all-reduce, or with sequence parallelism one all-gather and one reduce-scatter) per "
-          "layer instead of two; a mixture-of-experts FFN keeps its own exchanges.")
-      .def();
-  by_norm(t.boolean("bias", AT(bias)), "Biases on the QKV, output and FFN projections.",
-          [](const ModelTraits& m) { return ojson(m.bias); });
-  by_norm(t.boolean("dropout", AT(dropout)),
-          "Dropout after attention and FFN (and on the embedding) in training.",
-          [](const ModelTraits& m) { return ojson(m.dropout); });
+  t.integer("layers", 1, 100'000, AT(layers)).req();
+  t.integer("hidden", 1, 1'000'000, AT(hidden)).req();
+  t.integer("heads", 1, 100'000, AT(heads)).req();
+  t.integer("kv_heads", 1, 100'000, AT(kv_heads));
+  t.integer("head_dim", 1, 100'000, AT(head_dim));
+  t.integer("ffn_hidden", 1, 100'000'000, AT(ffn_hidden)).req();
+  t.integer("vocab", 1, 100'000'000, AT(vocab)).req();
+  t.choice<FfnType>("ffn_type", AT(ffn_type)).def();
+  t.choice<NormType>("norm", AT(norm)).def();
+  t.choice<BlockKind>("block", AT(block)).def();
+  by_norm(t.boolean("bias", AT(bias)), [](const ModelTraits& m) { return ojson(m.bias); });
+  by_norm(t.boolean("dropout", AT(dropout)), [](const ModelTraits& m) { return ojson(m.dropout); });
   by_norm(t.choice<PositionKind>("position", AT(position)),
-          "How positions enter: learned absolute embeddings, rotary embeddings on q and k in every layer, or "
-          "none.",
           [](const ModelTraits& m) { return name(m.position); });
-  t.custom(
-       "attention",
-       object({{"type", choice<AttentionType>().desc(
-                            "mha: kv_heads = heads; gqa: 1 < kv_heads < heads; mqa: kv_heads = 1. "
-                            "Fills in kv_heads for mha and mqa when it is absent (gqa needs it); "
-                            "must agree with kv_heads when both are given (error "
-                            "model.attention_mismatch). mla: multi-head latent attention "
-                            "(DeepSeek-V2/V3), with the five keys below.")},
-               {"q_lora_rank", integer(0, 1'000'000).desc("MLA: query compression rank; 0 = none.").def(0)},
-               {"kv_lora_rank",
-                integer(1, 1'000'000).desc("MLA: rank of the cached key/value latent (required for mla).")},
-               {"qk_nope_head_dim",
-                integer(1, 100'000).desc("MLA: per-head query/key dims without rotary (required for mla).")},
-               {"qk_rope_head_dim", integer(0, 100'000)
-                                        .desc("MLA: per-head rotary query/key dims, the shared "
-                                              "rope key (required for mla).")},
-               {"v_head_dim", integer(1, 100'000).desc("MLA: per-head value dims (required for mla).")},
-               {"window", integer(1, 1'000'000'000)
-                              .desc("Sliding-window (or chunked) attention: windowed layers attend to "
-                                    "at most this many keys. Absent: full attention.")
-                              .unit("tokens")},
-               {"global_every", integer(0, 100'000)
-                                    .desc("With window: every k-th layer (layers k-1, 2k-1, ...) attends "
-                                          "to the whole context; 0 = every layer windowed.")
-                                    .def(0)}},
-              {"type"})
-           .json(),
-       read_attention, write_attention)
-      .desc("Attention variant. Default: follows kv_heads.");
+  t.custom("attention",
+           object({{"type", choice<AttentionType>()},
+                   {"q_lora_rank", integer(0, 1'000'000).def(0)},
+                   {"kv_lora_rank", integer(1, 1'000'000)},
+                   {"qk_nope_head_dim", integer(1, 100'000)},
+                   {"qk_rope_head_dim", integer(0, 100'000)},
+                   {"v_head_dim", integer(1, 100'000)},
+                   {"window", integer(1, 1'000'000'000)},
+                   {"global_every", integer(0, 100'000).def(0)}},
+                  {"type"})
+               .json(),
+           read_attention, write_attention);
   t.opt_member(
-       "moe", moe, +[](ModelSpec& m) -> std::optional<MoeSpec>& { return m.moe; })
-      .desc(
-          "Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, model.moe_no_moe_layers, "
-          "model.moe_imbalance_with_balanced).");
-  t.boolean("tied_embeddings", AT(tied_embeddings))
-      .desc("The input embedding and the LM head share one matrix.")
-      .def();
-  t.integer("max_seq_len", 1, 1'000'000'000, AT(max_seq_len))
-      .written(Write::nonzero)
-      .desc("Longest sequence the model supports.")
-      .unit("tokens");
+      "moe", moe, +[](ModelSpec& m) -> std::optional<MoeSpec>& { return m.moe; });
+  t.boolean("tied_embeddings", AT(tied_embeddings)).def();
+  t.integer("max_seq_len", 1, 1'000'000'000, AT(max_seq_len)).written(Write::nonzero);
   // The traits that follow the norm where they are not stated.
   t.after = [](Reader& r, ModelSpec& m) {
     const ModelTraits traits = default_traits(m.norm);
@@ -1295,24 +681,20 @@ std::optional<ojson> write_factors(const Field<Calibration>&, const Calibration&
 
 Fields<Calibration> make_band() {
   Fields<Calibration> t;
-  t.number("low", 1e-3, 1, AT(band_low)).req().unit("ratio");
-  t.number("high", 1, 1e3, AT(band_high)).req().unit("ratio");
+  t.number("low", 1e-3, 1, AT(band_low)).req();
+  t.number("high", 1, 1e3, AT(band_high)).req();
   return t;
 }
 
 Fields<Calibration> make_calibration_block() {
   static const Fields<Calibration> band = make_band();
   Fields<Calibration> t;
-  t.text("device", AT(device)).req().desc("The device's name it was fitted on (system.device.name).");
-  t.text("system", AT(system)).desc("The system's name it was fitted on.");
-  t.text("software", AT(software))
-      .desc(
-          "The software profile it was fitted on: a presets/software id, \"inline\", or \"\" for the "
-          "system's own software block.");
+  t.text("device", AT(device)).req();
+  t.text("system", AT(system));
+  t.text("software", AT(software));
   t.custom("factors", calibration_factors_node().json(), read_factors, write_factors).req();
-  t.integer("measurements", 0, kMaxCount, AT(measurements)).desc("Measurements it was fitted on.");
+  t.integer("measurements", 0, kMaxCount, AT(measurements));
   t.group("band", band)
-      .desc("90% band of a calibrated prediction, as multipliers.")
       .writer([](const Field<Calibration>& self, const Calibration& c) -> std::optional<ojson> {
         if (!(c.band_low > 0 && c.band_high > 0)) return std::nullopt;
         return write_fields(*static_cast<const Fields<Calibration>*>(self.sub), c);
@@ -1328,29 +710,13 @@ Fields<ServingPool> make_pool() {
   t.integer("tp", 1, kMaxDevices, AT(tp)).def();
   t.integer("pp", 1, kMaxDevices, AT(pp)).def();
   t.integer("replicas", 1, kMaxDevices, AT(replicas)).def();
-  t.integer("ep", 1, kMaxDevices, AT(ep))
-      .written(Write::nonzero)
-      .desc(
-          "Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas "
-          "(attention data parallelism). Default: parallel.ep where the pool admits it, else 1.");
-  t.opt_integer("max_batch", 1, kMaxRequests, AT(max_batch))
-      .desc("The pool's own max_batch (default: the stream's).");
-  t.opt_integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens))
-      .desc("The pool's own max_num_tokens (default: the stream's).");
-  t.optional_number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization))
-      .desc("The pool's own share of device memory (default: the stream's).");
-  t.optional_number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction))
-      .desc(
-          "The pool's own share of the memory the weights and workspace leave (not with "
-          "gpu_memory_utilization).");
-  t.opt_boolean("speculative", AT(speculative))
-      .desc(
-          "false: this pool drafts nothing although inference.speculative is given (speculation on the "
-          "decode pool only). Default true.");
-  t.opt_integer("expert_slots", 1, 1'000'000, AT(expert_slots))
-      .desc(
-          "The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the "
-          "model's count.");
+  t.integer("ep", 1, kMaxDevices, AT(ep)).written(Write::nonzero);
+  t.opt_integer("max_batch", 1, kMaxRequests, AT(max_batch));
+  t.opt_integer("max_num_tokens", 1, kMaxServingLength, AT(max_num_tokens));
+  t.optional_number("gpu_memory_utilization", 0.01, 1, AT(gpu_memory_utilization));
+  t.optional_number("free_gpu_memory_fraction", 0.01, 1, AT(free_gpu_memory_fraction));
+  t.opt_boolean("speculative", AT(speculative));
+  t.opt_integer("expert_slots", 1, 1'000'000, AT(expert_slots));
   t.after = [](Reader& r, ServingPool& pool) {
     if (pool.gpu_memory_utilization && pool.free_gpu_memory_fraction)
       r.fail("serving.memory_share_twice", r.child("free_gpu_memory_fraction"),
@@ -1363,22 +729,10 @@ Fields<ServingPool> make_pool() {
 
 Fields<ServingSlo> make_slo() {
   Fields<ServingSlo> t;
-  t.number("ttft_s", 1e-6, 1e6, AT(ttft_s))
-      .written(Write::nonzero)
-      .desc("Time to first token objective.")
-      .unit("s");
-  t.number("tpot_s", 1e-6, 1e6, AT(tpot_s))
-      .written(Write::nonzero)
-      .desc("Time per output token objective.")
-      .unit("s");
-  t.number("itl_s", 1e-6, 1e6, AT(itl_s))
-      .written(Write::nonzero)
-      .desc(
-          "Objective on the gap between two tokens, over every token of every request (Sarathi-Serve's "
-          "P99 time between tokens): a step that also prefills prompt chunks lengthens the gap of every "
-          "sequence decoding in it.")
-      .unit("s");
-  t.number("percentile", 1, 100, AT(percentile)).desc("Percentile the objectives hold at.").def();
+  t.number("ttft_s", 1e-6, 1e6, AT(ttft_s)).written(Write::nonzero);
+  t.number("tpot_s", 1e-6, 1e6, AT(tpot_s)).written(Write::nonzero);
+  t.number("itl_s", 1e-6, 1e6, AT(itl_s)).written(Write::nonzero);
+  t.number("percentile", 1, 100, AT(percentile)).def();
   return t;
 }
 
@@ -1414,9 +768,8 @@ Fields<TrainingStage> make_stage_layout() {
   t.opt_integer("tp", 1, kMaxDevices, AT(tp));
   t.opt_integer("pp", 1, kMaxDevices, AT(pp));
   t.opt_integer("cp", 1, kMaxDevices, AT(cp));
-  t.opt_integer("dp", 1, kMaxDevices, AT(dp))
-      .desc("Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.");
-  t.opt_integer("micro_batch", 1, kMaxCount, AT(micro_batch)).unit("sequences");
+  t.opt_integer("dp", 1, kMaxDevices, AT(dp));
+  t.opt_integer("micro_batch", 1, kMaxCount, AT(micro_batch));
   t.opt_integer("interleave", 1, 100'000, AT(interleave));
   t.opt_choice<Recompute>("recompute", AT(recompute));
   return t;
@@ -1453,15 +806,9 @@ std::optional<ojson> write_stage_layout(const Field<TrainingStage>&, const Train
 
 Fields<TrainingStage> make_stage() {
   Fields<TrainingStage> t;
-  t.number("tokens", 1, 1e18, AT(tokens)).req().desc("Tokens trained in this stage.").unit("tokens");
-  t.integer("seq_len", 1, 100'000'000, AT(seq_len))
-      .written(Write::nonzero)
-      .desc("Its sequence length. Default: training.seq_len.")
-      .unit("tokens");
-  t.integer("global_batch", 1, kMaxCount, AT(global_batch))
-      .written(Write::nonzero)
-      .desc("Its sequences per step. Default: training.global_batch.")
-      .unit("sequences");
+  t.number("tokens", 1, 1e18, AT(tokens)).req();
+  t.integer("seq_len", 1, 100'000'000, AT(seq_len)).written(Write::nonzero);
+  t.integer("global_batch", 1, kMaxCount, AT(global_batch)).written(Write::nonzero);
   const Node automatic = node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
                              .desc(
                                  "The layout search picks the stage's fastest layout that fits on its own "
@@ -1471,8 +818,7 @@ Fields<TrainingStage> make_stage() {
                         .desc(
                             "Layout keys changed for this stage (the others are the scenario's, or the "
                             "layout parallel \"auto\" chose).");
-  t.custom("parallel", one_of({keys, automatic}).json(), read_stage_layout, write_stage_layout)
-      .desc("The stage's layout: keys changed from the scenario's, or \"auto\".");
+  t.custom("parallel", one_of({keys, automatic}).json(), read_stage_layout, write_stage_layout);
   return t;
 }
 
@@ -1508,44 +854,21 @@ std::optional<ojson> write_stages(const Field<TrainingWorkload>&, const Training
 
 Fields<TrainingWorkload> make_training() {
   Fields<TrainingWorkload> t;
-  t.integer("global_batch", 1, kMaxCount, AT(global_batch))
-      .req()
-      .desc("Sequences per optimizer step.")
-      .unit("sequences");
-  t.integer("seq_len", 1, 100'000'000, AT(seq_len)).req().desc("Sequence length.").unit("tokens");
-  t.choice("precision", kTrainingPrecisions, AT(precision))
-      .desc("Math precision (fp8: fp8 matrix multiplies, bf16 elsewhere).")
-      .def();
-  t.number("train_tokens", 1, 1e18, AT(train_tokens))
-      .written(Write::nonzero)
-      .desc("Tokens to train on: time_to_train_s and the whole-run block `run`; absent = not asked.")
-      .unit("tokens");
-  t.opt_choice<AttentionKernel>("attention", AT(attention))
-      .desc("Attention kernel. Default: the system's software.attention.");
-  t.opt_boolean("overlap_grad_reduce", AT(overlap_grad_reduce))
-      .desc("Overlap the gradient reduction. Default: the system's software default.");
-  t.opt_boolean("tp_comm_overlap", AT(tp_comm_overlap))
-      .desc("Overlap tensor-parallel communication. Default: the system's software default.");
+  t.integer("global_batch", 1, kMaxCount, AT(global_batch)).req();
+  t.integer("seq_len", 1, 100'000'000, AT(seq_len)).req();
+  t.choice("precision", kTrainingPrecisions, AT(precision)).def();
+  t.number("train_tokens", 1, 1e18, AT(train_tokens)).written(Write::nonzero);
+  t.opt_choice<AttentionKernel>("attention", AT(attention));
+  t.opt_boolean("overlap_grad_reduce", AT(overlap_grad_reduce));
+  t.opt_boolean("tp_comm_overlap", AT(tp_comm_overlap));
   t.custom(
-       "batch_ramp",
-       array_of(pair_of(number(1, 1e18).unit("tokens"), integer(1, kMaxCount).unit("sequences")), 1).json(),
-       read_ramp, write_ramp)
-      .desc(
-          "Batch ramp: [tokens, global_batch] steps trained before the steady global_batch (the rest of "
-          "train_tokens). Needs train_tokens; the steps' tokens may not exceed it.");
-  t.number("checkpoint_interval_s", 1e-3, 1e9, AT(checkpoint_interval_s))
-      .written(Write::nonzero)
-      .desc(
-          "Compute time between two checkpoints. Absent: Young/Daly, sqrt(2 delta M) - delta. Needs "
-          "train_tokens.")
-      .unit("s");
+      "batch_ramp",
+      array_of(pair_of(number(1, 1e18).unit("tokens"), integer(1, kMaxCount).unit("sequences")), 1).json(),
+      read_ramp, write_ramp);
+  t.number("checkpoint_interval_s", 1e-3, 1e9, AT(checkpoint_interval_s)).written(Write::nonzero);
   t.custom("stages",
            array_of(schema_of(stage_fields()).title("Training stage"), 1, kMaxTrainingStages).json(),
-           read_stages, write_stages)
-      .desc(
-          "Later stages of the run, in order after train_tokens, each at its own sequence length, batch and "
-          "layout (a context extension: longer sequences over more cp ranks). Their steps, time, energy and "
-          "cost are in `run`, each stage in run.stages. Needs train_tokens.");
+           read_stages, write_stages);
   return t;
 }
 
@@ -1572,18 +895,11 @@ void read_draft(const Field<Speculative>& f, Reader& r, Speculative& sp) {
 
 Fields<Speculative> make_speculative() {
   Fields<Speculative> t;
-  t.integer("draft_tokens", 1, 64, AT(draft_tokens))
-      .req()
-      .desc("Tokens the draft proposes per step (k).")
-      .unit("tokens");
+  t.integer("draft_tokens", 1, 64, AT(draft_tokens)).req();
   // An MTP head's measured acceptance is DeepSeek-V3's (arXiv 2412.19437 Sec. 5.4.3: 85-90% for the
   // second token); a draft model's depends on the pair, so the scenario states it.
-  t.number("acceptance_rate", 0, 1, AT(acceptance_rate))
-      .desc(
-          "Probability that each drafted token is accepted, independently (Leviathan et al. 2023's alpha). "
-          "Required with a draft model; with mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).")
-      .def(0.85)
-      .read = [](const Field<Speculative>& self, Reader& r, Speculative& sp) {
+  t.number("acceptance_rate", 0, 1, AT(acceptance_rate)).def(0.85).read = [](const Field<Speculative>& self,
+                                                                             Reader& r, Speculative& sp) {
     if (auto x = r.number(self.key, !mtp_draft(r), self.lo, self.hi)) sp.acceptance_rate = *x;
   };
   t.custom("draft",
@@ -1594,9 +910,6 @@ Fields<Speculative> make_speculative() {
            [](const Field<Speculative>&, const Speculative& sp) -> std::optional<ojson> {
              return sp.draft ? write_fields(model_fields(), *sp.draft) : ojson("mtp");
            })
-      .desc(
-          "mtp (a one-layer multi-token-prediction head on the target's embedding and LM head), or a draft "
-          "model: a preset id or an inline model with the target's vocabulary.")
       .def("mtp");
   return t;
 }
@@ -1616,33 +929,13 @@ Fields<Economics> make_economics() {
   t.ignored("name");
   t.ignored("source");
   t.notes();
-  t.number("usd_per_gpu_hour", 1e-6, 1e6, AT(usd_per_gpu_hour))
-      .written(Write::nonzero)
-      .desc("Rental price of one device for an hour, energy included. Not with the capital terms.")
-      .unit("USD/h");
-  t.number("gpu_price_usd", 1, 1e9, AT(gpu_price_usd))
-      .writer(capital_term)
-      .desc("Capital form: installed price per device. Default: the device's price_usd.")
-      .unit("USD");
-  t.number("amortisation_years", 0.01, 100, AT(amortisation_years))
-      .writer(capital_term)
-      .desc("Capital form: years of use.")
-      .unit("years")
-      .def();
-  t.number("utilisation", 1e-3, 1, AT(utilisation))
-      .writer(capital_term)
-      .desc("Capital form: share of the hours spent on jobs.")
-      .unit("fraction")
-      .def();
-  t.number("usd_per_kwh", 1e-6, 100, AT(usd_per_kwh))
-      .desc("Energy price (capital form; a rental price includes energy).")
-      .unit("USD/kWh")
-      .def();
-  t.number("pue", 1, 10, AT(pue)).desc("Power usage effectiveness of the facility.").def();
-  t.number("grid_kg_co2_per_kwh", 0, 10, AT(grid_kg_co2_per_kwh))
-      .written(Write::nonzero)
-      .desc("Grid carbon intensity; 0 or absent = no co2_t.")
-      .unit("kg/kWh");
+  t.number("usd_per_gpu_hour", 1e-6, 1e6, AT(usd_per_gpu_hour)).written(Write::nonzero);
+  t.number("gpu_price_usd", 1, 1e9, AT(gpu_price_usd)).writer(capital_term);
+  t.number("amortisation_years", 0.01, 100, AT(amortisation_years)).writer(capital_term).def();
+  t.number("utilisation", 1e-3, 1, AT(utilisation)).writer(capital_term).def();
+  t.number("usd_per_kwh", 1e-6, 100, AT(usd_per_kwh)).def();
+  t.number("pue", 1, 10, AT(pue)).def();
+  t.number("grid_kg_co2_per_kwh", 0, 10, AT(grid_kg_co2_per_kwh)).written(Write::nonzero);
   return t;
 }
 
@@ -1767,11 +1060,11 @@ ojson length_json(const LengthDist& l) {
   return a;
 }
 
-Node length_schema(const std::string& what) {
+Node length_schema() {
   return one_of({integer(1, kMaxServingLength).desc("Every request the same length.").unit("tokens"),
-                 object({{"mean", number(1, static_cast<double>(kMaxServingLength)).unit("tokens")},
-                         {"max", integer(1, kMaxServingLength).unit("tokens")},
-                         {"min", integer(1, kMaxServingLength).unit("tokens").def(1)}},
+                 object({{"mean", number(1, static_cast<double>(kMaxServingLength))},
+                         {"max", integer(1, kMaxServingLength)},
+                         {"min", integer(1, kMaxServingLength).def(1)}},
                         {"mean", "max"})
                      .title("Length distribution")
                      .desc("A truncated exponential on [min, max] with this mean (min < mean < max): "
@@ -1782,9 +1075,7 @@ Node length_schema(const std::string& what) {
                      .desc("[min, max] (min <= max): every whole length in the range equally likely, as "
                            "vLLM's benchmark_serving random dataset draws them with --random-range-ratio."),
                  array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
-                     .desc("[length, weight] points (weights need not add up to 1).")})
-      .desc(what + " Default: the inference block's " +
-            (what.rfind("Prompt", 0) == 0 ? "prompt_len." : "output_len."));
+                     .desc("[length, weight] points (weights need not add up to 1).")});
 }
 
 namespace {
@@ -1856,36 +1147,27 @@ void read_disaggregated(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv)
 
 Fields<ServingSpec> make_serving() {
   Fields<ServingSpec> t;
-  t.choice<Arrival>("arrival", AT(arrival))
-      .desc(
-          "How requests come: a Poisson stream at requests_per_s, a closed loop of `concurrency` clients "
-          "(each sends its next request when the last ends), or all at time 0 (offline throughput).")
-      .def();
+  t.choice<Arrival>("arrival", AT(arrival)).def();
   t.custom("requests_per_s",
            one_of({number(1e-6, 1e6).unit("requests/s"),
                    node({{"type", "string"}, {"const", "inf"}})
                        .desc("Unbounded: every request at once (the literal Infinity reads the same).")})
                .json(),
-           read_rate,
-           [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
+           read_rate, [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
              if (v.arrival != Arrival::poisson) return std::nullopt;
              return std::isinf(v.requests_per_s) ? ojson("inf") : ojson(v.requests_per_s);
-           })
-      .desc("Poisson arrival rate of the whole deployment (required for poisson).");
+           });
   t.custom("concurrency", integer(1, kMaxRequests).json(), read_concurrency,
            [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
              if (v.arrival != Arrival::closed) return std::nullopt;
              return v.concurrency;
-           })
-      .desc("Clients of a closed loop (required for closed).");
-  t.integer("num_requests", 1, kMaxRequests, AT(num_requests)).desc("Requests simulated.").def();
-  t.custom("input_len", length_schema("Prompt tokens per request.").json(),
-           read_stream_length<&ServingSpec::input_len>,
+           });
+  t.integer("num_requests", 1, kMaxRequests, AT(num_requests)).def();
+  t.custom("input_len", length_schema().json(), read_stream_length<&ServingSpec::input_len>,
            [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
              return length_json(v.input_len);
            });
-  t.custom("output_len", length_schema("Generated tokens per request.").json(),
-           read_stream_length<&ServingSpec::output_len>,
+  t.custom("output_len", length_schema().json(), read_stream_length<&ServingSpec::output_len>,
            [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
              return length_json(v.output_len);
            });
@@ -1897,17 +1179,9 @@ Fields<ServingSpec> make_serving() {
              static_cast<std::uint64_t>(r.integer(self.key, false, 0, 9'007'199'254'740'991).value_or(1));
        },
        [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> { return v.seed; })
-      .desc("Seed of request lengths and arrivals.")
       .def(1);
-  t.opt_member<ServingSlo>("slo", slo_fields(), AT(slo))
-      .title("Service-level objectives")
-      .desc(
-          "At least one of ttft_s, tpot_s and itl_s. A request counts towards goodput when it meets the TTFT "
-          "and TPOT objectives; the ITL objective, over tokens, decides whether the objectives are met.")
-      .read = read_slo;
-  const auto pool = [](const std::string& what) {
-    return schema_of(pool_fields()).title(what + " pool").desc("Replicas of tp x pp devices.");
-  };
+  t.opt_member<ServingSlo>("slo", slo_fields(), AT(slo)).title("Service-level objectives").read = read_slo;
+  const auto pool = [](const std::string& what) { return schema_of(pool_fields()).title(what + " pool"); };
   t.custom("disaggregated",
            object({{"prefill", pool("Prefill")}, {"decode", pool("Decode")}}, {"prefill", "decode"}).json(),
            read_disaggregated,
@@ -1916,10 +1190,7 @@ Fields<ServingSpec> make_serving() {
              return ojson{{"prefill", write_fields(pool_fields(), *v.prefill)},
                           {"decode", write_fields(pool_fields(), *v.decode)}};
            })
-      .title("Disaggregated prefill and decode")
-      .desc(
-          "Prompts run on the prefill pool, their KV cache moves over the scale-out network to the decode "
-          "pool. The pools' devices add up to num_devices.");
+      .title("Disaggregated prefill and decode");
   return t;
 }
 
@@ -1989,20 +1260,14 @@ std::optional<ojson> write_pool_devices(const Field<RlWorkload>& f, const RlWork
 
 Fields<RlWorkload> make_rollout() {
   Fields<RlWorkload> t;
-  t.integer("tp", 1, kMaxDevices, AT(rollout.tp))
-      .written(Write::nonzero)
-      .desc("Absent: the smallest that holds the longest response.");
+  t.integer("tp", 1, kMaxDevices, AT(rollout.tp)).written(Write::nonzero);
   t.integer("pp", 1, kMaxDevices, AT(rollout.pp)).def();
   t.integer("ep", 1, kMaxDevices, AT(rollout.ep)).written(Write::nonzero);
-  t.integer("dp", 1, kMaxDevices, AT(rollout.dp))
-      .written(Write::nonzero)
-      .desc("Absent: what tp x pp leave of the pool.");
-  t.text("software", AT(rollout.software_id)).desc("A serving profile (presets/software id).").def();
+  t.integer("dp", 1, kMaxDevices, AT(rollout.dp)).written(Write::nonzero);
+  t.text("software", AT(rollout.software_id)).def();
   t.choice("precision", kInferencePrecisions, AT(rollout.precision)).def();
-  t.integer("max_batch", 1, kMaxRequests, AT(rollout.scheduler.max_batch))
-      .desc("Sequences per engine step (the profile's by default).");
-  t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization))
-      .desc("The engine's share of device memory (the profile's by default).");
+  t.integer("max_batch", 1, kMaxRequests, AT(rollout.scheduler.max_batch));
+  t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization));
   return t;
 }
 
@@ -2039,30 +1304,22 @@ Fields<RlWorkload> make_rl_train() {
   t.integer("tp", 1, kMaxDevices, AT(train.tp)).def();
   t.integer("pp", 1, kMaxDevices, AT(train.pp)).def();
   t.integer("cp", 1, kMaxDevices, AT(train.cp)).def();
-  t.integer("dp", 1, kMaxDevices, AT(train.dp))
-      .written(Write::nonzero)
-      .desc("Absent: what the others leave.");
+  t.integer("dp", 1, kMaxDevices, AT(train.dp)).written(Write::nonzero);
   t.integer("ep", 1, kMaxDevices, AT(train.ep)).def();
   t.integer("etp", 1, kMaxDevices, AT(train.etp)).def();
   t.custom(
-       "micro_batch", integer(1, kMaxCount).unit("sequences").json(),
-       [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
-         if (auto x = r.integer(self.key, false, 1, kMaxCount)) {
-           rl.train.micro_batch = *x;
-           rl.micro_batch_given = true;
-         }
-       },
-       [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-         if (!rl.micro_batch_given) return std::nullopt;
-         return rl.train.micro_batch;
-       })
-      .desc("Sequences per micro-batch; given, sequences are not packed unless micro_batch_tokens is.");
-  t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens))
-      .unit("tokens")
-      .desc(
-          "Tokens one device takes per micro-batch of packed sequences (verl use_dynamic_bsz "
-          "ppo_max_token_len_per_gpu, NeMo-RL train_mb_tokens). Absent: 2 x (longest prompt + response) "
-          "unless micro_batch is given; 0: unpacked.");
+      "micro_batch", integer(1, kMaxCount).unit("sequences").json(),
+      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+        if (auto x = r.integer(self.key, false, 1, kMaxCount)) {
+          rl.train.micro_batch = *x;
+          rl.micro_batch_given = true;
+        }
+      },
+      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+        if (!rl.micro_batch_given) return std::nullopt;
+        return rl.train.micro_batch;
+      });
+  t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens));
   t.choice<Recompute>("recompute", AT(train.recompute)).def();
   t.custom(
        "zero_stage", integer(0, 3).json(),
@@ -2079,9 +1336,6 @@ Fields<RlWorkload> make_rl_train() {
         if (rl.offload == RlOffload::none) return std::nullopt;
         return name(rl.offload);
       })
-      .desc(
-          "The trainer's state in host memory between the passes that need it (verl param_offload / "
-          "optimizer_offload), moved over host_link_GBps.")
       .def(name(RlOffload::none));
   return t;
 }
@@ -2112,15 +1366,8 @@ void read_rl_train(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
 
 Fields<RlWorkload> make_async() {
   Fields<RlWorkload> t;
-  t.integer("staleness", 0, 1000, AT(staleness))
-      .req()
-      .desc("Steps a rollout may lag the policy; 0 = on-policy.");
-  t.boolean("partial_rollout", AT(partial_rollout))
-      .written(Write::nonzero)
-      .desc(
-          "Unfinished responses continue after a weight sync (verl fully_async, AReaL): the rollout costs "
-          "its throughput share, not its longest response. Needs staleness >= 1.")
-      .def();
+  t.integer("staleness", 0, 1000, AT(staleness)).req();
+  t.boolean("partial_rollout", AT(partial_rollout)).written(Write::nonzero).def();
   return t;
 }
 
@@ -2171,101 +1418,66 @@ Node rl_roles_schema() {
 
 void add_rl_models(Fields<RlWorkload>& t) {
   t.custom(
-       "critic", model_ref().json(),
-       [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
-         if (!r.get(f.key, false)) return;
-         if (rl.algorithm != RlAlgorithm::ppo && r.ok())
-           r.fail("rl.critic_without_ppo", r.child(f.key),
-                  "'critic' is PPO's value model; algorithm is \"grpo\", which has none");
-         else
-           rl.critic = read_model_ref(r, f.key);
-       },
-       write_model_ref<&RlWorkload::critic>)
-      .desc("ppo: the critic's model (preset id or inline); absent = the policy's shape.");
-  t.integer("prompts_per_step", 1, kMaxRequests, AT(prompts_per_step)).desc("Prompts per RL step.").def();
-  t.integer("samples_per_prompt", 1, kMaxRequests, AT(samples_per_prompt))
-      .desc(
-          "Responses generated per prompt (default 16 for grpo, 1 for ppo); prompts x samples at most "
-          "1,000,000.")
-      .read = [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
-    const bool ppo = rl.algorithm == RlAlgorithm::ppo;
-    rl.samples_per_prompt = r.integer(f.key, false, 1, kMaxRequests).value_or(ppo ? 1 : kRlSamplesGrpo);
-    if (r.ok() && rl.prompts_per_step * rl.samples_per_prompt > kMaxRequests)
-      r.fail("scenario.out_of_range", r.child(f.key),
-             "prompts_per_step x samples_per_prompt = " +
-                 std::to_string(rl.prompts_per_step * rl.samples_per_prompt) + " responses; at most " +
-                 std::to_string(kMaxRequests) + " per step are simulated");
-  };
-  t.custom("prompt_len",
-           length_schema(
-               "Prompt tokens (default 1024): a whole number is the longest prompt (max_prompt_length), the "
-               "mean assumed at a fifth of it; {mean, max} states the mean, a weights list exact lengths.")
-               .json(),
-           read_rl_length<&RlWorkload::prompt_len, kRlPromptLen>, write_rl_length<&RlWorkload::prompt_len>);
+      "critic", model_ref().json(),
+      [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+        if (!r.get(f.key, false)) return;
+        if (rl.algorithm != RlAlgorithm::ppo && r.ok())
+          r.fail("rl.critic_without_ppo", r.child(f.key),
+                 "'critic' is PPO's value model; algorithm is \"grpo\", which has none");
+        else
+          rl.critic = read_model_ref(r, f.key);
+      },
+      write_model_ref<&RlWorkload::critic>);
+  t.integer("prompts_per_step", 1, kMaxRequests, AT(prompts_per_step)).def();
+  t.integer("samples_per_prompt", 1, kMaxRequests, AT(samples_per_prompt)).read =
+      [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+        const bool ppo = rl.algorithm == RlAlgorithm::ppo;
+        rl.samples_per_prompt = r.integer(f.key, false, 1, kMaxRequests).value_or(ppo ? 1 : kRlSamplesGrpo);
+        if (r.ok() && rl.prompts_per_step * rl.samples_per_prompt > kMaxRequests)
+          r.fail("scenario.out_of_range", r.child(f.key),
+                 "prompts_per_step x samples_per_prompt = " +
+                     std::to_string(rl.prompts_per_step * rl.samples_per_prompt) + " responses; at most " +
+                     std::to_string(kMaxRequests) + " per step are simulated");
+      };
+  t.custom("prompt_len", length_schema().json(), read_rl_length<&RlWorkload::prompt_len, kRlPromptLen>,
+           write_rl_length<&RlWorkload::prompt_len>);
+  t.custom("response_len", length_schema().json(), read_rl_length<&RlWorkload::response_len, kRlResponseLen>,
+           write_rl_length<&RlWorkload::response_len>);
+  t.boolean("reference", AT(reference)).def();
   t.custom(
-      "response_len",
-      length_schema(
-          "Response tokens (default 4096): a whole number is the longest response (max_response_length), "
-          "the mean assumed at a quarter of it; {mean, max} states the mean, a weights list exact "
-          "lengths. The synchronous step waits for the longest.")
-          .json(),
-      read_rl_length<&RlWorkload::response_len, kRlResponseLen>, write_rl_length<&RlWorkload::response_len>);
-  t.boolean("reference", AT(reference)).desc("A frozen reference model's forward (the KL term).").def();
-  t.custom(
-       "reward_model", model_ref().json(),
-       [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
-         if (r.get(f.key, false)) rl.reward_model = read_model_ref(r, f.key);
-       },
-       write_model_ref<&RlWorkload::reward_model>)
-      .desc("A reward model's forward over prompt + response; absent = a rule-based reward at no GPU cost.");
+      "reward_model", model_ref().json(),
+      [](const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
+        if (r.get(f.key, false)) rl.reward_model = read_model_ref(r, f.key);
+      },
+      write_model_ref<&RlWorkload::reward_model>);
 }
 
 Fields<RlWorkload> make_rl() {
   static const Fields<RlWorkload> rollout = make_rollout(), async = make_async();
   Fields<RlWorkload> t;
-  t.choice<RlAlgorithm>("algorithm", AT(algorithm))
-      .desc("grpo: group-relative advantages, no critic; ppo: adds a critic (a second trained model).")
-      .def();
+  t.choice<RlAlgorithm>("algorithm", AT(algorithm)).def();
   add_rl_models(t);
-  t.boolean("old_logprob", AT(old_logprob))
-      .desc("Recompute the behaviour policy's log-probabilities with the trainer.")
-      .def();
-  t.integer("mini_batches", 1, kMaxCount, AT(mini_batches)).desc("Optimizer steps per RL step.").def();
-  t.choice<RlPlacement>("placement", AT(placement))
-      .desc(
-          "colocated: one pool time-shares rollout and training; split: rollout_devices + train_devices = "
-          "num_devices.")
-      .def();
-  t.custom("rollout_devices", integer(1, kMaxDevices).json(), read_pool_devices, write_pool_devices)
-      .desc("split: the rollout pool.")
-      .unit("devices");
-  t.custom("train_devices", integer(1, kMaxDevices).json(), read_pool_devices, write_pool_devices)
-      .desc("split: the training pool.")
-      .unit("devices");
-  t.group("rollout", rollout).desc("The rollout engine.").read = read_rollout;
+  t.boolean("old_logprob", AT(old_logprob)).def();
+  t.integer("mini_batches", 1, kMaxCount, AT(mini_batches)).def();
+  t.choice<RlPlacement>("placement", AT(placement)).def();
+  t.custom("rollout_devices", integer(1, kMaxDevices).json(), read_pool_devices, write_pool_devices);
+  t.custom("train_devices", integer(1, kMaxDevices).json(), read_pool_devices, write_pool_devices);
+  t.group("rollout", rollout).read = read_rollout;
   const Node automatic = node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
                              .desc("The layout search picks the trainer's layout.");
   t.custom("train", one_of({schema_of(rl_train_fields()).title("RL trainer layout"), automatic}).json(),
-           read_rl_train,
-           [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+           read_rl_train, [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
              if (rl.train_auto) return "auto";
              return write_fields(rl_train_fields(), rl);
-           })
-      .desc("The trainer's layout on its pool.");
+           });
   t.group("async", async)
-      .desc("Asynchronous RL (split placement).")
       .writer([](const Field<RlWorkload>& f, const RlWorkload& rl) -> std::optional<ojson> {
         if (rl.staleness <= 0) return std::nullopt;
         return write_fields(*static_cast<const Fields<RlWorkload>*>(f.sub), rl);
       });
-  t.custom("roles", rl_roles_schema().json(), read_rl_roles, write_rl_roles)
-      .desc("The trainer's models on the training pool.");
-  t.choice<RlWeightSync>("weight_sync", AT(weight_sync))
-      .desc("nccl: broadcast over the fabric; checkpoint: through storage.")
-      .def();
-  t.integer("train_steps", 1, kMaxCount, AT(train_steps))
-      .written(Write::nonzero)
-      .desc("RL steps of a whole run (the run block).");
+  t.custom("roles", rl_roles_schema().json(), read_rl_roles, write_rl_roles);
+  t.choice<RlWeightSync>("weight_sync", AT(weight_sync)).def();
+  t.integer("train_steps", 1, kMaxCount, AT(train_steps)).written(Write::nonzero);
   return t;
 }
 
@@ -2304,15 +1516,8 @@ const Fields<Calibration>& calibration_fields() { return once<Calibration, make_
 Node calibration_factors_node() {
   Props f;
   for (const auto& [k, n] : EnumNames<CalibrationFactor>::table)
-    f.emplace_back(std::string(n), number(0.01, 100)
-                                       .desc("Multiplier on the rate (1 = uncalibrated); within the factor's "
-                                             "physical bounds on the system (docs/calibration.md).")
-                                       .unit("ratio")
-                                       .def(1));
-  return object(f).desc(
-      "matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved "
-      "bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by "
-      "it).");
+    f.emplace_back(std::string(n), number(0.01, 100).def(1));
+  return object(f);
 }
 #undef AT
 

@@ -40,7 +40,7 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
 LengthDist fixed_length(std::int64_t n);
 ojson length_json(const LengthDist& l);
 // Its schema; `what` describes it.
-Node length_schema(const std::string& what);
+Node length_schema();
 // A disaggregated deployment's prefill or decode pool.
 const Fields<ServingPool>& pool_fields();
 // inference.serving.slo (at least one objective: checked by the serving reader).

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "hardware/uarch.h"
+#include "io/contract_text.h"
 #include "io/fields.h"
 #include "io/node.h"
 #include "io/objects.h"
@@ -42,10 +45,7 @@ Node device_schema() {
 Node uarch_schema() {
   std::vector<std::string> required = {"technology"};
   for (const std::string& k : required_of(budget_fields())) required.push_back(k);
-  return object(concat({{"technology",
-                         preset_id("technology").desc("The technology node (a 'technology' preset id).")},
-                        {"dram", preset_id("dram").desc(
-                                     "The DRAM generation (a 'dram' preset id). Default: the node's.")}},
+  return object(concat({{"technology", preset_id("technology")}, {"dram", preset_id("dram")}},
                        props_of(budget_fields()), {}),
                 required)
       .title("Technology-derived hardware")
@@ -70,9 +70,9 @@ Node software_profile_schema() {
   return object({{"name", text()},
                  {"source", text()},
                  {"notes", notes()},
-                 {"software", ref("software").desc("Laid over the system's software block, key by key.")},
-                 {"cuda_graphs", boolean().desc("The runtime's default for inference.cuda_graphs.")},
-                 {"serving", object(scheduler).desc("The scheduler's defaults for inference.serving.")}})
+                 {"software", ref("software")},
+                 {"cuda_graphs", boolean()},
+                 {"serving", object(scheduler)}})
       .title("Software profile")
       .desc(
           "What differs between software stacks: the system's software keys it sets, the runtime's "
@@ -133,32 +133,21 @@ nlohmann::ordered_json scenario_schema() {
   Node root =
       object(
           {
-              {"schema_version", node({{"type", "integer"}, {"const", 1}}).desc("Format version.").def(1)},
-              {"name", text().desc("Free text.")},
-              {"model",
-               one_of({preset_id("models"), ref("model")}).desc("A model preset id or an inline model.")},
-              {"system",
-               one_of({preset_id("systems"), ref("system"), ref("technology")})
-                   .desc("A system preset id, an inline system, or a system of devices derived from "
-                         "a technology node.")},
-              {"software",
-               one_of({preset_id("software"), ref("software_profile")})
-                   .desc("The software stack: a presets/software id or an inline profile; absent = "
-                         "the system's software block.")},
-              {"num_devices", integer(1, kMaxDevices).desc("Devices in the job.")},
-              {"parallel",
-               one_of({ref("parallel"), node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
-                                            .desc("The layout search picks the fastest layout that fits "
-                                                  "(training; inference: by throughput at batches up to "
-                                                  "the scenario's); the output's parallel_auto says which.")})
-                   .desc("The parallel layout, or \"auto\".")},
+              {"schema_version", node({{"type", "integer"}, {"const", 1}}).def(1)},
+              {"name", text()},
+              {"model", one_of({preset_id("models"), ref("model")})},
+              {"system", one_of({preset_id("systems"), ref("system"), ref("technology")})},
+              {"software", one_of({preset_id("software"), ref("software_profile")})},
+              {"num_devices", integer(1, kMaxDevices)},
+              {"parallel", one_of({ref("parallel"),
+                                   node({{"type", "string"}, {"const", "auto"}, {"examples", {"auto"}}})
+                                       .desc("The layout search picks the fastest layout that fits "
+                                             "(training; inference: by throughput at batches up to "
+                                             "the scenario's); the output's parallel_auto says which.")})},
               {"training", ref("training")},
               {"inference", ref("inference")},
               {"rl", ref("rl")},
-              {"economics",
-               one_of({preset_id("economics"), ref("economics")})
-                   .desc("Prices of devices and energy: a presets/economics id or an object laid over "
-                         "the default preset (us-2025).")},
+              {"economics", one_of({preset_id("economics"), ref("economics")})},
               {"calibration", ref("calibration")},
           },
           {"model", "system", "num_devices"})
@@ -185,7 +174,82 @@ nlohmann::ordered_json scenario_schema() {
                 {"economics", economics_schema().json()},
                 {"calibration", scenario_calibration_schema().json()},
                 {"rl", rl_schema().json()}};
+  describe_from_doc(j, DocTable::scenario);
   return j;
+}
+
+namespace {
+
+// Where docs/contract.md describes each shared definition ($defs) of the two schemas.
+std::string canonical(DocTable which, const std::string& def) {
+  static const std::map<std::string, std::string> scenario = {{"software", "system.software"},
+                                                              {"software_profile", "software"},
+                                                              {"device", "system.device"},
+                                                              {"scale_up", "system.scale_up"},
+                                                              {"scale_out", "system.scale_out"}};
+  static const std::map<std::string, std::string> prediction = {{"chosen_layout", "parallel_auto.parallel"},
+                                                                {"operator", "inference.operators[]"},
+                                                                {"token_cost", "inference.cost"},
+                                                                {"rl_role", "rl.roles.actor"}};
+  const auto& m = which == DocTable::scenario ? scenario : prediction;
+  const auto it = m.find(def);
+  return it == m.end() ? def : it->second;
+}
+
+void walk(ojson& root, DocTable which, ojson& node, const std::string& path, std::vector<std::string>& seen,
+          const SchemaVisit& visit) {
+  if (!node.is_object()) return;
+  if (node.contains("$ref")) {
+    const std::string ref = node["$ref"].get<std::string>();
+    const std::string def = ref.substr(ref.rfind('/') + 1);
+    if (std::find(seen.begin(), seen.end(), def) != seen.end()) return;
+    seen.push_back(def);
+    walk(root, which, root["$defs"][def], canonical(which, def), seen, visit);
+    return;
+  }
+  for (const char* k : {"oneOf", "anyOf", "allOf"})
+    if (node.contains(k))
+      for (auto& alt : node[k]) walk(root, which, alt, path, seen, visit);
+  if (node.contains("items") && node["items"].is_object())
+    walk(root, which, node["items"], path + "[]", seen, visit);
+  if (node.contains("properties"))
+    for (auto& [key, sub] : node["properties"].items()) {
+      const std::string p = path.empty() ? key : path + "." + key;
+      bool required = false;
+      if (node.contains("required"))
+        for (const auto& r : node["required"]) required = required || r == key;
+      visit(p, sub, required);
+      walk(root, which, sub, p, seen, visit);
+    }
+}
+
+}  // namespace
+
+void walk_schema(ojson& root, DocTable which, const SchemaVisit& visit) {
+  std::vector<std::string> seen;
+  walk(root, which, root, "", seen, visit);
+}
+
+void describe_from_doc(ojson& root, DocTable which) {
+  const auto rows = doc_text(which);
+  walk_schema(root, which, [&](const std::string& path, ojson& node, bool) {
+    const auto it =
+        std::lower_bound(rows.begin(), rows.end(), path,
+                         [](const DocText& r, const std::string& p) { return std::string_view(r.path) < p; });
+    if (it == rows.end() || it->path != path) return;
+    const std::string unit = it->unit;
+    std::string text = it->meaning;
+    if (!unit.empty()) text += (text.empty() ? "" : " ") + ("Unit: " + unit + ".");
+    // The keywords in Node::json's order: title, type, description, unit, then the rest.
+    ojson out = ojson::object();
+    for (const char* k : {"title", "type"})
+      if (node.contains(k)) out[k] = node[k];
+    if (!text.empty()) out["description"] = text;
+    if (!unit.empty()) out[kUnitKeyword] = unit;
+    for (const auto& [k, v] : node.items())
+      if (!out.contains(k) && k != "description" && k != kUnitKeyword) out[k] = v;
+    node = std::move(out);
+  });
 }
 
 }  // namespace optimus::io

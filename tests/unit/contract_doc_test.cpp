@@ -1,5 +1,8 @@
 // docs/contract.md against the engine: the document names every key of the scenario schema and
-// every field of the prediction schema the engine builds (api::schema()), and every dotted code
+// every field of the prediction schema the engine builds (api::schema()), its key and field tables
+// are where the schema's descriptions and units come from (a row per property; cmake/
+// contract_text.cmake reads them, io/contract_text.h), their type, default and range columns
+// agree with the schema, and the document names every dotted code
 // the engine's sources can emit (error and warning codes, search rejection reasons, the share
 // link's codes). Keys are written in the document as `dotted.path`; an object that occurs in
 // several places is described once under its canonical path (kCanonical), the rest of the
@@ -9,6 +12,8 @@
 // (the uncertainty keys) are documented too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -16,11 +21,17 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "hardware/spec.h"
 #include "io/api.h"
+#include "io/contract_text.h"
+#include "io/reader.h"
+#include "io/schema.h"
+#include "model/spec.h"
 
 namespace {
 
@@ -43,52 +54,33 @@ const std::string& contract() {
 
 bool documented(const std::string& name) { return contract().find("`" + name + "`") != std::string::npos; }
 
-// Where docs/contract.md describes each shared definition ($defs) of the two schemas.
-std::string canonical(const std::string& which, const std::string& def) {
-  static const std::map<std::string, std::string> scenario = {{"software", "system.software"},
-                                                              {"software_profile", "software"},
-                                                              {"device", "system.device"},
-                                                              {"scale_up", "system.scale_up"},
-                                                              {"scale_out", "system.scale_out"}};
-  static const std::map<std::string, std::string> prediction = {{"chosen_layout", "parallel_auto.parallel"},
-                                                                {"operator", "inference.operators[]"},
-                                                                {"token_cost", "inference.cost"},
-                                                                {"rl_role", "rl.roles.actor"}};
-  const auto& m = which == "scenario" ? scenario : prediction;
-  const auto it = m.find(def);
-  return it == m.end() ? def : it->second;
+const json& schemas() {
+  static const json both = json::parse(optimus::api::schema());
+  return both;
 }
 
-// Every key path of a schema: properties in order, through oneOf/anyOf alternatives and array
-// items, each $defs entry expanded once under its canonical path.
-void walk(const json& root, const std::string& which, const json& node, const std::string& path,
-          std::set<std::string>& seen, std::vector<std::string>& out) {
-  if (!node.is_object()) return;
-  if (node.contains("$ref")) {
-    const std::string ref = node["$ref"].get<std::string>();
-    const std::string def = ref.substr(ref.rfind('/') + 1);
-    if (seen.insert(def).second) walk(root, which, root["$defs"][def], canonical(which, def), seen, out);
-    return;
-  }
-  for (const char* k : {"oneOf", "anyOf", "allOf"})
-    if (node.contains(k))
-      for (const auto& alt : node[k]) walk(root, which, alt, path, seen, out);
-  if (node.contains("items") && node["items"].is_object())
-    walk(root, which, node["items"], path + "[]", seen, out);
-  if (node.contains("properties"))
-    for (const auto& [key, sub] : node["properties"].items()) {
-      const std::string p = path.empty() ? key : path + "." + key;
-      out.push_back(p);
-      walk(root, which, sub, p, seen, out);
-    }
+optimus::io::DocTable table_of(const std::string& which) {
+  return which == "scenario" ? optimus::io::DocTable::scenario : optimus::io::DocTable::prediction;
+}
+
+// Every property of one schema (io::walk_schema): its dotted path, node and whether it is required.
+struct Property {
+  std::string path;
+  json node;
+  bool required;
+};
+std::vector<Property> properties(const std::string& which) {
+  json root = schemas()[which];
+  std::vector<Property> out;
+  optimus::io::walk_schema(root, table_of(which), [&](const std::string& p, json& node, bool required) {
+    out.push_back({p, node, required});
+  });
+  return out;
 }
 
 std::vector<std::string> schema_paths(const std::string& which) {
-  static const json both = json::parse(optimus::api::schema());
-  const json& root = both[which];
-  std::set<std::string> seen;
   std::vector<std::string> out;
-  walk(root, which, root, "", seen, out);
+  for (const auto& p : properties(which)) out.push_back(p.path);
   return out;
 }
 
@@ -171,6 +163,149 @@ TEST(ContractDoc, RowsNameWhatTheEngineHas) {
     EXPECT_TRUE(ok) << "docs/contract.md has a row for `" << name << "`, which the engine does not have";
   }
   EXPECT_GT(rows, 600);
+}
+
+// ---- The document as the schema's text (issue 41) ------------------------------------------------
+
+template <class Row>
+const Row* row_of(std::span<const Row> rows, const std::string& path) {
+  const auto it = std::lower_bound(rows.begin(), rows.end(), path, [](const Row& r, const std::string& p) {
+    return std::string(r.path) < p;
+  });
+  return it != rows.end() && it->path == path ? &*it : nullptr;
+}
+
+TEST(ContractDoc, TablesAreSortedWithOneRowPerPath) {
+  for (const char* which : {"scenario", "prediction"}) {
+    const auto rows = optimus::io::doc_text(table_of(which));
+    const auto columns = optimus::io::doc_columns(table_of(which));
+    EXPECT_GT(rows.size(), 200u) << which;
+    ASSERT_EQ(rows.size(), columns.size()) << which;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(std::string(rows[i].path), columns[i].path);
+      if (i > 0) {
+        EXPECT_LT(std::string(rows[i - 1].path), rows[i].path) << which;
+      }
+    }
+  }
+}
+
+// Every property of both schemas has a row in docs/contract.md with a meaning, and its description
+// and unit are that row's.
+TEST(ContractDoc, EveryPropertyIsDescribedByItsRow) {
+  for (const char* which : {"scenario", "prediction"}) {
+    const auto rows = optimus::io::doc_text(table_of(which));
+    for (const auto& p : properties(which)) {
+      const auto* row = row_of(rows, p.path);
+      if (!row) {
+        ADD_FAILURE() << "docs/contract.md has no " << (std::string(which) == "scenario" ? "key" : "field")
+                      << " table row for the " << which << " property `" << p.path << "`";
+        continue;
+      }
+      const std::string meaning = row->meaning, unit = row->unit;
+      EXPECT_FALSE(meaning.empty()) << "docs/contract.md: the row of `" << p.path << "` has no meaning";
+      const std::string text = meaning + (unit.empty() ? "" : " Unit: " + unit + ".");
+      EXPECT_EQ(p.node.value("description", ""), text) << which << " " << p.path;
+      EXPECT_EQ(p.node.value(optimus::io::kUnitKeyword, ""), unit) << which << " " << p.path;
+    }
+  }
+}
+
+// A number written as docs/contract.md writes a range bound or a default.
+bool same_number(const json& a, const json& b) {
+  if (!a.is_number() || !b.is_number()) return a == b;
+  const double x = a.get<double>(), y = b.get<double>();
+  return std::fabs(x - y) <= 1e-5 * std::max(std::fabs(x), std::fabs(y));  // the document rounds to 6 digits
+}
+
+// The `[lo, hi]` a range cell starts with (a bound may follow: "[0.01, 100], bounds ...").
+json range_of(const std::string& cell) {
+  if (!cell.starts_with("[")) return nullptr;
+  return json::parse(cell.substr(0, cell.find(']') + 1), nullptr, false);
+}
+
+// The key tables' hand-written type, default and range columns say what the schema says: a key the
+// schema requires is `**required**` (and only then), a stated default is the schema's, a
+// [minimum, maximum] range is the schema's, an enum lists its values as `a` | `b`, any other type
+// starts with the schema's type.
+TEST(ContractDoc, KeyColumnsAgreeWithTheSchema) {
+  const auto columns = optimus::io::doc_columns(optimus::io::DocTable::scenario);
+  int checked = 0;
+  for (const auto& p : properties("scenario")) {
+    const auto* row = row_of(columns, p.path);
+    if (!row) continue;  // EveryPropertyIsDescribedByItsRow names it
+    ++checked;
+    const std::string type = row->type, def = row->def, range = row->range;
+    const json& n = p.node;
+    EXPECT_EQ(def == "**required**", p.required) << "`" << p.path << "`: default column '" << def << "'";
+    if (n.contains("default")) {
+      std::string cell = def;
+      std::erase(cell, '`');
+      const json stated = json::parse(cell, nullptr, false);
+      EXPECT_TRUE(same_number(stated, n["default"]))
+          << "`" << p.path << "`: the schema's default is " << n["default"].dump() << ", the document's '"
+          << def << "'";
+    }
+    if (n.contains("minimum") && n.contains("maximum")) {
+      const json r = range_of(range);
+      EXPECT_TRUE(r.is_array() && r.size() == 2 && same_number(r[0], n["minimum"]) &&
+                  same_number(r[1], n["maximum"]))
+          << "`" << p.path << "`: the schema's range is [" << n["minimum"].dump() << ", "
+          << n["maximum"].dump() << "], the document's '" << range << "'";
+    }
+    if (n.contains("enum")) {
+      std::string want;
+      for (const auto& e : n["enum"]) want += (want.empty() ? "`" : " | `") + e.get<std::string>() + "`";
+      EXPECT_EQ(type, want) << "`" << p.path << "`: type column";
+    } else if (n.contains("type")) {
+      EXPECT_TRUE(type.starts_with(n["type"].get<std::string>()))
+          << "`" << p.path << "`: the schema's type is " << n["type"] << ", the document's '" << type << "'";
+    }
+  }
+  EXPECT_GT(checked, 300);
+}
+
+// The field tables' type column starts with the schema's type (an enum's lists its values).
+TEST(ContractDoc, FieldTypesAgreeWithTheSchema) {
+  const auto columns = optimus::io::doc_columns(optimus::io::DocTable::prediction);
+  for (const auto& p : properties("prediction")) {
+    const auto* row = row_of(columns, p.path);
+    if (!row || !p.node.contains("type")) continue;
+    const std::string type = row->type;
+    EXPECT_TRUE(type.starts_with(p.node["type"].get<std::string>()) || p.node.contains("enum"))
+        << "`" << p.path << "`: the schema's type is " << p.node["type"] << ", the document's '" << type
+        << "'";
+  }
+}
+
+// Descriptions the engine once built from its constants are the document's text now: the numbers
+// in them are the engine's.
+TEST(ContractDoc, NumbersInTheTextAreTheEngines) {
+  const auto rows = optimus::io::doc_text(optimus::io::DocTable::scenario);
+  const auto text = [&](const std::string& path) {
+    const auto* r = row_of(rows, path);
+    return r ? std::string(r->meaning) : std::string();
+  };
+  using optimus::io::fmt_num;
+  const std::string bulk =
+      "Default: " + fmt_num(optimus::NetworkTier::default_bulk_latency(optimus::Seconds(1)).value) +
+      " x latency_us.";
+  for (const char* tier : {"system.scale_up", "system.scale_out"})
+    EXPECT_NE(text(std::string(tier) + ".bulk_latency_us").find(bulk), std::string::npos)
+        << tier << ": " << bulk;
+  EXPECT_NE(text("model.moe.imbalance").find(fmt_num(optimus::kMeasuredImbalance) + " when measured"),
+            std::string::npos);
+  // The per-norm defaults (x-default-by-norm) as the text states them.
+  for (const auto& p : properties("scenario")) {
+    if (!p.node.contains(optimus::io::kDefaultByNormKeyword)) continue;
+    std::string want = "Default by norm: ";
+    bool first = true;
+    for (const auto& [norm, v] : p.node[optimus::io::kDefaultByNormKeyword].items()) {
+      want += (first ? "" : ", ") + norm + " " + v.dump();
+      first = false;
+    }
+    EXPECT_NE(text(p.path).find(want + "."), std::string::npos) << p.path << ": " << want;
+  }
 }
 
 }  // namespace
