@@ -130,6 +130,10 @@ function prepare(node, pointer, names, reuse) {
   return out;
 }
 
+/** A node's JSON without its text (docs/contract.md describes each path on its own: a software
+ * profile's serving defaults have rows of their own, their types are the serving block's). */
+const shape = (node) => JSON.stringify(node, (k, v) => (k === 'description' || k === 'x-unit' ? undefined : v));
+
 /** Keywords of a plain value that change nothing in its TypeScript type. */
 const PLAIN = ['type', 'description', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'default', 'x-unit'];
 
@@ -139,7 +143,7 @@ function subsetType(node, of, name, pointer) {
   const own = [];
   const required = new Set(node?.required ?? []);
   for (const [k, v] of Object.entries(node?.properties ?? {})) {
-    if (JSON.stringify(v) === JSON.stringify(of?.properties?.[k]) && required.has(k) === (of.required ?? []).includes(k)) shared.push(`'${k}'`);
+    if (shape(v) === shape(of?.properties?.[k]) && required.has(k) === (of.required ?? []).includes(k)) shared.push(`'${k}'`);
     else if (['string', 'number', 'integer', 'boolean'].includes(v.type) && Object.keys(v).every((x) => PLAIN.includes(x)))
       own.push(`/** ${v.description ?? ''} */ ${k}${required.has(k) ? '' : '?'}: ${v.type === 'integer' ? 'number' : v.type}`);
     else throw new Error(`gen-types: ${pointer}/properties/${k} is neither ${name}'s nor a plain value`);

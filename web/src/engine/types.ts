@@ -12,20 +12,22 @@ export type TokenLengths =
   | number
   | {
       /**
-       * Unit: tokens.
+       * Mean of a truncated exponential length distribution. Unit: tokens.
        */
       mean: number;
       /**
-       * Unit: tokens.
+       * Largest length drawn. Unit: tokens.
        */
       max: number;
       /**
-       * Unit: tokens.
+       * Smallest length drawn. Unit: tokens.
        */
       min?: number;
     }
   | {
       /**
+       * [min, max], min <= max: every whole length in the range equally likely (vLLM benchmark_serving --random-range-ratio). Unit: tokens.
+       *
        * @minItems 2
        * @maxItems 2
        */
@@ -325,7 +327,7 @@ export interface SystemSpec {
      */
     checkpoint_write_GBps_total?: number;
     /**
-     * Asynchronous checkpoint saves: training blocks while each writing device copies its part of the state to host memory (host_link_GBps), the write to storage overlaps the next steps, and a failure also loses the write still in flight.
+     * Asynchronous checkpoint saves: training blocks while each writing device copies its part of the state to host memory (host_link_GBps; 15.75 GB/s, PCIe 3.0 x16, where the system states none), the write to storage overlaps the next steps, a save starts only after the previous one is written, and a failure also loses the write still in flight.
      */
     checkpoint_async?: boolean;
     /**
@@ -336,6 +338,9 @@ export interface SystemSpec {
      * A share of the modelled steady-state step rate the run sustains apart from failures and checkpoints, stated by the user: the steps take ideal / this, and warning run.production_efficiency says so. Absent = the modelled rate; no preset carries one (a fleet-average discount is not a mechanism). Unit: fraction.
      */
     production_efficiency?: number;
+    /**
+     * Where the operations terms come from.
+     */
     source?: string;
     /**
      * Free text (sources, fits, caveats); not used in any computation.
@@ -685,7 +690,13 @@ export interface ScaleUpLink {
  * What differs between software stacks: the system's software keys it sets, the runtime's CUDA-graph default and the serving scheduler's defaults.
  */
 export interface SoftwareProfile {
+  /**
+   * Display name.
+   */
   name?: string;
+  /**
+   * Where the profile's values come from.
+   */
   source?: string;
   /**
    * Free text (sources, fits, caveats); not used in any computation.
@@ -941,7 +952,7 @@ export interface TrainingSpec {
   seq_len: number;
   precision?: TrainingPrecision;
   /**
-   * Tokens to train on: time_to_train_s and the whole-run block `run`; absent = not asked. Unit: tokens.
+   * Tokens to train on: time_to_train_s and the whole-run block run; absent = not asked. Unit: tokens.
    */
   train_tokens?: number;
   attention?: AttentionKernel;
@@ -964,7 +975,7 @@ export interface TrainingSpec {
    */
   checkpoint_interval_s?: number;
   /**
-   * Later stages of the run, in order after train_tokens, each at its own sequence length, batch and layout (a context extension: longer sequences over more cp ranks). Their steps, time, energy and cost are in `run`, each stage in run.stages. Needs train_tokens.
+   * Later stages of the run, in order after train_tokens, each at its own sequence length, batch and layout (a context extension: longer sequences over more cp ranks). Their steps, time, energy and cost are in run, each stage in run.stages. Needs train_tokens.
    *
    * @minItems 1
    * @maxItems 32
@@ -989,18 +1000,33 @@ export interface TrainingStage {
    */
   parallel?:
     | {
+        /**
+         * The stage's parallel.tp (default: the scenario's).
+         */
         tp?: number;
+        /**
+         * The stage's parallel.pp (default: the scenario's).
+         */
         pp?: number;
+        /**
+         * The stage's parallel.cp (default: the scenario's).
+         */
         cp?: number;
         /**
          * Default: num_devices / (tp pp cp) when tp, pp or cp change, else the scenario's.
          */
         dp?: number;
         /**
-         * Unit: sequences.
+         * The stage's parallel.micro_batch (default: the scenario's). Unit: sequences.
          */
         micro_batch?: number;
+        /**
+         * The stage's parallel.interleave (default: the scenario's).
+         */
         interleave?: number;
+        /**
+         * The stage's parallel.recompute (default: the scenario's).
+         */
         recompute?: Recompute;
       }
     | 'auto';
@@ -1059,7 +1085,7 @@ export interface InferenceSpec {
  */
 export interface ServingSpec {
   /**
-   * How requests come: a Poisson stream at requests_per_s, a closed loop of `concurrency` clients (each sends its next request when the last ends), or all at time 0 (offline throughput).
+   * How requests come: a Poisson stream at requests_per_s, a closed loop of concurrency clients (each sends its next request when the last ends), or all at time 0 (offline throughput).
    */
   arrival?: 'poisson' | 'closed' | 'offline';
   /**
@@ -1099,7 +1125,7 @@ export interface ServingSpec {
    */
   gpu_memory_utilization?: number;
   /**
-   * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both).
+   * TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the KV cache takes this share of the memory the weights and the prefill workspace leave, instead of gpu_memory_utilization's share of the device (not both: serving.memory_share_twice).
    */
   free_gpu_memory_fraction?: number;
   /**
@@ -1119,7 +1145,7 @@ export interface ServingSpec {
    */
   step_overhead_us_per_request?: number;
   /**
-   * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. Default false; the sglang profile true.
+   * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. The sglang profile: true.
    */
   overlap_schedule?: boolean;
   /**
@@ -1162,19 +1188,28 @@ export interface ServingSpec {
  * Replicas of tp x pp devices.
  */
 export interface ServingPool {
+  /**
+   * Tensor-parallel degree of each prefill replica.
+   */
   tp?: number;
+  /**
+   * Pipeline-parallel degree of each prefill replica.
+   */
   pp?: number;
+  /**
+   * Replicas in the prefill pool.
+   */
   replicas?: number;
   /**
    * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
    */
   ep?: number;
   /**
-   * The pool's own max_batch (default: the stream's).
+   * The pool's own max_batch (default: the stream's). Unit: sequences.
    */
   max_batch?: number;
   /**
-   * The pool's own max_num_tokens (default: the stream's).
+   * The pool's own max_num_tokens (default: the stream's). Unit: tokens.
    */
   max_num_tokens?: number;
   /**
@@ -1182,15 +1217,15 @@ export interface ServingPool {
    */
   gpu_memory_utilization?: number;
   /**
-   * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization).
+   * The pool's own share of the memory the weights and workspace leave (not with gpu_memory_utilization: serving.memory_share_twice at this path).
    */
   free_gpu_memory_fraction?: number;
   /**
-   * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only). Default true.
+   * false: this pool drafts nothing although inference.speculative is given (speculation on the decode pool only).
    */
   speculative?: boolean;
   /**
-   * The pool's expert slots (parallel.expert_slots): redundant copies of hot experts beyond the model's count.
+   * The pool's expert slots (as parallel.expert_slots; errors at this path). Default: parallel.expert_slots.
    */
   expert_slots?: number;
 }
@@ -1203,27 +1238,27 @@ export interface RlSpec {
    */
   algorithm?: 'grpo' | 'ppo';
   /**
-   * ppo: the critic's model (preset id or inline); absent = the policy's shape.
+   * ppo only (else rl.critic_without_ppo): the critic's model (preset id or inline); absent = the policy's shape.
    */
   critic?: string | ModelSpec;
   /**
-   * Prompts per RL step.
+   * Prompts per RL step (DAPO's 512).
    */
   prompts_per_step?: number;
   /**
-   * Responses generated per prompt (default 16 for grpo, 1 for ppo); prompts x samples at most 1,000,000.
+   * Responses per prompt; prompts x samples at most 1,000,000.
    */
   samples_per_prompt?: number;
   /**
-   * Prompt tokens (default 1024): a whole number is the longest prompt (max_prompt_length), the mean assumed at a fifth of it; {mean, max} states the mean, a weights list exact lengths. Default: the inference block's prompt_len.
+   * Prompt tokens, as inference.serving.input_len. A whole number (and the default) is the longest prompt (max_prompt_length as RL recipes state it, set with headroom above the dataset's prompts): the prompts follow a truncated exponential below it with a mean of a fifth of it (verl's GSM8K example logs 104.9 of 512), an assumption the warning rl.prompt_len_assumed states. {mean, max} gives the mean (used as given, no warning); a weights list gives exact lengths. Unit: tokens.
    */
   prompt_len?: TokenLengths;
   /**
-   * Response tokens (default 4096): a whole number is the longest response (max_response_length), the mean assumed at a quarter of it; {mean, max} states the mean, a weights list exact lengths. The synchronous step waits for the longest. Default: the inference block's output_len.
+   * Response tokens. A whole number (and the default) is the longest response a rollout may generate (max_response_length as RL recipes state it): the responses follow a truncated exponential below it with a mean of a quarter of it, at most 2,048 tokens (a response's length is the policy's and the task's, not a share of the limit: published reasoning runs sit at 0.4-1.2 thousand tokens for 7B models to a few thousand for 32B, rl.md), an assumption the warning rl.response_len_assumed states. {mean, max} gives the mean; a weights list gives exact lengths. The synchronous step waits for the longest. The longest prompt + response must fit the model's context (rl.response_exceeds_context). Unit: tokens.
    */
   response_len?: TokenLengths;
   /**
-   * A frozen reference model's forward (the KL term).
+   * A frozen reference model's forward over the step's tokens (the KL term).
    */
   reference?: boolean;
   /**
@@ -1235,19 +1270,19 @@ export interface RlSpec {
    */
   old_logprob?: boolean;
   /**
-   * Optimizer steps per RL step.
+   * Optimizer steps per RL step; at most the step's responses (rl.mini_batches_exceed_responses).
    */
   mini_batches?: number;
   /**
-   * colocated: one pool time-shares rollout and training; split: rollout_devices + train_devices = num_devices.
+   * colocated: one pool time-shares rollout and training; split: a rollout pool and a training pool.
    */
   placement?: 'colocated' | 'split';
   /**
-   * split: the rollout pool. Unit: devices.
+   * split only (rl.split_needs_devices, rl.devices_for_colocated): the rollout pool; with train_devices it makes num_devices (rl.devices_mismatch). Unit: devices.
    */
   rollout_devices?: number;
   /**
-   * split: the training pool. Unit: devices.
+   * split only: the training pool. Unit: devices.
    */
   train_devices?: number;
   /**
@@ -1255,90 +1290,131 @@ export interface RlSpec {
    */
   rollout?: {
     /**
-     * Absent: the smallest that holds the longest response.
+     * Tensor parallelism of an engine: absent, the smallest power of two in a scale-up domain whose KV budget holds the longest response.
      */
     tp?: number;
+    /**
+     * Pipeline stages of an engine.
+     */
     pp?: number;
+    /**
+     * Expert parallelism of an engine (MoE).
+     */
     ep?: number;
     /**
-     * Absent: what tp x pp leave of the pool.
+     * Engines; tp x pp x dp must be the rollout pool (rl.rollout_layout_mismatch).
      */
     dp?: number;
     /**
-     * A serving profile (presets/software id).
+     * A serving profile (presets/software id) laid over the system's software block: the engine's kernels and scheduler.
      */
     software?: string;
+    /**
+     * The engine's weights (fp8, ...); the KV cache stays 16-bit under quantised weights. Also the weight-sync width.
+     */
     precision?: 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
     /**
-     * Sequences per engine step (the profile's by default).
+     * Sequences per engine step (vLLM max_num_seqs). Unit: sequences.
      */
     max_batch?: number;
     /**
-     * The engine's share of device memory (the profile's by default).
+     * The engine's share of device memory for weights, workspace and KV.
      */
     gpu_memory_utilization?: number;
   };
   /**
-   * The trainer's layout on its pool.
+   * The trainer's layout on its pool, or the layout search's choice.
    */
   train?:
     | {
+        /**
+         * Tensor parallelism.
+         */
         tp?: number;
+        /**
+         * Pipeline stages.
+         */
         pp?: number;
+        /**
+         * Context parallelism (Ulysses sequence parallelism is written as cp).
+         */
         cp?: number;
         /**
-         * Absent: what the others leave.
+         * Data parallelism; tp x pp x cp x dp must be the training pool (rl.train_layout_mismatch).
          */
         dp?: number;
+        /**
+         * Expert parallelism.
+         */
         ep?: number;
+        /**
+         * Expert tensor parallelism.
+         */
         etp?: number;
         /**
-         * Unit: sequences.
+         * Sequences per micro-batch. Unit: sequences.
          */
         micro_batch?: number;
         /**
-         * Tokens one device takes per micro-batch of packed sequences (verl use_dynamic_bsz ppo_max_token_len_per_gpu, NeMo-RL train_mb_tokens). Absent: 2 x (longest prompt + response) unless micro_batch is given; 0: unpacked. Unit: tokens.
+         * Activation recomputation, as parallel.recompute.
          */
-        micro_batch_tokens?: number;
         recompute?: 'none' | 'selective' | 'full';
+        /**
+         * ZeRO stage (FSDP = 3).
+         */
         zero_stage?: number;
+        /**
+         * The trainer's math precision, as training.precision.
+         */
         precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
         /**
-         * The trainer's state in host memory between the passes that need it (verl param_offload / optimizer_offload), moved over host_link_GBps.
+         * The trainer's state kept in host memory between the passes that need it (verl's FSDP optimizer_offload / param_offload): each forward pass loads and offloads the parameter shard (params_optimizer), each update the parameters and the optimizer state, the weight sync the parameters, all over system.host_link_GBps (2 x bytes / host_link per pass); offloaded state is not swapped again around a colocated rollout. No host link: not timed (rl.no_host_link).
          */
         offload?: 'none' | 'optimizer' | 'params_optimizer';
       }
     | 'auto';
   /**
-   * Asynchronous RL (split placement).
+   * Asynchronous RL: needs placement split (rl.async_needs_split).
    */
   async?: {
     /**
-     * Steps a rollout may lag the policy; 0 = on-policy.
+     * Steps a rollout may lag the policy; 0 = on-policy. With k >= 1 the rollout of one step overlaps the training of the previous. Unit: steps.
      */
     staleness: number;
     /**
-     * Unfinished responses continue after a weight sync (verl fully_async, AReaL): the rollout costs its throughput share, not its longest response. Needs staleness >= 1.
+     * Unfinished responses continue after a weight sync (verl fully_async's partial_rollout, AReaL's interruptible rollout): the rollout phase is the marginal time of one more step's responses (offline run of 2N less the run of N), at least the step's own makespan / (1 + staleness); needs staleness >= 1 (rl.partial_rollout_needs_staleness).
      */
     partial_rollout?: boolean;
   };
   /**
-   * The trainer's models on the training pool.
+   * The trainer's models on the training pool (the whole pool colocated, train_devices split). shared: actor, critic, reference and reward model each on the whole pool, one after another (verl's worker group). separate: each on devices of its own (OpenRLHF's Ray placement), their passes at once: the forwards side by side, then the updates; each phase is its slowest role's, rl.roles.<role>.idle_s the others' wait. An object is separate with device counts; roles without one share the rest in whole tp x pp x cp replicas, at least one each, in proportion to their work (actor 3 + 1 with old_logprob, critic 4, reference 1, reward 1 forward-equivalents x active parameters). Each role's dp is what its devices leave (train.dp refused: rl.roles_dp_given). Counts must make the pool (rl.roles_devices_mismatch), be whole replicas (rl.train_layout_mismatch at /rl/roles/<role>) and name roles the job has (rl.roles_role_absent).
    */
   roles?:
     | ('shared' | 'separate')
     | {
+        /**
+         * The policy's devices (update and old log-probs). Unit: devices.
+         */
         actor?: number;
+        /**
+         * ppo: the critic's devices (values and update). Unit: devices.
+         */
         critic?: number;
+        /**
+         * reference true: the frozen reference's devices. Unit: devices.
+         */
         reference?: number;
+        /**
+         * reward_model: the reward model's devices. Unit: devices.
+         */
         reward?: number;
       };
   /**
-   * nccl: broadcast over the fabric; checkpoint: through storage.
+   * nccl: broadcast from trainer to engine ranks over the fabric joining them; checkpoint: through storage.
    */
   weight_sync?: 'nccl' | 'checkpoint';
   /**
-   * RL steps of a whole run (the run block).
+   * RL steps of a whole run (the rl.run block). Unit: steps.
    */
   train_steps?: number;
 }
@@ -1346,7 +1422,13 @@ export interface RlSpec {
  * Cost of devices and energy: usd_per_gpu_hour (rental) or capital terms plus usd_per_kwh.
  */
 export interface Economics {
+  /**
+   * Display name.
+   */
   name?: string;
+  /**
+   * Where the prices come from.
+   */
   source?: string;
   /**
    * Free text (sources, fits, caveats); not used in any computation.
@@ -1394,24 +1476,24 @@ export interface Calibration {
    */
   system?: string;
   /**
-   * The software profile it was fitted on: a presets/software id, "inline", or "" for the system's own software block.
+   * The software profile: a presets/software id, "inline", or "" for the system's own software block.
    */
   software?: string;
   factors: CalibrationFactors;
   /**
-   * Measurements it was fitted on.
+   * Measurements it was fitted on (0: typed in).
    */
   measurements?: number;
   /**
-   * 90% band of a calibrated prediction, as multipliers.
+   * 90% band of a calibrated prediction.
    */
   band?: {
     /**
-     * Unit: ratio.
+     * Lower multiplier. Unit: ratio.
      */
     low: number;
     /**
-     * Unit: ratio.
+     * Upper multiplier. Unit: ratio.
      */
     high: number;
   };
@@ -1421,27 +1503,27 @@ export interface Calibration {
   notes?: string;
 }
 /**
- * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
+ * Multipliers on rates, each 1 when absent.
  */
 export interface CalibrationFactors {
   /**
-   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   * Achieved GEMM rate (matmul_efficiency and its 8-bit twin). Unit: ratio.
    */
   matmul?: number;
   /**
-   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   * Achieved HBM bandwidth (memory_efficiency). Unit: ratio.
    */
   memory?: number;
   /**
-   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   * Scale-up network bandwidth (and a measured all-reduce sweep). Unit: ratio.
    */
   scale_up?: number;
   /**
-   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   * Scale-out network bandwidth. Unit: ratio.
    */
   scale_out?: number;
   /**
-   * Multiplier on the rate (1 = uncalibrated); within the factor's physical bounds on the system (docs/calibration.md). Unit: ratio.
+   * Host rate: kernel overhead, launch intervals, operator issue, pipeline syncs and the custom all-reduce's synchronisation divided by it. Unit: ratio.
    */
   host?: number;
 }
@@ -1486,33 +1568,51 @@ export interface Prediction {
      * Keys auto fixed because the whole space was past the search's cap (zero_stage 1, then micro_batch 1, then interleave 1, each searched again); empty when the whole space was searched.
      */
     narrowed: {
+      /**
+       * Fixed to 1.
+       */
       zero_stage?: number;
+      /**
+       * Fixed to 1.
+       */
       micro_batch?: number;
+      /**
+       * Fixed to 1.
+       */
       interleave?: number;
     };
   };
   /**
-   * With a scenario's calibration: whether it applied (device and software match), its factors and the uncalibrated headline numbers.
+   * With a scenario's calibration: whether it applied, its factors, and the headline numbers uncalibrated.
    */
   calibration?: {
+    /**
+     * Whether the device and software matched (else the warning calibration.not_applicable).
+     */
     applied: boolean;
     /**
-     * matmul: achieved GEMM rate; memory: HBM bandwidth; scale_up / scale_out: the networks' achieved bandwidth; host: the host's rate (fixed times per kernel and per host-issued operator divided by it).
+     * The factors (calibration.factors.matmul, .memory, .scale_up, .scale_out, .host).
      */
     factors: CalibrationFactors;
     /**
-     * 90% band of the calibrated numbers, as multipliers.
+     * The calibration's band, when it states one.
      */
     band?: {
+      /**
+       * Lower multiplier of a calibrated number (90%). Unit: ratio.
+       */
       low: number;
+      /**
+       * Upper multiplier. Unit: ratio.
+       */
       high: number;
     };
     /**
-     * Why it did not apply.
+     * Why it did not apply (when applied is false).
      */
     reason?: string;
     /**
-     * Each headline number (dotted output path) predicted without the calibration, on the same layout.
+     * When applied: each headline number (dotted path: training.iteration_time_s, training.tokens_per_s, training.mfu, inference.ttft_s, serving.output_tokens_per_s, serving.tpot_s.p50, run.wall_days, ...) predicted without the calibration on the same layout.
      */
     uncalibrated?: {
       [k: string]: number;
@@ -1536,15 +1636,33 @@ export interface Prediction {
      */
     moe_layers: number;
   };
+  /**
+   * Warnings of the prediction (see Warnings).
+   */
   warnings: Warning[];
   /**
    * The accuracy regime of each workload (training/dense/earlier, training/moe/fp4-generation, inference/eager, inference/graphs, serving/dense, serving/moe, memory/training, run/fp8-generation or run/earlier (a whole training run), ...): what the uncertainty bands are fitted by.
    */
   regime: {
+    /**
+     * e.g. training/dense/earlier.
+     */
     training?: string;
+    /**
+     * inference/eager or inference/graphs.
+     */
     inference?: string;
+    /**
+     * serving/dense or serving/moe.
+     */
     serving?: string;
+    /**
+     * memory/training or memory/inference.
+     */
     memory?: string;
+    /**
+     * run/fp8-generation or run/earlier.
+     */
     run?: string;
   };
   /**
@@ -1592,19 +1710,19 @@ export interface TrainingResult {
    */
   by_bound_s: {
     /**
-     * Unit: s.
+     * Kernels bound by compute. Unit: s.
      */
     compute: number;
     /**
-     * Unit: s.
+     * Kernels bound by memory (HBM, L2, latency, host). Unit: s.
      */
     memory: number;
     /**
-     * Unit: s.
+     * Exposed communication. Unit: s.
      */
     communication: number;
     /**
-     * Unit: s.
+     * Pipeline bubble and optimizer step. Unit: s.
      */
     other: number;
   };
@@ -1617,15 +1735,15 @@ export interface TrainingResult {
    */
   layer_s: {
     /**
-     * Unit: s.
+     * Forward pass of one layer. Unit: s.
      */
     forward: number;
     /**
-     * Unit: s.
+     * Backward pass of one layer. Unit: s.
      */
     backward: number;
     /**
-     * Unit: s.
+     * Recomputation of one layer. Unit: s.
      */
     recompute: number;
   };
@@ -1670,8 +1788,17 @@ export interface TrainingResult {
    * The software choices in effect.
    */
   assumed: {
+    /**
+     * The attention kernel in effect.
+     */
     attention: AttentionKernel;
+    /**
+     * Whether the gradient reduction overlaps the backward pass.
+     */
     overlap_grad_reduce: boolean;
+    /**
+     * Whether tensor-parallel communication overlaps the GEMMs.
+     */
     tp_comm_overlap: boolean;
   };
 }
@@ -1680,35 +1807,35 @@ export interface TrainingResult {
  */
 export interface TrainingBreakdown {
   /**
-   * Unit: s.
+   * Kernels of the forward and backward passes. Unit: s.
    */
   compute: number;
   /**
-   * Unit: s.
+   * Forward passes run again for recomputation. Unit: s.
    */
   recompute: number;
   /**
-   * Unit: s.
+   * Exposed tensor- and sequence-parallel collectives. Unit: s.
    */
   tp_comm: number;
   /**
-   * Unit: s.
+   * Exposed context-parallel (ring attention) exchanges. Unit: s.
    */
   cp_comm: number;
   /**
-   * Unit: s.
+   * Exposed pipeline point-to-point transfers. Unit: s.
    */
   pp_comm: number;
   /**
-   * Unit: s.
+   * Exposed data-parallel gradient reduction and ZeRO gathers (and the slowdown of computation beside them). Unit: s.
    */
   dp_comm: number;
   /**
-   * Unit: s.
+   * Pipeline fill and drain. Unit: s.
    */
   bubble: number;
   /**
-   * Unit: s.
+   * The optimizer step. Unit: s.
    */
   optimizer: number;
   /**
@@ -1746,11 +1873,11 @@ export interface InferenceResult {
    */
   prefill_s: {
     /**
-     * Unit: s.
+     * Kernels of the prefill step. Unit: s.
      */
     compute: number;
     /**
-     * Unit: s.
+     * Exposed communication of the prefill step. Unit: s.
      */
     communication: number;
   };
@@ -1759,15 +1886,18 @@ export interface InferenceResult {
    */
   decode_step_s: {
     /**
-     * Unit: s.
+     * Kernels of a decode step. Unit: s.
      */
     compute: number;
     /**
-     * Unit: s.
+     * Exposed communication of a decode step. Unit: s.
      */
     communication: number;
   };
   math_precision: Precision;
+  /**
+   * The runtime terms in effect.
+   */
   assumed: {
     /**
      * Host launch interval in effect (0 with CUDA graphs). Unit: us.
@@ -1803,6 +1933,9 @@ export interface InferenceResult {
      */
     speedup: number;
   };
+  /**
+   * Every prefill and decode operator of one layer (and the head), timed.
+   */
   operators: OperatorPoint[];
   memory?: MemoryResult;
   cost?: TokenCost;
@@ -1828,7 +1961,7 @@ export interface OperatorPoint {
    */
   bytes: number;
   /**
-   * Unit: FLOP/byte.
+   * FLOPs per byte of memory traffic. Unit: FLOP/byte.
    */
   arithmetic_intensity: number;
   /**
@@ -1836,7 +1969,7 @@ export interface OperatorPoint {
    */
   time_s: number;
   /**
-   * Unit: FLOP/s.
+   * FLOPs over its time. Unit: FLOP/s.
    */
   achieved_flops_per_s: number;
   bound: Bound;
@@ -1865,27 +1998,27 @@ export interface MemoryResult {
  */
 export interface MemoryBytes {
   /**
-   * Unit: bytes.
+   * Parameters at their storage width. Unit: bytes.
    */
   weights: number;
   /**
-   * Unit: bytes.
+   * Gradients (training). Unit: bytes.
    */
   gradients: number;
   /**
-   * Unit: bytes.
+   * Master weights and optimizer state (training). Unit: bytes.
    */
   optimizer: number;
   /**
-   * Unit: bytes.
+   * Saved activations (training) or working activations (inference). Unit: bytes.
    */
   activations: number;
   /**
-   * Unit: bytes.
+   * KV cache (inference). Unit: bytes.
    */
   kv_cache: number;
   /**
-   * Unit: bytes.
+   * Sum of the categories. Unit: bytes.
    */
   total: number;
 }
@@ -1932,19 +2065,19 @@ export interface Serving {
    */
   ttft_s: {
     /**
-     * Unit: s.
+     * Mean over the requests. Unit: s.
      */
     mean: number;
     /**
-     * Unit: s.
+     * Percentile 50 over the requests. Unit: s.
      */
     p50: number;
     /**
-     * Unit: s.
+     * Percentile 90 over the requests. Unit: s.
      */
     p90: number;
     /**
-     * Unit: s.
+     * Percentile 99 over the requests. Unit: s.
      */
     p99: number;
   };
@@ -1953,19 +2086,19 @@ export interface Serving {
    */
   tpot_s: {
     /**
-     * Unit: s.
+     * Mean over the requests. Unit: s.
      */
     mean: number;
     /**
-     * Unit: s.
+     * Percentile 50 over the requests. Unit: s.
      */
     p50: number;
     /**
-     * Unit: s.
+     * Percentile 90 over the requests. Unit: s.
      */
     p90: number;
     /**
-     * Unit: s.
+     * Percentile 99 over the requests. Unit: s.
      */
     p99: number;
   };
@@ -1978,19 +2111,19 @@ export interface Serving {
    */
   itl_s: {
     /**
-     * Unit: s.
+     * Mean over the gaps between tokens. Unit: s.
      */
     mean: number;
     /**
-     * Unit: s.
+     * Percentile 50 over the gaps between tokens. Unit: s.
      */
     p50: number;
     /**
-     * Unit: s.
+     * Percentile 90 over the gaps between tokens. Unit: s.
      */
     p90: number;
     /**
-     * Unit: s.
+     * Percentile 99 over the gaps between tokens. Unit: s.
      */
     p99: number;
   };
@@ -1999,19 +2132,19 @@ export interface Serving {
    */
   e2e_latency_s: {
     /**
-     * Unit: s.
+     * Mean over the requests. Unit: s.
      */
     mean: number;
     /**
-     * Unit: s.
+     * Percentile 50 over the requests. Unit: s.
      */
     p50: number;
     /**
-     * Unit: s.
+     * Percentile 90 over the requests. Unit: s.
      */
     p90: number;
     /**
-     * Unit: s.
+     * Percentile 99 over the requests. Unit: s.
      */
     p99: number;
   };
@@ -2079,6 +2212,9 @@ export interface Serving {
      * Objective (0: none). Unit: s.
      */
     tpot_s: number;
+    /**
+     * The percentile the objectives hold at.
+     */
     percentile: number;
     /**
      * Over the requests. Unit: s.
@@ -2113,10 +2249,25 @@ export interface Serving {
      * Its duration. Unit: s.
      */
     step_s: number;
+    /**
+     * Requests in the step.
+     */
     running: number;
+    /**
+     * Requests queued.
+     */
     waiting: number;
+    /**
+     * Prompt tokens processed in the step.
+     */
     prefill_tokens: number;
+    /**
+     * Tokens decoded in the step.
+     */
     decode_tokens: number;
+    /**
+     * Share of the KV budget in use.
+     */
     kv_utilisation: number;
   }[];
   cost?: TokenCost;
@@ -2206,7 +2357,7 @@ export interface Run {
    */
   lost_s: {
     /**
-     * Unit: s.
+     * Time spent writing checkpoints. Unit: s.
      */
     checkpoint_writes: number;
     /**
@@ -2214,7 +2365,7 @@ export interface Run {
      */
     lost_work: number;
     /**
-     * Unit: s.
+     * Restarts after failures. Unit: s.
      */
     restarts: number;
     /**
@@ -2222,7 +2373,7 @@ export interface Run {
      */
     production: number;
     /**
-     * Unit: s.
+     * wall_time_s - ideal_time_s. Unit: s.
      */
     total: number;
   };
@@ -2231,29 +2382,35 @@ export interface Run {
    */
   stages?: {
     /**
-     * Unit: tokens.
+     * The stage's tokens. Unit: tokens.
      */
     tokens: number;
     /**
-     * Unit: tokens.
+     * Its sequence length. Unit: tokens.
      */
     seq_len: number;
     /**
-     * Unit: sequences.
+     * Its batch. Unit: sequences.
      */
     global_batch: number;
+    /**
+     * Its whole layout.
+     */
     parallel: ChosenLayout;
+    /**
+     * Its optimizer steps.
+     */
     steps: number;
     /**
      * One step at this stage's steady state. Unit: s.
      */
     iteration_time_s: number;
     /**
-     * Unit: tokens/s.
+     * Its throughput. Unit: tokens/s.
      */
     tokens_per_s: number;
     /**
-     * Unit: fraction.
+     * Its MFU. Unit: fraction.
      */
     mfu: number;
     /**
@@ -2264,44 +2421,53 @@ export interface Run {
      * Per device, most loaded. Unit: bytes.
      */
     memory_bytes: number;
+    /**
+     * Whether its memory fits the device.
+     */
     fits: boolean;
   }[];
 }
 export interface RlResult {
   /**
-   * One RL step: colocated, the sum of the phases; split asynchronous, the slower pool plus the weight sync. Unit: s.
+   * One RL step: colocated, the sum of the phases; split on-policy, the sum without the swap; split asynchronous, the slower pool plus the weight sync. With roles separate the training side is max(reward, reference, old_logprob) + train instead of their sum. Unit: s.
    */
   step_time_s: number;
+  /**
+   * Seconds of each phase per step.
+   */
   phases_s: {
     /**
-     * The rollout's makespan (first prompt to last response). Unit: s.
+     * The rollout's makespan: first prompt to the last response (with rl.async.partial_rollout, the marginal time of one more step's responses). Unit: s.
      */
     rollout: number;
     /**
-     * Reward model forward (0: rule-based). Unit: s.
+     * The reward model's forward (0 for a rule-based reward). Unit: s.
      */
     reward: number;
     /**
-     * Reference model forward. Unit: s.
+     * The reference model's forward. Unit: s.
      */
     reference: number;
     /**
-     * Old log-prob forward (and ppo's critic values). Unit: s.
+     * The old log-prob forward (and ppo's critic values; roles separate: the slower of the two). Unit: s.
      */
     old_logprob: number;
     /**
-     * mini_batches optimizer steps (and ppo's critic's). Unit: s.
+     * mini_batches optimizer steps (and ppo's critic's; roles separate: the slower of actor and critic). Unit: s.
      */
     train: number;
     /**
-     * The policy's weights to the engine. Unit: s.
+     * The policy's weights to the engines: gathered from the trainer's shards (tp, pp, ep; the data-parallel ranks under ZeRO-3), then sent. Unit: s.
      */
     weight_sync: number;
     /**
-     * Colocated: engine (and trainer) state to host and back. Unit: s.
+     * Colocated: the engine's weights (and the trainer's state when it does not fit beside the engine) to host memory and back. Unit: s.
      */
     swap: number;
   };
+  /**
+   * Split: the time each pool waits per step.
+   */
   idle_s: {
     /**
      * The rollout pool waiting per step. Unit: s.
@@ -2312,34 +2478,49 @@ export interface RlResult {
      */
     train: number;
   };
+  /**
+   * colocated or split.
+   */
   placement: string;
+  /**
+   * The asynchrony in effect. Unit: steps.
+   */
   staleness: number;
   /**
-   * Prompt + response tokens trained per step. Unit: tokens.
+   * Prompt + response tokens of the step's responses (as sampled). Unit: tokens.
    */
   tokens_per_step: number;
   /**
-   * Unit: tokens/s.
+   * tokens_per_step / step_time_s. Unit: tokens/s.
    */
   tokens_per_s: number;
   /**
-   * Unit: tokens/s.
+   * tokens_per_s / num_devices. Unit: tokens/s.
    */
   tokens_per_s_per_gpu: number;
+  /**
+   * The rollout's serving run.
+   */
   rollout: {
+    /**
+     * The rollout pool.
+     */
     devices: number;
     parallel: ChosenLayout;
+    /**
+     * prompts_per_step x samples_per_prompt.
+     */
     responses: number;
     /**
-     * Unit: tokens.
+     * Generated tokens. Unit: tokens.
      */
     output_tokens: number;
     /**
-     * Unit: tokens/s.
+     * Generated tokens / makespan, whole pool. Unit: tokens/s.
      */
     output_tokens_per_s: number;
     /**
-     * First prompt to the last response. Unit: s.
+     * First prompt to the last response (the straggler sets it). Unit: s.
      */
     longest_response_s: number;
     /**
@@ -2347,99 +2528,138 @@ export interface RlResult {
      */
     mean_response_s: number;
     /**
-     * Time-weighted running sequences per replica.
+     * Time-weighted running sequences per engine.
      */
     mean_batch: number;
+    /**
+     * Requests preempted for KV blocks (recomputed later).
+     */
     preemptions: number;
     /**
-     * Partial rollout in effect.
+     * rl.async.partial_rollout in effect.
      */
     partial: boolean;
     /**
-     * The step's responses alone, first prompt to last response (the phase unless partial). Unit: s.
+     * The step's responses alone, first prompt to last response (the rollout phase unless partial). Unit: s.
      */
     makespan_s: number;
   };
+  /**
+   * The trainer.
+   */
   train: {
+    /**
+     * The training pool.
+     */
     devices: number;
     parallel: ChosenLayout;
     /**
-     * Sequences per optimizer step.
+     * Sequences of seq_len per optimizer step: a mini-batch x E[L]^2 / E[L^2], rounded up to whole micro-batches per rank. Unit: sequences.
      */
     global_batch: number;
     /**
-     * Unit: tokens.
+     * The sequences' length as timed: E[L^2] / E[L] of prompt + response (the length itself when fixed), so that tokens and attention's squared lengths both match. Unit: tokens.
      */
     seq_len: number;
     /**
      * One optimizer step. Unit: s.
      */
     iteration_time_s: number;
+    /**
+     * Optimizer steps per RL step.
+     */
     mini_batches: number;
     /**
-     * Unit: fraction.
+     * Model FLOPs utilisation of an optimizer step. Unit: fraction.
      */
     mfu: number;
     /**
-     * ppo: the critic's forward and update. Unit: s.
+     * ppo: the critic's forward and update (inside old_logprob and train). Unit: s.
      */
     critic_s: number;
+    /**
+     * none, optimizer or params_optimizer.
+     */
     offload: string;
     /**
-     * Host-link traffic of one device per step (the busiest role's under roles separate). Unit: bytes.
+     * Host-link traffic of one device per step, both ways (under roles separate the busiest role's). Unit: bytes.
      */
     offload_bytes_per_device: number;
     /**
-     * offload_bytes_per_device over the host link (inside the phases). Unit: s.
+     * offload_bytes_per_device / host_link (already inside the phases). Unit: s.
      */
     offload_s: number;
   };
   /**
-   * mode; under separate also one entry per role the job has.
+   * The trainer's models: mode (shared or separate) and, when separate, one entry per role the job has (actor, critic, reference, reward), each as rl.roles.actor.
    */
   roles: {
+    /**
+     * shared or separate.
+     */
     mode: string;
     actor?: RlRole;
     critic?: RlRole;
     reference?: RlRole;
     reward?: RlRole;
   };
+  /**
+   * The sync.
+   */
   weight_sync: {
+    /**
+     * nccl or checkpoint.
+     */
     method: string;
     /**
-     * Unit: bytes.
+     * The policy's weights at the rollout precision. Unit: bytes.
      */
     bytes: number;
   };
   /**
-   * Unit: bytes.
+   * Colocated: bytes one device moves to host memory (and back) per step. Unit: bytes.
    */
   swap_bytes_per_device: number;
+  /**
+   * Per pool.
+   */
   memory: {
+    /**
+     * The engine's reservation (gpu_memory_utilization x HBM, plus the trainer's resident state when colocated beside it).
+     */
     rollout: {
       /**
-       * Unit: bytes.
+       * Bytes per device. Unit: bytes.
        */
       per_device_bytes: number;
       /**
-       * Unit: bytes.
+       * Device memory. Unit: bytes.
        */
       capacity_bytes: number;
+      /**
+       * Whether it fits.
+       */
       fits: boolean;
       /**
        * What does not fit (empty when it fits).
        */
       what: string;
     };
+    /**
+     * The trainer's footprint, as memory (roles separate: the largest role's, what naming the first role that does not fit).
+     */
     train: {
       /**
-       * Unit: bytes.
+       * Bytes per device. Unit: bytes.
        */
       per_device_bytes: number;
       /**
-       * Unit: bytes.
+       * Device memory. Unit: bytes.
        */
       capacity_bytes: number;
+      /**
+       * Whether it fits (a trainer that does not is still timed, warning memory.does_not_fit).
+       */
       fits: boolean;
       /**
        * What does not fit (empty when it fits).
@@ -2448,73 +2668,122 @@ export interface RlResult {
     };
   };
   /**
-   * With train_steps.
+   * With train_steps: the whole run, no failures or checkpoints.
    */
   run?: {
+    /**
+     * RL steps. Unit: steps.
+     */
     train_steps: number;
     /**
-     * Unit: days.
+     * train_steps x step_time_s. Unit: days.
      */
     wall_days: number;
     /**
-     * Unit: device-hours.
+     * num_devices x wall time. Unit: device-hours.
      */
     gpu_hours: number;
     /**
-     * Unit: MWh.
+     * At the meter: the devices' mean draw over the step's mix, node overhead, x PUE. Unit: MWh.
      */
     energy_mwh: number;
     /**
-     * Unit: USD.
+     * device-hours x price (+ energy, capital form). Unit: USD.
      */
     cost_usd: number;
   };
 }
 export interface ChosenLayout {
+  /**
+   * As parallel.tp.
+   */
   tp: number;
+  /**
+   * As parallel.pp.
+   */
   pp: number;
+  /**
+   * As parallel.dp.
+   */
   dp: number;
+  /**
+   * As parallel.cp.
+   */
   cp: number;
+  /**
+   * As parallel.ep.
+   */
   ep: number;
+  /**
+   * As parallel.etp.
+   */
   etp: number;
+  /**
+   * As parallel.expert_slots (present when set).
+   */
   expert_slots?: number;
+  /**
+   * As parallel.sequence_parallel.
+   */
   sequence_parallel: boolean;
+  /**
+   * As parallel.micro_batch.
+   */
   micro_batch: number;
+  /**
+   * As parallel.interleave.
+   */
   interleave: number;
+  /**
+   * As parallel.recompute.
+   */
   recompute: 'none' | 'selective' | 'full';
+  /**
+   * As parallel.recompute_fraction (present with recompute full below 1).
+   */
   recompute_fraction?: number;
+  /**
+   * As parallel.recompute_modules (present when set).
+   */
   recompute_modules?: ('core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj')[];
+  /**
+   * As parallel.zero_stage.
+   */
   zero_stage: number;
+  /**
+   * As parallel.zero_shard (present when set).
+   */
   zero_shard?: number;
+  /**
+   * As parallel.offload_layers (present when set).
+   */
   offload_layers?: number;
 }
 export interface RlRole {
+  /**
+   * Its devices. Unit: devices.
+   */
   devices: number;
   parallel: ChosenLayout;
   /**
-   * Its forward passes per step (0: none). Unit: s.
+   * Its forward passes per step (actor: old log-probs; critic: values; reference, reward: theirs). Unit: s.
    */
   forward_s: number;
   /**
-   * Its updates per step (0: a frozen model). Unit: s.
+   * Its updates per step (0 for a frozen model). Unit: s.
    */
   update_s: number;
   /**
-   * Its wait per step for the slowest role. Unit: s.
+   * The training side (slowest forward + slowest update) less its own passes. Unit: s.
    */
   idle_s: number;
   /**
-   * After its forward, the wait for the slowest forward of the roles. Unit: s.
-   */
-  wait_after_forward_s: number;
-  /**
-   * After its update, the wait for the slower update (actor, critic). Unit: s.
-   */
-  wait_after_update_s: number;
-  /**
-   * Unit: bytes.
+   * A trained role's training footprint; a frozen role's weights. Unit: bytes.
    */
   per_device_bytes: number;
+  /**
+   * Within the device's memory (else memory.does_not_fit names the role).
+   */
   fits: boolean;
 }
 export interface Warning {
@@ -2522,5 +2791,8 @@ export interface Warning {
    * Stable dotted code.
    */
   code: string;
+  /**
+   * What happened and what to do.
+   */
   message: string;
 }
