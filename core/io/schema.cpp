@@ -202,7 +202,10 @@ void walk(ojson& root, DocTable which, ojson& node, const std::string& path, std
   if (node.contains("$ref")) {
     const std::string ref = node["$ref"].get<std::string>();
     const std::string def = ref.substr(ref.rfind('/') + 1);
-    if (std::find(seen.begin(), seen.end(), def) != seen.end()) return;
+    // Looked up without inserting: the walk holds references into $defs.
+    if (std::find(seen.begin(), seen.end(), def) != seen.end() || !root.contains("$defs") ||
+        !root["$defs"].contains(def))
+      return;
     seen.push_back(def);
     walk(root, which, root["$defs"][def], canonical(which, def), seen, visit);
     return;
