@@ -7,7 +7,7 @@
 # keys), a field table `| field | type | unit | meaning |` (the prediction's fields); a row counts
 # when its first cell is one `dotted.path`. Cells may hold escaped pipes (\|). The meaning loses
 # its Markdown: backticks, and links [text](target) keep their text.
-cmake_minimum_required(VERSION 3.21)
+cmake_minimum_required(VERSION 3.20)
 
 file(READ "${DOC}" doc)
 # CMake lists split on ';' and do not split inside [...]; a backslash escapes. Stand-ins keep
