@@ -1,7 +1,7 @@
 // The contract objects described once (internal to io/): each table lists an object's keys with
-// type, range, unit, default and description (io/fields.h). The reader (io/json_io.cpp), the JSON
-// Schema (io/schema.cpp), the writer (scenario_to_json) and through the schema the generated
-// TypeScript types (web/src/engine/types.ts) all come from these tables.
+// type, range and default (io/fields.h; each key's meaning and unit are its docs/contract.md row). The reader
+// (io/json_io.cpp), the JSON Schema (io/schema.cpp), the writer (scenario_to_json) and through the schema the
+// generated TypeScript types (web/src/engine/types.ts) all come from these tables.
 #pragma once
 
 #include "hardware/calibration.h"
@@ -39,7 +39,7 @@ const Fields<ServingSpec>& serving_fields();
 std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::int64_t fallback);
 LengthDist fixed_length(std::int64_t n);
 ojson length_json(const LengthDist& l);
-// Its schema; `what` describes it.
+// Its schema (the key's description is its docs/contract.md row).
 Node length_schema();
 // A disaggregated deployment's prefill or decode pool.
 const Fields<ServingPool>& pool_fields();

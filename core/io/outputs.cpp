@@ -1,6 +1,7 @@
 // The output of `optimus predict --json` described once (io/outputs.h): each output object is a
 // table of rows, and prediction_to_json, rl_prediction_to_json and prediction_schema all walk
-// them. Adding an output field is one row here plus the engine code that computes it.
+// them. Adding an output field is one row here, its row in docs/contract.md (meaning, unit) and
+// the engine code that computes it.
 #include "io/outputs.h"
 
 #include <cstdint>

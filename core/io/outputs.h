@@ -1,5 +1,6 @@
 // One description per output object (internal to io/): a table of the object's keys, each with its
-// schema node (type, unit, description) and the code that reads its value off the engine's report.
+// schema node (its type; its description and unit are the field's docs/contract.md row) and the
+// code that reads its value off the engine's report.
 // The writer (write) and the prediction schema (schema) both walk the same rows, so an output
 // field is one row. io/outputs.cpp holds the tables of `optimus predict --json`.
 #pragma once
@@ -24,7 +25,7 @@ class Outputs {
     Get get;
     bool optional = false;  // not always written (the schema does not require it)
   };
-  // Each adder returns the row's schema node, to describe it further (.desc, .unit, .title) or
+  // Each adder returns the row's schema node, to add to it (.title, .def) or
   // to replace it with the node the schema shows instead (a $ref to a shared definition).
 
   // A key always written: `get` returns its value (anything an ojson is made from).
