@@ -1352,9 +1352,13 @@ export interface RlSpec {
          */
         etp?: number;
         /**
-         * Sequences per micro-batch. Unit: sequences.
+         * Sequences per micro-batch. Stated (and no micro_batch_tokens), the trainer's micro-batches hold this many sequences, unpacked. Unit: sequences.
          */
         micro_batch?: number;
+        /**
+         * Packed micro-batches (verl use_dynamic_bsz with ppo_max_token_len_per_gpu, NeMo-RL sequence packing train_mb_tokens, OpenRLHF --packing_samples, AReaL max_tokens_per_mb): the tokens one device takes per micro-batch; a micro-batch holds floor(budget x cp / seq_len) sequences (at least 1), a rank's sequences spread evenly over the fewest packs that hold them, so per-micro-batch costs (launches, a dropless MoE layer's host issue) are paid once per pack. 0: unpacked (micro_batch sequences). The assumed budget (absent) is fitted to memory as verl's OOM guide does: full recompute when recompute is none, then the pack halved, until the trainer fits or a pack holds one sequence; a stated budget is kept (memory.does_not_fit warns). Unit: tokens.
+         */
+        micro_batch_tokens?: number;
         /**
          * Activation recomputation, as parallel.recompute.
          */
@@ -2777,6 +2781,14 @@ export interface RlRole {
    * The training side (slowest forward + slowest update) less its own passes. Unit: s.
    */
   idle_s: number;
+  /**
+   * After its forward, its wait for the slowest forward of the roles: max(phases_s.reward, phases_s.reference, phases_s.old_logprob) less its forward_s. Unit: s.
+   */
+  wait_after_forward_s: number;
+  /**
+   * After its update, its wait for the slower update: phases_s.train less its update_s (a frozen role waits the whole update). idle_s = wait_after_forward_s + wait_after_update_s. Unit: s.
+   */
+  wait_after_update_s: number;
   /**
    * A trained role's training footprint; a frozen role's weights. Unit: bytes.
    */
