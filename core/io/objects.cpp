@@ -468,6 +468,7 @@ Fields<InferenceWorkload> make_inference() {
   t.choice("kv_precision", kInferencePrecisions, AT(kv_precision));
   t.opt_integer("weight_group_size", 1, 1'000'000, AT(weight_group_size));
   t.boolean("fp8_block_scaled", AT(fp8_block_scaled)).written(Write::nonzero).def();
+  t.opt_choice<Precision>("activation_precision", AT(activation_precision));
   t.opt_boolean("cuda_graphs", AT(cuda_graphs));
   // serving and speculative are read by the inference reader (io/json_io.cpp) after this table's
   // keys and checks: they depend on the scenario around them (its lengths, devices, software and
@@ -488,6 +489,11 @@ Fields<InferenceWorkload> make_inference() {
       ir.fail("inference.fp8_block_scaled_without_fp8", ir.child("fp8_block_scaled"),
               "fp8_block_scaled describes fp8 weights with block scales; precision is " +
                   std::string(to_string(w.precision)) + " (mxfp8 is block-scaled by definition)");
+    if (w.activation_precision && bytes_per_element(*w.activation_precision) < bytes_per_element(w.precision))
+      ir.fail("inference.activation_precision_narrower_than_weights", ir.child("activation_precision"),
+              "activation_precision " + std::string(to_string(*w.activation_precision)) +
+                  " is narrower than the weights' precision " + std::string(to_string(w.precision)) +
+                  "; weight-only quantisation keeps the activations at least as wide as the weights");
   };
   return t;
 }

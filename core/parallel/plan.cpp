@@ -224,7 +224,7 @@ std::optional<Error> check_inference(const Scenario& s) {
     return make_error("parallel.offload_in_inference", "/parallel/offload_layers",
                       "activation offloading keeps training activations until their backward pass; "
                       "inference has none to keep");
-  if (auto e = check_rates(s.system.device, s.inference->precision, true)) return e;
+  if (auto e = check_rates(s.system.device, inference_math(*s.inference), true)) return e;
   // The draft runs on the target's tensor-parallel devices, so its heads must split as theirs.
   if (s.inference->speculative && s.inference->speculative->draft)
     if (auto e = validate_plan(speculative_draft_scenario(s))) {

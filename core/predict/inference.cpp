@@ -46,8 +46,8 @@ OpContext inference_context(const Scenario& s) {
   c.dev = &s.system.device;
   c.sys = &s.system;
   c.workload = Workload::inference;
-  c.math = w.precision;
-  c.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
+  c.math = inference_math(w);
+  c.act_bytes = c.math == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   c.in_bytes = c.act_bytes;
   c.weight_bytes = inference_weight_bytes(w);
   // The LM head (the embedding matrix) stays at 16 bits under weight quantisation.
@@ -56,7 +56,8 @@ OpContext inference_context(const Scenario& s) {
   c.kv_per_query_head = s.system.software.decode_kv_per_query_head;
   // FP8 prompt attention needs an fp8 cache and 8-bit or narrower weights (the quantised path).
   c.fp8_prompt_attention = s.system.software.fp8_context_attention && w.kv_precision == Precision::fp8 &&
-                           bytes_per_element(w.precision) <= 1.0 && !integer_weights(w.precision);
+                           bytes_per_element(w.precision) <= 1.0 && !integer_weights(w.precision) &&
+                           bytes_per_element(c.math) <= 1.0;
   // Block-scaled fp8 on a device whose tensor cores take no block scales: those of the
   // microscaling generation (fp4 units, Blackwell, MI355X) do.
   c.cutlass_block_fp8 = w.fp8_block_scaled && s.system.software.block_fp8_gemm == BlockFp8Gemm::cutlass &&
@@ -369,11 +370,11 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   const auto& w = *s.inference;
   const auto& dev = s.system.device;
   InferencePrediction out;
-  const MathRate rate = math_rate(dev, w.precision);
+  const MathRate rate = math_rate(dev, inference_math(w));
   out.math_precision = rate.used;
   if (rate.fallback)
     warnings.push_back({"device.precision_fallback",
-                        std::string(to_string(w.precision)) + " has no native rate on " + dev.name +
+                        std::string(to_string(inference_math(w))) + " has no native rate on " + dev.name +
                             "; weights are read at " + std::string(to_string(w.precision)) +
                             " size and the math runs at the " + std::string(to_string(rate.used)) + " rate"});
   const OpContext c = inference_context(s);

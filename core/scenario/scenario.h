@@ -79,7 +79,20 @@ struct InferenceWorkload {
   // tensor cores take no block scales (Hopper) the runtime's kernels apply them in the main loop
   // (SoftwareDefaults::block_fp8_gemm).
   bool fp8_block_scaled = false;
+  // The matmuls' activation operand and math when they are wider than the weights: weight-only
+  // quantisation (W4A16), where the kernel dequantises each weight tile in the main loop and
+  // multiplies at the activation format's rate while reading the weights at `precision` size.
+  // gpt-oss's MXFP4 experts on Hopper run so under TensorRT-LLM's Triton MoE backend (its GPT-OSS
+  // deployment guide, "MoE Backend Support Matrix": H200, activation BF16, MoE weights MXFP4,
+  // backend TRITON; Blackwell: MXFP8 x MXFP4 on its fp4 units). Absent: the weights' precision.
+  std::optional<Precision> activation_precision;
 };
+
+// The precision an inference workload's matmuls run in: the activations' when stated, else the
+// weights'.
+constexpr Precision inference_math(const InferenceWorkload& w) {
+  return w.activation_precision.value_or(w.precision);
+}
 
 // Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv
 // 2306.00978, Sec. 5.1: "group size 128"), GPTQ's released checkpoints and TensorRT-LLM's

@@ -661,6 +661,44 @@ TEST(Software, BlockScaledFp8OnHopperTakesTheCutlassKernelsTime) {
   EXPECT_EQ(e["path"], "/inference/fp8_block_scaled");
 }
 
+// Weight-only MXFP4 (gpt-oss's experts on Hopper under TensorRT-LLM's Triton MoE backend: MXFP4
+// weights, BF16 activations): the weights are held and read at mxfp4 size (0.5 + 1/32 bytes) and
+// the math runs at the bf16 rate, without a precision fallback. An 8192-token prompt on one H100 is
+// compute-bound, so it takes bf16's time (half fp8's rate: about 1.4x the mxfp4-at-fp8 prompt,
+// attention unchanged); one decode token is bound by reading the weights, a quarter of bf16's bytes
+// for the experts. Activations narrower than the weights are refused.
+TEST(Software, WeightOnlyMxfp4ReadsFourBitWeightsAndMultipliesAtTheBf16Rate) {
+  const auto run = [](const char* precision, const char* activation) {
+    json s = {{"model", "gpt-oss-20b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 1},
+              {"inference",
+               {{"batch", 1},
+                {"prompt_len", 8192},
+                {"output_len", 64},
+                {"precision", precision},
+                {"cuda_graphs", true}}}};
+    if (activation) s["inference"]["activation_precision"] = activation;
+    return predict(s);
+  };
+  const json w4a16 = run("mxfp4", "bf16"), fp4 = run("mxfp4", nullptr), bf16 = run("bf16", nullptr);
+  ASSERT_FALSE(w4a16.contains("error")) << w4a16.dump();
+  EXPECT_EQ(w4a16["inference"]["math_precision"], "bf16");
+  EXPECT_TRUE(w4a16["warnings"].empty()) << w4a16["warnings"].dump();
+  EXPECT_EQ(fp4["warnings"][0]["code"], "device.precision_fallback");  // mxfp4 alone: fp8 math
+  const auto weights = [](const json& p) { return p["memory"]["per_device_bytes"]["weights"].get<double>(); };
+  EXPECT_DOUBLE_EQ(weights(w4a16), weights(fp4));
+  EXPECT_LT(weights(w4a16), 0.35 * weights(bf16));
+  const auto ttft = [](const json& p) { return p["inference"]["ttft_s"].get<double>(); };
+  const auto tpot = [](const json& p) { return p["inference"]["tpot_s"].get<double>(); };
+  EXPECT_NEAR(ttft(w4a16) / ttft(bf16), 1.0, 0.03);
+  EXPECT_GT(ttft(w4a16), 1.3 * ttft(fp4));
+  EXPECT_LT(tpot(w4a16), 0.75 * tpot(bf16));
+  json bad = run("bf16", "fp8");
+  EXPECT_EQ(bad["error"]["code"], "inference.activation_precision_narrower_than_weights");
+  EXPECT_EQ(bad["error"]["path"], "/inference/activation_precision");
+}
+
 TEST(Software, ATrainingMatmulShareOutOfRangeGetsItsPath) {
   for (const double bad : {0.0, -0.5, 1.5, 0.01}) {
     const json e = predict(dense_layer(json{{"software", {{"training_matmul_share", bad}}}}))["error"];

@@ -1058,6 +1058,11 @@ export interface InferenceSpec {
    */
   fp8_block_scaled?: boolean;
   /**
+   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). Default: precision. Error inference.activation_precision_narrower_than_weights when narrower than precision.
+   */
+  activation_precision?:
+    'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
+  /**
    * The runtime replays captured CUDA graphs: no host launch interval per kernel. Absent or false: the system's software.launch_interval_us applies (a serving simulation assumes true unless it is false).
    */
   cuda_graphs?: boolean;
