@@ -14,6 +14,8 @@
 
 #include "io/api.h"
 
+namespace calibrate_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -411,3 +413,5 @@ TEST(Import, BadInput) {
 }
 
 }  // namespace
+
+}  // namespace calibrate_test

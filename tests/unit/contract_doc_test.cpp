@@ -33,6 +33,8 @@
 #include "io/schema.h"
 #include "model/spec.h"
 
+namespace contract_doc_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -309,3 +311,5 @@ TEST(ContractDoc, NumbersInTheTextAreTheEngines) {
 }
 
 }  // namespace
+
+}  // namespace contract_doc_test

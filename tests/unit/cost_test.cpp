@@ -8,7 +8,7 @@
 #include "cost/roofline.h"
 #include "io/presets.h"
 
-namespace optimus {
+namespace optimus::cost_test {
 namespace {
 
 DeviceSpec toy_device() {
@@ -363,4 +363,4 @@ TEST(Quantise, CurrentScalingReadsTheTensorOnceMoreForItsAmax) {
 }
 
 }  // namespace
-}  // namespace optimus
+}  // namespace optimus::cost_test

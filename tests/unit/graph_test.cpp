@@ -9,7 +9,7 @@
 #include "io/presets.h"
 #include "memory/footprint.h"
 
-namespace optimus {
+namespace optimus::graph_test {
 namespace {
 
 const Op& find(const std::vector<Op>& ops, const std::string& name) {
@@ -320,9 +320,9 @@ TEST(GraphMixedBatch, GroupsShareGemmsButNotAttention) {
 }
 
 }  // namespace
-}  // namespace optimus
+}  // namespace optimus::graph_test
 
-namespace optimus {
+namespace optimus::graph_test {
 namespace {
 
 // DeepSeek-V3 (the preset: 61 layers, h 7168, MLA with q rank 1536, kv rank 512, qk 128 + 64,
@@ -578,4 +578,4 @@ TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
 }
 
 }  // namespace
-}  // namespace optimus
+}  // namespace optimus::graph_test

@@ -9,6 +9,8 @@
 #include "io/api.h"
 #include "io/presets.h"
 
+namespace io_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -338,3 +340,5 @@ TEST(Io, DpDefaultsToRemainingDevices) {
 }
 
 }  // namespace
+
+}  // namespace io_test

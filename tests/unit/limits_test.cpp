@@ -16,6 +16,8 @@
 
 #include "io/api.h"
 
+namespace limits_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -423,3 +425,5 @@ TEST(Limits, SearchCancelsAtOnce) {
 }
 
 }  // namespace
+
+}  // namespace limits_test

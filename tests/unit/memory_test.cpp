@@ -2,7 +2,7 @@
 
 #include "memory/footprint.h"
 
-namespace optimus {
+namespace optimus::memory_test {
 namespace {
 
 ModelSpec gpt22b() {
@@ -133,4 +133,4 @@ TEST(Memory, KvCacheGqaMqa) {
 }
 
 }  // namespace
-}  // namespace optimus
+}  // namespace optimus::memory_test

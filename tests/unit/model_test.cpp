@@ -8,7 +8,7 @@
 #include "model/graph.h"
 #include "model/spec.h"
 
-namespace optimus {
+namespace optimus::model_test {
 namespace {
 
 ModelSpec gpt(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V) {
@@ -183,7 +183,7 @@ TEST(Model, PresetSizesMatchTheirModelCards) {
 }
 
 }  // namespace
-}  // namespace optimus
+}  // namespace optimus::model_test
 
 // OPTIMUS_ENUM (base/enums.h): names are the enumerators' spellings, in declaration order,
 // including the first, the last and one with an explicit underlying type.

@@ -14,6 +14,8 @@
 #include "io/api.h"
 #include "io/presets.h"
 
+namespace predict_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -593,3 +595,5 @@ TEST(Predict, DoesNotFitNamesTheRemediesLeft) {
   ASSERT_FALSE(infer.empty());
   EXPECT_EQ(infer.find("ZeRO"), std::string::npos) << infer;
 }
+
+}  // namespace predict_test

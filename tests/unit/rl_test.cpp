@@ -20,6 +20,8 @@
 #include "io/json_io.h"
 #include "io/presets.h"
 
+namespace rl_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -721,3 +723,5 @@ TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
 }
 
 }  // namespace
+
+}  // namespace rl_test

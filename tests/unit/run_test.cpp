@@ -15,6 +15,8 @@
 #include "io/json_io.h"
 #include "predict/predict.h"
 
+namespace run_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -575,3 +577,5 @@ TEST(Run, Llama3FailuresAt16kGpus) {
 }
 
 }  // namespace
+
+}  // namespace run_test

@@ -21,6 +21,8 @@
 #include "io/json_io.h"
 #include "io/presets.h"
 
+namespace schema_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -438,3 +440,5 @@ TEST(Schema, EveryPredictionOfEveryPresetScenarioIsWhatThePredictionSchemaDescri
 }
 
 }  // namespace
+
+}  // namespace schema_test

@@ -20,6 +20,8 @@
 #include "io/presets.h"
 #include "search/auto_layout.h"
 
+namespace search_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -774,3 +776,5 @@ TEST(SearchBudget, FastestWithinACostOrEnergyBudget) {
 }
 
 }  // namespace
+
+}  // namespace search_test

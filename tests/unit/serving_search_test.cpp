@@ -12,6 +12,8 @@
 #include "io/json_io.h"
 #include "io/presets.h"
 
+namespace serving_search_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -193,3 +195,5 @@ TEST(ServingSearch, MarksAttentionDataParallelDeployments) {
   }
   EXPECT_GT(marked, 0);
 }
+
+}  // namespace serving_search_test

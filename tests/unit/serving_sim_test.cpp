@@ -11,6 +11,8 @@
 #include "serving/serving.h"
 #include "serving/step_model.h"
 
+namespace serving_sim_test {
+
 namespace {
 
 using optimus::PoolLimits;
@@ -133,3 +135,5 @@ TEST(ServingSimulator, TheStepBoundIsAnError) {
 }
 
 }  // namespace
+
+}  // namespace serving_sim_test

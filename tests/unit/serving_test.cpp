@@ -17,6 +17,8 @@
 #include "io/json_io.h"
 #include "io/schema.h"
 
+namespace serving_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -871,3 +873,5 @@ TEST(Serving, AttentionDataParallelWithTensorParallelExperts) {
   expect_error(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 4}, {"etp", 4}}, nullptr),
                "parallel.ep_etp_not_divisor_of_dp", "/parallel/etp");
 }
+
+}  // namespace serving_test

@@ -12,6 +12,8 @@
 #include "io/api.h"
 #include "io/presets.h"
 
+namespace software_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -908,3 +910,5 @@ TEST(Software, QuantisedTrainingKeepsQuantisedProjectionInputs) {
   EXPECT_EQ(e["code"], "scenario.wrong_type");
   EXPECT_EQ(e["path"], "/software/software/quantized_saved_inputs");
 }
+
+}  // namespace software_test

@@ -11,6 +11,8 @@
 #include "io/api.h"
 #include "scenario/scenario.h"
 
+namespace speculative_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -170,3 +172,5 @@ TEST(Speculative, BadInputGetsCodesAndPaths) {
 }
 
 }  // namespace
+
+}  // namespace speculative_test

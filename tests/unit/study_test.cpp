@@ -15,6 +15,8 @@
 #include "io/presets.h"
 #include "io/study_io.h"
 
+namespace study_test {
+
 namespace {
 
 using namespace optimus;
@@ -399,3 +401,5 @@ TEST(Studies, HeadlineColumnsCarryTheirBands) {
   ASSERT_TRUE(t.ok());
   for (const StudyRow& row : t->rows) EXPECT_TRUE(std::get<StudyGroup>(*row.find("band_80")).empty());
 }
+
+}  // namespace study_test

@@ -14,6 +14,8 @@
 #include "io/presets.h"
 #include "predict/predict.h"
 
+namespace uarch_test {
+
 namespace {
 
 using namespace optimus;
@@ -358,3 +360,5 @@ TEST(UarchCost, FiveNanometreH100BudgetNearItsBillOfMaterials) {
 }
 
 }  // namespace
+
+}  // namespace uarch_test

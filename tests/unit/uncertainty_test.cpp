@@ -13,6 +13,8 @@
 #include "io/json_io.h"
 #include "io/uncertainty.h"
 
+namespace uncertainty_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -93,3 +95,5 @@ TEST(Uncertainty, OutputIsTheEnginesBands) {
 }
 
 }  // namespace
+
+}  // namespace uncertainty_test
