@@ -2,7 +2,9 @@
 //
 // DOCUMENT_CSP governs the page: it is a <meta> in the built index.html (static hosts such as
 // GitHub Pages cannot send headers) and the header `vite preview` sends with the page. The page's
-// own code needs no eval at all, so the document gets none of the relaxations below.
+// own code needs no eval: its one relaxation is 'wasm-unsafe-eval', which lets it compile the
+// first-load engine (src/boot.ts computes the first result on the page's thread) and nothing else;
+// the copy of the Emscripten glue it runs has Embind's `new Function` replaced (wasm-noeval.ts).
 //
 // WORKER_CSP governs the engine's Web Worker. A dedicated worker does not inherit the document's
 // policy: it takes the one sent with its own script (CSP Level 3, "initialize a worker's policy";
@@ -17,7 +19,7 @@
 //   browsers; named so that the policy stays right if 'unsafe-eval' can be dropped one day).
 // - connect-src 'self': the worker fetches the .wasm asset; nothing else is fetched, anywhere.
 //
-// The document's only relaxations: style-src 'unsafe-inline' (Observable Plot writes a <style>
+// The document's other relaxations: style-src 'unsafe-inline' (Observable Plot writes a <style>
 // element into each chart's SVG) and img-src data: blob: (the inline favicon and the PNG export,
 // which draws the chart's SVG on a canvas). A static host that cannot send headers runs the
 // worker without a policy of its own; the document's policy still holds.
@@ -25,7 +27,7 @@ type Directives = Record<string, string[]>;
 
 export const DOCUMENT_DIRECTIVES: Directives = {
   'default-src': ["'none'"],
-  'script-src': ["'self'"],
+  'script-src': ["'self'", "'wasm-unsafe-eval'"],
   'worker-src': ["'self'"],
   'connect-src': ["'self'"],
   'style-src': ["'self'", "'unsafe-inline'"],

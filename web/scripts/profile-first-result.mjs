@@ -7,23 +7,11 @@
 //   node scripts/profile-first-result.mjs [LOADS=9] [PATH=/]
 // Build first (npm run build); Chromium is Debian's (OPTIMUS_CHROMIUM names another);
 // PROFILE_CHROMIUM_ARGS adds flags (e.g. --js-flags=--no-wasm-lazy-compilation, to see a cost).
-import { chromium } from 'playwright-core';
-import { preview } from 'vite';
-import { fileURLToPath } from 'node:url';
-
+import { dists, launchChromium, serveBuilds } from './profile-lib.mjs';
 const loads = Number(process.argv[2] ?? 9);
 const path = process.argv[3] ?? '/';
-const web = fileURLToPath(new URL('../', import.meta.url));
-// PROFILE_DIST serves another build (an A/B comparison: two builds, loads interleaved).
-const dists = (process.env.PROFILE_DIST ?? `${web}dist`).split(',');
-const servers = await Promise.all(
-  dists.map((outDir) => preview({ root: web, configFile: `${web}vite.config.ts`, logLevel: 'warn', build: { outDir }, preview: { host: '127.0.0.1', port: 0 } })),
-);
-const browser = await chromium.launch({
-  executablePath: process.env.OPTIMUS_CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...(process.env.PROFILE_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean)],
-});
+const servers = await serveBuilds();
+const browser = await launchChromium();
 
 const rowsOf = dists.map(() => []);
 for (let i = 0; i < loads * dists.length; i++) {

@@ -91,7 +91,10 @@ const editor = createEditor({
   presets: () => presetList,
   preset: (kind, id) => getPreset(kind, id),
   schema: () => (scenarioSchema ??= engine.schema().then((r) => (r.ok ? r.value.scenario : null))),
-  onEdit: () => schedule(),
+  onEdit: () => {
+    stage('edited');
+    schedule();
+  },
   onInvalid: (path, message) => {
     seq += 1; // drops a computation in flight
     dirty = false;
@@ -352,22 +355,47 @@ function showFailure(e: EngineError): void {
   fixBtn.textContent = plain.fix?.label ?? '';
 }
 
+/**
+ * A step of the latest re-estimate as a performance mark (optimus:edit-NAME, replacing the last
+ * one of that name), so that scripts/profile-edit.mjs can say where an edit's time goes.
+ */
+function stage(name: string): void {
+  performance.clearMarks(`optimus:edit-${name}`);
+  performance.mark(`optimus:edit-${name}`);
+}
+
 /** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
 async function compute(given?: Scenario): Promise<boolean> {
   const my = ++seq;
   setStatus('computing', 'Computing…');
+  stage('compute');
   const s = clone(given ?? editor.scenario());
   const t0 = performance.now();
+  const predicted = engine.predict(s);
+  if (current === null) {
+    // The page's first numbers go on screen as soon as predict answers; validate (the resolved
+    // scenario, which the formulas and charts read) comes after, then everything is drawn again
+    // with it. The first-load engine answers on this thread (boot.ts), so asking for both at once
+    // would put validate's first call before the first number.
+    const first = await predicted;
+    performance.mark('optimus:predicted');
+    if (my === seq && !dirty && first.ok) {
+      current = { scenario: s, prediction: first.value, resolved: null };
+      lastValid = s;
+      render();
+    }
+  }
   // parallel: "auto": predict searches the layouts; validate then checks the layout it took
   // rather than searching a second time (the formulas and charts read that layout).
   const [p, v] =
     s.parallel === 'auto'
-      ? await engine.predict(s).then(async (r) => {
+      ? await predicted.then(async (r) => {
           const chosen = r.ok ? r.value.parallel_auto?.parallel : undefined;
           return [r, await engine.validate(chosen ? { ...s, parallel: chosen } : s)] as const;
         })
-      : await Promise.all([engine.predict(s), engine.validate(s)]);
-  performance.mark('optimus:predicted');
+      : await Promise.all([predicted, engine.validate(s)]);
+  performance.mark('optimus:validated');
+  stage('answered');
   if (my !== seq || dirty) return true; // superseded by a newer edit
   if (!p.ok || !v.ok) {
     showFailure(!p.ok ? p.error : (v as { ok: false; error: EngineError }).error);
@@ -378,6 +406,7 @@ async function compute(given?: Scenario): Promise<boolean> {
   current = { scenario: s, prediction: p.value, resolved: v.value.scenario };
   lastValid = s;
   render();
+  stage('rendered');
   setStatus('ready', `Estimated in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
   // For the browser tests: when the first result was on screen (ms since navigation start).
   const w = window as unknown as { __firstResultMs?: number };

@@ -1,7 +1,7 @@
 // The engine client and the worker protocol against the real wasm module (in-process worker
 // stand-in, see wasm.ts), plus crash, timeout, cancel and dispose behaviour with broken workers.
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createEngine, type Engine, type WorkerLike } from '../src/engine/client';
+import { createEngine, quickScenario, type Engine, type WorkerLike } from '../src/engine/client';
 import { handleRequest, needsFullEngine, type Method, type OptimusModule, type Request, type Response } from '../src/engine/protocol';
 import { readFileSync } from 'node:fs';
 import { InProcessWorker, loadModule, readJson, ROOT } from './wasm';
@@ -356,5 +356,97 @@ describe('failures of the worker', () => {
     expect(workers.every((w) => w.terminated)).toBe(true);
     expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.disposed' } });
     expect(workers.length).toBe(1);
+  });
+});
+
+describe("the page's own first-load engine (boot.ts's `local`)", () => {
+  const serving = { ...defaultScenario, inference: { prompt_len: 1000, output_len: 250, precision: 'bf16', serving: { arrival: 'closed', concurrency: 8, num_requests: 50 } } };
+  const counted = (workers: InProcessWorker[]) => (): WorkerLike => {
+    const w = new InProcessWorker(mod);
+    workers.push(w);
+    return w;
+  };
+  const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+  test('answers the first calls; the worker starts after the first answer and then serves what is not quick', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
+    engines.push(engine);
+    await engine.ready;
+    expect(workers.length, 'no worker before the first answer').toBe(0);
+    const r = await engine.predict(defaultScenario);
+    expect(r).toEqual({ ok: true, value: JSON.parse(mod.predict(JSON.stringify(defaultScenario))) });
+    expect(workers.length).toBe(0);
+    await tick();
+    expect(workers.length, 'the worker started after the first answer').toBe(1);
+    await tick();
+    // The worker is ready: a quick scenario's predict and validate still answer here (no message),
+    // the rest (a serving simulation, parallel "auto", the presets list, a full-engine call) there.
+    expect((await engine.validate(defaultScenario)).ok).toBe(true);
+    expect((await engine.predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: 1024 } })).ok).toBe(true);
+    expect(workers[0]!.received).toEqual([]);
+    const viaWorker = await engine.predict(serving);
+    expect(viaWorker).toEqual({ ok: true, value: JSON.parse(mod.predict(JSON.stringify(serving))) });
+    await engine.presets();
+    await engine.schema();
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict', 'presets', 'schema']);
+  });
+
+  test('quickScenario: no layout search, serving simulation or RL step', () => {
+    expect(quickScenario(defaultScenario)).toBe(true);
+    expect(quickScenario({ ...defaultScenario, inference: { prompt_len: 10, output_len: 10 } })).toBe(true);
+    expect(quickScenario(serving)).toBe(false);
+    expect(quickScenario({ ...defaultScenario, parallel: 'auto' })).toBe(false);
+    expect(quickScenario({ ...defaultScenario, rl: {} })).toBe(false);
+    expect(quickScenario(null)).toBe(false);
+    expect(quickScenario('x')).toBe(false);
+  });
+
+  test('a local engine that cannot load leaves everything to the worker, started at once', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.reject(new Error('no wasm here')) });
+    engines.push(engine);
+    await engine.ready;
+    expect(workers.length).toBe(1);
+    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
+  });
+
+  test('a trap in the local engine retires it: that call fails, the next ones go to the worker', async () => {
+    const workers: InProcessWorker[] = [];
+    const trapping = { ...mod, predict: () => { throw new Error('unreachable executed'); }, validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(trapping) });
+    engines.push(engine);
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
+    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
+  });
+
+  test('a quick call that takes too long here sends the later ones to the worker', async () => {
+    const workers: InProcessWorker[] = [];
+    let slow = false;
+    const busy = (ms: number): void => {
+      const end = Date.now() + ms;
+      while (Date.now() < end);
+    };
+    const slowing = { ...mod, predict: (s: string) => (slow && busy(40), mod.predict(s)), validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(slowing) });
+    engines.push(engine);
+    await engine.predict(defaultScenario);
+    await tick(10);
+    slow = true;
+    expect((await engine.predict(defaultScenario)).ok).toBe(true); // here, 40 ms: over the budget
+    expect(workers[0]!.received).toEqual([]);
+    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
+  });
+
+  test('dispose with a local engine: later calls fail and no worker starts', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
+    engine.dispose();
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.disposed' } });
+    await tick();
+    expect(workers.length).toBe(0);
   });
 });

@@ -4,7 +4,9 @@
 // pending calls fail with code "engine.crashed" and the next call starts a fresh worker.
 // Searches run in a worker of their own, so the page keeps predicting while one runs, and
 // cancel() terminates that worker (its call resolves with code "engine.cancelled").
-import { WORKER_AWAITS_WASM, type Request, type Response, type ArgsOf, type Method, type WasmMessage, type WorkerTimings } from './protocol';
+// The page may also hand it the first-load engine instantiated on its own thread (boot.ts): that
+// one answers the calls made before the worker is ready (the first result), then the worker does.
+import { WORKER_AWAITS_WASM, handleRequest, type OptimusModule, type Request, type Response, type ArgsOf, type Method, type WasmMessage, type WorkerTimings } from './protocol';
 import type {
   CalibrateResult,
   EngineError,
@@ -22,11 +24,12 @@ import type {
 
 export type { EngineError, EngineResult } from './types';
 
-/** A fetch() response (protocol.ts's Response is the worker's answer). */
-type FetchResponse = globalThis.Response;
 
 export interface Engine {
-  /** Resolves once the main worker has loaded the wasm module; rejects if it cannot. */
+  /**
+   * Resolves once an engine can answer (the page's own first-load engine, or else the main
+   * worker with its module loaded); rejects if neither can.
+   */
   ready: Promise<void>;
   predict(s: unknown): Promise<EngineResult<Prediction>>;
   validate(s: unknown): Promise<EngineResult<{ scenario: ResolvedScenario }>>;
@@ -68,12 +71,20 @@ export interface EngineOptions {
   /** The same for a search (ms, default 600 000). */
   searchTimeoutMs?: number;
   /**
-   * The first-load engine's response, already being fetched by the page (boot.ts), or null when
-   * it could not fetch it: the first default worker waits for them instead of fetching the module
-   * itself, so the download does not wait for the worker's own script. Later workers (a search,
-   * a restart) fetch their module themselves.
+   * The first-load engine's module, compiled by the page (boot.ts) from the response its document
+   * preloads, or null when it could not compile it: every default worker (the main one, a
+   * search's, a restart) is handed it (a WebAssembly.Module is cloned, its compiled code shared)
+   * instead of fetching and compiling the module itself.
    */
-  firstWasm?: Promise<FetchResponse | null>;
+  firstModule?: Promise<WebAssembly.Module | null>;
+  /**
+   * The same module instantiated on the page's thread (boot.ts), or null when it could not be:
+   * it answers the first-load calls but search (predict, validate, presets, preset) made before
+   * the main worker is ready, so the first result does not wait for a worker to start. The main
+   * worker is started once it has answered its first call (or failed), not before, so that its
+   * start does not compete with that call.
+   */
+  local?: Promise<OptimusModule | null>;
 }
 
 function startWorker(name: string): Worker {
@@ -85,27 +96,12 @@ function defaultWorker(): WorkerLike {
   return startWorker('optimus-engine') as unknown as WorkerLike;
 }
 
-/**
- * A default worker that is handed the page's response of the first module: its body transferred
- * as a stream, or (a browser that cannot transfer streams) its bytes once all there.
- */
-function workerGiven(wasm: Promise<FetchResponse | null>): WorkerLike {
+/** A default worker handed the page's compiled first module (null: it fetches the module itself). */
+function workerGiven(module: Promise<WebAssembly.Module | null>): WorkerLike {
   const worker = startWorker(WORKER_AWAITS_WASM);
-  const give = (m: WasmMessage, transfer: Transferable[] = []): void => worker.postMessage(m, transfer);
-  const bytes = (r: FetchResponse): void =>
-    void r.arrayBuffer().then(
-      (b) => give({ wasm: b }, [b]),
-      () => give({ wasm: null }),
-    );
-  void wasm.then(
-    (r) => {
-      if (!r?.body) return give({ wasm: null });
-      try {
-        give({ wasm: r.body }, [r.body as unknown as Transferable]);
-      } catch {
-        bytes(r); // DataCloneError: the stream cannot be transferred here; nothing was sent
-      }
-    },
+  const give = (m: WasmMessage): void => worker.postMessage(m);
+  void module.then(
+    (wasm) => give({ wasm }),
     () => give({ wasm: null }),
   );
   return worker as unknown as WorkerLike;
@@ -125,6 +121,8 @@ interface Pending {
 class Connection {
   readonly ready: Promise<void>;
   dead = false;
+  /** The module is loaded and the worker answers. */
+  loaded = false;
   private readonly worker: WorkerLike;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -194,6 +192,7 @@ class Connection {
   private receive(r: Response): void {
     if (r.kind === 'ready') {
       if (r.timings) markWorker(r.timings);
+      this.loaded = true;
       return this.settleReady();
     }
     if (r.id === 0 && r.kind === 'failure') return this.kill(err(r.code, r.message));
@@ -268,43 +267,116 @@ function serialize(value: unknown, what: string): { json: string } | { error: En
   return { error: err('scenario.malformed_json', `the ${what} cannot be written as JSON`) };
 }
 
+/**
+ * The most a call may block the page's thread (ms) once the worker is ready: a quick scenario's
+ * predict takes about 1 ms (0.5-1.7 ms in Node, 2026-11-28); one over this sends every later call
+ * to the worker.
+ */
+const LOCAL_BUDGET_MS = 16;
+
+/**
+ * A scenario whose predict is quick: no layout search (`parallel: "auto"`), no serving simulation
+ * (`inference.serving`, 20-30 ms for a 70B model), no RL step. Anything else goes to the worker.
+ */
+export function quickScenario(s: unknown): boolean {
+  if (s === null || typeof s !== 'object') return false;
+  const o = s as Record<string, unknown>;
+  const inference = o.inference as Record<string, unknown> | undefined;
+  return o.parallel !== 'auto' && o.rl === undefined && (inference === undefined || (typeof inference === 'object' && inference !== null && inference.serving === undefined));
+}
+
+/** The calls the page's own first-load engine answers (a search runs in a worker of its own). */
+const LOCAL_METHODS: ReadonlySet<Method> = new Set<Method>(['predict', 'validate', 'presets', 'preset']);
+
 export function createEngine(options: EngineOptions = {}): Engine {
-  let firstWasm = options.createWorker ? undefined : options.firstWasm;
-  const create =
-    options.createWorker ??
-    ((): WorkerLike => {
-      const wasm = firstWasm;
-      firstWasm = undefined; // the bytes go to one worker (transferred)
-      return wasm ? workerGiven(wasm) : defaultWorker();
-    });
+  const firstModule = options.createWorker ? undefined : options.firstModule;
+  const create = options.createWorker ?? ((): WorkerLike => (firstModule ? workerGiven(firstModule) : defaultWorker()));
   const timeoutMs = options.timeoutMs ?? 30_000;
   const searchTimeoutMs = options.searchTimeoutMs ?? 600_000;
   let disposed = false;
-  let main = new Connection(create);
+  /** The main worker, started on demand (at once without a local engine). */
+  let main: Connection | null = null;
   let searcher: Connection | null = null;
-
   const mainConnection = (): Connection => {
-    if (main.dead && !disposed) main = new Connection(create);
+    if (!main || (main.dead && !disposed)) {
+      main = new Connection(create);
+      if (typeof performance !== 'undefined' && typeof performance.mark === 'function') performance.mark('optimus:worker-created');
+    }
     return main;
   };
-  const call = <M extends Method>(method: M, args: ArgsOf[M]): Promise<Answer> =>
-    disposed
-      ? Promise.resolve({ error: err('engine.disposed', 'the engine was disposed') })
-      : mainConnection().call(method, args, timeoutMs);
+
+  /** The page's own engine: undefined while it loads, null when there is none (or it trapped). */
+  let local: OptimusModule | null | undefined = options.local ? undefined : null;
+  const localLoaded: Promise<OptimusModule | null> = (options.local ?? Promise.resolve(null)).then(
+    (m) => m,
+    () => null,
+  ).then((m) => {
+    local = disposed ? null : m;
+    if (!local && !disposed) mainConnection(); // the worker answers everything from now on
+    return local;
+  });
+  const ready: Promise<void> = options.local
+    ? localLoaded.then((m) => {
+        if (m) return undefined;
+        if (disposed) throw Object.assign(new Error('the engine was disposed'), { code: 'engine.disposed' });
+        return mainConnection().ready;
+      })
+    : mainConnection().ready;
+  ready.catch(() => undefined);
+
+  let localId = 0;
+  /** One call answered on this thread, synchronously, by the same handler the worker runs. */
+  const callLocal = async <M extends Method>(method: M, args: ArgsOf[M]): Promise<Answer> => {
+    const mod = local === undefined ? await localLoaded : local;
+    if (!mod || disposed) return call(method, args); // none after all: the worker's
+    let answer: Answer = { error: err('engine.crashed', 'the engine did not answer') };
+    handleRequest(mod, { id: ++localId, method, args } as Request, (r) => {
+      if (r.kind === 'result') answer = { json: r.json };
+      else if (r.kind === 'failure') answer = { error: err(r.code, r.message) };
+    });
+    // A trap can leave the module's memory inconsistent: the worker answers from now on.
+    if ('error' in answer && answer.error.code === 'engine.crashed') local = null;
+    // The worker starts once the first answer is out, so its start does not slow that one down.
+    if (!main) setTimeout(() => disposed || mainConnection(), 0);
+    return answer;
+  };
+  /** Set once a call on this thread, after the worker was ready, took longer than LOCAL_BUDGET_MS. */
+  let localSlow = false;
+  /**
+   * Where a call goes: to this thread's engine while the worker is not ready; after that, a
+   * predict or validate of a quick scenario (`quick`, see quickScenario) still goes there, so a
+   * re-estimate after an edit does not wait for two thread hops (on a loaded machine the worker's
+   * wake-up and the answer's message are most of an edit's time, the engine's work about 1 ms),
+   * unless such a call ever took longer than LOCAL_BUDGET_MS here; the rest goes to the worker.
+   */
+  const call = <M extends Method>(method: M, args: ArgsOf[M], quick = false): Promise<Answer> => {
+    if (disposed) return Promise.resolve({ error: err('engine.disposed', 'the engine was disposed') });
+    if (local !== null && LOCAL_METHODS.has(method)) {
+      if (!main?.loaded) return callLocal(method, args);
+      if (quick && !localSlow && local !== undefined) {
+        const t0 = performance.now();
+        return callLocal(method, args).then((answer) => {
+          if (performance.now() - t0 > LOCAL_BUDGET_MS) localSlow = true;
+          return answer;
+        });
+      }
+    }
+    return mainConnection().call(method, args, timeoutMs);
+  };
 
   return {
-    ready: main.ready,
+    ready,
 
     async predict(s) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult<Prediction>(await call('predict', [input.json]));
+      return toResult<Prediction>(await call('predict', [input.json], quickScenario(s)));
     },
 
     async validate(s) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult(await call('validate', [input.json]), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
+      return toResult(await call('validate', [input.json], quickScenario(s)), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
     },
 
     async presets(kind = '') {
@@ -370,7 +442,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     dispose() {
       disposed = true;
-      main.kill(err('engine.disposed', 'the engine was disposed'));
+      local = null;
+      main?.kill(err('engine.disposed', 'the engine was disposed'));
       searcher?.kill(err('engine.disposed', 'the engine was disposed'));
       searcher = null;
     },

@@ -81,14 +81,31 @@ export interface WorkerTimings {
 }
 
 /**
- * The first-load engine's bytes, fetched by the page (boot.ts) while the worker script is still
- * loading, and handed to the worker (transferred, not copied): the response's body as a stream
- * (the worker compiles it as it arrives, and the page's thread is not needed again), or, where a
- * browser cannot transfer a stream, the whole bytes; null when the page's fetch failed and the
- * worker should fetch the module itself.
+ * The first-load engine, compiled by the page (boot.ts) from the response its document preloads,
+ * and handed to the worker (a WebAssembly.Module is cloned with its compiled code shared, so the
+ * worker neither fetches nor compiles it, and the functions the page's first calls compiled are
+ * compiled for the worker too); null when the page could not compile it and the worker should
+ * fetch the module itself.
  */
 export interface WasmMessage {
-  wasm: ReadableStream<Uint8Array> | ArrayBuffer | null;
+  wasm: WebAssembly.Module | null;
+}
+
+/** An Emscripten factory of the engine (optimus-wasm.d.ts), as far as fromCompiled uses it. */
+type Factory = (options: {
+  instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void) => object;
+}) => Promise<OptimusModule>;
+
+/** The engine from a module compiled elsewhere (the page, boot.ts): instantiated only, nothing fetched. */
+export function fromCompiled(factory: Factory, module: WebAssembly.Module): Promise<OptimusModule> {
+  return new Promise((resolve, reject) => {
+    factory({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
+        return {};
+      },
+    }).then(resolve, reject);
+  });
 }
 
 /**

@@ -8,12 +8,12 @@
 // page makes only after its first numbers are on screen. Both are built from the same sources, so
 // a prediction is the same bit for bit in either (tests/wasm/first-load.test.mjs).
 import createFirstModule from 'optimus-wasm-first';
-import { WORKER_AWAITS_WASM, handleRequest, needsFullEngine, type OptimusModule, type Request, type Response, type WasmMessage, type WorkerTimings } from './protocol';
+import { WORKER_AWAITS_WASM, fromCompiled, handleRequest, needsFullEngine, type OptimusModule, type Request, type Response, type WasmMessage, type WorkerTimings } from './protocol';
 
 /** Unix ms now (the worker's clock on the page's scale). */
 const unixNow = (): number => performance.timeOrigin + performance.now();
 const startedAt = unixNow();
-/** When the page's copy of the first module's bytes arrived, if it sent one. */
+/** When the page's compiled first module arrived, if it sent one. */
 let wasmFromPageAt: number | undefined;
 
 /** When the worker started, fetched (or was given) the first wasm and had the module (protocol.ts). */
@@ -73,32 +73,14 @@ class Loaded {
   }
 }
 
-// The page may fetch the first module's bytes itself (boot.ts: its download starts with the
-// document, before this script has loaded) and hand them over; else this worker fetches them.
+// The page may compile the first module itself (boot.ts: its download starts with the document,
+// before this script has loaded) and hand it over; else this worker fetches and compiles it.
 type PageWasm = WasmMessage['wasm'];
 let receiveWasm: (wasm: PageWasm) => void = () => undefined;
 const pageWasm: Promise<PageWasm> = scope.name === WORKER_AWAITS_WASM ? new Promise((resolve) => (receiveWasm = resolve)) : Promise.resolve(null);
 
-/** The first module from the page's stream: compiled as the bytes arrive (streaming compile). */
-function fromStream(stream: ReadableStream<Uint8Array>): Promise<OptimusModule> {
-  return new Promise((resolve, reject) => {
-    createFirstModule({
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiateStreaming(new Response(stream, { headers: { 'Content-Type': 'application/wasm' } }), imports).then(
-          (r) => receive(r.instance, r.module),
-          reject,
-        );
-        return {};
-      },
-    }).then(resolve, reject);
-  });
-}
-
 const first = new Loaded(
-  () =>
-    pageWasm.then((wasm) =>
-      wasm instanceof ArrayBuffer ? createFirstModule({ wasmBinary: wasm }) : wasm ? fromStream(wasm) : createFirstModule(),
-    ),
+  () => pageWasm.then((wasm) => (wasm ? fromCompiled(createFirstModule, wasm) : createFirstModule())),
   (ok) =>
     post(
       ok
@@ -111,7 +93,7 @@ let full: Loaded | null = null;
 scope.onmessage = (event: MessageEvent<Request | WasmMessage>): void => {
   if ('wasm' in event.data) {
     const { wasm } = event.data;
-    const given = wasm instanceof ArrayBuffer || wasm instanceof ReadableStream ? wasm : null;
+    const given = wasm instanceof WebAssembly.Module ? wasm : null;
     if (given) wasmFromPageAt = unixNow();
     return receiveWasm(given);
   }
