@@ -371,7 +371,8 @@ async function compute(given?: Scenario): Promise<boolean> {
   stage('compute');
   const s = clone(given ?? editor.scenario());
   const t0 = performance.now();
-  const predicted = engine.predict(s);
+  // An edit's answer is waited for: a quick scenario is answered on this thread (client.ts).
+  const predicted = engine.predict(s, { interactive: true });
   if (current === null) {
     // The page's first numbers go on screen as soon as predict answers; validate (the resolved
     // scenario, which the formulas and charts read) comes after, then everything is drawn again
@@ -391,9 +392,9 @@ async function compute(given?: Scenario): Promise<boolean> {
     s.parallel === 'auto'
       ? await predicted.then(async (r) => {
           const chosen = r.ok ? r.value.parallel_auto?.parallel : undefined;
-          return [r, await engine.validate(chosen ? { ...s, parallel: chosen } : s)] as const;
+          return [r, await engine.validate(chosen ? { ...s, parallel: chosen } : s, { interactive: true })] as const;
         })
-      : await Promise.all([predicted, engine.validate(s)]);
+      : await Promise.all([predicted, engine.validate(s, { interactive: true })]);
   performance.mark('optimus:validated');
   stage('answered');
   if (my !== seq || dirty) return true; // superseded by a newer edit

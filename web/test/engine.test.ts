@@ -374,22 +374,26 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     engines.push(engine);
     await engine.ready;
     expect(workers.length, 'no worker before the first answer').toBe(0);
-    const r = await engine.predict(defaultScenario);
+    const r = await engine.predict(defaultScenario, { interactive: true });
     expect(r).toEqual({ ok: true, value: JSON.parse(mod.predict(JSON.stringify(defaultScenario))) });
+    expect((await engine.preset('models', 'llama3-70b')).ok).toBe(true);
     expect(workers.length).toBe(0);
     await tick();
     expect(workers.length, 'the worker started after the first answer').toBe(1);
     await tick();
-    // The worker is ready: a quick scenario's predict and validate still answer here (no message),
-    // the rest (a serving simulation, parallel "auto", the presets list, a full-engine call) there.
-    expect((await engine.validate(defaultScenario)).ok).toBe(true);
-    expect((await engine.predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: 1024 } })).ok).toBe(true);
+    // The worker is ready: an interactive predict and validate of a quick scenario still answer
+    // here (no message); the rest (not interactive, a serving simulation, parallel "auto", the
+    // presets list, a full-engine call) there.
+    const interactive = { interactive: true };
+    expect((await engine.validate(defaultScenario, interactive)).ok).toBe(true);
+    expect((await engine.predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: 1024 } }, interactive)).ok).toBe(true);
     expect(workers[0]!.received).toEqual([]);
-    const viaWorker = await engine.predict(serving);
+    const viaWorker = await engine.predict(serving, interactive);
     expect(viaWorker).toEqual({ ok: true, value: JSON.parse(mod.predict(JSON.stringify(serving))) });
+    await engine.predict(defaultScenario);
     await engine.presets();
     await engine.schema();
-    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict', 'presets', 'schema']);
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict', 'predict', 'presets', 'schema']);
   });
 
   test('quickScenario: no layout search, serving simulation or RL step', () => {
@@ -417,8 +421,8 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     const trapping = { ...mod, predict: () => { throw new Error('unreachable executed'); }, validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
     const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(trapping) });
     engines.push(engine);
-    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
-    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect(await engine.predict(defaultScenario, { interactive: true })).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
   });
 
@@ -432,13 +436,23 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     const slowing = { ...mod, predict: (s: string) => (slow && busy(40), mod.predict(s)), validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
     const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(slowing) });
     engines.push(engine);
-    await engine.predict(defaultScenario);
+    await engine.predict(defaultScenario, { interactive: true });
     await tick(10);
     slow = true;
-    expect((await engine.predict(defaultScenario)).ok).toBe(true); // here, 40 ms: over the budget
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true); // here, 40 ms: over the budget
     expect(workers[0]!.received).toEqual([]);
-    expect((await engine.predict(defaultScenario)).ok).toBe(true);
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
+  });
+
+  test('calls nobody waits for (a loop of predictions) go to the worker even before it is ready', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
+    engines.push(engine);
+    await engine.ready;
+    const answers = await Promise.all([1, 2, 3].map(() => engine.predict(defaultScenario)));
+    expect(answers.every((a) => a.ok)).toBe(true);
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict', 'predict', 'predict']);
   });
 
   test('dispose with a local engine: later calls fail and no worker starts', async () => {

@@ -49,7 +49,7 @@ export async function restoreScenario(
     }
     let problem: { code: string; path: string; message: string };
     if (decoded.ok) {
-      const checked = await engine.validate(decoded.scenario);
+      const checked = await engine.validate(decoded.scenario, { interactive: true });
       if (checked.ok) return { ok: true, source: 'link', scenario: decoded.scenario };
       const where = checked.error.path ? ` (at ${checked.error.path})` : '';
       problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${checked.error.message}${where}.` };

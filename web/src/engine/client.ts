@@ -31,8 +31,8 @@ export interface Engine {
    * worker with its module loaded); rejects if neither can.
    */
   ready: Promise<void>;
-  predict(s: unknown): Promise<EngineResult<Prediction>>;
-  validate(s: unknown): Promise<EngineResult<{ scenario: ResolvedScenario }>>;
+  predict(s: unknown, options?: CallOptions): Promise<EngineResult<Prediction>>;
+  validate(s: unknown, options?: CallOptions): Promise<EngineResult<{ scenario: ResolvedScenario }>>;
   /** All preset lists (kind omitted or "") or one kind's; {} when the engine answers an error. */
   presets(kind?: string): Promise<PresetList>;
   preset(kind: string, id: string): Promise<EngineResult<any>>;
@@ -53,6 +53,16 @@ export interface Engine {
   importMeasurements(format: string, file: string, s: unknown): Promise<EngineResult<ImportResult>>;
   /** Terminates the workers; later calls fail with engine.disposed. */
   dispose(): void;
+}
+
+export interface CallOptions {
+  /**
+   * Someone waits for this answer (the page's re-estimate after an edit): with the page's own
+   * engine (EngineOptions.local) and a quick scenario (quickScenario), it is answered on the
+   * page's thread, without the two thread hops of a worker call. Bulk callers (the accuracy view,
+   * sweeps, lessons) leave it off: a loop of synchronous calls would hold the page's thread.
+   */
+  interactive?: boolean;
 }
 
 /** The part of the Worker interface the client uses (tests pass an in-process stand-in). */
@@ -328,7 +338,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   /** One call answered on this thread, synchronously, by the same handler the worker runs. */
   const callLocal = async <M extends Method>(method: M, args: ArgsOf[M]): Promise<Answer> => {
     const mod = local === undefined ? await localLoaded : local;
-    if (!mod || disposed) return call(method, args); // none after all: the worker's
+    if (!mod || disposed) return disposed ? { error: err('engine.disposed', 'the engine was disposed') } : mainConnection().call(method, args, timeoutMs); // none after all: the worker's
     let answer: Answer = { error: err('engine.crashed', 'the engine did not answer') };
     handleRequest(mod, { id: ++localId, method, args } as Request, (r) => {
       if (r.kind === 'result') answer = { json: r.json };
@@ -343,17 +353,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
   /** Set once a call on this thread, after the worker was ready, took longer than LOCAL_BUDGET_MS. */
   let localSlow = false;
   /**
-   * Where a call goes: to this thread's engine while the worker is not ready; after that, a
-   * predict or validate of a quick scenario (`quick`, see quickScenario) still goes there, so a
-   * re-estimate after an edit does not wait for two thread hops (on a loaded machine the worker's
-   * wake-up and the answer's message are most of an edit's time, the engine's work about 1 ms),
-   * unless such a call ever took longer than LOCAL_BUDGET_MS here; the rest goes to the worker.
+   * Where a call goes. This thread's engine answers, while the worker is not ready, the
+   * interactive predict and validate calls (the first result: CallOptions) and the preset
+   * look-ups; after that, an interactive predict or validate of a quick scenario (quickScenario),
+   * so a re-estimate after an edit does not wait for two thread hops (on a loaded machine the
+   * worker's wake-up and the answer's message are most of an edit's time, the engine's work about
+   * 1 ms), unless such a call ever took longer than LOCAL_BUDGET_MS here. Everything else goes to
+   * the worker (started then if it is not yet), so no loop of calls holds this thread.
    */
-  const call = <M extends Method>(method: M, args: ArgsOf[M], quick = false): Promise<Answer> => {
+  const call = <M extends Method>(method: M, args: ArgsOf[M], interactive = false, quick = false): Promise<Answer> => {
     if (disposed) return Promise.resolve({ error: err('engine.disposed', 'the engine was disposed') });
     if (local !== null && LOCAL_METHODS.has(method)) {
-      if (!main?.loaded) return callLocal(method, args);
-      if (quick && !localSlow && local !== undefined) {
+      const lookup = method === 'presets' || method === 'preset';
+      if (!main?.loaded && (interactive || lookup)) return callLocal(method, args);
+      if (main?.loaded && interactive && quick && !localSlow && local !== undefined) {
         const t0 = performance.now();
         return callLocal(method, args).then((answer) => {
           if (performance.now() - t0 > LOCAL_BUDGET_MS) localSlow = true;
@@ -367,16 +380,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
   return {
     ready,
 
-    async predict(s) {
+    async predict(s, o) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult<Prediction>(await call('predict', [input.json], quickScenario(s)));
+      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quickScenario(s)));
     },
 
-    async validate(s) {
+    async validate(s, o) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult(await call('validate', [input.json], quickScenario(s)), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
+      return toResult(await call('validate', [input.json], o?.interactive === true, quickScenario(s)), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
     },
 
     async presets(kind = '') {
