@@ -4,7 +4,7 @@
 // also a training step) in headless Chromium, with the page's own steps of each edit (optimus:edit-*), printed one by one with their
 // median, then the main thread's CPU profile over those edits (self time per function, the top
 // ones), so that what is on the re-estimate's path can be named. docs/performance.md "The page".
-//   node scripts/profile-edit.mjs [EDITS=24]
+//   [PROFILE_EXAMPLE=default] node scripts/profile-edit.mjs [EDITS=24]
 // Build first (npm run build; `npx vite build --minify false` keeps the function names readable);
 // PROFILE_DIST=a,b serves two builds and alternates their pages (an A/B comparison).
 import { dists, launchChromium, serveBuilds } from './profile-lib.mjs';
@@ -57,6 +57,12 @@ for (const [which, dist] of dists.entries()) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`http://127.0.0.1:${port}/`);
   await settle(page);
+  // PROFILE_EXAMPLE=default: an example of the page's picker first (page.e2e.ts edits that one).
+  if (process.env.PROFILE_EXAMPLE) {
+    await page.selectOption('[data-testid="scenario-preset"]', process.env.PROFILE_EXAMPLE);
+    await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.getAttribute('data-state') !== 'computing');
+    await settle(page);
+  }
   await page.waitForTimeout(500); // the charts, the presets and the schema after the first result
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');

@@ -426,7 +426,7 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
   });
 
-  test('a quick call that takes too long here sends the later ones to the worker', async () => {
+  test('quick calls that take too long here, twice in a row, send the later ones to the worker', async () => {
     const workers: InProcessWorker[] = [];
     let slow = false;
     const busy = (ms: number): void => {
@@ -439,7 +439,13 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     await engine.predict(defaultScenario, { interactive: true });
     await tick(10);
     slow = true;
+    // One slow call (a first call compiles code) is forgiven; two in a row are not.
     expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true); // here, 40 ms: over the budget
+    slow = false;
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
+    slow = true;
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
     expect(workers[0]!.received).toEqual([]);
     expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);

@@ -279,8 +279,8 @@ function serialize(value: unknown, what: string): { json: string } | { error: En
 
 /**
  * The most a call may block the page's thread (ms) once the worker is ready: a quick scenario's
- * predict takes about 1 ms (0.5-1.7 ms in Node, 2026-11-28); one over this sends every later call
- * to the worker.
+ * predict takes about 1 ms (0.5-1.7 ms in Node, 2026-11-28); two in a row over this send every
+ * later call to the worker.
  */
 const LOCAL_BUDGET_MS = 16;
 
@@ -350,15 +350,19 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (!main) setTimeout(() => disposed || mainConnection(), 0);
     return answer;
   };
-  /** Set once a call on this thread, after the worker was ready, took longer than LOCAL_BUDGET_MS. */
+  /**
+   * Set once two calls in a row on this thread, after the worker was ready, took longer than
+   * LOCAL_BUDGET_MS (one alone may be V8 compiling the code a new kind of scenario runs first).
+   */
   let localSlow = false;
+  let slowInARow = 0;
   /**
    * Where a call goes. This thread's engine answers, while the worker is not ready, the
    * interactive predict and validate calls (the first result: CallOptions) and the preset
    * look-ups; after that, an interactive predict or validate of a quick scenario (quickScenario),
    * so a re-estimate after an edit does not wait for two thread hops (on a loaded machine the
    * worker's wake-up and the answer's message are most of an edit's time, the engine's work about
-   * 1 ms), unless such a call ever took longer than LOCAL_BUDGET_MS here. Everything else goes to
+   * 1 ms), unless two such calls in a row took longer than LOCAL_BUDGET_MS here. Everything else goes to
    * the worker (started then if it is not yet), so no loop of calls holds this thread.
    */
   const call = <M extends Method>(method: M, args: ArgsOf[M], interactive = false, quick = false): Promise<Answer> => {
@@ -369,7 +373,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       if (main?.loaded && interactive && quick && !localSlow && local !== undefined) {
         const t0 = performance.now();
         return callLocal(method, args).then((answer) => {
-          if (performance.now() - t0 > LOCAL_BUDGET_MS) localSlow = true;
+          slowInARow = performance.now() - t0 > LOCAL_BUDGET_MS ? slowInARow + 1 : 0;
+          if (slowInARow >= 2) localSlow = true;
           return answer;
         });
       }
