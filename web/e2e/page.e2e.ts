@@ -19,15 +19,15 @@ import { loadModule, readJson } from '../test/wasm';
 import { DIST, OUT, Site, at, editAndTime, metrics, setField, settled } from './harness';
 
 /**
- * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate under 50 ms
- * here); the tests fail past LIMIT_FACTOR times them, the first result past FIRST_RESULT_FACTOR
- * times its goal: on this 2-core machine shared with other builds the median of three cold loads
- * ranges 0.4-0.9 s (docs/performance.md), and a failing test there would measure the machine.
- * E2E_METRICS says whether the goal itself was met (first_result_goal_met).
+ * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate after an edit
+ * under 20 ms); the tests fail past FIRST_RESULT_FACTOR and EDIT_FACTOR times them: on this 2-core
+ * machine shared with other builds the median of three cold loads ranges 0.4-1.0 s and an edit's
+ * median 10-26 ms (docs/performance.md), and a failing test there would measure the machine.
+ * E2E_METRICS says whether each goal itself was met (first_result_goal_met, edit_goal_met).
  */
-const GOALS = { firstResultMs: 400, editMs: 50 };
-const LIMIT_FACTOR = 2;
+const GOALS = { firstResultMs: 400, editMs: 20 };
 const FIRST_RESULT_FACTOR = 4;
+const EDIT_FACTOR = 4;
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
  * 489 KiB when first set, 531 KiB since every output object became a field table whose rows
@@ -144,7 +144,8 @@ describe('the built page', () => {
     times.sort((a, b) => a - b);
     measured.edit_median_ms = times[Math.floor(times.length / 2)]!;
     measured.edit_max_ms = times.at(-1)!;
-    expect(measured.edit_median_ms).toBeLessThan(GOALS.editMs * LIMIT_FACTOR);
+    measured.edit_goal_met = measured.edit_median_ms < GOALS.editMs ? 1 : 0;
+    expect(measured.edit_median_ms).toBeLessThan(GOALS.editMs * EDIT_FACTOR);
     await page.close();
   });
 
