@@ -451,6 +451,15 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
   });
 
+  test('a first predict that searches the layouts goes to the worker', async () => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
+    engines.push(engine);
+    await engine.ready;
+    await engine.predict({ ...defaultScenario, parallel: 'auto' }, { interactive: true });
+    expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
+  });
+
   test('calls nobody waits for (a loop of predictions) go to the worker even before it is ready', async () => {
     const workers: InProcessWorker[] = [];
     const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });

@@ -358,18 +358,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
   let slowInARow = 0;
   /**
    * Where a call goes. This thread's engine answers, while the worker is not ready, the
-   * interactive predict and validate calls (the first result: CallOptions) and the preset
+   * interactive predict (but one that searches the layouts) and validate calls (the first
+   * result: CallOptions) and the preset
    * look-ups; after that, an interactive predict or validate of a quick scenario (quickScenario),
    * so a re-estimate after an edit does not wait for two thread hops (on a loaded machine the
    * worker's wake-up and the answer's message are most of an edit's time, the engine's work about
    * 1 ms), unless two such calls in a row took longer than LOCAL_BUDGET_MS here. Everything else goes to
    * the worker (started then if it is not yet), so no loop of calls holds this thread.
    */
-  const call = <M extends Method>(method: M, args: ArgsOf[M], interactive = false, quick = false): Promise<Answer> => {
+  const call = <M extends Method>(method: M, args: ArgsOf[M], interactive = false, quick = false, search = false): Promise<Answer> => {
     if (disposed) return Promise.resolve({ error: err('engine.disposed', 'the engine was disposed') });
     if (local !== null && LOCAL_METHODS.has(method)) {
       const lookup = method === 'presets' || method === 'preset';
-      if (!main?.loaded && (interactive || lookup)) return callLocal(method, args);
+      // A predict that searches the layouts (seconds, for a large cluster) never holds this thread.
+      if (!main?.loaded && ((interactive && !search) || lookup)) return callLocal(method, args);
       if (main?.loaded && interactive && quick && !localSlow && local !== undefined) {
         const t0 = performance.now();
         return callLocal(method, args).then((answer) => {
@@ -388,7 +390,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async predict(s, o) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quickScenario(s)));
+      const search = s !== null && typeof s === 'object' && (s as { parallel?: unknown }).parallel === 'auto';
+      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quickScenario(s), search));
     },
 
     async validate(s, o) {
