@@ -426,26 +426,30 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
   });
 
-  test('quick calls that take too long here, twice in a row, send the later ones to the worker', async () => {
+  test('quick calls that take too long here, three times in a row, send the later ones to the worker', async () => {
     const workers: InProcessWorker[] = [];
     let slow = false;
     const busy = (ms: number): void => {
       const end = Date.now() + ms;
       while (Date.now() < end);
     };
-    const slowing = { ...mod, predict: (s: string) => (slow && busy(40), mod.predict(s)), validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
+    const slowing = { ...mod, predict: (s: string) => (slow && busy(60), mod.predict(s)), validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
     const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(slowing) });
     engines.push(engine);
     await engine.predict(defaultScenario, { interactive: true });
     await tick(10);
     slow = true;
-    // One slow call (a first call compiles code) is forgiven; two in a row are not.
-    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true); // here, 40 ms: over the budget
+    // Slow calls (a first call compiles code, the machine preempts the thread) are forgiven until
+    // three come in a row.
+    const here = (): Promise<unknown> => engine.predict(defaultScenario, { interactive: true });
+    await here(); // 60 ms here: over the budget
+    await here();
     slow = false;
-    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
+    await here();
     slow = true;
-    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
-    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
+    await here();
+    await here();
+    await here();
     expect(workers[0]!.received).toEqual([]);
     expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);

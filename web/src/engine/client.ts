@@ -279,10 +279,11 @@ function serialize(value: unknown, what: string): { json: string } | { error: En
 
 /**
  * The most a call may block the page's thread (ms) once the worker is ready: a quick scenario's
- * predict takes about 1 ms (0.5-1.7 ms in Node, 2026-11-28); two in a row over this send every
- * later call to the worker.
+ * predict takes about 1 ms (0.5-1.7 ms in Node, 2026-11-28, 40-50 ms at the 90th percentile on a
+ * machine at load 10-15, where the thread is preempted); three in a row over this send every later
+ * call to the worker.
  */
-const LOCAL_BUDGET_MS = 16;
+const LOCAL_BUDGET_MS = 50;
 
 /**
  * A scenario whose predict is quick: no layout search (`parallel: "auto"`), no serving simulation
@@ -351,8 +352,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return answer;
   };
   /**
-   * Set once two calls in a row on this thread, after the worker was ready, took longer than
-   * LOCAL_BUDGET_MS (one alone may be V8 compiling the code a new kind of scenario runs first).
+   * Set once three calls in a row on this thread, after the worker was ready, took longer than
+   * LOCAL_BUDGET_MS (one alone may be V8 compiling the code a new kind of scenario runs first, or
+   * the machine preempting the thread).
    */
   let localSlow = false;
   let slowInARow = 0;
@@ -363,7 +365,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
    * look-ups; after that, an interactive predict or validate of a quick scenario (quickScenario),
    * so a re-estimate after an edit does not wait for two thread hops (on a loaded machine the
    * worker's wake-up and the answer's message are most of an edit's time, the engine's work about
-   * 1 ms), unless two such calls in a row took longer than LOCAL_BUDGET_MS here. Everything else goes to
+   * 1 ms), unless three such calls in a row took longer than LOCAL_BUDGET_MS here. Everything else goes to
    * the worker (started then if it is not yet), so no loop of calls holds this thread.
    */
   const call = <M extends Method>(method: M, args: ArgsOf[M], interactive = false, quick = false, search = false): Promise<Answer> => {
@@ -376,7 +378,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const t0 = performance.now();
         return callLocal(method, args).then((answer) => {
           slowInARow = performance.now() - t0 > LOCAL_BUDGET_MS ? slowInARow + 1 : 0;
-          if (slowInARow >= 2) localSlow = true;
+          if (slowInARow >= 3) localSlow = true;
           return answer;
         });
       }
