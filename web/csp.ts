@@ -4,7 +4,8 @@
 // GitHub Pages cannot send headers) and the header `vite preview` sends with the page. The page's
 // own code needs no eval: its one relaxation is 'wasm-unsafe-eval', which lets it compile the
 // first-load engine (src/boot.ts computes the first result on the page's thread) and nothing else;
-// the copy of the Emscripten glue it runs has Embind's `new Function` replaced (wasm-noeval.ts).
+// that engine's glue is linked with -sDYNAMIC_EXECUTION=0 (wasm/CMakeLists.txt), so Embind builds
+// no function from text.
 //
 // WORKER_CSP governs the engine's Web Worker. A dedicated worker does not inherit the document's
 // policy: it takes the one sent with its own script (CSP Level 3, "initialize a worker's policy";
@@ -13,8 +14,8 @@
 // JavaScript response (for scripts a document loads, the header has no effect). Its relaxations,
 // each one needed (tried one at a time in Chromium):
 // - 'unsafe-eval': Embind (Emscripten 3.1.6) builds its call wrappers with `new Function(...)`;
-//   without it the worker dies with an EvalError. Linking with -sDYNAMIC_EXECUTION=0 would
-//   remove that need but makes every engine call about 8x slower (docs/web.md).
+//   without it the worker dies with an EvalError. The first-load engine is linked with
+//   -sDYNAMIC_EXECUTION=0 (closures instead); the full engine, which only the worker runs, is not.
 // - 'wasm-unsafe-eval': compiling the WebAssembly module ('unsafe-eval' implies it in today's
 //   browsers; named so that the policy stays right if 'unsafe-eval' can be dropped one day).
 // - connect-src 'self': the worker fetches the .wasm asset; nothing else is fetched, anywhere.

@@ -7,7 +7,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { DOCUMENT_CSP, WORKER_CSP } from './csp.ts';
-import { withoutEval } from './wasm-noeval.ts';
 import { metricBand, metricValue } from './src/state/metric.ts';
 
 export const WASM_JS = fileURLToPath(new URL('../build/wasm/wasm/optimus_wasm.js', import.meta.url));
@@ -15,22 +14,6 @@ export const WASM_JS = fileURLToPath(new URL('../build/wasm/wasm/optimus_wasm.js
 export const WASM_FIRST_JS = fileURLToPath(new URL('../build/wasm/wasm/optimus_wasm_first.js', import.meta.url));
 /** The two factories' import names (src/engine/optimus-wasm.d.ts). */
 export const WASM_ALIAS = { 'optimus-wasm-first': WASM_FIRST_JS, 'optimus-wasm': WASM_JS };
-
-/**
- * 'optimus-wasm-first-noeval': the first-load engine's glue without Embind's run-time code
- * generation (wasm-noeval.ts), which the page's own thread runs under the document's policy
- * (src/boot.ts); the same file as 'optimus-wasm-first' with a query, so its `new URL(...wasm)`
- * names the same asset.
- */
-function wasmWithoutEval(): Plugin {
-  const id = `${WASM_FIRST_JS}?noeval`;
-  return {
-    name: 'optimus-wasm-noeval',
-    enforce: 'pre',
-    resolveId: (source) => (source === 'optimus-wasm-first-noeval' ? id : null),
-    load: (loaded) => (loaded === id ? withoutEval(readFileSync(WASM_FIRST_JS, 'utf8')) : null),
-  };
-}
 
 /** Fails early, with the command to run, when the wasm module has not been built. */
 function requireWasm(): Plugin {
@@ -150,7 +133,7 @@ export function validationCases(options: { predict?: boolean } = {}): Plugin {
 export default defineConfig({
   // Relative asset URLs: the site works from any sub-path (GitHub Pages serves /<repo>/).
   base: './',
-  plugins: [requireWasm(), wasmWithoutEval(), csp(), firstResultPreloads(), validationCases({ predict: true })],
+  plugins: [requireWasm(), csp(), firstResultPreloads(), validationCases({ predict: true })],
   resolve: { alias: WASM_ALIAS },
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: false, reportCompressedSize: false },

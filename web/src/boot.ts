@@ -4,11 +4,11 @@
 //
 // The first result does not wait for a Web Worker: the page compiles the first-load module from
 // the response its document preloads (`WebAssembly.compileStreaming`, the bytes compiled as they
-// arrive), instantiates it on its own thread with the eval-free copy of the glue
-// (web/wasm-noeval.ts) and answers its first calls there; the engine worker starts once that first
+// arrive), instantiates it on its own thread (its glue is linked without eval: wasm/CMakeLists.txt)
+// and answers its first calls there; the engine worker starts once that first
 // answer is out and is handed the compiled module (its code shared, nothing fetched or compiled
 // again), and every later call goes to it (client.ts). docs/performance.md "The page" measures it.
-import createFirstModule from 'optimus-wasm-first-noeval';
+import createFirstModule from 'optimus-wasm-first';
 import { createEngine } from './engine/client';
 import { fromCompiled } from './engine/protocol';
 

@@ -19,8 +19,3 @@ declare module 'optimus-wasm-first' {
   const createOptimusModule: typeof import('optimus-wasm').default;
   export default createOptimusModule;
 }
-/** The first-load factory without eval, for the page's own thread (web/wasm-noeval.ts, vite.config.ts). */
-declare module 'optimus-wasm-first-noeval' {
-  const createOptimusModule: typeof import('optimus-wasm').default;
-  export default createOptimusModule;
-}
