@@ -9,7 +9,7 @@ Reads tests/validation/data/rl_public.jsonl (one row per published number).
 import argparse, json, os, subprocess
 from collections import OrderedDict
 
-from rl_stated_mechanisms import value
+from fitlib import metric
 
 
 def main():
@@ -42,7 +42,7 @@ def main():
         if 'roles' in rl:
             print('   roles:   ' + json.dumps(rl['roles']))
         for m, e in metrics:
-            p = value(out, m)
+            p = metric(out, m)
             print(f"   {m:28s} pred {p:10.2f}  meas {e:10.2f}  ratio {p / e:6.2f}")
         for w in out.get('warnings', []):
             if w['code'].startswith('rl.'):

@@ -19,7 +19,7 @@ roles and the generate batch, and prints predicted / published per number.
 """
 import argparse, csv, json, os, subprocess
 
-from rl_stated_mechanisms import value
+from fitlib import metric
 
 GEN_BATCH = {'orlhf_bench_llama2_7b_8': 16, 'orlhf_bench_llama2_13b_8': 8, 'orlhf_bench_llama2_70b_16': 4}
 
@@ -58,7 +58,7 @@ def main():
             out = json.loads(subprocess.run([a.cli, 'predict', '-', '--json'], input=json.dumps(s),
                                             capture_output=True, text=True).stdout)
             print(f"  {label:36s} " + '  '.join(
-                f"{m.split('.')[-1]} {value(out, m):7.0f} / {e:7.0f} ({value(out, m) / e:4.2f})" for m, e in metrics))
+                f"{m.split('.')[-1]} {metric(out, m):7.0f} / {e:7.0f} ({metric(out, m) / e:4.2f})" for m, e in metrics))
 
 
 if __name__ == '__main__':

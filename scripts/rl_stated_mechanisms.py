@@ -12,6 +12,8 @@ is fitted and no number is chosen here; it measures what the mechanisms change.
 import argparse, json, os, subprocess, sys
 from collections import defaultdict
 
+from fitlib import metric
+
 # case name -> (the rl keys added, what the csv row states)
 FULLY_ASYNC = ({'async': {'staleness': 1, 'partial_rollout': True}}, "sync_mode: 'partial_rollout=True'")
 STATED = {
@@ -48,12 +50,6 @@ def merge(a, b):
     return a
 
 
-def value(out, metric):
-    for part in metric.split('.'):
-        out = out[part]
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cli', default='build/native/cli/optimus')
@@ -79,7 +75,7 @@ def main():
             out = predict(s)
             if 'error' in out:
                 sys.exit(f"{sc['name']}: {out['error']}")
-            err[row['group']][i].append(abs(value(out, row['metric']) / row['expected'] - 1))
+            err[row['group']][i].append(abs(metric(out, row['metric']) / row['expected'] - 1))
     print(f"{'source':58s} {'n':>3s} {'as written':>11s} {'stated':>8s}")
     every = [[], []]
     for g, (base, stated) in sorted(err.items()):

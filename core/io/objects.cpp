@@ -18,6 +18,13 @@ using namespace nodes;
 
 namespace {
 
+// Each table built once, on first use.
+template <class T, Fields<T> (*make)()>
+const Fields<T>& once() {
+  static const Fields<T> f = make();
+  return f;
+}
+
 std::string join(const std::vector<std::string>& names, const std::string& sep) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
@@ -781,10 +788,7 @@ Fields<TrainingStage> make_stage_layout() {
   return t;
 }
 
-const Fields<TrainingStage>& stage_layout_fields() {
-  static const Fields<TrainingStage> t = make_stage_layout();
-  return t;
-}
+const Fields<TrainingStage>& stage_layout_fields() { return once<TrainingStage, make_stage_layout>(); }
 
 // A stage's parallel: layout keys or "auto".
 void read_stage_layout(const Field<TrainingStage>& f, Reader& sr, TrainingStage& st) {
@@ -828,10 +832,7 @@ Fields<TrainingStage> make_stage() {
   return t;
 }
 
-const Fields<TrainingStage>& stage_fields() {
-  static const Fields<TrainingStage> t = make_stage();
-  return t;
-}
+const Fields<TrainingStage>& stage_fields() { return once<TrainingStage, make_stage>(); }
 
 // training.stages: at most kMaxTrainingStages.
 void read_stages(const Field<TrainingWorkload>& f, Reader& r, TrainingWorkload& w) {
@@ -1346,10 +1347,7 @@ Fields<RlWorkload> make_rl_train() {
   return t;
 }
 
-const Fields<RlWorkload>& rl_train_fields() {
-  static const Fields<RlWorkload> t = make_rl_train();
-  return t;
-}
+const Fields<RlWorkload>& rl_train_fields() { return once<RlWorkload, make_rl_train>(); }
 
 // train: the trainer's layout keys (dp absent: what the others leave) or "auto".
 void read_rl_train(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
@@ -1387,10 +1385,7 @@ Fields<RlWorkload> make_role_devices() {
   return t;
 }
 
-const Fields<RlWorkload>& role_devices_fields() {
-  static const Fields<RlWorkload> t = make_role_devices();
-  return t;
-}
+const Fields<RlWorkload>& role_devices_fields() { return once<RlWorkload, make_role_devices>(); }
 
 // roles: "shared" | "separate", or an object of per-role device counts (separate).
 void read_rl_roles(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
@@ -1485,13 +1480,6 @@ Fields<RlWorkload> make_rl() {
   t.choice<RlWeightSync>("weight_sync", AT(weight_sync)).def();
   t.integer("train_steps", 1, kMaxCount, AT(train_steps)).written(Write::nonzero);
   return t;
-}
-
-// Each table built once, on first use.
-template <class T, Fields<T> (*make)()>
-const Fields<T>& once() {
-  static const Fields<T> f = make();
-  return f;
 }
 
 }  // namespace

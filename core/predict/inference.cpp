@@ -370,11 +370,12 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   const auto& w = *s.inference;
   const auto& dev = s.system.device;
   InferencePrediction out;
-  const MathRate rate = math_rate(dev, inference_math(w));
+  const Precision math = inference_math(w);
+  const MathRate rate = math_rate(dev, math);
   out.math_precision = rate.used;
   if (rate.fallback)
     warnings.push_back({"device.precision_fallback",
-                        std::string(to_string(inference_math(w))) + " has no native rate on " + dev.name +
+                        std::string(to_string(math)) + " has no native rate on " + dev.name +
                             "; weights are read at " + std::string(to_string(w.precision)) +
                             " size and the math runs at the " + std::string(to_string(rate.used)) + " rate"});
   const OpContext c = inference_context(s);

@@ -869,11 +869,14 @@ void pools_and_swap(const Scenario& s, const MemoryReport& tm, const RolloutRun&
   }
 }
 
+// The slowest of the forward passes that run side by side under roles "separate".
+double slowest_forward(const RlPhases& ph) { return std::max({ph.reward, ph.reference, ph.old_logprob}); }
+
 // The training side of a step: its phases one after another on a shared pool; with roles
 // "separate" the forward passes run at once (the slowest of reward, reference and old log-probs /
 // critic values), then the updates (train is already the slower of actor and critic).
 double trainer_side(const RlWorkload& rl, const RlPhases& ph) {
-  if (rl.roles == RlRoles::separate) return std::max({ph.reward, ph.reference, ph.old_logprob}) + ph.train;
+  if (rl.roles == RlRoles::separate) return slowest_forward(ph) + ph.train;
   return ph.reward + ph.reference + ph.old_logprob + ph.train;
 }
 
@@ -884,7 +887,7 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   const double train_side = trainer_side(rl, ph);
   // Roles "separate": the forwards run side by side, then the updates (trainer_side): a role
   // waits for the slowest forward after its own, then for the slower update after its own.
-  const double forwards = std::max({ph.reward, ph.reference, ph.old_logprob});
+  const double forwards = slowest_forward(ph);
   for (RlRole& r : out.roles) {
     r.wait_after_forward_s = std::max(0.0, forwards - r.forward_s);
     r.wait_after_update_s = std::max(0.0, ph.train - r.update_s);

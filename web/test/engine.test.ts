@@ -367,11 +367,19 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     return w;
   };
   const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  // An engine with `local` as the page's engine and counted workers, disposed after the test.
+  const start = (local: Promise<OptimusModule>): { engine: Engine; workers: InProcessWorker[] } => {
+    const workers: InProcessWorker[] = [];
+    const engine = createEngine({ createWorker: counted(workers), local });
+    engines.push(engine);
+    return { engine, workers };
+  };
+  // The first-load module with its predict replaced; its other calls pass through.
+  const withPredict = (predict: (s: string) => string): OptimusModule =>
+    ({ ...mod, predict, validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) }) as OptimusModule;
 
   test('answers the first calls; the worker starts after the first answer and then serves what is not quick', async () => {
-    const workers: InProcessWorker[] = [];
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
-    engines.push(engine);
+    const { engine, workers } = start(Promise.resolve(mod));
     await engine.ready;
     expect(workers.length, 'no worker before the first answer').toBe(0);
     const r = await engine.predict(defaultScenario, { interactive: true });
@@ -407,9 +415,7 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
   });
 
   test('a local engine that cannot load leaves everything to the worker, started at once', async () => {
-    const workers: InProcessWorker[] = [];
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.reject(new Error('no wasm here')) });
-    engines.push(engine);
+    const { engine, workers } = start(Promise.reject(new Error('no wasm here')));
     await engine.ready;
     expect(workers.length).toBe(1);
     expect((await engine.predict(defaultScenario)).ok).toBe(true);
@@ -417,25 +423,19 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
   });
 
   test('a trap in the local engine retires it: that call fails, the next ones go to the worker', async () => {
-    const workers: InProcessWorker[] = [];
-    const trapping = { ...mod, predict: () => { throw new Error('unreachable executed'); }, validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(trapping) });
-    engines.push(engine);
+    const { engine, workers } = start(Promise.resolve(withPredict(() => { throw new Error('unreachable executed'); })));
     expect(await engine.predict(defaultScenario, { interactive: true })).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
     expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
   });
 
   test('quick calls that take too long here, three times in a row, send the later ones to the worker', async () => {
-    const workers: InProcessWorker[] = [];
     let slow = false;
     const busy = (ms: number): void => {
       const end = Date.now() + ms;
       while (Date.now() < end);
     };
-    const slowing = { ...mod, predict: (s: string) => (slow && busy(60), mod.predict(s)), validate: (s: string) => mod.validate(s), presets: (k: string) => mod.presets(k), preset: (k: string, i: string) => mod.preset(k, i) } as OptimusModule;
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(slowing) });
-    engines.push(engine);
+    const { engine, workers } = start(Promise.resolve(withPredict((s: string) => (slow && busy(60), mod.predict(s)))));
     await engine.predict(defaultScenario, { interactive: true });
     await tick(10);
     slow = true;
@@ -456,18 +456,14 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
   });
 
   test('a first predict that searches the layouts goes to the worker', async () => {
-    const workers: InProcessWorker[] = [];
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
-    engines.push(engine);
+    const { engine, workers } = start(Promise.resolve(mod));
     await engine.ready;
     await engine.predict({ ...defaultScenario, parallel: 'auto' }, { interactive: true });
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
   });
 
   test('calls nobody waits for (a loop of predictions) go to the worker even before it is ready', async () => {
-    const workers: InProcessWorker[] = [];
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
-    engines.push(engine);
+    const { engine, workers } = start(Promise.resolve(mod));
     await engine.ready;
     const answers = await Promise.all([1, 2, 3].map(() => engine.predict(defaultScenario)));
     expect(answers.every((a) => a.ok)).toBe(true);
@@ -475,8 +471,7 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
   });
 
   test('dispose with a local engine: later calls fail and no worker starts', async () => {
-    const workers: InProcessWorker[] = [];
-    const engine = createEngine({ createWorker: counted(workers), local: Promise.resolve(mod) });
+    const { engine, workers } = start(Promise.resolve(mod));
     engine.dispose();
     expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.disposed' } });
     await tick();
