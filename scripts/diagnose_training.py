@@ -2,6 +2,8 @@
 """Phase diagnosis of training validation rows: each row's error beside its predicted breakdown.
 
 Usage: scripts/diagnose_training.py build/native/cli/optimus [FILE.jsonl] [--software ID]
+       scripts/diagnose_training.py build/native/cli/optimus [FILE.jsonl] --only TEXT[,TEXT...]
+           [--set PATH=JSON ...]
 
 FILE defaults to tests/validation/data/train_moe_public.jsonl. Every row is predicted as its case
 states it (with --software ID, with that software profile set on every row instead) and printed
@@ -14,6 +16,15 @@ listed with the narrow format's measured and predicted speedup. Rows that are th
 in more than one source are listed afterwards with the spread between their measurements and the
 least mean |error| any single prediction could reach on them (the noise floor that no model change
 removes). docs/moe-training.md reads this output.
+
+With --only (rows whose id contains any of the comma-separated texts) the rows are instead listed
+with their measured and predicted step (seconds), the gap between them and the predicted step's
+split by bound (training.by_bound_s: compute, memory, communication) and host wait; each --set
+PATH=JSON (a dotted path into the scenario, e.g. parallel.etp=4, model.moe.capacity_factor=1.0,
+software.software.moe_dispatcher='"alltoall"': an inline software profile) is applied to every
+listed row and its error printed beside the case's own, with both means. This is how a recipe's
+stated settings (which the public cases do not carry) are weighed against the model
+(docs/moe-training.md, third pass).
 """
 import json
 import sys
@@ -87,14 +98,78 @@ def precision_pairs(rows, predicted):
     return out
 
 
+def overridden(scenario, settings):
+    """A copy of the scenario with each (dotted path, value) of `settings` set, parents created."""
+    sc = json.loads(json.dumps(scenario))
+    for path, value in settings:
+        node = sc
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+    return sc
+
+
+def measured_step(row):
+    """The measured step in seconds: the metric itself, or tokens per step over tokens/s."""
+    if row["metric"].endswith("time_s"):
+        return row["expected"]
+    t = row["scenario"]["training"]
+    return t["global_batch"] * t["seq_len"] / row["expected"]
+
+
+def compare(cli, rows, settings):
+    """The --only listing: each row's step measured / predicted and its bounds, and with --set the
+    row's error under the settings beside its own."""
+    mine, theirs = [], []
+    for r in rows:
+        base = json.loads(run(cli, ["predict", "-", "--json"], json.dumps(r["scenario"])))
+        if "training" not in base:
+            print(f"   refused ({base.get('error', {}).get('code', 'no training')}) {r['id']}")
+            continue
+        t = base["training"]
+        e = metric(base, r["metric"]) / r["expected"] - 1
+        meas, step = measured_step(r), t["iteration_time_s"]
+        bounds = " ".join(f"{k[:4]} {v:6.2f}" for k, v in t["by_bound_s"].items() if k != "other")
+        text = (f"{r['id'][:56]:56s} step {meas:8.2f} s pred {step:8.2f} gap {meas - step:+7.2f} | "
+                f"{bounds} host {t['breakdown_s']['host']:6.2f} | {100 * e:+6.1f}%")
+        mine.append(abs(e))
+        if settings:
+            trial = json.dumps(overridden(r["scenario"], settings))
+            out = json.loads(run(cli, ["predict", "-", "--json"], trial))
+            if "training" in out:
+                e2 = metric(out, r["metric"]) / r["expected"] - 1
+                text += f" -> {100 * e2:+6.1f}%"
+                theirs.append(abs(e2))
+            else:
+                text += f" -> refused ({out.get('error', {}).get('code')})"
+                theirs.append(1.0)
+        print(text)
+    if mine:
+        line = f"\n{len(mine)} rows, mean |error| {100 * sum(mine) / len(mine):.1f}%"
+        if theirs:
+            line += f" -> {100 * sum(theirs) / len(theirs):.1f}% with " + " ".join(
+                f"{p}={json.dumps(v)}" for p, v in settings)
+        print(line)
+
+
 def main():
     args = sys.argv[1:]
     software = take_option(args, "--software")
-    if not args or len(args) > 2:
+    only = take_option(args, "--only")
+    settings = []
+    while "--set" in args:
+        path, _, value = take_option(args, "--set").partition("=")
+        settings.append((path, json.loads(value)))
+    if not args or len(args) > 2 or (settings and not only):
         sys.exit(__doc__)
     cli = args[0]
     path = args[1] if len(args) > 1 else str(DATA / "train_moe_public.jsonl")
     rows = [json.loads(line) for line in open(path) if line.strip()]
+    if only:
+        keep = only.split(",")
+        compare(cli, [r for r in rows if any(k in r["id"] for k in keep)], settings)
+        return
     lines, errors, predicted = [], [], {}
     for r in rows:
         sc = json.loads(json.dumps(r["scenario"]))
