@@ -16,6 +16,7 @@
 #include "base/precision.h"
 #include "base/units.h"
 #include "model/attention.h"
+#include "model/elementwise.h"
 
 namespace optimus {
 
@@ -261,6 +262,9 @@ struct SoftwareDefaults {
   // apply_rotary_pos_emb computes q * cos + rotate_half(q) * sin). model/graph.cpp,
   // unfuse_elementwise, gives the traffic and kernel counts.
   bool fused_elementwise = true;
+  // With fused_elementwise, the operators the stack still writes as primitives (ElementwiseOp),
+  // for stacks that fuse some and not others; fused_elementwise false means all of them.
+  ElementwiseSet unfused_elementwise = 0;
   // Inference kernels that absorb their element-wise neighbours (with fused_elementwise):
   // - fused_residual_norm: each residual add and the normalisation after it are one kernel that
   //   reads x and the residual and writes the new residual and the normalised output, 4e bytes

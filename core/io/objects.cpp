@@ -276,11 +276,53 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
   t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share)).def();
 }
 
+// An array of enum names read as a set of bits (each name once: scenario.duplicate names the
+// second), and written back in the enum's order. False when the key is absent or an error was met.
+template <class E, class Set>
+bool read_enum_set(const std::string& key, Reader& pr, Set& out, Set (*bit)(E)) {
+  if (!pr.get(key, false)) return false;
+  const auto values = enum_values<E>();
+  const std::vector<std::size_t> picked = pr.choices(key, false, enum_names<E>());
+  Set set = 0;
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    const Set b = bit(values[picked[i]]);
+    if (set & b) {
+      pr.fail("scenario.duplicate", pr.child(key) + "/" + std::to_string(i),
+              key + " names '" + std::string(name_of(values[picked[i]])) + "' twice");
+      return false;
+    }
+    set = static_cast<Set>(set | b);
+  }
+  if (!pr.ok()) return false;
+  out = set;
+  return true;
+}
+
+template <class E, class Set>
+ojson enum_set_json(Set set, Set (*bit)(E)) {
+  ojson names = ojson::array();
+  for (const E e : enum_values<E>())
+    if (set & bit(e)) names.push_back(std::string(name_of(e)));
+  return names;
+}
+
+// unfused_elementwise: the operators a stack writes as primitives, each once; written when any.
+void read_unfused_elementwise(const Field<SoftwareDefaults>& f, Reader& pr, SoftwareDefaults& sw) {
+  read_enum_set<ElementwiseOp>(f.key, pr, sw.unfused_elementwise, elementwise_bit);
+}
+
+std::optional<ojson> write_unfused_elementwise(const Field<SoftwareDefaults>&, const SoftwareDefaults& sw) {
+  if (sw.unfused_elementwise == 0) return std::nullopt;
+  return enum_set_json<ElementwiseOp>(sw.unfused_elementwise, elementwise_bit);
+}
+
 void add_kernels(Fields<SoftwareDefaults>& t) {
   t.choice<MoeDispatcher>("moe_dispatcher", AT(moe_dispatcher)).def();
   t.boolean("kv_cache", AT(kv_cache)).def();
   t.boolean("decode_kv_per_query_head", AT(decode_kv_per_query_head)).def();
   t.boolean("fused_elementwise", AT(fused_elementwise)).def();
+  t.custom("unfused_elementwise", array_of(choice<ElementwiseOp>(), 1, 6).json(), read_unfused_elementwise,
+           write_unfused_elementwise);
   t.boolean("fused_residual_norm", AT(fused_residual_norm)).def();
   t.boolean("rope_in_attention", AT(rope_in_attention)).def();
   t.boolean("fp8_context_attention", AT(fp8_context_attention)).def();
@@ -357,19 +399,7 @@ Fields<SystemSpec> make_system() {
 
 // recompute_modules: each name once; needs recompute "selective" (read before it).
 void read_recompute_modules(const Field<ParallelPlan>& f, Reader& pr, ParallelPlan& p) {
-  if (!pr.get(f.key, false)) return;
-  const auto values = enum_values<RecomputeModule>();
-  const std::vector<std::size_t> picked = pr.choices(f.key, false, enum_names<RecomputeModule>());
-  ModuleSet set = 0;
-  for (std::size_t i = 0; i < picked.size(); ++i) {
-    const ModuleSet bit = module_bit(values[picked[i]]);
-    if (set & bit)
-      return pr.fail("scenario.duplicate", pr.child(f.key) + "/" + std::to_string(i),
-                     "recompute_modules names '" + std::string(name_of(values[picked[i]])) + "' twice");
-    set |= bit;
-  }
-  if (!pr.ok()) return;
-  p.recompute_modules = set;
+  if (!read_enum_set<RecomputeModule>(f.key, pr, p.recompute_modules, module_bit)) return;
   if (p.recompute != Recompute::selective)
     pr.fail("parallel.recompute_modules_without_selective", pr.child(f.key),
             "recompute_modules names the modules selective recompute runs again (Megatron-Core "
@@ -379,10 +409,7 @@ void read_recompute_modules(const Field<ParallelPlan>& f, Reader& pr, ParallelPl
 // Written where it differs from the attention core alone.
 std::optional<ojson> write_recompute_modules(const Field<ParallelPlan>&, const ParallelPlan& p) {
   if (p.recompute != Recompute::selective || p.recompute_modules == kCoreAttnOnly) return std::nullopt;
-  ojson mods = ojson::array();
-  for (const RecomputeModule mod : enum_values<RecomputeModule>())
-    if (p.recompute_modules & module_bit(mod)) mods.push_back(std::string(name_of(mod)));
-  return mods;
+  return enum_set_json<RecomputeModule>(p.recompute_modules, module_bit);
 }
 
 Fields<ParallelPlan> make_parallel() {

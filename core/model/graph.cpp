@@ -460,9 +460,9 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>&
 }
 
 // The element-wise operators as chains of PyTorch primitives instead of fused kernels
-// (SoftwareDefaults::fused_elementwise false), each primitive one kernel with its own pass over
-// memory, as Hugging Face's eager Llama code writes them (transformers modeling_llama.py), per
-// element of e-byte activations:
+// (SoftwareDefaults::fused_elementwise false, or those unfused_elementwise names), each primitive one kernel
+// with its own pass over memory, as Hugging Face's eager Llama code writes them (transformers
+// modeling_llama.py), per element of e-byte activations:
 // - RMSNorm (LlamaRMSNorm): cast to fp32 (read e, write 4), square (4 + 4), mean over the row
 //   (read 4), multiply by rsqrt (4 + 4), cast back (4 + e), multiply by the weight (e + e):
 //   4e + 28 bytes in 6 kernels, against 2e in one. LayerNorm is one native PyTorch kernel.
@@ -474,10 +474,29 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>&
 //   mask) beside the add (2e + e): 5e + 1 in 2 kernels, against 3e + 1. Without dropout the add
 //   alone is fused or not alike.
 // The backward keeps twice the forward's traffic, over as many kernels.
+// Which of them (LayerShape::unfused_elementwise) an operator is: the norm named norm_mlp is the
+// pre-MLP norm, every other norm of a layer (norm_attn, MLA's q_norm and kv_norm) is on the
+// attention path.
+ElementwiseOp elementwise_kind(const Op& o) {
+  switch (o.role) {
+    case OpRole::norm:
+      return o.name == std::string_view("norm_mlp") ? ElementwiseOp::mlp_norm : ElementwiseOp::attn_norm;
+    case OpRole::final_norm:
+      return ElementwiseOp::final_norm;
+    case OpRole::ffn_act:
+      return ElementwiseOp::activation;
+    case OpRole::rope:
+      return ElementwiseOp::rope;
+    default:
+      return ElementwiseOp::dropout_add;
+  }
+}
+
 void unfuse_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
   const double e = s.act_bytes;
   for (Op& o : ops) {
     if (o.kind != OpKind::elementwise) continue;
+    if (!(s.unfused_elementwise & elementwise_bit(elementwise_kind(o)))) continue;
     double factor = 1.0, kernels = 1.0;
     switch (o.role) {
       case OpRole::norm:
@@ -560,7 +579,7 @@ void quantise_saved_inputs(std::vector<Op>& ops, const LayerShape& s) {
 // in inference, merged into their neighbours where the runtime does so.
 void finish_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
   quantise_saved_inputs(ops, s);
-  if (!s.fused_elementwise)
+  if (s.unfused_elementwise != 0)
     unfuse_elementwise(ops, m, s);
   else if (!s.loss && (s.fused_residual_norm || s.rope_in_attention))
     fuse_neighbours(ops, s);

@@ -19,6 +19,7 @@
 #include "base/comm.h"
 #include "base/precision.h"
 #include "model/attention.h"
+#include "model/elementwise.h"
 #include "model/spec.h"
 
 namespace optimus {
@@ -158,9 +159,11 @@ struct LayerShape {
   // gradient (Transformer Engine keeps the quantised copy); 0 = saved_bytes.
   double gemm_saved_bytes = 0;
   double kv_elem_bytes = 2;
-  std::int64_t position_rows = 0;    // learned position table size (sequence length)
-  bool loss = false;                 // training: the head computes the loss over every token
-  bool fused_elementwise = true;     // SoftwareDefaults::fused_elementwise
+  std::int64_t position_rows = 0;  // learned position table size (sequence length)
+  bool loss = false;               // training: the head computes the loss over every token
+  // The element-wise operators run as chains of primitives (SoftwareDefaults::fused_elementwise
+  // false: all of them; else SoftwareDefaults::unfused_elementwise).
+  ElementwiseSet unfused_elementwise = 0;
   bool fused_residual_norm = false;  // SoftwareDefaults::fused_residual_norm (inference)
   bool rope_in_attention = false;    // SoftwareDefaults::rope_in_attention (inference)
 

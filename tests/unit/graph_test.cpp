@@ -541,7 +541,7 @@ TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
   s.group = SeqGroup{1, 4096, 4096};
   s.tp = 1;
   const std::vector<Op> fused = layer_forward_ops(m, s);
-  s.fused_elementwise = false;
+  s.unfused_elementwise = kAllElementwise;
   const std::vector<Op> eager = layer_forward_ops(m, s);
   ASSERT_EQ(fused.size(), eager.size());
   const auto ratio = [&](const char* name) { return find(eager, name).bytes / find(fused, name).bytes; };
@@ -569,7 +569,7 @@ TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
   t.position_rows = 2048;
   t.loss = true;  // training: dropout runs
   const std::vector<Op> g_fused = layer_forward_ops(g, t);
-  t.fused_elementwise = false;
+  t.unfused_elementwise = kAllElementwise;
   const std::vector<Op> g_eager = layer_forward_ops(g, t);
   EXPECT_DOUBLE_EQ(find(g_eager, "norm_attn").bytes, find(g_fused, "norm_attn").bytes);
   ASSERT_TRUE(g.dropout);

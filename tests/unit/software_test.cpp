@@ -786,6 +786,32 @@ TEST(Software, UnfusedElementwiseKernelsCostLaunchesAndTraffic) {
   EXPECT_EQ(v["scenario"]["system"]["software"]["fused_elementwise"], false);
 }
 
+// A stack that fuses some element-wise operators and not others (unfused_elementwise): the
+// decode step issues the extra kernels of the named ones only, the input RMSNorm (5 more) and
+// SwiGLU (1 more) here: 32 layers x 6 x 30 us; naming all six is fused_elementwise false. The
+// names read back in the enum's order, and a name given twice is an error at its index.
+TEST(Software, SomeElementwiseOperatorsUnfused) {
+  const auto error = [](const json& s) { return predict(s)["error"]; };
+  const auto decode = [](const json& unfused) {
+    return decode_tpot(
+        {{"attention", "flash"}, {"launch_interval_us", 30}, {"unfused_elementwise", unfused}});
+  };
+  const double fused = decode_tpot({{"attention", "flash"}, {"launch_interval_us", 30}});
+  EXPECT_NEAR(decode({"activation", "attn_norm"}) - fused, 32 * 6 * 30e-6, 1e-4);
+  const json all = {"attn_norm", "mlp_norm", "final_norm", "activation", "rope", "dropout_add"};
+  EXPECT_NEAR(decode(all),
+              decode_tpot({{"attention", "flash"}, {"launch_interval_us", 30}, {"fused_elementwise", false}}),
+              1e-12);
+  const json v = json::parse(optimus::api::validate(
+      llama(json{{"software", {{"unfused_elementwise", {"activation", "attn_norm"}}}}}).dump()));
+  EXPECT_EQ(v["scenario"]["system"]["software"]["unfused_elementwise"], json({"attn_norm", "activation"}));
+  const json e = error(llama(json{{"software", {{"unfused_elementwise", {"rope", "rope"}}}}}));
+  EXPECT_EQ(e["code"], "scenario.duplicate");
+  EXPECT_EQ(e["path"], "/software/software/unfused_elementwise/1");
+  EXPECT_EQ(error(llama(json{{"software", {{"unfused_elementwise", {"gelu"}}}}}))["code"],
+            "scenario.invalid_value");
+}
+
 // Runtimes whose kernels absorb element-wise neighbours: a residual add fused with the norm after
 // it, and the rotary embedding applied inside the attention kernel, each save the launch interval
 // of a kernel per layer in a host-bound decode step (three per layer here: two norms, one rope);

@@ -809,6 +809,16 @@ export interface SoftwareSpec {
    */
   fused_elementwise?: boolean;
   /**
+   * With fused_elementwise true: the element-wise operators this stack still writes as chains of PyTorch primitives (the costs fused_elementwise false gives all of them), for stacks that fuse some and not others: attn_norm the norm before attention (and MLA's latent norms), mlp_norm the norm before the MLP, final_norm the one before the output layer, activation the FFN's (gated) activation, rope the rotary embedding, dropout_add dropout beside the residual add. Each name once. Absent: none.
+   *
+   * @minItems 1
+   * @maxItems 6
+   */
+  unfused_elementwise?: [
+    'attn_norm' | 'mlp_norm' | 'final_norm' | 'activation' | 'rope' | 'dropout_add',
+    ...('attn_norm' | 'mlp_norm' | 'final_norm' | 'activation' | 'rope' | 'dropout_add')[],
+  ];
+  /**
    * Inference: each residual add and the normalisation after it run as one kernel (read x and the residual, write the new residual and the normalised output: 4e bytes per element against 5e in two kernels), as vLLM's and SGLang's fused_add_rms_norm do. Needs fused_elementwise; training graphs are unchanged.
    */
   fused_residual_norm?: boolean;
