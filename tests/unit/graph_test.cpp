@@ -577,5 +577,27 @@ TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
   EXPECT_DOUBLE_EQ(find(g_eager, "mlp_act").bytes, find(g_fused, "mlp_act").bytes);  // GeLU: one kernel
 }
 
+// A stack that fuses some element-wise operators and not others: only the named ones become chains
+// of primitives (nanotron's Qwen2 code: the input norm and SwiGLU; its post-attention norm and
+// rotary embedding stay fused).
+TEST(Graph, OnlyTheNamedElementwiseOperatorsAreUnfused) {
+  ModelSpec m = preset("llama3-8b");
+  LayerShape s;
+  s.group = SeqGroup{1, 4096, 4096};
+  s.tp = 1;
+  const std::vector<Op> fused = layer_forward_ops(m, s);
+  s.unfused_elementwise =
+      elementwise_bit(ElementwiseOp::attn_norm) | elementwise_bit(ElementwiseOp::activation);
+  const std::vector<Op> some = layer_forward_ops(m, s);
+  const auto ratio = [&](const char* name) { return find(some, name).bytes / find(fused, name).bytes; };
+  EXPECT_DOUBLE_EQ(ratio("norm_attn"), 9.0);
+  EXPECT_DOUBLE_EQ(find(some, "norm_attn").kernels, 6.0);
+  EXPECT_DOUBLE_EQ(ratio("mlp_act"), 5.0 / 3.0);
+  EXPECT_DOUBLE_EQ(ratio("norm_mlp"), 1.0);
+  EXPECT_DOUBLE_EQ(find(some, "norm_mlp").kernels, 1.0);
+  EXPECT_DOUBLE_EQ(ratio("rope"), 1.0);
+  EXPECT_DOUBLE_EQ(find(some, "rope").kernels, 1.0);
+}
+
 }  // namespace
 }  // namespace optimus::graph_test
