@@ -1471,6 +1471,7 @@ void add_rl_models(Fields<RlWorkload>& t) {
            write_rl_length<&RlWorkload::prompt_len>);
   t.custom("response_len", length_schema().json(), read_rl_length<&RlWorkload::response_len, kRlResponseLen>,
            write_rl_length<&RlWorkload::response_len>);
+  t.opt_choice<RlResponseStyle>("response_style", AT(response_style));
   t.boolean("reference", AT(reference)).def();
   t.custom(
       "reward_model", model_ref().json(),

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <string>
 
@@ -140,18 +141,52 @@ double second_moment(const LengthDist& l) {
 // stops at each response's end-of-sequence token, so a step's responses are long-tailed below that
 // limit while the longest reach it. A whole-number response_len is read as that limit, the
 // responses as the truncated exponential on [1, limit] (the serving simulator's long tail) with
-// mean kResponseMeanShare x limit. ASSUMED prior, fitted on no row: reasoning RL runs publish mean
-// response lengths well below their limits (DAPO, arXiv 2503.14476: the mean response length it
-// monitors through training stays at a few thousand tokens under its 20,480-token limit). A
-// weights list states exact lengths, {"mean", "max"} a known mean.
-constexpr double kResponseMeanShare = 0.25;
-// The share does not grow with the limit without end: a response's length is a property of the
-// policy and the task, and recipes raise the limit for the tail, not the mean. ASSUMED cap, fitted
-// on no row, between what reasoning runs publish: Ai2's open-instruct Qwen2.5-7B GRPO-zero report
-// (wandb ai2-llm/open_instruct_public, "Qwen2.5 7B GRPO Fast Zero": val/sequence_lengths 400 to
-// 1,200 tokens over training) and DAPO's Qwen2.5-32B run (a few thousand tokens under 20,480).
-// Above a limit of 8,192 the mean stays at 2,048 tokens; the warning says so.
-constexpr double kResponseMeanCap = 2048;
+// mean min(share x limit, cap), the share and the cap set by the kind of responses the policy
+// writes (rl.response_style; absent, read from the model's name: long_cot_model below). ASSUMED
+// priors, fitted on no validation row, each from runs that publish their mean response length
+// beside their limit. A weights list states exact lengths, {"mean", "max"} a known mean.
+struct ResponsePrior {
+  double share, cap;
+};
+// short_cot, a base or instruct policy (zero-RL from a base model, RLHF of an instruct model):
+// Ai2's open-instruct Qwen2.5-7B GRPO-zero report (wandb ai2-llm/open_instruct_public, "Qwen2.5 7B
+// GRPO Fast Zero": val/sequence_lengths between 400 and 1,200 tokens over training) and verl's
+// GSM8K PPO quickstart (docs/start/quickstart.rst: responses of a few hundred tokens under
+// max_response_length 256-1,024) put the mean near a thousand tokens whatever the limit: the
+// response is the model's and the task's, and recipes raise the limit for the tail. A quarter of
+// the limit below 4,096, at most 1,024 tokens. Larger base models write longer (DAPO's
+// Qwen2.5-32B run, arXiv 2503.14476: a few thousand tokens under 20,480): under-predicted.
+constexpr ResponsePrior kShortCotPrior{0.25, 1024};
+// long_cot, a model distilled or trained to reason at length: DeepScaleR (Luo et al. 2025,
+// "DeepScaleR: Surpassing O1-Preview with a 1.5B Model by Scaling RL", Agentica blog) measured
+// DeepSeek-R1-Distill-Qwen-1.5B's mean response at 5,500 tokens before RL and 3,500 after its
+// 8,192-token stage (0.43-0.67 of that limit), its wrong answers about three times longer than
+// its right ones, and lengthened the limit to 16K and 24K for the responses it truncated. Half the
+// limit, at most 5,500 tokens (the distilled model's own mean).
+constexpr ResponsePrior kLongCotPrior{0.5, 5500};
+
+// Whether a model's name marks a long chain-of-thought reasoning model: a name token (split at
+// every character that is not a letter or digit, case ignored) that the releases of such models
+// use: DeepSeek-R1 and its R1-Distill-* models, QwQ, the *-Thinking models (Qwen3, Kimi),
+// *-Reasoner / Reasoning, DeepScaleR, Skywork-OR1, OpenThinker. Anything else reads as short_cot.
+bool long_cot_model(const std::string& name) {
+  static constexpr std::array<std::string_view, 8> kMarkers{
+      "r1", "qwq", "thinking", "reasoner", "reasoning", "deepscaler", "or1", "openthinker"};
+  std::string token;
+  const auto marked = [&] {
+    const bool hit = std::find(kMarkers.begin(), kMarkers.end(), token) != kMarkers.end();
+    token.clear();
+    return hit;
+  };
+  for (const char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      token += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (marked())
+      return true;
+  }
+  return marked();
+}
+
 // Prompts the same way: the recipes configure the longest prompt (verl's data.max_prompt_length,
 // with filter_overlong_prompts dropping longer ones; OpenRLHF's --prompt_max_len) with headroom
 // above the dataset's prompts, which are short questions (a math problem and its answer-format
@@ -182,20 +217,37 @@ LengthDist limit_distribution(const LengthDist& l, double share, double cap) {
 }
 
 // Step 0: whole-number lengths read as the recipes' limits, each assumption stated.
-void read_length_limits(const RlWorkload& given, RlWorkload& rl, std::vector<Warning>& warnings) {
+void read_length_limits(const Scenario& s, const RlWorkload& given, RlWorkload& rl,
+                        std::vector<Warning>& warnings) {
   const auto tokens = [](double v) { return std::to_string(static_cast<std::int64_t>(std::llround(v))); };
-  rl.response_len = limit_distribution(given.response_len, kResponseMeanShare, kResponseMeanCap);
+  const RlResponseStyle style = given.response_style.value_or(
+      long_cot_model(s.model.name) ? RlResponseStyle::long_cot : RlResponseStyle::short_cot);
+  const bool long_cot = style == RlResponseStyle::long_cot;
+  const ResponsePrior prior = long_cot ? kLongCotPrior : kShortCotPrior;
+  rl.response_len = limit_distribution(given.response_len, prior.share, prior.cap);
+  // The step's longest response is cut at the limit: RL recipes set max_response_length for the
+  // tail, and responses reach it (DAPO, arXiv 2503.14476, Sec. 3.4 "Overlong Reward Shaping":
+  // overlong samples are truncated at the maximum generation length, and DAPO shapes their reward
+  // because there are such samples; verl logs their share as response_length/clip_ratio). One of
+  // the step's responses at the limit is the least that says; the exponential's own tail below
+  // the limit is kept for the rest.
+  rl.response_len.longest_at_max = rl.response_len.shaped && !given.response_len.shaped;
   if (rl.response_len.shaped && !given.response_len.shaped)
     warnings.push_back(
         {"rl.response_len_assumed",
          "response_len " + std::to_string(rl.response_len.max) +
              " is read as the longest response a rollout may generate (max_response_length); the "
              "responses' mean is assumed at " +
-             tokens(rl.response_len.mean) +
-             " tokens (a quarter of it, at most 2,048: published reasoning runs' means sit at 0.4-1.2 "
-             "thousand tokens (7B) to a few thousand (32B) whatever their limits). Give {\"mean\", "
-             "\"max\"} when the mean is known, or a weights "
-             "list for exact lengths: rollout, forward passes and update scale with the tokens generated"});
+             tokens(rl.response_len.mean) + " tokens for a " +
+             (long_cot ? std::string("long chain-of-thought reasoning model (half the limit, at most 5,500: "
+                                     "DeepScaleR's R1-Distill-Qwen-1.5B wrote 3,500-5,500 under 8,192)")
+                       : std::string("base or instruct model (a quarter of the limit, at most 1,024: "
+                                     "published 7B GRPO runs' means sit at 0.4-1.2 thousand tokens "
+                                     "whatever their limits)")) +
+             (given.response_style ? std::string(", as rl.response_style states")
+                                   : ", read from the model's name (rl.response_style states it)") +
+             ". Give {\"mean\", \"max\"} when the mean is known, or a weights list for exact "
+             "lengths: rollout, forward passes and update scale with the tokens generated"});
   rl.prompt_len = limit_distribution(given.prompt_len, kPromptMeanShare, d(given.prompt_len.largest()));
   if (rl.prompt_len.shaped && !given.prompt_len.shaped)
     warnings.push_back(
@@ -957,7 +1009,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   Scenario s = input;
   if (auto err = check_rl(s)) return *err;
   RlPrediction out;
-  read_length_limits(*input.rl, *s.rl, out.warnings);
+  read_length_limits(s, *input.rl, *s.rl, out.warnings);
   if (auto err = resolve_train_auto(s)) return *err;
   auto run = run_rollout(s, out);
   if (!run) return run.error();

@@ -35,6 +35,12 @@ OPTIMUS_ENUM(RlRoles, shared, separate);
 // param_offload / optimizer_offload): none; optimizer (the optimizer state); params_optimizer
 // (the parameters as well).
 OPTIMUS_ENUM(RlOffload, none, optimizer, params_optimizer);
+// What kind of responses the policy writes, which sets the mean response under a whole-number
+// response_len limit (core/rl/rl.cpp, read_length_limits): short_cot (a base or instruct model:
+// zero-RL from a base model, RLHF of an instruct model: hundreds of tokens to about a thousand);
+// long_cot (a model distilled or trained to reason at length: DeepSeek-R1 and its distills, QwQ,
+// thinking models: thousands of tokens). Absent: read from the model's name.
+OPTIMUS_ENUM(RlResponseStyle, short_cot, long_cot);
 // Devices of each role under roles "separate" (0 = split in proportion to the role's work).
 struct RlRoleDevices {
   std::int64_t actor = 0, critic = 0, reference = 0, reward = 0;
@@ -57,6 +63,7 @@ struct RlWorkload {
   std::optional<ModelSpec> critic;  // ppo: absent = the policy's shape
   std::int64_t prompts_per_step = 512, samples_per_prompt = 16;
   LengthDist prompt_len, response_len;
+  std::optional<RlResponseStyle> response_style;  // absent: read from the model's name
   bool reference = true;
   std::optional<ModelSpec> reward_model;  // absent: a rule-based reward (no GPU time)
   bool old_logprob = true;

@@ -38,6 +38,9 @@ struct LengthDist {
   // benchmark_serving random dataset with --random-range-ratio r draws lengths uniform over
   // [r L, L], as InferenceX runs it); mean (min + max) / 2. Not `shaped`.
   bool uniform = false;
+  // The longest draw of a run is set to `max` (shaped only): RL reads a whole-number response_len
+  // as the generation limit, and a step's longest response is one cut at it (core/rl/rl.cpp).
+  bool longest_at_max = false;
   double expected() const;
   std::int64_t largest() const;
 };

@@ -82,6 +82,10 @@ std::vector<Request> make_requests(const ServingSpec& sv) {
     }
     r.target = r.input;
   }
+  if (sv.output_len.shaped && sv.output_len.longest_at_max && !out.empty())
+    std::max_element(out.begin(), out.end(), [](const Request& a, const Request& b) {
+      return a.output < b.output;
+    })->output = sv.output_len.max;
   return out;
 }
 

@@ -69,15 +69,21 @@ TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
 }
 
 // A whole-number response_len is the longest response (max_response_length): the step is
-// predicted as with {"mean": a quarter of it, "max": it}, and the assumption is said.
+// predicted as with {"mean": a quarter of it, "max": it} with the step's longest response cut at
+// the limit, and the assumption is said.
 TEST(Rl, WholeNumberResponseLenIsTheLimitOfALongTail) {
   const json p = predict(base({{"response_len", 2048}}));
   ASSERT_EQ(p["warnings"].size(), 1u) << p["warnings"].dump();
   EXPECT_EQ(p["warnings"][0]["code"], "rl.response_len_assumed");
+  EXPECT_NE(p["warnings"][0]["message"].get<std::string>().find("512 tokens"), std::string::npos);
   const json limit = p["rl"];
   const json tail = rl_of(base({{"response_len", {{"mean", 512}, {"max", 2048}}}}));
-  EXPECT_EQ(limit["step_time_s"], tail["step_time_s"]);
-  EXPECT_EQ(limit["phases_s"], tail["phases_s"]);
+  // The same draws (same seed and distribution) but the longest, which is now 2,048 tokens: the
+  // step's tokens grow by 2,048 less the stated form's longest draw, which is under 2,048.
+  const double extra = num(limit["tokens_per_step"]) - num(tail["tokens_per_step"]);
+  EXPECT_GE(extra, 0);
+  EXPECT_LT(extra, 2048);
+  EXPECT_GE(num(limit["rollout"]["longest_response_s"]), num(tail["rollout"]["longest_response_s"]));
   // A third of the tokens of every response at the limit ((256 + 512) / (256 + 2048)); the update
   // costs more than a third (the long tail's sequences are longer than the mean, E[L^2] / E[L]).
   const json fixed = rl_of(base({{"response_len", json::array({{2048, 1}})}}));
@@ -416,6 +422,14 @@ TEST(Rl, BadInputHasACodeAndAPath) {
        "rl.async_needs_split",
        "/rl/async/staleness"},
       {"zero prompts", {{"rl", {{"prompts_per_step", 0}}}}, "scenario.out_of_range", "/rl/prompts_per_step"},
+      {"unknown response style",
+       {{"rl", {{"response_style", "medium_cot"}}}},
+       "scenario.invalid_value",
+       "/rl/response_style"},
+      {"response style not a string",
+       {{"rl", {{"response_style", 1}}}},
+       "scenario.wrong_type",
+       "/rl/response_style"},
       {"zero samples",
        {{"rl", {{"samples_per_prompt", 0}}}},
        "scenario.out_of_range",
@@ -691,18 +705,75 @@ TEST(RlOffload, ParamsAndOptimizerCrossTheHostLinkAroundEachPass) {
   EXPECT_EQ(num(opt["rl"]["phases_s"]["old_logprob"]), num(a["old_logprob"]));
 }
 
+// The assumed mean under a whole-number limit, read from the warning.
+std::string assumed_mean(const json& scenario) {
+  const json p = predict(scenario);
+  for (const auto& w : p["warnings"])
+    if (w["code"] == "rl.response_len_assumed") return w["message"].get<std::string>();
+  ADD_FAILURE() << p.dump().substr(0, 400);
+  return {};
+}
+
+bool says(const std::string& message, const std::string& what) {
+  return message.find(what) != std::string::npos;
+}
+
 TEST(RlPrior, TheAssumedMeanResponseStopsGrowingWithTheLimit) {
-  // A quarter of the limit up to 8,192; 2,048 tokens above it.
-  const json at8k = predict(base({{"response_len", 8192}}));
-  const json at32k = predict(base({{"response_len", 32768}}));
-  const json stated8k = rl_of(base({{"response_len", {{"mean", 2048}, {"max", 8192}}}}));
-  const json stated32k = rl_of(base({{"response_len", {{"mean", 2048}, {"max", 32768}}}}));
-  EXPECT_EQ(at8k["rl"]["phases_s"], stated8k["phases_s"]);
-  EXPECT_EQ(at32k["rl"]["phases_s"], stated32k["phases_s"]);
-  ASSERT_FALSE(at32k["warnings"].empty());
-  EXPECT_EQ(at32k["warnings"][0]["code"], "rl.response_len_assumed");
-  EXPECT_NE(at32k["warnings"][0]["message"].get<std::string>().find("2048 tokens"), std::string::npos)
-      << at32k["warnings"][0]["message"];
+  // A base or instruct policy: a quarter of the limit up to 4,096; 1,024 tokens above it.
+  EXPECT_TRUE(says(assumed_mean(base({{"response_len", 2048}})), "512 tokens"));
+  EXPECT_TRUE(says(assumed_mean(base({{"response_len", 4096}})), "1024 tokens"));
+  const std::string at32k = assumed_mean(base({{"response_len", 32768}}));
+  EXPECT_TRUE(says(at32k, "1024 tokens for a base or instruct model")) << at32k;
+  EXPECT_TRUE(says(at32k, "read from the model's name")) << at32k;
+  // Same draws as the stated mean, the longest at the limit: tokens grow by less than the limit.
+  const json limit = rl_of(base({{"response_len", 32768}}));
+  const json stated = rl_of(base({{"response_len", {{"mean", 1024}, {"max", 32768}}}}));
+  const double extra = num(limit["tokens_per_step"]) - num(stated["tokens_per_step"]);
+  EXPECT_GT(extra, 0);
+  EXPECT_LT(extra, 32768);
+}
+
+// base() with the model inline under another name (Llama 3.1 8B's shape).
+json named(const std::string& name, const json& rl_overrides = json::object()) {
+  json s = base(rl_overrides);
+  json model = json::parse(optimus::preset_json("models", "llama3.1-8b"));
+  model["name"] = name;
+  s["model"] = model;
+  return s;
+}
+
+TEST(RlPrior, ALongChainOfThoughtModelWritesHalfTheLimitUpTo5500Tokens) {
+  // DeepScaleR's R1-Distill-Qwen-1.5B: 3,500-5,500 tokens under 8,192.
+  const json r1 = {{"response_len", 8192}};
+  EXPECT_TRUE(says(assumed_mean(named("DeepSeek-R1-Distill-Llama-8B", r1)), "4096 tokens for a long"));
+  const json at32k = {{"response_len", 32768}};
+  EXPECT_TRUE(says(assumed_mean(named("DeepSeek-R1-Distill-Llama-8B", at32k)), "5500 tokens for a long"));
+  // The markers are whole name tokens, case ignored.
+  for (const char* name : {"QwQ-32B", "Qwen3-8B-Thinking-2507", "deepseek-r1", "Skywork-OR1-7B",
+                           "DeepScaleR-1.5B-Preview", "OpenThinker-7B", "Phi-4-reasoning"})
+    EXPECT_TRUE(says(assumed_mean(named(name, at32k)), "5500 tokens")) << name;
+  for (const char* name : {"Llama 3.1 8B", "Qwen3-8B", "Kimi-K2", "R1X-8B", "Qwen2.5-Math-7B", "Marker1"})
+    EXPECT_TRUE(says(assumed_mean(named(name, at32k)), "1024 tokens")) << name;
+  // rl.response_style states it either way, and says so.
+  const std::string stated_long =
+      assumed_mean(base({{"response_len", 32768}, {"response_style", "long_cot"}}));
+  EXPECT_TRUE(says(stated_long, "5500 tokens")) << stated_long;
+  EXPECT_TRUE(says(stated_long, "as rl.response_style states")) << stated_long;
+  EXPECT_TRUE(says(assumed_mean(named("DeepSeek-R1-Distill-Llama-8B",
+                                      {{"response_len", 32768}, {"response_style", "short_cot"}})),
+                   "1024 tokens"));
+  // The predictions follow: the same as the stated means (but the longest response at the limit).
+  const json limit = rl_of(named("DeepSeek-R1-Distill-Llama-8B", at32k));
+  const json mean =
+      rl_of(named("DeepSeek-R1-Distill-Llama-8B", {{"response_len", {{"mean", 5500}, {"max", 32768}}}}));
+  const double extra = num(limit["tokens_per_step"]) - num(mean["tokens_per_step"]);
+  EXPECT_GE(extra, 0);
+  EXPECT_LT(extra, 32768);
+  // A stated mean is used as given whatever the style: no warning, the same step.
+  const json given =
+      predict(base({{"response_len", {{"mean", 700}, {"max", 32768}}}, {"response_style", "long_cot"}}));
+  EXPECT_TRUE(given["warnings"].empty()) << given["warnings"].dump();
+  EXPECT_EQ(given["rl"], rl_of(base({{"response_len", {{"mean", 700}, {"max", 32768}}}})));
 }
 
 TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
@@ -712,6 +783,7 @@ TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
                  {"async", {{"staleness", 1}, {"partial_rollout", true}}},
                  {"roles", {{"actor", 4}}},
                  {"reference", false},
+                 {"response_style", "long_cot"},
                  {"train", {{"zero_stage", 3}, {"offload", "optimizer"}}}});
   const json v = json::parse(optimus::api::validate(s.dump()));
   ASSERT_FALSE(v.contains("error")) << v.dump().substr(0, 300);
@@ -719,6 +791,7 @@ TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
   EXPECT_EQ(rl["roles"]["actor"], 4);
   EXPECT_EQ(rl["async"]["partial_rollout"], true);
   EXPECT_EQ(rl["train"]["offload"], "optimizer");
+  EXPECT_EQ(rl["response_style"], "long_cot");
   EXPECT_EQ(predict(v["scenario"])["rl"], predict(s)["rl"]);
 }
 

@@ -5,9 +5,11 @@
 // one after the other.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
+#include "serving/request.h"
 #include "serving/serving.h"
 #include "serving/step_model.h"
 
@@ -132,6 +134,26 @@ TEST(ServingSimulator, TheStepBoundIsAnError) {
   const auto r = optimus::simulate_serving(sv, plain, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "serving.too_many_steps");
+}
+
+// longest_at_max (RL's generation limit): the same draws, but the longest is the limit.
+TEST(ServingRequests, LongestAtMaxCutsTheLongestDrawAtTheLimit) {
+  ServingSpec sv = spec(500);
+  sv.output_len = {};
+  sv.output_len.shaped = true;
+  sv.output_len.min = 1;
+  sv.output_len.max = 20000;
+  sv.output_len.mean = 300;
+  sv.output_len.rate = optimus::truncated_exponential_rate(300, 1, 20000);
+  const auto plain = optimus::make_requests(sv);
+  sv.output_len.longest_at_max = true;
+  const auto cut = optimus::make_requests(sv);
+  ASSERT_EQ(plain.size(), cut.size());
+  const auto longest = [](const auto& a, const auto& b) { return a.output < b.output; };
+  const auto at = std::max_element(plain.begin(), plain.end(), longest) - plain.begin();
+  EXPECT_LT(plain[at].output, 20000);  // the exponential's own tail stops far below the limit
+  for (std::size_t i = 0; i < plain.size(); ++i)
+    EXPECT_EQ(cut[i].output, static_cast<std::ptrdiff_t>(i) == at ? 20000 : plain[i].output) << i;
 }
 
 }  // namespace

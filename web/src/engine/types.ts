@@ -1272,6 +1272,7 @@ export interface RlSpec {
    * Response tokens. A whole number (and the default) is the longest response a rollout may generate (max_response_length as RL recipes state it): the responses follow a truncated exponential below it with a mean of a quarter of it, at most 2,048 tokens (a response's length is the policy's and the task's, not a share of the limit: published reasoning runs sit at 0.4-1.2 thousand tokens for 7B models to a few thousand for 32B, rl.md), an assumption the warning rl.response_len_assumed states. {mean, max} gives the mean; a weights list gives exact lengths. The synchronous step waits for the longest. The longest prompt + response must fit the model's context (rl.response_exceeds_context). Unit: tokens.
    */
   response_len?: TokenLengths;
+  response_style?: 'short_cot' | 'long_cot';
   /**
    * A frozen reference model's forward over the step's tokens (the KL term).
    */
