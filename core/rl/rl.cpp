@@ -150,11 +150,10 @@ struct ResponsePrior {
 };
 // short_cot, a base or instruct policy (zero-RL from a base model, RLHF of an instruct model):
 // Ai2's open-instruct Qwen2.5-7B GRPO-zero report (wandb ai2-llm/open_instruct_public, "Qwen2.5 7B
-// GRPO Fast Zero": val/sequence_lengths between 400 and 1,200 tokens over training) and verl's
-// GSM8K PPO quickstart (docs/start/quickstart.rst: responses of a few hundred tokens under
-// max_response_length 256-1,024) put the mean near a thousand tokens whatever the limit: the
-// response is the model's and the task's, and recipes raise the limit for the tail. A quarter of
-// the limit below 4,096, at most 1,024 tokens. Larger base models write longer (DAPO's
+// GRPO Fast Zero": val/sequence_lengths between 400 and 1,200 tokens over training) puts a 7B
+// policy's mean near a thousand tokens whatever the limit: the response is the model's and the
+// task's, and recipes raise the limit for the tail. A quarter of the limit below 4,096, at most
+// 1,024 tokens. Larger base models write longer (DAPO's
 // Qwen2.5-32B run, arXiv 2503.14476: a few thousand tokens under 20,480): under-predicted.
 constexpr ResponsePrior kShortCotPrior{0.25, 1024};
 // long_cot, a model distilled or trained to reason at length: DeepScaleR (Luo et al. 2025,
