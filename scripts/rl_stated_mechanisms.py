@@ -4,7 +4,7 @@
 usage: scripts/rl_stated_mechanisms.py [--cli PATH]
 
 tests/validation/data/rl_public.jsonl writes each row in the rl block as it stood before the
-stacks' mechanisms had keys (rl.roles, rl.async.partial_rollout, rl.train.offload). This script
+stacks' mechanisms had keys (rl.roles, rl.async.partial_rollout, rl.train.offload, rl.weight_sync "host"). This script
 adds to each scenario only what its row of tests/validation/data/rl_post_training.csv states
 (quoted below), predicts both, and prints the mean |predicted / measured - 1| per source. Nothing
 is fitted and no number is chosen here; it measures what the mechanisms change.
@@ -39,6 +39,11 @@ STATED = {
     'orlhf_bench_llama2_70b_16': ({'roles': {'reference': 2, 'reward': 2, 'actor': 4, 'critic': 4}},
                                   "train_layout: 'GPU split 2:2:4:4:4'"),
 }
+# MoonshotAI checkpoint-engine's rows: "weights held in CPU memory: H2D + broadcast + reload pipeline"
+HOST = ({'weight_sync': 'host'}, "notes: 'weights held in CPU memory: H2D + broadcast + reload pipeline'")
+for case in ('ckpteng_glm45air_8xh800', 'ckpteng_q235b_8xh800', 'ckpteng_dsv31_16xh20', 'ckpteng_kimik2_16xh20',
+             'ckpteng_dsv31_256xh20', 'ckpteng_kimik2_256xh20'):
+    STATED[case] = HOST
 
 
 def merge(a, b):

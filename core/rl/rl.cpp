@@ -486,6 +486,10 @@ Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
 
 std::optional<Error> check_rl(const Scenario& s) {
   const RlWorkload& rl = *s.rl;
+  if (rl.weight_sync == RlWeightSync::host && !(s.system.host_link.value > 0))
+    return make_error("rl.host_sync_needs_host_link", "/rl/weight_sync",
+                      "weight_sync \"host\" reads the weights from host memory over each device's host link; "
+                      "the system states no host_link_GBps");
   if (rl.placement == RlPlacement::split) {
     if (rl.rollout_devices + rl.train_devices != s.num_devices)
       return make_error("rl.devices_mismatch", "/rl/rollout_devices",
@@ -852,6 +856,29 @@ double gather_s(const Scenario& s, const ParallelPlan& p, double wbytes) {
   return wbytes * (1.0 - 1.0 / d(shards)) / (tier.bandwidth.value * tier.efficiency);
 }
 
+// Weights read from host memory (weight_sync "host"): MoonshotAI checkpoint-engine
+// (github.com/MoonshotAI/checkpoint-engine, README "Architecture"): the trainer's ranks register
+// their shards in pinned host memory (no gather on the devices), and the update runs bucket by
+// bucket, each copied host-to-device by its owner rank, broadcast to every engine rank and
+// reloaded, the next bucket's copy pipelined with this one's broadcast. The pipeline runs at its
+// slower stage: one device's host link (check_rl refuses a system without one), or the broadcast:
+// NVLink within one scale-up domain; across nodes NCCL runs one ring per channel over every NIC
+// of a node (rail-aligned rings), so a broadcast leaves a node at devices_per_node NICs' rate,
+// capped by NVLink. Its published updates run at 59-76 GB/s on 8 H800 in one NVLink domain and on
+// 16-256 H20 over InfiniBand alike, one PCIe 5.0 x16 link's rate (63 GB/s), above one 400 Gb/s
+// NIC's 50. The first bucket's fill (a few GB at the host link: under 0.1 s) is not counted.
+double host_sync_s(const Scenario& s, double wbytes) {
+  const SystemSpec& sys = s.system;
+  const double nvlink = sys.scale_up.bandwidth.value * sys.scale_up.efficiency;
+  const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
+  const double broadcast =
+      one_domain ? nvlink
+                 : std::min(nvlink, d(std::min(sys.devices_per_node, sys.scale_up.domain_size)) *
+                                        sys.scale_out.bandwidth.value * sys.scale_out.efficiency);
+  const double latency = (one_domain ? sys.scale_up : sys.scale_out).latency.value;
+  return wbytes / std::min(sys.host_link.value, broadcast) + latency;
+}
+
 // Step 3: the weight sync. The policy's weights at the engine's precision, gathered from the
 // trainer's shards (gather_s), then sent: every engine rank receives every tensor (OpenRLHF and
 // verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
@@ -869,6 +896,10 @@ void weight_sync(const Scenario& s, RlPrediction& out) {
   if (rl.weight_sync == RlWeightSync::nccl) {
     out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) +
                              wbytes / (tier.bandwidth.value * tier.efficiency) + tier.latency.value;
+    return;
+  }
+  if (rl.weight_sync == RlWeightSync::host) {
+    out.phases.weight_sync = host_sync_s(s, wbytes);
     return;
   }
   // Through storage: the trainer's nodes write the checkpoint, each engine node reads it (system

@@ -24,7 +24,10 @@ OPTIMUS_ENUM(RlAlgorithm, grpo, ppo);
 // colocated: one pool time-shares the engine and the trainer (verl's hybrid engine); split: a
 // rollout pool and a training pool of their own.
 OPTIMUS_ENUM(RlPlacement, colocated, split);
-OPTIMUS_ENUM(RlWeightSync, nccl, checkpoint);
+// How the engine gets the new weights: nccl (gathered from the trainer's shards and broadcast over
+// the fabric), checkpoint (through storage), host (read from the host memory the trainer's shards
+// were staged in, bucket by bucket, and broadcast: MoonshotAI checkpoint-engine).
+OPTIMUS_ENUM(RlWeightSync, nccl, checkpoint, host);
 
 // The trainer's models on the training pool. shared: every role (actor, critic, reference, reward)
 // runs on the whole pool, one after another (verl's hybrid worker group); separate: each model on

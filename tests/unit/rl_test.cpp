@@ -197,6 +197,54 @@ TEST(Rl, WeightSyncBytesAreThePolicyWeightsAtTheEnginePrecision) {
   EXPECT_GT(ck["phases_s"]["weight_sync"].get<double>(), p["rl"]["phases_s"]["weight_sync"].get<double>());
 }
 
+// weight_sync "host" (MoonshotAI checkpoint-engine): the weights read bucket by bucket from host
+// memory and broadcast, pipelined: bytes over the slower of one device's host link and the
+// broadcast, plus the fabric's latency; no gather on the devices.
+TEST(Rl, HostWeightSyncRunsAtTheSlowerOfTheHostLinkAndTheBroadcast) {
+  const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  const double host = sys["host_link_GBps"].get<double>() * 1e9;
+  const double nvlink =
+      sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
+  const double nic =
+      sys["scale_out"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_out"]["efficiency"].get<double>();
+  ASSERT_LT(host, nvlink);
+  // One node: the host link (63 GB/s) is slower than NVLink.
+  const json one = rl_of(base({{"weight_sync", "host"}}));
+  const double bytes = one["weight_sync"]["bytes"].get<double>();
+  EXPECT_EQ(one["weight_sync"]["method"], "host");
+  EXPECT_NEAR(num(one["phases_s"]["weight_sync"]),
+              bytes / host + sys["scale_up"]["latency_us"].get<double>() * 1e-6, 1e-9);
+  // The same whatever the trainer's sharding: its shards are already in host memory.
+  const json tp2 = rl_of(base({{"weight_sync", "host"}, {"train", {{"zero_stage", 1}, {"tp", 2}}}}));
+  EXPECT_EQ(num(tp2["phases_s"]["weight_sync"]), num(one["phases_s"]["weight_sync"]));
+  // Two nodes: the broadcast leaves a node over its 8 NICs (rail rings), still faster than one
+  // host link, so the host link sets the time again, at the scale-out latency.
+  ASSERT_LT(host, 8 * nic);
+  const json two = rl_of(base({{"weight_sync", "host"}}, 16));
+  EXPECT_NEAR(num(two["phases_s"]["weight_sync"]),
+              bytes / host + sys["scale_out"]["latency_us"].get<double>() * 1e-6, 1e-9);
+  // A host link faster than the broadcast: the broadcast sets it, the node's 8 NICs capped by
+  // NVLink out of the source.
+  json fast = base({{"weight_sync", "host"}}, 16);
+  fast["system"] = sys;
+  fast["system"]["host_link_GBps"] = 1000;
+  EXPECT_NEAR(num(rl_of(fast)["phases_s"]["weight_sync"]),
+              bytes / std::min(8 * nic, nvlink) + sys["scale_out"]["latency_us"].get<double>() * 1e-6, 1e-9);
+  json thin = fast;
+  thin["system"]["scale_out"]["bandwidth_GBps"] = 12.5;  // 100 Gb/s NICs: 8 of them under NVLink
+  const double thin_nic = 12.5e9 * sys["scale_out"]["efficiency"].get<double>();
+  ASSERT_LT(8 * thin_nic, nvlink);
+  EXPECT_NEAR(num(rl_of(thin)["phases_s"]["weight_sync"]),
+              bytes / (8 * thin_nic) + sys["scale_out"]["latency_us"].get<double>() * 1e-6, 1e-9);
+  // No host link: refused, at the key.
+  json none = base({{"weight_sync", "host"}});
+  none["system"] = sys;
+  none["system"].erase("host_link_GBps");
+  const json e = predict(none);
+  EXPECT_EQ(e["error"]["code"], "rl.host_sync_needs_host_link") << e.dump().substr(0, 300);
+  EXPECT_EQ(e["error"]["path"], "/rl/weight_sync");
+}
+
 TEST(Rl, ColocatedSwapMovesTheEngineWeightsBothWaysOverTheHostLink) {
   // Half of each device for the engine: the trainer's ZeRO-3 state (18 bytes x 8B / 8) stays beside it.
   const json p = predict(base({{"rollout", {{"tp", 1}, {"gpu_memory_utilization", 0.5}}}}));

@@ -1269,9 +1269,12 @@ export interface RlSpec {
    */
   prompt_len?: TokenLengths;
   /**
-   * Response tokens. A whole number (and the default) is the longest response a rollout may generate (max_response_length as RL recipes state it): the responses follow a truncated exponential below it with a mean of a quarter of it, at most 2,048 tokens (a response's length is the policy's and the task's, not a share of the limit: published reasoning runs sit at 0.4-1.2 thousand tokens for 7B models to a few thousand for 32B, rl.md), an assumption the warning rl.response_len_assumed states. {mean, max} gives the mean; a weights list gives exact lengths. The synchronous step waits for the longest. The longest prompt + response must fit the model's context (rl.response_exceeds_context). Unit: tokens.
+   * Response tokens. A whole number (and the default) is the longest response a rollout may generate (max_response_length as RL recipes state it): the responses follow a truncated exponential below it, the step's longest cut at it (DAPO's overlong samples), with a mean set by rl.response_style: a quarter of the limit, at most 1,024 tokens, for a base or instruct policy (published 7B GRPO runs sit at 0.4-1.2 thousand tokens whatever their limits), half of it, at most 5,500, for a long chain-of-thought model (DeepScaleR's R1-Distill-Qwen-1.5B: 3,500-5,500 under 8,192), rl.md; an assumption the warning rl.response_len_assumed states. {mean, max} gives the mean (used as given, whatever the style); a weights list gives exact lengths. The synchronous step waits for the longest. The longest prompt + response must fit the model's context (rl.response_exceeds_context). Unit: tokens.
    */
   response_len?: TokenLengths;
+  /**
+   * What responses the policy writes, which sets the mean response under a whole-number response_len limit: short_cot a base or instruct model (zero-RL from a base model, RLHF of an instruct model), long_cot a model distilled or trained to reason at length (DeepSeek-R1 and its R1-Distill models, QwQ, thinking models). Absent: long_cot when a token of the model's name (split at characters that are not letters or digits, case ignored) is one of r1, qwq, thinking, reasoner, reasoning, deepscaler, or1, openthinker, else short_cot; the warning rl.response_len_assumed says which and how it was read. No effect on {mean, max} or a weights list.
+   */
   response_style?: 'short_cot' | 'long_cot';
   /**
    * A frozen reference model's forward over the step's tokens (the KL term).
@@ -1430,9 +1433,9 @@ export interface RlSpec {
         reward?: number;
       };
   /**
-   * nccl: broadcast from trainer to engine ranks over the fabric joining them; checkpoint: through storage.
+   * nccl: gathered from the trainer's shards and broadcast from trainer to engine ranks over the fabric joining them; checkpoint: through storage; host: read from the host memory the trainer's shards are staged in, bucket by bucket (host-to-device by its owner, broadcast, reload, pipelined: MoonshotAI checkpoint-engine), at the slower of one device's system.host_link_GBps and the broadcast (NVLink in one scale-up domain, else a node's NICs capped by NVLink), rl.md; no host link: rl.host_sync_needs_host_link.
    */
-  weight_sync?: 'nccl' | 'checkpoint';
+  weight_sync?: 'nccl' | 'checkpoint' | 'host';
   /**
    * RL steps of a whole run (the rl.run block). Unit: steps.
    */
@@ -2628,7 +2631,7 @@ export interface RlResult {
    */
   weight_sync: {
     /**
-     * nccl or checkpoint.
+     * nccl, checkpoint or host.
      */
     method: string;
     /**
