@@ -21,6 +21,7 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "base/math.h"
 #include "base/units.h"
@@ -152,9 +153,9 @@ struct ResponsePrior {
 // Ai2's open-instruct Qwen2.5-7B GRPO-zero report (wandb ai2-llm/open_instruct_public, "Qwen2.5 7B
 // GRPO Fast Zero": val/sequence_lengths between 400 and 1,200 tokens over training) puts a 7B
 // policy's mean near a thousand tokens whatever the limit: the response is the model's and the
-// task's, and recipes raise the limit for the tail. A quarter of the limit below 4,096, at most
-// 1,024 tokens. Larger base models write longer (DAPO's
-// Qwen2.5-32B run, arXiv 2503.14476: a few thousand tokens under 20,480): under-predicted.
+// task's, and recipes raise the limit for the tail. A quarter of the limit up to a limit of 4,096,
+// 1,024 tokens above it. Larger base models write longer (DAPO's Qwen2.5-32B run, arXiv
+// 2503.14476: a few thousand tokens under 20,480): under-predicted.
 constexpr ResponsePrior kShortCotPrior{0.25, 1024};
 // long_cot, a model distilled or trained to reason at length: DeepScaleR (Luo et al. 2025,
 // "DeepScaleR: Surpassing O1-Preview with a 1.5B Model by Scaling RL", Agentica blog) measured
