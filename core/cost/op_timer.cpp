@@ -44,6 +44,13 @@ std::int64_t visited_keys(const Op& op) {
 // attention_layers/GptContextAttentionLayer.cc @a44c381: stridedBatchedGemm, invokeMaskedSoftMax,
 // stridedBatchedGemm; Hugging Face's eager attention: matmul, softmax, matmul). The mask is applied
 // to the finished product, so the whole square is computed: no causal block is skipped.
+// Around the three, the same layer runs three layout kernels, each a pass over the heads' rows:
+// one adds the QKV bias and splits the fused projection into per-head Q, K and V
+// (invokeAddFusedQKVBiasTranspose: reads and writes Q, K and V), one copies K and V into the
+// KV cache's layout (invokeTranspose4dBatchMajor: reads and writes K and V), and one merges the
+// heads of the attention output back into rows for the output projection (invokeTransposeQKV:
+// reads and writes the output). A fused prompt-attention kernel reads the fused projection and
+// writes the cache itself.
 OpCost unfused_prompt_attention(const OpContext& c, const Op& op) {
   const Precision p = attention_precision(c.math);
   const double e = c.act_bytes;
@@ -53,12 +60,21 @@ OpCost unfused_prompt_attention(const OpContext& c, const Op& op) {
   // Softmax: read and write each score (max, exponential, sum, scale: about 5 FLOPs each).
   const OpCost softmax =
       host_bound(elementwise_cost(*c.dev, Bytes(2.0 * scores * e), Flops(5.0 * scores)), c.launch);
+  // The layout kernels: q elements of Q (and of the output), kv of K (and of V) per layer.
+  const double q = d(op.batch) * d(op.m) * d(op.k);
+  const double kv = op.kv_heads > 0 ? d(op.sequences) * d(op.kv_heads) * d(op.m) * d(op.k) : q;
+  const OpCost split =
+      host_bound(elementwise_cost(*c.dev, Bytes(2.0 * e * (q + 2.0 * kv)), Flops(q + 2.0 * kv)), c.launch);
+  const OpCost cache = host_bound(elementwise_cost(*c.dev, Bytes(2.0 * e * 2.0 * kv), Flops(0)), c.launch);
+  const OpCost merge = host_bound(elementwise_cost(*c.dev, Bytes(2.0 * e * q), Flops(0)), c.launch);
   OpCost r;
-  r.flops = Flops(4.0 * d(op.batch) * d(op.m) * d(op.n) * d(op.k)) + softmax.flops;
-  r.hbm_bytes = qk.hbm_bytes + softmax.hbm_bytes + pv.hbm_bytes;
-  r.compute_time = qk.compute_time + softmax.compute_time + pv.compute_time;
-  r.memory_time = qk.memory_time + softmax.memory_time + pv.memory_time;
-  r.time = qk.time + softmax.time + pv.time;
+  r.flops = Flops(4.0 * d(op.batch) * d(op.m) * d(op.n) * d(op.k)) + softmax.flops + split.flops;
+  r.hbm_bytes =
+      qk.hbm_bytes + softmax.hbm_bytes + pv.hbm_bytes + split.hbm_bytes + cache.hbm_bytes + merge.hbm_bytes;
+  r.compute_time = qk.compute_time + softmax.compute_time + pv.compute_time + split.compute_time;
+  r.memory_time = qk.memory_time + softmax.memory_time + pv.memory_time + split.memory_time +
+                  cache.memory_time + merge.memory_time;
+  r.time = qk.time + softmax.time + pv.time + split.time + cache.time + merge.time;
   r.bound = r.compute_time > r.memory_time ? Bound::compute : Bound::memory;
   return r;
 }

@@ -277,6 +277,13 @@ struct SoftwareDefaults {
   //   FusedQKVMaskedAttentionDispatchParams, cpp/tensorrt_llm/common/attentionOp.cpp).
   // Training graphs are not changed by them.
   bool fused_residual_norm = false;
+  // - fused_attention_residual_norm: only the residual add after attention and the MLP's norm are
+  //   one kernel; the first norm of a layer and the final norm keep their own kernels
+  //   (FasterTransformer's GPT decoder: invokeGeneralLayerNorm, then after attention
+  //   invokeGeneralAddBiasResidualPreLayerNorm, then after the MLP invokeAddBiasResidual;
+  //   src/fastertransformer/models/multi_gpu_gpt/ParallelGptDecoder.cc, v5.0 onwards, and the
+  //   context decoder beside it). Implied by fused_residual_norm.
+  bool fused_attention_residual_norm = false;
   bool rope_in_attention = false;
   // Inference: prompt attention (the context phase's QK^T and PV) runs in fp8 at the device's fp8
   // rate when the KV cache is fp8 and the weights are 8 bits or fewer (TensorRT-LLM's FP8 context
@@ -287,9 +294,10 @@ struct SoftwareDefaults {
   bool fp8_context_attention = false;
   // Inference: prompt attention runs unfused, as three kernels that keep the score matrix in HBM
   // (a batched QK^T GEMM writing every score of the full square, a masked softmax reading and
-  // writing them, a batched PV GEMM reading them): FasterTransformer's GPT context phase up to
-  // v5.0 (GptContextAttentionLayer.cc) and Hugging Face's and Megatron-LM's eager attention. The
-  // training kernel (attention) is a separate choice. Decode attention is unchanged.
+  // writing them, a batched PV GEMM reading them), between three layout kernels (QKV bias and head
+  // split, K and V into the cache's layout, heads merged back; cost/op_timer.cpp): FasterTransformer's GPT
+  // context phase up to v5.0 (GptContextAttentionLayer.cc) and Hugging Face's and Megatron-LM's eager
+  // attention. The training kernel (attention) is a separate choice. Decode attention is unchanged.
   bool unfused_context_attention = false;
   // Inference: the kernels of block-scaled FP8 GEMMs on a device without block-scaled tensor-core
   // instructions (BlockFp8Gemm). Default cutlass: TensorRT-LLM's only MoE backend for FP8

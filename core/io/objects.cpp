@@ -324,6 +324,7 @@ void add_kernels(Fields<SoftwareDefaults>& t) {
   t.custom("unfused_elementwise", array_of(choice<ElementwiseOp>(), 1, 6).json(), read_unfused_elementwise,
            write_unfused_elementwise);
   t.boolean("fused_residual_norm", AT(fused_residual_norm)).def();
+  t.boolean("fused_attention_residual_norm", AT(fused_attention_residual_norm)).def();
   t.boolean("rope_in_attention", AT(rope_in_attention)).def();
   t.boolean("fp8_context_attention", AT(fp8_context_attention)).def();
   t.boolean("unfused_context_attention", AT(unfused_context_attention)).def();

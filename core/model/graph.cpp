@@ -536,7 +536,8 @@ void unfuse_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
 void fuse_neighbours(std::vector<Op>& ops, const LayerShape& s) {
   for (Op& o : ops) {
     const std::string_view name = o.name;
-    if (s.fused_residual_norm && (name == "norm_attn" || name == "norm_mlp" || name == "final_norm")) {
+    const bool fused = s.fused_residual_norm && (name == "norm_attn" || name == "final_norm");
+    if (fused || ((s.fused_residual_norm || s.fused_attention_residual_norm) && name == "norm_mlp")) {
       o.bytes *= 0.5;
       o.kernels = 0.0;
     }
@@ -581,7 +582,7 @@ void finish_elementwise(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
   quantise_saved_inputs(ops, s);
   if (s.unfused_elementwise != 0)
     unfuse_elementwise(ops, m, s);
-  else if (!s.loss && (s.fused_residual_norm || s.rope_in_attention))
+  else if (!s.loss && (s.fused_residual_norm || s.fused_attention_residual_norm || s.rope_in_attention))
     fuse_neighbours(ops, s);
 }
 

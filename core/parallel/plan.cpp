@@ -389,6 +389,7 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   shape.unfused_elementwise =
       s.system.software.fused_elementwise ? s.system.software.unfused_elementwise : kAllElementwise;
   shape.fused_residual_norm = s.system.software.fused_residual_norm;
+  shape.fused_attention_residual_norm = s.system.software.fused_attention_residual_norm;
   shape.rope_in_attention = s.system.software.rope_in_attention;
   return shape;
 }

@@ -535,6 +535,42 @@ TEST(Graph, FusedNeighboursInInference) {
   EXPECT_GT(find(train, "rope").bytes, 0.0);
 }
 
+// FasterTransformer's GPT layer (ParallelGptDecoder.cc; v4.0's open_decoder.h the same): a layer
+// norm, attention, one kernel that adds the output bias and the residual and normalises for the
+// MLP, the MLP, and the bias + residual add. Only the norm after attention is absorbed (its
+// kernel gone, of its 2e bytes per element the output write e left); the layer's first norm and
+// the final norm keep theirs. GPT-3 175B (hidden 12288), one decoding token: the MLP norm reads
+// and writes 12288 x 2 bytes, 49,152 B, of which 24,576 are left.
+TEST(Graph, FasterTransformerFusesOnlyTheNormAfterAttention) {
+  const ModelSpec m = preset("gpt3-175b");
+  // The layer's operators with the two flags (attention-only fusion, every norm fused).
+  const auto ops = [&](bool after_attention, bool every, SeqGroup g, bool loss) {
+    LayerShape s;
+    s.group = g;
+    s.loss = loss;
+    s.fused_attention_residual_norm = after_attention;
+    s.fused_residual_norm = every;
+    return layer_forward_ops(m, s);
+  };
+  const auto kernels = [](const std::vector<Op>& v) {
+    double k = 0;
+    for (const Op& o : v)
+      if (o.kind == OpKind::elementwise) k += o.kernels;
+    return k;
+  };
+  const SeqGroup decode{1, 1, 1000};
+  const std::vector<Op> plain = ops(false, false, decode, false), ft = ops(true, false, decode, false);
+  EXPECT_DOUBLE_EQ(find(plain, "norm_mlp").bytes, 49152.0);
+  EXPECT_DOUBLE_EQ(find(ft, "norm_mlp").bytes, 24576.0);
+  EXPECT_DOUBLE_EQ(find(ft, "norm_mlp").kernels, 0.0);
+  EXPECT_DOUBLE_EQ(find(ft, "norm_attn").kernels, 1.0);
+  EXPECT_DOUBLE_EQ(find(ft, "norm_attn").bytes, find(plain, "norm_attn").bytes);
+  EXPECT_DOUBLE_EQ(kernels(plain) - kernels(ft), 1.0);
+  // fused_residual_norm implies it; training graphs keep the kernel.
+  EXPECT_DOUBLE_EQ(find(ops(false, true, decode, false), "norm_mlp").kernels, 0.0);
+  EXPECT_DOUBLE_EQ(find(ops(true, false, SeqGroup{1, 2048, 2048}, true), "norm_mlp").kernels, 1.0);
+}
+
 TEST(Graph, UnfusedElementwiseOperatorsAreChainsOfPrimitives) {
   ModelSpec m = preset("llama3-8b");
   LayerShape s;

@@ -823,6 +823,10 @@ export interface SoftwareSpec {
    */
   fused_residual_norm?: boolean;
   /**
+   * Inference: only the residual add after attention and the MLP's normalisation run as one kernel; a layer's first norm and the final norm keep their own kernels (FasterTransformer's GPT decoder: layer norm, attention, add-bias-residual-pre-layer-norm, MLP, add-bias-residual). Implied by fused_residual_norm; needs fused_elementwise; training graphs are unchanged.
+   */
+  fused_attention_residual_norm?: boolean;
+  /**
    * Inference: for decoding sequences the attention kernel applies the rotary embedding (with the QKV bias and the KV-cache write), so it has no kernel of its own; prompt tokens keep the kernel that rotates them and writes the cache (TensorRT-LLM's gpt_attention). Needs fused_elementwise; training graphs are unchanged.
    */
   rope_in_attention?: boolean;
@@ -831,7 +835,7 @@ export interface SoftwareSpec {
    */
   fp8_context_attention?: boolean;
   /**
-   * Inference: prompt attention runs unfused, three kernels that keep the score matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a batched PV GEMM): FasterTransformer's GPT context phase up to v5.0, Hugging Face's and Megatron-LM's eager attention. Decode attention and training (see attention) are unchanged.
+   * Inference: prompt attention runs unfused, three kernels that keep the score matrix in HBM (a batched QK^T GEMM over the full square, a masked softmax, a batched PV GEMM) between three layout kernels (QKV bias and head split, K and V into the cache's layout, heads merged back): FasterTransformer's GPT context phase up to v5.0, Hugging Face's and Megatron-LM's eager attention. Decode attention and training (see attention) are unchanged.
    */
   unfused_context_attention?: boolean;
   /**
