@@ -26,6 +26,9 @@ OpCost gemm(const OpContext& c, std::int64_t m, std::int64_t n, std::int64_t k, 
     r.time = r.time * cutlass_block_fp8_factor(m);
     r.efficiency = r.flops.value / (r.time.value * math_rate(*c.dev, c.math).rate.value);
   }
+  // Only the GEMMs with 4-bit weights (the 16-bit LM head is not quantised).
+  if (c.fp4_weight_dequant && b_bytes < 1.0)
+    r = with_fp4_weight_dequant(*c.dev, MatmulShape{m, n, k, batch}, c.math, c.matmul_rate_share, r);
   return r;
 }
 

@@ -71,6 +71,10 @@ struct OpContext {
   // InferenceWorkload::fp8_block_scaled, SoftwareDefaults::block_fp8_gemm): every GEMM with fp8
   // weights takes cutlass_block_fp8_factor(rows) times the roofline's time.
   bool cutlass_block_fp8 = false;
+  // Weight-only 4-bit float GEMMs (fp4 weights, 16-bit math, InferenceWorkload::
+  // activation_precision) on a device without fp4 units: the weights are converted on the CUDA
+  // cores in the kernel's main loop (with_fp4_weight_dequant, cost/roofline.h).
+  bool fp4_weight_dequant = false;
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };

@@ -36,6 +36,32 @@ double cutlass_block_fp8_factor(std::int64_t m) {
   return kTable.back().second;
 }
 
+OpCost with_fp4_weight_dequant(const DeviceSpec& d, const MatmulShape& s, Precision math, double rate_share,
+                               OpCost r) {
+  if (d.vector_peak.value <= 0) return r;
+  constexpr double kInstructionsPerWeight = 21.0 / 8.0;
+  const double rows = static_cast<double>(std::max<std::int64_t>(1, s.m));
+  const double block_m = std::clamp(std::exp2(std::ceil(std::log2(rows))), 16.0, 128.0);
+  const double row_tiles = std::ceil(rows / block_m);
+  const double weights = static_cast<double>(s.n) * static_cast<double>(s.k) * static_cast<double>(s.batch);
+  const double integer_rate = d.vector_peak.value / 4.0;
+  const double dequant = weights * row_tiles * kInstructionsPerWeight / integer_rate;
+  // The same warps then issue the multiply-adds of their row tiles (rows padded to block_m).
+  const MathRate mr = math_rate(d, math);
+  const double eff =
+      is_narrow(mr.used) && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
+  const double peak = mr.rate.value * eff * d.sustained_ratio * rate_share;
+  const double mma_flops = 2.0 * row_tiles * block_m * weights;
+  const Seconds path(dequant + (peak > 0 ? mma_flops / peak : 0.0));
+  if (path <= r.compute_time) return r;
+  r.compute_time = path;
+  const Seconds roof = max(r.compute_time, max(r.l2_time, r.memory_time));
+  r.bound = roof == r.compute_time ? Bound::compute : (roof == r.memory_time ? Bound::memory : Bound::l2);
+  r.time = roof + d.kernel_overhead;
+  r.efficiency = r.flops.value / (r.time.value * mr.rate.value);
+  return r;
+}
+
 OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, double in_bytes,
                    double weight_bytes, double out_bytes, double rate_share) {
   OpCost c;

@@ -61,6 +61,26 @@ OpCost elementwise_cost(const DeviceSpec& d, Bytes bytes, Flops flops);
 // beyond.
 double cutlass_block_fp8_factor(std::int64_t m);
 
+// A weight-only GEMM with 4-bit float weights (MXFP4 weights, 16-bit activations: W4A16) on a
+// device without fp4 units, from its roofline cost `r`: the weights are converted to bf16 on the
+// CUDA cores in the kernel's main loop, for every weight tile and every row tile that reads it,
+// as Triton's MoE kernel does (triton_kernels matmul_ogs: TensorRT-LLM's and vLLM's gpt-oss MoE
+// backend on Hopper). Per 8 weights the e2m1 -> bf16 conversion is 17 integer instructions
+// (Triton's NVIDIA backend, FP4ToBP16Ptx in third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/
+// Fp4ToFpOpToLLVM.cpp: 2 masks, 3 shifts, 10 byte permutes and 2 ors; Hopper has no
+// conversion instruction for e2m1) and 4 packed bf16x2 multiplies apply the E8M0 block scale:
+// 21 / 8 instructions per weight, issued at the integer pipe's rate, 64 lanes per SM and clock
+// against 128 FP32 lanes (CUDA C++ Programming Guide, "Arithmetic Instructions" throughput
+// table, compute capability 8.x-9.0: 32-bit bitwise and shift 64, FP32 multiply-add 128), so a
+// quarter of the device's FP32 FLOP rate (two FLOPs per multiply-add). Row tiles: triton_kernels'
+// default block_m, max(16, min(next_pow2(rows), 128)) (matmul_ogs_details/opt_flags.py), so every
+// 128 rows beyond the first convert the weights again. The warps that convert also issue the
+// multiply-adds of the rows present (no warp specialisation): the compute path is the conversion
+// plus the row tiles' FLOPs at the achievable rate, when longer than the roofline's; loads of the next
+// stage overlap it. Shared-memory round trips and address arithmetic are left out: a lower bound.
+OpCost with_fp4_weight_dequant(const DeviceSpec& d, const MatmulShape& s, Precision math, double rate_share,
+                               OpCost r);
+
 // The device's achievable rate for `math` (falls back to the next wider format the device
 // supports, e.g. fp8 on an A100 runs at fp16 rate), and whether it fell back.
 struct MathRate {

@@ -120,7 +120,7 @@ struct NetworkTier {
   }
 };
 
-OPTIMUS_ENUM(MoeDispatcher, alltoall, deepep);
+OPTIMUS_ENUM(MoeDispatcher, alltoall, deepep, allgather);
 
 // The kernels an inference runtime runs block-scaled FP8 GEMMs with (inference.fp8_block_scaled)
 // on a device whose tensor cores take no block scales (Hopper): DeepGEMM (deepseek-ai/DeepGEMM,
@@ -178,6 +178,11 @@ struct SoftwareDefaults {
   // MoE token dispatcher: Megatron-Core's all-to-all (every routed copy of a token crosses the
   // network to its expert's rank) or DeepEP / HybridEP ("flex"; DeepSeek's DeepEP README): a token
   // crosses the scale-out network once per destination node and is forwarded over NVLink there.
+  // allgather (inference under attention data parallelism): every rank of the expert group
+  // gathers all the group's tokens before its experts and reduce-scatters their outputs after
+  // (TensorRT-LLM's PyTorch backend, tensorrt_llm/_torch/modules/fused_moe: "enable_alltoall:
+  // whether to enable alltoall instead of allgather/reducescatter", which it enables only on a
+  // multi-node NVLink domain, MnnvlMemory.supports_mnnvl(), with more ep ranks than top_k).
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   // Host time per operator a training framework issues (Python, PyTorch dispatch and Transformer
   // Engine around each kernel; an expert GEMM counts once per local expert, as TE's GroupedLinear

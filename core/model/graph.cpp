@@ -203,7 +203,15 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   elementwise(ops, "moe_permute", OpRole::moe_permute, 2.0 * e * routed, 0.0);
   const double sent = (local_tokens ? routed : routed / ep) * e;
   const bool exchange = s.ep > 1 && (local_tokens || s.ep > s.tp);
-  if (exchange) comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all, sent).copies = k;
+  // An all-gather exchange (LayerShape::moe_allgather) moves every token of the group, not its
+  // routed copies: each rank gathers ep x its tokens before the experts and reduce-scatters the
+  // experts' partial sums of all of them after (the collectives' size is the gathered tensor).
+  const bool allgather = exchange && s.moe_allgather;
+  const double gathered = tokens_in * ep * h * e;
+  if (allgather)
+    comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
+  else if (exchange)
+    comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all, sent).copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
   Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);
   up.batch = active;
@@ -231,7 +239,10 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   if (s.etp > 1 && local_tokens)
     comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce,
          (s.gather_before_routing ? tokens_in * etp : received) * h * e);
-  if (exchange) comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
+  if (allgather)
+    comm(ops, "ep_reducescatter", CommGroup::ep, Collective::reduce_scatter, gathered);
+  else if (exchange)
+    comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
   Op& un =
       elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);

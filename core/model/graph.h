@@ -150,6 +150,10 @@ struct LayerShape {
   // ranks gather each other's tokens before the router and reduce-scatter after the experts
   // (SGLang's DP attention with MoE TP), one copy per token rather than per routed copy.
   bool gather_before_routing = false;
+  // Inference with attention data parallelism and whole experts (tp 1, etp 1) whose runtime
+  // exchanges tokens by all-gather and reduce-scatter instead of an all-to-all
+  // (MoeDispatcher::allgather).
+  bool moe_allgather = false;
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;

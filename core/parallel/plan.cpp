@@ -381,6 +381,8 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   LayerShape shape = param_shape(p, position_rows);
   shape.etp = inference_expert_tp(p);
   shape.gather_before_routing = p.tp == 1 && shape.etp > 1;
+  shape.moe_allgather = s.system.software.moe_dispatcher == MoeDispatcher::allgather &&
+                        attention_data_parallel(p) && shape.etp == 1;
   shape.sequence_parallel = false;
   shape.attention = AttentionKernel::flash;
   const auto& w = *s.inference;

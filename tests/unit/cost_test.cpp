@@ -334,6 +334,38 @@ TEST(Collective, MeasuredTableIsInterpolated) {
   EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(1e7), 8, t).value, 2.0 * 7 / 8 * 1e7 / 55e9, 1e-12);
 }
 
+// The CUDA-core conversion of 4-bit float weights in a W4A16 GEMM, by hand on a device with a
+// 64 TFLOP/s FP32 rate (16 T integer instructions per second), 1000 TFLOP/s bf16 at efficiency 1,
+// no overhead: 21 / 8 instructions per weight per 128-row tile, then the row tiles' multiply-adds
+// (rows padded to a power of two between 16 and 128).
+TEST(Roofline, Fp4WeightDequantConvertsEachWeightOncePerRowTile) {
+  DeviceSpec d;
+  d.peak[static_cast<std::size_t>(Precision::bf16)] = FlopRate(1000e12);
+  d.vector_peak = FlopRate(64e12);
+  d.matmul_efficiency = 1.0;
+  d.sustained_ratio = 1.0;
+  d.kernel_overhead = Seconds(0);
+  const auto path = [&](std::int64_t m, double memory_s) {
+    OpCost r;
+    r.flops = Flops(2.0 * double(m) * 4096 * 4096);
+    r.memory_time = Seconds(memory_s);
+    r.time = r.memory_time;
+    r.bound = Bound::memory;
+    return with_fp4_weight_dequant(d, {m, 4096, 4096, 1}, Precision::bf16, 1.0, r);
+  };
+  const double weights = 4096.0 * 4096.0, convert = weights * 21.0 / 8.0 / 16e12;
+  // One row: a 16-row tile, the conversion and 16 rows of bf16 math.
+  EXPECT_NEAR(path(1, 1e-9).time.value, convert + 2.0 * 16 * weights / 1000e12, 1e-12);
+  EXPECT_EQ(path(1, 1e-9).bound, Bound::compute);
+  // 100 rows: one 128-row tile; 300 rows: three, each converting the weights again.
+  EXPECT_NEAR(path(100, 1e-9).time.value, convert + 2.0 * 128 * weights / 1000e12, 1e-12);
+  EXPECT_NEAR(path(300, 1e-9).time.value, 3.0 * convert + 2.0 * 384 * weights / 1000e12, 1e-12);
+  // A longer memory roof stands.
+  const OpCost slow = path(1, 1.0);
+  EXPECT_DOUBLE_EQ(slow.time.value, 1.0);
+  EXPECT_EQ(slow.bound, Bound::memory);
+}
+
 // DeepGEMM's README speedups over a CUTLASS 3.6 implementation, per row count (hand-averaged
 // from its table: 64 rows 10.7 / 6, 128 rows 10.6 / 6, masked 256 (1.1 + 1.2) / 2, ...), and
 // linear in log2(rows) between the table's row counts.

@@ -430,6 +430,32 @@ TEST(DeepSeekV3, NoAllToAllWhereTheTensorParallelRanksShareTheTokens) {
   EXPECT_TRUE(has(ops_for(4, 8), "ep_dispatch"));
 }
 
+// Attention data parallelism under an all-gather exchange (LayerShape::moe_allgather, TensorRT-LLM's
+// PyTorch backend without a multi-node NVLink domain): 64 decoding tokens per rank, ep 8, bf16.
+// Every rank gathers the group's 8 x 64 tokens (the collective's size is the gathered tensor,
+// 512 x 7168 x 2 bytes) and reduce-scatters as much after the experts, in place of the two
+// all-to-alls of the routed copies; the experts see the same rows either way.
+TEST(DeepSeekV3, AllGatherExchangeMovesEveryTokenOfTheGroup) {
+  const ModelSpec m = preset("deepseek-v3");
+  LayerShape s;
+  s.group = SeqGroup{64, 1, 1000};
+  s.ep = 8;
+  std::vector<Op> a2a, ag;
+  layer_forward_ops(m, s, kind_of(true, false), a2a);
+  s.moe_allgather = true;
+  layer_forward_ops(m, s, kind_of(true, false), ag);
+  const Op& gather = find(ag, "ep_allgather");
+  EXPECT_EQ(gather.comm, Collective::all_gather);
+  EXPECT_EQ(gather.group, CommGroup::ep);
+  EXPECT_DOUBLE_EQ(gather.comm_bytes, 8.0 * 64 * 7168 * 2);
+  const Op& scatter = find(ag, "ep_reducescatter");
+  EXPECT_EQ(scatter.comm, Collective::reduce_scatter);
+  EXPECT_DOUBLE_EQ(scatter.comm_bytes, 8.0 * 64 * 7168 * 2);
+  for (const Op& o : ag) EXPECT_NE(o.comm, Collective::all_to_all) << o.name;
+  EXPECT_DOUBLE_EQ(find(ag, "expert_up").model_flops, find(a2a, "expert_up").model_flops);
+  EXPECT_EQ(find(ag, "expert_up").m, find(a2a, "expert_up").m);
+}
+
 // Redundant expert slots spread a rank's rows over more local experts (LayerShape::expert_slots), and
 // with attention data parallelism and tensor-parallel experts the etp ranks exchange the tokens
 // once each, not their routed copies (LayerShape::gather_before_routing).

@@ -677,8 +677,10 @@ TEST(Software, BlockScaledFp8OnHopperTakesTheCutlassKernelsTime) {
 // Weight-only MXFP4 (gpt-oss's experts on Hopper under TensorRT-LLM's Triton MoE backend: MXFP4
 // weights, BF16 activations): the weights are held and read at mxfp4 size (0.5 + 1/32 bytes) and
 // the math runs at the bf16 rate, without a precision fallback. An 8192-token prompt on one H100 is
-// compute-bound, so it takes bf16's time (half fp8's rate: about 1.4x the mxfp4-at-fp8 prompt,
-// attention unchanged); one decode token is bound by reading the weights, a quarter of bf16's bytes
+// compute-bound: bf16's multiply-adds plus the conversion of every weight on the CUDA cores once
+// per 128-row tile (with_fp4_weight_dequant), so it takes longer than the bf16 model's prompt
+// (triton-lang/triton PR #11361 on H100: "Large M remains a speed/memory tradeoff" against a cast
+// and a dense GEMM); one decode token is bound by reading the weights, a quarter of bf16's bytes
 // for the experts. Activations narrower than the weights are refused.
 TEST(Software, WeightOnlyMxfp4ReadsFourBitWeightsAndMultipliesAtTheBf16Rate) {
   const auto run = [](const char* precision, const char* activation) {
@@ -704,7 +706,7 @@ TEST(Software, WeightOnlyMxfp4ReadsFourBitWeightsAndMultipliesAtTheBf16Rate) {
   EXPECT_LT(weights(w4a16), 0.35 * weights(bf16));
   const auto ttft = [](const json& p) { return p["inference"]["ttft_s"].get<double>(); };
   const auto tpot = [](const json& p) { return p["inference"]["tpot_s"].get<double>(); };
-  EXPECT_NEAR(ttft(w4a16) / ttft(bf16), 1.0, 0.03);
+  EXPECT_GT(ttft(w4a16), 1.1 * ttft(bf16));
   EXPECT_GT(ttft(w4a16), 1.3 * ttft(fp4));
   EXPECT_LT(tpot(w4a16), 0.75 * tpot(bf16));
   json bad = run("bf16", "fp8");

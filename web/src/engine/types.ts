@@ -793,9 +793,9 @@ export interface SoftwareSpec {
    */
   inference_matmul_share?: number;
   /**
-   * MoE token dispatcher: alltoall (every routed copy crosses the network) or deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink).
+   * MoE token dispatcher: alltoall (every routed copy crosses the network), deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink) or allgather (inference with attention data parallelism and whole experts: each rank all-gathers the expert group's tokens before the experts and reduce-scatters their outputs, as TensorRT-LLM's PyTorch backend does without a multi-node NVLink domain; elsewhere as alltoall).
    */
-  moe_dispatcher?: 'alltoall' | 'deepep';
+  moe_dispatcher?: 'alltoall' | 'deepep' | 'allgather';
   /**
    * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
    */
@@ -1072,7 +1072,7 @@ export interface InferenceSpec {
    */
   fp8_block_scaled?: boolean;
   /**
-   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). Default: precision. Error inference.activation_precision_narrower_than_weights when narrower than precision.
+   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). fp4 weights (mxfp4, nvfp4, fp4) under 16-bit math on a device without fp4 units are converted on the CUDA cores once per 128-row tile (21 / 8 integer instructions per weight at a quarter of the FP32 rate). Default: precision. Error inference.activation_precision_narrower_than_weights when narrower than precision.
    */
   activation_precision?:
     'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
