@@ -275,10 +275,12 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     if (auto err = check_serving(ro)) return rollout_error(*err);
     return ro;
   }
-  // tp chosen: the smallest power of two within a scale-up domain whose replica holds the
-  // longest response (engines are sized the same way: the least tensor parallelism that fits).
+  // tp chosen: the smallest power of two whose replica holds the longest response; run_rollout
+  // then doubles it while the rollout gets faster. Past a scale-up domain when none within one
+  // holds it (DeepSeek-V3 at 8 bits on 80 GB devices: SGLang's two-node tp 16 engines,
+  // docs.sglang.ai, DeepSeek usage guide).
   std::optional<Error> last;
-  for (std::int64_t tp = 1; tp <= std::min(pool, s.system.scale_up.domain_size); tp *= 2) {
+  for (std::int64_t tp = 1; tp <= pool; tp *= 2) {
     if (pool % (tp * rl.rollout.pp) != 0) continue;
     Scenario ro = rollout_at(s, tp);
     if (rl.rollout.dp > 0 && tp * rl.rollout.pp * rl.rollout.dp != pool) continue;
@@ -287,9 +289,9 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     last = err;
   }
   if (last) return rollout_error(*last);
-  return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
-                    "no rollout tensor parallelism within a scale-up domain divides the pool of " +
-                        std::to_string(pool) + " devices");
+  return make_error(
+      "rl.rollout_layout_mismatch", "/rl/rollout",
+      "no power-of-two rollout tensor parallelism divides the pool of " + std::to_string(pool) + " devices");
 }
 
 namespace {
@@ -554,6 +556,16 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
   s.rl->train.dp = 0;
   auto t = rl_train_scenario(s, s.model);
   if (!t) return t.error();
+  // The searched layouts pad the packed sequence to their own multiple (2 cp x tp under sequence
+  // parallelism: train_scenario_on), which the layout chosen gets when it is predicted; the search
+  // itself sees one length for all, rounded up to a multiple of every tp x 2 cp up to 128 (a
+  // 3,837-token mean sequence would otherwise rule out every tp > 1 and cp > 1, leaving a
+  // 671B MoE no layout). Megatron pads sequences to tp x 2 cp the same way (its
+  // get_batch_on_this_cp_rank splits a sequence into 2 cp chunks).
+  constexpr std::int64_t kSearchQuantum = 128;
+  Scenario searched = *t;
+  searched.training->seq_len =
+      (searched.training->seq_len + kSearchQuantum - 1) / kSearchQuantum * kSearchQuantum;
   SearchOptions o;
   o.top = 1;
   o.mode = SearchMode::training;
@@ -561,7 +573,7 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
   f.micro_batch = 1;
   f.interleave = 1;
   f.zero_stage = 1;
-  auto res = search_layouts(*t, f, o);
+  auto res = search_layouts(searched, f, o);
   if (!res) {
     Error e = res.error();
     e.path = "/rl/train";
@@ -613,6 +625,25 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   if (!ro) return ro.error();
   auto served = predict(*ro);
   if (!served) return rollout_error(served.error());
+  if (s.rl->rollout.tp == 0) {
+    // tp chosen: the smallest that holds the longest response can leave an engine too little
+    // KV memory for its running batch (a 32B model at tp 1 on an 80 GB device: 8 running
+    // sequences and hundreds of preemptions). vLLM's optimization guide (docs.vllm.ai,
+    // configuration/optimization, "Preemption"): when requests are preempted for KV space,
+    // raise tensor_parallel_size. So tp is doubled while the engine preempts and the wider one
+    // is faster; an engine that does not preempt keeps the smallest tp (the search,
+    // rl_search.cpp, ranks every tp).
+    for (std::int64_t tp = ro->parallel.tp * 2; tp <= rollout_pool(s); tp *= 2) {
+      if (served->serving->preemptions == 0 || s.rl->rollout.dp > 0) break;  // a stated dp fixes tp
+      if (rollout_pool(s) % (tp * s.rl->rollout.pp) != 0) break;
+      Scenario wider = rollout_at(s, tp);
+      if (check_serving(wider)) break;
+      auto next = predict(wider);
+      if (!next || !(next->serving->duration_s < served->serving->duration_s)) break;
+      ro = std::move(wider);
+      served = std::move(next);
+    }
+  }
   const ServingPrediction& sv = *served->serving;
   out.rollout_plan = ro->parallel;
   out.rollout_devices = ro->num_devices;

@@ -36,17 +36,18 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   RlSearchResult res;
   std::map<std::string, std::int64_t> rejected;
   const double rate = usd_per_device_hour(s.economics, s.system.device.power.price_usd);
+  // Returns whether the rollout engine held the model (whatever became of the trainer).
   const auto evaluate = [&](Scenario c) {
     ++res.evaluated;
     c.rl->train_steps = 0;
     auto p = predict_rl(c);
     if (!p) {
       ++rejected[p.error().code];
-      return;
+      return p.error().code != "rl.rollout_does_not_fit";
     }
     if (!p->train_memory.fits) {
       ++rejected["memory.does_not_fit"];
-      return;
+      return true;
     }
     ++res.feasible;
     RlCandidate cand;
@@ -59,13 +60,18 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     cand.cost_per_step_usd = p->step_time_s * d(s.num_devices) / 3600.0 * rate;
     cand.prediction = std::move(*p);
     res.best.push_back(std::move(cand));
+    return true;
   };
+  // Every tp within a scale-up domain; past it (engines over several nodes, as DeepSeek-V3 needs
+  // on 80 GB devices) only until one engine holds the model.
   const auto with_tps = [&](Scenario c, std::int64_t pool) {
-    for (std::int64_t tp = 1; tp <= std::min(pool, s.system.scale_up.domain_size); tp *= 2) {
+    bool held = false;
+    for (std::int64_t tp = 1; tp <= pool; tp *= 2) {
+      if (tp > s.system.scale_up.domain_size && held) break;
       if (pool % (tp * c.rl->rollout.pp) != 0) continue;
       c.rl->rollout.tp = tp;
       c.rl->rollout.dp = 0;
-      evaluate(c);
+      held = evaluate(c) || held;
     }
   };
   Scenario base = s;

@@ -1,0 +1,353 @@
+// RL post-training at scale (issue 40): published-style jobs as a scorer would write them from a
+// paper or a blog (8B to 671B, dense and MoE, H100, H800 and GB200, colocated and split, sync and
+// staleness 1, explicit layouts and train "auto"). Every one must predict, and each phase must sit
+// within hand-computed bounds, not the engine's own outputs pasted in:
+// - rollout: the decode step implied by the run (running batch x engines / output tokens per s)
+//   against a memory-bandwidth back-of-envelope: (weights the step touches + the running batch's
+//   KV cache) / (engine devices x HBM bandwidth x 0.8). The weights touched of an MoE layer are
+//   the experts any of the step's tokens routes to: 1 - (1 - k / E)^tokens of them (uniform
+//   routing). Bound: 0.5x to 2.5x for a dense engine within one node, 3.5x for an MoE one, 4x for
+//   an engine over several nodes (its all-reduces cross the NIC, which the back-of-envelope leaves
+//   out). The implied step is token-weighted (steps at a large batch emit more tokens) while the
+//   batch is time-weighted, so the implied step sits above the back-of-envelope at the mean batch,
+//   the more so where the step grows faster with the batch: an MoE's experts touched (DeepSeek-V3
+//   at tp 4 on GB200: 16.5 ms a token at a batch of 11 in the engine's own inference predict,
+//   26 ms implied by the rollout whose batch runs from 64 down to 1).
+// - train: 6 x active parameters x tokens (x 4/3 under full recompute) / (devices x peak x MFU),
+//   the update inside MFU 0.07-0.6 (MoE trainers run at 0.1-0.3, dense at 0.3-0.5; a pipeline
+//   with few packed micro-batches per rank lower still).
+// - weight sync: at least the policy's bytes over one device's link (NVLink inside one domain,
+//   else the NIC), at most 3x that plus a second (the gather of the trainer's shards comes first).
+// - tokens: the step's responses x (mean prompt + mean response) within 10% (the simulator draws
+//   the lengths), the means as given or the priors of docs/rl.md (a fifth of a prompt limit, a
+//   quarter of a response limit up to 2,048 tokens).
+// - the step: colocated, the sum of its phases; split with staleness 1, the slower side plus sync.
+// Model constants from the presets' configs (Hugging Face config.json, counted by hand below).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "io/api.h"
+
+namespace rl_scale_test {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct ModelFacts {
+  const char* id;
+  double total, active, non_expert;  // parameters
+  double experts, top_k;             // routed experts per MoE layer, per token (0: dense)
+  double kv_bytes;                   // KV cache per token at 16 bits
+};
+// qwen3-8b: 36 x (attention 4096^2 x 2 + 2 x 4096 x 1024, MLP 3 x 4096 x 12288) + 2 x 151936 x
+// 4096 = 8.19e9; KV 36 x 2 x 8 x 128 x 2 B. llama3.1-8b: 8.03e9 (Meta's card); KV 32 layers x 8
+// heads. qwen3-32b: 64 x (2 x 5120 x 8192 + 2 x 5120 x 1024 + 3 x 5120 x 25600) + 2 x 151936 x 5120
+// = 32.8e9. qwen3-30b-a3b: 48 layers x 128 experts x 3 x 2048 x 768 = 29.0e9 in experts of 30.5e9,
+// 3.3e9 active; KV 48 x 2 x 4 x 128 x 2 B. qwen3-235b-a22b: 94 x 128 x 3 x 4096 x 1536 = 227e9 in
+// experts of 235e9, 22e9 active; KV 94 layers x 4 heads. deepseek-v3: 58 MoE layers x 256 x 3 x
+// 7168 x 2048 = 654e9 in routed experts of 671e9, 37e9 active; MLA KV 61 x (512 + 64) x 2 B.
+constexpr ModelFacts kModels[] = {
+    {"qwen3-8b", 8.19e9, 8.19e9, 8.19e9, 0, 0, 36 * 2 * 8 * 128 * 2},
+    {"llama3.1-8b", 8.03e9, 8.03e9, 8.03e9, 0, 0, 32 * 2 * 8 * 128 * 2},
+    {"qwen3-32b", 32.8e9, 32.8e9, 32.8e9, 0, 0, 64 * 2 * 8 * 128 * 2},
+    {"qwen3-30b-a3b", 30.5e9, 3.3e9, 1.5e9, 128, 8, 48 * 2 * 4 * 128 * 2},
+    {"qwen3-235b-a22b", 235e9, 22e9, 8e9, 128, 8, 94 * 2 * 4 * 128 * 2},
+    {"deepseek-v3", 671e9, 37e9, 17e9, 256, 8, 61 * 576 * 2},
+};
+struct SystemFacts {
+  const char* id;
+  double hbm_bw, peak_bf16, nic, nvlink;  // per device, bytes/s and FLOP/s
+  int node, domain;
+};
+// presets/devices: H100 and H800 3.35 TB/s HBM3 and 989 TFLOPS dense bf16; GB200 8 TB/s and 2.5
+// PFLOPS. presets/systems: 400 Gb/s (50 GB/s) NIC per GPU; NVLink 450 GB/s per direction (H100),
+// 200 (H800's export limit), 900 (NVL72, one 72-GPU domain of 4-GPU trays).
+constexpr SystemFacts kSystems[] = {
+    {"dgx-h100", 3.35e12, 989e12, 50e9, 450e9, 8, 8},
+    {"hgx-h800", 3.35e12, 989e12, 50e9, 200e9, 8, 8},
+    {"gb200-nvl72", 8e12, 2500e12, 50e9, 900e9, 4, 72},
+};
+
+const ModelFacts& model_of(const std::string& id) {
+  for (const auto& m : kModels)
+    if (id == m.id) return m;
+  throw std::runtime_error("no facts for " + id);
+}
+const SystemFacts& system_of(const std::string& id) {
+  for (const auto& s : kSystems)
+    if (id == s.id) return s;
+  throw std::runtime_error("no facts for " + id);
+}
+
+json job(const char* model, const char* system, int devices, const json& rl) {
+  return {{"model", model}, {"system", system}, {"num_devices", devices}, {"rl", rl}};
+}
+
+// The scenarios: a Qwen3 / Llama 8B GRPO on 8-64 H100 (colocated vLLM with an FSDP or Megatron
+// trainer, split SGLang at staleness 1), Qwen3-32B (the Qwen2.5-32B of DAPO's recipe has its
+// shape within 1%) and Qwen3-30B-A3B on 32-64 H100 / H800, Qwen3-235B-A22B and DeepSeek-V3 on
+// 128-512 H100 / H800 / GB200 with SGLang expert-parallel engines and Megatron tp / pp / ep / etp
+// trainers. Lengths as recipes state them: limits (whole numbers) or stated means.
+json scenarios() {
+  json s = json::array();
+  s.push_back(job("qwen3-8b", "dgx-h100", 8,
+                  {{"prompts_per_step", 128},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 1024},
+                   {"response_len", {{"mean", 1500}, {"max", 8192}}},
+                   {"mini_batches", 4},
+                   {"rollout", {{"tp", 1}, {"software", "vllm"}}},
+                   {"train", {{"zero_stage", 3}}}}));
+  s.push_back(job("llama3.1-8b", "dgx-h100", 16,
+                  {{"prompts_per_step", 256},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 512},
+                   {"response_len", 4096},
+                   {"mini_batches", 4},
+                   {"train", "auto"}}));
+  s.push_back(job("qwen3-8b", "dgx-h100", 64,
+                  {{"prompts_per_step", 512},
+                   {"samples_per_prompt", 16},
+                   {"prompt_len", {{"mean", 300}, {"max", 2048}}},
+                   {"response_len", {{"mean", 4000}, {"max", 16384}}},
+                   {"mini_batches", 8},
+                   {"rollout", {{"tp", 2}}},
+                   {"train", {{"tp", 2}}}}));
+  s.push_back(job("llama3.1-8b", "dgx-h100", 8,
+                  {{"placement", "split"},
+                   {"rollout_devices", 4},
+                   {"train_devices", 4},
+                   {"prompts_per_step", 64},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 1024},
+                   {"response_len", 4096},
+                   {"async", {{"staleness", 1}}},
+                   {"rollout", {{"tp", 1}, {"software", "sglang"}}},
+                   {"train", {{"zero_stage", 3}}}}));
+  s.push_back(job("qwen3-32b", "dgx-h100", 32,
+                  {{"prompts_per_step", 512},
+                   {"samples_per_prompt", 16},
+                   {"prompt_len", 2048},
+                   {"response_len", 20480},
+                   {"mini_batches", 16},
+                   {"rollout", {{"tp", 4}}},
+                   {"train", {{"tp", 8}, {"pp", 2}}}}));
+  s.push_back(job("qwen3-32b", "hgx-h800", 64,
+                  {{"prompts_per_step", 256},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", {{"mean", 400}, {"max", 2048}}},
+                   {"response_len", {{"mean", 3000}, {"max", 16384}}},
+                   {"mini_batches", 4},
+                   {"train", "auto"}}));
+  s.push_back(job("qwen3-30b-a3b", "hgx-h800", 32,
+                  {{"prompts_per_step", 256},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 1024},
+                   {"response_len", 8192},
+                   {"mini_batches", 4},
+                   {"rollout", {{"tp", 2}}},
+                   {"train", {{"tp", 2}, {"ep", 8}}}}));
+  s.push_back(job("qwen3-30b-a3b", "dgx-h100", 64,
+                  {{"placement", "split"},
+                   {"rollout_devices", 32},
+                   {"train_devices", 32},
+                   {"prompts_per_step", 512},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 1024},
+                   {"response_len", {{"mean", 2500}, {"max", 16384}}},
+                   {"mini_batches", 8},
+                   {"async", {{"staleness", 1}}},
+                   {"rollout", {{"software", "sglang"}}},
+                   {"train", "auto"}}));
+  s.push_back(job("qwen3-235b-a22b", "dgx-h100", 128,
+                  {{"prompts_per_step", 256},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 1024},
+                   {"response_len", 8192},
+                   {"mini_batches", 4},
+                   {"rollout", {{"tp", 8}, {"ep", 8}, {"software", "sglang"}}},
+                   {"train", {{"tp", 4}, {"pp", 8}, {"ep", 8}, {"etp", 1}}}}));
+  s.push_back(job("qwen3-235b-a22b", "hgx-h800", 256,
+                  {{"placement", "split"},
+                   {"rollout_devices", 128},
+                   {"train_devices", 128},
+                   {"prompts_per_step", 512},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 2048},
+                   {"response_len", {{"mean", 4000}, {"max", 16384}}},
+                   {"mini_batches", 8},
+                   {"async", {{"staleness", 1}}},
+                   {"rollout", {{"tp", 8}, {"software", "sglang"}}},
+                   {"train", {{"tp", 4}, {"pp", 4}, {"ep", 16}}}}));
+  s.push_back(job("qwen3-235b-a22b", "gb200-nvl72", 128,
+                  {{"prompts_per_step", 256},
+                   {"samples_per_prompt", 16},
+                   {"prompt_len", 2048},
+                   {"response_len", 32768},
+                   {"mini_batches", 8},
+                   {"rollout", {{"software", "sglang"}}},
+                   {"train", "auto"}}));
+  s.push_back(job("deepseek-v3", "dgx-h100", 256,
+                  {{"prompts_per_step", 128},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 2048},
+                   {"response_len", 8192},
+                   {"mini_batches", 2},
+                   {"rollout", {{"software", "sglang"}, {"precision", "fp8"}}},
+                   {"train", {{"tp", 1}, {"pp", 16}, {"ep", 16}, {"etp", 1}, {"zero_stage", 1}}}}));
+  s.push_back(job("deepseek-v3", "hgx-h800", 512,
+                  {{"placement", "split"},
+                   {"rollout_devices", 256},
+                   {"train_devices", 256},
+                   {"prompts_per_step", 256},
+                   {"samples_per_prompt", 16},
+                   {"prompt_len", 2048},
+                   {"response_len", {{"mean", 3000}, {"max", 16384}}},
+                   {"mini_batches", 4},
+                   {"async", {{"staleness", 1}}},
+                   {"rollout", {{"tp", 16}, {"ep", 16}, {"software", "sglang"}, {"precision", "fp8"}}},
+                   {"train", {{"tp", 1}, {"pp", 8}, {"ep", 32}, {"etp", 1}, {"zero_stage", 1}}}}));
+  s.push_back(job("deepseek-v3", "gb200-nvl72", 256,
+                  {{"prompts_per_step", 256},
+                   {"samples_per_prompt", 8},
+                   {"prompt_len", 2048},
+                   {"response_len", 16384},
+                   {"mini_batches", 4},
+                   {"rollout", {{"software", "sglang"}, {"precision", "fp8"}}},
+                   {"train", "auto"}}));
+  return s;
+}
+
+// The mean of a length as docs/rl.md reads it: a stated mean, or a limit's prior.
+double mean_len(const json& l, double share, double cap) {
+  if (l.is_object()) return l["mean"].get<double>();
+  return std::min(share * l.get<double>(), cap);
+}
+
+TEST(RlScale, EveryJobPredictsWithinHandBounds) {
+  for (const json& sc : scenarios()) {
+    const json p = json::parse(optimus::api::predict(sc.dump()));
+    const std::string name = sc["model"].get<std::string>() + " on " +
+                             std::to_string(sc["num_devices"].get<int>()) + " " +
+                             sc["system"].get<std::string>();
+    ASSERT_FALSE(p.contains("error")) << name << ": " << p.dump();
+    const json& r = p["rl"];
+    const json& rl = sc["rl"];
+    const ModelFacts& m = model_of(sc["model"]);
+    const SystemFacts& sys = system_of(sc["system"]);
+    const json& ph = r["phases_s"];
+
+    // Tokens of the step.
+    const double responses = rl["prompts_per_step"].get<double>() * rl["samples_per_prompt"].get<double>();
+    const double per_response =
+        mean_len(rl["prompt_len"], 0.2, 1e9) + mean_len(rl["response_len"], 0.25, 2048);
+    EXPECT_NEAR(r["tokens_per_step"].get<double>(), responses * per_response, 0.1 * responses * per_response)
+        << name;
+
+    // Rollout: the implied decode step against the bandwidth back-of-envelope.
+    const json& ro = r["rollout"];
+    const json& rp = ro["parallel"];
+    const int tp = rp["tp"], pp = rp["pp"], dp = rp["dp"], ep = rp["ep"];
+    const bool adp = tp == 1 && ep > 1;  // attention data parallelism: an ep group steps together
+    const int group = adp ? ep : tp * pp;
+    const double batch = ro["mean_batch"].get<double>();
+    const double step_tokens = batch * (adp ? ep : 1);
+    const bool fp8 = rl.contains("rollout") && rl["rollout"].value("precision", "bf16") == std::string("fp8");
+    const double wbytes = fp8 ? 1.0 : 2.0;
+    const double coverage = m.experts > 0 ? 1.0 - std::pow(1.0 - m.top_k / m.experts, step_tokens) : 1.0;
+    const double touched = (m.non_expert + (m.total - m.non_expert) * coverage) * wbytes;
+    const double kv = step_tokens * per_response * m.kv_bytes;
+    const double boe = (touched + kv) / (group * sys.hbm_bw * 0.8);
+    const double implied = batch * dp / ro["output_tokens_per_s"].get<double>();
+    const bool multi_node = group > sys.node && sys.domain <= sys.node;
+    const double upper = multi_node ? 4.0 : m.experts > 0 ? 3.5 : 2.5;
+    EXPECT_GT(implied, 0.5 * boe) << name << ": decode step " << implied << " s, back-of-envelope " << boe;
+    EXPECT_LT(implied, upper * boe) << name << ": decode step " << implied << " s, back-of-envelope " << boe;
+
+    // Train: the update against 6 N T / (devices x peak x MFU).
+    const json& tr = r["train"];
+    const double recompute = tr["parallel"]["recompute"] == "full" ? 4.0 / 3.0 : 1.0;
+    const double flops = 6.0 * m.active * r["tokens_per_step"].get<double>() * recompute;
+    const double at_peak = flops / (tr["devices"].get<double>() * sys.peak_bf16);
+    EXPECT_GT(ph["train"].get<double>(), at_peak / 0.6) << name;
+    EXPECT_LT(ph["train"].get<double>(), at_peak / 0.07) << name;
+
+    // Weight sync: the policy's bytes at the engine's precision over one device's link.
+    const double link = sc["num_devices"].get<int>() <= sys.domain ? sys.nvlink : sys.nic;
+    const double sync = m.total * wbytes / link;
+    EXPECT_GT(ph["weight_sync"].get<double>(), 0.9 * sync) << name;
+    EXPECT_LT(ph["weight_sync"].get<double>(), 3.0 * sync + 1.0) << name;
+
+    // The step from its phases.
+    const double train_side = ph["reward"].get<double>() + ph["reference"].get<double>() +
+                              ph["old_logprob"].get<double>() + ph["train"].get<double>();
+    const double step = r["step_time_s"].get<double>();
+    if (rl.value("placement", "colocated") == std::string("colocated"))
+      EXPECT_NEAR(step,
+                  ph["rollout"].get<double>() + train_side + ph["weight_sync"].get<double>() +
+                      ph["swap"].get<double>(),
+                  1e-9 * step)
+          << name;
+    else
+      EXPECT_NEAR(step, std::max(ph["rollout"].get<double>(), train_side) + ph["weight_sync"].get<double>(),
+                  1e-9 * step)
+          << name;
+    EXPECT_TRUE(r["memory"]["train"]["fits"].get<bool>()) << name << ": " << r["memory"].dump();
+  }
+}
+
+// A chosen rollout tp widens while the engine preempts (vLLM's optimization guide: raise
+// tensor_parallel_size when requests are preempted for KV space). Qwen3-32B in bf16 is 65.6 GB;
+// at tp 1 on an H800 (0.9 x 79.6 GiB = 76.9 GB reserved) about 8 GB of KV is left, 30K tokens at
+// 262 KB a token: it holds the longest prompt + response (18,432) but not the running batch of
+// 3,400-token sequences, so it preempts; at tp 2 each device holds half the weights and 43 GB of KV.
+TEST(RlScale, AChosenRolloutTpWidensWhileTheEnginePreempts) {
+  json s = scenarios()[5];
+  const json chosen = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_FALSE(chosen.contains("error")) << chosen.dump();
+  EXPECT_EQ(chosen["rl"]["rollout"]["parallel"]["tp"].get<int>(), 2);
+  EXPECT_EQ(chosen["rl"]["rollout"]["preemptions"].get<int>(), 0);
+  s["rl"]["rollout"] = {{"tp", 1}};
+  const json one = json::parse(optimus::api::predict(s.dump()));
+  EXPECT_GT(one["rl"]["rollout"]["preemptions"].get<int>(), 0);
+  EXPECT_GT(one["rl"]["phases_s"]["rollout"].get<double>(),
+            1.5 * chosen["rl"]["phases_s"]["rollout"].get<double>());
+  // An engine that does not preempt keeps the smallest tp that holds the model: an 8B model on H100.
+  const json small = json::parse(optimus::api::predict(scenarios()[1].dump()));
+  EXPECT_EQ(small["rl"]["rollout"]["parallel"]["tp"].get<int>(), 1);
+  EXPECT_EQ(small["rl"]["rollout"]["preemptions"].get<int>(), 0);
+}
+
+// DeepSeek-V3 at 8 bits is 671 GB: 84 GB per device at tp 8, more than an 80 GB H100, so no engine
+// inside one 8-GPU node holds it. The chosen tp goes past the node (SGLang's two-node tp 16
+// deployment) instead of refusing the job; the trainer's "auto" layout of a 671B MoE is found
+// (the search pads the packed sequence to every layout's tp x 2 cp multiple).
+TEST(RlScale, DeepSeekV3OnH100SpansTwoNodesAndItsTrainerIsSearched) {
+  json s = scenarios()[11];
+  s["rl"]["train"] = "auto";
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["rl"]["rollout"]["parallel"]["tp"].get<int>(), 16);
+  const json& t = p["rl"]["train"]["parallel"];
+  EXPECT_GT(t["ep"].get<int>(), 1);
+  EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  // At 16 bits (1,342 GB) tp 16 leaves 1,342 / 16 = 84 GB a device: tp 32.
+  s["rl"]["rollout"] = {{"software", "sglang"}};
+  const json wide = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_FALSE(wide.contains("error")) << wide.dump();
+  EXPECT_EQ(wide["rl"]["rollout"]["parallel"]["tp"].get<int>(), 32);
+  // A stated tp that does not hold the model is still refused, with its code and path.
+  s["rl"]["rollout"] = {{"tp", 8}, {"ep", 8}, {"software", "sglang"}, {"precision", "fp8"}};
+  const json refused = json::parse(optimus::api::predict(s.dump()));
+  EXPECT_EQ(refused["error"]["code"], "rl.rollout_does_not_fit") << refused.dump();
+  EXPECT_EQ(refused["error"]["path"], "/rl/rollout");
+}
+
+}  // namespace
+
+}  // namespace rl_scale_test
