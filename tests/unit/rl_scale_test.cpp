@@ -91,7 +91,8 @@ json job(const char* model, const char* system, int devices, const json& rl) {
 // The scenarios: a Qwen3 / Llama 8B GRPO on 8-64 H100 (colocated vLLM with an FSDP or Megatron
 // trainer, split SGLang at staleness 1), Qwen3-32B (the Qwen2.5-32B of DAPO's recipe has its
 // shape within 1%) and Qwen3-30B-A3B on 32-64 H100 / H800, Qwen3-235B-A22B and DeepSeek-V3 on
-// 128-512 H100 / H800 / GB200 with SGLang expert-parallel engines and Megatron tp / pp / ep / etp
+// 128-512 H100 / H800 / GB200 with SGLang engines (DeepSeek-V3 on H800 with DP attention over an
+// expert-parallel group of 32, SGLang's large-scale deployment) and Megatron tp / pp / ep / etp
 // trainers. Lengths as recipes state them: limits (whole numbers) or stated means.
 json scenarios() {
   json s = json::array();
@@ -210,7 +211,7 @@ json scenarios() {
                    {"response_len", {{"mean", 3000}, {"max", 16384}}},
                    {"mini_batches", 4},
                    {"async", {{"staleness", 1}}},
-                   {"rollout", {{"tp", 16}, {"ep", 16}, {"software", "sglang"}, {"precision", "fp8"}}},
+                   {"rollout", {{"tp", 1}, {"ep", 32}, {"software", "sglang"}, {"precision", "fp8"}}},
                    {"train", {{"tp", 1}, {"pp", 8}, {"ep", 32}, {"etp", 1}, {"zero_stage", 1}}}}));
   s.push_back(job("deepseek-v3", "gb200-nvl72", 256,
                   {{"prompts_per_step", 256},
@@ -260,9 +261,13 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
     const bool fp8 = rl.contains("rollout") && rl["rollout"].value("precision", "bf16") == std::string("fp8");
     const double wbytes = fp8 ? 1.0 : 2.0;
     const double coverage = m.experts > 0 ? 1.0 - std::pow(1.0 - m.top_k / m.experts, step_tokens) : 1.0;
-    const double touched = (m.non_expert + (m.total - m.non_expert) * coverage) * wbytes;
+    // Per device: the group's share of the experts touched and of the KV cache, and of the rest of
+    // the weights (attention, dense and shared layers), which attention data parallelism copies
+    // to every device of the group instead of splitting it.
+    const double experts = (m.total - m.non_expert) * coverage * wbytes;
+    const double rest = m.non_expert * wbytes * (adp ? group : 1);
     const double kv = step_tokens * per_response * m.kv_bytes;
-    const double boe = (touched + kv) / (group * sys.hbm_bw * 0.8);
+    const double boe = (experts + rest + kv) / (group * sys.hbm_bw * 0.8);
     const double implied = batch * dp / ro["output_tokens_per_s"].get<double>();
     const bool multi_node = group > sys.node && sys.domain <= sys.node;
     const double upper = multi_node ? 4.0 : m.experts > 0 ? 3.5 : 2.5;
