@@ -89,11 +89,11 @@ json job(const char* model, const char* system, int devices, const json& rl) {
 }
 
 // The scenarios: a Qwen3 / Llama 8B GRPO on 8-64 H100 (colocated vLLM with an FSDP or Megatron
-// trainer, split SGLang at staleness 1), Qwen3-32B (the Qwen2.5-32B of DAPO's recipe has its
-// shape within 1%) and Qwen3-30B-A3B on 32-64 H100 / H800, Qwen3-235B-A22B and DeepSeek-V3 on
-// 128-512 H100 / H800 / GB200 with SGLang engines (DeepSeek-V3 on H800 with DP attention over an
-// expert-parallel group of 32, SGLang's large-scale deployment) and Megatron tp / pp / ep / etp
-// trainers. Lengths as recipes state them: limits (whole numbers) or stated means.
+// trainer, split SGLang at staleness 1), Qwen3-32B (32.8B parameters; the Qwen2.5-32B of DAPO's
+// recipe has 32.5B, no preset) and Qwen3-30B-A3B on 32-64 H100 / H800, Qwen3-235B-A22B and
+// DeepSeek-V3 on 128-512 H100 / H800 / GB200 with SGLang engines (DeepSeek-V3 on H800 with DP
+// attention over an expert-parallel group of 32, SGLang's large-scale deployment) and Megatron
+// tp / pp / ep / etp trainers. Lengths as recipes state them: limits (whole numbers) or stated means.
 json scenarios() {
   json s = json::array();
   s.push_back(job("qwen3-8b", "dgx-h100", 8,
