@@ -632,8 +632,10 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
     // configuration/optimization, "Preemption"): when requests are preempted for KV space,
     // raise tensor_parallel_size. So tp is doubled while the engine preempts and the wider one
     // is faster; an engine that does not preempt keeps the smallest tp (the search,
-    // rl_search.cpp, ranks every tp).
-    for (std::int64_t tp = ro->parallel.tp * 2; tp <= rollout_pool(s); tp *= 2) {
+    // rl_search.cpp, ranks every tp). Not past a scale-up domain: each wider engine is one more
+    // serving simulation of the step's responses, at most log2(domain) of them.
+    const std::int64_t widest = std::min(rollout_pool(s), s.system.scale_up.domain_size);
+    for (std::int64_t tp = ro->parallel.tp * 2; tp <= widest; tp *= 2) {
       if (served->serving->preemptions == 0 || s.rl->rollout.dp > 0) break;  // a stated dp fixes tp
       if (rollout_pool(s) % (tp * s.rl->rollout.pp) != 0) break;
       Scenario wider = rollout_at(s, tp);
