@@ -43,6 +43,7 @@ struct ModelFacts {
   double total, active, non_expert;  // parameters
   double experts, top_k;             // routed experts per MoE layer, per token (0: dense)
   double kv_bytes;                   // KV cache per token at 16 bits
+  double kv_heads;                   // tp splits the cache by KV head (MLA's latent: 1, read whole)
 };
 // qwen3-8b: 36 x (attention 4096^2 x 2 + 2 x 4096 x 1024, MLP 3 x 4096 x 12288) + 2 x 151936 x
 // 4096 = 8.19e9; KV 36 x 2 x 8 x 128 x 2 B. llama3.1-8b: 8.03e9 (Meta's card); KV 32 layers x 8
@@ -52,12 +53,12 @@ struct ModelFacts {
 // experts of 235e9, 22e9 active; KV 94 layers x 4 heads. deepseek-v3: 58 MoE layers x 256 x 3 x
 // 7168 x 2048 = 654e9 in routed experts of 671e9, 37e9 active; MLA KV 61 x (512 + 64) x 2 B.
 constexpr ModelFacts kModels[] = {
-    {"qwen3-8b", 8.19e9, 8.19e9, 8.19e9, 0, 0, 36 * 2 * 8 * 128 * 2},
-    {"llama3.1-8b", 8.03e9, 8.03e9, 8.03e9, 0, 0, 32 * 2 * 8 * 128 * 2},
-    {"qwen3-32b", 32.8e9, 32.8e9, 32.8e9, 0, 0, 64 * 2 * 8 * 128 * 2},
-    {"qwen3-30b-a3b", 30.5e9, 3.3e9, 1.5e9, 128, 8, 48 * 2 * 4 * 128 * 2},
-    {"qwen3-235b-a22b", 235e9, 22e9, 8e9, 128, 8, 94 * 2 * 4 * 128 * 2},
-    {"deepseek-v3", 671e9, 37e9, 17e9, 256, 8, 61 * 576 * 2},
+    {"qwen3-8b", 8.19e9, 8.19e9, 8.19e9, 0, 0, 36 * 2 * 8 * 128 * 2, 8},
+    {"llama3.1-8b", 8.03e9, 8.03e9, 8.03e9, 0, 0, 32 * 2 * 8 * 128 * 2, 8},
+    {"qwen3-32b", 32.8e9, 32.8e9, 32.8e9, 0, 0, 64 * 2 * 8 * 128 * 2, 8},
+    {"qwen3-30b-a3b", 30.5e9, 3.3e9, 1.5e9, 128, 8, 48 * 2 * 4 * 128 * 2, 4},
+    {"qwen3-235b-a22b", 235e9, 22e9, 8e9, 128, 8, 94 * 2 * 4 * 128 * 2, 4},
+    {"deepseek-v3", 671e9, 37e9, 17e9, 256, 8, 61 * 576 * 2, 1},
 };
 struct SystemFacts {
   const char* id;
@@ -266,7 +267,10 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
     // to every device of the group instead of splitting it.
     const double experts = (m.total - m.non_expert) * coverage * wbytes;
     const double rest = m.non_expert * wbytes * (adp ? group : 1);
-    const double kv = step_tokens * per_response * m.kv_bytes;
+    // The KV cache: under attention dp each device holds its own sequences'; a tp engine splits
+    // it by KV head and every rank reads the heads it has (all of MLA's one latent).
+    const double kv_total = step_tokens * per_response * m.kv_bytes;
+    const double kv = adp ? kv_total : kv_total * group / std::min<double>(tp, m.kv_heads);
     const double boe = (experts + rest + kv) / (group * sys.hbm_bw * 0.8);
     const double implied = batch * dp / ro["output_tokens_per_s"].get<double>();
     const bool multi_node = group > sys.node && sys.domain <= sys.node;
