@@ -357,6 +357,24 @@ TEST(RlScale, DeepSeekV3OnH100SpansTwoNodesAndItsTrainerIsSearched) {
   EXPECT_EQ(refused["error"]["path"], "/rl/rollout");
 }
 
+// The placement search of the same job (rollout tp absent) goes past the 8-GPU domain only until
+// an engine holds the model: tp 16 is evaluated, tp 32 is not, and the colocated tp 16
+// candidate is found (before, every candidate was refused for its rollout).
+TEST(RlScale, TheSearchFindsTheTwoNodeEngineOfDeepSeekV3) {
+  const json s = scenarios()[11];
+  const json res = json::parse(optimus::api::search(s.dump(), R"({"top": 5})"));
+  ASSERT_FALSE(res.contains("error")) << res.dump();
+  ASSERT_TRUE(res.contains("best")) << res.dump();
+  ASSERT_FALSE(res["best"].empty()) << res.dump();
+  bool tp16 = false;
+  for (const json& c : res["best"]) {
+    const int tp = c["rl"]["rollout"]["parallel"]["tp"];
+    EXPECT_LE(tp, 16) << c.dump();
+    tp16 = tp16 || tp == 16;
+  }
+  EXPECT_TRUE(tp16) << res.dump();
+}
+
 }  // namespace
 
 }  // namespace rl_scale_test
