@@ -314,9 +314,13 @@ struct SoftwareDefaults {
   // weights 2 + fp32 gradients 4 + fp32 master weights, momentum and variance 12 = 18 bytes per
   // parameter; Transformer Engine keeps bf16 weights and activations under fp8 training).
   // fp32/tf32 training keeps 4-byte weights and activations in the kernels and no master copy.
-  double activation_bytes = 2;       // activations written by kernels and kept for backward
-  double weight_bytes = 2;           // model weights (the 16-bit copy the kernels read)
-  double gradient_bytes = 4;         // main gradients (fp32 accumulation, Megatron-LM default)
+  double activation_bytes = 2;  // activations written by kernels and kept for backward
+  double weight_bytes = 2;      // model weights (the 16-bit copy the kernels read)
+  double gradient_bytes = 4;    // main gradients (fp32 accumulation, Megatron-LM default)
+  // Width of the gradients in ZeRO-2/3's reduce-scatter (and hybrid sharding's cross-group
+  // all-reduce); 0 = gradient_bytes. DeepSpeed reduces the 16-bit gradients (2); PyTorch FSDP
+  // reduces in its mixed-precision policy's reduce_dtype.
+  double zero_reduce_bytes = 0;
   double master_weight_bytes = 4;    // fp32 master weights beside 16-bit ones
   double optimizer_state_bytes = 8;  // Adam momentum and variance in fp32
   // Fused Adam step: fp32 master weight, gradient, momentum and variance read and written plus

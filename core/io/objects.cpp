@@ -337,6 +337,7 @@ void add_widths(Fields<SoftwareDefaults>& t) {
   t.number("activation_bytes", 0.5, 8, AT(activation_bytes)).def();
   t.number("weight_bytes", 0.5, 8, AT(weight_bytes)).def();
   t.number("gradient_bytes", 0.5, 8, AT(gradient_bytes)).def();
+  t.number("zero_reduce_bytes", 0, 8, AT(zero_reduce_bytes)).def();
   t.number("master_weight_bytes", 0, 8, AT(master_weight_bytes)).def();
   t.number("optimizer_state_bytes", 0, 64, AT(optimizer_state_bytes)).def();
   t.number("optimizer_step_bytes", 0, 1024, AT(optimizer_step_bytes)).def();

@@ -391,26 +391,47 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // is reduced as soon as its gradients are computed and the rest released; PyTorch FSDP
   // reduce-scatters in every backward unless no_sync keeps unsharded gradients): dp_each, once
   // per micro-batch. The shard's cross-group all-reduce accumulates locally and runs once.
+  //
+  // The reduced width: the main gradients (gradient_bytes), or under ZeRO-2/3 the stack's
+  // zero_reduce_bytes where it sets one (DeepSpeed reduce-scatters the 16-bit gradients the
+  // backward pass wrote: deepspeed.readthedocs.io zero3.html, "ZeRO Stage 2: the reduced 16-bit
+  // gradients"; Rajbhandari et al. 2020 Sec. 7 counts fp16 gradients).
+  // ZeRO-3 has no all-gather after the optimizer step: the next forward pass's re-gather brings
+  // every updated shard, 3 x the parameters per step in all (Rajbhandari et al. 2020, Sec. 7.2.2:
+  // an all-gather in the forward, one in the backward and the gradients' reduce-scatter).
+  const double zero_reduce = sys.software.zero_reduce_bytes > 0 && p.zero_stage >= 2
+                                 ? sys.software.zero_reduce_bytes
+                                 : sys.software.gradient_bytes;
+  // ZeRO-3 gathers and reduces one layer at a time (PyTorch FSDP: one all-gather and one
+  // reduce-scatter per wrapped unit, a transformer block, plus the root unit holding the
+  // embedding and head, Zhao et al. 2023, arXiv 2304.11277, Sec. 3.2; DeepSpeed ZeRO-3: per
+  // module as its forward hook fetches it): each of those collectives pays the ring's per-step
+  // latency, so the latency term counts once per unit, not once per model.
+  const double layers_stage = stage_layers(s.model, p);
+  const double units = p.zero_stage == 3 ? layers_stage + 1.0 : 1.0;
+  const auto sharded = [&](Collective op, Bytes size, const GroupPlacement& g) {
+    return collective_time(op, size / units, g, sys) * units;
+  };
   const auto reduce = [&](double n, const GroupPlacement& g, const GroupPlacement& replicas) {
     if (g.size * replicas.size <= 1 || n <= 0) return;
-    const Bytes grads(n * sys.software.gradient_bytes);
+    const Bytes grads(n * (p.zero_stage == 0 ? sys.software.gradient_bytes : zero_reduce));
     if (p.zero_stage == 0) {
       dp_time += collective_time(Collective::all_reduce, grads, g, sys);
     } else {
       if (g.size > 1) {
-        (p.zero_stage >= 2 ? dp_each : dp_time) += collective_time(Collective::reduce_scatter, grads, g, sys);
-        dp_gather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys);
+        (p.zero_stage >= 2 ? dp_each : dp_time) += sharded(Collective::reduce_scatter, grads, g);
+        if (p.zero_stage < 3)
+          dp_gather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys);
       }
       if (replicas.size > 1)
         dp_time += collective_time(Collective::all_reduce, Bytes(grads.value / d(g.size)), replicas, sys);
     }
     if (p.zero_stage == 3 && g.size > 1)
-      dp_regather += collective_time(Collective::all_gather, Bytes(n * weight_bytes), g, sys) * (2.0 * mbd);
+      dp_regather += sharded(Collective::all_gather, Bytes(n * weight_bytes), g) * (2.0 * mbd);
   };
   // Without hybrid sharding the shard group is the whole dp x cp group and has no replicas.
   reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));
   reduce(n_experts, edp_group, GroupPlacement{});
-  const double layers_stage = stage_layers(s.model, p);
   Seconds exposed{};
   if (overlap) {
     // Buckets are reduced while the last micro-batch's backward runs (each micro-batch's, for

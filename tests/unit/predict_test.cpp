@@ -494,6 +494,48 @@ TEST(Predict, ShardedGradientsReduceEveryMicroBatch) {
               z1["memory"]["per_device_bytes"]["gradients"].get<double>(), 1e3);
 }
 
+// ZeRO-3 by hand on a slow scale-out network, where the data-parallel traffic outlasts the passes
+// (dp_overlap_slowdown 0: the step is that traffic plus the optimizer): every micro-batch gathers
+// the weights for its forward and again for its backward and reduce-scatters its gradients, one
+// layer (and the root unit: embedding and head) at a time, and nothing is gathered after the
+// optimizer step (Rajbhandari et al. 2020, Sec. 7.2.2: 3 x the parameters per step). The
+// reduce-scatter carries the stack's zero_reduce_bytes (DeepSpeed: the 16-bit gradients) or,
+// at 0, gradient_bytes.
+TEST(Predict, ZeroThreeTrafficByHand) {
+  json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  system["scale_out"]["bandwidth_GBps"] = 0.5;
+  system["software"]["dp_overlap_slowdown"] = 0;
+  const auto run = [&](double reduce_bytes) {
+    system["software"]["zero_reduce_bytes"] = reduce_bytes;
+    return predict({{"model", "llama2-7b"},
+                    {"system", system},
+                    {"num_devices", 16},
+                    {"parallel", {{"dp", 16}, {"zero_stage", 3}, {"micro_batch", 1}}},
+                    {"training", {{"global_batch", 32}, {"seq_len", 2048}}}});
+  };
+  const json fp32 = run(0), bf16 = run(2);
+  const auto preset = optimus::system_preset("dgx-h100", "/system");
+  ASSERT_TRUE(preset.ok());
+  optimus::SystemSpec slow = *preset;
+  slow.scale_out.bandwidth = optimus::Bandwidth(0.5e9);
+  const optimus::SystemSpec* sys = &slow;
+  const double n = fp32["params"]["total"];
+  const double units = 32 + 1;  // llama2-7b's 32 layers and the root unit
+  const optimus::GroupPlacement g = optimus::place_group(16, 1, 8);
+  const auto per_unit = [&](optimus::Collective c, double bytes) {
+    return units * optimus::collective_time(c, optimus::Bytes(bytes / units), g, *sys).value;
+  };
+  const double micro_batches = 2;
+  const double gathers = 2 * micro_batches * per_unit(optimus::Collective::all_gather, n * 2);
+  for (const auto& [p, width] : {std::pair{fp32, 4.0}, std::pair{bf16, 2.0}}) {
+    const json& t = p["training"];
+    const double traffic = gathers + micro_batches * per_unit(optimus::Collective::reduce_scatter, n * width);
+    EXPECT_NEAR(t["iteration_time_s"].get<double>() - t["breakdown_s"]["optimizer"].get<double>(), traffic,
+                1e-6 * traffic)
+        << width;
+  }
+}
+
 // Activation offloading (parallel.offload_layers, Megatron-Core cpu_offloading): each offloaded
 // layer's saved activations leave the device for host memory and the device keeps one layer's
 // more for the copy back, so offloading one layer saves nothing and n layers save n - 1 layers'

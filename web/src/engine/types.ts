@@ -863,6 +863,10 @@ export interface SoftwareSpec {
    */
   gradient_bytes?: number;
   /**
+   * Width of the gradients in the reduce-scatter of ZeRO stage 2 and 3 (and hybrid sharding's cross-group all-reduce); 0 = gradient_bytes. DeepSpeed reduces the 16-bit gradients the backward pass wrote (2); PyTorch FSDP reduces in its mixed-precision policy's reduce_dtype (fp32 under llm-foundry's default). Stages 0 and 1 reduce gradient_bytes. Unit: bytes per element.
+   */
+  zero_reduce_bytes?: number;
+  /**
    * Master weights beside lower-precision ones (0 = none). Unit: bytes per element.
    */
   master_weight_bytes?: number;
