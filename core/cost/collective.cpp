@@ -126,8 +126,20 @@ Seconds collective_time(Collective c, Bytes size, const GroupPlacement& g, const
              ring_time(Collective::all_reduce, shard, n, sys.scale_out) +
              ring_time(Collective::all_gather, size, k, sys.scale_up);
     case Collective::all_gather:
-    case Collective::reduce_scatter:
-      return ring_time(c, shard, n, sys.scale_out) + ring_time(c, size, k, sys.scale_up);
+    case Collective::reduce_scatter: {
+      // NCCL runs these as one ring over all P ranks (no tree for them): of its P - 1 steps,
+      // N - 1 cross the scale-out network and P - N stay inside a domain, each paying that tier's
+      // per-step latency (NCCL src/graph/tuning.cc: nsteps = nRanks - 1, nInterSteps = nNodes - 1,
+      // latency (nsteps - nInterSteps) x intraLat + nInterSteps x interLat). The bytes are the
+      // hierarchical ones: the shard S/k over the NIC, (k - 1)/k of S over the scale-up links.
+      if (k <= 1) return ring_time(c, shard, n, sys.scale_out);
+      const NetworkTier& in = sys.scale_up;
+      const double kd = static_cast<double>(k);
+      const double intra_steps = static_cast<double>(g.size - n);
+      return ring_time(c, shard, n, sys.scale_out) + protocol_time((kd - 1.0) / kd * size.value, intra_steps,
+                                                                   in.bandwidth_for(k).value, in.efficiency,
+                                                                   in);
+    }
     case Collective::all_to_all: {
       // Of the S bytes a rank sends, (k-1)/P stay in its domain and (P-k)/P leave it, in P-k
       // messages over its own NIC.

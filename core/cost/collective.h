@@ -14,7 +14,9 @@
 // on a switched tier, at most (P-1) direct links on a fully connected mesh (AMD xGMI).
 // A group spanning several scale-up domains runs hierarchically: reduce-scatter inside the
 // domain, the cross-domain collective on S/k per device over its own NIC, all-gather inside
-// (NCCL's tree/ring hierarchy; Calculon, SC'23, Sec. 3.3).
+// (NCCL's tree/ring hierarchy; Calculon, SC'23, Sec. 3.3). All-gather and reduce-scatter, which
+// NCCL runs as one ring over all P ranks, pay P - N per-step latencies inside the N domains and
+// N - 1 across them (NCCL src/graph/tuning.cc), on the same bytes.
 // Each tier reaches only part of its link rate: a bandwidth-optimised protocol (fraction
 // `efficiency`, per-step latency `bulk_latency`) and a latency-optimised one (fraction
 // `ll_efficiency`, per-step `latency`); NCCL picks the faster, and so do we.

@@ -253,6 +253,25 @@ TEST(Collective, HierarchicalAllReduce) {
   EXPECT_NEAR(collective_time(Collective::all_reduce, Bytes(S), g, sys).value, expect, 1e-9);
 }
 
+// All-gather across domains as NCCL's single ring over all ranks: the shard S/k over the NIC in
+// N - 1 steps, (k - 1)/k of S over the scale-up links in P - N steps (NCCL tuning.cc: intra steps
+// nRanks - nNodes), by hand: 64 ranks, 8 per domain, 8 domains.
+TEST(Collective, AllGatherAcrossDomainsPaysTheFlatRingLatency) {
+  SystemSpec sys;
+  sys.scale_up = plain_tier();
+  sys.scale_out = plain_tier();
+  sys.scale_out.bandwidth = gigabytes_per_s(25);
+  const GroupPlacement g = place_group(64, 1, 8);
+  const double S = 8e9;
+  const double expect = (7.0 / 8 * (S / 8) / 25e9 + 7 * 5e-6) + (7.0 / 8 * S / 100e9 + (64 - 8) * 5e-6);
+  EXPECT_NEAR(collective_time(Collective::all_gather, Bytes(S), g, sys).value, expect, 1e-9);
+  EXPECT_NEAR(collective_time(Collective::reduce_scatter, Bytes(S), g, sys).value, expect, 1e-9);
+  // One rank per domain: nothing moves inside one.
+  const GroupPlacement spread = place_group(8, 8, 8);
+  EXPECT_NEAR(collective_time(Collective::all_gather, Bytes(S), spread, sys).value,
+              7.0 / 8 * S / 25e9 + 7 * 5e-6, 1e-9);
+}
+
 // The inference runtime's custom all-reduce (one_shot_all_reduce_time): one stage, a fixed
 // synchronisation plus (P - 1) x bytes over the links, for small messages; the two-stage form
 // (reduce-scatter then all-gather through the same buffers: twice the synchronisation, 2 (P - 1) / P
