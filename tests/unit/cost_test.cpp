@@ -239,11 +239,17 @@ TEST(Collective, AllToAllPairwiseAndRing) {
               1e-12);
 }
 
-TEST(Collective, HierarchicalAllReduce) {
+// A system of two plain tiers, the scale-out one at `out_GBps`.
+SystemSpec two_tiers(double out_GBps) {
   SystemSpec sys;
   sys.scale_up = plain_tier();
   sys.scale_out = plain_tier();
-  sys.scale_out.bandwidth = gigabytes_per_s(25);
+  sys.scale_out.bandwidth = gigabytes_per_s(out_GBps);
+  return sys;
+}
+
+TEST(Collective, HierarchicalAllReduce) {
+  const SystemSpec sys = two_tiers(25);
   // 16 ranks, 8 per domain, 2 domains: RS(8) + AR(2) on S/8 + AG(8).
   const GroupPlacement g = place_group(16, 1, 8);
   EXPECT_EQ(g.per_domain, 8);
@@ -257,10 +263,7 @@ TEST(Collective, HierarchicalAllReduce) {
 // N - 1 steps, (k - 1)/k of S over the scale-up links in P - N steps (NCCL tuning.cc: intra steps
 // nRanks - nNodes), by hand: 64 ranks, 8 per domain, 8 domains.
 TEST(Collective, AllGatherAcrossDomainsPaysTheFlatRingLatency) {
-  SystemSpec sys;
-  sys.scale_up = plain_tier();
-  sys.scale_out = plain_tier();
-  sys.scale_out.bandwidth = gigabytes_per_s(25);
+  const SystemSpec sys = two_tiers(25);
   const GroupPlacement g = place_group(64, 1, 8);
   const double S = 8e9;
   const double expect = (7.0 / 8 * (S / 8) / 25e9 + 7 * 5e-6) + (7.0 / 8 * S / 100e9 + (64 - 8) * 5e-6);
