@@ -234,6 +234,14 @@ struct SoftwareDefaults {
   // therefore costs H x s / (1 + s) of extra computation: the work done beside it, H / (1 + s) at
   // the unslowed rate, takes H instead. 0 = no contention.
   double dp_overlap_slowdown = 0.189;
+  // ZeRO-3 collectives per layer and pass: each all-gather and each gradient reduce-scatter of a
+  // layer pays the ring latency once. PyTorch FSDP: 1 (one flat parameter per wrapped block,
+  // Zhao et al. 2023, arXiv 2304.11277, Sec. 3.2). DeepSpeed ZeRO-3 fetches per submodule: one
+  // coalesced all-gather per module's parameters plus one per prefetch of the next
+  // stage3_prefetch_bucket_size (5e7) elements (deepspeed/runtime/zero/partitioned_param_coordinator.py,
+  // fetch_sub_module), so a layer whose weight matrices each exceed the bucket is gathered
+  // matrix by matrix.
+  double zero3_layer_collectives = 1;
   // The share of the device's matmul rate (its calibrated rate: MAMF ratio x sustained ratio) that
   // this training stack's kernels reach. A stack calibration, fitted on the stack's own published
   // runs and documented in its profile (presets/software/*.json); 1 = the kernels the device

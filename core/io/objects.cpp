@@ -272,6 +272,7 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
   t.boolean("ep_comm_overlap", AT(ep_comm_overlap)).def();
   t.number("ep_comm_sm_share", 0, 0.9, AT(ep_comm_sm_share)).def();
   t.number("dp_overlap_slowdown", 0, 1, AT(dp_overlap_slowdown)).def();
+  t.number("zero3_layer_collectives", 1, 64, AT(zero3_layer_collectives)).def();
   t.number("training_matmul_share", 0.05, 1, AT(training_matmul_share)).def();
   t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share)).def();
 }

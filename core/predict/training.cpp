@@ -406,9 +406,10 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // reduce-scatter per wrapped unit, a transformer block, plus the root unit holding the
   // embedding and head, Zhao et al. 2023, arXiv 2304.11277, Sec. 3.2; DeepSpeed ZeRO-3: per
   // module as its forward hook fetches it): each of those collectives pays the ring's per-step
-  // latency, so the latency term counts once per unit, not once per model.
+  // latency, so the latency term counts once per unit, not once per model. A layer is
+  // SoftwareDefaults::zero3_layer_collectives units (DeepSpeed: one per weight matrix).
   const double layers_stage = stage_layers(s.model, p);
-  const double units = p.zero_stage == 3 ? layers_stage + 1.0 : 1.0;
+  const double units = p.zero_stage == 3 ? layers_stage * sys.software.zero3_layer_collectives + 1.0 : 1.0;
   const auto sharded = [&](Collective op, Bytes size, const GroupPlacement& g) {
     return collective_time(op, size / units, g, sys) * units;
   };

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "cost/collective.h"
 #include "io/api.h"
@@ -500,40 +501,46 @@ TEST(Predict, ShardedGradientsReduceEveryMicroBatch) {
 // layer (and the root unit: embedding and head) at a time, and nothing is gathered after the
 // optimizer step (Rajbhandari et al. 2020, Sec. 7.2.2: 3 x the parameters per step). The
 // reduce-scatter carries the stack's zero_reduce_bytes (DeepSpeed: the 16-bit gradients) or,
-// at 0, gradient_bytes.
+// at 0, gradient_bytes. With zero3_layer_collectives k (DeepSpeed: one gather per weight matrix)
+// a layer is k units, each collective paying the ring latency: 32 k + 1 units.
 TEST(Predict, ZeroThreeTrafficByHand) {
   json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
   system["scale_out"]["bandwidth_GBps"] = 0.5;
   system["software"]["dp_overlap_slowdown"] = 0;
-  const auto run = [&](double reduce_bytes) {
+  const auto run = [&](double reduce_bytes, double per_layer = 1) {
     system["software"]["zero_reduce_bytes"] = reduce_bytes;
+    system["software"]["zero3_layer_collectives"] = per_layer;
     return predict({{"model", "llama2-7b"},
                     {"system", system},
                     {"num_devices", 16},
                     {"parallel", {{"dp", 16}, {"zero_stage", 3}, {"micro_batch", 1}}},
                     {"training", {{"global_batch", 32}, {"seq_len", 2048}}}});
   };
-  const json fp32 = run(0), bf16 = run(2);
+  const json fp32 = run(0), bf16 = run(2), per_matrix = run(2, 4);
   const auto preset = optimus::system_preset("dgx-h100", "/system");
   ASSERT_TRUE(preset.ok());
   optimus::SystemSpec slow = *preset;
   slow.scale_out.bandwidth = optimus::Bandwidth(0.5e9);
   const optimus::SystemSpec* sys = &slow;
   const double n = fp32["params"]["total"];
-  const double units = 32 + 1;  // llama2-7b's 32 layers and the root unit
   const optimus::GroupPlacement g = optimus::place_group(16, 1, 8);
-  const auto per_unit = [&](optimus::Collective c, double bytes) {
-    return units * optimus::collective_time(c, optimus::Bytes(bytes / units), g, *sys).value;
-  };
   const double micro_batches = 2;
-  const double gathers = 2 * micro_batches * per_unit(optimus::Collective::all_gather, n * 2);
-  for (const auto& [p, width] : {std::pair{fp32, 4.0}, std::pair{bf16, 2.0}}) {
+  for (const auto& [p, width, units] :
+       {std::tuple{fp32, 4.0, 33.0}, std::tuple{bf16, 2.0, 33.0}, std::tuple{per_matrix, 2.0, 129.0}}) {
+    // llama2-7b's 32 layers (x 1 or x 4 collectives) and the root unit.
+    const auto per_unit = [&](optimus::Collective c, double bytes) {
+      return units * optimus::collective_time(c, optimus::Bytes(bytes / units), g, *sys).value;
+    };
     const json& t = p["training"];
-    const double traffic = gathers + micro_batches * per_unit(optimus::Collective::reduce_scatter, n * width);
+    const double traffic = 2 * micro_batches * per_unit(optimus::Collective::all_gather, n * 2) +
+                           micro_batches * per_unit(optimus::Collective::reduce_scatter, n * width);
     EXPECT_NEAR(t["iteration_time_s"].get<double>() - t["breakdown_s"]["optimizer"].get<double>(), traffic,
                 1e-6 * traffic)
-        << width;
+        << width << " " << units;
   }
+  // Per-matrix gathers pay 4 x the latency on the same bytes: strictly slower.
+  EXPECT_GT(per_matrix["training"]["iteration_time_s"].get<double>(),
+            bf16["training"]["iteration_time_s"].get<double>());
 }
 
 // Activation offloading (parallel.offload_layers, Megatron-Core cpu_offloading): each offloaded

@@ -785,6 +785,10 @@ export interface SoftwareSpec {
    */
   dp_overlap_slowdown?: number;
   /**
+   * ZeRO-3 all-gathers (and gradient reduce-scatters) per layer and pass, each paying the ring's latency once. PyTorch FSDP: 1 (one flat parameter per wrapped block). DeepSpeed ZeRO-3 gathers per submodule and prefetch bucket (stage3_prefetch_bucket_size 5e7 elements, partitioned_param_coordinator.py fetch_sub_module): 4 in the deepspeed profile, one per weight matrix of a GPT layer (fused QKV, output projection, two MLP matrices), right where each matrix exceeds the bucket (hidden above about 7100, the output projection's hidden x hidden elements; the gradients' reduce_bucket_size 5e8 then also cuts a layer into about 4 reductions, 3.6 for GPT-3 175B); for smaller layers, which a prefetch gathers in fewer pieces, set ceil(layer parameters / 5e7), at most 4. Unit: count.
+   */
+  zero3_layer_collectives?: number;
+  /**
    * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   training_matmul_share?: number;
