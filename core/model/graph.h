@@ -168,9 +168,9 @@ struct LayerShape {
   // The element-wise operators run as chains of primitives (SoftwareDefaults::fused_elementwise
   // false: all of them; else SoftwareDefaults::unfused_elementwise).
   ElementwiseSet unfused_elementwise = 0;
-  bool fused_residual_norm = false;  // SoftwareDefaults::fused_residual_norm (inference)
+  bool fused_residual_norm = false;            // SoftwareDefaults::fused_residual_norm (inference)
   bool fused_attention_residual_norm = false;  // SoftwareDefaults::fused_attention_residual_norm
-  bool rope_in_attention = false;    // SoftwareDefaults::rope_in_attention (inference)
+  bool rope_in_attention = false;              // SoftwareDefaults::rope_in_attention (inference)
 
   std::span<const SeqGroup> groups() const {
     return mixed ? std::span<const SeqGroup>(*mixed) : std::span<const SeqGroup>(&group, 1);

@@ -691,9 +691,10 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
 // and response lengths as whole numbers (their means are not published), which the engine reads
 // as limits with assumed means (a fifth of the prompt limit; for the responses a quarter of the
 // limit up to 1,024 tokens for a base or instruct policy, half of it up to 5,500 for a long
-// chain-of-thought model, the step's longest cut at the limit); OpenRLHF's PPO rows too fast (DeepSpeed on Hugging Face models, costed as the fused
-// default stack, and actor and critic each on their own GPUs there, not on the whole trainer pool).
-// Reported, not gated by an aim: the gate holds every row predicted and the means against regressions.
+// chain-of-thought model, the step's longest cut at the limit); OpenRLHF's PPO rows too fast (DeepSpeed on
+// Hugging Face models, costed as the fused default stack, and actor and critic each on their own GPUs there,
+// not on the whole trainer pool). Reported, not gated by an aim: the gate holds every row predicted and the
+// means against regressions.
 TEST(Validation, RlPostTrainingReported) {
   const std::vector<Case> all = run_file("rl_public.jsonl");
   const Stats s = report("RL post-training, public rows (rl_public.jsonl)", all);

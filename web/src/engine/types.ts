@@ -1321,7 +1321,7 @@ export interface RlSpec {
    */
   rollout?: {
     /**
-     * Tensor parallelism of an engine: absent, the smallest power of two in a scale-up domain whose KV budget holds the longest response.
+     * Tensor parallelism of an engine: absent, the smallest power of two whose KV budget holds the longest response (past a scale-up domain when none within one does), doubled (within a scale-up domain) while the engine preempts and the wider one is faster.
      */
     tp?: number;
     /**
