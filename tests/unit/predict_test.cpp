@@ -528,8 +528,10 @@ TEST(Predict, ZeroThreeTrafficByHand) {
   for (const auto& [p, width, units] :
        {std::tuple{fp32, 4.0, 33.0}, std::tuple{bf16, 2.0, 33.0}, std::tuple{per_matrix, 2.0, 129.0}}) {
     // llama2-7b's 32 layers (x 1 or x 4 collectives) and the root unit.
+    // Clang before 16 does not capture a structured binding in a lambda (C++20's P1091).
+    const double u = units;
     const auto per_unit = [&](optimus::Collective c, double bytes) {
-      return units * optimus::collective_time(c, optimus::Bytes(bytes / units), g, *sys).value;
+      return u * optimus::collective_time(c, optimus::Bytes(bytes / u), g, *sys).value;
     };
     const json& t = p["training"];
     const double traffic = 2 * micro_batches * per_unit(optimus::Collective::all_gather, n * 2) +
