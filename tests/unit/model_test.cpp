@@ -169,12 +169,26 @@ TEST(Model, EveryModelPresetParses) {
 }
 
 // Parameter counts against the sizes the model cards publish (Meta's Llama 3.2 / 3.3 cards,
-// Mistral 7B paper, Qwen2.5 and Qwen3 technical reports), within 1%: a wrong width or a wrong
+// Mistral 7B paper, Qwen2.5 and Qwen3 technical reports, the Qwen2.5-Math and DeepSeek-R1-Distill
+// cards), within 1%: a wrong width or a wrong
 // tie of the embeddings shows up here.
 TEST(Model, PresetSizesMatchTheirModelCards) {
-  const std::pair<const char*, double> published[] = {
-      {"llama3.3-70b", 70.6e9}, {"llama3.2-1b", 1.235e9}, {"llama3.2-3b", 3.21e9}, {"mistral-7b", 7.24e9},
-      {"qwen2.5-7b", 7.61e9},   {"qwen2.5-72b", 72.7e9},  {"qwen3-8b", 8.19e9},    {"qwen3-32b", 32.8e9}};
+  const std::pair<const char*, double> published[] = {{"llama3.3-70b", 70.6e9},
+                                                      {"llama3.2-1b", 1.235e9},
+                                                      {"llama3.2-3b", 3.21e9},
+                                                      {"mistral-7b", 7.24e9},
+                                                      {"qwen2.5-7b", 7.61e9},
+                                                      {"qwen2.5-72b", 72.7e9},
+                                                      {"qwen3-8b", 8.19e9},
+                                                      {"qwen3-32b", 32.8e9},
+                                                      {"qwen2.5-14b", 14.7e9},
+                                                      {"qwen2.5-32b", 32.5e9},
+                                                      {"qwen2.5-math-7b", 7.62e9},
+                                                      {"qwen3-14b", 14.8e9},
+                                                      {"deepseek-r1-distill-qwen-1.5b", 1.78e9},
+                                                      {"deepseek-r1-distill-qwen-7b", 7.62e9},
+                                                      {"deepseek-r1-distill-qwen-14b", 14.8e9},
+                                                      {"deepseek-r1-distill-qwen-32b", 32.8e9}};
   for (const auto& [id, size] : published) {
     auto m = model_preset(id, "/model");
     ASSERT_TRUE(m.ok()) << id;
