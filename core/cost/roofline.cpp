@@ -36,6 +36,17 @@ double cutlass_block_fp8_factor(std::int64_t m) {
   return kTable.back().second;
 }
 
+namespace {
+// The matmul rate a device sustains in `mr`'s format: its tensor-core rate times the measured
+// efficiency (the 8-bit one for narrow formats where measured), the sustained ratio and the
+// stack's share.
+double sustained_matmul_rate(const DeviceSpec& d, const MathRate& mr, double rate_share) {
+  const double eff =
+      is_narrow(mr.used) && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
+  return mr.rate.value * eff * d.sustained_ratio * rate_share;
+}
+}  // namespace
+
 OpCost with_fp4_weight_dequant(const DeviceSpec& d, const MatmulShape& s, Precision math, double rate_share,
                                OpCost r) {
   if (d.vector_peak.value <= 0) return r;
@@ -48,9 +59,7 @@ OpCost with_fp4_weight_dequant(const DeviceSpec& d, const MatmulShape& s, Precis
   const double dequant = weights * row_tiles * kInstructionsPerWeight / integer_rate;
   // The same warps then issue the multiply-adds of their row tiles (rows padded to block_m).
   const MathRate mr = math_rate(d, math);
-  const double eff =
-      is_narrow(mr.used) && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
-  const double peak = mr.rate.value * eff * d.sustained_ratio * rate_share;
+  const double peak = sustained_matmul_rate(d, mr, rate_share);
   const double mma_flops = 2.0 * row_tiles * block_m * weights;
   const Seconds path(dequant + (peak > 0 ? mma_flops / peak : 0.0));
   if (path <= r.compute_time) return r;
@@ -69,9 +78,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   const double batch = static_cast<double>(s.batch);
   c.flops = Flops(2.0 * m * n * k * batch);
   const MathRate mr = math_rate(d, math);
-  const bool narrow = is_narrow(mr.used);
-  const double eff = narrow && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit : d.matmul_efficiency;
-  const double peak = mr.rate.value * eff * d.sustained_ratio * rate_share;
+  const double peak = sustained_matmul_rate(d, mr, rate_share);
   const double sms = static_cast<double>(std::max<std::int64_t>(1, d.compute_units));
   const double per_sm = peak / sms;
 

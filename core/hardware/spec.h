@@ -278,6 +278,10 @@ struct SoftwareDefaults {
   // With fused_elementwise, the operators the stack still writes as primitives (ElementwiseOp),
   // for stacks that fuse some and not others; fused_elementwise false means all of them.
   ElementwiseSet unfused_elementwise = 0;
+  // The operators this stack runs as primitives: all of them without fused_elementwise.
+  ElementwiseSet unfused_operators() const {
+    return fused_elementwise ? unfused_elementwise : kAllElementwise;
+  }
   // Inference kernels that absorb their element-wise neighbours (with fused_elementwise):
   // - fused_residual_norm: each residual add and the normalisation after it are one kernel that
   //   reads x and the residual and writes the new residual and the normalised output, 4e bytes

@@ -274,7 +274,7 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
     shape.gemm_saved_bytes = bytes_per_element(w.precision);
   shape.kv_elem_bytes = shape.act_bytes;
   shape.loss = true;
-  shape.unfused_elementwise = sw.fused_elementwise ? sw.unfused_elementwise : kAllElementwise;
+  shape.unfused_elementwise = sw.unfused_operators();
   return shape;
 }
 
@@ -388,8 +388,7 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   const auto& w = *s.inference;
   shape.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
-  shape.unfused_elementwise =
-      s.system.software.fused_elementwise ? s.system.software.unfused_elementwise : kAllElementwise;
+  shape.unfused_elementwise = s.system.software.unfused_operators();
   shape.fused_residual_norm = s.system.software.fused_residual_norm;
   shape.fused_attention_residual_norm = s.system.software.fused_attention_residual_norm;
   shape.rope_in_attention = s.system.software.rope_in_attention;

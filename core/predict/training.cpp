@@ -415,7 +415,7 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   };
   const auto reduce = [&](double n, const GroupPlacement& g, const GroupPlacement& replicas) {
     if (g.size * replicas.size <= 1 || n <= 0) return;
-    const Bytes grads(n * (p.zero_stage == 0 ? sys.software.gradient_bytes : zero_reduce));
+    const Bytes grads(n * zero_reduce);
     if (p.zero_stage == 0) {
       dp_time += collective_time(Collective::all_reduce, grads, g, sys);
     } else {
