@@ -31,7 +31,7 @@ std::string internal_error(const char* what) {
 
 // The headline numbers a calibrated prediction shows uncalibrated beside it (dotted output paths,
 // as the uncertainty bands key them).
-constexpr std::array<const char*, 22> kHeadline = {"training.iteration_time_s",
+constexpr std::array<const char*, 26> kHeadline = {"training.iteration_time_s",
                                                    "training.tokens_per_s",
                                                    "training.mfu",
                                                    "training.time_to_train_s",
@@ -52,7 +52,24 @@ constexpr std::array<const char*, 22> kHeadline = {"training.iteration_time_s",
                                                    "run.wall_days",
                                                    "run.gpu_hours",
                                                    "run.energy_mwh",
-                                                   "run.cost_usd"};
+                                                   "run.cost_usd",
+                                                   "rl.step_time_s",
+                                                   "rl.tokens_per_s_per_gpu",
+                                                   "rl.phases_s.rollout",
+                                                   "rl.phases_s.train"};
+
+// The prediction as `predict` writes it (an RL scenario's: its rl block), or nullopt when the
+// engine refuses the scenario.
+std::optional<nlohmann::ordered_json> prediction_json(const Scenario& s) {
+  if (s.rl) {
+    auto rl = predict_rl(s);
+    if (!rl) return std::nullopt;
+    return nlohmann::ordered_json::parse(rl_prediction_to_json(s, *rl));
+  }
+  auto p = optimus::predict(s);
+  if (!p) return std::nullopt;
+  return nlohmann::ordered_json::parse(prediction_to_json(s, *p));
+}
 
 // The prediction's `calibration`: whether it applied, its factors and, when it did, the headline
 // numbers of the same scenario (the same layout) on the system before the factors.
@@ -69,10 +86,9 @@ nlohmann::ordered_json calibration_output(const Scenario& s) {
   u.system = *c.uncalibrated;
   u.calibration.reset();
   nlohmann::ordered_json before = nlohmann::ordered_json::object();
-  if (auto p = optimus::predict(u)) {
-    const auto j = nlohmann::ordered_json::parse(prediction_to_json(u, *p));
+  if (auto j = prediction_json(u)) {
     for (const char* path : kHeadline) {
-      const nlohmann::ordered_json* at = &j;
+      const nlohmann::ordered_json* at = &*j;
       std::string_view rest = path;
       while (at && !rest.empty()) {
         const std::size_t dot = rest.find('.');
@@ -120,7 +136,10 @@ std::string predict(std::string_view scenario_json) {
     if (s->rl) {
       auto rl = predict_rl(*s);
       if (!rl) return error_to_json(rl.error());
-      return rl_prediction_to_json(*s, *rl);
+      if (!s->calibration) return rl_prediction_to_json(*s, *rl);
+      auto j = nlohmann::ordered_json::parse(rl_prediction_to_json(*s, *rl));
+      j["calibration"] = calibration_output(*s);
+      return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     }
     auto resolved = resolve_parallel_auto(s.value());
     if (!resolved) return error_to_json(resolved.error());

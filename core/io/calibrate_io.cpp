@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <variant>
 #include <vector>
 
 #include "calibrate/calibrate.h"
 #include "io/json_io.h"
 #include "io/json_write.h"
 #include "io/lines.h"
+#include "rl/rl.h"
 
 namespace optimus::io {
 
@@ -61,13 +63,36 @@ const ojson* dig(const ojson& j, const std::string& path) {
   }
 }
 
+// An RL step's headline numbers straight from its prediction, else nullopt.
+std::optional<double> fast_rl_metric(const RlPrediction& p, const std::string& m) {
+  if (m == "rl.step_time_s") return p.step_time_s;
+  if (m == "rl.tokens_per_s") return p.tokens_per_s;
+  if (m == "rl.tokens_per_s_per_gpu") return p.tokens_per_s_per_gpu;
+  return std::nullopt;
+}
+
+// The prediction's JSON as `optimus predict --json` writes it (an RL scenario's: its rl block),
+// or the fast path's number.
+Result<std::variant<double, ojson>> predicted(const Scenario& s, const std::string& metric) {
+  if (s.rl) {
+    auto p = predict_rl(s);
+    if (!p) return p.error();
+    if (auto v = fast_rl_metric(*p, metric)) return std::variant<double, ojson>(*v);
+    return std::variant<double, ojson>(ojson::parse(rl_prediction_to_json(s, *p)));
+  }
+  auto p = optimus::predict(s);
+  if (!p) return p.error();
+  if (auto v = fast_metric(*p, metric)) return std::variant<double, ojson>(*v);
+  return std::variant<double, ojson>(ojson::parse(prediction_to_json(s, *p)));
+}
+
 }  // namespace
 
 Result<double> metric_value(const Scenario& s, const std::string& metric) {
-  auto p = optimus::predict(s);
-  if (!p) return p.error();
-  if (auto v = fast_metric(*p, metric)) return *v;
-  const ojson j = ojson::parse(prediction_to_json(s, *p));
+  auto got = predicted(s, metric);
+  if (!got) return got.error();
+  if (const double* v = std::get_if<double>(&*got)) return *v;
+  const ojson& j = std::get<ojson>(*got);
   // A last part a+b+c sums those fields (the validation cases' memory rows).
   const std::size_t dot = metric.rfind('.');
   const std::string last = metric.substr(dot == std::string::npos ? 0 : dot + 1);

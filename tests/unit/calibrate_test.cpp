@@ -178,6 +178,39 @@ TEST(Calibrate, ConsistentMeasurementsNarrowTheBand) {
   }
 }
 
+// An RL step (core/rl) calibrates like any other prediction: its phases measured on a "true"
+// system (matmul at 0.7, memory at 0.8 of the modelled rates) give those factors back, the
+// calibrated step reproduces the measured one, and the prediction reports the step uncalibrated.
+TEST(Calibrate, RlStepPhasesFitTheirRates) {
+  const json job = {{"model", "llama3.1-8b"},
+                    {"system", "dgx-h100"},
+                    {"num_devices", 8},
+                    {"rl",
+                     {{"prompts_per_step", 64},
+                      {"samples_per_prompt", 4},
+                      {"prompt_len", 256},
+                      {"response_len", {{"mean", 1024}, {"max", 4096}}}}}};
+  const json truth = {{"device", "NVIDIA H100 SXM5 80GB"}, {"factors", {{"matmul", 0.7}, {"memory", 0.8}}}};
+  json measured_on = job;
+  measured_on["calibration"] = truth;
+  const json real = predict(measured_on);
+  ASSERT_TRUE(real.contains("rl")) << real.dump();
+  ASSERT_TRUE(real["calibration"]["applied"].get<bool>()) << real["calibration"].dump();
+  const std::string step = "rl.step_time_s", rollout = "rl.phases_s.rollout", train = "rl.phases_s.train";
+  const json out = calibrate(line(job, rollout, at(real, rollout)) + line(job, train, at(real, train)));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  EXPECT_NEAR(factor(out, "matmul")["value"].get<double>(), 0.7, 0.05) << out["fitted"].dump();
+  EXPECT_NEAR(factor(out, "memory")["value"].get<double>(), 0.8, 0.06) << out["fitted"].dump();
+  json s = job;
+  s["calibration"] = out["calibration"];
+  const json p = predict(s);
+  EXPECT_NEAR(at(p, step) / at(real, step), 1.0, 0.03);
+  EXPECT_DOUBLE_EQ(p["calibration"]["uncalibrated"][step].get<double>(), at(predict(job), step));
+  // An output the RL prediction does not have is refused with its line.
+  const json bad = calibrate(line(job, "training.iteration_time_s", 1.0));
+  EXPECT_EQ(bad["error"]["code"], "calibrate.metric_unknown") << bad.dump();
+}
+
 TEST(Calibrate, AppliesOnlyToItsDeviceAndSoftware) {
   const std::string m = "training.iteration_time_s";
   const double t = at(predict(fits_one_device()), m);

@@ -31,6 +31,10 @@ export const TYPED_METRICS: TypedMetric[] = [
   { path: 'inference.ttft_s', label: 'TTFT (one batch)', unit: 'ms', scale: 1e-3 },
   { path: 'inference.tpot_s', label: 'TPOT (one batch)', unit: 'ms', scale: 1e-3 },
   { path: 'inference.throughput_tokens_per_s', label: 'Tokens/s (one batch)', unit: 'tokens/s', scale: 1 },
+  { path: 'rl.step_time_s', label: 'RL step time', unit: 's', scale: 1 },
+  { path: 'rl.phases_s.rollout', label: 'RL rollout phase', unit: 's', scale: 1 },
+  { path: 'rl.phases_s.train', label: 'RL training phase', unit: 's', scale: 1 },
+  { path: 'rl.tokens_per_s_per_gpu', label: 'RL tokens/s per GPU', unit: 'tokens/s', scale: 1 },
 ];
 
 /** The importers' formats (core/io/importers.h), in the words of their tools. */
@@ -84,7 +88,7 @@ export function labelOf(path: string): { label: string; q: Quantity } {
   if (def) return { label: typed?.label ?? def.label, q: def.q };
   const stat = /^serving\.(\w+)\.(mean|p\d+)$/.exec(path);
   if (stat && LATENCY_WORDS[stat[1]!]) return { label: `${LATENCY_WORDS[stat[1]!]} ${stat[2]}`, q: 'seconds' };
-  return { label: typed?.label ?? path, q: /_s(\.|$)/.test(path) ? 'seconds' : 'count' };
+  return { label: typed?.label ?? path, q: /_s(\.|$)/.test(path) ? 'seconds' : /tokens_per_s/.test(path) ? 'tokens_rate' : 'count' };
 }
 
 /** A value in the unit one types it in ("85.1 ms", "2070 tokens/s"). */

@@ -82,6 +82,28 @@ describe('calibrate panel', () => {
     expect(panel.el.querySelector('[data-testid="calibrate-apply"]')).toBeNull();
   });
 
+  it('an RL step: its step time and phases are offered, a typed step time is fitted and shown calibrated', async () => {
+    const { engine, lines } = setup();
+    const panel = createCalibratePanel({ engine, apply: () => undefined });
+    document.body.replaceChildren(panel.el);
+    const s = { model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 32, samples_per_prompt: 4, prompt_len: 256, response_len: { mean: 512, max: 2048 } } };
+    const p = JSON.parse(mod.predict(JSON.stringify(s))) as Prediction;
+    panel.update(s, p);
+    const metric = panel.el.querySelector<HTMLSelectElement>('[data-testid="calibrate-metric"]')!;
+    const offered = [...metric.options].map((o) => o.value);
+    expect(offered).toEqual(['rl.step_time_s', 'rl.phases_s.rollout', 'rl.phases_s.train', 'rl.tokens_per_s_per_gpu']);
+    expect(panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-fit"]')!.disabled).toBe(false);
+    const step = (p.rl as unknown as { step_time_s: number }).step_time_s;
+    panel.el.querySelector<HTMLInputElement>('[data-testid="calibrate-value"]')!.value = String(step * 1.4);
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-fit"]')!.click();
+    for (let i = 0; i < 50 && !panel.el.querySelector('[data-calibrated-metric="rl.step_time_s"]'); i++) await settle();
+    expect(JSON.parse(lines[0]!).metric).toBe('rl.step_time_s');
+    const row = panel.el.querySelector('[data-calibrated-metric="rl.step_time_s"]')!;
+    expect(Number(row.getAttribute('data-uncalibrated'))).toBe(step);
+    expect(Number(row.getAttribute('data-value')) / (step * 1.4)).toBeCloseTo(1, 1);
+    expect(labelOf('rl.tokens_per_s_per_gpu')).toEqual({ label: 'RL tokens/s per GPU', q: 'tokens_rate' });
+  });
+
   it('a calibrated scenario says so and offers to remove it; an error is said in words with its code', async () => {
     const { engine } = setup();
     const applied: Array<Calibration | null> = [];
