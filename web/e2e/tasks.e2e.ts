@@ -285,6 +285,8 @@ describe('a newcomer masters the page in a minute', () => {
       await page.waitForSelector('[data-testid="status"][data-state="error"]');
       expect(await page.locator('[data-testid="headline"]').getAttribute('class')).toContain('stale');
       expect(await page.locator('[data-testid="results"]').getAttribute('class')).toContain('stale');
+      // The calibrate panel would fit the last valid scenario: greyed and out of reach.
+      expect(await page.locator('[data-testid="calibrate"]').evaluate((el) => (el as HTMLElement).inert)).toBe(true);
       const fix = page.locator('[data-testid="error-fix"]');
       expect(await fix.isVisible()).toBe(true);
       const text = (await fix.textContent())!;
@@ -301,6 +303,7 @@ describe('a newcomer masters the page in a minute', () => {
       await n.click('[data-testid="fix"]');
       await n.noError();
       expect(await page.locator('[data-testid="headline"]').getAttribute('class')).not.toContain('stale');
+      expect(await page.locator('[data-testid="calibrate"]').evaluate((el) => (el as HTMLElement).inert)).toBe(false);
       const { scenario, prediction } = await n.truth();
       expect(scenario.parallel.dp).toBeUndefined();
       expect((await headlineOf(page))['training.iteration_time_s']).toBe(String(prediction.training.iteration_time_s));

@@ -145,6 +145,10 @@ function markStale(stale: boolean): void {
   for (const el of [resultsEl, headline]) el.classList.toggle('stale', stale);
   for (const c of [chartRl, chartTime, chartTimeInf, chartMemory, chartRoofline, chartRun, chartServingCurve, chartServingUsers, chartServingUsersThroughput, chartServingTimeline]) c.el.classList.toggle('stale', stale);
   headline.dataset.stale = String(stale);
+  // The calibrate panel would fit the last valid scenario, not the one on screen: out of reach
+  // until the scenario is estimated again.
+  calibratePanel.el.classList.toggle('stale', stale);
+  calibratePanel.el.inert = stale;
   if (!stale) fixBox.hidden = true;
 }
 
