@@ -164,3 +164,14 @@ export function formatDelta(current: number, pinned: number, q: Quantity): { tex
   const pct = pinned !== 0 ? ` (${plus}${sig(Math.abs(d / pinned) * 100)} %)` : '';
   return { text: `${plus}${abs}${pct}`, sign };
 }
+
+/**
+ * A label cut to at most `max` characters by dropping its middle, so that names that share a long
+ * opening ("NVIDIA Megatron-Bridge performance summary (25.09 ...)" and "(26.02 ...)") stay apart.
+ */
+export function cutMiddle(label: string, max: number): string {
+  if (label.length <= max) return label;
+  // The end gets the larger share: where a source names its version or its subject.
+  const tail = Math.ceil((max - 1) * 0.6);
+  return `${label.slice(0, max - 1 - tail)}…${label.slice(label.length - tail)}`;
+}

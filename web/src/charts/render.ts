@@ -1,7 +1,7 @@
 // The thin layer from chart specs (charts/specs.ts) to SVG with Observable Plot. Legends are
 // plain HTML (so the chart itself is a single <svg> that exports cleanly).
 import * as Plot from '@observablehq/plot';
-import { formatBytes, formatSeconds, sig, siPrefix, timeAxisUnit } from '../base/format';
+import { cutMiddle, formatBytes, formatSeconds, sig, siPrefix, timeAxisUnit } from '../base/format';
 import { h } from '../base/dom';
 import type { Bar, BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
 
@@ -218,7 +218,7 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
     marginLeft: 64,
     marginBottom: spec.xCategorical ? 30 + Math.round(longest * 4.5) : 36,
     x: spec.xCategorical
-      ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: [...new Set(spec.points.map((p) => String(p.x)))], tickFormat: (d: string) => (d.length > 48 ? `${d.slice(0, 47)}…` : d) }
+      ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: [...new Set(spec.points.map((p) => String(p.x)))], tickFormat: (d: string) => cutMiddle(d, 48) }
       : { type: spec.logX ? 'log' : 'linear', label: `${spec.xLabel}${unitLabel(spec.xUnit)} →`, grid: true },
     y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && (bytes || spec.yFromZero === true) },
     color: { domain: series, range },

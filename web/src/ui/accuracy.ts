@@ -22,6 +22,7 @@ import wholeRun from '../../../tests/validation/data/whole_run.jsonl?raw';
 import servePublic from '../../../tests/validation/data/serve_public.jsonl?raw';
 import serveTrtllmPerf from '../../../tests/validation/data/serve_trtllm_perf.jsonl?raw';
 import { h } from '../base/dom';
+import { cutMiddle } from '../base/format';
 import { metricBand, metricValue } from '../state/metric';
 
 export interface Case {
@@ -238,8 +239,9 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
       // Base 2: the ticks are powers of 2, and d3's log tick format (which Plot applies around
       // tickFormat) leaves base-10 mantissas above 5 unlabelled, so the 8x tick had no label.
       x: { type: 'log', base: 2, label: 'predicted / measured (1 = exact; beyond 8x clipped)', domain: [1 / 8, 8], ticks: [0.125, 0.25, 0.5, 1, 2, 4, 8], tickFormat: (v: number) => (v < 1 ? `1/${Math.round(1 / v)}` : `${v}×`), grid: true, axis: 'both' },
-      // Source names run to 80 characters: cut to fit the margin (the table below has them whole).
-      y: { label: null, domain: sources, tickFormat: (v: string) => (v.length > (narrow ? 22 : 44) ? `${v.slice(0, narrow ? 21 : 43)}…` : v) },
+      // Source names run to 80 characters: cut in the middle to fit the margin, keeping the end that
+      // tells a source's versions apart (the table below has them whole).
+      y: { label: null, domain: sources, tickFormat: (v: string) => cutMiddle(v, narrow ? 22 : 44) },
       marks: [
         Plot.ruleY(points.filter((p) => p.lo !== undefined && p.hi !== undefined), { y: 'source', x1: (p: { lo: number }) => clamp(p.lo), x2: (p: { hi: number }) => clamp(p.hi), stroke: 'currentColor', strokeOpacity: 0.07, strokeWidth: 7 }),
         Plot.ruleX([1], { stroke: 'currentColor' }),

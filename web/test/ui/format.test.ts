@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, sig, siPrefix } from '../../src/base/format';
+import { cutMiddle, formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, sig, siPrefix } from '../../src/base/format';
 
 describe('number formatting', () => {
   it.each([
@@ -89,5 +89,21 @@ describe('timeAxisUnit: one unit per time axis', () => {
   ])('%f s -> %s', async (max, unit) => {
     const { timeAxisUnit } = await import('../../src/base/format');
     expect(timeAxisUnit(max).unit).toBe(unit);
+  });
+});
+
+describe('cutMiddle: labels cut in the middle', () => {
+  it('keeps short labels, cuts long ones to the limit keeping both ends', () => {
+    expect(cutMiddle('short', 10)).toBe('short');
+    // The accuracy chart's source labels at its 44-character margin.
+    const label = (v: string) => `train_moe_public: NVIDIA Megatron-Bridge performance summary (${v} NeMo container)`;
+    const cut = ['25.09', '25.11', '26.02', '26.02.01'].map((v) => cutMiddle(label(v), 44));
+    expect(new Set(cut).size).toBe(4);
+    for (const c of cut) expect(c).toHaveLength(44);
+    expect(cut[0]!.startsWith('train_moe_public:')).toBe(true);
+    expect(cut[0]!.endsWith('(25.09 NeMo container)')).toBe(true);
+  });
+  it('never exceeds the limit', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), fc.integer({ min: 3, max: 80 }), (s, n) => cutMiddle(s, n).length <= Math.max(n, 0)));
   });
 });
