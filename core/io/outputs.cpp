@@ -373,6 +373,7 @@ TABLE(RlOut, rl_train_out) {
   t.add("iteration_time_s", amount(), VAL(o.p.train_iteration_s));
   t.add("mini_batches", count(), VAL(o.rl.mini_batches));
   t.add("mfu", amount(), VAL(o.p.train_mfu));
+  t.add("straggler_s", amount(), VAL(o.p.train_straggler_s));
   t.add("critic_s", amount(), VAL(o.p.critic_s));
   t.add("offload", text(), VAL(str(o.rl.offload)));
   t.add("offload_bytes_per_device", amount(), VAL(o.p.offload_bytes_per_device));

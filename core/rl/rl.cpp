@@ -137,6 +137,55 @@ double second_moment(const LengthDist& l) {
   return mass > 0 ? m2 / mass : l.mean * l.mean;
 }
 
+// The expected largest of n independent standard normal draws, by Blom's order-statistic
+// approximation (Blom 1958, "Statistical Estimates and Transformed Beta-Variables": the i-th of n
+// at the normal quantile of (i - 0.375) / (n + 0.25)): Phi^-1((n - 0.375) / (n + 0.25)). Exactly 0
+// for one draw; against the exact expectation (the integral of x n Phi^(n-1) phi) 0.589 for
+// 0.564 at n = 2, 1.434 for 1.424 at 8, 2.067 for 2.070 at 32, 2.815 for 2.827 at 256. The
+// quantile by Abramowitz and Stegun 26.2.23 (|error| < 4.5e-4).
+double expected_max_standard_normal(std::int64_t n) {
+  if (n <= 1) return 0.0;
+  const double q = 1.0 - (d(n) - 0.375) / (d(n) + 0.25);  // upper tail, below 0.5
+  const double t = std::sqrt(-2.0 * portable_log(q));
+  return t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+                 (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+}
+
+// The data-parallel straggler of the update: how much more work the heaviest data-parallel rank
+// of an optimizer step has than the mean rank, as a share of the mean, averaged over the step's
+// mini-batches. verl balances the ranks by token count over the whole step
+// (ray_trainer._balance_batch: seqlen_balancing.get_seqlen_balanced_partitions, Karmarkar-Karp
+// into equal-sized partitions, each returned sorted by sample index), but each rank then splits
+// its share into mini-batches in that index order (dp_actor.update_policy: data.split of
+// ppo_mini_batch_size), so a mini-batch's n = responses / (mini_batches x dp) sequences on a rank
+// are a draw of the step's lengths, not a balanced one; every rank runs the same number of
+// micro-batches (rearrange_micro_batches all-reduces their count with MAX) and the optimizer
+// step waits for the last. A rank's tokens are then the sum of n draws of prompt + response
+// length L: mean n E[L], standard deviation sqrt(n Var L) (the central limit theorem), and the
+// heaviest of dp ranks expects n E[L] + z_dp sqrt(n Var L) (z: expected_max_standard_normal):
+// a share z_dp CV(L) / sqrt(n), with CV = sqrt(Var L) / E[L]. Exactly zero for fixed lengths
+// or one rank; it vanishes as the responses per rank grow. When the step's longest response is
+// cut at the limit (LengthDist::longest_at_max), the mini-batch that holds it waits for at least
+// its rank: that response plus n - 1 mean ones (the largest item over the mean load: Graham
+// 1969's bound for greedy partitioning); that one mini-batch's share is the larger of the two.
+// Tokens, not attention's squared lengths: verl balances tokens (attention_mask sums). The
+// forward passes (old log-probs, reference, reward) take a rank's whole balanced share of the
+// step and have no straggler here.
+double straggler_share(const RlWorkload& rl, std::int64_t dp) {
+  if (dp <= 1) return 0.0;
+  const double p1 = rl.prompt_len.expected(), r1 = rl.response_len.expected();
+  const double mean = p1 + r1;
+  const double var = std::max(0.0, second_moment(rl.prompt_len) - p1 * p1) +
+                     std::max(0.0, second_moment(rl.response_len) - r1 * r1);
+  if (!(mean > 0) || !(var > 0)) return 0.0;
+  const double mb = d(std::max<std::int64_t>(1, rl.mini_batches));
+  const double n = std::max(1.0, d(requests(rl)) / (mb * d(dp)));
+  const double spread = expected_max_standard_normal(dp) * std::sqrt(var) / (mean * std::sqrt(n));
+  if (!rl.response_len.longest_at_max) return spread;
+  const double longest = std::max(spread, (p1 + d(rl.response_len.max) - mean) / (n * mean));
+  return ((mb - 1.0) * spread + longest) / mb;
+}
+
 // RL recipes configure the longest response a rollout may generate (verl's
 // data.max_response_length, OpenRLHF's --generate_max_len, AReaL's max_new_tokens) and generation
 // stops at each response's end-of-sequence token, so a step's responses are long-tailed below that
@@ -483,6 +532,8 @@ Result<RoleSlots> split_roles(const Scenario& s, std::int64_t unit) {
 
 }  // namespace
 
+double rl_straggler_share(const RlWorkload& rl, std::int64_t dp) { return straggler_share(rl, dp); }
+
 Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
   return train_scenario_on(s, model, train_pool(s), s.rl->train);
 }
@@ -699,6 +750,7 @@ double host_seconds(const Scenario& s, double bytes) {
 // each (with the offload traffic of each pass), its memory and layout.
 struct Passes {
   double forward = 0, update = 0, offload_bytes = 0;
+  double straggler = 0;  // inside update: the heaviest data-parallel rank's extra seconds
   std::int64_t devices = 0, global_batch = 0, seq_len = 0;
   double iteration = 0, mfu = 0;
   ParallelPlan plan;
@@ -746,7 +798,13 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   Passes out;
   const OffloadBytes ob = offload_bytes(s.rl->offload, pr->memory);
   out.forward = mb * forward_only(tp) + host_seconds(s, ob.forward);
-  out.update = mb * tp.iteration_time.value + host_seconds(s, ob.update);
+  // The straggler (straggler_share) delays the token-proportional part of each optimizer step:
+  // all but the optimizer, the exposed data-parallel reduction and the host's waits, which do not
+  // grow with a rank's tokens.
+  const TrainingBreakdown& b = tp.breakdown;
+  const double per_token = std::max(0.0, (tp.iteration_time - b.optimizer - b.dp_comm - b.host).value);
+  out.straggler = mb * per_token * straggler_share(*s.rl, t->parallel.dp);
+  out.update = mb * tp.iteration_time.value + out.straggler + host_seconds(s, ob.update);
   out.offload_bytes = ob.forward + ob.update;  // one forward and one update
   out.devices = t->num_devices;
   out.global_batch = t->training->global_batch;
@@ -764,6 +822,7 @@ void set_trainer(const Passes& p, RlPrediction& out) {
   out.train_seq_len = p.seq_len;
   out.train_iteration_s = p.iteration;
   out.train_mfu = p.mfu;
+  out.train_straggler_s = p.straggler;
 }
 
 // Step 2 (roles "shared"): the trainer's side on the whole training pool, one model after
@@ -798,6 +857,7 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
     if (!cp) return cp.error();
     out.phases.old_logprob += cp->forward;
     out.phases.train += cp->update;
+    out.train_straggler_s += cp->straggler;
     out.critic_s = cp->forward + cp->update;
     moved += cp->offload_bytes;
   }

@@ -61,6 +61,9 @@ struct RlPrediction {
   ParallelPlan train_plan;
   std::int64_t train_devices = 0, train_global_batch = 0, train_seq_len = 0;
   double train_iteration_s = 0, train_mfu = 0;
+  // Inside phases.train: the heaviest data-parallel rank's extra seconds over the step's optimizer
+  // steps (rl.cpp straggler_share); the policy's, plus the critic's under roles "shared".
+  double train_straggler_s = 0;
   double critic_s = 0;  // ppo: the critic's forward and update (inside old_logprob and train)
   double weight_sync_bytes = 0;
   // rl.train.offload: host-link traffic per device per step and the time it adds to the phases.
@@ -81,6 +84,11 @@ struct RlPrediction {
 // an offline serving scenario, the trainer as a training scenario of one mini-batch.
 Result<Scenario> rl_rollout_scenario(const Scenario& s);
 Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model);
+
+// The data-parallel straggler of the update (rl.cpp): the heaviest of dp ranks' extra tokens over
+// the mean rank's in an optimizer step, as a share of the mean, averaged over the mini-batches.
+// 0 for fixed lengths or one rank.
+double rl_straggler_share(const RlWorkload& rl, std::int64_t dp);
 
 // Checks that need no timing: device counts, layouts, lengths against the context, staleness.
 std::optional<Error> check_rl(const Scenario& s);

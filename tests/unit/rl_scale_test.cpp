@@ -297,10 +297,14 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
     const double recompute = tr["parallel"]["recompute"] == "full" ? 4.0 / 3.0 : 1.0;
     const double flops = 6.0 * m.active * r["tokens_per_step"].get<double>() * recompute;
     const double at_peak = flops / (tr["devices"].get<double>() * sys.peak_bf16);
-    EXPECT_GT(ph["train"].get<double>(), at_peak / 0.6) << name;
+    // The bound is for ranks of equal work: the data-parallel straggler (rl.train.straggler_s,
+    // checked by hand in rl_test.cpp) is taken out of the phase first.
+    const double balanced = ph["train"].get<double>() - tr["straggler_s"].get<double>();
+    EXPECT_GE(tr["straggler_s"].get<double>(), 0.0) << name;
+    EXPECT_GT(balanced, at_peak / 0.6) << name;
     // The floor: a 16-stage pipeline over few packed micro-batches is bubble-bound (verl packs by
     // token budget alone; DeepSeek-V3 at pp 16 on 256 H100 comes to about 6% of peak).
-    EXPECT_LT(ph["train"].get<double>(), at_peak / 0.05) << name;
+    EXPECT_LT(balanced, at_peak / 0.05) << name;
 
     // Weight sync: the policy's bytes at the engine's precision over one device's link.
     const double link = sc["num_devices"].get<int>() <= sys.domain ? sys.nvlink : sys.nic;

@@ -843,6 +843,93 @@ TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
   EXPECT_EQ(predict(v["scenario"])["rl"], predict(s)["rl"]);
 }
 
+// The data-parallel straggler (rl.cpp straggler_share): a mini-batch's responses on a rank are a
+// draw of the step's lengths, and the optimizer step waits for the heaviest of dp ranks.
+optimus::RlWorkload workload(const json& scenario) {
+  auto s = optimus::parse_scenario(scenario.dump());
+  EXPECT_TRUE(static_cast<bool>(s));
+  return s ? *s->rl : optimus::RlWorkload{};
+}
+
+TEST(RlStraggler, NoneForFixedLengthsOrOneRank) {
+  EXPECT_EQ(optimus::rl_straggler_share(workload(base()), 8), 0.0);
+  const json two = base({{"response_len", json::array({{128, 1}, {896, 1}})}});
+  EXPECT_EQ(optimus::rl_straggler_share(workload(two), 1), 0.0);
+  EXPECT_GT(optimus::rl_straggler_share(workload(two), 2), 0.0);
+  // Through the step: fixed lengths add nothing to the optimizer steps; a trainer of one
+  // data-parallel rank (tp 8 on 8 devices) neither.
+  const json fixed = rl_of(base({{"mini_batches", 4}}));
+  EXPECT_EQ(num(fixed["train"]["straggler_s"]), 0.0);
+  EXPECT_NEAR(num(fixed["phases_s"]["train"]), 4 * num(fixed["train"]["iteration_time_s"]), 1e-9);
+  json one_rank_rl = {{"response_len", json::array({{128, 1}, {896, 1}})}, {"train", {{"tp", 8}}}};
+  const json one_rank = rl_of(base(one_rank_rl));
+  EXPECT_EQ(num(one_rank["train"]["parallel"]["dp"]), 1);
+  EXPECT_EQ(num(one_rank["train"]["straggler_s"]), 0.0);
+}
+
+TEST(RlStraggler, TheHeaviestRankByHand) {
+  // Prompts 256, responses 128 or 896 (equal weights): L = 384 or 1152, E[L] = 768, sd 384, CV
+  // 1/2. 32 x 8 = 256 responses, one mini-batch, 8 ranks: n = 32 a rank. The heaviest of 8 ranks
+  // expects z_8 = 1.4236 standard deviations above the mean (the expected largest of 8 standard
+  // normals, Harter 1961's table; Blom's approximation gives 1.434): 1.4236 x 0.5 / sqrt(32) =
+  // 0.1258 of the mean rank's tokens.
+  const json two = base({{"response_len", json::array({{128, 1}, {896, 1}})}});
+  const double share = optimus::rl_straggler_share(workload(two), 8);
+  EXPECT_NEAR(share, 1.4236 * 0.5 / std::sqrt(32.0), 0.01 * 0.1258);
+  // Four times the responses per rank: half the share (1 / sqrt n); four mini-batches of the same
+  // step: twice it.
+  EXPECT_NEAR(
+      optimus::rl_straggler_share(
+          workload(base({{"prompts_per_step", 128}, {"response_len", json::array({{128, 1}, {896, 1}})}})),
+          8),
+      share / 2, 1e-12);
+  EXPECT_NEAR(
+      optimus::rl_straggler_share(
+          workload(base({{"mini_batches", 4}, {"response_len", json::array({{128, 1}, {896, 1}})}})), 8),
+      share * 2, 1e-12);
+  // Two ranks: z_2 = 1 / sqrt(pi) = 0.5642 exactly; Blom's approximation reads 0.5895 (+4.5%).
+  EXPECT_NEAR(optimus::rl_straggler_share(workload(two), 2), 0.5895 * 0.5 / std::sqrt(128.0), 0.001 * 0.026);
+  // In the step: the share of the optimizer steps' token-proportional seconds, inside train.
+  const json r = rl_of(two);
+  const double straggler = num(r["train"]["straggler_s"]), iteration = num(r["train"]["iteration_time_s"]);
+  EXPECT_NEAR(num(r["phases_s"]["train"]), iteration + straggler, 1e-9);
+  EXPECT_GT(straggler, 0.8 * share * iteration);
+  EXPECT_LE(straggler, share * iteration + 1e-12);
+}
+
+TEST(RlStraggler, TheResponseCutAtTheLimitHoldsUpItsMiniBatch) {
+  // A whole-number limit: responses a truncated exponential with mean 1,024 below 16,384, the
+  // step's longest at 16,384. 4 prompts x 8 samples on 8 ranks, 2 mini-batches: n = 2 a rank.
+  // The mini-batch with the longest waits for its rank: that response (prompt mean + 16,384)
+  // plus one mean sequence, (16,384 - 1,024) / (2 x E[L]) over the mean load, which exceeds the
+  // spread; the other mini-batch has the spread alone.
+  const json lim = base({{"prompts_per_step", 4},
+                         {"prompt_len", json::array({{256, 1}})},
+                         {"response_len", 16384},
+                         {"mini_batches", 2}});
+  auto s = optimus::parse_scenario(lim.dump());
+  ASSERT_TRUE(static_cast<bool>(s));
+  const json p = predict(lim);
+  // The reader's mean under the limit, from the rollout warning (1,024: the short_cot cap).
+  optimus::RlWorkload rl = *s->rl;
+  optimus::LengthDist r;
+  r.shaped = true;
+  r.min = 1;
+  r.max = 16384;
+  r.mean = 1024;
+  r.rate = optimus::truncated_exponential_rate(1024, 1, 16384);
+  r.longest_at_max = true;
+  rl.response_len = r;
+  const double with = optimus::rl_straggler_share(rl, 8);
+  rl.response_len.longest_at_max = false;
+  const double spread = optimus::rl_straggler_share(rl, 8);
+  const double mean = 256 + 1024;
+  EXPECT_NEAR(with, (spread + (16384 - 1024) / (2 * mean)) / 2, 1e-9);
+  EXPECT_GT(with, spread);
+  ASSERT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+  EXPECT_GT(num(p["rl"]["train"]["straggler_s"]), 0.0);
+}
+
 }  // namespace
 
 }  // namespace rl_test

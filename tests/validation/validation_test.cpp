@@ -691,7 +691,8 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
 // and response lengths as whole numbers (their means are not published), which the engine reads
 // as limits with assumed means (a fifth of the prompt limit; for the responses a quarter of the
 // limit up to 1,024 tokens for a base or instruct policy, half of it up to 5,500 for a long
-// chain-of-thought model, the step's longest cut at the limit); OpenRLHF's PPO rows too fast (DeepSpeed on
+// chain-of-thought model, the step's longest cut at the limit; the update waits for the heaviest
+// data-parallel rank); OpenRLHF's PPO rows too fast (DeepSpeed on
 // Hugging Face models, costed as the fused default stack, and actor and critic each on their own GPUs there,
 // not on the whole trainer pool). Reported, not gated by an aim: the gate holds every row predicted and the
 // means against regressions.
@@ -712,11 +713,12 @@ TEST(Validation, RlPostTrainingReported) {
   // 92.9%, every phase too fast (81.2% before the prompt limit: the prompts now read at a fifth of
   // their 1024-token limit, so fewer tokens than the published TFLOPs imply).
   EXPECT_LE(orlhf.mean, 0.95);
-  // 41.1% (50.6% before the response prior by the policy's kind and the longest response cut at
-  // the limit, 53.7% before the trainer's packed micro-batches, 161% before the response prior's
-  // cap, 211% before the prompt limit): verl's math rows with 20-28K limits were several times too
-  // slow at a quarter of the limit.
-  EXPECT_LE(s.mean, 0.45);
+  // 39.4% (41.2% before the data-parallel straggler of the update, 50.6% before the response
+  // prior by the policy's kind and the longest response cut at the limit, 53.7% before the
+  // trainer's packed micro-batches, 161% before the response prior's cap, 211% before the prompt
+  // limit): verl's math rows with 20-28K limits were several times too slow at a quarter of the
+  // limit.
+  EXPECT_LE(s.mean, 0.42);
 }
 
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and

@@ -2609,6 +2609,10 @@ export interface RlResult {
      */
     mfu: number;
     /**
+     * Inside train: the heaviest data-parallel rank's extra seconds over the step's optimizer steps (a mini-batch's responses per rank drawn from the step's lengths: z(dp) x CV(L) / sqrt(responses per rank), the mini-batch with the response cut at the limit at least that response over the mean; 0 for fixed lengths or one rank). The policy's, plus the critic's under roles shared. Unit: s.
+     */
+    straggler_s: number;
+    /**
      * ppo: the critic's forward and update (inside old_logprob and train). Unit: s.
      */
     critic_s: number;
