@@ -910,7 +910,8 @@ TEST(RlStraggler, TheResponseCutAtTheLimitHoldsUpItsMiniBatch) {
   auto s = optimus::parse_scenario(lim.dump());
   ASSERT_TRUE(static_cast<bool>(s));
   const json p = predict(lim);
-  // The reader's mean under the limit, from the rollout warning (1,024: the short_cot cap).
+  // The responses as the step reads the limit (rl.cpp read_length_limits: the short_cot prior's
+  // mean of 1,024 under 16,384, the longest at the limit), written out here.
   optimus::RlWorkload rl = *s->rl;
   optimus::LengthDist r;
   r.shaped = true;
