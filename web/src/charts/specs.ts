@@ -669,6 +669,7 @@ export const RL_PHASES: Array<[category: string, color: string]> = [
   ['Weight sync', '#e15759'],
   ['Swap to host and back', '#9c755f'],
   ['Idle (waiting for the other pool)', '#d4d4d4'],
+  ['Training: waiting for the heaviest data-parallel rank', '#8cd17d'],
 ];
 
 /**
@@ -682,13 +683,15 @@ export const RL_PHASES: Array<[category: string, color: string]> = [
  * - split, staleness >= 1: both pools work at once (the rollout of the next step), the faster
  *   one idles for the difference, then the sync.
  * The rollout is cut at the mean response's finish (rollout.mean_response_s): what follows is
- * the long tail a synchronous step waits for (rollout.longest_response_s sets the phase).
+ * the long tail a synchronous step waits for (rollout.longest_response_s sets the phase). The
+ * optimizer steps end with the trainer's own straggler (train.straggler_s, docs/rl.md "The
+ * data-parallel straggler"): the seconds the heaviest data-parallel rank adds.
  */
 export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
   const rl = p.rl;
   if (!rl) return null;
   const ph = rl.phases_s;
-  const C = Object.fromEntries(RL_PHASES.map(([c], i) => [['mean', 'tail', 'reward', 'reference', 'old', 'train', 'sync', 'swap', 'idle'][i], c])) as Record<string, string>;
+  const C = Object.fromEntries(RL_PHASES.map(([c], i) => [['mean', 'tail', 'reward', 'reference', 'old', 'train', 'sync', 'swap', 'idle', 'straggler'][i], c])) as Record<string, string>;
   const bars: Bar[] = [];
   const lane = (row: string, segments: Array<[key: string, seconds: number]>): void => {
     let at = 0;
@@ -702,11 +705,13 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
     ['mean', mean],
     ['tail', ph.rollout - mean],
   ];
+  const straggler = Math.min(ph.train, Math.max(0, rl.train.straggler_s ?? 0));
   const scoring: Array<[string, number]> = [
     ['reward', ph.reward],
     ['reference', ph.reference],
     ['old', ph.old_logprob],
-    ['train', ph.train],
+    ['train', ph.train - straggler],
+    ['straggler', straggler],
   ];
   const gpus = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
   // Roles "separate" (docs/rl.md, "The trainer's models: roles"): one lane per model of the

@@ -130,6 +130,19 @@ describe('rlTimelineSpec', () => {
     expect(reward[2]!.value).toBeCloseTo(20, 9);
     expect(reward[3]!.value).toBeCloseTo(67.16, 9);
   });
+  it("the trainer's straggler ends its optimizer steps, inside the training phase", () => {
+    const r = rl('colocated', 0);
+    (r.train as { straggler_s: number }).straggler_s = 10;
+    const spec = rlTimelineSpec({ rl: r } as unknown as Prediction)!;
+    const train = spec.bars.find((b) => b.category === RL_PHASES[5]![0])!;
+    const wait = spec.bars.find((b) => b.category === RL_PHASES[9]![0])!;
+    expect(train.value).toBeCloseTo(67.16 - 10, 9);
+    expect(wait.value).toBeCloseTo(10, 9);
+    expect(wait.start).toBeCloseTo(train.start! + train.value, 9);
+    for (const [, end] of ends(spec)) expect(end).toBeCloseTo(r.step_time_s, 6);
+    // None without one (fixed lengths, one rank).
+    expect(rlTimelineSpec({ rl: rl('colocated', 0) } as unknown as Prediction)!.bars.some((b) => b.category === RL_PHASES[9]![0])).toBe(false);
+  });
   it('colocated: the swap is split in two halves around the scoring and training', () => {
     const spec = rlTimelineSpec({ rl: rl('colocated', 0) } as unknown as Prediction)!;
     const swap = spec.bars.filter((b) => b.category.startsWith('Swap'));
