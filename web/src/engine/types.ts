@@ -1647,7 +1647,7 @@ export interface Prediction {
      */
     reason?: string;
     /**
-     * When applied: each headline number (dotted path: training.iteration_time_s, training.tokens_per_s, training.mfu, inference.ttft_s, serving.output_tokens_per_s, serving.tpot_s.p50, run.wall_days, ...) predicted without the calibration on the same layout.
+     * When applied: each headline number (dotted path: training.iteration_time_s, training.tokens_per_s, training.mfu, inference.ttft_s, serving.output_tokens_per_s, serving.tpot_s.p50, run.wall_days, rl.step_time_s, rl.phases_s.rollout, ...) predicted without the calibration on the same layout.
      */
     uncalibrated?: {
       [k: string]: number;
