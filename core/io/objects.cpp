@@ -444,7 +444,7 @@ Fields<ParallelPlan> make_parallel() {
                 "\"full\"");
     }
   };
-  t.custom("recompute_modules", array_of(choice<RecomputeModule>(), 1, 7).json(), read_recompute_modules,
+  t.custom("recompute_modules", array_of(choice<RecomputeModule>(), 1, 8).json(), read_recompute_modules,
            write_recompute_modules);
   t.custom(
        "zero_stage", integer(0, 3).json(),

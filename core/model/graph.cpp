@@ -586,6 +586,29 @@ void quantise_saved_inputs(std::vector<Op>& ops, const LayerShape& s) {
     }
 }
 
+// torchtitan's op-level selective checkpointing (RecomputeModule::alternate_matmuls, graph.h): every
+// element-wise operator of the layer runs again, and of the matmuls the second, fourth and sixth in
+// the Llama code's order (wq, wk, wv, wo, w1, w3, w2): the key projection (kv / (q + 2 kv) of the
+// fused QKV projection), the attention output projection and w3, the up half of the fused gate and
+// up projection; without a gate (wq, wk, wv, wo, up, down) the down projection instead of the up.
+// Dense layers with their own query, key and value projections: an MLA layer's and the routed
+// experts' matmuls are not marked (their point-wise operators are).
+void mark_alternate_matmuls(std::vector<Op>& ops, const ModelSpec& m) {
+  const bool gated = m.ffn_type == FfnType::swiglu;
+  for (Op& op : ops) {
+    if (op.kind == OpKind::elementwise) op.rerun |= module_bit(RecomputeModule::alternate_matmuls);
+    if (op.kind != OpKind::matmul || op.expert) continue;
+    if (op.role == OpRole::qkv && m.attention != AttentionType::mla)
+      op.alternate_share = d(m.kv_heads) / d(m.heads + 2 * m.kv_heads);
+    else if (op.role == OpRole::attn_out && m.attention != AttentionType::mla)
+      op.alternate_share = 1.0;
+    else if (op.role == OpRole::ffn_up)
+      op.alternate_share = gated ? 0.5 : 0.0;
+    else if (op.role == OpRole::ffn_down)
+      op.alternate_share = gated ? 0.0 : 1.0;
+  }
+}
+
 // The last pass over a layer's (or the head's) operators: projection inputs saved at the quantised
 // width, then the element-wise operators as the stack runs them: chains of primitives (unfused), or,
 // in inference, merged into their neighbours where the runtime does so.
@@ -704,6 +727,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   if (m.block == BlockKind::parallel) {
     parallel_block_ffn(ops, m, s, moe_layer, reduce_tp);
     finish_elementwise(ops, m, s);
+    mark_alternate_matmuls(ops, m);
     return;
   }
   reduce_tp("sp_reducescatter_attn", "tp_allreduce_attn");
@@ -720,6 +744,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
   res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
   finish_elementwise(ops, m, s);
+  mark_alternate_matmuls(ops, m);
 }
 
 void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {

@@ -60,8 +60,18 @@ OPTIMUS_ENUM(Recompute, none, selective, full);
 // "layernorm" and "mla_up_proj" discard their output (CheckpointWithoutOutput): the tensor the
 // next operator saved is freed after the forward and refilled by running the module again before
 // that operator's backward.
+//
+// "alternate_matmuls" is torchtitan's op-level selective activation checkpointing
+// (activation_checkpoint.selective_ac_option "op", torchtitan/parallelisms/parallelize_llama.py
+// @0413364349, April 2024): the outputs of the matmuls (aten.mm) and of the attention kernel are
+// saved except every second matmul's, counted afresh in each layer's forward ("Saves output of
+// all compute ops, except every second mm"), and every other operator (the point-wise ones) is
+// recomputed. In the order the Llama code issues its matmuls (wq, wk, wv, wo, w1, w3, w2; without
+// a gate wq, wk, wv, wo, up, down) the second, fourth and sixth run again: the key projection, the
+// attention output projection and the FFN's up (w3) or, without a gate, its down projection
+// (Op::alternate_share); every element-wise operator of the layer runs again too.
 OPTIMUS_ENUM_AS(RecomputeModule, std::uint8_t, core_attn, mlp, moe, shared_experts, moe_act, layernorm,
-                mla_up_proj);
+                mla_up_proj, alternate_matmuls);
 // A set of recompute modules, one bit each.
 using ModuleSet = std::uint8_t;
 constexpr ModuleSet module_bit(RecomputeModule m) {
@@ -111,6 +121,9 @@ struct Op {
   // its saved bytes (0 where it keeps a quantised copy of its own instead: fp8 projections).
   ModuleSet rerun = 0, inside = 0, drops = 0;
   double dropped = 0;
+  // A matmul under RecomputeModule::alternate_matmuls: the share of its forward that runs again
+  // (the key projection's share of a fused QKV projection, the up half of a fused gate and up).
+  double alternate_share = 0;
   // Whether the inference timer costs it (the final norm of an inference step is not timed).
   bool timed = true;
 

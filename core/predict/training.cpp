@@ -155,6 +155,8 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
   std::vector<MatmulCosts> gemms(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].kind == OpKind::matmul) gemms[i] = matmul_costs(c, ops[i], true);
+  const bool alternate =
+      rc == Recompute::selective && (modules & module_bit(RecomputeModule::alternate_matmuls)) != 0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     // Selective recompute by modules: an operator of a recomputed module runs its forward (kernels
@@ -166,6 +168,10 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         L.fwd.add_kernel(gemms[i].fwd);
         L.bwd.add_kernel(gemms[i].dx);
         L.bwd.add_kernel(gemms[i].dw);
+        // torchtitan's op-level selective checkpointing reruns part of some matmuls
+        // (RecomputeModule::alternate_matmuls, Op::alternate_share).
+        if (alternate && !rerun && op.alternate_share > 0)
+          L.recompute.add_kernel(gemms[i].fwd, op.alternate_share);
         if (quantised_training(c.math)) {
           L.fwd.add_kernel(quantise_cast(c, d(op.m) * d(op.k) * d(op.batch)));
           L.bwd.add_kernel(quantise_cast(c, d(op.m) * d(op.n) * d(op.batch)));
@@ -609,8 +615,13 @@ double module_recompute_flops(const Scenario& s, const ModelGraph& g, double mbd
   double flops = 0;
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
-    for (const Op& op : g.kinds[k])
-      if (op.kind == OpKind::matmul && (op.rerun & p.recompute_modules)) flops += layers[k] * op.model_flops;
+    for (const Op& op : g.kinds[k]) {
+      if (op.kind != OpKind::matmul) continue;
+      if (op.rerun & p.recompute_modules)
+        flops += layers[k] * op.model_flops;
+      else if (p.recompute_modules & module_bit(RecomputeModule::alternate_matmuls))
+        flops += layers[k] * op.model_flops * op.alternate_share;
+    }
   }
   return flops * (mbd * d(s.num_devices) / d(p.pp));
 }

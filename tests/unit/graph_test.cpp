@@ -661,5 +661,38 @@ TEST(Graph, OnlyTheNamedElementwiseOperatorsAreUnfused) {
   EXPECT_DOUBLE_EQ(find(some, "rope").kernels, 1.0);
 }
 
+// torchtitan's op-level selective checkpointing (recompute_modules "alternate_matmuls"): of the
+// Llama code's matmuls wq, wk, wv, wo, w1, w3, w2 the second, fourth and sixth run again. Llama 3
+// 8B (32 heads, 8 KV heads of 128): the key projection is 8 / (32 + 2 x 8) = 1/6 of the fused QKV
+// projection, the output projection all of it, w3 half of the fused gate and up, w2 none; every
+// element-wise operator (norms, rotary embedding, SwiGLU, residual adds) runs again. GPT-3's GeLU
+// MLP (wq, wk, wv, wo, up, down): the key projection is 1/3 of QKV and the down projection reruns
+// instead of the up. The saved bytes stay what the layer keeps without recompute (an upper bound).
+TEST(Graph, AlternateMatmulsAsTorchtitanCountsThem) {
+  LayerShape s;
+  s.group = SeqGroup{1, 8192, 8192};
+  s.attention = AttentionKernel::flash;
+  s.loss = true;
+  const auto llama = layer_forward_ops(preset("llama3-8b"), s);
+  EXPECT_DOUBLE_EQ(find(llama, "qkv_proj").alternate_share, 1.0 / 6.0);
+  EXPECT_DOUBLE_EQ(find(llama, "attn_out_proj").alternate_share, 1.0);
+  EXPECT_DOUBLE_EQ(find(llama, "mlp_up").alternate_share, 0.5);
+  EXPECT_DOUBLE_EQ(find(llama, "mlp_down").alternate_share, 0.0);
+  // Per token: 2 x 4096 x (1024 + 4096 + 14336) FLOPs run again.
+  double rerun_flops = 0;
+  for (const Op& o : llama) {
+    if (o.kind == OpKind::matmul) rerun_flops += o.model_flops * o.alternate_share;
+    EXPECT_EQ(o.kind == OpKind::elementwise, (o.rerun & module_bit(RecomputeModule::alternate_matmuls)) != 0)
+        << o.name;
+  }
+  EXPECT_DOUBLE_EQ(rerun_flops, 8192.0 * 2 * 4096 * (1024 + 4096 + 14336));
+  EXPECT_DOUBLE_EQ(sum_saved(llama, Recompute::selective, module_bit(RecomputeModule::alternate_matmuls)),
+                   sum_saved(llama, Recompute::none));
+  const auto gpt3 = layer_forward_ops(preset("gpt3-175b"), s);
+  EXPECT_DOUBLE_EQ(find(gpt3, "qkv_proj").alternate_share, 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(find(gpt3, "mlp_up").alternate_share, 0.0);
+  EXPECT_DOUBLE_EQ(find(gpt3, "mlp_down").alternate_share, 1.0);
+}
+
 }  // namespace
 }  // namespace optimus::graph_test

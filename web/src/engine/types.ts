@@ -941,14 +941,16 @@ export interface ParallelSpec {
    */
   recompute_fraction?: number;
   /**
-   * With recompute "selective": the modules recomputed (Megatron-Core recompute_modules; default ["core_attn"], the attention core). core_attn, mlp, moe and shared_experts are checkpointed: their inner activations are not kept and their forward runs again before the backward. layernorm (the two norms of each layer), moe_act (the experts' activation) and mla_up_proj (MLA's up-projections and rotary embedding) discard their output: the 16-bit copy the next operator saved is freed (not where that operator keeps a quantised copy of its own: fp8 projections) and rebuilt by running the module again. Each name once; a module the model lacks changes nothing (warning parallel.recompute_module_absent).
+   * With recompute "selective": the modules recomputed (Megatron-Core recompute_modules; default ["core_attn"], the attention core). core_attn, mlp, moe and shared_experts are checkpointed: their inner activations are not kept and their forward runs again before the backward. layernorm (the two norms of each layer), moe_act (the experts' activation) and mla_up_proj (MLA's up-projections and rotary embedding) discard their output: the 16-bit copy the next operator saved is freed (not where that operator keeps a quantised copy of its own: fp8 projections) and rebuilt by running the module again. alternate_matmuls is torchtitan's op-level selective activation checkpointing (selective_ac_option "op"): matmul and attention outputs are saved except every second matmul's, counted afresh in each layer's forward, and every point-wise operator runs again; in the Llama code's order (wq, wk, wv, wo, w1, w3, w2; without a gate wq, wk, wv, wo, up, down) the key projection, the attention output projection and w3 (without a gate: the down projection) run again, in dense layers with their own Q, K and V projections (an MLA layer's and the routed experts' matmuls are not counted); its saved activations are counted as without recompute (an upper bound). Each name once; a module the model lacks changes nothing (warning parallel.recompute_module_absent).
    *
    * @minItems 1
-   * @maxItems 7
+   * @maxItems 8
    */
   recompute_modules?: [
-    'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj',
-    ...('core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj')[],
+    'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj' | 'alternate_matmuls',
+    ...(
+      'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj' | 'alternate_matmuls'
+    )[],
   ];
   /**
    * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
@@ -2784,7 +2786,9 @@ export interface ChosenLayout {
   /**
    * As parallel.recompute_modules (present when set).
    */
-  recompute_modules?: ('core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj')[];
+  recompute_modules?: (
+    'core_attn' | 'mlp' | 'moe' | 'shared_experts' | 'moe_act' | 'layernorm' | 'mla_up_proj' | 'alternate_matmuls'
+  )[];
   /**
    * As parallel.zero_stage.
    */
