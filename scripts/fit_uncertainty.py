@@ -7,7 +7,9 @@ residual is ln(measured / predicted), taken for a rate (tokens/s, throughput) as
 ln(predicted / measured) so that every residual is in the time sense (a rate is the inverse of a
 time). Cases are grouped by the regime the engine reports for the scenario (prediction `regime`:
 training/dense/earlier, training/moe/fp4-generation, inference/eager, memory/training, ...;
-serving rows by model and metric: serving/dense/throughput, serving/moe/ttft, ...; whole runs: run), and every regime and
+serving rows by model and metric: serving/dense/throughput, serving/moe/ttft, ...; whole runs: run; RL
+steps by the number's kind and the placement: rl/step/split, rl/rollout/colocated, rl/forward/split
+(reference and old log-prob passes), rl/train/..., rl/weight_sync/...), and every regime and
 each of its parents (the name less its last part) gets the split-conformal 80% interval of its
 residuals (the k-th smallest and k-th largest, k = floor((n + 1) x 0.1): about the 10th and 90th
 percentiles, and at least 80% coverage of a new row of the same kind however few rows there are).
@@ -37,7 +39,7 @@ DATA = ROOT / "tests" / "validation" / "data"
 OUT = ROOT / "presets" / "uncertainty" / "bands.json"
 SETS = ["train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
         "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl",
-        "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl", "serve_trtllm_perf.jsonl"]
+        "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl", "serve_trtllm_perf.jsonl", "rl_public.jsonl"]
 RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu",
          "requests_per_s")
 LEVEL = 0.8
@@ -86,6 +88,13 @@ def conformal_bounds(sorted_values, level):
     return sorted_values[k - 1], sorted_values[n - k]
 
 
+def rl_regime(metric, placement_regime):
+    """An RL number's band regime (core/uncertainty rl_band_regime): rl/<kind>/<placement>."""
+    last = metric.rsplit(".", 1)[-1]
+    kind = {"step_time_s": "step", "reward": "forward", "reference": "forward", "old_logprob": "forward"}.get(last, last)
+    return "rl/" + kind + "/" + placement_regime.split("/", 1)[1]
+
+
 def residuals(cli):
     skip = baseline_ids()
     out = []
@@ -110,6 +119,8 @@ def residuals(cli):
                 part = metric.split(".")[1]
                 kind = "throughput" if "_per_s" in part else part[:-2]
                 regime = p["regime"]["serving"] + "/" + kind
+            elif head == "rl":
+                regime = rl_regime(metric, p["regime"]["rl"])
             else:
                 regime = p["regime"][head]
             out.append((regime, r, name, case["group"]))

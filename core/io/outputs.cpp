@@ -491,7 +491,8 @@ Node regime_schema() {
                  {"inference", text()},
                  {"serving", text()},
                  {"memory", text()},
-                 {"run", text()}});
+                 {"run", text()},
+                 {"rl", text()}});
 }
 
 Node uncertainty_schema() {
@@ -556,6 +557,23 @@ nlohmann::ordered_json serving_json(const ServingPrediction& v) {
   return io::serving_out().write({v, std::nullopt});
 }
 
+namespace {
+
+// The regimes a prediction has (empty ones left out).
+io::ojson regime_json(const Regimes& r) {
+  io::ojson rj = io::ojson::object();
+  for (const auto& [k, v] : {std::pair{"training", &r.training},
+                             {"inference", &r.inference},
+                             {"serving", &r.serving},
+                             {"memory", &r.memory},
+                             {"run", &r.run},
+                             {"rl", &r.rl}})
+    if (!v->empty()) rj[k] = *v;
+  return rj;
+}
+
+}  // namespace
+
 std::string prediction_to_json(const Scenario& s, const Prediction& p, int indent) {
   using namespace io;
   io::ojson j;
@@ -564,15 +582,7 @@ std::string prediction_to_json(const Scenario& s, const Prediction& p, int inden
   if (p.serving) j["serving"] = serving_out().write({*p.serving, p.serving_cost});
   if (p.run) j["run"] = run_out().write(*p.run);
   add_common(j, p.memory, p.params, p.warnings);
-  const Regimes r = regimes_of(s, p);
-  io::ojson rj = io::ojson::object();
-  for (const auto& [k, v] : {std::pair{"training", &r.training},
-                             {"inference", &r.inference},
-                             {"serving", &r.serving},
-                             {"memory", &r.memory},
-                             {"run", &r.run}})
-    if (!v->empty()) rj[k] = *v;
-  j["regime"] = rj;
+  j["regime"] = regime_json(regimes_of(s, p));
   j["uncertainty"] = uncertainty_json(s, p);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
@@ -583,8 +593,8 @@ std::string rl_prediction_to_json(const Scenario& s, const RlPrediction& p, int 
   j["rl"] = rl_out().write({*s.rl, p});
   const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
   add_common(j, p.trainer_memory, params, p.warnings);
-  j["regime"] = io::ojson::object();  // no uncertainty bands are fitted for RL steps yet
-  j["uncertainty"] = io::ojson::object();
+  j["regime"] = regime_json(rl_regimes_of(s));
+  j["uncertainty"] = rl_uncertainty_json(s, p);
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

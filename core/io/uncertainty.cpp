@@ -21,11 +21,23 @@ const BandTable& fitted_bands() {
   return table;
 }
 
-nlohmann::ordered_json uncertainty_json(const Scenario& s, const Prediction& p) {
+namespace {
+
+nlohmann::ordered_json bands_json(const std::vector<UncertaintyBand>& bands) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const UncertaintyBand& b : uncertainty_bands(s, p, fitted_bands()))
+  for (const UncertaintyBand& b : bands)
     out[b.path] = {{"low", b.low}, {"high", b.high}, {"regime", b.regime}, {"cases", b.cases}};
   return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json uncertainty_json(const Scenario& s, const Prediction& p) {
+  return bands_json(uncertainty_bands(s, p, fitted_bands()));
+}
+
+nlohmann::ordered_json rl_uncertainty_json(const Scenario& s, const RlPrediction& p) {
+  return bands_json(rl_uncertainty_bands(s, p, fitted_bands()));
 }
 
 }  // namespace optimus::io

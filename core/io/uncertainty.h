@@ -15,5 +15,7 @@ const BandTable& fitted_bands();
 // {"<dotted output path>": {"low", "high", "regime", "cases"}, ...}: uncertainty_bands with the
 // fitted bands.
 nlohmann::ordered_json uncertainty_json(const Scenario& s, const Prediction& p);
+// The same for an RL step (rl_uncertainty_bands).
+nlohmann::ordered_json rl_uncertainty_json(const Scenario& s, const RlPrediction& p);
 
 }  // namespace optimus::io

@@ -65,6 +65,60 @@ Regimes regimes_of(const Scenario& s, const Prediction& p) {
   return r;
 }
 
+Regimes rl_regimes_of(const Scenario& s) {
+  Regimes r;
+  // Split pools run the rollout and the update on their own devices and overlap them (staleness):
+  // the published split runs (OpenRLHF's Ray pools, verl's fully_async) differ from the
+  // predictions in other ways than the colocated ones (docs/rl.md), so the placement names the
+  // regime.
+  if (s.rl) r.rl = std::string("rl/") + std::string(name_of(s.rl->placement));
+  r.memory = "memory/training";
+  return r;
+}
+
+std::string rl_band_regime(const std::string& kind, const std::string& placement_regime) {
+  const auto slash = placement_regime.find('/');
+  return "rl/" + kind + (slash == std::string::npos ? "" : placement_regime.substr(slash));
+}
+
+std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPrediction& p,
+                                                  const BandTable& table) {
+  std::vector<UncertaintyBand> out;
+  const Regimes r = rl_regimes_of(s);
+  const auto band = [&](const char* kind) { return band_for(table, rl_band_regime(kind, r.rl)); };
+  // A phase the job does not have (0 s) gets no band.
+  const auto add_some = [&](const char* path, double value, const std::optional<Band>& b, bool rate) {
+    if (value > 0) add(out, path, value, b, rate);
+  };
+  // The step, and the rates that are the step's tokens over it.
+  const auto step = band("step");
+  add_some("rl.step_time_s", p.step_time_s, step, false);
+  add_some("rl.tokens_per_s", p.tokens_per_s, step, true);
+  add_some("rl.tokens_per_s_per_gpu", p.tokens_per_s_per_gpu, step, true);
+  // The rollout is a serving run of the step's responses; the published rollout times are its
+  // makespan (the longest response), and its output rate is the step's output tokens over it.
+  const auto rollout = band("rollout");
+  add_some("rl.phases_s.rollout", p.phases.rollout, rollout, false);
+  add_some("rl.rollout.longest_response_s", p.longest_response_s, rollout, false);
+  add_some("rl.rollout.makespan_s", p.rollout_makespan_s, rollout, false);
+  add_some("rl.rollout.output_tokens_per_s", p.output_tokens_per_s, rollout, true);
+  // Reward, reference and old log-probs are forward passes of the trainer's layout (rl.cpp).
+  const auto forward = band("forward");
+  add_some("rl.phases_s.reward", p.phases.reward, forward, false);
+  add_some("rl.phases_s.reference", p.phases.reference, forward, false);
+  add_some("rl.phases_s.old_logprob", p.phases.old_logprob, forward, false);
+  // The train phase is mini_batches optimizer steps of the trainer: one step's time and its MFU
+  // scale with it.
+  const auto train = band("train");
+  add_some("rl.phases_s.train", p.phases.train, train, false);
+  add_some("rl.train.iteration_time_s", p.train_iteration_s, train, false);
+  add_some("rl.train.mfu", p.train_mfu, train, true);
+  add_some("rl.phases_s.weight_sync", p.phases.weight_sync, band("weight_sync"), false);
+  add_some("memory.per_device_bytes.total", p.trainer_memory.per_device.total().value,
+           band_for(table, r.memory), false);
+  return out;
+}
+
 std::vector<UncertaintyBand> uncertainty_bands(const Scenario& s, const Prediction& p,
                                                const BandTable& table) {
   std::vector<UncertaintyBand> out;

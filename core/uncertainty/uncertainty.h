@@ -3,7 +3,8 @@
 // falls in. The regimes are the things that drive the error: training dense or mixture of experts,
 // on an fp4-capable (2025) device generation or an earlier one; inference as one static batch in
 // an eager or a graph-replay runtime; continuous-batching serving per metric; memory; the whole
-// training run (days, GPU-hours, energy, cost against what makers published for theirs). The
+// training run (days, GPU-hours, energy, cost against what makers published for theirs); an RL
+// post-training step per phase kind and placement (issue 40). The
 // quantiles of log(measured / predicted) per regime come from presets/uncertainty/bands.json,
 // written by scripts/fit_uncertainty.py from the validation rows (never per case; io/ reads the
 // file into a BandTable); a regime with too few rows takes its parent's band (the name less its
@@ -16,15 +17,25 @@
 #include <vector>
 
 #include "predict/predict.h"
+#include "rl/rl.h"
 
 namespace optimus {
 
 // The regime of each workload of a scenario: "training/dense/earlier", "inference/graphs",
-// "serving/moe", "memory/training", "run/fp8-generation"; empty where the prediction has none.
+// "serving/moe", "memory/training", "run/fp8-generation", "rl/split"; empty where the prediction
+// has none.
 struct Regimes {
-  std::string training, inference, serving, memory, run;
+  std::string training, inference, serving, memory, run, rl;
 };
 Regimes regimes_of(const Scenario& s, const Prediction& p);
+// An RL step (s.rl set): rl "rl/colocated" or "rl/split" (rl.placement), memory "memory/training"
+// (the prediction's memory is the trainer's footprint).
+Regimes rl_regimes_of(const Scenario& s);
+
+// The band regime of one RL number: "rl/<kind>/<placement>", kind one of step (the step and the
+// rates derived from it), rollout, forward (reward, reference and old log-prob passes), train,
+// weight_sync; a key with too few rows takes "rl/<kind>" and then "rl".
+std::string rl_band_regime(const std::string& kind, const std::string& placement_regime);
 
 // One regime's fitted quantiles of ln(measured / predicted) over `cases` validation rows.
 struct RegimeQuantiles {
@@ -50,5 +61,10 @@ struct UncertaintyBand {
 // [v e^q_low, v e^q_high]; a rate, the inverse of a time, [v e^-q_high, v e^-q_low].
 std::vector<UncertaintyBand> uncertainty_bands(const Scenario& s, const Prediction& p,
                                                const BandTable& table);
+// The intervals of an RL step's numbers that validation rows cover: the step and its tokens/s, each
+// phase the job has (swap excepted: no published row), the rollout's longest response, makespan
+// and output tokens/s, the trainer's iteration time and MFU, and the trainer's memory.
+std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPrediction& p,
+                                                  const BandTable& table);
 
 }  // namespace optimus

@@ -94,6 +94,113 @@ TEST(Uncertainty, OutputIsTheEnginesBands) {
   }
 }
 
+json rl_job_json(const char* placement) {
+  json j = {{"schema_version", 1},
+            {"model", "qwen2.5-7b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"rl",
+             {{"algorithm", "grpo"},
+              {"prompts_per_step", 64},
+              {"samples_per_prompt", 8},
+              {"prompt_len", {{"mean", 256}, {"max", 1024}}},
+              {"response_len", {{"mean", 1024}, {"max", 4096}}},
+              {"placement", placement},
+              {"train", "auto"}}}};
+  if (std::string(placement) == "split") {
+    j["rl"]["rollout_devices"] = 4;
+    j["rl"]["train_devices"] = 4;
+    j["rl"]["async"] = {{"staleness", 1}};
+  }
+  return j;
+}
+
+optimus::Scenario rl_job(const char* placement) {
+  auto s = optimus::parse_scenario(rl_job_json(placement).dump());
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.value();
+}
+
+// An RL step names its regime by placement; each number takes its kind's band for that placement
+// (rl/<kind>/<placement>), its kind's (rl/<kind>) when that has too few rows; a rate the negated
+// quantiles; a phase the job does not have (0 s), and the swap, no band.
+TEST(Uncertainty, RlBandsByKindAndPlacement) {
+  optimus::BandTable t;
+  t.regimes["rl/step"] = {-0.25, 2.5, 19};
+  t.regimes["rl/step/split"] = {-0.2, 3.0, 13};
+  t.regimes["rl/step/colocated"] = {0.0, 0.8, 6};  // too few rows: rl/step applies
+  t.regimes["rl/rollout"] = {-0.2, 4.0, 11};
+  t.regimes["rl/forward"] = {0.0, 1.4, 10};
+  t.regimes["rl/train"] = {-0.2, 2.6, 18};
+  t.regimes["rl/weight_sync"] = {-0.7, 0.9, 9};
+  for (const char* placement : {"colocated", "split"}) {
+    const optimus::Scenario s = rl_job(placement);
+    const auto p = optimus::predict_rl(s);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(optimus::rl_regimes_of(s).rl, std::string("rl/") + placement);
+    const auto bands = optimus::rl_uncertainty_bands(s, *p, t);
+    const bool split = std::string(placement) == "split";
+    const auto* step = find(bands, "rl.step_time_s");
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->regime, split ? "rl/step/split" : "rl/step");
+    const double hi = split ? 3.0 : 2.5, lo = split ? -0.2 : -0.25;
+    EXPECT_NEAR(step->low, p->step_time_s * std::exp(lo), 1e-9 * p->step_time_s);
+    EXPECT_NEAR(step->high, p->step_time_s * std::exp(hi), 1e-9 * p->step_time_s);
+    const auto* rate = find(bands, "rl.tokens_per_s_per_gpu");
+    ASSERT_NE(rate, nullptr);
+    EXPECT_NEAR(rate->low, p->tokens_per_s_per_gpu * std::exp(-hi), 1e-9 * p->tokens_per_s_per_gpu);
+    EXPECT_NEAR(rate->high, p->tokens_per_s_per_gpu * std::exp(-lo), 1e-9 * p->tokens_per_s_per_gpu);
+    EXPECT_EQ(find(bands, "rl.phases_s.rollout")->regime, "rl/rollout");
+    EXPECT_EQ(find(bands, "rl.phases_s.old_logprob")->regime, "rl/forward");
+    EXPECT_EQ(find(bands, "rl.train.mfu")->regime, "rl/train");
+    EXPECT_EQ(p->phases.reward, 0.0);
+    EXPECT_EQ(find(bands, "rl.phases_s.reward"), nullptr);             // a rule-based reward: no phase
+    EXPECT_EQ(find(bands, "rl.phases_s.swap"), nullptr);               // no published row
+    EXPECT_EQ(find(bands, "memory.per_device_bytes.total"), nullptr);  // no memory band in t
+  }
+  // Without any RL band, none.
+  EXPECT_TRUE(optimus::rl_uncertainty_bands(rl_job("split"), *optimus::predict_rl(rl_job("split")),
+                                            optimus::BandTable{})
+                  .empty());
+}
+
+// The shipped bands on an RL prediction's JSON: every band holds its value, the regime is named,
+// and the step's band is the kind's fitted one. A training prediction names no RL regime.
+TEST(Uncertainty, RlPredictionCarriesItsBands) {
+  for (const char* placement : {"colocated", "split"}) {
+    const json out = json::parse(optimus::api::predict(rl_job_json(placement).dump()));
+    ASSERT_TRUE(out.contains("rl")) << out.dump();
+    EXPECT_EQ(out["regime"]["rl"], std::string("rl/") + placement);
+    EXPECT_EQ(out["regime"]["memory"], "memory/training");
+    const json& u = out["uncertainty"];
+    for (const char* path :
+         {"rl.step_time_s", "rl.tokens_per_s_per_gpu", "rl.phases_s.rollout", "rl.phases_s.reference",
+          "rl.phases_s.train", "rl.phases_s.weight_sync", "rl.rollout.longest_response_s", "rl.train.mfu",
+          "memory.per_device_bytes.total"}) {
+      ASSERT_TRUE(u.contains(path)) << placement << " " << path;
+      json v = out;
+      for (std::string rest = path; !rest.empty();) {
+        const auto dot = rest.find('.');
+        v = v[rest.substr(0, dot)];
+        rest = dot == std::string::npos ? "" : rest.substr(dot + 1);
+      }
+      EXPECT_LE(u[path]["low"].get<double>(), v.get<double>()) << path;
+      EXPECT_GE(u[path]["high"].get<double>(), v.get<double>()) << path;
+      EXPECT_GE(u[path]["cases"].get<int>(), 8) << path;
+      EXPECT_EQ(u[path]["regime"].get<std::string>().rfind(
+                    std::string(path).rfind("memory", 0) == 0 ? "memory/" : "rl/", 0),
+                0u)
+          << path;
+    }
+    EXPECT_FALSE(u.contains("rl.phases_s.swap"));
+    EXPECT_FALSE(u.contains("rl.rollout.mean_response_s"));
+  }
+  const json train =
+      json::parse(optimus::prediction_to_json(dense_training(), *optimus::predict(dense_training())));
+  EXPECT_FALSE(train["regime"].contains("rl"));
+  for (const auto& [path, band] : train["uncertainty"].items()) EXPECT_NE(path.rfind("rl.", 0), 0u) << path;
+}
+
 }  // namespace
 
 }  // namespace uncertainty_test

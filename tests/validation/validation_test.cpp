@@ -22,6 +22,7 @@
 #include "cost/roofline.h"
 #include "io/api.h"
 #include "io/presets.h"
+#include "uncertainty/uncertainty.h"
 
 namespace {
 
@@ -745,7 +746,7 @@ std::vector<Residual> residuals() {
        {"train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl",
         "memory_public.jsonl", "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl",
         "whole_run.jsonl", "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl",
-        "serve_trtllm_perf.jsonl"}) {
+        "serve_trtllm_perf.jsonl", "rl_public.jsonl"}) {
     for (const Row& row : rows_of(file)) {
       const json &k = row.c, &p = row.p;
       const std::string id = k["id"];
@@ -768,6 +769,13 @@ std::vector<Residual> residuals() {
         x.regime = p["regime"]["serving"].get<std::string>() + "/" +
                    (part.find("_per_s") != std::string::npos ? std::string("throughput")
                                                              : part.substr(0, part.size() - 2));
+      } else if (head == "rl") {
+        // An RL number's band regime, rl/<kind>/<placement> (core/uncertainty rl_band_regime).
+        const std::string kind = last == "step_time_s" ? "step"
+                                 : last == "reward" || last == "reference" || last == "old_logprob"
+                                     ? "forward"
+                                     : last;
+        x.regime = optimus::rl_band_regime(kind, p["regime"]["rl"]);
       } else {
         x.regime = p["regime"][head];
       }

@@ -1701,6 +1701,10 @@ export interface Prediction {
      * run/fp8-generation or run/earlier.
      */
     run?: string;
+    /**
+     * rl/colocated or rl/split (an RL step; its numbers' bands are rl/<kind>/<placement>).
+     */
+    rl?: string;
   };
   /**
    * 80% bands of the headline numbers, keyed by their dotted output path (training.iteration_time_s, inference.ttft_s, serving.output_tokens_per_s, memory.per_device_bytes.total, run.gpu_hours, run.wall_days, ...): the 10th-90th percentile of measured / predicted over the validation rows of the scenario's regime (presets/uncertainty/bands.json, scripts/fit_uncertainty.py).

@@ -29,6 +29,8 @@ export interface MetricDef {
   /** What the number is, in plain words, shown under it. */
   about?: string;
   explain?: (c: ExplainContext) => Explanation | null;
+  /** Leave the card out when the value is 0 (an RL phase the job does not have). */
+  hideZero?: boolean;
 }
 
 /** Value at a dotted path of a JSON tree, or undefined. */
@@ -58,7 +60,7 @@ export function devicePeak(s: ResolvedScenario | null, precision: string | undef
 const BREAKDOWN_KEYS = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'pp_comm', 'dp_comm', 'ep_comm', 'host', 'bubble', 'optimizer'];
 const MEMORY_KEYS = ['weights', 'gradients', 'optimizer', 'activations', 'kv_cache'] as const;
 
-function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricDef[] {
+function memoryMetrics(prefix: string, phase: 'training' | 'inference' | 'rl'): MetricDef[] {
   const m = (k: string): string => `${prefix}.per_device_bytes.${k}`;
   const cats: Record<(typeof MEMORY_KEYS)[number], string> = {
     weights: 'parameters held by this device (its 1/pp of the layers, 1/tp of each matrix, plus the embedding on the first stage) × bytes per parameter; sharded over dp under ZeRO-3',
@@ -67,14 +69,17 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricD
     activations: 'activations stored for the backward pass of the micro-batches in flight on the first pipeline stage (Korthikanti et al. 2022, Table 2), reduced by sequence parallelism and recomputation, and by offloading (parallel.offload_layers: those layers wait in host memory, one layer more stays for the copy back); for inference the largest transient working set',
     kv_cache: 'keys and values of every layer on this device: 2 × layers/pp × batch × (prompt + output) × kv_heads/tp × head_dim × bytes of kv_precision',
   };
-  const out: MetricDef[] = MEMORY_KEYS.filter((k) => !(phase === 'inference' && (k === 'gradients' || k === 'optimizer'))).map((k) => ({
+  // An RL prediction's memory is its trainer's footprint: no KV cache (the rollout engine's is in
+  // the rollout pool's number).
+  const keys = MEMORY_KEYS.filter((k) => !(phase === 'inference' && (k === 'gradients' || k === 'optimizer')) && !(phase === 'rl' && k === 'kv_cache'));
+  const out: MetricDef[] = keys.map((k) => ({
     path: m(k),
     label: k === 'kv_cache' ? 'KV cache' : k[0]!.toUpperCase() + k.slice(1),
     q: 'bytes' as Quantity,
     better: 'lower' as const,
     explain: (c: ExplainContext): Explanation => ({
       formula: cats[k],
-      inputs: scenarioInputs(c.scenario, phase),
+      inputs: phase === 'rl' ? rlTrainerInputs(c) : scenarioInputs(c.scenario, phase),
       source: 'Kundu et al. 2024, Sec. 3 (memory model)',
     }),
   }));
@@ -85,8 +90,8 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricD
       q: 'bytes',
       better: 'lower',
       explain: (c) => ({
-        formula: 'total = weights + gradients + optimizer + activations + KV cache (the most loaded device)',
-        inputs: MEMORY_KEYS.map((k) => [k, f(getPath(c.prediction, m(k)), 'bytes')] as [string, string]),
+        formula: `total = ${keys.map((k) => (k === 'kv_cache' ? 'KV cache' : k)).join(' + ')} (the most loaded device)`,
+        inputs: keys.map((k) => [k, f(getPath(c.prediction, m(k)), 'bytes')] as [string, string]),
       }),
     },
     {
@@ -112,7 +117,7 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricD
     },
   );
   // Training with activations offloaded to host memory (parallel.offload_layers) only.
-  if (phase === 'training')
+  if (phase !== 'inference')
     out.splice(out.length - 1, 0, {
       path: `${prefix}.host_bytes`,
       label: 'In host memory (offloaded)',
@@ -127,6 +132,21 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference'): MetricD
       }),
     });
   return out;
+}
+
+/** The RL trainer's layout (the engine's choice under train "auto"), for its memory cards. */
+function rlTrainerInputs(c: ExplainContext): Array<[string, string]> {
+  const t = c.prediction.rl?.train;
+  if (!t) return [];
+  const p = t.parallel;
+  return [
+    ['trainer devices', String(t.devices)],
+    ['trainer layout', `tp ${p.tp} · pp ${p.pp} · dp ${p.dp}${p.cp > 1 ? ` · cp ${p.cp}` : ''}${p.ep > 1 ? ` · ep ${p.ep}` : ''}`],
+    ['zero_stage', String(p.zero_stage)],
+    ['recompute', String(p.recompute)],
+    ['micro_batch', String(p.micro_batch)],
+    ['sequence length (packed)', String(t.seq_len)],
+  ];
 }
 
 function scenarioInputs(s: ResolvedScenario | null, phase: 'training' | 'inference'): Array<[string, string]> {
@@ -543,6 +563,8 @@ export const MOE_METRICS: MetricDef[] = [
 
 export const TRAINING_MEMORY_METRICS = memoryMetrics('memory', 'training');
 export const INFERENCE_MEMORY_METRICS = memoryMetrics('inference.memory', 'inference');
+/** An RL prediction's top-level memory: the trainer's footprint (no KV cache). */
+export const RL_TRAINER_MEMORY_METRICS = memoryMetrics('memory', 'rl');
 /** An inference-only prediction's top-level memory (no gradients or optimizer state). */
 export const INFERENCE_ONLY_MEMORY_METRICS = memoryMetrics('memory', 'inference');
 
@@ -827,3 +849,345 @@ export const SERVING_METRICS: MetricDef[] = [
   },
 ];
 
+
+// ---- RL post-training (docs/rl.md "What one step is", core/rl/rl.cpp) --------------------------
+
+const RL_SOURCE = 'docs/rl.md “What one step is”: HybridFlow (arXiv 2409.19256), OpenRLHF (arXiv 2405.11143), AReaL (arXiv 2505.24298)';
+/** An RL card's explanation, from the prediction's rl block (none without it). */
+const withRl =
+  (fn: (rl: NonNullable<Prediction['rl']>, c: ExplainContext) => Explanation) =>
+  (c: ExplainContext): Explanation | null => {
+    const rl = c.prediction.rl;
+    return rl ? fn(rl, c) : null;
+  };
+const sec = (x: unknown): string => f(x, 'seconds');
+const layout = (p: { tp: number; pp: number; dp: number; cp?: number; ep?: number } | undefined): string =>
+  p ? `tp ${p.tp} · pp ${p.pp} · dp ${p.dp}${(p.cp ?? 1) > 1 ? ` · cp ${p.cp}` : ''}${(p.ep ?? 1) > 1 ? ` · ep ${p.ep}` : ''}` : '?';
+/** A token length as the scenario states it: a limit, a mean and a limit, or a list. */
+const lengthWords = (x: unknown): string => {
+  if (typeof x === 'number') return `at most ${groupDigits(x)} tokens (a limit; the mean is assumed from it)`;
+  if (Array.isArray(x)) return `${x.length} stated lengths`;
+  if (x && typeof x === 'object') {
+    const o = x as { mean?: number; max?: number };
+    return `mean ${groupDigits(o.mean ?? NaN)}, at most ${groupDigits(o.max ?? NaN)} tokens`;
+  }
+  return '?';
+};
+
+/** The forward-only passes (reward, reference, old log-probs): one formula, the pass named. */
+function rlForward(path: 'reward' | 'reference' | 'old_logprob', label: string, what: string): MetricDef {
+  return {
+    path: `rl.phases_s.${path}`,
+    label,
+    q: 'seconds',
+    better: 'lower',
+    hideZero: true,
+    about: `${what} A forward pass only, on the trainer’s devices.`,
+    explain: withRl((rl, c) => {
+      return {
+        formula:
+          'forward time = (one training step − optimizer − gradient reduction − recomputation) × the forward’s share of a micro-batch’s forward + backward through the busiest stage (about a third: the backward of a matmul is two matmuls), over the step’s tokens on the trainer’s layout',
+        inputs: [
+          ['this pass', sec(getPath(c.prediction, `rl.phases_s.${path}`))],
+          ['tokens per step (prompts + responses)', f(rl?.tokens_per_step, 'count')],
+          ['trainer layout', layout(rl?.train.parallel)],
+          ['trainer devices', String(rl?.train.devices ?? '?')],
+        ],
+        source: RL_SOURCE,
+      };
+    }),
+  };
+}
+
+/** The RL step (output `rl`): the step, each phase the job has, the pools' idle time, rates. */
+export const RL_METRICS: MetricDef[] = [
+  {
+    path: 'rl.step_time_s',
+    label: 'Step time',
+    q: 'seconds',
+    better: 'lower',
+    about: 'One RL step: generate the responses, score them, train on them, and hand the new weights to the generating engine.',
+    explain: withRl((rl, c) => {
+      const ph = rl.phases_s;
+      const separate = rl.roles.mode === 'separate';
+      const scoring = separate ? 'max(reward, reference, old log-probs)' : 'reward + reference + old log-probs';
+      const formula =
+        rl.placement === 'colocated'
+          ? `step = rollout + ${scoring} + train + weight sync + swap (one pool of devices takes turns: the engine sleeps while the trainer runs)`
+          : rl.staleness === 0
+            ? `step = rollout + ${scoring} + train + weight sync (two pools; on-policy, so each waits for the other)`
+            : `step = max(rollout, ${scoring} + train) + weight sync (two pools; the next step’s rollout runs during this step’s training, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} stale at most)`;
+      return {
+        formula,
+        inputs: [
+          ['rollout', sec(ph.rollout)],
+          ['reward', sec(ph.reward)],
+          ['reference', sec(ph.reference)],
+          ['old log-probs', sec(ph.old_logprob)],
+          ['train', sec(ph.train)],
+          ['weight sync', sec(ph.weight_sync)],
+          ['swap', sec(ph.swap)],
+          ['placement', rl.placement],
+        ],
+        source: RL_SOURCE,
+      };
+    }),
+  },
+  {
+    path: 'rl.phases_s.rollout',
+    label: 'Rollout (generating the responses)',
+    q: 'seconds',
+    better: 'lower',
+    hideZero: true,
+    about: 'The inference engine writes every response of the step; the step waits for the longest one.',
+    explain: withRl((rl, c) => {
+      const sr = c.scenario?.rl;
+      return {
+        formula: rl.rollout.partial
+          ? 'rollout = the extra time one more step’s responses add to a rollout that carries unfinished responses over (partial rollout): a continuous-batching serving run on the rollout pool'
+          : 'rollout = the makespan of a continuous-batching serving run of prompts × samples responses, all handed to the engines at once: first prompt to last response',
+        inputs: [
+          ['responses (prompts × samples)', `${groupDigits(rl.rollout.responses)} (${sr?.prompts_per_step ?? '?'} × ${sr?.samples_per_prompt ?? '?'})`],
+          ['prompt length', lengthWords(sr?.prompt_len)],
+          ['response length', lengthWords(sr?.response_len)],
+          ['output tokens', f(rl.rollout.output_tokens, 'count')],
+          ['engines', `${rl.rollout.parallel.dp} × (${layout(rl.rollout.parallel)}) on ${rl.rollout.devices} devices`],
+          ['engine software, precision', `${sr?.rollout?.software ?? '?'}, ${sr?.rollout?.precision ?? '?'}`],
+          ['mean running batch', f(rl.rollout.mean_batch, 'count')],
+          ['preemptions', String(rl.rollout.preemptions)],
+        ],
+        source: SIM,
+      };
+    }),
+  },
+  rlForward('reward', 'Reward model', 'The reward model scores each prompt and response.'),
+  rlForward('reference', 'Reference log-probs', 'The frozen starting policy’s log-probabilities, for the KL penalty.'),
+  rlForward('old_logprob', 'Old log-probs', 'The policy’s own log-probabilities of what it generated (and PPO’s critic values).'),
+  {
+    path: 'rl.phases_s.train',
+    label: 'Training (policy update)',
+    q: 'seconds',
+    better: 'lower',
+    hideZero: true,
+    about: 'The optimizer steps on the step’s responses.',
+    explain: withRl((rl, c) => {
+      const t = rl.train;
+      return {
+        formula: 'train = mini-batches × one optimizer step of the policy on the trainer’s layout (the training model), each a mini-batch of the step’s sequences with padding removed' + (t.critic_s > 0 ? '; PPO adds its critic’s steps' : '') + (t.offload_s > 0 ? '; plus the host-link time of the offloaded state' : ''),
+        inputs: [
+          ['mini-batches', String(t.mini_batches)],
+          ['one optimizer step', sec(t.iteration_time_s)],
+          ['sequences × length (packed)', `${groupDigits(t.global_batch)} × ${groupDigits(t.seq_len)}`],
+          ['trainer layout', `${layout(t.parallel)} on ${t.devices} devices`],
+          ['critic', sec(t.critic_s)],
+          ['offload', `${t.offload}${t.offload_s > 0 ? `, ${sec(t.offload_s)}` : ''}`],
+        ],
+        source: 'the training model (Kundu et al. 2024, Sec. 3); docs/rl.md “What one step is”',
+      };
+    }),
+  },
+  {
+    path: 'rl.phases_s.weight_sync',
+    label: 'Weight sync',
+    q: 'seconds',
+    better: 'lower',
+    hideZero: true,
+    about: 'The trained weights travel from the trainer to the generating engine.',
+    explain: withRl((rl, c) => {
+      const method = rl.weight_sync.method;
+      const t = rl.phases_s.weight_sync;
+      return {
+        formula:
+          method === 'checkpoint'
+            ? 'weight sync = the weights written by the trainer’s nodes and read by each engine node at the system’s checkpoint rate'
+            : method === 'host'
+              ? 'weight sync = the weights read from host memory over the host link, then broadcast'
+              : 'weight sync = gather the trainer’s shards into whole tensors + broadcast to every engine: bytes / (link bandwidth × efficiency) + latency (NVLink when every device is in one domain, else the network card)',
+        inputs: [
+          ['method', method],
+          ['bytes (weights at the rollout precision)', f(rl.weight_sync.bytes, 'bytes')],
+          ['effective rate', t > 0 ? f(rl.weight_sync.bytes / t, 'byte_rate') : '?'],
+        ],
+        source: 'OpenRLHF and verl broadcast every full parameter to the engines (vllm-project/vllm issue 5723); docs/rl.md',
+      };
+    }),
+  },
+  {
+    path: 'rl.phases_s.swap',
+    label: 'Swap (engine sleeps, trainer wakes)',
+    q: 'seconds',
+    better: 'lower',
+    hideZero: true,
+    about: 'On one shared pool the engine’s weights go to host memory while the trainer runs, and come back.',
+    explain: withRl((rl, c) => ({
+      formula: 'swap = 2 × bytes moved per device / host link (vLLM sleep mode; the trainer’s state too when it does not fit beside the engine)',
+      inputs: [
+        ['bytes per device', f(rl.swap_bytes_per_device, 'bytes')],
+        ['host link', `${c.scenario?.system?.host_link_GBps ?? '?'} GB/s`],
+      ],
+      source: 'docs.vllm.ai, features/sleep_mode; verl’s param / optimizer offload',
+    })),
+  },
+  ...(['rollout', 'train'] as const).map(
+    (pool): MetricDef => ({
+      path: `rl.idle_s.${pool}`,
+      label: pool === 'rollout' ? 'Rollout pool idle per step' : 'Training pool idle per step',
+      q: 'seconds',
+      better: 'lower',
+      hideZero: true,
+      about: `Time the ${pool === 'rollout' ? 'generating' : 'training'} devices wait for the other pool each step.`,
+      explain: withRl((rl, c) => {
+        const ph = rl.phases_s;
+        return {
+          formula:
+            rl.staleness === 0
+              ? pool === 'rollout'
+                ? 'idle = the training side’s time (on-policy: the rollout pool waits while the trainer scores and trains)'
+                : 'idle = the rollout’s time (on-policy: the trainer waits while the engines generate)'
+              : pool === 'rollout'
+                ? 'idle = max(0, training side − rollout) (asynchronous: the next rollout overlaps this update, and the faster pool waits)'
+                : 'idle = max(0, rollout − training side) (asynchronous: the next rollout overlaps this update, and the faster pool waits)',
+          inputs: [
+            ['step', sec(rl.step_time_s)],
+            ['rollout', sec(ph.rollout)],
+            ['training side (scoring + train)', sec(rl.roles.mode === 'separate' ? Math.max(ph.reward, ph.reference, ph.old_logprob) + ph.train : ph.reward + ph.reference + ph.old_logprob + ph.train)],
+            ['weight sync (both pools stop)', sec(ph.weight_sync)],
+          ],
+          source: RL_SOURCE,
+        };
+      }),
+    }),
+  ),
+  {
+    path: 'rl.tokens_per_s_per_gpu',
+    label: 'Tokens/s per GPU',
+    q: 'tokens_rate',
+    better: 'higher',
+    about: 'Prompt and response tokens trained per second, per device of the job.',
+    explain: withRl((rl, c) => ({
+      formula: 'tokens/s per GPU = (prompt + response tokens of the step) / step time / devices',
+      inputs: [
+        ['tokens per step', f(rl.tokens_per_step, 'count')],
+        ['step time', sec(rl.step_time_s)],
+        ['devices', String(c.scenario?.num_devices ?? '?')],
+      ],
+      source: RL_SOURCE,
+    })),
+  },
+  {
+    path: 'rl.rollout.output_tokens_per_s',
+    label: 'Rollout output tokens/s',
+    q: 'tokens_rate',
+    better: 'higher',
+    about: 'Response tokens the engines write per second over the rollout.',
+    explain: withRl((rl, c) => ({
+      formula: 'output tokens/s = response tokens of the step / the rollout’s makespan',
+      inputs: [
+        ['output tokens', f(rl.rollout.output_tokens, 'count')],
+        ['makespan', sec(rl.rollout.makespan_s)],
+      ],
+      source: SIM,
+    })),
+  },
+  {
+    path: 'rl.rollout.longest_response_s',
+    label: 'Longest response',
+    q: 'seconds',
+    better: 'lower',
+    about: 'First prompt to the last response: the straggler a synchronous step waits for.',
+    explain: withRl((rl, c) => ({
+      formula: 'longest = the time the last of the step’s responses finishes in the serving run (responses drawn from the length distribution, the longest at the limit)',
+      inputs: [
+        ['response length', lengthWords(c.scenario?.rl?.response_len)],
+        ['mean running batch', f(rl.rollout.mean_batch, 'count')],
+      ],
+      source: SIM,
+    })),
+  },
+  {
+    path: 'rl.rollout.mean_response_s',
+    label: 'Mean response time',
+    q: 'seconds',
+    better: 'lower',
+    about: 'How long a response takes on average, from its prompt to its last token.',
+    explain: withRl((rl, c) => ({
+      formula: 'mean over the step’s responses of (finish − arrival), all arriving at the start',
+      inputs: [
+        ['responses', f(rl.rollout.responses, 'count')],
+        ['longest', sec(rl.rollout.longest_response_s)],
+      ],
+      source: SIM,
+    })),
+  },
+  {
+    path: 'rl.rollout.mean_batch',
+    label: 'Mean running batch',
+    q: 'count',
+    about: 'Sequences each engine decodes at once, averaged over time: it falls as the short responses finish and the long tail decodes nearly alone.',
+    explain: withRl((rl, c) => {
+      return {
+        formula: 'mean batch = time-weighted mean of running sequences per engine',
+        inputs: [
+          ['engines', String(rl?.rollout.parallel.dp ?? '?')],
+          ['max_batch', String(c.scenario?.rl?.rollout?.max_batch ?? '?')],
+        ],
+        source: SIM,
+      };
+    }),
+  },
+  {
+    path: 'rl.train.iteration_time_s',
+    label: 'Trainer: one optimizer step',
+    q: 'seconds',
+    better: 'lower',
+    about: 'One mini-batch’s forward, backward and optimizer step on the trainer’s layout.',
+    explain: withRl(({ train: t }) => {
+      return {
+        formula: 'one step = the training model’s iteration time for a mini-batch (sum of the exposed compute, communication, bubble and optimizer times)',
+        inputs: [
+          ['sequences × length (packed)', `${groupDigits(t.global_batch)} × ${groupDigits(t.seq_len)}`],
+          ['trainer layout', layout(t.parallel)],
+          ['recompute', String(t.parallel.recompute)],
+          ['zero_stage', String(t.parallel.zero_stage)],
+        ],
+        source: 'Kundu et al. 2024, Sec. 3 (training time)',
+      };
+    }),
+  },
+  {
+    path: 'rl.train.mfu',
+    label: 'Trainer MFU',
+    q: 'ratio',
+    better: 'higher',
+    about: 'The share of the trainer devices’ peak matmul rate that the update’s model FLOPs use.',
+    explain: withRl(({ train: t }) => {
+      return {
+        formula: 'MFU = model FLOPs of one optimizer step / (step time × trainer devices × peak FLOP/s)',
+        inputs: [
+          ['one optimizer step', sec(t.iteration_time_s)],
+          ['trainer devices', String(t.devices)],
+        ],
+        source: 'Kundu et al. 2024, Sec. 3; PaLM (Chowdhery et al. 2022), App. B (MFU)',
+      };
+    }),
+  },
+];
+
+/** The RL pools' own memory (rl.memory): what runs on each pool's most loaded device. */
+export const RL_POOL_MEMORY_METRICS: MetricDef[] = (['rollout', 'train'] as const).map((pool) => ({
+  path: `rl.memory.${pool}.per_device_bytes`,
+  label: pool === 'rollout' ? 'Rollout pool per device' : 'Training pool per device',
+  q: 'bytes' as Quantity,
+  better: 'lower' as const,
+  explain: (c: ExplainContext): Explanation => ({
+    formula:
+      pool === 'rollout'
+        ? 'rollout pool = the engine’s reservation: gpu_memory_utilization × device memory (weights, then KV cache in the rest), plus the trainer’s resident state when colocated and it fits beside it'
+        : 'training pool = the trainer’s footprint (the training memory model: weights + gradients + optimizer state + activations)',
+    inputs: [
+      ['capacity', f(getPath(c.prediction, `rl.memory.${pool}.capacity_bytes`), 'bytes')],
+      ['fits', String(getPath(c.prediction, `rl.memory.${pool}.fits`) ?? '?')],
+    ],
+    source: 'docs/rl.md “Memory”',
+  }),
+}));

@@ -5,7 +5,7 @@
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { h } from '../base/dom';
 import { formatBytes, formatDelta, formatValue } from '../base/format';
-import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
+import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RL_METRICS, RL_POOL_MEMORY_METRICS, RL_TRAINER_MEMORY_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
 import { WARNING_WORDS } from './words';
 import { layoutLabel } from '../charts/specs';
@@ -30,7 +30,7 @@ export function oneSided(band: { low: number; high: number }, v: unknown): strin
 
 function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLElement | null {
   const v = getPath(cur.prediction, def.path);
-  if (v === undefined || v === null) return null;
+  if (v === undefined || v === null || (def.hideZero && v === 0)) return null;
   const value = h('span', { class: v === false ? 'value bad' : 'value', 'data-metric': def.path, 'data-value': String(v) }, formatValue(v, def.q));
   const band = cur.prediction.uncertainty?.[def.path];
   const range = band
@@ -88,6 +88,23 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
   return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction.`);
 }
 
+/**
+ * The RL section's opening: what one step is, and how far to trust the numbers (the engine's
+ * least accurate prediction: its 80% ranges are wide, and the page says so).
+ */
+function rlIntro(cur: Shown): HTMLElement {
+  const rl = cur.prediction.rl!;
+  const how =
+    rl.placement === 'colocated'
+      ? 'All devices take turns: the inference engine generates the responses, then sleeps while the trainer scores them and updates the policy.'
+      : `Two pools: ${rl.rollout.devices} devices generate while ${rl.train.devices} train${rl.staleness > 0 ? ', and the next step’s responses are generated during this step’s update' : ', each waiting for the other'}.`;
+  const band = cur.prediction.uncertainty?.['rl.step_time_s'];
+  const trust = band
+    ? ` How far to trust it: RL is the engine’s least accurate prediction. Published RL steps came out between ${(band.low / rl.step_time_s).toFixed(2)}× and ${(band.high / rl.step_time_s).toFixed(1)}× this estimate (80% of ${band.cases} published measurements), mostly longer: real jobs run settings the scenario does not state (longer responses, recomputation, slower training stacks). Read the numbers as a plan’s lower bound and compare layouts with them, not as a promise.`
+    : '';
+  return h('p', { class: 'intro', 'data-testid': 'rl-trust' }, `One step of RL post-training: generate responses to the step’s prompts, score them, train the policy on them, and send the new weights to the inference engine. ${how}${trust}`);
+}
+
 /** The MoE block's opening: what the layers do, with the model's routing (resolved scenario). */
 function moeIntro(cur: Shown): HTMLElement {
   const moe = cur.resolved?.model.moe;
@@ -141,10 +158,15 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   if (p.training) parts.push(section('Training', TRAINING_METRICS, cur, pinned));
   if (p.training?.moe) parts.push(section('Mixture of experts', MOE_METRICS, cur, pinned, moeIntro(cur), 'moe'));
   if (p.run) parts.push(section('The whole run', RUN_METRICS, cur, pinned, null, 'run'));
+  if (p.rl) parts.push(section('RL post-training: one step', RL_METRICS, cur, pinned, rlIntro(cur), 'rl'));
   if (p.serving) parts.push(section('Serving (continuous batching)', SERVING_METRICS, cur, pinned, servingIntro(p.serving), 'serving'));
   if (p.inference) parts.push(section(p.serving ? 'Inference: one static batch' : 'Inference', INFERENCE_METRICS, cur, pinned));
   parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));
-  parts.push(section(p.training ? 'Memory per device: training' : 'Memory per device: inference', p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, fitBanner('memory', p)));
+  if (p.rl) {
+    // An RL prediction's memory is the trainer's footprint; the pools' own numbers beside it.
+    parts.push(section('Memory per device: the trainer', RL_TRAINER_MEMORY_METRICS, cur, pinned, fitBanner('memory', p), 'rl-memory'));
+    parts.push(section('Memory per device: each pool', RL_POOL_MEMORY_METRICS, cur, pinned, null, 'rl-pools'));
+  } else parts.push(section(p.training ? 'Memory per device: training' : 'Memory per device: inference', p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, fitBanner('memory', p)));
   if (p.training && p.inference?.memory) parts.push(section('Memory per device: inference', INFERENCE_MEMORY_METRICS, cur, pinned, fitBanner('inference.memory', p)));
   // "Does not fit" is said once, where it matters: in the memory section's verdict, with the
   // bytes (and in the headline); the warning that repeats it is left out of the list.

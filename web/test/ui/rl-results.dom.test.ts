@@ -1,0 +1,104 @@
+// @vitest-environment happy-dom
+// The RL results section on the real engine's answer (the wasm module): a card per number of the
+// step with the engine's value, its 80% range where the engine gives one and a formula with the
+// scenario's numbers; only the phases the job has; the idle time of each pool for a split job;
+// the memory titled for the trainer (no KV cache) and each pool's own.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OptimusModule } from '../../src/engine/protocol';
+import type { Prediction, ResolvedScenario } from '../../src/engine/types';
+import { getPath } from '../../src/ui/metrics';
+import { renderResults } from '../../src/ui/results';
+import { loadModule } from '../wasm';
+
+let mod: OptimusModule;
+const run = (s: unknown): { prediction: Prediction; resolved: ResolvedScenario } => {
+  const text = JSON.stringify(s);
+  return { prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario };
+};
+// The RL task's starter job (state/tasks.ts), colocated or split 4 + 4 one step off-policy.
+const job = (placement: 'colocated' | 'split') => ({
+  schema_version: 1,
+  model: 'qwen2.5-7b',
+  system: 'dgx-h100',
+  num_devices: 8,
+  rl: {
+    algorithm: 'grpo',
+    prompts_per_step: 128,
+    samples_per_prompt: 8,
+    prompt_len: { mean: 256, max: 1024 },
+    response_len: { mean: 2048, max: 8192 },
+    placement,
+    train: 'auto',
+    ...(placement === 'split' ? { rollout_devices: 4, train_devices: 4, async: { staleness: 1 } } : {}),
+  },
+});
+
+beforeAll(async () => {
+  mod = await loadModule();
+});
+
+const BANDED = ['rl.step_time_s', 'rl.phases_s.rollout', 'rl.phases_s.reference', 'rl.phases_s.old_logprob', 'rl.phases_s.train', 'rl.phases_s.weight_sync', 'rl.tokens_per_s_per_gpu', 'rl.rollout.output_tokens_per_s', 'rl.rollout.longest_response_s', 'rl.train.iteration_time_s', 'rl.train.mfu'];
+const UNBANDED = ['rl.rollout.mean_response_s', 'rl.rollout.mean_batch'];
+
+describe('RL results section', () => {
+  for (const placement of ['colocated', 'split'] as const) {
+    it(`${placement}: every card shows the engine's value, its range and a formula`, () => {
+      const cur = run(job(placement));
+      const p = cur.prediction;
+      expect(p.rl).toBeDefined();
+      expect(p.regime?.rl).toBe(`rl/${placement}`);
+      const el = document.createElement('div');
+      renderResults(el, cur, null);
+      const sec = el.querySelector('[data-testid="rl"]')!;
+      expect(sec).not.toBeNull();
+      expect(sec.querySelector('h3')!.textContent).toBe('RL post-training: one step');
+      for (const path of [...BANDED, ...UNBANDED]) {
+        const v = sec.querySelector(`[data-metric="${path}"]`);
+        expect(v, path).not.toBeNull();
+        expect(v!.getAttribute('data-value')).toBe(String(getPath(p, path)));
+        const card = v!.closest('.metric')!;
+        expect(card.querySelector('details.how summary')!.textContent).toBe('Show formula');
+        expect(card.querySelector('.formula')!.textContent!.length, path).toBeGreaterThan(20);
+        const band = card.querySelector(`[data-band-metric="${path}"]`);
+        if (BANDED.includes(path)) {
+          const u = p.uncertainty![path]!;
+          expect(band, path).not.toBeNull();
+          expect(Number(band!.getAttribute('data-low'))).toBe(u.low);
+          expect(Number(band!.getAttribute('data-high'))).toBe(u.high);
+          expect(u.low).toBeLessThanOrEqual(Number(getPath(p, path)));
+          expect(u.high).toBeGreaterThanOrEqual(Number(getPath(p, path)));
+        } else expect(band, path).toBeNull();
+      }
+      // The step's formula states the scenario's phases, in the placement's composition.
+      const step = sec.querySelector('[data-metric="rl.step_time_s"]')!.closest('.metric')!;
+      const formula = step.querySelector('.formula')!.textContent!;
+      expect(formula).toContain(placement === 'colocated' ? 'rollout + reward + reference + old log-probs + train + weight sync + swap' : 'max(rollout, reward + reference + old log-probs + train) + weight sync');
+      expect(step.querySelector('dl')!.textContent).toContain('rollout');
+      // Only the phases the job has: a rule-based reward has none; the swap only colocated.
+      expect(p.rl!.phases_s.reward).toBe(0);
+      expect(sec.querySelector('[data-metric="rl.phases_s.reward"]')).toBeNull();
+      expect(sec.querySelector('[data-metric="rl.phases_s.swap"]') !== null).toBe(placement === 'colocated');
+      // A split job's idle pool has a card (the faster pool waits); colocated has none.
+      const idle = [p.rl!.idle_s.rollout, p.rl!.idle_s.train].filter((x) => x > 0).length;
+      expect(sec.querySelectorAll('[data-metric^="rl.idle_s."]').length).toBe(idle);
+      if (placement === 'split') expect(idle).toBeGreaterThan(0);
+      // The intro says plainly how far to trust the step, with the band's own numbers.
+      const trust = sec.querySelector('[data-testid="rl-trust"]')!.textContent!;
+      const b = p.uncertainty!['rl.step_time_s']!;
+      expect(trust).toContain('least accurate');
+      expect(trust).toContain(`${(b.high / p.rl!.step_time_s).toFixed(1)}×`);
+      expect(trust).toContain(`${b.cases} published measurements`);
+      // No internal code on the card faces (codes only in the details).
+      expect([...sec.querySelectorAll('.label')].map((x) => x.textContent).join(' ')).not.toMatch(/rl\.|_s\b|old_logprob/);
+      // Memory: the trainer's footprint, no KV cache card, and each pool's own number.
+      const titles = [...el.querySelectorAll('section h3')].map((x) => x.textContent);
+      expect(titles).toContain('Memory per device: the trainer');
+      expect(titles).not.toContain('Memory per device: inference');
+      expect(el.querySelector('[data-metric="memory.per_device_bytes.kv_cache"]')).toBeNull();
+      expect(el.querySelector('[data-metric="memory.per_device_bytes.total"]')!.getAttribute('data-value')).toBe(String(p.memory.per_device_bytes.total));
+      expect(el.querySelector('[data-band-metric="memory.per_device_bytes.total"]')).not.toBeNull();
+      for (const pool of ['rollout', 'train'])
+        expect(el.querySelector(`[data-metric="rl.memory.${pool}.per_device_bytes"]`)!.getAttribute('data-value')).toBe(String(getPath(p, `rl.memory.${pool}.per_device_bytes`)));
+    });
+  }
+});
