@@ -218,6 +218,24 @@ const TASK_PLAYS: TaskPlay[] = [
       expect(text).toContain('Training pool (4 GPUs)');
       expect(text).toContain('Idle (waiting for the other pool)');
       expect(await n.page.locator('[data-testid="chart-time"]').isVisible(), 'no empty time breakdown beside the timeline').toBe(false);
+      // The RL results: the step with its 80% range (the engine's band), a formula to open, the
+      // trainer's memory titled as such.
+      const rl = n.page.locator('[data-testid="rl"]');
+      const band = prediction.uncertainty['rl.step_time_s'];
+      expect(band.regime).toBe('rl/step/split');
+      const range = rl.locator('[data-band-metric="rl.step_time_s"]');
+      expect(await range.getAttribute('data-low')).toBe(String(band.low));
+      expect(await range.getAttribute('data-high')).toBe(String(band.high));
+      expect(await rl.locator('[data-metric="rl.phases_s.train"]').getAttribute('data-value')).toBe(String(prediction.rl.phases_s.train));
+      expect(await rl.locator('[data-testid="rl-trust"]').textContent()).toContain('least accurate');
+      const step = rl.locator('.metric', { has: n.page.locator('[data-metric="rl.step_time_s"]') });
+      await step.locator('summary').click();
+      expect(await step.locator('.formula').textContent()).toContain('step = max(rollout,');
+      const memory = n.page.locator('section.results-section', { has: n.page.locator('h3', { hasText: 'Memory per device: the trainer' }) });
+      expect(await memory.count()).toBe(1);
+      expect(await memory.locator('[data-metric="memory.per_device_bytes.kv_cache"]').count()).toBe(0);
+      await rl.screenshot({ path: `${OUT}task-rl-results-${n.page.viewportSize()!.width}.png` });
+      await memory.screenshot({ path: `${OUT}task-rl-memory-${n.page.viewportSize()!.width}.png` });
       await n.page.evaluate(() => window.scrollTo(0, 0));
       await n.page.screenshot({ path: `${OUT}task-rl-form-${n.page.viewportSize()!.width}.png` });
       await chart.scrollIntoViewIfNeeded();
