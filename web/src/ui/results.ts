@@ -76,6 +76,15 @@ function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | n
   return h('section', { class: 'card results-section', 'data-testid': testid }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards), bandNote(defs, cur));
 }
 
+/** An RL band's regime (rl/<kind>[/<placement>]) in words; null for any other regime. */
+export function rlRegimeWords(regime: string): string | null {
+  const [head, kind, placement] = regime.split('/');
+  if (head !== 'rl') return null;
+  const what: Record<string, string> = { step: 'RL step times', rollout: 'RL rollout times', forward: 'RL scoring forward passes', train: 'RL policy-update times', weight_sync: 'RL weight syncs' };
+  const where = placement === 'split' ? ' of jobs on two pools' : placement === 'colocated' ? ' of jobs on one shared pool' : '';
+  return `${what[kind ?? ''] ?? 'RL measurements'}${where}`;
+}
+
 /** One line under a section: what its 80% ranges are fitted on (the bands' regimes and rows). */
 function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
   const fitted = new Map<string, number>();
@@ -84,8 +93,8 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
     if (b && getPath(cur.prediction, d.path) !== undefined) fitted.set(b.regime, b.cases);
   }
   if (fitted.size === 0) return null;
-  const what = [...fitted].map(([regime, cases]) => `${cases} published measurements of the regime ${regime}`).join('; ');
-  return h('p', { class: 'muted band-note', 'data-testid': 'band-note' }, `80% ranges: where 80% of ${what} fell around the engine’s prediction.`);
+  const what = [...fitted].map(([regime, cases]) => (rlRegimeWords(regime) ? `${cases} published ${rlRegimeWords(regime)}` : `${cases} published measurements of the regime ${regime}`)).join('; ');
+  return h('p', { class: 'muted band-note', 'data-testid': 'band-note', title: [...fitted.keys()].join(', ') }, `80% ranges: where 80% of ${what} fell around the engine’s prediction.`);
 }
 
 /**

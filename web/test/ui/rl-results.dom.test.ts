@@ -88,6 +88,11 @@ describe('RL results section', () => {
       expect(trust).toContain('least accurate');
       expect(trust).toContain(`${(b.high / p.rl!.step_time_s).toFixed(1)}×`);
       expect(trust).toContain(`${b.cases} published measurements`);
+      // The note under the cards says what the ranges come from in words, the codes in its title.
+      const note = sec.querySelector('[data-testid="band-note"]')!;
+      expect(note.textContent).toContain(`${b.cases} published RL step times${placement === 'split' ? ' of jobs on two pools' : ''}`);
+      expect(note.textContent).not.toMatch(/rl\//);
+      expect(note.getAttribute('title')).toContain(b.regime);
       // No internal code on the card faces (codes only in the details).
       expect([...sec.querySelectorAll('.label')].map((x) => x.textContent).join(' ')).not.toMatch(/rl\.|_s\b|old_logprob/);
       // Memory: the trainer's footprint, no KV cache card, and each pool's own number.
