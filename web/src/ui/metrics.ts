@@ -694,7 +694,7 @@ export const RUN_METRICS: MetricDef[] = [
   },
 ];
 
-export const ALL_METRICS: MetricDef[] = [...TRAINING_METRICS, ...MOE_METRICS, ...RUN_METRICS, ...INFERENCE_METRICS, ...PARAM_METRICS, ...TRAINING_MEMORY_METRICS, ...INFERENCE_MEMORY_METRICS];
+
 
 /** Explanation for a metric, or null; never throws (a missing input shows as "?"). */
 export function explain(def: MetricDef, c: ExplainContext): Explanation | null {
@@ -1191,3 +1191,5 @@ export const RL_POOL_MEMORY_METRICS: MetricDef[] = (['rollout', 'train'] as cons
     source: 'docs/rl.md “Memory”',
   }),
 }));
+
+export const ALL_METRICS: MetricDef[] = [...TRAINING_METRICS, ...MOE_METRICS, ...RUN_METRICS, ...INFERENCE_METRICS, ...PARAM_METRICS, ...TRAINING_MEMORY_METRICS, ...INFERENCE_MEMORY_METRICS, ...RL_METRICS, ...RL_POOL_MEMORY_METRICS];

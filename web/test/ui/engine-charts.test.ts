@@ -8,6 +8,7 @@ import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingS
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Prediction, ResolvedScenario } from '../../src/engine/types';
 import { ALL_METRICS, explain, getPath, INFERENCE_ONLY_MEMORY_METRICS } from '../../src/ui/metrics';
+import { TASK_DEFS } from '../../src/state/tasks';
 import { DEEPSEEK_V3_GB300 } from '../scenarios';
 import { loadModule } from '../wasm';
 
@@ -19,6 +20,9 @@ beforeAll(async () => {
   const ids = (JSON.parse(mod.presets('scenarios')) as { scenarios: Array<{ id: string }> }).scenarios.map((s) => s.id);
   const scenarios = ids.map((id) => [id, JSON.parse(mod.preset('scenarios', id)) as unknown] as const);
   if (!ids.some((id) => id.includes('deepseek'))) scenarios.push(['deepseek-v3 on 256 gb300', DEEPSEEK_V3_GB300]);
+  // RL steps (no preset scenario has one): the RL task's starter, colocated and split 4 + 4.
+  const rl = TASK_DEFS.rl.starter as { rl: Record<string, unknown> };
+  scenarios.push(['rl starter, colocated', rl], ['rl starter, split', { ...rl, rl: { ...rl.rl, placement: 'split', rollout_devices: 4, train_devices: 4, async: { staleness: 1 } } }]);
   cases = scenarios.map(([id, scenario]) => {
     const text = JSON.stringify(scenario);
     return { id, prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario };
