@@ -1,15 +1,32 @@
 // Browser end-to-end tests (e2e/): the built site (web/dist) served by `vite preview` on a free
 // port, driven by playwright-core in Debian's headless Chromium. Run `vite build` first.
+//
+// Two projects, one after the other (sequence.groupOrder 1, then 2; Vitest runs a project of
+// group 0 that has file parallelism off last, in a group of its own): "timing"
+// (e2e/timing.e2e.ts, the tests that time the page against its goals) runs first and alone, so
+// that nothing else loads the machine while it measures; then "browser", every other file, two
+// at a time. A file drives
+// one page at a time and spends much of its time waiting on the page's engine worker or
+// rendering, which one core does: two files at once use the machine's two cores (the suite took
+// 271 s wall for 130 s of CPU one file at a time; docs/web.md "How it is tested").
 import { defineConfig } from 'vitest/config';
 import { WASM_ALIAS } from './vite.config.ts';
 
 export default defineConfig({
   resolve: { alias: WASM_ALIAS },
   test: {
-    include: ['e2e/**/*.e2e.ts'],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 90_000,
-    fileParallelism: false,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'timing', include: ['e2e/timing.e2e.ts'], fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: ['e2e/**/*.e2e.ts'], exclude: ['e2e/timing.e2e.ts'], maxWorkers: 2, sequence: { groupOrder: 2 } },
+      },
+    ],
   },
 });

