@@ -98,6 +98,19 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
 }
 
 /**
+ * The step's band in words: its range as factors of the estimate, and which way the published
+ * steps leaned, said only where they did (the upper factor's log at least twice the lower's).
+ */
+export function rlBandWords(low: number, high: number, cases: number): string {
+  const range = `Published RL steps came out between ${low.toFixed(2)}× and ${high.toFixed(high < 2 ? 2 : 1)}× this estimate (80% of ${cases} published measurements)`;
+  const up = Math.log(Math.max(high, 1)), down = -Math.log(Math.min(low, 1));
+  if (up >= 2 * down && up > 0)
+    return `${range}, mostly longer: real jobs run settings the scenario does not state (longer responses, recomputation, slower training stacks). Read the numbers as a plan’s lower bound and compare layouts with them, not as a promise.`;
+  if (down >= 2 * up && down > 0) return `${range}, mostly shorter. Compare layouts with the numbers rather than take them as a promise.`;
+  return `${range}, on both sides. Compare layouts with the numbers rather than take them as a promise.`;
+}
+
+/**
  * The RL section's opening: what one step is, and how far to trust the numbers (the engine's
  * least accurate prediction: its 80% ranges are wide, and the page says so).
  */
@@ -108,9 +121,7 @@ function rlIntro(cur: Shown): HTMLElement {
       ? 'All devices take turns: the inference engine generates the responses, then sleeps while the trainer scores them and updates the policy.'
       : `Two pools: ${rl.rollout.devices} devices generate while ${rl.train.devices} train${rl.staleness > 0 ? ', and the next step’s responses are generated during this step’s update' : ', each waiting for the other'}.`;
   const band = cur.prediction.uncertainty?.['rl.step_time_s'];
-  const trust = band
-    ? ` How far to trust it: RL is the engine’s least accurate prediction. Published RL steps came out between ${(band.low / rl.step_time_s).toFixed(2)}× and ${(band.high / rl.step_time_s).toFixed(1)}× this estimate (80% of ${band.cases} published measurements), mostly longer: real jobs run settings the scenario does not state (longer responses, recomputation, slower training stacks). Read the numbers as a plan’s lower bound and compare layouts with them, not as a promise.`
-    : '';
+  const trust = band ? ` How far to trust it: RL is the engine’s least accurate prediction. ${rlBandWords(band.low / rl.step_time_s, band.high / rl.step_time_s, band.cases)}` : '';
   return h('p', { class: 'intro', 'data-testid': 'rl-trust' }, `One step of RL post-training: generate responses to the step’s prompts, score them, train the policy on them, and send the new weights to the inference engine. ${how}${trust}`);
 }
 

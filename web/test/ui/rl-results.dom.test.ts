@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Prediction, ResolvedScenario } from '../../src/engine/types';
 import { getPath } from '../../src/ui/metrics';
-import { renderResults } from '../../src/ui/results';
+import { renderResults, rlBandWords } from '../../src/ui/results';
 import { loadModule } from '../wasm';
 
 let mod: OptimusModule;
@@ -86,7 +86,8 @@ describe('RL results section', () => {
       const trust = sec.querySelector('[data-testid="rl-trust"]')!.textContent!;
       const b = p.uncertainty!['rl.step_time_s']!;
       expect(trust).toContain('least accurate');
-      expect(trust).toContain(`${(b.high / p.rl!.step_time_s).toFixed(1)}×`);
+      const hi = b.high / p.rl!.step_time_s;
+      expect(trust).toContain(`${hi.toFixed(hi < 2 ? 2 : 1)}×`);
       expect(trust).toContain(`${b.cases} published measurements`);
       // The note under the cards says what the ranges come from in words, the codes in its title.
       const note = sec.querySelector('[data-testid="band-note"]')!;
@@ -106,4 +107,15 @@ describe('RL results section', () => {
         expect(el.querySelector(`[data-metric="rl.memory.${pool}.per_device_bytes"]`)!.getAttribute('data-value')).toBe(String(getPath(p, `rl.memory.${pool}.per_device_bytes`)));
     });
   }
+});
+
+describe('the RL band in words', () => {
+  it('says which way the published steps leaned only where they did', () => {
+    expect(rlBandWords(0.95, 13.7, 19)).toContain('between 0.95× and 13.7× this estimate (80% of 19 published measurements), mostly longer');
+    expect(rlBandWords(0.73, 1.36, 10)).toContain('between 0.73× and 1.36×');
+    expect(rlBandWords(0.73, 1.36, 10)).toContain('on both sides');
+    expect(rlBandWords(0.73, 1.36, 10)).not.toContain('mostly');
+    expect(rlBandWords(0.3, 1.1, 12)).toContain('mostly shorter');
+    expect(rlBandWords(1.0, 2.16, 16)).toContain('mostly longer');
+  });
 });
