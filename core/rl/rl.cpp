@@ -151,6 +151,8 @@ double expected_max_standard_normal(std::int64_t n) {
                  (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
 }
 
+}  // namespace
+
 // The data-parallel straggler of the update: how much more work the heaviest data-parallel rank
 // of an optimizer step has than the mean rank, as a share of the mean, averaged over the step's
 // mini-batches. verl balances the ranks by token count over the whole step
@@ -171,7 +173,7 @@ double expected_max_standard_normal(std::int64_t n) {
 // Tokens, not attention's squared lengths: verl balances tokens (attention_mask sums). The
 // forward passes (old log-probs, reference, reward) take a rank's whole balanced share of the
 // step and have no straggler here.
-double straggler_share(const RlWorkload& rl, std::int64_t dp) {
+double rl_straggler_share(const RlWorkload& rl, std::int64_t dp) {
   if (dp <= 1) return 0.0;
   const double p1 = rl.prompt_len.expected(), r1 = rl.response_len.expected();
   const double mean = p1 + r1;
@@ -185,6 +187,8 @@ double straggler_share(const RlWorkload& rl, std::int64_t dp) {
   const double longest = std::max(spread, (p1 + d(rl.response_len.max) - mean) / (n * mean));
   return ((mb - 1.0) * spread + longest) / mb;
 }
+
+namespace {
 
 // RL recipes configure the longest response a rollout may generate (verl's
 // data.max_response_length, OpenRLHF's --generate_max_len, AReaL's max_new_tokens) and generation
@@ -532,8 +536,6 @@ Result<RoleSlots> split_roles(const Scenario& s, std::int64_t unit) {
 
 }  // namespace
 
-double rl_straggler_share(const RlWorkload& rl, std::int64_t dp) { return straggler_share(rl, dp); }
-
 Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model) {
   return train_scenario_on(s, model, train_pool(s), s.rl->train);
 }
@@ -798,12 +800,12 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   Passes out;
   const OffloadBytes ob = offload_bytes(s.rl->offload, pr->memory);
   out.forward = mb * forward_only(tp) + host_seconds(s, ob.forward);
-  // The straggler (straggler_share) delays the token-proportional part of each optimizer step:
+  // The straggler (rl_straggler_share) delays the token-proportional part of each optimizer step:
   // all but the optimizer, the exposed data-parallel reduction and the host's waits, which do not
   // grow with a rank's tokens.
   const TrainingBreakdown& b = tp.breakdown;
   const double per_token = std::max(0.0, (tp.iteration_time - b.optimizer - b.dp_comm - b.host).value);
-  out.straggler = mb * per_token * straggler_share(*s.rl, t->parallel.dp);
+  out.straggler = mb * per_token * rl_straggler_share(*s.rl, t->parallel.dp);
   out.update = mb * tp.iteration_time.value + out.straggler + host_seconds(s, ob.update);
   out.offload_bytes = ob.forward + ob.update;  // one forward and one update
   out.devices = t->num_devices;

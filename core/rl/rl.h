@@ -62,7 +62,7 @@ struct RlPrediction {
   std::int64_t train_devices = 0, train_global_batch = 0, train_seq_len = 0;
   double train_iteration_s = 0, train_mfu = 0;
   // Inside phases.train: the heaviest data-parallel rank's extra seconds over the step's optimizer
-  // steps (rl.cpp straggler_share); the policy's, plus the critic's under roles "shared".
+  // steps (rl_straggler_share); the policy's, plus the critic's under roles "shared".
   double train_straggler_s = 0;
   double critic_s = 0;  // ppo: the critic's forward and update (inside old_logprob and train)
   double weight_sync_bytes = 0;

@@ -843,7 +843,7 @@ TEST(RlMechanisms, ValidateEchoesTheNewKeysAndTheyReadBackTheSame) {
   EXPECT_EQ(predict(v["scenario"])["rl"], predict(s)["rl"]);
 }
 
-// The data-parallel straggler (rl.cpp straggler_share): a mini-batch's responses on a rank are a
+// The data-parallel straggler (rl_straggler_share): a mini-batch's responses on a rank are a
 // draw of the step's lengths, and the optimizer step waits for the heaviest of dp ranks.
 optimus::RlWorkload workload(const json& scenario) {
   auto s = optimus::parse_scenario(scenario.dump());

@@ -7,27 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
-import type { OptimusModule } from '../src/engine/protocol';
-import { loadModule, readJson, ROOT } from '../test/wasm';
-import { OUT, Site, metrics, settled } from './harness';
+import { readJson, ROOT } from '../test/wasm';
+import { OUT, metrics, settled, siteWithEngine } from './harness';
 import { LLAMA3_8B_H100_OFFLINE } from '../test/scenarios';
 
-const site = new Site();
-let mod: OptimusModule;
+const { site, engine, predict } = siteWithEngine();
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
-const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-beforeAll(async () => {
-  mod = await loadModule();
-  await site.start();
-});
-
-afterAll(async () => {
-  await site.stop();
-});
 
 const panel = '[data-testid="calibrate"]';
 
@@ -56,7 +44,7 @@ describe('calibrate with your measurement', () => {
 
     // The engine's own fit on the same line.
     const line = JSON.stringify({ scenario: defaultScenario, metric: 'training.iteration_time_s', measured });
-    const fit = JSON.parse(mod.calibrate!(line));
+    const fit = JSON.parse(engine().calibrate!(line));
     expect(fit.error).toBeUndefined();
     const shownFactors = await page.$$eval(`${panel} [data-factor]`, (els) => els.map((e) => [e.getAttribute('data-factor'), Number(e.getAttribute('data-value')), e.textContent]));
     const moved = fit.fitted.filter((f: { value: number; fitted?: boolean }) => f.fitted !== false && f.value !== 1);
@@ -137,9 +125,9 @@ describe('calibrate with your measurement', () => {
   test('a vLLM bench serve result read against the serving scenario on screen', async () => {
     const serving = LLAMA3_8B_H100_OFFLINE;
     const file = readFileSync(`${ROOT}tests/data/import/vllm_bench_serve.json`, 'utf8');
-    const imported = JSON.parse(mod.import_measurements!('vllm', file, JSON.stringify(serving)));
+    const imported = JSON.parse(engine().import_measurements!('vllm', file, JSON.stringify(serving)));
     expect(imported.error).toBeUndefined();
-    const fit = JSON.parse(mod.calibrate!(imported.measurements.map((m: unknown) => JSON.stringify(m)).join('\n')));
+    const fit = JSON.parse(engine().calibrate!(imported.measurements.map((m: unknown) => JSON.stringify(m)).join('\n')));
     expect(fit.error).toBeUndefined();
     const page = await site.page();
     await page.goto(`${site.origin}/${await encodeFragment(serving)}`);

@@ -7,7 +7,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { preview, type PreviewServer } from 'vite';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { OptimusModule } from '../src/engine/protocol';
+import { loadModule } from '../test/wasm';
 
 export const WEB = fileURLToPath(new URL('../', import.meta.url));
 export const DIST = `${WEB}dist`;
@@ -248,4 +250,24 @@ export function reportMetrics(name: string, measured: Record<string, number>): v
   console.log(`E2E_METRICS ${line}`);
   mkdirSync(OUT, { recursive: true });
   writeFileSync(`${OUT}metrics-${name}.json`, `${JSON.stringify(measured, null, 2)}\n`);
+}
+
+/**
+ * One test file's site and engine: the wasm module loaded (the truth the page is checked against)
+ * and `vite preview` started before its tests, the site stopped after them, then `after` (a file's
+ * metrics or lines printed).
+ */
+export function siteWithEngine(after?: () => void): { site: Site; engine: () => OptimusModule; predict: (s: unknown) => any } {
+  const site = new Site();
+  let mod: OptimusModule | undefined;
+  beforeAll(async () => {
+    mod = await loadModule();
+    await site.start();
+  });
+  afterAll(async () => {
+    await site.stop();
+    after?.();
+  });
+  const engine = (): OptimusModule => mod!;
+  return { site, engine, predict: (s) => JSON.parse(engine().predict(JSON.stringify(s))) };
 }

@@ -8,15 +8,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DOCUMENT_CSP, WORKER_CSP, parseCsp } from '../csp';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import { metricValue } from '../src/ui/accuracy';
 import { sig } from '../src/base/format';
-import type { OptimusModule } from '../src/engine/protocol';
 import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
-import { loadModule, readJson } from '../test/wasm';
-import { DIST, OUT, Site, at, axeClean, expectMetricsOf, expectShownAre, metrics, reportMetrics, setField, settled } from './harness';
+import { readJson } from '../test/wasm';
+import { DIST, OUT, at, axeClean, expectMetricsOf, expectShownAre, metrics, reportMetrics, setField, settled, siteWithEngine } from './harness';
 
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
@@ -28,23 +27,11 @@ import { DIST, OUT, Site, at, axeClean, expectMetricsOf, expectShownAre, metrics
 const FIRST_LOAD_LIMIT_BYTES = 550 * 1024;
 const BUNDLE_LIMIT_BYTES = 1350 * 1024;
 
-const site = new Site();
-let mod: OptimusModule;
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
 const defaultLink = (): Promise<string> => encodeFragment(defaultScenario);
-const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
 const measured: Record<string, number> = {};
-
-beforeAll(async () => {
-  mod = await loadModule();
-  await site.start();
-});
-
-afterAll(async () => {
-  await site.stop();
-  reportMetrics('page', measured);
-});
+const { site, engine, predict } = siteWithEngine(() => reportMetrics('page', measured));
 
 /** A scenario preset opened as a share link (on `view`, the query of a view: '' is Estimate), once the page has settled. */
 async function openPreset(id: string, view = ''): Promise<{ scenario: Record<string, any>; page: Page }> {
@@ -438,7 +425,7 @@ describe('the built page', () => {
   });
 
   test('search: runs with progress, lists layouts, a row loads its layout into the editor', async (ctx) => {
-    if (typeof mod.search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
+    if (typeof engine().search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
     const page = await site.page();
     await page.goto(`${site.origin}/?view=search${await defaultLink()}`);
     await settled(page);
@@ -464,7 +451,7 @@ describe('the built page', () => {
   });
 
   test('search: a serving scenario searches deployments; the table shows the engine ranking and a row loads the deployment', async (ctx) => {
-    if (typeof mod.search !== 'function') return ctx.skip();
+    if (typeof engine().search !== 'function') return ctx.skip();
     const { scenario, page } = await openPreset('llama3-70b-8xh100-serving', '?view=search');
     const started = Date.now();
     await page.click('[data-testid="search-run"]');
@@ -473,7 +460,7 @@ describe('the built page', () => {
     measured.servingSearchMs = Date.now() - started;
     // The page sends the editor's scenario with no parallel key fixed (the default boxes).
     const { parallel: _ignored, ...free } = scenario;
-    const want = JSON.parse(mod.search!(JSON.stringify({ ...free, parallel: {} }), JSON.stringify({ top: 10, mode: 'serving', objective: 'goodput' }), null));
+    const want = JSON.parse(engine().search!(JSON.stringify({ ...free, parallel: {} }), JSON.stringify({ top: 10, mode: 'serving', objective: 'goodput' }), null));
     expect(want.mode).toBe('serving');
     const scores = await page.locator('[data-testid="search-table"] tbody tr td:nth-child(4)').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
     expect(scores).toEqual(want.best.map((b: any) => String(b.score_requests_per_s_per_device)));
@@ -540,7 +527,7 @@ describe('the built page', () => {
   }, 300_000);
 
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
-    if (typeof mod.search !== 'function') return ctx.skip();
+    if (typeof engine().search !== 'function') return ctx.skip();
     // The default scenario without its layout: a search of some 20,000 layouts (about a second),
     // long enough to cancel (with the layout fixed, the one layout is ranked before the click).
     const { parallel: _fixed, ...free } = defaultScenario;
@@ -561,15 +548,15 @@ describe('the built page', () => {
   });
 
   test('studies: each study shows its chart and the engine numbers in its table', async (ctx) => {
-    if (typeof mod.studies !== 'function') return ctx.skip();
-    const names = (JSON.parse(mod.studies!()) as { studies: { name: string }[] }).studies.map((x) => x.name);
+    if (typeof engine().studies !== 'function') return ctx.skip();
+    const names = (JSON.parse(engine().studies!()) as { studies: { name: string }[] }).studies.map((x) => x.name);
     expect(names.length).toBeGreaterThan(0);
     const page = await site.page();
     await page.goto(`${site.origin}/?view=studies`);
     await settled(page);
     for (const name of names) {
       await page.selectOption('[data-testid="study-select"]', name);
-      const study = JSON.parse(mod.study!(name)) as { columns: string[]; rows: Record<string, unknown>[] };
+      const study = JSON.parse(engine().study!(name)) as { columns: string[]; rows: Record<string, unknown>[] };
       await page.waitForFunction(
         (n) => document.querySelectorAll('[data-testid="study-table"] tbody tr').length === n,
         study.rows.length,
@@ -589,14 +576,14 @@ describe('the built page', () => {
   });
 
   test('a study is a link of its own (?study=NAME), kept beside the scenario fragment', async (ctx) => {
-    if (typeof mod.studies !== 'function') return ctx.skip();
-    const names = (JSON.parse(mod.studies!()) as { studies: { name: string }[] }).studies.map((x) => x.name);
+    if (typeof engine().studies !== 'function') return ctx.skip();
+    const names = (JSON.parse(engine().studies!()) as { studies: { name: string }[] }).studies.map((x) => x.name);
     const last = names[names.length - 1]!;
     const page = await site.page();
     await page.goto(`${site.origin}/?study=${encodeURIComponent(last)}${await encodeFragment(defaultScenario)}`);
     await settled(page);
     await page.waitForFunction((n) => (document.querySelector('[data-testid="study-select"]') as HTMLSelectElement).value === n, last);
-    const rows = (JSON.parse(mod.study!(last)) as { rows: unknown[] }).rows.length;
+    const rows = (JSON.parse(engine().study!(last)) as { rows: unknown[] }).rows.length;
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="study-table"] tbody tr').length === n, rows);
     await page.selectOption('[data-testid="study-select"]', names[0]!);
     const url = new URL(await page.evaluate(() => location.href));

@@ -6,24 +6,12 @@
 // of each task at 1440x900 and at 390x844 into build/e2e/. Issue 39. The timed task (every source
 // of the accuracy view in under 2 s) is in timing.e2e.ts, which runs alone.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { decodeFragment } from '../src/codec/url';
-import type { OptimusModule } from '../src/engine/protocol';
-import { loadModule } from '../test/wasm';
-import { OUT, Site, VIEWPORTS, at, axeClean, landing, metrics } from './harness';
+import { OUT, VIEWPORTS, at, axeClean, landing, metrics, siteWithEngine } from './harness';
 
-const site = new Site();
-let mod: OptimusModule;
-const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
 const lines: string[] = [];
-
-beforeAll(async () => {
-  mod = await loadModule();
-  await site.start();
-});
-
-afterAll(async () => {
-  await site.stop();
+const { site, predict } = siteWithEngine(() => {
   for (const l of lines) console.log(l);
 });
 

@@ -7,13 +7,12 @@
 // the timings and the page's performance marks, and E2E_TASK lines for the accuracy view.
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
 import { starter } from '../src/state/tasks';
-import type { OptimusModule } from '../src/engine/protocol';
 import { DATA_SETS } from '../src/ui/accuracy';
-import { loadModule, readJson } from '../test/wasm';
-import { OUT, Site, VIEWPORTS, editAndTime, expectMetricsOf, expectShownAre, landing, metrics, reportMetrics, settled } from './harness';
+import { readJson } from '../test/wasm';
+import { OUT, VIEWPORTS, editAndTime, expectMetricsOf, expectShownAre, landing, metrics, reportMetrics, settled, siteWithEngine } from './harness';
 
 /**
  * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate after an edit
@@ -26,22 +25,12 @@ const GOALS = { firstResultMs: 400, editMs: 20 };
 const FIRST_RESULT_FACTOR = 4;
 const EDIT_FACTOR = 4;
 
-const site = new Site();
-let mod: OptimusModule;
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** What the page opens on without a link: the training task's starting scenario. */
 const landingScenario = starter('train');
-const predict = (s: unknown): any => JSON.parse(mod.predict(JSON.stringify(s)));
 const measured: Record<string, number> = {};
 const lines: string[] = [];
-
-beforeAll(async () => {
-  mod = await loadModule();
-  await site.start();
-});
-
-afterAll(async () => {
-  await site.stop();
+const { site, predict } = siteWithEngine(() => {
   reportMetrics('timing', measured);
   for (const l of lines) console.log(l);
 });

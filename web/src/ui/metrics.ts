@@ -141,7 +141,7 @@ function rlTrainerInputs(c: ExplainContext): Array<[string, string]> {
   const p = t.parallel;
   return [
     ['trainer devices', String(t.devices)],
-    ['trainer layout', `tp ${p.tp} · pp ${p.pp} · dp ${p.dp}${p.cp > 1 ? ` · cp ${p.cp}` : ''}${p.ep > 1 ? ` · ep ${p.ep}` : ''}`],
+    ['trainer layout', layout(p)],
     ['zero_stage', String(p.zero_stage)],
     ['recompute', String(p.recompute)],
     ['micro_batch', String(p.micro_batch)],
@@ -694,8 +694,6 @@ export const RUN_METRICS: MetricDef[] = [
   },
 ];
 
-
-
 /** Explanation for a metric, or null; never throws (a missing input shows as "?"). */
 export function explain(def: MetricDef, c: ExplainContext): Explanation | null {
   try {
@@ -889,9 +887,9 @@ function rlForward(path: 'reward' | 'reference' | 'old_logprob', label: string, 
           'forward time = (one training step − optimizer − gradient reduction − recomputation) × the forward’s share of a micro-batch’s forward + backward through the busiest stage (about a third: the backward of a matmul is two matmuls), over the step’s tokens on the trainer’s layout',
         inputs: [
           ['this pass', sec(getPath(c.prediction, `rl.phases_s.${path}`))],
-          ['tokens per step (prompts + responses)', f(rl?.tokens_per_step, 'count')],
-          ['trainer layout', layout(rl?.train.parallel)],
-          ['trainer devices', String(rl?.train.devices ?? '?')],
+          ['tokens per step (prompts + responses)', f(rl.tokens_per_step, 'count')],
+          ['trainer layout', layout(rl.train.parallel)],
+          ['trainer devices', String(rl.train.devices)],
         ],
         source: RL_SOURCE,
       };
@@ -1050,7 +1048,8 @@ export const RL_METRICS: MetricDef[] = [
           inputs: [
             ['step', sec(rl.step_time_s)],
             ['rollout', sec(ph.rollout)],
-            ['training side (scoring + train)', sec(rl.roles.mode === 'separate' ? Math.max(ph.reward, ph.reference, ph.old_logprob) + ph.train : ph.reward + ph.reference + ph.old_logprob + ph.train)],
+            ['scoring (reward, reference, old log-probs)', `${sec(ph.reward)}, ${sec(ph.reference)}, ${sec(ph.old_logprob)}${rl.roles.mode === 'separate' ? ' (each on its own devices: the longest counts)' : ' (one after another)'}`],
+            ['train', sec(ph.train)],
             ['weight sync (both pools stop)', sec(ph.weight_sync)],
           ],
           source: RL_SOURCE,
@@ -1128,7 +1127,7 @@ export const RL_METRICS: MetricDef[] = [
       return {
         formula: 'mean batch = time-weighted mean of running sequences per engine',
         inputs: [
-          ['engines', String(rl?.rollout.parallel.dp ?? '?')],
+          ['engines', String(rl.rollout.parallel.dp)],
           ['max_batch', String(c.scenario?.rl?.rollout?.max_batch ?? '?')],
         ],
         source: SIM,
