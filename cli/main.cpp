@@ -119,6 +119,32 @@ std::string num(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
+// The 80% band of a headline number (docs/contract.md, `uncertainty`), written with the number's
+// own formatter: " (80% range 52.8 s - 63.9 s)", or nothing where the prediction carries none.
+template <class Format>
+std::string band(const json& p, const char* path, Format format) {
+  if (!p.contains("uncertainty") || !p["uncertainty"].contains(path)) return "";
+  const json& b = p["uncertainty"][path];
+  return " (80% range " + format(b["low"].get<double>()) + " - " + format(b["high"].get<double>()) + ")";
+}
+
+// Below the numbers: what the ranges are, once per regime that gave one.
+void print_band_sources(const json& p) {
+  if (!p.contains("uncertainty") || p["uncertainty"].empty()) return;
+  std::vector<std::string> seen;
+  std::string line;
+  for (const auto& item : p["uncertainty"].items()) {
+    const json& b = item.value();
+    const std::string regime = b.value("regime", "");
+    if (regime.empty() || std::find(seen.begin(), seen.end(), regime) != seen.end()) continue;
+    seen.push_back(regime);
+    line += (line.empty() ? "" : ", ") + regime + " (" + std::to_string(b.value("cases", 0LL)) + ")";
+  }
+  std::cout << "80% ranges: where 80% of the published measurements of the number's regime fell around\n"
+               "  the engine's prediction (docs/accuracy.md); regimes and their measurements: "
+            << line << "\n";
+}
+
 void print_error_human(const json& e) {
   std::cerr << "error: " << e["code"].get<std::string>();
   if (!e["path"].get<std::string>().empty()) std::cerr << " at " << e["path"].get<std::string>();
@@ -126,18 +152,20 @@ void print_error_human(const json& e) {
 }
 
 // The RL section: the step, where its time goes per pool, the rollout's straggler and the memory.
-void print_rl(const json& r) {
+void print_rl(const json& p) {
+  const json& r = p["rl"];
   const double step = r["step_time_s"].get<double>();
   std::cout << "RL post-training step (" << r["placement"].get<std::string>() << ", staleness "
             << r["staleness"].get<long long>() << ")\n";
-  std::cout << "  step time           " << seconds(step) << "\n";
+  std::cout << "  step time           " << seconds(step) << band(p, "rl.step_time_s", seconds) << "\n";
   std::cout << "  tokens trained      " << num(r["tokens_per_s"].get<double>(), "%.0f") << " tokens/s ("
             << num(r["tokens_per_s_per_gpu"].get<double>(), "%.1f") << " per GPU)\n";
   std::cout << "  phases (summed over the step; split pools overlap when asynchronous):\n";
   for (auto it = r["phases_s"].begin(); it != r["phases_s"].end(); ++it) {
     const double v = it.value().get<double>();
-    std::printf("    %-12s %12s  %5.1f%%\n", it.key().c_str(), seconds(v).c_str(),
-                step > 0 ? 100.0 * v / step : 0.0);
+    std::printf("    %-12s %12s  %5.1f%%%s\n", it.key().c_str(), seconds(v).c_str(),
+                step > 0 ? 100.0 * v / step : 0.0,
+                band(p, ("rl.phases_s." + it.key()).c_str(), seconds).c_str());
   }
   std::cout << "  idle: rollout pool " << seconds(r["idle_s"]["rollout"].get<double>()) << ", train pool "
             << seconds(r["idle_s"]["train"].get<double>()) << "\n";
@@ -176,7 +204,7 @@ void print_rl(const json& r) {
 }
 
 void print_prediction(const json& p) {
-  if (p.contains("rl")) print_rl(p["rl"]);
+  if (p.contains("rl")) print_rl(p);
   if (p.contains("parallel_auto")) {
     const auto& a = p["parallel_auto"];
     const auto& l = a["parallel"];
@@ -193,12 +221,16 @@ void print_prediction(const json& p) {
     const auto& t = p["training"];
     const double it = t["iteration_time_s"].get<double>();
     std::cout << "Training\n";
-    std::cout << "  iteration time      " << seconds(it) << "\n";
-    std::cout << "  throughput          " << num(t["tokens_per_s"].get<double>(), "%.0f") << " tokens/s\n";
+    const auto rate = [](double v) { return num(v, "%.0f") + " tokens/s"; };
+    std::cout << "  iteration time      " << seconds(it) << band(p, "training.iteration_time_s", seconds)
+              << "\n";
+    std::cout << "  throughput          " << rate(t["tokens_per_s"].get<double>())
+              << band(p, "training.tokens_per_s", rate) << "\n";
     std::cout << "  MFU / HFU           " << num(100 * t["mfu"].get<double>(), "%.1f") << "% / "
               << num(100 * t["hfu"].get<double>(), "%.1f") << "%\n";
     if (t.contains("time_to_train_s"))
-      std::cout << "  time to train       " << seconds(t["time_to_train_s"].get<double>()) << "\n";
+      std::cout << "  time to train       " << seconds(t["time_to_train_s"].get<double>())
+                << band(p, "training.time_to_train_s", seconds) << "\n";
     std::cout << "  where the time goes (critical path):\n";
     for (auto it2 = t["breakdown_s"].begin(); it2 != t["breakdown_s"].end(); ++it2) {
       const double v = it2.value().get<double>();
@@ -213,9 +245,12 @@ void print_prediction(const json& p) {
   if (p.contains("inference")) {
     const auto& i = p["inference"];
     std::cout << "Inference\n";
-    std::cout << "  time to first token " << seconds(i["ttft_s"].get<double>()) << "\n";
-    std::cout << "  time per out token  " << seconds(i["tpot_s"].get<double>()) << "\n";
-    std::cout << "  end-to-end latency  " << seconds(i["e2e_latency_s"].get<double>()) << "\n";
+    std::cout << "  time to first token " << seconds(i["ttft_s"].get<double>())
+              << band(p, "inference.ttft_s", seconds) << "\n";
+    std::cout << "  time per out token  " << seconds(i["tpot_s"].get<double>())
+              << band(p, "inference.tpot_s", seconds) << "\n";
+    std::cout << "  end-to-end latency  " << seconds(i["e2e_latency_s"].get<double>())
+              << band(p, "inference.e2e_latency_s", seconds) << "\n";
     std::cout << "  throughput          " << num(i["throughput_tokens_per_s"].get<double>(), "%.1f")
               << " tokens/s per replica\n";
     std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
@@ -228,21 +263,23 @@ void print_prediction(const json& p) {
   }
   if (p.contains("serving")) {
     const auto& v = p["serving"];
-    const auto pct = [&](const char* what, const json& l) {
-      std::cout << "  " << what << " mean " << seconds(l["mean"].get<double>()) << ", p50 "
-                << seconds(l["p50"].get<double>()) << ", p90 " << seconds(l["p90"].get<double>()) << ", p99 "
-                << seconds(l["p99"].get<double>()) << "\n";
+    const auto pct = [&](const char* what, const json& l, const std::string& path) {
+      std::cout << "  " << what << " mean " << seconds(l["mean"].get<double>())
+                << band(p, (path + ".mean").c_str(), seconds) << ", p50 " << seconds(l["p50"].get<double>())
+                << ", p90 " << seconds(l["p90"].get<double>()) << ", p99 " << seconds(l["p99"].get<double>())
+                << "\n";
     };
     std::cout << "Serving (continuous batching, " << v["completed"].get<long long>() << " requests on "
               << v["replicas"].get<long long>() << " replica(s), " << v["devices"].get<long long>()
               << " devices)\n";
     std::cout << "  throughput          " << num(v["requests_per_s"].get<double>(), "%.3g") << " requests/s, "
-              << num(v["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s ("
-              << num(v["output_tokens_per_s_per_gpu"].get<double>(), "%.0f") << " per GPU)\n";
-    pct("time to first token", v["ttft_s"]);
-    pct("time per out token ", v["tpot_s"]);
-    pct("inter-token latency", v["itl_s"]);
-    pct("end-to-end latency ", v["e2e_latency_s"]);
+              << num(v["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s"
+              << band(p, "serving.output_tokens_per_s", [](double x) { return num(x, "%.0f"); }) << ", "
+              << num(v["output_tokens_per_s_per_gpu"].get<double>(), "%.0f") << " per GPU\n";
+    pct("time to first token", v["ttft_s"], "serving.ttft_s");
+    pct("time per out token ", v["tpot_s"], "serving.tpot_s");
+    pct("inter-token latency", v["itl_s"], "serving.itl_s");
+    pct("end-to-end latency ", v["e2e_latency_s"], "serving.e2e_latency_s");
     std::cout << "  mean batch          " << num(v["mean_batch"].get<double>(), "%.1f") << " sequences, KV "
               << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used of "
               << v["kv_capacity_tokens"].get<long long>() << " tokens, " << v["preemptions"].get<long long>()
@@ -281,10 +318,14 @@ void print_prediction(const json& p) {
     const auto& r = p["run"];
     const auto& lost = r["lost_s"];
     std::cout << "Whole run (" << r["steps"].get<long long>() << " steps)\n";
-    std::cout << "  wall clock          " << num(r["wall_days"].get<double>(), "%.1f") << " days (ideal "
+    const auto days = [](double v) { return num(v, "%.1f") + " days"; };
+    std::cout << "  wall clock          " << days(r["wall_days"].get<double>()) << " (ideal "
               << seconds(r["ideal_time_s"].get<double>()) << "), goodput "
-              << num(100 * r["goodput"].get<double>(), "%.1f") << "%\n";
-    std::cout << "  device-hours        " << num(r["gpu_hours"].get<double>(), "%.4g") << "\n";
+              << num(100 * r["goodput"].get<double>(), "%.1f") << "%" << band(p, "run.wall_days", days)
+              << "\n";
+    const auto hours = [](double v) { return num(v, "%.4g"); };
+    std::cout << "  device-hours        " << hours(r["gpu_hours"].get<double>())
+              << band(p, "run.gpu_hours", hours) << "\n";
     std::cout << "  energy              " << num(r["energy_mwh"].get<double>(), "%.4g")
               << " MWh at the meter (" << num(r["device_energy_mwh"].get<double>(), "%.4g")
               << " MWh devices alone, " << num(r["device_power_W"].get<double>(), "%.0f")
@@ -326,7 +367,8 @@ void print_prediction(const json& p) {
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded)\n";
   for (auto it = m["per_device_bytes"].begin(); it != m["per_device_bytes"].end(); ++it)
-    std::printf("    %-12s %12s\n", it.key().c_str(), gib(it.value().get<double>()).c_str());
+    std::printf("    %-12s %12s%s\n", it.key().c_str(), gib(it.value().get<double>()).c_str(),
+                it.key() == "total" ? band(p, "memory.per_device_bytes.total", gib).c_str() : "");
   std::cout << "  capacity            " << gib(m["capacity_bytes"].get<double>()) << " -> "
             << (m["fits"].get<bool>() ? "fits" : "DOES NOT FIT") << "\n";
   if (m.contains("host_bytes"))
@@ -342,6 +384,7 @@ void print_prediction(const json& p) {
       for (auto it = c["uncalibrated"].begin(); it != c["uncalibrated"].end(); ++it)
         std::printf("  uncalibrated %-32s %.6g\n", it.key().c_str(), it.value().get<double>());
   }
+  print_band_sources(p);
   for (const auto& w : p["warnings"])
     std::cout << "warning: " << w["code"].get<std::string>() << ": " << w["message"].get<std::string>()
               << "\n";

@@ -30,6 +30,29 @@ check presets_help 0 "$bin" presets --help
 check table 0 "$bin" predict "$dir/default.json"
 contains table "iteration time"
 contains table "time to first token"
+contains table "iteration time      56.481 s (80% range "
+contains table "80% ranges: where 80% of the published measurements"
+# The README's example outputs (```text blocks opening with "$ optimus predict FILE"): every line
+# but "..." is a line of what the command prints now, so the front door cannot go stale.
+readme="$dir/../../README.md"
+cmd="" block=""
+while IFS= read -r line; do
+  if [[ $line == '```text' ]]; then
+    cmd="" block="open"
+  elif [[ $line == '```' ]]; then
+    block=""
+  elif [[ $block == open && $line == '$ optimus '* ]]; then
+    cmd=${line#\$ optimus }
+    # shellcheck disable=SC2086
+    example_out=$(cd "$dir/../.." && "$bin" $cmd 2>&1)
+  elif [[ $block == open && -n $cmd && ${line// /} != '...' ]]; then
+    if ! grep -qxF -- "$line" <<<"$example_out"; then
+      echo "FAIL readme_example ($cmd): the CLI no longer prints '$line'"
+      fails=$((fails + 1))
+    fi
+  fi
+done <"$readme"
+[[ -n $cmd ]] || { echo "FAIL readme_example: no example found in $readme"; fails=$((fails + 1)); }
 check json 0 "$bin" predict "$dir/default.json" --json
 contains json '"iteration_time_s"'
 check stdin 0 bash -c "'$bin' predict - --json < '$dir/default.json'"
