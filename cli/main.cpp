@@ -96,6 +96,7 @@ bool read_input(const std::string& file, std::string& out) {
 
 std::string seconds(double s) {
   char buf[64];
+  if (s == 0.0) return "0 s";  // nothing spent: not "0.0 us", which reads as rounded
   if (s >= 86400.0 * 2)
     std::snprintf(buf, sizeof buf, "%.2f days", s / 86400.0);
   else if (s >= 1.0)
