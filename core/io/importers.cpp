@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
@@ -226,6 +227,132 @@ std::optional<std::string> training_log(std::string_view text, ojson s, Imported
   return std::nullopt;
 }
 
+// verl's console metrics (verl/utils/logger/aggregate_logger.py concat_dict_to_str: one line per
+// step, "step:N - key:value - key:value", each value printed by pprint, so numpy 2 scalars read
+// "np.float64(12.5)"; under Ray the line carries a "(TaskRunner pid=...)" prefix). The keys
+// (verl/trainer/ppo/metric_utils.py): timing_s/<phase> from the trainer's timers (gen, reward,
+// old_log_prob, ref, values, adv, update_critic, update_actor, step), perf/throughput (prompt +
+// response tokens / (step time x GPUs)), response_length/mean and prompt_length/mean of the step.
+std::optional<double> verl_value(std::string v) {
+  v = trim(v);
+  if (const std::size_t open = v.find('('); open != std::string::npos && v.rfind("np.", 0) == 0)
+    v = v.substr(open + 1, v.find(')') == std::string::npos ? std::string::npos : v.find(')') - open - 1);
+  const char* begin = v.c_str();
+  char* end = nullptr;
+  const double x = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& out) {
+  if (!s.contains("rl") || !s["rl"].is_object())
+    return fail("import.scenario_invalid", "/rl",
+                "a verl log measures RL steps: the scenario (--scenario) needs its rl block");
+  std::map<std::string, std::vector<double>> series;
+  Lines in(text);
+  std::string line;
+  while (in.next(line)) {
+    if (line.find("timing_s/step:") == std::string::npos) continue;
+    std::size_t at = line.find("step:");
+    while (at != std::string::npos) {
+      const std::size_t next = line.find(" - ", at);
+      const std::string item = line.substr(at, next == std::string::npos ? std::string::npos : next - at);
+      const std::size_t colon = item.find(':');
+      if (colon != std::string::npos)
+        if (auto v = verl_value(item.substr(colon + 1))) series[item.substr(0, colon)].push_back(*v);
+      at = next == std::string::npos ? next : next + 3;
+    }
+  }
+  if (series.empty())
+    return fail("import.malformed", "", "not a verl console log: no line with 'timing_s/step:'");
+  const auto steady = [&](const char* key) -> std::optional<double> {
+    auto it = series.find(key);
+    if (it == series.end() || it->second.empty()) return std::nullopt;
+    std::vector<double> v = it->second;
+    if (v.size() >= 3) v.erase(v.begin());  // the first step: warm-up (compilation, cache fill)
+    return median(v);
+  };
+  const auto sum = [&](const char* a, const char* b) -> std::optional<double> {
+    auto x = steady(a), y = steady(b);
+    if (!x && !y) return std::nullopt;
+    return x.value_or(0) + y.value_or(0);
+  };
+  ojson& rl = s["rl"];
+  const bool async = rl.contains("async") && rl["async"].is_object() && rl["async"].value("staleness", 0) > 0;
+  std::vector<std::pair<std::string, double>> m;
+  if (auto v = steady("timing_s/step")) m.emplace_back("rl.step_time_s", *v);
+  // Asynchronous recipes (one_step_off, fully_async) time under "gen" the trainer's wait for the
+  // samples, not the rollout (verl docs/advance/fully_async.md).
+  if (auto v = steady("timing_s/gen"); v && !async) m.emplace_back("rl.phases_s.rollout", *v);
+  if (async && series.count("timing_s/gen"))
+    out.unread.push_back("timing_s/gen (under rl.async the trainer's wait for samples, not the rollout)");
+  // PPO's critic values run beside the old log-probs, its update beside the actor's: the engine's
+  // old_logprob and train phases hold both (docs/rl.md).
+  if (auto v = sum("timing_s/old_log_prob", "timing_s/values")) m.emplace_back("rl.phases_s.old_logprob", *v);
+  if (auto v = steady("timing_s/ref")) m.emplace_back("rl.phases_s.reference", *v);
+  // A reward model's forward is a phase of the engine's step; a rule-based reward (no reward_model)
+  // is the driver's CPU work, which it does not time.
+  const bool reward_model = rl.contains("reward_model");
+  if (auto v = steady("timing_s/reward"); v && reward_model) m.emplace_back("rl.phases_s.reward", *v);
+  if (auto v = sum("timing_s/update_actor", "timing_s/update_critic"))
+    m.emplace_back("rl.phases_s.train", *v);
+  if (auto v = steady("perf/throughput")) m.emplace_back("rl.tokens_per_s_per_gpu", *v);
+  // The run's own lengths replace the assumed means (rl.response_len_assumed); the limit stays the
+  // scenario's where it states one.
+  const auto lengths = [&](const char* key, const char* mean_key, const char* max_key) {
+    auto mean = steady(mean_key);
+    if (!mean || *mean < 1) return;
+    ojson len = ojson::object();
+    const ojson stated = rl.contains(key) ? rl[key] : ojson();
+    std::optional<double> limit;
+    if (stated.is_number()) limit = stated.get<double>();
+    if (stated.is_object() && stated.contains("max") && stated["max"].is_number())
+      limit = stated["max"].get<double>();
+    if (!limit) {
+      auto it = series.find(max_key);
+      if (it != series.end() && !it->second.empty())
+        limit = *std::max_element(it->second.begin(), it->second.end());
+    }
+    if (!limit || *mean > *limit) return;
+    len["mean"] = *mean;
+    len["max"] = std::llround(*limit);
+    fill(rl, key, len, "rl.", mean_key, out.filled);
+  };
+  lengths("response_len", "response_length/mean", "response_length/max");
+  lengths("prompt_len", "prompt_length/mean", "prompt_length/max");
+  if (m.empty())
+    return fail("import.nothing_measured", "",
+                "the verl log has no timing_s/step, timing_s/gen, timing_s/old_log_prob, timing_s/ref, "
+                "timing_s/update_actor or perf/throughput");
+  for (const auto& [key, v] : series) {
+    static const std::vector<std::string> read = {"step",
+                                                  "timing_s/step",
+                                                  "timing_s/gen",
+                                                  "timing_s/old_log_prob",
+                                                  "timing_s/values",
+                                                  "timing_s/ref",
+                                                  "timing_s/update_actor",
+                                                  "timing_s/update_critic",
+                                                  "perf/throughput",
+                                                  "response_length/mean",
+                                                  "response_length/max",
+                                                  "prompt_length/mean",
+                                                  "prompt_length/max"};
+    if (key == "timing_s/reward" && !reward_model)
+      out.unread.push_back(key + " (a rule-based reward: the driver's CPU work, not timed by the engine)");
+    else if (key == "timing_s/testing" || key == "timing_s/save_checkpoint")
+      out.unread.push_back(key +
+                           " (validation and checkpoints every few steps: the median step leaves them out)");
+    else if (std::find(read.begin(), read.end(), key) == read.end() && key.rfind("timing_s/", 0) == 0 &&
+             key != "timing_s/reward")
+      out.unread.push_back(key + " (no phase of the engine's step)");
+  }
+  out.unread.push_back("losses, rewards, entropies, gradient norms and per-token timings (not step timings)");
+  out.scenarios.push_back(std::move(s));
+  out.metrics.push_back(std::move(m));
+  return std::nullopt;
+}
+
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out;
   std::string cur;
@@ -393,10 +520,13 @@ std::string import_measurements(std::string_view format, std::string_view file,
     err = training_log(file, base, out);
   } else if (format == "inferencex") {
     err = inferencex(file, base, out);
+  } else if (format == "verl") {
+    err = verl_log(file, base, out);
   } else {
-    return fail("import.unknown_format", "",
-                "unknown format '" + std::string(format) +
-                    "'; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex");
+    return fail(
+        "import.unknown_format", "",
+        "unknown format '" + std::string(format) +
+            "'; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex, verl");
   }
   if (err) return *err;
   ojson lines = ojson::array();

@@ -11,7 +11,8 @@ namespace optimus::io {
 // FORMAT: "vllm" (vllm bench serve --save-result JSON), "sglang" (sglang.bench_serving
 // --output-file JSON Lines: the last line), "trtllm-bench" (trtllm-bench throughput report text),
 // "megatron" (Megatron-LM / NeMo / torchtitan training log), "inferencex" (InferenceX result rows,
-// CSV with its header). Returns {"format", "measurements": [{"scenario", "metric", "measured"}],
+// CSV with its header), "verl" (verl's console metrics: an RL job's step and phase timings).
+// Returns {"format", "measurements": [{"scenario", "metric", "measured"}],
 // "filled": ["<scenario key> = <value> (from <field>)"], "unread": ["<field>", ...]} or an error
 // object: import.unknown_format, import.malformed (the file is not what FORMAT writes),
 // import.nothing_measured, import.scenario_invalid (the scenario with the file's keys filled in

@@ -431,6 +431,48 @@ TEST(Import, InferenceXRows) {
   EXPECT_EQ(r["measurements"][2]["scenario"]["inference"]["serving"]["concurrency"], 128);
 }
 
+// verl's console log: the median of the steps after the first (steps 2-4 of the example), the
+// critic-free GRPO job's phases, tokens/s per GPU, and the run's mean lengths written into the
+// scenario with the stated limits kept; the lines calibrate as they are (on a job of 128 prompts
+// where the log's ran 512: a quarter of the rollout keeps the fit quick, within calibrate's 10x).
+TEST(Import, VerlConsoleLog) {
+  const std::string job = R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 8,
+    "rl": {"placement": "colocated", "prompts_per_step": 128, "samples_per_prompt": 16,
+           "prompt_len": 1024, "response_len": 8192, "reference": false,
+           "train": {"tp": 1, "dp": 8, "zero_stage": 3}}})";
+  const json r = import("verl", "verl_console.log", job);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_DOUBLE_EQ(measured(r, "rl.step_time_s"), 293.6);  // median of 287.3, 298.1, 293.6
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.rollout"), 183.12);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.old_logprob"), 25.02);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.train"), 81.30);
+  const json& rl = r["measurements"][0]["scenario"]["rl"];
+  EXPECT_DOUBLE_EQ(rl["response_len"]["mean"].get<double>(), 1731.0);
+  EXPECT_EQ(rl["response_len"]["max"], 8192);
+  EXPECT_DOUBLE_EQ(rl["prompt_len"]["mean"].get<double>(), 237.3);
+  EXPECT_EQ(rl["prompt_len"]["max"], 1024);
+  EXPECT_TRUE(lists(r["unread"], "timing_s/reward"));  // rule-based: not a phase of the engine
+  for (const json& m : r["measurements"]) EXPECT_NE(m["metric"], "rl.phases_s.reward");
+  std::string text;
+  for (const json& m : r["measurements"]) text += m.dump() + "\n";
+  EXPECT_FALSE(calibrate(text).contains("error")) << calibrate(text).dump();
+
+  // Under rl.async the trainer's "gen" is its wait for samples: not read as the rollout.
+  const std::string split = R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 8,
+    "rl": {"placement": "split", "rollout_devices": 4, "train_devices": 4, "prompts_per_step": 512,
+           "samples_per_prompt": 16, "prompt_len": 1024, "response_len": 8192, "reference": false,
+           "async": {"staleness": 1}}})";
+  const json a = import("verl", "verl_console.log", split);
+  ASSERT_FALSE(a.contains("error")) << a.dump();
+  for (const json& m : a["measurements"]) EXPECT_NE(m["metric"], "rl.phases_s.rollout");
+  EXPECT_TRUE(lists(a["unread"], "timing_s/gen"));
+
+  // A scenario without an rl block, and a file that is not verl's.
+  EXPECT_EQ(import("verl", "verl_console.log", kServing)["error"]["code"], "import.scenario_invalid");
+  EXPECT_EQ(import("verl", "verl_console.log", kServing)["error"]["path"], "/rl");
+  EXPECT_EQ(import("verl", "megatron_train.log", job)["error"]["code"], "import.malformed");
+}
+
 TEST(Import, BadInput) {
   EXPECT_EQ(import("nvprof", "vllm_bench_serve.json", kServing)["error"]["code"], "import.unknown_format");
   EXPECT_EQ(import("vllm", "megatron_train.log", kServing)["error"]["code"], "import.malformed");

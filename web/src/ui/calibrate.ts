@@ -46,6 +46,7 @@ export const IMPORT_FORMATS: Array<[id: string, label: string]> = [
   ['nemo', 'NeMo log'],
   ['torchtitan', 'torchtitan log'],
   ['inferencex', 'InferenceX result rows (CSV)'],
+  ['verl', 'verl console log (RL steps)'],
 ];
 
 /** The fitted factors in plain words (docs/calibration.md, "What is fitted"). */
