@@ -282,8 +282,13 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
   std::vector<std::pair<std::string, double>> m;
   if (auto v = steady("timing_s/step")) m.emplace_back("rl.step_time_s", *v);
   // Asynchronous recipes (one_step_off, fully_async) time under "gen" the trainer's wait for the
-  // samples, not the rollout (verl docs/advance/fully_async.md).
-  if (auto v = steady("timing_s/gen"); v && !async) m.emplace_back("rl.phases_s.rollout", *v);
+  // samples, not the rollout (verl docs/advance/fully_async.md). Colocated, "gen" wraps the
+  // rollout's sharding manager, whose entry wakes the engine and loads the trainer's weights into
+  // it and whose exit puts it to sleep (verl/workers/fsdp_workers.py generate_sequences): the
+  // engine's rollout, weight_sync and swap phases together.
+  const bool colocated = rl.value("placement", std::string("colocated")) == "colocated";
+  if (auto v = steady("timing_s/gen"); v && !async)
+    m.emplace_back(colocated ? "rl.phases_s.rollout+weight_sync+swap" : "rl.phases_s.rollout", *v);
   if (async && series.count("timing_s/gen"))
     out.unread.push_back("timing_s/gen (under rl.async the trainer's wait for samples, not the rollout)");
   // PPO's critic values run beside the old log-probs, its update beside the actor's: the engine's
