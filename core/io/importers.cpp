@@ -325,6 +325,25 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
   };
   lengths("response_len", "response_length/mean", "response_length/max");
   lengths("prompt_len", "prompt_length/mean", "prompt_length/max");
+  // The step's responses: its prompt and response tokens (perf/total_num_tokens, the attention
+  // masks' sum) over the mean prompt plus response. Whole prompts of the scenario's samples per
+  // prompt (verl's rollout.n) within 1%: the step the log measured, in place of the one stated.
+  {
+    auto total = steady("perf/total_num_tokens"), pm = steady("prompt_length/mean"),
+         resp = steady("response_length/mean");
+    const double n = rl.contains("samples_per_prompt") && rl["samples_per_prompt"].is_number_integer()
+                         ? rl["samples_per_prompt"].get<double>()
+                         : 1.0;
+    if (total && pm && resp && *pm + *resp > 0) {
+      const double prompts = *total / (*pm + *resp) / n;
+      const double whole = std::round(prompts);
+      if (whole >= 1 && std::abs(prompts / whole - 1) < 0.01 &&
+          rl.value("prompts_per_step", std::int64_t{0}) != static_cast<std::int64_t>(whole))
+        fill(rl, "prompts_per_step", static_cast<std::int64_t>(whole), "rl.",
+             "perf/total_num_tokens / (prompt_length/mean + response_length/mean) / samples_per_prompt",
+             out.filled);
+    }
+  }
   if (m.empty())
     return fail("import.nothing_measured", "",
                 "the verl log has no timing_s/step, timing_s/gen, timing_s/old_log_prob, timing_s/ref, "

@@ -433,8 +433,8 @@ TEST(Import, InferenceXRows) {
 
 // verl's console log: the median of the steps after the first (steps 2-4 of the example), the
 // critic-free GRPO job's phases, tokens/s per GPU, and the run's mean lengths written into the
-// scenario with the stated limits kept; the lines calibrate as they are (on a job of 128 prompts
-// where the log's ran 512: a quarter of the rollout keeps the fit quick, within calibrate's 10x).
+// scenario with the stated limits kept, the step's prompts where the scenario states others; the
+// lines calibrate as they are.
 TEST(Import, VerlConsoleLog) {
   const std::string job = R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 8,
     "rl": {"placement": "colocated", "prompts_per_step": 128, "samples_per_prompt": 16,
@@ -442,17 +442,25 @@ TEST(Import, VerlConsoleLog) {
            "train": {"tp": 1, "dp": 8, "zero_stage": 3}}})";
   const json r = import("verl", "verl_console.log", job);
   ASSERT_FALSE(r.contains("error")) << r.dump();
-  EXPECT_DOUBLE_EQ(measured(r, "rl.step_time_s"), 455.7);  // median of 446.9, 462.3, 455.7
+  EXPECT_DOUBLE_EQ(measured(r, "rl.step_time_s"), 165.1);  // median of 165.1, 166.8, 165.0
   // Colocated, verl's gen holds the weight load and the engine's wake-up and sleep.
-  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.rollout+weight_sync+swap"), 183.12);
-  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.old_logprob"), 57.55);
-  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.train"), 211.38);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.rollout+weight_sync+swap"), 94.52);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.old_logprob"), 17.57);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.train"), 52.26);
   const json& rl = r["measurements"][0]["scenario"]["rl"];
   EXPECT_DOUBLE_EQ(rl["response_len"]["mean"].get<double>(), 1731.0);
   EXPECT_EQ(rl["response_len"]["max"], 8192);
   EXPECT_DOUBLE_EQ(rl["prompt_len"]["mean"].get<double>(), 237.3);
   EXPECT_EQ(rl["prompt_len"]["max"], 1024);
-  EXPECT_TRUE(lists(r["unread"], "timing_s/reward"));  // rule-based: not a phase of the engine
+  EXPECT_TRUE(lists(r["unread"], "timing_s/reward"));    // rule-based: not a phase of the engine
+  EXPECT_FALSE(lists(r["filled"], "prompts_per_step"));  // the job's 128 x 16, as the log's tokens say
+  std::string bigger = job;
+  const std::string stated = "\"prompts_per_step\": 128";
+  ASSERT_NE(bigger.find(stated), std::string::npos);
+  bigger.replace(bigger.find(stated), stated.size(), "\"prompts_per_step\": 512");
+  const json b = import("verl", "verl_console.log", bigger);
+  EXPECT_EQ(b["measurements"][0]["scenario"]["rl"]["prompts_per_step"], 128);
+  EXPECT_TRUE(lists(b["filled"], "rl.prompts_per_step = 128"));
   for (const json& m : r["measurements"]) EXPECT_NE(m["metric"], "rl.phases_s.reward");
   std::string text;
   for (const json& m : r["measurements"]) text += m.dump() + "\n";

@@ -29,6 +29,26 @@ async function axePanel(page: Page): Promise<string[]> {
   }, panel);
 }
 
+/**
+ * A tool's example file (tests/data/import/) read against `scenario` by the engine, the fit of its
+ * lines, and a page on the scenario with the same file pasted into the panel and read.
+ */
+async function importOnPage(format: string, name: string, scenario: object): Promise<{ page: Page; imported: any; fit: any }> {
+  const file = readFileSync(`${ROOT}tests/data/import/${name}`, 'utf8');
+  const imported = JSON.parse(engine().import_measurements!(format, file, JSON.stringify(scenario)));
+  expect(imported.error).toBeUndefined();
+  const fit = JSON.parse(engine().calibrate!(imported.measurements.map((m: unknown) => JSON.stringify(m)).join('\n')));
+  expect(fit.error).toBeUndefined();
+  const page = await site.page();
+  await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+  await settled(page);
+  await page.click(`${panel} [data-testid="calibrate-paste"] summary`);
+  await page.selectOption(`${panel} [data-testid="calibrate-format"]`, format);
+  await page.fill(`${panel} [data-testid="calibrate-text"]`, file);
+  await page.click(`${panel} [data-testid="calibrate-import"]`);
+  return { page, imported, fit };
+}
+
 describe('calibrate with your measurement', () => {
   test('a typed step time: the fitted factor and calibrated number are the engine’s; apply; the link carries it', async () => {
     const page = await site.page();
@@ -123,19 +143,7 @@ describe('calibrate with your measurement', () => {
   });
 
   test('a vLLM bench serve result read against the serving scenario on screen', async () => {
-    const serving = LLAMA3_8B_H100_OFFLINE;
-    const file = readFileSync(`${ROOT}tests/data/import/vllm_bench_serve.json`, 'utf8');
-    const imported = JSON.parse(engine().import_measurements!('vllm', file, JSON.stringify(serving)));
-    expect(imported.error).toBeUndefined();
-    const fit = JSON.parse(engine().calibrate!(imported.measurements.map((m: unknown) => JSON.stringify(m)).join('\n')));
-    expect(fit.error).toBeUndefined();
-    const page = await site.page();
-    await page.goto(`${site.origin}/${await encodeFragment(serving)}`);
-    await settled(page);
-    await page.click(`${panel} [data-testid="calibrate-paste"] summary`);
-    await page.selectOption(`${panel} [data-testid="calibrate-format"]`, 'vllm');
-    await page.fill(`${panel} [data-testid="calibrate-text"]`, file);
-    await page.click(`${panel} [data-testid="calibrate-import"]`);
+    const { page, fit } = await importOnPage('vllm', 'vllm_bench_serve.json', LLAMA3_8B_H100_OFFLINE);
     await page.waitForSelector(`${panel} [data-testid="calibrate-cases"]`);
     const cases = await page.$$eval(`${panel} [data-case-metric]`, (els) => els.map((e) => e.getAttribute('data-case-metric')));
     expect(cases).toEqual(fit.cases.map((c: { metric: string }) => c.metric));
@@ -144,6 +152,33 @@ describe('calibrate with your measurement', () => {
     await page.$eval(panel, (e) => e.scrollIntoView());
     await (await page.$(panel))!.screenshot({ path: `${OUT}calibrate-import.png` });
     expect(await axePanel(page)).toEqual([]);
+    await page.close();
+  });
+
+  test('a verl log read against the RL job on screen; the measured run loaded, calibrated, with its own lengths', async () => {
+    const job = {
+      model: 'qwen2.5-7b',
+      system: 'dgx-h100',
+      num_devices: 8,
+      rl: { placement: 'colocated', prompts_per_step: 128, samples_per_prompt: 16, prompt_len: 1024, response_len: 8192, reference: false, train: { tp: 1, dp: 8, zero_stage: 3 } },
+    };
+    const { page, imported, fit } = await importOnPage('verl', 'verl_console.log', job);
+    const run = { ...imported.measurements[0].scenario, calibration: fit.calibration };
+    const step = predict(run).rl.step_time_s as number;
+    await page.waitForSelector(`${panel} [data-testid="calibrate-apply-run"]`, { timeout: 60_000 });
+    const cases = await page.$$eval(`${panel} [data-case-metric]`, (els) => els.map((e) => e.getAttribute('data-case-metric')));
+    expect(cases).toEqual(fit.cases.map((c: { metric: string }) => c.metric));
+    await page.$eval(panel, (e) => e.scrollIntoView());
+    await (await page.$(panel))!.screenshot({ path: `${OUT}calibrate-import-verl.png` });
+    expect(await axePanel(page)).toEqual([]);
+    await page.click(`${panel} [data-testid="calibrate-apply-run"]`);
+    await page.waitForFunction((want) => document.querySelector('.results [data-metric="rl.step_time_s"]')?.getAttribute('data-value') === want, String(step), { timeout: 60_000 });
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    expect(decoded.ok).toBe(true);
+    if (!decoded.ok) return;
+    const rl = (decoded.scenario as { rl: Record<string, unknown> }).rl;
+    expect(rl.response_len).toEqual({ mean: 1731, max: 8192 });
+    expect((decoded.scenario as Record<string, unknown>).calibration).toEqual(fit.calibration);
     await page.close();
   });
 

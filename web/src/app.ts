@@ -201,13 +201,13 @@ const searchView = createSearchView({
 // "Calibrate with your measurement" (ui/calibrate.ts): applying writes the scenario's calibration.
 const calibratePanel = createCalibratePanel({
   engine,
-  apply: (cal) => {
-    const s = clone(editor.scenario());
+  apply: (cal, run) => {
+    const s = clone(run ?? editor.scenario());
     if (cal) s.calibration = clone(cal);
     else delete s.calibration;
     void editor.load(s, { layoutFollows: editor.layoutFollows() }).then(() => {
       schedule();
-      notify(cal ? 'Calibration applied: the link and the JSON export carry it.' : 'Calibration removed.');
+      notify(run ? 'The measured run loaded, calibrated: the link and the JSON export carry it.' : cal ? 'Calibration applied: the link and the JSON export carry it.' : 'Calibration removed.');
     });
   },
 });

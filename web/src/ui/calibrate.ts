@@ -8,7 +8,7 @@ import type { Engine } from '../engine/client';
 import type { CalibrateResult, Calibration, EngineError, ImportResult, Prediction } from '../engine/types';
 import { h, uid } from '../base/dom';
 import { formatValue, sig, type Quantity } from '../base/format';
-import { getPath, INFERENCE_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_METRICS } from './metrics';
+import { getPath, INFERENCE_METRICS, RL_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_METRICS } from './metrics';
 
 type Scenario = Record<string, unknown>;
 
@@ -80,10 +80,18 @@ export function factorText(f: { factor: string; value: number; low: number; high
 }
 
 /** Label and quantity of a headline output path, from the result cards' definitions. */
-const DEFS = new Map([...TRAINING_METRICS, ...SERVING_METRICS, ...INFERENCE_METRICS, ...RUN_METRICS].map((d) => [d.path, d] as const));
+const DEFS = new Map([...TRAINING_METRICS, ...SERVING_METRICS, ...INFERENCE_METRICS, ...RUN_METRICS, ...RL_METRICS].map((d) => [d.path, d] as const));
 /** Serving latencies the result cards do not show, which the importers measure (ITL, E2E). */
 const LATENCY_WORDS: Record<string, string> = { itl_s: 'Inter-token latency', e2e_latency_s: 'End-to-end latency', ttft_s: 'TTFT', tpot_s: 'TPOT' };
 export function labelOf(path: string): { label: string; q: Quantity } {
+  // A sum of fields (the importers' "rl.phases_s.rollout+weight_sync+swap"): their words joined.
+  const sum = /^(.*\.)([^.]*\+[^.]*)$/.exec(path);
+  if (sum) {
+    const parts = sum[2]!.split('+').map((f) => labelOf(sum[1]! + f));
+    // "RL rollout phase + weight sync + swap": the later parts in lower case, without their asides.
+    const rest = parts.slice(1).map((p) => p.label.replace(/\s*\(.*\)$/, '').toLowerCase());
+    return { label: [parts[0]!.label, ...rest].join(' + '), q: parts[0]!.q };
+  }
   const typed = TYPED_METRICS.find((m) => m.path === path);
   const def = DEFS.get(path);
   if (def) return { label: typed?.label ?? def.label, q: def.q };
@@ -105,8 +113,12 @@ export function uncalibrated(s: Scenario): Scenario {
 
 export interface CalibrateDeps {
   engine: Pick<Engine, 'calibrate' | 'importMeasurements' | 'predict'>;
-  /** Sets (or with null removes) the scenario's calibration; the page re-estimates. */
-  apply(calibration: Calibration | null): void;
+  /**
+   * Sets (or with null removes) the scenario's calibration; the page re-estimates. With `run`, the
+   * scenario the measurements were read against (the one on screen with what the file stated filled
+   * in) replaces the one on screen, calibrated.
+   */
+  apply(calibration: Calibration | null, run?: Scenario): void;
 }
 
 export interface CalibratePanel {
@@ -224,7 +236,18 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
     );
     parts.push(cases);
     parts.push(...compareTable(p));
-    parts.push(h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'calibrate-apply', onclick: () => fit && deps.apply(fit.calibration) }, 'Apply to this scenario')));
+    const buttons = [h('button', { type: 'button', class: 'primary', 'data-testid': 'calibrate-apply', onclick: () => fit && deps.apply(fit.calibration) }, 'Apply to this scenario')];
+    // The file stated settings of the run (lengths, concurrency, layout): the fit was made with
+    // them, and the run itself can be loaded, calibrated. One scenario for every line only (an
+    // InferenceX file holds one per row).
+    const runs = new Set((imported?.measurements ?? []).map((m) => JSON.stringify(m.scenario)));
+    if (imported && imported.filled.length > 0 && runs.size === 1) {
+      const run = imported.measurements[0]!.scenario as unknown as Scenario;
+      buttons.push(
+        h('button', { type: 'button', 'data-testid': 'calibrate-apply-run', title: imported.filled.join('\n'), onclick: () => fit && deps.apply(fit.calibration, run) }, `Load the measured run, calibrated (${imported.filled.length} setting${imported.filled.length === 1 ? '' : 's'} from the file)`),
+      );
+    }
+    parts.push(h('div', { class: 'buttons' }, ...buttons));
     return parts;
   }
 

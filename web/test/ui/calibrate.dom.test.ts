@@ -8,7 +8,8 @@ import type { Engine } from '../../src/engine/client';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Calibration, Prediction } from '../../src/engine/types';
 import { createCalibratePanel, factorText, labelOf, uncalibrated } from '../../src/ui/calibrate';
-import { loadModule, readJson } from '../wasm';
+import { readFileSync } from 'node:fs';
+import { loadModule, readJson, ROOT } from '../wasm';
 import { LLAMA3_8B_H100_OFFLINE } from '../scenarios';
 
 let mod: OptimusModule;
@@ -102,6 +103,40 @@ describe('calibrate panel', () => {
     expect(Number(row.getAttribute('data-uncalibrated'))).toBe(step);
     expect(Number(row.getAttribute('data-value')) / (step * 1.4)).toBeCloseTo(1, 1);
     expect(labelOf('rl.tokens_per_s_per_gpu')).toEqual({ label: 'RL tokens/s per GPU', q: 'tokens_rate' });
+  });
+
+  it('a verl log read against the RL job on screen: the run with its own lengths can be loaded, calibrated', async () => {
+    const { engine, lines } = setup();
+    const applied: Array<[Calibration | null, Record<string, unknown> | undefined]> = [];
+    const panel = createCalibratePanel({ engine, apply: (c, run) => applied.push([c, run]) });
+    document.body.replaceChildren(panel.el);
+    const s = {
+      model: 'qwen2.5-7b',
+      system: 'dgx-h100',
+      num_devices: 8,
+      rl: { placement: 'colocated', prompts_per_step: 128, samples_per_prompt: 16, prompt_len: 1024, response_len: 8192, reference: false, train: { tp: 1, dp: 8, zero_stage: 3 } },
+    };
+    panel.update(s, JSON.parse(mod.predict(JSON.stringify(s))) as Prediction);
+    panel.el.querySelector<HTMLSelectElement>('[data-testid="calibrate-format"]')!.value = 'verl';
+    panel.el.querySelector<HTMLTextAreaElement>('[data-testid="calibrate-text"]')!.value = readFileSync(`${ROOT}tests/data/import/verl_console.log`, 'utf8');
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-import"]')!.click();
+    for (let i = 0; i < 200 && !panel.el.querySelector('[data-testid="calibrate-apply-run"]'); i++) await settle();
+    expect(lines.length).toBe(1);
+    const metrics = lines[0]!.split('\n').map((l) => JSON.parse(l).metric);
+    expect(metrics).toEqual(['rl.step_time_s', 'rl.phases_s.rollout+weight_sync+swap', 'rl.phases_s.old_logprob', 'rl.phases_s.train', 'rl.tokens_per_s_per_gpu']);
+    expect(panel.el.querySelector('[data-case-metric="rl.phases_s.rollout+weight_sync+swap"] th')!.textContent).toBe('RL rollout phase + weight sync + swap');
+    // Apply keeps the scenario on screen; the other button loads the run as the file states it.
+    panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-apply"]')!.click();
+    const run = panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-apply-run"]')!;
+    expect(run.textContent).toBe('Load the measured run, calibrated (2 settings from the file)');
+    run.click();
+    expect(applied.length).toBe(2);
+    expect(applied[0]![1]).toBeUndefined();
+    const loaded = applied[1]![1] as { rl: Record<string, unknown> };
+    expect(applied[1]![0]).toEqual(applied[0]![0]);
+    expect(loaded.rl.response_len).toEqual({ mean: 1731, max: 8192 });
+    expect(loaded.rl.prompt_len).toEqual({ mean: 237.3, max: 1024 });
+    expect(loaded.rl.train).toEqual(s.rl.train);
   });
 
   it('a calibrated scenario says so and offers to remove it; an error is said in words with its code', async () => {
