@@ -318,7 +318,7 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
       if (it != series.end() && !it->second.empty())
         limit = *std::max_element(it->second.begin(), it->second.end());
     }
-    if (!limit || *mean > *limit) return;
+    if (!limit || *mean > *limit || *limit > 1e9) return;
     len["mean"] = *mean;
     len["max"] = std::llround(*limit);
     fill(rl, key, len, "rl.", mean_key, out.filled);
@@ -337,7 +337,7 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
     if (total && pm && resp && *pm + *resp > 0) {
       const double prompts = *total / (*pm + *resp) / n;
       const double whole = std::round(prompts);
-      if (whole >= 1 && std::abs(prompts / whole - 1) < 0.01 &&
+      if (whole >= 1 && whole <= 1e9 && std::abs(prompts / whole - 1) < 0.01 &&
           rl.value("prompts_per_step", std::int64_t{0}) != static_cast<std::int64_t>(whole))
         fill(rl, "prompts_per_step", static_cast<std::int64_t>(whole), "rl.",
              "perf/total_num_tokens / (prompt_length/mean + response_length/mean) / samples_per_prompt",

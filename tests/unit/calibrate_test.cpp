@@ -481,6 +481,16 @@ TEST(Import, VerlConsoleLog) {
   EXPECT_EQ(import("verl", "verl_console.log", kServing)["error"]["code"], "import.scenario_invalid");
   EXPECT_EQ(import("verl", "verl_console.log", kServing)["error"]["path"], "/rl");
   EXPECT_EQ(import("verl", "megatron_train.log", job)["error"]["code"], "import.malformed");
+  // Absurd numbers in a log are not read as a batch or a limit (no overflow, no crash).
+  const json x = json::parse(optimus::api::import_measurements(
+      "verl",
+      "step:1 - timing_s/step:12.5 - perf/total_num_tokens:1e300 - prompt_length/mean:np.float64(5) - "
+      "response_length/mean:np.float64(100) - actor/entropy:nan - timing_s/gen:np.float64(",
+      job));
+  ASSERT_FALSE(x.contains("error")) << x.dump();
+  EXPECT_DOUBLE_EQ(measured(x, "rl.step_time_s"), 12.5);
+  EXPECT_FALSE(lists(x["filled"], "prompts_per_step"));  // 1e300 / 105 / 16 prompts: not read
+  EXPECT_TRUE(lists(x["filled"], "rl.response_len = {\"mean\":100.0,\"max\":8192}"));
 }
 
 TEST(Import, BadInput) {
