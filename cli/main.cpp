@@ -68,9 +68,9 @@ for optimus calibrate ({"scenario", "metric", "measured"}, one per line), the sc
 keys the file states filled in. What was filled and what the file holds that was not read go to
 standard error. FORMAT: vllm (vllm bench serve --save-result JSON), sglang (bench_serving
 --output-file), trtllm-bench (throughput report text), megatron / nemo / torchtitan (training
-log), inferencex (result rows, CSV with header), verl (console log of an RL job: step and phase
-timings, the run's mean lengths). --json prints {"format", "measurements", "filled", "unread"}
-instead. On invalid input prints the error object and exits with status 2.
+log), inferencex (result rows, CSV with header), verl and nemo-rl (console logs of an RL job:
+step and phase timings, the run's mean lengths). --json prints {"format", "measurements",
+"filled", "unread"} instead. On invalid input prints the error object and exits with status 2.
 )";
 
 constexpr const char* kPresetsHelp =

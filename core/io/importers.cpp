@@ -233,6 +233,40 @@ std::optional<std::string> training_log(std::string_view text, ojson s, Imported
 // (verl/trainer/ppo/metric_utils.py): timing_s/<phase> from the trainer's timers (gen, reward,
 // old_log_prob, ref, values, adv, update_critic, update_actor, step), perf/throughput (prompt +
 // response tokens / (step time x GPUs)), response_length/mean and prompt_length/mean of the step.
+// An RL job's per-step numbers read from its log, and their steady value: the median of the
+// steps after the first (warm-up: compilation, cache fill), as the training logs are read.
+struct StepSeries {
+  std::map<std::string, std::vector<double>> at;
+  std::optional<double> steady(const std::string& key) const {
+    auto it = at.find(key);
+    if (it == at.end() || it->second.empty()) return std::nullopt;
+    std::vector<double> v = it->second;
+    if (v.size() >= 3) v.erase(v.begin());
+    return median(v);
+  }
+};
+
+std::optional<std::string> needs_rl(const ojson& s, const std::string& tool) {
+  if (s.contains("rl") && s["rl"].is_object()) return std::nullopt;
+  return fail("import.scenario_invalid", "/rl",
+              "a " + tool + " log measures RL steps: the scenario (--scenario) needs its rl block");
+}
+
+// The run's mean length into rl.<key> as {mean, max}: the limit the scenario states (else
+// `fallback`, the longest logged), when the mean is under it and both are sane.
+void fill_mean_length(ojson& rl, const char* key, std::optional<double> mean, std::optional<double> fallback,
+                      const std::string& from, std::vector<std::string>& filled) {
+  if (!mean || *mean < 1) return;
+  const ojson stated = rl.contains(key) ? rl[key] : ojson();
+  std::optional<double> limit;
+  if (stated.is_number()) limit = stated.get<double>();
+  if (stated.is_object() && stated.contains("max") && stated["max"].is_number())
+    limit = stated["max"].get<double>();
+  if (!limit) limit = fallback;
+  if (!limit || *mean > *limit || *limit > 1e9) return;
+  fill(rl, key, ojson{{"mean", *mean}, {"max", std::llround(*limit)}}, "rl.", from, filled);
+}
+
 std::optional<double> verl_value(std::string v) {
   v = trim(v);
   if (const std::size_t open = v.find('('); open != std::string::npos && v.rfind("np.", 0) == 0)
@@ -245,10 +279,9 @@ std::optional<double> verl_value(std::string v) {
 }
 
 std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& out) {
-  if (!s.contains("rl") || !s["rl"].is_object())
-    return fail("import.scenario_invalid", "/rl",
-                "a verl log measures RL steps: the scenario (--scenario) needs its rl block");
-  std::map<std::string, std::vector<double>> series;
+  if (auto e = needs_rl(s, "verl")) return e;
+  StepSeries log;
+  auto& series = log.at;
   Lines in(text);
   std::string line;
   while (in.next(line)) {
@@ -265,13 +298,7 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
   }
   if (series.empty())
     return fail("import.malformed", "", "not a verl console log: no line with 'timing_s/step:'");
-  const auto steady = [&](const char* key) -> std::optional<double> {
-    auto it = series.find(key);
-    if (it == series.end() || it->second.empty()) return std::nullopt;
-    std::vector<double> v = it->second;
-    if (v.size() >= 3) v.erase(v.begin());  // the first step: warm-up (compilation, cache fill)
-    return median(v);
-  };
+  const auto steady = [&](const char* key) { return log.steady(key); };
   const auto sum = [&](const char* a, const char* b) -> std::optional<double> {
     auto x = steady(a), y = steady(b);
     if (!x && !y) return std::nullopt;
@@ -304,27 +331,15 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
   if (auto v = steady("perf/throughput")) m.emplace_back("rl.tokens_per_s_per_gpu", *v);
   // The run's own lengths replace the assumed means (rl.response_len_assumed); the limit stays the
   // scenario's where it states one.
-  const auto lengths = [&](const char* key, const char* mean_key, const char* max_key) {
-    auto mean = steady(mean_key);
-    if (!mean || *mean < 1) return;
-    ojson len = ojson::object();
-    const ojson stated = rl.contains(key) ? rl[key] : ojson();
-    std::optional<double> limit;
-    if (stated.is_number()) limit = stated.get<double>();
-    if (stated.is_object() && stated.contains("max") && stated["max"].is_number())
-      limit = stated["max"].get<double>();
-    if (!limit) {
-      auto it = series.find(max_key);
-      if (it != series.end() && !it->second.empty())
-        limit = *std::max_element(it->second.begin(), it->second.end());
-    }
-    if (!limit || *mean > *limit || *limit > 1e9) return;
-    len["mean"] = *mean;
-    len["max"] = std::llround(*limit);
-    fill(rl, key, len, "rl.", mean_key, out.filled);
+  const auto longest = [&](const char* key) -> std::optional<double> {
+    auto it = series.find(key);
+    if (it == series.end() || it->second.empty()) return std::nullopt;
+    return *std::max_element(it->second.begin(), it->second.end());
   };
-  lengths("response_len", "response_length/mean", "response_length/max");
-  lengths("prompt_len", "prompt_length/mean", "prompt_length/max");
+  fill_mean_length(rl, "response_len", steady("response_length/mean"), longest("response_length/max"),
+                   "response_length/mean", out.filled);
+  fill_mean_length(rl, "prompt_len", steady("prompt_length/mean"), longest("prompt_length/max"),
+                   "prompt_length/mean", out.filled);
   // The step's responses: its prompt and response tokens (perf/total_num_tokens, the attention
   // masks' sum) over the mean prompt plus response. Whole prompts of the scenario's samples per
   // prompt (verl's rollout.n) within 1%: the step the log measured, in place of the one stated.
@@ -372,6 +387,69 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
       out.unread.push_back(key + " (no phase of the engine's step)");
   }
   out.unread.push_back("losses, rewards, entropies, gradient norms and per-token timings (not step timings)");
+  out.scenarios.push_back(std::move(s));
+  out.metrics.push_back(std::move(m));
+  return std::nullopt;
+}
+
+// NeMo-RL's console timing block of a GRPO step (nemo_rl/algorithms/grpo.py: after each step,
+// "  • Total step time: 123.45s" (older releases: "Total train time"), then one line per timer,
+// "  • generation: 60.12s (48.7%)", and "  • Mean Generation Length: 1234.5" among the results).
+// Its timers: prepare_for_generation/total (the refit: the trainer's weights into the engine and its
+// wake-up), generation, policy_and_reference_logprobs, policy_training, and CPU-side ones.
+std::optional<std::string> nemo_rl_log(std::string_view text, ojson s, Imported& out) {
+  if (auto e = needs_rl(s, "NeMo-RL")) return e;
+  StepSeries log;
+  auto& series = log.at;
+  Lines in(text);
+  std::string line;
+  while (in.next(line)) {
+    const std::size_t bullet = line.find("\xE2\x80\xA2 ");  // "• "
+    if (bullet == std::string::npos) continue;
+    const std::string item = trim(line.substr(bullet + 4));
+    const std::size_t colon = item.find(": ");
+    if (colon == std::string::npos) continue;
+    std::string key = item.substr(0, colon);
+    if (key == "Total step time" || key == "Total train time") key = "total_step_time";
+    const char* begin = item.c_str() + colon + 2;
+    char* end = nullptr;
+    const double v = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(v)) continue;
+    series[key].push_back(v);
+  }
+  if (!series.count("total_step_time"))
+    return fail("import.malformed", "", "not a NeMo-RL log: no '• Total step time:' line");
+  const auto steady = [&](const char* key) { return log.steady(key); };
+  ojson& rl = s["rl"];
+  const bool colocated = rl.value("placement", std::string("colocated")) == "colocated";
+  const bool async = rl.contains("async") && rl["async"].is_object() && rl["async"].value("staleness", 0) > 0;
+  std::vector<std::pair<std::string, double>> m;
+  if (auto v = steady("total_step_time")) m.emplace_back("rl.step_time_s", *v);
+  if (auto v = steady("generation"); v && !async) m.emplace_back("rl.phases_s.rollout", *v);
+  if (async && series.count("generation"))
+    out.unread.push_back("generation (under rl.async the trainer's wait for samples, not the rollout)");
+  // The policy's and the reference's log-probs under one timer.
+  const bool reference = rl.value("reference", true);
+  if (auto v = steady("policy_and_reference_logprobs"))
+    m.emplace_back(reference ? "rl.phases_s.old_logprob+reference" : "rl.phases_s.old_logprob", *v);
+  if (auto v = steady("policy_training")) m.emplace_back("rl.phases_s.train", *v);
+  // prepare_for_generation/total (the refit and the engine's wake-up) is not read: seconds of
+  // host-side work beside the engine's weight_sync and swap, which fitted with the rest pulled the
+  // scale-up rate to its bound (x0.24 on the example log) for every prediction of the system.
+  if (series.count("prepare_for_generation/total"))
+    out.unread.push_back(std::string("prepare_for_generation/total (the refit and the engine's wake-up") +
+                         (colocated ? "" : ", split placement") + ": host-side work, not fitted)");
+  fill_mean_length(rl, "response_len", steady("Mean Generation Length"), std::nullopt,
+                   "Mean Generation Length", out.filled);
+  for (const auto& [key, v] : series) {
+    static const std::vector<std::string> read = {"total_step_time",
+                                                  "generation",
+                                                  "policy_and_reference_logprobs",
+                                                  "policy_training",
+                                                  "prepare_for_generation/total",
+                                                  "Mean Generation Length"};
+    if (std::find(read.begin(), read.end(), key) == read.end()) out.unread.push_back(key);
+  }
   out.scenarios.push_back(std::move(s));
   out.metrics.push_back(std::move(m));
   return std::nullopt;
@@ -546,11 +624,13 @@ std::string import_measurements(std::string_view format, std::string_view file,
     err = inferencex(file, base, out);
   } else if (format == "verl") {
     err = verl_log(file, base, out);
+  } else if (format == "nemo-rl") {
+    err = nemo_rl_log(file, base, out);
   } else {
-    return fail(
-        "import.unknown_format", "",
-        "unknown format '" + std::string(format) +
-            "'; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex, verl");
+    return fail("import.unknown_format", "",
+                "unknown format '" + std::string(format) +
+                    "'; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex, "
+                    "verl, nemo-rl");
   }
   if (err) return *err;
   ojson lines = ojson::array();

@@ -493,6 +493,32 @@ TEST(Import, VerlConsoleLog) {
   EXPECT_TRUE(lists(x["filled"], "rl.response_len = {\"mean\":100.0,\"max\":8192}"));
 }
 
+// NeMo-RL's timing block: the median of steps 2-4 (the checkpoint of step 4 inside its total),
+// the log-prob timer as the policy's and reference's passes together, the mean generation length
+// into the scenario; the refit and the CPU-side timers listed as not read.
+TEST(Import, NemoRlConsoleLog) {
+  const std::string job = R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 8,
+    "rl": {"placement": "colocated", "prompts_per_step": 64, "samples_per_prompt": 16,
+           "prompt_len": {"mean": 180, "max": 512}, "response_len": 4096, "reference": true,
+           "train": {"tp": 1, "dp": 8, "zero_stage": 3}}})";
+  const json r = import("nemo-rl", "nemo_rl_console.log", job);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_DOUBLE_EQ(measured(r, "rl.step_time_s"), 69.62);  // median of 69.37, 69.62, 83.14
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.rollout"), 41.28);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.old_logprob+reference"), 10.31);
+  EXPECT_DOUBLE_EQ(measured(r, "rl.phases_s.train"), 14.13);
+  const json& rl = r["measurements"][0]["scenario"]["rl"];
+  EXPECT_DOUBLE_EQ(rl["response_len"]["mean"].get<double>(), 1012.6);
+  EXPECT_EQ(rl["response_len"]["max"], 4096);
+  EXPECT_TRUE(lists(r["unread"], "prepare_for_generation/total"));
+  EXPECT_TRUE(lists(r["unread"], "data_processing"));
+  std::string text;
+  for (const json& m : r["measurements"]) text += m.dump() + "\n";
+  EXPECT_FALSE(calibrate(text).contains("error"));
+  EXPECT_EQ(import("nemo-rl", "nemo_rl_console.log", kServing)["error"]["path"], "/rl");
+  EXPECT_EQ(import("nemo-rl", "verl_console.log", job)["error"]["code"], "import.malformed");
+}
+
 TEST(Import, BadInput) {
   EXPECT_EQ(import("nvprof", "vllm_bench_serve.json", kServing)["error"]["code"], "import.unknown_format");
   EXPECT_EQ(import("vllm", "megatron_train.log", kServing)["error"]["code"], "import.malformed");

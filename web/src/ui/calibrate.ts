@@ -47,6 +47,7 @@ export const IMPORT_FORMATS: Array<[id: string, label: string]> = [
   ['torchtitan', 'torchtitan log'],
   ['inferencex', 'InferenceX result rows (CSV)'],
   ['verl', 'verl console log (RL steps)'],
+  ['nemo-rl', 'NeMo-RL console log (RL steps)'],
 ];
 
 /** The fitted factors in plain words (docs/calibration.md, "What is fitted"). */
