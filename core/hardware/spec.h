@@ -242,6 +242,18 @@ struct SoftwareDefaults {
   // fetch_sub_module), so a layer whose weight matrices each exceed the bucket is gathered
   // matrix by matrix.
   double zero3_layer_collectives = 1;
+  // ZeRO-3 under full recompute: the recomputed forward gathers a layer's weights again, and a
+  // matrix stays gathered for its backward only while fewer than this many parameter elements are
+  // used in between (DeepSpeed stage3_max_reuse_distance, default 1e9 in v0.3.13 through today's
+  // releases: deepspeed/runtime/zero/constants.py); the others are gathered a third time
+  // (parallel/zero3.h). 0 = the recompute's gather serves the backward (PyTorch FSDP: a
+  // checkpointed block is gathered once for its recompute and backward).
+  double zero3_max_reuse_elements = 0;
+  // ZeRO-3 gradients reduce-scattered one parameter tensor at a time, every bias and norm weight
+  // its own collective paying the ring's latency (DeepSpeed v0.3.13 - v0.5.10
+  // partition_parameters.py _reduce_scatter_gradients: one torch.distributed.reduce_scatter per
+  // parameter; v0.6.0 coalesces a bucket into one). false = zero3_layer_collectives per layer.
+  bool zero3_reduce_per_tensor = false;
   // The share of the device's matmul rate (its calibrated rate: MAMF ratio x sustained ratio) that
   // this training stack's kernels reach. A stack calibration, fitted on the stack's own published
   // runs and documented in its profile (presets/software/*.json); 1 = the kernels the device

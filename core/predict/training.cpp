@@ -13,6 +13,7 @@
 #include "base/math.h"
 #include "cost/op_timer.h"
 #include "model/graph.h"
+#include "parallel/zero3.h"
 #include "predict/predict.h"
 
 namespace optimus {
@@ -438,6 +439,33 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   };
   // Without hybrid sharding the shard group is the whole dp x cp group and has no replicas.
   reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));
+  // What a dense layer's tensors add under ZeRO-3 (parallel/zero3.h, docs/zero3.md): the matrices
+  // a full recompute's forward releases before their backward are gathered a third time, each
+  // matrix one collective; and a per-tensor gradient reduction reduce-scatters every bias and
+  // norm weight on its own, latency-bound collectives beside the matrices' (whose bytes
+  // zero3_layer_collectives already carries), once per micro-batch.
+  const GroupPlacement& shard = c.group(CommGroup::zero_shard);
+  if (p.zero_stage == 3 && shard.size > 1 && !s.model.moe && layers_stage > 0) {
+    const Zero3Layer layer = zero3_layer(s.model);
+    const double per_layer = params.layers / layers_stage;  // this rank's elements of one layer
+    const double scale =
+        layer.matrix_elements() > 0 ? per_layer / (layer.matrix_elements() + layer.small_elements) : 0;
+    if (p.recompute == Recompute::full) {
+      const Zero3Regather r = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
+      if (r.matrices > 0) {
+        const double units_rc = layers_stage * p.recompute_fraction * r.matrices;
+        const Bytes bytes(r.share * layer.matrix_elements() * scale * layers_stage * p.recompute_fraction *
+                          weight_bytes);
+        dp_regather +=
+            collective_time(Collective::all_gather, bytes / units_rc, shard, sys) * (units_rc * mbd);
+      }
+    }
+    if (sys.software.zero3_reduce_per_tensor && layer.small_tensors > 0) {
+      const double small = layers_stage * layer.small_tensors;
+      const Bytes bytes(layer.small_elements * scale * layers_stage * zero_reduce);
+      dp_each += collective_time(Collective::reduce_scatter, bytes / small, shard, sys) * small;
+    }
+  }
   reduce(n_experts, edp_group, GroupPlacement{});
   Seconds exposed{};
   if (overlap) {

@@ -14,6 +14,7 @@
 #include "cost/collective.h"
 #include "io/api.h"
 #include "io/presets.h"
+#include "parallel/zero3.h"
 
 namespace predict_test {
 
@@ -576,6 +577,134 @@ TEST(Predict, ZeroThreeTrafficByHand) {
   // Per-matrix gathers pay 4 x the latency on the same bytes: strictly slower.
   EXPECT_GT(per_matrix["training"]["iteration_time_s"].get<double>(),
             bf16["training"]["iteration_time_s"].get<double>());
+}
+
+// ZeRO-3 parameter traffic read from DeepSpeed's code (core/parallel/zero3.h, docs/zero3.md): the
+// third gather of the matrices a full recompute releases before their backward, and the
+// per-tensor gradient reduce-scatters of DeepSpeed before v0.6.0.
+namespace {
+
+optimus::ModelSpec gpt3_175b() {
+  optimus::ModelSpec m;
+  m.layers = 96;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.head_dim = 128;
+  m.ffn_hidden = 49152;
+  return m;  // GELU, LayerNorm, biases: the ModelSpec defaults
+}
+
+}  // namespace
+
+// GPT-3 175B's layer by hand: fused QKV 12288 x 36864 + 36864, output projection 12288^2 + 12288,
+// FFN 12288 x 49152 + 49152 and 49152 x 12288 + 12288; 4 biases and 2 LayerNorms (weight and
+// bias): 8 small tensors of 36864 + 12288 + 49152 + 12288 + 4 x 12288 = 159744 elements.
+TEST(Zero3, Gpt3LayerTensorsByHand) {
+  const optimus::Zero3Layer l = optimus::zero3_layer(gpt3_175b());
+  EXPECT_DOUBLE_EQ(l.matrices[0], 453021696.0);
+  EXPECT_DOUBLE_EQ(l.matrices[1], 151007232.0);
+  EXPECT_DOUBLE_EQ(l.matrices[2], 604028928.0);
+  EXPECT_DOUBLE_EQ(l.matrices[3], 603992064.0);
+  EXPECT_DOUBLE_EQ(l.small_tensors, 8.0);
+  EXPECT_DOUBLE_EQ(l.tensors(), 12.0);
+  EXPECT_DOUBLE_EQ(l.small_elements, 159744.0);
+  // Llama-style: no biases, RMSNorm (one weight each), gated FFN input (up and gate fused).
+  optimus::ModelSpec llama = gpt3_175b();
+  llama.bias = false;
+  llama.norm = optimus::NormType::rmsnorm;
+  llama.ffn_type = optimus::FfnType::swiglu;
+  llama.kv_heads = 8;
+  const optimus::Zero3Layer s = optimus::zero3_layer(llama);
+  EXPECT_DOUBLE_EQ(s.matrices[0], 12288.0 * (12288.0 + 2.0 * 1024.0));
+  EXPECT_DOUBLE_EQ(s.matrices[2], 12288.0 * 2.0 * 49152.0);
+  EXPECT_DOUBLE_EQ(s.small_tensors, 2.0);
+  EXPECT_DOUBLE_EQ(s.small_elements, 2.0 * 12288.0);
+}
+
+// stage3_max_reuse_distance 1e9 on GPT-3 175B: after the recomputed forward, FFN output is used
+// next (distance 0: kept); FFN input waits for FFN output twice, 1.208e9 >= 1e9 (released), and
+// the output projection and QKV wait longer: 2 of 3 parts of the layer gathered a third time, in
+// 3 collectives. At 2e9 only the output projection (2 x 1.208e9) and QKV go; at 0, nothing.
+TEST(Zero3, RecomputeRegatherByHand) {
+  const optimus::Zero3Layer l = optimus::zero3_layer(gpt3_175b());
+  const double total = 453021696.0 + 151007232.0 + 604028928.0 + 603992064.0;
+  const optimus::Zero3Regather r = optimus::zero3_recompute_regather(l, 1e9);
+  EXPECT_DOUBLE_EQ(r.matrices, 3.0);
+  EXPECT_NEAR(r.share, (453021696.0 + 151007232.0 + 604028928.0) / total, 1e-12);
+  const optimus::Zero3Regather r2 = optimus::zero3_recompute_regather(l, 2e9);
+  EXPECT_DOUBLE_EQ(r2.matrices, 2.0);
+  EXPECT_NEAR(r2.share, (453021696.0 + 151007232.0) / total, 1e-12);
+  const optimus::Zero3Regather off = optimus::zero3_recompute_regather(l, 0);
+  EXPECT_DOUBLE_EQ(off.matrices, 0.0);
+  EXPECT_DOUBLE_EQ(off.share, 0.0);
+}
+
+// Both mechanisms in a prediction, by hand, where the data-parallel traffic outlasts the passes
+// (a slow scale-out network, dp_overlap_slowdown 0: the iteration is that traffic plus the
+// optimizer step, as predict_test's ZeroThreeTrafficByHand). llama2-7b (32 layers, hidden 4096,
+// 32 heads, SwiGLU 11008, RMSNorm, no biases) on 16 H100, micro-batch 1, 2 micro-batches, full
+// recompute. With zero3_max_reuse_elements 1e8 its QKV (4096 x 12288) and output projection
+// (4096^2) wait 2 x (90.2M + 45.1M) >= 1e8 elements and are gathered a third time, one
+// collective each per layer and micro-batch; FFN input (2 x 45.1M < 1e8) and output stay. With
+// zero3_reduce_per_tensor each layer's two RMSNorm weights (4096 elements, 2 bytes) are
+// reduce-scattered on their own in every micro-batch.
+TEST(Zero3, PredictionAddsTheirTrafficByHand) {
+  json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  system["scale_out"]["bandwidth_GBps"] = 0.5;
+  system["software"]["dp_overlap_slowdown"] = 0;
+  system["software"]["zero_reduce_bytes"] = 2;
+  system["software"]["zero3_layer_collectives"] = 4;
+  const auto run = [&](double reuse, bool per_tensor, const char* recompute) {
+    system["software"]["zero3_max_reuse_elements"] = reuse;
+    system["software"]["zero3_reduce_per_tensor"] = per_tensor;
+    const json out =
+        predict({{"model", "llama2-7b"},
+                 {"system", system},
+                 {"num_devices", 16},
+                 {"parallel", {{"dp", 16}, {"zero_stage", 3}, {"micro_batch", 1}, {"recompute", recompute}}},
+                 {"training", {{"global_batch", 32}, {"seq_len", 2048}}}});
+    const json& t = out["training"];
+    return t["iteration_time_s"].get<double>() - t["breakdown_s"]["optimizer"].get<double>();
+  };
+  auto preset = optimus::system_preset("dgx-h100", "/system");
+  ASSERT_TRUE(preset.ok());
+  optimus::SystemSpec slow = *preset;
+  slow.scale_out.bandwidth = optimus::Bandwidth(0.5e9);
+  const optimus::GroupPlacement g = optimus::place_group(16, 1, 8);
+  const double h = 4096, layers = 32, micro_batches = 2;
+  const double base = run(0, false, "full");
+  // The third gather: 2 collectives a layer, (4096 x 12288 + 4096^2) x 2 bytes each layer.
+  const double rc_units = 2 * layers;
+  const double rc_bytes = (h * 3 * h + h * h) * layers * 2;
+  const double regather =
+      micro_batches * rc_units *
+      optimus::collective_time(optimus::Collective::all_gather, optimus::Bytes(rc_bytes / rc_units), g, slow)
+          .value;
+  EXPECT_NEAR(run(1e8, false, "full") - base, regather, 1e-6 * regather);
+  // 1e9 (DeepSpeed's default) keeps every llama2-7b matrix; without full recompute nothing is
+  // recomputed, so nothing is gathered a third time.
+  EXPECT_NEAR(run(1e9, false, "full"), base, 1e-9 * base);
+  EXPECT_NEAR(run(1e8, false, "selective"), run(0, false, "selective"), 1e-9 * base);
+  // Per-tensor reduction: 2 RMSNorm weights a layer, each one reduce-scatter of 4096 x 2 bytes.
+  const double small = 2 * layers;
+  const double per_tensor =
+      micro_batches * small *
+      optimus::collective_time(optimus::Collective::reduce_scatter, optimus::Bytes(h * 2), g, slow).value;
+  EXPECT_NEAR(run(0, true, "full") - base, per_tensor, 1e-6 * per_tensor);
+  EXPECT_GT(per_tensor, 0);
+}
+
+// PyTorch FSDP's profile keeps one gather for the recompute and the backward and coalesced
+// reductions: its predictions do not depend on these keys' DeepSpeed values.
+TEST(Zero3, FsdpProfileUnaffected) {
+  const json fsdp = json::parse(optimus::preset_json("software", "pytorch-fsdp"));
+  EXPECT_FALSE(fsdp["software"].contains("zero3_max_reuse_elements"));
+  EXPECT_FALSE(fsdp["software"].contains("zero3_reduce_per_tensor"));
+  const json ds = json::parse(optimus::preset_json("software", "deepspeed"));
+  EXPECT_EQ(ds["software"]["zero3_max_reuse_elements"].get<double>(), 1e9);
+  const json ds21 = json::parse(optimus::preset_json("software", "deepspeed-2021"));
+  EXPECT_TRUE(ds21["software"]["zero3_reduce_per_tensor"].get<bool>());
 }
 
 // Activation offloading (parallel.offload_layers, Megatron-Core cpu_offloading): each offloaded

@@ -789,6 +789,14 @@ export interface SoftwareSpec {
    */
   zero3_layer_collectives?: number;
   /**
+   * ZeRO-3 under full recompute: the recomputed forward gathers each layer's weights again, and a weight matrix stays gathered for its backward only while fewer than this many parameter elements are used in between (the later matrices twice: recomputed, then their backward); the others are gathered a third time. DeepSpeed: its stage3_max_reuse_distance, 1e9 (GPT-3 175B: QKV, output projection and FFN input, 2/3 of a layer, gathered three times). 0 = one gather serves the recompute and the backward (PyTorch FSDP). docs/zero3.md. Unit: elements.
+   */
+  zero3_max_reuse_elements?: number;
+  /**
+   * ZeRO-3 gradients reduce-scattered one parameter tensor at a time: every bias and norm weight is its own collective paying the ring's latency, in every micro-batch (DeepSpeed v0.3.13 - v0.5.10; v0.6.0 coalesces a bucket). false = zero3_layer_collectives per layer. docs/zero3.md.
+   */
+  zero3_reduce_per_tensor?: boolean;
+  /**
    * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   training_matmul_share?: number;
