@@ -254,6 +254,11 @@ struct SoftwareDefaults {
   // partition_parameters.py _reduce_scatter_gradients: one torch.distributed.reduce_scatter per
   // parameter; v0.6.0 coalesces a bucket into one). false = zero3_layer_collectives per layer.
   bool zero3_reduce_per_tensor = false;
+  // ZeRO-3 fetches synchronise the device and one prefetch is in flight (DeepSpeed v0.3.13 -
+  // v0.5.10, parallel/zero3.h zero3_synced_exposure): a gather hides only behind the submodules
+  // since the previous one, and the gradient reduce-scatters behind none after their own. false =
+  // all data-parallel traffic hides behind the whole pass.
+  bool zero3_fetch_sync = false;
   // The share of the device's matmul rate (its calibrated rate: MAMF ratio x sustained ratio) that
   // this training stack's kernels reach. A stack calibration, fitted on the stack's own published
   // runs and documented in its profile (presets/software/*.json); 1 = the kernels the device

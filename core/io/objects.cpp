@@ -275,6 +275,7 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
   t.number("zero3_layer_collectives", 1, 64, AT(zero3_layer_collectives)).def();
   t.number("zero3_max_reuse_elements", 0, 1e15, AT(zero3_max_reuse_elements)).def();
   t.boolean("zero3_reduce_per_tensor", AT(zero3_reduce_per_tensor)).def();
+  t.boolean("zero3_fetch_sync", AT(zero3_fetch_sync)).def();
   t.number("training_matmul_share", 0.05, 1, AT(training_matmul_share)).def();
   t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share)).def();
 }

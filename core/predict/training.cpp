@@ -5,10 +5,12 @@
 // layer, one micro-batch), stage_costs (the pipeline stages), pipeline_schedule, data_parallel,
 // optimizer_step and utilisation.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "base/math.h"
 #include "cost/op_timer.h"
@@ -445,6 +447,7 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // norm weight on its own, latency-bound collectives beside the matrices' (whose bytes
   // zero3_layer_collectives already carries), once per micro-batch.
   const GroupPlacement& shard = c.group(CommGroup::zero_shard);
+  Seconds dp_synced{};  // exposed under synchronised fetches (zero3_fetch_sync)
   if (p.zero_stage == 3 && shard.size > 1 && !s.model.moe && layers_stage > 0) {
     const Zero3Layer layer = zero3_layer(s.model);
     const double per_layer = params.layers / layers_stage;  // this rank's elements of one layer
@@ -460,10 +463,43 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
             collective_time(Collective::all_gather, bytes / units_rc, shard, sys) * (units_rc * mbd);
       }
     }
-    if (sys.software.zero3_reduce_per_tensor && layer.small_tensors > 0) {
-      const double small = layers_stage * layer.small_tensors;
-      const Bytes bytes(layer.small_elements * scale * layers_stage * zero_reduce);
-      dp_each += collective_time(Collective::reduce_scatter, bytes / small, shard, sys) * small;
+    const double small_each =
+        layer.small_tensors > 0 && sys.software.zero3_reduce_per_tensor
+            ? collective_time(Collective::reduce_scatter,
+                              Bytes(layer.small_elements / layer.small_tensors * scale * zero_reduce), shard,
+                              sys)
+                  .value
+            : 0.0;
+    if (small_each > 0) dp_each += Seconds(small_each * layers_stage * layer.small_tensors);
+    if (sys.software.zero3_fetch_sync && layer.matrix_elements() > 0) {
+      // The synchronised schedule, one layer's submodules at a time (parallel/zero3.h): each
+      // matrix's share of the layer's passes (by its elements), its own gather and reduce-scatter
+      // (the small tensors' reductions shared among the four), the recomputed forward and the
+      // matrices its reuse distance released under full recompute.
+      const double rc_share = p.recompute == Recompute::full ? p.recompute_fraction : 0.0;
+      const Zero3Regather released = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
+      std::array<Zero3Module, 4> fwd{}, bwd{};
+      for (std::size_t j = 0; j < 4; ++j) {
+        const double f = layer.matrices[j] / layer.matrix_elements();
+        const double n = layer.matrices[j] * scale;
+        const double gather =
+            collective_time(Collective::all_gather, Bytes(n * weight_bytes), shard, sys).value;
+        const double reduce =
+            collective_time(Collective::reduce_scatter, Bytes(n * zero_reduce), shard, sys).value +
+            small_each * layer.small_tensors / 4.0;
+        fwd[j] = {L.fwd.total().value * f, gather, 0.0};
+        bwd[3 - j] = {L.bwd.total().value * f, gather, reduce};
+      }
+      const std::vector<Zero3Module> forward(fwd.begin(), fwd.end()), backward(bwd.begin(), bwd.end());
+      std::vector<Zero3Module> recomputed(fwd.begin(), fwd.end());
+      for (std::size_t i = 0; i < 4; ++i) {
+        Zero3Module m = bwd[i];
+        if (!released.released[3 - i]) m.gather = 0;
+        recomputed.push_back(m);
+      }
+      const double per_layer = zero3_synced_exposure(forward) + rc_share * zero3_synced_exposure(recomputed) +
+                               (1.0 - rc_share) * zero3_synced_exposure(backward);
+      dp_synced = Seconds(per_layer * layers_stage * mbd);
     }
   }
   reduce(n_experts, edp_group, GroupPlacement{});
@@ -488,6 +524,9 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // tensor-parallel traffic, and that time hides data-parallel traffic too).
   const Seconds total = dp_regather + dp_time + dp_each * mbd + dp_gather;
   exposed = max(exposed, total - st.worst.pass.total() * mbd);
+  // Under synchronised fetches (SoftwareDefaults::zero3_fetch_sync) the layers' traffic hides
+  // only submodule by submodule.
+  exposed = max(exposed, dp_synced);
   // The computation beside the hidden part is slowed by the collectives' kernels
   // (SoftwareDefaults::dp_overlap_slowdown, Lee et al. 2025): H x s / (1 + s) more.
   const double s_slow = sys.software.dp_overlap_slowdown;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "cost/collective.h"
 #include "io/api.h"
@@ -597,15 +598,15 @@ optimus::ModelSpec gpt3_175b() {
 
 }  // namespace
 
-// GPT-3 175B's layer by hand: fused QKV 12288 x 36864 + 36864, output projection 12288^2 + 12288,
-// FFN 12288 x 49152 + 49152 and 49152 x 12288 + 12288; 4 biases and 2 LayerNorms (weight and
+// GPT-3 175B's layer by hand: fused QKV 12288 x 36864, output projection 12288^2, FFN 12288 x
+// 49152 and 49152 x 12288 (the biases apart: they stay gathered); 4 biases and 2 LayerNorms (weight and
 // bias): 8 small tensors of 36864 + 12288 + 49152 + 12288 + 4 x 12288 = 159744 elements.
 TEST(Zero3, Gpt3LayerTensorsByHand) {
   const optimus::Zero3Layer l = optimus::zero3_layer(gpt3_175b());
-  EXPECT_DOUBLE_EQ(l.matrices[0], 453021696.0);
-  EXPECT_DOUBLE_EQ(l.matrices[1], 151007232.0);
-  EXPECT_DOUBLE_EQ(l.matrices[2], 604028928.0);
-  EXPECT_DOUBLE_EQ(l.matrices[3], 603992064.0);
+  EXPECT_DOUBLE_EQ(l.matrices[0], 452984832.0);
+  EXPECT_DOUBLE_EQ(l.matrices[1], 150994944.0);
+  EXPECT_DOUBLE_EQ(l.matrices[2], 603979776.0);
+  EXPECT_DOUBLE_EQ(l.matrices[3], 603979776.0);
   EXPECT_DOUBLE_EQ(l.small_tensors, 8.0);
   EXPECT_DOUBLE_EQ(l.tensors(), 12.0);
   EXPECT_DOUBLE_EQ(l.small_elements, 159744.0);
@@ -628,16 +629,78 @@ TEST(Zero3, Gpt3LayerTensorsByHand) {
 // 3 collectives. At 2e9 only the output projection (2 x 1.208e9) and QKV go; at 0, nothing.
 TEST(Zero3, RecomputeRegatherByHand) {
   const optimus::Zero3Layer l = optimus::zero3_layer(gpt3_175b());
-  const double total = 453021696.0 + 151007232.0 + 604028928.0 + 603992064.0;
+  const double total = 452984832.0 + 150994944.0 + 603979776.0 + 603979776.0;
   const optimus::Zero3Regather r = optimus::zero3_recompute_regather(l, 1e9);
   EXPECT_DOUBLE_EQ(r.matrices, 3.0);
-  EXPECT_NEAR(r.share, (453021696.0 + 151007232.0 + 604028928.0) / total, 1e-12);
+  EXPECT_NEAR(r.share, (452984832.0 + 150994944.0 + 603979776.0) / total, 1e-12);
   const optimus::Zero3Regather r2 = optimus::zero3_recompute_regather(l, 2e9);
   EXPECT_DOUBLE_EQ(r2.matrices, 2.0);
-  EXPECT_NEAR(r2.share, (453021696.0 + 151007232.0) / total, 1e-12);
+  EXPECT_NEAR(r2.share, (452984832.0 + 150994944.0) / total, 1e-12);
   const optimus::Zero3Regather off = optimus::zero3_recompute_regather(l, 0);
   EXPECT_DOUBLE_EQ(off.matrices, 0.0);
   EXPECT_DOUBLE_EQ(off.share, 0.0);
+}
+
+// The synchronised fetch schedule by hand. Two submodules A (compute 2, gather 3) and B (compute
+// 1, gather 1): A's group hides B's gather behind A (max(2, 1)), B's hides A's behind B (max(1,
+// 3)): 5 s for 3 s of computation. With reduce-scatters (A 1, B 2), each starts when its
+// submodule ends, after the gather before it: A's group max(2, max(1, 2) + 1) = 3, B's
+// max(1, max(3, 1) + 2) = 5. A kept submodule B between A and C joins A's group: max(2 + 1, 1) +
+// max(1, 3) = 6 for 4. Nothing gathered: reduce-scatters one after another, 1 exposed.
+TEST(Zero3, SyncedScheduleByHand) {
+  using M = optimus::Zero3Module;
+  EXPECT_DOUBLE_EQ(optimus::zero3_synced_exposure({M{2, 3, 0}, M{1, 1, 0}}), 2.0);
+  EXPECT_DOUBLE_EQ(optimus::zero3_synced_exposure({M{2, 3, 1}, M{1, 1, 2}}), 5.0);
+  EXPECT_DOUBLE_EQ(optimus::zero3_synced_exposure({M{2, 3, 0}, M{1, 0, 0}, M{1, 1, 0}}), 2.0);
+  EXPECT_DOUBLE_EQ(optimus::zero3_synced_exposure({M{1, 0, 2}, M{1, 0, 0}}), 1.0);
+  // Gathers shorter than every window: nothing exposed; but the reduce-scatter of a group's last
+  // submodule starts as its computation ends and is exposed whole (0.5 per group).
+  EXPECT_DOUBLE_EQ(optimus::zero3_synced_exposure({M{2, 1, 0}, M{2, 1, 0}}), 0.0);
+  EXPECT_DOUBLE_EQ(optimus::zero3_synced_exposure({M{2, 1, 0.5}, M{2, 1, 0.5}}), 1.0);
+}
+
+// zero3_fetch_sync in a prediction: GPT-3 175B's layer on 768 A100 (one sequence of 2048 per
+// micro-batch, no recompute), whose traffic the whole pass hides, is exposed submodule by
+// submodule: per layer and micro-batch the forward's four matrices (compute in proportion to
+// their elements, each gathering the next) and the backward's four in reverse (each also
+// reduce-scattering its gradient), with the layer's pass times the prediction reports
+// (training.layer_s) and the collectives of core/cost/collective.cpp. dp_overlap_slowdown 0.
+TEST(Zero3, SyncedFetchInAPredictionByHand) {
+  json system = json::parse(optimus::preset_json("systems", "dgx-a100-80gb"));
+  system["software"]["dp_overlap_slowdown"] = 0;
+  system["software"]["zero_reduce_bytes"] = 2;
+  system["software"]["zero3_layer_collectives"] = 4;
+  const auto run = [&](bool sync) {
+    system["software"]["zero3_fetch_sync"] = sync;
+    return predict({{"model", "gpt3-175b"},
+                    {"system", system},
+                    {"num_devices", 768},
+                    {"parallel", {{"dp", 768}, {"zero_stage", 3}, {"micro_batch", 1}}},
+                    {"training", {{"global_batch", 768}, {"seq_len", 2048}, {"precision", "fp16"}}}});
+  };
+  const json off = run(false), on = run(true);
+  auto preset = optimus::system_preset("dgx-a100-80gb", "/system");
+  ASSERT_TRUE(preset.ok());
+  const optimus::GroupPlacement g = optimus::place_group(768, 1, 8);
+  const optimus::Zero3Layer layer = optimus::zero3_layer(gpt3_175b());
+  const double fwd = on["training"]["layer_s"]["forward"], bwd = on["training"]["layer_s"]["backward"];
+  std::vector<optimus::Zero3Module> forward(4), backward(4);
+  for (std::size_t j = 0; j < 4; ++j) {
+    const double n = layer.matrices[j], f = n / layer.matrix_elements();
+    const double gather =
+        optimus::collective_time(optimus::Collective::all_gather, optimus::Bytes(n * 2), g, *preset).value;
+    const double reduce =
+        optimus::collective_time(optimus::Collective::reduce_scatter, optimus::Bytes(n * 2), g, *preset)
+            .value;
+    forward[j] = {fwd * f, gather, 0};
+    backward[3 - j] = {bwd * f, gather, reduce};
+  }
+  const double synced =
+      96 * (optimus::zero3_synced_exposure(forward) + optimus::zero3_synced_exposure(backward));
+  const double dp_on = on["training"]["breakdown_s"]["dp_comm"],
+               dp_off = off["training"]["breakdown_s"]["dp_comm"];
+  EXPECT_GT(synced, dp_off);
+  EXPECT_NEAR(dp_on, synced, 1e-9 * synced);
 }
 
 // Both mechanisms in a prediction, by hand, where the data-parallel traffic outlasts the passes

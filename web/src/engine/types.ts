@@ -797,6 +797,10 @@ export interface SoftwareSpec {
    */
   zero3_reduce_per_tensor?: boolean;
   /**
+   * ZeRO-3 fetches synchronise the device and keep one prefetch in flight (DeepSpeed v0.3.13 - v0.5.10: torch.cuda.synchronize() in every fetch): each weight matrix's gather hides only behind the computation since the previous gathered matrix, and each gradient reduce-scatter, launched when its matrix's backward ends, must finish before the next gathered matrix starts. Dense layers; false = all data-parallel traffic hides behind the whole pass. docs/zero3.md.
+   */
+  zero3_fetch_sync?: boolean;
+  /**
    * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   training_matmul_share?: number;
