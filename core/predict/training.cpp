@@ -484,11 +484,11 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
         const double n = layer.matrices[j] * scale;
         const double gather =
             collective_time(Collective::all_gather, Bytes(n * weight_bytes), shard, sys).value;
-        const double reduce =
+        const double rs =
             collective_time(Collective::reduce_scatter, Bytes(n * zero_reduce), shard, sys).value +
             small_each * layer.small_tensors / 4.0;
         fwd[j] = {L.fwd.total().value * f, gather, 0.0};
-        bwd[3 - j] = {L.bwd.total().value * f, gather, reduce};
+        bwd[3 - j] = {L.bwd.total().value * f, gather, rs};
       }
       const std::vector<Zero3Module> forward(fwd.begin(), fwd.end()), backward(bwd.begin(), bwd.end());
       std::vector<Zero3Module> recomputed(fwd.begin(), fwd.end());
@@ -497,9 +497,10 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
         if (!released.released[3 - i]) m.gather = 0;
         recomputed.push_back(m);
       }
-      const double per_layer = zero3_synced_exposure(forward) + rc_share * zero3_synced_exposure(recomputed) +
-                               (1.0 - rc_share) * zero3_synced_exposure(backward);
-      dp_synced = Seconds(per_layer * layers_stage * mbd);
+      const double layer_exposed = zero3_synced_exposure(forward) +
+                                   rc_share * zero3_synced_exposure(recomputed) +
+                                   (1.0 - rc_share) * zero3_synced_exposure(backward);
+      dp_synced = Seconds(layer_exposed * layers_stage * mbd);
     }
   }
   reduce(n_experts, edp_group, GroupPlacement{});
