@@ -395,8 +395,9 @@ TEST(Validation, TrainingFsdpReported) {
 // most; the engine is 15-23% fast where the network hides the traffic (400 and 800 Gb/s) and 8-9%
 // slow where it does not (100 Gb/s). The recompute re-gather and the per-tensor reductions of
 // docs/zero3.md do not move these rows (the 18B layer keeps every matrix under DeepSpeed's 1e9
-// reuse distance; the rows ran DeepSpeed >= v0.9). Reported; gate: no regression past the measured
-// mean plus noise.
+// reuse distance; the rows ran DeepSpeed >= v0.9, not the deepspeed-2021 profile's synchronised
+// fetches, which would give 10.8%). Reported; gate: no regression past the measured mean plus
+// noise.
 TEST(Validation, TrainingZero3Reported) {
   const Stats s =
       report("Training iteration time, DeepSpeed ZeRO-3 (train_zero3.jsonl)", run_file("train_zero3.jsonl"));
