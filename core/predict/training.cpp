@@ -376,6 +376,69 @@ void pipeline_schedule(const Scenario& s, const OpContext& c, const StageCosts& 
   b.host += s.system.software.pipeline_sync * exchanges;
 }
 
+// What a dense layer's tensors add under ZeRO-3 (parallel/zero3.h, docs/zero3.md): the matrices a
+// full recompute's forward releases before their backward are gathered a third time, each matrix
+// one collective (into `regather`); a per-tensor gradient reduction reduce-scatters every bias and
+// norm weight on its own, latency-bound collectives beside the matrices' (whose bytes
+// zero3_layer_collectives already carries), once per micro-batch (into `each`). Returns what a
+// synchronised fetch schedule (zero3_fetch_sync) exposes over the micro-batches, 0 without it.
+Seconds zero3_layer_traffic(const Scenario& s, const OpContext& c, const LayerCosts& L,
+                            const StageParams& params, double layers_stage, double weight_bytes,
+                            double zero_reduce, double mbd, Seconds& regather, Seconds& each) {
+  const auto& p = s.parallel;
+  const auto& sys = s.system;
+  const GroupPlacement& shard = c.group(CommGroup::zero_shard);
+  if (p.zero_stage != 3 || shard.size <= 1 || s.model.moe || layers_stage <= 0) return Seconds(0);
+  const Zero3Layer layer = zero3_layer(s.model);
+  const double per_layer = params.layers / layers_stage;  // this rank's elements of one layer
+  const double scale =
+      layer.matrix_elements() > 0 ? per_layer / (layer.matrix_elements() + layer.small_elements) : 0;
+  if (p.recompute == Recompute::full) {
+    const Zero3Regather r = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
+    if (r.matrices > 0) {
+      const double units_rc = layers_stage * p.recompute_fraction * r.matrices;
+      const Bytes bytes(r.share * layer.matrix_elements() * scale * layers_stage * p.recompute_fraction *
+                        weight_bytes);
+      regather += collective_time(Collective::all_gather, bytes / units_rc, shard, sys) * (units_rc * mbd);
+    }
+  }
+  const double small_each =
+      layer.small_tensors > 0 && sys.software.zero3_reduce_per_tensor
+          ? collective_time(Collective::reduce_scatter,
+                            Bytes(layer.small_elements / layer.small_tensors * scale * zero_reduce), shard,
+                            sys)
+                .value
+          : 0.0;
+  if (small_each > 0) each += Seconds(small_each * layers_stage * layer.small_tensors);
+  if (!sys.software.zero3_fetch_sync || layer.matrix_elements() <= 0) return Seconds(0);
+  // The synchronised schedule, one layer's submodules at a time (parallel/zero3.h): each matrix's
+  // share of the layer's passes (by its elements), its own gather and reduce-scatter (the small
+  // tensors' reductions shared among the four), the recomputed forward and the matrices its reuse
+  // distance released under full recompute.
+  const double rc_share = p.recompute == Recompute::full ? p.recompute_fraction : 0.0;
+  const Zero3Regather released = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
+  std::array<Zero3Module, 4> fwd{}, bwd{};
+  for (std::size_t j = 0; j < 4; ++j) {
+    const double f = layer.matrices[j] / layer.matrix_elements();
+    const double n = layer.matrices[j] * scale;
+    const double gather = collective_time(Collective::all_gather, Bytes(n * weight_bytes), shard, sys).value;
+    const double rs = collective_time(Collective::reduce_scatter, Bytes(n * zero_reduce), shard, sys).value +
+                      small_each * layer.small_tensors / 4.0;
+    fwd[j] = {L.fwd.total().value * f, gather, 0.0};
+    bwd[3 - j] = {L.bwd.total().value * f, gather, rs};
+  }
+  const std::vector<Zero3Module> forward(fwd.begin(), fwd.end()), backward(bwd.begin(), bwd.end());
+  std::vector<Zero3Module> recomputed(fwd.begin(), fwd.end());
+  for (std::size_t i = 0; i < 4; ++i) {
+    Zero3Module m = bwd[i];
+    if (!released.released[3 - i]) m.gather = 0;
+    recomputed.push_back(m);
+  }
+  const double layer_exposed = zero3_synced_exposure(forward) + rc_share * zero3_synced_exposure(recomputed) +
+                               (1.0 - rc_share) * zero3_synced_exposure(backward);
+  return Seconds(layer_exposed * layers_stage * mbd);
+}
+
 // Data parallel: gradients (the stack's gradient width, fp32 main grads in Megatron-LM) are
 // all-reduced, or reduce-scattered with a sharded optimizer followed by an all-gather of the
 // updated weights (ZeRO, Rajbhandari et al. 2020), over all dp*cp replicas. Under hybrid
@@ -441,68 +504,9 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   };
   // Without hybrid sharding the shard group is the whole dp x cp group and has no replicas.
   reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));
-  // What a dense layer's tensors add under ZeRO-3 (parallel/zero3.h, docs/zero3.md): the matrices
-  // a full recompute's forward releases before their backward are gathered a third time, each
-  // matrix one collective; and a per-tensor gradient reduction reduce-scatters every bias and
-  // norm weight on its own, latency-bound collectives beside the matrices' (whose bytes
-  // zero3_layer_collectives already carries), once per micro-batch.
-  const GroupPlacement& shard = c.group(CommGroup::zero_shard);
-  Seconds dp_synced{};  // exposed under synchronised fetches (zero3_fetch_sync)
-  if (p.zero_stage == 3 && shard.size > 1 && !s.model.moe && layers_stage > 0) {
-    const Zero3Layer layer = zero3_layer(s.model);
-    const double per_layer = params.layers / layers_stage;  // this rank's elements of one layer
-    const double scale =
-        layer.matrix_elements() > 0 ? per_layer / (layer.matrix_elements() + layer.small_elements) : 0;
-    if (p.recompute == Recompute::full) {
-      const Zero3Regather r = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
-      if (r.matrices > 0) {
-        const double units_rc = layers_stage * p.recompute_fraction * r.matrices;
-        const Bytes bytes(r.share * layer.matrix_elements() * scale * layers_stage * p.recompute_fraction *
-                          weight_bytes);
-        dp_regather +=
-            collective_time(Collective::all_gather, bytes / units_rc, shard, sys) * (units_rc * mbd);
-      }
-    }
-    const double small_each =
-        layer.small_tensors > 0 && sys.software.zero3_reduce_per_tensor
-            ? collective_time(Collective::reduce_scatter,
-                              Bytes(layer.small_elements / layer.small_tensors * scale * zero_reduce), shard,
-                              sys)
-                  .value
-            : 0.0;
-    if (small_each > 0) dp_each += Seconds(small_each * layers_stage * layer.small_tensors);
-    if (sys.software.zero3_fetch_sync && layer.matrix_elements() > 0) {
-      // The synchronised schedule, one layer's submodules at a time (parallel/zero3.h): each
-      // matrix's share of the layer's passes (by its elements), its own gather and reduce-scatter
-      // (the small tensors' reductions shared among the four), the recomputed forward and the
-      // matrices its reuse distance released under full recompute.
-      const double rc_share = p.recompute == Recompute::full ? p.recompute_fraction : 0.0;
-      const Zero3Regather released = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
-      std::array<Zero3Module, 4> fwd{}, bwd{};
-      for (std::size_t j = 0; j < 4; ++j) {
-        const double f = layer.matrices[j] / layer.matrix_elements();
-        const double n = layer.matrices[j] * scale;
-        const double gather =
-            collective_time(Collective::all_gather, Bytes(n * weight_bytes), shard, sys).value;
-        const double rs =
-            collective_time(Collective::reduce_scatter, Bytes(n * zero_reduce), shard, sys).value +
-            small_each * layer.small_tensors / 4.0;
-        fwd[j] = {L.fwd.total().value * f, gather, 0.0};
-        bwd[3 - j] = {L.bwd.total().value * f, gather, rs};
-      }
-      const std::vector<Zero3Module> forward(fwd.begin(), fwd.end()), backward(bwd.begin(), bwd.end());
-      std::vector<Zero3Module> recomputed(fwd.begin(), fwd.end());
-      for (std::size_t i = 0; i < 4; ++i) {
-        Zero3Module m = bwd[i];
-        if (!released.released[3 - i]) m.gather = 0;
-        recomputed.push_back(m);
-      }
-      const double layer_exposed = zero3_synced_exposure(forward) +
-                                   rc_share * zero3_synced_exposure(recomputed) +
-                                   (1.0 - rc_share) * zero3_synced_exposure(backward);
-      dp_synced = Seconds(layer_exposed * layers_stage * mbd);
-    }
-  }
+  // What a dense layer's tensors add under ZeRO-3 (zero3_layer_traffic).
+  const Seconds dp_synced = zero3_layer_traffic(s, c, L, params, layers_stage, weight_bytes, zero_reduce, mbd,
+                                                dp_regather, dp_each);
   reduce(n_experts, edp_group, GroupPlacement{});
   Seconds exposed{};
   if (overlap) {
