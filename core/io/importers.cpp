@@ -312,12 +312,21 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
   // samples, not the rollout (verl docs/advance/fully_async.md). Colocated, "gen" wraps the
   // rollout's sharding manager, whose entry wakes the engine and loads the trainer's weights into
   // it and whose exit puts it to sleep (verl/workers/fsdp_workers.py generate_sequences): the
-  // engine's rollout, weight_sync and swap phases together.
+  // engine's rollout, weight_sync and swap phases together. Releases with a checkpoint manager time
+  // the wake-up and the weights apart, after the update (ray_trainer.py: marked_timer
+  // "update_weights"): there gen is the rollout alone, and update_weights, host-side work like
+  // NeMo-RL's refit, is not fitted.
   const bool colocated = rl.value("placement", std::string("colocated")) == "colocated";
+  const bool weights_apart = series.count("timing_s/update_weights") > 0;
   if (auto v = steady("timing_s/gen"); v && !async)
-    m.emplace_back(colocated ? "rl.phases_s.rollout+weight_sync+swap" : "rl.phases_s.rollout", *v);
+    m.emplace_back(
+        colocated && !weights_apart ? "rl.phases_s.rollout+weight_sync+swap" : "rl.phases_s.rollout", *v);
   if (async && series.count("timing_s/gen"))
     out.unread.push_back("timing_s/gen (under rl.async the trainer's wait for samples, not the rollout)");
+  if (weights_apart)
+    out.unread.push_back(
+        "timing_s/update_weights (the engine's wake-up and the weights loaded into it: host-side "
+        "work, not fitted)");
   // PPO's critic values run beside the old log-probs, its update beside the actor's: the engine's
   // old_logprob and train phases hold both (docs/rl.md).
   if (auto v = sum("timing_s/old_log_prob", "timing_s/values")) m.emplace_back("rl.phases_s.old_logprob", *v);
@@ -379,6 +388,8 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
                                                   "prompt_length/max"};
     if (key == "timing_s/reward" && !reward_model)
       out.unread.push_back(key + " (a rule-based reward: the driver's CPU work, not timed by the engine)");
+    else if (key == "timing_s/update_weights")
+      continue;  // said above
     else if (key == "timing_s/testing" || key == "timing_s/save_checkpoint")
       out.unread.push_back(key +
                            " (validation and checkpoints every few steps: the median step leaves them out)");

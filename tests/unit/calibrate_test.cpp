@@ -481,6 +481,12 @@ TEST(Import, VerlConsoleLog) {
   EXPECT_EQ(import("verl", "verl_console.log", kServing)["error"]["code"], "import.scenario_invalid");
   EXPECT_EQ(import("verl", "verl_console.log", kServing)["error"]["path"], "/rl");
   EXPECT_EQ(import("verl", "megatron_train.log", job)["error"]["code"], "import.malformed");
+  // A release that times the weight update apart (timing_s/update_weights): gen is the rollout alone.
+  const json w = json::parse(optimus::api::import_measurements(
+      "verl", "step:1 - timing_s/gen:80.0 - timing_s/update_weights:4.5 - timing_s/step:150.0", job));
+  ASSERT_FALSE(w.contains("error")) << w.dump();
+  EXPECT_DOUBLE_EQ(measured(w, "rl.phases_s.rollout"), 80.0);
+  EXPECT_TRUE(lists(w["unread"], "timing_s/update_weights"));
   // Absurd numbers in a log are not read as a batch or a limit (no overflow, no crash).
   const json x = json::parse(optimus::api::import_measurements(
       "verl",
