@@ -278,10 +278,9 @@ std::optional<double> verl_value(std::string v) {
   return x;
 }
 
-std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& out) {
-  if (auto e = needs_rl(s, "verl")) return e;
+// verl's metric lines: every "key:value" of each line that times a step.
+StepSeries verl_lines(std::string_view text) {
   StepSeries log;
-  auto& series = log.at;
   Lines in(text);
   std::string line;
   while (in.next(line)) {
@@ -292,10 +291,35 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
       const std::string item = line.substr(at, next == std::string::npos ? std::string::npos : next - at);
       const std::size_t colon = item.find(':');
       if (colon != std::string::npos)
-        if (auto v = verl_value(item.substr(colon + 1))) series[item.substr(0, colon)].push_back(*v);
+        if (auto v = verl_value(item.substr(colon + 1))) log.at[item.substr(0, colon)].push_back(*v);
       at = next == std::string::npos ? next : next + 3;
     }
   }
+  return log;
+}
+
+// The step's responses: its prompt and response tokens (perf/total_num_tokens, the attention
+// masks' sum) over the mean prompt plus response. Whole prompts of the scenario's samples per
+// prompt (verl's rollout.n) within 1%: the step the log measured, in place of the one stated.
+void fill_prompts_from_tokens(const StepSeries& log, ojson& rl, std::vector<std::string>& filled) {
+  auto total = log.steady("perf/total_num_tokens"), pm = log.steady("prompt_length/mean"),
+       resp = log.steady("response_length/mean");
+  const double n = rl.contains("samples_per_prompt") && rl["samples_per_prompt"].is_number_integer()
+                       ? rl["samples_per_prompt"].get<double>()
+                       : 1.0;
+  if (!total || !pm || !resp || *pm + *resp <= 0) return;
+  const double prompts = *total / (*pm + *resp) / n;
+  const double whole = std::round(prompts);
+  if (whole >= 1 && whole <= 1e9 && std::abs(prompts / whole - 1) < 0.01 &&
+      rl.value("prompts_per_step", std::int64_t{0}) != static_cast<std::int64_t>(whole))
+    fill(rl, "prompts_per_step", static_cast<std::int64_t>(whole), "rl.",
+         "perf/total_num_tokens / (prompt_length/mean + response_length/mean) / samples_per_prompt", filled);
+}
+
+std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& out) {
+  if (auto e = needs_rl(s, "verl")) return e;
+  StepSeries log = verl_lines(text);
+  auto& series = log.at;
   if (series.empty())
     return fail("import.malformed", "", "not a verl console log: no line with 'timing_s/step:'");
   const auto steady = [&](const char* key) { return log.steady(key); };
@@ -349,25 +373,7 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
                    "response_length/mean", out.filled);
   fill_mean_length(rl, "prompt_len", steady("prompt_length/mean"), longest("prompt_length/max"),
                    "prompt_length/mean", out.filled);
-  // The step's responses: its prompt and response tokens (perf/total_num_tokens, the attention
-  // masks' sum) over the mean prompt plus response. Whole prompts of the scenario's samples per
-  // prompt (verl's rollout.n) within 1%: the step the log measured, in place of the one stated.
-  {
-    auto total = steady("perf/total_num_tokens"), pm = steady("prompt_length/mean"),
-         resp = steady("response_length/mean");
-    const double n = rl.contains("samples_per_prompt") && rl["samples_per_prompt"].is_number_integer()
-                         ? rl["samples_per_prompt"].get<double>()
-                         : 1.0;
-    if (total && pm && resp && *pm + *resp > 0) {
-      const double prompts = *total / (*pm + *resp) / n;
-      const double whole = std::round(prompts);
-      if (whole >= 1 && whole <= 1e9 && std::abs(prompts / whole - 1) < 0.01 &&
-          rl.value("prompts_per_step", std::int64_t{0}) != static_cast<std::int64_t>(whole))
-        fill(rl, "prompts_per_step", static_cast<std::int64_t>(whole), "rl.",
-             "perf/total_num_tokens / (prompt_length/mean + response_length/mean) / samples_per_prompt",
-             out.filled);
-    }
-  }
+  fill_prompts_from_tokens(log, rl, out.filled);
   if (m.empty())
     return fail("import.nothing_measured", "",
                 "the verl log has no timing_s/step, timing_s/gen, timing_s/old_log_prob, timing_s/ref, "
