@@ -23,19 +23,24 @@ struct Imported {
   std::vector<std::string> filled, unread;
 };
 
-// The number right after `label` in `line` (spaces skipped), if the label is there. No <regex>:
-// the page's WebAssembly module stays small.
-std::optional<double> number_after(const std::string& line, const std::string& label) {
-  const std::size_t at = line.find(label);
-  if (at == std::string::npos) return std::nullopt;
-  std::string rest = line.substr(at + label.size());
-  rest.erase(std::remove(rest.begin(), rest.end(), ','), rest.end());
-  const char* begin = rest.c_str();
+// The finite number at the start of `text` (leading spaces skipped; what follows it is ignored).
+std::optional<double> leading_number(const std::string& text) {
+  const char* begin = text.c_str();
   while (*begin == ' ' || *begin == '\t') ++begin;
   char* end = nullptr;
   const double v = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+// The number right after `label` in `line` (spaces skipped, thousands commas dropped), if the
+// label is there. No <regex>: the page's WebAssembly module stays small.
+std::optional<double> number_after(const std::string& line, const std::string& label) {
+  const std::size_t at = line.find(label);
+  if (at == std::string::npos) return std::nullopt;
+  std::string rest = line.substr(at + label.size());
+  rest.erase(std::remove(rest.begin(), rest.end(), ','), rest.end());
+  return leading_number(rest);
 }
 
 std::string trim(const std::string& t) {
@@ -186,6 +191,13 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// A logged step time's steady value: the median of the steps after the first (warm-up:
+// compilation, cache fill) when there are three or more.
+double steady_median(std::vector<double> v) {
+  if (v.size() >= 3) v.erase(v.begin());
+  return median(v);
+}
+
 // Training logs: Megatron-LM's "elapsed time per iteration (ms): X" (training.py
 // training_log), NeMo's "train_step_timing in s: X", torchtitan's "tps: N" (tokens per second
 // per device, train.py's metrics line). The median of the logged steps (the first dropped when
@@ -204,10 +216,7 @@ std::optional<std::string> training_log(std::string_view text, ojson s, Imported
     if (auto v = number_after(line, "global batch size:"); v && *v >= 1 && *v < 1e12)
       gbs = static_cast<std::int64_t>(*v);
   }
-  const auto steady = [](std::vector<double> v) {
-    if (v.size() >= 3) v.erase(v.begin());
-    return median(v);
-  };
+  const auto steady = steady_median;
   std::vector<std::pair<std::string, double>> m;
   if (!ms.empty()) m.emplace_back("training.iteration_time_s", steady(ms) * 1e-3);
   if (!nemo_s.empty()) m.emplace_back("training.iteration_time_s", steady(nemo_s));
@@ -227,24 +236,27 @@ std::optional<std::string> training_log(std::string_view text, ojson s, Imported
   return std::nullopt;
 }
 
-// verl's console metrics (verl/utils/logger/aggregate_logger.py concat_dict_to_str: one line per
-// step, "step:N - key:value - key:value", each value printed by pprint, so numpy 2 scalars read
-// "np.float64(12.5)"; under Ray the line carries a "(TaskRunner pid=...)" prefix). The keys
-// (verl/trainer/ppo/metric_utils.py): timing_s/<phase> from the trainer's timers (gen, reward,
-// old_log_prob, ref, values, adv, update_critic, update_actor, step), perf/throughput (prompt +
-// response tokens / (step time x GPUs)), response_length/mean and prompt_length/mean of the step.
-// An RL job's per-step numbers read from its log, and their steady value: the median of the
-// steps after the first (warm-up: compilation, cache fill), as the training logs are read.
+// An RL job's per-step numbers read from its log, by key: their steady value (steady_median, as
+// the training logs are read) and their largest.
 struct StepSeries {
   std::map<std::string, std::vector<double>> at;
   std::optional<double> steady(const std::string& key) const {
     auto it = at.find(key);
     if (it == at.end() || it->second.empty()) return std::nullopt;
-    std::vector<double> v = it->second;
-    if (v.size() >= 3) v.erase(v.begin());
-    return median(v);
+    return steady_median(it->second);
+  }
+  std::optional<double> largest(const std::string& key) const {
+    auto it = at.find(key);
+    if (it == at.end() || it->second.empty()) return std::nullopt;
+    return *std::max_element(it->second.begin(), it->second.end());
   }
 };
+
+// rl.async with a staleness of one step or more: the trainer's "generation" timers then measure
+// its wait for samples, not the rollout (verl docs/advance/fully_async.md).
+bool rl_async(const ojson& rl) {
+  return rl.contains("async") && rl["async"].is_object() && rl["async"].value("staleness", 0) > 0;
+}
 
 std::optional<std::string> needs_rl(const ojson& s, const std::string& tool) {
   if (s.contains("rl") && s["rl"].is_object()) return std::nullopt;
@@ -267,15 +279,18 @@ void fill_mean_length(ojson& rl, const char* key, std::optional<double> mean, st
   fill(rl, key, ojson{{"mean", *mean}, {"max", std::llround(*limit)}}, "rl.", from, filled);
 }
 
+// verl's console metrics (verl/utils/logger/aggregate_logger.py concat_dict_to_str: one line per
+// step, "step:N - key:value - key:value", each value printed by pprint, so numpy 2 scalars read
+// "np.float64(12.5)"; under Ray the line carries a "(TaskRunner pid=...)" prefix). The keys
+// (verl/trainer/ppo/metric_utils.py): timing_s/<phase> from the trainer's timers (gen, reward,
+// old_log_prob, ref, values, adv, update_critic, update_actor, step), perf/throughput (prompt +
+// response tokens / (step time x GPUs)), response_length/mean and prompt_length/mean of the step.
+// One value: a number, or a numpy scalar's repr around it.
 std::optional<double> verl_value(std::string v) {
   v = trim(v);
   if (const std::size_t open = v.find('('); open != std::string::npos && v.rfind("np.", 0) == 0)
-    v = v.substr(open + 1, v.find(')') == std::string::npos ? std::string::npos : v.find(')') - open - 1);
-  const char* begin = v.c_str();
-  char* end = nullptr;
-  const double x = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(x)) return std::nullopt;
-  return x;
+    v = v.substr(open + 1);
+  return leading_number(v);
 }
 
 // verl's metric lines: every "key:value" of each line that times a step.
@@ -329,7 +344,7 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
     return x.value_or(0) + y.value_or(0);
   };
   ojson& rl = s["rl"];
-  const bool async = rl.contains("async") && rl["async"].is_object() && rl["async"].value("staleness", 0) > 0;
+  const bool async = rl_async(rl);
   std::vector<std::pair<std::string, double>> m;
   if (auto v = steady("timing_s/step")) m.emplace_back("rl.step_time_s", *v);
   // Asynchronous recipes (one_step_off, fully_async) time under "gen" the trainer's wait for the
@@ -364,14 +379,9 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
   if (auto v = steady("perf/throughput")) m.emplace_back("rl.tokens_per_s_per_gpu", *v);
   // The run's own lengths replace the assumed means (rl.response_len_assumed); the limit stays the
   // scenario's where it states one.
-  const auto longest = [&](const char* key) -> std::optional<double> {
-    auto it = series.find(key);
-    if (it == series.end() || it->second.empty()) return std::nullopt;
-    return *std::max_element(it->second.begin(), it->second.end());
-  };
-  fill_mean_length(rl, "response_len", steady("response_length/mean"), longest("response_length/max"),
+  fill_mean_length(rl, "response_len", steady("response_length/mean"), log.largest("response_length/max"),
                    "response_length/mean", out.filled);
-  fill_mean_length(rl, "prompt_len", steady("prompt_length/mean"), longest("prompt_length/max"),
+  fill_mean_length(rl, "prompt_len", steady("prompt_length/mean"), log.largest("prompt_length/max"),
                    "prompt_length/mean", out.filled);
   fill_prompts_from_tokens(log, rl, out.filled);
   if (m.empty())
@@ -392,15 +402,15 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
                                                   "response_length/max",
                                                   "prompt_length/mean",
                                                   "prompt_length/max"};
-    if (key == "timing_s/reward" && !reward_model)
+    if (std::find(read.begin(), read.end(), key) != read.end() || key.rfind("timing_s/", 0) != 0 ||
+        key == "timing_s/update_weights" || (key == "timing_s/reward" && reward_model))
+      continue;  // read, not a timing, or said above
+    if (key == "timing_s/reward")
       out.unread.push_back(key + " (a rule-based reward: the driver's CPU work, not timed by the engine)");
-    else if (key == "timing_s/update_weights")
-      continue;  // said above
     else if (key == "timing_s/testing" || key == "timing_s/save_checkpoint")
       out.unread.push_back(key +
                            " (validation and checkpoints every few steps: the median step leaves them out)");
-    else if (std::find(read.begin(), read.end(), key) == read.end() && key.rfind("timing_s/", 0) == 0 &&
-             key != "timing_s/reward")
+    else
       out.unread.push_back(key + " (no phase of the engine's step)");
   }
   out.unread.push_back("losses, rewards, entropies, gradient norms and per-token timings (not step timings)");
@@ -428,18 +438,13 @@ std::optional<std::string> nemo_rl_log(std::string_view text, ojson s, Imported&
     if (colon == std::string::npos) continue;
     std::string key = item.substr(0, colon);
     if (key == "Total step time" || key == "Total train time") key = "total_step_time";
-    const char* begin = item.c_str() + colon + 2;
-    char* end = nullptr;
-    const double v = std::strtod(begin, &end);
-    if (end == begin || !std::isfinite(v)) continue;
-    series[key].push_back(v);
+    if (auto v = leading_number(item.substr(colon + 2))) series[key].push_back(*v);
   }
   if (!series.count("total_step_time"))
     return fail("import.malformed", "", "not a NeMo-RL log: no '• Total step time:' line");
   const auto steady = [&](const char* key) { return log.steady(key); };
   ojson& rl = s["rl"];
-  const bool colocated = rl.value("placement", std::string("colocated")) == "colocated";
-  const bool async = rl.contains("async") && rl["async"].is_object() && rl["async"].value("staleness", 0) > 0;
+  const bool async = rl_async(rl);
   std::vector<std::pair<std::string, double>> m;
   if (auto v = steady("total_step_time")) m.emplace_back("rl.step_time_s", *v);
   if (auto v = steady("generation"); v && !async) m.emplace_back("rl.phases_s.rollout", *v);
@@ -454,8 +459,8 @@ std::optional<std::string> nemo_rl_log(std::string_view text, ojson s, Imported&
   // host-side work beside the engine's weight_sync and swap, which fitted with the rest pulled the
   // scale-up rate to its bound (x0.24 on the example log) for every prediction of the system.
   if (series.count("prepare_for_generation/total"))
-    out.unread.push_back(std::string("prepare_for_generation/total (the refit and the engine's wake-up") +
-                         (colocated ? "" : ", split placement") + ": host-side work, not fitted)");
+    out.unread.push_back(
+        "prepare_for_generation/total (the refit and the engine's wake-up: host-side work, not fitted)");
   fill_mean_length(rl, "response_len", steady("Mean Generation Length"), std::nullopt,
                    "Mean Generation Length", out.filled);
   for (const auto& [key, v] : series) {

@@ -393,14 +393,12 @@ Seconds zero3_layer_traffic(const Scenario& s, const OpContext& c, const LayerCo
   const double per_layer = params.layers / layers_stage;  // this rank's elements of one layer
   const double scale =
       layer.matrix_elements() > 0 ? per_layer / (layer.matrix_elements() + layer.small_elements) : 0;
-  if (p.recompute == Recompute::full) {
-    const Zero3Regather r = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
-    if (r.matrices > 0) {
-      const double units_rc = layers_stage * p.recompute_fraction * r.matrices;
-      const Bytes bytes(r.share * layer.matrix_elements() * scale * layers_stage * p.recompute_fraction *
-                        weight_bytes);
-      regather += collective_time(Collective::all_gather, bytes / units_rc, shard, sys) * (units_rc * mbd);
-    }
+  const Zero3Regather released = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
+  if (p.recompute == Recompute::full && released.matrices > 0) {
+    const double units_rc = layers_stage * p.recompute_fraction * released.matrices;
+    const Bytes bytes(released.share * layer.matrix_elements() * scale * layers_stage * p.recompute_fraction *
+                      weight_bytes);
+    regather += collective_time(Collective::all_gather, bytes / units_rc, shard, sys) * (units_rc * mbd);
   }
   const double small_each =
       layer.small_tensors > 0 && sys.software.zero3_reduce_per_tensor
@@ -416,7 +414,6 @@ Seconds zero3_layer_traffic(const Scenario& s, const OpContext& c, const LayerCo
   // tensors' reductions shared among the four), the recomputed forward and the matrices its reuse
   // distance released under full recompute.
   const double rc_share = p.recompute == Recompute::full ? p.recompute_fraction : 0.0;
-  const Zero3Regather released = zero3_recompute_regather(layer, sys.software.zero3_max_reuse_elements);
   std::array<Zero3Module, 4> fwd{}, bwd{};
   for (std::size_t j = 0; j < 4; ++j) {
     const double f = layer.matrices[j] / layer.matrix_elements();

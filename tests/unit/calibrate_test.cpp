@@ -354,6 +354,12 @@ double measured(const json& r, const std::string& metric) {
   ADD_FAILURE() << "no " << metric << " in " << r.dump();
   return 0;
 }
+// An import's measurement lines fitted as they are, one per line, as `optimus calibrate` reads them.
+json calibrate_imported(const json& r) {
+  std::string text;
+  for (const json& m : r["measurements"]) text += m.dump() + "\n";
+  return calibrate(text);
+}
 bool lists(const json& a, const std::string& text) {
   for (const json& x : a)
     if (x.get<std::string>().find(text) != std::string::npos) return true;
@@ -372,9 +378,7 @@ TEST(Import, VllmBenchServe) {
   EXPECT_EQ(sv["num_requests"], 500);
   EXPECT_TRUE(lists(r["unread"], "p99_ttft_ms"));
   // The lines calibrate as they are.
-  std::string text;
-  for (const json& m : r["measurements"]) text += m.dump() + "\n";
-  EXPECT_FALSE(calibrate(text).contains("error"));
+  EXPECT_FALSE(calibrate_imported(r).contains("error"));
 }
 
 TEST(Import, SglangBenchServing) {
@@ -462,9 +466,8 @@ TEST(Import, VerlConsoleLog) {
   EXPECT_EQ(b["measurements"][0]["scenario"]["rl"]["prompts_per_step"], 128);
   EXPECT_TRUE(lists(b["filled"], "rl.prompts_per_step = 128"));
   for (const json& m : r["measurements"]) EXPECT_NE(m["metric"], "rl.phases_s.reward");
-  std::string text;
-  for (const json& m : r["measurements"]) text += m.dump() + "\n";
-  EXPECT_FALSE(calibrate(text).contains("error")) << calibrate(text).dump();
+  const json fitted = calibrate_imported(r);
+  EXPECT_FALSE(fitted.contains("error")) << fitted.dump();
 
   // Under rl.async the trainer's "gen" is its wait for samples: not read as the rollout.
   const std::string split = R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 8,
@@ -518,9 +521,7 @@ TEST(Import, NemoRlConsoleLog) {
   EXPECT_EQ(rl["response_len"]["max"], 4096);
   EXPECT_TRUE(lists(r["unread"], "prepare_for_generation/total"));
   EXPECT_TRUE(lists(r["unread"], "data_processing"));
-  std::string text;
-  for (const json& m : r["measurements"]) text += m.dump() + "\n";
-  EXPECT_FALSE(calibrate(text).contains("error"));
+  EXPECT_FALSE(calibrate_imported(r).contains("error"));
   EXPECT_EQ(import("nemo-rl", "nemo_rl_console.log", kServing)["error"]["path"], "/rl");
   EXPECT_EQ(import("nemo-rl", "verl_console.log", job)["error"]["code"], "import.malformed");
 }
