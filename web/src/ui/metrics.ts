@@ -905,7 +905,7 @@ export const RL_METRICS: MetricDef[] = [
     q: 'seconds',
     better: 'lower',
     about: 'One RL step: generate the responses, score them, train on them, and hand the new weights to the generating engine.',
-    explain: withRl((rl, c) => {
+    explain: withRl((rl) => {
       const ph = rl.phases_s;
       const separate = rl.roles.mode === 'separate';
       const scoring = separate ? 'max(reward, reference, old log-probs)' : 'reward + reference + old log-probs';
@@ -1034,7 +1034,7 @@ export const RL_METRICS: MetricDef[] = [
       better: 'lower',
       hideZero: true,
       about: `Time the ${pool === 'rollout' ? 'generating' : 'training'} devices wait for the other pool each step.`,
-      explain: withRl((rl, c) => {
+      explain: withRl((rl) => {
         const ph = rl.phases_s;
         return {
           formula:
@@ -1079,7 +1079,7 @@ export const RL_METRICS: MetricDef[] = [
     q: 'tokens_rate',
     better: 'higher',
     about: 'Response tokens the engines write per second over the rollout.',
-    explain: withRl((rl, c) => ({
+    explain: withRl((rl) => ({
       formula: 'output tokens/s = response tokens of the step / the rollout’s makespan',
       inputs: [
         ['output tokens', f(rl.rollout.output_tokens, 'count')],
@@ -1109,7 +1109,7 @@ export const RL_METRICS: MetricDef[] = [
     q: 'seconds',
     better: 'lower',
     about: 'How long a response takes on average, from its prompt to its last token.',
-    explain: withRl((rl, c) => ({
+    explain: withRl((rl) => ({
       formula: 'mean over the step’s responses of (finish − arrival), all arriving at the start',
       inputs: [
         ['responses', f(rl.rollout.responses, 'count')],
