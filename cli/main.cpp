@@ -32,8 +32,9 @@ Usage:
   optimus calibrate FILE|- [--json]   fit a calibration to measurements (JSON Lines of
                                       {"scenario", "metric", "measured"}; docs/calibration.md)
   optimus import FORMAT FILE --scenario S.json [--json]
-                                      measurement lines from a benchmark's output (FORMAT: vllm,
-                                      sglang, trtllm-bench, megatron, nemo, torchtitan, inferencex)
+                                      measurement lines from a benchmark's or job's output (FORMAT:
+                                      vllm, sglang, trtllm-bench, megatron, nemo, torchtitan,
+                                      inferencex, verl, nemo-rl)
   optimus schema [--json]             the JSON Schemas of the scenario and the prediction; without
                                       --json one line per scenario key (type, range, default, unit)
   optimus help [COMMAND]              this text, or a command's

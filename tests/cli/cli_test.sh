@@ -92,6 +92,19 @@ contains search_bad_top '"code":"search.invalid_option"'
 check search_bad_number 1 "$bin" search "$dir/default.json" --top many
 check search_missing_file 1 "$bin" search
 check unknown_cmd 1 "$bin" frobnicate
+# Every format the importer accepts (its unknown-format message lists them) is named by the usage
+# text and by 'help import'.
+check import_unknown 2 "$bin" import nope "$dir/default.json" --scenario "$dir/default.json"
+contains import_unknown '"code":"import.unknown_format"'
+formats=$(echo "$out" | sed -n "s/.*'; one of \([^\"]*\)\".*/\1/p" | sed 's/ (also / /; s/)//; s/,//g')
+[[ -n $formats ]] || { echo "FAIL import_formats: no format list in the error"; fails=$((fails + 1)); }
+check usage_formats 0 "$bin" --help
+usage=$out
+check help_import 0 "$bin" help import
+for f in $formats; do
+  [[ $usage == *"$f"* ]] || { echo "FAIL usage_formats: usage lacks import format $f"; fails=$((fails + 1)); }
+  [[ $out == *"$f"* ]] || { echo "FAIL help_import: 'help import' lacks format $f"; fails=$((fails + 1)); }
+done
 check study_list 0 "$bin" study --list --json
 contains study_list '"studies"'
 contains study_list '"technology-nodes"'

@@ -48,8 +48,9 @@ export interface Engine {
   schema(): Promise<EngineResult<EngineSchemas>>;
   /** Fits a calibration to measurement lines (JSON Lines text, docs/calibration.md). */
   calibrate(jsonl: string): Promise<EngineResult<CalibrateResult>>;
-  /** Measurement lines from a benchmark tool's file (format: vllm, sglang, trtllm-bench,
-   * megatron, nemo, torchtitan, inferencex), read against the scenario the run used. */
+  /** Measurement lines from a benchmark tool's file or a job's log (format: vllm, sglang,
+   * trtllm-bench, megatron, nemo, torchtitan, inferencex, verl, nemo-rl), read against the
+   * scenario the run used. */
   importMeasurements(format: string, file: string, s: unknown): Promise<EngineResult<ImportResult>>;
   /** Terminates the workers; later calls fail with engine.disposed. */
   dispose(): void;
