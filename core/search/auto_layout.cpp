@@ -3,6 +3,7 @@
 #include <array>
 
 #include "predict/predict.h"
+#include "predict/serving.h"
 
 namespace optimus {
 
@@ -25,6 +26,28 @@ constexpr std::array<Narrowing, 3> kAutoNarrowing = {{
     {"interleave", [](FixedLayout& f, int v) { f.interleave = v; }},
 }};
 
+// A served scenario's layout also needs room for one request in each replica's KV cache. The
+// static search fits its batch in the whole device, while a serving replica keeps
+// gpu_memory_utilization of it for weights, the prefill workspace and the KV blocks (vLLM's and
+// SGLang's memory fraction): a layout whose weights nearly fill the device fits the first and not
+// the second. Such layouts leave the ranking here, counted as serving.kv_insufficient (or
+// check_serving's other refusals) among the rejected; the rest keep their order. Only the best
+// kMaxSearchTop are checked: past them, feasible still counts the static fit.
+void keep_servable(const Scenario& s, SearchResult& res) {
+  std::vector<LayoutResult> kept;
+  for (LayoutResult& r : res.best) {
+    Scenario t = s;
+    t.parallel = r.plan;
+    if (auto err = check_serving(t)) {
+      ++res.rejected[err->code];
+      --res.feasible;
+    } else {
+      kept.push_back(std::move(r));
+    }
+  }
+  res.best = std::move(kept);
+}
+
 }  // namespace
 
 Result<AutoLayout> resolve_auto_layout(Scenario& s) {
@@ -33,6 +56,8 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
   o.top = 1;
   o.mode = s.training ? SearchMode::training : SearchMode::inference;
   if (!s.training) o.max_batch = s.inference->batch;
+  const bool serving = !s.training && s.inference->serving;
+  if (serving) o.top = kMaxSearchTop;  // the fitting layouts in order, for the KV check
   out.mode = o.mode;
   FixedLayout fixed;
   auto res = search_layouts(s, fixed, o);
@@ -48,18 +73,20 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
     if (e.path.empty()) e.path = "/parallel";
     return e;
   }
-  out.evaluated = res->evaluated;
-  out.feasible = res->feasible;
-  if (res->best.empty()) {
+  SearchResult found = std::move(res).value();
+  if (serving) keep_servable(s, found);
+  out.evaluated = found.evaluated;
+  out.feasible = found.feasible;
+  if (found.best.empty()) {
     std::string why;
-    for (const auto& [code, n] : res->rejected)
+    for (const auto& [code, n] : found.rejected)
       why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
     return make_error("parallel.auto_no_layout", "/parallel",
                       "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
-                          std::to_string(res->evaluated) + " layouts: " + why +
+                          std::to_string(found.evaluated) + " layouts: " + why +
                           "); more devices, a smaller model or batch would");
   }
-  s.parallel = res->best.front().plan;
+  s.parallel = found.best.front().plan;
   return out;
 }
 

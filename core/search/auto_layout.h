@@ -24,7 +24,8 @@ struct AutoLayout {
 };
 
 // The layout search over every key (training mode when the scenario trains, else inference by
-// throughput with batches up to the scenario's) puts its best layout into s.parallel. When the
+// throughput with batches up to the scenario's; a served scenario's layouts must also hold one
+// request in each replica's KV budget, check_serving) puts its best layout into s.parallel. When the
 // whole space is past the search's cap, keys are fixed one after another (kAutoNarrowing) and
 // the search runs again. Errors: the search's own (at /parallel when it names no path), and
 // parallel.auto_no_layout when nothing fits. Needs s.training or s.inference.

@@ -18,6 +18,7 @@
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/presets.h"
+#include "predict/serving.h"
 #include "search/auto_layout.h"
 
 namespace search_test {
@@ -682,6 +683,54 @@ TEST(ParallelAuto, InferenceValidateAndErrors) {
   e = json::parse(optimus::api::predict(big.dump()));
   EXPECT_EQ(e["error"]["code"], "scenario.invalid_value");
   EXPECT_EQ(e["error"]["path"], "/parallel");
+}
+
+// A served scenario's "auto" keeps only layouts whose replicas hold one request in their KV
+// budget (check_serving): the static search fits its batch in the whole device, a serving replica
+// only in gpu_memory_utilization of it. Falcon-180B in fp8 (about 180 GB of weights) on GB200
+// (186 GB): one device per replica fits the static batch and leaves serving no KV room at 0.9.
+TEST(ParallelAuto, ServingLayoutsHoldARequestInTheirKvBudget) {
+  const json serving = {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}};
+  json s = {{"model", "falcon-180b"},
+            {"system", "gb200-nvl72"},
+            {"num_devices", 8},
+            {"parallel", "auto"},
+            {"inference",
+             {{"batch", 64},
+              {"prompt_len", 1024},
+              {"output_len", 256},
+              {"precision", "fp8"},
+              {"serving", serving}}}};
+  // The static search alone ranks a one-device replica first.
+  json statically = s;
+  statically["inference"].erase("serving");
+  Scenario st = parse(statically);
+  const auto a0 = optimus::resolve_auto_layout(st);
+  ASSERT_TRUE(a0.ok()) << a0.error().message;
+  EXPECT_EQ(st.parallel.tp * st.parallel.pp, 1);
+  Scenario sc = parse(s);
+  ASSERT_TRUE(optimus::check_serving([&] {
+                Scenario t = sc;
+                t.parallel = st.parallel;
+                return t;
+              }())
+                  .has_value());
+  const auto a = optimus::resolve_auto_layout(sc);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_GT(sc.parallel.tp * sc.parallel.pp, 1);
+  EXPECT_FALSE(optimus::check_serving(sc).has_value());
+  EXPECT_LT(a.value().feasible, a0.value().feasible);
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(p.contains("serving")) << p.dump().substr(0, 400);
+  EXPECT_EQ(p["parallel_auto"]["feasible"], a.value().feasible);
+  // No layout leaves room: DeepSeek-R1's fp8 weights (~78 GiB per device over 8) on 8 H100.
+  s["model"] = "deepseek-r1";
+  s["system"] = "dgx-h100";
+  const json e = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(e.contains("error")) << e.dump().substr(0, 400);
+  EXPECT_EQ(e["error"]["code"], "parallel.auto_no_layout");
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("serving.kv_insufficient"), std::string::npos)
+      << e["error"]["message"];
 }
 
 // Ranking a training search by energy or cost (issue 17): the ranking is by the step's energy
