@@ -1362,14 +1362,17 @@ Fields<RlWorkload> make_rl_train() {
   t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens));
   t.choice<Recompute>("recompute", AT(train.recompute)).def();
   t.custom(
-       "zero_stage", integer(0, 3).json(),
-       [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
-         if (auto x = r.integer(self.key, false, 0, 3)) rl.train.zero_stage = static_cast<int>(*x);
-       },
-       [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-         return rl.train.zero_stage;
-       })
-      .def(0);
+      "zero_stage", integer(0, 3).json(),
+      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+        if (auto x = r.integer(self.key, false, 0, 3)) {
+          rl.train.zero_stage = static_cast<int>(*x);
+          rl.zero_stage_given = true;
+        }
+      },
+      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+        if (!rl.zero_stage_given) return std::nullopt;
+        return rl.train.zero_stage;
+      });
   t.choice("precision", kTrainingPrecisions, AT(train_precision)).def();
   t.choice<RlOffload>("offload", AT(offload))
       .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {

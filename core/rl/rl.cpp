@@ -638,6 +638,7 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
                           " devices fits one mini-batch of this model");
   s.rl->train = res->best.front().plan;
   s.rl->train_auto = false;
+  s.rl->zero_stage_given = true;  // the search's choice
   return std::nullopt;
 }
 
@@ -758,37 +759,60 @@ struct Passes {
   ParallelPlan plan;
   MemoryReport memory;
 };
+// The trainer as stated, its assumed token budget (micro_batch_tokens absent) met the way the
+// stacks fit it (verl's out-of-memory guide, docs/perf "Resolving Out-of-Memory (OOM) Errors":
+// gradient checkpointing, which verl's own recipes turn on with their 2x budgets, e.g.
+// recipe/fully_async_policy's colocated DAPO script, then a smaller ppo_max_token_len_per_gpu):
+// full recompute first when none is set, then the pack halved until the trainer fits or holds
+// one sequence.
+struct Fitted {
+  Result<Scenario> t;
+  Result<Prediction> pr;
+};
+Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devices, ParallelPlan plan) {
+  Result<Scenario> t = train_scenario_on(s, model, devices, plan);
+  if (!t) return {t, t.error()};
+  Fitted f{t, predict(*t)};
+  const bool assumed = !s.rl->micro_batch_tokens && !s.rl->micro_batch_given;
+  while (assumed && f.pr && !f.pr->memory.fits && f.t->parallel.micro_batch > 1) {
+    Result<Scenario> next = f.t;
+    if (plan.recompute == Recompute::none) {
+      plan.recompute = Recompute::full;
+      next = train_scenario_on(s, model, devices, plan);
+    } else {
+      next = train_scenario_on(s, model, devices, plan, f.t->parallel.micro_batch / 2);
+    }
+    if (!next) break;
+    f.t = std::move(next);
+    f.pr = predict(*f.t);
+  }
+  return f;
+}
+
 // `at` re-homes a layout error (a role's devices: /rl/roles/<role>); `code` and `path` name a
 // model that cannot be trained (the reward model, the critic).
 Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int64_t devices,
                             ParallelPlan plan, const std::string& at, const std::string& code,
                             const std::string& path) {
-  auto t = train_scenario_on(s, model, devices, plan);
-  if (!t) {
-    Error e = t.error();
+  Fitted f = fit_trainer(s, model, devices, plan);
+  if (!f.t) {
+    Error e = f.t.error();
     if (!at.empty()) e.path = at;
     return e;
   }
-  auto pr = predict(*t);
-  // An assumed token budget (micro_batch_tokens absent) that does not fit is met the way the
-  // stacks fit it (verl's out-of-memory guide, docs/perf "Resolving Out-of-Memory (OOM) Errors":
-  // gradient checkpointing, which verl's own recipes turn on with their 2x budgets, e.g.
-  // recipe/fully_async_policy's colocated DAPO script, then a smaller ppo_max_token_len_per_gpu):
-  // full recompute first when none is set, then the pack halved until the trainer fits or holds
-  // one sequence.
-  const bool assumed = !s.rl->micro_batch_tokens && !s.rl->micro_batch_given;
-  while (assumed && pr && !pr->memory.fits && t->parallel.micro_batch > 1) {
-    Result<Scenario> next = t;
-    if (plan.recompute == Recompute::none) {
-      plan.recompute = Recompute::full;
-      next = train_scenario_on(s, model, devices, plan);
-    } else {
-      next = train_scenario_on(s, model, devices, plan, t->parallel.micro_batch / 2);
-    }
-    if (!next) break;
-    t = std::move(next);
-    pr = predict(*t);
+  // A ZeRO stage not stated is the smallest under which the trainer fits: every RL stack shards
+  // the training state across its data-parallel ranks when it must (verl's FSDP and NeMo-RL's
+  // DTensor FSDP2 shard parameters, gradients and optimizer state, ZeRO-3; OpenRLHF's DeepSpeed
+  // --zero_stage; Megatron's distributed optimizer, ZeRO-1), and none trains a model whose state
+  // cannot fit. Where no stage fits, the layout as stated is predicted (memory.does_not_fit).
+  for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && !f.pr->memory.fits && z <= 3; ++z) {
+    ParallelPlan sharded = plan;
+    sharded.zero_stage = z;
+    Fitted g = fit_trainer(s, model, devices, sharded);
+    if (g.t && g.pr && g.pr->memory.fits) f = std::move(g);
   }
+  auto& t = f.t;
+  auto& pr = f.pr;
   if (!pr) {
     Error e = pr.error();
     if (!code.empty()) return make_error(code, path, e.message);

@@ -83,6 +83,7 @@ struct RlWorkload {
   // prompt + response unless train.micro_batch is given; 0: micro_batch sequences, unpacked.
   std::optional<std::int64_t> micro_batch_tokens;
   bool micro_batch_given = false;  // train.micro_batch stated
+  bool zero_stage_given = false;   // train.zero_stage stated (else the smallest that fits)
   RlRoles roles = RlRoles::shared;
   RlRoleDevices role_devices;
   Precision train_precision = Precision::bf16;

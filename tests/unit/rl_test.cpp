@@ -397,6 +397,37 @@ TEST(Rl, ChosenRolloutLayoutAndAutoTrainer) {
   EXPECT_GE(big["rollout"]["parallel"]["tp"].get<int>(), 2);
 }
 
+// A trainer without a stated ZeRO stage takes the smallest one under which it fits. Llama 3.1 8B
+// (8.03e9 parameters) on 8 H100 of 80 GB, 18 bytes of state per parameter (2 weights, 4 fp32
+// gradients, 4 master weights, 8 Adam moments): unsharded 144 GB per device; ZeRO-1 shards the
+// 12 bytes of master weights and moments over the 8 ranks, 2 + 4 + 12 / 8 = 7.5 bytes, 60 GB, which
+// leaves room for the activations of its packs. A stated stage is kept, fitting or not; a small
+// model that fits unsharded stays at 0.
+TEST(Rl, AnUnstatedZeroStageIsTheSmallestThatFits) {
+  const auto warned = [](const json& p, const std::string& code) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == code) return true;
+    return false;
+  };
+  const json fitted = predict(base({{"train", {{"zero_stage", nullptr}}}}));
+  ASSERT_TRUE(fitted.contains("rl")) << fitted.dump().substr(0, 400);
+  EXPECT_EQ(fitted["rl"]["train"]["parallel"]["zero_stage"], 1);
+  EXPECT_FALSE(warned(fitted, "memory.does_not_fit"));
+  const json stated = predict(base({{"train", {{"zero_stage", 0}}}}));
+  ASSERT_TRUE(stated.contains("rl")) << stated.dump().substr(0, 400);
+  EXPECT_EQ(stated["rl"]["train"]["parallel"]["zero_stage"], 0);
+  EXPECT_TRUE(warned(stated, "memory.does_not_fit"));
+  json small = base({{"train", {{"zero_stage", nullptr}}}});
+  small["model"] = "deepseek-r1-distill-qwen-1.5b";  // 1.78e9 x 18 bytes = 32 GB unsharded
+  const json r = rl_of(small);
+  EXPECT_EQ(r["train"]["parallel"]["zero_stage"], 0);
+  // The echo leaves an unstated stage unstated, so the scenario reads back the same.
+  const json v = json::parse(optimus::api::validate(base({{"train", {{"zero_stage", nullptr}}}}).dump()));
+  ASSERT_TRUE(v.value("ok", false)) << v.dump();
+  EXPECT_FALSE(v["scenario"]["rl"]["train"].contains("zero_stage"));
+  EXPECT_EQ(predict(v["scenario"])["rl"]["step_time_s"], fitted["rl"]["step_time_s"]);
+}
+
 TEST(Rl, ValidateEchoesTheBlockAndItReadsBackTheSame) {
   const json s =
       base({{"placement", "split"}, {"rollout_devices", 2}, {"train_devices", 6}, {"mini_batches", 2}});

@@ -1409,7 +1409,7 @@ export interface RlSpec {
          */
         recompute?: 'none' | 'selective' | 'full';
         /**
-         * ZeRO stage (FSDP = 3).
+         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack), as every RL stack shards its training state when it must; where none fits, 0 (memory.does_not_fit warns). Stated: kept.
          */
         zero_stage?: number;
         /**
