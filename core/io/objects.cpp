@@ -696,6 +696,7 @@ Fields<ModelSpec> make_model() {
       "moe", moe, +[](ModelSpec& m) -> std::optional<MoeSpec>& { return m.moe; });
   t.boolean("tied_embeddings", AT(tied_embeddings)).def();
   t.integer("max_seq_len", 1, 1'000'000'000, AT(max_seq_len)).written(Write::nonzero);
+  t.integer("mtp_layers", 0, 64, AT(mtp_layers)).written(Write::nonzero).def();
   // The traits that follow the norm where they are not stated.
   t.after = [](Reader& r, ModelSpec& m) {
     const ModelTraits traits = default_traits(m.norm);

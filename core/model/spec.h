@@ -88,6 +88,9 @@ struct ModelSpec {
   PositionKind position = PositionKind::learned;
   bool tied_embeddings = true;
   std::int64_t max_seq_len = 0;  // 0 = not stated
+  // Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers;
+  // DeepSeek-V3, arXiv 2412.19437 Sec. 2.2): what inference.speculative's "mtp" draft runs.
+  std::int64_t mtp_layers = 0;
 };
 
 // The traits a model has when the scenario does not state them (ModelSpec above).

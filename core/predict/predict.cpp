@@ -434,6 +434,19 @@ Result<Prediction> predict(const Scenario& s) {
     }
   }
   if (s.inference) {
+    // An "mtp" draft on a model whose checkpoint ships no MTP module: the head is costed as one
+    // would be (one layer on the target's embedding and LM head), at the acceptance rate stated
+    // or DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained
+    // afterwards (EAGLE-style) need not reach.
+    if (s.inference->speculative && !s.inference->speculative->draft && s.model.mtp_layers == 0)
+      out.warnings.push_back(
+          {"speculative.mtp_not_native",
+           (s.model.name.empty() ? std::string("the model") : s.model.name) +
+               " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft is costed as a "
+               "one-layer head on the target, accepted at " +
+               std::to_string(s.inference->speculative->acceptance_rate).substr(0, 4) +
+               " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the head "
+               "you would run"});
     out.inference = predict_inference(s, out.warnings);
     out.inference_memory = report(inference_memory(s).bytes, dev);
     if (s.inference->serving) {

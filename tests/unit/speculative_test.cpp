@@ -145,6 +145,33 @@ TEST(Speculative, ServingEmitsEveryTokenFaster) {
   EXPECT_LT(b["serving"]["steps"].get<double>(), a["serving"]["steps"].get<double>());
 }
 
+// An mtp draft is the model's own multi-token-prediction module where the checkpoint ships one
+// (DeepSeek-R1: model.mtp_layers 1); on a model without one (Llama 3 70B) it is costed the same
+// way and warned about, the acceptance rate being DeepSeek-V3's measured one. A draft model
+// never warns.
+TEST(Speculative, AnMtpDraftOnAModelWithoutAnMtpModuleWarns) {
+  const auto warned = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "speculative.mtp_not_native") return true;
+    return false;
+  };
+  const json llama = predict(scenario({{"draft_tokens", 3}}));
+  ASSERT_TRUE(llama.contains("inference")) << llama.dump().substr(0, 300);
+  EXPECT_TRUE(warned(llama));
+  json r1 = scenario({{"draft_tokens", 3}});
+  r1["model"] = "deepseek-r1";
+  r1["system"] = "dgx-b200";
+  r1["inference"]["precision"] = "nvfp4";
+  const json native = predict(r1);
+  ASSERT_TRUE(native.contains("inference")) << native.dump().substr(0, 300);
+  EXPECT_FALSE(warned(native));
+  json drafted = scenario({{"draft_tokens", 3}, {"draft", "llama3.2-1b"}, {"acceptance_rate", 0.7}});
+  drafted["model"] = "llama3.1-70b";  // the 1B draft shares Llama 3.1's vocabulary
+  const json d = predict(drafted);
+  ASSERT_TRUE(d.contains("inference")) << d.dump().substr(0, 300);
+  EXPECT_FALSE(warned(d));
+}
+
 TEST(Speculative, BadInputGetsCodesAndPaths) {
   const std::string at = "/inference/speculative";
   expect_error(scenario(json::object()), "scenario.missing_key", at + "/draft_tokens");

@@ -271,6 +271,10 @@ export interface ModelSpec {
    * Longest sequence the model supports. Unit: tokens.
    */
   max_seq_len?: number;
+  /**
+   * Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers; DeepSeek-V3 and R1: 1). 0 with inference.speculative's mtp draft warns speculative.mtp_not_native.
+   */
+  mtp_layers?: number;
 }
 /**
  * An inline system: devices, nodes and two network tiers.

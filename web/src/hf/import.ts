@@ -307,6 +307,7 @@ function parallelBlock(cfg: Json, modelType: string): boolean {
  * - kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim -> attention "mla".
  * - sliding_window with layer_types (or sliding_window_pattern), and Llama 4's
  *   attention_chunk_size with no_rope_layers -> attention.window and attention.global_every.
+ * - num_nextn_predict_layers (DeepSeek-V3's multi-token-prediction modules) -> mtp_layers.
  */
 export function importHfConfig(input: unknown, name?: string): HfImportResult {
   let c: unknown = input;
@@ -439,6 +440,9 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     notes.push('tie_word_embeddings absent: transformers\' default (tied) assumed.');
   }
 
+  const mtp = firstNumber(cfg, ['num_nextn_predict_layers']);
+  if (mtp && mtp[0] > 0) model.mtp_layers = mtp[0];
+
   const maxSeq = firstNumber(cfg, ['max_position_embeddings', 'n_positions', 'n_ctx', 'seq_length', 'max_sequence_length']);
   if (maxSeq && maxSeq[0] > 0) model.max_seq_len = maxSeq[0];
   else if (modelType === 'falcon') {
@@ -453,8 +457,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     model.block = 'parallel';
     notes.push('Parallel attention/MLP blocks: block "parallel" (one norm and one tensor-parallel reduction per layer).');
   }
-  const mtp = firstNumber(cfg, ['num_nextn_predict_layers']);
-  if (mtp && mtp[0] > 0) notes.push(`num_nextn_predict_layers = ${mtp[0]}: the multi-token-prediction layer${mtp[0] > 1 ? 's are' : ' is'} not modelled.`);
+  if (mtp && mtp[0] > 0) notes.push(`num_nextn_predict_layers = ${mtp[0]}: mtp_layers, the draft of speculative decoding with an mtp draft; training does not count ${mtp[0] > 1 ? 'them' : 'it'}.`);
   if (modelType === 'gpt_oss') notes.push('gpt-oss: the attention sinks, the q/k/v/o and expert biases and the clamped SwiGLU are not modelled.');
   if (cfg.use_qk_norm === true || modelType === 'qwen3_moe' || modelType === 'qwen3') notes.push('QK normalisation is not modelled.');
   return { ok: true, model, notes };

@@ -277,11 +277,12 @@ describe('importHfConfig: the model object of each family', () => {
       norm: 'rmsnorm',
       tied_embeddings: false,
       max_seq_len: 163840,
+      mtp_layers: 1,
     });
     expect(r.model.moe).toEqual({ experts: 256, top_k: 8, expert_ffn_hidden: 2048, shared_experts: 1, shared_expert_ffn_hidden: 2048, first_dense_layers: 3, layer_freq: 1 });
     expect(r.model.attention).toEqual({ type: 'mla', q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 });
     const notes = r.notes.join(' ');
-    expect(notes).toMatch(/multi-token-prediction layer is not modelled/);
+    expect(notes).toMatch(/num_nextn_predict_layers = 1: mtp_layers, the draft of speculative decoding/);
     expect(notes).toMatch(/head_dim given as v_head_dim 128/);
   });
 
