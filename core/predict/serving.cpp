@@ -4,6 +4,7 @@
 #include "predict/serving.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -216,19 +217,49 @@ std::optional<Error> check_serving(const Scenario& s) {
   return std::nullopt;
 }
 
+namespace {
+
+// A Poisson stream faster than the deployment serves: the queue before the first token grows
+// through the run (half as many again at the last arrival as at the middle one, and a tenth of
+// the requests), so the latencies grow with num_requests and describe this run, not a steady
+// state, and requests_per_s is the deployment's capacity rather than the offered rate.
+void warn_overload(const ServingSpec& sv, const ServingPrediction& p, std::vector<Warning>& warnings) {
+  if (sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s)) return;
+  const double mid = static_cast<double>(p.waiting_at_mid_arrival);
+  const double last = static_cast<double>(p.waiting_at_last_arrival);
+  if (!(last > 1.5 * mid + 10 && last > 0.1 * static_cast<double>(p.completed))) return;
+  char rates[160];
+  std::snprintf(rates, sizeof rates,
+                "the stream offers %.3g requests/s and the deployment completes %.3g/s: %lld requests were",
+                sv.requests_per_s, p.requests_per_s, static_cast<long long>(p.waiting_at_last_arrival));
+  warnings.push_back(
+      {"serving.overloaded",
+       std::string(rates) + " still waiting for their first token when the last one arrived (" +
+           std::to_string(p.waiting_at_mid_arrival) +
+           " at the middle arrival), so the latencies grow with num_requests and describe this "
+           "run, not a steady state; lower requests_per_s or add replicas, and read "
+           "requests_per_s as the capacity"});
+}
+
+}  // namespace
+
 Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
   if (auto err = check_serving(s)) return *err;
   const ServingSpec& sv = *s.inference->serving;
-  if (!(sv.prefill && sv.decode)) {
-    auto plan = plan_aggregated(s);
-    if (!plan) return plan.error();
-    ScenarioPool pool(std::move(plan).value());
-    return simulate_serving(sv, pool, s.num_devices);
-  }
-  auto plans = plan_disaggregated(s);
-  if (!plans) return plans.error();
-  ScenarioPool pre(std::move(plans.value().prefill)), dec(std::move(plans.value().decode));
-  return simulate_serving(sv, pre, dec, warnings);
+  Result<ServingPrediction> out = [&]() -> Result<ServingPrediction> {
+    if (!(sv.prefill && sv.decode)) {
+      auto plan = plan_aggregated(s);
+      if (!plan) return plan.error();
+      ScenarioPool pool(std::move(plan).value());
+      return simulate_serving(sv, pool, s.num_devices);
+    }
+    auto plans = plan_disaggregated(s);
+    if (!plans) return plans.error();
+    ScenarioPool pre(std::move(plans.value().prefill)), dec(std::move(plans.value().decode));
+    return simulate_serving(sv, pre, dec, warnings);
+  }();
+  if (out) warn_overload(sv, *out, warnings);
+  return out;
 }
 
 }  // namespace optimus

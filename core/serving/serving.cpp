@@ -223,6 +223,18 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
   }
   out.mean_batch = busy > 0 ? batch / busy : 0;
   out.kv_utilisation = busy > 0 ? kv / busy : 0;
+  // The queue in front of the first token at the middle and at the last arrival: a stream the
+  // deployment keeps up with holds about the same queue at both (Little's law: rate x the wait),
+  // an overloaded one a queue that grows with every arrival.
+  if (reqs.empty()) return;
+  std::vector<double> arrivals;
+  for (const Request& r : reqs) arrivals.push_back(r.arrival);
+  std::sort(arrivals.begin(), arrivals.end());
+  const double mid = arrivals[arrivals.size() / 2], last = arrivals.back();
+  for (const Request& r : reqs) {
+    out.waiting_at_mid_arrival += r.arrival <= mid && r.first_token > mid ? 1 : 0;
+    out.waiting_at_last_arrival += r.first_token > last ? 1 : 0;
+  }
 }
 
 }  // namespace

@@ -66,6 +66,9 @@ struct ServingPrediction {
   std::int64_t kv_capacity_tokens = 0;  // per replica (the decode pool's when disaggregated)
   std::int64_t max_batch = 0, max_num_tokens = 0;
   double kv_transfer_s = 0;  // disaggregated: mean prefill -> decode KV hand-off
+  // Requests that had arrived and not yet got their first token when the middle and the last of
+  // the stream's arrivals came (a Poisson stream's queue; the overload check, predict_serving).
+  std::int64_t waiting_at_mid_arrival = 0, waiting_at_last_arrival = 0;
   std::optional<ServingSloReport> slo;
   std::vector<ServingStepSample> timeline;
 };

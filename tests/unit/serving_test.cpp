@@ -91,6 +91,25 @@ TEST(Serving, LatencyGrowsWithTheRateAndExplodesPastSaturation) {
   EXPECT_GT(last_ttft, 20 * first_ttft);  // past saturation the queue grows with every request
 }
 
+// A Poisson stream past the deployment's capacity is said to be one: the queue before the first
+// token grows through the run (serving.overloaded), which a stream at 90% of the offline capacity
+// does not get, nor a closed loop.
+TEST(Serving, AStreamPastCapacityWarnsThatItsQueueGrows) {
+  const double capacity =
+      serve({{"arrival", "offline"}, {"num_requests", 1000}})["requests_per_s"].get<double>();
+  const auto warned = [](const json& serving) {
+    const json p = predict(base(serving));
+    EXPECT_TRUE(p.contains("serving")) << p.dump().substr(0, 300);
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "serving.overloaded") return true;
+    return false;
+  };
+  EXPECT_TRUE(warned({{"arrival", "poisson"}, {"requests_per_s", 2 * capacity}, {"num_requests", 1000}}));
+  EXPECT_FALSE(warned({{"arrival", "poisson"}, {"requests_per_s", 0.9 * capacity}, {"num_requests", 1000}}));
+  EXPECT_FALSE(warned({{"arrival", "poisson"}, {"requests_per_s", 0.3 * capacity}, {"num_requests", 1000}}));
+  EXPECT_FALSE(warned({{"arrival", "closed"}, {"concurrency", 512}, {"num_requests", 1000}}));
+}
+
 // One request at a time is the static batch of one (without the front end's own time).
 TEST(Serving, AVanishingRateGivesTheBatchOneLatency) {
   json st = base(json::object());
