@@ -407,6 +407,28 @@ std::optional<Error> check_run(const Scenario& s) {
   return check_run(s, count_params(s.model, s.training->seq_len));
 }
 
+namespace {
+
+// Sequences longer than the model's context (model.max_seq_len, when known): costed like any
+// others, but a runtime built for that context refuses them (vLLM's max_model_len check,
+// TensorRT-LLM's max_seq_len), and rotary models are trained up to it. Published benchmarks do run
+// past it (TensorRT-LLM v0.6.1's GPT-J 6B at 2,048 + 2,048 tokens), so it is a warning.
+void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
+  const InferenceWorkload& w = *s.inference;
+  std::int64_t longest = w.prompt_len + w.output_len;
+  if (w.serving)
+    longest = std::max(longest, w.serving->input_len.largest() + w.serving->output_len.largest());
+  if (s.model.max_seq_len <= 0 || longest <= s.model.max_seq_len) return;
+  warnings.push_back({"inference.beyond_context",
+                      "the longest prompt + output (" + std::to_string(longest) + " tokens) exceeds " +
+                          (s.model.name.empty() ? std::string("the model") : s.model.name) +
+                          "'s context of " + std::to_string(s.model.max_seq_len) +
+                          " tokens (model.max_seq_len): the positions beyond it are costed like any others, "
+                          "while a runtime built for that context refuses such requests"});
+}
+
+}  // namespace
+
 Result<Prediction> predict(const Scenario& s) {
   if (auto err = validate_plan(s)) return *err;
   Prediction out;
@@ -447,6 +469,7 @@ Result<Prediction> predict(const Scenario& s) {
                std::to_string(s.inference->speculative->acceptance_rate).substr(0, 4) +
                " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the head "
                "you would run"});
+    warn_beyond_context(s, out.warnings);
     out.inference = predict_inference(s, out.warnings);
     out.inference_memory = report(inference_memory(s).bytes, dev);
     if (s.inference->serving) {

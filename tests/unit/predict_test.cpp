@@ -42,6 +42,30 @@ void expect_finite(const json& j, const std::string& where = "") {
   }
 }
 
+// A prompt + output past the model's context warns (a runtime built for it refuses the request)
+// and still predicts; at the context exactly, and for a served stream within it, it does not.
+TEST(Predict, PastTheModelsContextWarns) {
+  const auto warned = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "inference.beyond_context") return true;
+    return false;
+  };
+  json s = {{"model", "llama2-7b"},  // max_seq_len 4096
+            {"system", "dgx-h100"},
+            {"num_devices", 1},
+            {"inference", {{"batch", 1}, {"prompt_len", 4000}, {"output_len", 97}}}};
+  const json past = predict(s);
+  ASSERT_TRUE(past.contains("inference")) << past.dump().substr(0, 300);
+  EXPECT_TRUE(warned(past));
+  s["inference"]["output_len"] = 96;
+  EXPECT_FALSE(warned(predict(s)));
+  s["inference"]["serving"] = {{"arrival", "offline"},
+                               {"num_requests", 8},
+                               {"input_len", 3000},
+                               {"output_len", {{"mean", 500}, {"max", 1200}}}};
+  EXPECT_TRUE(warned(predict(s)));  // the longest served request: 3,000 + 1,200
+}
+
 TEST(Predict, BreakdownSumsToIterationTime) {
   for (const auto& p : optimus::list_presets("scenarios")) {
     const json out = predict(scenario(p.id));
