@@ -211,10 +211,13 @@ void print_prediction(const json& p) {
   if (p.contains("parallel_auto")) {
     const auto& a = p["parallel_auto"];
     const auto& l = a["parallel"];
+    const long long simulated = a.value("simulated", 0LL);
     std::cout << "Layout chosen by the search (" << a["mode"].get<std::string>() << ", "
-              << a["feasible"].get<long long>() << " of " << a["evaluated"].get<long long>()
-              << " layouts fit): tp " << l["tp"].get<long long>() << ", pp " << l["pp"].get<long long>()
-              << ", dp " << l["dp"].get<long long>() << ", cp " << l["cp"].get<long long>() << ", ep "
+              << a["feasible"].get<long long>() << " of " << a["evaluated"].get<long long>() << " layouts fit"
+              << (simulated > 0 ? ", the best " + std::to_string(simulated) + " run with the request stream"
+                                : "")
+              << "): tp " << l["tp"].get<long long>() << ", pp " << l["pp"].get<long long>() << ", dp "
+              << l["dp"].get<long long>() << ", cp " << l["cp"].get<long long>() << ", ep "
               << l["ep"].get<long long>() << ", micro_batch " << l["micro_batch"].get<long long>()
               << ", interleave " << l["interleave"].get<long long>() << ", recompute "
               << l["recompute"].get<std::string>() << ", zero_stage " << l["zero_stage"].get<long long>()

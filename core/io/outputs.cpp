@@ -467,6 +467,7 @@ TABLE(AutoOut, parallel_auto_out) {
   t.add("mode", text(), VAL(str(o.search.mode)));
   t.add("evaluated", count(), VAL(o.search.evaluated));
   t.add("feasible", count(), VAL(o.search.feasible));
+  t.add("simulated", count(), VAL(o.search.simulated));
   t.add("narrowed",
         output({{"zero_stage", count()}, {"micro_batch", count()}, {"interleave", count()}},
                {"zero_stage", "micro_batch", "interleave"}),

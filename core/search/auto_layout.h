@@ -19,13 +19,16 @@ namespace optimus {
 // mode, and the keys it fixed (in order, with their values) to bring the space under the cap.
 struct AutoLayout {
   std::int64_t evaluated = 0, feasible = 0;
+  std::int64_t simulated = 0;  // a served scenario: fitting layouts run with its request stream
   SearchMode mode = SearchMode::training;
   std::vector<std::pair<std::string, std::int64_t>> narrowed;
 };
 
 // The layout search over every key (training mode when the scenario trains, else inference by
 // throughput with batches up to the scenario's; a served scenario's layouts must also hold one
-// request in each replica's KV budget, check_serving) puts its best layout into s.parallel. When the
+// request in each replica's KV budget, check_serving, and the best kAutoServingLayouts distinct
+// ones are then run with the scenario's own request stream and ranked by goodput per device,
+// mode serving) puts its best layout into s.parallel. When the
 // whole space is past the search's cap, keys are fixed one after another (kAutoNarrowing) and
 // the search runs again. Errors: the search's own (at /parallel when it names no path), and
 // parallel.auto_no_layout when nothing fits. Needs s.training or s.inference.

@@ -156,12 +156,7 @@ Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective o
   if (objective == ServingObjective::goodput) {
     auto r = predict_serving(c, warnings);
     if (!r) return r.error();
-    if (poisson_stream(sv)) {
-      const double good = std::round(r->goodput_requests_per_s * r->duration_s);
-      score = good / static_cast<double>(sv.num_requests) * sv.requests_per_s / n;
-    } else {
-      score = r->goodput_requests_per_s / n;
-    }
+    score = goodput_per_device(sv, *r, c.num_devices);
     return r;
   }
   // Capacity: the offline throughput bounds the rate; bisect on whether the objectives hold.
@@ -194,6 +189,13 @@ Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective o
 }
 
 }  // namespace
+
+double goodput_per_device(const ServingSpec& sv, const ServingPrediction& r, std::int64_t devices) {
+  const double n = static_cast<double>(devices);
+  if (!poisson_stream(sv)) return r.goodput_requests_per_s / n;
+  const double good = std::round(r.goodput_requests_per_s * r.duration_s);
+  return good / static_cast<double>(sv.num_requests) * sv.requests_per_s / n;
+}
 
 Result<ServingSearchResult> search_serving(const Scenario& s, std::optional<std::int64_t> tp,
                                            std::optional<std::int64_t> pp, std::optional<std::int64_t> ep,

@@ -78,6 +78,12 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
                                                            std::optional<std::int64_t> pp,
                                                            std::optional<std::int64_t> ep);
 
+// The goodput objective's score: requests per second per device meeting the objectives (all of
+// them without any). A Poisson stream scores the offered rate times the share that met them (a
+// deployment that keeps up and meets them all scores the rate; the drain at the end of a finite
+// run does not count); any other stream its goodput requests per second as predicted.
+double goodput_per_device(const ServingSpec& sv, const ServingPrediction& r, std::int64_t devices);
+
 // The scenario with the deployment in place (parallel, serving pools, max_batch).
 Scenario with_deployment(const Scenario& s, const ServingDeployment& d);
 

@@ -733,6 +733,41 @@ TEST(ParallelAuto, ServingLayoutsHoldARequestInTheirKvBudget) {
       << e["error"]["message"];
 }
 
+// A served scenario's "auto" is the layout that serves its own stream best: the static order
+// (throughput of a batch of inference.batch sequences, one here) ranks many small replicas first,
+// while 128 closed-loop clients of Llama 3.3 70B on 8 H100 earn the most goodput on 2 x TP4, the
+// serving search's first deployment at the scenario's max_batch.
+TEST(ParallelAuto, AServedScenarioTakesTheLayoutThatServesItsStreamBest) {
+  const json s = {{"model", "llama3.3-70b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 8},
+                  {"parallel", "auto"},
+                  {"inference",
+                   {{"prompt_len", 1000},
+                    {"output_len", 250},
+                    {"serving", {{"arrival", "closed"}, {"concurrency", 128}, {"num_requests", 500}}}}}};
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(p.contains("serving")) << p.dump().substr(0, 400);
+  EXPECT_EQ(p["parallel_auto"]["mode"], "serving");
+  EXPECT_GE(p["parallel_auto"]["simulated"].get<int>(), 2);
+  const json searched = json::parse(optimus::api::search(s.dump(), R"({"mode": "serving", "top": 1})"));
+  ASSERT_TRUE(searched.contains("best")) << searched.dump().substr(0, 400);
+  const json& best = searched["best"][0];
+  EXPECT_EQ(p["parallel_auto"]["parallel"]["tp"], best["parallel"]["tp"]) << best.dump();
+  EXPECT_EQ(p["parallel_auto"]["parallel"]["dp"], best["parallel"]["dp"]) << best.dump();
+  EXPECT_EQ(p["parallel_auto"]["parallel"]["tp"], 4);
+  // Every layout the static order ranked first serves this stream no better.
+  json statically = s;
+  statically["inference"].erase("serving");
+  const json st = json::parse(optimus::api::predict(statically.dump()));
+  json pinned = s;
+  pinned["parallel"] = st["parallel_auto"]["parallel"];
+  const json q = json::parse(optimus::api::predict(pinned.dump()));
+  ASSERT_TRUE(q.contains("serving")) << q.dump().substr(0, 400);
+  EXPECT_GE(p["serving"]["goodput_requests_per_s"].get<double>(),
+            q["serving"]["goodput_requests_per_s"].get<double>());
+}
+
 // Ranking a training search by energy or cost (issue 17): the ranking is by the step's energy
 // (or cost), the energy-best layout uses no more energy than the fastest one, and with a rental
 // price (cost proportional to device-hours) cost ranks exactly as time.

@@ -1606,7 +1606,7 @@ export interface Prediction {
   parallel_auto?: {
     parallel: ChosenLayout;
     /**
-     * training or inference: what the search ranked by.
+     * training, inference or serving: what the search ranked by (serving: the scenario's own request stream).
      */
     mode: string;
     /**
@@ -1617,6 +1617,10 @@ export interface Prediction {
      * Layouts that fit and were timed.
      */
     feasible: number;
+    /**
+     * A served scenario: fitting layouts run with its request stream and ranked by goodput per device; 0 otherwise.
+     */
+    simulated: number;
     /**
      * Keys auto fixed because the whole space was past the search's cap (zero_stage 1, then micro_batch 1, then interleave 1, each searched again); empty when the whole space was searched.
      */

@@ -166,7 +166,9 @@ function autoLayout(p: Prediction): HTMLElement | null {
     h(
       'p',
       { class: 'muted' },
-      `The ${a.mode === 'training' ? 'fastest' : 'highest-throughput'} of ${a.feasible.toLocaleString('en-US')} layouts that fit, out of ${a.evaluated.toLocaleString('en-US')} searched; every number below is its prediction.` +
+      (a.mode === 'serving' && a.simulated > 0
+        ? `The layout that serves this request stream best (the most goodput per GPU) of ${a.simulated === a.feasible ? `all ${a.feasible.toLocaleString('en-US')}` : `the ${a.simulated.toLocaleString('en-US')} highest-throughput of ${a.feasible.toLocaleString('en-US')}`} layouts that fit, each run with the stream, out of ${a.evaluated.toLocaleString('en-US')} searched; every number below is its prediction.`
+        : `The ${a.mode === 'training' ? 'fastest' : 'highest-throughput'} of ${a.feasible.toLocaleString('en-US')} layouts that fit, out of ${a.evaluated.toLocaleString('en-US')} searched; every number below is its prediction.`) +
         (narrowed.length > 0 ? ` The whole space was past the search’s limit, so it fixed ${narrowed.join(', ')} first (what production stacks run).` : ''),
     ),
   );

@@ -341,13 +341,29 @@ describe('parallel: "auto"', () => {
       training: { iteration_time_s: 1, tokens_per_s: 1, mfu: 0.5, hfu: 0.5, breakdown_s: { compute: 1 } },
       memory: { per_device_bytes: { weights: 1, gradients: 0, optimizer: 0, activations: 0, kv_cache: 0, total: 1 }, capacity_bytes: 100, fits: true },
       warnings: [],
-      parallel_auto: { parallel: { tp: 8, pp: 2, dp: 4, cp: 1, micro_batch: 1, interleave: 1, recompute: 'none', zero_stage: 1 }, mode: 'training', evaluated: 1200, feasible: 300, narrowed: { zero_stage: 1 } },
+      parallel_auto: { parallel: { tp: 8, pp: 2, dp: 4, cp: 1, micro_batch: 1, interleave: 1, recompute: 'none', zero_stage: 1 }, mode: 'training', evaluated: 1200, feasible: 300, simulated: 0, narrowed: { zero_stage: 1 } },
     } as unknown as Prediction;
     renderResults(el, { prediction: pred, resolved: null }, null);
     const sec = el.querySelector('[data-testid="auto-layout"]')!;
     expect(sec.textContent).toContain('TP8 PP2 DP4');
     expect(sec.textContent).toContain('300 layouts that fit, out of 1,200 searched');
     expect(sec.textContent).toContain('fixed zero_stage 1');
+  });
+  it('a served scenario\'s layout is said to be the one that serves its stream best', () => {
+    const el = document.createElement('div');
+    const served = (simulated: number, feasible: number) =>
+      ({
+        inference: { ttft_s: 1, tpot_s: 1, e2e_latency_s: 1, throughput_tokens_per_s: 1 },
+        memory: { per_device_bytes: { weights: 1, gradients: 0, optimizer: 0, activations: 0, kv_cache: 0, total: 1 }, capacity_bytes: 100, fits: true },
+        warnings: [],
+        parallel_auto: { parallel: { tp: 4, pp: 1, dp: 2, cp: 1, micro_batch: 1, interleave: 1, recompute: 'none', zero_stage: 0 }, mode: 'serving', evaluated: 40, feasible, simulated, narrowed: {} },
+      }) as unknown as Prediction;
+    renderResults(el, { prediction: served(16, 30), resolved: null }, null);
+    const text = el.querySelector('[data-testid="auto-layout"]')!.textContent;
+    expect(text).toContain('serves this request stream best');
+    expect(text).toContain('the 16 highest-throughput of 30 layouts that fit, each run with the stream, out of 40 searched');
+    renderResults(el, { prediction: served(9, 9), resolved: null }, null);
+    expect(el.querySelector('[data-testid="auto-layout"]')!.textContent).toContain('of all 9 layouts that fit');
   });
 });
 
