@@ -214,7 +214,7 @@ describe('the built page', () => {
     // The editor shows the stream; the timeline and the rate sweep are drawn.
     expect(await page.locator('[data-path="/inference/serving"]').isChecked()).toBe(true);
     expect(await page.locator('[data-path="/inference/serving/requests_per_s"]').inputValue()).toBe('6');
-    expect(await page.locator('[data-path="/inference/serving/input_len"]').inputValue()).toBe('{"mean":1000,"max":8000,"min":16}');
+    expect(await page.locator('[data-path="/inference/serving/input_len"]').inputValue()).toBe('{"mean":1000,"max":6000,"min":16}');
     await page.locator('[data-testid="chart-serving-timeline"] svg').first().waitFor({ state: 'visible' });
     const curve = page.locator('[data-testid="chart-serving-curve"]');
     await curve.locator('svg').first().waitFor({ state: 'visible', timeout: 20_000 });
@@ -528,11 +528,15 @@ describe('the built page', () => {
 
   test('search: cancel stops it and the page keeps estimating', async (ctx) => {
     if (typeof engine().search !== 'function') return ctx.skip();
-    // The default scenario without its layout: a search of some 20,000 layouts (about a second),
-    // long enough to cancel (with the layout fixed, the one layout is ranked before the click).
-    const { parallel: _fixed, ...free } = defaultScenario;
+    // A serving search long enough to cancel: 195 deployments of Llama 3 70B on 32 H100, each
+    // simulated with 4,000 requests (2.2 s natively on two cores, longer in the browser). The
+    // layout search of the default training scenario takes about 20 ms natively now, so a click
+    // on cancel could land after it had answered.
+    const served = readJson('presets/scenarios/llama3-70b-8xh100-serving.json') as Record<string, any>;
+    const atRate = (rate: number) => ({ ...served, num_devices: 32, inference: { ...served.inference, serving: { ...served.inference.serving, num_requests: 4000, requests_per_s: rate } } });
+    const slow = atRate(24);
     const page = await site.page();
-    await page.goto(`${site.origin}/?view=search${await encodeFragment(free)}`);
+    await page.goto(`${site.origin}/?view=search${await encodeFragment(slow)}`);
     await settled(page);
     await page.click('[data-testid="search-run"]');
     await page.click('[data-testid="search-cancel"]');
@@ -541,9 +545,11 @@ describe('the built page', () => {
     // A cancelled search shows no result rows (the worker was terminated before it answered).
     expect(await page.locator('[data-testid="search-table"] tbody tr').count()).toBe(0);
     await page.click('nav.views a[data-view="estimate"]');
-    await setField(page, '/training/global_batch', '1024');
+    await setField(page, '/inference/serving/requests_per_s', '12');
     await settled(page);
-    expectMetricsOf(await metrics(page), predict({ ...free, training: { ...free.training, global_batch: 1024 } }));
+    const shown = await metrics(page);
+    expect(Object.keys(shown)).toContain('serving.output_tokens_per_s');
+    expectShownAre(shown, predict(atRate(12)));
     await page.close();
   });
 
