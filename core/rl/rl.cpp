@@ -333,6 +333,7 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
   // holds it (DeepSeek-V3 at 8 bits on 80 GB devices: SGLang's two-node tp 16 engines,
   // docs.sglang.ai, DeepSeek usage guide).
   std::optional<Error> last;
+  std::int64_t widest = 0;
   for (std::int64_t tp = 1; tp <= pool; tp *= 2) {
     if (pool % (tp * rl.rollout.pp) != 0) continue;
     Scenario ro = rollout_at(s, tp);
@@ -340,8 +341,16 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     auto err = check_serving(ro);
     if (!err) return ro;
     last = err;
+    widest = tp;
   }
-  if (last) return rollout_error(*last);
+  if (last) {
+    Error e = rollout_error(*last);
+    e.message = "no power-of-two tensor parallelism up to tp " + std::to_string(widest) +
+                " (the widest that divides the pool of " + std::to_string(pool) +
+                " devices) holds the longest response; at tp " + std::to_string(widest) + ", " + e.message +
+                "; or state rl.rollout.tp and pp";
+    return e;
+  }
   return make_error(
       "rl.rollout_layout_mismatch", "/rl/rollout",
       "no power-of-two rollout tensor parallelism divides the pool of " + std::to_string(pool) + " devices");

@@ -428,6 +428,30 @@ TEST(Rl, AnUnstatedZeroStageIsTheSmallestThatFits) {
   EXPECT_EQ(predict(v["scenario"])["rl"]["step_time_s"], fitted["rl"]["step_time_s"]);
 }
 
+// A rollout pool whose chosen engines cannot hold the model says how wide it looked: DeepSeek-V3
+// in bf16 (1.34 TB) on 36 GB200 of 186 GB, where tp 4 is the widest power of two dividing 36.
+TEST(Rl, ARolloutPoolNoEngineFitsNamesTheWidestTpTried) {
+  const json s = {{"model", "deepseek-v3"},
+                  {"system", "gb200-nvl72"},
+                  {"num_devices", 72},
+                  {"rl",
+                   {{"prompts_per_step", 128},
+                    {"samples_per_prompt", 8},
+                    {"prompt_len", {{"mean", 256}, {"max", 1024}}},
+                    {"response_len", {{"mean", 2048}, {"max", 8192}}},
+                    {"placement", "split"},
+                    {"rollout_devices", 36},
+                    {"train_devices", 36}}}};
+  const json p = predict(s);
+  ASSERT_TRUE(p.contains("error")) << p.dump().substr(0, 300);
+  EXPECT_EQ(p["error"]["code"], "rl.rollout_does_not_fit");
+  EXPECT_EQ(p["error"]["path"], "/rl/rollout");
+  const std::string m = p["error"]["message"];
+  EXPECT_NE(m.find("up to tp 4"), std::string::npos) << m;
+  EXPECT_NE(m.find("pool of 36 devices"), std::string::npos) << m;
+  EXPECT_NE(m.find("rl.rollout.tp"), std::string::npos) << m;
+}
+
 TEST(Rl, ValidateEchoesTheBlockAndItReadsBackTheSame) {
   const json s =
       base({{"placement", "split"}, {"rollout_devices", 2}, {"train_devices", 6}, {"mini_batches", 2}});
