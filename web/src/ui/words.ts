@@ -61,4 +61,10 @@ export function reasonWords(code: string): string {
 /** Plain words of warnings whose engine text names keys: the code's words, else the message. */
 export const WARNING_WORDS: Record<string, string> = {
   'run.no_price': 'No price set for this system: enter one (price per GPU-hour) to see costs.',
+  'serving.overloaded':
+    'More requests arrive than this deployment can serve: the queue keeps growing through the run, so the latencies below depend on how many requests are simulated and describe no steady state. Lower the request rate or add GPUs; the requests per second completed is this deployment’s capacity.',
+  'speculative.mtp_not_native':
+    'This model ships no multi-token-prediction head: the MTP draft is costed as if it had one, accepted as often as DeepSeek-V3’s own (85% per token unless you set the acceptance rate). Set the rate of the draft head you would run.',
+  'inference.beyond_context':
+    'Prompt plus output is longer than the model’s context: those positions are costed like any others, but a serving engine set up for this model would refuse such requests.',
 };

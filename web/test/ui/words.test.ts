@@ -29,6 +29,17 @@ describe('plainError', () => {
   });
 });
 
+describe('WARNING_WORDS', () => {
+  it('words only warning codes the contract lists', async () => {
+    const { WARNING_WORDS } = await import('../../src/ui/words');
+    const { readFileSync } = await import('node:fs');
+    const { ROOT } = await import('../wasm');
+    const contract = readFileSync(`${ROOT}docs/contract.md`, 'utf8');
+    const warnings = contract.slice(contract.indexOf('## Warnings'), contract.indexOf('## Share URL'));
+    for (const code of Object.keys(WARNING_WORDS)) expect(warnings, code).toContain(`| \`${code}\` |`);
+  });
+});
+
 describe('reasonWords', () => {
   it('says why layouts were set aside in words', async () => {
     const { reasonWords } = await import('../../src/ui/words');
