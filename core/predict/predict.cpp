@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "base/math.h"
@@ -409,6 +410,27 @@ std::optional<Error> check_run(const Scenario& s) {
 
 namespace {
 
+std::string model_label(const Scenario& s) { return s.model.name.empty() ? "the model" : s.model.name; }
+
+// An "mtp" draft on a model whose checkpoint ships no MTP module: the head is costed as one would
+// be (one layer on the target's embedding and LM head), at the acceptance rate stated or
+// DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained afterwards
+// (EAGLE-style) need not reach.
+void warn_mtp_not_native(const Scenario& s, std::vector<Warning>& warnings) {
+  const auto& sp = s.inference->speculative;
+  if (!sp || sp->draft || s.model.mtp_layers > 0) return;
+  char rate[16];
+  std::snprintf(rate, sizeof rate, "%.2f", sp->acceptance_rate);
+  warnings.push_back(
+      {"speculative.mtp_not_native",
+       model_label(s) +
+           " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft is costed "
+           "as a one-layer head on the target, accepted at " +
+           rate +
+           " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the "
+           "head you would run"});
+}
+
 // Sequences longer than the model's context (model.max_seq_len, when known): costed like any
 // others, but a runtime built for that context refuses them (vLLM's max_model_len check,
 // TensorRT-LLM's max_seq_len), and rotary models are trained up to it. Published benchmarks do run
@@ -421,8 +443,7 @@ void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
   if (s.model.max_seq_len <= 0 || longest <= s.model.max_seq_len) return;
   warnings.push_back({"inference.beyond_context",
                       "the longest prompt + output (" + std::to_string(longest) + " tokens) exceeds " +
-                          (s.model.name.empty() ? std::string("the model") : s.model.name) +
-                          "'s context of " + std::to_string(s.model.max_seq_len) +
+                          model_label(s) + "'s context of " + std::to_string(s.model.max_seq_len) +
                           " tokens (model.max_seq_len): the positions beyond it are costed like any others, "
                           "while a runtime built for that context refuses such requests"});
 }
@@ -456,19 +477,7 @@ Result<Prediction> predict(const Scenario& s) {
     }
   }
   if (s.inference) {
-    // An "mtp" draft on a model whose checkpoint ships no MTP module: the head is costed as one
-    // would be (one layer on the target's embedding and LM head), at the acceptance rate stated
-    // or DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained
-    // afterwards (EAGLE-style) need not reach.
-    if (s.inference->speculative && !s.inference->speculative->draft && s.model.mtp_layers == 0)
-      out.warnings.push_back(
-          {"speculative.mtp_not_native",
-           (s.model.name.empty() ? std::string("the model") : s.model.name) +
-               " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft is costed as a "
-               "one-layer head on the target, accepted at " +
-               std::to_string(s.inference->speculative->acceptance_rate).substr(0, 4) +
-               " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the head "
-               "you would run"});
+    warn_mtp_not_native(s, out.warnings);
     warn_beyond_context(s, out.warnings);
     out.inference = predict_inference(s, out.warnings);
     out.inference_memory = report(inference_memory(s).bytes, dev);

@@ -4,7 +4,6 @@
 #include "predict/serving.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -224,7 +223,7 @@ namespace {
 // the requests), so the latencies grow with num_requests and describe this run, not a steady
 // state, and requests_per_s is the deployment's capacity rather than the offered rate.
 void warn_overload(const ServingSpec& sv, const ServingPrediction& p, std::vector<Warning>& warnings) {
-  if (sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s)) return;
+  if (!sv.spread_arrivals()) return;
   const double mid = static_cast<double>(p.waiting_at_mid_arrival);
   const double last = static_cast<double>(p.waiting_at_last_arrival);
   if (!(last > 1.5 * mid + 10 && last > 0.1 * static_cast<double>(p.completed))) return;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -80,6 +81,10 @@ struct ServingSpec {
   Arrival arrival = Arrival::offline;
   double requests_per_s = 0;     // poisson
   std::int64_t concurrency = 0;  // closed
+  // A Poisson stream at a finite rate: arrivals spread over time ("inf" sends them all at once).
+  bool spread_arrivals() const {
+    return arrival == Arrival::poisson && requests_per_s < std::numeric_limits<double>::max();
+  }
   std::int64_t num_requests = 1000;
   LengthDist input_len, output_len;
   // Scheduler limits. Defaults describe TensorRT-LLM's in-flight batching as its benchmarks run

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <tuple>
 
@@ -142,10 +141,6 @@ Scenario with_deployment(const Scenario& s, const ServingDeployment& d) {
 
 namespace {
 
-bool poisson_stream(const ServingSpec& sv) {
-  return sv.arrival == Arrival::poisson && sv.requests_per_s < std::numeric_limits<double>::max();
-}
-
 // Requests per second per device the deployment earns under the objective (goodput: the stream as
 // given; capacity: the largest Poisson rate meeting the objectives, in `capacity`).
 Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective objective, double& score,
@@ -192,7 +187,7 @@ Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective o
 
 double goodput_per_device(const ServingSpec& sv, const ServingPrediction& r, std::int64_t devices) {
   const double n = static_cast<double>(devices);
-  if (!poisson_stream(sv)) return r.goodput_requests_per_s / n;
+  if (!sv.spread_arrivals()) return r.goodput_requests_per_s / n;
   const double good = std::round(r.goodput_requests_per_s * r.duration_s);
   return good / static_cast<double>(sv.num_requests) * sv.requests_per_s / n;
 }

@@ -53,7 +53,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
   // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
   // by one do not see: those runs keep each rank's own clock (docs/method.md, Inference and serving).
-  const bool at_once = !spread && (sv.arrival != Arrival::poisson || std::isinf(sv.requests_per_s));
+  const bool at_once = !spread && !sv.spread_arrivals();
   const bool together = pool.limits().lockstep_group > 0 && at_once && mode != Mode::decode_only;
   const std::size_t first_run = out.runs.size();
   // A closed loop of fewer clients than replicas keeps only that many replicas busy: each client
