@@ -47,6 +47,9 @@ describe('the built page', () => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await defaultLink()}`);
     await settled(page);
+    // The profile list comes from the engine's preset list, which can land after the first estimate
+    // on a loaded machine (one full run read only the system default and the custom entry).
+    await page.waitForFunction(() => document.querySelectorAll('[data-path="/software"] option').length > 2);
     const options = await page.locator('[data-path="/software"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(options[0]).toBe('');
     for (const id of ['megatron-deepspeed', 'megatron-lm-2021', 'deepspeed', 'pytorch-eager', 'nemo-2025']) expect(options).toContain(id);
