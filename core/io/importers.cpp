@@ -10,6 +10,7 @@
 
 #include "io/json_io.h"
 #include "io/lines.h"
+#include "io/reader.h"
 
 namespace optimus::io {
 
@@ -227,7 +228,8 @@ std::optional<std::string> training_log(std::string_view text, ojson s, Imported
   }
   if (m.empty())
     return fail("import.nothing_measured", "",
-                "no 'elapsed time per iteration (ms):', 'train_step_timing in s:' or 'tps:' in the log");
+                "no 'elapsed time per iteration (ms):', 'train_step_timing in s:' or 'tps:' followed by a "
+                "number in the log");
   if (gbs > 0 && s.contains("training") && s["training"].is_object())
     fill(s["training"], "global_batch", gbs, "training.", "global batch size", out.filled);
   out.unread.push_back("loss, learning rate, grad norm, TFLOP/s and memory lines (not timings)");
@@ -666,8 +668,15 @@ std::string import_measurements(std::string_view format, std::string_view file,
           "the scenario with the file's keys filled in does not read (" + s.error().code + "): " + e.message;
       return error_to_json(e);
     }
-    for (const auto& [metric, value] : out.metrics[i])
+    for (const auto& [metric, value] : out.metrics[i]) {
+      // A time or a rate read as zero or less (a "-5 ms" line, a counter that wrapped) is no
+      // measurement: calibration would refuse it a step later, further from the file.
+      if (!(value > 0))
+        return fail("import.measured_not_positive", "/measurements/" + std::to_string(lines.size()),
+                    metric + " read from the file as " + fmt_num(value) +
+                        ": a measured time or rate must be a positive number");
       lines.push_back({{"scenario", out.scenarios[i]}, {"metric", metric}, {"measured", value}});
+    }
   }
   if (lines.empty())
     return fail("import.nothing_measured", "", "the file states no measurement the engine predicts");

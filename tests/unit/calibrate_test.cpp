@@ -540,6 +540,25 @@ TEST(Import, BadInput) {
   EXPECT_EQ(e["error"]["path"], "/system");
 }
 
+// A timing line whose number is unreadable or not positive gives an error at the import, not a
+// measurement that calibration refuses later.
+TEST(Import, RefusesATimingThatIsNotPositive) {
+  const auto run = [](const std::string& log) {
+    return json::parse(optimus::api::import_measurements("megatron", log, kServing));
+  };
+  const json negative = run(" iteration 1/ 10 | elapsed time per iteration (ms): -5.0 |\n");
+  EXPECT_EQ(negative["error"]["code"], "import.measured_not_positive") << negative.dump();
+  EXPECT_EQ(negative["error"]["path"], "/measurements/0");
+  const json zero = run(" iteration 1/ 10 | elapsed time per iteration (ms): 0 |\n");
+  EXPECT_EQ(zero["error"]["code"], "import.measured_not_positive");
+  const json unreadable = run(" iteration 1/ 10 | elapsed time per iteration (ms): nan |\n");
+  EXPECT_EQ(unreadable["error"]["code"], "import.nothing_measured");
+  EXPECT_NE(unreadable["error"]["message"].get<std::string>().find("followed by a number"),
+            std::string::npos);
+  const json good = run(" iteration 1/ 10 | elapsed time per iteration (ms): 1250.5 |\n");
+  EXPECT_DOUBLE_EQ(measured(good, "training.iteration_time_s"), 1.2505);
+}
+
 }  // namespace
 
 }  // namespace calibrate_test

@@ -72,6 +72,7 @@ const ERROR_WORDS: Record<string, string> = {
   'import.unknown_format': 'The engine does not know this file format.',
   'import.malformed': 'The file is not what the chosen tool writes: check the format.',
   'import.nothing_measured': 'The file states no number the engine predicts.',
+  'import.measured_not_positive': 'A time or rate in the file reads as zero or negative: the file is not a clean log of the run.',
   'import.scenario_invalid': 'The scenario on screen, with what the file states filled in, is not valid.',
 };
 
