@@ -3,6 +3,8 @@
 #include "memory/footprint.h"
 
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include "base/math.h"
 #include "model/graph.h"
@@ -25,13 +27,11 @@ StateBytes state_bytes(Precision p, const SoftwareDefaults& sw) {
 
 }  // namespace
 
-StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, bool first,
-                         bool last) {
+namespace {
+// The parameters of a stage holding `n` layers of each kind, with the embedding on the first and
+// the LM head on the last.
+StageParams params_of(const ModelGraph& g, const KindCounts& n, bool first, bool last) {
   StageParams s;
-  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h); with
-  // several layer kinds each stage holds its own mix.
-  const StageKinds sk = stage_kinds(m, p);
-  const KindCounts& n = first ? sk.first : last ? sk.last : sk.mid;
   bool any = false;
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
@@ -44,6 +44,15 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelG
   if (first) s.embedding = sum_params(g.embedding);
   if (last) s.output = sum_params(g.head);
   return s;
+}
+}  // namespace
+
+StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, bool first,
+                         bool last) {
+  // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h); with
+  // several layer kinds each stage holds its own mix.
+  const StageKinds sk = stage_kinds(m, p);
+  return params_of(g, first ? sk.first : last ? sk.last : sk.mid, first, last);
 }
 
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
@@ -90,12 +99,71 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
   return training_memory(s, model_graph(s.model, training_layer_shape(s, attention)));
 }
 
-MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
-  const auto& m = s.model;
+namespace {
+
+// A pipeline stage's memory; every device must hold its own, so the peak over the stages that can
+// hold it: the first (the most micro-batches in flight, and the embedding), the second (the
+// first stage of a model whose first layers are dense, as DeepSeek-V3's three, holds fewer
+// weights than the next), the first of the middle stages with the most layers (stage_kinds) and
+// the last (the LM head and its fp32 logits).
+// The stages after the first that can hold a device's peak (see above), each once.
+std::vector<std::int64_t> peak_candidates(std::int64_t pp, std::int64_t mid) {
+  std::vector<std::int64_t> out;
+  for (const std::int64_t i : {std::int64_t{1}, mid, pp - 1})
+    if (i > 0 && i < pp && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+  return out;
+}
+
+struct InFlight {
+  double micro_batches = 1;  // kept whole
+  double interleaved = 1;    // the interleaved warm-up's extra chunks, as a factor
+};
+InFlight in_flight(const ParallelPlan& p, std::int64_t micro_batches, std::int64_t stage) {
+  const double pp = d(p.pp), v = d(p.interleave), i = d(stage);
+  InFlight f{d(std::min(p.pp - stage, micro_batches)), 1.0};
+  if (p.interleave > 1)
+    f.interleaved = stage == 0 ? 1.0 + (pp - 1.0) / (pp * v)
+                               : (2.0 * (pp - i - 1.0) + (v - 1.0) * pp + 1.0) / (v * (pp - i));
+  return f;
+}
+
+// What one layer of each kind holds, computed once for the stages compared.
+struct KindMemory {
+  std::array<double, kLayerKinds> dense{}, experts{};  // parameters
+  std::array<Bytes, kLayerKinds> saved{}, rebuilt{};   // activations kept; rebuilt in the backward
+  Bytes embedding_saved{}, head_saved{};
+};
+
+KindMemory kind_memory(const ModelGraph& g, const ParallelPlan& p) {
+  KindMemory km;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    for (const Op& o : g.kinds[k]) (o.expert ? km.experts[k] : km.dense[k]) += o.params;
+    km.saved[k] = Bytes(layer_saved(g.kinds[k], p));
+    km.rebuilt[k] = Bytes(sum_saved(g.kinds[k], Recompute::none) -
+                          sum_saved(g.kinds[k], p.recompute, p.recompute_modules));
+  }
+  km.embedding_saved = Bytes(sum_saved(g.embedding, p.recompute));
+  km.head_saved = Bytes(sum_saved(g.head, p.recompute));
+  return km;
+}
+
+MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, const KindMemory& km,
+                                      const KindCounts& n, std::int64_t index) {
   const auto& p = s.parallel;
   const auto& w = *s.training;
+  const bool first = index == 0, last = index == p.pp - 1;
   MemoryBreakdown out;
-  const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
+  StageParams sp;
+  bool any_kind = false;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    if (!g.present[k]) continue;
+    sp.layers = any_kind ? sp.layers + km.dense[k] * n[k] : km.dense[k] * n[k];
+    sp.experts += km.experts[k] * n[k];
+    any_kind = true;
+  }
+  if (first) sp.embedding = sum_params(g.embedding);
+  if (last) sp.output = sum_params(g.head);
   const StateBytes b = state_bytes(w.precision, s.system.software);
   // ZeRO shards the dense weights over every replica of them (dp x cp; the shard group under
   // hybrid sharding, parallel.zero_shard) and the routed experts'
@@ -111,25 +179,19 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
   out.gradients = state(b.gradient, 2);
   out.optimizer = state(b.optimizer, 1);
 
-  // Activations: 1F1B keeps min(pp, micro-batches) micro-batches in flight on the first
-  // stage, each with layers/pp layers, i.e. up to all L layers' worth; the interleaved
-  // schedule multiplies this by 1 + (pp-1)/(pp*v) (Korthikanti et al. Sec. 4.2.3).
-  const std::int64_t mbs = micro_batches(p, w);
-  const double in_flight = d(std::min(p.pp, mbs));
-  // The first stage's layers of each kind (one less than a middle stage's under the uneven
-  // split).
-  const StageKinds sk = stage_kinds(m, p);
+  // Activations: the stage's layers of each kind times the micro-batches in flight on it
+  // (in_flight: on the first stage up to all L layers' worth).
+  const InFlight kept = in_flight(p, micro_batches(p, w), index);
   Bytes act{};
   Bytes rebuild{};
   Bytes widest{};  // the largest layer's saved activations
   bool any = false;
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
-    double factor = in_flight * sk.first[k];
-    if (p.interleave > 1) factor *= 1.0 + (d(p.pp) - 1.0) / (d(p.pp) * d(p.interleave));
-    const Bytes per_layer(layer_saved(g.kinds[k], p));
-    act = any ? act + per_layer * factor : per_layer * factor;
-    widest = max(widest, per_layer);
+    double factor = kept.micro_batches * n[k];
+    if (p.interleave > 1) factor *= kept.interleaved;
+    act = any ? act + km.saved[k] * factor : km.saved[k] * factor;
+    widest = max(widest, km.saved[k]);
     // The backward rebuilds one layer at a time: under full recompute all of that layer's
     // activations come back (its input, the checkpoint, is already counted), under selective
     // recompute with unfused attention its attention-score tensors do. Counting that working
@@ -138,9 +200,7 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
     // 2022 Table 2 counts stored activations only, which is 1/L-per-stage less.
     // (A checkpointed layer rebuilds what its checkpoint left out, also when only a fraction of
     // the layers are checkpointed.) Only the kinds of layer this stage holds are rebuilt on it.
-    if (sk.first[k] > 0)
-      rebuild = max(rebuild, Bytes(sum_saved(g.kinds[k], Recompute::none) -
-                                   sum_saved(g.kinds[k], p.recompute, p.recompute_modules)));
+    if (n[k] > 0) rebuild = max(rebuild, km.rebuilt[k]);
     any = true;
   }
   // Offloaded layers (pp 1, one micro-batch in flight) keep their activations in host memory
@@ -151,13 +211,28 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
     act = act - out.host + widest;
   }
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
-  act += Bytes(sum_saved(g.embedding, p.recompute) * in_flight);
+  if (first) act += km.embedding_saved * kept.micro_batches;
   // (Under selective recompute the difference is zero when nothing is recomputed: the attention
   // core alone with fused attention, which keeps no scores.)
   if (p.recompute != Recompute::none) act += rebuild;
-  // Output layer on this stage too: its fp32 logits.
-  if (p.pp == 1) act += Bytes(sum_saved(g.head, p.recompute));
+  // The output layer's fp32 logits, on the last stage.
+  if (last) act += km.head_saved;
   out.activations = act;
+  return out;
+}
+
+}  // namespace
+
+MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
+  const auto& p = s.parallel;
+  const KindMemory km = kind_memory(g, p);
+  const StageKinds sk = stage_kinds(s.model, p);
+  MemoryBreakdown out = stage_training_memory(s, g, km, sk.first, 0);
+  for (const std::int64_t i : peak_candidates(p.pp, sk.mid_index)) {
+    const KindCounts n = i == p.pp - 1 ? sk.last : i == sk.mid_index ? sk.mid : stage_kinds_at(s.model, p, i);
+    const MemoryBreakdown other = stage_training_memory(s, g, km, n, i);
+    if (other.total().value > out.total().value) out = other;
+  }
   return out;
 }
 
@@ -229,12 +304,18 @@ InferenceMemory inference_memory(const Scenario& s) {
   const LayerShape shape =
       inference_layer_shape(s, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
   const ModelGraph g = model_graph(m, shape);
-  const StageParams sp = stage_params(m, p, g, true, p.pp == 1);
   // Quantized weights: matrices at the weight precision (integer ones with their group scales);
-  // embeddings and norms stay 16-bit.
+  // embeddings and norms stay 16-bit. Every device holds its stage's: the heaviest of the stages
+  // training_memory weighs (the first with the embedding, the last with the LM head).
   const double wb = inference_weight_bytes(w);
-  const double matrix_params = sp.layers + sp.experts;
-  out.bytes.weights = Bytes(matrix_params * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
+  const auto stage_weights = [&](std::int64_t i) {
+    const StageParams sp = params_of(g, stage_kinds_at(m, p, i), i == 0, i == p.pp - 1);
+    return (sp.layers + sp.experts) * wb + (sp.embedding + sp.output) * std::max(2.0, wb);
+  };
+  double weights = stage_weights(0);
+  for (const std::int64_t i : peak_candidates(p.pp, stage_kinds(m, p).mid_index))
+    weights = std::max(weights, stage_weights(i));
+  out.bytes.weights = Bytes(weights);
   const double context = d(w.prompt_len + w.output_len);
   out.kv_per_sequence = kv_per_sequence(m, p, g, context);
   out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);

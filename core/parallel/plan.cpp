@@ -284,71 +284,91 @@ std::int64_t expert_dp(const ParallelPlan& p) {
 
 // A balanced custom split (Megatron-Core's uneven first/last stage options and pipeline layouts,
 // as Megatron-Bridge's DeepSeek-V3 recipes use): layers / pp on every stage, the remainder one
-// each on the middle stages first, then on the last one. Layers of stage s: [begin, end).
+// each on the last middle stages, then on the last and the first. The stages with one layer
+// fewer come first, where 1F1B keeps the most micro-batches in flight: Meta's Llama 3 405B
+// takes a layer off its first stage for that reason (Llama 3 paper, arXiv 2407.21783,
+// Sec. 3.3.2, "memory imbalance"). Layers of stage s: [begin, end).
 std::pair<std::int64_t, std::int64_t> balanced_stage_range(const ModelSpec& m, const ParallelPlan& p,
                                                            std::int64_t stage) {
   const std::int64_t base = m.layers / p.pp, extra = m.layers % p.pp;
+  const std::int64_t middles = std::max<std::int64_t>(0, p.pp - 2);
+  const std::int64_t longer_from = p.pp - 1 - std::min(extra, middles);  // the first longer middle
   const auto layers_of = [&](std::int64_t s) {
     const bool middle = s > 0 && s + 1 < p.pp;
-    const std::int64_t middles = std::max<std::int64_t>(0, p.pp - 2);
-    if (middle) return base + (s <= extra ? 1 : 0);
+    if (middle) return base + (s >= longer_from ? 1 : 0);
     if (s == p.pp - 1) return base + (extra > middles ? 1 : 0);
     return base + (extra > middles + 1 ? 1 : 0);
   };
+  // The stages before `stage`: the first, then the middles below it, of which those from
+  // longer_from on hold one more.
   std::int64_t begin = 0;
-  for (std::int64_t s = 0; s < stage; ++s) begin += layers_of(s);
+  if (stage > 0) {
+    const std::int64_t before = std::min(stage, p.pp - 1) - 1;  // middle stages before it
+    begin = layers_of(0) + before * base + std::max<std::int64_t>(0, std::min(stage, p.pp - 1) - longer_from);
+  }
   return {begin, begin + layers_of(stage)};
 }
 
-StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
+KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage) {
+  if (balanced_pipeline_split(m, p)) {
+    const auto [begin, end] = balanced_stage_range(m, p, stage);
+    return kinds_in_range(m, begin, end);
+  }
   const double mid_layers = stage_layers(m, p);
   const bool uneven = uneven_pipeline_split(m, p);
-  const double end_layers = uneven ? mid_layers - 1.0 : mid_layers;
-  StageKinds out;
-  if (balanced_pipeline_split(m, p)) {
-    const auto count = [&](std::int64_t stage) {
-      const auto [begin, end] = balanced_stage_range(m, p, stage);
-      return kinds_in_range(m, begin, end);
-    };
-    out.first = count(0);
-    out.last = count(p.pp - 1);
-    out.mid = p.pp > 2 ? count(1) : out.last;
-    return out;
-  }
+  const bool end_stage = stage == 0 || stage == p.pp - 1;
   if (!m.moe && m.window <= 0) {
-    const std::size_t k = kind_of(false, false);
-    out.first[k] = end_layers;
-    out.mid[k] = mid_layers;
-    out.last[k] = end_layers;
-    return out;
+    KindCounts k{};
+    k[kind_of(false, false)] = uneven && end_stage ? mid_layers - 1.0 : mid_layers;
+    return k;
   }
   // Chunk c of pp * v holds a contiguous run of layers and sits on stage c % pp; under the
   // embedding/loss split every chunk has (layers + 2) / chunks slots and the first and last
   // chunk give one slot to the embedding and the loss.
   const std::int64_t chunks = p.pp * p.interleave;
   const std::int64_t slots = uneven ? (m.layers + 2) / chunks : m.layers / chunks;
-  const auto count = [&](std::int64_t stage) {
-    KindCounts k{};
-    for (std::int64_t c = stage; c < chunks; c += p.pp) {
-      std::int64_t begin = c * slots - (uneven && c > 0 ? 1 : 0);
-      std::int64_t end = (c + 1) * slots - (uneven ? 1 : 0);
-      if (c == chunks - 1) end = m.layers;
-      const KindCounts chunk = kinds_in_range(m, begin, end);
-      for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
-    }
-    return k;
-  };
-  out.first = count(0);
-  out.last = count(p.pp - 1);
+  KindCounts k{};
+  for (std::int64_t c = stage; c < chunks; c += p.pp) {
+    std::int64_t begin = c * slots - (uneven && c > 0 ? 1 : 0);
+    std::int64_t end = (c + 1) * slots - (uneven ? 1 : 0);
+    if (c == chunks - 1) end = m.layers;
+    const KindCounts chunk = kinds_in_range(m, begin, end);
+    for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
+  }
+  return k;
+}
+
+StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
+  StageKinds out;
+  out.first = stage_kinds_at(m, p, 0);
+  out.last = stage_kinds_at(m, p, p.pp - 1);
   out.mid = out.first;
+  if (p.pp <= 2) {
+    // No middle stage: the timing reports the first stage's layers (all of a one-kind model's
+    // stage_layers, the last stage's under a balanced split).
+    if (balanced_pipeline_split(m, p)) out.mid = out.last;
+    if (!m.moe && m.window <= 0) out.mid[kind_of(false, false)] = stage_layers(m, p);
+    return out;
+  }
+  // One kind of layer: the middle stages differ only in their count, the first with the most
+  // layers is the first of the balanced split's longer ones.
+  if (!m.moe && m.window <= 0) {
+    const std::int64_t extra = m.layers % p.pp, middles = p.pp - 2;
+    out.mid_index = balanced_pipeline_split(m, p) && extra > 0 ? p.pp - 1 - std::min(extra, middles) : 1;
+    out.mid = stage_kinds_at(m, p, out.mid_index);
+    return out;
+  }
+  // The middle stage with the most layers, of them the most MoE layers; the first such (the
+  // most micro-batches in flight).
+  const auto weight = [](const KindCounts& k) {
+    double layers = 0;
+    for (double x : k) layers += x;
+    return layers * 1e6 + k[kind_of(true, false)] + k[kind_of(true, true)];
+  };
   double most = -1;
   for (std::int64_t s = 1; s + 1 < p.pp; ++s) {
-    const KindCounts k = count(s);
-    const double moe = k[kind_of(true, false)] + k[kind_of(true, true)];
-    if (moe > most) {
-      most = moe;
-      out.mid = k;
-    }
+    const KindCounts k = stage_kinds_at(m, p, s);
+    if (weight(k) > most) most = weight(k), out.mid = k, out.mid_index = s;
   }
   return out;
 }

@@ -30,8 +30,11 @@ bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
 // count (one less on the end stages under the split) in that kind.
 struct StageKinds {
   KindCounts first{}, mid{}, last{};
+  std::int64_t mid_index = 0;  // the middle stage counted (0 when pp <= 2)
 };
 StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p);
+// Layers of each kind on pipeline stage `stage` (0 to pp - 1).
+KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage);
 // Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
 std::int64_t expert_dp(const ParallelPlan& p);
 

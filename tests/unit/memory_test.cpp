@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "memory/footprint.h"
 
 namespace optimus::memory_test {
@@ -89,6 +91,27 @@ TEST(Memory, OneSlotPerChunkKeepsALayerOnEachEndStage) {
   EXPECT_NEAR(first.layers / middle.layers, 7.0 / 8.0, 1e-12);
   EXPECT_FALSE(uneven_chunk_split(126, 128, 1));
   EXPECT_TRUE(uneven_chunk_split(126, 64, 2));
+}
+
+// A balanced split of layers that pp does not divide puts the stages with one layer fewer first,
+// where 1F1B keeps the most micro-batches in flight: 60 layers on pp 16 hold 3 layers on stages
+// 0-2 and 15 and 4 on stages 3-14. The timing's middle stage is the first with 4 (mid_index 3).
+TEST(Memory, BalancedSplitPutsTheShorterStagesFirst) {
+  ModelSpec m = gpt22b();
+  m.layers = 60;
+  ParallelPlan p;
+  p.pp = 16;
+  ASSERT_TRUE(balanced_pipeline_split(m, p));
+  std::vector<double> layers;
+  for (std::int64_t s = 0; s < p.pp; ++s) {
+    double n = 0;
+    for (double k : stage_kinds_at(m, p, s)) n += k;
+    layers.push_back(n);
+  }
+  const std::vector<double> expected{3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3};
+  EXPECT_EQ(layers, expected);
+  EXPECT_EQ(stage_kinds(m, p).mid_index, 3);
+  EXPECT_DOUBLE_EQ(stage_layers(m, p), 4.0);
 }
 
 TEST(Memory, FlashAttentionDropsScoreMatrix) {

@@ -896,4 +896,46 @@ TEST(Predict, DoesNotFitNamesTheRemediesLeft) {
   EXPECT_EQ(infer.find("ZeRO"), std::string::npos) << infer;
 }
 
+// Every device holds its own pipeline stage, so memory is the heaviest stage's. DeepSeek-V3's 61
+// layers on pp 16 put its three dense layers alone on the first stage (balanced split: stage 1
+// and the end stages hold 3, the other 13 stages 4), whose optimizer state is a fraction of a
+// middle stage's four
+// MoE layers: with ep 4 and no expert sharding (expert-data-parallel 1) that stage keeps 64
+// experts x 3 x 7168 x 2048 weights x 4 layers at 12 bytes (fp32 master + Adam).
+TEST(Predict, PipelineMemoryIsTheHeaviestStage) {
+  const json s = {{"model", "deepseek-v3"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 64},
+                  {"parallel", {{"tp", 1}, {"pp", 16}, {"dp", 4}, {"ep", 4}, {"zero_stage", 1}}},
+                  {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "bf16"}}}};
+  const json p = predict(s);
+  const double experts = 4.0 * 64 * 3 * 7168 * 2048 * 12;
+  const double optimizer = p["memory"]["per_device_bytes"]["optimizer"].get<double>();
+  EXPECT_GE(optimizer, experts);
+  EXPECT_LT(optimizer, 1.1 * experts);
+  // Served: pp 8 without expert parallelism puts 8 of the 58 MoE layers on the busiest stage
+  // (61 = 8 x 7 + 5), 256 experts each at 1 byte in fp8.
+  const json i =
+      predict({{"model", "deepseek-r1"},
+               {"system", "dgx-h100"},
+               {"num_devices", 8},
+               {"parallel", {{"tp", 1}, {"pp", 8}}},
+               {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}, {"precision", "fp8"}}}});
+  EXPECT_GE(i["inference"]["memory"]["per_device_bytes"]["weights"].get<double>(),
+            8.0 * 256 * 3 * 7168 * 2048);
+}
+
+// The last stage keeps the LM head's fp32 logits, micro_batch x seq_len x vocab / tp x 4 bytes,
+// as one device does without a pipeline: Qwen2.5-7B's 152,064-token vocabulary at 8K tokens is
+// 4.98 GB a sequence.
+TEST(Predict, TheLastStageKeepsTheLogits) {
+  json s = {{"model", "qwen2.5-7b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 2},
+            {"parallel", {{"tp", 1}, {"pp", 2}, {"dp", 1}, {"zero_stage", 1}, {"recompute", "full"}}},
+            {"training", {{"global_batch", 8}, {"seq_len", 8192}, {"precision", "bf16"}}}};
+  const double logits = 8192.0 * 152064 * 4;
+  EXPECT_GE(predict(s)["memory"]["per_device_bytes"]["activations"].get<double>(), logits);
+}
+
 }  // namespace predict_test

@@ -116,9 +116,10 @@ Brute brute_force(const Scenario& s, const FixedLayout& f, const SearchOptions& 
       ++out.rejected[p.error().code];
       continue;
     }
-    // The search keeps to pp that split the layers evenly; predict also accepts the balanced
-    // custom splits a user states.
-    if (!f.pp && optimus::balanced_pipeline_split(c.model, c.parallel)) {
+    // The search leaves out balanced splits with more than an eighth of the slots empty.
+    const long L = c.model.layers, pp = c.parallel.pp;
+    if (!f.pp && optimus::balanced_pipeline_split(c.model, c.parallel) &&
+        8 * ((L + pp - 1) / pp * pp - L) > L) {
       ++out.rejected["parallel.layers_not_divisible"];
       continue;
     }
@@ -284,7 +285,12 @@ TEST(Search, SpaceHoldsEveryLayoutPredictAccepts) {
                   for (int rc = 0; rc < 3; ++rc)
                     for (int z = 0; z < 4; ++z) {
                       c.parallel = ParallelPlan{tp, pp, dp, cp, 1, sp, mb, v, static_cast<Recompute>(rc), z};
-                      if (optimus::validate_plan(c) || optimus::balanced_pipeline_split(c.model, c.parallel))
+                      // The search interleaves only chunks that split the layers evenly (or
+                      // by the embedding/loss rule); a balanced uneven pp it takes unchunked,
+                      // when at most an eighth of its stages' layer slots are empty.
+                      const bool balanced = optimus::balanced_pipeline_split(c.model, c.parallel);
+                      const long slots = (s.model.layers + pp - 1) / pp * pp - s.model.layers;
+                      if (optimus::validate_plan(c) || (balanced && (v > 1 || 8 * slots > s.model.layers)))
                         continue;
                       ++valid;
                       EXPECT_TRUE(in_space.count({tp, pp, dp, cp, mb, v, sp, rc, z}))
@@ -351,6 +357,24 @@ TEST(Search, SpaceHoldsEveryExpertLayoutPredictAccepts) {
 
 // Enumeration bounds on a hand-countable case: 2 devices, 2 layers, global batch 2, no cp
 // (seq_len 2 would allow cp=2 only with odd chunks: 2/2 = 1 is odd, rejected at the prefix).
+// A pp that does not split the layers evenly is searched as the balanced split predict takes
+// (DeepSeek-V3's 61 layers run on pp 2 to 16 in Megatron-Bridge's recipes), and a stated one
+// keeps its layout in the space: the DeepSeek-V3 GB300 preset's own pp 2 used to leave an empty
+// space (no interleave candidate for 61 / 2).
+TEST(Search, PipelineSplitsNeedNotBeEven) {
+  json j = json::parse(optimus::preset_json("scenarios", "deepseek-v3-256-gb300"));
+  const Scenario s = parse(j);
+  auto fixed = optimus::search_layouts(s, fixed_from(j, s), top(1));
+  ASSERT_TRUE(fixed.ok()) << fixed.error().code << ": " << fixed.error().message;
+  ASSERT_EQ(fixed->best.size(), 1u);
+  EXPECT_EQ(fixed->best[0].plan.pp, 2);
+  auto space = optimus::enumerate_layouts(s, {}, top(1));
+  ASSERT_TRUE(space.ok());
+  std::set<long> pps;
+  for (const auto& l : space.value()) pps.insert(l.plan.pp);
+  for (long pp : {2, 4, 8, 16}) EXPECT_TRUE(pps.count(pp)) << pp;
+}
+
 TEST(Search, SpaceSizeByHand) {
   json j = {{"model", {{"layers", 2}, {"hidden", 64}, {"heads", 2}, {"ffn_hidden", 256}, {"vocab", 100}}},
             {"system", "dgx-h100"},

@@ -566,11 +566,17 @@ TEST(Validation, WholeRun) {
 // wrong as one that under-counts, and says "does not fit" with a confident face. Layouts whose case
 // names no ZeRO stage take the spec's default, 0 (every rank keeps the whole optimizer state),
 // while the NVIDIA recipes they come from (DGX Cloud Llama 3.1 8B, Grok-1) shard it with the
-// distributed optimizer: they are counted apart. Measured at this commit: 15 of the 285 that name
+// distributed optimizer: they are counted apart. Measured at this commit: 22 of the 287 that name
 // their stage (the shared case files of Megatron-Bridge's GB200 / GB300 Llama 3 70B recipes leave
 // out their activation offloading to the Grace CPU, which our held-out rows of the same recipe
 // state, parallel.offload_layers; gpt-oss in bf16 and torchtitan's 70B on A100 come out 11-49%
-// over; the rest within 10%), and 26 of the 47 that name none.
+// over; the rest within 12%), and 26 of the 47 that name none. 15 before memory became the
+// heaviest pipeline stage's instead of the first's; the 7 added: Llama 3 405B at Meta's pp 16 x
+// interleave 8 (two Table 4 rows and the whole run: its middle stages hold 8 layers to the end
+// stages' 7, 141 layers' worth in flight to the first's 125: 1.11x), DeepSeek-V2's whole run at
+// pp 16 (60 layers: 4 on the last twelve middle stages, 1.12x) and three Llama 3.1 405B GB300 rows
+// (1.00-1.01x). A first-stage figure under-counted those stages; that the published runs fit says
+// the per-layer activations (Korthikanti et al.'s, memory_public 3.8%) run high at these scales.
 TEST(Validation, PublishedLayoutsFit) {
   int layouts = 0, unnamed = 0;
   std::vector<std::pair<double, std::string>> over, over_unnamed;
@@ -603,7 +609,7 @@ TEST(Validation, PublishedLayoutsFit) {
               over_unnamed.size(), unnamed);
   for (const auto& [ratio, id] : over_unnamed) std::printf("  %5.2fx  %s\n", ratio, id.c_str());
   EXPECT_GE(layouts + unnamed, 330);
-  EXPECT_LE(over.size(), 15u);
+  EXPECT_LE(over.size(), 22u);
 }
 
 // Continuous-batching serving, the public wave-2 rows (tests/validation/data/serve_public.jsonl):

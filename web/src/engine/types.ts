@@ -2055,7 +2055,7 @@ export interface MemoryResult {
   host_bytes?: number;
 }
 /**
- * The most loaded device (training: the first pipeline stage).
+ * The most loaded device (its pipeline stage's weights, gradients, optimizer state and activations).
  */
 export interface MemoryBytes {
   /**

@@ -63,10 +63,10 @@ const MEMORY_KEYS = ['weights', 'gradients', 'optimizer', 'activations', 'kv_cac
 function memoryMetrics(prefix: string, phase: 'training' | 'inference' | 'rl'): MetricDef[] {
   const m = (k: string): string => `${prefix}.per_device_bytes.${k}`;
   const cats: Record<(typeof MEMORY_KEYS)[number], string> = {
-    weights: 'parameters held by this device (its 1/pp of the layers, 1/tp of each matrix, plus the embedding on the first stage) × bytes per parameter; sharded over dp under ZeRO-3',
+    weights: 'parameters held by this device (its pipeline stage’s layers, 1/tp of each matrix, plus the embedding on the first stage and the output layer on the last) × bytes per parameter; sharded over dp under ZeRO-3. The device shown is the heaviest stage’s',
     gradients: 'one gradient per parameter held (fp32 main gradients in mixed precision); sharded over dp from ZeRO-2',
     optimizer: 'Adam state: fp32 master weights, momentum and variance (12 B per parameter); sharded over dp from ZeRO-1',
-    activations: 'activations stored for the backward pass of the micro-batches in flight on the first pipeline stage (Korthikanti et al. 2022, Table 2), reduced by sequence parallelism and recomputation, and by offloading (parallel.offload_layers: those layers wait in host memory, one layer more stays for the copy back); for inference the largest transient working set',
+    activations: 'activations stored for the backward pass of the micro-batches in flight on the heaviest pipeline stage (stage i keeps pp − i of them; Korthikanti et al. 2022, Table 2), the output layer’s fp32 logits on the last, reduced by sequence parallelism and recomputation, and by offloading (parallel.offload_layers: those layers wait in host memory, one layer more stays for the copy back); for inference the largest transient working set',
     kv_cache: 'keys and values of every layer on this device: 2 × layers/pp × batch × (prompt + output) × kv_heads/tp × head_dim × bytes of kv_precision',
   };
   // An RL prediction's memory is its trainer's footprint: no KV cache (the rollout engine's is in
