@@ -239,18 +239,29 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
 namespace {
 
 // KV-cache bytes per sequence on one device for `context` tokens: every layer kind's bytes per
-// token on the average stage (layers / pp), windowed layers keeping at most `window` tokens.
+// token times its layers on the device's stage, windowed layers keeping at most `window` tokens.
 Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, double context) {
-  const KindCounts n = model_kinds(m);
-  Bytes out{};
-  bool any = false;
-  for (std::size_t k = 0; k < kLayerKinds; ++k) {
-    if (!g.present[k]) continue;
-    const bool windowed = (k & 2u) != 0 && m.window > 0;
-    const double tokens = windowed ? std::min(context, d(m.window)) : context;
-    const Bytes b = Bytes(n[k] / d(p.pp) * sum_kv_bytes(g.kinds[k])) * tokens;
-    out = any ? out + b : b;
-    any = true;
+  const auto stage_kv = [&](const KindCounts& n, double share) {
+    Bytes out{};
+    bool any = false;
+    for (std::size_t k = 0; k < kLayerKinds; ++k) {
+      if (!g.present[k]) continue;
+      const bool windowed = (k & 2u) != 0 && m.window > 0;
+      const double tokens = windowed ? std::min(context, d(m.window)) : context;
+      const Bytes b = Bytes(n[k] / share * sum_kv_bytes(g.kinds[k])) * tokens;
+      out = any ? out + b : b;
+      any = true;
+    }
+    return out;
+  };
+  // Every device keeps the cache of its own stage's layers: the most of the stages that can
+  // hold the peak (a middle stage's one layer more under the embedding/loss or a balanced split,
+  // a stage with more global-attention layers).
+  Bytes out = stage_kv(model_kinds(m), d(p.pp));
+  if (p.pp > 1) {
+    out = stage_kv(stage_kinds_at(m, p, 0), 1.0);
+    for (const std::int64_t i : peak_candidates(p.pp, stage_kinds(m, p).mid_index))
+      out = max(out, stage_kv(stage_kinds_at(m, p, i), 1.0));
   }
   return out;
 }

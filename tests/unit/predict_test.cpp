@@ -915,14 +915,23 @@ TEST(Predict, PipelineMemoryIsTheHeaviestStage) {
   EXPECT_LT(optimizer, 1.1 * experts);
   // Served: pp 8 without expert parallelism puts 8 of the 58 MoE layers on the busiest stage
   // (61 = 8 x 7 + 5), 256 experts each at 1 byte in fp8.
-  const json i =
-      predict({{"model", "deepseek-r1"},
-               {"system", "dgx-h100"},
-               {"num_devices", 8},
-               {"parallel", {{"tp", 1}, {"pp", 8}}},
-               {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}, {"precision", "fp8"}}}});
+  const auto served = [](int tp, int pp) {
+    return predict(
+        {{"model", "deepseek-r1"},
+         {"system", "dgx-h100"},
+         {"num_devices", 8},
+         {"parallel", {{"tp", tp}, {"pp", pp}}},
+         {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}, {"precision", "fp8"}}}});
+  };
+  const json i = served(1, 8);
   EXPECT_GE(i["inference"]["memory"]["per_device_bytes"]["weights"].get<double>(),
             8.0 * 256 * 3 * 7168 * 2048);
+  // Its KV cache is that stage's 8 layers' of 61, not the average stage's 61 / 8.
+  const json one = served(8, 1);
+  const auto kv = [](const json& r) {
+    return r["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>();
+  };
+  EXPECT_NEAR(kv(i) / kv(one), 8.0 / 61.0, 1e-9);
 }
 
 // The last stage keeps the LM head's fp32 logits, micro_batch x seq_len x vocab / tp x 4 bytes,
