@@ -371,7 +371,12 @@ void print_prediction(const json& p) {
     }
   }
   const auto& m = p["memory"];
-  std::cout << "Memory per device (most loaded)\n";
+  std::cout << "Memory per device (most loaded"
+            << (m.contains("pipeline_stage")
+                    ? ": pipeline stage " + std::to_string(m["pipeline_stage"].get<long long>() + 1) +
+                          ", counted from 1"
+                    : std::string())
+            << ")\n";
   for (auto it = m["per_device_bytes"].begin(); it != m["per_device_bytes"].end(); ++it)
     std::printf("    %-12s %12s%s\n", it.key().c_str(), gib(it.value().get<double>()).c_str(),
                 it.key() == "total" ? band(p, "memory.per_device_bytes.total", gib).c_str() : "");

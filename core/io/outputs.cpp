@@ -65,6 +65,8 @@ TABLE(MemoryReport, memory_out) {
   t.add("fits", boolean(), VAL(o.fits));
   t.maybe("host_bytes", amount(),
           VAL(o.per_device.host.value > 0 ? std::optional(o.per_device.host.value) : std::nullopt));
+  t.maybe("pipeline_stage", count(),
+          VAL(o.per_device.stage >= 0 ? std::optional(o.per_device.stage) : std::nullopt));
 }
 
 TABLE(ParamCounts, params_out) {

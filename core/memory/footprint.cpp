@@ -228,9 +228,11 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
   const KindMemory km = kind_memory(g, p);
   const StageKinds sk = stage_kinds(s.model, p);
   MemoryBreakdown out = stage_training_memory(s, g, km, sk.first, 0);
+  if (p.pp > 1) out.stage = 0;
   for (const std::int64_t i : peak_candidates(p.pp, sk.mid_index)) {
     const KindCounts n = i == p.pp - 1 ? sk.last : i == sk.mid_index ? sk.mid : stage_kinds_at(s.model, p, i);
-    const MemoryBreakdown other = stage_training_memory(s, g, km, n, i);
+    MemoryBreakdown other = stage_training_memory(s, g, km, n, i);
+    other.stage = i;
     if (other.total().value > out.total().value) out = other;
   }
   return out;

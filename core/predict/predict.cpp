@@ -496,10 +496,13 @@ Result<Prediction> predict(const Scenario& s) {
   const auto check = [&](const std::optional<MemoryReport>& r, const char* what,
                          const std::string& remedies) {
     if (r && !r->fits)
-      out.warnings.push_back({"memory.does_not_fit", std::string(what) + " needs " +
-                                                         gib(r->per_device.total()) + " per device but " +
-                                                         dev.name + " has " + gib(r->capacity) + "; " +
-                                                         remedies + " would reduce it"});
+      out.warnings.push_back(
+          {"memory.does_not_fit",
+           std::string(what) + " needs " + gib(r->per_device.total()) + " per device" +
+               (r->per_device.stage >= 0 ? " (pipeline stage " + std::to_string(r->per_device.stage + 1) +
+                                               " of " + std::to_string(s.parallel.pp) + ", the heaviest)"
+                                         : "") +
+               " but " + dev.name + " has " + gib(r->capacity) + "; " + remedies + " would reduce it"});
   };
   // Training: the remedies this layout has left (a ZeRO stage it does not use yet; activation
   // offloading where Megatron-Core allows it: pp 1, no recompute, a host link).

@@ -913,6 +913,8 @@ TEST(Predict, PipelineMemoryIsTheHeaviestStage) {
   const double optimizer = p["memory"]["per_device_bytes"]["optimizer"].get<double>();
   EXPECT_GE(optimizer, experts);
   EXPECT_LT(optimizer, 1.1 * experts);
+  EXPECT_GE(p["memory"]["pipeline_stage"].get<int>(), 1);  // a middle stage, not the first
+  EXPECT_LE(p["memory"]["pipeline_stage"].get<int>(), 14);
   // Served: pp 8 without expert parallelism puts 8 of the 58 MoE layers on the busiest stage
   // (61 = 8 x 7 + 5), 256 experts each at 1 byte in fp8.
   const auto served = [](int tp, int pp) {
@@ -944,7 +946,11 @@ TEST(Predict, TheLastStageKeepsTheLogits) {
             {"parallel", {{"tp", 1}, {"pp", 2}, {"dp", 1}, {"zero_stage", 1}, {"recompute", "full"}}},
             {"training", {{"global_batch", 8}, {"seq_len", 8192}, {"precision", "bf16"}}}};
   const double logits = 8192.0 * 152064 * 4;
-  EXPECT_GE(predict(s)["memory"]["per_device_bytes"]["activations"].get<double>(), logits);
+  const json p = predict(s);
+  EXPECT_GE(p["memory"]["per_device_bytes"]["activations"].get<double>(), logits);
+  EXPECT_EQ(p["memory"]["pipeline_stage"], 1);
+  s["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 2}, {"zero_stage", 1}, {"recompute", "full"}};
+  EXPECT_FALSE(predict(s)["memory"].contains("pipeline_stage"));
 }
 
 }  // namespace predict_test

@@ -2053,6 +2053,10 @@ export interface MemoryResult {
    * Training with parallel.offload_layers: the offloaded activations one device keeps in host memory (not in total). Unit: bytes.
    */
   host_bytes?: number;
+  /**
+   * Training with pp > 1: the pipeline stage (0 = the first) whose device per_device_bytes is, the heaviest of those compared.
+   */
+  pipeline_stage?: number;
 }
 /**
  * The most loaded device (its pipeline stage's weights, gradients, optimizer state and activations).

@@ -60,6 +60,14 @@ export function devicePeak(s: ResolvedScenario | null, precision: string | undef
 const BREAKDOWN_KEYS = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'pp_comm', 'dp_comm', 'ep_comm', 'host', 'bubble', 'optimizer'];
 const MEMORY_KEYS = ['weights', 'gradients', 'optimizer', 'activations', 'kv_cache'] as const;
 
+/** ", pipeline stage i of pp" when the memory block names the stage its device holds. */
+function stageOf(c: ExplainContext, prefix: string): string {
+  const stage = getPath(c.prediction, `${prefix}.pipeline_stage`);
+  if (typeof stage !== 'number') return '';
+  const pp = c.scenario?.parallel?.pp;
+  return `: pipeline stage ${stage + 1}${typeof pp === 'number' ? ` of ${pp}` : ''}, the heaviest`;
+}
+
 function memoryMetrics(prefix: string, phase: 'training' | 'inference' | 'rl'): MetricDef[] {
   const m = (k: string): string => `${prefix}.per_device_bytes.${k}`;
   const cats: Record<(typeof MEMORY_KEYS)[number], string> = {
@@ -90,7 +98,7 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference' | 'rl'): 
       q: 'bytes',
       better: 'lower',
       explain: (c) => ({
-        formula: `total = ${keys.map((k) => (k === 'kv_cache' ? 'KV cache' : k)).join(' + ')} (the most loaded device)`,
+        formula: `total = ${keys.map((k) => (k === 'kv_cache' ? 'KV cache' : k)).join(' + ')} (the most loaded device${stageOf(c, prefix)})`,
         inputs: keys.map((k) => [k, f(getPath(c.prediction, m(k)), 'bytes')] as [string, string]),
       }),
     },
