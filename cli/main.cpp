@@ -373,8 +373,7 @@ void print_prediction(const json& p) {
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded"
             << (m.contains("pipeline_stage")
-                    ? ": pipeline stage " + std::to_string(m["pipeline_stage"].get<long long>() + 1) +
-                          ", counted from 1"
+                    ? ": pipeline stage " + std::to_string(m["pipeline_stage"].get<long long>() + 1)
                     : std::string())
             << ")\n";
   for (auto it = m["per_device_bytes"].begin(); it != m["per_device_bytes"].end(); ++it)
