@@ -751,7 +751,12 @@ int cmd_search(const std::vector<std::string>& args) {
           std::cerr << "optimus search: --top needs a whole number, got '" << v << "'\n";
           return 1;
         }
-        options["top"] = static_cast<long long>(x);
+        // Beyond 2^53 a double is no exact integer and a cast to long long may overflow: pass the
+        // number on, for the range check to name it.
+        if (std::fabs(x) < 9.0e15)
+          options["top"] = static_cast<long long>(x);
+        else
+          options["top"] = x;
       } else {
         options[a == "--max-ttft"   ? "max_ttft_s"
                 : a == "--max-tpot" ? "max_tpot_s"

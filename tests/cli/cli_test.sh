@@ -89,6 +89,9 @@ contains search_inference '"mode":"inference"'
 contains search_inference '"objective":"latency"'
 check search_bad_top 2 "$bin" search "$dir/default.json" --top 0 --json
 contains search_bad_top '"code":"search.invalid_option"'
+# A --top past 2^63 is named as given, not as the integer a cast overflowed to.
+check search_huge_top 2 "$bin" search "$dir/default.json" --top 99999999999999999999
+contains search_huge_top "'top' = 1e+20 is outside"
 check search_bad_number 1 "$bin" search "$dir/default.json" --top many
 check search_missing_file 1 "$bin" search
 check unknown_cmd 1 "$bin" frobnicate
