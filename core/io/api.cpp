@@ -1,8 +1,10 @@
 #include "io/api.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -182,22 +184,28 @@ std::string validate(std::string_view scenario_json) {
   }
 }
 
+namespace {
+constexpr const char* kPresetKinds[] = {"models", "devices", "systems",  "scenarios", "technology",
+                                        "dram",   "studies", "software", "economics"};
+Error unknown_kind(std::string_view kind) {
+  return Error{
+      "preset.unknown_kind", "",
+      "unknown preset kind '" + std::string(kind) +
+          "'; use models, devices, systems, scenarios, technology, dram, studies, software or economics"};
+}
+}  // namespace
+
 std::string presets(std::string_view kind) {
   try {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const char* k : {"models", "devices", "systems", "scenarios", "technology", "dram", "studies",
-                          "software", "economics"}) {
+    for (const char* k : kPresetKinds) {
       if (!kind.empty() && kind != k) continue;
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const auto& p : list_presets(k))
         arr.push_back({{"id", p.id}, {"name", p.name}, {"source", p.source}});
       out[k] = arr;
     }
-    if (out.empty())
-      return error_to_json(Error{"preset.unknown_kind", "",
-                                 "unknown preset kind '" + std::string(kind) +
-                                     "'; use models, devices, systems, scenarios, technology, dram, studies, "
-                                     "software or economics"});
+    if (out.empty()) return error_to_json(unknown_kind(kind));
     return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   } catch (const std::exception& e) {
     return internal_error(e.what());
@@ -206,10 +214,14 @@ std::string presets(std::string_view kind) {
 
 std::string preset(std::string_view kind, std::string_view id) {
   const std::string_view j = preset_json(kind, id);
-  if (j.empty())
-    return error_to_json(
-        Error{"preset.unknown", "", "no " + std::string(kind) + " preset '" + std::string(id) + "'"});
-  return std::string(j);
+  if (!j.empty()) return std::string(j);
+  if (std::find(std::begin(kPresetKinds), std::end(kPresetKinds), kind) == std::end(kPresetKinds))
+    return error_to_json(unknown_kind(kind));
+  std::string known;
+  for (const auto& p : list_presets(kind)) known += (known.empty() ? "" : ", ") + p.id;
+  return error_to_json(
+      Error{"preset.unknown", "",
+            "no " + std::string(kind) + " preset '" + std::string(id) + "'; known: " + known});
 }
 
 namespace {

@@ -123,6 +123,11 @@ check presets_studies 0 "$bin" presets studies
 contains presets_studies "gpu-generations"
 check preset_study 0 "$bin" preset studies technology-nodes
 contains preset_study '"area_mm2"'
+# An unknown id lists the kind's ids; an unknown kind says so, not "no nope preset".
+check preset_unknown 2 "$bin" preset models llama9
+contains preset_unknown "known: deepseek-r1-distill-qwen-1.5b,"
+check preset_unknown_kind 2 "$bin" preset modles llama3-8b
+contains preset_unknown_kind "unknown preset kind 'modles'"
 check schema_json 0 "$bin" schema --json
 contains schema_json '"scenario":{"$schema":"https://json-schema.org/draft/2020-12/schema"'
 contains schema_json '"prediction":'
