@@ -62,6 +62,13 @@ describe('metric explanations', () => {
     expect(rows[0][1]).toContain('tp 8 pp 4 cp 16 dp 2');
     expect(rows[0][1]).toContain('does not fit');
   });
+  it('total memory names the pipeline stage whose device it is, when the engine says', () => {
+    const total = ALL_METRICS.find((m) => m.path === 'memory.per_device_bytes.total')!;
+    expect(explain(total, { prediction, scenario })!.formula).toMatch(/\(the most loaded device\)$/);
+    const staged = { ...prediction, memory: { ...prediction.memory, pipeline_stage: 1 } } as unknown as Prediction;
+    expect(explain(total, { prediction: staged, scenario })!.formula).toContain('(the most loaded device: pipeline stage 2 of 2, the heaviest)');
+    expect(explain(total, { prediction: staged, scenario: null })!.formula).toContain('pipeline stage 2, the heaviest');
+  });
   it('training memory names the recomputed layer share only when the scenario sets one', () => {
     const act = ALL_METRICS.find((m) => m.path === 'memory.per_device_bytes.activations')!;
     expect(Object.fromEntries(explain(act, { prediction, scenario })!.inputs)).not.toHaveProperty('recompute_fraction');
