@@ -109,6 +109,7 @@ TABLE(MoeReport, moe_out) {
   t.add("expert_params_per_device", amount(), VAL(o.expert_params_per_device));
   t.add("expert_dp", count(), VAL(o.expert_dp));
   t.add("layers_first_stage", count(), VAL(o.layers_first_stage));
+  t.add("layers_per_device", count(), VAL(o.layers_per_device));
 }
 
 TABLE(TrainingPrediction, training_out) {

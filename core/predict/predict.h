@@ -39,7 +39,8 @@ struct MoeReport {
   Seconds all_to_all_layer{};  // dispatch + combine of one MoE layer, forward, one micro-batch
   double expert_params_per_device = 0;
   std::int64_t expert_dp = 1;     // expert-data-parallel replicas (tp x cp x dp / (ep x etp))
-  double layers_first_stage = 0;  // MoE layers on the first pipeline stage (expert memory's)
+  double layers_first_stage = 0;  // MoE layers on the first pipeline stage
+  double layers_per_device = 0;   // MoE layers on the stage whose experts expert_params_per_device counts
 };
 
 struct TrainingPrediction {

@@ -575,13 +575,26 @@ void utilisation(const Scenario& s, const MathRate& rate, double module_rc_flops
   out.hfu = out.hardware_flops / (out.iteration_time.value * native_peak);
 }
 
-// What the MoE layers do, from the first MoE layer kind's costs.
-MoeReport moe_report(const KindCosts& K, const StageParams& params, const ModelSpec& m,
-                     const ParallelPlan& p) {
+// What the MoE layers do, from the first MoE layer kind's costs. The expert parameters are a
+// device's of the stage that holds the most (the first stage of DeepSeek-V3 at pp 16 holds its
+// dense layers alone).
+MoeReport moe_report(const KindCosts& K, const ModelGraph& g, const ModelSpec& m, const ParallelPlan& p) {
   MoeReport r;
-  const KindCounts first = stage_kinds(m, p).first;
-  for (const bool windowed : {false, true}) r.layers_first_stage += first[kind_of(true, windowed)];
-  r.expert_params_per_device = params.experts;
+  const StageKinds sk = stage_kinds(m, p);
+  const auto moe_layers = [](const KindCounts& n) {
+    return n[kind_of(true, false)] + n[kind_of(true, true)];
+  };
+  r.layers_first_stage = r.layers_per_device = moe_layers(sk.first);
+  r.expert_params_per_device = stage_params(m, p, g, true, p.pp == 1).experts;
+  // The heaviest middle stage, then the last: the first with more expert parameters wins.
+  for (const bool last : {false, true}) {
+    if (p.pp < (last ? 2 : 3)) continue;
+    const double experts = stage_params(m, p, g, false, last).experts;
+    if (experts > r.expert_params_per_device) {
+      r.expert_params_per_device = experts;
+      r.layers_per_device = moe_layers(last ? sk.last : sk.mid);
+    }
+  }
   r.expert_dp = expert_dp(p);
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!K.present[k] || (k & 1u) == 0) continue;
@@ -765,7 +778,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   b.dp_comm = data_parallel(s, c, L, st, params, weight_bytes, mbd, out.overlap_grad_reduce);
   b.optimizer = optimizer_step(s, params);
 
-  if (m.moe) out.moe = moe_report(K, params, m, p);
+  if (m.moe) out.moe = moe_report(K, g, m, p);
   out.iteration_time = b.total();
   out.tokens_per_s = d(w.global_batch) * d(w.seq_len) / out.iteration_time.value;
   // The matmul FLOPs selective recompute runs again beyond the attention core: per device and

@@ -913,6 +913,11 @@ TEST(Predict, PipelineMemoryIsTheHeaviestStage) {
   const double optimizer = p["memory"]["per_device_bytes"]["optimizer"].get<double>();
   EXPECT_GE(optimizer, experts);
   EXPECT_LT(optimizer, 1.1 * experts);
+  // The MoE report counts the experts of that stage too, not the first's none.
+  EXPECT_EQ(p["training"]["moe"]["layers_first_stage"], 0);
+  EXPECT_EQ(p["training"]["moe"]["layers_per_device"], 4);
+  EXPECT_DOUBLE_EQ(p["training"]["moe"]["expert_params_per_device"].get<double>(),
+                   4.0 * 64 * 3 * 7168 * 2048);
   EXPECT_GE(p["memory"]["pipeline_stage"].get<int>(), 1);  // a middle stage, not the first
   EXPECT_LE(p["memory"]["pipeline_stage"].get<int>(), 14);
   // Served: pp 8 without expert parallelism puts 8 of the 58 MoE layers on the busiest stage

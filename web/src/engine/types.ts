@@ -1825,7 +1825,7 @@ export interface TrainingResult {
      */
     all_to_all_layer_s: number;
     /**
-     * Routed-expert parameters on one device. Unit: parameters.
+     * Routed-expert parameters on one device of the pipeline stage that holds the most. Unit: parameters.
      */
     expert_params_per_device: number;
     /**
@@ -1833,9 +1833,13 @@ export interface TrainingResult {
      */
     expert_dp: number;
     /**
-     * MoE layers on the first pipeline stage (whose expert parameters expert_params_per_device counts).
+     * MoE layers on the first pipeline stage.
      */
     layers_first_stage: number;
+    /**
+     * MoE layers on the pipeline stage whose expert parameters expert_params_per_device counts.
+     */
+    layers_per_device: number;
   };
   /**
    * Per iteration, whole job. Unit: FLOP.

@@ -536,18 +536,18 @@ export const MOE_METRICS: MetricDef[] = [
     path: 'training.moe.expert_params_per_device',
     label: 'Expert parameters per device',
     q: 'params',
-    about: 'Routed-expert weights one device of the first pipeline stage holds: experts / ep experts of each MoE layer there, each split over etp ranks.',
+    about: 'Routed-expert weights one device holds on the pipeline stage with the most of them: experts / ep experts of each MoE layer there, each split over etp ranks.',
     explain: (c) => {
       const s = c.scenario;
       const moe = s?.model.moe;
       const p = s?.parallel;
       const perLayer = moe && p ? ((moe.experts / p.ep) * ffnMatrices(s.model) * s.model.hidden * moe.expert_ffn_hidden) / p.etp : undefined;
       return {
-        formula: `expert parameters per device = MoE layers on the first stage × (experts / ep) × ${ffnMatrices(s?.model)} × hidden × expert_ffn_hidden / etp`,
+        formula: `expert parameters per device = MoE layers on its stage × (experts / ep) × ${ffnMatrices(s?.model)} × hidden × expert_ffn_hidden / etp`,
         inputs: [
           ['experts / ep', moe && p ? String(moe.experts / p.ep) : '?'],
           ['one MoE layer’s share', perLayer !== undefined ? f(perLayer, 'params') : '?'],
-          ['MoE layers on the first stage', String(c.prediction.training?.moe?.layers_first_stage ?? '?')],
+          ['MoE layers on its stage', String(c.prediction.training?.moe?.layers_per_device ?? '?')],
           ['etp', String(p?.etp ?? '?')],
         ],
       };

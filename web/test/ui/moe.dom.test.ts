@@ -41,6 +41,7 @@ describe('DeepSeek-V3 on 256 GB300: the engine numbers behind the MoE block', ()
     expect(moe.prediction.training?.moe).toBeDefined();
     expect(moeLayers(moe.prediction)).toBe(58);
     expect(moe.prediction.training?.moe?.layers_first_stage).toBe(27);
+    expect(moe.prediction.training?.moe?.layers_per_device).toBe(31);
   });
 
   it('params: 671.0 billion total, 37.6 billion active = total − 58 × (256 − 8) experts', () => {
@@ -60,9 +61,10 @@ describe('DeepSeek-V3 on 256 GB300: the engine numbers behind the MoE block', ()
     const m = moe.prediction.training!.moe!;
     expect(m.dispatch_bytes).toBe(4096 * 8 * 7168 * 2);
     expect(m.expert_dp).toBe(128 / 32);
-    // The first of the two pipeline stages: 3 dense + 27 MoE layers, 256 / 32 experts each.
-    expect(m.expert_params_per_device).toBe(27 * (256 / 32) * EXPERT);
-    expect(inputsOf('training.moe.expert_params_per_device', moe)['MoE layers on the first stage']).toBe('27');
+    // The stage with the most experts: of the two pipeline stages (61 layers, 3 dense, the
+    // longer one last), the second, 31 MoE layers to the first's 3 dense + 27; 256 / 32 experts each.
+    expect(m.expert_params_per_device).toBe(31 * (256 / 32) * EXPERT);
+    expect(inputsOf('training.moe.expert_params_per_device', moe)['MoE layers on its stage']).toBe('31');
     expect(inputsOf('training.moe.all_to_all_layer_s', moe)).toMatchObject({ 'ep ranks in one scale-up domain': 'yes (domain of 72)', dispatcher: 'deepep' });
     expect(m.all_to_all_layer_s).toBeGreaterThan(0);
     expect(moe.prediction.training!.breakdown_s.ep_comm).toBeGreaterThan(m.all_to_all_layer_s);
