@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "base/math.h"
@@ -28,17 +29,27 @@ StateBytes state_bytes(Precision p, const SoftwareDefaults& sw) {
 }  // namespace
 
 namespace {
+// One layer's dense and routed-expert parameters, by layer kind.
+struct KindParams {
+  std::array<double, kLayerKinds> dense{}, experts{};
+};
+KindParams kind_params(const ModelGraph& g) {
+  KindParams kp;
+  for (std::size_t k = 0; k < kLayerKinds; ++k)
+    if (g.present[k])
+      for (const Op& o : g.kinds[k]) (o.expert ? kp.experts[k] : kp.dense[k]) += o.params;
+  return kp;
+}
+
 // The parameters of a stage holding `n` layers of each kind, with the embedding on the first and
 // the LM head on the last.
-StageParams params_of(const ModelGraph& g, const KindCounts& n, bool first, bool last) {
+StageParams params_of(const ModelGraph& g, const KindParams& kp, const KindCounts& n, bool first, bool last) {
   StageParams s;
   bool any = false;
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
-    double dense = 0, experts = 0;
-    for (const Op& o : g.kinds[k]) (o.expert ? experts : dense) += o.params;
-    s.layers = any ? s.layers + dense * n[k] : dense * n[k];
-    s.experts += experts * n[k];
+    s.layers = any ? s.layers + kp.dense[k] * n[k] : kp.dense[k] * n[k];
+    s.experts += kp.experts[k] * n[k];
     any = true;
   }
   if (first) s.embedding = sum_params(g.embedding);
@@ -52,7 +63,7 @@ StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, const ModelG
   // End stages hold one layer less under the embedding/loss-as-a-layer split (plan.h); with
   // several layer kinds each stage holds its own mix.
   const StageKinds sk = stage_kinds(m, p);
-  return params_of(g, first ? sk.first : last ? sk.last : sk.mid, first, last);
+  return params_of(g, kind_params(g), first ? sk.first : last ? sk.last : sk.mid, first, last);
 }
 
 StageParams stage_params(const ModelSpec& m, const ParallelPlan& p, std::int64_t seq_len, bool first,
@@ -101,19 +112,6 @@ MemoryBreakdown training_memory(const Scenario& s, AttentionKernel attention) {
 
 namespace {
 
-// A pipeline stage's memory; every device must hold its own, so the peak over the stages that can
-// hold it: the first (the most micro-batches in flight, and the embedding), the second (the
-// first stage of a model whose first layers are dense, as DeepSeek-V3's three, holds fewer
-// weights than the next), the first of the middle stages with the most layers (stage_kinds) and
-// the last (the LM head and its fp32 logits).
-// The stages after the first that can hold a device's peak (see above), each once.
-std::vector<std::int64_t> peak_candidates(std::int64_t pp, std::int64_t mid) {
-  std::vector<std::int64_t> out;
-  for (const std::int64_t i : {std::int64_t{1}, mid, pp - 1})
-    if (i > 0 && i < pp && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
-  return out;
-}
-
 struct InFlight {
   double micro_batches = 1;  // kept whole
   double interleaved = 1;    // the interleaved warm-up's extra chunks, as a factor
@@ -129,16 +127,16 @@ InFlight in_flight(const ParallelPlan& p, std::int64_t micro_batches, std::int64
 
 // What one layer of each kind holds, computed once for the stages compared.
 struct KindMemory {
-  std::array<double, kLayerKinds> dense{}, experts{};  // parameters
-  std::array<Bytes, kLayerKinds> saved{}, rebuilt{};   // activations kept; rebuilt in the backward
+  KindParams params;
+  std::array<Bytes, kLayerKinds> saved{}, rebuilt{};  // activations kept; rebuilt in the backward
   Bytes embedding_saved{}, head_saved{};
 };
 
 KindMemory kind_memory(const ModelGraph& g, const ParallelPlan& p) {
   KindMemory km;
+  km.params = kind_params(g);
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
-    for (const Op& o : g.kinds[k]) (o.expert ? km.experts[k] : km.dense[k]) += o.params;
     km.saved[k] = Bytes(layer_saved(g.kinds[k], p));
     km.rebuilt[k] = Bytes(sum_saved(g.kinds[k], Recompute::none) -
                           sum_saved(g.kinds[k], p.recompute, p.recompute_modules));
@@ -154,16 +152,7 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   const auto& w = *s.training;
   const bool first = index == 0, last = index == p.pp - 1;
   MemoryBreakdown out;
-  StageParams sp;
-  bool any_kind = false;
-  for (std::size_t k = 0; k < kLayerKinds; ++k) {
-    if (!g.present[k]) continue;
-    sp.layers = any_kind ? sp.layers + km.dense[k] * n[k] : km.dense[k] * n[k];
-    sp.experts += km.experts[k] * n[k];
-    any_kind = true;
-  }
-  if (first) sp.embedding = sum_params(g.embedding);
-  if (last) sp.output = sum_params(g.head);
+  const StageParams sp = params_of(g, km.params, n, first, last);
   const StateBytes b = state_bytes(w.precision, s.system.software);
   // ZeRO shards the dense weights over every replica of them (dp x cp; the shard group under
   // hybrid sharding, parallel.zero_shard) and the routed experts'
@@ -223,19 +212,17 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
 
 }  // namespace
 
+// Every device holds its own pipeline stage: the footprint is the heaviest of the stages that can
+// hold the peak (plan.h peak_stages).
 MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
-  const auto& p = s.parallel;
-  const KindMemory km = kind_memory(g, p);
-  const StageKinds sk = stage_kinds(s.model, p);
-  MemoryBreakdown out = stage_training_memory(s, g, km, sk.first, 0);
-  if (p.pp > 1) out.stage = 0;
-  for (const std::int64_t i : peak_candidates(p.pp, sk.mid_index)) {
-    const KindCounts n = i == p.pp - 1 ? sk.last : i == sk.mid_index ? sk.mid : stage_kinds_at(s.model, p, i);
-    MemoryBreakdown other = stage_training_memory(s, g, km, n, i);
-    other.stage = i;
-    if (other.total().value > out.total().value) out = other;
+  const KindMemory km = kind_memory(g, s.parallel);
+  std::optional<MemoryBreakdown> out;
+  for (const auto& [i, n] : peak_stages(s.model, s.parallel)) {
+    MemoryBreakdown stage = stage_training_memory(s, g, km, n, i);
+    if (s.parallel.pp > 1) stage.stage = i;
+    if (!out || stage.total().value > out->total().value) out = stage;
   }
-  return out;
+  return *out;
 }
 
 namespace {
@@ -243,14 +230,14 @@ namespace {
 // KV-cache bytes per sequence on one device for `context` tokens: every layer kind's bytes per
 // token times its layers on the device's stage, windowed layers keeping at most `window` tokens.
 Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, double context) {
-  const auto stage_kv = [&](const KindCounts& n, double share) {
+  const auto stage_kv = [&](const KindCounts& n) {
     Bytes out{};
     bool any = false;
     for (std::size_t k = 0; k < kLayerKinds; ++k) {
       if (!g.present[k]) continue;
       const bool windowed = (k & 2u) != 0 && m.window > 0;
       const double tokens = windowed ? std::min(context, d(m.window)) : context;
-      const Bytes b = Bytes(n[k] / share * sum_kv_bytes(g.kinds[k])) * tokens;
+      const Bytes b = Bytes(n[k] * sum_kv_bytes(g.kinds[k])) * tokens;
       out = any ? out + b : b;
       any = true;
     }
@@ -259,12 +246,8 @@ Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGrap
   // Every device keeps the cache of its own stage's layers: the most of the stages that can
   // hold the peak (a middle stage's one layer more under the embedding/loss or a balanced split,
   // a stage with more global-attention layers).
-  Bytes out = stage_kv(model_kinds(m), d(p.pp));
-  if (p.pp > 1) {
-    out = stage_kv(stage_kinds_at(m, p, 0), 1.0);
-    for (const std::int64_t i : peak_candidates(p.pp, stage_kinds(m, p).mid_index))
-      out = max(out, stage_kv(stage_kinds_at(m, p, i), 1.0));
-  }
+  Bytes out{};
+  for (const auto& [i, n] : peak_stages(m, p)) out = max(out, stage_kv(n));
   return out;
 }
 
@@ -318,16 +301,15 @@ InferenceMemory inference_memory(const Scenario& s) {
       inference_layer_shape(s, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
   const ModelGraph g = model_graph(m, shape);
   // Quantized weights: matrices at the weight precision (integer ones with their group scales);
-  // embeddings and norms stay 16-bit. Every device holds its stage's: the heaviest of the stages
-  // training_memory weighs (the first with the embedding, the last with the LM head).
+  // embeddings and norms stay 16-bit. Every device holds its stage's: the heaviest of peak_stages.
   const double wb = inference_weight_bytes(w);
-  const auto stage_weights = [&](std::int64_t i) {
-    const StageParams sp = params_of(g, stage_kinds_at(m, p, i), i == 0, i == p.pp - 1);
-    return (sp.layers + sp.experts) * wb + (sp.embedding + sp.output) * std::max(2.0, wb);
-  };
-  double weights = stage_weights(0);
-  for (const std::int64_t i : peak_candidates(p.pp, stage_kinds(m, p).mid_index))
-    weights = std::max(weights, stage_weights(i));
+  const KindParams kp = kind_params(g);
+  double weights = 0;
+  for (const auto& [i, n] : peak_stages(m, p)) {
+    const StageParams sp = params_of(g, kp, n, i == 0, i == p.pp - 1);
+    weights =
+        std::max(weights, (sp.layers + sp.experts) * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
+  }
   out.bytes.weights = Bytes(weights);
   const double context = d(w.prompt_len + w.output_len);
   out.kv_per_sequence = kv_per_sequence(m, p, g, context);

@@ -288,11 +288,18 @@ std::int64_t expert_dp(const ParallelPlan& p) {
 // fewer come first, where 1F1B keeps the most micro-batches in flight: Meta's Llama 3 405B
 // takes a layer off its first stage for that reason (Llama 3 paper, arXiv 2407.21783,
 // Sec. 3.3.2, "memory imbalance"). Layers of stage s: [begin, end).
+namespace {
+// The first middle stage of a balanced split that holds one layer more (pp - 1 when none does).
+std::int64_t first_longer_middle(const ModelSpec& m, const ParallelPlan& p) {
+  return p.pp - 1 - std::min(m.layers % p.pp, std::max<std::int64_t>(0, p.pp - 2));
+}
+}  // namespace
+
 std::pair<std::int64_t, std::int64_t> balanced_stage_range(const ModelSpec& m, const ParallelPlan& p,
                                                            std::int64_t stage) {
   const std::int64_t base = m.layers / p.pp, extra = m.layers % p.pp;
   const std::int64_t middles = std::max<std::int64_t>(0, p.pp - 2);
-  const std::int64_t longer_from = p.pp - 1 - std::min(extra, middles);  // the first longer middle
+  const std::int64_t longer_from = first_longer_middle(m, p);
   const auto layers_of = [&](std::int64_t s) {
     const bool middle = s > 0 && s + 1 < p.pp;
     if (middle) return base + (s >= longer_from ? 1 : 0);
@@ -353,8 +360,7 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
   // One kind of layer: the middle stages differ only in their count, the first with the most
   // layers is the first of the balanced split's longer ones.
   if (!m.moe && m.window <= 0) {
-    const std::int64_t extra = m.layers % p.pp, middles = p.pp - 2;
-    out.mid_index = balanced_pipeline_split(m, p) && extra > 0 ? p.pp - 1 - std::min(extra, middles) : 1;
+    out.mid_index = balanced_pipeline_split(m, p) && m.layers % p.pp > 0 ? first_longer_middle(m, p) : 1;
     out.mid = stage_kinds_at(m, p, out.mid_index);
     return out;
   }
@@ -363,12 +369,24 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
   const auto weight = [](const KindCounts& k) {
     double layers = 0;
     for (double x : k) layers += x;
-    return layers * 1e6 + k[kind_of(true, false)] + k[kind_of(true, true)];
+    return std::make_pair(layers, k[kind_of(true, false)] + k[kind_of(true, true)]);
   };
-  double most = -1;
+  std::pair<double, double> most{-1, -1};
   for (std::int64_t s = 1; s + 1 < p.pp; ++s) {
     const KindCounts k = stage_kinds_at(m, p, s);
     if (weight(k) > most) most = weight(k), out.mid = k, out.mid_index = s;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::int64_t, KindCounts>> peak_stages(const ModelSpec& m, const ParallelPlan& p) {
+  const StageKinds sk = stage_kinds(m, p);
+  std::vector<std::pair<std::int64_t, KindCounts>> out{{0, sk.first}};
+  for (const std::int64_t i : {std::int64_t{1}, sk.mid_index, p.pp - 1}) {
+    if (i <= 0 || i >= p.pp ||
+        std::any_of(out.begin(), out.end(), [&](const auto& st) { return st.first == i; }))
+      continue;
+    out.emplace_back(i, i == p.pp - 1 ? sk.last : i == sk.mid_index ? sk.mid : stage_kinds_at(m, p, i));
   }
   return out;
 }

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "base/result.h"
 #include "model/graph.h"
@@ -35,6 +37,11 @@ struct StageKinds {
 StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p);
 // Layers of each kind on pipeline stage `stage` (0 to pp - 1).
 KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage);
+// The stages whose device can hold the memory peak, each once with its layers of each kind: the
+// first (the most micro-batches in flight, the embedding), the second (a model whose first
+// layers are dense, as DeepSeek-V3's three, holds fewer weights on the first), the middle stage
+// stage_kinds counts (the first with the most layers) and the last (the LM head).
+std::vector<std::pair<std::int64_t, KindCounts>> peak_stages(const ModelSpec& m, const ParallelPlan& p);
 // Expert-data-parallel replicas: tp x cp x dp / (ep x etp).
 std::int64_t expert_dp(const ParallelPlan& p);
 

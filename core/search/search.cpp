@@ -11,6 +11,11 @@
 
 namespace optimus {
 
+bool searches_uneven_pp(std::int64_t layers, std::int64_t pp) {
+  const std::int64_t empty = (layers + pp - 1) / pp * pp - layers;
+  return 8 * empty <= layers;
+}
+
 namespace {
 
 std::vector<std::int64_t> divisors(std::int64_t n) {
@@ -136,13 +141,10 @@ void fill_candidates(Prefix& pre, const FixedLayout& f, const SearchOptions& o, 
 void check_prefix(Prefix& pre, const FixedLayout& f, const SearchOptions& o, Scenario& work) {
   // A pp that does not split the layers evenly is searched as the balanced custom split
   // validate_plan accepts (the busiest stages hold one layer more, plan.h stage_layers), as
-  // Megatron-Bridge runs DeepSeek-V3's 61 layers on pp 2 to 16, when it leaves at most an eighth
-  // of the stages' layer slots empty: the pipeline runs at its busiest stage's pace, so the empty
-  // share is throughput lost (Llama 3 70B's 80 layers on pp 32 hold 3 a stage: 20% empty).
+  // Megatron-Bridge runs DeepSeek-V3's 61 layers on pp 2 to 16, when searches_uneven_pp says so.
   pre.error = validate_plan(work);
-  const std::int64_t L = work.model.layers, pp = pre.plan.pp;
   if (!pre.error && !f.pp && balanced_pipeline_split(work.model, pre.plan) &&
-      8 * ((L + pp - 1) / pp * pp - L) > L)
+      !searches_uneven_pp(work.model.layers, pre.plan.pp))
     pre.error = make_error("parallel.layers_not_divisible", "/parallel/pp",
                            "the search leaves out pp that leave more than an eighth of the stages' layer "
                            "slots empty");

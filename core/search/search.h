@@ -135,6 +135,12 @@ Result<std::vector<SpaceLayout>> enumerate_layouts(const Scenario& s, const Fixe
 // Number of layouts in the space.
 Result<std::int64_t> search_space_size(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o);
 
+// Whether the search takes a pp that does not split the model's layers evenly (a balanced custom
+// split, plan.h): when at most an eighth of its stages' layer slots stay empty. The pipeline runs
+// at its busiest stage's pace, so the empty share is throughput lost (Llama 3 70B's 80 layers on
+// pp 32 hold 3 a stage: 20% empty; DeepSeek-V3's 61 on pp 2 to 32 are taken).
+bool searches_uneven_pp(std::int64_t layers, std::int64_t pp);
+
 Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o,
                                     const SearchProgress& progress = {});
 

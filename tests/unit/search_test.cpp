@@ -117,9 +117,8 @@ Brute brute_force(const Scenario& s, const FixedLayout& f, const SearchOptions& 
       continue;
     }
     // The search leaves out balanced splits with more than an eighth of the slots empty.
-    const long L = c.model.layers, pp = c.parallel.pp;
     if (!f.pp && optimus::balanced_pipeline_split(c.model, c.parallel) &&
-        8 * ((L + pp - 1) / pp * pp - L) > L) {
+        !optimus::searches_uneven_pp(c.model.layers, c.parallel.pp)) {
       ++out.rejected["parallel.layers_not_divisible"];
       continue;
     }
@@ -289,8 +288,8 @@ TEST(Search, SpaceHoldsEveryLayoutPredictAccepts) {
                       // by the embedding/loss rule); a balanced uneven pp it takes unchunked,
                       // when at most an eighth of its stages' layer slots are empty.
                       const bool balanced = optimus::balanced_pipeline_split(c.model, c.parallel);
-                      const long slots = (s.model.layers + pp - 1) / pp * pp - s.model.layers;
-                      if (optimus::validate_plan(c) || (balanced && (v > 1 || 8 * slots > s.model.layers)))
+                      if (optimus::validate_plan(c) ||
+                          (balanced && (v > 1 || !optimus::searches_uneven_pp(s.model.layers, pp))))
                         continue;
                       ++valid;
                       EXPECT_TRUE(in_space.count({tp, pp, dp, cp, mb, v, sp, rc, z}))
