@@ -314,6 +314,7 @@ FixedLayout fixed_keys(std::string_view scenario_json, const Scenario& s) {
   if (has("recompute")) f.recompute = p.recompute;
   if (has("recompute_fraction")) f.recompute_fraction = p.recompute_fraction;
   if (has("zero_stage")) f.zero_stage = p.zero_stage;
+  f.optimizer_offload = p.optimizer_offload;
   return f;
 }
 

@@ -458,6 +458,7 @@ Fields<ParallelPlan> make_parallel() {
       .def(ParallelPlan{}.zero_stage);
   t.integer("zero_shard", 1, kMaxDevices, AT(zero_shard)).written(Write::nonzero);
   t.integer("offload_layers", 0, kMaxCount, AT(offload_layers)).written(Write::nonzero).def();
+  t.boolean("optimizer_offload", AT(optimizer_offload)).written(Write::nonzero).def();
   // Sequence parallelism follows tp where it is not stated.
   t.after = [](Reader& pr, ParallelPlan& p) {
     if (!pr.has("sequence_parallel")) p.sequence_parallel = p.tp > 1;
@@ -1375,12 +1376,18 @@ Fields<RlWorkload> make_rl_train() {
         return rl.train.zero_stage;
       });
   t.choice("precision", kTrainingPrecisions, AT(train_precision)).def();
-  t.choice<RlOffload>("offload", AT(offload))
-      .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-        if (rl.offload == RlOffload::none) return std::nullopt;
-        return name(rl.offload);
-      })
-      .def(name(RlOffload::none));
+  auto& offload = t.choice<RlOffload>("offload", AT(offload))
+                      .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+                        if (rl.offload == RlOffload::none) return std::nullopt;
+                        return name(rl.offload);
+                      })
+                      .def(name(RlOffload::none));
+  offload.read = [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+    if (auto i = r.choice(self.key, self.required, self.names)) {
+      rl.offload = static_cast<RlOffload>(self.codes[*i]);
+      rl.offload_given = true;
+    }
+  };
   return t;
 }
 

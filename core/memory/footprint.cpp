@@ -167,6 +167,12 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   out.weights = state(b.weight, 3);
   out.gradients = state(b.gradient, 2);
   out.optimizer = state(b.optimizer, 1);
+  // A host-memory optimizer (parallel.optimizer_offload) keeps the master weights and moments in
+  // host memory: reported beside the offloaded activations, not in the device's total.
+  if (p.optimizer_offload) {
+    out.host = out.optimizer;
+    out.optimizer = Bytes(0);
+  }
 
   // Activations: the stage's layers of each kind times the micro-batches in flight on it
   // (in_flight: on the first stage up to all L layers' worth).
@@ -196,8 +202,9 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   // between forward and backward; the device holds one layer's more while a layer is copied
   // back ahead of its backward (Transformer Engine's CPU offload handler double-buffers).
   if (p.offload_layers > 0) {
-    out.host = offloaded_activations(s, g);
-    act = act - out.host + widest;
+    const Bytes offloaded = offloaded_activations(s, g);
+    out.host += offloaded;
+    act = act - offloaded + widest;
   }
   // The embedding's saved activations (its dropout mask) per in-flight micro-batch.
   if (first) act += km.embedding_saved * kept.micro_batches;

@@ -12,7 +12,9 @@ namespace optimus {
 
 struct MemoryBreakdown {
   Bytes weights{}, gradients{}, optimizer{}, activations{}, kv_cache{};
-  Bytes host{};  // offloaded activations waiting in host memory (parallel.offload_layers), not in total
+  // In host memory, not in total: offloaded activations (parallel.offload_layers) and a host-memory
+  // optimizer's state (parallel.optimizer_offload).
+  Bytes host{};
   std::int64_t stage = -1;  // training with pp > 1: the pipeline stage (0 = first) this device holds
   Bytes total() const { return weights + gradients + optimizer + activations + kv_cache; }
 };

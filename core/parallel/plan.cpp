@@ -209,6 +209,10 @@ std::optional<Error> check_training(const Scenario& s) {
   }
   if (p.offload_layers > 0)
     if (auto e = check_offload(s)) return e;
+  if (p.optimizer_offload && !(s.system.host_link.value > 0))
+    return make_error("parallel.optimizer_offload_without_host_link", "/parallel/optimizer_offload",
+                      "the system states no host_link_GBps, the device-host copy rate the gradients "
+                      "and updated weights of a host-memory optimizer travel at");
   if (auto e = check_rates(s.system.device, w.precision, false)) return e;
   return std::nullopt;
 }
@@ -224,6 +228,9 @@ std::optional<Error> check_inference(const Scenario& s) {
     return make_error("parallel.offload_in_inference", "/parallel/offload_layers",
                       "activation offloading keeps training activations until their backward pass; "
                       "inference has none to keep");
+  if (!s.training && p.optimizer_offload)
+    return make_error("parallel.optimizer_offload_in_inference", "/parallel/optimizer_offload",
+                      "inference has no optimizer state to keep in host memory");
   if (auto e = check_rates(s.system.device, inference_math(*s.inference), true)) return e;
   // The draft runs on the target's tensor-parallel devices, so its heads must split as theirs.
   if (s.inference->speculative && s.inference->speculative->draft)

@@ -514,6 +514,8 @@ Result<Prediction> predict(const Scenario& s) {
                                   : ", a higher ZeRO stage";
   if (p.pp == 1 && p.recompute == Recompute::none && s.system.host_link.value > 0)
     training += ", activation offloading (parallel.offload_layers)";
+  if (!p.optimizer_offload && s.system.host_link.value > 0)
+    training += ", the optimizer state in host memory (parallel.optimizer_offload)";
   check(out.training_memory, "training", training);
   check(out.inference_memory, "inference", "more tensor/pipeline parallelism or a narrower precision");
   return out;

@@ -537,12 +537,26 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
 
 // Optimizer: the fused Adam step streams the stack's bytes per parameter (SoftwareDefaults)
 // on this device's shard.
+// With the state in host memory (parallel.optimizer_offload) the CPU streams the same bytes per
+// parameter through host memory while the gradient shard goes down and the updated 16-bit weights
+// come back over the host link, bucket by bucket and overlapped (Megatron-Core's
+// --overlap-cpu-optimizer-d2h-h2d, which slime's scripts set): the step takes the longer of the
+// two. The device's share of its host's memory bandwidth is taken as its host link (ASSUMED: a
+// DGX H100's two Xeon 8480C sockets, 16 DDR5-4800 channels, 614 GB/s for 8 GPUs, 77 GB/s each,
+// beside PCIe 5.0 x16's 63 GB/s; a GB200's Grace, LPDDR5X at up to 512 GB/s for 2 GPUs, beside
+// the 256 GB/s the preset gives each).
 Seconds optimizer_step(const Scenario& s, const StageParams& params) {
   const auto& p = s.parallel;
   const auto& sw = s.system.software;
   const double n_params = params.layers + params.embedding + params.output;
   const double opt_params = n_params / (p.zero_stage >= 1 ? d(zero_shard_ranks(p)) : 1.0) +
                             params.experts / (p.zero_stage >= 1 ? d(expert_dp(p)) : 1.0);
+  if (p.optimizer_offload && s.system.host_link.value > 0) {
+    const double link = s.system.host_link.value;
+    const double cpu = opt_params * sw.optimizer_step_bytes / link;
+    const double copies = opt_params * (sw.gradient_bytes + sw.weight_bytes) / link;
+    return Seconds(std::max(cpu, copies));
+  }
   return elementwise_cost(s.system.device, Bytes(opt_params * sw.optimizer_step_bytes),
                           Flops(opt_params * sw.optimizer_step_flops))
       .time;

@@ -404,6 +404,7 @@ Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, st
     return make_error("rl.train_layout_mismatch", "/rl/train",
                       "the trainer's tp x pp x cp x dp = " + std::to_string(model_ranks * p.dp) +
                           " is not its pool of " + std::to_string(t.num_devices) + " devices");
+  if (rl.offload == RlOffload::cpu_optimizer) p.optimizer_offload = true;
   t.parallel = p;
   TrainingWorkload w;
   w.precision = rl.train_precision;
@@ -635,7 +636,23 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
   f.micro_batch = 1;
   f.interleave = 1;
   f.zero_stage = 1;
+  f.optimizer_offload = s.rl->offload == RlOffload::cpu_optimizer;
   auto res = search_layouts(searched, f, o);
+  // Where no layout fits with the optimizer state sharded (ZeRO 1: Megatron's distributed
+  // optimizer), the parameters and gradients are sharded too (ZeRO 3: verl's FSDP, NeMo-RL's
+  // DTensor FSDP2), and then, where no offload is stated, the optimizer state goes to host memory
+  // (rl.train.offload cpu_optimizer), as model_passes fits a layout that is stated.
+  if (res && res->best.empty()) {
+    f.zero_stage = 3;
+    res = search_layouts(searched, f, o);
+  }
+  const bool may_offload = !s.rl->offload_given && s.system.host_link.value > 0;
+  for (const int z : {1, 3}) {
+    if (!res || !res->best.empty() || !may_offload) break;
+    f.zero_stage = z;
+    f.optimizer_offload = true;
+    res = search_layouts(searched, f, o);
+  }
   if (!res) {
     Error e = res.error();
     e.path = "/rl/train";
@@ -762,7 +779,8 @@ double host_seconds(const Scenario& s, double bytes) {
 // each (with the offload traffic of each pass), its memory and layout.
 struct Passes {
   double forward = 0, update = 0, offload_bytes = 0;
-  double straggler = 0;  // inside update: the heaviest data-parallel rank's extra seconds
+  double straggler = 0;          // inside update: the heaviest data-parallel rank's extra seconds
+  bool offload_assumed = false;  // the optimizer put in host memory to fit (model_passes)
   std::int64_t devices = 0, global_batch = 0, seq_len = 0;
   double iteration = 0, mfu = 0;
   ParallelPlan plan;
@@ -820,6 +838,30 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
     Fitted g = fit_trainer(s, model, devices, sharded);
     if (g.t && g.pr && g.pr->memory.fits) f = std::move(g);
   }
+  // Where no stage fits either and the scenario states no offload, the optimizer state is taken
+  // to live in host memory, stepped by the CPU (rl.train.offload cpu_optimizer): how the stacks
+  // train a model too large for the trainer's memory (slime's scripts for large MoE models set
+  // Megatron-Core's --optimizer-cpu-offload, OpenRLHF's --adam_offload runs DeepSpeed's CPU Adam).
+  // The smallest ZeRO stage that then fits, from the distributed optimizer (1) up, unless stated
+  // (a stated 0 keeps a replicated optimizer, which no stack steps on the CPU: Megatron-Core's
+  // offload needs its distributed optimizer).
+  bool offload_assumed = false;
+  const bool replicated = s.rl->zero_stage_given && plan.zero_stage == 0;
+  if (!s.rl->offload_given && !replicated && f.pr && !f.pr->memory.fits && s.system.host_link.value > 0) {
+    const int from = s.rl->zero_stage_given ? plan.zero_stage : std::max(plan.zero_stage, 1);
+    const int to = s.rl->zero_stage_given ? plan.zero_stage : 3;
+    for (int z = from; z <= to; ++z) {
+      ParallelPlan hosted = plan;
+      hosted.zero_stage = z;
+      hosted.optimizer_offload = true;
+      Fitted g = fit_trainer(s, model, devices, hosted);
+      if (g.t && g.pr && g.pr->memory.fits) {
+        f = std::move(g);
+        offload_assumed = true;
+        break;
+      }
+    }
+  }
   auto& t = f.t;
   auto& pr = f.pr;
   if (!pr) {
@@ -848,6 +890,9 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   out.mfu = tp.mfu;
   out.plan = t->parallel;
   out.memory = pr->memory;
+  // (A layout the search chose with the optimizer in host memory is assumed the same way.)
+  out.offload_assumed =
+      offload_assumed || (t->parallel.optimizer_offload && s.rl->offload != RlOffload::cpu_optimizer);
   return out;
 }
 
@@ -858,6 +903,11 @@ void set_trainer(const Passes& p, RlPrediction& out) {
   out.train_iteration_s = p.iteration;
   out.train_mfu = p.mfu;
   out.train_straggler_s = p.straggler;
+  if (p.offload_assumed)
+    out.warnings.push_back({"rl.train_optimizer_offload_assumed",
+                            "the trainer fits only with its optimizer state in host memory, stepped by the "
+                            "CPU (rl.train.offload \"cpu_optimizer\", Megatron-Core's "
+                            "--optimizer-cpu-offload); assumed, as no offload is stated"});
 }
 
 // Step 2 (roles "shared"): the trainer's side on the whole training pool, one model after

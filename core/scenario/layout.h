@@ -39,6 +39,13 @@ struct ParallelPlan {
   // (Megatron-Core cpu_offloading with cpu_offloading_num_layers; Megatron-Bridge's GB200 Llama 3
   // 70B recipes offload 20 or 40 of the 80). Needs pp 1 and no recompute, as Megatron-Core does.
   std::int64_t offload_layers = 0;
+  // The optimizer state (fp32 master weights and Adam moments) kept in host memory and stepped by
+  // the CPU (Megatron-Core --optimizer-cpu-offload with --optimizer-offload-fraction 1 and
+  // --overlap-cpu-optimizer-d2h-h2d, megatron/core/optimizer/cpu_offloading; DeepSpeed
+  // ZeRO-Offload, Ren et al. 2021, arXiv 2101.06840): slime's RL scripts for large MoE models run
+  // it. Each optimizer step copies the device's gradient shard to the host and the updated
+  // 16-bit weights back. Needs a system with host_link_GBps.
+  bool optimizer_offload = false;
   // Under selective recompute, the modules recomputed (Megatron-Core recompute_modules; the
   // default, the attention core, is the spec's selective recompute).
   ModuleSet recompute_modules = kCoreAttnOnly;

@@ -36,8 +36,10 @@ OPTIMUS_ENUM(RlWeightSync, nccl, checkpoint, host);
 OPTIMUS_ENUM(RlRoles, shared, separate);
 // The trainer's state held in host memory between the passes that need it (verl's FSDP workers'
 // param_offload / optimizer_offload): none; optimizer (the optimizer state); params_optimizer
-// (the parameters as well).
-OPTIMUS_ENUM(RlOffload, none, optimizer, params_optimizer);
+// (the parameters as well); cpu_optimizer: the optimizer state lives in host memory and the CPU
+// steps it (parallel.optimizer_offload: Megatron-Core's --optimizer-cpu-offload, as slime's
+// scripts run it; OpenRLHF's --adam_offload, DeepSpeed ZeRO-Offload).
+OPTIMUS_ENUM(RlOffload, none, optimizer, params_optimizer, cpu_optimizer);
 // What kind of responses the policy writes, which sets the mean response under a whole-number
 // response_len limit (core/rl/rl.cpp, read_length_limits): short_cot (a base or instruct model:
 // zero-RL from a base model, RLHF of an instruct model: hundreds of tokens to about a thousand);
@@ -84,6 +86,7 @@ struct RlWorkload {
   std::optional<std::int64_t> micro_batch_tokens;
   bool micro_batch_given = false;  // train.micro_batch stated
   bool zero_stage_given = false;   // train.zero_stage stated (else the smallest that fits)
+  bool offload_given = false;      // train.offload stated (else cpu_optimizer where nothing fits)
   RlRoles roles = RlRoles::shared;
   RlRoleDevices role_devices;
   Precision train_precision = Precision::bf16;

@@ -102,6 +102,7 @@ ParallelPlan prefix_plan(const FixedLayout& f, bool training, bool moe, const Pa
   // A fixed fraction holds for the searched layouts with full recompute (for_each_leaf).
   p.recompute_fraction = f.recompute_fraction.value_or(1.0);
   p.zero_stage = f.zero_stage.value_or(0);
+  p.optimizer_offload = f.optimizer_offload;
   return p;
 }
 

@@ -59,6 +59,7 @@ struct FixedLayout {
   std::optional<int> zero_stage;
   std::optional<std::int64_t> etp;
   std::optional<double> recompute_fraction;  // applies to the layouts with full recompute
+  bool optimizer_offload = false;            // every layout keeps its optimizer in host memory
 };
 
 // serving: the deployment search of search/serving_search.h (the api routes it there).

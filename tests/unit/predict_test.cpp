@@ -800,17 +800,22 @@ TEST(Zero3, FsdpProfileUnaffected) {
 // worth; memory.host_bytes is n layers' worth. The copies run at the system's host_link_GBps beside
 // the passes: on a slow link the excess over the forward (copies out) and the backward (copies
 // back) is exposed as host time, once per micro-batch; on a fast one nothing.
-TEST(Predict, OffloadedActivationsByHand) {
+// Llama 3.1 8B on 8 H100 at ZeRO 1, one micro-batch, with `extra` layout keys and the given host link.
+json on_host_link(const json& extra, double link) {
   json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
-  const auto run = [&](std::int64_t layers, double link) {
-    system["host_link_GBps"] = link;
-    json s = {{"model", "llama3.1-8b"},
-              {"system", system},
-              {"num_devices", 8},
-              {"parallel", {{"tp", 1}, {"dp", 8}, {"micro_batch", 1}, {"zero_stage", 1}}},
-              {"training", {{"global_batch", 16}, {"seq_len", 4096}}}};
-    if (layers > 0) s["parallel"]["offload_layers"] = layers;
-    return predict(s);
+  system["host_link_GBps"] = link;
+  json s = {{"model", "llama3.1-8b"},
+            {"system", system},
+            {"num_devices", 8},
+            {"parallel", {{"tp", 1}, {"dp", 8}, {"micro_batch", 1}, {"zero_stage", 1}}},
+            {"training", {{"global_batch", 16}, {"seq_len", 4096}}}};
+  s["parallel"].update(extra);
+  return predict(s);
+}
+
+TEST(Predict, OffloadedActivationsByHand) {
+  const auto run = [](std::int64_t layers, double link) {
+    return on_host_link(layers > 0 ? json{{"offload_layers", layers}} : json::object(), link);
   };
   const json none = run(0, 63), one = run(1, 63), eight = run(8, 63);
   ASSERT_FALSE(eight.contains("error")) << eight.dump();
@@ -870,9 +875,73 @@ TEST(Predict, OffloadedActivationsRefuseWhatMegatronRefuses) {
   EXPECT_EQ(e["path"], "/parallel/offload_layers");
 }
 
+// A host-memory optimizer (parallel.optimizer_offload, Megatron-Core --optimizer-cpu-offload): the
+// device's optimizer state moves to memory.host_bytes, and the optimizer step is the longer of the
+// CPU streaming optimizer_step_bytes per parameter of the shard and the copies of the gradient
+// shard down and the 16-bit weights back, all at host_link_GBps. Nothing else moves.
+TEST(Predict, HostMemoryOptimizerByHand) {
+  const json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  const auto run = [](bool offload, double link) {
+    return on_host_link(offload ? json{{"optimizer_offload", true}} : json::object(), link);
+  };
+  const json on = run(true, 63), off = run(false, 63);
+  ASSERT_FALSE(on.contains("error")) << on.dump().substr(0, 300);
+  const json &m_on = on["memory"]["per_device_bytes"], &m_off = off["memory"]["per_device_bytes"];
+  EXPECT_EQ(m_on["optimizer"].get<double>(), 0.0);
+  EXPECT_NEAR(on["memory"]["host_bytes"].get<double>(), m_off["optimizer"].get<double>(), 1.0);
+  EXPECT_EQ(m_on["weights"], m_off["weights"]);
+  EXPECT_EQ(m_on["gradients"], m_off["gradients"]);
+  EXPECT_EQ(m_on["activations"], m_off["activations"]);
+  // The shard's parameters from the state: 12 bytes each (fp32 master and two moments).
+  const double params = m_off["optimizer"].get<double>() / 12.0;
+  const json& sw = system["software"];
+  const double step_bytes = sw["optimizer_step_bytes"].get<double>();
+  for (const double link : {63.0, 8.0}) {
+    const json p = run(true, link);
+    const double cpu = params * step_bytes / (link * 1e9);
+    const double copies = params * (4.0 + 2.0) / (link * 1e9);
+    EXPECT_NEAR(p["training"]["breakdown_s"]["optimizer"].get<double>(), std::max(cpu, copies),
+                1e-6 * std::max(cpu, copies))
+        << link;
+    EXPECT_NEAR(p["training"]["breakdown_s"]["compute"].get<double>(),
+                off["training"]["breakdown_s"]["compute"].get<double>(), 1e-12);
+  }
+  EXPECT_GT(on["training"]["breakdown_s"]["optimizer"].get<double>(),
+            off["training"]["breakdown_s"]["optimizer"].get<double>());
+  // Refused without a host link and in inference, at its path.
+  json bare = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  bare.erase("host_link_GBps");
+  const json no_link = json::parse(optimus::api::predict(json{
+      {"model", "llama3.1-8b"},
+      {"system", bare},
+      {"num_devices", 8},
+      {"parallel", {{"zero_stage", 1}, {"optimizer_offload", true}}},
+      {"training",
+       {{"global_batch", 16}, {"seq_len", 4096}}}}.dump()));
+  EXPECT_EQ(no_link["error"]["code"], "parallel.optimizer_offload_without_host_link");
+  EXPECT_EQ(no_link["error"]["path"], "/parallel/optimizer_offload");
+  const json inf = json::parse(
+      optimus::api::predict(json{{"model", "llama3.1-8b"},
+                                 {"system", "dgx-h100"},
+                                 {"num_devices", 1},
+                                 {"parallel", {{"optimizer_offload", true}}},
+                                 {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 16}}}}
+                                .dump()));
+  EXPECT_EQ(inf["error"]["code"], "parallel.optimizer_offload_in_inference");
+  const json typed = json::parse(optimus::api::predict(json{
+      {"model", "llama3.1-8b"},
+      {"system", "dgx-h100"},
+      {"num_devices", 8},
+      {"parallel", {{"optimizer_offload", 1}}},
+      {"training",
+       {{"global_batch", 16}, {"seq_len", 4096}}}}.dump()));
+  EXPECT_EQ(typed["error"]["path"], "/parallel/optimizer_offload");
+}
+
 // A layout that does not fit is told which remedies it has left: ZeRO while it keeps the whole
 // optimizer state, activation offloading where Megatron-Core allows it (pp 1, no recompute, a host
-// link); inference is not told about either.
+// link), the optimizer in host memory where there is a host link; inference is not told about
+// any of them.
 TEST(Predict, DoesNotFitNamesTheRemediesLeft) {
   const auto message = [](const json& parallel, const json& workload) {
     json s = {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", 8}, {"parallel", parallel}};
@@ -889,7 +958,8 @@ TEST(Predict, DoesNotFitNamesTheRemediesLeft) {
   const std::string piped = message({{"pp", 2}, {"dp", 4}, {"zero_stage", 1}, {"micro_batch", 2}},
                                     {{"global_batch", 8}, {"seq_len", 16384}});
   EXPECT_NE(piped.find("a higher ZeRO stage"), std::string::npos) << piped;
-  EXPECT_EQ(piped.find("offload"), std::string::npos) << piped;
+  EXPECT_EQ(piped.find("offload_layers"), std::string::npos) << piped;
+  EXPECT_NE(piped.find("parallel.optimizer_offload"), std::string::npos) << piped;
   const std::string infer =
       message({{"tp", 1}, {"dp", 8}}, {{"batch", 512}, {"prompt_len", 32768}, {"output_len", 16}});
   ASSERT_FALSE(infer.empty());

@@ -808,6 +808,58 @@ TEST(RlOffload, ParamsAndOptimizerCrossTheHostLinkAroundEachPass) {
   EXPECT_EQ(num(opt["rl"]["phases_s"]["old_logprob"]), num(a["old_logprob"]));
 }
 
+// A trainer that fits no ZeRO stage keeps its optimizer in host memory where no offload is stated
+// (rl.train.offload cpu_optimizer, Megatron-Core's --optimizer-cpu-offload as slime runs it): a
+// Qwen3-30B-A3B policy on a 4-device trainer needs 18 bytes a parameter (137 GB a device under
+// ZeRO 3) and fits at 6 (weights and gradients), so the job predicts instead of refusing
+// (train "auto": rl.train_no_layout) or predicting a trainer that cannot exist.
+bool warns(const json& p, const std::string& code) {
+  for (const auto& w : p["warnings"])
+    if (w["code"] == code) return true;
+  return false;
+}
+
+json moe_on_four(const json& train) {
+  json s = base({{"placement", "split"},
+                 {"rollout_devices", 4},
+                 {"train_devices", 4},
+                 {"rollout", {{"tp", 4}}},
+                 {"train", nullptr}});
+  s["model"] = "qwen3-30b-a3b";
+  s["rl"]["train"] = train;
+  return s;
+}
+
+TEST(RlOffload, ATrainerThatFitsNoOtherWayKeepsItsOptimizerInHostMemory) {
+  for (const json& train : {json("auto"), json{{"tp", 1}}}) {
+    const json p = predict(moe_on_four(train));
+    ASSERT_FALSE(p.contains("error")) << train.dump() << p.dump().substr(0, 300);
+    EXPECT_TRUE(warns(p, "rl.train_optimizer_offload_assumed")) << train.dump();
+    EXPECT_FALSE(warns(p, "memory.does_not_fit")) << train.dump();
+    EXPECT_TRUE(p["rl"]["train"]["parallel"]["optimizer_offload"].get<bool>()) << train.dump();
+    EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>()) << train.dump();
+  }
+  // Stated offloads are kept: none leaves the trainer that does not fit, and says so.
+  json none = moe_on_four(json{{"tp", 1}, {"offload", "none"}});
+  const json kept = predict(none);
+  EXPECT_TRUE(warns(kept, "memory.does_not_fit"));
+  EXPECT_FALSE(warns(kept, "rl.train_optimizer_offload_assumed"));
+  EXPECT_FALSE(kept["rl"]["train"]["parallel"].contains("optimizer_offload"));
+  // A stated cpu_optimizer on a trainer that fits anyway: the optimizer's step moves to the CPU
+  // and its state leaves the device; no assumption is warned about.
+  const json gpu = predict(base({{"train", {{"zero_stage", 3}}}}));
+  const json cpu = predict(base({{"train", {{"zero_stage", 3}, {"offload", "cpu_optimizer"}}}}));
+  ASSERT_FALSE(cpu.contains("error")) << cpu.dump().substr(0, 300);
+  EXPECT_FALSE(warns(cpu, "rl.train_optimizer_offload_assumed"));
+  EXPECT_EQ(cpu["rl"]["train"]["offload"], "cpu_optimizer");
+  EXPECT_TRUE(cpu["rl"]["train"]["parallel"]["optimizer_offload"].get<bool>());
+  EXPECT_LT(num(cpu["rl"]["memory"]["train"]["per_device_bytes"]),
+            num(gpu["rl"]["memory"]["train"]["per_device_bytes"]));
+  EXPECT_GT(num(cpu["rl"]["phases_s"]["train"]), num(gpu["rl"]["phases_s"]["train"]));
+  const double fwd = num(gpu["rl"]["phases_s"]["old_logprob"]);
+  EXPECT_NEAR(num(cpu["rl"]["phases_s"]["old_logprob"]), fwd, 1e-9 * fwd);
+}
+
 // The assumed mean under a whole-number limit, read from the warning.
 std::string assumed_mean(const json& scenario) {
   const json p = predict(scenario);

@@ -20,8 +20,15 @@ import type {
 
 /** The layout keys the engine writes back only when they are set: zero_shard (hybrid sharding),
  * recompute_fraction (partial full recompute), recompute_modules (selective recompute beyond the
- * attention core), offload_layers (activation offloading), expert_slots (redundant experts). */
-type SetOnly = 'zero_shard' | 'recompute_fraction' | 'recompute_modules' | 'offload_layers' | 'expert_slots';
+ * attention core), offload_layers (activation offloading), optimizer_offload (the optimizer in
+ * host memory), expert_slots (redundant experts). */
+type SetOnly =
+  | 'zero_shard'
+  | 'recompute_fraction'
+  | 'recompute_modules'
+  | 'offload_layers'
+  | 'optimizer_offload'
+  | 'expert_slots';
 /** A layout with every key the engine fills in, and the set-only keys where they are set. */
 export type FullLayout = Required<Omit<ParallelSpec, SetOnly>> & Pick<ParallelSpec, SetOnly>;
 

@@ -980,6 +980,10 @@ export interface ParallelSpec {
    * Training: layers whose saved activations wait in host memory between their forward and backward (Megatron-Core cpu_offloading_num_layers). The device keeps one layer's more for the copy back; the copies run at the system's host_link_GBps beside the passes and stall them only by what they take beyond (breakdown host). Needs pp 1, recompute none, fewer than the model's layers and a system with host_link_GBps. memory.host_bytes reports the host memory one device fills.
    */
   offload_layers?: number;
+  /**
+   * Training: the optimizer state (fp32 master weights and Adam moments of the device's ZeRO shard) lives in host memory and the CPU runs the step (Megatron-Core --optimizer-cpu-offload with offload fraction 1 and --overlap-cpu-optimizer-d2h-h2d; DeepSpeed ZeRO-Offload). The device's memory drops the optimizer state (memory.host_bytes holds it); the optimizer step (breakdown optimizer) becomes the longer of the CPU streaming the step's bytes per parameter (software.optimizer_step_bytes) and the copies of the gradient shard down and the 16-bit weights back, both at host_link_GBps (the device's share of its host's memory bandwidth taken as its host link). Needs a system with host_link_GBps.
+   */
+  optimizer_offload?: boolean;
 }
 export interface TrainingSpec {
   /**
@@ -1421,9 +1425,9 @@ export interface RlSpec {
          */
         precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
         /**
-         * The trainer's state kept in host memory between the passes that need it (verl's FSDP optimizer_offload / param_offload): each forward pass loads and offloads the parameter shard (params_optimizer), each update the parameters and the optimizer state, the weight sync the parameters, all over system.host_link_GBps (2 x bytes / host_link per pass); offloaded state is not swapped again around a colocated rollout. No host link: not timed (rl.no_host_link).
+         * The trainer's state kept in host memory between the passes that need it (verl's FSDP optimizer_offload / param_offload): each forward pass loads and offloads the parameter shard (params_optimizer), each update the parameters and the optimizer state, the weight sync the parameters, all over system.host_link_GBps (2 x bytes / host_link per pass); offloaded state is not swapped again around a colocated rollout. No host link: not timed (rl.no_host_link). cpu_optimizer: the optimizer state lives in host memory and the CPU steps it (the trainer's parallel.optimizer_offload: slime's Megatron scripts, OpenRLHF's --adam_offload). Absent: none, and cpu_optimizer where the trainer fits no other way (no ZeRO stage, or no layout of train: "auto"), with the warning rl.train_optimizer_offload_assumed.
          */
-        offload?: 'none' | 'optimizer' | 'params_optimizer';
+        offload?: 'none' | 'optimizer' | 'params_optimizer' | 'cpu_optimizer';
       }
     | 'auto';
   /**
@@ -2054,7 +2058,7 @@ export interface MemoryResult {
    */
   fits: boolean;
   /**
-   * Training with parallel.offload_layers: the offloaded activations one device keeps in host memory (not in total). Unit: bytes.
+   * Training with parallel.offload_layers or parallel.optimizer_offload: the offloaded activations and optimizer state one device keeps in host memory (not in total). Unit: bytes.
    */
   host_bytes?: number;
   /**
@@ -2651,7 +2655,7 @@ export interface RlResult {
      */
     critic_s: number;
     /**
-     * none, optimizer or params_optimizer.
+     * none, optimizer, params_optimizer or cpu_optimizer (as stated; an assumed host-memory optimizer shows in rl.train.parallel.optimizer_offload).
      */
     offload: string;
     /**
@@ -2833,6 +2837,10 @@ export interface ChosenLayout {
    * As parallel.offload_layers (present when set).
    */
   offload_layers?: number;
+  /**
+   * As parallel.optimizer_offload (present when true).
+   */
+  optimizer_offload?: boolean;
 }
 export interface RlRole {
   /**

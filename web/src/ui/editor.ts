@@ -248,6 +248,7 @@ const PARALLEL_FIELDS: FieldDef[] = [
   },
   { path: '/parallel/zero_shard', label: 'ZeRO shard group', placeholder: 'all dp ranks' },
   { path: '/parallel/offload_layers', label: 'Layers offloaded to host' },
+  { path: '/parallel/optimizer_offload', label: 'Optimizer in host memory' },
   { path: '/parallel/sequence_parallel', label: 'Sequence parallel' },
 ];
 

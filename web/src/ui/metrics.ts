@@ -124,19 +124,22 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference' | 'rl'): 
       }),
     },
   );
-  // Training with activations offloaded to host memory (parallel.offload_layers) only.
+  // Training with activations (parallel.offload_layers) or the optimizer state
+  // (parallel.optimizer_offload) in host memory only.
   if (phase !== 'inference')
     out.splice(out.length - 1, 0, {
       path: `${prefix}.host_bytes`,
       label: 'In host memory (offloaded)',
       q: 'bytes',
       explain: (c) => ({
-        formula: 'host = offload_layers × one layer’s saved activations (a micro-batch); the device keeps the rest and one layer more for the copy back, and the copies run at the system’s host_link_GBps beside the passes',
+        formula:
+          'host = offload_layers × one layer’s saved activations (a micro-batch; the device keeps the rest and one layer more for the copy back) + the optimizer state of the device’s ZeRO shard when the CPU steps it (optimizer_offload); the copies run at the system’s host_link_GBps',
         inputs: [
           ['offload_layers', String(c.scenario?.parallel.offload_layers ?? 0)],
+          ['optimizer_offload', String(c.scenario?.parallel.optimizer_offload ?? false)],
           ['host_link_GBps', String(c.scenario?.system?.host_link_GBps ?? '?')],
         ],
-        source: 'Megatron-Core cpu_offloading (cpu_offloading_num_layers)',
+        source: 'Megatron-Core cpu_offloading (cpu_offloading_num_layers); --optimizer-cpu-offload',
       }),
     });
   return out;
@@ -153,6 +156,7 @@ function rlTrainerInputs(c: ExplainContext): Array<[string, string]> {
     ['zero_stage', String(p.zero_stage)],
     ['recompute', String(p.recompute)],
     ['micro_batch', String(p.micro_batch)],
+    ['optimizer in host memory', p.optimizer_offload ? 'yes (the CPU steps it)' : 'no'],
     ['sequence length (packed)', String(t.seq_len)],
   ];
 }
@@ -172,6 +176,7 @@ function scenarioInputs(s: ResolvedScenario | null, phase: 'training' | 'inferen
     if (p.recompute_fraction !== undefined) base.push(['recompute_fraction', String(p.recompute_fraction)]);
     if (p.recompute_modules !== undefined) base.push(['recompute_modules', p.recompute_modules.join(', ')]);
     if (p.offload_layers !== undefined) base.push(['offload_layers', String(p.offload_layers)]);
+    if (p.optimizer_offload) base.push(['optimizer_offload', 'true']);
     if (s.training) base.push(['seq_len', String(s.training.seq_len)], ['precision', s.training.precision]);
   } else if (s.inference) {
     base.push(['batch', String(s.inference.batch)], ['prompt_len + output_len', String(s.inference.prompt_len + s.inference.output_len)], ['precision', s.inference.precision]);
