@@ -193,6 +193,31 @@ const TASK_PLAYS: TaskPlay[] = [
       await n.page.screenshot({ path: `${OUT}task-rl-timeline-${n.page.viewportSize()!.width}.png` });
     },
   },
+  {
+    name: 'rl-llama3.1-70b-8-h100',
+    bound: 4,
+    async play(n) {
+      await n.click('[data-task="rl"]');
+      await n.pick('[data-quick="/model"]', 'llama3.1-70b');
+    },
+    async check(n) {
+      // 70B x 18 bytes of training state is 158 GB a device on 8 H100 even fully sharded: the
+      // engine keeps the optimizer in host memory (assumed, and said in plain words) rather than
+      // refusing the job.
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.model).toBe('llama3.1-70b');
+      expect(prediction.rl.train.parallel.optimizer_offload).toBe(true);
+      const head = await headlineOf(n.page);
+      expect(head['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+      const warning = n.page.locator('[data-warning="rl.train_optimizer_offload_assumed"]');
+      expect(await warning.textContent()).toContain('optimizer state in host memory');
+      const memory = n.page.locator('section.results-section', { has: n.page.locator('h3', { hasText: 'Memory per device: the trainer' }) });
+      const host = memory.locator('[data-metric="memory.host_bytes"]');
+      expect(await host.getAttribute('data-value')).toBe(String(prediction.memory.host_bytes));
+      await n.page.locator('[data-testid="warnings"]').screenshot({ path: `${OUT}task-rl-offload-warning-${n.page.viewportSize()!.width}.png` });
+      await memory.screenshot({ path: `${OUT}task-rl-offload-memory-${n.page.viewportSize()!.width}.png` });
+    },
+  },
 ];
 
 describe('a newcomer masters the page in a minute', () => {

@@ -134,11 +134,15 @@ function memoryMetrics(prefix: string, phase: 'training' | 'inference' | 'rl'): 
       explain: (c) => ({
         formula:
           'host = offload_layers × one layer’s saved activations (a micro-batch; the device keeps the rest and one layer more for the copy back) + the optimizer state of the device’s ZeRO shard when the CPU steps it (optimizer_offload); the copies run at the system’s host_link_GBps',
-        inputs: [
-          ['offload_layers', String(c.scenario?.parallel.offload_layers ?? 0)],
-          ['optimizer_offload', String(c.scenario?.parallel.optimizer_offload ?? false)],
-          ['host_link_GBps', String(c.scenario?.system?.host_link_GBps ?? '?')],
-        ],
+        inputs: (() => {
+          // An RL prediction's memory is its trainer's, whose layout the engine reports.
+          const par = phase === 'rl' ? c.prediction.rl?.train.parallel : c.scenario?.parallel;
+          return [
+            ['offload_layers', String(par?.offload_layers ?? 0)],
+            ['optimizer_offload', String(par?.optimizer_offload ?? false)],
+            ['host_link_GBps', String(c.scenario?.system?.host_link_GBps ?? '?')],
+          ];
+        })(),
         source: 'Megatron-Core cpu_offloading (cpu_offloading_num_layers); --optimizer-cpu-offload',
       }),
     });

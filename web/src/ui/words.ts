@@ -65,6 +65,8 @@ export const WARNING_WORDS: Record<string, string> = {
     'More requests arrive than this deployment can serve: the queue keeps growing through the run, so the latencies below depend on how many requests are simulated and describe no steady state. Lower the request rate or add GPUs; the requests per second completed is this deployment’s capacity.',
   'speculative.mtp_not_native':
     'This model ships no multi-token-prediction head: the MTP draft is costed as if it had one, accepted as often as DeepSeek-V3’s own (85% per token unless you set the acceptance rate). Set the rate of the draft head you would run.',
+  'rl.train_optimizer_offload_assumed':
+    'The trainer fits on these GPUs only with its optimizer state in host memory, updated by the CPU (how slime’s and OpenRLHF’s scripts train models this large on few GPUs). That is assumed here, and the copies and the CPU’s update are counted in the training time; more GPUs for training would keep the state on the devices.',
   'inference.beyond_context':
     'Prompt plus output is longer than the model’s context: those positions are costed like any others, but a serving engine set up for this model would refuse such requests.',
 };
