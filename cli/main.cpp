@@ -381,9 +381,16 @@ void print_prediction(const json& p) {
                 it.key() == "total" ? band(p, "memory.per_device_bytes.total", gib).c_str() : "");
   std::cout << "  capacity            " << gib(m["capacity_bytes"].get<double>()) << " -> "
             << (m["fits"].get<bool>() ? "fits" : "DOES NOT FIT") << "\n";
-  if (m.contains("host_bytes"))
+  if (m.contains("host_bytes")) {
+    // A training footprint with gradients and no optimizer state on the device keeps its
+    // optimizer in host memory (parallel.optimizer_offload), beside any offloaded activations.
+    const json& b = m["per_device_bytes"];
+    const bool optimizer = b["optimizer"].get<double>() == 0 && b["gradients"].get<double>() > 0;
     std::cout << "  in host memory      " << gib(m["host_bytes"].get<double>())
-              << " of offloaded activations (parallel.offload_layers)\n";
+              << (optimizer
+                      ? " of optimizer state (parallel.optimizer_offload) and any offloaded activations\n"
+                      : " of offloaded activations (parallel.offload_layers)\n");
+  }
   if (p.contains("calibration")) {
     const json& c = p["calibration"];
     std::cout << "Calibration         " << (c["applied"].get<bool>() ? "applied:" : "not applied:");

@@ -62,6 +62,9 @@ check bad_layout 2 bash -c "sed 's/\"tp\": 8/\"tp\": 7/' '$dir/default.json' | '
 contains bad_layout '"path":"/parallel"'
 check human_error 2 bash -c "echo '{\"model\": \"nope\", \"system\": \"dgx-h100\", \"num_devices\": 1, \"training\": {\"global_batch\": 1, \"seq_len\": 8}}' | '$bin' predict -"
 contains human_error "preset.unknown_model"
+# The host-memory optimizer is named as what sits in host memory (not offloaded activations).
+check host_optimizer 0 bash -c "echo '{\"model\": \"llama3.1-70b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"parallel\": {\"tp\": 8, \"zero_stage\": 1, \"optimizer_offload\": true, \"recompute\": \"full\"}, \"training\": {\"global_batch\": 64, \"seq_len\": 4096}}' | '$bin' predict -"
+contains host_optimizer "of optimizer state (parallel.optimizer_offload)"
 check missing_file 1 "$bin" predict /nonexistent.json
 check presets 0 "$bin" presets models
 contains presets "llama3-70b"

@@ -679,6 +679,53 @@ TEST(ParallelAuto, ResolvedNativelyAsTheApiResolvesIt) {
   EXPECT_EQ(json::parse(optimus::api::predict(huge.dump()))["error"]["code"], "parallel.auto_no_layout");
 }
 
+// A refusal names the host-memory optimizer as a remedy, with the layout it would take, only where
+// one would fit: Llama 3.1 70B on 8 H100 (18 bytes a parameter: 158 GB a device at best) fits
+// with the optimizer in host memory (6 bytes); a 1T model on 8 does not (750 GB of weights and
+// gradients a device), so its refusal says nothing of it; a system without a host link is not
+// told. The hinted layout fits when stated.
+TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
+  const auto refusal = [](const std::string& model, const json& system) {
+    const json s = {{"model", model},
+                    {"system", system},
+                    {"num_devices", 8},
+                    {"parallel", "auto"},
+                    {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
+    const json e = json::parse(optimus::api::predict(s.dump()));
+    EXPECT_EQ(e["error"]["code"], "parallel.auto_no_layout") << e.dump().substr(0, 300);
+    return e["error"]["message"].get<std::string>();
+  };
+  const std::string hint = "with the optimizer state in host memory (parallel.optimizer_offload) one would: ";
+  const std::string m70 = refusal("llama3.1-70b", "dgx-h100");
+  const auto at = m70.find(hint);
+  ASSERT_NE(at, std::string::npos) << m70;
+  EXPECT_EQ(refusal("megatron-1t", "dgx-h100").find(hint), std::string::npos);
+  json bare = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  bare.erase("host_link_GBps");
+  EXPECT_EQ(refusal("llama3.1-70b", bare).find(hint), std::string::npos);
+  // "tp 4, pp 2, dp 1, zero_stage 1": stated with the optimizer in host memory, it fits.
+  std::smatch g;
+  const std::string rest = m70.substr(at + hint.size());
+  ASSERT_TRUE(std::regex_search(rest, g, std::regex(R"(^tp (\d+), pp (\d+), dp (\d+), zero_stage (\d))")))
+      << m70;
+  const int tp = std::stoi(g[1]), pp = std::stoi(g[2]), dp = std::stoi(g[3]), zero = std::stoi(g[4]);
+  const json stated = {{"model", "llama3.1-70b"},
+                       {"system", "dgx-h100"},
+                       {"num_devices", 8},
+                       {"parallel",
+                        {{"tp", tp},
+                         {"pp", pp},
+                         {"dp", dp},
+                         {"zero_stage", zero},
+                         {"optimizer_offload", true},
+                         {"micro_batch", 1},
+                         {"recompute", "full"}}},
+                       {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
+  const json p = json::parse(optimus::api::predict(stated.dump()));
+  ASSERT_TRUE(p.contains("memory")) << p.dump().substr(0, 300);
+  EXPECT_TRUE(p["memory"]["fits"].get<bool>());
+}
+
 TEST(ParallelAuto, InferenceValidateAndErrors) {
   json s = small_gpt(8, 32);
   s.erase("training");
