@@ -658,13 +658,19 @@ void print_rl_search(const json& r) {
   std::printf("%4s %-10s %8s %8s %10s %10s %12s %12s\n", "#", "placement", "rollout", "train", "rollout tp",
               "train tp", "step", "$/step");
   int rank = 0;
+  bool hosted = false;  // a trainer with its optimizer in host memory (assumed to fit) is marked
   for (const auto& b : r["best"]) {
-    std::printf("%4d %-10s %8lld %8lld %10lld %10lld %12s %12.2f\n", ++rank,
+    const bool host = b["rl"]["train"]["parallel"].value("optimizer_offload", false);
+    hosted = hosted || host;
+    std::printf("%4d %-10s %8lld %8lld %10lld %9lld%s %12s %12.2f\n", ++rank,
                 b["placement"].get<std::string>().c_str(), b["rollout_devices"].get<long long>(),
                 b["train_devices"].get<long long>(), b["rl"]["rollout"]["parallel"]["tp"].get<long long>(),
-                b["rl"]["train"]["parallel"]["tp"].get<long long>(),
+                b["rl"]["train"]["parallel"]["tp"].get<long long>(), host ? "*" : " ",
                 seconds(b["step_time_s"].get<double>()).c_str(), b["cost_per_step_usd"].get<double>());
   }
+  if (hosted)
+    std::cout << "   * the trainer fits only with its optimizer state in host memory, stepped by the CPU "
+                 "(rl.train.offload cpu_optimizer, assumed)\n";
 }
 
 void print_search(const json& r) {
