@@ -837,6 +837,7 @@ TEST(RlOffload, ATrainerThatFitsNoOtherWayKeepsItsOptimizerInHostMemory) {
     EXPECT_TRUE(warns(p, "rl.train_optimizer_offload_assumed")) << train.dump();
     EXPECT_FALSE(warns(p, "memory.does_not_fit")) << train.dump();
     EXPECT_TRUE(p["rl"]["train"]["parallel"]["optimizer_offload"].get<bool>()) << train.dump();
+    EXPECT_EQ(p["rl"]["train"]["offload"], "cpu_optimizer") << train.dump();
     EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>()) << train.dump();
   }
   // Stated offloads are kept: none leaves the trainer that does not fit, and says so.
@@ -845,6 +846,7 @@ TEST(RlOffload, ATrainerThatFitsNoOtherWayKeepsItsOptimizerInHostMemory) {
   EXPECT_TRUE(warns(kept, "memory.does_not_fit"));
   EXPECT_FALSE(warns(kept, "rl.train_optimizer_offload_assumed"));
   EXPECT_FALSE(kept["rl"]["train"]["parallel"].contains("optimizer_offload"));
+  EXPECT_EQ(kept["rl"]["train"]["offload"], "none");
   // A stated cpu_optimizer on a trainer that fits anyway: the optimizer's step moves to the CPU
   // and its state leaves the device; no assumption is warned about.
   const json gpu = predict(base({{"train", {{"zero_stage", 3}}}}));

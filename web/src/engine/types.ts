@@ -2655,7 +2655,7 @@ export interface RlResult {
      */
     critic_s: number;
     /**
-     * none, optimizer, params_optimizer or cpu_optimizer (as stated; an assumed host-memory optimizer shows in rl.train.parallel.optimizer_offload).
+     * What the trainer ran with: none, optimizer, params_optimizer or cpu_optimizer, as stated, or cpu_optimizer where it was assumed (warning rl.train_optimizer_offload_assumed; rl.train.parallel.optimizer_offload true).
      */
     offload: string;
     /**
