@@ -981,7 +981,7 @@ export interface ParallelSpec {
    */
   offload_layers?: number;
   /**
-   * Training: the optimizer state (fp32 master weights and Adam moments of the device's ZeRO shard) lives in host memory and the CPU runs the step (Megatron-Core --optimizer-cpu-offload with offload fraction 1 and --overlap-cpu-optimizer-d2h-h2d; DeepSpeed ZeRO-Offload). The device's memory drops the optimizer state (memory.host_bytes holds it); the optimizer step (breakdown optimizer) becomes the longer of the CPU streaming the step's bytes per parameter (software.optimizer_step_bytes) and the copies of the gradient shard down and the 16-bit weights back, both at host_link_GBps (the device's share of its host's memory bandwidth taken as its host link). Needs a system with host_link_GBps.
+   * Training: the optimizer state (master weights, Adam moments) lives in host memory and the CPU steps it (Megatron-Core --optimizer-cpu-offload, DeepSpeed ZeRO-Offload): memory.host_bytes holds it; the optimizer step is the longer of the CPU's pass (software.optimizer_step_bytes per parameter) and the gradient and weight copies, both at host_link_GBps. Needs host_link_GBps.
    */
   optimizer_offload?: boolean;
 }
@@ -1425,7 +1425,7 @@ export interface RlSpec {
          */
         precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxfp8' | 'nvfp4' | 'mxfp4';
         /**
-         * The trainer's state kept in host memory between the passes that need it (verl's FSDP optimizer_offload / param_offload): each forward pass loads and offloads the parameter shard (params_optimizer), each update the parameters and the optimizer state, the weight sync the parameters, all over system.host_link_GBps (2 x bytes / host_link per pass); offloaded state is not swapped again around a colocated rollout. No host link: not timed (rl.no_host_link). cpu_optimizer: the optimizer state lives in host memory and the CPU steps it (the trainer's parallel.optimizer_offload: slime's Megatron scripts, OpenRLHF's --adam_offload). Absent: none, and cpu_optimizer where the trainer fits no other way (no ZeRO stage, or no layout of train: "auto"), with the warning rl.train_optimizer_offload_assumed.
+         * The trainer's state kept in host memory between the passes that need it (verl's FSDP optimizer_offload / param_offload): each forward pass loads and offloads the parameter shard (params_optimizer), each update the parameters and the optimizer state, the weight sync the parameters, all over system.host_link_GBps (2 x bytes / host_link per pass); offloaded state is not swapped again around a colocated rollout. No host link: not timed (rl.no_host_link). cpu_optimizer: the trainer's parallel.optimizer_offload (slime, OpenRLHF --adam_offload). Absent: none, or cpu_optimizer where the trainer fits no other way (warning rl.train_optimizer_offload_assumed).
          */
         offload?: 'none' | 'optimizer' | 'params_optimizer' | 'cpu_optimizer';
       }
@@ -2058,7 +2058,7 @@ export interface MemoryResult {
    */
   fits: boolean;
   /**
-   * Training with parallel.offload_layers or parallel.optimizer_offload: the offloaded activations and optimizer state one device keeps in host memory (not in total). Unit: bytes.
+   * Training: the offloaded activations and optimizer state one device keeps in host memory (not in total). Unit: bytes.
    */
   host_bytes?: number;
   /**
@@ -2655,7 +2655,7 @@ export interface RlResult {
      */
     critic_s: number;
     /**
-     * What the trainer ran with: none, optimizer, params_optimizer or cpu_optimizer, as stated, or cpu_optimizer where it was assumed (warning rl.train_optimizer_offload_assumed; rl.train.parallel.optimizer_offload true).
+     * What the trainer ran with: as stated, or cpu_optimizer where assumed.
      */
     offload: string;
     /**
