@@ -378,10 +378,7 @@ TABLE(RlOut, rl_train_out) {
   t.add("mfu", amount(), VAL(o.p.train_mfu));
   t.add("straggler_s", amount(), VAL(o.p.train_straggler_s));
   t.add("critic_s", amount(), VAL(o.p.critic_s));
-  // What the trainer ran with: as stated, or the host-memory optimizer where it was assumed.
-  t.add("offload", text(),
-        VAL(str(o.rl.offload == RlOffload::none && o.p.train_plan.optimizer_offload ? RlOffload::cpu_optimizer
-                                                                                    : o.rl.offload)));
+  t.add("offload", text(), VAL(str(effective_offload(o.rl, o.p.train_plan))));
   t.add("offload_bytes_per_device", amount(), VAL(o.p.offload_bytes_per_device));
   t.add("offload_s", amount(), VAL(o.p.offload_s));
 }

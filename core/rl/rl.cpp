@@ -173,6 +173,10 @@ double expected_max_standard_normal(std::int64_t n) {
 // Tokens, not attention's squared lengths: verl balances tokens (attention_mask sums). The
 // forward passes (old log-probs, reference, reward) take a rank's whole balanced share of the
 // step and have no straggler here.
+RlOffload effective_offload(const RlWorkload& rl, const ParallelPlan& trainer) {
+  return rl.offload == RlOffload::none && trainer.optimizer_offload ? RlOffload::cpu_optimizer : rl.offload;
+}
+
 double rl_straggler_share(const RlWorkload& rl, std::int64_t dp) {
   if (dp <= 1) return 0.0;
   const double p1 = rl.prompt_len.expected(), r1 = rl.response_len.expected();
@@ -646,12 +650,9 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
     f.zero_stage = 3;
     res = search_layouts(searched, f, o);
   }
-  const bool may_offload = !s.rl->offload_given && s.system.host_link.value > 0;
-  for (const int z : {1, 3}) {
-    if (!res || !res->best.empty() || !may_offload) break;
-    f.zero_stage = z;
-    f.optimizer_offload = true;
-    res = search_layouts(searched, f, o);
+  if (res && res->best.empty() && !s.rl->offload_given && s.system.host_link.value > 0) {
+    f.zero_stage.reset();
+    res = search_host_optimizer(searched, f, o);
   }
   if (!res) {
     Error e = res.error();
@@ -845,7 +846,6 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   // The smallest ZeRO stage that then fits, from the distributed optimizer (1) up, unless stated
   // (a stated 0 keeps a replicated optimizer, which no stack steps on the CPU: Megatron-Core's
   // offload needs its distributed optimizer).
-  bool offload_assumed = false;
   const bool replicated = s.rl->zero_stage_given && plan.zero_stage == 0;
   if (!s.rl->offload_given && !replicated && f.pr && !f.pr->memory.fits && s.system.host_link.value > 0) {
     const int from = s.rl->zero_stage_given ? plan.zero_stage : std::max(plan.zero_stage, 1);
@@ -857,7 +857,6 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
       Fitted g = fit_trainer(s, model, devices, hosted);
       if (g.t && g.pr && g.pr->memory.fits) {
         f = std::move(g);
-        offload_assumed = true;
         break;
       }
     }
@@ -890,9 +889,8 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   out.mfu = tp.mfu;
   out.plan = t->parallel;
   out.memory = pr->memory;
-  // (A layout the search chose with the optimizer in host memory is assumed the same way.)
-  out.offload_assumed =
-      offload_assumed || (t->parallel.optimizer_offload && s.rl->offload != RlOffload::cpu_optimizer);
+  // Here or by the search of train "auto".
+  out.offload_assumed = effective_offload(*s.rl, t->parallel) != s.rl->offload;
   return out;
 }
 

@@ -90,6 +90,10 @@ Result<Scenario> rl_train_scenario(const Scenario& s, const ModelSpec& model);
 // 0 for fixed lengths or one rank.
 double rl_straggler_share(const RlWorkload& rl, std::int64_t dp);
 
+// What the trainer runs with: rl.train.offload as stated, or cpu_optimizer where none is stated
+// and the trainer's layout keeps its optimizer in host memory (assumed so that it fits).
+RlOffload effective_offload(const RlWorkload& rl, const ParallelPlan& trainer);
+
 // Checks that need no timing: device counts, layouts, lengths against the context, staleness.
 std::optional<Error> check_rl(const Scenario& s);
 

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "predict/predict.h"
 #include "predict/serving.h"
@@ -101,24 +99,12 @@ void rank_by_stream(Scenario& s, const SearchResult& res, AutoLayout& out) {
 // fine-tuning fits a large model on few devices), said in the refusal as a remedy with the layout,
 // not taken: an offloaded optimizer is a choice the scenario states (RL trainers assume it, as
 // their stacks do: core/rl/rl.cpp). Empty when none would, or the system has no host link.
-std::string host_optimizer_hint(const Scenario& s, FixedLayout fixed, const SearchOptions& o) {
+std::string host_optimizer_hint(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o) {
   if (!s.training || !(s.system.host_link.value > 0)) return {};
-  fixed.optimizer_offload = true;
-  // From the distributed optimizer up (Megatron-Core's offload needs it; ZeRO-Offload runs on
-  // ZeRO 2 and 3), the narrowing's stage where it fixed one.
-  const std::vector<int> stages =
-      fixed.zero_stage ? std::vector<int>{*fixed.zero_stage} : std::vector<int>{1, 3};
-  std::optional<ParallelPlan> found;
-  for (const int z : stages) {
-    fixed.zero_stage = z;
-    auto res = search_layouts(s, fixed, o);
-    if (res && !res->best.empty()) {
-      found = res->best.front().plan;
-      break;
-    }
-  }
-  if (!found) return {};
-  const ParallelPlan& p = *found;
+  // At the narrowing's ZeRO stage where it fixed one.
+  const auto res = search_host_optimizer(s, fixed, o);
+  if (!res || res->best.empty()) return {};
+  const ParallelPlan& p = res->best.front().plan;
   return "; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp " +
          std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " + std::to_string(p.dp) +
          (p.ep > 1 ? ", ep " + std::to_string(p.ep) : std::string()) + ", zero_stage " +

@@ -527,4 +527,14 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   return out;
 }
 
+Result<SearchResult> search_host_optimizer(const Scenario& s, FixedLayout fixed, const SearchOptions& o) {
+  fixed.optimizer_offload = true;
+  if (fixed.zero_stage) return search_layouts(s, fixed, o);
+  fixed.zero_stage = 1;
+  auto res = search_layouts(s, fixed, o);
+  if (!res || !res->best.empty()) return res;
+  fixed.zero_stage = 3;
+  return search_layouts(s, fixed, o);
+}
+
 }  // namespace optimus

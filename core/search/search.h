@@ -145,6 +145,11 @@ bool searches_uneven_pp(std::int64_t layers, std::int64_t pp);
 Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o,
                                     const SearchProgress& progress = {});
 
+// The search with every layout's optimizer state in host memory (parallel.optimizer_offload): at
+// the ZeRO stage `fixed` gives, else at ZeRO 1 (the distributed optimizer, which Megatron-Core's
+// offload needs; ZeRO-Offload runs on ZeRO 2 and 3) and, where that finds none, at ZeRO 3.
+Result<SearchResult> search_host_optimizer(const Scenario& s, FixedLayout fixed, const SearchOptions& o);
+
 // The order the search ranks by: true when `a` is better than `b`. Ties in the metric are
 // broken by the layout's keys (smaller degrees, no sequence parallel, less recompute, lower
 // ZeRO stage, smaller batch first), so the ranking is deterministic.

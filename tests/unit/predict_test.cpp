@@ -892,14 +892,15 @@ TEST(Predict, HostMemoryOptimizerByHand) {
   EXPECT_EQ(m_on["weights"], m_off["weights"]);
   EXPECT_EQ(m_on["gradients"], m_off["gradients"]);
   EXPECT_EQ(m_on["activations"], m_off["activations"]);
-  // The shard's parameters from the state: 12 bytes each (fp32 master and two moments).
-  const double params = m_off["optimizer"].get<double>() / 12.0;
+  // The shard's parameters from the state (fp32 master weights and two moments, 12 bytes each).
   const json& sw = system["software"];
-  const double step_bytes = sw["optimizer_step_bytes"].get<double>();
+  const auto bytes = [&](const char* key) { return sw[key].get<double>(); };
+  const double params =
+      m_off["optimizer"].get<double>() / (bytes("master_weight_bytes") + bytes("optimizer_state_bytes"));
   for (const double link : {63.0, 8.0}) {
     const json p = run(true, link);
-    const double cpu = params * step_bytes / (link * 1e9);
-    const double copies = params * (4.0 + 2.0) / (link * 1e9);
+    const double cpu = params * bytes("optimizer_step_bytes") / (link * 1e9);
+    const double copies = params * (bytes("gradient_bytes") + bytes("weight_bytes")) / (link * 1e9);
     EXPECT_NEAR(p["training"]["breakdown_s"]["optimizer"].get<double>(), std::max(cpu, copies),
                 1e-6 * std::max(cpu, copies))
         << link;

@@ -49,6 +49,13 @@ json rl_of(const json& scenario) {
 
 double num(const json& v) { return v.get<double>(); }
 
+// Whether a prediction carries the warning `code`.
+bool warns(const json& p, const std::string& code) {
+  for (const json& w : p.value("warnings", json::array()))
+    if (w["code"] == code) return true;
+  return false;
+}
+
 double phase_sum(const json& r) {
   double sum = 0;
   for (const auto& [k, v] : r["phases_s"].items()) sum += v.get<double>();
@@ -368,9 +375,7 @@ TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
       base({{"response_len", json::array({{16384, 1}})}, {"train", {{"micro_batch_tokens", 65536}}}}));
   EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
   EXPECT_EQ(p["rl"]["train"]["parallel"]["recompute"], "none");
-  bool warned = false;
-  for (const auto& w : p["warnings"]) warned |= w["code"] == "memory.does_not_fit";
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(warns(p, "memory.does_not_fit"));
 }
 
 TEST(Rl, WholeRunFromTrainSteps) {
@@ -404,19 +409,14 @@ TEST(Rl, ChosenRolloutLayoutAndAutoTrainer) {
 // leaves room for the activations of its packs. A stated stage is kept, fitting or not; a small
 // model that fits unsharded stays at 0.
 TEST(Rl, AnUnstatedZeroStageIsTheSmallestThatFits) {
-  const auto warned = [](const json& p, const std::string& code) {
-    for (const json& w : p.value("warnings", json::array()))
-      if (w["code"] == code) return true;
-    return false;
-  };
   const json fitted = predict(base({{"train", {{"zero_stage", nullptr}}}}));
   ASSERT_TRUE(fitted.contains("rl")) << fitted.dump().substr(0, 400);
   EXPECT_EQ(fitted["rl"]["train"]["parallel"]["zero_stage"], 1);
-  EXPECT_FALSE(warned(fitted, "memory.does_not_fit"));
+  EXPECT_FALSE(warns(fitted, "memory.does_not_fit"));
   const json stated = predict(base({{"train", {{"zero_stage", 0}}}}));
   ASSERT_TRUE(stated.contains("rl")) << stated.dump().substr(0, 400);
   EXPECT_EQ(stated["rl"]["train"]["parallel"]["zero_stage"], 0);
-  EXPECT_TRUE(warned(stated, "memory.does_not_fit"));
+  EXPECT_TRUE(warns(stated, "memory.does_not_fit"));
   json small = base({{"train", {{"zero_stage", nullptr}}}});
   small["model"] = "deepseek-r1-distill-qwen-1.5b";  // 1.78e9 x 18 bytes = 32 GB unsharded
   const json r = rl_of(small);
@@ -744,9 +744,7 @@ TEST(RlRoles, MemoryIsCheckedPerRole) {
   EXPECT_TRUE(roles["reward"]["fits"].get<bool>());
   EXPECT_GT(num(roles["reference"]["per_device_bytes"]), 80e9);
   EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
-  bool warned = false;
-  for (const auto& w : p["warnings"]) warned = warned || w["code"] == "memory.does_not_fit";
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(warns(p, "memory.does_not_fit"));
 }
 
 TEST(RlPartialRollout, TheStepCostsItsThroughputShareNotItsStraggler) {
@@ -813,11 +811,6 @@ TEST(RlOffload, ParamsAndOptimizerCrossTheHostLinkAroundEachPass) {
 // Qwen3-30B-A3B policy on a 4-device trainer needs 18 bytes a parameter (137 GB a device under
 // ZeRO 3) and fits at 6 (weights and gradients), so the job predicts instead of refusing
 // (train "auto": rl.train_no_layout) or predicting a trainer that cannot exist.
-bool warns(const json& p, const std::string& code) {
-  for (const auto& w : p["warnings"])
-    if (w["code"] == code) return true;
-  return false;
-}
 
 json moe_on_four(const json& train) {
   json s = base({{"placement", "split"},
