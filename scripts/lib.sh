@@ -2,7 +2,7 @@
 # Shared by scripts/run and scripts/test (sourced, not executed).
 
 # Debian packages each job needs (Debian 12 names).
-NATIVE_PACKAGES=(g++ cmake ninja-build libgtest-dev googletest libbenchmark-dev nlohmann-json3-dev)
+NATIVE_PACKAGES=(g++ cmake ninja-build ccache libgtest-dev googletest libbenchmark-dev nlohmann-json3-dev)
 WASM_PACKAGES=(emscripten nodejs)
 # clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz suite of scripts/test.
 CHECK_PACKAGES=(clang-format clang-tidy clang libclang-rt-14-dev)

@@ -5,10 +5,12 @@
 // group 0 that has file parallelism off last, in a group of its own): "timing"
 // (e2e/timing.e2e.ts, the tests that time the page against its goals) runs first and alone, so
 // that nothing else loads the machine while it measures; then "browser", every other file, two
-// at a time. A file drives
-// one page at a time and spends much of its time waiting on the page's engine worker or
-// rendering, which one core does: two files at once use the machine's two cores (the suite took
-// 271 s wall for 130 s of CPU one file at a time; docs/web.md "How it is tested").
+// at a time. A file drives one page at a time, and Chromium's renderer and the page's engine
+// worker keep about a core busy: one file at a time the suite took 271 s wall, two at a time 286
+// s with the longest file (page.e2e.ts, 209 s, most of it the accuracy view's test) alone at the
+// end, three at a time 309 s (every file slower: 2026-11-29). The accuracy view's test is now a
+// file of its own (e2e/accuracy.e2e.ts), so the two lanes even out. docs/web.md "How it is
+// tested".
 import { defineConfig } from 'vitest/config';
 import { WASM_ALIAS } from './vite.config.ts';
 
