@@ -10,7 +10,7 @@ import { LLAMA3_8B_H100_OFFLINE } from './scenarios';
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 let mod: OptimusModule;
 const engines: Engine[] = [];
-const make = (create: () => WorkerLike, extra: { timeoutMs?: number } = {}): Engine => {
+const make = (create: () => WorkerLike, extra: { timeoutMs?: number; searchTimeoutMs?: number } = {}): Engine => {
   const e = createEngine({ createWorker: create, ...extra });
   engines.push(e);
   return e;
@@ -307,6 +307,25 @@ describe('failures of the worker', () => {
     const t0 = Date.now();
     expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed', message: expect.stringContaining('did not answer') } });
     expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  test('a predict that searches the layouts (parallel "auto") has a search\'s time, not an estimate\'s', async () => {
+    // The worker answers after 150 ms: past the estimate's 50 ms, within the search's 5 s.
+    const late: WorkerLike = {
+      onmessage: null,
+      onerror: null,
+      postMessage(req) {
+        setTimeout(() => handleRequest(mod, req, (r) => late.onmessage?.({ data: r })), 150);
+      },
+      terminate() {},
+    };
+    setTimeout(() => late.onmessage?.({ data: { id: 0, kind: 'ready' } as Response }), 0);
+    const engine = make(() => late, { timeoutMs: 50, searchTimeoutMs: 5000 });
+    const auto = { ...defaultScenario, parallel: 'auto' };
+    const r = await engine.predict(auto);
+    expect(r.ok && r.value).toEqual(JSON.parse(mod.predict(JSON.stringify(auto))));
+    // The same worker, a plain estimate: the estimate's 50 ms.
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
   });
 
   test('a call made while the module loads waits for it: the timeout counts from ready', async () => {

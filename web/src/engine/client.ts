@@ -387,7 +387,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
         });
       }
     }
-    return mainConnection().call(method, args, timeoutMs);
+    // A predict with parallel "auto" runs a layout search first (Llama 4 Scout's whole run: 5.5 s
+    // natively, twice that in wasm, more on a slow or busy machine): it gets a search's time, not
+    // a single estimate's, or the worker is killed as crashed in the middle of it.
+    return mainConnection().call(method, args, search ? searchTimeoutMs : timeoutMs);
   };
 
   return {
