@@ -49,8 +49,13 @@ class Newcomer {
     await this.answered();
   }
 
-  /** No error on screen: the status is ready, no field or general error, no fix box. */
+  /**
+   * No error on screen once the page has finished computing (a pick can start a second estimate
+   * after the first answer: a run of the suite read "Computing…" between the two): the status is
+   * ready, no field or general error, no fix box.
+   */
   async noError(): Promise<void> {
+    await this.answered();
     const state = await this.page.locator('[data-testid="status"]').getAttribute('data-state');
     const status = await this.page.locator('[data-testid="status"]').textContent();
     expect(state, `status: ${status}`).toBe('ready');
