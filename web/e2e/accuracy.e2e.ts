@@ -61,8 +61,6 @@ describe('the accuracy view', () => {
   }, 300_000);
 
   test('no console errors, page errors or requests outside the site', () => {
-    expect(site.problems.pageErrors).toEqual([]);
-    expect(site.problems.consoleErrors).toEqual([]);
-    expect(site.problems.foreignRequests).toEqual([]);
+    site.expectNoProblems();
   });
 });

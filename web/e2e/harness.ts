@@ -139,6 +139,13 @@ export class Site {
     });
   }
 
+  /** No page error, console error or request outside the site so far (every page of this site). */
+  expectNoProblems(): void {
+    expect(this.problems.pageErrors).toEqual([]);
+    expect(this.problems.consoleErrors).toEqual([]);
+    expect(this.problems.foreignRequests).toEqual([]);
+  }
+
   /** CSP violations the page's document saw. */
   async cspViolations(page: Page): Promise<string[]> {
     return page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);

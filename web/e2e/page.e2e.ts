@@ -575,8 +575,6 @@ describe('the built page', () => {
   });
 
   test('no console errors, page errors or requests outside the site (all pages above)', () => {
-    expect(site.problems.pageErrors).toEqual([]);
-    expect(site.problems.consoleErrors).toEqual([]);
-    expect(site.problems.foreignRequests).toEqual([]);
+    site.expectNoProblems();
   });
 });

@@ -35,12 +35,6 @@ const { site, predict } = siteWithEngine(() => {
   for (const l of lines) console.log(l);
 });
 
-/** No page error, console error or request outside the site so far (every page of this file). */
-function expectNoProblems(): void {
-  expect(site.problems.pageErrors).toEqual([]);
-  expect(site.problems.consoleErrors).toEqual([]);
-  expect(site.problems.foreignRequests).toEqual([]);
-}
 
 describe('the page against its time goals', () => {
   test('the landing page shows the training task\'s starting scenario with the engine numbers, in time', async () => {
@@ -78,7 +72,7 @@ describe('the page against its time goals', () => {
     const decoded = await decodeFragment(hash);
     expect(decoded.ok && decoded.scenario).toEqual(landingScenario);
     await page.close();
-    expectNoProblems();
+    site.expectNoProblems();
   });
 
   test('an edit re-estimates, fast, and updates the address', async () => {
@@ -102,7 +96,7 @@ describe('the page against its time goals', () => {
     measured.edit_goal_met = measured.edit_median_ms < GOALS.editMs ? 1 : 0;
     expect(measured.edit_median_ms).toBeLessThan(GOALS.editMs * EDIT_FACTOR);
     await page.close();
-    expectNoProblems();
+    site.expectNoProblems();
   });
 
   test('accuracy: from the landing page, one click shows every source in under 2 s (desktop and phone)', async () => {
@@ -131,6 +125,6 @@ describe('the page against its time goals', () => {
       // simulations' time, which runs beside the other browser tests).
       await page.close();
     }
-    expectNoProblems();
+    site.expectNoProblems();
   });
 });

@@ -369,8 +369,6 @@ describe('views, lessons and accessibility', () => {
   });
 
   test('no console errors, page errors or requests outside the site (all pages above)', () => {
-    expect(site.problems.pageErrors).toEqual([]);
-    expect(site.problems.consoleErrors).toEqual([]);
-    expect(site.problems.foreignRequests).toEqual([]);
+    site.expectNoProblems();
   });
 });
