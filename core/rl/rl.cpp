@@ -832,11 +832,21 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   // the training state across its data-parallel ranks when it must (verl's FSDP and NeMo-RL's
   // DTensor FSDP2 shard parameters, gradients and optimizer state, ZeRO-3; OpenRLHF's DeepSpeed
   // --zero_stage; Megatron's distributed optimizer, ZeRO-1), and none trains a model whose state
-  // cannot fit. Where no stage fits, the layout as stated is predicted (memory.does_not_fit).
+  // cannot fit. Where nothing fits (below, with the optimizer on the host too), the layout nearest
+  // to fitting, the least memory per device, is predicted (memory.does_not_fit): a stack short of
+  // memory shards further, so an unstated stage is not taken as the unsharded replica (whose
+  // weight sync would then need no gather at all).
+  Fitted closest = f;
+  const auto keep_closest = [&closest](const Fitted& g) {
+    if (g.t && g.pr && closest.pr &&
+        g.pr->memory.per_device.total().value < closest.pr->memory.per_device.total().value)
+      closest = g;
+  };
   for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && !f.pr->memory.fits && z <= 3; ++z) {
     ParallelPlan sharded = plan;
     sharded.zero_stage = z;
     Fitted g = fit_trainer(s, model, devices, sharded);
+    keep_closest(g);
     if (g.t && g.pr && g.pr->memory.fits) f = std::move(g);
   }
   // Where no stage fits either and the scenario states no offload, the optimizer state is taken
@@ -855,12 +865,14 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
       hosted.zero_stage = z;
       hosted.optimizer_offload = true;
       Fitted g = fit_trainer(s, model, devices, hosted);
+      keep_closest(g);
       if (g.t && g.pr && g.pr->memory.fits) {
         f = std::move(g);
         break;
       }
     }
   }
+  if (f.pr && !f.pr->memory.fits) f = std::move(closest);
   auto& t = f.t;
   auto& pr = f.pr;
   if (!pr) {
@@ -1057,11 +1069,16 @@ double host_sync_s(const Scenario& s, double wbytes) {
 }
 
 // Step 3: the weight sync. The policy's weights at the engine's precision, gathered from the
-// trainer's shards (gather_s), then sent: every engine rank receives every tensor (OpenRLHF and
-// verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
+// trainer's shards (gather_s), then sent. Split: every engine rank receives every tensor (OpenRLHF
+// and verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
 // checkpoint-engine's broadcast mode the same), pipelined, so the time is the bytes over one
 // device's link: NVLink when both pools sit in one scale-up domain, else the scale-out NIC (the
-// ring's slowest hop).
+// ring's slowest hop). Colocated: the engine's ranks are the trainer's, so the gathered tensors
+// are handed over in device memory, with no broadcast (verl's hybrid engine passes the FSDP /
+// Megatron full tensors to the vLLM or SGLang worker of the same GPU, verl/workers/sharding_manager;
+// NeMo-RL's colocated refit passes CUDA IPC handles, nemo_rl/models/generation/vllm, while its
+// non-colocated refit broadcasts over NCCL). Loading one's shard of each tensor is a device-memory
+// copy of weights / engine tp bytes (tens of milliseconds at HBM rates), not counted.
 void weight_sync(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
@@ -1071,8 +1088,9 @@ void weight_sync(const Scenario& s, RlPrediction& out) {
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
   if (rl.weight_sync == RlWeightSync::nccl) {
-    out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) +
-                             wbytes / (tier.bandwidth.value * tier.efficiency) + tier.latency.value;
+    const double send =
+        rl.placement == RlPlacement::colocated ? 0.0 : wbytes / (tier.bandwidth.value * tier.efficiency);
+    out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) + send + tier.latency.value;
     return;
   }
   if (rl.weight_sync == RlWeightSync::host) {

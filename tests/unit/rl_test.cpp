@@ -183,22 +183,31 @@ TEST(Rl, WeightSyncBytesAreThePolicyWeightsAtTheEnginePrecision) {
   EXPECT_NEAR(p["rl"]["weight_sync"]["bytes"].get<double>(), 2 * params, 1e-9 * params);
   const json fp8 = rl_of(base({{"rollout", {{"tp", 1}, {"precision", "fp8"}}}}));
   EXPECT_NEAR(fp8["weight_sync"]["bytes"].get<double>(), params, 1e-9 * params);
-  // One node: the broadcast runs over NVLink, bytes / (bandwidth x efficiency) + latency, after
-  // the trainer has gathered whole tensors from its shards: ZeRO-3 over 8 ranks, 7/8 of the bytes
-  // received over NVLink first.
+  // Colocated on one node: the trainer gathers whole tensors from its shards (ZeRO-3 over 8 ranks:
+  // 7/8 of the bytes received over NVLink) and hands them to the engine on the same devices, with
+  // no broadcast: bytes x 7/8 / (bandwidth x efficiency) + latency.
   const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
   const double bw =
       sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
   const double latency = sys["scale_up"]["latency_us"].get<double>() * 1e-6;
   const double bytes = 2 * params;
-  EXPECT_NEAR(p["rl"]["phases_s"]["weight_sync"].get<double>(), bytes * 7 / 8 / bw + bytes / bw + latency,
-              1e-6);
-  // Unsharded weights (ZeRO-1, tp 1: every rank holds them whole): the broadcast alone.
+  EXPECT_NEAR(p["rl"]["phases_s"]["weight_sync"].get<double>(), bytes * 7 / 8 / bw + latency, 1e-6);
+  // Unsharded weights (ZeRO-1, tp 1: every rank holds them whole): nothing to gather or send.
   const json whole = rl_of(base({{"train", {{"zero_stage", 1}}}}));
-  EXPECT_NEAR(whole["phases_s"]["weight_sync"].get<double>(), bytes / bw + latency, 1e-6);
+  EXPECT_NEAR(whole["phases_s"]["weight_sync"].get<double>(), latency, 1e-9);
   // Tensor parallelism 2 (ZeRO-1): half of each tensor gathered from the other rank.
   const json tp2 = rl_of(base({{"train", {{"zero_stage", 1}, {"tp", 2}}}}));
-  EXPECT_NEAR(tp2["phases_s"]["weight_sync"].get<double>(), bytes / 2 / bw + bytes / bw + latency, 1e-6);
+  EXPECT_NEAR(tp2["phases_s"]["weight_sync"].get<double>(), bytes / 2 / bw + latency, 1e-6);
+  // Split 4 + 4 on the node: ZeRO-3 over the 4 trainer ranks (3/4 gathered), then every engine
+  // rank receives every tensor over NVLink: bytes x 3/4 / bw + bytes / bw + latency.
+  const json split = rl_of(base({{"placement", "split"}, {"rollout_devices", 4}, {"train_devices", 4}}));
+  EXPECT_NEAR(split["phases_s"]["weight_sync"].get<double>(), bytes * 3 / 4 / bw + bytes / bw + latency,
+              1e-6);
+  const json split1 = rl_of(base({{"placement", "split"},
+                                  {"rollout_devices", 4},
+                                  {"train_devices", 4},
+                                  {"train", {{"zero_stage", 1}}}}));
+  EXPECT_NEAR(split1["phases_s"]["weight_sync"].get<double>(), bytes / bw + latency, 1e-6);
   // Through storage it is slower than NVLink.
   const json ck = rl_of(base({{"weight_sync", "checkpoint"}}));
   EXPECT_GT(ck["phases_s"]["weight_sync"].get<double>(), p["rl"]["phases_s"]["weight_sync"].get<double>());
@@ -426,6 +435,31 @@ TEST(Rl, AnUnstatedZeroStageIsTheSmallestThatFits) {
   ASSERT_TRUE(v.value("ok", false)) << v.dump();
   EXPECT_FALSE(v["scenario"]["rl"]["train"].contains("zero_stage"));
   EXPECT_EQ(predict(v["scenario"])["rl"]["step_time_s"], fitted["rl"]["step_time_s"]);
+}
+
+// A trainer that fits under no stage (Llama 3.1 405B on one 8 x H100 node: 405e9 x 2 bytes of
+// weights and as many of gradients are 202 GB a device at ZeRO-3) is predicted at the layout nearest to
+// fitting, the most sharded, and says it does not fit; colocated, its weight sync is then the gather of 7/8
+// of the weights over NVLink, not the no-gather of an unsharded replica.
+TEST(Rl, ATrainerThatFitsNoStageIsPredictedNearestToFitting) {
+  json s = base({{"train", {{"zero_stage", nullptr}}}});
+  s["model"] = "llama3.1-405b";
+  s["rl"]["rollout"] = {{"tp", 8}, {"precision", "fp8"}};  // 405 GB of weights: 51 GB a device
+  const json p = predict(s);
+  ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 400);
+  EXPECT_TRUE(warns(p, "memory.does_not_fit"));
+  EXPECT_EQ(p["rl"]["train"]["parallel"]["zero_stage"], 3);
+  EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  const double bw =
+      sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
+  const double bytes = num(p["rl"]["weight_sync"]["bytes"]);
+  EXPECT_NEAR(num(p["rl"]["phases_s"]["weight_sync"]), bytes * 7 / 8 / bw, 1e-3);
+  // Stated, the stage is kept.
+  s["rl"]["train"]["zero_stage"] = 1;
+  const json kept = predict(s);
+  EXPECT_EQ(kept["rl"]["train"]["parallel"]["zero_stage"], 1);
+  EXPECT_TRUE(warns(kept, "memory.does_not_fit"));
 }
 
 // A rollout pool whose chosen engines cannot hold the model says how wide it looked: DeepSeek-V3

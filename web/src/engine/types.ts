@@ -1417,7 +1417,7 @@ export interface RlSpec {
          */
         recompute?: 'none' | 'selective' | 'full';
         /**
-         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack), as every RL stack shards its training state when it must; where none fits, 0 (memory.does_not_fit warns). Stated: kept.
+         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack), as every RL stack shards its training state when it must; where none fits, the layout nearest to fitting, the least memory per device among those tried (ZeRO-3, with the optimizer on the host where the system has a host link), and memory.does_not_fit warns. Stated: kept.
          */
         zero_stage?: number;
         /**
@@ -1467,7 +1467,7 @@ export interface RlSpec {
         reward?: number;
       };
   /**
-   * nccl: gathered from the trainer's shards and broadcast from trainer to engine ranks over the fabric joining them; checkpoint: through storage; host: read from the host memory the trainer's shards are staged in, bucket by bucket (host-to-device by its owner, broadcast, reload, pipelined: MoonshotAI checkpoint-engine), at the slower of one device's system.host_link_GBps and the broadcast (NVLink in one scale-up domain, else a node's NICs capped by NVLink), rl.md; no host link: rl.host_sync_needs_host_link.
+   * nccl: gathered from the trainer's shards, then, split, broadcast from trainer to engine ranks over the fabric joining them (colocated, handed to the engine in device memory: the gather alone); checkpoint: through storage; host: read from the host memory the trainer's shards are staged in, bucket by bucket (host-to-device by its owner, broadcast, reload, pipelined: MoonshotAI checkpoint-engine), at the slower of one device's system.host_link_GBps and the broadcast (NVLink in one scale-up domain, else a node's NICs capped by NVLink), rl.md; no host link: rl.host_sync_needs_host_link.
    */
   weight_sync?: 'nccl' | 'checkpoint' | 'host';
   /**
@@ -2530,7 +2530,7 @@ export interface RlResult {
      */
     train: number;
     /**
-     * The policy's weights to the engines: gathered from the trainer's shards (tp, pp, ep; the data-parallel ranks under ZeRO-3), then sent. Unit: s.
+     * The policy's weights to the engines: gathered from the trainer's shards (tp, pp, ep; the data-parallel ranks under ZeRO-3), then sent (split) or handed over in device memory (colocated). Unit: s.
      */
     weight_sync: number;
     /**

@@ -1017,13 +1017,18 @@ export const RL_METRICS: MetricDef[] = [
             ? 'weight sync = the weights written by the trainer’s nodes and read by each engine node at the system’s checkpoint rate'
             : method === 'host'
               ? 'weight sync = the weights read from host memory over the host link, then broadcast'
-              : 'weight sync = gather the trainer’s shards into whole tensors + broadcast to every engine: bytes / (link bandwidth × efficiency) + latency (NVLink when every device is in one domain, else the network card)',
+              : rl.placement === 'colocated'
+                ? 'weight sync = gather the trainer’s shards into whole tensors, handed to the engine on the same devices in device memory: bytes × (shards − 1) / shards / (link bandwidth × efficiency) + latency (nothing to gather where every trainer rank holds the weights whole)'
+                : 'weight sync = gather the trainer’s shards into whole tensors + broadcast to every engine: bytes / (link bandwidth × efficiency) + latency (NVLink when every device is in one domain, else the network card)',
         inputs: [
           ['method', method],
           ['bytes (weights at the rollout precision)', f(rl.weight_sync.bytes, 'bytes')],
           ['effective rate', t > 0 ? f(rl.weight_sync.bytes / t, 'byte_rate') : '?'],
         ],
-        source: 'OpenRLHF and verl broadcast every full parameter to the engines (vllm-project/vllm issue 5723); docs/rl.md',
+        source:
+          rl.placement === 'colocated'
+            ? 'verl’s hybrid engine and NeMo-RL’s colocated refit pass the gathered tensors to the engine on the same GPU; docs/rl.md'
+            : 'OpenRLHF and verl broadcast every full parameter to the engines (vllm-project/vllm issue 5723); docs/rl.md',
       };
     }),
   },

@@ -6,6 +6,7 @@ import { RL_PHASES, rlTimelineSpec, type BarChartSpec } from '../../src/charts/s
 import { couple, halfPool } from '../../src/state/coupling';
 import type { Prediction, RlResult } from '../../src/engine/types';
 import { rlTimeWords } from '../../src/ui/rl';
+import { RL_METRICS, explain } from '../../src/ui/metrics';
 
 /** An rl output with the engine's numbers for Qwen2.5 7B GRPO on 8 H100 (split 4 + 4, staleness k). */
 function rl(placement: 'colocated' | 'split', staleness: number): RlResult {
@@ -198,5 +199,19 @@ describe('rl placement coupling', () => {
   it('colocated keys untouched by other edits', () => {
     const s = base({ placement: 'colocated' });
     expect(couple(s, s, '/num_devices', none).followed).toEqual([]);
+  });
+});
+
+describe('weight sync explanation', () => {
+  const sync = RL_METRICS.find((m) => m.path === 'rl.phases_s.weight_sync')!;
+  const withSync = (placement: 'colocated' | 'split'): Prediction =>
+    ({ rl: { ...rl(placement, 0), weight_sync: { method: 'nccl', bytes: 15.2e9 } } }) as unknown as Prediction;
+  it('hands the gathered weights over in device memory when colocated, and broadcasts them when split', () => {
+    const colocated = explain(sync, { prediction: withSync('colocated'), scenario: null })!;
+    expect(colocated.formula).toMatch(/handed to the engine on the same devices in device memory/);
+    expect(colocated.formula).not.toMatch(/broadcast/);
+    const split = explain(sync, { prediction: withSync('split'), scenario: null })!;
+    expect(split.formula).toMatch(/broadcast to every engine/);
+    expect(split.source).toMatch(/vllm-project\/vllm issue 5723/);
   });
 });
