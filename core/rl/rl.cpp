@@ -913,11 +913,16 @@ void set_trainer(const Passes& p, RlPrediction& out) {
   out.train_iteration_s = p.iteration;
   out.train_mfu = p.mfu;
   out.train_straggler_s = p.straggler;
-  if (p.offload_assumed)
-    out.warnings.push_back({"rl.train_optimizer_offload_assumed",
-                            "the trainer fits only with its optimizer state in host memory, stepped by the "
-                            "CPU (rl.train.offload \"cpu_optimizer\", Megatron-Core's "
-                            "--optimizer-cpu-offload); assumed, as no offload is stated"});
+  if (p.offload_assumed) {
+    const std::string how =
+        " its optimizer state in host memory, stepped by the CPU (rl.train.offload \"cpu_optimizer\", "
+        "Megatron-Core's --optimizer-cpu-offload)";
+    out.warnings.push_back(
+        {"rl.train_optimizer_offload_assumed",
+         p.memory.fits ? "the trainer fits only with" + how + "; assumed, as no offload is stated"
+                       : "the trainer does not fit even with" + how +
+                             "; predicted so, the layout nearest to fitting, as no offload is stated"});
+  }
 }
 
 // Step 2 (roles "shared"): the trainer's side on the whole training pool, one model after

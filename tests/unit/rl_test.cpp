@@ -450,6 +450,12 @@ TEST(Rl, ATrainerThatFitsNoStageIsPredictedNearestToFitting) {
   EXPECT_TRUE(warns(p, "memory.does_not_fit"));
   EXPECT_EQ(p["rl"]["train"]["parallel"]["zero_stage"], 3);
   EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  // Nearest to fitting here is with the optimizer on the host too, and the warning says it still
+  // does not fit.
+  for (const json& w : p["warnings"])
+    if (w["code"] == "rl.train_optimizer_offload_assumed")
+      EXPECT_NE(w["message"].get<std::string>().find("does not fit even with"), std::string::npos);
+  EXPECT_TRUE(warns(p, "rl.train_optimizer_offload_assumed"));
   const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
   const double bw =
       sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
