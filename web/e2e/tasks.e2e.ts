@@ -219,6 +219,15 @@ const TASK_PLAYS: TaskPlay[] = [
       const memory = n.page.locator('section.results-section', { has: n.page.locator('h3', { hasText: 'Memory per device: the trainer' }) });
       const host = memory.locator('[data-metric="memory.host_bytes"]');
       expect(await host.getAttribute('data-value')).toBe(String(prediction.memory.host_bytes));
+      // Colocated, the weight sync is the trainer's gather handed over in device memory: its formula
+      // says so, and no broadcast.
+      const rl = n.page.locator('[data-testid="rl"]');
+      const sync = rl.locator('.metric', { has: n.page.locator('[data-metric="rl.phases_s.weight_sync"]') });
+      await sync.locator('summary').click();
+      const formula = (await sync.locator('.formula').textContent())!;
+      expect(formula).toContain('handed to the engine on the same devices in device memory');
+      expect(formula).not.toContain('broadcast');
+      await sync.screenshot({ path: `${OUT}task-rl-weight-sync-${n.page.viewportSize()!.width}.png` });
       await n.page.locator('[data-testid="warnings"]').screenshot({ path: `${OUT}task-rl-offload-warning-${n.page.viewportSize()!.width}.png` });
       await memory.screenshot({ path: `${OUT}task-rl-offload-memory-${n.page.viewportSize()!.width}.png` });
     },
