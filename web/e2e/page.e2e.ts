@@ -24,7 +24,7 @@ import { DIST, OUT, at, expectMetricsOf, expectShownAre, metrics, reportMetrics,
  * (docs/web.md "Weight"), so growth is noticed.
  */
 const FIRST_LOAD_LIMIT_BYTES = 550 * 1024;
-const BUNDLE_LIMIT_BYTES = 1350 * 1024;
+const BUNDLE_LIMIT_BYTES = 1400 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
