@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -335,6 +337,23 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
                   1e-9 * step)
           << name;
     EXPECT_TRUE(r["memory"]["train"]["fits"].get<bool>()) << name << ": " << r["memory"].dump();
+
+    // OPTIMUS_PRINT_RL_SCALE=1 prints the job's row of docs/rl.md's "At scale" table (the
+    // numbers only; the table names the jobs in this order).
+    if (std::getenv("OPTIMUS_PRINT_RL_SCALE")) {
+      char row[320];
+      const std::string engines =
+          adp ? "ep " + std::to_string(ep) + " x " + std::to_string(dp) + " (DP attention)"
+              : "tp " + std::to_string(tp) + (ep > 1 ? " ep " + std::to_string(ep) : "") + " x " +
+                    std::to_string(dp);
+      char fit[32] = "limit";
+      if (rl["response_len"].is_object()) std::snprintf(fit, sizeof fit, "%.2fx", implied / boe);
+      std::snprintf(row, sizeof row, "| %.1f | %.1f | %s | %s | %.1f | %.2f | %.2f s (%.1fx) |", step,
+                    ph["rollout"].get<double>(), engines.c_str(), fit, ph["train"].get<double>(),
+                    tr["mfu"].get<double>(), ph["weight_sync"].get<double>(),
+                    ph["weight_sync"].get<double>() / sync);
+      std::printf("%s %s\n", name.c_str(), row);
+    }
   }
 }
 
