@@ -147,6 +147,8 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
   /** Sources whose rows were predicted again here, and rows whose live answer differs from the build's. */
   const checked = new Set<string>();
   let differing = 0;
+  /** The first row that differs, named for the reader: its id and what this browser answered. */
+  let firstDiffering = '';
 
   async function run(): Promise<void> {
     const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
@@ -166,7 +168,10 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
       }
       const row = score(c, r);
       live.push(row);
-      if (c.cached && (row.predicted !== c.cached.predicted || row.error !== c.cached.error)) differing += 1;
+      if (c.cached && (row.predicted !== c.cached.predicted || row.error !== c.cached.error)) {
+        differing += 1;
+        firstDiffering ||= `${c.id}: ${row.error ? `refused here (${row.error})` : `${row.predicted} here, ${c.cached.error ?? c.cached.predicted} in the build`}`;
+      }
       const next = cases[live.length];
       if (!next || next.group !== c.group || next.set !== c.set) {
         checked.add(`${c.set}\u0000${c.group}`);
@@ -189,7 +194,7 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
     const all = summarize(scored.map((s) => ({ ...s, c: { ...s.c, set: 'all', group: 'all' } })))[0];
     if (done) {
       const total = new Set(scored.map((r) => `${r.c.set}\u0000${r.c.group}`)).size;
-      const live = checked.size === total ? ` Every source predicted again in this browser${differing ? `: ${differing} rows differ from the build's answers` : ', the same numbers'}.` : ` Predicting them again in this browser: ${checked.size} of ${total} sources checked…`;
+      const live = checked.size === total ? ` Every source predicted again in this browser${differing ? `: ${differing} ${differing === 1 ? 'row differs' : 'rows differ'} from the build's answers (the first: ${firstDiffering})` : ', the same numbers'}.` : ` Predicting them again in this browser: ${checked.size} of ${total} sources checked…`;
       status.textContent = `${scored.length} rows: mean error ${pct(all.mean)}, ${all.failed} could not be predicted, ${all.inside} of ${all.banded} measurements inside the 80% band.${live}`;
       status.dataset.value = String(all.mean);
       status.dataset.checked = String(checked.size === total);
