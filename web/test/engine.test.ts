@@ -328,6 +328,34 @@ describe('failures of the worker', () => {
     expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
   });
 
+  test('a call queued behind a long search is timed from when it is the oldest waiting, not from when it was sent', async () => {
+    // The worker answers one call at a time (worker.ts): a layout search takes 300 ms, an estimate
+    // 60 ms. An estimate sent during the search (limit 150 ms) waits 300 ms for it and then takes
+    // 60 ms: timed from when it was sent, its clock ran out in the queue and the kill took the
+    // search with it.
+    let busyUntil = 0;
+    const sequential: WorkerLike = {
+      onmessage: null,
+      onerror: null,
+      postMessage(req) {
+        const search = (req as Request).method === 'predict' && JSON.parse(String((req as Request).args[0])).parallel === 'auto';
+        const start = Math.max(Date.now(), busyUntil);
+        busyUntil = start + (search ? 300 : 60);
+        setTimeout(() => handleRequest(mod, req, (r) => sequential.onmessage?.({ data: r })), busyUntil - Date.now());
+      },
+      terminate() {},
+    };
+    setTimeout(() => sequential.onmessage?.({ data: { id: 0, kind: 'ready' } as Response }), 0);
+    const engine = make(() => sequential, { timeoutMs: 150, searchTimeoutMs: 5000 });
+    const auto = { ...defaultScenario, parallel: 'auto' };
+    const [searched, estimated] = await Promise.all([engine.predict(auto), (async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return engine.predict(defaultScenario);
+    })()]);
+    expect(searched.ok && searched.value).toEqual(JSON.parse(mod.predict(JSON.stringify(auto))));
+    expect(estimated.ok && estimated.value).toEqual(JSON.parse(mod.predict(JSON.stringify(defaultScenario))));
+  });
+
   test('a call made while the module loads waits for it: the timeout counts from ready', async () => {
     // Loads for longer than the timeout and keeps the requests that arrive meanwhile (worker.ts).
     const slow: WorkerLike = {

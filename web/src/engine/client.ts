@@ -127,6 +127,8 @@ type Answer = { json: string } | { error: EngineError };
 interface Pending {
   resolve(answer: Answer): void;
   onProgress?: (fraction: number) => void;
+  /** How long the worker may take over this call once it is the oldest one waiting. */
+  timeoutMs: number;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
@@ -166,21 +168,26 @@ class Connection {
     if (this.dead) return Promise.resolve({ error: err('engine.crashed', 'the engine worker is not running') });
     const id = this.nextId++;
     return new Promise<Answer>((resolve) => {
-      const entry: Pending = { resolve, onProgress, timer: undefined };
+      const entry: Pending = { resolve, onProgress, timeoutMs, timer: undefined };
       this.pending.set(id, entry);
-      // The clock starts once the worker has loaded the module: a call made while the wasm is still
-      // downloading (the page asks for its first numbers at once) waits for it without timing out.
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        this.ready.then(
-          () => {
-            if (this.pending.get(id) === entry)
-              entry.timer = setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
-          },
-          () => undefined,
-        );
-      }
+      // The clock starts once the worker has loaded the module (a call made while the wasm is still
+      // downloading waits for it without timing out), and runs for the oldest call only: the
+      // worker answers one call at a time, so a call queued behind a long one (a layout search of
+      // 600 s) is not timed while it waits, and is not killed, with the search, at its own 30 s.
+      this.ready.then(
+        () => this.timeHead(),
+        () => undefined,
+      );
       this.worker.postMessage({ id, method, args } as Request);
     });
+  }
+
+  /** Starts the clock of the oldest waiting call, if it has none yet. */
+  private timeHead(): void {
+    const head = this.pending.values().next().value;
+    if (this.dead || !head || head.timer !== undefined || !(head.timeoutMs > 0 && Number.isFinite(head.timeoutMs))) return;
+    const ms = head.timeoutMs;
+    head.timer = setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${ms / 1000} s`)), ms);
   }
 
   /** Terminates the worker and answers every pending call with the error. */
@@ -217,6 +224,7 @@ class Connection {
     }
     this.pending.delete(r.id);
     if (p.timer !== undefined) clearTimeout(p.timer);
+    if (this.loaded) this.timeHead();
     if (r.kind === 'result') {
       p.resolve({ json: r.json });
     } else {
