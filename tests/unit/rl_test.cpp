@@ -459,8 +459,9 @@ TEST(Rl, ATrainerThatFitsNoStageIsPredictedNearestToFitting) {
   const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
   const double bw =
       sys["scale_up"]["bandwidth_GBps"].get<double>() * 1e9 * sys["scale_up"]["efficiency"].get<double>();
+  const double latency = sys["scale_up"]["latency_us"].get<double>() * 1e-6;
   const double bytes = num(p["rl"]["weight_sync"]["bytes"]);
-  EXPECT_NEAR(num(p["rl"]["phases_s"]["weight_sync"]), bytes * 7 / 8 / bw, 1e-3);
+  EXPECT_NEAR(num(p["rl"]["phases_s"]["weight_sync"]), bytes * 7 / 8 / bw + latency, 1e-6);
   // Stated, the stage is kept.
   s["rl"]["train"]["zero_stage"] = 1;
   const json kept = predict(s);

@@ -304,7 +304,12 @@ export function quickScenario(s: unknown): boolean {
   if (s === null || typeof s !== 'object') return false;
   const o = s as Record<string, unknown>;
   const inference = o.inference as Record<string, unknown> | undefined;
-  return o.parallel !== 'auto' && o.rl === undefined && (inference === undefined || (typeof inference === 'object' && inference !== null && inference.serving === undefined));
+  return !searchesLayouts(s) && o.rl === undefined && (inference === undefined || (typeof inference === 'object' && inference !== null && inference.serving === undefined));
+}
+
+/** A scenario whose predict searches the layouts first (`parallel: "auto"`). */
+function searchesLayouts(s: unknown): boolean {
+  return s !== null && typeof s === 'object' && (s as { parallel?: unknown }).parallel === 'auto';
 }
 
 /** The calls the page's own first-load engine answers (a search runs in a worker of its own). */
@@ -407,8 +412,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async predict(s, o) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      const search = s !== null && typeof s === 'object' && (s as { parallel?: unknown }).parallel === 'auto';
-      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quickScenario(s), search));
+      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quickScenario(s), searchesLayouts(s)));
     },
 
     async validate(s, o) {

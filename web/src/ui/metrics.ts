@@ -1008,27 +1008,33 @@ export const RL_METRICS: MetricDef[] = [
     better: 'lower',
     hideZero: true,
     about: 'The trained weights travel from the trainer to the generating engine.',
-    explain: withRl((rl, c) => {
+    explain: withRl((rl) => {
       const method = rl.weight_sync.method;
       const t = rl.phases_s.weight_sync;
+      // One formula and its source per route (core/rl/rl.cpp weight_sync): storage, host memory,
+      // or NCCL, which colocated hands the gathered tensors over in device memory.
+      const [formula, source] =
+        method === 'checkpoint'
+          ? ['weight sync = the weights written by the trainer’s nodes and read by each engine node at the system’s checkpoint rate', 'docs/rl.md (weight sync through storage)']
+          : method === 'host'
+            ? ['weight sync = the weights read from host memory over the host link, then broadcast', 'MoonshotAI checkpoint-engine (host-to-device, broadcast, reload); docs/rl.md']
+            : rl.placement === 'colocated'
+              ? [
+                  'weight sync = gather the trainer’s shards into whole tensors, handed to the engine on the same devices in device memory: bytes × (shards − 1) / shards / (link bandwidth × efficiency) + latency (nothing to gather where every trainer rank holds the weights whole)',
+                  'verl’s hybrid engine and NeMo-RL’s colocated refit pass the gathered tensors to the engine on the same GPU; docs/rl.md',
+                ]
+              : [
+                  'weight sync = gather the trainer’s shards into whole tensors + broadcast to every engine: bytes / (link bandwidth × efficiency) + latency (NVLink when every device is in one domain, else the network card)',
+                  'OpenRLHF and verl broadcast every full parameter to the engines (vllm-project/vllm issue 5723); docs/rl.md',
+                ];
       return {
-        formula:
-          method === 'checkpoint'
-            ? 'weight sync = the weights written by the trainer’s nodes and read by each engine node at the system’s checkpoint rate'
-            : method === 'host'
-              ? 'weight sync = the weights read from host memory over the host link, then broadcast'
-              : rl.placement === 'colocated'
-                ? 'weight sync = gather the trainer’s shards into whole tensors, handed to the engine on the same devices in device memory: bytes × (shards − 1) / shards / (link bandwidth × efficiency) + latency (nothing to gather where every trainer rank holds the weights whole)'
-                : 'weight sync = gather the trainer’s shards into whole tensors + broadcast to every engine: bytes / (link bandwidth × efficiency) + latency (NVLink when every device is in one domain, else the network card)',
+        formula,
         inputs: [
           ['method', method],
           ['bytes (weights at the rollout precision)', f(rl.weight_sync.bytes, 'bytes')],
           ['effective rate', t > 0 ? f(rl.weight_sync.bytes / t, 'byte_rate') : '?'],
         ],
-        source:
-          rl.placement === 'colocated'
-            ? 'verl’s hybrid engine and NeMo-RL’s colocated refit pass the gathered tensors to the engine on the same GPU; docs/rl.md'
-            : 'OpenRLHF and verl broadcast every full parameter to the engines (vllm-project/vllm issue 5723); docs/rl.md',
+        source,
       };
     }),
   },

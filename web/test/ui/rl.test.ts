@@ -214,4 +214,10 @@ describe('weight sync explanation', () => {
     expect(split.formula).toMatch(/broadcast to every engine/);
     expect(split.source).toMatch(/vllm-project\/vllm issue 5723/);
   });
+  it('names the host route and its source whatever the placement', () => {
+    const host = { rl: { ...rl('colocated', 0), weight_sync: { method: 'host', bytes: 15.2e9 } } } as unknown as Prediction;
+    const e = explain(sync, { prediction: host, scenario: null })!;
+    expect(e.formula).toMatch(/read from host memory/);
+    expect(e.source).toMatch(/checkpoint-engine/);
+  });
 });
