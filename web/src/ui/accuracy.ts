@@ -170,7 +170,7 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
       live.push(row);
       if (c.cached && (row.predicted !== c.cached.predicted || row.error !== c.cached.error)) {
         differing += 1;
-        firstDiffering ||= `${c.id}: ${row.error ? `refused here (${row.error})` : `${row.predicted} here, ${c.cached.error ?? c.cached.predicted} in the build`}`;
+        firstDiffering ||= `${c.id}: ${r.ok ? `${row.predicted} here, ${c.cached.error ?? c.cached.predicted} in the build` : `refused here (${r.error.code}: ${cutMiddle(r.error.message, 160)})`}`;
       }
       const next = cases[live.length];
       if (!next || next.group !== c.group || next.set !== c.set) {
