@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { metricValue } from '../src/ui/accuracy';
-import { axeClean, reportMetrics, siteWithEngine } from './harness';
+import { axeClean, recordWorkerCalls, reportMetrics, siteWithEngine, workerCalls } from './harness';
 
 const measured: Record<string, number> = {};
 const { site, predict } = siteWithEngine(() => reportMetrics('accuracy', measured));
@@ -13,6 +13,7 @@ const { site, predict } = siteWithEngine(() => reportMetrics('accuracy', measure
 describe('the accuracy view', () => {
   test('accuracy view: every validation row predicted in the browser; the mean error and the per-source table equal the engine\'s; each source predicted again there agrees', async () => {
     const page = await site.page();
+    await recordWorkerCalls(page);
     const started = Date.now();
     await page.goto(`${site.origin}/?view=accuracy`);
     const status = page.locator('[data-testid="accuracy-status"][data-value]');
@@ -55,7 +56,13 @@ describe('the accuracy view', () => {
     // Then each source is predicted again in this browser, and agrees with what was shown (it
     // takes the serving simulations' time); axe-core on the finished view.
     await page.waitForSelector('[data-testid="accuracy-status"][data-checked="true"]', { timeout: 240_000 });
-    expect(await page.locator('[data-testid="accuracy-status"]').textContent()).toContain('the same numbers');
+    const checked = (await page.locator('[data-testid="accuracy-status"]').textContent()) ?? '';
+    // The engine worker's calls that were slow, failed or not answered, with their times: none is
+    // still waiting once the view says every source was checked, and on a failure they say
+    // which call the worker was on.
+    const calls = await workerCalls(page);
+    expect(calls).not.toContain('never answered');
+    expect(checked, checked.includes('the same numbers') ? '' : calls).toContain('the same numbers');
     expect(await axeClean(page)).toEqual([]);
     await page.close();
   }, 300_000);

@@ -316,3 +316,62 @@ export function siteWithEngine(after?: () => void): { site: Site; engine: () => 
   const engine = (): OptimusModule => mod!;
   return { site, engine, predict: (s) => JSON.parse(engine().predict(JSON.stringify(s))) };
 }
+
+/**
+ * Records, in the page, every message to and from the engine's Web Workers (before any script of
+ * the site runs): what was sent when, what came back and how long it took. `workerCalls` reads
+ * it back as lines: the calls that were not predictions, took over a second, failed or were never
+ * answered, and the workers started and terminated; for a failure's message (the accuracy view's
+ * live check), so that a row refused there says which call the worker was on and for how long.
+ */
+export async function recordWorkerCalls(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    type Event = { t: number; worker: number; ev: string; id?: number; method?: string; kind?: string; detail?: string };
+    const log: Event[] = [];
+    (window as unknown as { __workerCalls: Event[] }).__workerCalls = log;
+    let workers = 0;
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      private readonly n = workers++;
+      constructor(url: string | URL, options?: WorkerOptions) {
+        super(url, options);
+        log.push({ t: performance.now(), worker: this.n, ev: 'started' });
+        this.addEventListener('message', (e: MessageEvent) => {
+          const d = e.data as { id?: number; kind?: string; code?: string; message?: string } | null;
+          if (d && d.kind !== 'progress') log.push({ t: performance.now(), worker: this.n, ev: 'answer', id: d.id, kind: d.kind, detail: d.code ? `${d.code}: ${d.message}` : undefined });
+        });
+        this.addEventListener('error', (e: ErrorEvent) => log.push({ t: performance.now(), worker: this.n, ev: 'error', detail: e.message }));
+      }
+      override postMessage(m: unknown, ...rest: unknown[]): void {
+        const r = m as { id?: number; method?: string; args?: unknown[] } | null;
+        if (r && typeof r.method === 'string') log.push({ t: performance.now(), worker: this.n, ev: 'call', id: r.id, method: r.method, detail: String(r.args?.[0] ?? '').slice(0, 80) });
+        (Base.prototype.postMessage as (...a: unknown[]) => void).call(this, m, ...rest);
+      }
+      override terminate(): void {
+        log.push({ t: performance.now(), worker: this.n, ev: 'terminated' });
+        super.terminate();
+      }
+    };
+  });
+}
+
+/** The recorded worker calls worth reading after a failure (recordWorkerCalls), one per line. */
+export async function workerCalls(page: Page): Promise<string> {
+  type Event = { t: number; worker: number; ev: string; id?: number; method?: string; kind?: string; detail?: string };
+  const log = await page.evaluate(() => (window as unknown as { __workerCalls?: Event[] }).__workerCalls ?? []);
+  const open = new Map<string, Event>();
+  const lines: string[] = [];
+  const at = (e: Event): string => `${(e.t / 1000).toFixed(2)} s worker ${e.worker}`;
+  for (const e of log) {
+    const key = `${e.worker}:${e.id}`;
+    if (e.ev === 'call') open.set(key, e);
+    else if (e.ev === 'answer' && open.has(key)) {
+      const c = open.get(key)!;
+      open.delete(key);
+      const ms = e.t - c.t;
+      if (c.method !== 'predict' || ms > 1000 || e.kind !== 'result') lines.push(`${at(c)}: ${c.method} #${c.id} -> ${e.kind} after ${ms.toFixed(0)} ms${e.detail ? ` (${e.detail})` : ''} ${c.detail ?? ''}`);
+    } else if (e.ev !== 'answer') lines.push(`${at(e)}: ${e.ev}${e.detail ? ` (${e.detail})` : ''}`);
+  }
+  for (const c of open.values()) lines.push(`${at(c)}: ${c.method} #${c.id} never answered ${c.detail ?? ''}`);
+  return lines.join('\n');
+}

@@ -1,7 +1,7 @@
 // The accuracy view's arithmetic (web/src/ui/accuracy.ts): metric paths, per-source errors, band
 // coverage, and the bundled rows it predicts.
 import { describe, expect, it } from 'vitest';
-import { DATA_SETS, metricValue, parseCases, summarize, type Scored } from '../../src/ui/accuracy';
+import { DATA_SETS, lastRowOfEachSource, metricValue, parseCases, summarize, type Scored } from '../../src/ui/accuracy';
 
 describe('accuracy view', () => {
   it('reads a dotted metric, adding the keys of a last part joined by +', () => {
@@ -34,5 +34,22 @@ describe('accuracy view', () => {
       expect(c.expected, c.id).toBeGreaterThan(0);
       expect(c.metric, c.id).toMatch(/\./);
     }
+  });
+
+  it('counts a source as predicted again only at its last row, also where its rows are not next to each other', () => {
+    const rows = [
+      { set: 'x', group: 'a' },
+      { set: 'x', group: 'b' },
+      { set: 'x', group: 'a' },
+      { set: 'y', group: 'a' },
+    ];
+    expect([...lastRowOfEachSource(rows)].sort()).toEqual([1, 2, 3]);
+    // The bundled rows interleave sources (the held-out NeMo tables): a source whose first rows
+    // were done is not yet checked.
+    const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
+    const last = lastRowOfEachSource(cases);
+    const firstEnd = cases.findIndex((c, i) => i + 1 < cases.length && (cases[i + 1]!.group !== c.group || cases[i + 1]!.set !== c.set) && !last.has(i));
+    expect(firstEnd).toBeGreaterThan(0);
+    expect(last.size).toBe(new Set(cases.map((c) => `${c.set}\u0000${c.group}`)).size);
   });
 });
