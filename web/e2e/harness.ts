@@ -338,7 +338,7 @@ export async function recordWorkerCalls(page: Page): Promise<void> {
         log.push({ t: performance.now(), worker: this.n, ev: 'started' });
         this.addEventListener('message', (e: MessageEvent) => {
           const d = e.data as { id?: number; kind?: string; code?: string; message?: string } | null;
-          if (d && d.kind !== 'progress') log.push({ t: performance.now(), worker: this.n, ev: 'answer', id: d.id, kind: d.kind, detail: d.code ? `${d.code}: ${d.message}` : undefined });
+          if (d && d.kind !== 'progress' && d.kind !== 'waiting' && d.kind !== 'started') log.push({ t: performance.now(), worker: this.n, ev: 'answer', id: d.id, kind: d.kind, detail: d.code ? `${d.code}: ${d.message}` : undefined });
         });
         this.addEventListener('error', (e: ErrorEvent) => log.push({ t: performance.now(), worker: this.n, ev: 'error', detail: e.message }));
       }

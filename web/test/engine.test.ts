@@ -356,6 +356,64 @@ describe('failures of the worker', () => {
     expect(estimated.ok && estimated.value).toEqual(JSON.parse(mod.predict(JSON.stringify(defaultScenario))));
   });
 
+  test('a call to the full engine is not timed while the worker fetches that module; estimates sent meanwhile are', async () => {
+    // The worker (worker.ts) answers estimates from the first engine at once and holds the schema
+    // call while it loads the full engine (300 ms here, past the 50 ms limit: a slow connection),
+    // saying 'waiting', then 'started' when it runs it. Timed from when it was the oldest call,
+    // the schema call ran out of time during the download and the kill took every call with it.
+    const emit = (r: Response): void => twoModules.onmessage?.({ data: r });
+    let fullLoaded = false;
+    const held: Request[] = [];
+    const twoModules: WorkerLike = {
+      onmessage: null,
+      onerror: null,
+      postMessage(req) {
+        const r = req as Request;
+        if (r.method !== 'schema' || fullLoaded) return void setTimeout(() => handleRequest(mod, r, emit), 5);
+        held.push(r);
+        emit({ id: r.id, kind: 'waiting' });
+      },
+      terminate() {},
+    };
+    setTimeout(() => emit({ id: 0, kind: 'ready' } as Response), 0);
+    setTimeout(() => {
+      fullLoaded = true;
+      for (const r of held.splice(0)) {
+        emit({ id: r.id, kind: 'started' });
+        handleRequest(mod, r, emit);
+      }
+    }, 300);
+    const engine = make(() => twoModules, { timeoutMs: 50 });
+    const schema = engine.schema();
+    const estimates = [];
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      estimates.push(await engine.predict(defaultScenario));
+    }
+    expect((await schema).ok).toBe(true);
+    for (const e of estimates) expect(e.ok).toBe(true);
+  });
+
+  test('a call to the full engine is timed from when the worker starts it', async () => {
+    const emit = (r: Response): void => stuck.onmessage?.({ data: r });
+    const stuck: WorkerLike = {
+      onmessage: null,
+      onerror: null,
+      postMessage(req) {
+        const r = req as Request;
+        emit({ id: r.id, kind: 'waiting' });
+        // the module arrives after 100 ms, and the call then never finishes
+        setTimeout(() => emit({ id: r.id, kind: 'started' }), 100);
+      },
+      terminate() {},
+    };
+    setTimeout(() => emit({ id: 0, kind: 'ready' } as Response), 0);
+    const engine = make(() => stuck, { timeoutMs: 50 });
+    const t0 = Date.now();
+    expect(await engine.schema()).toMatchObject({ ok: false, error: { code: 'engine.crashed', message: expect.stringContaining('did not answer') } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+  });
+
   test('a call made while the module loads waits for it: the timeout counts from ready', async () => {
     // Loads for longer than the timeout and keeps the requests that arrive meanwhile (worker.ts).
     const slow: WorkerLike = {

@@ -130,6 +130,8 @@ interface Pending {
   /** How long the worker may take over this call once it is the oldest one waiting. */
   timeoutMs: number;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The worker said the call waits for the full engine to load ('waiting'), until 'started'. */
+  loading?: boolean;
 }
 
 /** One worker and its in-flight calls. Once dead, it stays dead (the engine makes a new one). */
@@ -174,6 +176,8 @@ class Connection {
       // downloading waits for it without timing out), and runs for the oldest call only: the
       // worker answers one call at a time, so a call queued behind a long one (a layout search of
       // 600 s) is not timed while it waits, and is not killed, with the search, at its own 30 s.
+      // A call to the full engine is not timed while the worker fetches that module either
+      // ('waiting' until 'started'), which a slow connection can take longer than 30 s over.
       this.ready.then(
         () => this.timeHead(),
         () => undefined,
@@ -182,12 +186,35 @@ class Connection {
     });
   }
 
-  /** Starts the clock of the oldest waiting call, if it has none yet. */
+  /**
+   * Starts the clock of the oldest call, if it has none yet. A call waiting for the full engine
+   * to load is passed over: the download and compile are not the call's work, and the worker
+   * answers calls to the first engine meanwhile.
+   */
   private timeHead(): void {
-    const head = this.pending.values().next().value;
-    if (this.dead || !head || head.timer !== undefined || !(head.timeoutMs > 0 && Number.isFinite(head.timeoutMs))) return;
-    const ms = head.timeoutMs;
-    head.timer = setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${ms / 1000} s`)), ms);
+    let head: Pending | undefined;
+    for (const p of this.pending.values()) {
+      if (p.loading) continue;
+      head = p;
+      break;
+    }
+    if (!this.dead && head && head.timer === undefined) this.startClock(head);
+  }
+
+  private startClock(p: Pending): void {
+    if (!(p.timeoutMs > 0 && Number.isFinite(p.timeoutMs))) return;
+    const ms = p.timeoutMs;
+    p.timer = setTimeout(() => this.kill(err('engine.crashed', `the engine did not answer within ${ms / 1000} s`)), ms);
+  }
+
+  /** The worker runs `running` now and nothing else: only its clock runs, from now. */
+  private startedAlone(running: Pending): void {
+    for (const p of this.pending.values()) {
+      if (p.timer !== undefined) clearTimeout(p.timer);
+      p.timer = undefined;
+    }
+    running.loading = false;
+    this.startClock(running);
   }
 
   /** Terminates the worker and answers every pending call with the error. */
@@ -222,6 +249,14 @@ class Connection {
       p.onProgress?.(r.fraction);
       return;
     }
+    if (r.kind === 'waiting') {
+      if (p.timer !== undefined) clearTimeout(p.timer);
+      p.timer = undefined;
+      p.loading = true;
+      if (this.loaded) this.timeHead();
+      return;
+    }
+    if (r.kind === 'started') return this.startedAlone(p);
     this.pending.delete(r.id);
     if (p.timer !== undefined) clearTimeout(p.timer);
     if (this.loaded) this.timeHead();

@@ -60,6 +60,13 @@ export type Response =
   /** The worker could not serve the request (module failed to load, method unknown, trap). */
   | { id: number; kind: 'failure'; code: string; message: string }
   /**
+   * The request needs the full engine, which the worker is still fetching and compiling: it waits
+   * for that ('waiting'), then runs ('started'). The page does not count the wait against the
+   * call's time limit (client.ts): on a slow connection the download alone can pass it.
+   */
+  | { id: number; kind: 'waiting' }
+  | { id: number; kind: 'started' }
+  /**
    * Sent once after the module loaded (id 0), or failure with id 0 when it could not load; with
    * when the worker's steps happened (Unix ms), which the page records as performance marks.
    */

@@ -47,7 +47,16 @@ class Loaded {
   error: string | null = null;
   private readonly queue: Request[] = [];
 
-  constructor(load: () => Promise<OptimusModule>, onSettled?: (ok: boolean) => void) {
+  /**
+   * @param announce tell the page when a request starts waiting for this module and when it then
+   * runs (the full engine's, which loads while the first one answers): client.ts leaves the wait
+   * out of the call's time limit
+   */
+  constructor(
+    load: () => Promise<OptimusModule>,
+    onSettled?: (ok: boolean) => void,
+    private readonly announce = false,
+  ) {
     load()
       .then((mod) => {
         this.engine = mod;
@@ -58,13 +67,17 @@ class Loaded {
         onSettled?.(false);
       })
       .finally(() => {
-        for (const req of this.queue.splice(0)) this.serve(req);
+        for (const req of this.queue.splice(0)) {
+          if (this.announce && this.engine) post({ id: req.id, kind: 'started' });
+          this.serve(req);
+        }
       });
   }
 
   submit(req: Request): void {
-    if (this.engine || this.error !== null) this.serve(req);
-    else this.queue.push(req);
+    if (this.engine || this.error !== null) return this.serve(req);
+    this.queue.push(req);
+    if (this.announce) post({ id: req.id, kind: 'waiting' });
   }
 
   private serve(req: Request): void {
@@ -99,6 +112,6 @@ scope.onmessage = (event: MessageEvent<Request | WasmMessage>): void => {
   }
   const req = event.data;
   if (!needsFullEngine(req.method)) return first.submit(req);
-  full ??= new Loaded(() => import('optimus-wasm').then((m) => m.default()));
+  full ??= new Loaded(() => import('optimus-wasm').then((m) => m.default()), undefined, true);
   full.submit(req);
 };
