@@ -137,6 +137,31 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('an RL link with whole-number lengths (limits, as the CLI writes them) shows them as the longest, and its default placement; a mean typed beside one keeps it', async () => {
+    const job = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 64, samples_per_prompt: 8, prompt_len: 1024, response_len: 8192 } };
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(job)}`);
+    await settled(page);
+    const quick = (path: string) => page.locator(`[data-quick="${path}"]`);
+    expect(await quick('/rl/response_len/max').inputValue()).toBe('8192');
+    expect(await quick('/rl/prompt_len/max').inputValue()).toBe('1024');
+    expect(await quick('/rl/response_len/mean').inputValue()).toBe('');
+    expect(await quick('/rl/response_len/mean').getAttribute('placeholder')).toBe('assumed');
+    // The link states no placement: the picker shows the engine's default.
+    expect(await quick('/rl/placement').inputValue()).toBe('colocated');
+    await quick('/rl/response_len/mean').fill('2000');
+    await quick('/rl/response_len/mean').dispatchEvent('change');
+    await settled(page);
+    const decoded = await decodeFragment(new URL(page.url()).hash);
+    const scenario = (decoded as { scenario: Record<string, any> }).scenario;
+    expect(scenario.rl.response_len).toEqual({ mean: 2000, max: 8192 });
+    expect(scenario.rl.prompt_len).toBe(1024);
+    const step = page.locator('[data-testid="headline"] [data-metric="rl.step_time_s"]');
+    expect(await step.getAttribute('data-value')).toBe(String(predict(scenario).rl.step_time_s));
+    await page.locator('[data-testid="task-form"]').screenshot({ path: `${OUT}rl-link-lengths.png` });
+    await page.close();
+  });
+
   test('parallel "auto": a link with it shows the layout the search took and its numbers; the switch turns it off and on', async () => {
     const page = await site.page();
     const scenario = { ...defaultScenario, parallel: 'auto' };

@@ -14,6 +14,8 @@ export interface QuickField {
   kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision' | 'placement';
   /** A unit or hint after the input. */
   hint?: string;
+  /** What a picker shows when the key is absent: the engine's default (docs/contract.md; test/ui/tasks.test.ts checks it against the schema). */
+  absent?: string;
 }
 
 export interface TaskDef {
@@ -52,7 +54,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     id: 'train',
     title: 'Train',
     question: 'How long does a training step take, and does it fit in GPU memory?',
-    fields: [...WHAT_ON_WHAT, SEQ_LEN, GLOBAL_BATCH, { path: '/training/precision', label: 'Precision', kind: 'precision' }, LAYOUT],
+    fields: [...WHAT_ON_WHAT, SEQ_LEN, GLOBAL_BATCH, { path: '/training/precision', label: 'Precision', kind: 'precision', absent: 'bf16' }, LAYOUT],
     starter: TRAINING_STEP,
   },
   serve: {
@@ -64,7 +66,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/inference/serving/concurrency', label: 'Concurrent users', kind: 'int' },
       { path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' },
       { path: '/inference/output_len', label: 'Output tokens', kind: 'int' },
-      { path: '/inference/precision', label: 'Precision', kind: 'precision' },
+      { path: '/inference/precision', label: 'Precision', kind: 'precision', absent: 'fp16' },
       LAYOUT,
     ],
     starter: {
@@ -109,7 +111,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/rl/prompt_len/max', label: 'Longest prompt', kind: 'int', hint: 'tokens' },
       { path: '/rl/response_len/mean', label: 'Mean response', kind: 'int', hint: 'tokens' },
       { path: '/rl/response_len/max', label: 'Longest response', kind: 'int', hint: 'tokens' },
-      { path: '/rl/placement', label: 'Placement', kind: 'placement' },
+      { path: '/rl/placement', label: 'Placement', kind: 'placement', absent: 'colocated' },
     ],
     // Qwen2.5 7B GRPO on one DGX H100 (the engine's rl bench job, tests/bench/rl_bench.cpp): 128
     // prompts x 8 samples, prompts of 256 tokens on average (at most 1,024), long-tailed responses
@@ -215,4 +217,61 @@ export function starter(task: Task): Scenario {
   const s = structuredClone(TASK_DEFS[task].starter);
   s.name = autoName(s, { model: (id) => STARTER_NAMES[id], system: (id) => STARTER_NAMES[id] });
   return s;
+}
+
+/** An RL length field of the short form (`/rl/prompt_len/mean`, `/rl/response_len/max`): its key and part. */
+function lengthPart(path: string): { key: string; part: 'mean' | 'max' } | null {
+  const m = /^(\/rl\/(?:prompt|response)_len)\/(mean|max)$/.exec(path);
+  return m ? { key: m[1]!, part: m[2] as 'mean' | 'max' } : null;
+}
+
+const plainObject = (v: unknown): Record<string, unknown> | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : null;
+
+/**
+ * What a short-form field shows. An RL length may be a whole number, which the engine reads as
+ * the limit with its mean assumed (docs/rl.md "Lengths: limits and means"): its Longest field
+ * shows that number and its Mean field nothing. A list of lengths shows in neither.
+ */
+export function quickValue(s: unknown, path: string): unknown {
+  const l = lengthPart(path);
+  if (!l) return getPointer(s, path);
+  const v = getPointer(s, l.key);
+  if (typeof v === 'number') return l.part === 'max' ? v : undefined;
+  return plainObject(v)?.[l.part];
+}
+
+/** What an empty short-form field says instead (an RL length's assumed mean, or its list). */
+export function quickPlaceholder(s: unknown, path: string): string {
+  const l = lengthPart(path);
+  if (!l) return path === '/economics/usd_per_gpu_hour' ? 'system price' : '';
+  const v = getPointer(s, l.key);
+  if (Array.isArray(v)) return 'a list: full editor';
+  return typeof v === 'number' && l.part === 'mean' ? 'assumed' : '';
+}
+
+/**
+ * The edit a short-form field makes: the key written and its value. An RL length keeps the form
+ * it has: a whole number (a limit) stays one when its Longest field changes and becomes
+ * {"mean", "max"} when a mean is typed; clearing the mean of {"mean", "max"} makes it the limit
+ * again. An edit the engine cannot take ({"max"} alone) is left for its error at the field.
+ */
+export function quickEdit(s: unknown, path: string, x: unknown): { path: string; value: unknown } {
+  const l = lengthPart(path);
+  if (!l) return { path, value: x };
+  const v = getPointer(s, l.key);
+  const obj = plainObject(v);
+  if (l.part === 'max') {
+    if (!obj) return { path: l.key, value: x };
+    if (x === undefined) delete obj.max;
+    else obj.max = x;
+    return { path: l.key, value: obj };
+  }
+  if (x === undefined) {
+    if (obj && obj.min === undefined) return { path: l.key, value: obj.max };
+    if (obj) delete obj.mean;
+    return { path: l.key, value: obj ?? v };
+  }
+  if (obj) return { path: l.key, value: { ...obj, mean: x } };
+  return { path: l.key, value: typeof v === 'number' ? { mean: x, max: v } : { mean: x } };
 }

@@ -5,7 +5,7 @@
 // follow. Inputs carry data-quick (not data-path: that is the full editor's contract).
 import type { PresetList } from '../engine/types';
 import { getPointer } from '../state/pointer';
-import { TASK_DEFS, TASKS, type QuickField, type Scenario, type Task } from '../state/tasks';
+import { TASK_DEFS, TASKS, quickEdit, quickPlaceholder, quickValue, type QuickField, type Scenario, type Task } from '../state/tasks';
 import { h, uid } from '../base/dom';
 
 export interface TaskPanelDeps {
@@ -119,7 +119,9 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         err.hidden = !bad;
         err.textContent = bad ? `"${input.value}" is not ${f.kind === 'int' ? 'a whole number' : 'a number'}.` : '';
         input.setAttribute('aria-invalid', String(bad));
-        if (!bad) void deps.edit(f.path, x);
+        if (bad) return;
+        const e = quickEdit(deps.scenario(), f.path, x);
+        void deps.edit(e.path, e.value);
       });
       inputs.set(f.path, input);
       return h('div', { class: 'field' }, h('label', { for: id }, f.label), input, f.hint ? h('span', { class: 'unit' }, f.hint) : null, err);
@@ -164,15 +166,15 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
           input.dataset.options = want;
         }
         const v = getPointer(s, path);
-        input.value = typeof v === 'string' ? v : '';
+        input.value = typeof v === 'string' ? v : (f.absent ?? '');
       } else if (input.type === 'checkbox') {
         input.checked = s.parallel === 'auto';
         layoutNote.textContent = deps.layoutFollows() ? 'Now: the search’s pick for this scenario, searched again when the model or GPUs change.' : '';
       } else if (document.activeElement !== input) {
-        const v = getPointer(s, path);
+        const v = quickValue(s, path);
         // Token counts of a whole run read as 15e12, not 15000000000000.
         input.value = typeof v === 'number' ? (Math.abs(v) >= 1e9 ? v.toExponential().replace('e+', 'e') : String(v)) : '';
-        input.placeholder = path === '/economics/usd_per_gpu_hour' ? 'system price' : '';
+        input.placeholder = quickPlaceholder(s, path);
       }
     }
   }

@@ -1,9 +1,10 @@
 // Tasks (src/state/tasks.ts): each starter is a scenario the engine accepts and answers its task
 // with numbers that read naturally; the task a scenario answers; the name that follows it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HEADLINES, TASK_DEFS, TASKS, autoName, starter, taskOf } from '../../src/state/tasks';
+import { HEADLINES, TASK_DEFS, TASKS, autoName, quickEdit, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
 import { rlTimelineSpec } from '../../src/charts/specs';
 import { getPointer } from '../../src/state/pointer';
+import { defaultOf, schemaAt } from '../../src/state/schema';
 import type { OptimusModule } from '../../src/engine/protocol';
 import { loadModule } from '../wasm';
 
@@ -97,5 +98,61 @@ describe('autoName', () => {
     expect(autoName(TASK_DEFS.train.starter, names)).toBe('Llama 3 70B on 64 GPUs (DGX H100): training step');
     expect(autoName({ ...TASK_DEFS.train.starter, training: { train_tokens: 1.5e13 } }, names)).toBe('Llama 3 70B on 64 GPUs (DGX H100): 15T tokens');
     expect(autoName({ model: 'x', system: 'y', num_devices: 8, inference: { serving: { concurrency: 32 } } }, names)).toBe('x on 8 GPUs (y): serving 32 users');
+  });
+
+  it('the RL lengths in the short form: a whole number is the longest, a typed mean makes {mean, max}, clearing it the limit again', () => {
+    const limit = { rl: { prompt_len: 1024, response_len: 8192 } };
+    expect(quickValue(limit, '/rl/response_len/max')).toBe(8192);
+    expect(quickValue(limit, '/rl/response_len/mean')).toBeUndefined();
+    expect(quickPlaceholder(limit, '/rl/response_len/mean')).toBe('assumed');
+    expect(quickPlaceholder(limit, '/rl/response_len/max')).toBe('');
+    // a new limit stays a whole number
+    expect(quickEdit(limit, '/rl/response_len/max', 16384)).toEqual({ path: '/rl/response_len', value: 16384 });
+    // a mean typed beside a limit
+    expect(quickEdit(limit, '/rl/prompt_len/mean', 300)).toEqual({ path: '/rl/prompt_len', value: { mean: 300, max: 1024 } });
+    const stated = { rl: { response_len: { mean: 2048, max: 8192 } } };
+    expect(quickValue(stated, '/rl/response_len/mean')).toBe(2048);
+    expect(quickEdit(stated, '/rl/response_len/max', 4096)).toEqual({ path: '/rl/response_len', value: { mean: 2048, max: 4096 } });
+    expect(quickEdit(stated, '/rl/response_len/mean', undefined)).toEqual({ path: '/rl/response_len', value: 8192 });
+    // a stated minimum keeps the object form
+    expect(quickEdit({ rl: { response_len: { mean: 10, max: 20, min: 5 } } }, '/rl/response_len/mean', undefined)).toEqual({ path: '/rl/response_len', value: { max: 20, min: 5 } });
+    // a list of lengths shows in neither field, and says where it is
+    const list = { rl: { response_len: [100, 200] } };
+    expect(quickValue(list, '/rl/response_len/max')).toBeUndefined();
+    expect(quickPlaceholder(list, '/rl/response_len/mean')).toBe('a list: full editor');
+    // other fields are read and written where they are
+    expect(quickValue(limit, '/rl/prompt_len')).toBe(1024);
+    expect(quickEdit(limit, '/num_devices', 8)).toEqual({ path: '/num_devices', value: 8 });
+  });
+
+  it('the engine takes what the RL length fields write', () => {
+    const base = { ...TASK_DEFS.rl.starter, rl: { ...(TASK_DEFS.rl.starter as any).rl, prompt_len: 1024, response_len: 4096 } };
+    const apply = (s: any, e: { path: string; value: unknown }) => {
+      const c = JSON.parse(JSON.stringify(s));
+      const key = e.path.split('/').pop()!;
+      c.rl[key] = e.value;
+      return c;
+    };
+    const withMean = apply(base, quickEdit(base, '/rl/response_len/mean', 1000));
+    expect(withMean.rl.response_len).toEqual({ mean: 1000, max: 4096 });
+    for (const s of [base, withMean, apply(base, quickEdit(base, '/rl/response_len/max', 2048))]) {
+      const out = JSON.parse(mod.predict(JSON.stringify(s)));
+      expect(out.error, JSON.stringify(s.rl)).toBeUndefined();
+      expect(out.rl.step_time_s).toBeGreaterThan(0);
+    }
+  });
+
+  it('a picker of an absent key shows the engine\'s default for it', () => {
+    const root = JSON.parse(mod.schema!()).scenario;
+    let n = 0;
+    for (const t of TASKS) {
+      for (const f of TASK_DEFS[t].fields) {
+        if (f.kind !== 'precision' && f.kind !== 'placement') continue;
+        expect(f.absent, f.path).toBeDefined();
+        expect(defaultOf(schemaAt(root, f.path)), f.path).toBe(f.absent);
+        n += 1;
+      }
+    }
+    expect(n).toBeGreaterThanOrEqual(3);
   });
 });
