@@ -310,7 +310,7 @@ describe('the built page', () => {
     ['corrupt', async () => '#v1=AAAA!!!!____'],
     ['truncated', async () => `#v1=${(await defaultPayload()).slice(0, 40)}`],
     ['future version', async () => `#v9=${await defaultPayload()}`],
-    ['invalid scenario', async () => encodeFragment({ ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } })],
+    ['scenario with a key it does not have', async () => encodeFragment({ ...defaultScenario, colour: 'red' })],
   ];
   test.each(brokenLinks)('a %s link shows the banner and the default scenario', async (_name, make) => {
     const page = await site.page();
@@ -321,6 +321,30 @@ describe('the built page', () => {
     expect(((await banner.textContent()) ?? '').length).toBeGreaterThan(10);
     await settled(page);
     expectMetricsOf(await metrics(page), predict(defaultScenario));
+    await page.close();
+  });
+
+  test('a link refused for a value at a field opens on its own scenario: the banner, the error with its code and path, corrected in one click', async () => {
+    const job = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 16, rl: { prompts_per_step: 64, samples_per_prompt: 8, prompt_len: 1024, response_len: 4096, placement: 'split', rollout_devices: 4, train_devices: 8 } };
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(job)}`);
+    const banner = page.locator('[data-testid="banner"]');
+    await banner.waitFor({ state: 'visible' });
+    expect(await banner.textContent()).toContain('shown as it is');
+    await settled(page, 'error');
+    // the link's job, not the default scenario, in the short form and the editor
+    expect(await page.locator('[data-quick="/rl/rollout_devices"]').inputValue()).toBe('4');
+    expect(await page.locator('[data-task="rl"]').getAttribute('aria-pressed')).toBe('true');
+    // The editor has no field for the pools: the error is said beside the answer, with its code
+    // and path, and a one-click fix that gives the training pool the rest.
+    const fix = page.locator('[data-testid="error-fix"]');
+    await fix.waitFor({ state: 'visible' });
+    expect(await fix.textContent()).toContain('rl.devices_mismatch at /rl/rollout_devices');
+    await page.screenshot({ path: `${OUT}link-invalid-value.png` });
+    await page.locator('[data-testid="fix"]').click();
+    await settled(page);
+    const head = page.locator('[data-testid="headline"] [data-metric="rl.step_time_s"]');
+    expect(await head.getAttribute('data-value')).toBe(String(predict({ ...job, rl: { ...job.rl, train_devices: 12 } }).rl.step_time_s));
     await page.close();
   });
 

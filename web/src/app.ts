@@ -600,7 +600,7 @@ async function loadFromHash(): Promise<void> {
   // result keeps that download out of the page's first load (docs/web.md "Weight").
   const first = compute(r.scenario as Scenario);
   const task = taskOf(r.scenario as Scenario);
-  if (taskPanel.task() !== 'compare' || (r.ok && r.source === 'link')) taskPanel.select(task === 'infer' ? 'serve' : task);
+  if (taskPanel.task() !== 'compare' || r.source === 'link') taskPanel.select(task === 'infer' ? 'serve' : task);
   const estimated = await first;
   // Without a link the page shows the training task's start, whose layout follows like a task's.
   await editor.load(r.scenario as Scenario, { layoutFollows: landingStart });

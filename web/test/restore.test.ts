@@ -1,5 +1,6 @@
-// restoreScenario: the engine decides whether a link's scenario is usable; otherwise the page gets
-// a message for its banner and the last valid or the default scenario.
+// restoreScenario: the engine decides whether a link's scenario is usable; a scenario it refuses
+// for a value at a field opens as it is, with the error; otherwise the page gets a message for its
+// banner and the last valid or the default scenario.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/client';
@@ -29,16 +30,33 @@ describe('restoreScenario', () => {
     expect(r).toEqual({ ok: true, source: 'fallback', scenario: defaultScenario });
   });
 
-  test('an invalid scenario in the link: engine code, path, message and the default scenario', async () => {
+  test('a scenario refused for a value at a field: engine code, path, message, and the link\'s own scenario to correct', async () => {
     const bad = { ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } };
     const r = await restoreScenario(await linkTo(bad), engine);
-    expect(r.ok).toBe(false);
+    expect(r).toMatchObject({ ok: false, source: 'link', path: '/parallel/tp', code: 'parallel.tp_not_divisor_of_heads', scenario: bad });
     if (r.ok) return;
-    expect(r.path).toBe('/parallel/tp');
-    expect(r.code).toBe('parallel.tp_not_divisor_of_heads');
     expect(r.message).toContain('not valid');
-    expect(r.message).toContain('default scenario');
-    expect(r.scenario).toEqual(defaultScenario);
+    expect(r.message).toContain('shown as it is');
+    // an RL split that does not add up
+    const rl = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 16, rl: { prompts_per_step: 64, placement: 'split', rollout_devices: 4, train_devices: 8 } };
+    expect(await restoreScenario(await linkTo(rl), engine)).toMatchObject({ ok: false, source: 'link', path: '/rl/rollout_devices', scenario: rl });
+  });
+
+  test('a scenario refused for its shape or an unknown preset: the message and the default scenario', async () => {
+    const shapes: Array<[unknown, string]> = [
+      [{ ...defaultScenario, colour: 'red' }, 'scenario.unknown_key'],
+      [{ ...defaultScenario, num_devices: 'many' }, 'scenario.wrong_type'],
+      [{ ...defaultScenario, model: 'no-such-model' }, 'preset.unknown_model'],
+      [{ ...defaultScenario, training: { ...defaultScenario.training, precision: 'fp9' } }, 'scenario.invalid_value'],
+    ];
+    for (const [bad, code] of shapes) {
+      const r = await restoreScenario(await linkTo(bad), engine);
+      expect(r, code).toMatchObject({ ok: false, code, scenario: defaultScenario });
+      if (!r.ok) {
+        expect(r.source).toBeUndefined();
+        expect(r.message).toContain('default scenario');
+      }
+    }
   });
 
   test('a corrupt link falls back to the last valid scenario when there is one', async () => {
@@ -72,7 +90,7 @@ describe('restoreScenario', () => {
     expect(none).toMatchObject({ ok: false, scenario: null });
   });
 
-  test('property: any fragment text gives a scenario the engine accepts, or a message and the fallback', async () => {
+  test('property: any fragment text gives a scenario the engine accepts, its own scenario refused at a field, or a message and the fallback', async () => {
     const good = (await encodeFragment(defaultScenario)).slice(4);
     const mutated = fc
       .tuple(fc.nat(good.length - 1), fc.string({ minLength: 0, maxLength: 3 }), fc.nat(good.length))
@@ -87,6 +105,12 @@ describe('restoreScenario', () => {
         const r = await restoreScenario(await decodeFragment(hash), engine);
         if (r.ok) {
           expect((await engine.validate(r.scenario)).ok).toBe(true);
+        } else if (r.source === 'link') {
+          // the link's own scenario, refused at a field the form shows
+          const checked = await engine.validate(r.scenario);
+          expect(checked.ok).toBe(false);
+          if (!checked.ok) expect(checked.error).toMatchObject({ code: r.code, path: r.path });
+          expect(r.path).not.toBe('');
         } else {
           expect(r.message.length).toBeGreaterThan(10);
           expect(r.scenario).toEqual(defaultScenario);

@@ -11,11 +11,39 @@ export type Restored =
   /** No link in the address: the fallback, nothing to report. */
   | { ok: true; source: 'fallback'; scenario: unknown }
   /**
+   * The link's scenario, which the engine refuses for a value the form can show and correct
+   * (correctable): it opens as it is, the error at its field; `message` is for the banner.
+   */
+  | { ok: false; source: 'link'; code: string; path: string; message: string; scenario: unknown }
+  /**
    * The link could not be used: `message` is for the banner, `code` is the decoder's (link.*) or
    * the engine's error code, `path` the engine's JSON Pointer when it named one; `scenario` is
    * the fallback (null only when not even the default scenario could be had).
    */
-  | { ok: false; code: string; path: string; message: string; scenario: unknown };
+  | { ok: false; source?: undefined; code: string; path: string; message: string; scenario: unknown };
+
+/** Engine errors about the shape of a scenario, which a form cannot show at a field. */
+const SHAPE_ERRORS: ReadonlySet<string> = new Set([
+  'scenario.malformed_json',
+  'scenario.unsupported_version',
+  'scenario.no_workload',
+  'scenario.wrong_type',
+  'scenario.missing_key',
+  'scenario.unknown_key',
+  'scenario.invalid_value',
+]);
+
+/**
+ * Whether a link the engine refuses opens on its own scenario: the error names a field and is
+ * about a value there (a number out of range, a layout or an RL split that does not add up), which
+ * the form shows and the person corrects, often in one click. Errors about the scenario's shape
+ * (a key it does not have, a value of the wrong type, a missing key) or a preset id the engine
+ * does not know open the fallback instead: the form could not show what is wrong.
+ */
+export function correctable(scenario: unknown, code: string, path: string): boolean {
+  const object = scenario !== null && typeof scenario === 'object' && !Array.isArray(scenario);
+  return object && path !== '' && !SHAPE_ERRORS.has(code) && !code.startsWith('preset.') && !code.startsWith('engine.');
+}
 
 export interface RestoreOptions {
   /** The last scenario the page showed without errors; default: the engine's "default" preset. */
@@ -53,6 +81,8 @@ export async function restoreScenario(
       if (checked.ok) return { ok: true, source: 'link', scenario: decoded.scenario };
       const where = checked.error.path ? ` (at ${checked.error.path})` : '';
       problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${checked.error.message}${where}.` };
+      if (correctable(decoded.scenario, checked.error.code, checked.error.path))
+        return { ok: false, source: 'link', ...problem, message: `${problem.message} It is shown as it is, with the error, to correct.`, scenario: decoded.scenario };
     } else {
       problem = { code: decoded.code, path: '', message: decoded.message };
     }

@@ -44,6 +44,13 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code === 'parallel.cp_in_inference' && p?.cp !== undefined && !userSet.has('/parallel/cp'))
     return { words, fix: { path: '/parallel/cp', value: undefined, label: 'Remove context parallelism' } };
   if (e.code.startsWith('parallel.') && e.code !== 'parallel.auto_no_layout' && p) return { words, fix: AUTO };
+  // Two pools that do not add up to the GPUs (a link's, or the GPUs changed): the training pool
+  // takes the rest of them, as the short form's "the rest train" says.
+  const rl = s.rl !== null && typeof s.rl === 'object' ? (s.rl as Record<string, unknown>) : undefined;
+  const n = s.num_devices;
+  const r = rl?.rollout_devices;
+  if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && typeof r === 'number' && Number.isInteger(r) && r >= 1 && r < n)
+    return { words, fix: { path: '/rl/train_devices', value: n - r, label: `Let the training pool be the rest of the GPUs (${n - r})` } };
   return { words };
 }
 

@@ -23,6 +23,13 @@ describe('plainError', () => {
     expect(p.fix).toBeUndefined();
     expect(p.words).toMatch(/add GPUs/);
   });
+  it('two RL pools that do not add up to the GPUs: the fix gives the training pool the rest', () => {
+    const job = (rl: unknown) => ({ num_devices: 16, rl });
+    const mismatch = err('rl.devices_mismatch', '/rl/rollout_devices');
+    expect(plainError(mismatch, job({ placement: 'split', rollout_devices: 4, train_devices: 8 }), new Set()).fix).toEqual({ path: '/rl/train_devices', value: 12, label: 'Let the training pool be the rest of the GPUs (12)' });
+    // a rollout pool of every GPU (or more) leaves none to train: no button
+    expect(plainError(mismatch, job({ placement: 'split', rollout_devices: 16, train_devices: 8 }), new Set()).fix).toBeUndefined();
+  });
   it('an error without plain words keeps the engine message and offers nothing', () => {
     const p = plainError(err('training.bad', '/training/seq_len'), s({ tp: 1 }), new Set());
     expect(p).toEqual({ words: 'engine says training.bad' });
