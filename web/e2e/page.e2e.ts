@@ -334,6 +334,8 @@ describe('the built page', () => {
     await settled(page, 'error');
     // the link's job, not the default scenario, in the short form and the editor
     expect(await page.locator('[data-quick="/rl/rollout_devices"]').inputValue()).toBe('4');
+    // no async block: on-policy, which the staleness field says
+    expect(await page.locator('[data-quick="/rl/async/staleness"]').getAttribute('placeholder')).toBe('0');
     expect(await page.locator('[data-task="rl"]').getAttribute('aria-pressed')).toBe('true');
     // The editor has no field for the pools: the error is said beside the answer, with its code
     // and path, and a one-click fix that gives the training pool the rest.

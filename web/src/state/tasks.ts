@@ -14,7 +14,7 @@ export interface QuickField {
   kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision' | 'placement';
   /** A unit or hint after the input. */
   hint?: string;
-  /** What a picker shows when the key is absent: the engine's default (docs/contract.md; test/ui/tasks.test.ts checks it against the schema). */
+  /** What the field shows when the key is absent (a picker's choice, a number's placeholder): the engine's default (docs/contract.md; test/ui/tasks.test.ts checks it against the schema). */
   absent?: string;
 }
 

@@ -83,7 +83,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
       return [
         ...fields,
         { path: '/rl/rollout_devices', label: 'Rollout GPUs', kind: 'int', hint: 'the rest train' },
-        { path: '/rl/async/staleness', label: 'Staleness', kind: 'int', hint: 'steps (0: on-policy; 1: the rollout runs a step ahead)' },
+        { path: '/rl/async/staleness', label: 'Staleness', kind: 'int', hint: 'steps (0: on-policy; 1: the rollout runs a step ahead)', absent: '0' },
       ];
     return fields;
   }
@@ -174,7 +174,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         const v = quickValue(s, path);
         // Token counts of a whole run read as 15e12, not 15000000000000.
         input.value = typeof v === 'number' ? (Math.abs(v) >= 1e9 ? v.toExponential().replace('e+', 'e') : String(v)) : '';
-        input.placeholder = quickPlaceholder(s, path);
+        input.placeholder = quickPlaceholder(s, path) || (fieldsOf(task).find((x) => x.path === path)?.absent ?? '');
       }
     }
   }

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { HEADLINES, TASK_DEFS, TASKS, autoName, quickEdit, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
 import { rlTimelineSpec } from '../../src/charts/specs';
 import { getPointer } from '../../src/state/pointer';
-import { defaultOf, schemaAt } from '../../src/state/schema';
+import { defaultOf, isRequired, schemaAt } from '../../src/state/schema';
 import type { OptimusModule } from '../../src/engine/protocol';
 import { loadModule } from '../wasm';
 
@@ -154,5 +154,9 @@ describe('autoName', () => {
       }
     }
     expect(n).toBeGreaterThanOrEqual(3);
+    // The staleness the split placement adds (ui/taskform.ts) shows 0 when absent: without an
+    // async block the step is on-policy (docs/contract.md rl.async), and the block is optional.
+    expect(schemaAt(root, '/rl/async')).not.toBeNull();
+    expect(isRequired(root, '/rl/async')).toBe(false);
   });
 });
