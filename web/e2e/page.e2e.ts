@@ -162,6 +162,25 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('a serving link with its own request lengths: the serve form shows and edits those, not the inference block\'s', async () => {
+    const job = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 1, inference: { prompt_len: 1000, output_len: 250, precision: 'bf16', serving: { arrival: 'closed', concurrency: 16, num_requests: 200, input_len: { mean: 800, max: 3000 } } } };
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(job)}`);
+    await settled(page);
+    const prompt = page.locator('[data-quick="/inference/prompt_len"]');
+    expect(await prompt.inputValue()).toBe('800');
+    await prompt.fill('1600');
+    await prompt.dispatchEvent('change');
+    await settled(page);
+    const scenario = ((await decodeFragment(new URL(page.url()).hash)) as { scenario: Record<string, any> }).scenario;
+    expect(scenario.inference.serving.input_len).toEqual({ mean: 1600, max: 3000 });
+    expect(scenario.inference.prompt_len).toBe(1000);
+    const ttft = page.locator('[data-testid="headline"] [data-metric="serving.ttft_s.p50"]');
+    expect(await ttft.getAttribute('data-value')).toBe(String(predict(scenario).serving.ttft_s.p50));
+    expect(predict(scenario).serving.ttft_s.p50).not.toBe(predict(job).serving.ttft_s.p50);
+    await page.close();
+  });
+
   test('parallel "auto": a link with it shows the layout the search took and its numbers; the switch turns it off and on', async () => {
     const page = await site.page();
     const scenario = { ...defaultScenario, parallel: 'auto' };

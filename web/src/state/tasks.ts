@@ -219,10 +219,18 @@ export function starter(task: Task): Scenario {
   return s;
 }
 
-/** An RL length field of the short form (`/rl/prompt_len/mean`, `/rl/response_len/max`): its key and part. */
-function lengthPart(path: string): { key: string; part: 'mean' | 'max' } | null {
+/**
+ * Where a short-form length field reads and writes: an RL length's part (`/rl/prompt_len/mean`,
+ * `/rl/response_len/max`: the key and the part), or a serving run's own length, which stands in
+ * for the inference block's when the run states it (`inference.serving.input_len` and
+ * `output_len` default to `prompt_len` and `output_len`, docs/contract.md): editing the block's
+ * would change nothing the run uses.
+ */
+function lengthPart(s: unknown, path: string): { key: string; part: 'mean' | 'max' | 'served' } | null {
   const m = /^(\/rl\/(?:prompt|response)_len)\/(mean|max)$/.exec(path);
-  return m ? { key: m[1]!, part: m[2] as 'mean' | 'max' } : null;
+  if (m) return { key: m[1]!, part: m[2] as 'mean' | 'max' };
+  const served = path === '/inference/prompt_len' ? '/inference/serving/input_len' : path === '/inference/output_len' ? '/inference/serving/output_len' : null;
+  return served && getPointer(s, served) !== undefined ? { key: served, part: 'served' } : null;
 }
 
 const plainObject = (v: unknown): Record<string, unknown> | null =>
@@ -231,36 +239,41 @@ const plainObject = (v: unknown): Record<string, unknown> | null =>
 /**
  * What a short-form field shows. An RL length may be a whole number, which the engine reads as
  * the limit with its mean assumed (docs/rl.md "Lengths: limits and means"): its Longest field
- * shows that number and its Mean field nothing. A list of lengths shows in neither.
+ * shows that number and its Mean field nothing. A serving run's own length shows as a number, or
+ * its mean. A list or a range of lengths shows in no field.
  */
 export function quickValue(s: unknown, path: string): unknown {
-  const l = lengthPart(path);
+  const l = lengthPart(s, path);
   if (!l) return getPointer(s, path);
   const v = getPointer(s, l.key);
-  if (typeof v === 'number') return l.part === 'max' ? v : undefined;
-  return plainObject(v)?.[l.part];
+  if (typeof v === 'number') return l.part === 'mean' ? undefined : v;
+  return plainObject(v)?.[l.part === 'served' ? 'mean' : l.part];
 }
 
-/** What an empty short-form field says instead (an RL length's assumed mean, or its list). */
+/** What an empty short-form field says instead (an RL length's assumed mean, a list or range of lengths). */
 export function quickPlaceholder(s: unknown, path: string): string {
-  const l = lengthPart(path);
+  const l = lengthPart(s, path);
   if (!l) return path === '/economics/usd_per_gpu_hour' ? 'system price' : '';
   const v = getPointer(s, l.key);
   if (Array.isArray(v)) return 'a list: full editor';
+  if (plainObject(v)?.uniform !== undefined) return 'a range: full editor';
   return typeof v === 'number' && l.part === 'mean' ? 'assumed' : '';
 }
 
 /**
- * The edit a short-form field makes: the key written and its value. An RL length keeps the form
- * it has: a whole number (a limit) stays one when its Longest field changes and becomes
+ * The edit a short-form field makes: the key written and its value. A length keeps the form it
+ * has: an RL whole number (a limit) stays one when its Longest field changes and becomes
  * {"mean", "max"} when a mean is typed; clearing the mean of {"mean", "max"} makes it the limit
- * again. An edit the engine cannot take ({"max"} alone) is left for its error at the field.
+ * again; a serving run's {"mean", ...} takes the typed mean, a number, list or range becomes the
+ * typed number, and clearing it leaves the run the inference block's length. An edit the engine
+ * cannot take ({"max"} alone) is left for its error.
  */
 export function quickEdit(s: unknown, path: string, x: unknown): { path: string; value: unknown } {
-  const l = lengthPart(path);
+  const l = lengthPart(s, path);
   if (!l) return { path, value: x };
   const v = getPointer(s, l.key);
   const obj = plainObject(v);
+  if (l.part === 'served') return { path: l.key, value: obj && obj.mean !== undefined && x !== undefined ? { ...obj, mean: x } : x };
   if (l.part === 'max') {
     if (!obj) return { path: l.key, value: x };
     if (x === undefined) delete obj.max;

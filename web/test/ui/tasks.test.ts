@@ -125,6 +125,24 @@ describe('autoName', () => {
     expect(quickEdit(limit, '/num_devices', 8)).toEqual({ path: '/num_devices', value: 8 });
   });
 
+  it('the serve form\'s lengths read and write the serving run\'s own lengths when it states them', () => {
+    const plain = { inference: { prompt_len: 1000, output_len: 250, serving: { concurrency: 16 } } };
+    expect(quickValue(plain, '/inference/prompt_len')).toBe(1000);
+    expect(quickEdit(plain, '/inference/prompt_len', 2000)).toEqual({ path: '/inference/prompt_len', value: 2000 });
+    const own = { inference: { prompt_len: 1000, output_len: 250, serving: { input_len: { mean: 800, max: 3000 }, output_len: 300 } } };
+    expect(quickValue(own, '/inference/prompt_len')).toBe(800);
+    expect(quickValue(own, '/inference/output_len')).toBe(300);
+    expect(quickEdit(own, '/inference/prompt_len', 1200)).toEqual({ path: '/inference/serving/input_len', value: { mean: 1200, max: 3000 } });
+    expect(quickEdit(own, '/inference/output_len', 500)).toEqual({ path: '/inference/serving/output_len', value: 500 });
+    // cleared: the run takes the inference block's length again
+    expect(quickEdit(own, '/inference/output_len', undefined)).toEqual({ path: '/inference/serving/output_len', value: undefined });
+    const range = { inference: { prompt_len: 1000, output_len: 250, serving: { input_len: { uniform: [100, 900] }, output_len: [[100, 1], [200, 1]] } } };
+    expect(quickValue(range, '/inference/prompt_len')).toBeUndefined();
+    expect(quickPlaceholder(range, '/inference/prompt_len')).toBe('a range: full editor');
+    expect(quickPlaceholder(range, '/inference/output_len')).toBe('a list: full editor');
+    expect(quickEdit(range, '/inference/prompt_len', 512)).toEqual({ path: '/inference/serving/input_len', value: 512 });
+  });
+
   it('the engine takes what the RL length fields write', () => {
     const base = { ...TASK_DEFS.rl.starter, rl: { ...(TASK_DEFS.rl.starter as any).rl, prompt_len: 1024, response_len: 4096 } };
     const apply = (s: any, e: { path: string; value: unknown }) => {
