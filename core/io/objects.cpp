@@ -1138,10 +1138,12 @@ void read_rate(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
 void read_concurrency(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
   const bool poisson = sv.arrival == Arrival::poisson, closed = sv.arrival == Arrival::closed;
   if (auto c = r.integer(f.key, closed, 1, kMaxRequests)) sv.concurrency = *c;
-  for (const char* key : {"requests_per_s", "concurrency"})
-    if (r.ok() && r.has(key) && (std::string(key) == "requests_per_s" ? !poisson : !closed))
+  // Each key with the arrival it belongs to (docs/contract.md, inference.serving).
+  for (const auto& [key, own] :
+       {std::pair{"requests_per_s", Arrival::poisson}, std::pair{"concurrency", Arrival::closed}})
+    if (r.ok() && r.has(key) && (own == Arrival::poisson ? !poisson : !closed))
       r.fail("serving.key_for_other_arrival", r.child(key),
-             std::string("'") + key + "' applies to arrival \"" + (poisson ? "closed" : "poisson") +
+             std::string("'") + key + "' applies to arrival \"" + std::string(name_of(own)) +
                  "\" only; this stream is \"" + std::string(name_of(sv.arrival)) + "\"");
 }
 

@@ -528,6 +528,15 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
   expect_error(base({{"arrival", "poisson"}, {"requests_per_s", 1}, {"concurrency", 4}}),
                "serving.key_for_other_arrival", at + "/concurrency");
   expect_error(base({{"arrival", "sometimes"}}), "scenario.invalid_value", at + "/arrival");
+  // The message names the arrival the key belongs to, whatever the stream's (it had said
+  // "poisson" for concurrency on an offline stream).
+  const auto message = [](const json& s) { return predict(s)["error"]["message"].get<std::string>(); };
+  EXPECT_EQ(message(base({{"arrival", "offline"}, {"concurrency", 16}})),
+            "'concurrency' applies to arrival \"closed\" only; this stream is \"offline\"");
+  EXPECT_EQ(message(base({{"arrival", "offline"}, {"requests_per_s", 2}})),
+            "'requests_per_s' applies to arrival \"poisson\" only; this stream is \"offline\"");
+  EXPECT_EQ(message(base({{"arrival", "closed"}, {"concurrency", 4}, {"requests_per_s", 2}})),
+            "'requests_per_s' applies to arrival \"poisson\" only; this stream is \"closed\"");
   expect_error(base({{"input_len", json::array()}}), "scenario.out_of_range", at + "/input_len");
   expect_error(base({{"input_len", {{"mean", 50}, {"max", 40}}}}), "serving.length_mean_out_of_range",
                at + "/input_len/mean");

@@ -44,6 +44,14 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code === 'parallel.cp_in_inference' && p?.cp !== undefined && !userSet.has('/parallel/cp'))
     return { words, fix: { path: '/parallel/cp', value: undefined, label: 'Remove context parallelism' } };
   if (e.code.startsWith('parallel.') && e.code !== 'parallel.auto_no_layout' && p) return { words, fix: AUTO };
+  // A key of the other kind of request stream (concurrency on a Poisson or offline stream, a rate
+  // on a closed loop): the stream becomes the key's own kind (state/coupling.ts drops the other
+  // kind's key).
+  if (e.code === 'serving.key_for_other_arrival') {
+    const key = e.path.split('/').pop();
+    if (key === 'concurrency') return { words, fix: { path: '/inference/serving/arrival', value: 'closed', label: 'Serve them as concurrent users (a closed loop)' } };
+    if (key === 'requests_per_s') return { words, fix: { path: '/inference/serving/arrival', value: 'poisson', label: 'Let the requests arrive at that rate (Poisson)' } };
+  }
   // Two pools that do not add up to the GPUs (a link's, or the GPUs changed): the training pool
   // takes the rest of them, as the short form's "the rest train" says.
   const rl = s.rl !== null && typeof s.rl === 'object' ? (s.rl as Record<string, unknown>) : undefined;

@@ -93,6 +93,11 @@ describe('switching the serving arrival drops the other arrival’s keys', () =>
     const after = serving({ arrival: 'poisson', concurrency: 8, requests_per_s: 2 });
     expect((couple(before, after, '/inference/serving/arrival', none).scenario.inference as any).serving).toEqual({ arrival: 'poisson', requests_per_s: 2 });
   });
+  it('offline with a concurrency (the engine refuses it) -> closed, the one-click fix: the concurrency is kept', () => {
+    const before = serving({ arrival: 'offline', concurrency: 16 });
+    const after = serving({ arrival: 'closed', concurrency: 16 });
+    expect((couple(before, after, '/inference/serving/arrival', none).scenario.inference as any).serving).toEqual({ arrival: 'closed', concurrency: 16 });
+  });
   it('offline drops both', () => {
     const after = serving({ arrival: 'offline', concurrency: 8, requests_per_s: 2 });
     expect((couple(after, after, '/inference/serving/arrival', none).scenario.inference as any).serving).toEqual({ arrival: 'offline' });

@@ -30,6 +30,11 @@ describe('plainError', () => {
     // a rollout pool of every GPU (or more) leaves none to train: no button
     expect(plainError(mismatch, job({ placement: 'split', rollout_devices: 16, train_devices: 8 }), new Set()).fix).toBeUndefined();
   });
+  it('a key of the other kind of request stream: the fix makes the stream that kind', () => {
+    const serving = { num_devices: 1, inference: { serving: { arrival: 'offline', concurrency: 16 } } };
+    expect(plainError(err('serving.key_for_other_arrival', '/inference/serving/concurrency'), serving, new Set()).fix).toEqual({ path: '/inference/serving/arrival', value: 'closed', label: 'Serve them as concurrent users (a closed loop)' });
+    expect(plainError(err('serving.key_for_other_arrival', '/inference/serving/requests_per_s'), serving, new Set()).fix?.value).toBe('poisson');
+  });
   it('an error without plain words keeps the engine message and offers nothing', () => {
     const p = plainError(err('training.bad', '/training/seq_len'), s({ tp: 1 }), new Set());
     expect(p).toEqual({ words: 'engine says training.bad' });
