@@ -181,6 +181,21 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('every preset scenario opened as a link fills its task\'s short form: each field shows a value, a default or what stands in for one', async () => {
+    const ids = readdirSync(new URL('../../presets/scenarios/', import.meta.url)).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+    expect(ids.length).toBeGreaterThanOrEqual(8);
+    for (const id of ids) {
+      const { page } = await openPreset(id);
+      const blank = await page.$$eval('[data-quick]', (els) =>
+        els
+          .filter((e) => (e instanceof HTMLSelectElement ? (e.selectedOptions[0]?.textContent ?? '') === '' : e instanceof HTMLInputElement && e.type !== 'checkbox' && e.value === '' && e.placeholder === ''))
+          .map((e) => e.getAttribute('data-quick')),
+      );
+      expect(blank, id).toEqual([]);
+      await page.close();
+    }
+  });
+
   test('parallel "auto": a link with it shows the layout the search took and its numbers; the switch turns it off and on', async () => {
     const page = await site.page();
     const scenario = { ...defaultScenario, parallel: 'auto' };

@@ -16,6 +16,8 @@ export interface QuickField {
   hint?: string;
   /** What the field shows when the key is absent (a picker's choice, a number's placeholder): the engine's default (docs/contract.md; test/ui/tasks.test.ts checks it against the schema). */
   absent?: string;
+  /** A precision picker's values, most used first: every value the key takes (test/ui/tasks.test.ts checks them against the schema). */
+  choices?: string[];
 }
 
 export interface TaskDef {
@@ -54,7 +56,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     id: 'train',
     title: 'Train',
     question: 'How long does a training step take, and does it fit in GPU memory?',
-    fields: [...WHAT_ON_WHAT, SEQ_LEN, GLOBAL_BATCH, { path: '/training/precision', label: 'Precision', kind: 'precision', absent: 'bf16' }, LAYOUT],
+    fields: [...WHAT_ON_WHAT, SEQ_LEN, GLOBAL_BATCH, { path: '/training/precision', label: 'Precision', kind: 'precision', absent: 'bf16', choices: ['bf16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4', 'fp16', 'tf32', 'fp32'] }, LAYOUT],
     starter: TRAINING_STEP,
   },
   serve: {
@@ -66,7 +68,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/inference/serving/concurrency', label: 'Concurrent users', kind: 'int' },
       { path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' },
       { path: '/inference/output_len', label: 'Output tokens', kind: 'int' },
-      { path: '/inference/precision', label: 'Precision', kind: 'precision', absent: 'fp16' },
+      { path: '/inference/precision', label: 'Precision', kind: 'precision', absent: 'fp16', choices: ['bf16', 'fp16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4', 'int8', 'int4', 'fp32'] },
       LAYOUT,
     ],
     starter: {

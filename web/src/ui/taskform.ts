@@ -43,13 +43,6 @@ const PLACEMENTS: Array<[string, string]> = [
   ['split', 'Split (two pools)'],
 ];
 
-const PRECISIONS: Array<[string, string]> = [
-  ['bf16', 'BF16'],
-  ['fp8', 'FP8'],
-  ['fp16', 'FP16'],
-  ['fp32', 'FP32'],
-];
-
 export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   let task: Task = 'train';
   const buttons = TASKS.map((t) =>
@@ -76,10 +69,24 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   /** The fields of the task for this scenario (serving asks for a rate or for users). */
   function fieldsOf(t: Task): QuickField[] {
     const fields = TASK_DEFS[t].fields;
-    const arrival = getPointer(deps.scenario(), '/inference/serving/arrival');
-    if (t === 'serve' && arrival === 'poisson')
-      return fields.map((f) => (f.path === '/inference/serving/concurrency' ? { path: '/inference/serving/requests_per_s', label: 'Requests per second', kind: 'number' } : f));
-    if (t === 'rl' && getPointer(deps.scenario(), '/rl/placement') === 'split')
+    const s = deps.scenario();
+    // The serve form asks what the scenario's requests are: a Poisson stream's rate, a closed
+    // loop's users, an offline run's requests (all at time 0, the arrival's default), or a static
+    // batch's sequences (an inference block without a serving run).
+    const serving = getPointer(s, '/inference/serving');
+    const arrival = getPointer(s, '/inference/serving/arrival') ?? 'offline';
+    const users: QuickField | null =
+      t !== 'serve' || getPointer(s, '/inference') === undefined
+        ? null
+        : serving === undefined
+          ? { path: '/inference/batch', label: 'Batch', kind: 'int', hint: 'sequences at once', absent: '1' }
+          : arrival === 'poisson'
+            ? { path: '/inference/serving/requests_per_s', label: 'Requests per second', kind: 'number' }
+            : arrival === 'offline'
+              ? { path: '/inference/serving/num_requests', label: 'Requests', kind: 'int', hint: 'all at once', absent: '1000' }
+              : null;
+    if (users) return fields.map((f) => (f.path === '/inference/serving/concurrency' ? users : f));
+    if (t === 'rl' && getPointer(s, '/rl/placement') === 'split')
       return [
         ...fields,
         { path: '/rl/rollout_devices', label: 'Rollout GPUs', kind: 'int', hint: 'the rest train' },
@@ -89,7 +96,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   }
 
   function options(f: QuickField): Array<[string, string]> {
-    if (f.kind === 'precision') return PRECISIONS;
+    if (f.kind === 'precision') return (f.choices ?? []).map((v): [string, string] => [v, v.toUpperCase()]);
     if (f.kind === 'placement') return PLACEMENTS;
     const list = deps.presets()[f.kind === 'model' ? 'models' : 'systems'] ?? [];
     const opts = list.map((p): [string, string] => [p.id, p.name ?? p.id]);

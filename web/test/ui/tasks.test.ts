@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { HEADLINES, TASK_DEFS, TASKS, autoName, quickEdit, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
 import { rlTimelineSpec } from '../../src/charts/specs';
 import { getPointer } from '../../src/state/pointer';
-import { defaultOf, isRequired, schemaAt } from '../../src/state/schema';
+import { defaultOf, enumValues, isRequired, schemaAt } from '../../src/state/schema';
 import type { OptimusModule } from '../../src/engine/protocol';
 import { loadModule } from '../wasm';
 
@@ -160,7 +160,7 @@ describe('autoName', () => {
     }
   });
 
-  it('a picker of an absent key shows the engine\'s default for it', () => {
+  it('a picker of an absent key shows the engine\'s default for it, and offers every value the key takes', () => {
     const root = JSON.parse(mod.schema!()).scenario;
     let n = 0;
     for (const t of TASKS) {
@@ -168,6 +168,8 @@ describe('autoName', () => {
         if (f.kind !== 'precision' && f.kind !== 'placement') continue;
         expect(f.absent, f.path).toBeDefined();
         expect(defaultOf(schemaAt(root, f.path)), f.path).toBe(f.absent);
+        // every value the key takes is a choice (a link in NVFP4 showed a blank picker)
+        if (f.kind === 'precision') expect([...(f.choices ?? [])].sort(), f.path).toEqual([...enumValues(schemaAt(root, f.path))].sort());
         n += 1;
       }
     }
