@@ -364,7 +364,7 @@ describe('the built page', () => {
     await page.goto(`${site.origin}/${await encodeFragment(job)}`);
     const banner = page.locator('[data-testid="banner"]');
     await banner.waitFor({ state: 'visible' });
-    expect(await banner.textContent()).toContain('shown as it is');
+    expect(await banner.textContent()).toContain('Shown as written');
     await settled(page, 'error');
     // the link's job, not the default scenario, in the short form and the editor
     expect(await page.locator('[data-quick="/rl/rollout_devices"]').inputValue()).toBe('4');

@@ -36,7 +36,7 @@ describe('restoreScenario', () => {
     expect(r).toMatchObject({ ok: false, source: 'link', path: '/parallel/tp', code: 'parallel.tp_not_divisor_of_heads', scenario: bad });
     if (r.ok) return;
     expect(r.message).toContain('not valid');
-    expect(r.message).toContain('shown as it is');
+    expect(r.message).toContain('Shown as written');
     // an RL split that does not add up
     const rl = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 16, rl: { prompts_per_step: 64, placement: 'split', rollout_devices: 4, train_devices: 8 } };
     expect(await restoreScenario(await linkTo(rl), engine)).toMatchObject({ ok: false, source: 'link', path: '/rl/rollout_devices', scenario: rl });

@@ -82,7 +82,7 @@ export async function restoreScenario(
       const where = checked.error.path ? ` (at ${checked.error.path})` : '';
       problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${checked.error.message}${where}.` };
       if (correctable(decoded.scenario, checked.error.code, checked.error.path))
-        return { ok: false, source: 'link', ...problem, message: `${problem.message} It is shown as it is, with the error, to correct.`, scenario: decoded.scenario };
+        return { ok: false, source: 'link', ...problem, message: `${problem.message} Shown as written, for you to correct below.`, scenario: decoded.scenario };
     } else {
       problem = { code: decoded.code, path: '', message: decoded.message };
     }

@@ -222,6 +222,17 @@ export function starter(task: Task): Scenario {
 }
 
 /**
+ * What the Serve form asks in place of its concurrent users when the scenario's requests come
+ * otherwise (ui/taskform.ts): a Poisson stream's rate, an offline run's requests (all at time 0,
+ * the arrival's default), a static batch's sequences (an inference block without a serving run).
+ */
+export const SERVE_REQUESTS: Record<'poisson' | 'offline' | 'batch', QuickField> = {
+  poisson: { path: '/inference/serving/requests_per_s', label: 'Requests per second', kind: 'number' },
+  offline: { path: '/inference/serving/num_requests', label: 'Requests', kind: 'int', hint: 'all at once', absent: '1000' },
+  batch: { path: '/inference/batch', label: 'Batch', kind: 'int', hint: 'sequences at once', absent: '1' },
+};
+
+/**
  * Where a short-form length field reads and writes: an RL length's part (`/rl/prompt_len/mean`,
  * `/rl/response_len/max`: the key and the part), or a serving run's own length, which stands in
  * for the inference block's when the run states it (`inference.serving.input_len` and

@@ -5,7 +5,7 @@
 // follow. Inputs carry data-quick (not data-path: that is the full editor's contract).
 import type { PresetList } from '../engine/types';
 import { getPointer } from '../state/pointer';
-import { TASK_DEFS, TASKS, quickEdit, quickPlaceholder, quickValue, type QuickField, type Scenario, type Task } from '../state/tasks';
+import { SERVE_REQUESTS, TASK_DEFS, TASKS, quickEdit, quickPlaceholder, quickValue, type QuickField, type Scenario, type Task } from '../state/tasks';
 import { h, uid } from '../base/dom';
 
 export interface TaskPanelDeps {
@@ -79,11 +79,11 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
       t !== 'serve' || getPointer(s, '/inference') === undefined
         ? null
         : serving === undefined
-          ? { path: '/inference/batch', label: 'Batch', kind: 'int', hint: 'sequences at once', absent: '1' }
+          ? SERVE_REQUESTS.batch
           : arrival === 'poisson'
-            ? { path: '/inference/serving/requests_per_s', label: 'Requests per second', kind: 'number' }
+            ? SERVE_REQUESTS.poisson
             : arrival === 'offline'
-              ? { path: '/inference/serving/num_requests', label: 'Requests', kind: 'int', hint: 'all at once', absent: '1000' }
+              ? SERVE_REQUESTS.offline
               : null;
     if (users) return fields.map((f) => (f.path === '/inference/serving/concurrency' ? users : f));
     if (t === 'rl' && getPointer(s, '/rl/placement') === 'split')

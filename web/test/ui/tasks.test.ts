@@ -1,7 +1,7 @@
 // Tasks (src/state/tasks.ts): each starter is a scenario the engine accepts and answers its task
 // with numbers that read naturally; the task a scenario answers; the name that follows it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HEADLINES, TASK_DEFS, TASKS, autoName, quickEdit, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
+import { HEADLINES, SERVE_REQUESTS, TASK_DEFS, TASKS, autoName, quickEdit, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
 import { rlTimelineSpec } from '../../src/charts/specs';
 import { getPointer } from '../../src/state/pointer';
 import { defaultOf, enumValues, isRequired, schemaAt } from '../../src/state/schema';
@@ -174,6 +174,8 @@ describe('autoName', () => {
       }
     }
     expect(n).toBeGreaterThanOrEqual(3);
+    // the Serve form's request fields that stand in for its users show their keys' defaults
+    for (const f of Object.values(SERVE_REQUESTS)) if (f.absent !== undefined) expect(String(defaultOf(schemaAt(root, f.path))), f.path).toBe(f.absent);
     // The staleness the split placement adds (ui/taskform.ts) shows 0 when absent: without an
     // async block the step is on-policy (docs/contract.md rl.async), and the block is optional.
     expect(schemaAt(root, '/rl/async')).not.toBeNull();
