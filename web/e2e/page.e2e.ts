@@ -120,6 +120,8 @@ describe('the built page', () => {
     expect(await page.locator('[data-path="/model/moe/experts"]').inputValue()).toBe('256');
     expect(await page.locator('[data-path="/model/attention/type"]').inputValue()).toBe('mla');
     expect(await page.locator('[data-path="/parallel/ep"]').inputValue()).toBe('32');
+    // a training scenario has no RL group to edit
+    expect(await page.locator('[data-path="/rl/prompts_per_step"]').isVisible()).toBe(false);
     // The time chart names the expert all-to-all.
     await page.locator('[data-testid="chart-time"] svg').first().waitFor({ state: 'visible' });
     expect(await page.locator('[data-testid="chart-time"] svg').first().textContent()).toContain('Expert all-to-all (MoE)');
@@ -144,6 +146,9 @@ describe('the built page', () => {
     await settled(page);
     const quick = (path: string) => page.locator(`[data-quick="${path}"]`);
     expect(await quick('/rl/response_len/max').inputValue()).toBe('8192');
+    // the editor's RL group holds the job's keys as written
+    expect(await page.locator('[data-path="/rl/response_len"]').inputValue()).toBe('8192');
+    expect(await page.locator('[data-path="/rl/prompts_per_step"]').inputValue()).toBe('64');
     expect(await quick('/rl/prompt_len/max').inputValue()).toBe('1024');
     expect(await quick('/rl/response_len/mean').inputValue()).toBe('');
     expect(await quick('/rl/response_len/mean').getAttribute('placeholder')).toBe('assumed');
@@ -159,6 +164,12 @@ describe('the built page', () => {
     const step = page.locator('[data-testid="headline"] [data-metric="rl.step_time_s"]');
     expect(await step.getAttribute('data-value')).toBe(String(predict(scenario).rl.step_time_s));
     await page.locator('[data-testid="task-form"]').screenshot({ path: `${OUT}rl-link-lengths.png` });
+    // a key only the editor's RL group has: the step re-estimated with it
+    await setField(page, '/rl/mini_batches', '4');
+    await settled(page);
+    const edited = ((await decodeFragment(new URL(page.url()).hash)) as { scenario: Record<string, any> }).scenario;
+    expect(edited.rl.mini_batches).toBe(4);
+    expect(await step.getAttribute('data-value')).toBe(String(predict(edited).rl.step_time_s));
     await page.close();
   });
 
@@ -376,6 +387,9 @@ describe('the built page', () => {
     const fix = page.locator('[data-testid="error-fix"]');
     await fix.waitFor({ state: 'visible' });
     expect(await fix.textContent()).toContain('rl.devices_mismatch at /rl/rollout_devices');
+    // and at its field in the editor's RL group
+    expect(await page.locator('[data-error-for="/rl/rollout_devices"]').textContent()).toContain('4 + 8 is not num_devices = 16');
+    expect(await page.locator('[data-path="/rl/rollout_devices"]').getAttribute('aria-invalid')).toBe('true');
     await page.screenshot({ path: `${OUT}link-invalid-value.png` });
     await page.locator('[data-testid="fix"]').click();
     await settled(page);

@@ -286,6 +286,37 @@ const INFERENCE_FIELDS: FieldDef[] = [
   { path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)' },
 ];
 
+/**
+ * An RL job's settings (docs/contract.md, rl; docs/rl.md), shown for a scenario with an `rl`
+ * block: the RL task's short form has the common ones, this group every one the page can show as
+ * a field (the lengths and the trainer's layout as JSON: a whole number, {"mean", "max"} or a
+ * list; "auto" or layout keys).
+ */
+const RL_FIELDS: FieldDef[] = [
+  { path: '/rl/algorithm', label: 'Algorithm' },
+  { path: '/rl/prompts_per_step', label: 'Prompts per step' },
+  { path: '/rl/samples_per_prompt', label: 'Samples per prompt' },
+  { path: '/rl/prompt_len', label: 'Prompt tokens (longest, or {"mean", "max"})', kind: 'json', placeholder: '1024' },
+  { path: '/rl/response_len', label: 'Response tokens (longest, or {"mean", "max"})', kind: 'json', placeholder: '4096' },
+  { path: '/rl/response_style', label: 'Response style', emptyLabel: 'from the model’s name' },
+  { path: '/rl/mini_batches', label: 'Optimizer steps per RL step' },
+  { path: '/rl/reference', label: 'Reference model forward (KL)' },
+  { path: '/rl/old_logprob', label: 'Recompute old log-probabilities' },
+  { path: '/rl/placement', label: 'Placement' },
+  { path: '/rl/rollout_devices', label: 'Rollout GPUs (split)' },
+  { path: '/rl/train_devices', label: 'Training GPUs (split)' },
+  { path: '/rl/async/staleness', label: 'Staleness (split; steps)', placeholder: '0: on-policy' },
+  { path: '/rl/async/partial_rollout', label: 'Partial rollout' },
+  { path: '/rl/rollout/tp', label: 'Rollout tensor parallel (tp)', placeholder: 'smallest that fits' },
+  { path: '/rl/rollout/dp', label: 'Rollout engines (dp)', placeholder: 'the rest' },
+  { path: '/rl/rollout/ep', label: 'Rollout expert parallel (ep)' },
+  { path: '/rl/rollout/precision', label: 'Rollout precision' },
+  { path: '/rl/rollout/gpu_memory_utilization', label: 'Rollout GPU memory share' },
+  { path: '/rl/train', label: 'Trainer layout ("auto" or keys)', kind: 'json', placeholder: 'ZeRO by memory' },
+  { path: '/rl/weight_sync', label: 'Weight sync' },
+  { path: '/rl/train_steps', label: 'RL steps (whole run)' },
+];
+
 /** What switched-off workloads start as when switched on (the page's choice, not defaults). */
 const FIRST_WORKLOADS: Record<string, unknown> = {
   training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
@@ -399,6 +430,7 @@ class ScenarioEditor implements Editor {
   private readonly fixBtn = h('button', { type: 'button', class: 'small', hidden: true }, 'Set devices');
   private trainingBox: HTMLElement | null = null;
   private inferenceBox: HTMLElement | null = null;
+  private rlBox: HTMLElement | null = null;
   /** The model's nested-object groups with a switch, by object path. */
   private readonly objectBoxes = new Map<string, HTMLElement>();
   private pendingLoads = 0;
@@ -501,12 +533,16 @@ class ScenarioEditor implements Editor {
     const hasI = this.current.inference !== undefined;
     this.trainingBox?.classList.toggle('off', !hasT);
     this.inferenceBox?.classList.toggle('off', !hasI);
+    const hasRl = this.current.rl !== undefined;
+    // An RL job's group is shown for an RL scenario only (a training or inference one has no rl block to edit).
+    if (this.rlBox) this.rlBox.hidden = !hasRl;
     const objectsOff = [...this.objectBoxes.keys()].filter((p) => this.effective(p) === undefined);
     for (const [p, box] of this.objectBoxes) box.classList.toggle('off', objectsOff.includes(p));
     for (const [path, input] of this.inputs) {
       // The run's fields (prices, failures) sit in the training group and go off with it.
       if (path.startsWith('/training/') || this.trainingBox?.contains(input)) input.disabled = !hasT;
       if (path.startsWith('/inference/')) input.disabled = !hasI;
+      if (path.startsWith('/rl/')) input.disabled = !hasRl;
       if (objectsOff.some((p) => path.startsWith(`${p}/`))) input.disabled = true;
       else if (path.startsWith('/model/')) input.disabled = false;
       if (path.startsWith('/parallel/')) input.disabled = this.current.parallel === 'auto';
@@ -531,7 +567,8 @@ class ScenarioEditor implements Editor {
     this.trainingBox.append(runBox);
     this.inferenceBox = this.group('Inference', null, INFERENCE_FIELDS);
     this.inferenceBox.append(...INFERENCE_OBJECTS.map((g) => this.objectGroup(g)));
-    this.el.replaceChildren(nameField, this.general, this.followNote, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox);
+    this.rlBox = this.group('RL post-training', '/rl', RL_FIELDS);
+    this.el.replaceChildren(nameField, this.general, this.followNote, modelBox, systemBox, parallelBox, this.trainingBox, this.inferenceBox, this.rlBox);
   }
 
   private group(title: string, errPath: string | null, defs: FieldDef[]): HTMLFieldSetElement {
