@@ -317,6 +317,9 @@ export function siteWithEngine(after?: () => void): { site: Site; engine: () => 
   return { site, engine, predict: (s) => JSON.parse(engine().predict(JSON.stringify(s))) };
 }
 
+/** One recorded message to or from an engine worker (recordWorkerCalls; the type is erased, so the page's script can use it). */
+type WorkerEvent = { t: number; worker: number; ev: string; id?: number; method?: string; kind?: string; detail?: string };
+
 /**
  * Records, in the page, every message to and from the engine's Web Workers (before any script of
  * the site runs): what was sent when, what came back and how long it took. `workerCalls` reads
@@ -326,9 +329,8 @@ export function siteWithEngine(after?: () => void): { site: Site; engine: () => 
  */
 export async function recordWorkerCalls(page: Page): Promise<void> {
   await page.addInitScript(() => {
-    type Event = { t: number; worker: number; ev: string; id?: number; method?: string; kind?: string; detail?: string };
-    const log: Event[] = [];
-    (window as unknown as { __workerCalls: Event[] }).__workerCalls = log;
+    const log: WorkerEvent[] = [];
+    (window as unknown as { __workerCalls: WorkerEvent[] }).__workerCalls = log;
     let workers = 0;
     const Base = window.Worker;
     window.Worker = class extends Base {
@@ -357,11 +359,10 @@ export async function recordWorkerCalls(page: Page): Promise<void> {
 
 /** The recorded worker calls worth reading after a failure (recordWorkerCalls), one per line. */
 export async function workerCalls(page: Page): Promise<string> {
-  type Event = { t: number; worker: number; ev: string; id?: number; method?: string; kind?: string; detail?: string };
-  const log = await page.evaluate(() => (window as unknown as { __workerCalls?: Event[] }).__workerCalls ?? []);
-  const open = new Map<string, Event>();
+  const log = await page.evaluate(() => (window as unknown as { __workerCalls?: WorkerEvent[] }).__workerCalls ?? []);
+  const open = new Map<string, WorkerEvent>();
   const lines: string[] = [];
-  const at = (e: Event): string => `${(e.t / 1000).toFixed(2)} s worker ${e.worker}`;
+  const at = (e: WorkerEvent): string => `${(e.t / 1000).toFixed(2)} s worker ${e.worker}`;
   for (const e of log) {
     const key = `${e.worker}:${e.id}`;
     if (e.ev === 'call') open.set(key, e);

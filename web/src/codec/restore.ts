@@ -4,6 +4,7 @@
 import type { Engine } from '../engine/client';
 import type { EngineError } from '../engine/types';
 import type { DecodeResult } from './url';
+import { asObject } from '../state/pointer';
 
 export type Restored =
   /** The link's scenario, accepted by the engine (as written in the link: preset ids kept). */
@@ -41,8 +42,7 @@ const SHAPE_ERRORS: ReadonlySet<string> = new Set([
  * does not know open the fallback instead: the form could not show what is wrong.
  */
 export function correctable(scenario: unknown, code: string, path: string): boolean {
-  const object = scenario !== null && typeof scenario === 'object' && !Array.isArray(scenario);
-  return object && path !== '' && !SHAPE_ERRORS.has(code) && !code.startsWith('preset.') && !code.startsWith('engine.');
+  return asObject(scenario) !== undefined && path !== '' && !SHAPE_ERRORS.has(code) && !code.startsWith('preset.') && !code.startsWith('engine.');
 }
 
 export interface RestoreOptions {

@@ -192,13 +192,13 @@ class Connection {
    * answers calls to the first engine meanwhile.
    */
   private timeHead(): void {
-    let head: Pending | undefined;
-    for (const p of this.pending.values()) {
-      if (p.loading) continue;
-      head = p;
-      break;
-    }
+    const head = [...this.pending.values()].find((p) => !p.loading);
     if (!this.dead && head && head.timer === undefined) this.startClock(head);
+  }
+
+  private stopClock(p: Pending): void {
+    if (p.timer !== undefined) clearTimeout(p.timer);
+    p.timer = undefined;
   }
 
   private startClock(p: Pending): void {
@@ -209,10 +209,7 @@ class Connection {
 
   /** The worker runs `running` now and nothing else: only its clock runs, from now. */
   private startedAlone(running: Pending): void {
-    for (const p of this.pending.values()) {
-      if (p.timer !== undefined) clearTimeout(p.timer);
-      p.timer = undefined;
-    }
+    for (const p of this.pending.values()) this.stopClock(p);
     running.loading = false;
     this.startClock(running);
   }
@@ -250,15 +247,14 @@ class Connection {
       return;
     }
     if (r.kind === 'waiting') {
-      if (p.timer !== undefined) clearTimeout(p.timer);
-      p.timer = undefined;
+      this.stopClock(p);
       p.loading = true;
       if (this.loaded) this.timeHead();
       return;
     }
     if (r.kind === 'started') return this.startedAlone(p);
     this.pending.delete(r.id);
-    if (p.timer !== undefined) clearTimeout(p.timer);
+    this.stopClock(p);
     if (this.loaded) this.timeHead();
     if (r.kind === 'result') {
       p.resolve({ json: r.json });

@@ -23,7 +23,7 @@
 //     (rl.devices_for_colocated, rl.async_needs_split). Switching to split starts half the GPUs
 //     (whole nodes when there are several) on each side; to colocated drops both and async. A
 //     change of the GPUs, or of one pool, makes the other pool the rest (coupleRl below).
-import { clone } from './pointer';
+import { asObject, clone } from './pointer';
 
 export type Scenario = Record<string, unknown>;
 
@@ -55,11 +55,10 @@ export const ARRIVAL_START: Record<string, Record<string, number>> = {
 const ARRIVAL_KEYS = ['requests_per_s', 'concurrency'];
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
 /** dp as the engine derives it when absent: num_devices / (tp pp cp), when that divides. */
 export function derivedDp(s: Scenario): number | undefined {
-  const p = obj(s.parallel);
+  const p = asObject(s.parallel);
   const n = num(s.num_devices);
   if (!p || n === undefined) return undefined;
   const rest = (num(p.tp) ?? 1) * (num(p.pp) ?? 1) * (num(p.cp) ?? 1);
@@ -69,16 +68,16 @@ export function derivedDp(s: Scenario): number | undefined {
 
 /** sequence_parallel as the engine derives it when absent: tp > 1. */
 export function derivedSequenceParallel(s: Scenario): boolean | undefined {
-  const p = obj(s.parallel);
+  const p = asObject(s.parallel);
   if (!p) return undefined;
   return (num(p.tp) ?? 1) > 1;
 }
 
 /** Why `layout` does not suit the model and system, in plain words; null when it does. */
 export function layoutProblem(s: Scenario, ctx: Context): string | null {
-  const p = obj(s.parallel);
+  const p = asObject(s.parallel);
   if (!p) return null;
-  const model = obj(s.model) ?? ctx.model ?? undefined;
+  const model = asObject(s.model) ?? ctx.model ?? undefined;
   const tp = num(p.tp) ?? 1;
   const pp = num(p.pp) ?? 1;
   const ep = num(p.ep) ?? 1;
@@ -89,9 +88,9 @@ export function layoutProblem(s: Scenario, ctx: Context): string | null {
     if (heads !== undefined && heads % tp !== 0) return `tensor parallelism ${tp} does not divide the model's ${heads} attention heads`;
     if (kv !== undefined && kv % tp !== 0 && tp % kv !== 0) return `tensor parallelism ${tp} does not divide the model's ${kv} KV heads`;
     const ffn = num(model.ffn_hidden);
-    if (ffn !== undefined && !obj(model.moe) && ffn % tp !== 0) return `tensor parallelism ${tp} does not divide the model's FFN width ${ffn}`;
+    if (ffn !== undefined && !asObject(model.moe) && ffn % tp !== 0) return `tensor parallelism ${tp} does not divide the model's FFN width ${ffn}`;
     if (layers !== undefined && pp > layers) return `${pp} pipeline stages are more than the model's ${layers} layers`;
-    const moe = obj(model.moe);
+    const moe = asObject(model.moe);
     const experts = num(moe?.experts);
     if (ep > 1 && !moe) return `expert parallelism ${ep} needs a mixture-of-experts model`;
     if (ep > 1 && experts !== undefined && experts % ep !== 0) return `expert parallelism ${ep} does not divide the model's ${experts} experts`;
@@ -108,7 +107,7 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
   const s = clone(after);
   const followed: string[] = [];
   const notes: string[] = [];
-  const p = obj(s.parallel);
+  const p = asObject(s.parallel);
   const drop = (key: string): void => {
     if (p && p[key] !== undefined && !userSet.has(`/parallel/${key}`)) {
       delete p[key];
@@ -119,7 +118,7 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
   if (['/parallel/tp', '/model', '/model/moe'].includes(changed) || changed.startsWith('/model/moe/')) drop('sequence_parallel');
 
   if (changed === '/inference/serving/arrival') {
-    const serving = obj(obj(s.inference)?.serving);
+    const serving = asObject(asObject(s.inference)?.serving);
     const arrival = serving?.arrival;
     if (serving && typeof arrival === 'string' && ARRIVAL_START[arrival]) {
       const keep = Object.keys(ARRIVAL_START[arrival]!);
@@ -132,7 +131,7 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
       for (const [key, v] of Object.entries(ARRIVAL_START[arrival]!)) {
         if (serving[key] === undefined) {
           // A value this arrival had before the switch (parked by the caller in `before`) wins.
-          const prev = obj(obj(before.inference)?.serving)?.[key];
+          const prev = asObject(asObject(before.inference)?.serving)?.[key];
           serving[key] = prev ?? v;
           followed.push(`/inference/serving/${key}`);
         }
@@ -150,8 +149,8 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
   }
   if ((changed === '/model' || changed === '/system' || changed === '/system/device') && p) {
     // A model without experts has no expert layout to keep.
-    const model = obj(s.model) ?? ctx.model ?? undefined;
-    if (model && !obj(model.moe)) {
+    const model = asObject(s.model) ?? ctx.model ?? undefined;
+    if (model && !asObject(model.moe)) {
       for (const key of ['ep', 'etp']) {
         if (p[key] !== undefined) {
           delete p[key];
@@ -175,7 +174,7 @@ export function isDerived(s: Scenario, path: string): boolean {
   const tokens = path.split('/').slice(1);
   let cur: unknown = s;
   for (const t of tokens) {
-    const o = obj(cur);
+    const o = asObject(cur);
     if (!o || !(t in o)) return true;
     cur = o[t];
   }
@@ -191,7 +190,7 @@ export function halfPool(n: number, perNode = 8): number {
 
 /** The rl placement's keys following placement, num_devices and the pools (see the header). */
 function coupleRl(s: Scenario, changed: string, followed: string[]): void {
-  const rl = obj(s.rl);
+  const rl = asObject(s.rl);
   if (!rl) return;
   const n = num(s.num_devices);
   const set = (key: 'rollout_devices' | 'train_devices', v: number): void => {

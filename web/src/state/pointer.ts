@@ -50,6 +50,11 @@ export function fieldForError(errorPath: string, fieldPaths: Iterable<string>): 
   return best;
 }
 
+/** A JSON object (not null, not an array) as a record, else undefined. */
+export function asObject(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
 export function clone<T>(x: T): T {
   return x === undefined ? x : (JSON.parse(JSON.stringify(x)) as T);
 }

@@ -1,7 +1,7 @@
 // Start from a task: what a newcomer wants to do (train, serve, plan a run, RL post-training, compare), the short
 // form each one asks for, the scenario each starts from, the numbers its headline shows, and the
 // scenario name that follows the scenario. Pure (test/ui/tasks.test.ts).
-import { getPointer } from './pointer';
+import { asObject, getPointer } from './pointer';
 
 export type Scenario = Record<string, unknown>;
 export const TASKS = ['train', 'serve', 'plan', 'rl', 'compare'] as const;
@@ -232,6 +232,29 @@ export const SERVE_REQUESTS: Record<'poisson' | 'offline' | 'batch', QuickField>
   batch: { path: '/inference/batch', label: 'Batch', kind: 'int', hint: 'sequences at once', absent: '1' },
 };
 
+/** The fields the RL form adds for a split placement: the rollout pool (the rest train) and the staleness. */
+const RL_SPLIT_FIELDS: QuickField[] = [
+  { path: '/rl/rollout_devices', label: 'Rollout GPUs', kind: 'int', hint: 'the rest train' },
+  // Absent (no async block): on-policy, docs/contract.md rl.async.
+  { path: '/rl/async/staleness', label: 'Staleness', kind: 'int', hint: 'steps (0: on-policy; 1: the rollout runs a step ahead)', absent: '0' },
+];
+
+/**
+ * The short form of a task for this scenario: the Serve form asks what the scenario's requests
+ * are (SERVE_REQUESTS; a closed loop keeps its concurrent users, the arrival's default is
+ * offline), the RL form adds the split placement's fields.
+ */
+export function quickFields(task: Task, s: unknown): QuickField[] {
+  const fields = TASK_DEFS[task].fields;
+  if (task === 'serve' && getPointer(s, '/inference') !== undefined) {
+    const arrival = getPointer(s, '/inference/serving/arrival') ?? 'offline';
+    const requests = getPointer(s, '/inference/serving') === undefined ? SERVE_REQUESTS.batch : arrival === 'poisson' || arrival === 'offline' ? SERVE_REQUESTS[arrival] : null;
+    if (requests) return fields.map((f) => (f.path === '/inference/serving/concurrency' ? requests : f));
+  }
+  if (task === 'rl' && getPointer(s, '/rl/placement') === 'split') return [...fields, ...RL_SPLIT_FIELDS];
+  return fields;
+}
+
 /**
  * Where a short-form length field reads and writes: an RL length's part (`/rl/prompt_len/mean`,
  * `/rl/response_len/max`: the key and the part), or a serving run's own length, which stands in
@@ -246,8 +269,11 @@ function lengthPart(s: unknown, path: string): { key: string; part: 'mean' | 'ma
   return served && getPointer(s, served) !== undefined ? { key: served, part: 'served' } : null;
 }
 
-const plainObject = (v: unknown): Record<string, unknown> | null =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : null;
+/** A copy of a length object ({"mean", "max"}, {"uniform"}) to edit, or null for a number or a list. */
+const objectCopy = (v: unknown): Record<string, unknown> | null => {
+  const o = asObject(v);
+  return o ? { ...o } : null;
+};
 
 /**
  * What a short-form field shows. An RL length may be a whole number, which the engine reads as
@@ -260,7 +286,7 @@ export function quickValue(s: unknown, path: string): unknown {
   if (!l) return getPointer(s, path);
   const v = getPointer(s, l.key);
   if (typeof v === 'number') return l.part === 'mean' ? undefined : v;
-  return plainObject(v)?.[l.part === 'served' ? 'mean' : l.part];
+  return objectCopy(v)?.[l.part === 'served' ? 'mean' : l.part];
 }
 
 /** What an empty short-form field says instead (an RL length's assumed mean, a list or range of lengths). */
@@ -269,7 +295,7 @@ export function quickPlaceholder(s: unknown, path: string): string {
   if (!l) return path === '/economics/usd_per_gpu_hour' ? 'system price' : '';
   const v = getPointer(s, l.key);
   if (Array.isArray(v)) return 'a list: full editor';
-  if (plainObject(v)?.uniform !== undefined) return 'a range: full editor';
+  if (objectCopy(v)?.uniform !== undefined) return 'a range: full editor';
   return typeof v === 'number' && l.part === 'mean' ? 'assumed' : '';
 }
 
@@ -285,7 +311,7 @@ export function quickEdit(s: unknown, path: string, x: unknown): { path: string;
   const l = lengthPart(s, path);
   if (!l) return { path, value: x };
   const v = getPointer(s, l.key);
-  const obj = plainObject(v);
+  const obj = objectCopy(v);
   if (l.part === 'served') return { path: l.key, value: obj && obj.mean !== undefined && x !== undefined ? { ...obj, mean: x } : x };
   if (l.part === 'max') {
     if (!obj) return { path: l.key, value: x };

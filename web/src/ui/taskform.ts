@@ -5,7 +5,7 @@
 // follow. Inputs carry data-quick (not data-path: that is the full editor's contract).
 import type { PresetList } from '../engine/types';
 import { getPointer } from '../state/pointer';
-import { SERVE_REQUESTS, TASK_DEFS, TASKS, quickEdit, quickPlaceholder, quickValue, type QuickField, type Scenario, type Task } from '../state/tasks';
+import { TASK_DEFS, TASKS, quickEdit, quickFields, quickPlaceholder, quickValue, type QuickField, type Scenario, type Task } from '../state/tasks';
 import { h, uid } from '../base/dom';
 
 export interface TaskPanelDeps {
@@ -66,34 +66,8 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
   const layoutNote = h('span', { class: 'unit', 'data-testid': 'layout-note' });
 
-  /** The fields of the task for this scenario (serving asks for a rate or for users). */
-  function fieldsOf(t: Task): QuickField[] {
-    const fields = TASK_DEFS[t].fields;
-    const s = deps.scenario();
-    // The serve form asks what the scenario's requests are: a Poisson stream's rate, a closed
-    // loop's users, an offline run's requests (all at time 0, the arrival's default), or a static
-    // batch's sequences (an inference block without a serving run).
-    const serving = getPointer(s, '/inference/serving');
-    const arrival = getPointer(s, '/inference/serving/arrival') ?? 'offline';
-    const users: QuickField | null =
-      t !== 'serve' || getPointer(s, '/inference') === undefined
-        ? null
-        : serving === undefined
-          ? SERVE_REQUESTS.batch
-          : arrival === 'poisson'
-            ? SERVE_REQUESTS.poisson
-            : arrival === 'offline'
-              ? SERVE_REQUESTS.offline
-              : null;
-    if (users) return fields.map((f) => (f.path === '/inference/serving/concurrency' ? users : f));
-    if (t === 'rl' && getPointer(s, '/rl/placement') === 'split')
-      return [
-        ...fields,
-        { path: '/rl/rollout_devices', label: 'Rollout GPUs', kind: 'int', hint: 'the rest train' },
-        { path: '/rl/async/staleness', label: 'Staleness', kind: 'int', hint: 'steps (0: on-policy; 1: the rollout runs a step ahead)', absent: '0' },
-      ];
-    return fields;
-  }
+  /** The fields of the task for this scenario (state/tasks.ts quickFields). */
+  const fieldsOf = (t: Task): QuickField[] => quickFields(t, deps.scenario());
 
   function options(f: QuickField): Array<[string, string]> {
     if (f.kind === 'precision') return (f.choices ?? []).map((v): [string, string] => [v, v.toUpperCase()]);
@@ -162,10 +136,11 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   function refresh(): void {
     build();
     const s = deps.scenario();
+    const byPath = new Map(fieldsOf(task).map((f) => [f.path, f]));
     for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.task === task));
     for (const [path, input] of inputs) {
       if (input instanceof HTMLSelectElement) {
-        const f = fieldsOf(task).find((x) => x.path === path)!;
+        const f = byPath.get(path)!;
         const opts = options(f);
         const want = opts.map(([v]) => v).join('\u0000');
         if (input.dataset.options !== want) {
@@ -181,7 +156,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         const v = quickValue(s, path);
         // Token counts of a whole run read as 15e12, not 15000000000000.
         input.value = typeof v === 'number' ? (Math.abs(v) >= 1e9 ? v.toExponential().replace('e+', 'e') : String(v)) : '';
-        input.placeholder = quickPlaceholder(s, path) || (fieldsOf(task).find((x) => x.path === path)?.absent ?? '');
+        input.placeholder = quickPlaceholder(s, path) || (byPath.get(path)?.absent ?? '');
       }
     }
   }

@@ -3,6 +3,7 @@
 // available in a details line. Pure (test/ui/words.test.ts).
 import type { EngineError } from '../engine/types';
 import { derivedDp } from '../state/coupling';
+import { asObject } from '../state/pointer';
 
 export interface Fix {
   /** The field the fix sets (a JSON Pointer; value undefined removes the key). */
@@ -54,7 +55,7 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   }
   // Two pools that do not add up to the GPUs (a link's, or the GPUs changed): the training pool
   // takes the rest of them, as the short form's "the rest train" says.
-  const rl = s.rl !== null && typeof s.rl === 'object' ? (s.rl as Record<string, unknown>) : undefined;
+  const rl = asObject(s.rl);
   const n = s.num_devices;
   const r = rl?.rollout_devices;
   if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && typeof r === 'number' && Number.isInteger(r) && r >= 1 && r < n)

@@ -1,7 +1,7 @@
 // Tasks (src/state/tasks.ts): each starter is a scenario the engine accepts and answers its task
 // with numbers that read naturally; the task a scenario answers; the name that follows it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HEADLINES, SERVE_REQUESTS, TASK_DEFS, TASKS, autoName, quickEdit, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
+import { HEADLINES, SERVE_REQUESTS, TASK_DEFS, TASKS, autoName, quickEdit, quickFields, quickPlaceholder, quickValue, starter, taskOf } from '../../src/state/tasks';
 import { rlTimelineSpec } from '../../src/charts/specs';
 import { getPointer } from '../../src/state/pointer';
 import { defaultOf, enumValues, isRequired, schemaAt } from '../../src/state/schema';
@@ -141,6 +141,17 @@ describe('autoName', () => {
     expect(quickPlaceholder(range, '/inference/prompt_len')).toBe('a range: full editor');
     expect(quickPlaceholder(range, '/inference/output_len')).toBe('a list: full editor');
     expect(quickEdit(range, '/inference/prompt_len', 512)).toEqual({ path: '/inference/serving/input_len', value: 512 });
+  });
+
+  it('the short form asks what the scenario\'s requests are, and adds the split placement\'s fields', () => {
+    const users = (s: unknown) => quickFields('serve', s).find((f) => f.path.startsWith('/inference/serving/') || f.path === '/inference/batch')!.path;
+    expect(users({ inference: { serving: { arrival: 'closed', concurrency: 8 } } })).toBe('/inference/serving/concurrency');
+    expect(users({ inference: { serving: { arrival: 'poisson', requests_per_s: 2 } } })).toBe('/inference/serving/requests_per_s');
+    expect(users({ inference: { serving: {} } })).toBe(SERVE_REQUESTS.offline.path);
+    expect(users({ inference: { batch: 4 } })).toBe('/inference/batch');
+    const rl = (placement: string) => quickFields('rl', { rl: { placement } }).map((f) => f.path);
+    expect(rl('split')).toEqual([...TASK_DEFS.rl.fields.map((f) => f.path), '/rl/rollout_devices', '/rl/async/staleness']);
+    expect(rl('colocated')).toEqual(TASK_DEFS.rl.fields.map((f) => f.path));
   });
 
   it('the engine takes what the RL length fields write', () => {
