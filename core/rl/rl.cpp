@@ -615,60 +615,6 @@ std::optional<Error> check_rl(const Scenario& s) {
 
 namespace {
 
-// The trainer's layout searched ("auto"): the fastest layout that fits one mini-batch, micro-batch
-// 1 and no interleaving fixed to keep the space small (the choice production RL trainers make).
-std::optional<Error> resolve_train_auto(Scenario& s) {
-  if (!s.rl->train_auto) return std::nullopt;
-  s.rl->train = ParallelPlan{};
-  s.rl->train.dp = 0;
-  auto t = rl_train_scenario(s, s.model);
-  if (!t) return t.error();
-  // The searched layouts pad the packed sequence to their own multiple (2 cp x tp under sequence
-  // parallelism: train_scenario_on), which the layout chosen gets when it is predicted; the search
-  // itself sees one length for all, rounded up to a multiple of every tp x 2 cp up to 128 (a
-  // 3,837-token mean sequence would otherwise rule out every tp > 1 and cp > 1, leaving a
-  // 671B MoE no layout). Megatron pads sequences to tp x 2 cp the same way (its
-  // get_batch_on_this_cp_rank splits a sequence into 2 cp chunks).
-  constexpr std::int64_t kSearchQuantum = 128;
-  Scenario searched = *t;
-  searched.training->seq_len =
-      (searched.training->seq_len + kSearchQuantum - 1) / kSearchQuantum * kSearchQuantum;
-  SearchOptions o;
-  o.top = 1;
-  o.mode = SearchMode::training;
-  FixedLayout f;
-  f.micro_batch = 1;
-  f.interleave = 1;
-  f.zero_stage = 1;
-  f.optimizer_offload = s.rl->offload == RlOffload::cpu_optimizer;
-  auto res = search_layouts(searched, f, o);
-  // Where no layout fits with the optimizer state sharded (ZeRO 1: Megatron's distributed
-  // optimizer), the parameters and gradients are sharded too (ZeRO 3: verl's FSDP, NeMo-RL's
-  // DTensor FSDP2), and then, where no offload is stated, the optimizer state goes to host memory
-  // (rl.train.offload cpu_optimizer), as model_passes fits a layout that is stated.
-  if (res && res->best.empty()) {
-    f.zero_stage = 3;
-    res = search_layouts(searched, f, o);
-  }
-  if (res && res->best.empty() && !s.rl->offload_given && s.system.host_link.value > 0) {
-    f.zero_stage.reset();
-    res = search_host_optimizer(searched, f, o);
-  }
-  if (!res) {
-    Error e = res.error();
-    e.path = "/rl/train";
-    return e;
-  }
-  if (res->best.empty())
-    return make_error("rl.train_no_layout", "/rl/train",
-                      "no training layout of " + std::to_string(t->num_devices) +
-                          " devices fits one mini-batch of this model");
-  s.rl->train = res->best.front().plan;
-  s.rl->train_auto = false;
-  s.rl->zero_stage_given = true;  // the search's choice
-  return std::nullopt;
-}
-
 // What the rollout step hands on to the later steps: the engine's reservation and weights per
 // device (the colocated swap moves them) and the prompt tokens it prefilled.
 struct RolloutRun {
@@ -707,17 +653,24 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   auto served = predict(*ro);
   if (!served) return rollout_error(served.error());
   if (s.rl->rollout.tp == 0) {
-    // tp chosen: the smallest that holds the longest response can leave an engine too little
-    // KV memory for its running batch (a 32B model at tp 1 on an 80 GB device: 8 running
-    // sequences and hundreds of preemptions). vLLM's optimization guide (docs.vllm.ai,
-    // configuration/optimization, "Preemption"): when requests are preempted for KV space,
-    // raise tensor_parallel_size. So tp is doubled while the engine preempts and the wider one
-    // is faster; an engine that does not preempt keeps the smallest tp (the search,
-    // rl_search.cpp, ranks every tp). Not past a scale-up domain: each wider engine is one more
-    // serving simulation of the step's responses, at most log2(domain) of them.
+    // tp chosen: the fastest rollout, the tp doubled while the wider engine finishes the step's
+    // responses sooner. A synchronous step waits for its longest response, which decodes at a
+    // small running batch at the end, where a wider engine streams fewer weight bytes per device
+    // a token; a narrow engine can also hold too little KV for its running batch (a 32B model at
+    // tp 1 on an 80 GB device: 8 running sequences and hundreds of preemptions; vLLM's
+    // optimization guide, docs.vllm.ai configuration/optimization "Preemption": raise
+    // tensor_parallel_size). The recipes' own choices agree: verl's fully_async Qwen2.5-7B runs
+    // (28K-token responses) serve at tp 4 where tp 1 holds the model, and with their stated tp
+    // left out this rule picks it again in 12 of the 15 public jobs that state one (verl fully_async
+    // 10 of 10, verl one_step_off 2 of 4, AReaL 0 of 1; scripts/diagnose_rl.py --hide-rollout-tp),
+    // where the smallest tp that fits picked it in 1 (AReaL's). Widening
+    // only while the engine preempted made the step shorten when the prompts doubled (a larger
+    // batch preempts and moves to the faster tp: RlScale.MorePromptsNeverShortenAChosenLayoutsStep).
+    // Not past a scale-up domain: each wider engine is one more serving simulation of the step's
+    // responses, at most log2(domain) of them.
     const std::int64_t widest = std::min(rollout_pool(s), s.system.scale_up.domain_size);
     for (std::int64_t tp = ro->parallel.tp * 2; tp <= widest; tp *= 2) {
-      if (served->serving->preemptions == 0 || s.rl->rollout.dp > 0) break;  // a stated dp fixes tp
+      if (s.rl->rollout.dp > 0) break;  // a stated dp fixes tp
       if (rollout_pool(s) % (tp * s.rl->rollout.pp) != 0) break;
       Scenario wider = rollout_at(s, tp);
       if (check_serving(wider)) break;
@@ -906,6 +859,96 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   return out;
 }
 
+// The search's best layouts weighed again as the step runs them (train "auto", below).
+constexpr std::size_t kTrainCandidates = 4;
+
+// The trainer's seconds in one step on `plan`, as run_training and weight_sync time them: the
+// updates, the forward passes that ride on the policy's layout (reference, old log-probs) and,
+// under an nccl sync, the gather of its shards. None when the plan fails or does not fit.
+double gather_s(const Scenario& s, const ParallelPlan& p, double wbytes);
+double sync_bytes(const Scenario& s);
+
+std::optional<double> trainer_seconds(const Scenario& s, const ParallelPlan& plan) {
+  Scenario c = s;
+  c.rl->train = plan;
+  c.rl->train_auto = false;
+  c.rl->zero_stage_given = true;
+  auto p = model_passes(c, c.model, train_pool(c), plan, "", "", "");
+  if (!p || !p->memory.fits) return std::nullopt;
+  const double forwards = (c.rl->reference ? 1.0 : 0.0) + (c.rl->old_logprob ? 1.0 : 0.0);
+  const double gather = c.rl->weight_sync == RlWeightSync::nccl ? gather_s(c, plan, sync_bytes(c)) : 0.0;
+  return p->update + forwards * p->forward + gather;
+}
+
+// The trainer's layout searched ("auto"): the fastest layout that fits one mini-batch, micro-batch
+// 1 and no interleaving fixed to keep the space small (the choice production RL trainers make).
+// The search ranks layouts at micro-batch 1; the step then packs its sequences into larger micro-
+// batches and turns recomputation on where the pack needs it (fit_trainer), under which another of
+// the best few can be faster (Qwen3-235B on 64 B200 with every peak rate doubled: the search's
+// first was ep 64, whose packed update took 20.5 s where ep 32's took 16.1 s on the slower
+// devices; RlScale.FasterDevicesNeverLengthenASearchedTrainersStep). So the search's best
+// kTrainCandidates are predicted as the step runs them and the fastest kept; with roles
+// "separate" each role's pool differs, and the search's first is kept.
+std::optional<Error> resolve_train_auto(Scenario& s) {
+  if (!s.rl->train_auto) return std::nullopt;
+  s.rl->train = ParallelPlan{};
+  s.rl->train.dp = 0;
+  auto t = rl_train_scenario(s, s.model);
+  if (!t) return t.error();
+  // The searched layouts pad the packed sequence to their own multiple (2 cp x tp under sequence
+  // parallelism: train_scenario_on), which the layout chosen gets when it is predicted; the search
+  // itself sees one length for all, rounded up to a multiple of every tp x 2 cp up to 128 (a
+  // 3,837-token mean sequence would otherwise rule out every tp > 1 and cp > 1, leaving a
+  // 671B MoE no layout). Megatron pads sequences to tp x 2 cp the same way (its
+  // get_batch_on_this_cp_rank splits a sequence into 2 cp chunks).
+  constexpr std::int64_t kSearchQuantum = 128;
+  Scenario searched = *t;
+  searched.training->seq_len =
+      (searched.training->seq_len + kSearchQuantum - 1) / kSearchQuantum * kSearchQuantum;
+  SearchOptions o;
+  o.top = kTrainCandidates;
+  o.mode = SearchMode::training;
+  FixedLayout f;
+  f.micro_batch = 1;
+  f.interleave = 1;
+  f.zero_stage = 1;
+  f.optimizer_offload = s.rl->offload == RlOffload::cpu_optimizer;
+  auto res = search_layouts(searched, f, o);
+  // Where no layout fits with the optimizer state sharded (ZeRO 1: Megatron's distributed
+  // optimizer), the parameters and gradients are sharded too (ZeRO 3: verl's FSDP, NeMo-RL's
+  // DTensor FSDP2), and then, where no offload is stated, the optimizer state goes to host memory
+  // (rl.train.offload cpu_optimizer), as model_passes fits a layout that is stated.
+  if (res && res->best.empty()) {
+    f.zero_stage = 3;
+    res = search_layouts(searched, f, o);
+  }
+  if (res && res->best.empty() && !s.rl->offload_given && s.system.host_link.value > 0) {
+    f.zero_stage.reset();
+    res = search_host_optimizer(searched, f, o);
+  }
+  if (!res) {
+    Error e = res.error();
+    e.path = "/rl/train";
+    return e;
+  }
+  if (res->best.empty())
+    return make_error("rl.train_no_layout", "/rl/train",
+                      "no training layout of " + std::to_string(t->num_devices) +
+                          " devices fits one mini-batch of this model");
+  ParallelPlan chosen = res->best.front().plan;
+  if (s.rl->roles == RlRoles::shared && res->best.size() > 1) {
+    std::optional<double> fastest;
+    for (const LayoutResult& c : res->best) {
+      const std::optional<double> t_s = trainer_seconds(s, c.plan);
+      if (t_s && (!fastest || *t_s < *fastest)) fastest = t_s, chosen = c.plan;
+    }
+  }
+  s.rl->train = chosen;
+  s.rl->train_auto = false;
+  s.rl->zero_stage_given = true;  // the search's choice
+  return std::nullopt;
+}
+
 void set_trainer(const Passes& p, RlPrediction& out) {
   out.train_plan = p.plan;
   out.train_global_batch = p.global_batch;
@@ -1084,11 +1127,16 @@ double host_sync_s(const Scenario& s, double wbytes) {
 // NeMo-RL's colocated refit passes CUDA IPC handles, nemo_rl/models/generation/vllm, while its
 // non-colocated refit broadcasts over NCCL). Loading one's shard of each tensor is a device-memory
 // copy of weights / engine tp bytes (tens of milliseconds at HBM rates), not counted.
+// The bytes a weight sync sends: the policy's weights at the rollout precision.
+double sync_bytes(const Scenario& s) {
+  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
+  return params.total * bytes_per_element(s.rl->rollout.precision);
+}
+
 void weight_sync(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
-  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
-  const double wbytes = params.total * bytes_per_element(rl.rollout.precision);
+  const double wbytes = sync_bytes(s);
   out.weight_sync_bytes = wbytes;
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;

@@ -51,9 +51,9 @@ struct RlRoleDevices {
   std::int64_t actor = 0, critic = 0, reference = 0, reward = 0;
 };
 
-// The rollout engine: its layout (0 = chosen: the smallest tp that holds the longest response,
-// dp = what is left of the pool), its software stack (the system's software block with the
-// profile laid over it, and the profile's scheduler) and precision.
+// The rollout engine: its layout (0 = chosen: the fastest power-of-two tp that holds the longest
+// response, rl_rollout_scenario and run_rollout; dp = what is left of the pool), its software stack (the
+// system's software block with the profile laid over it, and the profile's scheduler) and precision.
 struct RlRollout {
   std::int64_t tp = 0, pp = 1, ep = 0, dp = 0;
   std::string software_id = "vllm";

@@ -357,26 +357,86 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
   }
 }
 
-// A chosen rollout tp widens while the engine preempts (vLLM's optimization guide: raise
-// tensor_parallel_size when requests are preempted for KV space). Qwen3-32B in bf16 is 65.6 GB;
-// at tp 1 on an H800 (0.9 x 79.6 GiB = 76.9 GB reserved) about 8 GB of KV is left, 30K tokens at
-// 262 KB a token: it holds the longest prompt + response (18,432) but not the running batch of
-// 3,400-token sequences, so it preempts; at tp 2 each device holds half the weights and 43 GB of KV.
-TEST(RlScale, AChosenRolloutTpWidensWhileTheEnginePreempts) {
-  json s = scenarios()[5];
-  const json chosen = json::parse(optimus::api::predict(s.dump()));
-  ASSERT_FALSE(chosen.contains("error")) << chosen.dump();
-  EXPECT_EQ(chosen["rl"]["rollout"]["parallel"]["tp"].get<int>(), 2);
-  EXPECT_EQ(chosen["rl"]["rollout"]["preemptions"].get<int>(), 0);
-  s["rl"]["rollout"] = {{"tp", 1}};
-  const json one = json::parse(optimus::api::predict(s.dump()));
-  EXPECT_GT(one["rl"]["rollout"]["preemptions"].get<int>(), 0);
-  EXPECT_GT(one["rl"]["phases_s"]["rollout"].get<double>(),
-            1.5 * chosen["rl"]["phases_s"]["rollout"].get<double>());
-  // An engine that does not preempt keeps the smallest tp that holds the model: an 8B model on H100.
-  const json small = json::parse(optimus::api::predict(scenarios()[1].dump()));
-  EXPECT_EQ(small["rl"]["rollout"]["parallel"]["tp"].get<int>(), 1);
-  EXPECT_EQ(small["rl"]["rollout"]["preemptions"].get<int>(), 0);
+// A chosen rollout tp is the fastest rollout of the powers of two within a scale-up domain: a
+// synchronous step waits for its longest response, which decodes at a small running batch, where
+// a wider engine streams fewer weights per device a token. Qwen3-32B in bf16 is 65.6 GB; at tp 1
+// on an H800 (0.9 x 79.6 GiB = 76.9 GB reserved) about 8 GB of KV is left, 30K tokens at 262 KB a
+// token: it holds the longest prompt + response (18,432) but not the running batch of 3,400-token
+// sequences, so it preempts (vLLM's optimization guide: raise tensor_parallel_size when requests
+// are preempted for KV space). An 8B model fits one H100 and its engine still widens.
+TEST(RlScale, AChosenRolloutTpIsTheFastestInTheDomain) {
+  for (std::size_t job : {std::size_t{5}, std::size_t{1}}) {
+    json s = scenarios()[job];
+    const json chosen = json::parse(optimus::api::predict(s.dump()));
+    ASSERT_FALSE(chosen.contains("error")) << chosen.dump();
+    const int tp = chosen["rl"]["rollout"]["parallel"]["tp"].get<int>();
+    EXPECT_GT(tp, 1) << job;
+    const double rollout = chosen["rl"]["phases_s"]["rollout"].get<double>();
+    for (int t : {1, 2, 4, 8}) {
+      s["rl"]["rollout"] = {{"tp", t}};
+      const json o = json::parse(optimus::api::predict(s.dump()));
+      ASSERT_FALSE(o.contains("error")) << o.dump();
+      EXPECT_LE(rollout, o["rl"]["phases_s"]["rollout"].get<double>() * (1 + 1e-12)) << job << " tp " << t;
+      if (job == 5 && t == 1) {
+        EXPECT_GT(o["rl"]["rollout"]["preemptions"].get<int>(), 0);
+        EXPECT_GT(o["rl"]["phases_s"]["rollout"].get<double>(), 1.5 * rollout);
+      }
+    }
+  }
+}
+
+// More prompts never shorten a step whose rollout tp and trainer layout the engine chooses. With
+// the tp widened only while the engine preempted, Llama 3.1 70B on 32 + 32 H800 took 126 s a step
+// for 64 prompts and 93 s for 128 (the larger batch preempted at tp 2 and moved to tp 4).
+TEST(RlScale, MorePromptsNeverShortenAChosenLayoutsStep) {
+  json s = {{"model", "llama3.1-70b"},
+            {"system", "hgx-h800"},
+            {"num_devices", 64},
+            {"rl",
+             {{"prompts_per_step", 64},
+              {"samples_per_prompt", 8},
+              {"prompt_len", 512},
+              {"response_len", 4096},
+              {"placement", "split"},
+              {"rollout_devices", 32},
+              {"train_devices", 32},
+              {"async", {{"staleness", 1}}},
+              {"train", "auto"}}}};
+  double last = 0;
+  for (int prompts : {32, 64, 128}) {
+    s["rl"]["prompts_per_step"] = prompts;
+    const json o = json::parse(optimus::api::predict(s.dump()));
+    ASSERT_FALSE(o.contains("error")) << o.dump();
+    const double step = o["rl"]["step_time_s"].get<double>();
+    EXPECT_GE(step, last * (1 - 1e-9)) << prompts << " prompts";
+    last = step;
+  }
+}
+
+// A searched trainer ("auto") is the fastest of the search's best few as the step runs it: the
+// search ranks layouts at micro-batch 1, the step packs its sequences and recomputes where the
+// pack needs it. Qwen3-235B on 64 B200, colocated: with every peak rate doubled the search's first
+// layout was ep 64 where it had been ep 32, and packed, its train phase took 20.5 s against 16.1 s
+// on the slower devices (the step 93.3 s against 88.9 s).
+TEST(RlScale, FasterDevicesNeverLengthenASearchedTrainersStep) {
+  const json s = {{"model", "qwen3-235b-a22b"},
+                  {"system", "dgx-b200"},
+                  {"num_devices", 64},
+                  {"rl",
+                   {{"prompts_per_step", 128},
+                    {"samples_per_prompt", 16},
+                    {"prompt_len", 1024},
+                    {"response_len", 2048},
+                    {"placement", "colocated"},
+                    {"train", "auto"}}}};
+  json fast = json::parse(optimus::api::validate(s.dump()))["scenario"];
+  for (auto& [p, v] : fast["system"]["device"]["peak_tflops"].items()) v = 2 * v.get<double>();
+  const json o = json::parse(optimus::api::predict(s.dump())),
+             f = json::parse(optimus::api::predict(fast.dump()));
+  ASSERT_FALSE(o.contains("error")) << o.dump();
+  ASSERT_FALSE(f.contains("error")) << f.dump();
+  EXPECT_LE(f["rl"]["phases_s"]["train"].get<double>(), o["rl"]["phases_s"]["train"].get<double>());
+  EXPECT_LE(f["rl"]["step_time_s"].get<double>(), o["rl"]["step_time_s"].get<double>());
 }
 
 // DeepSeek-V3 at 8 bits is 671 GB: 84 GB per device at tp 8, more than an 80 GB H100, so no engine

@@ -400,8 +400,19 @@ TEST(Rl, WholeRunFromTrainSteps) {
 TEST(Rl, ChosenRolloutLayoutAndAutoTrainer) {
   json s = base({{"rollout", {{"tp", nullptr}}}, {"train", "auto"}});
   const json r = rl_of(s);
-  EXPECT_EQ(r["rollout"]["parallel"]["tp"].get<int>(), 1);  // 8B fits one H100
-  EXPECT_EQ(r["rollout"]["parallel"]["dp"].get<int>(), 8);
+  // The chosen tp is the fastest rollout of the powers of two in the node (an 8B model fits one
+  // H100, so every one of them holds it), its dp the rest of the pool.
+  const int chosen = r["rollout"]["parallel"]["tp"].get<int>();
+  EXPECT_EQ(chosen * r["rollout"]["parallel"]["dp"].get<int>(), 8);
+  for (int tp : {1, 2, 4, 8}) {
+    json stated = s;
+    stated["rl"]["rollout"]["tp"] = tp;
+    const json o = rl_of(stated);
+    EXPECT_LE(num(r["phases_s"]["rollout"]), num(o["phases_s"]["rollout"]) * (1 + 1e-12)) << "tp " << tp;
+    if (tp == chosen) {
+      EXPECT_DOUBLE_EQ(num(r["phases_s"]["rollout"]), num(o["phases_s"]["rollout"]));
+    }
+  }
   const json& t = r["train"]["parallel"];
   EXPECT_EQ(t["tp"].get<int>() * t["pp"].get<int>() * t["cp"].get<int>() * t["dp"].get<int>(), 8);
   // A 70B model needs tensor parallelism to hold its rollout.
@@ -453,8 +464,9 @@ TEST(Rl, ATrainerThatFitsNoStageIsPredictedNearestToFitting) {
   // Nearest to fitting here is with the optimizer on the host too, and the warning says it still
   // does not fit.
   for (const json& w : p["warnings"])
-    if (w["code"] == "rl.train_optimizer_offload_assumed")
+    if (w["code"] == "rl.train_optimizer_offload_assumed") {
       EXPECT_NE(w["message"].get<std::string>().find("does not fit even with"), std::string::npos);
+    }
   EXPECT_TRUE(warns(p, "rl.train_optimizer_offload_assumed"));
   const json sys = json::parse(optimus::preset_json("systems", "dgx-h100"));
   const double bw =

@@ -1343,7 +1343,7 @@ export interface RlSpec {
    */
   rollout?: {
     /**
-     * Tensor parallelism of an engine: absent, the smallest power of two whose KV budget holds the longest response (past a scale-up domain when none within one does), doubled (within a scale-up domain) while the engine preempts and the wider one is faster.
+     * Tensor parallelism of an engine: absent, the smallest power of two whose KV budget holds the longest response (past a scale-up domain when none within one does), doubled (within a scale-up domain) while the wider engine's rollout is faster.
      */
     tp?: number;
     /**

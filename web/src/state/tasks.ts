@@ -118,7 +118,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     // Qwen2.5 7B GRPO on one DGX H100 (the engine's rl bench job, tests/bench/rl_bench.cpp): 128
     // prompts x 8 samples, prompts of 256 tokens on average (at most 1,024), long-tailed responses
     // (mean 2,048, at most 8,192 tokens). The trainer's layout is the engine's search ("auto"); the
-    // rollout's tp the smallest that fits (docs/rl.md).
+    // rollout's tp the fastest that fits (docs/rl.md).
     starter: {
       schema_version: 1,
       model: 'qwen2.5-7b',
