@@ -859,38 +859,23 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   return out;
 }
 
-// The search's best layouts weighed again as the step runs them (train "auto", below).
+// The search's best layouts, each predicted as a whole step (train "auto", predict_rl).
 constexpr std::size_t kTrainCandidates = 4;
 
-// The trainer's seconds in one step on `plan`, as run_training and weight_sync time them: the
-// updates, the forward passes that ride on the policy's layout (reference, old log-probs) and,
-// under an nccl sync, the gather of its shards. None when the plan fails or does not fit.
-double gather_s(const Scenario& s, const ParallelPlan& p, double wbytes);
-double sync_bytes(const Scenario& s);
-
-std::optional<double> trainer_seconds(const Scenario& s, const ParallelPlan& plan) {
-  Scenario c = s;
-  c.rl->train = plan;
-  c.rl->train_auto = false;
-  c.rl->zero_stage_given = true;
-  auto p = model_passes(c, c.model, train_pool(c), plan, "", "", "");
-  if (!p || !p->memory.fits) return std::nullopt;
-  const double forwards = (c.rl->reference ? 1.0 : 0.0) + (c.rl->old_logprob ? 1.0 : 0.0);
-  const double gather = c.rl->weight_sync == RlWeightSync::nccl ? gather_s(c, plan, sync_bytes(c)) : 0.0;
-  return p->update + forwards * p->forward + gather;
-}
-
-// The trainer's layout searched ("auto"): the fastest layout that fits one mini-batch, micro-batch
-// 1 and no interleaving fixed to keep the space small (the choice production RL trainers make).
-// The search ranks layouts at micro-batch 1; the step then packs its sequences into larger micro-
-// batches and turns recomputation on where the pack needs it (fit_trainer), under which another of
-// the best few can be faster (Qwen3-235B on 64 B200 with every peak rate doubled: the search's
-// first was ep 64, whose packed update took 20.5 s where ep 32's took 16.1 s on the slower
-// devices; RlScale.FasterDevicesNeverLengthenASearchedTrainersStep). So the search's best
-// kTrainCandidates are predicted as the step runs them and the fastest kept; with roles
-// "separate" each role's pool differs, and the search's first is kept.
-std::optional<Error> resolve_train_auto(Scenario& s) {
-  if (!s.rl->train_auto) return std::nullopt;
+// The trainer's layouts to weigh: the one stated, or, for "auto", the search's best
+// kTrainCandidates layouts that fit one mini-batch, micro-batch 1 and no interleaving fixed to keep
+// the space small (the choice production RL trainers make). The search ranks at micro-batch 1;
+// the step then packs its sequences into larger micro-batches and turns recomputation on where a
+// pack needs it (fit_trainer), and the trainer's layout sets the weight sync's gather and, colocated,
+// what is swapped beside the engine; so predict_rl predicts each candidate's whole step and keeps
+// the fastest. With the search's first alone, Qwen3-235B on 64 DGX B200 took a longer step with
+// every peak rate doubled (its first layout became ep 64, whose packed update took 20.5 s where
+// ep 32's took 16.1 s: RlScale.FasterDevicesNeverLengthenASearchedTrainersStep), and ranking by
+// the trainer's own time, Qwen2.5 7B on 16 H100 did (tp 1 trains faster, but its state no longer
+// fit beside the engine and was swapped: Property.RlStepNeverLengthens...). Roles "separate": each
+// role's pool differs, and the search's first is kept.
+Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
+  if (!s.rl->train_auto) return std::vector<ParallelPlan>{s.rl->train};
   s.rl->train = ParallelPlan{};
   s.rl->train.dp = 0;
   auto t = rl_train_scenario(s, s.model);
@@ -935,18 +920,14 @@ std::optional<Error> resolve_train_auto(Scenario& s) {
     return make_error("rl.train_no_layout", "/rl/train",
                       "no training layout of " + std::to_string(t->num_devices) +
                           " devices fits one mini-batch of this model");
-  ParallelPlan chosen = res->best.front().plan;
-  if (s.rl->roles == RlRoles::shared && res->best.size() > 1) {
-    std::optional<double> fastest;
-    for (const LayoutResult& c : res->best) {
-      const std::optional<double> t_s = trainer_seconds(s, c.plan);
-      if (t_s && (!fastest || *t_s < *fastest)) fastest = t_s, chosen = c.plan;
-    }
+  std::vector<ParallelPlan> plans;
+  for (const LayoutResult& c : res->best) {
+    plans.push_back(c.plan);
+    if (s.rl->roles == RlRoles::separate) break;
   }
-  s.rl->train = chosen;
   s.rl->train_auto = false;
   s.rl->zero_stage_given = true;  // the search's choice
-  return std::nullopt;
+  return plans;
 }
 
 void set_trainer(const Passes& p, RlPrediction& out) {
@@ -1281,16 +1262,9 @@ void whole_run(const Scenario& s, RlPrediction& out) {
     out.run_cost_usd += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
 }
 
-}  // namespace
-
-Result<RlPrediction> predict_rl(const Scenario& input) {
-  Scenario s = input;
-  if (auto err = check_rl(s)) return *err;
-  RlPrediction out;
-  read_length_limits(s, *input.rl, *s.rl, out.warnings);
-  if (auto err = resolve_train_auto(s)) return *err;
-  auto run = run_rollout(s, out);
-  if (!run) return run.error();
+// Steps 2 to 5 on the scenario's trainer layout, after the rollout (`out` holds its numbers): the
+// trainer's passes, the weight sync, the offload traffic, the pools' memory and swap, the step.
+std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPrediction& out) {
   auto trainer = s.rl->roles == RlRoles::separate ? run_training_separate(s, out) : run_training(s, out);
   if (!trainer) return trainer.error();
   weight_sync(s, out);
@@ -1306,10 +1280,53 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
     out.warnings.push_back({"rl.no_host_link",
                             "the system states no host link (host_link_GBps): the trainer's offload "
                             "traffic is not timed"});
-  pools_and_swap(s, *trainer, *run, out);
-  compose_step(s, run->input_tokens, out);
-  whole_run(s, out);
-  return out;
+  pools_and_swap(s, *trainer, run, out);
+  compose_step(s, run.input_tokens, out);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<RlPrediction> predict_rl(const Scenario& input) {
+  Scenario s = input;
+  if (auto err = check_rl(s)) return *err;
+  RlPrediction out;
+  read_length_limits(s, *input.rl, *s.rl, out.warnings);
+  auto plans = train_candidates(s);
+  if (!plans) return plans.error();
+  auto run = run_rollout(s, out);
+  if (!run) return run.error();
+  // Each candidate trainer's whole step on the same rollout; the fastest that fits is kept (one
+  // candidate unless train is "auto": train_candidates), and of equal steps (a split pool waiting
+  // on the rollout) the one whose trainer is busy the least.
+  const auto busy = [](const RlPrediction& p) {
+    return p.phases.train + p.phases.reference + p.phases.old_logprob + p.phases.reward;
+  };
+  const auto faster = [&busy](const RlPrediction& a, const RlPrediction& b) {
+    if (std::abs(a.step_time_s - b.step_time_s) > 1e-9 * b.step_time_s) return a.step_time_s < b.step_time_s;
+    return busy(a) < busy(b);
+  };
+  std::optional<RlPrediction> best;
+  std::optional<Error> first_error;
+  Scenario chosen = s;
+  for (const ParallelPlan& plan : *plans) {
+    Scenario c = s;
+    c.rl->train = plan;
+    RlPrediction o = out;
+    if (auto err = finish_step(c, *run, o)) {
+      if (!first_error) first_error = std::move(err);
+      continue;
+    }
+    const bool fits = o.train_memory.fits;
+    if (!best || (fits && !best->train_memory.fits) ||
+        (fits == best->train_memory.fits && faster(o, *best))) {
+      best = std::move(o);
+      chosen = std::move(c);
+    }
+  }
+  if (!best) return *first_error;
+  whole_run(chosen, *best);
+  return *best;
 }
 
 }  // namespace optimus

@@ -172,10 +172,9 @@ double at(const json& out, const char* pointer) { return out[json::json_pointer(
 // Runs `check` on cases() valid scenarios from `make`; the generator must reach enough valid ones
 // for the property to mean something, and a property stops after three counterexamples.
 template <class Make, class Check>
-void for_cases(std::uint64_t seed, Make make, Check check) {
+void for_cases(std::uint64_t seed, Make make, Check check, int want = cases()) {
   Gen g(seed);
   int valid = 0, tried = 0;
-  const int want = cases();
   while (valid < want && tried < 4 * want) {
     ++tried;
     const json s = make(g);
@@ -409,6 +408,63 @@ TEST(Property, DoublingEveryPeakRateNeverSlowsDown) {
             [](Gen&, const json& s, const json&) { expect_not_slower(s, scaled_system(s, 2.0, false)); });
   for_cases(12, inference_case,
             [](Gen&, const json& s, const json&) { expect_not_slower(s, scaled_system(s, 2.0, false)); });
+}
+
+// An RL job written as published runs are (docs/rl.md, At scale): preset models up to a 30B MoE,
+// the rollout's tp and the trainer's layout left to the engine, colocated or split (on-policy or
+// one step off), lengths as limits or with a stated mean. One job in 5 of cases(): a job is one
+// serving simulation per rollout tp tried and the trainer's search.
+int rl_cases() { return std::max(1, cases() / 5); }
+
+json rl_case(Gen& g) {
+  const std::int64_t n = g.of<std::int64_t>({8, 16});
+  const std::int64_t limit = g.of<std::int64_t>({1024, 2048, 4096});
+  json rl = {{"prompts_per_step", g.of<std::int64_t>({16, 32, 64})},
+             {"samples_per_prompt", g.of<std::int64_t>({4, 8})},
+             {"prompt_len", g.of<std::int64_t>({256, 1024})},
+             {"response_len", g.coin() ? json(limit) : json{{"mean", limit / 4}, {"max", limit}}},
+             {"mini_batches", g.of<std::int64_t>({1, 2})}};
+  if (g.coin()) rl["train"] = "auto";
+  if (g.coin()) {
+    rl["placement"] = "split";
+    rl["rollout_devices"] = rl["train_devices"] = n / 2;
+    if (g.coin()) rl["async"] = {{"staleness", 1}};
+  }
+  return {{"model", g.of<std::string>({"qwen2.5-7b", "llama3.1-8b", "qwen3-8b", "qwen3-30b-a3b"})},
+          {"system", g.of<std::string>({"dgx-h100", "hgx-h800", "dgx-b200", "gb200-nvl72"})},
+          {"num_devices", n},
+          {"rl", rl}};
+}
+
+double step_of(const json& s) {
+  const json o = run(s);
+  EXPECT_FALSE(o.contains("error")) << s << o;
+  return o.contains("rl") ? o["rl"]["step_time_s"].get<double>() : 0.0;
+}
+
+// Faster devices never lengthen an RL step (the rollout tp and a searched trainer chosen again on
+// them), and more work never shortens one: twice the prompts, twice the responses' lengths.
+TEST(Property, RlStepNeverLengthensOnFasterDevicesNorShortensWithMoreWork) {
+  for_cases(
+      13, rl_case,
+      [](Gen&, const json& s, const json& out) {
+        const double step = out["rl"]["step_time_s"].get<double>();
+        for (bool bandwidths : {true, false})
+          EXPECT_LE(step_of(scaled_system(s, 2.0, bandwidths)), step * (1 + 1e-9))
+              << (bandwidths ? "bandwidths" : "peak rates") << " doubled: " << s;
+        json more = s;
+        more["rl"]["prompts_per_step"] = 2 * s["rl"]["prompts_per_step"].get<std::int64_t>();
+        EXPECT_GE(step_of(more), step * (1 - 1e-9)) << "prompts doubled: " << s;
+        json longer = s;
+        json& r = longer["rl"]["response_len"];
+        if (r.is_object()) {
+          r = {{"mean", 2 * r["mean"].get<std::int64_t>()}, {"max", 2 * r["max"].get<std::int64_t>()}};
+        } else {
+          r = 2 * r.get<std::int64_t>();
+        }
+        EXPECT_GE(step_of(longer), step * (1 - 1e-9)) << "responses doubled: " << s;
+      },
+      rl_cases());
 }
 
 // The case the random search found once (a sampling change put it in reach): ZeRO-3 with its
