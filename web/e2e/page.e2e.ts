@@ -14,7 +14,7 @@ import { decodeFragment, encodeFragment } from '../src/codec/url';
 import { sig } from '../src/base/format';
 import { DEEPSEEK_V3_GB300 } from '../test/scenarios';
 import { readJson } from '../test/wasm';
-import { DIST, OUT, at, expectMetricsOf, expectShownAre, metrics, reportMetrics, setField, settled, siteWithEngine } from './harness';
+import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, metrics, reportMetrics, setField, settled, siteWithEngine } from './harness';
 
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
@@ -391,10 +391,38 @@ describe('the built page', () => {
     expect(await page.locator('[data-error-for="/rl/rollout_devices"]').textContent()).toContain('4 + 8 is not num_devices = 16');
     expect(await page.locator('[data-path="/rl/rollout_devices"]').getAttribute('aria-invalid')).toBe('true');
     await page.screenshot({ path: `${OUT}link-invalid-value.png` });
+    // on a wide screen the fix box is in view, and the banner offers no second button
+    expect(await page.locator('[data-testid="banner-fix"]').isVisible()).toBe(false);
     await page.locator('[data-testid="fix"]').click();
     await settled(page);
     const head = page.locator('[data-testid="headline"] [data-metric="rl.step_time_s"]');
     expect(await head.getAttribute('data-value')).toBe(String(predict({ ...job, rl: { ...job.rl, train_devices: 12 } }).rl.step_time_s));
+    // the banner spoke of the link's error, which is gone
+    expect(await banner.isHidden()).toBe(true);
+    await page.close();
+  });
+
+  test('on a phone, the fix of a link refused for a value is in the banner, on the first screen', async () => {
+    const job = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 16, rl: { prompts_per_step: 64, samples_per_prompt: 8, prompt_len: 1024, response_len: 4096, placement: 'split', rollout_devices: 4, train_devices: 8 } };
+    const page = await freshPage(site, VIEWPORTS.phone);
+    await page.goto(`${site.origin}/${await encodeFragment(job)}`);
+    await settled(page, 'error');
+    const fix = page.locator('[data-testid="banner-fix"]');
+    await fix.waitFor({ state: 'visible' });
+    expect(await fix.textContent()).toBe(await page.locator('[data-testid="fix"]').textContent());
+    const box = await fix.boundingBox();
+    expect(box && box.y + box.height <= VIEWPORTS.phone.height, `the banner's fix at ${JSON.stringify(box)}`).toBe(true);
+    await page.screenshot({ path: `${OUT}link-invalid-value-phone.png` });
+    await fix.click();
+    await settled(page);
+    const head = page.locator('[data-testid="headline"] [data-metric="rl.step_time_s"]');
+    expect(await head.getAttribute('data-value')).toBe(String(predict({ ...job, rl: { ...job.rl, train_devices: 12 } }).rl.step_time_s));
+    expect(await page.locator('[data-testid="banner"]').isHidden()).toBe(true);
+    // a link refused for its shape shows the default scenario: no fix in the banner
+    await page.goto(`${site.origin}/${await encodeFragment({ ...job, colour: 'red' })}`);
+    await page.locator('[data-testid="banner"]').waitFor({ state: 'visible' });
+    await settled(page);
+    expect(await fix.isHidden()).toBe(true);
     await page.close();
   });
 

@@ -58,10 +58,17 @@ async function getPreset(kind: string, id: string): Promise<Record<string, unkno
 
 const status = h('p', { class: 'status', 'data-testid': 'status', 'data-state': 'computing', role: 'status', 'aria-live': 'polite' }, 'Loading the engine…');
 const bannerText = h('span');
+// A link shown as written with its error (restore.ts) offers the error's one fix here too: on a
+// phone the answer's fix box sits below the task strip, out of the first screen (main.css shows
+// this button on narrow screens only).
+const bannerFix = h('button', { type: 'button', class: 'small banner-fix', 'data-testid': 'banner-fix', hidden: true });
+/** The banner speaks of the link's own scenario: it goes once that scenario is estimated. */
+let bannerForLink = false;
 const banner = h(
   'div',
   { class: 'banner', 'data-testid': 'banner', role: 'alert', hidden: true },
   bannerText,
+  bannerFix,
   h('button', { type: 'button', class: 'small', 'aria-label': 'dismiss message', onclick: () => (banner.hidden = true) }, 'Dismiss'),
 );
 const toast = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
@@ -140,6 +147,7 @@ const fixDetails = h('div', { class: 'fix-details muted' });
 const fixBox = h('div', { class: 'error-fix', 'data-testid': 'error-fix', role: 'alert', hidden: true }, fixText, fixBtn, fixDetails);
 let fixAction: (() => void) | null = null;
 fixBtn.addEventListener('click', () => fixAction?.());
+bannerFix.addEventListener('click', () => fixAction?.());
 
 function markStale(stale: boolean): void {
   for (const el of [resultsEl, headline]) el.classList.toggle('stale', stale);
@@ -149,7 +157,11 @@ function markStale(stale: boolean): void {
   // until the scenario is estimated again.
   calibratePanel.el.classList.toggle('stale', stale);
   calibratePanel.el.inert = stale;
-  if (!stale) fixBox.hidden = true;
+  if (!stale) {
+    fixBox.hidden = bannerFix.hidden = true;
+    if (bannerForLink) banner.hidden = true;
+    bannerForLink = false;
+  }
 }
 
 const resultsEl = h('div', { class: 'results', 'data-testid': 'results' });
@@ -357,6 +369,8 @@ function showFailure(e: EngineError): void {
   fixAction = plain.fix ? () => void editor.edit(plain.fix!.path, plain.fix!.value) : null;
   fixBtn.hidden = plain.fix === undefined;
   fixBtn.textContent = plain.fix?.label ?? '';
+  bannerFix.hidden = !bannerForLink || banner.hidden || plain.fix === undefined;
+  bannerFix.textContent = fixBtn.textContent;
 }
 
 /**
@@ -587,6 +601,8 @@ async function loadFromHash(): Promise<void> {
       ? ({ ok: true, source: 'fallback', scenario: starter('train') } as const)
       : await restoreScenario(decoded, engine, { lastValid });
   performance.mark('optimus:restored');
+  bannerForLink = !r.ok && r.source === 'link';
+  bannerFix.hidden = true;
   if (!r.ok) {
     bannerText.textContent = r.message;
     banner.hidden = false;
