@@ -653,21 +653,19 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   auto served = predict(*ro);
   if (!served) return rollout_error(served.error());
   if (s.rl->rollout.tp == 0) {
-    // tp chosen: the fastest rollout, the tp doubled while the wider engine finishes the step's
-    // responses sooner. A synchronous step waits for its longest response, which decodes at a
-    // small running batch at the end, where a wider engine streams fewer weight bytes per device
-    // a token; a narrow engine can also hold too little KV for its running batch (a 32B model at
-    // tp 1 on an 80 GB device: 8 running sequences and hundreds of preemptions; vLLM's
-    // optimization guide, docs.vllm.ai configuration/optimization "Preemption": raise
-    // tensor_parallel_size). The recipes' own choices agree: verl's fully_async Qwen2.5-7B runs
-    // (28K-token responses) serve at tp 4 where tp 1 holds the model, and with their stated tp
-    // left out this rule picks it again in 12 of the 15 public jobs that state one (verl fully_async
-    // 10 of 10, verl one_step_off 2 of 4, AReaL 0 of 1; scripts/diagnose_rl.py --hide-rollout-tp),
-    // where the smallest tp that fits picked it in 1 (AReaL's). Widening
-    // only while the engine preempted made the step shorten when the prompts doubled (a larger
-    // batch preempts and moves to the faster tp: RlScale.MorePromptsNeverShortenAChosenLayoutsStep).
-    // Not past a scale-up domain: each wider engine is one more serving simulation of the step's
-    // responses, at most log2(domain) of them.
+    // tp chosen: the fastest rollout, the tp doubled while the wider engine finishes the step's responses
+    // sooner. A synchronous step waits for its longest response, which decodes at a small running batch at
+    // the end, where a wider engine streams fewer weight bytes per device a token; a narrow engine can also
+    // hold too little KV for its running batch (a 32B model at tp 1 on an 80 GB device: 8 running sequences
+    // and hundreds of preemptions; vLLM's optimization guide, docs.vllm.ai configuration/optimization
+    // "Preemption": raise tensor_parallel_size). The recipes' own choices agree: verl's fully_async
+    // Qwen2.5-7B runs (28K-token responses) serve at tp 4 where tp 1 holds the model, and with their stated
+    // tp left out this rule picks it again in 12 of the 15 public jobs that state one (verl fully_async 10 of
+    // 10, verl one_step_off 2 of 4, AReaL 0 of 1; scripts/diagnose_rl.py --hide-rollout-tp), where the
+    // smallest tp that fits picked it in 1 (AReaL's). Widening only while the engine preempted made the step
+    // shorten when the prompts doubled (a larger batch preempts and moves to the faster tp:
+    // RlScale.MorePromptsNeverShortenAChosenLayoutsStep). Not past a scale-up domain: each wider engine is
+    // one more serving simulation of the step's responses, at most log2(domain) of them.
     const std::int64_t widest = std::min(rollout_pool(s), s.system.scale_up.domain_size);
     for (std::int64_t tp = ro->parallel.tp * 2; tp <= widest; tp *= 2) {
       if (s.rl->rollout.dp > 0) break;  // a stated dp fixes tp
@@ -872,7 +870,8 @@ constexpr std::size_t kTrainCandidates = 4;
 // every peak rate doubled (its first layout became ep 64, whose packed update took 20.5 s where
 // ep 32's took 16.1 s: RlScale.FasterDevicesNeverLengthenASearchedTrainersStep), and ranking by
 // the trainer's own time, Qwen2.5 7B on 16 H100 did (tp 1 trains faster, but its state no longer
-// fit beside the engine and was swapped: Property.RlStepNeverLengthens...). Roles "separate": each
+// fit beside the engine and was swapped:
+// Property.RlStepNeverLengthensOnFasterDevicesNorShortensWithMoreWork). Roles "separate": each
 // role's pool differs, and the search's first is kept.
 Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   if (!s.rl->train_auto) return std::vector<ParallelPlan>{s.rl->train};
@@ -1097,6 +1096,12 @@ double host_sync_s(const Scenario& s, double wbytes) {
   return wbytes / std::min(sys.host_link.value, broadcast) + latency;
 }
 
+// The bytes a weight sync sends: the policy's weights at the rollout precision.
+double sync_bytes(const Scenario& s) {
+  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
+  return params.total * bytes_per_element(s.rl->rollout.precision);
+}
+
 // Step 3: the weight sync. The policy's weights at the engine's precision, gathered from the
 // trainer's shards (gather_s), then sent. Split: every engine rank receives every tensor (OpenRLHF
 // and verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
@@ -1108,12 +1113,6 @@ double host_sync_s(const Scenario& s, double wbytes) {
 // NeMo-RL's colocated refit passes CUDA IPC handles, nemo_rl/models/generation/vllm, while its
 // non-colocated refit broadcasts over NCCL). Loading one's shard of each tensor is a device-memory
 // copy of weights / engine tp bytes (tens of milliseconds at HBM rates), not counted.
-// The bytes a weight sync sends: the policy's weights at the rollout precision.
-double sync_bytes(const Scenario& s) {
-  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
-  return params.total * bytes_per_element(s.rl->rollout.precision);
-}
-
 void weight_sync(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
