@@ -467,6 +467,34 @@ TEST(Property, RlStepNeverLengthensOnFasterDevicesNorShortensWithMoreWork) {
       rl_cases());
 }
 
+// The RL placement search (colocated against every split, every rollout tp in the domain, the
+// trainer searched per candidate) never ranks first a step slower than the job's own prediction
+// with the same choices left to the engine: the job itself (colocated, the fastest tp, the fastest
+// searched trainer) is among the search's candidates. One job in 25 of cases(): a search predicts
+// 7-31 placements.
+TEST(Property, RlSearchNeverRanksFirstASlowerStepThanTheJobItself) {
+  for_cases(
+      14,
+      [](Gen& g) {
+        json s = rl_case(g);
+        s["rl"].erase("placement");
+        s["rl"].erase("rollout_devices");
+        s["rl"].erase("train_devices");
+        s["rl"].erase("async");
+        s["rl"]["train"] = "auto";
+        return s;
+      },
+      [](Gen&, const json& s, const json& out) {
+        const json found = json::parse(optimus::api::search(s.dump(), R"({"top": 1})"));
+        ASSERT_FALSE(found.contains("error")) << s << found;
+        ASSERT_FALSE(found["best"].empty()) << s;
+        EXPECT_LE(found["best"][0]["step_time_s"].get<double>(),
+                  out["rl"]["step_time_s"].get<double>() * (1 + 1e-9))
+            << s;
+      },
+      std::max(1, cases() / 25));
+}
+
 // The case the random search found once (a sampling change put it in reach): ZeRO-3 with its
 // weight gathers longer than the compute, and the tensor-parallel traffic overlapped with the
 // GEMMs. Faster GEMMs expose more tensor-parallel traffic; the data-parallel traffic hides behind
