@@ -413,6 +413,17 @@ describe('the built page', () => {
     const box = await fix.boundingBox();
     expect(box && box.y + box.height <= VIEWPORTS.phone.height, `the banner's fix at ${JSON.stringify(box)}`).toBe(true);
     await page.screenshot({ path: `${OUT}link-invalid-value-phone.png` });
+    // an edit that leads to another error: the banner's fix, which is the link error's, goes
+    const prompts = page.locator('[data-quick="/rl/prompts_per_step"]');
+    await prompts.fill('0');
+    await prompts.press('Enter');
+    await settled(page, 'error');
+    expect(await page.locator('[data-testid="error-fix"]').textContent()).toContain('/rl/prompts_per_step');
+    expect(await fix.isHidden()).toBe(true);
+    await prompts.fill('64');
+    await prompts.press('Enter');
+    await settled(page, 'error');
+    await fix.waitFor({ state: 'visible' });
     await fix.click();
     await settled(page);
     const head = page.locator('[data-testid="headline"] [data-metric="rl.step_time_s"]');

@@ -62,8 +62,8 @@ const bannerText = h('span');
 // phone the answer's fix box sits below the task strip, out of the first screen (main.css shows
 // this button on narrow screens only).
 const bannerFix = h('button', { type: 'button', class: 'small banner-fix', 'data-testid': 'banner-fix', hidden: true });
-/** The banner speaks of the link's own scenario: it goes once that scenario is estimated. */
-let bannerForLink = false;
+/** The error of the link's own scenario the banner speaks of: it goes once a scenario is estimated. */
+let linkError: { code: string; path: string } | null = null;
 const banner = h(
   'div',
   { class: 'banner', 'data-testid': 'banner', role: 'alert', hidden: true },
@@ -159,8 +159,8 @@ function markStale(stale: boolean): void {
   calibratePanel.el.inert = stale;
   if (!stale) {
     fixBox.hidden = bannerFix.hidden = true;
-    if (bannerForLink) banner.hidden = true;
-    bannerForLink = false;
+    if (linkError) banner.hidden = true;
+    linkError = null;
   }
 }
 
@@ -369,7 +369,9 @@ function showFailure(e: EngineError): void {
   fixAction = plain.fix ? () => void editor.edit(plain.fix!.path, plain.fix!.value) : null;
   fixBtn.hidden = plain.fix === undefined;
   fixBtn.textContent = plain.fix?.label ?? '';
-  bannerFix.hidden = !bannerForLink || banner.hidden || plain.fix === undefined;
+  // Only for the error the banner names (an edit may have led to another one).
+  const named = linkError !== null && linkError.code === e.code && linkError.path === e.path;
+  bannerFix.hidden = !named || banner.hidden || plain.fix === undefined;
   bannerFix.textContent = fixBtn.textContent;
 }
 
@@ -601,7 +603,7 @@ async function loadFromHash(): Promise<void> {
       ? ({ ok: true, source: 'fallback', scenario: starter('train') } as const)
       : await restoreScenario(decoded, engine, { lastValid });
   performance.mark('optimus:restored');
-  bannerForLink = !r.ok && r.source === 'link';
+  linkError = !r.ok && r.source === 'link' ? { code: r.code, path: r.path } : null;
   bannerFix.hidden = true;
   if (!r.ok) {
     bannerText.textContent = r.message;
