@@ -76,6 +76,9 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     const opts = list.map((p): [string, string] => [p.id, p.name ?? p.id]);
     const cur = getPointer(deps.scenario(), f.path);
     if (typeof cur !== 'string') opts.push(['', 'Custom (see the full editor)']);
+    // The preset list lands after the first numbers (app.ts): until then, or for an id it lacks,
+    // the scenario's own id, not a blank picker.
+    else if (!opts.some(([v]) => v === cur)) opts.push([cur, cur]);
     return opts;
   }
 
@@ -142,7 +145,8 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
       if (input instanceof HTMLSelectElement) {
         const f = byPath.get(path)!;
         const opts = options(f);
-        const want = opts.map(([v]) => v).join('\u0000');
+        // values and labels: an id shown as itself until the preset list names it
+        const want = opts.map(([v, l]) => `${v}\u0001${l}`).join('\u0000');
         if (input.dataset.options !== want) {
           input.replaceChildren(...opts.map(([v, l]) => h('option', { value: v }, l)));
           input.dataset.options = want;

@@ -1,0 +1,44 @@
+// @vitest-environment happy-dom
+// The task strip's short form (ui/taskform.ts): its pickers before and after the engine's preset
+// list arrives, which the page asks for only after the first numbers (app.ts).
+import { describe, expect, it } from 'vitest';
+import type { PresetList } from '../../src/engine/types';
+import type { Scenario } from '../../src/state/tasks';
+import { createTaskPanel } from '../../src/ui/taskform';
+
+function panel(scenario: Scenario, presets: () => PresetList) {
+  const p = createTaskPanel({
+    presets,
+    scenario: () => scenario,
+    layoutFollows: () => false,
+    edit: async () => undefined,
+    start: () => undefined,
+    pin: () => undefined,
+    searchLayouts: () => undefined,
+    compareGpus: () => undefined,
+    openEditor: () => undefined,
+  });
+  p.select('train');
+  return p;
+}
+
+const picked = (root: HTMLElement, path: string): string => {
+  const sel = root.querySelector(`[data-quick="${path}"]`) as HTMLSelectElement;
+  return sel.selectedOptions[0]?.textContent ?? '';
+};
+
+describe('the short form pickers', () => {
+  const scenario = { schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 8, parallel: { tp: 1 }, training: { global_batch: 64, seq_len: 4096, precision: 'bf16' } } as unknown as Scenario;
+
+  it("show the scenario's own ids before the preset list arrives, and the presets' names after", () => {
+    let list: PresetList = {};
+    const p = panel(scenario, () => list);
+    expect(picked(p.formEl, '/model')).toBe('llama3-8b');
+    expect(picked(p.formEl, '/system')).toBe('dgx-h100');
+    list = { models: [{ id: 'llama3-8b', name: 'Llama 3 8B' }], systems: [{ id: 'dgx-h100', name: 'NVIDIA DGX H100' }] } as unknown as PresetList;
+    p.refresh();
+    expect(picked(p.formEl, '/model')).toBe('Llama 3 8B');
+    expect(picked(p.formEl, '/system')).toBe('NVIDIA DGX H100');
+    expect((p.formEl.querySelector('[data-quick="/model"]') as HTMLSelectElement).options.length).toBe(1);
+  });
+});
