@@ -1096,12 +1096,6 @@ double host_sync_s(const Scenario& s, double wbytes) {
   return wbytes / std::min(sys.host_link.value, broadcast) + latency;
 }
 
-// The bytes a weight sync sends: the policy's weights at the rollout precision.
-double sync_bytes(const Scenario& s) {
-  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
-  return params.total * bytes_per_element(s.rl->rollout.precision);
-}
-
 // Step 3: the weight sync. The policy's weights at the engine's precision, gathered from the
 // trainer's shards (gather_s), then sent. Split: every engine rank receives every tensor (OpenRLHF
 // and verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
@@ -1116,7 +1110,8 @@ double sync_bytes(const Scenario& s) {
 void weight_sync(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
-  const double wbytes = sync_bytes(s);
+  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
+  const double wbytes = params.total * bytes_per_element(rl.rollout.precision);
   out.weight_sync_bytes = wbytes;
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
