@@ -36,6 +36,24 @@ void BM_RlApiPredictJson(benchmark::State& state) {
 }
 BENCHMARK(BM_RlApiPredictJson)->Unit(benchmark::kMillisecond);
 
+// The same job with the layouts left to the engine, as the page's RL task starts: the rollout tp
+// widened while a wider engine's rollout is faster (one serving simulation per tp tried) and
+// train "auto" (the layout search's best candidates, each step composed).
+std::string job_engine_chosen(int devices) {
+  return R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": )" + std::to_string(devices) +
+         R"(, "rl": {"prompts_per_step": 125, "samples_per_prompt": 8, "prompt_len": 1024,
+         "response_len": {"mean": 2048, "max": 8192}, "mini_batches": 4, "train": "auto"}})";
+}
+
+void BM_RlStep1000ResponsesEngineChosen(benchmark::State& state) {
+  const auto s = optimus::parse_scenario(job_engine_chosen(8)).value();
+  for (auto _ : state) {
+    auto p = optimus::predict_rl(s);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_RlStep1000ResponsesEngineChosen)->Unit(benchmark::kMillisecond);
+
 void BM_RlPlacementSearch64(benchmark::State& state) {
   const auto s = optimus::parse_scenario(job(64)).value();
   for (auto _ : state) {
