@@ -1,6 +1,7 @@
 #include "uncertainty/uncertainty.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,19 @@ void add(std::vector<UncertaintyBand>& out, const char* path, double value, cons
   const double lo = rate ? value * portable_exp(-band->hi) / widen : value * portable_exp(band->lo);
   const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi) * widen;
   out.push_back({path, lo, hi, band->regime, band->cases});
+}
+
+// An RL step's band, its upper end raised to each phase's (in ln(measured / predicted) of the
+// step): the step bounds every phase from above.
+std::optional<Band> step_band(std::optional<Band> step, const RlPrediction& p,
+                              std::initializer_list<std::pair<double, std::optional<Band>>> phases) {
+  if (!step || !(p.step_time_s > 0)) return step;
+  for (const auto& [seconds, b] : phases) {
+    if (!b || !(seconds > 0)) continue;
+    const double share = portable_log(seconds / p.step_time_s);  // <= 0
+    step->hi = std::max(step->hi, share + b->hi);
+  }
+  return step;
 }
 
 }  // namespace
@@ -90,8 +104,20 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   const auto add_some = [&](const char* path, double value, const std::optional<Band>& b, bool rate) {
     if (value > 0) add(out, path, value, b, rate);
   };
-  // The step, and the rates that are the step's tokens over it.
-  const auto step = band("step");
+  // The step, and the rates that are the step's tokens over it. The step is never shorter than any
+  // of its phases (compose_step in rl.cpp: a sum, or the slower pool plus the sync), so its upper
+  // end reaches at least each phase's: the bands are fitted per kind on different rows (a split
+  // job's rollout band is its parent's, fitted mostly on colocated rows), and a step range ending
+  // below its rollout's would say the rollout cannot take as long as its own band allows. The lower
+  // end stays the step's own: raising it from a phase's lower end would trust that phase's band
+  // (fitted elsewhere) over the step rows, and drops published split steps from their band.
+  const auto step = step_band(band("step"), p,
+                              {{p.phases.rollout, band("rollout")},
+                               {p.phases.reward, band("forward")},
+                               {p.phases.reference, band("forward")},
+                               {p.phases.old_logprob, band("forward")},
+                               {p.phases.train, band("train")},
+                               {p.phases.weight_sync, band("weight_sync")}});
   add_some("rl.step_time_s", p.step_time_s, step, false);
   add_some("rl.tokens_per_s", p.tokens_per_s, step, true);
   add_some("rl.tokens_per_s_per_gpu", p.tokens_per_s_per_gpu, step, true);

@@ -129,9 +129,9 @@ TEST(Uncertainty, RlBandsByKindAndPlacement) {
   t.regimes["rl/step"] = {-0.25, 2.5, 19};
   t.regimes["rl/step/split"] = {-0.2, 3.0, 13};
   t.regimes["rl/step/colocated"] = {0.0, 0.8, 6};  // too few rows: rl/step applies
-  t.regimes["rl/rollout"] = {-0.2, 4.0, 11};
+  t.regimes["rl/rollout"] = {-0.2, 2.0, 11};
   t.regimes["rl/forward"] = {0.0, 1.4, 10};
-  t.regimes["rl/train"] = {-0.2, 2.6, 18};
+  t.regimes["rl/train"] = {-0.2, 2.4, 18};
   t.regimes["rl/weight_sync"] = {-0.7, 0.9, 9};
   for (const char* placement : {"colocated", "split"}) {
     const optimus::Scenario s = rl_job(placement);
@@ -162,6 +162,39 @@ TEST(Uncertainty, RlBandsByKindAndPlacement) {
   EXPECT_TRUE(optimus::rl_uncertainty_bands(rl_job("split"), *optimus::predict_rl(rl_job("split")),
                                             optimus::BandTable{})
                   .empty());
+}
+
+// A step is never shorter than any of its phases, so its band's upper end reaches at least each
+// phase's: a rollout band wider than the step's (a split job's rollout band falls back to its
+// parent's) raises the step's upper end, and the step's rates take it too; the lower end stays the
+// step's own.
+TEST(Uncertainty, RlStepBandReachesEachPhasesBand) {
+  optimus::BandTable t;
+  t.regimes["rl/step"] = {-0.1, 0.3, 19};
+  t.regimes["rl/rollout"] = {0.2, 1.5, 11};
+  t.regimes["rl/train"] = {-0.3, 0.2, 18};
+  for (const char* placement : {"colocated", "split"}) {
+    const optimus::Scenario s = rl_job(placement);
+    const auto p = optimus::predict_rl(s);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    const auto bands = optimus::rl_uncertainty_bands(s, *p, t);
+    const auto* step = find(bands, "rl.step_time_s");
+    const auto* rollout = find(bands, "rl.phases_s.rollout");
+    const auto* train = find(bands, "rl.phases_s.train");
+    ASSERT_TRUE(step && rollout && train) << placement;
+    // The rollout's band sits above the step's fitted one wherever the rollout is most of the step.
+    EXPECT_GE(step->high, rollout->high * (1 - 1e-12)) << placement;
+    EXPECT_GE(step->high, train->high * (1 - 1e-12)) << placement;
+    EXPECT_GE(step->high, p->step_time_s * std::exp(0.3) * (1 - 1e-12)) << placement;
+    EXPECT_NEAR(step->low, p->step_time_s * std::exp(-0.1), 1e-9 * p->step_time_s) << placement;
+    EXPECT_NEAR(step->high, std::max({p->step_time_s * std::exp(0.3), rollout->high, train->high}),
+                1e-9 * p->step_time_s)
+        << placement;
+    const auto* rate = find(bands, "rl.tokens_per_s");
+    ASSERT_NE(rate, nullptr);
+    EXPECT_NEAR(rate->low * step->high, p->tokens_per_s * p->step_time_s, 1e-9 * rate->low * step->high);
+    EXPECT_NEAR(rate->high * step->low, p->tokens_per_s * p->step_time_s, 1e-9 * rate->high * step->low);
+  }
 }
 
 // The shipped bands on an RL prediction's JSON: every band holds its value, the regime is named,
