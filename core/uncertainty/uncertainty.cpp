@@ -1,11 +1,13 @@
 #include "uncertainty/uncertainty.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <optional>
 #include <string>
 
 #include "base/math.h"
+#include "base/precision.h"
 
 namespace optimus {
 
@@ -51,6 +53,25 @@ std::optional<Band> step_band(std::optional<Band> step, const RlPrediction& p,
     step->hi = std::max(step->hi, share + b->hi);
   }
   return step;
+}
+
+// The most a model-FLOPs utilisation can be in `precision` on device d: the measured best-shape
+// matmul rate over the peak (Maximum Achievable Matmul FLOPS, DeviceSpec::matmul_efficiency, the
+// 8-bit one for narrow formats where measured, as cost/roofline.cpp runs the GEMMs). Every layer's
+// work is GEMMs at best, so no MFU goes above it (0: no rate for the precision, no cap).
+double mfu_ceiling(const DeviceSpec& d, Precision precision) {
+  if (!(d.peak_for(precision).value > 0)) return 0;
+  return is_narrow(precision) && d.matmul_efficiency_8bit > 0 ? d.matmul_efficiency_8bit
+                                                              : d.matmul_efficiency;
+}
+
+// An MFU's band ends at that ceiling (never below the MFU itself): a band inverted from a time band
+// (fitted on rows whose times came out shorter than predicted, often for fewer tokens than
+// assumed) otherwise promises a utilisation no GEMM reaches.
+void cap_mfu(std::vector<UncertaintyBand>& out, const char* path, double mfu, double ceiling) {
+  if (!(ceiling > 0)) return;
+  for (UncertaintyBand& b : out)
+    if (b.path == path) b.high = std::max(mfu, std::min(b.high, ceiling));
 }
 
 }  // namespace
@@ -139,6 +160,7 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   add_some("rl.phases_s.train", p.phases.train, train, false);
   add_some("rl.train.iteration_time_s", p.train_iteration_s, train, false);
   add_some("rl.train.mfu", p.train_mfu, train, true);
+  cap_mfu(out, "rl.train.mfu", p.train_mfu, mfu_ceiling(s.system.device, s.rl->train_precision));
   add_some("rl.phases_s.weight_sync", p.phases.weight_sync, band("weight_sync"), false);
   add_some("memory.per_device_bytes.total", p.trainer_memory.per_device.total().value,
            band_for(table, r.memory), false);
@@ -156,6 +178,7 @@ std::vector<UncertaintyBand> uncertainty_bands(const Scenario& s, const Predicti
     add(out, "training.iteration_time_s", t.iteration_time.value, b, false);
     add(out, "training.tokens_per_s", t.tokens_per_s, b, true);
     add(out, "training.mfu", t.mfu, b, true);
+    cap_mfu(out, "training.mfu", t.mfu, mfu_ceiling(s.system.device, s.training->precision));
     if (t.time_to_train) add(out, "training.time_to_train_s", t.time_to_train->value, b, false);
   }
   if (p.inference) {

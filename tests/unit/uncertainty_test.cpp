@@ -197,6 +197,42 @@ TEST(Uncertainty, RlStepBandReachesEachPhasesBand) {
   }
 }
 
+// An MFU's band ends at the device's measured best-shape matmul rate over its peak (its MAMF ratio:
+// A100 bf16 0.81 or so, from presets/devices), never below the MFU itself: a time band whose
+// lower quantile is far below the prediction does not promise a utilisation no GEMM reaches. The
+// time and the tokens/s keep their full band; the MFU's lower end is the band's.
+TEST(Uncertainty, MfuBandEndsAtTheDevicesMatmulCeiling) {
+  const optimus::Scenario s = dense_training();
+  const auto p = optimus::predict(s);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  const double ceiling = s.system.device.matmul_efficiency;
+  const double mfu = p->training->mfu;
+  ASSERT_GT(mfu, 0.1);
+  ASSERT_LT(mfu, ceiling);
+  optimus::BandTable t;
+  t.regimes["training"] = {-1.5, 0.3, 50};  // times down to e^-1.5 = 0.22x of the prediction
+  const auto bands = optimus::uncertainty_bands(s, *p, t);
+  const auto* m = find(bands, "training.mfu");
+  ASSERT_NE(m, nullptr);
+  EXPECT_DOUBLE_EQ(m->high, ceiling);  // mfu x e^1.5 would be above it
+  EXPECT_DOUBLE_EQ(m->low, mfu * std::exp(-0.3));
+  EXPECT_DOUBLE_EQ(find(bands, "training.tokens_per_s")->high, p->training->tokens_per_s * std::exp(1.5));
+  // A narrow band below the ceiling is left as it is.
+  t.regimes["training"] = {-0.1, 0.3, 50};
+  EXPECT_DOUBLE_EQ(find(optimus::uncertainty_bands(s, *p, t), "training.mfu")->high, mfu * std::exp(0.1));
+
+  // The RL trainer's MFU the same way, in its training precision.
+  const optimus::Scenario rl = rl_job("colocated");
+  const auto rp = optimus::predict_rl(rl);
+  ASSERT_TRUE(rp.ok()) << rp.error().message;
+  optimus::BandTable rt;
+  rt.regimes["rl/train"] = {-1.5, 0.5, 15};
+  const auto* rm = find(optimus::rl_uncertainty_bands(rl, *rp, rt), "rl.train.mfu");
+  ASSERT_NE(rm, nullptr);
+  ASSERT_GT(rp->train_mfu * std::exp(1.5), rl.system.device.matmul_efficiency);
+  EXPECT_DOUBLE_EQ(rm->high, std::max(rp->train_mfu, rl.system.device.matmul_efficiency));
+}
+
 // The shipped bands on an RL prediction's JSON: every band holds its value, the regime is named,
 // and the step's band is the kind's fitted one. A training prediction names no RL regime.
 TEST(Uncertainty, RlPredictionCarriesItsBands) {
