@@ -506,7 +506,14 @@ Node uncertainty_schema() {
                         {"high", amount()},
                         {"regime", text().desc("The regime whose band applies (a parent when the scenario's "
                                                "own has too few rows).")},
-                        {"cases", count().desc("Validation rows the band is fitted on.")}})
+                        {"cases", count().desc("Validation rows the band is fitted on.")},
+                        {"raised_by",
+                         text().desc("An RL step's band only: the phase (its output path) whose own band's "
+                                     "upper end the step's was raised to, as a step is never shorter than "
+                                     "any of its phases. Absent where the step regime's own band applies.")},
+                        {"fitted_high", amount().desc("With raised_by: the upper end of the step regime's "
+                                                      "own band, before it was raised.")}},
+                       {"raised_by", "fitted_high"})
                     .title("Band")
                     .json()}});
 }

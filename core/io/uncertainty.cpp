@@ -25,8 +25,13 @@ namespace {
 
 nlohmann::ordered_json bands_json(const std::vector<UncertaintyBand>& bands) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const UncertaintyBand& b : bands)
+  for (const UncertaintyBand& b : bands) {
     out[b.path] = {{"low", b.low}, {"high", b.high}, {"regime", b.regime}, {"cases", b.cases}};
+    if (!b.raised_by.empty()) {
+      out[b.path]["raised_by"] = b.raised_by;
+      out[b.path]["fitted_high"] = b.fitted_high;
+    }
+  }
   return out;
 }
 

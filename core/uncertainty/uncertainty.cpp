@@ -43,16 +43,29 @@ void add(std::vector<UncertaintyBand>& out, const char* path, double value, cons
 }
 
 // An RL step's band, its upper end raised to each phase's (in ln(measured / predicted) of the
-// step): the step bounds every phase from above.
-std::optional<Band> step_band(std::optional<Band> step, const RlPrediction& p,
-                              std::initializer_list<std::pair<double, std::optional<Band>>> phases) {
-  if (!step || !(p.step_time_s > 0)) return step;
-  for (const auto& [seconds, b] : phases) {
-    if (!b || !(seconds > 0)) continue;
-    const double share = portable_log(seconds / p.step_time_s);  // <= 0
-    step->hi = std::max(step->hi, share + b->hi);
+// step): the step bounds every phase from above. `raised_by` names the phase whose band set it.
+struct StepBand {
+  std::optional<Band> band;
+  double fitted_hi = 0;
+  const char* raised_by = nullptr;
+};
+struct PhaseBand {
+  const char* path;
+  double seconds;
+  std::optional<Band> band;
+};
+StepBand step_band(std::optional<Band> step, const RlPrediction& p, std::initializer_list<PhaseBand> phases) {
+  StepBand out{step, step ? step->hi : 0, nullptr};
+  if (!step || !(p.step_time_s > 0)) return out;
+  for (const PhaseBand& ph : phases) {
+    if (!ph.band || !(ph.seconds > 0)) continue;
+    const double hi = portable_log(ph.seconds / p.step_time_s) + ph.band->hi;  // share <= 0
+    if (hi > out.band->hi) {
+      out.band->hi = hi;
+      out.raised_by = ph.path;
+    }
   }
-  return step;
+  return out;
 }
 
 // The most a model-FLOPs utilisation can be in `precision` on device d: the measured best-shape
@@ -132,16 +145,20 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   // below its rollout's would say the rollout cannot take as long as its own band allows. The lower
   // end stays the step's own: raising it from a phase's lower end would trust that phase's band
   // (fitted elsewhere) over the step rows, and drops published split steps from their band.
-  const auto step = step_band(band("step"), p,
-                              {{p.phases.rollout, band("rollout")},
-                               {p.phases.reward, band("forward")},
-                               {p.phases.reference, band("forward")},
-                               {p.phases.old_logprob, band("forward")},
-                               {p.phases.train, band("train")},
-                               {p.phases.weight_sync, band("weight_sync")}});
-  add_some("rl.step_time_s", p.step_time_s, step, false);
-  add_some("rl.tokens_per_s", p.tokens_per_s, step, true);
-  add_some("rl.tokens_per_s_per_gpu", p.tokens_per_s_per_gpu, step, true);
+  const StepBand step = step_band(band("step"), p,
+                                  {{"rl.phases_s.rollout", p.phases.rollout, band("rollout")},
+                                   {"rl.phases_s.reward", p.phases.reward, band("forward")},
+                                   {"rl.phases_s.reference", p.phases.reference, band("forward")},
+                                   {"rl.phases_s.old_logprob", p.phases.old_logprob, band("forward")},
+                                   {"rl.phases_s.train", p.phases.train, band("train")},
+                                   {"rl.phases_s.weight_sync", p.phases.weight_sync, band("weight_sync")}});
+  add_some("rl.step_time_s", p.step_time_s, step.band, false);
+  if (step.raised_by && !out.empty() && out.back().path == "rl.step_time_s") {
+    out.back().raised_by = step.raised_by;
+    out.back().fitted_high = p.step_time_s * portable_exp(step.fitted_hi);
+  }
+  add_some("rl.tokens_per_s", p.tokens_per_s, step.band, true);
+  add_some("rl.tokens_per_s_per_gpu", p.tokens_per_s_per_gpu, step.band, true);
   // The rollout is a serving run of the step's responses; the published rollout times are its
   // makespan (the longest response), and its output rate is the step's output tokens over it.
   const auto rollout = band("rollout");

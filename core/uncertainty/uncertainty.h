@@ -54,6 +54,10 @@ struct UncertaintyBand {
   double low = 0, high = 0;
   std::string regime;  // the regime whose band applied: the scenario's or a parent of it
   std::int64_t cases = 0;
+  // An RL step's upper end raised to a phase's (a step is never shorter than any of its phases):
+  // that phase's output path, and the step regime's own upper end; empty and 0 where not raised.
+  std::string raised_by;
+  double fitted_high = 0;
 };
 
 // The intervals of the headline numbers the prediction has (finite ones) and whose regime (or a

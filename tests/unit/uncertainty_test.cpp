@@ -146,6 +146,8 @@ TEST(Uncertainty, RlBandsByKindAndPlacement) {
     const double hi = split ? 3.0 : 2.5, lo = split ? -0.2 : -0.25;
     EXPECT_NEAR(step->low, p->step_time_s * std::exp(lo), 1e-9 * p->step_time_s);
     EXPECT_NEAR(step->high, p->step_time_s * std::exp(hi), 1e-9 * p->step_time_s);
+    EXPECT_TRUE(step->raised_by.empty());  // the step's own band reaches past every phase's
+    EXPECT_EQ(step->fitted_high, 0.0);
     const auto* rate = find(bands, "rl.tokens_per_s_per_gpu");
     ASSERT_NE(rate, nullptr);
     EXPECT_NEAR(rate->low, p->tokens_per_s_per_gpu * std::exp(-hi), 1e-9 * p->tokens_per_s_per_gpu);
@@ -190,6 +192,9 @@ TEST(Uncertainty, RlStepBandReachesEachPhasesBand) {
     EXPECT_NEAR(step->high, std::max({p->step_time_s * std::exp(0.3), rollout->high, train->high}),
                 1e-9 * p->step_time_s)
         << placement;
+    // The step says which phase's band raised it, and what its own regime's upper end was.
+    EXPECT_EQ(step->raised_by, "rl.phases_s.rollout") << placement;
+    EXPECT_NEAR(step->fitted_high, p->step_time_s * std::exp(0.3), 1e-9 * p->step_time_s) << placement;
     const auto* rate = find(bands, "rl.tokens_per_s");
     ASSERT_NE(rate, nullptr);
     EXPECT_NEAR(rate->low * step->high, p->tokens_per_s * p->step_time_s, 1e-9 * rate->low * step->high);
@@ -263,6 +268,14 @@ TEST(Uncertainty, RlPredictionCarriesItsBands) {
     }
     EXPECT_FALSE(u.contains("rl.phases_s.swap"));
     EXPECT_FALSE(u.contains("rl.rollout.mean_response_s"));
+    // The step's band as the engine computed it, with the phase that raised it where one did.
+    const optimus::Scenario s = rl_job(placement);
+    const auto bands = optimus::rl_uncertainty_bands(s, *optimus::predict_rl(s), optimus::io::fitted_bands());
+    const auto* step = find(bands, "rl.step_time_s");
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(u["rl.step_time_s"].value("raised_by", ""), step->raised_by) << placement;
+    EXPECT_EQ(u["rl.step_time_s"].value("fitted_high", 0.0), step->fitted_high) << placement;
+    EXPECT_EQ(u["rl.phases_s.rollout"].contains("raised_by"), false) << placement;
   }
   const json train =
       json::parse(optimus::prediction_to_json(dense_training(), *optimus::predict(dense_training())));

@@ -174,6 +174,7 @@ const TASK_PLAYS: TaskPlay[] = [
       expect(text).toContain('Training pool (4 GPUs)');
       expect(text).toContain('Idle (waiting for the other pool)');
       expect(await n.page.locator('[data-testid="chart-time"]').isVisible(), 'no empty time breakdown beside the timeline').toBe(false);
+      expect(await n.page.locator('[data-testid="chart-roofline"]').isVisible(), 'no roofline card for an RL step').toBe(false);
       // The RL results: the step with its 80% range (the engine's band), a formula to open, the
       // trainer's memory titled as such.
       const rl = n.page.locator('[data-testid="rl"]');
@@ -183,7 +184,12 @@ const TASK_PLAYS: TaskPlay[] = [
       expect(await range.getAttribute('data-low')).toBe(String(band.low));
       expect(await range.getAttribute('data-high')).toBe(String(band.high));
       expect(await rl.locator('[data-metric="rl.phases_s.train"]').getAttribute('data-value')).toBe(String(prediction.rl.phases_s.train));
-      expect(await rl.locator('[data-testid="rl-trust"]').textContent()).toContain('least accurate');
+      const trust = (await rl.locator('[data-testid="rl-trust"]').textContent())!;
+      expect(trust).toContain('least accurate');
+      // The split step rows' own band ends below the rollout's (fitted mostly on colocated rows);
+      // the step's range is raised to it, and the words credit the rollout, not the step rows.
+      expect(band.raised_by).toBe('rl.phases_s.rollout');
+      expect(trust).toContain('because the rollout’s own range does');
       const step = rl.locator('.metric', { has: n.page.locator('[data-metric="rl.step_time_s"]') });
       await step.locator('summary').click();
       expect(await step.locator('.formula').textContent()).toContain('step = max(rollout,');

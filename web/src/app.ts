@@ -489,7 +489,10 @@ function renderCharts(): void {
   const run = runWaterfallSpec(p);
   chartRun.el.hidden = run === null;
   if (run) chartRun.set(run);
-  chartRoofline.set(rooflineSpec(p, resolved), 'The roofline shows the inference operators: switch on an inference workload.');
+  // An RL step has no static inference operators (its rollout is a served stream): no roofline
+  // card offering to switch one on.
+  chartRoofline.el.hidden = rl !== null;
+  if (!rl) chartRoofline.set(rooflineSpec(p, resolved), 'The roofline shows the inference operators: switch on an inference workload.');
   const timeline = servingTimelineSpec(p);
   chartServingTimeline.el.hidden = timeline === null;
   if (timeline) chartServingTimeline.set(timeline);

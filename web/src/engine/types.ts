@@ -1745,6 +1745,14 @@ export interface Prediction {
        * Validation rows the band is fitted on.
        */
       cases: number;
+      /**
+       * An RL step's band only: the phase (its output path) whose own band's upper end the step's was raised to, as a step is never shorter than any of its phases. Absent where the step regime's own band applies.
+       */
+      raised_by?: string;
+      /**
+       * With raised_by: the upper end of the step regime's own band, before it was raised.
+       */
+      fitted_high?: number;
     };
   };
 }

@@ -101,8 +101,27 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
  * The step's band in words: its range as factors of the estimate, and which way the published
  * steps leaned, said only where they did (the upper factor's log at least twice the lower's).
  */
-export function rlBandWords(low: number, high: number, cases: number): string {
-  const range = `Published RL steps came out between ${low.toFixed(2)}× and ${high.toFixed(high < 2 ? 2 : 1)}× this estimate (80% of ${cases} published measurements)`;
+/** What a phase is called where a step's range is raised to it (the engine's band `raised_by`). */
+const RAISING_PHASE: Record<string, string> = {
+  'rl.phases_s.rollout': 'rollout',
+  'rl.phases_s.train': 'policy update',
+  'rl.phases_s.reference': 'reference forward',
+  'rl.phases_s.old_logprob': 'old log-probs forward',
+  'rl.phases_s.reward': 'reward forward',
+  'rl.phases_s.weight_sync': 'weight sync',
+};
+
+const times = (x: number): string => `${x.toFixed(x < 2 ? 2 : 1)}×`;
+
+/**
+ * The step's 80% range in words. `raised`: the engine raised the range's upper end from the step
+ * rows' own (fittedHigh, as a multiple of the estimate) to a phase's range (a step is never shorter
+ * than any of its phases), and the words say so rather than credit the step rows with it.
+ */
+export function rlBandWords(low: number, high: number, cases: number, raised?: { fittedHigh: number; by: string }): string {
+  const range = raised
+    ? `Published RL steps of this kind came out between ${low.toFixed(2)}× and ${times(raised.fittedHigh)} this estimate (80% of ${cases} published measurements); the range reaches ${times(high)} because the ${RAISING_PHASE[raised.by] ?? raised.by}’s own range does, and a step is never shorter than its ${RAISING_PHASE[raised.by] ?? 'phases'}`
+    : `Published RL steps came out between ${low.toFixed(2)}× and ${times(high)} this estimate (80% of ${cases} published measurements)`;
   const up = Math.log(Math.max(high, 1)), down = -Math.log(Math.min(low, 1));
   if (up >= 2 * down && up > 0)
     return `${range}, mostly longer: real jobs run settings the scenario does not state (longer responses, recomputation, slower training stacks). Read the numbers as a plan’s lower bound and compare layouts with them, not as a promise.`;
@@ -121,7 +140,8 @@ function rlIntro(cur: Shown): HTMLElement {
       ? 'All devices take turns: the inference engine generates the responses, then sleeps while the trainer scores them and updates the policy.'
       : `Two pools: ${rl.rollout.devices} devices generate while ${rl.train.devices} train${rl.staleness > 0 ? ', and the next step’s responses are generated during this step’s update' : ', each waiting for the other'}.`;
   const band = cur.prediction.uncertainty?.['rl.step_time_s'];
-  const trust = band ? ` How far to trust it: RL is the engine’s least accurate prediction. ${rlBandWords(band.low / rl.step_time_s, band.high / rl.step_time_s, band.cases)}` : '';
+  const raised = band?.raised_by && band.fitted_high ? { fittedHigh: band.fitted_high / rl.step_time_s, by: band.raised_by } : undefined;
+  const trust = band ? ` How far to trust it: RL is the engine’s least accurate prediction. ${rlBandWords(band.low / rl.step_time_s, band.high / rl.step_time_s, band.cases, raised)}` : '';
   return h('p', { class: 'intro', 'data-testid': 'rl-trust' }, `One step of RL post-training: generate responses to the step’s prompts, score them, train the policy on them, and send the new weights to the inference engine. ${how}${trust}`);
 }
 

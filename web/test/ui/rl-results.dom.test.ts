@@ -118,4 +118,11 @@ describe('the RL band in words', () => {
     expect(rlBandWords(0.3, 1.1, 12)).toContain('mostly shorter');
     expect(rlBandWords(1.0, 2.16, 16)).toContain('mostly longer');
   });
+  it('credits a raised upper end to the phase that raised it, not to the step rows', () => {
+    const words = rlBandWords(0.73, 3.6, 10, { fittedHigh: 1.36, by: 'rl.phases_s.rollout' });
+    expect(words).toContain('between 0.73× and 1.36× this estimate (80% of 10 published measurements)');
+    expect(words).toContain('reaches 3.6× because the rollout’s own range does');
+    expect(words).not.toContain('and 3.6× this estimate');
+    expect(words).toContain('mostly longer');
+  });
 });
