@@ -26,8 +26,8 @@ export interface MetricDef {
   q: Quantity;
   /** Which way is better, for colouring differences against a pinned result. */
   better?: 'lower' | 'higher';
-  /** What the number is, in plain words, shown under it. */
-  about?: string;
+  /** What the number is, in plain words, shown under it (words that depend on the prediction: a function of it). */
+  about?: string | ((p: Prediction) => string);
   explain?: (c: ExplainContext) => Explanation | null;
   /** Leave the card out when the value is 0 (an RL phase the job does not have). */
   hideZero?: boolean;
@@ -740,7 +740,7 @@ function servingInputs(c: ExplainContext): Array<[string, string]> {
 
 const SIM = 'Continuous batching simulated step by step: every step each running request decodes one token or prefills its next prompt chunk, then waiting requests are admitted while sequences, the token budget and free KV blocks allow; each step costs the engine’s step time for that mix (Yu et al. 2022 “Orca”; Kwon et al. 2023 “vLLM”; Agrawal et al. 2024 “Sarathi-Serve”)';
 
-function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s' | 'itl_s', stat: 'mean' | 'p90' | 'p99', label: string, about: string, formula: string): MetricDef {
+function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s' | 'itl_s', stat: 'mean' | 'p90' | 'p99', label: string, about: MetricDef['about'], formula: string): MetricDef {
   // The request latencies are over the completed requests; the inter-token gaps over every token, binned.
   const over = key === 'itl_s' ? 'from log-spaced bins 0.7% wide' : '(linear between ranks)';
   const of = key === 'itl_s' ? 'every gap between two output tokens of every request, token-weighted' : 'the completed requests';
@@ -838,7 +838,15 @@ export const SERVING_METRICS: MetricDef[] = [
     'itl_s',
     'p99',
     'Inter-token latency, p99 over tokens',
-    'The gap between two tokens that only 1% of all gaps exceed (vLLM’s “P99 ITL”): the steps that also prefill prompt chunks, and requests waiting out a preemption, show up here long before they move the mean.',
+    (p) => {
+      const itl = p.serving?.itl_s;
+      const what = 'The gap between two tokens that only 1% of all gaps exceed (vLLM’s “P99 ITL”)';
+      // Fewer than 1% long gaps (two prefill steps per wave of 250-token outputs) raise the mean
+      // above the p99 without reaching it.
+      return itl && itl.p99 < itl.mean
+        ? `${what}. Here it is below the mean: fewer than 1% of the gaps are long ones (the steps that also prefill prompt chunks, or a request waiting out a preemption), enough to raise the mean but too few to reach this percentile.`
+        : `${what}: the steps that also prefill prompt chunks, and requests waiting out a preemption, show up here long before they move the mean.`;
+    },
     'a step that prefills prompt chunks lengthens the gap of every sequence decoding in it',
   ),
   latencyMetric('e2e_latency_s', 'p90', 'End-to-end latency, p90', '', 'e2e = last token − arrival'),

@@ -41,7 +41,8 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
         oneSided(band, v) ? h('span', { class: 'one-sided', 'data-one-sided': def.path }, ` (${oneSided(band, v)})`) : null,
       )
     : null;
-  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value, range, def.about ? h('p', { class: 'about' }, def.about) : null);
+  const about = typeof def.about === 'function' ? def.about(cur.prediction) : def.about;
+  const card = h('div', { class: 'metric' }, h('div', { class: 'label' }, def.label), value, range, about ? h('p', { class: 'about' }, about) : null);
   if (pinned) {
     const pv = getPath(pinned.prediction, def.path);
     if (typeof pv === 'number' && typeof v === 'number') {
