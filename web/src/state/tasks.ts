@@ -158,7 +158,7 @@ const TOKENS_PER_GPU = 'Tokens/s per GPU';
 export const HEADLINES: Record<ReturnType<typeof taskOf>, HeadlineRow[]> = {
   train: [STEP_TIME, MFU, ['memory.per_device_bytes.total', 'GPU memory', 'bytes'], FITS],
   plan: [
-    ['run.wall_days', 'Days', 'days'],
+    ['run.wall_days', 'Wall clock', 'days'],
     ['run.gpu_hours', 'GPU-hours', 'count'],
     ['run.cost_usd', 'Cost', 'usd'],
     STEP_TIME,
