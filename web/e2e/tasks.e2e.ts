@@ -205,6 +205,23 @@ const TASK_PLAYS: TaskPlay[] = [
     },
   },
   {
+    // Shorter responses: the longest lowered below the starter's mean moves the mean with it (at the
+    // quarter the starter had), and the step is estimated, not refused.
+    name: 'rl-qwen2.5-7b-short-responses-8-h100',
+    bound: 2,
+    async play(n) {
+      await n.click('[data-task="rl"]');
+      await n.type('[data-quick="/rl/response_len/max"]', '1024');
+    },
+    async check(n) {
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.rl).toMatchObject({ response_len: { mean: 256, max: 1024 } });
+      expect(await n.page.locator('[data-quick="/rl/response_len/mean"]').inputValue()).toBe('256');
+      const head = await headlineOf(n.page);
+      expect(head['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    },
+  },
+  {
     name: 'rl-llama3.1-70b-8-h100',
     bound: 4,
     async play(n) {

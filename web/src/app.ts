@@ -115,7 +115,7 @@ const taskPanel = createTaskPanel({
   presets: () => presetList,
   scenario: () => editor.scenario(),
   layoutFollows: () => editor.layoutFollows(),
-  edit: (path, value) => editor.edit(path, value),
+  edit: (path, value, typed) => editor.edit(path, value, typed),
   start: (t) => startTask(t),
   pin: () => {
     if (!pinned) pinBtn.click();

@@ -23,6 +23,9 @@
 //     (rl.devices_for_colocated, rl.async_needs_split). Switching to split starts half the GPUs
 //     (whole nodes when there are several) on each side; to colocated drops both and async. A
 //     change of the GPUs, or of one pool, makes the other pool the rest (coupleRl below).
+//   - a length given as {"mean", "max"} (rl prompt_len and response_len, serving lengths): the
+//     engine needs min < mean < max (serving.length_mean_out_of_range); an edit of one end past the
+//     other moves the other, if the person did not set it, at the ratio the two had (coupleLengths).
 import { asObject, clone } from './pointer';
 
 export type Scenario = Record<string, unknown>;
@@ -140,6 +143,7 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
   }
 
   coupleRl(s, changed, followed);
+  coupleLengths(s, before, changed, userSet, followed, notes);
 
   const layoutTyped = [...userSet].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
   if (ctx.layoutFollows && p && !layoutTyped && ['/model', '/system', '/system/device', '/num_devices'].includes(changed)) {
@@ -189,6 +193,49 @@ export function halfPool(n: number, perNode = 8): number {
 }
 
 /** The rl placement's keys following placement, num_devices and the pools (see the header). */
+/** The object at a JSON pointer, or undefined. */
+function objectAt(s: Scenario, pointer: string): Record<string, unknown> | undefined {
+  let cur: unknown = s;
+  for (const key of pointer.split('/').slice(1)) cur = asObject(cur)?.[key];
+  return asObject(cur) ?? undefined;
+}
+
+/**
+ * A length given as {"mean", "max"} (RL prompts and responses, serving lengths): the engine needs
+ * min < mean < max (serving.length_mean_out_of_range). When an edit of one end crosses the other
+ * and the other was not set by the person, the other follows at the ratio the two had before (a
+ * quarter where that ratio was not valid), so that lowering the longest response below the mean
+ * moves the mean rather than refuse the scenario.
+ */
+function coupleLengths(s: Scenario, before: Scenario, changed: string, userSet: ReadonlySet<string>, followed: string[], notes: string[]): void {
+  const m = /^(\/(?:rl|inference)\/(?:[a-z_]+\/)*[a-z_]*len)(?:\/(mean|max))?$/.exec(changed);
+  if (!m) return;
+  const at = m[1]!;
+  const o = objectAt(s, at);
+  const mean = num(o?.mean), max = num(o?.max);
+  if (!o || mean === undefined || max === undefined || mean < max) return;
+  const prev = objectAt(before, at);
+  const pm = num(prev?.mean), px = num(prev?.max);
+  // The end edited: named by the path, or (the whole object written, as the short form does) the
+  // one that differs from before.
+  const end = (m[2] as 'mean' | 'max' | undefined) ?? (max !== px && mean === pm ? 'max' : mean !== pm && max === px ? 'mean' : undefined);
+  if (!end) return;
+  const other = end === 'max' ? 'mean' : 'max';
+  if (userSet.has(`${at}/${other}`)) return;
+  const ratio = pm !== undefined && px !== undefined && pm > 0 && pm < px ? pm / px : 0.25;
+  const min = num(o.min) ?? 1;
+  if (end === 'max') {
+    const next = Math.max(min + 1, Math.round(max * ratio));
+    if (next >= max) return; // too short a limit for any mean: the engine says so
+    o.mean = next;
+  } else {
+    o.max = Math.max(mean + 1, Math.ceil(mean / ratio));
+  }
+  followed.push(`${at}/${other}`);
+  const what = at.split('/').pop()!.replace('_len', '');
+  notes.push(`The ${what}s’ ${other === 'mean' ? 'mean' : 'longest'} followed to ${String(o[other])} tokens, keeping the ratio of mean to longest it had.`);
+}
+
 function coupleRl(s: Scenario, changed: string, followed: string[]): void {
   const rl = asObject(s.rl);
   if (!rl) return;

@@ -83,7 +83,8 @@ export interface Editor {
    * Sets one field as a person does (the short forms of the tasks call it): the keys that follow
    * it follow, the path counts as set by the person, and the scenario is estimated again.
    */
-  edit(path: string, value: unknown): Promise<void>;
+  /** `typed`: the finer key the person typed when `value` is a whole object (state/coupling.ts reads it). */
+  edit(path: string, value: unknown, typed?: string): Promise<void>;
   /** Paths the person set since the scenario was loaded. */
   userSet(): ReadonlySet<string>;
   /** Whether the layout is a task's starting one that still follows (state/coupling.ts). */
@@ -490,12 +491,13 @@ class ScenarioEditor implements Editor {
     return this.layoutFollows_ && typeof this.current.parallel === 'object' && ![...this.typed].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
   }
 
-  async edit(path: string, value: unknown): Promise<void> {
+  async edit(path: string, value: unknown, typed?: string): Promise<void> {
     const f = this.fields.get(path);
     if (f) {
       this.localErrors.delete(path);
       this.setLocalError(path, null);
     }
+    if (typed) this.typed.add(typed);
     await this.applyCoupled(path, value);
     if (this.localErrors.size === 0) this.deps.onEdit();
   }

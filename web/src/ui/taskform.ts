@@ -14,7 +14,8 @@ export interface TaskPanelDeps {
   /** Whether the layout is the task's starting one (the search's pick), which follows changes. */
   layoutFollows: () => boolean;
   /** Sets one field through the editor (it re-estimates). */
-  edit: (path: string, value: unknown) => Promise<void>;
+  /** `typed`: the finer key the person typed, when the edit writes a whole object (a length's mean or max). */
+  edit: (path: string, value: unknown, typed?: string) => Promise<void>;
   /** Loads the task's starting scenario. */
   start: (task: Task) => void;
   /** The compare task's tools: pin the result, rank layouts, the GPU study. */
@@ -105,7 +106,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         input.setAttribute('aria-invalid', String(bad));
         if (bad) return;
         const e = quickEdit(deps.scenario(), f.path, x);
-        void deps.edit(e.path, e.value);
+        void deps.edit(e.path, e.value, f.path);
       });
       inputs.set(f.path, input);
       return h('div', { class: 'field' }, h('label', { for: id }, f.label), input, f.hint ? h('span', { class: 'unit' }, f.hint) : null, err);

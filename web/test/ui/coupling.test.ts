@@ -174,3 +174,53 @@ describe('isDerived', () => {
     expect(isDerived({ parallel: 'auto' }, '/parallel/dp')).toBe(true);
   });
 });
+
+describe('a length’s mean and longest follow each other when an edit crosses them', () => {
+  const rl = (response_len: Record<string, number>) => ({ model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len } });
+  const edit = (before: any, patch: Record<string, number>) => {
+    const after = structuredClone(before);
+    Object.assign(after.rl.response_len, patch);
+    return after;
+  };
+  it('the longest lowered below the mean: the mean follows at the ratio it had', () => {
+    const before = rl({ mean: 2048, max: 8192 });
+    const r = couple(before, edit(before, { max: 1000 }), '/rl/response_len/max', new Set(['/rl/response_len/max']));
+    expect((r.scenario.rl as any).response_len).toEqual({ mean: 250, max: 1000 });
+    expect(r.followed).toEqual(['/rl/response_len/mean']);
+    expect(r.notes.join(' ')).toContain('mean followed to 250 tokens');
+  });
+  it('the mean raised past the longest: the longest follows', () => {
+    const before = rl({ mean: 2048, max: 8192 });
+    const r = couple(before, edit(before, { mean: 10000 }), '/rl/response_len/mean', new Set(['/rl/response_len/mean']));
+    expect((r.scenario.rl as any).response_len).toEqual({ mean: 10000, max: 40000 });
+    expect(r.followed).toEqual(['/rl/response_len/max']);
+  });
+  it('an end the person set does not move, nor does anything when the edit keeps mean < longest', () => {
+    const before = rl({ mean: 2048, max: 8192 });
+    const typed = new Set(['/rl/response_len/mean', '/rl/response_len/max']);
+    expect((couple(before, edit(before, { max: 1000 }), '/rl/response_len/max', typed).scenario.rl as any).response_len).toEqual({ mean: 2048, max: 1000 });
+    const fine = couple(before, edit(before, { max: 4096 }), '/rl/response_len/max', new Set());
+    expect((fine.scenario.rl as any).response_len).toEqual({ mean: 2048, max: 4096 });
+    expect(fine.followed).toEqual([]);
+  });
+  it('a limit too short for any mean above the shortest is left for the engine to refuse', () => {
+    const before = rl({ mean: 2048, max: 8192 });
+    const r = couple(before, edit(before, { max: 2 }), '/rl/response_len/max', new Set());
+    expect((r.scenario.rl as any).response_len).toEqual({ mean: 2048, max: 2 });
+    expect(r.followed).toEqual([]);
+  });
+});
+
+describe('a length written whole (the short form writes {mean, max} at once)', () => {
+  const before = { rl: { response_len: { mean: 2048, max: 8192 } } };
+  it('the end that changed moves the other unless the person typed it', () => {
+    const after = { rl: { response_len: { mean: 2048, max: 1000 } } };
+    expect((couple(before, after, '/rl/response_len', new Set(['/rl/response_len', '/rl/response_len/max'])).scenario.rl as any).response_len).toEqual({ mean: 250, max: 1000 });
+    const typedMean = new Set(['/rl/response_len', '/rl/response_len/max', '/rl/response_len/mean']);
+    expect((couple(before, after, '/rl/response_len', typedMean).scenario.rl as any).response_len).toEqual({ mean: 2048, max: 1000 });
+  });
+  it('both ends changed at once (a JSON edit): nothing follows', () => {
+    const after = { rl: { response_len: { mean: 3000, max: 1000 } } };
+    expect(couple(before, after, '/rl/response_len', new Set()).followed).toEqual([]);
+  });
+});
