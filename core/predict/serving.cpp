@@ -156,6 +156,15 @@ class ScenarioPool final : public StepModel {
 };
 
 Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
+  // No room at all: the weights and the workspace alone take the memory the engine may use, so no
+  // shorter request would fit either.
+  if (!(pool.kv_capacity > 0))
+    return make_error("serving.kv_insufficient", "/inference/serving/gpu_memory_utilization",
+                      std::string("the weights and the prefill workspace of a ") + role +
+                          " replica already fill the memory it may use (gpu_memory_utilization of each "
+                          "device): no room is left for any KV cache; spread the model over more devices "
+                          "(tp, pp), store its weights in fewer bits (precision) or raise "
+                          "gpu_memory_utilization");
   return make_error("serving.kv_insufficient", "/inference/serving/gpu_memory_utilization",
                     std::string("the KV budget of a ") + role + " replica (" +
                         gib(std::max(0.0, pool.kv_capacity)) +

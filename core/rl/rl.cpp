@@ -351,7 +351,7 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     Error e = rollout_error(*last);
     e.message = "no power-of-two tensor parallelism up to tp " + std::to_string(widest) +
                 " (the widest that divides the pool of " + std::to_string(pool) +
-                " devices) holds the longest response; at tp " + std::to_string(widest) + ", " + e.message +
+                " devices) runs this rollout; at tp " + std::to_string(widest) + ", " + e.message +
                 "; or state rl.rollout.tp and pp";
     return e;
   }

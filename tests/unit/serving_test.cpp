@@ -554,6 +554,17 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
                at + "/gpu_memory_utilization");
   expect_error(base({{"gpu_memory_utilization", 0.15}}), "serving.kv_insufficient",
                at + "/gpu_memory_utilization");
+  {
+    // A short budget leaves some KV: the message weighs it against the request. Weights alone
+    // over the budget (8B in bf16 is 16 GB, 0.15 of 80 GB is 12 GB) leave none: the message says
+    // so instead of a 0.00 GiB budget against the request.
+    const std::string some =
+        predict(base({{"gpu_memory_utilization", 0.3}, {"input_len", 200000}}))["error"]["message"];
+    EXPECT_NE(some.find("holds no request of"), std::string::npos) << some;
+    const std::string none = predict(base({{"gpu_memory_utilization", 0.15}}))["error"]["message"];
+    EXPECT_NE(none.find("no room is left for any KV cache"), std::string::npos) << none;
+    EXPECT_EQ(none.find("0.00 GiB"), std::string::npos) << none;
+  }
   expect_error(base({{"num_requests", 1000000}, {"output_len", 1000000}, {"max_batch", 4}}),
                "serving.too_many_steps", at + "/num_requests");
   expect_error(base({{"disaggregated", {{"prefill", {{"tp", 1}}}, {"decode", {{"tp", 1}}}}}}),
