@@ -91,6 +91,12 @@ Error rollout_error(const Error& e) {
   else if (e.code.rfind("parallel.", 0) == 0)
     out.code = "rl.rollout_layout_invalid";
   out.message = "rollout engine: " + e.message;
+  // The simulation's bound, met by a very large step: what an RL planner can change instead.
+  if (e.code == "serving.too_many_steps")
+    out.message +=
+        " (for an RL step: fewer prompts_per_step or samples_per_prompt, then scale; once "
+        "the engines run full batches a rollout's time grows about in proportion to its "
+        "responses)";
   return out;
 }
 

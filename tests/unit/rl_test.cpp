@@ -561,6 +561,10 @@ struct BadCase {
 
 TEST(Rl, BadInputHasACodeAndAPath) {
   const BadCase cases[] = {
+      {"a rollout past the simulation's bound (80,000 responses decoded one at a time)",
+       {{"rl", {{"prompts_per_step", 10000}, {"rollout", {{"max_batch", 1}}}}}},
+       "serving.too_many_steps",
+       "/rl/rollout"},
       {"devices that do not add up",
        {{"rl", {{"placement", "split"}, {"rollout_devices", 4}, {"train_devices", 6}}}},
        "rl.devices_mismatch",
@@ -704,6 +708,10 @@ TEST(Rl, BadInputHasACodeAndAPath) {
     ASSERT_TRUE(p.contains("error")) << c.what << ": " << p.dump().substr(0, 200);
     EXPECT_EQ(p["error"]["code"], c.code) << c.what << ": " << p["error"].dump();
     EXPECT_EQ(p["error"]["path"], c.path) << c.what << ": " << p["error"].dump();
+    // The simulation's bound says what an RL planner can change.
+    if (std::string(c.code) == "serving.too_many_steps")
+      EXPECT_NE(p["error"]["message"].get<std::string>().find("fewer prompts_per_step"), std::string::npos)
+          << p["error"].dump();
     // validate reports the same problem.
     const json v = json::parse(optimus::api::validate(s.dump()));
     ASSERT_TRUE(v.contains("error")) << c.what;
