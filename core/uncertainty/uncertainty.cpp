@@ -39,7 +39,7 @@ void add(std::vector<UncertaintyBand>& out, const char* path, double value, cons
   if (!band || !std::isfinite(value)) return;
   const double lo = rate ? value * portable_exp(-band->hi) / widen : value * portable_exp(band->lo);
   const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi) * widen;
-  out.push_back({path, lo, hi, band->regime, band->cases});
+  out.push_back({path, lo, hi, band->regime, band->cases, {}, 0});
 }
 
 // An RL step's band, its upper end raised to each phase's (in ln(measured / predicted) of the
