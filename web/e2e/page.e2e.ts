@@ -564,6 +564,32 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('search: an RL job ranks its placements, and a row loads one at the step time it listed', async (ctx) => {
+    if (typeof engine().search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await defaultLink()}`);
+    await settled(page);
+    await page.click('[data-task="rl"]');
+    await page.locator('[data-metric="rl.step_time_s"]').first().waitFor();
+    await page.click('a[data-view="search"]');
+    expect(await page.locator('#search-h').textContent()).toBe('Search RL placements');
+    await page.click('[data-testid="search-run"]');
+    const firstRow = page.locator('[data-testid="search-table"] tbody tr').first();
+    await firstRow.waitFor({ state: 'visible', timeout: 60_000 });
+    expect(await page.locator('[data-testid="search-error"]').isVisible()).toBe(false);
+    const listed = Number(await firstRow.locator('td').nth(4).getAttribute('data-value'));
+    await page.screenshot({ path: `${OUT}search-rl.png` });
+    await firstRow.click();
+    await page.waitForFunction(
+      (want) => {
+        const v = Number(document.querySelector('[data-metric="rl.step_time_s"]')?.getAttribute('data-value'));
+        return !document.querySelector('#search')?.checkVisibility() && Math.abs(v - want) <= 1e-9 * want;
+      },
+      listed,
+    );
+    await page.close();
+  });
+
   test('search: runs with progress, lists layouts, a row loads its layout into the editor', async (ctx) => {
     if (typeof engine().search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
     const page = await site.page();

@@ -188,6 +188,8 @@ const hf = createHfImport((model) => {
   void editor.load(s).then(() => schedule());
 });
 
+/** What the search view does when shown (its controls follow the scenario's kind). */
+const searchShown: Array<() => void> = [];
 const searchView = createSearchView({
   engine,
   scenario: () => clone(lastValid as Record<string, unknown>) ?? editor.scenario(),
@@ -207,6 +209,16 @@ const searchView = createSearchView({
       notify('Layout loaded into the editor.');
     });
   },
+  applyRl: (rl) => {
+    const s = clone(editor.scenario());
+    s.rl = clone(rl);
+    void editor.load(s).then(() => {
+      schedule();
+      navigate({ view: 'estimate' });
+      notify('Placement loaded into the editor.');
+    });
+  },
+  onShow: (fn) => searchShown.push(fn),
   stem,
   notify,
 });
@@ -567,6 +579,7 @@ function applyRoute(r: Route): void {
   else learnView.leave();
   if (r.view === 'studies') void studiesView.show(r.study);
   if (r.view === 'accuracy') showAccuracy();
+  if (r.view === 'search') for (const fn of searchShown) fn();
   document.title = r.view === 'estimate' ? 'Optimus: LLM performance calculator' : `${VIEW_LABELS[r.view]} · Optimus`;
 }
 

@@ -116,7 +116,7 @@ export interface SearchOptions {
   max_batch?: number;
   /** Also return one compact entry per evaluated layout (capped by the engine). */
   points?: boolean;
-  /** Training: rank by the step's time (default), energy or cost. */
+  /** Training: rank by the step's time (default), energy or cost; an RL job: time or cost. */
   rank_by?: 'time' | 'energy' | 'cost';
   /** Training with train_tokens: keep layouts whose whole run stays within these budgets. */
   max_cost_usd?: number;
@@ -175,8 +175,8 @@ export interface SearchBest {
 }
 
 export interface SearchResult {
-  /** The mode searched. */
-  mode: 'training' | 'inference' | 'serving';
+  /** The mode searched ("rl": an RL job's placements, `best` holding core/io/api.cpp's rl candidates). */
+  mode: 'training' | 'inference' | 'serving' | 'rl';
   objective?: 'throughput' | 'latency' | 'goodput' | 'capacity';
   /** Training: what the layouts are ranked by (search option rank_by). */
   rank_by?: 'time' | 'energy' | 'cost';

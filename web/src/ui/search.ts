@@ -17,6 +17,10 @@ export interface SearchDeps {
   /** Loads a ranked layout (and, for inference, its batch) into the editor. */
   /** Loads a layout (and an inference batch, or a serving deployment's max_batch and pools). */
   apply: (parallel: Record<string, unknown>, inferenceBatch?: number, deployment?: ServingDeployment) => void;
+  /** Loads an RL placement (the scenario's `rl` block with the candidate's placement and layouts). */
+  applyRl?: (rl: Record<string, unknown>) => void;
+  /** Registers what the view does when it is shown (its controls follow the scenario: RL or not). */
+  onShow?: (fn: () => void) => void;
   stem: () => string;
   notify: (msg: string) => void;
 }
@@ -39,6 +43,50 @@ export function searchScenario(s: Record<string, unknown>, fixed: string[]): Rec
   const kept: Record<string, unknown> = {};
   for (const k of fixed) if (par[k] !== undefined) kept[k] = par[k];
   return { ...s, parallel: kept };
+}
+
+/** One candidate of the RL placement search (core/io/api.cpp rl_search_json): its rl block as predict writes it. */
+export interface RlCandidate {
+  placement: 'colocated' | 'split';
+  rollout_devices: number;
+  train_devices: number;
+  step_time_s: number;
+  cost_per_step_usd?: number;
+  rl: {
+    tokens_per_s_per_gpu: number;
+    rollout: { parallel: { tp: number; pp: number; dp: number } };
+    train: { parallel: Record<string, unknown> & { tp: number; pp: number; cp: number; dp: number; ep?: number; zero_stage?: number } };
+    memory?: { rollout?: { fits?: boolean }; train?: { fits?: boolean } };
+  };
+}
+
+/**
+ * The scenario's rl block with a searched candidate's placement, rollout tp and trainer layout (pure):
+ * split pools stated, colocated ones and staleness dropped; the trainer's tp, pp, cp, ep, etp and
+ * ZeRO stage stated, its dp (the rest of its pool), micro-batches (packed) and recomputation (what
+ * the pack needs) left to the engine as the search left them.
+ */
+export function rlWithCandidate(rl: Record<string, unknown>, c: RlCandidate): Record<string, unknown> {
+  const out: Record<string, unknown> = JSON.parse(JSON.stringify(rl)) as Record<string, unknown>;
+  out.placement = c.placement;
+  if (c.placement === 'split') {
+    out.rollout_devices = c.rollout_devices;
+    out.train_devices = c.train_devices;
+  } else {
+    delete out.rollout_devices;
+    delete out.train_devices;
+    delete out.async;
+  }
+  const rollout: Record<string, unknown> = { ...((out.rollout as Record<string, unknown> | undefined) ?? {}), tp: c.rl.rollout.parallel.tp };
+  delete rollout.dp;
+  out.rollout = rollout;
+  const t = c.rl.train.parallel;
+  const train: Record<string, unknown> = { tp: t.tp, pp: t.pp, cp: t.cp };
+  for (const k of ['ep', 'etp', 'zero_stage'] as const) if (t[k] !== undefined) train[k] = t[k];
+  const given = out.train;
+  if (given && typeof given === 'object' && (given as Record<string, unknown>).precision !== undefined) train.precision = (given as Record<string, unknown>).precision;
+  out.train = train;
+  return out;
 }
 
 /**
@@ -145,6 +193,41 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     return tr;
   }
 
+  /** An RL placement search: one row per candidate (placement, engines, trainer, step). */
+  function rlRow(c: RlCandidate, i: number, cost: boolean): HTMLTableRowElement {
+    const r = c.rl;
+    const where = c.placement === 'split' ? `split: ${c.rollout_devices} generate, ${c.train_devices} train` : `colocated: ${c.rollout_devices} GPUs take turns`;
+    const cells: Array<[number | undefined, string]> = [
+      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}`],
+      [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
+      [c.step_time_s, formatSeconds(c.step_time_s)],
+      [r.tokens_per_s_per_gpu, formatValue(r.tokens_per_s_per_gpu, 'tokens_rate')],
+      ...(cost ? ([[c.cost_per_step_usd, c.cost_per_step_usd === undefined ? '' : `$${sig(c.cost_per_step_usd)}`]] as Array<[number | undefined, string]>) : []),
+    ];
+    const rl = deps.scenario().rl as Record<string, unknown> | undefined;
+    return loadableRow(i, where, cells, 'Load this placement into the editor', () => {
+      if (rl && deps.applyRl) deps.applyRl(rlWithCandidate(rl, c));
+    });
+  }
+
+  function showRl(r: SearchResult): void {
+    const best = r.best as unknown as RlCandidate[];
+    const cost = r.rank_by === 'cost';
+    const rejected = Object.entries(r.rejected ?? {})
+      .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
+      .join(', ');
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} placements predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
+    summary.title = Object.keys(r.rejected ?? {}).join(', ');
+    const head = ['#', 'Placement', 'Rollout engines', 'Trainer layout', 'Step', 'Tokens/s per GPU', ...(cost ? ['Step cost'] : [])];
+    tableWrap.hidden = false;
+    table.replaceChildren(
+      h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : 'No placement runs this job.'),
+      h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', null, ...best.map((c, i) => rlRow(c, i, cost))),
+    );
+    chart.el.hidden = true;
+  }
+
   /** A serving search: one row per deployment (score, rate, latencies at p90). */
   function servingRow(b: SearchBest, i: number, capacity: boolean): HTMLTableRowElement {
     const d = b.deployment;
@@ -183,6 +266,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
 
   function show(r: SearchResult, training: boolean): void {
     if (r.mode === 'serving') return showServing(r);
+    if (r.mode === 'rl') return showRl(r);
     const rejected = Object.entries(r.rejected ?? {})
       .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
       .join(', ');
@@ -205,9 +289,13 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
 
   run.addEventListener('click', () => {
     if (handle) return;
+    sync();
     const fixed = fixedBoxes.filter((f) => f.box.checked).map((f) => f.k);
-    const s = searchScenario(deps.scenario(), fixed);
-    const o: SearchOptions = { top: Math.max(1, Math.min(100, Math.round(Number(top.value)) || 10)), points: true };
+    const rlJob = deps.scenario().rl !== undefined;
+    const s = rlJob ? deps.scenario() : searchScenario(deps.scenario(), fixed);
+    const topN = Math.max(1, Math.min(100, Math.round(Number(top.value)) || 10));
+    if (rlJob) return runSearch(s, rankBy.value === 'cost' ? { top: topN, rank_by: 'cost' } : { top: topN }, false);
+    const o: SearchOptions = { top: topN, points: true };
     if (mode.value) o.mode = mode.value as 'training' | 'inference' | 'serving';
     const inf = s.inference as Record<string, unknown> | undefined;
     const effective = o.mode ?? (s.training !== undefined ? 'training' : inf?.serving !== undefined ? 'serving' : 'inference');
@@ -222,6 +310,10 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       delete o.points;  // a serving search simulates dozens of deployments, no scatter
       o.objective = servingObjective.value as 'goodput' | 'capacity';
     }
+    runSearch(s, o, training);
+  });
+
+  function runSearch(s: Record<string, unknown>, o: SearchOptions, training: boolean): void {
     error.hidden = true;
     progress.value = 0;
     run.disabled = true;
@@ -245,28 +337,45 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
         }
       }
     });
-  });
+  }
   cancel.addEventListener('click', () => handle?.cancel());
+
+  const heading = h('h2', { id: 'search-h' }, 'Search parallel layouts');
+  const field = (id: string, label: string, el: HTMLElement) => h('div', { class: 'field' }, h('label', { for: id }, label), el);
+  const modeField = field(modeId, 'Mode', mode);
+  const objField = field(objId, 'Inference objective', objective);
+  const servField = field(servId, 'Serving objective', servingObjective);
+  const rankField = field(rankId, 'Rank training by', rankBy);
+  const budgetField = field(budgetId, 'Whole-run budget (USD, training)', budget);
+  const fixedSet = h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el));
+  const energy = rankBy.querySelector<HTMLOptionElement>('option[value="energy"]')!;
+  const layoutsSummary = summary.textContent;
+  let shownRl: boolean | null = null;
+  /** The controls of the scenario's kind: an RL job searches placements (ranked by time or cost). */
+  function sync(): void {
+    const rl = deps.scenario().rl !== undefined;
+    if (rl === shownRl) return;
+    shownRl = rl;
+    for (const el of [modeField, objField, servField, budgetField, fixedSet]) el.hidden = rl;
+    energy.hidden = energy.disabled = rl;
+    if (rl && rankBy.value === 'energy') rankBy.value = 'time';
+    rankField.querySelector('label')!.textContent = rl ? 'Rank placements by' : 'Rank training by';
+    heading.textContent = rl ? 'Search RL placements' : 'Search parallel layouts';
+    run.textContent = rl ? 'Search placements' : 'Search layouts';
+    summary.textContent = rl
+      ? 'Predicts the job colocated and split in every way its GPUs allow, with each rollout tensor parallelism that fits and the trainer layouts the layout search ranks first, and ranks the steps.'
+      : layoutsSummary;
+    tableWrap.hidden = true;
+    chart.el.hidden = true;
+  }
+  sync();
+  deps.onShow?.(sync);
 
   return h(
     'section',
     { class: 'view', id: 'search', 'aria-labelledby': 'search-h' },
-    h('h2', { id: 'search-h' }, 'Search parallel layouts'),
-    h(
-      'div',
-      { class: 'card controls' },
-      h('div', { class: 'field' }, h('label', { for: modeId }, 'Mode'), mode),
-      h('div', { class: 'field' }, h('label', { for: objId }, 'Inference objective'), objective),
-      h('div', { class: 'field' }, h('label', { for: servId }, 'Serving objective'), servingObjective),
-      h('div', { class: 'field' }, h('label', { for: rankId }, 'Rank training by'), rankBy),
-      h('div', { class: 'field' }, h('label', { for: budgetId }, 'Whole-run budget (USD, training)'), budget),
-      h('div', { class: 'field' }, h('label', { for: topId }, 'Show best'), top),
-      h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el)),
-      h('div', { class: 'buttons' }, run, cancel),
-      progress,
-      summary,
-      error,
-    ),
+    heading,
+    h('div', { class: 'card controls' }, modeField, objField, servField, rankField, budgetField, field(topId, 'Show best', top), fixedSet, h('div', { class: 'buttons' }, run, cancel), progress, summary, error),
     tableWrap,
     chart.el,
   );

@@ -69,6 +69,12 @@ const REASONS: Record<string, string> = {
   'parallel.tp_not_divisor_of_heads': 'tp does not divide the heads',
   'parallel.cp_in_inference': 'context parallelism at inference',
   'parallel.layers_not_divisible': 'layers do not split over the stages',
+  // The RL placement search's rejections (a candidate's own error code).
+  'rl.rollout_layout_invalid': 'rollout engines whose layout does not divide the model',
+  'rl.rollout_does_not_fit': 'rollout engines that hold no response',
+  'rl.rollout_layout_mismatch': 'rollout engines that do not fill their pool',
+  'rl.train_no_layout': 'pools where no trainer layout fits',
+  'rl.train_layout_mismatch': 'trainer layouts that do not fill their pool',
 };
 export function reasonWords(code: string): string {
   return REASONS[code] ?? (code.split('.').pop() ?? code).replace(/_/g, ' ');

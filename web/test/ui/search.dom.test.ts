@@ -22,16 +22,21 @@ const scenario = {
   economics: { usd_per_gpu_hour: 2 },
 };
 
+/** The wasm engine's search, answering at once and recording the options it was asked with. */
+function recordingEngine(asked: SearchOptions[]): Engine {
+  return {
+    search: (s: unknown, o: SearchOptions) => {
+      asked.push(o);
+      const r = JSON.parse(mod.search!(JSON.stringify(s), JSON.stringify(o), null)) as SearchResult;
+      return { result: Promise.resolve({ ok: true as const, value: r }), cancel: () => undefined };
+    },
+  } as unknown as Engine;
+}
+
 describe('search view: ranking and budget', () => {
   it('passes rank_by and max_cost_usd and shows the costs, every run within the budget', async () => {
     const asked: SearchOptions[] = [];
-    const engine = {
-      search: (s: unknown, o: SearchOptions) => {
-        asked.push(o);
-        const r = JSON.parse(mod.search!(JSON.stringify(s), JSON.stringify(o), null)) as SearchResult;
-        return { result: Promise.resolve({ ok: true as const, value: r }), cancel: () => undefined };
-      },
-    } as unknown as Engine;
+    const engine = recordingEngine(asked);
     const view = createSearchView({ engine, scenario: () => JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
     document.body.replaceChildren(view);
     const rank = view.querySelector<HTMLSelectElement>('[data-testid="search-rank-by"]')!;
@@ -53,5 +58,46 @@ describe('search view: ranking and budget', () => {
     // The reason in words on the page, the engine's code in the summary's title (its details).
     expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('cost above budget');
     expect(view.querySelector('[data-testid="search-summary"]')!.getAttribute('title')).toContain('search.cost_above_budget');
+  });
+});
+
+describe('search view: an RL job searches its placements', () => {
+  const job = {
+    schema_version: 1,
+    model: 'qwen2.5-7b',
+    system: 'dgx-h100',
+    num_devices: 8,
+    rl: { prompts_per_step: 32, samples_per_prompt: 4, prompt_len: { mean: 128, max: 512 }, response_len: { mean: 512, max: 2048 }, placement: 'colocated', train: 'auto' },
+  };
+  it('sends only the RL options, ranks the placements and loads one into the editor', async () => {
+    const asked: SearchOptions[] = [];
+    const engine = recordingEngine(asked);
+    const loaded: Record<string, unknown>[] = [];
+    const view = createSearchView({ engine, scenario: () => JSON.parse(JSON.stringify(job)) as Record<string, unknown>, apply: () => undefined, applyRl: (rl) => loaded.push(rl), stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    // The training and serving controls are hidden, energy is not a ranking an RL search has.
+    expect(view.querySelector('h2')!.textContent).toBe('Search RL placements');
+    expect(view.querySelector<HTMLElement>('[data-testid="search-serving-objective"]')!.closest<HTMLElement>('.field')!.hidden).toBe(true);
+    expect(view.querySelector<HTMLOptionElement>('[data-testid="search-rank-by"] option[value="energy"]')!.disabled).toBe(true);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked[0]).toEqual({ top: 10 });
+    const error = view.querySelector<HTMLElement>('[data-testid="search-error"]')!;
+    expect(error.hidden, error.textContent ?? '').toBe(true);
+    const heads = [...view.querySelectorAll('[data-testid="search-table"] th')].map((th) => th.textContent);
+    expect(heads).toEqual(['#', 'Placement', 'Rollout engines', 'Trainer layout', 'Step', 'Tokens/s per GPU']);
+    const rows = [...view.querySelectorAll<HTMLTableRowElement>('[data-testid="search-table"] tbody tr')];
+    expect(rows.length).toBeGreaterThan(1);
+    // Ranked by the step, fastest first.
+    const steps = rows.map((tr) => Number(tr.querySelectorAll('td')[4]!.getAttribute('data-value')));
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+    // The first row loads its placement: the engine predicts it at the row's step time.
+    rows[0]!.click();
+    expect(loaded).toHaveLength(1);
+    const rl = loaded[0]!;
+    const again = JSON.parse(mod.predict(JSON.stringify({ ...job, rl }))) as { rl: { step_time_s: number } };
+    expect(again.rl.step_time_s).toBeCloseTo(steps[0]!, 6);
+    if (rl.placement === 'colocated') expect(rl.rollout_devices).toBeUndefined();
+    else expect(Number(rl.rollout_devices) + Number(rl.train_devices)).toBe(8);
   });
 });
