@@ -587,7 +587,14 @@ describe('the built page', () => {
       },
       listed,
     );
+    // A link to the search view of an RL job opens on the placement search.
+    const hash = await page.evaluate(() => location.hash);
     await page.close();
+    const direct = await site.page();
+    await direct.goto(`${site.origin}/?view=search${hash}`);
+    await settled(direct);
+    await direct.waitForFunction(() => document.querySelector('#search-h')?.textContent === 'Search RL placements');
+    await direct.close();
   });
 
   test('search: runs with progress, lists layouts, a row loads its layout into the editor', async (ctx) => {

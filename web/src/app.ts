@@ -476,6 +476,7 @@ function render(): void {
   calibratePanel.update(current.scenario, current.prediction);
   renderHeadline(current.prediction, current.scenario);
   taskPanel.refresh();
+  if (route.view === 'search') for (const fn of searchShown) fn(); // a link opened on the search view
   compareNote.hidden = pinned === null;
   if (pinned) compareNote.textContent = `Comparing with the pinned result: ${String(pinned.scenario.name ?? 'unnamed scenario')} (differences are current − pinned).`;
   for (const b of [pinBtn, jsonBtn, csvBtn]) b.disabled = false;
