@@ -577,7 +577,7 @@ describe('the built page', () => {
     const firstRow = page.locator('[data-testid="search-table"] tbody tr').first();
     await firstRow.waitFor({ state: 'visible', timeout: 60_000 });
     expect(await page.locator('[data-testid="search-error"]').isVisible()).toBe(false);
-    const listed = Number(await firstRow.locator('td').nth(4).getAttribute('data-value'));
+    const listed = Number(await firstRow.locator('td').nth(2).getAttribute('data-value'));
     await page.screenshot({ path: `${OUT}search-rl.png` });
     await firstRow.click();
     await page.waitForFunction(

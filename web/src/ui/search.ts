@@ -197,12 +197,13 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function rlRow(c: RlCandidate, i: number, cost: boolean): HTMLTableRowElement {
     const r = c.rl;
     const where = c.placement === 'split' ? `split: ${c.rollout_devices} generate, ${c.train_devices} train` : `colocated: ${c.rollout_devices} GPUs take turns`;
+    // The answer first (a phone shows the first columns): the step, its rate and cost, then the layouts.
     const cells: Array<[number | undefined, string]> = [
-      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}`],
-      [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
       [c.step_time_s, formatSeconds(c.step_time_s)],
       [r.tokens_per_s_per_gpu, formatValue(r.tokens_per_s_per_gpu, 'tokens_rate')],
       ...(cost ? ([[c.cost_per_step_usd, c.cost_per_step_usd === undefined ? '' : `$${sig(c.cost_per_step_usd)}`]] as Array<[number | undefined, string]>) : []),
+      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}`],
+      [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
     ];
     const rl = deps.scenario().rl as Record<string, unknown> | undefined;
     return loadableRow(i, where, cells, 'Load this placement into the editor', () => {
@@ -218,7 +219,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       .join(', ');
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} placements predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', ');
-    const head = ['#', 'Placement', 'Rollout engines', 'Trainer layout', 'Step', 'Tokens/s per GPU', ...(cost ? ['Step cost'] : [])];
+    const head = ['#', 'Placement', 'Step', 'Tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
     tableWrap.hidden = false;
     table.replaceChildren(
       h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : 'No placement runs this job.'),

@@ -85,11 +85,11 @@ describe('search view: an RL job searches its placements', () => {
     const error = view.querySelector<HTMLElement>('[data-testid="search-error"]')!;
     expect(error.hidden, error.textContent ?? '').toBe(true);
     const heads = [...view.querySelectorAll('[data-testid="search-table"] th')].map((th) => th.textContent);
-    expect(heads).toEqual(['#', 'Placement', 'Rollout engines', 'Trainer layout', 'Step', 'Tokens/s per GPU']);
+    expect(heads).toEqual(['#', 'Placement', 'Step', 'Tokens/s per GPU', 'Rollout engines', 'Trainer layout']);
     const rows = [...view.querySelectorAll<HTMLTableRowElement>('[data-testid="search-table"] tbody tr')];
     expect(rows.length).toBeGreaterThan(1);
     // Ranked by the step, fastest first.
-    const steps = rows.map((tr) => Number(tr.querySelectorAll('td')[4]!.getAttribute('data-value')));
+    const steps = rows.map((tr) => Number(tr.querySelectorAll('td')[2]!.getAttribute('data-value')));
     expect([...steps].sort((a, b) => a - b)).toEqual(steps);
     // The first row loads its placement: the engine predicts it at the row's step time.
     rows[0]!.click();
