@@ -45,6 +45,12 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code === 'parallel.cp_in_inference' && p?.cp !== undefined && !userSet.has('/parallel/cp'))
     return { words, fix: { path: '/parallel/cp', value: undefined, label: 'Remove context parallelism' } };
   if (e.code.startsWith('parallel.') && e.code !== 'parallel.auto_no_layout' && p) return { words, fix: AUTO };
+  // Served weights of 16 or 32 bits that no layout of these GPUs holds (DeepSeek-R1 in BF16 is
+  // 1.34 TB, over 8 H200's 1.13 TB): the checkpoint's own 8 bits halve them. Training keeps its
+  // precision (no button: the words say what to do).
+  const inf = asObject(s.inference);
+  if (e.code === 'parallel.auto_no_layout' && inf && s.training === undefined && s.rl === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined))
+    return { words: `${words}, or store the weights in fewer bits`, fix: { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' } };
   // A key of the other kind of request stream (concurrency on a Poisson or offline stream, a rate
   // on a closed loop): the stream becomes the key's own kind (state/coupling.ts drops the other
   // kind's key).

@@ -23,6 +23,16 @@ describe('plainError', () => {
     expect(p.fix).toBeUndefined();
     expect(p.words).toMatch(/add GPUs/);
   });
+  it('served 16-bit weights no layout holds: the fix serves them in 8 bits; training and 8-bit serving get none', () => {
+    const serve = (precision?: string) => ({ num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250, ...(precision ? { precision } : {}) } });
+    for (const precision of ['bf16', 'fp16', undefined]) {
+      const p = plainError(err('parallel.auto_no_layout'), serve(precision), new Set());
+      expect(p.fix).toEqual({ path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' });
+      expect(p.words).toMatch(/fewer bits/);
+    }
+    expect(plainError(err('parallel.auto_no_layout'), serve('fp8'), new Set()).fix).toBeUndefined();
+    expect(plainError(err('parallel.auto_no_layout'), { ...serve('bf16'), training: { global_batch: 8, seq_len: 1024 } }, new Set()).fix).toBeUndefined();
+  });
   it('two RL pools that do not add up to the GPUs: the fix gives the training pool the rest', () => {
     const job = (rl: unknown) => ({ num_devices: 16, rl });
     const mismatch = err('rl.devices_mismatch', '/rl/rollout_devices');
