@@ -564,6 +564,25 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('a slow answer: the previous numbers say they are being updated until it comes', async () => {
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await defaultLink()}`);
+    await settled(page);
+    await page.click('[data-task="rl"]');
+    await page.locator('[data-metric="rl.step_time_s"]').first().waitFor();
+    await settled(page);
+    const before = await page.getAttribute('.headline [data-metric="rl.step_time_s"]', 'data-value');
+    // 4,096 prompts x 8 samples: a rollout of 32,768 responses, about a second in the browser.
+    const f = page.locator('[data-quick="/rl/prompts_per_step"]');
+    await f.fill('4096');
+    await f.press('Tab');
+    await page.waitForFunction(() => document.querySelector('.headline')?.getAttribute('data-updating') === 'true');
+    expect(await page.getAttribute('.headline [data-metric="rl.step_time_s"]', 'data-value')).toBe(before);
+    await page.waitForFunction(() => document.querySelector('.headline')?.getAttribute('data-updating') === 'false', null, { timeout: 60_000 });
+    expect(await page.getAttribute('.headline [data-metric="rl.step_time_s"]', 'data-value')).not.toBe(before);
+    await page.close();
+  });
+
   test('search: an RL job ranks its placements, and a row loads one at the step time it listed', async (ctx) => {
     if (typeof engine().search !== 'function') return ctx.skip(); // counted as a failure by scripts/test
     const page = await site.page();

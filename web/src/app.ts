@@ -397,9 +397,30 @@ function stage(name: string): void {
 }
 
 /** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
+/** Numbers of the scenario before an edit, shown while a slow answer (a layout search, an RL step) is computed. */
+function markUpdating(on: boolean): void {
+  headline.classList.toggle('updating', on);
+  resultsEl.classList.toggle('updating', on);
+  headline.dataset.updating = String(on);
+}
+
 async function compute(given?: Scenario): Promise<boolean> {
   const my = ++seq;
   setStatus('computing', 'Computing…');
+  // An answer that takes longer than a glance (parallel "auto" searches, RL steps, long serving
+  // runs) leaves the previous numbers on screen: after 150 ms they say they are being updated.
+  const slow = window.setTimeout(() => {
+    if (my === seq && current !== null) markUpdating(true);
+  }, 150);
+  try {
+    return await computeNow(my, given);
+  } finally {
+    window.clearTimeout(slow);
+    if (my === seq) markUpdating(false);
+  }
+}
+
+async function computeNow(my: number, given?: Scenario): Promise<boolean> {
   stage('compute');
   const s = clone(given ?? editor.scenario());
   const t0 = performance.now();
