@@ -13,21 +13,25 @@
 namespace {
 
 // Qwen2.5 7B GRPO on 8 H100: 125 prompts x 8 samples = 1,000 responses of a long-tailed 2,048
-// tokens on average (8,192 at most) after 1,024-token prompts.
-std::string job(int devices) {
+// tokens on average (8,192 at most) after 1,024-token prompts. `layouts`: the rollout's and the
+// trainer's, as the rl block states them.
+std::string job(int devices,
+                const std::string& layouts = R"("rollout": {"tp": 1}, "train": {"zero_stage": 3})") {
   return R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": )" + std::to_string(devices) +
          R"(, "rl": {"prompts_per_step": 125, "samples_per_prompt": 8, "prompt_len": 1024,
-         "response_len": {"mean": 2048, "max": 8192}, "mini_batches": 4, "rollout": {"tp": 1},
-         "train": {"zero_stage": 3}}})";
+         "response_len": {"mean": 2048, "max": 8192}, "mini_batches": 4, )" +
+         layouts + "}}";
 }
 
-void BM_RlStep1000Responses(benchmark::State& state) {
-  const auto s = optimus::parse_scenario(job(8)).value();
+void predict_step(benchmark::State& state, const std::string& text) {
+  const auto s = optimus::parse_scenario(text).value();
   for (auto _ : state) {
     auto p = optimus::predict_rl(s);
     benchmark::DoNotOptimize(p);
   }
 }
+
+void BM_RlStep1000Responses(benchmark::State& state) { predict_step(state, job(8)); }
 BENCHMARK(BM_RlStep1000Responses)->Unit(benchmark::kMillisecond);
 
 void BM_RlApiPredictJson(benchmark::State& state) {
@@ -39,18 +43,8 @@ BENCHMARK(BM_RlApiPredictJson)->Unit(benchmark::kMillisecond);
 // The same job with the layouts left to the engine, as the page's RL task starts: the rollout tp
 // widened while a wider engine's rollout is faster (one serving simulation per tp tried) and
 // train "auto" (the layout search's best candidates, each step composed).
-std::string job_engine_chosen(int devices) {
-  return R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": )" + std::to_string(devices) +
-         R"(, "rl": {"prompts_per_step": 125, "samples_per_prompt": 8, "prompt_len": 1024,
-         "response_len": {"mean": 2048, "max": 8192}, "mini_batches": 4, "train": "auto"}})";
-}
-
 void BM_RlStep1000ResponsesEngineChosen(benchmark::State& state) {
-  const auto s = optimus::parse_scenario(job_engine_chosen(8)).value();
-  for (auto _ : state) {
-    auto p = optimus::predict_rl(s);
-    benchmark::DoNotOptimize(p);
-  }
+  predict_step(state, job(8, R"("train": "auto")"));
 }
 BENCHMARK(BM_RlStep1000ResponsesEngineChosen)->Unit(benchmark::kMillisecond);
 

@@ -396,7 +396,6 @@ function stage(name: string): void {
   performance.mark(`optimus:edit-${name}`);
 }
 
-/** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
 /** Numbers of the scenario before an edit, shown while a slow answer (a layout search, an RL step) is computed. */
 function markUpdating(on: boolean): void {
   headline.classList.toggle('updating', on);
@@ -404,6 +403,7 @@ function markUpdating(on: boolean): void {
   headline.dataset.updating = String(on);
 }
 
+/** Predicts the editor's scenario (or `given`) and shows it; false when the engine refused it. */
 async function compute(given?: Scenario): Promise<boolean> {
   const my = ++seq;
   setStatus('computing', 'Computing…');

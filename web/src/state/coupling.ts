@@ -26,7 +26,7 @@
 //   - a length given as {"mean", "max"} (rl prompt_len and response_len, serving lengths): the
 //     engine needs min < mean < max (serving.length_mean_out_of_range); an edit of one end past the
 //     other moves the other, if the person did not set it, at the ratio the two had (coupleLengths).
-import { asObject, clone } from './pointer';
+import { asObject, clone, getPointer } from './pointer';
 
 export type Scenario = Record<string, unknown>;
 
@@ -192,14 +192,6 @@ export function halfPool(n: number, perNode = 8): number {
   return Math.floor(n / 2);
 }
 
-/** The rl placement's keys following placement, num_devices and the pools (see the header). */
-/** The object at a JSON pointer, or undefined. */
-function objectAt(s: Scenario, pointer: string): Record<string, unknown> | undefined {
-  let cur: unknown = s;
-  for (const key of pointer.split('/').slice(1)) cur = asObject(cur)?.[key];
-  return asObject(cur) ?? undefined;
-}
-
 /**
  * A length given as {"mean", "max"} (RL prompts and responses, serving lengths): the engine needs
  * min < mean < max (serving.length_mean_out_of_range). When an edit of one end crosses the other
@@ -211,10 +203,10 @@ function coupleLengths(s: Scenario, before: Scenario, changed: string, userSet: 
   const m = /^(\/(?:rl|inference)\/(?:[a-z_]+\/)*[a-z_]*len)(?:\/(mean|max))?$/.exec(changed);
   if (!m) return;
   const at = m[1]!;
-  const o = objectAt(s, at);
+  const o = asObject(getPointer(s, at));
   const mean = num(o?.mean), max = num(o?.max);
   if (!o || mean === undefined || max === undefined || mean < max) return;
-  const prev = objectAt(before, at);
+  const prev = asObject(getPointer(before, at));
   const pm = num(prev?.mean), px = num(prev?.max);
   // The end edited: named by the path, or (the whole object written, as the short form does) the
   // one that differs from before.
@@ -236,6 +228,7 @@ function coupleLengths(s: Scenario, before: Scenario, changed: string, userSet: 
   notes.push(`The ${what}s’ ${other === 'mean' ? 'mean' : 'longest'} followed to ${String(o[other])} tokens, keeping the ratio of mean to longest it had.`);
 }
 
+/** The rl placement's keys following placement, num_devices and the pools (see the header). */
 function coupleRl(s: Scenario, changed: string, followed: string[]): void {
   const rl = asObject(s.rl);
   if (!rl) return;

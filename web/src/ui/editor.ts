@@ -82,8 +82,9 @@ export interface Editor {
   /**
    * Sets one field as a person does (the short forms of the tasks call it): the keys that follow
    * it follow, the path counts as set by the person, and the scenario is estimated again.
+   * `typed`: the finer key the person typed when `value` is a whole object (a length's mean or
+   * max; state/coupling.ts reads it).
    */
-  /** `typed`: the finer key the person typed when `value` is a whole object (state/coupling.ts reads it). */
   edit(path: string, value: unknown, typed?: string): Promise<void>;
   /** Paths the person set since the scenario was loaded. */
   userSet(): ReadonlySet<string>;

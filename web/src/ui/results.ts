@@ -98,10 +98,6 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
   return h('p', { class: 'muted band-note', 'data-testid': 'band-note', title: [...fitted.keys()].join(', ') }, `80% ranges: where 80% of ${what} fell around the engine’s prediction.`);
 }
 
-/**
- * The step's band in words: its range as factors of the estimate, and which way the published
- * steps leaned, said only where they did (the upper factor's log at least twice the lower's).
- */
 /** What a phase is called where a step's range is raised to it (the engine's band `raised_by`). */
 const RAISING_PHASE: Record<string, string> = {
   'rl.phases_s.rollout': 'rollout',
@@ -115,9 +111,11 @@ const RAISING_PHASE: Record<string, string> = {
 const times = (x: number): string => `${x.toFixed(x < 2 ? 2 : 1)}×`;
 
 /**
- * The step's 80% range in words. `raised`: the engine raised the range's upper end from the step
- * rows' own (fittedHigh, as a multiple of the estimate) to a phase's range (a step is never shorter
- * than any of its phases), and the words say so rather than credit the step rows with it.
+ * The step's band in words: its range as factors of the estimate, and which way the published
+ * steps leaned, said only where they did (the upper factor's log at least twice the lower's).
+ * `raised`: the engine raised the range's upper end from the step rows' own (fittedHigh, as a
+ * multiple of the estimate) to a phase's range (a step is never shorter than any of its phases),
+ * and the words say so rather than credit the step rows with it.
  */
 export function rlBandWords(low: number, high: number, cases: number, raised?: { fittedHigh: number; by: string }): string {
   const range = raised

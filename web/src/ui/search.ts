@@ -4,7 +4,7 @@
 // The engine keeps the parallel keys the scenario gives fixed and searches the absent ones, so
 // the view sends the scenario with only the keys the user chose to keep.
 import type { Engine } from '../engine/client';
-import type { SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
+import type { RlResult, SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { reasonWords } from './words';
@@ -14,7 +14,6 @@ import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, si
 export interface SearchDeps {
   engine: Engine;
   scenario: () => Record<string, unknown>;
-  /** Loads a ranked layout (and, for inference, its batch) into the editor. */
   /** Loads a layout (and an inference batch, or a serving deployment's max_batch and pools). */
   apply: (parallel: Record<string, unknown>, inferenceBatch?: number, deployment?: ServingDeployment) => void;
   /** Loads an RL placement (the scenario's `rl` block with the candidate's placement and layouts). */
@@ -52,12 +51,7 @@ export interface RlCandidate {
   train_devices: number;
   step_time_s: number;
   cost_per_step_usd?: number;
-  rl: {
-    tokens_per_s_per_gpu: number;
-    rollout: { parallel: { tp: number; pp: number; dp: number } };
-    train: { parallel: Record<string, unknown> & { tp: number; pp: number; cp: number; dp: number; ep?: number; zero_stage?: number } };
-    memory?: { rollout?: { fits?: boolean }; train?: { fits?: boolean } };
-  };
+  rl: RlResult;
 }
 
 /**
@@ -80,9 +74,8 @@ export function rlWithCandidate(rl: Record<string, unknown>, c: RlCandidate): Re
   const rollout: Record<string, unknown> = { ...((out.rollout as Record<string, unknown> | undefined) ?? {}), tp: c.rl.rollout.parallel.tp };
   delete rollout.dp;
   out.rollout = rollout;
-  const t = c.rl.train.parallel;
-  const train: Record<string, unknown> = { tp: t.tp, pp: t.pp, cp: t.cp };
-  for (const k of ['ep', 'etp', 'zero_stage'] as const) if (t[k] !== undefined) train[k] = t[k];
+  const { tp, pp, cp, ep, etp, zero_stage } = c.rl.train.parallel;
+  const train: Record<string, unknown> = { tp, pp, cp, ep, etp, zero_stage };
   const given = out.train;
   if (given && typeof given === 'object' && (given as Record<string, unknown>).precision !== undefined) train.precision = (given as Record<string, unknown>).precision;
   out.train = train;
