@@ -174,15 +174,28 @@ Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
                         "over more devices (tp, pp)");
 }
 
+// A run that cannot take fewer steps than the simulation's bound is refused before it starts.
+// The bound counts the steps of all of a pool's replicas together (run_pool's budget), and a
+// replica's step produces at most max_batch x (1 + drafts) tokens, so the output tokens over that
+// is the fewest steps the generating pool can take, however many replicas share them. The sampled
+// lengths' total may fall a little below num_requests x the mean: 5% is left for it.
+std::optional<Error> step_bound(const ServingSpec& sv, const PoolLimits& gen) {
+  const double per_step = d(gen.sched.max_batch) * d(1 + gen.spec_k);
+  const double fewest_steps = 0.95 * d(sv.num_requests) * sv.output_len.expected() / per_step;
+  if (fewest_steps <= d(kMaxServingSteps)) return std::nullopt;
+  return make_error("serving.too_many_steps", "/inference/serving/num_requests",
+                    "the simulation would take at least " +
+                        std::to_string(static_cast<std::int64_t>(fewest_steps)) +
+                        " scheduler steps (more than " + std::to_string(kMaxServingSteps) +
+                        "); simulate fewer requests or shorter outputs");
+}
+
 }  // namespace
 
 std::optional<Error> check_serving(const Scenario& s) {
   const ServingSpec& sv = *s.inference->serving;
   const bool disaggregated = sv.prefill && sv.decode;
   const std::int64_t longest = sv.input_len.largest() + sv.output_len.largest() - 1;
-  // A run that cannot take fewer steps than the bound is refused before it starts: every step
-  // produces at most max_batch tokens per replica.
-  const double replicas_total = d(disaggregated ? sv.decode->replicas : s.parallel.dp);
   const std::int64_t per_step = 1 + (s.inference->speculative ? s.inference->speculative->draft_tokens : 0);
   // A verification of k drafts takes k + 1 tokens of the step's budget.
   if (sv.max_num_tokens < per_step)
@@ -190,18 +203,11 @@ std::optional<Error> check_serving(const Scenario& s) {
                       "max_num_tokens (" + std::to_string(sv.max_num_tokens) +
                           ") is smaller than one speculative verification (draft_tokens + 1 = " +
                           std::to_string(per_step) + " tokens per sequence)");
-  const double fewest_steps =
-      d(sv.num_requests) * sv.output_len.expected() / (d(sv.max_batch * per_step) * replicas_total);
-  if (fewest_steps > d(kMaxServingSteps))
-    return make_error("serving.too_many_steps", "/inference/serving/num_requests",
-                      "the simulation would take at least " +
-                          std::to_string(static_cast<std::int64_t>(fewest_steps)) +
-                          " scheduler steps (more than " + std::to_string(kMaxServingSteps) +
-                          "); simulate fewer requests or shorter outputs");
   if (!disaggregated) {
     auto pool = plan_aggregated(s);
     if (!pool) return pool.error();
     const PoolLimits& lim = pool->limits;
+    if (auto err = step_bound(sv, lim)) return err;
     if (lim.bytes_for(longest) > lim.kv_capacity) return kv_error(lim, longest, "serving");
     return std::nullopt;
   }
@@ -219,6 +225,7 @@ std::optional<Error> check_serving(const Scenario& s) {
                             ") is smaller than one speculative verification (draft_tokens + 1 = " +
                             std::to_string(need) + " tokens per sequence)");
   }
+  if (auto err = step_bound(sv, dec)) return err;
   if (pre.bytes_for(sv.input_len.largest()) > pre.kv_capacity)
     return kv_error(pre, sv.input_len.largest(), "prefill");
   if (dec.bytes_for(longest) > dec.kv_capacity) return kv_error(dec, longest, "decode");

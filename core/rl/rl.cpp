@@ -350,6 +350,8 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     if (rl.rollout.dp > 0 && tp * rl.rollout.pp * rl.rollout.dp != pool) continue;
     auto err = check_serving(ro);
     if (!err) return ro;
+    // The step bound counts the steps of all the engines together: no tp changes it.
+    if (err->code == "serving.too_many_steps") return rollout_error(*err);
     last = err;
     widest = tp;
   }

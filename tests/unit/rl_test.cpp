@@ -552,6 +552,25 @@ TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   EXPECT_EQ(unknown["error"]["path"], "/max_ttft_s");
 }
 
+// A step past the simulation's bound is refused before it simulates: the bound counts the steps of
+// every rollout engine together, so 8 engines of 256 sequences need at least 800,000 x 2,048 /
+// 256 steps for 800,000 responses of 2,048 tokens, whatever the tp. (Before, the bound's early
+// check divided by the engines, and each tp the rollout tried simulated 4,000,000 steps first:
+// 5 s to the same refusal; with the engine's tp chosen, the last tp's layout error came out.)
+TEST(Rl, AStepPastTheBoundIsRefusedBeforeItSimulates) {
+  for (const json& tp : {json(1), json(nullptr)}) {
+    const json p = predict(base({{"prompts_per_step", 100000},
+                                 {"response_len", json::array({{2048, 1}})},
+                                 {"rollout", {{"tp", tp}}}}));
+    ASSERT_TRUE(p.contains("error")) << p.dump().substr(0, 300);
+    EXPECT_EQ(p["error"]["code"], "serving.too_many_steps") << p["error"].dump();
+    EXPECT_EQ(p["error"]["path"], "/rl/rollout");
+    EXPECT_NE(p["error"]["message"].get<std::string>().find("at least 6080000 scheduler steps"),
+              std::string::npos)
+        << p["error"].dump();
+  }
+}
+
 struct BadCase {
   const char* what;
   json patch;  // merged into the scenario (null removes a key)
