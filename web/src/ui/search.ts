@@ -186,8 +186,12 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     return tr;
   }
 
-  /** An RL placement search: one row per candidate (placement, engines, trainer, step). */
-  function rlRow(c: RlCandidate, i: number, cost: boolean): HTMLTableRowElement {
+  /**
+   * An RL placement search: one row per candidate (placement, engines, trainer, step). `rl`: the
+   * job's rl block as it was searched, so that an edit made while the search ran is not merged
+   * into the row's placement (the row loads the job it was predicted for).
+   */
+  function rlRow(c: RlCandidate, i: number, cost: boolean, rl: Record<string, unknown> | undefined): HTMLTableRowElement {
     const r = c.rl;
     const where = c.placement === 'split' ? `split: ${c.rollout_devices} generate, ${c.train_devices} train` : `colocated: ${c.rollout_devices} GPUs take turns`;
     // The answer first (a phone shows the first columns): the step, its rate and cost, then the layouts.
@@ -198,13 +202,12 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}`],
       [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
     ];
-    const rl = deps.scenario().rl as Record<string, unknown> | undefined;
     return loadableRow(i, where, cells, 'Load this placement into the editor', () => {
       if (rl && deps.applyRl) deps.applyRl(rlWithCandidate(rl, c));
     });
   }
 
-  function showRl(r: SearchResult): void {
+  function showRl(r: SearchResult, rl: Record<string, unknown> | undefined): void {
     const best = r.best as unknown as RlCandidate[];
     const cost = r.rank_by === 'cost';
     const rejected = Object.entries(r.rejected ?? {})
@@ -217,7 +220,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     table.replaceChildren(
       h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : 'No placement runs this job.'),
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', null, ...best.map((c, i) => rlRow(c, i, cost))),
+      h('tbody', null, ...best.map((c, i) => rlRow(c, i, cost, rl))),
     );
     chart.el.hidden = true;
   }
@@ -258,9 +261,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     chart.el.hidden = true;
   }
 
-  function show(r: SearchResult, training: boolean): void {
+  function show(r: SearchResult, training: boolean, searched: Record<string, unknown>): void {
     if (r.mode === 'serving') return showServing(r);
-    if (r.mode === 'rl') return showRl(r);
+    if (r.mode === 'rl') return showRl(r, searched.rl as Record<string, unknown> | undefined);
     const rejected = Object.entries(r.rejected ?? {})
       .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
       .join(', ');
@@ -321,7 +324,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       cancel.disabled = true;
       if (r.ok) {
         progress.value = 1;
-        show(r.value, training);
+        show(r.value, training, s);
       } else {
         progress.value = 0;
         summary.textContent = r.error.code === 'engine.cancelled' ? 'Search cancelled.' : 'The search did not run.';

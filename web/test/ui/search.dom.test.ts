@@ -100,4 +100,18 @@ describe('search view: an RL job searches its placements', () => {
     if (rl.placement === 'colocated') expect(rl.rollout_devices).toBeUndefined();
     else expect(Number(rl.rollout_devices) + Number(rl.train_devices)).toBe(8);
   });
+
+  it('a row loads the job as it was searched, not an edit made while the search ran', async () => {
+    const engine = recordingEngine([]);
+    const loaded: Record<string, unknown>[] = [];
+    const current = JSON.parse(JSON.stringify(job)) as { rl: Record<string, unknown> };
+    const view = createSearchView({ engine, scenario: () => JSON.parse(JSON.stringify(current)) as Record<string, unknown>, apply: () => undefined, applyRl: (rl) => loaded.push(rl), stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    current.rl.prompts_per_step = 999; // typed while the search runs
+    await new Promise((r) => setTimeout(r, 0));
+    view.querySelector<HTMLTableRowElement>('[data-testid="search-table"] tbody tr')!.click();
+    expect(loaded).toHaveLength(1);
+    expect(loaded[0]!.prompts_per_step).toBe(32);
+  });
 });
