@@ -116,6 +116,7 @@ const taskPanel = createTaskPanel({
   scenario: () => editor.scenario(),
   layoutFollows: () => editor.layoutFollows(),
   edit: (path, value, typed) => editor.edit(path, value, typed),
+  followNotes: () => editor.followNotes(),
   start: (t) => startTask(t),
   pin: () => {
     if (!pinned) pinBtn.click();

@@ -90,6 +90,8 @@ export interface Editor {
   userSet(): ReadonlySet<string>;
   /** Whether the layout is a task's starting one that still follows (state/coupling.ts). */
   layoutFollows(): boolean;
+  /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
+  followNotes(): string[];
 }
 
 /** Edits after which an unnamed scenario's name follows it (model, GPUs, task). */
@@ -426,6 +428,8 @@ class ScenarioEditor implements Editor {
   private typed = new Set<string>();
   private layoutFollows_ = false;
   /** What changed on the person's behalf at the last edit, said once. */
+  /** The notes of the last edit (what followed it), for the short form that made it. */
+  private lastNotes: string[] = [];
   private readonly followNote = h('p', { class: 'follow-note', 'data-testid': 'follow-note', 'aria-live': 'polite', hidden: true });
   private readonly general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
   private readonly hint = h('p', { class: 'hint', 'aria-live': 'polite' });
@@ -492,7 +496,12 @@ class ScenarioEditor implements Editor {
     return this.layoutFollows_ && typeof this.current.parallel === 'object' && ![...this.typed].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
   }
 
+  followNotes(): string[] {
+    return this.lastNotes;
+  }
+
   async edit(path: string, value: unknown, typed?: string): Promise<void> {
+    this.lastNotes = [];
     const f = this.fields.get(path);
     if (f) {
       this.localErrors.delete(path);
@@ -514,6 +523,7 @@ class ScenarioEditor implements Editor {
       const named = (kind: 'models' | 'systems') => (id: string) => this.deps.presets()[kind]?.find((p) => p.id === id)?.name;
       this.current.name = autoName(this.current, { model: named('models'), system: named('systems') });
     }
+    this.lastNotes = r.notes;
     this.followNote.textContent = r.notes.join(' ');
     this.followNote.hidden = r.notes.length === 0;
     this.refresh();

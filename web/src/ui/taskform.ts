@@ -16,6 +16,8 @@ export interface TaskPanelDeps {
   /** Sets one field through the editor (it re-estimates). */
   /** `typed`: the finer key the person typed, when the edit writes a whole object (a length's mean or max). */
   edit: (path: string, value: unknown, typed?: string) => Promise<void>;
+  /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
+  followNotes: () => string[];
   /** Loads the task's starting scenario. */
   start: (task: Task) => void;
   /** The compare task's tools: pin the result, rank layouts, the GPU study. */
@@ -63,7 +65,17 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     h('div', { class: 'task-buttons', role: 'group', 'aria-label': 'tasks' }, ...buttons),
     question,
   );
-  const formEl = h('div', { class: 'task-form-box', 'data-testid': 'task-form' }, form, extras);
+  // What the last edit of this form made follow (a layout set to "auto", a length's other end),
+  // beside the fields that caused it; the full editor shows it too, further down.
+  const followNote = h('p', { class: 'follow-note', 'data-testid': 'task-follow-note', 'aria-live': 'polite', hidden: true });
+  const formEl = h('div', { class: 'task-form-box', 'data-testid': 'task-form' }, form, followNote, extras);
+  /** Sets one field through the editor, then says what followed it. */
+  const edit = async (path: string, value: unknown, typed?: string): Promise<void> => {
+    await deps.edit(path, value, typed);
+    const notes = deps.followNotes();
+    followNote.textContent = notes.join(' ');
+    followNote.hidden = notes.length === 0;
+  };
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
   const layoutNote = h('span', { class: 'unit', 'data-testid': 'layout-note' });
 
@@ -89,11 +101,11 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     if (f.kind === 'model' || f.kind === 'system' || f.kind === 'precision' || f.kind === 'placement') {
       input = h('select', { id, 'data-quick': f.path });
       input.addEventListener('change', () => {
-        if (input.value !== '') void deps.edit(f.path, input.value);
+        if (input.value !== '') void edit(f.path, input.value);
       });
     } else if (f.kind === 'auto') {
       input = h('input', { id, type: 'checkbox', 'data-quick': f.path });
-      input.addEventListener('change', () => void deps.edit(f.path, (input as HTMLInputElement).checked));
+      input.addEventListener('change', () => void edit(f.path, (input as HTMLInputElement).checked));
     } else {
       input = h('input', { id, type: 'text', inputmode: f.kind === 'int' ? 'numeric' : 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-quick': f.path });
       const err = h('span', { class: 'error', role: 'alert', hidden: true });
@@ -106,7 +118,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         input.setAttribute('aria-invalid', String(bad));
         if (bad) return;
         const e = quickEdit(deps.scenario(), f.path, x);
-        void deps.edit(e.path, e.value, f.path);
+        void edit(e.path, e.value, f.path);
       });
       inputs.set(f.path, input);
       return h('div', { class: 'field' }, h('label', { for: id }, f.label), input, f.hint ? h('span', { class: 'unit' }, f.hint) : null, err);
@@ -172,6 +184,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     task: () => task,
     select(t: Task): void {
       task = t;
+      followNote.hidden = true;
       refresh();
     },
     refresh,

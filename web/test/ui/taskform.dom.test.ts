@@ -6,12 +6,13 @@ import type { PresetList } from '../../src/engine/types';
 import type { Scenario } from '../../src/state/tasks';
 import { createTaskPanel } from '../../src/ui/taskform';
 
-function panel(scenario: Scenario, presets: () => PresetList) {
+function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => []) {
   const p = createTaskPanel({
     presets,
     scenario: () => scenario,
     layoutFollows: () => false,
     edit: async () => undefined,
+    followNotes: notes,
     start: () => undefined,
     pin: () => undefined,
     searchLayouts: () => undefined,
@@ -40,5 +41,33 @@ describe('the short form pickers', () => {
     expect(picked(p.formEl, '/model')).toBe('Llama 3 8B');
     expect(picked(p.formEl, '/system')).toBe('NVIDIA DGX H100');
     expect((p.formEl.querySelector('[data-quick="/model"]') as HTMLSelectElement).options.length).toBe(1);
+  });
+});
+
+describe('the short form says what followed an edit', () => {
+  const scenario = { schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 8, parallel: { tp: 8 }, training: { global_batch: 64, seq_len: 4096, precision: 'bf16' } } as unknown as Scenario;
+
+  it('beside its own fields, and not after the next edit made nothing follow or another task was chosen', async () => {
+    let notes = ['The layout was set to "auto" (the fastest layout that fits is searched): tp 8 does not divide 6 GPUs.'];
+    const p = panel(scenario, () => ({}), () => notes);
+    const note = p.formEl.querySelector<HTMLElement>('[data-testid="task-follow-note"]')!;
+    expect(note.hidden).toBe(true);
+    const gpus = p.formEl.querySelector<HTMLInputElement>('[data-quick="/num_devices"]')!;
+    gpus.value = '6';
+    gpus.dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(note.hidden).toBe(false);
+    expect(note.textContent).toBe(notes[0]);
+    notes = [];
+    gpus.value = '8';
+    gpus.dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(note.hidden).toBe(true);
+    notes = ['x'];
+    gpus.dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(note.hidden).toBe(false);
+    p.select('serve');
+    expect(note.hidden).toBe(true);
   });
 });
