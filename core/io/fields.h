@@ -258,11 +258,17 @@ class Fields {
   }
   template <class E>
   F& opt_choice(std::string key, Ref<std::optional<E>> ref) {
-    F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names<E>()}}, ref);
-    f.names = enum_names<E>();
+    return opt_choice(std::move(key), enum_values<E>(), ref);
+  }
+  template <class E, std::size_t N>
+  F& opt_choice(std::string key, const std::array<E, N>& allowed,
+                std::type_identity_t<Ref<std::optional<E>>> ref) {
+    F& f = add(std::move(key), {{"type", "string"}, {"enum", enum_names(allowed)}}, ref);
+    f.names = enum_names(allowed);
+    for (E e : allowed) f.codes.push_back(static_cast<int>(e));
     f.read = [](const F& self, Reader& r, T& o) {
       if (auto i = r.choice(self.key, self.required, self.names))
-        self.template at<std::optional<E>>(o) = enum_values<E>()[*i];
+        self.template at<std::optional<E>>(o) = static_cast<E>(self.codes[*i]);
     };
     f.value = [](const F& self, const T& o) -> std::optional<ojson> {
       const auto& x = self.template at<std::optional<E>>(o);

@@ -203,6 +203,12 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   if (const json* iv = r.get("inference", false)) {
     Reader ir(*iv, r.child("inference"), err);
     InferenceWorkload w;
+    // No precision stated: the checkpoint served as published (model.checkpoint_precision).
+    if (s.model.checkpoint_precision && iv->is_object() && !iv->contains("precision")) {
+      w.precision = *s.model.checkpoint_precision;
+      w.fp8_block_scaled = s.model.checkpoint_block_scaled;
+      w.precision_from_checkpoint = true;
+    }
     read_fields(inference_fields(), ir, w);
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
@@ -263,7 +269,12 @@ std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optiona
   Reader r(v, "/rl", err);
   RlWorkload rl;
   rl.rollout.software = s.system.software;  // the rollout's software profile is laid over it
+  // The rollout engine serves the checkpoint as published unless rl.rollout.precision says.
+  if (s.model.checkpoint_precision) rl.rollout.precision = *s.model.checkpoint_precision;
   io::read_fields(io::rl_fields(), r, rl);
+  const json* ro = v.is_object() && v.contains("rollout") ? &v["rollout"] : nullptr;
+  rl.rollout.precision_from_checkpoint =
+      s.model.checkpoint_precision && !(ro && ro->is_object() && ro->contains("precision"));
   r.finish();
   if (err) return std::nullopt;
   return rl;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "base/enums.h"
+#include "base/precision.h"
 
 namespace optimus {
 
@@ -91,6 +92,12 @@ struct ModelSpec {
   // Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers;
   // DeepSeek-V3, arXiv 2412.19437 Sec. 2.2): what inference.speculative's "mtp" draft runs.
   std::int64_t mtp_layers = 0;
+  // The precision of the published checkpoint's weights (DeepSeek-V3/R1 and Kimi K2 ship FP8
+  // weights with 128 x 128 block scales: their Hugging Face config.json quantization_config,
+  // quant_method fp8, weight_block_size [128, 128]). An inference or RL rollout that states no
+  // precision serves the checkpoint as published (io/json_io.cpp); absent: 16-bit.
+  std::optional<Precision> checkpoint_precision;
+  bool checkpoint_block_scaled = false;
 };
 
 // The traits a model has when the scenario does not state them (ModelSpec above).

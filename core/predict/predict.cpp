@@ -448,6 +448,19 @@ void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
                           "while a runtime built for that context refuses such requests"});
 }
 
+// No precision stated for a model whose checkpoint is published in a narrower format: the weights
+// are served as published (model.checkpoint_precision), as the runtimes load such a checkpoint
+// (vLLM and SGLang read its quantization_config and run the block-scaled FP8 kernels).
+void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings) {
+  const InferenceWorkload& w = *s.inference;
+  if (!w.precision_from_checkpoint) return;
+  warnings.push_back(
+      {"inference.checkpoint_precision",
+       "no precision stated: " + model_label(s) + "'s weights are served as its checkpoint publishes them, " +
+           std::string(to_string(w.precision)) + (w.fp8_block_scaled ? " with 128 x 128 block scales" : "") +
+           " (model.checkpoint_precision); state inference.precision to serve them otherwise"});
+}
+
 }  // namespace
 
 Result<Prediction> predict(const Scenario& s) {
@@ -479,6 +492,7 @@ Result<Prediction> predict(const Scenario& s) {
   if (s.inference) {
     warn_mtp_not_native(s, out.warnings);
     warn_beyond_context(s, out.warnings);
+    warn_checkpoint_precision(s, out.warnings);
     out.inference = predict_inference(s, out.warnings);
     out.inference_memory = report(inference_memory(s).bytes, dev);
     if (s.inference->serving) {

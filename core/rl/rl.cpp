@@ -1294,6 +1294,15 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   if (auto err = check_rl(s)) return *err;
   RlPrediction out;
   read_length_limits(s, *input.rl, *s.rl, out.warnings);
+  // The rollout engines load the checkpoint as published (vLLM and SGLang read its
+  // quantization_config), unless rl.rollout.precision says otherwise.
+  if (s.rl->rollout.precision_from_checkpoint)
+    out.warnings.push_back({"rl.rollout_checkpoint_precision",
+                            "no rl.rollout.precision stated: the rollout engines serve " +
+                                (s.model.name.empty() ? std::string("the model") : s.model.name) +
+                                "'s weights as its checkpoint publishes them, " +
+                                std::string(to_string(s.rl->rollout.precision)) +
+                                " (model.checkpoint_precision); the weight sync sends them at that width"});
   auto plans = train_candidates(s);
   if (!plans) return plans.error();
   auto run = run_rollout(s, out);

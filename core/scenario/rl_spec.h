@@ -61,6 +61,7 @@ struct RlRollout {
   std::optional<bool> cuda_graphs;
   ServingSpec scheduler;  // max_batch, gpu_memory_utilization, blocks (profile + keys)
   Precision precision = Precision::bf16;
+  bool precision_from_checkpoint = false;  // not stated: model.checkpoint_precision (io/json_io.cpp)
 };
 
 struct RlWorkload {

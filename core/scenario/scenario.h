@@ -86,6 +86,8 @@ struct InferenceWorkload {
   // deployment guide, "MoE Backend Support Matrix": H200, activation BF16, MoE weights MXFP4,
   // backend TRITON; Blackwell: MXFP8 x MXFP4 on its fp4 units). Absent: the weights' precision.
   std::optional<Precision> activation_precision;
+  // precision (and fp8_block_scaled) not stated: the checkpoint's (model.checkpoint_precision).
+  bool precision_from_checkpoint = false;
 };
 
 // The precision an inference workload's matmuls run in: the activations' when stated, else the

@@ -453,7 +453,7 @@ TEST(RlScale, DeepSeekV3OnH100SpansTwoNodesAndItsTrainerIsSearched) {
   EXPECT_GT(t["ep"].get<int>(), 1);
   EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
   // At 16 bits (1,342 GB) tp 16 leaves 1,342 / 16 = 84 GB a device: tp 32.
-  s["rl"]["rollout"] = {{"software", "sglang"}};
+  s["rl"]["rollout"] = {{"software", "sglang"}, {"precision", "bf16"}};
   const json wide = json::parse(optimus::api::predict(s.dump()));
   ASSERT_FALSE(wide.contains("error")) << wide.dump();
   EXPECT_EQ(wide["rl"]["rollout"]["parallel"]["tp"].get<int>(), 32);

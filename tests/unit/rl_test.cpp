@@ -494,7 +494,8 @@ TEST(Rl, ARolloutPoolNoEngineFitsNamesTheWidestTpTried) {
                     {"response_len", {{"mean", 2048}, {"max", 8192}}},
                     {"placement", "split"},
                     {"rollout_devices", 36},
-                    {"train_devices", 36}}}};
+                    {"train_devices", 36},
+                    {"rollout", {{"precision", "bf16"}}}}}};
   const json p = predict(s);
   ASSERT_TRUE(p.contains("error")) << p.dump().substr(0, 300);
   EXPECT_EQ(p["error"]["code"], "rl.rollout_does_not_fit");
@@ -569,6 +570,36 @@ TEST(Rl, AStepPastTheBoundIsRefusedBeforeItSimulates) {
               std::string::npos)
         << p["error"].dump();
   }
+}
+
+// The rollout engines of a model with an FP8 checkpoint (DeepSeek-V3) load it as published when
+// rl.rollout.precision is not stated: the weight sync sends 671e9 one-byte weights, with a
+// warning; stated bf16, twice that and no warning.
+TEST(Rl, TheRolloutServesAnFp8CheckpointAsPublished) {
+  json s = {{"model", "deepseek-v3"},
+            {"system", "dgx-h200"},
+            {"num_devices", 64},
+            {"rl",
+             {{"prompts_per_step", 32},
+              {"samples_per_prompt", 4},
+              {"prompt_len", json::array({{256, 1}})},
+              {"response_len", json::array({{512, 1}})},
+              {"train", {{"pp", 8}, {"ep", 8}, {"zero_stage", 1}}}}}};
+  const auto warned = [](const json& p) {
+    for (const json& w : p["warnings"])
+      if (w["code"] == "rl.rollout_checkpoint_precision") return true;
+    return false;
+  };
+  const json fp8 = predict(s);
+  ASSERT_FALSE(fp8.contains("error")) << fp8.dump().substr(0, 300);
+  EXPECT_TRUE(warned(fp8));
+  const double params = fp8["params"]["total"].get<double>();
+  EXPECT_NEAR(fp8["rl"]["weight_sync"]["bytes"].get<double>(), params, 0.01 * params);
+  s["rl"]["rollout"] = {{"precision", "bf16"}};
+  const json bf16 = predict(s);
+  ASSERT_FALSE(bf16.contains("error")) << bf16.dump().substr(0, 300);
+  EXPECT_FALSE(warned(bf16));
+  EXPECT_NEAR(bf16["rl"]["weight_sync"]["bytes"].get<double>(), 2 * params, 0.02 * params);
 }
 
 struct BadCase {

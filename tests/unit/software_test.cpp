@@ -674,6 +674,54 @@ TEST(Software, BlockScaledFp8OnHopperTakesTheCutlassKernelsTime) {
   EXPECT_EQ(e["path"], "/inference/fp8_block_scaled");
 }
 
+// A model whose checkpoint is published in FP8 with block scales (DeepSeek-R1, DeepSeek-V3, Kimi
+// K2: model.checkpoint_precision) is served so when the scenario states no precision, with a
+// warning that says it; a stated precision is kept; a model without one keeps 16 bits. The
+// prediction equals the one that states fp8 and fp8_block_scaled outright.
+TEST(Software, AnFp8CheckpointIsServedAsPublishedWhenNoPrecisionIsStated) {
+  const auto scenario = [](const char* model, const char* precision) {
+    json s = {{"model", model},
+              {"system", "dgx-h200"},
+              {"num_devices", 8},
+              {"parallel", {{"tp", 8}, {"ep", 8}}},
+              {"inference", {{"batch", 16}, {"prompt_len", 1000}, {"output_len", 100}}}};
+    if (precision) s["inference"]["precision"] = precision;
+    return s;
+  };
+  const auto warned = [](const json& p) {
+    for (const json& w : p["warnings"])
+      if (w["code"] == "inference.checkpoint_precision") return true;
+    return false;
+  };
+  const json as_published = predict(scenario("deepseek-r1", nullptr));
+  ASSERT_FALSE(as_published.contains("error")) << as_published.dump().substr(0, 300);
+  EXPECT_EQ(as_published["inference"]["math_precision"], "fp8");
+  EXPECT_TRUE(warned(as_published));
+  json stated = scenario("deepseek-r1", "fp8");
+  stated["inference"]["fp8_block_scaled"] = true;
+  const json explicit_fp8 = predict(stated);
+  EXPECT_DOUBLE_EQ(as_published["inference"]["tpot_s"].get<double>(),
+                   explicit_fp8["inference"]["tpot_s"].get<double>());
+  EXPECT_FALSE(warned(explicit_fp8));
+  // The scenario validate writes states what was assumed, so it reads back the same.
+  const json v = json::parse(optimus::api::validate(scenario("deepseek-r1", nullptr).dump()))["scenario"];
+  EXPECT_EQ(v["inference"]["precision"], "fp8");
+  EXPECT_EQ(v["inference"]["fp8_block_scaled"], true);
+  const json bf16 = predict(scenario("deepseek-r1", "bf16"));
+  EXPECT_EQ(bf16["inference"]["math_precision"], "bf16");
+  EXPECT_FALSE(warned(bf16));
+  const json dense = predict(scenario("mixtral-8x7b", nullptr));
+  EXPECT_EQ(dense["inference"]["math_precision"], "fp16");
+  EXPECT_FALSE(warned(dense));
+  // Block scales describe fp8 weights only.
+  json bad = scenario("deepseek-r1", nullptr);
+  bad["model"] = json::parse(optimus::api::preset("models", "deepseek-r1"));
+  bad["model"]["checkpoint_precision"] = "bf16";
+  const json e = predict(bad)["error"];
+  EXPECT_EQ(e["code"], "model.checkpoint_block_scaled_without_fp8");
+  EXPECT_EQ(e["path"], "/model/checkpoint_block_scaled");
+}
+
 // Weight-only MXFP4 (gpt-oss's experts on Hopper under TensorRT-LLM's Triton MoE backend: MXFP4
 // weights, BF16 activations): the weights are held and read at mxfp4 size (0.5 + 1/32 bytes) and
 // the math runs at the bf16 rate, without a precision fallback. An 8192-token prompt on one H100 is

@@ -64,7 +64,7 @@ export type TrainingPrecision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxf
  */
 export type AttentionKernel = 'flash' | 'standard' | 'flash1';
 /**
- * Precision of weights and math.
+ * Precision of weights and math. Absent, for a model with a checkpoint_precision: that precision, and fp8_block_scaled as checkpoint_block_scaled says (the warning inference.checkpoint_precision).
  */
 export type InferencePrecision = 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
 
@@ -275,6 +275,14 @@ export interface ModelSpec {
    * Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers; DeepSeek-V3 and R1: 1). 0 with inference.speculative's mtp draft warns speculative.mtp_not_native.
    */
   mtp_layers?: number;
+  /**
+   * The precision of the published checkpoint's weights (DeepSeek-V3, R1 and Kimi K2: fp8). An inference that states no precision, and an RL rollout that states no rl.rollout.precision, serve the weights so (warnings inference.checkpoint_precision, rl.rollout_checkpoint_precision). Absent: 16-bit.
+   */
+  checkpoint_precision?: 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
+  /**
+   * The checkpoint's fp8 weights carry 128 x 128 block scales (DeepSeek-V3's format): an inference served at the checkpoint's precision is fp8_block_scaled. Needs checkpoint_precision fp8 (error model.checkpoint_block_scaled_without_fp8).
+   */
+  checkpoint_block_scaled?: boolean;
 }
 /**
  * An inline system: devices, nodes and two network tiers.
@@ -1363,7 +1371,7 @@ export interface RlSpec {
      */
     software?: string;
     /**
-     * The engine's weights (fp8, ...); the KV cache stays 16-bit under quantised weights. Also the weight-sync width.
+     * The engine's weights (fp8, ...); the KV cache stays 16-bit under quantised weights. Also the weight-sync width. Absent, for a model with a checkpoint_precision: that precision (the warning rl.rollout_checkpoint_precision).
      */
     precision?: 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
     /**

@@ -26,6 +26,9 @@
 //   - a length given as {"mean", "max"} (rl prompt_len and response_len, serving lengths): the
 //     engine needs min < mean < max (serving.length_mean_out_of_range); an edit of one end past the
 //     other moves the other, if the person did not set it, at the ratio the two had (coupleLengths).
+//   - model: inference.precision and rl.rollout.precision follow the model's published checkpoint
+//     (model.checkpoint_precision: DeepSeek-V3/R1 and Kimi K2 ship FP8 with block scales) while
+//     they hold the previous model's own (coupleCheckpoint); a precision the person set stays.
 import { asObject, clone, getPointer } from './pointer';
 
 export type Scenario = Record<string, unknown>;
@@ -33,6 +36,8 @@ export type Scenario = Record<string, unknown>;
 /** What the coupling needs to know of the model and the system in effect (presets resolved). */
 export interface Context {
   model?: Record<string, unknown> | null;
+  /** The model in effect before the edit (a model change: its checkpoint precision). */
+  modelBefore?: Record<string, unknown> | null;
   system?: Record<string, unknown> | null;
   /**
    * The layout came with a task's starting scenario (the search's pick for it): it follows, as
@@ -144,6 +149,7 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
 
   coupleRl(s, changed, followed);
   coupleLengths(s, before, changed, userSet, followed, notes);
+  if (changed === '/model') coupleCheckpoint(s, before, ctx, userSet, followed, notes);
 
   const layoutTyped = [...userSet].some((k) => k === '/parallel' || k.startsWith('/parallel/'));
   if (ctx.layoutFollows && p && !layoutTyped && ['/model', '/system', '/system/device', '/num_devices'].includes(changed)) {
@@ -226,6 +232,41 @@ function coupleLengths(s: Scenario, before: Scenario, changed: string, userSet: 
   followed.push(`${at}/${other}`);
   const what = at.split('/').pop()!.replace('_len', '');
   notes.push(`The ${what}s’ ${other === 'mean' ? 'mean' : 'longest'} followed to ${String(o[other])} tokens, keeping the ratio of mean to longest it had.`);
+}
+
+const SIXTEEN_BITS = ['bf16', 'fp16'];
+
+/**
+ * A model change: the served precision (inference.precision, rl.rollout.precision) follows the
+ * model's published checkpoint (docs/contract.md, model.checkpoint_precision) while it holds the
+ * previous model's own, that checkpoint's precision or 16 bits for a model without one, and the
+ * person did not set it. fp8_block_scaled goes with it (the engine refuses it beside other
+ * precisions). A precision stated away from the previous model's own (a quantised Llama) stays.
+ */
+function coupleCheckpoint(s: Scenario, before: Scenario, ctx: Context, userSet: ReadonlySet<string>, followed: string[], notes: string[]): void {
+  const native = (m: Record<string, unknown> | null | undefined): string | undefined => (typeof m?.checkpoint_precision === 'string' ? m.checkpoint_precision : undefined);
+  const model = asObject(s.model) ?? ctx.model ?? undefined;
+  const prevModel = asObject(before.model) ?? ctx.modelBefore ?? undefined;
+  const was = native(prevModel), now = native(model);
+  if (was === now) return;
+  const blocks = model?.checkpoint_block_scaled === true;
+  const follow = (at: Record<string, unknown> | undefined, path: string, blockKey: string | null): void => {
+    if (!at || typeof at.precision !== 'string' || userSet.has(`${path}/precision`)) return;
+    const held = at.precision;
+    if (!(held === was || (was === undefined && SIXTEEN_BITS.includes(held)))) return;
+    const next = now ?? 'bf16';
+    if (next === held) return;
+    at.precision = next;
+    followed.push(`${path}/precision`);
+    if (blockKey) {
+      if (now === 'fp8' && blocks) at[blockKey] = true;
+      else delete at[blockKey];
+    }
+    const name = typeof model?.name === 'string' ? model.name : 'the model';
+    notes.push(now ? `The precision followed to ${next}: ${name} is published with ${next}${now === 'fp8' && blocks ? ' block-scaled' : ''} weights.` : `The precision followed to ${next}: ${name} is published in 16 bits.`);
+  };
+  follow(asObject(s.inference) ?? undefined, '/inference', 'fp8_block_scaled');
+  follow(asObject(asObject(s.rl)?.rollout) ?? undefined, '/rl/rollout', null);
 }
 
 /** The rl placement's keys following placement, num_devices and the pools (see the header). */

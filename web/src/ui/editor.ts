@@ -515,9 +515,10 @@ class ScenarioEditor implements Editor {
   /** Applies a person's edit, then lets the keys that follow it follow (state/coupling.ts). */
   private async applyCoupled(path: string, value: unknown): Promise<void> {
     const before = clone(this.current);
+    const modelBefore = this.modelPreset;
     this.typed.add(path);
     await this.apply(path, value);
-    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, system: this.systemPreset, layoutFollows: this.layoutFollows_ });
+    const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, modelBefore, system: this.systemPreset, layoutFollows: this.layoutFollows_ });
     this.current = r.scenario;
     if (!this.typed.has('/name') && NAME_DRIVERS.includes(path)) {
       const named = (kind: 'models' | 'systems') => (id: string) => this.deps.presets()[kind]?.find((p) => p.id === id)?.name;

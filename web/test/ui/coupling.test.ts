@@ -224,3 +224,42 @@ describe('a length written whole (the short form writes {mean, max} at once)', (
     expect(couple(before, after, '/rl/response_len', new Set()).followed).toEqual([]);
   });
 });
+
+describe('the served precision follows the model’s published checkpoint unless set', () => {
+  const r1 = { ...deepseek, name: 'DeepSeek-R1', checkpoint_precision: 'fp8', checkpoint_block_scaled: true };
+  const serve = (model: string, inference: Record<string, unknown>) => ({ model, system: 'dgx-h200', num_devices: 8, parallel: { tp: 8 }, inference: { prompt_len: 1000, output_len: 250, ...inference } });
+  it('a 16-bit serve moved to an FP8 checkpoint: fp8 with its block scales, and a note', () => {
+    const before = serve('llama3-70b', { precision: 'bf16' });
+    const after = { ...structuredClone(before), model: 'deepseek-r1' };
+    const r = couple(before, after, '/model', none, { model: r1, modelBefore: { ...llama70b, name: 'Llama 3 70B' } });
+    expect((r.scenario.inference as any).precision).toBe('fp8');
+    expect((r.scenario.inference as any).fp8_block_scaled).toBe(true);
+    expect(r.followed).toContain('/inference/precision');
+    expect(r.notes.join(' ')).toContain('DeepSeek-R1 is published with fp8 block-scaled weights');
+  });
+  it('back to a 16-bit model: bf16 again, the block scales go (the engine refuses them beside bf16)', () => {
+    const before = serve('deepseek-r1', { precision: 'fp8', fp8_block_scaled: true });
+    const after = { ...structuredClone(before), model: 'llama3-70b' };
+    const r = couple(before, after, '/model', none, { model: { ...llama70b, name: 'Llama 3 70B' }, modelBefore: r1 });
+    expect((r.scenario.inference as any).precision).toBe('bf16');
+    expect((r.scenario.inference as any).fp8_block_scaled).toBeUndefined();
+  });
+  it('a precision the person set, or one away from the previous model’s own, stays', () => {
+    const before = serve('llama3-70b', { precision: 'bf16' });
+    const after = { ...structuredClone(before), model: 'deepseek-r1' };
+    expect((couple(before, after, '/model', new Set(['/inference/precision']), { model: r1, modelBefore: llama70b }).scenario.inference as any).precision).toBe('bf16');
+    const int4 = serve('llama3-70b', { precision: 'int4' });
+    const moved = { ...structuredClone(int4), model: 'deepseek-r1' };
+    expect((couple(int4, moved, '/model', none, { model: r1, modelBefore: llama70b }).scenario.inference as any).precision).toBe('int4');
+  });
+  it('an absent precision stays absent (the engine serves the checkpoint), and the RL rollout’s follows too', () => {
+    const before = serve('llama3-70b', {});
+    const after = { ...structuredClone(before), model: 'deepseek-r1' };
+    expect((couple(before, after, '/model', none, { model: r1, modelBefore: llama70b }).scenario.inference as any).precision).toBeUndefined();
+    const rl = { model: 'llama3-70b', system: 'dgx-h200', num_devices: 64, rl: { prompts_per_step: 64, rollout: { precision: 'bf16' } } };
+    const rlAfter = { ...structuredClone(rl), model: 'deepseek-r1' };
+    const r = couple(rl, rlAfter, '/model', none, { model: r1, modelBefore: llama70b });
+    expect((r.scenario.rl as any).rollout.precision).toBe('fp8');
+    expect((r.scenario.rl as any).rollout.fp8_block_scaled).toBeUndefined();
+  });
+});
