@@ -308,6 +308,8 @@ function parallelBlock(cfg: Json, modelType: string): boolean {
  * - sliding_window with layer_types (or sliding_window_pattern), and Llama 4's
  *   attention_chunk_size with no_rope_layers -> attention.window and attention.global_every.
  * - num_nextn_predict_layers (DeepSeek-V3's multi-token-prediction modules) -> mtp_layers.
+ * - quantization_config quant_method "fp8" (weight_block_size: block scales) -> checkpoint_precision
+ *   fp8 (checkpoint_block_scaled).
  */
 export function importHfConfig(input: unknown, name?: string): HfImportResult {
   let c: unknown = input;
@@ -442,6 +444,15 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
 
   const mtp = firstNumber(cfg, ['num_nextn_predict_layers']);
   if (mtp && mtp[0] > 0) model.mtp_layers = mtp[0];
+  // An FP8 checkpoint (quantization_config quant_method "fp8"; weight_block_size: DeepSeek-V3's
+  // 128 x 128 block scales) is served so when a scenario states no precision.
+  const quant = isObject(c.quantization_config) ? c.quantization_config : undefined;
+  if (quant?.quant_method === 'fp8') {
+    model.checkpoint_precision = 'fp8';
+    const blocks = Array.isArray(quant.weight_block_size) ? quant.weight_block_size : undefined;
+    if (blocks) model.checkpoint_block_scaled = true;
+    notes.push(`quantization_config fp8${blocks ? ` with ${blocks.join(' x ')} weight blocks` : ''}: checkpoint_precision fp8${blocks ? ' (block-scaled)' : ''}, the precision it is served at unless the scenario states one.`);
+  } else if (typeof quant?.quant_method === 'string') notes.push(`quantization_config ${quant.quant_method}: not read; the checkpoint is taken as 16-bit (state inference.precision).`);
 
   const maxSeq = firstNumber(cfg, ['max_position_embeddings', 'n_positions', 'n_ctx', 'seq_length', 'max_sequence_length']);
   if (maxSeq && maxSeq[0] > 0) model.max_seq_len = maxSeq[0];

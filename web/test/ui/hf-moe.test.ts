@@ -50,6 +50,7 @@ const DEEPSEEK_V3 = {
   torch_dtype: 'bfloat16',
   v_head_dim: 128,
   vocab_size: 129280,
+  quantization_config: { activation_scheme: 'dynamic', fmt: 'e4m3', quant_method: 'fp8', weight_block_size: [128, 128] },
 };
 
 // huggingface.co/moonshotai/Kimi-K2-Instruct/blob/main/config.json (DeepSeek-V3 architecture)
@@ -62,6 +63,7 @@ const KIMI_K2 = {
   kv_lora_rank: 512,
   max_position_embeddings: 131072,
   model_type: 'kimi_k2',
+  quantization_config: { activation_scheme: 'dynamic', fmt: 'e4m3', quant_method: 'fp8', weight_block_size: [128, 128] },
   moe_intermediate_size: 2048,
   moe_layer_freq: 1,
   n_group: 1,
@@ -239,6 +241,8 @@ function effective(m: HfModel) {
     norm: m.norm ?? 'layernorm',
     tied_embeddings: m.tied_embeddings ?? true,
     max_seq_len: m.max_seq_len,
+    checkpoint_precision: m.checkpoint_precision,
+    checkpoint_block_scaled: m.checkpoint_block_scaled ?? false,
     moe,
     attention: { ...attention, global_every: attention.global_every ?? 0 },
   };
@@ -278,12 +282,15 @@ describe('importHfConfig: the model object of each family', () => {
       tied_embeddings: false,
       max_seq_len: 163840,
       mtp_layers: 1,
+      checkpoint_precision: 'fp8',
+      checkpoint_block_scaled: true,
     });
     expect(r.model.moe).toEqual({ experts: 256, top_k: 8, expert_ffn_hidden: 2048, shared_experts: 1, shared_expert_ffn_hidden: 2048, first_dense_layers: 3, layer_freq: 1 });
     expect(r.model.attention).toEqual({ type: 'mla', q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 });
     const notes = r.notes.join(' ');
     expect(notes).toMatch(/num_nextn_predict_layers = 1: mtp_layers, the draft of speculative decoding/);
     expect(notes).toMatch(/head_dim given as v_head_dim 128/);
+    expect(notes).toMatch(/quantization_config fp8 with 128 x 128 weight blocks: checkpoint_precision fp8 \(block-scaled\)/);
   });
 
   it('q_lora_rank null (DeepSeek-V2-Lite style) means uncompressed queries, q_lora_rank 0', () => {
