@@ -92,6 +92,8 @@ export interface Editor {
   layoutFollows(): boolean;
   /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
   followNotes(): string[];
+  /** The model in effect: the scenario's inline model, or its preset once loaded (null until then). */
+  model(): Record<string, unknown> | null;
 }
 
 /** Edits after which an unnamed scenario's name follows it (model, GPUs, task). */
@@ -500,6 +502,11 @@ class ScenarioEditor implements Editor {
     return this.lastNotes;
   }
 
+  model(): Record<string, unknown> | null {
+    const m = this.current.model;
+    return m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : this.modelPreset;
+  }
+
   async edit(path: string, value: unknown, typed?: string): Promise<void> {
     this.lastNotes = [];
     const f = this.fields.get(path);
@@ -662,6 +669,13 @@ class ScenarioEditor implements Editor {
     // Request lengths default to the static batch's (schema: "Default: the inference block's ...").
     if (path === '/inference/serving/input_len') return this.effective('/inference/prompt_len');
     if (path === '/inference/serving/output_len') return this.effective('/inference/output_len');
+    // The served precision follows the model's published checkpoint (docs/contract.md,
+    // model.checkpoint_precision), its block scales with it; the RL rollout's precision too.
+    if (path === '/inference/precision' || path === '/rl/rollout/precision') {
+      const checkpoint = this.effective('/model/checkpoint_precision');
+      if (typeof checkpoint === 'string') return checkpoint;
+    }
+    if (path === '/inference/fp8_block_scaled' && getPointer(this.current, '/inference/precision') === undefined && this.effective('/model/checkpoint_block_scaled') === true) return true;
     if (path === '/parallel/dp') return derivedDp(this.current);
     if (path === '/parallel/sequence_parallel') {
       const tp = this.effective('/parallel/tp');

@@ -18,6 +18,8 @@ export interface TaskPanelDeps {
   edit: (path: string, value: unknown, typed?: string) => Promise<void>;
   /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
   followNotes: () => string[];
+  /** The model in effect (its preset once loaded), for the defaults that follow it. */
+  model?: () => Record<string, unknown> | null;
   /** Loads the task's starting scenario. */
   start: (task: Task) => void;
   /** The compare task's tools: pin the result, rank layouts, the GPU study. */
@@ -128,6 +130,16 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     return h('div', { class: `field${f.kind === 'model' || f.kind === 'system' ? ' wide' : ''}` }, h('label', { for: id }, f.label), input);
   }
 
+  /**
+   * What a picker shows for an absent key: the engine's default, which for the served precision
+   * is the model's published checkpoint when it has one (model.checkpoint_precision).
+   */
+  function absentValue(f: QuickField): string | undefined {
+    const checkpoint = deps.model?.()?.checkpoint_precision;
+    if (f.path === '/inference/precision' && typeof checkpoint === 'string') return checkpoint;
+    return f.absent;
+  }
+
   let shownFields = '';
   function build(): void {
     const fields = fieldsOf(task);
@@ -165,7 +177,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
           input.dataset.options = want;
         }
         const v = getPointer(s, path);
-        input.value = typeof v === 'string' ? v : (f.absent ?? '');
+        input.value = typeof v === 'string' ? v : (absentValue(f) ?? '');
       } else if (input.type === 'checkbox') {
         input.checked = s.parallel === 'auto';
         layoutNote.textContent = deps.layoutFollows() ? 'Now: the search’s pick for this scenario, searched again when the model or GPUs change.' : '';

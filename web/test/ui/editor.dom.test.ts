@@ -26,6 +26,7 @@ const presets = {
 const store: Record<string, Record<string, Record<string, unknown>>> = {
   models: {
     m1: { name: 'Model One', source: 'paper', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, notes: 'not modelled: x' },
+    fp8m: { name: 'FP8 One', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, checkpoint_precision: 'fp8', checkpoint_block_scaled: true },
     moe1: {
       name: 'MoE One',
       layers: 4,
@@ -281,6 +282,16 @@ describe('scenario editor fields from the engine schema', () => {
     expect(values('/model/ffn_type')).toEqual(['gelu', 'swiglu', 'relu2']);
     expect(values('/model/position')).toEqual(['learned', 'rotary', 'none']);
     expect(values('/parallel/zero_stage')).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('shows the served precision the engine takes when none is stated: the model checkpoint’s, with its block scales', async () => {
+    const serve = (model: string) => ({ schema_version: 1, model, system: 's1', num_devices: 8, parallel: { tp: 8 }, inference: { batch: 1, prompt_len: 16, output_len: 16 } });
+    await editor.load(serve('fp8m'));
+    expect(field('/inference/precision').value).toBe('fp8');
+    expect(field('/inference/fp8_block_scaled').checked).toBe(true);
+    await editor.load(serve('m1'));
+    expect(field('/inference/precision').value).toBe('fp16');
+    expect(field('/inference/fp8_block_scaled').checked).toBe(false);
   });
 
   it('shows the engine defaults, also those that follow the norm', async () => {
