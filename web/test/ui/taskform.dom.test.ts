@@ -6,20 +6,21 @@ import type { PresetList } from '../../src/engine/types';
 import type { Scenario } from '../../src/state/tasks';
 import { createTaskPanel } from '../../src/ui/taskform';
 
-function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => []) {
+function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => [], model: () => Record<string, unknown> | null = () => null, task: 'train' | 'serve' = 'train') {
   const p = createTaskPanel({
     presets,
     scenario: () => scenario,
     layoutFollows: () => false,
     edit: async () => undefined,
     followNotes: notes,
+    model,
     start: () => undefined,
     pin: () => undefined,
     searchLayouts: () => undefined,
     compareGpus: () => undefined,
     openEditor: () => undefined,
   });
-  p.select('train');
+  p.select(task);
   return p;
 }
 
@@ -74,23 +75,8 @@ describe('the short form says what followed an edit', () => {
 
 describe('the serve form’s precision picker with no precision in the scenario', () => {
   const scenario = { schema_version: 1, model: 'deepseek-r1', system: 'dgx-h200', num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 16 } } } as unknown as Scenario;
-  const show = (model: Record<string, unknown> | null): string => {
-    const p = createTaskPanel({
-      presets: () => ({}),
-      scenario: () => scenario,
-      layoutFollows: () => false,
-      edit: async () => undefined,
-      followNotes: () => [],
-      model: () => model,
-      start: () => undefined,
-      pin: () => undefined,
-      searchLayouts: () => undefined,
-      compareGpus: () => undefined,
-      openEditor: () => undefined,
-    });
-    p.select('serve');
-    return (p.formEl.querySelector('[data-quick="/inference/precision"]') as HTMLSelectElement).value;
-  };
+  const show = (model: Record<string, unknown> | null): string =>
+    (panel(scenario, () => ({}), () => [], () => model, 'serve').formEl.querySelector('[data-quick="/inference/precision"]') as HTMLSelectElement).value;
   it('shows what the engine serves: the checkpoint’s precision for a model published in FP8, else 16 bits', () => {
     expect(show({ name: 'DeepSeek-R1', checkpoint_precision: 'fp8', checkpoint_block_scaled: true })).toBe('fp8');
     expect(show({ name: 'Llama 3 70B' })).toBe('fp16');
