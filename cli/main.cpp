@@ -662,11 +662,15 @@ void print_rl_search(const json& r) {
   for (const auto& b : r["best"]) {
     const bool host = b["rl"]["train"]["parallel"].value("optimizer_offload", false);
     hosted = hosted || host;
-    std::printf("%4d %-10s %8lld %8lld %10lld %9lld%s %12s %12.2f\n", ++rank,
+    // No price: no cost (the column says so with a dash rather than $0.00).
+    char cost[32] = "-";
+    if (b.contains("cost_per_step_usd"))
+      std::snprintf(cost, sizeof cost, "%.2f", b["cost_per_step_usd"].get<double>());
+    std::printf("%4d %-10s %8lld %8lld %10lld %9lld%s %12s %12s\n", ++rank,
                 b["placement"].get<std::string>().c_str(), b["rollout_devices"].get<long long>(),
                 b["train_devices"].get<long long>(), b["rl"]["rollout"]["parallel"]["tp"].get<long long>(),
                 b["rl"]["train"]["parallel"]["tp"].get<long long>(), host ? "*" : " ",
-                seconds(b["step_time_s"].get<double>()).c_str(), b["cost_per_step_usd"].get<double>());
+                seconds(b["step_time_s"].get<double>()).c_str(), cost);
   }
   if (hosted)
     std::cout << "   * the trainer fits only with its optimizer state in host memory, stepped by the CPU "

@@ -33,6 +33,7 @@ std::vector<std::int64_t> rollout_sizes(std::int64_t n, std::int64_t per_node) {
 }  // namespace
 
 Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost) {
+  if (by_cost && !has_price(s.economics, s.system.device.power.price_usd)) return rank_without_price();
   RlSearchResult res;
   std::map<std::string, std::int64_t> rejected;
   const double rate = usd_per_device_hour(s.economics, s.system.device.power.price_usd);

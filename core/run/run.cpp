@@ -114,6 +114,16 @@ Result<RampSteps> ramp_steps(double train_tokens, std::int64_t seq_len, std::int
   return out;
 }
 
+bool has_price(const Economics& e, double device_price_usd) {
+  return e.usd_per_gpu_hour > 0 || e.gpu_price_usd > 0 || device_price_usd > 0;
+}
+
+Error rank_without_price() {
+  return make_error("search.rank_without_price", "/rank_by",
+                    "ranking by cost needs a price: economics.usd_per_gpu_hour (a rental price) or "
+                    "economics.gpu_price_usd (the device states no power.price_usd); rank by time instead");
+}
+
 double usd_per_device_hour(const Economics& e, double device_price_usd) {
   if (e.usd_per_gpu_hour > 0) return e.usd_per_gpu_hour;
   const double price = e.gpu_price_usd > 0 ? e.gpu_price_usd : device_price_usd;

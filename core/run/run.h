@@ -103,5 +103,10 @@ Result<RampSteps> ramp_steps(double train_tokens, std::int64_t seq_len, std::int
 
 // Device-hour price: the rental price, or price / (years x 8766 h x utilisation).
 double usd_per_device_hour(const Economics& e, double device_price_usd);
+// Whether a device-hour has a price: a rental price, or a device price to amortise (the
+// economics' or the device preset's power.price_usd). Without one a cost is absent, not zero.
+bool has_price(const Economics& e, double device_price_usd);
+// The error of a search asked to rank by cost without a price (search.rank_without_price).
+Error rank_without_price();
 
 }  // namespace optimus

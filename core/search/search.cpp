@@ -236,12 +236,13 @@ std::optional<Error> check_request(const Scenario& s, const SearchOptions& o) {
     return make_error("search.budget_without_tokens", o.max_cost_usd ? "/max_cost_usd" : "/max_energy_mwh",
                       "a budget bounds the whole run: the scenario needs training.train_tokens");
   // Without a price the run has no cost (predict warns run.no_price), so no layout can be held to
-  // a cost budget.
-  if (o.max_cost_usd && !(s.economics.usd_per_gpu_hour > 0 || s.economics.gpu_price_usd > 0 ||
-                          s.system.device.power.price_usd > 0))
+  // a cost budget, nor ranked by one (a step's cost would be its electricity alone).
+  const bool priced = has_price(s.economics, s.system.device.power.price_usd);
+  if (o.max_cost_usd && !priced)
     return make_error("search.budget_without_price", "/max_cost_usd",
                       "a cost budget needs a price: economics.usd_per_gpu_hour or economics.gpu_price_usd "
                       "(the device states no power.price_usd)");
+  if (o.rank_by == TrainingRank::cost && !priced) return rank_without_price();
   return std::nullopt;
 }
 

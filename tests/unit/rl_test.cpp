@@ -544,6 +544,21 @@ TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   for (std::size_t i = 1; i < cost["best"].size(); ++i)
     EXPECT_LE(cost["best"][i - 1]["cost_per_step_usd"].get<double>(),
               cost["best"][i]["cost_per_step_usd"].get<double>());
+  // A device without a price: no cost (absent, not $0), and no ranking by one. With a rental
+  // price, the step's device-hours at it.
+  json unpriced = s;
+  unpriced["system"] = "dgx-h200";
+  const json by_time = json::parse(optimus::api::search(unpriced.dump(), R"({"top": 2})"));
+  ASSERT_FALSE(by_time.contains("error")) << by_time.dump().substr(0, 300);
+  EXPECT_FALSE(by_time["best"][0].contains("cost_per_step_usd"));
+  const json by_cost = json::parse(optimus::api::search(unpriced.dump(), R"({"rank_by": "cost"})"));
+  EXPECT_EQ(by_cost["error"]["code"], "search.rank_without_price") << by_cost.dump().substr(0, 300);
+  EXPECT_EQ(by_cost["error"]["path"], "/rank_by");
+  unpriced["economics"] = {{"usd_per_gpu_hour", 2}};
+  const json rented = json::parse(optimus::api::search(unpriced.dump(), R"({"rank_by": "cost", "top": 1})"));
+  ASSERT_FALSE(rented.contains("error")) << rented.dump().substr(0, 300);
+  EXPECT_NEAR(rented["best"][0]["cost_per_step_usd"].get<double>(),
+              rented["best"][0]["step_time_s"].get<double>() * 8 / 3600 * 2, 1e-9);
   // Options it does not take.
   const json energy = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "energy"})"));
   EXPECT_EQ(energy["error"]["code"], "search.option_not_applicable");

@@ -925,6 +925,14 @@ TEST(SearchBudget, FastestWithinACostOrEnergyBudget) {
   no_price["system"] = "dgx-h200";  // its device states no price
   const json e4 = json::parse(optimus::api::search(no_price.dump(), R"({"max_cost_usd": 100})"));
   EXPECT_EQ(e4["error"]["code"], "search.budget_without_price") << e4.dump();
+  // Nor can it rank by cost: each step's cost would be its electricity alone.
+  const json e5 = json::parse(optimus::api::search(no_price.dump(), R"({"rank_by": "cost"})"));
+  EXPECT_EQ(e5["error"]["code"], "search.rank_without_price") << e5.dump();
+  EXPECT_EQ(e5["error"]["path"], "/rank_by");
+  no_price["economics"] = {{"usd_per_gpu_hour", 3.5}};
+  const json rented = json::parse(optimus::api::search(no_price.dump(), R"({"rank_by": "cost", "top": 2})"));
+  ASSERT_FALSE(rented.contains("error")) << rented.dump();
+  EXPECT_GT(rented["best"][0]["step_cost_usd"].get<double>(), 0);
   const json e3 = json::parse(optimus::api::search(s.dump(), R"({"max_cost_usd": -1})"));
   EXPECT_EQ(e3["error"]["code"], "search.invalid_option");
 }
