@@ -564,6 +564,8 @@ class ScenarioEditor implements Editor {
       if (path.startsWith('/training/') || this.trainingBox?.contains(input)) input.disabled = !hasT;
       if (path.startsWith('/inference/')) input.disabled = !hasI;
       if (path.startsWith('/rl/')) input.disabled = !hasRl;
+      // Prices apply to every cost: a whole run, an RL step or run, a search ranked by cost.
+      if (path.startsWith('/economics/')) input.disabled = !(hasT || hasI || hasRl);
       if (objectsOff.some((p) => path.startsWith(`${p}/`))) input.disabled = true;
       else if (path.startsWith('/model/')) input.disabled = false;
       if (path.startsWith('/parallel/')) input.disabled = this.current.parallel === 'auto';

@@ -7,7 +7,7 @@ import type { Engine } from '../engine/client';
 import type { RlResult, SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
-import { reasonWords } from './words';
+import { errorWords, reasonWords } from './words';
 import { h, uid } from '../base/dom';
 import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from '../base/format';
 
@@ -330,7 +330,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
         summary.textContent = r.error.code === 'engine.cancelled' ? 'Search cancelled.' : 'The search did not run.';
         if (r.error.code !== 'engine.cancelled') {
           error.hidden = false;
-          error.textContent = `${r.error.message} (${r.error.code}${r.error.path ? ` at ${r.error.path}` : ''})`;
+          error.textContent = `${errorWords(r.error)} (${r.error.code}${r.error.path ? ` at ${r.error.path}` : ''})`;
         }
       }
     });

@@ -31,10 +31,16 @@ const WORDS: Record<string, string> = {
   'parallel.ep_not_divisor_of_experts': 'expert parallelism must divide the number of experts',
   'parallel.cp_in_inference': 'context parallelism is for training only; inference here runs without it',
   'parallel.auto_no_layout': 'no layout of these GPUs fits the model in memory: add GPUs, or pick GPUs with more memory',
+  'search.rank_without_price': 'ranking by cost needs a price per GPU-hour, and these GPUs have none on file: give a rental price (the full editor’s “Rental price (USD per device-hour)”), or rank by time',
 };
 
+/** An engine error in a practitioner's words where there are some, else the engine's message. */
+export function errorWords(e: EngineError): string {
+  return WORDS[e.code] ?? e.message;
+}
+
 export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>): Plain {
-  const words = WORDS[e.code] ?? e.message;
+  const words = errorWords(e);
   const p = s.parallel !== null && typeof s.parallel === 'object' ? (s.parallel as Record<string, unknown>) : undefined;
   if (e.code === 'parallel.product_mismatch' && p?.dp !== undefined) {
     const rest = derivedDp({ ...s, parallel: { ...p, dp: undefined } });

@@ -284,6 +284,14 @@ describe('scenario editor fields from the engine schema', () => {
     expect(values('/parallel/zero_stage')).toEqual(['0', '1', '2', '3']);
   });
 
+  it('keeps the prices editable for an RL job and a serving one, whose costs use them (not only training)', async () => {
+    await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, rl: { prompts_per_step: 8 } });
+    expect(field('/economics/usd_per_gpu_hour').disabled).toBe(false);
+    expect(field('/training/global_batch').disabled).toBe(true);
+    await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8 }, inference: { batch: 1, prompt_len: 16, output_len: 16 } });
+    expect(field('/economics/usd_per_gpu_hour').disabled).toBe(false);
+  });
+
   it('shows the served precision the engine takes when none is stated: the model checkpoint’s, with its block scales', async () => {
     const serve = (model: string) => ({ schema_version: 1, model, system: 's1', num_devices: 8, parallel: { tp: 8 }, inference: { batch: 1, prompt_len: 16, output_len: 16 } });
     await editor.load(serve('fp8m'));

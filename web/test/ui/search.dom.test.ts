@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/client';
 import type { OptimusModule } from '../../src/engine/protocol';
+import type { EngineError } from '../../src/engine/types';
 import type { SearchOptions, SearchResult } from '../../src/engine/page-types';
 import { createSearchView } from '../../src/ui/search';
 import { loadModule } from '../wasm';
@@ -27,8 +28,10 @@ function recordingEngine(asked: SearchOptions[]): Engine {
   return {
     search: (s: unknown, o: SearchOptions) => {
       asked.push(o);
-      const r = JSON.parse(mod.search!(JSON.stringify(s), JSON.stringify(o), null)) as SearchResult;
-      return { result: Promise.resolve({ ok: true as const, value: r }), cancel: () => undefined };
+      const r = JSON.parse(mod.search!(JSON.stringify(s), JSON.stringify(o), null)) as SearchResult | { error: EngineError };
+      // An engine error comes back as the client hands it over: not ok, with the engine's error.
+      const result = 'error' in r ? { ok: false as const, error: r.error } : { ok: true as const, value: r };
+      return { result: Promise.resolve(result), cancel: () => undefined };
     },
   } as unknown as Engine;
 }
@@ -99,6 +102,18 @@ describe('search view: an RL job searches its placements', () => {
     expect(again.rl.step_time_s).toBeCloseTo(steps[0]!, 6);
     if (rl.placement === 'colocated') expect(rl.rollout_devices).toBeUndefined();
     else expect(Number(rl.rollout_devices) + Number(rl.train_devices)).toBe(8);
+  });
+
+  it('ranked by cost on GPUs without a price: the engine refuses, the view says so in words with the code', async () => {
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => ({ ...JSON.parse(JSON.stringify(job)), system: 'dgx-h200' }) as Record<string, unknown>, apply: () => undefined, applyRl: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLSelectElement>('[data-testid="search-rank-by"]')!.value = 'cost';
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    const error = view.querySelector<HTMLElement>('[data-testid="search-error"]')!;
+    expect(error.hidden).toBe(false);
+    expect(error.textContent).toContain('needs a price per GPU-hour');
+    expect(error.textContent).toContain('search.rank_without_price at /rank_by');
   });
 
   it('a row loads the job as it was searched, not an edit made while the search ran', async () => {
