@@ -201,8 +201,10 @@ void print_rl(const json& p) {
     std::cout << "  whole run: " << u["train_steps"].get<long long>() << " steps, "
               << num(u["wall_days"].get<double>(), "%.2f") << " days, "
               << num(u["gpu_hours"].get<double>(), "%.0f") << " GPU-hours, "
-              << num(u["energy_mwh"].get<double>(), "%.2f") << " MWh, $"
-              << num(u["cost_usd"].get<double>(), "%.0f") << "\n";
+              << num(u["energy_mwh"].get<double>(), "%.2f") << " MWh"
+              << (u.contains("cost_usd") ? ", $" + num(u["cost_usd"].get<double>(), "%.0f")
+                                         : std::string(", no price (run.no_price)"))
+              << "\n";
   }
 }
 

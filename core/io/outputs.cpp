@@ -420,7 +420,7 @@ TABLE(RlPrediction, rl_run_out) {
   t.add("wall_days", amount(), VAL(o.run_wall_s / 86400.0));
   t.add("gpu_hours", amount(), VAL(o.run_gpu_hours));
   t.add("energy_mwh", amount(), VAL(o.run_energy_mwh));
-  t.add("cost_usd", amount(), VAL(o.run_cost_usd));
+  t.maybe("cost_usd", amount(), VAL(o.run_cost_usd));
 }
 
 TABLE(RlOut, rl_out) {

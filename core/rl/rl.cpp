@@ -1258,10 +1258,17 @@ void whole_run(const Scenario& s, RlPrediction& out) {
       device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
   const double node_w = sys.operations.node_overhead_w * n / d(sys.devices_per_node);
   out.run_energy_mwh = (watts * n + node_w) * out.run_wall_s * s.economics.pue / 3.6e9;
+  // Without a price the run has no cost: its electricity alone would read as one.
+  if (!has_price(s.economics, pw.price_usd)) {
+    out.warnings.push_back({"run.no_price",
+                            "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
+                            "(the device states no power.price_usd), so the RL run has no cost"});
+    return;
+  }
   const double rate = usd_per_device_hour(s.economics, pw.price_usd);
-  out.run_cost_usd = out.run_gpu_hours * rate;
-  if (s.economics.usd_per_gpu_hour <= 0)
-    out.run_cost_usd += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
+  double cost = out.run_gpu_hours * rate;
+  if (s.economics.usd_per_gpu_hour <= 0) cost += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
+  out.run_cost_usd = cost;
 }
 
 // Steps 2 to 5 on the scenario's trainer layout, after the rollout (`out` holds its numbers): the

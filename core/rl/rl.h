@@ -76,7 +76,8 @@ struct RlPrediction {
   MemoryReport trainer_memory;  // the trainer's per-device footprint (the output's `memory`)
   // Whole run (train_steps): steps x the step, device-hours, energy at the meter, cost.
   std::int64_t train_steps = 0;
-  double run_wall_s = 0, run_gpu_hours = 0, run_energy_mwh = 0, run_cost_usd = 0;
+  double run_wall_s = 0, run_gpu_hours = 0, run_energy_mwh = 0;
+  std::optional<double> run_cost_usd;  // absent without a price (run/run.h has_price)
   std::vector<Warning> warnings;
 };
 

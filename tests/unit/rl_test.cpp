@@ -395,6 +395,17 @@ TEST(Rl, WholeRunFromTrainSteps) {
   EXPECT_GT(r["run"]["energy_mwh"].get<double>(), 0);
   EXPECT_GT(r["run"]["cost_usd"].get<double>(), 0);
   EXPECT_FALSE(rl_of(base()).contains("run"));
+  // GPUs without a price: no cost (its electricity alone is not one), and the warning says why;
+  // a rental price gives the device-hours at it.
+  json unpriced = base({{"train_steps", 100}});
+  unpriced["system"] = "dgx-h200";
+  const json p = predict(unpriced);
+  ASSERT_TRUE(p["rl"].contains("run")) << p.dump().substr(0, 300);
+  EXPECT_FALSE(p["rl"]["run"].contains("cost_usd"));
+  EXPECT_TRUE(warns(p, "run.no_price"));
+  unpriced["economics"] = {{"usd_per_gpu_hour", 2}};
+  const json rented = rl_of(unpriced);
+  EXPECT_NEAR(rented["run"]["cost_usd"].get<double>(), rented["run"]["gpu_hours"].get<double>() * 2, 1e-9);
 }
 
 TEST(Rl, ChosenRolloutLayoutAndAutoTrainer) {

@@ -2781,9 +2781,9 @@ export interface RlResult {
      */
     energy_mwh: number;
     /**
-     * device-hours x price (+ energy, capital form). Unit: USD.
+     * device-hours x price (+ energy, capital form). Absent without a price (no economics.usd_per_gpu_hour, economics.gpu_price_usd or device power.price_usd), with the warning run.no_price. Unit: USD.
      */
-    cost_usd: number;
+    cost_usd?: number;
   };
 }
 export interface ChosenLayout {
