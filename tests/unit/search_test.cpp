@@ -929,6 +929,12 @@ TEST(SearchBudget, FastestWithinACostOrEnergyBudget) {
   const json e5 = json::parse(optimus::api::search(no_price.dump(), R"({"rank_by": "cost"})"));
   EXPECT_EQ(e5["error"]["code"], "search.rank_without_price") << e5.dump();
   EXPECT_EQ(e5["error"]["path"], "/rank_by");
+  // Ranked by energy, its layouts carry their energy and no cost.
+  const json by_energy =
+      json::parse(optimus::api::search(no_price.dump(), R"({"rank_by": "energy", "top": 1})"));
+  ASSERT_FALSE(by_energy.contains("error")) << by_energy.dump();
+  EXPECT_GT(by_energy["best"][0]["step_energy_j"].get<double>(), 0);
+  EXPECT_FALSE(by_energy["best"][0].contains("step_cost_usd"));
   no_price["economics"] = {{"usd_per_gpu_hour", 3.5}};
   const json rented = json::parse(optimus::api::search(no_price.dump(), R"({"rank_by": "cost", "top": 2})"));
   ASSERT_FALSE(rented.contains("error")) << rented.dump();
