@@ -153,7 +153,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
           [b.training?.iteration_time_s, formatSeconds(b.training?.iteration_time_s ?? NaN)],
           [b.training?.tokens_per_s, formatValue(b.training?.tokens_per_s, 'tokens_rate')],
           [b.training?.mfu, formatPercent(b.training?.mfu ?? NaN)],
-          ...(b.step_cost_usd !== undefined ? ([[b.step_cost_usd, `$${sig(b.step_cost_usd)}`], [b.step_energy_j, `${sig((b.step_energy_j ?? NaN) / 3.6e6)} kWh`]] as Array<[number | undefined, string]>) : []),
+          // Without a price the engine gives the energy and no cost (search.rank_without_price).
+          ...(b.step_cost_usd !== undefined ? ([[b.step_cost_usd, `$${sig(b.step_cost_usd)}`]] as Array<[number | undefined, string]>) : []),
+          ...(b.step_energy_j !== undefined ? ([[b.step_energy_j, `${sig(b.step_energy_j / 3.6e6)} kWh`]] as Array<[number | undefined, string]>) : []),
           ...(b.run_cost_usd !== undefined ? ([[b.run_cost_usd, `$${sig(b.run_cost_usd)}`]] as Array<[number | undefined, string]>) : []),
         ]
       : [
@@ -271,7 +273,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const first = r.best[0];
-    const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost', 'Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];
+    const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost'] : []), ...(first?.step_energy_j !== undefined ? ['Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];
     const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', ...extra, 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];
     tableWrap.hidden = false;
     table.replaceChildren(

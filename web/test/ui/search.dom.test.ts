@@ -62,6 +62,17 @@ describe('search view: ranking and budget', () => {
     expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('cost above budget');
     expect(view.querySelector('[data-testid="search-summary"]')!.getAttribute('title')).toContain('search.cost_above_budget');
   });
+
+  it('ranked by energy on GPUs without a price: the step energy, and no cost column', async () => {
+    const unpriced = { ...scenario, system: 'dgx-h200', economics: undefined };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(unpriced)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLSelectElement>('[data-testid="search-rank-by"]')!.value = 'energy';
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    const heads = [...view.querySelectorAll('[data-testid="search-table"] th')].map((th) => th.textContent);
+    expect(heads).toEqual(['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', 'Step energy', 'Memory/device']);
+  });
 });
 
 describe('search view: an RL job searches its placements', () => {
