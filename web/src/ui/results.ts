@@ -5,7 +5,7 @@
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { h } from '../base/dom';
 import { formatBytes, formatDelta, formatValue } from '../base/format';
-import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RL_METRICS, RL_POOL_MEMORY_METRICS, RL_TRAINER_MEMORY_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
+import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RL_METRICS, RL_POOL_MEMORY_METRICS, RL_RUN_METRICS, RL_TRAINER_MEMORY_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
 import { WARNING_WORDS } from './words';
 import { layoutLabel } from '../charts/specs';
@@ -202,6 +202,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   if (p.training?.moe) parts.push(section('Mixture of experts', MOE_METRICS, cur, pinned, moeIntro(cur), 'moe'));
   if (p.run) parts.push(section('The whole run', RUN_METRICS, cur, pinned, null, 'run'));
   if (p.rl) parts.push(section('RL post-training: one step', RL_METRICS, cur, pinned, rlIntro(cur), 'rl'));
+  if (p.rl?.run) parts.push(section('The whole RL run', RL_RUN_METRICS, cur, pinned, null, 'rl-run'));
   if (p.serving) parts.push(section('Serving (continuous batching)', SERVING_METRICS, cur, pinned, servingIntro(p.serving), 'serving'));
   if (p.inference) parts.push(section(p.serving ? 'Inference: one static batch' : 'Inference', INFERENCE_METRICS, cur, pinned));
   parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));

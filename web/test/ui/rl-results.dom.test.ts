@@ -126,3 +126,31 @@ describe('the RL band in words', () => {
     expect(words).toContain('mostly longer');
   });
 });
+
+describe('the whole RL run (rl.train_steps)', () => {
+  it('a section with the engine’s days, GPU-hours, energy and cost, each with its formula; none without train_steps', () => {
+    const planned = job('colocated');
+    const cur = run({ ...planned, rl: { ...planned.rl, train_steps: 200 } });
+    const el = document.createElement('div');
+    renderResults(el, cur, null);
+    const sec = el.querySelector('[data-testid="rl-run"]')!;
+    expect(sec).not.toBeNull();
+    expect(sec.querySelector('h3')!.textContent).toBe('The whole RL run');
+    for (const path of ['rl.run.wall_days', 'rl.run.gpu_hours', 'rl.run.energy_mwh', 'rl.run.cost_usd']) {
+      const v = sec.querySelector(`[data-metric="${path}"]`);
+      expect(v, path).not.toBeNull();
+      expect(v!.getAttribute('data-value')).toBe(String(getPath(cur.prediction, path)));
+      expect(v!.closest('.metric')!.querySelector('details.how .formula')!.textContent).not.toBe('');
+    }
+    expect(Number(sec.querySelector('[data-metric="rl.run.wall_days"]')!.getAttribute('data-value'))).toBeCloseTo((200 * cur.prediction.rl!.step_time_s) / 86400, 9);
+    // GPUs without a price: no cost card (the engine gives none), the rest as before.
+    const unpriced = run({ ...planned, system: 'dgx-h200', rl: { ...planned.rl, train_steps: 200 } });
+    const el2 = document.createElement('div');
+    renderResults(el2, unpriced, null);
+    expect(el2.querySelector('[data-testid="rl-run"] [data-metric="rl.run.gpu_hours"]')).not.toBeNull();
+    expect(el2.querySelector('[data-metric="rl.run.cost_usd"]')).toBeNull();
+    const none = document.createElement('div');
+    renderResults(none, run(planned), null);
+    expect(none.querySelector('[data-testid="rl-run"]')).toBeNull();
+  });
+});
