@@ -1211,70 +1211,49 @@ export const RL_METRICS: MetricDef[] = [
 /** The RL pools' own memory (rl.memory): what runs on each pool's most loaded device. */
 /** A whole RL run (output `rl.run`, present with rl.train_steps): the step times the steps. */
 const RL_RUN_SOURCE = 'docs/rl.md “Whole run”: the step’s time and activity mix over rl.train_steps steps; device power from the preset’s board power and the activity model; cost from the economics preset';
+/** One number of the whole RL run: its words, and its formula's inputs from the rl block. */
+const rlRunMetric = (path: string, label: string, q: Quantity, about: string, formula: string, inputs: (rl: NonNullable<Prediction['rl']>, c: ExplainContext) => Array<[string, string]>): MetricDef => ({
+  path,
+  label,
+  q,
+  better: 'lower',
+  about,
+  explain: withRl((rl, c) => ({ formula, inputs: inputs(rl, c), source: RL_RUN_SOURCE })),
+});
 export const RL_RUN_METRICS: MetricDef[] = [
-  {
-    path: 'rl.run.wall_days',
-    label: 'Wall-clock days',
-    q: 'count',
-    better: 'lower',
-    about: 'Every step of the run at this step’s predicted time. Failures, restarts and evaluations between steps are not counted.',
-    explain: withRl((rl) => ({
-      formula: 'days = steps × step time / 86,400 s',
-      inputs: [
-        ['steps', String(rl.run?.train_steps ?? '?')],
-        ['step time', sec(rl.step_time_s)],
-      ],
-      source: RL_RUN_SOURCE,
-    })),
-  },
-  {
-    path: 'rl.run.gpu_hours',
-    label: 'GPU-hours',
-    q: 'count',
-    better: 'lower',
-    about: 'Devices × elapsed hours: both pools, busy or waiting.',
-    explain: withRl((rl, c) => ({
-      formula: 'GPU-hours = devices × steps × step time / 3,600 s',
-      inputs: [
-        ['devices', String(c.scenario?.num_devices ?? '?')],
-        ['steps', String(rl.run?.train_steps ?? '?')],
-        ['step time', sec(rl.step_time_s)],
-      ],
-      source: RL_RUN_SOURCE,
-    })),
-  },
-  {
-    path: 'rl.run.energy_mwh',
-    label: 'Energy (MWh, at the meter)',
-    q: 'count',
-    better: 'lower',
-    about: 'The devices’ draw at the step’s mix of work (memory-bound while generating, compute-bound while training, idle while waiting), the rest of each node, and the facility overhead (PUE).',
-    explain: withRl((rl) => ({
-      formula: 'energy = (device power × devices + node overhead) × wall time × PUE, device power from the shares of the step spent generating, training and communicating',
-      inputs: [
-        ['rollout (memory-bound)', sec(rl.phases_s.rollout)],
-        ['training', sec(rl.phases_s.train)],
-        ['weight sync and swap', sec(rl.phases_s.weight_sync + rl.phases_s.swap)],
-        ['step time', sec(rl.step_time_s)],
-      ],
-      source: RL_RUN_SOURCE,
-    })),
-  },
-  {
-    path: 'rl.run.cost_usd',
-    label: 'Cost (USD)',
-    q: 'usd',
-    better: 'lower',
-    about: 'Money for the run at the scenario’s economics: a rental price per GPU-hour, or owned devices amortised over their years of use plus their electricity. Absent when the GPUs have no price: give a rental price.',
-    explain: withRl((rl) => ({
-      formula: 'cost = GPU-hours × USD per GPU-hour (rental; or amortised price + energy × USD per kWh)',
-      inputs: [
-        ['GPU-hours', f(rl.run?.gpu_hours, 'count')],
-        ['energy', f(rl.run?.energy_mwh, 'count') + ' MWh'],
-      ],
-      source: RL_RUN_SOURCE,
-    })),
-  },
+  rlRunMetric('rl.run.wall_days', 'Wall-clock days', 'count', 'Every step of the run at this step’s predicted time. Failures, restarts and evaluations between steps are not counted.', 'days = steps × step time / 86,400 s', (rl) => [
+    ['steps', String(rl.run?.train_steps ?? '?')],
+    ['step time', sec(rl.step_time_s)],
+  ]),
+  rlRunMetric('rl.run.gpu_hours', 'GPU-hours', 'count', 'Devices × elapsed hours: both pools, busy or waiting.', 'GPU-hours = devices × steps × step time / 3,600 s', (rl, c) => [
+    ['devices', String(c.scenario?.num_devices ?? '?')],
+    ['steps', String(rl.run?.train_steps ?? '?')],
+    ['step time', sec(rl.step_time_s)],
+  ]),
+  rlRunMetric(
+    'rl.run.energy_mwh',
+    'Energy (MWh, at the meter)',
+    'count',
+    'The devices’ draw at the step’s mix of work (memory-bound while generating, compute-bound while training, idle while waiting), the rest of each node, and the facility overhead (PUE).',
+    'energy = (device power × devices + node overhead) × wall time × PUE, device power from the shares of the step spent generating, training and communicating',
+    (rl) => [
+      ['rollout (memory-bound)', sec(rl.phases_s.rollout)],
+      ['training', sec(rl.phases_s.train)],
+      ['weight sync and swap', sec(rl.phases_s.weight_sync + rl.phases_s.swap)],
+      ['step time', sec(rl.step_time_s)],
+    ],
+  ),
+  rlRunMetric(
+    'rl.run.cost_usd',
+    'Cost (USD)',
+    'usd',
+    'Money for the run at the scenario’s economics: a rental price per GPU-hour, or owned devices amortised over their years of use plus their electricity. Absent when the GPUs have no price: give a rental price.',
+    'cost = GPU-hours × USD per GPU-hour (rental; or amortised price + energy × USD per kWh)',
+    (rl) => [
+      ['GPU-hours', f(rl.run?.gpu_hours, 'count')],
+      ['energy', `${f(rl.run?.energy_mwh, 'count')} MWh`],
+    ],
+  ),
 ];
 
 export const RL_POOL_MEMORY_METRICS: MetricDef[] = (['rollout', 'train'] as const).map((pool) => ({
