@@ -114,6 +114,8 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/rl/response_len/mean', label: 'Mean response', kind: 'int', hint: 'tokens' },
       { path: '/rl/response_len/max', label: 'Longest response', kind: 'int', hint: 'tokens' },
       { path: '/rl/placement', label: 'Placement', kind: 'placement', absent: 'colocated' },
+      // A whole run (rl.run: days, GPU-hours, energy, cost) when given; empty, one step.
+      { path: '/rl/train_steps', label: 'Steps to plan (whole run)', kind: 'int', hint: 'steps' },
     ],
     // Qwen2.5 7B GRPO on one DGX H100 (the engine's rl bench job, tests/bench/rl_bench.cpp): 128
     // prompts x 8 samples, prompts of 256 tokens on average (at most 1,024), long-tailed responses
@@ -292,7 +294,7 @@ export function quickValue(s: unknown, path: string): unknown {
 /** What an empty short-form field says instead (an RL length's assumed mean, a list or range of lengths). */
 export function quickPlaceholder(s: unknown, path: string): string {
   const l = lengthPart(s, path);
-  if (!l) return path === '/economics/usd_per_gpu_hour' ? 'system price' : '';
+  if (!l) return path === '/economics/usd_per_gpu_hour' ? 'system price' : path === '/rl/train_steps' ? 'one step' : '';
   const v = getPointer(s, l.key);
   if (Array.isArray(v)) return 'a list: full editor';
   if (objectCopy(v)?.uniform !== undefined) return 'a range: full editor';

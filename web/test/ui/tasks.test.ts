@@ -100,6 +100,15 @@ describe('autoName', () => {
     expect(autoName({ model: 'x', system: 'y', num_devices: 8, inference: { serving: { concurrency: 32 } } }, names)).toBe('x on 8 GPUs (y): serving 32 users');
   });
 
+  it('the RL form plans a whole run when given its steps: empty, one step; the engine answers the run', () => {
+    expect(TASK_DEFS.rl.fields.map((f) => f.path)).toContain('/rl/train_steps');
+    expect(quickPlaceholder(TASK_DEFS.rl.starter, '/rl/train_steps')).toBe('one step');
+    expect(quickEdit(TASK_DEFS.rl.starter, '/rl/train_steps', 300)).toEqual({ path: '/rl/train_steps', value: 300 });
+    const starterRl = TASK_DEFS.rl.starter.rl as Record<string, unknown>;
+    const out = JSON.parse(mod.predict(JSON.stringify({ ...TASK_DEFS.rl.starter, rl: { ...starterRl, train_steps: 300 } }))) as { rl: { step_time_s: number; run: { wall_days: number } } };
+    expect(out.rl.run.wall_days).toBeCloseTo((300 * out.rl.step_time_s) / 86400, 9);
+  });
+
   it('the RL lengths in the short form: a whole number is the longest, a typed mean makes {mean, max}, clearing it the limit again', () => {
     const limit = { rl: { prompt_len: 1024, response_len: 8192 } };
     expect(quickValue(limit, '/rl/response_len/max')).toBe(8192);
