@@ -478,7 +478,7 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json) {
     e["train_devices"] = c.train_devices;
     e["step_time_s"] = c.step_time_s;
     // No price (run/run.h has_price): the cost is absent, not zero.
-    if (c.cost_per_step_usd > 0) e["cost_per_step_usd"] = c.cost_per_step_usd;
+    if (c.cost_per_step_usd) e["cost_per_step_usd"] = *c.cost_per_step_usd;
     e["rl"] = ojson::parse(rl_prediction_to_json(cs, c.prediction))["rl"];
     best.push_back(std::move(e));
   }

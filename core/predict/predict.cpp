@@ -35,8 +35,6 @@ double power_at(const DevicePower& pw, const ActivityShares& a) {
   return device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
 }
 
-bool capital_form(const Economics& e) { return !(e.usd_per_gpu_hour > 0); }
-
 // A training step's time by what bounds it, the device's mix of work.
 ActivityShares training_shares(const TrainingPrediction& t) {
   return {t.by_bound.compute.value, t.by_bound.memory.value, t.by_bound.communication.value,
@@ -296,16 +294,11 @@ void add_energy_and_cost(const Scenario& s, const TrainingPrediction& t, double 
     warnings.push_back({"run.no_power", "the device states no power.tdp_W, so the run's energy is 0"});
 
   r.usd_per_device_hour = usd_per_device_hour(econ, pw.price_usd);
-  if (r.usd_per_device_hour > 0) {
-    double cost = r.gpu_hours * r.usd_per_device_hour;
-    if (capital_form(econ)) cost += r.energy_mwh * 1000.0 * econ.usd_per_kwh;
-    r.cost_usd = cost;
-    r.usd_per_million_tokens = cost / tokens * 1e6;
-  } else {
-    warnings.push_back({"run.no_price",
-                        "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
-                        "(the device states no power.price_usd), so the run has no cost"});
-  }
+  r.cost_usd = cost_usd(econ, pw.price_usd, r.gpu_hours, r.energy_mwh);
+  if (r.cost_usd)
+    r.usd_per_million_tokens = *r.cost_usd / tokens * 1e6;
+  else
+    warnings.push_back(no_price_warning("run"));
   if (econ.grid_kg_co2_per_kwh > 0) r.co2_t = r.energy_mwh * 1000.0 * econ.grid_kg_co2_per_kwh / 1000.0;
 }
 
@@ -388,9 +381,10 @@ StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPredic
   out.energy_j =
       (n * power_at(sys.device.power, training_shares(t)) + nodes * sys.operations.node_overhead_w) * secs *
       s.economics.pue;
-  out.cost_usd = n * secs / 3600.0 * usd_per_device_hour(s.economics, sys.device.power.price_usd);
-  if (capital_form(s.economics))
-    out.cost_usd += out.energy_j / kJoulesPerMwh * 1000.0 * s.economics.usd_per_kwh;
+  // Without a price no step has a cost (a search refuses to rank by one: search.rank_without_price).
+  out.cost_usd =
+      cost_usd(s.economics, sys.device.power.price_usd, n * secs / 3600.0, out.energy_j / kJoulesPerMwh)
+          .value_or(0);
   return out;
 }
 

@@ -1259,16 +1259,8 @@ void whole_run(const Scenario& s, RlPrediction& out) {
   const double node_w = sys.operations.node_overhead_w * n / d(sys.devices_per_node);
   out.run_energy_mwh = (watts * n + node_w) * out.run_wall_s * s.economics.pue / 3.6e9;
   // Without a price the run has no cost: its electricity alone would read as one.
-  if (!has_price(s.economics, pw.price_usd)) {
-    out.warnings.push_back({"run.no_price",
-                            "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
-                            "(the device states no power.price_usd), so the RL run has no cost"});
-    return;
-  }
-  const double rate = usd_per_device_hour(s.economics, pw.price_usd);
-  double cost = out.run_gpu_hours * rate;
-  if (s.economics.usd_per_gpu_hour <= 0) cost += out.run_energy_mwh * 1000.0 * s.economics.usd_per_kwh;
-  out.run_cost_usd = cost;
+  out.run_cost_usd = cost_usd(s.economics, pw.price_usd, out.run_gpu_hours, out.run_energy_mwh);
+  if (!out.run_cost_usd) out.warnings.push_back(no_price_warning("RL run"));
 }
 
 // Steps 2 to 5 on the scenario's trainer layout, after the rollout (`out` holds its numbers): the

@@ -109,7 +109,8 @@ struct RlCandidate {
   RlPlacement placement = RlPlacement::colocated;
   std::int64_t rollout_devices = 0, train_devices = 0;
   ParallelPlan rollout_plan, train_plan;
-  double step_time_s = 0, cost_per_step_usd = 0;
+  double step_time_s = 0;
+  std::optional<double> cost_per_step_usd;  // absent without a price (run/run.h has_price)
   RlPrediction prediction;
 };
 struct RlSearchResult {

@@ -33,7 +33,8 @@ std::vector<std::int64_t> rollout_sizes(std::int64_t n, std::int64_t per_node) {
 }  // namespace
 
 Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost) {
-  if (by_cost && !has_price(s.economics, s.system.device.power.price_usd)) return rank_without_price();
+  const bool priced = has_price(s.economics, s.system.device.power.price_usd);
+  if (by_cost && !priced) return rank_without_price();
   RlSearchResult res;
   std::map<std::string, std::int64_t> rejected;
   const double rate = usd_per_device_hour(s.economics, s.system.device.power.price_usd);
@@ -58,7 +59,7 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     cand.rollout_plan = p->rollout_plan;
     cand.train_plan = p->train_plan;
     cand.step_time_s = p->step_time_s;
-    cand.cost_per_step_usd = p->step_time_s * d(s.num_devices) / 3600.0 * rate;
+    if (priced) cand.cost_per_step_usd = p->step_time_s * d(s.num_devices) / 3600.0 * rate;
     cand.prediction = std::move(*p);
     res.best.push_back(std::move(cand));
     return true;
@@ -93,7 +94,7 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   }
   for (const auto& [code, n] : rejected) res.rejected.emplace_back(code, n);
   std::stable_sort(res.best.begin(), res.best.end(), [&](const RlCandidate& a, const RlCandidate& b) {
-    return by_cost ? a.cost_per_step_usd < b.cost_per_step_usd : a.step_time_s < b.step_time_s;
+    return by_cost ? *a.cost_per_step_usd < *b.cost_per_step_usd : a.step_time_s < b.step_time_s;
   });
   if (res.best.size() > top) res.best.resize(top);
   return res;

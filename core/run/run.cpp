@@ -118,6 +118,23 @@ bool has_price(const Economics& e, double device_price_usd) {
   return e.usd_per_gpu_hour > 0 || e.gpu_price_usd > 0 || device_price_usd > 0;
 }
 
+bool capital_form(const Economics& e) { return !(e.usd_per_gpu_hour > 0); }
+
+std::optional<double> cost_usd(const Economics& e, double device_price_usd, double device_hours,
+                               double energy_mwh) {
+  if (!has_price(e, device_price_usd)) return std::nullopt;
+  double cost = device_hours * usd_per_device_hour(e, device_price_usd);
+  if (capital_form(e)) cost += energy_mwh * 1000.0 * e.usd_per_kwh;
+  return cost;
+}
+
+Warning no_price_warning(const std::string& what) {
+  return {"run.no_price",
+          "no device price: give economics.usd_per_gpu_hour or economics.gpu_price_usd "
+          "(the device states no power.price_usd), so the " +
+              what + " has no cost"};
+}
+
 Error rank_without_price() {
   return make_error("search.rank_without_price", "/rank_by",
                     "ranking by cost needs a price: economics.usd_per_gpu_hour (a rental price) or "

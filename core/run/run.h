@@ -108,5 +108,14 @@ double usd_per_device_hour(const Economics& e, double device_price_usd);
 bool has_price(const Economics& e, double device_price_usd);
 // The error of a search asked to rank by cost without a price (search.rank_without_price).
 Error rank_without_price();
+// Owned devices (no rental price): a cost adds the electricity to the amortised device-hours; a
+// rental price includes it.
+bool capital_form(const Economics& e);
+// Money for `device_hours` that drew `energy_mwh` at the meter: the device-hours at the
+// device-hour price, plus the electricity in the capital form. Absent without a price (has_price).
+std::optional<double> cost_usd(const Economics& e, double device_price_usd, double device_hours,
+                               double energy_mwh);
+// The warning of a cost left absent for want of a price (run.no_price); `what` has no cost.
+Warning no_price_warning(const std::string& what);
 
 }  // namespace optimus
