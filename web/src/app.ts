@@ -117,7 +117,7 @@ const taskPanel = createTaskPanel({
   layoutFollows: () => editor.layoutFollows(),
   edit: (path, value, typed) => editor.edit(path, value, typed),
   followNotes: () => editor.followNotes(),
-  model: () => editor.model(),
+  effective: (path) => editor.effectiveValue(path),
   start: (t) => startTask(t),
   pin: () => {
     if (!pinned) pinBtn.click();

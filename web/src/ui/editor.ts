@@ -92,8 +92,8 @@ export interface Editor {
   layoutFollows(): boolean;
   /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
   followNotes(): string[];
-  /** The model in effect: the scenario's inline model, or its preset once loaded (null until then). */
-  model(): Record<string, unknown> | null;
+  /** The value in effect at a JSON Pointer: the scenario's, else its preset's or the engine's default as the full editor shows it. */
+  effectiveValue(path: string): unknown;
 }
 
 /** Edits after which an unnamed scenario's name follows it (model, GPUs, task). */
@@ -502,9 +502,8 @@ class ScenarioEditor implements Editor {
     return this.lastNotes;
   }
 
-  model(): Record<string, unknown> | null {
-    const m = this.current.model;
-    return m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : this.modelPreset;
+  effectiveValue(path: string): unknown {
+    return this.effective(path);
   }
 
   async edit(path: string, value: unknown, typed?: string): Promise<void> {

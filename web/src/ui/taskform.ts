@@ -18,8 +18,8 @@ export interface TaskPanelDeps {
   edit: (path: string, value: unknown, typed?: string) => Promise<void>;
   /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
   followNotes: () => string[];
-  /** The model in effect (its preset once loaded), for the defaults that follow it. */
-  model?: () => Record<string, unknown> | null;
+  /** The value in effect at a path (the editor's: a preset's, or the engine's default, which may follow the model). */
+  effective?: (path: string) => unknown;
   /** Loads the task's starting scenario. */
   start: (task: Task) => void;
   /** The compare task's tools: pin the result, rank layouts, the GPU study. */
@@ -131,13 +131,12 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   }
 
   /**
-   * What a picker shows for an absent key: the engine's default, which for the served precision
-   * is the model's published checkpoint when it has one (model.checkpoint_precision).
+   * What a picker shows for an absent key: the value the editor says is in effect (the engine's
+   * default, which for the served precision is the model checkpoint's), else the field's own.
    */
   function absentValue(f: QuickField): string | undefined {
-    const checkpoint = deps.model?.()?.checkpoint_precision;
-    if (f.path === '/inference/precision' && typeof checkpoint === 'string') return checkpoint;
-    return f.absent;
+    const v = deps.effective?.(f.path);
+    return typeof v === 'string' ? v : f.absent;
   }
 
   let shownFields = '';

@@ -5,15 +5,18 @@ import { describe, expect, it } from 'vitest';
 import type { PresetList } from '../../src/engine/types';
 import type { Scenario } from '../../src/state/tasks';
 import { createTaskPanel } from '../../src/ui/taskform';
+import { createEditor } from '../../src/ui/editor';
+import type { JsonSchema } from '../../src/engine/types';
+import { loadModule } from '../wasm';
 
-function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => [], model: () => Record<string, unknown> | null = () => null, task: 'train' | 'serve' = 'train') {
+function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => [], effective: (path: string) => unknown = () => undefined, task: 'train' | 'serve' = 'train') {
   const p = createTaskPanel({
     presets,
     scenario: () => scenario,
     layoutFollows: () => false,
     edit: async () => undefined,
     followNotes: notes,
-    model,
+    effective,
     start: () => undefined,
     pin: () => undefined,
     searchLayouts: () => undefined,
@@ -75,11 +78,16 @@ describe('the short form says what followed an edit', () => {
 
 describe('the serve form’s precision picker with no precision in the scenario', () => {
   const scenario = { schema_version: 1, model: 'deepseek-r1', system: 'dgx-h200', num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 16 } } } as unknown as Scenario;
-  const show = (model: Record<string, unknown> | null): string =>
-    (panel(scenario, () => ({}), () => [], () => model, 'serve').formEl.querySelector('[data-quick="/inference/precision"]') as HTMLSelectElement).value;
-  it('shows what the engine serves: the checkpoint’s precision for a model published in FP8, else 16 bits', () => {
-    expect(show({ name: 'DeepSeek-R1', checkpoint_precision: 'fp8', checkpoint_block_scaled: true })).toBe('fp8');
-    expect(show({ name: 'Llama 3 70B' })).toBe('fp16');
-    expect(show(null)).toBe('fp16');
+  /** The picker's value with the full editor (the app's wiring) holding `model` as the scenario's model preset. */
+  const show = async (model: Record<string, unknown> | null): Promise<string> => {
+    const schema = (JSON.parse((await loadModule()).schema!()) as { scenario: JsonSchema }).scenario;
+    const editor = createEditor({ presets: () => ({}), preset: async () => model, schema: async () => schema, onEdit: () => undefined, onInvalid: () => undefined });
+    await editor.load(JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>);
+    return (panel(scenario, () => ({}), () => [], (path) => editor.effectiveValue(path), 'serve').formEl.querySelector('[data-quick="/inference/precision"]') as HTMLSelectElement).value;
+  };
+  it('shows what the engine serves: the checkpoint’s precision for a model published in FP8, else 16 bits', async () => {
+    expect(await show({ name: 'DeepSeek-R1', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, checkpoint_precision: 'fp8', checkpoint_block_scaled: true })).toBe('fp8');
+    expect(await show({ name: 'Llama 3 70B', layers: 2, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100 })).toBe('fp16');
+    expect(await show(null)).toBe('fp16');
   });
 });
