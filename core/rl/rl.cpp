@@ -396,6 +396,14 @@ std::int64_t micro_batch_packed(const RlWorkload& rl, const ParallelPlan& p, std
 
 // The trainer's scenario of `model` on `devices` with layout p (dp 0 = what tp x pp x cp leave):
 // one mini-batch of the step's sequences.
+// Packed sequences split evenly over the layout (parallel/plan.cpp's checks: 2 cp chunks per
+// sequence under context parallelism, seq_len / cp over the tp ranks under sequence
+// parallelism): a length rounded up to that multiple, as the stacks pad it.
+std::int64_t padded_to_layout(std::int64_t seq_len, const ParallelPlan& p) {
+  const std::int64_t quantum = (p.cp > 1 ? 2 * p.cp : 1) * (p.sequence_parallel ? p.tp : 1);
+  return (seq_len + quantum - 1) / quantum * quantum;
+}
+
 Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, std::int64_t devices,
                                    ParallelPlan p, std::int64_t max_pack = 0) {
   const RlWorkload& rl = *s.rl;
@@ -429,11 +437,8 @@ Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, st
   const double mean = p1 + r1;
   const double square = second_moment(rl.prompt_len) + 2 * p1 * r1 + second_moment(rl.response_len);
   w.seq_len = std::max<std::int64_t>(1, std::llround(square / mean));
-  // Packed sequences split evenly over the layout (parallel/plan.cpp's checks: 2 cp chunks per
-  // sequence under context parallelism, seq_len / cp over the tp ranks under sequence
-  // parallelism): the mean sequence rounded up to that multiple, as the stacks pad it.
-  const std::int64_t quantum = (p.cp > 1 ? 2 * p.cp : 1) * (p.sequence_parallel ? p.tp : 1);
-  w.seq_len = (w.seq_len + quantum - 1) / quantum * quantum;
+  // The mean sequence padded to the layout's multiple.
+  w.seq_len = padded_to_layout(w.seq_len, p);
   const double share = std::min(1.0, mean * mean / square);
   // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
   // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
@@ -750,8 +755,8 @@ struct Passes {
 // stacks fit it (verl's out-of-memory guide, docs/perf "Resolving Out-of-Memory (OOM) Errors":
 // gradient checkpointing, which verl's own recipes turn on with their 2x budgets, e.g.
 // recipe/fully_async_policy's colocated DAPO script, then a smaller ppo_max_token_len_per_gpu):
-// full recompute first when none is set, then the pack halved until the trainer fits or holds
-// one sequence.
+// full recompute first where none is stated (rl.train.recompute "none"; absent, it is full
+// already: RlWorkload::train), then the pack halved until the trainer fits or holds one sequence.
 struct Fitted {
   Result<Scenario> t;
   Result<Prediction> pr;
@@ -774,6 +779,27 @@ Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devic
     f.pr = predict(*f.t);
   }
   return f;
+}
+
+// The heaviest data-parallel rank's extra seconds in one optimizer step, its tokens (1 + share) x
+// the mean rank's (rl_straggler_share): the same layout and micro-batches predicted with
+// sequences that much longer, less the mean rank's iteration. What does not grow with a rank's
+// tokens (the optimizer step, the exposed data-parallel reduction, the host's waits, and the
+// weights a memory-bound step reads once per micro-batch whatever its tokens) cancels out. The
+// share times the iteration's token-proportional part instead counted the weight reads of a MoE
+// update at two sequences per rank as tokens' time, so a step of twice the prompts came out
+// shorter (Property.RlStepNeverLengthensOnFasterDevicesNorShortensWithMoreWork). Where the
+// longer sequences cannot be predicted, that linear estimate stands.
+double heavier_rank_extra(const Scenario& t, const TrainingPrediction& tp, double share) {
+  if (!(share > 0)) return 0.0;
+  const TrainingBreakdown& b = tp.breakdown;
+  const double linear = share * std::max(0.0, (tp.iteration_time - b.optimizer - b.dp_comm - b.host).value);
+  Scenario heavy = t;
+  heavy.training->seq_len =
+      padded_to_layout(std::llround(d(t.training->seq_len) * (1.0 + share)), t.parallel);
+  auto hp = predict(heavy);
+  if (!hp || !hp->training) return linear;
+  return std::max(0.0, (hp->training->iteration_time - tp.iteration_time).value);
 }
 
 // `at` re-homes a layout error (a role's devices: /rl/roles/<role>); `code` and `path` name a
@@ -845,12 +871,7 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   Passes out;
   const OffloadBytes ob = offload_bytes(s.rl->offload, pr->memory);
   out.forward = mb * forward_only(tp) + host_seconds(s, ob.forward);
-  // The straggler (rl_straggler_share) delays the token-proportional part of each optimizer step:
-  // all but the optimizer, the exposed data-parallel reduction and the host's waits, which do not
-  // grow with a rank's tokens.
-  const TrainingBreakdown& b = tp.breakdown;
-  const double per_token = std::max(0.0, (tp.iteration_time - b.optimizer - b.dp_comm - b.host).value);
-  out.straggler = mb * per_token * rl_straggler_share(*s.rl, t->parallel.dp);
+  out.straggler = mb * heavier_rank_extra(*t, tp, rl_straggler_share(*s.rl, t->parallel.dp));
   out.update = mb * tp.iteration_time.value + out.straggler + host_seconds(s, ob.update);
   out.offload_bytes = ob.forward + ob.update;  // one forward and one update
   out.devices = t->num_devices;

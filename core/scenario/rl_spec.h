@@ -78,7 +78,16 @@ struct RlWorkload {
   std::int64_t rollout_devices = 0, train_devices = 0;  // split: both given, summing to num_devices
   RlRollout rollout;
   bool train_auto = false;  // train: "auto" (the layout search picks the trainer's layout)
-  ParallelPlan train;       // the trainer's layout (dp 0 = what is left of the pool)
+  // The trainer's layout (dp 0 = what is left of the pool). Activations are recomputed unless
+  // rl.train.recompute says otherwise, as the stacks train by default: verl's ppo_trainer.yaml sets
+  // enable_gradient_checkpointing True for the actor and the critic, and slime's scripts pass
+  // --recompute-granularity full --recompute-method uniform --recompute-num-layers 1. ("auto"
+  // lets the layout search choose it with the rest.)
+  ParallelPlan train = [] {
+    ParallelPlan p;
+    p.recompute = Recompute::full;
+    return p;
+  }();
   RlOffload offload = RlOffload::none;
   // Packed micro-batches (verl's use_dynamic_bsz with ppo_max_token_len_per_gpu, NeMo-RL's
   // sequence packing with train_mb_tokens, OpenRLHF's --packing_samples, AReaL's

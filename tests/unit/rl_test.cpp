@@ -375,16 +375,35 @@ TEST(RlPacking, PacksPayTheMicroBatchCostsOncePerPack) {
 TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
   // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):
-  // gradient checkpointing, then a smaller pack. The trainer then fits.
-  const json r = rl_of(base({{"response_len", json::array({{16384, 1}})}}));
-  EXPECT_TRUE(r["memory"]["train"]["fits"].get<bool>());
-  EXPECT_EQ(r["train"]["parallel"]["recompute"], "full");
+  // gradient checkpointing, then a smaller pack. The trainer then fits, recomputing, stated
+  // "none" or not (absent, it recomputes from the start, as the stacks' defaults do).
+  for (const json& recompute : {json(nullptr), json("none")}) {
+    const json r =
+        rl_of(base({{"response_len", json::array({{16384, 1}})}, {"train", {{"recompute", recompute}}}}));
+    EXPECT_TRUE(r["memory"]["train"]["fits"].get<bool>()) << recompute;
+    EXPECT_EQ(r["train"]["parallel"]["recompute"], "full") << recompute;
+  }
   // A stated budget is kept as stated: it does not fit, and the warning says so.
-  const json p = predict(
-      base({{"response_len", json::array({{16384, 1}})}, {"train", {{"micro_batch_tokens", 65536}}}}));
+  const json p = predict(base({{"response_len", json::array({{16384, 1}})},
+                               {"train", {{"micro_batch_tokens", 65536}, {"recompute", "none"}}}}));
   EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
   EXPECT_EQ(p["rl"]["train"]["parallel"]["recompute"], "none");
   EXPECT_TRUE(warns(p, "memory.does_not_fit"));
+}
+
+TEST(Rl, TheTrainerRecomputesUnlessToldNot) {
+  // verl's ppo_trainer.yaml (enable_gradient_checkpointing: True) and slime's scripts
+  // (--recompute-granularity full) train with activations recomputed: so does an rl.train that
+  // does not say. A stated "none" that fits is kept, and its update is shorter by the forward
+  // passes run again.
+  const json by_default = rl_of(base());
+  const json none = rl_of(base({{"train", {{"recompute", "none"}}}}));
+  EXPECT_EQ(by_default["train"]["parallel"]["recompute"], "full");
+  EXPECT_EQ(none["train"]["parallel"]["recompute"], "none");
+  EXPECT_LT(num(none["phases_s"]["train"]), 0.9 * num(by_default["phases_s"]["train"]));
+  // Forward-only passes do not recompute.
+  EXPECT_NEAR(num(none["phases_s"]["reference"]), num(by_default["phases_s"]["reference"]),
+              1e-9 * num(none["phases_s"]["reference"]));
 }
 
 TEST(Rl, WholeRunFromTrainSteps) {
@@ -1128,12 +1147,15 @@ TEST(RlStraggler, TheHeaviestRankByHand) {
       share * 2, 1e-12);
   // Two ranks: z_2 = 1 / sqrt(pi) = 0.5642 exactly; Blom's approximation reads 0.5895 (+4.5%).
   EXPECT_NEAR(optimus::rl_straggler_share(workload(two), 2), 0.5895 * 0.5 / std::sqrt(128.0), 0.001 * 0.026);
-  // In the step: the share of the optimizer steps' token-proportional seconds, inside train.
+  // In the step, inside train: the iteration of sequences longer by the share, less the mean
+  // rank's. Here the token-proportional seconds are most of the iteration, so about the share of
+  // it; a little more, as the longer sequences add attention's square and whole GEMM tiles
+  // (2 x 1,082 rows against 2 x 960).
   const json r = rl_of(two);
   const double straggler = num(r["train"]["straggler_s"]), iteration = num(r["train"]["iteration_time_s"]);
   EXPECT_NEAR(num(r["phases_s"]["train"]), iteration + straggler, 1e-9);
   EXPECT_GT(straggler, 0.8 * share * iteration);
-  EXPECT_LE(straggler, share * iteration + 1e-12);
+  EXPECT_LT(straggler, 1.25 * share * iteration);
 }
 
 TEST(RlStraggler, TheResponseCutAtTheLimitHoldsUpItsMiniBatch) {

@@ -1421,7 +1421,7 @@ export interface RlSpec {
          */
         micro_batch_tokens?: number;
         /**
-         * Activation recomputation, as parallel.recompute.
+         * Activation recomputation, as parallel.recompute. Absent: full, as the stacks train by default (verl's enable_gradient_checkpointing: True, slime's --recompute-granularity full); with train "auto" the layout search chooses it.
          */
         recompute?: 'none' | 'selective' | 'full';
         /**

@@ -56,9 +56,10 @@ export interface RlCandidate {
 
 /**
  * The scenario's rl block with a searched candidate's placement, rollout tp and trainer layout (pure):
- * split pools stated, colocated ones and staleness dropped; the trainer's tp, pp, cp, ep, etp and
- * ZeRO stage stated, its dp (the rest of its pool), micro-batches (packed) and recomputation (what
- * the pack needs) left to the engine as the search left them.
+ * split pools stated, colocated ones and staleness dropped; the trainer's tp, pp, cp, ep, etp, ZeRO
+ * stage and recomputation stated (the engine recomputes where rl.train does not say, and a searched
+ * layout may not), its dp (the rest of its pool) and micro-batches (packed) left to the engine as
+ * the search left them.
  */
 export function rlWithCandidate(rl: Record<string, unknown>, c: RlCandidate): Record<string, unknown> {
   const out: Record<string, unknown> = JSON.parse(JSON.stringify(rl)) as Record<string, unknown>;
@@ -74,8 +75,8 @@ export function rlWithCandidate(rl: Record<string, unknown>, c: RlCandidate): Re
   const rollout: Record<string, unknown> = { ...((out.rollout as Record<string, unknown> | undefined) ?? {}), tp: c.rl.rollout.parallel.tp };
   delete rollout.dp;
   out.rollout = rollout;
-  const { tp, pp, cp, ep, etp, zero_stage } = c.rl.train.parallel;
-  const train: Record<string, unknown> = { tp, pp, cp, ep, etp, zero_stage };
+  const { tp, pp, cp, ep, etp, zero_stage, recompute } = c.rl.train.parallel;
+  const train: Record<string, unknown> = { tp, pp, cp, ep, etp, zero_stage, recompute };
   const given = out.train;
   if (given && typeof given === 'object' && (given as Record<string, unknown>).precision !== undefined) train.precision = (given as Record<string, unknown>).precision;
   out.train = train;
