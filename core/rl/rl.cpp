@@ -1252,23 +1252,19 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
                                 "zero_stage would reduce it"});
 }
 
-// Step 6, with train_steps: the whole run: steps x the step; devices draw their mean power over
-// the step's mix of work (run/run.h device_power_w: compute while training, memory-bound while
-// decoding, idle otherwise), nodes their overhead, the facility its PUE.
-void whole_run(const Scenario& s, RlPrediction& out) {
-  const RlWorkload& rl = *s.rl;
-  if (rl.train_steps <= 0) return;
+}  // namespace
+
+// One step's energy at the meter: devices draw their mean power over the step's mix of work
+// (run/run.h device_power_w: compute while training, memory-bound while decoding, idle
+// otherwise), nodes their overhead, the facility its PUE.
+double rl_step_energy_mwh(const Scenario& s, const RlPrediction& p) {
   const SystemSpec& sys = s.system;
-  const RlPhases& ph = out.phases;
-  const double train_side = trainer_side(rl, ph);
-  out.train_steps = rl.train_steps;
-  out.run_wall_s = d(rl.train_steps) * out.step_time_s;
-  out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
+  const RlPhases& ph = p.phases;
   const double n = d(s.num_devices);
-  const double rollout_dev_s = ph.rollout * d(out.rollout_devices);
-  const double train_dev_s = train_side * d(out.train_devices);
+  const double rollout_dev_s = ph.rollout * d(p.rollout_devices);
+  const double train_dev_s = trainer_side(*s.rl, ph) * d(p.train_devices);
   const double comm_dev_s = (ph.weight_sync + ph.swap) * n;
-  const double total_dev_s = std::max(1e-12, out.step_time_s * n);
+  const double total_dev_s = std::max(1e-12, p.step_time_s * n);
   ActivityShares a;
   a.memory = std::min(1.0, rollout_dev_s / total_dev_s);
   a.compute = std::min(1.0 - a.memory, train_dev_s / total_dev_s);
@@ -1278,9 +1274,29 @@ void whole_run(const Scenario& s, RlPrediction& out) {
   const double watts =
       device_power_w(pw.tdp_w, pw.idle_fraction, pw.memory_activity, pw.communication_activity, a);
   const double node_w = sys.operations.node_overhead_w * n / d(sys.devices_per_node);
-  out.run_energy_mwh = (watts * n + node_w) * out.run_wall_s * s.economics.pue / 3.6e9;
+  return (watts * n + node_w) * p.step_time_s * s.economics.pue / 3.6e9;
+}
+
+// One step's cost (run/run.h cost_usd): its device-hours at the price, and its electricity where
+// the devices are owned; absent without a price.
+std::optional<double> rl_step_cost_usd(const Scenario& s, const RlPrediction& p) {
+  return cost_usd(s.economics, s.system.device.power.price_usd, d(s.num_devices) * p.step_time_s / 3600.0,
+                  rl_step_energy_mwh(s, p));
+}
+
+namespace {
+
+// Step 6, with train_steps: the whole run, steps x the step.
+void whole_run(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
+  if (rl.train_steps <= 0) return;
+  out.train_steps = rl.train_steps;
+  out.run_wall_s = d(rl.train_steps) * out.step_time_s;
+  out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
+  out.run_energy_mwh = d(rl.train_steps) * rl_step_energy_mwh(s, out);
   // Without a price the run has no cost: its electricity alone would read as one.
-  out.run_cost_usd = cost_usd(s.economics, pw.price_usd, out.run_gpu_hours, out.run_energy_mwh);
+  out.run_cost_usd =
+      cost_usd(s.economics, s.system.device.power.price_usd, out.run_gpu_hours, out.run_energy_mwh);
   if (!out.run_cost_usd) out.warnings.push_back(no_price_warning("RL run"));
 }
 

@@ -101,6 +101,12 @@ std::optional<Error> check_rl(const Scenario& s);
 // One RL step of s.rl (s.rl must be set; s.training and s.inference absent).
 Result<RlPrediction> predict_rl(const Scenario& s);
 
+// One step's energy at the meter (MWh) and cost (run/run.h cost_usd: device-hours at the price,
+// plus the electricity where the devices are owned; absent without a price). The whole run's are
+// train_steps times these.
+double rl_step_energy_mwh(const Scenario& s, const RlPrediction& p);
+std::optional<double> rl_step_cost_usd(const Scenario& s, const RlPrediction& p);
+
 // Placement search (core/rl/rl_search.cpp): colocated and every split of the devices between
 // rollout and training (in whole nodes, or powers of two below a node), each with the rollout
 // tp that holds the longest response and dp over the rest, and the trainer's layout searched

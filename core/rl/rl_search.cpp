@@ -37,7 +37,6 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   if (by_cost && !priced) return rank_without_price();
   RlSearchResult res;
   std::map<std::string, std::int64_t> rejected;
-  const double rate = usd_per_device_hour(s.economics, s.system.device.power.price_usd);
   // Returns whether the rollout engine held the model (whatever became of the trainer).
   const auto evaluate = [&](Scenario c) {
     ++res.evaluated;
@@ -59,7 +58,7 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     cand.rollout_plan = p->rollout_plan;
     cand.train_plan = p->train_plan;
     cand.step_time_s = p->step_time_s;
-    if (priced) cand.cost_per_step_usd = p->step_time_s * d(s.num_devices) / 3600.0 * rate;
+    cand.cost_per_step_usd = rl_step_cost_usd(c, *p);
     cand.prediction = std::move(*p);
     res.best.push_back(std::move(cand));
     return true;

@@ -589,6 +589,26 @@ TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   ASSERT_FALSE(rented.contains("error")) << rented.dump().substr(0, 300);
   EXPECT_NEAR(rented["best"][0]["cost_per_step_usd"].get<double>(),
               rented["best"][0]["step_time_s"].get<double>() * 8 / 3600 * 2, 1e-9);
+  // Owned devices (a purchase price): the step's device-hours at the amortised rate plus its
+  // electricity, the same as a one-step run of that placement costs.
+  json owned = s;
+  owned["economics"] = {{"gpu_price_usd", 30000}, {"usd_per_kwh", 0.3}};
+  const json bought = json::parse(optimus::api::search(owned.dump(), R"({"rank_by": "cost", "top": 1})"));
+  ASSERT_FALSE(bought.contains("error")) << bought.dump().substr(0, 300);
+  const json& cheapest = bought["best"][0];
+  json one_step = owned;
+  one_step["rl"]["placement"] = cheapest["placement"];
+  if (cheapest["placement"] == "split") {
+    one_step["rl"]["rollout_devices"] = cheapest["rollout_devices"];
+    one_step["rl"]["train_devices"] = cheapest["train_devices"];
+  }
+  one_step["rl"]["rollout"]["tp"] = cheapest["rl"]["rollout"]["parallel"]["tp"];
+  one_step["rl"]["train_steps"] = 1;
+  const json run = rl_of(one_step)["run"];
+  EXPECT_GT(run["energy_mwh"].get<double>(), 0);
+  EXPECT_NEAR(bought["best"][0]["cost_per_step_usd"].get<double>(), run["cost_usd"].get<double>(),
+              1e-9 * run["cost_usd"].get<double>());
+  EXPECT_GT(run["cost_usd"].get<double>(), run["gpu_hours"].get<double>() * 30000 / (4 * 365.25 * 24));
   // Options it does not take.
   const json energy = json::parse(optimus::api::search(s.dump(), R"({"rank_by": "energy"})"));
   EXPECT_EQ(energy["error"]["code"], "search.option_not_applicable");
