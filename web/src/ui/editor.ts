@@ -118,6 +118,9 @@ const MODEL_FIELDS: FieldDef[] = [
   { path: '/model/tied_embeddings', label: 'Tied embeddings' },
   { path: '/model/bias', label: 'Biases' },
   { path: '/model/dropout', label: 'Dropout' },
+  { path: '/model/mtp_layers', label: 'MTP modules' },
+  { path: '/model/checkpoint_precision', label: 'Checkpoint precision', emptyLabel: '16-bit' },
+  { path: '/model/checkpoint_block_scaled', label: 'Checkpoint block scales' },
 ];
 
 /**

@@ -302,6 +302,25 @@ describe('scenario editor fields from the engine schema', () => {
     expect(field('/inference/fp8_block_scaled').checked).toBe(false);
   });
 
+  it('shows and edits the checkpoint a model is published in, and the served precision follows it', async () => {
+    const serve = (model: string) => ({ schema_version: 1, model, system: 's1', num_devices: 8, parallel: { tp: 8 }, inference: { batch: 1, prompt_len: 16, output_len: 16 } });
+    await editor.load(serve('fp8m'));
+    expect(field('/model/checkpoint_precision').value).toBe('fp8');
+    expect(field('/model/checkpoint_block_scaled').checked).toBe(true);
+    expect(field('/model/mtp_layers').placeholder).toBe('0');
+    await editor.load(serve('m1'));
+    // Not stated: the empty choice, in words.
+    expect(field('/model/checkpoint_precision').value).toBe('');
+    expect(field('/model/checkpoint_precision').selectedOptions[0]!.textContent).toBe('16-bit');
+    type('/model/checkpoint_precision', 'fp8');
+    await flush();
+    expect(editor.scenario().model).toMatchObject({ layers: 2, checkpoint_precision: 'fp8' });
+    expect(field('/inference/precision').value).toBe('fp8');
+    type('/model/mtp_layers', '1');
+    await flush();
+    expect(editor.scenario().model).toMatchObject({ checkpoint_precision: 'fp8', mtp_layers: 1 });
+  });
+
   it('shows the engine defaults, also those that follow the norm', async () => {
     expect(field('/model/ffn_type').value).toBe('gelu');
     expect(field('/model/norm').value).toBe('layernorm');
