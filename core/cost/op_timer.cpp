@@ -131,6 +131,15 @@ OpCost host_bound(OpCost c, Seconds launch) {
 }
 
 MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
+  if (c.dense_16bit && op.weight && !op.expert) {
+    // A 16-bit matrix beside quantised experts: 16-bit math and weights, no quantised kernel.
+    OpContext dense = c;
+    dense.dense_16bit = false;
+    dense.math = Precision::bf16;
+    dense.weight_bytes = dense.head_weight_bytes = 2.0;
+    dense.cutlass_block_fp8 = dense.fp4_weight_dequant = false;
+    return matmul_costs(dense, op, backward);
+  }
   const double w = op.role == OpRole::lm_head ? c.head_weight_bytes : c.weight_bytes;
   MatmulCosts r;
   r.fwd = host_bound(gemm(c, op.m, op.n, op.k, op.batch, w), c.launch);
@@ -223,11 +232,12 @@ OpCost GemmMemo::cost(const DeviceSpec& d, const MatmulShape& s, Precision math,
 }
 
 std::size_t MatmulCache::KeyHash::operator()(const Key& key) const {
-  // FNV-1a style mixing of the five fields (any good mix will do: the cache is per run).
+  // FNV-1a style mixing of the fields (any good mix will do: the cache is per run).
   std::uint64_t h = 1469598103934665603ull;
-  for (std::uint64_t v : {static_cast<std::uint64_t>(key.m), static_cast<std::uint64_t>(key.n),
-                          static_cast<std::uint64_t>(key.k), static_cast<std::uint64_t>(key.batch),
-                          static_cast<std::uint64_t>(key.head)}) {
+  for (std::uint64_t v :
+       {static_cast<std::uint64_t>(key.m), static_cast<std::uint64_t>(key.n),
+        static_cast<std::uint64_t>(key.k), static_cast<std::uint64_t>(key.batch),
+        static_cast<std::uint64_t>(key.head) + 2u * static_cast<std::uint64_t>(key.dense_16bit)}) {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     h *= 1099511628211ull;
   }
@@ -235,7 +245,7 @@ std::size_t MatmulCache::KeyHash::operator()(const Key& key) const {
 }
 
 const OpCost& MatmulCache::forward(const OpContext& c, const Op& op) {
-  const Key key{op.m, op.n, op.k, op.batch, op.role == OpRole::lm_head};
+  const Key key{op.m, op.n, op.k, op.batch, op.role == OpRole::lm_head, c.dense_16bit && !op.expert};
   const auto it = entries_.find(key);
   if (it != entries_.end()) return it->second;
   return entries_.emplace(key, matmul_costs(c, op, false).fwd).first->second;

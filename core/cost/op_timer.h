@@ -75,6 +75,10 @@ struct OpContext {
   // activation_precision) on a device without fp4 units: the weights are converted on the CUDA
   // cores in the kernel's main loop (with_fp4_weight_dequant, cost/roofline.h).
   bool fp4_weight_dequant = false;
+  // The weights outside the routed experts stay at 16 bits and multiply in 16 bits (inference of a
+  // checkpoint quantised in its experts only: scenario.h dense_weights_16bit): every weight GEMM
+  // but the experts' (Op::expert) reads 2-byte weights at the 16-bit rate.
+  bool dense_16bit = false;
 
   const GroupPlacement& group(CommGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };
@@ -132,7 +136,7 @@ class MatmulCache {
  private:
   struct Key {
     std::int64_t m, n, k, batch;
-    bool head;
+    bool head, dense_16bit;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {

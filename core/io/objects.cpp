@@ -700,12 +700,19 @@ Fields<ModelSpec> make_model() {
   t.integer("mtp_layers", 0, 64, AT(mtp_layers)).written(Write::nonzero).def();
   t.opt_choice("checkpoint_precision", kInferencePrecisions, AT(checkpoint_precision));
   t.boolean("checkpoint_block_scaled", AT(checkpoint_block_scaled)).written(Write::nonzero).def();
+  t.boolean("checkpoint_experts_only", AT(checkpoint_experts_only)).written(Write::nonzero).def();
   // The traits that follow the norm where they are not stated.
   t.after = [](Reader& r, ModelSpec& m) {
     if (m.checkpoint_block_scaled && m.checkpoint_precision != Precision::fp8)
       r.fail("model.checkpoint_block_scaled_without_fp8", r.child("checkpoint_block_scaled"),
              "checkpoint_block_scaled describes fp8 weights with block scales; checkpoint_precision is " +
                  std::string(m.checkpoint_precision ? to_string(*m.checkpoint_precision) : "not stated"));
+    if (m.checkpoint_experts_only && !(m.checkpoint_precision && m.moe))
+      r.fail(
+          "model.checkpoint_experts_only_invalid", r.child("checkpoint_experts_only"),
+          std::string(
+              "checkpoint_experts_only says the checkpoint's precision covers the routed experts alone: ") +
+              (m.moe ? "it needs checkpoint_precision" : "the model has no experts (moe)"));
     const ModelTraits traits = default_traits(m.norm);
     if (!r.has("bias")) m.bias = traits.bias;
     if (!r.has("dropout")) m.dropout = traits.dropout;

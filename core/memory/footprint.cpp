@@ -308,14 +308,17 @@ InferenceMemory inference_memory(const Scenario& s) {
       inference_layer_shape(s, std::max<std::int64_t>(m.max_seq_len, w.prompt_len + w.output_len));
   const ModelGraph g = model_graph(m, shape);
   // Quantized weights: matrices at the weight precision (integer ones with their group scales);
-  // embeddings and norms stay 16-bit. Every device holds its stage's: the heaviest of peak_stages.
+  // embeddings and norms stay 16-bit, and so does all but the experts of a checkpoint quantised in
+  // its experts alone (dense_weights_16bit). Every device holds its stage's: the heaviest of
+  // peak_stages.
   const double wb = inference_weight_bytes(w);
+  const double dense = dense_weights_16bit(m, w.precision) ? std::max(2.0, wb) : wb;
   const KindParams kp = kind_params(g);
   double weights = 0;
   for (const auto& [i, n] : peak_stages(m, p)) {
     const StageParams sp = params_of(g, kp, n, i == 0, i == p.pp - 1);
-    weights =
-        std::max(weights, (sp.layers + sp.experts) * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
+    weights = std::max(weights,
+                       sp.layers * dense + sp.experts * wb + (sp.embedding + sp.output) * std::max(2.0, wb));
   }
   out.bytes.weights = Bytes(weights);
   const double context = d(w.prompt_len + w.output_len);

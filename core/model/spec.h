@@ -98,6 +98,12 @@ struct ModelSpec {
   // precision serves the checkpoint as published (io/json_io.cpp); absent: 16-bit.
   std::optional<Precision> checkpoint_precision;
   bool checkpoint_block_scaled = false;
+  // The checkpoint's precision covers the routed experts' weights only; the rest (attention,
+  // router, shared experts, dense layers, embeddings) is 16-bit. gpt-oss ships its MoE weights in
+  // MXFP4 and the rest in bf16 (config.json quantization_config: quant_method mxfp4,
+  // modules_to_not_convert self_attn, router, embed_tokens, lm_head; OpenAI's model card, arXiv
+  // 2508.10925, Sec. 2: "we quantize the MoE weights to MXFP4").
+  bool checkpoint_experts_only = false;
 };
 
 // The traits a model has when the scenario does not state them (ModelSpec above).

@@ -66,6 +66,7 @@ OpContext inference_context(const Scenario& s) {
   // kernel's main loop (OpContext::fp4_weight_dequant).
   c.fp4_weight_dequant = rate_format(w.precision) == Precision::fp4 && bytes_per_element(c.math) >= 2.0 &&
                          s.system.device.peak_for(Precision::fp4).value <= 0;
+  c.dense_16bit = dense_weights_16bit(s.model, w.precision);
   const std::int64_t domain = s.system.scale_up.domain_size;
   c.groups[static_cast<std::size_t>(CommGroup::tp)] = place_group(s.parallel.tp, 1, domain);
   c.groups[static_cast<std::size_t>(CommGroup::pp)] = place_group(2, s.parallel.tp, domain);

@@ -452,6 +452,7 @@ void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings
       {"inference.checkpoint_precision",
        "no precision stated: " + model_label(s) + "'s weights are served as its checkpoint publishes them, " +
            std::string(to_string(w.precision)) + (w.fp8_block_scaled ? " with 128 x 128 block scales" : "") +
+           (dense_weights_16bit(s.model, w.precision) ? " in the experts and 16-bit elsewhere" : "") +
            " (model.checkpoint_precision); state inference.precision to serve them otherwise"});
 }
 

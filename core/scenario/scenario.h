@@ -96,6 +96,14 @@ constexpr Precision inference_math(const InferenceWorkload& w) {
   return w.activation_precision.value_or(w.precision);
 }
 
+// Whether the weights outside the routed experts stay at 16 bits: the checkpoint is quantised in
+// its experts only (model.checkpoint_experts_only) and served at its own precision, as the
+// runtimes load it (vLLM and TensorRT-LLM read quantization_config's modules_to_not_convert).
+// A precision other than the checkpoint's is a quantisation of every matrix.
+constexpr bool dense_weights_16bit(const ModelSpec& m, const Precision served) {
+  return m.checkpoint_experts_only && m.checkpoint_precision == served && bytes_per_element(served) < 2.0;
+}
+
 // Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv
 // 2306.00978, Sec. 5.1: "group size 128"), GPTQ's released checkpoints and TensorRT-LLM's
 // int4_awq; gpt-fast quantises in groups of 32 (its README: quantize.py --groupsize 32).

@@ -762,6 +762,52 @@ TEST(Software, WeightOnlyMxfp4ReadsFourBitWeightsAndMultipliesAtTheBf16Rate) {
   EXPECT_EQ(bad["error"]["path"], "/inference/activation_precision");
 }
 
+// gpt-oss ships its routed experts in MXFP4 and everything else in bf16 (model.checkpoint_
+// experts_only): served at the checkpoint's precision, stated or not, the experts are held at
+// mxfp4 size and the rest at 2 bytes a parameter; a decode step reads the 16-bit attention weights,
+// so it is slower than with every matrix at mxfp4. Another precision quantises every matrix (the
+// same as a model without the flag), and the flag needs experts and a checkpoint precision.
+TEST(Software, ACheckpointQuantisedInItsExpertsAloneKeepsTheRestAt16Bits) {
+  const json preset = json::parse(optimus::api::preset("models", "gpt-oss-120b"));
+  ASSERT_EQ(preset["checkpoint_precision"], "mxfp4");
+  ASSERT_EQ(preset["checkpoint_experts_only"], true);
+  const auto run = [&](bool experts_only, const char* precision) {
+    json model = preset;
+    if (!experts_only) model.erase("checkpoint_experts_only");
+    json s = {{"model", model},
+              {"system", "dgx-b200"},
+              {"num_devices", 1},
+              {"inference", {{"batch", 8}, {"prompt_len", 1024}, {"output_len", 64}, {"cuda_graphs", true}}}};
+    if (precision) s["inference"]["precision"] = precision;
+    return predict(s);
+  };
+  const json as_published = run(true, nullptr), stated = run(true, "mxfp4"), all_fp4 = run(false, "mxfp4");
+  ASSERT_FALSE(as_published.contains("error")) << as_published.dump().substr(0, 300);
+  EXPECT_EQ(as_published["inference"]["tpot_s"], stated["inference"]["tpot_s"]);
+  // The weights by hand: a layer's matrices outside the experts (config.json: hidden 2880, 64
+  // query heads and 8 KV heads of 64, biases; the router's 128 experts; two norms) held at 2 bytes
+  // instead of mxfp4's 0.5 + 1/32 (a 1-byte scale per 32 elements), over 36 layers; the embedding
+  // and the LM head are 16-bit either way.
+  const double h = 2880, q = 64 * 64, kv = 8 * 64;
+  const double layer = (h * q + q) + 2 * (h * kv + kv) + (q * h + h) + (h * 128 + 128) + 2 * h;
+  const auto weights = [](const json& p) { return p["memory"]["per_device_bytes"]["weights"].get<double>(); };
+  EXPECT_NEAR(weights(as_published) - weights(all_fp4), 36 * layer * (2.0 - (0.5 + 1.0 / 32)),
+              1e-4 * 36 * layer);
+  // A decode step of 8 sequences on one B200 reads the 1.4 GB more: about 5% longer.
+  EXPECT_GT(as_published["inference"]["tpot_s"].get<double>(),
+            1.03 * all_fp4["inference"]["tpot_s"].get<double>());
+  // Served at fp8: every matrix at fp8, as for a model without the flag.
+  EXPECT_EQ(run(true, "fp8")["inference"]["tpot_s"], run(false, "fp8")["inference"]["tpot_s"]);
+  json bad = {{"model", preset},
+              {"system", "dgx-b200"},
+              {"num_devices", 1},
+              {"inference", {{"batch", 1}, {"prompt_len", 16}, {"output_len", 16}}}};
+  bad["model"].erase("moe");
+  const json e = predict(bad)["error"];
+  EXPECT_EQ(e["code"], "model.checkpoint_experts_only_invalid");
+  EXPECT_EQ(e["path"], "/model/checkpoint_experts_only");
+}
+
 TEST(Software, ATrainingMatmulShareOutOfRangeGetsItsPath) {
   for (const double bad : {0.0, -0.5, 1.5, 0.01}) {
     const json e = predict(dense_layer(json{{"software", {{"training_matmul_share", bad}}}}))["error"];

@@ -283,6 +283,10 @@ export interface ModelSpec {
    * The checkpoint's fp8 weights carry 128 x 128 block scales (DeepSeek-V3's format): an inference served at the checkpoint's precision is fp8_block_scaled. Needs checkpoint_precision fp8 (error model.checkpoint_block_scaled_without_fp8).
    */
   checkpoint_block_scaled?: boolean;
+  /**
+   * The checkpoint's precision covers the routed experts' weights alone; attention, router, shared experts, dense layers and embeddings are 16-bit (gpt-oss: MXFP4 experts, the rest bf16, its quantization_config's modules_to_not_convert). An inference or RL rollout served at the checkpoint's precision (stated or taken from it) holds, reads and multiplies those other matrices at 16 bits, and the RL weight sync sends them so; another precision quantises every matrix. Needs a moe block and checkpoint_precision (error model.checkpoint_experts_only_invalid).
+   */
+  checkpoint_experts_only?: boolean;
 }
 /**
  * An inline system: devices, nodes and two network tiers.

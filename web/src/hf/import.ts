@@ -309,7 +309,8 @@ function parallelBlock(cfg: Json, modelType: string): boolean {
  *   attention_chunk_size with no_rope_layers -> attention.window and attention.global_every.
  * - num_nextn_predict_layers (DeepSeek-V3's multi-token-prediction modules) -> mtp_layers.
  * - quantization_config quant_method "fp8" (weight_block_size: block scales) -> checkpoint_precision
- *   fp8 (checkpoint_block_scaled).
+ *   fp8 (checkpoint_block_scaled); "mxfp4" (gpt-oss) -> checkpoint_precision mxfp4 on the experts
+ *   alone (checkpoint_experts_only).
  */
 export function importHfConfig(input: unknown, name?: string): HfImportResult {
   let c: unknown = input;
@@ -452,6 +453,12 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     const blocks = Array.isArray(quant.weight_block_size) ? quant.weight_block_size : undefined;
     if (blocks) model.checkpoint_block_scaled = true;
     notes.push(`quantization_config fp8${blocks ? ` with ${blocks.join(' x ')} weight blocks` : ''}: checkpoint_precision fp8${blocks ? ' (block-scaled)' : ''}, the precision it is served at unless the scenario states one.`);
+  } else if (quant?.quant_method === 'mxfp4') {
+    // transformers' MXFP4 quantizer converts the MoE experts alone; attention, router, embeddings
+    // and LM head stay bf16 (gpt-oss's modules_to_not_convert).
+    model.checkpoint_precision = 'mxfp4';
+    if (model.moe) model.checkpoint_experts_only = true;
+    notes.push(`quantization_config mxfp4: checkpoint_precision mxfp4${model.moe ? ' on the experts alone (checkpoint_experts_only; the rest 16-bit)' : ''}, the precision it is served at unless the scenario states one.`);
   } else if (typeof quant?.quant_method === 'string') notes.push(`quantization_config ${quant.quant_method}: not read; the checkpoint is taken as 16-bit (state inference.precision).`);
 
   const maxSeq = firstNumber(cfg, ['max_position_embeddings', 'n_positions', 'n_ctx', 'seq_length', 'max_sequence_length']);

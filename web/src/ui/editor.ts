@@ -121,6 +121,7 @@ const MODEL_FIELDS: FieldDef[] = [
   { path: '/model/mtp_layers', label: 'MTP modules' },
   { path: '/model/checkpoint_precision', label: 'Checkpoint precision', emptyLabel: '16-bit' },
   { path: '/model/checkpoint_block_scaled', label: 'Checkpoint block scales' },
+  { path: '/model/checkpoint_experts_only', label: 'Checkpoint: experts only' },
 ];
 
 /**

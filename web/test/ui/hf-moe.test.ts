@@ -144,6 +144,7 @@ const GPT_OSS_120B = {
   num_hidden_layers: 36,
   num_key_value_heads: 8,
   num_local_experts: 128,
+  quantization_config: { modules_to_not_convert: ['model.layers.*.self_attn', 'model.layers.*.mlp.router', 'model.embed_tokens', 'lm_head'], quant_method: 'mxfp4' },
   rms_norm_eps: 1e-5,
   rope_theta: 150000,
   sliding_window: 128,
@@ -334,7 +335,9 @@ describe('importHfConfig: the model object of each family', () => {
     expect(r.model).toMatchObject({ layers: 36, hidden: 2880, heads: 64, kv_heads: 8, head_dim: 64, ffn_hidden: 2880, vocab: 201088, tied_embeddings: false });
     expect(r.model.moe).toEqual({ experts: 128, top_k: 4, expert_ffn_hidden: 2880, shared_experts: 0, first_dense_layers: 0, layer_freq: 1 });
     expect(r.model.attention).toEqual({ type: 'gqa', window: 128, global_every: 2 });
+    expect(r.model).toMatchObject({ checkpoint_precision: 'mxfp4', checkpoint_experts_only: true });
     expect(r.notes.join(' ')).toMatch(/attention sinks/);
+    expect(r.notes.join(' ')).toMatch(/quantization_config mxfp4: checkpoint_precision mxfp4 on the experts alone/);
   });
 
   it('Llama 4 Maverick: text_config, MoE every other layer with a shared expert, chunked attention as a window', () => {
