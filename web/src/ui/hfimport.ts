@@ -1,7 +1,7 @@
 // "Import a Hugging Face config.json": paste or pick a file; the mapping (hf/import.ts) becomes
-// the scenario's inline model.
+// the scenario's inline model. The mapping is fetched on first use, not with the page's first load
+// (docs/web.md, Weight).
 import type { ModelSpec } from '../engine/types';
-import { importHfConfig } from '../hf/import';
 import { h, uid } from '../base/dom';
 
 export function createHfImport(onModel: (m: ModelSpec) => void): HTMLElement {
@@ -15,7 +15,8 @@ export function createHfImport(onModel: (m: ModelSpec) => void): HTMLElement {
   const ok = h('div', { class: 'note', 'aria-live': 'polite', 'data-testid': 'hf-notes', hidden: true });
   const btn = h('button', { type: 'button', 'data-testid': 'hf-import' }, 'Use as model');
 
-  const run = (text: string): void => {
+  const run = async (text: string): Promise<void> => {
+    const { importHfConfig } = await import('../hf/import');
     const r = importHfConfig(text, name.value.trim() || undefined);
     msg.hidden = r.ok;
     ok.hidden = !r.ok;
@@ -26,13 +27,13 @@ export function createHfImport(onModel: (m: ModelSpec) => void): HTMLElement {
     ok.replaceChildren(h('strong', null, `Imported ${r.model.name}.`), ...r.notes.map((n) => h('div', null, n)));
     onModel(r.model);
   };
-  btn.addEventListener('click', () => run(ta.value));
+  btn.addEventListener('click', () => void run(ta.value));
   file.addEventListener('change', () => {
     const f = file.files?.[0];
     if (!f) return;
     void f.text().then((t) => {
       ta.value = t;
-      run(t);
+      return run(t);
     });
   });
 
