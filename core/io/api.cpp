@@ -18,7 +18,6 @@
 #include "io/study_io.h"
 #include "predict/serving.h"
 #include "rl/rl.h"
-#include "run/run.h"
 #include "search/auto_layout.h"
 #include "search/search.h"
 #include "search/serving_search.h"
@@ -353,7 +352,7 @@ nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const
   if (o.mode == SearchMode::training && o.rank_by != TrainingRank::time) {
     j["step_energy_j"] = r.step_energy_j;
     // Without a price a step's cost would be its electricity alone: absent (run/run.h has_price).
-    if (has_price(s.economics, s.system.device.power.price_usd)) j["step_cost_usd"] = r.step_cost_usd;
+    if (r.step_cost_usd) j["step_cost_usd"] = *r.step_cost_usd;
   }
   if (o.mode == SearchMode::training && (o.max_cost_usd || o.max_energy_mwh)) {
     j["run_cost_usd"] = r.run_cost_usd;

@@ -312,7 +312,7 @@ InferenceMemory inference_memory(const Scenario& s) {
   // its experts alone (dense_weights_16bit). Every device holds its stage's: the heaviest of
   // peak_stages.
   const double wb = inference_weight_bytes(w);
-  const double dense = dense_weights_16bit(m, w.precision) ? std::max(2.0, wb) : wb;
+  const double dense = dense_weight_bytes(m, w.precision, wb);
   const KindParams kp = kind_params(g);
   double weights = 0;
   for (const auto& [i, n] : peak_stages(m, p)) {

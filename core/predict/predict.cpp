@@ -383,8 +383,7 @@ StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPredic
       s.economics.pue;
   // Without a price no step has a cost (a search refuses to rank by one: search.rank_without_price).
   out.cost_usd =
-      cost_usd(s.economics, sys.device.power.price_usd, n * secs / 3600.0, out.energy_j / kJoulesPerMwh)
-          .value_or(0);
+      cost_usd(s.economics, sys.device.power.price_usd, n * secs / 3600.0, out.energy_j / kJoulesPerMwh);
   return out;
 }
 
@@ -451,8 +450,7 @@ void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings
   warnings.push_back(
       {"inference.checkpoint_precision",
        "no precision stated: " + model_label(s) + "'s weights are served as its checkpoint publishes them, " +
-           std::string(to_string(w.precision)) + (w.fp8_block_scaled ? " with 128 x 128 block scales" : "") +
-           (dense_weights_16bit(s.model, w.precision) ? " in the experts and 16-bit elsewhere" : "") +
+           served_as_published(s.model, w.precision, w.fp8_block_scaled) +
            " (model.checkpoint_precision); state inference.precision to serve them otherwise"});
 }
 

@@ -178,7 +178,8 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
 // hours at the economics' price, plus that energy in the capital form) of one training step of
 // the whole job: what the layout search ranks by when asked for energy or cost.
 struct StepEnergyCost {
-  double energy_j = 0, cost_usd = 0;
+  double energy_j = 0;
+  std::optional<double> cost_usd;  // absent without a price (run/run.h has_price)
 };
 StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t);
 

@@ -1143,9 +1143,9 @@ void weight_sync(const Scenario& s, RlPrediction& out) {
   // The engine's weights as it serves them: all but the experts at 16 bits where the checkpoint
   // quantises its experts alone (dense_weights_16bit: gpt-oss's MXFP4 experts beside bf16 attention).
   const double element = bytes_per_element(rl.rollout.precision);
-  const double wbytes = dense_weights_16bit(s.model, rl.rollout.precision)
-                            ? params.experts * element + (params.total - params.experts) * 2.0
-                            : params.total * element;
+  const double wbytes =
+      params.experts * element +
+      (params.total - params.experts) * dense_weight_bytes(s.model, rl.rollout.precision, element);
   out.weight_sync_bytes = wbytes;
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
@@ -1338,15 +1338,12 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   // The rollout engines load the checkpoint as published (vLLM and SGLang read its
   // quantization_config), unless rl.rollout.precision says otherwise.
   if (s.rl->rollout.precision_from_checkpoint)
-    out.warnings.push_back(
-        {"rl.rollout_checkpoint_precision",
-         "no rl.rollout.precision stated: the rollout engines serve " +
-             (s.model.name.empty() ? std::string("the model") : s.model.name) +
-             "'s weights as its checkpoint publishes them, " +
-             std::string(to_string(s.rl->rollout.precision)) +
-             (dense_weights_16bit(s.model, s.rl->rollout.precision) ? " in the experts and 16-bit elsewhere"
-                                                                    : "") +
-             " (model.checkpoint_precision); the weight sync sends them at that width"});
+    out.warnings.push_back({"rl.rollout_checkpoint_precision",
+                            "no rl.rollout.precision stated: the rollout engines serve " +
+                                (s.model.name.empty() ? std::string("the model") : s.model.name) +
+                                "'s weights as its checkpoint publishes them, " +
+                                served_as_published(s.model, s.rl->rollout.precision, false) +
+                                " (model.checkpoint_precision); the weight sync sends them at that width"});
   auto plans = train_candidates(s);
   if (!plans) return plans.error();
   auto run = run_rollout(s, out);

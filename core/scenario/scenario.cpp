@@ -8,6 +8,11 @@
 
 namespace optimus {
 
+std::string served_as_published(const ModelSpec& m, Precision served, bool block_scaled) {
+  return std::string(to_string(served)) + (block_scaled ? " with 128 x 128 block scales" : "") +
+         (dense_weights_16bit(m, served) ? " in the experts and 16-bit elsewhere" : "");
+}
+
 double inference_weight_bytes(const InferenceWorkload& w) {
   const double element = bytes_per_element(w.precision);
   if (!integer_weights(w.precision)) return element;

@@ -2,6 +2,7 @@
 // contract's input, docs/contract.md), read by io/ and predicted by the engine above.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -103,6 +104,14 @@ constexpr Precision inference_math(const InferenceWorkload& w) {
 constexpr bool dense_weights_16bit(const ModelSpec& m, const Precision served) {
   return m.checkpoint_experts_only && m.checkpoint_precision == served && bytes_per_element(served) < 2.0;
 }
+// The bytes of a weight outside the routed experts when the quantised ones take `quantised`: 2
+// where dense_weights_16bit, else the same.
+constexpr double dense_weight_bytes(const ModelSpec& m, const Precision served, const double quantised) {
+  return dense_weights_16bit(m, served) ? std::max(2.0, quantised) : quantised;
+}
+// How a checkpoint's weights are served, in words (the checkpoint warnings of inference and RL):
+// "fp8 with 128 x 128 block scales", "mxfp4 in the experts and 16-bit elsewhere".
+std::string served_as_published(const ModelSpec& m, Precision served, bool block_scaled);
 
 // Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv
 // 2306.00978, Sec. 5.1: "group size 128"), GPTQ's released checkpoints and TensorRT-LLM's

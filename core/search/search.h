@@ -101,7 +101,8 @@ struct LayoutResult {
   Seconds time{};
   Seconds ttft{}, tpot{};
   double throughput = 0;                        // tokens/s over all replicas (inference)
-  double step_energy_j = 0, step_cost_usd = 0;  // training ranked by energy or cost
+  double step_energy_j = 0;                     // training ranked by energy or cost
+  std::optional<double> step_cost_usd;          // the same; absent without a price (run/run.h has_price)
   double run_cost_usd = 0, run_energy_mwh = 0;  // training within a budget: the whole run's
   Bytes memory{};      // per-device total of the mode's footprint; 0 when not computed
   std::string reason;  // "" when feasible, else the rejection code

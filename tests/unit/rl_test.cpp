@@ -1196,6 +1196,24 @@ TEST(RlStraggler, TheHeaviestRankByHand) {
   EXPECT_NEAR(num(r["phases_s"]["train"]), iteration + straggler, 1e-9);
   EXPECT_GT(straggler, 0.8 * share * iteration);
   EXPECT_LT(straggler, 1.25 * share * iteration);
+  // By hand: the trainer as the step reports it (layout, mini-batch, sequence length) predicted as
+  // a training scenario, at its sequence length and at one longer by the share (no cp, no sequence
+  // parallelism: no padding); the difference is the straggler.
+  const json& t = r["train"];
+  const auto iteration_at = [&](std::int64_t seq_len) {
+    const json p = predict(
+        {{"model", "llama3.1-8b"},
+         {"system", "dgx-h100"},
+         {"num_devices", 8},
+         {"parallel", t["parallel"]},
+         {"training", {{"global_batch", t["global_batch"]}, {"seq_len", seq_len}, {"precision", "bf16"}}}});
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return p.contains("training") ? num(p["training"]["iteration_time_s"]) : 0.0;
+  };
+  const std::int64_t seq = t["seq_len"].get<std::int64_t>();
+  EXPECT_NEAR(iteration_at(seq), iteration, 1e-9 * iteration);
+  EXPECT_NEAR(straggler, iteration_at(std::llround(static_cast<double>(seq) * (1 + share))) - iteration,
+              1e-9 * iteration);
 }
 
 TEST(RlStraggler, TheResponseCutAtTheLimitHoldsUpItsMiniBatch) {

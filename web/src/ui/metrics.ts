@@ -1208,7 +1208,6 @@ export const RL_METRICS: MetricDef[] = [
   },
 ];
 
-/** The RL pools' own memory (rl.memory): what runs on each pool's most loaded device. */
 /** A whole RL run (output `rl.run`, present with rl.train_steps): the step times the steps. */
 const RL_RUN_SOURCE = 'docs/rl.md “Whole run”: the step’s time and activity mix over rl.train_steps steps; device power from the preset’s board power and the activity model; cost from the economics preset';
 /** One number of the whole RL run: its words, and its formula's inputs from the rl block. */
@@ -1256,6 +1255,7 @@ export const RL_RUN_METRICS: MetricDef[] = [
   ),
 ];
 
+/** The RL pools' own memory (rl.memory): what runs on each pool's most loaded device. */
 export const RL_POOL_MEMORY_METRICS: MetricDef[] = (['rollout', 'train'] as const).map((pool) => ({
   path: `rl.memory.${pool}.per_device_bytes`,
   label: pool === 'rollout' ? 'Rollout pool per device' : 'Training pool per device',

@@ -146,6 +146,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   chart.el.hidden = true;
   let handle: { cancel(): void } | null = null;
 
+  /** A table cell ([raw number, its text]) for a number the engine may leave out: none when absent. */
+  const cellIfGiven = (x: number | undefined, text: (x: number) => string): Array<[number | undefined, string]> => (x === undefined ? [] : [[x, text(x)]]);
+
   function rowFor(b: SearchBest, i: number, training: boolean): HTMLTableRowElement {
     const inf = b.inference as (SearchBest['inference'] & { batch?: number; throughput_all_replicas_tokens_per_s?: number }) | undefined;
     // [raw number (the cell's data-value), its display text]
@@ -155,9 +158,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
           [b.training?.tokens_per_s, formatValue(b.training?.tokens_per_s, 'tokens_rate')],
           [b.training?.mfu, formatPercent(b.training?.mfu ?? NaN)],
           // Without a price the engine gives the energy and no cost (search.rank_without_price).
-          ...(b.step_cost_usd !== undefined ? ([[b.step_cost_usd, `$${sig(b.step_cost_usd)}`]] as Array<[number | undefined, string]>) : []),
-          ...(b.step_energy_j !== undefined ? ([[b.step_energy_j, `${sig(b.step_energy_j / 3.6e6)} kWh`]] as Array<[number | undefined, string]>) : []),
-          ...(b.run_cost_usd !== undefined ? ([[b.run_cost_usd, `$${sig(b.run_cost_usd)}`]] as Array<[number | undefined, string]>) : []),
+          ...cellIfGiven(b.step_cost_usd, (x) => `$${sig(x)}`),
+          ...cellIfGiven(b.step_energy_j, (x) => `${sig(x / 3.6e6)} kWh`),
+          ...cellIfGiven(b.run_cost_usd, (x) => `$${sig(x)}`),
         ]
       : [
           [inf?.batch, String(inf?.batch ?? '')],
