@@ -165,10 +165,11 @@ std::string validate(std::string_view scenario_json) {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
     if (s->rl) {
+      // In the order predict meets them (rl/rl.cpp, predict_rl): the rollout, then the trainer.
       if (auto err = check_rl(*s)) return error_to_json(*err);
+      if (auto ro = rl_rollout_scenario(*s); !ro) return error_to_json(ro.error());
       if (!s->rl->train_auto)
         if (auto t = rl_train_scenario(*s, s->model); !t) return error_to_json(t.error());
-      if (auto ro = rl_rollout_scenario(*s); !ro) return error_to_json(ro.error());
       return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
     }
     if (auto a = resolve_parallel_auto(s.value()); !a) return error_to_json(a.error());

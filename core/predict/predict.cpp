@@ -50,7 +50,9 @@ struct RunSetup {
 
 // A job of n devices at `rate` failures per device-hour fails every 1 / (rate n) hours; 0 = none.
 double job_mtbf_s(double rate, std::int64_t devices) {
-  return rate > 0 ? 3600.0 / (rate * static_cast<double>(devices)) : 0.0;
+  // A rate so small that the mean time overflows (a denormal per device-hour) is no failures.
+  const double mtbf = rate > 0 ? 3600.0 / (rate * static_cast<double>(devices)) : 0.0;
+  return std::isfinite(mtbf) ? mtbf : 0.0;
 }
 
 // Device-to-host copy rate of a system that states none: PCIe 3.0 x16 (8 GT/s x 16 lanes,

@@ -28,6 +28,7 @@
 #include "cost/collective.h"
 #include "memory/footprint.h"
 #include "model/spec.h"
+#include "parallel/plan.h"
 #include "search/search.h"
 
 namespace optimus {
@@ -325,6 +326,15 @@ void read_length_limits(const Scenario& s, const RlWorkload& given, RlWorkload& 
 
 }  // namespace
 
+namespace {
+// What predict meets first when it serves the rollout (predict/serving.cpp): the engine's layout,
+// then the serving run's bounds.
+std::optional<Error> check_rollout(const Scenario& ro) {
+  if (auto err = validate_plan(ro)) return err;
+  return check_serving(ro);
+}
+}  // namespace
+
 Result<Scenario> rl_rollout_scenario(const Scenario& s) {
   const RlWorkload& rl = *s.rl;
   const std::int64_t pool = rollout_pool(s);
@@ -335,7 +345,7 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
       return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
                         "the rollout engine's tp x pp x dp = " + std::to_string(used) +
                             " does not fill its pool of " + std::to_string(pool) + " devices");
-    if (auto err = check_serving(ro)) return rollout_error(*err);
+    if (auto err = check_rollout(ro)) return rollout_error(*err);
     return ro;
   }
   // tp chosen: the smallest power of two whose replica holds the longest response; run_rollout
@@ -348,7 +358,7 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     if (pool % (tp * rl.rollout.pp) != 0) continue;
     Scenario ro = rollout_at(s, tp);
     if (rl.rollout.dp > 0 && tp * rl.rollout.pp * rl.rollout.dp != pool) continue;
-    auto err = check_serving(ro);
+    auto err = check_rollout(ro);
     if (!err) return ro;
     // The step bound counts the steps of all the engines together: no tp changes it.
     if (err->code == "serving.too_many_steps") return rollout_error(*err);
@@ -925,6 +935,7 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   f.micro_batch = 1;
   f.interleave = 1;
   f.zero_stage = 1;
+  f.sequence_parallel_with_tp = true;  // as the layout chosen is read back (rl.train states no key)
   f.optimizer_offload = s.rl->offload == RlOffload::cpu_optimizer;
   auto res = search_layouts(searched, f, o);
   // Where no layout fits with the optimizer state sharded (ZeRO 1: Megatron's distributed

@@ -97,7 +97,8 @@ ParallelPlan prefix_plan(const FixedLayout& f, bool training, bool moe, const Pa
   p.micro_batch = f.micro_batch.value_or(1);
   p.interleave = f.interleave.value_or(1);
   const bool sp_required = training && moe && p.tp > 1;
-  p.sequence_parallel = f.sequence_parallel.value_or(training ? sp_required : p.tp > 1);
+  p.sequence_parallel =
+      f.sequence_parallel.value_or(training && !f.sequence_parallel_with_tp ? sp_required : p.tp > 1);
   p.recompute = f.recompute.value_or(Recompute::none);
   // A fixed fraction holds for the searched layouts with full recompute (for_each_leaf).
   p.recompute_fraction = f.recompute_fraction.value_or(1.0);
@@ -127,10 +128,11 @@ void fill_candidates(Prefix& pre, const FixedLayout& f, const SearchOptions& o, 
   pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
                    : p.pp > 1   ? interleave_candidates(work.model.layers, p.pp)
                                 : std::vector<std::int64_t>{1};
-  pre.sequence_parallel = f.sequence_parallel ? std::vector<bool>{*f.sequence_parallel}
-                          : sp_required       ? std::vector<bool>{true}
-                          : p.tp > 1          ? std::vector<bool>{false, true}
-                                              : std::vector<bool>{false};
+  pre.sequence_parallel = f.sequence_parallel           ? std::vector<bool>{*f.sequence_parallel}
+                          : f.sequence_parallel_with_tp ? std::vector<bool>{p.tp > 1}
+                          : sp_required                 ? std::vector<bool>{true}
+                          : p.tp > 1                    ? std::vector<bool>{false, true}
+                                                        : std::vector<bool>{false};
   pre.recompute = f.recompute
                       ? std::vector<Recompute>{*f.recompute}
                       : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};

@@ -55,6 +55,10 @@ namespace optimus {
 struct FixedLayout {
   std::optional<std::int64_t> tp, pp, dp, cp, ep, micro_batch, interleave;
   std::optional<bool> sequence_parallel;
+  // Sequence parallelism on exactly where tp > 1, as a stated layout that leaves it out has it
+  // (an RL trainer: rl.train has no sequence_parallel key, io/objects.cpp; verl's Megatron actor
+  // config sets sequence_parallel True); not searched.
+  bool sequence_parallel_with_tp = false;
   std::optional<Recompute> recompute;
   std::optional<int> zero_stage;
   std::optional<std::int64_t> etp;

@@ -60,7 +60,10 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // sends its next request when the last one ends, so the requests are dealt over the replicas
   // that have a client (dealt over all of them, a replica without a client would never see its
   // share, and those requests would keep no times at all).
-  const std::int64_t active = clients > 0 ? std::min(replicas, clients) : replicas;
+  // Replicas past the requests' count are dealt none (round-robin) and run no step: they are not
+  // simulated, so that a pool of millions of devices costs what its requests cost.
+  const std::int64_t dealt = std::max<std::int64_t>(1, static_cast<std::int64_t>(all.size()));
+  const std::int64_t active = std::min(clients > 0 ? std::min(replicas, clients) : replicas, dealt);
   std::vector<std::int64_t> reps;
   std::vector<Request> mine;  // one replica's requests (the buffer is reused)
   mine.reserve(all.size() / static_cast<std::size_t>(active) + 1);

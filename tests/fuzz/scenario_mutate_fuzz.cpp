@@ -66,6 +66,21 @@ const char* kSmallDep =
                 "serving": {"arrival": "offline", "num_requests": 12,
                             "input_len": {"mean": 20, "max": 60}, "output_len": {"mean": 8, "max": 40}}}})";
 
+// RL post-training jobs (docs/rl.md): a colocated PPO job with a critic, a reward model and ZeRO-3
+// trainers over a whole run, and a split asynchronous GRPO job with long-tailed responses, an fp8
+// rollout engine and a checkpoint weight sync, so that every phase and both placements are reached.
+const char* kRlColocated =
+    R"({"model": "llama3.2-1b", "system": "dgx-h100", "num_devices": 8,
+  "rl": {"algorithm": "ppo", "prompts_per_step": 8, "prompt_len": 64, "response_len": {"mean": 96, "max": 256},
+         "reward_model": "llama3.2-1b", "mini_batches": 2, "rollout": {"software": "vllm"},
+         "train": {"zero_stage": 3}, "train_steps": 10}})";
+const char* kRlSplit =
+    R"({"model": "qwen3-30b-a3b", "system": "dgx-h100", "num_devices": 16,
+  "rl": {"prompts_per_step": 4, "samples_per_prompt": 4, "prompt_len": {"mean": 200, "max": 1024},
+         "response_len": [[32, 3], [2048, 1]], "placement": "split", "rollout_devices": 8, "train_devices": 8,
+         "rollout": {"tp": 1, "ep": 8, "dp": 8, "precision": "fp8"}, "train": {"ep": 8, "micro_batch": 2},
+         "async": {"staleness": 1}, "weight_sync": "checkpoint"}})";
+
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {
     std::vector<json> scenarios;
@@ -80,6 +95,8 @@ const optimus::fuzz::Material& bases() {
     scenarios.push_back(json::parse(kSmallInference));
     scenarios.push_back(json::parse(kSmallSpeculative));
     scenarios.push_back(json::parse(kSmallDep));
+    scenarios.push_back(json::parse(kRlColocated));
+    scenarios.push_back(json::parse(kRlSplit));
     return optimus::fuzz::material(std::move(scenarios));
   }();
   return m;

@@ -45,7 +45,11 @@ const char* kBases[] = {
         "inference": {"batch": 1, "prompt_len": 32, "output_len": 8, "cuda_graphs": true,
                       "serving": {"arrival": "poisson", "requests_per_s": 50, "num_requests": 12,
                                   "input_len": {"mean": 32, "max": 64}, "output_len": 8,
-                                  "slo": {"ttft_s": 0.05, "tpot_s": 0.01}}}})"};
+                                  "slo": {"ttft_s": 0.05, "tpot_s": 0.01}}}})",
+    // An RL job's placement search (colocated against every split, the trainer "auto").
+    R"({"model": "llama3.2-1b", "system": "dgx-h100", "num_devices": 8, "economics": {"usd_per_gpu_hour": 2},
+        "rl": {"prompts_per_step": 4, "samples_per_prompt": 4, "prompt_len": 64,
+               "response_len": {"mean": 96, "max": 256}, "train": "auto"}})"};
 
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {
@@ -106,6 +110,56 @@ void check_search_numbers(const json& j, const std::string& in, const std::strin
   }
 }
 
+// The job with a ranked placement loaded as the page's search view loads it (web/src/ui/search.ts,
+// rlWithCandidate): the placement and its pools, the rollout engine's tp, the trainer's layout.
+json rl_with_candidate(const json& doc, const json& c) {
+  json s = doc;
+  json& rl = s["rl"];
+  rl["placement"] = c.at("placement");
+  if (c.at("placement") == "split") {
+    rl["rollout_devices"] = c.at("rollout_devices");
+    rl["train_devices"] = c.at("train_devices");
+  } else {
+    rl.erase("rollout_devices");
+    rl.erase("train_devices");
+    rl.erase("async");
+  }
+  json rollout = rl.contains("rollout") && rl["rollout"].is_object() ? rl["rollout"] : json::object();
+  rollout["tp"] = c.at("rl").at("rollout").at("parallel").at("tp");
+  rollout.erase("dp");
+  rl["rollout"] = rollout;
+  const json& p = c.at("rl").at("train").at("parallel");
+  json train = json::object();
+  for (const char* k : {"tp", "pp", "cp", "ep", "etp", "zero_stage", "recompute"}) train[k] = p.at(k);
+  if (rl.contains("train") && rl["train"].is_object() && rl["train"].contains("precision"))
+    train["precision"] = rl["train"]["precision"];
+  rl["train"] = train;
+  return s;
+}
+
+// An RL placement search: ranked by step time (or cost per step), and its best placement loaded
+// into the job predicts the same step through predict().
+void check_rl_search(const json& doc, const json& j, const std::string& in, const std::string& out) {
+  const json& best = j.at("best");
+  const bool cost = j.at("rank_by") == "cost";
+  double prev = 0;
+  for (const json& c : best) {
+    const double key = cost && c.contains("cost_per_step_usd") ? c["cost_per_step_usd"].get<double>()
+                                                               : c.at("step_time_s").get<double>();
+    if (!cost && key < prev) fail("RL placements are not ranked by step time", in, out);
+    prev = key;
+  }
+  if (best.empty()) return;
+  const json s = rl_with_candidate(doc, best[0]);
+  const std::string p_out = optimus::api::predict(s.dump());
+  const json p = optimus::fuzz::parse_answer(in, p_out);
+  if (optimus::fuzz::is_error_answer(p, in, p_out))
+    fail("the best RL placement does not predict", in, out + "\n" + s.dump() + "\n" + p_out);
+  if (!optimus::fuzz::close(p.at("rl").at("step_time_s"), best[0].at("step_time_s"), 1e-9))
+    fail("the best RL placement predicts another step through predict()", in,
+         out + "\n" + s.dump() + "\n" + p_out);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -135,6 +189,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail("feasible + rejected != evaluated", in, out);
   const json& best = j.at("best");
   if (best.size() > static_cast<std::size_t>(feasible)) fail("more best layouts than feasible ones", in, out);
+  if (j.at("mode") == "rl") {
+    check_rl_search(doc, j, in, out);
+    return 0;
+  }
   if (j.at("mode") == "serving") {
     // Ranked by score; each deployment put into the scenario serves the same way through predict.
     double prev_score = std::numeric_limits<double>::infinity();

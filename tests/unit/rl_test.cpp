@@ -1250,6 +1250,66 @@ TEST(RlStraggler, TheResponseCutAtTheLimitHoldsUpItsMiniBatch) {
   EXPECT_GT(num(p["rl"]["train"]["straggler_s"]), 0.0);
 }
 
+// The layout search behind rl.train "auto" and the placement search reads back: a ranked
+// placement loaded the way the page's search view loads it (web/src/ui/search.ts, rlWithCandidate:
+// the placement, its pools, the rollout tp and the trainer's tp, pp, cp, ep, etp, ZeRO stage and
+// recompute) predicts the step the search reported. rl.train has no sequence_parallel key (it is on
+// where tp > 1), so the search keeps it so too: it had ranked a tp 2 trainer without it (an 8-A100
+// job of 29-token packs, 0.17680 s) that read back with it (padded to 30 tokens, 0.17691 s).
+TEST(Rl, ASearchedPlacementReadsBackToTheStepTheSearchReported) {
+  const json s = {{"model", "llama3.2-1b"},
+                  {"system", "aws-p4d"},
+                  {"num_devices", 8},
+                  {"economics", {{"usd_per_gpu_hour", 2}}},
+                  {"rl",
+                   {{"prompts_per_step", 4},
+                    {"samples_per_prompt", 4},
+                    {"prompt_len", 64},
+                    {"response_len", {{"mean", 8}, {"max", 256}}},
+                    {"train", "auto"}}}};
+  const json found = json::parse(optimus::api::search(s.dump(), R"({"top": 4})"));
+  ASSERT_FALSE(found.contains("error")) << found.dump().substr(0, 300);
+  ASSERT_FALSE(found["best"].empty());
+  for (const json& c : found["best"]) {
+    const json& p = c["rl"]["train"]["parallel"];
+    EXPECT_EQ(p["sequence_parallel"].get<bool>(), p["tp"].get<int>() > 1) << p.dump();
+    json loaded = s;
+    json& rl = loaded["rl"];
+    rl["placement"] = c["placement"];
+    if (c["placement"] == "split") {
+      rl["rollout_devices"] = c["rollout_devices"];
+      rl["train_devices"] = c["train_devices"];
+    }
+    rl["rollout"] = {{"tp", c["rl"]["rollout"]["parallel"]["tp"]}};
+    rl["train"] = json::object();
+    for (const char* k : {"tp", "pp", "cp", "ep", "etp", "zero_stage", "recompute"}) rl["train"][k] = p[k];
+    const json again = rl_of(loaded);
+    EXPECT_NEAR(again["step_time_s"].get<double>(), c["step_time_s"].get<double>(),
+                1e-9 * c["step_time_s"].get<double>())
+        << c["placement"] << " " << p.dump();
+  }
+}
+
+// A rollout layout that no engine runs is refused by validate as by predict (the fuzzer's finding:
+// ep 16 over 8 attention data-parallel ranks passed validate).
+TEST(Rl, ValidateRefusesTheRolloutLayoutsPredictRefuses) {
+  const json s = {{"model", "qwen3-30b-a3b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 16},
+                  {"rl",
+                   {{"prompts_per_step", 4},
+                    {"placement", "split"},
+                    {"rollout_devices", 8},
+                    {"train_devices", 8},
+                    {"rollout", {{"tp", 1}, {"dp", 8}, {"ep", 16}}}}}};
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  const json p = predict(s);
+  ASSERT_TRUE(v.contains("error")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["error"]["code"], "rl.rollout_layout_invalid");
+  EXPECT_EQ(v["error"]["path"], "/rl/rollout");
+  EXPECT_EQ(v["error"], p["error"]);
+}
+
 }  // namespace
 
 }  // namespace rl_test

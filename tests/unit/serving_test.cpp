@@ -913,4 +913,25 @@ TEST(Serving, AttentionDataParallelWithTensorParallelExperts) {
                "parallel.ep_etp_not_divisor_of_dp", "/parallel/etp");
 }
 
+// Replicas past the requests' count are dealt none and are not simulated (serving/serving.cpp,
+// run_pool): 64 replicas for 8 requests serve them as 8 replicas do, and a pool of millions of
+// devices costs what its requests cost.
+TEST(Serving, ReplicasWithoutARequestChangeNothing) {
+  const auto pool = [](std::int64_t replicas) {
+    json s = base({{"arrival", "offline"}, {"num_requests", 8}, {"input_len", 512}, {"output_len", 64}});
+    s["num_devices"] = replicas;
+    s["parallel"] = {{"tp", 1}, {"dp", replicas}};
+    return predict(s);
+  };
+  const json few = pool(8), many = pool(64), huge = pool(4'000'000);
+  for (const json* p : {&few, &many, &huge}) ASSERT_FALSE(p->contains("error")) << p->dump().substr(0, 300);
+  for (const char* k : {"requests_per_s", "output_tokens_per_s", "mean_batch", "duration_s"}) {
+    EXPECT_DOUBLE_EQ(many["serving"][k].get<double>(), few["serving"][k].get<double>()) << k;
+    EXPECT_DOUBLE_EQ(huge["serving"][k].get<double>(), few["serving"][k].get<double>()) << k;
+  }
+  EXPECT_DOUBLE_EQ(huge["serving"]["ttft_s"]["p99"].get<double>(),
+                   few["serving"]["ttft_s"]["p99"].get<double>());
+  EXPECT_EQ(huge["serving"]["replicas"], 4'000'000);
+}
+
 }  // namespace serving_test
