@@ -422,7 +422,8 @@ std::string serving_search_json(const Scenario& s, const FixedLayout& fixed, std
 
 // The RL placement search (rl/rl.h search_rl): options "top" (1-1000, default 10) and "rank_by"
 // ("time" | "cost"). Each candidate with its rl block as predict writes it.
-std::string rl_search_json(const Scenario& s, std::string_view options_json) {
+std::string rl_search_json(const Scenario& s, std::string_view options_json,
+                           const std::function<bool(double)>& progress) {
   using ojson = nlohmann::ordered_json;
   std::size_t top = 10;
   TrainingRank rank = TrainingRank::time;
@@ -454,7 +455,7 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json) {
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  auto res = search_rl(s, top, rank == TrainingRank::cost);
+  auto res = search_rl(s, top, rank == TrainingRank::cost, progress);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!res) return error_to_json(res.error());
   ojson j;
@@ -467,7 +468,7 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json) {
   j["rejected"] = rejected;
   j["elapsed_s"] = elapsed;
   j["layouts_per_s"] = elapsed > 0 ? static_cast<double>(res->evaluated) / elapsed : 0.0;
-  j["cancelled"] = false;
+  j["cancelled"] = res->cancelled;
   ojson best = ojson::array();
   for (const RlCandidate& c : res->best) {
     Scenario cs = s;
@@ -494,7 +495,7 @@ std::string search(std::string_view scenario_json, std::string_view options_json
   try {
     auto s = parse_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
-    if (s->rl) return rl_search_json(*s, options_json);
+    if (s->rl) return rl_search_json(*s, options_json, progress);
     if (auto err = resolve_auto_stages(s.value())) return error_to_json(*err);
     const ParsedOptions po = parse_search_options(options_json, *s);
     if (po.error) return error_to_json(*po.error);

@@ -324,15 +324,13 @@ void read_length_limits(const Scenario& s, const RlWorkload& given, RlWorkload& 
              "mean prompt is known"});
 }
 
-}  // namespace
-
-namespace {
 // What predict meets first when it serves the rollout (predict/serving.cpp): the engine's layout,
 // then the serving run's bounds.
 std::optional<Error> check_rollout(const Scenario& ro) {
   if (auto err = validate_plan(ro)) return err;
   return check_serving(ro);
 }
+
 }  // namespace
 
 Result<Scenario> rl_rollout_scenario(const Scenario& s) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,7 +124,11 @@ struct RlSearchResult {
   std::int64_t evaluated = 0, feasible = 0;
   std::vector<std::pair<std::string, std::int64_t>> rejected;  // reason code -> candidates
   std::vector<RlCandidate> best;
+  bool cancelled = false;  // progress returned false: the placements ranked so far
 };
-Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost);
+// `progress` (optional) is told the share of the placements done after each one (colocated, then
+// each split) and may return false to stop there.
+Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost,
+                                 const std::function<bool(double)>& progress = {});
 
 }  // namespace optimus

@@ -4,6 +4,7 @@
 // tp x pp x cp with dp over its pool ("auto" searches it per candidate). Ranked by step time or
 // by cost per step (device-hours of the step at the economics' price).
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "base/math.h"
@@ -32,7 +33,8 @@ std::vector<std::int64_t> rollout_sizes(std::int64_t n, std::int64_t per_node) {
 
 }  // namespace
 
-Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost) {
+Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost,
+                                 const std::function<bool(double)>& progress) {
   const bool priced = has_price(s.economics, s.system.device.power.price_usd);
   if (by_cost && !priced) return rank_without_price();
   RlSearchResult res;
@@ -77,6 +79,10 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   };
   Scenario base = s;
   base.rl->train.dp = 0;  // what each candidate's pool leaves
+  const std::vector<std::int64_t> splits = rollout_sizes(s.num_devices, s.system.devices_per_node);
+  const double placements = 1.0 + static_cast<double>(splits.size());
+  // After each placement: false from the caller stops the search there.
+  const auto done = [&](std::size_t n) { return !progress || progress(static_cast<double>(n) / placements); };
   {
     Scenario c = base;
     c.rl->placement = RlPlacement::colocated;
@@ -84,12 +90,14 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     c.rl->rollout_devices = c.rl->train_devices = 0;
     with_tps(c, s.num_devices);
   }
-  for (std::int64_t r : rollout_sizes(s.num_devices, s.system.devices_per_node)) {
+  res.cancelled = !done(1);
+  for (std::size_t i = 0; i < splits.size() && !res.cancelled; ++i) {
     Scenario c = base;
     c.rl->placement = RlPlacement::split;
-    c.rl->rollout_devices = r;
-    c.rl->train_devices = s.num_devices - r;
-    with_tps(c, r);
+    c.rl->rollout_devices = splits[i];
+    c.rl->train_devices = s.num_devices - splits[i];
+    with_tps(c, splits[i]);
+    res.cancelled = !done(i + 2);
   }
   for (const auto& [code, n] : rejected) res.rejected.emplace_back(code, n);
   std::stable_sort(res.best.begin(), res.best.end(), [&](const RlCandidate& a, const RlCandidate& b) {

@@ -1310,6 +1310,33 @@ TEST(Rl, ValidateRefusesTheRolloutLayoutsPredictRefuses) {
   EXPECT_EQ(v["error"], p["error"]);
 }
 
+// The placement search reports its progress after each placement (colocated, then each split:
+// 1 + 3 on one 8-device node: rollout pools of 1, 2 and 4 devices), a share that rises to 1, and stops where
+// the caller says so: the placements done are ranked and the answer says it was cancelled. A million-response
+// job's search took 47 s natively with the page's progress bar at 0 and no way to stop it but killing the
+// worker.
+TEST(Rl, PlacementSearchReportsProgressAndStopsWhenTold) {
+  const json s = base();
+  std::vector<double> seen;
+  const json all = json::parse(optimus::api::search(s.dump(), "", [&](double f) {
+    seen.push_back(f);
+    return true;
+  }));
+  ASSERT_FALSE(all.contains("error")) << all.dump().substr(0, 300);
+  EXPECT_FALSE(all["cancelled"].get<bool>());
+  ASSERT_EQ(seen.size(), 4u);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_DOUBLE_EQ(seen[i], static_cast<double>(i + 1) / 4.0);
+  int calls = 0;
+  const json first =
+      json::parse(optimus::api::search(s.dump(), R"({"top": 100})", [&](double) { return ++calls < 1; }));
+  ASSERT_FALSE(first.contains("error")) << first.dump().substr(0, 300);
+  EXPECT_TRUE(first["cancelled"].get<bool>());
+  EXPECT_EQ(calls, 1);
+  EXPECT_LT(first["evaluated"].get<int>(), all["evaluated"].get<int>());
+  ASSERT_FALSE(first["best"].empty());
+  for (const json& c : first["best"]) EXPECT_EQ(c["placement"], "colocated");
+}
+
 }  // namespace
 
 }  // namespace rl_test
