@@ -126,8 +126,8 @@ struct RlSearchResult {
   std::vector<RlCandidate> best;
   bool cancelled = false;  // progress returned false: the placements ranked so far
 };
-// `progress` (optional) is told the share of the placements done after each one (colocated, then
-// each split) and may return false to stop there.
+// `progress` (optional) is told the share done after each candidate (colocated, then each split,
+// each with its rollout tps) and may return false to stop there.
 Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost,
                                  const std::function<bool(double)>& progress = {});
 

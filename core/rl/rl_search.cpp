@@ -65,39 +65,48 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     res.best.push_back(std::move(cand));
     return true;
   };
+  const std::vector<std::int64_t> splits = rollout_sizes(s.num_devices, s.system.devices_per_node);
+  const double placements = 1.0 + static_cast<double>(splits.size());
   // Every tp within a scale-up domain; past it (engines over several nodes, as DeepSeek-V3 needs
-  // on 80 GB devices) only until one engine holds the model.
-  const auto with_tps = [&](Scenario c, std::int64_t pool) {
+  // on 80 GB devices) only until one engine holds the model. After each candidate the caller is
+  // told the share done (placement `index` of `placements`, within it the share of its tps that
+  // divide the pool), and false from it stops the search there.
+  const auto with_tps = [&](Scenario c, std::int64_t pool, std::size_t index) {
+    double tps = 0;
+    for (std::int64_t tp = 1; tp <= pool; tp *= 2) tps += pool % (tp * c.rl->rollout.pp) == 0 ? 1 : 0;
     bool held = false;
+    double tried = 0;
     for (std::int64_t tp = 1; tp <= pool; tp *= 2) {
       if (tp > s.system.scale_up.domain_size && held) break;
       if (pool % (tp * c.rl->rollout.pp) != 0) continue;
       c.rl->rollout.tp = tp;
       c.rl->rollout.dp = 0;
       held = evaluate(c) || held;
+      tried += 1;
+      if (progress && !progress((static_cast<double>(index) + tried / tps) / placements)) {
+        res.cancelled = true;
+        return;
+      }
     }
+    // The tps past the one that held the model are not tried: the placement is done.
+    if (progress && tried < tps && !progress(static_cast<double>(index + 1) / placements))
+      res.cancelled = true;
   };
   Scenario base = s;
   base.rl->train.dp = 0;  // what each candidate's pool leaves
-  const std::vector<std::int64_t> splits = rollout_sizes(s.num_devices, s.system.devices_per_node);
-  const double placements = 1.0 + static_cast<double>(splits.size());
-  // After each placement: false from the caller stops the search there.
-  const auto done = [&](std::size_t n) { return !progress || progress(static_cast<double>(n) / placements); };
   {
     Scenario c = base;
     c.rl->placement = RlPlacement::colocated;
     c.rl->staleness = 0;
     c.rl->rollout_devices = c.rl->train_devices = 0;
-    with_tps(c, s.num_devices);
+    with_tps(c, s.num_devices, 0);
   }
-  res.cancelled = !done(1);
   for (std::size_t i = 0; i < splits.size() && !res.cancelled; ++i) {
     Scenario c = base;
     c.rl->placement = RlPlacement::split;
     c.rl->rollout_devices = splits[i];
     c.rl->train_devices = s.num_devices - splits[i];
-    with_tps(c, splits[i]);
-    res.cancelled = !done(i + 2);
+    with_tps(c, splits[i], i + 1);
   }
   for (const auto& [code, n] : rejected) res.rejected.emplace_back(code, n);
   std::stable_sort(res.best.begin(), res.best.end(), [&](const RlCandidate& a, const RlCandidate& b) {
