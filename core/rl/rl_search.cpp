@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "base/math.h"
 #include "rl/rl.h"
@@ -72,25 +73,27 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   // told the share done (placement `index` of `placements`, within it the share of its tps that
   // divide the pool), and false from it stops the search there.
   const auto with_tps = [&](Scenario c, std::int64_t pool, std::size_t index) {
-    double tps = 0;
-    for (std::int64_t tp = 1; tp <= pool; tp *= 2) tps += pool % (tp * c.rl->rollout.pp) == 0 ? 1 : 0;
+    std::vector<std::int64_t> tps;  // the powers of two that divide the pool (with its pp)
+    for (std::int64_t tp = 1; tp <= pool; tp *= 2)
+      if (pool % (tp * c.rl->rollout.pp) == 0) tps.push_back(tp);
+    const auto told = [&](double share) {
+      return !progress || progress((static_cast<double>(index) + share) / placements);
+    };
     bool held = false;
-    double tried = 0;
-    for (std::int64_t tp = 1; tp <= pool; tp *= 2) {
-      if (tp > s.system.scale_up.domain_size && held) break;
-      if (pool % (tp * c.rl->rollout.pp) != 0) continue;
-      c.rl->rollout.tp = tp;
+    for (std::size_t i = 0; i < tps.size(); ++i) {
+      // The tps past the one that held the model are not tried: the placement is done.
+      if (tps[i] > s.system.scale_up.domain_size && held) {
+        res.cancelled = !told(1.0);
+        return;
+      }
+      c.rl->rollout.tp = tps[i];
       c.rl->rollout.dp = 0;
       held = evaluate(c) || held;
-      tried += 1;
-      if (progress && !progress((static_cast<double>(index) + tried / tps) / placements)) {
+      if (!told(static_cast<double>(i + 1) / static_cast<double>(tps.size()))) {
         res.cancelled = true;
         return;
       }
     }
-    // The tps past the one that held the model are not tried: the placement is done.
-    if (progress && tried < tps && !progress(static_cast<double>(index + 1) / placements))
-      res.cancelled = true;
   };
   Scenario base = s;
   base.rl->train.dp = 0;  // what each candidate's pool leaves

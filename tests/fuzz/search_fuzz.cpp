@@ -142,12 +142,15 @@ json rl_with_candidate(const json& doc, const json& c) {
 void check_rl_search(const json& doc, const json& j, const std::string& in, const std::string& out) {
   const json& best = j.at("best");
   const bool cost = j.at("rank_by") == "cost";
+  // Ranked by cost, every candidate has one (without a price the search refuses: search.rank_without_price).
+  const char* key = cost ? "cost_per_step_usd" : "step_time_s";
   double prev = 0;
   for (const json& c : best) {
-    const double key = cost && c.contains("cost_per_step_usd") ? c["cost_per_step_usd"].get<double>()
-                                                               : c.at("step_time_s").get<double>();
-    if (!cost && key < prev) fail("RL placements are not ranked by step time", in, out);
-    prev = key;
+    const double v = c.at(key).get<double>();
+    if (v < prev)
+      fail(cost ? "RL placements are not ranked by cost" : "RL placements are not ranked by step time", in,
+           out);
+    prev = v;
   }
   if (best.empty()) return;
   const json s = rl_with_candidate(doc, best[0]);
