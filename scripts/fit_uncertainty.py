@@ -22,9 +22,9 @@ repository holds is used.
 The FasterTransformer guide's unoptimised PyTorch baseline rows, the NeMo 13B rows that
 contradict the 7B rows of their own table and the Llama 3.1 whole-run rows (post-training
 included) are left out, as in the accuracy gates. So are OpenRLHF's README benchmark rows (2024,
-Ray + DeepSpeed + vLLM on A800): their rollouts and updates run 20-60x below what the devices'
-bandwidth and FLOP rates allow (a 70B rollout of 1,024 x 1,024 tokens on 4 GPUs in 7,100 s), a
-stack the engine does not model, as the PyTorch baseline rows are one; inside the bands they set
+Ray + DeepSpeed + vLLM on A800): as written they are predicted 8-15x too fast, because that
+stack generates and trains in small batches padded to their longest sequence (docs/rl.md,
+Accuracy), which the engine does not model, as the PyTorch baseline rows are one; inside the bands they set
 every RL band's upper end (x13-x60) for the optimised stacks too. They stay in every accuracy
 figure (docs/rl.md).
 

@@ -7,13 +7,16 @@ usage: scripts/rl_openrlhf_inputs.py [--cli PATH]
 tests/validation/data/rl_public.jsonl writes the three OpenRLHF benchmark rows with whole-number
 prompt_len / response_len 1024 (read as limits: means of 205 and 256 assumed) and the trainer's
 roles shared. What each row of tests/validation/data/rl_post_training.csv also publishes:
-- its own throughput, from which the tokens per sample follow: gen TFLOPs x GPUs x gen time /
-  (2 x params per token) and train TFLOPs x GPUs x train time / (16 x params per token: actor and
-  critic, forward + backward + recompute) both give about 2,100-2,200 tokens per sample, i.e.
-  every sample at the full 1024 + 1024 (printed below);
+- its own throughput. The tokens per sample that follow from it (gen TFLOPs x GPUs x gen time /
+  (2 x params per token); train TFLOPs x GPUs x train time / (16 x params per token): actor and
+  critic, forward + backward + recompute) come to about 2,000-2,200, every sample at the full
+  1024 + 1024, but only because OpenRLHF's printout (openrlhf/utils/perf.py at 0baf3dd) counts
+  every sample at prompt_max_len + generate_max_len: these restate the limits (printed below);
 - train_layout: the GPU split 1:1:2:2:2 (reference : reward : actor : critic : vLLM) and the
-  generate micro-batch 16 / 8 / 4 prompts per call (each call waits for its longest response;
-  with every response at its limit that is a running batch of that size: rollout.max_batch).
+  generate micro-batch 16 / 8 / 4 prompts per call. At that commit each call waits for its
+  longest response, and the experience and training micro-batches are padded to their longest
+  sequence (docs/rl.md, Accuracy), so the time follows the longest of small batches, near the
+  limits: the "full lengths" reading, with the generate batch as rollout.max_batch.
 This script predicts each row as written, with the full lengths, and with the full lengths, the
 roles and the generate batch, and prints predicted / published per number.
 """
@@ -47,7 +50,7 @@ def main():
             cases.setdefault(name, (r['scenario'], []))[1].append((r['metric'], r['expected']))
     for name, (sc, metrics) in cases.items():
         gen, train = implied_tokens(csv_rows[name])
-        print(f"{name}: tokens per sample implied by the published TFLOPs: generation {gen:.0f}, training {train:.0f}")
+        print(f"{name}: tokens per sample implied by the published TFLOPs (counted at the limits): generation {gen:.0f}, training {train:.0f}")
         unit = sc['num_devices'] // 8
         full = {'prompt_len': [[1024, 1]], 'response_len': [[1024, 1]]}
         ran = dict(full, roles={'reference': unit, 'reward': unit, 'actor': 2 * unit, 'critic': 2 * unit},

@@ -755,9 +755,9 @@ TEST(Validation, RlPostTrainingReported) {
 // should see. Over all sources that share is lower (79.5% at this commit, docs/accuracy.md): the two serving
 // sources and the MoE summaries differ more from each other than the bands allow. The
 // unoptimised PyTorch baseline rows and the contradictory NeMo 13B rows are left out, as in the
-// accuracy gates, and OpenRLHF's README benchmark rows, whose stack runs 20-60x below the devices'
-// bounds (scripts/fit_uncertainty.py says why). Measured at this commit: see the printed table
-// (README, "Uncertainty").
+// accuracy gates, and OpenRLHF's README benchmark rows, whose stack generates and trains in small
+// batches padded to their longest sequence (scripts/fit_uncertainty.py says why). Measured at this commit:
+// see the printed table (README, "Uncertainty").
 struct Residual {
   std::string set, group, regime;
   double r = 0;  // ln(measured / predicted), time sense
