@@ -55,7 +55,11 @@ def main():
         full = {'prompt_len': [[1024, 1]], 'response_len': [[1024, 1]]}
         ran = dict(full, roles={'reference': unit, 'reward': unit, 'actor': 2 * unit, 'critic': 2 * unit},
                    rollout=dict(sc['rl']['rollout'], max_batch=GEN_BATCH[name]))
-        for label, patch in (('as written', {}), ('full lengths', full), ('full lengths, roles, generate batch', ran)):
+        # The lengths as written (limits), with what the stack did that the engine models: the roles,
+        # the generate batch, and the training micro-batches padded to their longest sequence.
+        padded = dict(roles=ran['roles'], rollout=ran['rollout'], train=dict(sc['rl']['train'], padding='longest'))
+        for label, patch in (('as written', {}), ('full lengths', full), ('full lengths, roles, generate batch', ran),
+                             ('roles, generate batch, padding', padded)):
             s = json.loads(json.dumps(sc))
             s['rl'].update(patch)
             out = json.loads(subprocess.run([a.cli, 'predict', '-', '--json'], input=json.dumps(s),

@@ -1377,6 +1377,14 @@ Fields<RlWorkload> make_rl_train() {
         return rl.train.micro_batch;
       });
   t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens));
+  // Written only when stated other than the default (the resolved scenario of a job that never
+  // named it reads the same).
+  t.choice<RlPadding>("padding", AT(padding))
+      .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+        if (rl.padding == RlPadding::removed) return std::nullopt;
+        return name(rl.padding);
+      })
+      .def(name(RlPadding::removed));
   t.choice<Recompute>("recompute", AT(train.recompute)).def();
   t.custom(
       "zero_stage", integer(0, 3).json(),

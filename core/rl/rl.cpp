@@ -22,6 +22,8 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/math.h"
 #include "base/units.h"
@@ -142,6 +144,65 @@ double second_moment(const LengthDist& l) {
     m2 += f * x * x;
   }
   return mass > 0 ? m2 / mass : l.mean * l.mean;
+}
+
+// A length distribution as weighted points (weights summing to 1): its own points; a uniform range
+// or the truncated exponential as at most `cells` cells of equal width over its whole lengths,
+// each at its centre, weighted equally or by the density there (as second_moment integrates it).
+std::vector<std::pair<double, double>> as_points(const LengthDist& l, int cells) {
+  std::vector<std::pair<double, double>> out;
+  if (l.uniform || l.shaped) {
+    const double a = d(l.min), b = d(l.max);
+    const double n = std::min(d(cells), b - a + 1.0);
+    const double width = (b - a + 1.0) / n;
+    const double anchor = l.rate >= 0 ? a : b;
+    for (int i = 0; i < static_cast<int>(n); ++i) {
+      const double x = a - 0.5 + width * (i + 0.5);
+      out.emplace_back(x, l.shaped ? portable_exp(-l.rate * (x - anchor)) : 1.0);
+    }
+  } else {
+    for (const auto& [len, w] : l.points)
+      if (w > 0) out.emplace_back(d(len), w);
+  }
+  double total = 0;
+  for (const auto& pw : out) total += pw.second;
+  for (auto& pw : out) pw.second = total > 0 ? pw.second / total : 0;
+  return out;
+}
+
+// The expected longest prompt + response among n sequences drawn independently: the joint
+// distribution of the two (128 cells each) binned into 1,024 cells of equal width over the sums'
+// range, each at the mean of its sums; then E[max] = sum of x (F(x)^n - F(x-)^n), F the
+// cumulative share up to each cell (the largest of n draws is at most x with probability F(x)^n).
+double expected_longest_sequence(const LengthDist& prompt, const LengthDist& response, std::int64_t n) {
+  const auto ps = as_points(prompt, 128), rs = as_points(response, 128);
+  if (ps.empty() || rs.empty()) return prompt.expected() + response.expected();
+  double lo = 0, hi = 0;
+  for (const auto& pw : ps) hi = std::max(hi, pw.first);
+  lo = hi;
+  for (const auto& pw : ps) lo = std::min(lo, pw.first);
+  double rlo = rs.front().first, rhi = rlo;
+  for (const auto& rw : rs) rlo = std::min(rlo, rw.first), rhi = std::max(rhi, rw.first);
+  lo += rlo;
+  hi += rhi;
+  constexpr int kCells = 1024;
+  std::array<double, kCells> mass{}, moment{};
+  const double width = hi > lo ? (hi - lo) / kCells : 1.0;
+  for (const auto& [p, wp] : ps)
+    for (const auto& [r, wr] : rs) {
+      const int i = std::clamp(static_cast<int>((p + r - lo) / width), 0, kCells - 1);
+      mass[i] += wp * wr;
+      moment[i] += wp * wr * (p + r);
+    }
+  double cumulative = 0, below = 0, e = 0;
+  for (int i = 0; i < kCells; ++i) {
+    if (!(mass[i] > 0)) continue;
+    cumulative = std::min(1.0, cumulative + mass[i]);
+    const double at = portable_exp(d(n) * portable_log(cumulative));
+    e += moment[i] / mass[i] * (at - below);
+    below = at;
+  }
+  return e;
 }
 
 // The expected largest of n independent standard normal draws, by Blom's order-statistic
@@ -393,7 +454,7 @@ namespace {
 std::int64_t micro_batch_packed(const RlWorkload& rl, const ParallelPlan& p, std::int64_t seq_len,
                                 std::int64_t per_rank) {
   const double budget = rl.micro_batch_tokens ? d(*rl.micro_batch_tokens)
-                        : rl.micro_batch_given
+                        : rl.micro_batch_given || rl.padding == RlPadding::longest
                             ? 0.0
                             : 2.0 * (d(rl.prompt_len.largest()) + d(rl.response_len.largest()));
   if (!(budget > 0) || per_rank <= 1) return p.micro_batch;
@@ -445,9 +506,17 @@ Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, st
   const double mean = p1 + r1;
   const double square = second_moment(rl.prompt_len) + 2 * p1 * r1 + second_moment(rl.response_len);
   w.seq_len = std::max<std::int64_t>(1, std::llround(square / mean));
+  double share = std::min(1.0, mean * mean / square);
+  // Unpacked micro-batches padded to their longest sequence (rl.train.padding "longest"): every
+  // sequence of a micro-batch of n is computed at the expected longest of n draws, its matmuls
+  // and its attention alike, so each counts whole at that length.
+  if (rl.padding == RlPadding::longest && p.micro_batch > 1) {
+    w.seq_len = std::max<std::int64_t>(
+        1, std::llround(expected_longest_sequence(rl.prompt_len, rl.response_len, p.micro_batch)));
+    share = 1.0;
+  }
   // The mean sequence padded to the layout's multiple.
   w.seq_len = padded_to_layout(w.seq_len, p);
-  const double share = std::min(1.0, mean * mean / square);
   // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
   // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
   const double responses_per_mini = d(requests(rl)) / d(rl.mini_batches);
@@ -609,6 +678,10 @@ std::optional<Error> check_rl(const Scenario& s) {
     return make_error("rl.train_layout_mismatch", "/rl/train",
                       "the trainer's tp x pp x cp x dp needs more than its pool of " +
                           std::to_string(train_pool(s)) + " devices");
+  if (rl.padding == RlPadding::longest && rl.micro_batch_tokens && *rl.micro_batch_tokens > 0)
+    return make_error("rl.padding_with_packing", "/rl/train/padding",
+                      "padding \"longest\" pads unpacked micro-batches of micro_batch sequences; "
+                      "micro_batch_tokens packs them (its padding removed): state one or the other");
   if (rl.partial_rollout && rl.staleness == 0)
     return make_error("rl.partial_rollout_needs_staleness", "/rl/async/partial_rollout",
                       "a partial rollout continues an interrupted response under the next policy, so its "

@@ -40,6 +40,13 @@ OPTIMUS_ENUM(RlRoles, shared, separate);
 // steps it (parallel.optimizer_offload: Megatron-Core's --optimizer-cpu-offload, as slime's
 // scripts run it; OpenRLHF's --adam_offload, DeepSpeed ZeRO-Offload).
 OPTIMUS_ENUM(RlOffload, none, optimizer, params_optimizer, cpu_optimizer);
+// How the trainer lays out an unpacked micro-batch's sequences: removed (their padding removed,
+// the sequences concatenated: verl's use_remove_padding, the packed stacks) or longest (each
+// micro-batch padded to its longest sequence and computed whole, as Hugging Face models take a
+// padded batch: OpenRLHF before --packing_samples, whose replay buffer pads every training
+// micro-batch to its longest sequence, replay_buffer.make_experience_batch / zero_pad_sequences
+// at 0baf3dd; TRL's trainers without padding_free).
+OPTIMUS_ENUM(RlPadding, removed, longest);
 // What kind of responses the policy writes, which sets the mean response under a whole-number
 // response_len limit (core/rl/rl.cpp, read_length_limits): short_cot (a base or instruct model:
 // zero-RL from a base model, RLHF of an instruct model: hundreds of tokens to about a thousand);
@@ -89,6 +96,7 @@ struct RlWorkload {
     return p;
   }();
   RlOffload offload = RlOffload::none;
+  RlPadding padding = RlPadding::removed;
   // Packed micro-batches (verl's use_dynamic_bsz with ppo_max_token_len_per_gpu, NeMo-RL's
   // sequence packing with train_mb_tokens, OpenRLHF's --packing_samples, AReaL's
   // max_tokens_per_mb): the tokens one device takes per micro-batch. Absent: twice the longest

@@ -372,6 +372,48 @@ TEST(RlPacking, PacksPayTheMicroBatchCostsOncePerPack) {
   }
 }
 
+// padding "longest" (OpenRLHF before --packing_samples, TRL without padding_free): a micro-batch of n
+// sequences is computed at its longest. By hand: prompts of 100 tokens, responses of 100 or 300
+// with equal weight, so sequences of 200 or 400; the longer of two draws is 400 unless both are
+// 200 (probability 1/4): 0.75 x 400 + 0.25 x 200 = 350 tokens, and every one of the 64 x 4
+// sequences counts at it. With padding removed the trainer times E[L^2] / E[L] = 100,000 / 300 =
+// 333 tokens for E[L]^2 / E[L^2] = 0.9 of the sequences (rounded up to whole micro-batches).
+TEST(RlPacking, PaddedMicroBatchesAreTimedAtTheirLongestSequence) {
+  json s = base({{"prompts_per_step", 64},
+                 {"samples_per_prompt", 4},
+                 {"prompt_len", json::array({{100, 1}})},
+                 {"response_len", json::array({{100, 0.5}, {300, 0.5}})},
+                 {"train", {{"tp", 1}, {"dp", 8}, {"micro_batch", 2}, {"padding", "longest"}}}});
+  const json padded = rl_of(s);
+  EXPECT_EQ(padded["train"]["seq_len"], 350);
+  EXPECT_EQ(padded["train"]["global_batch"], 256);
+  s["rl"]["train"].erase("padding");
+  const json removed = rl_of(s);
+  EXPECT_EQ(removed["train"]["seq_len"], 333);
+  EXPECT_EQ(removed["train"]["global_batch"], 240);
+  // 256 x 350 tokens against 240 x 333: the padded update is the longer.
+  EXPECT_GT(num(padded["phases_s"]["train"]), num(removed["phases_s"]["train"]));
+  // One sequence a micro-batch has no padding; nor have sequences of one length.
+  s["rl"]["train"]["micro_batch"] = 1;
+  const double one = num(rl_of(s)["phases_s"]["train"]);
+  s["rl"]["train"]["padding"] = "longest";
+  EXPECT_DOUBLE_EQ(num(rl_of(s)["phases_s"]["train"]), one);
+  json fixed = base({{"train", {{"micro_batch", 4}}}});
+  const double unpadded = num(rl_of(fixed)["step_time_s"]);
+  fixed["rl"]["train"]["padding"] = "longest";
+  EXPECT_DOUBLE_EQ(num(rl_of(fixed)["step_time_s"]), unpadded);
+  // Packed micro-batches have their padding removed: the two together are refused.
+  fixed["rl"]["train"]["micro_batch_tokens"] = 8192;
+  const json e = predict(fixed);
+  EXPECT_EQ(e["error"]["code"], "rl.padding_with_packing");
+  EXPECT_EQ(e["error"]["path"], "/rl/train/padding");
+  // The resolved scenario states it, and reads back to the same step.
+  fixed["rl"]["train"].erase("micro_batch_tokens");
+  const json v = json::parse(optimus::api::validate(fixed.dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump();
+  EXPECT_EQ(v["scenario"]["rl"]["train"]["padding"], "longest");
+}
+
 TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
   // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):

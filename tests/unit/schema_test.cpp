@@ -270,6 +270,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
                  {"etp", 1},
                  {"micro_batch", 1},
                  {"micro_batch_tokens", 0},
+                 {"padding", "removed"},
                  {"recompute", "none"},
                  {"zero_stage", 0},
                  {"precision", "bf16"},
@@ -281,7 +282,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 8 + 12 + 2);
+  EXPECT_EQ(w.checked_keys, 8 + 13 + 2);
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;

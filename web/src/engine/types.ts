@@ -1425,6 +1425,10 @@ export interface RlSpec {
          */
         micro_batch_tokens?: number;
         /**
+         * How an unpacked micro-batch's sequences are computed. removed: without their padding, the sequences concatenated (verl's use_remove_padding, every packed stack). longest: each micro-batch of micro_batch sequences padded to its longest prompt + response and computed whole, as Hugging Face models take a padded batch (OpenRLHF before --packing_samples, whose replay buffer pads each training micro-batch to its longest sequence; TRL without padding_free): every sequence is timed at the expected longest of micro_batch draws of prompt + response (rl.train.seq_len). Not with micro_batch_tokens (rl.padding_with_packing).
+         */
+        padding?: 'removed' | 'longest';
+        /**
          * Activation recomputation, as parallel.recompute. Absent: full, as the stacks train by default (verl's enable_gradient_checkpointing: True, slime's --recompute-granularity full); with train "auto" the layout search chooses it.
          */
         recompute?: 'none' | 'selective' | 'full';
@@ -2647,11 +2651,11 @@ export interface RlResult {
     devices: number;
     parallel: ChosenLayout;
     /**
-     * Sequences of seq_len per optimizer step: a mini-batch x E[L]^2 / E[L^2], rounded up to whole micro-batches per rank. Unit: sequences.
+     * Sequences of seq_len per optimizer step: a mini-batch x E[L]^2 / E[L^2] (under padding "longest" the mini-batch itself), rounded up to whole micro-batches per rank. Unit: sequences.
      */
     global_batch: number;
     /**
-     * The sequences' length as timed: E[L^2] / E[L] of prompt + response (the length itself when fixed), so that tokens and attention's squared lengths both match. Unit: tokens.
+     * The sequences' length as timed: E[L^2] / E[L] of prompt + response (the length itself when fixed), so that tokens and attention's squared lengths both match; under padding "longest" the expected longest of micro_batch draws. Unit: tokens.
      */
     seq_len: number;
     /**
