@@ -486,6 +486,7 @@ Fields<ServingSpec> make_scheduler() {
   t.number("step_overhead_ms", 0, 1e4, AT(step_overhead_s)).scaled(1e-3, 1e3).def();
   t.number("step_overhead_us_per_request", 0, 1e5, AT(step_overhead_per_request_s)).scaled(1e-6, 1e6).def();
   t.boolean("overlap_schedule", AT(overlap_schedule)).def();
+  t.boolean("static_batching", AT(static_batching)).written(Write::nonzero).def();
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
   t.after = [](Reader& r, ServingSpec& d) {
     if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
@@ -1325,6 +1326,7 @@ Fields<RlWorkload> make_rollout() {
   t.choice("precision", kInferencePrecisions, AT(rollout.precision)).def();
   t.integer("max_batch", 1, kMaxRequests, AT(rollout.scheduler.max_batch));
   t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization));
+  t.boolean("static_batching", AT(rollout.scheduler.static_batching)).written(Write::nonzero).def();
   return t;
 }
 
@@ -1354,6 +1356,7 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   if (rr.has("max_batch")) rl.rollout.scheduler.max_batch = given.max_batch;
   if (rr.has("gpu_memory_utilization"))
     rl.rollout.scheduler.gpu_memory_utilization = given.gpu_memory_utilization;
+  if (rr.has("static_batching")) rl.rollout.scheduler.static_batching = given.static_batching;
 }
 
 Fields<RlWorkload> make_rl_train() {

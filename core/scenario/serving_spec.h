@@ -127,6 +127,12 @@ struct ServingSpec {
   // 2024-12, and python/sglang/srt/managers/scheduler.py event_loop_overlap): the host time above is
   // hidden behind the GPU's step, so a step takes the longer of the two instead of their sum.
   bool overlap_schedule = false;
+  // Static batching: a replica takes up to max_batch waiting requests together and admits none
+  // until every one of them has finished, so each batch lasts as long as its longest response
+  // (Hugging Face generate, FasterTransformer's and DeepSpeed-Chat's batches; the request-level
+  // scheduling Orca's iteration-level scheduling replaces: Yu et al. 2022, OSDI, Sec. 2.2).
+  // false: continuous batching, a finished request's slot refilled at the next step.
+  bool static_batching = false;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

@@ -144,6 +144,14 @@ class ReplicaSim {
   // Then waiting requests, first come first served, while sequences, tokens and KV blocks allow
   // (kv_admission reserve: blocks for the whole context at admission).
   void admit_waiting(std::int64_t budget) {
+    // Static batching (ServingSpec::static_batching): a batch forms when the last has finished,
+    // over as many steps as the token budget needs for its prompts, and is closed once it is
+    // full, nothing waits, or the KV cache holds no more.
+    if (sv_.static_batching) {
+      if (running_.empty()) forming_ = true;
+      if (!forming_) return;
+    }
+    bool kv_full = false;
     while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < sv_.max_batch && budget > 0) {
       const std::size_t i = waiting_.front();
       Request& r = reqs_[i];
@@ -153,13 +161,19 @@ class ReplicaSim {
       const std::int64_t whole = mode_ == Mode::prefill_only ? r.target : r.input + r.output - 1;
       const std::int64_t claim_tokens = sv_.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
       const double need = pool_.bytes_for(claim_tokens);
-      if (used_ - r.kv_bytes + need > capacity_) break;
+      if (used_ - r.kv_bytes + need > capacity_) {
+        kv_full = true;
+        break;
+      }
       claim(r, claim_tokens);
       waiting_.pop_front();
       running_.push_back(i);
       schedule(i, prefill ? tokens : decode_step_tokens_, prefill);
       budget -= prefill ? tokens : decode_step_tokens_;
     }
+    if (sv_.static_batching &&
+        (kv_full || waiting_.empty() || static_cast<std::int64_t>(running_.size()) >= sv_.max_batch))
+      forming_ = false;
   }
 
   // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
@@ -220,7 +234,8 @@ class ReplicaSim {
       return 0;
     // Waiting requests stay out until a completion when the batch is full or the first of them
     // does not fit the free KV blocks (which only shrink while sequences grow).
-    bool blocked = waiting_.empty() || static_cast<std::int64_t>(running_.size()) >= sv_.max_batch;
+    bool blocked = (sv_.static_batching && !forming_) || waiting_.empty() ||
+                   static_cast<std::int64_t>(running_.size()) >= sv_.max_batch;
     if (!blocked) {
       const Request& r = reqs_[waiting_.front()];
       const std::int64_t whole =
@@ -449,6 +464,7 @@ class ReplicaSim {
   std::int64_t regular_gaps_ = 0;
   std::vector<Emitted> other_gaps_;
   bool any_done_ = false;
+  bool forming_ = false;  // static batching: the batch still takes waiting requests
   std::int64_t fewest_left_ = 0;
   double host_s_ = 0;
 };

@@ -414,6 +414,21 @@ TEST(RlPacking, PaddedMicroBatchesAreTimedAtTheirLongestSequence) {
   EXPECT_EQ(v["scenario"]["rl"]["train"]["padding"], "longest");
 }
 
+// rl.rollout.static_batching: the engines generate in calls of max_batch responses, each to its
+// longest (OpenRLHF's Ray trainer before its whole-batch rollout). With long-tailed responses the
+// rollout is longer than continuous batching at the same max_batch; with equal lengths the same.
+TEST(Rl, StaticRolloutBatchesWaitForTheirLongestResponse) {
+  const auto rollout = [](const json& response_len, bool static_batching) {
+    json s = base({{"response_len", response_len},
+                   {"rollout", {{"tp", 1}, {"max_batch", 8}, {"static_batching", static_batching}}}});
+    return num(rl_of(s)["phases_s"]["rollout"]);
+  };
+  const json tail = json::array({json::array({32, 0.75}), json::array({1024, 0.25})});
+  EXPECT_GT(rollout(tail, true), 1.2 * rollout(tail, false));
+  const json even = json::array({json::array({512, 1})});
+  EXPECT_NEAR(rollout(even, true), rollout(even, false), 1e-9 * rollout(even, false));
+}
+
 TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
   // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):

@@ -260,7 +260,8 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
                  {"software", "vllm"},
                  {"precision", "bf16"},
                  {"max_batch", 8},
-                 {"gpu_memory_utilization", 0.9}}},
+                 {"gpu_memory_utilization", 0.9},
+                 {"static_batching", false}}},
                {"train",
                 {{"tp", 1},
                  {"pp", 1},
@@ -282,7 +283,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 8 + 13 + 2);
+  EXPECT_EQ(w.checked_keys, 9 + 13 + 2);
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;

@@ -934,4 +934,43 @@ TEST(Serving, ReplicasWithoutARequestChangeNothing) {
   EXPECT_EQ(huge["serving"]["replicas"], 4'000'000);
 }
 
+// Static batching (inference.serving.static_batching): a batch takes up to max_batch requests and
+// admits none until all have finished. With every response the same length continuous batching
+// forms the same batches (the four finish together and the next four start at the next step), so
+// the two agree; with long-tailed lengths the static batch waits for its longest, and the second
+// batch's first tokens for the first batch's end.
+TEST(Serving, StaticBatchesLastAsLongAsTheirLongestResponse) {
+  const auto run = [](const json& output_len, bool static_batching) {
+    json s = base({{"arrival", "offline"},
+                   {"num_requests", 64},
+                   {"input_len", 128},
+                   {"output_len", output_len},
+                   {"max_batch", 8},
+                   {"static_batching", static_batching}});
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return p.contains("serving") ? p["serving"] : json::object();
+  };
+  const json even_static = run(64, true), even_continuous = run(64, false);
+  for (const char* k : {"duration_s", "output_tokens_per_s", "mean_batch"})
+    EXPECT_NEAR(even_static[k].get<double>(), even_continuous[k].get<double>(),
+                1e-9 * even_continuous[k].get<double>())
+        << k;
+  // A quarter of the responses 256 tokens, the rest 8: nearly every static batch of 8 holds a long
+  // one (1 - 0.75^8 = 90%) and runs about 256 steps, eight batches in all; continuous batching
+  // keeps its 8 places busy with the 64 x (0.75 x 8 + 0.25 x 256) tokens, about 560 steps.
+  const json tail = json::array({json::array({8, 0.75}), json::array({256, 0.25})});
+  const json tail_static = run(tail, true), tail_continuous = run(tail, false);
+  EXPECT_GT(tail_static["duration_s"].get<double>(), 2.0 * tail_continuous["duration_s"].get<double>());
+  EXPECT_GT(tail_static["ttft_s"]["mean"].get<double>(), tail_continuous["ttft_s"]["mean"].get<double>());
+  // The resolved scenario states it, and a scenario without it reads back without it.
+  json s = base({{"arrival", "offline"}, {"num_requests", 8}, {"static_batching", true}});
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["static_batching"], true);
+  s["inference"]["serving"].erase("static_batching");
+  const json w = json::parse(optimus::api::validate(s.dump()));
+  EXPECT_FALSE(w["scenario"]["inference"]["serving"].contains("static_batching"));
+}
+
 }  // namespace serving_test
