@@ -738,6 +738,7 @@ export interface SoftwareProfile {
     | 'step_overhead_ms'
     | 'step_overhead_us_per_request'
     | 'overlap_schedule'
+    | 'static_batching'
   > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
 }
 /**
@@ -1210,6 +1211,10 @@ export interface ServingSpec {
    */
   overlap_schedule?: boolean;
   /**
+   * Static batching: a replica takes up to max_batch waiting requests together (their prompts over as many steps as max_num_tokens needs) and admits no other until every one of them has finished, so each batch lasts as long as its longest response (Hugging Face generate, FasterTransformer's and DeepSpeed-Chat's batches: the request-level scheduling that Orca's iteration-level scheduling replaces, Yu et al. 2022). false: continuous batching, a finished request's place refilled at the next step.
+   */
+  static_batching?: boolean;
+  /**
    * Seed of request lengths and arrivals.
    */
   seed?: number;
@@ -1386,6 +1391,10 @@ export interface RlSpec {
      * The engine's share of device memory for weights, workspace and KV.
      */
     gpu_memory_utilization?: number;
+    /**
+     * The rollout generates in static batches of max_batch responses per engine, each to its longest (as inference.serving.static_batching): a trainer that calls generate on a micro-batch of prompts and waits for it, as OpenRLHF's Ray trainer did before its whole-batch rollout (each actor rank's micro_rollout_batch_size prompts per vLLM call, RemoteExperienceMaker._generate_vllm at 0baf3dd), DeepSpeed-Chat's hybrid engine and TRL without vLLM. Give max_batch as the responses one engine takes per call.
+     */
+    static_batching?: boolean;
   };
   /**
    * The trainer's layout on its pool, or the layout search's choice.
