@@ -134,6 +134,8 @@ export interface LessonDef {
 export const initialValues = (l: LessonDef): Values => Object.fromEntries(l.widgets.map((w) => [w.id, w.initial]));
 
 export const choices = (values: WidgetValue[], label: (v: WidgetValue) => string = String): Choice[] => values.map((value) => ({ value, label: label(value) }));
+/** Choices labelled from a table of labels (a value without one is its own label). */
+export const labelled = (values: WidgetValue[], labels: Record<string, string>): Choice[] => choices(values, (v) => labels[String(v)] ?? String(v));
 export const num = (v: WidgetValue): number => (typeof v === 'number' ? v : Number(v));
 export const share = (part: number | undefined, whole: number | undefined): number | null =>
   typeof part === 'number' && typeof whole === 'number' && whole > 0 ? part / whole : null;

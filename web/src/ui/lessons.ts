@@ -5,7 +5,7 @@
 // import it to compute what a lesson must show (e2e/page.e2e.ts).
 import type { Prediction } from '../engine/types';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec, type LineChartSpec } from '../charts/specs';
-import { bestChoice, choices, firstChoice, lastChoice, ROW, num, share, type LessonDef, type Predictor, type Values, type WidgetValue } from './lesson-kit';
+import { bestChoice, choices, firstChoice, labelled, lastChoice, ROW, num, share, type LessonDef, type Predictor, type Values, type WidgetValue } from './lesson-kit';
 import { rlLesson } from './rl-lesson';
 import { STUDY_LESSONS } from './study-lessons';
 
@@ -44,7 +44,7 @@ const trainingTime: LessonDef = {
     'Kundu et al., “Performance Modeling and Workload Analysis of Distributed Large Language Model Training and Inference”, arXiv 2407.14645, 2024.',
   ],
   widgets: [
-    { id: 'system', label: 'System', kind: 'select', choices: choices(SYSTEMS, (s) => SYSTEM_LABELS[String(s)] ?? String(s)), initial: 'dgx-h100' },
+    { id: 'system', label: 'System', kind: 'select', choices: labelled(SYSTEMS, SYSTEM_LABELS), initial: 'dgx-h100' },
     { id: 'tp', label: 'Tensor-parallel size (tp; dp = 32 / tp)', kind: 'range', choices: choices([2, 4, 8]), initial: 8 },
   ],
   scenario: trainingTimeScenario,
@@ -72,7 +72,7 @@ const trainingTime: LessonDef = {
     {
       id: 'most-tp-comm',
       question: 'At tensor-parallel size 8, on which system is the exposed TP communication the largest share of the step?',
-      choices: choices(SYSTEMS, (s) => SYSTEM_LABELS[String(s)] ?? String(s)),
+      choices: labelled(SYSTEMS, SYSTEM_LABELS),
       answer: (predict) => bestChoice(SYSTEMS, (system) => trainingTimeScenario({ system, tp: 8 }), predict, (p) => -(share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) ?? 0)),
     },
   ],
@@ -347,7 +347,7 @@ const kvCache: LessonDef = {
     'Pope et al., “Efficiently Scaling Transformer Inference”, MLSys 2023.',
   ],
   widgets: [
-    { id: 'model', label: 'Model', kind: 'select', choices: choices(KV_MODELS, (m) => KV_MODEL_LABELS[String(m)] ?? String(m)), initial: 'llama3-70b' },
+    { id: 'model', label: 'Model', kind: 'select', choices: labelled(KV_MODELS, KV_MODEL_LABELS), initial: 'llama3-70b' },
     { id: 'prompt_len', label: 'Prompt length (tokens)', kind: 'range', choices: choices(CONTEXTS), initial: 8192 },
     { id: 'batch', label: 'Batch (sequences)', kind: 'range', choices: choices(KV_BATCHES), initial: 16 },
   ],
@@ -367,7 +367,7 @@ const kvCache: LessonDef = {
     {
       id: 'smallest-kv',
       question: `At a context of ${CONTEXTS[2]} tokens, which model keeps the least KV cache per token on each GPU?`,
-      choices: choices(KV_MODELS, (m) => KV_MODEL_LABELS[String(m)] ?? String(m)),
+      choices: labelled(KV_MODELS, KV_MODEL_LABELS),
       answer: (predict) => {
         const at = { prompt_len: CONTEXTS[2]!, batch: 1 };
         return bestChoice(KV_MODELS, (model) => kvScenario({ ...at, model }), predict, (p) => kvPerToken(p, at) ?? undefined);
@@ -415,7 +415,7 @@ const moe: LessonDef = {
     'Fedus, Zoph and Shazeer, “Switch Transformers”, JMLR 2022.',
   ],
   widgets: [
-    { id: 'model', label: 'Model', kind: 'select', choices: choices(MOE_MODELS, (m) => MOE_LABELS[String(m)] ?? String(m)), initial: 'qwen3-30b-a3b' },
+    { id: 'model', label: 'Model', kind: 'select', choices: labelled(MOE_MODELS, MOE_LABELS), initial: 'qwen3-30b-a3b' },
     { id: 'ep', label: 'Expert-parallel size (ep)', kind: 'range', choices: choices(EP), initial: 1 },
   ],
   scenario: moeScenario,
@@ -459,7 +459,7 @@ const DEP_LAYOUT_LABELS: Record<string, string> = {
   'dp8-ep8': 'DP8 EP8: attention data parallel, 1/8 of the experts per GPU',
 };
 
-const DEP_LAYOUT_CHOICES = choices(DEP_LAYOUTS, (l) => DEP_LAYOUT_LABELS[String(l)] ?? String(l));
+const DEP_LAYOUT_CHOICES = labelled(DEP_LAYOUTS, DEP_LAYOUT_LABELS);
 
 function depParallel(layout: string): Record<string, number> {
   if (layout === 'dp8-ep8') return { tp: 1, pp: 1, dp: 8, ep: 8 };
@@ -506,7 +506,7 @@ const attentionDataParallel: LessonDef = {
     'NVIDIA TensorRT-LLM performance overview (attention data parallelism, “DEP” layouts).',
   ],
   widgets: [
-    { id: 'model', label: 'Model', kind: 'select', choices: choices(DEP_MODELS, (m) => DEP_MODEL_LABELS[String(m)] ?? String(m)), initial: 'deepseek-v3' },
+    { id: 'model', label: 'Model', kind: 'select', choices: labelled(DEP_MODELS, DEP_MODEL_LABELS), initial: 'deepseek-v3' },
     { id: 'layout', label: 'Layout on 8 GPUs', kind: 'select', choices: DEP_LAYOUT_CHOICES, initial: 'tp8-ep8' },
   ],
   scenario: depScenario,
@@ -590,7 +590,7 @@ const softwareStacks: LessonDef = {
     'NVIDIA, “Nemotron-4 340B Technical Report”, arXiv 2406.11704, 2024, Table 2.',
   ],
   widgets: [
-    { id: 'stack', label: 'Software stack', kind: 'select', choices: choices(STACKS, (s) => STACK_LABELS[String(s)] ?? String(s)), initial: 'meta-llama3' },
+    { id: 'stack', label: 'Software stack', kind: 'select', choices: labelled(STACKS, STACK_LABELS), initial: 'meta-llama3' },
     { id: 'gpus', label: 'GPUs (tp8 pp16; the 16M-token batch fixed)', kind: 'select', choices: choices(STACK_GPUS), initial: 16384 },
     { id: 'interleave', label: 'Interleave (model chunks per GPU)', kind: 'range', choices: choices(STACK_INTERLEAVE), initial: 8 },
   ],
@@ -732,7 +732,7 @@ const tensorParallel: LessonDef = {
     'Liu, Zaharia and Abbeel, “Ring Attention with Blockwise Transformers for Near-Infinite Context”, ICLR 2024; NVIDIA Megatron Core documentation, context parallelism.',
   ],
   widgets: [
-    { id: 'system', label: 'System', kind: 'select', choices: choices(TP_SYSTEMS, (x) => TP_SYSTEM_LABELS[String(x)] ?? String(x)), initial: 'dgx-h100' },
+    { id: 'system', label: 'System', kind: 'select', choices: labelled(TP_SYSTEMS, TP_SYSTEM_LABELS), initial: 'dgx-h100' },
     { id: 'tp', label: 'Tensor-parallel size (tp)', kind: 'range', choices: choices(TP_SIZES), initial: 8 },
     { id: 'cp', label: 'Context-parallel size (cp)', kind: 'select', choices: choices([1, 2]), initial: 1 },
     { id: 'sequence_parallel', label: 'Sequence parallelism', kind: 'select', choices: choices(['on', 'off']), initial: 'on' },
@@ -759,7 +759,7 @@ const tensorParallel: LessonDef = {
     {
       id: 'tp16-system',
       question: `At tensor-parallel size ${TP_SIZES[3]} (cp 1, sequence parallelism on), on which system is the exposed TP communication the smaller share of the step?`,
-      choices: choices(TP_SYSTEMS, (x) => TP_SYSTEM_LABELS[String(x)] ?? String(x)),
+      choices: labelled(TP_SYSTEMS, TP_SYSTEM_LABELS),
       answer: (predict) => bestChoice(TP_SYSTEMS, (system) => tpScenario({ system, tp: TP_SIZES[3]!, cp: 1, sequence_parallel: 'on' }), predict, (p) => share(p.training?.breakdown_s.tp_comm, p.training?.iteration_time_s) ?? undefined),
     },
   ],
@@ -829,6 +829,88 @@ const chunkedPrefill: LessonDef = {
       question: 'At 4 requests per second, which token budget per step gives the shortest p90 time to first token?',
       choices: choices(BUDGETS),
       answer: (predict) => bestChoice(BUDGETS, (budget) => chunkScenario({ budget, rate: 4 }), predict, (p) => p.serving?.ttft_s.p90),
+    },
+  ],
+};
+
+// ---- Continuous batching: why a finished answer's place is refilled at once ---------------------
+
+const SERVED_BATCHES = [8, 16, 32, 64];
+const BATCHINGS = ['static', 'continuous'];
+const ANSWERS = ['equal', 'long-tailed'];
+const BATCHING_LABELS: Record<string, string> = { static: 'static (to the longest)', continuous: 'continuous (refilled)' };
+const ANSWER_LABELS: Record<string, string> = { equal: 'all 256 tokens', 'long-tailed': 'mean 256, up to 2,048 tokens' };
+const SPEEDUPS = [1, 1.5, 2, 3, 5];
+
+function batchingScenario(v: Values): Record<string, unknown> {
+  const batch = num(v.batch);
+  const output = v.answers === 'equal' ? 256 : { mean: 256, max: 2048 };
+  return {
+    schema_version: 1,
+    name: `Llama 3.1 8B on one H100: 256 requests of ~512-token prompts, answers ${ANSWER_LABELS[String(v.answers)] ?? ''}, batches of ${batch}, ${v.batching} batching`,
+    model: 'llama3.1-8b',
+    system: 'dgx-h100',
+    num_devices: 1,
+    inference: {
+      prompt_len: 512,
+      output_len: 256,
+      serving: { arrival: 'offline', num_requests: 256, max_batch: batch, static_batching: v.batching === 'static', input_len: { mean: 512, max: 1024 }, output_len: output },
+    },
+  };
+}
+
+/** Continuous batching's throughput over static batching's, at the same batch and answers. */
+async function continuousGain(batch: number, answers: string, predict: Predictor): Promise<number | undefined> {
+  const c = await predict(batchingScenario({ batch, answers, batching: 'continuous' }));
+  const s = await predict(batchingScenario({ batch, answers, batching: 'static' }));
+  return share(c?.serving?.output_tokens_per_s, s?.serving?.output_tokens_per_s) ?? undefined;
+}
+
+const continuousBatching: LessonDef = {
+  name: 'continuous-batching',
+  title: 'Continuous batching: why a finished answer’s place is refilled at once',
+  summary: 'A batch that waits for its longest answer leaves the GPU half idle; refilling each finished place at the next step is most of what modern servers gain.',
+  paragraphs: [
+    'A decode step reads every weight of the model once whatever the batch, so serving many requests together is what makes a GPU efficient. The old way to batch was to take a batch of requests, run them until every one has finished, and only then take the next batch (Hugging Face generate, the first serving systems). Answers have different lengths: when most are short and a few long, the batch shrinks to a handful of long answers while the waiting requests cannot join, and the GPU reads all its weights for very few tokens per step.',
+    'Continuous batching (Orca’s iteration-level scheduling, then vLLM, TensorRT-LLM and SGLang) decides at every step: a request that has finished leaves and a waiting one takes its place at the next step. The batch stays full, so the same weight reads produce more tokens. With answers all of one length the two are the same: every request of a batch finishes at the same step and the next batch starts at the next one.',
+    'Here 256 requests are served offline on one H100. Switch between the two ways of batching, change the batch size and the spread of answer lengths, and watch the output tokens per second, the mean number of requests in the batch, and the chart of the batch and the queue over time: static batches drain to a few long answers before the next batch starts.',
+  ],
+  sources: [
+    'Yu et al., “Orca: A Distributed Serving System for Transformer-Based Generative Models”, OSDI 2022 (Sec. 2.2: request-level scheduling; Sec. 3: iteration-level scheduling).',
+    'Kwon et al., “Efficient Memory Management for Large Language Model Serving with PagedAttention”, SOSP 2023.',
+  ],
+  widgets: [
+    { id: 'batching', label: 'Batching', kind: 'select', choices: labelled(BATCHINGS, BATCHING_LABELS), initial: 'static' },
+    { id: 'batch', label: 'Requests per batch (max_batch)', kind: 'range', choices: choices(SERVED_BATCHES), initial: 32 },
+    { id: 'answers', label: 'Answer lengths', kind: 'select', choices: labelled(ANSWERS, ANSWER_LABELS), initial: 'long-tailed' },
+  ],
+  scenario: batchingScenario,
+  shown: [
+    { path: 'serving.output_tokens_per_s', label: 'Output tokens per second', q: 'tokens_rate' },
+    { path: 'serving.mean_batch', label: 'Requests in the batch, on average', q: 'count' },
+    { path: 'serving.duration_s', label: 'Time to serve all 256', q: 'seconds' },
+    { path: 'serving.ttft_s.p90', label: 'Time to first token, p90', q: 'seconds' },
+  ],
+  derived: [{ id: 'batch_fill', label: 'Mean batch ÷ requests per batch', q: 'ratio', of: (p) => share(p.serving?.mean_batch, p.serving?.max_batch) }],
+  chart: (p) => servingTimelineSpec(p),
+  exercises: [
+    {
+      id: 'gain-long-tailed',
+      question: 'With long-tailed answers and batches of 32, about how many times static batching’s output tokens per second does continuous batching give?',
+      choices: choices(SPEEDUPS, (x) => `${x}×`),
+      answer: async (predict) => {
+        const gain = await continuousGain(32, 'long-tailed', predict);
+        return gain === undefined ? null : SPEEDUPS.reduce((a, b) => (Math.abs(b - gain) < Math.abs(a - gain) ? b : a));
+      },
+    },
+    {
+      id: 'gain-equal',
+      question: 'With every answer 256 tokens long and batches of 32, about how many times static batching’s output tokens per second does continuous batching give?',
+      choices: choices(SPEEDUPS, (x) => `${x}×`),
+      answer: async (predict) => {
+        const gain = await continuousGain(32, 'equal', predict);
+        return gain === undefined ? null : SPEEDUPS.reduce((a, b) => (Math.abs(b - gain) < Math.abs(a - gain) ? b : a));
+      },
     },
   ],
 };
@@ -932,6 +1014,6 @@ const contextExtension: LessonDef = {
 };
 
 /** The lessons in the order of the Learn view: the topics, then one per study of the paper. */
-export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, chunkedPrefill, tensorParallel, contextExtension, zero, softwareStacks, rlLesson, ...STUDY_LESSONS];
+export const LESSONS: LessonDef[] = [pipelineBubble, trainingTime, inference, activationMemory, kvCache, moe, attentionDataParallel, continuousBatching, chunkedPrefill, tensorParallel, contextExtension, zero, softwareStacks, rlLesson, ...STUDY_LESSONS];
 
 export const lessonByName = (name: string | undefined): LessonDef | undefined => LESSONS.find((l) => l.name === name);

@@ -3,7 +3,7 @@
 // (core/rl, docs/rl.md), computed at view time; the exercises' answers are worked out by it.
 import { rlTimelineSpec } from '../charts/specs';
 import type { Prediction } from '../engine/types';
-import { bestChoice, choices, firstChoice, num, share, type LessonDef, type Values } from './lesson-kit';
+import { bestChoice, choices, firstChoice, labelled, num, share, type LessonDef, type Values } from './lesson-kit';
 
 const PLACEMENTS = ['colocated', 'split', 'split-async'];
 const PLACEMENT_LABELS: Record<string, string> = {
@@ -46,7 +46,7 @@ export const rlLesson: LessonDef = {
     'docs/rl.md of this repository: how each phase and the step are computed.',
   ],
   widgets: [
-    { id: 'placement', label: 'Placement', kind: 'select', choices: choices(PLACEMENTS, (p) => PLACEMENT_LABELS[String(p)] ?? String(p)), initial: 'colocated' },
+    { id: 'placement', label: 'Placement', kind: 'select', choices: labelled(PLACEMENTS, PLACEMENT_LABELS), initial: 'colocated' },
     { id: 'longest', label: 'Longest response (tokens; the mean stays 2,048)', kind: 'range', choices: choices(LONGEST, (n) => Number(n).toLocaleString('en-US')), initial: 8192 },
   ],
   scenario: rlScenario,
@@ -74,7 +74,7 @@ export const rlLesson: LessonDef = {
     {
       id: 'fastest-placement-16k',
       question: 'With responses of at most 16,384 tokens, which placement gives the shortest step?',
-      choices: choices(PLACEMENTS, (p) => PLACEMENT_LABELS[String(p)] ?? String(p)),
+      choices: labelled(PLACEMENTS, PLACEMENT_LABELS),
       answer: (predict) => bestChoice(PLACEMENTS, (placement) => rlScenario({ placement, longest: 16384 }), predict, step),
     },
     {

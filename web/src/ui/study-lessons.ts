@@ -13,7 +13,7 @@
 import type { Prediction, StudyResult } from '../engine/types';
 import { byBoundSpec, inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, type LineChartSpec } from '../charts/specs';
 import { formatParams } from '../base/format';
-import { bestChoice, choices, firstChoice, lastChoice, ROW, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
+import { bestChoice, choices, firstChoice, labelled, lastChoice, ROW, num, share, type LessonData, type LessonDef, type Values, type WidgetValue } from './lesson-kit';
 import recomputeStudy from '../../../presets/studies/memory-recompute.json';
 import generationsStudy from '../../../presets/studies/gpu-generations.json';
 import nodesStudy from '../../../presets/studies/technology-nodes.json';
@@ -255,7 +255,7 @@ const studyGenerations: LessonDef = {
   ],
   widgets: [
     { id: 'row', label: 'Row of the study', kind: 'range', choices: choices(GEN_ROWS, (i) => GEN.rows[num(i)]?.label ?? String(i)), initial: 0 },
-    { id: 'layout', label: 'Layout', kind: 'select', choices: choices(LAYOUTS, (x) => LAYOUT_LABELS[String(x)] ?? String(x)), initial: 'fastest' },
+    { id: 'layout', label: 'Layout', kind: 'select', choices: labelled(LAYOUTS, LAYOUT_LABELS), initial: 'fastest' },
   ],
   scenario: generationScenario,
   baseline: (_v, data) => generationScenario({ row: 0, layout: 'fastest' }, data),
@@ -511,7 +511,7 @@ const studyMatmul: LessonDef = {
     'Touvron et al., “Llama 2: Open Foundation and Fine-Tuned Chat Models”, 2023 (the model’s shape).',
   ],
   widgets: [
-    { id: 'gpu', label: 'GPU (DGX system)', kind: 'select', choices: choices(MM_GPUS, (g) => MM_GPU_LABELS[String(g)] ?? String(g)), initial: MM_FOCUS },
+    { id: 'gpu', label: 'GPU (DGX system)', kind: 'select', choices: labelled(MM_GPUS, MM_GPU_LABELS), initial: MM_FOCUS },
     { id: 'batch', label: 'Batch (sequences decoded together)', kind: 'range', choices: choices(MM_BATCHES), initial: MM_BATCHES[0]! },
   ],
   scenario: matmulScenario,
