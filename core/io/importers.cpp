@@ -74,6 +74,11 @@ void fill(ojson& at, const std::string& key, const ojson& value, const std::stri
 std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
   if (!r.is_object() || !r.contains("output_throughput"))
     return fail("import.malformed", "", "not a serving benchmark result: no 'output_throughput'");
+  // A run that completed no request measured nothing, whatever its other fields say.
+  if (r.contains("completed") && r["completed"].is_number() && !(r["completed"].get<double>() >= 1))
+    return fail("import.nothing_measured", "",
+                "the benchmark completed no request ('completed': " + r["completed"].dump() +
+                    "): its throughputs and latencies measure nothing");
   ojson& sv = serving_of(s);
   const std::int64_t done = r.value("completed", std::int64_t{0});
   if (done > 0) fill(sv, "num_requests", done, "inference.serving.", "completed", out.filled);

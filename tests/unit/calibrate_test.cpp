@@ -528,6 +528,11 @@ TEST(Import, NemoRlConsoleLog) {
 
 TEST(Import, BadInput) {
   EXPECT_EQ(import("nvprof", "vllm_bench_serve.json", kServing)["error"]["code"], "import.unknown_format");
+  // A run that completed no request measured nothing.
+  json none = json::parse(read_example("vllm_bench_serve.json"));
+  none["completed"] = 0;
+  const json e0 = json::parse(optimus::api::import_measurements("vllm", none.dump(), kServing));
+  EXPECT_EQ(e0["error"]["code"], "import.nothing_measured") << e0.dump();
   EXPECT_EQ(import("vllm", "megatron_train.log", kServing)["error"]["code"], "import.malformed");
   EXPECT_EQ(import("trtllm-bench", "vllm_bench_serve.json", kServing)["error"]["code"], "import.malformed");
   EXPECT_EQ(import("megatron", "trtllm_bench_throughput.txt", kServing)["error"]["code"],
