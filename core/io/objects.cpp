@@ -184,8 +184,12 @@ void read_busbw(const Field<NetworkTier>& f, Reader& r, NetworkTier& t) {
     if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_number())
       return r.fail("scenario.wrong_type", rp, "each entry must be [bytes, GBps]");
     const double bytes = row[0].get<double>(), gbps = row[1].get<double>();
-    if (!(bytes > prev) || !(gbps > 0) || !std::isfinite(bytes) || !std::isfinite(gbps) || gbps > 1e8)
-      return r.fail("scenario.out_of_range", rp, "sizes must ascend and bandwidths be positive");
+    // Bandwidths in the range of bandwidth_GBps: a denormal one made a collective's time infinite
+    // (a served stream's times then came out null).
+    if (!(bytes > prev) || !(gbps >= 1e-6) || !std::isfinite(bytes) || !std::isfinite(gbps) || gbps > 1e8)
+      return r.fail("scenario.out_of_range", rp,
+                    "sizes must ascend and bandwidths lie in [1e-6, 1e8] GB/s (got [" + fmt_num(bytes) +
+                        ", " + fmt_num(gbps) + "])");
     prev = bytes;
     t.allreduce_busbw.emplace_back(bytes, gbps * kGB);
   }
@@ -219,7 +223,7 @@ Fields<NetworkTier> make_tier(bool scale_up) {
   t.number("peer_link_GBps", 1e-6, 1e8, AT(peer_link.value)).scaled(kGB).written(Write::nonzero);
   const Node busbw_row =
       pair_of(node({{"type", "number"}, {"exclusiveMinimum", 0}}).desc("Message size.").unit("bytes"),
-              node({{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e8}})
+              node({{"type", "number"}, {"minimum", 1e-6}, {"maximum", 1e8}})
                   .desc("All-reduce bus bandwidth at that size.")
                   .unit("GB/s"));
   t.custom("allreduce_busbw_GBps", array_of(busbw_row, 1).json(), read_busbw, write_busbw);

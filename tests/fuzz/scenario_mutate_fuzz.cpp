@@ -56,29 +56,31 @@ const char* kSmallSpeculative =
                             "max_num_tokens": 64, "kv_block_tokens": 8}}})";
 
 // A toy MoE served with attention data parallelism (two ranks stepping together) in block-scaled
-// fp8 on Hopper, with long-tailed lengths, so that the ranks' schedules differ.
+// fp8 on Hopper, with long-tailed lengths, so that the ranks' schedules differ, in static batches.
 const char* kSmallDep =
     R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 1, "head_dim": 32,
             "ffn_hidden": 128, "vocab": 512, "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 64}},
   "system": "dgx-h100", "num_devices": 2, "parallel": {"tp": 1, "dp": 2, "ep": 2},
   "software": {"name": "kernels", "software": {"block_fp8_gemm": "cutlass"}},
   "inference": {"batch": 2, "prompt_len": 17, "output_len": 9, "precision": "fp8", "fp8_block_scaled": true,
-                "serving": {"arrival": "offline", "num_requests": 12,
+                "serving": {"arrival": "offline", "num_requests": 12, "static_batching": true, "max_batch": 4,
                             "input_len": {"mean": 20, "max": 60}, "output_len": {"mean": 8, "max": 40}}}})";
 
 // RL post-training jobs (docs/rl.md): a colocated PPO job with a critic, a reward model and ZeRO-3
-// trainers over a whole run, and a split asynchronous GRPO job with long-tailed responses, an fp8
-// rollout engine and a checkpoint weight sync, so that every phase and both placements are reached.
+// trainers over a whole run (its rollout in static batches), and a split asynchronous GRPO job with
+// long-tailed responses, an fp8 rollout engine, padded micro-batches and a checkpoint weight sync, so
+// that every phase and both placements are reached.
 const char* kRlColocated =
     R"({"model": "llama3.2-1b", "system": "dgx-h100", "num_devices": 8,
   "rl": {"algorithm": "ppo", "prompts_per_step": 8, "prompt_len": 64, "response_len": {"mean": 96, "max": 256},
-         "reward_model": "llama3.2-1b", "mini_batches": 2, "rollout": {"software": "vllm"},
+         "reward_model": "llama3.2-1b", "mini_batches": 2,
+         "rollout": {"software": "vllm", "static_batching": true, "max_batch": 4},
          "train": {"zero_stage": 3}, "train_steps": 10}})";
 const char* kRlSplit =
     R"({"model": "qwen3-30b-a3b", "system": "dgx-h100", "num_devices": 16,
   "rl": {"prompts_per_step": 4, "samples_per_prompt": 4, "prompt_len": {"mean": 200, "max": 1024},
          "response_len": [[32, 3], [2048, 1]], "placement": "split", "rollout_devices": 8, "train_devices": 8,
-         "rollout": {"tp": 1, "ep": 8, "dp": 8, "precision": "fp8"}, "train": {"ep": 8, "micro_batch": 2},
+         "rollout": {"tp": 1, "ep": 8, "dp": 8, "precision": "fp8"}, "train": {"ep": 8, "micro_batch": 2, "padding": "longest"},
          "async": {"staleness": 1}, "weight_sync": "checkpoint"}})";
 
 const optimus::fuzz::Material& bases() {

@@ -175,7 +175,12 @@ INSTANTIATE_TEST_SUITE_P(
                    json::array({json::array({1e6, 100}), json::array({1e5, 200})}), kRange,
                    "/system/scale_up/allreduce_busbw_GBps/1"),
         range_case("busbw_zero", "/system/scale_up/allreduce_busbw_GBps",
-                   json::array({json::array({1e6, 0})}), kRange, "/system/scale_up/allreduce_busbw_GBps/0")),
+                   json::array({json::array({1e6, 0})}), kRange, "/system/scale_up/allreduce_busbw_GBps/0"),
+        // A denormal bandwidth made the collective's time infinite (found by the structure-aware
+        // fuzzer: a served stream's times came out null).
+        range_case("busbw_denormal", "/system/scale_up/allreduce_busbw_GBps",
+                   json::array({json::array({1e6, 5e-324})}), kRange,
+                   "/system/scale_up/allreduce_busbw_GBps/0")),
     [](const auto& test) { return test.param.name; });
 
 // Accepted extremes: the largest and smallest values the reader takes give finite, non-negative

@@ -692,7 +692,7 @@ export interface ScaleUpLink {
    */
   peer_link_GBps?: number;
   /**
-   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps).
+   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes and bandwidths in [1e-6, 1e8] GB/s; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps).
    *
    * @minItems 1
    */
