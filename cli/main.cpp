@@ -277,9 +277,9 @@ void print_prediction(const json& p) {
                 << ", p90 " << seconds(l["p90"].get<double>()) << ", p99 " << seconds(l["p99"].get<double>())
                 << "\n";
     };
-    std::cout << "Serving (continuous batching, " << v["completed"].get<long long>() << " requests on "
-              << v["replicas"].get<long long>() << " replica(s), " << v["devices"].get<long long>()
-              << " devices)\n";
+    std::cout << "Serving (" << (v.value("static_batching", false) ? "static" : "continuous") << " batching, "
+              << v["completed"].get<long long>() << " requests on " << v["replicas"].get<long long>()
+              << " replica(s), " << v["devices"].get<long long>() << " devices)\n";
     std::cout << "  throughput          " << num(v["requests_per_s"].get<double>(), "%.3g") << " requests/s, "
               << num(v["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s"
               << band(p, "serving.output_tokens_per_s", [](double x) { return num(x, "%.0f"); }) << ", "

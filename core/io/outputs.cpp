@@ -262,6 +262,7 @@ TABLE(ServingOut, serving_out) {
   t.add("kv_capacity_tokens", count(), VAL(o.v.kv_capacity_tokens));
   t.add("max_batch", count(), VAL(o.v.max_batch));
   t.add("max_num_tokens", count(), VAL(o.v.max_num_tokens));
+  t.add("static_batching", boolean(), VAL(o.v.static_batching));
   t.add("kv_transfer_s", amount(), VAL(o.v.kv_transfer_s));
   t.maybe_sub("slo", slo_out(), VAL(o.v.slo));
   t.list("timeline", step_sample_out(), VAL(o.v.timeline));

@@ -246,6 +246,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
   ServingPrediction out;
   out.max_batch = sv.max_batch;
   out.max_num_tokens = sv.max_num_tokens;
+  out.static_batching = pool.limits().sched.static_batching;
   out.kv_capacity_tokens = capacity_tokens(pool.limits());
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
@@ -264,6 +265,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre
   out.kv_capacity_tokens = capacity_tokens(dec.limits());
   out.max_batch = dec.limits().sched.max_batch;
   out.max_num_tokens = dec.limits().sched.max_num_tokens;
+  out.static_batching = dec.limits().sched.static_batching;
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
   double transfer_sum = 0;

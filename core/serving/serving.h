@@ -65,7 +65,8 @@ struct ServingPrediction {
   std::int64_t completed = 0, steps = 0, replicas = 1, devices = 1;
   std::int64_t kv_capacity_tokens = 0;  // per replica (the decode pool's when disaggregated)
   std::int64_t max_batch = 0, max_num_tokens = 0;
-  double kv_transfer_s = 0;  // disaggregated: mean prefill -> decode KV hand-off
+  bool static_batching = false;  // the replicas batched statically (ServingSpec::static_batching)
+  double kv_transfer_s = 0;      // disaggregated: mean prefill -> decode KV hand-off
   // Requests that had arrived and not yet got their first token when the middle and the last of
   // the stream's arrivals came (a Poisson stream's queue; the overload check, predict_serving).
   std::int64_t waiting_at_mid_arrival = 0, waiting_at_last_arrival = 0;

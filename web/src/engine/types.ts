@@ -2303,6 +2303,10 @@ export interface Serving {
    */
   max_num_tokens: number;
   /**
+   * Whether the replicas batched statically (inference.serving.static_batching): each batch ran to its longest response before the next was admitted.
+   */
+  static_batching: boolean;
+  /**
    * Mean prefill-to-decode KV hand-off (disaggregated; else 0). Unit: s.
    */
   kv_transfer_s: number;

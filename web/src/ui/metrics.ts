@@ -738,7 +738,7 @@ function servingInputs(c: ExplainContext): Array<[string, string]> {
   ];
 }
 
-const SIM = 'Continuous batching simulated step by step: every step each running request decodes one token or prefills its next prompt chunk, then waiting requests are admitted while sequences, the token budget and free KV blocks allow; each step costs the engine’s step time for that mix (Yu et al. 2022 “Orca”; Kwon et al. 2023 “vLLM”; Agrawal et al. 2024 “Sarathi-Serve”)';
+const SIM = 'Batching simulated step by step: every step each running request decodes one token or prefills its next prompt chunk, then waiting requests are admitted while sequences, the token budget and free KV blocks allow (continuous batching: at every step; static batching, inference.serving.static_batching: only once the last batch has finished); each step costs the engine’s step time for that mix (Yu et al. 2022 “Orca”; Kwon et al. 2023 “vLLM”; Agrawal et al. 2024 “Sarathi-Serve”)';
 
 function latencyMetric(key: 'ttft_s' | 'tpot_s' | 'e2e_latency_s' | 'itl_s', stat: 'mean' | 'p90' | 'p99', label: string, about: MetricDef['about'], formula: string): MetricDef {
   // The request latencies are over the completed requests; the inter-token gaps over every token, binned.

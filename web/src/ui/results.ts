@@ -203,7 +203,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
   if (p.run) parts.push(section('The whole run', RUN_METRICS, cur, pinned, null, 'run'));
   if (p.rl) parts.push(section('RL post-training: one step', RL_METRICS, cur, pinned, rlIntro(cur), 'rl'));
   if (p.rl?.run) parts.push(section('The whole RL run', RL_RUN_METRICS, cur, pinned, null, 'rl-run'));
-  if (p.serving) parts.push(section('Serving (continuous batching)', SERVING_METRICS, cur, pinned, servingIntro(p.serving), 'serving'));
+  if (p.serving) parts.push(section(`Serving (${p.serving.static_batching ? 'static' : 'continuous'} batching)`, SERVING_METRICS, cur, pinned, servingIntro(p.serving), 'serving'));
   if (p.inference) parts.push(section(p.serving ? 'Inference: one static batch' : 'Inference', INFERENCE_METRICS, cur, pinned));
   parts.push(section('Model size', PARAM_METRICS, cur, pinned, null, 'params'));
   if (p.rl) {
