@@ -1,0 +1,21 @@
+// @vitest-environment happy-dom
+// The served stream's opening words (src/ui/serving.ts servingIntro) say which batching ran: a
+// static run (inference.serving.static_batching) admits waiting requests only once the last batch
+// has finished, which the words had described as continuous admission whatever the run.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Prediction } from '../../src/engine/types';
+import { servingIntro } from '../../src/ui/serving';
+
+// The native golden prediction of the serving preset (vitest runs in web/).
+const golden = JSON.parse(readFileSync(`${process.cwd()}/../tests/golden/llama3-70b-8xh100-serving.json`, 'utf8')) as Prediction;
+
+describe('the serving intro', () => {
+  it('names static batching only for a static run', () => {
+    const serving = golden.serving!;
+    expect(serving.static_batching).toBe(false);
+    expect(servingIntro(serving).textContent).not.toContain('static batching');
+    const words = servingIntro({ ...serving, static_batching: true }).textContent ?? '';
+    expect(words).toContain('waiting requests join (static batching: only once the last batch has finished)');
+  });
+});
