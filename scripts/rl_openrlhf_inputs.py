@@ -25,11 +25,16 @@ import argparse, csv, json, os, subprocess
 from fitlib import metric
 
 GEN_BATCH = {'orlhf_bench_llama2_7b_8': 16, 'orlhf_bench_llama2_13b_8': 8, 'orlhf_bench_llama2_70b_16': 4}
-# Responses one vLLM engine generates per round of calls: each actor rank's generate batch, times
-# the actor ranks per engine (rank % engines picks the engine): 2 ranks on 2 engines (7B, 13B: 2 actor
-# GPUs, 2 vLLM GPUs at TP 1), 4 ranks on 2 engines (70B: 4 actor GPUs, 4 vLLM GPUs at TP 2, the
-# 70B example script's vllm_num_engines 2 x vllm_tensor_parallel_size 2).
-ENGINE_BATCH = {'orlhf_bench_llama2_7b_8': 16, 'orlhf_bench_llama2_13b_8': 8, 'orlhf_bench_llama2_70b_16': 8}
+# The vLLM engines' tensor parallelism: TP 1 for 7B and 13B (their 2 vLLM GPUs hold the model
+# each), TP 2 for 70B (the 70B example script at 0baf3dd: vllm_num_engines 2 x
+# vllm_tensor_parallel_size 2 on its 4 vLLM GPUs).
+ENGINE_TP = {'orlhf_bench_llama2_7b_8': 1, 'orlhf_bench_llama2_13b_8': 1, 'orlhf_bench_llama2_70b_16': 2}
+
+
+def engine_batch(name, actor_gpus, vllm_gpus):
+    """Responses one vLLM engine generates per round of calls: each actor rank's generate batch,
+    times the actor ranks per engine (rank % engines picks the engine)."""
+    return GEN_BATCH[name] * actor_gpus // (vllm_gpus // ENGINE_TP[name])
 
 
 def implied_tokens(row):
@@ -64,7 +69,7 @@ def main():
         # the generate batch, and the training micro-batches padded to their longest sequence.
         padded = dict(roles=ran['roles'], rollout=ran['rollout'], train=dict(sc['rl']['train'], padding='longest'))
         # And the generate calls as static batches, each to its longest response.
-        calls = dict(padded, rollout=dict(sc['rl']['rollout'], max_batch=ENGINE_BATCH[name], static_batching=True))
+        calls = dict(padded, rollout=dict(sc['rl']['rollout'], max_batch=engine_batch(name, 2 * unit, 2 * unit), static_batching=True))
         for label, patch in (('as written', {}), ('full lengths', full), ('full lengths, roles, generate batch', ran),
                              ('roles, generate batch, padding', padded), ('roles, static calls, padding', calls)):
             s = json.loads(json.dumps(sc))

@@ -24,9 +24,10 @@
 
 namespace optimus::io {
 
-// How a key is written back (scenario_to_json): always, only when not 0 / empty, or never
-// (notes, keys the engine does not keep).
-enum class Write : std::uint8_t { always, nonzero, never };
+// How a key is written back (scenario_to_json): always, only when not 0 / empty, only when not
+// its stated default (a choice whose default a scenario that never named it must read back as),
+// or never (notes, keys the engine does not keep).
+enum class Write : std::uint8_t { always, nonzero, non_default, never };
 
 // A rate where 0 means "not modelled": a positive value below `lo` (a denormal, say) would make
 // the times divided by it infinite.
@@ -401,6 +402,7 @@ ojson write_fields(const Fields<T>& t, const T& o) {
                                       (v->is_boolean() && !v->template get<bool>()) ||
                                       (v->is_string() && v->template get<std::string>().empty())))
       continue;
+    if (f.write == Write::non_default && f.stated_default && *v == *f.stated_default) continue;
     j[f.key] = std::move(*v);
   }
   return j;

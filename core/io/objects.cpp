@@ -1384,14 +1384,7 @@ Fields<RlWorkload> make_rl_train() {
         return rl.train.micro_batch;
       });
   t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens));
-  // Written only when stated other than the default (the resolved scenario of a job that never
-  // named it reads the same).
-  t.choice<RlPadding>("padding", AT(padding))
-      .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-        if (rl.padding == RlPadding::removed) return std::nullopt;
-        return name(rl.padding);
-      })
-      .def(name(RlPadding::removed));
+  t.choice<RlPadding>("padding", AT(padding)).written(Write::non_default).def(name(RlPadding::removed));
   t.choice<Recompute>("recompute", AT(train.recompute)).def();
   t.custom(
       "zero_stage", integer(0, 3).json(),
@@ -1406,12 +1399,8 @@ Fields<RlWorkload> make_rl_train() {
         return rl.train.zero_stage;
       });
   t.choice("precision", kTrainingPrecisions, AT(train_precision)).def();
-  auto& offload = t.choice<RlOffload>("offload", AT(offload))
-                      .writer([](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-                        if (rl.offload == RlOffload::none) return std::nullopt;
-                        return name(rl.offload);
-                      })
-                      .def(name(RlOffload::none));
+  auto& offload =
+      t.choice<RlOffload>("offload", AT(offload)).written(Write::non_default).def(name(RlOffload::none));
   offload.read = [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
     if (auto i = r.choice(self.key, self.required, self.names)) {
       rl.offload = static_cast<RlOffload>(self.codes[*i]);

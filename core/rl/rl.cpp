@@ -114,6 +114,13 @@ double forward_only(const TrainingPrediction& t) {
   return std::max(0.0, body) * f / (f + bw);
 }
 
+// The truncated exponential's unnormalised density at x (serving/request.cpp draws from it), taken
+// from the end where it is largest so that the exponent is never positive.
+double truncated_exponential_weight(const LengthDist& l, double x) {
+  const double anchor = l.rate >= 0 ? d(l.min) : d(l.max);
+  return portable_exp(-l.rate * (x - anchor));
+}
+
 // E[X^2] of a length distribution: over its weighted points, or for the truncated exponential
 // on [min, max] (serving/request.cpp draws it) by Simpson's rule over 2,000 intervals of
 // x^2 e^(-rate x), shifted so that the exponent is never positive.
@@ -132,14 +139,13 @@ double second_moment(const LengthDist& l) {
     return weight > 0 ? sum / weight : 0;
   }
   const double a = d(l.min), b = d(l.max);
-  const double anchor = l.rate >= 0 ? a : b;
   constexpr int kIntervals = 2000;
   const double h = (b - a) / kIntervals;
   double mass = 0, m2 = 0;
   for (int i = 0; i <= kIntervals; ++i) {
     const double x = a + h * i;
     const double w = (i == 0 || i == kIntervals) ? 1.0 : (i % 2 ? 4.0 : 2.0);
-    const double f = w * portable_exp(-l.rate * (x - anchor));
+    const double f = w * truncated_exponential_weight(l, x);
     mass += f;
     m2 += f * x * x;
   }
@@ -155,10 +161,9 @@ std::vector<std::pair<double, double>> as_points(const LengthDist& l, int cells)
     const double a = d(l.min), b = d(l.max);
     const double n = std::min(d(cells), b - a + 1.0);
     const double width = (b - a + 1.0) / n;
-    const double anchor = l.rate >= 0 ? a : b;
     for (int i = 0; i < static_cast<int>(n); ++i) {
       const double x = a - 0.5 + width * (i + 0.5);
-      out.emplace_back(x, l.shaped ? portable_exp(-l.rate * (x - anchor)) : 1.0);
+      out.emplace_back(x, l.shaped ? truncated_exponential_weight(l, x) : 1.0);
     }
   } else {
     for (const auto& [len, w] : l.points)
@@ -177,14 +182,11 @@ std::vector<std::pair<double, double>> as_points(const LengthDist& l, int cells)
 double expected_longest_sequence(const LengthDist& prompt, const LengthDist& response, std::int64_t n) {
   const auto ps = as_points(prompt, 128), rs = as_points(response, 128);
   if (ps.empty() || rs.empty()) return prompt.expected() + response.expected();
-  double lo = 0, hi = 0;
-  for (const auto& pw : ps) hi = std::max(hi, pw.first);
-  lo = hi;
-  for (const auto& pw : ps) lo = std::min(lo, pw.first);
-  double rlo = rs.front().first, rhi = rlo;
-  for (const auto& rw : rs) rlo = std::min(rlo, rw.first), rhi = std::max(rhi, rw.first);
-  lo += rlo;
-  hi += rhi;
+  // The sums' range (a weights list need not be in ascending order).
+  const auto first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  const auto [p_lo, p_hi] = std::minmax_element(ps.begin(), ps.end(), first);
+  const auto [r_lo, r_hi] = std::minmax_element(rs.begin(), rs.end(), first);
+  const double lo = p_lo->first + r_lo->first, hi = p_hi->first + r_hi->first;
   constexpr int kCells = 1024;
   std::array<double, kCells> mass{}, moment{};
   const double width = hi > lo ? (hi - lo) / kCells : 1.0;

@@ -141,6 +141,9 @@ class ReplicaSim {
     return budget;
   }
 
+  // Whether the running sequences fill the scheduler's batch.
+  bool batch_full() const { return static_cast<std::int64_t>(running_.size()) >= sv_.max_batch; }
+
   // Then waiting requests, first come first served, while sequences, tokens and KV blocks allow
   // (kv_admission reserve: blocks for the whole context at admission).
   void admit_waiting(std::int64_t budget) {
@@ -152,7 +155,7 @@ class ReplicaSim {
       if (!forming_) return;
     }
     bool kv_full = false;
-    while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < sv_.max_batch && budget > 0) {
+    while (!waiting_.empty() && !batch_full() && budget > 0) {
       const std::size_t i = waiting_.front();
       Request& r = reqs_[i];
       const std::int64_t tokens = std::min(r.target - r.kv, budget);
@@ -171,9 +174,7 @@ class ReplicaSim {
       schedule(i, prefill ? tokens : decode_step_tokens_, prefill);
       budget -= prefill ? tokens : decode_step_tokens_;
     }
-    if (sv_.static_batching &&
-        (kv_full || waiting_.empty() || static_cast<std::int64_t>(running_.size()) >= sv_.max_batch))
-      forming_ = false;
+    if (sv_.static_batching && (kv_full || waiting_.empty() || batch_full())) forming_ = false;
   }
 
   // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
@@ -234,8 +235,7 @@ class ReplicaSim {
       return 0;
     // Waiting requests stay out until a completion when the batch is full or the first of them
     // does not fit the free KV blocks (which only shrink while sequences grow).
-    bool blocked = (sv_.static_batching && !forming_) || waiting_.empty() ||
-                   static_cast<std::int64_t>(running_.size()) >= sv_.max_batch;
+    bool blocked = (sv_.static_batching && !forming_) || waiting_.empty() || batch_full();
     if (!blocked) {
       const Request& r = reqs_[waiting_.front()];
       const std::int64_t whole =

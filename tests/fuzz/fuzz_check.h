@@ -54,17 +54,19 @@ inline bool is_error_answer(const json& j, std::string_view input, const std::st
   return true;
 }
 
-// Every number finite and >= 0 (times, rates, bytes, counts, fractions), no null anywhere.
-inline void check_numbers(const json& j, std::string_view input, const std::string& out) {
+// Every number finite and >= 0 (times, rates, bytes, counts, fractions), no null anywhere; with
+// `signed_ok` (a fit's sensitivities, which may be negative) finite only.
+inline void check_numbers(const json& j, std::string_view input, const std::string& out,
+                          bool signed_ok = false) {
   if (j.is_null()) fail("null (a NaN or infinity) in the answer", input, out);
   if (j.is_number_float()) {
     const double v = j.get<double>();
     if (!std::isfinite(v)) fail("non-finite number in the answer", input, out);
-    if (v < 0) fail("negative number in the answer", input, out);
+    if (v < 0 && !signed_ok) fail("negative number in the answer", input, out);
   } else if (j.is_number_integer() && !j.is_number_unsigned()) {
-    if (j.get<std::int64_t>() < 0) fail("negative integer in the answer", input, out);
+    if (j.get<std::int64_t>() < 0 && !signed_ok) fail("negative integer in the answer", input, out);
   } else if (j.is_structured()) {
-    for (const auto& x : j) check_numbers(x, input, out);
+    for (const auto& x : j) check_numbers(x, input, out, signed_ok);
   }
 }
 

@@ -63,15 +63,6 @@ constexpr std::array<Route, 9> kRoutes{{{"vllm", kServing, true},
 
 bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
-// Every number of the answer finite (a fit's sensitivities may be negative), no null anywhere.
-void check_finite(const json& j, std::string_view input, const std::string& out) {
-  if (j.is_null()) fail("null (a NaN or infinity) in the answer", input, out);
-  if (j.is_number_float() && !std::isfinite(j.get<double>()))
-    fail("non-finite number in the answer", input, out);
-  if (j.is_structured())
-    for (const auto& x : j) check_finite(x, input, out);
-}
-
 // calibrate on JSON Lines: an error of the calibration family (or a line's scenario error, whose
 // path points into that line), or a fit whose calibration the first line's scenario takes.
 void check_calibrate(const std::string& lines, std::string_view input) {
@@ -84,7 +75,7 @@ void check_calibrate(const std::string& lines, std::string_view input) {
       fail("calibrate answered an error that names no line", input, out);
     return;
   }
-  check_finite(c, input, out);
+  optimus::fuzz::check_numbers(c, input, out, /*signed_ok=*/true);
   if (!c.contains("calibration") || !c["calibration"].is_object() || !c.contains("fitted") ||
       !c.contains("cases"))
     fail("malformed calibrate answer", input, out);

@@ -407,7 +407,7 @@ TEST(RlPacking, PaddedMicroBatchesAreTimedAtTheirLongestSequence) {
   const json e = predict(fixed);
   EXPECT_EQ(e["error"]["code"], "rl.padding_with_packing");
   EXPECT_EQ(e["error"]["path"], "/rl/train/padding");
-  // The resolved scenario states it, and reads back to the same step.
+  // The resolved scenario states it.
   fixed["rl"]["train"].erase("micro_batch_tokens");
   const json v = json::parse(optimus::api::validate(fixed.dump()));
   ASSERT_TRUE(v.contains("scenario")) << v.dump();
