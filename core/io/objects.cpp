@@ -1331,6 +1331,7 @@ Fields<RlWorkload> make_rollout() {
   t.integer("max_batch", 1, kMaxRequests, AT(rollout.scheduler.max_batch));
   t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization));
   t.boolean("static_batching", AT(rollout.scheduler.static_batching)).written(Write::nonzero).def();
+  t.opt_boolean("cuda_graphs", AT(rollout.cuda_graphs));
   return t;
 }
 
@@ -1343,6 +1344,7 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   read_fields(*static_cast<const Fields<RlWorkload>*>(f.sub), rr, rl);
   rr.finish();
   const ServingSpec given = rl.rollout.scheduler;
+  const std::optional<bool> given_graphs = rl.rollout.cuda_graphs;
   if (r.ok()) {
     const std::string at = r.child(f.key) + "/software";
     auto text = software_preset_json(rl.rollout.software_id, at);
@@ -1361,6 +1363,7 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   if (rr.has("gpu_memory_utilization"))
     rl.rollout.scheduler.gpu_memory_utilization = given.gpu_memory_utilization;
   if (rr.has("static_batching")) rl.rollout.scheduler.static_batching = given.static_batching;
+  if (given_graphs) rl.rollout.cuda_graphs = given_graphs;
 }
 
 Fields<RlWorkload> make_rl_train() {

@@ -429,6 +429,25 @@ TEST(Rl, StaticRolloutBatchesWaitForTheirLongestResponse) {
   EXPECT_NEAR(rollout(even, true), rollout(even, false), 1e-9 * rollout(even, false));
 }
 
+TEST(Rl, AnEagerRolloutWaitsOnTheHostForEveryKernel) {
+  // verl's and OpenRLHF's enforce_eager: no CUDA graph replay, so each decode step issues its
+  // kernels one by one at the system's launch interval (dgx-h100: 17 us): a kernel shorter than
+  // that waits on the host, and the longest response's 512 steps, each of 32 layers of at least 8
+  // kernels, cannot take less than 512 x 32 x 8 x 17 us.
+  const auto rollout = [](const json& graphs) {
+    json s = base({{"rollout", {{"tp", 1}, {"cuda_graphs", graphs}}}});
+    return num(rl_of(s)["phases_s"]["rollout"]);
+  };
+  const double replayed = rollout(nullptr), eager = rollout(false);
+  EXPECT_NEAR(rollout(true), replayed, 1e-9 * replayed);  // the vllm profile replays graphs
+  EXPECT_GT(eager, 1.1 * replayed);
+  EXPECT_GT(eager, 512 * 32 * 8 * 17e-6);
+  // The key is kept by validate.
+  const json v = json::parse(optimus::api::validate(base({{"rollout", {{"cuda_graphs", false}}}}).dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump();
+  EXPECT_EQ(v["scenario"]["rl"]["rollout"]["cuda_graphs"], false);
+}
+
 TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
   // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):

@@ -261,7 +261,8 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
                  {"precision", "bf16"},
                  {"max_batch", 8},
                  {"gpu_memory_utilization", 0.9},
-                 {"static_batching", false}}},
+                 {"static_batching", false},
+                 {"cuda_graphs", true}}},
                {"train",
                 {{"tp", 1},
                  {"pp", 1},
@@ -283,7 +284,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 9 + 13 + 2);
+  EXPECT_EQ(w.checked_keys, 10 + 13 + 2);
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;

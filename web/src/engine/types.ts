@@ -1395,6 +1395,10 @@ export interface RlSpec {
      * The rollout generates in static batches of max_batch responses per engine, each to its longest (as inference.serving.static_batching): a trainer that calls generate on a micro-batch of prompts and waits for it, as OpenRLHF's Ray trainer did before its whole-batch rollout (each actor rank's micro_rollout_batch_size prompts per vLLM call, RemoteExperienceMaker._generate_vllm at 0baf3dd), DeepSpeed-Chat's hybrid engine and TRL without vLLM. Give max_batch as the responses one engine takes per call.
      */
     static_batching?: boolean;
+    /**
+     * The engine replays captured CUDA graphs for its decode steps. false: eager, every kernel issued from the host at the system's software.launch_interval_us (verl's and OpenRLHF's enforce_eager, NeMo-RL's vllm_cfg.enforce_eager; verl's fully-async Qwen3-30B-A3B recipe sets it, recipe/fully_async_policy/shell/grpo_30b_a3b_base_math_megatron_96_32.sh).
+     */
+    cuda_graphs?: boolean;
   };
   /**
    * The trainer's layout on its pool, or the layout search's choice.
