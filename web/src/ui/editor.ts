@@ -50,6 +50,8 @@ interface Field extends FieldDef {
   optional: boolean;
   /** Select values that are numbers in the scenario. */
   numeric: boolean;
+  /** Select values that are booleans in the scenario ("true", "false"; empty: the key absent). */
+  boolean: boolean;
   options: () => Array<[value: string, label: string]>;
 }
 
@@ -293,7 +295,9 @@ const INFERENCE_FIELDS: FieldDef[] = [
   { path: '/inference/kv_precision', label: 'KV precision', emptyLabel: 'same' },
   { path: '/inference/weight_group_size', label: 'Weight group (int4/int8)', placeholder: 'int4: 128, int8: per channel' },
   { path: '/inference/fp8_block_scaled', label: 'FP8 block scales (DeepSeek, Qwen3 FP8 checkpoints)' },
-  { path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)' },
+  // Absent, the runtime's default (a software profile's, or replayed in a serving simulation):
+  // a select that can say so, where an unticked box would say "off".
+  { path: '/inference/cuda_graphs', label: 'CUDA graphs (no host launch bound)', kind: 'select', emptyLabel: 'the runtime’s', optionLabels: { true: 'on: replayed', false: 'off: eager' } },
 ];
 
 /**
@@ -324,7 +328,7 @@ const RL_FIELDS: FieldDef[] = [
   { path: '/rl/rollout/gpu_memory_utilization', label: 'Rollout GPU memory share' },
   { path: '/rl/rollout/max_batch', label: 'Rollout sequences per engine step', placeholder: 'the engine’s' },
   { path: '/rl/rollout/static_batching', label: 'Rollout in static batches (each to its longest)' },
-  { path: '/rl/rollout/cuda_graphs', label: 'Rollout CUDA graphs (off: enforce_eager)' },
+  { path: '/rl/rollout/cuda_graphs', label: 'Rollout CUDA graphs', kind: 'select', emptyLabel: 'the engine’s (vLLM, SGLang: on)', optionLabels: { true: 'on: replayed', false: 'off: enforce_eager' } },
   { path: '/rl/train', label: 'Trainer layout ("auto" or keys)', kind: 'json', placeholder: 'ZeRO by memory' },
   { path: '/rl/weight_sync', label: 'Weight sync' },
   { path: '/rl/train_steps', label: 'RL steps (whole run)' },
@@ -338,7 +342,7 @@ const FIRST_WORKLOADS: Record<string, unknown> = {
 
 /** Select options from the schema: its enum, or the whole numbers of its range. */
 function schemaOptions(def: FieldDef, node: JsonSchema | null, optional: boolean): Array<[string, string]> {
-  let values = enumValues(node);
+  let values = node?.type === 'boolean' ? ['true', 'false'] : enumValues(node);
   if (values.length === 0 && typeof node?.minimum === 'number' && typeof node.maximum === 'number') {
     values = [];
     for (let v = node.minimum; v <= node.maximum && values.length < 100; v += 1) values.push(String(v));
@@ -359,6 +363,7 @@ function resolveField(def: FieldDef, schema: JsonSchema | null, presetOptions: (
     kind,
     optional,
     numeric: kind === 'select' && node?.type === 'integer',
+    boolean: kind === 'select' && node?.type === 'boolean',
     placeholder: def.placeholder ?? (optional && fallback !== undefined && kind !== 'select' ? String(fallback) : undefined),
     title: def.title ?? node?.description ?? (typeof unit === 'string' ? unit : undefined),
     options: def.picker ? presetOptions(def.picker, def.custom ?? 'Custom') : () => schemaOptions(def, node, optional),
@@ -379,7 +384,7 @@ function parseInput(f: Field, input: Input): { ok: true; value: unknown } | { ok
   const raw = input.value.trim();
   if (f.kind === 'select') {
     if (raw === '' && f.optional) return { ok: true, value: undefined };
-    return { ok: true, value: f.numeric ? Number(raw) : raw };
+    return { ok: true, value: f.numeric ? Number(raw) : f.boolean ? raw === 'true' : raw };
   }
   if (f.kind === 'text') return { ok: true, value: raw === '' && f.optional ? undefined : raw };
   if (f.kind === 'json') {

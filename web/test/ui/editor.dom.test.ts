@@ -284,6 +284,27 @@ describe('scenario editor fields from the engine schema', () => {
     expect(values('/parallel/zero_stage')).toEqual(['0', '1', '2', '3']);
   });
 
+  it('a CUDA-graph switch left absent says the runtime decides, and writes true, false or nothing', async () => {
+    // An unticked box would read "off", while an absent key means the engine profile's default
+    // (vLLM replays graphs): the field is a three-way select.
+    await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, rl: { prompts_per_step: 8 } });
+    const f = field('/rl/rollout/cuda_graphs');
+    expect(f.tagName).toBe('SELECT');
+    expect(f.value).toBe('');
+    expect(Array.from(f.options).map((o) => o.textContent)).toEqual(['the engine’s (vLLM, SGLang: on)', 'on: replayed', 'off: enforce_eager']);
+    type('/rl/rollout/cuda_graphs', 'false');
+    await flush();
+    expect(((editor.scenario().rl as Record<string, unknown>).rollout as Record<string, unknown>).cuda_graphs).toBe(false);
+    type('/rl/rollout/cuda_graphs', 'true');
+    await flush();
+    expect(((editor.scenario().rl as Record<string, unknown>).rollout as Record<string, unknown>).cuda_graphs).toBe(true);
+    type('/rl/rollout/cuda_graphs', '');
+    await flush();
+    expect((editor.scenario().rl as Record<string, unknown>).rollout ?? {}).not.toHaveProperty('cuda_graphs');
+    await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, parallel: { tp: 8 }, inference: { batch: 1, prompt_len: 16, output_len: 16, cuda_graphs: false } });
+    expect(field('/inference/cuda_graphs').value).toBe('false');
+  });
+
   it('keeps the prices editable for an RL job and a serving one, whose costs use them (not only training)', async () => {
     await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, rl: { prompts_per_step: 8 } });
     expect(field('/economics/usd_per_gpu_hour').disabled).toBe(false);
