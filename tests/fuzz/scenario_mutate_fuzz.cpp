@@ -67,14 +67,14 @@ const char* kSmallDep =
                             "input_len": {"mean": 20, "max": 60}, "output_len": {"mean": 8, "max": 40}}}})";
 
 // RL post-training jobs (docs/rl.md): a colocated PPO job with a critic, a reward model and ZeRO-3
-// trainers over a whole run (its rollout in static batches), and a split asynchronous GRPO job with
+// trainers over a whole run (its rollout eager, in static batches), and a split asynchronous GRPO job with
 // long-tailed responses, an fp8 rollout engine, padded micro-batches and a checkpoint weight sync, so
 // that every phase and both placements are reached.
 const char* kRlColocated =
     R"({"model": "llama3.2-1b", "system": "dgx-h100", "num_devices": 8,
   "rl": {"algorithm": "ppo", "prompts_per_step": 8, "prompt_len": 64, "response_len": {"mean": 96, "max": 256},
          "reward_model": "llama3.2-1b", "mini_batches": 2,
-         "rollout": {"software": "vllm", "static_batching": true, "max_batch": 4},
+         "rollout": {"software": "vllm", "static_batching": true, "max_batch": 4, "cuda_graphs": false},
          "train": {"zero_stage": 3}, "train_steps": 10}})";
 const char* kRlSplit =
     R"({"model": "qwen3-30b-a3b", "system": "dgx-h100", "num_devices": 16,
