@@ -69,6 +69,7 @@ struct RlRollout {
   ServingSpec scheduler;  // max_batch, gpu_memory_utilization, blocks (profile + keys)
   Precision precision = Precision::bf16;
   bool precision_from_checkpoint = false;  // not stated: model.checkpoint_precision (io/json_io.cpp)
+  bool profile_schedules = true;           // the software profile states a scheduler (a serving block)
 };
 
 struct RlWorkload {

@@ -448,6 +448,24 @@ TEST(Rl, AnEagerRolloutWaitsOnTheHostForEveryKernel) {
   EXPECT_EQ(v["scenario"]["rl"]["rollout"]["cuda_graphs"], false);
 }
 
+TEST(Rl, ATrainingStackAsTheRolloutEngineIsSaidToTakeTheServingDefaults) {
+  // A profile without a scheduler (a training stack's) is accepted as the rollout engine (its
+  // kernels are what the engine runs: Hugging Face generate under pytorch-eager), and the warning
+  // says which scheduler was assumed; a serving profile warns nothing.
+  const json p =
+      predict(base({{"rollout", {{"tp", 1}, {"software", "megatron-bridge"}, {"max_batch", 64}}}}));
+  ASSERT_TRUE(p.contains("rl")) << p.dump();
+  ASSERT_TRUE(warns(p, "rl.rollout_not_serving"));
+  for (const json& w : p["warnings"])
+    if (w["code"] == "rl.rollout_not_serving") {
+      EXPECT_NE(w["message"].get<std::string>().find("megatron-bridge"), std::string::npos);
+      EXPECT_NE(w["message"].get<std::string>().find("up to 64 sequences"), std::string::npos);
+    }
+  EXPECT_FALSE(warns(predict(base()), "rl.rollout_not_serving"));
+  EXPECT_FALSE(
+      warns(predict(base({{"rollout", {{"tp", 1}, {"software", "sglang"}}}})), "rl.rollout_not_serving"));
+}
+
 TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
   // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):

@@ -321,6 +321,7 @@ const RL_FIELDS: FieldDef[] = [
   { path: '/rl/train_devices', label: 'Training GPUs (split)' },
   { path: '/rl/async/staleness', label: 'Staleness (split; steps)', placeholder: '0: on-policy' },
   { path: '/rl/async/partial_rollout', label: 'Partial rollout' },
+  { path: '/rl/rollout/software', label: 'Rollout engine (vllm, sglang, ...)', kind: 'text', placeholder: 'vllm' },
   { path: '/rl/rollout/tp', label: 'Rollout tensor parallel (tp)', placeholder: 'fastest that fits' },
   { path: '/rl/rollout/dp', label: 'Rollout engines (dp)', placeholder: 'the rest' },
   { path: '/rl/rollout/ep', label: 'Rollout expert parallel (ep)' },

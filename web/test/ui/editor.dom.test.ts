@@ -305,6 +305,17 @@ describe('scenario editor fields from the engine schema', () => {
     expect(field('/inference/cuda_graphs').value).toBe('false');
   });
 
+  it('the rollout engine is a profile id typed in, vllm when left empty', async () => {
+    await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, rl: { prompts_per_step: 8 } });
+    expect(field('/rl/rollout/software').placeholder).toBe('vllm');
+    type('/rl/rollout/software', 'sglang');
+    await flush();
+    expect(((editor.scenario().rl as Record<string, unknown>).rollout as Record<string, unknown>).software).toBe('sglang');
+    type('/rl/rollout/software', '');
+    await flush();
+    expect((editor.scenario().rl as Record<string, unknown>).rollout ?? {}).not.toHaveProperty('software');
+  });
+
   it('keeps the prices editable for an RL job and a serving one, whose costs use them (not only training)', async () => {
     await editor.load({ schema_version: 1, model: 'm1', system: 's1', num_devices: 8, rl: { prompts_per_step: 8 } });
     expect(field('/economics/usd_per_gpu_hour').disabled).toBe(false);
