@@ -216,7 +216,9 @@ Fields<NetworkTier> make_tier(bool scale_up) {
     };
   }
   t.number("efficiency", 1e-3, 1.0, AT(efficiency)).def();
-  t.number("bulk_latency_us", 0, 1e7, AT(bulk_latency.value)).scaled(kMicro);
+  // Up to twice the latency's range: its default (NetworkTier::default_bulk_latency, 2 x latency_us)
+  // is written back by validate and must validate again.
+  t.number("bulk_latency_us", 0, 2e7, AT(bulk_latency.value)).scaled(kMicro);
   t.number("ll_efficiency", 1e-3, 1.0, AT(ll_efficiency)).def();
   t.choice<AllToAll>("all_to_all", AT(all_to_all)).def();
   t.number("all_to_all_efficiency", 1e-3, 1.0, AT(all_to_all_efficiency)).written(Write::nonzero);

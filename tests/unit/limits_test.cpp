@@ -227,6 +227,15 @@ TEST(Limits, TinyAndHugeBandwidthsGiveFiniteNumbers) {
   j["system"]["device"]["vector_tflops"] = 1e-6;
   j["system"]["scale_up"]["latency_us"] = 1e7;
   expect_sane(j.dump());
+  // The largest latencies accepted: validate writes the bulk latencies they imply (2 x each), and
+  // that resolved scenario validates again (the scenario_mutate fuzzer found it refused at
+  // /system/scale_out/bulk_latency_us when the range was the latency's).
+  j["system"]["scale_out"]["latency_us"] = 1e7;
+  const json resolved = json::parse(optimus::api::validate(j.dump()));
+  ASSERT_TRUE(resolved.contains("scenario")) << resolved.dump();
+  EXPECT_EQ(resolved["scenario"]["system"]["scale_out"]["bulk_latency_us"].get<double>(), 2e7);
+  const json again = json::parse(optimus::api::validate(resolved["scenario"].dump()));
+  EXPECT_TRUE(again.contains("scenario")) << again.dump();
 }
 
 TEST(Limits, LargestAcceptedSizesGiveFiniteNumbers) {

@@ -672,7 +672,7 @@ export interface ScaleUpLink {
    */
   efficiency?: number;
   /**
-   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us. Unit: us.
+   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us (hence twice its range). Unit: us.
    */
   bulk_latency_us?: number;
   /**
@@ -1396,7 +1396,7 @@ export interface RlSpec {
      */
     static_batching?: boolean;
     /**
-     * The engine replays captured CUDA graphs for its decode steps. false: eager, every kernel issued from the host at the system's software.launch_interval_us (verl's and OpenRLHF's enforce_eager, NeMo-RL's vllm_cfg.enforce_eager; verl's fully-async Qwen3-30B-A3B recipe sets it, recipe/fully_async_policy/shell/grpo_30b_a3b_base_math_megatron_96_32.sh).
+     * The engine replays captured CUDA graphs for its decode steps. false: eager, every kernel issued from the host at the rollout software's launch_interval_us (the vllm and sglang profiles: 30 us, PyTorch's Python dispatcher; verl's and OpenRLHF's enforce_eager, NeMo-RL's vllm_cfg.enforce_eager; verl's fully-async Qwen3-30B-A3B recipe sets it, recipe/fully_async_policy/shell/grpo_30b_a3b_base_math_megatron_96_32.sh).
      */
     cuda_graphs?: boolean;
   };
