@@ -1521,6 +1521,8 @@ void add_rl_models(Fields<RlWorkload>& t) {
         if (r.get(f.key, false)) rl.reward_model = read_model_ref(r, f.key);
       },
       write_model_ref<&RlWorkload::reward_model>);
+  t.number("reward_cpu_ms", 0, 1e7, AT(reward_cpu_ms)).written(Write::nonzero).def();
+  t.integer("reward_workers", 1, kMaxCount, AT(reward_workers)).def();
 }
 
 Fields<RlWorkload> make_rl() {

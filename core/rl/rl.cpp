@@ -1394,6 +1394,13 @@ void whole_run(const Scenario& s, RlPrediction& out) {
 std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPrediction& out) {
   auto trainer = s.rl->roles == RlRoles::separate ? run_training_separate(s, out) : run_training(s, out);
   if (!trainer) return trainer.error();
+  // A rule-based reward scores each response on the host before the advantages are computed (verl's
+  // reward manager loops over the batch in the driver; code rewards run each response's tests): the
+  // step waits responses x reward_cpu_ms / reward_workers, in the reward phase beside a reward
+  // model's forward.
+  out.reward_cpu_s = d(s.rl->prompts_per_step * s.rl->samples_per_prompt) * s.rl->reward_cpu_ms * 1e-3 /
+                     d(s.rl->reward_workers);
+  out.phases.reward += out.reward_cpu_s;
   weight_sync(s, out);
   if (s.rl->offload == RlOffload::params_optimizer) {
     // The policy's parameters come back to the devices to be gathered and sent (verl loads the

@@ -67,6 +67,7 @@ struct RlPrediction {
   double train_straggler_s = 0;
   double critic_s = 0;  // ppo: the critic's forward and update (inside old_logprob and train)
   double weight_sync_bytes = 0;
+  double reward_cpu_s = 0;  // the rule-based reward's host time (inside phases.reward)
   // rl.train.offload: host-link traffic per device per step and the time it adds to the phases.
   double offload_bytes_per_device = 0, offload_s = 0;
   // Partial rollout: the makespan of the step's responses alone (the phase is the marginal time).

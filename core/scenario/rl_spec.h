@@ -80,6 +80,11 @@ struct RlWorkload {
   std::optional<RlResponseStyle> response_style;  // absent: read from the model's name
   bool reference = true;
   std::optional<ModelSpec> reward_model;  // absent: a rule-based reward (no GPU time)
+  // A rule-based reward's host time: milliseconds of CPU per response (extracting and checking the
+  // answer, running the code), scored by reward_workers processes side by side (1: verl's reward
+  // manager in the driver). 0: not timed.
+  double reward_cpu_ms = 0;
+  std::int64_t reward_workers = 1;
   bool old_logprob = true;
   std::int64_t mini_batches = 1;
   RlPlacement placement = RlPlacement::colocated;

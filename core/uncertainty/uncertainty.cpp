@@ -147,7 +147,7 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   // (fitted elsewhere) over the step rows, and drops published split steps from their band.
   const StepBand step = step_band(band("step"), p,
                                   {{"rl.phases_s.rollout", p.phases.rollout, band("rollout")},
-                                   {"rl.phases_s.reward", p.phases.reward, band("forward")},
+                                   {"rl.phases_s.reward", p.phases.reward - p.reward_cpu_s, band("forward")},
                                    {"rl.phases_s.reference", p.phases.reference, band("forward")},
                                    {"rl.phases_s.old_logprob", p.phases.old_logprob, band("forward")},
                                    {"rl.phases_s.train", p.phases.train, band("train")},
@@ -168,7 +168,14 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   add_some("rl.rollout.output_tokens_per_s", p.output_tokens_per_s, rollout, true);
   // Reward, reference and old log-probs are forward passes of the trainer's layout (rl.cpp).
   const auto forward = band("forward");
-  add_some("rl.phases_s.reward", p.phases.reward, forward, false);
+  // A rule-based reward's host time (reward_cpu_s) is the stated inputs' arithmetic: the band
+  // covers the reward model's forward alone, and the host time shifts it.
+  const double model_reward = p.phases.reward - p.reward_cpu_s;
+  add_some("rl.phases_s.reward", model_reward, forward, false);
+  if (model_reward > 0 && p.reward_cpu_s > 0 && !out.empty() && out.back().path == "rl.phases_s.reward") {
+    out.back().low += p.reward_cpu_s;
+    out.back().high += p.reward_cpu_s;
+  }
   add_some("rl.phases_s.reference", p.phases.reference, forward, false);
   add_some("rl.phases_s.old_logprob", p.phases.old_logprob, forward, false);
   // The train phase is mini_batches optimizer steps of the trainer: one step's time and its MFU

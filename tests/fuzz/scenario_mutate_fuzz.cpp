@@ -67,9 +67,10 @@ const char* kSmallDep =
                             "input_len": {"mean": 20, "max": 60}, "output_len": {"mean": 8, "max": 40}}}})";
 
 // RL post-training jobs (docs/rl.md): a colocated PPO job with a critic, a reward model and ZeRO-3
-// trainers over a whole run (its rollout eager, in static batches), and a split asynchronous GRPO job with
-// long-tailed responses, an fp8 rollout engine, padded micro-batches and a checkpoint weight sync, so
-// that every phase and both placements are reached.
+// trainers over a whole run (its rollout eager, in static batches), and a split asynchronous GRPO
+// job with long-tailed responses, an fp8 rollout engine, padded micro-batches, a checkpoint weight
+// sync and a rule-based reward with its host time, so that every phase and both placements are
+// reached.
 const char* kRlColocated =
     R"({"model": "llama3.2-1b", "system": "dgx-h100", "num_devices": 8,
   "rl": {"algorithm": "ppo", "prompts_per_step": 8, "prompt_len": 64, "response_len": {"mean": 96, "max": 256},
@@ -81,7 +82,7 @@ const char* kRlSplit =
   "rl": {"prompts_per_step": 4, "samples_per_prompt": 4, "prompt_len": {"mean": 200, "max": 1024},
          "response_len": [[32, 3], [2048, 1]], "placement": "split", "rollout_devices": 8, "train_devices": 8,
          "rollout": {"tp": 1, "ep": 8, "dp": 8, "precision": "fp8"}, "train": {"ep": 8, "micro_batch": 2, "padding": "longest"},
-         "async": {"staleness": 1}, "weight_sync": "checkpoint"}})";
+         "async": {"staleness": 1}, "weight_sync": "checkpoint", "reward_cpu_ms": 50, "reward_workers": 2}})";
 
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {

@@ -466,6 +466,43 @@ TEST(Rl, ATrainingStackAsTheRolloutEngineIsSaidToTakeTheServingDefaults) {
       warns(predict(base({{"rollout", {{"tp", 1}, {"software", "sglang"}}}})), "rl.rollout_not_serving"));
 }
 
+TEST(Rl, ARuleBasedRewardWaitsForItsHostTime) {
+  // 32 prompts x 8 samples = 256 responses scored at 40 ms each by 4 processes: 2.56 s in the
+  // reward phase, and a colocated synchronous step longer by exactly that.
+  const json none = rl_of(base());
+  const json scored = rl_of(base({{"reward_cpu_ms", 40}, {"reward_workers", 4}}));
+  EXPECT_NEAR(num(scored["reward_cpu_s"]), 256 * 0.040 / 4, 1e-12);
+  EXPECT_NEAR(num(scored["phases_s"]["reward"]) - num(none["phases_s"]["reward"]), 2.56, 1e-9);
+  EXPECT_NEAR(num(scored["step_time_s"]) - num(none["step_time_s"]), 2.56, 1e-9);
+  EXPECT_EQ(num(none["reward_cpu_s"]), 0.0);
+  // Split and asynchronous, it is on the trainer's side: 10 s a response makes the trainer the
+  // slower pool, and the step is the trainer's phases plus the sync.
+  const json split = rl_of(base({{"placement", "split"},
+                                 {"rollout_devices", 4},
+                                 {"train_devices", 4},
+                                 {"async", {{"staleness", 1}}},
+                                 {"reward_cpu_ms", 10000}}));
+  const json& ph = split["phases_s"];
+  const double trainer = num(ph["reward"]) + num(ph["reference"]) + num(ph["old_logprob"]) + num(ph["train"]);
+  EXPECT_GT(trainer, num(ph["rollout"]));
+  EXPECT_NEAR(num(split["step_time_s"]), trainer + num(ph["weight_sync"]), 1e-9 * trainer);
+  EXPECT_NEAR(num(split["idle_s"]["rollout"]), trainer - num(ph["rollout"]), 1e-9 * trainer);
+  // The host time is the stated inputs' arithmetic: no range of its own. Beside a reward model the
+  // model's forward keeps its range, shifted by the host time.
+  const json p = predict(base({{"reward_cpu_ms", 40}, {"reward_workers", 4}}));
+  EXPECT_FALSE(p["uncertainty"].contains("rl.phases_s.reward")) << p["uncertainty"].dump();
+  const json with_model = predict(base({{"reward_model", "llama3.2-1b"}}));
+  const json both =
+      predict(base({{"reward_model", "llama3.2-1b"}, {"reward_cpu_ms", 40}, {"reward_workers", 4}}));
+  const json& b0 = with_model["uncertainty"]["rl.phases_s.reward"];
+  const json& b1 = both["uncertainty"]["rl.phases_s.reward"];
+  EXPECT_NEAR(num(b1["low"]) - num(b0["low"]), 2.56, 1e-9);
+  EXPECT_NEAR(num(b1["high"]) - num(b0["high"]), 2.56, 1e-9);
+  const json bad = predict(base({{"reward_cpu_ms", -1}}));
+  EXPECT_EQ(bad["error"]["path"], "/rl/reward_cpu_ms");
+  EXPECT_EQ(predict(base({{"reward_workers", 0}}))["error"]["path"], "/rl/reward_workers");
+}
+
 TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   // 16,384-token responses: the assumed 2 x 16,640-token pack holds 2 sequences per device, whose
   // activations without recompute pass an H100's 80 GB. The stacks' answer (verl's OOM guide):

@@ -662,7 +662,7 @@ export function servingConcurrencyThroughputSpec(points: ConcurrencyPoint[], ms?
 export const RL_PHASES: Array<[category: string, color: string]> = [
   ['Rollout (to the mean response)', '#4e79a7'],
   ['Rollout tail (to the longest response)', '#a0cbe8'],
-  ['Reward model', '#f28e2b'],
+  ['Reward (model or host scoring)', '#f28e2b'],
   ['Reference forward', '#edc948'],
   ['Old log-probs forward', '#b07aa1'],
   ['Training (optimizer steps)', '#59a14f'],

@@ -672,7 +672,7 @@ export interface ScaleUpLink {
    */
   efficiency?: number;
   /**
-   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us (hence twice its range). Unit: us.
+   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us. Its range is twice latency_us's. Unit: us.
    */
   bulk_latency_us?: number;
   /**
@@ -1335,6 +1335,14 @@ export interface RlSpec {
    * A reward model's forward over prompt + response; absent = a rule-based reward at no GPU cost.
    */
   reward_model?: string | ModelSpec;
+  /**
+   * A rule-based reward's host time per response (extracting and checking the answer; running a code answer's tests), waited for in the reward phase: responses x this / reward_workers. 0: not timed. Unit: ms.
+   */
+  reward_cpu_ms?: number;
+  /**
+   * Processes that score responses side by side (1: verl's reward manager, a loop in the driver; a sandbox pool: its size).
+   */
+  reward_workers?: number;
   /**
    * Recompute the behaviour policy's log-probabilities with the trainer.
    */
@@ -2555,7 +2563,7 @@ export interface RlResult {
      */
     rollout: number;
     /**
-     * The reward model's forward (0 for a rule-based reward). Unit: s.
+     * The reward model's forward, plus reward_cpu_s (0 for a rule-based reward whose host time is not stated). Unit: s.
      */
     reward: number;
     /**
@@ -2738,6 +2746,10 @@ export interface RlResult {
    * Colocated: bytes one device moves to host memory (and back) per step. Unit: bytes.
    */
   swap_bytes_per_device: number;
+  /**
+   * The rule-based reward's host time per step: prompts_per_step x samples_per_prompt x rl.reward_cpu_ms / rl.reward_workers (inside phases_s.reward). Unit: s.
+   */
+  reward_cpu_s: number;
   /**
    * Per pool.
    */

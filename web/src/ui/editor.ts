@@ -315,6 +315,8 @@ const RL_FIELDS: FieldDef[] = [
   { path: '/rl/response_style', label: 'Response style', emptyLabel: 'from the model’s name' },
   { path: '/rl/mini_batches', label: 'Optimizer steps per RL step' },
   { path: '/rl/reference', label: 'Reference model forward (KL)' },
+  { path: '/rl/reward_cpu_ms', label: 'Rule-based reward, CPU ms per response', placeholder: '0: not timed' },
+  { path: '/rl/reward_workers', label: 'Reward scoring processes' },
   { path: '/rl/old_logprob', label: 'Recompute old log-probabilities' },
   { path: '/rl/placement', label: 'Placement' },
   { path: '/rl/rollout_devices', label: 'Rollout GPUs (split)' },

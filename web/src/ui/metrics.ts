@@ -922,6 +922,36 @@ function rlForward(path: 'reward' | 'reference' | 'old_logprob', label: string, 
   };
 }
 
+/**
+ * The reward phase: a reward model's forward (as the other forwards) and a rule-based reward's host
+ * time per response (rl.reward_cpu_ms over rl.reward_workers), whichever the job has.
+ */
+function rlReward(): MetricDef {
+  const model = rlForward('reward', 'Reward (scoring)', '');
+  return {
+    ...model,
+    about: 'The responses are scored: a reward model’s forward pass on the trainer’s devices, and a rule-based reward’s host time when stated (exact: no range of its own).',
+    explain: withRl((rl, c) => {
+      const host = rl.reward_cpu_s;
+      const forward = model.explain?.(c) ?? null;
+      if (!(host > 0) && forward) return forward;
+      const stated = c.scenario?.rl;
+      const both = rl.phases_s.reward - host > 0 && forward !== null;
+      return {
+        formula: `${both ? 'reward model’s forward + ' : ''}host scoring = responses × CPU time per response ÷ scoring processes`,
+        inputs: [
+          ['host scoring', sec(host)],
+          ['responses', groupDigits(rl.rollout.responses)],
+          ['CPU time per response', stated ? f((stated.reward_cpu_ms ?? 0) / 1000, 'seconds') : '?'],
+          ['scoring processes', stated ? String(stated.reward_workers ?? 1) : '?'],
+          ...(both && forward ? forward.inputs : []),
+        ],
+        source: 'docs/rl.md “Rule-based rewards”',
+      };
+    }),
+  };
+}
+
 /** The RL step (output `rl`): the step, each phase the job has, the pools' idle time, rates. */
 export const RL_METRICS: MetricDef[] = [
   {
@@ -983,7 +1013,7 @@ export const RL_METRICS: MetricDef[] = [
       };
     }),
   },
-  rlForward('reward', 'Reward model', 'The reward model scores each prompt and response.'),
+  rlReward(),
   rlForward('reference', 'Reference log-probs', 'The frozen starting policy’s log-probabilities, for the KL penalty.'),
   rlForward('old_logprob', 'Old log-probs', 'The policy’s own log-probabilities of what it generated (and PPO’s critic values).'),
   {

@@ -104,7 +104,7 @@ const RAISING_PHASE: Record<string, string> = {
   'rl.phases_s.train': 'policy update',
   'rl.phases_s.reference': 'reference forward',
   'rl.phases_s.old_logprob': 'old log-probs forward',
-  'rl.phases_s.reward': 'reward forward',
+  'rl.phases_s.reward': 'reward scoring',
   'rl.phases_s.weight_sync': 'weight sync',
 };
 

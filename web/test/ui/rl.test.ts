@@ -74,7 +74,7 @@ describe('rlTimelineSpec', () => {
         expect(segs[0]!.start).toBe(0);
       }
       // A rule-based reward takes no time: no segment for it.
-      expect(spec.bars.some((b) => b.category === 'Reward model')).toBe(false);
+      expect(spec.bars.some((b) => b.category.startsWith('Reward'))).toBe(false);
       // The straggler: the rollout is cut at the mean response, the tail runs to the longest.
       const tail = spec.bars.find((b) => b.category.startsWith('Rollout tail'))!;
       expect(tail.start).toBeCloseTo(31.2, 9);
@@ -219,5 +219,28 @@ describe('weight sync explanation', () => {
     const e = explain(sync, { prediction: host, scenario: null })!;
     expect(e.formula).toMatch(/read from host memory/);
     expect(e.source).toMatch(/checkpoint-engine/);
+  });
+});
+
+describe('reward phase', () => {
+  const reward = RL_METRICS.find((m) => m.path === 'rl.phases_s.reward')!;
+  /** A rule-based reward of 40 ms a response scored by 4 processes: 1024 x 0.04 / 4 = 10.24 s. */
+  const scored = (): Prediction => {
+    const r = rl('colocated', 0);
+    const phases_s = { ...r.phases_s, reward: 10.24 };
+    return { rl: { ...r, phases_s, reward_cpu_s: 10.24, step_time_s: r.step_time_s + 10.24 } } as unknown as Prediction;
+  };
+  it('explains a rule-based reward by its host time, with the stated inputs', () => {
+    const e = explain(reward, { prediction: scored(), scenario: { rl: { reward_cpu_ms: 40, reward_workers: 4 } } as never })!;
+    expect(e.formula).toBe('host scoring = responses × CPU time per response ÷ scoring processes');
+    expect(Object.fromEntries(e.inputs)).toMatchObject({ responses: '1,024', 'scoring processes': '4' });
+  });
+  it('puts the scoring on the timeline between the rollout and the forwards', () => {
+    const spec = rlTimelineSpec(scored())!;
+    const bar = spec.bars.find((b) => b.category.startsWith('Reward'))!;
+    expect(bar.value).toBeCloseTo(10.24, 9);
+    expect(bar.start).toBeGreaterThanOrEqual(94.37);
+    const reference = spec.bars.find((b) => b.category === 'Reference forward')!;
+    expect(reference.start).toBeCloseTo(bar.start! + 10.24, 9);
   });
 });
