@@ -320,15 +320,35 @@ StepSeries verl_lines(std::string_view text) {
   return log;
 }
 
+// The scenario's responses per prompt as the engine reads it: stated, or its algorithm's default
+// (GRPO 16, PPO 1: io/objects.cpp); 1 where the scenario does not parse.
+double samples_per_prompt(const ojson& s) {
+  auto parsed = parse_scenario(s.dump());
+  return parsed && parsed->rl ? static_cast<double>(parsed->rl->samples_per_prompt) : 1.0;
+}
+
+// A rule-based reward's measured time per step as the scenario's reward_cpu_ms (per response, times
+// its reward_workers, so the engine's responses x reward_cpu_ms / reward_workers gives the measured
+// seconds back): the step the engine predicts waits for it as the run did. Not a measurement (the
+// engine would predict it back exactly); a stated reward_cpu_ms is kept.
+void fill_reward_cpu(ojson& s, std::optional<double> seconds, const std::string& from,
+                     std::vector<std::string>& filled) {
+  ojson& rl = s["rl"];
+  if (!seconds || !(*seconds > 0) || rl.contains("reward_cpu_ms")) return;
+  auto parsed = parse_scenario(s.dump());
+  if (!parsed || !parsed->rl) return;
+  const RlWorkload& w = *parsed->rl;
+  const double ms = *seconds * 1e3 * static_cast<double>(w.reward_workers) /
+                    static_cast<double>(w.prompts_per_step * w.samples_per_prompt);
+  if (ms <= 1e7) fill(rl, "reward_cpu_ms", ms, "rl.", from + " x reward_workers / responses", filled);
+}
+
 // The step's responses: its prompt and response tokens (perf/total_num_tokens, the attention
 // masks' sum) over the mean prompt plus response. Whole prompts of the scenario's samples per
 // prompt (verl's rollout.n) within 1%: the step the log measured, in place of the one stated.
-void fill_prompts_from_tokens(const StepSeries& log, ojson& rl, std::vector<std::string>& filled) {
+void fill_prompts_from_tokens(const StepSeries& log, ojson& rl, double n, std::vector<std::string>& filled) {
   auto total = log.steady("perf/total_num_tokens"), pm = log.steady("prompt_length/mean"),
        resp = log.steady("response_length/mean");
-  const double n = rl.contains("samples_per_prompt") && rl["samples_per_prompt"].is_number_integer()
-                       ? rl["samples_per_prompt"].get<double>()
-                       : 1.0;
   if (!total || !pm || !resp || *pm + *resp <= 0) return;
   const double prompts = *total / (*pm + *resp) / n;
   const double whole = std::round(prompts);
@@ -390,7 +410,9 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
                    "response_length/mean", out.filled);
   fill_mean_length(rl, "prompt_len", steady("prompt_length/mean"), log.largest("prompt_length/max"),
                    "prompt_length/mean", out.filled);
-  fill_prompts_from_tokens(log, rl, out.filled);
+  fill_prompts_from_tokens(log, rl, samples_per_prompt(s), out.filled);
+  // verl's reward manager loops over the batch in the driver, one process.
+  if (!reward_model) fill_reward_cpu(s, steady("timing_s/reward"), "timing_s/reward", out.filled);
   if (m.empty())
     return fail("import.nothing_measured", "",
                 "the verl log has no timing_s/step, timing_s/gen, timing_s/old_log_prob, timing_s/ref, "
@@ -410,11 +432,9 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
                                                   "prompt_length/mean",
                                                   "prompt_length/max"};
     if (std::find(read.begin(), read.end(), key) != read.end() || key.rfind("timing_s/", 0) != 0 ||
-        key == "timing_s/update_weights" || (key == "timing_s/reward" && reward_model))
+        key == "timing_s/update_weights" || key == "timing_s/reward")
       continue;  // read, not a timing, or said above
-    if (key == "timing_s/reward")
-      out.unread.push_back(key + " (a rule-based reward: the driver's CPU work, not timed by the engine)");
-    else if (key == "timing_s/testing" || key == "timing_s/save_checkpoint")
+    if (key == "timing_s/testing" || key == "timing_s/save_checkpoint")
       out.unread.push_back(key +
                            " (validation and checkpoints every few steps: the median step leaves them out)");
     else
@@ -470,13 +490,17 @@ std::optional<std::string> nemo_rl_log(std::string_view text, ojson s, Imported&
         "prepare_for_generation/total (the refit and the engine's wake-up: host-side work, not fitted)");
   fill_mean_length(rl, "response_len", steady("Mean Generation Length"), std::nullopt,
                    "Mean Generation Length", out.filled);
+  // The environments' scoring (a rule-based reward: NeMo-RL's math environment workers).
+  if (!rl.contains("reward_model"))
+    fill_reward_cpu(s, steady("reward_calculation"), "reward_calculation", out.filled);
   for (const auto& [key, v] : series) {
     static const std::vector<std::string> read = {"total_step_time",
                                                   "generation",
                                                   "policy_and_reference_logprobs",
                                                   "policy_training",
                                                   "prepare_for_generation/total",
-                                                  "Mean Generation Length"};
+                                                  "Mean Generation Length",
+                                                  "reward_calculation"};
     if (std::find(read.begin(), read.end(), key) == read.end()) out.unread.push_back(key);
   }
   out.scenarios.push_back(std::move(s));

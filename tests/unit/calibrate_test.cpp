@@ -456,7 +456,11 @@ TEST(Import, VerlConsoleLog) {
   EXPECT_EQ(rl["response_len"]["max"], 8192);
   EXPECT_DOUBLE_EQ(rl["prompt_len"]["mean"].get<double>(), 237.3);
   EXPECT_EQ(rl["prompt_len"]["max"], 1024);
-  EXPECT_TRUE(lists(r["unread"], "timing_s/reward"));    // rule-based: not a phase of the engine
+  // The rule-based reward's time (median 0.81 s) over the step's 128 x 16 responses, one process:
+  // the scenario's reward_cpu_ms, not a measurement (the engine would predict it back exactly).
+  EXPECT_DOUBLE_EQ(rl["reward_cpu_ms"].get<double>(), 0.81 * 1e3 / 2048);
+  EXPECT_TRUE(lists(r["filled"], "rl.reward_cpu_ms"));
+  EXPECT_FALSE(lists(r["unread"], "timing_s/reward"));
   EXPECT_FALSE(lists(r["filled"], "prompts_per_step"));  // the job's 128 x 16, as the log's tokens say
   std::string bigger = job;
   const std::string stated = "\"prompts_per_step\": 128";
@@ -465,6 +469,14 @@ TEST(Import, VerlConsoleLog) {
   const json b = import("verl", "verl_console.log", bigger);
   EXPECT_EQ(b["measurements"][0]["scenario"]["rl"]["prompts_per_step"], 128);
   EXPECT_TRUE(lists(b["filled"], "rl.prompts_per_step = 128"));
+  // samples_per_prompt not stated: GRPO's default 16 divides the log's responses, as the engine
+  // will read the scenario (it was taken as 1, which made the step 16 times the run's).
+  std::string unstated = bigger;
+  const std::string samples = "\"samples_per_prompt\": 16,";
+  ASSERT_NE(unstated.find(samples), std::string::npos);
+  unstated.erase(unstated.find(samples), samples.size());
+  const json u = import("verl", "verl_console.log", unstated);
+  EXPECT_EQ(u["measurements"][0]["scenario"]["rl"]["prompts_per_step"], 128) << u.dump();
   for (const json& m : r["measurements"]) EXPECT_NE(m["metric"], "rl.phases_s.reward");
   const json fitted = calibrate_imported(r);
   EXPECT_FALSE(fitted.contains("error")) << fitted.dump();
@@ -521,6 +533,9 @@ TEST(Import, NemoRlConsoleLog) {
   EXPECT_EQ(rl["response_len"]["max"], 4096);
   EXPECT_TRUE(lists(r["unread"], "prepare_for_generation/total"));
   EXPECT_TRUE(lists(r["unread"], "data_processing"));
+  // The environment's scoring (median 0.25 s of steps 2-4) over the 64 x 16 responses.
+  EXPECT_DOUBLE_EQ(rl["reward_cpu_ms"].get<double>(), 0.25 * 1e3 / 1024);
+  EXPECT_FALSE(lists(r["unread"], "reward_calculation"));
   EXPECT_FALSE(calibrate_imported(r).contains("error"));
   EXPECT_EQ(import("nemo-rl", "nemo_rl_console.log", kServing)["error"]["path"], "/rl");
   EXPECT_EQ(import("nemo-rl", "verl_console.log", job)["error"]["code"], "import.malformed");
