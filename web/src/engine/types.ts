@@ -672,7 +672,7 @@ export interface ScaleUpLink {
    */
   efficiency?: number;
   /**
-   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us. Its range is twice latency_us's. Unit: us.
+   * Per ring step, bandwidth-optimised protocol. Default: 2 x latency_us. Unit: us.
    */
   bulk_latency_us?: number;
   /**
@@ -1336,11 +1336,11 @@ export interface RlSpec {
    */
   reward_model?: string | ModelSpec;
   /**
-   * A rule-based reward's host time per response (extracting and checking the answer; running a code answer's tests), waited for in the reward phase: responses x this / reward_workers. 0: not timed. Unit: ms.
+   * A rule-based reward's host time per response: the reward phase waits responses x this / reward_workers. 0: not timed. Unit: ms.
    */
   reward_cpu_ms?: number;
   /**
-   * Processes that score responses side by side (1: verl's reward manager, a loop in the driver; a sandbox pool: its size).
+   * Processes that score responses side by side (1: verl's reward loop in the driver).
    */
   reward_workers?: number;
   /**
@@ -1404,7 +1404,7 @@ export interface RlSpec {
      */
     static_batching?: boolean;
     /**
-     * The engine replays captured CUDA graphs for its decode steps. false: eager, every kernel issued from the host at the rollout software's launch_interval_us (the vllm and sglang profiles: 30 us, PyTorch's Python dispatcher; verl's and OpenRLHF's enforce_eager, NeMo-RL's vllm_cfg.enforce_eager; verl's fully-async Qwen3-30B-A3B recipe sets it, recipe/fully_async_policy/shell/grpo_30b_a3b_base_math_megatron_96_32.sh).
+     * The engine replays captured CUDA graphs for its decode steps. false: eager (enforce_eager), each kernel issued from the host at the rollout software's launch_interval_us (vllm, sglang: 30 us; docs/rl.md).
      */
     cuda_graphs?: boolean;
   };
@@ -2747,7 +2747,7 @@ export interface RlResult {
    */
   swap_bytes_per_device: number;
   /**
-   * The rule-based reward's host time per step: prompts_per_step x samples_per_prompt x rl.reward_cpu_ms / rl.reward_workers (inside phases_s.reward). Unit: s.
+   * responses x rl.reward_cpu_ms / rl.reward_workers (inside phases_s.reward). Unit: s.
    */
   reward_cpu_s: number;
   /**

@@ -128,7 +128,7 @@ describe('calibrate panel', () => {
     // Apply keeps the scenario on screen; the other button loads the run as the file states it.
     panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-apply"]')!.click();
     const run = panel.el.querySelector<HTMLButtonElement>('[data-testid="calibrate-apply-run"]')!;
-    expect(run.textContent).toBe('Load the measured run, calibrated (2 settings from the file)');
+    expect(run.textContent).toBe('Load the measured run, calibrated (3 settings from the file)');
     run.click();
     expect(applied.length).toBe(2);
     expect(applied[0]![1]).toBeUndefined();
@@ -136,6 +136,8 @@ describe('calibrate panel', () => {
     expect(applied[1]![0]).toEqual(applied[0]![0]);
     expect(loaded.rl.response_len).toEqual({ mean: 1731, max: 8192 });
     expect(loaded.rl.prompt_len).toEqual({ mean: 237.3, max: 1024 });
+    // The rule-based reward's logged time (median 0.81 s) over its 128 x 16 responses.
+    expect(loaded.rl.reward_cpu_ms).toBeCloseTo((0.81 * 1e3) / 2048, 12);
     expect(loaded.rl.train).toEqual(s.rl.train);
   });
 
