@@ -245,6 +245,7 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   }
   p.cuda_graphs = r.boolean("cuda_graphs", false);
   if (const json* sv = r.get("serving", false)) {
+    p.schedules = true;
     Reader sr(*sv, r.child("serving"), err);
     read_fields(scheduler_fields(), sr, p.serving);
     sr.string("notes", false);

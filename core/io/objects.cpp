@@ -1358,7 +1358,7 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
       if (p) {
         rl.rollout.scheduler = p->serving;
         rl.rollout.cuda_graphs = p->cuda_graphs;
-        rl.rollout.profile_schedules = profile.contains("serving");
+        rl.rollout.profile_schedules = p->schedules;
       }
     }
   }

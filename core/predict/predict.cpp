@@ -443,6 +443,22 @@ void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
                           "while a runtime built for that context refuses such requests"});
 }
 
+// A serving simulation under a software profile that states no scheduler (a training stack's, or
+// FasterTransformer's static runtime): the profile's kernels apply, and the scheduler keys that
+// inference.serving leaves out take the engine's defaults (ServingSpec), which the warning states.
+void warn_profile_not_serving(const Scenario& s, std::vector<Warning>& warnings) {
+  if (!s.inference->serving || !s.software || s.software->schedules) return;
+  const ServingSpec& sv = *s.inference->serving;
+  warnings.push_back(
+      {"inference.profile_not_serving",
+       "software '" + (s.software->id.empty() ? std::string("(inline)") : s.software->id) +
+           "' is not a serving profile (it states no scheduler): the serving simulation runs " +
+           std::string(sv.static_batching ? "static" : "continuous") + " batching of up to " +
+           std::to_string(sv.max_batch) + " sequences and " + std::to_string(sv.max_num_tokens) +
+           " tokens per step, the engine's defaults where inference.serving does not state them "
+           "(serving profiles, vllm, sglang or tensorrt-llm, state their own)"});
+}
+
 // No precision stated for a model whose checkpoint is published in a narrower format: the weights
 // are served as published (model.checkpoint_precision), as the runtimes load such a checkpoint
 // (vLLM and SGLang read its quantization_config and run the block-scaled FP8 kernels).
@@ -488,6 +504,7 @@ Result<Prediction> predict(const Scenario& s) {
     warn_mtp_not_native(s, out.warnings);
     warn_beyond_context(s, out.warnings);
     warn_checkpoint_precision(s, out.warnings);
+    warn_profile_not_serving(s, out.warnings);
     out.inference = predict_inference(s, out.warnings);
     out.inference_memory = report(inference_memory(s).bytes, dev);
     if (s.inference->serving) {

@@ -133,6 +133,7 @@ struct SoftwareProfile {
   std::string json;                 // the profile as given (written back by scenario_to_json)
   std::optional<bool> cuda_graphs;  // the runtime's default when inference.cuda_graphs is absent
   ServingSpec serving;              // the scheduler's defaults (arrival and lengths unused)
+  bool schedules = false;           // the profile states a scheduler (a serving block)
 };
 
 struct Scenario {

@@ -110,6 +110,25 @@ TEST(Serving, AStreamPastCapacityWarnsThatItsQueueGrows) {
   EXPECT_FALSE(warned({{"arrival", "closed"}, {"concurrency", 512}, {"num_requests", 1000}}));
 }
 
+// A software profile that states no scheduler (a training stack's) still runs a serving simulation
+// with its kernels, and says which scheduler it assumed; a serving profile, or none, says nothing.
+TEST(Serving, AProfileWithoutASchedulerSaysWhichItAssumed) {
+  const auto warning = [](const json& software) -> std::string {
+    json s = base({{"arrival", "offline"}, {"num_requests", 64}, {"max_batch", 32}});
+    if (!software.is_null()) s["software"] = software;
+    const json p = predict(s);
+    EXPECT_TRUE(p.contains("serving")) << p.dump().substr(0, 300);
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "inference.profile_not_serving") return w["message"].get<std::string>();
+    return "";
+  };
+  const std::string said = warning("megatron-bridge");
+  EXPECT_NE(said.find("'megatron-bridge'"), std::string::npos) << said;
+  EXPECT_NE(said.find("up to 32 sequences"), std::string::npos) << said;  // the stated max_batch
+  EXPECT_EQ(warning("vllm"), "");
+  EXPECT_EQ(warning(nullptr), "");
+}
+
 // One request at a time is the static batch of one (without the front end's own time).
 TEST(Serving, AVanishingRateGivesTheBatchOneLatency) {
   json st = base(json::object());
