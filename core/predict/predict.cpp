@@ -448,15 +448,8 @@ void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
 // inference.serving leaves out take the engine's defaults (ServingSpec), which the warning states.
 void warn_profile_not_serving(const Scenario& s, std::vector<Warning>& warnings) {
   if (!s.inference->serving || !s.software || s.software->schedules) return;
-  const ServingSpec& sv = *s.inference->serving;
-  warnings.push_back(
-      {"inference.profile_not_serving",
-       "software '" + (s.software->id.empty() ? std::string("(inline)") : s.software->id) +
-           "' is not a serving profile (it states no scheduler): the serving simulation runs " +
-           std::string(sv.static_batching ? "static" : "continuous") + " batching of up to " +
-           std::to_string(sv.max_batch) + " sequences and " + std::to_string(sv.max_num_tokens) +
-           " tokens per step, the engine's defaults where inference.serving does not state them "
-           "(serving profiles, vllm, sglang or tensorrt-llm, state their own)"});
+  warnings.push_back({"inference.profile_not_serving",
+                      not_serving_words("software '" + s.software->id + "'", *s.inference->serving)});
 }
 
 // No precision stated for a model whose checkpoint is published in a narrower format: the weights

@@ -1437,17 +1437,10 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
                                 " (model.checkpoint_precision); the weight sync sends them at that width"});
   // A training stack's profile (megatron-bridge, pytorch-fsdp, ...) as the rollout engine: its
   // kernels apply, but it states no scheduler, so the serving defaults do (ServingSpec).
-  if (!s.rl->rollout.profile_schedules) {
-    const ServingSpec& sch = s.rl->rollout.scheduler;
-    out.warnings.push_back(
-        {"rl.rollout_not_serving",
-         "rl.rollout.software '" + s.rl->rollout.software_id +
-             "' is not a serving profile (it states no scheduler): the rollout engines take its kernels and "
-             "the serving defaults, " +
-             std::string(sch.static_batching ? "static" : "continuous") + " batching of up to " +
-             std::to_string(sch.max_batch) + " sequences and " + std::to_string(sch.max_num_tokens) +
-             " tokens per step (serving profiles, vllm or sglang, state their own)"});
-  }
+  if (!s.rl->rollout.profile_schedules)
+    out.warnings.push_back({"rl.rollout_not_serving",
+                            not_serving_words("rl.rollout.software '" + s.rl->rollout.software_id + "'",
+                                              s.rl->rollout.scheduler)});
   auto plans = train_candidates(s);
   if (!plans) return plans.error();
   auto run = run_rollout(s, out);

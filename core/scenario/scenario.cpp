@@ -58,6 +58,13 @@ std::int64_t LengthDist::largest() const {
   return out;
 }
 
+std::string not_serving_words(const std::string& what, const ServingSpec& sv) {
+  return what + " is not a serving profile: its engine runs " +
+         (sv.static_batching ? "static" : "continuous") + " batching of up to " +
+         std::to_string(sv.max_batch) + " sequences and " + std::to_string(sv.max_num_tokens) +
+         " tokens a step, the defaults where the scenario does not say";
+}
+
 double speculative_tokens_per_step(const Speculative& sp) {
   const double a = sp.acceptance_rate;
   const double k = static_cast<double>(sp.draft_tokens);

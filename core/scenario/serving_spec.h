@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -155,5 +156,10 @@ struct Speculative {
 // probability a, independently, until the first rejection: (1 - a^(k+1)) / (1 - a) (Leviathan
 // et al. 2023, Eq. 1); k + 1 when every draft is accepted.
 double speculative_tokens_per_step(const Speculative& sp);
+
+// The warning a software profile without a scheduler (no serving block) gets where its engine is
+// simulated: `what` names the key, and the words say which scheduler ran instead (the serving
+// defaults where the scenario states no key): inference.profile_not_serving, rl.rollout_not_serving.
+std::string not_serving_words(const std::string& what, const ServingSpec& sv);
 
 }  // namespace optimus

@@ -930,7 +930,7 @@ function rlReward(): MetricDef {
   const model = rlForward('reward', 'Reward (scoring)', '');
   return {
     ...model,
-    about: 'The responses are scored: a reward model’s forward pass on the trainer’s devices, and a rule-based reward’s host time when stated (exact: no range of its own).',
+    about: 'The responses are scored: a reward model’s forward pass, and a rule-based reward’s stated host time (exact: no range of its own).',
     explain: withRl((rl, c) => {
       const host = rl.reward_cpu_s;
       const forward = model.explain?.(c) ?? null;
@@ -938,7 +938,7 @@ function rlReward(): MetricDef {
       const stated = c.scenario?.rl;
       const both = rl.phases_s.reward - host > 0 && forward !== null;
       return {
-        formula: `${both ? 'reward model’s forward + ' : ''}host scoring = responses × CPU time per response ÷ scoring processes`,
+        formula: `${both ? 'reward model’s forward + ' : 'host scoring = '}responses × CPU time per response ÷ scoring processes`,
         inputs: [
           ['host scoring', sec(host)],
           ['responses', groupDigits(rl.rollout.responses)],
