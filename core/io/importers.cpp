@@ -320,26 +320,27 @@ StepSeries verl_lines(std::string_view text) {
   return log;
 }
 
-// The scenario's responses per prompt as the engine reads it: stated, or its algorithm's default
-// (GRPO 16, PPO 1: io/objects.cpp); 1 where the scenario does not parse.
-double samples_per_prompt(const ojson& s) {
+// The scenario's RL job as the engine reads it (its defaults filled in: GRPO's 16 samples per prompt,
+// one reward worker, io/objects.cpp); nothing where the scenario does not parse.
+std::optional<RlWorkload> rl_as_read(const ojson& s) {
   auto parsed = parse_scenario(s.dump());
-  return parsed && parsed->rl ? static_cast<double>(parsed->rl->samples_per_prompt) : 1.0;
+  if (!parsed || !parsed->rl) return std::nullopt;
+  return *parsed->rl;
 }
 
 // A rule-based reward's measured time per step as the scenario's reward_cpu_ms (per response, times
 // its reward_workers, so the engine's responses x reward_cpu_ms / reward_workers gives the measured
 // seconds back): the step the engine predicts waits for it as the run did. Not a measurement (the
-// engine would predict it back exactly); a stated reward_cpu_ms is kept.
+// engine would predict it back exactly); a stated reward_cpu_ms, or a reward model (whose forward is
+// the reward phase), leaves the scenario as it is.
 void fill_reward_cpu(ojson& s, std::optional<double> seconds, const std::string& from,
                      std::vector<std::string>& filled) {
   ojson& rl = s["rl"];
-  if (!seconds || !(*seconds > 0) || rl.contains("reward_cpu_ms")) return;
-  auto parsed = parse_scenario(s.dump());
-  if (!parsed || !parsed->rl) return;
-  const RlWorkload& w = *parsed->rl;
-  const double ms = *seconds * 1e3 * static_cast<double>(w.reward_workers) /
-                    static_cast<double>(w.prompts_per_step * w.samples_per_prompt);
+  if (!seconds || !(*seconds > 0) || rl.contains("reward_cpu_ms") || rl.contains("reward_model")) return;
+  const auto w = rl_as_read(s);
+  if (!w) return;
+  const double ms = *seconds * 1e3 * static_cast<double>(w->reward_workers) /
+                    static_cast<double>(w->prompts_per_step * w->samples_per_prompt);
   if (ms <= 1e7) fill(rl, "reward_cpu_ms", ms, "rl.", from + " x reward_workers / responses", filled);
 }
 
@@ -410,9 +411,10 @@ std::optional<std::string> verl_log(std::string_view text, ojson s, Imported& ou
                    "response_length/mean", out.filled);
   fill_mean_length(rl, "prompt_len", steady("prompt_length/mean"), log.largest("prompt_length/max"),
                    "prompt_length/mean", out.filled);
-  fill_prompts_from_tokens(log, rl, samples_per_prompt(s), out.filled);
+  const auto job = rl_as_read(s);
+  fill_prompts_from_tokens(log, rl, job ? static_cast<double>(job->samples_per_prompt) : 1.0, out.filled);
   // verl's reward manager loops over the batch in the driver, one process.
-  if (!reward_model) fill_reward_cpu(s, steady("timing_s/reward"), "timing_s/reward", out.filled);
+  fill_reward_cpu(s, steady("timing_s/reward"), "timing_s/reward", out.filled);
   if (m.empty())
     return fail("import.nothing_measured", "",
                 "the verl log has no timing_s/step, timing_s/gen, timing_s/old_log_prob, timing_s/ref, "
@@ -491,8 +493,7 @@ std::optional<std::string> nemo_rl_log(std::string_view text, ojson s, Imported&
   fill_mean_length(rl, "response_len", steady("Mean Generation Length"), std::nullopt,
                    "Mean Generation Length", out.filled);
   // The environments' scoring (a rule-based reward: NeMo-RL's math environment workers).
-  if (!rl.contains("reward_model"))
-    fill_reward_cpu(s, steady("reward_calculation"), "reward_calculation", out.filled);
+  fill_reward_cpu(s, steady("reward_calculation"), "reward_calculation", out.filled);
   for (const auto& [key, v] : series) {
     static const std::vector<std::string> read = {"total_step_time",
                                                   "generation",

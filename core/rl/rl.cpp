@@ -1398,8 +1398,7 @@ std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPre
   // reward manager loops over the batch in the driver; code rewards run each response's tests): the
   // step waits responses x reward_cpu_ms / reward_workers, in the reward phase beside a reward
   // model's forward.
-  out.reward_cpu_s = d(s.rl->prompts_per_step * s.rl->samples_per_prompt) * s.rl->reward_cpu_ms * 1e-3 /
-                     d(s.rl->reward_workers);
+  out.reward_cpu_s = d(requests(*s.rl)) * s.rl->reward_cpu_ms * 1e-3 / d(s.rl->reward_workers);
   out.phases.reward += out.reward_cpu_s;
   weight_sync(s, out);
   if (s.rl->offload == RlOffload::params_optimizer) {

@@ -145,9 +145,12 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   // below its rollout's would say the rollout cannot take as long as its own band allows. The lower
   // end stays the step's own: raising it from a phase's lower end would trust that phase's band
   // (fitted elsewhere) over the step rows, and drops published split steps from their band.
+  // A rule-based reward's host time (reward_cpu_s) is the stated inputs' arithmetic: the forward
+  // band covers the reward model's forward alone, and the host time shifts it.
+  const double model_reward = p.phases.reward - p.reward_cpu_s;
   const StepBand step = step_band(band("step"), p,
                                   {{"rl.phases_s.rollout", p.phases.rollout, band("rollout")},
-                                   {"rl.phases_s.reward", p.phases.reward - p.reward_cpu_s, band("forward")},
+                                   {"rl.phases_s.reward", model_reward, band("forward")},
                                    {"rl.phases_s.reference", p.phases.reference, band("forward")},
                                    {"rl.phases_s.old_logprob", p.phases.old_logprob, band("forward")},
                                    {"rl.phases_s.train", p.phases.train, band("train")},
@@ -168,9 +171,6 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   add_some("rl.rollout.output_tokens_per_s", p.output_tokens_per_s, rollout, true);
   // Reward, reference and old log-probs are forward passes of the trainer's layout (rl.cpp).
   const auto forward = band("forward");
-  // A rule-based reward's host time (reward_cpu_s) is the stated inputs' arithmetic: the band
-  // covers the reward model's forward alone, and the host time shifts it.
-  const double model_reward = p.phases.reward - p.reward_cpu_s;
   add_some("rl.phases_s.reward", model_reward, forward, false);
   if (model_reward > 0 && p.reward_cpu_s > 0 && !out.empty() && out.back().path == "rl.phases_s.reward") {
     out.back().low += p.reward_cpu_s;
