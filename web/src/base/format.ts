@@ -175,3 +175,20 @@ export function cutMiddle(label: string, max: number): string {
   const tail = Math.ceil((max - 1) * 0.6);
   return `${label.slice(0, max - 1 - tail)}…${label.slice(label.length - tail)}`;
 }
+
+/**
+ * A band's regime (core/uncertainty/uncertainty.cpp regimes_of: training/moe/earlier, serving/dense,
+ * rl/step/split, ...) in words, for the sentence "80% of N published <words> fell ...".
+ */
+export function regimeWords(regime: string): string {
+  const [head, a = '', b] = regime.split('/');
+  const of = a === 'moe' ? ' of mixture-of-experts models' : a === 'dense' ? ' of dense models' : '';
+  if (head === 'training') return `training steps${of}${b === 'earlier' ? ' on GPUs without FP4 (H100, A100 and earlier)' : b ? ' on GPUs with FP4 (B200, GB200, MI355X and later)' : ''}`;
+  if (head === 'serving') return `served streams${of}${b ? ` (${b === 'ttft' ? 'time to first token' : b === 'tpot' ? 'time per output token' : b})` : ''}`;
+  if (head === 'inference') return `static inference runs${a === 'eager' ? ' launched kernel by kernel' : a ? ' replaying CUDA graphs' : ''}`;
+  if (head === 'memory') return `${a} memory footprints`.trimStart();
+  if (head === 'run') return `whole training runs${a === 'earlier' ? ' on GPUs without FP8 (A100 and earlier)' : a ? ' on GPUs with FP8 (H100 and later)' : ''}`;
+  if (head !== 'rl') return `measurements of the regime ${regime}`;
+  const what: Record<string, string> = { step: 'RL step times', rollout: 'RL rollout times', forward: 'RL scoring forward passes', train: 'RL policy-update times', weight_sync: 'RL weight syncs' };
+  return `${what[a] ?? 'RL measurements'}${b === 'split' ? ' of jobs on two pools' : b === 'colocated' ? ' of jobs on one shared pool' : ''}`;
+}

@@ -2,7 +2,7 @@
 // so they can be unit-tested (test/ui/specs.test.ts); charts/render.ts turns a spec into an SVG
 // with Observable Plot.
 import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../engine/types';
-import { formatSeconds } from '../base/format';
+import { formatSeconds, regimeWords } from '../base/format';
 
 export interface Bar {
   /** The bar's row (y axis), e.g. "training". */
@@ -51,7 +51,7 @@ export interface ChartBand {
 export function bandOf(p: Prediction, path: string, label: string, value: number | undefined): ChartBand | undefined {
   const u = p.uncertainty?.[path];
   if (!u || value === undefined || !Number.isFinite(value) || !Number.isFinite(u.low) || !Number.isFinite(u.high)) return undefined;
-  return { row: `${label} (80% band)`, value, low: u.low, high: u.high, fitted: `${u.cases} published rows of the regime ${u.regime}` };
+  return { row: `${label} (80% band)`, value, low: u.low, high: u.high, fitted: `${u.cases} published ${regimeWords(u.regime)}` };
 }
 
 export interface RooflinePoint {

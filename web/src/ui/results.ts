@@ -4,7 +4,7 @@
 // of their own (what the MoE layers do on one device), and every model its parameter counts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { h } from '../base/dom';
-import { formatBytes, formatDelta, formatValue } from '../base/format';
+import { formatBytes, formatDelta, formatValue, regimeWords } from '../base/format';
 import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RL_METRICS, RL_POOL_MEMORY_METRICS, RL_RUN_METRICS, RL_TRAINER_MEMORY_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
 import { WARNING_WORDS } from './words';
@@ -36,7 +36,7 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
   const range = band
     ? h(
         'div',
-        { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of the published measurements in the regime ${band.regime} (${band.cases} rows) fell in this range around the prediction` },
+        { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of ${band.cases} published ${regimeWords(band.regime)} fell in this range around the prediction` },
         `80% range ${formatValue(band.low, def.q)} – ${formatValue(band.high, def.q)}`,
         oneSided(band, v) ? h('span', { class: 'one-sided', 'data-one-sided': def.path }, ` (${oneSided(band, v)})`) : null,
       )
@@ -77,15 +77,6 @@ function section(title: string, defs: MetricDef[], cur: Shown, pinned: Shown | n
   return h('section', { class: 'card results-section', 'data-testid': testid }, h('h3', null, title), extra ?? null, h('div', { class: 'metrics' }, ...cards), bandNote(defs, cur));
 }
 
-/** An RL band's regime (rl/<kind>[/<placement>]) in words; null for any other regime. */
-export function rlRegimeWords(regime: string): string | null {
-  const [head, kind, placement] = regime.split('/');
-  if (head !== 'rl') return null;
-  const what: Record<string, string> = { step: 'RL step times', rollout: 'RL rollout times', forward: 'RL scoring forward passes', train: 'RL policy-update times', weight_sync: 'RL weight syncs' };
-  const where = placement === 'split' ? ' of jobs on two pools' : placement === 'colocated' ? ' of jobs on one shared pool' : '';
-  return `${what[kind ?? ''] ?? 'RL measurements'}${where}`;
-}
-
 /** One line under a section: what its 80% ranges are fitted on (the bands' regimes and rows). */
 function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
   const fitted = new Map<string, number>();
@@ -94,7 +85,7 @@ function bandNote(defs: MetricDef[], cur: Shown): HTMLElement | null {
     if (b && getPath(cur.prediction, d.path) !== undefined) fitted.set(b.regime, b.cases);
   }
   if (fitted.size === 0) return null;
-  const what = [...fitted].map(([regime, cases]) => (rlRegimeWords(regime) ? `${cases} published ${rlRegimeWords(regime)}` : `${cases} published measurements of the regime ${regime}`)).join('; ');
+  const what = [...fitted].map(([regime, cases]) => `${cases} published ${regimeWords(regime)}`).join('; ');
   return h('p', { class: 'muted band-note', 'data-testid': 'band-note', title: [...fitted.keys()].join(', ') }, `80% ranges: where 80% of ${what} fell around the engine’s prediction.`);
 }
 

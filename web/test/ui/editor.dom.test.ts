@@ -462,7 +462,7 @@ describe('results panel', () => {
     renderResults(el, { prediction: pred, resolved: null }, null);
     const notes = [...el.querySelectorAll('[data-testid="band-note"]')];
     expect(notes).toHaveLength(1);
-    expect(notes[0]!.textContent).toContain('53 published measurements of the regime training/dense/earlier');
+    expect(notes[0]!.textContent).toContain('53 published training steps of dense models on GPUs without FP4 (H100, A100 and earlier)');
     expect(notes[0]!.closest('section')!.querySelector('h3')!.textContent).toBe('Training');
     expect(el.querySelector('[data-band-metric="training.iteration_time_s"]')!.textContent).toBe('80% range 1.8 s – 2.6 s');
   });

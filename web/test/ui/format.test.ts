@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutMiddle, formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, sig, siPrefix } from '../../src/base/format';
+import { readFileSync } from 'node:fs';
+import { cutMiddle, formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, regimeWords, sig, siPrefix } from '../../src/base/format';
 
 describe('number formatting', () => {
   it.each([
@@ -105,5 +106,24 @@ describe('cutMiddle: labels cut in the middle', () => {
   });
   it('never exceeds the limit', () => {
     fc.assert(fc.property(fc.string({ maxLength: 200 }), fc.integer({ min: 3, max: 80 }), (s, n) => cutMiddle(s, n).length <= Math.max(n, 0)));
+  });
+});
+
+describe('regimeWords', () => {
+  // Every regime the shipped bands are fitted on (presets/uncertainty/bands.json) reads as words,
+  // never as the engine's regime id.
+  const bands = JSON.parse(readFileSync(new URL('../../../presets/uncertainty/bands.json', import.meta.url), 'utf8')) as { regimes: Record<string, unknown> };
+  it.each(Object.keys(bands.regimes))('%s', (regime) => {
+    const words = regimeWords(regime);
+    expect(words).not.toMatch(/[/_]|regime|undefined/);
+    expect(words.length).toBeGreaterThan(8);
+  });
+  it('names the model kind, the device generation, the metric and the placement', () => {
+    expect(regimeWords('training/moe/fp4-generation')).toBe('training steps of mixture-of-experts models on GPUs with FP4 (B200, GB200, MI355X and later)');
+    expect(regimeWords('serving/dense/ttft')).toBe('served streams of dense models (time to first token)');
+    expect(regimeWords('run/earlier')).toBe('whole training runs on GPUs without FP8 (A100 and earlier)');
+    expect(regimeWords('memory/inference')).toBe('inference memory footprints');
+    expect(regimeWords('rl/step/split')).toBe('RL step times of jobs on two pools');
+    expect(regimeWords('someday/new')).toBe('measurements of the regime someday/new');
   });
 });

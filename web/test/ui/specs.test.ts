@@ -82,7 +82,7 @@ describe('bands on the charts', () => {
   it('carry the engine’s 80% band of the headline total on a row of its own, bars unchanged', () => {
     const p = { ...prediction, uncertainty: { 'training.iteration_time_s': u, 'memory.per_device_bytes.total': { ...u, low: 90 * 2 ** 30, high: 130 * 2 ** 30 } } };
     const t = trainingTimeSpec(p)!;
-    expect(t.band).toEqual({ row: 'Iteration time (80% band)', value: 10, low: 8, high: 13, fitted: '50 published rows of the regime training/dense/earlier' });
+    expect(t.band).toEqual({ row: 'Iteration time (80% band)', value: 10, low: 8, high: 13, fitted: '50 published training steps of dense models on GPUs without FP4 (H100, A100 and earlier)' });
     expect(t.bars.reduce((a, b) => a + b.value, 0)).toBeCloseTo(10, 12);
     expect(byBoundSpec(p)!.band?.high).toBe(13);
     expect(memorySpec(p).band).toMatchObject({ row: 'Total (80% band)', value: 100 * 2 ** 30, low: 90 * 2 ** 30 });
