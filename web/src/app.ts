@@ -16,9 +16,9 @@ import { createCalibratePanel } from './ui/calibrate';
 import { renderResults, type Shown } from './ui/results';
 import { rlTimeWords } from './ui/rl';
 import { createServingSweep } from './ui/serving';
-import { createSearchView } from './ui/search';
 import { createStudiesView } from './ui/studies';
 import type { LearnView } from './ui/learn';
+import type { SearchDeps } from './ui/search';
 import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/router';
 import { formatValue, type Quantity } from './base/format';
 import { getPath } from './ui/metrics';
@@ -192,7 +192,11 @@ const hf = createHfImport((model) => {
 
 /** What the search view does when shown (its controls follow the scenario's kind). */
 const searchShown: Array<() => void> = [];
-const searchView = createSearchView({
+// The Search view (its controls, ranking table and scatter) loads on demand, as the Learn view
+// below: the first numbers do not wait for it. Its section exists from the start.
+const searchEl = h('section', { class: 'view', id: 'search', 'aria-labelledby': 'search-h' });
+let searchLoading: Promise<unknown> | null = null;
+const searchDeps = (): SearchDeps => ({
   engine,
   scenario: () => clone(lastValid as Record<string, unknown>) ?? editor.scenario(),
   apply: (parallel, batch, deployment) => {
@@ -224,6 +228,15 @@ const searchView = createSearchView({
   stem,
   notify,
 });
+const showSearch = (): void => {
+  if (!searchEl.firstChild) searchEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the search…'));
+  (searchLoading ??= import('./ui/search').then((m) => searchEl.replaceChildren(...m.createSearchView(searchDeps()).childNodes))).then(
+    () => {
+      for (const fn of searchShown) fn();
+    },
+    (e: unknown) => searchEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The search could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+  );
+};
 // "Calibrate with your measurement" (ui/calibrate.ts): applying writes the scenario's calibration.
 const calibratePanel = createCalibratePanel({
   engine,
@@ -336,7 +349,7 @@ app.replaceChildren(
         h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartRl.el, chartServingCurve.el, chartServingUsers.el, chartServingUsersThroughput.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
-    searchView,
+    searchEl,
     studiesView.el,
     learnView.el,
     accuracyEl,
@@ -587,7 +600,7 @@ exampleSelect.addEventListener('change', () => {
 
 // ---- Views ----------------------------------------------------------------------------------------
 
-const viewEls: Record<View, HTMLElement> = { estimate: document.getElementById('estimate')!, search: searchView, studies: studiesView.el, learn: learnView.el, accuracy: accuracyEl };
+const viewEls: Record<View, HTMLElement> = { estimate: document.getElementById('estimate')!, search: searchEl, studies: studiesView.el, learn: learnView.el, accuracy: accuracyEl };
 
 /** Shows the route's view (and its study or lesson); the address is the caller's business. */
 function applyRoute(r: Route): void {
@@ -603,7 +616,7 @@ function applyRoute(r: Route): void {
   else learnView.leave();
   if (r.view === 'studies') void studiesView.show(r.study);
   if (r.view === 'accuracy') showAccuracy();
-  if (r.view === 'search') for (const fn of searchShown) fn();
+  if (r.view === 'search') showSearch();
   document.title = r.view === 'estimate' ? 'Optimus: LLM performance calculator' : `${VIEW_LABELS[r.view]} · Optimus`;
 }
 
