@@ -1431,6 +1431,7 @@ void read_rl_train(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   }
   const json empty = json::object();
   Reader tr(tv ? *tv : empty, r.child(f.key), r.error_slot());
+  rl.layout_given = tv != nullptr;
   rl.train.dp = 0;
   read_fields(rl_train_fields(), tr, rl);
   tr.finish();

@@ -466,6 +466,26 @@ TEST(Rl, ATrainingStackAsTheRolloutEngineIsSaidToTakeTheServingDefaults) {
       warns(predict(base({{"rollout", {{"tp", 1}, {"software", "sglang"}}}})), "rl.rollout_not_serving"));
 }
 
+TEST(Rl, AMixtureOfExpertsTrainerWithoutAStatedLayoutIsSaidToRunEveryExpertEverywhere) {
+  // Qwen3-30B-A3B with rl.train absent: tp 1, ep 1 and dp the pool, as verl's FSDP backend runs it,
+  // which the warning says with the other trainers' practice; a stated layout (even ep 1), "auto"
+  // and a dense policy warn nothing.
+  json moe = base({{"train", nullptr}});
+  moe["model"] = "qwen3-30b-a3b";
+  const json p = predict(moe);
+  ASSERT_TRUE(p.contains("rl")) << p.dump();
+  EXPECT_EQ(p["rl"]["train"]["parallel"]["ep"], 1);
+  ASSERT_TRUE(warns(p, "rl.train_layout_assumed"));
+  for (const json& w : p["warnings"])
+    if (w["code"] == "rl.train_layout_assumed")
+      EXPECT_NE(w["message"].get<std::string>().find("over 8 devices"), std::string::npos) << w["message"];
+  moe["rl"]["train"] = {{"ep", 1}};
+  EXPECT_FALSE(warns(predict(moe), "rl.train_layout_assumed"));
+  moe["rl"]["train"] = "auto";
+  EXPECT_FALSE(warns(predict(moe), "rl.train_layout_assumed"));
+  EXPECT_FALSE(warns(predict(base({{"train", nullptr}})), "rl.train_layout_assumed"));
+}
+
 TEST(Rl, ARuleBasedRewardWaitsForItsHostTime) {
   // 32 prompts x 8 samples = 256 responses scored at 40 ms each by 4 processes: 2.56 s in the
   // reward phase, and a colocated synchronous step longer by exactly that.
