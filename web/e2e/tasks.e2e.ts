@@ -302,6 +302,13 @@ describe('a newcomer masters the page in a minute', () => {
       await page.screenshot({ path: `${OUT}error-${vpName}.png` });
       await n.click('[data-testid="fix"]');
       await n.noError();
+      // A GPU count typed in the full editor that no layout fits: the short form shows it too
+      // (it showed the last estimated count, 64, beside the error about 7).
+      await n.type('[data-path="/num_devices"]', '7');
+      await page.waitForSelector('[data-testid="status"][data-state="error"]');
+      expect(await page.locator('[data-quick="/num_devices"]').inputValue()).toBe('7');
+      await n.type('[data-quick="/num_devices"]', '64');
+      await n.noError();
       expect(await page.locator('[data-testid="headline"]').getAttribute('class')).not.toContain('stale');
       expect(await page.locator('[data-testid="calibrate"]').evaluate((el) => (el as HTMLElement).inert)).toBe(false);
       const { scenario, prediction } = await n.truth();

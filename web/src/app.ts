@@ -390,6 +390,7 @@ function showFailure(e: EngineError): void {
   setStatus('error', `Not estimated: ${plain.words}`);
   editor.showError(e);
   markStale(true);
+  taskPanel.refresh(); // the short form shows the values that failed, not the last estimated ones
   fixText.textContent = `Not estimated: ${plain.words}`;
   fixDetails.textContent = `Details: ${e.code}${e.path ? ` at ${e.path}` : ''}: ${e.message}`;
   fixBox.hidden = false;
