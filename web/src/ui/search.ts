@@ -107,7 +107,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   const mode = h(
     'select',
     { id: modeId },
-    h('option', { value: '' }, 'auto (training if present, else serving if present)'),
+    h('option', { value: '' }, 'auto: what the scenario describes'),
     h('option', { value: 'training' }, 'training'),
     h('option', { value: 'inference' }, 'inference (static batch)'),
     h('option', { value: 'serving' }, 'serving (deployments under the request stream)'),
@@ -129,7 +129,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     h('option', { value: 'energy' }, 'energy per step'),
     h('option', { value: 'cost' }, 'cost per step'),
   );
-  const budget = h('input', { id: budgetId, type: 'number', min: '0', step: 'any', placeholder: 'none (needs train_tokens)', inputmode: 'decimal', 'data-testid': 'search-budget' });
+  const budget = h('input', { id: budgetId, type: 'number', min: '0', step: 'any', placeholder: 'none (needs tokens to train)', inputmode: 'decimal', 'data-testid': 'search-budget' });
   const fixedBoxes = FIXABLE.map(([k, label]) => {
     const id = uid('fix');
     const box = h('input', { id, type: 'checkbox', value: k, 'data-fix': k });
