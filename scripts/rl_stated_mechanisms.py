@@ -7,7 +7,9 @@ tests/validation/data/rl_public.jsonl writes each row in the rl block as it stoo
 stacks' mechanisms had keys (rl.roles, rl.async.partial_rollout, rl.train.offload, rl.weight_sync "host"). This script
 adds to each scenario only what its row of tests/validation/data/rl_post_training.csv states
 (quoted below), predicts both, and prints the mean |predicted / measured - 1| per source. Nothing
-is fitted and no number is chosen here; it measures what the mechanisms change.
+is fitted and no number is chosen here; it measures what the mechanisms change. A third column
+adds what the rows' scripts ran by their stack's defaults at the recipe's commit (DEFAULTS, below),
+which the csv does not state.
 """
 import argparse, json, os, subprocess, sys
 from collections import defaultdict
@@ -45,6 +47,21 @@ for case in ('ckpteng_glm45air_8xh800', 'ckpteng_q235b_8xh800', 'ckpteng_dsv31_1
              'ckpteng_dsv31_256xh20', 'ckpteng_kimik2_256xh20'):
     STATED[case] = HOST
 
+# What the rows' own scripts ran without saying it in the csv: the stack's defaults at the commit
+# of each recipe (a third column, apart from the csv's statements). verl's rollout config set
+# enforce_eager: True ("Default True to allow cache freeing", verl/trainer/config/rollout/rollout.yaml)
+# until main's ff6978c14 (2025-08-08) made it False. The one_step_off scripts (zdhNarsil/verl
+# @03f1dece8efb, @1e7aa47776b5, July 2025) and the fully_async 7B scripts (volcengine/verl
+# @34cf9e7b91fb, on a branch whose rollout.yaml still reads True) leave it at that default; the
+# 30B async script sets actor_rollout_ref.rollout.enforce_eager=True itself (@144f58a5f1f7). The
+# 30B colocated run's script is not published: left as written.
+EAGER = ({'rollout': {'cuda_graphs': False}}, "verl's rollout default enforce_eager True at the recipe's commit")
+DEFAULTS = {name: EAGER for name in (
+    'verlos_7b_fsdp2_colocate_16', 'verlos_7b_fsdp2_onestep_4_12', 'verlos_7b_megatron_colocate_16',
+    'verlos_7b_megatron_onestep_4_12', 'verlfa_7b_colocate_32', 'verlfa_7b_colocate_64', 'verlfa_7b_colocate_128',
+    'verlfa_7b_async_16_16', 'verlfa_7b_async_32_32', 'verlfa_7b_async_64_64', 'verlfa_7b_async_64_64_stale0.1',
+    'verlfa_7b_async_64_64_stale0.3', 'verlfa_7b_stream_64_64_stale0', 'verlfa_30b_async_96_32')}
+
 
 def merge(a, b):
     for k, v in b.items():
@@ -70,27 +87,32 @@ def main():
             cache[key] = json.loads(r.stdout)
         return cache[key]
 
-    err = defaultdict(lambda: [[], []])
+    err = defaultdict(lambda: [[], [], []])
     for row in rows:
         sc = row['scenario']
         stated = json.loads(json.dumps(sc))
         if sc['name'] in STATED:
             merge(stated['rl'], STATED[sc['name']][0])
-        for i, s in enumerate((sc, stated)):
+        defaults = json.loads(json.dumps(stated))
+        if sc['name'] in DEFAULTS:
+            merge(defaults['rl'], DEFAULTS[sc['name']][0])
+        for i, s in enumerate((sc, stated, defaults)):
             out = predict(s)
             if 'error' in out:
                 sys.exit(f"{sc['name']}: {out['error']}")
             err[row['group']][i].append(abs(metric(out, row['metric']) / row['expected'] - 1))
-    print(f"{'source':58s} {'n':>3s} {'as written':>11s} {'stated':>8s}")
-    every = [[], []]
-    for g, (base, stated) in sorted(err.items()):
-        every[0] += base
-        every[1] += stated
-        print(f"{g[:58]:58s} {len(base):3d} {100 * sum(base) / len(base):10.1f}% {100 * sum(stated) / len(stated):7.1f}%")
-    print(f"{'all':58s} {len(every[0]):3d} {100 * sum(every[0]) / len(every[0]):10.1f}% "
-          f"{100 * sum(every[1]) / len(every[1]):7.1f}%")
+    mean = lambda e: 100 * sum(e) / len(e)
+    print(f"{'source':58s} {'n':>3s} {'as written':>11s} {'stated':>8s} {'+ defaults':>11s}")
+    every = [[], [], []]
+    for g, cols in sorted(err.items()):
+        for i in range(3):
+            every[i] += cols[i]
+        print(f"{g[:58]:58s} {len(cols[0]):3d} {mean(cols[0]):10.1f}% {mean(cols[1]):7.1f}% {mean(cols[2]):10.1f}%")
+    print(f"{'all':58s} {len(every[0]):3d} {mean(every[0]):10.1f}% {mean(every[1]):7.1f}% {mean(every[2]):10.1f}%")
     for name, (_, why) in STATED.items():
         print(f"  {name}: {why}")
+    for name, (_, why) in DEFAULTS.items():
+        print(f"  {name} (+ defaults): {why}")
 
 
 if __name__ == '__main__':
