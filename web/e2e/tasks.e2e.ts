@@ -307,6 +307,10 @@ describe('a newcomer masters the page in a minute', () => {
       await n.type('[data-path="/num_devices"]', '7');
       await page.waitForSelector('[data-testid="status"][data-state="error"]');
       expect(await page.locator('[data-quick="/num_devices"]').inputValue()).toBe('7');
+      // A count past the engine's range: said with the field's label and readable numbers.
+      await n.type('[data-quick="/num_devices"]', '1e12');
+      await page.waitForSelector('[data-testid="status"][data-state="error"]');
+      expect(await page.locator('[data-testid="error-fix"]').textContent()).toContain('GPUs = 1,000,000,000,000 is above what the engine accepts (1 to 100,000,000)');
       await n.type('[data-quick="/num_devices"]', '64');
       await n.noError();
       expect(await page.locator('[data-testid="headline"]').getAttribute('class')).not.toContain('stale');

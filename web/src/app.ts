@@ -385,8 +385,18 @@ function schedule(): void {
   })();
 }
 
+/** The label the field of `path` shows (the short form's, else the full editor's), for error words. */
+function fieldLabel(path: string): string | undefined {
+  for (const sel of [`[data-quick="${path}"]`, `[data-path="${path}"]`]) {
+    const id = document.querySelector(sel)?.id;
+    const text = id ? document.querySelector(`label[for="${id}"]`)?.textContent?.trim() : undefined;
+    if (text) return text;
+  }
+  return undefined;
+}
+
 function showFailure(e: EngineError): void {
-  const plain = plainError(e, editor.scenario(), editor.userSet());
+  const plain = plainError(e, editor.scenario(), editor.userSet(), fieldLabel);
   setStatus('error', `Not estimated: ${plain.words}`);
   editor.showError(e);
   markStale(true);

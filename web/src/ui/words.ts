@@ -4,6 +4,7 @@
 import type { EngineError } from '../engine/types';
 import { derivedDp } from '../state/coupling';
 import { asObject } from '../state/pointer';
+import { groupDigits, sig } from '../base/format';
 
 export interface Fix {
   /** The field the fix sets (a JSON Pointer; value undefined removes the key). */
@@ -39,8 +40,20 @@ export function errorWords(e: EngineError): string {
   return WORDS[e.code] ?? e.message;
 }
 
-export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>): Plain {
-  const words = errorWords(e);
+/**
+ * A value outside a key's range (the reader's "'key' = v is outside the accepted range [lo, hi]",
+ * core/io/reader.h) with the field's label and readable numbers; undefined for any other error.
+ */
+export function rangeWords(e: EngineError, label: string | undefined): string | undefined {
+  const m = /^'([^']+)' = (\S+) is outside the accepted range \[(\S+), (\S+)\]$/.exec(e.message);
+  if (e.code !== 'scenario.out_of_range' || !m) return undefined;
+  const [v, lo, hi] = [m[2], m[3], m[4]].map(Number) as [number, number, number];
+  const num = (x: number): string => (Number.isInteger(x) && Math.abs(x) < 1e15 ? groupDigits(x) : sig(x));
+  return `${label ?? m[1]!.replace(/_/g, ' ')} = ${num(v)} is ${v < lo ? 'below' : 'above'} what the engine accepts (${num(lo)} to ${num(hi)})`;
+}
+
+export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>, label?: (path: string) => string | undefined): Plain {
+  const words = rangeWords(e, label?.(e.path)) ?? errorWords(e);
   const p = s.parallel !== null && typeof s.parallel === 'object' ? (s.parallel as Record<string, unknown>) : undefined;
   if (e.code === 'parallel.product_mismatch' && p?.dp !== undefined) {
     const rest = derivedDp({ ...s, parallel: { ...p, dp: undefined } });

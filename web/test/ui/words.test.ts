@@ -69,3 +69,19 @@ describe('reasonWords', () => {
     expect(reasonWords('parallel.ep_not_divisor_of_experts')).toBe('ep not divisor of experts');
   });
 });
+
+describe('a value out of range', () => {
+  // The reader's message (core/io/reader.h) as the engine writes it.
+  const range = (message: string, path = '/num_devices') => ({ code: 'scenario.out_of_range', path, message });
+  it('says the field by its label, which way, and the range with readable numbers', () => {
+    const e = range("'num_devices' = 1000000000000 is outside the accepted range [1, 100000000]");
+    expect(plainError(e, s('auto'), new Set(), () => 'GPUs').words).toBe('GPUs = 1,000,000,000,000 is above what the engine accepts (1 to 100,000,000)');
+    expect(plainError(range("'bandwidth_GBps' = 1e-09 is outside the accepted range [1e-06, 100000000]", '/system/scale_up/bandwidth_GBps'), s('auto'), new Set()).words).toBe(
+      'bandwidth GBps = 1e-9 is below what the engine accepts (0.000001 to 100,000,000)',
+    );
+  });
+  it('keeps the engine message for any other form', () => {
+    const e = range("'x' = 0.5 is outside the accepted range: 0 (not modelled) or [1, 2]");
+    expect(plainError(e, s('auto'), new Set(), () => 'X').words).toBe(e.message);
+  });
+});
