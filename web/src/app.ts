@@ -12,7 +12,7 @@ import { h } from './base/dom';
 import { createEditor, type Scenario } from './ui/editor';
 import { download, fileStem, toCsv, toJson } from './ui/export';
 import { createHfImport } from './ui/hfimport';
-import { createCalibratePanel } from './ui/calibrate';
+import type { CalibratePanel } from './ui/calibrate';
 import { renderResults, type Shown } from './ui/results';
 import { rlTimeWords } from './ui/rl';
 import { createServingSweep } from './ui/serving';
@@ -157,8 +157,11 @@ function markStale(stale: boolean): void {
   headline.dataset.stale = String(stale);
   // The calibrate panel would fit the last valid scenario, not the one on screen: out of reach
   // until the scenario is estimated again.
-  calibratePanel.el.classList.toggle('stale', stale);
-  calibratePanel.el.inert = stale;
+  staleNow = stale;
+  if (calibratePanel) {
+    calibratePanel.el.classList.toggle('stale', stale);
+    calibratePanel.el.inert = stale;
+  }
   if (!stale) {
     fixBox.hidden = bannerFix.hidden = true;
     if (linkError) banner.hidden = true;
@@ -238,7 +241,24 @@ const showSearch = (): void => {
   );
 };
 // "Calibrate with your measurement" (ui/calibrate.ts): applying writes the scenario's calibration.
-const calibratePanel = createCalibratePanel({
+// It loads after the first result, as the editor's schema does (docs/web.md "Weight"), into the
+// place its slot keeps under the results.
+let staleNow = false;
+const calibrateSlot = h('div', { class: 'calibrate-slot' });
+let calibratePanel: CalibratePanel | null = null;
+let calibrateLoading: Promise<unknown> | null = null;
+const loadCalibrate = (): Promise<unknown> =>
+  (calibrateLoading ??= import('./ui/calibrate').then(
+    (m) => {
+      const panel = m.createCalibratePanel(calibrateDeps);
+      calibrateSlot.replaceWith(panel.el);
+      calibratePanel = panel;
+      markStale(staleNow);
+      if (current) panel.update(current.scenario, current.prediction);
+    },
+    (e: unknown) => calibrateSlot.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The calibration panel could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+  ));
+const calibrateDeps = {
   engine,
   apply: (cal, run) => {
     const s = clone(run ?? editor.scenario());
@@ -249,7 +269,7 @@ const calibratePanel = createCalibratePanel({
       notify(run ? 'The measured run loaded, calibrated: the link and the JSON export carry it.' : cal ? 'Calibration applied: the link and the JSON export carry it.' : 'Calibration removed.');
     });
   },
-});
+} satisfies Parameters<typeof import('./ui/calibrate').createCalibratePanel>[0];
 const studiesView = createStudiesView(engine, notify, (name) => {
   route = { view: 'studies', study: name };
   history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
@@ -346,7 +366,7 @@ app.replaceChildren(
         'div',
         { class: 'layout' },
         h('div', { class: 'left' }, editorHeading, editor.el, hf),
-        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibratePanel.el, chartRl.el, chartServingCurve.el, chartServingUsers.el, chartServingUsersThroughput.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
+        h('div', { class: 'right' }, h('h2', null, 'Results'), compareNote, resultsEl, calibrateSlot, chartRl.el, chartServingCurve.el, chartServingUsers.el, chartServingUsersThroughput.el, chartServingTimeline.el, chartTime.el, chartTimeInf.el, chartRun.el, chartMemory.el, chartRoofline.el),
       ),
     ),
     searchEl,
@@ -520,7 +540,7 @@ function renderHeadline(p: Prediction, s: Scenario): void {
 function render(): void {
   if (!current) return;
   renderResults(resultsEl, current, pinned);
-  calibratePanel.update(current.scenario, current.prediction);
+  calibratePanel?.update(current.scenario, current.prediction);
   renderHeadline(current.prediction, current.scenario);
   taskPanel.refresh();
   if (route.view === 'search') for (const fn of searchShown) fn(); // a link opened on the search view
@@ -684,6 +704,7 @@ async function loadFromHash(): Promise<void> {
   const task = taskOf(r.scenario as Scenario);
   if (taskPanel.task() !== 'compare' || r.source === 'link') taskPanel.select(task === 'infer' ? 'serve' : task);
   const estimated = await first;
+  void loadCalibrate();
   // Without a link the page shows the training task's start, whose layout follows like a task's.
   await editor.load(r.scenario as Scenario, { layoutFollows: landingStart });
   taskPanel.refresh();
