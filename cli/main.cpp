@@ -99,8 +99,13 @@ bool read_input(const std::string& file, std::string& out) {
 std::string seconds(double s) {
   char buf[64];
   if (s == 0.0) return "0 s";  // nothing spent: not "0.0 us", which reads as rounded
+  // Long durations in the unit a person reads them in (a restart's 42,598 s is 11.83 h).
   if (s >= 86400.0 * 2)
     std::snprintf(buf, sizeof buf, "%.2f days", s / 86400.0);
+  else if (s >= 7200.0)
+    std::snprintf(buf, sizeof buf, "%.2f h", s / 3600.0);
+  else if (s >= 600.0)
+    std::snprintf(buf, sizeof buf, "%.2f min", s / 60.0);
   else if (s >= 1.0)
     std::snprintf(buf, sizeof buf, "%.3f s", s);
   else if (s >= 1e-3)
