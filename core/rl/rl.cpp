@@ -1218,9 +1218,13 @@ double host_sync_s(const Scenario& s, double wbytes) {
 // are handed over in device memory, with no broadcast (verl's hybrid engine passes the FSDP /
 // Megatron full tensors to the vLLM or SGLang worker of the same GPU, verl/workers/sharding_manager;
 // NeMo-RL's colocated refit passes CUDA IPC handles, nemo_rl/models/generation/vllm, while its
-// non-colocated refit broadcasts over NCCL). Loading one's shard of each tensor is a device-memory
-// copy of weights / engine tp bytes (tens of milliseconds at HBM rates), not counted.
-void weight_sync(const Scenario& s, RlPrediction& out) {
+// non-colocated refit broadcasts over NCCL). The engine then copies its shard of each tensor into
+// its own parameters (vLLM's and SGLang's load_weights): its weights per device read and written
+// at the device's streaming rate, colocated after the gather (verl's sharding manager gathers and
+// loads tensor by tensor, nothing to overlap); split, that copy runs behind the next bucket's
+// broadcast (checkpoint-engine's pipeline, Weights from host memory) and is not counted.
+// `engine_weights`: the rollout engine's weight bytes per device.
+void weight_sync(const Scenario& s, double engine_weights, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
   const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
@@ -1234,9 +1238,11 @@ void weight_sync(const Scenario& s, RlPrediction& out) {
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
   if (rl.weight_sync == RlWeightSync::nccl) {
-    const double send =
-        rl.placement == RlPlacement::colocated ? 0.0 : wbytes / (tier.bandwidth.value * tier.efficiency);
-    out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) + send + tier.latency.value;
+    const DeviceSpec& dev = sys.device;
+    const double hand_over = rl.placement == RlPlacement::colocated
+                                 ? 2.0 * engine_weights / (dev.hbm_bandwidth.value * dev.memory_efficiency)
+                                 : wbytes / (tier.bandwidth.value * tier.efficiency);
+    out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) + hand_over + tier.latency.value;
     return;
   }
   if (rl.weight_sync == RlWeightSync::host) {
@@ -1400,7 +1406,7 @@ std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPre
   // model's forward.
   out.reward_cpu_s = d(requests(*s.rl)) * s.rl->reward_cpu_ms * 1e-3 / d(s.rl->reward_workers);
   out.phases.reward += out.reward_cpu_s;
-  weight_sync(s, out);
+  weight_sync(s, run.engine_weights, out);
   if (s.rl->offload == RlOffload::params_optimizer) {
     // The policy's parameters come back to the devices to be gathered and sent (verl loads the
     // FSDP module before resharding it to the engine), and go back after.
