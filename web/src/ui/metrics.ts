@@ -1058,7 +1058,7 @@ export const RL_METRICS: MetricDef[] = [
             ? ['weight sync = the weights read from host memory over the host link, then broadcast', 'MoonshotAI checkpoint-engine (host-to-device, broadcast, reload); docs/rl.md']
             : rl.placement === 'colocated'
               ? [
-                  'weight sync = gather the trainer’s shards into whole tensors, handed to the engine on the same devices in device memory: bytes × (shards − 1) / shards / (link bandwidth × efficiency) + latency (nothing to gather where every trainer rank holds the weights whole)',
+                  'weight sync = gather the trainer’s shards into whole tensors, handed to the engine on the same devices, which copies its shard into its parameters: bytes × (shards − 1) / shards / (link bandwidth × efficiency) + 2 × engine weights per GPU / (memory bandwidth × efficiency) + latency (nothing to gather where every trainer rank holds the weights whole)',
                   'verl’s hybrid engine and NeMo-RL’s colocated refit pass the gathered tensors to the engine on the same GPU; docs/rl.md',
                 ]
               : [

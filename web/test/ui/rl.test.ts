@@ -208,7 +208,7 @@ describe('weight sync explanation', () => {
     ({ rl: { ...rl(placement, 0), weight_sync: { method: 'nccl', bytes: 15.2e9 } } }) as unknown as Prediction;
   it('hands the gathered weights over in device memory when colocated, and broadcasts them when split', () => {
     const colocated = explain(sync, { prediction: withSync('colocated'), scenario: null })!;
-    expect(colocated.formula).toMatch(/handed to the engine on the same devices in device memory/);
+    expect(colocated.formula).toMatch(/handed to the engine on the same devices, which copies its shard into its parameters/);
     expect(colocated.formula).not.toMatch(/broadcast/);
     const split = explain(sync, { prediction: withSync('split'), scenario: null })!;
     expect(split.formula).toMatch(/broadcast to every engine/);
