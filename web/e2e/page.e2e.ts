@@ -590,7 +590,8 @@ describe('the built page', () => {
     await settled(page);
     await page.click('[data-task="rl"]');
     await page.locator('[data-metric="rl.step_time_s"]').first().waitFor();
-    await page.click('a[data-view="search"]');
+    // The RL task's own way there.
+    await page.click('[data-testid="rl-search"]');
     expect(await page.locator('#search-h').textContent()).toBe('Search RL placements');
     await page.click('[data-testid="search-run"]');
     const firstRow = page.locator('[data-testid="search-table"] tbody tr').first();

@@ -155,7 +155,9 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
             h('button', { type: 'button', onclick: () => deps.searchLayouts() }, 'Rank every layout'),
             h('button', { type: 'button', onclick: () => deps.compareGpus() }, 'Cheapest GPU for a whole run'),
           ]
-        : []),
+        : task === 'rl'
+          ? [h('button', { type: 'button', 'data-testid': 'rl-search', onclick: () => deps.searchLayouts() }, 'Find the fastest placement')]
+          : []),
       h('button', { type: 'button', class: 'link', 'data-testid': 'open-editor', onclick: () => deps.openEditor() }, 'Every setting (full editor)'),
     );
   }
