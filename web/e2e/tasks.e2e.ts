@@ -242,13 +242,13 @@ const TASK_PLAYS: TaskPlay[] = [
       const memory = n.page.locator('section.results-section', { has: n.page.locator('h3', { hasText: 'Memory per device: the trainer' }) });
       const host = memory.locator('[data-metric="memory.host_bytes"]');
       expect(await host.getAttribute('data-value')).toBe(String(prediction.memory.host_bytes));
-      // Colocated, the weight sync is the trainer's gather handed over in device memory: its formula
-      // says so, and no broadcast.
+      // Colocated, the weight sync is the trainer's gather handed over on the same devices and the
+      // engine's copy into its parameters: its formula says so, and no broadcast.
       const rl = n.page.locator('[data-testid="rl"]');
       const sync = rl.locator('.metric', { has: n.page.locator('[data-metric="rl.phases_s.weight_sync"]') });
       await sync.locator('summary').click();
       const formula = (await sync.locator('.formula').textContent())!;
-      expect(formula).toContain('handed to the engine on the same devices in device memory');
+      expect(formula).toContain('handed to the engine on the same devices, which copies its shard into its parameters');
       expect(formula).not.toContain('broadcast');
       await sync.screenshot({ path: `${OUT}task-rl-weight-sync-${n.page.viewportSize()!.width}.png` });
       await n.page.locator('[data-testid="warnings"]').screenshot({ path: `${OUT}task-rl-offload-warning-${n.page.viewportSize()!.width}.png` });
@@ -311,8 +311,13 @@ describe('a newcomer masters the page in a minute', () => {
       await n.type('[data-quick="/num_devices"]', '1e12');
       await page.waitForSelector('[data-testid="status"][data-state="error"]');
       expect(await page.locator('[data-testid="error-fix"]').textContent()).toContain('GPUs = 1,000,000,000,000 is above what the engine accepts (1 to 100,000,000)');
+      // ...and at the field it was typed in.
+      const gpus = page.locator('[data-quick="/num_devices"]');
+      expect(await gpus.getAttribute('aria-invalid')).toBe('true');
+      expect(await gpus.locator('xpath=following-sibling::span[contains(@class, "error")]').textContent()).toContain('above what the engine accepts');
       await n.type('[data-quick="/num_devices"]', '64');
       await n.noError();
+      expect(await gpus.getAttribute('aria-invalid')).toBe('false');
       expect(await page.locator('[data-testid="headline"]').getAttribute('class')).not.toContain('stale');
       expect(await page.locator('[data-testid="calibrate"]').evaluate((el) => (el as HTMLElement).inert)).toBe(false);
       const { scenario, prediction } = await n.truth();

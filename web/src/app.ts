@@ -163,6 +163,7 @@ function markStale(stale: boolean): void {
     calibratePanel.el.inert = stale;
   }
   if (!stale) {
+    taskPanel.showError(null);
     fixBox.hidden = bannerFix.hidden = true;
     if (linkError) banner.hidden = true;
     linkError = null;
@@ -421,6 +422,7 @@ function showFailure(e: EngineError): void {
   editor.showError(e);
   markStale(true);
   taskPanel.refresh(); // the short form shows the values that failed, not the last estimated ones
+  taskPanel.showError(e.path, plain.words);
   fixText.textContent = `Not estimated: ${plain.words}`;
   fixDetails.textContent = `Details: ${e.code}${e.path ? ` at ${e.path}` : ''}: ${e.message}`;
   fixBox.hidden = false;

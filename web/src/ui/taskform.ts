@@ -41,6 +41,8 @@ export interface TaskPanel {
   select(task: Task): void;
   /** Re-reads the scenario's values into the form (after every estimate). */
   refresh(): void;
+  /** Marks the field an engine error points at (its JSON Pointer) with `words`; null clears it. */
+  showError(path: string | null, words?: string): void;
 }
 
 const PLACEMENTS: Array<[string, string]> = [
@@ -79,6 +81,8 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     followNote.hidden = notes.length === 0;
   };
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
+  /** Each number field's input and error line, by its path. */
+  const errs = new Map<string, [HTMLInputElement, HTMLElement]>();
   const layoutNote = h('span', { class: 'unit', 'data-testid': 'layout-note' });
 
   /** The fields of the task for this scenario (state/tasks.ts quickFields). */
@@ -111,6 +115,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     } else {
       input = h('input', { id, type: 'text', inputmode: f.kind === 'int' ? 'numeric' : 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-quick': f.path });
       const err = h('span', { class: 'error', role: 'alert', hidden: true });
+      errs.set(f.path, [input, err]);
       input.addEventListener('change', () => {
         const raw = input.value.trim().replace(/_/g, '').replace(/,/g, '');
         const x = raw === '' ? undefined : Number(raw);
@@ -146,6 +151,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     if (key === shownFields) return;
     shownFields = key;
     inputs.clear();
+    errs.clear();
     form.replaceChildren(h('div', { class: 'grid' }, ...fields.map(control)));
     question.textContent = TASK_DEFS[task].question;
     extras.replaceChildren(
@@ -201,5 +207,16 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
       refresh();
     },
     refresh,
+    showError(path: string | null, words?: string): void {
+      for (const [p, [input, err]] of errs) {
+        // The field of the path, or of a key in it or above it (/rl/response_len for its max).
+        const at = path !== null && (p === path || p.startsWith(`${path}/`) || path.startsWith(`${p}/`));
+        if (!at && err.dataset.engine !== 'true') continue;
+        err.dataset.engine = String(at);
+        err.hidden = !at;
+        err.textContent = at ? (words ?? '') : '';
+        input.setAttribute('aria-invalid', String(at));
+      }
+    },
   };
 }
