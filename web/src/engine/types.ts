@@ -1504,7 +1504,7 @@ export interface RlSpec {
         reward?: number;
       };
   /**
-   * nccl: gathered from the trainer's shards, then, split, broadcast from trainer to engine ranks over the fabric joining them (colocated, handed to the engine in device memory: the gather alone); checkpoint: through storage; host: read from the host memory the trainer's shards are staged in, bucket by bucket (host-to-device by its owner, broadcast, reload, pipelined: MoonshotAI checkpoint-engine), at the slower of one device's system.host_link_GBps and the broadcast (NVLink in one scale-up domain, else a node's NICs capped by NVLink), rl.md; no host link: rl.host_sync_needs_host_link.
+   * nccl: gathered from the trainer's shards, then, split, broadcast from trainer to engine ranks over the fabric joining them (colocated, handed to the engine in device memory: the gather and the engine's copy into its parameters); checkpoint: through storage; host: read from the host memory the trainer's shards are staged in, bucket by bucket (host-to-device by its owner, broadcast, reload, pipelined: MoonshotAI checkpoint-engine), at the slower of one device's system.host_link_GBps and the broadcast (NVLink in one scale-up domain, else a node's NICs capped by NVLink), rl.md; no host link: rl.host_sync_needs_host_link.
    */
   weight_sync?: 'nccl' | 'checkpoint' | 'host';
   /**
@@ -2579,7 +2579,7 @@ export interface RlResult {
      */
     train: number;
     /**
-     * The policy's weights to the engines: gathered from the trainer's shards (tp, pp, ep; the data-parallel ranks under ZeRO-3), then sent (split) or handed over in device memory (colocated). Unit: s.
+     * The policy's weights to the engines: gathered from the trainer's shards (tp, pp, ep; the data-parallel ranks under ZeRO-3), then sent (split) or handed over in device memory and copied into the engine's parameters (colocated). Unit: s.
      */
     weight_sync: number;
     /**
