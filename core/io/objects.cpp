@@ -1375,7 +1375,18 @@ Fields<RlWorkload> make_rl_train() {
   t.integer("pp", 1, kMaxDevices, AT(train.pp)).def();
   t.integer("cp", 1, kMaxDevices, AT(train.cp)).def();
   t.integer("dp", 1, kMaxDevices, AT(train.dp)).written(Write::nonzero);
-  t.integer("ep", 1, kMaxDevices, AT(train.ep)).def();
+  t.custom(
+      "ep", integer(1, kMaxDevices).def(1).json(),
+      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+        if (auto x = r.integer(self.key, false, 1, kMaxDevices)) {
+          rl.train.ep = *x;
+          rl.ep_given = true;
+        }
+      },
+      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+        if (!rl.ep_given) return std::nullopt;  // absent reads back as absent (rl.train_layout_assumed)
+        return rl.train.ep;
+      });
   t.integer("etp", 1, kMaxDevices, AT(train.etp)).def();
   t.custom(
       "micro_batch", integer(1, kMaxCount).unit("sequences").json(),
@@ -1431,7 +1442,6 @@ void read_rl_train(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   }
   const json empty = json::object();
   Reader tr(tv ? *tv : empty, r.child(f.key), r.error_slot());
-  rl.layout_given = tv != nullptr;
   rl.train.dp = 0;
   read_fields(rl_train_fields(), tr, rl);
   tr.finish();

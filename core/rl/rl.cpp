@@ -1480,15 +1480,15 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   }
   if (!best) return *first_error;
   whole_run(chosen, *best);
-  if (!input.rl->layout_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
+  if (!input.rl->ep_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
       train_pool(s) > 1)
     best->warnings.push_back(
         {"rl.train_layout_assumed",
-         "rl.train is not stated: the trainer runs every expert on every device (tp 1, ep 1, ZeRO-" +
+         "rl.train.ep is not stated: the trainer runs every expert on every device (ep 1, ZeRO-" +
              std::to_string(best->train_plan.zero_stage) + " over " + std::to_string(train_pool(s)) +
              " devices), as verl's FSDP backend trains a mixture-of-experts model; Megatron-based trainers "
-             "(verl's Megatron backend, NeMo-RL, slime) split the experts over devices: state rl.train "
-             "(its ep), or \"auto\" for the layout search's choice"});
+             "(verl's Megatron backend, NeMo-RL, slime) split the experts over devices: state rl.train.ep, "
+             "or rl.train \"auto\" for the layout search's choice"});
   return *best;
 }
 

@@ -108,7 +108,7 @@ struct RlWorkload {
   // max_tokens_per_mb): the tokens one device takes per micro-batch. Absent: twice the longest
   // prompt + response unless train.micro_batch is given; 0: micro_batch sequences, unpacked.
   std::optional<std::int64_t> micro_batch_tokens;
-  bool layout_given = false;       // train stated as layout keys (else tp 1, ep 1, dp what is left)
+  bool ep_given = false;           // train.ep stated (else 1: every expert on every trainer device)
   bool micro_batch_given = false;  // train.micro_batch stated
   bool zero_stage_given = false;   // train.zero_stage stated (else the smallest that fits)
   bool offload_given = false;      // train.offload stated (else cpu_optimizer where nothing fits)

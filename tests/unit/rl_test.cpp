@@ -475,8 +475,8 @@ TEST(Rl, ATrainingStackAsTheRolloutEngineIsSaidToTakeTheServingDefaults) {
 
 TEST(Rl, AMixtureOfExpertsTrainerWithoutAStatedLayoutIsSaidToRunEveryExpertEverywhere) {
   // Qwen3-30B-A3B with rl.train absent: tp 1, ep 1 and dp the pool, as verl's FSDP backend runs it,
-  // which the warning says with the other trainers' practice; a stated layout (even ep 1), "auto"
-  // and a dense policy warn nothing.
+  // which the warning says with the other trainers' practice; so does a train block without ep. A
+  // stated ep (even 1), "auto" and a dense policy warn nothing, and the echo keeps ep absent.
   json moe = base({{"train", nullptr}});
   moe["model"] = "qwen3-30b-a3b";
   const json p = predict(moe);
@@ -486,6 +486,12 @@ TEST(Rl, AMixtureOfExpertsTrainerWithoutAStatedLayoutIsSaidToRunEveryExpertEvery
   for (const json& w : p["warnings"])
     if (w["code"] == "rl.train_layout_assumed")
       EXPECT_NE(w["message"].get<std::string>().find("over 8 devices"), std::string::npos) << w["message"];
+  moe["rl"]["train"] = {{"zero_stage", 3}};
+  EXPECT_TRUE(warns(predict(moe), "rl.train_layout_assumed"));
+  const json v = json::parse(optimus::api::validate(moe.dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump();
+  EXPECT_FALSE(v["scenario"]["rl"]["train"].contains("ep")) << v["scenario"]["rl"]["train"].dump();
+  EXPECT_TRUE(warns(predict(v["scenario"]), "rl.train_layout_assumed"));
   moe["rl"]["train"] = {{"ep", 1}};
   EXPECT_FALSE(warns(predict(moe), "rl.train_layout_assumed"));
   moe["rl"]["train"] = "auto";
