@@ -113,7 +113,7 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
     const MathRate mr = math_rate(*c.dev, Precision::fp16);
     r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency);
   }
-  r.memory_time = r.hbm_bytes / Bandwidth(c.dev->hbm_bandwidth.value * c.dev->memory_efficiency);
+  r.memory_time = r.hbm_bytes / Bandwidth(c.dev->streaming_rate());
   const Seconds roof = max(r.compute_time, r.memory_time);
   r.bound = roof == r.compute_time ? Bound::compute : Bound::memory;
   r.time = roof + c.dev->kernel_overhead;

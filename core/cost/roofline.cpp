@@ -104,8 +104,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
       const double k_tile = k / split + d.tile_overhead_k;
       double time = waves * 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * k_tile / per_sm;
       // Split-K partial sums are reduced in fp32 through memory.
-      if (split > 1)
-        time += (split * m * n * batch * 4.0 * 2.0) / (d.hbm_bandwidth.value * d.memory_efficiency);
+      if (split > 1) time += (split * m * n * batch * 4.0 * 2.0) / d.streaming_rate();
       const double t_total = std::max(time, l2_time);
       if (t_total < best) {
         best = t_total;

@@ -61,8 +61,10 @@ struct DeviceSpec {
   // power caps the clock under continuous dense math); 1 = the benchmark rate holds.
   double sustained_ratio = 1.0;
   double memory_efficiency = 0.85;  // achieved fraction of HBM bandwidth, streaming kernels
-  double tile_overhead_k = 128;     // per-tile pipeline fill + epilogue, in K elements
-  Seconds kernel_overhead{4e-6};    // launch + tail per kernel
+  // The HBM rate a streaming kernel achieves (bytes/s): peak x memory_efficiency.
+  double streaming_rate() const { return hbm_bandwidth.value * memory_efficiency; }
+  double tile_overhead_k = 128;   // per-tile pipeline fill + epilogue, in K elements
+  Seconds kernel_overhead{4e-6};  // launch + tail per kernel
   // The GEMM library's kernels (cost/roofline.cpp): the thread-block tiles it picks from (the
   // best per shape, as cuBLAS / CUTLASS heuristics try to), and split-K: up to split_k_max
   // slices of K, each at least split_k_min_k deep, while tiles x slices stay within

@@ -1,6 +1,7 @@
 #include "io/objects.h"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/precision.h"
@@ -1369,52 +1370,42 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   if (given_graphs) rl.rollout.cuda_graphs = given_graphs;
 }
 
+// An integer of the trainer's layout whose absence the engine reads through a `given` flag (ep: the
+// MoE trainer warning; micro_batch: packed micro-batches; zero_stage: the smallest stage that
+// fits): read with the flag set, written back only when stated, so a validated scenario reads back
+// the same.
+template <auto Member, bool RlWorkload::*Given, std::int64_t Lo, std::int64_t Hi>
+void given_integer(Fields<RlWorkload>& t, const char* key, const Node& schema) {
+  t.custom(
+      key, schema.json(),
+      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
+        if (auto x = r.integer(self.key, false, Lo, Hi)) {
+          rl.train.*Member = static_cast<std::remove_reference_t<decltype(rl.train.*Member)>>(*x);
+          rl.*Given = true;
+        }
+      },
+      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
+        if (!(rl.*Given)) return std::nullopt;
+        return rl.train.*Member;
+      });
+}
+
 Fields<RlWorkload> make_rl_train() {
   Fields<RlWorkload> t;
   t.integer("tp", 1, kMaxDevices, AT(train.tp)).def();
   t.integer("pp", 1, kMaxDevices, AT(train.pp)).def();
   t.integer("cp", 1, kMaxDevices, AT(train.cp)).def();
   t.integer("dp", 1, kMaxDevices, AT(train.dp)).written(Write::nonzero);
-  t.custom(
-      "ep", integer(1, kMaxDevices).def(1).json(),
-      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
-        if (auto x = r.integer(self.key, false, 1, kMaxDevices)) {
-          rl.train.ep = *x;
-          rl.ep_given = true;
-        }
-      },
-      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-        if (!rl.ep_given) return std::nullopt;  // absent reads back as absent (rl.train_layout_assumed)
-        return rl.train.ep;
-      });
+  given_integer<&ParallelPlan::ep, &RlWorkload::ep_given, 1, kMaxDevices>(t, "ep",
+                                                                          integer(1, kMaxDevices).def(1));
   t.integer("etp", 1, kMaxDevices, AT(train.etp)).def();
-  t.custom(
-      "micro_batch", integer(1, kMaxCount).unit("sequences").json(),
-      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
-        if (auto x = r.integer(self.key, false, 1, kMaxCount)) {
-          rl.train.micro_batch = *x;
-          rl.micro_batch_given = true;
-        }
-      },
-      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-        if (!rl.micro_batch_given) return std::nullopt;
-        return rl.train.micro_batch;
-      });
+  given_integer<&ParallelPlan::micro_batch, &RlWorkload::micro_batch_given, 1, kMaxCount>(
+      t, "micro_batch", integer(1, kMaxCount).unit("sequences"));
   t.opt_integer("micro_batch_tokens", 0, kMaxCount, AT(micro_batch_tokens));
   t.choice<RlPadding>("padding", AT(padding)).written(Write::non_default).def(name(RlPadding::removed));
   t.choice<Recompute>("recompute", AT(train.recompute)).def();
-  t.custom(
-      "zero_stage", integer(0, 3).json(),
-      [](const Field<RlWorkload>& self, Reader& r, RlWorkload& rl) {
-        if (auto x = r.integer(self.key, false, 0, 3)) {
-          rl.train.zero_stage = static_cast<int>(*x);
-          rl.zero_stage_given = true;
-        }
-      },
-      [](const Field<RlWorkload>&, const RlWorkload& rl) -> std::optional<ojson> {
-        if (!rl.zero_stage_given) return std::nullopt;
-        return rl.train.zero_stage;
-      });
+  given_integer<&ParallelPlan::zero_stage, &RlWorkload::zero_stage_given, 0, 3>(t, "zero_stage",
+                                                                                integer(0, 3));
   t.choice("precision", kTrainingPrecisions, AT(train_precision)).def();
   auto& offload =
       t.choice<RlOffload>("offload", AT(offload)).written(Write::non_default).def(name(RlOffload::none));

@@ -1238,9 +1238,8 @@ void weight_sync(const Scenario& s, double engine_weights, RlPrediction& out) {
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;
   if (rl.weight_sync == RlWeightSync::nccl) {
-    const DeviceSpec& dev = sys.device;
     const double hand_over = rl.placement == RlPlacement::colocated
-                                 ? 2.0 * engine_weights / (dev.hbm_bandwidth.value * dev.memory_efficiency)
+                                 ? 2.0 * engine_weights / sys.device.streaming_rate()
                                  : wbytes / (tier.bandwidth.value * tier.efficiency);
     out.phases.weight_sync = gather_s(s, out.train_plan, wbytes) + hand_over + tier.latency.value;
     return;

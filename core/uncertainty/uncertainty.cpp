@@ -33,12 +33,13 @@ std::optional<Band> band_for(const BandTable& t, std::string regime) {
 }
 
 // `widen`: a factor (>= 1) on the time-sense high end for what the scenario leaves unknown
-// (a rate's low end is divided by it).
+// (a rate's low end is divided by it). `exact`: a time the stated inputs add outright (a rule-based
+// reward's host time), added to both ends of a time's band around `value`, the modelled rest.
 void add(std::vector<UncertaintyBand>& out, const char* path, double value, const std::optional<Band>& band,
-         bool rate, double widen = 1) {
+         bool rate, double widen = 1, double exact = 0) {
   if (!band || !std::isfinite(value)) return;
-  const double lo = rate ? value * portable_exp(-band->hi) / widen : value * portable_exp(band->lo);
-  const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi) * widen;
+  const double lo = rate ? value * portable_exp(-band->hi) / widen : value * portable_exp(band->lo) + exact;
+  const double hi = rate ? value * portable_exp(-band->lo) : value * portable_exp(band->hi) * widen + exact;
   out.push_back({path, lo, hi, band->regime, band->cases, {}, 0});
 }
 
@@ -171,11 +172,7 @@ std::vector<UncertaintyBand> rl_uncertainty_bands(const Scenario& s, const RlPre
   add_some("rl.rollout.output_tokens_per_s", p.output_tokens_per_s, rollout, true);
   // Reward, reference and old log-probs are forward passes of the trainer's layout (rl.cpp).
   const auto forward = band("forward");
-  add_some("rl.phases_s.reward", model_reward, forward, false);
-  if (model_reward > 0 && p.reward_cpu_s > 0 && !out.empty() && out.back().path == "rl.phases_s.reward") {
-    out.back().low += p.reward_cpu_s;
-    out.back().high += p.reward_cpu_s;
-  }
+  if (model_reward > 0) add(out, "rl.phases_s.reward", model_reward, forward, false, 1, p.reward_cpu_s);
   add_some("rl.phases_s.reference", p.phases.reference, forward, false);
   add_some("rl.phases_s.old_logprob", p.phases.old_logprob, forward, false);
   // The train phase is mini_batches optimizer steps of the trainer: one step's time and its MFU
