@@ -194,6 +194,12 @@ const hf = createHfImport((model) => {
   void editor.load(s).then(() => schedule());
 });
 
+/** What a part of the page fetched on demand shows in `el` when its chunk cannot be loaded. */
+const loadFailed =
+  (el: HTMLElement, what: string) =>
+  (e: unknown): void =>
+    el.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `${what} could not be loaded: ${e instanceof Error ? e.message : String(e)}`));
+
 /** What the search view does when shown (its controls follow the scenario's kind). */
 const searchShown: Array<() => void> = [];
 // The Search view (its controls, ranking table and scatter) loads on demand, as the Learn view
@@ -238,7 +244,7 @@ const showSearch = (): void => {
     () => {
       for (const fn of searchShown) fn();
     },
-    (e: unknown) => searchEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The search could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+    loadFailed(searchEl, 'The search'),
   );
 };
 // "Calibrate with your measurement" (ui/calibrate.ts): applying writes the scenario's calibration.
@@ -257,7 +263,7 @@ const loadCalibrate = (): Promise<unknown> =>
       markStale(staleNow);
       if (current) panel.update(current.scenario, current.prediction);
     },
-    (e: unknown) => calibrateSlot.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The calibration panel could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+    loadFailed(calibrateSlot, 'The calibration panel'),
   ));
 const calibrateDeps = {
   engine,
@@ -291,7 +297,7 @@ const learnView = {
       (v) => {
         if (sameRoute(route, { view: 'learn', lesson })) v.show(lesson);
       },
-      (e: unknown) => learnEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The lessons could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+      loadFailed(learnEl, 'The lessons'),
     );
   },
   leave(): void {
@@ -307,7 +313,7 @@ const showAccuracy = (): void => {
   if (!accuracyEl.firstChild) accuracyEl.replaceChildren(h('p', { class: 'muted' }, 'Loading the validation rows…'));
   (accuracyLoading ??= import('./ui/accuracy').then((m) => m.createAccuracyView(engine, accuracyEl))).then(
     (v) => v.show(),
-    (e: unknown) => accuracyEl.replaceChildren(h('p', { class: 'error general', role: 'alert' }, `The validation rows could not be loaded: ${e instanceof Error ? e.message : String(e)}`)),
+    loadFailed(accuracyEl, 'The validation rows'),
   );
 };
 
