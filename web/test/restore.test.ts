@@ -42,6 +42,13 @@ describe('restoreScenario', () => {
     expect(await restoreScenario(await linkTo(rl), engine)).toMatchObject({ ok: false, source: 'link', path: '/rl/rollout_devices', scenario: rl });
   });
 
+  test('a number out of range in the link is said in words, with its range', async () => {
+    const bad = { ...defaultScenario, training: { ...defaultScenario.training, global_batch: 0 } };
+    const r = await restoreScenario(await linkTo(bad), engine);
+    expect(r).toMatchObject({ ok: false, source: 'link', path: '/training/global_batch', code: 'scenario.out_of_range', scenario: bad });
+    if (!r.ok) expect(r.message).toBe("The link's scenario is not valid: global batch = 0 is below what the engine accepts (1 to 1,000,000,000). Shown as written, for you to correct below.");
+  });
+
   test('a scenario refused for its shape or an unknown preset: the message and the default scenario', async () => {
     const shapes: Array<[unknown, string]> = [
       [{ ...defaultScenario, colour: 'red' }, 'scenario.unknown_key'],

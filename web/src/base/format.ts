@@ -192,3 +192,17 @@ export function regimeWords(regime: string): string {
   const what: Record<string, string> = { step: 'RL step times', rollout: 'RL rollout times', forward: 'RL scoring forward passes', train: 'RL policy-update times', weight_sync: 'RL weight syncs' };
   return `${what[a] ?? 'RL measurements'}${b === 'split' ? ' of jobs on two pools' : b === 'colocated' ? ' of jobs on one shared pool' : ''}`;
 }
+
+/**
+ * A number outside its key's range in words: the field's label (else the key's name), which way,
+ * and the range with readable numbers, read from the reader's message "'key' = v is outside the
+ * accepted range [lo, hi]" (core/io/reader.h), wherever a caller put it in theirs ("in preset ...:",
+ * "study ...:"). Undefined for any other error.
+ */
+export function rangeWords(e: { code: string; message: string }, label: string | undefined): string | undefined {
+  const m = /'([^']+)' = (\S+) is outside the accepted range \[(\S+), (\S+)\]$/.exec(e.message);
+  if (e.code !== 'scenario.out_of_range' || !m) return undefined;
+  const [v, lo, hi] = [m[2], m[3], m[4]].map(Number) as [number, number, number];
+  const num = (x: number): string => (Number.isInteger(x) && Math.abs(x) < 1e15 ? groupDigits(x) : sig(x));
+  return `${label ?? m[1]!.replace(/_/g, ' ')} = ${num(v)} is ${v < lo ? 'below' : 'above'} what the engine accepts (${num(lo)} to ${num(hi)})`;
+}

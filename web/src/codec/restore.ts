@@ -5,6 +5,7 @@ import type { Engine } from '../engine/client';
 import type { EngineError } from '../engine/types';
 import type { DecodeResult } from './url';
 import { asObject } from '../state/pointer';
+import { rangeWords } from '../base/format';
 
 export type Restored =
   /** The link's scenario, accepted by the engine (as written in the link: preset ids kept). */
@@ -79,8 +80,11 @@ export async function restoreScenario(
     if (decoded.ok) {
       const checked = await engine.validate(decoded.scenario, { interactive: true });
       if (checked.ok) return { ok: true, source: 'link', scenario: decoded.scenario };
-      const where = checked.error.path ? ` (at ${checked.error.path})` : '';
-      problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${checked.error.message}${where}.` };
+      // A number out of range in words (its key named in them); any other error as the engine
+      // wrote it, with where.
+      const words = rangeWords(checked.error, undefined);
+      const where = checked.error.path && words === undefined ? ` (at ${checked.error.path})` : '';
+      problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${words ?? checked.error.message}${where}.` };
       if (correctable(decoded.scenario, checked.error.code, checked.error.path))
         return { ok: false, source: 'link', ...problem, message: `${problem.message} Shown as written, for you to correct below.`, scenario: decoded.scenario };
     } else {

@@ -4,7 +4,9 @@
 import type { EngineError } from '../engine/types';
 import { derivedDp } from '../state/coupling';
 import { asObject } from '../state/pointer';
-import { groupDigits, sig } from '../base/format';
+import { rangeWords } from '../base/format';
+
+export { rangeWords };
 
 export interface Fix {
   /** The field the fix sets (a JSON Pointer; value undefined removes the key). */
@@ -38,18 +40,6 @@ const WORDS: Record<string, string> = {
 /** An engine error in a practitioner's words where there are some, else the engine's message. */
 export function errorWords(e: EngineError): string {
   return WORDS[e.code] ?? e.message;
-}
-
-/**
- * A value outside a key's range (the reader's "'key' = v is outside the accepted range [lo, hi]",
- * core/io/reader.h) with the field's label and readable numbers; undefined for any other error.
- */
-export function rangeWords(e: EngineError, label: string | undefined): string | undefined {
-  const m = /^'([^']+)' = (\S+) is outside the accepted range \[(\S+), (\S+)\]$/.exec(e.message);
-  if (e.code !== 'scenario.out_of_range' || !m) return undefined;
-  const [v, lo, hi] = [m[2], m[3], m[4]].map(Number) as [number, number, number];
-  const num = (x: number): string => (Number.isInteger(x) && Math.abs(x) < 1e15 ? groupDigits(x) : sig(x));
-  return `${label ?? m[1]!.replace(/_/g, ' ')} = ${num(v)} is ${v < lo ? 'below' : 'above'} what the engine accepts (${num(lo)} to ${num(hi)})`;
 }
 
 export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>, label?: (path: string) => string | undefined): Plain {

@@ -80,6 +80,10 @@ describe('a value out of range', () => {
       'bandwidth GBps = 1e-9 is below what the engine accepts (0.000001 to 100,000,000)',
     );
   });
+  it('finds the reader\'s words inside a message a caller prefixed', () => {
+    const e = range("study gpus: 'num_devices' = 0 is outside the accepted range [1, 100000000]");
+    expect(plainError(e, s('auto'), new Set(), () => 'GPUs').words).toBe('GPUs = 0 is below what the engine accepts (1 to 100,000,000)');
+  });
   it('keeps the engine message for any other form', () => {
     const e = range("'x' = 0.5 is outside the accepted range: 0 (not modelled) or [1, 2]");
     expect(plainError(e, s('auto'), new Set(), () => 'X').words).toBe(e.message);
