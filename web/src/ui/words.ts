@@ -6,8 +6,6 @@ import { derivedDp } from '../state/coupling';
 import { asObject } from '../state/pointer';
 import { rangeWords } from '../base/format';
 
-export { rangeWords };
-
 export interface Fix {
   /** The field the fix sets (a JSON Pointer; value undefined removes the key). */
   path: string;
