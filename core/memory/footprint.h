@@ -49,6 +49,16 @@ Bytes offloaded_activations(const Scenario& s, const ModelGraph& g);
 // With the task graph already built (its attention kernel is in the graph's operators).
 MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g);
 
+// Device memory the runtime holds before any tensor, which the footprints here do not count: the
+// CUDA context with its lazily loaded kernels, 0.47 GiB, and NCCL's communicators once a job spans
+// more than one device, 1.45 GiB more (both measured with PyTorch 2.1 on an A100 80GB:
+// stas00/ml-engineering @744d01e training/performance/README.md, "Additional GPU memory usage":
+// torch.ones(1).cuda() leaves 0.47 GB used; a torch.distributed barrier takes it from 0.55 to 2.00
+// GB, "the more GPUs the higher"). The caching allocator's fragmentation comes on top, unmeasured.
+// The training layout search leaves it free; predict warns (memory.little_headroom) when a stated
+// layout does not.
+inline Bytes runtime_reserve(std::int64_t devices) { return gibibytes(0.47 + (devices > 1 ? 1.45 : 0.0)); }
+
 struct InferenceMemory {
   MemoryBreakdown bytes;
   Bytes kv_per_sequence{};  // at full context (prompt_len + output_len)

@@ -29,6 +29,26 @@ std::string gib(Bytes b) {
 
 constexpr double kJoulesPerMwh = 3.6e9;
 
+// A footprint that fits the device's capacity but not beside the runtime's own memory: the
+// prediction stands (the footprint is the model's, and within its own error of a few percent a
+// published recipe can sit there: NVIDIA's Llama 3.1 405B on 512 H100 leaves 0.8 GiB), and a
+// warning says the job may run out of memory (runtime_reserve, memory/footprint.h).
+void warn_little_headroom(const std::optional<MemoryReport>& r, const char* what, std::int64_t devices,
+                          const std::string& remedies, std::vector<Warning>& warnings) {
+  if (!r || !r->fits) return;
+  const Bytes reserve = runtime_reserve(devices);
+  const Bytes spare = r->capacity - r->per_device.total();
+  if (spare.value >= reserve.value) return;
+  warnings.push_back({"memory.little_headroom",
+                      std::string(what) + " fits with " + gib(spare) + " of " + gib(r->capacity) +
+                          " to spare per device, but the CUDA context" +
+                          (devices > 1 ? " and NCCL's communicators take about " : " takes about ") +
+                          gib(reserve) +
+                          " before any tensor (not counted above), and the allocator's fragmentation "
+                          "more: it may run out of memory; " +
+                          remedies + " would make room"});
+}
+
 double idle_power_w(const DevicePower& pw) { return pw.tdp_w * pw.idle_fraction; }
 
 double power_at(const DevicePower& pw, const ActivityShares& a) {
@@ -537,6 +557,14 @@ Result<Prediction> predict(const Scenario& s) {
     training += ", the optimizer state in host memory (parallel.optimizer_offload)";
   check(out.training_memory, "training", training);
   check(out.inference_memory, "inference", "more tensor/pipeline parallelism or a narrower precision");
+  warn_little_headroom(out.training_memory, "training", s.num_devices, "a smaller micro-batch, " + training,
+                       out.warnings);
+  // A served stream's cache is sized to what is left (inference.serving.gpu_memory_utilization),
+  // so only a static batch is checked.
+  if (s.inference && !s.inference->serving)
+    warn_little_headroom(out.inference_memory, "inference", s.num_devices,
+                         "a smaller batch, more tensor/pipeline parallelism or a narrower precision",
+                         out.warnings);
   return out;
 }
 

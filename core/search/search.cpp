@@ -381,7 +381,9 @@ void time_training_layout(Scenario& work, const SearchOptions& o, const ParamCou
   }
   const ModelGraph& g = cache.graph;
   r.memory = training_memory(work, g).total();
-  if (r.memory.value > work.system.device.hbm_capacity.value) {
+  // The runtime's own memory stays free (runtime_reserve): a layout that fills the rest is not one
+  // to recommend.
+  if (r.memory.value > work.system.device.hbm_capacity.value - runtime_reserve(work.num_devices).value) {
     r.reason = "memory.does_not_fit";
     return;
   }

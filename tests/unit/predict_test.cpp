@@ -374,6 +374,38 @@ TEST(Predict, DoesNotFitIsAWarningNotAnError) {
   EXPECT_TRUE(warned);
 }
 
+// A footprint that fits the capacity but leaves less than the runtime's own memory beside it
+// (the CUDA context, 0.47 GiB, and NCCL's communicators on more than one device, 1.45 GiB:
+// predict.cpp, runtime_reserve) is warned about; the prediction itself is unchanged.
+TEST(Predict, LittleHeadroomIsWarnedNotRefused) {
+  const auto run = [](std::int64_t devices, double spare_gib) {
+    json s = {{"model", "llama3.1-8b"},
+              {"num_devices", devices},
+              {"parallel", {{"dp", devices}}},
+              {"training", {{"global_batch", devices}, {"seq_len", 4096}}}};
+    s["system"] = "dgx-h100";
+    s["system"] = json::parse(optimus::api::validate(s.dump()))["scenario"]["system"];
+    const json first = predict(s);
+    const double total = first["memory"]["per_device_bytes"]["total"].get<double>() / (1024.0 * 1024 * 1024);
+    s["system"]["device"]["memory"]["capacity_GiB"] = total + spare_gib;
+    const json out = predict(s);
+    EXPECT_TRUE(out["memory"]["fits"].get<bool>());
+    EXPECT_DOUBLE_EQ(out["training"]["iteration_time_s"].get<double>(),
+                     first["training"]["iteration_time_s"].get<double>());
+    for (const auto& w : out["warnings"])
+      if (w["code"] == "memory.little_headroom") return w["message"].get<std::string>();
+    return std::string();
+  };
+  const std::string tight = run(8, 1.0);
+  EXPECT_NE(tight.find("NCCL"), std::string::npos) << tight;
+  EXPECT_NE(tight.find("1.0 GiB"), std::string::npos) << tight;
+  EXPECT_TRUE(run(8, 2.5).empty());
+  EXPECT_TRUE(run(1, 1.0).empty());  // one device: no communicators, the context alone
+  const std::string single = run(1, 0.3);
+  EXPECT_FALSE(single.empty());
+  EXPECT_EQ(single.find("NCCL"), std::string::npos) << single;
+}
+
 // Golden outputs: tests/golden/<scenario>.json hold the prediction for each shipped scenario.
 // Regenerate with OPTIMUS_UPDATE_GOLDEN=1 after an intended model change, and say why in the
 // commit.

@@ -18,6 +18,7 @@
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/presets.h"
+#include "memory/footprint.h"
 #include "predict/serving.h"
 #include "search/auto_layout.h"
 
@@ -127,7 +128,12 @@ Brute brute_force(const Scenario& s, const FixedLayout& f, const SearchOptions& 
     r.batch = l.batch;
     const auto& mem = o.mode == SearchMode::training ? *p->training_memory : *p->inference_memory;
     r.memory = mem.per_device.total();
-    if (!mem.fits) {
+    // A training layout leaves the runtime's own memory free (memory/footprint.h, runtime_reserve).
+    const bool fits =
+        o.mode == SearchMode::training
+            ? r.memory.value <= mem.capacity.value - optimus::runtime_reserve(c.num_devices).value
+            : mem.fits;
+    if (!fits) {
       ++out.rejected["memory.does_not_fit"];
       continue;
     }

@@ -47,7 +47,7 @@ const TRAINING_STEP = {
   model: 'llama3-70b',
   system: 'dgx-h100',
   num_devices: 64,
-  parallel: { tp: 8, pp: 2, micro_batch: 2, recompute: 'none', zero_stage: 1 },
+  parallel: { tp: 8, pp: 2, micro_batch: 1, interleave: 2, recompute: 'none', zero_stage: 1 },
   training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
 };
 
