@@ -147,18 +147,29 @@ function moeIntro(cur: Shown): HTMLElement {
   );
 }
 
+/**
+ * The engine's memory.little_headroom warning for the footprint a memory section shows (its
+ * message names the workload: the training footprint is the headline one when training is asked).
+ */
+function littleHeadroom(prefix: string, p: Prediction): Prediction['warnings'][number] | undefined {
+  const workload = prefix === 'inference.memory' || !p.training ? 'inference' : 'training';
+  return (p.warnings ?? []).find((w) => w.code === 'memory.little_headroom' && w.message.startsWith(workload));
+}
+
 function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
   const m = getPath(p, prefix) as Prediction['memory'] | undefined;
   if (!m) return null;
   const total = m.per_device_bytes.total;
   const cap = m.capacity_bytes;
   const share = cap > 0 ? total / cap : 0;
+  const tight = m.fits && littleHeadroom(prefix, p) !== undefined;
   const bar = h('div', { class: 'meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(cap), 'aria-valuenow': String(total), 'aria-label': 'memory used of capacity' }, h('span', { style: `width:${Math.min(100, share * 100).toFixed(1)}%` }));
   return h(
     'div',
-    { class: `fit ${m.fits ? 'ok' : 'bad'}` },
-    h('strong', null, m.fits ? 'Fits in GPU memory' : 'Does not fit in GPU memory'),
+    { class: `fit ${tight ? 'tight' : m.fits ? 'ok' : 'bad'}`, 'data-testid': tight ? 'fit-tight' : null },
+    h('strong', null, tight ? 'Fits in GPU memory, with little room' : m.fits ? 'Fits in GPU memory' : 'Does not fit in GPU memory'),
     ` — ${formatBytes(total)} of ${formatBytes(cap)} per device (${(share * 100).toFixed(0)} %)`,
+    tight ? h('div', null, 'The CUDA context and the communication library hold about 2 GiB before any of this (0.5 GiB on one GPU), so it may run out of memory: the warning below says what would make room.') : null,
     bar,
   );
 }

@@ -1,0 +1,53 @@
+// @vitest-environment happy-dom
+// The memory verdict as the page shows it, on the real engine's answer (the wasm module): a
+// footprint with room to spare fits; one that fits the capacity but not beside the runtime's own
+// memory (the engine's memory.little_headroom warning) says so in the verdict, with the warning
+// kept in the list; one over the capacity does not fit.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OptimusModule } from '../../src/engine/protocol';
+import type { Prediction, ResolvedScenario } from '../../src/engine/types';
+import { renderResults } from '../../src/ui/results';
+import { loadModule } from '../wasm';
+
+let mod: OptimusModule;
+const run = (parallel: Record<string, unknown>): { prediction: Prediction; resolved: ResolvedScenario } => {
+  const text = JSON.stringify({
+    schema_version: 1,
+    model: 'llama3-70b',
+    system: 'dgx-h100',
+    num_devices: 64,
+    parallel,
+    training: { global_batch: 512, seq_len: 8192, precision: 'bf16' },
+  });
+  return { prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario };
+};
+const verdict = (parallel: Record<string, unknown>): { fit: HTMLElement; warnings: string[] } => {
+  const el = document.createElement('div');
+  renderResults(el, run(parallel), null);
+  return { fit: el.querySelector<HTMLElement>('.fit')!, warnings: [...el.querySelectorAll<HTMLElement>('[data-warning]')].map((w) => w.dataset.warning!) };
+};
+
+beforeAll(async () => {
+  mod = await loadModule();
+});
+
+describe('the memory verdict', () => {
+  it('fits with room: the search’s pick for Llama 3 70B on 64 H100', () => {
+    const v = verdict({ tp: 8, pp: 2, micro_batch: 1, interleave: 2, recompute: 'none', zero_stage: 1 });
+    expect(v.fit.className).toBe('fit ok');
+    expect(v.fit.textContent).toMatch(/^Fits in GPU memory — /);
+    expect(v.warnings).not.toContain('memory.little_headroom');
+  });
+  it('fits with little room: micro-batch 2 leaves less than the runtime holds', () => {
+    const v = verdict({ tp: 8, pp: 2, micro_batch: 2, recompute: 'none', zero_stage: 1 });
+    expect(v.fit.className).toBe('fit tight');
+    expect(v.fit.textContent).toContain('Fits in GPU memory, with little room');
+    expect(v.fit.textContent).toContain('may run out of memory');
+    expect(v.warnings).toContain('memory.little_headroom');
+  });
+  it('does not fit: no layout parallelism at all', () => {
+    const v = verdict({ tp: 1, pp: 1, micro_batch: 1, recompute: 'none', zero_stage: 0 });
+    expect(v.fit.className).toBe('fit bad');
+    expect(v.warnings).not.toContain('memory.little_headroom');
+  });
+});
