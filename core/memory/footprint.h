@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "base/units.h"
 #include "model/graph.h"
@@ -57,6 +58,15 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g);
 // GB, "the more GPUs the higher"). The caching allocator's fragmentation comes on top, unmeasured.
 // The training layout search leaves it free; predict warns (memory.little_headroom) when a stated
 // layout does not.
+// "12.3 GiB": a footprint in messages, to a tenth (past ~1e17 GiB the tenths no longer fit a long
+// long; absurd scenarios still get a message).
+inline std::string gib_text(Bytes b) {
+  const double v = b.value / kGiB;
+  if (!(v < 1e17)) return std::to_string(v) + " GiB";
+  return std::to_string(static_cast<long long>(v * 10.0 + 0.5) / 10) + "." +
+         std::to_string(static_cast<long long>(v * 10.0 + 0.5) % 10) + " GiB";
+}
+
 inline Bytes runtime_reserve(std::int64_t devices) { return gibibytes(0.47 + (devices > 1 ? 1.45 : 0.0)); }
 
 struct InferenceMemory {

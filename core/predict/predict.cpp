@@ -19,14 +19,6 @@ MemoryReport report(const MemoryBreakdown& b, const DeviceSpec& dev) {
   return r;
 }
 
-std::string gib(Bytes b) {
-  const double v = b.value / kGiB;
-  // Past ~1e17 GiB the tenths no longer fit a long long (absurd scenarios still get a message).
-  if (!(v < 1e17)) return std::to_string(v) + " GiB";
-  return std::to_string(static_cast<long long>(v * 10.0 + 0.5) / 10) + "." +
-         std::to_string(static_cast<long long>(v * 10.0 + 0.5) % 10) + " GiB";
-}
-
 constexpr double kJoulesPerMwh = 3.6e9;
 
 // A footprint that fits the device's capacity but not beside the runtime's own memory: the
@@ -40,10 +32,10 @@ void warn_little_headroom(const std::optional<MemoryReport>& r, const char* what
   const Bytes spare = r->capacity - r->per_device.total();
   if (spare.value >= reserve.value) return;
   warnings.push_back({"memory.little_headroom",
-                      std::string(what) + " fits with " + gib(spare) + " of " + gib(r->capacity) +
+                      std::string(what) + " fits with " + gib_text(spare) + " of " + gib_text(r->capacity) +
                           " to spare per device, but the CUDA context" +
                           (devices > 1 ? " and NCCL's communicators take about " : " takes about ") +
-                          gib(reserve) +
+                          gib_text(reserve) +
                           " before any tensor (not counted above), and the allocator's fragmentation "
                           "more: it may run out of memory; " +
                           remedies + " would make room"});
@@ -279,9 +271,10 @@ std::optional<Error> add_stages(const Scenario& s, RunReport& r, double& power_t
     st.memory_bytes = training_memory(*at, g).total().value;
     st.fits = st.memory_bytes <= sys.device.hbm_capacity.value;
     if (!st.fits)
-      warnings.push_back({"run.stage_does_not_fit",
-                          "training.stages[" + std::to_string(i) + "] needs " + gib(Bytes(st.memory_bytes)) +
-                              " per device; " + sys.device.name + " has " + gib(sys.device.hbm_capacity)});
+      warnings.push_back({"run.stage_does_not_fit", "training.stages[" + std::to_string(i) + "] needs " +
+                                                        gib_text(Bytes(st.memory_bytes)) + " per device; " +
+                                                        sys.device.name + " has " +
+                                                        gib_text(sys.device.hbm_capacity)});
     r.steps += st.steps;
     r.ideal_s += st.ideal_s;
     power_time += power_at(pw, training_shares(tp)) * st.ideal_s;
@@ -537,11 +530,11 @@ Result<Prediction> predict(const Scenario& s) {
     if (r && !r->fits)
       out.warnings.push_back(
           {"memory.does_not_fit",
-           std::string(what) + " needs " + gib(r->per_device.total()) + " per device" +
+           std::string(what) + " needs " + gib_text(r->per_device.total()) + " per device" +
                (r->per_device.stage >= 0 ? " (pipeline stage " + std::to_string(r->per_device.stage + 1) +
                                                " of " + std::to_string(s.parallel.pp) + ", the heaviest)"
                                          : "") +
-               " but " + dev.name + " has " + gib(r->capacity) + "; " + remedies + " would reduce it"});
+               " but " + dev.name + " has " + gib_text(r->capacity) + "; " + remedies + " would reduce it"});
   };
   // Training: the remedies this layout has left (a ZeRO stage it does not use yet; activation
   // offloading where Megatron-Core allows it: pp 1, no recompute, a host link).

@@ -843,13 +843,20 @@ struct Passes {
 struct Fitted {
   Result<Scenario> t;
   Result<Prediction> pr;
+  // The trainer fits beside the runtime's own memory (memory/footprint.h, runtime_reserve): what
+  // the assumed choices below aim for, as a stack's out-of-memory guide would have it run.
+  bool roomy() const {
+    if (!t || !pr || !pr->memory.fits) return false;
+    const MemoryReport& m = pr->memory;
+    return (m.capacity - m.per_device.total()).value >= runtime_reserve(t->num_devices).value;
+  }
 };
 Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devices, ParallelPlan plan) {
   Result<Scenario> t = train_scenario_on(s, model, devices, plan);
   if (!t) return {t, t.error()};
   Fitted f{t, predict(*t)};
   const bool assumed = !s.rl->micro_batch_tokens && !s.rl->micro_batch_given;
-  while (assumed && f.pr && !f.pr->memory.fits && f.t->parallel.micro_batch > 1) {
+  while (assumed && f.pr && !f.roomy() && f.t->parallel.micro_batch > 1) {
     Result<Scenario> next = f.t;
     if (plan.recompute == Recompute::none) {
       plan.recompute = Recompute::full;
@@ -910,12 +917,12 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
         g.pr->memory.per_device.total().value < closest.pr->memory.per_device.total().value)
       closest = g;
   };
-  for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && !f.pr->memory.fits && z <= 3; ++z) {
+  for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && !f.roomy() && z <= 3; ++z) {
     ParallelPlan sharded = plan;
     sharded.zero_stage = z;
     Fitted g = fit_trainer(s, model, devices, sharded);
     keep_closest(g);
-    if (g.t && g.pr && g.pr->memory.fits) f = std::move(g);
+    if (g.roomy()) f = std::move(g);
   }
   // Where no stage fits either and the scenario states no offload, the optimizer state is taken
   // to live in host memory, stepped by the CPU (rl.train.offload cpu_optimizer): how the stacks
@@ -925,7 +932,7 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   // (a stated 0 keeps a replicated optimizer, which no stack steps on the CPU: Megatron-Core's
   // offload needs its distributed optimizer).
   const bool replicated = s.rl->zero_stage_given && plan.zero_stage == 0;
-  if (!s.rl->offload_given && !replicated && f.pr && !f.pr->memory.fits && s.system.host_link.value > 0) {
+  if (!s.rl->offload_given && !replicated && f.pr && !f.roomy() && s.system.host_link.value > 0) {
     const int from = s.rl->zero_stage_given ? plan.zero_stage : std::max(plan.zero_stage, 1);
     const int to = s.rl->zero_stage_given ? plan.zero_stage : 3;
     for (int z = from; z <= to; ++z) {
@@ -934,7 +941,7 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
       hosted.optimizer_offload = true;
       Fitted g = fit_trainer(s, model, devices, hosted);
       keep_closest(g);
-      if (g.t && g.pr && g.pr->memory.fits) {
+      if (g.roomy()) {
         f = std::move(g);
         break;
       }
@@ -1344,6 +1351,19 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
                                 " needs more memory per device than " + s.system.device.name +
                                 " has; more tp, pp, cp or a higher "
                                 "zero_stage would reduce it"});
+  // Fits, but not beside the runtime's own memory (memory/footprint.h, runtime_reserve).
+  const double spare = out.train_memory.capacity_bytes - out.train_memory.bytes_per_device;
+  const double reserve = runtime_reserve(s.num_devices).value;
+  if (out.train_memory.fits && out.train_memory.capacity_bytes > 0 && spare < reserve)
+    out.warnings.push_back({"memory.little_headroom",
+                            "training fits with " + gib_text(Bytes(spare)) + " of " +
+                                gib_text(Bytes(out.train_memory.capacity_bytes)) +
+                                " to spare per device, but the CUDA context and NCCL's communicators "
+                                "take about " +
+                                gib_text(Bytes(reserve)) +
+                                " before any tensor (not counted), and the allocator's fragmentation "
+                                "more: it may run out of memory; a smaller micro-batch or token budget, "
+                                "more tp, pp, cp or a higher zero_stage would make room"});
 }
 
 }  // namespace

@@ -62,6 +62,34 @@ double phase_sum(const json& r) {
   return sum;
 }
 
+// A trainer that fits the capacity but leaves less than the runtime holds before any tensor (the
+// CUDA context and NCCL's communicators, memory/footprint.h runtime_reserve: 1.92 GiB on more than
+// one device) is warned about when its layout and token budget are stated, as predict warns a
+// training footprint; an assumed budget is halved until it leaves that room, as a stack's
+// out-of-memory guide would have it.
+TEST(Rl, ATrainerWithLittleRoomIsWarnedOrGivenRoom) {
+  const auto run = [](double spare_gib, bool stated) {
+    json s = base();
+    if (stated) {
+      s["rl"]["train"]["micro_batch_tokens"] = 2 * (256 + 512);
+      s["rl"]["train"]["offload"] = "none";
+    }
+    s["system"] = json::parse(optimus::api::validate(s.dump()))["scenario"]["system"];
+    const double bytes = num(rl_of(s)["memory"]["train"]["per_device_bytes"]);
+    s["system"]["device"]["memory"]["capacity_GiB"] = bytes / (1024.0 * 1024 * 1024) + spare_gib;
+    const json p = predict(s);
+    EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>()) << p.dump().substr(0, 300);
+    return std::make_pair(warns(p, "memory.little_headroom"),
+                          num(p["rl"]["memory"]["train"]["per_device_bytes"]) / bytes);
+  };
+  EXPECT_TRUE(run(1.0, true).first);
+  EXPECT_DOUBLE_EQ(run(1.0, true).second, 1.0);
+  EXPECT_FALSE(run(2.5, true).first);
+  const auto assumed = run(1.0, false);
+  EXPECT_FALSE(assumed.first);
+  EXPECT_LT(assumed.second, 1.0);  // a smaller pack
+}
+
 TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
   const json r = rl_of(base({{"reference", true}}));
   ASSERT_TRUE(r.contains("step_time_s"));

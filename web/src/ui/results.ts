@@ -149,10 +149,10 @@ function moeIntro(cur: Shown): HTMLElement {
 
 /**
  * The engine's memory.little_headroom warning for the footprint a memory section shows (its
- * message names the workload: the training footprint is the headline one when training is asked).
+ * message names the workload: the training footprint, or an RL trainer's, is the headline one).
  */
 function littleHeadroom(prefix: string, p: Prediction): Prediction['warnings'][number] | undefined {
-  const workload = prefix === 'inference.memory' || !p.training ? 'inference' : 'training';
+  const workload = prefix === 'inference.memory' || (!p.training && !p.rl) ? 'inference' : 'training';
   return (p.warnings ?? []).find((w) => w.code === 'memory.little_headroom' && w.message.startsWith(workload));
 }
 

@@ -45,6 +45,17 @@ describe('the memory verdict', () => {
     expect(v.fit.textContent).toContain('may run out of memory');
     expect(v.warnings).toContain('memory.little_headroom');
   });
+  it('an RL trainer with little room (its layout and token budget stated) says so in the trainer’s verdict', () => {
+    const rl = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 32, samples_per_prompt: 8, train: { zero_stage: 3, micro_batch_tokens: 4096, offload: 'none' } } };
+    const resolved = (JSON.parse(mod.validate(JSON.stringify(rl))) as { scenario: ResolvedScenario }).scenario;
+    const first = JSON.parse(mod.predict(JSON.stringify(rl))) as Prediction;
+    const system = structuredClone(resolved.system) as unknown as { device: { memory: { capacity_GiB: number } } };
+    system.device.memory.capacity_GiB = first.rl!.memory.train.per_device_bytes / 2 ** 30 + 1;
+    const text = JSON.stringify({ ...rl, system });
+    const el = document.createElement('div');
+    renderResults(el, { prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario }, null);
+    expect(el.querySelector<HTMLElement>('.fit')!.className).toBe('fit tight');
+  });
   it('does not fit: no layout parallelism at all', () => {
     const v = verdict({ tp: 1, pp: 1, micro_batch: 1, recompute: 'none', zero_stage: 0 });
     expect(v.fit.className).toBe('fit bad');
