@@ -50,14 +50,6 @@ Bytes offloaded_activations(const Scenario& s, const ModelGraph& g);
 // With the task graph already built (its attention kernel is in the graph's operators).
 MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g);
 
-// Device memory the runtime holds before any tensor, which the footprints here do not count: the
-// CUDA context with its lazily loaded kernels, 0.47 GiB, and NCCL's communicators once a job spans
-// more than one device, 1.45 GiB more (both measured with PyTorch 2.1 on an A100 80GB:
-// stas00/ml-engineering @744d01e training/performance/README.md, "Additional GPU memory usage":
-// torch.ones(1).cuda() leaves 0.47 GB used; a torch.distributed barrier takes it from 0.55 to 2.00
-// GB, "the more GPUs the higher"). The caching allocator's fragmentation comes on top, unmeasured.
-// The training layout search leaves it free; predict warns (memory.little_headroom) when a stated
-// layout does not.
 // "12.3 GiB": a footprint in messages, to a tenth (past ~1e17 GiB the tenths no longer fit a long
 // long; absurd scenarios still get a message).
 inline std::string gib_text(Bytes b) {
@@ -67,7 +59,28 @@ inline std::string gib_text(Bytes b) {
          std::to_string(static_cast<long long>(v * 10.0 + 0.5) % 10) + " GiB";
 }
 
+// Device memory the runtime holds before any tensor, which the footprints here do not count: the
+// CUDA context with its lazily loaded kernels, 0.47 GiB, and NCCL's communicators once a job spans
+// more than one device, 1.45 GiB more (both measured with PyTorch 2.1 on an A100 80GB:
+// stas00/ml-engineering @744d01e training/performance/README.md, "Additional GPU memory usage":
+// torch.ones(1).cuda() leaves 0.47 GB used; a torch.distributed barrier takes it from 0.55 to 2.00
+// GB, "the more GPUs the higher"). The caching allocator's fragmentation comes on top, unmeasured.
+// The training layout search and the RL trainer's assumed choices leave it free; predict warns
+// (memory.little_headroom) when a stated layout does not.
 inline Bytes runtime_reserve(std::int64_t devices) { return gibibytes(0.47 + (devices > 1 ? 1.45 : 0.0)); }
+
+// The message of memory.little_headroom: `what` ("training", "inference") fits with `spare` of
+// `capacity`, less than runtime_reserve(devices); `remedies` would make room.
+inline std::string little_headroom_text(const std::string& what, Bytes spare, Bytes capacity,
+                                        std::int64_t devices, const std::string& remedies) {
+  return what + " fits with " + gib_text(spare) + " of " + gib_text(capacity) +
+         " to spare per device, but the CUDA context" +
+         (devices > 1 ? " and NCCL's communicators take about " : " takes about ") +
+         gib_text(runtime_reserve(devices)) +
+         " before any tensor (not counted above), and the allocator's fragmentation more: it may run out of "
+         "memory; " +
+         remedies + " would make room";
+}
 
 struct InferenceMemory {
   MemoryBreakdown bytes;

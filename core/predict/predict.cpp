@@ -31,14 +31,8 @@ void warn_little_headroom(const std::optional<MemoryReport>& r, const char* what
   const Bytes reserve = runtime_reserve(devices);
   const Bytes spare = r->capacity - r->per_device.total();
   if (spare.value >= reserve.value) return;
-  warnings.push_back({"memory.little_headroom",
-                      std::string(what) + " fits with " + gib_text(spare) + " of " + gib_text(r->capacity) +
-                          " to spare per device, but the CUDA context" +
-                          (devices > 1 ? " and NCCL's communicators take about " : " takes about ") +
-                          gib_text(reserve) +
-                          " before any tensor (not counted above), and the allocator's fragmentation "
-                          "more: it may run out of memory; " +
-                          remedies + " would make room"});
+  warnings.push_back(
+      {"memory.little_headroom", little_headroom_text(what, spare, r->capacity, devices, remedies)});
 }
 
 double idle_power_w(const DevicePower& pw) { return pw.tdp_w * pw.idle_fraction; }

@@ -1352,18 +1352,15 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
                                 " has; more tp, pp, cp or a higher "
                                 "zero_stage would reduce it"});
   // Fits, but not beside the runtime's own memory (memory/footprint.h, runtime_reserve).
-  const double spare = out.train_memory.capacity_bytes - out.train_memory.bytes_per_device;
-  const double reserve = runtime_reserve(s.num_devices).value;
-  if (out.train_memory.fits && out.train_memory.capacity_bytes > 0 && spare < reserve)
-    out.warnings.push_back({"memory.little_headroom",
-                            "training fits with " + gib_text(Bytes(spare)) + " of " +
-                                gib_text(Bytes(out.train_memory.capacity_bytes)) +
-                                " to spare per device, but the CUDA context and NCCL's communicators "
-                                "take about " +
-                                gib_text(Bytes(reserve)) +
-                                " before any tensor (not counted), and the allocator's fragmentation "
-                                "more: it may run out of memory; a smaller micro-batch or token budget, "
-                                "more tp, pp, cp or a higher zero_stage would make room"});
+  const std::int64_t pool = out.train_devices > 0 ? out.train_devices : s.num_devices;
+  const Bytes capacity(out.train_memory.capacity_bytes);
+  const Bytes spare(out.train_memory.capacity_bytes - out.train_memory.bytes_per_device);
+  if (out.train_memory.fits && capacity.value > 0 && spare.value < runtime_reserve(pool).value)
+    out.warnings.push_back(
+        {"memory.little_headroom",
+         little_headroom_text(
+             "training", spare, capacity, pool,
+             "a smaller micro-batch or token budget, more tp, pp, cp or a higher zero_stage")});
 }
 
 }  // namespace
