@@ -68,6 +68,10 @@ inline std::string gib_text(Bytes b) {
 // The training layout search and the RL trainer's assumed choices leave it free; predict warns
 // (memory.little_headroom) when a stated layout does not.
 inline Bytes runtime_reserve(std::int64_t devices) { return gibibytes(0.47 + (devices > 1 ? 1.45 : 0.0)); }
+// Whether a per-device `footprint` leaves the runtime's reserve free on a device of `capacity`.
+inline bool leaves_runtime_room(Bytes footprint, Bytes capacity, std::int64_t devices) {
+  return capacity.value - footprint.value >= runtime_reserve(devices).value;
+}
 
 // The message of memory.little_headroom: `what` ("training", "inference") fits with `spare` of
 // `capacity`, less than runtime_reserve(devices); `remedies` would make room.

@@ -846,9 +846,8 @@ struct Fitted {
   // The trainer fits beside the runtime's own memory (memory/footprint.h, runtime_reserve): what
   // the assumed choices below aim for, as a stack's out-of-memory guide would have it run.
   bool roomy() const {
-    if (!t || !pr || !pr->memory.fits) return false;
-    const MemoryReport& m = pr->memory;
-    return (m.capacity - m.per_device.total()).value >= runtime_reserve(t->num_devices).value;
+    return t && pr && pr->memory.fits &&
+           leaves_runtime_room(pr->memory.per_device.total(), pr->memory.capacity, t->num_devices);
   }
 };
 Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devices, ParallelPlan plan) {
@@ -1353,13 +1352,12 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
                                 "zero_stage would reduce it"});
   // Fits, but not beside the runtime's own memory (memory/footprint.h, runtime_reserve).
   const std::int64_t pool = out.train_devices > 0 ? out.train_devices : s.num_devices;
-  const Bytes capacity(out.train_memory.capacity_bytes);
-  const Bytes spare(out.train_memory.capacity_bytes - out.train_memory.bytes_per_device);
-  if (out.train_memory.fits && capacity.value > 0 && spare.value < runtime_reserve(pool).value)
+  const Bytes capacity(out.train_memory.capacity_bytes), footprint(out.train_memory.bytes_per_device);
+  if (out.train_memory.fits && capacity.value > 0 && !leaves_runtime_room(footprint, capacity, pool))
     out.warnings.push_back(
         {"memory.little_headroom",
          little_headroom_text(
-             "training", spare, capacity, pool,
+             "training", capacity - footprint, capacity, pool,
              "a smaller micro-batch or token budget, more tp, pp, cp or a higher zero_stage")});
 }
 

@@ -383,7 +383,7 @@ void time_training_layout(Scenario& work, const SearchOptions& o, const ParamCou
   r.memory = training_memory(work, g).total();
   // The runtime's own memory stays free (runtime_reserve): a layout that fills the rest is not one
   // to recommend.
-  if (r.memory.value > work.system.device.hbm_capacity.value - runtime_reserve(work.num_devices).value) {
+  if (!leaves_runtime_room(r.memory, work.system.device.hbm_capacity, work.num_devices)) {
     r.reason = "memory.does_not_fit";
     return;
   }

@@ -129,10 +129,9 @@ Brute brute_force(const Scenario& s, const FixedLayout& f, const SearchOptions& 
     const auto& mem = o.mode == SearchMode::training ? *p->training_memory : *p->inference_memory;
     r.memory = mem.per_device.total();
     // A training layout leaves the runtime's own memory free (memory/footprint.h, runtime_reserve).
-    const bool fits =
-        o.mode == SearchMode::training
-            ? r.memory.value <= mem.capacity.value - optimus::runtime_reserve(c.num_devices).value
-            : mem.fits;
+    const bool fits = o.mode == SearchMode::training
+                          ? optimus::leaves_runtime_room(r.memory, mem.capacity, c.num_devices)
+                          : mem.fits;
     if (!fits) {
       ++out.rejected["memory.does_not_fit"];
       continue;
