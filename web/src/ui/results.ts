@@ -169,7 +169,9 @@ function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
     { class: `fit ${tight ? 'tight' : m.fits ? 'ok' : 'bad'}`, 'data-testid': tight ? 'fit-tight' : null },
     h('strong', null, tight ? 'Fits in GPU memory, with little room' : m.fits ? 'Fits in GPU memory' : 'Does not fit in GPU memory'),
     ` — ${formatBytes(total)} of ${formatBytes(cap)} per device (${(share * 100).toFixed(0)} %)`,
-    tight ? h('div', null, 'The CUDA context and the communication library hold about 2 GiB before any of this (0.5 GiB on one GPU), so it may run out of memory: the warning below says what would make room.') : null,
+    // The engine owns the reserve's size (core/memory/footprint.h runtime_reserve); its warning below
+    // gives the numbers.
+    tight ? h('div', null, 'The CUDA context and the communication library hold memory of their own before any of this, so it may run out of memory: the warning below gives how much and what would make room.') : null,
     bar,
   );
 }
