@@ -15,6 +15,7 @@
 #include "base/flat_cache.h"
 #include "base/math.h"
 #include "cost/op_timer.h"
+#include "memory/footprint.h"
 #include "model/graph.h"
 #include "predict/predict.h"
 
@@ -420,10 +421,12 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   out.e2e_latency = out.ttft + out.tpot * d(steps);
   out.throughput_tokens_per_s = d(w.batch) * d(w.output_len) / out.e2e_latency.value;
 
-  // Largest batch whose weights, KV cache and working activations fit on one device.
+  // Largest batch whose weights, KV cache and working activations fit on one device beside the
+  // runtime's own memory (runtime_reserve, memory/footprint.h): the batch predict would not warn
+  // about (memory.little_headroom), as the layout search admits.
   const InferenceMemory mem = inference_memory(s);
   const double per_seq = mem.kv_per_sequence.value + mem.activation_per_sequence.value;
-  const double room = dev.hbm_capacity.value - mem.bytes.weights.value;
+  const double room = dev.hbm_capacity.value - runtime_reserve(s.num_devices).value - mem.bytes.weights.value;
   out.max_batch = room > 0 && per_seq > 0 ? static_cast<std::int64_t>(std::floor(room / per_seq)) : 0;
   return out;
 }

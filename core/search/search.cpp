@@ -417,7 +417,8 @@ void time_inference_layout(Scenario& work, const SearchOptions& o, std::int64_t 
                            std::vector<Warning>& warnings, LayoutResult& r) {
   work.inference->batch = batch;
   r.memory = inference_memory(work).bytes.total();
-  if (r.memory.value > work.system.device.hbm_capacity.value) {
+  // As for training: a batch that leaves the runtime's own memory no room is not recommended.
+  if (!leaves_runtime_room(r.memory, work.system.device.hbm_capacity, work.num_devices)) {
     r.reason = "memory.does_not_fit";
     return;
   }

@@ -406,6 +406,32 @@ TEST(Predict, LittleHeadroomIsWarnedNotRefused) {
   EXPECT_EQ(single.find("NCCL"), std::string::npos) << single;
 }
 
+// inference.max_batch is the largest static batch that predict neither refuses nor warns about:
+// one more sequence leaves the runtime's own memory too little room (memory/footprint.h), on one
+// device (the CUDA context alone) and on four (with NCCL's communicators).
+TEST(Predict, LargestBatchLeavesTheRuntimeItsMemory) {
+  const auto at = [](json s, std::int64_t batch) {
+    s["inference"]["batch"] = batch;
+    const json out = predict(s);
+    bool warned = false;
+    for (const auto& w : out["warnings"]) warned = warned || w["code"] == "memory.little_headroom";
+    return std::make_tuple(out["memory"]["fits"].get<bool>() && !warned,
+                           out["inference"]["max_batch"].get<std::int64_t>());
+  };
+  for (const std::int64_t devices : {1, 4}) {
+    const json s = {{"model", devices == 1 ? "llama3.1-8b" : "llama2-70b"},
+                    {"system", "dgx-a100-80gb"},
+                    {"num_devices", devices},
+                    {"parallel", {{"tp", devices}}},
+                    {"inference", {{"batch", 1}, {"prompt_len", 512}, {"output_len", 128}}}};
+    const auto [roomy, largest] = at(s, 1);
+    ASSERT_TRUE(roomy) << devices;
+    ASSERT_GT(largest, 1) << devices;
+    EXPECT_TRUE(std::get<0>(at(s, largest))) << devices << " devices, batch " << largest;
+    EXPECT_FALSE(std::get<0>(at(s, largest + 1))) << devices << " devices, batch " << largest + 1;
+  }
+}
+
 // Golden outputs: tests/golden/<scenario>.json hold the prediction for each shipped scenario.
 // Regenerate with OPTIMUS_UPDATE_GOLDEN=1 after an intended model change, and say why in the
 // commit.

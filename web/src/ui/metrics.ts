@@ -366,7 +366,7 @@ export const INFERENCE_METRICS: MetricDef[] = [
     q: 'count',
     better: 'higher',
     explain: () => ({
-      formula: 'largest batch whose weights + activations + KV cache (prompt_len + output_len tokens per sequence) fit in the device memory',
+      formula: 'largest batch whose weights + activations + KV cache (prompt_len + output_len tokens per sequence) fit in the device memory, leaving the runtime its own (CUDA context, NCCL)',
       inputs: [],
     }),
   },
