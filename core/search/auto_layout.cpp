@@ -30,10 +30,10 @@ constexpr std::array<Narrowing, 3> kAutoNarrowing = {{
 }};
 
 // A served scenario's layout also needs room for one request in each replica's KV cache. The
-// static search fits its batch in the whole device, while a serving replica keeps
-// gpu_memory_utilization of it for weights, the prefill workspace and the KV blocks (vLLM's and
-// SGLang's memory fraction): a layout whose weights nearly fill the device fits the first and not
-// the second. Such layouts leave the ranking here, counted as serving.kv_insufficient (or
+// static search fits its batch in the device less the runtime's own memory, while a serving
+// replica keeps gpu_memory_utilization of it for weights, the prefill workspace and the KV blocks
+// (vLLM's and SGLang's memory fraction): a layout whose weights nearly fill the device fits the
+// first and not the second. Such layouts leave the ranking here, counted as serving.kv_insufficient (or
 // check_serving's other refusals) among the rejected; the rest keep their order. Only the best
 // kMaxSearchTop are checked: past them, feasible still counts the static fit.
 void keep_servable(const Scenario& s, SearchResult& res) {

@@ -758,9 +758,10 @@ TEST(ParallelAuto, InferenceValidateAndErrors) {
 }
 
 // A served scenario's "auto" keeps only layouts whose replicas hold one request in their KV
-// budget (check_serving): the static search fits its batch in the whole device, a serving replica
-// only in gpu_memory_utilization of it. Falcon-180B in fp8 (about 180 GB of weights) on GB200
-// (186 GB): one device per replica fits the static batch and leaves serving no KV room at 0.9.
+// budget (check_serving): the static search fits its batch in the device less the runtime's own
+// memory, a serving replica only in gpu_memory_utilization of it. Falcon-180B in fp8 (about 180 GB
+// of weights) on GB200 (186 GB): one device per replica fits the static batch and leaves serving
+// no KV room at 0.9.
 TEST(ParallelAuto, ServingLayoutsHoldARequestInTheirKvBudget) {
   const json serving = {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}};
   json s = {{"model", "falcon-180b"},
