@@ -285,6 +285,16 @@ struct SoftwareDefaults {
   // the Llama-70B throughput on one H200), and runtimes that expand the cache to every query head
   // before attention (gpt-fast's and Hugging Face's repeat_interleave / repeat_kv).
   bool decode_kv_per_query_head = false;
+  // The KV cache manager keeps a windowed layer's cache (model.attention.window) for the whole
+  // context, as for a global layer, while the layer's attention still reads its window alone:
+  // TensorRT-LLM unless kv_cache_config.max_attention_window lists the windows (KvCacheConfig's
+  // default None sizes every layer for the longest sequence; per-window pools, "VSWA", form only
+  // from a list of more than one window, TensorRT-LLM PR #5933), vLLM with its hybrid KV cache
+  // manager off (vllm/v1/kv_cache_interface.py FullAttentionSpec: "sliding window attention are
+  // regarded as full attention in KV cache manager (blocks are allocated for all tokens), while
+  // computed as sliding window attention in model runner"). false: a windowed layer caches at
+  // most its window.
+  bool windowed_layers_full_kv = false;
   // Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels
   // (Megatron-LM's fused RMSNorm / LayerNorm, bias-SwiGLU and bias-dropout-add, Transformer
   // Engine, the inference runtimes). false: each is a chain of PyTorch primitives, one kernel per

@@ -432,6 +432,39 @@ TEST(Predict, LargestBatchLeavesTheRuntimeItsMemory) {
   }
 }
 
+// software.windowed_layers_full_kv: a runtime that caches a windowed layer for the whole context
+// (TensorRT-LLM without max_attention_window) holds the unwindowed model's cache, so fewer
+// sequences fit and a served stream of long contexts runs smaller batches; the attention itself
+// still reads the window, so one sequence's decode step is unchanged.
+TEST(Predict, WindowedLayersKeptWholeHoldTheWholeContext) {
+  json s = {{"model", "gpt-oss-20b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 1},
+            {"inference", {{"batch", 1}, {"prompt_len", 8192}, {"output_len", 1024}}}};
+  s = json::parse(optimus::api::validate(s.dump()))["scenario"];
+  json whole = s;
+  whole["system"]["software"]["windowed_layers_full_kv"] = true;
+  json unwindowed = s;
+  unwindowed["model"]["attention"].erase("window");
+  unwindowed["model"]["attention"].erase("global_every");
+  const json a = predict(s), b = predict(whole), c = predict(unwindowed);
+  const auto kv = [](const json& o) {
+    return o["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>();
+  };
+  EXPECT_GT(kv(b), 1.5 * kv(a));  // half of gpt-oss's layers slide over 128 tokens
+  EXPECT_NEAR(kv(b), kv(c), 1e-9 * kv(c));
+  EXPECT_DOUBLE_EQ(b["inference"]["tpot_s"].get<double>(), a["inference"]["tpot_s"].get<double>());
+  EXPECT_LT(b["inference"]["max_batch"].get<std::int64_t>(), a["inference"]["max_batch"].get<std::int64_t>());
+  // A stream of 512 long requests: its KV budget holds fewer at once.
+  for (json* x : {&s, &whole})
+    (*x)["inference"]["serving"] = {
+        {"arrival", "offline"}, {"num_requests", 512}, {"input_len", 8192}, {"output_len", 2048}};
+  const json sa = predict(s), sb = predict(whole);
+  ASSERT_TRUE(sa.contains("serving") && sb.contains("serving")) << sb.dump().substr(0, 300);
+  EXPECT_LT(sb["serving"]["output_tokens_per_s"].get<double>(),
+            sa["serving"]["output_tokens_per_s"].get<double>());
+}
+
 // Golden outputs: tests/golden/<scenario>.json hold the prediction for each shipped scenario.
 // Regenerate with OPTIMUS_UPDATE_GOLDEN=1 after an intended model change, and say why in the
 // commit.

@@ -996,16 +996,18 @@ TEST(Software, Fp8ContextAttentionSpeedsUpAPromptsAttention) {
   EXPECT_EQ(v["scenario"]["system"]["software"]["fp8_context_attention"], true);
 }
 
-// The 2025 PyTorch-runtime profile is the tensorrt-llm profile plus its three documented
-// differences (CUDA graphs, FP8 context attention, the Python executor's per-request host time
-// in every step): a copy, so this keeps the two from drifting.
-TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsThreeDifferences) {
+// The 2025 PyTorch-runtime profile is the tensorrt-llm profile plus its four documented
+// differences (CUDA graphs, FP8 context attention, windowed layers' caches kept whole, the Python
+// executor's per-request host time in every step): a copy, so this keeps the two from drifting.
+TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsFourDifferences) {
   const json base = json::parse(optimus::preset_json("software", "tensorrt-llm"));
   json derived = json::parse(optimus::preset_json("software", "tensorrt-llm-pytorch"));
   EXPECT_EQ(derived["cuda_graphs"], true);
   EXPECT_EQ(derived["software"]["fp8_context_attention"], true);
+  EXPECT_EQ(derived["software"]["windowed_layers_full_kv"], true);
   EXPECT_EQ(derived["serving"]["step_overhead_us_per_request"], 13.8);
   derived["software"].erase("fp8_context_attention");
+  derived["software"].erase("windowed_layers_full_kv");
   derived["serving"].erase("step_overhead_us_per_request");
   EXPECT_EQ(derived["software"], base["software"]);
   EXPECT_EQ(derived["serving"], base["serving"]);

@@ -838,6 +838,10 @@ export interface SoftwareSpec {
    */
   decode_kv_per_query_head?: boolean;
   /**
+   * The KV cache manager keeps a windowed layer's cache (model.attention.window) for the whole context, as for a global layer, while the layer's attention still reads its window alone: the KV budget (static batch, serving blocks, a disaggregated transfer) grows at every layer's rate past the window. TensorRT-LLM unless kv_cache_config.max_attention_window lists the windows (KvCacheConfig's default, None, sizes every layer for the longest sequence; per-window pools form only from a list of more than one window, TensorRT-LLM PR #5933), which the tensorrt-llm-pytorch profile sets; vLLM with its hybrid KV cache manager off (vllm/v1/kv_cache_interface.py, FullAttentionSpec). false: a windowed layer caches at most its window.
+   */
+  windowed_layers_full_kv?: boolean;
+  /**
    * Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). false: chains of PyTorch primitives, one kernel and one pass over memory each, as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 kernels per tensor, 10e against 2e; dropout beside the residual add 2 kernels).
    */
   fused_elementwise?: boolean;
