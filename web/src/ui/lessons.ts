@@ -307,10 +307,10 @@ const inference: LessonDef = {
 
 // ---- 7. KV cache at long context ----------------------------------------------------------------
 
-const KV_MODELS = ['llama3-70b', 'llama3-405b', 'gpt3-175b', 'deepseek-v3'];
+const KV_MODELS = ['llama3.1-70b', 'llama3.1-405b', 'gpt3-175b', 'deepseek-v3'];
 const KV_MODEL_LABELS: Record<string, string> = {
-  'llama3-70b': 'Llama 3 70B (GQA)',
-  'llama3-405b': 'Llama 3 405B (GQA)',
+  'llama3.1-70b': 'Llama 3.1 70B (GQA)',
+  'llama3.1-405b': 'Llama 3.1 405B (GQA)',
   'gpt3-175b': 'GPT-3 175B (multi-head)',
   'deepseek-v3': 'DeepSeek-V3 (MLA)',
 };
@@ -347,7 +347,7 @@ const kvCache: LessonDef = {
     'Pope et al., “Efficiently Scaling Transformer Inference”, MLSys 2023.',
   ],
   widgets: [
-    { id: 'model', label: 'Model', kind: 'select', choices: labelled(KV_MODELS, KV_MODEL_LABELS), initial: 'llama3-70b' },
+    { id: 'model', label: 'Model', kind: 'select', choices: labelled(KV_MODELS, KV_MODEL_LABELS), initial: 'llama3.1-70b' },
     { id: 'prompt_len', label: 'Prompt length (tokens)', kind: 'range', choices: choices(CONTEXTS), initial: 8192 },
     { id: 'batch', label: 'Batch (sequences)', kind: 'range', choices: choices(KV_BATCHES), initial: 16 },
   ],
@@ -375,9 +375,9 @@ const kvCache: LessonDef = {
     },
     {
       id: 'largest-batch',
-      question: `Llama 3 70B at a context of ${CONTEXTS[2]} tokens: what is the largest batch on the slider that fits in the GPUs’ memory?`,
+      question: `Llama 3.1 70B at a context of ${CONTEXTS[2]} tokens: what is the largest batch on the slider that fits in the GPUs’ memory?`,
       choices: choices(KV_BATCHES),
-      answer: (predict) => lastChoice(KV_BATCHES, (batch) => kvScenario({ model: 'llama3-70b', prompt_len: CONTEXTS[2]!, batch }), predict, (p) => p.inference?.memory?.fits === true),
+      answer: (predict) => lastChoice(KV_BATCHES, (batch) => kvScenario({ model: 'llama3.1-70b', prompt_len: CONTEXTS[2]!, batch }), predict, (p) => p.inference?.memory?.fits === true),
     },
   ],
 };
@@ -708,8 +708,8 @@ function tpScenario(v: Values): Record<string, unknown> {
   const cp = num(v.cp);
   return {
     schema_version: 1,
-    name: `Llama 3 70B, 32k-token sequences on 128 GPUs (${v.system}), tp${tp} cp${cp} pp4, sequence parallel ${v.sequence_parallel}`,
-    model: 'llama3-70b',
+    name: `Llama 3.1 70B, 32k-token sequences on 128 GPUs (${v.system}), tp${tp} cp${cp} pp4, sequence parallel ${v.sequence_parallel}`,
+    model: 'llama3.1-70b',
     system: String(v.system),
     num_devices: 128,
     parallel: { tp, cp, pp: 4, dp: 32 / (tp * cp), sequence_parallel: v.sequence_parallel === 'on', micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1 },
@@ -724,7 +724,7 @@ const tensorParallel: LessonDef = {
   paragraphs: [
     'Tensor parallelism (tp) splits each weight matrix of a layer over tp GPUs: each computes a slice of every matrix multiplication, and the partial results are combined with collectives twice per layer in the forward pass and twice in the backward pass. It divides the weights and most activations by tp, but the collectives carry full activations, so tp is only fast inside a high-bandwidth NVLink domain; across nodes it rides the much slower InfiniBand network.',
     'Sequence parallelism (sp) is the companion of tensor parallelism: the normalisation and dropout parts of a layer, which tp leaves replicated, are split along the sequence instead, and the all-reduces become reduce-scatters and all-gathers of the same total size. Context parallelism (cp) splits the whole sequence over cp GPUs for every operation; attention then needs the keys and values of the other chunks, which are passed around the cp ring while the local chunk computes.',
-    'Long sequences are where these matter: here Llama 3 70B trains on sequences of 32k tokens. Compare a system whose NVLink domain holds 8 GPUs with one whose domain holds 72, and watch what happens when tp grows past the domain.',
+    'Long sequences are where these matter: here Llama 3.1 70B (trained to 128k tokens) trains on sequences of 32k tokens. Compare a system whose NVLink domain holds 8 GPUs with one whose domain holds 72, and watch what happens when tp grows past the domain.',
   ],
   sources: [
     'Shoeybi et al., “Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism”, 2019.',
