@@ -838,7 +838,7 @@ export interface SoftwareSpec {
    */
   decode_kv_per_query_head?: boolean;
   /**
-   * The KV cache manager keeps a windowed layer's cache (model.attention.window) for the whole context, as for a global layer, while the layer's attention still reads its window alone: the KV budget (static batch, serving blocks, a disaggregated transfer) grows at every layer's rate past the window. TensorRT-LLM unless kv_cache_config.max_attention_window lists the windows (KvCacheConfig's default, None, sizes every layer for the longest sequence; per-window pools form only from a list of more than one window, TensorRT-LLM PR #5933), which the tensorrt-llm-pytorch profile sets; vLLM with its hybrid KV cache manager off (vllm/v1/kv_cache_interface.py, FullAttentionSpec). false: a windowed layer caches at most its window.
+   * The KV cache manager keeps a windowed layer's cache (model.attention.window) for the whole context, as for a global layer, while the layer's attention still reads its window alone: the KV budget (static batch, serving blocks, a disaggregated transfer) grows at every layer's rate past the window. TensorRT-LLM's 2025 releases unless kv_cache_config.max_attention_window lists the windows (KvCacheConfig's default, None, sizes every layer for the longest sequence; per-window pools form only from a list of more than one window, TensorRT-LLM PR #5933), which the tensorrt-llm-pytorch profile sets (its 2026 code reads the windows from the checkpoint: state false for it); vLLM with its hybrid KV cache manager off (vllm/v1/kv_cache_interface.py, FullAttentionSpec). false: a windowed layer caches at most its window.
    */
   windowed_layers_full_kv?: boolean;
   /**
