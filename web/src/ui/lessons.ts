@@ -237,8 +237,8 @@ const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 function inferenceScenario(v: Values): Record<string, unknown> {
   return {
     schema_version: 1,
-    name: `Llama 3 70B on 8 H100 (tp8), batch ${v.batch}, prompt ${v.prompt_len}`,
-    model: 'llama3-70b',
+    name: `Llama 3.1 70B on 8 H100 (tp8), batch ${v.batch}, prompt ${v.prompt_len}`,
+    model: 'llama3.1-70b',
     system: 'dgx-h100',
     num_devices: 8,
     parallel: { tp: 8 },
