@@ -236,16 +236,16 @@ namespace {
 
 // KV-cache bytes per sequence on one device for `context` tokens: every layer kind's bytes per
 // token times its layers on the device's stage, windowed layers keeping at most `window` tokens.
-// `windows`: a windowed layer caches at most its window (false: the whole context).
+// `window`: the tokens a windowed layer caches (cached_window; 0: the whole context).
 Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, double context,
-                      bool windows = true) {
+                      std::int64_t window) {
   const auto stage_kv = [&](const KindCounts& n) {
     Bytes out{};
     bool any = false;
     for (std::size_t k = 0; k < kLayerKinds; ++k) {
       if (!g.present[k]) continue;
-      const bool windowed = windows && (k & 2u) != 0 && m.window > 0;
-      const double tokens = windowed ? std::min(context, d(m.window)) : context;
+      const bool windowed = (k & 2u) != 0 && window > 0;
+      const double tokens = windowed ? std::min(context, d(window)) : context;
       const Bytes b = Bytes(n[k] * sum_kv_bytes(g.kinds[k])) * tokens;
       out = any ? out + b : b;
       any = true;
@@ -265,15 +265,17 @@ Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGrap
 Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv_precision) {
   LayerShape shape = param_shape(p, 0);
   shape.kv_elem_bytes = bytes_per_element(kv_precision);
-  return kv_per_sequence(m, p, model_graph(m, shape), 1.0);
+  return kv_per_sequence(m, p, model_graph(m, shape), 1.0, m.window);
+}
+
+std::int64_t cached_window(const Scenario& s) {
+  return s.system.software.windowed_layers_full_kv ? 0 : s.model.window;
 }
 
 Bytes inference_kv_bytes(const Scenario& s, double context) {
   const LayerShape shape = inference_layer_shape(s, s.model.max_seq_len);
-  // A runtime that keeps windowed layers' caches whole (software.windowed_layers_full_kv) caches
-  // the whole context in every layer.
-  const Bytes own = kv_per_sequence(s.model, s.parallel, model_graph(s.model, shape), context,
-                                    !s.system.software.windowed_layers_full_kv);
+  const Bytes own =
+      kv_per_sequence(s.model, s.parallel, model_graph(s.model, shape), context, cached_window(s));
   // A speculative draft keeps a cache of its own for the same context (vLLM's draft-model and
   // MTP proposers do), on the same devices.
   if (!s.inference->speculative) return own;
@@ -327,7 +329,7 @@ InferenceMemory inference_memory(const Scenario& s) {
   }
   out.bytes.weights = Bytes(weights);
   const double context = d(w.prompt_len + w.output_len);
-  out.kv_per_sequence = kv_per_sequence(m, p, g, context, !s.system.software.windowed_layers_full_kv);
+  out.kv_per_sequence = kv_per_sequence(m, p, g, context, cached_window(s));
   out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);
   // Working activations of the widest moment of prefill for one sequence: the residual
   // stream, the widest QKV or FFN-up output of one layer, and the fp32 logits of the last token.

@@ -68,9 +68,13 @@ inline std::string gib_text(Bytes b) {
 // The training layout search and the RL trainer's assumed choices leave it free; predict warns
 // (memory.little_headroom) when a stated layout does not.
 inline Bytes runtime_reserve(std::int64_t devices) { return gibibytes(0.47 + (devices > 1 ? 1.45 : 0.0)); }
+// What a device of `capacity` leaves the job once the runtime's reserve is taken.
+inline Bytes usable_capacity(Bytes capacity, std::int64_t devices) {
+  return capacity - runtime_reserve(devices);
+}
 // Whether a per-device `footprint` leaves the runtime's reserve free on a device of `capacity`.
 inline bool leaves_runtime_room(Bytes footprint, Bytes capacity, std::int64_t devices) {
-  return capacity.value - footprint.value >= runtime_reserve(devices).value;
+  return footprint.value <= usable_capacity(capacity, devices).value;
 }
 
 // The message of memory.little_headroom: `what` ("training", "inference") fits with `spare` of
@@ -95,6 +99,10 @@ InferenceMemory inference_memory(const Scenario& s);
 // KV-cache bytes of one sequence holding `context` tokens, on one device of an inference
 // scenario (windowed layers keep at most `window` of them).
 Bytes inference_kv_bytes(const Scenario& s, double context);
+// The tokens a windowed layer (model.attention.window) keeps in the KV cache: its window, or 0 (the
+// whole context) where the model has none or the runtime keeps every layer's cache whole
+// (software.windowed_layers_full_kv). The footprints and the serving KV budget read it.
+std::int64_t cached_window(const Scenario& s);
 
 // KV cache bytes per token of context per sequence, on one device: the layers on the stage times
 // the task graph's KV bytes per layer (2 (K and V) * kv heads on the rank * head_dim * bytes).

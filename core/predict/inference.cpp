@@ -426,7 +426,7 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   // about (memory.little_headroom), as the layout search admits.
   const InferenceMemory mem = inference_memory(s);
   const double per_seq = mem.kv_per_sequence.value + mem.activation_per_sequence.value;
-  const double room = dev.hbm_capacity.value - runtime_reserve(s.num_devices).value - mem.bytes.weights.value;
+  const double room = usable_capacity(dev.hbm_capacity, s.num_devices).value - mem.bytes.weights.value;
   out.max_batch = room > 0 && per_seq > 0 ? static_cast<std::int64_t>(std::floor(room / per_seq)) : 0;
   return out;
 }

@@ -89,9 +89,7 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
     lim.spec_k = sp->draft_tokens;
     lim.spec_gain = speculative_tokens_per_step(*sp);
   }
-  // A runtime that keeps windowed layers' caches whole (software.windowed_layers_full_kv) grows
-  // every token's cache at the full rate.
-  lim.window = pool.s.system.software.windowed_layers_full_kv ? 0 : pool.s.model.window;
+  lim.window = cached_window(pool.s);
   lim.per_token = inference_kv_bytes(pool.s, 1.0).value;
   if (lim.window > 0) {
     const double at_window = inference_kv_bytes(pool.s, d(lim.window)).value;
