@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "base/result.h"
 #include "base/units.h"
 #include "model/graph.h"
 #include "parallel/plan.h"
@@ -77,17 +79,22 @@ inline bool leaves_runtime_room(Bytes footprint, Bytes capacity, std::int64_t de
   return footprint.value <= usable_capacity(capacity, devices).value;
 }
 
-// The message of memory.little_headroom: `what` ("training", "inference") fits with `spare` of
-// `capacity`, less than runtime_reserve(devices); `remedies` would make room.
-inline std::string little_headroom_text(const std::string& what, Bytes spare, Bytes capacity,
-                                        std::int64_t devices, const std::string& remedies) {
-  return what + " fits with " + gib_text(spare) + " of " + gib_text(capacity) +
-         " to spare per device, but the CUDA context" +
-         (devices > 1 ? " and NCCL's communicators take about " : " takes about ") +
-         gib_text(runtime_reserve(devices)) +
-         " before any tensor (not counted above), and the allocator's fragmentation more: it may run out of "
-         "memory; " +
-         remedies + " would make room";
+// The warning memory.little_headroom for a `footprint` that fits `capacity` but not beside
+// runtime_reserve(devices), naming `what` ("training", "inference") and the `remedies` that would
+// make room; none where the reserve stays free. Callers check that the footprint fits first.
+inline std::optional<Warning> little_headroom_warning(const std::string& what, Bytes footprint,
+                                                      Bytes capacity, std::int64_t devices,
+                                                      const std::string& remedies) {
+  if (leaves_runtime_room(footprint, capacity, devices)) return std::nullopt;
+  return Warning{
+      "memory.little_headroom",
+      what + " fits with " + gib_text(capacity - footprint) + " of " + gib_text(capacity) +
+          " to spare per device, but the CUDA context" +
+          (devices > 1 ? " and NCCL's communicators take about " : " takes about ") +
+          gib_text(runtime_reserve(devices)) +
+          " before any tensor (not counted above), and the allocator's fragmentation more: it may run "
+          "out of memory; " +
+          remedies + " would make room"};
 }
 
 struct InferenceMemory {

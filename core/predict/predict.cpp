@@ -27,10 +27,9 @@ constexpr double kJoulesPerMwh = 3.6e9;
 // warning says the job may run out of memory (runtime_reserve, memory/footprint.h).
 void warn_little_headroom(const std::optional<MemoryReport>& r, const char* what, std::int64_t devices,
                           const std::string& remedies, std::vector<Warning>& warnings) {
-  if (!r || !r->fits || leaves_runtime_room(r->per_device.total(), r->capacity, devices)) return;
-  warnings.push_back(
-      {"memory.little_headroom",
-       little_headroom_text(what, r->capacity - r->per_device.total(), r->capacity, devices, remedies)});
+  if (!r || !r->fits) return;
+  if (auto w = little_headroom_warning(what, r->per_device.total(), r->capacity, devices, remedies))
+    warnings.push_back(*w);
 }
 
 double idle_power_w(const DevicePower& pw) { return pw.tdp_w * pw.idle_fraction; }

@@ -1353,12 +1353,11 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   // Fits, but not beside the runtime's own memory (memory/footprint.h, runtime_reserve).
   const std::int64_t pool = out.train_devices > 0 ? out.train_devices : s.num_devices;
   const Bytes capacity(out.train_memory.capacity_bytes), footprint(out.train_memory.bytes_per_device);
-  if (out.train_memory.fits && capacity.value > 0 && !leaves_runtime_room(footprint, capacity, pool))
-    out.warnings.push_back(
-        {"memory.little_headroom",
-         little_headroom_text(
-             "training", capacity - footprint, capacity, pool,
-             "a smaller micro-batch or token budget, more tp, pp, cp or a higher zero_stage")});
+  if (!out.train_memory.fits || !(capacity.value > 0)) return;
+  if (auto w = little_headroom_warning(
+          "training", footprint, capacity, pool,
+          "a smaller micro-batch or token budget, more tp, pp, cp or a higher zero_stage"))
+    out.warnings.push_back(*w);
 }
 
 }  // namespace
