@@ -310,6 +310,23 @@ TEST(ContractDoc, NumbersInTheTextAreTheEngines) {
   }
 }
 
+// The README is a front door (issue 41): at most 200 lines, and one fenced block of set-up commands
+// with exactly two of them (run, test), the one `.ci/run` calls among them.
+TEST(Readme, IsAFrontDoorWithTwoCommands) {
+  std::ifstream in(kSource / "README.md");
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  EXPECT_LE(lines.size(), 200u) << "README.md has " << lines.size() << " lines";
+  const auto open = std::find(lines.begin(), lines.end(), "```sh");
+  ASSERT_NE(open, lines.end()) << "README.md has no ```sh block";
+  const auto close = std::find(open + 1, lines.end(), "```");
+  ASSERT_EQ(close - open, 3) << "the set-up block holds two commands";
+  const std::string runner = read_file(kSource / ".ci" / "run");
+  const std::string test_command = (open + 2)->substr(0, (open + 2)->find(' '));
+  EXPECT_EQ(test_command, "scripts/test");
+  EXPECT_NE(runner.find(test_command), std::string::npos) << ".ci/run does not call " << test_command;
+}
+
 }  // namespace
 
 }  // namespace contract_doc_test
