@@ -160,6 +160,20 @@ std::vector<Case> run_file(const std::string& name) {
 
 // A row its group marks "not gated" (the Llama 3.1 whole-run cards, post-training included) is
 // reported beside the others but kept out of the gates and the uncertainty fit.
+// Groups that are not independent evidence (tests/validation/data/not_independent.json): later
+// versions or other tables of documents whose rows are in the shared public data, probably part of
+// the measurement withheld from the project. Reported apart: no band, refitted constant or
+// headline figure uses them.
+bool independent(const std::string& file, const std::string& group) {
+  static const json list = [] {
+    std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/not_independent.json");
+    return json::parse(in);
+  }();
+  for (const json& g : list["groups"])
+    if (g["file"] == file && group.rfind(g["group_prefix"].get<std::string>(), 0) == 0) return false;
+  return true;
+}
+
 bool reported_only(const std::string& group) { return group.find("not gated") != std::string::npos; }
 
 struct Stats {
@@ -747,22 +761,22 @@ TEST(Validation, RlPostTrainingReported) {
 }
 
 // Uncertainty bands (issue 15). presets/uncertainty/bands.json holds, by regime, the 10th and
-// 90th percentiles of ln(measured / predicted) (time sense) over every validation row
+// 90th percentiles of ln(measured / predicted) (time sense) over every independent validation row
 // (scripts/fit_uncertainty.py). Checked here: (1) the shipped bands, as the engine writes them
 // into each prediction, hold about 80% of those rows; (2) out of sample, leaving each source out
 // in turn (its rows' bands fitted on the other sources, with the same parent fallback below 8
-// cases), 70-90% of the held-out rows' measured values fall inside: what a user's unseen run
-// should see. Over all sources that share is lower (79.5% at this commit, docs/accuracy.md): the two serving
-// sources and the MoE summaries differ more from each other than the bands allow. The
-// unoptimised PyTorch baseline rows and the contradictory NeMo 13B rows are left out, as in the
-// accuracy gates, and OpenRLHF's README benchmark rows, whose stack generates and trains in small
-// batches padded to their longest sequence (scripts/fit_uncertainty.py says why). Measured at this commit:
-// see the printed table (README, "Uncertainty").
+// cases), 70-90% of the rows' measured values fall inside: what a user's unseen run should see.
+// The unoptimised PyTorch baseline rows and the contradictory NeMo 13B rows are left out, as in
+// the accuracy gates, and OpenRLHF's README benchmark rows, whose stack generates and trains in
+// small batches padded to their longest sequence (scripts/fit_uncertainty.py says why). Rows that
+// are not independent evidence (not_independent.json) fit no band and are printed on a line of
+// their own. Measured at this commit: see the printed table and docs/accuracy.md.
 struct Residual {
   std::string set, group, regime;
   double r = 0;  // ln(measured / predicted), time sense
   bool inside = false;
-  double width = 0;  // high / low of the shipped band
+  double width = 0;         // high / low of the shipped band
+  bool independent = true;  // not_independent.json: reported apart, fits no band
 };
 
 std::vector<Residual> residuals() {
@@ -789,6 +803,7 @@ std::vector<Residual> residuals() {
       Residual x;
       x.set = file;
       x.group = k["group"];
+      x.independent = independent(file, x.group);
       x.r = std::log(expected / predicted) * (rate ? -1.0 : 1.0);
       const std::string head = m.substr(0, m.find('.'));
       if (head == "serving") {
@@ -850,7 +865,7 @@ std::vector<std::optional<bool>> inside_left_out(const std::vector<Residual>& al
   for (const Residual& x : all) {
     std::vector<const Residual*> others;
     for (const Residual& y : all)
-      if (y.group != x.group) others.push_back(&y);
+      if (y.group != x.group && y.independent) others.push_back(&y);
     out.push_back(inside_band(x, others));
   }
   return out;
@@ -864,7 +879,8 @@ TEST(Validation, UncertaintyCoverage) {
   std::array<int, 4> total{};
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Residual& x = all[i];
-    auto& row = by_set[x.set];
+    // Rows that are not independent evidence are shown on a line of their own.
+    auto& row = by_set[x.independent ? x.set : std::string("(not independent)")];
     if (x.width > 0) {
       ++row[0];
       row[1] += x.inside;
@@ -880,7 +896,8 @@ TEST(Validation, UncertaintyCoverage) {
       "band\n");
   std::printf("%-26s %6s %9s %14s %10s\n", "data set", "cases", "shipped", "source left out", "median x");
   for (const auto& [set, n] : by_set) {
-    for (int i = 0; i < 4; ++i) total[static_cast<std::size_t>(i)] += n[static_cast<std::size_t>(i)];
+    if (set != "(not independent)")
+      for (int i = 0; i < 4; ++i) total[static_cast<std::size_t>(i)] += n[static_cast<std::size_t>(i)];
     std::vector<double> w = widths[set];
     std::sort(w.begin(), w.end());
     std::printf("%-26s %6d %8.1f%% %13.1f%% %10.3f\n", set.c_str(), n[0], n[0] ? 100.0 * n[1] / n[0] : 0.0,
@@ -889,18 +906,18 @@ TEST(Validation, UncertaintyCoverage) {
   const double shipped = static_cast<double>(total[1]) / total[0],
                loso = static_cast<double>(total[3]) / total[2];
   std::printf("%-26s %6d %8.1f%% %13.1f%%\n", "all", total[0], 100 * shipped, 100 * loso);
-  // The issue's measure: the held-out rows, each band fitted without the row's own source.
+  // The independent held-out rows alone (few since not_independent.json), printed.
   const auto& th = by_set["train_heldout.jsonl"];
   const auto& ih = by_set["infer_heldout.jsonl"];
-  const double held_out = static_cast<double>(th[3] + ih[3]) / (th[2] + ih[2]);
-  std::printf("%-26s %6d %23.1f%%\n", "held out, source left out", th[2] + ih[2], 100 * held_out);
+  std::printf("%-26s %6d %23.1f%%\n", "held out, source left out", th[2] + ih[2],
+              100.0 * (th[3] + ih[3]) / std::max(1, th[2] + ih[2]));
   // The shipped bands are the quantiles of these residuals (stale after a model change: rerun
   // scripts/fit_uncertainty.py).
   const json bands = json::parse(optimus::preset_json("uncertainty", "bands"));
   for (const auto& [regime, b] : bands["regimes"].items()) {
     std::vector<double> v;
     for (const Residual& x : all)
-      if (x.regime == regime || x.regime.rfind(regime + "/", 0) == 0) v.push_back(x.r);
+      if (x.independent && (x.regime == regime || x.regime.rfind(regime + "/", 0) == 0)) v.push_back(x.r);
     EXPECT_EQ(static_cast<int>(v.size()), b["cases"].get<int>())
         << regime << ": run scripts/fit_uncertainty.py";
     if (v.empty()) continue;
@@ -910,11 +927,9 @@ TEST(Validation, UncertaintyCoverage) {
   }
   EXPECT_GT(total[0], 600);
   EXPECT_NEAR(shipped, 0.8, 0.05);
-  EXPECT_GE(held_out, 0.70);
-  EXPECT_LE(held_out, 0.90);
-  // Over every source (serving has two, so leaving one out leaves the other): reported, and
-  // held to not falling further.
-  EXPECT_GE(loso, 0.60);
+  // The issue's measure: every independent row, its band fitted without the row's own source.
+  EXPECT_GE(loso, 0.70);
+  EXPECT_LE(loso, 0.90);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1020,23 +1035,22 @@ std::vector<FittedConstant> fitted_constants() {
     sc["system"]["device"] = inline_preset(sc["system"]["device"], "devices");
     sc["system"]["device"]["calibration"]["sustained_ratio"] = v;
   };
-  out.push_back(
-      {"calibration.sustained_ratio of the H100 device (also H200, H800)",
-       "0.87",
-       "fitted on the DGX Cloud v24.11.1 rows (train_public.jsonl); the held-out Megatron-Bridge H100 rows "
-       "may refit it",
-       {"train_public.jsonl", "train_heldout.jsonl"},
-       [on_system, group_has](const Row& r) {
-         return on_system(r, "dgx-h100") && (group_has(r, "v24.11.1") || group_has(r, "Megatron-Bridge"));
-       },
-       [](const std::string& g) { return g.find("v24.11.1") != std::string::npos; },
-       grid_of(0.7, 1.0, 0.01),
-       1,
-       sustained});
+  out.push_back({"calibration.sustained_ratio of the H100 device (also H200, H800)",
+                 "0.87",
+                 "fitted on the DGX Cloud v24.11.1 rows (train_public.jsonl)",
+                 {"train_public.jsonl", "train_heldout.jsonl"},
+                 [on_system, group_has](const Row& r) {
+                   return on_system(r, "dgx-h100") &&
+                          (group_has(r, "v24.11.1") || group_has(r, "Megatron-Bridge"));
+                 },
+                 [](const std::string& g) { return g.find("v24.11.1") != std::string::npos; },
+                 grid_of(0.7, 1.0, 0.01),
+                 1,
+                 sustained});
   out.push_back({"calibration.sustained_ratio of the GB200 device (also B200)",
                  "0.76",
                  "fitted on the dense fp8 / MXFP8 GB200 rows of Megatron-Bridge 26.02 and 26.02.01 "
-                 "(train_moe_public.jsonl); the held-out GB200 rows may refit it",
+                 "(train_moe_public.jsonl)",
                  {"train_moe_public.jsonl", "train_heldout.jsonl"},
                  [on_system, group_has](const Row& r) {
                    const json& sc = r.c["scenario"];
@@ -1078,8 +1092,8 @@ std::vector<FittedConstant> fitted_constants() {
                  share});
   out.back().grid = grid_of(0.5, 1.0, 0.01);
   std::reverse(out.back().grid.begin(), out.back().grid.end());
-  // The FasterTransformer guide's tables: the shipped value was fitted on the public rows; the
-  // held-out tables of the same guide (same runtime, same DGX A100) may refit it.
+  // The FasterTransformer guide's tables: the shipped value was fitted on the public rows (the
+  // guide's other tables in infer_heldout.jsonl are not independent and refit nothing).
   out.push_back({"inference_matmul_share of the fastertransformer profile",
                  "0.84",
                  "scripts/fit_inference_share.py",
@@ -1153,7 +1167,8 @@ RefitResult refit(const FittedConstant& f, std::map<std::pair<std::string, std::
   std::vector<PoolRow> pool;
   for (const std::string& file : f.files)
     for (const Row& r : rows_of(file))
-      if (f.pool(r)) pool.push_back({&r, file, r.c["group"].get<std::string>(), {}});
+      if (f.pool(r) && independent(file, r.c["group"]))
+        pool.push_back({&r, file, r.c["group"].get<std::string>(), {}});
   std::vector<double> grid = f.grid;
   grid.push_back(f.reference);
   for (PoolRow& x : pool) {
@@ -1301,8 +1316,8 @@ TEST(Validation, AccuracyReport) {
   const std::vector<DataSet> sets = {
       {"train_public.jsonl", "training iteration time, public",
        "Training step time: Megatron-LM on A100 (2021-22), NVIDIA DGX Cloud on H100"},
-      {"train_heldout.jsonl", "training, held out (Megatron-Bridge dense, Nemotron-4)",
-       "Training step time: Megatron-Bridge dense, Nemotron-4 340B"},
+      {"train_heldout.jsonl", "training, held out (Nemotron-4)",
+       "Training step time: Nemotron-4 340B pretraining, NeMo on 1,536-6,144 H100"},
       {"train_dgxc.jsonl", "training, DGX Cloud recipes v25.05",
        "Training step time: DGX Cloud recipes v25.05 (DeepSeek-V3, Grok-1, Llama, Nemotron)"},
       {"train_fsdp.jsonl", "training, PyTorch FSDP",
@@ -1320,7 +1335,7 @@ TEST(Validation, AccuracyReport) {
       {"infer_public.jsonl", "inference latency, public (optimised runtimes)",
        "Inference latency: FasterTransformer, TensorRT-LLM v0.5"},
       {"infer_heldout.jsonl", "inference, held out",
-       "Inference latency: FasterTransformer, NeMo, NIM, TensorRT-LLM v0.5-v0.9, gpt-fast"},
+       "Inference latency: NeMo Framework, NIM, TensorRT-LLM's GPT-J blog, gpt-fast"},
       {"serve_public.jsonl", "serving, public", "Serving: TensorRT-LLM v0.14 online and v0.17 offline"},
       {"serve_trtllm_perf.jsonl", "serving, TensorRT-LLM 2025 perf overview",
        "Serving: TensorRT-LLM 2025 PyTorch backend, MoE and dense"},
@@ -1350,8 +1365,10 @@ TEST(Validation, AccuracyReport) {
   const std::vector<std::optional<bool>> left = inside_left_out(res);
   std::map<std::pair<std::string, std::string>, std::array<int, 4>> cover;
   std::map<std::string, std::array<int, 4>> cover_set;
+  std::array<int, 4> cover_apart{};  // the rows that are not independent evidence
   for (std::size_t i = 0; i < res.size(); ++i) {
-    for (auto* n : {&cover[{res[i].set, res[i].group}], &cover_set[res[i].set]}) {
+    for (auto* n :
+         {&cover[{res[i].set, res[i].group}], res[i].independent ? &cover_set[res[i].set] : &cover_apart}) {
       if (res[i].width > 0) {
         ++(*n)[0];
         (*n)[1] += res[i].inside;
@@ -1404,10 +1421,11 @@ TEST(Validation, AccuracyReport) {
   for (const auto& [file, title, label] : sets) {
     std::vector<double> in, out;
     for (const auto& [key, s] : sources)
-      if (key.first == file) {
+      if (key.first == file && independent(key.first, key.second)) {
         in.insert(in.end(), s.in.begin(), s.in.end());
         out.insert(out.end(), s.out.begin(), s.out.end());
       }
+    if (in.empty()) continue;  // every source of the set is reported apart (not independent)
     const auto& c = cover_set[file];
     md += "| " + title + " (`" + file + "`) | " + std::to_string(in.size()) + " " + mean_max(in) +
           mean_max(out) + "| " + share(c, 0) + " | " + share(c, 2) + " |\n";
@@ -1421,23 +1439,47 @@ TEST(Validation, AccuracyReport) {
         mean_max(every_out) + "| " + share(cover_all, 0) + " | " + share(cover_all, 2) + " |\n";
   readme += "| every row above | " + std::to_string(every_in.size()) + " | " + mean_abs(every_out) + " | " +
             mean_abs(every_in) + " | " + share(cover_all, 2) + " |\n";
-  md +=
-      "\n## By source\n\n"
+  md += "\n## By source\n\n";
+  const auto source_rows = [&](bool wanted, std::vector<double>* in, std::vector<double>* out) {
+    std::string t;
+    for (const auto& [file, title, label] : sets)
+      for (const auto& [key, s] : sources) {
+        if (key.first != file || s.in.empty() || independent(key.first, key.second) != wanted) continue;
+        const auto& c = cover[key];
+        t += "| `" + file + "` | " + key.second + (s.constants.empty() ? "" : " *") + " | " +
+             std::to_string(s.in.size()) + " " + mean_max(s.in) + mean_max(s.out) + "| " + share(c, 0) +
+             " | " + share(c, 2) + " |\n";
+        if (in) in->insert(in->end(), s.in.begin(), s.in.end());
+        if (out) out->insert(out->end(), s.out.begin(), s.out.end());
+      }
+    return t;
+  };
+  const std::string source_head =
       "| data set | source | rows | in sample mean | max | left out mean | max | band, shipped | band, left "
-      "out "
-      "|\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  for (const auto& [file, title, label] : sets)
-    for (const auto& [key, s] : sources) {
-      if (key.first != file || s.in.empty()) continue;
-      const auto& c = cover[key];
-      md += "| `" + file + "` | " + key.second + (s.constants.empty() ? "" : " *") + " | " +
-            std::to_string(s.in.size()) + " " + mean_max(s.in) + mean_max(s.out) + "| " + share(c, 0) +
-            " | " + share(c, 2) + " |\n";
-    }
+      "out |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  md += source_head + source_rows(true, nullptr, nullptr);
+  std::vector<double> apart_in, apart_out;
+  const std::string apart = source_rows(false, &apart_in, &apart_out);
   md +=
-      "\n\\* a constant below was fitted on this source's rows.\n\n## Fitted constants, refitted without "
-      "each source\n\n";
+      "\n\\* a constant below was fitted on this source's rows.\n\n"
+      "## Not independent evidence\n\n"
+      "These rows are not counted above. Each source comes from a later version, or another table, of a\n"
+      "document whose rows are already in the shared public data "
+      "(`tests/validation/data/not_independent.json`\n"
+      "names the document). Earlier sessions collected them as held out. They are probably part of the\n"
+      "measurement withheld from the project on purpose, and some engine changes were chosen with them in\n"
+      "view (the windowed layers' whole-context KV of the `tensorrt-llm-pytorch` profile, for one). No\n"
+      "band, refitted constant or headline figure uses them; they stay as regression checks. The band\n"
+      "columns show bands that were not fitted on them.\n\n" +
+      source_head + apart + "| all of them | | " + std::to_string(apart_in.size()) + " " +
+      mean_max(apart_in) + mean_max(apart_out) + "| " + share(cover_apart, 0) + " | " +
+      share(cover_apart, 2) + " |\n" + "\n## Fitted constants, refitted without each source\n\n";
+  readme +=
+      "\nNot in the table: " + std::to_string(apart_in.size()) +
+      " rows from later versions or other tables of documents whose public rows are in the shared data " +
+      "(probably part of the measurement withheld from the project; some engine changes were chosen " +
+      "with them in view): " + mean_abs(apart_in) + " off, " + share(cover_apart, 0) +
+      " inside bands not fitted on them ([docs/accuracy.md](docs/accuracy.md#not-independent-evidence)).\n";
   for (const RefitResult& r : refits) {
     md += "- **" + r.name + "**: shipped " + r.shipped + " (" + r.script +
           "); refitted here on the whole pool: " + (r.refit_all.empty() ? "-" : r.refit_all) +
