@@ -20,11 +20,12 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
  * 489 KiB when first set, 531 KiB since every output object became a field table whose rows
  * carry their schema text, issue 41), and every chunk of the site with both engines (1,271 KiB
- * when set, 1,299 KiB with the output tables): limits a little above what was reached
- * (docs/web.md "Weight"), so growth is noticed.
+ * when set, 1,299 KiB with the output tables, 1,405 KiB once the accuracy view shipped the ZeRO-3,
+ * InferenceX and RL rows too): limits a little above what was reached (docs/web.md "Weight"), so
+ * growth is noticed.
  */
 const FIRST_LOAD_LIMIT_BYTES = 550 * 1024;
-const BUNDLE_LIMIT_BYTES = 1400 * 1024;
+const BUNDLE_LIMIT_BYTES = 1420 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */

@@ -1,7 +1,7 @@
 // The accuracy view's arithmetic (web/src/ui/accuracy.ts): metric paths, per-source errors, band
 // coverage, and the bundled rows it predicts.
 import { describe, expect, it } from 'vitest';
-import { DATA_SETS, lastRowOfEachSource, metricValue, parseCases, summarize, type Scored } from '../../src/ui/accuracy';
+import { DATA_SETS, isIndependent, lastRowOfEachSource, metricValue, parseCases, summarize, type Scored } from '../../src/ui/accuracy';
 
 describe('accuracy view', () => {
   it('reads a dotted metric, adding the keys of a last part joined by +', () => {
@@ -28,12 +28,24 @@ describe('accuracy view', () => {
 
   it('bundles every public, held-out and whole-run row set with a measured value', () => {
     const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
-    expect(DATA_SETS.map(([s]) => s)).toEqual(['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf']);
+    expect(DATA_SETS.map(([s]) => s)).toEqual(['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_zero3', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf', 'serve_inferencemax_public', 'rl_public']);
     expect(cases.length).toBeGreaterThan(800);
     for (const c of cases) {
       expect(c.expected, c.id).toBeGreaterThan(0);
       expect(c.metric, c.id).toMatch(/\./);
     }
+  });
+
+  it('marks as not independent exactly the sources not_independent.json lists (243 rows), by data set and group prefix', () => {
+    const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
+    const apart = cases.filter((c) => !isIndependent(c.set, c.group));
+    expect(apart.length).toBe(243);
+    expect(new Set(apart.map((c) => c.set))).toEqual(new Set(['train_dgxc', 'train_heldout', 'infer_heldout', 'serve_trtllm_perf']));
+    expect(isIndependent('train_heldout', 'Megatron-Bridge perf summary (NeMo 25.11)')).toBe(false);
+    expect(isIndependent('train_heldout', 'Nemotron-4 340B pretraining, NeMo on DGX H100 (1,536-6,144 GPUs)')).toBe(true);
+    expect(isIndependent('infer_heldout', 'gpt-fast batch-1 decode (A100, 330 W)')).toBe(true);
+    // A prefix counts in its own data set only: the public FasterTransformer rows stay independent.
+    expect(isIndependent('infer_public', 'FasterTransformer GPT guide')).toBe(true);
   });
 
   it('counts a source as predicted again only at its last row, also where its rows are not next to each other', () => {
