@@ -2,7 +2,7 @@
 """Fit the uncertainty bands (presets/uncertainty/bands.json) on the validation rows.
 
 For every case in tests/validation/data (training, MoE training, optimised inference, serving,
-memory, the held-out training and inference sets, and whole training runs) the native CLI predicts the scenario; the
+memory, the held-out sets, whole training runs and RL steps) the native CLI predicts the scenario; the
 residual is ln(measured / predicted), taken for a rate (tokens/s, throughput) as
 ln(predicted / measured) so that every residual is in the time sense (a rate is the inverse of a
 time). Cases are grouped by the regime the engine reports for the scenario (prediction `regime`:
@@ -49,7 +49,8 @@ DATA = ROOT / "tests" / "validation" / "data"
 OUT = ROOT / "presets" / "uncertainty" / "bands.json"
 SETS = ["train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
         "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl",
-        "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl", "serve_trtllm_perf.jsonl", "rl_public.jsonl"]
+        "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl", "serve_trtllm_perf.jsonl", "rl_public.jsonl",
+        "train_zero3.jsonl", "serve_inferencemax_public.jsonl"]
 RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu",
          "requests_per_s")
 # A source whose stack runs far below the devices' bounds (module docstring): no band is fitted on it.
