@@ -786,7 +786,8 @@ std::vector<Residual> residuals() {
        {"train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl",
         "memory_public.jsonl", "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl",
         "whole_run.jsonl", "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl",
-        "serve_trtllm_perf.jsonl", "rl_public.jsonl", "train_zero3.jsonl", "serve_inferencemax_public.jsonl"}) {
+        "serve_trtllm_perf.jsonl", "rl_public.jsonl", "train_zero3.jsonl",
+        "serve_inferencemax_public.jsonl"}) {
     for (const Row& row : rows_of(file)) {
       const json &k = row.c, &p = row.p;
       const std::string id = k["id"];

@@ -515,16 +515,19 @@ async function computeNow(my: number, given?: Scenario): Promise<boolean> {
   lastValid = s;
   render();
   stage('rendered');
+  // The address holds the shown scenario before the status says ready, so that a link copied
+  // (or a test reading the address) the moment the result is shown is this result's.
+  const frag = await encodeFragment(s);
+  if (my !== seq || dirty) return true; // superseded while the link was encoded
+  if (location.hash !== frag) {
+    lastFragment = frag;
+    history.replaceState(history.state, '', frag);
+    refreshLinks();
+  } else lastFragment = frag;
   setStatus('ready', `Estimated in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
   // For the browser tests: when the first result was on screen (ms since navigation start).
   const w = window as unknown as { __firstResultMs?: number };
   if (w.__firstResultMs === undefined) w.__firstResultMs = performance.now();
-  const frag = await encodeFragment(s);
-  if (my === seq && location.hash !== frag) {
-    lastFragment = frag;
-    history.replaceState(history.state, '', frag);
-    refreshLinks();
-  } else if (my === seq) lastFragment = frag;
   return true;
 }
 
