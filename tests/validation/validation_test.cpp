@@ -1036,27 +1036,24 @@ std::vector<FittedConstant> fitted_constants() {
     sc["system"]["device"] = inline_preset(sc["system"]["device"], "devices");
     sc["system"]["device"]["calibration"]["sustained_ratio"] = v;
   };
-  out.push_back({"calibration.sustained_ratio of the H100 device (also H200, H800)",
-                 "0.87",
-                 "fitted on the DGX Cloud v24.11.1 rows (train_public.jsonl)",
-                 {"train_public.jsonl", "train_heldout.jsonl"},
-                 [on_system, group_has](const Row& r) {
-                   return on_system(r, "dgx-h100") &&
-                          (group_has(r, "v24.11.1") || group_has(r, "Megatron-Bridge"));
-                 },
-                 [](const std::string& g) { return g.find("v24.11.1") != std::string::npos; },
-                 grid_of(0.7, 1.0, 0.01),
-                 1,
-                 sustained});
+  out.push_back(
+      {"calibration.sustained_ratio of the H100 device (also H200, H800)",
+       "0.87",
+       "fitted on the DGX Cloud v24.11.1 rows (train_public.jsonl)",
+       {"train_public.jsonl"},
+       [on_system, group_has](const Row& r) { return on_system(r, "dgx-h100") && group_has(r, "v24.11.1"); },
+       [](const std::string& g) { return g.find("v24.11.1") != std::string::npos; },
+       grid_of(0.7, 1.0, 0.01),
+       1,
+       sustained});
   out.push_back({"calibration.sustained_ratio of the GB200 device (also B200)",
                  "0.76",
                  "fitted on the dense fp8 / MXFP8 GB200 rows of Megatron-Bridge 26.02 and 26.02.01 "
                  "(train_moe_public.jsonl)",
-                 {"train_moe_public.jsonl", "train_heldout.jsonl"},
-                 [on_system, group_has](const Row& r) {
+                 {"train_moe_public.jsonl"},
+                 [on_system](const Row& r) {
                    const json& sc = r.c["scenario"];
                    if (!on_system(r, "gb200-nvl72")) return false;
-                   if (group_has(r, "Megatron-Bridge perf summary")) return true;  // the held-out rows
                    const json& m = sc["model"];
                    const std::string prec = sc["training"].value("precision", "");
                    return m.is_object() && !m.contains("moe") && (prec == "fp8" || prec == "mxfp8");
@@ -1098,7 +1095,7 @@ std::vector<FittedConstant> fitted_constants() {
   out.push_back({"inference_matmul_share of the fastertransformer profile",
                  "0.84",
                  "scripts/fit_inference_share.py",
-                 {"infer_public.jsonl", "infer_heldout.jsonl"},
+                 {"infer_public.jsonl"},
                  [](const Row& r) {
                    const json& sw = r.c["scenario"].value("software", json());
                    const std::string id = r.c["id"];
