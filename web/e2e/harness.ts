@@ -158,6 +158,9 @@ export async function settled(page: Page, state: 'ready' | 'error' = 'ready', ti
   // The numbers come before the form is filled in (the first result does not wait for the
   // editor), so a settled page also has its editor showing the scenario.
   if (state === 'ready') await page.waitForSelector('[data-testid="editor"][data-state="ready"]', { state: 'attached', timeout });
+  // And the address holds the shown result's scenario (the page writes the link a few
+  // milliseconds after the result: data-linked).
+  if (state === 'ready') await page.waitForSelector('[data-testid="status"][data-linked="true"]', { state: 'attached', timeout });
 }
 
 /** Every displayed metric: path -> raw data-value text. */

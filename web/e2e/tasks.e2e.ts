@@ -21,10 +21,13 @@ class Newcomer {
   constructor(readonly page: Page) {}
 
   private async answered(): Promise<void> {
+    // Ready, and the address holds the shown result's scenario (data-linked: the page writes the
+    // link a few milliseconds after the result; truth() reads it).
     await this.page.waitForFunction(() => {
-      const st = document.querySelector('[data-testid="status"]')?.getAttribute('data-state');
+      const el = document.querySelector('[data-testid="status"]');
+      const st = el?.getAttribute('data-state');
       const ed = document.querySelector('[data-testid="editor"]')?.getAttribute('data-state');
-      return st !== 'computing' && ed === 'ready';
+      return st !== 'computing' && ed === 'ready' && (st !== 'ready' || el?.getAttribute('data-linked') === 'true');
     }, null, { timeout: 30_000 });
   }
 

@@ -83,6 +83,7 @@ function notify(msg: string): void {
 function setStatus(state: 'computing' | 'ready' | 'error', text: string): void {
   status.dataset.state = state;
   status.textContent = text;
+  if (state === 'computing') status.dataset.linked = 'false';
 }
 
 const stem = (): string => fileStem(current?.scenario.name);
@@ -515,19 +516,20 @@ async function computeNow(my: number, given?: Scenario): Promise<boolean> {
   lastValid = s;
   render();
   stage('rendered');
-  // The address holds the shown scenario before the status says ready, so that a link copied
-  // (or a test reading the address) the moment the result is shown is this result's.
-  const frag = await encodeFragment(s);
-  if (my !== seq || dirty) return true; // superseded while the link was encoded
-  if (location.hash !== frag) {
-    lastFragment = frag;
-    history.replaceState(history.state, '', frag);
-    refreshLinks();
-  } else lastFragment = frag;
   setStatus('ready', `Estimated in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
   // For the browser tests: when the first result was on screen (ms since navigation start).
   const w = window as unknown as { __firstResultMs?: number };
   if (w.__firstResultMs === undefined) w.__firstResultMs = performance.now();
+  // The address follows a few milliseconds later (the link is compressed off the first result's
+  // path); data-linked says when it holds this result's scenario, for whoever reads it (the
+  // browser tests) the moment the result is shown.
+  const frag = await encodeFragment(s);
+  if (my === seq && location.hash !== frag) {
+    lastFragment = frag;
+    history.replaceState(history.state, '', frag);
+    refreshLinks();
+  } else if (my === seq) lastFragment = frag;
+  if (my === seq) status.dataset.linked = 'true';
   return true;
 }
 
