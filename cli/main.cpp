@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -81,19 +82,24 @@ Lists the presets compiled into this build with their names and sources.
   --json   print {"models": [{"id", "name", "source"}], ...}
 )";
 
-bool read_input(const std::string& file, std::string& out) {
+// Reads a file ("-": standard input) into `out`; on failure, why, in words ("" when read). A
+// directory opens as an empty stream on Linux, so it is named before it could read as empty JSON.
+std::string read_input(const std::string& file, std::string& out) {
   if (file == "-") {
     std::stringstream ss;
     ss << std::cin.rdbuf();
     out = ss.str();
-    return true;
+    return "";
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return "it is a directory, not a file";
+  if (!std::filesystem::exists(file, ec)) return "no such file";
   std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
+  if (!in) return "it cannot be opened";
   std::stringstream ss;
   ss << in.rdbuf();
   out = ss.str();
-  return true;
+  return "";
 }
 
 std::string seconds(double s) {
@@ -455,8 +461,8 @@ int cmd_file(const char* name, const char* help, const std::vector<std::string>&
     return 1;
   }
   std::string text;
-  if (!read_input(file, text)) {
-    std::cerr << "optimus " << name << ": cannot read '" << file << "'\n";
+  if (const std::string why = read_input(file, text); !why.empty()) {
+    std::cerr << "optimus " << name << ": cannot read '" << file << "': " << why << "\n";
     return 1;
   }
   return emit(engine(text), as_json, print);
@@ -520,10 +526,12 @@ int cmd_import(const std::vector<std::string>& args) {
     return 1;
   }
   std::string file, scenario;
-  if (!read_input(pos[1], file) || !read_input(scenario_file, scenario)) {
-    std::cerr << "optimus import: cannot read '" << pos[1] << "' or '" << scenario_file << "'\n";
-    return 1;
-  }
+  for (const auto& [path, into] : {std::pair<const std::string&, std::string&>{pos[1], file},
+                                   std::pair<const std::string&, std::string&>{scenario_file, scenario}})
+    if (const std::string why = read_input(path, into); !why.empty()) {
+      std::cerr << "optimus import: cannot read '" << path << "': " << why << "\n";
+      return 1;
+    }
   const std::string out = optimus::api::import_measurements(pos[0], file, scenario);
   if (as_json || optimus::api::is_error(out)) return emit(out, true, {});
   const json r = json::parse(out);
@@ -541,8 +549,8 @@ int cmd_validate(const std::vector<std::string>& args) {
     return args.size() == 1 ? 0 : 1;
   }
   std::string text;
-  if (!read_input(args[0], text)) {
-    std::cerr << "optimus validate: cannot read '" << args[0] << "'\n";
+  if (const std::string why = read_input(args[0], text); !why.empty()) {
+    std::cerr << "optimus validate: cannot read '" << args[0] << "': " << why << "\n";
     return 1;
   }
   const std::string out = optimus::api::validate(text);
@@ -799,8 +807,8 @@ int cmd_search(const std::vector<std::string>& args) {
     return 1;
   }
   std::string text;
-  if (!read_input(file, text)) {
-    std::cerr << "optimus search: cannot read '" << file << "'\n";
+  if (const std::string why = read_input(file, text); !why.empty()) {
+    std::cerr << "optimus search: cannot read '" << file << "': " << why << "\n";
     return 1;
   }
   return emit(optimus::api::search(text, options.dump()), as_json, print_search);

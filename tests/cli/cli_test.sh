@@ -71,6 +71,12 @@ contains host_optimizer "of optimizer state (parallel.optimizer_offload)"
 check rl_search_hosted 0 bash -c "echo '{\"model\": \"qwen3-235b-a22b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"prompt_len\": 1024, \"response_len\": 4096, \"train\": \"auto\"}}' | '$bin' search -"
 contains rl_search_hosted "* the trainer fits only with its optimizer state in host memory"
 check missing_file 1 "$bin" predict /nonexistent.json
+contains missing_file "no such file"
+# A directory opens as an empty stream: it is named as a directory, not read as empty JSON.
+check directory 1 "$bin" predict "$dir"
+contains directory "is a directory"
+check validate_directory 1 "$bin" validate "$dir"
+contains validate_directory "is a directory"
 check presets 0 "$bin" presets models
 contains presets "llama3-70b"
 check presets_json 0 "$bin" presets --json
