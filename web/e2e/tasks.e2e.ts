@@ -258,6 +258,35 @@ const TASK_PLAYS: TaskPlay[] = [
       await memory.screenshot({ path: `${OUT}task-rl-offload-memory-${n.page.viewportSize()!.width}.png` });
     },
   },
+  {
+    // An example opens its own task: the RL example the RL form, with its numbers.
+    name: 'example-rl-grpo',
+    bound: 1,
+    async play(n) {
+      await n.pick('[data-testid="scenario-preset"]', 'qwen2.5-7b-grpo-8xh100');
+    },
+    async check(n) {
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.rl.train_steps).toBe(500);
+      expect(await n.page.locator('[data-task="rl"]').getAttribute('aria-pressed')).toBe('true');
+      expect(await n.page.locator('[data-quick="/rl/prompts_per_step"]').first().inputValue()).toBe('128');
+      const head = await headlineOf(n.page);
+      expect(head['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    },
+  },
+  {
+    name: 'example-serving',
+    bound: 1,
+    async play(n) {
+      await n.pick('[data-testid="scenario-preset"]', 'llama3-70b-8xh100-serving');
+    },
+    async check(n) {
+      const { scenario } = await n.truth();
+      expect(scenario.inference.serving.requests_per_s).toBe(6);
+      expect(await n.page.locator('[data-task="serve"]').getAttribute('aria-pressed')).toBe('true');
+      expect(await n.page.locator('[data-task="train"]').getAttribute('aria-pressed')).toBe('false');
+    },
+  },
 ];
 
 describe('a newcomer masters the page in a minute', () => {

@@ -638,6 +638,10 @@ exampleSelect.addEventListener('change', () => {
   void getPreset('scenarios', id).then(async (s) => {
     if (!s) return notify(`The example "${id}" could not be loaded.`);
     await editor.load(s);
+    // The task of the example (a served stream's example opens the Serve task, an RL job's the RL
+    // one), as a link's scenario does; a comparison in progress stays one.
+    const task = taskOf(s);
+    if (taskPanel.task() !== 'compare') taskPanel.select(task === 'infer' ? 'serve' : task);
     schedule();
   });
 });
