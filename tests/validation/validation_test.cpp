@@ -787,15 +787,53 @@ struct Residual {
   bool independent = true;  // not_independent.json: reported apart, fits no band
 };
 
+// Every data set the suite scores: its file, its title in docs/accuracy.md, and its row of the
+// README's table. The band residuals and the accuracy report both read this list.
+struct DataSet {
+  std::string file, title, readme;
+};
+const std::vector<DataSet>& data_sets() {
+  static const std::vector<DataSet> sets = {
+      {"train_public.jsonl", "training iteration time, public",
+       "Training step time: Megatron-LM on A100 (2021-22), NVIDIA DGX Cloud on H100"},
+      {"train_heldout.jsonl", "training, held out (Nemotron-4)",
+       "Training step time: Nemotron-4 340B pretraining, NeMo on 1,536-6,144 H100"},
+      {"train_dgxc.jsonl", "training, DGX Cloud recipes v25.05",
+       "Training step time: DGX Cloud recipes v25.05 (DeepSeek-V3, Grok-1, Llama, Nemotron)"},
+      {"train_fsdp.jsonl", "training, PyTorch FSDP",
+       "Training step time: PyTorch FSDP (llm-foundry, torchtitan)"},
+      {"train_zero3.jsonl", "training, DeepSpeed ZeRO-3",
+       "Training step time: DeepSpeed ZeRO-3 (the ZeRO++ evaluation's baseline, 384 V100)"},
+      {"train_megatron_deepspeed.jsonl", "training, Megatron-DeepSpeed",
+       "Training step time: Megatron-DeepSpeed (BLOOM topology benchmarks, MT-NLG)"},
+      {"train_meta_llama3.jsonl", "training, Meta's Llama 3 stack",
+       "Training step time: Meta's Llama 3 405B stack"},
+      {"train_moe_public.jsonl", "MoE and fp4 training, public",
+       "MoE and fp4 training: Megatron-Bridge and DGX Cloud, H100 to GB300"},
+      {"memory_public.jsonl", "memory per GPU, public",
+       "Memory per GPU: Korthikanti et al. 2022 (rows as published)"},
+      {"infer_public.jsonl", "inference latency, public (optimised runtimes)",
+       "Inference latency: FasterTransformer, TensorRT-LLM v0.5"},
+      {"infer_heldout.jsonl", "inference, held out",
+       "Inference latency: NeMo Framework, NIM, TensorRT-LLM's GPT-J blog, gpt-fast"},
+      {"serve_public.jsonl", "serving, public", "Serving: TensorRT-LLM v0.14 online and v0.17 offline"},
+      {"serve_trtllm_perf.jsonl", "serving, TensorRT-LLM 2025 perf overview",
+       "Serving: TensorRT-LLM 2025 PyTorch backend, MoE and dense"},
+      {"serve_inferencemax_public.jsonl", "serving, InferenceX DeepSeek-R1 on SGLang, public",
+       "Serving: InferenceX DeepSeek-R1 on SGLang, B200 / H200 / MI355X"},
+      {"whole_run.jsonl", "whole training runs (gated rows)",
+       "Whole runs: days, GPU-hours, energy of published runs"},
+      {"rl_public.jsonl", "RL post-training steps and phases, public",
+       "RL post-training steps and phases: verl, OpenRLHF, AReaL, checkpoint-engine"},
+  };
+  return sets;
+}
+
 std::vector<Residual> residuals() {
   const std::set<std::string>& baseline = baseline_ids();
   std::vector<Residual> out;
-  for (const char* file :
-       {"train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl",
-        "memory_public.jsonl", "serve_public.jsonl", "train_heldout.jsonl", "infer_heldout.jsonl",
-        "whole_run.jsonl", "train_fsdp.jsonl", "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl",
-        "serve_trtllm_perf.jsonl", "rl_public.jsonl", "train_zero3.jsonl",
-        "serve_inferencemax_public.jsonl"}) {
+  for (const DataSet& d : data_sets()) {
+    const std::string& file = d.file;
     for (const Row& row : rows_of(file)) {
       const json &k = row.c, &p = row.p;
       const std::string id = k["id"];
@@ -886,14 +924,16 @@ TEST(Validation, UncertaintyCoverage) {
   std::map<std::string, std::array<int, 4>> by_set;  // shipped n, inside; out-of-source n, inside
   std::map<std::string, std::vector<double>> widths;
   std::array<int, 4> total{};
+  // Rows that are not independent evidence are shown on a line of their own, out of the totals.
+  const std::string apart = "(not independent)";
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Residual& x = all[i];
-    // Rows that are not independent evidence are shown on a line of their own.
-    auto& row = by_set[x.independent ? x.set : std::string("(not independent)")];
+    const std::string& line = x.independent ? x.set : apart;
+    auto& row = by_set[line];
     if (x.width > 0) {
       ++row[0];
       row[1] += x.inside;
-      widths[x.set].push_back(x.width);
+      widths[line].push_back(x.width);
     }
     if (left_out[i]) {
       ++row[2];
@@ -905,7 +945,7 @@ TEST(Validation, UncertaintyCoverage) {
       "band\n");
   std::printf("%-26s %6s %9s %14s %10s\n", "data set", "cases", "shipped", "source left out", "median x");
   for (const auto& [set, n] : by_set) {
-    if (set != "(not independent)")
+    if (set != apart)
       for (int i = 0; i < 4; ++i) total[static_cast<std::size_t>(i)] += n[static_cast<std::size_t>(i)];
     std::vector<double> w = widths[set];
     std::sort(w.begin(), w.end());
@@ -1233,14 +1273,17 @@ std::string pct(double v) {
   return buf;
 }
 
+double mean_abs_value(const std::vector<double>& v) {
+  double sum = 0;
+  for (double e : v) sum += std::fabs(e);
+  return sum / static_cast<double>(v.size());
+}
+
 std::string mean_max(const std::vector<double>& v) {
   if (v.empty()) return "| - | - ";
-  double sum = 0, mx = 0;
-  for (double e : v) {
-    sum += std::fabs(e);
-    mx = std::max(mx, std::fabs(e));
-  }
-  return "| " + pct(sum / static_cast<double>(v.size())) + " | " + pct(mx) + " ";
+  double mx = 0;
+  for (double e : v) mx = std::max(mx, std::fabs(e));
+  return "| " + pct(mean_abs_value(v)) + " | " + pct(mx) + " ";
 }
 
 std::string share(const std::array<int, 4>& n, int at) {
@@ -1282,11 +1325,7 @@ bool same_report(const std::string& a, const std::string& b) {
   return true;
 }
 
-std::string mean_abs(const std::vector<double>& v) {
-  double sum = 0;
-  for (double e : v) sum += std::fabs(e);
-  return v.empty() ? "-" : pct(sum / static_cast<double>(v.size()));
-}
+std::string mean_abs(const std::vector<double>& v) { return v.empty() ? "-" : pct(mean_abs_value(v)); }
 
 // A generated part of a committed file: the whole file (`begin` empty) or the lines between the
 // marker lines `begin` and `end`. Written with OPTIMUS_WRITE_ACCURACY set; otherwise the committed
@@ -1315,43 +1354,7 @@ void write_or_check(const std::string& path, const std::string& text, const std:
 
 TEST(Validation, AccuracyReport) {
   const std::set<std::string>& baseline = baseline_ids();
-  // Each data set: its file, its title in docs/accuracy.md, and its row of the README's table.
-  struct DataSet {
-    std::string file, title, readme;
-  };
-  const std::vector<DataSet> sets = {
-      {"train_public.jsonl", "training iteration time, public",
-       "Training step time: Megatron-LM on A100 (2021-22), NVIDIA DGX Cloud on H100"},
-      {"train_heldout.jsonl", "training, held out (Nemotron-4)",
-       "Training step time: Nemotron-4 340B pretraining, NeMo on 1,536-6,144 H100"},
-      {"train_dgxc.jsonl", "training, DGX Cloud recipes v25.05",
-       "Training step time: DGX Cloud recipes v25.05 (DeepSeek-V3, Grok-1, Llama, Nemotron)"},
-      {"train_fsdp.jsonl", "training, PyTorch FSDP",
-       "Training step time: PyTorch FSDP (llm-foundry, torchtitan)"},
-      {"train_zero3.jsonl", "training, DeepSpeed ZeRO-3",
-       "Training step time: DeepSpeed ZeRO-3 (the ZeRO++ evaluation's baseline, 384 V100)"},
-      {"train_megatron_deepspeed.jsonl", "training, Megatron-DeepSpeed",
-       "Training step time: Megatron-DeepSpeed (BLOOM topology benchmarks, MT-NLG)"},
-      {"train_meta_llama3.jsonl", "training, Meta's Llama 3 stack",
-       "Training step time: Meta's Llama 3 405B stack"},
-      {"train_moe_public.jsonl", "MoE and fp4 training, public",
-       "MoE and fp4 training: Megatron-Bridge and DGX Cloud, H100 to GB300"},
-      {"memory_public.jsonl", "memory per GPU, public",
-       "Memory per GPU: Korthikanti et al. 2022 (rows as published)"},
-      {"infer_public.jsonl", "inference latency, public (optimised runtimes)",
-       "Inference latency: FasterTransformer, TensorRT-LLM v0.5"},
-      {"infer_heldout.jsonl", "inference, held out",
-       "Inference latency: NeMo Framework, NIM, TensorRT-LLM's GPT-J blog, gpt-fast"},
-      {"serve_public.jsonl", "serving, public", "Serving: TensorRT-LLM v0.14 online and v0.17 offline"},
-      {"serve_trtllm_perf.jsonl", "serving, TensorRT-LLM 2025 perf overview",
-       "Serving: TensorRT-LLM 2025 PyTorch backend, MoE and dense"},
-      {"serve_inferencemax_public.jsonl", "serving, InferenceX DeepSeek-R1 on SGLang, public",
-       "Serving: InferenceX DeepSeek-R1 on SGLang, B200 / H200 / MI355X"},
-      {"whole_run.jsonl", "whole training runs (gated rows)",
-       "Whole runs: days, GPU-hours, energy of published runs"},
-      {"rl_public.jsonl", "RL post-training steps and phases, public",
-       "RL post-training steps and phases: verl, OpenRLHF, AReaL, checkpoint-engine"},
-  };
+  const std::vector<DataSet>& sets = data_sets();
 
   std::map<std::pair<std::string, std::string>, SourceRows> sources;
   std::map<const void*, double> out_error;
