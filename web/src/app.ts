@@ -632,16 +632,24 @@ csvBtn.addEventListener('click', () => {
   if (current) download(`${stem()}.csv`, new Blob([toCsv(current.prediction)], { type: 'text/csv' }));
 });
 
+/**
+ * Selects the task of a scenario loaded whole (a served stream opens the Serve task, an RL job the
+ * RL one; static inference is shown under Serve); a comparison in progress stays one unless
+ * `overCompare` (a link asks for its own task).
+ */
+function selectTaskOf(s: Scenario, overCompare: boolean): void {
+  const task = taskOf(s);
+  if (overCompare || taskPanel.task() !== 'compare') taskPanel.select(task === 'infer' ? 'serve' : task);
+}
+
 exampleSelect.addEventListener('change', () => {
   const id = exampleSelect.value;
   if (!id) return;
   void getPreset('scenarios', id).then(async (s) => {
     if (!s) return notify(`The example "${id}" could not be loaded.`);
     await editor.load(s);
-    // The task of the example (a served stream's example opens the Serve task, an RL job's the RL
-    // one), as a link's scenario does; a comparison in progress stays one.
-    const task = taskOf(s);
-    if (taskPanel.task() !== 'compare') taskPanel.select(task === 'infer' ? 'serve' : task);
+    // The example's task, as a link's scenario opens its own; a comparison in progress stays one.
+    selectTaskOf(s, false);
     schedule();
   });
 });
@@ -718,8 +726,7 @@ async function loadFromHash(): Promise<void> {
   // the full engine, which the worker fetches only when asked for it, so asking after the first
   // result keeps that download out of the page's first load (docs/web.md "Weight").
   const first = compute(r.scenario as Scenario);
-  const task = taskOf(r.scenario as Scenario);
-  if (taskPanel.task() !== 'compare' || r.source === 'link') taskPanel.select(task === 'infer' ? 'serve' : task);
+  selectTaskOf(r.scenario as Scenario, r.source === 'link');
   const estimated = await first;
   void loadCalibrate();
   // Without a link the page shows the training task's start, whose layout follows like a task's.
