@@ -645,8 +645,14 @@ function selectTaskOf(s: Scenario, overCompare: boolean): void {
 exampleSelect.addEventListener('change', () => {
   const id = exampleSelect.value;
   if (!id) return;
+  // Busy from the pick on (the example arrives asynchronously): nothing reads the previous
+  // result as the example's meanwhile.
+  setStatus('computing', 'Loading the example…');
   void getPreset('scenarios', id).then(async (s) => {
-    if (!s) return notify(`The example "${id}" could not be loaded.`);
+    if (!s) {
+      notify(`The example "${id}" could not be loaded.`);
+      return schedule();
+    }
     await editor.load(s);
     // The example's task, as a link's scenario opens its own; a comparison in progress stays one.
     selectTaskOf(s, false);
