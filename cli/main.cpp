@@ -200,6 +200,10 @@ void print_rl(const json& p) {
             << tr["mini_batches"].get<long long>() << " optimizer step(s) of "
             << seconds(tr["iteration_time_s"].get<double>()) << ", MFU "
             << num(100 * tr["mfu"].get<double>(), "%.1f") << "%\n";
+  if (const auto& c = r["controller"]; c["seconds"].get<double>() > 0)
+    std::cout << "  controller: the padded batch, " << num(c["bytes_per_pass"].get<double>() / 1e9, "%.2f")
+              << " GB a pass, through the driver once per phase: " << seconds(c["seconds"].get<double>())
+              << " inside the phases\n";
   for (const char* pool : {"rollout", "train"}) {
     const auto& m = r["memory"][pool];
     std::cout << "  memory (" << pool

@@ -20,9 +20,8 @@ Standard library only.
 import json
 import pathlib
 import re
-import sys
 
-from fitlib import DATA, loso_grid, metric, print_loso, run
+from fitlib import rl_grid_main
 
 PRESETS = pathlib.Path(__file__).resolve().parent.parent / 'presets' / 'models'
 
@@ -55,27 +54,8 @@ def with_cap(scenario, cap):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    cli = sys.argv[1]
-    rows = [json.loads(line) for line in open(DATA / "rl_public.jsonl") if line.strip()]
-    cache = {}
-
-    def error(row, cap):
-        text = json.dumps(with_cap(row["scenario"], cap), sort_keys=True)
-        if text not in cache:
-            cache[text] = json.loads(run(cli, ["predict", "-", "--json"], text))
-        out = cache[text]
-        return None if "error" in out else metric(out, row["metric"]) / row["expected"] - 1
-
-    errors = {cap: [error(r, cap) for r in rows] for cap in GRID}
-    print("cap (tokens)  mean |err| over all rows")
-    for cap in GRID:
-        es = [abs(e) if e is not None else 1.0 for e in errors[cap]]
-        print(f"  {'none' if cap == NO_CAP else cap:>10}  {100 * sum(es) / len(es):6.1f}%")
-    sources = [r["group"] for r in rows]
-    print_loso("response mean cap", loso_grid(GRID, errors, sources, reference=SHIPPED), "tokens")
-
+    rl_grid_main(__doc__, GRID, with_cap, "cap (tokens)", lambda cap: "none" if cap == NO_CAP else str(cap),
+                 "response mean cap", "tokens", SHIPPED)
 
 if __name__ == "__main__":
     main()

@@ -4,6 +4,7 @@ import csv
 import json
 import pathlib
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
@@ -61,6 +62,27 @@ class SoftwareTrial:
         if "error" in out:
             return None
         return metric(out, row["metric"])
+
+
+def grid_errors(cli, rows, grid, variant, label, show=str):
+    """Each row's signed relative error (None where the engine refuses it) with the scenario
+    variant(scenario, value) for every value of a one-parameter grid, predictions cached by the
+    scenario's text; prints the mean |error| (a refusal counting 100%) at each value."""
+    cache = {}
+
+    def error(row, value):
+        text = json.dumps(variant(row["scenario"], value), sort_keys=True)
+        if text not in cache:
+            cache[text] = json.loads(run(cli, ["predict", "-", "--json"], text))
+        out = cache[text]
+        return None if "error" in out else metric(out, row["metric"]) / row["expected"] - 1
+
+    errors = {v: [error(r, v) for r in rows] for v in grid}
+    print(f"{label}  mean |err| over {len(rows)} rows")
+    for v in grid:
+        es = [abs(e) if e is not None else 1.0 for e in errors[v]]
+        print(f"  {show(v):>10}  {100 * sum(es) / len(es):6.1f}%")
+    return errors
 
 
 def metric(out, dotted):
@@ -168,3 +190,15 @@ def print_loso(label, result, unit=""):
                            + ("" if len(every_out) == len(every_in) else f" ({len(every_out)} rows)")
                            if every_out else "      -       -"))
     return mean_abs(every_in), (mean_abs(every_out) if every_out else None)
+
+
+def rl_grid_main(doc, grid, variant, label, show, name, unit, reference, keep=lambda row: True):
+    """The main of a one-parameter fit on the public RL rows (tests/validation/data/rl_public.jsonl,
+    those `keep` keeps): the CLI from argv, grid_errors, then the leave-one-source-out table (a
+    source is a row's group)."""
+    if len(sys.argv) != 2:
+        sys.exit(doc)
+    rows = [json.loads(line) for line in open(DATA / "rl_public.jsonl") if line.strip()]
+    rows = [r for r in rows if keep(r)]
+    errors = grid_errors(sys.argv[1], rows, grid, variant, label, show)
+    print_loso(name, loso_grid(grid, errors, [r["group"] for r in rows], reference=reference), unit)

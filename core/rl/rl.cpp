@@ -1408,11 +1408,38 @@ void whole_run(const Scenario& s, RlPrediction& out) {
   if (!out.run_cost_usd) out.warnings.push_back(no_price_warning("RL run"));
 }
 
+// The single controller's data plane. verl (RayPPOTrainer), NeMo-RL and OpenRLHF drive every phase
+// from one Python process on Ray: the rollout's results come back to it, and each trainer pass
+// (reward model, reference, old log-probs and critic values, the update) is sent the batch by it,
+// serialized through Ray's object store. The batch is padded: verl's DataProto holds input_ids,
+// attention_mask and position_ids over the longest prompt + the longest response and the responses
+// over the longest response, int64 each. The driver moves it at a rate of its own, not divided by
+// the devices: the serial part that TransferQueue was written to remove ("all DataProto objects must
+// be routed through RayPPOTrainer, resulting in a single point bottleneck", TransferQueue README,
+// PR 105, 2025-11), that NeMo-RL's issue 1877 (2026-02) times at 135 s of dispatch for 512 x 32k
+// sequences, and that OpenRLHF's issue 998 (2025-04) reports for 256 x 16 x 8k. One pass per
+// phase that runs, in that phase; the rate is rl.controller_GBps (docs/rl.md fits its default).
+void controller_passes(const Scenario& s, RlPrediction& out) {
+  const RlWorkload& rl = *s.rl;
+  const double rate = rl.controller_GBps.value_or(kRlControllerGBps);
+  if (!(rate > 0)) return;
+  const double longest = d(rl.prompt_len.largest() + rl.response_len.largest());
+  out.controller_bytes = d(requests(rl)) * 8.0 * (3.0 * longest + d(rl.response_len.largest()));
+  const double pass = out.controller_bytes / (rate * 1e9);
+  RlPhases& ph = out.phases;
+  for (double* phase : {&ph.rollout, &ph.reward, &ph.reference, &ph.old_logprob, &ph.train}) {
+    if (!(*phase > 0)) continue;
+    *phase += pass;
+    out.controller_s += pass;
+  }
+}
+
 // Steps 2 to 5 on the scenario's trainer layout, after the rollout (`out` holds its numbers): the
 // trainer's passes, the weight sync, the offload traffic, the pools' memory and swap, the step.
 std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPrediction& out) {
   auto trainer = s.rl->roles == RlRoles::separate ? run_training_separate(s, out) : run_training(s, out);
   if (!trainer) return trainer.error();
+  controller_passes(s, out);
   // A rule-based reward scores each response on the host before the advantages are computed (verl's
   // reward manager loops over the batch in the driver; code rewards run each response's tests): the
   // step waits responses x reward_cpu_ms / reward_workers, in the reward phase beside a reward
@@ -1493,6 +1520,18 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   }
   if (!best) return *first_error;
   whole_run(chosen, *best);
+  if (!input.rl->controller_GBps && best->controller_s > 0) {
+    char words[256];
+    std::snprintf(words, sizeof words,
+                  "rl.controller_GBps is not stated: the step's padded batch (%.2f GB a pass) is assumed to "
+                  "pass through one driver process at %.2f GB/s once per phase, %.1f s of the step",
+                  best->controller_bytes / 1e9, kRlControllerGBps, best->controller_s);
+    best->warnings.push_back(
+        {"rl.controller_assumed",
+         std::string(words) + ", as verl, NeMo-RL and OpenRLHF move it on Ray (fitted on verl's published "
+                              "phase times, docs/rl.md); state 0 for a stack whose workers exchange the "
+                              "batch directly (AReaL), or your driver's measured rate"});
+  }
   if (!input.rl->ep_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
       train_pool(s) > 1)
     best->warnings.push_back(

@@ -72,6 +72,10 @@ struct RlRollout {
   bool profile_schedules = true;           // the software profile states a scheduler (a serving block)
 };
 
+// The default controller rate (GB/s): fitted on verl's published phase times, two sources, with
+// each one's leave-one-source-out error (docs/rl.md, "The single controller's data plane").
+inline constexpr double kRlControllerGBps = 0.25;
+
 struct RlWorkload {
   RlAlgorithm algorithm = RlAlgorithm::grpo;
   std::optional<ModelSpec> critic;  // ppo: absent = the policy's shape
@@ -85,6 +89,11 @@ struct RlWorkload {
   // manager in the driver). 0: not timed.
   double reward_cpu_ms = 0;
   std::int64_t reward_workers = 1;
+  // The single controller's data plane (core/rl/rl.cpp controller_passes): the rate at which the
+  // driver process moves the step's padded batch to and from the workers, once per phase. 0: the
+  // workers exchange the batch directly (no controller time). Absent: kRlControllerGBps, assumed
+  // (the warning rl.controller_assumed says so).
+  std::optional<double> controller_GBps;
   bool old_logprob = true;
   std::int64_t mini_batches = 1;
   RlPlacement placement = RlPlacement::colocated;

@@ -34,7 +34,10 @@ json base(const json& rl_overrides = json::object(), std::int64_t devices = 8) {
              {"prompt_len", json::array({{256, 1}})},
              {"response_len", json::array({{512, 1}})},
              {"rollout", {{"tp", 1}}},
-             {"train", {{"zero_stage", 3}}}};
+             {"train", {{"zero_stage", 3}}},
+             // No single-controller passes: each test checks its own mechanism's phases
+             // (RlController checks the passes).
+             {"controller_GBps", 0}};
   rl.merge_patch(rl_overrides);  // a null removes the key
   return {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"num_devices", devices}, {"rl", rl}};
 }
@@ -1545,6 +1548,51 @@ TEST(Rl, PlacementSearchReportsProgressAndStopsWhenTold) {
   EXPECT_EQ(first["evaluated"], 1);
   ASSERT_EQ(first["best"].size(), 1u);
   EXPECT_EQ(first["best"][0]["placement"], "colocated");
+}
+
+// The single controller's data plane (docs/rl.md): one pass of the padded batch, responses x 8 x
+// (3 x (longest prompt + longest response) + longest response) bytes at rl.controller_GBps, inside
+// each phase that runs; a rule-based reward moves nothing, a reward model's forward one more pass.
+TEST(RlController, OnePassOfThePaddedBatchInsideEachPhaseThatRuns) {
+  const json off = rl_of(base());
+  const json on = rl_of(base({{"controller_GBps", 0.5}}));
+  const double bytes = 256.0 * 8 * (3 * (256 + 512) + 512);
+  EXPECT_DOUBLE_EQ(num(on["controller"]["bytes_per_pass"]), bytes);
+  const double pass = bytes / 0.5e9;
+  for (const char* phase : {"rollout", "reference", "old_logprob", "train"})
+    EXPECT_NEAR(num(on["phases_s"][phase]), num(off["phases_s"][phase]) + pass, 1e-9) << phase;
+  EXPECT_EQ(num(on["phases_s"]["reward"]), 0.0);
+  EXPECT_NEAR(num(on["controller"]["seconds"]), 4 * pass, 1e-12);
+  EXPECT_NEAR(num(on["step_time_s"]), num(off["step_time_s"]) + 4 * pass, 1e-9);
+  EXPECT_EQ(num(off["controller"]["seconds"]), 0.0);
+  // Twice the rate, half the time; a reward model's forward is a fifth pass.
+  const json fast = rl_of(base({{"controller_GBps", 1.0}}));
+  EXPECT_NEAR(num(fast["controller"]["seconds"]), 2 * pass, 1e-12);
+  const json rm = rl_of(base({{"controller_GBps", 0.5}, {"reward_model", "llama3.2-1b"}}));
+  EXPECT_NEAR(num(rm["controller"]["seconds"]), 5 * pass, 1e-12);
+  // Split and asynchronous, the passes lengthen each pool's own phases.
+  const json split = rl_of(base({{"controller_GBps", 0.5},
+                                 {"placement", "split"},
+                                 {"rollout_devices", 4},
+                                 {"train_devices", 4},
+                                 {"async", {{"staleness", 1}}}}));
+  EXPECT_NEAR(num(split["controller"]["seconds"]), 4 * pass, 1e-12);
+}
+
+TEST(RlController, TheAssumedRateIsSaidAndAStatedOneIsEchoed) {
+  json absent = base();
+  absent["rl"].erase("controller_GBps");
+  const json p = predict(absent);
+  ASSERT_TRUE(warns(p, "rl.controller_assumed")) << p.dump();
+  EXPECT_GT(num(p["rl"]["controller"]["seconds"]), 0.0);
+  EXPECT_FALSE(warns(predict(base({{"controller_GBps", 0.25}})), "rl.controller_assumed"));
+  EXPECT_FALSE(warns(predict(base()), "rl.controller_assumed"));  // 0 stated: none, and said nothing
+  const json echoed = json::parse(optimus::api::validate(base({{"controller_GBps", 0.4}}).dump()));
+  EXPECT_EQ(num(echoed["scenario"]["rl"]["controller_GBps"]), 0.4);
+  EXPECT_FALSE(
+      json::parse(optimus::api::validate(absent.dump()))["scenario"]["rl"].contains("controller_GBps"));
+  const json bad = predict(base({{"controller_GBps", -1}}));
+  EXPECT_EQ(bad["error"]["path"], "/rl/controller_GBps");
 }
 
 }  // namespace

@@ -296,7 +296,8 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   for (std::string k; std::getline(ss, k, ',');) reader_keys.insert(k.substr(k.find_first_not_of(' ')));
   for (const auto& [k, v] : rl["properties"].items()) properties.insert(k);
   EXPECT_EQ(properties, reader_keys);
-  EXPECT_EQ(properties.size(), 22u);  // reward_cpu_ms and reward_workers the 21st and 22nd
+  EXPECT_EQ(properties.size(),
+            23u);  // reward_cpu_ms and reward_workers the 21st and 22nd, controller_GBps the 23rd
 }
 
 TEST(Schema, StatesTheNewModelKeys) {

@@ -1157,6 +1157,19 @@ std::vector<FittedConstant> fitted_constants() {
                    sc["software"]["software"]["inference_matmul_share"] = v;
                  }});
   std::reverse(out.back().grid.begin(), out.back().grid.end());  // ties: the larger share
+  // The single controller's rate: verl's two public sources (their weight-sync rows move no batch).
+  out.push_back({"rl.controller_GBps (a single-controller RL trainer's driver moving the padded batch)",
+                 "0.25 GB/s",
+                 "scripts/fit_rl_controller.py",
+                 {"rl_public.jsonl"},
+                 [](const Row& r) {
+                   const std::string g = r.c["group"], m = r.c["metric"];
+                   return g.rfind("verl", 0) == 0 && m.find("weight_sync") == std::string::npos;
+                 },
+                 [](const std::string& g) { return g.rfind("verl", 0) == 0; },
+                 grid_of(0.05, 1.0, 0.05),
+                 0,
+                 [](json& sc, double v) { sc["rl"]["controller_GBps"] = v; }});
   // Two host times fitted together on one source: the suite does not refit them (a grid of
   // factors on the defaults would be a second fit beside the script's); left out, both are 0.
   out.push_back(

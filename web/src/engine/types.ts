@@ -1348,6 +1348,10 @@ export interface RlSpec {
    */
   reward_workers?: number;
   /**
+   * The rate at which one driver process moves the step's batch to and from the workers, once per phase that runs (the rollout's results back; the batch out to the reward model, the reference, the old log-probs and the update), each pass inside its phase: verl's RayPPOTrainer, NeMo-RL and OpenRLHF route every batch through one Python process on Ray. A pass is responses x 8 x (3 x (longest prompt + longest response) + longest response) bytes: the padded int64 tensors verl's DataProto carries. The default is fitted on verl's published phase times (rl.md, "The single controller's data plane"). 0: the workers exchange the batch directly (AReaL), no controller time. Unit: GB/s.
+   */
+  controller_GBps?: number;
+  /**
    * Recompute the behaviour policy's log-probabilities with the trainer.
    */
   old_logprob?: boolean;
@@ -2559,7 +2563,7 @@ export interface RlResult {
    */
   step_time_s: number;
   /**
-   * Seconds of each phase per step.
+   * Seconds of each phase per step; each phase that runs includes one pass of the batch through the single controller (rl.controller).
    */
   phases_s: {
     /**
@@ -2754,6 +2758,19 @@ export interface RlResult {
    * responses x rl.reward_cpu_ms / rl.reward_workers (inside phases_s.reward). Unit: s.
    */
   reward_cpu_s: number;
+  /**
+   * The single controller's data plane (rl.controller_GBps).
+   */
+  controller: {
+    /**
+     * The padded batch the driver moves in one pass. Unit: bytes.
+     */
+    bytes_per_pass: number;
+    /**
+     * The step's passes (one per phase that runs), inside those phases; 0 with rl.controller_GBps 0. Unit: s.
+     */
+    seconds: number;
+  };
   /**
    * Per pool.
    */

@@ -120,13 +120,14 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
     // Qwen2.5 7B GRPO on one DGX H100 (the engine's rl bench job, tests/bench/rl_bench.cpp): 128
     // prompts x 8 samples, prompts of 256 tokens on average (at most 1,024), long-tailed responses
     // (mean 2,048, at most 8,192 tokens). The trainer's layout is the engine's search ("auto"); the
-    // rollout's tp the fastest that fits (docs/rl.md).
+    // rollout's tp the fastest that fits (docs/rl.md). The driver's batch rate is stated at the
+    // engine's fitted default (a verl-like single controller), a field the user sees and can set.
     starter: {
       schema_version: 1,
       model: 'qwen2.5-7b',
       system: 'dgx-h100',
       num_devices: 8,
-      rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len: { mean: 2048, max: 8192 }, placement: 'colocated', train: 'auto' },
+      rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len: { mean: 2048, max: 8192 }, placement: 'colocated', train: 'auto', controller_GBps: 0.25 },
     },
   },
   compare: {

@@ -317,6 +317,7 @@ const RL_FIELDS: FieldDef[] = [
   { path: '/rl/reference', label: 'Reference model forward (KL)' },
   { path: '/rl/reward_cpu_ms', label: 'Rule-based reward, CPU ms per response', placeholder: '0: not timed' },
   { path: '/rl/reward_workers', label: 'Reward scoring processes' },
+  { path: '/rl/controller_GBps', label: 'Driver’s batch rate, GB/s (0: workers exchange it directly)', placeholder: '0.25 (verl, NeMo-RL, OpenRLHF)' },
   { path: '/rl/old_logprob', label: 'Recompute old log-probabilities' },
   { path: '/rl/placement', label: 'Placement' },
   { path: '/rl/rollout_devices', label: 'Rollout GPUs (split)' },

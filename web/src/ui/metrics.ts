@@ -1092,6 +1092,27 @@ export const RL_METRICS: MetricDef[] = [
       source: 'docs.vllm.ai, features/sleep_mode; verl’s param / optimizer offload',
     })),
   },
+  {
+    path: 'rl.controller.seconds',
+    label: 'Batch through the driver (inside the phases)',
+    q: 'seconds',
+    better: 'lower',
+    hideZero: true,
+    about: 'verl, NeMo-RL and OpenRLHF drive every phase from one Python process: the padded batch passes through it once per phase, at a rate of its own that more GPUs do not speed up. Already counted in the phases above.',
+    explain: withRl((rl, c) => {
+      const stated = c.scenario?.rl?.controller_GBps;
+      const passes = ['rollout', 'reward', 'reference', 'old_logprob', 'train'].filter((k) => rl.phases_s[k as keyof typeof rl.phases_s] > 0).length;
+      return {
+        formula: 'controller time = phases that run × padded batch ÷ driver rate; padded batch = responses × 8 bytes × (3 × (longest prompt + longest response) + longest response)',
+        inputs: [
+          ['padded batch, one pass', f(rl.controller.bytes_per_pass, 'bytes')],
+          ['phases that run', String(passes)],
+          ['driver rate', stated === undefined ? '0.25 GB/s (assumed: fitted on verl’s published phases)' : `${stated} GB/s`],
+        ],
+        source: 'docs/rl.md “The single controller’s data plane”',
+      };
+    }),
+  },
   ...(['rollout', 'train'] as const).map(
     (pool): MetricDef => ({
       path: `rl.idle_s.${pool}`,

@@ -222,6 +222,25 @@ describe('weight sync explanation', () => {
   });
 });
 
+describe('single controller', () => {
+  const row = RL_METRICS.find((m) => m.path === 'rl.controller.seconds')!;
+  const withController = (): Prediction =>
+    ({ rl: { ...rl('colocated', 0), controller: { bytes_per_pass: 7.9e9, seconds: 126.4 } } }) as unknown as Prediction;
+  it('counts the phases that run and says whether the rate was assumed', () => {
+    const assumed = explain(row, { prediction: withController(), scenario: { rl: {} } as never })!;
+    expect(assumed.formula).toMatch(/phases that run × padded batch ÷ driver rate/);
+    const inputs = Object.fromEntries(assumed.inputs);
+    expect(inputs['driver rate']).toMatch(/^0\.25 GB\/s \(assumed/);
+    expect(Number(inputs['phases that run'])).toBeGreaterThan(0);
+    const stated = explain(row, { prediction: withController(), scenario: { rl: { controller_GBps: 0.5 } } as never })!;
+    expect(Object.fromEntries(stated.inputs)['driver rate']).toBe('0.5 GB/s');
+    expect(stated.source).toMatch(/single controller/);
+  });
+  it('is hidden when the workers exchange the batch directly', () => {
+    expect(row.hideZero).toBe(true);
+  });
+});
+
 describe('reward phase', () => {
   const reward = RL_METRICS.find((m) => m.path === 'rl.phases_s.reward')!;
   /** A rule-based reward of 40 ms a response scored by 4 processes: 1024 x 0.04 / 4 = 10.24 s. */
