@@ -72,6 +72,7 @@ void apply_calibration_factors(SystemSpec& system, const CalibrationFactors& f) 
   sw.training_expert_gemm_interval = Seconds(sw.training_expert_gemm_interval.value / host);
   sw.pipeline_sync = Seconds(sw.pipeline_sync.value / host);
   sw.custom_allreduce_latency = Seconds(sw.custom_allreduce_latency.value / host);
+  sw.host_speed *= host;
 }
 
 }  // namespace optimus

@@ -144,6 +144,10 @@ OPTIMUS_ENUM(Fp8Scaling, delayed, current);
 // What the software stack on this system does by default, when a scenario does not say.
 // Measured runs depend on these as much as on the hardware (presets/README.md).
 struct SoftwareDefaults {
+  // The host's speed relative to the stack as modelled: a calibration's host factor
+  // (hardware/calibration.cpp), for host rates that live outside the system (an RL trainer's
+  // single-controller rate, core/rl/rl.cpp controller_passes). 1 unless calibrated; not a key.
+  double host_speed = 1;
   AttentionKernel attention = AttentionKernel::flash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with backward
   // Under an 8- or 4-bit training format the linear layers keep the quantised copy of their input

@@ -1421,7 +1421,8 @@ void whole_run(const Scenario& s, RlPrediction& out) {
 // phase that runs, in that phase; the rate is rl.controller_GBps (docs/rl.md fits its default).
 void controller_passes(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
-  const double rate = rl.controller_GBps.value_or(kRlControllerGBps);
+  // A calibration's host factor speeds the driver as it speeds the other host work.
+  const double rate = rl.controller_GBps.value_or(kRlControllerGBps) * s.system.software.host_speed;
   if (!(rate > 0)) return;
   const double longest = d(rl.prompt_len.largest() + rl.response_len.largest());
   out.controller_bytes = d(requests(rl)) * 8.0 * (3.0 * longest + d(rl.response_len.largest()));

@@ -1579,6 +1579,17 @@ TEST(RlController, OnePassOfThePaddedBatchInsideEachPhaseThatRuns) {
   EXPECT_NEAR(num(split["controller"]["seconds"]), 4 * pass, 1e-12);
 }
 
+// A calibration's host factor speeds the driver as it speeds the other host work.
+TEST(RlController, ACalibratedHostFactorScalesTheDriversRate) {
+  json fast = base({{"controller_GBps", 0.5}});
+  fast["calibration"] = {{"device", "NVIDIA H100 SXM5 80GB"}, {"factors", {{"host", 2}}}};
+  const json p = predict(fast);
+  ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 300);
+  EXPECT_TRUE(p["calibration"]["applied"].get<bool>());
+  EXPECT_NEAR(num(p["rl"]["controller"]["seconds"]),
+              num(rl_of(base({{"controller_GBps", 1.0}}))["controller"]["seconds"]), 1e-12);
+}
+
 TEST(RlController, TheAssumedRateIsSaidAndAStatedOneIsEchoed) {
   json absent = base();
   absent["rl"].erase("controller_GBps");

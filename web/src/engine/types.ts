@@ -1625,7 +1625,7 @@ export interface CalibrationFactors {
    */
   scale_out?: number;
   /**
-   * Host rate: kernel overhead, launch intervals, operator issue, pipeline syncs and the custom all-reduce's synchronisation divided by it. Unit: ratio.
+   * Host rate: kernel overhead, launch intervals, operator issue, pipeline syncs and the custom all-reduce's synchronisation divided by it; an RL trainer's single-controller rate (rl.controller_GBps) multiplied by it. Unit: ratio.
    */
   host?: number;
 }
