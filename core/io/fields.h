@@ -185,6 +185,17 @@ class Fields {
     };
     return f;
   }
+  // The same, where absent is a default of the engine's (read into the optional).
+  F& optional_rate_or_zero(std::string key, double lo, double hi, Ref<std::optional<double>> ref) {
+    F& f = optional_number(std::move(key), 0, hi, ref);
+    f.keywords["anyOf"] = ojson::array({{{"const", 0}}, {{"minimum", lo}}});
+    f.lo = lo;
+    f.read = [](const F& self, Reader& r, T& o) {
+      if (auto x = read_rate_or_zero(r, self.key, self.lo, self.hi))
+        self.template at<std::optional<double>>(o) = *x * self.scale;
+    };
+    return f;
+  }
   F& integer(std::string key, std::int64_t lo, std::int64_t hi, Ref<std::int64_t> ref) {
     F& f = ranged(std::move(key), lo, hi, ref);
     f.read = [](const F& self, Reader& r, T& o) {

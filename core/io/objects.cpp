@@ -1526,7 +1526,7 @@ void add_rl_models(Fields<RlWorkload>& t) {
       write_model_ref<&RlWorkload::reward_model>);
   t.number("reward_cpu_ms", 0, 1e7, AT(reward_cpu_ms)).written(Write::nonzero).def();
   t.integer("reward_workers", 1, kMaxCount, AT(reward_workers)).def();
-  t.optional_number("controller_GBps", 0, 1e6, AT(controller_GBps));
+  t.optional_rate_or_zero("controller_GBps", 1e-3, 1e6, AT(controller_GBps));
 }
 
 Fields<RlWorkload> make_rl() {

@@ -1602,8 +1602,12 @@ TEST(RlController, TheAssumedRateIsSaidAndAStatedOneIsEchoed) {
   EXPECT_EQ(num(echoed["scenario"]["rl"]["controller_GBps"]), 0.4);
   EXPECT_FALSE(
       json::parse(optimus::api::validate(absent.dump()))["scenario"]["rl"].contains("controller_GBps"));
-  const json bad = predict(base({{"controller_GBps", -1}}));
-  EXPECT_EQ(bad["error"]["path"], "/rl/controller_GBps");
+  // Negative, or so slow that a step would last past any number (0 is "no controller").
+  for (double v : {-1.0, 1e-300, 0.0005}) {
+    const json bad = predict(base({{"controller_GBps", v}}));
+    EXPECT_EQ(bad["error"]["code"], "scenario.out_of_range") << v;
+    EXPECT_EQ(bad["error"]["path"], "/rl/controller_GBps") << v;
+  }
 }
 
 }  // namespace

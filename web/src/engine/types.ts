@@ -1348,7 +1348,7 @@ export interface RlSpec {
    */
   reward_workers?: number;
   /**
-   * The rate at which one driver process moves the step's batch to and from the workers, once per phase that runs (the rollout's results back; the batch out to the reward model, the reference, the old log-probs and the update), each pass inside its phase: verl's RayPPOTrainer, NeMo-RL and OpenRLHF route every batch through one Python process on Ray. A pass is responses x 8 x (3 x (longest prompt + longest response) + longest response) bytes: the padded int64 tensors verl's DataProto carries. The default is fitted on verl's published phase times (rl.md, "The single controller's data plane"). 0: the workers exchange the batch directly (AReaL), no controller time. Unit: GB/s.
+   * The rate at which one driver process moves the step's batch to and from the workers, once per phase that runs (the rollout's results back; the batch out to the reward model, the reference, the old log-probs and the update), each pass inside its phase: verl's RayPPOTrainer, NeMo-RL and OpenRLHF route every batch through one Python process on Ray. A pass is responses x 8 x (3 x (longest prompt + longest response) + longest response) bytes: the padded int64 tensors verl's DataProto carries. The default is fitted on verl's published phase times (rl.md, "The single controller's data plane"). 0: the workers exchange the batch directly (AReaL), no controller time; else at least 0.001. Unit: GB/s.
    */
   controller_GBps?: number;
   /**
