@@ -1524,9 +1524,10 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   if (!input.rl->controller_GBps && best->controller_s > 0) {
     char words[256];
     std::snprintf(words, sizeof words,
-                  "rl.controller_GBps is not stated: the step's padded batch (%.2f GB a pass) is assumed to "
-                  "pass through one driver process at %.2f GB/s once per phase, %.1f s of the step",
-                  best->controller_bytes / 1e9, kRlControllerGBps, best->controller_s);
+                  "rl.controller_GBps is not stated: the step's padded batch (%.3g GB a pass) is assumed to "
+                  "pass through one driver process at %.3g GB/s once per phase, %.3g s of the step",
+                  best->controller_bytes / 1e9, kRlControllerGBps * chosen.system.software.host_speed,
+                  best->controller_s);
     best->warnings.push_back(
         {"rl.controller_assumed",
          std::string(words) + ", as verl, NeMo-RL and OpenRLHF move it on Ray (fitted on verl's published "
