@@ -82,7 +82,8 @@ const char* kRlSplit =
   "rl": {"prompts_per_step": 4, "samples_per_prompt": 4, "prompt_len": {"mean": 200, "max": 1024},
          "response_len": [[32, 3], [2048, 1]], "placement": "split", "rollout_devices": 8, "train_devices": 8,
          "rollout": {"tp": 1, "ep": 8, "dp": 8, "precision": "fp8"}, "train": {"ep": 8, "micro_batch": 2, "padding": "longest"},
-         "async": {"staleness": 1}, "weight_sync": "checkpoint", "reward_cpu_ms": 50, "reward_workers": 2}})";
+         "async": {"staleness": 1}, "weight_sync": "checkpoint", "reward_cpu_ms": 50, "reward_workers": 2,
+         "controller_GBps": 0.5}})";
 
 const optimus::fuzz::Material& bases() {
   static const optimus::fuzz::Material m = [] {
