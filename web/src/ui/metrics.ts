@@ -1098,7 +1098,7 @@ export const RL_METRICS: MetricDef[] = [
     q: 'seconds',
     better: 'lower',
     hideZero: true,
-    about: 'verl, NeMo-RL and OpenRLHF drive every phase from one Python process: the padded batch passes through it once per phase, at a rate of its own that more GPUs do not speed up. Already counted in the phases above.',
+    about: 'One Python process (verl, NeMo-RL, OpenRLHF) passes the padded batch to each phase, at a rate more GPUs do not raise. Counted inside the phases above.',
     explain: withRl((rl, c) => {
       const stated = c.scenario?.rl?.controller_GBps;
       const passes = ['rollout', 'reward', 'reference', 'old_logprob', 'train'].filter((k) => rl.phases_s[k as keyof typeof rl.phases_s] > 0).length;
