@@ -192,6 +192,8 @@ let sweptFragment = '';
 const hf = createHfImport((model) => {
   const s = clone(editor.scenario());
   s.model = model;
+  // Busy from the import on, as for an example (the form loads asynchronously).
+  setStatus('computing', 'Loading the model…');
   void editor.load(s).then(() => schedule());
 });
 
