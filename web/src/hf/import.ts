@@ -51,6 +51,23 @@ const MOE_FREQ_KEYS = ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_
 /** Families whose intermediate_size is the width of each expert (no moe_intermediate_size). */
 const EXPERT_WIDTH_IS_INTERMEDIATE = new Set(['mixtral', 'gpt_oss', 'llama4', 'llama4_text']);
 const LLAMA4 = new Set(['llama4', 'llama4_text']);
+/**
+ * Families whose transformers config class defaults hidden_act to "silu" (their MLP is gated:
+ * gate, up and down projections) and tie_word_embeddings to false (LlamaConfig, MistralConfig,
+ * MixtralConfig, Qwen2Config, Qwen2MoeConfig, Qwen3Config, Qwen3MoeConfig, DeepseekV2Config,
+ * DeepseekV3Config), where PretrainedConfig's own default ties the embeddings.
+ */
+const LLAMA_DEFAULTS: Record<string, string> = {
+  llama: 'LlamaConfig',
+  mistral: 'MistralConfig',
+  mixtral: 'MixtralConfig',
+  qwen2: 'Qwen2Config',
+  qwen2_moe: 'Qwen2MoeConfig',
+  qwen3: 'Qwen3Config',
+  qwen3_moe: 'Qwen3MoeConfig',
+  deepseek_v2: 'DeepseekV2Config',
+  deepseek_v3: 'DeepseekV3Config',
+};
 
 /** Architectures the page's model cannot describe (no decoder-only dense transformer). */
 const UNSUPPORTED_TYPES: Record<string, string> = {
@@ -297,7 +314,8 @@ function parallelBlock(cfg: Json, modelType: string): boolean {
  * - hidden_act | activation_function: silu -> "swiglu" (gated, three matrices, as Llama's MLP);
  *   gelu variants -> "gelu" (two matrices); relu2 -> "relu2".
  * - rms_norm_eps -> "rmsnorm", else layer norm.
- * - tie_word_embeddings (transformers' default when absent is true; Llama 4's is false).
+ * - tie_word_embeddings (transformers' default when absent is true; Llama 4's and the LLAMA_DEFAULTS
+ *   families' is false, as is their hidden_act's "silu").
  * - max_position_embeddings | n_positions | n_ctx | seq_length -> max_seq_len.
  * - Mixture of experts (readMoe): num_local_experts | n_routed_experts | num_experts -> moe.experts,
  *   num_experts_per_tok -> top_k, moe_intermediate_size (or intermediate_size) -> expert_ffn_hidden,
@@ -418,7 +436,12 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   else notes.push(`No intermediate size in the config: ffn_hidden = 4 × hidden = ${4 * H}.`);
 
   const actRaw = cfg.hidden_act ?? cfg.activation_function ?? cfg.hidden_activation ?? cfg.activation;
-  const act = typeof actRaw === 'string' ? actRaw.toLowerCase() : '';
+  const family = LLAMA_DEFAULTS[modelType];
+  let act = typeof actRaw === 'string' ? actRaw.toLowerCase() : '';
+  if (act === '' && family) {
+    act = 'silu';
+    notes.push(`No activation in the config: ${family}'s default (silu, a gated three-matrix MLP) assumed.`);
+  }
   if (GATED_SILU.has(act)) model.ffn_type = 'swiglu';
   else if (act === 'relu2' || act === 'squared-relu' || act === 'squared_relu') model.ffn_type = 'relu2';
   else if (act === '' || GELU.has(act)) {
@@ -434,9 +457,9 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
 
   model.norm = typeof cfg.rms_norm_eps === 'number' || typeof cfg.rms_norm_epsilon === 'number' ? 'rmsnorm' : 'layernorm';
   if (typeof cfg.tie_word_embeddings === 'boolean') model.tied_embeddings = cfg.tie_word_embeddings;
-  else if (LLAMA4.has(modelType)) {
+  else if (LLAMA4.has(modelType) || family) {
     model.tied_embeddings = false;
-    notes.push('tie_word_embeddings absent: Llama4TextConfig\'s default (untied) assumed.');
+    notes.push(`tie_word_embeddings absent: ${family ?? 'Llama4TextConfig'}'s default (untied) assumed.`);
   } else {
     // transformers' PretrainedConfig defaults tie_word_embeddings to true.
     model.tied_embeddings = true;

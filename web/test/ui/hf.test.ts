@@ -99,6 +99,33 @@ describe('importHfConfig field mapping', () => {
   });
 });
 
+describe('importHfConfig fills what a config leaves out with its class defaults', () => {
+  // A trimmed config: transformers' LlamaConfig defaults hidden_act to "silu" (LlamaMLP is gated)
+  // and tie_word_embeddings to false, where PretrainedConfig's own default ties them.
+  const trimmed = (modelType: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ model_type: modelType, hidden_size: 2048, num_hidden_layers: 16, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 8192, vocab_size: 128256, rms_norm_eps: 1e-5, ...extra });
+  it('a Llama-family config without hidden_act or tie_word_embeddings: a gated MLP, untied, each said', () => {
+    for (const t of ['llama', 'mistral', 'qwen2', 'qwen3']) {
+      const r = importHfConfig(trimmed(t));
+      if (!r.ok) throw new Error(r.message);
+      expect(r.model.ffn_type, t).toBe('swiglu');
+      expect(r.model.tied_embeddings, t).toBe(false);
+      expect(r.notes.join(' '), t).toMatch(/default \(silu, a gated three-matrix MLP\) assumed/);
+      expect(r.notes.join(' '), t).toMatch(/default \(untied\) assumed/);
+    }
+  });
+  it('what the config states wins; another family keeps transformers\' own defaults', () => {
+    const stated = importHfConfig(trimmed('llama', { hidden_act: 'gelu', tie_word_embeddings: true }));
+    if (!stated.ok) throw new Error(stated.message);
+    expect(stated.model.ffn_type).toBe('gelu');
+    expect(stated.model.tied_embeddings).toBe(true);
+    const other = importHfConfig(trimmed('gpt_neox'));
+    if (!other.ok) throw new Error(other.message);
+    expect(other.model.ffn_type).toBe('gelu');
+    expect(other.model.tied_embeddings).toBe(true);
+  });
+});
+
 describe('importHfConfig rejects what it cannot describe', () => {
   it('imports Mixtral (mixture of experts; it was rejected before the moe block existed)', () => {
     const r = importHfConfig(fixture('mixtral-8x7b'));
