@@ -441,8 +441,13 @@ TABLE(RlOut, rl_out) {
         VAL((ojson{{"method", str(o.rl.weight_sync)}, {"bytes", o.p.weight_sync_bytes}})));
   t.add("swap_bytes_per_device", amount(), VAL(o.p.swap_bytes_per_device));
   t.add("reward_cpu_s", amount(), VAL(o.p.reward_cpu_s));
-  t.add("controller", output({{"bytes_per_pass", amount()}, {"seconds", amount()}}),
-        VAL((ojson{{"bytes_per_pass", o.p.controller_bytes}, {"seconds", o.p.controller_s}})));
+  t.add(
+      "controller",
+      output({{"GBps", amount()}, {"bytes_per_pass", amount()}, {"passes", count()}, {"seconds", amount()}}),
+      VAL((ojson{{"GBps", o.p.controller_GBps},
+                 {"bytes_per_pass", o.p.controller_bytes},
+                 {"passes", o.p.controller_passes},
+                 {"seconds", o.p.controller_s}})));
   const Node pool = rl_pool_memory_out().schema();
   t.add("memory", output({{"rollout", pool}, {"train", pool}}),
         VAL((ojson{{"rollout", rl_pool_memory_out().write(o.p.rollout_memory)},

@@ -1424,6 +1424,7 @@ void controller_passes(const Scenario& s, RlPrediction& out) {
   // A calibration's host factor speeds the driver as it speeds the other host work.
   const double rate = rl.controller_GBps.value_or(kRlControllerGBps) * s.system.software.host_speed;
   if (!(rate > 0)) return;
+  out.controller_GBps = rate;
   const double longest = d(rl.prompt_len.largest() + rl.response_len.largest());
   out.controller_bytes = d(requests(rl)) * 8.0 * (3.0 * longest + d(rl.response_len.largest()));
   const double pass = out.controller_bytes / (rate * 1e9);
@@ -1432,6 +1433,7 @@ void controller_passes(const Scenario& s, RlPrediction& out) {
     if (!(*phase > 0)) continue;
     *phase += pass;
     out.controller_s += pass;
+    ++out.controller_passes;
   }
 }
 
@@ -1526,8 +1528,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
     std::snprintf(words, sizeof words,
                   "rl.controller_GBps is not stated: the step's padded batch (%.3g GB a pass) is assumed to "
                   "pass through one driver process at %.3g GB/s once per phase, %.3g s of the step",
-                  best->controller_bytes / 1e9, kRlControllerGBps * chosen.system.software.host_speed,
-                  best->controller_s);
+                  best->controller_bytes / 1e9, best->controller_GBps, best->controller_s);
     best->warnings.push_back(
         {"rl.controller_assumed",
          std::string(words) + ", as verl, NeMo-RL and OpenRLHF move it on Ray (fitted on verl's published "

@@ -68,9 +68,11 @@ struct RlPrediction {
   double critic_s = 0;  // ppo: the critic's forward and update (inside old_logprob and train)
   double weight_sync_bytes = 0;
   double reward_cpu_s = 0;  // the rule-based reward's host time (inside phases.reward)
-  // The single controller's data plane (rl.controller_GBps): the padded batch's bytes of one pass,
-  // and the seconds of all the step's passes (inside the phases they precede or follow).
-  double controller_bytes = 0, controller_s = 0;
+  // The single controller's data plane (rl.controller_GBps): the rate in effect (a calibration's
+  // host factor applied; 0: none), the padded batch's bytes of one pass, the passes (one per phase
+  // that runs) and their seconds (inside those phases).
+  double controller_GBps = 0, controller_bytes = 0, controller_s = 0;
+  std::int64_t controller_passes = 0;
   // rl.train.offload: host-link traffic per device per step and the time it adds to the phases.
   double offload_bytes_per_device = 0, offload_s = 0;
   // Partial rollout: the makespan of the step's responses alone (the phase is the marginal time).

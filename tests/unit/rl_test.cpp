@@ -1563,6 +1563,8 @@ TEST(RlController, OnePassOfThePaddedBatchInsideEachPhaseThatRuns) {
     EXPECT_NEAR(num(on["phases_s"][phase]), num(off["phases_s"][phase]) + pass, 1e-9) << phase;
   EXPECT_EQ(num(on["phases_s"]["reward"]), 0.0);
   EXPECT_NEAR(num(on["controller"]["seconds"]), 4 * pass, 1e-12);
+  EXPECT_EQ(on["controller"]["passes"], 4);
+  EXPECT_EQ(num(on["controller"]["GBps"]), 0.5);
   EXPECT_NEAR(num(on["step_time_s"]), num(off["step_time_s"]) + 4 * pass, 1e-9);
   EXPECT_EQ(num(off["controller"]["seconds"]), 0.0);
   // Twice the rate, half the time; a reward model's forward is a fifth pass.
@@ -1586,6 +1588,7 @@ TEST(RlController, ACalibratedHostFactorScalesTheDriversRate) {
   const json p = predict(fast);
   ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 300);
   EXPECT_TRUE(p["calibration"]["applied"].get<bool>());
+  EXPECT_EQ(num(p["rl"]["controller"]["GBps"]), 1.0);  // the rate in effect, as the page shows it
   EXPECT_NEAR(num(p["rl"]["controller"]["seconds"]),
               num(rl_of(base({{"controller_GBps", 1.0}}))["controller"]["seconds"]), 1e-12);
 }

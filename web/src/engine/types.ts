@@ -2763,9 +2763,17 @@ export interface RlResult {
    */
   controller: {
     /**
+     * The driver's rate in effect: rl.controller_GBps (or its default) times a calibration's host factor; 0 with rl.controller_GBps 0. Unit: GB/s.
+     */
+    GBps: number;
+    /**
      * The padded batch the driver moves in one pass. Unit: bytes.
      */
     bytes_per_pass: number;
+    /**
+     * The passes: one per phase that runs (rollout, reward model, reference, old log-probs, update).
+     */
+    passes: number;
     /**
      * The step's passes (one per phase that runs), inside those phases; 0 with rl.controller_GBps 0. Unit: s.
      */

@@ -1100,14 +1100,15 @@ export const RL_METRICS: MetricDef[] = [
     hideZero: true,
     about: 'One Python process (verl, NeMo-RL, OpenRLHF) passes the padded batch to each phase, at a rate more GPUs do not raise. Counted inside the phases above.',
     explain: withRl((rl, c) => {
-      const stated = c.scenario?.rl?.controller_GBps;
-      const passes = ['rollout', 'reward', 'reference', 'old_logprob', 'train'].filter((k) => rl.phases_s[k as keyof typeof rl.phases_s] > 0).length;
+      // The engine's rate in effect (a calibration's host factor applied) and its passes.
+      const { GBps, passes, bytes_per_pass } = rl.controller;
+      const assumed = c.scenario?.rl?.controller_GBps === undefined;
       return {
         formula: 'controller time = phases that run × padded batch ÷ driver rate; padded batch = responses × 8 bytes × (3 × (longest prompt + longest response) + longest response)',
         inputs: [
-          ['padded batch, one pass', f(rl.controller.bytes_per_pass, 'bytes')],
+          ['padded batch, one pass', f(bytes_per_pass, 'bytes')],
           ['phases that run', String(passes)],
-          ['driver rate', stated === undefined ? '0.25 GB/s (assumed: fitted on verl’s published phases)' : `${stated} GB/s`],
+          ['driver rate', `${GBps} GB/s${assumed ? ' (assumed: fitted on verl’s published phases)' : ''}`],
         ],
         source: 'docs/rl.md “The single controller’s data plane”',
       };

@@ -224,15 +224,16 @@ describe('weight sync explanation', () => {
 
 describe('single controller', () => {
   const row = RL_METRICS.find((m) => m.path === 'rl.controller.seconds')!;
-  const withController = (): Prediction =>
-    ({ rl: { ...rl('colocated', 0), controller: { bytes_per_pass: 7.9e9, seconds: 126.4 } } }) as unknown as Prediction;
+  /** The engine's output: 4 passes of 7.9 GB at the rate in effect. */
+  const withController = (GBps: number): Prediction =>
+    ({ rl: { ...rl('colocated', 0), controller: { GBps, bytes_per_pass: 7.9e9, passes: 4, seconds: (4 * 7.9) / GBps } } }) as unknown as Prediction;
   it('counts the phases that run and says whether the rate was assumed', () => {
-    const assumed = explain(row, { prediction: withController(), scenario: { rl: {} } as never })!;
+    const assumed = explain(row, { prediction: withController(0.25), scenario: { rl: {} } as never })!;
     expect(assumed.formula).toMatch(/phases that run × padded batch ÷ driver rate/);
     const inputs = Object.fromEntries(assumed.inputs);
     expect(inputs['driver rate']).toMatch(/^0\.25 GB\/s \(assumed/);
     expect(Number(inputs['phases that run'])).toBeGreaterThan(0);
-    const stated = explain(row, { prediction: withController(), scenario: { rl: { controller_GBps: 0.5 } } as never })!;
+    const stated = explain(row, { prediction: withController(0.5), scenario: { rl: { controller_GBps: 0.5 } } as never })!;
     expect(Object.fromEntries(stated.inputs)['driver rate']).toBe('0.5 GB/s');
     expect(stated.source).toMatch(/single controller/);
   });
