@@ -192,9 +192,7 @@ let sweptFragment = '';
 const hf = createHfImport((model) => {
   const s = clone(editor.scenario());
   s.model = model;
-  // Busy from the import on, as for an example (the form loads asynchronously).
-  setStatus('computing', 'Loading the model…');
-  void editor.load(s).then(() => schedule());
+  loadWhole('the model', Promise.resolve(s));
 });
 
 /** What a part of the page fetched on demand shows in `el` when its chunk cannot be loaded. */
@@ -395,6 +393,24 @@ performance.mark('optimus:shell-built');
 // one is computing are coalesced into one more run with the latest scenario.
 let running = false;
 let dirty = false;
+
+/**
+ * Loads a whole scenario into the form and estimates it, busy from the start: the scenario and the
+ * form arrive asynchronously, and nothing may read the previous result as this one's meanwhile.
+ * Without a scenario (`failed` says why) the current one is estimated again.
+ */
+function loadWhole(what: string, next: Promise<Scenario | null>, loaded?: (s: Scenario) => void, failed?: string): void {
+  setStatus('computing', `Loading ${what}…`);
+  void next.then(async (s) => {
+    if (!s) {
+      if (failed) notify(failed);
+      return schedule();
+    }
+    await editor.load(s);
+    loaded?.(s);
+    schedule();
+  });
+}
 
 function schedule(): void {
   setStatus('computing', 'Computing…');
@@ -647,19 +663,8 @@ function selectTaskOf(s: Scenario, overCompare: boolean): void {
 exampleSelect.addEventListener('change', () => {
   const id = exampleSelect.value;
   if (!id) return;
-  // Busy from the pick on (the example arrives asynchronously): nothing reads the previous
-  // result as the example's meanwhile.
-  setStatus('computing', 'Loading the example…');
-  void getPreset('scenarios', id).then(async (s) => {
-    if (!s) {
-      notify(`The example "${id}" could not be loaded.`);
-      return schedule();
-    }
-    await editor.load(s);
-    // The example's task, as a link's scenario opens its own; a comparison in progress stays one.
-    selectTaskOf(s, false);
-    schedule();
-  });
+  // The example's task, as a link's scenario opens its own; a comparison in progress stays one.
+  loadWhole('the example', getPreset('scenarios', id) as Promise<Scenario | null>, (s) => selectTaskOf(s, false), `The example "${id}" could not be loaded.`);
 });
 
 // ---- Views ----------------------------------------------------------------------------------------
