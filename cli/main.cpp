@@ -201,8 +201,9 @@ void print_rl(const json& p) {
             << seconds(tr["iteration_time_s"].get<double>()) << ", MFU "
             << num(100 * tr["mfu"].get<double>(), "%.1f") << "%\n";
   if (const auto& c = r["controller"]; c["seconds"].get<double>() > 0)
-    std::cout << "  controller: the padded batch, " << num(c["bytes_per_pass"].get<double>() / 1e9, "%.2f")
-              << " GB a pass, through the driver once per phase: " << seconds(c["seconds"].get<double>())
+    std::cout << "  controller: the padded batch, " << num(c["bytes_per_pass"].get<double>() / 1e9, "%.3g")
+              << " GB a pass, through the driver at " << num(c["GBps"].get<double>(), "%.3g") << " GB/s, "
+              << c["passes"].get<long long>() << " passes: " << seconds(c["seconds"].get<double>())
               << " inside the phases\n";
   for (const char* pool : {"rollout", "train"}) {
     const auto& m = r["memory"][pool];
