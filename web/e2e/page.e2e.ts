@@ -22,9 +22,10 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * carry their schema text, issue 41), and every chunk of the site with both engines (1,271 KiB
  * when set, 1,299 KiB with the output tables, 1,405 KiB once the accuracy view shipped the ZeRO-3,
  * InferenceX and RL rows too): limits a little above what was reached (docs/web.md "Weight"), so
- * growth is noticed.
+ * growth is noticed. The first load reached 549.97 KiB with the RL controller's input and output
+ * (2026-12-01) and its limit went from 550 to 555 KiB, the aim still met.
  */
-const FIRST_LOAD_LIMIT_BYTES = 550 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 555 * 1024;
 const BUNDLE_LIMIT_BYTES = 1420 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
