@@ -739,6 +739,17 @@ TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
                "/parallel/ep");
   expect_error(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr), "parallel.ep_not_divisor_of_tp",
                "/parallel/ep");
+  // That last one is vLLM's data parallelism with tp 2 and expert parallelism (ep = tp x 2): the
+  // message names the layout as not modelled and the two nearest layouts that are; a plain
+  // mismatch (ep 16 over 8 ranks) does not.
+  const std::string dp_tp_ep =
+      predict(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr))["error"]["message"];
+  EXPECT_NE(dp_tp_ep.find("not modelled"), std::string::npos) << dp_tp_ep;
+  EXPECT_NE(dp_tp_ep.find("tp=1, dp=8, ep=4"), std::string::npos) << dp_tp_ep;
+  EXPECT_NE(dp_tp_ep.find("tp=2, ep=2"), std::string::npos) << dp_tp_ep;
+  const std::string plain =
+      predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 16}}, nullptr))["error"]["message"];
+  EXPECT_EQ(plain.find("not modelled"), std::string::npos) << plain;
   // Each rank holds the whole model but the routed experts, of which it holds an eighth: the
   // weights per device are those of one device of the single-rank layout (ep 1) less 7/8 of the
   // routed experts' bytes (58 MoE layers x 256 experts x 3 x 7168 x 2048 fp8 weights).
