@@ -164,8 +164,13 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   const MoeSpec& moe = *m.moe;
   const Widths w = widths(m, s);
   const double h = w.h, e = w.e, es = w.es;
-  const bool local_tokens = s.sequence_parallel || s.tp == 1;  // else replicated over tp
-  const double tokens_in = local_tokens ? w.Tn : w.T;
+  // Each rank routes its own tokens in training (sequence parallel, or tp 1) and under attention data
+  // parallelism; in tensor-parallel inference the tp ranks hold the same tokens. A replica of tp
+  // ranks whose experts span other replicas routes a tp-th of them from each rank
+  // (LayerShape::moe_token_split).
+  const bool split = s.moe_token_split && s.tp > 1;
+  const bool local_tokens = s.sequence_parallel || s.tp == 1 || split;
+  const double tokens_in = split ? std::ceil(w.T / w.td) : local_tokens ? w.Tn : w.T;  // the busiest rank's
   const double ep = d(s.ep), etp = d(s.etp);
   const double k = d(moe.top_k), E = d(moe.experts);
   const double assignments = local_tokens ? tokens_in * k : tokens_in * k / ep;  // arriving per rank
@@ -250,9 +255,15 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   if (moe.shared_experts > 0)
     add_dense_ffn(ops, m, s, "shared_up", "shared_act", "shared_down",
                   moe.shared_experts * moe.shared_expert_ffn_hidden, norm_input,
-                  RecomputeModule::shared_experts, local_tokens);
+                  RecomputeModule::shared_experts, local_tokens && !split);
   if (!local_tokens && s.tp > 1)
     comm(ops, "tp_allreduce_mlp", CommGroup::tp, Collective::all_reduce, w.act_msg);
+  // Split routing: the routed rows come back a tp-th per rank and are gathered over the replica;
+  // with shared experts (tensor-parallel partial sums of every row) their reduce-scatter and the
+  // gather move as much as one all-reduce.
+  if (split)
+    comm(ops, moe.shared_experts > 0 ? "tp_allreduce_mlp" : "tp_allgather_moe", CommGroup::tp,
+         moe.shared_experts > 0 ? Collective::all_reduce : Collective::all_gather, w.act_msg);
   checkpointed(ops, first, RecomputeModule::moe, &ops[first]);
 }
 

@@ -167,6 +167,11 @@ struct LayerShape {
   // exchanges tokens by all-gather and reduce-scatter instead of an all-to-all
   // (MoeDispatcher::allgather).
   bool moe_allgather = false;
+  // Inference with attention data parallelism over tensor-parallel replicas (tp > 1, experts over
+  // ep / tp replicas): the replica's tp ranks hold the same tokens after attention, and each routes
+  // a tp-th of them through the expert group; after the combine the replica's ranks gather the
+  // rows back (vLLM's sequence-parallel MoE under data parallelism, `use_sequence_parallel_moe`).
+  bool moe_token_split = false;
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;

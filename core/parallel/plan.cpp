@@ -136,25 +136,12 @@ std::optional<Error> check_experts(const Scenario& s) {
                       "with attention data parallelism the experts span ep x etp data-parallel ranks, which "
                       "must divide dp: ep=" +
                           str(p.ep) + ", etp=" + str(p.etp) + ", dp=" + str(p.dp));
-  if (s.inference && !s.training && p.tp % p.ep != 0 && !attention_data_parallel(p)) {
-    std::string msg =
-        "in inference the experts are split over the tp ranks (ep must divide tp) or, "
-        "with tp = 1, over data-parallel ranks that run attention on their own "
-        "sequences (ep must divide dp): ep=" +
-        str(p.ep) + ", tp=" + str(p.tp) + ", dp=" + str(p.dp);
-    // Experts over several tensor-parallel attention groups (vLLM's --data-parallel-size with
-    // --tensor-parallel-size > 1 and --enable-expert-parallel, where the experts span tp x dp
-    // ranks; SGLang's --enable-dp-attention with attention tp > 1) is a layout the engine does
-    // not model: name it and the two nearest layouts it does.
-    if (p.tp > 1 && p.ep % p.tp == 0 && (p.tp * p.dp) % p.ep == 0)
-      msg +=
-          ". Experts spread over several tensor-parallel attention groups (ep = tp x k, as vLLM's "
-          "data parallelism with tensor parallelism and expert parallelism runs them) are not "
-          "modelled; the nearest layouts that are: tp=1, dp=" +
-          str(p.tp * p.dp) + ", ep=" + str(p.ep) + " (attention data parallelism) or tp=" + str(p.tp) +
-          ", ep=" + str(p.tp) + " (experts within each group)";
-    return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep", msg);
-  }
+  if (s.inference && !s.training && p.tp % p.ep != 0 && !attention_data_parallel(p))
+    return make_error("parallel.ep_not_divisor_of_tp", "/parallel/ep",
+                      "in inference the experts are split over the tp ranks (ep must divide tp) or over "
+                      "data-parallel replicas that run attention on their own sequences (ep a multiple of tp "
+                      "whose ep / tp replicas divide dp; with tp = 1, ep dividing dp): ep=" +
+                          str(p.ep) + ", tp=" + str(p.tp) + ", dp=" + str(p.dp));
   return std::nullopt;
 }
 
@@ -426,7 +413,13 @@ bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
 }
 
 bool attention_data_parallel(const ParallelPlan& p) {
-  return p.tp == 1 && p.ep * p.etp > 1 && p.dp % (p.ep * p.etp) == 0;
+  if (p.tp == 1) return p.ep * p.etp > 1 && p.dp % (p.ep * p.etp) == 0;
+  return p.etp == 1 && p.ep > p.tp && p.ep % p.tp == 0 && p.dp % (p.ep / p.tp) == 0;
+}
+
+std::int64_t expert_group_replicas(const ParallelPlan& p) {
+  if (!attention_data_parallel(p)) return 0;
+  return p.tp == 1 ? p.ep * p.etp : p.ep / p.tp;
 }
 
 std::int64_t inference_expert_tp(const ParallelPlan& p) {
@@ -441,6 +434,7 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   shape.gather_before_routing = p.tp == 1 && shape.etp > 1;
   shape.moe_allgather = s.system.software.moe_dispatcher == MoeDispatcher::allgather &&
                         attention_data_parallel(p) && shape.etp == 1;
+  shape.moe_token_split = attention_data_parallel(p) && p.tp > 1;
   shape.sequence_parallel = false;
   shape.attention = AttentionKernel::flash;
   const auto& w = *s.inference;

@@ -60,7 +60,15 @@ std::int64_t inference_expert_tp(const ParallelPlan& p);
 // MoE layers exchange the routed tokens over the ep group, each rank holding experts / ep experts
 // (DeepSeek-V3's decoding deployment, arXiv 2412.19437 Sec. 3.4.2; TensorRT-LLM's
 // enable_attention_dp, SGLang's and vLLM's data-parallel attention with expert parallelism).
+// Also with tensor-parallel attention (tp > 1, etp 1, ep a multiple of tp whose ep / tp replicas
+// divide dp): each replica of tp ranks attends to its own sequences, and the experts span ep / tp
+// replicas (vLLM's --data-parallel-size with --tensor-parallel-size > 1 and
+// --enable-expert-parallel, whose expert-parallel group is tp x dp ranks, docs.vllm.ai "Expert
+// Parallel Deployment"; SGLang's --enable-dp-attention with attention tp = tp / dp > 1).
 bool attention_data_parallel(const ParallelPlan& p);
+// The replicas one expert group spans under attention data parallelism, which step together:
+// ep x etp with tp 1, ep / tp with tensor-parallel attention; 0 without attention data parallelism.
+std::int64_t expert_group_replicas(const ParallelPlan& p);
 // Inference: experts split over the tp ranks (ep by expert, tp / ep within one), no sequence
 // parallelism, the workload's activation and KV widths; groups are set per step.
 LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows);

@@ -75,11 +75,13 @@ OpContext inference_context(const Scenario& s) {
   // over the replicas, tp x pp devices apart.
   // With tensor-parallel experts under attention data parallelism, an expert's etp ranks are
   // neighbouring replicas and the ep groups stride over them.
+  // With tensor-parallel replicas under attention data parallelism, the ep group is the tp ranks of
+  // ep / tp neighbouring replicas: stage by stage, tp of every tp x pp devices.
   const std::int64_t etp = inference_expert_tp(s.parallel);
   const bool adp = attention_data_parallel(s.parallel);
   const std::int64_t replica = s.parallel.tp * s.parallel.pp;
-  c.groups[static_cast<std::size_t>(CommGroup::ep)] =
-      place_group(s.parallel.ep, adp ? replica * (s.parallel.tp == 1 ? etp : 1) : etp, domain);
+  const std::int64_t ep_stride = !adp ? etp : s.parallel.tp == 1 ? replica * etp : s.parallel.pp;
+  c.groups[static_cast<std::size_t>(CommGroup::ep)] = place_group(s.parallel.ep, ep_stride, domain);
   c.groups[static_cast<std::size_t>(CommGroup::etp)] = place_group(etp, adp ? replica : 1, domain);
   c.launch = w.cuda_graphs.value_or(false) ? Seconds(0) : s.system.software.launch_interval;
   // A runtime without fused prompt attention writes the score matrix to HBM (op_timer.cpp).

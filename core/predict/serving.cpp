@@ -80,8 +80,7 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
     return e;
   }
   lim.devices = pool.s.num_devices;
-  if (attention_data_parallel(pool.s.parallel))
-    lim.lockstep_group = pool.s.parallel.ep * inference_expert_tp(pool.s.parallel);
+  lim.lockstep_group = expert_group_replicas(pool.s.parallel);
   lim.block = sv.kv_block_tokens;
   if (const auto& sp = pool.s.inference->speculative) {
     pool.draft = speculative_draft_scenario(pool.s);

@@ -62,7 +62,7 @@ struct Prefix {
 
 // The (etp, ep) pairs a prefix searches. Expert parallelism (MoE models): ep over the divisors
 // of the experts that fold into the stage's ranks (training: tp x cp x dp; inference: the tp
-// ranks, or the dp ranks when tp is 1); 1 for dense models. Expert tensor parallelism
+// ranks, the dp ranks when tp is 1, or whole tp-rank replicas); 1 for dense models. Expert tensor parallelism
 // (training, MoE): etp 1 or tp, the two settings Megatron-Core recipes use (its default etp is
 // tp; MoE recipes set 1), folded as etp x ep x edp = tp x cp x dp per stage; inference splits
 // experts over the tp ranks by ep alone.
@@ -77,11 +77,14 @@ std::vector<std::pair<std::int64_t, std::int64_t>> expert_layouts(const FixedLay
     if (f.ep) {
       out.emplace_back(etp, *f.ep);
     } else if (model.moe) {
-      // Inference with tp 1 may instead spread the experts over the data-parallel ranks
-      // (attention data parallelism, plan.h attention_data_parallel).
+      // Inference may instead spread the experts over the data-parallel replicas (attention data
+      // parallelism, plan.h attention_data_parallel): with tp 1 over dp ranks, with tp > 1 over
+      // ep / tp whole replicas.
       const std::int64_t ranks = training ? tp * cp * dp / etp : tp == 1 ? dp : tp;
-      for (const std::int64_t e : divisors(model.moe->experts))
-        if (ranks > 0 && ranks % e == 0) out.emplace_back(etp, e);
+      for (const std::int64_t e : divisors(model.moe->experts)) {
+        const bool over_replicas = !training && tp > 1 && e > tp && e % tp == 0 && dp % (e / tp) == 0;
+        if ((ranks > 0 && ranks % e == 0) || over_replicas) out.emplace_back(etp, e);
+      }
     }
     if (out.size() == before) out.emplace_back(etp, 1);
   }

@@ -56,10 +56,13 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
           eps = {*ep};
         } else if (s.model.moe) {
           eps.clear();
-          // Experts split over the tp ranks, or with tp 1 over the replicas (attention data
-          // parallelism, parallel/plan.h).
+          // Experts split over the tp ranks, or over the replicas (attention data parallelism,
+          // parallel/plan.h): with tp 1 over some of them, with tp > 1 over ep / tp whole replicas.
           for (std::int64_t e : divisors_of(t == 1 ? n / p : t))
             if (s.model.moe->experts % e == 0) eps.push_back(e);
+          if (t > 1)
+            for (std::int64_t r : divisors_of(n / (t * p)))
+              if (r > 1 && s.model.moe->experts % (t * r) == 0) eps.push_back(t * r);
         }
         for (std::int64_t e : eps)
           for (std::int64_t b : batches) {

@@ -734,22 +734,12 @@ TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
   const json dep = {{"tp", 1}, {"dp", 8}, {"ep", 8}};
   const json p = predict(deepseek_h200(dep, nullptr));
   EXPECT_FALSE(p.contains("error")) << p.dump();
-  // ep must divide dp (here 16 does not divide 8) or, with tp > 1, divide tp.
+  // ep must divide dp (here 16 does not divide 8), divide tp, or be a multiple of tp whose ep / tp
+  // replicas divide dp (here 16 / 2 = 8 replicas of tp 2, but dp is 4).
   expect_error(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 16}}, nullptr), "parallel.ep_not_divisor_of_tp",
                "/parallel/ep");
-  expect_error(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr), "parallel.ep_not_divisor_of_tp",
+  expect_error(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 16}}, nullptr), "parallel.ep_not_divisor_of_tp",
                "/parallel/ep");
-  // That last one is vLLM's data parallelism with tp 2 and expert parallelism (ep = tp x 2): the
-  // message names the layout as not modelled and the two nearest layouts that are; a plain
-  // mismatch (ep 16 over 8 ranks) does not.
-  const std::string dp_tp_ep =
-      predict(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 4}}, nullptr))["error"]["message"];
-  EXPECT_NE(dp_tp_ep.find("not modelled"), std::string::npos) << dp_tp_ep;
-  EXPECT_NE(dp_tp_ep.find("tp=1, dp=8, ep=4"), std::string::npos) << dp_tp_ep;
-  EXPECT_NE(dp_tp_ep.find("tp=2, ep=2"), std::string::npos) << dp_tp_ep;
-  const std::string plain =
-      predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 16}}, nullptr))["error"]["message"];
-  EXPECT_EQ(plain.find("not modelled"), std::string::npos) << plain;
   // Each rank holds the whole model but the routed experts, of which it holds an eighth: the
   // weights per device are those of one device of the single-rank layout (ep 1) less 7/8 of the
   // routed experts' bytes (58 MoE layers x 256 experts x 3 x 7168 x 2048 fp8 weights).
@@ -770,6 +760,55 @@ TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
               op(one, "expert_up", "flops") * 0.05);
   EXPECT_GT(p["inference"]["prefill_s"]["communication"].get<double>(), 0.0);
   EXPECT_EQ(one["inference"]["prefill_s"]["communication"].get<double>(), 0.0);
+}
+
+// Attention data parallelism over tensor-parallel replicas (vLLM's --data-parallel-size 4
+// --tensor-parallel-size 2 --enable-expert-parallel: ep = tp x dp = 8). Each replica of tp 2 splits
+// its attention and dense weights in two and holds an eighth of the routed experts whole; each rank
+// routes half of its replica's tokens (vLLM's sequence-parallel MoE) through the 8-rank expert group.
+TEST(Serving, AttentionDataParallelOverTensorParallelReplicas) {
+  const json p = predict(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 8}}, nullptr));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  // Weights: the same tp 2 replica with every expert split over its two ranks (ep 1: etp = tp = 2)
+  // holds half of the routed experts' bytes; with ep 8 it holds an eighth.
+  const json half = predict(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 1}}, nullptr));
+  ASSERT_FALSE(half.contains("error")) << half.dump();
+  const double routed = 58.0 * 256 * 3 * 7168 * 2048;
+  EXPECT_NEAR(half["memory"]["per_device_bytes"]["weights"].get<double>() -
+                  p["memory"]["per_device_bytes"]["weights"].get<double>(),
+              routed * (1.0 / 2.0 - 1.0 / 8.0), routed * 1e-9);
+  // Routing: a rank scores a half of its replica's 16 x 1024 prompt tokens against the 256 experts
+  // (2 x rows x experts x hidden), where the tp 1 layout scores all of its own.
+  const auto op = [](const json& pred, const std::string& name, const std::string& key) {
+    for (const json& o : pred["inference"]["operators"])
+      if (o["name"] == name && o["phase"] == "prefill") return o[key].get<double>();
+    return -1.0;
+  };
+  const json dep = predict(deepseek_h200({{"tp", 1}, {"dp", 8}, {"ep", 8}}, nullptr));
+  EXPECT_NEAR(op(p, "moe_router", "flops"), 2.0 * (16.0 * 1024 / 2) * 256 * 7168, 1.0);
+  EXPECT_NEAR(op(dep, "moe_router", "flops"), 2.0 * (16.0 * 1024) * 256 * 7168, 1.0);
+  // The expert GEMMs do a tp-th of the tp 1 rank's work per rank (balanced routing: a rank receives
+  // what it sends), and the replica's ranks exchange tokens over the expert group.
+  EXPECT_NEAR(op(p, "expert_up", "flops"), op(dep, "expert_up", "flops") / 2.0,
+              op(dep, "expert_up", "flops") * 0.05);
+  EXPECT_GT(p["inference"]["prefill_s"]["communication"].get<double>(), 0.0);
+  // Served: four replicas of two devices, and the two replicas of an expert group step together:
+  // with lengths that differ, all at once (offline) each pair waits for its slower replica, which
+  // replicas arriving spread out (each on its own clock) do not (as AttentionDataParallelRanksStepTogether).
+  const auto serve = [](const json& arrival) {
+    json stream = {{"num_requests", 400},
+                   {"input_len", {{"mean", 800}, {"max", 4096}}},
+                   {"output_len", {{"mean", 400}, {"max", 4096}}}};
+    stream.update(arrival);
+    const json served = predict(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 8}}, stream));
+    EXPECT_FALSE(served.contains("error")) << served.dump();
+    return served["serving"];
+  };
+  const json together = serve({{"arrival", "offline"}});
+  const json own = serve({{"arrival", "poisson"}, {"requests_per_s", 1e6}});
+  EXPECT_EQ(together["replicas"], 4);
+  EXPECT_EQ(together["completed"], 400);
+  EXPECT_GT(together["duration_s"].get<double>(), 1.01 * own["duration_s"].get<double>());
 }
 
 // MLA's compressed KV cache is replicated over the tensor-parallel ranks (each rank's heads read

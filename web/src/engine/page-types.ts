@@ -149,7 +149,7 @@ export interface ServingDeployment {
   pp?: number;
   ep?: number;
   replicas?: number;
-  /** The experts span the replicas (tp 1, ep dividing them): attention data parallelism. */
+  /** The experts span the replicas (tp 1 with ep dividing them, or ep / tp whole replicas of tp ranks): attention data parallelism. */
   attention_data_parallel?: boolean;
   max_batch: number;
   disaggregated?: { prefill: { tp: number; pp: number; replicas: number }; decode: { tp: number; pp: number; replicas: number } };

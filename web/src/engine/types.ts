@@ -945,7 +945,7 @@ export interface ParallelSpec {
    */
   cp?: number;
   /**
-   * Expert-parallel degree: ranks the routed experts are split over (training: expert layers fold tp x cp x dp as etp x ep x expert-dp; inference: ep divides tp, or with tp 1 divides dp: attention data parallelism, each data-parallel rank attending to its own sequences).
+   * Expert-parallel degree: ranks the routed experts are split over (training: expert layers fold tp x cp x dp as etp x ep x expert-dp; inference: ep divides tp, or with tp 1 divides dp: attention data parallelism, each data-parallel rank attending to its own sequences; or, with tp > 1 and etp 1, ep is a multiple of tp whose ep / tp replicas divide dp: attention data parallelism over tensor-parallel replicas, each rank routing a tp-th of its replica's tokens, as vLLM runs --data-parallel-size with --tensor-parallel-size and --enable-expert-parallel).
    */
   ep?: number;
   /**
@@ -1271,7 +1271,7 @@ export interface ServingPool {
    */
   replicas?: number;
   /**
-   * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
+   * Expert-parallel degree of the pool's MoE layers: dividing tp, or with tp 1 dividing replicas, or a multiple of tp whose ep / tp replicas divide the pool's (attention data parallelism). Default: parallel.ep where the pool admits it, else 1.
    */
   ep?: number;
   /**
@@ -1384,7 +1384,7 @@ export interface RlSpec {
      */
     pp?: number;
     /**
-     * Expert parallelism of an engine (MoE).
+     * Expert parallelism of an engine (MoE), as parallel.ep in inference: dividing tp, or spanning data-parallel replicas (attention data parallelism).
      */
     ep?: number;
     /**
