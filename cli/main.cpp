@@ -686,9 +686,14 @@ void print_rl_search(const json& r) {
     char cost[32] = "-";
     if (b.contains("cost_per_step_usd"))
       std::snprintf(cost, sizeof cost, "%.2f", b["cost_per_step_usd"].get<double>());
-    std::printf("%4d %-10s %8lld %8lld %10lld %9lld%s %12s %12s\n", ++rank,
+    // The engine's tp, with its expert parallelism where the experts span several replicas.
+    const json& rp = b["rl"]["rollout"]["parallel"];
+    std::string rollout_tp = std::to_string(rp["tp"].get<long long>());
+    if (rp.value("ep", 1LL) > rp["tp"].get<long long>())
+      rollout_tp += " ep" + std::to_string(rp["ep"].get<long long>());
+    std::printf("%4d %-10s %8lld %8lld %10s %9lld%s %12s %12s\n", ++rank,
                 b["placement"].get<std::string>().c_str(), b["rollout_devices"].get<long long>(),
-                b["train_devices"].get<long long>(), b["rl"]["rollout"]["parallel"]["tp"].get<long long>(),
+                b["train_devices"].get<long long>(), rollout_tp.c_str(),
                 b["rl"]["train"]["parallel"]["tp"].get<long long>(), host ? "*" : " ",
                 seconds(b["step_time_s"].get<double>()).c_str(), cost);
   }

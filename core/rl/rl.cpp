@@ -1489,6 +1489,9 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
     out.warnings.push_back({"rl.rollout_not_serving",
                             not_serving_words("rl.rollout.software '" + s.rl->rollout.software_id + "'",
                                               s.rl->rollout.scheduler)});
+  // The engines' layout before the trainer's, the order validate (io/api.cpp) checks them in: a job
+  // whose engines and trainer both do not fit is told about the engines first, either way.
+  if (auto ro = rl_rollout_scenario(s); !ro) return ro.error();
   auto plans = train_candidates(s);
   if (!plans) return plans.error();
   auto run = run_rollout(s, out);

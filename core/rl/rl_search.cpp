@@ -1,6 +1,7 @@
 // RL placement search: colocated against every split of the devices between a rollout pool and a
 // training pool, each with every rollout tensor parallelism within a scale-up domain (dp over
-// the rest of the pool), each predicted whole by predict_rl. The trainer keeps the scenario's
+// the rest of the pool; a mixture-of-experts engine that does not fit also with its experts over
+// several replicas), each predicted whole by predict_rl. The trainer keeps the scenario's
 // tp x pp x cp with dp over its pool ("auto" searches it per candidate). Ranked by step time or
 // by cost per step (device-hours of the step at the economics' price).
 #include <algorithm>
@@ -88,7 +89,22 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
       }
       c.rl->rollout.tp = tps[i];
       c.rl->rollout.dp = 0;
-      held = evaluate(c) || held;
+      const bool fits = evaluate(c);
+      held = fits || held;
+      // A mixture-of-experts engine that does not hold the model at this tp, with no expert
+      // parallelism stated, may still hold it with its experts spread over 2, 4, ... replicas
+      // (attention data parallelism over tensor-parallel replicas, parallel/plan.h): tried until
+      // one holds it. The wider tps are still tried as without it (an engine over two nodes can be
+      // the faster one: DeepSeek-V3 on H100, RlScale.TheSearchAlsoSpreadsTheExpertsOfDeepSeekV3).
+      if (!fits && s.model.moe && s.rl->rollout.ep == 0) {
+        const std::int64_t replicas = pool / (tps[i] * c.rl->rollout.pp);
+        for (std::int64_t r = 2; r <= replicas && replicas % r == 0; r *= 2) {
+          if (s.model.moe->experts % (tps[i] * r) != 0) break;
+          Scenario spread = c;
+          spread.rl->rollout.ep = tps[i] * r;
+          if (evaluate(spread)) break;
+        }
+      }
       if (!told(static_cast<double>(i + 1) / static_cast<double>(tps.size()))) {
         res.cancelled = true;
         return;

@@ -464,22 +464,32 @@ TEST(RlScale, DeepSeekV3OnH100SpansTwoNodesAndItsTrainerIsSearched) {
   EXPECT_EQ(refused["error"]["path"], "/rl/rollout");
 }
 
-// The placement search of the same job (rollout tp absent) goes past the 8-GPU domain only until
-// an engine holds the model: tp 16 is evaluated, tp 32 is not, and the colocated tp 16
-// candidate is found (before, every candidate was refused for its rollout).
-TEST(RlScale, TheSearchFindsTheTwoNodeEngineOfDeepSeekV3) {
+// The placement search of the same job (rollout tp and ep absent) goes past the 8-GPU domain only
+// until an engine holds the model at ep 1: tp 16 is evaluated, tp 32 is not, and the colocated tp 16
+// candidate is found. No tp within the domain holds the model at ep 1, but each does with its experts
+// over 16 devices (ep 16: two replicas of tp 8, ..., sixteen of tp 1; attention data parallelism),
+// which the search also tries; the step it ranks first is the fastest of them all.
+TEST(RlScale, TheSearchAlsoSpreadsTheExpertsOfDeepSeekV3) {
   const json s = scenarios()[11];
-  const json res = json::parse(optimus::api::search(s.dump(), R"({"top": 5})"));
+  const json res = json::parse(optimus::api::search(s.dump(), R"({"top": 100})"));
   ASSERT_FALSE(res.contains("error")) << res.dump();
   ASSERT_TRUE(res.contains("best")) << res.dump();
   ASSERT_FALSE(res["best"].empty()) << res.dump();
-  bool tp16 = false;
+  bool tp16 = false, spread = false;
   for (const json& c : res["best"]) {
-    const int tp = c["rl"]["rollout"]["parallel"]["tp"];
-    EXPECT_LE(tp, 16) << c.dump();
-    tp16 = tp16 || tp == 16;
+    const json& ro = c["rl"]["rollout"]["parallel"];
+    EXPECT_LE(ro["tp"].get<int>(), 16) << c.dump();
+    tp16 = tp16 || ro["tp"].get<int>() == 16;
+    if (ro["ep"].get<int>() > ro["tp"].get<int>()) {
+      spread = true;
+      EXPECT_LE(ro["tp"].get<int>(), 8) << c.dump();
+      EXPECT_EQ(ro["ep"].get<int>(), 16) << c.dump();
+    }
   }
-  EXPECT_TRUE(tp16) << res.dump();
+  EXPECT_TRUE(tp16) << res.dump().substr(0, 600);
+  EXPECT_TRUE(spread) << res.dump().substr(0, 600);
+  for (std::size_t i = 1; i < res["best"].size(); ++i)
+    EXPECT_LE(res["best"][i - 1]["step_time_s"].get<double>(), res["best"][i]["step_time_s"].get<double>());
 }
 
 }  // namespace

@@ -752,6 +752,38 @@ TEST(Rl, ValidateEchoesTheBlockAndItReadsBackTheSame) {
   EXPECT_EQ(again["rl"]["step_time_s"], predict(s)["rl"]["step_time_s"]);
 }
 
+// A mixture-of-experts engine that one device cannot hold (Mixtral 8x7B, 93 GB in bf16, on 80 GB
+// H100s) is tried at tp 1 with its experts over 2, 4, ... replicas (attention data parallelism)
+// before tp grows; with expert parallelism stated, only as stated.
+TEST(Rl, PlacementSearchSpreadsTheExpertsOfAnEngineThatDoesNotFit) {
+  json s = base({{"rollout", nullptr}});
+  s["model"] = "mixtral-8x7b";
+  auto sc = optimus::parse_scenario(s.dump());
+  ASSERT_TRUE(sc) << sc.error().message;
+  auto res = optimus::search_rl(*sc, 100, false);
+  ASSERT_TRUE(res) << res.error().message;
+  bool spread = false;
+  for (const auto& c : res->best) {
+    if (c.rollout_plan.ep > c.rollout_plan.tp) {
+      spread = true;
+      EXPECT_EQ(c.rollout_plan.tp, 1);
+      // It holds the model only so: its tp alone does not (ep 1 at tp 1 is refused).
+      json alone = s;
+      alone["rl"]["rollout"] = {{"tp", 1}};
+      alone["rl"]["placement"] = "colocated";
+      EXPECT_EQ(predict(alone)["error"]["code"], "rl.rollout_does_not_fit");
+    }
+  }
+  EXPECT_TRUE(spread);
+  json stated = s;
+  stated["rl"]["rollout"] = {{"ep", 1}};
+  auto st = optimus::parse_scenario(stated.dump());
+  ASSERT_TRUE(st) << st.error().message;
+  auto fixed = optimus::search_rl(*st, 100, false);
+  ASSERT_TRUE(fixed) << fixed.error().message;
+  for (const auto& c : fixed->best) EXPECT_EQ(c.rollout_plan.ep, 1);
+}
+
 TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   const json s = base();
   auto sc = optimus::parse_scenario(s.dump());

@@ -55,7 +55,7 @@ export interface RlCandidate {
 }
 
 /**
- * The scenario's rl block with a searched candidate's placement, rollout tp and trainer layout (pure):
+ * The scenario's rl block with a searched candidate's placement, rollout tp (and ep where the search spread the experts) and trainer layout (pure):
  * split pools stated, colocated ones and staleness dropped; the trainer's tp, pp, cp, ep, etp, ZeRO
  * stage and recomputation stated (the engine recomputes where rl.train does not say, and a searched
  * layout may not), its dp (the rest of its pool) and micro-batches (packed) left to the engine as
@@ -73,6 +73,8 @@ export function rlWithCandidate(rl: Record<string, unknown>, c: RlCandidate): Re
     delete out.async;
   }
   const rollout: Record<string, unknown> = { ...((out.rollout as Record<string, unknown> | undefined) ?? {}), tp: c.rl.rollout.parallel.tp };
+  // Experts spread over replicas by the search (an engine its tp alone cannot hold) are stated.
+  if ((c.rl.rollout.parallel.ep ?? 1) > c.rl.rollout.parallel.tp) rollout.ep = c.rl.rollout.parallel.ep;
   delete rollout.dp;
   out.rollout = rollout;
   const { tp, pp, cp, ep, etp, zero_stage, recompute } = c.rl.train.parallel;
@@ -205,7 +207,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       [c.step_time_s, formatSeconds(c.step_time_s)],
       [r.tokens_per_s_per_gpu, formatValue(r.tokens_per_s_per_gpu, 'tokens_rate')],
       ...(cost ? ([[c.cost_per_step_usd, c.cost_per_step_usd === undefined ? '' : `$${sig(c.cost_per_step_usd)}`]] as Array<[number | undefined, string]>) : []),
-      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}`],
+      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}${(r.rollout.parallel.ep ?? 1) > r.rollout.parallel.tp ? ` EP${r.rollout.parallel.ep}` : ''}`],
       [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
     ];
     return loadableRow(i, where, cells, 'Load this placement into the editor', () => {
