@@ -187,7 +187,10 @@ void print_rl(const json& p) {
   const auto& rp = ro["parallel"];
   std::cout << "  rollout: " << ro["devices"].get<long long>() << " devices as tp "
             << rp["tp"].get<long long>() << " x pp " << rp["pp"].get<long long>() << " x dp "
-            << rp["dp"].get<long long>() << ", " << ro["responses"].get<long long>() << " responses, "
+            << rp["dp"].get<long long>()
+            << (rp.value("ep", 1LL) > 1 ? " (ep " + std::to_string(rp["ep"].get<long long>()) + ")"
+                                        : std::string())
+            << ", " << ro["responses"].get<long long>() << " responses, "
             << num(ro["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s, longest "
             << seconds(ro["longest_response_s"].get<double>()) << " (mean "
             << seconds(ro["mean_response_s"].get<double>()) << "), mean batch "
