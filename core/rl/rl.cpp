@@ -1492,6 +1492,10 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   // The engines' layout before the trainer's, the order validate (io/api.cpp) checks them in: a job
   // whose engines and trainer both do not fit is told about the engines first, either way.
   if (auto ro = rl_rollout_scenario(s); !ro) return ro.error();
+  // A stated trainer layout that cannot run is refused before the rollout is simulated (as validate
+  // refuses it), rather than after.
+  if (!s.rl->train_auto)
+    if (auto t = rl_train_scenario(s, s.model); !t) return t.error();
   auto plans = train_candidates(s);
   if (!plans) return plans.error();
   auto run = run_rollout(s, out);
