@@ -452,10 +452,11 @@ const moe: LessonDef = {
 
 const DEP_MODELS = ['deepseek-v3', 'qwen3-235b-a22b'];
 const DEP_MODEL_LABELS: Record<string, string> = { 'deepseek-v3': 'DeepSeek-V3 (MLA)', 'qwen3-235b-a22b': 'Qwen3-235B-A22B (GQA)' };
-const DEP_LAYOUTS = ['tp8', 'tp8-ep8', 'dp8-ep8'];
+const DEP_LAYOUTS = ['tp8', 'tp8-ep8', 'dp4-tp2-ep8', 'dp8-ep8'];
 const DEP_LAYOUT_LABELS: Record<string, string> = {
   tp8: 'TP8: every expert split over 8 GPUs',
   'tp8-ep8': 'TP8 EP8: attention split, experts whole, 1/8 per GPU',
+  'dp4-tp2-ep8': 'DP4 × TP2 EP8: four replicas of 2 GPUs attend to their own requests, 1/8 of the experts per GPU',
   'dp8-ep8': 'DP8 EP8: attention data parallel, 1/8 of the experts per GPU',
 };
 
@@ -463,6 +464,7 @@ const DEP_LAYOUT_CHOICES = labelled(DEP_LAYOUTS, DEP_LAYOUT_LABELS);
 
 function depParallel(layout: string): Record<string, number> {
   if (layout === 'dp8-ep8') return { tp: 1, pp: 1, dp: 8, ep: 8 };
+  if (layout === 'dp4-tp2-ep8') return { tp: 2, pp: 1, dp: 4, ep: 8 };
   if (layout === 'tp8-ep8') return { tp: 8, pp: 1, dp: 1, ep: 8 };
   return { tp: 8, pp: 1, dp: 1 };
 }
@@ -498,7 +500,7 @@ const attentionDataParallel: LessonDef = {
   paragraphs: [
     'A large mixture-of-experts model does not fit on one GPU, so its weights are spread over several. Tensor parallelism (tp) splits every matrix, attention included, over the GPUs of a replica; all of them work on the same requests and add up their partial results after each layer.',
     'The experts can instead stay whole and be spread over the GPUs (expert parallelism, ep): each GPU holds 1/ep of them and receives, from the others, the tokens routed to its experts. With attention data parallelism every GPU also runs attention and the dense layers on its own requests with the whole (small) attention weights, so there is no tensor-parallel all-reduce and, above all, each GPU keeps the KV cache of its own requests only.',
-    'That matters most for multi-head latent attention (MLA): its cache is one compressed vector per token and layer that every attention head needs, so under tensor parallelism each GPU must keep the whole of it for every request, and eight GPUs hold the cache of only as many requests as one. DeepSeek decodes this way (its V3 report), and TensorRT-LLM, SGLang and vLLM call it attention DP or DEP. Compare the layouts for both models: the KV tokens the deployment holds, the requests running at once, and the tokens served per second.',
+    'That matters most for multi-head latent attention (MLA): its cache is one compressed vector per token and layer that every attention head needs, so under tensor parallelism each GPU must keep the whole of it for every request, and eight GPUs hold the cache of only as many requests as one. DeepSeek decodes this way (its V3 report), and TensorRT-LLM, SGLang and vLLM call it attention DP or DEP. Between the two sit replicas of a few GPUs each, with tensor-parallel attention inside and the experts spread over all of them (vLLM: --data-parallel-size 4 --tensor-parallel-size 2 --enable-expert-parallel). Compare the layouts for both models: the KV tokens the deployment holds, the requests running at once, and the tokens served per second.',
   ],
   sources: [
     'DeepSeek-AI, “DeepSeek-V3 Technical Report”, 2024, Sec. 3.4 (inference and deployment).',
