@@ -168,7 +168,7 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // parallelism; in tensor-parallel inference the tp ranks hold the same tokens. A replica of tp
   // ranks whose experts span other replicas routes a tp-th of them from each rank
   // (LayerShape::moe_token_split).
-  const bool split = s.moe_token_split && s.tp > 1;
+  const bool split = s.moe_token_split;  // set with tp > 1 only (inference_layer_shape)
   const bool local_tokens = s.sequence_parallel || s.tp == 1 || split;
   const double tokens_in = split ? std::ceil(w.T / w.td) : local_tokens ? w.Tn : w.T;  // the busiest rank's
   const double ep = d(s.ep), etp = d(s.etp);
@@ -261,9 +261,11 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // Split routing: the routed rows come back a tp-th per rank and are gathered over the replica;
   // with shared experts (tensor-parallel partial sums of every row) their reduce-scatter and the
   // gather move as much as one all-reduce.
-  if (split)
-    comm(ops, moe.shared_experts > 0 ? "tp_allreduce_mlp" : "tp_allgather_moe", CommGroup::tp,
-         moe.shared_experts > 0 ? Collective::all_reduce : Collective::all_gather, w.act_msg);
+  if (split) {
+    const bool shared = moe.shared_experts > 0;
+    comm(ops, shared ? "tp_allreduce_mlp" : "tp_allgather_moe", CommGroup::tp,
+         shared ? Collective::all_reduce : Collective::all_gather, w.act_msg);
+  }
   checkpointed(ops, first, RecomputeModule::moe, &ops[first]);
 }
 

@@ -740,13 +740,11 @@ Result<double> partial_rollout_s(const Scenario& s, const Scenario& ro, double m
   return std::max(marginal, floor_s);
 }
 
-// Step 1: the step's responses served offline on the rollout pool. A synchronous step waits for
-// the last response, so the phase is the run's makespan (first prompt to last token), not the
-// mean response time.
-Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
-  auto ro = rl_rollout_scenario(s);
-  if (!ro) return ro.error();
-  auto served = predict(*ro);
+// Step 1: the step's responses served offline on the rollout pool (`ro`: the engines
+// rl_rollout_scenario resolved). A synchronous step waits for the last response, so the phase is the run's
+// makespan (first prompt to last token), not the mean response time.
+Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out) {
+  auto served = predict(ro);
   if (!served) return rollout_error(served.error());
   if (s.rl->rollout.tp == 0) {
     // tp chosen: the fastest rollout, the tp doubled while the wider engine finishes the step's responses
@@ -763,7 +761,7 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
     // RlScale.MorePromptsNeverShortenAChosenLayoutsStep). Not past a scale-up domain: each wider engine is
     // one more serving simulation of the step's responses, at most log2(domain) of them.
     const std::int64_t widest = std::min(rollout_pool(s), s.system.scale_up.domain_size);
-    for (std::int64_t tp = ro->parallel.tp * 2; tp <= widest; tp *= 2) {
+    for (std::int64_t tp = ro.parallel.tp * 2; tp <= widest; tp *= 2) {
       if (s.rl->rollout.dp > 0) break;  // a stated dp fixes tp
       if (rollout_pool(s) % (tp * s.rl->rollout.pp) != 0) break;
       Scenario wider = rollout_at(s, tp);
@@ -775,8 +773,8 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
     }
   }
   const ServingPrediction& sv = *served->serving;
-  out.rollout_plan = ro->parallel;
-  out.rollout_devices = ro->num_devices;
+  out.rollout_plan = ro.parallel;
+  out.rollout_devices = ro.num_devices;
   out.responses = sv.completed;
   out.output_tokens = sv.output_tokens_per_s * sv.duration_s;
   out.output_tokens_per_s = sv.output_tokens_per_s;
@@ -787,13 +785,13 @@ Result<RolloutRun> run_rollout(const Scenario& s, RlPrediction& out) {
   out.phases.rollout = sv.duration_s;
   out.rollout_makespan_s = sv.duration_s;
   if (s.rl->partial_rollout) {
-    auto marginal = partial_rollout_s(s, *ro, sv.duration_s);
+    auto marginal = partial_rollout_s(s, ro, sv.duration_s);
     if (!marginal) return marginal.error();
     out.phases.rollout = *marginal;
   }
   RolloutRun run;
   run.input_tokens = sv.input_tokens_per_s * sv.duration_s;
-  run.util = ro->inference->serving->gpu_memory_utilization;
+  run.util = ro.inference->serving->gpu_memory_utilization;
   run.engine_weights = served->inference_memory ? served->inference_memory->per_device.weights.value : 0;
   return run;
 }
@@ -1491,14 +1489,15 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
                                               s.rl->rollout.scheduler)});
   // The engines' layout before the trainer's, the order validate (io/api.cpp) checks them in: a job
   // whose engines and trainer both do not fit is told about the engines first, either way.
-  if (auto ro = rl_rollout_scenario(s); !ro) return ro.error();
+  auto engines = rl_rollout_scenario(s);
+  if (!engines) return engines.error();
   // A stated trainer layout that cannot run is refused before the rollout is simulated (as validate
   // refuses it), rather than after.
   if (!s.rl->train_auto)
     if (auto t = rl_train_scenario(s, s.model); !t) return t.error();
   auto plans = train_candidates(s);
   if (!plans) return plans.error();
-  auto run = run_rollout(s, out);
+  auto run = run_rollout(s, std::move(*engines), out);
   if (!run) return run.error();
   // Each candidate trainer's whole step on the same rollout; the fastest that fits is kept (one
   // candidate unless train is "auto": train_candidates), and of equal steps (a split pool waiting

@@ -81,8 +81,12 @@ std::vector<std::pair<std::int64_t, std::int64_t>> expert_layouts(const FixedLay
       // parallelism, plan.h attention_data_parallel): with tp 1 over dp ranks, with tp > 1 over
       // ep / tp whole replicas.
       const std::int64_t ranks = training ? tp * cp * dp / etp : tp == 1 ? dp : tp;
+      ParallelPlan spread;  // the same layout with the experts over replicas, whole (etp 1)
+      spread.tp = tp;
+      spread.dp = dp;
       for (const std::int64_t e : divisors(model.moe->experts)) {
-        const bool over_replicas = !training && tp > 1 && e > tp && e % tp == 0 && dp % (e / tp) == 0;
+        spread.ep = e;
+        const bool over_replicas = !training && tp > 1 && attention_data_parallel(spread);
         if ((ranks > 0 && ranks % e == 0) || over_replicas) out.emplace_back(etp, e);
       }
     }

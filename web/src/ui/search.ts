@@ -54,6 +54,11 @@ export interface RlCandidate {
   rl: RlResult;
 }
 
+/** The expert parallelism of an engine whose experts the search spread over replicas (ep above tp), else none. */
+function spreadEp(p: { tp: number; ep?: number }): number | undefined {
+  return (p.ep ?? 1) > p.tp ? p.ep : undefined;
+}
+
 /**
  * The scenario's rl block with a searched candidate's placement, rollout tp (and ep where the search spread the experts) and trainer layout (pure):
  * split pools stated, colocated ones and staleness dropped; the trainer's tp, pp, cp, ep, etp, ZeRO
@@ -74,7 +79,8 @@ export function rlWithCandidate(rl: Record<string, unknown>, c: RlCandidate): Re
   }
   const rollout: Record<string, unknown> = { ...((out.rollout as Record<string, unknown> | undefined) ?? {}), tp: c.rl.rollout.parallel.tp };
   // Experts spread over replicas by the search (an engine its tp alone cannot hold) are stated.
-  if ((c.rl.rollout.parallel.ep ?? 1) > c.rl.rollout.parallel.tp) rollout.ep = c.rl.rollout.parallel.ep;
+  const spread = spreadEp(c.rl.rollout.parallel);
+  if (spread !== undefined) rollout.ep = spread;
   delete rollout.dp;
   out.rollout = rollout;
   const { tp, pp, cp, ep, etp, zero_stage, recompute } = c.rl.train.parallel;
@@ -207,7 +213,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       [c.step_time_s, formatSeconds(c.step_time_s)],
       [r.tokens_per_s_per_gpu, formatValue(r.tokens_per_s_per_gpu, 'tokens_rate')],
       ...(cost ? ([[c.cost_per_step_usd, c.cost_per_step_usd === undefined ? '' : `$${sig(c.cost_per_step_usd)}`]] as Array<[number | undefined, string]>) : []),
-      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}${(r.rollout.parallel.ep ?? 1) > r.rollout.parallel.tp ? ` EP${r.rollout.parallel.ep}` : ''}`],
+      [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}${spreadEp(r.rollout.parallel) ? ` EP${spreadEp(r.rollout.parallel)}` : ''}`],
       [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
     ];
     return loadableRow(i, where, cells, 'Load this placement into the editor', () => {
