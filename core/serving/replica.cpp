@@ -247,12 +247,26 @@ class ReplicaSim {
     if (!blocked) return 0;
     // Every running request was scheduled: the fewest tokens left is over all of them.
     const std::int64_t extra = std::min(fewest_left_, step_budget_ - run_.steps);
-    if (extra >= 2 && sv_.kv_admission == KvAdmission::on_demand) {
-      double grow = 0;
-      for (std::size_t i : running_) grow += pool_.bytes_for(reqs_[i].kv + extra) - reqs_[i].kv_bytes;
-      if (used_ + grow > capacity_) return 0;
-    }
+    if (extra >= 2 && sv_.kv_admission == KvAdmission::on_demand) return steps_in_free_blocks(extra);
     return extra;
+  }
+
+  // The most of `extra` decode steps whose contexts, one token longer each step, the free KV
+  // blocks still hold: the step-by-step loop would take exactly these before its first preemption.
+  // The blocks needed only grow with the steps, so a binary search finds the last that fits.
+  std::int64_t steps_in_free_blocks(std::int64_t extra) const {
+    const auto fits = [&](std::int64_t k) {
+      double grow = 0;
+      for (std::size_t i : running_) grow += pool_.bytes_for(reqs_[i].kv + k) - reqs_[i].kv_bytes;
+      return used_ + grow <= capacity_;
+    };
+    if (fits(extra)) return extra;
+    std::int64_t lo = 0, hi = extra;  // fits(lo), not fits(hi)
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
   }
 
   // Up to `extra` more decode steps after one of `dt`, each `slope` longer than the one before,

@@ -57,6 +57,22 @@ void BM_RlPlacementSearch64(benchmark::State& state) {
 }
 BENCHMARK(BM_RlPlacementSearch64)->Unit(benchmark::kMillisecond);
 
+// A mixture-of-experts job whose engines fill their KV cache: Qwen3-235B-A22B on 64 H100, 4,096
+// responses of 3,000 tokens on average (16,384 at most), trainer layout searched per candidate.
+// Its engines over few devices run with the cache full, preempting, for most of the rollout.
+void BM_RlPlacementSearchMoe64(benchmark::State& state) {
+  const auto s =
+      optimus::parse_scenario(R"({"model": "qwen3-235b-a22b", "system": "dgx-h100", "num_devices": 64,
+    "rl": {"prompts_per_step": 256, "samples_per_prompt": 16, "prompt_len": {"mean": 300, "max": 1024},
+    "response_len": {"mean": 3000, "max": 16384}, "train": "auto"}})")
+          .value();
+  for (auto _ : state) {
+    auto r = optimus::search_rl(s, 10, false);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_RlPlacementSearchMoe64)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

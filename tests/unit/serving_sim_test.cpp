@@ -108,6 +108,30 @@ TEST(ServingSimulator, TheKvBudgetAndTheBatchKeepRequestsApart) {
   EXPECT_NEAR(apart.output_tokens_per_s_per_gpu, 20 / 0.10 / 2, 1e-9);
 }
 
+// On-demand blocks (vLLM's default) over a cache that holds the two requests' first blocks but
+// not their whole contexts: 16-token prompts, 40 tokens out (55 in the cache at the end, 4
+// blocks each), 96 bytes (6 blocks). Steps 1-2: both prefill and decode once (17 tokens, 2 blocks
+// each). The decode steps after it are taken as one stretch while the free blocks last: 31 more
+// steps (48 tokens, 3 blocks each, the cache full). Step 34: the first needs a fourth block, so
+// the second (the newest) is preempted and waits; the first decodes alone and finishes in a
+// stretch of 6 (step 40). Step 41 recomputes the second's 16 + 33 tokens (its 34th token),
+// step 42 and a stretch of 5 end it: 47 steps. The model is asked for 5 single steps and the last
+// step of each of the 3 stretches.
+TEST(ServingSimulator, AFullCacheEndsADecodeStretchWhereItsBlocksRunOut) {
+  ServingSpec sv = spec(2);
+  sv.input_len.points = {{16, 1.0}};
+  sv.output_len.points = {{40, 1.0}};
+  sv.kv_admission = optimus::KvAdmission::on_demand;
+  ConstantSteps pool(limits(sv, 96), 0.01, 0);
+  const auto r = optimus::simulate_serving(sv, pool, 1);
+  ASSERT_TRUE(r.ok()) << r.error().code;
+  EXPECT_EQ(r->completed, 2);
+  EXPECT_EQ(r->preemptions, 1);
+  EXPECT_EQ(r->steps, 47);
+  EXPECT_NEAR(r->duration_s, 0.47, 1e-12);
+  EXPECT_EQ(pool.calls, 8);
+}
+
 TEST(ServingSimulator, DisaggregatedPoolsAddTheHandOff) {
   const ServingSpec sv = spec(1);
   ConstantSteps prefill(limits(sv, 1e9), 0.01, 0.005), decode(limits(sv, 1e9), 0.01, 0);
