@@ -43,12 +43,24 @@ std::optional<Error> check_degrees(const Scenario& s) {
   // (at most 1e8) is exact.
   const double product = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.dp) *
                          static_cast<double>(p.cp);
-  if (product != static_cast<double>(s.num_devices))
+  if (product != static_cast<double>(s.num_devices)) {
+    std::string hint;
+    // SGLang's --tp counts every device of a server run with --enable-dp-attention (--tp 8 --dp 8:
+    // eight attention replicas of one device each, the experts over all eight); here tp is the
+    // tensor parallelism within one replica.
+    if (p.dp > 1 && p.tp % p.dp == 0 &&
+        static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.cp) ==
+            static_cast<double>(s.num_devices))
+      hint = "; SGLang's --tp " + str(p.tp) + " --dp " + str(p.dp) + " --enable-dp-attention is tp " +
+             str(p.tp / p.dp) + ", dp " + str(p.dp) +
+             " here (tp counts the devices of one attention replica)" +
+             (m.moe ? ", with ep " + str(p.tp) + " to spread the experts over all " + str(p.tp) : "");
     return make_error("parallel.product_mismatch", "/parallel",
                       "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
                           " = " + (product < 9e18 ? str(static_cast<std::int64_t>(product)) : "over 9e18") +
                           " but num_devices = " + str(s.num_devices) +
-                          "; choose degrees whose product is num_devices");
+                          "; choose degrees whose product is num_devices" + hint);
+  }
   if (m.heads % p.tp != 0)
     return make_error("parallel.tp_not_divisor_of_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide heads=" + str(m.heads) +

@@ -740,6 +740,16 @@ TEST(Serving, AttentionDataParallelLayoutIsValidatedWithCodeAndPath) {
                "/parallel/ep");
   expect_error(deepseek_h200({{"tp", 2}, {"dp", 4}, {"ep", 16}}, nullptr), "parallel.ep_not_divisor_of_tp",
                "/parallel/ep");
+  // SGLang's --tp 8 --dp 8 --enable-dp-attention written as its flags are: the error names the
+  // layout that says it here, and that layout is the one predicted above.
+  json flags = deepseek_h200({{"tp", 8}, {"dp", 8}, {"ep", 8}}, nullptr);
+  flags["num_devices"] = 8;
+  const json sglang = predict(flags);
+  ASSERT_TRUE(sglang.contains("error")) << sglang.dump().substr(0, 300);
+  EXPECT_EQ(sglang["error"]["code"], "parallel.product_mismatch");
+  EXPECT_NE(sglang["error"]["message"].get<std::string>().find("is tp 1, dp 8 here"), std::string::npos)
+      << sglang["error"]["message"];
+  EXPECT_NE(sglang["error"]["message"].get<std::string>().find("with ep 8"), std::string::npos);
   // Each rank holds the whole model but the routed experts, of which it holds an eighth: the
   // weights per device are those of one device of the single-rank layout (ep 1) less 7/8 of the
   // routed experts' bytes (58 MoE layers x 256 experts x 3 x 7168 x 2048 fp8 weights).
