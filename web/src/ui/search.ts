@@ -4,7 +4,7 @@
 // The engine keeps the parallel keys the scenario gives fixed and searches the absent ones, so
 // the view sends the scenario with only the keys the user chose to keep.
 import type { Engine } from '../engine/client';
-import type { RlResult, SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
+import type { ChosenLayout, RlResult, SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { errorWords, reasonWords } from './words';
@@ -57,6 +57,14 @@ export interface RlCandidate {
 /** The expert parallelism of an engine whose experts the search spread over replicas (ep above tp), else none. */
 function spreadEp(p: { tp: number; ep?: number }): number | undefined {
   return (p.ep ?? 1) > p.tp ? p.ep : undefined;
+}
+
+/** What the RL search table says under a trainer that fits only with its optimizer state in host memory (the CLI's footnote). */
+export const HOSTED_OPTIMIZER_NOTE = '* This trainer fits only if its optimizer state lives in host memory and the CPU steps it. That is assumed, not stated: loading the row shows the warning.';
+
+/** A candidate's trainer layout as the RL search table shows it: marked * where its optimizer state was assumed in host memory. */
+export function rlTrainerLabel(train: ChosenLayout): string {
+  return layoutLabel(train as unknown as Record<string, unknown>) + (train.optimizer_offload === true ? ' *' : '');
 }
 
 /**
@@ -214,7 +222,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       [r.tokens_per_s_per_gpu, formatValue(r.tokens_per_s_per_gpu, 'tokens_rate')],
       ...(cost ? ([[c.cost_per_step_usd, c.cost_per_step_usd === undefined ? '' : `$${sig(c.cost_per_step_usd)}`]] as Array<[number | undefined, string]>) : []),
       [r.rollout.parallel.tp, `${r.rollout.parallel.dp} × TP${r.rollout.parallel.tp}${r.rollout.parallel.pp > 1 ? ` PP${r.rollout.parallel.pp}` : ''}${spreadEp(r.rollout.parallel) ? ` EP${spreadEp(r.rollout.parallel)}` : ''}`],
-      [undefined, layoutLabel(r.train.parallel as SearchBest['parallel'])],
+      [undefined, rlTrainerLabel(r.train.parallel)],
     ];
     return loadableRow(i, where, cells, 'Load this placement into the editor', () => {
       if (rl && deps.applyRl) deps.applyRl(rlWithCandidate(rl, c));
@@ -235,6 +243,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : 'No placement runs this job.'),
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
       h('tbody', null, ...best.map((c, i) => rlRow(c, i, cost, rl))),
+      ...(best.some((c) => c.rl.train.parallel.optimizer_offload === true)
+        ? [h('tfoot', null, h('tr', null, h('td', { colspan: String(head.length), class: 'note' }, HOSTED_OPTIMIZER_NOTE)))]
+        : []),
     );
     chart.el.hidden = true;
   }

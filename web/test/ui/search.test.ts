@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rlWithCandidate, searchScenario, type RlCandidate } from '../../src/ui/search';
+import type { ChosenLayout } from '../../src/engine/types';
+import { rlTrainerLabel, rlWithCandidate, searchScenario, type RlCandidate } from '../../src/ui/search';
 
 describe('search scenario', () => {
   const s = { model: 'm', num_devices: 64, parallel: { tp: 8, pp: 2, dp: 4, recompute: 'selective', zero_stage: 1 }, training: {} };
@@ -34,5 +35,15 @@ describe('rlWithCandidate', () => {
     const out = rlWithCandidate(rl, candidate({ tp: 8, ep: 1, dp: 32 }));
     expect(out.rollout).toEqual({ software: 'vllm', tp: 8 });
     expect(rl.rollout).toEqual({ software: 'vllm' });
+  });
+});
+
+describe('rlTrainerLabel', () => {
+  const layout = { tp: 2, pp: 4, dp: 4, cp: 1, ep: 8, etp: 1, micro_batch: 2, interleave: 1, sequence_parallel: false, recompute: 'full', zero_stage: 1 } as ChosenLayout;
+  it('marks a trainer whose optimizer state the engine put in host memory', () => {
+    expect(rlTrainerLabel({ ...layout, optimizer_offload: true })).toBe('TP2 PP4 DP4 EP8 mb2 full Z1 *');
+  });
+  it('leaves the others as the layout search labels them', () => {
+    expect(rlTrainerLabel(layout)).toBe('TP2 PP4 DP4 EP8 mb2 full Z1');
   });
 });
