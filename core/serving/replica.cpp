@@ -312,9 +312,9 @@ class ReplicaSim {
       run_.gaps->add_even(dt + slope * 0.5, dt + slope * (d(extra) + 0.5), batch * d(extra));
     }
     run_.busy_batch += d(static_cast<std::int64_t>(running_.size())) * total;
-    run_.busy_kv += used_ / capacity_ * total;
     run_.busy_time += total;
     const std::int64_t last_step = run_.steps - 1;
+    const double used_before = used_;
     for (std::size_t i : running_) {
       Request& r = reqs_[i];
       r.kv += extra;
@@ -323,6 +323,8 @@ class ReplicaSim {
       if (sv_.kv_admission == KvAdmission::on_demand) claim(r, r.kv);
       any_done_ = any_done_ || is_done(r);
     }
+    // On-demand blocks fill as the contexts grow, about evenly over the stretch: its mean use.
+    run_.busy_kv += (used_before + used_) / 2.0 / capacity_ * total;
   }
 
   // Retires finished requests, in admission order.

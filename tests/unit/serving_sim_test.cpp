@@ -130,6 +130,10 @@ TEST(ServingSimulator, AFullCacheEndsADecodeStretchWhereItsBlocksRunOut) {
   EXPECT_EQ(r->steps, 47);
   EXPECT_NEAR(r->duration_s, 0.47, 1e-12);
   EXPECT_EQ(pool.calls, 8);
+  // KV in use, bytes x steps: step 1 32, step 2 64, the first stretch from 64 to 96 (taken at its
+  // mean, 80 x 31 steps; step by step it is 15 x 64 + 16 x 96 = 2,496), step 34 and the stretch
+  // after it 64 x 7, the second request's 7 steps 64 x 7.
+  EXPECT_NEAR(r->kv_utilisation, (32 + 64 + 80 * 31 + 64 * 7 + 64 * 7) / (96.0 * 47), 1e-12);
 }
 
 TEST(ServingSimulator, DisaggregatedPoolsAddTheHandOff) {
