@@ -230,7 +230,7 @@ class ReplicaSim {
   // (A request that just finished ends any stretch before it starts.) The steps that may follow
   // the one just taken that way (0 where none).
   std::int64_t stretch_length() const {
-    if (prefill_tokens_ != 0 || mode_ == Mode::prefill_only ||
+    if (!pool_.stretches || prefill_tokens_ != 0 || mode_ == Mode::prefill_only ||
         scheduled_ != static_cast<std::int64_t>(running_.size()) || has_draft_ || any_done_)
       return 0;
     // Waiting requests stay out until a completion when the batch is full or the first of them
@@ -313,18 +313,47 @@ class ReplicaSim {
     }
     run_.busy_batch += d(static_cast<std::int64_t>(running_.size())) * total;
     run_.busy_time += total;
+    // The KV in use over the stretch, as step by step (an on-demand request's blocks grow with
+    // its context; reserved ones hold it whole already).
+    double kv_time = used_ * total;
+    const bool on_demand = sv_.kv_admission == KvAdmission::on_demand;
     const std::int64_t last_step = run_.steps - 1;
-    const double used_before = used_;
     for (std::size_t i : running_) {
       Request& r = reqs_[i];
+      if (on_demand) kv_time += growth_time(r, extra, dt, slope);
       r.kv += extra;
       r.generated += extra;
       r.last_step = last_step;
-      if (sv_.kv_admission == KvAdmission::on_demand) claim(r, r.kv);
+      if (on_demand) claim(r, r.kv);
       any_done_ = any_done_ || is_done(r);
     }
-    // On-demand blocks fill as the contexts grow, about evenly over the stretch: its mean use.
-    run_.busy_kv += (used_before + used_) / 2.0 / capacity_ * total;
+    run_.busy_kv += kv_time / capacity_;
+  }
+
+  // Bytes x seconds that a request's new blocks add over a stretch of `extra` steps, step j lasting
+  // dt + slope j with the context kv + j: a block is claimed each time the context crosses into
+  // one (every `block` steps from the first past its claim) and stays to the stretch's end.
+  // Summed in closed form where every block costs the same (below the attention window, or past
+  // it), else block by block.
+  double growth_time(const Request& r, std::int64_t extra, double dt, double slope) const {
+    const std::int64_t j1 = std::max<std::int64_t>(1, r.claimed - r.kv + 1), B = pool_.block;
+    if (j1 > extra) return 0;
+    // Steps from step j to the stretch's end, u = extra - j + 1, last (2 extra + 1 - u) u / 2 x slope more.
+    const auto until_end = [&](double u) { return u * dt + slope * (2.0 * d(extra) + 1.0 - u) * u / 2.0; };
+    const std::int64_t m = (extra - j1) / B + 1;  // blocks claimed
+    const std::int64_t last = j1 + (m - 1) * B;
+    const double block_bytes = pool_.bytes_for(r.kv + j1) - pool_.bytes_for(r.kv + j1 - 1);
+    if (pool_.window <= 0 || pool_.covered(r.kv + last) <= pool_.window || r.kv + j1 - 1 >= pool_.window) {
+      // u runs U, U - B, ..., U - (m - 1) B.
+      const double U = d(extra - j1 + 1), M = d(m), b = d(B);
+      const double su = M * U - b * M * (M - 1.0) / 2.0;
+      const double su2 = M * U * U - U * b * M * (M - 1.0) + b * b * (M - 1.0) * M * (2.0 * M - 1.0) / 6.0;
+      return block_bytes * (dt * su + slope * ((2.0 * d(extra) + 1.0) * su - su2) / 2.0);
+    }
+    double sum = 0;
+    for (std::int64_t j = j1; j <= extra; j += B)
+      sum += (pool_.bytes_for(r.kv + j) - pool_.bytes_for(r.kv + j - 1)) * until_end(d(extra - j + 1));
+    return sum;
   }
 
   // Retires finished requests, in admission order.

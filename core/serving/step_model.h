@@ -33,6 +33,9 @@ struct PoolLimits {
   // Attention data parallelism: groups of `lockstep_group` consecutive replicas meet in every MoE
   // layer and step together (0: every replica keeps its own clock).
   std::int64_t lockstep_group = 0;
+  // Whether runs of decode-only steps may be taken at once (the replica's decode stretches, exact
+  // where a step's time is affine in the context); tests turn it off to compare step by step.
+  bool stretches = true;
 
   // Tokens in the whole blocks that hold `tokens`.
   std::int64_t covered(std::int64_t tokens) const { return (tokens + block - 1) / block * block; }

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -130,10 +133,89 @@ TEST(ServingSimulator, AFullCacheEndsADecodeStretchWhereItsBlocksRunOut) {
   EXPECT_EQ(r->steps, 47);
   EXPECT_NEAR(r->duration_s, 0.47, 1e-12);
   EXPECT_EQ(pool.calls, 8);
-  // KV in use, bytes x steps: step 1 32, step 2 64, the first stretch from 64 to 96 (taken at its
-  // mean, 80 x 31 steps; step by step it is 15 x 64 + 16 x 96 = 2,496), step 34 and the stretch
-  // after it 64 x 7, the second request's 7 steps 64 x 7.
-  EXPECT_NEAR(r->kv_utilisation, (32 + 64 + 80 * 31 + 64 * 7 + 64 * 7) / (96.0 * 47), 1e-12);
+  // KV in use, bytes x steps: step 1 32, step 2 64, the first stretch 15 steps at 64 and 16 at 96
+  // (the third blocks from its 16th step), step 34 and the stretch after it 64 x 7, the second
+  // request's 7 steps 64 x 7.
+  EXPECT_NEAR(r->kv_utilisation, (32 + 64 + 15 * 64 + 16 * 96 + 64 * 7 + 64 * 7) / (96.0 * 47), 1e-12);
+}
+
+// A step whose time is affine in each group's context (attention reads the cache) plus a part
+// per token, as the engine's decode steps are: decode stretches are then exact.
+class AffineSteps final : public optimus::StepModel {
+ public:
+  explicit AffineSteps(PoolLimits limits) : StepModel(std::move(limits)) {}
+  double step_s(const std::vector<SeqGroup>& groups) override {
+    double t = 2e-3;
+    for (const SeqGroup& g : groups)
+      t += 1e-5 * static_cast<double>(g.sequences * g.new_tokens) +
+           1e-8 * static_cast<double>(g.sequences * g.kv_len);
+    return t;
+  }
+  double draft_s(const std::vector<SeqGroup>&) override { return 0; }
+  double kv_transfer_s(std::int64_t) const override { return 0; }
+};
+
+// Decode stretches change nothing but the cost of simulating: 60 random streams (offline, Poisson
+// and closed loops; reserved and on-demand KV blocks over budgets from one request's context to
+// plenty, some past an attention window; batch and token limits) simulated with stretches and
+// step by step give the same steps, preemptions, times and KV in use.
+TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
+  std::mt19937_64 rng(7);
+  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  int preempting = 0;
+  for (int run = 0; run < 60; ++run) {
+    ServingSpec sv = spec(pick(1, 80));
+    sv.arrival =
+        std::array{optimus::Arrival::offline, optimus::Arrival::poisson, optimus::Arrival::closed}[run % 3];
+    sv.requests_per_s = 50.0;
+    sv.concurrency = pick(1, 32);
+    sv.input_len.points.clear();
+    sv.output_len.points.clear();
+    std::int64_t longest = 0;
+    for (int k = 0; k < 3; ++k) {
+      const std::int64_t in = pick(1, 400), out = pick(1, 300);
+      sv.input_len.points.push_back({in, 1.0});
+      sv.output_len.points.push_back({out, 1.0});
+      longest = std::max(longest, in);
+    }
+    std::int64_t out_max = 0;
+    for (const auto& [n, w] : sv.output_len.points) out_max = std::max(out_max, n);
+    sv.kv_admission = run % 2 ? optimus::KvAdmission::on_demand : optimus::KvAdmission::reserve;
+    sv.max_batch = pick(1, 64);
+    sv.max_num_tokens = pick(longest, 2048);
+    // From one longest request's whole context (in blocks) to about forty of them.
+    const double one = static_cast<double>((longest + out_max + 15) / 16 * 16);
+    const double capacity = one * static_cast<double>(pick(1, 40));
+    PoolLimits lim = limits(sv, capacity);
+    // A third of the runs with windowed layers: past a 16-400-token window a token costs a quarter.
+    if (run % 3 == 1) {
+      lim.window = pick(16, 400);
+      lim.tail_per_token = 0.25;
+    }
+    AffineSteps stretched(lim);
+    lim.stretches = false;
+    AffineSteps stepped(lim);
+    const auto a = optimus::simulate_serving(sv, stretched, 1);
+    const auto b = optimus::simulate_serving(sv, stepped, 1);
+    ASSERT_EQ(a.ok(), b.ok()) << run;
+    if (!a.ok()) continue;
+    SCOPED_TRACE(run);
+    EXPECT_EQ(a->steps, b->steps);
+    EXPECT_EQ(a->preemptions, b->preemptions);
+    EXPECT_EQ(a->completed, b->completed);
+    preempting += a->preemptions > 0;
+    const auto near = [](double x, double y) { EXPECT_NEAR(x, y, 1e-9 * std::max(1.0, std::abs(y))); };
+    near(a->duration_s, b->duration_s);
+    near(a->ttft.mean, b->ttft.mean);
+    near(a->tpot.mean, b->tpot.mean);
+    near(a->itl.mean, b->itl.mean);
+    near(a->e2e.mean, b->e2e.mean);
+    near(a->mean_batch, b->mean_batch);
+    near(a->kv_utilisation, b->kv_utilisation);
+  }
+  EXPECT_GT(preempting, 5);  // the full caches the stretches now run through are among them
 }
 
 TEST(ServingSimulator, DisaggregatedPoolsAddTheHandOff) {
