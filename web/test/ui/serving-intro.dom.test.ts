@@ -18,4 +18,12 @@ describe('the serving intro', () => {
     const words = servingIntro({ ...serving, static_batching: true }).textContent ?? '';
     expect(words).toContain('waiting requests join (static batching: only once the last batch has finished)');
   });
+  it('counts devices and preemptions in the singular and the plural', () => {
+    const serving = golden.serving!;
+    expect(servingIntro(serving).textContent).toContain(`on 2 replicas (8 devices) in`);
+    const one = servingIntro({ ...serving, replicas: 1, devices: 1, preemptions: 1 }).textContent ?? '';
+    expect(one).toContain('on 1 replica (1 device) in');
+    expect(one).toContain(', 1 preemption)');
+    expect(servingIntro({ ...serving, preemptions: 1402 }).textContent).toContain(', 1,402 preemptions)');
+  });
 });
