@@ -157,7 +157,8 @@ class AffineSteps final : public optimus::StepModel {
 
 // Decode stretches change nothing but the cost of simulating: 80 random streams (offline, Poisson
 // and closed loops; reserved and on-demand KV blocks over budgets from one request's context to
-// plenty, some past an attention window, some on replicas in lock-step; batch and token limits)
+// plenty, some past an attention window, some on replicas in lock-step or on disaggregated
+// prefill and decode pools; batch and token limits)
 // simulated with stretches and
 // step by step give the same steps, preemptions, times and KV in use.
 TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
@@ -165,7 +166,7 @@ TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
   const auto pick = [&](std::int64_t lo, std::int64_t hi) {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
-  int preempting = 0;
+  int preempting = 0, disaggregated = 0;
   for (int run = 0; run < 80; ++run) {
     ServingSpec sv = spec(pick(1, 80));
     sv.arrival =
@@ -198,14 +199,20 @@ TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
       lim.window = pick(16, 400);
       lim.tail_per_token = 0.25;
     }
-    AffineSteps stretched(lim);
+    AffineSteps stretched(lim), prefill(lim);
     lim.stretches = false;
-    AffineSteps stepped(lim);
-    const auto a = optimus::simulate_serving(sv, stretched, replicas);
-    const auto b = optimus::simulate_serving(sv, stepped, replicas);
+    AffineSteps stepped(lim), prefill_stepped(lim);
+    // A fifth of the runs disaggregated: a prefill pool hands each prompt to the decode pool.
+    std::vector<optimus::Warning> warnings;
+    const bool split = run % 5 == 4;
+    const auto a = split ? optimus::simulate_serving(sv, prefill, stretched, warnings)
+                         : optimus::simulate_serving(sv, stretched, replicas);
+    const auto b = split ? optimus::simulate_serving(sv, prefill_stepped, stepped, warnings)
+                         : optimus::simulate_serving(sv, stepped, replicas);
     ASSERT_EQ(a.ok(), b.ok()) << run;
     if (!a.ok()) continue;
     SCOPED_TRACE(run);
+    disaggregated += split;
     EXPECT_EQ(a->steps, b->steps);
     EXPECT_EQ(a->preemptions, b->preemptions);
     EXPECT_EQ(a->completed, b->completed);
@@ -220,6 +227,7 @@ TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
     near(a->kv_utilisation, b->kv_utilisation);
   }
   EXPECT_GE(preempting, 5);  // full caches, which a stretch now runs through, are among them
+  EXPECT_GE(disaggregated, 10);
 }
 
 TEST(ServingSimulator, DisaggregatedPoolsAddTheHandOff) {
