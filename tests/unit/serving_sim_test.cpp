@@ -158,7 +158,7 @@ class AffineSteps final : public optimus::StepModel {
 // Decode stretches change nothing but the cost of simulating: 80 random streams (offline, Poisson
 // and closed loops; reserved and on-demand KV blocks over budgets from one request's context to
 // plenty, some past an attention window, some on replicas in lock-step or on disaggregated
-// prefill and decode pools; batch and token limits)
+// prefill and decode pools; continuous and static batching; batch and token limits)
 // simulated with stretches and
 // step by step give the same steps, preemptions, times and KV in use.
 TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
@@ -185,6 +185,7 @@ TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
     std::int64_t out_max = 0;
     for (const auto& [n, w] : sv.output_len.points) out_max = std::max(out_max, n);
     sv.kv_admission = run % 2 ? optimus::KvAdmission::on_demand : optimus::KvAdmission::reserve;
+    sv.static_batching = run % 7 == 5;  // a batch forms only once the last one has finished
     sv.max_batch = pick(1, 64);
     sv.max_num_tokens = pick(longest, 2048);
     // From one longest request's whole context (in blocks) to about forty of them.
