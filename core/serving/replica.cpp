@@ -338,13 +338,14 @@ class ReplicaSim {
   double growth_time(const Request& r, std::int64_t extra, double dt, double slope) const {
     const std::int64_t j1 = std::max<std::int64_t>(1, r.claimed - r.kv + 1), B = pool_.block;
     if (j1 > extra) return 0;
-    // Steps from step j to the stretch's end, u = extra - j + 1, last (2 extra + 1 - u) u / 2 x slope more.
+    // The time from step j to the stretch's end, by its u = extra - j + 1 steps: u dt, and slope
+    // times j + ... + extra = (2 extra + 1 - u) u / 2.
     const auto until_end = [&](double u) { return u * dt + slope * (2.0 * d(extra) + 1.0 - u) * u / 2.0; };
     const std::int64_t m = (extra - j1) / B + 1;  // blocks claimed
     const std::int64_t last = j1 + (m - 1) * B;
     const double block_bytes = pool_.bytes_for(r.kv + j1) - pool_.bytes_for(r.kv + j1 - 1);
     if (pool_.window <= 0 || pool_.covered(r.kv + last) <= pool_.window || r.kv + j1 - 1 >= pool_.window) {
-      // u runs U, U - B, ..., U - (m - 1) B.
+      // The sum of until_end over u = U, U - B, ..., U - (m - 1) B, from the sums of u and u^2.
       const double U = d(extra - j1 + 1), M = d(m), b = d(B);
       const double su = M * U - b * M * (M - 1.0) / 2.0;
       const double su2 = M * U * U - U * b * M * (M - 1.0) + b * b * (M - 1.0) * M * (2.0 * M - 1.0) / 6.0;
