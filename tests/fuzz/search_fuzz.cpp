@@ -125,7 +125,11 @@ json rl_with_candidate(const json& doc, const json& c) {
     rl.erase("async");
   }
   json rollout = rl.contains("rollout") && rl["rollout"].is_object() ? rl["rollout"] : json::object();
-  rollout["tp"] = c.at("rl").at("rollout").at("parallel").at("tp");
+  const json& engine = c.at("rl").at("rollout").at("parallel");
+  rollout["tp"] = engine.at("tp");
+  // Experts the search spread over replicas (ep above tp: an engine its tp alone cannot hold) are
+  // stated, as the page's rlWithCandidate states them.
+  if (engine.value("ep", 1) > engine.at("tp").get<int>()) rollout["ep"] = engine.at("ep");
   rollout.erase("dp");
   rl["rollout"] = rollout;
   const json& p = c.at("rl").at("train").at("parallel");
