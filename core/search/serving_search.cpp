@@ -57,12 +57,15 @@ Result<std::vector<ServingDeployment>> serving_deployments(const Scenario& s, st
         } else if (s.model.moe) {
           eps.clear();
           // Experts split over the tp ranks, or over the replicas (attention data parallelism,
-          // parallel/plan.h): with tp 1 over some of them, with tp > 1 over ep / tp whole replicas.
-          for (std::int64_t e : divisors_of(t == 1 ? n / p : t))
-            if (s.model.moe->experts % e == 0) eps.push_back(e);
-          if (t > 1)
-            for (std::int64_t r : divisors_of(n / (t * p)))
-              if (r > 1 && s.model.moe->experts % (t * r) == 0) eps.push_back(t * r);
+          // parallel/plan.h: with tp 1 over some of them, with tp > 1 over ep / tp whole replicas).
+          ParallelPlan spread;
+          spread.tp = t;
+          spread.pp = p;
+          spread.dp = n / (t * p);
+          for (std::int64_t e : divisors_of(s.model.moe->experts)) {
+            spread.ep = e;
+            if (t % e == 0 || attention_data_parallel(spread)) eps.push_back(e);
+          }
         }
         for (std::int64_t e : eps)
           for (std::int64_t b : batches) {
