@@ -22,7 +22,7 @@ namespace {
 class ReplicaSim {
  public:
   ReplicaSim(StepModel& model, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
-             bool keep_timeline, ReplicaRun& run, std::int64_t step_budget)
+             bool keep_timeline, ReplicaRun& run, const SimBudget& budget)
       : model_(model),
         pool_(model.limits()),
         sv_(pool_.sched),
@@ -32,7 +32,8 @@ class ReplicaSim {
         closed_(clients > 0),
         keep_timeline_(keep_timeline),
         run_(run),
-        step_budget_(step_budget),
+        step_budget_(budget.steps),
+        work_budget_(budget.work > 0 ? budget.work : std::numeric_limits<std::int64_t>::max()),
         spec_k_(pool_.spec_k),
         capacity_(pool_.kv_capacity),
         decode_step_tokens_(1 + pool_.spec_k),
@@ -48,9 +49,10 @@ class ReplicaSim {
         t_ = arrive_time(reqs_[next_]);
         continue;
       }
-      if (run_.steps >= step_budget_) return false;
+      if (run_.steps >= step_budget_ || run_.work >= work_budget_) return false;
       begin_step();
       admit_waiting(schedule_running(sv_.max_num_tokens));
+      run_.work += scheduled_ + 1;
       if (scheduled_ == 0) {
         // Nothing fits and nothing runs: the first waiting request needs more KV than the
         // replica has (checked before the run) or the budget is spent: advance to an arrival.
@@ -486,7 +488,7 @@ class ReplicaSim {
   const bool closed_;
   const bool keep_timeline_;
   ReplicaRun& run_;
-  const std::int64_t step_budget_;
+  const std::int64_t step_budget_, work_budget_;
   // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
   // after them when the target verifies a speculation (they count against the token budget and
   // claim KV slots ahead, as vLLM's lookahead slots do).
@@ -531,8 +533,8 @@ void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
 }  // namespace
 
 bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
-                      bool keep_timeline, ReplicaRun& run, std::int64_t step_budget) {
-  return ReplicaSim(pool, mode, reqs, clients, keep_timeline, run, step_budget).simulate();
+                      bool keep_timeline, ReplicaRun& run, const SimBudget& budget) {
+  return ReplicaSim(pool, mode, reqs, clients, keep_timeline, run, budget).simulate();
 }
 
 std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>*>& replicas) {

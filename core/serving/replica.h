@@ -14,6 +14,9 @@ namespace optimus {
 
 struct ReplicaRun {
   std::int64_t steps = 0, preemptions = 0;
+  // The simulation's work: the sequences each pass of the scheduler's loop schedules, plus one a
+  // pass (a decode stretch is one pass, whatever its steps).
+  std::int64_t work = 0;
   double busy_batch = 0, busy_kv = 0, busy_time = 0;  // time-weighted sums
   std::vector<ServingStepSample> timeline;
   std::int64_t sample_every = 1;
@@ -39,10 +42,14 @@ enum class Mode { whole, prefill_only, decode_only };
 
 // Simulates one replica of `pool` over its requests (sorted by arrival, or by `ready` for a
 // decode pool; closed-loop clients start one request each at time 0 and send the next when one
-// ends). Returns false past `step_budget` steps. The replicas of a pool share its StepModel (and
-// what it remembers).
+// ends). Returns false past the budget's steps or work. The replicas of a pool share its StepModel
+// (and what it remembers).
+struct SimBudget {
+  std::int64_t steps = 0;
+  std::int64_t work = 0;  // 0: none
+};
 bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
-                      bool keep_timeline, ReplicaRun& run, std::int64_t step_budget);
+                      bool keep_timeline, ReplicaRun& run, const SimBudget& budget);
 
 // Replicas that step together: `runs[k]` is replica `reps[k]` of `replicas`, groups of `ep`
 // consecutive replicas share a clock (lockstep_clock); their requests in `all` (replica r holds

@@ -6,6 +6,7 @@
 #include "serving/serving.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <string>
 
@@ -48,7 +49,7 @@ void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replic
 std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode, std::vector<Request>& all,
                               std::int64_t clients, bool spread, Runs& out) {
   const std::int64_t replicas = pool.limits().replicas;
-  std::int64_t budget = kMaxServingSteps;
+  SimBudget budget{kMaxServingSteps, serving_work_limit()};
   // Ranks of attention data parallelism step together (lockstep()). With arrivals spread over
   // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
   // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
@@ -74,7 +75,8 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
     run.record_steps = together;
     if (mode != Mode::prefill_only) run.gaps = &out.gaps;
     if (!simulate_replica(pool, mode, mine, c, rep == 0, run, budget)) return too_many_steps();
-    budget -= run.steps;
+    budget.steps -= run.steps;
+    if (budget.work > 0) budget.work = std::max<std::int64_t>(1, budget.work - run.work);
     for (const Request& r : mine) all[r.id] = r;  // back in the deployment's order
     out.runs.push_back(std::move(run));
     reps.push_back(rep);
@@ -282,5 +284,12 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre
     out.timeline = std::move(runs.runs[static_cast<std::size_t>(pre.limits().replicas)].timeline);
   return out;
 }
+
+namespace {
+std::atomic<std::int64_t> g_work_limit{0};
+}  // namespace
+
+void set_serving_work_limit(std::int64_t units) { g_work_limit.store(std::max<std::int64_t>(0, units)); }
+std::int64_t serving_work_limit() { return g_work_limit.load(std::memory_order_relaxed); }
 
 }  // namespace optimus

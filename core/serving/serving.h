@@ -101,6 +101,15 @@ std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>
 // Steps one serving simulation may take before it is refused (serving.too_many_steps).
 inline constexpr std::int64_t kMaxServingSteps = 4'000'000;
 
+// A bound on one simulation's work (ReplicaRun::work over its replicas), refused past it as
+// serving.too_many_steps like the step bound; none unless set (0). The step bound limits how long
+// a simulation runs, not how wide its steps are (a step of 2,048 sequences costs about as much as
+// 2,048 steps of one): the fuzz targets (tests/fuzz) set one so that an input's time under the
+// sanitizers, some twenty times slower, stays within their timeout. Not to be changed while a
+// simulation runs.
+void set_serving_work_limit(std::int64_t units);
+std::int64_t serving_work_limit();
+
 // Passes of the fixed point that a closed loop of clients over disaggregated pools takes at most
 // (simulate_serving; each pass settles at least one more wave of `concurrency` requests).
 inline constexpr int kMaxClosedLoopPasses = 64;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <set>
@@ -243,6 +245,9 @@ inline json mutated(Recipe& r, const Material& m) {
   json doc = m.scenarios[r.below(m.scenarios.size())];
   const std::size_t edits = 1 + r.below(6);
   for (std::size_t i = 0; i < edits && !r.done(); ++i) edit(doc, r, m);
+  // OPTIMUS_FUZZ_SHOW=1 prints the document a recipe decodes to (to triage a slow or failing input
+  // replayed by optimus_fuzz_replay_<target>).
+  if (std::getenv("OPTIMUS_FUZZ_SHOW")) std::fprintf(stderr, "%s\n", doc.dump().c_str());
   return doc;
 }
 

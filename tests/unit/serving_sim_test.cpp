@@ -259,6 +259,26 @@ TEST(ServingSimulator, TheStepBoundIsAnError) {
   EXPECT_EQ(r.error().code, "serving.too_many_steps");
 }
 
+// The work bound (set_serving_work_limit, which the fuzz targets set): four offline requests of ten
+// tokens take two passes of the scheduler's loop, the prefill step of all four and a decode step
+// of all four whose stretch takes the other eight, 4 + 1 units each. A bound of 6 lets the second
+// pass start (5 spent) and the run end; a bound of 5 refuses it. Counted step by step, the run
+// would be 50 units.
+TEST(ServingSimulator, TheWorkBoundCountsPassesOfTheLoopAndIsAnError) {
+  const ServingSpec sv = spec(4);
+  ConstantSteps plain(limits(sv, 1e12), 1e-3, 0);
+  optimus::set_serving_work_limit(6);
+  const auto within = optimus::simulate_serving(sv, plain, 1);
+  optimus::set_serving_work_limit(5);
+  const auto past = optimus::simulate_serving(sv, plain, 1);
+  optimus::set_serving_work_limit(0);
+  ASSERT_TRUE(within.ok()) << within.error().message;
+  EXPECT_EQ(within->steps, 10);
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.error().code, "serving.too_many_steps");
+  EXPECT_TRUE(optimus::simulate_serving(sv, plain, 1).ok());
+}
+
 // longest_at_max (RL's generation limit): the same draws, but the longest is the limit.
 TEST(ServingRequests, LongestAtMaxCutsTheLongestDrawAtTheLimit) {
   ServingSpec sv = spec(500);
