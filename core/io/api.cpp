@@ -168,8 +168,11 @@ std::string validate(std::string_view scenario_json) {
       // In the order predict meets them (rl/rl.cpp, predict_rl): the rollout, then the trainer.
       if (auto err = check_rl(*s)) return error_to_json(*err);
       if (auto ro = rl_rollout_scenario(*s); !ro) return error_to_json(ro.error());
-      if (!s->rl->train_auto)
+      if (!s->rl->train_auto) {
         if (auto t = rl_train_scenario(*s, s->model); !t) return error_to_json(t.error());
+      } else if (auto err = check_rl_train_auto(*s)) {
+        return error_to_json(*err);
+      }
       return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
     }
     if (auto a = resolve_parallel_auto(s.value()); !a) return error_to_json(a.error());

@@ -1046,6 +1046,18 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   return plans;
 }
 
+}  // namespace
+
+std::optional<Error> check_rl_train_auto(const Scenario& s) {
+  if (!s.rl || !s.rl->train_auto) return std::nullopt;
+  Scenario copy = s;
+  auto plans = train_candidates(copy);
+  if (!plans) return plans.error();
+  return std::nullopt;
+}
+
+namespace {
+
 void set_trainer(const Passes& p, RlPrediction& out) {
   out.train_plan = p.plan;
   out.train_global_batch = p.global_batch;

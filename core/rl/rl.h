@@ -105,6 +105,11 @@ RlOffload effective_offload(const RlWorkload& rl, const ParallelPlan& trainer);
 // Checks that need no timing: device counts, layouts, lengths against the context, staleness.
 std::optional<Error> check_rl(const Scenario& s);
 
+// train "auto": whether the trainer's layout search finds a layout that fits one mini-batch (the
+// candidates predict_rl weighs; rl.train_no_layout where none does). A layout search, no
+// simulation: validate calls it so that it refuses what predict would.
+std::optional<Error> check_rl_train_auto(const Scenario& s);
+
 // One RL step of s.rl (s.rl must be set; s.training and s.inference absent).
 Result<RlPrediction> predict_rl(const Scenario& s);
 

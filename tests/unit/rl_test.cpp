@@ -1549,6 +1549,25 @@ TEST(Rl, ValidateRefusesTheRolloutLayoutsPredictRefuses) {
   EXPECT_EQ(v["error"], p["error"]);
 }
 
+// train "auto" where no trainer layout fits: validate refuses it as predict does (the fuzzer's
+// finding: gpt-oss-120b's 117 B parameters, 16 bytes each with the optimizer, on 8 H100 passed
+// validate, which did not search the trainer's layout, and predict refused it).
+TEST(Rl, ValidateRefusesAnAutoTrainerThatNoLayoutFits) {
+  json s = json::parse(optimus::api::preset("scenarios", "qwen2.5-7b-grpo-8xh100"));
+  s["model"] = "gpt-oss-120b";
+  s["rl"]["train"] = "auto";
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  const json p = predict(s);
+  ASSERT_TRUE(v.contains("error")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["error"]["code"], "rl.train_no_layout");
+  EXPECT_EQ(v["error"]["path"], "/rl/train");
+  EXPECT_EQ(v["error"], p["error"]);
+  // The 7B job it came from: its trainer found, validate and predict both answer.
+  s["model"] = "qwen2.5-7b";
+  EXPECT_FALSE(json::parse(optimus::api::validate(s.dump())).contains("error"));
+  EXPECT_FALSE(predict(s).contains("error"));
+}
+
 // The placement search reports its progress after each candidate: on one 8-device node, colocated
 // with rollout tp 1, 2, 4 and 8, then rollout pools of 1, 2 and 4 devices with every tp that
 // divides them (10 candidates), a share that rises to 1 (the first 1/4 of the colocated quarter);
