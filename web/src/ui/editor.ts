@@ -475,14 +475,7 @@ class ScenarioEditor implements Editor {
     this.layoutFollows_ = options.layoutFollows === true;
     // data-state says whether the form shows the last scenario given (loads may overlap: a link
     // opened while the first one still waits for its presets).
-    this.pendingLoads += 1;
-    this.el.dataset.state = 'loading';
-    try {
-      await this.loadNow(s);
-    } finally {
-      this.pendingLoads -= 1;
-      if (this.pendingLoads === 0) this.el.dataset.state = 'ready';
-    }
+    await this.busy(() => this.loadNow(s));
   }
 
   private async loadNow(s: Scenario): Promise<void> {
@@ -530,8 +523,25 @@ class ScenarioEditor implements Editor {
       this.setLocalError(path, null);
     }
     if (typed) this.typed.add(typed);
-    await this.applyCoupled(path, value);
-    if (this.localErrors.size === 0) this.deps.onEdit();
+    // Busy, as while a scenario loads, until the edit has asked for its estimate: a picked model
+    // or system waits for its preset first, and meanwhile the page still shows the last result
+    // as ready (a browser test read that result as the pick's).
+    await this.busy(async () => {
+      await this.applyCoupled(path, value);
+      if (this.localErrors.size === 0) this.deps.onEdit();
+    });
+  }
+
+  /** Runs `work` with data-state "loading" (loads and edits may overlap; "ready" once none is left). */
+  private async busy(work: () => Promise<void>): Promise<void> {
+    this.pendingLoads += 1;
+    this.el.dataset.state = 'loading';
+    try {
+      await work();
+    } finally {
+      this.pendingLoads -= 1;
+      if (this.pendingLoads === 0) this.el.dataset.state = 'ready';
+    }
   }
 
   /** Applies a person's edit, then lets the keys that follow it follow (state/coupling.ts). */

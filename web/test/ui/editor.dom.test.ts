@@ -61,6 +61,7 @@ beforeAll(async () => {
 
 let editor: Editor;
 let edits: number;
+let stateAtEdit: string | undefined;
 let invalid: Array<[string, string]>;
 
 beforeEach(async () => {
@@ -71,7 +72,10 @@ beforeEach(async () => {
     presets: () => presets,
     preset: async (kind, id) => JSON.parse(JSON.stringify(store[kind]?.[id] ?? null)) as Record<string, unknown> | null,
     schema: async () => schema,
-    onEdit: () => (edits += 1),
+    onEdit: () => {
+      edits += 1;
+      stateAtEdit = editor.el.dataset.state;
+    },
     onInvalid: (p, m) => invalid.push([p, m]),
   });
   document.body.append(editor.el);
@@ -101,6 +105,18 @@ describe('scenario editor', () => {
     expect(m).not.toHaveProperty('notes');
     expect(field('/model').value).toBe('__inline');
     expect(edits).toBe(1);
+  });
+
+  it('is busy from an edit until it has asked for the estimate: a picked model waits for its preset', async () => {
+    expect(editor.el.dataset.state).toBe('ready');
+    const picked = editor.edit('/model', 'moe1');
+    expect(editor.el.dataset.state).toBe('loading');
+    expect(edits).toBe(0);
+    await picked;
+    expect(edits).toBe(1);
+    expect(stateAtEdit).toBe('loading');
+    expect(editor.el.dataset.state).toBe('ready');
+    expect(editor.scenario().model).toBe('moe1');
   });
 
   it('picking another device makes the system inline with that device', async () => {
