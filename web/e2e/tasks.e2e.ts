@@ -359,6 +359,26 @@ describe('a newcomer masters the page in a minute', () => {
     }
   });
 
+  test('an RL trainer that no layout fits: plain words, and the fix doubles the GPUs until one does', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="rl"]');
+    // gpt-oss-120b's 117 B parameters with gradients and Adam state on 8 H100: no trainer layout.
+    await n.pick('[data-quick="/model"]', 'gpt-oss-120b');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    const fix = page.locator('[data-testid="error-fix"]');
+    const text = (await fix.textContent())!;
+    expect(text).toContain('add GPUs, or pick GPUs with more memory');
+    expect(text).toContain('Details: rl.train_no_layout');
+    expect(await page.locator('[data-testid="fix"]').textContent()).toBe('Double the GPUs (16)');
+    await n.click('[data-testid="fix"]');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.num_devices).toBe(16);
+    expect((await headlineOf(page))['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    await page.close();
+  });
+
   test('no page errors or console errors in any task', () => {
     expect(site.problems.pageErrors).toEqual([]);
     expect(site.problems.consoleErrors).toEqual([]);

@@ -32,6 +32,8 @@ const WORDS: Record<string, string> = {
   'parallel.ep_not_divisor_of_experts': 'expert parallelism must divide the number of experts',
   'parallel.cp_in_inference': 'context parallelism is for training only; inference here runs without it',
   'parallel.auto_no_layout': 'no layout of these GPUs fits the model in memory: add GPUs, or pick GPUs with more memory',
+  'rl.train_no_layout':
+    'no layout of the trainer holds the model’s training state (weights, gradients, optimizer) and one mini-batch in these GPUs’ memory, even fully sharded with the optimizer in host memory: add GPUs, or pick GPUs with more memory',
   'search.rank_without_price': 'ranking by cost needs a price per GPU-hour, and these GPUs have none on file: give a rental price (the full editor’s “Rental price (USD per device-hour)”), or rank by time',
 };
 
@@ -73,6 +75,15 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   const r = rl?.rollout_devices;
   if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && typeof r === 'number' && Number.isInteger(r) && r >= 1 && r < n)
     return { words, fix: { path: '/rl/train_devices', value: n - r, label: `Let the training pool be the rest of the GPUs (${n - r})` } };
+  // A trainer that no layout fits: twice its GPUs (split: the training pool doubled, which the
+  // GPU count's coupling gives it as the rest; colocated: every GPU). The next estimate says
+  // whether that is enough.
+  const t = rl?.train_devices;
+  if (e.code === 'rl.train_no_layout' && typeof n === 'number' && Number.isInteger(n) && n >= 1) {
+    if (rl?.placement === 'split' && typeof t === 'number' && Number.isInteger(t) && t >= 1 && typeof r === 'number' && r + t === n)
+      return { words, fix: { path: '/num_devices', value: n + t, label: `Give the trainer twice the GPUs (${2 * t}, ${n + t} in all)` } };
+    if (rl?.placement !== 'split') return { words, fix: { path: '/num_devices', value: 2 * n, label: `Double the GPUs (${2 * n})` } };
+  }
   return { words };
 }
 

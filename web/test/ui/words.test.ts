@@ -40,6 +40,17 @@ describe('plainError', () => {
     // a rollout pool of every GPU (or more) leaves none to train: no button
     expect(plainError(mismatch, job({ placement: 'split', rollout_devices: 16, train_devices: 8 }), new Set()).fix).toBeUndefined();
   });
+  it('an RL trainer that no layout fits: plain words, and a fix that doubles its GPUs', () => {
+    const noLayout = err('rl.train_no_layout', '/rl/train');
+    const colocated = plainError(noLayout, { num_devices: 8, rl: { train: 'auto' } }, new Set());
+    expect(colocated.words).toContain('add GPUs, or pick GPUs with more memory');
+    expect(colocated.fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
+    // split: the GPU count grows by the training pool, which takes the rest (state/coupling.ts)
+    const split = { num_devices: 24, rl: { placement: 'split', rollout_devices: 8, train_devices: 16 } };
+    expect(plainError(noLayout, split, new Set()).fix).toEqual({ path: '/num_devices', value: 40, label: 'Give the trainer twice the GPUs (32, 40 in all)' });
+    // pools that do not add up: that error comes first; no button here
+    expect(plainError(noLayout, { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
+  });
   it('a key of the other kind of request stream: the fix makes the stream that kind', () => {
     const serving = { num_devices: 1, inference: { serving: { arrival: 'offline', concurrency: 16 } } };
     expect(plainError(err('serving.key_for_other_arrival', '/inference/serving/concurrency'), serving, new Set()).fix).toEqual({ path: '/inference/serving/arrival', value: 'closed', label: 'Serve them as concurrent users (a closed loop)' });
