@@ -147,30 +147,45 @@ Scenario with_deployment(const Scenario& s, const ServingDeployment& d) {
 
 namespace {
 
-// Requests per second per device the deployment earns under the objective (goodput: the stream as
-// given; capacity: the largest Poisson rate meeting the objectives, in `capacity`).
-Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective objective, double& score,
-                                           double& capacity) {
-  const ServingSpec& sv = *c.inference->serving;
-  const double n = static_cast<double>(c.num_devices);
+// The goodput objective: requests per second per device meeting the objectives, the stream as given.
+Result<ServingPrediction> score_goodput(const Scenario& c, double& score) {
   std::vector<Warning> warnings;
-  if (objective == ServingObjective::goodput) {
-    auto r = predict_serving(c, warnings);
-    if (!r) return r.error();
-    score = goodput_per_device(sv, *r, c.num_devices);
-    return r;
-  }
-  // Capacity: the offline throughput bounds the rate; bisect on whether the objectives hold.
+  auto r = predict_serving(c, warnings);
+  if (!r) return r.error();
+  score = goodput_per_device(*c.inference->serving, *r, c.num_devices);
+  return r;
+}
+
+// The capacity objective's first run: the deployment's requests all at once. Its rate bounds the
+// largest Poisson rate the deployment can take (the bisection's upper end, capacity_bound).
+Result<ServingPrediction> offline_run(const Scenario& c) {
+  Scenario probe = c;
+  probe.inference->serving->arrival = Arrival::offline;
+  std::vector<Warning> warnings;
+  return predict_serving(probe, warnings);
+}
+
+// The offline run's rate includes its drain at the end, so the true bound lies a little above.
+double capacity_bound(const ServingPrediction& offline) { return 1.25 * offline.requests_per_s; }
+
+// The capacity objective: the largest Poisson rate meeting the objectives, bisected between 2% of
+// the bound and the bound (kCapacitySteps runs), in `capacity`, and per device in `score`. Stops
+// early, with `below` set, once the rate left to find is at most `floor` per device (the search's
+// last listed score: the deployment cannot be listed).
+Result<ServingPrediction> bisect_capacity(const Scenario& c, const ServingPrediction& offline, double floor,
+                                          double& score, double& capacity, bool& below) {
   Scenario probe = c;
   ServingSpec& pv = *probe.inference->serving;
-  pv.arrival = Arrival::offline;
-  auto top = predict_serving(probe, warnings);
-  if (!top) return top.error();
   pv.arrival = Arrival::poisson;
-  // The offline run's rate includes its drain at the end, so the true bound lies a little above.
-  double lo = 0, hi = 1.25 * top->requests_per_s;
+  std::vector<Warning> warnings;
+  const double n = static_cast<double>(c.num_devices);
+  double lo = 0, hi = capacity_bound(offline);
   std::optional<ServingPrediction> at_lo;
   for (int i = 0; i < kCapacitySteps; ++i) {
+    if (hi / n <= floor) {
+      below = true;
+      return offline;
+    }
     const double rate = i == 0 ? 0.02 * hi : 0.5 * (lo + hi);
     pv.requests_per_s = rate;
     auto r = predict_serving(probe, warnings);
@@ -186,7 +201,134 @@ Result<ServingPrediction> score_deployment(const Scenario& c, ServingObjective o
   capacity = lo;
   score = lo / n;
   if (at_lo) return *at_lo;
-  return top;  // meets the objectives at no rate tried: the offline run stands for it
+  return offline;  // meets the objectives at no rate tried: the offline run stands for it
+}
+
+// A deployment that differs from a better one only in max_batch and comes out the same adds
+// nothing to the list.
+bool same_listing(const ServingCandidate& a, const ServingCandidate& b) {
+  ServingDeployment x = a.deployment, y = b.deployment;
+  x.max_batch = y.max_batch = 0;
+  const bool pools =
+      x.disaggregated() == y.disaggregated() &&
+      (!x.disaggregated() || (x.prefill->tp == y.prefill->tp && x.prefill->replicas == y.prefill->replicas &&
+                              x.decode->tp == y.decode->tp));
+  return pools && x.tp == y.tp && x.pp == y.pp && x.ep == y.ep && x.replicas == y.replicas &&
+         a.score == b.score && a.result->e2e.p90 == b.result->e2e.p90 &&
+         a.result->tpot.p90 == b.result->tpot.p90;
+}
+
+// The best `top` of `ok`, ranked, each listed unless a better one listed is the same (same_listing).
+std::vector<ServingCandidate> listing(std::vector<ServingCandidate> ok, std::size_t top) {
+  std::stable_sort(ok.begin(), ok.end(), better);
+  std::vector<ServingCandidate> best;
+  for (ServingCandidate& c : ok) {
+    if (best.size() >= top) break;
+    if (std::none_of(best.begin(), best.end(), [&](const ServingCandidate& b) { return same_listing(b, c); }))
+      best.push_back(std::move(c));
+  }
+  return best;
+}
+
+// A candidate that ran, its timeline dropped (the search lists no timelines).
+ServingCandidate ran(const ServingDeployment& d, ServingPrediction pred, double score, double capacity) {
+  ServingCandidate cand;
+  cand.deployment = d;
+  cand.score = score;
+  cand.capacity_requests_per_s = capacity;
+  pred.timeline.clear();
+  cand.result = std::move(pred);
+  return cand;
+}
+
+// The goodput objective: every deployment of `space` simulated with the stream as given.
+void search_goodput(const Scenario& s, const std::vector<ServingDeployment>& space,
+                    const std::function<bool(double)>& progress, ServingSearchResult& out,
+                    std::vector<ServingCandidate>& ok) {
+  const double total = static_cast<double>(space.size());
+  for (const ServingDeployment& d : space) {
+    if (progress && !progress(static_cast<double>(out.evaluated) / total)) {
+      out.cancelled = true;
+      return;
+    }
+    ++out.evaluated;
+    const Scenario c = with_deployment(s, d);
+    if (auto err = validate_plan(c)) {
+      ++out.rejected[err->code];
+      continue;
+    }
+    double score = 0;
+    auto r = score_goodput(c, score);
+    if (!r) {
+      ++out.rejected[r.error().code];
+      continue;
+    }
+    ++out.feasible;
+    ok.push_back(ran(d, std::move(*r), score, 0));
+  }
+}
+
+// The capacity objective, in two passes: every deployment's offline run (its bound), then the
+// bisections, highest bound first. Once `top` deployments are listed, a deployment whose bound
+// per device, or whose bisection's upper end, is at most the last listed score cannot enter the
+// list (its capacity lies below either) and is not bisected further: the same list as bisecting
+// all of them, in a fraction of the runs. It counts as feasible: its offline run served every
+// request.
+void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& space, std::size_t top,
+                     const std::function<bool(double)>& progress, ServingSearchResult& out,
+                     std::vector<ServingCandidate>& ok) {
+  const double runs_each = 1.0 + kCapacitySteps;
+  const double total = static_cast<double>(space.size()) * runs_each;
+  double done = 0;
+  const auto go_on = [&] {
+    if (progress && !progress(done / total)) out.cancelled = true;
+    return !out.cancelled;
+  };
+  struct Bounded {
+    std::size_t index;
+    ServingPrediction offline;
+  };
+  std::vector<Bounded> bounded;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (!go_on()) return;
+    ++out.evaluated;
+    done += 1;
+    const Scenario c = with_deployment(s, space[i]);
+    if (auto err = validate_plan(c)) {
+      ++out.rejected[err->code];
+      done += kCapacitySteps;
+      continue;
+    }
+    auto r = offline_run(c);
+    if (!r) {
+      ++out.rejected[r.error().code];
+      done += kCapacitySteps;
+      continue;
+    }
+    bounded.push_back({i, std::move(*r)});
+  }
+  std::stable_sort(bounded.begin(), bounded.end(), [](const Bounded& a, const Bounded& b) {
+    return capacity_bound(a.offline) > capacity_bound(b.offline);
+  });
+  for (Bounded& b : bounded) {
+    if (!go_on()) return;
+    done += kCapacitySteps;
+    double floor = -1;  // no floor until `top` are listed
+    if (ok.size() >= top) {
+      const std::vector<ServingCandidate> listed = listing(ok, top);
+      if (listed.size() >= top) floor = listed.back().score;
+    }
+    const Scenario c = with_deployment(s, space[b.index]);
+    double score = 0, capacity = 0;
+    bool below = false;
+    auto r = bisect_capacity(c, b.offline, floor, score, capacity, below);
+    if (!r) {
+      ++out.rejected[r.error().code];
+      continue;
+    }
+    ++out.feasible;
+    if (!below) ok.push_back(ran(space[b.index], std::move(*r), score, capacity));
+  }
 }
 
 }  // namespace
@@ -212,50 +354,11 @@ Result<ServingSearchResult> search_serving(const Scenario& s, std::optional<std:
   if (!space) return space.error();
   ServingSearchResult out;
   std::vector<ServingCandidate> ok;
-  const double total = static_cast<double>(space->size());
-  for (const ServingDeployment& d : *space) {
-    if (progress && !progress(static_cast<double>(out.evaluated) / total)) {
-      out.cancelled = true;
-      break;
-    }
-    ++out.evaluated;
-    const Scenario c = with_deployment(s, d);
-    ServingCandidate cand;
-    cand.deployment = d;
-    if (auto err = validate_plan(c)) {
-      ++out.rejected[err->code];
-      continue;
-    }
-    auto r = score_deployment(c, objective, cand.score, cand.capacity_requests_per_s);
-    if (!r) {
-      ++out.rejected[r.error().code];
-      continue;
-    }
-    ++out.feasible;
-    ServingPrediction pred = *r;
-    pred.timeline.clear();
-    cand.result = std::move(pred);
-    ok.push_back(std::move(cand));
-  }
-  std::stable_sort(ok.begin(), ok.end(), better);
-  // A deployment that differs from a better one only in max_batch and comes out the same adds
-  // nothing to the list.
-  const auto same = [](const ServingCandidate& a, const ServingCandidate& b) {
-    ServingDeployment x = a.deployment, y = b.deployment;
-    x.max_batch = y.max_batch = 0;
-    const bool pools =
-        x.disaggregated() == y.disaggregated() &&
-        (!x.disaggregated() || (x.prefill->tp == y.prefill->tp &&
-                                x.prefill->replicas == y.prefill->replicas && x.decode->tp == y.decode->tp));
-    return pools && x.tp == y.tp && x.pp == y.pp && x.ep == y.ep && x.replicas == y.replicas &&
-           a.score == b.score && a.result->e2e.p90 == b.result->e2e.p90 &&
-           a.result->tpot.p90 == b.result->tpot.p90;
-  };
-  for (ServingCandidate& c : ok) {
-    if (out.best.size() >= top) break;
-    if (std::none_of(out.best.begin(), out.best.end(), [&](const ServingCandidate& b) { return same(b, c); }))
-      out.best.push_back(std::move(c));
-  }
+  if (objective == ServingObjective::capacity)
+    search_capacity(s, *space, top, progress, out, ok);
+  else
+    search_goodput(s, *space, progress, out, ok);
+  out.best = listing(std::move(ok), top);
   if (progress && !out.cancelled) progress(1.0);
   return out;
 }

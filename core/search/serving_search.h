@@ -19,7 +19,9 @@
 // per second as predict reports it. `capacity` (needs a Poisson stream and objectives): the
 // largest Poisson rate at which the deployment still meets the objectives at their percentile,
 // found by bisection (kCapacitySteps runs of the scenario's requests, between 2% of its offline
-// throughput and 1.25 times it, after one offline run), per device. Like a serving benchmark, the
+// throughput and 1.25 times it, after one offline run), per device; deployments are bisected
+// highest bound first, and once `top` are listed one that can no longer reach the last listed
+// score is not bisected further (the same list, in a fraction of the runs). Like a serving benchmark, the
 // answer is for a run of that many requests: near saturation a longer run queues longer: what "how many
 // requests per second can this take while p90 TTFT stays under 2 s" asks. Ties (equal scores) go to the lower
 // p90 end-to-end latency, then the smaller tp x pp, colocated before disaggregated, the larger max_batch;

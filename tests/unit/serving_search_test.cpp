@@ -120,6 +120,48 @@ TEST(ServingSearch, CapacityUnderAnInterTokenObjective) {
   EXPECT_GE(loose, tight);
 }
 
+// The capacity search bisects only the deployments that can still enter the list (serving_search.cpp,
+// search_capacity): its best K are the first K of the whole ranking, every deployment bisected (a
+// top larger than the space prunes nothing), the same numbers and the same counts. DeepSeek-R1 on
+// 8 H200 (111 deployments), whose sixth place is taken by one bisected after five were listed
+// (the floor taken from the best listed instead of the last fails here).
+TEST(ServingSearch, CapacityListsTheSameBestAsBisectingEveryDeployment) {
+  json s = json::parse(optimus::api::preset("scenarios", "deepseek-r1-8xh200-fp8-serving"));
+  s.erase("parallel");
+  s["inference"]["serving"] = {{"arrival", "poisson"},
+                               {"requests_per_s", 5},
+                               {"num_requests", 80},
+                               {"input_len", 1024},
+                               {"output_len", 1024},
+                               {"gpu_memory_utilization", 0.95},
+                               {"slo", {{"ttft_s", 2}, {"tpot_s", 0.05}}}};
+  const json all = search(s, {{"mode", "serving"}, {"objective", "capacity"}, {"top", 1000}});
+  ASSERT_FALSE(all.contains("error")) << all.dump().substr(0, 300);
+  ASSERT_GT(all["best"].size(), 6u);
+  for (int top : {3, 6}) {
+    const json some = search(s, {{"mode", "serving"}, {"objective", "capacity"}, {"top", top}});
+    ASSERT_EQ(some["best"].size(), static_cast<std::size_t>(top));
+    for (int i = 0; i < top; ++i)
+      EXPECT_EQ(some["best"][i], all["best"][i]) << "top " << top << ", row " << i;
+    EXPECT_EQ(some["evaluated"], all["evaluated"]);
+    EXPECT_EQ(some["feasible"], all["feasible"]);
+    EXPECT_EQ(some["rejected"], all["rejected"]);
+  }
+}
+
+// Cancelled during the capacity search's first pass (the offline runs that bound each
+// deployment), nothing is ranked yet: none listed, the deployments run so far counted.
+TEST(ServingSearch, CapacityCancelledBeforeItsBisections) {
+  int calls = 0;
+  const json r =
+      json::parse(optimus::api::search(stream(4).dump(), R"({"mode": "serving", "objective": "capacity"})",
+                                       [&](double) { return ++calls < 3; }));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_TRUE(r["cancelled"].get<bool>());
+  EXPECT_EQ(r["evaluated"], 2);
+  EXPECT_TRUE(r["best"].empty());
+}
+
 TEST(ServingSearch, CancelKeepsWhatWasFound) {
   int calls = 0;
   const json r = json::parse(
