@@ -314,7 +314,7 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
     if (!go_on()) return;
     done += kCapacitySteps;
     double floor = -1;  // no floor until `top` are listed
-    if (ok.size() >= top) {
+    if (top > 0 && ok.size() >= top) {
       const std::vector<ServingCandidate> listed = listing(ok, top);
       if (listed.size() >= top) floor = listed.back().score;
     }
