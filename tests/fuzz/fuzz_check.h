@@ -22,9 +22,10 @@
 // bounds a serving simulation's work (set_serving_work_limit) at 2,000,000 units, about 0.4 s
 // under the sanitizers and four times the largest preset scenario's (the DeepSeek-R1 and GRPO
 // presets take up to 530,000). Without it an input such as 262,144 RL responses or sixteen
-// speculative requests of a million tokens each, valid and taking a second natively, runs past
-// the 10 s timeout of scripts/test's fuzz runs; with it such an input is refused as
-// serving.too_many_steps, which the checks accept. Defined here, in the one file every target
+// speculative requests of a million tokens each, valid and taking a second natively, ran 15-19 s
+// sanitized (a CI run failed on one at the 10 s timeout of the time), and one near the step bound
+// would run for minutes; with it such an input is refused as serving.too_many_steps, which the
+// checks accept. Defined here, in the one file every target
 // includes, rather than inline: libFuzzer looks the symbol up.
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   optimus::set_serving_work_limit(2'000'000);
