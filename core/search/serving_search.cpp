@@ -218,14 +218,18 @@ bool same_listing(const ServingCandidate& a, const ServingCandidate& b) {
          a.result->tpot.p90 == b.result->tpot.p90;
 }
 
-// The best `top` of `ok`, ranked, each listed unless a better one listed is the same (same_listing).
-std::vector<ServingCandidate> listing(std::vector<ServingCandidate> ok, std::size_t top) {
-  std::stable_sort(ok.begin(), ok.end(), better);
-  std::vector<ServingCandidate> best;
-  for (ServingCandidate& c : ok) {
+// The indices of `ok` listed, best first, at most `top`: each unless a better one listed is the
+// same (same_listing). Indices, so that ranking moves no prediction.
+std::vector<std::size_t> listed(const std::vector<ServingCandidate>& ok, std::size_t top) {
+  std::vector<std::size_t> order(ok.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return better(ok[a], ok[b]); });
+  std::vector<std::size_t> best;
+  for (std::size_t i : order) {
     if (best.size() >= top) break;
-    if (std::none_of(best.begin(), best.end(), [&](const ServingCandidate& b) { return same_listing(b, c); }))
-      best.push_back(std::move(c));
+    if (std::none_of(best.begin(), best.end(), [&](std::size_t b) { return same_listing(ok[b], ok[i]); }))
+      best.push_back(i);
   }
   return best;
 }
@@ -284,11 +288,9 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
     if (progress && !progress(done / total)) out.cancelled = true;
     return !out.cancelled;
   };
-  struct Bounded {
-    std::size_t index;
-    ServingPrediction offline;
-  };
-  std::vector<Bounded> bounded;
+  // The deployments whose offline run held every request: their index in `space`, that run.
+  std::vector<std::size_t> index;
+  std::vector<ServingPrediction> offline;
   for (std::size_t i = 0; i < space.size(); ++i) {
     if (!go_on()) return;
     ++out.evaluated;
@@ -305,29 +307,32 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
       done += kCapacitySteps;
       continue;
     }
-    bounded.push_back({i, std::move(*r)});
+    index.push_back(i);
+    offline.push_back(std::move(*r));
   }
-  std::stable_sort(bounded.begin(), bounded.end(), [](const Bounded& a, const Bounded& b) {
-    return capacity_bound(a.offline) > capacity_bound(b.offline);
+  std::vector<std::size_t> order(index.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return capacity_bound(offline[a]) > capacity_bound(offline[b]);
   });
-  for (Bounded& b : bounded) {
+  for (std::size_t k : order) {
     if (!go_on()) return;
     done += kCapacitySteps;
     double floor = -1;  // no floor until `top` are listed
     if (top > 0 && ok.size() >= top) {
-      const std::vector<ServingCandidate> listed = listing(ok, top);
-      if (listed.size() >= top) floor = listed.back().score;
+      const std::vector<std::size_t> best = listed(ok, top);
+      if (best.size() >= top) floor = ok[best.back()].score;
     }
-    const Scenario c = with_deployment(s, space[b.index]);
+    const ServingDeployment& d = space[index[k]];
     double score = 0, capacity = 0;
     bool below = false;
-    auto r = bisect_capacity(c, b.offline, floor, score, capacity, below);
+    auto r = bisect_capacity(with_deployment(s, d), offline[k], floor, score, capacity, below);
     if (!r) {
       ++out.rejected[r.error().code];
       continue;
     }
     ++out.feasible;
-    if (!below) ok.push_back(ran(space[b.index], std::move(*r), score, capacity));
+    if (!below) ok.push_back(ran(d, std::move(*r), score, capacity));
   }
 }
 
@@ -358,7 +363,7 @@ Result<ServingSearchResult> search_serving(const Scenario& s, std::optional<std:
     search_capacity(s, *space, top, progress, out, ok);
   else
     search_goodput(s, *space, progress, out, ok);
-  out.best = listing(std::move(ok), top);
+  for (std::size_t i : listed(ok, top)) out.best.push_back(std::move(ok[i]));
   if (progress && !out.cancelled) progress(1.0);
   return out;
 }
