@@ -331,8 +331,13 @@ nlohmann::ordered_json best_json(const Scenario& s, const LayoutResult& r, const
   if (o.mode == SearchMode::training) {
     c.inference.reset();
   } else {
+    // A static batch: what the entry reports (its inference block and memory, which a serving
+    // block leaves as they are). The request stream is not simulated for each entry: that run was
+    // thrown away, and one too long for the simulation's bound (serving.too_many_steps) made every
+    // entry an error (the search fuzzer's finding).
     c.training.reset();
     c.inference->batch = r.batch;
+    c.inference->serving.reset();
   }
   auto p = optimus::predict(c);
   ojson j;

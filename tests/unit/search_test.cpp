@@ -948,6 +948,36 @@ TEST(SearchBudget, FastestWithinACostOrEnergyBudget) {
   EXPECT_EQ(e3["error"]["code"], "search.invalid_option");
 }
 
+// A static inference search of a scenario that also states a request stream reports each layout's
+// static batch: the stream is not simulated per entry. One too long for the simulation (12 requests
+// of 8,000,000 tokens: serving.too_many_steps) made every listed layout an error (the search
+// fuzzer's finding); its entries now carry the static numbers, as predict gives them without it.
+TEST(SearchInference, EntriesAreTheStaticBatchWhateverTheStream) {
+  json s = {
+      {"model", {{"layers", 2}, {"hidden", 64}, {"heads", 4}, {"ffn_hidden", 256}, {"vocab", 512}}},
+      {"system", "dgx-h100"},
+      {"num_devices", 4},
+      {"inference",
+       {{"batch", 1},
+        {"prompt_len", 32},
+        {"output_len", 8},
+        {"serving",
+         {{"arrival", "poisson"}, {"requests_per_s", 50}, {"num_requests", 12}, {"output_len", 8000000}}}}}};
+  EXPECT_EQ(json::parse(optimus::api::predict(s.dump()))["error"]["code"], "serving.too_many_steps");
+  const json r = json::parse(optimus::api::search(s.dump(), R"({"mode": "inference", "top": 3})"));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 300);
+  ASSERT_EQ(r["best"].size(), 3u);
+  s["inference"].erase("serving");
+  for (const json& b : r["best"]) {
+    ASSERT_FALSE(b.contains("error")) << b.dump();
+    json one = s;
+    one["parallel"] = b["parallel"];
+    one["inference"]["batch"] = b["inference"]["batch"];
+    const json p = json::parse(optimus::api::predict(one.dump()));
+    EXPECT_DOUBLE_EQ(p["inference"]["tpot_s"].get<double>(), b["inference"]["tpot_s"].get<double>());
+  }
+}
+
 }  // namespace
 
 }  // namespace search_test
