@@ -88,6 +88,11 @@ export function groupDigits(n: number): string {
   return n < 0 ? `-${out}` : out;
 }
 
+/** A count and its noun, plural unless one: countOf(1, 'replica') -> "1 replica", countOf(1536, 'step', groupDigits) -> "1,536 steps". */
+export function countOf(n: number, noun: string, show: (n: number) => string = String): string {
+  return `${show(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** Millions and up in words (no "B" that reads as bytes): 671026404352 -> "671 billion"; null below. */
 function inWords(n: number): string | null {
   const a = Math.abs(n);

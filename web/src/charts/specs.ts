@@ -2,7 +2,7 @@
 // so they can be unit-tested (test/ui/specs.test.ts); charts/render.ts turns a spec into an SVG
 // with Observable Plot.
 import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../engine/types';
-import { formatSeconds, regimeWords } from '../base/format';
+import { countOf, formatSeconds, regimeWords } from '../base/format';
 
 export interface Bar {
   /** The bar's row (y axis), e.g. "training". */
@@ -611,7 +611,7 @@ export function servingConcurrencyLatencySpec(points: ConcurrencyPoint[], slo: S
       [q.tpot_p90, 'time per output token, p90'],
     ] as const) {
       if (y > 0 && Number.isFinite(y)) out.push({ x: q.clients, y, series });
-      else left.push(`${series} at ${q.clients} user${q.clients === 1 ? '' : 's'} (${Number.isFinite(y) ? formatSeconds(y) : String(y)})`);
+      else left.push(`${series} at ${countOf(q.clients, 'user')} (${Number.isFinite(y) ? formatSeconds(y) : String(y)})`);
     }
   }
   return {
@@ -713,7 +713,7 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
     ['train', ph.train - straggler],
     ['straggler', straggler],
   ];
-  const gpus = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
+  const gpus = (n: number): string => countOf(n, 'GPU');
   // Roles "separate" (docs/rl.md, "The trainer's models: roles"): one lane per model of the
   // trainer on its own GPUs: its forward, its wait for the slowest forward, its update, its wait
   // for the slower update (the engine's rl.roles.<role>.wait_after_forward_s and
@@ -742,7 +742,7 @@ export function rlTimelineSpec(p: Prediction): BarChartSpec | null {
   } else {
     lane(`Rollout pool (${gpus(rl.rollout.devices)})`, [...rollout, ['idle', rl.idle_s.rollout], ['sync', ph.weight_sync]]);
     trainer(`Training pool (${gpus(rl.train.devices)})`, [], [['idle', rl.idle_s.train], ['sync', ph.weight_sync]]);
-    title = `One RL step per pool (split, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} off-policy: the next step's rollout runs beside this step's training)`;
+    title = `One RL step per pool (split, ${countOf(rl.staleness, 'step')} off-policy: the next step's rollout runs beside this step's training)`;
   }
   const colors = Object.fromEntries(RL_PHASES);
   return { kind: 'bars', title, unit: 'seconds', xLabel: 'time into the step (s)', bars, stacked: true, colors };

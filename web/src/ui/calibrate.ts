@@ -7,7 +7,7 @@
 import type { Engine } from '../engine/client';
 import type { CalibrateResult, Calibration, EngineError, ImportResult, Prediction } from '../engine/types';
 import { h, uid } from '../base/dom';
-import { formatValue, sig, type Quantity } from '../base/format';
+import { countOf, formatValue, sig, type Quantity } from '../base/format';
 import { getPath, INFERENCE_METRICS, RL_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_METRICS } from './metrics';
 
 type Scenario = Record<string, unknown>;
@@ -246,7 +246,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
     if (imported && imported.filled.length > 0 && runs.size === 1) {
       const run = imported.measurements[0]!.scenario as unknown as Scenario;
       buttons.push(
-        h('button', { type: 'button', 'data-testid': 'calibrate-apply-run', title: imported.filled.join('\n'), onclick: () => fit && deps.apply(fit.calibration, run) }, `Load the measured run, calibrated (${imported.filled.length} setting${imported.filled.length === 1 ? '' : 's'} from the file)`),
+        h('button', { type: 'button', 'data-testid': 'calibrate-apply-run', title: imported.filled.join('\n'), onclick: () => fit && deps.apply(fit.calibration, run) }, `Load the measured run, calibrated (${countOf(imported.filled.length, 'setting')} from the file)`),
       );
     }
     parts.push(h('div', { class: 'buttons' }, ...buttons));
@@ -307,7 +307,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
         return showError(r.error);
       }
       const lines = r.value.measurements.map((m) => JSON.stringify(m)).join('\n');
-      void fitLines(lines, `${r.value.measurements.length} measurement${r.value.measurements.length === 1 ? '' : 's'} from the ${label}`, r.value);
+      void fitLines(lines, `${countOf(r.value.measurements.length, 'measurement')} from the ${label}`, r.value);
     });
   });
 

@@ -2,7 +2,7 @@
 // inputs it used), so a reader can follow the method of Kundu et al. (arXiv 2407.14645) and the
 // output contract of docs/contract.md. Pure: unit-tested in test/ui/metrics.test.ts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
-import { formatValue, groupDigits, type Quantity } from '../base/format';
+import { countOf, formatValue, groupDigits, type Quantity } from '../base/format';
 
 export interface Explanation {
   /** The formula in words/symbols. */
@@ -969,7 +969,7 @@ export const RL_METRICS: MetricDef[] = [
           ? `step = rollout + ${scoring} + train + weight sync + swap (one pool of devices takes turns: the engine sleeps while the trainer runs)`
           : rl.staleness === 0
             ? `step = rollout + ${scoring} + train + weight sync (two pools; on-policy, so each waits for the other)`
-            : `step = max(rollout, ${scoring} + train) + weight sync (two pools; the next step’s rollout runs during this step’s training, ${rl.staleness} step${rl.staleness === 1 ? '' : 's'} stale at most)`;
+            : `step = max(rollout, ${scoring} + train) + weight sync (two pools; the next step’s rollout runs during this step’s training, ${countOf(rl.staleness, 'step')} stale at most)`;
       return {
         formula,
         inputs: [

@@ -8,7 +8,7 @@ import type { Engine, EngineResult } from '../engine/client';
 import { servingConcurrencyLatencySpec, servingConcurrencyThroughputSpec, servingCurveSpec, type ConcurrencyMark, type ConcurrencyPoint, type SweepPoint } from '../charts/specs';
 import type { ChartCard } from './chartcard';
 import { h } from '../base/dom';
-import { formatSeconds, groupDigits } from '../base/format';
+import { countOf, formatSeconds, groupDigits } from '../base/format';
 
 type Serving = NonNullable<Prediction['serving']>;
 
@@ -41,7 +41,7 @@ export function servingIntro(v: Serving): HTMLElement {
         ` at p${v.slo.percentile}: TTFT ${formatSeconds(v.slo.ttft_at_percentile)}${v.slo.ttft_s > 0 ? ` (objective ${formatSeconds(v.slo.ttft_s)})` : ''}, TPOT ${formatSeconds(v.slo.tpot_at_percentile)}${v.slo.tpot_s > 0 ? ` (objective ${formatSeconds(v.slo.tpot_s)})` : ''}${v.slo.itl_s > 0 ? `, the gap between tokens ${formatSeconds(v.slo.itl_at_percentile)} over every token (objective ${formatSeconds(v.slo.itl_s)})` : ''}.`,
       )
     : null;
-  const words = `${groupDigits(v.completed)} requests simulated on ${v.replicas} replica${v.replicas === 1 ? '' : 's'} (${v.devices} device${v.devices === 1 ? '' : 's'}) in ${groupDigits(v.steps)} scheduler steps: each step the running requests decode one token or prefill their next prompt chunk, and waiting requests join${v.static_batching ? ' (static batching: only once the last batch has finished)' : ''} while at most ${v.max_batch} sequences, ${groupDigits(v.max_num_tokens)} tokens per step and the free KV blocks allow (${groupDigits(v.kv_capacity_tokens)} tokens per replica${v.preemptions > 0 ? `, ${groupDigits(v.preemptions)} preemption${v.preemptions === 1 ? '' : 's'}` : ''}).${v.kv_transfer_s > 0 ? ` Prefill and decode run on separate pools; handing a prompt’s KV cache over takes ${formatSeconds(v.kv_transfer_s)} on average.` : ''}`;
+  const words = `${groupDigits(v.completed)} requests simulated on ${countOf(v.replicas, 'replica')} (${countOf(v.devices, 'device')}) in ${groupDigits(v.steps)} scheduler steps: each step the running requests decode one token or prefill their next prompt chunk, and waiting requests join${v.static_batching ? ' (static batching: only once the last batch has finished)' : ''} while at most ${v.max_batch} sequences, ${groupDigits(v.max_num_tokens)} tokens per step and the free KV blocks allow (${groupDigits(v.kv_capacity_tokens)} tokens per replica${v.preemptions > 0 ? `, ${countOf(v.preemptions, 'preemption', groupDigits)}` : ''}).${v.kv_transfer_s > 0 ? ` Prefill and decode run on separate pools; handing a prompt’s KV cache over takes ${formatSeconds(v.kv_transfer_s)} on average.` : ''}`;
   return h('div', null, h('p', { class: 'intro' }, words), slo, table);
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { cutMiddle, formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, regimeWords, sig, siPrefix } from '../../src/base/format';
+import { countOf, cutMiddle, formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, regimeWords, sig, siPrefix } from '../../src/base/format';
 
 describe('number formatting', () => {
   it.each([
@@ -65,6 +65,15 @@ describe('number formatting', () => {
     expect(formatParams(125e6)).toBe('125 million');
     expect(formatParams(4096)).toBe('4,096');
     expect(formatValue(9512681472, 'params')).toBe('9.51 billion');
+  });
+});
+
+describe('countOf', () => {
+  it('writes the count and its noun, plural unless one, the count as given or grouped', () => {
+    expect(countOf(1, 'replica')).toBe('1 replica');
+    expect(countOf(0, 'preemption')).toBe('0 preemptions');
+    expect(countOf(2, 'GPU')).toBe('2 GPUs');
+    expect(countOf(1536, 'step', groupDigits)).toBe('1,536 steps');
   });
 });
 
