@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <tuple>
 
@@ -222,7 +223,7 @@ bool same_listing(const ServingCandidate& a, const ServingCandidate& b) {
 // same (same_listing). Indices, so that ranking moves no prediction.
 std::vector<std::size_t> listed(const std::vector<ServingCandidate>& ok, std::size_t top) {
   std::vector<std::size_t> order(ok.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return better(ok[a], ok[b]); });
   std::vector<std::size_t> best;
@@ -311,7 +312,7 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
     offline.push_back(std::move(*r));
   }
   std::vector<std::size_t> order(index.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return capacity_bound(offline[a]) > capacity_bound(offline[b]);
   });

@@ -33,7 +33,7 @@ class ReplicaSim {
         keep_timeline_(keep_timeline),
         run_(run),
         step_budget_(budget.steps),
-        work_budget_(budget.work > 0 ? budget.work : std::numeric_limits<std::int64_t>::max()),
+        work_budget_(budget.work),
         spec_k_(pool_.spec_k),
         capacity_(pool_.kv_capacity),
         decode_step_tokens_(1 + pool_.spec_k),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "serving/latency.h"
@@ -46,7 +47,7 @@ enum class Mode { whole, prefill_only, decode_only };
 // (and what it remembers).
 struct SimBudget {
   std::int64_t steps = 0;
-  std::int64_t work = 0;  // 0: none
+  std::int64_t work = std::numeric_limits<std::int64_t>::max();
 };
 bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
                       bool keep_timeline, ReplicaRun& run, const SimBudget& budget);

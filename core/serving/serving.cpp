@@ -49,7 +49,9 @@ void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replic
 std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode, std::vector<Request>& all,
                               std::int64_t clients, bool spread, Runs& out) {
   const std::int64_t replicas = pool.limits().replicas;
-  SimBudget budget{kMaxServingSteps, serving_work_limit()};
+  SimBudget budget;
+  budget.steps = kMaxServingSteps;
+  if (serving_work_limit() > 0) budget.work = serving_work_limit();
   // Ranks of attention data parallelism step together (lockstep()). With arrivals spread over
   // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
   // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
@@ -76,7 +78,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
     if (mode != Mode::prefill_only) run.gaps = &out.gaps;
     if (!simulate_replica(pool, mode, mine, c, rep == 0, run, budget)) return too_many_steps();
     budget.steps -= run.steps;
-    if (budget.work > 0) budget.work = std::max<std::int64_t>(1, budget.work - run.work);
+    budget.work -= run.work;
     for (const Request& r : mine) all[r.id] = r;  // back in the deployment's order
     out.runs.push_back(std::move(run));
     reps.push_back(rep);
