@@ -1529,6 +1529,15 @@ TEST(Rl, ASearchedPlacementReadsBackToTheStepTheSearchReported) {
   }
 }
 
+// validate refuses `s` with `code` at `path`, and predict with the same error.
+void expect_validate_refuses_as_predict(const json& s, const char* code, const char* path) {
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.contains("error")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["error"]["code"], code);
+  EXPECT_EQ(v["error"]["path"], path);
+  EXPECT_EQ(v["error"], predict(s)["error"]);
+}
+
 // A rollout layout that no engine runs is refused by validate as by predict (the fuzzer's finding:
 // ep 16 over 8 attention data-parallel ranks passed validate).
 TEST(Rl, ValidateRefusesTheRolloutLayoutsPredictRefuses) {
@@ -1541,12 +1550,7 @@ TEST(Rl, ValidateRefusesTheRolloutLayoutsPredictRefuses) {
                     {"rollout_devices", 8},
                     {"train_devices", 8},
                     {"rollout", {{"tp", 1}, {"dp", 8}, {"ep", 16}}}}}};
-  const json v = json::parse(optimus::api::validate(s.dump()));
-  const json p = predict(s);
-  ASSERT_TRUE(v.contains("error")) << v.dump().substr(0, 300);
-  EXPECT_EQ(v["error"]["code"], "rl.rollout_layout_invalid");
-  EXPECT_EQ(v["error"]["path"], "/rl/rollout");
-  EXPECT_EQ(v["error"], p["error"]);
+  expect_validate_refuses_as_predict(s, "rl.rollout_layout_invalid", "/rl/rollout");
 }
 
 // train "auto" where no trainer layout fits: validate refuses it as predict does (the fuzzer's
@@ -1556,12 +1560,7 @@ TEST(Rl, ValidateRefusesAnAutoTrainerThatNoLayoutFits) {
   json s = json::parse(optimus::api::preset("scenarios", "qwen2.5-7b-grpo-8xh100"));
   s["model"] = "gpt-oss-120b";
   s["rl"]["train"] = "auto";
-  const json v = json::parse(optimus::api::validate(s.dump()));
-  const json p = predict(s);
-  ASSERT_TRUE(v.contains("error")) << v.dump().substr(0, 300);
-  EXPECT_EQ(v["error"]["code"], "rl.train_no_layout");
-  EXPECT_EQ(v["error"]["path"], "/rl/train");
-  EXPECT_EQ(v["error"], p["error"]);
+  expect_validate_refuses_as_predict(s, "rl.train_no_layout", "/rl/train");
   // The 7B job it came from: its trainer found, validate and predict both answer.
   s["model"] = "qwen2.5-7b";
   EXPECT_FALSE(json::parse(optimus::api::validate(s.dump())).contains("error"));
