@@ -158,9 +158,8 @@ class AffineSteps final : public optimus::StepModel {
 // Decode stretches change nothing but the cost of simulating: 80 random streams (offline, Poisson
 // and closed loops; reserved and on-demand KV blocks over budgets from one request's context to
 // plenty, some past an attention window, some on replicas in lock-step or on disaggregated
-// prefill and decode pools; continuous and static batching; batch and token limits)
-// simulated with stretches and
-// step by step give the same steps, preemptions, times and KV in use.
+// prefill and decode pools; continuous and static batching; batch and token limits) simulated
+// with stretches and step by step give the same steps, preemptions, times and KV in use.
 TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
   std::mt19937_64 rng(7);
   const auto pick = [&](std::int64_t lo, std::int64_t hi) {
@@ -175,15 +174,14 @@ TEST(ServingSimulator, DecodeStretchesAgreeWithStepByStep) {
     sv.concurrency = pick(1, 32);
     sv.input_len.points.clear();
     sv.output_len.points.clear();
-    std::int64_t longest = 0;
+    std::int64_t longest = 0, out_max = 0;
     for (int k = 0; k < 3; ++k) {
       const std::int64_t in = pick(1, 400), out = pick(1, 300);
       sv.input_len.points.push_back({in, 1.0});
       sv.output_len.points.push_back({out, 1.0});
       longest = std::max(longest, in);
+      out_max = std::max(out_max, out);
     }
-    std::int64_t out_max = 0;
-    for (const auto& [n, w] : sv.output_len.points) out_max = std::max(out_max, n);
     sv.kv_admission = run % 2 ? optimus::KvAdmission::on_demand : optimus::KvAdmission::reserve;
     sv.static_batching = run % 7 == 5;  // a batch forms only once the last one has finished
     sv.max_batch = pick(1, 64);
