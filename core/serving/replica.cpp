@@ -37,7 +37,10 @@ class ReplicaSim {
         spec_k_(pool_.spec_k),
         capacity_(pool_.kv_capacity),
         decode_step_tokens_(1 + pool_.spec_k),
-        has_draft_(pool_.draft) {}
+        has_draft_(pool_.draft),
+        shared_n_(std::max<std::int64_t>(2, static_cast<std::int64_t>(std::floor(pool_.spec_gain)))) {
+    run_.shared_n = shared_n_;
+  }
 
   // The scheduler's loop: returns false past the step bound.
   bool simulate() {
@@ -104,6 +107,8 @@ class ReplicaSim {
     scheduled_ = 0;
     step_no_ = run_.steps;
     regular_gaps_ = 0;
+    shared_[0] = shared_[1] = 0;
+    step_start_ = t_;
     other_gaps_.clear();
     first_tokens_.clear();
     any_done_ = false;
@@ -207,15 +212,30 @@ class ReplicaSim {
     return dt;
   }
 
+  // The time of a decode-only step of the running batch at a mean context of `mean` tokens, as
+  // step_time() forms it (the decode group is the last of groups_).
+  double decode_step_at(std::int64_t mean) {
+    groups_.back().kv_len = mean + spec_k_;
+    double t = with_host(model_.step_s(groups_));
+    if (has_draft_) {
+      draft_groups_.assign(1, SeqGroup{decode_n_, 1, mean});
+      const double pass = model_.draft_s(draft_groups_);
+      t += pass;
+      if (spec_k_ > 1) t += pass * d(spec_k_ - 1);
+    }
+    return t;
+  }
+
   // The step's inter-token gaps, its share of the time-weighted sums, and the first tokens it
   // ends with.
   void record_step(double dt) {
     if (run_.record_steps) {
-      run_.spans.push_back({1, dt, 0.0, d(regular_gaps_)});
+      run_.spans.push_back({1, dt, 0.0, d(regular_gaps_), {shared_[0], shared_[1]}});
       run_.span_ends.push_back(t_);
       for (const Emitted& e : other_gaps_) run_.long_gaps.push_back({e.from_step, run_.steps, e.tokens});
     } else if (run_.gaps) {
       run_.gaps->add(dt, d(regular_gaps_));
+      for (int c = 0; c < 2; ++c) run_.gaps->add((t_ - step_start_) / d(shared_n_ + c), shared_[c]);
       for (const Emitted& e : other_gaps_) run_.gaps->add((t_ - e.from_time) / d(e.tokens), d(e.tokens));
     }
     ++run_.steps;
@@ -233,7 +253,7 @@ class ReplicaSim {
   // the one just taken that way (0 where none).
   std::int64_t stretch_length() const {
     if (!pool_.stretches || prefill_tokens_ != 0 || mode_ == Mode::prefill_only ||
-        scheduled_ != static_cast<std::int64_t>(running_.size()) || has_draft_ || any_done_)
+        scheduled_ != static_cast<std::int64_t>(running_.size()) || any_done_)
       return 0;
     // Waiting requests stay out until a completion when the batch is full or the first of them
     // does not fit the free KV blocks (which only shrink while sequences grow).
@@ -247,19 +267,47 @@ class ReplicaSim {
                 capacity_;
     }
     if (!blocked) return 0;
-    // Every running request was scheduled: the fewest tokens left is over all of them.
-    const std::int64_t extra = std::min(fewest_left_, step_budget_ - run_.steps);
+    // Every running request was scheduled: the fewest tokens left is over all of them (under
+    // speculative decoding, the fewest steps to gain them).
+    std::int64_t fewest = fewest_left_;
+    if (spec_k_ > 0)
+      for (std::size_t i : running_)
+        fewest = std::min(fewest, steps_for(reqs_[i], reqs_[i].output - reqs_[i].generated));
+    const std::int64_t extra = std::min(fewest, step_budget_ - run_.steps);
     if (extra >= 2 && sv_.kv_admission == KvAdmission::on_demand) return steps_in_free_blocks(extra);
     return extra;
   }
 
-  // The most of `extra` decode steps whose contexts, one token longer each step, the free KV
-  // blocks still hold: the step-by-step loop would take exactly these before its first preemption.
-  // The blocks needed only grow with the steps, so a binary search finds the last that fits.
+  // Tokens a decoding sequence gains over its next `j` steps: one a step, or under speculative
+  // decoding the whole part of its credit plus j expected gains (schedule()'s running credit in
+  // closed form).
+  std::int64_t gained(const Request& r, std::int64_t j) const {
+    if (spec_k_ == 0) return j;
+    return static_cast<std::int64_t>(std::floor(r.credit + d(j) * pool_.spec_gain));
+  }
+  // The steps (at least one) after which a decoding sequence has gained `tokens`.
+  std::int64_t steps_for(const Request& r, std::int64_t tokens) const {
+    if (spec_k_ == 0) return tokens;
+    auto j = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(std::ceil((d(tokens) - r.credit) / pool_.spec_gain)));
+    while (gained(r, j) < tokens) ++j;
+    while (j > 1 && gained(r, j - 1) >= tokens) --j;
+    return j;
+  }
+  // The context a decoding sequence claims blocks for in the k-th step from now: its next token,
+  // or its drafts' slots ahead (schedule_running()).
+  std::int64_t claim_in(const Request& r, std::int64_t k) const {
+    return r.kv + gained(r, k - 1) + decode_step_tokens_;
+  }
+
+  // The most of `extra` decode steps whose contexts, longer each step, the free KV blocks still
+  // hold: the step-by-step loop would take exactly these before its first preemption. The blocks
+  // needed only grow with the steps, so a binary search finds the last that fits.
   std::int64_t steps_in_free_blocks(std::int64_t extra) const {
     const auto fits = [&](std::int64_t k) {
       double grow = 0;
-      for (std::size_t i : running_) grow += pool_.bytes_for(reqs_[i].kv + k) - reqs_[i].kv_bytes;
+      for (std::size_t i : running_)
+        grow += std::max(reqs_[i].kv_bytes, pool_.bytes_for(claim_in(reqs_[i], k))) - reqs_[i].kv_bytes;
       return used_ + grow <= capacity_;
     };
     if (fits(extra)) return extra;
@@ -273,13 +321,15 @@ class ReplicaSim {
 
   // Up to `extra` more decode steps after one of `dt`, each `slope` longer than the one before,
   // cut at the first step that starts at or after the next arrival (which joins there, as the
-  // step-by-step loop admits it), taken at once.
+  // step-by-step loop admits it), taken at once. Under speculative decoding the mean context
+  // grows by the expected gain a step, so the slope is the mean's, exact to the rounding of the
+  // step-by-step loop's whole-token mean (under one token).
   void decode_stretch(double dt, std::int64_t extra) {
     const double next_arrival = !closed_ && next_ < reqs_.size() ? arrive_time(reqs_[next_])
                                                                  : std::numeric_limits<double>::infinity();
-    const SeqGroup first = groups_.back();
-    groups_.back().kv_len = first.kv_len + extra;
-    const double last = with_host(model_.step_s(groups_));  // the same host time as dt's
+    const std::int64_t mean = groups_.back().kv_len - spec_k_;
+    const std::int64_t grow = spec_k_ == 0 ? extra : std::llround(d(extra) * pool_.spec_gain);
+    const double last = decode_step_at(mean + grow);  // the same host time as dt's
     const double slope = (last - dt) / d(extra);
     // Stretch step j (j = 1, 2, ...) takes dt + slope j, so the first i of them take
     // C(i) = i dt + slope i (i + 1) / 2 and step j starts at t + C(j - 1); the stretch keeps the
@@ -299,14 +349,16 @@ class ReplicaSim {
   }
 
   // Takes `extra` (>= 1) stretch steps: step j lasts dt + slope j, every running sequence gains
-  // one token a step.
+  // one token a step (under speculative decoding, what its credit gives: gained()).
   void advance_stretch(double dt, double slope, std::int64_t extra) {
     const double end = dt + slope * d(extra);
     const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
     t_ += total;
     run_.steps += extra;
     const double batch = d(static_cast<std::int64_t>(running_.size()));
-    if (run_.record_steps) {
+    if (spec_k_ > 0) {
+      record_speculated(dt, slope, extra);
+    } else if (run_.record_steps) {
       run_.spans.push_back({extra, dt + slope, slope, batch});
       run_.span_ends.push_back(t_);
     } else if (run_.gaps) {
@@ -322,14 +374,68 @@ class ReplicaSim {
     const std::int64_t last_step = run_.steps - 1;
     for (std::size_t i : running_) {
       Request& r = reqs_[i];
-      if (on_demand) kv_time += growth_time(r, extra, dt, slope);
-      r.kv += extra;
-      r.generated += extra;
+      if (on_demand)
+        kv_time +=
+            spec_k_ == 0 ? growth_time(r, extra, dt, slope) : speculated_growth_time(r, extra, dt, slope);
+      const std::int64_t last_claim = claim_in(r, extra);
+      const std::int64_t n = std::min(gained(r, extra), r.output - r.generated);
+      if (spec_k_ > 0) {
+        const double c = r.credit + d(extra) * pool_.spec_gain;
+        r.credit = c - std::floor(c);
+      }
+      r.kv += n;
+      r.generated += n;
       r.last_step = last_step;
-      if (on_demand) claim(r, r.kv);
+      if (on_demand) claim(r, last_claim);
       any_done_ = any_done_ || is_done(r);
     }
     run_.busy_kv += kv_time / capacity_;
+  }
+
+  // The inter-token gaps of a speculative stretch (advance_stretch(), before the sequences move):
+  // a sequence gains the whole part of the expected gain each step or one more, a gap of the
+  // step's time over that count for each token. Over steps 1 to extra - 1 the counts are
+  // gained()'s (gained() - steps x the whole part of the steps give one more), spread evenly
+  // over those steps; the last step's are each sequence's own (what it has left, if it ends
+  // there). The sum of the gaps is the step by step's: each sequence's steps' times.
+  void record_speculated(double dt, double slope, std::int64_t extra) {
+    const std::int64_t whole = static_cast<std::int64_t>(std::floor(pool_.spec_gain)), body = extra - 1;
+    // Tokens by their gap: one to a sequence (the step's time, slot 0), shared_n_ or one more
+    // (slots 1 and 2); over the body of the stretch and in its last step.
+    const auto slot = [&](std::int64_t n) { return n == 1 ? 0 : static_cast<int>(n - shared_n_ + 1); };
+    double spread[3] = {0, 0, 0}, last[3] = {0, 0, 0};
+    last_tokens_.clear();
+    for (std::size_t i : running_) {
+      const Request& r = reqs_[i];
+      const std::int64_t before = gained(r, body);
+      const std::int64_t more = std::clamp<std::int64_t>(before - body * whole, 0, body);
+      spread[slot(whole)] += d((body - more) * whole);
+      spread[slot(whole + 1)] += d(more * (whole + 1));
+      const std::int64_t n = std::min(gained(r, extra), r.output - r.generated) - before;
+      if (n == 1 || (n >= shared_n_ && n <= shared_n_ + 1))
+        last[slot(n)] += d(n);
+      else
+        last_tokens_.push_back(n);
+    }
+    const double end = dt + slope * d(extra);
+    if (run_.record_steps) {
+      if (body > 0) {
+        const double per = d(body);
+        run_.spans.push_back({body, dt + slope, slope, spread[0] / per, {spread[1] / per, spread[2] / per}});
+        run_.span_ends.push_back(t_ - end);
+      }
+      run_.spans.push_back({1, end, 0.0, last[0], {last[1], last[2]}});
+      run_.span_ends.push_back(t_);
+      for (std::int64_t n : last_tokens_) run_.long_gaps.push_back({run_.steps - 2, run_.steps - 1, n});
+    } else if (run_.gaps) {
+      const double a = dt + slope * 0.5, b = dt + slope * (d(body) + 0.5);
+      for (int c = 0; c < 3; ++c) {
+        const double n = c == 0 ? 1.0 : d(shared_n_ + c - 1);
+        if (body > 0) run_.gaps->add_even(a / n, b / n, spread[c]);
+        run_.gaps->add(end / n, last[c]);
+      }
+      for (std::int64_t n : last_tokens_) run_.gaps->add(end / d(n), d(n));
+    }
   }
 
   // Bytes x seconds that a request's new blocks add over a stretch of `extra` steps, step j lasting
@@ -340,9 +446,7 @@ class ReplicaSim {
   double growth_time(const Request& r, std::int64_t extra, double dt, double slope) const {
     const std::int64_t j1 = std::max<std::int64_t>(1, r.claimed - r.kv + 1), B = pool_.block;
     if (j1 > extra) return 0;
-    // The time from step j to the stretch's end, by its u = extra - j + 1 steps: u dt, and slope
-    // times j + ... + extra = (2 extra + 1 - u) u / 2.
-    const auto until_end = [&](double u) { return u * dt + slope * (2.0 * d(extra) + 1.0 - u) * u / 2.0; };
+    const auto until_end = [&](double u) { return stretch_tail(u, extra, dt, slope); };
     const std::int64_t m = (extra - j1) / B + 1;  // blocks claimed
     const std::int64_t last = j1 + (m - 1) * B;
     const double block_bytes = pool_.bytes_for(r.kv + j1) - pool_.bytes_for(r.kv + j1 - 1);
@@ -356,6 +460,27 @@ class ReplicaSim {
     double sum = 0;
     for (std::int64_t j = j1; j <= extra; j += B)
       sum += (pool_.bytes_for(r.kv + j) - pool_.bytes_for(r.kv + j - 1)) * until_end(d(extra - j + 1));
+    return sum;
+  }
+
+  // The time from stretch step j to the stretch's end, by its u = extra - j + 1 steps: u dt, and
+  // slope times j + ... + extra = (2 extra + 1 - u) u / 2.
+  static double stretch_tail(double u, std::int64_t extra, double dt, double slope) {
+    return u * dt + slope * (2.0 * d(extra) + 1.0 - u) * u / 2.0;
+  }
+
+  // growth_time() under speculative decoding: the k-th step claims blocks up to claim_in(r, k),
+  // so each next block (from the first token past the claim) is claimed at the first step whose
+  // claim reaches it.
+  double speculated_growth_time(const Request& r, std::int64_t extra, double dt, double slope) const {
+    double sum = 0;
+    for (std::int64_t token = r.claimed + 1;; token += pool_.block) {
+      const std::int64_t need = token - r.kv - decode_step_tokens_;  // tokens gained before that step
+      const std::int64_t j = need <= 0 ? 1 : steps_for(r, need) + 1;
+      if (j > extra) break;
+      sum += (pool_.bytes_for(token) - pool_.bytes_for(token - 1)) *
+             stretch_tail(d(extra - j + 1), extra, dt, slope);
+    }
     return sum;
   }
 
@@ -428,6 +553,8 @@ class ReplicaSim {
   __attribute__((always_inline)) void emitted(Request& r, std::int64_t n) {
     if (n == 1 && r.last_step == step_no_ - 1) {
       ++regular_gaps_;
+    } else if (r.last_step == step_no_ - 1 && n >= shared_n_ && n <= shared_n_ + 1) {
+      shared_[n - shared_n_] += d(n);
     } else if (n > 0) {
       other_gaps_.push_back({n, r.last_step, r.last_step == step_no_ - 1 ? t_ : r.last_time});
     } else {
@@ -496,6 +623,8 @@ class ReplicaSim {
   const double capacity_;
   const std::int64_t decode_step_tokens_;
   const bool has_draft_;
+  // A speculating sequence's tokens in one step whose gaps a step records by count (StepSpan::shared).
+  const std::int64_t shared_n_;
 
   std::size_t next_ = 0;  // next request not yet arrived (closed: not yet sent)
   std::int64_t in_flight_ = 0;
@@ -510,7 +639,10 @@ class ReplicaSim {
   std::int64_t step_no_ = 0;
   std::int64_t decode_n_ = 0, decode_ctx_ = 0, prefill_tokens_ = 0, scheduled_ = 0;
   std::int64_t regular_gaps_ = 0;
+  double shared_[2] = {0, 0};  // tokens that came shared_n_ (or one more) at once after one the step before
+  double step_start_ = 0;
   std::vector<Emitted> other_gaps_;
+  std::vector<std::int64_t> last_tokens_;  // a speculative stretch: what each sequence that it ends gets last
   bool any_done_ = false;
   bool forming_ = false;  // static batching: the batch still takes waiting requests
   std::int64_t fewest_left_ = 0;
@@ -523,7 +655,11 @@ void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
   if (!run.gaps) return;
   std::size_t j = 0;
   for (const StepSpan& span : run.spans)
-    for (std::int64_t k = 0; k < span.steps; ++k, ++j) run.gaps->add(clock[j + 1] - clock[j], span.gaps);
+    for (std::int64_t k = 0; k < span.steps; ++k, ++j) {
+      const double step = clock[j + 1] - clock[j];
+      run.gaps->add(step, span.gaps);
+      for (int c = 0; c < 2; ++c) run.gaps->add(step / d(run.shared_n + c), span.shared[c]);
+    }
   for (const ReplicaRun::LongGap& g : run.long_gaps) {
     const double from = clock[static_cast<std::size_t>(std::max<std::int64_t>(g.from, -1) + 1)];
     run.gaps->add((clock[static_cast<std::size_t>(g.to + 1)] - from) / d(g.tokens), d(g.tokens));

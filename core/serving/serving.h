@@ -91,6 +91,10 @@ struct StepSpan {
   std::int64_t steps = 0;
   double first = 0, slope = 0;
   double gaps = 0;  // inter-token gaps each of its steps ends (a sequence's token after one the step before)
+  // Speculative decoding: tokens each step ends that came `ReplicaRun::shared_n` (shared[0]) or one
+  // more (shared[1]) at once to a sequence that had a token the step before, each gap the step's
+  // time over their count.
+  double shared[2] = {0, 0};
 };
 
 // The common clock of replicas that step together (attention data parallelism: each step takes

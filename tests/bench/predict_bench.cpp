@@ -92,14 +92,8 @@ BENCHMARK(BM_PredictDeepSeekV3WithInference);
 
 }  // namespace
 
-// Continuous-batching serving (issue 12): 10,000 requests of Llama 3 70B on 8 H100 (two TP4
-// replicas), ShareGPT-like lengths (prompts mean 1000 tokens up to 8000, outputs mean 250 up to
-// 2000), Poisson at 8 requests/s; the aim is under 20 ms for the whole simulation.
-void BM_Serving10kLlama3_70B_8H100(benchmark::State& state) {
-  const std::string text = R"({"model": "llama3-70b", "system": "dgx-h100", "num_devices": 8,
-    "parallel": {"tp": 4}, "inference": {"prompt_len": 1000, "output_len": 250, "precision": "fp8",
-    "serving": {"arrival": "poisson", "requests_per_s": 8, "num_requests": 10000,
-                "input_len": {"mean": 1000, "max": 8000}, "output_len": {"mean": 250, "max": 2000}}}})";
+// Predicts a serving scenario each iteration; the simulation's steps as a counter.
+void serve_each_iteration(benchmark::State& state, const std::string& text) {
   const auto s = optimus::parse_scenario(text).value();
   std::int64_t steps = 0;
   for (auto _ : state) {
@@ -109,7 +103,31 @@ void BM_Serving10kLlama3_70B_8H100(benchmark::State& state) {
   }
   state.counters["steps"] = static_cast<double>(steps);
 }
+
+// Continuous-batching serving (issue 12): 10,000 requests of Llama 3 70B on 8 H100 (two TP4
+// replicas), ShareGPT-like lengths (prompts mean 1000 tokens up to 8000, outputs mean 250 up to
+// 2000), Poisson at 8 requests/s; the aim is under 20 ms for the whole simulation.
+void BM_Serving10kLlama3_70B_8H100(benchmark::State& state) {
+  const std::string text = R"({"model": "llama3-70b", "system": "dgx-h100", "num_devices": 8,
+    "parallel": {"tp": 4}, "inference": {"prompt_len": 1000, "output_len": 250, "precision": "fp8",
+    "serving": {"arrival": "poisson", "requests_per_s": 8, "num_requests": 10000,
+                "input_len": {"mean": 1000, "max": 8000}, "output_len": {"mean": 250, "max": 2000}}}})";
+  serve_each_iteration(state, text);
+}
 BENCHMARK(BM_Serving10kLlama3_70B_8H100)->Unit(benchmark::kMillisecond);
+
+// Speculative decoding under load: DeepSeek R1 with its MTP module drafting 3 tokens, 1,500
+// requests of 1,024 in / 8,192 out at once on 8 H200 at attention data parallelism (the
+// dgx-h200 serving preset's deployment), whose 8 ranks step together.
+void BM_ServingMtpDeepSeekR1_8H200(benchmark::State& state) {
+  const std::string text = R"({"model": "deepseek-r1", "system": "dgx-h200", "num_devices": 8,
+    "parallel": {"tp": 1, "dp": 8, "ep": 8}, "software": "tensorrt-llm-pytorch",
+    "inference": {"prompt_len": 1024, "output_len": 8192, "precision": "fp8", "fp8_block_scaled": true,
+    "speculative": {"draft_tokens": 3},
+    "serving": {"arrival": "offline", "num_requests": 1500, "input_len": 1024, "output_len": 8192}}})";
+  serve_each_iteration(state, text);
+}
+BENCHMARK(BM_ServingMtpDeepSeekR1_8H200)->Unit(benchmark::kMillisecond);
 
 // Issue 38's aim: optimus calibrate on 100 measurements under 0.5 s. The 100 lines measure GPT-3
 // 175B on 64 A100 at four tensor-parallel widths and five batches, 10-20% slower than predicted
