@@ -23,10 +23,12 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * when set, 1,299 KiB with the output tables, 1,405 KiB once the accuracy view shipped the ZeRO-3,
  * InferenceX and RL rows too): limits a little above what was reached (docs/web.md "Weight"), so
  * growth is noticed. The first load reached 549.97 KiB with the RL controller's input and output
- * (2026-12-01) and its limit went from 550 to 555 KiB, the aim still met.
+ * (2026-12-01) and its limit went from 550 to 555 KiB, and 555.18 KiB with speculative decoding's
+ * decode stretches (the same day: 1.4 KiB of the first engine), its limit 560 KiB, the aim still met;
+ * every chunk then 1,421.7 KiB (both engines carry them), its limit 1,430 KiB.
  */
-const FIRST_LOAD_LIMIT_BYTES = 555 * 1024;
-const BUNDLE_LIMIT_BYTES = 1420 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 560 * 1024;
+const BUNDLE_LIMIT_BYTES = 1430 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
