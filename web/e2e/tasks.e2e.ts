@@ -359,6 +359,30 @@ describe('a newcomer masters the page in a minute', () => {
     }
   });
 
+  test('a training job that no layout of its GPUs fits: plain words, and the fix doubles the GPUs', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    // The landing's Llama 3 70B, its layout left to the search, on 8 H100: its weights, gradients
+    // and Adam state (1.26 TB) fit no layout of 640 GB.
+    await n.click('[data-path="/parallel"]');
+    await n.noError();
+    expect(await page.locator('[data-path="/parallel"]').isChecked()).toBe(true);
+    await n.type('[data-quick="/num_devices"]', '8');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    const text = (await page.locator('[data-testid="error-fix"]').textContent())!;
+    expect(text).toContain('no layout of these GPUs fits the model in memory');
+    expect(text).toContain('Details: parallel.auto_no_layout');
+    expect(await page.locator('[data-testid="fix"]').textContent()).toBe('Double the GPUs (16)');
+    await page.locator('[data-testid="error-fix"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}error-training-no-layout.png` });
+    await n.click('[data-testid="fix"]');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.num_devices).toBe(16);
+    expect((await headlineOf(page))['training.iteration_time_s']).toBe(String(prediction.training.iteration_time_s));
+    await page.close();
+  });
+
   test('an RL trainer that no layout fits: plain words, and the fix doubles the GPUs until one does', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

@@ -56,10 +56,15 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code.startsWith('parallel.') && e.code !== 'parallel.auto_no_layout' && p) return { words, fix: AUTO };
   // Served weights of 16 or 32 bits that no layout of these GPUs holds (DeepSeek-R1 in BF16 is
   // 1.34 TB, over 8 H200's 1.13 TB): the checkpoint's own 8 bits halve them. Training keeps its
-  // precision (no button: the words say what to do).
+  // precision, and weights already in 8 bits or fewer have nothing to halve: twice the GPUs, as
+  // for an RL trainer below (the next estimate says whether that is enough).
   const inf = asObject(s.inference);
-  if (e.code === 'parallel.auto_no_layout' && inf && s.training === undefined && s.rl === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined))
-    return { words: `${words}, or store the weights in fewer bits`, fix: { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' } };
+  const n = s.num_devices;
+  if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
+    if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined))
+      return { words: `${words}, or store the weights in fewer bits`, fix: { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' } };
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 1) return { words, fix: doubled(n) };
+  }
   // A key of the other kind of request stream (concurrency on a Poisson or offline stream, a rate
   // on a closed loop): the stream becomes the key's own kind (state/coupling.ts drops the other
   // kind's key).
@@ -71,7 +76,6 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // Two pools that do not add up to the GPUs (a link's, or the GPUs changed): the training pool
   // takes the rest of them, as the short form's "the rest train" says.
   const rl = asObject(s.rl);
-  const n = s.num_devices;
   const r = rl?.rollout_devices;
   if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && typeof r === 'number' && Number.isInteger(r) && r >= 1 && r < n)
     return { words, fix: { path: '/rl/train_devices', value: n - r, label: `Let the training pool be the rest of the GPUs (${n - r})` } };
@@ -82,9 +86,13 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code === 'rl.train_no_layout' && typeof n === 'number' && Number.isInteger(n) && n >= 1) {
     if (rl?.placement === 'split' && typeof t === 'number' && Number.isInteger(t) && t >= 1 && typeof r === 'number' && r + t === n)
       return { words, fix: { path: '/num_devices', value: n + t, label: `Give the trainer twice the GPUs (${2 * t}, ${n + t} in all)` } };
-    if (rl?.placement !== 'split') return { words, fix: { path: '/num_devices', value: 2 * n, label: `Double the GPUs (${2 * n})` } };
+    if (rl?.placement !== 'split') return { words, fix: doubled(n) };
   }
   return { words };
+}
+
+function doubled(n: number): Fix {
+  return { path: '/num_devices', value: 2 * n, label: `Double the GPUs (${2 * n})` };
 }
 
 /** Why the search set layouts aside, in words: the code's last part ("cp_in_inference" -> "cp in inference"), with a few said better. */

@@ -18,20 +18,25 @@ describe('plainError', () => {
     for (const code of ['parallel.sequence_parallel_without_tp', 'parallel.moe_needs_sequence_parallel'])
       expect(plainError(err(code), s({ tp: 1, sequence_parallel: true }), new Set()).fix).toEqual({ path: '/parallel/sequence_parallel', value: undefined, label: 'Let sequence parallelism follow tensor parallelism' });
   });
-  it('no layout fits: no button, words that say what to do', () => {
+  it('no layout fits: words that say what to do, and a fix that doubles the GPUs', () => {
     const p = plainError(err('parallel.auto_no_layout'), s('auto'), new Set());
-    expect(p.fix).toBeUndefined();
     expect(p.words).toMatch(/add GPUs/);
+    expect(p.fix).toEqual({ path: '/num_devices', value: 128, label: 'Double the GPUs (128)' });
+    // a GPU count the field does not hold as a whole number: no button
+    expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
   });
-  it('served 16-bit weights no layout holds: the fix serves them in 8 bits; training and 8-bit serving get none', () => {
+  it('served 16-bit weights no layout holds: the fix serves them in 8 bits; training and 8-bit serving double the GPUs', () => {
     const serve = (precision?: string) => ({ num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250, ...(precision ? { precision } : {}) } });
     for (const precision of ['bf16', 'fp16', undefined]) {
       const p = plainError(err('parallel.auto_no_layout'), serve(precision), new Set());
       expect(p.fix).toEqual({ path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' });
       expect(p.words).toMatch(/fewer bits/);
     }
-    expect(plainError(err('parallel.auto_no_layout'), serve('fp8'), new Set()).fix).toBeUndefined();
-    expect(plainError(err('parallel.auto_no_layout'), { ...serve('bf16'), training: { global_batch: 8, seq_len: 1024 } }, new Set()).fix).toBeUndefined();
+    const double16 = { path: '/num_devices', value: 16, label: 'Double the GPUs (16)' };
+    expect(plainError(err('parallel.auto_no_layout'), serve('fp8'), new Set()).fix).toEqual(double16);
+    const training = plainError(err('parallel.auto_no_layout'), { ...serve('bf16'), training: { global_batch: 8, seq_len: 1024 } }, new Set());
+    expect(training.fix).toEqual(double16);
+    expect(training.words).not.toMatch(/fewer bits/);
   });
   it('two RL pools that do not add up to the GPUs: the fix gives the training pool the rest', () => {
     const job = (rl: unknown) => ({ num_devices: 16, rl });
