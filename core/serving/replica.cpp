@@ -246,11 +246,13 @@ class ReplicaSim {
   }
 
   // Decode-only stretches: while every running sequence decodes, nothing can be admitted and
-  // nobody finishes, consecutive steps differ only in their contexts (one token longer each)
-  // and their time is affine in the mean context (the KV read of decode attention), so k steps
-  // cost k times the mean of the first and last (trapezoid, exact for an affine time).
-  // (A request that just finished ends any stretch before it starts.) The steps that may follow
-  // the one just taken that way (0 where none).
+  // nobody finishes, consecutive steps differ only in their contexts (one token longer each, or
+  // under speculative decoding what each sequence's credit gives: gained()) and their time is
+  // affine in the mean context (the KV read of decode attention), so k steps cost k times the
+  // mean of the first and last (trapezoid, exact for an affine time; under speculation to the
+  // step-by-step loop's rounding of the mean to a whole token). (A request that just finished
+  // ends any stretch before it starts.) The steps that may follow the one just taken that way (0
+  // where none).
   std::int64_t stretch_length() const {
     if (!pool_.stretches || prefill_tokens_ != 0 || mode_ == Mode::prefill_only ||
         scheduled_ != static_cast<std::int64_t>(running_.size()) || any_done_)

@@ -26,8 +26,10 @@ struct ReplicaRun {
   // clock at their end: kept for replicas that step in lockstep (see lockstep()).
   bool record_steps = false;
   std::vector<StepSpan> spans;
-  std::int64_t shared_n = 2;  // the tokens a step gives a speculating sequence in StepSpan::shared[0]
   std::vector<double> span_ends;
+  // Speculative decoding: StepSpan::shared[0] counts tokens that came shared_n at once to their
+  // sequence, shared[1] shared_n + 1.
+  std::int64_t shared_n = 2;
   // Inter-token gaps: straight into `gaps` on the replica's own clock; with record_steps, the
   // regular ones (one step long) in the spans and the rest here by step, for lockstep()'s clock.
   GapHistogram* gaps = nullptr;
