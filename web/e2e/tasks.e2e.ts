@@ -403,6 +403,27 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('serving with speculative decoding from the short form: tokens drafted a step, the engine\'s numbers, cleared again', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="serve"]');
+    const field = '[data-quick="/inference/speculative/draft_tokens"]';
+    expect(await page.locator(field).getAttribute('placeholder')).toBe('none');
+    await n.type(field, '3');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.inference.speculative).toEqual({ draft_tokens: 3 });
+    expect(prediction.inference.speculative.tokens_per_step).toBeGreaterThan(1);
+    expect((await headlineOf(page))['serving.tpot_s.p50']).toBe(String(prediction.serving.tpot_s.p50));
+    // The starter's Llama 3.1 8B ships no MTP module: the page carries the engine's warning.
+    expect(prediction.warnings.map((w: any) => w.code)).toContain('speculative.mtp_not_native');
+    await page.screenshot({ path: `${OUT}serve-speculative.png` });
+    await n.type(field, '');
+    await n.noError();
+    expect((await n.truth()).scenario.inference.speculative).toBeUndefined();
+    await page.close();
+  });
+
   test('no page errors or console errors in any task', () => {
     expect(site.problems.pageErrors).toEqual([]);
     expect(site.problems.consoleErrors).toEqual([]);

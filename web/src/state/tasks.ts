@@ -37,6 +37,8 @@ const MODEL: QuickField = { path: '/model', label: 'Model', kind: 'model' };
 const SYSTEM: QuickField = { path: '/system', label: 'GPU system', kind: 'system' };
 const GPUS: QuickField = { path: '/num_devices', label: 'GPUs', kind: 'int' };
 const LAYOUT: QuickField = { path: '/parallel', label: 'Pick the fastest layout for me (auto)', kind: 'auto' };
+// Speculative decoding's drafted tokens a step (the draft: MTP unless the full editor names a model).
+const SPECULATIVE: QuickField = { path: '/inference/speculative/draft_tokens', label: 'Speculative tokens', kind: 'int', hint: 'drafted a step (MTP)', absent: 'none' };
 /** What every task asks first: the model, the GPU system and how many GPUs. */
 const WHAT_ON_WHAT: QuickField[] = [MODEL, SYSTEM, GPUS];
 const SEQ_LEN: QuickField = { path: '/training/seq_len', label: 'Sequence length', kind: 'int', hint: 'tokens' };
@@ -69,6 +71,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' },
       { path: '/inference/output_len', label: 'Output tokens', kind: 'int' },
       { path: '/inference/precision', label: 'Precision', kind: 'precision', absent: 'fp16', choices: ['bf16', 'fp16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4', 'int8', 'int4', 'fp32'] },
+      SPECULATIVE,
       LAYOUT,
     ],
     starter: {
@@ -308,9 +311,13 @@ export function quickPlaceholder(s: unknown, path: string): string {
  * {"mean", "max"} when a mean is typed; clearing the mean of {"mean", "max"} makes it the limit
  * again; a serving run's {"mean", ...} takes the typed mean, a number, list or range becomes the
  * typed number, and clearing it leaves the run the inference block's length. An edit the engine
- * cannot take ({"max"} alone) is left for its error.
+ * cannot take ({"max"} alone) is left for its error. Cleared speculative tokens switch the
+ * speculative block off.
  */
 export function quickEdit(s: unknown, path: string, x: unknown): { path: string; value: unknown } {
+  // Cleared speculative tokens switch the speculative block off (the editor's box for it: the
+  // block needs them).
+  if (path === SPECULATIVE.path && x === undefined) return { path: '/inference/speculative', value: false };
   const l = lengthPart(s, path);
   if (!l) return { path, value: x };
   const v = getPointer(s, l.key);

@@ -152,6 +152,23 @@ describe('autoName', () => {
     expect(quickEdit(range, '/inference/prompt_len', 512)).toEqual({ path: '/inference/serving/input_len', value: 512 });
   });
 
+  it('the serve form\'s speculative tokens: typed, the key (and its block); cleared, the block off; the engine takes both', () => {
+    const base = TASK_DEFS.serve.starter as any;
+    expect(quickFields('serve', base).map((f) => f.path)).toContain('/inference/speculative/draft_tokens');
+    // set: the key itself (the editor creates the block around it, keeping a draft model it states)
+    expect(quickEdit(base, '/inference/speculative/draft_tokens', 3)).toEqual({ path: '/inference/speculative/draft_tokens', value: 3 });
+    // cleared: the block switched off, as the full editor's box for it does
+    expect(quickEdit(base, '/inference/speculative/draft_tokens', undefined)).toEqual({ path: '/inference/speculative', value: false });
+    expect(quickPlaceholder(base, '/inference/speculative/draft_tokens')).toBe('');
+    const withSpec = { ...base, inference: { ...base.inference, speculative: { draft_tokens: 3 } } };
+    const plain = predict(base), spec = predict(withSpec);
+    expect(spec.error).toBeUndefined();
+    expect(spec.inference.speculative.tokens_per_step).toBeGreaterThan(1);
+    // Llama 3.1 8B ships no MTP module: the engine says so, and still answers
+    expect(spec.warnings.map((w: any) => w.code)).toContain('speculative.mtp_not_native');
+    expect(spec.serving.tpot_s.mean).not.toBe(plain.serving.tpot_s.mean);
+  });
+
   it('the short form asks what the scenario\'s requests are, and adds the split placement\'s fields', () => {
     const users = (s: unknown) => quickFields('serve', s).find((f) => f.path.startsWith('/inference/serving/') || f.path === '/inference/batch')!.path;
     expect(users({ inference: { serving: { arrival: 'closed', concurrency: 8 } } })).toBe('/inference/serving/concurrency');
