@@ -43,6 +43,24 @@ void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replic
                      [](const Request& a, const Request& b) { return a.ready < b.ready; });
 }
 
+// Steps the replicas of a pool take at least, together: each replica decodes its longest request's
+// tokens after the first, at most 1 + the drafted tokens a step. A pool past the step bound by
+// this count is refused before any step is simulated (a search of a million-device RL job tried
+// hundreds of such pools, each simulated up to the bound, 6 s in all), as the simulation would
+// refuse it. Prefill-only pools: none counted.
+std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector<Request>& all,
+                            std::int64_t active) {
+  if (mode == Mode::prefill_only) return 0;
+  std::vector<std::int64_t> longest(static_cast<std::size_t>(active), 0);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    auto& l = longest[i % static_cast<std::size_t>(active)];
+    l = std::max(l, all[i].output - all[i].generated - 1);
+  }
+  std::int64_t sum = 0;
+  for (std::int64_t l : longest) sum += l / (1 + pool.spec_k);
+  return sum;
+}
+
 // Simulates every replica of `pool` over the requests `all` (back in the deployment's order
 // after), `clients` closed-loop clients dealt over them. spread: arrivals spread over time (set
 // on the requests), whatever sv.arrival says.
@@ -67,6 +85,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // simulated, so that a pool of millions of devices costs what its requests cost.
   const std::int64_t dealt = std::max<std::int64_t>(1, static_cast<std::int64_t>(all.size()));
   const std::int64_t active = std::min(clients > 0 ? std::min(replicas, clients) : replicas, dealt);
+  if (steps_at_least(pool.limits(), mode, all, active) > budget.steps) return too_many_steps();
   std::vector<std::int64_t> reps;
   std::vector<Request> mine;  // one replica's requests (the buffer is reused)
   mine.reserve(all.size() / static_cast<std::size_t>(active) + 1);

@@ -326,14 +326,43 @@ TEST(ServingSimulator, DisaggregatedPoolsAddTheHandOff) {
 }
 
 TEST(ServingSimulator, TheStepBoundIsAnError) {
-  ServingSpec sv = spec(1);
-  sv.output_len.points = {{optimus::kMaxServingSteps + 10, 1.0}};
-  // A decode stretch stops at the bound (it counts each step it skips), and the next step is
+  // Two requests one after the other (a batch of one), each under the bound, together over it: a
+  // decode stretch stops at the bound (it counts each step it skips), and the next step is
   // refused.
+  ServingSpec sv = spec(2);
+  sv.max_batch = 1;
+  sv.output_len.points = {{optimus::kMaxServingSteps / 2 + 10, 1.0}};
   ConstantSteps plain(limits(sv, 1e12), 1e-3, 0);
   const auto r = optimus::simulate_serving(sv, plain, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "serving.too_many_steps");
+  EXPECT_GT(plain.calls, 0);
+}
+
+// A pool whose replicas' longest requests alone take more steps than the bound is refused before
+// a step is simulated: one request past it, or on two replicas two requests of 0.6 of it each (a
+// request's tokens after its first take a step each; with 3 drafted tokens, at most 4 a step).
+TEST(ServingSimulator, APoolPastTheStepBoundIsRefusedBeforeItsFirstStep) {
+  ServingSpec one = spec(1);
+  one.output_len.points = {{optimus::kMaxServingSteps + 10, 1.0}};
+  ConstantSteps alone(limits(one, 1e12), 1e-3, 0);
+  const auto r = optimus::simulate_serving(one, alone, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "serving.too_many_steps");
+  EXPECT_EQ(alone.calls, 0);
+  ServingSpec two = spec(2);
+  two.output_len.points = {{optimus::kMaxServingSteps * 6 / 10, 1.0}};
+  ConstantSteps apart(limits(two, 1e12, 2), 1e-3, 0);
+  EXPECT_EQ(optimus::simulate_serving(two, apart, 2).error().code, "serving.too_many_steps");
+  EXPECT_EQ(apart.calls, 0);
+  // Speculating 3 tokens a step, the same two take at least 0.3 of the bound: simulated.
+  PoolLimits drafted = limits(two, 1e12, 2);
+  drafted.draft = true;
+  drafted.spec_k = 3;
+  drafted.spec_gain = 3.5;
+  ConstantSteps fast(drafted, 1e-3, 0);
+  EXPECT_TRUE(optimus::simulate_serving(two, fast, 2).ok());
+  EXPECT_GT(fast.calls, 0);
 }
 
 // The work bound (set_serving_work_limit, which the fuzz targets set): four offline requests of ten
