@@ -235,7 +235,7 @@ class ReplicaSim {
       for (const Emitted& e : other_gaps_) run_.long_gaps.push_back({e.from_step, run_.steps, e.tokens});
     } else if (run_.gaps) {
       run_.gaps->add(dt, d(regular_gaps_));
-      for (int c = 0; c < 2; ++c) run_.gaps->add((t_ - step_start_) / d(shared_n_ + c), shared_[c]);
+      for (int c = 0; c < 2; ++c) run_.gaps->add((t_ - step_start_) / d(slot_tokens(c + 1)), shared_[c]);
       for (const Emitted& e : other_gaps_) run_.gaps->add((t_ - e.from_time) / d(e.tokens), d(e.tokens));
     }
     ++run_.steps;
@@ -394,6 +394,16 @@ class ReplicaSim {
     run_.busy_kv += kv_time / capacity_;
   }
 
+  // Where a step records the gaps of `n` tokens that came at once to a sequence that had one the
+  // step before: slot 0, one token (the step's gap); slots 1 and 2, shared_n_ and shared_n_ + 1
+  // (StepSpan::shared, each gap the step over n); -1, none of these (kept one by one).
+  int gap_slot(std::int64_t n) const {
+    if (n == 1) return 0;
+    return n >= shared_n_ && n <= shared_n_ + 1 ? static_cast<int>(n - shared_n_) + 1 : -1;
+  }
+  // The tokens a sequence gets in a step whose gaps go in `slot`.
+  std::int64_t slot_tokens(int slot) const { return slot == 0 ? 1 : shared_n_ + slot - 1; }
+
   // The inter-token gaps of a speculative stretch (advance_stretch(), before the sequences move):
   // a sequence gains the whole part of the expected gain each step or one more, a gap of the
   // step's time over that count for each token. Over steps 1 to extra - 1 the counts are
@@ -402,20 +412,18 @@ class ReplicaSim {
   // there). The sum of the gaps is the step by step's: each sequence's steps' times.
   void record_speculated(double dt, double slope, std::int64_t extra) {
     const std::int64_t whole = static_cast<std::int64_t>(std::floor(pool_.spec_gain)), body = extra - 1;
-    // Tokens by their gap: one to a sequence (the step's time, slot 0), shared_n_ or one more
-    // (slots 1 and 2); over the body of the stretch and in its last step.
-    const auto slot = [&](std::int64_t n) { return n == 1 ? 0 : static_cast<int>(n - shared_n_ + 1); };
+    // Tokens by their gap's slot (gap_slot()), over the body of the stretch and in its last step.
     double spread[3] = {0, 0, 0}, last[3] = {0, 0, 0};
     last_tokens_.clear();
     for (std::size_t i : running_) {
       const Request& r = reqs_[i];
       const std::int64_t before = gained(r, body);
       const std::int64_t more = std::clamp<std::int64_t>(before - body * whole, 0, body);
-      spread[slot(whole)] += d((body - more) * whole);
-      spread[slot(whole + 1)] += d(more * (whole + 1));
+      spread[gap_slot(whole)] += d((body - more) * whole);
+      spread[gap_slot(whole + 1)] += d(more * (whole + 1));
       const std::int64_t n = std::min(gained(r, extra), r.output - r.generated) - before;
-      if (n == 1 || (n >= shared_n_ && n <= shared_n_ + 1))
-        last[slot(n)] += d(n);
+      if (const int slot = gap_slot(n); slot >= 0)
+        last[slot] += d(n);
       else
         last_tokens_.push_back(n);
     }
@@ -432,7 +440,7 @@ class ReplicaSim {
     } else if (run_.gaps) {
       const double a = dt + slope * 0.5, b = dt + slope * (d(body) + 0.5);
       for (int c = 0; c < 3; ++c) {
-        const double n = c == 0 ? 1.0 : d(shared_n_ + c - 1);
+        const double n = d(slot_tokens(c));
         if (body > 0) run_.gaps->add_even(a / n, b / n, spread[c]);
         run_.gaps->add(end / n, last[c]);
       }
@@ -555,8 +563,8 @@ class ReplicaSim {
   __attribute__((always_inline)) void emitted(Request& r, std::int64_t n) {
     if (n == 1 && r.last_step == step_no_ - 1) {
       ++regular_gaps_;
-    } else if (r.last_step == step_no_ - 1 && n >= shared_n_ && n <= shared_n_ + 1) {
-      shared_[n - shared_n_] += d(n);
+    } else if (const int slot = gap_slot(n); r.last_step == step_no_ - 1 && slot > 0) {
+      shared_[slot - 1] += d(n);
     } else if (n > 0) {
       other_gaps_.push_back({n, r.last_step, r.last_step == step_no_ - 1 ? t_ : r.last_time});
     } else {
