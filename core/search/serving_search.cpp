@@ -316,14 +316,10 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return capacity_bound(offline[a]) > capacity_bound(offline[b]);
   });
+  double floor = -1;  // the last listed score once `top` are listed (listed() anew as `ok` grows)
   for (std::size_t k : order) {
     if (!go_on()) return;
     done += kCapacitySteps;
-    double floor = -1;  // no floor until `top` are listed
-    if (top > 0 && ok.size() >= top) {
-      const std::vector<std::size_t> best = listed(ok, top);
-      if (best.size() >= top) floor = ok[best.back()].score;
-    }
     const ServingDeployment& d = space[index[k]];
     double score = 0, capacity = 0;
     bool below = false;
@@ -333,7 +329,12 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
       continue;
     }
     ++out.feasible;
-    if (!below) ok.push_back(ran(d, std::move(*r), score, capacity));
+    if (below) continue;
+    ok.push_back(ran(d, std::move(*r), score, capacity));
+    if (top > 0 && ok.size() >= top) {
+      const std::vector<std::size_t> best = listed(ok, top);
+      if (best.size() >= top) floor = ok[best.back()].score;
+    }
   }
 }
 
