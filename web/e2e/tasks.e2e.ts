@@ -80,6 +80,29 @@ async function headlineOf(page: Page): Promise<Record<string, string>> {
   return page.$$eval('[data-testid="headline"] [data-metric]', (els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-metric')!, e.getAttribute('data-value')!])));
 }
 
+/**
+ * An error of 8 GPUs that no layout fits, in plain words with its code, whose one-click fix is
+ * "Double the GPUs (16)"; clicked, an estimate on 16 whose `metric` in the headline is the
+ * engine's (a screenshot of the error under `shot`, when given).
+ */
+async function doublingFix(n: Newcomer, words: string, code: string, metric: string, shot?: string): Promise<void> {
+  const page = n.page;
+  await page.waitForSelector('[data-testid="status"][data-state="error"]');
+  const text = (await page.locator('[data-testid="error-fix"]').textContent())!;
+  expect(text).toContain(words);
+  expect(text).toContain(`Details: ${code}`);
+  expect(await page.locator('[data-testid="fix"]').textContent()).toBe('Double the GPUs (16)');
+  if (shot) {
+    await page.locator('[data-testid="error-fix"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}${shot}.png` });
+  }
+  await n.click('[data-testid="fix"]');
+  await n.noError();
+  const { scenario, prediction } = await n.truth();
+  expect(scenario.num_devices).toBe(16);
+  expect((await headlineOf(page))[metric]).toBe(String(at(prediction, metric)));
+}
+
 interface TaskPlay {
   name: string;
   bound: number;
@@ -368,18 +391,7 @@ describe('a newcomer masters the page in a minute', () => {
     await n.noError();
     expect(await page.locator('[data-path="/parallel"]').isChecked()).toBe(true);
     await n.type('[data-quick="/num_devices"]', '8');
-    await page.waitForSelector('[data-testid="status"][data-state="error"]');
-    const text = (await page.locator('[data-testid="error-fix"]').textContent())!;
-    expect(text).toContain('no layout of these GPUs fits the model in memory');
-    expect(text).toContain('Details: parallel.auto_no_layout');
-    expect(await page.locator('[data-testid="fix"]').textContent()).toBe('Double the GPUs (16)');
-    await page.locator('[data-testid="error-fix"]').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${OUT}error-training-no-layout.png` });
-    await n.click('[data-testid="fix"]');
-    await n.noError();
-    const { scenario, prediction } = await n.truth();
-    expect(scenario.num_devices).toBe(16);
-    expect((await headlineOf(page))['training.iteration_time_s']).toBe(String(prediction.training.iteration_time_s));
+    await doublingFix(n, 'no layout of these GPUs fits the model in memory', 'parallel.auto_no_layout', 'training.iteration_time_s', 'error-training-no-layout');
     await page.close();
   });
 
@@ -389,17 +401,7 @@ describe('a newcomer masters the page in a minute', () => {
     await n.click('[data-task="rl"]');
     // gpt-oss-120b's 117 B parameters with gradients and Adam state on 8 H100: no trainer layout.
     await n.pick('[data-quick="/model"]', 'gpt-oss-120b');
-    await page.waitForSelector('[data-testid="status"][data-state="error"]');
-    const fix = page.locator('[data-testid="error-fix"]');
-    const text = (await fix.textContent())!;
-    expect(text).toContain('add GPUs, or pick GPUs with more memory');
-    expect(text).toContain('Details: rl.train_no_layout');
-    expect(await page.locator('[data-testid="fix"]').textContent()).toBe('Double the GPUs (16)');
-    await n.click('[data-testid="fix"]');
-    await n.noError();
-    const { scenario, prediction } = await n.truth();
-    expect(scenario.num_devices).toBe(16);
-    expect((await headlineOf(page))['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    await doublingFix(n, 'add GPUs, or pick GPUs with more memory', 'rl.train_no_layout', 'rl.step_time_s');
     await page.close();
   });
 
@@ -415,7 +417,7 @@ describe('a newcomer masters the page in a minute', () => {
     expect(scenario.inference.speculative).toEqual({ draft_tokens: 3 });
     expect(prediction.inference.speculative.tokens_per_step).toBeGreaterThan(1);
     expect((await headlineOf(page))['serving.tpot_s.p50']).toBe(String(prediction.serving.tpot_s.p50));
-    // The starter's Llama 3.1 8B ships no MTP module: the page carries the engine's warning.
+    // The starter's Llama 3.1 8B ships no MTP module: the engine says so in a warning.
     expect(prediction.warnings.map((w: any) => w.code)).toContain('speculative.mtp_not_native');
     await page.screenshot({ path: `${OUT}serve-speculative.png` });
     await n.type(field, '');

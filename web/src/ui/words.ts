@@ -63,7 +63,7 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
     if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined))
       return { words: `${words}, or store the weights in fewer bits`, fix: { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' } };
-    if (typeof n === 'number' && Number.isInteger(n) && n >= 1) return { words, fix: doubled(n) };
+    if (isCount(n)) return { words, fix: doubled(n) };
   }
   // A key of the other kind of request stream (concurrency on a Poisson or offline stream, a rate
   // on a closed loop): the stream becomes the key's own kind (state/coupling.ts drops the other
@@ -77,18 +77,23 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // takes the rest of them, as the short form's "the rest train" says.
   const rl = asObject(s.rl);
   const r = rl?.rollout_devices;
-  if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && typeof r === 'number' && Number.isInteger(r) && r >= 1 && r < n)
+  if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && isCount(r) && r < n)
     return { words, fix: { path: '/rl/train_devices', value: n - r, label: `Let the training pool be the rest of the GPUs (${n - r})` } };
   // A trainer that no layout fits: twice its GPUs (split: the training pool doubled, which the
   // GPU count's coupling gives it as the rest; colocated: every GPU). The next estimate says
   // whether that is enough.
   const t = rl?.train_devices;
-  if (e.code === 'rl.train_no_layout' && typeof n === 'number' && Number.isInteger(n) && n >= 1) {
-    if (rl?.placement === 'split' && typeof t === 'number' && Number.isInteger(t) && t >= 1 && typeof r === 'number' && r + t === n)
+  if (e.code === 'rl.train_no_layout' && isCount(n)) {
+    if (rl?.placement === 'split' && isCount(t) && typeof r === 'number' && r + t === n)
       return { words, fix: { path: '/num_devices', value: n + t, label: `Give the trainer twice the GPUs (${2 * t}, ${n + t} in all)` } };
     if (rl?.placement !== 'split') return { words, fix: doubled(n) };
   }
   return { words };
+}
+
+/** A GPU or pool count a fix can build on: a whole number, at least one. */
+function isCount(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 1;
 }
 
 function doubled(n: number): Fix {
