@@ -104,11 +104,20 @@ std::string host_optimizer_hint(const Scenario& s, const FixedLayout& fixed, con
   // At the narrowing's ZeRO stage where it fixed one.
   const auto res = search_host_optimizer(s, fixed, o);
   if (!res || res->best.empty()) return {};
+  // The layout whole, as "key value" pairs of the scenario's parallel keys (tp, pp, dp and
+  // zero_stage first; the others where they are not their defaults), so that the page can offer it
+  // as a fix that states it (web/src/ui/words.ts reads it).
   const ParallelPlan& p = res->best.front().plan;
-  return "; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp " +
-         std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " + std::to_string(p.dp) +
-         (p.ep > 1 ? ", ep " + std::to_string(p.ep) : std::string()) + ", zero_stage " +
-         std::to_string(p.zero_stage);
+  std::string layout = "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " +
+                       std::to_string(p.dp) + ", zero_stage " + std::to_string(p.zero_stage) +
+                       ", micro_batch " + std::to_string(p.micro_batch) + ", recompute " +
+                       std::string(name_of(p.recompute));
+  const std::pair<const char*, std::int64_t> counts[] = {
+      {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"interleave", p.interleave}};
+  for (const auto& [key, n] : counts)
+    if (n > 1) layout += std::string(", ") + key + " " + std::to_string(n);
+  if (p.sequence_parallel) layout += ", sequence_parallel true";
+  return "; with the optimizer state in host memory (parallel.optimizer_offload) one would: " + layout;
 }
 
 Result<AutoLayout> resolve_auto_layout(Scenario& s) {

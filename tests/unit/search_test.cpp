@@ -705,23 +705,27 @@ TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
   json bare = json::parse(optimus::preset_json("systems", "dgx-h100"));
   bare.erase("host_link_GBps");
   EXPECT_EQ(refusal("llama3.1-70b", bare).find(hint), std::string::npos);
-  // "tp 4, pp 2, dp 1, zero_stage 1": stated with the optimizer in host memory, it fits.
-  std::smatch g;
+  // "tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute full" (and cp, ep, etp, interleave,
+  // sequence_parallel where not their defaults): the whole layout, which stated with the optimizer
+  // in host memory fits.
   const std::string rest = m70.substr(at + hint.size());
-  ASSERT_TRUE(std::regex_search(rest, g, std::regex(R"(^tp (\d+), pp (\d+), dp (\d+), zero_stage (\d))")))
+  ASSERT_TRUE(std::regex_search(
+      rest,
+      std::regex(
+          R"(^tp \d+, pp \d+, dp \d+, zero_stage \d, micro_batch \d+, recompute (none|selective|full)(, \w+ \w+)*$)")))
       << m70;
-  const int tp = std::stoi(g[1]), pp = std::stoi(g[2]), dp = std::stoi(g[3]), zero = std::stoi(g[4]);
+  json layout = {{"optimizer_offload", true}};
+  const std::regex pair(R"((\w+) (\w+))");
+  for (std::sregex_iterator it(rest.begin(), rest.end(), pair), end; it != end; ++it) {
+    const std::string key = (*it)[1], value = (*it)[2];
+    layout[key] = key == "recompute" ? json(value) : value == "true" ? json(true) : json(std::stoll(value));
+  }
+  // every pair a key of its own, beside optimizer_offload
+  EXPECT_EQ(layout.size(), 2 + static_cast<std::size_t>(std::count(rest.begin(), rest.end(), ','))) << rest;
   const json stated = {{"model", "llama3.1-70b"},
                        {"system", "dgx-h100"},
                        {"num_devices", 8},
-                       {"parallel",
-                        {{"tp", tp},
-                         {"pp", pp},
-                         {"dp", dp},
-                         {"zero_stage", zero},
-                         {"optimizer_offload", true},
-                         {"micro_batch", 1},
-                         {"recompute", "full"}}},
+                       {"parallel", layout},
                        {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
   const json p = json::parse(optimus::api::predict(stated.dump()));
   ASSERT_TRUE(p.contains("memory")) << p.dump().substr(0, 300);

@@ -395,6 +395,31 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('a training job that no layout of its GPUs fits: the second way out keeps the optimizer in host memory, on the same GPUs', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-path="/parallel"]');
+    await n.noError();
+    await n.type('[data-quick="/num_devices"]', '8');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    expect(await page.locator('[data-testid="error-fix"]').textContent()).toContain('or keep the optimizer state in host memory');
+    const alt = page.locator('[data-testid="fix-alt"]');
+    // the layout the engine's refusal named (core/search/auto_layout.cpp), e.g. "(tp 4, pp 2, dp 1)"
+    expect(await alt.textContent()).toMatch(/^Keep the optimizer in host memory \(tp \d+, pp \d+, dp \d+\)$/);
+    await page.locator('[data-testid="error-fix"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}error-training-no-layout-two-fixes.png` });
+    await n.click('[data-testid="fix-alt"]');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.num_devices).toBe(8);
+    const parallel = scenario.parallel as Record<string, unknown>;
+    expect(parallel.optimizer_offload).toBe(true);
+    expect(prediction.memory?.fits).toBe(true);
+    expect((await headlineOf(page))['training.iteration_time_s']).toBe(String(at(prediction, 'training.iteration_time_s')));
+    await page.screenshot({ path: `${OUT}training-host-optimizer-fix-applied.png` });
+    await page.close();
+  });
+
   test('an RL trainer that no layout fits: plain words, and the fix doubles the GPUs until one does', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

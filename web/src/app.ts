@@ -146,10 +146,13 @@ function startTask(t: Task): void {
 /** The one fix an error has, as a button, and its words; the code and path in a details line. */
 const fixText = h('div', { class: 'fix-text' });
 const fixBtn = h('button', { type: 'button', class: 'small', 'data-testid': 'fix', hidden: true });
+const altBtn = h('button', { type: 'button', class: 'small', 'data-testid': 'fix-alt', hidden: true });
 const fixDetails = h('div', { class: 'fix-details muted' });
-const fixBox = h('div', { class: 'error-fix', 'data-testid': 'error-fix', role: 'alert', hidden: true }, fixText, fixBtn, fixDetails);
+const fixBox = h('div', { class: 'error-fix', 'data-testid': 'error-fix', role: 'alert', hidden: true }, fixText, fixBtn, altBtn, fixDetails);
 let fixAction: (() => void) | null = null;
+let altAction: (() => void) | null = null;
 fixBtn.addEventListener('click', () => fixAction?.());
+altBtn.addEventListener('click', () => altAction?.());
 bannerFix.addEventListener('click', () => fixAction?.());
 
 function markStale(stale: boolean): void {
@@ -454,6 +457,9 @@ function showFailure(e: EngineError): void {
   fixAction = plain.fix ? () => void editor.edit(plain.fix!.path, plain.fix!.value) : null;
   fixBtn.hidden = plain.fix === undefined;
   fixBtn.textContent = plain.fix?.label ?? '';
+  altAction = plain.alt ? () => void editor.edit(plain.alt!.path, plain.alt!.value) : null;
+  altBtn.hidden = plain.alt === undefined;
+  altBtn.textContent = plain.alt?.label ?? '';
   // Only for the error the banner names (an edit may have led to another one).
   const named = linkError !== null && linkError.code === e.code && linkError.path === e.path;
   bannerFix.hidden = !named || banner.hidden || plain.fix === undefined;

@@ -784,7 +784,7 @@ class ScenarioEditor implements Editor {
     if (path === '/model' || path === '/system' || path === '/system/device') return this.pick(path, value);
     if (path === '/software') return this.pickSoftware(value);
     if (path === '/training' || path === '/inference') return this.switchWorkload(path.slice(1), value === true);
-    if (path === '/parallel') return this.switchAuto(value === true);
+    if (path === '/parallel') return value !== null && typeof value === 'object' ? this.stateLayout(value) : this.switchAuto(value === true);
     if (this.objectBoxes.has(path)) return this.switchObject(OBJECT_GROUPS.find((g) => g.path === path)!, value === true);
     this.inlineFor(path);
     // An economics preset id becomes an inline object at the engine's defaults (those of the one
@@ -842,6 +842,13 @@ class ScenarioEditor implements Editor {
   }
 
   /** parallel: "auto" on (the layout fields park) or off (they come back as they were). */
+  /** A whole layout stated at once (a fix that names one): the search's choice no longer. */
+  private stateLayout(layout: object): void {
+    this.dropLocalErrors('/parallel');
+    this.current.parallel = clone(layout);
+    this.refresh();
+  }
+
   private switchAuto(on: boolean): void {
     this.dropLocalErrors('/parallel');
     const cur = this.current.parallel;

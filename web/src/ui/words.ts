@@ -16,6 +16,8 @@ export interface Fix {
 export interface Plain {
   words: string;
   fix?: Fix;
+  /** A second way out, where the error has one (shown beside the fix). */
+  alt?: Fix;
 }
 
 const AUTO: Fix = { path: '/parallel', value: true, label: 'Pick a layout for me (auto)' };
@@ -63,6 +65,9 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
     if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined))
       return { words: `${words}, or store the weights in fewer bits`, fix: { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' } };
+    const offload = hostOptimizerLayout(e.message);
+    if (isCount(n) && offload)
+      return { words: `${words}, or keep the optimizer state in host memory (the same GPUs, slower steps)`, fix: doubled(n), alt: offload };
     if (isCount(n)) return { words, fix: doubled(n) };
   }
   // A key of the other kind of request stream (concurrency on a Poisson or offline stream, a rate
@@ -89,6 +94,28 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
     if (rl?.placement !== 'split') return { words, fix: doubled(n) };
   }
   return { words };
+}
+
+const HOST_OPTIMIZER = 'with the optimizer state in host memory (parallel.optimizer_offload) one would: ';
+
+/**
+ * The layout a training refusal names as fitting with the optimizer state in host memory
+ * (core/search/auto_layout.cpp writes it as "tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1,
+ * recompute full", with cp, ep, etp, interleave and sequence_parallel where not their defaults;
+ * docs/contract.md, parallel.auto_no_layout), as a fix that states it; undefined without one.
+ */
+export function hostOptimizerLayout(message: string): Fix | undefined {
+  const at = message.indexOf(HOST_OPTIMIZER);
+  if (at < 0) return undefined;
+  const layout: Record<string, unknown> = {};
+  for (const part of message.slice(at + HOST_OPTIMIZER.length).split(', ')) {
+    const m = /^([a-z_]+) ([a-z]+|\d+)$/.exec(part);
+    if (!m) return undefined;
+    layout[m[1]] = m[1] === 'recompute' ? m[2] : m[2] === 'true' ? true : Number(m[2]);
+  }
+  const { tp, pp, dp } = layout;
+  if (![tp, pp, dp].every(isCount)) return undefined;
+  return { path: '/parallel', value: { ...layout, optimizer_offload: true }, label: `Keep the optimizer in host memory (tp ${tp}, pp ${pp}, dp ${dp})` };
 }
 
 /** A GPU or pool count a fix can build on: a whole number, at least one. */

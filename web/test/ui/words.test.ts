@@ -1,6 +1,6 @@
 // Plain words and one-click fixes of engine errors (src/ui/words.ts).
 import { describe, expect, it } from 'vitest';
-import { plainError } from '../../src/ui/words';
+import { hostOptimizerLayout, plainError } from '../../src/ui/words';
 
 const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}` });
 const s = (parallel: unknown) => ({ num_devices: 64, parallel });
@@ -24,6 +24,22 @@ describe('plainError', () => {
     expect(p.fix).toEqual({ path: '/num_devices', value: 128, label: 'Double the GPUs (128)' });
     // a GPU count the field does not hold as a whole number: no button
     expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
+  });
+  it('training no layout fits but for a host-memory optimizer: both ways out, the second stating the layout the engine named', () => {
+    const named = 'no layout of 8 devices runs this scenario (9720 layouts: memory.does_not_fit x8268); more devices, a smaller model or batch would; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute none, interleave 4, sequence_parallel true';
+    const job = { num_devices: 8, parallel: 'auto', training: { global_batch: 64, seq_len: 4096 } };
+    const p = plainError({ code: 'parallel.auto_no_layout', path: '/parallel', message: named }, job, new Set());
+    expect(p.fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
+    expect(p.words).toMatch(/or keep the optimizer state in host memory/);
+    expect(p.alt).toEqual({
+      path: '/parallel',
+      value: { tp: 4, pp: 2, dp: 1, zero_stage: 1, micro_batch: 1, recompute: 'none', interleave: 4, sequence_parallel: true, optimizer_offload: true },
+      label: 'Keep the optimizer in host memory (tp 4, pp 2, dp 1)',
+    });
+    // no such layout named, or one the page cannot read: the GPUs doubled alone
+    expect(plainError(err('parallel.auto_no_layout'), job, new Set()).alt).toBeUndefined();
+    expect(hostOptimizerLayout(named.replace('pp 2', 'pp two'))).toBeUndefined();
+    expect(hostOptimizerLayout(named.replace('tp 4', 'tp 0'))).toBeUndefined();
   });
   it('served 16-bit weights no layout holds: the fix serves them in 8 bits; training and 8-bit serving double the GPUs', () => {
     const serve = (precision?: string) => ({ num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250, ...(precision ? { precision } : {}) } });
