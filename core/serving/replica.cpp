@@ -304,16 +304,38 @@ class ReplicaSim {
 
   // The most of `extra` decode steps whose contexts, longer each step, the free KV blocks still
   // hold: the step-by-step loop would take exactly these before its first preemption. The blocks
-  // needed only grow with the steps, so a binary search finds the last that fits.
+  // needed only grow with the steps, so a search finds the last that fits. Each probe walks every
+  // running sequence, so the search starts where the answer nearly is: the blocks a stretch
+  // claims grow about in proportion to its steps (each sequence one every `block` tokens), so
+  // the last step that fits is near extra x free / (what all extra steps would claim); a
+  // galloping search from there (Bentley and Yao 1976) brackets it in a few probes, then a
+  // binary search ends it. The same answer as bisecting [0, extra]: the predicate is monotone.
   std::int64_t steps_in_free_blocks(std::int64_t extra) const {
-    const auto fits = [&](std::int64_t k) {
+    const auto growth = [&](std::int64_t k) {
       double grow = 0;
       for (std::size_t i : running_)
         grow += std::max(reqs_[i].kv_bytes, pool_.bytes_for(claim_in(reqs_[i], k))) - reqs_[i].kv_bytes;
-      return used_ + grow <= capacity_;
+      return grow;
     };
-    if (fits(extra)) return extra;
-    std::int64_t lo = 0, hi = extra;  // fits(lo), not fits(hi)
+    const auto fits = [&](std::int64_t k) { return used_ + growth(k) <= capacity_; };
+    const double all = growth(extra);
+    if (used_ + all <= capacity_) return extra;
+    const auto guess = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(d(extra) * (capacity_ - used_) / all), 0, extra - 1);
+    std::int64_t lo = guess, hi = guess;  // fits(lo), not fits(hi) once bracketed
+    if (fits(guess)) {
+      for (std::int64_t step = 1;; step *= 2) {
+        hi = std::min(extra, lo + step);
+        if (hi == extra || !fits(hi)) break;
+        lo = hi;
+      }
+    } else {
+      for (std::int64_t step = 1;; step *= 2) {
+        lo = std::max<std::int64_t>(0, hi - step);
+        if (lo == 0 || fits(lo)) break;
+        hi = lo;
+      }
+    }
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
       (fits(mid) ? lo : hi) = mid;
