@@ -31,6 +31,17 @@ class GapHistogram {
     w_[bin(v)] += weight;
     note(v, v, weight);
   }
+  // add(), for a run of values that mostly fall in the bin of the one before (a lock-step
+  // clock's steps): `hint` is that bin, checked before searching, and updated.
+  void add(double v, double weight, std::size_t& hint) {
+    if (!(weight > 0)) return;
+    const auto& e = edges();
+    const double lower = hint == 0 ? -std::numeric_limits<double>::infinity() : e[hint];
+    const double upper = hint + 1 == kBins ? std::numeric_limits<double>::infinity() : e[hint + 1];
+    if (!(lower <= v && v < upper)) hint = bin(v);
+    w_[hint] += weight;
+    note(v, v, weight);
+  }
   // `weight` gaps spread evenly over [a, b] (a decode stretch: steps whose time grows linearly).
   void add_even(double a, double b, double weight) {
     if (!(weight > 0)) return;

@@ -685,12 +685,12 @@ class ReplicaSim {
 // gaps last the step, the others from the end of the step with the previous token.
 void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
   if (!run.gaps) return;
-  std::size_t j = 0;
+  std::size_t j = 0, hint[3] = {0, 0, 0};  // each slot's last bin: the steps change slowly
   for (const StepSpan& span : run.spans)
     for (std::int64_t k = 0; k < span.steps; ++k, ++j) {
       const double step = clock[j + 1] - clock[j];
-      run.gaps->add(step, span.gaps);
-      for (int c = 0; c < 2; ++c) run.gaps->add(step / d(run.shared_n + c), span.shared[c]);
+      run.gaps->add(step, span.gaps, hint[0]);
+      for (int c = 0; c < 2; ++c) run.gaps->add(step / d(run.shared_n + c), span.shared[c], hint[c + 1]);
     }
   for (const ReplicaRun::LongGap& g : run.long_gaps) {
     const double from = clock[static_cast<std::size_t>(std::max<std::int64_t>(g.from, -1) + 1)];
@@ -712,23 +712,18 @@ std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>
     for (const StepSpan& span : *spans) n += span.steps;
     longest = std::max(longest, n);
   }
-  std::vector<double> clock(static_cast<std::size_t>(longest) + 1, 0.0);
-  std::vector<std::size_t> at(replicas.size(), 0);     // each replica's current span
-  std::vector<std::int64_t> into(replicas.size(), 0);  // and its step within it
-  for (std::size_t j = 0; j < static_cast<std::size_t>(longest); ++j) {
-    double slowest = 0;
-    for (std::size_t m = 0; m < replicas.size(); ++m) {
-      const std::vector<StepSpan>& spans = *replicas[m];
-      if (at[m] >= spans.size()) continue;  // finished: it waits
-      const StepSpan& span = spans[at[m]];
-      slowest = std::max(slowest, span.first + span.slope * d(into[m]));
-      if (++into[m] >= span.steps) {
-        ++at[m];
-        into[m] = 0;
-      }
+  // The slowest rank's time at each step (a rank that has finished waits: it adds nothing), one
+  // rank's spans at a time (a tight loop over each span's steps), then summed step by step.
+  std::vector<double> slowest(static_cast<std::size_t>(longest), 0.0);
+  for (const auto* spans : replicas) {
+    std::size_t j = 0;
+    for (const StepSpan& span : *spans) {
+      for (std::int64_t k = 0; k < span.steps; ++k, ++j)
+        slowest[j] = std::max(slowest[j], span.first + span.slope * d(k));
     }
-    clock[j + 1] = clock[j] + slowest;
   }
+  std::vector<double> clock(static_cast<std::size_t>(longest) + 1, 0.0);
+  for (std::size_t j = 0; j < slowest.size(); ++j) clock[j + 1] = clock[j] + slowest[j];
   return clock;
 }
 
