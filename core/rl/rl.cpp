@@ -80,6 +80,7 @@ Scenario rollout_at(const Scenario& s, std::int64_t tp) {
   sv.slo.reset();
   sv.prefill.reset();
   sv.decode.reset();
+  sv.gap_distribution = false;  // the rollout block reports no inter-token percentiles
   w.serving = sv;
   ro.inference = w;
   return ro;

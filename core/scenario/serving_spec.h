@@ -137,6 +137,9 @@ struct ServingSpec {
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;
+  // Not a scenario key: whether the run keeps the inter-token gaps' distribution (the itl
+  // percentiles and the SLO's itl). An RL rollout reports none of them and leaves it off.
+  bool gap_distribution = true;
 };
 
 // Speculative decoding (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative

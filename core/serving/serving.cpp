@@ -94,7 +94,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
     const std::int64_t c = clients > 0 ? clients / active + (rep < clients % active ? 1 : 0) : 0;
     ReplicaRun run;
     run.record_steps = together;
-    if (mode != Mode::prefill_only) run.gaps = &out.gaps;
+    if (mode != Mode::prefill_only && sv.gap_distribution) run.gaps = &out.gaps;
     if (!simulate_replica(pool, mode, mine, c, rep == 0, run, budget)) return too_many_steps();
     budget.steps -= run.steps;
     budget.work -= run.work;
