@@ -143,7 +143,7 @@ function startTask(t: Task): void {
   });
 }
 
-/** The one fix an error has, as a button, and its words; the code and path in a details line. */
+/** An error's words, its fix as a button and a second way out where it has one; the code and path in a details line. */
 const fixText = h('div', { class: 'fix-text' });
 const fixBtn = h('button', { type: 'button', class: 'small', 'data-testid': 'fix', hidden: true });
 const altBtn = h('button', { type: 'button', class: 'small', 'data-testid': 'fix-alt', hidden: true });

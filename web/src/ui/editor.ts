@@ -841,7 +841,6 @@ class ScenarioEditor implements Editor {
     this.refresh();
   }
 
-  /** parallel: "auto" on (the layout fields park) or off (they come back as they were). */
   /** A whole layout stated at once (a fix that names one): the search's choice no longer. */
   private stateLayout(layout: object): void {
     this.dropLocalErrors('/parallel');
@@ -849,6 +848,7 @@ class ScenarioEditor implements Editor {
     this.refresh();
   }
 
+  /** parallel: "auto" on (the layout fields park) or off (they come back as they were). */
   private switchAuto(on: boolean): void {
     this.dropLocalErrors('/parallel');
     const cur = this.current.parallel;
