@@ -63,8 +63,10 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   const inf = asObject(s.inference);
   const n = s.num_devices;
   if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
-    if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined))
-      return { words: `${words}, or store the weights in fewer bits`, fix: { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' } };
+    if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined)) {
+      const fp8: Fix = { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' };
+      return { words: `${words}, or store the weights in fewer bits`, fix: fp8, ...(isCount(n) ? { alt: doubled(n) } : {}) };
+    }
     const offload = hostOptimizerLayout(e.message);
     if (isCount(n) && offload)
       return { words: `${words}, or keep the optimizer state in host memory (the same GPUs, slower steps)`, fix: doubled(n), alt: offload };

@@ -46,6 +46,8 @@ describe('plainError', () => {
     for (const precision of ['bf16', 'fp16', undefined]) {
       const p = plainError(err('parallel.auto_no_layout'), serve(precision), new Set());
       expect(p.fix).toEqual({ path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' });
+      // the other way out: the same weights on twice the GPUs
+      expect(p.alt).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
       expect(p.words).toMatch(/fewer bits/);
     }
     const double16 = { path: '/num_devices', value: 16, label: 'Double the GPUs (16)' };
