@@ -382,25 +382,28 @@ describe('a newcomer masters the page in a minute', () => {
     }
   });
 
-  test('a training job that no layout of its GPUs fits: plain words, and the fix doubles the GPUs', async () => {
+  /**
+   * The landing's Llama 3 70B, its layout left to the search, on 8 H100: its weights, gradients
+   * and Adam state (1.26 TB) fit no layout of 640 GB.
+   */
+  async function trainingNoLayout(): Promise<{ page: Page; n: Newcomer }> {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);
-    // The landing's Llama 3 70B, its layout left to the search, on 8 H100: its weights, gradients
-    // and Adam state (1.26 TB) fit no layout of 640 GB.
     await n.click('[data-path="/parallel"]');
     await n.noError();
     expect(await page.locator('[data-path="/parallel"]').isChecked()).toBe(true);
     await n.type('[data-quick="/num_devices"]', '8');
+    return { page, n };
+  }
+
+  test('a training job that no layout of its GPUs fits: plain words, and the fix doubles the GPUs', async () => {
+    const { page, n } = await trainingNoLayout();
     await doublingFix(n, 'no layout of these GPUs fits the model in memory', 'parallel.auto_no_layout', 'training.iteration_time_s', 'error-training-no-layout');
     await page.close();
   });
 
   test('a training job that no layout of its GPUs fits: the second way out keeps the optimizer in host memory, on the same GPUs', async () => {
-    const { page } = await landing(site, VIEWPORTS.desktop);
-    const n = new Newcomer(page);
-    await n.click('[data-path="/parallel"]');
-    await n.noError();
-    await n.type('[data-quick="/num_devices"]', '8');
+    const { page, n } = await trainingNoLayout();
     await page.waitForSelector('[data-testid="status"][data-state="error"]');
     expect(await page.locator('[data-testid="error-fix"]').textContent()).toContain('or keep the optimizer state in host memory');
     const alt = page.locator('[data-testid="fix-alt"]');
