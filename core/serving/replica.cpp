@@ -423,8 +423,7 @@ class ReplicaSim {
     if (n == 1) return 0;
     return n >= shared_n_ && n <= shared_n_ + 1 ? static_cast<int>(n - shared_n_) + 1 : -1;
   }
-  // The tokens a sequence gets in a step whose gaps go in `slot`.
-  std::int64_t slot_tokens(int slot) const { return slot == 0 ? 1 : shared_n_ + slot - 1; }
+  std::int64_t slot_tokens(int slot) const { return run_.slot_tokens(slot); }
 
   // The inter-token gaps of a speculative stretch (advance_stretch(), before the sequences move):
   // a sequence gains the whole part of the expected gain each step or one more, a gap of the
@@ -690,7 +689,8 @@ void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
     for (std::int64_t k = 0; k < span.steps; ++k, ++j) {
       const double step = clock[j + 1] - clock[j];
       run.gaps->add(step, span.gaps, hint[0]);
-      for (int c = 0; c < 2; ++c) run.gaps->add(step / d(run.shared_n + c), span.shared[c], hint[c + 1]);
+      for (int c = 0; c < 2; ++c)
+        run.gaps->add(step / d(run.slot_tokens(c + 1)), span.shared[c], hint[c + 1]);
     }
   for (const ReplicaRun::LongGap& g : run.long_gaps) {
     const double from = clock[static_cast<std::size_t>(std::max<std::int64_t>(g.from, -1) + 1)];

@@ -30,6 +30,9 @@ struct ReplicaRun {
   // Speculative decoding: StepSpan::shared[0] counts tokens that came shared_n at once to their
   // sequence, shared[1] shared_n + 1.
   std::int64_t shared_n = 2;
+  // The tokens a sequence gets in a step whose gaps go in `slot`: 0, one (the step's own gap); 1
+  // and 2, shared_n and shared_n + 1 (StepSpan::shared[slot - 1], each gap the step over them).
+  std::int64_t slot_tokens(int slot) const { return slot == 0 ? 1 : shared_n + slot - 1; }
   // Inter-token gaps: straight into `gaps` on the replica's own clock; with record_steps, the
   // regular ones (one step long) in the spans and the rest here by step, for lockstep()'s clock.
   GapHistogram* gaps = nullptr;
