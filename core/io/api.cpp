@@ -222,7 +222,7 @@ std::string preset(std::string_view kind, std::string_view id) {
   if (std::find(std::begin(kPresetKinds), std::end(kPresetKinds), kind) == std::end(kPresetKinds))
     return error_to_json(unknown_kind(kind));
   std::string known;
-  for (const auto& p : list_presets(kind)) known += (known.empty() ? "" : ", ") + p.id;
+  for (const auto& p : preset_ids(kind)) known += (known.empty() ? "" : ", ") + p;
   return error_to_json(
       Error{"preset.unknown", "",
             "no " + std::string(kind) + " preset '" + std::string(id) + "'; known: " + known});

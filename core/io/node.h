@@ -155,7 +155,7 @@ inline Node pair_of(const Node& first, const Node& second) {
 // A preset id of `kind`; the presets this build embeds are listed as examples.
 inline Node preset_id(const std::string& kind) {
   ojson ids = ojson::array();
-  for (const auto& p : list_presets(kind)) ids.push_back(p.id);
+  for (auto& id : preset_ids(kind)) ids.push_back(std::move(id));
   return node({{"type", "string"}, {"examples", ids}})
       .desc("The id of a '" + kind + "' preset (optimus presets " + kind + ").");
 }

@@ -91,6 +91,13 @@ std::vector<PresetInfo> list_presets(std::string_view kind) {
   return out;
 }
 
+std::vector<std::string> preset_ids(std::string_view kind) {
+  std::vector<std::string> out;
+  for (const auto& p : embedded_presets())
+    if (p.kind == kind) out.emplace_back(p.id);
+  return out;
+}
+
 bool has_preset(std::string_view kind, std::string_view id) { return find(kind, id) != nullptr; }
 
 Result<std::string_view> software_preset_json(std::string_view id, const std::string& path) {

@@ -347,6 +347,19 @@ int keys_in_schema(const json& obj, const json& node, const std::string& path) {
   return checked;
 }
 
+// The schema's lists of preset ids come from preset_ids(), which reads no preset: the same ids, in
+// the same order, as list_presets() (which parses each one for its name and source).
+TEST(Schema, PresetIdsAreTheListedPresetsIds) {
+  for (const char* kind :
+       {"models", "devices", "systems", "scenarios", "software", "economics", "technology"}) {
+    std::vector<std::string> listed;
+    for (const auto& p : optimus::list_presets(kind)) listed.push_back(p.id);
+    EXPECT_FALSE(listed.empty()) << kind;
+    EXPECT_EQ(optimus::preset_ids(kind), listed) << kind;
+  }
+  EXPECT_TRUE(optimus::preset_ids("no such kind").empty());
+}
+
 // The reader, the writer and the schema come from one table per object (io/objects.cpp): every
 // preset scenario, written back by validate, reads back to the same scenario, and every key the
 // writer writes is one the schema lists.
