@@ -1,8 +1,9 @@
 #include "io/calibrate_io.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
-#include <variant>
 #include <vector>
 
 #include "calibrate/calibrate.h"
@@ -64,36 +65,16 @@ const ojson* dig(const ojson& j, const std::string& path) {
 }
 
 // An RL step's headline numbers straight from its prediction, else nullopt.
-std::optional<double> fast_rl_metric(const RlPrediction& p, const std::string& m) {
+std::optional<double> fast_metric(const RlPrediction& p, const std::string& m) {
   if (m == "rl.step_time_s") return p.step_time_s;
   if (m == "rl.tokens_per_s") return p.tokens_per_s;
   if (m == "rl.tokens_per_s_per_gpu") return p.tokens_per_s_per_gpu;
   return std::nullopt;
 }
 
-// The prediction's JSON as `optimus predict --json` writes it (an RL scenario's: its rl block),
-// or the fast path's number.
-Result<std::variant<double, ojson>> predicted(const Scenario& s, const std::string& metric) {
-  if (s.rl) {
-    auto p = predict_rl(s);
-    if (!p) return p.error();
-    if (auto v = fast_rl_metric(*p, metric)) return std::variant<double, ojson>(*v);
-    return std::variant<double, ojson>(ojson::parse(rl_prediction_to_json(s, *p)));
-  }
-  auto p = optimus::predict(s);
-  if (!p) return p.error();
-  if (auto v = fast_metric(*p, metric)) return std::variant<double, ojson>(*v);
-  return std::variant<double, ojson>(ojson::parse(prediction_to_json(s, *p)));
-}
-
-}  // namespace
-
-Result<double> metric_value(const Scenario& s, const std::string& metric) {
-  auto got = predicted(s, metric);
-  if (!got) return got.error();
-  if (const double* v = std::get_if<double>(&*got)) return *v;
-  const ojson& j = std::get<ojson>(*got);
-  // A last part a+b+c sums those fields (the validation cases' memory rows).
+// The metric's value in a prediction's JSON output (a last part a+b+c sums those fields: the
+// validation cases' memory rows).
+Result<double> metric_in(const ojson& j, const std::string& metric) {
   const std::size_t dot = metric.rfind('.');
   const std::string last = metric.substr(dot == std::string::npos ? 0 : dot + 1);
   std::vector<std::string> paths;
@@ -126,6 +107,71 @@ Result<double> metric_value(const Scenario& s, const std::string& metric) {
     sum += v->get<double>();
   }
   return sum;
+}
+
+// The whole prediction's JSON (an RL scenario's: its rl block), as `optimus predict --json`
+// writes it.
+ojson output_of(const Scenario& s, const RlPrediction& p) {
+  return ojson::parse(rl_prediction_to_json(s, p));
+}
+ojson output_of(const Scenario& s, const Prediction& p) { return ojson::parse(prediction_to_json(s, p)); }
+
+// The scenario's prediction (an RL step's or the others'), handed to `use`.
+template <class R, class Use>
+Result<R> with_prediction(const Scenario& s, const Use& use) {
+  if (s.rl) {
+    auto p = predict_rl(s);
+    if (!p) return p.error();
+    return use(*p);
+  }
+  auto p = optimus::predict(s);
+  if (!p) return p.error();
+  return use(*p);
+}
+
+Result<ojson> prediction_output(const Scenario& s) {
+  return with_prediction<ojson>(s, [&](const auto& p) -> Result<ojson> { return output_of(s, p); });
+}
+
+// The predictions of the costly scenarios (an RL step, a serving simulation: milliseconds to
+// tens of milliseconds each) by scenario, the last few kept. A fit asks for every measured metric
+// of a scenario at each point it tries (forward differences: one point per factor), and the
+// measurements of one run (a verl log's step time and phases, a benchmark's TTFT, TPOT and
+// throughput) share their scenario: one prediction answers them all. Keyed by the scenario as
+// written, whose system carries the calibrated rates (and the host speed beside it). A cheap scenario (a
+// training step, a static batch: microseconds) is predicted again; writing the key would cost more.
+class PredictionMemo {
+ public:
+  Result<double> value(const Scenario& s, const std::string& metric) {
+    const bool costly = s.rl || (s.inference && s.inference->serving);
+    if (!costly) return metric_value(s, metric);
+    // The host factor also scales software.host_speed, which the scenario's JSON does not carry.
+    char speed[32];
+    std::snprintf(speed, sizeof speed, " host_speed %a", s.system.software.host_speed);
+    std::string key = scenario_to_json(s, -1) + speed;
+    auto hit = std::find_if(kept_.begin(), kept_.end(), [&](const auto& k) { return k.first == key; });
+    if (hit == kept_.end()) {
+      if (kept_.size() == kKept) kept_.erase(kept_.begin());
+      kept_.emplace_back(std::move(key), prediction_output(s));
+      hit = kept_.end() - 1;
+    }
+    if (!hit->second) return hit->second.error();
+    return metric_in(*hit->second, metric);
+  }
+
+ private:
+  // More than the points one linearisation visits (1 + the calibration factors).
+  static constexpr std::size_t kKept = kCalibrationFactorCount + 2;
+  std::vector<std::pair<std::string, Result<ojson>>> kept_;
+};
+
+}  // namespace
+
+Result<double> metric_value(const Scenario& s, const std::string& metric) {
+  return with_prediction<double>(s, [&](const auto& p) -> Result<double> {
+    if (auto v = fast_metric(p, metric)) return *v;
+    return metric_in(output_of(s, p), metric);
+  });
 }
 
 std::string calibrate_json(std::string_view text,
@@ -199,7 +245,10 @@ std::string calibrate_json(std::string_view text,
     }
     ms.push_back({std::move(sc), j["metric"].get<std::string>(), j["measured"].get<double>(), no});
   }
-  auto metric = [](const Scenario& s, const std::string& m) -> Result<double> { return metric_value(s, m); };
+  PredictionMemo memo;
+  auto metric = [&memo](const Scenario& s, const std::string& m) -> Result<double> {
+    return memo.value(s, m);
+  };
   auto fit = calibrate(ms, metric);
   if (!fit) {
     return error_to_json(fit.error());

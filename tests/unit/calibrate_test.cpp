@@ -211,6 +211,38 @@ TEST(Calibrate, RlStepPhasesFitTheirRates) {
   EXPECT_EQ(bad["error"]["code"], "calibrate.metric_unknown") << bad.dump();
 }
 
+// The measurements of one scenario share its predictions (io/calibrate_io.cpp, PredictionMemo: an
+// RL step or a serving run is predicted once for all its metrics at each point of the fit). The
+// same three measurements on scenarios that differ only in their names (so nothing is shared)
+// give the same fit, to the last bit: sharing changes the work, never the answer.
+TEST(Calibrate, MeasurementsOfOneScenarioShareItsPredictionsWithTheSameFit) {
+  const json job = {{"model", "llama3.1-8b"},
+                    {"system", "dgx-h100"},
+                    {"num_devices", 8},
+                    {"rl",
+                     {{"prompts_per_step", 16},
+                      {"samples_per_prompt", 4},
+                      {"prompt_len", 256},
+                      {"response_len", {{"mean", 512}, {"max", 2048}}}}}};
+  const json real = predict(job);
+  ASSERT_TRUE(real.contains("rl")) << real.dump();
+  const std::vector<std::pair<std::string, double>> ms = {
+      {"rl.step_time_s", 1.3}, {"rl.phases_s.rollout", 1.4}, {"rl.phases_s.train", 1.1}};
+  std::string shared, apart;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const auto& [metric, slower] = ms[i];
+    json named = job;
+    named["name"] = "run " + std::to_string(i);
+    shared += line(job, metric, at(real, metric) * slower);
+    apart += line(named, metric, at(real, metric) * slower);
+  }
+  const json a = calibrate(shared), b = calibrate(apart);
+  ASSERT_FALSE(a.contains("error")) << a.dump();
+  EXPECT_EQ(a["calibration"]["factors"], b["calibration"]["factors"]);
+  EXPECT_EQ(a["fitted"], b["fitted"]);
+  EXPECT_NE(factor(a, "memory")["value"].get<double>(), 1.0) << a["fitted"].dump();
+}
+
 TEST(Calibrate, AppliesOnlyToItsDeviceAndSoftware) {
   const std::string m = "training.iteration_time_s";
   const double t = at(predict(fits_one_device()), m);
