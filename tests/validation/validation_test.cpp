@@ -1230,11 +1230,17 @@ RefitResult refit(const FittedConstant& f, std::map<std::pair<std::string, std::
         pool.push_back({&r, file, r.c["group"].get<std::string>(), {}});
   std::vector<double> grid = f.grid;
   grid.push_back(f.reference);
+  // A scenario met again (the TTFT, TPOT and throughput rows of one serving run) is predicted once
+  // per grid value, as rows_of() predicts it once.
+  std::map<std::string, json> predicted;
   for (PoolRow& x : pool) {
     for (double v : grid) {
       json sc = x.row->c["scenario"];
       f.apply(sc, v);
-      x.err.push_back(row_error(x.row->c, json::parse(optimus::api::predict(sc.dump()))));
+      std::string text = sc.dump();
+      auto it = predicted.find(text);
+      if (it == predicted.end()) it = predicted.emplace(text, json::parse(optimus::api::predict(text))).first;
+      x.err.push_back(row_error(x.row->c, it->second));
     }
   }
   const auto fit = [&](const std::function<bool(const PoolRow&)>& use) -> std::optional<std::size_t> {
