@@ -309,7 +309,7 @@ std::optional<Economics> read_economics(const json* v, std::optional<Error>& err
     const std::string_view text = preset_json("economics", id);
     if (text.empty()) {
       std::string known;
-      for (const auto& id : preset_ids("economics")) known += (known.empty() ? "" : ", ") + id;
+      for (const auto& k : preset_ids("economics")) known += (known.empty() ? "" : ", ") + k;
       err = make_error("preset.unknown_economics", path,
                        "unknown economics preset '" + id + "'; known: " + known);
       return false;

@@ -22,7 +22,8 @@ struct PresetInfo {
 // Kinds: "models", "devices", "systems", "scenarios", "technology", "dram", "studies".
 std::vector<PresetInfo> list_presets(std::string_view kind);
 // The ids alone, in the same order, without parsing any preset (list_presets parses each one for
-// its name and source: most of the first prediction's work, for a schema's list of examples).
+// its name and source: natively 47% of the first prediction's instructions, for a schema's lists
+// of examples).
 std::vector<std::string> preset_ids(std::string_view kind);
 bool has_preset(std::string_view kind, std::string_view id);
 // The raw JSON text of a preset, empty if unknown.
