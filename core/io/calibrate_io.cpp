@@ -134,24 +134,37 @@ Result<ojson> prediction_output(const Scenario& s) {
 }
 
 // The predictions of the costly scenarios (an RL step, a serving simulation: milliseconds to
-// tens of milliseconds each) by scenario, the last few kept. A fit asks for every measured metric
-// of a scenario at each point it tries (forward differences: one point per factor), and the
-// measurements of one run (a verl log's step time and phases, a benchmark's TTFT, TPOT and
-// throughput) share their scenario: one prediction answers them all. Keyed by the scenario as
-// written, whose system carries the calibrated rates (and the host speed beside it). A cheap scenario (a
-// training step, a static batch: microseconds) is predicted again; writing the key would cost more.
+// tens of milliseconds each) by scenario, as many kept as the fit comes back to. A fit asks for
+// every measured metric of a scenario at each point it tries (forward differences: one point per
+// factor), and the measurements of one run (a verl log's step time and phases, a benchmark's TTFT,
+// TPOT and throughput) share their scenario: one prediction answers them all. Keyed by the
+// scenario as written, whose system carries the calibrated rates (and the host speed beside it).
+// A cheap scenario (a training step, a static batch: microseconds) is predicted again; writing
+// the key would cost more.
 class PredictionMemo {
  public:
+  // Room for every point one linearisation visits (1 + the calibration factors, and one more) for
+  // each costly run measured, up to 8 runs: the fit visits a point for every measurement in turn,
+  // so measurements of several runs in any order keep their own predictions.
+  explicit PredictionMemo(const std::vector<Measurement>& ms) {
+    std::vector<std::string> runs;
+    for (const Measurement& m : ms)
+      if (costly(m.scenario)) {
+        std::string text = scenario_to_json(m.scenario, -1);
+        if (std::find(runs.begin(), runs.end(), text) == runs.end()) runs.push_back(std::move(text));
+      }
+    kept_max_ = (kCalibrationFactorCount + 2) * std::clamp<std::size_t>(runs.size(), 1, 8);
+  }
+
   Result<double> value(const Scenario& s, const std::string& metric) {
-    const bool costly = s.rl || (s.inference && s.inference->serving);
-    if (!costly) return metric_value(s, metric);
+    if (!costly(s)) return metric_value(s, metric);
     // The host factor also scales software.host_speed, which the scenario's JSON does not carry.
     char speed[32];
     std::snprintf(speed, sizeof speed, " host_speed %a", s.system.software.host_speed);
     std::string key = scenario_to_json(s, -1) + speed;
     auto hit = std::find_if(kept_.begin(), kept_.end(), [&](const auto& k) { return k.first == key; });
     if (hit == kept_.end()) {
-      if (kept_.size() == kKept) kept_.erase(kept_.begin());
+      if (kept_.size() >= kept_max_) kept_.erase(kept_.begin());
       kept_.emplace_back(std::move(key), prediction_output(s));
       hit = kept_.end() - 1;
     }
@@ -160,8 +173,9 @@ class PredictionMemo {
   }
 
  private:
-  // More than the points one linearisation visits (1 + the calibration factors).
-  static constexpr std::size_t kKept = kCalibrationFactorCount + 2;
+  static bool costly(const Scenario& s) { return s.rl || (s.inference && s.inference->serving); }
+
+  std::size_t kept_max_ = 0;
   std::vector<std::pair<std::string, Result<ojson>>> kept_;
 };
 
@@ -245,7 +259,7 @@ std::string calibrate_json(std::string_view text,
     }
     ms.push_back({std::move(sc), j["metric"].get<std::string>(), j["measured"].get<double>(), no});
   }
-  PredictionMemo memo;
+  PredictionMemo memo(ms);
   auto metric = [&memo](const Scenario& s, const std::string& m) -> Result<double> {
     return memo.value(s, m);
   };

@@ -150,4 +150,34 @@ void BM_Calibrate100(benchmark::State& state) {
 }
 BENCHMARK(BM_Calibrate100)->Unit(benchmark::kMillisecond);
 
+// A calibration on two RL jobs' logs (Qwen2.5 7B GRPO on 8 H100 at two response lengths), their
+// step, rollout and training times interleaved line by line (each 20% slower than predicted): each
+// point of the fit predicts each job once for its three numbers (io/calibrate_io.cpp
+// PredictionMemo), which keeps the predictions of both jobs.
+void BM_CalibrateTwoRlJobsInterleaved(benchmark::State& state) {
+  const std::string metrics[] = {"rl.step_time_s", "rl.phases_s.rollout", "rl.phases_s.train"};
+  std::string jobs[2];
+  nlohmann::json predicted[2];
+  for (int j = 0; j < 2; ++j) {
+    // One line each: a measurement is one line of JSON Lines.
+    jobs[j] =
+        R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 8, "rl": {"prompts_per_step": 32, )"
+        R"("samples_per_prompt": 8, "prompt_len": 512, "response_len": {"mean": )" +
+        std::to_string(1024 * (j + 1)) + R"(, "max": 8192}}})";
+    predicted[j] = nlohmann::json::parse(optimus::api::predict(jobs[j]))["rl"];
+  }
+  std::string text;
+  for (const std::string& m : metrics)
+    for (int j = 0; j < 2; ++j) {
+      const nlohmann::json& p = predicted[j];
+      const double v = m == "rl.step_time_s" ? p["step_time_s"].get<double>()
+                                             : p["phases_s"][m.substr(m.rfind('.') + 1)].get<double>();
+      text += R"({"scenario": )" + jobs[j] + R"(, "metric": ")" + m + R"(", "measured": )" +
+              std::to_string(v * 1.2) + "}\n";
+    }
+  if (optimus::api::is_error(optimus::api::calibrate(text))) state.SkipWithError("the calibration failed");
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::calibrate(text));
+}
+BENCHMARK(BM_CalibrateTwoRlJobsInterleaved)->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();
