@@ -1230,10 +1230,16 @@ RefitResult refit(const FittedConstant& f, std::map<std::pair<std::string, std::
         pool.push_back({&r, file, r.c["group"].get<std::string>(), {}});
   std::vector<double> grid = f.grid;
   grid.push_back(f.reference);
-  // A scenario met again (the TTFT, TPOT and throughput rows of one serving run) is predicted once
-  // per grid value, as rows_of() predicts it once.
+  // A scenario met again (the TTFT, TPOT and throughput rows of one serving run, which follow each
+  // other in the files) is predicted once per grid value, as rows_of() predicts it once; the
+  // predictions of the scenario before are dropped.
   std::map<std::string, json> predicted;
+  std::string scenario_before;
   for (PoolRow& x : pool) {
+    if (std::string s = x.row->c["scenario"].dump(); s != scenario_before) {
+      predicted.clear();
+      scenario_before = std::move(s);
+    }
     for (double v : grid) {
       json sc = x.row->c["scenario"];
       f.apply(sc, v);
