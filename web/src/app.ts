@@ -25,7 +25,7 @@ import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
 import { HEADLINES, starter, taskOf, type Task } from './state/tasks';
 import { createTaskPanel } from './ui/taskform';
-import { plainError } from './ui/words';
+import { plainError, type Fix } from './ui/words';
 import { sig } from './base/format';
 
 // This module's imports are evaluated: what follows builds the page (docs/performance.md).
@@ -154,6 +154,13 @@ let altAction: (() => void) | null = null;
 fixBtn.addEventListener('click', () => fixAction?.());
 altBtn.addEventListener('click', () => altAction?.());
 bannerFix.addEventListener('click', () => fixAction?.());
+
+/** A fix's button shown with its label (hidden without one); what a click on it does. */
+function showFixButton(btn: HTMLElement, fix: Fix | undefined): (() => void) | null {
+  btn.hidden = fix === undefined;
+  btn.textContent = fix?.label ?? '';
+  return fix ? () => void editor.edit(fix.path, fix.value) : null;
+}
 
 function markStale(stale: boolean): void {
   for (const el of [resultsEl, headline]) el.classList.toggle('stale', stale);
@@ -454,12 +461,8 @@ function showFailure(e: EngineError): void {
   fixText.textContent = `Not estimated: ${plain.words}`;
   fixDetails.textContent = `Details: ${e.code}${e.path ? ` at ${e.path}` : ''}: ${e.message}`;
   fixBox.hidden = false;
-  fixAction = plain.fix ? () => void editor.edit(plain.fix!.path, plain.fix!.value) : null;
-  fixBtn.hidden = plain.fix === undefined;
-  fixBtn.textContent = plain.fix?.label ?? '';
-  altAction = plain.alt ? () => void editor.edit(plain.alt!.path, plain.alt!.value) : null;
-  altBtn.hidden = plain.alt === undefined;
-  altBtn.textContent = plain.alt?.label ?? '';
+  fixAction = showFixButton(fixBtn, plain.fix);
+  altAction = showFixButton(altBtn, plain.alt);
   // Only for the error the banner names (an edit may have led to another one).
   const named = linkError !== null && linkError.code === e.code && linkError.path === e.path;
   bannerFix.hidden = !named || banner.hidden || plain.fix === undefined;
