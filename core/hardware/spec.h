@@ -265,6 +265,13 @@ struct SoftwareDefaults {
   // since the previous one, and the gradient reduce-scatters behind none after their own. false =
   // all data-parallel traffic hides behind the whole pass.
   bool zero3_fetch_sync = false;
+  // ZeRO-3 releases a layer's gathered weights after its forward and gathers them again for its
+  // backward (PyTorch FSDP's reshard_after_forward, its default and torchtitan's; DeepSpeed
+  // ZeRO-3). false: the forward's gather is kept until the layer's backward, so a micro-batch
+  // gathers each layer once, and at the start of the backward every layer of the stage holds its
+  // whole 16-bit weights (FSDP2 fully_shard(reshard_after_forward=False): NeMo AutoModel's MoE
+  // parallelizer default, nemo_automodel/components/moe/parallelizer.py).
+  bool zero3_reshard_after_forward = true;
   // The share of the device's matmul rate (its calibrated rate: MAMF ratio x sustained ratio) that
   // this training stack's kernels reach. A stack calibration, fitted on the stack's own published
   // runs and documented in its profile (presets/software/*.json); 1 = the kernels the device

@@ -283,6 +283,7 @@ void add_training_stack(Fields<SoftwareDefaults>& t) {
   t.number("zero3_max_reuse_elements", 0, 1e15, AT(zero3_max_reuse_elements)).def();
   t.boolean("zero3_reduce_per_tensor", AT(zero3_reduce_per_tensor)).def();
   t.boolean("zero3_fetch_sync", AT(zero3_fetch_sync)).def();
+  t.boolean("zero3_reshard_after_forward", AT(zero3_reshard_after_forward)).def();
   t.number("training_matmul_share", 0.05, 1, AT(training_matmul_share)).def();
   t.number("inference_matmul_share", 0.05, 1, AT(inference_matmul_share)).def();
 }

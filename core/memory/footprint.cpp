@@ -164,7 +164,10 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
     return Bytes(params * per_param / (p.zero_stage >= stage ? shard : 1.0)) +
            Bytes(sp.experts * per_param / (p.zero_stage >= stage ? eshard : 1.0));
   };
-  out.weights = state(b.weight, 3);
+  // ZeRO-3 without resharding after the forward (SoftwareDefaults::zero3_reshard_after_forward
+  // false) keeps every layer's gathered 16-bit weights until its backward: when the backward
+  // starts, the stage holds them all whole.
+  out.weights = state(b.weight, s.system.software.zero3_reshard_after_forward ? 3 : 4);
   out.gradients = state(b.gradient, 2);
   out.optimizer = state(b.optimizer, 1);
   // A host-memory optimizer (parallel.optimizer_offload) keeps the master weights and moments in

@@ -535,6 +535,10 @@ Result<Prediction> predict(const Scenario& s) {
     training += p.zero_stage == 0 ? ", ZeRO (zero_stage 0 keeps the whole optimizer state on every "
                                     "data-parallel rank; NVIDIA's recipes use 1)"
                                   : ", a higher ZeRO stage";
+  if (p.zero_stage == 3 && !s.system.software.zero3_reshard_after_forward)
+    training +=
+        ", releasing each layer's gathered weights after its forward "
+        "(system.software.zero3_reshard_after_forward true)";
   if (p.pp == 1 && p.recompute == Recompute::none && s.system.host_link.value > 0)
     training += ", activation offloading (parallel.offload_layers)";
   if (!p.optimizer_offload && s.system.host_link.value > 0)

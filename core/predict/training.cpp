@@ -479,6 +479,9 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
   // SoftwareDefaults::zero3_layer_collectives units (DeepSpeed: one per weight matrix).
   const double layers_stage = stage_layers(s.model, p);
   const double units = p.zero_stage == 3 ? layers_stage * sys.software.zero3_layer_collectives + 1.0 : 1.0;
+  // Gathers per micro-batch: the forward's and the backward's, or the forward's alone where it is
+  // kept for the backward (SoftwareDefaults::zero3_reshard_after_forward false).
+  const double gathers = sys.software.zero3_reshard_after_forward ? 2.0 : 1.0;
   const auto sharded = [&](Collective op, Bytes size, const GroupPlacement& g) {
     return collective_time(op, size / units, g, sys) * units;
   };
@@ -497,7 +500,7 @@ Seconds data_parallel(const Scenario& s, const OpContext& c, const LayerCosts& L
         dp_time += collective_time(Collective::all_reduce, Bytes(grads.value / d(g.size)), replicas, sys);
     }
     if (p.zero_stage == 3 && g.size > 1)
-      dp_regather += sharded(Collective::all_gather, Bytes(n * weight_bytes), g) * (2.0 * mbd);
+      dp_regather += sharded(Collective::all_gather, Bytes(n * weight_bytes), g) * (gathers * mbd);
   };
   // Without hybrid sharding the shard group is the whole dp x cp group and has no replicas.
   reduce(n_params, c.group(CommGroup::zero_shard), c.group(CommGroup::zero_replica));

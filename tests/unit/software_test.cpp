@@ -290,6 +290,70 @@ TEST(Software, FullGraphMoeProfileHasNoHostWaitAndOverlapsTheDispatch) {
   EXPECT_LT(graphed["iteration_time_s"].get<double>(), plain["iteration_time_s"].get<double>());
 }
 
+// ZeRO-3 that keeps each layer's forward gather for its backward (FSDP2
+// reshard_after_forward=False): Llama 3.1 8B on 16 H100 of two nodes, fully sharded, the nodes
+// joined at 1 GB/s so the gathers are exposed. Each micro-batch gathers every layer once instead of
+// twice, so what the change saves is one gather per micro-batch: twice as much at 8 micro-batches
+// as at 4. The weights are held whole when the backward starts: 16 shards' worth, the gradients and
+// optimizer state as before.
+json fsdp_llama(int micro_batches, bool reshard) {
+  json system = json::parse(optimus::preset_json("systems", "dgx-h100"));
+  system["scale_out"]["bandwidth_GBps"] = 1.0;
+  system["software"]["zero3_reshard_after_forward"] = reshard;
+  return {{"model", "llama3.1-8b"},
+          {"system", system},
+          {"num_devices", 16},
+          {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 16}, {"micro_batch", 1}, {"zero_stage", 3}}},
+          {"training", {{"global_batch", 16 * micro_batches}, {"seq_len", 4096}}}};
+}
+
+TEST(Software, KeepingTheForwardGatherSavesOneZero3GatherPerMicroBatch) {
+  const auto dp = [](int m, bool reshard) {
+    const json out = predict(fsdp_llama(m, reshard));
+    EXPECT_FALSE(out.contains("error")) << out.dump();
+    return out["training"]["breakdown_s"]["dp_comm"].get<double>();
+  };
+  const double saved4 = dp(4, true) - dp(4, false), saved8 = dp(8, true) - dp(8, false);
+  EXPECT_GT(saved4, 0.0);
+  EXPECT_NEAR(saved8 / saved4, 2.0, 1e-9);
+  const json kept = predict(fsdp_llama(4, false))["memory"]["per_device_bytes"];
+  const json released = predict(fsdp_llama(4, true))["memory"]["per_device_bytes"];
+  EXPECT_NEAR(kept["weights"].get<double>() / released["weights"].get<double>(), 16.0, 1e-9);
+  EXPECT_EQ(kept["gradients"], released["gradients"]);
+  EXPECT_EQ(kept["optimizer"], released["optimizer"]);
+  // Llama 3 70B's whole 16-bit weights (141 GB) do not fit an H100: the warning names the key.
+  json big = fsdp_llama(4, false);
+  big["model"] = "llama3-70b";
+  const json warnings = predict(big)["warnings"];
+  bool named = false;
+  for (const json& w : warnings)
+    named = named ||
+            (w["code"] == "memory.does_not_fit" &&
+             w["message"].get<std::string>().find("zero3_reshard_after_forward true") != std::string::npos);
+  EXPECT_TRUE(named) << warnings.dump();
+}
+
+// The nemo-automodel profile: DeepEP dispatch, the experts in one grouped kernel (no per-expert
+// launch: less host wait than the same dropless layer issuing a GEMM per expert) and the forward's
+// gathers kept.
+TEST(Software, NemoAutomodelProfileIssuesTheExpertsAsOneKernelAndKeepsItsGathers) {
+  const json v = json::parse(optimus::api::validate(llama("nemo-automodel").dump()));
+  const json sw = v["scenario"]["system"]["software"];
+  EXPECT_EQ(sw["moe_dispatcher"], "deepep") << v.dump();
+  EXPECT_EQ(sw["training_expert_gemm_us"], 0);
+  EXPECT_EQ(sw["zero3_reshard_after_forward"], false);
+  EXPECT_EQ(sw["overlap_grad_reduce"], false);
+  json s = qwen_moe(100, 1, 8);
+  s["system"] = "dgx-h100";
+  s["parallel"]["zero_stage"] = 3;
+  s["software"] = "pytorch-fsdp";
+  const double per_expert = host_s(s);
+  s["software"] = "nemo-automodel";
+  const double grouped = host_s(s);
+  EXPECT_GT(per_expert, 0.0);
+  EXPECT_LT(grouped, per_expert);
+}
+
 }  // namespace
 
 // Per-tensor fp8 current scaling (software.fp8_scaling) reads each cast tensor once more for its

@@ -818,6 +818,10 @@ export interface SoftwareSpec {
    */
   zero3_fetch_sync?: boolean;
   /**
+   * ZeRO-3 releases each layer's gathered weights after its forward and gathers them again for its backward: two all-gathers of the layer per micro-batch (PyTorch FSDP's reshard_after_forward, its default and torchtitan's; DeepSpeed ZeRO-3). false: the forward's gather is kept for the backward, one all-gather per layer and micro-batch, and when the backward starts every layer of the stage holds its whole 16-bit weights (memory.per_device_bytes.weights unsharded). FSDP2 fully_shard(reshard_after_forward=False), NeMo AutoModel's MoE default (the nemo-automodel profile).
+   */
+  zero3_reshard_after_forward?: boolean;
+  /**
    * Share of the device's calibrated matmul rate this training stack's kernels reach (every training matmul, attention's included; memory-bound kernels, communication and inference are not scaled). A stack calibration fitted on the stack's own published runs (scripts/fit_stack_rate.py; each profile's notes say on which). 1 = the kernels the device presets were calibrated with. Unit: fraction.
    */
   training_matmul_share?: number;
