@@ -6,13 +6,21 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace optimus {
+
+// One key of an error's proposed edit (Error::fix): a count, a flag or a name.
+using FixValue = std::variant<bool, std::int64_t, std::string>;
 
 struct Error {
   std::string code;     // stable, e.g. "parallel.tp_not_divisor_of_heads"
   std::string path;     // JSON Pointer into the scenario, e.g. "/parallel/tp"
   std::string message;  // what is wrong and what would be valid
+  // A way out the engine can name exactly, where it has one: the object these keys make, set at
+  // `path` in place of what is there (parallel.auto_no_layout: the layout that fits with the
+  // optimizer state in host memory). Empty: none; the message still says it in words.
+  std::vector<std::pair<std::string, FixValue>> fix{};
 };
 
 struct Warning {

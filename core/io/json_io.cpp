@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "io/json_write.h"
 #include "io/objects.h"
@@ -539,6 +540,11 @@ ojson pool_json(const ServingPool& p) { return io::write_fields(io::pool_fields(
 std::string error_to_json(const Error& e, int indent) {
   ojson j;
   j["error"] = {{"code", e.code}, {"path", e.path}, {"message", e.message}};
+  if (!e.fix.empty()) {
+    ojson& fix = j["error"]["fix"] = ojson::object();
+    // (no structured binding: a lambda capturing one needs a newer clang than Emscripten 3.1.6's)
+    for (const auto& kv : e.fix) std::visit([&fix, &kv](const auto& x) { fix[kv.first] = x; }, kv.second);
+  }
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

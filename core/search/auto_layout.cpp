@@ -98,26 +98,40 @@ void rank_by_stream(Scenario& s, const SearchResult& res, AutoLayout& out) {
 // (parallel.optimizer_offload: Megatron-Core --optimizer-cpu-offload, DeepSpeed ZeRO-Offload, how
 // fine-tuning fits a large model on few devices), said in the refusal as a remedy with the layout,
 // not taken: an offloaded optimizer is a choice the scenario states (RL trainers assume it, as
-// their stacks do: core/rl/rl.cpp). Empty when none would, or the system has no host link.
-std::string host_optimizer_hint(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o) {
-  if (!s.training || !(s.system.host_link.value > 0)) return {};
+// their stacks do: core/rl/rl.cpp). The layout goes into the message as "key value" pairs of the
+// scenario's parallel keys (tp, pp, dp and zero_stage first; the others where they are not their
+// defaults) and, with optimizer_offload true, into the error's fix, which the page offers as an
+// edit (web/src/ui/words.ts). Nothing added when none would, or the system has no host link.
+void add_host_optimizer_hint(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o, Error& e) {
+  if (!s.training || !(s.system.host_link.value > 0)) return;
   // At the narrowing's ZeRO stage where it fixed one.
   const auto res = search_host_optimizer(s, fixed, o);
-  if (!res || res->best.empty()) return {};
-  // The layout whole, as "key value" pairs of the scenario's parallel keys (tp, pp, dp and
-  // zero_stage first; the others where they are not their defaults), so that the page can offer it
-  // as a fix that states it (web/src/ui/words.ts reads it).
+  if (!res || res->best.empty()) return;
   const ParallelPlan& p = res->best.front().plan;
-  std::string layout = "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " +
-                       std::to_string(p.dp) + ", zero_stage " + std::to_string(p.zero_stage) +
-                       ", micro_batch " + std::to_string(p.micro_batch) + ", recompute " +
-                       std::string(name_of(p.recompute));
+  std::vector<std::pair<std::string, FixValue>> layout = {{"tp", p.tp},
+                                                          {"pp", p.pp},
+                                                          {"dp", p.dp},
+                                                          {"zero_stage", std::int64_t{p.zero_stage}},
+                                                          {"micro_batch", p.micro_batch},
+                                                          {"recompute", std::string(name_of(p.recompute))}};
   const std::pair<const char*, std::int64_t> counts[] = {
       {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"interleave", p.interleave}};
   for (const auto& [key, n] : counts)
-    if (n > 1) layout += std::string(", ") + key + " " + std::to_string(n);
-  if (p.sequence_parallel) layout += ", sequence_parallel true";
-  return "; with the optimizer state in host memory (parallel.optimizer_offload) one would: " + layout;
+    if (n > 1) layout.emplace_back(key, n);
+  if (p.sequence_parallel) layout.emplace_back("sequence_parallel", true);
+  std::string words;
+  for (const auto& [key, v] : layout) {
+    words += (words.empty() ? "" : ", ") + key + " ";
+    if (const auto* n = std::get_if<std::int64_t>(&v))
+      words += std::to_string(*n);
+    else if (const auto* name = std::get_if<std::string>(&v))
+      words += *name;
+    else
+      words += std::get<bool>(v) ? "true" : "false";
+  }
+  e.message += "; with the optimizer state in host memory (parallel.optimizer_offload) one would: " + words;
+  layout.emplace_back("optimizer_offload", true);
+  e.fix = std::move(layout);
 }
 
 Result<AutoLayout> resolve_auto_layout(Scenario& s) {
@@ -151,11 +165,12 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
     std::string why;
     for (const auto& [code, n] : found.rejected)
       why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
-    return make_error("parallel.auto_no_layout", "/parallel",
-                      "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
-                          std::to_string(found.evaluated) + " layouts: " + why +
-                          "); more devices, a smaller model or batch would" +
-                          host_optimizer_hint(s, fixed, o));
+    Error e = make_error("parallel.auto_no_layout", "/parallel",
+                         "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
+                             std::to_string(found.evaluated) + " layouts: " + why +
+                             "); more devices, a smaller model or batch would");
+    add_host_optimizer_hint(s, fixed, o, e);
+    return e;
   }
   s.parallel = found.best.front().plan;
   if (serving) rank_by_stream(s, found, out);

@@ -685,7 +685,8 @@ TEST(ParallelAuto, ResolvedNativelyAsTheApiResolvesIt) {
 // one would fit: Llama 3.1 70B on 8 H100 (18 bytes a parameter: 158 GB a device at best) fits
 // with the optimizer in host memory (6 bytes); a 1T model on 8 does not (750 GB of weights and
 // gradients a device), so its refusal says nothing of it; a system without a host link is not
-// told. The hinted layout fits when stated.
+// told. The hinted layout fits when stated, and the error's fix is that layout with the optimizer
+// in host memory, key for key (the page offers it as an edit; no fix where no hint).
 TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
   const auto refusal = [](const std::string& model, const json& system) {
     const json s = {{"model", model},
@@ -695,16 +696,21 @@ TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
                     {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
     const json e = json::parse(optimus::api::predict(s.dump()));
     EXPECT_EQ(e["error"]["code"], "parallel.auto_no_layout") << e.dump().substr(0, 300);
-    return e["error"]["message"].get<std::string>();
+    return e["error"];
   };
   const std::string hint = "with the optimizer state in host memory (parallel.optimizer_offload) one would: ";
-  const std::string m70 = refusal("llama3.1-70b", "dgx-h100");
+  const json e70 = refusal("llama3.1-70b", "dgx-h100");
+  const std::string m70 = e70["message"];
   const auto at = m70.find(hint);
   ASSERT_NE(at, std::string::npos) << m70;
-  EXPECT_EQ(refusal("megatron-1t", "dgx-h100").find(hint), std::string::npos);
+  const json e1t = refusal("megatron-1t", "dgx-h100");
+  EXPECT_EQ(e1t["message"].get<std::string>().find(hint), std::string::npos);
+  EXPECT_FALSE(e1t.contains("fix")) << e1t.dump();
   json bare = json::parse(optimus::preset_json("systems", "dgx-h100"));
   bare.erase("host_link_GBps");
-  EXPECT_EQ(refusal("llama3.1-70b", bare).find(hint), std::string::npos);
+  const json e_bare = refusal("llama3.1-70b", bare);
+  EXPECT_EQ(e_bare["message"].get<std::string>().find(hint), std::string::npos);
+  EXPECT_FALSE(e_bare.contains("fix"));
   // "tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute full" (and cp, ep, etp, interleave,
   // sequence_parallel where not their defaults): the whole layout, which stated with the optimizer
   // in host memory fits.
@@ -722,10 +728,11 @@ TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
   }
   // every pair a key of its own, beside optimizer_offload
   EXPECT_EQ(layout.size(), 2 + static_cast<std::size_t>(std::count(rest.begin(), rest.end(), ','))) << rest;
+  EXPECT_EQ(e70["fix"], layout) << e70.dump();
   const json stated = {{"model", "llama3.1-70b"},
                        {"system", "dgx-h100"},
                        {"num_devices", 8},
-                       {"parallel", layout},
+                       {"parallel", e70["fix"]},
                        {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
   const json p = json::parse(optimus::api::predict(stated.dump()));
   ASSERT_TRUE(p.contains("memory")) << p.dump().substr(0, 300);

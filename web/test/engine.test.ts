@@ -128,6 +128,21 @@ describe('createEngine against the wasm module', () => {
     }
   });
 
+  test("an error's fix reaches the page whole, and only an error that has one carries it", async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    // Llama 3.1 70B on 8 H100: no layout fits, one would with the optimizer in host memory.
+    const job = { model: 'llama3.1-70b', system: 'dgx-h100', num_devices: 8, parallel: 'auto', training: { global_batch: 64, seq_len: 4096 } };
+    const r = await engine.predict(job);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe('parallel.auto_no_layout');
+      expect(r.error.fix).toEqual(JSON.parse(mod.predict(JSON.stringify(job))).error.fix);
+      expect(r.error.fix).toMatchObject({ optimizer_offload: true, tp: expect.any(Number), pp: expect.any(Number), dp: expect.any(Number) });
+    }
+    const bad = await engine.predict({ ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } });
+    expect(!bad.ok && 'fix' in bad.error).toBe(false);
+  });
+
   test('values JSON cannot write are refused before reaching the engine', async () => {
     const engine = make(() => new InProcessWorker(mod));
     const cyclic: Record<string, unknown> = {};

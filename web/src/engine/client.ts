@@ -302,6 +302,7 @@ function toResult<T>(answer: Answer, pick: (parsed: any) => T = (p) => p as T): 
         code: typeof e.code === 'string' ? e.code : 'engine.bad_response',
         path: typeof e.path === 'string' ? e.path : '',
         message: typeof e.message === 'string' ? e.message : 'the engine reported an error without a message',
+        ...(e.fix !== null && typeof e.fix === 'object' && !Array.isArray(e.fix) ? { fix: e.fix } : {}),
       },
     };
   }

@@ -40,6 +40,8 @@ export interface EngineError {
   code: string;
   path: JsonPointer;
   message: string;
+  /** A way out the engine names exactly: the object to set at `path` (docs/contract.md, Errors). */
+  fix?: Record<string, unknown>;
 }
 
 /** A result: the value, or an engine error (never an exception). */

@@ -67,7 +67,7 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
       const fp8: Fix = { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' };
       return { words: `${words}, or store the weights in fewer bits`, fix: fp8, ...(isCount(n) ? { alt: doubled(n) } : {}) };
     }
-    const offload = hostOptimizerLayout(e.message);
+    const offload = hostOptimizerLayout(e);
     if (isCount(n) && offload)
       return { words: `${words}, or keep the optimizer state in host memory (the same GPUs, slower steps)`, fix: doubled(n), alt: offload };
     if (isCount(n)) return { words, fix: doubled(n) };
@@ -98,26 +98,19 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   return { words };
 }
 
-const HOST_OPTIMIZER = 'with the optimizer state in host memory (parallel.optimizer_offload) one would: ';
-
 /**
- * The layout a training refusal names as fitting with the optimizer state in host memory
- * (core/search/auto_layout.cpp writes it as "tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1,
- * recompute full", with cp, ep, etp, interleave and sequence_parallel where not their defaults;
- * docs/contract.md, parallel.auto_no_layout), as a fix that states it; undefined without one.
+ * The layout a training refusal names as fitting with the optimizer state in host memory: the
+ * engine's fix for parallel.auto_no_layout (core/search/auto_layout.cpp; docs/contract.md, Errors:
+ * tp, pp, dp, zero_stage, micro_batch, recompute, the other parallel keys where not their
+ * defaults, and optimizer_offload true), offered as an edit of /parallel; undefined without one,
+ * or with one whose tp, pp and dp are not whole counts.
  */
-export function hostOptimizerLayout(message: string): Fix | undefined {
-  const at = message.indexOf(HOST_OPTIMIZER);
-  if (at < 0) return undefined;
-  const layout: Record<string, unknown> = {};
-  for (const part of message.slice(at + HOST_OPTIMIZER.length).split(', ')) {
-    const m = /^([a-z_]+) ([a-z]+|\d+)$/.exec(part);
-    if (!m) return undefined;
-    layout[m[1]] = m[1] === 'recompute' ? m[2] : m[2] === 'true' ? true : Number(m[2]);
-  }
+export function hostOptimizerLayout(e: EngineError): Fix | undefined {
+  const layout = e.fix;
+  if (!layout || e.path !== '/parallel' || layout.optimizer_offload !== true) return undefined;
   const { tp, pp, dp } = layout;
   if (![tp, pp, dp].every(isCount)) return undefined;
-  return { path: '/parallel', value: { ...layout, optimizer_offload: true }, label: `Keep the optimizer in host memory (tp ${tp}, pp ${pp}, dp ${dp})` };
+  return { path: '/parallel', value: { ...layout }, label: `Keep the optimizer in host memory (tp ${tp}, pp ${pp}, dp ${dp})` };
 }
 
 /** A GPU or pool count a fix can build on: a whole number, at least one. */

@@ -25,21 +25,21 @@ describe('plainError', () => {
     // a GPU count the field does not hold as a whole number: no button
     expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
   });
-  it('training no layout fits but for a host-memory optimizer: both ways out, the second stating the layout the engine named', () => {
+  it('training no layout fits but for a host-memory optimizer: both ways out, the second stating the layout the engine named in its fix', () => {
     const named = 'no layout of 8 devices runs this scenario (9720 layouts: memory.does_not_fit x8268); more devices, a smaller model or batch would; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute none, interleave 4, sequence_parallel true';
+    const fix = { tp: 4, pp: 2, dp: 1, zero_stage: 1, micro_batch: 1, recompute: 'none', interleave: 4, sequence_parallel: true, optimizer_offload: true };
     const job = { num_devices: 8, parallel: 'auto', training: { global_batch: 64, seq_len: 4096 } };
-    const p = plainError({ code: 'parallel.auto_no_layout', path: '/parallel', message: named }, job, new Set());
+    const refusal = { code: 'parallel.auto_no_layout', path: '/parallel', message: named, fix };
+    const p = plainError(refusal, job, new Set());
     expect(p.fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
     expect(p.words).toMatch(/or keep the optimizer state in host memory/);
-    expect(p.alt).toEqual({
-      path: '/parallel',
-      value: { tp: 4, pp: 2, dp: 1, zero_stage: 1, micro_batch: 1, recompute: 'none', interleave: 4, sequence_parallel: true, optimizer_offload: true },
-      label: 'Keep the optimizer in host memory (tp 4, pp 2, dp 1)',
-    });
-    // no such layout named, or one the page cannot read: the GPUs doubled alone
+    expect(p.alt).toEqual({ path: '/parallel', value: fix, label: 'Keep the optimizer in host memory (tp 4, pp 2, dp 1)' });
+    // no fix from the engine (the words alone are not read), or one the page cannot state: the GPUs doubled alone
     expect(plainError(err('parallel.auto_no_layout'), job, new Set()).alt).toBeUndefined();
-    expect(hostOptimizerLayout(named.replace('pp 2', 'pp two'))).toBeUndefined();
-    expect(hostOptimizerLayout(named.replace('tp 4', 'tp 0'))).toBeUndefined();
+    expect(plainError({ ...refusal, fix: undefined }, job, new Set()).alt).toBeUndefined();
+    expect(hostOptimizerLayout({ ...refusal, fix: { ...fix, pp: 'two' } })).toBeUndefined();
+    expect(hostOptimizerLayout({ ...refusal, fix: { ...fix, tp: 0 } })).toBeUndefined();
+    expect(hostOptimizerLayout({ ...refusal, fix: { ...fix, optimizer_offload: undefined } })).toBeUndefined();
   });
   it('served 16-bit weights no layout holds: the fix serves them in 8 bits; training and 8-bit serving double the GPUs', () => {
     const serve = (precision?: string) => ({ num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250, ...(precision ? { precision } : {}) } });
