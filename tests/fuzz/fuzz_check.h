@@ -1,8 +1,9 @@
 // What every fuzz target demands of the engine's JSON answers (issue 6). An answer is JSON; an
 // error object is exactly {"error": {"code", "path", "message"}} with a dotted code, a JSON Pointer
-// path and a message; any other answer carries only finite, non-negative numbers (nlohmann/json
-// prints NaN and infinity as null, so any null is a NaN that got out), its training breakdown sums
-// to the iteration time within 1% and its memory categories to the total (docs/contract.md,
+// path and a message, and at most a "fix" beside them (an object of counts, flags and names: the
+// edit the engine proposes, docs/contract.md Errors); any other answer carries only finite, non-negative
+// numbers (nlohmann/json prints NaN and infinity as null, so any null is a NaN that got out), its training
+// breakdown sums to the iteration time within 1% and its memory categories to the total (docs/contract.md,
 // Output). A violation prints the input and the answer and aborts, which libFuzzer reports as a
 // crash and the replay driver as a failed test.
 #pragma once
@@ -54,8 +55,16 @@ inline json parse_answer(std::string_view input, const std::string& out) {
 inline bool is_error_answer(const json& j, std::string_view input, const std::string& out) {
   const auto it = j.find("error");
   if (it == j.end()) return false;
-  if (j.size() != 1 || !it->is_object() || it->size() != 3) fail("malformed error object", input, out);
   const json& e = *it;
+  const bool has_fix = it->is_object() && e.contains("fix");
+  if (j.size() != 1 || !it->is_object() || it->size() != (has_fix ? 4u : 3u))
+    fail("malformed error object", input, out);
+  if (has_fix) {
+    if (!e["fix"].is_object() || e["fix"].empty()) fail("error fix is not an object", input, out);
+    for (const auto& [k, v] : e["fix"].items())
+      if (!(v.is_number_integer() || v.is_boolean() || v.is_string()))
+        fail("error fix holds " + k, input, out);
+  }
   const auto str = [&](const char* k) {
     if (!e.contains(k) || !e[k].is_string()) fail("error field is not a string", input, out);
     return e[k].get<std::string>();
