@@ -3,6 +3,7 @@
 // an internal invariant is an assert. Nothing in core/ throws across its API or exits.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
