@@ -343,6 +343,13 @@ TEST(Software, NemoAutomodelProfileIssuesTheExpertsAsOneKernelAndKeepsItsGathers
   EXPECT_EQ(sw["training_expert_gemm_us"], 0);
   EXPECT_EQ(sw["zero3_reshard_after_forward"], false);
   EXPECT_EQ(sw["overlap_grad_reduce"], false);
+  const json e = predict({{"model", "llama3.1-8b"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 1},
+                          {"software", {{"software", {{"zero3_reshard_after_forward", "no"}}}}},
+                          {"training", {{"global_batch", 1}, {"seq_len", 512}}}})["error"];
+  EXPECT_EQ(e["code"], "scenario.wrong_type");
+  EXPECT_EQ(e["path"], "/software/software/zero3_reshard_after_forward");
   json s = qwen_moe(100, 1, 8);
   s["system"] = "dgx-h100";
   s["parallel"]["zero_stage"] = 3;
