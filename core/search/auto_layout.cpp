@@ -192,6 +192,10 @@ std::optional<Error> resolve_auto_stages(Scenario& s) {
       Error e = a.error();
       e.path = "/training/stages/" + std::to_string(i) + "/parallel";
       e.message = "stage " + std::to_string(i) + ": " + e.message;
+      // A stage's layout states tp, pp, cp, dp, micro_batch, interleave and recompute only (the
+      // optimizer's place and the ZeRO stage are the run's): the words keep the remedy, but no
+      // object set there would state it.
+      e.fix.clear();
       return e;
     }
     st.plan = at.parallel;

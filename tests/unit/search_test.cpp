@@ -737,6 +737,14 @@ TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
   const json p = json::parse(optimus::api::predict(stated.dump()));
   ASSERT_TRUE(p.contains("memory")) << p.dump().substr(0, 300);
   EXPECT_TRUE(p["memory"]["fits"].get<bool>());
+  // A stage's refusal keeps the words but no fix: a stage's layout cannot state the optimizer's place.
+  json staged = stated;
+  staged["training"]["train_tokens"] = 1e9;
+  staged["training"]["stages"] = json::array({{{"tokens", 1e8}, {"seq_len", 8192}, {"parallel", "auto"}}});
+  const json es = json::parse(optimus::api::predict(staged.dump()))["error"];
+  EXPECT_EQ(es["path"], "/training/stages/0/parallel") << es.dump();
+  EXPECT_NE(es["message"].get<std::string>().find(hint), std::string::npos) << es.dump();
+  EXPECT_FALSE(es.contains("fix")) << es.dump();
 }
 
 TEST(ParallelAuto, InferenceValidateAndErrors) {
