@@ -166,7 +166,7 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   };
   // ZeRO-3 without resharding after the forward (SoftwareDefaults::zero3_reshard_after_forward
   // false) keeps every layer's gathered 16-bit weights until its backward: when the backward
-  // starts, the stage holds them all whole.
+  // starts, the stage holds them all whole (stage 4: no ZeRO stage shards them).
   out.weights = state(b.weight, s.system.software.zero3_reshard_after_forward ? 3 : 4);
   out.gradients = state(b.gradient, 2);
   out.optimizer = state(b.optimizer, 1);

@@ -20,6 +20,15 @@ using json = nlohmann::json;
 
 json predict(const json& s) { return json::parse(optimus::api::predict(s.dump())); }
 
+// The error of a one-GPU training scenario whose inline software profile sets `key` to `value`.
+json software_key_error(const char* key, const json& value) {
+  return predict({{"model", "llama3.1-8b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 1},
+                  {"software", {{"software", {{key, value}}}}},
+                  {"training", {{"global_batch", 1}, {"seq_len", 512}}}})["error"];
+}
+
 json llama(const json& software) {
   json s = {{"model", "llama3.1-8b"},
             {"system", "dgx-h100"},
@@ -308,16 +317,18 @@ json fsdp_llama(int micro_batches, bool reshard) {
 }
 
 TEST(Software, KeepingTheForwardGatherSavesOneZero3GatherPerMicroBatch) {
-  const auto dp = [](int m, bool reshard) {
+  const auto run = [](int m, bool reshard) {
     const json out = predict(fsdp_llama(m, reshard));
     EXPECT_FALSE(out.contains("error")) << out.dump();
-    return out["training"]["breakdown_s"]["dp_comm"].get<double>();
+    return out;
   };
-  const double saved4 = dp(4, true) - dp(4, false), saved8 = dp(8, true) - dp(8, false);
+  const auto dp = [](const json& out) { return out["training"]["breakdown_s"]["dp_comm"].get<double>(); };
+  const json kept4 = run(4, false), released4 = run(4, true);
+  const double saved4 = dp(released4) - dp(kept4), saved8 = dp(run(8, true)) - dp(run(8, false));
   EXPECT_GT(saved4, 0.0);
   EXPECT_NEAR(saved8 / saved4, 2.0, 1e-9);
-  const json kept = predict(fsdp_llama(4, false))["memory"]["per_device_bytes"];
-  const json released = predict(fsdp_llama(4, true))["memory"]["per_device_bytes"];
+  const json kept = kept4["memory"]["per_device_bytes"];
+  const json released = released4["memory"]["per_device_bytes"];
   EXPECT_NEAR(kept["weights"].get<double>() / released["weights"].get<double>(), 16.0, 1e-9);
   EXPECT_EQ(kept["gradients"], released["gradients"]);
   EXPECT_EQ(kept["optimizer"], released["optimizer"]);
@@ -343,11 +354,7 @@ TEST(Software, NemoAutomodelProfileIssuesTheExpertsAsOneKernelAndKeepsItsGathers
   EXPECT_EQ(sw["training_expert_gemm_us"], 0);
   EXPECT_EQ(sw["zero3_reshard_after_forward"], false);
   EXPECT_EQ(sw["overlap_grad_reduce"], false);
-  const json e = predict({{"model", "llama3.1-8b"},
-                          {"system", "dgx-h100"},
-                          {"num_devices", 1},
-                          {"software", {{"software", {{"zero3_reshard_after_forward", "no"}}}}},
-                          {"training", {{"global_batch", 1}, {"seq_len", 512}}}})["error"];
+  const json e = software_key_error("zero3_reshard_after_forward", "no");
   EXPECT_EQ(e["code"], "scenario.wrong_type");
   EXPECT_EQ(e["path"], "/software/software/zero3_reshard_after_forward");
   json s = qwen_moe(100, 1, 8);
@@ -389,11 +396,7 @@ TEST(Software, Fp8CurrentScalingCostsOneMoreReadPerCast) {
   EXPECT_EQ(json::parse(optimus::api::validate(
                 llama(nullptr).dump()))["scenario"]["system"]["software"]["fp8_scaling"],
             "delayed");
-  const json e = predict({{"model", "llama3.1-8b"},
-                          {"system", "dgx-h100"},
-                          {"num_devices", 1},
-                          {"software", {{"software", {{"fp8_scaling", "sometimes"}}}}},
-                          {"training", {{"global_batch", 1}, {"seq_len", 512}}}})["error"];
+  const json e = software_key_error("fp8_scaling", "sometimes");
   EXPECT_EQ(e["code"], "scenario.invalid_value");
   EXPECT_EQ(e["path"], "/software/software/fp8_scaling");
 }
