@@ -391,8 +391,11 @@ describe('the built page', () => {
     const fix = page.locator('[data-testid="error-fix"]');
     await fix.waitFor({ state: 'visible' });
     expect(await fix.textContent()).toContain('rl.devices_mismatch at /rl/rollout_devices');
-    // and at its field in the editor's RL group
-    expect(await page.locator('[data-error-for="/rl/rollout_devices"]').textContent()).toContain('4 + 8 is not num_devices = 16');
+    // and at its field in the editor's RL group, once the editor has loaded (after the first
+    // result, which already failed: the page computes again then to place the error at its field)
+    const atField = page.locator('[data-error-for="/rl/rollout_devices"]');
+    await atField.waitFor({ state: 'visible' });
+    expect(await atField.textContent()).toContain('4 + 8 is not num_devices = 16');
     expect(await page.locator('[data-path="/rl/rollout_devices"]').getAttribute('aria-invalid')).toBe('true');
     await page.screenshot({ path: `${OUT}link-invalid-value.png` });
     // on a wide screen the fix box is in view, and the banner offers no second button
