@@ -226,8 +226,35 @@ const TASK_PLAYS: TaskPlay[] = [
       await memory.screenshot({ path: `${OUT}task-rl-memory-${n.page.viewportSize()!.width}.png` });
       await n.page.evaluate(() => window.scrollTo(0, 0));
       await n.page.screenshot({ path: `${OUT}task-rl-form-${n.page.viewportSize()!.width}.png` });
+      const width = n.page.viewportSize()!.width;
+      const headline = n.page.locator('[data-testid="headline"]');
+      const atTop = (await headline.boundingBox())!.height;
+      const pageY = async () => n.page.evaluate(() => document.querySelector('[data-testid="chart-rl-timeline"]')!.getBoundingClientRect().top + window.scrollY);
+      const chartAt = await pageY();
       await chart.scrollIntoViewIfNeeded();
-      await n.page.screenshot({ path: `${OUT}task-rl-timeline-${n.page.viewportSize()!.width}.png` });
+      if (width < 900) {
+        // On a phone the headline stays at the top while the page scrolls, shrunk to its numbers
+        // and one line of where the time goes: it leaves the timeline most of the screen.
+        await n.page.locator('[data-testid="answer"].stuck').waitFor();
+        const stuck = (await headline.boundingBox())!;
+        expect(stuck.y).toBeLessThan(2);
+        expect(stuck.height, `the stuck headline is ${stuck.height} px high, ${atTop} px in place`).toBeLessThan(Math.min(120, atTop * 0.6));
+        expect(await n.page.locator('[data-testid="rl-where"]').textContent()).toContain('the longest response takes');
+        // and what follows it stays where it was in the page (the height given up is kept)
+        expect(await pageY()).toBe(chartAt);
+        await n.page.evaluate(() => window.scrollTo(0, 0));
+        await n.page.locator('[data-testid="answer"]:not(.stuck)').waitFor();
+        expect((await headline.boundingBox())!.height).toBe(atTop);
+        // Scrolled just past the edge, it sticks once and stays: the page does not move under it.
+        const edge = await n.page.evaluate(() => Math.round(document.querySelector('.answer-mark')!.getBoundingClientRect().top + window.scrollY) + 3);
+        await n.page.evaluate((y) => window.scrollTo(0, y), edge);
+        await n.page.locator('[data-testid="answer"].stuck').waitFor();
+        await n.page.waitForTimeout(400);
+        expect(await n.page.evaluate(() => [window.scrollY, document.querySelector('[data-testid="answer"]')!.classList.contains('stuck')])).toEqual([edge, true]);
+        await chart.scrollIntoViewIfNeeded();
+        await n.page.locator('[data-testid="answer"].stuck').waitFor();
+      }
+      await n.page.screenshot({ path: `${OUT}task-rl-timeline-${width}.png` });
     },
   },
   {

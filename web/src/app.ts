@@ -343,6 +343,21 @@ const navLinks = (Object.keys(VIEW_LABELS) as View[]).map((v) => {
 });
 
 const headline = h('div', { class: 'headline', 'data-testid': 'headline', 'aria-label': 'headline numbers', role: 'group' });
+// The answer (headline and any error with its fix) stays in view on a phone while the page
+// scrolls (main.css). Once it is stuck at the top it shrinks to its numbers, one line for the
+// words on where the time goes, so that it does not take a quarter of the screen; the mark just
+// above it says when it has left its place. The height it gives up stays in the flow as a margin:
+// nothing below moves (a shift there would make the browser's scroll anchoring move the page,
+// and the mark with it, back and forth across the edge).
+const answer = h('div', { class: 'answer', 'data-testid': 'answer' }, headline, fixBox);
+const answerMark = h('div', { class: 'answer-mark', 'aria-hidden': 'true' });
+new IntersectionObserver(([e]) => {
+  const stuck = !e.isIntersecting && e.boundingClientRect.top < 0;
+  if (stuck === answer.classList.contains('stuck')) return;
+  const before = answer.getBoundingClientRect().height;
+  answer.classList.toggle('stuck', stuck);
+  answer.style.marginBottom = stuck ? `${Math.max(0, before - answer.getBoundingClientRect().height)}px` : '';
+}).observe(answerMark);
 const orientation = h(
   'p',
   { class: 'orientation', 'data-testid': 'orientation' },
@@ -378,7 +393,8 @@ app.replaceChildren(
       { id: 'estimate', class: 'view estimate', 'aria-label': 'Estimate' },
       orientation,
       taskPanel.el,
-      h('div', { class: 'answer' }, headline, fixBox),
+      answerMark,
+      answer,
       taskPanel.formEl,
       h(
         'div',
