@@ -545,6 +545,7 @@ std::string error_to_json(const Error& e, int indent) {
     // (no structured binding: a lambda capturing one needs a newer clang than Emscripten 3.1.6's)
     for (const auto& kv : e.fix) std::visit([&fix, &kv](const auto& x) { fix[kv.first] = x; }, kv.second);
   }
+  if (e.fewest_devices > 0) j["error"]["fewest_devices"] = e.fewest_devices;
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

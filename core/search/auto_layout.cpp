@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "predict/predict.h"
 #include "predict/serving.h"
@@ -92,6 +95,50 @@ void rank_by_stream(Scenario& s, const SearchResult& res, AutoLayout& out) {
   if (out.simulated > 0) out.mode = SearchMode::serving;
 }
 
+// The search, narrowed (kAutoNarrowing, in order; each key recorded in `narrowed` where given)
+// while its space is past the cap. Training only: the inference search has no such keys, and its
+// space is small.
+Result<SearchResult> search_narrowed(const Scenario& s, FixedLayout& fixed, const SearchOptions& o,
+                                     std::vector<std::pair<std::string, std::int64_t>>* narrowed) {
+  auto res = search_layouts(s, fixed, o);
+  for (std::size_t i = 0;
+       s.training && !res && res.error().code == "search.space_too_large" && i < kAutoNarrowing.size(); ++i) {
+    kAutoNarrowing[i].fix(fixed, kNarrowedTo);
+    if (narrowed) narrowed->emplace_back(kAutoNarrowing[i].key, kNarrowedTo);
+    res = search_layouts(s, fixed, o);
+  }
+  return res;
+}
+
+// A scenario that no layout of its devices runs: the fewest devices that one would, of 2, 4, 8, 16
+// and 32 times as many (the question a refusal leaves: how many GPUs does this job need?), every
+// other key as the scenario states it. Said in the refusal ("256 devices would (no layout of 128
+// does)", or "16 devices would" for twice as many) and carried as fewest_devices, which the page offers as
+// its fix. The first layout that runs is enough (search first_fit): a count is refused in a fraction of a
+// second, as every layout is ruled out before the time model (DeepSeek-V3 in FP8 on 32 H100: 64 and 128
+// refused, 256 found, 0.3 s in all natively). A served scenario's layout must also hold a request's KV cache
+// (keep_servable), so its search ranks as resolve_auto_layout does. The look stops at a count whose
+// space the search refuses.
+constexpr std::int64_t kFewestDevicesMultiple = 32;
+
+void add_fewest_devices(const Scenario& s, FixedLayout fixed, SearchOptions o, Error& e) {
+  const bool serving = !s.training && s.inference->serving;
+  o.first_fit = !serving;
+  o.points = false;
+  for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
+    Scenario t = s;
+    t.num_devices = s.num_devices * k;
+    auto res = search_narrowed(t, fixed, o, nullptr);
+    if (!res) return;
+    if (serving) keep_servable(t, res.value());
+    if (res->best.empty()) continue;
+    e.fewest_devices = t.num_devices;
+    e.message += "; " + std::to_string(t.num_devices) + " devices would";
+    if (k > 2) e.message += " (no layout of " + std::to_string(t.num_devices / 2) + " does)";
+    return;
+  }
+}
+
 }  // namespace
 
 // Training that no layout fits: whether one would with the optimizer state in host memory
@@ -144,14 +191,7 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
   if (serving) o.top = kMaxSearchTop;  // the fitting layouts in order, for the KV check
   out.mode = o.mode;
   FixedLayout fixed;
-  auto res = search_layouts(s, fixed, o);
-  // Training only: the inference search has no such keys, and its space is small.
-  for (std::size_t i = 0;
-       s.training && !res && res.error().code == "search.space_too_large" && i < kAutoNarrowing.size(); ++i) {
-    kAutoNarrowing[i].fix(fixed, kNarrowedTo);
-    out.narrowed.emplace_back(kAutoNarrowing[i].key, kNarrowedTo);
-    res = search_layouts(s, fixed, o);
-  }
+  auto res = search_narrowed(s, fixed, o, &out.narrowed);
   if (!res) {
     Error e = res.error();
     if (e.path.empty()) e.path = "/parallel";
@@ -169,6 +209,7 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
                          "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
                              std::to_string(found.evaluated) + " layouts: " + why +
                              "); more devices, a smaller model or batch would");
+    add_fewest_devices(s, fixed, o, e);
     add_host_optimizer_hint(s, fixed, o, e);
     return e;
   }
@@ -196,6 +237,7 @@ std::optional<Error> resolve_auto_stages(Scenario& s) {
       // optimizer's place and the ZeRO stage are the run's): the words keep the remedy, but no
       // object set there would state it.
       e.fix.clear();
+      e.fewest_devices = 0;
       return e;
     }
     st.plan = at.parallel;

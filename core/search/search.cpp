@@ -509,6 +509,10 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
       ++pointable;
       if (o.points && feasible_points.would_take(r)) feasible_points.offer(r);
       if (best.would_take(r)) best.offer(std::move(r));
+      if (o.first_fit) {
+        ++visited;
+        return false;
+      }
     } else {
       reject(r.reason);
       ++pointable;  // memory or a latency bound: the layout has a footprint to plot

@@ -94,6 +94,8 @@ struct SearchOptions {
   // Training with train_tokens: the fastest layout whose whole run (run/run.h: steps, checkpoints
   // and failures, priced by the scenario's economics) stays within these budgets.
   std::optional<double> max_cost_usd, max_energy_mwh;
+  // Stop at the first layout that runs (whether any does, not which is best): `best` holds it.
+  bool first_fit = false;
 };
 
 // One evaluated layout. Training: `time` is the iteration time. Inference: `time` is the

@@ -1,15 +1,16 @@
 // What every fuzz target demands of the engine's JSON answers (issue 6). An answer is JSON; an
 // error object is exactly {"error": {"code", "path", "message"}} with a dotted code, a JSON Pointer
 // path and a message, and at most a "fix" beside them (an object of counts, flags and names: the
-// edit the engine proposes, docs/contract.md Errors); any other answer carries only finite, non-negative
-// numbers (nlohmann/json prints NaN and infinity as null, so any null is a NaN that got out), its training
-// breakdown sums to the iteration time within 1% and its memory categories to the total (docs/contract.md,
-// Output). A violation prints the input and the answer and aborts, which libFuzzer reports as a
-// crash and the replay driver as a failed test.
+// edit the engine proposes, docs/contract.md Errors) and a "fewest_devices" (a count above one); any other
+// answer carries only finite, non-negative numbers (nlohmann/json prints NaN and infinity as null, so any
+// null is a NaN that got out), its training breakdown sums to the iteration time within 1% and its memory
+// categories to the total (docs/contract.md, Output). A violation prints the input and the answer and aborts,
+// which libFuzzer reports as a crash and the replay driver as a failed test.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -57,8 +58,11 @@ inline bool is_error_answer(const json& j, std::string_view input, const std::st
   if (it == j.end()) return false;
   const json& e = *it;
   const bool has_fix = it->is_object() && e.contains("fix");
-  if (j.size() != 1 || !it->is_object() || it->size() != (has_fix ? 4u : 3u))
+  const bool has_fewest = it->is_object() && e.contains("fewest_devices");
+  if (j.size() != 1 || !it->is_object() || it->size() != 3u + has_fix + has_fewest)
     fail("malformed error object", input, out);
+  if (has_fewest && !(e["fewest_devices"].is_number_integer() && e["fewest_devices"].get<std::int64_t>() > 1))
+    fail("error fewest_devices is not a device count", input, out);
   if (has_fix) {
     if (!e["fix"].is_object() || e["fix"].empty()) fail("error fix is not an object", input, out);
     for (const auto& [k, v] : e["fix"].items())

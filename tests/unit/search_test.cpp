@@ -745,6 +745,58 @@ TEST(ParallelAuto, RefusalNamesTheHostMemoryOptimizerWhereItWouldFit) {
   EXPECT_EQ(es["path"], "/training/stages/0/parallel") << es.dump();
   EXPECT_NE(es["message"].get<std::string>().find(hint), std::string::npos) << es.dump();
   EXPECT_FALSE(es.contains("fix")) << es.dump();
+  EXPECT_FALSE(es.contains("fewest_devices")) << es.dump();
+}
+
+// 64 closed-loop clients of `model` in fp8 on 8 devices of `system`, the layout "auto".
+json closed_loop_on_8(const char* model, const char* system) {
+  return {{"model", model},
+          {"system", system},
+          {"num_devices", 8},
+          {"parallel", "auto"},
+          {"inference",
+           {{"batch", 32},
+            {"prompt_len", 1024},
+            {"output_len", 256},
+            {"precision", "fp8"},
+            {"serving", {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}}}}}};
+}
+
+// A refusal names the fewest devices, of 2, 4, 8, 16 and 32 times the scenario's, that a layout
+// runs it on (the rest of the scenario as stated): predicted there, refused at half as many.
+TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
+  const json training = {{"model", "deepseek-v3"},
+                         {"system", "dgx-h100"},
+                         {"num_devices", 32},
+                         {"parallel", "auto"},
+                         {"training", {{"global_batch", 1024}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+  // DeepSeek-R1's fp8 weights leave 8 H100 no room (ServingLayoutsHoldARequestInTheirKvBudget).
+  const json served = closed_loop_on_8("deepseek-r1", "dgx-h100");
+  for (const auto& [s, fewest, words] :
+       {std::tuple{training, 256, "; 256 devices would (no layout of 128 does)"},
+        std::tuple{served, 16, "; 16 devices would"}}) {
+    const json e = json::parse(optimus::api::predict(s.dump()))["error"];
+    ASSERT_EQ(e["code"], "parallel.auto_no_layout") << e.dump();
+    EXPECT_EQ(e["fewest_devices"], fewest) << e.dump();
+    EXPECT_NE(e["message"].get<std::string>().find(words), std::string::npos) << e["message"];
+    json at = s;
+    at["num_devices"] = fewest;
+    EXPECT_TRUE(json::parse(optimus::api::predict(at.dump())).contains("parallel_auto")) << s["model"];
+    at["num_devices"] = fewest / 2;
+    EXPECT_EQ(json::parse(optimus::api::predict(at.dump()))["error"]["code"], "parallel.auto_no_layout");
+    // validate refuses the same way
+    EXPECT_EQ(json::parse(optimus::api::validate(s.dump()))["error"]["fewest_devices"], fewest);
+  }
+  // GPT-3 175B in a global batch of 8 on 40 GB devices: none of 2 to 32 of them runs it, so none is named.
+  const json big = {{"model", "gpt3-175b"},
+                    {"system", "dgx-a100-40gb"},
+                    {"num_devices", 1},
+                    {"parallel", "auto"},
+                    {"training", {{"global_batch", 8}, {"seq_len", 2048}}}};
+  const json e = json::parse(optimus::api::predict(big.dump()))["error"];
+  EXPECT_EQ(e["code"], "parallel.auto_no_layout");
+  EXPECT_FALSE(e.contains("fewest_devices")) << e.dump();
+  EXPECT_EQ(e["message"].get<std::string>().find("devices would"), std::string::npos) << e["message"];
 }
 
 TEST(ParallelAuto, InferenceValidateAndErrors) {
@@ -782,17 +834,7 @@ TEST(ParallelAuto, InferenceValidateAndErrors) {
 // of weights) on GB200 (186 GB): one device per replica fits the static batch and leaves serving
 // no KV room at 0.9.
 TEST(ParallelAuto, ServingLayoutsHoldARequestInTheirKvBudget) {
-  const json serving = {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}};
-  json s = {{"model", "falcon-180b"},
-            {"system", "gb200-nvl72"},
-            {"num_devices", 8},
-            {"parallel", "auto"},
-            {"inference",
-             {{"batch", 32},
-              {"prompt_len", 1024},
-              {"output_len", 256},
-              {"precision", "fp8"},
-              {"serving", serving}}}};
+  json s = closed_loop_on_8("falcon-180b", "gb200-nvl72");
   // The static search alone ranks a one-device replica first (batch 32: 176 of 185 GiB, the
   // runtime's reserve left free; batch 64 would leave it 0.7 GiB and be refused).
   json statically = s;

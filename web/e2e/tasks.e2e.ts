@@ -450,6 +450,31 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('a training job far too large for its GPUs: the fix gives it the fewest the engine found a layout for, in one click', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="train"]');
+    await n.pick('[data-quick="/model"]', 'deepseek-v3');
+    await n.type('[data-quick="/num_devices"]', '32');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    const fix = page.locator('[data-testid="fix"]');
+    const label = (await fix.textContent())!;
+    // e.g. "Use 256 GPUs (128 are too few)": past twice the 32, as the engine's refusal says
+    const [, fewest, half] = /^Use (\d+) GPUs \((\d+) are too few\)$/.exec(label) ?? [];
+    expect(Number(fewest), label).toBeGreaterThan(64);
+    expect(Number(half) * 2).toBe(Number(fewest));
+    expect(await page.locator('[data-testid="error-fix"]').textContent()).toContain(`${fewest} devices would (no layout of ${half} does)`);
+    await page.locator('[data-testid="error-fix"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}error-training-fewest-gpus.png` });
+    await n.click('[data-testid="fix"]');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.num_devices).toBe(Number(fewest));
+    expect(prediction.memory?.fits).toBe(true);
+    expect((await headlineOf(page))['training.iteration_time_s']).toBe(String(at(prediction, 'training.iteration_time_s')));
+    await page.close();
+  });
+
   test('an RL trainer that no layout fits: plain words, and the fix doubles the GPUs until one does', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

@@ -303,6 +303,7 @@ function toResult<T>(answer: Answer, pick: (parsed: any) => T = (p) => p as T): 
         path: typeof e.path === 'string' ? e.path : '',
         message: typeof e.message === 'string' ? e.message : 'the engine reported an error without a message',
         ...(e.fix !== null && typeof e.fix === 'object' && !Array.isArray(e.fix) ? { fix: e.fix } : {}),
+        ...(typeof e.fewest_devices === 'number' ? { fewest_devices: e.fewest_devices } : {}),
       },
     };
   }

@@ -42,6 +42,8 @@ export interface EngineError {
   message: string;
   /** A way out the engine names exactly: the object to set at `path` (docs/contract.md, Errors). */
   fix?: Record<string, unknown>;
+  /** parallel.auto_no_layout: the fewest devices, of 2-32 times the scenario's, with a layout that runs it. */
+  fewest_devices?: number;
 }
 
 /** A result: the value, or an engine error (never an exception). */

@@ -63,14 +63,15 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   const inf = asObject(s.inference);
   const n = s.num_devices;
   if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
+    const more = isCount(n) ? moreDevices(n, e.fewest_devices) : undefined;
     if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined)) {
       const fp8: Fix = { path: '/inference/precision', value: 'fp8', label: 'Serve the weights in 8 bits (FP8)' };
-      return { words: `${words}, or store the weights in fewer bits`, fix: fp8, ...(isCount(n) ? { alt: doubled(n) } : {}) };
+      return { words: `${words}, or store the weights in fewer bits`, fix: fp8, ...(more ? { alt: more } : {}) };
     }
     const offload = hostOptimizerLayout(e);
-    if (isCount(n) && offload)
-      return { words: `${words}, or keep the optimizer state in host memory (the same GPUs, slower steps)`, fix: doubled(n), alt: offload };
-    if (isCount(n)) return { words, fix: doubled(n) };
+    if (more && offload)
+      return { words: `${words}, or keep the optimizer state in host memory (the same GPUs, slower steps)`, fix: more, alt: offload };
+    if (more) return { words, fix: more };
   }
   // A key of the other kind of request stream (concurrency on a Poisson or offline stream, a rate
   // on a closed loop): the stream becomes the key's own kind (state/coupling.ts drops the other
@@ -120,6 +121,17 @@ function isCount(x: unknown): x is number {
 
 function doubled(n: number): Fix {
   return { path: '/num_devices', value: 2 * n, label: `Double the GPUs (${2 * n})` };
+}
+
+/**
+ * More GPUs for a job that no layout of its `n` runs: the fewest the engine found a layout for
+ * (`fewest_devices`, a count of 2-32 times n: core/search/auto_layout.cpp), past twice as many said
+ * as such; without one (the engine did not find or did not look), twice the GPUs, and the next
+ * estimate says whether that is enough.
+ */
+function moreDevices(n: number, fewest: number | undefined): Fix {
+  if (!isCount(fewest) || fewest <= 2 * n || fewest % 2 !== 0) return doubled(n);
+  return { path: '/num_devices', value: fewest, label: `Use ${fewest} GPUs (${fewest / 2} are too few)` };
 }
 
 /** Why the search set layouts aside, in words: the code's last part ("cp_in_inference" -> "cp in inference"), with a few said better. */

@@ -25,6 +25,17 @@ describe('plainError', () => {
     // a GPU count the field does not hold as a whole number: no button
     expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
   });
+  it('no layout fits: the fewest GPUs the engine found a layout for, past twice as many', () => {
+    const job = { num_devices: 32, parallel: 'auto', training: { global_batch: 1024, seq_len: 4096 } };
+    const refusal = (fewest: unknown) => ({ ...err('parallel.auto_no_layout'), fewest_devices: fewest as number });
+    expect(plainError(refusal(256), job, new Set()).fix).toEqual({ path: '/num_devices', value: 256, label: 'Use 256 GPUs (128 are too few)' });
+    // twice as many said as such; a count the page cannot use (not past the GPUs, odd, not a number): doubled
+    const double64 = { path: '/num_devices', value: 64, label: 'Double the GPUs (64)' };
+    for (const fewest of [64, 32, 16, 96.5, 97, '256', undefined]) expect(plainError(refusal(fewest), job, new Set()).fix).toEqual(double64);
+    // a served model: 8 bits first, the fewest GPUs the other way out
+    const served = { num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250 } };
+    expect(plainError(refusal(32), served, new Set()).alt).toEqual({ path: '/num_devices', value: 32, label: 'Use 32 GPUs (16 are too few)' });
+  });
   it('training no layout fits but for a host-memory optimizer: both ways out, the second stating the layout the engine named in its fix', () => {
     const named = 'no layout of 8 devices runs this scenario (9720 layouts: memory.does_not_fit x8268); more devices, a smaller model or batch would; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute none, interleave 4, sequence_parallel true';
     const fix = { tp: 4, pp: 2, dp: 1, zero_stage: 1, micro_batch: 1, recompute: 'none', interleave: 4, sequence_parallel: true, optimizer_offload: true };
