@@ -70,6 +70,16 @@ void BM_ApiPredictAutoDeepSeekV3_2048H800(benchmark::State& state) {
 }
 BENCHMARK(BM_ApiPredictAutoDeepSeekV3_2048H800)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// A refusal of "auto": DeepSeek-V3 in fp8 on 32 H100, where no layout fits; the refusal then looks
+// for the fewest devices that run it (64 and 128 refused, 256 found: core/search/auto_layout.cpp)
+// and for a layout with the optimizer in host memory.
+void BM_ApiPredictAutoRefusedDeepSeekV3_32H100(benchmark::State& state) {
+  const std::string s = R"({"model": "deepseek-v3", "system": "dgx-h100", "num_devices": 32,
+    "parallel": "auto", "training": {"global_batch": 1024, "seq_len": 4096, "precision": "fp8"}})";
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::predict(s));
+}
+BENCHMARK(BM_ApiPredictAutoRefusedDeepSeekV3_32H100)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();
