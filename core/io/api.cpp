@@ -524,6 +524,9 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     ojson best = ojson::array();
     for (const auto& r : res->best) best.push_back(best_json(*s, r, o));
     j["best"] = best;
+    // Nothing feasible: the fewest devices that would have a layout (search/auto_layout.h).
+    if (res->feasible == 0 && !res->cancelled)
+      if (const std::int64_t n = fewest_devices(*s, fixed, o); n > 0) j["fewest_devices"] = n;
     if (o.points) {
       ojson pts = ojson::array();
       for (const auto& r : res->points) {

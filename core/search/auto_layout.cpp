@@ -110,34 +110,16 @@ Result<SearchResult> search_narrowed(const Scenario& s, FixedLayout& fixed, cons
   return res;
 }
 
-// A scenario that no layout of its devices runs: the fewest devices that one would, of 2, 4, 8, 16
-// and 32 times as many (the question a refusal leaves: how many GPUs does this job need?), every
-// other key as the scenario states it. Said in the refusal ("256 devices would (no layout of 128
-// does)", or "16 devices would" for twice as many) and carried as fewest_devices, which the page
-// offers as its fix. The first layout that runs is enough (search first_fit): a count is refused in
-// a fraction of a second, as every layout is ruled out before the time model (DeepSeek-V3 in FP8 on
-// 32 H100: 64 and 128 refused, 256 found: 136 ms for the whole refusal natively against 38 ms
-// without this look, BM_ApiPredictAutoRefusedDeepSeekV3_32H100). A served scenario's layout must
-// also hold a request's KV cache (keep_servable), so its search ranks as resolve_auto_layout does.
-// The look stops at a count whose space the search refuses.
-constexpr std::int64_t kFewestDevicesMultiple = 32;
-
-void add_fewest_devices(const Scenario& s, FixedLayout fixed, SearchOptions o, Error& e) {
+// A refusal's fewest devices (fewest_devices, below), said in its message ("256 devices would (no
+// layout of 128 does)", or "16 devices would" for twice as many) and carried as
+// Error::fewest_devices, which the page offers as its fix.
+void add_fewest_devices(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o, Error& e) {
   const bool serving = !s.training && s.inference->serving;
-  o.first_fit = !serving;
-  o.points = false;
-  for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
-    Scenario t = s;
-    t.num_devices = s.num_devices * k;
-    auto res = search_narrowed(t, fixed, o, nullptr);
-    if (!res) return;
-    if (serving) keep_servable(t, res.value());
-    if (res->best.empty()) continue;
-    e.fewest_devices = t.num_devices;
-    e.message += "; " + std::to_string(t.num_devices) + " devices would";
-    if (k > 2) e.message += " (no layout of " + std::to_string(t.num_devices / 2) + " does)";
-    return;
-  }
+  const std::int64_t n = fewest_devices(s, fixed, o, serving);
+  if (n == 0) return;
+  e.fewest_devices = n;
+  e.message += "; " + std::to_string(n) + " devices would";
+  if (n > 2 * s.num_devices) e.message += " (no layout of " + std::to_string(n / 2) + " does)";
 }
 
 }  // namespace
@@ -252,6 +234,30 @@ Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s) {
   auto a = resolve_auto_layout(s);
   if (!a) return a.error();
   return std::optional<AutoLayout>(*a);
+}
+
+// The question a refusal leaves (how many GPUs does this job need?), answered by the search at
+// 2, 4, 8, 16 and 32 times the devices. The first layout that runs is enough (first_fit): a count
+// none fits is refused in a fraction of a second, as every layout is ruled out before the time
+// model (DeepSeek-V3 in FP8 on 32 H100: 64 and 128 refused, 256 found: 136 ms for the whole
+// refusal natively against 38 ms without this look, BM_ApiPredictAutoRefusedDeepSeekV3_32H100).
+// A servable layout must also hold a request's KV cache (keep_servable), so that search ranks as
+// resolve_auto_layout does. The look stops at a count whose space the search refuses.
+constexpr std::int64_t kFewestDevicesMultiple = 32;
+
+std::int64_t fewest_devices(const Scenario& s, const FixedLayout& fixed, SearchOptions o, bool servable) {
+  o.first_fit = !servable;
+  o.points = false;
+  for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
+    Scenario t = s;
+    t.num_devices = s.num_devices * k;
+    FixedLayout f = fixed;
+    auto res = search_narrowed(t, f, o, nullptr);
+    if (!res) return 0;
+    if (servable) keep_servable(t, res.value());
+    if (!res->best.empty()) return t.num_devices;
+  }
+  return 0;
 }
 
 }  // namespace optimus

@@ -787,6 +787,21 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
     // validate refuses the same way
     EXPECT_EQ(json::parse(optimus::api::validate(s.dump()))["error"]["fewest_devices"], fewest);
   }
+  // A search that finds nothing feasible says the same: Llama 3 70B's training on 4 H100 (and on
+  // 8), first on 16; with some layout feasible it says nothing.
+  json few = {{"model", "llama3-70b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 4},
+              {"training", {{"global_batch", 64}, {"seq_len", 8192}}}};
+  const json searched = json::parse(optimus::api::search(few.dump(), ""));
+  EXPECT_EQ(searched["feasible"], 0) << searched.dump().substr(0, 300);
+  EXPECT_EQ(searched["fewest_devices"], 16) << searched.dump().substr(0, 300);
+  few["num_devices"] = 8;
+  EXPECT_EQ(json::parse(optimus::api::search(few.dump(), ""))["feasible"], 0);
+  few["num_devices"] = 16;
+  const json found = json::parse(optimus::api::search(few.dump(), ""));
+  EXPECT_GT(found["feasible"], 0);
+  EXPECT_FALSE(found.contains("fewest_devices"));
   // GPT-3 175B in a global batch of 8 on 40 GB devices: none of 2 to 32 of them runs it, so none is named.
   const json big = {{"model", "gpt3-175b"},
                     {"system", "dgx-a100-40gb"},

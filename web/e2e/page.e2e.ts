@@ -650,6 +650,22 @@ describe('the built page', () => {
     await page.close();
   });
 
+  test('search: nothing feasible on too few GPUs, and the table says how many would do', async (ctx) => {
+    if (typeof engine().search !== 'function') return ctx.skip();
+    const job = { schema_version: 1, model: 'llama3-70b', system: 'dgx-h100', num_devices: 4, training: { global_batch: 64, seq_len: 8192 } };
+    const page = await site.page();
+    await page.goto(`${site.origin}/?view=search${await encodeFragment(job)}`);
+    await settled(page);
+    await page.click('[data-testid="search-run"]');
+    const caption = page.locator('[data-testid="search-table"] caption');
+    await caption.filter({ hasText: 'No feasible layout' }).waitFor({ timeout: 60_000 });
+    const want = JSON.parse(engine().search!(JSON.stringify({ ...job, parallel: {} }), JSON.stringify({ top: 10 }), null));
+    expect(want.fewest_devices).toBe(16);
+    expect(await caption.textContent()).toContain(`${want.fewest_devices} GPUs would have one`);
+    await page.screenshot({ path: `${OUT}search-none-feasible.png` });
+    await page.close();
+  });
+
   test('search: a serving scenario searches deployments; the table shows the engine ranking and a row loads the deployment', async (ctx) => {
     if (typeof engine().search !== 'function') return ctx.skip();
     const { scenario, page } = await openPreset('llama3-70b-8xh100-serving', '?view=search');

@@ -194,6 +194,8 @@ export interface SearchResult {
   points?: SearchPoint[];
   /** True when more layouts were evaluated than `points` holds (the engine caps it). */
   points_truncated?: boolean;
+  /** None feasible: the fewest devices, of 2-32 times the scenario's, with a feasible layout. */
+  fewest_devices?: number;
 }
 
 // ---- Studies (the paper's studies, reproduced) ----------------------------------------------

@@ -24,6 +24,11 @@ export interface SearchDeps {
   notify: (msg: string) => void;
 }
 
+/** A search that found no feasible layout, with the fewest GPUs the engine found one for (core/search/auto_layout.h). */
+export function noLayoutWords(fewest: number | undefined): string {
+  return typeof fewest === 'number' ? `No feasible layout. ${groupDigits(fewest)} GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to ${groupDigits(fewest)} and search again.` : 'No feasible layout.';
+}
+
 const FIXABLE: Array<[key: string, label: string]> = [
   ['tp', 'tp'],
   ['pp', 'pp'],
@@ -300,7 +305,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const head = training ? ['#', 'Layout', 'Iteration', 'Tokens/s', 'MFU', ...extra, 'Memory/device'] : ['#', 'Layout', 'Batch', 'TTFT', 'TPOT', 'Tokens/s (all replicas)', 'Memory/device'];
     tableWrap.hidden = false;
     table.replaceChildren(
-      h('caption', null, r.best.length > 0 ? 'Best layouts — select a row (click or Enter) to load it into the editor' : 'No feasible layout.'),
+      h('caption', null, r.best.length > 0 ? 'Best layouts — select a row (click or Enter) to load it into the editor' : noLayoutWords(r.fewest_devices)),
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
       h('tbody', null, ...uniqueLayouts(r.best, training).map((b, i) => rowFor(b, i, training))),
     );

@@ -75,6 +75,21 @@ describe('search view: ranking and budget', () => {
   });
 });
 
+describe('search view: nothing feasible', () => {
+  it('says how many GPUs would have a layout, the fewest the engine found', async () => {
+    const tooFew = { model: 'llama3-70b', system: 'dgx-h100', num_devices: 4, training: { global_batch: 64, seq_len: 8192 } };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(tooFew)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    // 8 H100 hold no layout of Llama 3 70B's training either (the engine: 16 is the fewest)
+    expect(view.querySelector('[data-testid="search-table"] caption')!.textContent).toBe(
+      'No feasible layout. 16 GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to 16 and search again.',
+    );
+    expect(view.querySelectorAll('[data-testid="search-table"] tbody tr')).toHaveLength(0);
+  });
+});
+
 describe('search view: an RL job searches its placements', () => {
   const job = {
     schema_version: 1,
