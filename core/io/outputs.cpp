@@ -409,8 +409,8 @@ const RlRole* rl_role_named(const RlPrediction& p, const std::string& name) {
 TABLE(RlOut, rl_roles_out) {
   t.add("mode", text(), VAL(str(o.rl.roles)));
   for (const char* role : {"actor", "critic", "reference", "reward"})
-    t.maybe(role, ref("rl_role"), [role](const RlOut& o) -> std::optional<ojson> {
-      const RlRole* x = rl_role_named(o.p, role);
+    t.maybe_with(role, ref("rl_role"), role, [](const void* name, const RlOut& o) -> std::optional<ojson> {
+      const RlRole* x = rl_role_named(o.p, static_cast<const char*>(name));
       if (!x) return std::nullopt;
       return rl_role_out().write(*x);
     });

@@ -5,9 +5,9 @@
 // field is one row. io/outputs.cpp holds the tables of `optimus predict --json`.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -18,60 +18,80 @@ namespace optimus::io {
 template <class T>
 class Outputs {
  public:
-  using Get = std::function<std::optional<ojson>(const T&)>;  // nullopt: the key is left out
+  // A row's value read off `o` (nullopt: the key is left out); `ctx` is the row's own context (the
+  // table a nested row writes with, or what add_with was given), else null. A plain function
+  // pointer, not a std::function: each of the several hundred rows would otherwise bring its own
+  // type-erasure code into the page's first-load module (docs/web.md "Weight").
+  using Get = std::optional<ojson> (*)(const void* ctx, const T& o);
   struct Row {
     std::string key;
     Node node;
     Get get;
+    const void* ctx = nullptr;
     bool optional = false;  // not always written (the schema does not require it)
   };
   // Each adder returns the row's schema node, to add to it (.title, .def) or
   // to replace it with the node the schema shows instead (a $ref to a shared definition).
+  // `get` is a captureless lambda (VAL in outputs.cpp): called through a default-constructed copy.
 
   // A key always written: `get` returns its value (anything an ojson is made from).
   template <class G>
-  Node& add(std::string key, Node node, G get) {
+  Node& add(std::string key, Node node, G) {
+    stateless<G>();
     return push(std::move(key), std::move(node),
-                [get](const T& o) -> std::optional<ojson> { return ojson(get(o)); });
+                [](const void*, const T& o) -> std::optional<ojson> { return ojson(G{}(o)); });
   }
   // A key written only when `get` returns a value (a std::optional).
   template <class G>
-  Node& maybe(std::string key, Node node, G get) {
-    const auto value = [get](const T& o) -> std::optional<ojson> {
-      const auto v = get(o);
+  Node& maybe(std::string key, Node node, G) {
+    stateless<G>();
+    const Get value = [](const void*, const T& o) -> std::optional<ojson> {
+      const auto v = G{}(o);
       if (!v) return std::nullopt;
       return ojson(*v);
     };
-    return push(std::move(key), std::move(node), value, true);
+    return push(std::move(key), std::move(node), value, nullptr, true);
+  }
+  // A key written only when `get(ctx, o)` returns a value: a row that needs more than `o` (ctx must
+  // outlive the table: a string literal, another table).
+  Node& maybe_with(std::string key, Node node, const void* ctx, Get get) {
+    return push(std::move(key), std::move(node), get, ctx, true);
   }
   // A nested object: the rows of `sub` over the U that `get` returns.
   template <class U, class G>
-  Node& sub(std::string key, const Outputs<U>& t, G get) {
-    return push(std::move(key), t.schema(),
-                [&t, get](const T& o) -> std::optional<ojson> { return t.write(get(o)); });
+  Node& sub(std::string key, const Outputs<U>& t, G) {
+    stateless<G>();
+    const Get value = [](const void* ctx, const T& o) -> std::optional<ojson> {
+      return static_cast<const Outputs<U>*>(ctx)->write(G{}(o));
+    };
+    return push(std::move(key), t.schema(), value, &t);
   }
   // An optional nested object: `get` returns a std::optional<U> (or a pointer), absent: left out.
   template <class U, class G>
-  Node& maybe_sub(std::string key, const Outputs<U>& t, G get) {
-    const auto value = [&t, get](const T& o) -> std::optional<ojson> {
-      const auto& v = get(o);
+  Node& maybe_sub(std::string key, const Outputs<U>& t, G) {
+    stateless<G>();
+    const Get value = [](const void* ctx, const T& o) -> std::optional<ojson> {
+      const auto& v = G{}(o);
       if (!v) return std::nullopt;
-      return t.write(*v);
+      return static_cast<const Outputs<U>*>(ctx)->write(*v);
     };
-    return push(std::move(key), t.schema(), value, true);
+    return push(std::move(key), t.schema(), value, &t, true);
   }
   // An array of objects, each the rows of `item` (`get` returns a std::vector<U>).
   template <class U, class G>
-  Node& list(std::string key, const Outputs<U>& item, G get) {
-    return push(std::move(key), nodes::array_of(item.schema()),
-                [&item, get](const T& o) -> std::optional<ojson> { return item.write_all(get(o)); });
+  Node& list(std::string key, const Outputs<U>& item, G) {
+    stateless<G>();
+    const Get value = [](const void* ctx, const T& o) -> std::optional<ojson> {
+      return static_cast<const Outputs<U>*>(ctx)->write_all(G{}(o));
+    };
+    return push(std::move(key), nodes::array_of(item.schema()), value, &item);
   }
 
   // The object of `o` as the writer writes it.
   ojson write(const T& o) const {
     ojson j = ojson::object();
     for (const Row& r : rows_)
-      if (auto v = r.get(o)) j[r.key] = std::move(*v);
+      if (auto v = r.get(r.ctx, o)) j[r.key] = std::move(*v);
     return j;
   }
   template <class V>
@@ -101,9 +121,14 @@ class Outputs {
   }
 
  private:
-  Node& push(std::string key, Node node, Get get, bool optional = false) {
-    rows_.push_back(Row{std::move(key), std::move(node), std::move(get), optional});
+  Node& push(std::string key, Node node, Get get, const void* ctx = nullptr, bool optional = false) {
+    rows_.push_back(Row{std::move(key), std::move(node), get, ctx, optional});
     return rows_.back().node;
+  }
+  template <class G>
+  static constexpr void stateless() {
+    static_assert(std::is_empty_v<G> && std::is_default_constructible_v<G>,
+                  "an output row's reader is a captureless lambda (VAL); use maybe_with for more");
   }
   std::vector<Row> rows_;
   std::string title_, desc_;
