@@ -19,8 +19,8 @@ template <class T>
 class Outputs {
  public:
   // A row's value read off `o` (nullopt: the key is left out); `ctx` is the row's own context (the
-  // table a nested row writes with, or what add_with was given), else null. A plain function
-  // pointer, not a std::function: each of the several hundred rows would otherwise bring its own
+  // table a nested row writes with, or what maybe_with was given), else null. A plain function
+  // pointer, not a std::function: each of the about 240 rows would otherwise bring its own
   // type-erasure code into the page's first-load module (docs/web.md "Weight").
   using Get = std::optional<ojson> (*)(const void* ctx, const T& o);
   struct Row {
