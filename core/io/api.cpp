@@ -137,7 +137,11 @@ std::string predict(std::string_view scenario_json) {
     if (!s) return error_to_json(s.error());
     if (s->rl) {
       auto rl = predict_rl(*s);
-      if (!rl) return error_to_json(rl.error());
+      if (!rl) {
+        Error e = rl.error();
+        add_rl_fewest_devices(*s, e);
+        return error_to_json(e);
+      }
       if (!s->calibration) return rl_prediction_to_json(*s, *rl);
       auto j = nlohmann::ordered_json::parse(rl_prediction_to_json(*s, *rl));
       j["calibration"] = calibration_output(*s);
@@ -171,6 +175,7 @@ std::string validate(std::string_view scenario_json) {
       if (!s->rl->train_auto) {
         if (auto t = rl_train_scenario(*s, s->model); !t) return error_to_json(t.error());
       } else if (auto err = check_rl_train_auto(*s)) {
+        add_rl_fewest_devices(*s, *err);
         return error_to_json(*err);
       }
       return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";

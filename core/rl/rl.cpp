@@ -1070,6 +1070,27 @@ std::optional<Error> check_rl_train_auto(const Scenario& s) {
   return std::nullopt;
 }
 
+void add_rl_fewest_devices(const Scenario& s, Error& e) {
+  if (e.code != "rl.train_no_layout" || !s.rl || !s.rl->train_auto) return;
+  const bool split = s.rl->placement == RlPlacement::split;
+  const std::int64_t trainer = split ? s.rl->train_devices : s.num_devices;
+  for (std::int64_t k = 2; k <= 32; k *= 2) {
+    Scenario t = s;
+    if (split) t.rl->train_devices = trainer * k;
+    t.num_devices = s.num_devices + trainer * (k - 1);
+    if (check_rl(t) || check_rl_train_auto(t)) continue;
+    e.fewest_devices = t.num_devices;
+    const std::string fewer = k > 2 ? "no layout of " + std::to_string(trainer * k / 2) + " does" : "";
+    if (split)
+      e.message += "; a training pool of " + std::to_string(trainer * k) + " devices would (" +
+                   std::to_string(t.num_devices) + " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
+    else
+      e.message +=
+          "; " + std::to_string(t.num_devices) + " devices would" + (fewer.empty() ? "" : " (" + fewer + ")");
+    return;
+  }
+}
+
 namespace {
 
 void set_trainer(const Passes& p, RlPrediction& out) {

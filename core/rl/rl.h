@@ -110,6 +110,12 @@ std::optional<Error> check_rl(const Scenario& s);
 // simulation: validate calls it so that it refuses what predict would.
 std::optional<Error> check_rl_train_auto(const Scenario& s);
 
+// A refusal rl.train_no_layout of the whole job (predict or validate, not the placement search's
+// candidates): the fewest devices at which the trainer's search finds a layout, of 2, 4, 8, 16 and
+// 32 times the trainer's (colocated: every device; split: the training pool, the rollout pool as
+// stated), said in the message and carried as e.fewest_devices: the job's devices in all.
+void add_rl_fewest_devices(const Scenario& s, Error& e);
+
 // One RL step of s.rl (s.rl must be set; s.training and s.inference absent).
 Result<RlPrediction> predict_rl(const Scenario& s);
 

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 #include "io/api.h"
 #include "io/json_io.h"
@@ -1565,6 +1566,42 @@ TEST(Rl, ValidateRefusesAnAutoTrainerThatNoLayoutFits) {
   s["model"] = "qwen2.5-7b";
   EXPECT_FALSE(json::parse(optimus::api::validate(s.dump())).contains("error"));
   EXPECT_FALSE(predict(s).contains("error"));
+}
+
+// A trainer that no layout fits names the fewest devices whose trainer search finds one (2-32
+// times the trainer's): Qwen3-235B's GRPO job, rollout in fp8, on 8 H100 needs 32 (16 do not);
+// split 8 + 8, a training pool of 32 (40 in all). The job predicts there and is refused at half.
+TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
+  json s = json::parse(optimus::api::preset("scenarios", "qwen2.5-7b-grpo-8xh100"));
+  s["model"] = "qwen3-235b-a22b";
+  s["rl"]["rollout"] = {{"precision", "fp8"}};
+  json split = s;
+  split["num_devices"] = 16;
+  split["rl"]["placement"] = "split";
+  split["rl"]["rollout_devices"] = 8;
+  split["rl"]["train_devices"] = 8;
+  // (the job, the devices named, its words, the trainer's devices there and at half)
+  for (const auto& [job, fewest, words, trainer] :
+       {std::tuple{s, 32, "; 32 devices would (no layout of 16 does)", 32},
+        std::tuple{split, 40, "; a training pool of 32 devices would (40 in all; no layout of 16 does)",
+                   32}}) {
+    const json e = predict(job)["error"];
+    ASSERT_EQ(e["code"], "rl.train_no_layout") << e.dump();
+    EXPECT_EQ(e["fewest_devices"], fewest) << e.dump();
+    EXPECT_NE(e["message"].get<std::string>().find(words), std::string::npos) << e["message"];
+    EXPECT_EQ(json::parse(optimus::api::validate(job.dump()))["error"]["fewest_devices"], fewest);
+    const bool pools = job["rl"].contains("train_devices");
+    for (const int t : {trainer, trainer / 2}) {
+      json at = job;
+      at["num_devices"] = pools ? 8 + t : t;
+      if (pools) at["rl"]["train_devices"] = t;
+      const json p = predict(at);
+      if (t == trainer)
+        EXPECT_TRUE(p.contains("rl")) << p.dump().substr(0, 300);
+      else
+        EXPECT_EQ(p["error"]["code"], "rl.train_no_layout") << p.dump().substr(0, 300);
+    }
+  }
 }
 
 // The placement search reports its progress after each candidate: on one 8-device node, colocated

@@ -91,10 +91,15 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // GPU count's coupling gives it as the rest; colocated: every GPU). The next estimate says
   // whether that is enough.
   const t = rl?.train_devices;
+  // The engine's fewest_devices (core/rl/rl.cpp add_rl_fewest_devices: the job's GPUs in all) past
+  // twice the trainer's.
+  const f = e.fewest_devices;
   if (e.code === 'rl.train_no_layout' && isCount(n)) {
-    if (rl?.placement === 'split' && isCount(t) && typeof r === 'number' && r + t === n)
+    if (rl?.placement === 'split' && isCount(t) && typeof r === 'number' && r + t === n) {
+      if (isCount(f) && f > n + t) return { words, fix: { path: '/num_devices', value: f, label: `Give the trainer ${f - r} GPUs (${f} in all)` } };
       return { words, fix: { path: '/num_devices', value: n + t, label: `Give the trainer twice the GPUs (${2 * t}, ${n + t} in all)` } };
-    if (rl?.placement !== 'split') return { words, fix: doubled(n) };
+    }
+    if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
   }
   return { words };
 }

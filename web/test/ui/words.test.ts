@@ -82,6 +82,12 @@ describe('plainError', () => {
     // split: the GPU count grows by the training pool, which takes the rest (state/coupling.ts)
     const split = { num_devices: 24, rl: { placement: 'split', rollout_devices: 8, train_devices: 16 } };
     expect(plainError(noLayout, split, new Set()).fix).toEqual({ path: '/num_devices', value: 40, label: 'Give the trainer twice the GPUs (32, 40 in all)' });
+    // the fewest GPUs the engine found a trainer layout for, past twice as many
+    const fewest = (f: number) => ({ ...noLayout, fewest_devices: f });
+    expect(plainError(fewest(32), { num_devices: 8, rl: { train: 'auto' } }, new Set()).fix).toEqual({ path: '/num_devices', value: 32, label: 'Use 32 GPUs (16 are too few)' });
+    expect(plainError(fewest(16), { num_devices: 8, rl: { train: 'auto' } }, new Set()).fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
+    expect(plainError(fewest(88), split, new Set()).fix).toEqual({ path: '/num_devices', value: 88, label: 'Give the trainer 80 GPUs (88 in all)' });
+    expect(plainError(fewest(40), split, new Set()).fix).toEqual({ path: '/num_devices', value: 40, label: 'Give the trainer twice the GPUs (32, 40 in all)' });
     // pools that do not add up: that error comes first; no button here
     expect(plainError(noLayout, { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
   });
