@@ -22,8 +22,9 @@ struct Error {
   // `path` in place of what is there (parallel.auto_no_layout: the layout that fits with the
   // optimizer state in host memory). Empty: none; the message still says it in words.
   std::vector<std::pair<std::string, FixValue>> fix{};
-  // parallel.auto_no_layout: the fewest devices, of 2, 4, 8, 16 or 32 times the scenario's, with a
-  // layout that runs it (the other keys as they are); 0: none of them, or not looked for.
+  // parallel.auto_no_layout and rl.train_no_layout: the job's devices in all at the fewest of 2, 4,
+  // 8, 16 or 32 times the scenario's (an RL split job: its training pool's) with a layout that runs
+  // it, the other keys as they are; 0: none of them, or not looked for.
   std::int64_t fewest_devices = 0;
 };
 

@@ -1074,7 +1074,7 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   if (e.code != "rl.train_no_layout" || !s.rl || !s.rl->train_auto) return;
   const bool split = s.rl->placement == RlPlacement::split;
   const std::int64_t trainer = split ? s.rl->train_devices : s.num_devices;
-  for (std::int64_t k = 2; k <= 32; k *= 2) {
+  for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
     Scenario t = s;
     if (split) t.rl->train_devices = trainer * k;
     t.num_devices = s.num_devices + trainer * (k - 1);

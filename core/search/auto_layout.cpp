@@ -243,7 +243,6 @@ Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s) {
 // refusal natively against 38 ms without this look, BM_ApiPredictAutoRefusedDeepSeekV3_32H100).
 // A servable layout must also hold a request's KV cache (keep_servable), so that search ranks as
 // resolve_auto_layout does. The look stops at a count whose space the search refuses.
-constexpr std::int64_t kFewestDevicesMultiple = 32;
 
 std::int64_t fewest_devices(const Scenario& s, const FixedLayout& fixed, SearchOptions o, bool servable) {
   o.first_fit = !servable;

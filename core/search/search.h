@@ -98,6 +98,11 @@ struct SearchOptions {
   bool first_fit = false;
 };
 
+// A refusal's look for the fewest devices that would run the job tries 2, 4, 8, ... up to this many
+// times the devices given (search/auto_layout.h fewest_devices; an RL trainer's,
+// rl/rl.h add_rl_fewest_devices).
+constexpr std::int64_t kFewestDevicesMultiple = 32;
+
 // One evaluated layout. Training: `time` is the iteration time. Inference: `time` is the
 // end-to-end latency of one request batch, `throughput` counts all dp replicas.
 struct LayoutResult {

@@ -87,12 +87,11 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   const r = rl?.rollout_devices;
   if (e.code === 'rl.devices_mismatch' && typeof n === 'number' && isCount(r) && r < n)
     return { words, fix: { path: '/rl/train_devices', value: n - r, label: `Let the training pool be the rest of the GPUs (${n - r})` } };
-  // A trainer that no layout fits: twice its GPUs (split: the training pool doubled, which the
-  // GPU count's coupling gives it as the rest; colocated: every GPU). The next estimate says
-  // whether that is enough.
+  // A trainer that no layout fits: the job's GPUs in all at the fewest the engine found a trainer
+  // layout for (fewest_devices, core/rl/rl.cpp add_rl_fewest_devices), else twice the trainer's
+  // (split: the training pool grown, which the GPU count's coupling gives it as the rest; colocated:
+  // every GPU), and the next estimate says whether that is enough.
   const t = rl?.train_devices;
-  // The engine's fewest_devices (core/rl/rl.cpp add_rl_fewest_devices: the job's GPUs in all) past
-  // twice the trainer's.
   const f = e.fewest_devices;
   if (e.code === 'rl.train_no_layout' && isCount(n)) {
     if (rl?.placement === 'split' && isCount(t) && typeof r === 'number' && r + t === n) {
