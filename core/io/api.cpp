@@ -171,7 +171,11 @@ std::string validate(std::string_view scenario_json) {
     if (s->rl) {
       // In the order predict meets them (rl/rl.cpp, predict_rl): the rollout, then the trainer.
       if (auto err = check_rl(*s)) return error_to_json(*err);
-      if (auto ro = rl_rollout_scenario(*s); !ro) return error_to_json(ro.error());
+      if (auto ro = rl_rollout_scenario(*s); !ro) {
+        Error e = ro.error();
+        add_rl_fewest_devices(*s, e);
+        return error_to_json(e);
+      }
       if (!s->rl->train_auto) {
         if (auto t = rl_train_scenario(*s, s->model); !t) return error_to_json(t.error());
       } else if (auto err = check_rl_train_auto(*s)) {
@@ -497,6 +501,7 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json,
     best.push_back(std::move(e));
   }
   j["best"] = best;
+  if (res->fewest_devices > 0) j["fewest_devices"] = res->fewest_devices;
   return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 

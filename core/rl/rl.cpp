@@ -1070,25 +1070,66 @@ std::optional<Error> check_rl_train_auto(const Scenario& s) {
   return std::nullopt;
 }
 
-void add_rl_fewest_devices(const Scenario& s, Error& e) {
-  if (e.code != "rl.train_no_layout" || !s.rl || !s.rl->train_auto) return;
-  const bool split = s.rl->placement == RlPlacement::split;
-  const std::int64_t trainer = split ? s.rl->train_devices : s.num_devices;
+namespace {
+
+// Whether validate would pass the job (io/api.cpp validate, in the order predict_rl meets them):
+// its counts and layouts, the rollout engines unless `engines` is false, then the trainer (its
+// search when "auto") unless `trainer` is false.
+bool rl_validates(const Scenario& s, bool engines, bool trainer) {
+  if (check_rl(s) || (engines && !rl_rollout_scenario(s))) return false;
+  if (!trainer) return true;
+  if (s.rl->train_auto) return !check_rl_train_auto(s);
+  return static_cast<bool>(rl_train_scenario(s, s.model));
+}
+
+// The multiple k (2, 4, ... kFewestDevicesMultiple) of the pool `grow` names (colocated: every
+// device) at which the job first validates, else 0. Split: only the grown pool is checked (the
+// other keeps its own refusal, with its own count, for the next estimate); colocated: the whole job.
+enum class Grow { all, rollout, trainer };
+std::int64_t fewest_multiple(const Scenario& s, Grow grow) {
+  const std::int64_t pool = grow == Grow::all       ? s.num_devices
+                            : grow == Grow::trainer ? s.rl->train_devices
+                                                    : s.rl->rollout_devices;
   for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
     Scenario t = s;
-    if (split) t.rl->train_devices = trainer * k;
-    t.num_devices = s.num_devices + trainer * (k - 1);
-    if (check_rl(t) || check_rl_train_auto(t)) continue;
-    e.fewest_devices = t.num_devices;
-    const std::string fewer = k > 2 ? "no layout of " + std::to_string(trainer * k / 2) + " does" : "";
-    if (split)
-      e.message += "; a training pool of " + std::to_string(trainer * k) + " devices would (" +
-                   std::to_string(t.num_devices) + " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
-    else
-      e.message +=
-          "; " + std::to_string(t.num_devices) + " devices would" + (fewer.empty() ? "" : " (" + fewer + ")");
-    return;
+    if (grow == Grow::trainer) t.rl->train_devices = pool * k;
+    if (grow == Grow::rollout) t.rl->rollout_devices = pool * k;
+    t.num_devices = s.num_devices + pool * (k - 1);
+    if (rl_validates(t, grow != Grow::trainer, grow != Grow::rollout)) return k;
   }
+  return 0;
+}
+
+}  // namespace
+
+void add_rl_fewest_devices(const Scenario& s, Error& e) {
+  if (!s.rl) return;
+  const RlWorkload& rl = *s.rl;
+  // Which pool grows: the trainer's for a trainer no layout fits (its search must be free to use
+  // them), the engines' for engines that hold no response at any tp they may choose (a stated tp or
+  // dp is a replica more devices do not widen).
+  const bool trainer = e.code == "rl.train_no_layout" && rl.train_auto;
+  const bool engines = e.code == "rl.rollout_does_not_fit" && rl.rollout.tp == 0 && rl.rollout.dp == 0;
+  if (!trainer && !engines) return;
+  const bool split = rl.placement == RlPlacement::split;
+  const Grow grow = !split ? Grow::all : trainer ? Grow::trainer : Grow::rollout;
+  const std::int64_t k = fewest_multiple(s, grow);
+  if (k == 0) return;
+  const std::int64_t pool = !split ? s.num_devices : trainer ? rl.train_devices : rl.rollout_devices;
+  e.fewest_devices = s.num_devices + pool * (k - 1);
+  const std::string fewer = k > 2 ? "no layout of " + std::to_string(pool * k / 2) + " does" : "";
+  if (split)
+    e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
+                 std::to_string(pool * k) + " devices would (" + std::to_string(e.fewest_devices) +
+                 " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
+  else
+    e.message += "; " + std::to_string(e.fewest_devices) + " devices would" +
+                 (fewer.empty() ? "" : " (" + fewer + ")");
+}
+
+std::int64_t rl_fewest_devices(const Scenario& colocated) {
+  const std::int64_t k = fewest_multiple(colocated, Grow::all);
+  return k == 0 ? 0 : colocated.num_devices * k;
 }
 
 namespace {

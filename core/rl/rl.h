@@ -110,11 +110,18 @@ std::optional<Error> check_rl(const Scenario& s);
 // simulation: validate calls it so that it refuses what predict would.
 std::optional<Error> check_rl_train_auto(const Scenario& s);
 
-// A refusal rl.train_no_layout of the whole job (predict or validate, not the placement search's
-// candidates): the fewest devices at which the trainer's search finds a layout, of 2, 4, 8, 16 and
-// 32 times the trainer's (colocated: every device; split: the training pool, the rollout pool as
-// stated), said in the message and carried as e.fewest_devices: the job's devices in all.
+// A refusal of the whole job (predict or validate, not the placement search's candidates) that
+// more devices lift: rl.train_no_layout of a trainer "auto", or rl.rollout_does_not_fit of engines
+// whose tp and dp are chosen. The fewest devices at which the job validates, of 2, 4, 8, 16 and 32
+// times the pool that refused (colocated: every device, engines and trainer both checked; split:
+// that pool alone, the other as stated and not checked), said in the message and carried as
+// e.fewest_devices: the job's devices in all.
 void add_rl_fewest_devices(const Scenario& s, Error& e);
+
+// For a colocated job (the placement search's first candidate, its rollout tp and dp chosen): the
+// fewest devices, of 2-32 times its own, at which it validates (engines and trainer), else 0. The
+// placement search's answer when no placement is feasible.
+std::int64_t rl_fewest_devices(const Scenario& colocated);
 
 // One RL step of s.rl (s.rl must be set; s.training and s.inference absent).
 Result<RlPrediction> predict_rl(const Scenario& s);
@@ -142,6 +149,8 @@ struct RlSearchResult {
   std::vector<std::pair<std::string, std::int64_t>> rejected;  // reason code -> candidates
   std::vector<RlCandidate> best;
   bool cancelled = false;  // progress returned false: the placements ranked so far
+  // None feasible (and not cancelled): rl_fewest_devices of the colocated candidate, else 0.
+  std::int64_t fewest_devices = 0;
 };
 // `progress` (optional) is told the share done after each candidate (colocated, then each split,
 // each with its rollout tps) and may return false to stop there.

@@ -113,13 +113,11 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   };
   Scenario base = s;
   base.rl->train.dp = 0;  // what each candidate's pool leaves
-  {
-    Scenario c = base;
-    c.rl->placement = RlPlacement::colocated;
-    c.rl->staleness = 0;
-    c.rl->rollout_devices = c.rl->train_devices = 0;
-    with_tps(c, s.num_devices, 0);
-  }
+  Scenario colocated = base;
+  colocated.rl->placement = RlPlacement::colocated;
+  colocated.rl->staleness = 0;
+  colocated.rl->rollout_devices = colocated.rl->train_devices = 0;
+  with_tps(colocated, s.num_devices, 0);
   for (std::size_t i = 0; i < splits.size() && !res.cancelled; ++i) {
     Scenario c = base;
     c.rl->placement = RlPlacement::split;
@@ -128,6 +126,10 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     with_tps(c, splits[i], i + 1);
   }
   for (const auto& [code, n] : rejected) res.rejected.emplace_back(code, n);
+  if (res.best.empty() && !res.cancelled) {
+    colocated.rl->rollout.tp = colocated.rl->rollout.dp = 0;  // chosen, as the search tries them
+    res.fewest_devices = rl_fewest_devices(colocated);
+  }
   std::stable_sort(res.best.begin(), res.best.end(), [&](const RlCandidate& a, const RlCandidate& b) {
     return by_cost ? *a.cost_per_step_usd < *b.cost_per_step_usd : a.step_time_s < b.step_time_s;
   });

@@ -1604,6 +1604,55 @@ TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
   }
 }
 
+// Engines that hold no response at any tp they may choose (DeepSeek-V3 at 8 bits is 671 GB, over 8
+// H100's 640 GB) are refused with the fewest devices at which the job validates: colocated, the
+// whole job (the rollout fits at 16 and 32, the trainer's search first at 64); split, the rollout
+// pool alone, the trainer's refusal left for the next estimate with its own count. A stated tp is
+// a replica more devices do not widen: no count.
+TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
+  json s = json::parse(optimus::api::preset("scenarios", "qwen2.5-7b-grpo-8xh100"));
+  s["model"] = "deepseek-v3";
+  json split = s;
+  split["num_devices"] = 16;
+  split["rl"]["placement"] = "split";
+  split["rl"]["rollout_devices"] = 8;
+  split["rl"]["train_devices"] = 8;
+  for (const auto& [job, fewest, words] :
+       {std::tuple{s, 64, "; 64 devices would (no layout of 32 does)"},
+        std::tuple{split, 24, "; a rollout pool of 16 devices would (24 in all)"}}) {
+    const json e = predict(job)["error"];
+    ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
+    EXPECT_EQ(e["fewest_devices"], fewest) << e.dump();
+    EXPECT_NE(e["message"].get<std::string>().find(words), std::string::npos) << e["message"];
+    EXPECT_EQ(json::parse(optimus::api::validate(job.dump()))["error"]["fewest_devices"], fewest);
+  }
+  json at = s;
+  at["num_devices"] = 64;
+  EXPECT_TRUE(predict(at).contains("rl")) << predict(at).dump().substr(0, 300);
+  at["num_devices"] = 32;
+  EXPECT_EQ(predict(at)["error"]["code"], "rl.train_no_layout");
+  json pools = split;
+  pools["num_devices"] = 24;
+  pools["rl"]["rollout_devices"] = 16;
+  EXPECT_EQ(predict(pools)["error"]["code"], "rl.train_no_layout");
+  json stated = s;
+  stated["rl"]["rollout"] = {{"tp", 8}};
+  const json e = predict(stated)["error"];
+  EXPECT_EQ(e["code"], "rl.rollout_does_not_fit");
+  EXPECT_FALSE(e.contains("fewest_devices")) << e.dump();
+  // The placement search, which finds no placement on 8: the same count, for the colocated job
+  // with its engines' tp chosen (the stated tp 8 is one the search varies anyway).
+  for (const json& job : {s, split, stated}) {
+    const json found = json::parse(optimus::api::search(job.dump(), ""));
+    EXPECT_EQ(found["feasible"], 0) << found.dump().substr(0, 300);
+    EXPECT_EQ(found["fewest_devices"], 64) << found.dump().substr(0, 300);
+  }
+  at["num_devices"] = 64;
+  const json runs = json::parse(optimus::api::search(at.dump(), ""));
+  EXPECT_GT(runs["feasible"], 0) << runs.dump().substr(0, 300);
+  EXPECT_FALSE(runs.contains("fewest_devices"));
+}
+
 // The placement search reports its progress after each candidate: on one 8-device node, colocated
 // with rollout tp 1, 2, 4 and 8, then rollout pools of 1, 2 and 4 devices with every tp that
 // divides them (10 candidates), a share that rises to 1 (the first 1/4 of the colocated quarter);

@@ -485,6 +485,55 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('RL engines that hold no response: the fix gives the job the fewest GPUs the engine named, colocated and split', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="rl"]');
+    // DeepSeek-V3 at 8 bits is 671 GB, over 8 H100's 640 GB: no rollout engine holds it.
+    await n.pick('[data-quick="/model"]', 'deepseek-v3');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    const box = page.locator('[data-testid="error-fix"]');
+    expect(await box.textContent()).toContain('the rollout engines cannot hold the model');
+    expect(await box.textContent()).toContain('rl.rollout_does_not_fit');
+    const fix = page.locator('[data-testid="fix"]');
+    const label = (await fix.textContent())!;
+    // colocated: the engines fit from 16 GPUs, the trainer's search first past that
+    const [, fewest, half] = /^Use (\d+) GPUs \((\d+) are too few\)$/.exec(label) ?? [];
+    expect(Number(fewest), label).toBeGreaterThan(16);
+    expect(await box.textContent()).toContain(`${fewest} devices would (no layout of ${half} does)`);
+    await box.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}error-rl-rollout-fewest-gpus.png` });
+    await n.click('[data-testid="fix"]');
+    await n.noError();
+    let { scenario, prediction } = await n.truth();
+    expect(scenario.num_devices).toBe(Number(fewest));
+    expect((await headlineOf(page))['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    // split on 8 GPUs (4 + 4): the rollout pool grows first, then the trainer's, each in one click
+    await n.type('[data-quick="/num_devices"]', '8');
+    await n.pick('[data-quick="/rl/placement"]', 'split');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    const engines = (await fix.textContent())!;
+    const [, rollout, all] = /^Give the rollout (\d+) GPUs \((\d+) in all\)$/.exec(engines) ?? [];
+    expect(Number(all) - Number(rollout), engines).toBe(4);
+    await n.click('[data-testid="fix"]');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    expect(await box.textContent()).toContain('rl.train_no_layout');
+    // (the address follows estimates only: the full editor's fields hold what failed)
+    const value = (path: string) => page.locator(`[data-path="${path}"]`).inputValue();
+    expect([await value('/num_devices'), await value('/rl/rollout_devices'), await value('/rl/train_devices')]).toEqual([all, rollout, '4']);
+    const trainer = (await fix.textContent())!;
+    const [, train, total] = /^Give the trainer (\d+) GPUs \((\d+) in all\)$/.exec(trainer) ?? [];
+    expect(Number(total) - Number(train), trainer).toBe(Number(rollout));
+    await n.click('[data-testid="fix"]');
+    await n.noError();
+    ({ scenario, prediction } = await n.truth());
+    expect(scenario.num_devices).toBe(Number(total));
+    expect(scenario.rl).toMatchObject({ placement: 'split', rollout_devices: Number(rollout), train_devices: Number(train) });
+    expect((await headlineOf(page))['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    await page.screenshot({ path: `${OUT}rl-split-fewest-gpus-applied.png` });
+    await page.close();
+  });
+
   test('serving with speculative decoding from the short form: tokens drafted a step, the engine\'s numbers, cleared again', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

@@ -159,7 +159,9 @@ bannerFix.addEventListener('click', () => fixAction?.());
 function showFixButton(btn: HTMLElement, fix: Fix | undefined): (() => void) | null {
   btn.hidden = fix === undefined;
   btn.textContent = fix?.label ?? '';
-  return fix ? () => void editor.edit(fix.path, fix.value) : null;
+  if (!fix) return null;
+  const { then } = fix;
+  return () => void editor.edit(fix.path, fix.value).then(() => (then ? editor.edit(then.path, then.value) : undefined));
 }
 
 function markStale(stale: boolean): void {

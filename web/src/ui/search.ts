@@ -24,9 +24,12 @@ export interface SearchDeps {
   notify: (msg: string) => void;
 }
 
-/** A search that found no feasible layout, with the fewest GPUs the engine found one for (core/search/auto_layout.h). */
-export function noLayoutWords(fewest: number | undefined): string {
-  return typeof fewest === 'number' ? `No feasible layout. ${groupDigits(fewest)} GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to ${groupDigits(fewest)} and search again.` : 'No feasible layout.';
+/**
+ * A search that found nothing feasible (`none` says what), with the fewest GPUs the engine found
+ * one for (core/search/auto_layout.h; an RL job's, core/rl/rl.h rl_fewest_devices).
+ */
+export function noLayoutWords(fewest: number | undefined, none = 'No feasible layout.'): string {
+  return typeof fewest === 'number' ? `${none} ${groupDigits(fewest)} GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to ${groupDigits(fewest)} and search again.` : none;
 }
 
 const FIXABLE: Array<[key: string, label: string]> = [
@@ -245,7 +248,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const head = ['#', 'Placement', 'Step', 'Tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
     tableWrap.hidden = false;
     table.replaceChildren(
-      h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : 'No placement runs this job.'),
+      h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : noLayoutWords(r.fewest_devices, 'No placement runs this job.')),
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
       h('tbody', null, ...best.map((c, i) => rlRow(c, i, cost, rl))),
       ...(best.some((c) => c.rl.train.parallel.optimizer_offload === true)

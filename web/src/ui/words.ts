@@ -11,6 +11,8 @@ export interface Fix {
   path: string;
   value: unknown;
   label: string;
+  /** A second edit made after the first (a split job's engines grown: the GPUs, then the rollout pool). */
+  then?: { path: string; value: unknown };
 }
 
 export interface Plain {
@@ -34,6 +36,8 @@ const WORDS: Record<string, string> = {
   'parallel.ep_not_divisor_of_experts': 'expert parallelism must divide the number of experts',
   'parallel.cp_in_inference': 'context parallelism is for training only; inference here runs without it',
   'parallel.auto_no_layout': 'no layout of these GPUs fits the model in memory: add GPUs, or pick GPUs with more memory',
+  'rl.rollout_does_not_fit':
+    'the rollout engines cannot hold the model’s weights and one response’s KV cache at any tensor parallelism these GPUs allow: add GPUs, store the weights in fewer bits (the rollout’s precision), or pick GPUs with more memory',
   'rl.train_no_layout':
     'no layout of the trainer holds the model’s training state (weights, gradients, optimizer) and one mini-batch in these GPUs’ memory, even fully sharded with the optimizer in host memory: add GPUs, or pick GPUs with more memory',
   'search.rank_without_price': 'ranking by cost needs a price per GPU-hour, and these GPUs have none on file: give a rental price (the full editor’s “Rental price (USD per device-hour)”), or rank by time',
@@ -99,6 +103,15 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
       return { words, fix: { path: '/num_devices', value: n + t, label: `Give the trainer twice the GPUs (${2 * t}, ${n + t} in all)` } };
     }
     if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
+  }
+  // Engines that hold no response: the fewest GPUs the engine found the job validating at
+  // (add_rl_fewest_devices; none where the rollout's tp is stated). Colocated, every GPU; split,
+  // the rollout pool grows, the trainer's as stated: two edits, since the GPU count's coupling
+  // gives what it adds to the training pool (the rest), and the rollout pool's then takes it back.
+  if (e.code === 'rl.rollout_does_not_fit' && isCount(n) && isCount(f) && f > n) {
+    if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
+    if (isCount(t) && isCount(r) && r + t === n)
+      return { words, fix: { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: f - t }, label: `Give the rollout ${f - t} GPUs (${f} in all)` } };
   }
   return { words };
 }

@@ -2,7 +2,7 @@
 // The Search view in a DOM with the real engine (the wasm module in process): the training
 // ranking and the whole-run budget reach the engine as search options, and the table shows the
 // step cost and the whole-run cost of every layout, each within the budget.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Engine } from '../../src/engine/client';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { EngineError } from '../../src/engine/types';
@@ -86,6 +86,18 @@ describe('search view: nothing feasible', () => {
     expect(view.querySelector('[data-testid="search-table"] caption')!.textContent).toBe(
       'No feasible layout. 16 GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to 16 and search again.',
     );
+    expect(view.querySelectorAll('[data-testid="search-table"] tbody tr')).toHaveLength(0);
+  });
+  it('an RL job no placement runs: the fewest GPUs the engine found the job running on', async () => {
+    // DeepSeek-V3 at 8 bits (671 GB) fits no rollout engine of 8 H100; colocated, the engines
+    // fit from 16 GPUs and the trainer's search first at 64 (core/rl/rl.h rl_fewest_devices)
+    const tooFew = { schema_version: 1, model: 'deepseek-v3', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 128, samples_per_prompt: 8, train: 'auto' } };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(tooFew)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await vi.waitFor(() => expect(view.querySelector('[data-testid="search-table"] caption')?.textContent).toBe(
+      'No placement runs this job. 64 GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to 64 and search again.',
+    ), { timeout: 20_000 });
     expect(view.querySelectorAll('[data-testid="search-table"] tbody tr')).toHaveLength(0);
   });
 });

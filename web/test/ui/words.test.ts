@@ -91,6 +91,21 @@ describe('plainError', () => {
     // pools that do not add up: that error comes first; no button here
     expect(plainError(noLayout, { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
   });
+  it('RL engines that hold no response: plain words, and the fewest GPUs the engine named', () => {
+    const refusal = (f?: number) => ({ ...err('rl.rollout_does_not_fit', '/rl/rollout'), ...(f === undefined ? {} : { fewest_devices: f }) });
+    const colocated = { num_devices: 8, rl: { train: 'auto' } };
+    expect(plainError(refusal(64), colocated, new Set())).toEqual({
+      words: expect.stringContaining('add GPUs, store the weights in fewer bits'),
+      fix: { path: '/num_devices', value: 64, label: 'Use 64 GPUs (32 are too few)' },
+    });
+    expect(plainError(refusal(16), colocated, new Set()).fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
+    // no count (a stated rollout tp): more GPUs would not widen the engine, so no button
+    expect(plainError(refusal(), colocated, new Set()).fix).toBeUndefined();
+    // split: the GPUs grow (the training pool takes the rest), then the rollout pool takes them
+    const split = { num_devices: 16, rl: { placement: 'split', rollout_devices: 8, train_devices: 8 } };
+    expect(plainError(refusal(24), split, new Set()).fix).toEqual({ path: '/num_devices', value: 24, then: { path: '/rl/rollout_devices', value: 16 }, label: 'Give the rollout 16 GPUs (24 in all)' });
+    expect(plainError(refusal(24), { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
+  });
   it('a key of the other kind of request stream: the fix makes the stream that kind', () => {
     const serving = { num_devices: 1, inference: { serving: { arrival: 'offline', concurrency: 16 } } };
     expect(plainError(err('serving.key_for_other_arrival', '/inference/serving/concurrency'), serving, new Set()).fix).toEqual({ path: '/inference/serving/arrival', value: 'closed', label: 'Serve them as concurrent users (a closed loop)' });
