@@ -716,7 +716,7 @@ void print_search(const json& r) {
   if (r["best"].empty()) {
     std::cout << "No feasible layout.\n";
     if (r.contains("fewest_devices"))
-      std::printf("%lld devices would have one (the fewest of 2, 4, 8, 16 and 32 times as many).\n",
+      std::printf("%lld devices would have one (the fewest found, up to 32 times as many).\n",
                   r["fewest_devices"].get<long long>());
     return;
   }

@@ -1082,22 +1082,24 @@ bool rl_validates(const Scenario& s, bool engines, bool trainer) {
   return static_cast<bool>(rl_train_scenario(s, s.model));
 }
 
-// The multiple k (2, 4, ... kFewestDevicesMultiple) of the pool `grow` names (colocated: every
-// device) at which the job first validates, else 0. Split: only the grown pool is checked (the
-// other keeps its own refusal, with its own count, for the next estimate); colocated: the whole job.
+// The fewest devices the look of search.h fewest_count finds for the pool `grow` names (colocated:
+// every device) at which the job validates, else 0; `below` the largest pool tried that did not.
+// Split: only the grown pool is checked (the other keeps its own refusal, with its own count, for
+// the next estimate); colocated: the whole job. Returns the job's devices in all.
 enum class Grow { all, rollout, trainer };
-std::int64_t fewest_multiple(const Scenario& s, Grow grow) {
+std::int64_t fewest_in_all(const Scenario& s, Grow grow, std::int64_t& below) {
   const std::int64_t pool = grow == Grow::all       ? s.num_devices
                             : grow == Grow::trainer ? s.rl->train_devices
                                                     : s.rl->rollout_devices;
-  for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
+  const auto runs = [&](std::int64_t size) {
     Scenario t = s;
-    if (grow == Grow::trainer) t.rl->train_devices = pool * k;
-    if (grow == Grow::rollout) t.rl->rollout_devices = pool * k;
-    t.num_devices = s.num_devices + pool * (k - 1);
-    if (rl_validates(t, grow != Grow::trainer, grow != Grow::rollout)) return k;
-  }
-  return 0;
+    if (grow == Grow::trainer) t.rl->train_devices = size;
+    if (grow == Grow::rollout) t.rl->rollout_devices = size;
+    t.num_devices = s.num_devices + size - pool;
+    return rl_validates(t, grow != Grow::trainer, grow != Grow::rollout);
+  };
+  const std::int64_t size = fewest_count(pool, s.system.devices_per_node, runs, below);
+  return size == 0 ? 0 : s.num_devices + size - pool;
 }
 
 }  // namespace
@@ -1113,23 +1115,23 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   if (!trainer && !engines) return;
   const bool split = rl.placement == RlPlacement::split;
   const Grow grow = !split ? Grow::all : trainer ? Grow::trainer : Grow::rollout;
-  const std::int64_t k = fewest_multiple(s, grow);
-  if (k == 0) return;
+  std::int64_t below = 0;
+  const std::int64_t all = fewest_in_all(s, grow, below);
+  if (all == 0) return;
   const std::int64_t pool = !split ? s.num_devices : trainer ? rl.train_devices : rl.rollout_devices;
-  e.fewest_devices = s.num_devices + pool * (k - 1);
-  const std::string fewer = k > 2 ? "no layout of " + std::to_string(pool * k / 2) + " does" : "";
+  e.fewest_devices = all;
+  const std::string fewer = below > pool ? "no layout of " + std::to_string(below) + " does" : "";
   if (split)
     e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
-                 std::to_string(pool * k) + " devices would (" + std::to_string(e.fewest_devices) +
+                 std::to_string(all - s.num_devices + pool) + " devices would (" + std::to_string(all) +
                  " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
   else
-    e.message += "; " + std::to_string(e.fewest_devices) + " devices would" +
-                 (fewer.empty() ? "" : " (" + fewer + ")");
+    e.message += "; " + std::to_string(all) + " devices would" + (fewer.empty() ? "" : " (" + fewer + ")");
 }
 
 std::int64_t rl_fewest_devices(const Scenario& colocated) {
-  const std::int64_t k = fewest_multiple(colocated, Grow::all);
-  return k == 0 ? 0 : colocated.num_devices * k;
+  std::int64_t below = 0;
+  return fewest_in_all(colocated, Grow::all, below);
 }
 
 namespace {

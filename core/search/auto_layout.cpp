@@ -115,11 +115,12 @@ Result<SearchResult> search_narrowed(const Scenario& s, FixedLayout& fixed, cons
 // Error::fewest_devices, which the page offers as its fix.
 void add_fewest_devices(const Scenario& s, const FixedLayout& fixed, const SearchOptions& o, Error& e) {
   const bool serving = !s.training && s.inference->serving;
-  const std::int64_t n = fewest_devices(s, fixed, o, serving);
+  std::int64_t below = 0;
+  const std::int64_t n = fewest_devices(s, fixed, o, serving, &below);
   if (n == 0) return;
   e.fewest_devices = n;
   e.message += "; " + std::to_string(n) + " devices would";
-  if (n > 2 * s.num_devices) e.message += " (no layout of " + std::to_string(n / 2) + " does)";
+  if (below > s.num_devices) e.message += " (no layout of " + std::to_string(below) + " does)";
 }
 
 }  // namespace
@@ -237,26 +238,33 @@ Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s) {
 }
 
 // The question a refusal leaves (how many GPUs does this job need?), answered by the search at
-// 2, 4, 8, 16 and 32 times the devices. The first layout that runs is enough (first_fit): a count
-// none fits is refused in a fraction of a second, as every layout is ruled out before the time
-// model (DeepSeek-V3 in FP8 on 32 H100: 64 and 128 refused, 256 found: 136 ms for the whole
-// refusal natively against 38 ms without this look, BM_ApiPredictAutoRefusedDeepSeekV3_32H100).
+// the counts of search.h fewest_count (2, 4, 8, 16 and 32 times the devices, then whole nodes an
+// eighth apart below the first that runs). The first layout that runs is enough (first_fit): a
+// count none fits is refused in a fraction of a second, as every layout is ruled out before the
+// time model (DeepSeek-V3 in FP8 on 32 H100: 64 and 128 refused, 256 found, then 160 refused and
+// 192 found; BM_ApiPredictAutoRefusedDeepSeekV3_32H100, docs/performance.md).
 // A servable layout must also hold a request's KV cache (keep_servable), so that search ranks as
 // resolve_auto_layout does. The look stops at a count whose space the search refuses.
 
-std::int64_t fewest_devices(const Scenario& s, const FixedLayout& fixed, SearchOptions o, bool servable) {
+std::int64_t fewest_devices(const Scenario& s, const FixedLayout& fixed, SearchOptions o, bool servable,
+                            std::int64_t* below) {
   o.first_fit = !servable;
   o.points = false;
-  for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
+  bool refused = false;  // a count's search space refused: the look ends there
+  const auto runs = [&](std::int64_t count) {
+    if (refused) return false;
     Scenario t = s;
-    t.num_devices = s.num_devices * k;
+    t.num_devices = count;
     FixedLayout f = fixed;
     auto res = search_narrowed(t, f, o, nullptr);
-    if (!res) return 0;
+    if (!res) return !(refused = true);
     if (servable) keep_servable(t, res.value());
-    if (!res->best.empty()) return t.num_devices;
-  }
-  return 0;
+    return !res->best.empty();
+  };
+  std::int64_t tried = 0;
+  const std::int64_t n = fewest_count(s.num_devices, s.system.devices_per_node, runs, tried);
+  if (below) *below = tried;
+  return n;
 }
 
 }  // namespace optimus

@@ -1580,18 +1580,19 @@ TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
   split["rl"]["placement"] = "split";
   split["rl"]["rollout_devices"] = 8;
   split["rl"]["train_devices"] = 8;
-  // (the job, the devices named, its words, the trainer's devices there and at half)
-  for (const auto& [job, fewest, words, trainer] :
-       {std::tuple{s, 32, "; 32 devices would (no layout of 16 does)", 32},
-        std::tuple{split, 40, "; a training pool of 32 devices would (40 in all; no layout of 16 does)",
-                   32}}) {
+  // (the job, the devices named, its words, the trainer's devices there and the largest refused:
+  // 16 and 32 were tried, then 24, the whole nodes an eighth of 32 apart below it)
+  for (const auto& [job, fewest, words, trainer, below] :
+       {std::tuple{s, 24, "; 24 devices would (no layout of 16 does)", 24, 16},
+        std::tuple{split, 32, "; a training pool of 24 devices would (32 in all; no layout of 16 does)", 24,
+                   16}}) {
     const json e = predict(job)["error"];
     ASSERT_EQ(e["code"], "rl.train_no_layout") << e.dump();
     EXPECT_EQ(e["fewest_devices"], fewest) << e.dump();
     EXPECT_NE(e["message"].get<std::string>().find(words), std::string::npos) << e["message"];
     EXPECT_EQ(json::parse(optimus::api::validate(job.dump()))["error"]["fewest_devices"], fewest);
     const bool pools = job["rl"].contains("train_devices");
-    for (const int t : {trainer, trainer / 2}) {
+    for (const int t : {trainer, below}) {
       json at = job;
       at["num_devices"] = pools ? 8 + t : t;
       if (pools) at["rl"]["train_devices"] = t;
@@ -1606,7 +1607,8 @@ TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
 
 // Engines that hold no response at any tp they may choose (DeepSeek-V3 at 8 bits is 671 GB, over 8
 // H100's 640 GB) are refused with the fewest devices at which the job validates: colocated, the
-// whole job (the rollout fits at 16 and 32, the trainer's search first at 64); split, the rollout
+// whole job (the rollout fits at 16 and 32, the trainer's search first at 64, not at 40, 48 or 56);
+// split, the rollout
 // pool alone, the trainer's refusal left for the next estimate with its own count. A stated tp is
 // a replica more devices do not widen: no count.
 TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
@@ -1618,7 +1620,7 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
   split["rl"]["rollout_devices"] = 8;
   split["rl"]["train_devices"] = 8;
   for (const auto& [job, fewest, words] :
-       {std::tuple{s, 64, "; 64 devices would (no layout of 32 does)"},
+       {std::tuple{s, 64, "; 64 devices would (no layout of 56 does)"},
         std::tuple{split, 24, "; a rollout pool of 16 devices would (24 in all)"}}) {
     const json e = predict(job)["error"];
     ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();

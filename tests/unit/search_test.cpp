@@ -762,8 +762,45 @@ json closed_loop_on_8(const char* model, const char* system) {
             {"serving", {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}}}}}};
 }
 
-// A refusal names the fewest devices, of 2, 4, 8, 16 and 32 times the scenario's, that a layout
-// runs it on (the rest of the scenario as stated): predicted there, refused at half as many.
+// The look's counts (search.h fewest_count): doubling until one runs, then the whole nodes an
+// eighth of it apart below it, fewest first; `below` the largest count that did not run.
+TEST(Search, FewestCountTriesWholeNodesBelowTheFirstThatRuns) {
+  std::vector<std::int64_t> asked;
+  std::int64_t below = 0;
+  // runs from 192 on, on multiples of 64 only (a layout must divide the count)
+  const auto runs = [&](std::int64_t c) {
+    asked.push_back(c);
+    return c >= 192 && c % 64 == 0;
+  };
+  EXPECT_EQ(optimus::fewest_count(32, 8, runs, below), 192);
+  EXPECT_EQ(asked, (std::vector<std::int64_t>{64, 128, 256, 160, 192}));
+  EXPECT_EQ(below, 160);
+  // Below one node of 8 there is no whole node between 4 and 8: the doubling's count.
+  asked.clear();
+  EXPECT_EQ(optimus::fewest_count(
+                2, 8, [&](std::int64_t c) { return asked.push_back(c), c >= 6; }, below),
+            8);
+  EXPECT_EQ(asked, (std::vector<std::int64_t>{4, 8}));
+  EXPECT_EQ(below, 4);
+  // Twice as many runs: the counts between are tried (48 does), and nothing below the scenario's own
+  // is said to have been refused but it.
+  asked.clear();
+  EXPECT_EQ(optimus::fewest_count(
+                32, 8, [&](std::int64_t c) { return asked.push_back(c), c >= 48; }, below),
+            48);
+  EXPECT_EQ(asked, (std::vector<std::int64_t>{64, 40, 48}));
+  EXPECT_EQ(below, 40);
+  // None of 2-32 times: 0, the largest refused the last doubling.
+  EXPECT_EQ(optimus::fewest_count(
+                4, 8, [](std::int64_t) { return false; }, below),
+            0);
+  EXPECT_EQ(below, 128);
+}
+
+// A refusal names the fewest devices that a layout runs it on (the rest of the scenario as stated),
+// of 2, 4, 8, 16 and 32 times the scenario's, then the whole nodes an eighth of the first that runs
+// apart below it (search.h fewest_count): predicted there, refused at the largest count it says
+// has no layout. DeepSeek-V3 on H100: 64 and 128 have none, 256 has; 160 has none, 192 has.
 TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
   const json training = {{"model", "deepseek-v3"},
                          {"system", "dgx-h100"},
@@ -772,9 +809,9 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
                          {"training", {{"global_batch", 1024}, {"seq_len", 4096}, {"precision", "fp8"}}}};
   // DeepSeek-R1's fp8 weights leave 8 H100 no room (ServingLayoutsHoldARequestInTheirKvBudget).
   const json served = closed_loop_on_8("deepseek-r1", "dgx-h100");
-  for (const auto& [s, fewest, words] :
-       {std::tuple{training, 256, "; 256 devices would (no layout of 128 does)"},
-        std::tuple{served, 16, "; 16 devices would"}}) {
+  for (const auto& [s, fewest, words, below] :
+       {std::tuple{training, 192, "; 192 devices would (no layout of 160 does)", 160},
+        std::tuple{served, 16, "; 16 devices would", 8}}) {
     const json e = json::parse(optimus::api::predict(s.dump()))["error"];
     ASSERT_EQ(e["code"], "parallel.auto_no_layout") << e.dump();
     EXPECT_EQ(e["fewest_devices"], fewest) << e.dump();
@@ -782,11 +819,14 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
     json at = s;
     at["num_devices"] = fewest;
     EXPECT_TRUE(json::parse(optimus::api::predict(at.dump())).contains("parallel_auto")) << s["model"];
-    at["num_devices"] = fewest / 2;
+    at["num_devices"] = below;
     EXPECT_EQ(json::parse(optimus::api::predict(at.dump()))["error"]["code"], "parallel.auto_no_layout");
     // validate refuses the same way
     EXPECT_EQ(json::parse(optimus::api::validate(s.dump()))["error"]["fewest_devices"], fewest);
   }
+  json half = training;
+  half["num_devices"] = 128;  // the doubling's last refused count, below the eighths tried
+  EXPECT_EQ(json::parse(optimus::api::predict(half.dump()))["error"]["code"], "parallel.auto_no_layout");
   // A search that finds nothing feasible says the same: Llama 3 70B's training on 4 H100 (and on
   // 8), first on 16; with some layout feasible it says nothing.
   json few = {{"model", "llama3-70b"},

@@ -29,7 +29,7 @@ export interface SearchDeps {
  * one for (core/search/auto_layout.h; an RL job's, core/rl/rl.h rl_fewest_devices).
  */
 export function noLayoutWords(fewest: number | undefined, none = 'No feasible layout.'): string {
-  return typeof fewest === 'number' ? `${none} ${groupDigits(fewest)} GPUs would have one (the fewest of 2, 4, 8, 16 and 32 times as many): set the GPUs to ${groupDigits(fewest)} and search again.` : none;
+  return typeof fewest === 'number' ? `${none} ${groupDigits(fewest)} GPUs would have one (the fewest found, up to 32 times as many): set the GPUs to ${groupDigits(fewest)} and search again.` : none;
 }
 
 const FIXABLE: Array<[key: string, label: string]> = [

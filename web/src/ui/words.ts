@@ -142,13 +142,13 @@ function doubled(n: number): Fix {
 
 /**
  * More GPUs for a job that no layout of its `n` runs: the fewest the engine found a layout for
- * (`fewest_devices`, a count of 2-32 times n: core/search/auto_layout.cpp), past twice as many said
- * as such; without one (the engine did not find or did not look), twice the GPUs, and the next
+ * (`fewest_devices`, up to 32 times n: core/search/search.h fewest_count), said as such unless it
+ * is twice n; without one (the engine did not find or did not look), twice the GPUs, and the next
  * estimate says whether that is enough.
  */
 function moreDevices(n: number, fewest: number | undefined): Fix {
-  if (!isCount(fewest) || fewest <= 2 * n || fewest % 2 !== 0) return doubled(n);
-  return { path: '/num_devices', value: fewest, label: `Use ${fewest} GPUs (${fewest / 2} are too few)` };
+  if (!isCount(fewest) || fewest <= n || fewest === 2 * n) return doubled(n);
+  return { path: '/num_devices', value: fewest, label: `Use ${fewest} GPUs (the fewest that run it)` };
 }
 
 /** Why the search set layouts aside, in words: the code's last part ("cp_in_inference" -> "cp in inference"), with a few said better. */

@@ -25,16 +25,18 @@ describe('plainError', () => {
     // a GPU count the field does not hold as a whole number: no button
     expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
   });
-  it('no layout fits: the fewest GPUs the engine found a layout for, past twice as many', () => {
+  it('no layout fits: the fewest GPUs the engine found a layout for, unless twice as many', () => {
     const job = { num_devices: 32, parallel: 'auto', training: { global_batch: 1024, seq_len: 4096 } };
     const refusal = (fewest: unknown) => ({ ...err('parallel.auto_no_layout'), fewest_devices: fewest as number });
-    expect(plainError(refusal(256), job, new Set()).fix).toEqual({ path: '/num_devices', value: 256, label: 'Use 256 GPUs (128 are too few)' });
-    // twice as many said as such; a count the page cannot use (not past the GPUs, odd, not a number): doubled
+    expect(plainError(refusal(192), job, new Set()).fix).toEqual({ path: '/num_devices', value: 192, label: 'Use 192 GPUs (the fewest that run it)' });
+    // whole nodes between the GPUs and twice as many (the engine's look tries them too)
+    expect(plainError(refusal(48), job, new Set()).fix).toEqual({ path: '/num_devices', value: 48, label: 'Use 48 GPUs (the fewest that run it)' });
+    // twice as many said as such; a count the page cannot use (not past the GPUs, not a whole number): doubled
     const double64 = { path: '/num_devices', value: 64, label: 'Double the GPUs (64)' };
-    for (const fewest of [64, 32, 16, 96.5, 97, '256', undefined]) expect(plainError(refusal(fewest), job, new Set()).fix).toEqual(double64);
+    for (const fewest of [64, 32, 16, 96.5, '256', undefined]) expect(plainError(refusal(fewest), job, new Set()).fix).toEqual(double64);
     // a served model: 8 bits first, the fewest GPUs the other way out
     const served = { num_devices: 8, parallel: 'auto', inference: { prompt_len: 1000, output_len: 250 } };
-    expect(plainError(refusal(32), served, new Set()).alt).toEqual({ path: '/num_devices', value: 32, label: 'Use 32 GPUs (16 are too few)' });
+    expect(plainError(refusal(32), served, new Set()).alt).toEqual({ path: '/num_devices', value: 32, label: 'Use 32 GPUs (the fewest that run it)' });
   });
   it('training no layout fits but for a host-memory optimizer: both ways out, the second stating the layout the engine named in its fix', () => {
     const named = 'no layout of 8 devices runs this scenario (9720 layouts: memory.does_not_fit x8268); more devices, a smaller model or batch would; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute none, interleave 4, sequence_parallel true';
@@ -84,7 +86,7 @@ describe('plainError', () => {
     expect(plainError(noLayout, split, new Set()).fix).toEqual({ path: '/num_devices', value: 40, label: 'Give the trainer twice the GPUs (32, 40 in all)' });
     // the fewest GPUs the engine found a trainer layout for, past twice as many
     const fewest = (f: number) => ({ ...noLayout, fewest_devices: f });
-    expect(plainError(fewest(32), { num_devices: 8, rl: { train: 'auto' } }, new Set()).fix).toEqual({ path: '/num_devices', value: 32, label: 'Use 32 GPUs (16 are too few)' });
+    expect(plainError(fewest(32), { num_devices: 8, rl: { train: 'auto' } }, new Set()).fix).toEqual({ path: '/num_devices', value: 32, label: 'Use 32 GPUs (the fewest that run it)' });
     expect(plainError(fewest(16), { num_devices: 8, rl: { train: 'auto' } }, new Set()).fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
     expect(plainError(fewest(88), split, new Set()).fix).toEqual({ path: '/num_devices', value: 88, label: 'Give the trainer 80 GPUs (88 in all)' });
     expect(plainError(fewest(40), split, new Set()).fix).toEqual({ path: '/num_devices', value: 40, label: 'Give the trainer twice the GPUs (32, 40 in all)' });
@@ -96,7 +98,7 @@ describe('plainError', () => {
     const colocated = { num_devices: 8, rl: { train: 'auto' } };
     expect(plainError(refusal(64), colocated, new Set())).toEqual({
       words: expect.stringContaining('add GPUs, store the weights in fewer bits'),
-      fix: { path: '/num_devices', value: 64, label: 'Use 64 GPUs (32 are too few)' },
+      fix: { path: '/num_devices', value: 64, label: 'Use 64 GPUs (the fewest that run it)' },
     });
     expect(plainError(refusal(16), colocated, new Set()).fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
     // no count (a stated rollout tp): more GPUs would not widen the engine, so no button
