@@ -509,6 +509,16 @@ describe('a newcomer masters the page in a minute', () => {
     let { scenario, prediction } = await n.truth();
     expect(scenario.num_devices).toBe(Number(fewest));
     expect((await headlineOf(page))['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    // an engine tp stated that holds no response (671 GB over 8 GPUs of 80 GB): more GPUs would not
+    // widen it; the fix lets the engines choose theirs again
+    await page.locator('[data-path="/rl/rollout/tp"]').scrollIntoViewIfNeeded();
+    await n.type('[data-path="/rl/rollout/tp"]', '8');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    expect(await fix.textContent()).toBe('Let the rollout engines choose their tensor parallelism');
+    await n.click('[data-testid="fix"]');
+    await n.noError();
+    expect((await n.truth()).scenario.rl.rollout?.tp).toBeUndefined();
+    expect(await page.locator('[data-path="/rl/rollout/tp"]').inputValue()).toBe('');
     // split on 8 GPUs (4 + 4): the rollout pool grows first, then the trainer's, each in one click
     await n.type('[data-quick="/num_devices"]', '8');
     await n.pick('[data-quick="/rl/placement"]', 'split');

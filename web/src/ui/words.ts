@@ -113,6 +113,12 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
     if (isCount(t) && isCount(r) && r + t === n)
       return { words, fix: { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: f - t }, label: `Give the rollout ${f - t} GPUs (${f} in all)` } };
   }
+  // A stated engine tp (or dp) that holds no response: more GPUs would not widen that engine, and
+  // the engine names no count; letting it choose its tp (the smallest that holds a response, then
+  // the fastest) is the way out, and the next estimate names a count if the pool is still too small.
+  const rollout = asObject(rl?.rollout);
+  if (e.code === 'rl.rollout_does_not_fit' && rollout && (rollout.tp !== undefined || rollout.dp !== undefined))
+    return { words, fix: { path: '/rl/rollout', value: { ...rollout, tp: undefined, dp: undefined }, label: 'Let the rollout engines choose their tensor parallelism' } };
   return { words };
 }
 

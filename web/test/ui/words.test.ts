@@ -107,6 +107,9 @@ describe('plainError', () => {
     const split = { num_devices: 16, rl: { placement: 'split', rollout_devices: 8, train_devices: 8 } };
     expect(plainError(refusal(24), split, new Set()).fix).toEqual({ path: '/num_devices', value: 24, then: { path: '/rl/rollout_devices', value: 16 }, label: 'Give the rollout 16 GPUs (24 in all)' });
     expect(plainError(refusal(24), { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
+    // a stated engine tp: the engines choose theirs (the rest of the rollout block kept)
+    const stated = { num_devices: 8, rl: { train: 'auto', rollout: { tp: 8, software: 'sglang' } } };
+    expect(plainError(refusal(), stated, new Set()).fix).toEqual({ path: '/rl/rollout', value: { tp: undefined, dp: undefined, software: 'sglang' }, label: 'Let the rollout engines choose their tensor parallelism' });
   });
   it('a key of the other kind of request stream: the fix makes the stream that kind', () => {
     const serving = { num_devices: 1, inference: { serving: { arrival: 'offline', concurrency: 16 } } };
