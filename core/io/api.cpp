@@ -552,6 +552,8 @@ std::string search(std::string_view scenario_json, std::string_view options_json
       }
       j["points"] = pts;
       j["points_truncated"] = res->points_truncated;
+      // What each point's memory_bytes is held against (a prediction's memory.capacity_bytes).
+      j["capacity_bytes"] = s->system.device.hbm_capacity.value;
     }
     return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
   } catch (const std::exception& e) {

@@ -407,6 +407,10 @@ TEST(Search, RejectedLayoutsCarryCodes) {
   EXPECT_EQ(sum, r["evaluated"].get<std::int64_t>());
   ASSERT_FALSE(r["points"].empty());
   bool any_rejected = false;
+  // What the points' memory is held against: the capacity every best layout reports.
+  const double capacity = r["capacity_bytes"].get<double>();
+  ASSERT_FALSE(r["best"].empty());
+  for (const auto& b : r["best"]) EXPECT_EQ(b["memory"]["capacity_bytes"].get<double>(), capacity);
   for (const auto& p : r["points"]) {
     EXPECT_EQ(p["feasible"].get<bool>(), p["reason"].get<std::string>().empty());
     EXPECT_EQ(p["parallel"]["zero_stage"], 1);

@@ -659,9 +659,21 @@ describe('the built page', () => {
     await page.click('[data-testid="search-run"]');
     const caption = page.locator('[data-testid="search-table"] caption');
     await caption.filter({ hasText: 'No feasible layout' }).waitFor({ timeout: 60_000 });
-    const want = JSON.parse(engine().search!(JSON.stringify({ ...job, parallel: {} }), JSON.stringify({ top: 10 }), null));
+    const want = JSON.parse(engine().search!(JSON.stringify({ ...job, parallel: {} }), JSON.stringify({ top: 10, points: true }), null));
     expect(want.fewest_devices).toBe(16);
     expect(await caption.textContent()).toContain(`${want.fewest_devices} GPUs would have one`);
+    // No layout was timed: the chart is their memory per device, leanest first, against the
+    // capacity, and says how far the leanest is from fitting.
+    const chart = page.locator('[data-testid="search-chart"]');
+    await chart.locator('svg').first().waitFor();
+    const text = (await chart.textContent())!;
+    expect(text).toContain('memory per device, leanest first');
+    const leanest = Math.min(...want.points.map((q: { memory_bytes: number }) => q.memory_bytes));
+    expect(text).toMatch(/None was timed: the leanest of [\d,]+ layouts needs [\d.]+ GiB a device, against [\d.]+ GiB these GPUs hold\./);
+    expect(leanest).toBeGreaterThan(80e9);
+    await chart.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}search-none-feasible-chart.png` });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: `${OUT}search-none-feasible.png` });
     await page.close();
   });

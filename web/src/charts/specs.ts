@@ -2,7 +2,7 @@
 // so they can be unit-tested (test/ui/specs.test.ts); charts/render.ts turns a spec into an SVG
 // with Observable Plot.
 import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../engine/types';
-import { countOf, formatSeconds, regimeWords } from '../base/format';
+import { countOf, formatBytes, formatSeconds, groupDigits, regimeWords } from '../base/format';
 
 export interface Bar {
   /** The bar's row (y axis), e.g. "training". */
@@ -326,8 +326,10 @@ export function layoutLabel(par: Record<string, unknown>): string {
  * Search scatter: time vs memory per device of every evaluated layout the engine returned,
  * infeasible ones marked. Layouts rejected before they were timed (time_s null, e.g. those that
  * do not fit in memory) have no time: they are kept apart in `untimed` (drawn on the memory axis).
+ * Where none was timed (nothing fits), a time axis would be empty: the layouts' memory per device,
+ * leanest first, against the capacity instead (how far the leanest is from fitting).
  */
-export function searchScatterSpec(r: SearchResult, capacityBytes?: number): ScatterSpec | null {
+export function searchScatterSpec(r: SearchResult, capacityBytes?: number): ScatterSpec | LineChartSpec | null {
   const pts = r.points ?? [];
   const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
   const points = pts.flatMap((q) =>
@@ -335,6 +337,7 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number): Scat
   );
   const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
   if (points.length === 0 && untimed.length === 0) return null;
+  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), capacityBytes);
   return {
     kind: 'scatter',
     title: `Evaluated layouts: ${r.mode === 'inference' ? 'request latency' : 'iteration time'} vs memory per device`,
@@ -343,6 +346,28 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number): Scat
     points,
     untimed,
     rule: capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined,
+  };
+}
+
+/** Layouts none of which was timed: memory per device, leanest first, with the capacity (log axis: the memory spans decades). */
+function leanestFirstSpec(bytes: number[], capacityBytes?: number): LineChartSpec {
+  const sorted = [...bytes].sort((a, b) => a - b);
+  const n = sorted.length;
+  const leanest = sorted[0]!;
+  return {
+    kind: 'lines',
+    title: 'Evaluated layouts: memory per device, leanest first',
+    xLabel: 'layouts, leanest first',
+    yLabel: 'memory per device',
+    xCategorical: false,
+    unit: 'bytes',
+    xUnit: '',
+    logX: false,
+    logY: true,
+    points: sorted.map((y, i) => ({ x: i + 1, y, series: 'memory per device' })),
+    rules: capacityBytes ? [{ value: capacityBytes, label: 'capacity' }] : [],
+    // A layout just under the capacity is still refused: the runtime keeps a reserve (CUDA context, communicators).
+    note: `None was timed: the leanest of ${countOf(n, 'layout', groupDigits)} needs ${formatBytes(leanest)} a device${capacityBytes ? `, against ${formatBytes(capacityBytes)} these GPUs hold${leanest <= capacityBytes ? ' (less what the runtime keeps for itself)' : ''}` : ''}.`,
   };
 }
 

@@ -194,8 +194,10 @@ export interface SearchResult {
   points?: SearchPoint[];
   /** True when more layouts were evaluated than `points` holds (the engine caps it). */
   points_truncated?: boolean;
-  /** None feasible: the fewest devices, of 2-32 times the scenario's, with a feasible layout. */
+  /** None feasible: the fewest devices, up to 32 times the scenario's, with a feasible layout. */
   fewest_devices?: number;
+  /** With points: the device memory each point's memory_bytes is held against. */
+  capacity_bytes?: number;
 }
 
 // ---- Studies (the paper's studies, reproduced) ----------------------------------------------

@@ -312,7 +312,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
       h('tbody', null, ...uniqueLayouts(r.best, training).map((b, i) => rowFor(b, i, training))),
     );
-    const cap = r.best[0]?.memory?.capacity_bytes;
+    const cap = r.best[0]?.memory?.capacity_bytes ?? r.capacity_bytes;
     chart.el.hidden = false;
     chart.set(searchScatterSpec(r, cap), 'The engine returned no layouts to plot.');
   }

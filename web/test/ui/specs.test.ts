@@ -1,6 +1,7 @@
 // Chart specs are pure functions of a result (src/charts/specs.ts).
 import { describe, expect, it } from 'vitest';
 import { byBoundSpec, inferenceTimeSpec, layoutLabel, logSpace, memorySpec, rooflineSpec, searchScatterSpec, studyAxes, studyDefaults, studySpec, trainingTimeSpec } from '../../src/charts/specs';
+import type { ScatterSpec } from '../../src/charts/specs';
 import type { Prediction, ResolvedScenario, SearchResult, StudyResult } from '../../src/engine/types';
 
 const mem = (total: number, cap: number) => ({
@@ -162,12 +163,22 @@ describe('search and study charts', () => {
       ],
     };
     r.points!.push({ parallel: plan(1, 2, 4), time_s: null, memory_bytes: 3e11, feasible: false, reason: 'memory.does_not_fit' });
-    const s = searchScatterSpec(r, 8e10)!;
+    const s = searchScatterSpec(r, 8e10)! as ScatterSpec;
+    expect(s.kind).toBe('scatter');
     expect(s.points).toHaveLength(2);
     expect(s.untimed).toEqual([{ y: 3e11, label: 'TP1 PP2 DP4 mb1', reason: 'memory.does_not_fit' }]);
     expect(s.points[1]).toMatchObject({ feasible: false, reason: 'memory.does_not_fit', label: 'TP1 PP1 DP8 mb1' });
     expect(s.rule?.value).toBe(8e10);
     expect(searchScatterSpec({ ...r, points: undefined })).toBeNull();
+    // none timed (nothing fits): memory per device, leanest first, against the capacity
+    const none = { ...r, feasible: 0, points: [3e11, 9e10, 1.2e12].map((m) => ({ parallel: plan(1, 1, 8), time_s: null, memory_bytes: m, feasible: false, reason: 'memory.does_not_fit' })) };
+    const lean = searchScatterSpec(none, 8e10)!;
+    expect(lean.kind).toBe('lines');
+    if (lean.kind !== 'lines') return;
+    expect(lean.points.map((p) => [p.x, p.y])).toEqual([[1, 9e10], [2, 3e11], [3, 1.2e12]]);
+    expect(lean.rules).toEqual([{ value: 8e10, label: 'capacity' }]);
+    expect(lean.logY).toBe(true);
+    expect(lean.note).toBe('None was timed: the leanest of 3 layouts needs 83.8 GiB a device, against 74.5 GiB these GPUs hold.');
   });
   const generations: StudyResult = {
     study: 'gen',
