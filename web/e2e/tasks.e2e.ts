@@ -515,6 +515,7 @@ describe('a newcomer masters the page in a minute', () => {
     await n.type('[data-path="/rl/rollout/tp"]', '8');
     await page.waitForSelector('[data-testid="status"][data-state="error"]');
     expect(await fix.textContent()).toBe('Let the rollout engines choose their tensor parallelism');
+    expect(await box.textContent()).toContain('at the tensor parallelism stated');
     await n.click('[data-testid="fix"]');
     await n.noError();
     expect((await n.truth()).scenario.rl.rollout?.tp).toBeUndefined();

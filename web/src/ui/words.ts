@@ -118,7 +118,10 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // the fastest) is the way out, and the next estimate names a count if the pool is still too small.
   const rollout = asObject(rl?.rollout);
   if (e.code === 'rl.rollout_does_not_fit' && rollout && (rollout.tp !== undefined || rollout.dp !== undefined))
-    return { words, fix: { path: '/rl/rollout', value: { ...rollout, tp: undefined, dp: undefined }, label: 'Let the rollout engines choose their tensor parallelism' } };
+    return {
+      words: 'the rollout engines cannot hold the model’s weights and one response’s KV cache at the tensor parallelism stated: let them choose theirs, store the weights in fewer bits (the rollout’s precision), or pick GPUs with more memory',
+      fix: { path: '/rl/rollout', value: { ...rollout, tp: undefined, dp: undefined }, label: 'Let the rollout engines choose their tensor parallelism' },
+    };
   return { words };
 }
 

@@ -109,7 +109,10 @@ describe('plainError', () => {
     expect(plainError(refusal(24), { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
     // a stated engine tp: the engines choose theirs (the rest of the rollout block kept)
     const stated = { num_devices: 8, rl: { train: 'auto', rollout: { tp: 8, software: 'sglang' } } };
-    expect(plainError(refusal(), stated, new Set()).fix).toEqual({ path: '/rl/rollout', value: { tp: undefined, dp: undefined, software: 'sglang' }, label: 'Let the rollout engines choose their tensor parallelism' });
+    expect(plainError(refusal(), stated, new Set())).toEqual({
+      words: expect.stringContaining('at the tensor parallelism stated: let them choose theirs'),
+      fix: { path: '/rl/rollout', value: { tp: undefined, dp: undefined, software: 'sglang' }, label: 'Let the rollout engines choose their tensor parallelism' },
+    });
   });
   it('a key of the other kind of request stream: the fix makes the stream that kind', () => {
     const serving = { num_devices: 1, inference: { serving: { arrival: 'offline', concurrency: 16 } } };
