@@ -707,14 +707,16 @@ void print_rl_search(const json& r) {
 
 void print_search(const json& r) {
   const bool training = r["mode"] == "training";
-  std::printf("Searched %lld layouts in %s (%.0f layouts/s): %lld feasible\n",
-              r["evaluated"].get<long long>(), seconds(r["elapsed_s"].get<double>()).c_str(),
-              r["layouts_per_s"].get<double>(), r["feasible"].get<long long>());
+  // An RL search ranks placements (the pools, the engines' tp, the trainer's layout).
+  const char* what = r["mode"] == "rl" ? "placements" : "layouts";
+  std::printf("Searched %lld %s in %s (%.0f %s/s): %lld feasible\n", r["evaluated"].get<long long>(), what,
+              seconds(r["elapsed_s"].get<double>()).c_str(), r["layouts_per_s"].get<double>(), what,
+              r["feasible"].get<long long>());
   for (auto it = r["rejected"].begin(); it != r["rejected"].end(); ++it)
     std::printf("  rejected %-40s %lld\n", it.key().c_str(), it.value().get<long long>());
   if (r["cancelled"].get<bool>()) std::cout << "  (cancelled before the end)\n";
   if (r["best"].empty()) {
-    std::cout << "No feasible layout.\n";
+    std::cout << (r["mode"] == "rl" ? "No placement runs this job.\n" : "No feasible layout.\n");
     if (r.contains("fewest_devices"))
       std::printf("%lld devices would have one (the fewest found, up to 32 times as many).\n",
                   r["fewest_devices"].get<long long>());

@@ -70,6 +70,12 @@ contains host_optimizer "of optimizer state (parallel.optimizer_offload)"
 # An RL placement search marks the trainers that fit only with the optimizer in host memory.
 check rl_search_hosted 0 bash -c "echo '{\"model\": \"qwen3-235b-a22b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"prompt_len\": 1024, \"response_len\": 4096, \"train\": \"auto\"}}' | '$bin' search -"
 contains rl_search_hosted "* the trainer fits only with its optimizer state in host memory"
+# An RL search that finds no placement says so, and how many devices would have one: DeepSeek-V3's
+# engines fit no 8 H100, its trainer first 64.
+check rl_search_none 0 bash -c "echo '{\"model\": \"deepseek-v3\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"train\": \"auto\"}}' | '$bin' search -"
+contains rl_search_none "placements in"
+contains rl_search_none "No placement runs this job."
+contains rl_search_none "64 devices would have one (the fewest found, up to 32 times as many)."
 check missing_file 1 "$bin" predict /nonexistent.json
 contains missing_file "no such file"
 # A directory opens as an empty stream: it is named as a directory, not read as empty JSON.
