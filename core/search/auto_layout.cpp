@@ -187,12 +187,21 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
   out.feasible = found.feasible;
   if (found.best.empty()) {
     std::string why;
-    for (const auto& [code, n] : found.rejected)
+    bool memory = false;  // some layout divided the job and was then too large for the devices
+    for (const auto& [code, n] : found.rejected) {
       why += (why.empty() ? "" : ", ") + code + " x" + std::to_string(n);
-    Error e = make_error("parallel.auto_no_layout", "/parallel",
-                         "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
-                             std::to_string(found.evaluated) + " layouts: " + why +
-                             "); more devices, a smaller model or batch would");
+      memory = memory || code == "memory.does_not_fit" || code == "serving.kv_insufficient";
+    }
+    // Where every layout failed to divide the job (heads, layers, sequence, batch over tp, pp, cp,
+    // dp), more devices cannot help: fewer can, or shapes that divide over more.
+    Error e =
+        make_error("parallel.auto_no_layout", "/parallel",
+                   "no layout of " + std::to_string(s.num_devices) + " devices runs this scenario (" +
+                       std::to_string(found.evaluated) + " layouts: " + why + "); " +
+                       (memory       ? "more devices, a smaller model or batch would"
+                        : s.training ? "none divides the job over these devices: fewer devices or a "
+                                       "larger global batch would"
+                                     : "none divides the model over these devices: fewer devices would"));
     add_fewest_devices(s, fixed, o, e);
     add_host_optimizer_hint(s, fixed, o, e);
     return e;

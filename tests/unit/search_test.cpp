@@ -858,6 +858,32 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
   EXPECT_EQ(e["message"].get<std::string>().find("devices would"), std::string::npos) << e["message"];
 }
 
+// A job no layout divides over its devices (Llama 3 8B in a global batch of 64 on 100,000 H100:
+// heads, layers, sequence and batch run out of divisors, no layout runs out of memory) is not told
+// that more devices would run it, and names no count: fewer would.
+TEST(ParallelAuto, AJobNoLayoutDividesIsToldFewerDevices) {
+  const json s = {{"model", "llama3-8b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", 100000},
+                  {"parallel", "auto"},
+                  {"training", {{"global_batch", 64}, {"seq_len", 8192}}}};
+  const json e = json::parse(optimus::api::predict(s.dump()))["error"];
+  ASSERT_EQ(e["code"], "parallel.auto_no_layout") << e.dump();
+  const std::string m = e["message"];
+  EXPECT_EQ(m.find("memory.does_not_fit"), std::string::npos) << m;
+  EXPECT_NE(m.find("none divides the job over these devices: fewer devices or a larger global batch would"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(m.find("more devices"), std::string::npos) << m;
+  EXPECT_FALSE(e.contains("fewest_devices"));
+  // Out of memory instead (the same model on one device): more devices, as before.
+  json one = s;
+  one["num_devices"] = 1;
+  const std::string m1 = json::parse(optimus::api::predict(one.dump()))["error"]["message"];
+  EXPECT_NE(m1.find("memory.does_not_fit"), std::string::npos) << m1;
+  EXPECT_NE(m1.find("more devices, a smaller model or batch would"), std::string::npos) << m1;
+}
+
 TEST(ParallelAuto, InferenceValidateAndErrors) {
   json s = small_gpt(8, 32);
   s.erase("training");

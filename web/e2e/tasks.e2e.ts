@@ -450,6 +450,22 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('a training job spread over more GPUs than any layout divides it into: words that say fewer, and no button for more', async () => {
+    const { page, n } = await trainingNoLayout();
+    await n.type('[data-quick="/num_devices"]', '100000');
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    const box = page.locator('[data-testid="error-fix"]');
+    expect(await box.textContent()).toContain('no layout divides this job over these GPUs');
+    expect(await box.textContent()).toContain('use fewer GPUs, or a larger global batch');
+    expect(await box.textContent()).toContain('fewer devices or a larger global batch would');
+    expect(await page.locator('[data-testid="fix"]').isHidden()).toBe(true);
+    await box.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}error-training-divides-nothing.png` });
+    await n.type('[data-quick="/num_devices"]', '64');
+    await n.noError();
+    await page.close();
+  });
+
   test('a training job far too large for its GPUs: the fix gives it the fewest the engine found a layout for, in one click', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

@@ -66,6 +66,10 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // for an RL trainer below (the next estimate says whether that is enough).
   const inf = asObject(s.inference);
   const n = s.num_devices;
+  // Every layout failed to divide the job (the engine lists why in its message; none ran out of
+  // memory): more GPUs cannot help, so no button, and words that say what can.
+  if (e.code === 'parallel.auto_no_layout' && !/memory\.does_not_fit|serving\.kv_insufficient/.test(e.message))
+    return { words: `no layout divides this job over these GPUs (tensor, pipeline, context and data parallelism must divide the heads, layers, sequence and batch): use fewer GPUs${s.training !== undefined ? ', or a larger global batch' : ''}` };
   if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
     const more = isCount(n) ? moreDevices(n, e.fewest_devices) : undefined;
     if (inf && s.training === undefined && ['bf16', 'fp16', 'fp32', undefined].includes(inf.precision as string | undefined)) {

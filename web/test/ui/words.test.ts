@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { hostOptimizerLayout, plainError } from '../../src/ui/words';
 
-const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}` });
+// A refusal of "auto" lists its layouts' rejections; these ran out of memory (more GPUs can help).
+const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}${code === 'parallel.auto_no_layout' ? ' (9 layouts: memory.does_not_fit x9)' : ''}` });
 const s = (parallel: unknown) => ({ num_devices: 64, parallel });
 
 describe('plainError', () => {
@@ -24,6 +25,13 @@ describe('plainError', () => {
     expect(p.fix).toEqual({ path: '/num_devices', value: 128, label: 'Double the GPUs (128)' });
     // a GPU count the field does not hold as a whole number: no button
     expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
+  });
+  it('no layout divides the job (none ran out of memory): words that say fewer GPUs, and no button for more', () => {
+    const divides = { code: 'parallel.auto_no_layout', path: '/parallel', message: 'no layout of 100000 devices runs this scenario (3136 layouts: parallel.tp_not_divisor_of_heads x1960, training.batch_not_divisible x123); none divides the job over these devices: fewer devices or a larger global batch would' };
+    const training = plainError(divides, { num_devices: 100000, parallel: 'auto', training: { global_batch: 64 } }, new Set());
+    expect(training).toEqual({ words: expect.stringContaining('no layout divides this job over these GPUs') });
+    expect(training.words).toMatch(/use fewer GPUs, or a larger global batch$/);
+    expect(plainError(divides, { num_devices: 100000, parallel: 'auto', inference: {} }, new Set()).words).toMatch(/use fewer GPUs$/);
   });
   it('no layout fits: the fewest GPUs the engine found a layout for, unless twice as many', () => {
     const job = { num_devices: 32, parallel: 'auto', training: { global_batch: 1024, seq_len: 4096 } };
