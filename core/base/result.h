@@ -22,9 +22,10 @@ struct Error {
   // `path` in place of what is there (parallel.auto_no_layout: the layout that fits with the
   // optimizer state in host memory). Empty: none; the message still says it in words.
   std::vector<std::pair<std::string, FixValue>> fix{};
-  // parallel.auto_no_layout and rl.train_no_layout: the job's devices in all at the fewest of 2, 4,
-  // 8, 16 or 32 times the scenario's (an RL split job: its training pool's) with a layout that runs
-  // it, the other keys as they are; 0: none of them, or not looked for.
+  // parallel.auto_no_layout, rl.train_no_layout and rl.rollout_does_not_fit: the job's devices in
+  // all at the fewest count the look of search/search.h fewest_count finds (up to 32 times the
+  // scenario's devices; an RL split job: the refusing pool's) with a layout that runs it, the other
+  // keys as they are; 0: none found, or not looked for.
   std::int64_t fewest_devices = 0;
 };
 

@@ -42,7 +42,7 @@ export interface EngineError {
   message: string;
   /** A way out the engine names exactly: the object to set at `path` (docs/contract.md, Errors). */
   fix?: Record<string, unknown>;
-  /** parallel.auto_no_layout, rl.train_no_layout: the job's devices in all at the fewest of 2-32 times the scenario's (an RL split job: its training pool's) with a layout that runs it. */
+  /** parallel.auto_no_layout, rl.train_no_layout, rl.rollout_does_not_fit: the job's devices in all at the fewest count the engine found (up to 32 times the scenario's; an RL split job: the refusing pool grown) with a layout that runs it. */
   fewest_devices?: number;
 }
 
