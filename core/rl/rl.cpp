@@ -1087,10 +1087,13 @@ bool rl_validates(const Scenario& s, bool engines, bool trainer) {
 // Split: only the grown pool is checked (the other keeps its own refusal, with its own count, for
 // the next estimate); colocated: the whole job. Returns the job's devices in all.
 enum class Grow { all, rollout, trainer };
+std::int64_t pool_of(const Scenario& s, Grow grow) {
+  return grow == Grow::all       ? s.num_devices
+         : grow == Grow::trainer ? s.rl->train_devices
+                                 : s.rl->rollout_devices;
+}
 std::int64_t fewest_in_all(const Scenario& s, Grow grow, std::int64_t& below) {
-  const std::int64_t pool = grow == Grow::all       ? s.num_devices
-                            : grow == Grow::trainer ? s.rl->train_devices
-                                                    : s.rl->rollout_devices;
+  const std::int64_t pool = pool_of(s, grow);
   const auto runs = [&](std::int64_t size) {
     Scenario t = s;
     if (grow == Grow::trainer) t.rl->train_devices = size;
@@ -1118,7 +1121,7 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   std::int64_t below = 0;
   const std::int64_t all = fewest_in_all(s, grow, below);
   if (all == 0) return;
-  const std::int64_t pool = !split ? s.num_devices : trainer ? rl.train_devices : rl.rollout_devices;
+  const std::int64_t pool = pool_of(s, grow);
   e.fewest_devices = all;
   const std::string fewer = below > pool ? "no layout of " + std::to_string(below) + " does" : "";
   if (split)

@@ -801,16 +801,24 @@ TEST(Search, FewestCountTriesWholeNodesBelowTheFirstThatRuns) {
   EXPECT_EQ(below, 128);
 }
 
+// `model` trained on `devices` of `system` in a global batch of `batch` sequences of `seq_len`,
+// the layout "auto".
+json auto_training(const char* model, const char* system, std::int64_t devices, std::int64_t batch,
+                   std::int64_t seq_len) {
+  return {{"model", model},
+          {"system", system},
+          {"num_devices", devices},
+          {"parallel", "auto"},
+          {"training", {{"global_batch", batch}, {"seq_len", seq_len}}}};
+}
+
 // A refusal names the fewest devices that a layout runs it on (the rest of the scenario as stated),
 // of 2, 4, 8, 16 and 32 times the scenario's, then the whole nodes an eighth of the first that runs
 // apart below it (search.h fewest_count): predicted there, refused at the largest count it says
 // has no layout. DeepSeek-V3 on H100: 64 and 128 have none, 256 has; 160 has none, 192 has.
 TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
-  const json training = {{"model", "deepseek-v3"},
-                         {"system", "dgx-h100"},
-                         {"num_devices", 32},
-                         {"parallel", "auto"},
-                         {"training", {{"global_batch", 1024}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+  json training = auto_training("deepseek-v3", "dgx-h100", 32, 1024, 4096);
+  training["training"]["precision"] = "fp8";
   // DeepSeek-R1's fp8 weights leave 8 H100 no room (ServingLayoutsHoldARequestInTheirKvBudget).
   const json served = closed_loop_on_8("deepseek-r1", "dgx-h100");
   for (const auto& [s, fewest, words, below] :
@@ -847,11 +855,7 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
   EXPECT_GT(found["feasible"], 0);
   EXPECT_FALSE(found.contains("fewest_devices"));
   // GPT-3 175B in a global batch of 8 on 40 GB devices: none of 2 to 32 of them runs it, so none is named.
-  const json big = {{"model", "gpt3-175b"},
-                    {"system", "dgx-a100-40gb"},
-                    {"num_devices", 1},
-                    {"parallel", "auto"},
-                    {"training", {{"global_batch", 8}, {"seq_len", 2048}}}};
+  const json big = auto_training("gpt3-175b", "dgx-a100-40gb", 1, 8, 2048);
   const json e = json::parse(optimus::api::predict(big.dump()))["error"];
   EXPECT_EQ(e["code"], "parallel.auto_no_layout");
   EXPECT_FALSE(e.contains("fewest_devices")) << e.dump();
@@ -862,11 +866,7 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
 // heads, layers, sequence and batch run out of divisors, no layout runs out of memory) is not told
 // that more devices would run it, and names no count: fewer would.
 TEST(ParallelAuto, AJobNoLayoutDividesIsToldFewerDevices) {
-  const json s = {{"model", "llama3-8b"},
-                  {"system", "dgx-h100"},
-                  {"num_devices", 100000},
-                  {"parallel", "auto"},
-                  {"training", {{"global_batch", 64}, {"seq_len", 8192}}}};
+  const json s = auto_training("llama3-8b", "dgx-h100", 100000, 64, 8192);
   const json e = json::parse(optimus::api::predict(s.dump()))["error"];
   ASSERT_EQ(e["code"], "parallel.auto_no_layout") << e.dump();
   const std::string m = e["message"];
