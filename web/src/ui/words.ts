@@ -101,21 +101,17 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // every GPU), and the next estimate says whether that is enough.
   const t = rl?.train_devices;
   const f = e.fewest_devices;
+  const pools = rl?.placement === 'split' && isCount(t) && isCount(r) && r + t === n;
   if (e.code === 'rl.train_no_layout' && isCount(n)) {
-    if (rl?.placement === 'split' && isCount(t) && typeof r === 'number' && r + t === n) {
-      if (isCount(f) && f > n + t) return { words, fix: { path: '/num_devices', value: f, label: `Give the trainer ${f - r} GPUs (${f} in all)` } };
-      return { words, fix: { path: '/num_devices', value: n + t, label: `Give the trainer twice the GPUs (${2 * t}, ${n + t} in all)` } };
-    }
+    if (pools) return { words, fix: grownPool('trainer', n, t, r, f) };
     if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
   }
   // Engines that hold no response: the fewest GPUs the engine found the job validating at
   // (add_rl_fewest_devices; none where the rollout's tp is stated). Colocated, every GPU; split,
-  // the rollout pool grows, the trainer's as stated: two edits, since the GPU count's coupling
-  // gives what it adds to the training pool (the rest), and the rollout pool's then takes it back.
+  // the rollout pool grows, the trainer's as stated.
   if (e.code === 'rl.rollout_does_not_fit' && isCount(n) && isCount(f) && f > n) {
     if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
-    if (isCount(t) && isCount(r) && r + t === n)
-      return { words, fix: { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: f - t }, label: `Give the rollout ${f - t} GPUs (${f} in all)` } };
+    if (pools) return { words, fix: grownPool('rollout', n, r, t, f) };
   }
   // A stated engine tp (or dp) that holds no response: more GPUs would not widen that engine, and
   // the engine names no count; letting it choose its tp (the smallest that holds a response, then
@@ -151,6 +147,21 @@ function isCount(x: unknown): x is number {
 
 function doubled(n: number): Fix {
   return { path: '/num_devices', value: 2 * n, label: `Double the GPUs (${2 * n})` };
+}
+
+/**
+ * A split RL job's refusing pool (`own` of the job's `n` GPUs) grown, the other pool (`other`) as
+ * stated: to the engine's count `f` (the job's GPUs in all, `fewest_devices`) where it names one past
+ * `n`, a trainer's said as twice its pool where it is that; without one, a trainer's pool doubled
+ * (the next estimate says whether that is enough). The GPU count's coupling gives what it adds to
+ * the training pool (the rest), so a rollout pool takes it back in a second edit.
+ */
+function grownPool(pool: 'trainer' | 'rollout', n: number, own: number, other: number, f: number | undefined): Fix | undefined {
+  const counted = isCount(f) && f > n;
+  if (pool === 'rollout')
+    return counted ? { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: f - other }, label: `Give the rollout ${f - other} GPUs (${f} in all)` } : undefined;
+  if (counted && f !== n + own) return { path: '/num_devices', value: f, label: `Give the trainer ${f - other} GPUs (${f} in all)` };
+  return { path: '/num_devices', value: n + own, label: `Give the trainer twice the GPUs (${2 * own}, ${n + own} in all)` };
 }
 
 /**

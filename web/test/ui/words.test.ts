@@ -98,6 +98,8 @@ describe('plainError', () => {
     expect(plainError(fewest(16), { num_devices: 8, rl: { train: 'auto' } }, new Set()).fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
     expect(plainError(fewest(88), split, new Set()).fix).toEqual({ path: '/num_devices', value: 88, label: 'Give the trainer 80 GPUs (88 in all)' });
     expect(plainError(fewest(40), split, new Set()).fix).toEqual({ path: '/num_devices', value: 40, label: 'Give the trainer twice the GPUs (32, 40 in all)' });
+    // whole nodes between the pool and twice it (Qwen3-235B GRPO on 8 + 16 H100: a pool of 24, 32 in all)
+    expect(plainError(fewest(32), split, new Set()).fix).toEqual({ path: '/num_devices', value: 32, label: 'Give the trainer 24 GPUs (32 in all)' });
     // pools that do not add up: that error comes first; no button here
     expect(plainError(noLayout, { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
   });
