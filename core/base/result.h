@@ -27,6 +27,10 @@ struct Error {
   // scenario's devices; an RL split job: the refusing pool's) with a layout that runs it, the other
   // keys as they are; 0: none found, or not looked for.
   std::int64_t fewest_devices = 0;
+  // parallel.auto_no_layout: the layouts tried, counted by the code that refused each (the
+  // search's `rejected`), so a caller tells "too large for the devices" from "divides nothing"
+  // without reading the message. Empty for every other error.
+  std::vector<std::pair<std::string, std::int64_t>> rejected{};
 };
 
 struct Warning {

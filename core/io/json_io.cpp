@@ -546,6 +546,10 @@ std::string error_to_json(const Error& e, int indent) {
     for (const auto& kv : e.fix) std::visit([&fix, &kv](const auto& x) { fix[kv.first] = x; }, kv.second);
   }
   if (e.fewest_devices > 0) j["error"]["fewest_devices"] = e.fewest_devices;
+  if (!e.rejected.empty()) {
+    ojson& rejected = j["error"]["rejected"] = ojson::object();
+    for (const auto& [code, n] : e.rejected) rejected[code] = n;
+  }
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 

@@ -202,6 +202,7 @@ Result<AutoLayout> resolve_auto_layout(Scenario& s) {
                         : s.training ? "none divides the job over these devices: fewer devices or a "
                                        "larger global batch would"
                                      : "none divides the model over these devices: fewer devices would"));
+    e.rejected.assign(found.rejected.begin(), found.rejected.end());
     add_fewest_devices(s, fixed, o, e);
     add_host_optimizer_hint(s, fixed, o, e);
     return e;

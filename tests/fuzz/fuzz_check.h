@@ -1,7 +1,8 @@
 // What every fuzz target demands of the engine's JSON answers (issue 6). An answer is JSON; an
 // error object is exactly {"error": {"code", "path", "message"}} with a dotted code, a JSON Pointer
 // path and a message, and at most a "fix" beside them (an object of counts, flags and names: the
-// edit the engine proposes, docs/contract.md Errors) and a "fewest_devices" (a count above one); any other
+// edit the engine proposes, docs/contract.md Errors), a "fewest_devices" (a count above one) and, for
+// parallel.auto_no_layout alone, "rejected" (positive counts by dotted code); any other
 // answer carries only finite, non-negative numbers (nlohmann/json prints NaN and infinity as null, so any
 // null is a NaN that got out), its training breakdown sums to the iteration time within 1% and its memory
 // categories to the total (docs/contract.md, Output). A violation prints the input and the answer and aborts,
@@ -59,8 +60,17 @@ inline bool is_error_answer(const json& j, std::string_view input, const std::st
   const json& e = *it;
   const bool has_fix = it->is_object() && e.contains("fix");
   const bool has_fewest = it->is_object() && e.contains("fewest_devices");
-  if (j.size() != 1 || !it->is_object() || it->size() != 3u + has_fix + has_fewest)
+  const bool has_rejected = it->is_object() && e.contains("rejected");
+  if (j.size() != 1 || !it->is_object() || it->size() != 3u + has_fix + has_fewest + has_rejected)
     fail("malformed error object", input, out);
+  if (has_rejected) {
+    if (e.value("code", "") != "parallel.auto_no_layout" || !e["rejected"].is_object() ||
+        e["rejected"].empty())
+      fail("error rejected is not the counts of a parallel.auto_no_layout", input, out);
+    for (const auto& [k, v] : e["rejected"].items())
+      if (k.find('.') == std::string::npos || !v.is_number_integer() || v.get<std::int64_t>() < 1)
+        fail("error rejected holds " + k, input, out);
+  }
   if (has_fewest && !(e["fewest_devices"].is_number_integer() && e["fewest_devices"].get<std::int64_t>() > 1))
     fail("error fewest_devices is not a device count", input, out);
   if (has_fix) {

@@ -876,12 +876,29 @@ TEST(ParallelAuto, AJobNoLayoutDividesIsToldFewerDevices) {
       << m;
   EXPECT_EQ(m.find("more devices"), std::string::npos) << m;
   EXPECT_FALSE(e.contains("fewest_devices"));
+  // The layouts tried, counted by the code that refused each, as the message lists them: none for
+  // memory, and every one of the message's count accounted for.
+  ASSERT_TRUE(e.contains("rejected") && e["rejected"].is_object()) << e.dump();
+  EXPECT_FALSE(e["rejected"].contains("memory.does_not_fit")) << e.dump();
+  std::int64_t counted = 0;
+  for (const auto& [code, n] : e["rejected"].items()) {
+    EXPECT_NE(m.find(code + " x" + std::to_string(n.get<std::int64_t>())), std::string::npos) << code;
+    counted += n.get<std::int64_t>();
+  }
+  EXPECT_NE(m.find("(" + std::to_string(counted) + " layouts: "), std::string::npos) << m;
   // Out of memory instead (the same model on one device): more devices, as before.
   json one = s;
   one["num_devices"] = 1;
-  const std::string m1 = json::parse(optimus::api::predict(one.dump()))["error"]["message"];
+  const json e1 = json::parse(optimus::api::predict(one.dump()))["error"];
+  const std::string m1 = e1["message"];
   EXPECT_NE(m1.find("memory.does_not_fit"), std::string::npos) << m1;
   EXPECT_NE(m1.find("more devices, a smaller model or batch would"), std::string::npos) << m1;
+  EXPECT_GT(e1["rejected"].value("memory.does_not_fit", 0), 0) << e1.dump();
+  // validate answers the same counts; an error of another code carries none.
+  EXPECT_EQ(json::parse(optimus::api::validate(s.dump()))["error"]["rejected"], e["rejected"]);
+  json bad = s;
+  bad["num_devices"] = 0;
+  EXPECT_FALSE(json::parse(optimus::api::predict(bad.dump()))["error"].contains("rejected"));
 }
 
 TEST(ParallelAuto, InferenceValidateAndErrors) {

@@ -138,6 +138,9 @@ describe('createEngine against the wasm module', () => {
       expect(r.error.code).toBe('parallel.auto_no_layout');
       expect(r.error.fix).toEqual(JSON.parse(mod.predict(JSON.stringify(job))).error.fix);
       expect(r.error.fix).toMatchObject({ optimizer_offload: true, tp: expect.any(Number), pp: expect.any(Number), dp: expect.any(Number) });
+      // the layouts tried, counted by what refused them, as the engine wrote them
+      expect(r.error.rejected).toEqual(JSON.parse(mod.predict(JSON.stringify(job))).error.rejected);
+      expect(r.error.rejected?.['memory.does_not_fit']).toBeGreaterThan(0);
     }
     const bad = await engine.predict({ ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } });
     expect(!bad.ok && 'fix' in bad.error).toBe(false);

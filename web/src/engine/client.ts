@@ -122,6 +122,11 @@ function workerGiven(module: Promise<WebAssembly.Module | null>): WorkerLike {
 
 const err = (code: string, message: string, path = ''): EngineError => ({ code, path, message });
 
+/** A JSON object of whole counts by code (an error's `rejected`). */
+function isCounts(x: unknown): x is Record<string, number> {
+  return x !== null && typeof x === 'object' && !Array.isArray(x) && Object.values(x).every((n) => typeof n === 'number');
+}
+
 type Answer = { json: string } | { error: EngineError };
 
 interface Pending {
@@ -304,6 +309,7 @@ function toResult<T>(answer: Answer, pick: (parsed: any) => T = (p) => p as T): 
         message: typeof e.message === 'string' ? e.message : 'the engine reported an error without a message',
         ...(e.fix !== null && typeof e.fix === 'object' && !Array.isArray(e.fix) ? { fix: e.fix } : {}),
         ...(typeof e.fewest_devices === 'number' ? { fewest_devices: e.fewest_devices } : {}),
+        ...(isCounts(e.rejected) ? { rejected: e.rejected } : {}),
       },
     };
   }

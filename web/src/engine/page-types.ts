@@ -44,6 +44,8 @@ export interface EngineError {
   fix?: Record<string, unknown>;
   /** parallel.auto_no_layout, rl.train_no_layout, rl.rollout_does_not_fit: the job's devices in all at the fewest count the engine found (up to 32 times the scenario's; an RL split job: the refusing pool grown) with a layout that runs it. */
   fewest_devices?: number;
+  /** parallel.auto_no_layout: the layouts tried, counted by the code that refused each (as a search's `rejected`). */
+  rejected?: Record<string, number>;
 }
 
 /** A result: the value, or an engine error (never an exception). */

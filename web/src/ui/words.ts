@@ -66,9 +66,9 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   // for an RL trainer below (the next estimate says whether that is enough).
   const inf = asObject(s.inference);
   const n = s.num_devices;
-  // Every layout failed to divide the job (the engine lists why in its message; none ran out of
-  // memory): more GPUs cannot help, so no button, and words that say what can.
-  if (e.code === 'parallel.auto_no_layout' && !/memory\.does_not_fit|serving\.kv_insufficient/.test(e.message))
+  // Every layout failed to divide the job (the error's `rejected` counts none too large for the
+  // devices): more GPUs cannot help, so no button, and words that say what can.
+  if (e.code === 'parallel.auto_no_layout' && e.rejected !== undefined && !tooLarge(e.rejected))
     return { words: `no layout divides this job over these GPUs (tensor, pipeline, context and data parallelism must divide the heads, layers, sequence and batch): use fewer GPUs${s.training !== undefined ? ', or a larger global batch' : ''}` };
   if (e.code === 'parallel.auto_no_layout' && s.rl === undefined) {
     const more = isCount(n) ? moreDevices(n, e.fewest_devices) : undefined;
@@ -141,6 +141,11 @@ export function hostOptimizerLayout(e: EngineError): Fix | undefined {
 }
 
 /** A GPU or pool count a fix can build on: a whole number, at least one. */
+/** Whether some layout of a refused `auto` divided the job and was then too large for the devices (the error's `rejected`). */
+function tooLarge(rejected: Record<string, number>): boolean {
+  return (rejected['memory.does_not_fit'] ?? 0) > 0 || (rejected['serving.kv_insufficient'] ?? 0) > 0;
+}
+
 function isCount(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 1;
 }

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { hostOptimizerLayout, plainError } from '../../src/ui/words';
 
-// A refusal of "auto" lists its layouts' rejections; these ran out of memory (more GPUs can help).
-const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}${code === 'parallel.auto_no_layout' ? ' (9 layouts: memory.does_not_fit x9)' : ''}` });
+// A refusal of "auto" counts its layouts' rejections (`rejected`); these ran out of memory (more GPUs can help).
+const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}`, ...(code === 'parallel.auto_no_layout' ? { rejected: { 'memory.does_not_fit': 9 } } : {}) });
 const s = (parallel: unknown) => ({ num_devices: 64, parallel });
 
 describe('plainError', () => {
@@ -27,11 +27,17 @@ describe('plainError', () => {
     expect(plainError(err('parallel.auto_no_layout'), { num_devices: '64', parallel: 'auto' }, new Set()).fix).toBeUndefined();
   });
   it('no layout divides the job (none ran out of memory): words that say fewer GPUs, and no button for more', () => {
-    const divides = { code: 'parallel.auto_no_layout', path: '/parallel', message: 'no layout of 100000 devices runs this scenario (3136 layouts: parallel.tp_not_divisor_of_heads x1960, training.batch_not_divisible x123); none divides the job over these devices: fewer devices or a larger global batch would' };
+    // the counts decide, not the message's words
+    const divides = { code: 'parallel.auto_no_layout', path: '/parallel', message: 'memory.does_not_fit', rejected: { 'parallel.tp_not_divisor_of_heads': 1960, 'training.batch_not_divisible': 123 } };
     const training = plainError(divides, { num_devices: 100000, parallel: 'auto', training: { global_batch: 64 } }, new Set());
     expect(training).toEqual({ words: expect.stringContaining('no layout divides this job over these GPUs') });
     expect(training.words).toMatch(/use fewer GPUs, or a larger global batch$/);
     expect(plainError(divides, { num_devices: 100000, parallel: 'auto', inference: {} }, new Set()).words).toMatch(/use fewer GPUs$/);
+    // one layout too large for the GPUs (a KV cache too, in serving): more GPUs can help
+    for (const code of ['memory.does_not_fit', 'serving.kv_insufficient']) {
+      const some = { ...divides, rejected: { ...divides.rejected, [code]: 1 } };
+      expect(plainError(some, { num_devices: 64, parallel: 'auto', training: { global_batch: 64 } }, new Set()).fix).toEqual({ path: '/num_devices', value: 128, label: 'Double the GPUs (128)' });
+    }
   });
   it('no layout fits: the fewest GPUs the engine found a layout for, unless twice as many', () => {
     const job = { num_devices: 32, parallel: 'auto', training: { global_batch: 1024, seq_len: 4096 } };
@@ -50,7 +56,7 @@ describe('plainError', () => {
     const named = 'no layout of 8 devices runs this scenario (9720 layouts: memory.does_not_fit x8268); more devices, a smaller model or batch would; with the optimizer state in host memory (parallel.optimizer_offload) one would: tp 4, pp 2, dp 1, zero_stage 1, micro_batch 1, recompute none, interleave 4, sequence_parallel true';
     const fix = { tp: 4, pp: 2, dp: 1, zero_stage: 1, micro_batch: 1, recompute: 'none', interleave: 4, sequence_parallel: true, optimizer_offload: true };
     const job = { num_devices: 8, parallel: 'auto', training: { global_batch: 64, seq_len: 4096 } };
-    const refusal = { code: 'parallel.auto_no_layout', path: '/parallel', message: named, fix };
+    const refusal = { code: 'parallel.auto_no_layout', path: '/parallel', message: named, fix, rejected: { 'memory.does_not_fit': 8268 } };
     const p = plainError(refusal, job, new Set());
     expect(p.fix).toEqual({ path: '/num_devices', value: 16, label: 'Double the GPUs (16)' });
     expect(p.words).toMatch(/or keep the optimizer state in host memory/);
