@@ -459,6 +459,12 @@ describe('a newcomer masters the page in a minute', () => {
     expect(await box.textContent()).toContain('use fewer GPUs, or a larger global batch');
     expect(await box.textContent()).toContain('fewer devices or a larger global batch would');
     expect(await page.locator('[data-testid="fix"]').isHidden()).toBe(true);
+    // The status says it on one line beside the Example picker (the box says it whole), the whole text in its title.
+    const status = page.locator('[data-testid="status"]');
+    expect(await status.getAttribute('title')).toContain('use fewer GPUs, or a larger global batch');
+    const [st, ex] = [await status.boundingBox(), await page.locator('#example').boundingBox()];
+    expect(st !== null && ex !== null && Math.abs(st.y + st.height / 2 - (ex.y + ex.height / 2))).toBeLessThan(12);
+    expect(st!.height).toBeLessThan(40);
     await box.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${OUT}error-training-divides-nothing.png` });
     await n.type('[data-quick="/num_devices"]', '64');

@@ -83,6 +83,7 @@ function notify(msg: string): void {
 function setStatus(state: 'computing' | 'ready' | 'error', text: string): void {
   status.dataset.state = state;
   status.textContent = text;
+  status.title = text;
   if (state === 'computing') status.dataset.linked = 'false';
 }
 
