@@ -248,11 +248,11 @@ Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s) {
 }
 
 // The question a refusal leaves (how many GPUs does this job need?), answered by the search at
-// the counts of search.h fewest_count (2, 4, 8, 16 and 32 times the devices, then whole nodes an
-// eighth apart below the first that runs). The first layout that runs is enough (first_fit): a
-// count none fits is refused in a fraction of a second, as every layout is ruled out before the
-// time model (DeepSeek-V3 in FP8 on 32 H100: 64 and 128 refused, 256 found, then 160 refused and
-// 192 found; BM_ApiPredictAutoRefusedDeepSeekV3_32H100, docs/performance.md).
+// the counts of search.h fewest_count (2, 4, 8, 16 and 32 times the devices, then the whole nodes
+// between the largest refused count and the first that runs). The first layout that runs is enough
+// (first_fit): a count none fits is refused in a fraction of a second, as every layout is ruled out
+// before the time model (DeepSeek-V3 in FP8 on 32 H100: 64 and 128 refused, 256 found, then 136 to
+// 160 refused and 168 found; BM_ApiPredictAutoRefusedDeepSeekV3_32H100, docs/performance.md).
 // A servable layout must also hold a request's KV cache (keep_servable), so that search ranks as
 // resolve_auto_layout does. The look stops at a count whose space the search refuses.
 

@@ -43,12 +43,12 @@ std::optional<Error> resolve_auto_stages(Scenario& s);
 Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s);
 
 // For a scenario that no layout of its devices runs: the fewest devices the look of search.h
-// fewest_count finds (2, 4, 8, 16 and 32 times s.num_devices, then the whole nodes an eighth apart
-// below the first that runs) with a layout the search `o` over `fixed` finds feasible (every other
-// key as stated; `servable`: the layout must also hold a request in its KV budget, check_serving);
-// 0 when none of them has one, or when the search refuses a count's space (the look ends there).
-// `below`, when given, gets the largest count tried that had none. A parallel.auto_no_layout
-// refusal carries it (Error::fewest_devices), and so does a search that finds nothing.
+// fewest_count finds (2, 4, 8, 16 and 32 times s.num_devices, then the whole nodes between the
+// largest refused count and the first that runs) with a layout the search `o` over `fixed` finds feasible
+// (every other key as stated; `servable`: the layout must also hold a request in its KV budget,
+// check_serving); 0 when none of them has one, or when the search refuses a count's space (the look ends
+// there). `below`, when given, gets the largest count tried that had none. A parallel.auto_no_layout refusal
+// carries it (Error::fewest_devices), and so does a search that finds nothing.
 std::int64_t fewest_devices(const Scenario& s, const FixedLayout& fixed, SearchOptions o,
                             bool servable = false, std::int64_t* below = nullptr);
 

@@ -102,25 +102,30 @@ struct SearchOptions {
 // times the devices given (search/auto_layout.h fewest_devices; an RL job's, rl/rl.h
 // add_rl_fewest_devices).
 constexpr std::int64_t kFewestDevicesMultiple = 32;
+// Below the first doubling that runs, the look tries at most this many counts less one: every whole
+// node where they are that few, else counts that many whole nodes apart.
+constexpr std::int64_t kFewestDevicesSteps = 16;
 
-// The look itself: the first of 2n, 4n, ... kFewestDevicesMultiple n for which runs(count) holds,
-// then, below it, the fewest of the counts an eighth of it apart (5/8, 3/4 and 7/8 of it) that
-// are whole multiples of `step` (the system's devices per node) and for which runs holds too
-// (feasibility is not monotone in the count: a layout must divide it). DeepSeek-V3 in BF16 on
-// H100: 256 runs, 128 and 160 do not, 192 does. `below` is set to the largest count tried that
-// did not run (n when only the doubling was refused). 0 when none runs.
+// The look itself: the first of 2n, 4n, ... kFewestDevicesMultiple n for which runs(count) holds
+// (M), then the counts between the largest refused one and M, fewest first, each a whole multiple
+// of `step` (the system's devices per node), a node apart where at most kFewestDevicesSteps nodes
+// span the gap, else (M - refused) / kFewestDevicesSteps rounded up to whole nodes apart; the first
+// for which runs holds (feasibility is not monotone in the count: a layout must divide it).
+// DeepSeek-V3 in FP8 on 32 H100: 64 and 128 do not run, 256 does; 136-160 do not, 168 does. `below` is set to
+// the largest count tried that did not run (n when only the doubling was refused). 0 when none runs.
 template <class Runs>
 std::int64_t fewest_count(std::int64_t n, std::int64_t step, Runs runs, std::int64_t& below) {
   below = n;
+  const std::int64_t node = step < 1 ? 1 : step;
   for (std::int64_t k = 2; k <= kFewestDevicesMultiple; k *= 2) {
     const std::int64_t m = n * k;
     if (!runs(m)) {
       below = m;
       continue;
     }
-    for (std::int64_t j = 5; j < 8 && m % 8 == 0; ++j) {
-      const std::int64_t c = m / 8 * j;
-      if (step < 1 || c % step != 0 || c <= below) continue;
+    const std::int64_t nodes = (m - below) / node;
+    const std::int64_t grain = node * ((nodes + kFewestDevicesSteps - 1) / kFewestDevicesSteps);
+    for (std::int64_t c = grain > 0 ? (below / grain + 1) * grain : m; c < m; c += grain) {
       if (runs(c)) return c;
       below = c;
     }

@@ -1581,7 +1581,7 @@ TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
   split["rl"]["rollout_devices"] = 8;
   split["rl"]["train_devices"] = 8;
   // (the job, the devices named, its words, the trainer's devices there and the largest refused:
-  // 16 and 32 were tried, then 24, the whole nodes an eighth of 32 apart below it)
+  // 16 and 32 were tried, then 24, the one whole node between them)
   for (const auto& [job, fewest, words, trainer, below] :
        {std::tuple{s, 24, "; 24 devices would (no layout of 16 does)", 24, 16},
         std::tuple{split, 32, "; a training pool of 24 devices would (32 in all; no layout of 16 does)", 24,

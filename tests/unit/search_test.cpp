@@ -766,8 +766,9 @@ json closed_loop_on_8(const char* model, const char* system) {
             {"serving", {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}}}}}};
 }
 
-// The look's counts (search.h fewest_count): doubling until one runs, then the whole nodes an
-// eighth of it apart below it, fewest first; `below` the largest count that did not run.
+// The look's counts (search.h fewest_count): doubling until one runs, then every whole node
+// between the largest refused count and it (at most 15 counts: whole nodes further apart where more
+// would fit), fewest first; `below` the largest count that did not run.
 TEST(Search, FewestCountTriesWholeNodesBelowTheFirstThatRuns) {
   std::vector<std::int64_t> asked;
   std::int64_t below = 0;
@@ -777,8 +778,21 @@ TEST(Search, FewestCountTriesWholeNodesBelowTheFirstThatRuns) {
     return c >= 192 && c % 64 == 0;
   };
   EXPECT_EQ(optimus::fewest_count(32, 8, runs, below), 192);
-  EXPECT_EQ(asked, (std::vector<std::int64_t>{64, 128, 256, 160, 192}));
+  EXPECT_EQ(asked, (std::vector<std::int64_t>{64, 128, 256, 136, 144, 152, 160, 168, 176, 184, 192}));
+  EXPECT_EQ(below, 184);
+  // Every node counts: 168 runs where the eighths of 256 (160, 192, 224) would have missed it.
+  asked.clear();
+  EXPECT_EQ(optimus::fewest_count(
+                32, 8, [&](std::int64_t c) { return asked.push_back(c), c >= 168 && c % 8 == 0; }, below),
+            168);
   EXPECT_EQ(below, 160);
+  // 1,024 nodes between 1,024 and 2,048 devices: 8 nodes apart, 15 counts at most.
+  asked.clear();
+  EXPECT_EQ(optimus::fewest_count(
+                1024, 8, [&](std::int64_t c) { return asked.push_back(c), c >= 1500; }, below),
+            1536);
+  EXPECT_EQ(asked, (std::vector<std::int64_t>{2048, 1088, 1152, 1216, 1280, 1344, 1408, 1472, 1536}));
+  EXPECT_EQ(below, 1472);
   // Below one node of 8 there is no whole node between 4 and 8: the doubling's count.
   asked.clear();
   EXPECT_EQ(optimus::fewest_count(
@@ -813,16 +827,16 @@ json auto_training(const char* model, const char* system, std::int64_t devices, 
 }
 
 // A refusal names the fewest devices that a layout runs it on (the rest of the scenario as stated),
-// of 2, 4, 8, 16 and 32 times the scenario's, then the whole nodes an eighth of the first that runs
-// apart below it (search.h fewest_count): predicted there, refused at the largest count it says
-// has no layout. DeepSeek-V3 on H100: 64 and 128 have none, 256 has; 160 has none, 192 has.
+// of 2, 4, 8, 16 and 32 times the scenario's, then the whole nodes below the first that runs
+// (search.h fewest_count): predicted there, refused at the largest count it says has no layout.
+// DeepSeek-V3 on H100: 64 and 128 have none, 256 has; 136-160 have none, 168 (21 nodes) has.
 TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
   json training = auto_training("deepseek-v3", "dgx-h100", 32, 1024, 4096);
   training["training"]["precision"] = "fp8";
   // DeepSeek-R1's fp8 weights leave 8 H100 no room (ServingLayoutsHoldARequestInTheirKvBudget).
   const json served = closed_loop_on_8("deepseek-r1", "dgx-h100");
   for (const auto& [s, fewest, words, below] :
-       {std::tuple{training, 192, "; 192 devices would (no layout of 160 does)", 160},
+       {std::tuple{training, 168, "; 168 devices would (no layout of 160 does)", 160},
         std::tuple{served, 16, "; 16 devices would", 8}}) {
     const json e = json::parse(optimus::api::predict(s.dump()))["error"];
     ASSERT_EQ(e["code"], "parallel.auto_no_layout") << e.dump();
@@ -837,7 +851,7 @@ TEST(ParallelAuto, RefusalNamesTheFewestDevicesThatRunIt) {
     EXPECT_EQ(json::parse(optimus::api::validate(s.dump()))["error"]["fewest_devices"], fewest);
   }
   json half = training;
-  half["num_devices"] = 128;  // the doubling's last refused count, below the eighths tried
+  half["num_devices"] = 128;  // the doubling's last refused count, below the nodes tried
   EXPECT_EQ(json::parse(optimus::api::predict(half.dump()))["error"]["code"], "parallel.auto_no_layout");
   // A search that finds nothing feasible says the same: Llama 3 70B's training on 4 H100 (and on
   // 8), first on 16; with some layout feasible it says nothing.

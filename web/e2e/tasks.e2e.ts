@@ -481,7 +481,7 @@ describe('a newcomer masters the page in a minute', () => {
     await page.waitForSelector('[data-testid="status"][data-state="error"]');
     const fix = page.locator('[data-testid="fix"]');
     const label = (await fix.textContent())!;
-    // e.g. "Use 192 GPUs (the fewest that run it)": past twice the 32, as the engine's refusal says
+    // e.g. "Use 168 GPUs (the fewest that run it)": past twice the 32, as the engine's refusal says
     const [, fewest] = /^Use (\d+) GPUs \(the fewest that run it\)$/.exec(label) ?? [];
     expect(Number(fewest), label).toBeGreaterThan(64);
     const said = /(\d+) devices would \(no layout of (\d+) does\)/.exec((await page.locator('[data-testid="error-fix"]').textContent())!);
