@@ -16,6 +16,7 @@
 #include "io/reader.h"
 #include "io/schema.h"
 #include "io/study_io.h"
+#include "memory/footprint.h"
 #include "predict/serving.h"
 #include "rl/rl.h"
 #include "search/auto_layout.h"
@@ -552,8 +553,11 @@ std::string search(std::string_view scenario_json, std::string_view options_json
       }
       j["points"] = pts;
       j["points_truncated"] = res->points_truncated;
-      // What each point's memory_bytes is held against (a prediction's memory.capacity_bytes).
+      // The device's memory (a prediction's memory.capacity_bytes), and what each point's
+      // memory_bytes is held against: that less the runtime's reserve (the search refuses a layout
+      // that leaves it no room: search.cpp, leaves_runtime_room).
       j["capacity_bytes"] = s->system.device.hbm_capacity.value;
+      j["usable_bytes"] = usable_capacity(s->system.device.hbm_capacity, s->num_devices).value;
     }
     return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
   } catch (const std::exception& e) {

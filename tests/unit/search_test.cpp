@@ -407,10 +407,13 @@ TEST(Search, RejectedLayoutsCarryCodes) {
   EXPECT_EQ(sum, r["evaluated"].get<std::int64_t>());
   ASSERT_FALSE(r["points"].empty());
   bool any_rejected = false;
-  // What the points' memory is held against: the capacity every best layout reports.
+  // The capacity every best layout reports, and what the points' memory is held against: that
+  // less the runtime's reserve of more than one device (1.92 GiB).
   const double capacity = r["capacity_bytes"].get<double>();
   ASSERT_FALSE(r["best"].empty());
   for (const auto& b : r["best"]) EXPECT_EQ(b["memory"]["capacity_bytes"].get<double>(), capacity);
+  const double usable = r["usable_bytes"].get<double>();
+  EXPECT_NEAR(capacity - usable, 1.92 * 1024 * 1024 * 1024, 1e3);
   for (const auto& p : r["points"]) {
     EXPECT_EQ(p["feasible"].get<bool>(), p["reason"].get<std::string>().empty());
     EXPECT_EQ(p["parallel"]["zero_stage"], 1);
@@ -418,9 +421,10 @@ TEST(Search, RejectedLayoutsCarryCodes) {
       any_rejected = true;
       EXPECT_EQ(p["reason"], "memory.does_not_fit");
       EXPECT_TRUE(p["time_s"].is_null());
-      EXPECT_GT(p["memory_bytes"].get<double>(), 0.0);
+      EXPECT_GT(p["memory_bytes"].get<double>(), usable);
     } else {
       EXPECT_GT(p["time_s"].get<double>(), 0.0);
+      EXPECT_LE(p["memory_bytes"].get<double>(), usable);
     }
   }
   EXPECT_TRUE(any_rejected);

@@ -669,7 +669,8 @@ describe('the built page', () => {
     const text = (await chart.textContent())!;
     expect(text).toContain('memory per device, leanest first');
     const leanest = Math.min(...want.points.map((q: { memory_bytes: number }) => q.memory_bytes));
-    expect(text).toMatch(/None was timed: the leanest of [\d,]+ layouts needs [\d.]+ GiB a device, against [\d.]+ GiB these GPUs hold\./);
+    expect(text).toMatch(/None was timed: the leanest of [\d,]+ layouts needs [\d.]+ GiB a device, against [\d.]+ GiB these GPUs hold, [\d.]+ GiB of it beside the runtime's own reserve\./);
+    expect(want.usable_bytes).toBeLessThan(want.capacity_bytes);
     expect(leanest).toBeGreaterThan(80e9);
     await chart.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${OUT}search-none-feasible-chart.png` });

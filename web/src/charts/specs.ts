@@ -327,9 +327,11 @@ export function layoutLabel(par: Record<string, unknown>): string {
  * infeasible ones marked. Layouts rejected before they were timed (time_s null, e.g. those that
  * do not fit in memory) have no time: they are kept apart in `untimed` (drawn on the memory axis).
  * Where none was timed (nothing fits), a time axis would be empty: the layouts' memory per device,
- * leanest first, against the capacity instead (how far the leanest is from fitting).
+ * leanest first, against the capacity instead (how far the leanest is from fitting). The line is
+ * drawn where the engine judged the points, `usableBytes` (the capacity less the runtime's own
+ * reserve) when given, else at the capacity.
  */
-export function searchScatterSpec(r: SearchResult, capacityBytes?: number): ScatterSpec | LineChartSpec | null {
+export function searchScatterSpec(r: SearchResult, capacityBytes?: number, usableBytes?: number): ScatterSpec | LineChartSpec | null {
   const pts = r.points ?? [];
   const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
   const points = pts.flatMap((q) =>
@@ -337,7 +339,8 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number): Scat
   );
   const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
   if (points.length === 0 && untimed.length === 0) return null;
-  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), capacityBytes);
+  const rule = ok(usableBytes) ? { value: usableBytes, label: 'usable' } : capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined;
+  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), rule, capacityBytes);
   return {
     kind: 'scatter',
     title: `Evaluated layouts: ${r.mode === 'inference' ? 'request latency' : 'iteration time'} vs memory per device`,
@@ -345,15 +348,19 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number): Scat
     yLabel: 'memory per device (GiB)',
     points,
     untimed,
-    rule: capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined,
+    rule,
   };
 }
 
-/** Layouts none of which was timed: memory per device, leanest first, with the capacity (log axis: the memory spans decades). */
-function leanestFirstSpec(bytes: number[], capacityBytes?: number): LineChartSpec {
+/** Layouts none of which was timed: memory per device, leanest first, with the line they were held against (log axis: the memory spans decades). */
+function leanestFirstSpec(bytes: number[], rule: { value: number; label: string } | undefined, capacityBytes?: number): LineChartSpec {
   const sorted = [...bytes].sort((a, b) => a - b);
   const n = sorted.length;
   const leanest = sorted[0]!;
+  const held = capacityBytes ? `, against ${formatBytes(capacityBytes)} these GPUs hold` : '';
+  // A layout just under the capacity is still refused: the runtime keeps a reserve (CUDA context, communicators).
+  const reserve =
+    rule?.label === 'usable' ? `, ${formatBytes(rule.value)} of it beside the runtime's own reserve` : capacityBytes && leanest <= capacityBytes ? ' (less what the runtime keeps for itself)' : '';
   return {
     kind: 'lines',
     title: 'Evaluated layouts: memory per device, leanest first',
@@ -365,9 +372,8 @@ function leanestFirstSpec(bytes: number[], capacityBytes?: number): LineChartSpe
     logX: false,
     logY: true,
     points: sorted.map((y, i) => ({ x: i + 1, y, series: 'memory per device' })),
-    rules: capacityBytes ? [{ value: capacityBytes, label: 'capacity' }] : [],
-    // A layout just under the capacity is still refused: the runtime keeps a reserve (CUDA context, communicators).
-    note: `None was timed: the leanest of ${countOf(n, 'layout', groupDigits)} needs ${formatBytes(leanest)} a device${capacityBytes ? `, against ${formatBytes(capacityBytes)} these GPUs hold${leanest <= capacityBytes ? ' (less what the runtime keeps for itself)' : ''}` : ''}.`,
+    rules: rule ? [rule] : [],
+    note: `None was timed: the leanest of ${countOf(n, 'layout', groupDigits)} needs ${formatBytes(leanest)} a device${held}${held ? reserve : ''}.`,
   };
 }
 

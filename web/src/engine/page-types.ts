@@ -198,8 +198,10 @@ export interface SearchResult {
   points_truncated?: boolean;
   /** None feasible: the fewest devices, up to 32 times the scenario's, with a feasible layout. */
   fewest_devices?: number;
-  /** With points: the device memory each point's memory_bytes is held against. */
+  /** With points: the device memory (a prediction's memory.capacity_bytes). */
   capacity_bytes?: number;
+  /** With points: what each point's memory_bytes is held against, the capacity less the runtime's reserve. */
+  usable_bytes?: number;
 }
 
 // ---- Studies (the paper's studies, reproduced) ----------------------------------------------

@@ -314,7 +314,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     );
     const cap = r.best[0]?.memory?.capacity_bytes ?? r.capacity_bytes;
     chart.el.hidden = false;
-    chart.set(searchScatterSpec(r, cap), 'The engine returned no layouts to plot.');
+    chart.set(searchScatterSpec(r, cap, r.usable_bytes), 'The engine returned no layouts to plot.');
   }
 
   run.addEventListener('click', () => {

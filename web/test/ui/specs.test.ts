@@ -179,6 +179,12 @@ describe('search and study charts', () => {
     expect(lean.rules).toEqual([{ value: 8e10, label: 'capacity' }]);
     expect(lean.logY).toBe(true);
     expect(lean.note).toBe('None was timed: the leanest of 3 layouts needs 83.8 GiB a device, against 74.5 GiB these GPUs hold.');
+    // the line where the engine held the points: the capacity less the runtime's reserve, said in the note
+    const held = searchScatterSpec(none, 8e10, 8e10 - 1.92 * 2 ** 30)!;
+    if (held.kind !== 'lines') throw new Error(held.kind);
+    expect(held.rules).toEqual([{ value: 8e10 - 1.92 * 2 ** 30, label: 'usable' }]);
+    expect(held.note).toBe("None was timed: the leanest of 3 layouts needs 83.8 GiB a device, against 74.5 GiB these GPUs hold, 72.6 GiB of it beside the runtime's own reserve.");
+    expect((searchScatterSpec(r, 8e10, 7.8e10) as ScatterSpec).rule).toEqual({ value: 7.8e10, label: 'usable' });
   });
   const generations: StudyResult = {
     study: 'gen',
