@@ -1085,14 +1085,15 @@ bool rl_validates(const Scenario& s, bool engines, bool trainer) {
 // The fewest devices the look of search.h fewest_count finds for the pool `grow` names (colocated:
 // every device) at which the job validates, else 0; `below` the largest pool tried that did not.
 // Split: only the grown pool is checked (the other keeps its own refusal, with its own count, for
-// the next estimate); colocated: the whole job. Returns the job's devices in all.
+// the next estimate); colocated: the whole job. Returns the grown pool's size (colocated: the
+// job's devices); the job then has s.num_devices + size - pool_of(s, grow) in all.
 enum class Grow { all, rollout, trainer };
 std::int64_t pool_of(const Scenario& s, Grow grow) {
   return grow == Grow::all       ? s.num_devices
          : grow == Grow::trainer ? s.rl->train_devices
                                  : s.rl->rollout_devices;
 }
-std::int64_t fewest_in_all(const Scenario& s, Grow grow, std::int64_t& below) {
+std::int64_t fewest_pool(const Scenario& s, Grow grow, std::int64_t& below) {
   const std::int64_t pool = pool_of(s, grow);
   const auto runs = [&](std::int64_t size) {
     Scenario t = s;
@@ -1101,8 +1102,7 @@ std::int64_t fewest_in_all(const Scenario& s, Grow grow, std::int64_t& below) {
     t.num_devices = s.num_devices + size - pool;
     return rl_validates(t, grow != Grow::trainer, grow != Grow::rollout);
   };
-  const std::int64_t size = fewest_count(pool, s.system.devices_per_node, runs, below);
-  return size == 0 ? 0 : s.num_devices + size - pool;
+  return fewest_count(pool, s.system.devices_per_node, runs, below);
 }
 
 }  // namespace
@@ -1119,22 +1119,23 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   const bool split = rl.placement == RlPlacement::split;
   const Grow grow = !split ? Grow::all : trainer ? Grow::trainer : Grow::rollout;
   std::int64_t below = 0;
-  const std::int64_t all = fewest_in_all(s, grow, below);
-  if (all == 0) return;
+  const std::int64_t size = fewest_pool(s, grow, below);
+  if (size == 0) return;
   const std::int64_t pool = pool_of(s, grow);
+  const std::int64_t all = s.num_devices + size - pool;
   e.fewest_devices = all;
   const std::string fewer = below > pool ? "no layout of " + std::to_string(below) + " does" : "";
   if (split)
     e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
-                 std::to_string(all - s.num_devices + pool) + " devices would (" + std::to_string(all) +
-                 " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
+                 std::to_string(size) + " devices would (" + std::to_string(all) + " in all" +
+                 (fewer.empty() ? "" : "; " + fewer) + ")";
   else
     e.message += "; " + std::to_string(all) + " devices would" + (fewer.empty() ? "" : " (" + fewer + ")");
 }
 
 std::int64_t rl_fewest_devices(const Scenario& colocated) {
   std::int64_t below = 0;
-  return fewest_in_all(colocated, Grow::all, below);
+  return fewest_pool(colocated, Grow::all, below);  // every device: the pool is the job
 }
 
 namespace {

@@ -339,8 +339,9 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number, usabl
   );
   const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
   if (points.length === 0 && untimed.length === 0) return null;
-  const rule = ok(usableBytes) ? { value: usableBytes, label: 'usable' } : capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined;
-  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), rule, capacityBytes);
+  const usable = ok(usableBytes) ? usableBytes : undefined;
+  const rule = usable ? { value: usable, label: 'usable' } : capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined;
+  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), rule, capacityBytes, usable);
   return {
     kind: 'scatter',
     title: `Evaluated layouts: ${r.mode === 'inference' ? 'request latency' : 'iteration time'} vs memory per device`,
@@ -352,15 +353,15 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number, usabl
   };
 }
 
-/** Layouts none of which was timed: memory per device, leanest first, with the line they were held against (log axis: the memory spans decades). */
-function leanestFirstSpec(bytes: number[], rule: { value: number; label: string } | undefined, capacityBytes?: number): LineChartSpec {
+/** Layouts none of which was timed: memory per device, leanest first, with the line they were held against, `rule` (log axis: the memory spans decades). */
+function leanestFirstSpec(bytes: number[], rule: { value: number; label: string } | undefined, capacityBytes?: number, usableBytes?: number): LineChartSpec {
   const sorted = [...bytes].sort((a, b) => a - b);
   const n = sorted.length;
   const leanest = sorted[0]!;
   const held = capacityBytes ? `, against ${formatBytes(capacityBytes)} these GPUs hold` : '';
   // A layout just under the capacity is still refused: the runtime keeps a reserve (CUDA context, communicators).
   const reserve =
-    rule?.label === 'usable' ? `, ${formatBytes(rule.value)} of it beside the runtime's own reserve` : capacityBytes && leanest <= capacityBytes ? ' (less what the runtime keeps for itself)' : '';
+    usableBytes !== undefined ? `, ${formatBytes(usableBytes)} of it beside the runtime's own reserve` : capacityBytes && leanest <= capacityBytes ? ' (less what the runtime keeps for itself)' : '';
   return {
     kind: 'lines',
     title: 'Evaluated layouts: memory per device, leanest first',

@@ -140,12 +140,16 @@ export function hostOptimizerLayout(e: EngineError): Fix | undefined {
   return { path: '/parallel', value: { ...layout }, label: `Keep the optimizer in host memory (tp ${tp}, pp ${pp}, dp ${dp})` };
 }
 
-/** A GPU or pool count a fix can build on: a whole number, at least one. */
-/** Whether some layout of a refused `auto` divided the job and was then too large for the devices (the error's `rejected`). */
+/**
+ * Whether some layout of a refused `auto` divided the job and was then too large for the devices:
+ * the error's `rejected` holds memory.does_not_fit or serving.kv_insufficient (the contract's rule,
+ * docs/contract.md Errors; the engine words its remedy by the same codes).
+ */
 function tooLarge(rejected: Record<string, number>): boolean {
   return (rejected['memory.does_not_fit'] ?? 0) > 0 || (rejected['serving.kv_insufficient'] ?? 0) > 0;
 }
 
+/** A GPU or pool count a fix can build on: a whole number, at least one. */
 function isCount(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 1;
 }
