@@ -27,6 +27,10 @@ struct Error {
   // scenario's devices; an RL split job: the refusing pool's) with a layout that runs it, the other
   // keys as they are; 0: none found, or not looked for.
   std::int64_t fewest_devices = 0;
+  // rl.train_no_layout and rl.rollout_does_not_fit of a split job with fewest_devices: its rollout
+  // pool at that count (the training pool is the rest): the refusing pool grown, the other as
+  // stated unless it refuses too at the grown job, then grown as well. 0: not split, or none found.
+  std::int64_t fewest_rollout_devices = 0;
   // parallel.auto_no_layout: the layouts tried, counted by the code that refused each (the
   // search's `rejected`), so a caller tells "too large for the devices" from "divides nothing"
   // without reading the message. Empty for every other error.

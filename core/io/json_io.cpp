@@ -546,6 +546,9 @@ std::string error_to_json(const Error& e, int indent) {
     for (const auto& kv : e.fix) std::visit([&fix, &kv](const auto& x) { fix[kv.first] = x; }, kv.second);
   }
   if (e.fewest_devices > 0) j["error"]["fewest_devices"] = e.fewest_devices;
+  if (e.fewest_rollout_devices > 0)
+    j["error"]["fewest_pools"] = {{"rollout_devices", e.fewest_rollout_devices},
+                                  {"train_devices", e.fewest_devices - e.fewest_rollout_devices}};
   if (!e.rejected.empty()) {
     ojson& rejected = j["error"]["rejected"] = ojson::object();
     for (const auto& [code, n] : e.rejected) rejected[code] = n;

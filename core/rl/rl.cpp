@@ -1122,15 +1122,42 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   const std::int64_t size = fewest_pool(s, grow, below);
   if (size == 0) return;
   const std::int64_t pool = pool_of(s, grow);
-  const std::int64_t all = s.num_devices + size - pool;
-  e.fewest_devices = all;
-  const std::string fewer = below > pool ? "no layout of " + std::to_string(below) + " does" : "";
-  if (split)
-    e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
-                 std::to_string(size) + " devices would (" + std::to_string(all) + " in all" +
-                 (fewer.empty() ? "" : "; " + fewer) + ")";
-  else
-    e.message += "; " + std::to_string(all) + " devices would" + (fewer.empty() ? "" : " (" + fewer + ")");
+  // "no layout of B does" where the largest count the look refused exceeds the pool as stated.
+  const auto no_layout = [](std::int64_t refused, std::int64_t stated, const std::string& what) {
+    return refused > stated ? "no " + what + std::to_string(refused) + " does" : std::string();
+  };
+  if (!split) {
+    e.fewest_devices = s.num_devices + size - pool;
+    const std::string fewer = no_layout(below, pool, "layout of ");
+    e.message += "; " + std::to_string(e.fewest_devices) + " devices would" +
+                 (fewer.empty() ? "" : " (" + fewer + ")");
+    return;
+  }
+  e.fewest_rollout_devices = trainer ? rl.rollout_devices : size;
+  std::int64_t train_devices = trainer ? size : rl.train_devices;
+  std::string fewer = no_layout(below, pool, "layout of ");
+  std::string grown_too;
+  // The engines refuse before the trainer is looked at (rl_validates' order), so a trainer that no
+  // layout of its stated pool fits shows only once the rollout pool has grown. Looked at here, at
+  // the grown job, it grows in the same remedy: one edit, not one per estimate.
+  if (engines && rl.train_auto) {
+    Scenario grown = s;
+    grown.rl->rollout_devices = e.fewest_rollout_devices;
+    grown.num_devices = e.fewest_rollout_devices + rl.train_devices;
+    std::int64_t train_below = 0;
+    if (!rl_validates(grown, false, true))
+      if (const std::int64_t train = fewest_pool(grown, Grow::trainer, train_below); train > 0) {
+        train_devices = train;
+        grown_too = " and a training pool of " + std::to_string(train);
+        fewer = no_layout(below, pool, "rollout pool of ");
+        const std::string train_fewer = no_layout(train_below, rl.train_devices, "training pool of ");
+        if (!train_fewer.empty()) fewer += (fewer.empty() ? "" : "; ") + train_fewer;
+      }
+  }
+  e.fewest_devices = e.fewest_rollout_devices + train_devices;
+  e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
+               std::to_string(size) + " devices" + grown_too + " would (" + std::to_string(e.fewest_devices) +
+               " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
 }
 
 std::int64_t rl_fewest_devices(const Scenario& colocated) {

@@ -2,7 +2,9 @@
 // error object is exactly {"error": {"code", "path", "message"}} with a dotted code, a JSON Pointer
 // path and a message, and at most a "fix" beside them (an object of counts, flags and names: the
 // edit the engine proposes, docs/contract.md Errors), a "fewest_devices" (a count above one) and, for
-// parallel.auto_no_layout alone, "rejected" (positive counts by dotted code); any other
+// parallel.auto_no_layout alone, "rejected" (positive counts by dotted code), and for a split RL job's
+// rl.train_no_layout and rl.rollout_does_not_fit alone, "fewest_pools" (its two pools, adding up to
+// fewest_devices); any other
 // answer carries only finite, non-negative numbers (nlohmann/json prints NaN and infinity as null, so any
 // null is a NaN that got out), its training breakdown sums to the iteration time within 1% and its memory
 // categories to the total (docs/contract.md, Output). A violation prints the input and the answer and aborts,
@@ -61,8 +63,22 @@ inline bool is_error_answer(const json& j, std::string_view input, const std::st
   const bool has_fix = it->is_object() && e.contains("fix");
   const bool has_fewest = it->is_object() && e.contains("fewest_devices");
   const bool has_rejected = it->is_object() && e.contains("rejected");
-  if (j.size() != 1 || !it->is_object() || it->size() != 3u + has_fix + has_fewest + has_rejected)
+  const bool has_pools = it->is_object() && e.contains("fewest_pools");
+  if (j.size() != 1 || !it->is_object() || it->size() != 3u + has_fix + has_fewest + has_rejected + has_pools)
     fail("malformed error object", input, out);
+  if (has_pools) {
+    const std::string c = e.value("code", "");
+    const json& p = e["fewest_pools"];
+    const auto count = [&](const char* k) {
+      return p.is_object() && p.contains(k) && p[k].is_number_integer() && p[k].get<std::int64_t>() >= 1
+                 ? p[k].get<std::int64_t>()
+                 : 0;
+    };
+    if ((c != "rl.train_no_layout" && c != "rl.rollout_does_not_fit") || !has_fewest || p.size() != 2 ||
+        count("rollout_devices") + count("train_devices") != e["fewest_devices"] ||
+        count("rollout_devices") == 0 || count("train_devices") == 0)
+      fail("error fewest_pools is not a split RL job's two pools adding up to fewest_devices", input, out);
+  }
   if (has_rejected) {
     if (e.value("code", "") != "parallel.auto_no_layout" || !e["rejected"].is_object() ||
         e["rejected"].empty())

@@ -1592,6 +1592,11 @@ TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
     EXPECT_NE(e["message"].get<std::string>().find(words), std::string::npos) << e["message"];
     EXPECT_EQ(json::parse(optimus::api::validate(job.dump()))["error"]["fewest_devices"], fewest);
     const bool pools = job["rl"].contains("train_devices");
+    // Split: the rollout pool as stated (its engines passed) and the training pool grown.
+    if (pools)
+      EXPECT_EQ(e["fewest_pools"], (json{{"rollout_devices", 8}, {"train_devices", trainer}})) << e.dump();
+    else
+      EXPECT_FALSE(e.contains("fewest_pools")) << e.dump();
     for (const int t : {trainer, below}) {
       json at = job;
       at["num_devices"] = pools ? 8 + t : t;
@@ -1608,9 +1613,9 @@ TEST(Rl, ATrainerThatNoLayoutFitsNamesTheFewestDevices) {
 // Engines that hold no response at any tp they may choose (DeepSeek-V3 at 8 bits is 671 GB, over 8
 // H100's 640 GB) are refused with the fewest devices at which the job validates: colocated, the
 // whole job (the rollout fits at 16 and 32, the trainer's search first at 64, not at 40, 48 or 56);
-// split, the rollout
-// pool alone, the trainer's refusal left for the next estimate with its own count. A stated tp is
-// a replica more devices do not widen: no count.
+// split 8 + 8, a rollout pool of 16, and since no trainer layout of 8 fits beside it, a training
+// pool of 56 in the same remedy (48 does not): both pools named (`fewest_pools`), one edit for the
+// page. A stated tp is a replica more devices do not widen: no count.
 TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
   json s = json::parse(optimus::api::preset("scenarios", "qwen2.5-7b-grpo-8xh100"));
   s["model"] = "deepseek-v3";
@@ -1621,21 +1626,31 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
   split["rl"]["train_devices"] = 8;
   for (const auto& [job, fewest, words] :
        {std::tuple{s, 64, "; 64 devices would (no layout of 56 does)"},
-        std::tuple{split, 24, "; a rollout pool of 16 devices would (24 in all)"}}) {
+        std::tuple{split, 72,
+                   "; a rollout pool of 16 devices and a training pool of 56 would (72 in all; no "
+                   "training pool of 48 does)"}}) {
     const json e = predict(job)["error"];
     ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
     EXPECT_EQ(e["fewest_devices"], fewest) << e.dump();
     EXPECT_NE(e["message"].get<std::string>().find(words), std::string::npos) << e["message"];
     EXPECT_EQ(json::parse(optimus::api::validate(job.dump()))["error"]["fewest_devices"], fewest);
+    // Pools are named for a split job only, and add up to the count.
+    EXPECT_EQ(e.contains("fewest_pools"), job["rl"].contains("rollout_devices")) << e.dump();
   }
+  EXPECT_EQ(predict(split)["error"]["fewest_pools"], (json{{"rollout_devices", 16}, {"train_devices", 56}}));
   json at = s;
   at["num_devices"] = 64;
   EXPECT_TRUE(predict(at).contains("rl")) << predict(at).dump().substr(0, 300);
   at["num_devices"] = 32;
   EXPECT_EQ(predict(at)["error"]["code"], "rl.train_no_layout");
+  // At the named pools the job runs; with the trainer's one node fewer, its own refusal.
   json pools = split;
-  pools["num_devices"] = 24;
+  pools["num_devices"] = 72;
   pools["rl"]["rollout_devices"] = 16;
+  pools["rl"]["train_devices"] = 56;
+  EXPECT_TRUE(predict(pools).contains("rl")) << predict(pools).dump().substr(0, 300);
+  pools["num_devices"] = 64;
+  pools["rl"]["train_devices"] = 48;
   EXPECT_EQ(predict(pools)["error"]["code"], "rl.train_no_layout");
   json stated = s;
   stated["rl"]["rollout"] = {{"tp", 8}};

@@ -542,22 +542,18 @@ describe('a newcomer masters the page in a minute', () => {
     await n.noError();
     expect((await n.truth()).scenario.rl.rollout?.tp).toBeUndefined();
     expect(await page.locator('[data-path="/rl/rollout/tp"]').inputValue()).toBe('');
-    // split on 8 GPUs (4 + 4): the rollout pool grows first, then the trainer's, each in one click
+    // split on 8 GPUs (4 + 4): neither pool holds its part. The engine names both pools, and one
+    // click grows both (the rollout's, then the trainer's beside it)
     await n.type('[data-quick="/num_devices"]', '8');
     await n.pick('[data-quick="/rl/placement"]', 'split');
     await page.waitForSelector('[data-testid="status"][data-state="error"]');
-    const engines = (await fix.textContent())!;
-    const [, rollout, all] = /^Give the rollout (\d+) GPUs \((\d+) in all\)$/.exec(engines) ?? [];
-    expect(Number(all) - Number(rollout), engines).toBe(4);
-    await n.click('[data-testid="fix"]');
-    await page.waitForSelector('[data-testid="status"][data-state="error"]');
-    expect(await box.textContent()).toContain('rl.train_no_layout');
-    // (the address follows estimates only: the full editor's fields hold what failed)
-    const value = (path: string) => page.locator(`[data-path="${path}"]`).inputValue();
-    expect([await value('/num_devices'), await value('/rl/rollout_devices'), await value('/rl/train_devices')]).toEqual([all, rollout, '4']);
-    const trainer = (await fix.textContent())!;
-    const [, train, total] = /^Give the trainer (\d+) GPUs \((\d+) in all\)$/.exec(trainer) ?? [];
-    expect(Number(total) - Number(train), trainer).toBe(Number(rollout));
+    const both = (await fix.textContent())!;
+    const [, rollout, train, total] = /^Give the rollout (\d+) GPUs and the trainer (\d+) \((\d+) in all\)$/.exec(both) ?? [];
+    expect(Number(rollout) + Number(train), both).toBe(Number(total));
+    expect(Number(train), both).toBeGreaterThan(4);
+    expect(await box.textContent()).toContain(`a rollout pool of ${rollout} devices and a training pool of ${train} would`);
+    await box.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUT}error-rl-split-both-pools.png` });
     await n.click('[data-testid="fix"]');
     await n.noError();
     ({ scenario, prediction } = await n.truth());

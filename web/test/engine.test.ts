@@ -144,6 +144,24 @@ describe('createEngine against the wasm module', () => {
     }
     const bad = await engine.predict({ ...defaultScenario, num_devices: 24, parallel: { ...defaultScenario.parallel, tp: 3, dp: 4 } });
     expect(!bad.ok && 'fix' in bad.error).toBe(false);
+    expect(!bad.ok && 'fewest_pools' in bad.error).toBe(false);
+  });
+
+  test("a split RL job's two pools at the fewest GPUs reach the page whole", async () => {
+    const engine = make(() => new InProcessWorker(mod));
+    // DeepSeek-V3 GRPO split 8 + 8 on H100: engines of 8 hold no response, nor does a trainer of 8
+    const job = {
+      model: 'deepseek-v3', system: 'dgx-h100', num_devices: 16,
+      rl: { placement: 'split', rollout_devices: 8, train_devices: 8, prompts_per_step: 64, samples_per_prompt: 8, prompt_len: 512, response_len: 2048, train: 'auto' },
+    };
+    const r = await engine.predict(job);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe('rl.rollout_does_not_fit');
+      expect(r.error.fewest_pools).toEqual(JSON.parse(mod.predict(JSON.stringify(job))).error.fewest_pools);
+      expect(r.error.fewest_pools!.rollout_devices + r.error.fewest_pools!.train_devices).toBe(r.error.fewest_devices);
+      expect(r.error.fewest_pools!.train_devices).toBeGreaterThan(8);
+    }
   });
 
   test('values JSON cannot write are refused before reaching the engine', async () => {

@@ -127,6 +127,13 @@ function isCounts(x: unknown): x is Record<string, number> {
   return x !== null && typeof x === 'object' && !Array.isArray(x) && Object.values(x).every((n) => typeof n === 'number');
 }
 
+/** A split RL job's two pool sizes, as an error's `fewest_pools` holds them. */
+function isPools(x: unknown): x is { rollout_devices: number; train_devices: number } {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return false;
+  const { rollout_devices: r, train_devices: t } = x as Record<string, unknown>;
+  return typeof r === 'number' && typeof t === 'number';
+}
+
 type Answer = { json: string } | { error: EngineError };
 
 interface Pending {
@@ -310,6 +317,7 @@ function toResult<T>(answer: Answer, pick: (parsed: any) => T = (p) => p as T): 
         ...(e.fix !== null && typeof e.fix === 'object' && !Array.isArray(e.fix) ? { fix: e.fix } : {}),
         ...(typeof e.fewest_devices === 'number' ? { fewest_devices: e.fewest_devices } : {}),
         ...(isCounts(e.rejected) ? { rejected: e.rejected } : {}),
+        ...(isPools(e.fewest_pools) ? { fewest_pools: e.fewest_pools } : {}),
       },
     };
   }

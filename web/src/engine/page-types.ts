@@ -42,10 +42,12 @@ export interface EngineError {
   message: string;
   /** A way out the engine names exactly: the object to set at `path` (docs/contract.md, Errors). */
   fix?: Record<string, unknown>;
-  /** parallel.auto_no_layout, rl.train_no_layout, rl.rollout_does_not_fit: the job's devices in all at the fewest count the engine found (up to 32 times the scenario's; an RL split job: the refusing pool grown) with a layout that runs it. */
+  /** parallel.auto_no_layout, rl.train_no_layout, rl.rollout_does_not_fit: the job's devices in all at the fewest count the engine found (up to 32 times the scenario's; an RL split job: the refusing pool grown, and the other where it refuses too, fewest_pools) with a layout that runs it. */
   fewest_devices?: number;
   /** parallel.auto_no_layout: the layouts tried, counted by the code that refused each (as a search's `rejected`). */
   rejected?: Record<string, number>;
+  /** rl.train_no_layout, rl.rollout_does_not_fit of a split job with `fewest_devices`: its two pools there (they add up to it). */
+  fewest_pools?: { rollout_devices: number; train_devices: number };
 }
 
 /** A result: the value, or an engine error (never an exception). */

@@ -108,9 +108,15 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   }
   // Engines that hold no response: the fewest GPUs the engine found the job validating at
   // (add_rl_fewest_devices; none where the rollout's tp is stated). Colocated, every GPU; split,
-  // the rollout pool grows, the trainer's as stated.
+  // the rollout pool grows, and the trainer's with it where the engine names both.
   if (e.code === 'rl.rollout_does_not_fit' && isCount(n) && isCount(f) && f > n) {
     if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
+    // Split, and no trainer layout of its pool fits beside the grown engines either: the engine
+    // names both pools (fewest_pools), and one edit grows both: the GPUs, then the rollout pool
+    // (the training pool takes the rest, state/coupling.ts).
+    const both = e.fewest_pools;
+    if (pools && both && both.train_devices !== t && isCount(both.rollout_devices) && isCount(both.train_devices) && both.rollout_devices + both.train_devices === f)
+      return { words, fix: { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: both.rollout_devices }, label: `Give the rollout ${both.rollout_devices} GPUs and the trainer ${both.train_devices} (${f} in all)` } };
     if (pools) return { words, fix: grownPool('rollout', n, r, t, f) };
   }
   // A stated engine tp (or dp) that holds no response: more GPUs would not widen that engine, and

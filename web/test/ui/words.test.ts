@@ -123,6 +123,13 @@ describe('plainError', () => {
     const split = { num_devices: 16, rl: { placement: 'split', rollout_devices: 8, train_devices: 8 } };
     expect(plainError(refusal(24), split, new Set()).fix).toEqual({ path: '/num_devices', value: 24, then: { path: '/rl/rollout_devices', value: 16 }, label: 'Give the rollout 16 GPUs (24 in all)' });
     expect(plainError(refusal(24), { ...split, num_devices: 30 }, new Set()).fix).toBeUndefined();
+    // both pools too small (DeepSeek-V3 split 8 + 8 on H100: engines of 16, then a trainer of 56):
+    // one edit grows both, whatever the count alone would say of the rollout
+    const both = { ...refusal(72), fewest_pools: { rollout_devices: 16, train_devices: 56 } };
+    expect(plainError(both, split, new Set()).fix).toEqual({ path: '/num_devices', value: 72, then: { path: '/rl/rollout_devices', value: 16 }, label: 'Give the rollout 16 GPUs and the trainer 56 (72 in all)' });
+    // the training pool as stated: the rollout's fix as before; pools that do not add up to the count: not trusted
+    expect(plainError({ ...refusal(24), fewest_pools: { rollout_devices: 16, train_devices: 8 } }, split, new Set()).fix).toEqual({ path: '/num_devices', value: 24, then: { path: '/rl/rollout_devices', value: 16 }, label: 'Give the rollout 16 GPUs (24 in all)' });
+    expect(plainError({ ...refusal(72), fewest_pools: { rollout_devices: 16, train_devices: 50 } }, split, new Set()).fix?.label).toBe('Give the rollout 64 GPUs (72 in all)');
     // a stated engine tp: the engines choose theirs (the rest of the rollout block kept)
     const stated = { num_devices: 8, rl: { train: 'auto', rollout: { tp: 8, software: 'sglang' } } };
     expect(plainError(refusal(), stated, new Set())).toEqual({
