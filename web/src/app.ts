@@ -411,7 +411,7 @@ app.replaceChildren(
     learnView.el,
     accuracyEl,
   ),
-  h('footer', null, h('p', { class: 'muted' }, 'Everything runs locally in a Web Worker (C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
+  h('footer', null, h('p', { class: 'muted' }, 'Everything runs in your browser (the C++ engine compiled to WebAssembly); nothing is sent anywhere. The link holds the whole scenario.'), toast),
 );
 
 performance.mark('optimus:shell-built');
