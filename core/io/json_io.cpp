@@ -476,7 +476,7 @@ Result<Scenario> parse_scenario(std::string_view text) {
     }
     auto p = io::read_software_profile(profile, "/software", s.system.software, err);
     if (!p) return *err;
-    p->id = id;
+    p->id = id.empty() ? id : preset_id("software", id);  // the profile's own id, however written
     s.software = std::move(*p);
   }
   read_scenario_body(r, err, s);

@@ -372,8 +372,8 @@ void read_system_device(const Field<SystemSpec>& f, Reader& r, SystemSpec& s) {
   if (!dv) return;
   Result<DeviceSpec> d = Error{};
   if (dv->is_string()) {
-    s.device_id = dv->get<std::string>();
-    d = device_preset(s.device_id, r.child(f.key));
+    d = device_preset(dv->get<std::string>(), r.child(f.key));
+    s.device_id = optimus::preset_id("devices", dv->get<std::string>());  // its own id, however written
   } else {
     d = read_device(*dv, r.child(f.key));
   }
@@ -1356,6 +1356,8 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
     if (!text) {
       r.error_slot() = text.error();
     } else {
+      rl.rollout.software_id =
+          optimus::preset_id("software", rl.rollout.software_id);  // its own id, however written
       const json profile = json::parse(text->begin(), text->end());
       auto p = read_software_profile(profile, at, rl.rollout.software, r.error_slot());
       if (p) {

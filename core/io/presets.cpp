@@ -1,5 +1,6 @@
 #include "io/presets.h"
 
+#include <cctype>
 #include <map>
 #include <mutex>
 
@@ -14,9 +15,26 @@ using io::json;
 
 namespace {
 
+// An id as people write it, for matching: letters lowered, '-', '_' and spaces left out, so
+// "Llama-3.1-8B", "DGX_H100" and "TensorRT-LLM" name llama3.1-8b, dgx-h100 and tensorrt-llm. Dots
+// and digits stay ("llama3.1" is not "llama31"). No two presets of a kind fold alike
+// (Presets.FoldedIdsAreUnique).
+std::string folded(std::string_view id) {
+  std::string out;
+  for (const char c : id)
+    if (c != '-' && c != '_' && c != ' ')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The preset of that id, else the one whose id folds alike.
 const EmbeddedPreset* find(std::string_view kind, std::string_view id) {
   for (const auto& p : embedded_presets())
     if (p.kind == kind && p.id == id) return &p;
+  const std::string want = folded(id);
+  if (want.empty()) return nullptr;
+  for (const auto& p : embedded_presets())
+    if (p.kind == kind && folded(p.id) == want) return &p;
   return nullptr;
 }
 
@@ -43,7 +61,7 @@ Result<T> cached(std::string_view kind, std::string_view id, const std::string& 
   static std::map<std::string, Result<T>, std::less<>> cache;
   const EmbeddedPreset* p = find(kind, id);
   if (!p) return unknown(kind, id, path);
-  std::string key(id);
+  std::string key(p->id);
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
@@ -100,6 +118,11 @@ std::vector<std::string> preset_ids(std::string_view kind) {
 
 bool has_preset(std::string_view kind, std::string_view id) { return find(kind, id) != nullptr; }
 
+std::string preset_id(std::string_view kind, std::string_view id) {
+  const EmbeddedPreset* p = find(kind, id);
+  return p ? std::string(p->id) : std::string();
+}
+
 Result<std::string_view> software_preset_json(std::string_view id, const std::string& path) {
   const EmbeddedPreset* p = find("software", id);
   if (!p) return unknown("software", id, path);
@@ -127,7 +150,7 @@ Result<TechnologyNode> technology_preset(std::string_view id, const std::string&
   auto r = cached<TechnologyNode>("technology", id, path, io::read_technology);
   if (!r) return r;
   TechnologyNode n = *r;
-  n.id = std::string(id);
+  n.id = preset_id("technology", id);
   return n;
 }
 
@@ -135,7 +158,7 @@ Result<DramTechnology> dram_preset(std::string_view id, const std::string& path)
   auto r = cached<DramTechnology>("dram", id, path, io::read_dram);
   if (!r) return r;
   DramTechnology d = *r;
-  d.id = std::string(id);
+  d.id = preset_id("dram", id);
   return d;
 }
 

@@ -25,7 +25,10 @@ std::vector<PresetInfo> list_presets(std::string_view kind);
 // its name and source: natively 47% of the first prediction's instructions, for a schema's lists
 // of examples).
 std::vector<std::string> preset_ids(std::string_view kind);
+// Ids match as written, else folded: case, '-', '_' and spaces ignored ("Llama-3.1-8B" names
+// llama3.1-8b). preset_id: the preset's own id for a spelling, empty if none matches.
 bool has_preset(std::string_view kind, std::string_view id);
+std::string preset_id(std::string_view kind, std::string_view id);
 // The raw JSON text of a preset, empty if unknown.
 std::string_view preset_json(std::string_view kind, std::string_view id);
 

@@ -2,7 +2,9 @@
 // JSON Pointer of the key to fix, never a crash, NaN or a number.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "base/precision.h"
@@ -282,6 +284,42 @@ TEST(Io, PresetsListing) {
   const json p = json::parse(optimus::api::presets(""));
   for (const char* k : {"models", "devices", "systems"}) EXPECT_GE(p[k].size(), 6u) << k;
   EXPECT_TRUE(optimus::api::is_error(optimus::api::presets("nonsense")));
+}
+
+// Preset ids as people write them: case, '-', '_' and spaces do not matter ("Llama-3.1-8B" on
+// "DGX_H100" with "TensorRT-LLM" is llama3.1-8b on dgx-h100 with tensorrt-llm), the answer is the
+// same as with the ids, and the resolved scenario names the profile by its own id. Dots are kept
+// ("llama31-8b" names nothing), so no two presets of a kind may fold alike.
+TEST(Io, PresetIdsMatchAsPeopleWriteThem) {
+  const json ids = {{"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"software", "tensorrt-llm"}};
+  const json written = {{"model", "Llama-3.1-8B"}, {"system", "DGX_H100"}, {"software", "TensorRT LLM"}};
+  json s = {{"num_devices", 8}, {"inference", {{"batch", 8}, {"prompt_len", 512}, {"output_len", 128}}}};
+  s.update(ids);
+  json w = s;
+  w.update(written);
+  const json a = json::parse(optimus::api::predict(s.dump())),
+             b = json::parse(optimus::api::predict(w.dump()));
+  ASSERT_FALSE(a.contains("error")) << a.dump().substr(0, 300);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(json::parse(optimus::api::validate(w.dump()))["scenario"]["software"], "tensorrt-llm");
+  w["model"] = "llama31-8b";
+  EXPECT_EQ(json::parse(optimus::api::predict(w.dump()))["error"]["code"], "preset.unknown_model");
+  w["model"] = "-";
+  EXPECT_EQ(json::parse(optimus::api::predict(w.dump()))["error"]["code"], "preset.unknown_model");
+  EXPECT_EQ(optimus::preset_id("devices", "H100_SXM5_80GB"), "h100-sxm5-80gb");
+  const json all = json::parse(optimus::api::presets(""));
+  for (const auto& [kind, list] : all.items()) {
+    std::set<std::string> seen;
+    for (const auto& p : list) {
+      const std::string id = p["id"];
+      std::string f;
+      for (const char c : id)
+        if (c != '-' && c != '_' && c != ' ')
+          f += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      EXPECT_TRUE(seen.insert(f).second) << kind << ": " << id << " folds like another";
+      EXPECT_EQ(optimus::preset_id(kind, id), id) << kind;
+    }
+  }
 }
 
 // The 2026 hardware presets (presets/README.md): every id loads; the Blackwell and MI355X devices
