@@ -1,8 +1,10 @@
 #include "io/presets.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "io/embedded_presets.h"
 #include "io/reader.h"
@@ -45,13 +47,55 @@ std::string known_ids(std::string_view kind) {
   return out;
 }
 
+// Levenshtein distance (insertions, deletions and substitutions of one character each).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// What a mistyped id of that kind may have meant, as "'a' or 'b'", else empty: the presets whose
+// folded id begins with the folded typo (at least 4 characters: "qwen3-235b" -> qwen3-235b-a22b),
+// else the nearest by edit distance (at most a quarter of its characters, and at least one, away:
+// "dgx-h10" -> dgx-h100); ties all named, three at most.
+std::string nearest_ids(std::string_view kind, std::string_view id) {
+  const std::string want = folded(id);
+  std::vector<std::string> prefixed, nearest;
+  std::size_t best = std::max<std::size_t>(1, want.size() / 4) + 1;
+  for (const auto& p : embedded_presets()) {
+    if (p.kind != kind) continue;
+    const std::string f = folded(p.id);
+    if (want.size() >= 4 && f.starts_with(want)) prefixed.emplace_back(p.id);
+    const std::size_t d = edit_distance(want, f);
+    if (d < best) best = d, nearest.clear();
+    if (d == best) nearest.emplace_back(p.id);
+  }
+  const std::vector<std::string>& pick = prefixed.empty() ? nearest : prefixed;
+  if (pick.empty() || pick.size() > 3) return "";
+  std::string out;
+  for (std::size_t i = 0; i < pick.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == pick.size() ? " or " : ", ") + ("'" + pick[i] + "'");
+  return out;
+}
+
 Error unknown(std::string_view kind, std::string_view id, const std::string& path) {
   // "models" -> "model", "studies" -> "study"; kinds without a plural s ("technology", "dram")
   // stay as they are.
   std::string singular(kind.back() == 's' ? kind.substr(0, kind.size() - 1) : kind);
   if (singular.ends_with("ie")) singular.replace(singular.size() - 2, 2, "y");
+  const std::string near = nearest_ids(kind, id);
   return make_error("preset.unknown_" + singular, path,
-                    "unknown " + singular + " preset '" + std::string(id) + "'; known: " + known_ids(kind));
+                    "unknown " + singular + " preset '" + std::string(id) + "'" +
+                        (near.empty() ? "" : "; did you mean " + near + "?") + "; known: " + known_ids(kind));
 }
 
 // Presets are parsed once and cached (they are immutable and embedded).

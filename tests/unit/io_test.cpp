@@ -306,6 +306,18 @@ TEST(Io, PresetIdsMatchAsPeopleWriteThem) {
   EXPECT_EQ(json::parse(optimus::api::predict(w.dump()))["error"]["code"], "preset.unknown_model");
   w["model"] = "-";
   EXPECT_EQ(json::parse(optimus::api::predict(w.dump()))["error"]["code"], "preset.unknown_model");
+  // A typo is told what it may have meant: the presets it begins, else the nearest ones (ties all
+  // named); nothing where none is near.
+  const auto message = [&](const char* key, const char* id) {
+    json t = s;
+    t[key] = id;
+    return json::parse(optimus::api::predict(t.dump()))["error"]["message"].get<std::string>();
+  };
+  EXPECT_NE(message("model", "qwen3-235b").find("did you mean 'qwen3-235b-a22b'?"), std::string::npos);
+  EXPECT_NE(message("model", "llama31-8b").find("did you mean 'llama3-8b' or 'llama3.1-8b'?"),
+            std::string::npos);
+  EXPECT_NE(message("system", "dgx-h10").find("did you mean 'dgx-h100'?"), std::string::npos);
+  EXPECT_EQ(message("model", "gpt5").find("did you mean"), std::string::npos);
   EXPECT_EQ(optimus::preset_id("devices", "H100_SXM5_80GB"), "h100-sxm5-80gb");
   const json all = json::parse(optimus::api::presets(""));
   for (const auto& [kind, list] : all.items()) {
