@@ -20,7 +20,7 @@ namespace {
 // An id as people write it, for matching: letters lowered, '-', '_' and spaces left out, so
 // "Llama-3.1-8B", "DGX_H100" and "TensorRT-LLM" name llama3.1-8b, dgx-h100 and tensorrt-llm. Dots
 // and digits stay ("llama3.1" is not "llama31"). No two presets of a kind fold alike
-// (Presets.FoldedIdsAreUnique).
+// (Io.PresetIdsMatchAsPeopleWriteThem).
 std::string folded(std::string_view id) {
   std::string out;
   for (const char c : id)
@@ -69,15 +69,20 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 // "dgx-h10" -> dgx-h100); ties all named, three at most.
 std::string nearest_ids(std::string_view kind, std::string_view id) {
   const std::string want = folded(id);
+  // Ids are short; a longer "id" is no typo of one (and the distance would cost its length times
+  // every preset's).
+  if (want.empty() || want.size() > 64) return "";
   std::vector<std::string> prefixed, nearest;
-  std::size_t best = std::max<std::size_t>(1, want.size() / 4) + 1;
+  const std::size_t limit = std::max<std::size_t>(1, want.size() / 4);
+  std::size_t best = limit;
   for (const auto& p : embedded_presets()) {
     if (p.kind != kind) continue;
     const std::string f = folded(p.id);
     if (want.size() >= 4 && f.starts_with(want)) prefixed.emplace_back(p.id);
     const std::size_t d = edit_distance(want, f);
+    if (d > best) continue;
     if (d < best) best = d, nearest.clear();
-    if (d == best) nearest.emplace_back(p.id);
+    nearest.emplace_back(p.id);
   }
   const std::vector<std::string>& pick = prefixed.empty() ? nearest : prefixed;
   if (pick.empty() || pick.size() > 3) return "";

@@ -318,6 +318,9 @@ TEST(Io, PresetIdsMatchAsPeopleWriteThem) {
             std::string::npos);
   EXPECT_NE(message("system", "dgx-h10").find("did you mean 'dgx-h100'?"), std::string::npos);
   EXPECT_EQ(message("model", "gpt5").find("did you mean"), std::string::npos);
+  // two edits from gpt-j-6b and gpt-20b, over the quarter of its 5 characters: nothing named
+  EXPECT_EQ(message("model", "gpt-j9").find("did you mean"), std::string::npos);
+  EXPECT_EQ(message("model", std::string(100000, 'x').c_str()).find("did you mean"), std::string::npos);
   EXPECT_EQ(optimus::preset_id("devices", "H100_SXM5_80GB"), "h100-sxm5-80gb");
   const json all = json::parse(optimus::api::presets(""));
   for (const auto& [kind, list] : all.items()) {
