@@ -1084,8 +1084,8 @@ bool rl_validates(const Scenario& s, bool engines, bool trainer) {
 
 // The fewest devices the look of search.h fewest_count finds for the pool `grow` names (colocated:
 // every device) at which the job validates, else 0; `below` the largest pool tried that did not.
-// Split: only the grown pool is checked (the other keeps its own refusal, with its own count, for
-// the next estimate); colocated: the whole job. Returns the grown pool's size (colocated: the
+// Split: only the grown pool is checked (add_rl_fewest_devices looks at the trainer beside grown
+// engines itself); colocated: the whole job. Returns the grown pool's size (colocated: the
 // job's devices); the job then has s.num_devices + size - pool_of(s, grow) in all.
 enum class Grow { all, rollout, trainer };
 std::int64_t pool_of(const Scenario& s, Grow grow) {
@@ -1134,9 +1134,7 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
     return;
   }
   e.fewest_rollout_devices = trainer ? rl.rollout_devices : size;
-  std::int64_t train_devices = trainer ? size : rl.train_devices;
-  std::string fewer = no_layout(below, pool, "layout of ");
-  std::string grown_too;
+  std::int64_t train_devices = trainer ? size : rl.train_devices, train_below = 0;
   // The engines refuse before the trainer is looked at (rl_validates' order), so a trainer that no
   // layout of its stated pool fits shows only once the rollout pool has grown. Looked at here, at
   // the grown job, it grows in the same remedy: one edit, not one per estimate.
@@ -1144,20 +1142,20 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
     Scenario grown = s;
     grown.rl->rollout_devices = e.fewest_rollout_devices;
     grown.num_devices = e.fewest_rollout_devices + rl.train_devices;
-    std::int64_t train_below = 0;
     if (!rl_validates(grown, false, true))
-      if (const std::int64_t train = fewest_pool(grown, Grow::trainer, train_below); train > 0) {
+      if (const std::int64_t train = fewest_pool(grown, Grow::trainer, train_below); train > 0)
         train_devices = train;
-        grown_too = " and a training pool of " + std::to_string(train);
-        fewer = no_layout(below, pool, "rollout pool of ");
-        const std::string train_fewer = no_layout(train_below, rl.train_devices, "training pool of ");
-        if (!train_fewer.empty()) fewer += (fewer.empty() ? "" : "; ") + train_fewer;
-      }
   }
+  const bool both = engines && train_devices != rl.train_devices;
+  std::string fewer = no_layout(below, pool, both ? "rollout pool of " : "layout of ");
+  if (const std::string t = both ? no_layout(train_below, rl.train_devices, "training pool of ") : "";
+      !t.empty())
+    fewer += (fewer.empty() ? "" : "; ") + t;
   e.fewest_devices = e.fewest_rollout_devices + train_devices;
   e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
-               std::to_string(size) + " devices" + grown_too + " would (" + std::to_string(e.fewest_devices) +
-               " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
+               std::to_string(size) + " devices" +
+               (both ? " and a training pool of " + std::to_string(train_devices) : "") + " would (" +
+               std::to_string(e.fewest_devices) + " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
 }
 
 std::int64_t rl_fewest_devices(const Scenario& colocated) {

@@ -115,8 +115,9 @@ std::optional<Error> check_rl_train_auto(const Scenario& s);
 // whose tp and dp are chosen. The fewest devices at which the job validates, the pool that refused
 // grown as search.h fewest_count tries (2, 4, 8, 16 and 32 times it, then the whole nodes between
 // the largest refused count and the first that validates; colocated: every device, engines and trainer both
-// checked; split: that pool alone, the other as stated and not checked), said in the message and carried as
-// e.fewest_devices: the job's devices in all.
+// checked; split: that pool, and where the engines refused, the trainer "auto" beside them, grown
+// too when no layout of its stated pool fits there), said in the message and carried as
+// e.fewest_devices (the job's devices in all) and, split, e.fewest_rollout_devices.
 void add_rl_fewest_devices(const Scenario& s, Error& e);
 
 // For a colocated job (the placement search's first candidate, its rollout tp and dp chosen): the

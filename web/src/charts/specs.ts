@@ -340,8 +340,7 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number, usabl
   const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
   if (points.length === 0 && untimed.length === 0) return null;
   const usable = ok(usableBytes) ? usableBytes : undefined;
-  const rule = usable ? { value: usable, label: 'usable' } : capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined;
-  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), rule, capacityBytes, usable);
+  if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), capacityBytes, usable);
   return {
     kind: 'scatter',
     title: `Evaluated layouts: ${r.mode === 'inference' ? 'request latency' : 'iteration time'} vs memory per device`,
@@ -349,12 +348,18 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number, usabl
     yLabel: 'memory per device (GiB)',
     points,
     untimed,
-    rule,
+    rule: memoryRule(capacityBytes, usable),
   };
 }
 
-/** Layouts none of which was timed: memory per device, leanest first, with the line they were held against, `rule` (log axis: the memory spans decades). */
-function leanestFirstSpec(bytes: number[], rule: { value: number; label: string } | undefined, capacityBytes?: number, usableBytes?: number): LineChartSpec {
+/** The line the search held memory against: what is usable beside the runtime's reserve where the engine said, else the capacity. */
+function memoryRule(capacityBytes?: number, usableBytes?: number): { value: number; label: string } | undefined {
+  return usableBytes ? { value: usableBytes, label: 'usable' } : capacityBytes ? { value: capacityBytes, label: 'capacity' } : undefined;
+}
+
+/** Layouts none of which was timed: memory per device, leanest first, with the line they were held against (log axis: the memory spans decades). */
+function leanestFirstSpec(bytes: number[], capacityBytes?: number, usableBytes?: number): LineChartSpec {
+  const rule = memoryRule(capacityBytes, usableBytes);
   const sorted = [...bytes].sort((a, b) => a - b);
   const n = sorted.length;
   const leanest = sorted[0]!;

@@ -108,16 +108,10 @@ export function plainError(e: EngineError, s: Record<string, unknown>, userSet: 
   }
   // Engines that hold no response: the fewest GPUs the engine found the job validating at
   // (add_rl_fewest_devices; none where the rollout's tp is stated). Colocated, every GPU; split,
-  // the rollout pool grows, and the trainer's with it where the engine names both.
+  // the rollout pool grows, and the trainer's with it where the engine's pools say so.
   if (e.code === 'rl.rollout_does_not_fit' && isCount(n) && isCount(f) && f > n) {
     if (rl?.placement !== 'split') return { words, fix: moreDevices(n, f) };
-    // Split, and no trainer layout of its pool fits beside the grown engines either: the engine
-    // names both pools (fewest_pools), and one edit grows both: the GPUs, then the rollout pool
-    // (the training pool takes the rest, state/coupling.ts).
-    const both = e.fewest_pools;
-    if (pools && both && both.train_devices !== t && isCount(both.rollout_devices) && isCount(both.train_devices) && both.rollout_devices + both.train_devices === f)
-      return { words, fix: { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: both.rollout_devices }, label: `Give the rollout ${both.rollout_devices} GPUs and the trainer ${both.train_devices} (${f} in all)` } };
-    if (pools) return { words, fix: grownPool('rollout', n, r, t, f) };
+    if (pools) return { words, fix: grownPool('rollout', n, r, t, f, e.fewest_pools) };
   }
   // A stated engine tp (or dp) that holds no response: more GPUs would not widen that engine, and
   // the engine names no count; letting it choose its tp (the smallest that holds a response, then
@@ -169,12 +163,19 @@ function doubled(n: number): Fix {
  * stated: to the engine's count `f` (the job's GPUs in all, `fewest_devices`) where it names one past
  * `n`, a trainer's said as twice its pool where it is that; without one, a trainer's pool doubled
  * (the next estimate says whether that is enough). The GPU count's coupling gives what it adds to
- * the training pool (the rest), so a rollout pool takes it back in a second edit.
+ * the training pool (the rest), so a rollout pool takes it back in a second edit. A rollout pool
+ * takes the engine's `pools` where they add up to `f`: its training pool grown too where no trainer
+ * layout of the stated pool fits beside the grown engines (the same two edits).
  */
-function grownPool(pool: 'trainer' | 'rollout', n: number, own: number, other: number, f: number | undefined): Fix | undefined {
+function grownPool(pool: 'trainer' | 'rollout', n: number, own: number, other: number, f: number | undefined, pools?: EngineError['fewest_pools']): Fix | undefined {
   const counted = isCount(f) && f > n;
-  if (pool === 'rollout')
-    return counted ? { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: f - other }, label: `Give the rollout ${f - other} GPUs (${f} in all)` } : undefined;
+  if (pool === 'rollout') {
+    if (!counted) return undefined;
+    const both = pools && isCount(pools.rollout_devices) && isCount(pools.train_devices) && pools.rollout_devices + pools.train_devices === f ? pools : undefined;
+    const rollout = both ? both.rollout_devices : f - other;
+    const trainer = both && both.train_devices !== other ? ` and the trainer ${both.train_devices}` : '';
+    return { path: '/num_devices', value: f, then: { path: '/rl/rollout_devices', value: rollout }, label: `Give the rollout ${rollout} GPUs${trainer} (${f} in all)` };
+  }
   if (counted && f !== n + own) return { path: '/num_devices', value: f, label: `Give the trainer ${f - other} GPUs (${f} in all)` };
   return { path: '/num_devices', value: n + own, label: `Give the trainer twice the GPUs (${2 * own}, ${n + own} in all)` };
 }
