@@ -125,7 +125,11 @@ const taskPanel = createTaskPanel({
     if (!pinned) pinBtn.click();
     notify('Pinned: change the GPUs or the layout, and every number shows its difference.');
   },
-  searchLayouts: () => navigate({ view: 'search' }),
+  // The task form's "Find the fastest placement" / "Rank every layout": the search view, started.
+  searchLayouts: () => {
+    searchStartOnShow = true;
+    navigate({ view: 'search' });
+  },
   compareGpus: () => navigate({ view: 'studies', study: 'cheapest-accelerator' }),
   openEditor: () => {
     editorHeading.scrollIntoView({ block: 'start' });
@@ -216,6 +220,9 @@ const loadFailed =
 
 /** What the search view does when shown (its controls follow the scenario's kind). */
 const searchShown: Array<() => void> = [];
+/** Set by a button that asks for a search: the view starts it once shown (and loaded). */
+let searchStartOnShow = false;
+let searchStart: (() => void) | null = null;
 // The Search view (its controls, ranking table and scatter) loads on demand, as the Learn view
 // below: the first numbers do not wait for it. Its section exists from the start.
 const searchEl = h('section', { class: 'view', id: 'search', 'aria-labelledby': 'search-h' });
@@ -249,6 +256,7 @@ const searchDeps = (): SearchDeps => ({
     });
   },
   onShow: (fn) => searchShown.push(fn),
+  onStart: (fn) => (searchStart = fn),
   stem,
   notify,
 });
@@ -257,6 +265,8 @@ const showSearch = (): void => {
   (searchLoading ??= import('./ui/search').then((m) => searchEl.replaceChildren(...m.createSearchView(searchDeps()).childNodes))).then(
     () => {
       for (const fn of searchShown) fn();
+      if (searchStartOnShow) searchStart?.();
+      searchStartOnShow = false;
     },
     loadFailed(searchEl, 'The search'),
   );

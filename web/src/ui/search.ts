@@ -20,6 +20,8 @@ export interface SearchDeps {
   applyRl?: (rl: Record<string, unknown>) => void;
   /** Registers what the view does when it is shown (its controls follow the scenario: RL or not). */
   onShow?: (fn: () => void) => void;
+  /** Registers how the page starts a search (a button elsewhere that promises one: "Find the fastest placement"). */
+  onStart?: (fn: () => void) => void;
   stem: () => string;
   notify: (msg: string) => void;
 }
@@ -327,8 +329,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     if (rlJob) return runSearch(s, rankBy.value === 'cost' ? { top: topN, rank_by: 'cost' } : { top: topN }, false);
     const o: SearchOptions = { top: topN, points: true };
     if (mode.value) o.mode = mode.value as 'training' | 'inference' | 'serving';
-    const inf = s.inference as Record<string, unknown> | undefined;
-    const effective = o.mode ?? (s.training !== undefined ? 'training' : inf?.serving !== undefined ? 'serving' : 'inference');
+    const effective = effectiveMode(s);
     const training = effective === 'training';
     if (effective === 'inference') o.objective = objective.value as 'throughput' | 'latency';
     if (training) {
@@ -370,6 +371,14 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   }
   cancel.addEventListener('click', () => handle?.cancel());
 
+  /** What a layout search of `s` ranks: the mode chosen, else what the scenario describes. */
+  function effectiveMode(s: Record<string, unknown>): 'training' | 'inference' | 'serving' {
+    if (mode.value) return mode.value as 'training' | 'inference' | 'serving';
+    const inf = s.inference as Record<string, unknown> | undefined;
+    return s.training !== undefined ? 'training' : inf?.serving !== undefined ? 'serving' : 'inference';
+  }
+  mode.addEventListener('change', sync);
+
   const heading = h('h2', { id: 'search-h' }, 'Search parallel layouts');
   const field = (id: string, label: string, el: HTMLElement) => h('div', { class: 'field' }, h('label', { for: id }, label), el);
   const modeField = field(modeId, 'Mode', mode);
@@ -381,12 +390,24 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   const energy = rankBy.querySelector<HTMLOptionElement>('option[value="energy"]')!;
   const layoutsSummary = summary.textContent;
   let shownRl: boolean | null = null;
-  /** The controls of the scenario's kind: an RL job searches placements (ranked by time or cost). */
+  let shownKind: string | null = null;
+  /**
+   * The controls of what is searched: an RL job's placements (ranked by time or cost); else the
+   * mode chosen or the scenario's own (training: its ranking and budget; inference: its objective;
+   * serving: its objective).
+   */
   function sync(): void {
     const rl = deps.scenario().rl !== undefined;
+    const kind = rl ? 'rl' : effectiveMode(deps.scenario());
+    if (kind === shownKind) return;
+    shownKind = kind;
+    objField.hidden = kind !== 'inference';
+    servField.hidden = kind !== 'serving';
+    rankField.hidden = kind !== 'training' && !rl;
+    budgetField.hidden = kind !== 'training';
     if (rl === shownRl) return;
     shownRl = rl;
-    for (const el of [modeField, objField, servField, budgetField, fixedSet]) el.hidden = rl;
+    for (const el of [modeField, fixedSet]) el.hidden = rl;
     energy.hidden = energy.disabled = rl;
     if (rl && rankBy.value === 'energy') rankBy.value = 'time';
     rankField.querySelector('label')!.textContent = rl ? 'Rank placements by' : 'Rank training by';
@@ -400,6 +421,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   }
   sync();
   deps.onShow?.(sync);
+  deps.onStart?.(() => {
+    if (!run.disabled) run.click();
+  });
 
   return h(
     'section',

@@ -46,7 +46,7 @@ export interface TaskPanel {
 }
 
 const PLACEMENTS: Array<[string, string]> = [
-  ['colocated', 'Colocated (take turns)'],
+  ['colocated', 'Colocated (shared)'],
   ['split', 'Split (two pools)'],
 ];
 

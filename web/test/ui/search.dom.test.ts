@@ -75,6 +75,30 @@ describe('search view: ranking and budget', () => {
   });
 });
 
+describe('search view: the controls follow what is searched', () => {
+  const fieldOf = (view: HTMLElement, label: string) => [...view.querySelectorAll<HTMLElement>('.field')].find((f) => f.querySelector('label')?.textContent === label)!;
+  const shown = (view: HTMLElement) =>
+    ['Inference objective', 'Serving objective', 'Rank training by', 'Whole-run budget (USD, training)'].filter((l) => !fieldOf(view, l).hidden);
+  it('training: its ranking and budget; the mode switched to inference: its objective alone', () => {
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    expect(shown(view)).toEqual(['Rank training by', 'Whole-run budget (USD, training)']);
+    const mode = fieldOf(view, 'Mode').querySelector('select')!;
+    mode.value = 'inference';
+    mode.dispatchEvent(new Event('change'));
+    expect(shown(view)).toEqual(['Inference objective']);
+    mode.value = 'serving';
+    mode.dispatchEvent(new Event('change'));
+    expect(shown(view)).toEqual(['Serving objective']);
+  });
+  it('a serving scenario: the serving objective alone', () => {
+    const serving = { model: 'llama3-8b', system: 'dgx-h100', num_devices: 1, inference: { prompt_len: 512, output_len: 128, serving: { num_requests: 50 } } };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(serving)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    expect(shown(view)).toEqual(['Serving objective']);
+  });
+});
+
 describe('search view: nothing feasible', () => {
   it('says how many GPUs would have a layout, the fewest the engine found', async () => {
     const tooFew = { model: 'llama3-70b', system: 'dgx-h100', num_devices: 4, training: { global_batch: 64, seq_len: 8192 } };
