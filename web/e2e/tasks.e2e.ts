@@ -498,10 +498,41 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('a model the starting GPUs cannot hold: the GPUs follow it to the fewest that run it, said in a note, no error', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="serve"]');
+    const before = Number(await page.locator('[data-quick="/num_devices"]').inputValue());
+    // DeepSeek-R1 at its published 8 bits is 671 GB: more than the serving task's starting GPUs hold.
+    await n.pick('[data-quick="/model"]', 'deepseek-r1');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.model).toBe('deepseek-r1');
+    expect(scenario.num_devices, 'the GPUs grew').toBeGreaterThan(before);
+    // the count is the engine's: the fewest its refusal of the starting count named
+    const refused = predict({ ...scenario, num_devices: before });
+    expect(refused.error?.fewest_devices).toBe(scenario.num_devices);
+    const note = (await page.locator('[data-testid="task-follow-note"]').textContent())!;
+    expect(note).toContain(`The GPUs followed to ${scenario.num_devices}`);
+    expect(note, 'what followed the pick itself is still said').toContain('The precision followed to fp8');
+    expect(await page.locator('[data-quick="/num_devices"]').inputValue()).toBe(String(scenario.num_devices));
+    expect((await headlineOf(page))['serving.tpot_s.p50']).toBe(String(prediction.serving.tpot_s.p50));
+    await page.screenshot({ path: `${OUT}serve-gpus-follow-model.png` });
+    // GPUs typed by the person are theirs: a model they cannot hold is refused, with its fix
+    await n.type('[data-quick="/num_devices"]', String(before));
+    await page.waitForSelector('[data-testid="status"][data-state="error"]');
+    expect(await page.locator('[data-testid="fix"]').textContent()).toContain(`${scenario.num_devices} GPUs`);
+    await page.close();
+  });
+
   test('an RL trainer that no layout fits: plain words, and the fix doubles the GPUs until one does', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);
     await n.click('[data-task="rl"]');
+    // GPUs the person typed stay theirs (the starting count would follow the model: the test
+    // above); 8 is the starting count, so typed after another to count as the person's.
+    await n.type('[data-quick="/num_devices"]', '16');
+    await n.type('[data-quick="/num_devices"]', '8');
     // gpt-oss-120b's 117 B parameters with gradients and Adam state on 8 H100: no trainer layout.
     await n.pick('[data-quick="/model"]', 'gpt-oss-120b');
     await doublingFix(n, 'add GPUs, or pick GPUs with more memory', 'rl.train_no_layout', 'rl.step_time_s');
@@ -512,6 +543,8 @@ describe('a newcomer masters the page in a minute', () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);
     await n.click('[data-task="rl"]');
+    await n.type('[data-quick="/num_devices"]', '16');
+    await n.type('[data-quick="/num_devices"]', '8');
     // DeepSeek-V3 at 8 bits is 671 GB, over 8 H100's 640 GB: no rollout engine holds it.
     await n.pick('[data-quick="/model"]', 'deepseek-v3');
     await page.waitForSelector('[data-testid="status"][data-state="error"]');

@@ -20,12 +20,12 @@ import { createStudiesView } from './ui/studies';
 import type { LearnView } from './ui/learn';
 import type { SearchDeps } from './ui/search';
 import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/router';
-import { formatValue, type Quantity } from './base/format';
+import { formatValue, groupDigits, type Quantity } from './base/format';
 import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
 import { HEADLINES, starter, taskOf, type Task } from './state/tasks';
 import { createTaskPanel } from './ui/taskform';
-import { plainError, type Fix } from './ui/words';
+import { followingGpus, plainError, type Fix } from './ui/words';
 import { sig } from './base/format';
 
 // This module's imports are evaluated: what follows builds the page (docs/performance.md).
@@ -481,6 +481,15 @@ function fieldLabel(path: string): string | undefined {
 }
 
 function showFailure(e: EngineError): void {
+  // A model or system the task's starting GPUs cannot hold: the GPUs follow it, said in a note,
+  // and the page estimates again instead of showing the refusal (ui/words.ts followingGpus).
+  const n = editor.scenario().num_devices;
+  const gpus = followingGpus(e, editor.scenario(), editor.takeLastEdit(), editor.userSet());
+  if (gpus !== undefined) {
+    const note = `The GPUs followed to ${groupDigits(gpus)}: no layout of ${String(n)} GPU${n === 1 ? '' : 's'} holds this job, and ${groupDigits(gpus)} is the fewest the engine found that runs it (type a GPU count to choose another).`;
+    void editor.follow('/num_devices', gpus, note).then(() => taskPanel.showFollowNotes());
+    return;
+  }
   const plain = plainError(e, editor.scenario(), editor.userSet(), fieldLabel);
   setStatus('error', `Not estimated: ${plain.words}`);
   editor.showError(e);

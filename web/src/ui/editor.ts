@@ -90,6 +90,13 @@ export interface Editor {
   edit(path: string, value: unknown, typed?: string): Promise<void>;
   /** Paths the person set since the scenario was loaded. */
   userSet(): ReadonlySet<string>;
+  /** The path of the person's last edit since the scenario was loaded, once: the next call gives undefined. */
+  takeLastEdit(): string | undefined;
+  /**
+   * Sets one field on the person's behalf (not counted as theirs: it may follow again), the keys
+   * that follow it following, `note` said first among what followed; estimated again.
+   */
+  follow(path: string, value: unknown, note: string): Promise<void>;
   /** Whether the layout is a task's starting one that still follows (state/coupling.ts). */
   layoutFollows(): boolean;
   /** What followed the last edit on the person's behalf, in plain words (state/coupling.ts notes). */
@@ -448,6 +455,8 @@ class ScenarioEditor implements Editor {
   /** What changed on the person's behalf at the last edit, said once. */
   /** The notes of the last edit (what followed it), for the short form that made it. */
   private lastNotes: string[] = [];
+  /** The person's last edit (app.ts: the GPUs follow a model or system they cannot hold). */
+  private lastEdit: string | undefined;
   private readonly followNote = h('p', { class: 'follow-note', 'data-testid': 'follow-note', 'aria-live': 'polite', hidden: true });
   private readonly general = h('div', { class: 'error general', 'data-testid': 'scenario-error', role: 'alert', hidden: true });
   private readonly hint = h('p', { class: 'hint', 'aria-live': 'polite' });
@@ -486,6 +495,7 @@ class ScenarioEditor implements Editor {
     this.current = clone(s);
     this.localErrors = new Set();
     this.typed = new Set();
+    this.lastEdit = undefined;
     this.followNote.hidden = true;
     for (const p of this.errorSlots.keys()) this.setLocalError(p, null);
     [this.modelPreset, this.systemPreset] = await Promise.all([
@@ -501,6 +511,22 @@ class ScenarioEditor implements Editor {
 
   userSet(): ReadonlySet<string> {
     return this.typed;
+  }
+
+  takeLastEdit(): string | undefined {
+    const p = this.lastEdit;
+    this.lastEdit = undefined;
+    return p;
+  }
+
+  async follow(path: string, value: unknown, note: string): Promise<void> {
+    await this.busy(async () => {
+      const prior = this.lastNotes; // what followed the person's edit that led here (a precision)
+      await this.applyCoupled(path, value, false);
+      this.lastNotes = [...prior, note, ...this.lastNotes];
+      this.showNotes();
+      if (this.localErrors.size === 0) this.deps.onEdit();
+    });
   }
 
   layoutFollows(): boolean {
@@ -545,10 +571,13 @@ class ScenarioEditor implements Editor {
   }
 
   /** Applies a person's edit, then lets the keys that follow it follow (state/coupling.ts). */
-  private async applyCoupled(path: string, value: unknown): Promise<void> {
+  private async applyCoupled(path: string, value: unknown, byPerson = true): Promise<void> {
     const before = clone(this.current);
     const modelBefore = this.modelPreset;
-    this.typed.add(path);
+    if (byPerson) {
+      this.typed.add(path);
+      this.lastEdit = path;
+    }
     await this.apply(path, value);
     const r = couple(before, this.current, path, this.typed, { model: this.modelPreset, modelBefore, system: this.systemPreset, layoutFollows: this.layoutFollows_ });
     this.current = r.scenario;
@@ -557,9 +586,13 @@ class ScenarioEditor implements Editor {
       this.current.name = autoName(this.current, { model: named('models'), system: named('systems') });
     }
     this.lastNotes = r.notes;
-    this.followNote.textContent = r.notes.join(' ');
-    this.followNote.hidden = r.notes.length === 0;
+    this.showNotes();
     this.refresh();
+  }
+
+  private showNotes(): void {
+    this.followNote.textContent = this.lastNotes.join(' ');
+    this.followNote.hidden = this.lastNotes.length === 0;
   }
 
   showError(e: EngineError | null): void {

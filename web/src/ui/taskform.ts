@@ -43,6 +43,8 @@ export interface TaskPanel {
   refresh(): void;
   /** Marks the field an engine error points at (its JSON Pointer) with `words`; null clears it. */
   showError(path: string | null, words?: string): void;
+  /** Says what followed the last change made on the person's behalf (app.ts: GPUs that follow a model). */
+  showFollowNotes(): void;
 }
 
 const PLACEMENTS: Array<[string, string]> = [
@@ -74,11 +76,14 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   const followNote = h('p', { class: 'follow-note', 'data-testid': 'task-follow-note', 'aria-live': 'polite', hidden: true });
   const formEl = h('div', { class: 'task-form-box', 'data-testid': 'task-form' }, form, followNote, extras);
   /** Sets one field through the editor, then says what followed it. */
-  const edit = async (path: string, value: unknown, typed?: string): Promise<void> => {
-    await deps.edit(path, value, typed);
+  const showFollowNotes = (): void => {
     const notes = deps.followNotes();
     followNote.textContent = notes.join(' ');
     followNote.hidden = notes.length === 0;
+  };
+  const edit = async (path: string, value: unknown, typed?: string): Promise<void> => {
+    await deps.edit(path, value, typed);
+    showFollowNotes();
   };
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
   /** Each number field's input and error line, by its path. */
@@ -207,6 +212,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
       refresh();
     },
     refresh,
+    showFollowNotes,
     showError(path: string | null, words?: string): void {
       for (const [p, [input, err]] of errs) {
         // The field of the path, or of a key in it or above it (/rl/response_len for its max).

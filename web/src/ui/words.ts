@@ -154,6 +154,22 @@ function isCount(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 1;
 }
 
+/**
+ * The GPU count that follows a model or system the job's GPUs cannot hold (app.ts): the fewest the
+ * engine found the job running on (`fewest_devices`, past the count given), where the person's last
+ * edit picked the model or the system and they never set the GPUs themselves (a task's starting
+ * count), so that picking DeepSeek-R1 in a form that starts on one GPU shows its numbers and not a
+ * refusal. A split RL job's pools are two counts (its fix grows them, words above): none.
+ */
+export function followingGpus(e: EngineError, s: Record<string, unknown>, lastEdit: string | undefined, userSet: ReadonlySet<string>): number | undefined {
+  if ((lastEdit !== '/model' && lastEdit !== '/system') || userSet.has('/num_devices')) return undefined;
+  if (!['parallel.auto_no_layout', 'rl.rollout_does_not_fit', 'rl.train_no_layout'].includes(e.code)) return undefined;
+  const n = s.num_devices;
+  const f = e.fewest_devices;
+  if (!isCount(n) || !isCount(f) || f <= n || asObject(s.rl)?.placement === 'split') return undefined;
+  return f;
+}
+
 function doubled(n: number): Fix {
   return { path: '/num_devices', value: 2 * n, label: `Double the GPUs (${2 * n})` };
 }

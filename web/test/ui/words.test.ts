@@ -1,6 +1,6 @@
 // Plain words and one-click fixes of engine errors (src/ui/words.ts).
 import { describe, expect, it } from 'vitest';
-import { hostOptimizerLayout, plainError } from '../../src/ui/words';
+import { followingGpus, hostOptimizerLayout, plainError } from '../../src/ui/words';
 
 // A refusal of "auto" counts its layouts' rejections (`rejected`); these ran out of memory (more GPUs can help).
 const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}`, ...(code === 'parallel.auto_no_layout' ? { rejected: { 'memory.does_not_fit': 9 } } : {}) });
@@ -145,6 +145,27 @@ describe('plainError', () => {
   it('an error without plain words keeps the engine message and offers nothing', () => {
     const p = plainError(err('training.bad', '/training/seq_len'), s({ tp: 1 }), new Set());
     expect(p).toEqual({ words: 'engine says training.bad' });
+  });
+});
+
+describe('followingGpus', () => {
+  const refused = (code: string, fewest?: number) => ({ ...err(code), ...(fewest === undefined ? {} : { fewest_devices: fewest }) });
+  const serve = { model: 'deepseek-r1', system: 'dgx-h100', num_devices: 1, parallel: 'auto', inference: { precision: 'fp8' } };
+  it('a model or system picked that the starting GPUs cannot hold: the fewest the engine found', () => {
+    expect(followingGpus(refused('parallel.auto_no_layout', 16), serve, '/model', new Set(['/model']))).toBe(16);
+    expect(followingGpus(refused('parallel.auto_no_layout', 16), serve, '/system', new Set(['/system']))).toBe(16);
+    const rl = { num_devices: 8, rl: { placement: 'colocated' } };
+    expect(followingGpus(refused('rl.rollout_does_not_fit', 24), rl, '/model', new Set())).toBe(24);
+    expect(followingGpus(refused('rl.train_no_layout', 16), rl, '/model', new Set())).toBe(16);
+  });
+  it('GPUs the person set, another edit, no count past theirs, another error, a split RL job: nothing follows', () => {
+    expect(followingGpus(refused('parallel.auto_no_layout', 16), serve, '/model', new Set(['/num_devices', '/model']))).toBeUndefined();
+    expect(followingGpus(refused('parallel.auto_no_layout', 16), serve, '/inference/prompt_len', new Set())).toBeUndefined();
+    expect(followingGpus(refused('parallel.auto_no_layout', 16), serve, undefined, new Set())).toBeUndefined();
+    expect(followingGpus(refused('parallel.auto_no_layout'), serve, '/model', new Set())).toBeUndefined();
+    expect(followingGpus(refused('parallel.auto_no_layout', 1), serve, '/model', new Set())).toBeUndefined();
+    expect(followingGpus(refused('memory.does_not_fit', 16), serve, '/model', new Set())).toBeUndefined();
+    expect(followingGpus(refused('rl.rollout_does_not_fit', 24), { num_devices: 8, rl: { placement: 'split' } }, '/model', new Set())).toBeUndefined();
   });
 });
 
