@@ -261,7 +261,8 @@ std::optional<Error> validate_plan(const Scenario& s) {
     if (auto e = check_experts(s)) return e;
   if (s.training)
     if (auto e = check_training(s)) return e;
-  if (s.inference) return check_inference(s);
+  // With training beside it, cp is the training's: the inference runs on inference_view.
+  if (s.inference) return check_inference(inference_view(s));
   return std::nullopt;
 }
 

@@ -498,14 +498,15 @@ Result<Prediction> predict(const Scenario& s) {
     }
   }
   if (s.inference) {
+    const Scenario is = inference_view(s);  // a training layout's cp folded into the replicas
     warn_mtp_not_native(s, out.warnings);
     warn_beyond_context(s, out.warnings);
     warn_checkpoint_precision(s, out.warnings);
     warn_profile_not_serving(s, out.warnings);
-    out.inference = predict_inference(s, out.warnings);
-    out.inference_memory = report(inference_memory(s).bytes, dev);
+    out.inference = predict_inference(is, out.warnings);
+    out.inference_memory = report(inference_memory(is).bytes, dev);
     if (s.inference->serving) {
-      auto served = predict_serving(s, out.warnings);
+      auto served = predict_serving(is, out.warnings);
       if (!served) return served.error();
       out.serving = std::move(*served);
     }

@@ -73,6 +73,15 @@ double speculative_tokens_per_step(const Speculative& sp) {
   return (1.0 - std::pow(a, k + 1.0)) / (1.0 - a);
 }
 
+Scenario inference_view(const Scenario& s) {
+  Scenario v = s;
+  if (s.training && s.parallel.cp > 1) {
+    v.parallel.dp *= v.parallel.cp;
+    v.parallel.cp = 1;
+  }
+  return v;
+}
+
 Scenario speculative_draft_scenario(const Scenario& s) {
   Scenario d = s;
   const Speculative& sp = *s.inference->speculative;

@@ -161,6 +161,12 @@ struct Scenario {
 // experts). Its `inference.speculative` is cleared.
 Scenario speculative_draft_scenario(const Scenario& s);
 
+// The scenario an inference block runs on. Context parallelism splits training sequences only
+// (docs/contract.md, parallel.cp): in a scenario that also trains with cp > 1, the inference's
+// replicas (tp x pp each) take the cp ranks as more data-parallel replicas, dp x cp of them.
+// Anything else: the scenario as given.
+Scenario inference_view(const Scenario& s);
+
 // The software a scenario runs, as a calibration records it (hardware/calibration.h): its
 // presets/software id, "inline" for an inline profile, "" for the system's own software block.
 std::string software_identity(const Scenario& s);
