@@ -14,9 +14,17 @@ MathRate math_rate(const DeviceSpec& d, Precision p) {
   // (base/precision.h wider()).
   // The format's own units first (block-scaled formats: the fp8 / fp4 units), then wider ones.
   const Precision own = rate_format(p);
+  // Microscaling formats (mxfp8, mxfp4, nvfp4) apply each block's scale inside the matrix unit:
+  // Blackwell's block-scaled MMA (NVIDIA Blackwell architecture technical brief, fifth-generation
+  // Tensor Cores with micro-tensor scaling) and CDNA4's (AMD Instinct MI355X: MXFP8 / MXFP6 /
+  // MXFP4). The same generations bring the 4-bit rate, so a device without an fp4 peak (Hopper,
+  // Ampere, CDNA3) has no such unit: mxfp8 there runs on the plain fp8 rate, a fallback (warned),
+  // the scales' own cost not counted.
+  const bool block_units = d.peak_for(Precision::fp4).value > 0;
+  const bool microscaled = p == Precision::mxfp8 || p == Precision::mxfp4 || p == Precision::nvfp4;
   for (std::optional<Precision> q = own; q; q = wider(*q)) {
     const FlopRate r = d.peak_for(*q);
-    if (r.value > 0) return MathRate{r, *q, *q != own};
+    if (r.value > 0) return MathRate{r, *q, *q != own || (microscaled && !block_units)};
   }
   return MathRate{d.vector_peak, Precision::fp32, true};
 }

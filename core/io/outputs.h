@@ -5,6 +5,8 @@
 // field is one row. io/outputs.cpp holds the tables of `optimus predict --json`.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -29,6 +31,7 @@ class Outputs {
     Get get;
     const void* ctx = nullptr;
     bool optional = false;  // not always written (the schema does not require it)
+    bool integer = false;   // the schema says integer: a whole count held as a double is written as one
   };
   // Each adder returns the row's schema node, to add to it (.title, .def) or
   // to replace it with the node the schema shows instead (a $ref to a shared definition).
@@ -91,7 +94,14 @@ class Outputs {
   ojson write(const T& o) const {
     ojson j = ojson::object();
     for (const Row& r : rows_)
-      if (auto v = r.get(r.ctx, o)) j[r.key] = std::move(*v);
+      if (auto v = r.get(r.ctx, o)) {
+        // 48, not 48.0: strict decoders (Go's encoding/json into int, serde into i64) refuse the latter.
+        if (r.integer && v->is_number_float()) {
+          const double x = v->template get<double>();
+          if (std::nearbyint(x) == x) *v = static_cast<std::int64_t>(x);
+        }
+        j[r.key] = std::move(*v);
+      }
     return j;
   }
   template <class V>
@@ -122,7 +132,8 @@ class Outputs {
 
  private:
   Node& push(std::string key, Node node, Get get, const void* ctx = nullptr, bool optional = false) {
-    rows_.push_back(Row{std::move(key), std::move(node), get, ctx, optional});
+    const bool integer = node.json().value("type", "") == "integer";
+    rows_.push_back(Row{std::move(key), std::move(node), get, ctx, optional, integer});
     return rows_.back().node;
   }
   template <class G>

@@ -174,18 +174,19 @@ Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
 }
 
 // A run that cannot take fewer steps than the simulation's bound is refused before it starts.
-// The bound counts the steps of all of a pool's replicas together (run_pool's budget), and a
-// replica's step produces at most max_batch x (1 + drafts) tokens, so the output tokens over that
-// is the fewest steps the generating pool can take, however many replicas share them. The sampled
-// lengths' total may fall a little below num_requests x the mean: 5% is left for it.
+// The bound counts one replica's steps (run_pool's budget; replicas in lockstep, all of theirs
+// together), and a replica's step produces at most max_batch x (1 + drafts) tokens, so the output
+// tokens over that, shared by the replicas, is the fewest steps the busiest one can take. The
+// sampled lengths' total may fall a little below num_requests x the mean: 5% is left for it.
 std::optional<Error> step_bound(const ServingSpec& sv, const PoolLimits& gen) {
-  const double per_step = d(gen.sched.max_batch) * d(1 + gen.spec_k);
+  const double sharing = gen.lockstep_group > 0 ? 1.0 : d(std::max<std::int64_t>(1, gen.replicas));
+  const double per_step = d(gen.sched.max_batch) * d(1 + gen.spec_k) * sharing;
   const double fewest_steps = 0.95 * d(sv.num_requests) * sv.output_len.expected() / per_step;
   if (fewest_steps <= d(kMaxServingSteps)) return std::nullopt;
   return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                     "the simulation would take at least " +
                         std::to_string(static_cast<std::int64_t>(fewest_steps)) +
-                        " scheduler steps (more than " + std::to_string(kMaxServingSteps) +
+                        " scheduler steps on a replica (more than " + std::to_string(kMaxServingSteps) +
                         "); simulate fewer requests or shorter outputs");
 }
 

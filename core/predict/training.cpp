@@ -744,13 +744,14 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   TrainingPrediction out;
   out.attention = training_attention(s);
   out.overlap_grad_reduce = w.overlap_grad_reduce.value_or(sys.software.overlap_grad_reduce);
+  const MathRate rate = math_rate(sys.device, w.precision);
   // A 4-bit training format keeps the stack's overlap only where the stack supports it there
-  // (SoftwareDefaults::tp_comm_overlap_fp4); a scenario's own choice wins.
-  const bool four_bit = rate_format(w.precision) == Precision::fp4;
+  // (SoftwareDefaults::tp_comm_overlap_fp4); a scenario's own choice wins. The format the matmuls
+  // run at decides: nvfp4 on a device without a 4-bit rate runs at fp8, with fp8's overlap.
+  const bool four_bit = rate.used == Precision::fp4;
   const bool stack_overlap = sys.software.tp_comm_overlap && (!four_bit || sys.software.tp_comm_overlap_fp4);
   out.tp_comm_overlap = w.tp_comm_overlap.value_or(stack_overlap) && p.tp > 1 && p.sequence_parallel;
 
-  const MathRate rate = math_rate(sys.device, w.precision);
   if (rate.fallback)
     warnings.push_back({"device.precision_fallback",
                         std::string(to_string(w.precision)) + " has no native rate on " + sys.device.name +

@@ -28,7 +28,7 @@ struct Runs {
 Error too_many_steps() {
   return make_error("serving.too_many_steps", "/inference/serving/num_requests",
                     "the simulation would take more than " + std::to_string(kMaxServingSteps) +
-                        " scheduler steps; simulate fewer requests or shorter outputs");
+                        " scheduler steps on one replica; simulate fewer requests or shorter outputs");
 }
 
 // Replica `rep` of `replicas` takes requests rep, rep + replicas, ... (round-robin load
@@ -43,22 +43,26 @@ void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replic
                      [](const Request& a, const Request& b) { return a.ready < b.ready; });
 }
 
-// Steps the replicas of a pool take at least, together: each replica decodes its longest request's
-// tokens after the first, at most 1 + the drafted tokens a step. A pool past the step bound by
-// this count is refused before any step is simulated (a search of a million-device RL job tried
-// hundreds of such pools, each simulated up to the bound, 6 s in all), as the simulation would
-// refuse it. Prefill-only pools: none counted.
+// Steps the replicas of a pool take at least: each replica decodes its longest request's tokens
+// after the first, at most 1 + the drafted tokens a step; `together`, the replicas' sum (they are
+// simulated against one budget), else the busiest replica's (each has its own). A pool past the
+// step bound by this count is refused before any step is simulated (a search of a million-device
+// RL job tried hundreds of such pools, each simulated up to the bound, 6 s in all), as the
+// simulation would refuse it. Prefill-only pools: none counted.
 std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector<Request>& all,
-                            std::int64_t active) {
+                            std::int64_t active, bool together) {
   if (mode == Mode::prefill_only) return 0;
   std::vector<std::int64_t> longest(static_cast<std::size_t>(active), 0);
   for (std::size_t i = 0; i < all.size(); ++i) {
     auto& l = longest[i % static_cast<std::size_t>(active)];
     l = std::max(l, all[i].output - all[i].generated - 1);
   }
-  std::int64_t sum = 0;
-  for (std::int64_t l : longest) sum += l / (1 + pool.spec_k);
-  return sum;
+  std::int64_t sum = 0, most = 0;
+  for (std::int64_t l : longest) {
+    sum += l / (1 + pool.spec_k);
+    most = std::max(most, l / (1 + pool.spec_k));
+  }
+  return together ? sum : most;
 }
 
 // Simulates every replica of `pool` over the requests `all` (back in the deployment's order
@@ -67,6 +71,12 @@ std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector
 std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode, std::vector<Request>& all,
                               std::int64_t clients, bool spread, Runs& out) {
   const std::int64_t replicas = pool.limits().replicas;
+  // The step bound holds for each replica's simulation: a step that changes nothing is skipped in
+  // bulk (ReplicaRun), so the count measures a replica's run, not the time to simulate it, and
+  // summed over replicas it refused a job that more GPUs served (262,144 RL responses ran on 256
+  // GPUs and were refused on 1,024). Replicas that step together (lockstep, below) record every
+  // step of all of them, so theirs is one budget for all. The work bound (the fuzz targets') is
+  // the simulation's, summed.
   SimBudget budget;
   budget.steps = kMaxServingSteps;
   if (serving_work_limit() > 0) budget.work = serving_work_limit();
@@ -85,7 +95,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // simulated, so that a pool of millions of devices costs what its requests cost.
   const std::int64_t dealt = std::max<std::int64_t>(1, static_cast<std::int64_t>(all.size()));
   const std::int64_t active = std::min(clients > 0 ? std::min(replicas, clients) : replicas, dealt);
-  if (steps_at_least(pool.limits(), mode, all, active) > budget.steps) return too_many_steps();
+  if (steps_at_least(pool.limits(), mode, all, active, together) > budget.steps) return too_many_steps();
   std::vector<std::int64_t> reps;
   std::vector<Request> mine;  // one replica's requests (the buffer is reused)
   mine.reserve(all.size() / static_cast<std::size_t>(active) + 1);
@@ -95,6 +105,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
     ReplicaRun run;
     run.record_steps = together;
     if (mode != Mode::prefill_only && sv.gap_distribution) run.gaps = &out.gaps;
+    if (!together) budget.steps = kMaxServingSteps;
     if (!simulate_replica(pool, mode, mine, c, rep == 0, run, budget)) return too_many_steps();
     budget.steps -= run.steps;
     budget.work -= run.work;

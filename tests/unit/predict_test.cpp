@@ -42,6 +42,81 @@ void expect_finite(const json& j, const std::string& where = "") {
   }
 }
 
+// Context parallelism splits training sequences: a scenario that trains with cp > 1 and also asks
+// an inference question predicts both, its inference on replicas of tp x pp that take the cp ranks
+// as more replicas (the same numbers as the inference alone at dp x cp); an inference-only
+// scenario with cp > 1 is still refused.
+TEST(Predict, TrainingContextParallelismBesideAnInferenceBlock) {
+  const json inference = {{"batch", 8},
+                          {"prompt_len", 1024},
+                          {"output_len", 128},
+                          {"serving", {{"num_requests", 40}, {"arrival", "offline"}}}};
+  const json mixed = predict({{"model", "llama3.1-8b"},
+                              {"system", "dgx-h100"},
+                              {"num_devices", 8},
+                              {"parallel", {{"tp", 1}, {"cp", 2}, {"dp", 4}}},
+                              {"training", {{"global_batch", 64}, {"seq_len", 8192}}},
+                              {"inference", inference}});
+  ASSERT_TRUE(mixed.contains("training") && mixed.contains("inference")) << mixed.dump().substr(0, 300);
+  const json alone = predict({{"model", "llama3.1-8b"},
+                              {"system", "dgx-h100"},
+                              {"num_devices", 8},
+                              {"parallel", {{"tp", 1}, {"dp", 8}}},
+                              {"inference", inference}});
+  EXPECT_DOUBLE_EQ(mixed["inference"]["tpot_s"].get<double>(), alone["inference"]["tpot_s"].get<double>());
+  EXPECT_DOUBLE_EQ(mixed["serving"]["output_tokens_per_s_per_gpu"].get<double>(),
+                   alone["serving"]["output_tokens_per_s_per_gpu"].get<double>());
+  const json refused =
+      json::parse(optimus::api::predict(json({{"model", "llama3.1-8b"},
+                                              {"system", "dgx-h100"},
+                                              {"num_devices", 8},
+                                              {"parallel", {{"tp", 1}, {"cp", 2}, {"dp", 4}}},
+                                              {"inference", inference}})
+                                            .dump()));
+  EXPECT_EQ(refused["error"]["code"], "parallel.cp_in_inference");
+}
+
+// Counts are written as JSON integers (48, not 48.0): strict decoders refuse a float for an
+// integer the schema declares.
+TEST(Predict, CountsAreWrittenAsIntegers) {
+  const json p = predict({{"model", "qwen3-30b-a3b"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 16},
+                          {"parallel", {{"tp", 1}, {"pp", 2}, {"dp", 8}, {"ep", 8}}},
+                          {"training", {{"global_batch", 64}, {"seq_len", 4096}}}});
+  ASSERT_TRUE(p.contains("training")) << p.dump().substr(0, 300);
+  EXPECT_TRUE(p["params"]["moe_layers"].is_number_integer()) << p["params"].dump();
+  EXPECT_EQ(p["params"]["moe_layers"], 48);
+  EXPECT_TRUE(p["training"]["moe"]["layers_first_stage"].is_number_integer());
+  EXPECT_TRUE(p["training"]["moe"]["layers_per_device"].is_number_integer());
+}
+
+// A microscaling format (mxfp8, nvfp4) on a device without block-scaled matrix units (H100) runs
+// at the plain fp8 rate and says so; there nvfp4 keeps fp8's tensor-parallel overlap (a 4-bit
+// stack turns it off only where the matmuls run in 4 bits), so it takes as long as fp8 does.
+TEST(Predict, MicroscalingFormatsWithoutBlockScaledUnitsFallBack) {
+  const auto run = [](const char* precision, const char* system) {
+    return predict({{"model", "llama3-70b"},
+                    {"system", system},
+                    {"num_devices", 64},
+                    {"parallel", {{"tp", 8}, {"pp", 2}, {"dp", 4}}},
+                    {"training", {{"global_batch", 128}, {"seq_len", 4096}, {"precision", precision}}}});
+  };
+  const auto fell_back = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "device.precision_fallback") return true;
+    return false;
+  };
+  const json fp8 = run("fp8", "dgx-h100"), mx = run("mxfp8", "dgx-h100"), nv = run("nvfp4", "dgx-h100");
+  EXPECT_FALSE(fell_back(fp8));
+  EXPECT_TRUE(fell_back(mx));
+  EXPECT_TRUE(fell_back(nv));
+  EXPECT_NEAR(nv["training"]["iteration_time_s"].get<double>(),
+              fp8["training"]["iteration_time_s"].get<double>(),
+              0.02 * fp8["training"]["iteration_time_s"].get<double>());
+  EXPECT_FALSE(fell_back(run("mxfp8", "dgx-b200")));
+}
+
 // A prompt + output past the model's context warns (a runtime built for it refuses the request)
 // and still predicts; at the context exactly, and for a served stream within it, it does not.
 TEST(Predict, PastTheModelsContextWarns) {

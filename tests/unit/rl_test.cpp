@@ -858,23 +858,35 @@ TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   EXPECT_EQ(unknown["error"]["path"], "/max_ttft_s");
 }
 
-// A step past the simulation's bound is refused before it simulates: the bound counts the steps of
-// every rollout engine together, so 8 engines of 256 sequences need at least 800,000 x 2,048 /
-// 256 steps for 800,000 responses of 2,048 tokens, whatever the tp. (Before, the bound's early
-// check divided by the engines, and each tp the rollout tried simulated 4,000,000 steps first:
-// 5 s to the same refusal; with the engine's tp chosen, the last tp's layout error came out.)
+// A step past the simulation's bound is refused before it simulates: the bound counts each rollout
+// engine's steps, so 8 engines of 16 sequences need at least 800,000 x 2,048 / (16 x 8) steps each
+// for 800,000 responses of 2,048 tokens, and fewer engines (a wider tp) more. (Before, each tp the
+// rollout tried simulated 4,000,000 steps first: 5 s to the same refusal; with the engine's tp
+// chosen, the last tp's layout error came out.) The bound is an engine's, not the pool's: 40,000
+// such responses are refused on one engine and run on eight (summed over the engines, the bound
+// once refused a job that more GPUs would serve).
 TEST(Rl, AStepPastTheBoundIsRefusedBeforeItSimulates) {
   for (const json& tp : {json(1), json(nullptr)}) {
     const json p = predict(base({{"prompts_per_step", 100000},
                                  {"response_len", json::array({{2048, 1}})},
-                                 {"rollout", {{"tp", tp}}}}));
+                                 {"rollout", {{"tp", tp}, {"max_batch", 16}}}}));
     ASSERT_TRUE(p.contains("error")) << p.dump().substr(0, 300);
     EXPECT_EQ(p["error"]["code"], "serving.too_many_steps") << p["error"].dump();
     EXPECT_EQ(p["error"]["path"], "/rl/rollout");
-    EXPECT_NE(p["error"]["message"].get<std::string>().find("at least 6080000 scheduler steps"),
-              std::string::npos)
-        << p["error"].dump();
+    if (tp.is_number())
+      EXPECT_NE(
+          p["error"]["message"].get<std::string>().find("at least 12160000 scheduler steps on a replica"),
+          std::string::npos)
+          << p["error"].dump();
   }
+  const json shared = {{"prompts_per_step", 5000},
+                       {"response_len", json::array({{2048, 1}})},
+                       {"rollout", {{"tp", 1}, {"max_batch", 16}}}};
+  const json one = predict(base(shared, 1));
+  EXPECT_EQ(one["error"]["code"], "serving.too_many_steps") << one.dump().substr(0, 300);
+  const json eight = predict(base(shared, 8));
+  ASSERT_FALSE(eight.contains("error")) << eight["error"].dump();
+  EXPECT_EQ(eight["rl"]["rollout"]["responses"], 40000);
 }
 
 // The rollout engines of a model with an FP8 checkpoint (DeepSeek-V3) load it as published when

@@ -339,9 +339,10 @@ TEST(ServingSimulator, TheStepBoundIsAnError) {
   EXPECT_GT(plain.calls, 0);
 }
 
-// A pool whose replicas' longest requests alone take more steps than the bound is refused before
-// a step is simulated: one request past it, or on two replicas two requests of 0.6 of it each (a
-// request's tokens after its first take a step each; with 3 drafted tokens, at most 4 a step).
+// A pool whose replica's longest request alone takes more steps than the bound is refused before
+// a step is simulated: one request past it (a request's tokens after its first take a step each;
+// with 3 drafted tokens, at most 4 a step). The bound is each replica's: two requests of 0.6 of it
+// on two replicas are simulated, and on one replica, one after the other (1.2 of it), refused.
 TEST(ServingSimulator, APoolPastTheStepBoundIsRefusedBeforeItsFirstStep) {
   ServingSpec one = spec(1);
   one.output_len.points = {{optimus::kMaxServingSteps + 10, 1.0}};
@@ -351,17 +352,22 @@ TEST(ServingSimulator, APoolPastTheStepBoundIsRefusedBeforeItsFirstStep) {
   EXPECT_EQ(r.error().code, "serving.too_many_steps");
   EXPECT_EQ(alone.calls, 0);
   ServingSpec two = spec(2);
+  two.max_batch = 1;
   two.output_len.points = {{optimus::kMaxServingSteps * 6 / 10, 1.0}};
   ConstantSteps apart(limits(two, 1e12, 2), 1e-3, 0);
-  EXPECT_EQ(optimus::simulate_serving(two, apart, 2).error().code, "serving.too_many_steps");
-  EXPECT_EQ(apart.calls, 0);
-  // Speculating 3 tokens a step, the same two take at least 0.3 of the bound: simulated.
-  PoolLimits drafted = limits(two, 1e12, 2);
+  EXPECT_TRUE(optimus::simulate_serving(two, apart, 2).ok());
+  EXPECT_GT(apart.calls, 0);
+  ConstantSteps shared(limits(two, 1e12, 1), 1e-3, 0);
+  EXPECT_EQ(optimus::simulate_serving(two, shared, 1).error().code, "serving.too_many_steps");
+  // Speculating 3 tokens a step, one request of 1.2 times the bound takes 0.3 of it: simulated.
+  ServingSpec long_one = spec(1);
+  long_one.output_len.points = {{optimus::kMaxServingSteps * 12 / 10, 1.0}};
+  PoolLimits drafted = limits(long_one, 1e12);
   drafted.draft = true;
   drafted.spec_k = 3;
   drafted.spec_gain = 3.5;
   ConstantSteps fast(drafted, 1e-3, 0);
-  EXPECT_TRUE(optimus::simulate_serving(two, fast, 2).ok());
+  EXPECT_TRUE(optimus::simulate_serving(long_one, fast, 1).ok());
   EXPECT_GT(fast.calls, 0);
 }
 
