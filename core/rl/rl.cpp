@@ -1003,6 +1003,14 @@ constexpr std::size_t kTrainCandidates = 4;
 // fit beside the engine and was swapped:
 // Property.RlStepNeverLengthensOnFasterDevicesNorShortensWithMoreWork). Roles "separate": each
 // role's pool differs, and the search's first is kept.
+// The `keep` fastest of two searches' best layouts (each already fastest first).
+void merge_fastest(std::vector<LayoutResult>& best, const std::vector<LayoutResult>& more, std::size_t keep) {
+  best.insert(best.end(), more.begin(), more.end());
+  std::stable_sort(best.begin(), best.end(),
+                   [](const LayoutResult& a, const LayoutResult& b) { return a.time.value < b.time.value; });
+  if (best.size() > keep) best.resize(keep);
+}
+
 Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   if (!s.rl->train_auto) return std::vector<ParallelPlan>{s.rl->train};
   s.rl->train = ParallelPlan{};
@@ -1029,13 +1037,20 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   f.sequence_parallel_with_tp = true;  // as the layout chosen is read back (rl.train states no key)
   f.optimizer_offload = s.rl->offload == RlOffload::cpu_optimizer;
   auto res = search_layouts(searched, f, o);
-  // Where no layout fits with the optimizer state sharded (ZeRO 1: Megatron's distributed
-  // optimizer), the parameters and gradients are sharded too (ZeRO 3: verl's FSDP, NeMo-RL's
-  // DTensor FSDP2), and then, where no offload is stated, the optimizer state goes to host memory
-  // (rl.train.offload cpu_optimizer), as model_passes fits a layout that is stated.
-  if (res && res->best.empty()) {
+  // The optimizer state sharded (ZeRO 1: Megatron's distributed optimizer) and the parameters and
+  // gradients too (ZeRO 3: verl's FSDP, NeMo-RL's DTensor FSDP2) compete, the fastest first: a
+  // ZeRO 1 layout that only just fits can train far slower than a ZeRO 3 one (Qwen3-30B-A3B on a
+  // training pool of 4 H200: tp 2 at ZeRO 1, 13% MFU, against ep 4 at ZeRO 3, which an H100 pool's
+  // search reached, so the faster device took the longer step). Where neither fits and no offload
+  // is stated, the optimizer state goes to host memory (rl.train.offload cpu_optimizer), as
+  // model_passes fits a layout that is stated.
+  if (res) {
     f.zero_stage = 3;
-    res = search_layouts(searched, f, o);
+    auto sharded = search_layouts(searched, f, o);
+    if (sharded)
+      merge_fastest(res.value().best, sharded->best, kTrainCandidates);
+    else
+      res = std::move(sharded);
   }
   if (res && res->best.empty() && !s.rl->offload_given && s.system.host_link.value > 0) {
     f.zero_stage.reset();
