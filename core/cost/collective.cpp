@@ -57,6 +57,10 @@ double all_to_all_efficiency(const NetworkTier& tier) {
 
 }  // namespace
 
+// Every preset's measured all-reduce sweep (scale_up.allreduce_busbw_GBps) ran on one 8-GPU node
+// (all_reduce_bench.py and nccl-tests rows of validation collectives.csv; the presets' notes).
+constexpr std::int64_t kAllReduceSweepRanks = 8;
+
 Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier) {
   if (ranks <= 1 && c != Collective::p2p) return Seconds(0);
   if (size.value <= 0) return Seconds(0);
@@ -67,8 +71,10 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
   // subgroup limited to fewer direct links uses the protocol model on those links.
   const auto& table = tier.allreduce_busbw;
   const bool table_applies = bw >= tier.bandwidth.value;
+  const double eff = c == Collective::all_to_all ? all_to_all_efficiency(tier) : tier.efficiency;
+  const Seconds modelled = protocol_time(moved, r.steps, bw, eff, tier);
   if (c == Collective::all_reduce && table_applies && !table.empty() && size.value >= table.front().first) {
-    // nccl-tests bus bandwidth: time = 2(P-1)/P * S / busbw (the same factor as `moved`).
+    // nccl-tests bus bandwidth: time = 2(P-1)/P * S / busbw, at the sweep's own group size.
     double busbw = table.back().second;
     for (std::size_t i = 1; i < table.size(); ++i) {
       if (size.value <= table[i].first) {
@@ -78,10 +84,20 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
         break;
       }
     }
-    return Seconds(moved / busbw);
+    const double p = kAllReduceSweepRanks;
+    const double swept = 2.0 * (p - 1.0) / p * size.value / busbw;
+    if (ranks == kAllReduceSweepRanks) return Seconds(swept);
+    // Another group size: the sweep's time scaled by the protocol model's ratio of this group to
+    // the sweep's. Bus bandwidth is independent of the ranks only where bandwidth binds; the
+    // latency a ring pays grows with its steps, so the 8-GPU sweep's 1 MiB row (40 GB/s busbw,
+    // latency-bound) had set a 2-GPU group's all-reduce at 8 GPUs' latency from 1 MiB on, while
+    // smaller ones took the model's: a step in the decode time there (+16% at one more sequence,
+    // Qwen2.5-7B at tp 2) and H100's tp 2 decode slower than H800's, which has no sweep.
+    const RingTerms at = ring_terms(c, p, tier.all_to_all);
+    const Seconds swept_model = protocol_time(at.bytes_factor * size.value, at.steps, bw, eff, tier);
+    return Seconds(swept * modelled.value / swept_model.value);
   }
-  const double eff = c == Collective::all_to_all ? all_to_all_efficiency(tier) : tier.efficiency;
-  return protocol_time(moved, r.steps, bw, eff, tier);
+  return modelled;
 }
 
 Seconds moe_all_to_all_time(Bytes size, double copies, bool dedupe, const GroupPlacement& g,

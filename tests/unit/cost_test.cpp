@@ -333,6 +333,28 @@ TEST(Collective, MeshLinksLimitSubgroups) {
               1e-12);
 }
 
+// The measured 8-GPU all-reduce sweep (dgx-h100) sets groups of other sizes by the protocol model's
+// ratio of theirs to 8 ranks: continuous where the sweep starts (1 MiB), and a 2- or 4-GPU group
+// of H100 never slower than H800's, whose links are less than half as fast and which has no sweep
+// (the sweep's 1 MiB row, 8 GPUs' latency, had set them from 1 MiB on: a 16% step in a 7B
+// model's decode at tp 2 and H100 decoding slower than H800).
+TEST(Collective, AnEightGpuSweepScalesToSmallerGroupsContinuously) {
+  const auto h100 = system_preset("dgx-h100", "/system");
+  const auto h800 = system_preset("hgx-h800", "/system");
+  ASSERT_TRUE(h100.ok() && h800.ok());
+  const double first = h100->scale_up.allreduce_busbw.front().first;
+  for (const std::int64_t p : {2, 4, 8}) {
+    const auto t = [&](const optimus::SystemSpec& sys, double bytes) {
+      return ring_time(Collective::all_reduce, Bytes(bytes), p, sys.scale_up).value;
+    };
+    const double below = t(*h100, first * 0.999), at = t(*h100, first);
+    EXPECT_NEAR(at / below, 1.0, 0.05)
+        << p << " GPUs: " << below << " s below the sweep, " << at << " s at it";
+    for (const double bytes : {first * 0.5, first, first * 4, first * 64, first * 1024})
+      EXPECT_LE(t(*h100, bytes), t(*h800, bytes) * 1.0001) << p << " GPUs, " << bytes << " B";
+  }
+}
+
 // The MI300X platform preset against the two rows of the shared collectives.csv it comes from
 // (all_reduce_bench.py, 4 GiB all-reduce on one 8-GPU node): 312.9 GB/s bus bandwidth on 8 GPUs
 // (its efficiency was read from this row) and 47.7 GB/s on 2 (out of sample: one 64 GB/s link).
