@@ -447,6 +447,19 @@ void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
                           "while a runtime built for that context refuses such requests"});
 }
 
+// Training sequences longer than the model's context: the positions are costed like any others,
+// but a rotary model trained past the context it was built for needs its positions extended
+// (RoPE scaling: a context-extension stage), which nothing here models.
+void warn_training_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
+  const std::int64_t seq = s.training->seq_len;
+  if (s.model.max_seq_len <= 0 || seq <= s.model.max_seq_len) return;
+  warnings.push_back({"training.beyond_context",
+                      "seq_len " + std::to_string(seq) + " exceeds " + model_label(s) + "'s context of " +
+                          std::to_string(s.model.max_seq_len) +
+                          " tokens (model.max_seq_len): costed like any other positions; training past it "
+                          "is a context extension (RoPE scaling), which the model as stated does not have"});
+}
+
 // A serving simulation under a software profile that states no scheduler (a training stack's, or
 // FasterTransformer's static runtime): the profile's kernels apply, and the scheduler keys that
 // inference.serving leaves out take the engine's defaults (ServingSpec), which the warning states.
@@ -489,12 +502,16 @@ Result<Prediction> predict(const Scenario& s) {
   if (s.training) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));
+    warn_training_beyond_context(s, out.warnings);
     out.training = predict_training(s, g, out.warnings);
     out.training_memory = report(training_memory(s, g), dev);
     if (s.training->train_tokens > 0) {
       auto run = plan_run(s, *out.training, out.params, out.warnings);
       if (!run) return run.error();
       out.run = std::move(*run);
+      // The tokens at the steps the run takes them at: a batch ramp's and the stages' too (the
+      // steady step's rate alone said 309.7 days beside the run's 324.1 for one ramp).
+      out.training->time_to_train = Seconds(out.run->ideal_s);
     }
   }
   if (s.inference) {

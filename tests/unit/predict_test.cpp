@@ -117,6 +117,33 @@ TEST(Predict, MicroscalingFormatsWithoutBlockScaledUnitsFallBack) {
   EXPECT_FALSE(fell_back(run("mxfp8", "dgx-b200")));
 }
 
+// Training sequences past the model's context warn (a context extension), and still predict; a
+// whole run's time to train is the run's ideal time, a batch ramp's steps included.
+TEST(Predict, TrainingPastTheContextWarnsAndTimeToTrainCountsTheRamp) {
+  const auto warned = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "training.beyond_context") return true;
+    return false;
+  };
+  json s = {{"model", "llama3-70b"},  // max_seq_len 8192
+            {"system", "dgx-h100"},
+            {"num_devices", 64},
+            {"parallel", {{"tp", 8}, {"pp", 2}, {"dp", 4}}},
+            {"training", {{"global_batch", 64}, {"seq_len", 8192}, {"train_tokens", 1e11}}}};
+  const json at = predict(s);
+  EXPECT_FALSE(warned(at));
+  EXPECT_DOUBLE_EQ(at["training"]["time_to_train_s"].get<double>(), at["run"]["ideal_time_s"].get<double>());
+  s["training"]["batch_ramp"] = json::array({json::array({2e10, 16})});
+  const json ramped = predict(s);
+  EXPECT_DOUBLE_EQ(ramped["training"]["time_to_train_s"].get<double>(),
+                   ramped["run"]["ideal_time_s"].get<double>());
+  EXPECT_GT(ramped["training"]["time_to_train_s"].get<double>(),
+            at["training"]["time_to_train_s"].get<double>());
+  s["training"]["seq_len"] = 16384;
+  s["training"].erase("batch_ramp");
+  EXPECT_TRUE(warned(json::parse(optimus::api::predict(s.dump()))));
+}
+
 // A prompt + output past the model's context warns (a runtime built for it refuses the request)
 // and still predicts; at the context exactly, and for a served stream within it, it does not.
 TEST(Predict, PastTheModelsContextWarns) {

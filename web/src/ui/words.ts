@@ -235,6 +235,8 @@ export const WARNING_WORDS: Record<string, string> = {
     'The trainer fits on these GPUs only with its optimizer state in host memory, updated by the CPU (how slime’s and OpenRLHF’s scripts train models this large on few GPUs). That is assumed here, and the copies and the CPU’s update are counted in the training time; more GPUs for training would keep the state on the devices.',
   'rl.train_layout_assumed':
     'No expert parallelism is set for the trainer: every GPU of the trainer holds and computes every expert, as verl’s FSDP trainer runs a mixture-of-experts model. Megatron-based trainers split the experts over GPUs: set the trainer’s expert parallelism, or let the search pick the layout (auto).',
+  'training.beyond_context':
+    'The training sequences are longer than the model’s context: those positions are costed like any others, but training past the context a model was built for is a context extension (its rotary positions scaled), a stage of its own.',
   'inference.beyond_context':
     'Prompt plus output is longer than the model’s context: those positions are costed like any others, but a serving engine set up for this model would refuse such requests.',
 };
