@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 
@@ -434,7 +435,88 @@ std::optional<Error> preset_or_inline(Reader& r, const std::string& key,
 
 }  // namespace
 
+namespace {
+
+// A key stated twice in one object: JSON parsers keep one of the two silently (nlohmann's the
+// last), so `"num_devices": 8, "num_devices": 16` read as 16 and failed as a layout that did not
+// add up. A SAX pass over the text finds the first repeated key and its JSON Pointer.
+class DuplicateKeys : public nlohmann::json_sax<json> {
+ public:
+  std::optional<std::string> path;  // the repeated key's, once found
+
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool string(string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    Frame& f = frames_.back();
+    if (!f.keys.insert(k).second) {
+      path = here() + "/" + escaped(k);
+      return false;  // stop: one is enough
+    }
+    f.key = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index = 0;
+  };
+  std::vector<Frame> frames_;
+
+  static std::string escaped(const std::string& k) {  // RFC 6901: ~ as ~0, / as ~1
+    std::string out;
+    for (const char c : k) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return out;
+  }
+  std::string here() const {
+    std::string p;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      if (i + 1 == frames_.size()) break;
+      const Frame& f = frames_[i];
+      p += "/" + (f.object ? escaped(f.key) : std::to_string(f.index));
+    }
+    return p;
+  }
+  bool scalar() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool object) {
+    frames_.push_back(Frame{object, {}, {}, 0});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return scalar();  // the container is one element of its parent
+  }
+};
+
+}  // namespace
+
 Result<Scenario> parse_scenario(std::string_view text) {
+  {
+    DuplicateKeys dup;
+    json::sax_parse(text.begin(), text.end(), &dup, nlohmann::detail::input_format_t::json, false);
+    if (dup.path)
+      return make_error("scenario.duplicate_key", *dup.path,
+                        "the key '" + dup.path->substr(dup.path->rfind('/') + 1) +
+                            "' is stated twice in one object; a JSON reader keeps one of the two silently: "
+                            "state it once");
+  }
   json root;
   try {
     try {

@@ -529,9 +529,16 @@ Fields<InferenceWorkload> make_inference() {
   t.opt_member<Speculative>("speculative", speculative_fields(), AT(speculative))
       .title("Speculative decoding")
       .read = read_later;
-  // The KV cache follows the weights' precision; group sizes and block scales need their formats.
+  // The KV cache follows the weights' precision down to 8 bits; under 4-bit or integer weights it
+  // stays at the activations' 16 bits (vLLM's kv_cache_dtype "auto" is the model's dtype, TensorRT-LLM
+  // and SGLang quantise the cache only when told: no runtime keeps a 4-bit cache by default, and
+  // gpt-oss, served as published in MXFP4, had been given one, 4x the cache's tokens). Group sizes
+  // and block scales need their formats.
   t.after = [](Reader& ir, InferenceWorkload& w) {
-    if (!ir.has("kv_precision")) w.kv_precision = w.precision;
+    if (!ir.has("kv_precision")) {
+      const bool narrow = integer_weights(w.precision) || rate_format(w.precision) == Precision::fp4;
+      w.kv_precision = !narrow ? w.precision : w.activation_precision.value_or(Precision::bf16);
+    }
     if (w.weight_group_size && !integer_weights(w.precision))
       ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
               "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "base/math.h"
 
@@ -14,6 +15,19 @@ std::int64_t micro_batches(const ParallelPlan& p, const TrainingWorkload& w) {
 
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+// The divisors of n up to `most` in words ("1, 2, 4 or 8"; at most 8 named, the largest last), for
+// errors that say what would divide.
+std::string divisors(std::int64_t n, std::int64_t most) {
+  std::vector<std::int64_t> d;
+  for (std::int64_t k = 1; k <= std::min(n, most) && k <= 1'000'000; ++k)
+    if (n % k == 0) d.push_back(k);
+  if (d.size() > 8) d.erase(d.begin() + 7, d.end() - 1);
+  std::string out;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == d.size() ? " or " : ", ") + str(d[i]);
+  return out;
+}
 
 // Whether the device can time matmuls at `p`: the first non-zero peak among p and the wider
 // formats, else the vector units (the fallback order of cost/roofline.cpp math_rate). Without one
@@ -64,7 +78,8 @@ std::optional<Error> check_degrees(const Scenario& s) {
   if (m.heads % p.tp != 0)
     return make_error("parallel.tp_not_divisor_of_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide heads=" + str(m.heads) +
-                          "; tensor parallelism splits attention heads evenly");
+                          "; tensor parallelism splits attention heads evenly (tp " +
+                          divisors(m.heads, p.tp * 4) + " would)");
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     return make_error("parallel.tp_not_divisor_of_kv_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " and kv_heads=" + str(m.kv_heads) +
@@ -74,7 +89,8 @@ std::optional<Error> check_degrees(const Scenario& s) {
                       "tp=" + str(p.tp) + " does not divide ffn_hidden=" + str(m.ffn_hidden));
   if (p.pp > m.layers)
     return make_error("parallel.pp_exceeds_layers", "/parallel/pp",
-                      "pp=" + str(p.pp) + " is larger than layers=" + str(m.layers));
+                      "pp=" + str(p.pp) + " is larger than layers=" + str(m.layers) +
+                          "; a pipeline stage holds at least one layer (pp at most " + str(m.layers) + ")");
   if (p.interleave < 1)
     return make_error("parallel.invalid_interleave", "/parallel/interleave", "interleave must be at least 1");
   if (p.pp * p.interleave > m.layers && !uneven_pipeline_split(m, p))
@@ -189,7 +205,8 @@ std::optional<Error> check_training(const Scenario& s) {
   const auto& w = *s.training;
   if (w.seq_len % p.cp != 0)
     return make_error("parallel.cp_not_divisor_of_seq_len", "/parallel/cp",
-                      "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len));
+                      "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len) + " (cp " +
+                          divisors(w.seq_len, std::max<std::int64_t>(p.cp * 4, 8)) + " would)");
   if (p.cp > 1 && (w.seq_len / p.cp) % 2 != 0)
     return make_error("parallel.cp_chunk_odd", "/parallel/cp",
                       "context parallelism splits each sequence into 2*cp chunks; seq_len=" + str(w.seq_len) +
@@ -197,11 +214,15 @@ std::optional<Error> check_training(const Scenario& s) {
   if (p.sequence_parallel && (w.seq_len / p.cp) % p.tp != 0)
     return make_error("parallel.tp_not_divisor_of_seq_len", "/parallel/tp",
                       "sequence parallelism splits the sequence over tp=" + str(p.tp) +
-                          " ranks; seq_len/cp=" + str(w.seq_len / p.cp) + " is not divisible");
-  if (w.global_batch % (p.dp * p.micro_batch) != 0)
+                          " ranks; seq_len/cp=" + str(w.seq_len / p.cp) +
+                          " is not divisible (a seq_len that is, or sequence_parallel false)");
+  if (const std::int64_t unit = p.dp * p.micro_batch; w.global_batch % unit != 0) {
+    const std::int64_t below = w.global_batch / unit * unit, above = below + unit;
     return make_error("training.batch_not_divisible", "/training/global_batch",
-                      "global_batch=" + str(w.global_batch) +
-                          " is not divisible by dp*micro_batch=" + str(p.dp * p.micro_batch));
+                      "global_batch=" + str(w.global_batch) + " is not divisible by dp*micro_batch=" +
+                          str(unit) + " (" + (below > 0 ? str(below) + " or " : "") + str(above) +
+                          " would, or a micro_batch that divides global_batch / dp)");
+  }
   const std::int64_t mb = micro_batches(p, w);
   if (p.interleave > 1 && mb % p.pp != 0)
     return make_error("parallel.interleave_microbatches", "/parallel/interleave",

@@ -410,16 +410,41 @@ std::optional<Error> check_rollout(const Scenario& ro) {
 
 }  // namespace
 
+namespace {
+// The tensor-parallel degrees whose engines of `pp` stages tile a pool of `pool` devices, in
+// words ("1, 2, 4 or 8"; at most 8 named), for the layout errors.
+std::string tp_choices(std::int64_t pool, std::int64_t pp) {
+  std::vector<std::string> ok;
+  for (std::int64_t t = 1; t <= pool && ok.size() < 8; ++t)
+    if (pool % (t * pp) == 0) ok.push_back(std::to_string(t));
+  if (ok.empty()) return "none";
+  std::string out;
+  for (std::size_t i = 0; i < ok.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == ok.size() ? " or " : ", ") + ok[i];
+  return out;
+}
+}  // namespace
+
 Result<Scenario> rl_rollout_scenario(const Scenario& s) {
   const RlWorkload& rl = *s.rl;
   const std::int64_t pool = rollout_pool(s);
   if (rl.rollout.tp > 0) {
     Scenario ro = rollout_at(s, rl.rollout.tp);
-    const std::int64_t used = ro.parallel.tp * ro.parallel.pp * ro.parallel.dp;
-    if (used != pool || (rl.rollout.dp == 0 && pool % (ro.parallel.tp * ro.parallel.pp) != 0))
+    const std::int64_t engine = ro.parallel.tp * ro.parallel.pp;
+    const std::int64_t used = engine * ro.parallel.dp;
+    if (rl.rollout.dp == 0 && pool % engine != 0)
       return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
-                        "the rollout engine's tp x pp x dp = " + std::to_string(used) +
-                            " does not fill its pool of " + std::to_string(pool) + " devices");
+                        "a rollout engine of tp " + std::to_string(ro.parallel.tp) + " x pp " +
+                            std::to_string(ro.parallel.pp) + " = " + std::to_string(engine) +
+                            " devices does not divide its pool of " + std::to_string(pool) +
+                            " devices; with pp " + std::to_string(ro.parallel.pp) + ", tp " +
+                            tp_choices(pool, ro.parallel.pp) + " would");
+    if (used != pool)
+      return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
+                        "the rollout engines' tp x pp x dp = " + std::to_string(ro.parallel.tp) + " x " +
+                            std::to_string(ro.parallel.pp) + " x " + std::to_string(ro.parallel.dp) + " = " +
+                            std::to_string(used) + " devices is not their pool of " + std::to_string(pool) +
+                            (pool % engine == 0 ? "; dp " + std::to_string(pool / engine) + " would" : ""));
     if (auto err = check_rollout(ro)) return rollout_error(*err);
     return ro;
   }
@@ -448,9 +473,16 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
                 "; or state rl.rollout.tp and pp";
     return e;
   }
-  return make_error(
-      "rl.rollout_layout_mismatch", "/rl/rollout",
-      "no power-of-two rollout tensor parallelism divides the pool of " + std::to_string(pool) + " devices");
+  if (rl.rollout.dp > 0 && pool % (rl.rollout.dp * rl.rollout.pp) != 0)
+    return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
+                      "dp " + std::to_string(rl.rollout.dp) + " x pp " + std::to_string(rl.rollout.pp) +
+                          " does not divide the rollout pool of " + std::to_string(pool) +
+                          " devices (tp x pp x dp is the pool); leave dp out and the engines fill it");
+  return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
+                    "no power-of-two rollout tensor parallelism divides the pool of " + std::to_string(pool) +
+                        " devices" +
+                        (rl.rollout.dp > 0 ? " into " + std::to_string(rl.rollout.dp) + " engines" : "") +
+                        "; state rl.rollout.tp (" + tp_choices(pool, rl.rollout.pp) + " tile it)");
 }
 
 namespace {
@@ -684,16 +716,26 @@ std::optional<Error> check_rl(const Scenario& s) {
   // them is formed (each key may be up to 1e8).
   const double rollout_used = d(std::max<std::int64_t>(1, rl.rollout.tp)) * d(rl.rollout.pp) *
                               d(std::max<std::int64_t>(1, rl.rollout.dp));
+  const auto count = [](double x) {
+    return x < 1e15 ? std::to_string(static_cast<std::int64_t>(x)) : "over 1e15";
+  };
   if (rollout_used > d(rollout_pool(s)))
     return make_error("rl.rollout_layout_mismatch", "/rl/rollout",
-                      "the rollout engine's tp x pp x dp needs more than its pool of " +
-                          std::to_string(rollout_pool(s)) + " devices");
+                      "the rollout engine's tp x pp x dp = " + count(rollout_used) +
+                          " devices, more than its pool of " + std::to_string(rollout_pool(s)) + " devices");
   const ParallelPlan& tp = rl.train;
-  if (!rl.train_auto &&
-      d(tp.tp) * d(tp.pp) * d(tp.cp) * d(std::max<std::int64_t>(1, tp.dp)) > d(train_pool(s)))
+  const double train_used = d(tp.tp) * d(tp.pp) * d(tp.cp) * d(std::max<std::int64_t>(1, tp.dp));
+  if (!rl.train_auto && train_used > d(train_pool(s))) {
+    const double model = d(tp.tp) * d(tp.pp) * d(tp.cp);
+    const std::int64_t n = train_pool(s);
     return make_error("rl.train_layout_mismatch", "/rl/train",
-                      "the trainer's tp x pp x cp x dp needs more than its pool of " +
-                          std::to_string(train_pool(s)) + " devices");
+                      "the trainer's tp x pp x cp x dp = " + count(train_used) +
+                          " devices, more than its pool of " + std::to_string(n) + " devices" +
+                          (model <= d(n) && n % static_cast<std::int64_t>(model) == 0
+                               ? "; with tp x pp x cp = " + count(model) + ", dp " +
+                                     std::to_string(n / static_cast<std::int64_t>(model)) + " would"
+                               : ""));
+  }
   if (rl.padding == RlPadding::longest && rl.micro_batch_tokens && *rl.micro_batch_tokens > 0)
     return make_error("rl.padding_with_packing", "/rl/train/padding",
                       "padding \"longest\" pads unpacked micro-batches of micro_batch sequences; "
@@ -1675,6 +1717,21 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
                               "phase times, docs/rl.md); state 0 for a stack whose workers exchange the "
                               "batch directly (AReaL), or your driver's measured rate"});
   }
+  // More data-parallel ranks than a mini-batch has sequences: each rank is given a whole
+  // micro-batch, so the update trains a batch padded past the step's responses (1,024 responses on
+  // 10^8 devices trained 10^8 sequences), where the stacks refuse a mini-batch that does not divide
+  // over their ranks (verl: ppo_mini_batch_size must be divisible by the data-parallel size).
+  const double per_mini = d(requests(*s.rl)) / d(std::max<std::int64_t>(1, s.rl->mini_batches));
+  if (best->train_plan.dp * best->train_plan.cp > 0 && d(best->train_plan.dp) > per_mini)
+    best->warnings.push_back(
+        {"rl.train_ranks_beyond_sequences",
+         "the trainer's " + std::to_string(best->train_plan.dp) +
+             " data-parallel ranks outnumber a mini-batch's " +
+             std::to_string(static_cast<std::int64_t>(per_mini)) +
+             " sequences: each rank is given a whole micro-batch, the update padded to " +
+             std::to_string(best->train_global_batch) +
+             " sequences (verl, NeMo-RL and OpenRLHF refuse a mini-batch that does not divide over their "
+             "ranks); fewer training devices, more prompts or fewer mini-batches would fill them"});
   if (!input.rl->ep_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
       train_pool(s) > 1)
     best->warnings.push_back(

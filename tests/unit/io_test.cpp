@@ -339,6 +339,48 @@ TEST(Io, PresetIdsMatchAsPeopleWriteThem) {
 // state an fp4 tensor rate above their fp8 one and the Hopper / MI325X devices none (fp4 falls back
 // to fp8 there); the systems name their device and carry the all-to-all efficiencies fitted by
 // scripts/fit_all_to_all.py (0 = not set); a small training scenario predicts on each system.
+// The KV cache follows the weights down to 8 bits and stays at 16 under 4-bit or integer weights:
+// gpt-oss served as published (MXFP4 experts) keeps a bf16 cache, as vLLM's "auto" does; stated, a
+// cache precision is kept.
+TEST(Io, TheKvCacheStaysSixteenBitsUnderFourBitWeights) {
+  const auto kv = [](json inference) {
+    inference["prompt_len"] = 100;
+    inference["output_len"] = 10;
+    const json s = {
+        {"model", "gpt-oss-120b"}, {"system", "dgx-h100"}, {"num_devices", 1}, {"inference", inference}};
+    return json::parse(optimus::api::validate(s.dump()))["scenario"]["inference"]["kv_precision"];
+  };
+  EXPECT_EQ(kv({{"batch", 1}}), "bf16");
+  EXPECT_EQ(kv({{"batch", 1}, {"precision", "nvfp4"}}), "bf16");
+  EXPECT_EQ(kv({{"batch", 1}, {"precision", "int4"}, {"activation_precision", "fp16"}}), "fp16");
+  EXPECT_EQ(kv({{"batch", 1}, {"precision", "fp8"}}), "fp8");
+  EXPECT_EQ(kv({{"batch", 1}, {"precision", "mxfp4"}, {"kv_precision", "fp8"}}), "fp8");
+}
+
+// A key stated twice in one object is refused at its JSON Pointer (a reader would keep one of the
+// two silently), inside arrays too; the same key in two objects is not a duplicate.
+TEST(Io, ADuplicateKeyIsRefusedWhereItIs) {
+  const auto refused = [](const std::string& text) {
+    return json::parse(optimus::api::predict(text))["error"];
+  };
+  json e = refused(R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 8, "num_devices": 16,
+                       "training": {"global_batch": 64, "seq_len": 4096}})");
+  EXPECT_EQ(e["code"], "scenario.duplicate_key");
+  EXPECT_EQ(e["path"], "/num_devices");
+  e = refused(R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 8,
+                  "parallel": {"tp": 2, "tp": 4}, "training": {"global_batch": 64, "seq_len": 4096}})");
+  EXPECT_EQ(e["path"], "/parallel/tp");
+  e = refused(
+      R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 8, "training": {"global_batch": 64,
+                  "seq_len": 4096, "train_tokens": 1e10, "stages": [{"tokens": 1e9}, {"tokens": 2e9, "tokens": 3e9}]}})");
+  EXPECT_EQ(e["path"], "/training/stages/1/tokens");
+  const json fine = json::parse(optimus::api::predict(
+      R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 8, "parallel": {"tp": 2},
+          "training": {"global_batch": 64, "seq_len": 4096, "precision": "bf16"},
+          "inference": {"batch": 1, "prompt_len": 64, "output_len": 8, "precision": "bf16"}})"));
+  EXPECT_FALSE(fine.contains("error")) << fine["error"].dump();
+}
+
 TEST(Io, HardwarePresets2026) {
   using optimus::Precision;
   for (const char* id : {"gb300", "b300", "mi355x", "rtx-pro-6000", "b200", "gb200"}) {

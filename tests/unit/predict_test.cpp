@@ -144,6 +144,25 @@ TEST(Predict, TrainingPastTheContextWarnsAndTimeToTrainCountsTheRamp) {
   EXPECT_TRUE(warned(json::parse(optimus::api::predict(s.dump()))));
 }
 
+// Layout errors say what would be valid: the tp values that divide the heads, the batches that
+// divide into dp x micro_batch, the cp values that divide the sequence.
+TEST(Predict, LayoutErrorsSayWhatWould) {
+  const auto message = [](const json& parallel, std::int64_t batch = 512, std::int64_t devices = 64) {
+    const json s = {{"model", "llama3-70b"},
+                    {"system", "dgx-h100"},
+                    {"num_devices", devices},
+                    {"parallel", parallel},
+                    {"training", {{"global_batch", batch}, {"seq_len", 8192}}}};
+    return json::parse(optimus::api::predict(s.dump()))["error"]["message"].get<std::string>();
+  };
+  EXPECT_NE(message({{"tp", 3}, {"dp", 21}, {"pp", 1}}, 504, 63).find("(tp 1, 2, 4 or 8 would)"),
+            std::string::npos);
+  EXPECT_NE(message({{"tp", 8}, {"pp", 2}, {"dp", 4}, {"micro_batch", 3}}, 510).find("(504 or 516 would"),
+            std::string::npos);
+  EXPECT_NE(message({{"tp", 8}, {"pp", 1}, {"dp", 8}}, 4).find("(8 would"), std::string::npos);
+  EXPECT_NE(message({{"tp", 8}, {"pp", 96}}, 512, 768).find("pp at most 80"), std::string::npos);
+}
+
 // A prompt + output past the model's context warns (a runtime built for it refuses the request)
 // and still predicts; at the context exactly, and for a served stream within it, it does not.
 TEST(Predict, PastTheModelsContextWarns) {

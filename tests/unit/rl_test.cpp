@@ -974,6 +974,42 @@ struct BadCase {
   const char* path;
 };
 
+// More trainer ranks than a mini-batch's sequences warn (the update is padded past the responses).
+TEST(Rl, RanksBeyondTheSequencesWarn) {
+  const auto warned = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "rl.train_ranks_beyond_sequences") return true;
+    return false;
+  };
+  const json few = predict(base());  // 256 responses on 8 devices
+  ASSERT_FALSE(few.contains("error")) << few["error"].dump();
+  EXPECT_FALSE(warned(few));
+  const json many = predict(base(json::object(), 512));
+  ASSERT_FALSE(many.contains("error")) << many["error"].dump();
+  EXPECT_TRUE(warned(many));
+}
+
+// A layout that does not tile its pool says what would, in the keys the person wrote.
+TEST(Rl, LayoutErrorsSayWhatWould) {
+  const auto message = [](const json& rl) {
+    const json p = predict(base(rl));
+    EXPECT_TRUE(p.contains("error")) << p.dump().substr(0, 300);
+    return p.value("error", json::object()).value("message", std::string());
+  };
+  const std::string tp3 = message({{"rollout", {{"tp", 3}}}});
+  EXPECT_NE(
+      tp3.find(
+          "tp 3 x pp 1 = 3 devices does not divide its pool of 8 devices; with pp 1, tp 1, 2, 4 or 8 would"),
+      std::string::npos)
+      << tp3;
+  const std::string dp3 = message({{"rollout", {{"tp", nullptr}, {"dp", 3}}}});
+  EXPECT_NE(dp3.find("dp 3 x pp 1 does not divide the rollout pool of 8 devices"), std::string::npos) << dp3;
+  const std::string train = message({{"train", {{"tp", 4}, {"dp", 4}}}});
+  EXPECT_NE(train.find("= 16 devices, more than its pool of 8 devices; with tp x pp x cp = 4, dp 2 would"),
+            std::string::npos)
+      << train;
+}
+
 TEST(Rl, BadInputHasACodeAndAPath) {
   const BadCase cases[] = {
       {"a rollout past the simulation's bound (80,000 responses decoded one at a time)",

@@ -27,6 +27,7 @@ export type Restored =
 /** Engine errors about the shape of a scenario, which a form cannot show at a field. */
 const SHAPE_ERRORS: ReadonlySet<string> = new Set([
   'scenario.malformed_json',
+  'scenario.duplicate_key',
   'scenario.unsupported_version',
   'scenario.no_workload',
   'scenario.wrong_type',

@@ -692,7 +692,7 @@ export interface ScaleUpLink {
    */
   peer_link_GBps?: number;
   /**
-   * Measured all-reduce bus bandwidth, [bytes, GB/s] rows with ascending sizes and bandwidths in [1e-6, 1e8] GB/s; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps).
+   * Measured all-reduce bus bandwidth of one 8-device group (the presets' sweeps), [bytes, GB/s] rows with ascending sizes and bandwidths in [1e-6, 1e8] GB/s; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps); a group of another size takes the sweep's time scaled by the protocol model's ratio of its own time to 8 devices'.
    *
    * @minItems 1
    */
@@ -1111,7 +1111,7 @@ export interface InferenceSpec {
   output_len: number;
   precision?: InferencePrecision;
   /**
-   * Precision of the KV cache. Default: precision.
+   * Precision of the KV cache. Default: precision, except under integer or 4-bit weights (int8, int4, nvfp4, mxfp4), where it is the activations' (activation_precision, else bf16): runtimes quantise the cache only when told (vLLM's kv_cache_dtype "auto" is the model's dtype).
    */
   kv_precision?: InferencePrecision;
   /**
@@ -1823,7 +1823,7 @@ export interface TrainingResult {
    */
   hfu: number;
   /**
-   * Time to train on train_tokens (when given). Unit: s.
+   * Time to train on train_tokens (when given): every step at its modelled time, no failures or checkpoints, the batch ramp and the stages included (run.ideal_time_s). Unit: s.
    */
   time_to_train_s?: number;
   breakdown_s: TrainingBreakdown;
