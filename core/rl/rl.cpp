@@ -1518,19 +1518,20 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   out.tokens_per_step = input_tokens + out.output_tokens;
   out.tokens_per_s = out.step_time_s > 0 ? out.tokens_per_step / out.step_time_s : 0.0;
   out.tokens_per_s_per_gpu = out.tokens_per_s / d(s.num_devices);
+  // The remedies named are those left: at ZeRO 3 a higher stage is not one.
+  const std::string more = out.train_plan.zero_stage >= 3 ? "more tp, pp, cp or ep, or more training devices"
+                                                          : "more tp, pp, cp or a higher zero_stage";
   if (!out.train_memory.fits)
     out.warnings.push_back({"memory.does_not_fit",
                             "the " + (out.roles.empty() ? std::string("trainer") : out.train_memory.what) +
-                                " needs more memory per device than " + s.system.device.name +
-                                " has; more tp, pp, cp or a higher "
-                                "zero_stage would reduce it"});
+                                " needs more memory per device than " + s.system.device.name + " has; " +
+                                more + " would reduce it"});
   // Fits, but not beside the runtime's own memory (memory/footprint.h, runtime_reserve).
   const std::int64_t pool = out.train_devices > 0 ? out.train_devices : s.num_devices;
   const Bytes capacity(out.train_memory.capacity_bytes), footprint(out.train_memory.bytes_per_device);
   if (!out.train_memory.fits || !(capacity.value > 0)) return;
-  if (auto w = little_headroom_warning(
-          "training", footprint, capacity, pool,
-          "a smaller micro-batch or token budget, more tp, pp, cp or a higher zero_stage"))
+  if (auto w = little_headroom_warning("training", footprint, capacity, pool,
+                                       "a smaller micro-batch or token budget, " + more))
     out.warnings.push_back(*w);
 }
 

@@ -72,9 +72,13 @@ Result<RunTime> run_time(const RunInputs& in) {
         "run.no_progress",
         in.interval_s > 0 ? "/training/checkpoint_interval_s" : "/system/operations/failures_per_device_hour",
         "a failure every " + std::to_string(in.job_mtbf_s) + " s on average costs " +
-            std::to_string(per_failure) +
-            " s (restart and redone work): the run never progresses; a shorter checkpoint "
-            "interval, a faster restart, fewer devices or a lower failure rate would");
+            std::to_string(per_failure) + " s (restart and redone work): the run never progresses; " +
+            (in.restart_s >= in.job_mtbf_s
+                 ? std::string("the restart alone (") + std::to_string(in.restart_s) +
+                       " s) outlasts it, so no checkpoint interval can help: a faster restart, fewer devices "
+                       "or a lower failure rate would"
+                 : std::string("a shorter checkpoint interval, a faster restart, fewer devices or a lower "
+                               "failure rate would")));
   const double useful_share = std::isfinite(tau) ? tau / seg : 1.0;
   out.goodput = useful_share * kept;
   out.interval_s = std::isfinite(tau) ? tau : 0.0;

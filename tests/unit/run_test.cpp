@@ -383,6 +383,10 @@ TEST(Run, BadInputHasCodesAndPaths) {
   // progress.
   t["system"]["operations"]["failures_per_device_hour"] = 0.5;
   expect_error(t, "run.no_progress", "/system/operations/failures_per_device_hour");
+  // ... and the message does not offer a shorter checkpoint interval, which cannot help.
+  const std::string words = predict(t)["error"]["message"].get<std::string>();
+  EXPECT_NE(words.find("no checkpoint interval can help"), std::string::npos) << words;
+  EXPECT_EQ(words.find("a shorter checkpoint interval"), std::string::npos) << words;
   // A given interval longer than the time between failures.
   t = s;
   t["system"]["operations"]["failures_per_device_hour"] = 1e-2;
