@@ -735,6 +735,10 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
   return predict_training(s, model_graph(s.model, training_layer_shape(s, training_attention(s))), warnings);
 }
 
+// The share of an iteration spent waiting on the host past which predict warns (training.host_bound):
+// a quarter, where a device twice as fast shortens the step by at most 3/8.
+constexpr double kHostBoundShare = 0.25;
+
 TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings,
                                     GemmMemo* gemm_memo) {
   const auto& m = s.model;
@@ -816,6 +820,21 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
                                (rc_worst.tp_comm + rc_worst.cp_comm + rc_worst.ep_comm) * mbd;
   out.by_bound.other = b.bubble + b.optimizer + b.host;
 
+  // A step that waits on the host for much of its time does not shorten on a faster device: say
+  // so, and what shortens it (dropless MoE layers issue each local expert's GEMM once its token
+  // counts reach the host, SoftwareDefaults::training_launch_interval_us and
+  // training_expert_gemm_us).
+  const double host_fraction = b.host.value / out.iteration_time.value;
+  if (host_fraction > kHostBoundShare)
+    warnings.push_back(
+        {"training.host_bound",
+         "the devices wait on the host for " + std::to_string(static_cast<int>(host_fraction * 100.0)) +
+             "% of the iteration (breakdown_s.host: the framework issuing operators, each local expert's "
+             "GEMM "
+             "of a dropless MoE layer once its token counts reach the host), which a faster device does not "
+             "shorten; fewer local experts (a larger ep), larger micro-batches or a stack that replays the "
+             "layers from CUDA graphs (system.software.training_cuda_graphs, the megatron-bridge-fullgraph "
+             "profile) would"});
   const double bubble_fraction = b.bubble.value / out.iteration_time.value;
   if (bubble_fraction > 0.2)
     warnings.push_back({"pipeline.large_bubble",

@@ -163,6 +163,26 @@ TEST(Predict, LayoutErrorsSayWhatWould) {
   EXPECT_NE(message({{"tp", 8}, {"pp", 96}}, 512, 768).find("pp at most 80"), std::string::npos);
 }
 
+// A dropless MoE step that waits on the host for much of its time says so; a dense step does not.
+TEST(Predict, AHostBoundStepWarns) {
+  const auto warned = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "training.host_bound") return true;
+    return false;
+  };
+  const json moe =
+      predict({{"model", "qwen3-30b-a3b"},
+               {"system", "dgx-b200"},
+               {"num_devices", 16},
+               {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 16}, {"ep", 8}, {"recompute", "full"}}},
+               {"training", {{"global_batch", 128}, {"seq_len", 4096}}}});
+  ASSERT_TRUE(moe.contains("training")) << moe.dump().substr(0, 300);
+  EXPECT_GT(moe["training"]["breakdown_s"]["host"].get<double>(),
+            0.25 * moe["training"]["iteration_time_s"].get<double>());
+  EXPECT_TRUE(warned(moe));
+  EXPECT_FALSE(warned(predict(scenario("default"))));
+}
+
 // A prompt + output past the model's context warns (a runtime built for it refuses the request)
 // and still predicts; at the context exactly, and for a served stream within it, it does not.
 TEST(Predict, PastTheModelsContextWarns) {
