@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "base/words.h"
 #include "io/embedded_presets.h"
 #include "io/reader.h"
 #include "io/study_io.h"
@@ -86,10 +87,9 @@ std::string nearest_ids(std::string_view kind, std::string_view id) {
   }
   const std::vector<std::string>& pick = prefixed.empty() ? nearest : prefixed;
   if (pick.empty() || pick.size() > 3) return "";
-  std::string out;
-  for (std::size_t i = 0; i < pick.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == pick.size() ? " or " : ", ") + ("'" + pick[i] + "'");
-  return out;
+  std::vector<std::string> quoted;
+  for (const std::string& id : pick) quoted.push_back("'" + id + "'");
+  return or_list(quoted);
 }
 
 Error unknown(std::string_view kind, std::string_view id, const std::string& path) {

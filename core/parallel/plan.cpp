@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/math.h"
+#include "base/words.h"
 
 namespace optimus {
 
@@ -19,14 +20,11 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 // The divisors of n up to `most` in words ("1, 2, 4 or 8"; at most 8 named, the largest last), for
 // errors that say what would divide.
 std::string divisors(std::int64_t n, std::int64_t most) {
-  std::vector<std::int64_t> d;
+  std::vector<std::string> d;
   for (std::int64_t k = 1; k <= std::min(n, most) && k <= 1'000'000; ++k)
-    if (n % k == 0) d.push_back(k);
+    if (n % k == 0) d.push_back(str(k));
   if (d.size() > 8) d.erase(d.begin() + 7, d.end() - 1);
-  std::string out;
-  for (std::size_t i = 0; i < d.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == d.size() ? " or " : ", ") + str(d[i]);
-  return out;
+  return or_list(d);
 }
 
 // Whether the device can time matmuls at `p`: the first non-zero peak among p and the wider

@@ -27,6 +27,7 @@
 
 #include "base/math.h"
 #include "base/units.h"
+#include "base/words.h"
 #include "cost/collective.h"
 #include "memory/footprint.h"
 #include "model/spec.h"
@@ -417,11 +418,7 @@ std::string tp_choices(std::int64_t pool, std::int64_t pp) {
   std::vector<std::string> ok;
   for (std::int64_t t = 1; t <= pool && ok.size() < 8; ++t)
     if (pool % (t * pp) == 0) ok.push_back(std::to_string(t));
-  if (ok.empty()) return "none";
-  std::string out;
-  for (std::size_t i = 0; i < ok.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == ok.size() ? " or " : ", ") + ok[i];
-  return out;
+  return ok.empty() ? "none" : or_list(ok);
 }
 }  // namespace
 

@@ -31,6 +31,13 @@ json predict(const json& scenario) {
 
 json scenario(const std::string& id) { return json::parse(optimus::preset_json("scenarios", id)); }
 
+// Whether the prediction carries a warning of `code`.
+bool warns(const json& p, const std::string& code) {
+  for (const json& w : p.value("warnings", json::array()))
+    if (w["code"] == code) return true;
+  return false;
+}
+
 void expect_finite(const json& j, const std::string& where = "") {
   if (j.is_number()) {
     EXPECT_TRUE(std::isfinite(j.get<double>())) << where;
@@ -102,11 +109,7 @@ TEST(Predict, MicroscalingFormatsWithoutBlockScaledUnitsFallBack) {
                     {"parallel", {{"tp", 8}, {"pp", 2}, {"dp", 4}}},
                     {"training", {{"global_batch", 128}, {"seq_len", 4096}, {"precision", precision}}}});
   };
-  const auto fell_back = [](const json& p) {
-    for (const json& w : p.value("warnings", json::array()))
-      if (w["code"] == "device.precision_fallback") return true;
-    return false;
-  };
+  const auto fell_back = [](const json& p) { return warns(p, "device.precision_fallback"); };
   const json fp8 = run("fp8", "dgx-h100"), mx = run("mxfp8", "dgx-h100"), nv = run("nvfp4", "dgx-h100");
   EXPECT_FALSE(fell_back(fp8));
   EXPECT_TRUE(fell_back(mx));
@@ -120,11 +123,7 @@ TEST(Predict, MicroscalingFormatsWithoutBlockScaledUnitsFallBack) {
 // Training sequences past the model's context warn (a context extension), and still predict; a
 // whole run's time to train is the run's ideal time, a batch ramp's steps included.
 TEST(Predict, TrainingPastTheContextWarnsAndTimeToTrainCountsTheRamp) {
-  const auto warned = [](const json& p) {
-    for (const json& w : p.value("warnings", json::array()))
-      if (w["code"] == "training.beyond_context") return true;
-    return false;
-  };
+  const auto warned = [](const json& p) { return warns(p, "training.beyond_context"); };
   json s = {{"model", "llama3-70b"},  // max_seq_len 8192
             {"system", "dgx-h100"},
             {"num_devices", 64},
@@ -165,11 +164,7 @@ TEST(Predict, LayoutErrorsSayWhatWould) {
 
 // A dropless MoE step that waits on the host for much of its time says so; a dense step does not.
 TEST(Predict, AHostBoundStepWarns) {
-  const auto warned = [](const json& p) {
-    for (const json& w : p.value("warnings", json::array()))
-      if (w["code"] == "training.host_bound") return true;
-    return false;
-  };
+  const auto warned = [](const json& p) { return warns(p, "training.host_bound"); };
   const json moe =
       predict({{"model", "qwen3-30b-a3b"},
                {"system", "dgx-b200"},
@@ -186,11 +181,7 @@ TEST(Predict, AHostBoundStepWarns) {
 // A prompt + output past the model's context warns (a runtime built for it refuses the request)
 // and still predicts; at the context exactly, and for a served stream within it, it does not.
 TEST(Predict, PastTheModelsContextWarns) {
-  const auto warned = [](const json& p) {
-    for (const json& w : p.value("warnings", json::array()))
-      if (w["code"] == "inference.beyond_context") return true;
-    return false;
-  };
+  const auto warned = [](const json& p) { return warns(p, "inference.beyond_context"); };
   json s = {{"model", "llama2-7b"},  // max_seq_len 4096
             {"system", "dgx-h100"},
             {"num_devices", 1},
