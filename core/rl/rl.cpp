@@ -1720,7 +1720,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   // 10^8 devices trained 10^8 sequences), where the stacks refuse a mini-batch that does not divide
   // over their ranks (verl: ppo_mini_batch_size must be divisible by the data-parallel size).
   const double per_mini = d(requests(*s.rl)) / d(std::max<std::int64_t>(1, s.rl->mini_batches));
-  if (best->train_plan.dp * best->train_plan.cp > 0 && d(best->train_plan.dp) > per_mini)
+  if (d(best->train_plan.dp) > per_mini)
     best->warnings.push_back(
         {"rl.train_ranks_beyond_sequences",
          "the trainer's " + std::to_string(best->train_plan.dp) +
