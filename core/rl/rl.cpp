@@ -1147,15 +1147,36 @@ std::int64_t pool_of(const Scenario& s, Grow grow) {
          : grow == Grow::trainer ? s.rl->train_devices
                                  : s.rl->rollout_devices;
 }
+// A trainer layout stated (or the default one) validates at every count it tiles, whether or not
+// it fits there: DeepSeek-V3's colocated job on 8 H100 was told "16 devices would", and at 16 its
+// default trainer (ZeRO 3, ep 1) needed 255 GB a device. For such a trainer the look asks for the
+// count at which the predicted job also fits, the engines' and the trainer's memory (64 there),
+// and falls back to the first count that validates where none up to its limit fits. A trainer
+// "auto" validates only where a layout fits (check_rl_train_auto), so it needs no second look.
 std::int64_t fewest_pool(const Scenario& s, Grow grow, std::int64_t& below) {
   const std::int64_t pool = pool_of(s, grow);
-  const auto runs = [&](std::int64_t size) {
+  const auto at = [&](std::int64_t size) {
     Scenario t = s;
     if (grow == Grow::trainer) t.rl->train_devices = size;
     if (grow == Grow::rollout) t.rl->rollout_devices = size;
     t.num_devices = s.num_devices + size - pool;
-    return rl_validates(t, grow != Grow::trainer, grow != Grow::rollout);
+    return t;
   };
+  const auto runs = [&](std::int64_t size) {
+    return rl_validates(at(size), grow != Grow::trainer, grow != Grow::rollout);
+  };
+  if (grow != Grow::rollout && !s.rl->train_auto) {
+    const auto fits = [&](std::int64_t size) {
+      if (!runs(size)) return false;
+      const auto p = predict_rl(at(size));
+      return p && p->train_memory.fits && p->rollout_memory.fits;
+    };
+    std::int64_t fit_below = 0;
+    if (const std::int64_t n = fewest_count(pool, s.system.devices_per_node, fits, fit_below); n > 0) {
+      below = fit_below;
+      return n;
+    }
+  }
   return fewest_count(pool, s.system.devices_per_node, runs, below);
 }
 

@@ -1750,6 +1750,37 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
   EXPECT_FALSE(runs.contains("fewest_devices"));
 }
 
+// A stated or default trainer layout validates at any count it tiles, fitting or not: the look
+// names the count at which the predicted job also fits. DeepSeek-V3 colocated on 8 H100 with the
+// default trainer (ZeRO 3, ep 1) was told "16 devices would", where that trainer needs about 255 GB
+// a device; the count named now runs with both pools in memory, and the look's largest refused count
+// either does not run or does not fit.
+TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
+  json s = {
+      {"schema_version", 1},
+      {"model", "deepseek-v3"},
+      {"system", "dgx-h100"},
+      {"num_devices", 8},
+      {"rl",
+       {{"prompts_per_step", 64}, {"samples_per_prompt", 8}, {"prompt_len", 1024}, {"response_len", 4096}}}};
+  const json e = predict(s)["error"];
+  ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
+  const int fewest = e["fewest_devices"];
+  EXPECT_GT(fewest, 16) << e.dump();
+  const auto fits = [](const json& p) {
+    return p.contains("rl") && p["rl"]["memory"]["train"]["fits"] == true &&
+           p["rl"]["memory"]["rollout"]["fits"] == true;
+  };
+  json at = s;
+  at["num_devices"] = fewest;
+  EXPECT_TRUE(fits(predict(at))) << predict(at).dump().substr(0, 400);
+  // 16 runs (its engines fit) but its trainer does not: what the look used to name.
+  at["num_devices"] = 16;
+  const json p16 = predict(at);
+  ASSERT_TRUE(p16.contains("rl")) << p16.dump().substr(0, 400);
+  EXPECT_FALSE(fits(p16));
+}
+
 // The placement search reports its progress after each candidate: on one 8-device node, colocated
 // with rollout tp 1, 2, 4 and 8, then rollout pools of 1, 2 and 4 devices with every tp that
 // divides them (10 candidates), a share that rises to 1 (the first 1/4 of the colocated quarter);
