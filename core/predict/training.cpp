@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -835,6 +836,23 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
              "shorten; fewer local experts (a larger ep), larger micro-batches or a stack that replays the "
              "layers from CUDA graphs (system.software.training_cuda_graphs, the megatron-bridge-fullgraph "
              "profile) would"});
+  // A 4-bit format whose stack turns the tensor-parallel overlap off (tp_comm_overlap_fp4 above)
+  // exposes the sequence-parallel collectives it hid at fp8: say so, as the step can come out
+  // slower than fp8's, and what keeps the overlap.
+  if (four_bit && stack_overlap != sys.software.tp_comm_overlap && !w.tp_comm_overlap && p.tp > 1 &&
+      p.sequence_parallel && b.tp_comm.value > 0) {
+    char exposed[32];
+    std::snprintf(exposed, sizeof exposed, "%.3g", b.tp_comm.value);
+    warnings.push_back(
+        {"training.fp4_tp_overlap_off",
+         std::string(to_string(w.precision)) +
+             " training: the stack overlaps tensor-parallel "
+             "communication with the GEMMs at 8 bits but not at 4 (system.software.tp_comm_overlap_fp4, "
+             "as Megatron-Bridge's NVFP4 recipes set it), so " +
+             std::string(exposed) +
+             " s of the iteration waits on it (breakdown_s.tp_comm); a smaller tp would shrink it, "
+             "and training.tp_comm_overlap true states a stack that keeps the overlap"});
+  }
   const double bubble_fraction = b.bubble.value / out.iteration_time.value;
   if (bubble_fraction > 0.2)
     warnings.push_back({"pipeline.large_bubble",

@@ -178,6 +178,31 @@ TEST(Predict, AHostBoundStepWarns) {
   EXPECT_FALSE(warned(predict(scenario("default"))));
 }
 
+// NVFP4 training on a stack that drops the tensor-parallel overlap at 4 bits (the shipped default,
+// from Megatron-Bridge's NVFP4 recipes) says how long the exposed collectives take; the same job
+// at fp8, at tp 1, or with the overlap stated, does not.
+TEST(Predict, FourBitTrainingWithoutTheTpOverlapWarns) {
+  const auto warned = [](const json& p) { return warns(p, "training.fp4_tp_overlap_off"); };
+  json s = {{"model", "llama3-8b"},
+            {"system", "dgx-b200"},
+            {"num_devices", 8},
+            {"parallel", {{"tp", 4}, {"pp", 1}, {"dp", 2}, {"sequence_parallel", true}}},
+            {"training", {{"global_batch", 32}, {"seq_len", 8192}, {"precision", "nvfp4"}}}};
+  const json fp4 = predict(s);
+  ASSERT_TRUE(fp4.contains("training")) << fp4.dump().substr(0, 300);
+  EXPECT_GT(fp4["training"]["breakdown_s"]["tp_comm"].get<double>(), 0.0);
+  EXPECT_TRUE(warned(fp4));
+  json fp8 = s;
+  fp8["training"]["precision"] = "fp8";
+  EXPECT_FALSE(warned(predict(fp8)));
+  json stated = s;
+  stated["training"]["tp_comm_overlap"] = true;
+  EXPECT_FALSE(warned(predict(stated)));
+  json tp1 = s;
+  tp1["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 8}};
+  EXPECT_FALSE(warned(predict(tp1)));
+}
+
 // A prompt + output past the model's context warns (a runtime built for it refuses the request)
 // and still predicts; at the context exactly, and for a served stream within it, it does not.
 TEST(Predict, PastTheModelsContextWarns) {

@@ -237,6 +237,8 @@ export const WARNING_WORDS: Record<string, string> = {
     'No expert parallelism is set for the trainer: every GPU of the trainer holds and computes every expert, as verl’s FSDP trainer runs a mixture-of-experts model. Megatron-based trainers split the experts over GPUs: set the trainer’s expert parallelism, or let the search pick the layout (auto).',
   'training.host_bound':
     'The GPUs spend more than a quarter of each step waiting for the training framework to hand them work (a mixture-of-experts layer launches each expert’s matrix multiply from the CPU once it knows how many tokens the expert got). Faster GPUs do not shorten that part; spreading the experts over more GPUs, larger micro-batches, or a stack that replays whole layers from CUDA graphs would.',
+  'training.fp4_tp_overlap_off':
+    'At 4 bits this training stack stops overlapping the tensor-parallel traffic with the matrix multiplies (it does at 8 bits), so that traffic adds to each step: a smaller tensor parallelism shrinks it.',
   'training.beyond_context':
     'The training sequences are longer than the model’s context: those positions are costed like any others, but training past the context a model was built for is a context extension (its rotary positions scaled), a stage of its own.',
   'inference.beyond_context':
