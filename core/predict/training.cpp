@@ -740,6 +740,53 @@ TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& war
 // a quarter, where a device twice as fast shortens the step by at most 3/8.
 constexpr double kHostBoundShare = 0.25;
 
+// The warnings about where an iteration's time goes; `overlap_dropped`: a 4-bit format whose stack
+// turns the tensor-parallel overlap off (tp_comm_overlap_fp4).
+static void step_warnings(const Scenario& s, const TrainingPrediction& out, bool overlap_dropped,
+                          std::vector<Warning>& warnings) {
+  const auto& p = s.parallel;
+  const auto& w = *s.training;
+  // A step that waits on the host for much of its time does not shorten on a faster device: say
+  // so, and what shortens it (dropless MoE layers issue each local expert's GEMM once its token
+  // counts reach the host, SoftwareDefaults::training_launch_interval_us and
+  // training_expert_gemm_us).
+  const double host_fraction = out.breakdown.host.value / out.iteration_time.value;
+  if (host_fraction > kHostBoundShare)
+    warnings.push_back(
+        {"training.host_bound",
+         "the devices wait on the host for " + std::to_string(static_cast<int>(host_fraction * 100.0)) +
+             "% of the iteration (breakdown_s.host: the framework issuing operators, each local expert's "
+             "GEMM "
+             "of a dropless MoE layer once its token counts reach the host), which a faster device does not "
+             "shorten; fewer local experts (a larger ep), larger micro-batches or a stack that replays the "
+             "layers from CUDA graphs (system.software.training_cuda_graphs, the megatron-bridge-fullgraph "
+             "profile) would"});
+  // A 4-bit format whose stack turns the tensor-parallel overlap off (tp_comm_overlap_fp4 above)
+  // exposes the sequence-parallel collectives it hid at fp8: say so, as the step can come out
+  // slower than fp8's, and what keeps the overlap.
+  if (overlap_dropped && !w.tp_comm_overlap && p.tp > 1 && p.sequence_parallel &&
+      out.breakdown.tp_comm.value > 0) {
+    char exposed[32];
+    std::snprintf(exposed, sizeof exposed, "%.3g", out.breakdown.tp_comm.value);
+    warnings.push_back(
+        {"training.fp4_tp_overlap_off",
+         std::string(to_string(w.precision)) +
+             " training: the stack overlaps tensor-parallel "
+             "communication with the GEMMs at 8 bits but not at 4 (system.software.tp_comm_overlap_fp4, "
+             "as Megatron-Bridge's NVFP4 recipes set it), so " +
+             std::string(exposed) +
+             " s of the iteration waits on it (breakdown_s.tp_comm); a smaller tp would shrink it, "
+             "and training.tp_comm_overlap true states a stack that keeps the overlap"});
+  }
+  const double bubble_fraction = out.breakdown.bubble.value / out.iteration_time.value;
+  if (bubble_fraction > 0.2)
+    warnings.push_back({"pipeline.large_bubble",
+                        "the pipeline bubble is " +
+                            std::to_string(static_cast<int>(bubble_fraction * 100.0)) +
+                            "% of the iteration; more micro-batches (a larger global batch or smaller "
+                            "micro_batch) or interleave > 1 would shrink it"});
+}
+
 TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings,
                                     GemmMemo* gemm_memo) {
   const auto& m = s.model;
@@ -821,45 +868,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
                                (rc_worst.tp_comm + rc_worst.cp_comm + rc_worst.ep_comm) * mbd;
   out.by_bound.other = b.bubble + b.optimizer + b.host;
 
-  // A step that waits on the host for much of its time does not shorten on a faster device: say
-  // so, and what shortens it (dropless MoE layers issue each local expert's GEMM once its token
-  // counts reach the host, SoftwareDefaults::training_launch_interval_us and
-  // training_expert_gemm_us).
-  const double host_fraction = b.host.value / out.iteration_time.value;
-  if (host_fraction > kHostBoundShare)
-    warnings.push_back(
-        {"training.host_bound",
-         "the devices wait on the host for " + std::to_string(static_cast<int>(host_fraction * 100.0)) +
-             "% of the iteration (breakdown_s.host: the framework issuing operators, each local expert's "
-             "GEMM "
-             "of a dropless MoE layer once its token counts reach the host), which a faster device does not "
-             "shorten; fewer local experts (a larger ep), larger micro-batches or a stack that replays the "
-             "layers from CUDA graphs (system.software.training_cuda_graphs, the megatron-bridge-fullgraph "
-             "profile) would"});
-  // A 4-bit format whose stack turns the tensor-parallel overlap off (tp_comm_overlap_fp4 above)
-  // exposes the sequence-parallel collectives it hid at fp8: say so, as the step can come out
-  // slower than fp8's, and what keeps the overlap.
-  if (four_bit && stack_overlap != sys.software.tp_comm_overlap && !w.tp_comm_overlap && p.tp > 1 &&
-      p.sequence_parallel && b.tp_comm.value > 0) {
-    char exposed[32];
-    std::snprintf(exposed, sizeof exposed, "%.3g", b.tp_comm.value);
-    warnings.push_back(
-        {"training.fp4_tp_overlap_off",
-         std::string(to_string(w.precision)) +
-             " training: the stack overlaps tensor-parallel "
-             "communication with the GEMMs at 8 bits but not at 4 (system.software.tp_comm_overlap_fp4, "
-             "as Megatron-Bridge's NVFP4 recipes set it), so " +
-             std::string(exposed) +
-             " s of the iteration waits on it (breakdown_s.tp_comm); a smaller tp would shrink it, "
-             "and training.tp_comm_overlap true states a stack that keeps the overlap"});
-  }
-  const double bubble_fraction = b.bubble.value / out.iteration_time.value;
-  if (bubble_fraction > 0.2)
-    warnings.push_back({"pipeline.large_bubble",
-                        "the pipeline bubble is " +
-                            std::to_string(static_cast<int>(bubble_fraction * 100.0)) +
-                            "% of the iteration; more micro-batches (a larger global batch or smaller "
-                            "micro_batch) or interleave > 1 would shrink it"});
+  step_warnings(s, out, four_bit && stack_overlap != sys.software.tp_comm_overlap, warnings);
   return out;
 }
 
