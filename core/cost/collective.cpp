@@ -57,10 +57,6 @@ double all_to_all_efficiency(const NetworkTier& tier) {
 
 }  // namespace
 
-// Every preset's measured all-reduce sweep (scale_up.allreduce_busbw_GBps) ran on one 8-GPU node
-// (all_reduce_bench.py and nccl-tests rows of validation collectives.csv; the presets' notes).
-constexpr std::int64_t kAllReduceSweepRanks = 8;
-
 Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTier& tier) {
   if (ranks <= 1 && c != Collective::p2p) return Seconds(0);
   if (size.value <= 0) return Seconds(0);
@@ -84,9 +80,10 @@ Seconds ring_time(Collective c, Bytes size, std::int64_t ranks, const NetworkTie
         break;
       }
     }
-    const double p = kAllReduceSweepRanks;
+    // The sweep's own group (allreduce_busbw_ranks: every preset's ran on one 8-GPU node).
+    const double p = static_cast<double>(tier.allreduce_busbw_ranks);
     const double swept = 2.0 * (p - 1.0) / p * size.value / busbw;
-    if (ranks == kAllReduceSweepRanks) return Seconds(swept);
+    if (ranks == tier.allreduce_busbw_ranks) return Seconds(swept);
     // Another group size: the sweep's time scaled by the protocol model's ratio of this group to
     // the sweep's. Bus bandwidth is independent of the ranks only where bandwidth binds; the
     // latency a ring pays grows with its steps, so the 8-GPU sweep's 1 MiB row (40 GB/s busbw,

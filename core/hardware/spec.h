@@ -103,6 +103,10 @@ struct NetworkTier {
   // for all-reduces at sizes inside the sweep (interpolated in log size), because NCCL's
   // mid-size behaviour (channel counts, protocol switches) is not captured by two protocols.
   std::vector<std::pair<double, double>> allreduce_busbw;
+  // The devices of the group that sweep ran on: a group of another size takes the sweep's time
+  // scaled by the protocol model's ratio of its own time to that group's (cost/collective.cpp).
+  // Every preset's sweep ran on one 8-GPU node (validation collectives.csv; the presets' notes).
+  std::int64_t allreduce_busbw_ranks = 8;
   AllToAll all_to_all = AllToAll::pairwise;
   // Achieved fraction of the link bandwidth in MoE token dispatch and combine (all-to-all with
   // many small messages; fitted per system on DeepEP / HybridEP measurements); 0 = `efficiency`.

@@ -230,6 +230,9 @@ Fields<NetworkTier> make_tier(bool scale_up) {
                   .desc("All-reduce bus bandwidth at that size.")
                   .unit("GB/s"));
   t.custom("allreduce_busbw_GBps", array_of(busbw_row, 1).json(), read_busbw, write_busbw);
+  t.integer("allreduce_busbw_ranks", 2, kMaxDevices, AT(allreduce_busbw_ranks))
+      .written(Write::non_default)
+      .def(8);
   t.notes();
   // bulk_latency_us defaults to a multiple of the latency read above.
   t.after = [](Reader& r, NetworkTier& n) {

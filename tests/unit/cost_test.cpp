@@ -378,6 +378,25 @@ TEST(Collective, MeasuredTableIsInterpolated) {
   EXPECT_NEAR(ring_time(Collective::all_reduce, Bytes(1e7), 8, t).value, 2.0 * 7 / 8 * 1e7 / 55e9, 1e-12);
 }
 
+// A sweep measured on another group size (allreduce_busbw_ranks, read from the system's JSON)
+// sets that group's all-reduce exactly (nccl-tests: time = 2(P-1)/P x S / busbw at the sweep's
+// P), and the 8-rank group then takes the protocol model's ratio to it; by default the sweep is
+// an 8-GPU node's (the key's reading: Io.AllReduceSweepRanksAreReadAndWrittenBack).
+TEST(Collective, ASweepOfAnotherGroupSizeSetsThatGroup) {
+  auto sys = system_preset("dgx-h100", "/system");
+  ASSERT_TRUE(sys.ok());
+  EXPECT_EQ(sys->scale_up.allreduce_busbw_ranks, 8);
+  NetworkTier t = sys->scale_up;
+  t.allreduce_busbw = {{1e6, 100e9}, {1e10, 100e9}};
+  const double S = 1e8;
+  const auto at = [&](std::int64_t p) { return ring_time(Collective::all_reduce, Bytes(S), p, t).value; };
+  EXPECT_NEAR(at(8), 2.0 * 7 / 8 * S / 100e9, 1e-12);
+  EXPECT_NE(at(4), 2.0 * 3 / 4 * S / 100e9);
+  t.allreduce_busbw_ranks = 4;
+  EXPECT_NEAR(at(4), 2.0 * 3 / 4 * S / 100e9, 1e-12);
+  EXPECT_NE(at(8), 2.0 * 7 / 8 * S / 100e9);
+}
+
 // The CUDA-core conversion of 4-bit float weights in a W4A16 GEMM, by hand on a device with a
 // 64 TFLOP/s FP32 rate (16 T integer instructions per second), 1000 TFLOP/s bf16 at efficiency 1,
 // no overhead: 21 / 8 instructions per weight per 128-row tile, then the row tiles' multiply-adds

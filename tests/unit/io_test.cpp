@@ -279,6 +279,32 @@ INSTANTIATE_TEST_SUITE_P(
                                  "/parallel/cp"}),
     [](const auto& param_info) { return param_info.param.name; });
 
+// scale_up.allreduce_busbw_ranks (the devices a measured all-reduce sweep ran on): read and
+// validated, written back by validate when not its default 8 (and absent when 8), and a group of
+// one refused at its path; its effect on the collective: Collective.ASweepOfAnotherGroupSizeSetsThatGroup.
+TEST(Io, AllReduceSweepRanksAreReadAndWrittenBack) {
+  json s = json::parse(optimus::api::preset("systems", "dgx-h100"));
+  s["scale_up"]["allreduce_busbw_ranks"] = 4;
+  const json sc = {{"schema_version", 1},
+                   {"model", "llama3-8b"},
+                   {"system", s},
+                   {"num_devices", 4},
+                   {"inference", {{"batch", 1}, {"prompt_len", 128}, {"output_len", 8}}}};
+  const json v = json::parse(optimus::api::validate(sc.dump()));
+  ASSERT_FALSE(v.contains("error")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["scenario"]["system"]["scale_up"]["allreduce_busbw_ranks"], 4);
+  s["scale_up"]["allreduce_busbw_ranks"] = 1;
+  json bad = sc;
+  bad["system"] = s;
+  const json e = json::parse(optimus::api::validate(bad.dump()))["error"];
+  EXPECT_EQ(e["code"], "scenario.out_of_range");
+  EXPECT_EQ(e["path"], "/system/scale_up/allreduce_busbw_ranks");
+  json plain = sc;
+  plain["system"] = "dgx-h100";
+  EXPECT_FALSE(json::parse(optimus::api::validate(plain.dump()))["scenario"]["system"]["scale_up"].contains(
+      "allreduce_busbw_ranks"));
+}
+
 TEST(Io, PresetsListing) {
   const json p = json::parse(optimus::api::presets(""));
   for (const char* k : {"models", "devices", "systems"}) EXPECT_GE(p[k].size(), 6u) << k;

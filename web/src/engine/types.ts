@@ -49,6 +49,7 @@ export type ScaleOutLink = Pick<
   | 'all_to_all_efficiency'
   | 'peer_link_GBps'
   | 'allreduce_busbw_GBps'
+  | 'allreduce_busbw_ranks'
   | 'notes'
 > & {/** Accepted and not used on the scale-out tier. */ domain_size?: number};
 /**
@@ -692,11 +693,15 @@ export interface ScaleUpLink {
    */
   peer_link_GBps?: number;
   /**
-   * Measured all-reduce bus bandwidth of one 8-device group (the presets' sweeps), [bytes, GB/s] rows with ascending sizes and bandwidths in [1e-6, 1e8] GB/s; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps); a group of another size takes the sweep's time scaled by the protocol model's ratio of its own time to 8 devices'.
+   * Measured all-reduce bus bandwidth of one group of allreduce_busbw_ranks devices, [bytes, GB/s] rows with ascending sizes and bandwidths in [1e-6, 1e8] GB/s; replaces the protocol model for all-reduces inside the measured range (on a mesh, for groups that reach the full bandwidth_GBps); a group of another size takes the sweep's time scaled by the protocol model's ratio of its own time to the sweep group's.
    *
    * @minItems 1
    */
   allreduce_busbw_GBps?: [[number, number], ...[number, number][]];
+  /**
+   * Devices of the group allreduce_busbw_GBps was measured on (every preset's sweep ran on one 8-GPU node); written back only when not 8.
+   */
+  allreduce_busbw_ranks?: number;
   /**
    * Free text (sources, fits, caveats); not used in any computation.
    */
