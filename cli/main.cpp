@@ -274,8 +274,12 @@ void print_prediction(const json& p) {
     std::cout << "Inference\n";
     std::cout << "  time to first token " << seconds(i["ttft_s"].get<double>())
               << band(p, "inference.ttft_s", seconds) << "\n";
-    std::cout << "  time per out token  " << seconds(i["tpot_s"].get<double>())
-              << band(p, "inference.tpot_s", seconds) << "\n";
+    // One output token takes no decode step: its time per output token is none, not 0 s.
+    if (i["tpot_s"].get<double>() > 0)
+      std::cout << "  time per out token  " << seconds(i["tpot_s"].get<double>())
+                << band(p, "inference.tpot_s", seconds) << "\n";
+    else
+      std::cout << "  time per out token  none (one output token: no decode step)\n";
     std::cout << "  end-to-end latency  " << seconds(i["e2e_latency_s"].get<double>())
               << band(p, "inference.e2e_latency_s", seconds) << "\n";
     std::cout << "  throughput          " << num(i["throughput_tokens_per_s"].get<double>(), "%.1f")

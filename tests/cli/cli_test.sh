@@ -64,6 +64,9 @@ check bad_layout 2 bash -c "sed 's/\"tp\": 8/\"tp\": 7/' '$dir/default.json' | '
 contains bad_layout '"path":"/parallel"'
 check human_error 2 bash -c "echo '{\"model\": \"nope\", \"system\": \"dgx-h100\", \"num_devices\": 1, \"training\": {\"global_batch\": 1, \"seq_len\": 8}}' | '$bin' predict -"
 contains human_error "preset.unknown_model"
+# One output token takes no decode step: its time per output token reads none, not 0 s.
+check one_token 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"num_devices\": 1, \"inference\": {\"batch\": 4, \"prompt_len\": 512, \"output_len\": 1}}' | '$bin' predict -"
+contains one_token "time per out token  none (one output token: no decode step)"
 # The host-memory optimizer is named as what sits in host memory (not offloaded activations).
 check host_optimizer 0 bash -c "echo '{\"model\": \"llama3.1-70b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"parallel\": {\"tp\": 8, \"zero_stage\": 1, \"optimizer_offload\": true, \"recompute\": \"full\"}, \"training\": {\"global_batch\": 64, \"seq_len\": 4096}}' | '$bin' predict -"
 contains host_optimizer "of optimizer state (parallel.optimizer_offload)"
