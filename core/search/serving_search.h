@@ -50,6 +50,9 @@ namespace optimus {
 inline constexpr std::int64_t kMaxServingDeployments = 400;
 inline constexpr std::int64_t kMaxServingSearchRequests = 2'000'000;
 inline constexpr int kCapacitySteps = 7;
+// Doublings of the capacity bisection's upper end while the objectives still hold there
+// (serving_search.cpp, bisect_capacity): up to 8 x its first value, 10 x the offline run's rate.
+inline constexpr int kCapacityGrowth = 3;
 
 OPTIMUS_ENUM(ServingObjective, goodput, capacity);
 
