@@ -866,7 +866,9 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   out.by_bound.memory = worst.memory_bound * mbd + rc_worst.memory_bound * mbd;
   out.by_bound.communication = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm + b.ep_comm +
                                (rc_worst.tp_comm + rc_worst.cp_comm + rc_worst.ep_comm) * mbd;
-  out.by_bound.other = b.bubble + b.optimizer + b.host;
+  // The host waits of the recomputed forward too (a dropless MoE layer's, in breakdown_s.recompute),
+  // so that the four parts add up to the iteration as breakdown_s's do.
+  out.by_bound.other = b.bubble + b.optimizer + b.host + rc_worst.host * mbd;
 
   step_warnings(s, out, four_bit && stack_overlap != sys.software.tp_comm_overlap, warnings);
   return out;

@@ -178,6 +178,25 @@ TEST(Predict, AHostBoundStepWarns) {
   EXPECT_FALSE(warned(predict(scenario("default"))));
 }
 
+// by_bound_s splits the same iteration as breakdown_s: for a dropless MoE model under full
+// recompute, whose recomputed forward waits on the host too, both add up to the iteration time
+// (by_bound_s came out 12% short: Qwen3-30B-A3B on 64 H100, ep 8; a probe's finding).
+TEST(Predict, ByBoundAddsUpToTheIterationUnderMoeRecompute) {
+  const json p = predict({{"model", "qwen3-30b-a3b"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 64},
+                          {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 64}, {"ep", 8}, {"recompute", "full"}}},
+                          {"training", {{"global_batch", 256}, {"seq_len", 4096}}}});
+  ASSERT_TRUE(p.contains("training")) << p.dump().substr(0, 300);
+  const json& t = p["training"];
+  ASSERT_GT(t["breakdown_s"]["recompute"].get<double>(), 0.0);
+  for (const char* split : {"breakdown_s", "by_bound_s"}) {
+    double sum = 0;
+    for (const auto& [k, v] : t[split].items()) sum += v.get<double>();
+    EXPECT_NEAR(sum, t["iteration_time_s"].get<double>(), 1e-9 * sum) << split;
+  }
+}
+
 // NVFP4 training on a stack that drops the tensor-parallel overlap at 4 bits (the shipped default,
 // from Megatron-Bridge's NVFP4 recipes) says how long the exposed collectives take; the same job
 // at fp8, at tp 1, or with the overlap stated, does not.
