@@ -1849,7 +1849,7 @@ export interface TrainingResult {
      */
     communication: number;
     /**
-     * Pipeline bubble and optimizer step. Unit: s.
+     * Pipeline bubble, optimizer step and the waits on the host (breakdown_s.host and those of the recomputed forward). Unit: s.
      */
     other: number;
   };
