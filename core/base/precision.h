@@ -63,8 +63,8 @@ constexpr Precision rate_format(Precision p) {
   return p;
 }
 
-// The next wider format a device without a native rate for `p` falls back to (cost/roofline.cpp
-// math_rate, parallel/plan.cpp has_rate): int4 -> int8 -> fp8, fp4 -> fp8, fp8 -> fp16 -> bf16 ->
+// The next wider format after `p` (cost/roofline.cpp math_rate takes the fastest of them with a
+// rate; parallel/plan.cpp has_rate): int4 -> int8 -> fp8, fp4 -> fp8, fp8 -> fp16 -> bf16 ->
 // tf32 -> fp32; none after fp32.
 constexpr std::optional<Precision> wider(Precision p) {
   switch (rate_format(p)) {

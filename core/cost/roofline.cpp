@@ -22,10 +22,18 @@ MathRate math_rate(const DeviceSpec& d, Precision p) {
   // the scales' own cost not counted.
   const bool block_units = d.peak_for(Precision::fp4).value > 0;
   const bool microscaled = p == Precision::mxfp8 || p == Precision::mxfp4 || p == Precision::nvfp4;
-  for (std::optional<Precision> q = own; q; q = wider(*q)) {
+  if (d.peak_for(own).value > 0) return MathRate{d.peak_for(own), own, microscaled && !block_units};
+  // Without a rate of its own, the fastest of the wider formats, not the nearest: Blackwell Ultra
+  // (B300, GB300) cut its int8 tensor rate to 150-165 TOPS, so int4 on the nearest (int8) ran 30x
+  // slower than fp8 (a probe's finding), where a runtime takes the 4-bit integers to fp8, which
+  // holds them exactly (e4m3 holds every integer up to 16), as TensorRT-LLM's W4A8 kernels do. Of
+  // equal rates the nearer is kept.
+  std::optional<MathRate> best;
+  for (std::optional<Precision> q = wider(own); q; q = wider(*q)) {
     const FlopRate r = d.peak_for(*q);
-    if (r.value > 0) return MathRate{r, *q, *q != own || (microscaled && !block_units)};
+    if (r.value > 0 && (!best || r.value > best->rate.value)) best = MathRate{r, *q, true};
   }
+  if (best) return *best;
   return MathRate{d.vector_peak, Precision::fp32, true};
 }
 

@@ -68,6 +68,24 @@ TEST(Roofline, PrecisionFallback) {
   EXPECT_EQ(r.used, Precision::bf16);
 }
 
+// A format without a rate of its own takes the fastest wider one, not the nearest: int4 on B300
+// and GB300, whose int8 rate Blackwell Ultra cut to 150-165 TOPS, runs at fp8's (int4 on int8 was
+// 30x slower than fp8); where the nearer is as fast (H100: int8 = fp8), the nearer.
+TEST(Roofline, PrecisionFallbackTakesTheFastestWiderRate) {
+  for (const char* id : {"b300", "gb300"}) {
+    const auto d = device_preset(id, "/device");
+    ASSERT_TRUE(d.ok()) << id;
+    ASSERT_LT(d->peak_for(Precision::int8).value, d->peak_for(Precision::fp8).value) << id;
+    const MathRate r = math_rate(*d, Precision::int4);
+    EXPECT_TRUE(r.fallback) << id;
+    EXPECT_EQ(r.used, Precision::fp8) << id;
+    EXPECT_EQ(math_rate(*d, Precision::int8).used, Precision::int8) << id;  // its own rate, slow or not
+  }
+  const auto h100 = device_preset("h100-sxm5-80gb", "/device");
+  ASSERT_TRUE(h100.ok());
+  EXPECT_EQ(math_rate(*h100, Precision::int4).used, Precision::int8);
+}
+
 // A first-generation fused attention kernel (flash1: FlashAttention v1, Triton) takes
 // kFlash1Slowdown (2, the FlashAttention-2 paper) times FlashAttention-2's matmul time, forward
 // and backward; it keeps the fused kernel's other properties (no score traffic, five backward
