@@ -308,7 +308,8 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   shape.attention = attention;
   const bool wide = w.precision == Precision::fp32 || w.precision == Precision::tf32;
   shape.act_bytes = wide ? 4.0 : sw.activation_bytes;
-  shape.saved_bytes = sw.activation_bytes;
+  // fp32 / tf32 training keeps its activations at 4 bytes (saved for the backward too).
+  shape.saved_bytes = shape.act_bytes;
   if (sw.quantized_saved_inputs && quantised_training(w.precision))
     shape.gemm_saved_bytes = bytes_per_element(w.precision);
   shape.kv_elem_bytes = shape.act_bytes;

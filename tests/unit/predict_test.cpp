@@ -178,6 +178,29 @@ TEST(Predict, AHostBoundStepWarns) {
   EXPECT_FALSE(warned(predict(scenario("default"))));
 }
 
+// fp32 and tf32 training keep their activations at 4 bytes, saved ones too: nearly twice bf16's
+// (the saved activations were counted at 2 bytes whatever the format, the same as bf16's; a
+// probe's finding).
+TEST(Predict, WideTrainingFormatsSaveFourByteActivations) {
+  const auto activations = [](const char* precision) {
+    const json p =
+        predict({{"model", "llama3-8b"},
+                 {"system", "dgx-h100"},
+                 {"num_devices", 8},
+                 {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero_stage", 3}}},
+                 {"training", {{"global_batch", 8}, {"seq_len", 4096}, {"precision", precision}}}});
+    EXPECT_TRUE(p.contains("memory")) << p.dump().substr(0, 300);
+    return p["memory"]["per_device_bytes"]["activations"].get<double>();
+  };
+  const double bf16 = activations("bf16");
+  // Nearly twice: the parts kept at a width of their own (the attention's fp32 softmax statistics,
+  // the loss's fp32 logits: model/graph.cpp) do not double.
+  for (const char* wide : {"fp32", "tf32"}) {
+    EXPECT_GT(activations(wide) / bf16, 1.85) << wide;
+    EXPECT_LE(activations(wide) / bf16, 2.0) << wide;
+  }
+}
+
 // by_bound_s splits the same iteration as breakdown_s: for a dropless MoE model under full
 // recompute, whose recomputed forward waits on the host too, both add up to the iteration time
 // (by_bound_s came out 12% short: Qwen3-30B-A3B on 64 H100, ep 8; a probe's finding).
