@@ -104,11 +104,17 @@ std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
   std::vector<std::pair<std::string, double>> m;
   std::vector<std::string> used = {"completed", "max_concurrency", "request_rate", "total_input_tokens",
                                    "total_output_tokens"};
+  // Every time and rate the file states is a measurement; one of zero or less is refused below
+  // (import.measured_not_positive), not dropped: a corrupted result must not calibrate on its other
+  // numbers unsaid. The gaps between tokens (tpot, itl) of requests of one output token are 0,
+  // nothing measured: left unread.
   const auto take = [&](const std::string& field, const std::string& metric, double scale) {
-    if (r.contains(field) && r[field].is_number() && r[field].get<double>() > 0) {
-      m.emplace_back(metric, r[field].get<double>() * scale);
-      used.push_back(field);
-    }
+    if (!r.contains(field) || !r[field].is_number()) return;
+    const double v = r[field].get<double>();
+    if (v == 0 && (metric.find("tpot") != std::string::npos || metric.find("itl") != std::string::npos))
+      return;
+    m.emplace_back(metric, v * scale);
+    used.push_back(field);
   };
   take("output_throughput", "serving.output_tokens_per_s", 1);
   take("request_throughput", "serving.requests_per_s", 1);
@@ -160,8 +166,12 @@ std::optional<std::string> trtllm_bench(std::string_view text, ojson s, Imported
       used.push_back(label);
     }
   };
-  if (!sv.contains("arrival"))
-    fill(sv, "arrival", "offline", "inference.serving.", "trtllm-bench throughput", out.filled);
+  // trtllm-bench's throughput command hands the engine every request at once: offline, whatever
+  // stream the scenario had (a closed loop or a Poisson rate left there would be measured against
+  // numbers from another arrival).
+  fill(sv, "arrival", "offline", "inference.serving.", "trtllm-bench throughput", out.filled);
+  sv.erase("concurrency");
+  sv.erase("requests_per_s");
   fill_from("Number of requests", sv, "inference.serving.", "num_requests");
   fill_from("Average Input Length (tokens)", sv, "inference.serving.", "input_len");
   fill_from("Average Output Length (tokens)", sv, "inference.serving.", "output_len");
@@ -172,11 +182,13 @@ std::optional<std::string> trtllm_bench(std::string_view text, ojson s, Imported
   fill_from("PP Size", s["parallel"], "parallel.", "pp");
   fill_from("EP Size", s["parallel"], "parallel.", "ep");
   std::vector<std::pair<std::string, double>> m;
+  // As serve_bench's: a time or rate of zero or less is refused below, a TPOT of 0 (one output
+  // token) left unread.
   const auto take = [&](const std::string& label, const std::string& metric, double scale) {
-    if (auto v = get(label); v && *v > 0) {
-      m.emplace_back(metric, *v * scale);
-      used.push_back(label);
-    }
+    const auto v = get(label);
+    if (!v || (*v == 0 && metric.find("tpot") != std::string::npos)) return;
+    m.emplace_back(metric, *v * scale);
+    used.push_back(label);
   };
   take("Total Output Throughput (tokens/sec)", "serving.output_tokens_per_s", 1);
   take("Request Throughput (req/sec)", "serving.requests_per_s", 1);
@@ -200,6 +212,10 @@ double median(std::vector<double> v) {
 // A logged step time's steady value: the median of the steps after the first (warm-up:
 // compilation, cache fill) when there are three or more.
 double steady_median(std::vector<double> v) {
+  // A negative step (a clock that went back, a corrupted line) is no measurement: the most negative
+  // stands for the series, so that import.measured_not_positive names it rather than a median that
+  // hides it.
+  if (const auto low = std::min_element(v.begin(), v.end()); low != v.end() && *low < 0) return *low;
   if (v.size() >= 3) v.erase(v.begin());
   return median(v);
 }
@@ -665,8 +681,16 @@ std::string import_measurements(std::string_view format, std::string_view file,
       try {
         r = ojson::parse(last);
       } catch (const ojson::exception&) {
-        return fail("import.malformed", "",
-                    std::string(format) + ": the file is neither JSON nor JSON Lines");
+        // Python's json.dump writes a float that is not a number as a bare NaN or Infinity, which
+        // JSON does not allow (a vLLM result with a statistic of no requests, say).
+        const bool bare =
+            file.find("NaN") != std::string_view::npos || file.find("Infinity") != std::string_view::npos;
+        return fail(
+            "import.malformed", "",
+            std::string(format) + ": the file is neither JSON nor JSON Lines" +
+                (bare ? " (it holds a bare NaN or Infinity, as Python's json.dump writes a float that "
+                        "is not a number, which JSON does not allow: write null there)"
+                      : ""));
       }
     }
     err = serve_bench(r, base, out);

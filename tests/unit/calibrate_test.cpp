@@ -377,8 +377,11 @@ std::string read_example(const std::string& name) {
   return ss.str();
 }
 
+json import_text(const std::string& format, const std::string& text, const std::string& scenario) {
+  return json::parse(optimus::api::import_measurements(format, text, scenario));
+}
 json import(const std::string& format, const std::string& file, const std::string& scenario) {
-  return json::parse(optimus::api::import_measurements(format, read_example(file), scenario));
+  return import_text(format, read_example(file), scenario);
 }
 double measured(const json& r, const std::string& metric) {
   for (const json& m : r["measurements"])
@@ -609,6 +612,49 @@ TEST(Import, RefusesATimingThatIsNotPositive) {
             std::string::npos);
   const json good = run(" iteration 1/ 10 | elapsed time per iteration (ms): 1250.5 |\n");
   EXPECT_DOUBLE_EQ(measured(good, "training.iteration_time_s"), 1.2505);
+}
+
+// A serving benchmark's time or rate of zero or less is refused, not dropped while the file's other
+// numbers calibrate (vLLM's mean TPOT -3 ms, an output throughput of 0); a TPOT of 0 (requests of
+// one output token: no gap measured) is left unread; a step below zero in a log among good ones is
+// refused, not taken into the median; a bare NaN (Python's json.dump) is named in the error.
+TEST(Import, RefusesServingNumbersThatAreNotPositive) {
+  const json base = json::parse(read_example("vllm_bench_serve.json"));
+  const auto run = [](const json& r) { return import_text("vllm", r.dump(), kServing); };
+  for (const auto& [field, value] :
+       {std::pair{"mean_tpot_ms", -3.0}, {"output_throughput", 0.0}, {"median_ttft_ms", -1.0}}) {
+    json r = base;
+    r[field] = value;
+    EXPECT_EQ(run(r)["error"]["code"], "import.measured_not_positive") << field;
+  }
+  json one_token = base;
+  one_token["mean_tpot_ms"] = 0;
+  const json ok = run(one_token);
+  ASSERT_FALSE(ok.contains("error")) << ok.dump().substr(0, 300);
+  EXPECT_TRUE(lists(ok["unread"], "mean_tpot_ms"));
+  std::string log;
+  for (const char* ms : {"1200.0", "1210.0", "-166.8", "1190.0"})
+    log += std::string(" elapsed time per iteration (ms): ") + ms + " |\n";
+  const json steps = import_text("megatron", log, kServing);
+  EXPECT_EQ(steps["error"]["code"], "import.measured_not_positive") << steps.dump();
+  std::string nan = base.dump();
+  nan.replace(nan.find("2070.5"), 6, "NaN");
+  const json bare = import_text("vllm", nan, kServing);
+  EXPECT_EQ(bare["error"]["code"], "import.malformed");
+  EXPECT_NE(bare["error"]["message"].get<std::string>().find("bare NaN"), std::string::npos);
+}
+
+// trtllm-bench's throughput command runs offline, whatever stream the scenario states: a closed
+// loop's concurrency or a Poisson rate is not kept beside its numbers.
+TEST(Import, TrtllmBenchIsOfflineOverAnyStream) {
+  json closed = json::parse(kServing);
+  closed["inference"]["serving"] = {{"arrival", "closed"}, {"concurrency", 32}, {"num_requests", 64}};
+  const json r = import("trtllm-bench", "trtllm_bench_throughput.txt", closed.dump());
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 300);
+  const json& sv = r["measurements"][0]["scenario"]["inference"]["serving"];
+  EXPECT_EQ(sv["arrival"], "offline");
+  EXPECT_FALSE(sv.contains("concurrency"));
+  EXPECT_FALSE(sv.contains("requests_per_s"));
 }
 
 }  // namespace
