@@ -302,6 +302,13 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
         out.error = Error{"search.option_not_applicable", std::string("/") + key,
                           std::string("'") + key + "' applies to a training search (mode \"training\")"};
   }
+  // A serving search ranks deployments by its objective: a training search's ranking and budgets
+  // would be ignored, the list read as ranked by cost when it is not.
+  if (o.mode == SearchMode::serving)
+    for (const char* key : {"rank_by", "max_cost_usd", "max_energy_mwh"})
+      if (root.contains(key))
+        out.error = Error{"search.option_not_applicable", std::string("/") + key,
+                          std::string("'") + key + "' applies to a training search (mode \"training\")"};
   if (o.mode == SearchMode::serving && root.contains("points"))
     out.error = Error{"search.option_not_applicable", "/points",
                       "'points' applies to a layout search (mode \"training\" or \"inference\")"};

@@ -214,6 +214,13 @@ TEST(ServingSearch, BadRequestsGetCodes) {
             "search.invalid_option");
   EXPECT_EQ(search(stream(2), {{"mode", "serving"}, {"points", true}})["error"]["code"],
             "search.option_not_applicable");
+  // A training search's ranking and budgets: refused, not ignored under a goodput ranking.
+  for (const auto& [key, value] :
+       {std::pair<std::string, json>{"rank_by", "cost"}, {"max_cost_usd", 5}, {"max_energy_mwh", 1}}) {
+    const json err = search(stream(2), {{"mode", "serving"}, {key, value}})["error"];
+    EXPECT_EQ(err["code"], "search.option_not_applicable") << key;
+    EXPECT_EQ(err["path"], "/" + key);
+  }
   json big = stream(2);
   big["inference"]["serving"]["num_requests"] = 500'000;  // 10 deployments x 500k requests
   EXPECT_EQ(search(big, {{"mode", "serving"}})["error"]["code"], "search.space_too_large");
