@@ -398,7 +398,10 @@ void print_prediction(const json& p) {
   const auto& m = p["memory"];
   std::cout << "Memory per device (most loaded"
             << (m.contains("pipeline_stage")
-                    ? ": pipeline stage " + std::to_string(m["pipeline_stage"].get<long long>() + 1)
+                    // memory.pipeline_stage as the JSON numbers it, from 0 (the text once said
+                    // stage 8 where the JSON said 7)
+                    ? ": pipeline stage " + std::to_string(m["pipeline_stage"].get<long long>()) +
+                          ", counted from 0"
                     : std::string())
             << ")\n";
   for (auto it = m["per_device_bytes"].begin(); it != m["per_device_bytes"].end(); ++it)
