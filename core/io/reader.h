@@ -59,6 +59,12 @@ inline std::string fmt_num(double v) {
   return j.dump();
 }
 
+// A value as the scenario wrote it, for messages: a bare Infinity in the text is read as the
+// largest double (json_io.cpp, with_infinity_as_number), and said as Infinity, not 1.797e+308.
+inline std::string as_written(const json& v) {
+  return v.is_number() && v.get<double>() >= std::numeric_limits<double>::max() ? "Infinity" : v.dump();
+}
+
 class Reader {
  public:
   Reader(const json& obj, std::string path, std::optional<Error>& err)
@@ -169,7 +175,7 @@ class Reader {
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < lo || x > hi) {
       fail("scenario.out_of_range", at,
-           "'" + name + "' = " + v.dump() + " is outside the accepted range [" + fmt_num(lo) + ", " +
+           "'" + name + "' = " + as_written(v) + " is outside the accepted range [" + fmt_num(lo) + ", " +
                fmt_num(hi) + "]");
       return std::nullopt;
     }
@@ -184,8 +190,8 @@ class Reader {
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi)) {
       fail("scenario.out_of_range", at,
-           "'" + name + "' = " + v.dump() + " is outside the accepted range [" + std::to_string(lo) + ", " +
-               std::to_string(hi) + "]");
+           "'" + name + "' = " + as_written(v) + " is outside the accepted range [" + std::to_string(lo) +
+               ", " + std::to_string(hi) + "]");
       return std::nullopt;
     }
     if (std::floor(x) != x) {

@@ -534,6 +534,12 @@ TEST(Serving, AnInfiniteRateIsEveryRequestAtOnce) {
   const json p = json::parse(optimus::api::predict(text));
   ASSERT_FALSE(p.contains("error")) << p.dump();
   EXPECT_EQ(p["serving"]["output_tokens_per_s"], off["output_tokens_per_s"]);
+  // Elsewhere a bare Infinity is out of range, and said as written (not as 1.797e+308).
+  std::string tokens = text;
+  tokens.replace(tokens.find("\"num_requests\":100"), 18, "\"num_requests\":Infinity");
+  const json e = json::parse(optimus::api::predict(tokens))["error"];
+  EXPECT_EQ(e["code"], "scenario.out_of_range") << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("= Infinity is outside"), std::string::npos) << e.dump();
 }
 
 TEST(Serving, BadInputGetsCodesAndPaths) {
