@@ -281,12 +281,13 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
   out.max_batch = sv.max_batch;
   out.max_num_tokens = sv.max_num_tokens;
   out.static_batching = pool.limits().sched.static_batching;
-  out.kv_capacity_tokens = capacity_tokens(pool.limits());
+  // A replica's: its engines' together (PoolLimits::engines).
+  out.kv_capacity_tokens = capacity_tokens(pool.limits()) * pool.limits().engines;
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
   const std::int64_t clients = sv.arrival == Arrival::closed ? sv.concurrency : 0;
   if (auto err = run_pool(sv, pool, Mode::whole, reqs, clients, false, runs)) return *err;
-  out.replicas = pool.limits().replicas;
+  out.replicas = pool.limits().replicas / pool.limits().engines;
   summarise(sv, reqs, runs, d(devices), out);
   // The chart follows the first replica.
   if (!runs.runs.empty()) out.timeline = std::move(runs.runs.front().timeline);
@@ -296,7 +297,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
 Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre, StepModel& dec,
                                            std::vector<Warning>& warnings) {
   ServingPrediction out;
-  out.kv_capacity_tokens = capacity_tokens(dec.limits());
+  out.kv_capacity_tokens = capacity_tokens(dec.limits()) * dec.limits().engines;
   out.max_batch = dec.limits().sched.max_batch;
   out.max_num_tokens = dec.limits().sched.max_num_tokens;
   out.static_batching = dec.limits().sched.static_batching;
@@ -309,7 +310,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre
     return *err;
   }
   out.kv_transfer_s = reqs.empty() ? 0 : transfer_sum / d(static_cast<std::int64_t>(reqs.size()));
-  out.replicas = pre.limits().replicas + dec.limits().replicas;
+  out.replicas = pre.limits().replicas / pre.limits().engines + dec.limits().replicas / dec.limits().engines;
   summarise(sv, reqs, runs, d(pre.limits().devices + dec.limits().devices), out);
   // The chart follows the first replica of the decode pool.
   if (!runs.runs.empty())

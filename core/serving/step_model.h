@@ -16,8 +16,11 @@ namespace optimus {
 
 // What one replica of a pool can hold and how it schedules.
 struct PoolLimits {
-  ServingSpec sched;  // its scheduler: inference.serving with the pool's own settings over it
-  std::int64_t replicas = 1;
+  ServingSpec sched;          // its scheduler: inference.serving with the pool's own settings over it
+  std::int64_t replicas = 1;  // the simulator's: replicas x engines
+  // Engines a replica runs at once: pipeline parallelism's pp batches in flight (predict/serving.cpp
+  // plan_pool), each engine one of `replicas` with 1/engines of the replica's KV cache; 1 otherwise.
+  std::int64_t engines = 1;
   std::int64_t devices = 1;  // of the whole pool
   double kv_capacity = 0;    // bytes of KV blocks per device
   // KV bytes per device of a context, piecewise linear: full rate up to the window, `tail`

@@ -1001,6 +1001,41 @@ TEST(Serving, AttentionDataParallelWithTensorParallelExperts) {
 // Replicas past the requests' count are dealt none and are not simulated (serving/serving.cpp,
 // run_pool): 64 replicas for 8 requests serve them as 8 replicas do, and a pool of millions of
 // devices costs what its requests cost.
+// A pipeline-parallel replica keeps pp batches in flight (vLLM's virtual engines, each with 1/pp of
+// the KV cache): Llama 3 70B fp8 on 8 H100, 512 requests at once, TP1 x PP8 serves at least as
+// much as TP8 (taken as one batch through the stages it served 28% of it); one replica is
+// reported, its KV capacity the engines' together (within the weights' difference of TP8's); a
+// light stream waits one pass through the stages a token, more than TP8's step.
+TEST(Serving, PipelineStagesKeepBatchesInFlight) {
+  const auto run = [](std::int64_t tp, std::int64_t pp, const json& stream) {
+    json s = {{"model", "llama3-70b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 8},
+              {"parallel", {{"tp", tp}, {"pp", pp}}},
+              {"inference",
+               {{"batch", 1},
+                {"prompt_len", 1000},
+                {"output_len", 250},
+                {"precision", "fp8"},
+                {"serving", stream}}}};
+    const json p = predict(s);
+    EXPECT_TRUE(p.contains("serving")) << p.dump().substr(0, 300);
+    return p["serving"];
+  };
+  const json offline = {
+      {"arrival", "offline"}, {"num_requests", 512}, {"input_len", 1000}, {"output_len", 250}};
+  const json tp8 = run(8, 1, offline), pp8 = run(1, 8, offline);
+  EXPECT_GE(pp8["output_tokens_per_s"].get<double>(), tp8["output_tokens_per_s"].get<double>());
+  EXPECT_EQ(pp8["replicas"], 1);
+  EXPECT_NEAR(pp8["kv_capacity_tokens"].get<double>() / tp8["kv_capacity_tokens"].get<double>(), 1.0, 0.05);
+  json light = offline;
+  light["arrival"] = "poisson";
+  light["requests_per_s"] = 0.5;
+  light["num_requests"] = 20;
+  EXPECT_GT(run(1, 8, light)["tpot_s"]["mean"].get<double>(),
+            run(8, 1, light)["tpot_s"]["mean"].get<double>());
+}
+
 TEST(Serving, ReplicasWithoutARequestChangeNothing) {
   const auto pool = [](std::int64_t replicas) {
     json s = base({{"arrival", "offline"}, {"num_requests", 8}, {"input_len", 512}, {"output_len", 64}});

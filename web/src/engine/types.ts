@@ -382,7 +382,7 @@ export interface DeviceSpec {
    */
   notes?: string;
   /**
-   * Dense (no sparsity) peak math rate per precision. A missing precision is not supported natively and falls back to the next wider one: int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32; fp4 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32. Block-scaled formats (mxfp8, nvfp4, mxfp4) run at their element format's rate (fp8, fp4).
+   * Dense (no sparsity) peak math rate per precision. A missing precision is not supported natively and falls back to the fastest of the wider ones (the nearer of equal rates): int4 -> int8 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32; fp4 -> fp8 -> fp16 -> bf16 -> tf32 -> fp32. Block-scaled formats (mxfp8, nvfp4, mxfp4) run at their element format's rate (fp8, fp4).
    */
   peak_tflops: {
     /**
