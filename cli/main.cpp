@@ -586,9 +586,9 @@ int cmd_presets(const std::vector<std::string>& args) {
       kind = a;
   }
   const std::string out = optimus::api::presets(kind);
-  if (optimus::api::is_error(out)) {
+  if (optimus::api::is_error(out)) {  // an unknown kind: the engine's error, status 2 as `preset`'s
     std::cerr << json::parse(out)["error"]["message"].get<std::string>() << "\n";
-    return 1;
+    return 2;
   }
   if (as_json) {
     std::cout << out << "\n";
@@ -1041,7 +1041,10 @@ int main(int argc, char** argv) {
       std::cout << kCalibrateHelp;
     else if (args.size() >= 2 && args[1] == "schema")
       std::cout << kSchemaHelp;
-    else
+    else if (args.size() >= 2 && args[1] != "validate" && args[1] != "preset" && args[1] != "help") {
+      std::cerr << "optimus: no help for unknown command '" << args[1] << "'\n" << kUsage;
+      return 1;
+    } else
       std::cout << kUsage;
     return args.empty() ? 1 : 0;
   }
