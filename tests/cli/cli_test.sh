@@ -28,8 +28,7 @@ contains help "optimus predict"
 check predict_help 0 "$bin" predict --help
 check presets_help 0 "$bin" presets --help
 # An unknown preset kind is the engine's error (status 2, as `preset`'s: preset_unknown_kind below);
-# help for an unknown
-# command says so (status 1) rather than printing the usage as if asked.
+# help for an unknown command says so (status 1) rather than printing the usage as if asked.
 check presets_unknown_kind 2 "$bin" presets nope
 check help_unknown 1 "$bin" help nope
 contains help_unknown "no help for unknown command 'nope'"
