@@ -296,6 +296,17 @@ LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows) {
   return shape;
 }
 
+Precision training_format(const DeviceSpec& d, Precision p) {
+  if (!quantised_training(p)) return p;
+  // The narrow formats it may run at: its own and those it falls back to (cost/roofline.cpp
+  // math_rate), fp8 below fp4; an int8 rate (Ampere's) takes no float format.
+  for (std::optional<Precision> q = rate_format(p); q && is_narrow(*q); q = wider(*q))
+    if (d.peak_for(*q).value > 0) return p;
+  for (const Precision q : {Precision::bf16, Precision::fp16})
+    if (d.peak_for(q).value > 0) return q;
+  return p;
+}
+
 LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   const auto& p = s.parallel;
   const auto& w = *s.training;
@@ -310,8 +321,9 @@ LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention) {
   shape.act_bytes = wide ? 4.0 : sw.activation_bytes;
   // fp32 / tf32 training keeps its activations at 4 bytes (saved for the backward too).
   shape.saved_bytes = shape.act_bytes;
-  if (sw.quantized_saved_inputs && quantised_training(w.precision))
-    shape.gemm_saved_bytes = bytes_per_element(w.precision);
+  const Precision format = training_format(s.system.device, w.precision);
+  if (sw.quantized_saved_inputs && quantised_training(format))
+    shape.gemm_saved_bytes = bytes_per_element(format);
   shape.kv_elem_bytes = shape.act_bytes;
   shape.loss = true;
   shape.unfused_elementwise = sw.unfused_operators();

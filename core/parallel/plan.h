@@ -53,6 +53,14 @@ bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t inter
 // tokens per sequence over seq_len keys, with the stack's activation widths (4-byte kernels for
 // fp32/tf32 training). The embedding and head shapes are the same object.
 LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention);
+
+// The format a training step runs in on `d`: a quantised training format (fp8, the block-scaled
+// and 4-bit ones) on a device with no rate for it nor for the narrow formats it falls back to
+// (fp4 to fp8) is trained in 16 bits (bf16, or
+// fp16 where only it has a rate): no stack casts to a format the device's matrix units cannot take
+// (Transformer Engine's fp8 needs Hopper or Ada), so no cast kernels and no 8-bit saved inputs.
+// Otherwise the format as stated.
+Precision training_format(const DeviceSpec& d, Precision p);
 // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
 std::int64_t inference_expert_tp(const ParallelPlan& p);
 // Attention data parallelism in inference (tp 1, ep > 1 dividing dp): each of ep data-parallel

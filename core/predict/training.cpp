@@ -633,9 +633,11 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
   c.sys = &s.system;
   c.workload = Workload::training;
   c.matmul_rate_share = s.system.software.training_matmul_share;
-  c.math = w.precision;
+  // The format trained in (training_format: a quantised one the device has no rate for is trained
+  // in 16 bits, without casts).
+  c.math = training_format(s.system.device, w.precision);
   // Quantised formats: the matmul operands at the format's size (block scales included).
-  c.in_bytes = bytes_per_element(w.precision);
+  c.in_bytes = bytes_per_element(c.math);
   c.weight_bytes = c.in_bytes;
   c.head_weight_bytes = c.in_bytes;
   c.act_bytes = shape.act_bytes;
@@ -804,7 +806,14 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   const bool stack_overlap = sys.software.tp_comm_overlap && (!four_bit || sys.software.tp_comm_overlap_fp4);
   out.tp_comm_overlap = w.tp_comm_overlap.value_or(stack_overlap) && p.tp > 1 && p.sequence_parallel;
 
-  if (rate.fallback)
+  const Precision trained = training_format(sys.device, w.precision);
+  if (trained != w.precision)
+    warnings.push_back(
+        {"device.precision_fallback",
+         std::string(to_string(w.precision)) + " has no rate on " + sys.device.name +
+             " (nor has any 8-bit float format): trained as " + std::string(to_string(trained)) +
+             ", without casts, its step and memory those of " + std::string(to_string(trained))});
+  else if (rate.fallback)
     warnings.push_back({"device.precision_fallback",
                         std::string(to_string(w.precision)) + " has no native rate on " + sys.device.name +
                             "; matmuls are timed at the " + std::string(to_string(rate.used)) + " rate"});
