@@ -258,7 +258,7 @@ std::optional<Error> add_stages(const Scenario& s, RunReport& r, double& power_t
     st.iteration_s = tp.iteration_time.value;
     st.tokens_per_s = tp.tokens_per_s;
     st.mfu = tp.mfu;
-    st.ideal_s = aw.train_tokens / tp.tokens_per_s;  // as the main part's: tokens at the step's rate
+    st.ideal_s = static_cast<double>(st.steps) * tp.iteration_time.value;  // whole steps, as the main part's
     st.memory_bytes = training_memory(*at, g).total().value;
     st.fits = st.memory_bytes <= sys.device.hbm_capacity.value;
     if (!st.fits)
@@ -323,14 +323,19 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
   if (!steps) return steps.error();
   r.steps = steps->steps;
-  r.ideal_s = steps->steady_tokens / t.tokens_per_s;
+  // Whole steps, as run.steps counts them (a framework trains a last global batch whole): the
+  // tokens at the step's rate had made a run of one step 56 s long take 13.5 s (a probe's finding).
+  const auto whole_steps = [&](double tokens, std::int64_t global_batch) {
+    return ceil_div(tokens, static_cast<double>(global_batch) * static_cast<double>(w.seq_len));
+  };
+  r.ideal_s = whole_steps(steps->steady_tokens, w.global_batch) * t.iteration_time.value;
   for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
     const RampStep& step = w.batch_ramp[i];
     auto at = at_ramp_batch(s, i);
     if (!at) return at.error();
     std::vector<Warning> ignored;
     const double it = predict_training(*at, ignored).iteration_time.value;
-    r.ideal_s += step.tokens / (static_cast<double>(step.global_batch) * static_cast<double>(w.seq_len)) * it;
+    r.ideal_s += whole_steps(step.tokens, step.global_batch) * it;
   }
   double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
   double tokens = w.train_tokens;

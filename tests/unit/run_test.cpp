@@ -290,11 +290,21 @@ TEST(Run, CheckpointEnergyAndCostThroughPredict) {
   EXPECT_NEAR(q["co2_t"].get<double>(), q["energy_mwh"].get<double>() * 0.4, 1e-9);
 }
 
+// The ideal time is whole steps at the step's time (run.steps of them, a last global batch trained
+// whole): doubling the tokens doubles it to within one step, and a run of fewer tokens than one
+// global batch takes one whole step (it took 1.35e-5 s of a 56 s step for one token).
 TEST(Run, DoublingTokensDoublesTheIdealTime) {
   json s = base();
-  const double one = predict(s)["run"]["ideal_time_s"].get<double>();
+  const json p = predict(s);
+  const double one = p["run"]["ideal_time_s"].get<double>();
+  const double it = p["training"]["iteration_time_s"].get<double>();
+  EXPECT_NEAR(one, p["run"]["steps"].get<double>() * it, 1e-9 * one);
   s["training"]["train_tokens"] = 2e12;
-  EXPECT_NEAR(predict(s)["run"]["ideal_time_s"].get<double>(), 2 * one, 1e-9 * one);
+  EXPECT_NEAR(predict(s)["run"]["ideal_time_s"].get<double>(), 2 * one, it * (1 + 1e-9));
+  s["training"]["train_tokens"] = 1;
+  const json tiny = predict(s);
+  EXPECT_EQ(tiny["run"]["steps"], 1);
+  EXPECT_NEAR(tiny["run"]["ideal_time_s"].get<double>(), it, 1e-9 * it);
 }
 
 TEST(Run, GoodputFallsAsDevicesGrow) {
@@ -425,7 +435,7 @@ TEST(Run, StagesAddTheirStepsAndTime) {
   EXPECT_EQ(st["steps"].get<long long>(), ceil_steps(1e11, per_step));
   EXPECT_DOUBLE_EQ(st["iteration_time_s"].get<double>(), it);
   EXPECT_NEAR(two["run"]["ideal_time_s"].get<double>(),
-              one["run"]["ideal_time_s"].get<double>() + 1e11 / per_step * it,
+              one["run"]["ideal_time_s"].get<double>() + static_cast<double>(ceil_steps(1e11, per_step)) * it,
               1e-9 * two["run"]["ideal_time_s"].get<double>());
 
   // A context extension: 32K sequences over cp 4 (dp follows: 64 / (2 x 4) = 8), 64 a step.
