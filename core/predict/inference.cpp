@@ -390,8 +390,10 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   out.launch_interval = c.launch;
   if (c.group(CommGroup::tp).crosses_scale_out())
     warnings.push_back(
-        {"parallel.tp_crosses_scale_out",
-         "tp spans more than one scale-up domain; its all-reduces run on the scale-out network"});
+        {"parallel.tp_crosses_scale_out", "inference: tp=" + std::to_string(s.parallel.tp) +
+                                              " spans more than one scale-up domain of " +
+                                              std::to_string(s.system.scale_up.domain_size) +
+                                              " devices; its all-reduces run on the scale-out network"});
 
   LayerShape shape = inference_shape(s, c);
   Scratch g;

@@ -822,7 +822,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   c.gemm_memo = gemm_memo;
   if (c.group(CommGroup::tp).crosses_scale_out())
     warnings.push_back({"parallel.tp_crosses_scale_out",
-                        "tp=" + std::to_string(p.tp) + " spans more than one scale-up domain of " +
+                        "training: tp=" + std::to_string(p.tp) + " spans more than one scale-up domain of " +
                             std::to_string(sys.scale_up.domain_size) +
                             " devices; tensor-parallel traffic runs on the scale-out network"});
 
