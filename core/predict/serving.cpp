@@ -178,8 +178,12 @@ Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
                           "device): no room is left for any KV cache; spread the model over more devices "
                           "(tp, pp), store its weights in fewer bits (precision) or raise "
                           "gpu_memory_utilization");
+  // A pipeline-parallel replica's engines each hold 1/pp of its KV (plan_pool).
+  const std::string engine = pool.engines > 1 ? " replica's engine (one of its " +
+                                                    std::to_string(pool.engines) + " pipeline engines, "
+                                              : " replica (";
   return make_error("serving.kv_insufficient", "/inference/serving/gpu_memory_utilization",
-                    std::string("the KV budget of a ") + role + " replica (" +
+                    std::string("the KV budget of a ") + role + engine +
                         gib(std::max(0.0, pool.kv_capacity)) +
                         " per device after weights and the prefill workspace) holds no request of " +
                         std::to_string(tokens) + " tokens (" + gib(pool.bytes_for(tokens)) +

@@ -1034,6 +1034,26 @@ TEST(Serving, PipelineStagesKeepBatchesInFlight) {
   light["num_requests"] = 20;
   EXPECT_GT(run(1, 8, light)["tpot_s"]["mean"].get<double>(),
             run(8, 1, light)["tpot_s"]["mean"].get<double>());
+  // A request longer than one engine's share of the KV is refused, and the message says whose.
+  json s = {{"model", "llama3-70b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"parallel", {{"tp", 1}, {"pp", 8}}},
+            {"inference",
+             {{"batch", 1},
+              {"prompt_len", 1000},
+              {"output_len", 250},
+              {"precision", "fp8"},
+              {"serving",
+               {{"arrival", "offline"},
+                {"num_requests", 4},
+                {"input_len", 100000},
+                {"output_len", 20000},
+                {"gpu_memory_utilization", 0.3}}}}}};
+  const json e = predict(s)["error"];
+  EXPECT_EQ(e["code"], "serving.kv_insufficient") << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("one of its 8 pipeline engines"), std::string::npos)
+      << e.dump();
 }
 
 TEST(Serving, ReplicasWithoutARequestChangeNothing) {
