@@ -25,10 +25,14 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * growth is noticed. The first load reached 549.97 KiB with the RL controller's input and output
  * (2026-12-01) and its limit went from 550 to 555 KiB, and 555.18 KiB with speculative decoding's
  * decode stretches (the same day: 1.4 KiB of the first engine), its limit 560 KiB, the aim still met;
- * every chunk then 1,421.7 KiB (both engines carry them), its limit 1,430 KiB.
+ * every chunk then 1,421.7 KiB (both engines carry them), its limit 1,430 KiB. A second round of
+ * expert probes' fixes (2026-12-02: RL counts that fit, the capacity search's bracket, pipeline
+ * engines in serving, import refusals, precision fallbacks, whole-step runs, their messages) took
+ * the first load to 560.5 KiB (573,930 B) and every chunk to 1,433.9 KiB: limits 565 and 1,440 KiB,
+ * the aim still met.
  */
-const FIRST_LOAD_LIMIT_BYTES = 560 * 1024;
-const BUNDLE_LIMIT_BYTES = 1430 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 565 * 1024;
+const BUNDLE_LIMIT_BYTES = 1440 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
