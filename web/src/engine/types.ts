@@ -2284,7 +2284,7 @@ export interface Serving {
     p99: number;
   };
   /**
-   * Time-weighted sequences per step, per replica. Unit: sequences.
+   * Time-weighted sequences per step, per replica (per engine of a pipeline-parallel replica, which keeps pp batches in flight). Unit: sequences.
    */
   mean_batch: number;
   /**
@@ -2320,7 +2320,7 @@ export interface Serving {
    */
   devices: number;
   /**
-   * KV cache capacity of one replica (the decode pool's). Unit: tokens.
+   * KV cache capacity of one replica (the decode pool's; a pipeline-parallel replica's engines together). Unit: tokens.
    */
   kv_capacity_tokens: number;
   /**
@@ -2377,7 +2377,7 @@ export interface Serving {
     met: boolean;
   };
   /**
-   * Steps of the first replica (the decode pool's when disaggregated), sampled at most 256 times.
+   * Steps of the first replica (the decode pool's when disaggregated; its first engine when pipeline-parallel), sampled at most 256 times.
    */
   timeline: {
     /**
