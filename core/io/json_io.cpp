@@ -21,6 +21,7 @@ using io::kMaxCount;
 using io::kMaxDevices;
 using io::kMaxRequests;
 using io::kMaxServingLength;
+using io::pointer_token;
 using io::Reader;
 using ojson = nlohmann::ordered_json;
 
@@ -458,7 +459,7 @@ class DuplicateKeys : public nlohmann::json_sax<json> {
   bool key(string_t& k) override {
     Frame& f = frames_.back();
     if (!f.keys.insert(k).second) {
-      path = here() + "/" + escaped(k);
+      path = here() + "/" + pointer_token(k);
       return false;  // stop: one is enough
     }
     f.key = k;
@@ -477,17 +478,12 @@ class DuplicateKeys : public nlohmann::json_sax<json> {
   };
   std::vector<Frame> frames_;
 
-  static std::string escaped(const std::string& k) {  // RFC 6901: ~ as ~0, / as ~1
-    std::string out;
-    for (const char c : k) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-    return out;
-  }
+  // The pointer of the innermost container: each enclosing one's key or index.
   std::string here() const {
     std::string p;
-    for (std::size_t i = 0; i < frames_.size(); ++i) {
-      if (i + 1 == frames_.size()) break;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
       const Frame& f = frames_[i];
-      p += "/" + (f.object ? escaped(f.key) : std::to_string(f.index));
+      p += "/" + (f.object ? pointer_token(f.key) : std::to_string(f.index));
     }
     return p;
   }

@@ -62,7 +62,7 @@ inline std::string fmt_num(double v) {
 // A value as the scenario wrote it, for messages: a bare Infinity in the text is read as the
 // largest double (json_io.cpp, with_infinity_as_number), and said as Infinity, not 1.797e+308.
 inline std::string as_written(const json& v) {
-  return v.is_number() && v.get<double>() >= std::numeric_limits<double>::max() ? "Infinity" : v.dump();
+  return v.is_number() && v.get<double>() >= kInfinityNumber ? "Infinity" : v.dump();
 }
 
 class Reader {
