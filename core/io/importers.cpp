@@ -67,6 +67,13 @@ void fill(ojson& at, const std::string& key, const ojson& value, const std::stri
   filled.push_back(where + key + " = " + value.dump() + " (from " + from + ")");
 }
 
+// A benchmark's gap between tokens (TPOT, ITL) of 0: requests of one output token, no gap
+// measured, left unread; any other time or rate of zero or less is a measurement that
+// import_measurements refuses (import.measured_not_positive).
+bool no_gap_measured(const std::string& metric, double v) {
+  return v == 0 && (metric.find("tpot") != std::string::npos || metric.find("itl") != std::string::npos);
+}
+
 // vLLM `vllm bench serve --save-result` (benchmarks/benchmark_serving.py's result dict) and
 // SGLang `bench_serving --output-file` (one JSON object per run, appended): the same key style,
 // milliseconds for latencies. Means and medians become measurements; the request count, the
@@ -111,8 +118,7 @@ std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
   const auto take = [&](const std::string& field, const std::string& metric, double scale) {
     if (!r.contains(field) || !r[field].is_number()) return;
     const double v = r[field].get<double>();
-    if (v == 0 && (metric.find("tpot") != std::string::npos || metric.find("itl") != std::string::npos))
-      return;
+    if (no_gap_measured(metric, v)) return;
     m.emplace_back(metric, v * scale);
     used.push_back(field);
   };
@@ -182,11 +188,11 @@ std::optional<std::string> trtllm_bench(std::string_view text, ojson s, Imported
   fill_from("PP Size", s["parallel"], "parallel.", "pp");
   fill_from("EP Size", s["parallel"], "parallel.", "ep");
   std::vector<std::pair<std::string, double>> m;
-  // As serve_bench's: a time or rate of zero or less is refused below, a TPOT of 0 (one output
-  // token) left unread.
+  // As serve_bench's: a time or rate of zero or less is refused below, a TPOT of 0 left unread
+  // (no_gap_measured).
   const auto take = [&](const std::string& label, const std::string& metric, double scale) {
     const auto v = get(label);
-    if (!v || (*v == 0 && metric.find("tpot") != std::string::npos)) return;
+    if (!v || no_gap_measured(metric, *v)) return;
     m.emplace_back(metric, *v * scale);
     used.push_back(label);
   };
