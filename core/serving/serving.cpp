@@ -186,9 +186,10 @@ std::optional<Error> closed_loop(const ServingSpec& sv, StepModel& pre, StepMode
   return std::nullopt;
 }
 
-// Whole tokens the KV blocks of a replica hold.
+// Whole tokens the KV blocks of a replica as deployed hold: its engines' together (PoolLimits::engines).
 std::int64_t capacity_tokens(const PoolLimits& pool) {
-  return static_cast<std::int64_t>(std::max(0.0, pool.kv_capacity / pool.bytes_for(1) * d(pool.block)));
+  return static_cast<std::int64_t>(std::max(0.0, pool.kv_capacity / pool.bytes_for(1) * d(pool.block))) *
+         pool.engines;
 }
 
 // Whether every service objective given holds at the percentile.
@@ -281,13 +282,12 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
   out.max_batch = sv.max_batch;
   out.max_num_tokens = sv.max_num_tokens;
   out.static_batching = pool.limits().sched.static_batching;
-  // A replica's: its engines' together (PoolLimits::engines).
-  out.kv_capacity_tokens = capacity_tokens(pool.limits()) * pool.limits().engines;
+  out.kv_capacity_tokens = capacity_tokens(pool.limits());
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
   const std::int64_t clients = sv.arrival == Arrival::closed ? sv.concurrency : 0;
   if (auto err = run_pool(sv, pool, Mode::whole, reqs, clients, false, runs)) return *err;
-  out.replicas = pool.limits().replicas / pool.limits().engines;
+  out.replicas = pool.limits().deployed_replicas();
   summarise(sv, reqs, runs, d(devices), out);
   // The chart follows the first replica.
   if (!runs.runs.empty()) out.timeline = std::move(runs.runs.front().timeline);
@@ -297,7 +297,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
 Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre, StepModel& dec,
                                            std::vector<Warning>& warnings) {
   ServingPrediction out;
-  out.kv_capacity_tokens = capacity_tokens(dec.limits()) * dec.limits().engines;
+  out.kv_capacity_tokens = capacity_tokens(dec.limits());
   out.max_batch = dec.limits().sched.max_batch;
   out.max_num_tokens = dec.limits().sched.max_num_tokens;
   out.static_batching = dec.limits().sched.static_batching;
@@ -310,7 +310,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre
     return *err;
   }
   out.kv_transfer_s = reqs.empty() ? 0 : transfer_sum / d(static_cast<std::int64_t>(reqs.size()));
-  out.replicas = pre.limits().replicas / pre.limits().engines + dec.limits().replicas / dec.limits().engines;
+  out.replicas = pre.limits().deployed_replicas() + dec.limits().deployed_replicas();
   summarise(sv, reqs, runs, d(pre.limits().devices + dec.limits().devices), out);
   // The chart follows the first replica of the decode pool.
   if (!runs.runs.empty())

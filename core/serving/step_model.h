@@ -21,6 +21,8 @@ struct PoolLimits {
   // Engines a replica runs at once: pipeline parallelism's pp batches in flight (predict/serving.cpp
   // plan_pool), each engine one of `replicas` with 1/engines of the replica's KV cache; 1 otherwise.
   std::int64_t engines = 1;
+  // The replicas as deployed (each of `engines` engines).
+  std::int64_t deployed_replicas() const { return replicas / engines; }
   std::int64_t devices = 1;  // of the whole pool
   double kv_capacity = 0;    // bytes of KV blocks per device
   // KV bytes per device of a context, piecewise linear: full rate up to the window, `tail`
