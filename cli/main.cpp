@@ -1022,43 +1022,47 @@ int cmd_schema(const std::vector<std::string>& args) {
   });
 }
 
+// The commands, each with its run and its help text (none: the usage's line says it all). One
+// table for both, so a command added is one `help` knows.
+struct Command {
+  const char* name;
+  int (*run)(const std::vector<std::string>&);
+  const char* help;
+};
+constexpr Command kCommands[] = {
+    {"predict", cmd_predict, kPredictHelp}, {"validate", cmd_validate, nullptr},
+    {"presets", cmd_presets, kPresetsHelp}, {"preset", cmd_preset, nullptr},
+    {"search", cmd_search, kSearchHelp},    {"study", cmd_study, kStudyHelp},
+    {"schema", cmd_schema, kSchemaHelp},    {"calibrate", cmd_calibrate, kCalibrateHelp},
+    {"import", cmd_import, kImportHelp},
+};
+
+const Command* command(const std::string& name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    if (args.size() >= 2 && args[1] == "predict")
-      std::cout << kPredictHelp;
-    else if (args.size() >= 2 && args[1] == "presets")
-      std::cout << kPresetsHelp;
-    else if (args.size() >= 2 && args[1] == "search")
-      std::cout << kSearchHelp;
-    else if (args.size() >= 2 && args[1] == "study")
-      std::cout << kStudyHelp;
-    else if (args.size() >= 2 && args[1] == "import")
-      std::cout << kImportHelp;
-    else if (args.size() >= 2 && args[1] == "calibrate")
-      std::cout << kCalibrateHelp;
-    else if (args.size() >= 2 && args[1] == "schema")
-      std::cout << kSchemaHelp;
-    else if (args.size() >= 2 && args[1] != "validate" && args[1] != "preset" && args[1] != "help") {
-      std::cerr << "optimus: no help for unknown command '" << args[1] << "'\n" << kUsage;
-      return 1;
-    } else
+    if (args.size() >= 2 && args[1] != "help") {
+      const Command* c = command(args[1]);
+      if (!c) {
+        std::cerr << "optimus: no help for unknown command '" << args[1] << "'\n" << kUsage;
+        return 1;
+      }
+      std::cout << (c->help ? c->help : kUsage);
+    } else {
       std::cout << kUsage;
+    }
     return args.empty() ? 1 : 0;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
-  if (cmd == "predict") return cmd_predict(args);
-  if (cmd == "validate") return cmd_validate(args);
-  if (cmd == "presets") return cmd_presets(args);
-  if (cmd == "preset") return cmd_preset(args);
-  if (cmd == "search") return cmd_search(args);
-  if (cmd == "study") return cmd_study(args);
-  if (cmd == "schema") return cmd_schema(args);
-  if (cmd == "calibrate") return cmd_calibrate(args);
-  if (cmd == "import") return cmd_import(args);
+  if (const Command* c = command(cmd)) return c->run(args);
   std::cerr << "optimus: unknown command '" << cmd << "'\n" << kUsage;
   return 1;
 }
