@@ -435,7 +435,10 @@ std::string serving_search_json(const Scenario& s, const FixedLayout& fixed, std
     e["deployment"] = dep;
     e["parallel"] = plan_json(with_deployment(s, d).parallel);
     e["score_requests_per_s_per_device"] = c.score;
-    if (objective == ServingObjective::capacity) e["capacity_requests_per_s"] = c.capacity_requests_per_s;
+    if (objective == ServingObjective::capacity) {
+      e["capacity_requests_per_s"] = c.capacity_requests_per_s;
+      e["capacity_at_least"] = c.capacity_at_least;
+    }
     ojson sv = serving_json(*c.result);
     sv.erase("timeline");
     e["serving"] = sv;

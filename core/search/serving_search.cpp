@@ -176,13 +176,13 @@ double capacity_bound(const ServingPrediction& offline) { return 1.25 * offline.
 // 8 H100 with outputs of up to 2,000 tokens met its objectives at 31 requests/s against an offline
 // rate of 20.3, and a bracket fixed at 1.25 x that reported 25 (a probe's finding). So the upper
 // end is tried first and doubled while the objectives hold there (kCapacityGrowth times at most:
-// the capacity is then reported at that rate, a lower bound); then 2% of it, below which the
-// deployment meets them at no rate; then kCapacitySteps - 1 halvings between the two. Stops early,
-// with `below` set, once the upper end is known to bound the capacity and is at most `floor` per
-// device (the search's last listed score: the deployment cannot be listed). The runs and the
-// capacity found do not depend on `floor`, only whether they all run.
+// the capacity is then reported at that rate with `at_least` set, a lower bound); then 2% of it, below which
+// the deployment meets them at no rate; then kCapacitySteps - 1 halvings between the two. Stops early, with
+// `below` set, once the upper end is known to bound the capacity and is at most `floor` per device (the
+// search's last listed score: the deployment cannot be listed). The runs and the capacity found do not depend
+// on `floor`, only whether they all run.
 Result<ServingPrediction> bisect_capacity(const Scenario& c, const ServingPrediction& offline, double floor,
-                                          double& score, double& capacity, bool& below) {
+                                          double& score, double& capacity, bool& below, bool& at_least) {
   Scenario probe = c;
   ServingSpec& pv = *probe.inference->serving;
   pv.arrival = Arrival::poisson;
@@ -242,6 +242,7 @@ Result<ServingPrediction> bisect_capacity(const Scenario& c, const ServingPredic
   }
   capacity = lo;
   score = lo / n;
+  at_least = !bounded;  // the objectives held at every rate tried: the capacity is at least this
   return *at_lo;
 }
 
@@ -276,11 +277,13 @@ std::vector<std::size_t> listed(const std::vector<ServingCandidate>& ok, std::si
 }
 
 // A candidate that ran, its timeline dropped (the search lists no timelines).
-ServingCandidate ran(const ServingDeployment& d, ServingPrediction pred, double score, double capacity) {
+ServingCandidate ran(const ServingDeployment& d, ServingPrediction pred, double score, double capacity,
+                     bool at_least = false) {
   ServingCandidate cand;
   cand.deployment = d;
   cand.score = score;
   cand.capacity_requests_per_s = capacity;
+  cand.capacity_at_least = at_least;
   pred.timeline.clear();
   cand.result = std::move(pred);
   return cand;
@@ -362,15 +365,15 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
     done += kCapacitySteps + kCapacityGrowth;
     const ServingDeployment& d = space[index[k]];
     double score = 0, capacity = 0;
-    bool below = false;
-    auto r = bisect_capacity(with_deployment(s, d), offline[k], floor, score, capacity, below);
+    bool below = false, at_least = false;
+    auto r = bisect_capacity(with_deployment(s, d), offline[k], floor, score, capacity, below, at_least);
     if (!r) {
       ++out.rejected[r.error().code];
       continue;
     }
     ++out.feasible;
     if (below) continue;
-    ok.push_back(ran(d, std::move(*r), score, capacity));
+    ok.push_back(ran(d, std::move(*r), score, capacity, at_least));
     if (top > 0 && ok.size() >= top) {
       const std::vector<std::size_t> best = listed(ok, top);
       if (best.size() >= top) floor = ok[best.back()].score;

@@ -19,7 +19,9 @@
 // per second as predict reports it. `capacity` (needs a Poisson stream and objectives): the
 // largest Poisson rate at which the deployment still meets the objectives at their percentile,
 // found by bisection (kCapacitySteps runs of the scenario's requests, between 2% of its offline
-// throughput and 1.25 times it, after one offline run), per device; deployments are bisected
+// throughput and 1.25 times it, that upper end doubled up to kCapacityGrowth times while the
+// objectives hold there; met at the last, the capacity is marked `capacity_at_least`), per
+// device; deployments are bisected
 // highest bound first, and once `top` are listed one that can no longer reach the last listed
 // score is not bisected further (the same list, in a fraction of the runs). Like a serving benchmark, the
 // answer is for a run of that many requests: near saturation a longer run queues longer: what "how many
@@ -69,6 +71,7 @@ struct ServingCandidate {
   std::string reason;                       // the error code when it could not
   double score = 0;                         // requests per second per device (the objective's)
   double capacity_requests_per_s = 0;       // capacity objective: the largest rate meeting them
+  bool capacity_at_least = false;           // ... and met at the highest rate tried: a lower bound
 };
 
 struct ServingSearchResult {

@@ -129,8 +129,31 @@ TEST(ServingSearch, CapacityIsTheLargestRateMeetingTheObjectives) {
     };
     EXPECT_TRUE(met(capacity)) << best["deployment"].dump();
     EXPECT_FALSE(met(1.05 * capacity)) << best["deployment"].dump() << " at " << capacity;
+    EXPECT_FALSE(best["capacity_at_least"].get<bool>());  // bounded: a rate above it fails
     EXPECT_GT(capacity, 28.0) << best["deployment"].dump();
   }
+}
+
+// Objectives that hold at every rate the search tries (a finite run's queue never waits 1,000 s):
+// the capacity is the highest rate tried, 1.25 x 2^3 = 10 x the offline rate, and is marked as a
+// lower bound, not reported as if the bisection had found it.
+TEST(ServingSearch, CapacityMetAtTheHighestRateTriedIsALowerBound) {
+  json s = stream(1);
+  s["inference"]["serving"]["slo"] = {{"ttft_s", 1000}, {"tpot_s", 10}};
+  const json r = search(s, {{"mode", "serving"}, {"objective", "capacity"}, {"top", 1}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  const json& best = r["best"][0];
+  EXPECT_TRUE(best["capacity_at_least"].get<bool>());
+  json offline = s;
+  offline["parallel"] = best["parallel"];
+  offline["inference"]["serving"]["max_batch"] = best["deployment"]["max_batch"];
+  offline["inference"]["serving"]["arrival"] = "offline";
+  offline["inference"]["serving"].erase("requests_per_s");
+  const json p = json::parse(optimus::api::predict(offline.dump()));
+  ASSERT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+  EXPECT_NEAR(best["capacity_requests_per_s"].get<double>(),
+              10.0 * p["serving"]["requests_per_s"].get<double>(),
+              1e-9 * best["capacity_requests_per_s"].get<double>());
 }
 
 // An objective on the gap between tokens alone is one the capacity search holds: a looser one

@@ -169,6 +169,8 @@ export interface SearchBest {
   deployment?: ServingDeployment;
   score_requests_per_s_per_device?: number;
   capacity_requests_per_s?: number;
+  /** The objectives still held at the highest rate the capacity search tries: the capacity is at least this. */
+  capacity_at_least?: boolean;
   serving?: Omit<Serving, 'timeline'>;
   training?: TrainingResult;
   inference?: SearchInferenceResult;

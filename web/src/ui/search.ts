@@ -70,6 +70,7 @@ function spreadEp(p: { tp: number; ep?: number }): number | undefined {
 }
 
 /** What the RL search table says under a trainer that fits only with its optimizer state in host memory (the CLI's footnote). */
+export const CAPACITY_AT_LEAST_NOTE = '≥ The objectives still held at the highest rate the search tries (10 × the offline rate): the capacity is at least this.';
 export const HOSTED_OPTIMIZER_NOTE = '* This trainer fits only if its optimizer state lives in host memory and the CPU steps it. That is assumed, not stated: loading the row shows the warning.';
 
 /** A candidate's trainer layout as the RL search table shows it: marked * where its optimizer state was assumed in host memory. */
@@ -268,10 +269,11 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       : `${d?.replicas ?? '?'} × TP${d?.tp ?? '?'}${(d?.pp ?? 1) > 1 ? ` PP${d?.pp}` : ''}${(d?.ep ?? 1) > 1 ? ` EP${d?.ep}` : ''}${d?.attention_data_parallel ? ' (attention data parallel)' : ''}`;
     const sv = b.serving;
     const rate = capacity ? b.capacity_requests_per_s : sv?.requests_per_s;
+    const atLeast = capacity && b.capacity_at_least === true ? '≥ ' : '';
     const cells: Array<[number | undefined, string]> = [
       [d?.max_batch, String(d?.max_batch ?? '')],
       [b.score_requests_per_s_per_device, formatValue(b.score_requests_per_s_per_device, 'requests_rate')],
-      [rate, formatValue(rate, 'requests_rate')],
+      [rate, atLeast + formatValue(rate, 'requests_rate')],
       [sv?.ttft_s.p90, formatSeconds(sv?.ttft_s.p90 ?? NaN)],
       [sv?.tpot_s.p90, formatSeconds(sv?.tpot_s.p90 ?? NaN)],
       [sv?.itl_s.p99, formatSeconds(sv?.itl_s.p99 ?? NaN)],
@@ -292,6 +294,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       h('caption', null, r.best.length > 0 ? 'Best deployments — select a row (click or Enter) to load it into the editor' : 'No deployment could serve the stream.'),
       h('thead', null, h('tr', null, ...head.map((x) => h('th', { scope: 'col' }, x)))),
       h('tbody', null, ...r.best.map((b, i) => servingRow(b, i, capacity))),
+      ...(capacity && r.best.some((b) => b.capacity_at_least === true)
+        ? [h('tfoot', null, h('tr', null, h('td', { colspan: String(head.length), class: 'note' }, CAPACITY_AT_LEAST_NOTE)))]
+        : []),
     );
     chart.el.hidden = true;
   }

@@ -99,6 +99,35 @@ describe('search view: the controls follow what is searched', () => {
   });
 });
 
+describe('search view: a serving capacity search', () => {
+  const stream = (ttft: number) => ({
+    model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 1,
+    inference: { batch: 1, prompt_len: 512, output_len: 64, serving: { arrival: 'poisson', requests_per_s: 20, num_requests: 200, input_len: 512, output_len: 64, slo: { ttft_s: ttft, tpot_s: 10 } } },
+  });
+  const run = async (ttft: number): Promise<HTMLElement> => {
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => stream(ttft) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    const objective = view.querySelector<HTMLSelectElement>('[data-testid="search-serving-objective"]')!;
+    objective.value = 'capacity';
+    objective.dispatchEvent(new Event('change'));
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    return view;
+  };
+  it('objectives met at the highest rate tried: the capacity is marked as a lower bound and the note says why', async () => {
+    const view = await run(1000);
+    const cell = view.querySelector('[data-testid="search-table"] tbody tr td:nth-child(5)')!;
+    expect(cell.textContent).toMatch(/^≥ /);
+    expect(view.querySelector('[data-testid="search-table"] tfoot')!.textContent).toContain('at least');
+  });
+  it('objectives that bound the rate: no mark, no note', async () => {
+    const view = await run(0.3);
+    const cell = view.querySelector('[data-testid="search-table"] tbody tr td:nth-child(5)')!;
+    expect(cell.textContent).not.toMatch(/≥/);
+    expect(view.querySelector('[data-testid="search-table"] tfoot')).toBeNull();
+  });
+});
+
 describe('search view: nothing feasible', () => {
   it('says how many GPUs would have a layout, the fewest the engine found', async () => {
     const tooFew = { model: 'llama3-70b', system: 'dgx-h100', num_devices: 4, training: { global_batch: 64, seq_len: 8192 } };
