@@ -81,13 +81,4 @@ double cutlass_block_fp8_factor(std::int64_t m);
 OpCost with_fp4_weight_dequant(const DeviceSpec& d, const MatmulShape& s, Precision math, double rate_share,
                                OpCost r);
 
-// The device's achievable rate for `math` (falls back to the next wider format the device
-// supports, e.g. fp8 on an A100 runs at fp16 rate), and whether it fell back.
-struct MathRate {
-  FlopRate rate{};
-  Precision used = Precision::bf16;
-  bool fallback = false;
-};
-MathRate math_rate(const DeviceSpec& d, Precision p);
-
 }  // namespace optimus

@@ -53,6 +53,10 @@ struct DeviceSpec {
   Bytes l2_capacity{};
   Bandwidth l2_bandwidth{};
   std::int64_t compute_units = 1;  // SMs / CUs: the unit of wave quantization
+  // Whether the 4-bit units apply NVFP4's scales (an E4M3 scale per 16 elements, NVIDIA's
+  // Blackwell block-scaled MMA). CDNA4 (MI355X) applies the OCP MX scales only (E8M0 per 32:
+  // AMD's CDNA 4 ISA, MFMA with scaled MXFP8 / MXFP6 / MXFP4), so nvfp4 there has no native rate.
+  bool nvfp4_scales = true;
 
   // Calibration (each documented in the preset with what it was fitted on).
   double matmul_efficiency = 0.85;    // best-shape achieved fraction of peak (MAMF), 16/32-bit
@@ -78,6 +82,16 @@ struct DeviceSpec {
 
   FlopRate peak_for(Precision p) const { return peak[static_cast<std::size_t>(p)]; }
 };
+
+// The device's rate for matmuls in `p` (hardware/math_rate.cpp): its own units', else the fastest
+// wider format's with a rate (e.g. fp8 on an A100 runs at the fp16 rate), else the vector units;
+// `used` is the format whose rate it is, `fallback` whether that is not p's own native rate.
+struct MathRate {
+  FlopRate rate{};
+  Precision used = Precision::bf16;
+  bool fallback = false;
+};
+MathRate math_rate(const DeviceSpec& d, Precision p);
 
 // How an all-to-all runs on a tier (cost/collective.h): pairwise exchange on switched tiers
 // (NVSwitch, InfiniBand fat trees: every pair connected), ring where links only join neighbours.

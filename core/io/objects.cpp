@@ -158,6 +158,7 @@ Fields<DeviceSpec> make_device() {
   f.group("memory", memory).req();
   f.group("l2", l2);
   f.integer("compute_units", 1, 10'000'000, AT(compute_units)).def();
+  f.boolean("nvfp4_scales", AT(nvfp4_scales)).def(true).written(Write::non_default);
   f.group("power", power)
       .writer([](const Field<DeviceSpec>& self, const DeviceSpec& d) -> std::optional<ojson> {
         if (!(d.power.tdp_w > 0)) return std::nullopt;

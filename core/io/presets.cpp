@@ -88,7 +88,7 @@ std::string nearest_ids(std::string_view kind, std::string_view id) {
   const std::vector<std::string>& pick = prefixed.empty() ? nearest : prefixed;
   if (pick.empty() || pick.size() > 3) return "";
   std::vector<std::string> quoted;
-  for (const std::string& id : pick) quoted.push_back("'" + id + "'");
+  for (const std::string& name : pick) quoted.push_back("'" + name + "'");
   return or_list(quoted);
 }
 

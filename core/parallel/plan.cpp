@@ -27,14 +27,9 @@ std::string divisors(std::int64_t n, std::int64_t most) {
   return or_list(d);
 }
 
-// Whether the device can time matmuls at `p`: the first non-zero peak among p and the wider
-// formats, else the vector units (the fallback order of cost/roofline.cpp math_rate). Without one
-// every time at p would be infinite.
-bool has_rate(const DeviceSpec& d, Precision p) {
-  for (std::optional<Precision> q = rate_format(p); q; q = wider(*q))
-    if (d.peak_for(*q).value > 0) return true;
-  return d.vector_peak.value > 0;
-}
+// Whether the device can time matmuls at `p` (its own rate, a wider format's or the vector
+// units'). Without one every time at p would be infinite.
+bool has_rate(const DeviceSpec& d, Precision p) { return math_rate(d, p).rate.value > 0; }
 
 // The precisions a workload's matmuls run at: its own, bf16 for attention under fp8 (training
 // and prefill), fp16 for decode attention (predict/training.cpp, predict/inference.cpp).
@@ -298,10 +293,14 @@ LayerShape param_shape(const ParallelPlan& p, std::int64_t position_rows) {
 
 Precision training_format(const DeviceSpec& d, Precision p) {
   if (!quantised_training(p)) return p;
-  // The narrow formats it may run at: its own and those it falls back to (cost/roofline.cpp
-  // math_rate), fp8 below fp4; an int8 rate (Ampere's) takes no float format.
-  for (std::optional<Precision> q = rate_format(p); q && is_narrow(*q); q = wider(*q))
-    if (d.peak_for(*q).value > 0) return p;
+  // Its own native rate: trained as asked. Else the narrow float format its matmuls fall back to
+  // (nvfp4 on Hopper or MI355X, mxfp8 on Hopper: fp8), whose casts, saved inputs and rate a stack
+  // there trains with (Transformer Engine has no NVFP4 or MXFP8 recipe before Blackwell); an
+  // emulated format cannot beat the one it is emulated on. Without a narrow float rate (Ampere:
+  // fp8 falls back to fp16), 16-bit training.
+  const MathRate r = math_rate(d, p);
+  if (!r.fallback) return p;
+  if (r.used == Precision::fp8 || r.used == Precision::fp4) return r.used;
   for (const Precision q : {Precision::bf16, Precision::fp16})
     if (d.peak_for(q).value > 0) return q;
   return p;

@@ -55,11 +55,11 @@ bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t inter
 LayerShape training_layer_shape(const Scenario& s, AttentionKernel attention);
 
 // The format a training step runs in on `d`: a quantised training format (fp8, the block-scaled
-// and 4-bit ones) on a device with no rate for it nor for the narrow formats it falls back to
-// (fp4 to fp8) is trained in 16 bits (bf16, or
-// fp16 where only it has a rate): no stack casts to a format the device's matrix units cannot take
-// (Transformer Engine's fp8 needs Hopper or Ada), so no cast kernels and no 8-bit saved inputs.
-// Otherwise the format as stated.
+// and 4-bit ones) without its own native rate there is trained in the narrow float format its
+// matmuls fall back to (nvfp4 or mxfp8 on Hopper: fp8), else in 16 bits (bf16, or fp16 where only
+// it has a rate): no stack casts to a format the device's matrix units cannot take (Transformer
+// Engine's fp8 needs Hopper or Ada), so no cast kernels and no 8-bit saved inputs. Otherwise the
+// format as stated.
 Precision training_format(const DeviceSpec& d, Precision p);
 // Inference splits the experts over the tp ranks: ep of them by expert, tp / ep within one.
 std::int64_t inference_expert_tp(const ParallelPlan& p);

@@ -808,11 +808,13 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
 
   const Precision trained = training_format(sys.device, w.precision);
   if (trained != w.precision)
-    warnings.push_back(
-        {"device.precision_fallback",
-         std::string(to_string(w.precision)) + " has no rate on " + sys.device.name +
-             " (nor has any 8-bit float format): trained as " + std::string(to_string(trained)) +
-             ", without casts, its step and memory those of " + std::string(to_string(trained))});
+    warnings.push_back({"device.precision_fallback",
+                        std::string(to_string(w.precision)) + " has no native rate on " + sys.device.name +
+                            (quantised_training(trained) ? ": trained as "
+                                                         : " (nor has any 8-bit float format): trained as ") +
+                            std::string(to_string(trained)) +
+                            (quantised_training(trained) ? "" : ", without casts") +
+                            ", its step and memory those of " + std::string(to_string(trained))});
   else if (rate.fallback)
     warnings.push_back({"device.precision_fallback",
                         std::string(to_string(w.precision)) + " has no native rate on " + sys.device.name +

@@ -114,10 +114,18 @@ TEST(Predict, MicroscalingFormatsWithoutBlockScaledUnitsFallBack) {
   EXPECT_FALSE(fell_back(fp8));
   EXPECT_TRUE(fell_back(mx));
   EXPECT_TRUE(fell_back(nv));
-  EXPECT_NEAR(nv["training"]["iteration_time_s"].get<double>(),
-              fp8["training"]["iteration_time_s"].get<double>(),
-              0.02 * fp8["training"]["iteration_time_s"].get<double>());
+  // Trained as fp8 (training_format): an emulated format cannot beat the one it runs on (a probe
+  // found nvfp4 on H100 1-2% faster than fp8 and 2 GiB lighter, its 4-bit saved inputs kept).
+  EXPECT_DOUBLE_EQ(nv["training"]["iteration_time_s"].get<double>(),
+                   fp8["training"]["iteration_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(mx["memory"]["per_device_bytes"]["total"].get<double>(),
+                   fp8["memory"]["per_device_bytes"]["total"].get<double>());
   EXPECT_FALSE(fell_back(run("mxfp8", "dgx-b200")));
+  // MI355X applies MX scales only: nvfp4 there trains as fp8, warned; mxfp4 is native.
+  EXPECT_TRUE(fell_back(run("nvfp4", "mi355x-8")));
+  EXPECT_FALSE(fell_back(run("mxfp4", "mi355x-8")));
+  EXPECT_DOUBLE_EQ(run("nvfp4", "mi355x-8")["training"]["iteration_time_s"].get<double>(),
+                   run("fp8", "mi355x-8")["training"]["iteration_time_s"].get<double>());
 }
 
 // Training sequences past the model's context warn (a context extension), and still predict; a

@@ -374,9 +374,9 @@ TEST(Software, NemoAutomodelProfileIssuesTheExpertsAsOneKernelAndKeepsItsGathers
 // amax: an fp8 step gets slower by memory-bound time only, a bf16 or mxfp8 step does not move, the
 // megatron-bridge profile carries it, and a value outside the two recipes is refused at its path.
 TEST(Software, Fp8CurrentScalingCostsOneMoreReadPerCast) {
-  const auto step = [](const char* precision, const json& software) {
+  const auto step = [](const char* precision, const json& software, const char* system = "dgx-h100") {
     json s = {{"model", "llama3-8b"},
-              {"system", "dgx-h100"},
+              {"system", system},
               {"num_devices", 8},
               {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", precision}}}};
     if (!software.is_null()) s["software"] = software;
@@ -390,7 +390,10 @@ TEST(Software, Fp8CurrentScalingCostsOneMoreReadPerCast) {
   EXPECT_GT(fp8_cs["by_bound_s"]["memory"].get<double>(), fp8["by_bound_s"]["memory"].get<double>());
   EXPECT_EQ(fp8_cs["by_bound_s"]["compute"], fp8["by_bound_s"]["compute"]);
   EXPECT_EQ(step("bf16", current)["iteration_time_s"], step("bf16", nullptr)["iteration_time_s"]);
-  EXPECT_EQ(step("mxfp8", current)["iteration_time_s"], step("mxfp8", nullptr)["iteration_time_s"]);
+  // mxfp8 where it is native (Blackwell; on Hopper it trains as fp8, training_format).
+  EXPECT_EQ(step("mxfp8", current, "dgx-b200")["iteration_time_s"],
+            step("mxfp8", nullptr, "dgx-b200")["iteration_time_s"]);
+  EXPECT_GT(step("mxfp8", current)["iteration_time_s"], step("mxfp8", nullptr)["iteration_time_s"]);
   const json v = json::parse(optimus::api::validate(llama("megatron-bridge").dump()));
   EXPECT_EQ(v["scenario"]["system"]["software"]["fp8_scaling"], "current") << v.dump();
   EXPECT_EQ(json::parse(optimus::api::validate(
@@ -1092,7 +1095,7 @@ TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsFourDifferences) {
 // (h + q + h + f elements) take the format's bytes instead of 2, and nothing else moves. A stack
 // that keeps the 16-bit input (torchao, quantized_saved_inputs false) saves what bf16 saves.
 TEST(Software, QuantisedTrainingKeepsQuantisedProjectionInputs) {
-  const auto activations = [](const char* precision, const json& software) {
+  const auto activations = [](const char* precision, const json& software, const char* system = "dgx-h100") {
     json s = {{"model",
                {{"layers", 4},
                 {"hidden", 1024},
@@ -1101,7 +1104,7 @@ TEST(Software, QuantisedTrainingKeepsQuantisedProjectionInputs) {
                 {"vocab", 1000},
                 {"ffn_type", "gelu"},
                 {"norm", "layernorm"}}},
-              {"system", "dgx-h100"},
+              {"system", system},
               {"num_devices", 1},
               {"parallel", {{"micro_batch", 2}}},
               {"training", {{"global_batch", 2}, {"seq_len", 512}, {"precision", precision}}}};
@@ -1113,8 +1116,14 @@ TEST(Software, QuantisedTrainingKeepsQuantisedProjectionInputs) {
   const double tokens = 2 * 512, per_token = 1024 + 1024 + 1024 + 3072, layers = 4;
   const double bf16 = activations("bf16", nullptr);
   EXPECT_NEAR(bf16 - activations("fp8", nullptr), layers * tokens * per_token * (2.0 - 1.0), 1.0);
-  EXPECT_NEAR(bf16 - activations("mxfp8", nullptr), layers * tokens * per_token * (2.0 - 33.0 / 32.0), 1.0);
-  EXPECT_NEAR(bf16 - activations("nvfp4", nullptr), layers * tokens * per_token * (2.0 - 9.0 / 16.0), 1.0);
+  // The block-scaled formats where they are native (Blackwell; the activations' other widths the
+  // same there); on Hopper they train as fp8 (training_format) and save fp8's bytes.
+  const double b200 = activations("bf16", nullptr, "dgx-b200");
+  EXPECT_NEAR(b200 - activations("mxfp8", nullptr, "dgx-b200"),
+              layers * tokens * per_token * (2.0 - 33.0 / 32.0), 1.0);
+  EXPECT_NEAR(b200 - activations("nvfp4", nullptr, "dgx-b200"),
+              layers * tokens * per_token * (2.0 - 9.0 / 16.0), 1.0);
+  EXPECT_DOUBLE_EQ(activations("nvfp4", nullptr), activations("fp8", nullptr));
   EXPECT_DOUBLE_EQ(activations("fp8", json{{"software", {{"quantized_saved_inputs", false}}}}), bf16);
   EXPECT_DOUBLE_EQ(activations("fp8", "pytorch-fsdp"), activations("bf16", "pytorch-fsdp"));
   const json e = predict({{"model", "llama3.1-8b"},

@@ -465,6 +465,10 @@ export interface DeviceSpec {
    */
   compute_units?: number;
   /**
+   * The 4-bit units apply NVFP4's scales (E4M3 per 16 elements, NVIDIA Blackwell). False where they apply only the MX scales (AMD MI355X): nvfp4 math there takes the fastest wider format's rate, with device.precision_fallback.
+   */
+  nvfp4_scales?: boolean;
+  /**
    * Board power and how the draw follows the work (run energy, joules per token). Absent: no energy.
    */
   power?: {
