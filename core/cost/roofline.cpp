@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -77,7 +78,15 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
   double best_l2 = 0;
   const double split_max = static_cast<double>(d.split_k_max);
   const double split_min_k = static_cast<double>(d.split_k_min_k);
-  for (const GemmTile& t : d.gemm_tiles) {
+  // Skinny GEMMs (fewer rows than the smallest tile, as a decode step's tokens) run with the
+  // operands swapped: the weights' columns take the MMA's wide M side and the few tokens its N side,
+  // which is as narrow as 8 (Hopper wgmma m64nNk16, N a multiple of 8; Ampere mma.sync m16n8), so
+  // the tokens are padded to the next power of two of at least 8, not to a 64-row tile. vLLM's
+  // CUTLASS fp8 GEMMs dispatch small M to such swap_ab configurations
+  // (csrc/quantization/cutlass_w8a8/c3x/scaled_mm_sm90_fp8_dispatch.cuh) and cuBLAS picks narrow
+  // tiles for them; a 64-row pad made H20's batch-1 decode compute-bound, slower than H100's (a
+  // probe's finding), where its 4.0 TB/s should make it faster.
+  const auto consider = [&](const GemmTile& t) {
     const double row_tiles = ceil_div(m, static_cast<double>(t.m));
     const double col_tiles = ceil_div(n, static_cast<double>(t.n));
     const double tiles_mn = row_tiles * col_tiles * batch;
@@ -87,8 +96,7 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
     const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
     for (double split = 1; split <= split_max; split *= 2) {
       if (split > 1 && (tiles_mn * split > d.split_k_max_waves * sms || k / split < split_min_k)) break;
-      const double tiles = tiles_mn * split;
-      const double waves = ceil_div(tiles, sms);
+      const double waves = ceil_div(tiles_mn * split, sms);
       const double k_tile = k / split + d.tile_overhead_k;
       double time = waves * 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * k_tile / per_sm;
       // Split-K partial sums are reduced in fp32 through memory.
@@ -100,6 +108,17 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
         c.compute_time = Seconds(time);
       }
     }
+  };
+  std::int64_t smallest = std::numeric_limits<std::int64_t>::max();
+  for (const GemmTile& t : d.gemm_tiles) {
+    consider(t);
+    smallest = std::min(smallest, t.m);
+  }
+  if (s.m < smallest) {
+    const auto narrow =
+        std::max<std::int64_t>(8, static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(s.m))));
+    for (const GemmTile& t : d.gemm_tiles)
+      if (narrow < t.m) consider(GemmTile{narrow, t.m});
   }
   c.l2_time = Seconds(best_l2);
   // HBM roof: compulsory traffic (each operand read once, result written once).

@@ -54,6 +54,22 @@ TEST(Roofline, GemvIsMemoryBound) {
   EXPECT_NEAR(c.time.value, (8192.0 * 8192 * 2 + 8192 * 2 + 8192 * 2) / 1000e9, 1e-9);
 }
 
+// A skinny GEMM's few rows take the narrow side of a swapped tile (8 rows at least), not a padded
+// 64-row tile: on the toy device (100 TFLOP/s over 10 units) one row against 8192 x 8192 weights
+// is 8192 / 64 = 128 column tiles of 8 x 64 x 8192 multiply-adds, 13 waves of 0.84 us = 10.9 us,
+// where a 64-row tile gave 8 times that (87 us); nine rows are padded to 16. Rows at or above the
+// smallest tile keep the tile list as it is.
+TEST(Roofline, SkinnyGemmPadsItsRowsToEightNotToATile) {
+  DeviceSpec d = toy_device();
+  d.split_k_max = 1;
+  const OpCost one = matmul_cost(d, {1, 8192, 8192, 1}, Precision::bf16, 2, 2, 2);
+  EXPECT_NEAR(one.compute_time.value, 13.0 * 2.0 * 8 * 64 * 8192 / 10e12, 1e-12);
+  const OpCost nine = matmul_cost(d, {9, 8192, 8192, 1}, Precision::bf16, 2, 2, 2);  // padded to 16
+  EXPECT_NEAR(nine.compute_time.value, 13.0 * 2.0 * 16 * 64 * 8192 / 10e12, 1e-12);
+  const OpCost wide = matmul_cost(d, {64, 8192, 8192, 1}, Precision::bf16, 2, 2, 2);  // a 64-row tile
+  EXPECT_GE(wide.compute_time.value, 2.0 * 64 * 8192 * 8192 / 100e12);
+}
+
 TEST(Roofline, QuantizedWeightsReadFewerBytes) {
   const DeviceSpec d = toy_device();
   const OpCost w16 = matmul_cost(d, {1, 8192, 8192, 1}, Precision::bf16, 2, 2, 2);

@@ -128,6 +128,27 @@ TEST(Predict, MicroscalingFormatsWithoutBlockScaledUnitsFallBack) {
                    run("fp8", "mi355x-8")["training"]["iteration_time_s"].get<double>());
 }
 
+// Batch-1 decode reads the weights once per token: H20 (4.0 TB/s, 148 bf16 TFLOP/s) takes less
+// time per token than H100 (3.35 TB/s), in the ratio of their bandwidths at most; a 64-row
+// tile padding made H20 compute-bound, 11.1 ms against H100's 6.5 (a probe's finding).
+TEST(Predict, BatchOneDecodeFollowsTheBandwidthOnH20) {
+  const auto tpot = [](const char* device) {
+    const json p = predict(
+        {{"model", "llama3.1-8b"},
+         {"system",
+          {{"device", device},
+           {"devices_per_node", 8},
+           {"scale_up", {{"bandwidth_GBps", 450}, {"latency_us", 2}, {"domain_size", 8}}},
+           {"scale_out", {{"bandwidth_GBps", 50}, {"latency_us", 5}}}}},
+         {"num_devices", 1},
+         {"inference", {{"batch", 1}, {"prompt_len", 512}, {"output_len", 256}, {"cuda_graphs", true}}}});
+    return p["inference"]["tpot_s"].get<double>();
+  };
+  const double h20 = tpot("h20"), h100 = tpot("h100-sxm5-80gb");
+  EXPECT_LT(h20, h100);
+  EXPECT_GT(h20, h100 * 3.35 / 4.0 * 0.95);
+}
+
 // Training sequences past the model's context warn (a context extension), and still predict; a
 // whole run's time to train is the run's ideal time, a batch ramp's steps included.
 TEST(Predict, TrainingPastTheContextWarnsAndTimeToTrainCountsTheRamp) {
