@@ -1259,6 +1259,28 @@ void set_trainer(const Passes& p, RlPrediction& out) {
   }
 }
 
+// What a trained model (the actor, PPO's critic) keeps on a shared pool's devices between its own
+// passes (rl.train.offload): its weights, gradients and optimizer state (none), its weights (optimizer),
+// nothing (params_optimizer, verl's param and optimizer offload). The models of a worker group are
+// built side by side on the same devices (verl's hybrid worker group, OpenRLHF's
+// --colocate_all_models). The frozen ones (reference, reward model) are taken to wait in host
+// memory and be loaded for their forward: NeMo-RL keeps the reference policy's state dict in CPU
+// memory and swaps it in for the reference log-probs, verl's recipes set the reference's
+// param_offload; the load is not timed, and a frozen model's forward is held to its own weights.
+MemoryBreakdown resident(const MemoryBreakdown& m, RlOffload o) {
+  MemoryBreakdown r;
+  if (o == RlOffload::params_optimizer) return r;
+  r.weights = m.weights;
+  if (o == RlOffload::none) r.gradients = m.gradients, r.optimizer = m.optimizer;
+  return r;
+}
+MemoryBreakdown plus(MemoryBreakdown a, const MemoryBreakdown& b) {
+  a.weights = a.weights + b.weights;
+  a.gradients = a.gradients + b.gradients;
+  a.optimizer = a.optimizer + b.optimizer;
+  return a;
+}
+
 // Step 2 (roles "shared"): the trainer's side on the whole training pool, one model after
 // another: the policy's update (mini_batches optimizer steps), its forward passes (reference, old
 // log-probs), the reward model and PPO's critic. Returns the trainer's memory report.
@@ -1276,13 +1298,21 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
   // old_logprob: the behaviour policy's log-probs recomputed by the trainer (verl
   // actor.compute_log_prob; fully_async uses the engine's own log-probs instead).
   if (rl.old_logprob) out.phases.old_logprob = pol->forward, moved += ob.forward;
+  // The pool's peak: each pass's own footprint beside the trained models' resident states.
+  MemoryBreakdown frozen;  // the largest frozen model's weights, loaded for its forward
+  if (rl.reference) frozen = MemoryBreakdown{pol->memory.per_device.weights, {}, {}, {}, {}};
   if (rl.reward_model) {
     auto rm = model_passes(s, *rl.reward_model, train_pool(s), rl.train, "", "rl.reward_model_invalid",
                            "/rl/reward_model");
     if (!rm) return rm.error();
     out.phases.reward = rm->forward;
     moved += offload_bytes(rl.offload, rm->memory).forward;
+    if (rm->memory.per_device.weights.value > frozen.weights.value)
+      frozen = MemoryBreakdown{rm->memory.per_device.weights, {}, {}, {}, {}};
   }
+  MemoryReport peak = pol->memory;
+  std::string peak_pass = "actor's update";
+  MemoryBreakdown trained = resident(pol->memory.per_device, rl.offload);  // what the updates keep
   if (rl.algorithm == RlAlgorithm::ppo) {
     // PPO's critic: a second trained model (OpenRLHF, HybridFlow): its value forward over the
     // step's tokens (with the other forwards) and its own update.
@@ -1294,13 +1324,38 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
     out.train_straggler_s += cp->straggler;
     out.critic_s = cp->forward + cp->update;
     moved += cp->offload_bytes;
+    const MemoryBreakdown critic_kept = resident(cp->memory.per_device, rl.offload);
+    MemoryReport critic = cp->memory;
+    critic.per_device = plus(critic.per_device, trained);
+    peak.per_device = plus(peak.per_device, critic_kept);
+    if (critic.per_device.total().value > peak.per_device.total().value)
+      peak = critic, peak_pass = "critic's update";
+    trained = plus(trained, critic_kept);
   }
+  // A frozen model's forward: at least its weights (the trained models' states may go to host
+  // memory meanwhile, as verl's offload does; its activations are left out).
+  if (frozen.total().value > peak.per_device.total().value) {
+    peak.per_device = frozen;
+    peak_pass = rl.reward_model && frozen.weights.value > pol->memory.per_device.weights.value
+                    ? "reward model's forward"
+                    : "reference's forward";
+  }
+  peak.fits = pol->memory.fits && peak.per_device.total().value <= peak.capacity.value;
   out.offload_bytes_per_device = moved;
-  out.train_memory.bytes_per_device = pol->memory.per_device.total().value;
-  out.train_memory.fits = pol->memory.fits;
-  if (!pol->memory.fits)
+  out.train_memory.bytes_per_device = peak.per_device.total().value;
+  out.train_memory.fits = peak.fits;
+  if (!pol->memory.fits) {
     out.train_memory.what = "trainer (weights, gradients, optimizer state and activations)";
-  return pol->memory;
+  } else if (!peak.fits) {
+    out.train_memory.what =
+        "trainer (the " + peak_pass +
+        (peak_pass.find("update") != std::string::npos && rl.algorithm == RlAlgorithm::ppo
+             ? std::string(" beside the ") + (peak_pass[0] == 'a' ? "critic" : "actor") + "'s resident state"
+             : std::string(": its weights alone")) +
+        " on the same devices; rl.train.offload params_optimizer or roles \"separate\" would make "
+        "room)";
+  }
+  return peak;
 }
 
 // Step 2 (roles "separate"): each model on its own devices (split_roles), their passes at once:
@@ -1540,10 +1595,11 @@ void compose_step(const Scenario& s, double input_tokens, RlPrediction& out) {
   const std::string more = out.train_plan.zero_stage >= 3 ? "more tp, pp, cp or ep, or more training devices"
                                                           : "more tp, pp, cp or a higher zero_stage";
   if (!out.train_memory.fits)
-    out.warnings.push_back({"memory.does_not_fit",
-                            "the " + (out.roles.empty() ? std::string("trainer") : out.train_memory.what) +
-                                " needs more memory per device than " + s.system.device.name + " has; " +
-                                more + " would reduce it"});
+    out.warnings.push_back(
+        {"memory.does_not_fit",
+         "the " + (out.train_memory.what.empty() ? std::string("trainer") : out.train_memory.what) +
+             " needs more memory per device than " + s.system.device.name + " has; " + more +
+             " would reduce it"});
   // Fits, but not beside the runtime's own memory (memory/footprint.h, runtime_reserve).
   const std::int64_t pool = out.train_devices > 0 ? out.train_devices : s.num_devices;
   const Bytes capacity(out.train_memory.capacity_bytes), footprint(out.train_memory.bytes_per_device);

@@ -1879,4 +1879,52 @@ TEST(RlController, TheAssumedRateIsSaidAndAStatedOneIsEchoed) {
 
 }  // namespace
 
+// Roles shared: the actor and PPO's critic are built on the same devices and keep their state
+// there between their passes, so the pool holds the larger update beside the other's resident
+// weights, gradients and optimizer state; a probe found PPO's 70B critic never sized (75.7 GiB,
+// "fits", as GRPO) and a 405B reward model "fitting" 8 H100. With their state offloaded
+// (rl.train.offload params_optimizer) only the update's own footprint remains.
+TEST(Rl, SharedRolesHoldBothTrainedModelsAndAFrozenModelsWeights) {
+  json ppo = {{"schema_version", 1},
+              {"model", "llama3.1-70b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 16},
+              {"rl",
+               {{"algorithm", "ppo"},
+                {"prompts_per_step", 64},
+                {"samples_per_prompt", 4},
+                {"prompt_len", {{"mean", 300}, {"max", 1024}}},
+                {"response_len", {{"mean", 1000}, {"max", 4096}}},
+                {"train", {{"tp", 8}, {"pp", 2}, {"zero_stage", 1}, {"recompute", "full"}}},
+                {"controller_GBps", 0}}}};
+  json grpo = ppo;
+  grpo["rl"]["algorithm"] = "grpo";
+  const json p = predict(ppo), g = predict(grpo);
+  ASSERT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+  const json& pm = p["memory"]["per_device_bytes"];
+  const json& gm = g["memory"]["per_device_bytes"];
+  // The critic has the actor's shape: its resident state doubles the weights, gradients and
+  // optimizer state of the actor's update alone (GRPO's).
+  EXPECT_DOUBLE_EQ(pm["weights"].get<double>(), 2 * gm["weights"].get<double>());
+  EXPECT_DOUBLE_EQ(pm["optimizer"].get<double>(), 2 * gm["optimizer"].get<double>());
+  EXPECT_DOUBLE_EQ(pm["activations"].get<double>(), gm["activations"].get<double>());
+  EXPECT_FALSE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_TRUE(g["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_NE(p["rl"]["memory"]["train"]["what"].get<std::string>().find("critic"), std::string::npos);
+  json off = ppo;
+  off["rl"]["train"]["offload"] = "params_optimizer";
+  json grpo_off = grpo;
+  grpo_off["rl"]["train"]["offload"] = "params_optimizer";
+  EXPECT_DOUBLE_EQ(predict(off)["memory"]["per_device_bytes"]["total"].get<double>(),
+                   predict(grpo_off)["memory"]["per_device_bytes"]["total"].get<double>());
+  // A reward model whose weights alone exceed the devices (405B in bf16 on 8 H100, 101 GB each).
+  json rm = grpo;
+  rm["model"] = "qwen2.5-7b", rm["num_devices"] = 8, rm["rl"]["train"] = "auto",
+  rm["rl"]["reward_model"] = "llama3.1-405b";
+  const json r = predict(rm);
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 300);
+  EXPECT_FALSE(r["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_NE(r["rl"]["memory"]["train"]["what"].get<std::string>().find("reward model"), std::string::npos);
+}
+
 }  // namespace rl_test
