@@ -217,11 +217,13 @@ void print_rl(const json& p) {
   }
   if (r.contains("run")) {
     const auto& u = r["run"];
+    // A short run in its own unit (one step is minutes, not "0.00 days, 0 GPU-hours").
+    const double hours = u["gpu_hours"].get<double>(), usd = u.value("cost_usd", 0.0);
     std::cout << "  whole run: " << u["train_steps"].get<long long>() << " steps, "
-              << num(u["wall_days"].get<double>(), "%.2f") << " days, "
-              << num(u["gpu_hours"].get<double>(), "%.0f") << " GPU-hours, "
-              << num(u["energy_mwh"].get<double>(), "%.2f") << " MWh"
-              << (u.contains("cost_usd") ? ", $" + num(u["cost_usd"].get<double>(), "%.0f")
+              << seconds(u["wall_days"].get<double>() * 86400.0) << ", "
+              << num(hours, hours < 10 ? "%.2f" : "%.0f") << " GPU-hours, "
+              << num(u["energy_mwh"].get<double>(), "%.3g") << " MWh"
+              << (u.contains("cost_usd") ? ", $" + num(usd, usd < 100 ? "%.2f" : "%.0f")
                                          : std::string(", no price (run.no_price)"))
               << "\n";
   }

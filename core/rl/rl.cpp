@@ -878,8 +878,9 @@ double host_seconds(const Scenario& s, double bytes) {
 // each (with the offload traffic of each pass), its memory and layout.
 struct Passes {
   double forward = 0, update = 0, offload_bytes = 0;
-  double straggler = 0;          // inside update: the heaviest data-parallel rank's extra seconds
-  bool offload_assumed = false;  // the optimizer put in host memory to fit (model_passes)
+  double straggler = 0;                  // inside update: the heaviest data-parallel rank's extra seconds
+  bool offload_assumed = false;          // the optimizer put in host memory to fit (model_passes)
+  std::vector<Warning> device_warnings;  // the trainer's device.* warnings (precision fallbacks)
   std::int64_t devices = 0, global_batch = 0, seq_len = 0;
   double iteration = 0, mfu = 0;
   ParallelPlan plan;
@@ -1021,6 +1022,8 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   out.mfu = tp.mfu;
   out.plan = t->parallel;
   out.memory = pr->memory;
+  for (const Warning& w : pr->warnings)
+    if (w.code.starts_with("device.")) out.device_warnings.push_back(w);
   // Here or by the search of train "auto".
   out.offload_assumed = effective_offload(*s.rl, t->parallel) != s.rl->offload;
   return out;
@@ -1289,6 +1292,7 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
   auto pol = model_passes(s, s.model, train_pool(s), rl.train, "", "", "");
   if (!pol) return pol.error();
   set_trainer(*pol, out);
+  for (const Warning& w : pol->device_warnings) out.warnings.push_back({w.code, "trainer: " + w.message});
   out.train_devices = pol->devices;
   out.phases.train = pol->update;
   const OffloadBytes ob = offload_bytes(rl.offload, pol->memory);
@@ -1384,6 +1388,8 @@ Result<MemoryReport> run_training_separate(const Scenario& s, RlPrediction& out)
                           : reward ? "/rl/reward_model"
                                    : "");
     if (!p) return p.error();
+    if (actor)
+      for (const Warning& w : p->device_warnings) out.warnings.push_back({w.code, "trainer: " + w.message});
     RlRole r;
     r.name = name;
     r.devices = x.devices;
@@ -1643,12 +1649,16 @@ std::optional<double> rl_step_cost_usd(const Scenario& s, const RlPrediction& p)
 
 namespace {
 
-// Step 6, with train_steps: the whole run, steps x the step.
+// Step 6, with train_steps: the whole run, steps x the step; asynchronous, plus the pipeline's
+// fill: the first rollout has no update to overlap, and the last update no rollout (of the two
+// pools' times the shorter is paid once more: a run of one step is a rollout, then an update).
 void whole_run(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   if (rl.train_steps <= 0) return;
   out.train_steps = rl.train_steps;
-  out.run_wall_s = d(rl.train_steps) * out.step_time_s;
+  const bool pipelined = rl.placement == RlPlacement::split && rl.staleness > 0;
+  const double fill = pipelined ? std::min(out.phases.rollout, trainer_side(rl, out.phases)) : 0.0;
+  out.run_wall_s = d(rl.train_steps) * out.step_time_s + fill;
   out.run_gpu_hours = d(s.num_devices) * out.run_wall_s / 3600.0;
   out.run_energy_mwh = d(rl.train_steps) * rl_step_energy_mwh(s, out);
   // Without a price the run has no cost: its electricity alone would read as one.

@@ -1927,4 +1927,65 @@ TEST(Rl, SharedRolesHoldBothTrainedModelsAndAFrozenModelsWeights) {
   EXPECT_NE(r["rl"]["memory"]["train"]["what"].get<std::string>().find("reward model"), std::string::npos);
 }
 
+// The trainer's precision fallback is said, as a training scenario says it: nvfp4 on H100 trains as
+// fp8 (a probe found it silent, and faster than fp8), roles shared or separate.
+TEST(Rl, TheTrainersPrecisionFallbackIsSaid) {
+  json s = {{"schema_version", 1},
+            {"model", "qwen2.5-7b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 16},
+            {"rl",
+             {{"prompts_per_step", 32},
+              {"samples_per_prompt", 4},
+              {"prompt_len", {{"mean", 300}, {"max", 1024}}},
+              {"response_len", {{"mean", 1000}, {"max", 4096}}},
+              {"train", {{"precision", "nvfp4"}}},
+              {"controller_GBps", 0}}}};
+  const auto fell_back = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "device.precision_fallback") return true;
+    return false;
+  };
+  EXPECT_TRUE(fell_back(predict(s)));
+  s["rl"]["train"]["precision"] = "fp8";
+  EXPECT_FALSE(fell_back(predict(s)));
+}
+
+// A pipelined (split, staleness >= 1) run pays its fill once: the first rollout overlaps no update
+// and the last update no rollout, so a run of N steps is N steps plus the shorter of the two pools'
+// times; a probe found one step's run at one step (87 s) where a rollout then an update take 162.
+TEST(Rl, AnAsynchronousRunPaysItsPipelineFillOnce) {
+  json s = {{"schema_version", 1},
+            {"model", "qwen2.5-7b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"rl",
+             {{"placement", "split"},
+              {"rollout_devices", 4},
+              {"train_devices", 4},
+              {"async", {{"staleness", 1}}},
+              {"prompts_per_step", 32},
+              {"samples_per_prompt", 4},
+              {"prompt_len", {{"mean", 300}, {"max", 1024}}},
+              {"response_len", {{"mean", 1000}, {"max", 4096}}},
+              {"train_steps", 1},
+              {"controller_GBps", 0}}}};
+  const auto wall = [&](int steps, int staleness) {
+    s["rl"]["train_steps"] = steps;
+    s["rl"]["async"]["staleness"] = staleness;
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return std::pair<double, json>(p["rl"]["run"]["wall_days"].get<double>() * 86400.0, p["rl"]);
+  };
+  const auto [one, rl] = wall(1, 1);
+  const double fill =
+      std::min(rl["phases_s"]["rollout"].get<double>(),
+               rl["phases_s"]["train"].get<double>() + rl["phases_s"]["old_logprob"].get<double>() +
+                   rl["phases_s"]["reference"].get<double>() + rl["phases_s"]["reward"].get<double>());
+  EXPECT_NEAR(one, rl["step_time_s"].get<double>() + fill, 1e-6 * one);
+  EXPECT_NEAR(wall(100, 1).first, 100 * rl["step_time_s"].get<double>() + fill, 1e-6 * one * 100);
+  const auto [sync, srl] = wall(10, 0);  // on-policy: no overlap, no fill
+  EXPECT_NEAR(sync, 10 * srl["step_time_s"].get<double>(), 1e-6 * sync);
+}
+
 }  // namespace rl_test

@@ -2848,7 +2848,7 @@ export interface RlResult {
      */
     train_steps: number;
     /**
-     * train_steps x step_time_s. Unit: days.
+     * train_steps x step_time_s; split and asynchronous, plus the pipeline's fill: the shorter of the rollout and the training side once (the first rollout overlaps no update, the last update no rollout). Unit: days.
      */
     wall_days: number;
     /**
