@@ -467,8 +467,8 @@ TEST(RlScale, DeepSeekV3OnH100SpansTwoNodesAndItsTrainerIsSearched) {
 // The placement search of the same job (rollout tp and ep absent) goes past the 8-GPU domain only
 // until an engine holds the model at ep 1: tp 16 is evaluated, tp 32 is not, and the colocated tp 16
 // candidate is found. No tp within the domain holds the model at ep 1, but each does with its experts
-// over 16 devices (ep 16: two replicas of tp 8, ..., sixteen of tp 1; attention data parallelism),
-// which the search also tries; the step it ranks first is the fastest of them all.
+// over 16 devices or more (ep 16: two replicas of tp 8, ..., sixteen of tp 1; attention data
+// parallelism), which the search also tries; the step it ranks first is the fastest of them all.
 TEST(RlScale, TheSearchAlsoSpreadsTheExpertsOfDeepSeekV3) {
   const json s = scenarios()[11];
   const json res = json::parse(optimus::api::search(s.dump(), R"({"top": 100})"));
@@ -483,7 +483,7 @@ TEST(RlScale, TheSearchAlsoSpreadsTheExpertsOfDeepSeekV3) {
     if (ro["ep"].get<int>() > ro["tp"].get<int>()) {
       spread = true;
       EXPECT_LE(ro["tp"].get<int>(), 8) << c.dump();
-      EXPECT_EQ(ro["ep"].get<int>(), 16) << c.dump();
+      EXPECT_GE(ro["ep"].get<int>(), 16) << c.dump();
     }
   }
   EXPECT_TRUE(tp16) << res.dump().substr(0, 600);

@@ -758,8 +758,9 @@ TEST(Rl, ValidateEchoesTheBlockAndItReadsBackTheSame) {
 }
 
 // A mixture-of-experts engine that one device cannot hold (Mixtral 8x7B, 93 GB in bf16, on 80 GB
-// H100s) is tried at tp 1 with its experts over 2, 4, ... replicas (attention data parallelism)
-// before tp grows; with expert parallelism stated, only as stated.
+// H100s) is tried at tp 1 with its experts over 2, 4, ... replicas (attention data parallelism),
+// and so is every wider tp (an engine that holds the model may decode faster so); with expert
+// parallelism stated, only as stated.
 TEST(Rl, PlacementSearchSpreadsTheExpertsOfAnEngineThatDoesNotFit) {
   json s = base({{"rollout", nullptr}});
   s["model"] = "mixtral-8x7b";
@@ -769,9 +770,8 @@ TEST(Rl, PlacementSearchSpreadsTheExpertsOfAnEngineThatDoesNotFit) {
   ASSERT_TRUE(res) << res.error().message;
   bool spread = false;
   for (const auto& c : res->best) {
-    if (c.rollout_plan.ep > c.rollout_plan.tp) {
+    if (c.rollout_plan.ep > c.rollout_plan.tp && c.rollout_plan.tp == 1) {
       spread = true;
-      EXPECT_EQ(c.rollout_plan.tp, 1);
       // It holds the model only so: its tp alone does not (ep 1 at tp 1 is refused).
       json alone = s;
       alone["rl"]["rollout"] = {{"tp", 1}};
@@ -1789,7 +1789,7 @@ TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
 // and no way to stop it but killing the worker; 262,144 responses took 5 s before a first report
 // per placement (the fuzzer's slow unit).
 TEST(Rl, PlacementSearchReportsProgressAndStopsWhenTold) {
-  const json s = base();
+  const json s = base({{"rollout", nullptr}});
   std::vector<double> seen;
   const json all = json::parse(optimus::api::search(s.dump(), "", [&](double f) {
     seen.push_back(f);
@@ -1986,6 +1986,37 @@ TEST(Rl, AnAsynchronousRunPaysItsPipelineFillOnce) {
   EXPECT_NEAR(wall(100, 1).first, 100 * rl["step_time_s"].get<double>() + fill, 1e-6 * one * 100);
   const auto [sync, srl] = wall(10, 0);  // on-policy: no overlap, no fill
   EXPECT_NEAR(sync, 10 * srl["step_time_s"].get<double>(), 1e-6 * sync);
+}
+
+// The placement search keeps a stated rollout tp (as it keeps every stated key), and spreads a
+// mixture-of-experts engine's experts over replicas at tps that hold the model too: Qwen3-30B-A3B
+// on 16 H100, where a probe found tp 2 ep 8 faster than the tp 4 listed first (ep never varied).
+TEST(Rl, PlacementSearchKeepsAStatedRolloutTpAndSpreadsExpertsThatFit) {
+  json s = {{"schema_version", 1},
+            {"model", "qwen3-30b-a3b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 16},
+            {"rl",
+             {{"prompts_per_step", 64},
+              {"samples_per_prompt", 8},
+              {"prompt_len", {{"mean", 300}, {"max", 1024}}},
+              {"response_len", {{"mean", 1500}, {"max", 8192}}},
+              {"placement", "colocated"},
+              {"train", "auto"},
+              {"controller_GBps", 0}}}};
+  const json all = json::parse(optimus::api::search(s.dump(), R"({"top": 100})"));
+  ASSERT_FALSE(all.contains("error")) << all.dump().substr(0, 300);
+  const json& first = all["best"][0]["rl"]["rollout"]["parallel"];
+  EXPECT_GT(first["ep"].get<int>(), first["tp"].get<int>()) << first.dump();
+  double plain = 1e300;  // the fastest engine without spread experts
+  for (const json& c : all["best"])
+    if (c["rl"]["rollout"]["parallel"]["ep"] == 1) plain = std::min(plain, c["step_time_s"].get<double>());
+  EXPECT_LT(all["best"][0]["step_time_s"].get<double>(), plain);
+  s["rl"]["rollout"] = {{"tp", 1}};
+  const json fixed = json::parse(optimus::api::search(s.dump(), R"({"top": 100})"));
+  ASSERT_FALSE(fixed["best"].empty()) << fixed.dump().substr(0, 300);
+  for (const json& c : fixed["best"])
+    EXPECT_EQ(c["rl"]["rollout"]["parallel"]["tp"], 1) << c.dump().substr(0, 200);
 }
 
 }  // namespace rl_test
