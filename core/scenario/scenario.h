@@ -93,8 +93,12 @@ struct InferenceWorkload {
 
 // The precision an inference workload's matmuls run in: the activations' when stated, else the
 // weights'.
+// int4 weights without stated activations are weight-only (W4A16): the int4 formats the runtimes
+// serve (AWQ, Lin et al. 2023; GPTQ, Frantar et al. 2022; TensorRT-LLM's int4_awq and vLLM's
+// Marlin kernels) dequantise the weights to 16 bits and multiply there, so the math is bf16's,
+// not the device's int4 tensor rate (a probe found Llama 3 70B's prefill on A100 1.9x too fast).
 constexpr Precision inference_math(const InferenceWorkload& w) {
-  return w.activation_precision.value_or(w.precision);
+  return w.activation_precision.value_or(w.precision == Precision::int4 ? Precision::bf16 : w.precision);
 }
 
 // Whether the weights outside the routed experts stay at 16 bits: the checkpoint is quantised in

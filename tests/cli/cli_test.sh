@@ -76,8 +76,9 @@ contains one_token "time per out token  none (one output token: no decode step)"
 # The host-memory optimizer is named as what sits in host memory (not offloaded activations).
 check host_optimizer 0 bash -c "echo '{\"model\": \"llama3.1-70b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"parallel\": {\"tp\": 8, \"zero_stage\": 1, \"optimizer_offload\": true, \"recompute\": \"full\"}, \"training\": {\"global_batch\": 64, \"seq_len\": 4096}}' | '$bin' predict -"
 contains host_optimizer "of optimizer state (parallel.optimizer_offload)"
-# An RL placement search marks the trainers that fit only with the optimizer in host memory.
-check rl_search_hosted 0 bash -c "echo '{\"model\": \"qwen3-235b-a22b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"prompt_len\": 1024, \"response_len\": 4096, \"train\": \"auto\"}}' | '$bin' search -"
+# An RL placement search marks the trainers that fit only with the optimizer in host memory (the
+# split pools, from 14th place: the colocated engines with their experts spread come first).
+check rl_search_hosted 0 bash -c "echo '{\"model\": \"qwen3-235b-a22b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"prompt_len\": 1024, \"response_len\": 4096, \"train\": \"auto\"}}' | '$bin' search - --top 20"
 contains rl_search_hosted "* the trainer fits only with its optimizer state in host memory"
 # An RL search that finds no placement says so, and how many devices would have one: DeepSeek-V3's
 # engines fit no 8 H100, its trainer first 64.

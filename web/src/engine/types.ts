@@ -65,7 +65,7 @@ export type TrainingPrecision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'mxf
  */
 export type AttentionKernel = 'flash' | 'standard' | 'flash1';
 /**
- * Precision of weights and math. Absent, for a model with a checkpoint_precision: that precision, and fp8_block_scaled as checkpoint_block_scaled says (the warning inference.checkpoint_precision).
+ * Precision of weights and math (int4: of the weights, the math bf16's unless activation_precision is stated). Absent, for a model with a checkpoint_precision: that precision, and fp8_block_scaled as checkpoint_block_scaled says (the warning inference.checkpoint_precision).
  */
 export type InferencePrecision = 'fp32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
 
@@ -1132,7 +1132,7 @@ export interface InferenceSpec {
    */
   fp8_block_scaled?: boolean;
   /**
-   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). fp4 weights (mxfp4, nvfp4, fp4) under 16-bit math on a device without fp4 units are converted on the CUDA cores once per 128-row tile (21 / 8 integer instructions per weight at a quarter of the FP32 rate). Default: precision. Error inference.activation_precision_narrower_than_weights when narrower than precision.
+   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). fp4 weights (mxfp4, nvfp4, fp4) under 16-bit math on a device without fp4 units are converted on the CUDA cores once per 128-row tile (21 / 8 integer instructions per weight at a quarter of the FP32 rate). Default: precision; for int4 weights, bf16 (W4A16). Error inference.activation_precision_narrower_than_weights when narrower than precision.
    */
   activation_precision?:
     'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
