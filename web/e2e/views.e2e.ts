@@ -368,6 +368,41 @@ describe('views, lessons and accessibility', () => {
     await context.close();
   });
 
+  test('Search view: every choice of its pickers and its placeholders read whole, at 1440x900 and on a phone (probe 57)', async () => {
+    // "auto: what the scenario describes" showed as "auto: what the scer", the budget's placeholder
+    // as "none (needs tokens". Each text is measured in the control's own font against its room.
+    for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+      const context = await site.browser.newContext({ viewport });
+      const page = await context.newPage();
+      page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
+      await page.goto(`${site.origin}/?view=search${await encodeFragment(defaultScenario)}`);
+      await page.locator('[data-testid="search-run"]').waitFor();
+      const cut: string[] = [];
+      for (const mode of ['', 'serving', 'inference']) {
+        await page.selectOption('#search .controls select', mode);
+        cut.push(
+          ...(await page.evaluate(() => {
+            const ctx = document.createElement('canvas').getContext('2d')!;
+            const out: string[] = [];
+            for (const el of document.querySelectorAll<HTMLSelectElement | HTMLInputElement>('#search .controls select, #search .controls input:not([type=checkbox])')) {
+              if (!el.offsetParent) continue;
+              const cs = getComputedStyle(el);
+              ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+              const select = el instanceof HTMLSelectElement;
+              const texts = select ? Array.from(el.options, (o) => (o.hidden ? '' : o.text)) : [el.placeholder];
+              // a select's arrow takes about 20 px of its box
+              const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - (select ? 20 : 0);
+              for (const t of texts) if (t && ctx.measureText(t).width > room) out.push(`"${t}" (${Math.round(ctx.measureText(t).width)} px in ${Math.round(room)} px)`);
+            }
+            return out;
+          })).map((x) => `${viewport.width} px, mode "${mode}": ${x}`),
+        );
+      }
+      expect(cut).toEqual([]);
+      await context.close();
+    }
+  });
+
   test('no console errors, page errors or requests outside the site (all pages above)', () => {
     site.expectNoProblems();
   });

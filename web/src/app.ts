@@ -6,6 +6,7 @@ import { engine } from './boot';
 import type { EngineError, JsonSchema, PresetList, Prediction, ResolvedScenario } from './engine/types';
 import { decodeFragment, encodeFragment } from './codec/url';
 import { restoreScenario } from './codec/restore';
+import { quickScenario } from './engine/client';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, rlTimelineSpec, runWaterfallSpec, servingTimelineSpec, trainingTimeSpec } from './charts/specs';
 import { chartCard } from './ui/chartcard';
 import { h } from './base/dom';
@@ -25,7 +26,7 @@ import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
 import { HEADLINES, starter, taskOf, type Task } from './state/tasks';
 import { createTaskPanel } from './ui/taskform';
-import { followingGpus, plainError, type Fix } from './ui/words';
+import { fieldMessage, followingGpus, plainError, type Fix } from './ui/words';
 import { sig } from './base/format';
 
 // This module's imports are evaluated: what follows builds the page (docs/performance.md).
@@ -101,16 +102,26 @@ const editor = createEditor({
   preset: (kind, id) => getPreset(kind, id),
   schema: () => (scenarioSchema ??= engine.schema().then((r) => (r.ok ? r.value.scenario : null))),
   onEdit: () => {
+    // A short-form field still holding text that is not a number: the scenario is not the form's.
+    const bad = taskPanel.invalid();
+    if (bad) return invalidInput(bad.message);
     stage('edited');
     schedule();
   },
-  onInvalid: (path, message) => {
-    seq += 1; // drops a computation in flight
-    dirty = false;
-    setStatus('error', `Not estimated: ${message}`);
-    markStale(true);
-  },
+  onInvalid: (_path, message) => invalidInput(message),
+  // The layout the search took, while the numbers on screen are the editor's scenario's.
+  autoLayout: () => (current && !staleNow && JSON.stringify(current.scenario) === JSON.stringify(editor.scenario()) ? current.prediction.parallel_auto?.parallel : undefined),
 });
+
+/** A field's text is not a valid value: nothing is estimated, the numbers on screen are marked out of date and the status says why (the error of an earlier estimate, and its fix, go). */
+function invalidInput(message: string): void {
+  seq += 1; // drops a computation in flight
+  dirty = false;
+  setStatus('error', `Not estimated: ${message}`);
+  markStale(true);
+  fixBox.hidden = bannerFix.hidden = true;
+  taskPanel.showError(null);
+}
 
 /** The task strip: what the person wants to do, its short form (writes through the editor). */
 const taskPanel = createTaskPanel({
@@ -135,6 +146,7 @@ const taskPanel = createTaskPanel({
     editorHeading.scrollIntoView({ block: 'start' });
     (editor.el.querySelector('input, select') as HTMLElement | null)?.focus({ preventScroll: true });
   },
+  invalid: (_path, message) => invalidInput(message),
 });
 const editorHeading = h('h2', { id: 'editor-h', tabindex: '-1' }, 'Every setting');
 
@@ -492,7 +504,7 @@ function showFailure(e: EngineError): void {
   }
   const plain = plainError(e, editor.scenario(), editor.userSet(), fieldLabel);
   setStatus('error', `Not estimated: ${plain.words}`);
-  editor.showError(e);
+  editor.showError(e, fieldMessage(e, plain.words, fieldLabel));
   markStale(true);
   taskPanel.refresh(); // the short form shows the values that failed, not the last estimated ones
   taskPanel.showError(e.path, plain.words);
@@ -760,17 +772,29 @@ window.addEventListener('popstate', () => {
 
 // ---- Loading and links --------------------------------------------------------------------------
 
+/** The preset lists for the pickers, asked for once. */
+let presetsLoading: Promise<void> | null = null;
+const loadPresetList = (): Promise<void> =>
+  (presetsLoading ??= engine.presets().then((list) => {
+    presetList = list;
+    exampleSelect.replaceChildren(h('option', { value: '' }, 'Choose…'), ...(presetList.scenarios ?? []).map((p) => h('option', { value: p.id }, p.name ?? p.id)));
+    editor.refresh();
+    taskPanel.refresh();
+  }));
+
 async function loadFromHash(): Promise<void> {
   // Marks this fragment as handled (popstate and hashchange may both announce it).
   lastFragment = location.hash;
   setStatus('computing', 'Loading…');
   const decoded = await decodeFragment(location.hash);
-  // No link and nothing shown yet: the page opens on the training task's starting scenario.
-  const landingStart = !decoded.ok && decoded.code === 'link.none' && lastValid === undefined;
+  // No link and nothing shown yet: the page opens on the training task's starting scenario, and so
+  // does a link that cannot be used (nothing valid shown before it): what a visit without one shows.
+  const landing = lastValid === undefined;
+  const landingStart = !decoded.ok && decoded.code === 'link.none' && landing;
   const r =
     landingStart
       ? ({ ok: true, source: 'fallback', scenario: starter('train') } as const)
-      : await restoreScenario(decoded, engine, { lastValid });
+      : await restoreScenario(decoded, engine, { lastValid, start: starter('train') });
   performance.mark('optimus:restored');
   linkError = !r.ok && r.source === 'link' ? { code: r.code, path: r.path } : null;
   bannerFix.hidden = true;
@@ -782,6 +806,23 @@ async function loadFromHash(): Promise<void> {
     setStatus('error', r.ok ? 'No scenario.' : r.message);
     return;
   }
+  // Without a link the page shows the training task's start, whose layout follows like a task's.
+  const loadForm = async (): Promise<void> => {
+    await editor.load(r.scenario as Scenario, { layoutFollows: landingStart || (landing && !r.ok && r.source === undefined) });
+    taskPanel.refresh();
+    performance.mark('optimus:editor-loaded');
+  };
+  // A scenario that is not quick (a layout search, a serving simulation, an RL step: seconds to
+  // minutes) is estimated as an edit of it is, in the worker (client.ts), once the form is built
+  // and filled: the worker answers one call at a time, and the form's schema and presets would
+  // otherwise wait behind that estimate.
+  if (!quickScenario(r.scenario)) {
+    selectTaskOf(r.scenario as Scenario, r.source === 'link');
+    await Promise.all([loadForm(), loadPresetList()]);
+    await compute();
+    void loadCalibrate(); // after the result, as below: loaded, it shows the page's state (markStale)
+    return;
+  }
   // The numbers first (the editor is not needed for them), then the form: its schema comes from
   // the full engine, which the worker fetches only when asked for it, so asking after the first
   // result keeps that download out of the page's first load (docs/web.md "Weight").
@@ -789,10 +830,7 @@ async function loadFromHash(): Promise<void> {
   selectTaskOf(r.scenario as Scenario, r.source === 'link');
   const estimated = await first;
   void loadCalibrate();
-  // Without a link the page shows the training task's start, whose layout follows like a task's.
-  await editor.load(r.scenario as Scenario, { layoutFollows: landingStart });
-  taskPanel.refresh();
-  performance.mark('optimus:editor-loaded');
+  await loadForm();
   // An engine error found before the form existed is shown again, now at its field.
   if (!estimated) await compute();
 }
@@ -823,12 +861,7 @@ void (async () => {
     return;
   }
   // Then the preset lists for the pickers, which the first numbers do not need.
-  const lists = first.then(() => engine.presets()).then((list) => {
-    presetList = list;
-    exampleSelect.replaceChildren(h('option', { value: '' }, 'Choose…'), ...(presetList.scenarios ?? []).map((p) => h('option', { value: p.id }, p.name ?? p.id)));
-    editor.refresh();
-    taskPanel.refresh();
-  });
+  const lists = first.then(loadPresetList);
   await first;
   performance.mark('optimus:first-result');
   await lists;

@@ -132,6 +132,41 @@ describe('encodeFragment / decodeFragment', () => {
   });
 });
 
+describe('each message names the real cause', () => {
+  const message = (r: DecodeResult): string => (r.ok ? '' : r.message);
+
+  test('version 0 is not called newer; version 2 is', async () => {
+    const payload = (await encodeFragment(scenario)).slice(4);
+    const v0 = message(await decodeFragment(`#v0=${payload}`));
+    expect(v0).not.toMatch(/newer/);
+    expect(v0).toMatch(/not a valid Optimus link/);
+    expect(v0).toContain('(0)');
+    expect(message(await decodeFragment('#v0=abc'))).not.toMatch(/newer/);
+    expect(message(await decodeFragment(`#v2=${payload}`))).toMatch(/newer version of Optimus.*version 2/);
+  });
+
+  test('characters outside base64url are damage, not a cut link, whatever the length', async () => {
+    for (const text of ['!!!@@@***', '!!!@@', 'abcd!', 'ab cd']) {
+      const r = await decodeFragment(`#v1=${text}`);
+      expectFailure(r, 'link.corrupt');
+      expect(message(r), text).toMatch(/damaged/);
+      expect(message(r), text).not.toMatch(/cut off/);
+    }
+    expect(base64urlDecode('!!!@@@***')).toEqual({ ok: false, code: 'link.corrupt' });
+  });
+
+  test("a link over the length limit says it is too long (its text), not too large once unpacked", async () => {
+    const r = await decodeFragment(`#v1=${'A'.repeat(200_000)}`);
+    expectFailure(r, 'link.too_large');
+    expect(message(r)).toMatch(/too long/);
+    expect(message(r)).toContain('200,003 characters'); // "v1=" and the 200,000 after it
+    expect(message(r)).toContain(`${MAX_FRAGMENT_CHARS / 1024} KiB`);
+    expect(message(r)).not.toMatch(/unpacked/);
+    // the inflated limit keeps its own words
+    expect(message(await decodeFragment(zlibFragment(' '.repeat(MAX_INFLATED_BYTES + 1))))).toMatch(/once unpacked/);
+  });
+});
+
 describe('properties', () => {
   test('any string decodes to a scenario or a message, never an exception', async () => {
     await fc.assert(

@@ -345,8 +345,8 @@ describe('failures of the worker', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
-  test('a predict that searches the layouts (parallel "auto") has a search\'s time, not an estimate\'s', async () => {
-    // The worker answers after 150 ms: past the estimate's 50 ms, within the search's 5 s.
+  /** A worker that says it is ready at once and answers every request 150 ms late. */
+  const lateWorker = (): WorkerLike => {
     const late: WorkerLike = {
       onmessage: null,
       onerror: null,
@@ -356,11 +356,27 @@ describe('failures of the worker', () => {
       terminate() {},
     };
     setTimeout(() => late.onmessage?.({ data: { id: 0, kind: 'ready' } as Response }), 0);
-    const engine = make(() => late, { timeoutMs: 50, searchTimeoutMs: 5000 });
+    return late;
+  };
+
+  test('a predict that searches the layouts (parallel "auto") has a search\'s time, not an estimate\'s', async () => {
+    // The worker answers after 150 ms: past the estimate's 50 ms, within the search's 5 s.
+    const engine = make(lateWorker, { timeoutMs: 50, searchTimeoutMs: 5000 });
     const auto = { ...defaultScenario, parallel: 'auto' };
     const r = await engine.predict(auto);
     expect(r.ok && r.value).toEqual(JSON.parse(mod.predict(JSON.stringify(auto))));
     // The same worker, a plain estimate: the estimate's 50 ms.
+    expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
+  });
+
+  test('a predict of a scenario that is not quick (an RL step, a serving simulation) has a search\'s time too', async () => {
+    // GRPO with 1000 x 1000 responses takes 30 s in Chromium's worker: an estimate's limit killed it.
+    const engine = make(lateWorker, { timeoutMs: 50, searchTimeoutMs: 5000 });
+    const rl = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { algorithm: 'grpo', prompts_per_step: 4, samples_per_prompt: 2, prompt_len: 64, response_len: 128 } };
+    for (const s of [rl, LLAMA3_8B_H100_OFFLINE]) {
+      const r = await engine.predict(s);
+      expect(r.ok && r.value, JSON.stringify(s).slice(0, 60)).toEqual(JSON.parse(mod.predict(JSON.stringify(s))));
+    }
     expect(await engine.predict(defaultScenario)).toMatchObject({ ok: false, error: { code: 'engine.crashed' } });
   });
 
@@ -608,6 +624,26 @@ describe("the page's own first-load engine (boot.ts's `local`)", () => {
     await engine.ready;
     await engine.predict({ ...defaultScenario, parallel: 'auto' }, { interactive: true });
     expect(workers[0]!.received.map((q) => q.method)).toEqual(['predict']);
+  });
+
+  test("a link's first predict and validate of a scenario that is not quick (an RL step, a serving run, parallel \"auto\") go to the worker, never this thread", async () => {
+    // A link opened with 1000 x 1000 RL responses held the page's thread for 35 s (no
+    // "Computing…", a half-built form) where the same scenario typed in ran in the worker.
+    const rl = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { algorithm: 'grpo', prompts_per_step: 4, samples_per_prompt: 2, prompt_len: 64, response_len: 128 } };
+    const auto = { ...defaultScenario, parallel: 'auto' };
+    for (const s of [rl, serving, auto]) {
+      const { engine, workers } = start(Promise.resolve(mod));
+      await engine.ready;
+      const v = await engine.validate(s, { interactive: true });
+      const p = await engine.predict(s, { interactive: true });
+      expect(v.ok && p.ok, JSON.stringify(!v.ok ? v.error : !p.ok ? p.error : '')).toBe(true);
+      expect(workers[0]?.received.map((q) => q.method), JSON.stringify(s).slice(0, 80)).toEqual(['validate', 'predict']);
+    }
+    // A quick one is still answered here, before the worker exists.
+    const { engine, workers } = start(Promise.resolve(mod));
+    expect((await engine.validate(defaultScenario, { interactive: true })).ok).toBe(true);
+    expect((await engine.predict(defaultScenario, { interactive: true })).ok).toBe(true);
+    expect(workers.length).toBe(0);
   });
 
   test('calls nobody waits for (a loop of predictions) go to the worker even before it is ready', async () => {

@@ -46,7 +46,7 @@ describe('restoreScenario', () => {
     const bad = { ...defaultScenario, training: { ...defaultScenario.training, global_batch: 0 } };
     const r = await restoreScenario(await linkTo(bad), engine);
     expect(r).toMatchObject({ ok: false, source: 'link', path: '/training/global_batch', code: 'scenario.out_of_range', scenario: bad });
-    if (!r.ok) expect(r.message).toBe("The link's scenario is not valid: global batch = 0 is below what the engine accepts (1 to 1,000,000,000). Shown as written, for you to correct below.");
+    if (!r.ok) expect(r.message).toBe("The link's scenario is not valid: Global batch = 0 is below what the engine accepts (1 to 1,000,000,000). Shown as written, for you to correct below.");
   });
 
   test('a scenario refused for its shape or an unknown preset: the message and the default scenario', async () => {
@@ -71,6 +71,23 @@ describe('restoreScenario', () => {
     const r = await restoreScenario(await decodeFragment('#v1=@@@'), engine, { lastValid: last });
     expect(r).toMatchObject({ ok: false, code: 'link.corrupt', scenario: last });
     if (!r.ok) expect(r.message).toContain('last valid scenario');
+  });
+
+  test("a link that cannot be used, nothing valid shown before, opens the page's own start (what a visit without a link shows), not the engine's default preset", async () => {
+    // The page passes the Train task's starting scenario (app.ts); a corrupt link opened "Plan a
+    // run" with a 15T-token whole run, the engine's default preset, while saying "the default scenario".
+    const start = { schema_version: 1, model: 'llama3-70b', system: 'dgx-h100', num_devices: 64, parallel: { tp: 8, pp: 2 }, training: { global_batch: 512, seq_len: 8192 } };
+    for (const hash of ['#v1=@@@', '#v0=abc', '#v1=!!!@@@***', '#nonsense']) {
+      const r = await restoreScenario(await decodeFragment(hash), engine, { start });
+      expect(r.ok, hash).toBe(false);
+      expect(r.scenario, hash).toEqual(start);
+      if (!r.ok) expect(r.message).toContain('Showing the default scenario instead');
+    }
+    // refused for its shape: the same start
+    expect((await restoreScenario(await linkTo({ ...defaultScenario, colour: 'red' }), engine, { start })).scenario).toEqual(start);
+    // the last valid scenario still comes first
+    const last = { ...defaultScenario, name: 'mine' };
+    expect(await restoreScenario(await decodeFragment('#v1=@@@'), engine, { lastValid: last, start })).toMatchObject({ ok: false, scenario: last });
   });
 
   test('a future version link falls back with its message', async () => {
@@ -125,5 +142,43 @@ describe('restoreScenario', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('the banner’s words (probe 57)', () => {
+  test('a link’s refusal is said in the page’s words: no engine codes, no list of every model', async () => {
+    // parallel "auto" on 1e8 GPUs: the engine counts its layouts by code
+    const auto = await restoreScenario(await linkTo({ ...defaultScenario, num_devices: 1e8, parallel: 'auto' }), engine);
+    expect(auto).toMatchObject({ ok: false, code: 'parallel.auto_no_layout' });
+    if (!auto.ok) {
+      expect(auto.message).toMatch(/^The link's scenario is not valid: no layout divides this job over these GPUs/);
+      expect(auto.message).not.toMatch(/parallel\.|training\.|\(at \//);
+    }
+    // an unknown model: the nearest ids and where the list is, not all of them
+    const model = await restoreScenario(await linkTo({ ...defaultScenario, model: 'llama-99b' }), engine);
+    expect(model).toMatchObject({ ok: false, code: 'preset.unknown_model' });
+    if (!model.ok) {
+      expect(model.message).toContain('there is no model called “llama-99b”: did you mean llama2-7b or llama3-8b?');
+      expect(model.message).toContain('the Model list of the form');
+      expect(model.message).not.toContain('deepseek');
+      expect(model.message.length).toBeLessThan(260);
+    }
+  });
+});
+
+describe('the banner names the form’s fields (probe 57)', () => {
+  test('keys said as the forms and the full editor label them, before those are drawn', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ ...defaultScenario, num_devices: 64.5 }, 'GPUs = 64.5 must be a whole number.'],
+      [
+        { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 128, placement: 'split', rollout_devices: 6, train_devices: 6 } },
+        'Rollout GPUs + Training GPUs (split) = 6 + 6 is not GPUs = 8.',
+      ],
+    ];
+    for (const [s, words] of cases) {
+      const r = await restoreScenario(await linkTo(s), engine);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.message).toBe(`The link's scenario is not valid: ${words} Shown as written, for you to correct below.`);
+    }
   });
 });

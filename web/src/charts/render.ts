@@ -66,7 +66,9 @@ function bars(input: BarChartSpec, width: number): { svg: Element; legend?: HTML
   }
   if (spec.rule) {
     marks.push(Plot.ruleX([spec.rule.value], { stroke: CAPACITY_COLOR, strokeWidth: 2, strokeDasharray: '4,3' }));
-    marks.push(Plot.text([spec.rule.value], { x: (d: number) => d, frameAnchor: 'top', text: () => `${spec.rule!.label} ${fmt(spec.rule!.value)}`, dy: -2, fill: CAPACITY_COLOR, textAnchor: 'end', dx: -4 }));
+    // Above the frame (its bottom on the frame's top edge), so that the label never lies over the
+    // first bar, which a narrow chart (a phone) draws right under it.
+    marks.push(Plot.text([spec.rule.value], { x: (d: number) => d, frameAnchor: 'top', lineAnchor: 'bottom', text: () => `${spec.rule!.label} ${fmt(spec.rule!.value)}`, dy: -4, fill: CAPACITY_COLOR, textAnchor: 'end', dx: -4 }));
   }
   // Room for the row labels (about 6.5 px per character at 10 px) but at most 45 % of the width.
   const marginLeft = Math.min(Math.round(width * 0.45), 12 + 6.5 * Math.max(...rows.map((r) => r.length)));
@@ -179,9 +181,22 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
   const bytes = input.unit === 'bytes';
   // Bytes are drawn in GiB: the points and the reference lines alike.
   const perGiB = (v: number | undefined): number | undefined => (v === undefined ? undefined : v / GIB);
-  const spec = bytes ? { ...input, points: input.points.map((p) => ({ ...p, y: p.y / GIB, low: perGiB(p.low), high: perGiB(p.high) })), rules: input.rules?.map((r) => ({ ...r, value: r.value / GIB })) } : input;
+  // Bytes on a numeric x axis (a study's column) are drawn in GiB too, as its label says.
+  const xBytes = !input.xCategorical && input.xUnit === 'bytes';
+  const spec =
+    bytes || xBytes
+      ? {
+          ...input,
+          points: input.points.map((p) => ({ ...p, ...(xBytes ? { x: (p.x as number) / GIB } : {}), ...(bytes ? { y: p.y / GIB, low: perGiB(p.low), high: perGiB(p.high) } : {}) })),
+          rules: bytes ? input.rules?.map((r) => ({ ...r, value: r.value / GIB })) : input.rules,
+          marked: xBytes ? input.marked?.map((m) => ({ ...m, x: m.x / GIB })) : input.marked,
+        }
+      : input;
   const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : (d: number) => sig(d);
-  const unitLabel = (u: string): string => (u === 'bytes' ? ' (GiB)' : u && u !== 's' ? ` (${u})` : '');
+  // The unit after an axis label, unless the label names it already ("output tokens/s per GPU");
+  // seconds on the y axis are in its ticks (formatSeconds), on the x axis they are named.
+  const unitLabel = (u: string, label: string, ticksSayIt: boolean): string =>
+    u === 'bytes' ? ' (GiB)' : !u || (u === 's' && ticksSayIt) || label.toLowerCase().split(/[\s()]+/).includes(u.toLowerCase()) ? '' : ` (${u})`;
   const series = [...new Set(spec.points.map((p) => p.series))];
   const range = series.map((name, i) => spec.colors?.[name] ?? PALETTE[i % PALETTE.length]!);
   const longest = spec.xCategorical ? Math.min(48, Math.max(...spec.points.map((p) => String(p.x).length))) : 0;
@@ -191,10 +206,10 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
       y: 'y',
       fill: 'series',
       r: spec.xCategorical ? 4.5 : 3,
-      title: (d: LineChartSpec['points'][number]) => `${d.series}\n${spec.yLabel} = ${bytes ? formatBytes(d.y * GIB) : yFmt(d.y)}\n${spec.xLabel} = ${d.x}`,
+      title: (d: LineChartSpec['points'][number]) => `${d.series}\n${spec.yLabel} = ${bytes ? formatBytes(d.y * GIB) : yFmt(d.y)}\n${spec.xLabel} = ${xBytes ? formatBytes((d.x as number) * GIB) : d.x}`,
     }),
   ];
-  if (!spec.xCategorical) marks.unshift(Plot.line(spec.points, { x: 'x', y: 'y', stroke: 'series' }));
+  if (!spec.xCategorical) marks.unshift(Plot.line(spec.points, { x: 'x', y: 'y', stroke: 'series', ...(spec.step ? { curve: 'step-after' as const } : {}) }));
   // 80% bands (prediction.uncertainty): a shaded area behind each line, or a whisker per point.
   const banded = spec.points.filter((p) => p.low !== undefined && p.high !== undefined);
   if (banded.length > 0) {
@@ -210,7 +225,7 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
   }
   for (const r of spec.rules ?? []) {
     marks.push(Plot.ruleY([r.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
-    marks.push(Plot.text([r.value], { y: (d: number) => d, frameAnchor: 'left', text: () => `${r.label} ${yFmt(r.value)}`, dy: -6, dx: 4, fill: CAPACITY_COLOR, textAnchor: 'start' }));
+    marks.push(Plot.text([r.value], { y: (d: number) => d, frameAnchor: 'left', text: () => `${r.label} ${bytes ? formatBytes(r.value * GIB) : yFmt(r.value)}`, dy: -6, dx: 4, fill: CAPACITY_COLOR, textAnchor: 'start' }));
   }
   const svg = Plot.plot({
     width,
@@ -219,8 +234,8 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
     marginBottom: spec.xCategorical ? 30 + Math.round(longest * 4.5) : 36,
     x: spec.xCategorical
       ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: [...new Set(spec.points.map((p) => String(p.x)))], tickFormat: (d: string) => cutMiddle(d, 48) }
-      : { type: spec.logX ? 'log' : 'linear', label: `${spec.xLabel}${unitLabel(spec.xUnit)} →`, grid: true },
-    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && (bytes || spec.yFromZero === true) },
+      : { type: spec.logX ? 'log' : 'linear', label: `${spec.xLabel}${unitLabel(spec.xUnit, spec.xLabel, false)} →`, grid: true },
+    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit, spec.yLabel, true)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && (bytes || spec.yFromZero === true) },
     color: { domain: series, range },
     marks,
   });

@@ -111,6 +111,11 @@ export interface LineChartSpec {
   colors?: Record<string, string>;
   /** A linear y axis that starts at zero (a throughput), not at the smallest value. */
   yFromZero?: boolean;
+  /**
+   * A step function of x (a count sampled over time): each value is held until the next sample,
+   * drawn as steps, not as slopes between samples that would imply values never taken.
+   */
+  step?: boolean;
 }
 
 export type ChartSpec = BarChartSpec | RooflineSpec | ScatterSpec | LineChartSpec;
@@ -235,7 +240,11 @@ export function memorySpec(p: Prediction): BarChartSpec {
   const rows: Array<[string, Prediction['memory']]> = [];
   if (p.training) rows.push(['Training', p.memory]);
   if (p.inference) rows.push(['Inference', p.training ? (p.inference.memory ?? p.memory) : p.memory]);
-  if (rows.length === 0) rows.push(['Memory', p.memory]);
+  // An RL step's memory is the trainer's footprint; its rollout engines' reservation (rl.memory.rollout:
+  // gpu_memory_utilization x HBM, plus the trainer's resident state when colocated) is its own row,
+  // so that the chart shows the most loaded device of the job, whichever pool it is in.
+  const rollout = p.rl?.memory?.rollout;
+  if (rows.length === 0) rows.push([p.rl ? 'Trainer' : 'Memory', p.memory]);
   const bars: Bar[] = [];
   for (const [row, m] of rows) {
     for (const [k, label] of Object.entries(MEMORY_LABELS)) {
@@ -243,15 +252,16 @@ export function memorySpec(p: Prediction): BarChartSpec {
       if (typeof v === 'number' && v > 0) bars.push({ row, category: label, value: v });
     }
   }
+  if (rollout && rollout.per_device_bytes > 0) bars.push({ row: 'Rollout engines', category: 'Rollout engines’ reservation (weights, KV cache)', value: rollout.per_device_bytes });
   return {
     kind: 'bars',
-    title: 'Memory per device (most loaded device)',
+    title: p.rl ? 'Memory per device: the trainer and the rollout engines (the most loaded device of each)' : 'Memory per device (most loaded device)',
     unit: 'bytes',
     xLabel: 'bytes per device (GiB)',
     bars,
     stacked: true,
     rule: { value: p.memory.capacity_bytes, label: 'capacity' },
-    band: bandOf(p, 'memory.per_device_bytes.total', 'Total', p.memory.per_device_bytes.total),
+    band: bandOf(p, 'memory.per_device_bytes.total', p.rl ? 'Trainer total' : 'Total', p.memory.per_device_bytes.total),
   };
 }
 
@@ -447,7 +457,7 @@ export function studyBand(row: Record<string, unknown>, column: string): { low: 
  * (or one series). Numeric x gives lines (points sorted by x within a series); text x gives dots
  * in row order. An axis is logarithmic when its positive values span more than three decades.
  */
-export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineChartSpec | null {
+export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>, names?: (value: string) => string | undefined): LineChartSpec | null {
   const d = studyDefaults(st);
   if (!d) return null;
   const c: StudyChoice = { ...d, ...choice };
@@ -456,6 +466,12 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
   const units = (st.units ?? {}) as Record<string, string>;
   const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   const xCategorical = !st.rows.every((r) => isNum(r[c.x]));
+  // A text cell as the page names it: a preset id ("megatron-22b") by its preset's name.
+  const named = (v: unknown): string => {
+    const text = String(v ?? '');
+    return names?.(text) ?? text;
+  };
+  const yWords = studyColumnWords(c.y, units[c.y]);
   let points: LineChartSpec['points'] = [];
   let banded = false;
   for (const r of st.rows) {
@@ -463,7 +479,7 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
     if (!isNum(y)) continue;
     const b = studyBand(r, c.y);
     banded ||= b !== undefined;
-    points.push({ x: xCategorical ? String(r[c.x] ?? '') : (r[c.x] as number), y, series: c.color ? String(r[c.color] ?? '') : c.y, ...b });
+    points.push({ x: xCategorical ? named(r[c.x]) : (r[c.x] as number), y, series: c.color ? named(r[c.color]) : yWords, ...b });
   }
   if (points.length === 0) return null;
   if (!xCategorical) points = [...points].sort((a, b) => (a.x as number) - (b.x as number));
@@ -471,17 +487,74 @@ export function studySpec(st: StudyResult, choice?: Partial<StudyChoice>): LineC
   return {
     kind: 'lines',
     title: st.title,
-    xLabel: c.x,
-    yLabel: c.y,
+    xLabel: studyColumnWords(c.x, units[c.x]),
+    yLabel: yWords,
     unit: units[c.y] ?? '',
     xUnit: units[c.x] ?? '',
     xCategorical,
     logX: !xCategorical && wide(points.map((p) => p.x as number)),
     logY: wide(points.map((p) => p.y)),
-    seriesLabel: c.color || undefined,
+    seriesLabel: c.color ? studyColumnWords(c.color, units[c.color]) : undefined,
     points,
-    note: banded ? `The 80% band of ${c.y} on each row (shaded, or a bar on a category axis), fitted on the published rows of its regime.` : undefined,
+    rules: capacityRule(st, c.y, units),
+    note: banded ? `The 80% band of ${yWords} on each row (shaded, or a bar on a category axis), fitted on the published rows of its regime.` : undefined,
   };
+}
+
+/**
+ * The line a study's column is held against: a capacity column (capacity_bytes, "device memory")
+ * in the drawn column's unit, one value on every row (the memory study's 80 GB A100), drawn as a
+ * reference line when the column drawn is not that one.
+ */
+function capacityRule(st: StudyResult, y: string, units: Record<string, string>): LineChartSpec['rules'] {
+  const unit = units[y];
+  if (!unit) return undefined;
+  const cap = st.columns.find((col) => col !== y && col.startsWith('capacity') && units[col] === unit);
+  const values = cap ? [...new Set(st.rows.map((r) => r[cap]))] : [];
+  const v = values[0];
+  return values.length === 1 && typeof v === 'number' && Number.isFinite(v) && v > 0 ? [{ value: v, label: 'capacity' }] : undefined;
+}
+
+/** Words of the studies' columns where their key says less (units stay off: the axis names them). */
+const STUDY_COLUMN_WORDS: Record<string, string> = {
+  recompute: 'recomputation',
+  optimizer_bytes: 'optimizer state',
+  total_bytes: 'memory per GPU',
+  capacity_bytes: 'GPU memory',
+  tokens_per_s: 'tokens/s',
+  mfu: 'MFU',
+  node_nm: 'process node',
+  frequency_GHz: 'clock',
+  peak_tflops: 'peak TFLOP/s',
+  dram_stacks: 'DRAM stacks',
+  hbm_bandwidth_GBps: 'HBM bandwidth',
+  scale_up_GBps: 'scale-up bandwidth',
+  perf_per_dollar: 'performance per dollar',
+  cost_4_chiplets_usd: 'cost as 4 chiplets',
+  flops: 'work',
+  bytes: 'bytes moved',
+  ridge_intensity: 'ridge point',
+  dram: 'DRAM',
+  gpu: 'GPU',
+  tpot_s: 'time per output token',
+  ttft_s: 'time to first token',
+  speedup_tpot: 'speedup of the time per output token',
+  usd_per_gpu_hour: 'price per GPU-hour',
+  wall_days: 'days',
+  gpu_hours: 'GPU-hours',
+  energy_mwh: 'energy',
+};
+
+/**
+ * A study's column in words for its axes and pickers: "total_bytes" -> "memory per GPU",
+ * "iteration_time_s" -> "iteration time" (a key's unit suffix left to the axis, which names the
+ * unit), else the key with spaces.
+ */
+export function studyColumnWords(column: string, unit?: string): string {
+  const known = STUDY_COLUMN_WORDS[column];
+  if (known) return known;
+  const bare = unit && !/_per_[a-z]+$/i.test(column) ? column.replace(/_(bytes|s|usd|gbps|gib|ghz|mwh|nm|days|hours)$/i, '') : column;
+  return (bare || column).replace(/_/g, ' ');
 }
 
 /** One point of a serving rate sweep (ui/serving.ts). */
@@ -541,6 +614,9 @@ export function servingTimelineSpec(p: Prediction): LineChartSpec | null {
     logX: false,
     logY: false,
     points,
+    // Counts that change at steps: each sample holds until the next one (a run of decode steps
+    // taken at once is one sample).
+    step: true,
   };
 }
 

@@ -5,7 +5,7 @@ import type { Engine } from '../engine/client';
 import type { EngineError } from '../engine/types';
 import type { DecodeResult } from './url';
 import { asObject } from '../state/pointer';
-import { rangeWords } from '../base/format';
+import { formLabel, plainError } from '../ui/words';
 
 export type Restored =
   /** The link's scenario, accepted by the engine (as written in the link: preset ids kept). */
@@ -48,12 +48,19 @@ export function correctable(scenario: unknown, code: string, path: string): bool
 }
 
 export interface RestoreOptions {
-  /** The last scenario the page showed without errors; default: the engine's "default" preset. */
+  /** The last scenario the page showed without errors; default: `start`. */
   lastValid?: unknown;
+  /**
+   * What the page shows without a link (app.ts: the Train task's starting scenario), which a link
+   * that cannot be used opens too when nothing valid was shown before; default: the engine's
+   * "default" preset.
+   */
+  start?: unknown;
 }
 
 async function fallback(engine: Pick<Engine, 'preset'>, options: RestoreOptions): Promise<{ scenario: unknown; problem?: EngineError }> {
   if (options.lastValid !== undefined && options.lastValid !== null) return { scenario: options.lastValid };
+  if (options.start !== undefined && options.start !== null) return { scenario: options.start };
   try {
     const r = await engine.preset('scenarios', 'default');
     return r.ok ? { scenario: r.value } : { scenario: null, problem: r.error };
@@ -81,9 +88,11 @@ export async function restoreScenario(
     if (decoded.ok) {
       const checked = await engine.validate(decoded.scenario, { interactive: true });
       if (checked.ok) return { ok: true, source: 'link', scenario: decoded.scenario };
-      // A number out of range in words (its key named in them); any other error as the engine
-      // wrote it, with where.
-      const words = rangeWords(checked.error, undefined);
+      // The error in the page's words (ui/words.ts: a number out of range with its key named, a
+      // code's words, an unknown preset's nearest ids rather than all of them); any other error as
+      // the engine wrote it, with where.
+      const plain = plainError(checked.error, asObject(decoded.scenario) ?? {}, new Set(), formLabel(decoded.scenario)).words;
+      const words = plain === checked.error.message ? undefined : plain;
       const where = checked.error.path && words === undefined ? ` (at ${checked.error.path})` : '';
       problem = { code: checked.error.code, path: checked.error.path, message: `The link's scenario is not valid: ${words ?? checked.error.message}${where}.` };
       if (correctable(decoded.scenario, checked.error.code, checked.error.path))

@@ -38,6 +38,8 @@ export function base64urlEncode(bytes: Uint8Array): string {
 
 /** Bytes of base64url text (no padding), or why there are none. */
 export function base64urlDecode(text: string): { ok: true; bytes: Uint8Array } | { ok: false; code: 'link.corrupt' | 'link.truncated' } {
+  // A character outside the alphabet is damage, whatever the length ("!!!@@@***" is not a cut link).
+  for (const c of text) if (!B64URL_INDEX.has(c)) return { ok: false, code: 'link.corrupt' };
   // A length of 4k+1 cannot come from whole bytes: the text was cut.
   if (text.length % 4 === 1) return { ok: false, code: 'link.truncated' };
   const bytes = new Uint8Array(Math.floor((text.length * 6) / 8));
@@ -152,11 +154,18 @@ export async function decodeFragment(hash: string): Promise<DecodeResult> {
   try {
     const text = typeof hash === 'string' ? hash.replace(/^#/, '').trim() : '';
     if (text === '') return { ok: false, code: 'link.none', message: 'The address has no scenario.' };
-    if (text.length > MAX_FRAGMENT_CHARS) return fail('link.too_large', `${text.length} characters`);
+    // The limit this breaks is the link's own length, not the unpacked size of link.too_large's words.
+    if (text.length > MAX_FRAGMENT_CHARS)
+      return { ok: false, code: 'link.too_large', message: `The link is too long: ${text.length.toLocaleString('en-US')} characters, over the ${MAX_FRAGMENT_CHARS / 1024} KiB of text a link may hold.` };
     const m = /^v(\d{1,6})=(.*)$/s.exec(text);
     if (!m) return fail('link.unrecognized');
-    const decoder = DECODERS[Number(m[1])];
-    if (!decoder) return fail('link.unknown_version', `version ${m[1]}`);
+    const version = Number(m[1]);
+    const decoder = DECODERS[version];
+    // Old versions keep their decoders: one below the current without a decoder was never written.
+    if (!decoder)
+      return version > CURRENT_VERSION
+        ? fail('link.unknown_version', `version ${version}; this page reads up to version ${CURRENT_VERSION}`)
+        : { ok: false, code: 'link.unknown_version', message: `The link is not a valid Optimus link: its format version (${m[1]}) is not one Optimus has ever written.` };
     return await decoder(m[2]!);
   } catch (e) {
     // Defensive: nothing above should throw, but a link must never break the page.

@@ -424,8 +424,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   let slowInARow = 0;
   /**
    * Where a call goes. This thread's engine answers, while the worker is not ready, the
-   * interactive predict (but one that searches the layouts) and validate calls (the first
-   * result: CallOptions) and the preset
+   * interactive predict and validate calls of a quick scenario (the first result: CallOptions;
+   * quickScenario, as after an edit) and the preset
    * look-ups; after that, an interactive predict or validate of a quick scenario (quickScenario),
    * so a re-estimate after an edit does not wait for two thread hops (on a loaded machine the
    * worker's wake-up and the answer's message are most of an edit's time, the engine's work about
@@ -436,8 +436,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (disposed) return Promise.resolve({ error: err('engine.disposed', 'the engine was disposed') });
     if (local !== null && LOCAL_METHODS.has(method)) {
       const lookup = method === 'presets' || method === 'preset';
-      // A predict that searches the layouts (seconds, for a large cluster) never holds this thread.
-      if (!main?.loaded && ((interactive && !search) || lookup)) return callLocal(method, args);
+      // Before the worker is ready too, only a quick scenario: a link's layout search (seconds for
+      // a large cluster), serving simulation or RL step (a million responses: half a minute) would
+      // hold this thread, the page frozen and half built, where an edit of it runs in the worker.
+      if (!main?.loaded && ((interactive && quick) || lookup)) return callLocal(method, args);
       if (main?.loaded && interactive && quick && !localSlow && local !== undefined) {
         const t0 = now();
         return callLocal(method, args).then((answer) => {
@@ -448,8 +450,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
     }
     // A predict with parallel "auto" runs a layout search first (Llama 4 Scout's whole run: 5.5 s
-    // natively, twice that in wasm, more on a slow or busy machine): it gets a search's time, not
-    // a single estimate's, or the worker is killed as crashed in the middle of it.
+    // natively, twice that in wasm, more on a slow or busy machine), and an RL step or a serving
+    // simulation can take as long (GRPO with 1000 x 1000 responses: 30 s in Chromium): any scenario
+    // that is not quick gets a search's time, not a single estimate's, or the worker is killed as
+    // crashed in the middle of it.
     return mainConnection().call(method, args, search ? searchTimeoutMs : timeoutMs);
   };
 
@@ -459,13 +463,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async predict(s, o) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quickScenario(s), searchesLayouts(s)));
+      const quick = quickScenario(s);
+      return toResult<Prediction>(await call('predict', [input.json], o?.interactive === true, quick, !quick));
     },
 
     async validate(s, o) {
       const input = serialize(s, 'scenario');
       if ('error' in input) return { ok: false, error: input.error };
-      return toResult(await call('validate', [input.json], o?.interactive === true, quickScenario(s)), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
+      // Validating parallel "auto" searches the layouts as predict does: a search's time limit.
+      return toResult(await call('validate', [input.json], o?.interactive === true, quickScenario(s), searchesLayouts(s)), (p: { scenario: ResolvedScenario }) => ({ scenario: p.scenario }));
     },
 
     async presets(kind = '') {

@@ -67,6 +67,12 @@ export interface EditorDeps {
   onEdit: () => void;
   /** Called when a field's text is not a valid value (nothing is computed then). */
   onInvalid: (path: string, message: string) => void;
+  /**
+   * The layout `parallel: "auto"` took for the scenario on screen (its estimate's
+   * parallel_auto.parallel), when that estimate is of the editor's scenario as it is; switching
+   * auto off states it, so the numbers do not change.
+   */
+  autoLayout?: () => unknown;
 }
 
 export interface LoadOptions {
@@ -78,7 +84,8 @@ export interface Editor {
   el: HTMLElement;
   load(s: Scenario, options?: LoadOptions): Promise<void>;
   scenario(): Scenario;
-  showError(e: EngineError | null): void;
+  /** `words`: the error in plain words (app.ts: ui/words.ts plainError), shown instead of the engine's message, which the field's title keeps with the code. */
+  showError(e: EngineError | null, words?: string): void;
   /** Re-fills the inputs (after presets arrived). */
   refresh(): void;
   /**
@@ -345,6 +352,15 @@ const RL_FIELDS: FieldDef[] = [
   { path: '/rl/train_steps', label: 'RL steps (whole run)' },
 ];
 
+/** The label of the full editor's field for a key (its group's fixed fields), for words that name it before the editor is drawn (ui/words.ts formLabel). */
+export function editorLabel(path: string): string | undefined {
+  for (const list of [MODEL_FIELDS, SYSTEM_FIELDS, PARALLEL_FIELDS, TRAINING_FIELDS, RUN_FIELDS, INFERENCE_FIELDS, RL_FIELDS]) {
+    const f = list.find((x) => x.path === path);
+    if (f) return f.label;
+  }
+  return undefined;
+}
+
 /** What switched-off workloads start as when switched on (the page's choice, not defaults). */
 const FIRST_WORKLOADS: Record<string, unknown> = {
   training: { global_batch: 512, seq_len: 4096, precision: 'bf16' },
@@ -595,14 +611,19 @@ class ScenarioEditor implements Editor {
     this.followNote.hidden = this.lastNotes.length === 0;
   }
 
-  showError(e: EngineError | null): void {
+  showError(e: EngineError | null, words?: string): void {
     this.clearEngineErrors();
     if (!e) return;
+    const text = words ?? e.message;
+    const title = text === e.message ? e.code : `${e.code}: ${e.message}`;
     const field = fieldForError(e.path, this.errorSlots.keys());
-    if (field) this.setLocalError(field, e.message);
-    else {
+    if (field) {
+      this.setLocalError(field, text);
+      this.errorSlots.get(field)?.setAttribute('title', title);
+    } else {
       this.general.hidden = false;
-      this.general.textContent = e.message;
+      this.general.textContent = text;
+      this.general.title = title;
     }
   }
 
@@ -889,7 +910,8 @@ class ScenarioEditor implements Editor {
       this.parkedObjects.set('/parallel', cur);
       this.current.parallel = 'auto';
     }
-    if (!on && cur === 'auto') this.current.parallel = clone(this.parkedObjects.get('/parallel') ?? {});
+    // Off: the layout the search took for this scenario, else the one parked when auto went on.
+    if (!on && cur === 'auto') this.current.parallel = clone(this.deps.autoLayout?.() ?? this.parkedObjects.get('/parallel') ?? {});
     this.refresh();
   }
 
@@ -941,6 +963,7 @@ class ScenarioEditor implements Editor {
     if (slot) {
       slot.textContent = message ?? '';
       slot.hidden = message === null;
+      slot.removeAttribute('title'); // an engine error's code and message (showError) go with it
     }
     this.inputs.get(path)?.setAttribute('aria-invalid', message === null ? 'false' : 'true');
   }
@@ -949,6 +972,7 @@ class ScenarioEditor implements Editor {
     for (const p of this.errorSlots.keys()) if (!this.localErrors.has(p)) this.setLocalError(p, null);
     this.general.hidden = true;
     this.general.textContent = '';
+    this.general.removeAttribute('title');
   }
 
   /** Forgets unparsed text in the fields under a path whose values are being replaced. */

@@ -7,7 +7,7 @@ import { h } from '../base/dom';
 import { formatBytes, formatDelta, formatValue, regimeWords } from '../base/format';
 import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RL_METRICS, RL_POOL_MEMORY_METRICS, RL_RUN_METRICS, RL_TRAINER_MEMORY_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
-import { WARNING_WORDS } from './words';
+import { warningWords } from './words';
 import { layoutLabel } from '../charts/specs';
 
 export interface Shown {
@@ -224,7 +224,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
       'section',
       { class: 'card warnings', 'data-testid': 'warnings' },
       h('h3', null, `Warnings (${warnings.length})`),
-      warnings.length === 0 ? h('p', { class: 'muted' }, 'None.') : h('ul', null, ...warnings.map((w) => h('li', { 'data-warning': w.code }, WARNING_WORDS[w.code] ?? w.message, ' ', h('small', { class: 'muted code' }, `(${w.code})`)))),
+      warnings.length === 0 ? h('p', { class: 'muted' }, 'None.') : h('ul', null, ...warnings.map((w) => h('li', { 'data-warning': w.code }, warningWords(w), ' ', h('small', { class: 'muted code' }, `(${w.code})`)))),
     ),
   );
   container.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));

@@ -137,14 +137,14 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     h('option', { value: '' }, 'auto: what the scenario describes'),
     h('option', { value: 'training' }, 'training'),
     h('option', { value: 'inference' }, 'inference (static batch)'),
-    h('option', { value: 'serving' }, 'serving (deployments under the request stream)'),
+    h('option', { value: 'serving' }, 'serving (deployments under the stream)'),
   );
   const objective = h('select', { id: objId }, h('option', { value: 'throughput' }, 'throughput'), h('option', { value: 'latency' }, 'latency'));
   const servingObjective = h(
     'select',
     { id: servId, 'data-testid': 'search-serving-objective' },
     h('option', { value: 'goodput' }, 'goodput at the stream as given'),
-    h('option', { value: 'capacity' }, 'capacity: largest rate meeting the objectives'),
+    h('option', { value: 'capacity' }, 'capacity: top rate meeting objectives'),
   );
   const top = h('input', { id: topId, type: 'number', min: '1', max: '100', value: '10', inputmode: 'numeric' });
   const rankId = uid('s');
@@ -385,12 +385,14 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   mode.addEventListener('change', sync);
 
   const heading = h('h2', { id: 'search-h' }, 'Search parallel layouts');
-  const field = (id: string, label: string, el: HTMLElement) => h('div', { class: 'field' }, h('label', { for: id }, label), el);
-  const modeField = field(modeId, 'Mode', mode);
+  // A control whose choice or placeholder is a phrase takes two columns, so that it reads whole
+  // ("auto: what the scenario describes" was cut to "auto: what the scer" at 1440 px).
+  const field = (id: string, label: string, el: HTMLElement, wide = false) => h('div', { class: wide ? 'field wide' : 'field' }, h('label', { for: id }, label), el);
+  const modeField = field(modeId, 'Mode', mode, true);
   const objField = field(objId, 'Inference objective', objective);
-  const servField = field(servId, 'Serving objective', servingObjective);
+  const servField = field(servId, 'Serving objective', servingObjective, true);
   const rankField = field(rankId, 'Rank training by', rankBy);
-  const budgetField = field(budgetId, 'Whole-run budget (USD, training)', budget);
+  const budgetField = field(budgetId, 'Whole-run budget (USD, training)', budget, true);
   const fixedSet = h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el));
   const energy = rankBy.querySelector<HTMLOptionElement>('option[value="energy"]')!;
   const layoutsSummary = summary.textContent;

@@ -2,7 +2,7 @@
 // engine.study(name)), drawn as a chart of the rows and listed as a table.
 import type { Engine } from '../engine/client';
 import type { StudyResult } from '../engine/types';
-import { studyAxes, studyBand, studyDefaults, studySpec } from '../charts/specs';
+import { studyAxes, studyBand, studyColumnWords, studyDefaults, studySpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { h, uid } from '../base/dom';
 import { formatBytes, formatSeconds, sig } from '../base/format';
@@ -34,12 +34,16 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
   const ySel = axis('Chart y', 'study-y');
   const colorSel = axis('Colour by', 'study-color');
   let shown: StudyResult | null = null;
+  // The model and system presets' names, so that the chart says "Megatron 22B", not its id.
+  const presetNames = new Map<string, string>();
+  const named = (v: string): string | undefined => presetNames.get(v);
   const redraw = (): void => {
-    if (shown) chart.set(studySpec(shown, { x: xSel.select.value, y: ySel.select.value, color: colorSel.select.value }), 'Nothing to draw for these columns.');
+    if (shown) chart.set(studySpec(shown, { x: xSel.select.value, y: ySel.select.value, color: colorSel.select.value }, named), 'Nothing to draw for these columns.');
   };
   for (const a of [xSel, ySel, colorSel]) a.select.addEventListener('change', redraw);
-  const fill = (sel: HTMLSelectElement, values: string[], chosen: string, none?: string): void => {
-    sel.replaceChildren(...(none !== undefined ? [h('option', { value: '' }, none)] : []), ...values.map((v) => h('option', { value: v }, v)));
+  /** A picker of columns: each said in words (its key in the option's title), the key its value. */
+  const fill = (sel: HTMLSelectElement, values: string[], chosen: string, units: Record<string, string>, none?: string): void => {
+    sel.replaceChildren(...(none !== undefined ? [h('option', { value: '' }, none)] : []), ...values.map((v) => h('option', { value: v, title: v }, studyColumnWords(v, units[v]))));
     sel.value = chosen;
   };
   const columnHelp = h('details', { class: 'columns-help', hidden: true });
@@ -51,7 +55,7 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
     if (v === null || v === undefined) return '';
     if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} ${cell(x, unit)}`).join(', ');
-    return String(v);
+    return presetNames.get(String(v)) ?? String(v);
   };
 
   function show(st: StudyResult): void {
@@ -63,7 +67,7 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
     const descriptions = (st.column_descriptions ?? {}) as Record<string, string>;
     table.replaceChildren(
       h('caption', null, st.title),
-      h('thead', null, h('tr', null, ...cols.map((c) => h('th', { scope: 'col', title: descriptions[c] }, c)))),
+      h('thead', null, h('tr', null, ...cols.map((c) => h('th', { scope: 'col', title: descriptions[c] ? `${c}: ${descriptions[c]}` : c }, studyColumnWords(c, units[c]))))),
       h(
         'tbody',
         null,
@@ -89,17 +93,17 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
     const described = cols.filter((c) => descriptions[c]);
     columnHelp.replaceChildren(
       ...(described.length > 0
-        ? [h('summary', null, 'What the columns mean'), h('dl', null, ...described.flatMap((c) => [h('dt', null, units[c] ? `${c} (${units[c]})` : c), h('dd', null, descriptions[c]!)]))]
+        ? [h('summary', null, 'What the columns mean'), h('dl', null, ...described.flatMap((c) => [h('dt', { title: c }, units[c] ? `${studyColumnWords(c, units[c])} (${units[c]})` : studyColumnWords(c, units[c])), h('dd', null, descriptions[c]!)]))]
         : []),
     );
     columnHelp.hidden = described.length === 0;
     shown = st;
     const axes = studyAxes(st);
     const d = studyDefaults(st);
-    fill(xSel.select, axes.x, d?.x ?? '');
-    fill(ySel.select, axes.y, d?.y ?? '');
-    fill(colorSel.select, axes.color, d?.color ?? '', 'none');
-    chart.set(d ? studySpec(st, d) : null, 'This study has no numeric column to draw.');
+    fill(xSel.select, axes.x, d?.x ?? '', units);
+    fill(ySel.select, axes.y, d?.y ?? '', units);
+    fill(colorSel.select, axes.color, d?.color ?? '', units, 'none');
+    chart.set(d ? studySpec(st, d, named) : null, 'This study has no numeric column to draw.');
   }
 
   async function pick(name: string): Promise<void> {
@@ -133,7 +137,12 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
   let names: string[] | null = null;
   let loading: Promise<string[]> | null = null;
   async function list(): Promise<string[]> {
-    loading ??= engine.studies().then((r) => {
+    loading ??= Promise.all([
+      engine.studies(),
+      engine.presets().then((p) => {
+        for (const x of [...(p.models ?? []), ...(p.systems ?? [])]) if (x.name) presetNames.set(x.id, x.name);
+      }),
+    ]).then(([r]) => {
       const studies = r.studies ?? [];
       if (studies.length === 0) {
         select.replaceChildren(h('option', { value: '' }, 'none available'));

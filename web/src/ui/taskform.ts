@@ -28,6 +28,8 @@ export interface TaskPanelDeps {
   compareGpus: () => void;
   /** Shows the full editor (scrolls to it). */
   openEditor: () => void;
+  /** A field's text is not a number (nothing is estimated): the results no longer reflect the form. */
+  invalid?: (path: string, message: string) => void;
 }
 
 export interface TaskPanel {
@@ -45,6 +47,8 @@ export interface TaskPanel {
   showError(path: string | null, words?: string): void;
   /** Says what followed the last change made on the person's behalf (app.ts: GPUs that follow a model). */
   showFollowNotes(): void;
+  /** The first field whose text is not a number, with its message; null when none is. */
+  invalid(): { path: string; message: string } | null;
 }
 
 const PLACEMENTS: Array<[string, string]> = [
@@ -127,8 +131,10 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         const bad = x !== undefined && (!Number.isFinite(x) || (f.kind === 'int' && !Number.isInteger(x)));
         err.hidden = !bad;
         err.textContent = bad ? `"${input.value}" is not ${f.kind === 'int' ? 'a whole number' : 'a number'}.` : '';
+        err.dataset.engine = 'false'; // the field's own error now, not an engine error's (showError)
+        err.dataset.message = `${f.label}: ${err.textContent}`;
         input.setAttribute('aria-invalid', String(bad));
-        if (bad) return;
+        if (bad) return deps.invalid?.(f.path, err.dataset.message);
         const e = quickEdit(deps.scenario(), f.path, x);
         void edit(e.path, e.value, f.path);
       });
@@ -194,6 +200,13 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
         input.checked = s.parallel === 'auto';
         layoutNote.textContent = deps.layoutFollows() ? 'Now: the search’s pick for this scenario, searched again when the model or GPUs change.' : '';
       } else if (document.activeElement !== input) {
+        // The scenario's value replaces text that was not a number: its error goes with it.
+        const err = errs.get(path)?.[1];
+        if (err && err.dataset.engine === 'false' && !err.hidden) {
+          err.hidden = true;
+          err.textContent = '';
+          input.setAttribute('aria-invalid', 'false');
+        }
         const v = quickValue(s, path);
         // Token counts of a whole run read as 15e12, not 15000000000000.
         input.value = typeof v === 'number' ? (Math.abs(v) >= 1e9 ? v.toExponential().replace('e+', 'e') : String(v)) : '';
@@ -213,6 +226,10 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     },
     refresh,
     showFollowNotes,
+    invalid() {
+      for (const [path, [, err]] of errs) if (err.dataset.engine === 'false' && !err.hidden) return { path, message: err.dataset.message ?? '' };
+      return null;
+    },
     showError(path: string | null, words?: string): void {
       for (const [p, [input, err]] of errs) {
         // The field of the path, or of a key in it or above it (/rl/response_len for its max).

@@ -4,7 +4,9 @@
 import type { EngineError } from '../engine/types';
 import { derivedDp } from '../state/coupling';
 import { asObject } from '../state/pointer';
-import { rangeWords } from '../base/format';
+import { quickFields, TASKS } from '../state/tasks';
+import { editorLabel } from './editor';
+import { groupDigits, rangeWords } from '../base/format';
 
 export interface Fix {
   /** The field the fix sets (a JSON Pointer; value undefined removes the key). */
@@ -43,13 +45,115 @@ const WORDS: Record<string, string> = {
   'search.rank_without_price': 'ranking by cost needs a price per GPU-hour, and these GPUs have none on file: give a rental price (the full editor’s “Rental price (USD per device-hour)”), or rank by time',
 };
 
-/** An engine error in a practitioner's words where there are some, else the engine's message. */
-export function errorWords(e: EngineError): string {
-  return WORDS[e.code] ?? e.message;
+/**
+ * An engine error in a practitioner's words where there are some; else the engine's message with
+ * the keys it names said as the page's fields say them (`label`: the label a key's field shows,
+ * fieldWords), and an unknown preset's list of every id cut to the nearest few (presetWords).
+ */
+export function errorWords(e: EngineError, label?: (path: string) => string | undefined): string {
+  return WORDS[e.code] ?? presetWords(e) ?? missingWords(e, label) ?? fieldWords(e, label) ?? e.message;
 }
 
+/**
+ * An error as the full editor's field beside it says it: the engine's message, whose numbers and
+ * remedy ("tp=3 does not divide heads=64; ... (tp 1, 2, 4, 8 would)") say more there than a code's
+ * words, with the keys it names in the page's words (fieldWords); a message that counts layouts by
+ * their codes (a refusal of "auto": "parallel.pp_exceeds_layers x4165") gives way to `plain`, the
+ * words the status and the fix box say.
+ */
+export function fieldMessage(e: EngineError, plain: string, label?: (path: string) => string | undefined): string {
+  if (/\b[a-z]+\.[a-z_]+ x\d/.test(e.message) || presetWords(e) !== undefined) return plain;
+  return rangeWords(e, label?.(e.path)) ?? missingWords(e, label) ?? fieldWords(e, label) ?? e.message;
+}
+
+/** Keys short enough to be words of their own, named in messages bare ("dp*micro_batch"). */
+const SHORT_KEYS = new Set(['tp', 'pp', 'dp', 'cp', 'ep', 'etp']);
+
+/**
+ * The engine's message with every scenario key it names ('num_devices', global_batch=100,
+ * rollout_devices + train_devices, dp*micro_batch) replaced by the label of that key's field on
+ * the page ("GPUs", "Global batch", "Data (dp)"), its products written ×; undefined where it names
+ * no key the page shows a field for. A key is looked for beside the error's own key, at the top,
+ * then in the layout, training, inference and RL blocks.
+ */
+export function fieldWords(e: { path: string; message: string }, label?: (path: string) => string | undefined): string | undefined {
+  if (!label) return undefined;
+  const parent = e.path.slice(0, Math.max(0, e.path.lastIndexOf('/')));
+  const named = new Map<string, string | undefined>();
+  const labelOf = (key: string): string | undefined => {
+    if (!named.has(key)) {
+      const rel = key.replace(/\./g, '/');
+      const at = [`${parent}/${rel}`, `/${rel}`, `/parallel/${rel}`, `/training/${rel}`, `/inference/${rel}`, `/rl/${rel}`].map((p) => label(p)).find((x) => x);
+      named.set(key, at);
+    }
+    return named.get(key);
+  };
+  let any = false;
+  const out = e.message.replace(/'([a-z][A-Za-z0-9_.]*)'|\b([a-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]{2,3})\b/g, (whole, quoted: string | undefined, bare: string | undefined) => {
+    const key = quoted ?? bare!;
+    if (!quoted && !key.includes('_') && !key.includes('.') && !SHORT_KEYS.has(key)) return whole;
+    const l = labelOf(key);
+    if (!l) return whole;
+    any = true;
+    return l;
+  });
+  if (!any) return undefined;
+  // "Global batch=100 ... Data (dp)*Micro-batch=8": spaced, and a product said with ×.
+  return out.replace(/\s*\*\s*/g, ' × ').replace(/([^\s<>!=])=(?=[^\s=])/g, '$1 = ');
+}
+
+/**
+ * The label a key's field has on the page, for words said before the fields are drawn (a link's
+ * banner): a task form's (the scenario's own split RL fields among them), else the full editor's.
+ */
+export function formLabel(s: unknown): (path: string) => string | undefined {
+  const quick = new Map(TASKS.flatMap((t) => quickFields(t, s)).map((f) => [f.path, f.label]));
+  return (path) => quick.get(path) ?? editorLabel(path);
+}
+
+/** A required key left out (a field cleared): the field, and that it needs a value. */
+function missingWords(e: EngineError, label?: (path: string) => string | undefined): string | undefined {
+  if (e.code !== 'scenario.missing_key') return undefined;
+  const l = label?.(e.path);
+  return l ? `${l} is empty: it needs a value` : undefined;
+}
+
+/**
+ * An unknown preset (preset.unknown_model, ..._system: a link's id that no preset has): the
+ * engine's message lists every id it knows (about 60 models), which fills a phone's screen; the
+ * words keep the nearest few (the engine's "did you mean", else the ids sharing the longest
+ * beginning with the one given) and point to the field's list, which holds them all by name.
+ */
+export function presetWords(e: { code: string; message: string }): string | undefined {
+  const m = /^unknown (\S+) preset '([^']*)'(?:; did you mean (.*?)\?)?; known: (.*)$/s.exec(e.message);
+  if (!e.code.startsWith('preset.unknown_') || !m) return undefined;
+  const [, kind, id, near, known] = m as unknown as [string, string, string, string | undefined, string];
+  const all = known.split(/,\s*/).filter(Boolean);
+  let nearest = near ? [...near.matchAll(/'([^']+)'/g)].map((x) => x[1]!) : [];
+  if (nearest.length === 0) {
+    const shared = (a: string): number => {
+      let i = 0;
+      while (i < a.length && i < id.length && a[i]!.toLowerCase() === id[i]!.toLowerCase()) i++;
+      return i;
+    };
+    const best = Math.max(0, ...all.map(shared));
+    nearest = best >= 3 ? all.filter((a) => shared(a) === best).slice(0, 3) : [];
+  }
+  const list = KIND_LISTS[kind] ?? `the ${kind} list`;
+  const or = nearest.length > 1 ? `${nearest.slice(0, -1).join(', ')} or ${nearest[nearest.length - 1]}` : nearest[0];
+  return `there is no ${kind} called “${id}”${or ? `: did you mean ${or}?` : '.'} Every ${kind} the engine knows (${all.length}) is in ${list}`;
+}
+
+/** Where the page lists every preset of a kind (the pickers of the task form and the full editor). */
+const KIND_LISTS: Record<string, string> = {
+  model: 'the Model list of the form',
+  system: 'the GPU system list of the form',
+  device: 'the Device list of “Every setting”',
+  software: 'the Software stack list of “Every setting”',
+};
+
 export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>, label?: (path: string) => string | undefined): Plain {
-  const words = rangeWords(e, label?.(e.path)) ?? errorWords(e);
+  const words = rangeWords(e, label?.(e.path)) ?? errorWords(e, label);
   const p = s.parallel !== null && typeof s.parallel === 'object' ? (s.parallel as Record<string, unknown>) : undefined;
   if (e.code === 'parallel.product_mismatch' && p?.dp !== undefined) {
     const rest = derivedDp({ ...s, parallel: { ...p, dp: undefined } });
@@ -213,6 +317,25 @@ const REASONS: Record<string, string> = {
   'parallel.tp_not_divisor_of_heads': 'tp does not divide the heads',
   'parallel.cp_in_inference': 'context parallelism at inference',
   'parallel.layers_not_divisible': 'layers do not split over the stages',
+  // The layout checks a search meets most (core/parallel/plan.cpp), said after a count.
+  'parallel.interleave_microbatches': 'interleaved with a micro-batch count that is not a multiple of the pipeline stages',
+  'parallel.interleave_without_pp': 'interleaved without a pipeline',
+  'parallel.pp_exceeds_layers': 'with more pipeline stages than layers',
+  'parallel.product_mismatch': 'that do not use exactly the GPUs',
+  'parallel.tp_not_divisor_of_kv_heads': 'where tp and the KV heads do not divide one another',
+  'parallel.tp_not_divisor_of_ffn_hidden': 'where tp does not divide the FFN width',
+  'parallel.tp_not_divisor_of_shared_experts': 'where tp does not divide the shared experts’ width',
+  'parallel.tp_not_divisor_of_seq_len': 'where tp does not divide the sequence (sequence parallelism)',
+  'parallel.cp_not_divisor_of_seq_len': 'where 2 × cp does not divide the sequence',
+  'parallel.cp_chunk_odd': 'where the sequence does not split into 2 × cp equal chunks',
+  'parallel.ep_not_divisor_of_experts': 'where ep does not divide the experts',
+  'parallel.ep_not_divisor_of_tp': 'whose experts split over neither the tp ranks nor the replicas',
+  'parallel.etp_not_divisor_of_expert_ffn_hidden': 'where etp does not divide the experts’ FFN width',
+  'parallel.expert_layout_mismatch': 'where ep × etp does not divide a stage’s ranks',
+  'parallel.ep_etp_not_divisor_of_dp': 'where ep × etp does not divide dp',
+  'parallel.zero_shard_not_divisor': 'where the ZeRO shard group does not divide dp',
+  'training.batch_not_divisible': 'where dp × micro-batch does not divide the global batch',
+  'serving.kv_insufficient': 'that leave too little memory for the KV cache',
   // The RL placement search's rejections (a candidate's own error code).
   'rl.rollout_layout_invalid': 'rollout engines whose layout does not divide the model',
   'rl.rollout_does_not_fit': 'rollout engines that hold no response',
@@ -244,3 +367,34 @@ export const WARNING_WORDS: Record<string, string> = {
   'inference.beyond_context':
     'Prompt plus output is longer than the model’s context: those positions are costed like any others, but a serving engine set up for this model would refuse such requests.',
 };
+
+/**
+ * A warning in plain words: WARNING_WORDS where the code has them, else words built from the
+ * message where it tells form users to write JSON or names keys the form says otherwise (an RL
+ * length given as its longest only: the form's "Mean response" / "Mean prompt"), else the message.
+ */
+export function warningWords(w: { code: string; message: string }): string {
+  return WARNING_WORDS[w.code] ?? lengthWarningWords(w) ?? w.message;
+}
+
+/** rl.response_len_assumed and rl.prompt_len_assumed (core/rl/rl.cpp read_length_limits) in the RL form's words. */
+function lengthWarningWords(w: { code: string; message: string }): string | undefined {
+  const n = (x: string): string => groupDigits(Number(x));
+  if (w.code === 'rl.response_len_assumed') {
+    const m =
+      /^response_len (\d+) is read as the longest response .*?; the responses' mean is assumed at (\d+) tokens for an? (.+?) \((.+)\)(, as rl\.response_style states|, read from the model's name \(rl\.response_style states it\))\. Give /s.exec(
+        w.message,
+      );
+    if (!m) return undefined;
+    const [, max, mean, kind, why, style] = m as unknown as [string, string, string, string, string, string];
+    const read = style.startsWith(', as') ? 'as “Response style” in “Every setting” states' : 'read from the model’s name (“Response style” in “Every setting” states it)';
+    return `Only the longest response is given (${n(max)} tokens): the responses’ mean is assumed at ${n(mean)} tokens, as for a ${kind} (${why.replace(/'/g, '’')}), ${read}. Type the mean in “Mean response” when you know it: the rollout, the forward passes and the update scale with the tokens generated.`;
+  }
+  if (w.code === 'rl.prompt_len_assumed') {
+    const m = /^prompt_len (\d+) is read as the longest prompt \(max_prompt_length\); the prompts' mean is assumed at (\d+) tokens \((.+)\)\. Give /s.exec(w.message);
+    if (!m) return undefined;
+    const [, max, mean, why] = m as unknown as [string, string, string, string];
+    return `Only the longest prompt is given (${n(max)} tokens): the prompts’ mean is assumed at ${n(mean)} tokens (${why.replace(/'/g, '’')}). Type the mean in “Mean prompt” when you know your dataset’s.`;
+  }
+  return undefined;
+}

@@ -416,6 +416,34 @@ describe('parallel: "auto"', () => {
     expect(field('/parallel/tp').value).toBe('8');
     expect(field('/parallel/dp').placeholder).toBe('rest of the devices');
   });
+  it('switching auto off states the layout the search took for the scenario on screen, so the numbers do not change', async () => {
+    // On the Train task, 128 GPUs: auto took TP8 PP1 DP16 (27.9 s, 76.9 GiB); unticking it gave
+    // tp 1 pp 1 dp 128 (1.32 TiB, not fitting) and other numbers.
+    document.body.replaceChildren();
+    let pick: unknown;
+    const ed = createEditor({
+      presets: () => presets,
+      preset: async (kind, id) => JSON.parse(JSON.stringify(store[kind]?.[id] ?? null)) as Record<string, unknown> | null,
+      schema: async () => schema,
+      onEdit: () => undefined,
+      onInvalid: () => undefined,
+      autoLayout: () => pick,
+    });
+    document.body.append(ed.el);
+    await ed.load({ ...JSON.parse(JSON.stringify(start)), parallel: 'auto' } as Record<string, unknown>);
+    pick = { tp: 4, pp: 1, dp: 2, micro_batch: 1, zero_stage: 1 };
+    await ed.edit('/parallel', false);
+    expect(ed.scenario().parallel).toEqual(pick);
+    expect(field('/parallel').checked).toBe(false);
+    expect(field('/parallel/tp').value).toBe('4');
+    expect(field('/parallel/dp').value).toBe('2');
+    // on again and off without a current pick (an estimate in flight): the layout parked when auto went on
+    await ed.edit('/parallel', true);
+    pick = undefined;
+    await ed.edit('/parallel', false);
+    expect(ed.scenario().parallel).toEqual({ tp: 4, pp: 1, dp: 2, micro_batch: 1, zero_stage: 1 });
+  });
+
   it('a scenario that comes with "auto" (a share link) shows the switch on', async () => {
     await editor.load({ ...JSON.parse(JSON.stringify(start)), parallel: 'auto' } as Record<string, unknown>);
     expect(field('/parallel').checked).toBe(true);
@@ -577,5 +605,22 @@ describe('mixture-of-experts and attention fields, from the schema', () => {
     expect(slot('/parallel/ep').textContent).toBe(r.error.message);
     expect(field('/parallel/ep').getAttribute('aria-invalid')).toBe('true');
     expect(field('/parallel/ep').getAttribute('aria-describedby')).toBe(slot('/parallel/ep').id);
+  });
+});
+
+describe('engine errors in plain words (probe 57)', () => {
+  it('a field shows the words it is given, its title keeping the engine’s code and message', () => {
+    const e = { code: 'parallel.auto_no_layout', path: '/parallel', message: 'no layout of 100000000 devices runs this scenario (27225 layouts: parallel.pp_exceeds_layers x4165)' };
+    editor.showError(e, 'no layout divides this job over these GPUs');
+    expect(slot('/parallel').textContent).toBe('no layout divides this job over these GPUs');
+    expect(slot('/parallel').title).toBe(`${e.code}: ${e.message}`);
+    editor.showError({ code: 'scenario.no_workload', path: '', message: 'no workload' }, 'nothing to estimate');
+    const general = document.querySelector<HTMLElement>('[data-testid="scenario-error"]')!;
+    expect(general.textContent).toBe('nothing to estimate');
+    expect(general.title).toBe('scenario.no_workload: no workload');
+    expect(slot('/parallel').hidden).toBe(true);
+    expect(slot('/parallel').title).toBe('');
+    editor.showError(null);
+    expect(general.title).toBe('');
   });
 });

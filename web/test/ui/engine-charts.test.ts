@@ -4,7 +4,7 @@
 // inference operator lies on or under the roofline drawn from its device's peak and HBM bandwidth.
 // A mixture-of-experts scenario (DeepSeek-V3 on GB300) joins them for the MoE numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, trainingTimeSpec } from '../../src/charts/specs';
+import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec } from '../../src/charts/specs';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Prediction, ResolvedScenario } from '../../src/engine/types';
 import { ALL_METRICS, explain, getPath, INFERENCE_ONLY_MEMORY_METRICS } from '../../src/ui/metrics';
@@ -114,6 +114,56 @@ describe('chart specs on the engine output of every preset scenario', () => {
       if (p.training) expect(sum(training.map((b) => b.value)) / p.memory.per_device_bytes.total, id).toBeCloseTo(1, 12);
       expect(m.rule?.value, id).toBe(p.memory.capacity_bytes);
     }
+  });
+
+  it('an RL step’s memory chart shows the most loaded device of the job: the trainer’s and the rollout engines’ rows, as the pool cards say (probe 57)', () => {
+    const rl = cases.filter((c) => c.prediction.rl);
+    expect(rl.length).toBeGreaterThanOrEqual(2); // the starter colocated and split, and any RL preset
+    for (const { id, prediction: p } of rl) {
+      const m = memorySpec(p);
+      const total = (row: string): number => sum(m.bars.filter((b) => b.row === row).map((b) => b.value));
+      expect(total('Trainer') / p.memory.per_device_bytes.total, id).toBeCloseTo(1, 12);
+      expect(total('Rollout engines'), id).toBe(p.rl!.memory.rollout.per_device_bytes);
+      // the largest row is the larger of the two pools' per-device numbers (the "each pool" cards)
+      const rows = [...new Set(m.bars.map((b) => b.row))];
+      expect(Math.max(...rows.map(total)), id).toBe(Math.max(p.rl!.memory.rollout.per_device_bytes, p.rl!.memory.train.per_device_bytes));
+      expect(m.title, id).toMatch(/the trainer and the rollout engines/);
+      expect(m.band?.row, id).toBe('Trainer total (80% band)');
+    }
+    // the starter's rollout engines reserve more than its trainer holds: the chart must show them
+    expect(rl.some(({ prediction: p }) => p.rl!.memory.rollout.per_device_bytes > p.memory.per_device_bytes.total)).toBe(true);
+  });
+
+  it('the serving timeline draws its counts as steps (each sample held until the next), the time axis in seconds (probe 57)', () => {
+    for (const { id, prediction: p } of cases.filter((c) => c.prediction.serving)) {
+      const spec = servingTimelineSpec(p)!;
+      expect(spec.step, id).toBe(true);
+      expect(spec.xUnit, id).toBe('s');
+    }
+  });
+
+  it('a study’s chart says its columns and models in words, and draws the capacity line its description names (probe 57)', async () => {
+    const { studySpec, studyColumnWords } = await import('../../src/charts/specs');
+    const st = JSON.parse(mod.study!('memory-recompute')) as import('../../src/engine/types').StudyResult;
+    expect(st.description).toContain('against the 80 GB line');
+    const models = (JSON.parse(mod.presets('models')) as { models: Array<{ id: string; name: string }> }).models;
+    const names = new Map(models.map((m) => [m.id, m.name]));
+    const spec = studySpec(st, undefined, (v) => names.get(v))!;
+    expect(spec.yLabel).toBe('memory per GPU');
+    expect(spec.xLabel).toBe('model');
+    expect(spec.seriesLabel).toBe('recomputation');
+    expect(spec.points.map((p) => p.x)).toContain('GPT 22B (Megatron)');
+    expect(spec.points.map((p) => p.x)).toContain('GPT-3 175B');
+    expect(spec.points.some((p) => String(p.x).includes('megatron-22b'))).toBe(false);
+    // the line the description speaks of: the A100's 80 GiB, the capacity_bytes of every row
+    expect(spec.rules).toEqual([{ value: 80 * 2 ** 30, label: 'capacity' }]);
+    // not against itself, nor on a chart of another unit
+    expect(studySpec(st, { y: 'capacity_bytes' })!.rules).toBeUndefined();
+    // each bytes column in words, its unit left to the axis
+    expect(['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'total_bytes'].map((c) => studyColumnWords(c, 'bytes'))).toEqual(['weights', 'gradients', 'optimizer state', 'activations', 'memory per GPU']);
+    expect(studyColumnWords('iteration_time_s', 's')).toBe('iteration time');
+    expect(studyColumnWords('tokens_per_s', 'tokens/s')).toBe('tokens/s');
+    // drawn: test/ui/render.dom.test.ts
   });
 
   it('every operator lies on or under its device roofline (peak of the math precision, HBM bandwidth)', () => {

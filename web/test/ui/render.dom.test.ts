@@ -85,3 +85,94 @@ describe('bands', () => {
     expect(area).not.toBeNull();
   });
 });
+
+describe('axes and steps (probe 57)', () => {
+  const timeline = (step: boolean): LineChartSpec => ({
+    kind: 'lines',
+    title: 'queue',
+    xLabel: 'time since the first arrival',
+    yLabel: 'requests',
+    xCategorical: false,
+    unit: '',
+    xUnit: 's',
+    logX: false,
+    logY: false,
+    step,
+    points: [
+      { x: 0, y: 0, series: 'waiting (queued)' },
+      { x: 2.5, y: 8, series: 'waiting (queued)' },
+      { x: 2.9, y: 0, series: 'waiting (queued)' },
+      { x: 5.4, y: 8, series: 'waiting (queued)' },
+    ],
+  });
+  /** The vertices of the chart's first line path ("M x,y L x,y ..."). */
+  const vertices = (svg: Element): Array<[number, number]> => {
+    const d = svg.querySelector('path[stroke]')?.getAttribute('d') ?? '';
+    return [...d.matchAll(/(-?[\d.]+),(-?[\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  };
+  it('a count sampled over time is drawn as steps: every segment level or upright, each value held until the next sample', () => {
+    const pts = vertices(renderChart(timeline(true), 600).svg);
+    expect(pts.length).toBeGreaterThan(4);
+    for (let i = 1; i < pts.length; i++) {
+      const [[x0, y0], [x1, y1]] = [pts[i - 1]!, pts[i]!];
+      expect(Math.abs(x1 - x0) < 1e-6 || Math.abs(y1 - y0) < 1e-6, `segment ${i}: ${x0},${y0} -> ${x1},${y1}`).toBe(true);
+    }
+    // held until the next sample: the value 8 of t = 2.5 s runs level to t = 2.9 s before it drops
+    const [, y8] = pts[2]!;
+    expect(pts[3]![1]).toBeCloseTo(y8, 6);
+    expect(pts[3]![0]).toBeGreaterThan(pts[2]![0]);
+    // without step, a slope (the probe's zig-zag)
+    const sloped = vertices(renderChart(timeline(false), 600).svg);
+    expect(sloped.slice(1).some(([x, y], i) => x !== sloped[i]![0] && y !== sloped[i]![1])).toBe(true);
+  });
+  it('names seconds on a time x axis, and a unit only where the label does not already say it', () => {
+    const time = renderChart(timeline(true), 600).svg.textContent ?? '';
+    expect(time).toContain('time since the first arrival (s) →');
+    const perGpu: LineChartSpec = { ...timeline(false), xLabel: 'output tokens/s (deployment)', xUnit: 'tokens/s', yLabel: 'output tokens/s per GPU', unit: 'tokens/s' };
+    const text = renderChart(perGpu, 600).svg.textContent ?? '';
+    expect(text).toContain('output tokens/s (deployment) →');
+    expect(text).toContain('↑ output tokens/s per GPU');
+    expect(text).not.toContain('(tokens/s)');
+    // a unit the label does not name is still added
+    expect(renderChart({ ...perGpu, yLabel: 'rate' }, 600).svg.textContent).toContain('↑ rate (tokens/s)');
+  });
+  it('a bar chart writes its capacity label above the frame, clear of the first bar, even on a phone', () => {
+    const spec: BarChartSpec = {
+      kind: 'bars',
+      title: 'memory',
+      unit: 'bytes',
+      xLabel: 'bytes per device (GiB)',
+      stacked: true,
+      bars: [{ row: 'Training', category: 'Weights', value: 60 * GIB }],
+      rule: { value: 79.6 * GIB, label: 'capacity' },
+    };
+    for (const width of [320, 900]) {
+      const { svg } = renderChart(spec, width);
+      const label = Array.from(svg.querySelectorAll('text')).find((t) => t.textContent?.startsWith('capacity'))!;
+      const translateY = (el: Element | null): number => Number(/translate\([^,]+,\s*([-\d.]+)\)/.exec(el?.getAttribute('transform') ?? '')?.[1] ?? 0);
+      // Its baseline (with any shift Plot gives it in em of the chart's 10 px font: 0.32em down
+      // for a label centred on the frame's edge) lies above the first bar's top.
+      const em = Number.parseFloat(label.getAttribute('y') ?? '0') || 0;
+      const baseline = translateY(label) + translateY(label.parentElement) + em * 10;
+      const barTop = Math.min(...Array.from(svg.querySelectorAll('rect'), (r) => Number(r.getAttribute('y'))).filter(Number.isFinite));
+      expect(baseline).toBeLessThan(barTop - 3);
+    }
+  });
+});
+
+describe('a study drawn (probe 57)', () => {
+  it('the memory study says its axis and models in words and draws the 80 GiB line its description names', async () => {
+    const { loadModule } = await import('../wasm');
+    const { studySpec } = await import('../../src/charts/specs');
+    const mod = await loadModule();
+    const st = JSON.parse(mod.study!('memory-recompute')) as import('../../src/engine/types').StudyResult;
+    const names = new Map((JSON.parse(mod.presets('models')) as { models: Array<{ id: string; name: string }> }).models.map((m) => [m.id, m.name]));
+    const { svg } = renderChart(studySpec(st, undefined, (v) => names.get(v))!, 900);
+    const text = svg.textContent ?? '';
+    expect(text).toContain('↑ memory per GPU (GiB)');
+    expect(text).toContain('capacity 80 GiB');
+    expect(text).toContain('GPT-3 175B');
+    expect(text).not.toMatch(/total_bytes|megatron-22b|gpt3-175b/);
+    expect(svg.querySelectorAll('line[stroke-dasharray], g[stroke-dasharray] line').length).toBeGreaterThan(0);
+  });
+});

@@ -224,7 +224,7 @@ describe('search and study charts', () => {
       [30, 25, 40],
       [10, 8, 13],
     ]);
-    expect(s.note).toContain('80% band of iteration_time_s');
+    expect(s.note).toContain('80% band of iteration time');
     const speedup = studySpec(banded, { y: 'speedup' })!;
     expect(speedup.points.every((p) => p.low === undefined)).toBe(true);
     expect(speedup.note).toBeUndefined();

@@ -91,3 +91,59 @@ describe('the serve form’s precision picker with no precision in the scenario'
     expect(await show(null)).toBe('fp16');
   });
 });
+
+describe('a short-form field whose text is not a number', () => {
+  const scenario = { schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 8, parallel: { tp: 1 }, training: { global_batch: 64, seq_len: 4096, precision: 'bf16' } } as unknown as Scenario;
+
+  it('tells the page (which marks the results out of date), stays the current error over an engine error, and goes when the scenario is shown again', async () => {
+    // Typing "abc" in GPUs showed the field's error while the status stayed "Estimated" and the
+    // numbers looked current; after an engine error at the field (price -1), "abc" left the status
+    // on the engine's words.
+    const told: Array<[string, string]> = [];
+    const edits: string[] = [];
+    const p = createTaskPanel({
+      presets: () => ({}),
+      scenario: () => scenario,
+      layoutFollows: () => false,
+      edit: async (path) => void edits.push(path),
+      followNotes: () => [],
+      start: () => undefined,
+      pin: () => undefined,
+      searchLayouts: () => undefined,
+      compareGpus: () => undefined,
+      openEditor: () => undefined,
+      invalid: (path, message) => void told.push([path, message]),
+    });
+    p.select('train');
+    document.body.append(p.formEl);
+    const gpus = p.formEl.querySelector<HTMLInputElement>('[data-quick="/num_devices"]')!;
+    const errorOf = (input: HTMLInputElement): HTMLElement => input.parentElement!.querySelector<HTMLElement>('.error')!;
+    expect(p.invalid()).toBeNull();
+    // an engine error at the field first, then text that is not a number
+    p.showError('/num_devices', 'GPUs = -1 is below what the engine accepts');
+    gpus.value = 'abc';
+    gpus.dispatchEvent(new Event('change'));
+    expect(told).toEqual([['/num_devices', 'GPUs: "abc" is not a whole number.']]);
+    expect(edits).toEqual([]);
+    expect(p.invalid()).toEqual({ path: '/num_devices', message: 'GPUs: "abc" is not a whole number.' });
+    // the page clears the engine's errors: the field keeps its own
+    p.showError(null);
+    expect(errorOf(gpus).hidden).toBe(false);
+    expect(errorOf(gpus).textContent).toBe('"abc" is not a whole number.');
+    // a number again: estimated, no error left
+    gpus.value = '16';
+    gpus.dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(edits).toEqual(['/num_devices']);
+    expect(p.invalid()).toBeNull();
+    // "abc" again, then a scenario shown (a load: the field shows its value): the error goes
+    gpus.value = 'abc';
+    gpus.dispatchEvent(new Event('change'));
+    expect(p.invalid()).not.toBeNull();
+    p.refresh();
+    expect(gpus.value).toBe('8');
+    expect(p.invalid()).toBeNull();
+    expect(errorOf(gpus).hidden).toBe(true);
+    p.formEl.remove();
+  });
+});

@@ -1,6 +1,6 @@
 // Plain words and one-click fixes of engine errors (src/ui/words.ts).
 import { describe, expect, it } from 'vitest';
-import { followingGpus, hostOptimizerLayout, plainError } from '../../src/ui/words';
+import { fieldMessage, fieldWords, followingGpus, hostOptimizerLayout, plainError, warningWords } from '../../src/ui/words';
 
 // A refusal of "auto" counts its layouts' rejections (`rejected`); these ran out of memory (more GPUs can help).
 const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}`, ...(code === 'parallel.auto_no_layout' ? { rejected: { 'memory.does_not_fit': 9 } } : {}) });
@@ -184,7 +184,7 @@ describe('reasonWords', () => {
   it('says why layouts were set aside in words', async () => {
     const { reasonWords } = await import('../../src/ui/words');
     expect(reasonWords('memory.does_not_fit')).toBe('do not fit in GPU memory');
-    expect(reasonWords('parallel.ep_not_divisor_of_experts')).toBe('ep not divisor of experts');
+    expect(reasonWords('parallel.offload_in_inference')).toBe('offload in inference');
   });
 });
 
@@ -202,8 +202,117 @@ describe('a value out of range', () => {
     const e = range("study gpus: 'num_devices' = 0 is outside the accepted range [1, 100000000]");
     expect(plainError(e, s('auto'), new Set(), () => 'GPUs').words).toBe('GPUs = 0 is below what the engine accepts (1 to 100,000,000)');
   });
-  it('keeps the engine message for any other form', () => {
+  it('keeps the engine message for any other form, its key said as its field says it', () => {
     const e = range("'x' = 0.5 is outside the accepted range: 0 (not modelled) or [1, 2]");
-    expect(plainError(e, s('auto'), new Set(), () => 'X').words).toBe(e.message);
+    expect(plainError(e, s('auto'), new Set()).words).toBe(e.message);
+    expect(plainError(e, s('auto'), new Set(), () => 'X').words).toBe('X = 0.5 is outside the accepted range: 0 (not modelled) or [1, 2]');
+  });
+});
+
+// Probe 57: messages the page showed in the engine's own text, on the engine's own messages (the
+// wasm module), so that a change of its wording that the words no longer read shows here.
+describe('engine messages in the page’s words (probe 57)', () => {
+  // The labels the page shows beside the form and in "Every setting" (app.ts fieldLabel reads them from the DOM).
+  const LABELS: Record<string, string> = {
+    '/num_devices': 'GPUs',
+    '/training/global_batch': 'Global batch',
+    '/parallel/dp': 'Data (dp)',
+    '/parallel/micro_batch': 'Micro-batch',
+    '/parallel/tp': 'Tensor (tp)',
+    '/rl/rollout_devices': 'Rollout GPUs',
+    '/rl/train_devices': 'Training GPUs (split)',
+  };
+  const label = (p: string): string | undefined => LABELS[p];
+  const base = { schema_version: 1, model: 'llama3-70b', system: 'dgx-h100', num_devices: 64, parallel: { tp: 8, pp: 2, micro_batch: 1, recompute: 'none', zero_stage: 1 }, training: { global_batch: 512, seq_len: 8192, precision: 'bf16' } };
+  const rlJob = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { algorithm: 'grpo', prompts_per_step: 128, samples_per_prompt: 8, prompt_len: 256, response_len: 8192, train: 'auto' } };
+  const refusal = async (s: unknown) => {
+    const { loadModule } = await import('../wasm');
+    const r = JSON.parse((await loadModule()).validate(JSON.stringify(s))) as { error?: { code: string; path: string; message: string } };
+    expect(r.error).toBeDefined();
+    return r.error!;
+  };
+
+  it('names the form’s fields in words where the message names their keys', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ ...base, num_devices: 64.5 }, 'GPUs = 64.5 must be a whole number'],
+      [{ ...base, num_devices: undefined }, 'GPUs is empty: it needs a value'],
+      [{ ...base, parallel: { ...base.parallel, micro_batch: 8 }, training: { ...base.training, global_batch: 100 } }, 'Global batch = 100 is not divisible by Data (dp) × Micro-batch = 32 (96 or 128 would, or a Micro-batch that divides Global batch / Data (dp))'],
+      [{ ...rlJob, rl: { ...rlJob.rl, placement: 'split', rollout_devices: 6, train_devices: 6 } }, 'Rollout GPUs + Training GPUs (split) = 6 + 6 is not GPUs = 8'],
+    ];
+    for (const [s, words] of cases) {
+      const e = await refusal(s);
+      const p = plainError(e, s as Record<string, unknown>, new Set(), label);
+      expect(p.words, e.message).toBe(words);
+      expect(p.words).not.toMatch(/num_devices|global_batch|micro_batch|rollout_devices|'/);
+    }
+    // no label for a key (its field not on the page): the engine's key stays, the message unchanged
+    const e = await refusal({ ...base, num_devices: 64.5 });
+    expect(plainError(e, {}, new Set(), () => undefined).words).toBe(e.message);
+    // words of English are not keys: "is", "by", "not" stay whatever a label function answers
+    expect(fieldWords({ path: '/x', message: 'x is not divisible by tp=3' }, (p) => (p === '/parallel/tp' ? 'Tensor (tp)' : p === '/is' ? 'IS' : undefined))).toBe('x is not divisible by Tensor (tp) = 3');
+  });
+
+  it('an unknown model: the nearest few ids and the list that holds them all, not every id the engine knows', async () => {
+    const e = await refusal({ ...base, model: 'llama-99b' });
+    expect(e.code).toBe('preset.unknown_model');
+    expect(e.message.split(',').length).toBeGreaterThan(40); // the engine lists them all
+    const words = plainError(e, {}, new Set()).words;
+    expect(words).toMatch(/^there is no model called “llama-99b”: did you mean llama2-7b or llama3-8b\? Every model the engine knows \(\d+\) is in the Model list of the form$/);
+    expect(words.length).toBeLessThan(160);
+    // without the engine's guess: the ids sharing the longest beginning
+    const unguessed = plainError(await refusal({ ...base, model: 'mixtral-9x9b-instruct' }), {}, new Set()).words;
+    expect(unguessed).toMatch(/did you mean mixtral-8x22b or mixtral-8x7b\?/);
+    expect(unguessed).not.toContain('deepseek');
+    const system = plainError(await refusal({ ...base, system: 'dgx-h1000' }), {}, new Set()).words;
+    expect(system).toMatch(/^there is no system called “dgx-h1000”.*the GPU system list of the form$/);
+  });
+
+  it('a refusal of "auto" whose message counts layouts by code shows none of the codes', async () => {
+    const s = { ...base, num_devices: 1e8, parallel: 'auto' };
+    const e = await refusal(s);
+    expect(e.message).toContain('parallel.pp_exceeds_layers x');
+    const words = plainError(e, s, new Set(), label).words;
+    expect(words).not.toMatch(/parallel\.|training\.| x\d/);
+    expect(words).toMatch(/^no layout divides this job over these GPUs/);
+  });
+
+  it('the RL length warnings point to the form’s “Mean response” and “Mean prompt”, not to JSON and keys', async () => {
+    const { loadModule } = await import('../wasm');
+    const p = JSON.parse((await loadModule()).predict(JSON.stringify(rlJob))) as { warnings: Array<{ code: string; message: string }> };
+    const response = p.warnings.find((w) => w.code === 'rl.response_len_assumed')!;
+    const prompt = p.warnings.find((w) => w.code === 'rl.prompt_len_assumed')!;
+    expect(response.message).toContain('{"mean", "max"}');
+    const r = warningWords(response);
+    expect(r).toMatch(/^Only the longest response is given \(8,192 tokens\): the responses’ mean is assumed at 1,024 tokens, as for a base or instruct model \(/);
+    expect(r).toContain('read from the model’s name (“Response style” in “Every setting” states it)');
+    expect(r).toContain('Type the mean in “Mean response”');
+    expect(warningWords(prompt)).toMatch(/^Only the longest prompt is given \(256 tokens\): the prompts’ mean is assumed at 51 tokens \(a fifth of it.*Type the mean in “Mean prompt”/);
+    for (const w of [r, warningWords(prompt)]) expect(w).not.toMatch(/\{"mean"|max_response_length|max_prompt_length|rl\.response_style|response_len|prompt_len/);
+    // a message the words do not read stays the engine's
+    expect(warningWords({ code: 'rl.response_len_assumed', message: 'something else' })).toBe('something else');
+    // a stated style is said as stated
+    const styled = JSON.parse((await loadModule()).predict(JSON.stringify({ ...rlJob, rl: { ...rlJob.rl, response_style: 'long_cot' } }))) as typeof p;
+    expect(warningWords(styled.warnings.find((w) => w.code === 'rl.response_len_assumed')!)).toContain('as for a long chain-of-thought reasoning model (half the limit, at most 5,500: DeepScaleR’s R1-Distill-Qwen-1.5B wrote 3,500-5,500 under 8,192), as “Response style” in “Every setting” states.');
+  });
+
+  it('the full editor’s field keeps the engine’s numbers and remedy, its keys in words; a count of layouts by code gives way to the plain words', async () => {
+    const tp3 = { ...base, parallel: { ...base.parallel, tp: 3, dp: 4 }, num_devices: 24 };
+    const e = await refusal(tp3);
+    expect(e.code).toBe('parallel.tp_not_divisor_of_heads');
+    const atField = fieldMessage(e, plainError(e, tp3, new Set(), label).words, label);
+    expect(atField).toMatch(/^Tensor \(tp\) = 3 does not divide heads = 64; .*\(Tensor \(tp\) 1, 2, 4 or 8 would\)$/);
+    const auto = { ...base, num_devices: 1e8, parallel: 'auto' };
+    const refused = await refusal(auto);
+    const plain = plainError(refused, auto, new Set(), label).words;
+    expect(fieldMessage(refused, plain, label)).toBe(plain);
+    const unknown = await refusal({ ...base, model: 'llama-99b' });
+    expect(fieldMessage(unknown, 'words', label)).toBe('words');
+  });
+
+  it('a search’s rejections read as phrases after their count', async () => {
+    const { reasonWords } = await import('../../src/ui/words');
+    expect(reasonWords('parallel.interleave_microbatches')).toBe('interleaved with a micro-batch count that is not a multiple of the pipeline stages');
+    expect(reasonWords('parallel.pp_exceeds_layers')).toBe('with more pipeline stages than layers');
+    expect(reasonWords('training.batch_not_divisible')).toBe('where dp × micro-batch does not divide the global batch');
   });
 });
