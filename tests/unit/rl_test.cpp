@@ -2019,4 +2019,22 @@ TEST(Rl, PlacementSearchKeepsAStatedRolloutTpAndSpreadsExpertsThatFit) {
     EXPECT_EQ(c["rl"]["rollout"]["parallel"]["tp"], 1) << c.dump().substr(0, 200);
 }
 
+// An RL job's search is its placements': a training, inference or serving mode and a whole-run
+// budget are refused at their option's path (a probe found --mode inference running the RL search
+// silently, and --max-cost named an unknown key).
+TEST(Rl, PlacementSearchRefusesOptionsOfOtherSearches) {
+  const json s = base({{"rollout", nullptr}});
+  for (const auto& [options, path] :
+       std::vector<std::pair<std::string, std::string>>{{R"({"mode": "inference"})", "/mode"},
+                                                        {R"({"mode": "training"})", "/mode"},
+                                                        {R"({"max_cost_usd": 10})", "/max_cost_usd"},
+                                                        {R"({"max_energy_mwh": 1})", "/max_energy_mwh"}}) {
+    const json r = json::parse(optimus::api::search(s.dump(), options));
+    ASSERT_TRUE(r.contains("error")) << options;
+    EXPECT_EQ(r["error"]["code"], "search.option_not_applicable") << options;
+    EXPECT_EQ(r["error"]["path"], path) << options;
+  }
+  EXPECT_FALSE(json::parse(optimus::api::search(s.dump(), R"({"mode": "rl", "top": 2})")).contains("error"));
+}
+
 }  // namespace rl_test
