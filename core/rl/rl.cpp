@@ -1351,13 +1351,15 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
   if (!pol->memory.fits) {
     out.train_memory.what = "trainer (weights, gradients, optimizer state and activations)";
   } else if (!peak.fits) {
+    // An update beside the other trained model's state (offloading it or separate roles make
+    // room); a frozen model's forward, its weights alone (no offload of the others helps).
+    const bool update = peak_pass.find("update") != std::string::npos;
     out.train_memory.what =
         "trainer (the " + peak_pass +
-        (peak_pass.find("update") != std::string::npos && rl.algorithm == RlAlgorithm::ppo
-             ? std::string(" beside the ") + (peak_pass[0] == 'a' ? "critic" : "actor") + "'s resident state"
-             : std::string(": its weights alone")) +
-        " on the same devices; rl.train.offload params_optimizer or roles \"separate\" would make "
-        "room)";
+        (update ? std::string(" beside the ") + (peak_pass[0] == 'a' ? "critic" : "actor") +
+                      "'s resident state on the same devices; rl.train.offload params_optimizer or roles "
+                      "\"separate\" would make room)"
+                : std::string(": its weights alone are more than a device holds at this layout)"));
   }
   return peak;
 }
