@@ -386,6 +386,20 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
                         std::string(to_string(math)) + " has no native rate on " + dev.name +
                             "; weights are read at " + std::string(to_string(w.precision)) +
                             " size and the math runs at the " + std::string(to_string(rate.used)) + " rate"});
+  // A native rate far below a wider format's (Blackwell Ultra, B300 / GB300, cut int8 to 150-165
+  // TOPS beside 4.5-5 PFLOPS of fp8): the math runs at the rate stated, and the faster format is
+  // named, as a runtime would rather take it.
+  for (std::optional<Precision> q = rate.fallback ? std::nullopt : wider(math); q; q = wider(*q))
+    if (dev.peak_for(*q).value > 4.0 * rate.rate.value) {
+      warnings.push_back({"device.slow_precision",
+                          std::string(to_string(math)) + " runs at " +
+                              std::to_string(std::lround(rate.rate.value / 1e12)) + " T ops/s on " +
+                              dev.name + ", " +
+                              std::to_string(std::lround(dev.peak_for(*q).value / rate.rate.value)) +
+                              " times slower than its " + std::string(to_string(*q)) +
+                              " rate: the math is timed at the rate stated"});
+      break;
+    }
   const OpContext c = inference_context(s);
   out.launch_interval = c.launch;
   if (c.group(CommGroup::tp).crosses_scale_out())

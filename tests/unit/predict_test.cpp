@@ -149,6 +149,23 @@ TEST(Predict, Int4WeightsAreWeightOnlyUnlessActivationsAreStated) {
   EXPECT_LT(ttft("int4", "int4"), 0.7 * w4);
 }
 
+// A format whose own rate is far below a wider one's is said (B300 cut int8 to 150 TOPS beside fp8's
+// 4.5 PFLOPS: a probe found int8 serving 16x slower than int4 with nothing said); where the wider
+// rates are not faster (H100's int8 equals its fp8, A100's is twice bf16's) nothing is.
+TEST(Predict, ANativeRateFarBelowAWiderFormatsIsSaid) {
+  const auto slow = [](const char* system) {
+    return warns(predict({{"model", "llama3-8b"},
+                          {"system", system},
+                          {"num_devices", 1},
+                          {"inference",
+                           {{"batch", 8}, {"prompt_len", 512}, {"output_len", 16}, {"precision", "int8"}}}}),
+                 "device.slow_precision");
+  };
+  EXPECT_TRUE(slow("dgx-b300"));
+  EXPECT_FALSE(slow("dgx-h100"));
+  EXPECT_FALSE(slow("dgx-a100-80gb"));
+}
+
 // Batch-1 decode reads the weights once per token: H20 (4.0 TB/s, 148 bf16 TFLOP/s) takes less
 // time per token than H100 (3.35 TB/s), in the ratio of their bandwidths at most; a 64-row
 // tile padding made H20 compute-bound, 11.1 ms against H100's 6.5 (a probe's finding).
