@@ -7,14 +7,11 @@ namespace optimus {
 
 // Items as a person lists them in a message: "a", "a or b", "a, b or c" (the layout errors' valid
 // values, a preset id's suggestions).
-inline std::string joined_list(const std::vector<std::string>& items, const char* last) {
+inline std::string or_list(const std::vector<std::string>& items) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == items.size() ? last : ", ") + items[i];
+    out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
   return out;
 }
-inline std::string or_list(const std::vector<std::string>& items) { return joined_list(items, " or "); }
-// "a", "a and b", "a, b and c".
-inline std::string and_list(const std::vector<std::string>& items) { return joined_list(items, " and "); }
 
 }  // namespace optimus

@@ -472,21 +472,20 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json,
       top = static_cast<std::size_t>(*t);
     rank = r.enumeration<TrainingRank>("rank_by", false).value_or(rank);
     const std::optional<std::string> mode = r.string("mode", false);
-    // A whole-run budget is the training search's (an RL step has no run to hold under it).
-    const bool budget =
-        root.is_object() && (root.contains("max_cost_usd") || root.contains("max_energy_mwh"));
-    const std::string budget_key =
-        root.is_object() && root.contains("max_cost_usd") ? "max_cost_usd" : "max_energy_mwh";
-    if (budget) root.erase(budget_key), root.erase("max_cost_usd"), root.erase("max_energy_mwh");
+    // A whole-run budget is the training search's (an RL step has no run to hold under it): read
+    // as the training search reads it, then refused at its path.
+    r.number("max_cost_usd", false, 1e-6, 1e15);
+    r.number("max_energy_mwh", false, 1e-9, 1e12);
     r.finish();
     if (!err && mode && *mode != "rl")
       err = Error{"search.option_not_applicable", "/mode",
                   "a scenario with an rl job is searched for its placements (mode \"rl\"), not as " + *mode +
                       "; take the rl block out to search its " + *mode + " layouts"};
-    if (!err && budget)
-      err =
-          Error{"search.option_not_applicable", "/" + budget_key,
-                "an RL placement search has no whole-run budget: it ranks one step by \"time\" or \"cost\""};
+    for (const char* key : {"max_cost_usd", "max_energy_mwh"})
+      if (!err && root.contains(key))
+        err = Error{
+            "search.option_not_applicable", std::string("/") + key,
+            "an RL placement search has no whole-run budget: it ranks one step by \"time\" or \"cost\""};
     if (!err && rank == TrainingRank::energy)
       err = Error{"search.option_not_applicable", "/rank_by",
                   "an RL placement search ranks by \"time\" or \"cost\""};

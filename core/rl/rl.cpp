@@ -1304,6 +1304,7 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
   if (rl.old_logprob) out.phases.old_logprob = pol->forward, moved += ob.forward;
   // The pool's peak: each pass's own footprint beside the trained models' resident states.
   MemoryBreakdown frozen;  // the largest frozen model's weights, loaded for its forward
+  std::string frozen_name = "reference";
   if (rl.reference) frozen = MemoryBreakdown{pol->memory.per_device.weights, {}, {}, {}, {}};
   if (rl.reward_model) {
     auto rm = model_passes(s, *rl.reward_model, train_pool(s), rl.train, "", "rl.reward_model_invalid",
@@ -1312,10 +1313,11 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
     out.phases.reward = rm->forward;
     moved += offload_bytes(rl.offload, rm->memory).forward;
     if (rm->memory.per_device.weights.value > frozen.weights.value)
-      frozen = MemoryBreakdown{rm->memory.per_device.weights, {}, {}, {}, {}};
+      frozen = MemoryBreakdown{rm->memory.per_device.weights, {}, {}, {}, {}}, frozen_name = "reward model";
   }
   MemoryReport peak = pol->memory;
-  std::string peak_pass = "actor's update";
+  std::string peak_model = "actor";  // the model whose pass is the peak: an update, or a frozen forward
+  bool peak_update = true;
   MemoryBreakdown trained = resident(pol->memory.per_device, rl.offload);  // what the updates keep
   if (rl.algorithm == RlAlgorithm::ppo) {
     // PPO's critic: a second trained model (OpenRLHF, HybridFlow): its value forward over the
@@ -1332,17 +1334,14 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
     MemoryReport critic = cp->memory;
     critic.per_device = plus(critic.per_device, trained);
     peak.per_device = plus(peak.per_device, critic_kept);
-    if (critic.per_device.total().value > peak.per_device.total().value)
-      peak = critic, peak_pass = "critic's update";
+    if (critic.per_device.total().value > peak.per_device.total().value) peak = critic, peak_model = "critic";
     trained = plus(trained, critic_kept);
   }
   // A frozen model's forward: at least its weights (the trained models' states may go to host
   // memory meanwhile, as verl's offload does; its activations are left out).
   if (frozen.total().value > peak.per_device.total().value) {
     peak.per_device = frozen;
-    peak_pass = rl.reward_model && frozen.weights.value > pol->memory.per_device.weights.value
-                    ? "reward model's forward"
-                    : "reference's forward";
+    peak_model = frozen_name, peak_update = false;
   }
   peak.fits = pol->memory.fits && peak.per_device.total().value <= peak.capacity.value;
   out.offload_bytes_per_device = moved;
@@ -1353,13 +1352,13 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
   } else if (!peak.fits) {
     // An update beside the other trained model's state (offloading it or separate roles make
     // room); a frozen model's forward, its weights alone (no offload of the others helps).
-    const bool update = peak_pass.find("update") != std::string::npos;
     out.train_memory.what =
-        "trainer (the " + peak_pass +
-        (update ? std::string(" beside the ") + (peak_pass[0] == 'a' ? "critic" : "actor") +
-                      "'s resident state on the same devices; rl.train.offload params_optimizer or roles "
-                      "\"separate\" would make room)"
-                : std::string(": its weights alone are more than a device holds at this layout)"));
+        "trainer (the " + peak_model + (peak_update ? "'s update" : "'s forward") +
+        (peak_update
+             ? std::string(" beside the ") + (peak_model == "actor" ? "critic" : "actor") +
+                   "'s resident state on the same devices; rl.train.offload params_optimizer or roles "
+                   "\"separate\" would make room)"
+             : std::string(": its weights alone are more than a device holds at this layout)"));
   }
   return peak;
 }
