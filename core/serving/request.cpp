@@ -36,21 +36,21 @@ class LengthSampler {
       if (exponential_) mass_ = 1.0 - portable_exp(-dist.rate * width_);
     }
   }
-  std::int64_t operator()(Rng& rng) const {
+  // The length at quantile u of (0, 1).
+  std::int64_t operator()(double u) const {
     const LengthDist& dist = dist_;
     if (dist.shaped) {
-      const double u = rng.uniform();
       const double x =
           exponential_ ? d(dist.min) - portable_log(1.0 - u * mass_) / dist.rate : d(dist.min) + u * width_;
       return std::clamp<std::int64_t>(std::llround(x), dist.min, dist.max);
     }
     if (dist.uniform) {
       // Each of the max - min + 1 whole lengths with the same probability.
-      const double x = d(dist.min) + std::floor(rng.uniform() * d(dist.max - dist.min + 1));
+      const double x = d(dist.min) + std::floor(u * d(dist.max - dist.min + 1));
       return std::clamp<std::int64_t>(static_cast<std::int64_t>(x), dist.min, dist.max);
     }
     if (dist.points.size() == 1) return dist.points.front().first;
-    double u = rng.uniform() * total_;
+    u *= total_;
     for (const auto& p : dist.points) {
       if (u < p.second) return p.first;
       u -= p.second;
@@ -64,18 +64,34 @@ class LengthSampler {
   bool exponential_ = false;
 };
 
+// n quantiles in (0, 1), one in each of the n equal strata, jittered within it and in random
+// order (Latin hypercube sampling, McKay, Beckman and Conover 1979): the draws' mean is the
+// distribution's to within a stratum's spread, where n independent draws of a long-tailed length
+// stray by about mean / sqrt(n) (2,048 RL responses of mean 2,048 came out at 1,953: 4.6% fewer
+// tokens to generate than stated).
+std::vector<double> stratified_quantiles(std::size_t n, Rng& rng) {
+  std::vector<double> u(n);
+  for (std::size_t i = 0; i < n; ++i)
+    u[i] = (d(static_cast<std::int64_t>(i)) + rng.uniform()) / d(static_cast<std::int64_t>(n));
+  // Fisher-Yates shuffle, so that a request's place in the arrival order says nothing of its length.
+  for (std::size_t i = n; i > 1; --i) std::swap(u[i - 1], u[static_cast<std::size_t>(rng.next() % i)]);
+  return u;
+}
+
 }  // namespace
 
 std::vector<Request> make_requests(const ServingSpec& sv) {
   Rng rng{sv.seed};
   const LengthSampler input(sv.input_len), output(sv.output_len);
   std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
+  const std::vector<double> u_in = stratified_quantiles(out.size(), rng);
+  const std::vector<double> u_out = stratified_quantiles(out.size(), rng);
   double t = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
     Request& r = out[i];
     r.id = i;
-    r.input = input(rng);
-    r.output = output(rng);
+    r.input = input(u_in[i]);
+    r.output = output(u_out[i]);
     if (sv.arrival == Arrival::poisson) {
       t += -portable_log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)
       r.arrival = t;

@@ -2006,12 +2006,20 @@ TEST(Rl, PlacementSearchKeepsAStatedRolloutTpAndSpreadsExpertsThatFit) {
               {"controller_GBps", 0}}}};
   const json all = json::parse(optimus::api::search(s.dump(), R"({"top": 100})"));
   ASSERT_FALSE(all.contains("error")) << all.dump().substr(0, 300);
-  const json& first = all["best"][0]["rl"]["rollout"]["parallel"];
-  EXPECT_GT(first["ep"].get<int>(), first["tp"].get<int>()) << first.dump();
-  double plain = 1e300;  // the fastest engine without spread experts
-  for (const json& c : all["best"])
-    if (c["rl"]["rollout"]["parallel"]["ep"] == 1) plain = std::min(plain, c["step_time_s"].get<double>());
-  EXPECT_LT(all["best"][0]["step_time_s"].get<double>(), plain);
+  // At tp 2 (the probe's), the experts spread over the replicas beat the same tp without: the
+  // search lists both, and each device of the spread engine holds a sixteenth of the experts.
+  // (tp 4 without a spread is within 1% of the fastest spread layouts, so the first place is
+  // the requests' draw, not a property.)
+  double plain = 1e300, spread = 1e300;
+  for (const json& c : all["best"]) {
+    const json& rp = c["rl"]["rollout"]["parallel"];
+    if (rp["tp"] != 2) continue;
+    double& slot = rp["ep"] == 1 ? plain : spread;
+    slot = std::min(slot, c["step_time_s"].get<double>());
+  }
+  ASSERT_LT(spread, 1e300);
+  ASSERT_LT(plain, 1e300);
+  EXPECT_LT(spread, 0.97 * plain);
   s["rl"]["rollout"] = {{"tp", 1}};
   const json fixed = json::parse(optimus::api::search(s.dump(), R"({"top": 100})"));
   ASSERT_FALSE(fixed["best"].empty()) << fixed.dump().substr(0, 300);

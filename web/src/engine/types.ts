@@ -1232,7 +1232,7 @@ export interface ServingSpec {
    */
   static_batching?: boolean;
   /**
-   * Seed of request lengths and arrivals.
+   * Seed of request lengths and arrivals. Lengths are drawn one in each of num_requests equally likely strata of their distribution, in random order (Latin hypercube sampling), so the requests' mean length is the distribution's whatever the seed; arrival gaps are independent exponential draws.
    */
   seed?: number;
   /**
