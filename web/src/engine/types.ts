@@ -685,7 +685,7 @@ export interface ScaleUpLink {
    */
   ll_efficiency?: number;
   /**
-   * How an all-to-all runs: pairwise exchange (switched tiers) or ring (links join neighbours only).
+   * How an all-to-all runs: pairwise exchange (switched tiers: every peer's message in flight at once, one step's latency whatever the group, as DeepEP's and HybridEP's kernels post them) or ring (links join neighbours only: P - 1 steps).
    */
   all_to_all?: 'pairwise' | 'ring';
   /**
