@@ -119,9 +119,16 @@ struct InFlight {
 InFlight in_flight(const ParallelPlan& p, std::int64_t micro_batches, std::int64_t stage) {
   const double pp = d(p.pp), v = d(p.interleave), i = d(stage);
   InFlight f{d(std::min(p.pp - stage, micro_batches)), 1.0};
-  if (p.interleave > 1)
-    f.interleaved = stage == 0 ? 1.0 + (pp - 1.0) / (pp * v)
-                               : (2.0 * (pp - i - 1.0) + (v - 1.0) * pp + 1.0) / (v * (pp - i));
+  if (p.interleave > 1) {
+    // Megatron-Core's interleaved schedule (schedules.py, forward_backward_pipelining_with_interleaving)
+    // runs 2 (pp - i - 1) + (v - 1) pp warm-up chunks on stage i, then one more before the first
+    // backward, each a v-th of the stage; never more than the step's m x v chunks (with m = pp it
+    // runs them all forward first: all_warmup_microbatches), where the stage holds m micro-batches
+    // whole, as in 1F1B.
+    const double chunks = v * d(micro_batches);
+    const double held = std::min(2.0 * (pp - i - 1.0) + (v - 1.0) * pp + 1.0, chunks);
+    f.interleaved = held / (v * f.micro_batches);
+  }
   return f;
 }
 
