@@ -637,6 +637,11 @@ TEST(Import, RefusesServingNumbersThatAreNotPositive) {
     log += std::string(" elapsed time per iteration (ms): ") + ms + " |\n";
   const json steps = import_text("megatron", log, kServing);
   EXPECT_EQ(steps["error"]["code"], "import.measured_not_positive") << steps.dump();
+  // A zero step among good ones too (a 56 s step and a 0 ms one had made a 28 s median).
+  const json zero_step = import_text(
+      "megatron", " elapsed time per iteration (ms): 56000.1 |\n elapsed time per iteration (ms): 0 |\n",
+      kServing);
+  EXPECT_EQ(zero_step["error"]["code"], "import.measured_not_positive") << zero_step.dump();
   std::string nan = base.dump();
   nan.replace(nan.find("2070.5"), 6, "NaN");
   const json bare = import_text("vllm", nan, kServing);
