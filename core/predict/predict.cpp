@@ -222,6 +222,24 @@ ActivityShares inference_shares(const InferencePrediction& i, std::int64_t outpu
   return a;
 }
 
+// The served stream's mix of compute-bound, memory-bound and communication time: the operator
+// report of the stream's own batch (its mean running batch per replica, its mean lengths, CUDA
+// graphs as the serving steps run), not the static `inference.batch`, which the stream does not use
+// (a probe found serving's device power move 435 -> 565 W with the static batch 1 -> 512 at the same
+// served rate).
+ActivityShares serving_shares(const Scenario& is, const ServingPrediction& served) {
+  Scenario v = is;
+  InferenceWorkload& w = *v.inference;
+  const ServingSpec& sv = *w.serving;
+  w.batch = std::max<std::int64_t>(1, std::llround(served.mean_batch));
+  w.prompt_len = std::max<std::int64_t>(1, std::llround(sv.input_len.expected()));
+  w.output_len = std::max<std::int64_t>(1, std::llround(sv.output_len.expected()));
+  w.cuda_graphs = true;
+  w.serving.reset();
+  std::vector<Warning> ignored;  // the view's own warnings repeat the scenario's
+  return inference_shares(predict_inference(v, ignored), w.output_len);
+}
+
 std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   if (!s.training || !(s.training->train_tokens > 0)) return std::nullopt;
   const TrainingWorkload& w = *s.training;
@@ -535,7 +553,9 @@ Result<Prediction> predict(const Scenario& s) {
     const ActivityShares shares = inference_shares(*out.inference, s.inference->output_len);
     const double replica = static_cast<double>(s.parallel.tp * s.parallel.pp);
     out.inference_cost = token_cost(s, shares, out.inference->throughput_tokens_per_s / replica);
-    if (out.serving) out.serving_cost = token_cost(s, shares, out.serving->output_tokens_per_s_per_gpu);
+    if (out.serving)
+      out.serving_cost =
+          token_cost(s, serving_shares(is, *out.serving), out.serving->output_tokens_per_s_per_gpu);
   }
   // The headline memory is the training footprint when training is asked, else inference.
   out.memory = out.training_memory ? *out.training_memory : *out.inference_memory;

@@ -51,6 +51,25 @@ void expect_error(const json& scenario, const std::string& code, const std::stri
   EXPECT_EQ(p["error"]["path"], path) << p.dump();
 }
 
+// The served stream's energy is drawn at its own batch's mix, not at the static inference.batch's
+// (which the stream does not use): the same stream at static batch 1 and 256 costs the same, and a
+// busier stream (a closed loop of 64 clients: more compute-bound tokens per step) draws more power
+// than one of 2 clients.
+TEST(Serving, TheStreamsCostFollowsTheStreamNotTheStaticBatch) {
+  const json serving = {{"arrival", "closed"}, {"concurrency", 64}, {"num_requests", 256}};
+  json one = base(serving), many = base(serving);
+  many["inference"]["batch"] = 256;
+  const json a = predict(one), b = predict(many);
+  ASSERT_FALSE(a.contains("error")) << a.dump().substr(0, 300);
+  EXPECT_DOUBLE_EQ(a["serving"]["cost"]["device_power_W"].get<double>(),
+                   b["serving"]["cost"]["device_power_W"].get<double>());
+  EXPECT_NE(a["inference"]["cost"]["device_power_W"].get<double>(),
+            b["inference"]["cost"]["device_power_W"].get<double>());
+  const json few = predict(base({{"arrival", "closed"}, {"concurrency", 2}, {"num_requests", 64}}));
+  EXPECT_GT(a["serving"]["cost"]["device_power_W"].get<double>(),
+            few["serving"]["cost"]["device_power_W"].get<double>());
+}
+
 // A closed loop of C clients keeps C requests in the system: throughput x latency = C (Little's
 // law), up to the ramp at the start and the drain at the end.
 TEST(Serving, LittlesLawHoldsForAClosedLoop) {
