@@ -23,6 +23,22 @@ namespace optimus {
 
 namespace {
 
+// The math of a 4-bit float checkpoint (nvfp4, mxfp4) on a device without 4-bit float tensor
+// cores (Hopper, Ampere): the runtimes' weight-only kernels dequantise the weights to 16 bits in
+// the GEMM's main loop and multiply in bf16 (vLLM's Marlin kernels for mxfp4 and nvfp4 below
+// Blackwell; triton_kernels' matmul_ogs for gpt-oss on Hopper), W4A16 as int4 is, unless the
+// activations' precision is stated. The next wider rate (fp8) would need an fp8 activation
+// path that no such kernel takes: a probe found nvfp4 DeepSeek-R1 on H200 at fp8's rate, its TTFT
+// a third below the bf16 kernels'.
+Precision served_math(const Scenario& s) {
+  const InferenceWorkload& w = *s.inference;
+  const Precision m = inference_math(w);
+  if (!w.activation_precision && rate_format(m) == Precision::fp4 &&
+      s.system.device.peak_for(Precision::fp4).value <= 0)
+    return Precision::bf16;
+  return m;
+}
+
 OperatorReport report(const char* name, const char* phase, const OpCost& c, double count) {
   OperatorReport r;
   r.name = name;
@@ -47,7 +63,7 @@ OpContext inference_context(const Scenario& s) {
   c.dev = &s.system.device;
   c.sys = &s.system;
   c.workload = Workload::inference;
-  c.math = inference_math(w);
+  c.math = served_math(s);
   c.act_bytes = c.math == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   c.in_bytes = c.act_bytes;
   c.weight_bytes = inference_weight_bytes(w);
@@ -378,9 +394,16 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   const auto& w = *s.inference;
   const auto& dev = s.system.device;
   InferencePrediction out;
-  const Precision math = inference_math(w);
+  const Precision math = served_math(s);
   const MathRate rate = math_rate(dev, math);
   out.math_precision = rate.used;
+  if (math != inference_math(w))
+    warnings.push_back(
+        {"device.precision_fallback",
+         std::string(to_string(w.precision)) + " has no native rate on " + dev.name +
+             "; its weights are dequantised to bf16 in the GEMMs (weight-only kernels, as vLLM's "
+             "Marlin) and the math runs at the bf16 rate (state inference.activation_precision "
+             "for another)"});
   if (rate.fallback)
     warnings.push_back({"device.precision_fallback",
                         std::string(to_string(math)) + " has no native rate on " + dev.name +

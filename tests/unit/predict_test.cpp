@@ -149,6 +149,34 @@ TEST(Predict, Int4WeightsAreWeightOnlyUnlessActivationsAreStated) {
   EXPECT_LT(ttft("int4", "int4"), 0.7 * w4);
 }
 
+// 4-bit float weights on a device without 4-bit float tensor cores run weight-only too (vLLM's
+// Marlin below Blackwell): nvfp4 and mxfp4 Llama 3 70B on 8 H100 take bf16's math, said in a
+// warning, where they had taken fp8's with nothing dequantised (a first token a third too fast);
+// fp8 activations stated take fp8's rate; on B200 the fp4 rate is the device's own.
+TEST(Predict, FourBitFloatWeightsWithoutFp4UnitsAreWeightOnly) {
+  const auto run = [](const char* system, const char* precision, const char* activations) {
+    json s = {
+        {"model", "llama3-70b"},
+        {"system", system},
+        {"num_devices", 8},
+        {"parallel", {{"tp", 8}}},
+        {"inference", {{"batch", 8}, {"prompt_len", 2048}, {"output_len", 16}, {"precision", precision}}}};
+    if (activations) s["inference"]["activation_precision"] = activations;
+    return predict(s);
+  };
+  for (const char* fmt : {"nvfp4", "mxfp4"}) {
+    const json w4 = run("dgx-h100", fmt, nullptr);
+    EXPECT_DOUBLE_EQ(w4["inference"]["ttft_s"].get<double>(),
+                     run("dgx-h100", fmt, "bf16")["inference"]["ttft_s"].get<double>())
+        << fmt;
+    EXPECT_TRUE(warns(w4, "device.precision_fallback")) << fmt;
+    EXPECT_LT(run("dgx-h100", fmt, "fp8")["inference"]["ttft_s"].get<double>(),
+              0.8 * w4["inference"]["ttft_s"].get<double>())
+        << fmt;
+    EXPECT_FALSE(warns(run("dgx-b200", fmt, nullptr), "device.precision_fallback")) << fmt;
+  }
+}
+
 // A format whose own rate is far below a wider one's is said (B300 cut int8 to 150 TOPS beside fp8's
 // 4.5 PFLOPS: a probe found int8 serving 16x slower than int4 with nothing said); where the wider
 // rates are not faster (H100's int8 equals its fp8, A100's is twice bf16's) nothing is.

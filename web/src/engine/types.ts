@@ -1132,7 +1132,7 @@ export interface InferenceSpec {
    */
   fp8_block_scaled?: boolean;
   /**
-   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). fp4 weights (mxfp4, nvfp4, fp4) under 16-bit math on a device without fp4 units are converted on the CUDA cores once per 128-row tile (21 / 8 integer instructions per weight at a quarter of the FP32 rate). Default: precision; for int4 weights, bf16 (W4A16). Error inference.activation_precision_narrower_than_weights when narrower than precision.
+   * Weight-only quantisation: the matmuls' activations and math at this precision while the weights are read and held at precision (W4A16: gpt-oss's MXFP4 experts under TensorRT-LLM's Triton MoE backend on Hopper, bf16 activations). fp4 weights (mxfp4, nvfp4, fp4) under 16-bit math on a device without fp4 units are converted on the CUDA cores once per 128-row tile (21 / 8 integer instructions per weight at a quarter of the FP32 rate). Default: precision; for int4 weights, and for fp4 weights (mxfp4, nvfp4, fp4) on a device without fp4 units, bf16 (W4A16, as vLLM's Marlin kernels: device.precision_fallback says so). Error inference.activation_precision_narrower_than_weights when narrower than precision.
    */
   activation_precision?:
     'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
