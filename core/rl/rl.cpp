@@ -951,6 +951,14 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   Fitted f = fit_trainer(s, model, devices, plan);
   if (!f.t) {
     Error e = f.t.error();
+    // A layout the policy takes but this model's shape does not (a reward model or critic whose
+    // heads tp does not divide): the model is at fault, at its own key, not the trainer's layout.
+    if (!code.empty() && &model != &s.model && fit_trainer(s, s.model, devices, plan).t) {
+      std::string why = e.message;
+      if (why.starts_with("trainer: ")) why.erase(0, 9);
+      return make_error(code, path,
+                        (code == "rl.critic_invalid" ? "the critic: " : "the reward model: ") + why);
+    }
     if (!at.empty()) e.path = at;
     return e;
   }

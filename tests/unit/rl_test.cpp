@@ -94,6 +94,23 @@ TEST(Rl, ATrainerWithLittleRoomIsWarnedOrGivenRoom) {
   EXPECT_LT(assumed.second, 1.0);  // a smaller pack
 }
 
+// A reward model or critic whose shape the trainer's layout does not take is named at its own
+// key (a probe found tp 4, which divides the policy's 28 heads, blamed on /rl/train for a reward
+// model of 14 heads); a layout the policy itself refuses stays the trainer's.
+TEST(Rl, AModelTheTrainersLayoutDoesNotTakeIsNamedAtItsKey) {
+  const json small = {{"layers", 4},        {"hidden", 1400},  {"heads", 14},       {"kv_heads", 2},
+                      {"ffn_hidden", 4096}, {"vocab", 152064}, {"norm", "rmsnorm"}, {"ffn_type", "swiglu"}};
+  json reward = base({{"train", {{"tp", 4}}}, {"reward_model", small}});
+  json critic = base({{"train", {{"tp", 4}}}, {"algorithm", "ppo"}, {"critic", small}});
+  const json r = predict(reward), c = predict(critic);
+  EXPECT_EQ(r["error"]["code"], "rl.reward_model_invalid") << r.dump().substr(0, 300);
+  EXPECT_EQ(r["error"]["path"], "/rl/reward_model");
+  EXPECT_EQ(c["error"]["code"], "rl.critic_invalid") << c.dump().substr(0, 300);
+  EXPECT_EQ(c["error"]["path"], "/rl/critic");
+  const json policy = predict(base({{"train", {{"tp", 3}}}, {"reward_model", small}}));
+  EXPECT_EQ(policy["error"]["path"], "/rl/train") << policy.dump().substr(0, 300);
+}
+
 TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
   const json r = rl_of(base({{"reference", true}}));
   ASSERT_TRUE(r.contains("step_time_s"));
