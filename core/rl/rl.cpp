@@ -450,7 +450,7 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
   // holds it (DeepSeek-V3 at 8 bits on 80 GB devices: SGLang's two-node tp 16 engines,
   // docs.sglang.ai, DeepSeek usage guide).
   std::optional<Error> last;
-  std::int64_t widest = 0;
+  std::int64_t widest = 0, shown = 0;
   for (std::int64_t tp = 1; tp <= pool; tp *= 2) {
     if (pool % (tp * rl.rollout.pp) != 0) continue;
     Scenario ro = rollout_at(s, tp);
@@ -459,14 +459,19 @@ Result<Scenario> rl_rollout_scenario(const Scenario& s) {
     if (!err) return ro;
     // The step bound counts the steps of all the engines together: no tp changes it.
     if (err->code == "serving.too_many_steps") return rollout_error(*err);
-    last = err;
+    // The widest tp the model takes says why nothing runs: memory (a tiny gpu_memory_utilization),
+    // not a wider tp that the heads refuse (a probe's 0.01 was told tp 8 does not divide 28 heads).
+    const bool memory = err->code == "serving.kv_insufficient" || err->code == "memory.does_not_fit";
+    const bool last_memory =
+        last && (last->code == "serving.kv_insufficient" || last->code == "memory.does_not_fit");
+    if (memory || !last_memory) last = err, shown = tp;
     widest = tp;
   }
   if (last) {
     Error e = rollout_error(*last);
     e.message = "no power-of-two tensor parallelism up to tp " + std::to_string(widest) +
                 " (the widest that divides the pool of " + std::to_string(pool) +
-                " devices) runs this rollout; at tp " + std::to_string(widest) + ", " + e.message +
+                " devices) runs this rollout; at tp " + std::to_string(shown) + ", " + e.message +
                 "; or state rl.rollout.tp and pp";
     return e;
   }

@@ -111,6 +111,17 @@ TEST(Rl, AModelTheTrainersLayoutDoesNotTakeIsNamedAtItsKey) {
   EXPECT_EQ(policy["error"]["path"], "/rl/train") << policy.dump().substr(0, 300);
 }
 
+// A rollout that fits no tp for want of memory says so (rl.rollout_does_not_fit), not that a wider
+// tp does not divide the heads (a probe's gpu_memory_utilization 0.01 on Qwen2.5-7B, 28 heads, was
+// told tp 8 does not divide them).
+TEST(Rl, ARolloutWithoutMemoryAtAnyTpSaysMemory) {
+  json s = base({{"rollout", {{"tp", nullptr}, {"gpu_memory_utilization", 0.01}}}});
+  s["model"] = "qwen2.5-7b";
+  const json p = predict(s);
+  EXPECT_EQ(p["error"]["code"], "rl.rollout_does_not_fit") << p.dump().substr(0, 400);
+  EXPECT_EQ(p["error"]["message"].get<std::string>().find("does not divide"), std::string::npos);
+}
+
 TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
   const json r = rl_of(base({{"reference", true}}));
   ASSERT_TRUE(r.contains("step_time_s"));
