@@ -174,9 +174,22 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   // ZeRO-3 without resharding after the forward (SoftwareDefaults::zero3_reshard_after_forward
   // false) keeps every layer's gathered 16-bit weights until its backward: when the backward
   // starts, the stage holds them all whole (stage 4: no ZeRO stage shards them).
-  out.weights = state(b.weight, s.system.software.zero3_reshard_after_forward ? 3 : 4);
+  const bool reshard = s.system.software.zero3_reshard_after_forward;
+  out.weights = state(b.weight, reshard ? 3 : 4);
   out.gradients = state(b.gradient, 2);
   out.optimizer = state(b.optimizer, 1);
+  // ZeRO-3 gathers each layer whole for its passes: the layer being computed and the next one,
+  // prefetched (PyTorch FSDP's forward/backward prefetch; DeepSpeed's stage3_prefetch_bucket_size),
+  // and in the backward the layer's gradient whole until its reduce-scatter. A probe found Llama 3.1
+  // 405B under FSDP on 2,048 H100 at 24.6 GB a device, where its 3.2 B-parameter layers alone
+  // gather 6.4 GB each.
+  if (p.zero_stage >= 3 && shard > 1) {
+    double unit = 0;  // the largest layer on this stage, per device before ZeRO's sharding
+    for (std::size_t k = 0; k < kLayerKinds; ++k)
+      if (g.present[k] && n[k] > 0) unit = std::max(unit, km.params.dense[k] + km.params.experts[k]);
+    if (reshard) out.weights = out.weights + Bytes(2.0 * unit * b.weight);
+    out.gradients = out.gradients + Bytes(unit * b.gradient);
+  }
   // A host-memory optimizer (parallel.optimizer_offload) keeps the master weights and moments in
   // host memory: reported beside the offloaded activations, not in the device's total.
   if (p.optimizer_offload) {

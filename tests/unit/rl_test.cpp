@@ -1779,18 +1779,22 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
 }
 
 // A stated or default trainer layout validates at any count it tiles, fitting or not: the look
-// names the count at which the predicted job also fits. DeepSeek-V3 colocated on 8 H100 with the
-// default trainer (ZeRO 3, ep 1) was told "16 devices would", where that trainer needs about 255 GB
-// a device; the count named now runs with both pools in memory, and the look's largest refused count
-// either does not run or does not fit.
+// names the count at which the predicted job also fits. DeepSeek-V3 colocated on 8 H100 with a
+// trainer of ep 8 (ZeRO 3 by default) was told "16 devices would", where that trainer needs about
+// 250 GB a device; the count named now runs with both pools in memory, and the look's largest
+// refused count either does not run or does not fit. (At ep 1 ZeRO-3 gathers a whole MoE layer,
+// 11 B parameters, on every device: it fits at no count.)
 TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
-  json s = {
-      {"schema_version", 1},
-      {"model", "deepseek-v3"},
-      {"system", "dgx-h100"},
-      {"num_devices", 8},
-      {"rl",
-       {{"prompts_per_step", 64}, {"samples_per_prompt", 8}, {"prompt_len", 1024}, {"response_len", 4096}}}};
+  json s = {{"schema_version", 1},
+            {"model", "deepseek-v3"},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"rl",
+             {{"prompts_per_step", 64},
+              {"samples_per_prompt", 8},
+              {"prompt_len", 1024},
+              {"response_len", 4096},
+              {"train", {{"ep", 8}}}}}};
   const json e = predict(s)["error"];
   ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
   const int fewest = e["fewest_devices"];

@@ -999,7 +999,7 @@ export interface ParallelSpec {
     )[],
   ];
   /**
-   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights.
+   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights; under 3 a device also holds two layers whole (the one computed and the next, prefetched) and one layer's gradient whole until its reduce-scatter.
    */
   zero_stage?: number;
   /**
