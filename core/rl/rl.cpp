@@ -1169,7 +1169,8 @@ std::int64_t pool_of(const Scenario& s, Grow grow) {
 // count at which the predicted job also fits, the engines' and the trainer's memory (64 there),
 // and falls back to the first count that validates where none up to its limit fits. A trainer
 // "auto" validates only where a layout fits (check_rl_train_auto), so it needs no second look.
-std::int64_t fewest_pool(const Scenario& s, Grow grow, std::int64_t& below) {
+std::int64_t fewest_pool(const Scenario& s, Grow grow, std::int64_t& below,
+                         bool* trainer_fits_nowhere = nullptr) {
   const std::int64_t pool = pool_of(s, grow);
   const auto at = [&](std::int64_t size) {
     Scenario t = s;
@@ -1192,6 +1193,7 @@ std::int64_t fewest_pool(const Scenario& s, Grow grow, std::int64_t& below) {
       below = fit_below;
       return n;
     }
+    if (trainer_fits_nowhere) *trainer_fits_nowhere = true;
   }
   return fewest_count(pool, s.system.devices_per_node, runs, below);
 }
@@ -1210,8 +1212,19 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   const bool split = rl.placement == RlPlacement::split;
   const Grow grow = !split ? Grow::all : trainer ? Grow::trainer : Grow::rollout;
   std::int64_t below = 0;
-  const std::int64_t size = fewest_pool(s, grow, below);
+  bool nowhere = false;
+  const std::int64_t size = fewest_pool(s, grow, below, &nowhere);
   if (size == 0) return;
+  // The count that runs, where no count the look tries fits the stated trainer (ZeRO-3 at ep 1
+  // gathers a whole MoE layer on every device: DeepSeek-V3's 11 B parameters).
+  const std::string trainer_nowhere =
+      nowhere
+          ? " run the engines, but the trainer as stated (tp " + std::to_string(rl.train.tp) + ", ep " +
+                std::to_string(std::max<std::int64_t>(1, rl.train.ep)) +
+                (rl.zero_stage_given ? ", ZeRO " + std::to_string(rl.train.zero_stage)
+                                     : std::string(", any ZeRO stage")) +
+                ") fits in memory at none of the counts tried: state rl.train.ep and tp, or rl.train \"auto\""
+          : std::string();
   const std::int64_t pool = pool_of(s, grow);
   // "no layout of B does" where the largest count the look refused exceeds the pool as stated.
   const auto no_layout = [](std::int64_t refused, std::int64_t stated, const std::string& what) {
@@ -1221,7 +1234,7 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
     e.fewest_devices = s.num_devices + size - pool;
     const std::string fewer = no_layout(below, pool, "layout of ");
     e.message += "; " + std::to_string(e.fewest_devices) + " devices would" +
-                 (fewer.empty() ? "" : " (" + fewer + ")");
+                 (fewer.empty() ? "" : " (" + fewer + ")") + trainer_nowhere;
     return;
   }
   e.fewest_rollout_devices = trainer ? rl.rollout_devices : size;
@@ -1246,7 +1259,8 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   e.message += std::string("; ") + (trainer ? "a training" : "a rollout") + " pool of " +
                std::to_string(size) + " devices" +
                (both ? " and a training pool of " + std::to_string(train_devices) : "") + " would (" +
-               std::to_string(e.fewest_devices) + " in all" + (fewer.empty() ? "" : "; " + fewer) + ")";
+               std::to_string(e.fewest_devices) + " in all" + (fewer.empty() ? "" : "; " + fewer) + ")" +
+               trainer_nowhere;
 }
 
 std::int64_t rl_fewest_devices(const Scenario& colocated) {

@@ -1784,6 +1784,28 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
 // 250 GB a device; the count named now runs with both pools in memory, and the look's largest
 // refused count either does not run or does not fit. (At ep 1 ZeRO-3 gathers a whole MoE layer,
 // 11 B parameters, on every device: it fits at no count.)
+// Where the stated (or default) trainer fits at none of the counts the look tries, the count
+// named is the one that runs the engines, and the message says the trainer does not fit anywhere
+// and what to state instead: DeepSeek-V3 under ZeRO-3 at ep 1 gathers an 11 B-parameter layer.
+TEST(Rl, ATrainerThatFitsNowhereIsSaidBesideTheCountThatRuns) {
+  const json e = predict({{"schema_version", 1},
+                          {"model", "deepseek-v3"},
+                          {"system", "dgx-h100"},
+                          {"num_devices", 8},
+                          {"rl",
+                           {{"prompts_per_step", 64},
+                            {"samples_per_prompt", 8},
+                            {"prompt_len", 1024},
+                            {"response_len", 4096}}}})["error"];
+  ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
+  const std::string m = e["message"];
+  EXPECT_NE(
+      m.find("devices would run the engines, but the trainer as stated (tp 1, ep 1, any ZeRO stage) fits "
+             "in memory at none of the counts tried"),
+      std::string::npos)
+      << m;
+}
+
 TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
   json s = {{"schema_version", 1},
             {"model", "deepseek-v3"},
