@@ -146,17 +146,26 @@ Result<PoolPlans> plan_disaggregated(const Scenario& s) {
 // scale-out link its prompts' caches leave by.
 class ScenarioPool final : public StepModel {
  public:
-  explicit ScenarioPool(PoolPlan plan)
-      : StepModel(plan.limits), s_(std::move(plan.s)), draft_scenario_(std::move(plan.draft)), target_(s_) {
+  // `job_devices`: every device of the deployment (both pools), which decides the tier the caches
+  // cross.
+  explicit ScenarioPool(PoolPlan plan, std::int64_t job_devices = 0)
+      : StepModel(plan.limits),
+        s_(std::move(plan.s)),
+        draft_scenario_(std::move(plan.draft)),
+        target_(s_),
+        job_devices_(job_devices) {
     if (draft_scenario_) draft_.emplace(*draft_scenario_);
   }
   double step_s(const std::vector<SeqGroup>& groups) override { return target_(groups).value; }
   double draft_s(const std::vector<SeqGroup>& groups) override { return (*draft_)(groups).value; }
   // The prompt's KV moves from each prefill device to its decode counterpart over the scale-out
   // network (one NIC per device; NIXL/UCX-style transfers, Zhong et al. 2024 "DistServe" Sec. 4):
-  // the prefill device's share of the prompt's cache at link rate.
+  // the prefill device's share of the prompt's cache at link rate. Both pools inside one scale-up
+  // domain (a GB200 NVL72 rack, an 8-GPU node) move it over the scale-up links instead: NIXL's UCX
+  // backend takes CUDA IPC / multi-node NVLink between GPUs that share the fabric.
   double kv_transfer_s(std::int64_t tokens) const override {
-    const NetworkTier& net = s_.system.scale_out;
+    const bool inside = job_devices_ > 0 && job_devices_ <= s_.system.scale_up.domain_size;
+    const NetworkTier& net = inside ? s_.system.scale_up : s_.system.scale_out;
     const double bytes = inference_kv_bytes(s_, d(tokens)).value;
     return net.latency.value + bytes / (net.bandwidth.value * net.efficiency);
   }
@@ -166,6 +175,7 @@ class ScenarioPool final : public StepModel {
   std::optional<Scenario> draft_scenario_;
   StepTimer target_;
   std::optional<StepTimer> draft_;
+  std::int64_t job_devices_ = 0;
 };
 
 Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
@@ -288,7 +298,8 @@ Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning
     }
     auto plans = plan_disaggregated(s);
     if (!plans) return plans.error();
-    ScenarioPool pre(std::move(plans.value().prefill)), dec(std::move(plans.value().decode));
+    ScenarioPool pre(std::move(plans.value().prefill), s.num_devices),
+        dec(std::move(plans.value().decode), s.num_devices);
     return simulate_serving(sv, pre, dec, warnings);
   }();
   if (out) warn_overload(sv, *out, warnings);

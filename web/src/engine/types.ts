@@ -1257,7 +1257,7 @@ export interface ServingSpec {
     percentile?: number;
   };
   /**
-   * Prompts run on the prefill pool, their KV cache moves over the scale-out network to the decode pool. The pools' devices add up to num_devices.
+   * Prompts run on the prefill pool, their KV cache moves to the decode pool over the scale-out network, or over the scale-up links when all num_devices sit in one scale-up domain (an 8-GPU node, an NVL72 rack). The pools' devices add up to num_devices.
    */
   disaggregated?: {
     prefill: ServingPool;
