@@ -38,6 +38,12 @@ json base(const json& serving) {
 
 json predict(const json& scenario) { return json::parse(optimus::api::predict(scenario.dump())); }
 
+bool warns(const json& p, const std::string& code) {
+  for (const json& w : p.value("warnings", json::array()))
+    if (w["code"] == code) return true;
+  return false;
+}
+
 json serve(const json& serving) {
   const json p = predict(base(serving));
   EXPECT_FALSE(p.contains("error")) << p.dump();
@@ -542,6 +548,28 @@ TEST(Serving, PoolsInOneDomainHandTheCacheOverItsLinks) {
     return p["serving"]["kv_transfer_s"].get<double>();
   };
   EXPECT_GT(transfer(8), 5.0 * transfer(4));
+}
+
+// A run whose on-demand admission evicts more requests than it completes says so: long outputs
+// on a cache that holds a few of them whole (Llama 3.1 8B on one H100 with 30% of its memory for
+// the engine); the same run with reserve admission does not.
+TEST(Serving, HeavyPreemptionIsSaid) {
+  const auto run = [](const char* admission) {
+    json s = base({{"arrival", "closed"},
+                   {"concurrency", 64},
+                   {"num_requests", 64},
+                   {"input_len", 512},
+                   {"output_len", 16384},
+                   {"gpu_memory_utilization", 0.3},
+                   {"kv_admission", admission}});
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return p;
+  };
+  const json thrash = run("on_demand");
+  EXPECT_GT(thrash["serving"]["preemptions"].get<int>(), 64) << thrash["serving"].dump().substr(0, 300);
+  EXPECT_TRUE(warns(thrash, "serving.preemption_heavy"));
+  EXPECT_FALSE(warns(run("reserve"), "serving.preemption_heavy"));
 }
 
 TEST(Serving, DisaggregatedPoolsHandTheCacheOver) {

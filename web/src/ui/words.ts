@@ -352,6 +352,8 @@ export const WARNING_WORDS: Record<string, string> = {
   'run.no_price': 'No price set for this system: enter one (price per GPU-hour) to see costs.',
   'serving.overloaded':
     'More requests arrive than this deployment can serve: the queue keeps growing through the run, so the latencies below depend on how many requests are simulated and describe no steady state. Lower the request rate or add GPUs; the requests per second completed is this deployment’s capacity.',
+  'serving.preemption_heavy':
+    'The KV cache holds fewer requests at their full length than this engine lets in: requests are evicted and their context recomputed again and again, which real engines avoid by admitting fewer. Read the throughput as a lower bound; a smaller batch limit, reserving each request’s whole cache when it is admitted, or more memory for the cache avoids it.',
   'speculative.mtp_not_native':
     'This model ships no multi-token-prediction head: the MTP draft is costed as if it had one, accepted as often as DeepSeek-V3’s own (85% per token unless you set the acceptance rate). Set the rate of the draft head you would run.',
   'rl.train_optimizer_offload_assumed':
