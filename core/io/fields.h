@@ -12,6 +12,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -129,7 +131,16 @@ struct Field {
   std::optional<std::int64_t> read_integer(Reader& r) const {
     return r.integer(key, required, static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
   }
-  double to_json(double engine) const { return back != 0 ? engine * back : engine / scale; }
+  // Rounded to 15 significant digits, which every decimal a scenario states survives: the engine's
+  // seconds back in microseconds otherwise carry the division's last bit (a default of 100 us
+  // written as 100.00000000000001).
+  double to_json(double engine) const {
+    const double v = back != 0 ? engine * back : engine / scale;
+    if (scale == 1.0 && back == 0) return v;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.15g", v);
+    return std::strtod(text, nullptr);
+  }
 };
 
 template <class T>

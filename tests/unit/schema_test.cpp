@@ -221,6 +221,14 @@ class Walker {
   }
 };
 
+// A scaled key's default is written as the decimal it is (the engine's 1e-4 s back in microseconds
+// had been 100.00000000000001, a probe's "floating-point noise" in `optimus schema`).
+TEST(Schema, ScaledDefaultsAreWrittenAsTheirDecimals) {
+  const json& sw = schema()["$defs"]["system"]["properties"]["software"]["properties"];
+  EXPECT_EQ(sw["training_launch_interval_us"]["default"].dump(), "100");
+  EXPECT_EQ(sw["training_expert_gemm_us"]["default"].dump(), "100");
+}
+
 TEST(Schema, BothDocumentsAreDraft2020) {
   const json s = json::parse(optimus::api::schema());
   for (const char* k : {"scenario", "prediction"}) {
