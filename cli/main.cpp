@@ -801,6 +801,11 @@ int cmd_search(const std::vector<std::string>& args) {
                 a == "--max-tpot" || a == "--rank-by" || a == "--max-cost" || a == "--max-energy") &&
                has_value) {
       const std::string v = args[++i];
+      // An option where the value should be ("--mode --json"): the value is missing, not "--json".
+      if (v.rfind("--", 0) == 0) {
+        std::cerr << "optimus search: " << a << " needs a value before '" << v << "'\n" << kSearchHelp;
+        return 1;
+      }
       if (a == "--mode" || a == "--objective") {
         options[a.substr(2)] = v;
         continue;

@@ -123,6 +123,9 @@ contains search_bad_top '"code":"search.invalid_option"'
 check search_huge_top 2 "$bin" search "$dir/default.json" --top 99999999999999999999
 contains search_huge_top "'top' = 1e+20 is outside"
 check search_bad_number 1 "$bin" search "$dir/default.json" --top many
+# An option where a value should be is a missing value (the mode was read as '--json').
+check search_missing_value 1 "$bin" search "$dir/default.json" --mode --json
+contains search_missing_value "--mode needs a value before '--json'"
 check search_missing_file 1 "$bin" search
 check unknown_cmd 1 "$bin" frobnicate
 # Every format the importer accepts (its unknown-format message lists them) is named by the usage
