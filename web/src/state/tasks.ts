@@ -100,7 +100,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       model: 'llama3-8b',
       system: 'dgx-h100',
       num_devices: 256,
-      parallel: { tp: 1, pp: 1, micro_batch: 2, recompute: 'none', zero_stage: 3 },
+      parallel: { tp: 1, pp: 1, cp: 2, micro_batch: 1, recompute: 'none', zero_stage: 1 },
       training: { global_batch: 512, seq_len: 8192, precision: 'bf16', train_tokens: 1e12 },
     },
   },
