@@ -72,6 +72,7 @@ Node software_profile_schema() {
                  {"notes", notes()},
                  {"software", ref("software")},
                  {"cuda_graphs", boolean()},
+                 {"kv_cache_follows_weights", boolean()},
                  {"serving", object(scheduler)}})
       .title("Software profile")
       .desc(

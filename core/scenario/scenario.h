@@ -136,8 +136,12 @@ struct SoftwareProfile {
   std::string id;                   // preset id; empty for an inline profile
   std::string json;                 // the profile as given (written back by scenario_to_json)
   std::optional<bool> cuda_graphs;  // the runtime's default when inference.cuda_graphs is absent
-  ServingSpec serving;              // the scheduler's defaults (arrival and lengths unused)
-  bool schedules = false;           // the profile states a scheduler (a serving block)
+  // The runtime's "auto" KV-cache dtype under 8-bit weights: the checkpoint's quantisation (true:
+  // TensorRT-LLM reads kv_cache_quant_algo from the checkpoint) or the model's 16-bit dtype (false:
+  // vLLM, SGLang, Hugging Face). io/json_io.cpp applies it where inference.kv_precision is absent.
+  bool kv_cache_follows_weights = true;
+  ServingSpec serving;     // the scheduler's defaults (arrival and lengths unused)
+  bool schedules = false;  // the profile states a scheduler (a serving block)
 };
 
 struct Scenario {

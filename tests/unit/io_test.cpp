@@ -383,6 +383,50 @@ TEST(Io, TheKvCacheStaysSixteenBitsUnderFourBitWeights) {
   EXPECT_EQ(kv({{"batch", 1}, {"precision", "mxfp4"}, {"kv_precision", "fp8"}}), "fp8");
 }
 
+// Under 8-bit weights the cache follows the runtime's "auto": TensorRT-LLM's (and the system's own
+// software block) reads the checkpoint's KV quantisation, an 8-bit cache; vLLM's and SGLang's keep
+// the model's 16-bit dtype unless told, so a DeepSeek-R1 FP8 served on them holds twice the cache
+// bytes per token. A stated cache precision is kept on every runtime; 4-bit weights keep 16 bits on
+// every runtime.
+TEST(Io, TheKvCacheUnderEightBitWeightsIsTheRuntimesAutoChoice) {
+  const auto kv = [](const char* software, json inference) {
+    inference["prompt_len"] = 100;
+    inference["output_len"] = 10;
+    json s = {{"model", "llama3-8b"}, {"system", "dgx-h100"}, {"num_devices", 1}, {"inference", inference}};
+    if (*software) s["software"] = software;
+    return json::parse(optimus::api::validate(s.dump()))["scenario"]["inference"]["kv_precision"];
+  };
+  const json fp8 = {{"precision", "fp8"}};
+  EXPECT_EQ(kv("", fp8), "fp8");
+  EXPECT_EQ(kv("tensorrt-llm", fp8), "fp8");
+  EXPECT_EQ(kv("vllm", fp8), "bf16");
+  EXPECT_EQ(kv("sglang", fp8), "bf16");
+  EXPECT_EQ(kv("vllm", {{"precision", "fp8"}, {"kv_precision", "fp8"}}), "fp8");
+  EXPECT_EQ(kv("vllm", {{"precision", "fp16"}}), "fp16");
+  EXPECT_EQ(kv("tensorrt-llm", {{"precision", "nvfp4"}}), "bf16");
+  // An inline profile states it too.
+  const json inline_profile = {{"name", "x"}, {"kv_cache_follows_weights", false}};
+  const json stated = {{"model", "llama3-8b"},
+                       {"system", "dgx-h100"},
+                       {"num_devices", 1},
+                       {"software", inline_profile},
+                       {"inference", {{"precision", "fp8"}, {"prompt_len", 100}, {"output_len", 10}}}};
+  EXPECT_EQ(json::parse(optimus::api::validate(stated.dump()))["scenario"]["inference"]["kv_precision"],
+            "bf16");
+  // And the bytes follow: the vLLM cache per token is twice TensorRT-LLM's.
+  const auto kv_bytes = [](const char* software) {
+    const json s = {
+        {"model", "llama3-8b"},
+        {"system", "dgx-h100"},
+        {"num_devices", 1},
+        {"software", software},
+        {"inference", {{"precision", "fp8"}, {"batch", 8}, {"prompt_len", 4000}, {"output_len", 96}}}};
+    return json::parse(optimus::api::predict(s.dump()))["memory"]["per_device_bytes"]["kv_cache"]
+        .get<double>();
+  };
+  EXPECT_NEAR(kv_bytes("vllm") / kv_bytes("tensorrt-llm"), 2.0, 1e-6);
+}
+
 // A key stated twice in one object is refused at its JSON Pointer (a reader would keep one of the
 // two silently), inside arrays too; the same key in two objects is not a duplicate.
 TEST(Io, ADuplicateKeyIsRefusedWhereItIs) {

@@ -733,6 +733,10 @@ export interface SoftwareProfile {
    */
   cuda_graphs?: boolean;
   /**
+   * Where inference.kv_precision is absent, whether 8-bit weights bring an 8-bit KV cache: true, the checkpoint's own KV quantisation (TensorRT-LLM's "auto" reads it); false, the model's 16-bit dtype (vLLM's and SGLang's "auto": vllm, sglang, gpt-fast and pytorch-eager set it).
+   */
+  kv_cache_follows_weights?: boolean;
+  /**
    * The scheduler's defaults for inference.serving.
    */
   serving?: Pick<
@@ -1120,7 +1124,7 @@ export interface InferenceSpec {
   output_len: number;
   precision?: InferencePrecision;
   /**
-   * Precision of the KV cache. Default: precision, except under integer or 4-bit weights (int8, int4, nvfp4, mxfp4), where it is the activations' (activation_precision, else bf16): runtimes quantise the cache only when told (vLLM's kv_cache_dtype "auto" is the model's dtype).
+   * Precision of the KV cache. Default: precision, except under integer or 4-bit weights (int8, int4, nvfp4, mxfp4), where it is the activations' (activation_precision, else bf16), and under 8-bit weights with a software profile whose kv_cache_follows_weights is false (vLLM, SGLang), where it is bf16: runtimes quantise the cache only when told or when the checkpoint says so (vLLM's kv_cache_dtype "auto" is the model's dtype; TensorRT-LLM's reads the checkpoint's).
    */
   kv_precision?: InferencePrecision;
   /**

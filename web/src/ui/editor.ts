@@ -306,7 +306,7 @@ const INFERENCE_FIELDS: FieldDef[] = [
   { path: '/inference/prompt_len', label: 'Prompt tokens' },
   { path: '/inference/output_len', label: 'Output tokens' },
   { path: '/inference/precision', label: 'Precision' },
-  { path: '/inference/kv_precision', label: 'KV precision', emptyLabel: 'same' },
+  { path: '/inference/kv_precision', label: 'KV precision', emptyLabel: 'the runtime’s' },
   { path: '/inference/weight_group_size', label: 'Weight group (int4/int8)', placeholder: 'int4: 128, int8: per channel' },
   { path: '/inference/fp8_block_scaled', label: 'FP8 block scales (DeepSeek, Qwen3 FP8 checkpoints)' },
   // Absent, the runtime's default (a software profile's, or replayed in a serving simulation):
