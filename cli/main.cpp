@@ -26,7 +26,7 @@ Usage:
   optimus validate FILE|-             check a scenario and print it with presets resolved
   optimus presets [KIND] [--json]     list presets; KIND: models, devices, systems, scenarios,
                                       technology, dram, studies, software, economics
-  optimus preset KIND ID              print one preset's JSON
+  optimus preset KIND ID [--json]     print one preset's JSON
   optimus search FILE|- [--top K] [--json] [--mode training|inference|serving]
                                       rank the parallel layouts of a scenario
   optimus study NAME [--json]         run one of the paper's studies; --list lists them
@@ -589,7 +589,10 @@ int cmd_presets(const std::vector<std::string>& args) {
   }
   const std::string out = optimus::api::presets(kind);
   if (optimus::api::is_error(out)) {  // an unknown kind: the engine's error, status 2 as `preset`'s
-    std::cerr << json::parse(out)["error"]["message"].get<std::string>() << "\n";
+    if (as_json)
+      std::cout << out << "\n";
+    else
+      std::cerr << json::parse(out)["error"]["message"].get<std::string>() << "\n";
     return 2;
   }
   if (as_json) {
@@ -605,14 +608,26 @@ int cmd_presets(const std::vector<std::string>& args) {
   return 0;
 }
 
-int cmd_preset(const std::vector<std::string>& args) {
+int cmd_preset(const std::vector<std::string>& all) {
+  // The preset is printed as JSON either way; --json also writes an error as its JSON object.
+  std::vector<std::string> args;
+  bool as_json = false;
+  for (const auto& a : all) {
+    if (a == "--json")
+      as_json = true;
+    else
+      args.push_back(a);
+  }
   if (args.size() != 2) {
-    std::cerr << "usage: optimus preset KIND ID\n";
+    std::cerr << "usage: optimus preset KIND ID [--json]\n";
     return 1;
   }
   const std::string out = optimus::api::preset(args[0], args[1]);
   if (optimus::api::is_error(out)) {
-    std::cerr << json::parse(out)["error"]["message"].get<std::string>() << "\n";
+    if (as_json)
+      std::cout << out << "\n";
+    else
+      std::cerr << json::parse(out)["error"]["message"].get<std::string>() << "\n";
     return 2;
   }
   std::cout << out;

@@ -274,8 +274,11 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   if (o.mode == SearchMode::serving) {
     out.serving_objective =
         r.enumeration<ServingObjective>("objective", false).value_or(out.serving_objective);
-  } else if (const auto objective = r.enumeration<InferenceObjective>("objective", false)) {
-    o.objective = *objective;
+  } else if (o.mode == SearchMode::inference) {
+    if (const auto objective = r.enumeration<InferenceObjective>("objective", false))
+      o.objective = *objective;
+  } else {
+    r.get("objective", false);  // a training or RL search has no objective: said below, whatever its value
   }
   o.rank_by = r.enumeration<TrainingRank>("rank_by", false).value_or(o.rank_by);
   if (auto t = r.number("max_ttft_s", false, 1e-12, 1e9)) o.max_ttft = Seconds(*t);
@@ -294,8 +297,12 @@ ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   if (o.mode != SearchMode::inference) {
     for (const char* key : {"objective", "max_ttft_s", "max_tpot_s", "max_batch"})
       if (root.contains(key) && !(o.mode == SearchMode::serving && std::string_view(key) == "objective"))
-        out.error = Error{"search.option_not_applicable", std::string("/") + key,
-                          std::string("'") + key + "' applies to an inference search (mode \"inference\")"};
+        out.error =
+            Error{"search.option_not_applicable", std::string("/") + key,
+                  std::string("'") + key +
+                      (std::string_view(key) == "objective"
+                           ? "' applies to an inference or serving search (mode \"inference\" or \"serving\")"
+                           : "' applies to an inference search (mode \"inference\")")};
   } else {
     for (const char* key : {"rank_by", "max_cost_usd", "max_energy_mwh"})
       if (root.contains(key))

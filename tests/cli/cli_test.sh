@@ -161,6 +161,13 @@ check preset_unknown 2 "$bin" preset models llama9
 contains preset_unknown "known: deepseek-r1-distill-qwen-1.5b,"
 check preset_unknown_kind 2 "$bin" preset modles llama3-8b
 contains preset_unknown_kind "unknown preset kind 'modles'"
+# With --json their errors are the JSON error object on standard output (a script reads one format).
+check presets_unknown_kind_json 2 "$bin" presets nope --json
+contains presets_unknown_kind_json '{"error":{"code":"preset.unknown_kind"'
+check preset_unknown_json 2 "$bin" preset models llama9 --json
+contains preset_unknown_json '{"error":{"code":"preset.unknown"'
+check preset_json 0 "$bin" preset models llama3-8b --json
+contains preset_json '"name": "Llama 3 8B"'
 check schema_json 0 "$bin" schema --json
 contains schema_json '"scenario":{"$schema":"https://json-schema.org/draft/2020-12/schema"'
 contains schema_json '"prediction":'

@@ -560,6 +560,10 @@ TEST(Search, BadRequestsFailWithCodes) {
       {"points type", small_gpt(), R"({"points": 1})", "search.invalid_option", "/points"},
       {"objective in training", small_gpt(), R"({"objective": "latency"})", "search.option_not_applicable",
        "/objective"},
+      // A serving objective on a training search is not applicable either (it had been read as an
+      // inference objective and refused as an invalid value).
+      {"goodput in training", small_gpt(), R"({"objective": "goodput"})", "search.option_not_applicable",
+       "/objective"},
       {"negative bound", small_llama_inference(), R"({"max_tpot_s": -1})", "search.invalid_option",
        "/max_tpot_s"},
       {"no inference", small_gpt(), R"({"mode": "inference"})", "search.no_inference", "/inference"},
