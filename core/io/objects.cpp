@@ -1164,6 +1164,9 @@ void read_rate(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
   if ((rate->is_string() && rate->get<std::string>() == "inf") ||
       (rate->is_number() && rate->get<double>() == kInfinityNumber))
     sv.requests_per_s = std::numeric_limits<double>::infinity();
+  else if (!rate->is_number())
+    r.fail("scenario.wrong_type", r.child(f.key),
+           "'" + f.key + "' must be a number (requests per second) or \"inf\", got " + as_written(*rate));
   else if (auto x = r.number_value(*rate, f.key, r.child(f.key), 1e-6, 1e6))
     sv.requests_per_s = *x;
 }

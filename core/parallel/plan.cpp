@@ -104,6 +104,10 @@ std::optional<Error> check_degrees(const Scenario& s) {
   if (p.etp != 1 && !m.moe)
     return make_error("parallel.etp_without_moe", "/parallel/etp",
                       "etp=" + str(p.etp) + " needs a mixture-of-experts model; use etp=1");
+  if (p.expert_slots > 0 && !m.moe)
+    return make_error("parallel.expert_slots_without_moe", "/parallel/expert_slots",
+                      "expert_slots=" + str(p.expert_slots) +
+                          " places experts of a mixture-of-experts model; this model is dense: leave it out");
   return std::nullopt;
 }
 

@@ -181,6 +181,8 @@ INSTANTIATE_TEST_SUITE_P(
                 }(),
                 "parallel.expert_layout_mismatch", "/parallel/ep"},
         BadCase{"etp_without_moe", with("/parallel/etp", 2), "parallel.etp_without_moe", "/parallel/etp"},
+        BadCase{"expert_slots_without_moe", with("/parallel/expert_slots", 8), "parallel.expert_slots_without_moe",
+                "/parallel/expert_slots"},
         BadCase{"moe_needs_sp",
                 [] {
                   json j = json::parse(inline_model({{"moe", {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 512}}}}));

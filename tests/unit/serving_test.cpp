@@ -616,6 +616,13 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
                at + "/requests_per_s");
   expect_error(base({{"arrival", "poisson"}, {"requests_per_s", 1e9}}), "scenario.out_of_range",
                at + "/requests_per_s");
+  // A string other than "inf" is told both forms the key takes (it had said "must be a number").
+  expect_error(base({{"arrival", "poisson"}, {"requests_per_s", "fast"}}), "scenario.wrong_type",
+               at + "/requests_per_s");
+  EXPECT_NE(predict(base({{"arrival", "poisson"}, {"requests_per_s", "fast"}}))["error"]["message"]
+                .get<std::string>()
+                .find("or \"inf\""),
+            std::string::npos);
   expect_error(base({{"arrival", "closed"}}), "scenario.missing_key", at + "/concurrency");
   expect_error(base({{"arrival", "poisson"}, {"requests_per_s", 1}, {"concurrency", 4}}),
                "serving.key_for_other_arrival", at + "/concurrency");

@@ -1172,7 +1172,7 @@ export interface ServingSpec {
    */
   arrival?: 'poisson' | 'closed' | 'offline';
   /**
-   * Poisson arrival rate of the whole deployment (required for poisson).
+   * Poisson arrival rate of the whole deployment (required for poisson); "inf" (or the literal Infinity) sends every request at once. Unit: requests/s.
    */
   requests_per_s?: number | 'inf';
   /**
