@@ -683,7 +683,6 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   const std::int64_t tokens = s.tokens();
   // Whole-layer widths (saved activations divide them by tp, Korthikanti et al. Table 2).
   const double q = d(m.heads * m.head_dim);
-  const double kv = d(m.kv_heads * m.head_dim);
   const double Tt = T;  // tokens of the micro-batch on this rank
   // Norm: read x, write y (+ statistics); ~5 FLOPs per element (mean, var, scale, shift).
   const double norm_bytes = 2.0 * e * Tn * h;
@@ -707,8 +706,11 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
     add_mla_attention(ops, m, s, windowed, norm_input);
   } else {
     Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
-    // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp.
-    qkv.params = (h * (q + 2.0 * kv) + (m.bias ? q + 2.0 * kv : 0.0)) / td;
+    // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp; with more
+    // ranks than KV heads each rank holds one whole KV head, replicated (vLLM's and TensorRT-LLM's
+    // KV-head replication): h x (q / tp + 2 head_dim) on every rank, as the GEMM computes.
+    const double columns = q / td + 2.0 * d(kvd_local);
+    qkv.params = h * columns + (m.bias ? columns : 0.0);
     qkv.saved = kept(norm_input);
     drops_output(qkv, RecomputeModule::layernorm, norm_input);
     // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and

@@ -1439,4 +1439,28 @@ TEST(Predict, TheLastStageKeepsTheLogits) {
   EXPECT_FALSE(predict(s)["memory"].contains("pipeline_stage"));
 }
 
+namespace {
+
+// Weights per device of Llama 3 70B (8 KV heads) served at a tensor-parallel degree.
+double weights_at_tp(int tp) {
+  const json s = {{"model", "llama3-70b"},
+                  {"system", "dgx-h100"},
+                  {"num_devices", tp},
+                  {"parallel", {{"tp", tp}}},
+                  {"inference", {{"prompt_len", 1000}, {"output_len", 100}, {"batch", 8}}}};
+  return predict(s)["memory"]["per_device_bytes"]["weights"].get<double>();
+}
+
+}  // namespace
+
+// With more tensor-parallel ranks than KV heads each rank holds one whole KV head (replicated, as
+// vLLM and TensorRT-LLM do and as the QKV GEMM is timed): at tp 16 the K and V projections stay at
+// tp 8's share while everything else halves, 80 x 8192 x 128 x 2 bytes more than half of tp 8's
+// weights (the replicated norms add 0.8%). They had been split 16 ways, a KV head per two ranks.
+TEST(Predict, ReplicatedKvHeadsAreHeldWhole) {
+  const double w8 = weights_at_tp(8), w16 = weights_at_tp(16);
+  const double kv_half = 80.0 * 8192 * 128 * 2;
+  EXPECT_NEAR((w16 - w8 / 2) / kv_half, 1.0, 0.01);
+}
+
 }  // namespace predict_test
