@@ -193,7 +193,11 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         }
         L.attention_fwd = f.matmuls.time + f.scores.time;
         L.attention_bwd = b.matmuls.time + b.scores.time;
-        if (rc == Recompute::selective && (modules & kCoreAttnOnly) && att == AttentionKernel::standard) {
+        // Checkpointed core attention runs its forward again before the backward, fused or not
+        // (Megatron-Core's _checkpointed_attention_forward around the attention kernel): with a
+        // fused kernel it keeps little less (no score matrix either way) and still costs the
+        // forward, so it is never free beside recompute "none".
+        if (rc == Recompute::selective && (modules & kCoreAttnOnly)) {
           L.recompute.add_kernel(f.matmuls);
           if (op.bytes > 0) L.recompute.add_kernel(f.scores);
         }

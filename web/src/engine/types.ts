@@ -448,7 +448,7 @@ export interface DeviceSpec {
    */
   l2?: {
     /**
-     * Last-level on-chip cache. Unit: MiB.
+     * Last-level on-chip cache size: descriptive, shown with the device; no prediction reads it (the GEMM model uses l2.bandwidth_GBps; a working set is not checked against the capacity). Unit: MiB.
      */
     capacity_MiB?: number;
     /**
