@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "io/api.h"
 #include "io/json_io.h"
 #include "io/lines.h"
 #include "io/reader.h"
@@ -78,6 +79,21 @@ bool no_gap_measured(const std::string& metric, double v) {
 // SGLang `bench_serving --output-file` (one JSON object per run, appended): the same key style,
 // milliseconds for latencies. Means and medians become measurements; the request count, the
 // concurrency or request rate, and the mean lengths fill the scenario's serving block.
+// The mean of a serving length as a scenario states it: a number, {"mean", ...}, or a list of
+// [length, weight] pairs; nothing for another form.
+std::optional<double> stated_mean(const ojson& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_object() && v.contains("mean") && v["mean"].is_number()) return v["mean"].get<double>();
+  if (!v.is_array()) return std::nullopt;
+  double sum = 0, weights = 0;
+  for (const ojson& e : v) {
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number()) return std::nullopt;
+    sum += e[0].get<double>() * e[1].get<double>();
+    weights += e[1].get<double>();
+  }
+  return weights > 0 ? std::optional<double>(sum / weights) : std::nullopt;
+}
+
 std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
   if (!r.is_object() || !r.contains("output_throughput"))
     return fail("import.malformed", "", "not a serving benchmark result: no 'output_throughput'");
@@ -98,16 +114,30 @@ std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
     fill(sv, "arrival", "poisson", "inference.serving.", "request_rate", out.filled);
     fill(sv, "requests_per_s", r["request_rate"], "inference.serving.", "request_rate", out.filled);
     sv.erase("concurrency");
+  } else if (r.contains("request_rate") &&
+             (r["request_rate"] == "inf" ||
+              (r["request_rate"].is_number() && !std::isfinite(r["request_rate"].get<double>())))) {
+    // Every request sent at once and no concurrency limit (vLLM's default --request-rate inf):
+    // offline, whatever stream the scenario stated.
+    fill(sv, "arrival", "offline", "inference.serving.", "request_rate inf", out.filled);
+    sv.erase("requests_per_s");
+    sv.erase("concurrency");
   } else if (!sv.contains("arrival")) {
     fill(sv, "arrival", "offline", "inference.serving.", "request_rate inf", out.filled);
   }
+  // The run's mean lengths, where the scenario states none or a mean more than 10% away from the
+  // run's (a stated distribution whose mean agrees is kept: it says more than the mean).
   if (done > 0)
     for (const auto& [field, key] :
-         {std::pair{"total_input_tokens", "input_len"}, {"total_output_tokens", "output_len"}})
-      if (r.contains(field) && r[field].is_number() && !sv.contains(key))
-        fill(sv, key,
-             std::max<std::int64_t>(1, std::llround(r[field].get<double>() / static_cast<double>(done))),
-             "inference.serving.", std::string(field) + " / completed", out.filled);
+         {std::pair{"total_input_tokens", "input_len"}, {"total_output_tokens", "output_len"}}) {
+      if (!r.contains(field) || !r[field].is_number()) continue;
+      const double mean = r[field].get<double>() / static_cast<double>(done);
+      const std::optional<double> stated = sv.contains(key) ? stated_mean(sv[key]) : std::nullopt;
+      if (sv.contains(key) && stated && std::abs(*stated / mean - 1.0) <= 0.1) continue;
+      const std::string from = std::string(field) + " / completed" +
+                               (stated ? ", where the scenario stated a mean of " + fmt_num(*stated) : "");
+      fill(sv, key, std::max<std::int64_t>(1, std::llround(mean)), "inference.serving.", from, out.filled);
+    }
   std::vector<std::pair<std::string, double>> m;
   std::vector<std::string> used = {"completed", "max_concurrency", "request_rate", "total_input_tokens",
                                    "total_output_tokens"};
@@ -227,27 +257,53 @@ double steady_median(std::vector<double> v) {
 }
 
 // Training logs: Megatron-LM's "elapsed time per iteration (ms): X" (training.py
-// training_log), NeMo's "train_step_timing in s: X", torchtitan's "tps: N" (tokens per second
-// per device, train.py's metrics line). The median of the logged steps (the first dropped when
-// there are three or more: warm-up) is the measurement.
+// training_log), NeMo's "train_step_timing in s: X" (NeMo 1's progress bar: "=X"), torchtitan's
+// "tps: N" (tokens per second per device, train.py's metrics line). The median of the logged steps
+// at the last logged global batch (the first dropped when there are three or more: warm-up) is the
+// measurement, and that batch fills training.global_batch.
 std::optional<std::string> training_log(std::string_view text, ojson s, Imported& out) {
-  std::vector<double> ms, nemo_s, tps;
-  std::int64_t gbs = 0;
+  struct Timed {
+    double value;
+    std::int64_t gbs;  // the global batch logged with it (0: none logged)
+  };
+  std::vector<Timed> ms, nemo_s;
+  std::vector<double> tps;
+  std::int64_t gbs = 0;  // the last global batch logged
   Lines in(text);
   std::string line;
   while (in.next(line)) {
-    if (auto v = number_after(line, "elapsed time per iteration (ms):")) ms.push_back(*v);
-    if (auto v = number_after(line, "train_step_timing in s:")) nemo_s.push_back(*v);
+    // A line's own global batch first: Megatron's training_log ("global batch size: 32") and NeMo
+    // 2's progress line ("global_batch_size: 128") print it beside the step's time.
+    for (const char* label : {"global batch size:", "global_batch_size:", "global_batch_size="})
+      if (auto v = number_after(line, label); v && *v >= 1 && *v < 1e12) gbs = static_cast<std::int64_t>(*v);
+    if (auto v = number_after(line, "elapsed time per iteration (ms):")) ms.push_back({*v, gbs});
+    // NeMo 2's "train_step_timing in s: X"; NeMo 1's Lightning progress bar "train_step_timing in s=X".
+    for (const char* label : {"train_step_timing in s:", "train_step_timing in s="})
+      if (auto v = number_after(line, label)) nemo_s.push_back({*v, gbs});
     // torchtitan: "step: 10  loss: 7.9  memory: ...  tps: 6,435  tflops: ...  mfu: ..."
     if (line.find("step:") != std::string::npos)
       if (auto v = number_after(line, "tps:")) tps.push_back(*v);
-    if (auto v = number_after(line, "global batch size:"); v && *v >= 1 && *v < 1e12)
-      gbs = static_cast<std::int64_t>(*v);
   }
+  // Under a batch ramp (Megatron's --rampup-batch-size) only the steps at the last global batch
+  // measure the scenario the log fills in: the earlier, smaller steps had made a median of both.
+  std::size_t ramp = 0;
+  const auto at_last_batch = [&](const std::vector<Timed>& v) {
+    std::vector<double> r;
+    for (const Timed& t : v)
+      if (t.gbs == gbs)
+        r.push_back(t.value);
+      else
+        ++ramp;
+    return r;
+  };
+  const std::vector<double> megatron = at_last_batch(ms), nemo = at_last_batch(nemo_s);
+  if (ramp > 0)
+    out.unread.push_back(std::to_string(ramp) + " steps logged at global batches before the last (" +
+                         std::to_string(gbs) + "): a batch ramp's, not the scenario's");
   const auto steady = steady_median;
   std::vector<std::pair<std::string, double>> m;
-  if (!ms.empty()) m.emplace_back("training.iteration_time_s", steady(ms) * 1e-3);
-  if (!nemo_s.empty()) m.emplace_back("training.iteration_time_s", steady(nemo_s));
+  if (!megatron.empty()) m.emplace_back("training.iteration_time_s", steady(megatron) * 1e-3);
+  if (!nemo.empty()) m.emplace_back("training.iteration_time_s", steady(nemo));
   if (!tps.empty()) {
     const std::int64_t devices = s.value("num_devices", std::int64_t{1});
     m.emplace_back("training.tokens_per_s", steady(tps) * static_cast<double>(devices));
@@ -719,14 +775,14 @@ std::string import_measurements(std::string_view format, std::string_view file,
   if (err) return *err;
   ojson lines = ojson::array();
   for (std::size_t i = 0; i < out.scenarios.size(); ++i) {
-    const std::string text = out.scenarios[i].dump();
-    auto s = parse_scenario(text);
-    if (!s) {
-      Error e = s.error();
-      e.code = "import.scenario_invalid";
-      e.message =
-          "the scenario with the file's keys filled in does not read (" + s.error().code + "): " + e.message;
-      return error_to_json(e);
+    // Read and checked as predict and calibrate would (a logged global batch the data-parallel
+    // ranks do not divide reads, and is refused a step later, further from the file).
+    const std::string checked = api::validate(out.scenarios[i].dump());
+    if (api::is_error(checked)) {
+      const ojson e = ojson::parse(checked)["error"];
+      return fail("import.scenario_invalid", e.value("path", ""),
+                  "the scenario with the file's keys filled in does not read (" + e.value("code", "") +
+                      "): " + e.value("message", ""));
     }
     for (const auto& [metric, value] : out.metrics[i]) {
       // A time or a rate read as zero or less (a "-5 ms" line, a counter that wrapped) is no

@@ -662,6 +662,69 @@ TEST(Import, TrtllmBenchIsOfflineOverAnyStream) {
   EXPECT_FALSE(sv.contains("requests_per_s"));
 }
 
+// Under a batch ramp only the steps at the last logged global batch measure the scenario (a median
+// over 16, 32 and 64 had filed 3.0 s under a batch of 64 whose steps take 7.0 s); NeMo 2's line
+// carries global_batch_size, and NeMo 1's progress bar writes its timing with '='.
+TEST(Import, TrainingLogsReadTheLastGlobalBatch) {
+  const std::string training = R"({"model": "llama3-8b", "system": "dgx-h100", "num_devices": 8,
+    "parallel": {"tp": 1, "dp": 8}, "training": {"global_batch": 64, "seq_len": 8192}})";
+  std::string ramp;
+  for (const auto& [gbs, ms] : std::vector<std::pair<int, double>>{
+           {16, 2000}, {16, 2100}, {16, 2050}, {16, 2020}, {32, 3900}, {64, 7000}, {64, 7005}, {64, 6990}})
+    ramp +=
+        " iteration 1/ 100 | consumed samples: 16 | elapsed time per iteration (ms): " + std::to_string(ms) +
+        " | learning rate: 1.0E-04 | global batch size: " + std::to_string(gbs) + " | lm loss: 9.1 |\n";
+  json r = import_text("megatron", ramp, training);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_NEAR(measured(r, "training.iteration_time_s"), 6.9975,
+              1e-9);  // 7,005 and 6,990 ms (the first dropped)
+  EXPECT_TRUE(lists(r["unread"], "5 steps logged at global batches before the last (64)"));
+  r = import_text(
+      "nemo",
+      "Epoch 0: | global_step: 10 | global_batch_size: 128 | train_step_timing in s: 13.99 | loss: 7\n"
+      "Epoch 0: | global_step: 11 | global_batch_size: 128 | train_step_timing in s: 14.01 | loss: 7\n",
+      training);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["measurements"][0]["scenario"]["training"]["global_batch"], 128);
+  EXPECT_NEAR(measured(r, "training.iteration_time_s"), 14.0, 1e-9);
+  r = import_text(
+      "nemo",
+      "Epoch 0: 10%|#  | 10/100 [01:10<10:30, reduced_train_loss=7.1, train_step_timing in s=7.010]\n",
+      training);
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_NEAR(measured(r, "training.iteration_time_s"), 7.01, 1e-9);
+  // A logged batch that the scenario's data-parallel ranks do not divide is refused here, not by
+  // calibrate a step later.
+  r = import_text("megatron",
+                  " iteration 5/ 100 | elapsed time per iteration (ms): 7000.0 | global batch size: 100 |\n",
+                  training);
+  EXPECT_EQ(r["error"]["code"], "import.scenario_invalid");
+  EXPECT_EQ(r["error"]["path"], "/training/global_batch");
+}
+
+// vLLM's offline run (request_rate inf, no concurrency limit) is offline whatever the scenario's
+// stream; the run's mean lengths replace stated means more than 10% away from them (a stated 1,000
+// where the run averaged 4,000 had been kept, unsaid), a stated distribution that agrees is kept.
+TEST(Import, VllmOfflineRunAndItsLengths) {
+  json scenario = json::parse(kServing);
+  scenario["inference"]["serving"] = {{"arrival", "poisson"},
+                                      {"requests_per_s", 6},
+                                      {"num_requests", 100},
+                                      {"input_len", 1000},
+                                      {"output_len", {{"mean", 1000}, {"max", 2000}}}};
+  const json result = {
+      {"completed", 500},           {"request_rate", "inf"},         {"max_concurrency", nullptr},
+      {"output_throughput", 900.0}, {"total_input_tokens", 2000000}, {"total_output_tokens", 520000}};
+  const json r = import_text("vllm", result.dump(), scenario.dump());
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  const json& sv = r["measurements"][0]["scenario"]["inference"]["serving"];
+  EXPECT_EQ(sv["arrival"], "offline");
+  EXPECT_FALSE(sv.contains("requests_per_s"));
+  EXPECT_EQ(sv["input_len"], 4000);
+  EXPECT_TRUE(lists(r["filled"], "where the scenario stated a mean of 1000"));
+  EXPECT_EQ(sv["output_len"], json({{"mean", 1000}, {"max", 2000}}));  // 1,040 is within 10% of 1,000
+}
+
 }  // namespace
 
 }  // namespace calibrate_test
