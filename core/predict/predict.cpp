@@ -246,8 +246,13 @@ std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   auto steps = ramp_steps(w.train_tokens, w.seq_len, w.global_batch, w.batch_ramp);
   if (!steps) return steps.error();
   if (auto err = check_run_layout(s)) return err;
-  // Whether the run progresses does not depend on how long its work is.
-  auto rt = run_time(run_inputs(s, run_setup(s, params), 1.0));
+  // Whether the run progresses depends on its work only where an interval is longer than it (one
+  // save at the end, run_time); here, before the step is timed, the work is its floor, the model's
+  // 6 x active parameters x tokens at the devices' peak (Kaplan et al. 2020): never longer than the
+  // predicted work, so a run refused here is refused by the prediction too.
+  const double peak = math_rate(s.system.device, w.precision).rate.value * d(s.num_devices);
+  const double floor_s = peak > 0 ? 6.0 * params.active * w.train_tokens / peak : 0.0;
+  auto rt = run_time(run_inputs(s, run_setup(s, params), floor_s));
   if (!rt) return rt.error();
   return std::nullopt;
 }
@@ -287,7 +292,7 @@ std::optional<Error> add_stages(const Scenario& s, RunReport& r, double& power_t
     r.steps += st.steps;
     r.ideal_s += st.ideal_s;
     power_time += power_at(pw, training_shares(tp)) * st.ideal_s;
-    tokens += st.tokens;
+    tokens += d(st.steps) * d(st.global_batch) * d(st.seq_len);  // whole batches, as the main part's
     r.stages.push_back(st);
   }
   return std::nullopt;
@@ -347,6 +352,9 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     return ceil_div(tokens, static_cast<double>(global_batch) * static_cast<double>(w.seq_len));
   };
   r.ideal_s = whole_steps(steps->steady_tokens, w.global_batch) * t.iteration_time.value;
+  // The tokens trained: whole global batches (a run of 1 token trains one batch, and its cost per
+  // million tokens is that batch's, not a million times it).
+  double tokens = whole_steps(steps->steady_tokens, w.global_batch) * d(w.global_batch) * d(w.seq_len);
   for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
     const RampStep& step = w.batch_ramp[i];
     auto at = at_ramp_batch(s, i);
@@ -354,9 +362,9 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     std::vector<Warning> ignored;
     const double it = predict_training(*at, ignored).iteration_time.value;
     r.ideal_s += whole_steps(step.tokens, step.global_batch) * it;
+    tokens += whole_steps(step.tokens, step.global_batch) * d(step.global_batch) * d(w.seq_len);
   }
   double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
-  double tokens = w.train_tokens;
   // Later stages: each on its own sequence length, batch and layout.
   if (auto err = add_stages(s, r, power_time, tokens, warnings)) return *err;
 

@@ -45,6 +45,11 @@ Result<RunTime> run_time(const RunInputs& in) {
   // it is on storage (Megatron-Core's async save and PyTorch DCP's async_save finish the pending
   // save first), so a segment is at least the write.
   if (in.interval_s <= 0 && in.checkpoint_persist_s > 0) tau = std::max(tau, in.checkpoint_persist_s);
+  // No segment is longer than the run's work: an interval past it means one save, at the end, and a
+  // failure redoes at most what was trained (a probe's 11-hour run with a 1e9 s interval had been
+  // refused as never progressing, and a 50,000 s interval on a 39,229 s run charged 25,000 s a failure).
+  const double compute_s = in.ideal_s / in.efficiency;
+  if (std::isfinite(tau) && compute_s > 0 && std::isfinite(compute_s)) tau = std::min(tau, compute_s);
   if (!(tau > 0))
     return make_error("run.no_progress", "/system/operations/failures_per_device_hour",
                       "one checkpoint takes " + std::to_string(in.checkpoint_s) +
@@ -82,7 +87,6 @@ Result<RunTime> run_time(const RunInputs& in) {
   const double useful_share = std::isfinite(tau) ? tau / seg : 1.0;
   out.goodput = useful_share * kept;
   out.interval_s = std::isfinite(tau) ? tau : 0.0;
-  const double compute_s = in.ideal_s / in.efficiency;
   out.lost.production = compute_s - in.ideal_s;
   out.wall_s = compute_s / out.goodput;
   out.expected_failures = failures ? out.wall_s / in.job_mtbf_s : 0.0;

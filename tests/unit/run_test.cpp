@@ -90,6 +90,26 @@ TEST(Run, GoodputByHand) {
   EXPECT_EQ(r->expected_failures, 0);
 }
 
+// An interval longer than the run's work is one save at the end: a failure redoes at most half the
+// run, not half the interval (an 11-hour run with a 1e9 s interval had been refused as never
+// progressing). 30,000 s of steps, a failure every 10 h, 600 s restarts: a failure costs 600 +
+// (30,000 + 60) / 2 s. A restart as long as the mean time between failures is still refused.
+TEST(Run, AnIntervalLongerThanTheRunIsOneSave) {
+  RunInputs in = segments_of_2000_s();
+  in.ideal_s = 30000;
+  in.interval_s = 1e9;
+  auto r = optimus::run_time(in);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NEAR(r->interval_s, 30000, 1e-9);
+  const double goodput = 30000.0 / 30060.0 * (1.0 - (600.0 + 30060.0 / 2) / 36000.0);
+  EXPECT_NEAR(r->goodput, goodput, 1e-12);
+  EXPECT_NEAR(r->lost.lost_work, r->expected_failures * 30060.0 / 2, 1e-6);
+  in.restart_s = 36000;
+  r = optimus::run_time(in);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, "run.no_progress");
+}
+
 TEST(Run, ProductionEfficiencyByHand) {
   // The same run sustaining 80% of the modelled rate: 1e6 s of ideal steps take 1.25e6 s of
   // compute; the failures and checkpoints act on that (segments of 2000 s, one failure per 10 h),
@@ -286,7 +306,11 @@ TEST(Run, CheckpointEnergyAndCostThroughPredict) {
   s["economics"] = {{"usd_per_gpu_hour", 2.0}, {"grid_kg_co2_per_kwh", 0.4}};
   const json q = predict(s)["run"];
   EXPECT_NEAR(q["cost_usd"].get<double>(), q["gpu_hours"].get<double>() * 2.0, 1e-6);
-  EXPECT_NEAR(q["usd_per_million_tokens"].get<double>(), q["cost_usd"].get<double>() / 1e6, 1e-9);
+  // Per million tokens trained: whole global batches (1e12 tokens asked, a last batch trained whole).
+  const double trained = q["steps"].get<double>() * s["training"]["global_batch"].get<double>() *
+                         s["training"]["seq_len"].get<double>();
+  EXPECT_GE(trained, 1e12);
+  EXPECT_NEAR(q["usd_per_million_tokens"].get<double>(), q["cost_usd"].get<double>() / trained * 1e6, 1e-12);
   EXPECT_NEAR(q["co2_t"].get<double>(), q["energy_mwh"].get<double>() * 0.4, 1e-9);
 }
 
@@ -471,8 +495,10 @@ TEST(Run, StagesAddTheirStepsAndTime) {
   // The price per million tokens counts the stage's tokens too.
   const json& run = r["run"];
   ASSERT_TRUE(run.contains("cost_usd"));  // the H100 preset states a device price
-  EXPECT_NEAR(run["usd_per_million_tokens"].get<double>(),
-              run["cost_usd"].get<double>() / (1e12 + 2e10) * 1e6,
+  const double trained =
+      one["run"]["steps"].get<double>() * 256 * 8192 + a["run"]["steps"].get<double>() * 64 * 32768;
+  EXPECT_NEAR(trained / (1e12 + 2e10), 1.0, 1e-5);  // whole batches: a last one of each part trained whole
+  EXPECT_NEAR(run["usd_per_million_tokens"].get<double>(), run["cost_usd"].get<double>() / trained * 1e6,
               1e-9 * run["usd_per_million_tokens"].get<double>());
   // The devices' mean draw lies between the two parts'.
   const double p1 = one["run"]["device_power_W"].get<double>(), p2 = a["run"]["device_power_W"].get<double>();
