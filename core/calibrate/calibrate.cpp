@@ -379,7 +379,10 @@ Band band(const FitState& s, const std::vector<double>& ly, double s0, double ta
   for (bool b : s.fit) p += b ? 1 : 0;
   double rss = 0;
   for (std::size_t i = 0; i < n; ++i) rss += (ly[i] - s.value[i]) * (ly[i] - s.value[i]);
-  const double sigma2 = n > p ? std::max(s0 * s0, rss / static_cast<double>(n - p)) : s0 * s0;
+  // With no more measurements than fitted factors an exact fit leaves no residual; one that is left
+  // (a factor held at its bound, measurements that contradict each other) is misfit all the same.
+  const double dof = static_cast<double>(n > p ? n - p : n);
+  const double sigma2 = std::max(s0 * s0, rss / dof);
   Mat a{};
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t r = 0; r < K; ++r)
@@ -397,6 +400,45 @@ Band band(const FitState& s, const std::vector<double>& ly, double s0, double ta
   }
   out.pred_var += sigma2 - s0 * s0;  // misfit the factors cannot explain
   return out;
+}
+
+// What the fit could not do, said: a factor held at a bound it would pass, and a measurement still
+// further from its calibrated prediction than three times the noise (contradicting measurements, or
+// a number beyond what the model reaches: an MFU of 0.95).
+void misfit_warnings(const std::vector<Measurement>& ms, const std::vector<double>& ly, const FitState& s,
+                     const LogBounds& lb, double noise, std::vector<Warning>& warnings) {
+  if (std::none_of(s.fit.begin(), s.fit.end(), [](bool b) { return b; }))
+    return;  // calibrate.insensitive said it
+  const auto percent = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f%%", 100.0 * v);
+    return std::string(b);
+  };
+  const auto fmt_factor = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "x%.3g", v);
+    return std::string(b);
+  };
+  for (std::size_t k = 0; k < K; ++k)
+    if (s.fit[k] && (s.x[k] <= lb.lo[k] + 1e-9 || s.x[k] >= lb.hi[k] - 1e-9))
+      warnings.push_back({"calibrate.factor_at_bound",
+                          std::string("the ") + std::string(name_of(static_cast<CalibrationFactor>(k))) +
+                              " factor is held at its " + (s.x[k] <= lb.lo[k] + 1e-9 ? "lower" : "upper") +
+                              " bound (" + fmt_factor(portable_exp(s.x[k])) +
+                              "): the measurements ask for more than a rate within its bounds gives; "
+                              "check the scenario matches what was measured"});
+  double worst = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const double off = std::fabs(portable_exp(s.value[i] - ly[i]) - 1.0);
+    if (off > worst) worst = off, at = i;
+  }
+  if (worst > 3.0 * noise)
+    warnings.push_back(
+        {"calibrate.misfit", "after the fit, " + ms[at].metric + " (line " + std::to_string(ms[at].line) +
+                                 ") is still " + percent(worst) +
+                                 " from its measurement: the measurements contradict each other "
+                                 "or the model does not reach them; the band includes the misfit"});
 }
 
 }  // namespace
@@ -443,6 +485,7 @@ Result<CalibrationFit> calibrate(const std::vector<Measurement>& ms, const Metri
          std::string(n == 1 ? ms.front().metric + " does not" : "none of the measured metrics does") +
              " depend on any calibrated rate (matmul, memory, scale_up, scale_out, host) by 2% or more (a "
              "throughput the request rate sets, a memory size): every factor stays 1"});
+  misfit_warnings(ms, ly, s, lb, o.measurement_sigma, out.warnings);
   Calibration& cal = out.calibration;
   cal.device = first.system.device.name;
   cal.system = first.system.name;

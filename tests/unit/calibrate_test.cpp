@@ -146,6 +146,27 @@ TEST(Calibrate, FactorsStayInTheirBounds) {
   EXPECT_EQ(e["error"]["path"], "/calibration/factors/matmul");
 }
 
+// What a fit cannot reach is said and carried into the band: an iteration five times slower than a
+// fifth of the matmul rate gives holds the factor at its bound (calibrate.factor_at_bound), the case
+// stays far from its measurement (calibrate.misfit) and the band covers that misfit, where it had
+// been the +-8% of a clean fit with no word; a measurement the fit reproduces warns of nothing.
+TEST(Calibrate, WhatTheFitCannotReachIsSaid) {
+  const std::string m = "training.iteration_time_s";
+  const double t = at(predict(compute_bound()), m);
+  const json far = calibrate(line(compute_bound(), m, 9.0 * t));
+  ASSERT_FALSE(far.contains("error")) << far.dump();
+  std::vector<std::string> codes;
+  for (const json& w : far["warnings"]) codes.push_back(w["code"]);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "calibrate.factor_at_bound"), codes.end())
+      << far["warnings"];
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "calibrate.misfit"), codes.end()) << far["warnings"];
+  const double after = far["cases"][0]["after"].get<double>(), measured = 9.0 * t;
+  EXPECT_GE(far["calibration"]["band"]["high"].get<double>(), measured / after);
+  const json near = calibrate(line(compute_bound(), m, 1.2 * t));
+  ASSERT_FALSE(near.contains("error")) << near.dump();
+  EXPECT_TRUE(near["warnings"].empty()) << near["warnings"];
+}
+
 TEST(Calibrate, ConsistentMeasurementsNarrowTheBand) {
   // Measurements made on a "true" system: matmul at 0.7 and memory at 0.8 of the modelled rates.
   json truth = {{"device", "NVIDIA A100 SXM4 80GB"}, {"factors", {{"matmul", 0.7}, {"memory", 0.8}}}};
