@@ -305,6 +305,9 @@ const calibrateDeps = {
   engine,
   apply: (cal, run) => {
     const s = clone(run ?? editor.scenario());
+    // A calibration belongs to the layout measured: under parallel "auto", the one the search chose.
+    const chosen = s.parallel === 'auto' && cal ? current?.prediction.parallel_auto?.parallel : undefined;
+    if (chosen) s.parallel = clone(chosen);
     if (cal) s.calibration = clone(cal);
     else delete s.calibration;
     void editor.load(s, { layoutFollows: editor.layoutFollows() }).then(() => {
@@ -680,8 +683,11 @@ function renderCharts(): void {
 
 // ---- Actions ------------------------------------------------------------------------------------
 
-copyBtn.addEventListener('click', () => {
-  const url = location.href;
+copyBtn.addEventListener('click', async () => {
+  // The link of the scenario on screen: an edit committed by this very click (the field's change
+  // event comes first) reaches the address only when its answer is computed, so a link read from
+  // the address bar had carried the value before it.
+  const url = `${location.origin}${location.pathname}${location.search}${await encodeFragment(editor.scenario())}`;
   const fallback = (): void => {
     linkOut.hidden = false;
     linkOut.value = url;

@@ -11,7 +11,9 @@ export function sig(x: number, digits = 3): string {
   if (x === 0) return '0';
   const abs = Math.abs(x);
   if (abs >= 1e21 || abs < 1e-6) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e');
-  const fixed = abs >= 10 ** digits ? x.toFixed(0) : x.toPrecision(digits);
+  // A value that rounds up to 10^digits (999.95 at 3 digits) is written whole, not "1.00e+3".
+  const p = x.toPrecision(digits);
+  const fixed = abs >= 10 ** digits ? x.toFixed(0) : p.includes('e') ? Number(p).toFixed(0) : p;
   return fixed.includes('.') && !fixed.includes('e') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
@@ -20,9 +22,11 @@ export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return String(s);
   const a = Math.abs(s);
   if (a === 0) return '0 s';
-  if (a < 1e-6) return `${sig(s * 1e9)} ns`;
-  if (a < 1e-3) return `${sig(s * 1e6)} µs`;
-  if (a < 1) return `${sig(s * 1e3)} ms`;
+  // Each rung up to the value that rounds to a thousand of it (0.99995 s is "1 s", not "1000 ms").
+  const below = (limit: number): boolean => Number(a.toPrecision(3)) < limit;
+  if (below(1e-6)) return `${sig(s * 1e9)} ns`;
+  if (below(1e-3)) return `${sig(s * 1e6)} µs`;
+  if (below(1)) return `${sig(s * 1e3)} ms`;
   if (a < 120) return `${sig(s)} s`;
   if (a < 7200) return `${sig(s / 60)} min`;
   if (a < 172800) return `${sig(s / 3600)} h`;

@@ -113,6 +113,18 @@ export function uncalibrated(s: Scenario): Scenario {
   return rest;
 }
 
+/**
+ * The scenario a measurement was taken on: uncalibrated, and under parallel "auto" at the layout the
+ * search chose for it. A calibration belongs to the layout measured: searched again at the
+ * calibrated rates another layout can win (70B serving on 8 H100: TP8 measured at 700 ms TTFT,
+ * TP4 x 2 shown at 987 ms "calibrated").
+ */
+export function measuredOn(s: Scenario, p: Prediction | null): Scenario {
+  const u = uncalibrated(s);
+  const chosen = s.parallel === 'auto' ? p?.parallel_auto?.parallel : undefined;
+  return chosen ? { ...u, parallel: chosen } : u;
+}
+
 export interface CalibrateDeps {
   engine: Pick<Engine, 'calibrate' | 'importMeasurements' | 'predict'>;
   /**
@@ -175,13 +187,17 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
     const v = m && prediction ? getPath(prediction, m.path) : undefined;
     predictedNote.textContent = m && typeof v === 'number' ? `The engine predicts ${inUnit(m, v)} for this scenario${scenario?.calibration ? ' (calibrated)' : ''}.` : '';
   }
-  metric.addEventListener('change', refreshPredicted);
+  // Another metric makes the last fit's error (worded in the old metric's unit) stale: it goes.
+  metric.addEventListener('change', () => {
+    showError(null);
+    refreshPredicted();
+  });
 
   /** Fits the measurement lines and shows the factors and the numbers calibrated. */
   async function fitLines(jsonl: string, from: string, imported: ImportResult | null): Promise<void> {
     if (!scenario) return;
     const my = ++seq;
-    const base = uncalibrated(scenario);
+    const base = measuredOn(scenario, prediction);
     out.replaceChildren(h('p', { class: 'muted' }, 'Fitting…'));
     const r = await deps.engine.calibrate(jsonl);
     if (my !== seq) return;
@@ -287,7 +303,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
       out.replaceChildren();
       return showError({ code: 'calibrate.measured_not_positive', path: '/1/measured', message: `measured ${value.value.trim() === '' ? '(empty)' : value.value} ${m.unit}: type the positive number you measured` });
     }
-    const line = JSON.stringify({ scenario: uncalibrated(scenario), metric: m.path, measured: typed * m.scale });
+    const line = JSON.stringify({ scenario: measuredOn(scenario, prediction), metric: m.path, measured: typed * m.scale });
     void fitLines(line, `what you measured: ${m.label} ${sig(typed, 6)} ${m.unit}`, null);
   });
 
@@ -300,7 +316,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
     if (!scenario) return;
     const my = ++seq;
     const label = IMPORT_FORMATS.find(([id]) => id === format.value)?.[1] ?? format.value;
-    void deps.engine.importMeasurements(format.value, text.value, uncalibrated(scenario)).then((r) => {
+    void deps.engine.importMeasurements(format.value, text.value, measuredOn(scenario, prediction)).then((r) => {
       if (my !== seq) return;
       if (!r.ok) {
         out.replaceChildren();
@@ -361,7 +377,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
     update(s, p) {
       scenario = s;
       prediction = p;
-      if (fittedOn !== '' && fittedOn !== JSON.stringify(uncalibrated(s))) {
+      if (fittedOn !== '' && fittedOn !== JSON.stringify(measuredOn(s, p))) {
         // The scenario changed since the fit: its numbers are no longer this scenario's.
         seq += 1;
         fit = null;

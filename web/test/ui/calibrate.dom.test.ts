@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/client';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { Calibration, Prediction } from '../../src/engine/types';
-import { createCalibratePanel, factorText, labelOf, uncalibrated } from '../../src/ui/calibrate';
+import { createCalibratePanel, factorText, labelOf, measuredOn, uncalibrated } from '../../src/ui/calibrate';
 import { readFileSync } from 'node:fs';
 import { loadModule, readJson, ROOT } from '../wasm';
 import { LLAMA3_8B_H100_OFFLINE } from '../scenarios';
@@ -162,5 +162,23 @@ describe('calibrate panel', () => {
     expect(box.hidden).toBe(false);
     expect(box.textContent).toContain('more than 10 times away');
     expect(box.textContent).toContain('Details: calibrate.measured_absurd at /1/measured');
+    // Another metric: the error, worded in the old metric's unit, goes.
+    const metric = panel.el.querySelector<HTMLSelectElement>('[data-testid="calibrate-metric"]')!;
+    metric.dispatchEvent(new Event('change'));
+    expect(box.hidden).toBe(true);
+  });
+});
+
+// A measurement belongs to the layout it was taken on: under parallel "auto" the one the search
+// chose (the prediction's parallel_auto), so that the fit and the calibrated scenario keep it; a
+// stated layout is kept as stated.
+describe('measuredOn', () => {
+  it('pins a searched layout and drops the calibration', () => {
+    const chosen = { tp: 8, pp: 1, dp: 1 };
+    const s = { model: 'llama3-70b', parallel: 'auto', calibration: { device: 'x' } } as unknown as Parameters<typeof measuredOn>[0];
+    const p = { parallel_auto: { parallel: chosen } } as unknown as Prediction;
+    expect(measuredOn(s, p)).toEqual({ model: 'llama3-70b', parallel: chosen });
+    const stated = { model: 'llama3-70b', parallel: { tp: 4 } } as unknown as Parameters<typeof measuredOn>[0];
+    expect(measuredOn(stated, p)).toEqual(uncalibrated(stated));
   });
 });

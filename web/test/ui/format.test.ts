@@ -12,6 +12,7 @@ describe('number formatting', () => {
     [100, '100'],
     [1.5e-9, '1.5e-9'],
     [-2.5, '-2.5'],
+    [999.95, '1000'],
   ])('sig(%s) = %s', (x, want) => expect(sig(x)).toBe(want));
 
   it.each([
@@ -24,6 +25,8 @@ describe('number formatting', () => {
     [86400 * 3, '3 days'],
     [233423394.2471344, '7.4 years'],
     [0, '0 s'],
+    [0.99995, '1 s'],
+    [0.9994, '999 ms'],
   ])('formatSeconds(%s) = %s', (x, want) => expect(formatSeconds(x)).toBe(want));
 
   it('binary capacities, decimal rates (docs/contract.md conventions)', () => {
