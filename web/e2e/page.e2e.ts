@@ -33,10 +33,13 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * the aim still met. A third round (2026-12-02, later: the page's words for engine messages, link
  * errors and invalid fields, studies in words, step-drawn timelines; the engine's skinny GEMM
  * tiles, RL memory and search, nvfp4 scales) took them to 565.0 KiB (578,581 B, its JS 67.1 KiB)
- * and 1,441.3 KiB: limits 570 and 1,450 KiB.
+ * and 1,441.3 KiB: limits 570 and 1,450 KiB. A fourth round (2026-12-03: the runtime's KV default,
+ * replicated KV heads, the attention core's recompute and the RL trainer's recompute ladder,
+ * importers that validate what they fill, whole-run intervals, calibration misfit) took them to
+ * 571.3 KiB (584,992 B) and 1,455.8 KiB: limits 575 and 1,460 KiB, the aim still met.
  */
-const FIRST_LOAD_LIMIT_BYTES = 570 * 1024;
-const BUNDLE_LIMIT_BYTES = 1450 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 575 * 1024;
+const BUNDLE_LIMIT_BYTES = 1460 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
