@@ -75,10 +75,6 @@ bool no_gap_measured(const std::string& metric, double v) {
   return v == 0 && (metric.find("tpot") != std::string::npos || metric.find("itl") != std::string::npos);
 }
 
-// vLLM `vllm bench serve --save-result` (benchmarks/benchmark_serving.py's result dict) and
-// SGLang `bench_serving --output-file` (one JSON object per run, appended): the same key style,
-// milliseconds for latencies. Means and medians become measurements; the request count, the
-// concurrency or request rate, and the mean lengths fill the scenario's serving block.
 // The mean of a serving length as a scenario states it: a number, {"mean", ...}, or a list of
 // [length, weight] pairs; nothing for another form.
 std::optional<double> stated_mean(const ojson& v) {
@@ -94,6 +90,10 @@ std::optional<double> stated_mean(const ojson& v) {
   return weights > 0 ? std::optional<double>(sum / weights) : std::nullopt;
 }
 
+// vLLM `vllm bench serve --save-result` (benchmarks/benchmark_serving.py's result dict) and
+// SGLang `bench_serving --output-file` (one JSON object per run, appended): the same key style,
+// milliseconds for latencies. Means and medians become measurements; the request count, the
+// concurrency or request rate, and the mean lengths fill the scenario's serving block.
 std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
   if (!r.is_object() || !r.contains("output_throughput"))
     return fail("import.malformed", "", "not a serving benchmark result: no 'output_throughput'");
@@ -114,16 +114,15 @@ std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
     fill(sv, "arrival", "poisson", "inference.serving.", "request_rate", out.filled);
     fill(sv, "requests_per_s", r["request_rate"], "inference.serving.", "request_rate", out.filled);
     sv.erase("concurrency");
-  } else if (r.contains("request_rate") &&
-             (r["request_rate"] == "inf" ||
-              (r["request_rate"].is_number() && !std::isfinite(r["request_rate"].get<double>())))) {
+  } else if (!sv.contains("arrival") ||
+             (r.contains("request_rate") &&
+              (r["request_rate"] == "inf" ||
+               (r["request_rate"].is_number() && !std::isfinite(r["request_rate"].get<double>()))))) {
     // Every request sent at once and no concurrency limit (vLLM's default --request-rate inf):
     // offline, whatever stream the scenario stated.
     fill(sv, "arrival", "offline", "inference.serving.", "request_rate inf", out.filled);
     sv.erase("requests_per_s");
     sv.erase("concurrency");
-  } else if (!sv.contains("arrival")) {
-    fill(sv, "arrival", "offline", "inference.serving.", "request_rate inf", out.filled);
   }
   // The run's mean lengths, where the scenario states none or a mean more than 10% away from the
   // run's (a stated distribution whose mean agrees is kept: it says more than the mean).

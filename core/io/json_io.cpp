@@ -214,12 +214,8 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     }
     read_fields(inference_fields(), ir, w);
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
-    // A runtime whose "auto" cache dtype is the model's keeps 16 bits under 8-bit weights unless
-    // told (vLLM's kv_cache_dtype "auto" is the model dtype; SGLang's docs: quantised KV "instead of
-    // the default model precision in BF16"); TensorRT-LLM's follows the checkpoint's kv quantisation.
-    if (!ir.has("kv_precision") && s.software && !s.software->kv_cache_follows_weights &&
-        bytes_per_element(w.kv_precision) < 2.0)
-      w.kv_precision = Precision::bf16;
+    if (!ir.has("kv_precision"))
+      w.kv_precision = default_kv_precision(w, !s.software || s.software->kv_cache_follows_weights);
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
     if (const json* sp = ir.get("speculative", false)) {
       Reader sr(*sp, ir.child("speculative"), err);

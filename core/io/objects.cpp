@@ -533,16 +533,9 @@ Fields<InferenceWorkload> make_inference() {
   t.opt_member<Speculative>("speculative", speculative_fields(), AT(speculative))
       .title("Speculative decoding")
       .read = read_later;
-  // The KV cache follows the weights' precision down to 8 bits; under 4-bit or integer weights it
-  // stays at the activations' 16 bits (vLLM's kv_cache_dtype "auto" is the model's dtype, TensorRT-LLM
-  // and SGLang quantise the cache only when told: no runtime keeps a 4-bit cache by default, and
-  // gpt-oss, served as published in MXFP4, had been given one, 4x the cache's tokens). Group sizes
-  // and block scales need their formats.
+  // Group sizes and block scales need their formats (the cache's default precision is set by the
+  // inference reader, which knows the software profile: default_kv_precision).
   t.after = [](Reader& ir, InferenceWorkload& w) {
-    if (!ir.has("kv_precision")) {
-      const bool narrow = integer_weights(w.precision) || rate_format(w.precision) == Precision::fp4;
-      w.kv_precision = !narrow ? w.precision : w.activation_precision.value_or(Precision::bf16);
-    }
     if (w.weight_group_size && !integer_weights(w.precision))
       ir.fail("inference.weight_group_size_without_integer_weights", ir.child("weight_group_size"),
               "weight_group_size sizes the scale groups of int4 or int8 weights; precision is " +
@@ -1589,6 +1582,7 @@ const Fields<SystemSpec>& system_fields() { return once<SystemSpec, make_system>
 const Fields<ParallelPlan>& parallel_fields() { return once<ParallelPlan, make_parallel>(); }
 const Fields<ServingSpec>& scheduler_fields() { return once<ServingSpec, make_scheduler>(); }
 const Fields<InferenceWorkload>& inference_fields() { return once<InferenceWorkload, make_inference>(); }
+
 const Fields<UarchBudget>& budget_fields() { return once<UarchBudget, make_budget>(); }
 const Fields<ModelSpec>& model_fields() { return once<ModelSpec, make_model>(); }
 const Fields<ServingSlo>& slo_fields() { return once<ServingSlo, make_slo>(); }
@@ -1599,6 +1593,18 @@ const Fields<Economics>& economics_fields() { return once<Economics, make_econom
 const Fields<ServingSpec>& serving_fields() { return once<ServingSpec, make_serving>(); }
 const Fields<RlWorkload>& rl_fields() { return once<RlWorkload, make_rl>(); }
 const Fields<Calibration>& calibration_fields() { return once<Calibration, make_calibration_block>(); }
+
+// The KV cache follows the weights' precision down to 8 bits where the runtime's "auto" reads the
+// checkpoint's KV quantisation (TensorRT-LLM), and stays at the model's 16 bits where it is the
+// model's dtype (vLLM's kv_cache_dtype "auto", SGLang's docs: quantised KV "instead of the default
+// model precision in BF16"). Under 4-bit or integer weights it stays at the activations' 16 bits on
+// every runtime: none keeps a 4-bit cache by default, and gpt-oss, served as published in MXFP4, had
+// been given one, 4x the cache's tokens.
+Precision default_kv_precision(const InferenceWorkload& w, bool follows_weights) {
+  const bool narrow = integer_weights(w.precision) || rate_format(w.precision) == Precision::fp4;
+  if (narrow) return w.activation_precision.value_or(Precision::bf16);
+  return follows_weights || bytes_per_element(w.precision) >= 2.0 ? w.precision : Precision::bf16;
+}
 
 Node calibration_factors_node() {
   Props f;

@@ -48,6 +48,9 @@ const Fields<ServingSlo>& slo_fields();
 // The inference workload's own keys (serving and speculative are read, described and written
 // beside it: they depend on the scenario around them).
 const Fields<InferenceWorkload>& inference_fields();
+// The KV cache's precision where inference.kv_precision is absent, under a runtime whose "auto"
+// cache follows the checkpoint's quantisation (`follows_weights`) or is the model's 16-bit dtype.
+Precision default_kv_precision(const InferenceWorkload& w, bool follows_weights);
 // The chip budgets of a technology-derived device (beside its "technology" and "dram" ids).
 const Fields<UarchBudget>& budget_fields();
 // An inline model (its moe block through a table of its own, attention by code beside it).

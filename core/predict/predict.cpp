@@ -351,18 +351,23 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   const auto whole_steps = [&](double tokens, std::int64_t global_batch) {
     return ceil_div(tokens, static_cast<double>(global_batch) * static_cast<double>(w.seq_len));
   };
-  r.ideal_s = whole_steps(steps->steady_tokens, w.global_batch) * t.iteration_time.value;
   // The tokens trained: whole global batches (a run of 1 token trains one batch, and its cost per
   // million tokens is that batch's, not a million times it).
-  double tokens = whole_steps(steps->steady_tokens, w.global_batch) * d(w.global_batch) * d(w.seq_len);
+  const auto trained = [&](double steps_at, std::int64_t global_batch) {
+    return steps_at * d(global_batch) * d(w.seq_len);
+  };
+  const double steady_steps = whole_steps(steps->steady_tokens, w.global_batch);
+  r.ideal_s = steady_steps * t.iteration_time.value;
+  double tokens = trained(steady_steps, w.global_batch);
   for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
     const RampStep& step = w.batch_ramp[i];
     auto at = at_ramp_batch(s, i);
     if (!at) return at.error();
     std::vector<Warning> ignored;
     const double it = predict_training(*at, ignored).iteration_time.value;
-    r.ideal_s += whole_steps(step.tokens, step.global_batch) * it;
-    tokens += whole_steps(step.tokens, step.global_batch) * d(step.global_batch) * d(w.seq_len);
+    const double ramp_steps_at = whole_steps(step.tokens, step.global_batch);
+    r.ideal_s += ramp_steps_at * it;
+    tokens += trained(ramp_steps_at, step.global_batch);
   }
   double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
   // Later stages: each on its own sequence length, batch and layout.

@@ -922,12 +922,10 @@ Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devic
   const auto time = [](const Fitted& g) { return g.pr->training->iteration_time.value; };
   std::optional<Fitted> best;
   Fitted last = f;
-  for (const Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
-    if ((plan.recompute == Recompute::selective && r == Recompute::none) ||
-        (plan.recompute == Recompute::full && r != Recompute::full))
-      continue;
+  constexpr std::array kLadder{Recompute::none, Recompute::selective, Recompute::full};
+  for (auto r = std::find(kLadder.begin(), kLadder.end(), plan.recompute); r != kLadder.end(); ++r) {
     ParallelPlan q = plan;
-    q.recompute = r;
+    q.recompute = *r;
     Fitted g{train_scenario_on(s, model, devices, q), Error{}};
     if (!g.t) continue;
     g.pr = predict(*g.t);
