@@ -218,11 +218,10 @@ std::optional<Error> step_bound(const ServingSpec& sv, const PoolLimits& gen) {
                         "); simulate fewer requests or shorter outputs");
 }
 
-}  // namespace
-
-std::optional<Error> check_serving(const Scenario& s) {
+// The checks of a planned deployment (check_serving): a token budget that holds a speculative
+// verification, the step bound at the stream's num_requests, KV room for the longest request.
+std::optional<Error> check_plans(const Scenario& s, const PoolPlan* one, const PoolPlans* two) {
   const ServingSpec& sv = *s.inference->serving;
-  const bool disaggregated = sv.prefill && sv.decode;
   const std::int64_t longest = sv.input_len.largest() + sv.output_len.largest() - 1;
   const std::int64_t per_step = 1 + (s.inference->speculative ? s.inference->speculative->draft_tokens : 0);
   // A verification of k drafts takes k + 1 tokens of the step's budget.
@@ -231,17 +230,13 @@ std::optional<Error> check_serving(const Scenario& s) {
                       "max_num_tokens (" + std::to_string(sv.max_num_tokens) +
                           ") is smaller than one speculative verification (draft_tokens + 1 = " +
                           std::to_string(per_step) + " tokens per sequence)");
-  if (!disaggregated) {
-    auto pool = plan_aggregated(s);
-    if (!pool) return pool.error();
-    const PoolLimits& lim = pool->limits;
+  if (one) {
+    const PoolLimits& lim = one->limits;
     if (auto err = step_bound(sv, lim)) return err;
     if (lim.bytes_for(longest) > lim.kv_capacity) return kv_error(lim, longest, "serving");
     return std::nullopt;
   }
-  auto pools = plan_disaggregated(s);
-  if (!pools) return pools.error();
-  const PoolLimits &pre = pools->prefill.limits, &dec = pools->decode.limits;
+  const PoolLimits &pre = two->prefill.limits, &dec = two->decode.limits;
   // A pool's own token budget must hold one speculative verification where the pool drafts.
   for (const PoolLimits* pool : {&pre, &dec}) {
     const std::int64_t need = 1 + pool->spec_k;
@@ -259,8 +254,6 @@ std::optional<Error> check_serving(const Scenario& s) {
   if (dec.bytes_for(longest) > dec.kv_capacity) return kv_error(dec, longest, "decode");
   return std::nullopt;
 }
-
-namespace {
 
 // A Poisson stream faster than the deployment serves: the queue before the first token grows
 // through the run (half as many again at the last arrival as at the middle one, and a tenth of
@@ -307,24 +300,66 @@ void warn_preemption(const ServingSpec& sv, const ServingPrediction& p, std::vec
 
 }  // namespace
 
-Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
-  if (auto err = check_serving(s)) return *err;
+// The pools of a planned deployment: one, or a prefill and a decode pool.
+struct ServingRunner::Pools {
+  Scenario s;
+  std::optional<ScenarioPool> pool, pre, dec;
+};
+
+ServingRunner::ServingRunner(std::unique_ptr<Pools> pools) : pools_(std::move(pools)) {}
+ServingRunner::ServingRunner(ServingRunner&&) noexcept = default;
+ServingRunner& ServingRunner::operator=(ServingRunner&&) noexcept = default;
+ServingRunner::~ServingRunner() = default;
+
+Result<ServingRunner> ServingRunner::plan(const Scenario& s) {
+  auto p = std::make_unique<Pools>();
+  p->s = s;
   const ServingSpec& sv = *s.inference->serving;
-  Result<ServingPrediction> out = [&]() -> Result<ServingPrediction> {
-    if (!(sv.prefill && sv.decode)) {
-      auto plan = plan_aggregated(s);
-      if (!plan) return plan.error();
-      ScenarioPool pool(std::move(plan).value());
-      return simulate_serving(sv, pool, s.num_devices);
-    }
+  if (!(sv.prefill && sv.decode)) {
+    auto plan = plan_aggregated(s);
+    if (!plan) return plan.error();
+    if (auto err = check_plans(s, &*plan, nullptr)) return *err;
+    p->pool.emplace(std::move(plan).value());
+  } else {
     auto plans = plan_disaggregated(s);
     if (!plans) return plans.error();
-    ScenarioPool pre(std::move(plans.value().prefill), s.num_devices),
-        dec(std::move(plans.value().decode), s.num_devices);
-    return simulate_serving(sv, pre, dec, warnings);
-  }();
+    if (auto err = check_plans(s, nullptr, &*plans)) return *err;
+    p->pre.emplace(std::move(plans.value().prefill), s.num_devices);
+    p->dec.emplace(std::move(plans.value().decode), s.num_devices);
+  }
+  return ServingRunner(std::move(p));
+}
+
+Result<ServingPrediction> ServingRunner::run(double requests_per_s, std::int64_t num_requests,
+                                             std::vector<Warning>& warnings) {
+  ServingSpec& sv = *pools_->s.inference->serving;
+  sv.requests_per_s = requests_per_s;
+  sv.num_requests = num_requests;
+  // Only the step bound depends on the stream's length (the pools' limits do not).
+  if (auto err = step_bound(sv, pools_->pool ? pools_->pool->limits() : pools_->dec->limits())) return *err;
+  auto out = pools_->pool ? simulate_serving(sv, *pools_->pool, pools_->s.num_devices)
+                          : simulate_serving(sv, *pools_->pre, *pools_->dec, warnings);
   if (out) warn_overload(sv, *out, warnings), warn_preemption(sv, *out, warnings);
   return out;
+}
+
+std::optional<Error> check_serving(const Scenario& s) {
+  const ServingSpec& sv = *s.inference->serving;
+  if (!(sv.prefill && sv.decode)) {
+    auto plan = plan_aggregated(s);
+    if (!plan) return plan.error();
+    return check_plans(s, &*plan, nullptr);
+  }
+  auto plans = plan_disaggregated(s);
+  if (!plans) return plans.error();
+  return check_plans(s, nullptr, &*plans);
+}
+
+Result<ServingPrediction> predict_serving(const Scenario& s, std::vector<Warning>& warnings) {
+  auto runner = ServingRunner::plan(s);
+  if (!runner) return runner.error();
+  const ServingSpec& sv = *s.inference->serving;
+  return runner.value().run(sv.requests_per_s, sv.num_requests, warnings);
 }
 
 }  // namespace optimus

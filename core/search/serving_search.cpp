@@ -170,31 +170,92 @@ Result<ServingPrediction> offline_run(const Scenario& c) {
 // bisection's first upper end.
 double capacity_bound(const ServingPrediction& offline) { return 1.25 * offline.requests_per_s; }
 
+// Requests a capacity probe at `rate` runs to judge the steady state, given the p99 end-to-end
+// latency `e2e_s` seen: a Poisson run's batch fills only once its longest requests have been in it
+// from arrival to their end (until then requests leave slower than they come) and empties over the
+// same time at the end; a run of kSteadyRunLengths times the arrivals of that time keeps the two
+// ends to about two fifths of its requests, each at about half the load. On the two streams below
+// (2 x TP4), capacities found with 5 times came out 0-2.3% above those with 20 times, with 4 times
+// up to 5.7% above, 3 times 3-7%, 2 times 5-10%; 20 times takes four times as long. A run of the scenario's
+// 500 requests at 22.5 requests/s (Llama 3 70B on 2 x TP4 H100, outputs up to 2,000 tokens, p99 latency 48 s)
+// ended before it filled: TPOT p90 49.0 ms against 57.3 ms at 5,000 requests and 56.7 ms at 20,000 (mean
+// batch 45, 110, 124), so a 50 ms objective was met there and missed in the steady state; with outputs of
+// 2,000 tokens on average (up to 4,000) runs of 500 put the capacity at 43 requests/s, where 20,000 requests
+// wait 75 s for a first token, against about 7 in the steady state. At most `longest`
+// (capacity_probe_requests).
+std::int64_t steady_run_requests(double rate, double e2e_s, std::int64_t longest) {
+  const double n = std::ceil(kSteadyRunLengths * rate * e2e_s);
+  return std::isfinite(n) ? static_cast<std::int64_t>(std::min(n, static_cast<double>(longest))) : longest;
+}
+
+// The longest run a capacity probe takes in a search of `deployments`: kMaxCapacityProbeRequests, and
+// no more than the search's request budget shared by them (a search of many deployments judges each
+// on shorter runs, its capacities a little high), never fewer than the scenario's own num_requests.
+std::int64_t capacity_probe_requests(std::int64_t num_requests, std::size_t deployments) {
+  const std::int64_t share =
+      kMaxServingSearchRequests / std::max<std::int64_t>(1, static_cast<std::int64_t>(deployments));
+  return std::max(num_requests, std::min(kMaxCapacityProbeRequests, share));
+}
+
 // The capacity objective: the largest Poisson rate meeting the objectives, in `capacity`, and per
 // device in `score`. The offline run's rate counts its drain (the longest responses decoding
 // nearly alone at the end), which a stream of long-tailed outputs makes long: Llama 3 70B on
-// 8 H100 with outputs of up to 2,000 tokens met its objectives at 31 requests/s against an offline
-// rate of 20.3, and a bracket fixed at 1.25 x that reported 25 (a probe's finding). So the upper
+// 8 H100 with outputs of up to 2,000 tokens met its objectives at 31 requests/s in runs of 2,000
+// requests (26 in the steady state) against an offline rate of 20.3, and a bracket fixed at 1.25 x
+// that reported 25 (a probe's finding). So the upper
 // end is tried first and doubled while the objectives hold there (kCapacityGrowth times at most:
 // the capacity is then reported at that rate with `at_least` set, a lower bound); then 2% of it, below which
 // the deployment meets them at no rate; then kCapacitySteps - 1 halvings between the two. Stops early, with
 // `below` set, once the upper end is known to bound the capacity and is at most `floor` per device (the
-// search's last listed score: the deployment cannot be listed). The runs and the capacity found do not depend
-// on `floor`, only whether they all run.
+// search's last listed score: the deployment cannot be listed), or before any of that once a run of the
+// scenario's own length misses them at `floor` per device. The runs and the capacity found do not
+// depend on `floor`, only whether they all run.
 Result<ServingPrediction> bisect_capacity(const Scenario& c, const ServingPrediction& offline, double floor,
-                                          double& score, double& capacity, bool& below, bool& at_least) {
+                                          std::int64_t longest, double& score, double& capacity, bool& below,
+                                          bool& at_least) {
   Scenario probe = c;
-  ServingSpec& pv = *probe.inference->serving;
-  pv.arrival = Arrival::poisson;
+  probe.inference->serving->arrival = Arrival::poisson;
+  auto runner = ServingRunner::plan(probe);  // one plan for every rate: its step times kept
+  if (!runner) return runner.error();
   std::vector<Warning> warnings;
   const double n = static_cast<double>(c.num_devices);
+  // A run of num_requests at `rate` that met the objectives is run again longer while it is shorter
+  // than the steady state needs (steady_run_requests), four times at most: its first latency estimate
+  // comes from a run that had not filled up. A run that fails them fails longer too (a longer run
+  // only adds steady-state load), so it is not rerun. A longer run refused by the step bound leaves
+  // the last run that ran standing.
+  const std::int64_t shortest = c.inference->serving->num_requests;
+  double met_p99 = 0;  // the longest p99 latency of a rate met so far: a higher rate's is longer
   const auto meets = [&](double rate) -> Result<std::optional<ServingPrediction>> {
-    pv.requests_per_s = rate;
-    auto r = predict_serving(probe, warnings);
-    if (!r) return r.error();
-    if (r->slo && r->slo->met) return std::optional<ServingPrediction>(std::move(*r));
-    return std::optional<ServingPrediction>();
+    std::int64_t requests = std::max(shortest, steady_run_requests(rate, met_p99, longest));
+    std::optional<ServingPrediction> met;
+    for (int pass = 0; pass <= 4; ++pass) {
+      auto r = runner.value().run(rate, requests, warnings);
+      if (!r && (met || requests > shortest)) {
+        if (met) break;
+        requests = shortest;
+        continue;
+      }
+      if (!r) return r.error();
+      if (!r->slo || !r->slo->met) return std::optional<ServingPrediction>();
+      met = std::move(*r);
+      const std::int64_t steady = steady_run_requests(rate, met->e2e.p99, longest);
+      if (requests >= steady) break;
+      requests = std::min(steady, 4 * requests);
+    }
+    met_p99 = std::max(met_p99, met->e2e.p99);
+    return met;
   };
+  // A deployment that misses the objectives at the last listed score in a run of the scenario's own
+  // length misses them in a longer one too: it cannot be listed (one short run, not a bisection).
+  if (floor > 0 && floor * n < capacity_bound(offline)) {
+    auto r = runner.value().run(floor * n, shortest, warnings);
+    if (!r) return r.error();
+    if (!r->slo || !r->slo->met) {
+      below = true;
+      return offline;
+    }
+  }
   double lo = 0, hi = capacity_bound(offline);
   std::optional<ServingPrediction> at_lo;
   bool bounded = false;  // hi is a rate the objectives fail at
@@ -360,13 +421,15 @@ void search_capacity(const Scenario& s, const std::vector<ServingDeployment>& sp
     return capacity_bound(offline[a]) > capacity_bound(offline[b]);
   });
   double floor = -1;  // the last listed score once `top` are listed (listed() anew as `ok` grows)
+  const std::int64_t longest = capacity_probe_requests(s.inference->serving->num_requests, space.size());
   for (std::size_t k : order) {
     if (!go_on()) return;
     done += kCapacitySteps + kCapacityGrowth;
     const ServingDeployment& d = space[index[k]];
     double score = 0, capacity = 0;
     bool below = false, at_least = false;
-    auto r = bisect_capacity(with_deployment(s, d), offline[k], floor, score, capacity, below, at_least);
+    auto r =
+        bisect_capacity(with_deployment(s, d), offline[k], floor, longest, score, capacity, below, at_least);
     if (!r) {
       ++out.rejected[r.error().code];
       continue;

@@ -18,14 +18,15 @@
 // scores the rate; the drain at the end of a finite run does not count), else goodput requests
 // per second as predict reports it. `capacity` (needs a Poisson stream and objectives): the
 // largest Poisson rate at which the deployment still meets the objectives at their percentile,
-// found by bisection (kCapacitySteps runs of the scenario's requests, between 2% of its offline
+// found by bisection (kCapacitySteps runs, between 2% of its offline
 // throughput and 1.25 times it, that upper end doubled up to kCapacityGrowth times while the
 // objectives hold there; met at the last, the capacity is marked `capacity_at_least`), per
 // device; deployments are bisected
 // highest bound first, and once `top` are listed one that can no longer reach the last listed
-// score is not bisected further (the same list, in a fraction of the runs). Like a serving benchmark, the
-// answer is for a run of that many requests: near saturation a longer run queues longer: what "how many
-// requests per second can this take while p90 TTFT stays under 2 s" asks. Ties (equal scores) go to the lower
+// score is not bisected further (the same list, in a fraction of the runs). A rate is judged on a run
+// long enough for the steady state (steady_run_requests, serving_search.cpp), at least the scenario's
+// num_requests: what "how many requests per second can this take while p90 TTFT stays under 2 s"
+// asks of a service that keeps running. Ties (equal scores) go to the lower
 // p90 end-to-end latency, then the smaller tp x pp, colocated before disaggregated, the larger max_batch;
 // deterministic. Deployments that differ only in max_batch and come out the same are listed once.
 #pragma once
@@ -55,6 +56,11 @@ inline constexpr int kCapacitySteps = 7;
 // Doublings of the capacity bisection's upper end while the objectives still hold there
 // (serving_search.cpp, bisect_capacity): up to 8 x its first value, 10 x the offline run's rate.
 inline constexpr int kCapacityGrowth = 3;
+// A capacity probe's run: at least kSteadyRunLengths x rate x the p99 end-to-end latency requests
+// (the batch fills over about the longest requests' latency), at most kMaxCapacityProbeRequests
+// and a share of kMaxServingSearchRequests (serving_search.cpp, steady_run_requests).
+inline constexpr double kSteadyRunLengths = 5;
+inline constexpr std::int64_t kMaxCapacityProbeRequests = 20'000;
 
 OPTIMUS_ENUM(ServingObjective, goodput, capacity);
 

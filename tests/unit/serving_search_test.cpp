@@ -106,9 +106,12 @@ TEST(ServingSearch, CapacityMeetsTheObjectivesAndGrowsWithDevices) {
 // The capacity found is the largest rate that meets the objectives, not the top of a bracket set
 // by the offline run: Llama 3 70B on 8 H100 with outputs of up to 2,000 tokens (the preset's
 // stream, its layout left to the search), whose offline runs drain long; a bracket fixed at 1.25 x
-// the offline rate reported about 25 requests/s for deployments that meet the objectives at 31.
-// For each of the best two: met at its capacity, and not at 5% more.
-TEST(ServingSearch, CapacityIsTheLargestRateMeetingTheObjectives) {
+// the offline rate reported about 25 requests/s for deployments that meet the objectives at 31
+// in a run of the scenario's 2,000 requests. For each of the best two: met at its capacity in a run
+// as long as the search's (serving.completed), not at 5% more; and the capacity is the steady
+// state's: 20,000 requests at 10% more miss the objectives, at 10% less meet them (runs of the
+// scenario's length alone had put it near 31, where 20,000 requests wait minutes for a first token).
+TEST(ServingSearch, CapacityIsTheLargestRateMeetingTheObjectivesInTheSteadyState) {
   json s = json::parse(optimus::api::preset("scenarios", "llama3-70b-8xh100-serving"));
   s.erase("parallel");
   const json r = search(s, {{"mode", "serving"}, {"objective", "capacity"}, {"top", 2}});
@@ -121,16 +124,20 @@ TEST(ServingSearch, CapacityIsTheLargestRateMeetingTheObjectives) {
     at["inference"]["serving"]["max_batch"] = best["deployment"]["max_batch"];
     if (best["deployment"].contains("disaggregated"))
       at["inference"]["serving"]["disaggregated"] = best["deployment"]["disaggregated"];
-    const auto met = [&](double rate) {
+    const auto met = [&](double rate, std::int64_t requests) {
       at["inference"]["serving"]["requests_per_s"] = rate;
+      at["inference"]["serving"]["num_requests"] = requests;
       const json p = json::parse(optimus::api::predict(at.dump()));
       EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
       return p["serving"]["slo"]["met"].get<bool>();
     };
-    EXPECT_TRUE(met(capacity)) << best["deployment"].dump();
-    EXPECT_FALSE(met(1.05 * capacity)) << best["deployment"].dump() << " at " << capacity;
+    const auto ran = best["serving"]["completed"].get<std::int64_t>();
+    EXPECT_GE(ran, 2000);
+    EXPECT_TRUE(met(capacity, ran)) << best["deployment"].dump();
+    EXPECT_FALSE(met(1.05 * capacity, ran)) << best["deployment"].dump() << " at " << capacity;
+    EXPECT_FALSE(met(1.1 * capacity, 20000)) << best["deployment"].dump() << " at " << capacity;
+    EXPECT_TRUE(met(0.9 * capacity, 20000)) << best["deployment"].dump() << " at " << capacity;
     EXPECT_FALSE(best["capacity_at_least"].get<bool>());  // bounded: a rate above it fails
-    EXPECT_GT(capacity, 28.0) << best["deployment"].dump();
   }
 }
 
