@@ -80,6 +80,18 @@ void BM_ApiPredictAutoRefusedDeepSeekV3_32H100(benchmark::State& state) {
 }
 BENCHMARK(BM_ApiPredictAutoRefusedDeepSeekV3_32H100)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The serving capacity objective through the JSON API: the Llama 3 70B serving preset on 8 H100
+// with its tp removed (51 deployments), best 10; every rate judged in the steady state
+// (core/search/serving_search.cpp, steady_run_requests).
+void BM_ApiSearchCapacityLlama3_70B_8H100(benchmark::State& state) {
+  auto j = nlohmann::json::parse(optimus::preset_json("scenarios", "llama3-70b-8xh100-serving"));
+  j.erase("parallel");
+  const std::string s = j.dump();
+  const std::string options = R"({"mode": "serving", "objective": "capacity", "top": 10})";
+  for (auto _ : state) benchmark::DoNotOptimize(optimus::api::search(s, options));
+}
+BENCHMARK(BM_ApiSearchCapacityLlama3_70B_8H100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
 }  // namespace
 
 BENCHMARK_MAIN();
