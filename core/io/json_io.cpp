@@ -468,7 +468,18 @@ class DuplicateKeys : public nlohmann::json_sax<json> {
     f.key = k;
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+  // Where the text stops being JSON: the pointer of the value being read (the last key read in an
+  // object, the next index in an array), so that a malformed or overflowing value (1e400) is
+  // reported at its key, not at the document.
+  std::optional<std::string> error_path;
+  // An object's key that fails (a trailing comma, a quote missing) is reported at the object.
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    if (!frames_.empty()) {
+      const Frame& f = frames_.back();
+      const bool at_key = std::string_view(e.what()).find("object key") != std::string_view::npos;
+      error_path =
+          at_key ? here() : here() + "/" + (f.object ? pointer_token(f.key) : std::to_string(f.index));
+    }
     return false;
   }
 
@@ -507,15 +518,13 @@ class DuplicateKeys : public nlohmann::json_sax<json> {
 }  // namespace
 
 Result<Scenario> parse_scenario(std::string_view text) {
-  {
-    DuplicateKeys dup;
-    json::sax_parse(text.begin(), text.end(), &dup, nlohmann::detail::input_format_t::json, false);
-    if (dup.path)
-      return make_error("scenario.duplicate_key", *dup.path,
-                        "the key '" + dup.path->substr(dup.path->rfind('/') + 1) +
-                            "' is stated twice in one object; a JSON reader keeps one of the two silently: "
-                            "state it once");
-  }
+  DuplicateKeys dup;
+  json::sax_parse(text.begin(), text.end(), &dup, nlohmann::detail::input_format_t::json, false);
+  if (dup.path)
+    return make_error("scenario.duplicate_key", *dup.path,
+                      "the key '" + dup.path->substr(dup.path->rfind('/') + 1) +
+                          "' is stated twice in one object; a JSON reader keeps one of the two silently: "
+                          "state it once");
   json root;
   try {
     try {
@@ -527,9 +536,13 @@ Result<Scenario> parse_scenario(std::string_view text) {
       root = json::parse(*fixed);
     }
   } catch (const json::exception& e) {  // syntax errors, and numbers beyond a double (1e400)
-    return make_error("scenario.malformed_json", "",
-                      "the scenario is not valid JSON: " +
-                          std::string(e.what()).substr(std::string(e.what()).find(' ') + 1));
+    const std::string what = std::string(e.what()).substr(std::string(e.what()).find(' ') + 1);
+    const bool overflow = what.find("number overflow") != std::string::npos;
+    const std::string at = dup.error_path.value_or("");
+    return make_error("scenario.malformed_json", at,
+                      "the scenario is not valid JSON" + (at.empty() ? std::string() : " at " + at) + ": " +
+                          what +
+                          (overflow ? " (a number beyond the largest a double holds, about 1.8e308)" : ""));
   }
   std::optional<Error> err;
   Reader r(root, "", err);

@@ -72,7 +72,7 @@ TEST_P(BadInput, GivesCodeAndPath) {
 INSTANTIATE_TEST_SUITE_P(
     Scenarios, BadInput,
     ::testing::Values(
-        BadCase{"malformed", "{\"model\": ", "scenario.malformed_json", ""},
+        BadCase{"malformed", "{\"model\": ", "scenario.malformed_json", "/model"},
         BadCase{"attention_mismatch", inline_model({{"attention", {{"type", "mha"}}}}),
                 "model.attention_mismatch", "/model/attention/type"},
         BadCase{"attention_unknown", inline_model({{"attention", {{"type", "linear"}}}}),

@@ -381,10 +381,11 @@ TEST(Limits, HostileJson) {
     }
   }
   // 1e400 is not a finite number: the parser refuses it (JSON numbers must fit a double here),
-  // which is the scenario's error, not an internal one.
+  // which is the scenario's error, not an internal one, at the key that holds it.
   const json e = json::parse(optimus::api::predict(overflow));
   ASSERT_TRUE(e.contains("error")) << e;
   EXPECT_EQ(e["error"]["code"], "scenario.malformed_json") << e;
+  EXPECT_EQ(e["error"]["path"], "/model/layers") << e;
 }
 
 }  // namespace
