@@ -314,9 +314,13 @@ void print_prediction(const json& p) {
     pct("inter-token latency", v["itl_s"], "serving.itl_s");
     pct("end-to-end latency ", v["e2e_latency_s"], "serving.e2e_latency_s");
     std::cout << "  mean batch          " << num(v["mean_batch"].get<double>(), "%.1f") << " sequences, KV "
-              << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used of "
+              << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used (peak "
+              << num(100 * v["kv_peak_utilisation"].get<double>(), "%.0f") << "%) of "
               << v["kv_capacity_tokens"].get<long long>() << " tokens, " << v["preemptions"].get<long long>()
-              << " preemptions\n";
+              << " preemptions\n"
+              << "  KV cache pool       "
+              << num(v["kv_pool_bytes_per_device"].get<double>() / (1024.0 * 1024 * 1024), "%.2f")
+              << " GiB per device, set aside at start (the memory below is one static batch's)\n";
     if (v.contains("slo")) {
       const json& slo = v["slo"];
       std::cout << "  SLO p" << num(slo["percentile"].get<double>(), "%g") << ": "

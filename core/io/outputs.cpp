@@ -252,6 +252,8 @@ TABLE(ServingOut, serving_out) {
   add_serving_latencies(t);
   t.add("mean_batch", amount(), VAL(o.v.mean_batch));
   t.add("kv_utilisation", amount(), VAL(o.v.kv_utilisation));
+  t.add("kv_peak_utilisation", amount(), VAL(o.v.kv_peak_utilisation));
+  t.add("kv_pool_bytes_per_device", amount(), VAL(o.v.kv_pool_bytes_per_device));
   t.add("preemptions", count(), VAL(o.v.preemptions));
   t.add("goodput_requests_per_s", amount(), VAL(o.v.goodput_requests_per_s));
   t.add("duration_s", amount(), VAL(o.v.duration_s));

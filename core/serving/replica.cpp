@@ -241,6 +241,7 @@ class ReplicaSim {
     ++run_.steps;
     run_.busy_batch += d(scheduled_) * dt;
     run_.busy_kv += used_ / capacity_ * dt;
+    run_.peak_kv = std::max(run_.peak_kv, used_ / capacity_);
     run_.busy_time += dt;
     for (std::size_t i : first_tokens_) reqs_[i].first_token = t_;
   }
@@ -414,6 +415,7 @@ class ReplicaSim {
       any_done_ = any_done_ || is_done(r);
     }
     run_.busy_kv += kv_time / capacity_;
+    run_.peak_kv = std::max(run_.peak_kv, used_ / capacity_);  // the blocks only grow over a stretch
   }
 
   // Where a step records the gaps of `n` tokens that came at once to a sequence that had one the

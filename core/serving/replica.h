@@ -19,6 +19,7 @@ struct ReplicaRun {
   // pass (a decode stretch is one pass, whatever its steps).
   std::int64_t work = 0;
   double busy_batch = 0, busy_kv = 0, busy_time = 0;  // time-weighted sums
+  double peak_kv = 0;  // the largest share of the KV blocks claimed at the end of a step
   std::vector<ServingStepSample> timeline;
   std::int64_t sample_every = 1;
   // The replica's steps as runs of consecutive steps whose time is affine in the step (`first`

@@ -261,6 +261,8 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
   }
   out.mean_batch = busy > 0 ? batch / busy : 0;
   out.kv_utilisation = busy > 0 ? kv / busy : 0;
+  for (const ReplicaRun& r : runs.runs)
+    out.kv_peak_utilisation = std::max(out.kv_peak_utilisation, r.peak_kv);
   // The queue in front of the first token at the middle and at the last arrival: a stream the
   // deployment keeps up with holds about the same queue at both (Little's law: rate x the wait),
   // an overloaded one a queue that grows with every arrival.
@@ -283,6 +285,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
   out.max_num_tokens = sv.max_num_tokens;
   out.static_batching = pool.limits().sched.static_batching;
   out.kv_capacity_tokens = capacity_tokens(pool.limits());
+  out.kv_pool_bytes_per_device = std::max(0.0, pool.limits().kv_capacity);
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
   const std::int64_t clients = sv.arrival == Arrival::closed ? sv.concurrency : 0;
@@ -298,6 +301,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre
                                            std::vector<Warning>& warnings) {
   ServingPrediction out;
   out.kv_capacity_tokens = capacity_tokens(dec.limits());
+  out.kv_pool_bytes_per_device = std::max(0.0, dec.limits().kv_capacity);
   out.max_batch = dec.limits().sched.max_batch;
   out.max_num_tokens = dec.limits().sched.max_num_tokens;
   out.static_batching = dec.limits().sched.static_batching;

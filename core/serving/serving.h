@@ -57,8 +57,12 @@ struct ServingPrediction {
   // come from log-spaced bins 0.7% wide, interpolated within a bin ("Median / P99 ITL" of vLLM's
   // benchmark_serving).
   LatencyStats itl;
-  double mean_batch = 0;      // time-weighted sequences per step, per replica
-  double kv_utilisation = 0;  // time-weighted share of KV blocks in use
+  double mean_batch = 0;           // time-weighted sequences per step, per replica
+  double kv_utilisation = 0;       // time-weighted share of KV blocks in use
+  double kv_peak_utilisation = 0;  // the largest share in use at the end of a step, over the replicas
+  // Bytes of KV blocks a device of a replica sets aside (the decode pool's when disaggregated): the
+  // engine allocates them whole at start (vLLM's and SGLang's block pools), whatever the stream uses.
+  double kv_pool_bytes_per_device = 0;
   std::int64_t preemptions = 0;
   double goodput_requests_per_s = 0;  // requests meeting both SLOs (all of them without an slo)
   double duration_s = 0;              // first arrival to last completion

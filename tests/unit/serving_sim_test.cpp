@@ -137,6 +137,9 @@ TEST(ServingSimulator, AFullCacheEndsADecodeStretchWhereItsBlocksRunOut) {
   // (the third blocks from its 16th step), step 34 and the stretch after it 64 x 7, the second
   // request's 7 steps 64 x 7.
   EXPECT_NEAR(r->kv_utilisation, (32 + 64 + 15 * 64 + 16 * 96 + 64 * 7 + 64 * 7) / (96.0 * 47), 1e-12);
+  // The cache was full at the end of the first stretch; the pool is the whole 96 bytes.
+  EXPECT_DOUBLE_EQ(r->kv_peak_utilisation, 1.0);
+  EXPECT_DOUBLE_EQ(r->kv_pool_bytes_per_device, 96.0);
 }
 
 // A step whose time is affine in each group's context (attention reads the cache) plus a part

@@ -393,10 +393,20 @@ TEST(Serving, OnDemandKvPreemptsWhereReserveWaits) {
   json demand = common, reserve = common;
   demand["kv_admission"] = "on_demand";
   reserve["kv_admission"] = "reserve";
-  EXPECT_GT(serve(demand)["preemptions"].get<int>(), 0);
+  const json d = serve(demand);
+  EXPECT_GT(d["preemptions"].get<int>(), 0);
+  // Preempting means the blocks ran out: the peak is the whole pool, to a block per sequence.
+  EXPECT_GT(d["kv_peak_utilisation"].get<double>(), 0.95);
   const json r = serve(reserve);
   EXPECT_EQ(r["preemptions"].get<int>(), 0);
   EXPECT_LE(r["kv_utilisation"].get<double>(), 1.0);
+  EXPECT_LE(r["kv_peak_utilisation"].get<double>(), 1.0);
+  EXPECT_GE(r["kv_peak_utilisation"].get<double>(), r["kv_utilisation"].get<double>());
+  // The pool is what 30% of the device leaves beside the weights: under 30% of it, and equal in
+  // both (it depends on the deployment, not on the stream).
+  EXPECT_GT(r["kv_pool_bytes_per_device"].get<double>(), 0);
+  EXPECT_LT(r["kv_pool_bytes_per_device"].get<double>(), 0.3 * 80 * 1024.0 * 1024 * 1024);
+  EXPECT_EQ(r["kv_pool_bytes_per_device"], d["kv_pool_bytes_per_device"]);
 }
 
 // {"uniform": [min, max]}: every whole length in the range equally likely, mean (min + max) / 2,

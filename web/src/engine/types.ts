@@ -2300,6 +2300,14 @@ export interface Serving {
    */
   kv_utilisation: number;
   /**
+   * The largest share of KV blocks in use at the end of a step, over the replicas.
+   */
+  kv_peak_utilisation: number;
+  /**
+   * KV blocks a device sets aside (the decode pool's when disaggregated): the serving engine allocates the whole pool at start, so a device holds memory's weights plus this, not the one static batch's kv_cache; memory x gpu_memory_utilization less the weights and one max_num_tokens prefill workspace. Unit: bytes.
+   */
+  kv_pool_bytes_per_device: number;
+  /**
    * Requests evicted for KV blocks and recomputed (on_demand).
    */
   preemptions: number;

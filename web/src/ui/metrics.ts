@@ -870,6 +870,22 @@ export const SERVING_METRICS: MetricDef[] = [
       inputs: [['capacity', `${groupDigits(c.prediction.serving?.kv_capacity_tokens ?? 0)} tokens per replica`], ['preemptions', String(c.prediction.serving?.preemptions ?? '?')]],
     }),
   },
+  {
+    path: 'serving.kv_peak_utilisation',
+    label: 'Peak KV cache in use',
+    q: 'ratio',
+    explain: () => ({ formula: 'the largest share of the KV blocks claimed at the end of a step, over the replicas', inputs: [], source: SIM }),
+  },
+  {
+    path: 'serving.kv_pool_bytes_per_device',
+    label: 'KV cache pool per GPU',
+    q: 'bytes',
+    about: 'Set aside whole when the engine starts, whatever the stream uses.',
+    explain: (c) => ({
+      formula: 'pool = memory × gpu_memory_utilization − weights − one max_num_tokens prefill workspace (per device)',
+      inputs: [['gpu_memory_utilization', String(c.scenario?.inference?.serving?.gpu_memory_utilization ?? 'the runtime’s')]],
+    }),
+  },
 ];
 
 

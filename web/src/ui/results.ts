@@ -156,6 +156,19 @@ function littleHeadroom(prefix: string, p: Prediction): Prediction['warnings'][n
   return (p.warnings ?? []).find((w) => w.code === 'memory.little_headroom' && w.message.startsWith(workload));
 }
 
+/** A served stream's memory in words: weights beside the KV pool the engine sets aside, then the static batch's verdict. */
+function servingMemoryNote(p: Prediction): HTMLElement | null {
+  const sv = p.serving;
+  if (!sv || p.training || !p.memory) return null;
+  const weights = p.memory.per_device_bytes.weights;
+  return h(
+    'div',
+    null,
+    fitBanner('memory', p),
+    h('p', { class: 'note', 'data-testid': 'serving-memory-note' }, `Serving sets the KV cache pool aside whole at start: ${formatBytes(sv.kv_pool_bytes_per_device)} per device beside ${formatBytes(weights)} of weights, of which the stream used ${(sv.kv_utilisation * 100).toFixed(0)} % on average and ${(sv.kv_peak_utilisation * 100).toFixed(0)} % at its peak. The rows below are one static batch’s.`),
+  );
+}
+
 function fitBanner(prefix: string, p: Prediction): HTMLElement | null {
   const m = getPath(p, prefix) as Prediction['memory'] | undefined;
   if (!m) return null;
@@ -214,7 +227,13 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
     // An RL prediction's memory is the trainer's footprint; the pools' own numbers beside it.
     parts.push(section('Memory per device: the trainer', RL_TRAINER_MEMORY_METRICS, cur, pinned, fitBanner('memory', p), 'rl-memory'));
     parts.push(section('Memory per device: each pool', RL_POOL_MEMORY_METRICS, cur, pinned, null, 'rl-pools'));
-  } else parts.push(section(p.training ? 'Memory per device: training' : 'Memory per device: inference', p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, fitBanner('memory', p)));
+  } else {
+    // A served stream's engine sets its whole KV pool aside at start: the memory block is one static
+    // batch's, which the section's title and note say (probe finding: 99.5 MiB of KV shown where
+    // the pool was tens of GiB).
+    const title = p.training ? 'Memory per device: training' : p.serving ? 'Memory per device: one static batch' : 'Memory per device: inference';
+    parts.push(section(title, p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, servingMemoryNote(p) ?? fitBanner('memory', p)));
+  }
   if (p.training && p.inference?.memory) parts.push(section('Memory per device: inference', INFERENCE_MEMORY_METRICS, cur, pinned, fitBanner('inference.memory', p)));
   // "Does not fit" is said once, where it matters: in the memory section's verdict, with the
   // bytes (and in the headline); the warning that repeats it is left out of the list.

@@ -62,3 +62,25 @@ describe('the memory verdict', () => {
     expect(v.warnings).not.toContain('memory.little_headroom');
   });
 });
+
+// A served stream's engine sets its whole KV pool aside at start: the memory section says so with
+// the pool's bytes beside the weights, and calls its rows one static batch's (probe finding: the
+// card showed one request's 99.5 MiB of KV where the pool held tens of GiB a device).
+describe('the memory of a served stream', () => {
+  it('names the KV pool the engine sets aside, with the bytes, and the static batch below', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(`${process.cwd()}/../presets/scenarios/llama3-70b-8xh100-serving.json`, 'utf8');
+    const prediction = JSON.parse(mod.predict(text)) as Prediction;
+    const resolved = (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario;
+    const el = document.createElement('div');
+    renderResults(el, { prediction, resolved }, null);
+    const note = el.querySelector<HTMLElement>('[data-testid="serving-memory-note"]');
+    expect(note).not.toBeNull();
+    const pool = prediction.serving!.kv_pool_bytes_per_device;
+    expect(pool).toBeGreaterThan(40 * 2 ** 30); // most of an H100 beside 17 GiB of fp8 weights
+    expect(note!.textContent).toContain(`${(pool / 2 ** 30).toFixed(1)} GiB per device beside`);
+    expect(el.textContent).toContain('Memory per device: one static batch');
+    expect(el.querySelector('.fit')).not.toBeNull(); // the verdict stays
+  });
+});
+
