@@ -159,7 +159,8 @@ type HeadlineRow = [path: string, label: string, q: HeadlineQuantity];
 const STEP_TIME: HeadlineRow = ['training.iteration_time_s', 'Step time', 'seconds'];
 const MFU: HeadlineRow = ['training.mfu', 'MFU', 'ratio'];
 const FITS: HeadlineRow = ['memory.fits', 'Fits', 'bool'];
-const TOKENS_PER_GPU = 'Tokens/s per GPU';
+// Serving counts the output tokens it generates, RL the prompt and response tokens it trains on:
+// two different rates, named apart (probe finding: one label for both).
 /** The headline numbers of each task: output path, words, quantity. */
 export const HEADLINES: Record<ReturnType<typeof taskOf>, HeadlineRow[]> = {
   train: [STEP_TIME, MFU, ['memory.per_device_bytes.total', 'GPU memory', 'bytes'], FITS],
@@ -175,10 +176,10 @@ export const HEADLINES: Record<ReturnType<typeof taskOf>, HeadlineRow[]> = {
     ['serving.ttft_s.p50', 'TTFT p50', 'seconds'],
     ['serving.ttft_s.p90', 'TTFT p90', 'seconds'],
     ['serving.tpot_s.p50', 'TPOT p50', 'seconds'],
-    ['serving.output_tokens_per_s_per_gpu', TOKENS_PER_GPU, 'tokens_rate'],
+    ['serving.output_tokens_per_s_per_gpu', 'Output tokens/s per GPU', 'tokens_rate'],
     FITS,
   ],
-  rl: [['rl.step_time_s', 'Step time', 'seconds'], ['rl.tokens_per_s_per_gpu', TOKENS_PER_GPU, 'tokens_rate'], FITS],
+  rl: [['rl.step_time_s', 'Step time', 'seconds'], ['rl.tokens_per_s_per_gpu', 'Trained tokens/s per GPU', 'tokens_rate'], FITS],
   infer: [['inference.ttft_s', 'TTFT', 'seconds'], ['inference.tpot_s', 'TPOT', 'seconds'], FITS],
 };
 

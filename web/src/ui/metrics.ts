@@ -1163,7 +1163,7 @@ export const RL_METRICS: MetricDef[] = [
   ),
   {
     path: 'rl.tokens_per_s_per_gpu',
-    label: 'Tokens/s per GPU',
+    label: 'Trained tokens/s per GPU',
     q: 'tokens_rate',
     better: 'higher',
     about: 'Prompt and response tokens trained per second, per device of the job.',

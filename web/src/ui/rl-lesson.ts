@@ -58,7 +58,7 @@ export const rlLesson: LessonDef = {
     { path: 'rl.phases_s.train', label: 'Training (optimizer steps)', q: 'seconds' },
     { path: 'rl.idle_s.rollout', label: 'Rollout pool idle', q: 'seconds' },
     { path: 'rl.idle_s.train', label: 'Training pool idle', q: 'seconds' },
-    { path: 'rl.tokens_per_s_per_gpu', label: 'Tokens/s per GPU', q: 'tokens_rate' },
+    { path: 'rl.tokens_per_s_per_gpu', label: 'Trained tokens/s per GPU', q: 'tokens_rate' },
   ],
   derived: [
     { id: 'rollout_share', label: 'Share of the step spent generating', q: 'ratio', of: (p) => share(p.rl?.phases_s.rollout, step(p)) },

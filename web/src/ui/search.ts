@@ -248,7 +248,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       .join(', ');
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} placements predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', ');
-    const head = ['#', 'Placement', 'Step', 'Tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
+    const head = ['#', 'Placement', 'Step', 'Trained tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
     tableWrap.hidden = false;
     table.replaceChildren(
       h('caption', null, best.length > 0 ? 'Best placements — select a row (click or Enter) to load it into the editor' : noLayoutWords(r.fewest_devices, 'No placement runs this job.')),

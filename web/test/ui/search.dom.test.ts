@@ -179,7 +179,7 @@ describe('search view: an RL job searches its placements', () => {
     const error = view.querySelector<HTMLElement>('[data-testid="search-error"]')!;
     expect(error.hidden, error.textContent ?? '').toBe(true);
     const heads = [...view.querySelectorAll('[data-testid="search-table"] th')].map((th) => th.textContent);
-    expect(heads).toEqual(['#', 'Placement', 'Step', 'Tokens/s per GPU', 'Rollout engines', 'Trainer layout']);
+    expect(heads).toEqual(['#', 'Placement', 'Step', 'Trained tokens/s per GPU', 'Rollout engines', 'Trainer layout']);
     const rows = [...view.querySelectorAll<HTMLTableRowElement>('[data-testid="search-table"] tbody tr')];
     expect(rows.length).toBeGreaterThan(1);
     // Ranked by the step, fastest first.
