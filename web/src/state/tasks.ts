@@ -11,12 +11,12 @@ export type Task = (typeof TASKS)[number];
 export interface QuickField {
   path: string;
   label: string;
-  kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision' | 'placement';
+  kind: 'model' | 'system' | 'int' | 'number' | 'auto' | 'precision' | 'placement' | 'runtime';
   /** A unit or hint after the input. */
   hint?: string;
   /** What the field shows when the key is absent (a picker's choice, a number's placeholder): the engine's default (docs/contract.md; test/ui/tasks.test.ts checks it against the schema). */
   absent?: string;
-  /** A precision picker's values, most used first: every value the key takes (test/ui/tasks.test.ts checks them against the schema). */
+  /** A precision picker's values, most used first: every value the key takes (test/ui/tasks.test.ts checks them against the schema); a runtime picker's software profiles. */
   choices?: string[];
 }
 
@@ -71,6 +71,9 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/inference/prompt_len', label: 'Prompt tokens', kind: 'int' },
       { path: '/inference/output_len', label: 'Output tokens', kind: 'int' },
       { path: '/inference/precision', label: 'Precision', kind: 'precision', absent: 'fp16', choices: ['bf16', 'fp16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4', 'int8', 'int4', 'fp32'] },
+      // The serving engine (presets/software): its scheduler, CUDA graphs, KV cache and host times;
+      // absent, the system's own software block (probe finding: reachable only in the full editor).
+      { path: '/software', label: 'Runtime', kind: 'runtime', choices: ['vllm', 'sglang', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager'] },
       SPECULATIVE,
       LAYOUT,
     ],

@@ -89,6 +89,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     await deps.edit(path, value, typed);
     showFollowNotes();
   };
+  const CUSTOM_RUNTIME = '\u0000custom';
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
   /** Each number field's input and error line, by its path. */
   const errs = new Map<string, [HTMLInputElement, HTMLElement]>();
@@ -100,6 +101,15 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   function options(f: QuickField): Array<[string, string]> {
     if (f.kind === 'precision') return (f.choices ?? []).map((v): [string, string] => [v, v.toUpperCase()]);
     if (f.kind === 'placement') return PLACEMENTS;
+    if (f.kind === 'runtime') {
+      // The preset's name without its parenthesis ("SGLang", not "SGLang (RadixAttention, ...)"): the picker is narrow.
+      const named = (id: string): string => (deps.presets().software?.find((p) => p.id === id)?.name ?? id).replace(/ \(.*$/, '');
+      const opts: Array<[string, string]> = [['', 'The system’s own software'], ...(f.choices ?? []).map((id): [string, string] => [id, named(id)])];
+      const cur = getPointer(deps.scenario(), f.path);
+      if (typeof cur === 'string' && !opts.some(([v]) => v === cur)) opts.push([cur, named(cur)]);
+      else if (cur !== undefined && typeof cur !== 'string') opts.push([CUSTOM_RUNTIME, 'Custom (see the full editor)']);
+      return opts;
+    }
     const list = deps.presets()[f.kind === 'model' ? 'models' : 'systems'] ?? [];
     const opts = list.map((p): [string, string] => [p.id, p.name ?? p.id]);
     const cur = getPointer(deps.scenario(), f.path);
@@ -113,10 +123,12 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
   function control(f: QuickField): HTMLElement {
     const id = uid('q');
     let input: HTMLInputElement | HTMLSelectElement;
-    if (f.kind === 'model' || f.kind === 'system' || f.kind === 'precision' || f.kind === 'placement') {
+    if (f.kind === 'model' || f.kind === 'system' || f.kind === 'precision' || f.kind === 'placement' || f.kind === 'runtime') {
       input = h('select', { id, 'data-quick': f.path });
       input.addEventListener('change', () => {
-        if (input.value !== '') void edit(f.path, input.value);
+        // A runtime's empty choice is the system's own software (the key removed).
+        if (f.kind === 'runtime' && input.value !== CUSTOM_RUNTIME) void edit(f.path, input.value === '' ? undefined : input.value);
+        else if (input.value !== '') void edit(f.path, input.value);
       });
     } else if (f.kind === 'auto') {
       input = h('input', { id, type: 'checkbox', 'data-quick': f.path });
@@ -195,7 +207,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
           input.dataset.options = want;
         }
         const v = getPointer(s, path);
-        input.value = typeof v === 'string' ? v : (absentValue(f) ?? '');
+        input.value = typeof v === 'string' ? v : f.kind === 'runtime' ? (v === undefined ? '' : CUSTOM_RUNTIME) : (absentValue(f) ?? '');
       } else if (input.type === 'checkbox') {
         input.checked = s.parallel === 'auto';
         layoutNote.textContent = deps.layoutFollows() ? 'Now: the search’s pick for this scenario, searched again when the model or GPUs change.' : '';

@@ -92,6 +92,48 @@ describe('the serve form’s precision picker with no precision in the scenario'
   });
 });
 
+// The Serve form's runtime (probe finding: vLLM and SGLang were reachable only in the full editor).
+describe('the serve form’s runtime picker', () => {
+  const serve = (software?: unknown): Scenario =>
+    ({ schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 1, ...(software === undefined ? {} : { software }), inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 16 } } }) as unknown as Scenario;
+  const presets = (): PresetList => ({ software: [{ id: 'vllm', name: 'vLLM (PagedAttention)' }, { id: 'sglang', name: 'SGLang' }] }) as unknown as PresetList;
+  const picker = (s: Scenario, edits: Array<[string, unknown]> = []): HTMLSelectElement => {
+    const p = createTaskPanel({
+      presets,
+      scenario: () => s,
+      layoutFollows: () => false,
+      edit: async (path, value) => void edits.push([path, value]),
+      followNotes: () => [],
+      start: () => undefined,
+      pin: () => undefined,
+      searchLayouts: () => undefined,
+      compareGpus: () => undefined,
+      openEditor: () => undefined,
+    });
+    p.select('serve');
+    return p.formEl.querySelector('[data-quick="/software"]') as HTMLSelectElement;
+  };
+  it('offers the serving runtimes by name, shows the scenario’s, and the system’s own when absent', () => {
+    const sel = picker(serve('sglang'));
+    expect([...sel.options].map((o) => o.value)).toEqual(['', 'vllm', 'sglang', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager']);
+    expect(sel.selectedOptions[0]?.textContent).toBe('SGLang');
+    expect(sel.options[1]?.textContent).toBe('vLLM'); // the preset's name without its parenthesis
+    expect(picker(serve()).value).toBe('');
+    // a training stack or an inline profile is shown, not replaced by a blank
+    expect(picker(serve('nemo-2025')).value).toBe('nemo-2025');
+    expect(picker(serve({ name: 'mine', software: {} })).selectedOptions[0]?.textContent).toBe('Custom (see the full editor)');
+  });
+  it('sets the runtime, and the empty choice removes the key', () => {
+    const edits: Array<[string, unknown]> = [];
+    const sel = picker(serve('vllm'), edits);
+    sel.value = 'sglang';
+    sel.dispatchEvent(new Event('change'));
+    sel.value = '';
+    sel.dispatchEvent(new Event('change'));
+    expect(edits).toEqual([['/software', 'sglang'], ['/software', undefined]]);
+  });
+});
+
 describe('a short-form field whose text is not a number', () => {
   const scenario = { schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 8, parallel: { tp: 1 }, training: { global_batch: 64, seq_len: 4096, precision: 'bf16' } } as unknown as Scenario;
 

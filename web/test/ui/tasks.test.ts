@@ -197,6 +197,14 @@ describe('autoName', () => {
     }
   });
 
+  it('the Serve form\'s runtimes are software presets', async () => {
+    const { readdirSync } = await import('node:fs');
+    const ids = readdirSync(`${process.cwd()}/../presets/software`).map((f) => f.replace(/\.json$/, ''));
+    const runtime = TASK_DEFS.serve.fields.find((f) => f.kind === 'runtime')!;
+    expect(runtime.path).toBe('/software');
+    for (const id of runtime.choices ?? []) expect(ids, id).toContain(id);
+  });
+
   it('a picker of an absent key shows the engine\'s default for it, and offers every value the key takes', () => {
     const root = JSON.parse(mod.schema!()).scenario;
     let n = 0;
