@@ -9,7 +9,8 @@ import { createEditor } from '../../src/ui/editor';
 import type { JsonSchema } from '../../src/engine/types';
 import { loadModule } from '../wasm';
 
-function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => [], effective: (path: string) => unknown = () => undefined, task: 'train' | 'serve' = 'train') {
+type PanelDeps = Parameters<typeof createTaskPanel>[0];
+function panel(scenario: Scenario, presets: () => PresetList, notes: () => string[] = () => [], effective: (path: string) => unknown = () => undefined, task: 'train' | 'serve' = 'train', over: Partial<PanelDeps> = {}) {
   const p = createTaskPanel({
     presets,
     scenario: () => scenario,
@@ -22,6 +23,7 @@ function panel(scenario: Scenario, presets: () => PresetList, notes: () => strin
     searchLayouts: () => undefined,
     compareGpus: () => undefined,
     openEditor: () => undefined,
+    ...over,
   });
   p.select(task);
   return p;
@@ -97,22 +99,8 @@ describe('the serve form’s runtime picker', () => {
   const serve = (software?: unknown): Scenario =>
     ({ schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 1, ...(software === undefined ? {} : { software }), inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 16 } } }) as unknown as Scenario;
   const presets = (): PresetList => ({ software: [{ id: 'vllm', name: 'vLLM (PagedAttention)' }, { id: 'sglang', name: 'SGLang' }] }) as unknown as PresetList;
-  const picker = (s: Scenario, edits: Array<[string, unknown]> = []): HTMLSelectElement => {
-    const p = createTaskPanel({
-      presets,
-      scenario: () => s,
-      layoutFollows: () => false,
-      edit: async (path, value) => void edits.push([path, value]),
-      followNotes: () => [],
-      start: () => undefined,
-      pin: () => undefined,
-      searchLayouts: () => undefined,
-      compareGpus: () => undefined,
-      openEditor: () => undefined,
-    });
-    p.select('serve');
-    return p.formEl.querySelector('[data-quick="/software"]') as HTMLSelectElement;
-  };
+  const picker = (s: Scenario, edits: Array<[string, unknown]> = []): HTMLSelectElement =>
+    panel(s, presets, undefined, undefined, 'serve', { edit: async (path, value) => void edits.push([path, value]) }).formEl.querySelector('[data-quick="/software"]') as HTMLSelectElement;
   it('offers the serving runtimes by name, shows the scenario’s, and the system’s own when absent', () => {
     const sel = picker(serve('sglang'));
     expect([...sel.options].map((o) => o.value)).toEqual(['', 'vllm', 'sglang', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager']);
@@ -143,20 +131,10 @@ describe('a short-form field whose text is not a number', () => {
     // on the engine's words.
     const told: Array<[string, string]> = [];
     const edits: string[] = [];
-    const p = createTaskPanel({
-      presets: () => ({}),
-      scenario: () => scenario,
-      layoutFollows: () => false,
+    const p = panel(scenario, () => ({}), undefined, undefined, 'train', {
       edit: async (path) => void edits.push(path),
-      followNotes: () => [],
-      start: () => undefined,
-      pin: () => undefined,
-      searchLayouts: () => undefined,
-      compareGpus: () => undefined,
-      openEditor: () => undefined,
       invalid: (path, message) => void told.push([path, message]),
     });
-    p.select('train');
     document.body.append(p.formEl);
     const gpus = p.formEl.querySelector<HTMLInputElement>('[data-quick="/num_devices"]')!;
     const errorOf = (input: HTMLInputElement): HTMLElement => input.parentElement!.querySelector<HTMLElement>('.error')!;
