@@ -307,14 +307,20 @@ void add_energy_and_cost(const Scenario& s, const TrainingPrediction& t, double 
   const SystemOperations& ops = sys.operations;
   const Economics& econ = s.economics;
   const double n = static_cast<double>(s.num_devices);
-  // Energy: devices at the training mix while they compute (redone work and the production
-  // shortfall included: the run's steps, only slower than modelled) and at the
-  // idle floor while they write checkpoints or wait for a restart; the node's other parts for the
-  // whole elapsed time; the facility's PUE on top (The Green Grid, PUE: a comprehensive
-  // examination of the metric, 2012: total facility energy / IT equipment energy).
+  // Energy: devices at the training mix while they compute (redone work included: the run's
+  // steps again), at the idle floor while they write checkpoints or wait for a restart; the
+  // production shortfall (operations.production_efficiency: the same steps taking longer, for
+  // stragglers, data stalls, slow collectives) adds time but no math, so it is drawn at a device
+  // waiting in a collective: the idle floor plus communication_activity of the dynamic range
+  // (ASSUMED; device_power_w's weights), where it had been billed at the full training mix. The
+  // node's other parts for the whole elapsed time; the facility's PUE on top (The Green Grid,
+  // PUE: a comprehensive examination of the metric, 2012: total facility energy / IT equipment
+  // energy).
   r.device_power_w = r.ideal_s > 0 ? power_time / r.ideal_s : power_at(pw, training_shares(t));
-  const double device_j = n * (r.device_power_w * (r.ideal_s + r.lost.production + r.lost.lost_work) +
-                               idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
+  const double waiting_w = power_at(pw, ActivityShares{0, 0, 1, 0});
+  const double device_j =
+      n * (r.device_power_w * (r.ideal_s + r.lost.lost_work) + waiting_w * r.lost.production +
+           idle_power_w(pw) * (r.lost.checkpoint_writes + r.lost.restarts));
   const double nodes = ceil_div(n, static_cast<double>(sys.devices_per_node));
   const double node_j = nodes * ops.node_overhead_w * r.wall_s;
   r.device_energy_mwh = device_j / kJoulesPerMwh;
