@@ -753,6 +753,13 @@ void print_search(const json& r) {
   for (auto it = r["rejected"].begin(); it != r["rejected"].end(); ++it)
     std::printf("  rejected %-40s %lld\n", it.key().c_str(), it.value().get<long long>());
   if (r["cancelled"].get<bool>()) std::cout << "  (cancelled before the end)\n";
+  if (r.contains("narrowed")) {
+    std::cout << "  the whole space was past the search's cap, so these keys were fixed (as parallel "
+                 "\"auto\" does):";
+    for (auto it = r["narrowed"].begin(); it != r["narrowed"].end(); ++it)
+      std::cout << " " << it.key() << " " << it.value().get<long long>();
+    std::cout << "\n";
+  }
   if (r["best"].empty()) {
     std::cout << (r["mode"] == "rl" ? "No placement runs this job.\n" : "No feasible layout.\n");
     if (r.contains("fewest_devices"))

@@ -549,11 +549,15 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     const ParsedOptions po = parse_search_options(options_json, *s);
     if (po.error) return error_to_json(*po.error);
     const SearchOptions& o = po.options;
-    const FixedLayout fixed = fixed_keys(scenario_json, *s);
+    FixedLayout fixed = fixed_keys(scenario_json, *s);
     if (o.mode == SearchMode::serving)
       return serving_search_json(*s, fixed, o.top, po.serving_objective, progress);
     const auto start = std::chrono::steady_clock::now();
-    auto res = search_layouts(*s, fixed, o, progress);
+    // A training space past the cap is narrowed as parallel "auto" narrows it (a 1,024-GPU
+    // mixture of experts that auto searched had been refused here: probe finding).
+    std::vector<std::pair<std::string, std::int64_t>> narrowed;
+    auto res = o.mode == SearchMode::training ? search_narrowed(*s, fixed, o, &narrowed, progress)
+                                              : search_layouts(*s, fixed, o, progress);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!res) return error_to_json(res.error());
     const bool training = o.mode == SearchMode::training;
@@ -562,6 +566,11 @@ std::string search(std::string_view scenario_json, std::string_view options_json
     if (!training) j["objective"] = std::string(name_of(o.objective));
     if (training) j["rank_by"] = std::string(name_of(o.rank_by));
     add_counts(j, *res, elapsed);
+    if (!narrowed.empty()) {
+      ojson keys = ojson::object();
+      for (const auto& [key, value] : narrowed) keys[key] = value;
+      j["narrowed"] = keys;
+    }
     ojson best = ojson::array();
     for (const auto& r : res->best) best.push_back(best_json(*s, r, o));
     j["best"] = best;

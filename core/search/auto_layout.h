@@ -42,6 +42,15 @@ std::optional<Error> resolve_auto_stages(Scenario& s);
 // Both, stages first: what parallel: "auto" chose for the scenario itself, if it asked for it.
 Result<std::optional<AutoLayout>> resolve_parallel_auto(Scenario& s);
 
+// The training search of `s` over `fixed`, narrowed while its space is past the search's cap: keys
+// fixed one after another (zero_stage, micro_batch, interleave, each to 1: kAutoNarrowing) in
+// `fixed` and the search run again, each key so fixed added to `narrowed` (where given); not past
+// 2^20 devices (kMaxNarrowedDevices), whose narrowed spaces take seconds to count. The layout
+// search's command runs this too (io/api.cpp search), so that it searches what auto does.
+Result<SearchResult> search_narrowed(const Scenario& s, FixedLayout& fixed, const SearchOptions& o,
+                                     std::vector<std::pair<std::string, std::int64_t>>* narrowed,
+                                     const std::function<bool(double)>& progress = {});
+
 // For a scenario that no layout of its devices runs: the fewest devices the look of search.h
 // fewest_count finds (2, 4, 8, 16 and 32 times s.num_devices, then the whole nodes between the
 // largest refused count and the first that runs) with a layout the search `o` over `fixed` finds feasible

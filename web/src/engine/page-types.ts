@@ -202,6 +202,8 @@ export interface SearchResult {
   points_truncated?: boolean;
   /** None feasible: the fewest devices, up to 32 times the scenario's, with a feasible layout. */
   fewest_devices?: number;
+  /** Training: keys fixed (to 1) because the whole space was past the search's cap, as parallel "auto" fixes them. */
+  narrowed?: Record<string, number>;
   /** With points: the device memory (a prediction's memory.capacity_bytes). */
   capacity_bytes?: number;
   /** With points: what each point's memory_bytes is held against, the capacity less the runtime's reserve. */

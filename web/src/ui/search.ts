@@ -308,7 +308,8 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
       .join(', ');
     const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${plotted}`;
+    const narrowed = Object.entries(r.narrowed ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` Every layout was too many to search, so ${narrowed} ${Object.keys(r.narrowed ?? {}).length > 1 ? 'were' : 'was'} fixed, as the automatic layout does.` : ''}${plotted}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const first = r.best[0];
     const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost'] : []), ...(first?.step_energy_j !== undefined ? ['Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];

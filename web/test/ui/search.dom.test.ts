@@ -141,6 +141,14 @@ describe('search view: nothing feasible', () => {
     );
     expect(view.querySelectorAll('[data-testid="search-table"] tbody tr')).toHaveLength(0);
   });
+  it('a space past the cap: searched narrowed, as the automatic layout does, and said so', async () => {
+    const moe = { model: 'qwen3-235b-a22b', system: 'dgx-h100', num_devices: 1024, training: { global_batch: 4096, seq_len: 4096 } };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(moe)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await vi.waitFor(() => expect(view.querySelectorAll('[data-testid="search-table"] tbody tr').length).toBeGreaterThan(0), { timeout: 20000 });
+    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('Every layout was too many to search, so zero_stage 1 was fixed, as the automatic layout does.');
+  }, 30000);
   it('an RL job no placement runs: the fewest GPUs the engine found the job running on', async () => {
     // DeepSeek-V3 at 8 bits (671 GB) fits no rollout engine of 8 H100; colocated, the engines
     // fit from 16 GPUs and the trainer's search first at 64 (core/rl/rl.h rl_fewest_devices)
