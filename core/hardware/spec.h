@@ -223,7 +223,11 @@ struct SoftwareDefaults {
   // Host time for each further local expert's GEMM inside one grouped expert operator: the
   // framework issues the operator once (training_launch_interval) and the grouped-GEMM call
   // then launches one GEMM per local expert from C++ (Transformer Engine's GroupedLinear loops
-  // over cuBLAS calls), far cheaper than a Python-level operator.
+  // over cuBLAS calls). A C++ launch should cost less than a Python-level operator, but the public
+  // MoE rows cannot tell the two apart (scripts/fit_training_host.py --expert: the error is flat
+  // along their sum), so both are fitted as one value, 100 us (docs/method.md). Where a layout puts
+  // many experts on a device and little work in each (Qwen3-235B at tp 8 on 256 H100: host 56% of
+  // the step, 3.6x tp 2's), the host time may be overstated: no public row checks that regime.
   Seconds training_expert_gemm_interval{100e-6};
   // The training stack captures attention, the router and the dispatch preprocessing in CUDA
   // graphs (Megatron-Core cuda_graph_scope attn, moe_router, moe_preprocess; the Megatron-Bridge
