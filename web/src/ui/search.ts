@@ -286,7 +286,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const rejected = Object.entries(r.rejected ?? {})
       .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
       .join(', ');
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives' : 'requests meeting the objectives per second'}, per device.`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
     tableWrap.hidden = false;
