@@ -243,6 +243,7 @@ Result<ServingPrediction> bisect_capacity(const Scenario& c, const ServingPredic
       if (requests >= steady) break;
       requests = std::min(steady, 4 * requests);
     }
+    if (!met) return std::optional<ServingPrediction>();  // every pass refused past the step bound
     met_p99 = std::max(met_p99, met->e2e.p99);
     return met;
   };

@@ -36,10 +36,14 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * and 1,441.3 KiB: limits 570 and 1,450 KiB. A fourth round (2026-12-03: the runtime's KV default,
  * replicated KV heads, the attention core's recompute and the RL trainer's recompute ladder,
  * importers that validate what they fill, whole-run intervals, calibration misfit) took them to
- * 571.3 KiB (584,992 B) and 1,455.8 KiB: limits 575 and 1,460 KiB, the aim still met.
+ * 571.3 KiB (584,992 B) and 1,455.8 KiB: limits 575 and 1,460 KiB, the aim still met. A fifth
+ * (2026-12-03: the serving capacity search's steady-state runs and its planned deployments, the
+ * layout search's narrowing, the KV pool outputs, the path of malformed JSON, the Serve form's
+ * runtime picker) took every chunk to 1,461.3 KiB (1,496,336 B; the first load 570.9 KiB):
+ * limit 1,470 KiB.
  */
 const FIRST_LOAD_LIMIT_BYTES = 575 * 1024;
-const BUNDLE_LIMIT_BYTES = 1460 * 1024;
+const BUNDLE_LIMIT_BYTES = 1470 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
