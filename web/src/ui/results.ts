@@ -157,15 +157,17 @@ function littleHeadroom(prefix: string, p: Prediction): Prediction['warnings'][n
 }
 
 /** A served stream's memory in words: weights beside the KV pool the engine sets aside, then the static batch's verdict. */
-function servingMemoryNote(p: Prediction): HTMLElement | null {
+function servingMemoryNote(p: Prediction, resolved: ResolvedScenario | null): HTMLElement | null {
   const sv = p.serving;
   if (!sv || p.training || !p.memory) return null;
-  const weights = p.memory.per_device_bytes.weights;
+  // Disaggregated, the pool is the decode pool's, whose layout is not the one the rows describe.
+  const split = resolved?.inference?.serving?.disaggregated !== undefined;
+  const where = split ? 'per device of the decode pool' : `per device beside ${formatBytes(p.memory.per_device_bytes.weights)} of weights`;
   return h(
     'div',
     null,
     fitBanner('memory', p),
-    h('p', { class: 'note', 'data-testid': 'serving-memory-note' }, `Serving sets the KV cache pool aside whole at start: ${formatBytes(sv.kv_pool_bytes_per_device)} per device beside ${formatBytes(weights)} of weights, of which the stream used ${(sv.kv_utilisation * 100).toFixed(0)} % on average and ${(sv.kv_peak_utilisation * 100).toFixed(0)} % at its peak. The rows below are one static batch’s.`),
+    h('p', { class: 'note', 'data-testid': 'serving-memory-note' }, `Serving sets the KV cache pool aside whole at start: ${formatBytes(sv.kv_pool_bytes_per_device)} ${where}, of which the stream used ${(sv.kv_utilisation * 100).toFixed(0)} % on average and ${(sv.kv_peak_utilisation * 100).toFixed(0)} % at its peak. The rows below are one static batch’s${split ? ', on the scenario’s own layout' : ''}.`),
   );
 }
 
@@ -232,7 +234,7 @@ export function renderResults(container: HTMLElement, cur: Shown, pinned: Shown 
     // batch's, which the section's title and note say (probe finding: 99.5 MiB of KV shown where
     // the pool was tens of GiB).
     const title = p.training ? 'Memory per device: training' : p.serving ? 'Memory per device: one static batch' : 'Memory per device: inference';
-    parts.push(section(title, p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, servingMemoryNote(p) ?? fitBanner('memory', p)));
+    parts.push(section(title, p.training ? TRAINING_MEMORY_METRICS : INFERENCE_ONLY_MEMORY_METRICS, cur, pinned, servingMemoryNote(p, cur.resolved) ?? fitBanner('memory', p)));
   }
   if (p.training && p.inference?.memory) parts.push(section('Memory per device: inference', INFERENCE_MEMORY_METRICS, cur, pinned, fitBanner('inference.memory', p)));
   // "Does not fit" is said once, where it matters: in the memory section's verdict, with the

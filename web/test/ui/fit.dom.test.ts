@@ -82,5 +82,19 @@ describe('the memory of a served stream', () => {
     expect(el.textContent).toContain('Memory per device: one static batch');
     expect(el.querySelector('.fit')).not.toBeNull(); // the verdict stays
   });
+  it('disaggregated: the decode pool’s KV, not set beside the scenario layout’s weights', async () => {
+    const { readFileSync } = await import('node:fs');
+    const s = JSON.parse(readFileSync(`${process.cwd()}/../presets/scenarios/llama3-70b-8xh100-serving.json`, 'utf8')) as Record<string, any>;
+    s.inference.serving.disaggregated = { prefill: { tp: 4, replicas: 1 }, decode: { tp: 4, replicas: 1 } };
+    const text = JSON.stringify(s);
+    const prediction = JSON.parse(mod.predict(text)) as Prediction;
+    expect(prediction.serving).toBeDefined();
+    const resolved = (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario;
+    const el = document.createElement('div');
+    renderResults(el, { prediction, resolved }, null);
+    const note = el.querySelector<HTMLElement>('[data-testid="serving-memory-note"]')!.textContent ?? '';
+    expect(note).toContain('per device of the decode pool');
+    expect(note).not.toContain('of weights');
+  });
 });
 
