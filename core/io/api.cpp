@@ -165,31 +165,37 @@ std::string predict(std::string_view scenario_json) {
   }
 }
 
+Result<Scenario> checked_scenario(std::string_view scenario_json) {
+  auto s = parse_scenario(scenario_json);
+  if (!s) return s.error();
+  if (s->rl) {
+    // In the order predict meets them (rl/rl.cpp, predict_rl): the rollout, then the trainer.
+    if (auto err = check_rl(*s)) return *err;
+    if (auto ro = rl_rollout_scenario(*s); !ro) {
+      Error e = ro.error();
+      add_rl_fewest_devices(*s, e);
+      return e;
+    }
+    if (!s->rl->train_auto) {
+      if (auto t = rl_train_scenario(*s, s->model); !t) return t.error();
+    } else if (auto err = check_rl_train_auto(*s)) {
+      add_rl_fewest_devices(*s, *err);
+      return *err;
+    }
+    return s;
+  }
+  if (auto a = resolve_parallel_auto(s.value()); !a) return a.error();
+  if (auto err = validate_plan(*s)) return *err;
+  if (auto err = check_run(*s)) return *err;
+  if (s->inference && s->inference->serving)
+    if (auto err = check_serving(*s)) return *err;
+  return s;
+}
+
 std::string validate(std::string_view scenario_json) {
   try {
-    auto s = parse_scenario(scenario_json);
+    auto s = checked_scenario(scenario_json);
     if (!s) return error_to_json(s.error());
-    if (s->rl) {
-      // In the order predict meets them (rl/rl.cpp, predict_rl): the rollout, then the trainer.
-      if (auto err = check_rl(*s)) return error_to_json(*err);
-      if (auto ro = rl_rollout_scenario(*s); !ro) {
-        Error e = ro.error();
-        add_rl_fewest_devices(*s, e);
-        return error_to_json(e);
-      }
-      if (!s->rl->train_auto) {
-        if (auto t = rl_train_scenario(*s, s->model); !t) return error_to_json(t.error());
-      } else if (auto err = check_rl_train_auto(*s)) {
-        add_rl_fewest_devices(*s, *err);
-        return error_to_json(*err);
-      }
-      return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
-    }
-    if (auto a = resolve_parallel_auto(s.value()); !a) return error_to_json(a.error());
-    if (auto err = validate_plan(*s)) return error_to_json(*err);
-    if (auto err = check_run(*s)) return error_to_json(*err);
-    if (s->inference && s->inference->serving)
-      if (auto err = check_serving(*s)) return error_to_json(*err);
     return "{\"ok\":true,\"scenario\":" + scenario_to_json(*s) + "}";
   } catch (const std::exception& e) {
     return internal_error(e.what());

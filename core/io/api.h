@@ -6,6 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
+#include "scenario/scenario.h"
+
 namespace optimus::api {
 
 // Scenario JSON (docs/contract.md) -> prediction JSON, or an error object.
@@ -27,6 +30,10 @@ std::string import_measurements(std::string_view format, std::string_view file,
 // Scenario JSON -> {"ok": true, "scenario": <scenario with presets resolved and defaults
 // filled in>} or an error object.
 std::string validate(std::string_view scenario_json);
+
+// validate's checks for native callers (the importers): the scenario read, its "auto" layouts
+// resolved and checked as predict would, or the first error. May throw (validate catches).
+Result<Scenario> checked_scenario(std::string_view scenario_json);
 
 // {"models": [{"id", "name", ...}], "devices": [...], "systems": [...], "scenarios": [...],
 // "technology": [...], "dram": [...], "studies": [...]}; kind = "" for all, or one of those

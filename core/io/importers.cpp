@@ -776,13 +776,10 @@ std::string import_measurements(std::string_view format, std::string_view file,
   for (std::size_t i = 0; i < out.scenarios.size(); ++i) {
     // Read and checked as predict and calibrate would (a logged global batch the data-parallel
     // ranks do not divide reads, and is refused a step later, further from the file).
-    const std::string checked = api::validate(out.scenarios[i].dump());
-    if (api::is_error(checked)) {
-      const ojson e = ojson::parse(checked)["error"];
-      return fail("import.scenario_invalid", e.value("path", ""),
-                  "the scenario with the file's keys filled in does not read (" + e.value("code", "") +
-                      "): " + e.value("message", ""));
-    }
+    if (auto checked = api::checked_scenario(out.scenarios[i].dump()); !checked)
+      return fail("import.scenario_invalid", checked.error().path,
+                  "the scenario with the file's keys filled in does not read (" + checked.error().code +
+                      "): " + checked.error().message);
     for (const auto& [metric, value] : out.metrics[i]) {
       // A time or a rate read as zero or less (a "-5 ms" line, a counter that wrapped) is no
       // measurement: calibration would refuse it a step later, further from the file.

@@ -257,6 +257,12 @@ std::optional<Error> check_run(const Scenario& s, const ParamCounts& params) {
   return std::nullopt;
 }
 
+// The tokens `steps` whole global batches train: a framework trains a last batch whole, so a run of
+// 1 token trains one batch, and its cost per million tokens is that batch's, not a million times it.
+double batch_tokens(double steps, std::int64_t global_batch, std::int64_t seq_len) {
+  return steps * d(global_batch) * d(seq_len);
+}
+
 // Later stages: each on its own sequence length, batch and layout. Adds each stage's steps and time
 // to r, its devices' draw times its time to power_time (the devices' mean draw is weighted by each
 // part's time) and its tokens to tokens.
@@ -292,7 +298,7 @@ std::optional<Error> add_stages(const Scenario& s, RunReport& r, double& power_t
     r.steps += st.steps;
     r.ideal_s += st.ideal_s;
     power_time += power_at(pw, training_shares(tp)) * st.ideal_s;
-    tokens += d(st.steps) * d(st.global_batch) * d(st.seq_len);  // whole batches, as the main part's
+    tokens += batch_tokens(d(st.steps), st.global_batch, st.seq_len);
     r.stages.push_back(st);
   }
   return std::nullopt;
@@ -357,14 +363,9 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
   const auto whole_steps = [&](double tokens, std::int64_t global_batch) {
     return ceil_div(tokens, static_cast<double>(global_batch) * static_cast<double>(w.seq_len));
   };
-  // The tokens trained: whole global batches (a run of 1 token trains one batch, and its cost per
-  // million tokens is that batch's, not a million times it).
-  const auto trained = [&](double steps_at, std::int64_t global_batch) {
-    return steps_at * d(global_batch) * d(w.seq_len);
-  };
   const double steady_steps = whole_steps(steps->steady_tokens, w.global_batch);
   r.ideal_s = steady_steps * t.iteration_time.value;
-  double tokens = trained(steady_steps, w.global_batch);
+  double tokens = batch_tokens(steady_steps, w.global_batch, w.seq_len);
   for (std::size_t i = 0; i < w.batch_ramp.size(); ++i) {
     const RampStep& step = w.batch_ramp[i];
     auto at = at_ramp_batch(s, i);
@@ -373,7 +374,7 @@ Result<RunReport> plan_run(const Scenario& s, const TrainingPrediction& t, const
     const double it = predict_training(*at, ignored).iteration_time.value;
     const double ramp_steps_at = whole_steps(step.tokens, step.global_batch);
     r.ideal_s += ramp_steps_at * it;
-    tokens += trained(ramp_steps_at, step.global_batch);
+    tokens += batch_tokens(ramp_steps_at, step.global_batch, w.seq_len);
   }
   double power_time = power_at(pw, training_shares(t)) * r.ideal_s;
   // Later stages: each on its own sequence length, batch and layout.

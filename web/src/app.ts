@@ -24,7 +24,7 @@ import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/ro
 import { formatValue, groupDigits, type Quantity } from './base/format';
 import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
-import { HEADLINES, starter, taskOf, type Task } from './state/tasks';
+import { atChosenLayout, HEADLINES, starter, taskOf, type Task } from './state/tasks';
 import { createTaskPanel } from './ui/taskform';
 import { fieldMessage, followingGpus, plainError, type Fix } from './ui/words';
 import { sig } from './base/format';
@@ -304,10 +304,9 @@ const loadCalibrate = (): Promise<unknown> =>
 const calibrateDeps = {
   engine,
   apply: (cal, run) => {
-    const s = clone(run ?? editor.scenario());
     // A calibration belongs to the layout measured: under parallel "auto", the one the search chose.
-    const chosen = s.parallel === 'auto' && cal ? current?.prediction.parallel_auto?.parallel : undefined;
-    if (chosen) s.parallel = clone(chosen);
+    const base = clone(run ?? editor.scenario());
+    const s = cal ? atChosenLayout(base, current?.prediction) : base;
     if (cal) s.calibration = clone(cal);
     else delete s.calibration;
     void editor.load(s, { layoutFollows: editor.layoutFollows() }).then(() => {

@@ -225,6 +225,17 @@ const STARTER_NAMES: Record<string, string> = {
 };
 
 /** A task's starting scenario, named. */
+/**
+ * The scenario at the layout parallel "auto" chose for it (`prediction.parallel_auto`), else as it is.
+ * A calibration belongs to the layout measured: searched again at the calibrated rates another
+ * layout can win (70B serving on 8 H100: TP8 measured at 700 ms TTFT, TP4 x 2 shown at 987 ms
+ * "calibrated"), so the calibrate panel fits on it and the page applies the fit with it.
+ */
+export function atChosenLayout<S extends { parallel?: unknown }>(s: S, p: { parallel_auto?: { parallel?: unknown } } | null | undefined): S {
+  const chosen = s.parallel === 'auto' ? p?.parallel_auto?.parallel : undefined;
+  return chosen ? { ...s, parallel: JSON.parse(JSON.stringify(chosen)) as unknown } : s;
+}
+
 export function starter(task: Task): Scenario {
   const s = structuredClone(TASK_DEFS[task].starter);
   s.name = autoName(s, { model: (id) => STARTER_NAMES[id], system: (id) => STARTER_NAMES[id] });

@@ -8,6 +8,7 @@ import type { Engine } from '../engine/client';
 import type { CalibrateResult, Calibration, EngineError, ImportResult, Prediction } from '../engine/types';
 import { h, uid } from '../base/dom';
 import { countOf, formatValue, sig, type Quantity } from '../base/format';
+import { atChosenLayout } from '../state/tasks';
 import { getPath, INFERENCE_METRICS, RL_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_METRICS } from './metrics';
 
 type Scenario = Record<string, unknown>;
@@ -113,16 +114,9 @@ export function uncalibrated(s: Scenario): Scenario {
   return rest;
 }
 
-/**
- * The scenario a measurement was taken on: uncalibrated, and under parallel "auto" at the layout the
- * search chose for it. A calibration belongs to the layout measured: searched again at the
- * calibrated rates another layout can win (70B serving on 8 H100: TP8 measured at 700 ms TTFT,
- * TP4 x 2 shown at 987 ms "calibrated").
- */
+/** The scenario a measurement was taken on: uncalibrated, at the layout "auto" chose (atChosenLayout). */
 export function measuredOn(s: Scenario, p: Prediction | null): Scenario {
-  const u = uncalibrated(s);
-  const chosen = s.parallel === 'auto' ? p?.parallel_auto?.parallel : undefined;
-  return chosen ? { ...u, parallel: chosen } : u;
+  return atChosenLayout(uncalibrated(s), p);
 }
 
 export interface CalibrateDeps {
