@@ -18,31 +18,12 @@ import { readJson } from '../test/wasm';
 import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, metrics, reportMetrics, setField, settled, siteWithEngine } from './harness';
 
 /**
- * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB;
- * 489 KiB when first set, 531 KiB since every output object became a field table whose rows
- * carry their schema text, issue 41), and every chunk of the site with both engines (1,271 KiB
- * when set, 1,299 KiB with the output tables, 1,405 KiB once the accuracy view shipped the ZeRO-3,
- * InferenceX and RL rows too): limits a little above what was reached (docs/web.md "Weight"), so
- * growth is noticed. The first load reached 549.97 KiB with the RL controller's input and output
- * (2026-12-01) and its limit went from 550 to 555 KiB, and 555.18 KiB with speculative decoding's
- * decode stretches (the same day: 1.4 KiB of the first engine), its limit 560 KiB, the aim still met;
- * every chunk then 1,421.7 KiB (both engines carry them), its limit 1,430 KiB. A second round of
- * expert probes' fixes (2026-12-02: RL counts that fit, the capacity search's bracket, pipeline
- * engines in serving, import refusals, precision fallbacks, whole-step runs, their messages) took
- * the first load to 560.5 KiB (573,930 B) and every chunk to 1,433.9 KiB: limits 565 and 1,440 KiB,
- * the aim still met. A third round (2026-12-02, later: the page's words for engine messages, link
- * errors and invalid fields, studies in words, step-drawn timelines; the engine's skinny GEMM
- * tiles, RL memory and search, nvfp4 scales) took them to 565.0 KiB (578,581 B, its JS 67.1 KiB)
- * and 1,441.3 KiB: limits 570 and 1,450 KiB. A fourth round (2026-12-03: the runtime's KV default,
- * replicated KV heads, the attention core's recompute and the RL trainer's recompute ladder,
- * importers that validate what they fill, whole-run intervals, calibration misfit) took them to
- * 571.3 KiB (584,992 B) and 1,455.8 KiB: limits 575 and 1,460 KiB, the aim still met. A fifth
- * (2026-12-03: the serving capacity search's steady-state runs and its planned deployments, the
- * layout search's narrowing, the KV pool outputs, the path of malformed JSON, the Serve form's
- * runtime picker) took every chunk to 1,461.3 KiB (1,496,336 B; the first load 570.9 KiB):
- * limit 1,470 KiB.
+ * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB), and
+ * every chunk of the site with both engines: limits a few KiB above what was last measured
+ * (2026-12-03: 575.4 KiB and 1,462.6 KiB), so that growth is noticed and each raise is a decision
+ * with its reason in git log (docs/web.md "Weight").
  */
-const FIRST_LOAD_LIMIT_BYTES = 575 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 580 * 1024;
 const BUNDLE_LIMIT_BYTES = 1470 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;

@@ -224,7 +224,6 @@ const STARTER_NAMES: Record<string, string> = {
   'qwen2.5-7b': 'Qwen2.5 7B',
 };
 
-/** A task's starting scenario, named. */
 /**
  * The scenario at the layout parallel "auto" chose for it (`prediction.parallel_auto`), else as it is.
  * A calibration belongs to the layout measured: searched again at the calibrated rates another
@@ -236,6 +235,7 @@ export function atChosenLayout<S extends { parallel?: unknown }>(s: S, p: { para
   return chosen ? { ...s, parallel: JSON.parse(JSON.stringify(chosen)) as unknown } : s;
 }
 
+/** A task's starting scenario, named. */
 export function starter(task: Task): Scenario {
   const s = structuredClone(TASK_DEFS[task].starter);
   s.name = autoName(s, { model: (id) => STARTER_NAMES[id], system: (id) => STARTER_NAMES[id] });
