@@ -298,6 +298,21 @@ void warn_preemption(const ServingSpec& sv, const ServingPrediction& p, std::vec
            "kv_admission \"reserve\", or give the cache more memory"});
 }
 
+// A closed loop of more clients than requests: client k sends request k at time 0 and no client
+// beyond num_requests ever sends, so the run is num_requests requests sent at once (an offline
+// burst), not a steady state of `concurrency` users. Benchmarks send several requests per client
+// (InferenceX's sweeps ten: conc 32 with num_prompts 320, tests/validation/data/inferencemax_public.csv).
+void warn_idle_clients(const ServingSpec& sv, std::vector<Warning>& warnings) {
+  if (sv.arrival != Arrival::closed || sv.concurrency <= sv.num_requests) return;
+  warnings.push_back({"serving.clients_beyond_requests",
+                      std::to_string(sv.concurrency) + " concurrent clients but " +
+                          std::to_string(sv.num_requests) +
+                          " requests: the clients beyond the requests never send, so the run is " +
+                          std::to_string(sv.num_requests) + " requests sent at once, not a steady load of " +
+                          std::to_string(sv.concurrency) +
+                          " users; raise num_requests (benchmarks send about ten per client)"});
+}
+
 }  // namespace
 
 // The pools of a planned deployment: one, or a prefill and a decode pool.
@@ -339,7 +354,8 @@ Result<ServingPrediction> ServingRunner::run(double requests_per_s, std::int64_t
   if (auto err = step_bound(sv, pools_->pool ? pools_->pool->limits() : pools_->dec->limits())) return *err;
   auto out = pools_->pool ? simulate_serving(sv, *pools_->pool, pools_->s.num_devices)
                           : simulate_serving(sv, *pools_->pre, *pools_->dec, warnings);
-  if (out) warn_overload(sv, *out, warnings), warn_preemption(sv, *out, warnings);
+  if (out)
+    warn_overload(sv, *out, warnings), warn_preemption(sv, *out, warnings), warn_idle_clients(sv, warnings);
   return out;
 }
 

@@ -135,6 +135,18 @@ TEST(Serving, AStreamPastCapacityWarnsThatItsQueueGrows) {
   EXPECT_FALSE(warned({{"arrival", "closed"}, {"concurrency", 512}, {"num_requests", 1000}}));
 }
 
+// A closed loop of more clients than requests is an offline burst of the requests: the same
+// numbers as a loop of exactly num_requests clients, and a warning that says so; a loop of fewer
+// clients than requests has none.
+TEST(Serving, ClientsBeyondTheRequestsAreSaidToBeIdle) {
+  const json many = predict(base({{"arrival", "closed"}, {"concurrency", 100000}, {"num_requests", 500}}));
+  const json all = predict(base({{"arrival", "closed"}, {"concurrency", 500}, {"num_requests", 500}}));
+  EXPECT_TRUE(warns(many, "serving.clients_beyond_requests")) << many.dump().substr(0, 300);
+  EXPECT_FALSE(warns(all, "serving.clients_beyond_requests"));
+  EXPECT_DOUBLE_EQ(many["serving"]["output_tokens_per_s"].get<double>(),
+                   all["serving"]["output_tokens_per_s"].get<double>());
+}
+
 // A software profile that states no scheduler (a training stack's) still runs a serving simulation
 // with its kernels, and says which scheduler it assumed; a serving profile, or none, says nothing.
 TEST(Serving, AProfileWithoutASchedulerSaysWhichItAssumed) {

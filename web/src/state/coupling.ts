@@ -26,6 +26,10 @@
 //   - a length given as {"mean", "max"} (rl prompt_len and response_len, serving lengths): the
 //     engine needs min < mean < max (serving.length_mean_out_of_range); an edit of one end past the
 //     other moves the other, if the person did not set it, at the ratio the two had (coupleLengths).
+//   - serving.num_requests follows a closed loop's concurrency at ten requests a user (InferenceX's
+//     sweeps send num_prompts = 10 x conc, tests/validation/data/inferencemax_public.csv), at most
+//     the engine's 1,000,000: a loop of more users than requests is a burst of the requests sent
+//     at once, whatever the users (serving.clients_beyond_requests), coupleRequests.
 //   - model: inference.precision and rl.rollout.precision follow the model's published checkpoint
 //     (model.checkpoint_precision: DeepSeek-V3/R1 and Kimi K2 ship FP8 with block scales) while
 //     they hold the previous model's own (coupleCheckpoint); a precision the person set stays.
@@ -147,6 +151,7 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
     }
   }
 
+  coupleRequests(s, changed, userSet, followed);
   coupleRl(s, changed, followed);
   coupleLengths(s, before, changed, userSet, followed, notes);
   if (changed === '/model') coupleCheckpoint(s, before, ctx, userSet, followed, notes);
@@ -177,6 +182,20 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
     }
   }
   return { scenario: s, followed, notes };
+}
+
+/** Requests a closed loop simulates per user, and the engine's most (docs/contract.md). */
+export const REQUESTS_PER_USER = 10;
+const MAX_REQUESTS = 1_000_000;
+
+/** A closed loop's num_requests follows its users (the rules above), unless the person set it. */
+function coupleRequests(s: Scenario, changed: string, userSet: ReadonlySet<string>, followed: string[]): void {
+  const serving = asObject(asObject(s.inference)?.serving);
+  const users = num(serving?.concurrency);
+  if (changed !== '/inference/serving/concurrency' || !serving || serving.arrival !== 'closed' || users === undefined) return;
+  if (userSet.has('/inference/serving/num_requests')) return;
+  serving.num_requests = Math.min(MAX_REQUESTS, Math.max(1, Math.round(users)) * REQUESTS_PER_USER);
+  followed.push('/inference/serving/num_requests');
 }
 
 /** Whether a field shows a value the person did not set (absent: the engine derives it). */

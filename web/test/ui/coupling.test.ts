@@ -75,6 +75,22 @@ describe('sequence parallelism follows tp (and MoE) unless set', () => {
   });
 });
 
+describe('a closed loop’s requests follow its users', () => {
+  const serving = (sv: Record<string, unknown>) => ({ ...base(), inference: { prompt_len: 100, output_len: 10, serving: sv } });
+  const edit = (sv: Record<string, unknown>, typed: string[] = []) =>
+    (couple(serving({ arrival: 'closed', concurrency: 16, num_requests: 500 }), serving(sv), '/inference/serving/concurrency', new Set(typed)).scenario.inference as any).serving;
+  it('ten requests a user, up and down', () => {
+    expect(edit({ arrival: 'closed', concurrency: 200, num_requests: 500 }).num_requests).toBe(2000);
+    expect(edit({ arrival: 'closed', concurrency: 4, num_requests: 500 }).num_requests).toBe(40);
+  });
+  it('at most the engine’s million', () => {
+    expect(edit({ arrival: 'closed', concurrency: 500000, num_requests: 500 }).num_requests).toBe(1_000_000);
+  });
+  it('requests the person set stay', () => {
+    expect(edit({ arrival: 'closed', concurrency: 200, num_requests: 500 }, ['/inference/serving/num_requests']).num_requests).toBe(500);
+  });
+});
+
 describe('switching the serving arrival drops the other arrival’s keys', () => {
   const serving = (sv: Record<string, unknown>) => ({ ...base(), inference: { prompt_len: 100, output_len: 10, serving: sv } });
   it('poisson -> closed: requests_per_s goes, concurrency starts at 32', () => {
