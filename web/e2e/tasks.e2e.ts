@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { decodeFragment } from '../src/codec/url';
-import { OUT, VIEWPORTS, at, axeClean, landing, metrics, siteWithEngine } from './harness';
+import { OUT, VIEWPORTS, at, axeClean, freshPage, landing, metrics, siteWithEngine } from './harness';
 
 const lines: string[] = [];
 const { site, predict } = siteWithEngine(() => {
@@ -615,6 +615,38 @@ describe('a newcomer masters the page in a minute', () => {
     await n.type(field, '');
     await n.noError();
     expect((await n.truth()).scenario.inference.speculative).toBeUndefined();
+    await page.close();
+  });
+
+  test('serving more users than requests: the requests follow the users, ten each, and the numbers are of that load', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="serve"]');
+    await n.type('[data-quick="/inference/serving/concurrency"]', '600');
+    await n.noError();
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.inference.serving).toMatchObject({ arrival: 'closed', concurrency: 600, num_requests: 6000 });
+    expect(prediction.warnings.map((w: any) => w.code)).not.toContain('serving.clients_beyond_requests');
+    await page.close();
+  });
+
+  test('the first numbers come with the task form filled, not blank, while the full engine still loads', async () => {
+    const page = await freshPage(site, VIEWPORTS.desktop);
+    // The form's schema comes from the full engine: held back, the first numbers arrive without it.
+    let release = (): void => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/optimus_wasm-*.wasm', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${site.origin}/`);
+    await page.waitForSelector('[data-testid="status"][data-state="ready"]', { timeout: 30_000 });
+    expect(await page.locator('[data-testid="editor"]').getAttribute('data-state')).not.toBe('ready');
+    const model = page.locator('[data-quick="/model"]');
+    expect(await model.evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent)).toBe('Llama 3 70B');
+    expect(await page.locator('[data-quick="/num_devices"]').inputValue()).toBe('64');
+    release();
+    await page.waitForSelector('[data-testid="editor"][data-state="ready"]', { state: 'attached' });
     await page.close();
   });
 

@@ -27,7 +27,6 @@ import { clone } from './state/pointer';
 import { atChosenLayout, HEADLINES, starter, taskOf, type Task } from './state/tasks';
 import { createTaskPanel } from './ui/taskform';
 import { fieldMessage, followingGpus, plainError, type Fix } from './ui/words';
-import { sig } from './base/format';
 
 // This module's imports are evaluated: what follows builds the page (docs/performance.md).
 performance.mark('optimus:app-start');
@@ -619,7 +618,7 @@ function renderHeadline(p: Prediction, s: Scenario): void {
   const items = HEADLINES[taskOf(s)].flatMap(([path, label, q]) => {
     const v = getPath(p, path);
     if (v === undefined || v === null) return [];
-    const text = q === 'days' ? (typeof v === 'number' ? `${sig(v)} days` : String(v)) : formatValue(v, q as Quantity);
+    const text = formatValue(v, q as Quantity);
     const shown = path === 'memory.fits' && v === false ? 'does not fit' : path === 'memory.fits' ? 'yes' : text;
     return [h('span', { class: 'item' }, h('span', { class: 'label' }, path === 'memory.fits' ? 'Fits in GPU memory' : label), ' ', h('strong', { class: v === false ? 'bad' : undefined, 'data-metric': path, 'data-value': String(v) }, shown))];
   });
@@ -832,6 +831,7 @@ async function loadFromHash(): Promise<void> {
   // the full engine, which the worker fetches only when asked for it, so asking after the first
   // result keeps that download out of the page's first load (docs/web.md "Weight").
   const first = compute(r.scenario as Scenario);
+  editor.preview(r.scenario as Scenario);
   selectTaskOf(r.scenario as Scenario, r.source === 'link');
   const estimated = await first;
   void loadCalibrate();

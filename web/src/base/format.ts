@@ -3,35 +3,74 @@
 // functions, unit-tested in test/ui/format.test.ts.
 
 /** Kinds of quantity the page displays; each has its own unit ladder. */
-export type Quantity = 'seconds' | 'bytes' | 'byte_rate' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'factor' | 'count' | 'bool' | 'intensity' | 'params' | 'usd';
+// 'days': a duration given in days (run.wall_days), written on the seconds' ladder (2.3 h, 6.69
+// years); 'energy_mwh': an energy given in MWh, written in kWh, MWh or GWh.
+export type Quantity = 'seconds' | 'days' | 'bytes' | 'byte_rate' | 'flops' | 'flop_rate' | 'tokens_rate' | 'requests_rate' | 'ratio' | 'factor' | 'count' | 'bool' | 'intensity' | 'params' | 'usd' | 'energy_mwh';
 
 /** `x` with `digits` significant digits, without trailing zeros or exponent for usual sizes. */
 export function sig(x: number, digits = 3): string {
   if (!Number.isFinite(x)) return String(x);
   if (x === 0) return '0';
   const abs = Math.abs(x);
-  if (abs >= 1e21 || abs < 1e-6) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e');
+  // A thousand trillion and up as a power of ten: not "1000000000000000".
+  if (abs >= 1e15 || abs < 1e-6) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e');
   // A value that rounds up to 10^digits (999.95 at 3 digits) is written whole, not "1.00e+3".
   const p = x.toPrecision(digits);
   const fixed = abs >= 10 ** digits ? x.toFixed(0) : p.includes('e') ? Number(p).toFixed(0) : p;
   return fixed.includes('.') && !fixed.includes('e') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
+/** The rung of the seconds' ladder (ns, µs, ms, s, min, h, days, years) that writes `s`: its size in seconds and its unit. */
+function secondsRung(s: number): { seconds: number; unit: string } {
+  const a = Math.abs(s);
+  // Each rung up to the value that rounds to a thousand of it (0.99995 s is "1 s", not "1000 ms").
+  const below = (limit: number): boolean => Number(a.toPrecision(3)) < limit;
+  if (below(1e-6)) return { seconds: 1e-9, unit: 'ns' };
+  if (below(1e-3)) return { seconds: 1e-6, unit: 'µs' };
+  if (below(1)) return { seconds: 1e-3, unit: 'ms' };
+  if (a < 120) return { seconds: 1, unit: 's' };
+  if (a < 7200) return { seconds: 60, unit: 'min' };
+  if (a < 172800) return { seconds: 3600, unit: 'h' };
+  if (a < 86400 * 365.25) return { seconds: 86400, unit: 'days' };
+  return { seconds: 86400 * 365.25, unit: 'years' };
+}
+
 /** Seconds on a ladder ns, µs, ms, s, min, h, days, years (time to train runs long). */
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return String(s);
-  const a = Math.abs(s);
-  if (a === 0) return '0 s';
-  // Each rung up to the value that rounds to a thousand of it (0.99995 s is "1 s", not "1000 ms").
-  const below = (limit: number): boolean => Number(a.toPrecision(3)) < limit;
-  if (below(1e-6)) return `${sig(s * 1e9)} ns`;
-  if (below(1e-3)) return `${sig(s * 1e6)} µs`;
-  if (below(1)) return `${sig(s * 1e3)} ms`;
-  if (a < 120) return `${sig(s)} s`;
-  if (a < 7200) return `${sig(s / 60)} min`;
-  if (a < 172800) return `${sig(s / 3600)} h`;
-  if (a < 86400 * 365.25) return `${sig(s / 86400)} days`;
-  return `${sig(s / (86400 * 365.25))} years`;
+  if (s === 0) return '0 s';
+  const r = secondsRung(s);
+  return `${sig(s / r.seconds)} ${r.unit}`;
+}
+
+/** Energy given in MWh, in kWh below one MWh and GWh from a thousand: 0.0403 -> "40.3 kWh". */
+export function formatMwh(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a === 0) return '0 kWh';
+  if (Number(a.toPrecision(3)) < 1) return `${sig(x * 1e3)} kWh`;
+  if (Number(a.toPrecision(3)) < 1000) return `${sig(x)} MWh`;
+  return `${sig(x / 1e3)} GWh`;
+}
+
+/**
+ * A range low – high written in one unit, the high end's (for durations and capacities, whose
+ * ladders would otherwise write "23.5 h – 1.2 days"): "21.3 – 34.5 h". Other quantities: each end
+ * as formatValue writes it.
+ */
+export function formatRange(low: number, high: number, q: Quantity): string {
+  const scaled = (size: number, unit: string): string => `${sig(low / size)} – ${sig(high / size)} ${unit}`;
+  if (!Number.isFinite(low) || !Number.isFinite(high) || high === 0) return `${formatValue(low, q)} – ${formatValue(high, q)}`;
+  if (q === 'seconds' || q === 'days') {
+    const k = q === 'days' ? 86400 : 1;
+    const r = secondsRung(high * k);
+    return scaled(r.seconds / k, r.unit);
+  }
+  if (q === 'bytes') {
+    const i = Math.min(BINARY.length - 1, Math.max(0, Math.floor(Math.log(Math.abs(high)) / Math.log(1024))));
+    return scaled(1024 ** i, BINARY[i]!);
+  }
+  return `${formatValue(low, q)} – ${formatValue(high, q)}`;
 }
 
 /**
@@ -128,6 +167,10 @@ export function formatValue(x: unknown, q: Quantity): string {
   switch (q) {
     case 'seconds':
       return formatSeconds(x);
+    case 'days':
+      return formatSeconds(x * 86400);
+    case 'energy_mwh':
+      return formatMwh(x);
     case 'bytes':
       return formatBytes(x);
     case 'byte_rate':

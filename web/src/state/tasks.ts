@@ -235,6 +235,9 @@ export function atChosenLayout<S extends { parallel?: unknown }>(s: S, p: { para
   return chosen ? { ...s, parallel: JSON.parse(JSON.stringify(chosen)) as unknown } : s;
 }
 
+/** A starter's preset name by its id (before the preset lists have arrived), else undefined. */
+export const starterName = (id: string): string | undefined => STARTER_NAMES[id];
+
 /** A task's starting scenario, named. */
 export function starter(task: Task): Scenario {
   const s = structuredClone(TASK_DEFS[task].starter);

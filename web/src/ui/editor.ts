@@ -84,6 +84,8 @@ export interface Editor {
   el: HTMLElement;
   load(s: Scenario, options?: LoadOptions): Promise<void>;
   scenario(): Scenario;
+  /** Shows a scenario before the form is built (the task form reads it beside the first numbers). */
+  preview(s: Scenario): void;
   /** `words`: the error in plain words (app.ts: ui/words.ts plainError), shown instead of the engine's message, which the field's title keeps with the code. */
   showError(e: EngineError | null, words?: string): void;
   /** Re-fills the inputs (after presets arrived). */
@@ -405,6 +407,18 @@ function editedCopy(preset: Record<string, unknown>, id: string, source?: string
   return base;
 }
 
+/** Says that editing one of a preset's fields made the model (or system) a custom copy of it. */
+function inlinedNotes(before: Scenario, after: Scenario): string[] {
+  const notes: string[] = [];
+  for (const [key, what] of [['model', 'model'], ['system', 'system']] as const) {
+    const now = after[key];
+    if (typeof before[key] !== 'string' || typeof now !== 'object' || now === null) continue;
+    const name = String((now as Record<string, unknown>).name ?? before[key]);
+    notes.push(`Editing one of its fields made the ${what} a custom copy, “${name}”: pick the preset again to undo.`);
+  }
+  return notes;
+}
+
 /** The value of a field's input, or why it is not one. */
 function parseInput(f: Field, input: Input): { ok: true; value: unknown } | { ok: false; message: string } {
   if (f.kind === 'check') return { ok: true, value: (input as HTMLInputElement).checked };
@@ -525,6 +539,14 @@ class ScenarioEditor implements Editor {
     return this.current;
   }
 
+  /**
+   * Shows `s` as the scenario before the form is built (its schema loads after the first result,
+   * app.ts): the task form reads its values from here, so it is not blank beside the first numbers.
+   */
+  preview(s: Scenario): void {
+    if (this.fields.size === 0) this.current = clone(s);
+  }
+
   userSet(): ReadonlySet<string> {
     return this.typed;
   }
@@ -601,7 +623,7 @@ class ScenarioEditor implements Editor {
       const named = (kind: 'models' | 'systems') => (id: string) => this.deps.presets()[kind]?.find((p) => p.id === id)?.name;
       this.current.name = autoName(this.current, { model: named('models'), system: named('systems') });
     }
-    this.lastNotes = r.notes;
+    this.lastNotes = [...inlinedNotes(before, this.current), ...r.notes];
     this.showNotes();
     this.refresh();
   }
@@ -824,7 +846,8 @@ class ScenarioEditor implements Editor {
       this.localErrors.add(f.path);
       this.clearEngineErrors();
       this.setLocalError(f.path, p.message);
-      this.deps.onInvalid(f.path, p.message);
+      // The status line is far from the field: it names it.
+      this.deps.onInvalid(f.path, `${f.label}: ${p.message}`);
       return;
     }
     this.localErrors.delete(f.path);

@@ -965,7 +965,7 @@ const contextExtension: LessonDef = {
   ],
   scenario: contextScenario,
   shown: [
-    { path: 'run.wall_days', label: 'Whole run, wall-clock days', q: 'count' },
+    { path: 'run.wall_days', label: 'Whole run, wall clock', q: 'days' },
     ROW.gpuHours,
     { path: 'run.stages.0.ideal_time_s', label: 'Extension, ideal time', q: 'seconds' },
     { path: 'run.stages.0.mfu', label: 'Extension MFU', q: 'ratio' },

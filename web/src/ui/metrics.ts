@@ -610,8 +610,8 @@ function stageRows(c: ExplainContext): Array<[string, string]> {
 export const RUN_METRICS: MetricDef[] = [
   {
     path: 'run.wall_days',
-    label: 'Wall-clock days (with failures, checkpoints and restarts)',
-    q: 'count',
+    label: 'Wall clock (with failures, checkpoints and restarts)',
+    q: 'days',
     better: 'lower',
     about: 'Elapsed days of the whole run: every step at its predicted time (slowed only by a production efficiency the scenario states), plus checkpoint writes, the work lost to failures and the restarts after them. What published runs spend beyond that (evaluations, ablations, stalls) is in the band, not in the number.',
     explain: (c) => ({
@@ -679,15 +679,15 @@ export const RUN_METRICS: MetricDef[] = [
   },
   {
     path: 'run.energy_mwh',
-    label: 'Energy (MWh, at the meter)',
-    q: 'count',
+    label: 'Energy (at the meter)',
+    q: 'energy_mwh',
     better: 'lower',
     about: 'Electricity of the whole run: the devices’ draw at the run’s mix of work, the rest of each node, and the facility overhead (PUE).',
     explain: (c) => ({
       formula: 'energy = (device power × devices + node overhead) × wall time × PUE',
       inputs: [
         ['device power (average)', runFixed(c, 'device_power_W', 0, '', ' W')],
-        ['devices’ energy', runFixed(c, 'device_energy_mwh', 1, '', ' MWh')],
+        ['devices’ energy', runIn(c, 'device_energy_mwh', 'energy_mwh')],
         ['wall time', runIn(c, 'wall_time_s', 'seconds')],
       ],
       source: RUN_SOURCE,
@@ -1288,7 +1288,7 @@ const rlRunMetric = (path: string, label: string, q: Quantity, about: string, fo
   explain: withRl((rl, c) => ({ formula, inputs: inputs(rl, c), source: RL_RUN_SOURCE })),
 });
 export const RL_RUN_METRICS: MetricDef[] = [
-  rlRunMetric('rl.run.wall_days', 'Wall-clock days', 'count', 'Every step of the run at this step’s predicted time. Failures, restarts and evaluations between steps are not counted.', 'days = steps × step time / 86,400 s', (rl) => [
+  rlRunMetric('rl.run.wall_days', 'Wall clock', 'days', 'Every step of the run at this step’s predicted time. Failures, restarts and evaluations between steps are not counted.', 'days = steps × step time / 86,400 s', (rl) => [
     ['steps', String(rl.run?.train_steps ?? '?')],
     ['step time', sec(rl.step_time_s)],
   ]),
@@ -1299,8 +1299,8 @@ export const RL_RUN_METRICS: MetricDef[] = [
   ]),
   rlRunMetric(
     'rl.run.energy_mwh',
-    'Energy (MWh, at the meter)',
-    'count',
+    'Energy (at the meter)',
+    'energy_mwh',
     'The devices’ draw at the step’s mix of work (memory-bound while generating, compute-bound while training, idle while waiting), the rest of each node, and the facility overhead (PUE).',
     'energy = (device power × devices + node overhead) × wall time × PUE, device power from the shares of the step spent generating, training and communicating',
     (rl) => [
@@ -1318,7 +1318,7 @@ export const RL_RUN_METRICS: MetricDef[] = [
     'cost = GPU-hours × USD per GPU-hour (rental; or amortised price + energy × USD per kWh)',
     (rl) => [
       ['GPU-hours', f(rl.run?.gpu_hours, 'count')],
-      ['energy', `${f(rl.run?.energy_mwh, 'count')} MWh`],
+      ['energy', f(rl.run?.energy_mwh, 'energy_mwh')],
     ],
   ),
 ];

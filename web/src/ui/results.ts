@@ -4,7 +4,7 @@
 // of their own (what the MoE layers do on one device), and every model its parameter counts.
 import type { Prediction, ResolvedScenario } from '../engine/types';
 import { h } from '../base/dom';
-import { formatBytes, formatDelta, formatValue, regimeWords } from '../base/format';
+import { formatBytes, formatDelta, formatRange, formatValue, regimeWords } from '../base/format';
 import { explain, getPath, INFERENCE_MEMORY_METRICS, INFERENCE_METRICS, INFERENCE_ONLY_MEMORY_METRICS, MOE_METRICS, PARAM_METRICS, RL_METRICS, RL_POOL_MEMORY_METRICS, RL_RUN_METRICS, RL_TRAINER_MEMORY_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_MEMORY_METRICS, TRAINING_METRICS, type MetricDef } from './metrics';
 import { servingIntro } from './serving';
 import { warningWords } from './words';
@@ -37,7 +37,7 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
     ? h(
         'div',
         { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of ${band.cases} published ${regimeWords(band.regime)} fell in this range around the prediction` },
-        `80% range ${formatValue(band.low, def.q)} – ${formatValue(band.high, def.q)}`,
+        `80% range ${formatRange(band.low, band.high, def.q)}`,
         oneSided(band, v) ? h('span', { class: 'one-sided', 'data-one-sided': def.path }, ` (${oneSided(band, v)})`) : null,
       )
     : null;

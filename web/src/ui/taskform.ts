@@ -5,7 +5,7 @@
 // follow. Inputs carry data-quick (not data-path: that is the full editor's contract).
 import type { PresetList } from '../engine/types';
 import { getPointer } from '../state/pointer';
-import { TASK_DEFS, TASKS, quickEdit, quickFields, quickPlaceholder, quickValue, type QuickField, type Scenario, type Task } from '../state/tasks';
+import { TASK_DEFS, TASKS, quickEdit, quickFields, quickPlaceholder, quickValue, starterName, type QuickField, type Scenario, type Task } from '../state/tasks';
 import { h, uid } from '../base/dom';
 
 export interface TaskPanelDeps {
@@ -116,7 +116,7 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     if (typeof cur !== 'string') opts.push(['', 'Custom (see the full editor)']);
     // The preset list lands after the first numbers (app.ts): until then, or for an id it lacks,
     // the scenario's own id, not a blank picker.
-    else if (!opts.some(([v]) => v === cur)) opts.push([cur, cur]);
+    else if (!opts.some(([v]) => v === cur)) opts.push([cur, starterName(cur) ?? cur]);
     return opts;
   }
 

@@ -103,8 +103,12 @@ describe('scenario editor', () => {
     const m = editor.scenario().model as Record<string, unknown>;
     expect(m).toMatchObject({ layers: 3, hidden: 64, heads: 4, ffn_hidden: 256, vocab: 100, name: 'Model One (edited)' });
     expect(m).not.toHaveProperty('notes');
+    expect(editor.followNotes()).toEqual(['Editing one of its fields made the model a custom copy, “Model One (edited)”: pick the preset again to undo.']);
+    type('/model/layers', '4');
+    await flush();
+    expect(editor.followNotes()).toEqual([]);
     expect(field('/model').value).toBe('__inline');
-    expect(edits).toBe(1);
+    expect(edits).toBe(2);
   });
 
   it('is busy from an edit until it has asked for the estimate: a picked model waits for its preset', async () => {
@@ -128,7 +132,7 @@ describe('scenario editor', () => {
   it('text that is not a number is reported at its field and nothing is computed', async () => {
     type('/parallel/tp', '8x');
     await flush();
-    expect(invalid).toEqual([['/parallel/tp', '"8x" is not a number.']]);
+    expect(invalid).toEqual([['/parallel/tp', 'Tensor (tp): "8x" is not a number.']]);
     expect(edits).toBe(0);
     expect(slot('/parallel/tp').hidden).toBe(false);
     expect(field('/parallel/tp').getAttribute('aria-invalid')).toBe('true');
@@ -391,7 +395,7 @@ describe('scenario editor fields from the engine schema', () => {
     expect(editor.scenario().parallel).not.toHaveProperty('tp');
     type('/training/seq_len', '');
     await flush();
-    expect(invalid).toEqual([['/training/seq_len', 'Enter a number.']]);
+    expect(invalid).toEqual([['/training/seq_len', 'Sequence length: Enter a number.']]);
   });
 });
 
@@ -508,7 +512,7 @@ describe('results panel', () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]!.textContent).toContain('53 published training steps of dense models on GPUs without FP4 (H100, A100 and earlier)');
     expect(notes[0]!.closest('section')!.querySelector('h3')!.textContent).toBe('Training');
-    expect(el.querySelector('[data-band-metric="training.iteration_time_s"]')!.textContent).toBe('80% range 1.8 s – 2.6 s');
+    expect(el.querySelector('[data-band-metric="training.iteration_time_s"]')!.textContent).toBe('80% range 1.8 – 2.6 s');
   });
 
   it('with a pinned result, shows it and the difference; "does not fit" stands out', () => {

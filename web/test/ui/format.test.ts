@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { countOf, cutMiddle, formatBytes, formatDelta, formatParams, formatPercent, formatSeconds, formatValue, groupDigits, regimeWords, sig, siPrefix } from '../../src/base/format';
+import { countOf, cutMiddle, formatBytes, formatDelta, formatMwh, formatParams, formatPercent, formatRange, formatSeconds, formatValue, groupDigits, regimeWords, sig, siPrefix } from '../../src/base/format';
 
 describe('number formatting', () => {
   it.each([
@@ -13,6 +13,8 @@ describe('number formatting', () => {
     [1.5e-9, '1.5e-9'],
     [-2.5, '-2.5'],
     [999.95, '1000'],
+    [1e15, '1e+15'],
+    [2.5e18, '2.5e+18'],
   ])('sig(%s) = %s', (x, want) => expect(sig(x)).toBe(want));
 
   it.each([
@@ -137,5 +139,25 @@ describe('regimeWords', () => {
     expect(regimeWords('memory/inference')).toBe('inference memory footprints');
     expect(regimeWords('rl/step/split')).toBe('RL step times of jobs on two pools');
     expect(regimeWords('someday/new')).toBe('measurements of the regime someday/new');
+  });
+});
+
+describe('durations in days, energies in MWh, ranges in one unit', () => {
+  it.each([
+    [0.0958, '2.3 h'],
+    [30, '30 days'],
+    [2442, '6.69 years'],
+  ])('%s days = %s', (x, want) => expect(formatValue(x, 'days')).toBe(want));
+  it.each([
+    [0.0403, '40.3 kWh'],
+    [12.5, '12.5 MWh'],
+    [21400, '21.4 GWh'],
+    [0, '0 kWh'],
+  ])('%s MWh = %s', (x, want) => expect(formatMwh(x)).toBe(want));
+  it('a range takes its high end’s unit, whatever the low end’s', () => {
+    expect(formatRange(0.8 * 86400, 1.5 * 86400, 'seconds')).toBe('19.2 – 36 h');
+    expect(formatRange(0.4, 1.2, 'days')).toBe('9.6 – 28.8 h');
+    expect(formatRange(900 * 2 ** 20, 2 * 2 ** 30, 'bytes')).toBe('0.879 – 2 GiB');
+    expect(formatRange(0.5, 0.7, 'ratio')).toBe('50 % – 70 %');
   });
 });

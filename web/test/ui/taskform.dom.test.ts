@@ -37,11 +37,12 @@ const picked = (root: HTMLElement, path: string): string => {
 describe('the short form pickers', () => {
   const scenario = { schema_version: 1, model: 'llama3-8b', system: 'dgx-h100', num_devices: 8, parallel: { tp: 1 }, training: { global_batch: 64, seq_len: 4096, precision: 'bf16' } } as unknown as Scenario;
 
-  it("show the scenario's own ids before the preset list arrives, and the presets' names after", () => {
+  it("show a starter's preset names before the preset list arrives, another scenario's own ids, and the presets' names after", () => {
     let list: PresetList = {};
     const p = panel(scenario, () => list);
-    expect(picked(p.formEl, '/model')).toBe('llama3-8b');
-    expect(picked(p.formEl, '/system')).toBe('dgx-h100');
+    expect(picked(p.formEl, '/model')).toBe('Llama 3 8B');
+    expect(picked(p.formEl, '/system')).toBe('NVIDIA DGX H100');
+    expect(picked(panel({ ...scenario, model: 'qwen3-235b-a22b' } as Scenario, () => ({})).formEl, '/model')).toBe('qwen3-235b-a22b');
     list = { models: [{ id: 'llama3-8b', name: 'Llama 3 8B' }], systems: [{ id: 'dgx-h100', name: 'NVIDIA DGX H100' }] } as unknown as PresetList;
     p.refresh();
     expect(picked(p.formEl, '/model')).toBe('Llama 3 8B');
