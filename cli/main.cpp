@@ -882,13 +882,16 @@ int cmd_search(const std::vector<std::string>& args) {
   return emit(optimus::api::search(text, options.dump()), as_json, print_search);
 }
 
-constexpr const char* kStudyHelp = R"(optimus study NAME [--json]
+constexpr const char* kStudyHelp = R"(optimus study NAME [--job JSON] [--json]
 optimus study --list [--json]
 
 Runs one of the paper's studies (Kundu et al. 2024) on the engine: a built-in sweep whose
 scenarios are described in presets/studies/NAME.json (optimus preset studies NAME), each
 predicted, printed as a table.
   --list   the studies this build knows ({"studies": [{"name", "title", "description"}]} with --json)
+  --job    your own job for cheapest-accelerator, in place of the study's: JSON with any of
+           "model" (a preset id or an inline model), "num_devices", "seq_len", "global_batch",
+           "train_tokens"; e.g. --job '{"model": "llama3.1-8b", "num_devices": 64}'
   --json   print {"study", "title", "description", "columns", "units", "column_descriptions",
            "rows", "notes"}
 Unknown NAME: error code study.unknown, exit status 2.
@@ -945,10 +948,13 @@ void print_study(const json& t) {
 
 int cmd_study(const std::vector<std::string>& args) {
   bool as_json = false, list = false;
-  std::string name;
-  for (const auto& a : args) {
+  std::string name, job;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a == "--json")
       as_json = true;
+    else if (a == "--job" && i + 1 < args.size())
+      job = args[++i];
     else if (a == "--list")
       list = true;
     else if (a == "--help" || a == "-h") {
@@ -965,7 +971,7 @@ int cmd_study(const std::vector<std::string>& args) {
     std::cerr << "optimus study: give a study NAME or --list\n" << kStudyHelp;
     return 1;
   }
-  if (!list) return emit(optimus::api::study(name), as_json, print_study);
+  if (!list) return emit(optimus::api::study(name, job), as_json, print_study);
   return emit(optimus::api::studies(), as_json, [](const json& r) {
     for (const auto& s : r["studies"])
       std::printf("  %-20s %s\n", s["name"].get<std::string>().c_str(),

@@ -86,13 +86,14 @@ std::string search_without_progress(const std::string& scenario_json, const std:
 }
 
 #ifndef OPTIMUS_WASM_FIRST_LOAD
-// The paper's studies: studies() lists them, study(name) runs one (study.unknown in band).
+// The paper's studies: studies() lists them, study(name, job) runs one (study.unknown in band;
+// job: "" or a person's own job, api.h study).
 std::string studies() {
   return guarded([&] { return optimus::api::studies(); });
 }
 
-std::string study(const std::string& name) {
-  return guarded([&] { return optimus::api::study(name); });
+std::string study(const std::string& name, const std::string& job) {
+  return guarded([&] { return optimus::api::study(name, job); });
 }
 
 // The JSON Schemas of the scenario and the prediction ({"scenario", "prediction"}).

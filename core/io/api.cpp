@@ -625,9 +625,11 @@ std::string studies() {
   }
 }
 
-std::string study(std::string_view name) {
+std::string study(std::string_view name, std::string_view job_json) {
   try {
-    auto t = run_study(name, io::embedded_preset_source());
+    auto job = io::read_study_job(job_json);
+    if (!job) return error_to_json(job.error());
+    auto t = run_study(name, io::embedded_preset_source(), *job);
     if (!t) return error_to_json(t.error());
     return io::study_to_json(*t);
   } catch (const std::exception& e) {

@@ -62,7 +62,9 @@ std::string studies();
 // One study run on the engine: {"study", "title", "description", "columns": [row keys in
 // order], "units": {key: unit}, "column_descriptions": {key: text}, "rows": [{...}], "notes":
 // [...]}; unknown name -> error code "study.unknown" (path "").
-std::string study(std::string_view name);
+// `job` (JSON text, empty for none): a person's own job for the cheapest-accelerator study
+// (io/study_io.h read_study_job); another study given one is study.job_not_supported.
+std::string study(std::string_view name, std::string_view job = {});
 
 // The JSON Schemas (draft 2020-12) of the contract, built by the engine (io/schema.h):
 // {"scenario": <what predict, validate and search accept>, "prediction": <what predict returns>}.

@@ -187,6 +187,32 @@ Result<StudyDescription> read_study(std::string_view name, const json& v, const 
   return make_error("study.unknown", path, "no study is called '" + std::string(name) + "'");
 }
 
+Result<StudyJob> read_study_job(std::string_view text) {
+  StudyJob job;
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return job;
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    return make_error("study.malformed_job", "",
+                      std::string("the study's job is not valid JSON: ") + e.what());
+  }
+  std::optional<Error> err;
+  Reader r(root, "", err);
+  if (const json* m = r.get("model", false)) {
+    auto model = m->is_string() ? model_preset(m->get<std::string>(), "/model") : read_model(*m, "/model");
+    if (!model) return model.error();
+    job.model = *model;
+  }
+  job.num_devices = r.integer("num_devices", false, 1, 100'000'000);
+  job.seq_len = r.integer("seq_len", false, 1, 100'000'000);
+  job.global_batch = r.integer("global_batch", false, 1, 1'000'000'000);
+  job.train_tokens = r.number("train_tokens", false, 1, 1e18);
+  r.finish();
+  if (err) return *err;
+  return job;
+}
+
 PresetSource embedded_preset_source() {
   PresetSource ps;
   ps.model = [](std::string_view id) { return model_preset(id, ""); };

@@ -15,6 +15,12 @@ namespace optimus::io {
 // Pointer of the offending key under `path`; a name no study knows is "study.unknown".
 Result<StudyDescription> read_study(std::string_view name, const json& v, const std::string& path);
 
+// A person's job for a study (study/study.h StudyJob) from JSON text: {"model" (a preset id or
+// an inline model), "num_devices", "seq_len", "global_batch", "train_tokens"}, each optional, with
+// the scenario's ranges; empty text is no job. Errors: study.malformed_job, or the scenario's
+// codes at the key's JSON Pointer.
+Result<StudyJob> read_study_job(std::string_view text);
+
 // The presets and study descriptions the studies read, from the embedded presets.
 PresetSource embedded_preset_source();
 

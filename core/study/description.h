@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -99,11 +100,14 @@ struct CheapestAcceleratorStudy {
     double usd_per_gpu_hour = 0;
   };
   std::string model;
+  std::optional<ModelSpec> own_model;  // a person's model (StudyJob), in place of `model`'s preset
   std::int64_t num_devices = 1, seq_len = 1, global_batch = 1;
   double train_tokens = 0;
   LayoutGrid grid;
   std::vector<Row> rows;
-  std::vector<std::string> table_notes;  // "{predictions}" as in gpu-generations
+  // "{predictions}" as in gpu-generations; "{job}": the model, tokens, sequence, batch and
+  // devices in words (the study's own or a person's, study.cpp job_words).
+  std::vector<std::string> table_notes;
 };
 
 using StudyDescription =

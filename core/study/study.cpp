@@ -268,6 +268,35 @@ Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) 
 // cheapest-accelerator: one whole training run on each system, priced by the device-hour (the
 // whole-run model of run/run.h: steps at the steady-state time, checkpoints and failures).
 
+// "Llama 3 70B, 15T tokens, seq 8192, 16.8M-token batch, 1024 devices per row": the job a
+// cheapest-accelerator table ran, for its "{job}" note.
+std::string job_words(const CheapestAcceleratorStudy& desc, const ModelSpec& model) {
+  const auto short_num = [](double x) {
+    char b[32];
+    if (x >= 1e12)
+      std::snprintf(b, sizeof b, "%.3gT", x / 1e12);
+    else if (x >= 1e9)
+      std::snprintf(b, sizeof b, "%.3gB", x / 1e9);
+    else if (x >= 1e6)
+      std::snprintf(b, sizeof b, "%.3gM", x / 1e6);
+    else
+      std::snprintf(b, sizeof b, "%.0f", x);
+    return std::string(b);
+  };
+  return (model.name.empty() ? desc.model : model.name) + ", " + short_num(desc.train_tokens) +
+         " tokens, seq " + std::to_string(desc.seq_len) + ", " +
+         short_num(d(desc.global_batch) * d(desc.seq_len)) + "-token batch, " +
+         std::to_string(desc.num_devices) + " devices per row";
+}
+
+std::vector<std::string> with_job(std::vector<std::string> notes, const std::string& words) {
+  const std::string placeholder = "{job}";
+  for (std::string& note : notes)
+    for (auto at = note.find(placeholder); at != std::string::npos; at = note.find(placeholder, at))
+      note.replace(at, placeholder.size(), words);
+  return notes;
+}
+
 Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource& ps) {
   StudyTable t;
   t.columns = {{"label", "", "GPU, system, precision"},
@@ -284,10 +313,11 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
                {kBandColumn, "", kBandDescription},
                {"relative_cost", "", "cost / the cheapest row's (cheapest = 1)"},
                {"cheapest", "", "the row with the lowest cost"}};
-  auto model = ps.model(desc.model);
+  auto model = desc.own_model ? Result<ModelSpec>(*desc.own_model) : ps.model(desc.model);
   if (!model) return model.error();
   std::int64_t evaluated = 0;
   double cheapest = std::numeric_limits<double>::infinity();
+  std::vector<std::string> unfit;
   for (const CheapestAcceleratorStudy::Row& r : desc.rows) {
     Scenario base;
     if (auto err = row_base(ps, *model, r.label, r.system, desc.num_devices, base)) return *err;
@@ -296,6 +326,11 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
     base.economics.usd_per_gpu_hour = r.usd_per_gpu_hour;
     const Best best = best_layout(base, desc.grid);
     evaluated += best.evaluated;
+    // A person's job that some systems cannot hold: those rows are named in a note, not priced.
+    if ((!best.prediction || !best.prediction->run) && desc.own_model) {
+      unfit.push_back(r.label);
+      continue;
+    }
     if (!best.prediction || !best.prediction->run)
       return Error{"study.no_feasible_layout", "", "no layout of the grid fits for " + r.label};
     const TrainingPrediction& tr = *best.prediction->training;
@@ -326,7 +361,15 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
     row.set("relative_cost", row.number("cost_usd") / cheapest);
     row.set("cheapest", row.number("cost_usd") == cheapest);
   }
-  t.notes = with_predictions(desc.table_notes, evaluated);
+  if (t.rows.empty())
+    return Error{"study.no_feasible_layout", "",
+                 "no layout of the grid fits on any of the systems for " + job_words(desc, *model)};
+  t.notes = with_job(with_predictions(desc.table_notes, evaluated), job_words(desc, *model));
+  if (!unfit.empty()) {
+    std::string names;
+    for (const std::string& u : unfit) names += (names.empty() ? "" : "; ") + u;
+    t.notes.push_back("No layout of the grid holds this job in device memory on: " + names + ".");
+  }
   return t;
 }
 
@@ -589,7 +632,8 @@ const std::vector<StudyInfo>& study_list() {
        "Time per output token of Llama 2 70B on H100-class devices as the DRAM generation changes from "
        "HBM2 to HBM4E."},
       {"cheapest-accelerator", "Which accelerator trains this model cheapest",
-       "One whole training run (Llama 3 70B, 15T tokens, 1024 devices) on A100, H100, H200, B200 and "
+       "One whole training run (Llama 3 70B, 15T tokens, 1024 devices, or a job of your own) on A100, H100, "
+       "H200, B200 and "
        "MI300X at the fastest layout of a grid, bf16 and fp8, priced at 2026 rental prices per device-hour: "
        "days, "
        "GPU-hours, energy and money, with checkpoints and failures."},
@@ -597,12 +641,29 @@ const std::vector<StudyInfo>& study_list() {
   return list;
 }
 
-Result<StudyTable> run_study(std::string_view name, const PresetSource& presets) {
+// The study's description with a person's job in place of its own (StudyJob).
+std::optional<Error> apply_job(StudyDescription& desc, const StudyJob& job) {
+  if (job.empty()) return std::nullopt;
+  auto* c = std::get_if<CheapestAcceleratorStudy>(&desc);
+  if (!c)
+    return Error{"study.job_not_supported", "",
+                 "only the cheapest-accelerator study runs a job of your own; the others run the paper's"};
+  if (job.model) c->own_model = *job.model;
+  c->num_devices = job.num_devices.value_or(c->num_devices);
+  c->seq_len = job.seq_len.value_or(c->seq_len);
+  c->global_batch = job.global_batch.value_or(c->global_batch);
+  c->train_tokens = job.train_tokens.value_or(c->train_tokens);
+  return std::nullopt;
+}
+
+Result<StudyTable> run_study(std::string_view name, const PresetSource& presets, const StudyJob& job) {
   for (const StudyInfo& info : study_list()) {
     if (info.name != name) continue;
     auto desc = presets.study(name);
     if (!desc) return in_study(name, desc.error());
-    auto r = std::visit([&](const auto& study) { return run(study, presets); }, *desc);
+    StudyDescription d = std::move(desc).value();
+    if (auto err = apply_job(d, job)) return *err;
+    auto r = std::visit([&](const auto& study) { return run(study, presets); }, d);
     if (!r) return in_study(name, r.error());
     StudyTable t = std::move(r).value();
     t.info = info;

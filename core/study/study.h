@@ -67,6 +67,16 @@ struct PresetSource {
       band;
 };
 
+// A person's own job for the study that trains one model (cheapest-accelerator): each key given
+// replaces the study's, so the table answers "which accelerator trains *this* model cheapest".
+// Another study given a job refuses it (study.job_not_supported): their rows are the paper's.
+struct StudyJob {
+  std::optional<ModelSpec> model;
+  std::optional<std::int64_t> num_devices, seq_len, global_batch;
+  std::optional<double> train_tokens;
+  bool empty() const { return !model && !num_devices && !seq_len && !global_batch && !train_tokens; }
+};
+
 // The studies this build knows, in a stable order.
 const std::vector<StudyInfo>& study_list();
 
@@ -74,6 +84,7 @@ const std::vector<StudyInfo>& study_list();
 // fails to load or a scenario the engine rejects is returned as that error, its message
 // prefixed with the study (a bug in the study, not a user's choice: tests assert every study
 // runs).
-Result<StudyTable> run_study(std::string_view name, const PresetSource& presets);
+// With a job (StudyJob), the cheapest-accelerator study runs it in place of its own.
+Result<StudyTable> run_study(std::string_view name, const PresetSource& presets, const StudyJob& job = {});
 
 }  // namespace optimus

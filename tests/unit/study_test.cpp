@@ -290,6 +290,40 @@ TEST(CheapestAccelerator, CostIsHoursTimesPriceAndTheCheapestIsMarked) {
   }
 }
 
+// A job of one's own runs in place of the study's: its model, devices and tokens reach every row
+// (the note says which job; GPU-hours are its devices' and the steps its tokens'), a system that
+// cannot hold it is named in a note rather than failing the table, and bad jobs get codes.
+TEST(CheapestAccelerator, AJobOfOnesOwnReplacesTheStudys) {
+  const json t = json::parse(optimus::api::study(
+      "cheapest-accelerator", R"({"model": "llama3.1-8b", "num_devices": 64, "train_tokens": 1e12})"));
+  ASSERT_TRUE(t.contains("rows")) << t.dump().substr(0, 300);
+  ASSERT_GE(t["rows"].size(), 4u);
+  EXPECT_NE(t["notes"][0].get<std::string>().find("Llama 3.1 8B, 1T tokens, seq 8192"), std::string::npos)
+      << t["notes"][0];
+  const double steps = std::ceil(1e12 / (2048.0 * 8192.0));
+  for (const json& r : t["rows"]) {
+    EXPECT_NEAR(r["gpu_hours"].get<double>(), 64 * r["wall_days"].get<double>() * 24,
+                1e-6 * r["gpu_hours"].get<double>());
+    EXPECT_GE(r["wall_days"].get<double>() * 86400, steps * r["iteration_time_s"].get<double>());
+  }
+  // Llama 3 405B on 8 GPUs fits no system's memory at any layout of the grid.
+  const json none = json::parse(
+      optimus::api::study("cheapest-accelerator", R"({"model": "llama3-405b", "num_devices": 8})"));
+  EXPECT_EQ(none["error"]["code"], "study.no_feasible_layout") << none.dump().substr(0, 300);
+  const auto code = [](const std::string& name, const std::string& job) {
+    const json e = json::parse(optimus::api::study(name, job));
+    return e.contains("error")
+               ? e["error"]["code"].get<std::string>() + " " + e["error"]["path"].get<std::string>()
+               : "none";
+  };
+  EXPECT_EQ(code("cheapest-accelerator", "{\"model\": "), "study.malformed_job ");
+  EXPECT_EQ(code("cheapest-accelerator", R"({"model": "no-such-model"})"), "preset.unknown_model /model");
+  EXPECT_EQ(code("cheapest-accelerator", R"({"num_devices": 0})"), "scenario.out_of_range /num_devices");
+  EXPECT_EQ(code("cheapest-accelerator", R"({"gpus": 8})"), "scenario.unknown_key /gpus");
+  EXPECT_EQ(code("gpu-generations", R"({"num_devices": 8})"), "study.job_not_supported ");
+  EXPECT_EQ(code("gpu-generations", " "), "none");
+}
+
 // The engine's finding over nodes (reported next to the paper's in docs/studies.md): scaling
 // everything together always speeds up, and exposed communication takes a growing share of
 // the iteration (flat between 7 and 5 nm, where NVLink-class SerDes double with the logic,

@@ -26,7 +26,7 @@ test('studies() lists the paper\'s five studies and the cost study', () => {
 
 test('study(name) returns rows with every documented column', () => {
   for (const { name } of JSON.parse(engine.studies()).studies) {
-    const t = JSON.parse(engine.study(name));
+    const t = JSON.parse(engine.study(name, ''));
     assert.equal(t.error, undefined, JSON.stringify(t.error));
     assert.equal(t.study, name);
     assert.ok(t.rows.length > 0);
@@ -34,8 +34,16 @@ test('study(name) returns rows with every documented column', () => {
   }
 });
 
+test('study(name, job) runs the cheapest-accelerator study on a job of ones own, and a bad job is an in-band error', () => {
+  const t = JSON.parse(engine.study('cheapest-accelerator', JSON.stringify({ model: 'llama3.1-8b', num_devices: 64, train_tokens: 1e12 })));
+  assert.equal(t.error, undefined, JSON.stringify(t.error));
+  assert.match(t.notes[0], /^Llama 3\.1 8B, 1T tokens/);
+  for (const row of t.rows) assert.ok(Math.abs(row.gpu_hours - 64 * 24 * row.wall_days) < 1e-6 * row.gpu_hours);
+  assert.equal(JSON.parse(engine.study('cheapest-accelerator', '{"num_devices": 0}')).error.path, '/num_devices');
+});
+
 test('study() on an unknown name is an in-band study.unknown error', () => {
-  const r = JSON.parse(engine.study('no-such-study'));
+  const r = JSON.parse(engine.study('no-such-study', ''));
   assert.equal(r.error.code, 'study.unknown');
   assert.equal(r.error.path, '');
 });

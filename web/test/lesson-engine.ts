@@ -28,7 +28,7 @@ export function lessonEngine(mod: OptimusModule): LessonEngine {
     let d = tables.get(l.study);
     if (!d) {
       if (typeof mod.study !== 'function') throw new Error('this build of the engine has no studies');
-      const st = JSON.parse(mod.study(l.study)) as StudyResult | { error: unknown };
+      const st = JSON.parse(mod.study(l.study, '')) as StudyResult | { error: unknown };
       if ('error' in st) throw new Error(`study ${l.study}: ${JSON.stringify(st.error)}`);
       tables.set(l.study, (d = { study: st as StudyResult }));
     }

@@ -43,7 +43,8 @@ export interface Engine {
   ): { result: Promise<EngineResult<SearchResult>>; cancel(): void };
   /** The list of studies; {studies: []} when the engine has none or answers an error. */
   studies(): Promise<StudyList>;
-  study(name: string): Promise<EngineResult<StudyResult>>;
+  /** `job`: a job of one's own for cheapest-accelerator (model, num_devices, seq_len, global_batch, train_tokens). */
+  study(name: string, job?: Record<string, unknown>): Promise<EngineResult<StudyResult>>;
   /** The engine's JSON Schemas of the scenario and the prediction (core/io/schema.h). */
   schema(): Promise<EngineResult<EngineSchemas>>;
   /** Fits a calibration to measurement lines (JSON Lines text, docs/calibration.md). */
@@ -517,8 +518,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return r.ok && Array.isArray(r.value.studies) ? r.value : { studies: [] };
     },
 
-    async study(name) {
-      return toResult<StudyResult>(await call('study', [name]));
+    async study(name, job) {
+      return toResult<StudyResult>(await call('study', [name, job ? JSON.stringify(job) : '']));
     },
 
     async schema() {

@@ -15,7 +15,8 @@ export interface OptimusModule {
   /** Present once the search engineer's binding exists; progress returns false to cancel. */
   search?: (scenarioJson: string, optionsJson: string, progress: ((fraction: number) => boolean) | null) => string;
   studies?: () => string;
-  study?: (name: string) => string;
+  /** `job`: "" or a job of one's own for cheapest-accelerator (docs/contract.md, Search and studies). */
+  study?: (name: string, job: string) => string;
   /** {"scenario": JSON Schema, "prediction": JSON Schema} (core/io/schema.h). */
   schema?: () => string;
   /** JSON Lines of measurements -> {"calibration", "fitted", "cases", "warnings"} (docs/calibration.md). */
@@ -42,7 +43,7 @@ export interface ArgsOf {
   preset: [kind: string, id: string];
   search: [scenarioJson: string, optionsJson: string, wantProgress: boolean];
   studies: [];
-  study: [name: string];
+  study: [name: string, jobJson: string];
   schema: [];
   calibrate: [jsonl: string];
   import: [format: string, file: string, scenarioJson: string];
@@ -173,7 +174,7 @@ export function handleRequest(mod: OptimusModule, req: Request, post: (r: Respon
       case 'studies':
         return optional(mod.studies, 'studies', (studies) => studies());
       case 'study':
-        return optional(mod.study, 'studies', (study) => study(req.args[0]));
+        return optional(mod.study, 'studies', (study) => study(req.args[0], req.args[1]));
       case 'schema':
         return optional(mod.schema, 'schema', (schema) => schema());
       case 'calibrate':
