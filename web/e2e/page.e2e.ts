@@ -739,7 +739,7 @@ describe('the built page', () => {
     await settled(page);
     for (const name of names) {
       await page.selectOption('[data-testid="study-select"]', name);
-      const study = JSON.parse(engine().study!(name)) as { columns: string[]; rows: Record<string, unknown>[] };
+      const study = JSON.parse(engine().study!(name, '')) as { columns: string[]; rows: Record<string, unknown>[] };
       await page.waitForFunction(
         (n) => document.querySelectorAll('[data-testid="study-table"] tbody tr').length === n,
         study.rows.length,
@@ -766,7 +766,7 @@ describe('the built page', () => {
     await page.goto(`${site.origin}/?study=${encodeURIComponent(last)}${await encodeFragment(defaultScenario)}`);
     await settled(page);
     await page.waitForFunction((n) => (document.querySelector('[data-testid="study-select"]') as HTMLSelectElement).value === n, last);
-    const rows = (JSON.parse(engine().study!(last)) as { rows: unknown[] }).rows.length;
+    const rows = (JSON.parse(engine().study!(last, '')) as { rows: unknown[] }).rows.length;
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="study-table"] tbody tr').length === n, rows);
     await page.selectOption('[data-testid="study-select"]', names[0]!);
     const url = new URL(await page.evaluate(() => location.href));

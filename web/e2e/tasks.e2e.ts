@@ -650,6 +650,21 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('compare: the cheapest GPU for a whole run prices the person’s own model, and the link keeps it', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="compare"]');
+    await n.pick('[data-quick="/model"]', 'llama3.1-8b');
+    await page.getByRole('button', { name: 'Cheapest GPU for a whole run' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="study-table"] tbody tr').length > 1, null, { timeout: 30_000 });
+    expect(new URL(page.url()).search).toBe('?study=cheapest-accelerator&job=scenario');
+    const job = page.locator('[data-testid="study-job"]');
+    expect(await job.evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent)).toMatch(/^Your scenario’s: Llama 3\.1 8B on 64 GPUs/);
+    expect(await page.locator('.notes li').first().textContent()).toMatch(/^Llama 3\.1 8B, 15T tokens, seq 8192/);
+    await page.screenshot({ path: `${OUT}compare-cheapest-own-model.png`, fullPage: true });
+    await page.close();
+  });
+
   test('no page errors or console errors in any task', () => {
     expect(site.problems.pageErrors).toEqual([]);
     expect(site.problems.consoleErrors).toEqual([]);

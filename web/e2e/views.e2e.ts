@@ -173,7 +173,7 @@ describe('views, lessons and accessibility', () => {
     await settled(page);
     expect(await shownView(page)).toEqual(['studies']);
     await page.waitForFunction((n) => (document.querySelector('[data-testid="study-select"]') as HTMLSelectElement).value === n, name);
-    const rows = (JSON.parse(mod.study!(name)) as { rows: unknown[] }).rows.length;
+    const rows = (JSON.parse(mod.study!(name, '')) as { rows: unknown[] }).rows.length;
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="study-table"] tbody tr').length === n, rows, { timeout: 30_000 });
     // The study's heading and picker are on the first screen.
     const box = await page.locator('[data-testid="study-select"]').boundingBox();

@@ -24,7 +24,8 @@ import { parseRoute, routeHref, sameRoute, type Route, type View } from './ui/ro
 import { formatValue, groupDigits, type Quantity } from './base/format';
 import { getPath } from './ui/metrics';
 import { clone } from './state/pointer';
-import { atChosenLayout, HEADLINES, starter, taskOf, type Task } from './state/tasks';
+import { atChosenLayout, HEADLINES, starter, starterName, taskOf, type Task } from './state/tasks';
+import { JOB_STUDY, studyJobOf } from './state/study-job';
 import { createTaskPanel } from './ui/taskform';
 import { fieldMessage, followingGpus, plainError, type Fix } from './ui/words';
 
@@ -140,7 +141,8 @@ const taskPanel = createTaskPanel({
     searchStartOnShow = true;
     navigate({ view: 'search' });
   },
-  compareGpus: () => navigate({ view: 'studies', study: 'cheapest-accelerator' }),
+  // The cheapest-accelerator study on this scenario's own job (state/study-job.ts).
+  compareGpus: () => navigate({ view: 'studies', study: JOB_STUDY, job: 'scenario' }),
   openEditor: () => {
     editorHeading.scrollIntoView({ block: 'start' });
     (editor.el.querySelector('input, select') as HTMLElement | null)?.focus({ preventScroll: true });
@@ -314,10 +316,15 @@ const calibrateDeps = {
     });
   },
 } satisfies Parameters<typeof import('./ui/calibrate').createCalibratePanel>[0];
-const studiesView = createStudiesView(engine, notify, (name) => {
-  route = { view: 'studies', study: name };
-  history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
-});
+const studiesView = createStudiesView(
+  engine,
+  notify,
+  (name, job) => {
+    route = job ? { view: 'studies', study: name, job } : { view: 'studies', study: name };
+    history.replaceState(history.state, '', routeHref(route, location.pathname, location.hash));
+  },
+  () => studyJobOf(editor.scenario(), (id) => presetList.models?.find((p) => p.id === id)?.name ?? starterName(id)),
+);
 // The Learn view (lessons, their text and exercises) loads on demand: the first numbers of the
 // calculator do not wait for it. Its section exists from the start, so a route can show it.
 const learnEl = h('section', { class: 'view learn', id: 'learn', 'aria-labelledby': 'learn-h' });
@@ -746,7 +753,7 @@ function applyRoute(r: Route): void {
   }
   if (r.view === 'learn') learnView.show(r.lesson);
   else learnView.leave();
-  if (r.view === 'studies') void studiesView.show(r.study);
+  if (r.view === 'studies') void studiesView.show(r.study, r.job);
   if (r.view === 'accuracy') showAccuracy();
   if (r.view === 'search') showSearch();
   document.title = r.view === 'estimate' ? 'Optimus: LLM performance calculator' : `${VIEW_LABELS[r.view]} · Optimus`;
@@ -868,6 +875,8 @@ void (async () => {
   // Then the preset lists for the pickers, which the first numbers do not need.
   const lists = first.then(loadPresetList);
   await first;
+  // A link to the study on the scenario's job: priced again now that the scenario is loaded.
+  if (route.view === 'studies' && route.job) void studiesView.show(route.study, route.job);
   performance.mark('optimus:first-result');
   await lists;
 })();

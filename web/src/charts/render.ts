@@ -1,7 +1,7 @@
 // The thin layer from chart specs (charts/specs.ts) to SVG with Observable Plot. Legends are
 // plain HTML (so the chart itself is a single <svg> that exports cleanly).
 import * as Plot from '@observablehq/plot';
-import { cutMiddle, formatBytes, formatSeconds, sig, siPrefix, timeAxisUnit } from '../base/format';
+import { cutMiddle, formatBytes, formatSeconds, formatValue, sig, siPrefix, timeAxisUnit } from '../base/format';
 import { h } from '../base/dom';
 import type { Bar, BarChartSpec, ChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from './specs';
 
@@ -192,14 +192,23 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
           marked: xBytes ? input.marked?.map((m) => ({ ...m, x: m.x / GIB })) : input.marked,
         }
       : input;
-  const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : (d: number) => sig(d);
+  // Money and days in their own words on the ticks (a study's cost_usd: "$3.4 M", not 3400000).
+  const yFmt = bytes ? (d: number) => sig(d) : input.unit === 's' ? (d: number) => formatSeconds(d) : input.unit === 'USD' ? (d: number) => formatValue(d, 'usd') : (d: number) => sig(d);
   // The unit after an axis label, unless the label names it already ("output tokens/s per GPU");
   // seconds on the y axis are in its ticks (formatSeconds), on the x axis they are named.
   const unitLabel = (u: string, label: string, ticksSayIt: boolean): string =>
-    u === 'bytes' ? ' (GiB)' : !u || (u === 's' && ticksSayIt) || label.toLowerCase().split(/[\s()]+/).includes(u.toLowerCase()) ? '' : ` (${u})`;
+    u === 'bytes' ? ' (GiB)' : !u || ((u === 's' || u === 'USD') && ticksSayIt) || label.toLowerCase().split(/[\s()]+/).includes(u.toLowerCase()) ? '' : ` (${u})`;
   const series = [...new Set(spec.points.map((p) => p.series))];
   const range = series.map((name, i) => spec.colors?.[name] ?? PALETTE[i % PALETTE.length]!);
-  const longest = spec.xCategorical ? Math.min(48, Math.max(...spec.points.map((p) => String(p.x).length))) : 0;
+  // Category labels are cut shorter on a phone; rotated, the first one reaches left of its tick by
+  // about 4.5 px a character, so the left margin makes room for it (probe: "…00 80GB, DGX A100").
+  const cut = width < 500 ? 28 : 48;
+  const categories = spec.xCategorical ? [...new Set(spec.points.map((p) => String(p.x)))] : [];
+  const longest = spec.xCategorical ? Math.min(cut, Math.max(...categories.map((c) => c.length))) : 0;
+  const firstReach = spec.xCategorical ? Math.round(Math.min(cut, categories[0]!.length) * 4.5) : 0;
+  const marginLeft = Math.min(Math.round(width * 0.4), Math.max(64, firstReach - Math.round((width - 84) / Math.max(1, categories.length) / 2)));
+  // Quantities over categories (a cost per system) are drawn from zero, so their heights compare.
+  const fromZero = !spec.logY && (bytes || spec.yFromZero === true || (spec.xCategorical && spec.points.every((p) => p.y >= 0)));
   const marks: Plot.Markish[] = [
     Plot.dot(spec.points, {
       x: 'x',
@@ -230,12 +239,12 @@ function lines(input: LineChartSpec, width: number): { svg: Element; legend?: HT
   const svg = Plot.plot({
     width,
     height: Math.round(Math.min(400, Math.max(240, width * 0.5))) + Math.round(longest * 4.5),
-    marginLeft: 64,
+    marginLeft,
     marginBottom: spec.xCategorical ? 30 + Math.round(longest * 4.5) : 36,
     x: spec.xCategorical
-      ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: [...new Set(spec.points.map((p) => String(p.x)))], tickFormat: (d: string) => cutMiddle(d, 48) }
+      ? { type: 'point', label: null, tickRotate: -35, padding: 0.5, domain: categories, tickFormat: (d: string) => cutMiddle(d, cut) }
       : { type: spec.logX ? 'log' : 'linear', label: `${spec.xLabel}${unitLabel(spec.xUnit, spec.xLabel, false)} →`, grid: true },
-    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit, spec.yLabel, true)}`, grid: true, tickFormat: yFmt, zero: !spec.logY && (bytes || spec.yFromZero === true) },
+    y: { type: spec.logY ? 'log' : 'linear', label: `↑ ${spec.yLabel}${unitLabel(input.unit, spec.yLabel, true)}`, grid: true, tickFormat: yFmt, zero: fromZero },
     color: { domain: series, range },
     marks,
   });

@@ -517,6 +517,9 @@ function capacityRule(st: StudyResult, y: string, units: Record<string, string>)
 
 /** Words of the studies' columns where their key says less (units stay off: the axis names them). */
 const STUDY_COLUMN_WORDS: Record<string, string> = {
+  label: 'configuration',
+  cost_usd: 'cost of the run',
+  relative_cost: 'cost relative to the cheapest',
   recompute: 'recomputation',
   optimizer_bytes: 'optimizer state',
   total_bytes: 'memory per GPU',

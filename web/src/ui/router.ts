@@ -11,6 +11,8 @@ export interface Route {
   view: View;
   /** The study named by ?study=NAME (view studies). */
   study?: string;
+  /** ?study=cheapest-accelerator&job=scenario: the study run on the scenario's own job (state/study-job.ts). */
+  job?: 'scenario';
   /** The lesson named by ?lesson=NAME (view learn); absent for the list of lessons. */
   lesson?: string;
 }
@@ -21,7 +23,7 @@ export function parseRoute(search: string): Route {
   const lesson = q.get('lesson');
   if (lesson !== null) return lesson.trim() === '' ? { view: 'learn' } : { view: 'learn', lesson: lesson.trim() };
   const study = q.get('study');
-  if (study !== null && study.trim() !== '') return { view: 'studies', study: study.trim() };
+  if (study !== null && study.trim() !== '') return q.get('job') === 'scenario' ? { view: 'studies', study: study.trim(), job: 'scenario' } : { view: 'studies', study: study.trim() };
   const view = q.get('view');
   if (view === 'search' || view === 'studies' || view === 'learn' || view === 'accuracy') return { view };
   return { view: 'estimate' };
@@ -35,7 +37,7 @@ export function routeQuery(r: Route): string {
     case 'search':
       return '?view=search';
     case 'studies':
-      return r.study ? `?study=${encodeURIComponent(r.study)}` : '?view=studies';
+      return r.study ? `?study=${encodeURIComponent(r.study)}${r.job ? `&job=${r.job}` : ''}` : '?view=studies';
     case 'learn':
       return `?lesson=${r.lesson ? encodeURIComponent(r.lesson) : ''}`;
     case 'accuracy':
@@ -49,5 +51,5 @@ export function routeHref(r: Route, pathname: string, hash: string): string {
 }
 
 export function sameRoute(a: Route, b: Route): boolean {
-  return a.view === b.view && a.study === b.study && a.lesson === b.lesson;
+  return a.view === b.view && a.study === b.study && a.job === b.job && a.lesson === b.lesson;
 }

@@ -5,21 +5,41 @@ import type { StudyResult } from '../engine/types';
 import { studyAxes, studyBand, studyColumnWords, studyDefaults, studySpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { h, uid } from '../base/dom';
-import { formatBytes, formatSeconds, sig } from '../base/format';
+import { formatBytes, formatMwh, formatPercent, formatSeconds, formatValue, sig } from '../base/format';
+import { JOB_STUDY, type StudyJob } from '../state/study-job';
 
 export interface StudiesView {
   el: HTMLElement;
-  /** Loads the list once, then shows the named study (the first one when absent or unknown). */
-  show(name: string | undefined): Promise<void>;
+  /** Loads the list once, then shows the named study (the first one when absent or unknown); `job` 'scenario': on the scenario's own job. */
+  show(name: string | undefined, job?: 'scenario'): Promise<void>;
+}
+
+/** A study cell's number in its column's unit and kind: shares as percents, money in dollars, days, energy, hours. */
+export function studyNumber(v: number, unit: string, column: string): string {
+  if (column === 'mfu' || unit === 'ratio') return formatPercent(v);
+  if (column === 'usd_per_gpu_hour') return `$${v.toFixed(2)}/h`;
+  if (unit === 'USD') return formatValue(v, 'usd');
+  if (unit === 'days') return formatValue(v, 'days');
+  if (unit === 'MWh') return formatMwh(v);
+  if (unit === 'h') return formatValue(v, 'count');
+  if (unit === 'bytes') return formatBytes(v);
+  if (unit === 's') return formatSeconds(v);
+  return unit ? `${sig(v, 4)} ${unit}` : sig(v, 4);
 }
 
 /**
  * `onPick` is told the study the reader chose in the picker (main.ts writes ?study=NAME into the
- * address, beside the scenario's #v1= fragment, so a study is a link of its own).
+ * address, beside the scenario's #v1= fragment, so a study is a link of its own), and whether it
+ * runs on the scenario's job (&job=scenario); `scenarioJob` is that job (state/study-job.ts).
  */
-export function createStudiesView(engine: Engine, notify: (msg: string) => void, onPick: (name: string) => void): StudiesView {
+export function createStudiesView(engine: Engine, notify: (msg: string) => void, onPick: (name: string, job?: 'scenario') => void, scenarioJob: () => StudyJob): StudiesView {
   const id = uid('study');
   const select = h('select', { id, 'data-testid': 'study-select' });
+  // Whose job the cheapest-accelerator study prices: its own, or the scenario's.
+  const jobId = uid('job');
+  const jobSel = h('select', { id: jobId, 'data-testid': 'study-job' });
+  const jobField = h('div', { class: 'field', hidden: true }, h('label', { for: jobId }, 'Job'), jobSel);
+  const jobNote = h('p', { class: 'muted', 'data-testid': 'study-job-note', hidden: true });
   const description = h('p', { class: 'muted', 'aria-live': 'polite' });
   const notes = h('ul', { class: 'notes' });
   const table = h('table', { 'data-testid': 'study-table', class: 'data' });
@@ -50,8 +70,8 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
   const tableWrap = h('div', { class: 'card table-wrap', hidden: true }, table, columnHelp, notes);
 
   /** A cell in its column's unit (the study's "units" map: "s", "bytes", ...). */
-  const cell = (v: unknown, unit: string): string => {
-    if (typeof v === 'number') return unit === 'bytes' ? formatBytes(v) : unit === 's' ? formatSeconds(v) : unit && unit !== 'ratio' ? `${sig(v, 4)} ${unit}` : sig(v, 4);
+  const cell = (v: unknown, unit: string, column = ''): string => {
+    if (typeof v === 'number') return studyNumber(v, unit, column);
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
     if (v === null || v === undefined) return '';
     if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} ${cell(x, unit)}`).join(', ');
@@ -81,8 +101,8 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
               return h(
                 'td',
                 { class: typeof r[c] === 'number' ? 'num' : undefined, 'data-value': typeof r[c] === 'number' ? String(r[c]) : undefined },
-                cell(r[c], u),
-                ...(band ? [h('span', { class: 'band', 'data-testid': 'study-band', title: '80% band: the range that held 80% of the published measurements of this regime around the prediction' }, ` ${cell(band.low, u)} – ${cell(band.high, u)}`)] : []),
+                cell(r[c], u, c),
+                ...(band ? [h('span', { class: 'band', 'data-testid': 'study-band', title: '80% band: the range that held 80% of the published measurements of this regime around the prediction' }, ` ${cell(band.low, u, c)} – ${cell(band.high, u, c)}`)] : []),
               );
             }),
           ),
@@ -106,9 +126,32 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
     chart.set(d ? studySpec(st, d, named) : null, 'This study has no numeric column to draw.');
   }
 
-  async function pick(name: string): Promise<void> {
+  /** The job picker for `name` (shown for the study that takes one), set to `mine` where it can be. */
+  function offerJob(name: string, mine: boolean): boolean {
+    jobField.hidden = jobNote.hidden = name !== JOB_STUDY;
+    if (name !== JOB_STUDY) return false;
+    const own = scenarioJob();
+    jobSel.replaceChildren(
+      h('option', { value: '' }, 'The study’s: Llama 3 70B on 1024 GPUs, 15T tokens'),
+      h('option', { value: 'scenario', disabled: !own.ok }, own.ok ? `Your scenario’s: ${own.words}` : 'Your scenario’s (it trains nothing)'),
+    );
+    const use = mine && own.ok;
+    jobSel.value = use ? 'scenario' : '';
+    jobNote.textContent = own.ok
+      ? use
+        ? `Priced on your scenario’s job (${own.words}), each system at the fastest layout of the study’s grid that fits.`
+        : 'Pick “Your scenario’s” to price the model, GPUs and tokens of the scenario in the calculator.'
+      : `Your scenario cannot be priced here: ${own.reason}.`;
+    return use;
+  }
+
+  let picks = 0;
+  async function pick(name: string, mine = false): Promise<void> {
     error.hidden = true;
-    const r = await engine.study(name);
+    const own = offerJob(name, mine) ? scenarioJob() : null;
+    const my = ++picks;
+    const r = await engine.study(name, own?.ok ? own.job : undefined);
+    if (my !== picks) return; // a newer pick is on its way
     if (r.ok) show(r.value);
     else {
       error.hidden = false;
@@ -119,17 +162,24 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
   }
   /** The study on screen ('' before the first). */
   let shownName = '';
+  let shownJob: 'scenario' | undefined;
   select.addEventListener('change', () => {
     shownName = select.value;
+    shownJob = undefined;
     onPick(select.value);
     void pick(select.value);
+  });
+  jobSel.addEventListener('change', () => {
+    shownJob = jobSel.value === 'scenario' ? 'scenario' : undefined;
+    onPick(shownName, shownJob);
+    void pick(shownName, shownJob === 'scenario');
   });
 
   const el = h(
     'section',
     { class: 'view', id: 'studies', 'aria-labelledby': 'studies-h' },
     h('h2', { id: 'studies-h' }, 'Studies from the paper'),
-    h('div', { class: 'card controls' }, h('div', { class: 'field' }, h('label', { for: id }, 'Study'), select), xSel.el, ySel.el, colorSel.el, description, error),
+    h('div', { class: 'card controls' }, h('div', { class: 'field' }, h('label', { for: id }, 'Study'), select), jobField, xSel.el, ySel.el, colorSel.el, description, jobNote, error),
     chart.el,
     tableWrap,
   );
@@ -161,15 +211,17 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
 
   return {
     el,
-    async show(name) {
+    async show(name, job) {
       const all = names ?? (await list());
       if (all.length === 0) return;
       const chosen = name !== undefined && all.includes(name) ? name : shownName || all[0]!;
       if (name !== undefined && !all.includes(name)) notify(`There is no study called "${name}"; showing ${chosen}.`);
-      if (chosen === shownName) return;
+      // The scenario's job is run again each time it is asked for: the scenario may have changed.
+      if (chosen === shownName && job === shownJob && job === undefined) return;
       shownName = chosen;
+      shownJob = job;
       select.value = chosen;
-      await pick(chosen);
+      await pick(chosen, job === 'scenario');
     },
   };
 }

@@ -144,7 +144,7 @@ describe('chart specs on the engine output of every preset scenario', () => {
 
   it('a study’s chart says its columns and models in words, and draws the capacity line its description names (probe 57)', async () => {
     const { studySpec, studyColumnWords } = await import('../../src/charts/specs');
-    const st = JSON.parse(mod.study!('memory-recompute')) as import('../../src/engine/types').StudyResult;
+    const st = JSON.parse(mod.study!('memory-recompute', '')) as import('../../src/engine/types').StudyResult;
     expect(st.description).toContain('against the 80 GB line');
     const models = (JSON.parse(mod.presets('models')) as { models: Array<{ id: string; name: string }> }).models;
     const names = new Map(models.map((m) => [m.id, m.name]));

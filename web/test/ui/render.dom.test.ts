@@ -165,7 +165,7 @@ describe('a study drawn (probe 57)', () => {
     const { loadModule } = await import('../wasm');
     const { studySpec } = await import('../../src/charts/specs');
     const mod = await loadModule();
-    const st = JSON.parse(mod.study!('memory-recompute')) as import('../../src/engine/types').StudyResult;
+    const st = JSON.parse(mod.study!('memory-recompute', '')) as import('../../src/engine/types').StudyResult;
     const names = new Map((JSON.parse(mod.presets('models')) as { models: Array<{ id: string; name: string }> }).models.map((m) => [m.id, m.name]));
     const { svg } = renderChart(studySpec(st, undefined, (v) => names.get(v))!, 900);
     const text = svg.textContent ?? '';
@@ -174,5 +174,47 @@ describe('a study drawn (probe 57)', () => {
     expect(text).toContain('GPT-3 175B');
     expect(text).not.toMatch(/total_bytes|megatron-22b|gpt3-175b/);
     expect(svg.querySelectorAll('line[stroke-dasharray], g[stroke-dasharray] line').length).toBeGreaterThan(0);
+  });
+});
+
+describe('money over categories (probe 61: the cheapest-accelerator chart)', () => {
+  const costs = (): LineChartSpec => ({
+    kind: 'lines',
+    title: 'cost',
+    xLabel: 'configuration',
+    yLabel: 'cost of the run',
+    xCategorical: true,
+    unit: 'USD',
+    xUnit: '',
+    logX: false,
+    logY: false,
+    points: [
+      { x: 'A100 80GB, DGX A100, bf16, $1.30/h', y: 1.97e6, series: 'cost' },
+      { x: 'H100, DGX H100, bf16, $3.00/h', y: 1.3e6, series: 'cost' },
+      { x: 'B200, DGX B200, fp8, $5.25/h', y: 0.8e6, series: 'cost' },
+    ],
+  });
+  it('ticks in dollars from zero, the unit not repeated in the label', () => {
+    const { svg } = renderChart(costs(), 1000);
+    const ticks = Array.from(svg.querySelectorAll('[aria-label="y-axis tick label"] text, g text'), (t) => t.textContent ?? '');
+    expect(ticks).toContain('$0');
+    expect(ticks.some((t) => /^\$\d(\.\d+)? M$/.test(t))).toBe(true);
+    expect(ticks.some((t) => /^\d{5,}$/.test(t))).toBe(false);
+    expect(svg.textContent).toContain('↑ cost of the run');
+    expect(svg.textContent).not.toContain('(USD)');
+  });
+  it('leaves room on the left for the first rotated label, and cuts labels shorter on a phone', () => {
+    const wide = renderChart(costs(), 1000).svg;
+    const eight = costs();
+    eight.points = Array.from({ length: 8 }, (_, i) => ({ ...eight.points[i % 3]!, x: `${String(eight.points[i % 3]!.x)} #${i}` }));
+    const phone = renderChart(eight, 390).svg;
+    const firstTickX = (svg: Element): number => {
+      const rotated = Array.from(svg.querySelectorAll('text'), (t) => t.getAttribute('transform') ?? '').filter((t) => t.includes('rotate'));
+      return Number(/translate\(([\d.]+)/.exec(rotated[0] ?? '')?.[1] ?? NaN);
+    };
+    expect(Array.from(phone.querySelectorAll('text'), (t) => t.textContent).some((t) => t === 'A100 80GB, DGX A100, bf16, $1.30/h')).toBe(false);
+    for (const svg of [wide, phone]) {
+      expect(firstTickX(svg)).toBeGreaterThan(28 * 4.5 * 0.8);
+    }
   });
 });

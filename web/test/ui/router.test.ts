@@ -12,6 +12,8 @@ describe('routes of the page', () => {
     ['?view=nonsense', { view: 'estimate' }],
     ['?view=estimate', { view: 'estimate' }],
     ['?study=gpu-generations', { view: 'studies', study: 'gpu-generations' }],
+    ['?study=cheapest-accelerator&job=scenario', { view: 'studies', study: 'cheapest-accelerator', job: 'scenario' }],
+    ['?study=cheapest-accelerator&job=other', { view: 'studies', study: 'cheapest-accelerator' }],
     ['?study=', { view: 'estimate' }],
     ['?lesson=', { view: 'learn' }],
     ['?lesson', { view: 'learn' }],
@@ -30,6 +32,7 @@ describe('routes of the page', () => {
     [{ view: 'accuracy' }, '?view=accuracy'],
     [{ view: 'studies' }, '?view=studies'],
     [{ view: 'studies', study: 'gpu-generations' }, '?study=gpu-generations'],
+    [{ view: 'studies', study: 'cheapest-accelerator', job: 'scenario' }, '?study=cheapest-accelerator&job=scenario'],
     [{ view: 'learn' }, '?lesson='],
     [{ view: 'learn', lesson: 'a b&c' }, '?lesson=a%20b%26c'],
   ])('query of %j', (route, query) => {
@@ -47,5 +50,6 @@ describe('routes of the page', () => {
     expect(sameRoute({ view: 'learn' }, { view: 'learn' })).toBe(true);
     expect(sameRoute({ view: 'learn', lesson: 'a' }, { view: 'learn' })).toBe(false);
     expect(sameRoute({ view: 'studies', study: 'a' }, { view: 'studies', study: 'b' })).toBe(false);
+    expect(sameRoute({ view: 'studies', study: 'a' }, { view: 'studies', study: 'a', job: 'scenario' })).toBe(false);
   });
 });

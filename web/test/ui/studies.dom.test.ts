@@ -5,17 +5,18 @@
 // description names ("against the 80 GB line").
 import { expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/client';
-import { createStudiesView } from '../../src/ui/studies';
+import { createStudiesView, studyNumber } from '../../src/ui/studies';
+import { studyJobOf } from '../../src/state/study-job';
 import { loadModule } from '../wasm';
 
 it('the memory study in words: pickers, axis, model names in ticks and table, the 80 GiB line', async () => {
   const mod = await loadModule();
   const engine = {
     studies: async () => JSON.parse(mod.studies!()),
-    study: async (name: string) => ({ ok: true, value: JSON.parse(mod.study!(name)) }),
+    study: async (name: string) => ({ ok: true, value: JSON.parse(mod.study!(name, '')) }),
     presets: async () => JSON.parse(mod.presets('')),
   } as unknown as Engine;
-  const view = createStudiesView(engine, () => {}, () => {});
+  const view = createStudiesView(engine, () => {}, () => {}, () => ({ ok: false, reason: 'none' }));
   document.body.replaceChildren(view.el);
   await view.show('memory-recompute');
   const y = document.querySelector<HTMLSelectElement>('[data-testid="study-y"]')!;
@@ -32,4 +33,47 @@ it('the memory study in words: pickers, axis, model names in ticks and table, th
   expect(text).toContain('capacity 80 GiB');
   expect(text).toContain('GPT-3 175B');
   expect(text).not.toMatch(/total_bytes|megatron-22b|gpt3-175b/);
+});
+
+it('the cheapest accelerator on the scenario’s own job: the job picked, its words, money, days, energy and MFU in units', async () => {
+  const mod = await loadModule();
+  const asked: string[] = [];
+  const engine = {
+    studies: async () => JSON.parse(mod.studies!()),
+    study: async (name: string, job?: Record<string, unknown>) => {
+      asked.push(job ? JSON.stringify(job) : '');
+      return { ok: true, value: JSON.parse(mod.study!(name, job ? JSON.stringify(job) : '')) };
+    },
+    presets: async () => JSON.parse(mod.presets('')),
+  } as unknown as Engine;
+  const scenario = { model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 64, training: { global_batch: 512, seq_len: 8192, train_tokens: 1e12 } };
+  const picked: Array<string | undefined> = [];
+  const view = createStudiesView(engine, () => {}, (_n, job) => picked.push(job), () => studyJobOf(scenario, () => 'Llama 3.1 8B'));
+  document.body.replaceChildren(view.el);
+  await view.show('cheapest-accelerator', 'scenario');
+  expect(asked).toEqual(['{"model":"llama3.1-8b","num_devices":64,"seq_len":8192,"global_batch":512,"train_tokens":1000000000000}']);
+  const job = document.querySelector<HTMLSelectElement>('[data-testid="study-job"]')!;
+  expect(job.value).toBe('scenario');
+  expect(job.selectedOptions[0]!.text).toBe('Your scenario’s: Llama 3.1 8B on 64 GPUs, 1T tokens');
+  expect(document.querySelector('.notes li')!.textContent).toMatch(/^Llama 3\.1 8B, 1T tokens, seq 8192/);
+  const row = Array.from(document.querySelectorAll('[data-testid="study-table"] tbody tr:first-child td'), (td) => td.firstChild?.textContent ?? '');
+  expect(row.some((c) => /^\$1\.30\/h$/.test(c))).toBe(true);
+  expect(row.some((c) => /^\d+(\.\d+)? %$/.test(c))).toBe(true);
+  expect(row.some((c) => /^\$\d/.test(c) && !c.endsWith('/h'))).toBe(true);
+  expect(row.some((c) => /kWh|MWh|GWh/.test(c))).toBe(true);
+  // Back to the study's own job: asked with none, and the address told.
+  job.value = '';
+  job.dispatchEvent(new Event('change'));
+  for (let i = 0; i < 50 && asked.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(asked[1]).toBe('');
+  expect(picked).toEqual([undefined]);
+});
+
+it('study numbers: shares as percents, prices per hour, money, days, energy', () => {
+  expect(studyNumber(0.5009, '', 'mfu')).toBe('50.1 %');
+  expect(studyNumber(1.3, 'USD', 'usd_per_gpu_hour')).toBe('$1.30/h');
+  expect(studyNumber(16974891, 'USD', 'cost_usd')).toBe('$17 M');
+  expect(studyNumber(64.93, 'days', 'wall_days')).toBe('64.9 days');
+  expect(studyNumber(0.0403, 'MWh', 'energy_mwh')).toBe('40.3 kWh');
+  expect(studyNumber(99740.2, 'h', 'gpu_hours')).toBe('99,700');
 });
