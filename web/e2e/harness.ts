@@ -160,7 +160,8 @@ export async function settled(page: Page, state: 'ready' | 'error' = 'ready', ti
   if (state === 'ready') await page.waitForSelector('[data-testid="editor"][data-state="ready"]', { state: 'attached', timeout });
   // And the address holds the shown result's scenario (the page writes the link a few
   // milliseconds after the result: data-linked).
-  if (state === 'ready') await page.waitForSelector('[data-testid="status"][data-linked="true"]', { state: 'attached', timeout });
+  // ("kept": a link that could not be used stays in the address until an edit.)
+  if (state === 'ready') await page.waitForSelector('[data-testid="status"][data-linked="true"], [data-testid="status"][data-linked="kept"]', { state: 'attached', timeout });
 }
 
 /** Every displayed metric: path -> raw data-value text. */

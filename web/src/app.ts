@@ -102,6 +102,7 @@ const editor = createEditor({
   preset: (kind, id) => getPreset(kind, id),
   schema: () => (scenarioSchema ??= engine.schema().then((r) => (r.ok ? r.value.scenario : null))),
   onEdit: () => {
+    keptLink = null;
     // A short-form field still holding text that is not a number: the scenario is not the form's.
     const bad = taskPanel.invalid();
     if (bad) return invalidInput(bad.message);
@@ -153,6 +154,7 @@ const editorHeading = h('h2', { id: 'editor-h', tabindex: '-1' }, 'Every setting
 
 /** Loads a task's starting scenario. */
 function startTask(t: Task): void {
+  keptLink = null;
   taskPanel.select(t);
   if (t === 'compare' && current) return void taskPanel.refresh();
   void editor.load(starter(t), { layoutFollows: true }).then(() => {
@@ -459,6 +461,7 @@ let dirty = false;
  * Without a scenario (`failed` says why) the current one is estimated again.
  */
 function loadWhole(what: string, next: Promise<Scenario | null>, loaded?: (s: Scenario) => void, failed?: string): void {
+  keptLink = null;
   setStatus('computing', `Loading ${what}…`);
   void next.then(async (s) => {
     if (!s) {
@@ -609,6 +612,13 @@ async function computeNow(my: number, given?: Scenario): Promise<boolean> {
   // path); data-linked says when it holds this result's scenario, for whoever reads it (the
   // browser tests) the moment the result is shown.
   const frag = await encodeFragment(s);
+  // A link that could not be used stays in the address until the person edits (probe 61: the
+  // default's link replaced the one they pasted, so they could not look at it or send it back).
+  if (my === seq && keptLink !== null && location.hash === keptLink) {
+    lastFragment = keptLink;
+    status.dataset.linked = 'kept';
+    return true;
+  }
   if (my === seq && location.hash !== frag) {
     lastFragment = frag;
     history.replaceState(history.state, '', frag);
@@ -783,6 +793,9 @@ window.addEventListener('popstate', () => {
 
 // ---- Loading and links --------------------------------------------------------------------------
 
+/** The link that could not be used, kept in the address until the person edits (computeNow). */
+let keptLink: string | null = null;
+
 /** The preset lists for the pickers, asked for once. */
 let presetsLoading: Promise<void> | null = null;
 const loadPresetList = (): Promise<void> =>
@@ -808,9 +821,10 @@ async function loadFromHash(): Promise<void> {
       : await restoreScenario(decoded, engine, { lastValid, start: starter('train') });
   performance.mark('optimus:restored');
   linkError = !r.ok && r.source === 'link' ? { code: r.code, path: r.path } : null;
+  keptLink = !r.ok && r.source !== 'link' && !landingStart ? location.hash : null;
   bannerFix.hidden = true;
   if (!r.ok) {
-    bannerText.textContent = r.message;
+    bannerText.textContent = keptLink ? `${r.message} Your link stays in the address bar until you change something.` : r.message;
     banner.hidden = false;
   } else if (r.source === 'link') banner.hidden = true;
   if (r.scenario === null || typeof r.scenario !== 'object') {

@@ -102,6 +102,11 @@ describe('encodeFragment / decodeFragment', () => {
   test('inflated text that is not JSON', async () => {
     expectFailure(await decodeFragment(zlibFragment('{"model": "gpt3-175b",')), 'link.not_json');
     expectFailure(await decodeFragment(zlibFragment('hello')), 'link.not_json');
+    // Where it breaks, in words; never the parser's own message.
+    const cut = await decodeFragment(zlibFragment('{"model": "gpt3-175b",'));
+    expect(!cut.ok && cut.message).toBe("The link's scenario data is not valid JSON. (it ends too soon, after 22 characters)");
+    const bad = await decodeFragment(zlibFragment('{"model": x}'));
+    expect(!bad.ok && bad.message).toMatch(/^The link's scenario data is not valid JSON\. \(it (breaks off at character 11 of 12|has an unexpected “x” at character 11 of 12)\)$/);
   });
 
   test('unknown and old versions', async () => {

@@ -116,6 +116,27 @@ const fail = (code: DecodeErrorCode, detail?: string): DecodeResult => ({
   message: detail ? `${MESSAGES[code]} (${detail})` : MESSAGES[code],
 });
 
+/**
+ * Where JSON text stops being JSON, in words ("it breaks off at character 12 of 40"), from the
+ * parser's message (older V8: "... at position 12"; others: "line 1 column 13"; V8 now: the
+ * unexpected token, or the end); the parser's own words
+ * are not shown (probe 61: "Unexpected token ... in JSON at position 12" quoted to the person).
+ */
+export function jsonBreak(text: string, e: unknown): string | undefined {
+  const m = e instanceof Error ? e.message : '';
+  const at = /position (\d+)/.exec(m)?.[1] ?? undefined;
+  if (at !== undefined) return Number(at) >= text.length ? `it ends too soon, after ${text.length} characters` : `it breaks off at character ${Number(at) + 1} of ${text.length}`;
+  const lc = /line (\d+) column (\d+)/.exec(m);
+  if (lc) return `it breaks off at line ${lc[1]}, column ${lc[2]}`;
+  // V8 from 2023 names neither: the end, or the token it did not expect.
+  if (/end of (JSON )?input/i.test(m)) return `it ends too soon, after ${text.length} characters`;
+  const token = /Unexpected token '(.{1,8}?)'/.exec(m)?.[1];
+  if (token === undefined) return undefined;
+  // Where, only when the token occurs once (else the first one need not be the culprit).
+  const once = text.indexOf(token) === text.lastIndexOf(token);
+  return `it has an unexpected “${token}”${once ? ` at character ${text.indexOf(token) + 1} of ${text.length}` : ''}`;
+}
+
 /** Version 1: base64url(raw DEFLATE(UTF-8 JSON)). */
 async function decodeV1(payload: string): Promise<DecodeResult> {
   const raw = base64urlDecode(payload.replace(/=+$/, ''));
@@ -139,7 +160,7 @@ async function decodeV1(payload: string): Promise<DecodeResult> {
   try {
     return { ok: true, scenario: JSON.parse(json) as unknown, version: 1 };
   } catch (e) {
-    return fail('link.not_json', e instanceof Error ? e.message : undefined);
+    return fail('link.not_json', jsonBreak(json, e));
   }
 }
 
@@ -169,6 +190,6 @@ export async function decodeFragment(hash: string): Promise<DecodeResult> {
     return await decoder(m[2]!);
   } catch (e) {
     // Defensive: nothing above should throw, but a link must never break the page.
-    return fail('link.corrupt', e instanceof Error ? e.message : String(e));
+    return fail('link.corrupt');
   }
 }

@@ -314,9 +314,9 @@ function moreDevices(n: number, fewest: number | undefined): Fix {
 /** Why the search set layouts aside, in words: the code's last part ("cp_in_inference" -> "cp in inference"), with a few said better. */
 const REASONS: Record<string, string> = {
   'memory.does_not_fit': 'do not fit in GPU memory',
-  'parallel.tp_not_divisor_of_heads': 'tp does not divide the heads',
-  'parallel.cp_in_inference': 'context parallelism at inference',
-  'parallel.layers_not_divisible': 'layers do not split over the stages',
+  'parallel.tp_not_divisor_of_heads': 'where tp does not divide the heads',
+  'parallel.cp_in_inference': 'with context parallelism at inference',
+  'parallel.layers_not_divisible': 'where the layers do not split evenly over the stages',
   // The layout checks a search meets most (core/parallel/plan.cpp), said after a count.
   'parallel.interleave_microbatches': 'interleaved with a micro-batch count that is not a multiple of the pipeline stages',
   'parallel.interleave_without_pp': 'interleaved without a pipeline',
@@ -352,6 +352,8 @@ export const WARNING_WORDS: Record<string, string> = {
   'run.no_price': 'No price set for this system: enter one (price per GPU-hour) to see costs.',
   'serving.overloaded':
     'More requests arrive than this deployment can serve: the queue keeps growing through the run, so the latencies below depend on how many requests are simulated and describe no steady state. Lower the request rate or add GPUs; the requests per second completed is this deployment’s capacity.',
+  'serving.clients_beyond_requests':
+    'More users than requests: the users beyond the requests never send one, so the numbers below are of the requests sent all at once, not of a steady load of this many users. Simulate more requests (benchmarks send about ten per user).',
   'serving.preemption_heavy':
     'The KV cache holds fewer requests at their full length than this engine lets in: requests are evicted and their context recomputed again and again, which real engines avoid by admitting fewer. Read the throughput as a lower bound; a smaller batch limit, reserving each request’s whole cache when it is admitted, or more memory for the cache avoids it.',
   'speculative.mtp_not_native':

@@ -314,5 +314,8 @@ describe('engine messages in the page’s words (probe 57)', () => {
     expect(reasonWords('parallel.interleave_microbatches')).toBe('interleaved with a micro-batch count that is not a multiple of the pipeline stages');
     expect(reasonWords('parallel.pp_exceeds_layers')).toBe('with more pipeline stages than layers');
     expect(reasonWords('training.batch_not_divisible')).toBe('where dp × micro-batch does not divide the global batch');
+    // "4 layers do not split over the stages" read as four layers, not four layouts (probe 61).
+    expect(reasonWords('parallel.layers_not_divisible')).toBe('where the layers do not split evenly over the stages');
+    expect(reasonWords('parallel.tp_not_divisor_of_heads')).toBe('where tp does not divide the heads');
   });
 });
