@@ -330,6 +330,21 @@ describe('views, lessons and accessibility', () => {
     await page.close();
   });
 
+  test('phone (390 px): the search scatter labels its time axis (probe 61: a narrow span on a log axis had no label)', async () => {
+    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
+    await page.goto(`${site.origin}/?view=search${await encodeFragment(defaultScenario)}`);
+    await settled(page);
+    await page.click('[data-testid="search-run"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="search-table"] tbody tr').length > 0, null, { timeout: 60_000 });
+    await page.locator('#search .chart-svg').first().waitFor({ state: 'visible' });
+    const times = await page.$$eval('#search .chart-svg text', (ts) => ts.map((t) => t.textContent ?? '').filter((t) => /^[\d.]+ (ms|s|min|h)$/.test(t)));
+    expect(times.length).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: `${OUT}search-scatter-phone.png`, fullPage: true });
+    await context.close();
+  });
+
   test('phone (390 px): the headline numbers come before the editor and stay in view; no horizontal scroll', async () => {
     const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await context.newPage();

@@ -116,7 +116,8 @@ function roofline(spec: RooflineSpec, width: number): { svg: Element; legend?: H
     height: Math.round(Math.min(420, Math.max(260, width * 0.6))),
     marginLeft: 70,
     marginTop: 20,
-    x: { type: 'log', label: 'arithmetic intensity (FLOP/B) →', domain: spec.domain.x },
+    // Plain numbers (0.2, not Plot's SI "200m": probe 61).
+    x: { type: 'log', label: 'arithmetic intensity (FLOP/B) →', domain: spec.domain.x, tickFormat: (d: number) => sig(d) },
     y: { type: 'log', label: '↑ achieved FLOP/s', domain: spec.domain.y, tickFormat: (d: number) => siPrefix(d, '').trim() },
     color: { domain: phases, range },
     symbol: { domain: ['circle', 'square', 'triangle'], range: ['circle', 'square', 'triangle'] },
@@ -135,8 +136,14 @@ function scatter(input: ScatterSpec, width: number): { svg: Element; legend?: HT
     untimed: input.untimed.map((p) => ({ ...p, y: p.y / GIB })),
     rule: input.rule ? { ...input.rule, value: input.rule.value / GIB } : undefined,
   };
-  const domain = ['feasible', 'infeasible'];
-  const range = [PALETTE[0]!, '#9a9a9a'];
+  // The legend names only the kinds drawn (probe 61: "infeasible" listed with no such point).
+  const kinds: Array<[string, string]> = [
+    ['feasible', PALETTE[0]!],
+    ['infeasible', '#9a9a9a'],
+  ];
+  const drawn = kinds.filter(([k]) => spec.points.some((p) => (p.feasible ? 'feasible' : 'infeasible') === k));
+  const domain = drawn.map(([k]) => k);
+  const range = drawn.map(([, c]) => c);
   const marks: Plot.Markish[] = [
     Plot.dot(spec.points, {
       x: 'x',
@@ -159,20 +166,25 @@ function scatter(input: ScatterSpec, width: number): { svg: Element; legend?: HT
       }),
     );
   }
-  if (spec.rule) {
-    marks.push(Plot.ruleY([spec.rule.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
-    marks.push(Plot.text([spec.rule.value], { y: (d: number) => d, frameAnchor: 'right', text: () => `${spec.rule!.label} ${formatBytes(input.rule!.value)}`, dy: -6, fill: CAPACITY_COLOR, textAnchor: 'end' }));
-  }
+  // The capacity line is named in the legend, not over the points it would cover (probe 61).
+  if (spec.rule) marks.push(Plot.ruleY([spec.rule.value], { stroke: CAPACITY_COLOR, strokeDasharray: '4,3' }));
+  const xs = spec.points.map((p) => p.x).filter((x) => x > 0);
+  const wideSpan = xs.length > 1 && Math.max(...xs) >= 10 * Math.min(...xs);
   const svg = Plot.plot({
     width,
     height: Math.round(Math.min(380, Math.max(240, width * 0.55))),
     marginLeft: 60,
-    x: { type: 'log', label: `${spec.xLabel} →`, grid: true, tickFormat: (d: number) => formatSeconds(d) },
+    // The axis label below the tick labels, so that it hides none of them.
+    marginBottom: 44,
+    // Log time only over a span of ten times or more; a narrower span on a log axis got no tick
+    // label at all on a phone (probe 61).
+    x: { type: wideSpan ? 'log' : 'linear', label: `${spec.xLabel} →`, labelOffset: 40, grid: true, tickFormat: (d: number) => formatSeconds(d), ticks: Math.max(2, Math.floor((width - 80) / 80)) },
     y: { label: `↑ ${spec.yLabel}`, grid: true, tickFormat: (d: number) => sig(d) },
     color: { domain, range },
     marks,
   });
   const lg = legend(domain, range);
+  if (input.rule) lg.append(h('li', { class: 'rule' }, h('span', { class: 'swatch dashed', style: `border-color:${CAPACITY_COLOR}` }), `${input.rule.label} ${formatBytes(input.rule.value)}`));
   if (spec.untimed.length > 0) lg.append(h('li', null, `× at the left edge: ${spec.untimed.length} rejected before timing (memory only)`));
   return { svg, legend: lg };
 }

@@ -2,7 +2,7 @@
 // The chart renderer (src/charts/render.ts) in a DOM: a reference line of a bytes chart sits where
 // its value is, in the same GiB scale as the points.
 import { describe, expect, it } from 'vitest';
-import type { BarChartSpec, LineChartSpec } from '../../src/charts/specs';
+import type { BarChartSpec, LineChartSpec, ScatterSpec } from '../../src/charts/specs';
 import { renderChart } from '../../src/charts/render';
 
 const GIB = 2 ** 30;
@@ -216,5 +216,50 @@ describe('money over categories (probe 61: the cheapest-accelerator chart)', () 
     for (const svg of [wide, phone]) {
       expect(firstTickX(svg)).toBeGreaterThan(28 * 4.5 * 0.8);
     }
+  });
+});
+
+describe('the search scatter (probe 61)', () => {
+  const GiB = 2 ** 30;
+  const spec = (infeasible: boolean): ScatterSpec => ({
+    kind: 'scatter',
+    title: 'layouts',
+    xLabel: 'iteration time (s)',
+    yLabel: 'memory per device (GiB)',
+    points: [
+      { x: 9.2, y: 60 * GiB, feasible: true, label: 'a', reason: '' },
+      { x: 11.5, y: 70 * GiB, feasible: true, label: 'b', reason: '' },
+      { x: 14, y: 76 * GiB, feasible: !infeasible, label: 'c', reason: infeasible ? 'memory' : '' },
+    ],
+    untimed: [],
+    rule: { value: 77.7 * GiB, label: 'usable' },
+  });
+  it('names in its legend only the kinds it draws, and the usable line there, not over the points', () => {
+    const only = renderChart(spec(false), 390);
+    expect(Array.from(only.legend!.querySelectorAll('li'), (li) => li.textContent)).toEqual(['feasible', 'usable 77.7 GiB']);
+    expect(only.svg.textContent).not.toContain('usable');
+    const both = renderChart(spec(true), 390);
+    expect(Array.from(both.legend!.querySelectorAll('li'), (li) => li.textContent)).toEqual(['feasible', 'infeasible', 'usable 77.7 GiB']);
+  });
+});
+
+describe('the roofline (probe 61)', () => {
+  it('writes intensities below one as plain numbers, not SI ("200m")', () => {
+    const { svg } = renderChart(
+      {
+        kind: 'roofline',
+        title: 'r',
+        points: [{ name: 'a', phase: 'decode', bound: 'memory', intensity: 0.2, rate: 1e12, time_s: 1e-3 } as never],
+        roofLine: [
+          { intensity: 0.1, rate: 3.35e11 },
+          { intensity: 1000, rate: 9.9e14 },
+        ],
+        domain: { x: [0.1, 1000], y: [1e10, 1e15] },
+      },
+      390,
+    );
+    const labels = Array.from(svg.querySelectorAll('text'), (t) => t.textContent ?? '');
+    expect(labels).toContain('0.1');
+    expect(labels.some((t) => /^\d+m$/.test(t))).toBe(false);
   });
 });
