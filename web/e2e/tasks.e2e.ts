@@ -650,6 +650,16 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('compare: pinning moves the keyboard to the GPUs, the next thing to change', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="compare"]');
+    await page.getByRole('button', { name: 'Pin this result, then change the GPUs' }).click();
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.quick)).toBe('/num_devices');
+    expect(await page.locator('[data-testid="pin"]').getAttribute('aria-pressed')).toBe('true');
+    await page.close();
+  });
+
   test('compare: the cheapest GPU for a whole run prices the person’s own model, and the link keeps it', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

@@ -136,6 +136,8 @@ const taskPanel = createTaskPanel({
   pin: () => {
     if (!pinned) pinBtn.click();
     notify('Pinned: change the GPUs or the layout, and every number shows its difference.');
+    // The next step is to change the GPUs: keyboard focus goes there (probe 61: it stayed on the button).
+    taskPanel.formEl.querySelector<HTMLElement>('[data-quick="/num_devices"]')?.focus();
   },
   // The task form's "Find the fastest placement" / "Rank every layout": the search view, started.
   searchLayouts: () => {
