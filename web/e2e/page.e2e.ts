@@ -308,7 +308,7 @@ describe('the built page', () => {
     const { serving: sv } = scenario.inference;
     const sixteen = predict({ ...scenario, inference: { ...scenario.inference, serving: { ...Object.fromEntries(Object.entries(sv).filter(([k]) => !['requests_per_s', 'concurrency', 'disaggregated'].includes(k))), arrival: 'closed', concurrency: 16, num_requests: 300 } } });
     const titles = await page.locator('[data-testid="chart-serving-concurrency-throughput"] svg title').allTextContents();
-    expect(titles).toContain(`output tokens/s per GPU\noutput tokens/s per GPU = ${sig(sixteen.serving.output_tokens_per_s_per_gpu)}\nconcurrent users (closed loop) = 16`);
+    expect(titles).toContain(`output tokens/s per GPU\noutput tokens/s per GPU = ${sig(sixteen.serving.output_tokens_per_s_per_gpu, 4)}\nconcurrent users (closed loop) = 16`);
     await page.screenshot({ path: `${OUT}serving-llama3-70b.png`, fullPage: true });
     await page.locator('[data-testid="chart-serving-concurrency"]').screenshot({ path: `${OUT}serving-concurrency.png` });
     await page.locator('[data-testid="chart-serving-concurrency-throughput"]').screenshot({ path: `${OUT}serving-concurrency-throughput.png` });

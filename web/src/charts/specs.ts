@@ -543,7 +543,7 @@ const STUDY_COLUMN_WORDS: Record<string, string> = {
   ttft_s: 'time to first token',
   speedup_tpot: 'speedup of the time per output token',
   usd_per_gpu_hour: 'price per GPU-hour',
-  wall_days: 'days',
+  wall_days: 'time to train',
   gpu_hours: 'GPU-hours',
   energy_mwh: 'energy',
 };

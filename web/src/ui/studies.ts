@@ -18,6 +18,8 @@ export interface StudiesView {
 export function studyNumber(v: number, unit: string, column: string): string {
   if (column === 'mfu' || unit === 'ratio') return formatPercent(v);
   if (column === 'usd_per_gpu_hour') return `$${v.toFixed(2)}/h`;
+  // A ratio to a baseline row: "2.74×", not 2.744.
+  if (!unit && /^(speedup|normalized|relative_|perf_per)/.test(column)) return formatValue(v, 'factor');
   if (unit === 'USD') return formatValue(v, 'usd');
   if (unit === 'days') return formatValue(v, 'days');
   if (unit === 'MWh') return formatMwh(v);
@@ -25,6 +27,14 @@ export function studyNumber(v: number, unit: string, column: string): string {
   if (unit === 'bytes') return formatBytes(v);
   if (unit === 's') return formatSeconds(v);
   return unit ? `${sig(v, 4)} ${unit}` : sig(v, 4);
+}
+
+/**
+ * A column's description with the study's own columns in words and "x" as "×": "gpu_hours x
+ * usd_per_gpu_hour" -> "GPU-hours × price per GPU-hour" (probe 61: the engine's keys on the page).
+ */
+export function studyDescription(text: string, units: Record<string, string>): string {
+  return text.replace(/\b[a-z]\w*_\w+\b/gi, (k) => (k in units ? studyColumnWords(k, units[k]) : k)).replace(/ x /g, ' × ');
 }
 
 /**
@@ -113,7 +123,7 @@ export function createStudiesView(engine: Engine, notify: (msg: string) => void,
     const described = cols.filter((c) => descriptions[c]);
     columnHelp.replaceChildren(
       ...(described.length > 0
-        ? [h('summary', null, 'What the columns mean'), h('dl', null, ...described.flatMap((c) => [h('dt', { title: c }, units[c] ? `${studyColumnWords(c, units[c])} (${units[c]})` : studyColumnWords(c, units[c])), h('dd', null, descriptions[c]!)]))]
+        ? [h('summary', null, 'What the columns mean'), h('dl', null, ...described.flatMap((c) => [h('dt', { title: c }, units[c] ? `${studyColumnWords(c, units[c])} (${units[c]})` : studyColumnWords(c, units[c])), h('dd', null, studyDescription(descriptions[c]!, units))]))]
         : []),
     );
     columnHelp.hidden = described.length === 0;

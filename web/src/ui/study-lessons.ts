@@ -274,7 +274,8 @@ const studyGenerations: LessonDef = {
   sweepTitle: 'The whole study',
   sweep: async (_predict, data) =>
     studyChart(data.study, {
-      x: (r) => `${String(r.system)}, ${String(r.precision)}, batch ${String(r.global_batch)}`,
+      // The row's own label ("H100, DGX H100 (NDR InfiniBand), fp8, batch 1536"), not its system's preset id.
+      x: (r) => String(r.label),
       y: 'speedup',
       series: () => ['speedup over the A100 row'],
       xLabel: 'row of the study',
@@ -792,7 +793,7 @@ const studyCost: LessonDef = {
     for (const row of CA_ROWS) {
       for (const price of pricesAround(row)) {
         const y = runCost(await predict(costScenario({ row, price }, data)));
-        if (y !== undefined) points.push({ x: price, y: y / 1e6, series: costRowName(row) });
+        if (y !== undefined) points.push({ x: price, y, series: costRowName(row) });
       }
     }
     const cheapest = rowsOf(data).find((r) => r.cheapest === true)?.cost_usd;
@@ -802,13 +803,15 @@ const studyCost: LessonDef = {
       xLabel: 'rental price',
       xUnit: 'USD per GPU-hour',
       yLabel: 'cost of the run',
-      unit: 'million USD',
+      // Dollars on the ticks ("$10 M"), from zero: a cost compared by its height (probe 61).
+      unit: 'USD',
+      yFromZero: true,
       xCategorical: false,
       logX: false,
       logY: false,
       seriesLabel: 'GPU and precision',
       points,
-      rules: typeof cheapest === 'number' ? [{ value: cheapest / 1e6, label: 'the study’s cheapest run:' }] : undefined,
+      rules: typeof cheapest === 'number' ? [{ value: cheapest, label: 'the study’s cheapest run:' }] : undefined,
       note: 'Each line runs from half to twice the study’s price for its GPU. Below the dashed line, a run costs less than the study’s cheapest at the study’s prices.',
     };
   },

@@ -2,8 +2,8 @@
 // The chart renderer (src/charts/render.ts) in a DOM: a reference line of a bytes chart sits where
 // its value is, in the same GiB scale as the points.
 import { describe, expect, it } from 'vitest';
-import type { BarChartSpec, LineChartSpec, ScatterSpec } from '../../src/charts/specs';
-import { renderChart } from '../../src/charts/render';
+import type { BarChartSpec, LineChartSpec, RooflineSpec, ScatterSpec } from '../../src/charts/specs';
+import { linearTicks, logTicks, renderChart, wrapLabel } from '../../src/charts/render';
 
 const GIB = 2 ** 30;
 
@@ -261,5 +261,235 @@ describe('the roofline (probe 61)', () => {
     const labels = Array.from(svg.querySelectorAll('text'), (t) => t.textContent ?? '');
     expect(labels).toContain('0.1');
     expect(labels.some((t) => /^\d+m$/.test(t))).toBe(false);
+  });
+});
+
+/** Every text of a chart with the translate Plot gives it (the axes' tick labels sit in a row or a column). */
+const texts = (svg: Element): Array<{ text: string; x: number; y: number; el: Element }> =>
+  Array.from(svg.querySelectorAll('text'), (el) => {
+    const m = /translate\(([-\d.e]+),\s*([-\d.e]+)\)/.exec(el.getAttribute('transform') ?? '');
+    return { text: el.textContent ?? '', x: Number(m?.[1]), y: Number(m?.[2]), el };
+  });
+/** The tick labels of an axis: the texts of Plot's tick label group (tabular digits), y's anchored at their end. */
+const axisTicks = (svg: Element, axis: 'x' | 'y'): string[] =>
+  Array.from(svg.querySelectorAll('g[font-variant="tabular-nums"]'))
+    .filter((g) => (g.getAttribute('text-anchor') === 'end') === (axis === 'y'))
+    .flatMap((g) => Array.from(g.querySelectorAll('text'), (t) => t.textContent ?? ''));
+const xTicks = (svg: Element): string[] => axisTicks(svg, 'x');
+const yTicks = (svg: Element): string[] => axisTicks(svg, 'y');
+
+describe('ticks (probe 61)', () => {
+  const nodes = (): LineChartSpec => ({
+    kind: 'lines',
+    title: 'nodes',
+    xLabel: 'process node',
+    yLabel: 'speedup',
+    xCategorical: false,
+    unit: '',
+    xUnit: 'nm',
+    logX: false,
+    logY: false,
+    points: [12, 7, 5, 3, 2, 1].map((x, i) => ({ x, y: [1, 2.85, 4.96, 7.23, 8.92, 11.7][i]!, series: 'all' })),
+  });
+  it('a whole-number axis (process nodes) steps by whole numbers at any width, not by 0.5 nm', () => {
+    for (const width of [390, 1440, 2400]) {
+      const ticks = xTicks(renderChart(nodes(), width).svg);
+      expect(ticks.length, `${width}`).toBeGreaterThan(1);
+      for (const t of ticks) expect(t, `${width}: ${ticks.join(' ')}`).toMatch(/^\d+$/);
+    }
+    // y is not whole: its ticks may step by less than one
+    expect(yTicks(renderChart(nodes(), 1440).svg).length).toBeGreaterThan(4);
+  });
+  it('a log axis labels every tick it draws, in plain digits, on a phone too', () => {
+    const users: LineChartSpec = { ...nodes(), xLabel: 'concurrent users', xUnit: '', logX: true, points: [1, 2, 4, 16, 64, 256, 1024].map((x) => ({ x, y: 1 + Math.log2(x), series: 's' })) };
+    for (const width of [390, 1280]) {
+      const ticks = xTicks(renderChart(users, width).svg);
+      expect(ticks.length, `${width}`).toBeGreaterThan(1);
+      expect(ticks.every((t) => /^[\d,]+$/.test(t)), `${width}: ${ticks.join(' | ')}`).toBe(true);
+    }
+    expect(xTicks(renderChart(users, 1280).svg)).toContain('1,000');
+    // a scatter's time over a wide span: every drawn tick has its label
+    const wide: ScatterSpec = {
+      kind: 'scatter',
+      title: 'layouts',
+      xLabel: 'iteration time (s)',
+      yLabel: 'memory per device (GiB)',
+      points: [9, 14, 30, 55, 120, 260].map((x, i) => ({ x, y: (30 + 8 * i) * GIB, feasible: true, label: `l${i}`, reason: '' })),
+      untimed: [],
+    };
+    for (const width of [390, 1280]) {
+      const ticks = xTicks(renderChart(wide, width).svg);
+      expect(ticks.length, `${width}`).toBeGreaterThan(1);
+      expect(ticks.every((t) => t !== ''), `${width}: ${ticks.join(' | ')}`).toBe(true);
+    }
+  });
+});
+
+describe('tick values', () => {
+  it('log ticks: as many as fit, and only those whose labels Plot’s log format keeps', () => {
+    // 8 ms to 30 s on a desktop: 1 and 2 of each decade (Plot would blank the 5s: 36 ticks 1-9 in the span)
+    expect(logTicks(0.008, 30, 9)).toEqual([0.01, 0.02, 0.1, 0.2, 1, 2, 10, 20]);
+    expect(logTicks(1, 100, 8)).toEqual([1, 2, 5, 10, 20, 50, 100]);
+    // a phone: the powers, every other one where all do not fit
+    expect(logTicks(0.15, 1500, 3)).toEqual([1, 100]);
+    // within a span of ten: round linear steps
+    expect(logTicks(45, 95, 3)).toEqual([60, 80]);
+    for (const [lo, hi] of [
+      [0.003, 7],
+      [2, 900],
+      [1e9, 3e15],
+      [0.15, 1500],
+      [1, 1024],
+    ] as const) {
+      const mantissaTicks = Array.from({ length: 40 }, (_, e) => Array.from({ length: 9 }, (_, m) => (m + 1) * 10 ** (e - 20))).flat().filter((v) => v >= lo && v <= hi).length;
+      for (const n of [2, 3, 5, 9, 14]) {
+        const t = logTicks(lo, hi, n);
+        expect(t.length, `${lo}..${hi} n=${n}: ${t.join(' ')}`).toBeLessThanOrEqual(Math.max(n, 2));
+        for (const v of t) {
+          expect(v).toBeGreaterThanOrEqual(lo);
+          expect(v).toBeLessThanOrEqual(hi);
+          const lead = Number(v.toExponential().split('e')[0]);
+          expect(lead, `${lo}..${hi} n=${n}: ${v}`).toBeLessThanOrEqual(Math.max(1, 100 / mantissaTicks));
+        }
+      }
+    }
+  });
+  it('linear ticks: round steps, whole ones over whole numbers', () => {
+    expect(linearTicks(1, 12, 14)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(linearTicks(1, 12, 25)).toContain(1.5);
+    expect(linearTicks(1, 12, 25, true)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(linearTicks(0, 0.3, 3)).toEqual([0, 0.1, 0.2, 0.3]);
+  });
+  it('a label in two lines between words, cut in its middle where two are too few', () => {
+    expect(wrapLabel('End-to-end latency (80% band)', 22)).toBe('End-to-end latency\n(80% band)');
+    expect(wrapLabel('Prefill compute', 22)).toBe('Prefill compute');
+    expect(wrapLabel('Iteration time (80% band)', 22)).toBe('Iteration time\n(80% band)');
+    expect(wrapLabel('Training: waiting for the heaviest data-parallel rank', 22).split('\n').every((l) => l.length <= 22)).toBe(true);
+  });
+});
+
+describe('margins and labels (probe 61)', () => {
+  it('a long bar row label goes on two lines on a phone, each within the left margin, not cut at the edge', () => {
+    const spec: BarChartSpec = {
+      kind: 'bars',
+      title: 'latency',
+      unit: 'seconds',
+      xLabel: 'time per request (s)',
+      stacked: false,
+      bars: [
+        { row: 'Prefill compute', category: 'Prefill compute', value: 0.0275 },
+        { row: 'Decode compute ×249', category: 'Decode compute', value: 2.35 },
+      ],
+      band: { row: 'End-to-end latency (80% band)', value: 2.4, low: 2.28, high: 2.92, fitted: '40 published rows' },
+    };
+    const { svg } = renderChart(spec, 344);
+    const label = texts(svg).find((t) => t.text.includes('End-to-end'))!;
+    const lines = Array.from(label.el.querySelectorAll('tspan'), (t) => t.textContent ?? '');
+    expect(lines).toEqual(['End-to-end latency', '(80% band)']);
+    // Each line (about 6.5 px a character at 10 px) fits left of the tick it ends at.
+    for (const l of lines) expect(l.length * 6.5).toBeLessThan(label.x);
+  });
+  it('the first rotated category label (a study’s baseline row) reaches no further left than the chart', () => {
+    const rows = [
+      'A100 80GB, DGX A100 (HDR InfiniBand), bf16, batch 1536',
+      'H100, DGX H100 (NDR InfiniBand), bf16, batch 1536',
+      'H100, DGX H100 (NDR InfiniBand), fp8, batch 1536',
+      'B200, DGX B200 (NDR InfiniBand), bf16, batch 1536',
+      'B200, DGX B200 (NDR InfiniBand), fp8, batch 1536',
+      'B200, GB200 NVL72 (NVLink switch), fp8, batch 1536',
+      'H100, DGX H100 (NDR InfiniBand), fp8, batch 4608',
+      'B200, DGX B200 (NDR InfiniBand), fp8, batch 4608',
+      'B200, GB200 NVL72 (NVLink switch), fp8, batch 4608',
+      'B200, DGX B200 (NDR InfiniBand), nvfp4, batch 4608',
+      'B200, GB200 NVL72 (NVLink switch), nvfp4, batch 4608',
+    ];
+    const spec: LineChartSpec = {
+      kind: 'lines',
+      title: 'generations',
+      xLabel: 'configuration',
+      yLabel: 'speedup',
+      xCategorical: true,
+      unit: '',
+      xUnit: '',
+      logX: false,
+      logY: false,
+      points: rows.map((x, i) => ({ x, y: 1 + i * 1.5, series: 'speedup' })),
+    };
+    for (const width of [344, 1248]) {
+      const first = texts(renderChart(spec, width).svg).find((t) => t.el.getAttribute('transform')?.includes('rotate'))!;
+      // Chromium draws such a label 4.6 to 4.9 px left of its tick a character (cos 35° of its width).
+      expect(first.x, `${width}: ${first.text}`).toBeGreaterThan(first.text.length * 4.9);
+    }
+  });
+  it('a speedup axis says over which row it is one', () => {
+    const gen: LineChartSpec = {
+      kind: 'lines',
+      title: 'generations',
+      xLabel: 'configuration',
+      yLabel: 'speedup',
+      xCategorical: true,
+      unit: '',
+      xUnit: '',
+      logX: false,
+      logY: false,
+      points: [
+        { x: 'A100 80GB, DGX A100 (HDR InfiniBand), bf16, batch 1536', y: 1, series: 'speedup' },
+        { x: 'H100, DGX H100 (NDR InfiniBand), bf16, batch 1536', y: 2.93, series: 'speedup' },
+      ],
+    };
+    expect(renderChart(gen, 900).svg.textContent).toContain('↑ speedup over A100 80GB');
+    const nodes: LineChartSpec = { ...gen, xCategorical: false, xUnit: 'nm', points: [12, 7].flatMap((x, i) => [{ x, y: i === 0 ? 1 : 2.3, series: 'logic' }]) };
+    expect(renderChart(nodes, 900).svg.textContent).toContain('↑ speedup over 12 nm');
+    // one that says it already, or has no single row at 1, is left as it is
+    expect(renderChart({ ...gen, yLabel: 'speedup over the A100 row (×)' }, 900).svg.textContent).toContain('↑ speedup over the A100 row (×)');
+    expect(renderChart({ ...gen, points: gen.points.map((p) => ({ ...p, y: p.y + 1 })) }, 900).svg.textContent).toContain('↑ speedup');
+    expect(renderChart({ ...gen, points: gen.points.map((p) => ({ ...p, y: p.y + 1 })) }, 900).svg.textContent).not.toContain('over');
+  });
+  it('a line chart writes its reference line’s label at the right end, haloed, clear of the lines’ starts', () => {
+    const spec: LineChartSpec = {
+      kind: 'lines',
+      title: 'cost',
+      xLabel: 'rental price',
+      yLabel: 'cost of the run',
+      xCategorical: false,
+      unit: 'USD',
+      xUnit: 'USD per GPU-hour',
+      logX: false,
+      logY: false,
+      yFromZero: true,
+      points: [0.65, 1.3, 2.6].map((x) => ({ x, y: x * 13e6, series: 'A100' })),
+      rules: [{ value: 6.19e6, label: 'the study’s cheapest run:' }],
+    };
+    for (const width of [390, 1280]) {
+      const { svg } = renderChart(spec, width);
+      const label = texts(svg).find((t) => t.text.startsWith('the study’s cheapest run'))!;
+      expect(label.text).toBe('the study’s cheapest run: $6.19 M');
+      expect(label.x).toBeGreaterThan(width * 0.7);
+      expect(label.el.closest('[text-anchor]')?.getAttribute('text-anchor')).toBe('end');
+      expect(label.el.closest('[stroke]')?.getAttribute('stroke')).toContain('--card');
+      expect(yTicks(svg)).toContain('$0');
+    }
+    // money from zero over a numeric x too, without being asked (a study's cost against its price)
+    expect(yTicks(renderChart({ ...spec, yFromZero: undefined, rules: [] }, 900).svg)).toContain('$0');
+  });
+  it('the roofline writes its bandwidth along the sloped roof, turned to it, and labels every y tick', () => {
+    const spec: RooflineSpec = {
+      kind: 'roofline',
+      title: 'r',
+      points: [{ name: 'a', phase: 'decode', bound: 'memory', intensity: 0.3, rate: 1e11, time_s: 1e-3 }],
+      roofs: { peak_flops_per_s: 9.89e14, bandwidth_Bps: 3.35e12, precision: 'bf16' },
+      roofLine: [0.15, 1, 10, 100, 295, 1500].map((x) => ({ intensity: x, rate: Math.min(9.89e14, x * 3.35e12) })),
+      domain: { x: [0.15, 1500], y: [1e9, 2e15] },
+    };
+    for (const width of [390, 800]) {
+      const { svg } = renderChart(spec, width);
+      const hbm = texts(svg).find((t) => t.text.startsWith('HBM'))!;
+      const angle = Number(/rotate\(([-\d.e]+)\)/.exec(hbm.el.getAttribute('transform') ?? '')?.[1]);
+      expect(angle).toBeLessThan(-10);
+      expect(angle).toBeGreaterThan(-80);
+      // Not at the roof's left end, by the axis (the probe's "HBM" over the "1 T" tick): at its middle.
+      expect(hbm.x).toBeGreaterThan(70 + 0.15 * (width - 90));
+      expect(yTicks(svg).every((t) => t !== ''), yTicks(svg).join(' | ')).toBe(true);
+    }
   });
 });

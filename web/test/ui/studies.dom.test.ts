@@ -5,7 +5,7 @@
 // description names ("against the 80 GB line").
 import { expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/client';
-import { createStudiesView, studyNumber } from '../../src/ui/studies';
+import { createStudiesView, studyDescription, studyNumber } from '../../src/ui/studies';
 import { studyJobOf } from '../../src/state/study-job';
 import { loadModule } from '../wasm';
 
@@ -61,6 +61,13 @@ it('the cheapest accelerator on the scenario’s own job: the job picked, its wo
   expect(row.some((c) => /^\d+(\.\d+)? %$/.test(c))).toBe(true);
   expect(row.some((c) => /^\$\d/.test(c) && !c.endsWith('/h'))).toBe(true);
   expect(row.some((c) => /kWh|MWh|GWh/.test(c))).toBe(true);
+  expect(row.some((c) => /^\d+(\.\d+)?×$/.test(c))).toBe(true);
+  // Headers and the columns' help in words, no key of the engine's (probe 61: "cost_usd", "usd_per_gpu_hour").
+  const heads = Array.from(document.querySelectorAll('[data-testid="study-table"] th'), (th) => th.textContent);
+  expect(heads).toContain('time to train');
+  const help = document.querySelector('.columns-help')!.textContent ?? '';
+  expect(help).toContain('GPU-hours × price per GPU-hour');
+  expect(`${heads.join(' ')} ${help}`).not.toMatch(/\b(label|cost_usd|usd_per_gpu_hour|gpu_hours|wall_days)\b/);
   // Back to the study's own job: asked with none, and the address told.
   job.value = '';
   job.dispatchEvent(new Event('change'));
@@ -76,4 +83,18 @@ it('study numbers: shares as percents, prices per hour, money, days, energy', ()
   expect(studyNumber(64.93, 'days', 'wall_days')).toBe('64.9 days');
   expect(studyNumber(0.0403, 'MWh', 'energy_mwh')).toBe('40.3 kWh');
   expect(studyNumber(99740.2, 'h', 'gpu_hours')).toBe('99,700');
+  // ratios to a baseline row as factors (probe 61: "2.744")
+  expect(studyNumber(2.744101, '', 'relative_cost')).toBe('2.74×');
+  expect(studyNumber(2.931, '', 'speedup')).toBe('2.93×');
+  expect(studyNumber(0.3412, '', 'normalized')).toBe('0.341×');
+  expect(studyNumber(2.19, '', 'perf_per_dollar')).toBe('2.19×');
+  expect(studyNumber(5, '', 'dram_stacks')).toBe('5');
+});
+
+it('column descriptions name the study’s columns in words, not its keys', () => {
+  const units = { gpu_hours: 'h', usd_per_gpu_hour: 'USD', node_nm: 'nm', cost_usd: 'USD' };
+  expect(studyDescription('gpu_hours x usd_per_gpu_hour', units)).toBe('GPU-hours × price per GPU-hour');
+  expect(studyDescription('what moves to node_nm: logic', units)).toBe('what moves to process node: logic');
+  // a word with an underscore that is no column of the study stays
+  expect(studyDescription('TrainingPrediction::by_bound', units)).toBe('TrainingPrediction::by_bound');
 });

@@ -233,6 +233,8 @@ describe('study lessons', () => {
     // The paper's figure is the one number quoted: a reference line, not a point.
     const gen = await lesson('study-gpu-generations').sweep!(engine.predictor, engine.dataFor(lesson('study-gpu-generations')));
     expect(gen?.kind === 'lines' && gen.rules).toEqual([{ value: 35, label: 'the paper: about' }]);
+    // Each row by its own label, not its system's preset id (probe 61: "dgx-h100, fp8, batch 1536").
+    expect(gen?.kind === 'lines' && gen.points.map((pt) => pt.x)).toEqual(table(lesson('study-gpu-generations')).rows.map((r) => r.label));
     // The cost lesson sweeps the price: every row of the study lies on its line, at its own price.
     const costLesson = lesson('study-cheapest-accelerator');
     const cost = await costLesson.sweep!(engine.predictor, engine.dataFor(costLesson));
@@ -240,8 +242,10 @@ describe('study lessons', () => {
     if (cost?.kind === 'lines') {
       const series = [...new Set(cost.points.map((pt) => pt.series))];
       expect(series).toHaveLength(table(costLesson).rows.length);
-      table(costLesson).rows.forEach((r, i) => expect(cost.points.some((pt) => pt.series === series[i] && pt.x === r.usd_per_gpu_hour && pt.y === (r.cost_usd as number) / 1e6), r.label as string).toBe(true));
-      expect(cost.rules).toEqual([{ value: (table(costLesson).rows.find((r) => r.cheapest === true)!.cost_usd as number) / 1e6, label: expect.any(String) }]);
+      table(costLesson).rows.forEach((r, i) => expect(cost.points.some((pt) => pt.series === series[i] && pt.x === r.usd_per_gpu_hour && pt.y === r.cost_usd), r.label as string).toBe(true));
+      expect(cost.rules).toEqual([{ value: table(costLesson).rows.find((r) => r.cheapest === true)!.cost_usd, label: expect.any(String) }]);
+      // In dollars from zero (probe 61: "million USD" ticks from 4, the line's "6.19" without a unit).
+      expect([cost.unit, cost.yFromZero]).toEqual(['USD', true]);
     }
     // Without the table there is nothing to draw (no numbers from elsewhere).
     expect(await lesson('study-recompute').sweep!(engine.predictor, { study: null })).toBeNull();
