@@ -72,6 +72,8 @@ describe('links and typed values', () => {
       ['#v1=!!!@@@***', /damaged/, /cut off/],
       ['#v0=abc', /not a valid Optimus link.*\(0\)/, /newer/],
       [`#v1=${'A'.repeat(200_000)}`, /too long: 200,003 characters, over the 64 KiB/, /unpacked/],
+      // '{"num_devices": NaN': where it breaks, in words, never the parser's message (probe 61)
+      ['#v1=q1bKK82NT0kty0xOLVayUvBL9AMA', /The link's scenario is not valid JSON \(it has an unexpected “N” at character 17 of 19\)\. Showing/, /Unexpected token|position/],
     ];
     for (const [hash, says, not] of bad) {
       await page.goto('about:blank');

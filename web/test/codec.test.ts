@@ -104,9 +104,14 @@ describe('encodeFragment / decodeFragment', () => {
     expectFailure(await decodeFragment(zlibFragment('hello')), 'link.not_json');
     // Where it breaks, in words; never the parser's own message.
     const cut = await decodeFragment(zlibFragment('{"model": "gpt3-175b",'));
-    expect(!cut.ok && cut.message).toBe("The link's scenario data is not valid JSON. (it ends too soon, after 22 characters)");
+    expect(!cut.ok && cut.message).toBe("The link's scenario is not valid JSON (it ends too soon, after 22 characters).");
     const bad = await decodeFragment(zlibFragment('{"model": x}'));
-    expect(!bad.ok && bad.message).toMatch(/^The link's scenario data is not valid JSON\. \(it (breaks off at character 11 of 12|has an unexpected “x” at character 11 of 12)\)$/);
+    expect(!bad.ok && bad.message).toMatch(/^The link's scenario is not valid JSON \(it (breaks off at character 11 of 12|has an unexpected “x” at character 11 of 12)\)\.$/);
+    // A token that occurs more than once: where the parser stopped, not the first one (probe 61's NaN).
+    const nan = await decodeFragment(zlibFragment('{"num_devices": NaN'));
+    expect(!nan.ok && nan.message).toMatch(/^The link's scenario is not valid JSON \(it (breaks off at character 17 of 19|has an unexpected “N” at character 17 of 19)\)\.$/);
+    const nested = await decodeFragment(zlibFragment('{"a": {}, "b": }'));
+    expect(!nested.ok && nested.message).toMatch(/character 16 of 16\)\.$/);
   });
 
   test('unknown and old versions', async () => {

@@ -182,3 +182,23 @@ describe('the banner names the form’s fields (probe 57)', () => {
     }
   });
 });
+
+describe('a link’s refusal without JSON or a mixed vocabulary (probe 61)', () => {
+  const refusal = async (s: unknown): Promise<string> => {
+    const r = await restoreScenario(await linkTo(s), engine);
+    expect(r.ok).toBe(false);
+    return r.ok ? '' : r.message;
+  };
+  test('an RL mean response above the longest: the RL form’s fields by their labels', async () => {
+    const rl = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len: { mean: 9000, max: 8192 } } };
+    expect(await refusal(rl)).toBe("The link's scenario is not valid: Mean response (9,000 tokens) must be less than Longest response (8,192 tokens). Shown as written, for you to correct below.");
+  });
+  test('too many requests: the field’s name as the full editor and the status line say it', async () => {
+    const serve = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 1, inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 32, num_requests: 1e9 } } };
+    expect(await refusal(serve)).toMatch(/^The link's scenario is not valid: Num requests = 1,000,000,000 is above what the engine accepts/);
+  });
+  test('an unknown key: every key it may have as the scenario writes it', async () => {
+    const message = await refusal({ ...defaultScenario, foo: 1 });
+    expect(message).toMatch(/^The link's scenario is not valid: the scenario has a key Optimus does not know, “foo” \(the keys it may have: [a-z_, ]*num_devices[a-z_, ]*\)\. Showing the default scenario instead\.$/);
+  });
+});

@@ -107,13 +107,14 @@ const MESSAGES: Record<DecodeErrorCode, string> = {
   'link.truncated': 'The link is incomplete: it was probably cut off when it was copied.',
   'link.corrupt': 'The link is damaged: its scenario data cannot be read.',
   'link.too_large': `The link's scenario is too large (over ${MAX_INFLATED_BYTES / 1024} KiB once unpacked).`,
-  'link.not_json': "The link's scenario data is not valid JSON.",
+  'link.not_json': "The link's scenario is not valid JSON.",
 };
 
+/** A decoding failure: its sentence, with the detail inside it ("... not valid JSON (it breaks off at character 12 of 40)."). */
 const fail = (code: DecodeErrorCode, detail?: string): DecodeResult => ({
   ok: false,
   code,
-  message: detail ? `${MESSAGES[code]} (${detail})` : MESSAGES[code],
+  message: detail ? `${MESSAGES[code].replace(/\.$/, '')} (${detail}).` : MESSAGES[code],
 });
 
 /**
@@ -132,9 +133,32 @@ export function jsonBreak(text: string, e: unknown): string | undefined {
   if (/end of (JSON )?input/i.test(m)) return `it ends too soon, after ${text.length} characters`;
   const token = /Unexpected token '(.{1,8}?)'/.exec(m)?.[1];
   if (token === undefined) return undefined;
-  // Where, only when the token occurs once (else the first one need not be the culprit).
-  const once = text.indexOf(token) === text.lastIndexOf(token);
-  return `it has an unexpected “${token}”${once ? ` at character ${text.indexOf(token) + 1} of ${text.length}` : ''}`;
+  const i = tokenAt(text, token);
+  return `it has an unexpected “${token}”${i !== undefined ? ` at character ${i + 1} of ${text.length}` : ''}`;
+}
+
+/**
+ * Where a parser that names the token it did not expect, and not where (V8 from 2023: "Unexpected
+ * token 'N', "{"a": NaN" is not valid JSON"), stopped: the first occurrence of the token that
+ * follows a valid beginning of JSON and ends one (probe 61's NaN: the first "N" of two); undefined
+ * past 200 occurrences.
+ */
+function tokenAt(text: string, token: string): number | undefined {
+  for (let i = text.indexOf(token), n = 0; i >= 0 && n < 200; i = text.indexOf(token, i + 1), n++)
+    if (validStart(text.slice(0, i)) && !validStart(text.slice(0, i + token.length))) return i;
+  return undefined;
+}
+
+/** Whether text can begin a JSON document: it parses, or the parser stops only at its end. */
+function validStart(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (e) {
+    const m = e instanceof Error ? e.message : '';
+    const at = /position (\d+)/.exec(m)?.[1];
+    return /end of (JSON )?input|Unterminated string/i.test(m) || (at !== undefined && Number(at) >= text.length);
+  }
 }
 
 /** Version 1: base64url(raw DEFLATE(UTF-8 JSON)). */

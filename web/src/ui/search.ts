@@ -7,7 +7,7 @@ import type { Engine } from '../engine/client';
 import type { ChosenLayout, RlResult, SearchBest, SearchOptions, SearchResult, ServingDeployment } from '../engine/types';
 import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
-import { errorWords, reasonWords } from './words';
+import { errorWords, rejectedWords } from './words';
 import { h, uid } from '../base/dom';
 import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from '../base/format';
 
@@ -45,6 +45,19 @@ const FIXABLE: Array<[key: string, label: string]> = [
   ['recompute', 'recompute'],
   ['zero_stage', 'ZeRO stage'],
 ];
+
+/**
+ * The keys a search too large to run whole fixed (the engine's `narrowed`: zero_stage, then
+ * micro_batch, then interleave), in the words of the "Keep fixed" boxes: "There were too many
+ * layouts to search them all, so ZeRO stage 1 and micro-batch 1 were fixed, as the automatic
+ * layout does."; empty when none was.
+ */
+export function narrowedWords(narrowed: Record<string, unknown> | undefined): string {
+  const said = Object.entries(narrowed ?? {}).map(([k, v]) => `${FIXABLE.find(([key]) => key === k)?.[1] ?? k.replace(/_/g, ' ')} ${String(v)}`);
+  if (said.length === 0) return '';
+  const list = said.length > 1 ? `${said.slice(0, -1).join(', ')} and ${said[said.length - 1]}` : said[0];
+  return `There were too many layouts to search them all, so ${list} ${said.length > 1 ? 'were' : 'was'} fixed, as the automatic layout does.`;
+}
 
 /** The scenario to search: its `parallel` reduced to the keys to keep fixed (pure). */
 export function searchScenario(s: Record<string, unknown>, fixed: string[]): Record<string, unknown> {
@@ -243,9 +256,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function showRl(r: SearchResult, rl: Record<string, unknown> | undefined): void {
     const best = r.best as unknown as RlCandidate[];
     const cost = r.rank_by === 'cost';
-    const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
-      .join(', ');
+    const rejected = rejectedWords(r.rejected, 'placement');
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} placements predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', ');
     const head = ['#', 'Placement', 'Step', 'Trained tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
@@ -283,9 +294,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
 
   function showServing(r: SearchResult): void {
     const capacity = r.objective === 'capacity';
-    const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
-      .join(', ');
+    const rejected = rejectedWords(r.rejected, 'deployment');
     summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
@@ -304,12 +313,10 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   function show(r: SearchResult, training: boolean, searched: Record<string, unknown>): void {
     if (r.mode === 'serving') return showServing(r);
     if (r.mode === 'rl') return showRl(r, searched.rl as Record<string, unknown> | undefined);
-    const rejected = Object.entries(r.rejected ?? {})
-      .map(([k, n]) => `${groupDigits(n)} ${reasonWords(k)}`)
-      .join(', ');
+    const rejected = rejectedWords(r.rejected, 'layout');
     const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
-    const narrowed = Object.entries(r.narrowed ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` Every layout was too many to search, so ${narrowed} ${Object.keys(r.narrowed ?? {}).length > 1 ? 'were' : 'was'} fixed, as the automatic layout does.` : ''}${plotted}`;
+    const narrowed = narrowedWords(r.narrowed);
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` ${narrowed}` : ''}${plotted}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const first = r.best[0];
     const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost'] : []), ...(first?.step_energy_j !== undefined ? ['Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];

@@ -5,7 +5,7 @@ import type { EngineError } from '../engine/types';
 import { derivedDp } from '../state/coupling';
 import { asObject } from '../state/pointer';
 import { quickFields, TASKS } from '../state/tasks';
-import { editorLabel } from './editor';
+import { editorLabel, keyLabel } from './editor';
 import { groupDigits, rangeWords } from '../base/format';
 
 export interface Fix {
@@ -51,7 +51,28 @@ const WORDS: Record<string, string> = {
  * fieldWords), and an unknown preset's list of every id cut to the nearest few (presetWords).
  */
 export function errorWords(e: EngineError, label?: (path: string) => string | undefined): string {
-  return WORDS[e.code] ?? presetWords(e) ?? missingWords(e, label) ?? fieldWords(e, label) ?? e.message;
+  return WORDS[e.code] ?? presetWords(e) ?? keyedWords(e, label) ?? e.message;
+}
+
+/**
+ * An error about named keys in the page's words: a required key left out, a length whose mean is
+ * not between its shortest and longest (lengthWords), a key the engine does not know
+ * (unknownKeyWords), else the message with its keys as the fields say them (fieldWords).
+ */
+function keyedWords(e: EngineError, label?: (path: string) => string | undefined): string | undefined {
+  return missingWords(e, label) ?? lengthWords(e, label) ?? unknownKeyWords(e) ?? fieldWords(e, label);
+}
+
+/**
+ * The name a range error gives its field: the page's label, else (a field the full editor draws
+ * from the schema, named by its key: "Num requests") the label the editor gives that key, so that
+ * the banner, the status and the field say one name (probe 61: "num requests" beside "Num
+ * requests"); none without a label function (the engine's key, spaced).
+ */
+export function rangeLabel(path: string, label?: (path: string) => string | undefined): string | undefined {
+  if (!label) return undefined;
+  const key = path.slice(path.lastIndexOf('/') + 1);
+  return label(path) ?? (/^[A-Za-z][A-Za-z0-9_]*$/.test(key) ? keyLabel(key) : undefined);
 }
 
 /**
@@ -63,7 +84,7 @@ export function errorWords(e: EngineError, label?: (path: string) => string | un
  */
 export function fieldMessage(e: EngineError, plain: string, label?: (path: string) => string | undefined): string {
   if (/\b[a-z]+\.[a-z_]+ x\d/.test(e.message) || presetWords(e) !== undefined) return plain;
-  return rangeWords(e, label?.(e.path)) ?? missingWords(e, label) ?? fieldWords(e, label) ?? e.message;
+  return rangeWords(e, rangeLabel(e.path, label)) ?? keyedWords(e, label) ?? e.message;
 }
 
 /** Keys short enough to be words of their own, named in messages bare ("dp*micro_batch"). */
@@ -111,6 +132,43 @@ export function formLabel(s: unknown): (path: string) => string | undefined {
   return (path) => quick.get(path) ?? editorLabel(path);
 }
 
+/** What a length's key measures, for words where the form has no field of its mean ("the mean prompt length"). */
+const LENGTH_NOUNS: Record<string, string> = { response_len: 'response', prompt_len: 'prompt', input_len: 'prompt', output_len: 'output' };
+
+/**
+ * A length given as {"mean", "max"} (an RL job's responses, a served stream's prompts) whose mean
+ * is not between its shortest and longest (serving.length_mean_out_of_range, at the mean): the
+ * two values by the form's labels ("Mean response (9,000 tokens) must be less than Longest
+ * response (8,192 tokens)"), or in words where the form has no field of them; never the JSON of
+ * the full editor's field (probe 61: 'Response tokens (longest, or {"mean", "max"}) needs min <
+ * mean < max').
+ */
+export function lengthWords(e: { code: string; path: string; message: string }, label?: (path: string) => string | undefined): string | undefined {
+  const m = /^'([a-z_]+)' needs min < mean < max \(got min (\d+), mean ([0-9.e+-]+), max (\d+)\)$/.exec(e.message);
+  if (e.code !== 'serving.length_mean_out_of_range' || !m) return undefined;
+  const [lo, mean, hi] = [m[2], m[3], m[4]].map(Number) as [number, number, number];
+  const noun = LENGTH_NOUNS[m[1]!] ?? m[1]!.replace(/_len$/, '').replace(/_/g, ' ');
+  const parent = e.path.replace(/\/mean$/, '');
+  const said = (key: string, fallback: string, v: number): string => `${label?.(`${parent}/${key}`) ?? fallback} (${groupDigits(v)} tokens)`;
+  const longest = said('max', `the longest ${noun}`, hi);
+  const shortest = said('min', `the shortest ${noun}`, lo);
+  if (lo >= hi) return `${shortest} must be less than ${longest}`;
+  const average = said('mean', `the mean ${noun} length`, mean);
+  return mean >= hi ? `${average} must be less than ${longest}` : `${average} must be more than ${shortest}`;
+}
+
+/**
+ * A key the engine does not know (scenario.unknown_key: a link's, a file's): the key, where, and
+ * the keys that may be there, every one as the scenario writes it (probe 61: the engine's list
+ * said one of them by its field's label, "GPUs", among the others' keys).
+ */
+export function unknownKeyWords(e: { code: string; path: string; message: string }): string | undefined {
+  const m = /^unknown key '(.*)' \(known keys here: (.*)\)$/s.exec(e.message);
+  if (e.code !== 'scenario.unknown_key' || !m) return undefined;
+  const owner = e.path.split('/').slice(1, -1).filter((k) => !/^\d+$/.test(k)).pop()?.replace(/~1/g, '/').replace(/~0/g, '~');
+  return `${owner === undefined ? 'the scenario' : `“${owner}”`} has a key Optimus does not know, “${m[1]}” (the keys it may have: ${m[2]})`;
+}
+
 /** A required key left out (a field cleared): the field, and that it needs a value. */
 function missingWords(e: EngineError, label?: (path: string) => string | undefined): string | undefined {
   if (e.code !== 'scenario.missing_key') return undefined;
@@ -153,7 +211,7 @@ const KIND_LISTS: Record<string, string> = {
 };
 
 export function plainError(e: EngineError, s: Record<string, unknown>, userSet: ReadonlySet<string>, label?: (path: string) => string | undefined): Plain {
-  const words = rangeWords(e, label?.(e.path)) ?? errorWords(e, label);
+  const words = rangeWords(e, rangeLabel(e.path, label)) ?? errorWords(e, label);
   const p = s.parallel !== null && typeof s.parallel === 'object' ? (s.parallel as Record<string, unknown>) : undefined;
   if (e.code === 'parallel.product_mismatch' && p?.dp !== undefined) {
     const rest = derivedDp({ ...s, parallel: { ...p, dp: undefined } });
@@ -311,13 +369,17 @@ function moreDevices(n: number, fewest: number | undefined): Fix {
   return { path: '/num_devices', value: fewest, label: `Use ${fewest} GPUs (the fewest that run it)` };
 }
 
-/** Why the search set layouts aside, in words: the code's last part ("cp_in_inference" -> "cp in inference"), with a few said better. */
+/**
+ * Why the search set layouts aside, in words said after a count and its noun ("41,810 layouts
+ * that do not fit in GPU memory, 4 where the layers do not split evenly over the stages"):
+ * rejectedWords. A code without words here is said by its last part ("for offload in inference").
+ */
 const REASONS: Record<string, string> = {
-  'memory.does_not_fit': 'do not fit in GPU memory',
+  'memory.does_not_fit': 'that do not fit in GPU memory',
   'parallel.tp_not_divisor_of_heads': 'where tp does not divide the heads',
   'parallel.cp_in_inference': 'with context parallelism at inference',
   'parallel.layers_not_divisible': 'where the layers do not split evenly over the stages',
-  // The layout checks a search meets most (core/parallel/plan.cpp), said after a count.
+  // The layout checks a search meets most (core/parallel/plan.cpp).
   'parallel.interleave_microbatches': 'interleaved with a micro-batch count that is not a multiple of the pipeline stages',
   'parallel.interleave_without_pp': 'interleaved without a pipeline',
   'parallel.pp_exceeds_layers': 'with more pipeline stages than layers',
@@ -336,15 +398,32 @@ const REASONS: Record<string, string> = {
   'parallel.zero_shard_not_divisor': 'where the ZeRO shard group does not divide dp',
   'training.batch_not_divisible': 'where dp × micro-batch does not divide the global batch',
   'serving.kv_insufficient': 'that leave too little memory for the KV cache',
-  // The RL placement search's rejections (a candidate's own error code).
-  'rl.rollout_layout_invalid': 'rollout engines whose layout does not divide the model',
-  'rl.rollout_does_not_fit': 'rollout engines that hold no response',
-  'rl.rollout_layout_mismatch': 'rollout engines that do not fill their pool',
-  'rl.train_no_layout': 'pools where no trainer layout fits',
-  'rl.train_layout_mismatch': 'trainer layouts that do not fill their pool',
+  'search.cost_above_budget': 'whose whole run costs more than the budget',
+  // The RL placement search's rejections (a candidate's own error code), said of placements.
+  'rl.rollout_layout_invalid': 'whose rollout layout does not divide the model',
+  'rl.rollout_does_not_fit': 'whose rollout engines hold no response',
+  'rl.rollout_layout_mismatch': 'whose rollout engines do not fill their pool',
+  'rl.train_no_layout': 'where no trainer layout fits',
+  'rl.train_layout_mismatch': 'whose trainer layouts do not fill their pool',
 };
 export function reasonWords(code: string): string {
-  return REASONS[code] ?? (code.split('.').pop() ?? code).replace(/_/g, ' ');
+  return REASONS[code] ?? `for ${(code.split('.').pop() ?? code).replace(/_/g, ' ')}`;
+}
+
+/**
+ * A search's rejections after their counts, the first with its noun so that none reads as a count
+ * of something else (probe 61: "4 layers do not split over the stages" meant four layouts):
+ * "41,810 layouts that do not fit in GPU memory, 4 where the layers do not split evenly over the
+ * stages"; a count of one said in the singular ("1 layout that does not fit").
+ */
+export function rejectedWords(rejected: Record<string, number> | undefined, noun: 'layout' | 'deployment' | 'placement'): string {
+  return Object.entries(rejected ?? {})
+    .map(([code, n], i) => {
+      let why = reasonWords(code);
+      if (n === 1) why = why.replace(/^that do not /, 'that does not ').replace(/^that leave /, 'that leaves ');
+      return `${groupDigits(n)}${i === 0 ? ` ${noun}${n === 1 ? '' : 's'}` : ''} ${why}`;
+    })
+    .join(', ');
 }
 
 /** Plain words of warnings whose engine text names keys: the code's words, else the message. */

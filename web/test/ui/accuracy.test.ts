@@ -1,7 +1,7 @@
 // The accuracy view's arithmetic (web/src/ui/accuracy.ts): metric paths, per-source errors, band
 // coverage, and the bundled rows it predicts.
 import { describe, expect, it } from 'vitest';
-import { DATA_SETS, isIndependent, lastRowOfEachSource, metricValue, parseCases, summarize, type Scored } from '../../src/ui/accuracy';
+import { accuracyIntro, DATA_SETS, distinctLabels, isIndependent, lastRowOfEachSource, metricValue, parseCases, setTitle, summarize, twoLines, type Scored } from '../../src/ui/accuracy';
 
 describe('accuracy view', () => {
   it('reads a dotted metric, adding the keys of a last part joined by +', () => {
@@ -63,5 +63,40 @@ describe('accuracy view', () => {
     const firstEnd = cases.findIndex((c, i) => i + 1 < cases.length && (cases[i + 1]!.group !== c.group || cases[i + 1]!.set !== c.set) && !last.has(i));
     expect(firstEnd).toBeGreaterThan(0);
     expect(last.size).toBe(new Set(cases.map((c) => `${c.set}\u0000${c.group}`)).size);
+  });
+});
+
+describe('the accuracy view in words (probe 61)', () => {
+  it('names the data sets by their titles, with no file names or repository paths', () => {
+    for (const [id, , title] of DATA_SETS) {
+      expect(title, id).not.toMatch(/_|\.jsonl/);
+      expect(setTitle(id)).toBe(title);
+    }
+    const intro = accuracyIntro();
+    for (const [id] of DATA_SETS) expect(intro, id).not.toContain(id);
+    expect(intro).not.toMatch(/docs\/|\.md\b|repository/);
+    expect(intro).toContain('“Training, DGX Cloud recipes v25.05”');
+  });
+
+  it('cuts the chart’s source labels so that no two read alike: the bundled sources on a desktop and a phone, and a made-up clash', () => {
+    const sources = [...new Set(DATA_SETS.flatMap(([set, text]) => parseCases(text, set)).map((c) => c.group))];
+    for (const max of [44, 40, 22]) {
+      const labels = distinctLabels(sources, max);
+      expect(new Set(labels).size, String(max)).toBe(sources.length);
+      for (const l of labels) expect(l.length, l).toBeLessThanOrEqual(max + 4);
+    }
+    // a phone's: two lines of about 22 characters, its beginning on the first
+    const phone = distinctLabels(sources, 22, 2);
+    expect(new Set(phone).size).toBe(sources.length);
+    for (const l of phone) for (const line of l.split('\n')) expect(line.length, l).toBeLessThanOrEqual(25);
+    expect(phone[sources.indexOf('NVIDIA Megatron-Bridge performance summary (26.02 NeMo container)')]).toBe('NVIDIA Megatron-Bridge\n…26.02 NeMo container)');
+    // cutMiddle alone read "Llama 3 70B…(64 H100)" for both: the cut moves to where they differ
+    const alike = ['Llama 3 70B training on 64 H100, Megatron (64 H100)', 'Llama 3 70B training on 64 H100, NeMo 25 (64 H100)'];
+    const [a, b] = distinctLabels(alike, 20);
+    expect(a).not.toBe(b);
+    expect(a!.length).toBeLessThanOrEqual(20);
+    // short labels stay whole; a phone's label runs to two lines at a space
+    expect(distinctLabels(['AReaL v0.3 blog'], 22)).toEqual(['AReaL v0.3 blog']);
+    expect(twoLines('InferenceX DSR1 B200 SGLang: median TPOT', 22)).toBe('InferenceX DSR1 B200\nSGLang: median TPOT');
   });
 });

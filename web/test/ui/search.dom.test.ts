@@ -7,7 +7,7 @@ import type { Engine } from '../../src/engine/client';
 import type { OptimusModule } from '../../src/engine/protocol';
 import type { EngineError } from '../../src/engine/types';
 import type { SearchOptions, SearchResult } from '../../src/engine/page-types';
-import { createSearchView } from '../../src/ui/search';
+import { createSearchView, narrowedWords } from '../../src/ui/search';
 import { loadModule } from '../wasm';
 
 let mod: OptimusModule;
@@ -59,7 +59,7 @@ describe('search view: ranking and budget', () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const tr of rows) expect(Number(tr.querySelectorAll('td')[7]!.getAttribute('data-value'))).toBeLessThanOrEqual(limit);
     // The reason in words on the page, the engine's code in the summary's title (its details).
-    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('cost above budget');
+    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toMatch(/\b[\d,]+ (layouts? )?whose whole run costs more than the budget/);
     expect(view.querySelector('[data-testid="search-summary"]')!.getAttribute('title')).toContain('search.cost_above_budget');
   });
 
@@ -147,7 +147,7 @@ describe('search view: nothing feasible', () => {
     document.body.replaceChildren(view);
     view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
     await vi.waitFor(() => expect(view.querySelectorAll('[data-testid="search-table"] tbody tr').length).toBeGreaterThan(0), { timeout: 20000 });
-    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('Every layout was too many to search, so zero_stage 1 was fixed, as the automatic layout does.');
+    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toContain('There were too many layouts to search them all, so ZeRO stage 1 was fixed, as the automatic layout does.');
   }, 30000);
   it('an RL job no placement runs: the fewest GPUs the engine found the job running on', async () => {
     // DeepSeek-V3 at 8 bits (671 GB) fits no rollout engine of 8 H100; colocated, the engines
@@ -227,5 +227,12 @@ describe('search view: an RL job searches its placements', () => {
     view.querySelector<HTMLTableRowElement>('[data-testid="search-table"] tbody tr')!.click();
     expect(loaded).toHaveLength(1);
     expect(loaded[0]!.prompts_per_step).toBe(32);
+  });
+});
+
+describe('search view: the summary in words (probe 61)', () => {
+  it('names the keys a narrowed search fixed as the "Keep fixed" boxes do, not by their JSON keys', () => {
+    expect(narrowedWords({ zero_stage: 1, micro_batch: 1 })).toBe('There were too many layouts to search them all, so ZeRO stage 1 and micro-batch 1 were fixed, as the automatic layout does.');
+    expect(narrowedWords({})).toBe('');
   });
 });

@@ -1,6 +1,6 @@
 // Plain words and one-click fixes of engine errors (src/ui/words.ts).
 import { describe, expect, it } from 'vitest';
-import { fieldMessage, fieldWords, followingGpus, hostOptimizerLayout, plainError, warningWords } from '../../src/ui/words';
+import { errorWords, fieldMessage, fieldWords, followingGpus, hostOptimizerLayout, plainError, rangeLabel, rejectedWords, warningWords } from '../../src/ui/words';
 
 // A refusal of "auto" counts its layouts' rejections (`rejected`); these ran out of memory (more GPUs can help).
 const err = (code: string, path = '/parallel') => ({ code, path, message: `engine says ${code}`, ...(code === 'parallel.auto_no_layout' ? { rejected: { 'memory.does_not_fit': 9 } } : {}) });
@@ -183,8 +183,8 @@ describe('WARNING_WORDS', () => {
 describe('reasonWords', () => {
   it('says why layouts were set aside in words', async () => {
     const { reasonWords } = await import('../../src/ui/words');
-    expect(reasonWords('memory.does_not_fit')).toBe('do not fit in GPU memory');
-    expect(reasonWords('parallel.offload_in_inference')).toBe('offload in inference');
+    expect(reasonWords('memory.does_not_fit')).toBe('that do not fit in GPU memory');
+    expect(reasonWords('parallel.offload_in_inference')).toBe('for offload in inference');
   });
 });
 
@@ -317,5 +317,54 @@ describe('engine messages in the page’s words (probe 57)', () => {
     // "4 layers do not split over the stages" read as four layers, not four layouts (probe 61).
     expect(reasonWords('parallel.layers_not_divisible')).toBe('where the layers do not split evenly over the stages');
     expect(reasonWords('parallel.tp_not_divisor_of_heads')).toBe('where tp does not divide the heads');
+  });
+});
+
+describe('error texts without JSON, codes or mixed vocabularies (probe 61)', () => {
+  const rlLabels: Record<string, string> = { '/rl/response_len/mean': 'Mean response', '/rl/response_len/max': 'Longest response', '/num_devices': 'GPUs' };
+  const label = (p: string): string | undefined => rlLabels[p];
+  const meanAboveMax = { code: 'serving.length_mean_out_of_range', path: '/rl/response_len/mean', message: "'response_len' needs min < mean < max (got min 1, mean 9000, max 8192)" };
+
+  it('an RL mean above its longest: the form’s two fields by their labels, with the values', () => {
+    const words = 'Mean response (9,000 tokens) must be less than Longest response (8,192 tokens)';
+    expect(plainError(meanAboveMax, {}, new Set(), label).words).toBe(words);
+    expect(fieldMessage(meanAboveMax, words, label)).toBe(words);
+    // below the shortest; and a served stream's prompts, which the form has no field of: in words
+    const below = { ...meanAboveMax, message: "'response_len' needs min < mean < max (got min 100, mean 50, max 8192)" };
+    expect(plainError(below, {}, new Set(), label).words).toBe('Mean response (50 tokens) must be more than the shortest response (100 tokens)');
+    const served = { code: 'serving.length_mean_out_of_range', path: '/inference/serving/input_len/mean', message: "'input_len' needs min < mean < max (got min 1, mean 3000, max 2048)" };
+    const plain = plainError(served, {}, new Set(), label).words;
+    expect(plain).toBe('the mean prompt length (3,000 tokens) must be less than the longest prompt (2,048 tokens)');
+    for (const w of [plain, plainError(meanAboveMax, {}, new Set(), label).words]) expect(w).not.toMatch(/[{}"]|_len|min </);
+  });
+
+  it('an unknown key: the keys it may have all as the scenario writes them, none by a field’s label', () => {
+    const e = { code: 'scenario.unknown_key', path: '/foo', message: "unknown key 'foo' (known keys here: calibration, economics, inference, model, name, num_devices, parallel, rl, schema_version, software, system, training)" };
+    const words = plainError(e, {}, new Set(), label).words;
+    expect(words).toBe(
+      'the scenario has a key Optimus does not know, “foo” (the keys it may have: calibration, economics, inference, model, name, num_devices, parallel, rl, schema_version, software, system, training)',
+    );
+    expect(words).not.toContain('GPUs');
+    const nested = { code: 'scenario.unknown_key', path: '/training/seqlen', message: "unknown key 'seqlen' (known keys here: global_batch, seq_len)" };
+    expect(errorWords(nested, label)).toBe('“training” has a key Optimus does not know, “seqlen” (the keys it may have: global_batch, seq_len)');
+  });
+
+  it('a value out of range of a field the editor names by its key: that name, capitalised as the editor has it', () => {
+    const e = { code: 'scenario.out_of_range', path: '/inference/serving/num_requests', message: "'num_requests' = 1000000000 is outside the accepted range [1, 1000000]" };
+    const words = 'Num requests = 1,000,000,000 is above what the engine accepts (1 to 1,000,000)';
+    expect(plainError(e, {}, new Set(), label).words).toBe(words);
+    expect(fieldMessage(e, words, label)).toBe(words);
+    expect(rangeLabel('/inference/serving/num_requests', label)).toBe('Num requests');
+    expect(rangeLabel('/num_devices', label)).toBe('GPUs');
+  });
+
+  it('a search’s rejections: the first count with its noun, each reason after it, one in the singular', () => {
+    expect(rejectedWords({ 'memory.does_not_fit': 41810, 'parallel.interleave_microbatches': 8616, 'parallel.layers_not_divisible': 4 }, 'layout')).toBe(
+      '41,810 layouts that do not fit in GPU memory, 8,616 interleaved with a micro-batch count that is not a multiple of the pipeline stages, 4 where the layers do not split evenly over the stages',
+    );
+    expect(rejectedWords({ 'serving.kv_insufficient': 1 }, 'deployment')).toBe('1 deployment that leaves too little memory for the KV cache');
+    expect(rejectedWords({ 'rl.rollout_layout_invalid': 2 }, 'placement')).toBe('2 placements whose rollout layout does not divide the model');
+    expect(rejectedWords({ 'memory.does_not_fit': 1 }, 'layout')).toBe('1 layout that does not fit in GPU memory');
+    expect(rejectedWords(undefined, 'layout')).toBe('');
   });
 });
