@@ -2,6 +2,7 @@
 // and studies": study(name, job)): its model, GPUs, sequence, batch and tokens in place of the
 // study's own Llama 3 70B on 1024 GPUs. Pure; test/ui/study-job.test.ts.
 import { getPointer } from './pointer';
+import { tokensShort } from './tasks';
 
 export type Scenario = Record<string, unknown>;
 
@@ -10,7 +11,6 @@ export const JOB_STUDY = 'cheapest-accelerator';
 
 export type StudyJob = { ok: true; job: Record<string, unknown>; words: string } | { ok: false; reason: string };
 
-const tokensWords = (t: number): string => (t >= 1e12 ? `${+(t / 1e12).toPrecision(3)}T` : `${+(t / 1e9).toPrecision(3)}B`);
 
 /**
  * The study's job from `s`: the model (preset id or inline), num_devices, training.seq_len,
@@ -31,6 +31,6 @@ export function studyJobOf(s: Scenario, modelName: (id: string) => string | unde
   const m = s.model;
   const model = typeof m === 'string' ? (modelName(m) ?? m) : String((m as Record<string, unknown> | null)?.name ?? 'your model');
   const tokens = n(job.train_tokens);
-  const words = `${model} on ${String(job.num_devices ?? 1024)} GPUs, ${tokens !== undefined ? tokensWords(tokens) : 'the study’s 15T'} tokens`;
+  const words = `${model} on ${String(job.num_devices ?? 1024)} GPUs, ${tokens !== undefined ? tokensShort(tokens) : 'the study’s 15T'} tokens`;
   return { ok: true, job, words };
 }

@@ -196,6 +196,9 @@ function gpus(s: Scenario, systemName: (id: string) => string | undefined): stri
 
 const TASK_WORDS: Record<ReturnType<typeof taskOf>, string> = { train: 'training step', plan: 'whole run', serve: 'serving', infer: 'inference', rl: 'RL step' };
 
+/** A token count in short form, three significant digits: 1.5e13 -> "15T", 3e11 -> "300B". */
+export const tokensShort = (t: number): string => (t >= 1e12 ? `${+(t / 1e12).toPrecision(3)}T` : `${+(t / 1e9).toPrecision(3)}B`);
+
 /**
  * The name a scenario gets when the person has not named it: model, GPUs and task
  * ("Llama 3 70B on 64 GPUs (NVIDIA DGX H100): training step"). Preset names come from `names`.
@@ -206,7 +209,7 @@ export function autoName(s: Scenario, names: { model: (id: string) => string | u
   let words = TASK_WORDS[taskOf(s)];
   if (taskOf(s) === 'plan') {
     const t = getPointer(s, '/training/train_tokens');
-    if (typeof t === 'number') words = `${t >= 1e12 ? `${+(t / 1e12).toPrecision(3)}T` : `${+(t / 1e9).toPrecision(3)}B`} tokens`;
+    if (typeof t === 'number') words = `${tokensShort(t)} tokens`;
   }
   if (taskOf(s) === 'serve') {
     const c = getPointer(s, '/inference/serving/concurrency');
