@@ -195,7 +195,7 @@ describe('a link’s refusal without JSON or a mixed vocabulary (probe 61)', () 
   });
   test('too many requests: the field’s name as the full editor and the status line say it', async () => {
     const serve = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 1, inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 32, num_requests: 1e9 } } };
-    expect(await refusal(serve)).toMatch(/^The link's scenario is not valid: Num requests = 1,000,000,000 is above what the engine accepts/);
+    expect(await refusal(serve)).toMatch(/^The link's scenario is not valid: Number of requests = 1,000,000,000 is above what the engine accepts/);
   });
   test('an unknown key: every key it may have as the scenario writes it', async () => {
     const message = await refusal({ ...defaultScenario, foo: 1 });

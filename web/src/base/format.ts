@@ -80,13 +80,11 @@ export function formatRange(low: number, high: number, q: Quantity): string {
 export function timeAxisUnit(max: number): { unit: string; seconds: number } {
   const a = Math.abs(max);
   if (!(a > 0) || !Number.isFinite(a)) return { unit: 's', seconds: 1 };
-  if (a < 1e-3) return { unit: 'µs', seconds: 1e-6 };
-  if (a < 1) return { unit: 'ms', seconds: 1e-3 };
-  if (a < 120) return { unit: 's', seconds: 1 };
-  if (a < 7200) return { unit: 'min', seconds: 60 };
-  if (a < 172800) return { unit: 'h', seconds: 3600 };
-  if (a < 86400 * 365.25 * 2) return { unit: 'days', seconds: 86400 };
-  return { unit: 'years', seconds: 86400 * 365.25 };
+  // An axis stays in days up to two years (ticks of 200 and 400 days, not 0.5 and 1 year), and
+  // its smallest unit is the µs.
+  if (a >= 86400 * 365.25 && a < 86400 * 365.25 * 2) return { unit: 'days', seconds: 86400 };
+  const r = secondsRung(a);
+  return r.unit === 'ns' ? { unit: 'µs', seconds: 1e-6 } : r;
 }
 
 const BINARY = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];

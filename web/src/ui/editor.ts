@@ -225,6 +225,8 @@ export function keyLabel(key: string): string {
     }
   }
   const words = key.split('_').map((w) => ACRONYMS[w] ?? w);
+  // num_requests, num_devices: "Number of requests", not "Num requests".
+  if (words[0] === 'num' && words.length > 1) words.splice(0, 1, 'number', 'of');
   const first = words[0] ?? '';
   return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ') + unit;
 }

@@ -65,7 +65,7 @@ function keyedWords(e: EngineError, label?: (path: string) => string | undefined
 
 /**
  * The name a range error gives its field: the page's label, else (a field the full editor draws
- * from the schema, named by its key: "Num requests") the label the editor gives that key, so that
+ * from the schema, named by its key: "Number of requests") the label the editor gives that key, so that
  * the banner, the status and the field say one name (probe 61: "num requests" beside "Num
  * requests"); none without a label function (the engine's key, spaced).
  */

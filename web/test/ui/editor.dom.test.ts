@@ -548,6 +548,7 @@ describe('mixture-of-experts and attention fields, from the schema', () => {
     expect(field('/model/moe/router_balance').tagName).toBe('SELECT');
     expect(field('/model/moe/experts').title).toBe('Routed experts per MoE layer.');
     expect(keyLabel('qk_rope_head_dim')).toBe('QK RoPE head dim');
+    expect(keyLabel('num_requests')).toBe('Number of requests');
   });
 
   it('a dense model: MoE switched off with its fields disabled; the attention variant follows kv_heads', () => {

@@ -351,10 +351,10 @@ describe('error texts without JSON, codes or mixed vocabularies (probe 61)', () 
 
   it('a value out of range of a field the editor names by its key: that name, capitalised as the editor has it', () => {
     const e = { code: 'scenario.out_of_range', path: '/inference/serving/num_requests', message: "'num_requests' = 1000000000 is outside the accepted range [1, 1000000]" };
-    const words = 'Num requests = 1,000,000,000 is above what the engine accepts (1 to 1,000,000)';
+    const words = 'Number of requests = 1,000,000,000 is above what the engine accepts (1 to 1,000,000)';
     expect(plainError(e, {}, new Set(), label).words).toBe(words);
     expect(fieldMessage(e, words, label)).toBe(words);
-    expect(rangeLabel('/inference/serving/num_requests', label)).toBe('Num requests');
+    expect(rangeLabel('/inference/serving/num_requests', label)).toBe('Number of requests');
     expect(rangeLabel('/num_devices', label)).toBe('GPUs');
   });
 
