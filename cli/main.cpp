@@ -917,22 +917,37 @@ std::string study_cell(const json& v, const std::string& unit) {
   return out;
 }
 
+// The study table's 80% bands (core/study: one column of <column>.low / <column>.high pairs),
+// which the text table writes beside each banded cell rather than as a column of its own.
+constexpr const char* kStudyBandColumn = "band_80";
+
+// A row's cell of `key`, with its 80% band in parentheses where the row has one: "24 s (24 s - 33.7 s)".
+std::string study_row_cell(const json& r, const std::string& key, const std::string& unit) {
+  if (!r.contains(key)) return "";
+  std::string cell = study_cell(r[key], unit);
+  const json* band = r.contains(kStudyBandColumn) ? &r[kStudyBandColumn] : nullptr;
+  if (band && band->contains(key + ".low") && band->contains(key + ".high"))
+    cell += " (" + study_cell((*band)[key + ".low"], unit) + " - " +
+            study_cell((*band)[key + ".high"], unit) + ")";
+  return cell;
+}
+
 void print_study(const json& t) {
   std::cout << t["title"].get<std::string>() << "\n" << t["description"].get<std::string>() << "\n\n";
   std::vector<std::vector<std::string>> cells;
-  std::vector<std::string> header;
+  std::vector<std::string> header, keys;
   for (const auto& c : t["columns"]) {
     const std::string key = c.get<std::string>();
+    if (key == kStudyBandColumn) continue;
     const std::string unit = t["units"][key].get<std::string>();
+    keys.push_back(key);
     header.push_back(unit.empty() || unit == "bytes" || unit == "s" ? key : key + " [" + unit + "]");
   }
   cells.push_back(header);
   for (const auto& r : t["rows"]) {
     std::vector<std::string> line;
-    for (const auto& c : t["columns"]) {
-      const std::string key = c.get<std::string>();
-      line.push_back(r.contains(key) ? study_cell(r[key], t["units"][key].get<std::string>()) : "");
-    }
+    for (const std::string& key : keys)
+      line.push_back(study_row_cell(r, key, t["units"][key].get<std::string>()));
     cells.push_back(line);
   }
   std::vector<std::size_t> width(header.size(), 0);
@@ -943,6 +958,10 @@ void print_study(const json& t) {
       std::cout << line[i] << std::string(width[i] - line[i].size() + 2, ' ');
     std::cout << "\n";
   }
+  const json& described = t["column_descriptions"];
+  if (described.contains(kStudyBandColumn))
+    std::cout << "\n(low - high) beside a number: its 80% band, the range that held 80% of the published "
+                 "measurements of the row's regime around the prediction (docs/accuracy.md)\n";
   for (const auto& n : t["notes"]) std::cout << "\nnote: " << n.get<std::string>() << "\n";
 }
 

@@ -148,6 +148,14 @@ check study_table 0 "$bin" study memory-recompute
 contains study_table "megatron-1t"
 check study_json 0 "$bin" study gpu-generations --json
 contains study_json '"speedup"'
+# The text table writes each banded number's 80% band beside it, not as a column of key=value pairs.
+check study_bands 0 "$bin" study cheapest-accelerator
+contains study_bands " s ("
+contains study_bands "(low - high) beside a number: its 80% band"
+if [[ $out == *"iteration_time_s.low="* ]]; then
+  echo "FAIL study_bands: the bands printed as key=value pairs"
+  fails=$((fails + 1))
+fi
 check study_unknown 2 "$bin" study nope --json
 contains study_unknown '"code":"study.unknown"'
 check study_usage 1 "$bin" study
