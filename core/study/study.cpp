@@ -32,7 +32,8 @@ std::string layout_name(const ParallelPlan& p) {
   std::string s = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" + std::to_string(p.dp) +
                   " mb" + std::to_string(p.micro_batch);
   if (p.interleave > 1) s += " v" + std::to_string(p.interleave);
-  if (p.ep > 1 || p.etp > 1) s += " ep" + std::to_string(p.ep) + " etp" + std::to_string(p.etp);
+  if (p.ep > 1) s += " ep" + std::to_string(p.ep);
+  if (p.etp > 1) s += " etp" + std::to_string(p.etp);
   s += std::string(" ") + std::string(name_of(p.recompute));
   return s;
 }
