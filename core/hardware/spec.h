@@ -214,21 +214,31 @@ struct SoftwareDefaults {
   // per-expert token counts to the host to size the dispatch (Megatron-Core's token dispatchers),
   // so the host cannot run ahead of the GPU and issues the layer's kernels while the GPU waits:
   // each pass of such a layer takes max(GPU time, operators x this). Zero = never host-bound.
-  // Fitted per modelled operator (not per real kernel) by scripts/fit_training_host.py on the
-  // Megatron-Bridge and DGX Cloud MoE rows (training_moe.csv): 100 us, the best value on every
-  // system (90-120 us each; MoE mean error 32.0% -> 17.3%). A modelled operator stands for
-  // several real kernels (fused norms, casts, bias and dropout kernels, router auxiliaries),
-  // so this is several kernel launches of Python-driven PyTorch; docs/accuracy.md.
-  Seconds training_launch_interval{100e-6};
+  // Fitted per modelled operator (not per real kernel) by scripts/fit_training_host.py --expert-us
+  // 10 on the Megatron-Bridge and DGX Cloud MoE rows (train_moe_public.jsonl), with the further
+  // expert GEMMs at the measured 10 us (below) and the GB200 / GB300 presets' stacks capturing
+  // attention, the router and the dispatch preprocessing in CUDA graphs (training_cuda_graphs,
+  // their recipes): 320 us (best per system 260-360 us), the set's mean error 13.7% -> 11.6% in
+  // sample, 11.8% with each source's value fitted on the others (DGX Cloud v25.02 13.1% -> 4.0%,
+  // Megatron-Bridge 25.09 20.6% -> 21.3%, 25.11 18.5% -> 18.6%, 26.02 12.3% -> 11.4%, 26.02.01
+  // 11.0% -> 10.1%). The DGX Cloud Grok-1 part of that gain may be for the wrong reason: its
+  // recipe pads the experts to capacity (no token-count sync), which the cases do not state; on
+  // the 90 Megatron-Bridge rows alone 13.8% -> 13.1%, where 320 us is also the best value. A
+  // modelled operator stands for several real kernels and the Python around them (fused norms,
+  // casts, bias and dropout kernels, router auxiliaries, the dispatcher's permutations and its
+  // token-count copy); stacks that issue less per operator state their own (scattermoe,
+  // nemo-automodel: 100 us); docs/moe-training.md.
+  Seconds training_launch_interval{320e-6};
   // Host time for each further local expert's GEMM inside one grouped expert operator: the
   // framework issues the operator once (training_launch_interval) and the grouped-GEMM call
   // then launches one GEMM per local expert from C++ (Transformer Engine's GroupedLinear loops
-  // over cuBLAS calls). A C++ launch should cost less than a Python-level operator, but the public
-  // MoE rows cannot tell the two apart (scripts/fit_training_host.py --expert: the error is flat
-  // along their sum), so both are fitted as one value, 100 us (docs/method.md). Where a layout puts
-  // many experts on a device and little work in each (Qwen3-235B at tp 8 on 256 H100: host 56% of
-  // the step, 3.6x tp 2's), the host time may be overstated: no public row checks that regime.
-  Seconds training_expert_gemm_interval{100e-6};
+  // over cuBLAS calls, with a torch.empty per GEMM for its output: TransformerEngine issue 1499).
+  // 10 us, measured, not fitted: Transformer Engine's fused grouped MLP on GB200 with 64 experts
+  // spends about 1.2 ms of host time in the forward (two GEMMs per expert) and 2.1 ms in the
+  // backward (four), 8-9 us per expert GEMM, its fixed costs included (TransformerEngine issue
+  // 2897, April 2026). The MoE rows cannot fix it themselves: at 300-325 us per operator their
+  // error is flat from 0 to 20 us (scripts/fit_training_host.py --expert).
+  Seconds training_expert_gemm_interval{10e-6};
   // The training stack captures attention, the router and the dispatch preprocessing in CUDA
   // graphs (Megatron-Core cuda_graph_scope attn, moe_router, moe_preprocess; the Megatron-Bridge
   // GB200/GB300 recipes), so only the expert part of a MoE layer is issued from the host.

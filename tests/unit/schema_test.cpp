@@ -225,8 +225,8 @@ class Walker {
 // had been 100.00000000000001, a probe's "floating-point noise" in `optimus schema`).
 TEST(Schema, ScaledDefaultsAreWrittenAsTheirDecimals) {
   const json& sw = schema()["$defs"]["system"]["properties"]["software"]["properties"];
-  EXPECT_EQ(sw["training_launch_interval_us"]["default"].dump(), "100");
-  EXPECT_EQ(sw["training_expert_gemm_us"]["default"].dump(), "100");
+  EXPECT_EQ(sw["training_launch_interval_us"]["default"].dump(), "320");
+  EXPECT_EQ(sw["training_expert_gemm_us"]["default"].dump(), "10");
 }
 
 TEST(Schema, BothDocumentsAreDraft2020) {

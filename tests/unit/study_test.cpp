@@ -324,19 +324,21 @@ TEST(CheapestAccelerator, AJobOfOnesOwnReplacesTheStudys) {
   EXPECT_EQ(code("gpu-generations", " "), "none");
 }
 
-// A MoE job is priced at an expert-parallel layout: the grid spreads the experts over the
-// data-parallel ranks (Qwen3-30B-A3B's 128 experts at ep 1 leave every device issuing 128 expert
-// GEMMs per layer, host-bound at 7% MFU on H100), and the row's layout names its ep; a dense job
-// stays at ep 1.
+// A MoE job's grid includes expert parallelism: the experts spread over the data-parallel ranks
+// where that is fastest, the row's layout naming its ep (with the grid at ep 1 alone, Qwen3-30B-A3B
+// on 64 GPUs ran every row at ep 1, H100 bf16 at 7% MFU), and no row left at a few percent of
+// peak; a dense job stays at ep 1.
 TEST(CheapestAccelerator, AMoeJobSpreadsItsExperts) {
   const json t = json::parse(optimus::api::study(
       "cheapest-accelerator", R"({"model": "qwen3-30b-a3b", "num_devices": 64, "train_tokens": 1e12})"));
   ASSERT_TRUE(t.contains("rows")) << t.dump().substr(0, 300);
+  int spread = 0;
   for (const json& r : t["rows"]) {
     const std::string layout = r["layout"].get<std::string>();
-    EXPECT_NE(layout.find(" ep"), std::string::npos) << r["label"] << ": " << layout;
+    spread += layout.find(" ep") != std::string::npos ? 1 : 0;
     EXPECT_GT(r["mfu"].get<double>(), 0.15) << r["label"] << ": " << layout;
   }
+  EXPECT_GE(spread, 4) << t.dump().substr(0, 600);
   const json dense = json::parse(optimus::api::study(
       "cheapest-accelerator", R"({"model": "llama3.1-8b", "num_devices": 64, "train_tokens": 1e12})"));
   for (const json& r : dense["rows"])
