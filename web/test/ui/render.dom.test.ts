@@ -7,6 +7,17 @@ import { linearTicks, logTicks, renderChart, wrapLabel } from '../../src/charts/
 
 const GIB = 2 ** 30;
 
+/** A bar chart spec: the given bars, unstacked in seconds unless `more` says otherwise. */
+const barChart = (bars: BarChartSpec['bars'], more: Partial<BarChartSpec> = {}): BarChartSpec => ({
+  kind: 'bars',
+  title: 'time',
+  unit: 'seconds',
+  xLabel: 's',
+  stacked: false,
+  bars,
+  ...more,
+});
+
 describe('line charts', () => {
   it('draw a bytes reference line in GiB, like the points', () => {
     const spec: LineChartSpec = {
@@ -39,18 +50,13 @@ describe('line charts', () => {
 
 describe('bands', () => {
   it('a bar chart draws the band as a whisker on its own row, from low to high around the dot', () => {
-    const spec: BarChartSpec = {
-      kind: 'bars',
-      title: 'time',
-      unit: 'seconds',
-      xLabel: 's',
-      stacked: false,
-      bars: [
+    const spec = barChart(
+      [
         { row: 'Compute', category: 'Compute', value: 6 },
         { row: 'Bubble', category: 'Bubble', value: 4 },
       ],
-      band: { row: 'Iteration time (80% band)', value: 10, low: 8, high: 14, fitted: '50 published rows' },
-    };
+      { band: { row: 'Iteration time (80% band)', value: 10, low: 8, high: 14, fitted: '50 published rows' } },
+    );
     const { svg } = renderChart(spec, 600);
     expect(svg.textContent).toContain('Iteration time (80% band)');
     const dot = svg.querySelector('circle')!;
@@ -137,15 +143,13 @@ describe('axes and steps (probe 57)', () => {
     expect(renderChart({ ...perGpu, yLabel: 'rate' }, 600).svg.textContent).toContain('↑ rate (tokens/s)');
   });
   it('a bar chart writes its capacity label above the frame, clear of the first bar, even on a phone', () => {
-    const spec: BarChartSpec = {
-      kind: 'bars',
+    const spec = barChart([{ row: 'Training', category: 'Weights', value: 60 * GIB }], {
       title: 'memory',
       unit: 'bytes',
       xLabel: 'bytes per device (GiB)',
       stacked: true,
-      bars: [{ row: 'Training', category: 'Weights', value: 60 * GIB }],
       rule: { value: 79.6 * GIB, label: 'capacity' },
-    };
+    });
     for (const width of [320, 900]) {
       const { svg } = renderChart(spec, width);
       const label = Array.from(svg.querySelectorAll('text')).find((t) => t.textContent?.startsWith('capacity'))!;
@@ -368,20 +372,33 @@ describe('tick values', () => {
   });
 });
 
+/** A study's speedup chart: one point per configuration, categorical x. */
+const speedupChart = (points: LineChartSpec['points']): LineChartSpec => ({
+  kind: 'lines',
+  title: 'generations',
+  xLabel: 'configuration',
+  yLabel: 'speedup',
+  xCategorical: true,
+  unit: '',
+  xUnit: '',
+  logX: false,
+  logY: false,
+  points,
+});
+
 describe('margins and labels (probe 61)', () => {
   it('a long bar row label goes on two lines on a phone, each within the left margin, not cut at the edge', () => {
-    const spec: BarChartSpec = {
-      kind: 'bars',
-      title: 'latency',
-      unit: 'seconds',
-      xLabel: 'time per request (s)',
-      stacked: false,
-      bars: [
+    const spec = barChart(
+      [
         { row: 'Prefill compute', category: 'Prefill compute', value: 0.0275 },
         { row: 'Decode compute ×249', category: 'Decode compute', value: 2.35 },
       ],
-      band: { row: 'End-to-end latency (80% band)', value: 2.4, low: 2.28, high: 2.92, fitted: '40 published rows' },
-    };
+      {
+        title: 'latency',
+        xLabel: 'time per request (s)',
+        band: { row: 'End-to-end latency (80% band)', value: 2.4, low: 2.28, high: 2.92, fitted: '40 published rows' },
+      },
+    );
     const { svg } = renderChart(spec, 344);
     const label = texts(svg).find((t) => t.text.includes('End-to-end'))!;
     const lines = Array.from(label.el.querySelectorAll('tspan'), (t) => t.textContent ?? '');
@@ -403,18 +420,7 @@ describe('margins and labels (probe 61)', () => {
       'B200, DGX B200 (NDR InfiniBand), nvfp4, batch 4608',
       'B200, GB200 NVL72 (NVLink switch), nvfp4, batch 4608',
     ];
-    const spec: LineChartSpec = {
-      kind: 'lines',
-      title: 'generations',
-      xLabel: 'configuration',
-      yLabel: 'speedup',
-      xCategorical: true,
-      unit: '',
-      xUnit: '',
-      logX: false,
-      logY: false,
-      points: rows.map((x, i) => ({ x, y: 1 + i * 1.5, series: 'speedup' })),
-    };
+    const spec = speedupChart(rows.map((x, i) => ({ x, y: 1 + i * 1.5, series: 'speedup' })));
     for (const width of [344, 1248]) {
       const first = texts(renderChart(spec, width).svg).find((t) => t.el.getAttribute('transform')?.includes('rotate'))!;
       // Chromium draws such a label 4.6 to 4.9 px left of its tick a character (cos 35° of its width).
@@ -422,21 +428,10 @@ describe('margins and labels (probe 61)', () => {
     }
   });
   it('a speedup axis says over which row it is one', () => {
-    const gen: LineChartSpec = {
-      kind: 'lines',
-      title: 'generations',
-      xLabel: 'configuration',
-      yLabel: 'speedup',
-      xCategorical: true,
-      unit: '',
-      xUnit: '',
-      logX: false,
-      logY: false,
-      points: [
-        { x: 'A100 80GB, DGX A100 (HDR InfiniBand), bf16, batch 1536', y: 1, series: 'speedup' },
-        { x: 'H100, DGX H100 (NDR InfiniBand), bf16, batch 1536', y: 2.93, series: 'speedup' },
-      ],
-    };
+    const gen = speedupChart([
+      { x: 'A100 80GB, DGX A100 (HDR InfiniBand), bf16, batch 1536', y: 1, series: 'speedup' },
+      { x: 'H100, DGX H100 (NDR InfiniBand), bf16, batch 1536', y: 2.93, series: 'speedup' },
+    ]);
     expect(renderChart(gen, 900).svg.textContent).toContain('↑ speedup over A100 80GB');
     const nodes: LineChartSpec = { ...gen, xCategorical: false, xUnit: 'nm', points: [12, 7].flatMap((x, i) => [{ x, y: i === 0 ? 1 : 2.3, series: 'logic' }]) };
     expect(renderChart(nodes, 900).svg.textContent).toContain('↑ speedup over 12 nm');
