@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/api.h"
+#include "study/study.h"
 
 namespace {
 
@@ -917,15 +918,13 @@ std::string study_cell(const json& v, const std::string& unit) {
   return out;
 }
 
-// The study table's 80% bands (core/study: one column of <column>.low / <column>.high pairs),
-// which the text table writes beside each banded cell rather than as a column of its own.
-constexpr const char* kStudyBandColumn = "band_80";
-
-// A row's cell of `key`, with its 80% band in parentheses where the row has one: "24 s (24 s - 33.7 s)".
+// A row's cell of `key`, with its 80% band (the row's kStudyBandColumn group) in parentheses where
+// it has one, "24 s (24 s - 33.7 s)": the text table writes the bands beside their cells, not as a
+// column of their own.
 std::string study_row_cell(const json& r, const std::string& key, const std::string& unit) {
   if (!r.contains(key)) return "";
   std::string cell = study_cell(r[key], unit);
-  const json* band = r.contains(kStudyBandColumn) ? &r[kStudyBandColumn] : nullptr;
+  const json* band = r.contains(optimus::kStudyBandColumn) ? &r[optimus::kStudyBandColumn] : nullptr;
   if (band && band->contains(key + ".low") && band->contains(key + ".high"))
     cell += " (" + study_cell((*band)[key + ".low"], unit) + " - " +
             study_cell((*band)[key + ".high"], unit) + ")";
@@ -938,7 +937,7 @@ void print_study(const json& t) {
   std::vector<std::string> header, keys;
   for (const auto& c : t["columns"]) {
     const std::string key = c.get<std::string>();
-    if (key == kStudyBandColumn) continue;
+    if (key == optimus::kStudyBandColumn) continue;
     const std::string unit = t["units"][key].get<std::string>();
     keys.push_back(key);
     header.push_back(unit.empty() || unit == "bytes" || unit == "s" ? key : key + " [" + unit + "]");
@@ -959,7 +958,7 @@ void print_study(const json& t) {
     std::cout << "\n";
   }
   const json& described = t["column_descriptions"];
-  if (described.contains(kStudyBandColumn))
+  if (described.contains(optimus::kStudyBandColumn))
     std::cout << "\n(low - high) beside a number: its 80% band, the range that held 80% of the published "
                  "measurements of the row's regime around the prediction (docs/accuracy.md)\n";
   for (const auto& n : t["notes"]) std::cout << "\nnote: " << n.get<std::string>() << "\n";

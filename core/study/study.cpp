@@ -70,9 +70,8 @@ StudyGroup by_bound(const TrainingPrediction& t) {
 }
 
 // The 80% bands of a row's headline columns (PresetSource::band, io/uncertainty.h: fitted on the
-// published rows of the scenario's regime), as one group cell band_80 = {"<column>.low",
+// published rows of the scenario's regime), as one group cell kStudyBandColumn = {"<column>.low",
 // "<column>.high", ...}, empty when none applies (a PresetSource without bands).
-constexpr const char* kBandColumn = "band_80";
 constexpr const char* kBandDescription =
     "80% bands of the headline columns, <column>.low and <column>.high: the range that held 80% of "
     "the published measurements of the row's regime around the prediction (scripts/fit_uncertainty.py)";
@@ -88,7 +87,7 @@ void set_bands(StudyRow& row, const PresetSource& ps, const Scenario& s, const P
       }
     }
   }
-  row.set(kBandColumn, std::move(g));
+  row.set(kStudyBandColumn, std::move(g));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -106,7 +105,7 @@ Result<StudyTable> run(const MemoryRecomputeStudy& desc, const PresetSource& ps)
                {"total_bytes", "bytes", "sum of the above"},
                {"capacity_bytes", "bytes", "device memory (A100 80GB)"},
                {"fits", "", "total_bytes <= capacity_bytes"},
-               {kBandColumn, "", kBandDescription}};
+               {kStudyBandColumn, "", kBandDescription}};
   auto sys = ps.system(desc.system);
   if (!sys) return sys.error();
   for (const MemoryRecomputeStudy::Layout& layout : desc.layouts) {
@@ -250,7 +249,7 @@ Result<StudyTable> run(const GpuGenerationsStudy& desc, const PresetSource& ps) 
                 "per iteration: compute-bound kernels, memory-bound kernels, exposed communication, other "
                 "(pipeline bubble + optimizer step)"},
                {"mfu", "", "model FLOPs utilisation against the precision's dense peak"},
-               {kBandColumn, "", kBandDescription}};
+               {kStudyBandColumn, "", kBandDescription}};
   auto model = ps.model(desc.model);
   if (!model) return model.error();
   double reference_per_token = 0;
@@ -334,7 +333,7 @@ Result<StudyTable> run(const CheapestAcceleratorStudy& desc, const PresetSource&
                {"gpu_hours", "h", "devices x elapsed hours"},
                {"energy_mwh", "MWh", "at the meter (devices, node overhead, PUE)"},
                {"cost_usd", "USD", "gpu_hours x usd_per_gpu_hour"},
-               {kBandColumn, "", kBandDescription},
+               {kStudyBandColumn, "", kBandDescription},
                {"relative_cost", "", "cost / the cheapest row's (cheapest = 1)"},
                {"cheapest", "", "the row with the lowest cost"}};
   auto model = desc.own_model ? Result<ModelSpec>(*desc.own_model) : ps.model(desc.model);

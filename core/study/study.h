@@ -46,6 +46,10 @@ struct StudyInfo {
   std::string description;
 };
 
+// The column of a study table that holds each row's 80% bands: {"<column>.low", "<column>.high", ...}
+// for the row's headline columns (docs/studies.md).
+inline constexpr const char* kStudyBandColumn = "band_80";
+
 struct StudyTable {
   StudyInfo info;
   std::vector<StudyColumn> columns;
