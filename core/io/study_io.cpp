@@ -86,6 +86,7 @@ LayoutGrid read_grid(Reader& r, std::optional<Error>& err) {
     g.pp = gr.integers("pp", true, 1, 1'000'000);
     g.micro_batch = gr.integers("micro_batch", true, 1, 1'000'000);
     g.interleave = gr.integers("interleave", true, 1, 100'000);
+    if (gr.has("ep")) g.ep = gr.integers("ep", false, 1, 1'000'000);
     g.recompute = recompute_modes(gr, "recompute");
     g.zero_stage = static_cast<int>(gr.integer("zero_stage", true, 0, 3).value_or(0));
     gr.finish();

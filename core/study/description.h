@@ -35,6 +35,9 @@ struct MemoryRecomputeStudy {
 // The layouts a grid search tries, in this order (the first fastest one wins a tie).
 struct LayoutGrid {
   std::vector<std::int64_t> tp, pp, micro_batch, interleave;
+  // Expert-parallel degrees, tried for a MoE model where they divide its experts and the
+  // data-parallel ranks (a dense model runs at 1 whatever the list says).
+  std::vector<std::int64_t> ep{1};
   std::vector<Recompute> recompute;
   int zero_stage = 0;
 };

@@ -156,21 +156,6 @@ struct Best {
   std::int64_t evaluated = 0;
 };
 
-// The expert-parallel degrees a grid tries: 1 for a dense model; for a MoE model each power of
-// two up to kMaxGridEp that divides the experts, so that a job of many experts is not priced with
-// every expert on every device (Qwen3-30B-A3B's 128 experts at ep 1 leave the step waiting on the
-// host, 7% MFU on H100). Megatron-Core spreads the experts over the data-parallel ranks of a stage
-// (ep divides dp; expert tensor parallelism 1): a degree that does not divide dp is skipped.
-constexpr std::int64_t kMaxGridEp = 64;
-
-std::vector<std::int64_t> expert_degrees(const ModelSpec& model) {
-  std::vector<std::int64_t> eps{1};
-  if (!model.moe) return eps;
-  for (std::int64_t ep = 2; ep <= std::min(kMaxGridEp, model.moe->experts); ep *= 2)
-    if (model.moe->experts % ep == 0) eps.push_back(ep);
-  return eps;
-}
-
 // The fastest Megatron layout of the grid that fits in device memory (a fair layout per system
 // rather than one layout tuned to one GPU). Sequence parallelism wherever tp > 1; interleaving
 // only with a pipeline; expert parallelism over the data-parallel ranks for a MoE model.
@@ -188,16 +173,20 @@ Best best_layout(const Scenario& base, const LayoutGrid& grid) {
       best.prediction = *p;
     }
   };
-  const std::vector<std::int64_t> eps = expert_degrees(base.model);
+  // Megatron-Core spreads the experts over the data-parallel ranks of a stage (expert tensor
+  // parallelism 1): an ep that does not divide dp, or the experts, is not a layout.
+  const auto spreads = [&](std::int64_t ep, std::int64_t dp) {
+    return ep == 1 || (base.model.moe && base.model.moe->experts % ep == 0 && dp % ep == 0);
+  };
   for (std::int64_t tp : grid.tp)
     for (std::int64_t pp : grid.pp)
-      for (std::int64_t ep : eps)
+      for (std::int64_t ep : grid.ep)
         for (std::int64_t mb : grid.micro_batch)
           for (std::int64_t v : grid.interleave)
             for (Recompute rc : grid.recompute) {
               if (base.num_devices % (tp * pp) != 0 || (v > 1 && pp == 1)) continue;
               const std::int64_t dp = base.num_devices / (tp * pp);
-              if (dp % ep != 0) continue;
+              if (!spreads(ep, dp)) continue;
               Scenario s = base;
               s.parallel.tp = tp;
               s.parallel.pp = pp;
