@@ -196,6 +196,7 @@ const ACRONYMS: Record<string, string> = {
   moe: 'MoE',
   mla: 'MLA',
   nope: 'no-PE',
+  num: 'number of', // num_requests: "Number of requests", not "Num requests"
   rope: 'RoPE',
   v: 'V',
   q: 'Q',
@@ -225,8 +226,6 @@ export function keyLabel(key: string): string {
     }
   }
   const words = key.split('_').map((w) => ACRONYMS[w] ?? w);
-  // num_requests, num_devices: "Number of requests", not "Num requests".
-  if (words[0] === 'num' && words.length > 1) words.splice(0, 1, 'number', 'of');
   const first = words[0] ?? '';
   return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ') + unit;
 }
