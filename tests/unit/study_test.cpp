@@ -325,9 +325,9 @@ TEST(CheapestAccelerator, AJobOfOnesOwnReplacesTheStudys) {
 }
 
 // A MoE job's grid includes expert parallelism: the experts spread over the data-parallel ranks
-// where that is fastest, the row's layout naming its ep (with the grid at ep 1 alone, Qwen3-30B-A3B
-// on 64 GPUs ran every row at ep 1, H100 bf16 at 7% MFU), and no row left at a few percent of
-// peak; a dense job stays at ep 1.
+// where that is fastest, the row's layout naming its ep (with the grid at ep 1 alone, every row of
+// Qwen3-30B-A3B on 64 GPUs ran at ep 1), and no row left at a few percent of peak; a dense job
+// stays at ep 1.
 TEST(CheapestAccelerator, AMoeJobSpreadsItsExperts) {
   const json t = json::parse(optimus::api::study(
       "cheapest-accelerator", R"({"model": "qwen3-30b-a3b", "num_devices": 64, "train_tokens": 1e12})"));
