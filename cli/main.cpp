@@ -288,6 +288,16 @@ void print_prediction(const json& p) {
     std::cout << "  throughput          " << num(i["throughput_tokens_per_s"].get<double>(), "%.1f")
               << " tokens/s per replica\n";
     std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
+    if (i.contains("speculative")) {
+      // Tokens a step and the acceptance the engine took for each drafted position.
+      const auto& sp = i["speculative"];
+      std::string accepted;
+      for (const auto& a : sp["acceptance_by_position"])
+        accepted += (accepted.empty() ? "" : ", ") + num(a.get<double>(), "%.3f");
+      std::cout << "  speculative         " << num(sp["tokens_per_step"].get<double>(), "%.3f")
+                << " tokens a step (acceptance by drafted position: " << accepted << "), "
+                << "speed-up " << num(sp["speedup"].get<double>(), "%.2f") << "x per output token\n";
+    }
     const double launch = i["assumed"]["launch_interval_us"].get<double>();
     if (launch > 0)
       std::cout << "  assumed: eager runtime, " << num(launch, "%g")

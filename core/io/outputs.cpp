@@ -163,6 +163,7 @@ TABLE(TokenCost, token_cost_out) {
 
 TABLE(SpeculativeReport, speculative_out) {
   t.add("tokens_per_step", amount(), VAL(o.tokens_per_step));
+  t.add("acceptance_by_position", array_of(amount()), VAL(o.acceptance));
   t.add("step_s", amount(), VAL(o.step.value));
   t.add("draft_s", amount(), VAL(o.draft.value));
   t.add("verify_s", amount(), VAL(o.verify.value));

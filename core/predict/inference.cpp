@@ -336,7 +336,7 @@ void decode_phase(const Scenario& s, const OpContext& c, LayerShape& shape, Scra
                   InferencePrediction& out) {
   const auto& w = *s.inference;
   const std::int64_t k = w.speculative ? w.speculative->draft_tokens : 0;
-  const double gain = w.speculative ? speculative_tokens_per_step(*w.speculative) : 1.0;
+  const double gain = w.speculative ? speculative_tokens_per_step(*w.speculative, s.model.mtp_layers) : 1.0;
   // Decode steps see contexts prompt_len+1 ... prompt_len+output_len-1 (the step producing
   // token i attends to the prompt and the i-1 tokens before it). Time is affine in the
   // context between roofline switches, so a trapezoid over up to 32 samples is exact for
@@ -375,6 +375,7 @@ void decode_phase(const Scenario& s, const OpContext& c, LayerShape& shape, Scra
   if (draft) {
     SpeculativeReport r;
     r.tokens_per_step = gain;
+    r.acceptance = speculative_acceptance(*w.speculative, s.model.mtp_layers);
     r.step = out.tpot * gain;
     r.draft = sum_draft / weight_sum;
     r.verify = r.step - r.draft;

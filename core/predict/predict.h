@@ -76,11 +76,12 @@ struct OperatorReport {
 
 // What speculative decoding does to a decode step (inference.speculative), at the mean context.
 struct SpeculativeReport {
-  double tokens_per_step = 1;  // accepted drafts + the target's own token, per sequence
-  Seconds step{};              // one step: k draft passes and one verification
-  Seconds draft{}, verify{};   // its two parts
-  Seconds tpot_without{};      // the plain decode step (one token per sequence)
-  double speedup = 1;          // tpot_without / tpot
+  double tokens_per_step = 1;      // accepted drafts + the target's own token, per sequence
+  std::vector<double> acceptance;  // each drafted position's acceptance, given the ones before it
+  Seconds step{};                  // one step: k draft passes and one verification
+  Seconds draft{}, verify{};       // its two parts
+  Seconds tpot_without{};          // the plain decode step (one token per sequence)
+  double speedup = 1;              // tpot_without / tpot
 };
 
 struct InferencePrediction {

@@ -86,7 +86,7 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
     pool.draft = speculative_draft_scenario(pool.s);
     lim.draft = true;
     lim.spec_k = sp->draft_tokens;
-    lim.spec_gain = speculative_tokens_per_step(*sp);
+    lim.spec_gain = speculative_tokens_per_step(*sp, pool.s.model.mtp_layers);
   }
   lim.window = cached_window(pool.s);
   lim.per_token = inference_kv_bytes(pool.s, 1.0).value;

@@ -65,12 +65,25 @@ std::string not_serving_words(const std::string& what, const ServingSpec& sv) {
          " tokens a step, the defaults where the scenario does not say";
 }
 
-double speculative_tokens_per_step(const Speculative& sp) {
-  const double a = sp.acceptance_rate;
-  const double k = static_cast<double>(sp.draft_tokens);
-  // Leviathan et al. 2023, Eq. 1; the limit a -> 1 is k + 1.
-  if (a >= 1.0 - 1e-12) return k + 1.0;
-  return (1.0 - std::pow(a, k + 1.0)) / (1.0 - a);
+std::vector<double> speculative_acceptance(const Speculative& sp, std::int64_t mtp_layers) {
+  const std::int64_t own = sp.draft ? 1 : std::max<std::int64_t>(1, mtp_layers);
+  std::vector<double> a(static_cast<std::size_t>(std::max<std::int64_t>(0, sp.draft_tokens)));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto past = std::max<std::int64_t>(0, static_cast<std::int64_t>(i) + 1 - own);
+    a[i] = sp.acceptance_rate * std::pow(sp.acceptance_decay, static_cast<double>(past));
+  }
+  return a;
+}
+
+double speculative_tokens_per_step(const Speculative& sp, std::int64_t mtp_layers) {
+  // Leviathan et al. 2023, Eq. 1, position by position: drafted token i counts when it and every
+  // one before it are accepted.
+  double tokens = 1.0, all_accepted = 1.0;
+  for (const double a : speculative_acceptance(sp, mtp_layers)) {
+    all_accepted *= a;
+    tokens += all_accepted;
+  }
+  return tokens;
 }
 
 Scenario inference_view(const Scenario& s) {

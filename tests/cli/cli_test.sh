@@ -40,6 +40,11 @@ contains table "iteration time      58.878 s (80% range "
 # Long durations read in hours or minutes, not thousands of seconds.
 contains table "restarts 12.33 h"
 contains table "80% ranges: where 80% of the published measurements"
+# Speculative decoding: tokens a step and the acceptance taken for each drafted position (DeepSeek
+# R1's one MTP module drafting three: 0.85, then decayed by 0.85 a reused position).
+spec='{"model":"deepseek-r1","system":"dgx-h200","num_devices":8,"parallel":{"tp":8},"inference":{"batch":8,"prompt_len":1024,"output_len":1024,"precision":"fp8","speculative":{"draft_tokens":3}}}'
+check predict_speculative 0 bash -c "printf '%s' '$spec' | '$bin' predict -"
+contains predict_speculative "speculative         2.841 tokens a step (acceptance by drafted position: 0.850, 0.722, 0.614)"
 # The README's example outputs (```text blocks opening with "$ optimus predict FILE"): every line
 # but "..." is a line of what the command prints now, so the front door cannot go stale.
 readme="$dir/../../README.md"

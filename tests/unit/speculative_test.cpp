@@ -53,14 +53,61 @@ TEST(Speculative, TokensPerStepIsLeviathansClosedForm) {
   optimus::Speculative sp;
   sp.draft_tokens = 4;
   sp.acceptance_rate = 0.8;
-  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp), 3.3616, 1e-12);
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), 3.3616, 1e-12);
   sp.acceptance_rate = 0;
-  EXPECT_DOUBLE_EQ(optimus::speculative_tokens_per_step(sp), 1.0);
+  EXPECT_DOUBLE_EQ(optimus::speculative_tokens_per_step(sp, 1), 1.0);
   sp.acceptance_rate = 1;
-  EXPECT_DOUBLE_EQ(optimus::speculative_tokens_per_step(sp), 5.0);
+  EXPECT_DOUBLE_EQ(optimus::speculative_tokens_per_step(sp, 1), 5.0);
   sp.draft_tokens = 1;
   sp.acceptance_rate = 0.5;
-  EXPECT_DOUBLE_EQ(optimus::speculative_tokens_per_step(sp), 1.5);
+  EXPECT_DOUBLE_EQ(optimus::speculative_tokens_per_step(sp, 1), 1.5);
+}
+
+// Past the draft's own positions each drafted token is accepted, given the ones before it, at
+// a x d^(positions past them), by hand for a = d = 0.85 and k = 3: conditionals 0.85, 0.7225,
+// 0.614125; tokens 1 + 0.85 + 0.614125 + 0.377149515625 = 2.841274515625. A checkpoint with two
+// MTP modules owns the first two positions: 0.85, 0.85, 0.7225 and 1 + 0.85 + 0.7225 +
+// 0.52200625 = 3.09450625. A draft model owns its first position only, like one MTP module.
+TEST(Speculative, PositionsPastTheDraftsOwnDecay) {
+  optimus::Speculative sp;
+  sp.draft_tokens = 3;
+  sp.acceptance_rate = 0.85;
+  sp.acceptance_decay = 0.85;
+  const auto a = optimus::speculative_acceptance(sp, 1);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_NEAR(a[0], 0.85, 1e-15);
+  EXPECT_NEAR(a[1], 0.7225, 1e-15);
+  EXPECT_NEAR(a[2], 0.614125, 1e-15);
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), 2.841274515625, 1e-12);
+  // No module in the checkpoint: the head is costed as one, and owns one position.
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 0), 2.841274515625, 1e-12);
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 2), 3.09450625, 1e-12);
+  sp.draft = optimus::ModelSpec{};
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 2), 2.841274515625, 1e-12);
+  // A decay of 1 is Leviathan et al.'s closed form: (1 - 0.85^4) / 0.15.
+  sp.acceptance_decay = 1;
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), (1 - std::pow(0.85, 4)) / 0.15, 1e-12);
+}
+
+// DeepSeek-V3 ships one MTP module: drafting three tokens reuses it twice, so an "mtp" draft
+// takes the decay of a reused module (kMtpReuseDecay) unless the scenario states one; a draft
+// model keeps independent positions. The engine reports the acceptance it used.
+TEST(Speculative, AReusedMtpModuleTakesTheDecayByDefault) {
+  json s = {{"model", "deepseek-v3"},
+            {"system", "dgx-h200"},
+            {"num_devices", 8},
+            {"parallel", {{"tp", 8}}},
+            {"inference", {{"batch", 1}, {"prompt_len", 1024}, {"output_len", 64}, {"precision", "fp8"}}}};
+  s["inference"]["speculative"] = {{"draft_tokens", 3}};
+  const json r = inference(s)["speculative"];
+  EXPECT_NEAR(r["tokens_per_step"].get<double>(), 2.841274515625, 1e-9);
+  ASSERT_EQ(r["acceptance_by_position"].size(), 3u);
+  EXPECT_NEAR(r["acceptance_by_position"][2].get<double>(), 0.614125, 1e-12);
+  s["inference"]["speculative"]["acceptance_decay"] = 1;
+  EXPECT_NEAR(inference(s)["speculative"]["tokens_per_step"].get<double>(), (1 - std::pow(0.85, 4)) / 0.15,
+              1e-9);
+  s["inference"]["speculative"]["acceptance_decay"] = 1.5;
+  expect_error(s, "scenario.out_of_range", "/inference/speculative/acceptance_decay");
 }
 
 // The step is the draft's k passes plus one verification, and the time per token is the step

@@ -1146,7 +1146,7 @@ export interface InferenceSpec {
   cuda_graphs?: boolean;
   serving?: ServingSpec;
   /**
-   * Each decode step drafts draft_tokens tokens per sequence and the target verifies them in one step; a sequence gains (1 - a^(k+1)) / (1 - a) tokens per step. The draft's weights and KV cache share the devices.
+   * Each decode step drafts draft_tokens tokens per sequence and the target verifies them in one step; a sequence gains 1 + a_1 + a_1 a_2 + ... + a_1 ... a_k tokens per step (a_i: each position's acceptance). The draft's weights and KV cache share the devices.
    */
   speculative?: {
     /**
@@ -1154,9 +1154,13 @@ export interface InferenceSpec {
      */
     draft_tokens: number;
     /**
-     * Probability that each drafted token is accepted, independently (Leviathan et al. 2023's alpha). Required with a draft model; with mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).
+     * Probability that the first drafted token is accepted (Leviathan et al. 2023's alpha), and each of the draft's own positions. Required with a draft model; with mtp, 0.85 (DeepSeek-V3's measured 85-90% for its MTP module).
      */
     acceptance_rate?: number;
+    /**
+     * Each drafted position past the draft's own is accepted, given those before it, at acceptance_rate x acceptance_decay^(positions past them). 0.85 for an MTP module reused past the checkpoint's modules: fitted on DeepSeek-V3-0324's module drafting 7 tokens (3.20 tokens a step measured, 3.17 predicted; 4.85 without it); 1: independent positions.
+     */
+    acceptance_decay?: number;
     /**
      * mtp (a one-layer multi-token-prediction head on the target's embedding and LM head), or a draft model: a preset id or an inline model with the target's vocabulary.
      */
@@ -2048,9 +2052,13 @@ export interface InferenceResult {
    */
   speculative?: {
     /**
-     * Tokens a sequence gains per step: (1 - a^(k+1)) / (1 - a).
+     * Tokens a sequence gains per step: 1 + a_1 + a_1 a_2 + ... + a_1 ... a_k.
      */
     tokens_per_step: number;
+    /**
+     * a_1 ... a_k: each drafted position's acceptance given those before it, as the engine took them (acceptance_rate, then x acceptance_decay past the draft's own positions).
+     */
+    acceptance_by_position: number[];
     /**
      * One speculative step at the mean context: draft + verify. Unit: s.
      */

@@ -318,17 +318,17 @@ export const INFERENCE_METRICS: MetricDef[] = [
         };
       const k = c.scenario?.inference?.speculative?.draft_tokens;
       return {
-        formula: 'TPOT = (k draft passes + one verification of k + 1 tokens per sequence) / tokens per step, tokens per step = (1 − a^(k+1)) / (1 − a)',
+        formula: 'TPOT = (k draft passes + one verification of k + 1 tokens per sequence) / tokens per step, tokens per step = 1 + a₁ + a₁a₂ + … + a₁…a_k, where a_i is the i-th drafted token’s acceptance given those before it: the acceptance rate for the draft’s own positions, times the decay for each position past them (an MTP module reused past the checkpoint’s modules)',
         inputs: [
           ['drafted tokens k', String(k ?? '?')],
-          ['acceptance rate a', String(c.scenario?.inference?.speculative?.acceptance_rate ?? '?')],
+          ['acceptance by position a₁…a_k', sp.acceptance_by_position.map((a) => a.toFixed(3)).join(', ')],
           ['tokens per step', sp.tokens_per_step.toFixed(3)],
           ['draft passes', f(sp.draft_s, 'seconds')],
           ['verification', f(sp.verify_s, 'seconds')],
           ['plain decode step (no speculation)', f(sp.tpot_without_s, 'seconds')],
           ['speed-up', `${sp.speedup.toFixed(2)}×`],
         ],
-        source: 'Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding", Eq. 1',
+        source: 'Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding", Eq. 1; the decay of a reused MTP module: docs/serving.md',
       };
     },
   },

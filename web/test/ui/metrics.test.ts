@@ -44,6 +44,15 @@ describe('metric explanations', () => {
     expect(e2e.formula).toBe('e2e = TTFT + (output_len − 1) × TPOT');
     expect(Object.fromEntries(e2e.inputs)).toEqual({ TTFT: '1.27 s', output_len: '256', TPOT: '16.7 ms' });
   });
+  it('TPOT under speculation shows the acceptance the engine took for each drafted position', () => {
+    const tpot = INFERENCE_METRICS.find((m) => m.path === 'inference.tpot_s')!;
+    const spec = { ...scenario, inference: { ...scenario.inference, speculative: { draft_tokens: 3 } } } as unknown as ResolvedScenario;
+    const speculative = { tokens_per_step: 2.841274515625, acceptance_by_position: [0.85, 0.7225, 0.614125], step_s: 0.03, draft_s: 0.004, verify_s: 0.026, tpot_without_s: 0.02, speedup: 1.9 };
+    const withSpec = { ...prediction, inference: { ...prediction.inference, speculative } } as unknown as Prediction;
+    const ex = explain(tpot, { prediction: withSpec, scenario: spec })!;
+    expect(ex.formula).toMatch(/1 \+ a₁ \+ a₁a₂/);
+    expect(Object.fromEntries(ex.inputs)).toMatchObject({ 'drafted tokens k': '3', 'acceptance by position a₁…a_k': '0.850, 0.723, 0.614', 'tokens per step': '2.841' });
+  });
   it('inference memory names the weight group size only when the scenario sets one', () => {
     const weights = ALL_METRICS.find((m) => m.path === 'inference.memory.per_device_bytes.weights')!;
     expect(Object.fromEntries(explain(weights, { prediction, scenario })!.inputs)).not.toHaveProperty('weight_group_size');
