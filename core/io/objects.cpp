@@ -971,13 +971,8 @@ Fields<Speculative> make_speculative() {
                                                                              Reader& r, Speculative& sp) {
     if (auto x = r.number(self.key, !mtp_draft(r), self.lo, self.hi)) sp.acceptance_rate = *x;
   };
-  // A reused MTP module's positions are accepted less and less often (kMtpReuseDecay); a draft
-  // model's are taken as independent (Leviathan et al.) unless the scenario says otherwise.
-  t.number("acceptance_decay", 0, 1, AT(acceptance_decay)).read = [](const Field<Speculative>& self,
-                                                                     Reader& r, Speculative& sp) {
-    sp.acceptance_decay =
-        r.number(self.key, false, self.lo, self.hi).value_or(mtp_draft(r) ? kMtpReuseDecay : 1.0);
-  };
+  // Absent: the engine's default for the draft (kMtpReuseDecay for mtp, 1 for a draft model).
+  t.optional_number("acceptance_decay", 0, 1, AT(acceptance_decay));
   t.custom("draft",
            one_of({node({{"type", "string"}, {"const", "mtp"}, {"examples", {"mtp"}}}), preset_id("models"),
                    ref("model")})

@@ -34,6 +34,14 @@ std::string str(E e) {
   return std::string(name_of(e));
 }
 
+// A list of numbers as a JSON array (element by element: the first-load module keeps no
+// conversion of std::vector<double> for one row).
+ojson numbers(const std::vector<double>& xs) {
+  ojson a = ojson::array();
+  for (const double x : xs) a.push_back(x);
+  return a;
+}
+
 // An output table built once, on first use: `TABLE(T, name) { t.add(...); ... }` defines name(),
 // the table of T's rows (the rows of nested tables refer to the tables they nest).
 #define TABLE(T, name)                   \
@@ -163,7 +171,7 @@ TABLE(TokenCost, token_cost_out) {
 
 TABLE(SpeculativeReport, speculative_out) {
   t.add("tokens_per_step", amount(), VAL(o.tokens_per_step));
-  t.add("acceptance_by_position", array_of(amount()), VAL(o.acceptance));
+  t.add("acceptance_by_position", array_of(amount()), VAL(numbers(o.acceptance)));
   t.add("step_s", amount(), VAL(o.step.value));
   t.add("draft_s", amount(), VAL(o.draft.value));
   t.add("verify_s", amount(), VAL(o.verify.value));

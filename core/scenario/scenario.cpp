@@ -67,10 +67,11 @@ std::string not_serving_words(const std::string& what, const ServingSpec& sv) {
 
 std::vector<double> speculative_acceptance(const Speculative& sp, std::int64_t mtp_layers) {
   const std::int64_t own = sp.draft ? 1 : std::max<std::int64_t>(1, mtp_layers);
+  const double decay = sp.acceptance_decay.value_or(sp.draft ? 1.0 : kMtpReuseDecay);
   std::vector<double> a(static_cast<std::size_t>(std::max<std::int64_t>(0, sp.draft_tokens)));
   for (std::size_t i = 0; i < a.size(); ++i) {
     const auto past = std::max<std::int64_t>(0, static_cast<std::int64_t>(i) + 1 - own);
-    a[i] = sp.acceptance_rate * std::pow(sp.acceptance_decay, static_cast<double>(past));
+    a[i] = sp.acceptance_rate * std::pow(decay, static_cast<double>(past));
   }
   return a;
 }

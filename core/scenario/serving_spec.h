@@ -155,7 +155,8 @@ struct Speculative {
   // Each drafted position past the draft's own (a draft model's first; an MTP draft's first
   // model.mtp_layers, at least one) is accepted, given the ones before it, at acceptance_rate x
   // acceptance_decay^(positions past them): 1 keeps Leviathan et al.'s independent alpha.
-  double acceptance_decay = 1.0;
+  // Absent: kMtpReuseDecay for an MTP draft, 1 for a draft model.
+  std::optional<double> acceptance_decay;
   std::optional<ModelSpec> draft;  // absent: an MTP head ("mtp")
 };
 

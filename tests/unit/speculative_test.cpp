@@ -51,6 +51,7 @@ void expect_error(const json& s, const std::string& code, const std::string& pat
 // (only the target's own token); a = 1 gives k + 1.
 TEST(Speculative, TokensPerStepIsLeviathansClosedForm) {
   optimus::Speculative sp;
+  sp.acceptance_decay = 1;  // independent positions
   sp.draft_tokens = 4;
   sp.acceptance_rate = 0.8;
   EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), 3.3616, 1e-12);
@@ -84,6 +85,12 @@ TEST(Speculative, PositionsPastTheDraftsOwnDecay) {
   EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 2), 3.09450625, 1e-12);
   sp.draft = optimus::ModelSpec{};
   EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 2), 2.841274515625, 1e-12);
+  // Unstated, the decay is the draft's default: a draft model's positions are independent, a
+  // reused MTP module's decay (kMtpReuseDecay).
+  sp.acceptance_decay.reset();
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), (1 - std::pow(0.85, 4)) / 0.15, 1e-12);
+  sp.draft.reset();
+  EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), 2.841274515625, 1e-12);
   // A decay of 1 is Leviathan et al.'s closed form: (1 - 0.85^4) / 0.15.
   sp.acceptance_decay = 1;
   EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), (1 - std::pow(0.85, 4)) / 0.15, 1e-12);
