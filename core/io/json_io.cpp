@@ -154,6 +154,15 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
 
 }  // namespace
 
+// A draft model must share the target's tokenizer (inference.speculative, rl.rollout.speculative).
+void check_draft_vocab(Reader& r, const std::string& path, const Speculative& sp, const ModelSpec& target) {
+  if (sp.draft && sp.draft->vocab != target.vocab)
+    r.fail("inference.draft_vocab_mismatch", path,
+           "the draft model's vocabulary (" + std::to_string(sp.draft->vocab) +
+               ") differs from the target's (" + std::to_string(target.vocab) +
+               "): a draft must share the target's tokenizer");
+}
+
 void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
   s.num_devices = r.integer("num_devices", true, 1, kMaxDevices).value_or(1);
 
@@ -221,11 +230,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
       Reader sr(*sp, ir.child("speculative"), err);
       Speculative spec;
       io::read_fields(io::speculative_fields(), sr, spec);
-      if (spec.draft && spec.draft->vocab != s.model.vocab)
-        sr.fail("inference.draft_vocab_mismatch", sr.child("draft"),
-                "the draft model's vocabulary (" + std::to_string(spec.draft->vocab) +
-                    ") differs from the target's (" + std::to_string(s.model.vocab) +
-                    "): a draft must share the target's tokenizer");
+      check_draft_vocab(sr, sr.child("draft"), spec, s.model);
       sr.finish();
       w.speculative = spec;
     }
@@ -279,6 +284,8 @@ std::optional<RlWorkload> read_rl(const json& v, const Scenario& s, std::optiona
   // The rollout engine serves the checkpoint as published unless rl.rollout.precision says.
   if (s.model.checkpoint_precision) rl.rollout.precision = *s.model.checkpoint_precision;
   io::read_fields(io::rl_fields(), r, rl);
+  if (rl.rollout.speculative)
+    io::check_draft_vocab(r, "/rl/rollout/speculative/draft", *rl.rollout.speculative, s.model);
   const json* ro = v.is_object() && v.contains("rollout") ? &v["rollout"] : nullptr;
   rl.rollout.precision_from_checkpoint =
       s.model.checkpoint_precision && !(ro && ro->is_object() && ro->contains("precision"));

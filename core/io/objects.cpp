@@ -1346,6 +1346,8 @@ Fields<RlWorkload> make_rollout() {
   t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization));
   t.boolean("static_batching", AT(rollout.scheduler.static_batching)).written(Write::nonzero).def();
   t.opt_boolean("cuda_graphs", AT(rollout.cuda_graphs));
+  t.opt_member<Speculative>("speculative", speculative_fields(), AT(rollout.speculative))
+      .title("Speculative decoding on the rollout engines");
   return t;
 }
 

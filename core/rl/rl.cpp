@@ -73,6 +73,7 @@ Scenario rollout_at(const Scenario& s, std::int64_t tp) {
       w.precision == Precision::bf16 || w.precision == Precision::fp16 || w.precision == Precision::fp32;
   w.kv_precision = sixteen ? w.precision : Precision::bf16;
   w.cuda_graphs = rl.rollout.cuda_graphs;
+  w.speculative = rl.rollout.speculative;
   ServingSpec sv = rl.rollout.scheduler;
   sv.arrival = Arrival::offline;  // every prompt of the step is handed over at once
   sv.num_requests = requests(rl);

@@ -70,6 +70,9 @@ struct RlRollout {
   Precision precision = Precision::bf16;
   bool precision_from_checkpoint = false;  // not stated: model.checkpoint_precision (io/json_io.cpp)
   bool profile_schedules = true;           // the software profile states a scheduler (a serving block)
+  // Speculative decoding on the rollout engines (SGLang's and vLLM's MTP or draft model, as slime's
+  // and verl's rollout options pass it through): inference.speculative's keys.
+  std::optional<Speculative> speculative;
 };
 
 // The default controller rate (GB/s): fitted on verl's published phase times, two sources, with

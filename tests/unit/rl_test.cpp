@@ -515,6 +515,32 @@ TEST(Rl, AnEagerRolloutWaitsOnTheHostForEveryKernel) {
   EXPECT_EQ(v["scenario"]["rl"]["rollout"]["cuda_graphs"], false);
 }
 
+TEST(Rl, SpeculativeRolloutEnginesNeedFewerDecodeSteps) {
+  // rl.rollout.speculative: each engine step drafts three tokens with Llama 3.2 1B (the target's
+  // tokenizer) and verifies them, accepted at 0.7 each: (1 - 0.7^4) / 0.3 = 2.533 tokens a step.
+  // The 512-token responses need a 2.533rd of the steps, each a verification of four tokens a
+  // sequence plus three passes of the 1B draft: faster than plain decoding, never faster than the
+  // token gain alone; the same tokens are generated.
+  const json draft = {{"draft", "llama3.2-1b"}, {"draft_tokens", 3}, {"acceptance_rate", 0.7}};
+  const json plain = rl_of(base());
+  const json spec = rl_of(base({{"rollout", {{"tp", 1}, {"speculative", draft}}}}));
+  const double p = num(plain["phases_s"]["rollout"]), q = num(spec["phases_s"]["rollout"]);
+  EXPECT_LT(q, 0.8 * p);
+  EXPECT_GT(q, p / 2.533);
+  EXPECT_NEAR(num(spec["rollout"]["output_tokens"]), num(plain["rollout"]["output_tokens"]), 1e-9);
+  // The key is kept by validate; a draft with another vocabulary is refused at its path.
+  const json v =
+      json::parse(optimus::api::validate(base({{"rollout", {{"tp", 1}, {"speculative", draft}}}}).dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump();
+  EXPECT_EQ(v["scenario"]["rl"]["rollout"]["speculative"]["draft_tokens"], 3);
+  json other = draft;
+  other["draft"] = "qwen2.5-7b";
+  const json e = predict(base({{"rollout", {{"tp", 1}, {"speculative", other}}}}));
+  ASSERT_TRUE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["error"]["code"], "inference.draft_vocab_mismatch");
+  EXPECT_EQ(e["error"]["path"], "/rl/rollout/speculative/draft");
+}
+
 TEST(Rl, ATrainingStackAsTheRolloutEngineIsSaidToTakeTheServingDefaults) {
   // A profile without a scheduler (a training stack's) is accepted as the rollout engine (its
   // kernels are what the engine runs: Hugging Face generate under pytorch-eager), and the warning

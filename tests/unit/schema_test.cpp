@@ -292,7 +292,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 10 + 13 + 2);
+  EXPECT_EQ(w.checked_keys, 11 + 13 + 2);  // rollout: 10 and speculative (absent here, not walked)
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;

@@ -1436,6 +1436,27 @@ export interface RlSpec {
      * The engine replays captured CUDA graphs for its decode steps. false: eager (enforce_eager), each kernel issued from the host at the rollout software's launch_interval_us (vllm, sglang: 30 us; docs/rl.md).
      */
     cuda_graphs?: boolean;
+    /**
+     * Speculative decoding on the rollout engines (SGLang's --speculative-algorithm, vLLM's speculative_config, which slime's and verl's rollout options pass through): the keys of inference.speculative, the same defaults; each decode step of the rollout drafts and verifies as there, so a response needs fewer steps, most of all the long tail that decodes at a small batch. A draft model with another vocabulary: inference.draft_vocab_mismatch at /rl/rollout/speculative/draft.
+     */
+    speculative?: {
+      /**
+       * As inference.speculative.draft_tokens. Unit: tokens.
+       */
+      draft_tokens: number;
+      /**
+       * As inference.speculative.acceptance_rate.
+       */
+      acceptance_rate?: number;
+      /**
+       * As inference.speculative.acceptance_decay.
+       */
+      acceptance_decay?: number;
+      /**
+       * As inference.speculative.draft.
+       */
+      draft?: 'mtp' | string | ModelSpec;
+    };
   };
   /**
    * The trainer's layout on its pool, or the layout search's choice.
