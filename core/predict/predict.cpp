@@ -454,25 +454,6 @@ namespace {
 
 std::string model_label(const Scenario& s) { return s.model.name.empty() ? "the model" : s.model.name; }
 
-// An "mtp" draft on a model whose checkpoint ships no MTP module: the head is costed as one would
-// be (one layer on the target's embedding and LM head), at the acceptance rate stated or
-// DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained afterwards
-// (EAGLE-style) need not reach.
-void warn_mtp_not_native(const Scenario& s, std::vector<Warning>& warnings) {
-  const auto& sp = s.inference->speculative;
-  if (!sp || sp->draft || s.model.mtp_layers > 0) return;
-  char rate[16];
-  std::snprintf(rate, sizeof rate, "%.2f", sp->acceptance_rate);
-  warnings.push_back(
-      {"speculative.mtp_not_native",
-       model_label(s) +
-           " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft is costed "
-           "as a one-layer head on the target, accepted at " +
-           rate +
-           " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the "
-           "head you would run"});
-}
-
 // Sequences longer than the model's context (model.max_seq_len, when known): costed like any
 // others, but a runtime built for that context refuses them (vLLM's max_model_len check,
 // TensorRT-LLM's max_seq_len), and rotary models are trained up to it. Published benchmarks do run
@@ -527,6 +508,24 @@ void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings
 
 }  // namespace
 
+// An "mtp" draft on a model whose checkpoint ships no MTP module: the head is costed as one would
+// be (one layer on the target's embedding and LM head), at the acceptance rate stated or
+// DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained afterwards
+// (EAGLE-style) need not reach.
+void warn_mtp_not_native(const ModelSpec& model, const std::optional<Speculative>& sp, const std::string& key,
+                         std::vector<Warning>& warnings) {
+  if (!sp || sp->draft || model.mtp_layers > 0) return;
+  char rate[16];
+  std::snprintf(rate, sizeof rate, "%.2f", sp->acceptance_rate);
+  warnings.push_back(
+      {"speculative.mtp_not_native",
+       (model.name.empty() ? std::string("the model") : model.name) +
+           " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft of " + key +
+           " is costed as a one-layer head on the target, accepted at " + rate +
+           " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the "
+           "head you would run"});
+}
+
 Result<Prediction> predict(const Scenario& s) {
   if (auto err = validate_plan(s)) return *err;
   Prediction out;
@@ -559,7 +558,7 @@ Result<Prediction> predict(const Scenario& s) {
   }
   if (s.inference) {
     const Scenario is = inference_view(s);  // a training layout's cp folded into the replicas
-    warn_mtp_not_native(s, out.warnings);
+    warn_mtp_not_native(s.model, s.inference->speculative, "inference.speculative", out.warnings);
     warn_beyond_context(s, out.warnings);
     warn_checkpoint_precision(s, out.warnings);
     warn_profile_not_serving(s, out.warnings);

@@ -528,6 +528,12 @@ TEST(Rl, SpeculativeRolloutEnginesNeedFewerDecodeSteps) {
   EXPECT_LT(q, 0.8 * p);
   EXPECT_GT(q, p / 2.533);
   EXPECT_NEAR(num(spec["rollout"]["output_tokens"]), num(plain["rollout"]["output_tokens"]), 1e-9);
+  // An MTP draft on Llama 3.1 8B, which ships no MTP module, is warned about as in inference; the
+  // draft model is not.
+  EXPECT_FALSE(
+      warns(predict(base({{"rollout", {{"tp", 1}, {"speculative", draft}}}})), "speculative.mtp_not_native"));
+  EXPECT_TRUE(warns(predict(base({{"rollout", {{"tp", 1}, {"speculative", {{"draft_tokens", 1}}}}}})),
+                    "speculative.mtp_not_native"));
   // The key is kept by validate; a draft with another vocabulary is refused at its path.
   const json v =
       json::parse(optimus::api::validate(base({{"rollout", {{"tp", 1}, {"speculative", draft}}}}).dump()));

@@ -273,7 +273,7 @@ export interface ModelSpec {
    */
   max_seq_len?: number;
   /**
-   * Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers; DeepSeek-V3 and R1: 1). 0 with inference.speculative's mtp draft warns speculative.mtp_not_native.
+   * Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers; DeepSeek-V3 and R1: 1). 0 with an mtp draft (inference.speculative, rl.rollout.speculative) warns speculative.mtp_not_native.
    */
   mtp_layers?: number;
   /**
