@@ -508,22 +508,51 @@ void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings
 
 }  // namespace
 
-// An "mtp" draft on a model whose checkpoint ships no MTP module: the head is costed as one would
-// be (one layer on the target's embedding and LM head), at the acceptance rate stated or
-// DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained afterwards
-// (EAGLE-style) need not reach.
-void warn_mtp_not_native(const ModelSpec& model, const std::optional<Speculative>& sp, const std::string& key,
-                         std::vector<Warning>& warnings) {
-  if (!sp || sp->draft || model.mtp_layers > 0) return;
-  char rate[16];
-  std::snprintf(rate, sizeof rate, "%.2f", sp->acceptance_rate);
-  warnings.push_back(
-      {"speculative.mtp_not_native",
-       (model.name.empty() ? std::string("the model") : model.name) +
-           " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft of " + key +
-           " is costed as a one-layer head on the target, accepted at " + rate +
-           " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate for the "
-           "head you would run"});
+// The assumptions an "mtp" draft rests on unless stated (`key` names the block):
+// speculative.mtp_not_native, a model whose checkpoint ships no MTP module: the head is costed as
+// one would be (one layer on the target's embedding and LM head), at the acceptance rate stated
+// or DeepSeek-V3's measured 0.85 for its own jointly trained module, which a head trained
+// afterwards (EAGLE-style) need not reach. speculative.decay_assumed, more drafted tokens than the
+// checkpoint's modules: the positions past them reuse the last module at the decay fitted on
+// DeepSeek-V3-0324's (kMtpReuseDecay), the largest single assumption of the step's token count.
+void warn_mtp_assumptions(const ModelSpec& model, const std::optional<Speculative>& sp,
+                          const std::string& key, std::vector<Warning>& warnings) {
+  if (!sp || sp->draft) return;
+  const std::string name = model.name.empty() ? std::string("the model") : model.name;
+  const auto fmt = [](double x) {
+    char b[16];
+    std::snprintf(b, sizeof b, "%.2f", x);
+    return std::string(b);
+  };
+  if (model.mtp_layers <= 0)
+    warnings.push_back(
+        {"speculative.mtp_not_native",
+         name + " ships no multi-token-prediction module (model.mtp_layers 0): the mtp draft of " + key +
+             " is costed as a one-layer head on the target, accepted at " + fmt(sp->acceptance_rate) +
+             " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate "
+             "for the head you would run"});
+  const std::int64_t own = std::max<std::int64_t>(1, model.mtp_layers);
+  if (sp->acceptance_decay || sp->draft_tokens <= own) return;
+  std::string by_position;
+  for (const double a : speculative_acceptance(*sp, model.mtp_layers))
+    by_position += (by_position.empty() ? "" : ", ") + fmt(a);
+  Speculative independent = *sp;
+  independent.acceptance_decay = 1.0;
+  const std::string who =
+      model.mtp_layers > 0 ? name + "'s " + std::to_string(own) + (own > 1 ? " MTP modules" : " MTP module")
+                           : "the one MTP head costed for " + name;
+  // One format call: the first-load engine keeps no chain of string concatenations for it.
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "%s drafts %lld tokens a step with %s: the positions past them reuse the "
+                "last one, assumed accepted less at each (%s given those before; a decay of %.2f a position, "
+                "fitted on DeepSeek-V3-0324's module): %.2f tokens a step, %.2f if every position kept the "
+                "first's rate. State acceptance_decay (1: independent positions) from the engine's "
+                "per-position acceptance",
+                key.c_str(), static_cast<long long>(sp->draft_tokens), who.c_str(), by_position.c_str(),
+                kMtpReuseDecay, speculative_tokens_per_step(*sp, model.mtp_layers),
+                speculative_tokens_per_step(independent, model.mtp_layers));
+  warnings.push_back({"speculative.decay_assumed", text});
 }
 
 Result<Prediction> predict(const Scenario& s) {
@@ -558,7 +587,7 @@ Result<Prediction> predict(const Scenario& s) {
   }
   if (s.inference) {
     const Scenario is = inference_view(s);  // a training layout's cp folded into the replicas
-    warn_mtp_not_native(s.model, s.inference->speculative, "inference.speculative", out.warnings);
+    warn_mtp_assumptions(s.model, s.inference->speculative, "inference.speculative", out.warnings);
     warn_beyond_context(s, out.warnings);
     warn_checkpoint_precision(s, out.warnings);
     warn_profile_not_serving(s, out.warnings);

@@ -158,10 +158,11 @@ struct Prediction {
 
 Result<Prediction> predict(const Scenario& s);
 
-// The warning speculative.mtp_not_native: an "mtp" draft (`key` names the block: inference.speculative,
-// rl.rollout.speculative) on a model whose checkpoint ships no MTP module.
-void warn_mtp_not_native(const ModelSpec& model, const std::optional<Speculative>& sp, const std::string& key,
-                         std::vector<Warning>& warnings);
+// The warnings of an "mtp" draft's assumptions (`key` names the block: inference.speculative,
+// rl.rollout.speculative): speculative.mtp_not_native (no MTP module in the checkpoint) and
+// speculative.decay_assumed (more drafted tokens than modules, no acceptance_decay stated).
+void warn_mtp_assumptions(const ModelSpec& model, const std::optional<Speculative>& sp,
+                          const std::string& key, std::vector<Warning>& warnings);
 
 // The errors a whole-run plan (training.train_tokens) can meet before anything is timed: a batch
 // ramp that exceeds the tokens or whose batch the layout cannot split, and failures too frequent

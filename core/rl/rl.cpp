@@ -1785,7 +1785,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
                                 "'s weights as its checkpoint publishes them, " +
                                 served_as_published(s.model, s.rl->rollout.precision, false) +
                                 " (model.checkpoint_precision); the weight sync sends them at that width"});
-  warn_mtp_not_native(s.model, s.rl->rollout.speculative, "rl.rollout.speculative", out.warnings);
+  warn_mtp_assumptions(s.model, s.rl->rollout.speculative, "rl.rollout.speculative", out.warnings);
   // A training stack's profile (megatron-bridge, pytorch-fsdp, ...) as the rollout engine: its
   // kernels apply, but it states no scheduler, so the serving defaults do (ServingSpec).
   if (!s.rl->rollout.profile_schedules)

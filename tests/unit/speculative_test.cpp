@@ -96,16 +96,26 @@ TEST(Speculative, PositionsPastTheDraftsOwnDecay) {
   EXPECT_NEAR(optimus::speculative_tokens_per_step(sp, 1), (1 - std::pow(0.85, 4)) / 0.15, 1e-12);
 }
 
+// `model` (a DeepSeek checkpoint with its MTP module) on 8 H200 at tp 8, fp8, batch 1, drafting k
+// tokens a step with the mtp draft.
+json mtp_on_h200(const std::string& model, std::int64_t k) {
+  return {{"model", model},
+          {"system", "dgx-h200"},
+          {"num_devices", 8},
+          {"parallel", {{"tp", 8}}},
+          {"inference",
+           {{"batch", 1},
+            {"prompt_len", 1024},
+            {"output_len", 64},
+            {"precision", "fp8"},
+            {"speculative", {{"draft_tokens", k}}}}}};
+}
+
 // DeepSeek-V3 ships one MTP module: drafting three tokens reuses it twice, so an "mtp" draft
 // takes the decay of a reused module (kMtpReuseDecay) unless the scenario states one; a draft
 // model keeps independent positions. The engine reports the acceptance it used.
 TEST(Speculative, AReusedMtpModuleTakesTheDecayByDefault) {
-  json s = {{"model", "deepseek-v3"},
-            {"system", "dgx-h200"},
-            {"num_devices", 8},
-            {"parallel", {{"tp", 8}}},
-            {"inference", {{"batch", 1}, {"prompt_len", 1024}, {"output_len", 64}, {"precision", "fp8"}}}};
-  s["inference"]["speculative"] = {{"draft_tokens", 3}};
+  json s = mtp_on_h200("deepseek-v3", 3);
   const json r = inference(s)["speculative"];
   EXPECT_NEAR(r["tokens_per_step"].get<double>(), 2.841274515625, 1e-9);
   ASSERT_EQ(r["acceptance_by_position"].size(), 3u);
@@ -115,6 +125,30 @@ TEST(Speculative, AReusedMtpModuleTakesTheDecayByDefault) {
               1e-9);
   s["inference"]["speculative"]["acceptance_decay"] = 1.5;
   expect_error(s, "scenario.out_of_range", "/inference/speculative/acceptance_decay");
+}
+
+// Drafting past the checkpoint's MTP modules rests on the fitted decay: the warning says so, with
+// the acceptance by position and both token counts; it goes when the decay is stated, when k does
+// not pass the modules, and for a draft model.
+TEST(Speculative, AnAssumedDecayIsWarnedAbout) {
+  const auto decay_warning = [](const json& p) -> std::string {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "speculative.decay_assumed") return w["message"].get<std::string>();
+    return "";
+  };
+  json s = mtp_on_h200("deepseek-r1", 3);
+  const std::string w = decay_warning(predict(s));
+  EXPECT_NE(w.find("0.85, 0.72, 0.61"), std::string::npos) << w;
+  EXPECT_NE(w.find("2.84 tokens a step, 3.19 if"), std::string::npos) << w;
+  s["inference"]["speculative"]["acceptance_decay"] = 0.9;
+  EXPECT_EQ(decay_warning(predict(s)), "");
+  s["inference"]["speculative"] = {{"draft_tokens", 1}};
+  EXPECT_EQ(decay_warning(predict(s)), "");
+  s["model"] = "llama3.1-70b";
+  s["inference"]["speculative"] = {{"draft_tokens", 3}, {"acceptance_rate", 0.6}, {"draft", "llama3.2-1b"}};
+  const json drafted = predict(s);
+  ASSERT_TRUE(drafted.contains("inference")) << drafted.dump().substr(0, 300);
+  EXPECT_EQ(decay_warning(drafted), "");
 }
 
 // The step is the draft's k passes plus one verification, and the time per token is the step
