@@ -438,7 +438,7 @@ export const WARNING_WORDS: Record<string, string> = {
   'speculative.mtp_not_native':
     'This model ships no multi-token-prediction head: the MTP draft is costed as if it had one, accepted as often as DeepSeek-V3’s own (85% per token unless you set the acceptance rate). Set the rate of the draft head you would run.',
   'speculative.decay_assumed':
-    'The model’s one multi-token-prediction module drafts more than one token here, so the engine feeds it its own guesses, which it was not trained on: each further drafted token is assumed accepted less often (85% of the one before, measured for DeepSeek-V3’s module). The tokens gained a step, and so the time per token, rest on that. Set the acceptance your engine reports by position.',
+    'The model’s one multi-token-prediction module drafts more than one token here, so the engine feeds it its own guesses, which it was not trained on: each further drafted token is assumed accepted less often (85% as often as the one before, fitted on a published measurement of DeepSeek-V3’s module). The tokens gained a step, and so the time per token, rest on that. Set the acceptance your engine reports by position.',
   'rl.train_optimizer_offload_assumed':
     'The trainer fits on these GPUs only with its optimizer state in host memory, updated by the CPU (how slime’s and OpenRLHF’s scripts train models this large on few GPUs). That is assumed here, and the copies and the CPU’s update are counted in the training time; more GPUs for training would keep the state on the devices.',
   'rl.train_layout_assumed':
