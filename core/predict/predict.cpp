@@ -452,8 +452,6 @@ std::optional<Error> check_run(const Scenario& s) {
 
 namespace {
 
-std::string model_label(const Scenario& s) { return s.model.name.empty() ? "the model" : s.model.name; }
-
 // Sequences longer than the model's context (model.max_seq_len, when known): costed like any
 // others, but a runtime built for that context refuses them (vLLM's max_model_len check,
 // TensorRT-LLM's max_seq_len), and rotary models are trained up to it. Published benchmarks do run
@@ -466,7 +464,7 @@ void warn_beyond_context(const Scenario& s, std::vector<Warning>& warnings) {
   if (s.model.max_seq_len <= 0 || longest <= s.model.max_seq_len) return;
   warnings.push_back({"inference.beyond_context",
                       "the longest prompt + output (" + std::to_string(longest) + " tokens) exceeds " +
-                          model_label(s) + "'s context of " + std::to_string(s.model.max_seq_len) +
+                          model_label(s.model) + "'s context of " + std::to_string(s.model.max_seq_len) +
                           " tokens (model.max_seq_len): the positions beyond it are costed like any others, "
                           "while a runtime built for that context refuses such requests"});
 }
@@ -478,8 +476,8 @@ void warn_training_beyond_context(const Scenario& s, std::vector<Warning>& warni
   const std::int64_t seq = s.training->seq_len;
   if (s.model.max_seq_len <= 0 || seq <= s.model.max_seq_len) return;
   warnings.push_back({"training.beyond_context",
-                      "seq_len " + std::to_string(seq) + " exceeds " + model_label(s) + "'s context of " +
-                          std::to_string(s.model.max_seq_len) +
+                      "seq_len " + std::to_string(seq) + " exceeds " + model_label(s.model) +
+                          "'s context of " + std::to_string(s.model.max_seq_len) +
                           " tokens (model.max_seq_len): costed like any other positions; training past it "
                           "is a context extension (RoPE scaling), which the model as stated does not have"});
 }
@@ -501,7 +499,8 @@ void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings
   if (!w.precision_from_checkpoint) return;
   warnings.push_back(
       {"inference.checkpoint_precision",
-       "no precision stated: " + model_label(s) + "'s weights are served as its checkpoint publishes them, " +
+       "no precision stated: " + model_label(s.model) +
+           "'s weights are served as its checkpoint publishes them, " +
            served_as_published(s.model, w.precision, w.fp8_block_scaled) +
            " (model.checkpoint_precision); state inference.precision to serve them otherwise"});
 }
@@ -518,7 +517,7 @@ void warn_checkpoint_precision(const Scenario& s, std::vector<Warning>& warnings
 void warn_mtp_assumptions(const ModelSpec& model, const std::optional<Speculative>& sp,
                           const std::string& key, std::vector<Warning>& warnings) {
   if (!sp || sp->draft) return;
-  const std::string name = model.name.empty() ? std::string("the model") : model.name;
+  const std::string name = model_label(model);
   const auto fmt = [](double x) {
     char b[16];
     std::snprintf(b, sizeof b, "%.2f", x);
@@ -531,7 +530,7 @@ void warn_mtp_assumptions(const ModelSpec& model, const std::optional<Speculativ
              " is costed as a one-layer head on the target, accepted at " + fmt(sp->acceptance_rate) +
              " per token, a rate measured for DeepSeek-V3's own module; state acceptance_rate "
              "for the head you would run"});
-  const std::int64_t own = std::max<std::int64_t>(1, model.mtp_layers);
+  const std::int64_t own = speculative_own_positions(*sp, model.mtp_layers);
   if (sp->acceptance_decay || sp->draft_tokens <= own) return;
   std::string by_position;
   for (const double a : speculative_acceptance(*sp, model.mtp_layers))

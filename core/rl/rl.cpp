@@ -1781,8 +1781,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   if (s.rl->rollout.precision_from_checkpoint)
     out.warnings.push_back({"rl.rollout_checkpoint_precision",
                             "no rl.rollout.precision stated: the rollout engines serve " +
-                                (s.model.name.empty() ? std::string("the model") : s.model.name) +
-                                "'s weights as its checkpoint publishes them, " +
+                                model_label(s.model) + "'s weights as its checkpoint publishes them, " +
                                 served_as_published(s.model, s.rl->rollout.precision, false) +
                                 " (model.checkpoint_precision); the weight sync sends them at that width"});
   warn_mtp_assumptions(s.model, s.rl->rollout.speculative, "rl.rollout.speculative", out.warnings);

@@ -8,6 +8,8 @@
 
 namespace optimus {
 
+std::string model_label(const ModelSpec& m) { return m.name.empty() ? "the model" : m.name; }
+
 std::string served_as_published(const ModelSpec& m, Precision served, bool block_scaled) {
   return std::string(to_string(served)) + (block_scaled ? " with 128 x 128 block scales" : "") +
          (dense_weights_16bit(m, served) ? " in the experts and 16-bit elsewhere" : "");
@@ -65,8 +67,12 @@ std::string not_serving_words(const std::string& what, const ServingSpec& sv) {
          " tokens a step, the defaults where the scenario does not say";
 }
 
+std::int64_t speculative_own_positions(const Speculative& sp, std::int64_t mtp_layers) {
+  return sp.draft ? 1 : std::max<std::int64_t>(1, mtp_layers);
+}
+
 std::vector<double> speculative_acceptance(const Speculative& sp, std::int64_t mtp_layers) {
-  const std::int64_t own = sp.draft ? 1 : std::max<std::int64_t>(1, mtp_layers);
+  const std::int64_t own = speculative_own_positions(sp, mtp_layers);
   const double decay = sp.acceptance_decay.value_or(sp.draft ? 1.0 : kMtpReuseDecay);
   std::vector<double> a(static_cast<std::size_t>(std::max<std::int64_t>(0, sp.draft_tokens)));
   for (std::size_t i = 0; i < a.size(); ++i) {

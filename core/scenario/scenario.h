@@ -116,6 +116,8 @@ constexpr double dense_weight_bytes(const ModelSpec& m, const Precision served, 
 // How a checkpoint's weights are served, in words (the checkpoint warnings of inference and RL):
 // "fp8 with 128 x 128 block scales", "mxfp4 in the experts and 16-bit elsewhere".
 std::string served_as_published(const ModelSpec& m, Precision served, bool block_scaled);
+// The model as warnings name it: its name, or "the model" for an unnamed inline one.
+std::string model_label(const ModelSpec& m);
 
 // Weight-only int4 is stored in groups of 128 by default in AWQ (Lin et al. 2024, arXiv
 // 2306.00978, Sec. 5.1: "group size 128"), GPTQ's released checkpoints and TensorRT-LLM's

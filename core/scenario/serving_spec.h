@@ -176,9 +176,13 @@ struct Speculative {
 // the model's and the text's, not a constant of nature (docs/serving.md, Speculative decoding).
 inline constexpr double kMtpReuseDecay = 0.85;
 
+// The drafted positions a draft owns (its acceptance_rate holds there): 1 for a draft model,
+// max(1, model.mtp_layers) for an MTP draft (one module a position; a model without one is costed
+// as having one).
+std::int64_t speculative_own_positions(const Speculative& sp, std::int64_t mtp_layers);
+
 // The conditional acceptance of each drafted position (1 to k): acceptance_rate for the draft's
-// own positions (`own`: 1 for a draft model, max(1, model.mtp_layers) for an MTP draft), then
-// acceptance_rate x acceptance_decay^(i - own) for position i past them.
+// own positions, then acceptance_rate x acceptance_decay^(i - own) for position i past them.
 std::vector<double> speculative_acceptance(const Speculative& sp, std::int64_t mtp_layers);
 
 // Tokens a sequence gains per verification step: the target's own token plus each drafted

@@ -112,8 +112,9 @@ json mtp_on_h200(const std::string& model, std::int64_t k) {
 }
 
 // DeepSeek-V3 ships one MTP module: drafting three tokens reuses it twice, so an "mtp" draft
-// takes the decay of a reused module (kMtpReuseDecay) unless the scenario states one; a draft
-// model keeps independent positions. The engine reports the acceptance it used.
+// takes the decay of a reused module (kMtpReuseDecay) unless the scenario states one (a draft
+// model's independent positions: PositionsPastTheDraftsOwnDecay). The engine reports the
+// acceptance it used, and refuses a decay out of [0, 1].
 TEST(Speculative, AReusedMtpModuleTakesTheDecayByDefault) {
   json s = mtp_on_h200("deepseek-v3", 3);
   const json r = inference(s)["speculative"];
