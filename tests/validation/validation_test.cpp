@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/op_timer.h"
 #include "cost/roofline.h"
 #include "io/api.h"
 #include "io/presets.h"
@@ -267,6 +268,180 @@ TEST(Validation, KernelsDeepGemmReported) {
   const Stats s = report("Kernel time, DeepGEMM FP8 GEMMs (kernels_deepgemm.csv)", cases);
   EXPECT_EQ(s.n, 28);
   EXPECT_LE(s.mean, 0.13);
+}
+
+// Kernel level, measured here: GEMMs, grouped (MoE expert) GEMMs and attention kernels timed
+// with PyTorch 2.11 (CUDA 13.0, cuDNN 9.19) on one H200 SXM (tests/validation/data/h200/:
+// scripts/device/h200_kernels.py, two runs; kernels_h200.csv and attention_h200.csv pair them).
+// Each kernel is replayed back to back in a CUDA graph, the weights rotated over copies larger
+// than the L2, so the times hold no host launch cost and read the weights from HBM, as one layer
+// of a CUDA-graph decode step does. The expected time is the mean of the two runs (they differ by
+// 2.1% on average). Predicted: the engine's roofline on the h200-sxm-141gb preset, nothing fitted
+// on these rows. Measured at this commit (docs/accuracy.md, "Kernels measured on one H200"):
+// - GEMMs, 336 rows: 14.9% mean. Dense bf16 (cuBLAS) 8-9%; the misses are shapes with fewer
+//   output tiles than SMs (N 1280, K 8192 at M 1024: 30 us measured, 56 us predicted), which
+//   Hopper's cuBLAS spreads over every SM by splitting K where the engine's wave model leaves SMs
+//   idle. fp8 with row-wise scales at M < 64 runs PyTorch's own CUTLASS kernel, 2-4x slower than
+//   cuBLAS's tensor-wise one; grouped GEMMs (torch._grouped_mm, _scaled_grouped_mm) 15-30%
+//   slower than the roofline, where DeepGEMM's (KernelsDeepGemmReported) are within 12%.
+// - Attention, 36 rows: 40.3% mean. cuDNN's prompt attention within 16% (the engine slower: it
+//   adds the exponentials, which cuDNN and FlashAttention 3 overlap with the matmuls); PyTorch's
+//   FlashAttention 2 path 33-41% slower than the engine (no Hopper tensor-core instructions),
+//   its memory-efficient path 65% slower. Decode: cuDNN within 10% from 16 sequences up; one
+//   sequence reads its cache with 8 thread blocks (one per KV head) and runs 3-10x longer than
+//   the bandwidth roofline; PyTorch's FlashAttention 2 decode reaches 2.4 TB/s (the engine
+//   4.1). The engine predicts one kernel per operator and no stack's choice among these.
+// Gates: no regression past the measured means plus noise, the kernels production stacks run
+// (cuBLAS bf16, cuDNN prompt attention) each within 20%.
+// The rows of a measured-kernel CSV in tests/validation/data, each handed to `fn` as a column
+// reader: `col("name")` is that column's text.
+template <class Fn>
+void each_row(const std::string& file, Fn fn) {
+  std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
+  EXPECT_TRUE(in.good()) << file;
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_fields(line);
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = csv_fields(line);
+    fn([&](const char* name) -> const std::string& {
+      return f[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
+    });
+  }
+}
+
+// The mean of the two runs' times (the second run's column is empty where it did not measure).
+template <class Col>
+double measured_mean(const Col& col) {
+  const std::string& second = col("time_run2_s");
+  const double first = std::stod(col("time_run1_s"));
+  return second.empty() ? first : 0.5 * (first + std::stod(second));
+}
+
+template <class Col>
+std::int64_t integer(const Col& col, const char* name) {
+  return std::stoll(col(name));
+}
+
+// Mean absolute relative error of the cases whose group starts with `prefix`.
+double group_mean(const std::vector<Case>& cases, const std::string& prefix) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& c : cases)
+    if (c.group.rfind(prefix, 0) == 0) {
+      sum += std::fabs(c.predicted / c.expected - 1.0);
+      ++n;
+    }
+  return n ? sum / n : 1.0;
+}
+
+const optimus::DeviceSpec& h200() {
+  static const optimus::DeviceSpec d = optimus::device_preset("h200-sxm-141gb", "/device").value();
+  return d;
+}
+
+TEST(Validation, KernelsH200Measured) {
+  std::vector<Case> cases;
+  each_row("kernels_h200.csv", [&](const auto& col) {
+    const std::int64_t g = integer(col, "groups"), m = integer(col, "m_per_group"), n = integer(col, "n"),
+                       k = integer(col, "k");
+    const bool fp8 = col("dtype") != "bf16";
+    Case c;
+    c.id = col("case_id");
+    c.group = std::string(col("kind") == "gemm" ? "GEMM" : "grouped GEMM") + ", " +
+              (fp8 ? "fp8 e4m3, " + col("scaling") + "-wise scales" : "bf16") +
+              (m < 64 ? ", M < 64" : ", M >= 64");
+    c.expected = measured_mean(col);
+    const double b = fp8 ? 1 : 2;
+    c.predicted = optimus::matmul_cost(h200(), {m, n, k, g},
+                                       fp8 ? optimus::Precision::fp8 : optimus::Precision::bf16, b, b, 2)
+                      .time.value;
+    cases.push_back(c);
+  });
+  const Stats s = report("Kernel time, GEMMs measured on one H200 (kernels_h200.csv)", cases);
+  EXPECT_EQ(s.n, 336);
+  EXPECT_LE(s.mean, 0.16);
+  EXPECT_LE(group_mean(cases, "GEMM, bf16"), 0.10);
+}
+
+// One causal prompt (q > 1) or decode (q = 1) attention operator over `keys` keys per sequence.
+optimus::Op attention_op(std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim,
+                         std::int64_t q, std::int64_t keys) {
+  optimus::Op op;
+  op.kind = optimus::OpKind::attention;
+  op.role = optimus::OpRole::attention;
+  op.m = q;
+  op.n = keys;
+  op.k = op.v_dim = head_dim;
+  op.batch = batch * heads;
+  op.sequences = batch;
+  op.kv_heads = kv_heads;
+  op.kv_bytes = 2.0 * static_cast<double>(kv_heads * head_dim) * 2.0;
+  // a causal prompt visits the lower triangle with its diagonal: (s + 1) / 2s of the square
+  op.causal_fraction = q > 1 ? (static_cast<double>(q) + 1) / (2.0 * static_cast<double>(q)) : 1.0;
+  return op;
+}
+
+TEST(Validation, AttentionH200Measured) {
+  optimus::OpContext ctx;
+  ctx.dev = &h200();
+  ctx.workload = optimus::Workload::inference;
+  std::vector<Case> cases;
+  each_row("attention_h200.csv", [&](const auto& col) {
+    Case c;
+    c.id = col("case_id");
+    c.group = col("kind") + ", " + col("backend");
+    c.expected = measured_mean(col);
+    const optimus::Op op =
+        attention_op(integer(col, "batch"), integer(col, "q_heads"), integer(col, "kv_heads"),
+                     integer(col, "head_dim"), integer(col, "q_len"), integer(col, "kv_len"));
+    c.predicted = optimus::forward_cost(ctx, op).time.value;
+    cases.push_back(c);
+  });
+  const Stats s = report("Kernel time, attention measured on one H200 (attention_h200.csv)", cases);
+  EXPECT_EQ(s.n, 36);
+  EXPECT_LE(s.mean, 0.42);
+  EXPECT_LE(group_mean(cases, "attention_prefill, cudnn"), 0.20);
+}
+
+// Training-shape causal attention on the same H200 (attention_train_h200.csv, the third run):
+// forward, and forward + backward, for head dims 64 (gpt-oss: 64 heads), 128 (32 and 64 heads)
+// and 192 (DeepSeek-V3's MLA query/key width, values padded to 192), 4K and 8K tokens, through
+// PyTorch's FlashAttention 2 path and cuDNN's fused kernel (Transformer Engine's default on
+// Hopper). Predicted: training_attention with the fused kernel, whose matmuls go through the GEMM
+// roofline including its HBM roof for the score blocks (docs/method.md, "A known weakness").
+// Measured at this commit: forward and backward together 47.9% off cuDNN on average, the engine
+// slower (+42% at head dim 128, +93% at 64, -15% at 192, where cuDNN's backward drops to 300
+// TFLOP/s), and 25.9% off FlashAttention 2; 44.3% over all 32. The training rows do not show it
+// because fitted constants absorb it (docs/method.md). Reported; the gate holds against
+// regressions only.
+TEST(Validation, AttentionTrainingH200Measured) {
+  optimus::OpContext ctx;
+  ctx.dev = &h200();
+  std::vector<Case> cases;
+  each_row("attention_train_h200.csv", [&](const auto& col) {
+    const std::int64_t heads = integer(col, "heads"), seq = integer(col, "seq");
+    const optimus::Op op =
+        attention_op(integer(col, "batch"), heads, heads, integer(col, "head_dim"), seq, seq);
+    const optimus::TrainingAttention ta =
+        optimus::training_attention(ctx, op, optimus::AttentionKernel::flash);
+    const double fwd = (ta.fwd.matmuls.time + ta.fwd.scores.time).value;
+    const double bwd = (ta.bwd.matmuls.time + ta.bwd.scores.time).value;
+    for (const bool both : {false, true}) {
+      Case c;
+      c.id = col("case_id") + (both ? "_fwd_bwd" : "_fwd");
+      c.group =
+          col("backend") + (both ? ", forward + backward" : ", forward") + ", head dim " + col("head_dim");
+      c.expected = std::stod(col(both ? "fwd_bwd_s" : "fwd_s"));
+      c.predicted = both ? fwd + bwd : fwd;
+      cases.push_back(c);
+    }
+  });
+  const Stats s =
+      report("Kernel time, training attention measured on one H200 (attention_train_h200.csv)", cases);
+  EXPECT_EQ(s.n, 32);
+  EXPECT_LE(s.mean, 0.46);
 }
 
 // Training iteration time. Target (issue 2): mean <= 5%. Measured at this commit: 3.2% mean
