@@ -505,34 +505,39 @@ def attention_train():
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
     # (heads, head_dim): gpt-oss (64 x 64), Llama (32 x 128 and 64 x 128), DeepSeek-V3's MLA query/key
     # width (128 x 192, values padded to 192 here)
-    for heads, d in ((64, 64), (32, 128), (64, 128), (128, 192)):
-        for s in (4096, 8192):
-            b = 1
-            q = torch.randn(b, heads, s, d, device=DEV, dtype=torch.bfloat16, requires_grad=True)
-            kk = torch.randn(b, heads, s, d, device=DEV, dtype=torch.bfloat16, requires_grad=True)
-            v = torch.randn(b, heads, s, d, device=DEV, dtype=torch.bfloat16, requires_grad=True)
-            go = torch.randn(b, heads, s, d, device=DEV, dtype=torch.bfloat16)
-            flops = 4 * b * heads * s * s * d / 2
-            for bn, be in backends.items():
-                try:
-                    with sdpa_kernel([be]):
-                        def fwd(i):
-                            with torch.no_grad():
-                                F.scaled_dot_product_attention(q, kk, v, is_causal=True)
+    shapes = [(heads, heads, d, s) for heads, d in ((64, 64), (32, 128), (64, 128), (128, 192)) for s in (4096, 8192)]
+    if os.environ.get("ATTENTION_TRAIN_MORE"):  # the third run's additions: sequence sweep, GQA
+        shapes = [(32, 32, 128, s) for s in (2048, 16384)] + [(64, 64, 64, s) for s in (2048, 16384)] + \
+                 [(64, 8, 64, s) for s in (4096, 8192)] + [(64, 8, 128, s) for s in (4096, 8192)]
+    for heads, kvh, d, s in shapes:
+        b = 1
+        q = torch.randn(b, heads, s, d, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        kk = torch.randn(b, kvh, s, d, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        v = torch.randn(b, kvh, s, d, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        gqa = kvh != heads
+        go = torch.randn(b, heads, s, d, device=DEV, dtype=torch.bfloat16)
+        flops = 4 * b * heads * s * s * d / 2
+        for bn, be in backends.items():
+            try:
+                with sdpa_kernel([be]):
+                    def fwd(i):
+                        with torch.no_grad():
+                            F.scaled_dot_product_attention(q, kk, v, is_causal=True, enable_gqa=gqa)
 
-                        def fwd_bwd(i):
-                            o = F.scaled_dot_product_attention(q, kk, v, is_causal=True)
-                            torch.autograd.grad(o, (q, kk, v), go)
+                    def fwd_bwd(i):
+                        o = F.scaled_dot_product_attention(q, kk, v, is_causal=True, enable_gqa=gqa)
+                        torch.autograd.grad(o, (q, kk, v), go)
 
-                        tf = eager_time(fwd, 5, rounds=3)
-                        tfb = eager_time(fwd_bwd, 5, rounds=3)
-                    emit(kind="attention_train", backend=bn, batch=b, heads=heads, head_dim=d, seq=s, causal=True,
-                         fwd_s=tf, fwd_bwd_s=tfb, fwd_TFLOPs=flops / tf / 1e12,
-                         bwd_TFLOPs=2.5 * flops / (tfb - tf) / 1e12 if tfb > tf else None)
-                except Exception as e:
-                    emit(kind="attention_train", backend=bn, heads=heads, head_dim=d, seq=s, error=repr(e)[:300])
-            del q, kk, v, go
-            torch.cuda.empty_cache()
+                    tf = eager_time(fwd, 5, rounds=3)
+                    tfb = eager_time(fwd_bwd, 5, rounds=3)
+                emit(kind="attention_train", backend=bn, batch=b, heads=heads, kv_heads=kvh, head_dim=d, seq=s,
+                     causal=True,
+                     fwd_s=tf, fwd_bwd_s=tfb, fwd_TFLOPs=flops / tf / 1e12,
+                     bwd_TFLOPs=2.5 * flops / (tfb - tf) / 1e12 if tfb > tf else None)
+            except Exception as e:
+                emit(kind="attention_train", backend=bn, heads=heads, head_dim=d, seq=s, error=repr(e)[:300])
+        del q, kk, v, go
+        torch.cuda.empty_cache()
 
 
 @section("sustained")

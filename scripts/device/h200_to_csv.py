@@ -3,7 +3,7 @@
 attention_h200.csv from the two measured runs of scripts/device/h200_kernels.py kept in
 tests/validation/data/h200/run{1,2}.jsonl: one row per kernel, each run's time beside the other
 (the second column empty where only one run measured it: the fp8 grouped GEMMs), and
-attention_train_h200.csv from the third run (training-shape attention, forward and backward)."""
+attention_train_h200.csv from the third and fourth runs (training-shape attention, forward and backward)."""
 import csv
 import json
 import os
@@ -57,12 +57,14 @@ for a, b in paired({"attention_prefill", "attention_decode"}):
 write("attention_h200.csv", ["case_id", "kind", "backend", "batch", "q_heads", "kv_heads", "head_dim", "q_len",
                              "kv_len", "time_run1_s", "time_run2_s"], rows)
 
-# Training shapes (run 3 only): causal attention forward and forward + backward per head dimension.
+# Training shapes (runs 3 and 4, ATTENTION_TRAIN_MORE=1: a sequence sweep and GQA): causal attention
+# forward and forward + backward per head dimension.
 rows = []
-for r in load(3):
+for r in load(3) + load(4):
     if r["kind"] != "attention_train" or "error" in r:
         continue
-    rows.append([f"attention_train_{r['backend']}_h{r['heads']}_d{r['head_dim']}_s{r['seq']}", r["backend"], r["batch"],
-                 r["heads"], r["head_dim"], r["seq"], f"{r['fwd_s']:.4g}", f"{r['fwd_bwd_s']:.4g}"])
-write("attention_train_h200.csv", ["case_id", "backend", "batch", "heads", "head_dim", "seq", "fwd_s", "fwd_bwd_s"],
-      rows)
+    kv = r.get("kv_heads", r["heads"])
+    rows.append([f"attention_train_{r['backend']}_h{r['heads']}_kv{kv}_d{r['head_dim']}_s{r['seq']}", r["backend"],
+                 r["batch"], r["heads"], kv, r["head_dim"], r["seq"], f"{r['fwd_s']:.4g}", f"{r['fwd_bwd_s']:.4g}"])
+write("attention_train_h200.csv", ["case_id", "backend", "batch", "heads", "kv_heads", "head_dim", "seq", "fwd_s",
+                                   "fwd_bwd_s"], rows)
