@@ -19,6 +19,7 @@ import functools
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -114,7 +115,9 @@ def section(name):
                 fn()
                 emit(kind="section", section=name, seconds=round(time.time() - t, 2))
             except Exception as e:
-                emit(kind="error", section=name, error=repr(e), trace=traceback.format_exc()[-2000:])
+                # file names without their folders: the record names no path of the machine
+                trace = re.sub(r'File "[^"]*/', 'File "', traceback.format_exc())
+                emit(kind="error", section=name, error=repr(e), trace=trace[-2000:])
             torch.cuda.empty_cache()
 
         return run
