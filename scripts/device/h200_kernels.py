@@ -4,7 +4,9 @@ per-kernel floor and the eager launch interval, bf16 and fp8 GEMMs at layer shap
 (MoE expert) GEMMs, attention prefill and decode, element-wise kernels, and whole decode and
 prefill steps of a Llama-shaped model with random weights (eager and CUDA-graph replay).
 
-Run on a machine with a GPU: `python3 scripts/device/h200_kernels.py OUTDIR`. Writes
+Run on a machine with a GPU: `python3 scripts/device/h200_kernels.py OUTDIR`; SECTIONS=a,b runs
+those sections only, BUDGET_S caps the run (330 s), ATTENTION_TRAIN_MORE=1 gives attention_train the
+fourth run's shapes (a sequence sweep and grouped KV heads). Writes
 OUTDIR/kernels.jsonl (one JSON object per measurement) and OUTDIR/env.json (versions, clocks).
 Every section is independent: one that fails is recorded with its error and the rest run.
 
@@ -167,7 +169,7 @@ def bandwidth():
         t, how = timed(lambda i: d.copy_(s), 20)
         emit(kind="hbm_copy", bytes=2 * s.numel() * 2, time_s=t, GBps=2 * s.numel() * 2 / t / 1e9, timing=how)
         del s, d
-    # L2: a 16 MiB source copied to a 16 MiB destination, both resident in L2 after the first pass.
+    # L2: a 4, 8 or 16 MiB source copied to a destination of its size, both resident in the L2.
     for mib in (4, 8, 16):
         s = torch.empty(mib << 19, dtype=torch.bfloat16, device=DEV).normal_()
         d = torch.empty_like(s)
@@ -375,7 +377,7 @@ MODELS = {
 
 
 class Llama:
-    def __init__(self, cfg, max_tokens):
+    def __init__(self, cfg):
         self.c = cfg
         h, d = cfg["hidden"], cfg["hidden"] // cfg["heads"]
         self.d = d
@@ -388,7 +390,6 @@ class Llama:
                 gu=mk(2 * cfg["inter"], h), down=mk(h, cfg["inter"])))
         self.norm = torch.ones(h, device=DEV, dtype=torch.bfloat16)
         self.emb = mk(cfg["vocab"], h)
-        self.max_tokens = max_tokens
         self.cache = None
         self.gqa_ok = None
 
@@ -474,7 +475,7 @@ def step_times(fn, graph_reps=3):
 @section("decode_step")
 def decode_step():
     for mname, cfg in MODELS.items():
-        model = Llama(cfg, 0)
+        model = Llama(cfg)
         d = cfg["hidden"] // cfg["heads"]
         for ctx in (1024, 4096):
             for b in (1, 8, 32, 64, 128):
@@ -506,8 +507,8 @@ def attention_train():
     """Causal attention forward and forward + backward at training shapes, per head dimension."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
-    # (heads, head_dim): gpt-oss (64 x 64), Llama (32 x 128 and 64 x 128), DeepSeek-V3's MLA query/key
-    # width (128 x 192, values padded to 192 here)
+    # (heads, KV heads, head_dim, tokens): gpt-oss (64 x 64), Llama (32 x 128 and 64 x 128), DeepSeek-V3's
+    # MLA query/key width (128 x 192, values padded to 192 here)
     shapes = [(heads, heads, d, s) for heads, d in ((64, 64), (32, 128), (64, 128), (128, 192)) for s in (4096, 8192)]
     if os.environ.get("ATTENTION_TRAIN_MORE"):  # the third run's additions: sequence sweep, GQA
         shapes = [(32, 32, 128, s) for s in (2048, 16384)] + [(64, 64, 64, s) for s in (2048, 16384)] + \
@@ -612,7 +613,7 @@ def decode_profile():
     from torch.profiler import ProfilerActivity, profile
     for mname in ("llama3.2-1b", "llama3-8b"):
         cfg = MODELS[mname]
-        model = Llama(cfg, 0)
+        model = Llama(cfg)
         d = cfg["hidden"] // cfg["heads"]
         for b, ctx in ((1, 1024), (64, 1024)):
             model.alloc_cache(b, ctx)

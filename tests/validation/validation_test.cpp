@@ -230,6 +230,29 @@ Stats report(const std::string& title, const std::vector<Case>& cases, bool erro
   return s;
 }
 
+// The rows of a kernel CSV in tests/validation/data, each handed to `fn` as a column
+// reader: `col("name")` is that column's text.
+template <class Fn>
+void each_row(const std::string& file, Fn fn) {
+  std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
+  EXPECT_TRUE(in.good()) << file;
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_fields(line);
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = csv_fields(line);
+    fn([&](const char* name) -> const std::string& {
+      return f[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
+    });
+  }
+}
+
+template <class Col>
+std::int64_t integer(const Col& col, const char* name) {
+  return std::stoll(col(name));
+}
+
 // Kernel level: DeepGEMM's published FP8 GEMM times on H800 (tests/validation/data/
 // kernels_deepgemm.csv: 28 shapes of DeepSeek-V3/R1 inference, dense, grouped contiguous and
 // grouped masked as MoE experts run them; block-scaled e4m3 in, bf16 out) against the engine's
@@ -243,28 +266,18 @@ Stats report(const std::string& title, const std::vector<Case>& cases, bool erro
 // decodes slower than this roofline. Gate: no regression past the measured mean plus noise.
 TEST(Validation, KernelsDeepGemmReported) {
   const optimus::DeviceSpec d = optimus::device_preset("h800", "/device").value();
-  std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/kernels_deepgemm.csv");
-  ASSERT_TRUE(in.good());
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = csv_fields(line);
-  const auto col = [&](const char* name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
   std::vector<Case> cases;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> f = csv_fields(line);
-    const std::int64_t g = std::stoll(f[col("groups")]), m = std::stoll(f[col("m_per_group")]),
-                       n = std::stoll(f[col("n")]), k = std::stoll(f[col("k")]);
+  each_row("kernels_deepgemm.csv", [&](const auto& col) {
+    const std::int64_t g = integer(col, "groups"), m = integer(col, "m_per_group"), n = integer(col, "n"),
+                       k = integer(col, "k");
     Case c;
-    c.id = f[col("case_id")];
-    c.group = "DeepGEMM FP8 GEMMs on H800, " + f[col("layout")];
+    c.id = col("case_id");
+    c.group = "DeepGEMM FP8 GEMMs on H800, " + col("layout");
     const double flops = 2.0 * static_cast<double>(g * m) * static_cast<double>(n * k);
-    c.expected = flops / (std::stod(f[col("meas_tflops")]) * 1e12);
+    c.expected = flops / (std::stod(col("meas_tflops")) * 1e12);
     c.predicted = optimus::matmul_cost(d, {m, n, k, g}, optimus::Precision::fp8, 1, 1, 2).time.value;
     cases.push_back(c);
-  }
+  });
   const Stats s = report("Kernel time, DeepGEMM FP8 GEMMs (kernels_deepgemm.csv)", cases);
   EXPECT_EQ(s.n, 28);
   EXPECT_LE(s.mean, 0.13);
@@ -293,35 +306,12 @@ TEST(Validation, KernelsDeepGemmReported) {
 //   4.1). The engine predicts one kernel per operator and no stack's choice among these.
 // Gates: no regression past the measured means plus noise, the kernels production stacks run
 // (cuBLAS bf16, cuDNN prompt attention) each within 20%.
-// The rows of a measured-kernel CSV in tests/validation/data, each handed to `fn` as a column
-// reader: `col("name")` is that column's text.
-template <class Fn>
-void each_row(const std::string& file, Fn fn) {
-  std::ifstream in(std::string(OPTIMUS_VALIDATION_DIR) + "/" + file);
-  EXPECT_TRUE(in.good()) << file;
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = csv_fields(line);
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> f = csv_fields(line);
-    fn([&](const char* name) -> const std::string& {
-      return f[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
-    });
-  }
-}
-
 // The mean of the two runs' times (the second run's column is empty where it did not measure).
 template <class Col>
 double measured_mean(const Col& col) {
   const std::string& second = col("time_run2_s");
   const double first = std::stod(col("time_run1_s"));
   return second.empty() ? first : 0.5 * (first + std::stod(second));
-}
-
-template <class Col>
-std::int64_t integer(const Col& col, const char* name) {
-  return std::stoll(col(name));
 }
 
 // Mean absolute relative error of the cases whose group starts with `prefix`.
