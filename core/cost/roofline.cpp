@@ -94,6 +94,32 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
     // of tiles (the same for every split of K).
     const double l2_bytes = batch * (m * k * in_bytes * col_tiles + k * n * weight_bytes * row_tiles);
     const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
+    // Stream-K (Osama, Merrill, Cecka, Garland and Owens 2023, "Stream-K: Work-centric Parallel
+    // Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP; CUTLASS's
+    // sm90 stream-K tile scheduler): the tiles' K iterations are dealt out evenly over the
+    // compute units, so each computes tiles x K / units of depth whatever the tile count, paying
+    // the pipeline fill once per tile or tile segment it starts (one per whole wave of tiles,
+    // and two for the shared remainder, whose range may straddle two tiles), at most split_k_max
+    // segments per tile, and the shared tiles' fp32 partial sums written and read back once
+    // through memory. The faster of this and the waves below is taken, as the library's
+    // heuristic picks a kernel; measured on one H200 (docs/method.md, stream-K).
+    if (d.stream_k) {
+      const double whole = std::floor(tiles_mn / sms);
+      const bool shared = tiles_mn > whole * sms;
+      const double depth = std::max(tiles_mn * k / sms, k / split_max);
+      const double segments = whole + (shared ? 2.0 : 0.0);
+      double time = 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) *
+                    (depth + segments * d.tile_overhead_k) / per_sm;
+      if (shared)
+        time += std::min(tiles_mn, sms) * static_cast<double>(t.m) * static_cast<double>(t.n) * 4.0 * 2.0 /
+                d.streaming_rate();
+      const double t_total = std::max(time, l2_time);
+      if (t_total < best) {
+        best = t_total;
+        best_l2 = l2_time;
+        c.compute_time = Seconds(time);
+      }
+    }
     for (double split = 1; split <= split_max; split *= 2) {
       if (split > 1 && (tiles_mn * split > d.split_k_max_waves * sms || k / split < split_min_k)) break;
       const double waves = ceil_div(tiles_mn * split, sms);

@@ -79,6 +79,10 @@ struct DeviceSpec {
   std::int64_t split_k_max = 16;
   std::int64_t split_k_min_k = 256;
   double split_k_max_waves = 2;
+  // Whether the library also runs work-balanced (stream-K) GEMMs: the tiles' K iterations dealt
+  // out evenly over the compute units, the last partial wave shared instead of run as a wave
+  // (cost/roofline.cpp). Off: the wave model alone.
+  bool stream_k = false;
 
   FlopRate peak_for(Precision p) const { return peak[static_cast<std::size_t>(p)]; }
 };

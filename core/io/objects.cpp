@@ -108,6 +108,7 @@ Fields<DeviceSpec> make_calibration() {
   f.integer("split_k_max", 1, 1024, AT(split_k_max)).def();
   f.integer("split_k_min_k", 1, 1'000'000, AT(split_k_min_k)).def();
   f.number("split_k_max_waves", 0, 1e6, AT(split_k_max_waves)).def();
+  f.boolean("stream_k", AT(stream_k)).def(false);
   f.notes();
   return f;
 }

@@ -46,6 +46,29 @@ TEST(Roofline, WaveQuantization) {
   EXPECT_LT(eleven.efficiency, ten.efficiency);
 }
 
+// With stream-K the eleventh tile's work is shared out instead of run as a second wave. Toy
+// device, 2816 x 128 x 8192 (2 x 2816 x 128 x 8192 = 5.905 GFLOP, 59.055 us at 100 TFLOP/s), best
+// tiling 64 x 64: 44 x 2 = 88 tiles, 8 whole waves and a shared remainder, each unit computing
+// 88 x 8192 / 10 = 72,090 K iterations of a 64 x 64 tile (59.055 us, no pipeline fill on this
+// device), plus the shared tiles' fp32 partial sums written and read once: 10 x 64 x 64 x 8 B =
+// 0.328 MB at 1000 GB/s = 0.328 us. 59.383 us against the ten tiles' 53.687 us: 1.106x for 1.1x
+// the work, where the waves alone cost more than 1.11x (WaveQuantization).
+TEST(Roofline, StreamKSharesThePartialWave) {
+  DeviceSpec d = toy_device();
+  d.stream_k = true;
+  const OpCost ten = matmul_cost(d, {2560, 128, 8192, 1}, Precision::bf16, 2, 2, 2);
+  const OpCost eleven = matmul_cost(d, {2816, 128, 8192, 1}, Precision::bf16, 2, 2, 2);
+  EXPECT_NEAR(eleven.compute_time.value, 59.055e-6 + 0.328e-6, 0.002e-6);
+  EXPECT_LT(eleven.time.value / ten.time.value, 1.11);
+  EXPECT_GE(eleven.time.value / ten.time.value, 1.10);
+  // Never slower than the waves: the library picks the faster of the two.
+  DeviceSpec waves = d;
+  waves.stream_k = false;
+  for (const std::int64_t m : {64, 1024, 2816, 4096, 8192})
+    EXPECT_LE(matmul_cost(d, {m, 1280, 8192, 1}, Precision::bf16, 2, 2, 2).time.value,
+              matmul_cost(waves, {m, 1280, 8192, 1}, Precision::bf16, 2, 2, 2).time.value);
+}
+
 TEST(Roofline, GemvIsMemoryBound) {
   const DeviceSpec d = toy_device();
   // 1 x 8192 x 8192: reads 128 MiB of weights; 134 MFLOP would take 1.3 us at peak.

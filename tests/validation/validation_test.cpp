@@ -351,8 +351,9 @@ TEST(Validation, KernelsH200Measured) {
   });
   const Stats s = report("Kernel time, GEMMs measured on one H200 (kernels_h200.csv)", cases);
   EXPECT_EQ(s.n, 336);
-  EXPECT_LE(s.mean, 0.16);
-  EXPECT_LE(group_mean(cases, "GEMM, bf16"), 0.10);
+  EXPECT_LE(s.mean, 0.145);
+  // Dense bf16: 7.2% with stream-K (calibration.stream_k), 8.9% with the waves alone.
+  EXPECT_LE(group_mean(cases, "GEMM, bf16"), 0.08);
 }
 
 // One causal prompt (q > 1) or decode (q = 1) attention operator over `keys` keys per sequence.

@@ -546,6 +546,7 @@ export interface CalibrationSpec {
    * Split-K only while tiles x split <= this many x compute_units.
    */
   split_k_max_waves?: number;
+  stream_k?: boolean;
   /**
    * Free text (sources, fits, caveats); not used in any computation.
    */
