@@ -546,6 +546,9 @@ export interface CalibrationSpec {
    * Split-K only while tiles x split <= this many x compute_units.
    */
   split_k_max_waves?: number;
+  /**
+   * The GEMM library also runs work-balanced (stream-K) kernels: the tiles' K iterations are dealt out evenly over the compute units, so a partial last wave costs its share instead of a whole wave. Set on the Hopper presets, where an H200 measured it.
+   */
   stream_k?: boolean;
   /**
    * Free text (sources, fits, caveats); not used in any computation.
