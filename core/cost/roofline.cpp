@@ -94,6 +94,16 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
     // of tiles (the same for every split of K).
     const double l2_bytes = batch * (m * k * in_bytes * col_tiles + k * n * weight_bytes * row_tiles);
     const double l2_time = d.l2_bandwidth.value > 0 ? l2_bytes / d.l2_bandwidth.value : 0.0;
+    const double tile_area = static_cast<double>(t.m) * static_cast<double>(t.n);
+    // A kernel's compute time, kept when it and the L2 roof beat the best so far.
+    const auto take = [&](double time) {
+      const double t_total = std::max(time, l2_time);
+      if (t_total < best) {
+        best = t_total;
+        best_l2 = l2_time;
+        c.compute_time = Seconds(time);
+      }
+    };
     // Stream-K (Osama, Merrill, Cecka, Garland and Owens 2023, "Stream-K: Work-centric Parallel
     // Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP; CUTLASS's
     // sm90 stream-K tile scheduler): the tiles' K iterations are dealt out evenly over the
@@ -108,31 +118,17 @@ OpCost matmul_cost(const DeviceSpec& d, const MatmulShape& s, Precision math, do
       const bool shared = tiles_mn > whole * sms;
       const double depth = std::max(tiles_mn * k / sms, k / split_max);
       const double segments = whole + (shared ? 2.0 : 0.0);
-      double time = 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) *
-                    (depth + segments * d.tile_overhead_k) / per_sm;
-      if (shared)
-        time += std::min(tiles_mn, sms) * static_cast<double>(t.m) * static_cast<double>(t.n) * 4.0 * 2.0 /
-                d.streaming_rate();
-      const double t_total = std::max(time, l2_time);
-      if (t_total < best) {
-        best = t_total;
-        best_l2 = l2_time;
-        c.compute_time = Seconds(time);
-      }
+      const double fixup =
+          shared ? std::min(tiles_mn, sms) * tile_area * 4.0 * 2.0 / d.streaming_rate() : 0.0;
+      take(2.0 * tile_area * (depth + segments * d.tile_overhead_k) / per_sm + fixup);
     }
     for (double split = 1; split <= split_max; split *= 2) {
       if (split > 1 && (tiles_mn * split > d.split_k_max_waves * sms || k / split < split_min_k)) break;
       const double waves = ceil_div(tiles_mn * split, sms);
       const double k_tile = k / split + d.tile_overhead_k;
-      double time = waves * 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * k_tile / per_sm;
       // Split-K partial sums are reduced in fp32 through memory.
-      if (split > 1) time += (split * m * n * batch * 4.0 * 2.0) / d.streaming_rate();
-      const double t_total = std::max(time, l2_time);
-      if (t_total < best) {
-        best = t_total;
-        best_l2 = l2_time;
-        c.compute_time = Seconds(time);
-      }
+      const double reduce = split > 1 ? (split * m * n * batch * 4.0 * 2.0) / d.streaming_rate() : 0.0;
+      take(waves * 2.0 * tile_area * k_tile / per_sm + reduce);
     }
   };
   std::int64_t smallest = std::numeric_limits<std::int64_t>::max();
