@@ -1,7 +1,7 @@
 // The page's own types around the engine's JSON contract: the in-band error and the result
 // wrapper, the resolved scenario validate() returns, presets, search, studies and the JSON Schema
 // documents themselves. The contract types (Scenario, ModelSpec, Prediction, ...) are generated
-// from the engine's schema into types.ts, which re-exports this file.
+// from the engine's schema into schema-types.ts; types.ts re-exports both.
 import type {
   Calibration,
   DeviceSpec,
@@ -16,7 +16,7 @@ import type {
   TrainingResult,
   TrainingSpec,
   Warning,
-} from './types';
+} from './schema-types';
 
 /** The layout keys the engine writes back only when they are set: zero_shard (hybrid sharding),
  * recompute_fraction (partial full recompute), recompute_modules (selective recompute beyond the
