@@ -6,7 +6,8 @@ prefill steps of a Llama-shaped model with random weights (eager and CUDA-graph 
 
 Run on a machine with a GPU: `python3 scripts/device/h200_kernels.py OUTDIR`; SECTIONS=a,b runs
 those sections only, BUDGET_S caps the run (330 s), ATTENTION_TRAIN_MORE=1 gives attention_train the
-fourth run's shapes (a sequence sweep and grouped KV heads). Writes
+fourth run's shapes (a sequence sweep and grouped KV heads); SECTIONS=train_layer alone (about 30 s)
+times Llama 3 8B layers trained at one micro-batch, not yet run on a device. Writes
 OUTDIR/kernels.jsonl (one JSON object per measurement) and OUTDIR/env.json (versions, clocks).
 Every section is independent: one that fails is recorded with its error and the rest run.
 
@@ -544,6 +545,93 @@ def attention_train():
         torch.cuda.empty_cache()
 
 
+@section("train_layer")
+def train_layer():
+    """Llama 3 8B decoder layers trained at one micro-batch (1 x s tokens, bf16, no tensor
+    parallelism, cuDNN attention), run eager as Megatron-style trainers run them: the forward and
+    the forward + backward per layer, the profiler's kernel time by kind (GEMM, attention, the rest)
+    against the step's wall time, and the same step repeated for about 3 s with the SM clock and
+    power, so the engine's per-layer training time can be compared kernel kind by kernel kind."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.profiler import ProfilerActivity, profile
+    h, heads, kvh, d, inter, n_layers = 4096, 32, 8, 128, 14336, 4
+    for s in (4096, 8192):
+        mk = lambda *shape: (torch.randn(*shape, device=DEV, dtype=torch.bfloat16) * 0.02).requires_grad_()
+        ones = lambda: torch.ones(h, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        layers = [dict(n1=ones(), n2=ones(), qkv=mk((heads + 2 * kvh) * d, h), o=mk(h, heads * d),
+                       gu=mk(2 * inter, h), down=mk(h, inter)) for _ in range(n_layers)]
+        x0 = torch.randn(1, s, h, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        go = torch.randn(1, s, h, device=DEV, dtype=torch.bfloat16)
+        cos = torch.randn(1, 1, s, d // 2, device=DEV, dtype=torch.bfloat16)
+        sin = torch.randn(1, 1, s, d // 2, device=DEV, dtype=torch.bfloat16)
+        params = [x0] + [t for L in layers for t in L.values()]
+
+        def rope(x):
+            x1, x2 = x[..., : d // 2], x[..., d // 2:]
+            return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+
+        def forward():
+            x = x0
+            for L in layers:
+                hn = F.rms_norm(x, (h,), L["n1"], 1e-5)
+                qkv = F.linear(hn, L["qkv"])
+                q = qkv[..., : heads * d].view(1, s, heads, d).transpose(1, 2)
+                k = qkv[..., heads * d: (heads + kvh) * d].view(1, s, kvh, d).transpose(1, 2)
+                v = qkv[..., (heads + kvh) * d:].view(1, s, kvh, d).transpose(1, 2).contiguous()
+                # cuDNN first, FlashAttention 2 where cuDNN refuses; the profile names which ran
+                with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]):
+                    a = F.scaled_dot_product_attention(rope(q), rope(k), v, is_causal=True, enable_gqa=True)
+                x = x + F.linear(a.transpose(1, 2).reshape(1, s, heads * d), L["o"])
+                hn = F.rms_norm(x, (h,), L["n2"], 1e-5)
+                gu = F.linear(hn, L["gu"])
+                x = x + F.linear(F.silu(gu[..., :inter]) * gu[..., inter:], L["down"])
+            return x
+
+        def fwd(i):
+            with torch.no_grad():
+                forward()
+
+        def fwd_bwd(i):
+            torch.autograd.grad(forward(), params, go)
+
+        tf = eager_time(fwd, 3, rounds=3)
+        tfb = eager_time(fwd_bwd, 3, rounds=3)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fwd_bwd(0)
+            torch.cuda.synchronize()
+        by_kind = {"gemm": 0.0, "attention": 0.0, "other": 0.0}
+        kernels, attention_kernels = 0, set()
+        for e in prof.events():
+            if not str(e.device_type).endswith("CUDA"):
+                continue
+            name = e.name.lower()
+            kind = ("attention" if any(t in name for t in ("fmha", "flash", "attn", "sdpa", "cudnn"))
+                    else "gemm" if any(t in name for t in ("gemm", "xmma", "nvjet", "cutlass", "cublas", "sm90"))
+                    else "other")
+            by_kind[kind] += e.time_range.elapsed_us() / 1e6
+            kernels += 1
+            if kind == "attention":
+                attention_kernels.add(e.name[:80])
+        # The same step back to back for about 3 s: the throttled steady state, with clock and power.
+        reps = max(3, int(3.0 / max(tfb, 1e-3)))
+        torch.cuda.synchronize()
+        w = time.perf_counter()
+        for i in range(reps):
+            fwd_bwd(i)
+        clocks = smi("clocks.sm,power.draw")
+        torch.cuda.synchronize()
+        steady = (time.perf_counter() - w) / reps
+        flops_fwd = n_layers * (2 * s * h * ((heads + 2 * kvh) * d + heads * d + 3 * inter) + 2 * s * s * heads * d)
+        emit(kind="train_layer", model="llama3-8b", layers=n_layers, batch=1, seq=s,
+             attention_kernels=sorted(attention_kernels)[:4],
+             fwd_s=tf / n_layers, fwd_bwd_s=tfb / n_layers, steady_fwd_bwd_s=steady / n_layers,
+             kernels_per_layer=kernels / n_layers,
+             kernel_s_per_layer={k: v / n_layers for k, v in by_kind.items()},
+             model_TFLOPs=3 * flops_fwd / steady / 1e12, smi_during=clocks)
+        del layers, x0, go, params
+        torch.cuda.empty_cache()
+
+
 @section("sustained")
 def sustained():
     """Matmul rate over ~6 s of back-to-back 8192^3 products, with the SM clock and power sampled."""
@@ -642,7 +730,7 @@ if __name__ == "__main__":
     json.dump(e, open(os.path.join(OUT, "env.json"), "w"), indent=1)
     print(json.dumps(e), flush=True)
     runs = (launch, bandwidth, elementwise, gemm_bf16, decode_step, attention, grouped_gemm, gemm_fp8,
-            grouped_gemm_fp8, decode_profile, sustained, attention_train)
+            grouped_gemm_fp8, decode_profile, sustained, attention_train, train_layer)
     only = os.environ.get("SECTIONS")
     for run in runs:
         if only and run.__name__ not in only.split(","):
