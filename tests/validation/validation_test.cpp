@@ -290,7 +290,7 @@ TEST(Validation, KernelsDeepGemmReported) {
 // than the L2, so the times hold no host launch cost and read the weights from HBM, as one layer
 // of a CUDA-graph decode step does. The expected time is the mean of the two runs (they differ by
 // 2.1% on average). Predicted: the engine's roofline on the h200-sxm-141gb preset, nothing fitted
-// on these rows. Measured at this commit (docs/accuracy.md, "Kernels measured on one H200"):
+// on these rows. Measured at this commit (docs/method.md, "Checked against kernels measured on one H200"):
 // - GEMMs, 336 rows: 13.8% mean (14.9% with the wave model alone). Dense bf16 (cuBLAS) 7.2%
 //   (8.9%): shapes with a partial last wave of tiles run as fast as full ones (N 1280, K 8192 at
 //   M 1024: 30 us measured, 56 us by the waves, 33 us now), Hopper's cuBLAS sharing the partial
