@@ -444,9 +444,14 @@ class Llama:
 
     def prefill(self, tok, cos, sin):
         """Forward of b x s prompt tokens, causal, without writing a cache (as TTFT's compute)."""
+        x = self.blocks(F.embedding(tok, self.emb), cos, sin, self.attend)  # [b, s, h]
+        x = F.rms_norm(x[:, -1], (self.c["hidden"],), self.norm, 1e-5)
+        return F.linear(x, self.emb)
+
+    def blocks(self, x, cos, sin, attend):
+        """Every layer over b x s tokens of hidden states x, causal, `attend(q, k, v)` the attention."""
         c, d = self.c, self.d
-        b, s = tok.shape
-        x = F.embedding(tok, self.emb)  # [b, s, h]
+        b, s = x.shape[0], x.shape[1]
         for L in self.layers:
             hn = F.rms_norm(x, (c["hidden"],), L["n1"], 1e-5)
             qkv = F.linear(hn, L["qkv"])
@@ -454,13 +459,12 @@ class Llama:
             k = qkv[..., c["heads"] * d: (c["heads"] + c["kv"]) * d].view(b, s, c["kv"], d).transpose(1, 2)
             v = qkv[..., (c["heads"] + c["kv"]) * d:].view(b, s, c["kv"], d).transpose(1, 2)
             q, k = self.rope(q, cos, sin), self.rope(k, cos, sin)
-            a = self.attend(q, k, v)
+            a = attend(q, k, v)
             x = x + F.linear(a.transpose(1, 2).reshape(b, s, c["heads"] * d), L["o"])
             hn = F.rms_norm(x, (c["hidden"],), L["n2"], 1e-5)
             gu = F.linear(hn, L["gu"])
             x = x + F.linear(F.silu(gu[..., : c["inter"]]) * gu[..., c["inter"]:], L["down"])
-        x = F.rms_norm(x[:, -1], (c["hidden"],), self.norm, 1e-5)
-        return F.linear(x, self.emb)
+        return x
 
 
 def step_times(fn, graph_reps=3):
@@ -551,48 +555,34 @@ def train_layer():
     parallelism, cuDNN attention), run eager as Megatron-style trainers run them: the forward and
     the forward + backward per layer, the profiler's kernel time by kind (GEMM, attention, the rest)
     against the step's wall time, and the same step repeated for about 3 s with the SM clock and
-    power, so the engine's per-layer training time can be compared kernel kind by kernel kind."""
+    power, so the engine's per-layer training time can be compared kernel kind by kernel kind.
+    The layers are Llama.blocks, the prefill's, with trainable weights."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.profiler import ProfilerActivity, profile
-    h, heads, kvh, d, inter, n_layers = 4096, 32, 8, 128, 14336, 4
+    n_layers = 4
+    cfg = dict(MODELS["llama3-8b"], layers=n_layers)
+    h, heads, kvh, inter = cfg["hidden"], cfg["heads"], cfg["kv"], cfg["inter"]
+    d = h // heads
+
+    def attend(q, k, v):
+        # cuDNN first, FlashAttention 2 where cuDNN refuses; the profile names which ran
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]):
+            return F.scaled_dot_product_attention(q, k, v.contiguous(), is_causal=True, enable_gqa=True)
+
     for s in (4096, 8192):
-        mk = lambda *shape: (torch.randn(*shape, device=DEV, dtype=torch.bfloat16) * 0.02).requires_grad_()
-        ones = lambda: torch.ones(h, device=DEV, dtype=torch.bfloat16, requires_grad=True)
-        layers = [dict(n1=ones(), n2=ones(), qkv=mk((heads + 2 * kvh) * d, h), o=mk(h, heads * d),
-                       gu=mk(2 * inter, h), down=mk(h, inter)) for _ in range(n_layers)]
+        model = Llama(cfg)
+        params = [t.requires_grad_() for L in model.layers for t in L.values()]
         x0 = torch.randn(1, s, h, device=DEV, dtype=torch.bfloat16, requires_grad=True)
         go = torch.randn(1, s, h, device=DEV, dtype=torch.bfloat16)
         cos = torch.randn(1, 1, s, d // 2, device=DEV, dtype=torch.bfloat16)
         sin = torch.randn(1, 1, s, d // 2, device=DEV, dtype=torch.bfloat16)
-        params = [x0] + [t for L in layers for t in L.values()]
-
-        def rope(x):
-            x1, x2 = x[..., : d // 2], x[..., d // 2:]
-            return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
-
-        def forward():
-            x = x0
-            for L in layers:
-                hn = F.rms_norm(x, (h,), L["n1"], 1e-5)
-                qkv = F.linear(hn, L["qkv"])
-                q = qkv[..., : heads * d].view(1, s, heads, d).transpose(1, 2)
-                k = qkv[..., heads * d: (heads + kvh) * d].view(1, s, kvh, d).transpose(1, 2)
-                v = qkv[..., (heads + kvh) * d:].view(1, s, kvh, d).transpose(1, 2).contiguous()
-                # cuDNN first, FlashAttention 2 where cuDNN refuses; the profile names which ran
-                with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]):
-                    a = F.scaled_dot_product_attention(rope(q), rope(k), v, is_causal=True, enable_gqa=True)
-                x = x + F.linear(a.transpose(1, 2).reshape(1, s, heads * d), L["o"])
-                hn = F.rms_norm(x, (h,), L["n2"], 1e-5)
-                gu = F.linear(hn, L["gu"])
-                x = x + F.linear(F.silu(gu[..., :inter]) * gu[..., inter:], L["down"])
-            return x
 
         def fwd(i):
             with torch.no_grad():
-                forward()
+                model.blocks(x0, cos, sin, attend)
 
         def fwd_bwd(i):
-            torch.autograd.grad(forward(), params, go)
+            torch.autograd.grad(model.blocks(x0, cos, sin, attend), [x0] + params, go)
 
         tf = eager_time(fwd, 3, rounds=3)
         tfb = eager_time(fwd_bwd, 3, rounds=3)
@@ -628,7 +618,7 @@ def train_layer():
              kernels_per_layer=kernels / n_layers,
              kernel_s_per_layer={k: v / n_layers for k, v in by_kind.items()},
              model_TFLOPs=3 * flops_fwd / steady / 1e12, smi_during=clocks)
-        del layers, x0, go, params
+        del model, x0, go, params
         torch.cuda.empty_cache()
 
 
