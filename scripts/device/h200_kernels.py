@@ -6,8 +6,11 @@ prefill steps of a Llama-shaped model with random weights (eager and CUDA-graph 
 
 Run on a machine with a GPU: `python3 scripts/device/h200_kernels.py OUTDIR`; SECTIONS=a,b runs
 those sections only, BUDGET_S caps the run (330 s), ATTENTION_TRAIN_MORE=1 gives attention_train the
-fourth run's shapes (a sequence sweep and grouped KV heads); SECTIONS=train_layer alone (about 30 s)
-times Llama 3 8B layers trained at one micro-batch, not yet run on a device. Writes
+fourth run's shapes (a sequence sweep and grouped KV heads); SECTIONS=train_layer alone (about 25 s)
+times Llama 3 8B layers trained at one micro-batch (TRAIN_COMPILE=1: through torch.compile, about
+45 s), power_mix the layer's GEMMs back to back and beside memory-bound copies, wgrad_accum its
+weight-gradient GEMMs into an fp32 gradient; MONITOR=1 samples the SM clock and power every 50 ms
+into a last record. Writes
 OUTDIR/kernels.jsonl (one JSON object per measurement) and OUTDIR/env.json (versions, clocks).
 Every section is independent: one that fails is recorded with its error and the rest run.
 
@@ -567,9 +570,15 @@ def train_layer():
     def attend(q, k, v):
         # cuDNN first, FlashAttention 2 where cuDNN refuses; the profile names which ran
         with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]):
-            return F.scaled_dot_product_attention(q, k, v.contiguous(), is_causal=True, enable_gqa=True)
+            try:
+                return F.scaled_dot_product_attention(q, k, v.contiguous(), is_causal=True, enable_gqa=True)
+            except RuntimeError:  # neither backend takes grouped K/V heads in this PyTorch: repeat them
+                g = q.shape[1] // k.shape[1]
+                return F.scaled_dot_product_attention(q, k.repeat_interleave(g, 1), v.repeat_interleave(g, 1),
+                                                      is_causal=True)
 
-    for s in (4096, 8192):
+    compiled = bool(os.environ.get("TRAIN_COMPILE"))  # torch.compile fuses the element-wise chains
+    for s in (4096, 8192) if compiled else (2048, 4096, 8192):
         model = Llama(cfg)
         params = [t.requires_grad_() for L in model.layers for t in L.values()]
         x0 = torch.randn(1, s, h, device=DEV, dtype=torch.bfloat16, requires_grad=True)
@@ -577,20 +586,37 @@ def train_layer():
         cos = torch.randn(1, 1, s, d // 2, device=DEV, dtype=torch.bfloat16)
         sin = torch.randn(1, 1, s, d // 2, device=DEV, dtype=torch.bfloat16)
 
+        blocks = functools.partial(model.blocks, cos=cos, sin=sin, attend=attend)
+        if compiled:
+            blocks = torch.compile(blocks, dynamic=False)
+
         def fwd(i):
             with torch.no_grad():
-                model.blocks(x0, cos, sin, attend)
+                blocks(x0)
 
         def fwd_bwd(i):
-            torch.autograd.grad(model.blocks(x0, cos, sin, attend), [x0] + params, go)
+            torch.autograd.grad(blocks(x0), [x0] + params, go)
 
         tf = eager_time(fwd, 3, rounds=3)
         tfb = eager_time(fwd_bwd, 3, rounds=3)
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        # The same step back to back for about 3 s: the throttled steady state, with clock and power;
+        # the profile follows it, so its kernels run at the steady clock too.
+        reps = max(3, int(3.0 / max(tfb, 1e-3)))
+        torch.cuda.synchronize()
+        w, wall0 = time.perf_counter(), time.time()
+        for i in range(reps):
+            fwd_bwd(i)
+        clocks = smi("clocks.sm,power.draw")
+        torch.cuda.synchronize()
+        steady = (time.perf_counter() - w) / reps
+        steady_window = [wall0, time.time()]
+        for i in range(max(2, int(0.3 / max(tfb, 1e-3)))):  # queued: the GPU stays busy (and throttled)
+            fwd_bwd(i)                                      # while the profiler starts
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             fwd_bwd(0)
             torch.cuda.synchronize()
         by_kind = {"gemm": 0.0, "attention": 0.0, "other": 0.0}
-        kernels, attention_kernels = 0, set()
+        kernels, attention_kernels, by_name = 0, set(), {}
         for e in prof.events():
             if not str(e.device_type).endswith("CUDA"):
                 continue
@@ -602,23 +628,93 @@ def train_layer():
             kernels += 1
             if kind == "attention":
                 attention_kernels.add(e.name[:80])
-        # The same step back to back for about 3 s: the throttled steady state, with clock and power.
-        reps = max(3, int(3.0 / max(tfb, 1e-3)))
-        torch.cuda.synchronize()
-        w = time.perf_counter()
-        for i in range(reps):
-            fwd_bwd(i)
-        clocks = smi("clocks.sm,power.draw")
-        torch.cuda.synchronize()
-        steady = (time.perf_counter() - w) / reps
+            key = (kind, e.name[:90])
+            by_name[key] = by_name.get(key, 0.0) + e.time_range.elapsed_us() / 1e6
+        top = sorted(by_name.items(), key=lambda kv: -kv[1])[:24]
         flops_fwd = n_layers * (2 * s * h * ((heads + 2 * kvh) * d + heads * d + 3 * inter) + 2 * s * s * heads * d)
-        emit(kind="train_layer", model="llama3-8b", layers=n_layers, batch=1, seq=s,
+        emit(kind="train_layer", model="llama3-8b", layers=n_layers, batch=1, seq=s, compiled=compiled,
              attention_kernels=sorted(attention_kernels)[:4],
              fwd_s=tf / n_layers, fwd_bwd_s=tfb / n_layers, steady_fwd_bwd_s=steady / n_layers,
              kernels_per_layer=kernels / n_layers,
              kernel_s_per_layer={k: v / n_layers for k, v in by_kind.items()},
-             model_TFLOPs=3 * flops_fwd / steady / 1e12, smi_during=clocks)
+             top_kernels_s_per_layer=[[k[0], k[1], v / n_layers] for k, v in top],
+             model_TFLOPs=3 * flops_fwd / steady / 1e12, smi_during=clocks, steady_window=steady_window)
         del model, x0, go, params
+        torch.cuda.empty_cache()
+
+
+@section("power_mix")
+def power_mix():
+    """The GEMMs of one Llama 3 8B layer trained at 1 x 4096 tokens (forward, input gradient and
+    weight gradient of QKV, output, gate/up and down), run for about 3 s each way: back to back,
+    and with a memory-bound copy after each GEMM (128 or 512 MiB, so that copies take about 10% or
+    35% of the time, as the element-wise kernels of a training step do); operands at unit scale and
+    at 0.02 (initialised weights). Each GEMM is timed with CUDA events over the last half of the
+    run, so the rate is the GEMMs' own in each mix; with MONITOR=1 the SM clock and power are
+    sampled every 50 ms and the windows are recorded to align them."""
+    s, h, inter, qkv = 4096, 4096, 14336, 6144
+    shapes = [(s, qkv, h), (s, h, h), (s, 2 * inter, h), (s, h, inter),  # forward
+              (s, h, qkv), (s, h, h), (s, h, 2 * inter), (s, inter, h),  # input gradients
+              (qkv, h, s), (h, h, s), (2 * inter, h, s), (h, inter, s)]  # weight gradients
+    flops = sum(2 * m * n * k for m, n, k in shapes)
+    for scale in (1.0, 0.02):
+        ops = [(torch.randn(m, k, device=DEV, dtype=torch.bfloat16) * scale,
+                torch.randn(k, n, device=DEV, dtype=torch.bfloat16) * scale) for m, n, k in shapes]
+        for copy_mib in (0, 128, 512):
+            src = torch.empty(copy_mib << 20, device=DEV, dtype=torch.uint8) if copy_mib else None
+            dst = torch.empty_like(src) if copy_mib else None
+            rounds, wall0, w = [], time.time(), time.perf_counter()
+            while time.perf_counter() - w < 3.0:
+                ev = [torch.cuda.Event(enable_timing=True) for _ in range(2 * len(ops) + 2)]
+                ev[-2].record()
+                for j, (a, b) in enumerate(ops):
+                    ev[2 * j].record()
+                    torch.mm(a, b)
+                    ev[2 * j + 1].record()
+                    if src is not None:
+                        dst.copy_(src)
+                ev[-1].record()
+                torch.cuda.synchronize()
+                gemm = sum(ev[2 * j].elapsed_time(ev[2 * j + 1]) for j in range(len(ops))) / 1e3
+                rounds.append((time.time(), gemm, ev[-2].elapsed_time(ev[-1]) / 1e3))
+            late = rounds[len(rounds) // 2:]
+            gemm_s = sorted(r[1] for r in late)[len(late) // 2]
+            total_s = sorted(r[2] for r in late)[len(late) // 2]
+            emit(kind="power_mix", scale=scale, copy_MiB=copy_mib, rounds=len(rounds), gemm_s=gemm_s,
+                 round_s=total_s, gemm_share=gemm_s / total_s, gemm_TFLOPs=flops / gemm_s / 1e12,
+                 first_gemm_TFLOPs=flops / rounds[0][1] / 1e12, window=[wall0, time.time()],
+                 late_window=[late[0][0], late[-1][0]], shapes=shapes)
+            del src, dst
+        del ops
+        torch.cuda.empty_cache()
+
+
+@section("wgrad_accum")
+def wgrad_accum():
+    """The weight-gradient GEMMs of a Llama 3 8B layer (M = output features, N = input features,
+    K = tokens) four ways: a bf16 result; an fp32 result (out_dtype); accumulated into an fp32
+    main gradient by the GEMM itself (addmm with beta 1 and out_dtype fp32, what Megatron's
+    gradient_accumulation_fusion does); and a bf16 result added into the fp32 gradient by a
+    second kernel (the unfused way)."""
+    h, inter, qkv = 4096, 14336, 6144
+    for tokens in (2048, 4096, 8192):
+        for name, (m, n) in {"qkv": (qkv, h), "o": (h, h), "gate_up": (2 * inter, h), "down": (h, inter)}.items():
+            dy = torch.randn(m, tokens, device=DEV, dtype=torch.bfloat16)
+            x = torch.randn(tokens, n, device=DEV, dtype=torch.bfloat16)
+            main = torch.zeros(m, n, device=DEV, dtype=torch.float32)
+            ways = {"bf16": lambda i: torch.mm(dy, x),
+                    "fp32_out": lambda i: torch.mm(dy, x, out_dtype=torch.float32),
+                    "fp32_accumulate": lambda i: torch.addmm(main, dy, x, out_dtype=torch.float32, out=main),
+                    "bf16_then_add": lambda i: main.add_(torch.mm(dy, x))}
+            flops = 2 * m * n * tokens
+            for way, fn in ways.items():
+                try:
+                    t, how = timed(fn, gemm_reps(flops, 2 * m * n))
+                    emit(kind="wgrad_accum", shape=name, m=m, n=n, k=tokens, way=way, time_s=t,
+                         TFLOPs=flops / t / 1e12, timing=how)
+                except Exception as e:
+                    emit(kind="wgrad_accum", shape=name, m=m, n=n, k=tokens, way=way, error=repr(e)[:300])
+            del dy, x, main
         torch.cuda.empty_cache()
 
 
@@ -720,13 +816,20 @@ if __name__ == "__main__":
     json.dump(e, open(os.path.join(OUT, "env.json"), "w"), indent=1)
     print(json.dumps(e), flush=True)
     runs = (launch, bandwidth, elementwise, gemm_bf16, decode_step, attention, grouped_gemm, gemm_fp8,
-            grouped_gemm_fp8, decode_profile, sustained, attention_train, train_layer)
+            grouped_gemm_fp8, decode_profile, sustained, attention_train, train_layer, power_mix, wgrad_accum)
     only = os.environ.get("SECTIONS")
+    monitor = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw",
+                                "--format=csv,noheader,nounits", "-lms", "50"], stdout=subprocess.PIPE,
+                               text=True) if os.environ.get("MONITOR") else None
     for run in runs:
         if only and run.__name__ not in only.split(","):
             continue
         run()
         print(f"[{time.time() - T0:6.1f}s] {run.__name__}", flush=True)
+    if monitor:
+        monitor.terminate()
+        emit(kind="monitor", fields=["timestamp", "sm_MHz", "power_W"], time_zone_offset_s=time.localtime().tm_gmtoff,
+             samples=[l.split(", ") for l in monitor.communicate(timeout=10)[0].strip().splitlines()])
     e["smi_after"] = smi("clocks.sm,clocks.mem,temperature.gpu,power.draw")
     json.dump(e, open(os.path.join(OUT, "env.json"), "w"), indent=1)
     RES.close()

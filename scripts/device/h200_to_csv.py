@@ -3,7 +3,9 @@
 attention_h200.csv from the two measured runs of scripts/device/h200_kernels.py kept in
 tests/validation/data/h200/run{1,2}.jsonl: one row per kernel, each run's time beside the other
 (the second column empty where only one run measured it: the fp8 grouped GEMMs), and
-attention_train_h200.csv from the third and fourth runs (training-shape attention, forward and backward)."""
+attention_train_h200.csv from the third and fourth runs (training-shape attention, forward and backward);
+train_layer_h200.csv, power_mix_h200.csv and wgrad_accum_h200.csv from runs 6, 7, 9 and 10 (trained
+Llama 3 8B layers, their GEMMs beside memory-bound copies, weight gradients into fp32)."""
 import csv
 import json
 import os
@@ -68,3 +70,49 @@ for r in load(3) + load(4):
                  r["batch"], r["heads"], kv, r["head_dim"], r["seq"], f"{r['fwd_s']:.4g}", f"{r['fwd_bwd_s']:.4g}"])
 write("attention_train_h200.csv", ["case_id", "backend", "batch", "heads", "kv_heads", "head_dim", "seq", "fwd_s",
                                    "fwd_bwd_s"], rows)
+
+
+def monitored(records, window):
+    """Mean SM clock (MHz) and power (W) of the MONITOR=1 samples inside a [start, end] window."""
+    import datetime
+    mon = next((r for r in records if r["kind"] == "monitor"), None)
+    if not mon:
+        return "", ""
+    xs = []
+    for stamp, mhz, watts in mon["samples"]:
+        t = datetime.datetime.strptime(stamp, "%Y/%m/%d %H:%M:%S.%f").replace(
+            tzinfo=datetime.timezone.utc).timestamp() - mon["time_zone_offset_s"]
+        if window[0] <= t <= window[1]:
+            xs.append((float(mhz), float(watts)))
+    return (f"{sum(x[0] for x in xs) / len(xs):.0f}", f"{sum(x[1] for x in xs) / len(xs):.0f}") if xs else ("", "")
+
+
+# Llama 3 8B layers trained at one micro-batch (runs 9 and 10: eager and torch.compile, each profiled
+# after 3 s of steady state; runs 5, 6 and 8 are earlier tries that profiled a step before it).
+rows = []
+for n in (9, 10):
+    recs = load(n)
+    for r in recs:
+        if r["kind"] != "train_layer":
+            continue
+        variant = "compiled" if r.get("compiled") else "eager"
+        k = r["kernel_s_per_layer"]
+        rows.append([f"train_layer_{variant}_s{r['seq']}", variant, r["batch"], r["seq"], r["layers"],
+                     f"{r['fwd_s']:.4g}", f"{r['fwd_bwd_s']:.4g}", f"{r['steady_fwd_bwd_s']:.4g}",
+                     f"{k['gemm']:.4g}", f"{k['attention']:.4g}", f"{k['other']:.4g}", r["kernels_per_layer"],
+                     *monitored(recs, r["steady_window"]), n])
+write("train_layer_h200.csv", ["case_id", "variant", "batch", "seq", "layers", "fwd_s", "fwd_bwd_s",
+                               "steady_fwd_bwd_s", "gemm_s", "attention_s", "other_s", "kernels",
+                               "steady_sm_MHz", "steady_power_W", "run"], rows)
+
+# The layer's twelve GEMMs back to back and beside memory-bound copies (run 6), and its weight-gradient
+# GEMMs with the fp32 main gradient (run 7).
+recs = load(6)
+write("power_mix_h200.csv", ["case_id", "operand_scale", "copy_MiB", "gemm_s", "round_s", "gemm_share",
+                             "gemm_TFLOPs", "sm_MHz", "power_W"],
+      [[f"power_mix_x{r['scale']}_copy{r['copy_MiB']}", r["scale"], r["copy_MiB"], f"{r['gemm_s']:.4g}",
+        f"{r['round_s']:.4g}", f"{r['gemm_share']:.3f}", f"{r['gemm_TFLOPs']:.0f}", *monitored(recs, r["late_window"])]
+       for r in recs if r["kind"] == "power_mix"])
+write("wgrad_accum_h200.csv", ["case_id", "shape", "m", "n", "k", "way", "time_s"],
+      [[f"wgrad_{r['shape']}_k{r['k']}_{r['way']}", r["shape"], r["m"], r["n"], r["k"], r["way"], f"{r['time_s']:.4g}"]
+       for r in load(7) if r["kind"] == "wgrad_accum" and "error" not in r])

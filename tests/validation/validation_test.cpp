@@ -24,6 +24,7 @@
 #include "cost/roofline.h"
 #include "io/api.h"
 #include "io/presets.h"
+#include "model/graph.h"
 #include "uncertainty/uncertainty.h"
 
 namespace {
@@ -447,6 +448,88 @@ TEST(Validation, AttentionTrainingH200Measured) {
       report("Kernel time, training attention measured on one H200 (attention_train_h200.csv)", cases);
   EXPECT_EQ(s.n, 64);
   EXPECT_LE(s.mean, 0.48);
+}
+
+// Llama 3 8B decoder layers trained on the same H200 at one micro-batch of 2K-8K tokens
+// (train_layer_h200.csv, runs 9 and 10 of scripts/device/h200_kernels.py: bf16, no tensor
+// parallelism, cuDNN attention, random weights), per layer: the wall time of 3 s of steady
+// forward + backward steps at the 700 W cap, and the profiler's kernel time by kind. Two ways of
+// writing the layer: eager PyTorch, whose rotary embedding and SwiGLU are chains of primitives over
+// strided halves (the norm is F.rms_norm, one kernel), and torch.compile, which fuses every
+// element-wise chain, as Megatron-Core with Transformer Engine does. Predicted: training.layer_s
+// (forward + backward) of the whole engine on dgx-h200, the eager rows with unfused_elementwise
+// rope and activation; and, kind by kind, the layer's GEMMs (forward, input and weight gradients)
+// and its attention. Measured at this commit: the compiled layer +0.3% at 4K and +4.1% at 8K, the
+// eager one 5-10% fast (its strided slices and autograd's zero-fills and gradient sums cost 2.4x
+// what the unfused model charges); GEMMs 8.5% slow on average (+3% to +20%: in a step, memory-bound
+// kernels leave the 700 W cap room, so the clock runs at 1480-1620 MHz against 1470 for GEMMs back
+// to back, power_mix_h200.csv), attention 13.8% slow (+6% to +23%), the two partly cancelling the
+// element-wise time the compiled layer spends beyond the fused model (1.43 ms against 1.17 at 8K).
+// Nothing is fitted on these rows; the gates hold against regressions.
+TEST(Validation, TrainLayerH200Measured) {
+  const optimus::ModelSpec model = optimus::model_preset("llama3-8b", "/model").value();
+  optimus::OpContext ctx;
+  ctx.dev = &h200();
+  std::vector<Case> total, gemm, attention;
+  each_row("train_layer_h200.csv", [&](const auto& col) {
+    const std::int64_t seq = integer(col, "seq");
+    const bool eager = col("variant") == "eager";
+    json sc = {
+        {"schema_version", 1},
+        {"model", "llama3-8b"},
+        {"system", "dgx-h200"},
+        {"num_devices", 1},
+        {"parallel",
+         {{"tp", 1},
+          {"pp", 1},
+          {"dp", 1},
+          {"micro_batch", integer(col, "batch")},
+          {"recompute", "none"},
+          {"zero_stage", 0}}},
+        {"training", {{"global_batch", integer(col, "batch")}, {"seq_len", seq}, {"precision", "bf16"}}}};
+    if (eager) sc["software"] = {{"software", {{"unfused_elementwise", {"rope", "activation"}}}}};
+    const json p = json::parse(optimus::api::predict(sc.dump()));
+    ASSERT_FALSE(p.contains("error")) << p.dump();
+    Case t;
+    t.id = col("case_id");
+    t.group = col("variant") + ", layer forward + backward";
+    t.expected = std::stod(col("steady_fwd_bwd_s"));
+    t.predicted = p["training"]["layer_s"]["forward"].get<double>() +
+                  p["training"]["layer_s"]["backward"].get<double>();
+    total.push_back(t);
+    optimus::LayerShape shape;
+    shape.group = optimus::SeqGroup{integer(col, "batch"), seq, seq};
+    Case g{col("case_id") + "_gemm", col("variant") + ", GEMMs", std::stod(col("gemm_s")), 0.0, "", ""};
+    Case a{col("case_id") + "_attention",
+           col("variant") + ", attention",
+           std::stod(col("attention_s")),
+           0.0,
+           "",
+           ""};
+    for (const optimus::Op& op : optimus::layer_forward_ops(model, shape)) {
+      if (op.kind == optimus::OpKind::matmul) {
+        const optimus::MatmulCosts m = optimus::matmul_costs(ctx, op, true);
+        g.predicted += (m.fwd.time + m.dx.time + m.dw.time).value;
+      } else if (op.kind == optimus::OpKind::attention) {
+        const optimus::TrainingAttention ta =
+            optimus::training_attention(ctx, op, optimus::AttentionKernel::flash);
+        a.predicted +=
+            (ta.fwd.matmuls.time + ta.fwd.scores.time + ta.bwd.matmuls.time + ta.bwd.scores.time).value;
+      }
+    }
+    gemm.push_back(g);
+    attention.push_back(a);
+  });
+  const Stats t = report("Training layer time, Llama 3 8B on one H200 (train_layer_h200.csv)", total);
+  const Stats g = report("Training layer GEMMs by kernel time, same rows", gemm);
+  const Stats a = report("Training layer attention by kernel time, same rows", attention);
+  EXPECT_EQ(t.n, 5);
+  const Stats compiled = group_stats(total, "compiled");
+  EXPECT_LE(compiled.mean, 0.05);
+  EXPECT_LE(compiled.max, 0.06);
+  EXPECT_LE(group_stats(total, "eager").mean, 0.12);
+  EXPECT_LE(g.mean, 0.11);
+  EXPECT_LE(a.mean, 0.17);
 }
 
 // Training iteration time. Target (issue 2): mean <= 5%. Measured at this commit: 3.2% mean
