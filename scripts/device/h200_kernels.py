@@ -7,8 +7,9 @@ prefill steps of a Llama-shaped model with random weights (eager and CUDA-graph 
 Run on a machine with a GPU: `python3 scripts/device/h200_kernels.py OUTDIR`; SECTIONS=a,b runs
 those sections only, BUDGET_S caps the run (330 s), ATTENTION_TRAIN_MORE=1 gives attention_train the
 fourth run's shapes (a sequence sweep and grouped KV heads); SECTIONS=train_layer alone (about 25 s)
-times Llama 3 8B layers trained at one micro-batch (TRAIN_COMPILE=1: through torch.compile, about
-45 s), power_mix the layer's GEMMs back to back and beside memory-bound copies, wgrad_accum its
+times Llama 3 8B layers trained at one micro-batch (TRAIN_COMPILE=1: through torch.compile,
+about 45 s; TRAIN_SHAPE=70b-tp8: one rank's shard of Llama 3 70B layers under 8-way tensor
+parallelism), power_mix the layer's GEMMs back to back and beside memory-bound copies, wgrad_accum its
 weight-gradient GEMMs into an fp32 gradient; MONITOR=1 samples the SM clock and power every 50 ms
 into a last record. Writes
 OUTDIR/kernels.jsonl (one JSON object per measurement) and OUTDIR/env.json (versions, clocks).
@@ -383,7 +384,7 @@ MODELS = {
 class Llama:
     def __init__(self, cfg):
         self.c = cfg
-        h, d = cfg["hidden"], cfg["hidden"] // cfg["heads"]
+        h, d = cfg["hidden"], cfg.get("head_dim", cfg["hidden"] // cfg["heads"])
         self.d = d
         mk = lambda *s: torch.randn(*s, device=DEV, dtype=torch.bfloat16) * 0.02
         self.layers = []
@@ -563,9 +564,13 @@ def train_layer():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.profiler import ProfilerActivity, profile
     n_layers = 4
-    cfg = dict(MODELS["llama3-8b"], layers=n_layers)
+    # TRAIN_SHAPE=70b-tp8: one rank's shard of a Llama 3 70B layer under 8-way tensor parallelism
+    # (8 of 64 query heads, 1 of 8 KV heads, 3584 of 28672 FFN columns; no collective is run)
+    shape = os.environ.get("TRAIN_SHAPE", "8b")
+    cfg = dict(MODELS["llama3-8b"], layers=n_layers) if shape == "8b" else \
+        dict(layers=n_layers, hidden=8192, heads=8, kv=1, inter=3584, head_dim=128, vocab=128256)
     h, heads, kvh, inter = cfg["hidden"], cfg["heads"], cfg["kv"], cfg["inter"]
-    d = h // heads
+    d = cfg.get("head_dim", h // heads)
 
     def attend(q, k, v):
         # cuDNN first, FlashAttention 2 where cuDNN refuses; the profile names which ran
@@ -632,7 +637,8 @@ def train_layer():
             by_name[key] = by_name.get(key, 0.0) + e.time_range.elapsed_us() / 1e6
         top = sorted(by_name.items(), key=lambda kv: -kv[1])[:24]
         flops_fwd = n_layers * (2 * s * h * ((heads + 2 * kvh) * d + heads * d + 3 * inter) + 2 * s * s * heads * d)
-        emit(kind="train_layer", model="llama3-8b", layers=n_layers, batch=1, seq=s, compiled=compiled,
+        emit(kind="train_layer", model="llama3-8b" if shape == "8b" else "llama3-70b-tp8", layers=n_layers,
+             batch=1, seq=s, compiled=compiled,
              attention_kernels=sorted(attention_kernels)[:4],
              fwd_s=tf / n_layers, fwd_bwd_s=tfb / n_layers, steady_fwd_bwd_s=steady / n_layers,
              kernels_per_layer=kernels / n_layers,

@@ -4,8 +4,9 @@ attention_h200.csv from the two measured runs of scripts/device/h200_kernels.py 
 tests/validation/data/h200/run{1,2}.jsonl: one row per kernel, each run's time beside the other
 (the second column empty where only one run measured it: the fp8 grouped GEMMs), and
 attention_train_h200.csv from the third and fourth runs (training-shape attention, forward and backward);
-train_layer_h200.csv, power_mix_h200.csv and wgrad_accum_h200.csv from runs 6, 7, 9 and 10 (trained
-Llama 3 8B layers, their GEMMs beside memory-bound copies, weight gradients into fp32)."""
+train_layer_h200.csv, power_mix_h200.csv and wgrad_accum_h200.csv from runs 6, 7 and 9-12 (trained
+Llama 3 8B layers and 70B tensor-parallel shards, the 8B layer's GEMMs beside memory-bound copies,
+weight gradients into fp32)."""
 import csv
 import json
 import os
@@ -87,21 +88,23 @@ def monitored(records, window):
     return (f"{sum(x[0] for x in xs) / len(xs):.0f}", f"{sum(x[1] for x in xs) / len(xs):.0f}") if xs else ("", "")
 
 
-# Llama 3 8B layers trained at one micro-batch (runs 9 and 10: eager and torch.compile, each profiled
-# after 3 s of steady state; runs 5, 6 and 8 are earlier tries that profiled a step before it).
+# Llama 3 8B layers, and one rank's shard of Llama 3 70B layers under 8-way tensor parallelism, trained
+# at one micro-batch (runs 9 and 10: 8B eager and torch.compile; 11 and 12: the 70B shard; each profiled
+# after 3 s of steady state; runs 5, 6 and 8 are earlier 8B tries that profiled a step before it).
 rows = []
-for n in (9, 10):
+for n in (9, 10, 11, 12):
     recs = load(n)
     for r in recs:
         if r["kind"] != "train_layer":
             continue
         variant = "compiled" if r.get("compiled") else "eager"
         k = r["kernel_s_per_layer"]
-        rows.append([f"train_layer_{variant}_s{r['seq']}", variant, r["batch"], r["seq"], r["layers"],
+        rows.append([f"train_layer_{r['model']}_{variant}_s{r['seq']}", r["model"], variant, r["batch"], r["seq"],
+                     r["layers"],
                      f"{r['fwd_s']:.4g}", f"{r['fwd_bwd_s']:.4g}", f"{r['steady_fwd_bwd_s']:.4g}",
                      f"{k['gemm']:.4g}", f"{k['attention']:.4g}", f"{k['other']:.4g}", r["kernels_per_layer"],
                      *monitored(recs, r["steady_window"]), n])
-write("train_layer_h200.csv", ["case_id", "variant", "batch", "seq", "layers", "fwd_s", "fwd_bwd_s",
+write("train_layer_h200.csv", ["case_id", "model", "variant", "batch", "seq", "layers", "fwd_s", "fwd_bwd_s",
                                "steady_fwd_bwd_s", "gemm_s", "attention_s", "other_s", "kernels",
                                "steady_sm_MHz", "steady_power_W", "run"], rows)
 
