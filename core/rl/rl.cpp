@@ -1081,12 +1081,8 @@ void merge_fastest(std::vector<LayoutResult>& best, const std::vector<LayoutResu
   if (best.size() > keep) best.resize(keep);
 }
 
-Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
-  if (!s.rl->train_auto) return std::vector<ParallelPlan>{s.rl->train};
-  s.rl->train = ParallelPlan{};
-  s.rl->train.dp = 0;
-  auto t = rl_train_scenario(s, s.model);
-  if (!t) return t.error();
+// The search behind train_candidates on the pool's training scenario `t`.
+Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const Scenario& t) {
   // The searched layouts pad the packed sequence to their own multiple (2 cp x tp under sequence
   // parallelism: train_scenario_on), which the layout chosen gets when it is predicted; the search
   // itself sees one length for all, rounded up to a multiple of every tp x 2 cp up to 128 (a
@@ -1094,7 +1090,7 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   // 671B MoE no layout). Megatron pads sequences to tp x 2 cp the same way (its
   // get_batch_on_this_cp_rank splits a sequence into 2 cp chunks).
   constexpr std::int64_t kSearchQuantum = 128;
-  Scenario searched = *t;
+  Scenario searched = t;
   searched.training->seq_len =
       (searched.training->seq_len + kSearchQuantum - 1) / kSearchQuantum * kSearchQuantum;
   SearchOptions o;
@@ -1133,19 +1129,53 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s) {
   }
   if (res->best.empty())
     return make_error("rl.train_no_layout", "/rl/train",
-                      "no training layout of " + std::to_string(t->num_devices) +
+                      "no training layout of " + std::to_string(t.num_devices) +
                           " devices fits one mini-batch of this model");
   std::vector<ParallelPlan> plans;
   for (const LayoutResult& c : res->best) {
     plans.push_back(c.plan);
     if (s.rl->roles == RlRoles::separate) break;
   }
-  s.rl->train_auto = false;
-  s.rl->zero_stage_given = true;  // the search's choice
   return plans;
 }
 
+Result<std::vector<ParallelPlan>> train_candidates(Scenario& s, RlTrainSearchMemo* memo = nullptr) {
+  if (!s.rl->train_auto) return std::vector<ParallelPlan>{s.rl->train};
+  s.rl->train = ParallelPlan{};
+  s.rl->train.dp = 0;
+  auto t = rl_train_scenario(s, s.model);
+  if (!t) return t.error();
+  // What the search reads that differs between one placement search's candidates: the pool's
+  // training scenario (its devices, the sequence trained, the mini-batch and its packing); the
+  // model, the system, the workload's other keys and the offload are the job's.
+  const RlTrainSearchMemo::Key key{t->num_devices, t->training->seq_len, t->training->global_batch,
+                                   t->parallel.micro_batch, t->parallel.optimizer_offload};
+  const Result<std::vector<ParallelPlan>>* plans = memo ? memo->find(key) : nullptr;
+  std::optional<Result<std::vector<ParallelPlan>>> own;
+  if (!plans) {
+    own.emplace(searched_train_plans(s, *t));
+    plans = memo ? &memo->remember(key, std::move(*own)) : &*own;
+  }
+  if (*plans) {
+    s.rl->train_auto = false;
+    s.rl->zero_stage_given = true;  // the search's choice
+  }
+  return *plans;
+}
+
 }  // namespace
+
+const Result<std::vector<ParallelPlan>>* RlTrainSearchMemo::find(const Key& key) const {
+  for (const auto& [k, plans] : entries_)
+    if (k == key) return &plans;
+  return nullptr;
+}
+
+const Result<std::vector<ParallelPlan>>& RlTrainSearchMemo::remember(
+    const Key& key, Result<std::vector<ParallelPlan>> plans) {
+  entries_.emplace_back(key, std::move(plans));
+  return entries_.back().second;
+}
 
 std::optional<Error> check_rl_train_auto(const Scenario& s) {
   if (!s.rl || !s.rl->train_auto) return std::nullopt;
@@ -1771,7 +1801,7 @@ std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPre
 
 }  // namespace
 
-Result<RlPrediction> predict_rl(const Scenario& input) {
+Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) {
   Scenario s = input;
   if (auto err = check_rl(s)) return *err;
   RlPrediction out;
@@ -1799,7 +1829,7 @@ Result<RlPrediction> predict_rl(const Scenario& input) {
   // refuses it), rather than after.
   if (!s.rl->train_auto)
     if (auto t = rl_train_scenario(s, s.model); !t) return t.error();
-  auto plans = train_candidates(s);
+  auto plans = train_candidates(s, memo);
   if (!plans) return plans.error();
   auto run = run_rollout(s, std::move(*engines), out);
   if (!run) return run.error();

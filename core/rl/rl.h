@@ -7,9 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -125,8 +128,25 @@ void add_rl_fewest_devices(const Scenario& s, Error& e);
 // else 0. The placement search's answer when no placement is feasible.
 std::int64_t rl_fewest_devices(const Scenario& colocated);
 
-// One RL step of s.rl (s.rl must be set; s.training and s.inference absent).
-Result<RlPrediction> predict_rl(const Scenario& s);
+// The trainer layouts a train "auto" search found (rl.cpp, train_candidates), kept across the
+// predictions of one placement search (search_rl): its candidates train on a handful of pool sizes,
+// and each candidate's rollout engines do not enter the trainer's search, so a pool searched once
+// is not searched again for the next rollout tp. Valid for the candidates of one job only: the key
+// holds what differs between them (the pool's devices, the sequence trained, the mini-batch, its
+// packing and the offload), not the model, the system or the rest of the workload.
+class RlTrainSearchMemo {
+ public:
+  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool>;
+  const Result<std::vector<ParallelPlan>>* find(const Key& key) const;
+  const Result<std::vector<ParallelPlan>>& remember(const Key& key, Result<std::vector<ParallelPlan>> plans);
+
+ private:
+  std::deque<std::pair<Key, Result<std::vector<ParallelPlan>>>> entries_;  // deque: references stay valid
+};
+
+// One RL step of s.rl (s.rl must be set; s.training and s.inference absent). `memo`: the placement
+// search's trainer layouts (RlTrainSearchMemo), else none.
+Result<RlPrediction> predict_rl(const Scenario& s, RlTrainSearchMemo* memo = nullptr);
 
 // One step's energy at the meter (MWh) and cost (run/run.h cost_usd: device-hours at the price,
 // plus the electricity where the devices are owned; absent without a price). The whole run's are

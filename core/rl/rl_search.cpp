@@ -41,11 +41,12 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   if (by_cost && !priced) return rank_without_price();
   RlSearchResult res;
   std::map<std::string, std::int64_t> rejected;
+  RlTrainSearchMemo trainers;  // a training pool's layouts, searched once
   // Returns whether the rollout engine held the model (whatever became of the trainer).
   const auto evaluate = [&](Scenario c) {
     ++res.evaluated;
     c.rl->train_steps = 0;
-    auto p = predict_rl(c);
+    auto p = predict_rl(c, &trainers);
     if (!p) {
       ++rejected[p.error().code];
       return p.error().code != "rl.rollout_does_not_fit";

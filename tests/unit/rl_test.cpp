@@ -849,6 +849,40 @@ TEST(Rl, PlacementSearchSpreadsTheExpertsOfAnEngineThatDoesNotFit) {
   for (const auto& c : fixed->best) EXPECT_EQ(c.rollout_plan.ep, 1);
 }
 
+// The placement search remembers a training pool's searched layouts (RlTrainSearchMemo) and
+// reuses them for the next rollout layout on a pool of the same size: each candidate's prediction
+// is the one it gets alone, pool by pool, whatever the order they come in. Mixtral on 16 H100
+// with train "auto": colocated at rollout tp 2, 4 and 8, then split 8 + 8 at tp 2 and 4, then
+// colocated again.
+TEST(Rl, RememberedTrainerLayoutsPredictWhatEachCandidateGetsAlone) {
+  json s = base({{"rollout", nullptr}, {"train", "auto"}}, 16);
+  s["model"] = "mixtral-8x7b";
+  optimus::RlTrainSearchMemo memo;
+  int remembered_once = 0;
+  for (const auto& [split, tp] : std::vector<std::pair<bool, int>>{
+           {false, 2}, {false, 4}, {false, 8}, {true, 2}, {true, 4}, {false, 4}}) {
+    json c = s;
+    c["rl"]["rollout"] = {{"tp", tp}};
+    if (split) c["rl"].update({{"placement", "split"}, {"rollout_devices", 8}, {"train_devices", 8}});
+    auto sc = optimus::parse_scenario(c.dump());
+    ASSERT_TRUE(sc) << sc.error().message;
+    const auto alone = optimus::predict_rl(*sc);
+    const auto shared = optimus::predict_rl(*sc, &memo);
+    ASSERT_EQ(alone.ok(), shared.ok()) << c.dump();
+    if (!alone) {
+      EXPECT_EQ(alone.error().code, shared.error().code);
+      continue;
+    }
+    ++remembered_once;
+    EXPECT_EQ(alone->step_time_s, shared->step_time_s) << c.dump();
+    EXPECT_EQ(alone->train_plan.tp, shared->train_plan.tp);
+    EXPECT_EQ(alone->train_plan.pp, shared->train_plan.pp);
+    EXPECT_EQ(alone->train_plan.ep, shared->train_plan.ep);
+    EXPECT_EQ(alone->train_plan.zero_stage, shared->train_plan.zero_stage);
+  }
+  EXPECT_GE(remembered_once, 4);
+}
+
 TEST(Rl, PlacementSearchRanksColocatedAndSplits) {
   const json s = base();
   auto sc = optimus::parse_scenario(s.dump());
