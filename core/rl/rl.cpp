@@ -1146,8 +1146,8 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s, RlTrainSearchMem
   auto t = rl_train_scenario(s, s.model);
   if (!t) return t.error();
   // What the search reads that differs between one placement search's candidates: the pool's
-  // training scenario (its devices, the sequence trained, the mini-batch and its packing); the
-  // model, the system, the workload's other keys and the offload are the job's.
+  // training scenario (its devices, the sequence trained, the mini-batch, its packing and the
+  // optimizer offload); the model, the system and the workload's other keys are the job's.
   const RlTrainSearchMemo::Key key{t->num_devices, t->training->seq_len, t->training->global_batch,
                                    t->parallel.micro_batch, t->parallel.optimizer_offload};
   const Result<std::vector<ParallelPlan>>* plans = memo ? memo->find(key) : nullptr;
