@@ -1150,31 +1150,25 @@ Result<std::vector<ParallelPlan>> train_candidates(Scenario& s, RlTrainSearchMem
   // optimizer offload); the model, the system and the workload's other keys are the job's.
   const RlTrainSearchMemo::Key key{t->num_devices, t->training->seq_len, t->training->global_batch,
                                    t->parallel.micro_batch, t->parallel.optimizer_offload};
-  const Result<std::vector<ParallelPlan>>* plans = memo ? memo->find(key) : nullptr;
-  std::optional<Result<std::vector<ParallelPlan>>> own;
-  if (!plans) {
-    own.emplace(searched_train_plans(s, *t));
-    plans = memo ? &memo->remember(key, std::move(*own)) : &*own;
-  }
-  if (*plans) {
-    s.rl->train_auto = false;
-    s.rl->zero_stage_given = true;  // the search's choice
-  }
-  return *plans;
+  const std::vector<ParallelPlan>* known = memo ? memo->find(key) : nullptr;
+  auto plans = known ? Result<std::vector<ParallelPlan>>(*known) : searched_train_plans(s, *t);
+  if (!plans) return plans;  // searched again by the next candidate: a refusal is not kept
+  if (memo && !known) memo->remember(key, *plans);
+  s.rl->train_auto = false;
+  s.rl->zero_stage_given = true;  // the search's choice
+  return plans;
 }
 
 }  // namespace
 
-const Result<std::vector<ParallelPlan>>* RlTrainSearchMemo::find(const Key& key) const {
+const std::vector<ParallelPlan>* RlTrainSearchMemo::find(const Key& key) const {
   for (const auto& [k, plans] : entries_)
     if (k == key) return &plans;
   return nullptr;
 }
 
-const Result<std::vector<ParallelPlan>>& RlTrainSearchMemo::remember(
-    const Key& key, Result<std::vector<ParallelPlan>> plans) {
-  entries_.emplace_back(key, std::move(plans));
-  return entries_.back().second;
+void RlTrainSearchMemo::remember(const Key& key, const std::vector<ParallelPlan>& plans) {
+  entries_.emplace_back(key, plans);
 }
 
 std::optional<Error> check_rl_train_auto(const Scenario& s) {

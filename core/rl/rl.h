@@ -7,11 +7,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -136,12 +134,18 @@ std::int64_t rl_fewest_devices(const Scenario& colocated);
 // packing and the offload), not the model, the system or the rest of the workload.
 class RlTrainSearchMemo {
  public:
-  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool>;
-  const Result<std::vector<ParallelPlan>>* find(const Key& key) const;
-  const Result<std::vector<ParallelPlan>>& remember(const Key& key, Result<std::vector<ParallelPlan>> plans);
+  struct Key {
+    std::int64_t devices = 0, seq_len = 0, global_batch = 0, micro_batch = 0;
+    bool optimizer_offload = false;
+    bool operator==(const Key&) const = default;
+  };
+  // The layouts remembered for `key`, or nullptr (valid until the next remember). A pool whose
+  // search found none is not kept: each candidate searching it again is refused the same way.
+  const std::vector<ParallelPlan>* find(const Key& key) const;
+  void remember(const Key& key, const std::vector<ParallelPlan>& plans);
 
  private:
-  std::deque<std::pair<Key, Result<std::vector<ParallelPlan>>>> entries_;  // deque: references stay valid
+  std::vector<std::pair<Key, std::vector<ParallelPlan>>> entries_;
 };
 
 // One RL step of s.rl (s.rl must be set; s.training and s.inference absent). `memo`: the placement
