@@ -140,6 +140,19 @@ def smi(query):
         return repr(e)
 
 
+def smi_sampler(query, every_ms):
+    """nvidia-smi sampling `query` every `every_ms` ms until terminated; read its lines with
+    smi_samples()."""
+    return subprocess.Popen(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits", "-lms",
+                             str(every_ms)], stdout=subprocess.PIPE, text=True)
+
+
+def smi_samples(sampler):
+    """The rows a smi_sampler wrote, each split into its fields."""
+    sampler.terminate()
+    return [[x.strip() for x in l.split(",")] for l in sampler.communicate(timeout=10)[0].strip().splitlines()]
+
+
 def env():
     p = torch.cuda.get_device_properties(0)
     e = {
@@ -379,6 +392,14 @@ MODELS = {
     "llama3-8b": dict(layers=32, hidden=4096, heads=32, kv=8, inter=14336, vocab=128256),
     "llama3.2-1b": dict(layers=16, hidden=2048, heads=32, kv=8, inter=8192, vocab=128256),
 }
+LLAMA3_70B = dict(layers=80, hidden=8192, heads=64, kv=8, inter=28672, vocab=128256)  # too large for one GPU whole
+
+
+def tp_shard(cfg, tp):
+    """One rank's share of a layer under tp-way tensor parallelism (Megatron's column and row
+    splits): its query and KV heads and FFN columns over tp, the hidden size and head size whole."""
+    return dict(cfg, heads=cfg["heads"] // tp, kv=max(1, cfg["kv"] // tp), inter=cfg["inter"] // tp,
+                head_dim=cfg["hidden"] // cfg["heads"])
 
 
 class Llama:
@@ -555,20 +576,20 @@ def attention_train():
 
 @section("train_layer")
 def train_layer():
-    """Llama 3 8B decoder layers trained at one micro-batch (1 x s tokens, bf16, no tensor
-    parallelism, cuDNN attention), run eager as Megatron-style trainers run them: the forward and
-    the forward + backward per layer, the profiler's kernel time by kind (GEMM, attention, the rest)
-    against the step's wall time, and the same step repeated for about 3 s with the SM clock and
-    power, so the engine's per-layer training time can be compared kernel kind by kernel kind.
-    The layers are Llama.blocks, the prefill's, with trainable weights."""
+    """Llama 3 8B decoder layers (TRAIN_SHAPE=70b-tp8: a Llama 3 70B rank's tensor-parallel shard)
+    trained at one micro-batch (1 x s tokens, bf16, cuDNN attention), eager, or through
+    torch.compile with TRAIN_COMPILE=1: the forward and the forward + backward per layer, the
+    same step repeated for about 3 s (the throttled steady state, with the SM clock and power),
+    and then the profiler's kernel time by kind (GEMM, attention, the rest) at that clock, so the
+    engine's per-layer training time can be compared kernel kind by kernel kind. The layers are
+    Llama.blocks, the prefill's, with trainable weights."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.profiler import ProfilerActivity, profile
     n_layers = 4
     # TRAIN_SHAPE=70b-tp8: one rank's shard of a Llama 3 70B layer under 8-way tensor parallelism
     # (8 of 64 query heads, 1 of 8 KV heads, 3584 of 28672 FFN columns; no collective is run)
     shape = os.environ.get("TRAIN_SHAPE", "8b")
-    cfg = dict(MODELS["llama3-8b"], layers=n_layers) if shape == "8b" else \
-        dict(layers=n_layers, hidden=8192, heads=8, kv=1, inter=3584, head_dim=128, vocab=128256)
+    cfg = dict(MODELS["llama3-8b"] if shape == "8b" else tp_shard(LLAMA3_70B, 8), layers=n_layers)
     h, heads, kvh, inter = cfg["hidden"], cfg["heads"], cfg["kv"], cfg["inter"]
     d = cfg.get("head_dim", h // heads)
 
@@ -727,8 +748,7 @@ def wgrad_accum():
 @section("sustained")
 def sustained():
     """Matmul rate over ~6 s of back-to-back 8192^3 products, with the SM clock and power sampled."""
-    mon = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu",
-                            "--format=csv,noheader,nounits", "-lms", "200"], stdout=subprocess.PIPE, text=True)
+    mon = smi_sampler("clocks.sm,power.draw,temperature.gpu", 200)
     n = 8192
     for data in ("randn", "zeros"):
         for dt in ("bf16", "fp8"):
@@ -757,8 +777,7 @@ def sustained():
                  last_TFLOPs=rates[-1], median_TFLOPs=sorted(rates)[len(rates) // 2], chunks=len(rates),
                  seconds=round(time.time() - w, 2))
             del a, b
-    mon.terminate()
-    samples = [l.split(",") for l in mon.communicate(timeout=10)[0].strip().splitlines()]
+    samples = smi_samples(mon)
     emit(kind="sustained_monitor", samples=[[float(x) for x in row] for row in samples if len(row) == 3],
          fields=["sm_MHz", "power_W", "temp_C"])
 
@@ -824,18 +843,15 @@ if __name__ == "__main__":
     runs = (launch, bandwidth, elementwise, gemm_bf16, decode_step, attention, grouped_gemm, gemm_fp8,
             grouped_gemm_fp8, decode_profile, sustained, attention_train, train_layer, power_mix, wgrad_accum)
     only = os.environ.get("SECTIONS")
-    monitor = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw",
-                                "--format=csv,noheader,nounits", "-lms", "50"], stdout=subprocess.PIPE,
-                               text=True) if os.environ.get("MONITOR") else None
+    monitor = smi_sampler("timestamp,clocks.sm,power.draw", 50) if os.environ.get("MONITOR") else None
     for run in runs:
         if only and run.__name__ not in only.split(","):
             continue
         run()
         print(f"[{time.time() - T0:6.1f}s] {run.__name__}", flush=True)
     if monitor:
-        monitor.terminate()
         emit(kind="monitor", fields=["timestamp", "sm_MHz", "power_W"], time_zone_offset_s=time.localtime().tm_gmtoff,
-             samples=[l.split(", ") for l in monitor.communicate(timeout=10)[0].strip().splitlines()])
+             samples=smi_samples(monitor))
     e["smi_after"] = smi("clocks.sm,clocks.mem,temperature.gpu,power.draw")
     json.dump(e, open(os.path.join(OUT, "env.json"), "w"), indent=1)
     RES.close()

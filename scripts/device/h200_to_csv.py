@@ -8,6 +8,7 @@ train_layer_h200.csv, power_mix_h200.csv and wgrad_accum_h200.csv from runs 6, 7
 Llama 3 8B layers and 70B tensor-parallel shards, the 8B layer's GEMMs beside memory-bound copies,
 weight gradients into fp32)."""
 import csv
+import datetime
 import json
 import os
 
@@ -75,7 +76,6 @@ write("attention_train_h200.csv", ["case_id", "backend", "batch", "heads", "kv_h
 
 def monitored(records, window):
     """Mean SM clock (MHz) and power (W) of the MONITOR=1 samples inside a [start, end] window."""
-    import datetime
     mon = next((r for r in records if r["kind"] == "monitor"), None)
     if not mon:
         return "", ""
