@@ -9,9 +9,11 @@ measurement. The suite keeps the cheap, fast-running part of this as unit tests
 (tests/unit/property_test.cpp: the dense training and inference properties, and the RL ones this
 script first found broken: docs/rl.md, Layouts); this script reaches the slower families too, with
 the layout left to the engine ("auto") where a published run does not state it. Known to fail:
-`--family rl --jobs 150` finds one job (Qwen3-235B on 128 H100) whose step grows 1.8% with every
-peak rate doubled: a searched RL trainer is the fastest of the layout search's best four as the
-step runs them, and the search ranks at micro-batch 1 (docs/rl.md, Layouts).
+`--family rl --jobs 150` finds 2 jobs (Qwen3-235B split on DGX B200, staleness 1) whose step grows
+0.07-0.28% with every peak rate doubled: a searched RL trainer is the fastest step among a few of
+the search's layouts, ordered by their updates and weight-sync gathers, and these steps are the
+rollout plus the sync (docs/rl.md, Layouts). While the search ranked at micro-batch 1 it found 3,
+by 1.0-2.9%.
 
 usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference] [--jobs N]
 

@@ -524,6 +524,48 @@ std::int64_t padded_to_layout(std::int64_t seq_len, const ParallelPlan& p) {
   return (seq_len + quantum - 1) / quantum * quantum;
 }
 
+// One optimizer step's batch on layout p (its tp, cp, dp, sequence parallelism and stated
+// micro-batch): the sequence trained, the sequences a rank packs into a micro-batch and the
+// mini-batch rounded up to whole micro-batches on every rank. `max_pack` caps the packs.
+struct TrainBatch {
+  std::int64_t seq_len = 1, micro_batch = 1, global_batch = 1;
+  std::int64_t mini = 1;  // the mini-batch's sequences before the rounding
+};
+
+TrainBatch train_batch(const RlWorkload& rl, const ParallelPlan& p, std::int64_t max_pack = 0) {
+  TrainBatch b;
+  // Sequences as trained: prompt + response, padding removed (verl's use_remove_padding,
+  // OpenRLHF's packing). Their lengths L differ; the matmuls cost in proportion to the tokens,
+  // sum L, and attention in proportion to sum L^2 (causal: L^2 / 2 score pairs per sequence).
+  // Sequences of E[L^2] / E[L] tokens, E[L]^2 / E[L^2] as many as there are, have both sums of
+  // the real ones (fixed lengths: the lengths themselves).
+  const double p1 = rl.prompt_len.expected(), r1 = rl.response_len.expected();
+  const double mean = p1 + r1;
+  const double square = second_moment(rl.prompt_len) + 2 * p1 * r1 + second_moment(rl.response_len);
+  b.seq_len = std::max<std::int64_t>(1, std::llround(square / mean));
+  double share = std::min(1.0, mean * mean / square);
+  // Unpacked micro-batches padded to their longest sequence (rl.train.padding "longest"): every
+  // sequence of a micro-batch of n is computed at the expected longest of n draws, its matmuls
+  // and its attention alike, so each counts whole at that length.
+  if (rl.padding == RlPadding::longest && p.micro_batch > 1) {
+    b.seq_len = std::max<std::int64_t>(
+        1, std::llround(expected_longest_sequence(rl.prompt_len, rl.response_len, p.micro_batch)));
+    share = 1.0;
+  }
+  // The mean sequence padded to the layout's multiple.
+  b.seq_len = padded_to_layout(b.seq_len, p);
+  // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
+  // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
+  const double responses_per_mini = d(requests(rl)) / d(rl.mini_batches);
+  b.mini = std::max<std::int64_t>(1, std::llround(responses_per_mini * share));
+  // Packed micro-batches (micro_batch_packed): the sequences a rank takes per micro-batch.
+  b.micro_batch = micro_batch_packed(rl, p, b.seq_len, (b.mini + p.dp - 1) / p.dp);
+  if (max_pack > 0) b.micro_batch = std::min(b.micro_batch, max_pack);
+  const std::int64_t per = p.dp * b.micro_batch;
+  b.global_batch = (b.mini + per - 1) / per * per;
+  return b;
+}
+
 Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, std::int64_t devices,
                                    ParallelPlan p, std::int64_t max_pack = 0) {
   const RlWorkload& rl = *s.rl;
@@ -546,38 +588,12 @@ Result<Scenario> train_scenario_on(const Scenario& s, const ModelSpec& model, st
                           " is not its pool of " + std::to_string(t.num_devices) + " devices");
   if (rl.offload == RlOffload::cpu_optimizer) p.optimizer_offload = true;
   t.parallel = p;
+  const TrainBatch b = train_batch(rl, p, max_pack);
+  t.parallel.micro_batch = b.micro_batch;
   TrainingWorkload w;
   w.precision = rl.train_precision;
-  // Sequences as trained: prompt + response, padding removed (verl's use_remove_padding,
-  // OpenRLHF's packing). Their lengths L differ; the matmuls cost in proportion to the tokens,
-  // sum L, and attention in proportion to sum L^2 (causal: L^2 / 2 score pairs per sequence).
-  // Sequences of E[L^2] / E[L] tokens, E[L]^2 / E[L^2] as many as there are, have both sums of
-  // the real ones (fixed lengths: the lengths themselves).
-  const double p1 = rl.prompt_len.expected(), r1 = rl.response_len.expected();
-  const double mean = p1 + r1;
-  const double square = second_moment(rl.prompt_len) + 2 * p1 * r1 + second_moment(rl.response_len);
-  w.seq_len = std::max<std::int64_t>(1, std::llround(square / mean));
-  double share = std::min(1.0, mean * mean / square);
-  // Unpacked micro-batches padded to their longest sequence (rl.train.padding "longest"): every
-  // sequence of a micro-batch of n is computed at the expected longest of n draws, its matmuls
-  // and its attention alike, so each counts whole at that length.
-  if (rl.padding == RlPadding::longest && p.micro_batch > 1) {
-    w.seq_len = std::max<std::int64_t>(
-        1, std::llround(expected_longest_sequence(rl.prompt_len, rl.response_len, p.micro_batch)));
-    share = 1.0;
-  }
-  // The mean sequence padded to the layout's multiple.
-  w.seq_len = padded_to_layout(w.seq_len, p);
-  // One optimizer step takes a mini-batch of the step's sequences; each data-parallel rank takes
-  // whole micro-batches, so the mini-batch is rounded up to them (a rank with fewer waits).
-  const double responses_per_mini = d(requests(rl)) / d(rl.mini_batches);
-  const std::int64_t mini = std::max<std::int64_t>(1, std::llround(responses_per_mini * share));
-  // Packed micro-batches (micro_batch_packed): the sequences a rank takes per micro-batch.
-  p.micro_batch = micro_batch_packed(rl, p, w.seq_len, (mini + p.dp - 1) / p.dp);
-  if (max_pack > 0) p.micro_batch = std::min(p.micro_batch, max_pack);
-  t.parallel.micro_batch = p.micro_batch;
-  const std::int64_t per = p.dp * p.micro_batch;
-  w.global_batch = (mini + per - 1) / per * per;
+  w.seq_len = b.seq_len;
+  w.global_batch = b.global_batch;
   t.training = w;
   if (auto err = validate_plan(t)) {
     Error e = *err;
@@ -1060,10 +1076,11 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
 // The search's best layouts, each predicted as a whole step (train "auto", predict_rl).
 constexpr std::size_t kTrainCandidates = 4;
 
-// The trainer's layouts to weigh: the one stated, or, for "auto", the search's best
-// kTrainCandidates layouts that fit one mini-batch, micro-batch 1 and no interleaving fixed to keep
-// the space small (the choice production RL trainers make). The search ranks at micro-batch 1;
-// the step then packs its sequences into larger micro-batches and turns recomputation on where a
+// The trainer's layouts to weigh: the one stated, or, for "auto", the best kTrainCandidates
+// distinct trainers of each ZeRO stage (searched_train_plans) among the layouts that fit one
+// mini-batch, no interleaving fixed to keep the space small
+// (the choice production RL trainers make). The search ranks each layout at the micro-batches the
+// step packs on it (train_batch); the step then turns recomputation on or halves the packs where a
 // pack needs it (fit_trainer), and the trainer's layout sets the weight sync's gather and, colocated,
 // what is swapped beside the engine; so predict_rl predicts each candidate's whole step and keeps
 // the fastest. With the search's first alone, Qwen3-235B on 64 DGX B200 took a longer step with
@@ -1081,6 +1098,9 @@ void merge_fastest(std::vector<LayoutResult>& best, const std::vector<LayoutResu
   if (best.size() > keep) best.resize(keep);
 }
 
+double gather_s(const Scenario& s, const ParallelPlan& p, double wbytes);
+double synced_bytes(const Scenario& s);
+
 // The search behind train_candidates on the pool's training scenario `t`.
 Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const Scenario& t) {
   // The searched layouts pad the packed sequence to their own multiple (2 cp x tp under sequence
@@ -1094,7 +1114,9 @@ Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const 
   searched.training->seq_len =
       (searched.training->seq_len + kSearchQuantum - 1) / kSearchQuantum * kSearchQuantum;
   SearchOptions o;
-  o.top = kTrainCandidates;
+  // Enough of the fastest layouts to hold kTrainCandidates distinct trainers: each trainer comes
+  // as many as 18 times (its packs and their halvings, each recomputed three ways).
+  o.top = 16 * kTrainCandidates;
   o.mode = SearchMode::training;
   FixedLayout f;
   f.micro_batch = 1;
@@ -1102,6 +1124,17 @@ Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const 
   f.zero_stage = 1;
   f.sequence_parallel_with_tp = true;  // as the layout chosen is read back (rl.train states no key)
   f.optimizer_offload = s.rl->offload == RlOffload::cpu_optimizer;
+  // Each layout ranked at the micro-batches the step packs on it (train_batch), and at their
+  // halvings, which fit_trainer falls back to where a pack does not fit; the mini-batch rounded up
+  // to them on every rank. Ranked at micro-batch 1 instead, a MoE trainer whose packed update was
+  // faster at ep 16 fell out of the best kTrainCandidates on devices with doubled peak rates,
+  // which then took the longer step (scripts/sweep_monotone.py --family rl).
+  searched.training->global_batch = train_batch(*s.rl, t.parallel).mini;
+  f.micro_batches_of = [&rl = *s.rl](const ParallelPlan& q) {
+    std::vector<std::int64_t> packs;
+    for (std::int64_t m = train_batch(rl, q).micro_batch; m >= 1; m /= 2) packs.push_back(m);
+    return packs;
+  };
   auto res = search_layouts(searched, f, o);
   // The optimizer state sharded (ZeRO 1: Megatron's distributed optimizer) and the parameters and
   // gradients too (ZeRO 3: verl's FSDP, NeMo-RL's DTensor FSDP2) compete, the fastest first: a
@@ -1114,7 +1147,7 @@ Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const 
     f.zero_stage = 3;
     auto sharded = search_layouts(searched, f, o);
     if (sharded)
-      merge_fastest(res.value().best, sharded->best, kTrainCandidates);
+      merge_fastest(res.value().best, sharded->best, 2 * o.top);  // both lists whole
     else
       res = std::move(sharded);
   }
@@ -1131,9 +1164,39 @@ Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const 
     return make_error("rl.train_no_layout", "/rl/train",
                       "no training layout of " + std::to_string(t.num_devices) +
                           " devices fits one mini-batch of this model");
-  std::vector<ParallelPlan> plans;
+  // Layouts that differ only in their micro-batches or their recomputation are one trainer to the
+  // step, which packs and recomputes as fit_trainer finds from the fastest of them. The distinct
+  // trainers are then ranked by their updates (mini_batches x the searched iteration) and the
+  // gather of their shards that an NCCL weight sync starts with (gather_s), which the search does
+  // not see and a layout can make the longest part of the step: an ep 128 trainer on GB200 NVL72
+  // gathers its experts across the 72-GPU NVLink domain for 9.9 s where ep 64 takes 0.6 s.
+  const auto same_trainer = [](const ParallelPlan& a, const ParallelPlan& b) {
+    return a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.dp == b.dp && a.ep == b.ep && a.etp == b.etp &&
+           a.zero_stage == b.zero_stage && a.sequence_parallel == b.sequence_parallel &&
+           a.optimizer_offload == b.optimizer_offload;
+  };
+  const double wbytes = s.rl->weight_sync == RlWeightSync::nccl ? synced_bytes(s) : 0.0;
+  std::vector<std::pair<double, ParallelPlan>> ranked;
   for (const LayoutResult& c : res->best) {
-    plans.push_back(c.plan);
+    if (std::any_of(ranked.begin(), ranked.end(),
+                    [&](const auto& r) { return same_trainer(r.second, c.plan); }))
+      continue;
+    const double gather = wbytes > 0 ? gather_s(s, c.plan, wbytes) : 0.0;
+    ranked.emplace_back(d(s.rl->mini_batches) * c.time.value + gather, c.plan);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  // The best kTrainCandidates of each ZeRO stage: the stage also sets, colocated, the trainer's
+  // state swapped beside the engine (Llama 3.1 8B on 8 GB200, with doubled peak rates: ZeRO 1
+  // trains 0.33 s where ZeRO 3 took 0.46 s, but no longer fits beside the engine and swaps 0.31 s
+  // where ZeRO 3 swaps 0.03 s).
+  std::vector<ParallelPlan> plans;
+  for (const auto& candidate : ranked) {
+    const int stage = candidate.second.zero_stage;
+    const auto same_stage = [stage](const ParallelPlan& p) { return p.zero_stage == stage; };
+    if (static_cast<std::size_t>(std::count_if(plans.begin(), plans.end(), same_stage)) == kTrainCandidates)
+      continue;
+    plans.push_back(candidate.second);
     if (s.rl->roles == RlRoles::separate) break;
   }
   return plans;
@@ -1535,6 +1598,17 @@ double host_sync_s(const Scenario& s, double wbytes) {
   return wbytes / std::min(sys.host_link.value, broadcast) + latency;
 }
 
+// The bytes a weight sync sends: the engine's weights as it serves them, all but the experts at 16
+// bits where the checkpoint quantises its experts alone (dense_weights_16bit: gpt-oss's MXFP4
+// experts beside bf16 attention).
+double synced_bytes(const Scenario& s) {
+  const RlWorkload& rl = *s.rl;
+  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
+  const double element = bytes_per_element(rl.rollout.precision);
+  return params.experts * element +
+         (params.total - params.experts) * dense_weight_bytes(s.model, rl.rollout.precision, element);
+}
+
 // Step 3: the weight sync. The policy's weights at the engine's precision, gathered from the
 // trainer's shards (gather_s), then sent. Split: every engine rank receives every tensor (OpenRLHF
 // and verl broadcast each full parameter to all engine ranks, which load their shard; MoonshotAI
@@ -1553,13 +1627,7 @@ double host_sync_s(const Scenario& s, double wbytes) {
 void weight_sync(const Scenario& s, double engine_weights, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   const SystemSpec& sys = s.system;
-  const ParamCounts params = count_params(s.model, s.model.max_seq_len > 0 ? s.model.max_seq_len : 4096);
-  // The engine's weights as it serves them: all but the experts at 16 bits where the checkpoint
-  // quantises its experts alone (dense_weights_16bit: gpt-oss's MXFP4 experts beside bf16 attention).
-  const double element = bytes_per_element(rl.rollout.precision);
-  const double wbytes =
-      params.experts * element +
-      (params.total - params.experts) * dense_weight_bytes(s.model, rl.rollout.precision, element);
+  const double wbytes = synced_bytes(s);
   out.weight_sync_bytes = wbytes;
   const bool one_domain = s.num_devices <= sys.scale_up.domain_size;
   const NetworkTier& tier = one_domain ? sys.scale_up : sys.scale_out;

@@ -45,6 +45,13 @@ std::vector<std::int64_t> interleave_candidates(std::int64_t layers, std::int64_
   return out;
 }
 
+// The global batch of a layout under FixedLayout::micro_batches_of: `mini` rounded up to whole
+// micro-batches on every data-parallel rank.
+std::int64_t rounded_batch(std::int64_t mini, const ParallelPlan& p) {
+  const std::int64_t unit = p.dp * p.micro_batch;
+  return (mini + unit - 1) / unit * unit;
+}
+
 // One (tp, pp, cp, dp) prefix of the space with the candidate lists of the keys below it.
 struct Prefix {
   ParallelPlan plan;  // searched keys at their least demanding values
@@ -131,7 +138,8 @@ void fill_candidates(Prefix& pre, const FixedLayout& f, const SearchOptions& o, 
   }
   const bool sp_required = work.model.moe && p.tp > 1;
   // The prefix passed with micro_batch 1 (or fixed), so dp divides the global batch.
-  pre.micro_batch = fixed_or(f.micro_batch, work.training->global_batch / p.dp);
+  pre.micro_batch = f.micro_batches_of ? f.micro_batches_of(p)
+                                       : fixed_or(f.micro_batch, work.training->global_batch / p.dp);
   pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
                    : p.pp > 1   ? interleave_candidates(work.model.layers, p.pp)
                                 : std::vector<std::int64_t>{1};
@@ -163,10 +171,20 @@ void check_prefix(Prefix& pre, const FixedLayout& f, const SearchOptions& o, Sce
 
 // Walks the prefixes in enumeration order (search.h). `work` is the scenario whose parallel
 // plan is overwritten for validation. fn(Prefix&) returns false to stop.
+// Under FixedLayout::micro_batches_of each prefix is checked at its dp's multiple of the global
+// batch as given (`mini`), which work holds again on return.
 template <class Fn>
 bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& work, Fn&& fn) {
   const std::int64_t n = work.num_devices;
   const bool training = o.mode == SearchMode::training;
+  const std::int64_t mini = training && f.micro_batches_of ? work.training->global_batch : 0;
+  struct Restore {
+    Scenario& work;
+    std::int64_t mini;
+    ~Restore() {
+      if (mini > 0) work.training->global_batch = mini;
+    }
+  } restore{work, mini};
   Prefix pre;
   for (const std::int64_t tp : fixed_or(f.tp, n)) {
     if (tp < 1 || n % tp != 0) continue;
@@ -188,6 +206,7 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
           degrees.ep = ep;
           degrees.etp = etp;
           pre.plan = prefix_plan(f, training, work.model.moe.has_value(), degrees);
+          if (mini > 0) work.training->global_batch = rounded_batch(mini, pre.plan);
           work.parallel = pre.plan;
           check_prefix(pre, f, o, work);
           if (!fn(pre)) return false;
@@ -484,8 +503,10 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   TrainingCache cache;
   const bool run_layout_checks = training && s.training->train_tokens > 0 &&
                                  (!s.training->batch_ramp.empty() || !s.training->stages.empty());
+  const std::int64_t mini = training && fixed.micro_batches_of ? s.training->global_batch : 0;
   const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
     work.parallel = p;
+    if (mini > 0) work.training->global_batch = rounded_batch(mini, p);
     LayoutResult r;
     r.plan = p;
     r.batch = batch;

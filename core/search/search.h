@@ -64,6 +64,13 @@ struct FixedLayout {
   std::optional<std::int64_t> etp;
   std::optional<double> recompute_fraction;  // applies to the layouts with full recompute
   bool optimizer_offload = false;            // every layout keeps its optimizer in host memory
+  // Training, where the micro-batches depend on the layout (an RL trainer packs each rank's share
+  // of a mini-batch into micro-batches, and halves the packs that do not fit: rl.cpp
+  // train_batch): the micro-batches each (tp, pp, cp, dp) prefix tries, given its plan. The
+  // scenario's global batch is then a mini-batch that each layout rounds up to whole
+  // micro-batches on every data-parallel rank (the least multiple of dp x micro_batch not below
+  // it), as the step trains it. Absent: micro_batch as above, the global batch as given.
+  std::function<std::vector<std::int64_t>(const ParallelPlan&)> micro_batches_of;
 };
 
 // serving: the deployment search of search/serving_search.h (the api routes it there).

@@ -22,7 +22,13 @@ beforeAll(async () => {
   if (!ids.some((id) => id.includes('deepseek'))) scenarios.push(['deepseek-v3 on 256 gb300', DEEPSEEK_V3_GB300]);
   // RL steps (no preset scenario has one): the RL task's starter, colocated and split 4 + 4.
   const rl = TASK_DEFS.rl.starter as { rl: Record<string, unknown> };
-  scenarios.push(['rl starter, colocated', rl], ['rl starter, split', { ...rl, rl: { ...rl.rl, placement: 'split', rollout_devices: 4, train_devices: 4, async: { staleness: 1 } } }]);
+  // and colocated with the engines reserving 0.95 of each device, more than the trainer holds
+  const rollout = (rl.rl.rollout ?? {}) as Record<string, unknown>;
+  scenarios.push(
+    ['rl starter, colocated', rl],
+    ['rl starter, split', { ...rl, rl: { ...rl.rl, placement: 'split', rollout_devices: 4, train_devices: 4, async: { staleness: 1 } } }],
+    ['rl starter, engines at 0.95', { ...rl, rl: { ...rl.rl, rollout: { ...rollout, gpu_memory_utilization: 0.95 } } }],
+  );
   cases = scenarios.map(([id, scenario]) => {
     const text = JSON.stringify(scenario);
     return { id, prediction: JSON.parse(mod.predict(text)) as Prediction, resolved: (JSON.parse(mod.validate(text)) as { scenario: ResolvedScenario }).scenario };
@@ -130,7 +136,7 @@ describe('chart specs on the engine output of every preset scenario', () => {
       expect(m.title, id).toMatch(/the trainer and the rollout engines/);
       expect(m.band?.row, id).toBe('Trainer total (80% band)');
     }
-    // the starter's rollout engines reserve more than its trainer holds: the chart must show them
+    // rollout engines that reserve more than their trainer holds (at 0.95): the chart must show them
     expect(rl.some(({ prediction: p }) => p.rl!.memory.rollout.per_device_bytes > p.memory.per_device_bytes.total)).toBe(true);
   });
 
