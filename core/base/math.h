@@ -9,6 +9,9 @@
 namespace optimus {
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// The least multiple of b not below a (b > 0): a batch rounded up to whole micro-batches, a length
+// padded to a layout's multiple.
+constexpr std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 constexpr double ceil_div(double a, double b) {
   const double q = a / b;
   // From 2^52 on every double is a whole number, and past 2^63 the cast below would overflow.

@@ -521,7 +521,7 @@ std::int64_t micro_batch_packed(const RlWorkload& rl, const ParallelPlan& p, std
 // parallelism): a length rounded up to that multiple, as the stacks pad it.
 std::int64_t padded_to_layout(std::int64_t seq_len, const ParallelPlan& p) {
   const std::int64_t quantum = (p.cp > 1 ? 2 * p.cp : 1) * (p.sequence_parallel ? p.tp : 1);
-  return (seq_len + quantum - 1) / quantum * quantum;
+  return round_up(seq_len, quantum);
 }
 
 // One optimizer step's batch on layout p (its tp, cp, dp, sequence parallelism and stated
@@ -561,8 +561,7 @@ TrainBatch train_batch(const RlWorkload& rl, const ParallelPlan& p, std::int64_t
   // Packed micro-batches (micro_batch_packed): the sequences a rank takes per micro-batch.
   b.micro_batch = micro_batch_packed(rl, p, b.seq_len, (b.mini + p.dp - 1) / p.dp);
   if (max_pack > 0) b.micro_batch = std::min(b.micro_batch, max_pack);
-  const std::int64_t per = p.dp * b.micro_batch;
-  b.global_batch = (b.mini + per - 1) / per * per;
+  b.global_batch = round_up(b.mini, p.dp * b.micro_batch);
   return b;
 }
 
@@ -1111,8 +1110,7 @@ Result<std::vector<ParallelPlan>> searched_train_plans(const Scenario& s, const 
   // get_batch_on_this_cp_rank splits a sequence into 2 cp chunks).
   constexpr std::int64_t kSearchQuantum = 128;
   Scenario searched = t;
-  searched.training->seq_len =
-      (searched.training->seq_len + kSearchQuantum - 1) / kSearchQuantum * kSearchQuantum;
+  searched.training->seq_len = round_up(searched.training->seq_len, kSearchQuantum);
   SearchOptions o;
   // Enough of the fastest layouts to hold kTrainCandidates distinct trainers: each trainer comes
   // as many as 18 times (its packs and their halvings, each recomputed three ways).

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "base/math.h"
 #include "cost/op_timer.h"
 #include "memory/footprint.h"
 #include "predict/predict.h"
@@ -12,7 +13,7 @@
 namespace optimus {
 
 bool searches_uneven_pp(std::int64_t layers, std::int64_t pp) {
-  const std::int64_t empty = (layers + pp - 1) / pp * pp - layers;
+  const std::int64_t empty = round_up(layers, pp) - layers;
   return 8 * empty <= layers;
 }
 
@@ -43,13 +44,6 @@ std::vector<std::int64_t> interleave_candidates(std::int64_t layers, std::int64_
   for (std::int64_t v = 2; pp * v <= layers + 2; ++v)
     if (layers % (pp * v) == 0 || uneven_chunk_split(layers, pp, v)) out.push_back(v);
   return out;
-}
-
-// The global batch of a layout under FixedLayout::micro_batches_of: `mini` rounded up to whole
-// micro-batches on every data-parallel rank.
-std::int64_t rounded_batch(std::int64_t mini, const ParallelPlan& p) {
-  const std::int64_t unit = p.dp * p.micro_batch;
-  return (mini + unit - 1) / unit * unit;
 }
 
 // One (tp, pp, cp, dp) prefix of the space with the candidate lists of the keys below it.
@@ -206,7 +200,7 @@ bool for_each_prefix(const FixedLayout& f, const SearchOptions& o, Scenario& wor
           degrees.ep = ep;
           degrees.etp = etp;
           pre.plan = prefix_plan(f, training, work.model.moe.has_value(), degrees);
-          if (mini > 0) work.training->global_batch = rounded_batch(mini, pre.plan);
+          if (mini > 0) work.training->global_batch = round_up(mini, pre.plan.dp * pre.plan.micro_batch);
           work.parallel = pre.plan;
           check_prefix(pre, f, o, work);
           if (!fn(pre)) return false;
@@ -506,7 +500,7 @@ Result<SearchResult> search_layouts(const Scenario& s, const FixedLayout& fixed,
   const std::int64_t mini = training && fixed.micro_batches_of ? s.training->global_batch : 0;
   const auto evaluate = [&](const ParallelPlan& p, std::int64_t batch) {
     work.parallel = p;
-    if (mini > 0) work.training->global_batch = rounded_batch(mini, p);
+    if (mini > 0) work.training->global_batch = round_up(mini, p.dp * p.micro_batch);
     LayoutResult r;
     r.plan = p;
     r.batch = batch;
