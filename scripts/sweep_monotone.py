@@ -9,8 +9,9 @@ measurement. The suite keeps the cheap, fast-running part of this as unit tests
 (tests/unit/property_test.cpp: the dense training and inference properties, and the RL ones this
 script first found broken: docs/rl.md, Layouts); this script reaches the slower families too, with
 the layout left to the engine ("auto") where a published run does not state it. Known to fail:
-`--family rl --jobs 150` finds 2 jobs (Qwen3-235B split on DGX B200, staleness 1) whose step grows
-0.07-0.28% with every peak rate doubled: a searched RL trainer is the fastest step among a few of
+`--family rl --jobs 150` finds 1 job (Qwen3-235B split 32 + 32 on DGX B200, staleness 1) whose
+step grows 0.28% with every peak rate doubled (2 jobs, 0.07-0.28%, before the runtimes' custom
+all-reduce reached 8 MiB): a searched RL trainer is the fastest step among a few of
 the search's layouts, ordered by their updates and weight-sync gathers, and these steps are the
 rollout plus the sync (docs/rl.md, Layouts). While the search ranked at micro-batch 1 it found 3,
 by 1.0-2.9%.

@@ -817,15 +817,26 @@ Result<double> partial_rollout_s(const Scenario& s, const Scenario& ro, double m
 // Step 1: the step's responses served offline on the rollout pool (`ro`: the engines
 // rl_rollout_scenario resolved). A synchronous step waits for the last response, so the phase is the run's
 // makespan (first prompt to last token), not the mean response time.
+// The part of the step an engine's layout sets: its rollout and, colocated, the swap of its
+// weights to host memory and back while the trainer runs (pools_and_swap, step 4), which a wider
+// engine shrinks (a tp-th of the weights per device).
+double engine_step_s(const Scenario& s, const Prediction& p) {
+  double t = p.serving->duration_s;
+  if (s.rl->placement == RlPlacement::colocated && s.system.host_link.value > 0 && p.inference_memory)
+    t += 2.0 * p.inference_memory->per_device.weights.value / s.system.host_link.value;
+  return t;
+}
+
 Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out) {
   auto served = predict(ro);
   if (!served) return rollout_error(served.error());
   if (s.rl->rollout.tp == 0) {
     // tp chosen: the fastest rollout, the tp doubled while the wider engine finishes the step's responses
-    // sooner. A synchronous step waits for its longest response, which decodes at a small running batch at
-    // the end, where a wider engine streams fewer weight bytes per device a token; a narrow engine can also
-    // hold too little KV for its running batch (a 32B model at tp 1 on an 80 GB device: 8 running sequences
-    // and hundreds of preemptions; vLLM's optimization guide, docs.vllm.ai configuration/optimization
+    // sooner (colocated: the rollout and the swap of the engine's weights together, engine_step_s). A
+    // synchronous step waits for its longest response, which decodes at a small running batch at the end,
+    // where a wider engine streams fewer weight bytes per device a token; a narrow engine can also hold too
+    // little KV for its running batch (a 32B model at tp 1 on an 80 GB device: 8 running sequences and
+    // hundreds of preemptions; vLLM's optimization guide, docs.vllm.ai configuration/optimization
     // "Preemption": raise tensor_parallel_size). The recipes' own choices agree: verl's fully_async
     // Qwen2.5-7B runs (28K-token responses) serve at tp 4 where tp 1 holds the model, and with their stated
     // tp left out this rule picks it again in 12 of the 15 public jobs that state one (verl fully_async 10 of
@@ -841,7 +852,7 @@ Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out
       Scenario wider = rollout_at(s, tp);
       if (check_serving(wider)) break;
       auto next = predict(wider);
-      if (!next || !(next->serving->duration_s < served->serving->duration_s)) break;
+      if (!next || !(engine_step_s(s, *next) < engine_step_s(s, *served))) break;
       ro = std::move(wider);
       served = std::move(next);
     }

@@ -46,6 +46,7 @@ struct ModelFacts {
   double experts, top_k;             // routed experts per MoE layer, per token (0: dense)
   double kv_bytes;                   // KV cache per token at 16 bits
   double kv_heads;                   // tp splits the cache by KV head (MLA's latent: 1, read whole)
+  double hidden, layers;             // a tp engine all-reduces hidden x 2 bytes a token twice a layer
 };
 // qwen3-8b: 36 x (attention 4096^2 x 2 + 2 x 4096 x 1024, MLP 3 x 4096 x 12288) + 2 x 151936 x
 // 4096 = 8.19e9; KV 36 x 2 x 8 x 128 x 2 B. llama3.1-8b: 8.03e9 (Meta's card); KV 32 layers x 8
@@ -55,12 +56,12 @@ struct ModelFacts {
 // experts of 235e9, 22e9 active; KV 94 layers x 4 heads. deepseek-v3: 58 MoE layers x 256 x 3 x
 // 7168 x 2048 = 654e9 in routed experts of 671e9, 37e9 active; MLA KV 61 x (512 + 64) x 2 B.
 constexpr ModelFacts kModels[] = {
-    {"qwen3-8b", 8.19e9, 8.19e9, 8.19e9, 0, 0, 36 * 2 * 8 * 128 * 2, 8},
-    {"llama3.1-8b", 8.03e9, 8.03e9, 8.03e9, 0, 0, 32 * 2 * 8 * 128 * 2, 8},
-    {"qwen3-32b", 32.8e9, 32.8e9, 32.8e9, 0, 0, 64 * 2 * 8 * 128 * 2, 8},
-    {"qwen3-30b-a3b", 30.5e9, 3.3e9, 1.5e9, 128, 8, 48 * 2 * 4 * 128 * 2, 4},
-    {"qwen3-235b-a22b", 235e9, 22e9, 8e9, 128, 8, 94 * 2 * 4 * 128 * 2, 4},
-    {"deepseek-v3", 671e9, 37e9, 17e9, 256, 8, 61 * 576 * 2, 1},
+    {"qwen3-8b", 8.19e9, 8.19e9, 8.19e9, 0, 0, 36 * 2 * 8 * 128 * 2, 8, 4096, 36},
+    {"llama3.1-8b", 8.03e9, 8.03e9, 8.03e9, 0, 0, 32 * 2 * 8 * 128 * 2, 8, 4096, 32},
+    {"qwen3-32b", 32.8e9, 32.8e9, 32.8e9, 0, 0, 64 * 2 * 8 * 128 * 2, 8, 5120, 64},
+    {"qwen3-30b-a3b", 30.5e9, 3.3e9, 1.5e9, 128, 8, 48 * 2 * 4 * 128 * 2, 4, 2048, 48},
+    {"qwen3-235b-a22b", 235e9, 22e9, 8e9, 128, 8, 94 * 2 * 4 * 128 * 2, 4, 4096, 94},
+    {"deepseek-v3", 671e9, 37e9, 17e9, 256, 8, 61 * 576 * 2, 1, 7168, 61},
 };
 struct SystemFacts {
   const char* id;
@@ -275,7 +276,13 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
     // it by KV head and every rank reads the heads it has (all of MLA's one latent).
     const double kv_total = step_tokens * per_response * m.kv_bytes;
     const double kv = adp ? kv_total : kv_total * group / std::min<double>(tp, m.kv_heads);
-    const double boe = (experts + rest + kv) / (group * sys.hbm_bw * 0.8);
+    // A tp engine's two all-reduces a layer (attention and MLP outputs, hidden x 2 bytes a token):
+    // at least the ring's bytes over NVLink and the runtime's 9 us per call (vLLM's custom
+    // all-reduce floor, presets/software/vllm.json); small beside the weights except on a wide
+    // engine of a small model, or on H800's 200 GB/s links.
+    const double reduce = step_tokens * m.hidden * 2.0, calls = 2.0 * m.layers;
+    const double allreduce = tp > 1 ? calls * (9e-6 + 2.0 * (tp - 1) / tp * reduce / sys.nvlink) : 0.0;
+    const double boe = (experts + rest + kv) / (group * sys.hbm_bw * 0.8) + allreduce;
     const double implied = batch * dp / ro["output_tokens_per_s"].get<double>();
     const bool multi_node = group > sys.node && sys.domain <= sys.node;
     const double upper = multi_node ? 4.0 : m.experts > 0 ? 3.5 : 2.5;
@@ -357,7 +364,8 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
   }
 }
 
-// A chosen rollout tp is the fastest rollout of the powers of two within a scale-up domain: a
+// A chosen rollout tp is the fastest rollout of the powers of two within a scale-up domain (the
+// choice also counts a colocated engine's weight swap, which only shrinks as tp grows): a
 // synchronous step waits for its longest response, which decodes at a small running batch, where
 // a wider engine streams fewer weights per device a token. Qwen3-32B in bf16 is 65.6 GB; at tp 1
 // on an H800 (0.9 x 79.6 GiB = 76.9 GB reserved) about 8 GB of KV is left, 30K tokens at 262 KB a
