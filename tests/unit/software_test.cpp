@@ -56,7 +56,7 @@ TEST(Software, EveryProfileLoadsAndPredicts) {
 
 TEST(Software, ProfilesSetTheSchedulerAndTheRuntime) {
   const json vllm = predict(llama("vllm"));
-  EXPECT_EQ(vllm["serving"]["max_batch"], 256);
+  EXPECT_EQ(vllm["serving"]["max_batch"], 1024);
   json own = llama("vllm");
   own["inference"]["serving"]["max_batch"] = 32;
   EXPECT_EQ(predict(own)["serving"]["max_batch"], 32);  // the scenario's own key wins
