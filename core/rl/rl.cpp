@@ -814,19 +814,23 @@ Result<double> partial_rollout_s(const Scenario& s, const Scenario& ro, double m
   return std::max(marginal, floor_s);
 }
 
-// Step 1: the step's responses served offline on the rollout pool (`ro`: the engines
-// rl_rollout_scenario resolved). A synchronous step waits for the last response, so the phase is the run's
-// makespan (first prompt to last token), not the mean response time.
+// Bytes over the device's host link, one way (0 where the system states no host link).
+double host_seconds(const Scenario& s, double bytes) {
+  return s.system.host_link.value > 0 ? bytes / s.system.host_link.value : 0.0;
+}
+
 // The part of the step an engine's layout sets: its rollout and, colocated, the swap of its
 // weights to host memory and back while the trainer runs (pools_and_swap, step 4), which a wider
 // engine shrinks (a tp-th of the weights per device).
 double engine_step_s(const Scenario& s, const Prediction& p) {
-  double t = p.serving->duration_s;
-  if (s.rl->placement == RlPlacement::colocated && s.system.host_link.value > 0 && p.inference_memory)
-    t += 2.0 * p.inference_memory->per_device.weights.value / s.system.host_link.value;
-  return t;
+  const bool colocated = s.rl->placement == RlPlacement::colocated && p.inference_memory;
+  return p.serving->duration_s +
+         (colocated ? 2.0 * host_seconds(s, p.inference_memory->per_device.weights.value) : 0.0);
 }
 
+// Step 1: the step's responses served offline on the rollout pool (`ro`: the engines
+// rl_rollout_scenario resolved). A synchronous step waits for the last response, so the phase is the run's
+// makespan (first prompt to last token), not the mean response time.
 Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out) {
   auto served = predict(ro);
   if (!served) return rollout_error(served.error());
@@ -902,10 +906,6 @@ OffloadBytes offload_bytes(RlOffload o, const MemoryReport& m) {
   }
   return b;
 }
-double host_seconds(const Scenario& s, double bytes) {
-  return s.system.host_link.value > 0 ? bytes / s.system.host_link.value : 0.0;
-}
-
 // One model's passes on its devices: mini_batches forward passes and updates of one mini-batch
 // each (with the offload traffic of each pass), its memory and layout.
 struct Passes {
