@@ -20,6 +20,18 @@ export function sig(x: number, digits = 3): string {
   return fixed.includes('.') && !fixed.includes('e') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
+/** The seconds' ladder: each rung's size in seconds and its unit (secondsRung picks one). */
+const SECONDS_LADDER: ReadonlyArray<readonly [number, string]> = [
+  [1e-9, 'ns'],
+  [1e-6, 'µs'],
+  [1e-3, 'ms'],
+  [1, 's'],
+  [60, 'min'],
+  [3600, 'h'],
+  [86400, 'days'],
+  [86400 * 365.25, 'years'],
+];
+
 /** The rung of the seconds' ladder (ns, µs, ms, s, min, h, days, years) that writes `s`: its size in seconds and its unit. */
 function secondsRung(s: number): { seconds: number; unit: string } {
   const a = Math.abs(s);
@@ -54,20 +66,27 @@ export function formatMwh(x: number): string {
 }
 
 /**
- * A range low – high written in one unit, the high end's (for durations and capacities, whose
- * ladders would otherwise write "23.5 h – 1.2 days"): "21.3 – 34.5 h". Other quantities: each end
- * as formatValue writes it.
+ * A range low – high written in one unit (for durations and capacities, whose ladders would
+ * otherwise write "23.5 h – 1.2 days"): "21.3 – 34.5 h". The unit is that of `at`, the value the
+ * range is shown beside, so that the two read alike ("104 s", "56.1 – 339 s", not "0.935 – 5.65
+ * min"), unless the high end would then take four digits or more; without `at`, or then, the high
+ * end's. Other quantities: each end as formatValue writes it.
  */
-export function formatRange(low: number, high: number, q: Quantity): string {
+export function formatRange(low: number, high: number, q: Quantity, at?: number): string {
   const scaled = (size: number, unit: string): string => `${sig(low / size)} – ${sig(high / size)} ${unit}`;
   if (!Number.isFinite(low) || !Number.isFinite(high) || high === 0) return `${formatValue(low, q)} – ${formatValue(high, q)}`;
+  const ref = at !== undefined && Number.isFinite(at) && at !== 0 ? at : high;
   if (q === 'seconds' || q === 'days') {
     const k = q === 'days' ? 86400 : 1;
-    const r = secondsRung(high * k);
-    return scaled(r.seconds / k, r.unit);
+    const own = secondsRung(ref * k);
+    let i = Math.max(0, SECONDS_LADDER.findIndex(([size]) => size === own.seconds));
+    while (i < SECONDS_LADDER.length - 1 && Math.abs(high * k) / SECONDS_LADDER[i]![0] >= 1000) ++i;
+    const [size, unit] = SECONDS_LADDER[i]!;
+    return scaled(size / k, unit);
   }
   if (q === 'bytes') {
-    const i = Math.min(BINARY.length - 1, Math.max(0, Math.floor(Math.log(Math.abs(high)) / Math.log(1024))));
+    let i = Math.min(BINARY.length - 1, Math.max(0, Math.floor(Math.log(Math.abs(ref)) / Math.log(1024))));
+    while (i < BINARY.length - 1 && Math.abs(high) / 1024 ** i >= 1000) ++i;
     return scaled(1024 ** i, BINARY[i]!);
   }
   return `${formatValue(low, q)} – ${formatValue(high, q)}`;

@@ -37,7 +37,7 @@ function metricCard(def: MetricDef, cur: Shown, pinned: Shown | null): HTMLEleme
     ? h(
         'div',
         { class: 'band', 'data-band-metric': def.path, 'data-low': String(band.low), 'data-high': String(band.high), title: `80% of ${band.cases} published ${regimeWords(band.regime)} fell in this range around the prediction` },
-        `80% range ${formatRange(band.low, band.high, def.q)}`,
+        `80% range ${formatRange(band.low, band.high, def.q, typeof v === 'number' ? v : undefined)}`,
         oneSided(band, v) ? h('span', { class: 'one-sided', 'data-one-sided': def.path }, ` (${oneSided(band, v)})`) : null,
       )
     : null;

@@ -160,4 +160,17 @@ describe('durations in days, energies in MWh, ranges in one unit', () => {
     expect(formatRange(900 * 2 ** 20, 2 * 2 ** 30, 'bytes')).toBe('0.879 – 2 GiB');
     expect(formatRange(0.5, 0.7, 'ratio')).toBe('50 % – 70 %');
   });
+  it('a range beside a value takes the value’s unit while its high end stays under a thousand of it', () => {
+    // An RL step of 104 s with its band: the same unit as the value, not "0.935 – 5.65 min".
+    expect(formatRange(56.1, 339, 'seconds', 104)).toBe('56.1 – 339 s');
+    expect(formatRange(0.8 * 86400, 1.5 * 86400, 'seconds', 86400)).toBe('19.2 – 36 h');
+    // 1.1 days is written 26.4 h (the seconds' ladder), and so is its range.
+    expect(formatValue(1.1, 'days')).toBe('26.4 h');
+    expect(formatRange(0.9, 1.4, 'days', 1.1)).toBe('21.6 – 33.6 h');
+    expect(formatRange(50 * 2 ** 30, 1100 * 2 ** 30, 'bytes', 63 * 2 ** 30)).toBe('0.0488 – 1.07 TiB');
+    expect(formatRange(50 * 2 ** 30, 70 * 2 ** 30, 'bytes', 63 * 2 ** 30)).toBe('50 – 70 GiB');
+    // A high end of a thousand or more of the value's unit climbs the ladder until it is under a thousand.
+    expect(formatRange(30, 7200, 'seconds', 60)).toBe('0.5 – 120 min');
+    expect(formatRange(1, 2, 'seconds', 0)).toBe('1 – 2 s');
+  });
 });
