@@ -90,7 +90,9 @@ function setStatus(state: 'computing' | 'ready' | 'error', text: string): void {
 
 const stem = (): string => fileStem(current?.scenario.name);
 
-const exampleSelect = h('select', { id: 'example', 'data-testid': 'scenario-preset' });
+// The examples arrive with the preset list, after the first estimate; until then the picker shows
+// its first line alone, not an empty box.
+const exampleSelect = h('select', { id: 'example', 'data-testid': 'scenario-preset' }, h('option', { value: '' }, 'Choose…'));
 const copyBtn = h('button', { type: 'button', 'data-testid': 'copy-link' }, 'Copy link');
 const pinBtn = h('button', { type: 'button', 'data-testid': 'pin', 'aria-pressed': 'false', disabled: true }, 'Pin result');
 const jsonBtn = h('button', { type: 'button', 'data-testid': 'export-json', disabled: true }, 'JSON');
@@ -410,7 +412,7 @@ app.replaceChildren(
   h(
     'header',
     { class: 'top' },
-    h('div', { class: 'brand' }, h('h1', null, 'Optimus'), h('p', { class: 'tagline' }, 'LLM training and inference time and memory, estimated in your browser (Kundu et al., arXiv 2407.14645)')),
+    h('div', { class: 'brand' }, h('h1', null, 'Optimus'), h('p', { class: 'tagline' }, 'LLM training, serving and RL post-training: time, memory and cost, estimated in your browser (Kundu et al., arXiv 2407.14645)')),
     h('nav', { 'aria-label': 'views', class: 'views' }, ...navLinks),
   ),
   h(
