@@ -277,11 +277,16 @@ TEST(RlScale, EveryJobPredictsWithinHandBounds) {
     const double kv_total = step_tokens * per_response * m.kv_bytes;
     const double kv = adp ? kv_total : kv_total * group / std::min<double>(tp, m.kv_heads);
     // A tp engine's two all-reduces a layer (attention and MLP outputs, hidden x 2 bytes a token):
-    // at least the ring's bytes over NVLink and the runtime's 9 us per call (vLLM's custom
-    // all-reduce floor, presets/software/vllm.json); small beside the weights except on a wide
-    // engine of a small model, or on H800's 200 GB/s links.
+    // at least the ring's bytes over NVLink and the rollout runtime's fixed time per call (its
+    // profile's custom_allreduce_us: vLLM's 9 us, SGLang's 6); small beside the weights except on
+    // a wide engine of a small model, or on H800's 200 GB/s links.
+    const std::string runtime = rl.contains("rollout") ? rl["rollout"].value("software", "vllm") : "vllm";
+    const double floor_s =
+        json::parse(optimus::api::preset("software", runtime))["software"]["custom_allreduce_us"]
+            .get<double>() *
+        1e-6;
     const double reduce = step_tokens * m.hidden * 2.0, calls = 2.0 * m.layers;
-    const double allreduce = tp > 1 ? calls * (9e-6 + 2.0 * (tp - 1) / tp * reduce / sys.nvlink) : 0.0;
+    const double allreduce = tp > 1 ? calls * (floor_s + 2.0 * (tp - 1) / tp * reduce / sys.nvlink) : 0.0;
     const double boe = (experts + rest + kv) / (group * sys.hbm_bw * 0.8) + allreduce;
     const double implied = batch * dp / ro["output_tokens_per_s"].get<double>();
     const bool multi_node = group > sys.node && sys.domain <= sys.node;

@@ -20,31 +20,33 @@ export function sig(x: number, digits = 3): string {
   return fixed.includes('.') && !fixed.includes('e') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
-/** The seconds' ladder: each rung's size in seconds and its unit (secondsRung picks one). */
-const SECONDS_LADDER: ReadonlyArray<readonly [number, string]> = [
-  [1e-9, 'ns'],
-  [1e-6, 'µs'],
-  [1e-3, 'ms'],
-  [1, 's'],
-  [60, 'min'],
-  [3600, 'h'],
-  [86400, 'days'],
-  [86400 * 365.25, 'years'],
+/**
+ * The seconds' ladder: each rung's size in seconds, its unit, and the value below which it writes
+ * a duration (the first three rungs compare the value rounded to three digits, so that 0.99995 s
+ * is "1 s", not "1000 ms"; the others the value itself).
+ */
+const SECONDS_LADDER: ReadonlyArray<{ seconds: number; unit: string; below: number; rounded?: boolean }> = [
+  { seconds: 1e-9, unit: 'ns', below: 1e-6, rounded: true },
+  { seconds: 1e-6, unit: 'µs', below: 1e-3, rounded: true },
+  { seconds: 1e-3, unit: 'ms', below: 1, rounded: true },
+  { seconds: 1, unit: 's', below: 120 },
+  { seconds: 60, unit: 'min', below: 7200 },
+  { seconds: 3600, unit: 'h', below: 172800 },
+  { seconds: 86400, unit: 'days', below: 86400 * 365.25 },
+  { seconds: 86400 * 365.25, unit: 'years', below: Infinity },
 ];
 
-/** The rung of the seconds' ladder (ns, µs, ms, s, min, h, days, years) that writes `s`: its size in seconds and its unit. */
-function secondsRung(s: number): { seconds: number; unit: string } {
+/** The index on the seconds' ladder (ns, µs, ms, s, min, h, days, years) of the rung that writes `s`. */
+function secondsRungIndex(s: number): number {
   const a = Math.abs(s);
-  // Each rung up to the value that rounds to a thousand of it (0.99995 s is "1 s", not "1000 ms").
-  const below = (limit: number): boolean => Number(a.toPrecision(3)) < limit;
-  if (below(1e-6)) return { seconds: 1e-9, unit: 'ns' };
-  if (below(1e-3)) return { seconds: 1e-6, unit: 'µs' };
-  if (below(1)) return { seconds: 1e-3, unit: 'ms' };
-  if (a < 120) return { seconds: 1, unit: 's' };
-  if (a < 7200) return { seconds: 60, unit: 'min' };
-  if (a < 172800) return { seconds: 3600, unit: 'h' };
-  if (a < 86400 * 365.25) return { seconds: 86400, unit: 'days' };
-  return { seconds: 86400 * 365.25, unit: 'years' };
+  const i = SECONDS_LADDER.findIndex((r) => (r.rounded ? Number(a.toPrecision(3)) : a) < r.below);
+  return i < 0 ? SECONDS_LADDER.length - 1 : i;
+}
+
+/** The rung of the seconds' ladder that writes `s`: its size in seconds and its unit. */
+function secondsRung(s: number): { seconds: number; unit: string } {
+  const r = SECONDS_LADDER[secondsRungIndex(s)]!;
+  return { seconds: r.seconds, unit: r.unit };
 }
 
 /** Seconds on a ladder ns, µs, ms, s, min, h, days, years (time to train runs long). */
@@ -78,11 +80,10 @@ export function formatRange(low: number, high: number, q: Quantity, at?: number)
   const ref = at !== undefined && Number.isFinite(at) && at !== 0 ? at : high;
   if (q === 'seconds' || q === 'days') {
     const k = q === 'days' ? 86400 : 1;
-    const own = secondsRung(ref * k);
-    let i = Math.max(0, SECONDS_LADDER.findIndex(([size]) => size === own.seconds));
-    while (i < SECONDS_LADDER.length - 1 && Math.abs(high * k) / SECONDS_LADDER[i]![0] >= 1000) ++i;
-    const [size, unit] = SECONDS_LADDER[i]!;
-    return scaled(size / k, unit);
+    let i = secondsRungIndex(ref * k);
+    while (i < SECONDS_LADDER.length - 1 && Math.abs(high * k) / SECONDS_LADDER[i]!.seconds >= 1000) ++i;
+    const r = SECONDS_LADDER[i]!;
+    return scaled(r.seconds / k, r.unit);
   }
   if (q === 'bytes') {
     let i = Math.min(BINARY.length - 1, Math.max(0, Math.floor(Math.log(Math.abs(ref)) / Math.log(1024))));
