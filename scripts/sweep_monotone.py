@@ -16,7 +16,7 @@ the search's layouts, ordered by their updates and weight-sync gathers, and thes
 rollout plus the sync (docs/rl.md, Layouts). While the search ranked at micro-batch 1 it found 3,
 by 1.0-2.9%.
 
-usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference] [--jobs N]
+usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference|training|run] [--jobs N]
 
   rl         RL jobs (8B-235B, four systems, colocated and split): bandwidths or peaks x2 never
              lengthen the step; prompts or responses x2 never shorten it
@@ -24,8 +24,15 @@ usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference
              x2 never lengthen the iteration; the global batch x2 lengthens it by at most 2.05x
   serving    served streams at stated layouts: a higher Poisson rate never lowers TTFT, the
              end-to-end latency or the throughput (2% slack for the simulator's sampling);
-             bandwidths or peaks x2 never raise them
+             bandwidths or peaks x2 never raise them; prompts x2 never lower TTFT; replicas x2
+             for the same stream never raise TTFT or the end-to-end latency
   inference  static MoE inference: a larger batch never lowers TPOT or TTFT; x2 never slower
+  training   dense training with parallel "auto" (a search per prediction): bandwidths or peaks x2
+             never lengthen the iteration; the global batch x2 lengthens it by at most 2.05x, the
+             sequence x2 by at most 4.1x, and neither shortens it
+  run        whole runs of those jobs with failures at 3e-5 per device-hour: bandwidths or peaks x2
+             never lengthen the wall time; twice the tokens take 2-2.1x as long; more failures or
+             longer restarts never shorten it, faster checkpoint writes never lengthen it
 """
 import argparse
 import json
@@ -175,6 +182,21 @@ def check_serving(e, s, o, bad):
             bad.append(("rate %g: TTFT, e2e or throughput lower" % rate, prev, cur, s))
         prev = cur
     on_faster_devices(e, s, o, SERVED_METRICS, 0.02, bad)
+    # Longer prompts never bring the first token sooner; twice the replicas for the same stream
+    # never make a request slower (2% slack for the simulator's sampling, as above).
+    longer = json.loads(json.dumps(s))
+    longer["inference"]["prompt_len"] *= 2
+    ol = e.predict(longer)
+    if "error" not in ol and at(ol, "serving.ttft_s.mean") < at(o, "serving.ttft_s.mean") * 0.98:
+        bad.append(("prompts x2: TTFT lower", at(o, "serving.ttft_s.mean"), at(ol, "serving.ttft_s.mean"), s))
+    wider = json.loads(json.dumps(s))
+    wider["num_devices"] *= 2
+    wider["parallel"]["dp"] = wider["parallel"].get("dp", 1) * 2
+    ow = e.predict(wider)
+    if "error" not in ow:
+        for m in SERVED_METRICS:
+            if at(ow, m) > at(o, m) * 1.02:
+                bad.append(("replicas x2: %s higher" % m, at(o, m), at(ow, m), s))
 
 
 def inference_jobs(rng, n):
@@ -203,8 +225,82 @@ def check_inference(e, s, o, bad):
     on_faster_devices(e, s, o, ["inference.tpot_s", "inference.ttft_s", "inference.e2e_latency_s"], 1e-4, bad)
 
 
+DENSE = {"llama3.1-8b": [8, 16, 64], "qwen2.5-14b": [16, 32], "llama3.1-70b": [64, 128, 256], "gpt3-175b": [256, 512],
+         "llama3.2-1b": [8, 32], "mistral-7b": [8, 32]}
+
+
+def training_jobs(rng, n):
+    for _ in range(n):
+        model = rng.choice(sorted(DENSE))
+        devices = rng.choice(DENSE[model])
+        yield {"model": model, "system": rng.choice(["dgx-h100", "dgx-a100-80gb", "dgx-b200", "gb200-nvl72", "mi300x-8"]),
+               "num_devices": devices, "parallel": "auto",
+               "training": {"global_batch": rng.choice([2, 4, 8]) * devices, "seq_len": rng.choice([2048, 4096, 8192]),
+                            "precision": rng.choice(["bf16", "fp8"])}}
+
+
+def check_training(e, s, o, bad):
+    it = o["training"]["iteration_time_s"]
+    on_faster_devices(e, s, o, ["training.iteration_time_s"], 1e-3, bad)
+    for key, what in (("global_batch", "global batch x2"), ("seq_len", "sequence x2")):
+        t = json.loads(json.dumps(s))
+        t["training"][key] *= 2
+        ot = e.predict(t)
+        if "error" in ot:
+            continue
+        ratio = ot["training"]["iteration_time_s"] / it
+        # A doubled batch is at most twice the work; a doubled sequence more (attention grows with it).
+        top = 2.05 if key == "global_batch" else 4.1
+        if ratio < 1 - 1e-3 or ratio > top:
+            bad.append(("%s: iteration x%.3f" % (what, ratio), it, ot["training"]["iteration_time_s"], s))
+
+
+def run_jobs(rng, n):
+    for s in training_jobs(rng, n):
+        s["training"]["train_tokens"] = rng.choice([1e11, 1e12, 1.5e13])
+        yield s
+
+
+def with_operations(e, s, change):
+    """The scenario with its system inline and system.operations changed by `change`."""
+    r = call(e.cli, ["validate", "-"], json.dumps(s)).get("scenario")
+    if r is None:
+        return None
+    change(r["system"].setdefault("operations", {}))
+    return r
+
+
+def check_run(e, s, o, bad):
+    """Failures at a known rate (the base run: 3e-5 per device-hour, 600 s restarts); then each term."""
+    base = with_operations(e, s, lambda ops: ops.update(failures_per_device_hour=3e-5, restart_s=600))
+    ob = e.predict(base) if base else {"error": {}}
+    if "error" in ob:
+        return
+    wall = ob["run"]["wall_time_s"]
+    on_faster_devices(e, base, ob, ["run.wall_time_s"], 1e-3, bad)
+    more = json.loads(json.dumps(base))
+    more["training"]["train_tokens"] *= 2
+    om = e.predict(more)
+    if "error" not in om:
+        ratio = om["run"]["wall_time_s"] / wall
+        if ratio < 2 * (1 - 1e-3) or ratio > 2.1:
+            bad.append(("train tokens x2: wall time x%.3f" % ratio, wall, om["run"]["wall_time_s"], base))
+    changes = (("failures x2", lambda ops: ops.update(failures_per_device_hour=6e-5), 1),
+               ("restarts x2", lambda ops: ops.update(restart_s=1200), 1),
+               ("checkpoint writes x2 faster", lambda ops: ops.update(checkpoint_write_GBps_per_node=50), -1))
+    for what, change, sign in changes:
+        t = json.loads(json.dumps(base))
+        change(t["system"]["operations"])
+        ot = e.predict(t)
+        if "error" in ot:
+            continue
+        w = ot["run"]["wall_time_s"]
+        if (sign > 0 and w < wall * (1 - 1e-9)) or (sign < 0 and w > wall * (1 + 1e-9)):
+            bad.append(("%s: wall time %s" % (what, "shorter" if sign > 0 else "longer"), wall, w, base))
+
 FAMILIES = {"rl": (rl_jobs, check_rl, 40), "moe": (moe_jobs, check_moe, 20),
-            "serving": (serving_jobs, check_serving, 30), "inference": (inference_jobs, check_inference, 40)}
+            "serving": (serving_jobs, check_serving, 30), "inference": (inference_jobs, check_inference, 40),
+            "training": (training_jobs, check_training, 40), "run": (run_jobs, check_run, 30)}
 
 
 def main():
