@@ -96,6 +96,18 @@ def on_faster_devices(e, s, o, paths, slack, bad):
                             at(of, path), s))
 
 
+def doubled(e, s, key, metric, low, high, bad):
+    """`training.<key>` doubled: the number at `metric` must grow by a factor within [low, high]."""
+    t = json.loads(json.dumps(s))
+    t["training"][key] *= 2
+    before, ot = at(e.predict(s), metric), e.predict(t)
+    if "error" in ot:
+        return
+    ratio = at(ot, metric) / before
+    if ratio < low * (1 - 1e-3) or ratio > high:
+        bad.append(("%s x2: %s x%.3f" % (key, metric, ratio), before, at(ot, metric), s))
+
+
 def rl_jobs(rng, n):
     models = ["qwen2.5-7b", "llama3.1-8b", "qwen3-30b-a3b", "llama3.1-70b", "qwen3-235b-a22b"]
     sizes = {"qwen2.5-7b": [8, 16, 32], "llama3.1-8b": [8, 16], "qwen3-30b-a3b": [16, 32, 64],
@@ -140,15 +152,8 @@ def moe_jobs(rng, n):
 
 
 def check_moe(e, s, o, bad):
-    it = o["training"]["iteration_time_s"]
     on_faster_devices(e, s, o, ["training.iteration_time_s"], 1e-3, bad)
-    big = json.loads(json.dumps(s))
-    big["training"]["global_batch"] *= 2
-    ob = e.predict(big)
-    if "error" not in ob:
-        ratio = ob["training"]["iteration_time_s"] / it
-        if ratio < 1 - 1e-3 or ratio > 2.05:
-            bad.append(("global batch x2: iteration x%.3f" % ratio, it, ob["training"]["iteration_time_s"], s))
+    doubled(e, s, "global_batch", "training.iteration_time_s", 1, 2.05, bad)
 
 
 SERVED = [("llama3.1-8b", {"tp": 1, "dp": 8}), ("llama3.1-8b", {"tp": 2, "dp": 4}), ("llama3.3-70b", {"tp": 4, "dp": 2}),
@@ -240,20 +245,10 @@ def training_jobs(rng, n):
 
 
 def check_training(e, s, o, bad):
-    it = o["training"]["iteration_time_s"]
     on_faster_devices(e, s, o, ["training.iteration_time_s"], 1e-3, bad)
-    for key, what in (("global_batch", "global batch x2"), ("seq_len", "sequence x2")):
-        t = json.loads(json.dumps(s))
-        t["training"][key] *= 2
-        ot = e.predict(t)
-        if "error" in ot:
-            continue
-        ratio = ot["training"]["iteration_time_s"] / it
-        # A doubled batch is at most twice the work; a doubled sequence more (attention grows with it).
-        top = 2.05 if key == "global_batch" else 4.1
-        if ratio < 1 - 1e-3 or ratio > top:
-            bad.append(("%s: iteration x%.3f" % (what, ratio), it, ot["training"]["iteration_time_s"], s))
-
+    # A doubled batch is at most twice the work; a doubled sequence more (attention grows with it).
+    doubled(e, s, "global_batch", "training.iteration_time_s", 1, 2.05, bad)
+    doubled(e, s, "seq_len", "training.iteration_time_s", 1, 4.1, bad)
 
 def run_jobs(rng, n):
     for s in training_jobs(rng, n):
@@ -278,13 +273,7 @@ def check_run(e, s, o, bad):
         return
     wall = ob["run"]["wall_time_s"]
     on_faster_devices(e, base, ob, ["run.wall_time_s"], 1e-3, bad)
-    more = json.loads(json.dumps(base))
-    more["training"]["train_tokens"] *= 2
-    om = e.predict(more)
-    if "error" not in om:
-        ratio = om["run"]["wall_time_s"] / wall
-        if ratio < 2 * (1 - 1e-3) or ratio > 2.1:
-            bad.append(("train tokens x2: wall time x%.3f" % ratio, wall, om["run"]["wall_time_s"], base))
+    doubled(e, base, "train_tokens", "run.wall_time_s", 2, 2.1, bad)
     changes = (("failures x2", lambda ops: ops.update(failures_per_device_hour=6e-5), 1),
                ("restarts x2", lambda ops: ops.update(restart_s=1200), 1),
                ("checkpoint writes x2 faster", lambda ops: ops.update(checkpoint_write_GBps_per_node=50), -1))
