@@ -342,6 +342,14 @@ struct SoftwareDefaults {
   // computed as sliding window attention in model runner"). false: a windowed layer caches at
   // most its window.
   bool windowed_layers_full_kv = false;
+  // Under attention data parallelism a rank's MoE buffers are sized for its group's tokens, not
+  // its own: TensorRT-LLM's PyTorch backend sets moe_max_num_tokens to max_num_tokens x dp_size
+  // when it is not given (tensorrt_llm/_torch/model_config.py, ModelConfig.__post_init__), and its
+  // MoE workspace holds top_k rows of every such token (memory/footprint.cpp). The memory this
+  // takes while the runtime profiles its largest step is not left to the KV cache. false: a
+  // rank's MoE buffers hold its own tokens' rows (SGLang divides its prefill chunk over the DP
+  // ranks; vLLM runs the gathered tokens through its MoE in chunks of VLLM_MOE_DP_CHUNK_SIZE a rank).
+  bool moe_group_workspace = false;
   // Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels
   // (Megatron-LM's fused RMSNorm / LayerNorm, bias-SwiGLU and bias-dropout-add, Transformer
   // Engine, the inference runtimes). false: each is a chain of PyTorch primitives, one kernel per

@@ -338,6 +338,7 @@ void add_kernels(Fields<SoftwareDefaults>& t) {
   t.boolean("kv_cache", AT(kv_cache)).def();
   t.boolean("decode_kv_per_query_head", AT(decode_kv_per_query_head)).def();
   t.boolean("windowed_layers_full_kv", AT(windowed_layers_full_kv)).def();
+  t.boolean("moe_group_workspace", AT(moe_group_workspace)).def();
   t.boolean("fused_elementwise", AT(fused_elementwise)).def();
   t.custom("unfused_elementwise", array_of(choice<ElementwiseOp>(), 1, 6).json(), read_unfused_elementwise,
            write_unfused_elementwise);

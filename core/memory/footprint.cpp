@@ -329,6 +329,29 @@ DraftMemory draft_memory(const Scenario& s, double context) {
 
 }  // namespace
 
+namespace {
+
+// The widest moment of an MoE layer in a prompt step, in activation elements per prompt token of
+// this rank: every token's top_k routed copies of the hidden state (the expanded input, and the
+// second GEMM's output in its place) beside their gated first-GEMM output, 2 x the expert's width on
+// this rank. TensorRT-LLM's CUTLASS MoE workspace is these two buffers for experts_per_token x
+// num_rows rows (CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes: overlapped_gemm1_gemm2_inputs,
+// the larger of the permuted input and fc2_result at hidden wide; overlapped_gemm1_gemm2_outputs,
+// glu_inter_result at 2 x inter_size); vLLM's and SGLang's fused MoE keep the same rows in their
+// intermediate caches. Under attention data parallelism with software.moe_group_workspace the rank's
+// MoE takes its whole group's tokens (TensorRT-LLM's moe_max_num_tokens = max_num_tokens x dp_size).
+double moe_rows_per_token(const Scenario& s) {
+  if (!s.model.moe) return 0;
+  const MoeSpec& moe = *s.model.moe;
+  const ParallelPlan& p = s.parallel;
+  const double group =
+      s.system.software.moe_group_workspace && attention_data_parallel(p) ? d(expert_group_replicas(p)) : 1.0;
+  const double width = d(moe.expert_ffn_hidden) / d(inference_expert_tp(p));
+  return group * d(moe.top_k) * (d(s.model.hidden) + 2.0 * width);
+}
+
+}  // namespace
+
 InferenceMemory inference_memory(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
@@ -369,7 +392,8 @@ InferenceMemory inference_memory(const Scenario& s) {
                             ? d(m.heads) / d(p.tp) * d(w.prompt_len) * d(w.prompt_len) * e
                             : 0.0;
   out.activation_per_sequence =
-      Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + up) + 4.0 * d(m.vocab) / d(p.tp) + scores);
+      Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + std::max(up, moe_rows_per_token(s))) +
+            4.0 * d(m.vocab) / d(p.tp) + scores);
   out.bytes.activations = out.activation_per_sequence * d(w.batch);
   const DraftMemory draft = draft_memory(s, context);
   out.bytes.weights = out.bytes.weights + draft.weights;

@@ -789,6 +789,46 @@ TEST(Predict, WindowedLayersKeptWholeHoldTheWholeContext) {
             sa["serving"]["output_tokens_per_s"].get<double>());
 }
 
+// An MoE layer's widest moment in a prompt step holds top_k rows of each token: the expanded hidden
+// states beside their gated first-GEMM output (TensorRT-LLM's CUTLASS MoE workspace), counted by
+// hand here for Qwen3-235B-A22B (hidden 4096, experts 1536 wide, top 8) served over 8 H100 with
+// attention data parallelism and 8-way expert parallelism. With software.moe_group_workspace the
+// rank's MoE buffers take the group's 8 x max_num_tokens tokens, and the KV budget loses the
+// difference; without attention data parallelism (tp 8) the setting changes nothing.
+TEST(Predict, MoeWorkspaceHoldsTopKRowsOfTheGroupsTokens) {
+  const double tokens = 8192, bytes = 2, rows = 8 * (4096 + 2 * 1536);
+  json s = {{"model", "qwen3-235b-a22b"},
+            {"system", "dgx-h100"},
+            {"num_devices", 8},
+            {"parallel", {{"tp", 1}, {"dp", 8}, {"ep", 8}}},
+            {"inference",
+             {{"prompt_len", 1000},
+              {"output_len", 1000},
+              {"precision", "fp8"},
+              {"serving",
+               {{"arrival", "offline"},
+                {"num_requests", 64},
+                {"max_num_tokens", 8192},
+                {"gpu_memory_utilization", 0.9}}}}}};
+  s = json::parse(optimus::api::validate(s.dump()))["scenario"];
+  json group = s;
+  group["system"]["software"]["moe_group_workspace"] = true;
+  const auto pool = [](const json& o) { return o["serving"]["kv_pool_bytes_per_device"].get<double>(); };
+  const json a = predict(s), b = predict(group);
+  ASSERT_TRUE(a.contains("serving") && b.contains("serving")) << b.dump().substr(0, 300);
+  EXPECT_NEAR(pool(a) - pool(b), tokens * bytes * rows * (8 - 1), 1e-6 * pool(a));
+  // One rank's own tokens: its static prompt step keeps top_k rows of each (batch 1, 1000 tokens),
+  // beside the residual stream's two hidden-wide tensors and the last token's fp32 logits.
+  json one = s;
+  one["inference"].erase("serving");
+  const double activations =
+      predict(one)["inference"]["memory"]["per_device_bytes"]["activations"].get<double>();
+  EXPECT_NEAR(activations, 1000 * bytes * (2 * 4096 + rows) + 4.0 * 151936, 1e-9 * activations);
+  // Tensor-parallel attention: no group to gather.
+  for (json* x : {&s, &group}) (*x)["parallel"] = {{"tp", 8}, {"pp", 1}, {"dp", 1}, {"ep", 8}};
+  EXPECT_DOUBLE_EQ(pool(predict(s)), pool(predict(group)));
+}
+
 // Golden outputs: tests/golden/<scenario>.json hold the prediction for each shipped scenario.
 // Regenerate with OPTIMUS_UPDATE_GOLDEN=1 after an intended model change, and say why in the
 // commit.

@@ -1089,18 +1089,21 @@ TEST(Software, Fp8ContextAttentionSpeedsUpAPromptsAttention) {
   EXPECT_EQ(v["scenario"]["system"]["software"]["fp8_context_attention"], true);
 }
 
-// The 2025 PyTorch-runtime profile is the tensorrt-llm profile plus its four documented
-// differences (CUDA graphs, FP8 context attention, windowed layers' caches kept whole, the Python
-// executor's per-request host time in every step): a copy, so this keeps the two from drifting.
-TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsFourDifferences) {
+// The 2025 PyTorch-runtime profile is the tensorrt-llm profile plus its five documented
+// differences (CUDA graphs, FP8 context attention, windowed layers' caches kept whole, MoE buffers
+// sized for the attention-DP group's tokens, the Python executor's per-request host time in every
+// step): a copy, so this keeps the two from drifting.
+TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsFiveDifferences) {
   const json base = json::parse(optimus::preset_json("software", "tensorrt-llm"));
   json derived = json::parse(optimus::preset_json("software", "tensorrt-llm-pytorch"));
   EXPECT_EQ(derived["cuda_graphs"], true);
   EXPECT_EQ(derived["software"]["fp8_context_attention"], true);
   EXPECT_EQ(derived["software"]["windowed_layers_full_kv"], true);
+  EXPECT_EQ(derived["software"]["moe_group_workspace"], true);
   EXPECT_EQ(derived["serving"]["step_overhead_us_per_request"], 13.8);
   derived["software"].erase("fp8_context_attention");
   derived["software"].erase("windowed_layers_full_kv");
+  derived["software"].erase("moe_group_workspace");
   derived["serving"].erase("step_overhead_us_per_request");
   EXPECT_EQ(derived["software"], base["software"]);
   EXPECT_EQ(derived["serving"], base["serving"]);

@@ -861,6 +861,10 @@ export interface SoftwareSpec {
    */
   windowed_layers_full_kv?: boolean;
   /**
+   * Under attention data parallelism a rank's MoE buffers are sized for its whole group's tokens: the memory the runtime's largest step needs, and keeps from the KV budget (static batch, serving blocks), holds top_k rows of every token of the group's prompt chunks, where it otherwise holds its own tokens' (each MoE layer's widest moment: top_k copies of the hidden state beside their gated first-GEMM output, 2 x the expert's width on the rank, at the activation width; TensorRT-LLM's CUTLASS MoE workspace, CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes). TensorRT-LLM's PyTorch backend, whose moe_max_num_tokens defaults to max_num_tokens x dp_size (tensorrt_llm/_torch/model_config.py): the tensorrt-llm-pytorch profile sets it. false: SGLang (which divides its prefill chunk over the DP ranks) and vLLM (which runs the gathered tokens through its MoE in chunks of VLLM_MOE_DP_CHUNK_SIZE per rank).
+   */
+  moe_group_workspace?: boolean;
+  /**
    * Normalisation, gated activation, rotary embedding and dropout + residual run as fused kernels (Megatron-LM, Transformer Engine, the inference runtimes). false: chains of PyTorch primitives, one kernel and one pass over memory each, as Hugging Face's eager Llama code writes them (RMSNorm 6 kernels and 4e + 28 bytes per element against 2e; SwiGLU 2 kernels, 5e against 3e; rotary 5 kernels per tensor, 10e against 2e; dropout beside the residual add 2 kernels).
    */
   fused_elementwise?: boolean;
@@ -2184,7 +2188,7 @@ export interface MemoryBytes {
    */
   optimizer: number;
   /**
-   * Saved activations (training) or working activations (inference). Unit: bytes.
+   * Saved activations (training) or working activations (inference: per sequence, its prompt step's widest moment, the residual stream beside the widest projection output or, in an MoE layer, top_k rows of each token (the hidden state and the gated first-GEMM output), plus the last token's fp32 logits). Unit: bytes.
    */
   activations: number;
   /**
