@@ -96,11 +96,12 @@ def on_faster_devices(e, s, o, paths, slack, bad):
                             at(of, path), s))
 
 
-def doubled(e, s, key, metric, low, high, bad):
-    """`training.<key>` doubled: the number at `metric` must grow by a factor within [low, high]."""
+def doubled(e, s, o, key, metric, low, high, bad):
+    """`training.<key>` of `s` (predicted as `o`) doubled: the number at `metric` must grow by a
+    factor within [low, high]."""
     t = json.loads(json.dumps(s))
     t["training"][key] *= 2
-    before, ot = at(e.predict(s), metric), e.predict(t)
+    before, ot = at(o, metric), e.predict(t)
     if "error" in ot:
         return
     ratio = at(ot, metric) / before
@@ -153,7 +154,7 @@ def moe_jobs(rng, n):
 
 def check_moe(e, s, o, bad):
     on_faster_devices(e, s, o, ["training.iteration_time_s"], 1e-3, bad)
-    doubled(e, s, "global_batch", "training.iteration_time_s", 1, 2.05, bad)
+    doubled(e, s, o, "global_batch", "training.iteration_time_s", 1, 2.05, bad)
 
 
 SERVED = [("llama3.1-8b", {"tp": 1, "dp": 8}), ("llama3.1-8b", {"tp": 2, "dp": 4}), ("llama3.3-70b", {"tp": 4, "dp": 2}),
@@ -247,8 +248,9 @@ def training_jobs(rng, n):
 def check_training(e, s, o, bad):
     on_faster_devices(e, s, o, ["training.iteration_time_s"], 1e-3, bad)
     # A doubled batch is at most twice the work; a doubled sequence more (attention grows with it).
-    doubled(e, s, "global_batch", "training.iteration_time_s", 1, 2.05, bad)
-    doubled(e, s, "seq_len", "training.iteration_time_s", 1, 4.1, bad)
+    doubled(e, s, o, "global_batch", "training.iteration_time_s", 1, 2.05, bad)
+    doubled(e, s, o, "seq_len", "training.iteration_time_s", 1, 4.1, bad)
+
 
 def run_jobs(rng, n):
     for s in training_jobs(rng, n):
@@ -273,7 +275,7 @@ def check_run(e, s, o, bad):
         return
     wall = ob["run"]["wall_time_s"]
     on_faster_devices(e, base, ob, ["run.wall_time_s"], 1e-3, bad)
-    doubled(e, base, "train_tokens", "run.wall_time_s", 2, 2.1, bad)
+    doubled(e, base, ob, "train_tokens", "run.wall_time_s", 2, 2.1, bad)
     changes = (("failures x2", lambda ops: ops.update(failures_per_device_hour=6e-5), 1),
                ("restarts x2", lambda ops: ops.update(restart_s=1200), 1),
                ("checkpoint writes x2 faster", lambda ops: ops.update(checkpoint_write_GBps_per_node=50), -1))
@@ -286,6 +288,7 @@ def check_run(e, s, o, bad):
         w = ot["run"]["wall_time_s"]
         if (sign > 0 and w < wall * (1 - 1e-9)) or (sign < 0 and w > wall * (1 + 1e-9)):
             bad.append(("%s: wall time %s" % (what, "shorter" if sign > 0 else "longer"), wall, w, base))
+
 
 FAMILIES = {"rl": (rl_jobs, check_rl, 40), "moe": (moe_jobs, check_moe, 20),
             "serving": (serving_jobs, check_serving, 30), "inference": (inference_jobs, check_inference, 40),

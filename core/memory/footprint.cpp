@@ -327,10 +327,6 @@ DraftMemory draft_memory(const Scenario& s, double context) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The widest moment of an MoE layer in a prompt step, in activation elements per prompt token of
 // this rank: every token's top_k routed copies of the hidden state (the expanded input, and the
 // second GEMM's output in its place) beside their gated first-GEMM output, 2 x the expert's width on
