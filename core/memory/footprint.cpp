@@ -335,15 +335,18 @@ DraftMemory draft_memory(const Scenario& s, double context) {
 // the larger of the permuted input and fc2_result at hidden wide; overlapped_gemm1_gemm2_outputs,
 // glu_inter_result at 2 x inter_size); vLLM's and SGLang's fused MoE keep the same rows in their
 // intermediate caches. Under attention data parallelism with software.moe_group_workspace the rank's
-// MoE takes its whole group's tokens (TensorRT-LLM's moe_max_num_tokens = max_num_tokens x dp_size).
+// MoE takes its whole group's tokens (TensorRT-LLM's moe_max_num_tokens = max_num_tokens x dp_size);
+// a replica of tp ranks whose experts span other replicas routes a tp-th of its tokens from each
+// rank (LayerShape::moe_token_split, model/graph.cpp).
 double moe_rows_per_token(const Scenario& s) {
   if (!s.model.moe) return 0;
   const MoeSpec& moe = *s.model.moe;
   const ParallelPlan& p = s.parallel;
-  const double group =
-      s.system.software.moe_group_workspace && attention_data_parallel(p) ? d(expert_group_replicas(p)) : 1.0;
+  const bool adp = attention_data_parallel(p);
+  const double group = s.system.software.moe_group_workspace && adp ? d(expert_group_replicas(p)) : 1.0;
+  const double split = adp ? d(p.tp) : 1.0;
   const double width = d(moe.expert_ffn_hidden) / d(inference_expert_tp(p));
-  return group * d(moe.top_k) * (d(s.model.hidden) + 2.0 * width);
+  return group / split * d(moe.top_k) * (d(s.model.hidden) + 2.0 * width);
 }
 
 }  // namespace

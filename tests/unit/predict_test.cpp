@@ -824,6 +824,10 @@ TEST(Predict, MoeWorkspaceHoldsTopKRowsOfTheGroupsTokens) {
   const double activations =
       predict(one)["inference"]["memory"]["per_device_bytes"]["activations"].get<double>();
   EXPECT_NEAR(activations, 1000 * bytes * (2 * 4096 + rows) + 4.0 * 151936, 1e-9 * activations);
+  // Attention data parallelism over replicas of tp 2: each rank routes half of its replica's tokens.
+  one["parallel"] = {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"ep", 8}};
+  const double halves = predict(one)["inference"]["memory"]["per_device_bytes"]["activations"].get<double>();
+  EXPECT_NEAR(halves, 1000 * bytes * (2 * 4096 + rows / 2) + 4.0 * 151936 / 2, 1e-9 * halves);
   // Tensor-parallel attention: no group to gather.
   for (json* x : {&s, &group}) (*x)["parallel"] = {{"tp", 8}, {"pp", 1}, {"dp", 1}, {"ep", 8}};
   EXPECT_DOUBLE_EQ(pool(predict(s)), pool(predict(group)));

@@ -2188,7 +2188,7 @@ export interface MemoryBytes {
    */
   optimizer: number;
   /**
-   * Saved activations (training) or working activations (inference: per sequence, its prompt step's widest moment, the residual stream beside the widest projection output or, in an MoE layer, top_k rows of each token (the hidden state and the gated first-GEMM output), plus the last token's fp32 logits). Unit: bytes.
+   * Saved activations (training) or working activations (inference: per sequence, its prompt step's widest moment, the residual stream beside the widest projection output or, in an MoE layer, top_k rows of each token the rank routes (the hidden state and the gated first-GEMM output), plus the last token's fp32 logits). Unit: bytes.
    */
   activations: number;
   /**
