@@ -78,16 +78,18 @@ export function formatRange(low: number, high: number, q: Quantity, at?: number)
   const scaled = (size: number, unit: string): string => `${sig(low / size)} – ${sig(high / size)} ${unit}`;
   if (!Number.isFinite(low) || !Number.isFinite(high) || high === 0) return `${formatValue(low, q)} – ${formatValue(high, q)}`;
   const ref = at !== undefined && Number.isFinite(at) && at !== 0 ? at : high;
+  // From rung i of a ladder of `rungs` sizes, up while the high end would take four digits.
+  const climb = (i: number, rungs: number, size: (j: number) => number, x: number): number => {
+    while (i < rungs - 1 && Math.abs(x) / size(i) >= 1000) ++i;
+    return i;
+  };
   if (q === 'seconds' || q === 'days') {
     const k = q === 'days' ? 86400 : 1;
-    let i = secondsRungIndex(ref * k);
-    while (i < SECONDS_LADDER.length - 1 && Math.abs(high * k) / SECONDS_LADDER[i]!.seconds >= 1000) ++i;
-    const r = SECONDS_LADDER[i]!;
+    const r = SECONDS_LADDER[climb(secondsRungIndex(ref * k), SECONDS_LADDER.length, (j) => SECONDS_LADDER[j]!.seconds, high * k)]!;
     return scaled(r.seconds / k, r.unit);
   }
   if (q === 'bytes') {
-    let i = Math.min(BINARY.length - 1, Math.max(0, Math.floor(Math.log(Math.abs(ref)) / Math.log(1024))));
-    while (i < BINARY.length - 1 && Math.abs(high) / 1024 ** i >= 1000) ++i;
+    const i = climb(binaryRungIndex(ref), BINARY.length, (j) => 1024 ** j, high);
     return scaled(1024 ** i, BINARY[i]!);
   }
   return `${formatValue(low, q)} – ${formatValue(high, q)}`;
@@ -109,16 +111,22 @@ export function timeAxisUnit(max: number): { unit: string; seconds: number } {
 
 const BINARY = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
-/** Bytes with binary prefixes (GiB = 2^30 B, the spec's capacity unit). */
-export function formatBytes(b: number): string {
-  if (!Number.isFinite(b)) return String(b);
+/** The binary prefix (B, KiB, ..., PiB) that writes `b`: the largest with `b` at least one of it. */
+function binaryRungIndex(b: number): number {
   let v = Math.abs(b);
   let i = 0;
   while (v >= 1024 && i < BINARY.length - 1) {
     v /= 1024;
     i++;
   }
-  return `${b < 0 ? '-' : ''}${sig(v)} ${BINARY[i]}`;
+  return i;
+}
+
+/** Bytes with binary prefixes (GiB = 2^30 B, the spec's capacity unit). */
+export function formatBytes(b: number): string {
+  if (!Number.isFinite(b)) return String(b);
+  const i = binaryRungIndex(b);
+  return `${b < 0 ? '-' : ''}${sig(Math.abs(b) / 1024 ** i)} ${BINARY[i]}`;
 }
 
 const DECIMAL = ['', 'k', 'M', 'G', 'T', 'P', 'E', 'Z'];
