@@ -20,6 +20,9 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 90_000,
+    // A test in which Chromium itself exited runs once more on a new Chromium (e2e/harness.ts,
+    // Site.ensureBrowser; a retry after any other failure is refused there).
+    retry: { count: 1, condition: /Target page, context or browser has been closed|Browser has been closed|browser has disconnected/ },
     projects: [
       {
         extends: true,
@@ -27,7 +30,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'browser', include: ['e2e/**/*.e2e.ts'], exclude: ['e2e/timing.e2e.ts'], maxWorkers: 2, sequence: { groupOrder: 2 } },
+        test: {
+          name: 'browser',
+          include: ['e2e/**/*.e2e.ts'],
+          exclude: ['e2e/timing.e2e.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
       },
     ],
   },

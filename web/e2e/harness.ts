@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { preview, type PreviewServer } from 'vite';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { OptimusModule } from '../src/engine/protocol';
 import { loadModule } from '../test/wasm';
 
@@ -56,16 +56,44 @@ export class Site {
     const address = this.server.httpServer.address();
     if (address === null || typeof address === 'string') throw new Error('vite preview has no TCP address');
     this.origin = `http://127.0.0.1:${address.port}`;
-    this.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    this.context = await this.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await this.launch();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.browser?.close();
+    await this.server?.close();
+  }
+
+  /** Every time Chromium exited while the file's tests still ran (when). */
+  readonly browserExits: string[] = [];
+  private stopping = false;
+
+  /** Launches Chromium and the shared context (a relaunch starts with no kept tabs). */
+  private async launch(): Promise<void> {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser.on('disconnected', () => {
+      if (this.stopping) return;
+      const exit = `Chromium exited unasked at ${new Date().toISOString()}; launched again for the next page`;
+      this.browserExits.push(exit);
+      console.error(`E2E_BROWSER_EXIT ${exit}`);
+    });
+    this.browser = browser;
+    this.idle.length = 0;
+    this.context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     // Short waits: a missing hook fails in seconds instead of the default 30 s.
     this.context.setDefaultTimeout(10_000);
     await this.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: this.origin });
   }
 
-  async stop(): Promise<void> {
-    await this.browser?.close();
-    await this.server?.close();
+  /**
+   * Chromium, launched again if it exited: one exit (CI's run at b9deca1 lost its browser during
+   * tasks.e2e.ts's first test, and every later test of the file failed at newContext) costs the
+   * test it happened in, which the browser project retries once (vitest.e2e.config.ts).
+   */
+  async ensureBrowser(): Promise<Browser> {
+    if (!this.browser.isConnected()) await this.launch();
+    return this.browser;
   }
 
   /**
@@ -84,6 +112,7 @@ export class Site {
    * page.
    */
   async page(fresh = false): Promise<Page> {
+    await this.ensureBrowser();
     const kept = fresh ? undefined : this.idle.pop();
     if (kept) {
       await kept.bringToFront();
@@ -255,7 +284,7 @@ export const VIEWPORTS = { desktop: { width: 1440, height: 900 }, phone: { width
 
 /** A page in a context of its own (no cache, no storage: a newcomer), at the viewport's size. */
 export async function freshPage(site: Site, viewport: { width: number; height: number }): Promise<Page> {
-  const context = await site.browser.newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
+  const context = await (await site.ensureBrowser()).newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
   context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   page.on('close', () => void context.close().catch(() => undefined));
@@ -302,6 +331,19 @@ export function reportMetrics(name: string, measured: Record<string, number>): v
 }
 
 /**
+ * A test of the file runs again (the browser project's retry, vitest.e2e.config.ts) only when
+ * Chromium exited during its first try; after any other failure the retry fails at once.
+ */
+export function retryOnlyAfterBrowserExit(site: Site): void {
+  let exitsAtStart = 0;
+  beforeEach(({ task }) => {
+    const exits = site.browserExits.length;
+    if ((task.result?.retryCount ?? 0) > 0 && exits === exitsAtStart) throw new Error('not tried again: Chromium did not exit during the first try, whose failure stands');
+    exitsAtStart = exits;
+  });
+}
+
+/**
  * One test file's site and engine: the wasm module loaded (the truth the page is checked against)
  * and `vite preview` started before its tests, the site stopped after them, then `after` (a file's
  * metrics or lines printed).
@@ -313,6 +355,7 @@ export function siteWithEngine(after?: () => void): { site: Site; engine: () => 
     mod = await loadModule();
     await site.start();
   });
+  retryOnlyAfterBrowserExit(site);
   afterAll(async () => {
     await site.stop();
     after?.();

@@ -13,9 +13,10 @@ import type { OptimusModule } from '../src/engine/protocol';
 import { initialValues, LESSONS, type LessonDef, type Values } from '../src/ui/lessons';
 import { lessonEngine, type LessonEngine } from '../test/lesson-engine';
 import { loadModule, readJson } from '../test/wasm';
-import { OUT, Site, at, metrics, settled } from './harness';
+import { OUT, Site, at, metrics, retryOnlyAfterBrowserExit, settled } from './harness';
 
 const site = new Site();
+retryOnlyAfterBrowserExit(site);
 let mod: OptimusModule;
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 let engine: LessonEngine;
@@ -331,7 +332,7 @@ describe('views, lessons and accessibility', () => {
   });
 
   test('phone (390 px): the search scatter labels its time axis (probe 61: a narrow span on a log axis had no label)', async () => {
-    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const context = await (await site.ensureBrowser()).newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await context.newPage();
     page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
     await page.goto(`${site.origin}/?view=search${await encodeFragment(defaultScenario)}`);
@@ -346,7 +347,7 @@ describe('views, lessons and accessibility', () => {
   });
 
   test('phone (390 px): the headline numbers come before the editor and stay in view; no horizontal scroll', async () => {
-    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const context = await (await site.ensureBrowser()).newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await context.newPage();
     page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
     await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);
@@ -387,7 +388,7 @@ describe('views, lessons and accessibility', () => {
     // "auto: what the scenario describes" showed as "auto: what the scer", the budget's placeholder
     // as "none (needs tokens". Each text is measured in the control's own font against its room.
     for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
-      const context = await site.browser.newContext({ viewport });
+      const context = await (await site.ensureBrowser()).newContext({ viewport });
       const page = await context.newPage();
       page.on('pageerror', (e) => site.problems.pageErrors.push(`${page.url()}: ${e.message}`));
       await page.goto(`${site.origin}/?view=search${await encodeFragment(defaultScenario)}`);
