@@ -501,6 +501,7 @@ Fields<ServingSpec> make_scheduler() {
   t.number("step_overhead_ms", 0, 1e4, AT(step_overhead_s)).scaled(1e-3, 1e3).def();
   t.number("step_overhead_us_per_request", 0, 1e5, AT(step_overhead_per_request_s)).scaled(1e-6, 1e6).def();
   t.boolean("overlap_schedule", AT(overlap_schedule)).def();
+  t.boolean("budget_split_over_dp", AT(budget_split_over_dp)).written(Write::nonzero).def();
   t.boolean("static_batching", AT(static_batching)).written(Write::nonzero).def();
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
   t.after = [](Reader& r, ServingSpec& d) {

@@ -81,6 +81,11 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
   }
   lim.devices = pool.s.num_devices;
   lim.lockstep_group = expert_group_replicas(pool.s.parallel);
+  // A budget that is the server's (SGLang) is split over the attention-DP ranks that step together
+  // (ServingSpec::budget_split_over_dp): each rank's steps, and its prefill workspace below, take
+  // that share.
+  if (sv.budget_split_over_dp && lim.lockstep_group > 1)
+    sv.max_num_tokens = std::max<std::int64_t>(1, sv.max_num_tokens / lim.lockstep_group);
   lim.block = sv.kv_block_tokens;
   if (const auto& sp = pool.s.inference->speculative) {
     pool.draft = speculative_draft_scenario(pool.s);
@@ -224,12 +229,17 @@ std::optional<Error> check_plans(const Scenario& s, const PoolPlan* one, const P
   const ServingSpec& sv = *s.inference->serving;
   const std::int64_t longest = sv.input_len.largest() + sv.output_len.largest() - 1;
   const std::int64_t per_step = 1 + (s.inference->speculative ? s.inference->speculative->draft_tokens : 0);
-  // A verification of k drafts takes k + 1 tokens of the step's budget.
-  if (sv.max_num_tokens < per_step)
-    return make_error("serving.budget_below_speculation", "/inference/serving/max_num_tokens",
-                      "max_num_tokens (" + std::to_string(sv.max_num_tokens) +
-                          ") is smaller than one speculative verification (draft_tokens + 1 = " +
-                          std::to_string(per_step) + " tokens per sequence)");
+  // A verification of k drafts takes k + 1 tokens of the step's budget (a rank's share where the
+  // budget is split over attention-DP ranks).
+  const std::int64_t budget = one ? one->limits.sched.max_num_tokens : sv.max_num_tokens;
+  if (budget < per_step)
+    return make_error(
+        "serving.budget_below_speculation", "/inference/serving/max_num_tokens",
+        "max_num_tokens (" + std::to_string(budget) +
+            (budget != sv.max_num_tokens ? ", a rank's share of " + std::to_string(sv.max_num_tokens)
+                                         : std::string()) +
+            ") is smaller than one speculative verification (draft_tokens + 1 = " + std::to_string(per_step) +
+            " tokens per sequence)");
   if (one) {
     const PoolLimits& lim = one->limits;
     if (auto err = step_bound(sv, lim)) return err;

@@ -128,6 +128,13 @@ struct ServingSpec {
   // 2024-12, and python/sglang/srt/managers/scheduler.py event_loop_overlap): the host time above is
   // hidden behind the GPU's step, so a step takes the longer of the two instead of their sum.
   bool overlap_schedule = false;
+  // The step token budget (max_num_tokens) is the server's, divided over its attention-DP ranks:
+  // under data-parallel attention each rank schedules max_num_tokens / dp_size tokens a step
+  // (SGLang's server arguments, `_handle_data_parallelism`: chunked_prefill_size //= dp_size when
+  // enable_dp_attention; its default chunk is divided the same way). dp_size is the ranks of one
+  // expert group, which step together (expert_group_replicas). vLLM's data-parallel engines and
+  // TensorRT-LLM's attention DP read their budgets per rank: false.
+  bool budget_split_over_dp = false;
   // Static batching: a replica takes up to max_batch waiting requests together and admits none
   // until every one of them has finished, so each batch lasts as long as its longest response
   // (Hugging Face generate, FasterTransformer's and DeepSpeed-Chat's batches; the request-level

@@ -281,8 +281,9 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
 
 Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pool, std::int64_t devices) {
   ServingPrediction out;
-  out.max_batch = sv.max_batch;
-  out.max_num_tokens = sv.max_num_tokens;
+  out.max_batch = pool.limits().sched.max_batch;
+  out.max_num_tokens =
+      pool.limits().sched.max_num_tokens;  // a rank's share where split (budget_split_over_dp)
   out.static_batching = pool.limits().sched.static_batching;
   out.kv_capacity_tokens = capacity_tokens(pool.limits());
   out.kv_pool_bytes_per_device = std::max(0.0, pool.limits().kv_capacity);

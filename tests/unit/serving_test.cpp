@@ -923,6 +923,40 @@ TEST(Serving, AttentionDataParallelOverTensorParallelReplicas) {
   EXPECT_GT(together["duration_s"].get<double>(), 1.01 * own["duration_s"].get<double>());
 }
 
+// A server's step budget split over its attention-DP ranks (budget_split_over_dp, SGLang's
+// chunked_prefill_size // dp_size under --enable-dp-attention): each rank of an expert group
+// schedules max_num_tokens / group tokens a step, so 4,096-token prompts take more steps, and its
+// smaller prefill workspace leaves more memory for the KV cache. Layouts without attention data
+// parallelism keep the whole budget, as does every rank when the flag is off.
+TEST(Serving, AServersBudgetIsSplitOverItsAttentionDataParallelRanks) {
+  const auto serve = [](const json& parallel, const json& flag, const char* software = nullptr) {
+    json stream = {{"num_requests", 64}, {"input_len", 4096}, {"output_len", 16}, {"max_num_tokens", 8192}};
+    if (!flag.is_null()) stream["budget_split_over_dp"] = flag;
+    json s = deepseek_h200(parallel, stream);
+    if (software) {
+      s["software"] = software;
+      s["inference"]["serving"].erase("max_num_tokens");
+    }
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["serving"];
+  };
+  const json dep = {{"tp", 1}, {"dp", 8}, {"ep", 8}};
+  const json split = serve(dep, true), whole = serve(dep, false);
+  EXPECT_EQ(split["max_num_tokens"], 8192 / 8);
+  EXPECT_EQ(whole["max_num_tokens"], 8192);
+  EXPECT_GT(split["steps"].get<double>(), whole["steps"].get<double>());
+  EXPECT_GT(split["kv_capacity_tokens"].get<double>(), whole["kv_capacity_tokens"].get<double>());
+  // Over replicas of tp 2 the expert group is ep / tp = 4 replicas; tp 8 with ep 8 is no attention
+  // data parallelism.
+  EXPECT_EQ(serve({{"tp", 2}, {"dp", 4}, {"ep", 8}}, true)["max_num_tokens"], 8192 / 4);
+  EXPECT_EQ(serve({{"tp", 8}, {"dp", 1}, {"ep", 8}}, true)["max_num_tokens"], 8192);
+  // The sglang profile sets it: its default 8,192-token chunk over 8 ranks.
+  EXPECT_EQ(serve(dep, nullptr, "sglang")["max_num_tokens"], 8192 / 8);
+  EXPECT_EQ(serve(dep, nullptr, "vllm")["max_num_tokens"],
+            serve({{"tp", 8}, {"dp", 1}, {"ep", 8}}, nullptr, "vllm")["max_num_tokens"]);
+}
+
 // MLA's compressed KV cache is replicated over the tensor-parallel ranks (each rank's heads read
 // the whole latent), so tp 8 holds an eighth of the sequences per device that dp 8 does: the
 // attention-data-parallel deployment keeps more requests running and serves more tokens per

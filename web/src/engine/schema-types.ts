@@ -753,6 +753,7 @@ export interface SoftwareProfile {
     | 'step_overhead_ms'
     | 'step_overhead_us_per_request'
     | 'overlap_schedule'
+    | 'budget_split_over_dp'
     | 'static_batching'
   > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
 }
@@ -1241,6 +1242,10 @@ export interface ServingSpec {
    * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. The sglang profile: true.
    */
   overlap_schedule?: boolean;
+  /**
+   * max_num_tokens is the server's step budget, divided over its attention-DP ranks: under attention data parallelism (parallel.ep over tp 1 replicas, or over tensor-parallel replicas) each rank of an expert group schedules max_num_tokens / group tokens a step and sizes its prefill workspace for them; serving.max_num_tokens reports the share. SGLang divides --chunked-prefill-size (stated or its default) by dp_size under --enable-dp-attention (server_args.py, _handle_data_parallelism): the sglang profile: true. false: every rank takes the whole budget (vLLM's data-parallel engines, TensorRT-LLM's attention DP). max_batch is always a rank's.
+   */
+  budget_split_over_dp?: boolean;
   /**
    * Static batching: a replica takes up to max_batch waiting requests together (their prompts over as many steps as max_num_tokens needs) and admits no other until every one of them has finished, so each batch lasts as long as its longest response (Hugging Face generate, FasterTransformer's and DeepSpeed-Chat's batches: the request-level scheduling that Orca's iteration-level scheduling replaces, Yu et al. 2022). false: continuous batching, a finished request's place refilled at the next step.
    */
@@ -2379,7 +2384,7 @@ export interface Serving {
    */
   max_batch: number;
   /**
-   * The step token budget in effect. Unit: tokens.
+   * The step token budget in effect (a rank's share under budget_split_over_dp). Unit: tokens.
    */
   max_num_tokens: number;
   /**
