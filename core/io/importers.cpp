@@ -614,6 +614,43 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return out;
 }
 
+// One InferenceX row's layout and scheduler limits. dp_attention true is SGLang's
+// --enable-dp-attention with --dp-size equal to --tp-size, as the benchmark's DP-attention recipes
+// launch it: every GPU attends to its own requests (parallel tp 1 over num_gpus replicas) with the
+// experts over ep. SGLang then gives each of the dp_size workers max_running_requests / dp_size
+// sequences (pool_configurator, requested_max_running_requests_per_worker), which max_batch (a
+// rank's) takes, and splits --chunked-prefill-size over them (server_args.py,
+// _handle_data_parallelism), which the sglang profile's budget_split_over_dp does in the engine;
+// max_num_tokens is the server's chunk (TensorRT-LLM's trt_max_num_tokens, a rank's, where given).
+template <class Num>
+void inferencex_layout(ojson& s, const Num& num, bool dp_attention, const std::string& framework,
+                       std::vector<std::string>& filled) {
+  const auto gpus = num("num_gpus");
+  if (gpus) fill(s, "num_devices", std::llround(*gpus), "", "num_gpus", filled);
+  if (!s.contains("parallel") || !s["parallel"].is_object()) s["parallel"] = ojson::object();
+  ojson& par = s["parallel"];
+  const auto tp = num("tp");
+  if (dp_attention && gpus) {
+    fill(par, "tp", 1, "parallel.", "dp_attention", filled);
+    fill(par, "dp", std::llround(*gpus), "parallel.", "dp_attention, num_gpus", filled);
+  } else if (tp) {
+    fill(par, "tp", std::llround(*tp), "parallel.", "tp", filled);
+  }
+  if (auto v = num("ep")) fill(par, "ep", std::llround(*v), "parallel.", "ep", filled);
+  ojson& sv = serving_of(s);  // after the top-level keys (a reference into s's storage)
+  if (auto v = num("max_running_requests")) {
+    const bool per_worker = dp_attention && framework == "sglang" && tp && *tp > 1;
+    fill(sv, "max_batch", std::max<long long>(1, std::llround(per_worker ? std::floor(*v / *tp) : *v)),
+         "inference.serving.",
+         per_worker ? "max_running_requests / tp (SGLang's per-worker share)" : "max_running_requests",
+         filled);
+  }
+  if (auto v = num("chunked_prefill_size"))
+    fill(sv, "max_num_tokens", std::llround(*v), "inference.serving.", "chunked_prefill_size", filled);
+  else if (auto t = num("trt_max_num_tokens"))
+    fill(sv, "max_num_tokens", std::llround(*t), "inference.serving.", "trt_max_num_tokens", filled);
+}
+
 // InferenceX result rows (the columns of its benchmark history, as the validation set's
 // inferencemax_public.csv keeps them): one configuration per row, each its own scenario. Its
 // inter-token latencies are not read: the servers stream every stream_interval tokens (10 in its
@@ -650,6 +687,10 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
                                          "mean_tpot_s",
 
                                          "max_running_requests",
+                                         "chunked_prefill_size",
+                                         "trt_max_num_tokens",
+                                         "dp_attention",
+                                         "framework",
                                          "mem_fraction_static",
                                          "kv_cache_dtype"};
   for (const std::string& h : head)
@@ -672,13 +713,14 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
         return std::nullopt;
       }
     };
+    const auto text = [&](const std::string& name) {
+      const auto i = col(name);
+      return i ? f[*i] : std::string();
+    };
     ojson s = base;
     std::vector<std::string> filled;
-    if (!s.contains("parallel") || !s["parallel"].is_object()) s["parallel"] = ojson::object();
-    if (auto v = num("tp")) fill(s["parallel"], "tp", std::llround(*v), "parallel.", "tp", filled);
-    if (auto v = num("ep")) fill(s["parallel"], "ep", std::llround(*v), "parallel.", "ep", filled);
-    if (auto v = num("num_gpus")) fill(s, "num_devices", std::llround(*v), "", "num_gpus", filled);
-    ojson& sv = serving_of(s);
+    inferencex_layout(s, num, text("dp_attention") == "true", text("framework"), filled);
+    ojson& sv = serving_of(s);  // after the top-level keys above (a reference into s's storage)
     fill(sv, "arrival", "closed", "inference.serving.", "conc", filled);
     if (auto v = num("conc")) fill(sv, "concurrency", std::llround(*v), "inference.serving.", "conc", filled);
     if (auto v = num("num_prompts"))
@@ -691,8 +733,6 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
     if (auto v = num("osl"))
       fill(sv, "output_len", std::llround(*v * (1 + ratio) / 2), "inference.serving.",
            "osl, random_range_ratio", filled);
-    if (auto v = num("max_running_requests"))
-      fill(sv, "max_batch", std::llround(*v), "inference.serving.", "max_running_requests", filled);
     if (auto v = num("mem_fraction_static"))
       fill(sv, "gpu_memory_utilization", *v, "inference.serving.", "mem_fraction_static", filled);
     if (const auto i = col("kv_cache_dtype"); i && f[*i].rfind("fp8", 0) == 0)

@@ -493,6 +493,38 @@ TEST(Import, InferenceXRows) {
   EXPECT_EQ(sv["concurrency"], 32);
   EXPECT_EQ(sv["input_len"], 922);  // 1024 x (1 + 0.8) / 2
   EXPECT_EQ(r["measurements"][2]["scenario"]["inference"]["serving"]["concurrency"], 128);
+  // The row's launch limits: --max-running-requests and --chunked-prefill-size, at tp 4 x ep 4.
+  EXPECT_EQ(sv["max_batch"], 256);
+  EXPECT_EQ(sv["max_num_tokens"], 16384);
+  EXPECT_EQ(r["measurements"][0]["scenario"]["parallel"]["tp"], 4);
+}
+
+// The same row launched with SGLang's DP attention on 8 GPUs (its tp, ep, dp_attention and
+// num_gpus columns rewritten: a constructed row, to read the layout): every GPU attends to its own
+// requests (tp 1, dp 8, experts over ep 8), each of SGLang's 8 workers takes 256 / 8 running
+// requests, and the 16,384-token chunk stays the server's, which the sglang profile splits over
+// the 8 ranks when predicting.
+TEST(Import, InferenceXRowWithDataParallelAttention) {
+  std::string csv = read_example("inferencex_rows.csv");
+  const std::string from = ",none,4,4,false,4,", to = ",none,8,8,true,8,";
+  ASSERT_NE(csv.find(from), std::string::npos);
+  csv.replace(csv.find(from), from.size(), to);
+  const json r =
+      import_text("inferencex", csv,
+                  R"({"model": "deepseek-r1", "system": "dgx-b200", "num_devices": 4, "software": "sglang",
+    "inference": {"batch": 1, "prompt_len": 921, "output_len": 921, "precision": "nvfp4"}})");
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  const json& s = r["measurements"][0]["scenario"];
+  EXPECT_EQ(s["num_devices"], 8);
+  EXPECT_EQ(s["parallel"]["tp"], 1);
+  EXPECT_EQ(s["parallel"]["dp"], 8);
+  EXPECT_EQ(s["parallel"]["ep"], 8);
+  EXPECT_EQ(s["inference"]["serving"]["max_batch"], 256 / 8);
+  EXPECT_EQ(s["inference"]["serving"]["max_num_tokens"], 16384);
+  const json p = json::parse(optimus::api::predict(s.dump()));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["serving"]["max_num_tokens"], 16384 / 8);
+  EXPECT_EQ(p["serving"]["max_batch"], 256 / 8);
 }
 
 // verl's console log: the median of the steps after the first (steps 2-4 of the example), the
