@@ -955,6 +955,14 @@ TEST(Serving, AServersBudgetIsSplitOverItsAttentionDataParallelRanks) {
   EXPECT_EQ(serve(dep, nullptr, "sglang")["max_num_tokens"], 8192 / 8);
   EXPECT_EQ(serve(dep, nullptr, "vllm")["max_num_tokens"],
             serve({{"tp", 8}, {"dp", 1}, {"ep", 8}}, nullptr, "vllm")["max_num_tokens"]);
+  // A rank's share must still hold one speculative verification: 16 tokens over 8 ranks is 2, under
+  // the 4 that three drafts and their check take; the message names the share and the budget.
+  json spec =
+      deepseek_h200(dep, {{"num_requests", 8}, {"max_num_tokens", 16}, {"budget_split_over_dp", true}});
+  spec["inference"]["speculative"] = {{"draft_tokens", 3}, {"acceptance_rate", 0.7}};
+  expect_error(spec, "serving.budget_below_speculation", "/inference/serving/max_num_tokens");
+  EXPECT_NE(predict(spec)["error"]["message"].get<std::string>().find("2, a rank's share of 16"),
+            std::string::npos);
 }
 
 // MLA's compressed KV cache is replicated over the tensor-parallel ranks (each rank's heads read
