@@ -89,7 +89,7 @@ export class Site {
   /**
    * Chromium, launched again if it exited: one exit (CI's run at b9deca1 lost its browser during
    * tasks.e2e.ts's first test, and every later test of the file failed at newContext) costs the
-   * test it happened in, which the browser project retries once (vitest.e2e.config.ts).
+   * test it happened in, which Vitest runs once more (vitest.e2e.config.ts, retry).
    */
   async ensureBrowser(): Promise<Browser> {
     if (!this.browser.isConnected()) await this.launch();
@@ -331,7 +331,7 @@ export function reportMetrics(name: string, measured: Record<string, number>): v
 }
 
 /**
- * A test of the file runs again (the browser project's retry, vitest.e2e.config.ts) only when
+ * A test of the file runs again (Vitest's retry, vitest.e2e.config.ts) only when
  * Chromium exited during its first try; after any other failure the retry fails at once.
  */
 export function retryOnlyAfterBrowserExit(site: Site): void {
