@@ -277,16 +277,23 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
   }
 }
 
+// What the prediction says of the pool that holds the requests to their end (the only one, or the
+// decode pool): its scheduler's limits in effect (max_num_tokens a rank's share where split,
+// budget_split_over_dp) and its KV cache.
+ServingPrediction described_pool(const PoolLimits& lim) {
+  ServingPrediction out;
+  out.max_batch = lim.sched.max_batch;
+  out.max_num_tokens = lim.sched.max_num_tokens;
+  out.static_batching = lim.sched.static_batching;
+  out.kv_capacity_tokens = capacity_tokens(lim);
+  out.kv_pool_bytes_per_device = std::max(0.0, lim.kv_capacity);
+  return out;
+}
+
 }  // namespace
 
 Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pool, std::int64_t devices) {
-  ServingPrediction out;
-  out.max_batch = pool.limits().sched.max_batch;
-  out.max_num_tokens =
-      pool.limits().sched.max_num_tokens;  // a rank's share where split (budget_split_over_dp)
-  out.static_batching = pool.limits().sched.static_batching;
-  out.kv_capacity_tokens = capacity_tokens(pool.limits());
-  out.kv_pool_bytes_per_device = std::max(0.0, pool.limits().kv_capacity);
+  ServingPrediction out = described_pool(pool.limits());
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
   const std::int64_t clients = sv.arrival == Arrival::closed ? sv.concurrency : 0;
@@ -300,12 +307,7 @@ Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& poo
 
 Result<ServingPrediction> simulate_serving(const ServingSpec& sv, StepModel& pre, StepModel& dec,
                                            std::vector<Warning>& warnings) {
-  ServingPrediction out;
-  out.kv_capacity_tokens = capacity_tokens(dec.limits());
-  out.kv_pool_bytes_per_device = std::max(0.0, dec.limits().kv_capacity);
-  out.max_batch = dec.limits().sched.max_batch;
-  out.max_num_tokens = dec.limits().sched.max_num_tokens;
-  out.static_batching = dec.limits().sched.static_batching;
+  ServingPrediction out = described_pool(dec.limits());
   std::vector<Request> reqs = make_requests(sv);
   Runs runs;
   double transfer_sum = 0;

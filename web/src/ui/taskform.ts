@@ -104,8 +104,8 @@ export function createTaskPanel(deps: TaskPanelDeps): TaskPanel {
     if (f.kind === 'runtime') {
       // The preset's name without its parenthesis ("SGLang", not "SGLang (RadixAttention, ...)"): the picker is narrow.
       const named = (id: string): string => (deps.presets().software?.find((p) => p.id === id)?.name ?? id).replace(/ \(.*$/, '');
-      // The empty choice: the system preset's own software block ("The system's own software" was cut
-      // to "The system's own s" in the picker at 1400 px).
+      // The empty choice: the system preset's own software block, in words short enough for the
+      // narrow picker.
       const opts: Array<[string, string]> = [['', 'System default'], ...(f.choices ?? []).map((id): [string, string] => [id, named(id)])];
       const cur = getPointer(deps.scenario(), f.path);
       if (typeof cur === 'string' && !opts.some(([v]) => v === cur)) opts.push([cur, named(cur)]);
