@@ -77,6 +77,11 @@ class Engine:
         return r
 
 
+def copy(s):
+    """A deep copy of a scenario (plain JSON), to change one key of."""
+    return json.loads(json.dumps(s))
+
+
 def at(o, path):
     for k in path.split("."):
         o = o[k]
@@ -99,7 +104,7 @@ def on_faster_devices(e, s, o, paths, slack, bad):
 def doubled(e, s, o, key, metric, low, high, bad):
     """`training.<key>` of `s` (predicted as `o`) doubled: the number at `metric` must grow by a
     factor within [low, high]."""
-    t = json.loads(json.dumps(s))
+    t = copy(s)
     t["training"][key] *= 2
     before, ot = at(o, metric), e.predict(t)
     if "error" in ot:
@@ -130,9 +135,9 @@ def rl_jobs(rng, n):
 def check_rl(e, s, o, bad):
     step = o["rl"]["step_time_s"]
     on_faster_devices(e, s, o, ["rl.step_time_s"], 1e-9, bad)
-    more = json.loads(json.dumps(s))
+    more = copy(s)
     more["rl"]["prompts_per_step"] *= 2
-    longer = json.loads(json.dumps(s))
+    longer = copy(s)
     r = longer["rl"]["response_len"]
     longer["rl"]["response_len"] = {k: 2 * v for k, v in r.items()} if isinstance(r, dict) else 2 * r
     for what, t in (("prompts x2", more), ("responses x2", longer)):
@@ -178,7 +183,7 @@ SERVED_METRICS = ["serving.ttft_s.mean", "serving.e2e_latency_s.mean"]
 def check_serving(e, s, o, bad):
     prev = None
     for rate in (1, 2, 4, 8, 16, 64):
-        t = json.loads(json.dumps(s))
+        t = copy(s)
         t["inference"]["serving"]["requests_per_s"] = rate
         ot = e.predict(t)
         if "error" in ot:
@@ -190,12 +195,12 @@ def check_serving(e, s, o, bad):
     on_faster_devices(e, s, o, SERVED_METRICS, 0.02, bad)
     # Longer prompts never bring the first token sooner; twice the replicas for the same stream
     # never make a request slower (2% slack for the simulator's sampling, as above).
-    longer = json.loads(json.dumps(s))
+    longer = copy(s)
     longer["inference"]["prompt_len"] *= 2
     ol = e.predict(longer)
     if "error" not in ol and at(ol, "serving.ttft_s.mean") < at(o, "serving.ttft_s.mean") * 0.98:
         bad.append(("prompts x2: TTFT lower", at(o, "serving.ttft_s.mean"), at(ol, "serving.ttft_s.mean"), s))
-    wider = json.loads(json.dumps(s))
+    wider = copy(s)
     wider["num_devices"] *= 2
     wider["parallel"]["dp"] = wider["parallel"].get("dp", 1) * 2
     ow = e.predict(wider)
@@ -219,7 +224,7 @@ def inference_jobs(rng, n):
 def check_inference(e, s, o, bad):
     prev = (o["inference"]["tpot_s"], o["inference"]["ttft_s"])
     for batch in (2, 4, 8, 16, 32, 64, 128, 256):
-        t = json.loads(json.dumps(s))
+        t = copy(s)
         t["inference"]["batch"] = batch
         ot = e.predict(t)
         if "error" in ot:
@@ -278,9 +283,10 @@ def check_run(e, s, o, bad):
     doubled(e, base, ob, "train_tokens", "run.wall_time_s", 2, 2.1, bad)
     changes = (("failures x2", lambda ops: ops.update(failures_per_device_hour=6e-5), 1),
                ("restarts x2", lambda ops: ops.update(restart_s=1200), 1),
-               ("checkpoint writes x2 faster", lambda ops: ops.update(checkpoint_write_GBps_per_node=50), -1))
+               ("checkpoint writes x2 faster",
+                lambda ops: ops.update(checkpoint_write_GBps_per_node=2 * ops["checkpoint_write_GBps_per_node"]), -1))
     for what, change, sign in changes:
-        t = json.loads(json.dumps(base))
+        t = copy(base)
         change(t["system"]["operations"])
         ot = e.predict(t)
         if "error" in ot:
