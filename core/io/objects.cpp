@@ -335,6 +335,7 @@ std::optional<ojson> write_unfused_elementwise(const Field<SoftwareDefaults>&, c
 
 void add_kernels(Fields<SoftwareDefaults>& t) {
   t.choice<MoeDispatcher>("moe_dispatcher", AT(moe_dispatcher)).def();
+  t.boolean("quantized_dispatch", AT(quantized_dispatch)).written(Write::nonzero).def();
   t.boolean("kv_cache", AT(kv_cache)).def();
   t.boolean("decode_kv_per_query_head", AT(decode_kv_per_query_head)).def();
   t.boolean("windowed_layers_full_kv", AT(windowed_layers_full_kv)).def();

@@ -216,7 +216,9 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   if (allgather)
     comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
   else if (exchange)
-    comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all, sent).copies = k;
+    comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all,
+         s.dispatch_bytes > 0 ? sent / e * s.dispatch_bytes : sent)
+        .copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
   Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);
   up.batch = active;

@@ -175,7 +175,11 @@ struct LayerShape {
   bool sequence_parallel = false;
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;
-  double act_bytes = 2;    // activation element size of the kernels
+  double act_bytes = 2;  // activation element size of the kernels
+  // Element size of the tokens a MoE all-to-all dispatch sends (0 = act_bytes): 8-bit with its
+  // scales under SoftwareDefaults::quantized_dispatch (inference_layer_shape); the combine returns
+  // the experts' outputs at act_bytes.
+  double dispatch_bytes = 0;
   double saved_bytes = 2;  // activation element size kept for backward (software stack)
   // The element size a quantised training format keeps of a projection's input for the weight
   // gradient (Transformer Engine keeps the quantised copy); 0 = saved_bytes.

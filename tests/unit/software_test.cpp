@@ -762,6 +762,48 @@ TEST(Software, BlockScaledFp8OnHopperTakesTheCutlassKernelsTime) {
   EXPECT_EQ(e["path"], "/inference/fp8_block_scaled");
 }
 
+// A quantised dispatch (system.software.quantized_dispatch: DeepEP's FP8 dispatch with a fp32 scale
+// per 128 channels, BF16 combine) sends 1 + 4/128 bytes a channel where the experts take 8-bit
+// activations: of a prefill's dispatch + combine, once 2 + 2 bytes, 1.03125 + 2 remain (0.758 of the
+// exchange, a little more with the latencies). 16-bit experts and training are unchanged; the
+// sglang-deepep profile states it.
+TEST(Software, AQuantisedDispatchSendsEightBitTokensWhereTheExpertsTakeThem) {
+  const auto comm = [](const char* precision, const json& software) {
+    json s = {{"model", "deepseek-v3"},
+              {"system", "dgx-h100"},
+              {"num_devices", 32},
+              {"parallel", {{"tp", 1}, {"dp", 32}, {"ep", 32}, {"expert_slots", 288}}},
+              {"inference",
+               {{"batch", 4},
+                {"prompt_len", 4096},
+                {"output_len", 1},
+                {"precision", precision},
+                {"cuda_graphs", true}}}};
+    if (!software.is_null()) s["software"] = software;
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["inference"]["prefill_s"]["communication"].get<double>();
+  };
+  const json on = {{"name", "q"}, {"software", {{"quantized_dispatch", true}}}};
+  const double plain = comm("fp8", nullptr), quantised = comm("fp8", on);
+  EXPECT_GT(quantised / plain, 0.7578);
+  EXPECT_LT(quantised / plain, 0.77);
+  EXPECT_DOUBLE_EQ(comm("fp8", "sglang-deepep"), quantised);
+  EXPECT_DOUBLE_EQ(comm("bf16", on), comm("bf16", nullptr));
+  const auto step = [](const json& software) {
+    json s = {{"model", "deepseek-v3"},
+              {"system", "dgx-h100"},
+              {"num_devices", 256},
+              {"parallel", {{"tp", 1}, {"pp", 8}, {"ep", 32}, {"dp", 32}, {"micro_batch", 1}}},
+              {"training", {{"global_batch", 256}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+    if (!software.is_null()) s["software"] = software;
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump();
+    return p["training"]["iteration_time_s"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(step(on), step(nullptr));
+}
+
 // A model whose checkpoint is published in FP8 with block scales (DeepSeek-R1, DeepSeek-V3, Kimi
 // K2: model.checkpoint_precision) is served so when the scenario states no precision, with a
 // warning that says it; a stated precision is kept; a model without one keeps 16 bits. The

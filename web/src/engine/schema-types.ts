@@ -849,6 +849,7 @@ export interface SoftwareSpec {
    * MoE token dispatcher: alltoall (every routed copy crosses the network), deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink) or allgather (inference with attention data parallelism and whole experts: each rank all-gathers the expert group's tokens before the experts and reduce-scatters their outputs, as TensorRT-LLM's PyTorch backend does without a multi-node NVLink domain; elsewhere as alltoall).
    */
   moe_dispatcher?: 'alltoall' | 'deepep' | 'allgather';
+  quantized_dispatch?: boolean;
   /**
    * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
    */
