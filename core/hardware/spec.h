@@ -212,14 +212,16 @@ struct SoftwareDefaults {
   // whether to enable alltoall instead of allgather/reducescatter", which it enables only on a
   // multi-node NVLink domain, MnnvlMemory.supports_mnnvl(), with more ep ranks than top_k).
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
-  // Inference: the all-to-all dispatch carries each token quantised to the experts' 8-bit input
-  // format with its scales, where the experts multiply in fp8 or mxfp8; the combine returns 16-bit
-  // outputs. DeepEP's normal and low-latency kernels dispatch FP8 with one fp32 scale per 128
-  // channels (deepseek-ai/DeepEP README, "FP8 dispatching and BF16 combining"; DeepSeek-V3, arXiv
-  // 2412.19437 Sec. 3.3.2: activations quantised to FP8 before the dispatch), and SGLang's and
-  // vLLM's DeepEP paths quantise before it for block-scaled FP8 experts; an MXFP8 block's e8m0
-  // scale per 32 elements is the same 1/32 byte. Off: the 16-bit activations cross the network
-  // (vLLM's all-gather / reduce-scatter backend, TensorRT-LLM's all-gather on HGX).
+  // Inference: the all-to-all dispatch carries each token quantised to the experts' input format
+  // with its scales, where the experts multiply in an 8- or 4-bit float format (fp8: 1 + 4/128
+  // bytes a channel; mxfp8, nvfp4, mxfp4 at their own size); the combine returns 16-bit outputs.
+  // DeepEP's normal and low-latency kernels dispatch FP8 with one fp32 scale per 128 channels
+  // (deepseek-ai/DeepEP README, "FP8 dispatching and BF16 combining"; DeepSeek-V3, arXiv
+  // 2412.19437 Sec. 3.3.2: activations quantised to FP8 before the dispatch), as SGLang's and
+  // vLLM's DeepEP paths run it for block-scaled FP8 experts; SGLang fused NVFP4 quantisation into
+  // DeepEP's dispatch for NVFP4 experts (LMSYS blog 2025-09-25, GB200 part II: "halving the
+  // required network traffic"). Off: the 16-bit activations cross the network (vLLM's all-gather /
+  // reduce-scatter backend, TensorRT-LLM's all-gather on HGX).
   bool quantized_dispatch = false;
   // Host time per operator a training framework issues (Python, PyTorch dispatch and Transformer
   // Engine around each kernel; an expert GEMM counts once per local expert, as TE's GroupedLinear

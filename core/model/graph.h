@@ -176,9 +176,9 @@ struct LayerShape {
   bool causal = true;  // prefill / training mask; decode attends to all kv_len
   AttentionKernel attention = AttentionKernel::flash;
   double act_bytes = 2;  // activation element size of the kernels
-  // Element size of the tokens a MoE all-to-all dispatch sends (0 = act_bytes): 8-bit with its
-  // scales under SoftwareDefaults::quantized_dispatch (inference_layer_shape); the combine returns
-  // the experts' outputs at act_bytes.
+  // Element size of the tokens a MoE all-to-all dispatch sends (0 = act_bytes): the experts' 8- or
+  // 4-bit input with its scales under SoftwareDefaults::quantized_dispatch (inference_layer_shape);
+  // the combine returns the experts' outputs at act_bytes.
   double dispatch_bytes = 0;
   double saved_bytes = 2;  // activation element size kept for backward (software stack)
   // The element size a quantised training format keeps of a projection's input for the weight

@@ -487,12 +487,13 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   shape.attention = AttentionKernel::flash;
   const auto& w = *s.inference;
   shape.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
-  // A quantised dispatch (SoftwareDefaults::quantized_dispatch): 1 byte and a 1/32-byte scale a
-  // channel, where the experts take 8-bit activations.
-  const Precision expert_math = inference_math(w);
-  if (s.system.software.quantized_dispatch &&
-      (expert_math == Precision::fp8 || expert_math == Precision::mxfp8))
-    shape.dispatch_bytes = 1.0 + 4.0 / 128.0;
+  // A quantised dispatch (SoftwareDefaults::quantized_dispatch): the experts' 8- or 4-bit float
+  // input with its scales (DeepEP's FP8: a fp32 scale per 128 channels; the block formats' own).
+  const Precision math = served_math(s);
+  if (s.system.software.quantized_dispatch && bytes_per_element(math) < 2.0 && !integer_weights(math))
+    shape.dispatch_bytes = math == Precision::fp8   ? 1.0 + 4.0 / 128.0
+                           : math == Precision::fp4 ? bytes_per_element(Precision::nvfp4)
+                                                    : bytes_per_element(math);
   shape.kv_elem_bytes = bytes_per_element(w.kv_precision);
   shape.unfused_elementwise = s.system.software.unfused_operators();
   shape.fused_residual_norm = s.system.software.fused_residual_norm;

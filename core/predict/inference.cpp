@@ -23,22 +23,6 @@ namespace optimus {
 
 namespace {
 
-// The math of a 4-bit float checkpoint (nvfp4, mxfp4) on a device without 4-bit float tensor
-// cores (Hopper, Ampere): the runtimes' weight-only kernels dequantise the weights to 16 bits in
-// the GEMM's main loop and multiply in bf16 (vLLM's Marlin kernels for mxfp4 and nvfp4 below
-// Blackwell; triton_kernels' matmul_ogs for gpt-oss on Hopper), W4A16 as int4 is, unless the
-// activations' precision is stated. The next wider rate (fp8) would need an fp8 activation
-// path that no such kernel takes: a probe found nvfp4 DeepSeek-R1 on H200 at fp8's rate, its TTFT
-// a third below the bf16 kernels'.
-Precision served_math(const Scenario& s) {
-  const InferenceWorkload& w = *s.inference;
-  const Precision m = inference_math(w);
-  if (!w.activation_precision && rate_format(m) == Precision::fp4 &&
-      s.system.device.peak_for(Precision::fp4).value <= 0)
-    return Precision::bf16;
-  return m;
-}
-
 OperatorReport report(const char* name, const char* phase, const OpCost& c, double count) {
   OperatorReport r;
   r.name = name;

@@ -177,6 +177,10 @@ Scenario speculative_draft_scenario(const Scenario& s);
 // Anything else: the scenario as given.
 Scenario inference_view(const Scenario& s);
 
+// The precision an inference's matmuls run at: inference_math, except a 4-bit float checkpoint
+// on a device without 4-bit float tensor cores, which multiplies in bf16 (scenario.cpp).
+Precision served_math(const Scenario& s);
+
 // The software a scenario runs, as a calibration records it (hardware/calibration.h): its
 // presets/software id, "inline" for an inline profile, "" for the system's own software block.
 std::string software_identity(const Scenario& s);

@@ -765,12 +765,13 @@ TEST(Software, BlockScaledFp8OnHopperTakesTheCutlassKernelsTime) {
 // A quantised dispatch (system.software.quantized_dispatch: DeepEP's FP8 dispatch with a fp32 scale
 // per 128 channels, BF16 combine) sends 1 + 4/128 bytes a channel where the experts take 8-bit
 // activations: of a prefill's dispatch + combine, once 2 + 2 bytes, 1.03125 + 2 remain (0.758 of the
-// exchange, a little more with the latencies). 16-bit experts and training are unchanged; the
-// sglang-deepep profile states it.
-TEST(Software, AQuantisedDispatchSendsEightBitTokensWhereTheExpertsTakeThem) {
-  const auto comm = [](const char* precision, const json& software) {
+// exchange, a little more with the latencies); NVFP4 experts on Blackwell 0.5 + 1/16 (0.641). An
+// NVFP4 checkpoint on Hopper multiplies in bf16 and sends bf16. 16-bit experts and training are
+// unchanged; the sglang-deepep profile states it.
+TEST(Software, AQuantisedDispatchSendsTheExpertsInputFormat) {
+  const auto comm = [](const char* precision, const json& software, const char* system = "dgx-h100") {
     json s = {{"model", "deepseek-v3"},
-              {"system", "dgx-h100"},
+              {"system", system},
               {"num_devices", 32},
               {"parallel", {{"tp", 1}, {"dp", 32}, {"ep", 32}, {"expert_slots", 288}}},
               {"inference",
@@ -790,6 +791,10 @@ TEST(Software, AQuantisedDispatchSendsEightBitTokensWhereTheExpertsTakeThem) {
   EXPECT_LT(quantised / plain, 0.77);
   EXPECT_DOUBLE_EQ(comm("fp8", "sglang-deepep"), quantised);
   EXPECT_DOUBLE_EQ(comm("bf16", on), comm("bf16", nullptr));
+  const double fp4 = comm("nvfp4", on, "dgx-b200") / comm("nvfp4", nullptr, "dgx-b200");
+  EXPECT_GT(fp4, 0.6406);
+  EXPECT_LT(fp4, 0.66);
+  EXPECT_DOUBLE_EQ(comm("nvfp4", on), comm("nvfp4", nullptr));
   const auto step = [](const json& software) {
     json s = {{"model", "deepseek-v3"},
               {"system", "dgx-h100"},

@@ -849,6 +849,9 @@ export interface SoftwareSpec {
    * MoE token dispatcher: alltoall (every routed copy crosses the network), deepep (DeepEP / HybridEP: once per destination node over the scale-out network, then NVLink) or allgather (inference with attention data parallelism and whole experts: each rank all-gathers the expert group's tokens before the experts and reduce-scatters their outputs, as TensorRT-LLM's PyTorch backend does without a multi-node NVLink domain; elsewhere as alltoall).
    */
   moe_dispatcher?: 'alltoall' | 'deepep' | 'allgather';
+  /**
+   * Inference: the MoE all-to-all dispatch sends each token in the experts' input format with its scales where the experts multiply in an 8- or 4-bit float format (fp8: 1 + 4/128 bytes a channel, DeepEP's FP8 dispatch as SGLang and vLLM run it for block-scaled FP8 experts; nvfp4, mxfp4, mxfp8 at their own size, as SGLang fuses NVFP4 into DeepEP; the sglang-deepep profile); the combine stays 16-bit. false: 16-bit tokens (vLLM's all-gather / reduce-scatter backend, TensorRT-LLM's all-gather on HGX).
+   */
   quantized_dispatch?: boolean;
   /**
    * The inference runtime keeps a KV cache (a decode step runs one new token per sequence); false: every step recomputes the whole context (Megatron-LM's 2021 generation loop, Hugging Face generate with use_cache=False).
