@@ -213,11 +213,14 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // experts' partial sums of all of them after (the collectives' size is the gathered tensor).
   const bool allgather = exchange && s.moe_allgather;
   const double gathered = tokens_in * ep * h * e;
-  if (allgather)
-    comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
+  if (allgather) comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
+  // The all-to-all ends with its busiest rank, which receives (dispatch) and sends back (combine)
+  // `load` x the mean of the routed copies, as its grouped GEMM takes `load` x the mean rows below
+  // (SGLang team, large-scale EP blog 2025-05-05: imbalance "forces the system to wait for the
+  // slowest GPU computation or communication").
   else if (exchange)
     comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all,
-         s.dispatch_bytes > 0 ? sent / e * s.dispatch_bytes : sent)
+         (s.dispatch_bytes > 0 ? sent / e * s.dispatch_bytes : sent) * load)
         .copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
   Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);
@@ -249,7 +252,7 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   if (allgather)
     comm(ops, "ep_reducescatter", CommGroup::ep, Collective::reduce_scatter, gathered);
   else if (exchange)
-    comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent).copies = k;
+    comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent * load).copies = k;
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
   Op& un =
       elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);

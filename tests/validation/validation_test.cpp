@@ -1010,15 +1010,16 @@ TEST(Validation, ServingTensorRtLlmPerfOverviewReported) {
 // and DeepSeek V3/R1 decode on 48 GB200 of one NVL72 rack (NVFP4 experts, 1,408 a device). The
 // first public check of the engine's attention-DP and wide expert exchange. The H100 runs used
 // two-batch overlap, which the engine does not model; one decode row is the blog's own no-overlap
-// figure (derived from its stated 25.5% speedup). Measured at this commit: prefill 28-32% slow,
-// H100 decode 5% fast with the overlap and 24% fast without it, GB200 decode 10% fast, 21.4% mean
-// (a 16-bit dispatch, before quantized_dispatch: 29.4%). Nothing is fitted on them. Reported, not
-// gated by an aim: the gate holds the mean against regressions.
+// figure (derived from its stated 25.5% speedup). Measured at this commit: prefill 40-45% slow,
+// H100 decode 4% slow with the overlap and 17% fast without it, GB200 decode 5% fast, 25.5% mean
+// (21.3% with the exchange at the mean rank's volume instead of the busiest's; 39.5% with a 16-bit
+// dispatch). Nothing is fitted on them. Reported, not gated by an aim: the gate holds the mean
+// against regressions.
 TEST(Validation, ServingLargeEpReported) {
   const std::vector<Case> all = run_file("serve_sglang_large_ep.jsonl");
   const Stats s = report("Serving, wide EP on SGLang (serve_sglang_large_ep.jsonl)", all, true);
   EXPECT_EQ(s.n, 6);
-  EXPECT_LE(s.mean, 0.23);  // 21.4%
+  EXPECT_LE(s.mean, 0.27);  // 25.5%
 }
 
 // RL post-training (issue 40; tests/validation/data/rl_public.jsonl and rl_post_training.csv, copied

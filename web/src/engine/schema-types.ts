@@ -254,7 +254,7 @@ export interface ModelSpec {
      */
     router_balance?: 'balanced' | 'measured';
     /**
-     * Busiest expert-parallel rank's routed tokens over the mean. Default: 1 when balanced, 1.2 when measured (ASSUMED; state your router's).
+     * Busiest expert-parallel rank's routed tokens over the mean: its expert GEMMs and its all-to-all volume, which the exchange waits for. Default: 1 when balanced, 1.2 when measured (ASSUMED; state your router's).
      */
     imbalance?: number;
     /**
