@@ -1931,7 +1931,7 @@ export interface TrainingResult {
      */
     tokens_per_expert: number;
     /**
-     * All-to-all bytes one rank sends per MoE layer and micro-batch (the combine sends as many back). Unit: bytes.
+     * All-to-all bytes the busiest expert-parallel rank exchanges per MoE layer and micro-batch: model.moe.imbalance x the mean rank's, as the exchange waits for that rank (the combine sends as many back). Unit: bytes.
      */
     dispatch_bytes: number;
     /**

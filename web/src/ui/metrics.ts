@@ -463,17 +463,17 @@ export const MOE_METRICS: MetricDef[] = [
     label: 'All-to-all bytes per layer',
     q: 'bytes',
     better: 'lower',
-    about: 'What one rank sends to the other expert-parallel ranks in one MoE layer per micro-batch: a copy of each token’s hidden state for each expert it is routed to. The combine sends as much back.',
+    about: 'What the busiest expert-parallel rank exchanges in one MoE layer per micro-batch: a copy of each token’s hidden state for each expert it is routed to, imbalance × the mean rank’s, as the exchange waits for that rank. The combine sends as much back.',
     explain: (c) => {
       const r = routedTokens(c.scenario);
       const s = c.scenario;
       const wide = s?.training?.precision === 'fp32' || s?.training?.precision === 'tf32';
       const actBytes = wide ? 4 : s?.system.software?.activation_bytes;
       return {
-        formula: `dispatch bytes = tokens on this rank × top_k × hidden × bytes per activation element${r && !r.local ? ' / ep (the tp ranks hold the same tokens and split them)' : ''}`,
+        formula: `dispatch bytes = tokens on this rank × top_k × hidden × bytes per activation element${r && !r.local ? ' / ep (the tp ranks hold the same tokens and split them)' : ''} × imbalance (the busiest rank’s share, at most capacity_factor when tokens are dropped)`,
         inputs: [
           ['tokens on this rank', r ? f(r.tokens, 'count') : '?'],
-          ...moeInputs(s, ['top_k']),
+          ...moeInputs(s, ['top_k', 'imbalance']),
           ['hidden', String(s?.model.hidden ?? '?')],
           ['bytes per activation element', actBytes !== undefined ? String(actBytes) : '?'],
         ],

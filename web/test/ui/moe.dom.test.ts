@@ -57,9 +57,10 @@ describe('DeepSeek-V3 on 256 GB300: the engine numbers behind the MoE block', ()
     expect(inputsOf('training.moe.tokens_per_expert', moe)).toMatchObject({ 'tokens routed to this rank': '32,768', ep: '32', experts: '256', top_k: '8', imbalance: '1.2' });
   });
 
-  it('all-to-all bytes = tokens × top_k × hidden × 2 bytes; expert-dp = dp / ep; expert parameters per device', () => {
+  it('all-to-all bytes = tokens × top_k × hidden × 2 bytes × imbalance (the busiest rank); expert-dp = dp / ep; expert parameters per device', () => {
     const m = moe.prediction.training!.moe!;
-    expect(m.dispatch_bytes).toBe(4096 * 8 * 7168 * 2);
+    expect(m.dispatch_bytes / (4096 * 8 * 7168 * 2)).toBeCloseTo(1.2, 12);
+    expect(inputsOf('training.moe.dispatch_bytes', moe)).toMatchObject({ top_k: '8', imbalance: '1.2', 'bytes per activation element': '2' });
     expect(m.expert_dp).toBe(128 / 32);
     // The stage with the most experts: of the two pipeline stages (61 layers, 3 dense, the
     // longer one last), the second, 31 MoE layers to the first's 3 dense + 27; 256 / 32 experts each.
@@ -109,7 +110,7 @@ describe('results panel of a MoE model', () => {
       for (const dd of card.querySelectorAll('details.how dd')) expect(dd.textContent).not.toBe('?');
     }
     expect(block.querySelector('[data-metric="training.moe.tokens_per_expert"]')!.textContent).toBe('4,916');
-    expect(block.querySelector('[data-metric="training.moe.dispatch_bytes"]')!.textContent).toBe('448 MiB');
+    expect(block.querySelector('[data-metric="training.moe.dispatch_bytes"]')!.textContent).toBe('538 MiB');
     // One element per metric in the whole panel (DOM contract).
     const all = [...el.querySelectorAll<HTMLElement>('[data-metric]')].map((e) => e.dataset.metric);
     expect(new Set(all).size).toBe(all.length);
