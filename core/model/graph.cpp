@@ -213,11 +213,12 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // experts' partial sums of all of them after (the collectives' size is the gathered tensor).
   const bool allgather = exchange && s.moe_allgather;
   const double gathered = tokens_in * ep * h * e;
-  if (allgather) comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
   // The all-to-all ends with its busiest rank, which receives (dispatch) and sends back (combine)
   // `load` x the mean of the routed copies, as its grouped GEMM takes `load` x the mean rows below
   // (SGLang team, large-scale EP blog 2025-05-05: imbalance "forces the system to wait for the
   // slowest GPU computation or communication").
+  if (allgather)
+    comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
   else if (exchange)
     comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all,
          (s.dispatch_bytes > 0 ? sent / e * s.dispatch_bytes : sent) * load)
