@@ -73,7 +73,7 @@ export const TASK_DEFS: Record<Task, TaskDef> = {
       { path: '/inference/precision', label: 'Precision', kind: 'precision', absent: 'fp16', choices: ['bf16', 'fp16', 'fp8', 'mxfp8', 'nvfp4', 'mxfp4', 'int8', 'int4', 'fp32'] },
       // The serving engine (presets/software): its scheduler, CUDA graphs, KV cache and host times;
       // absent, the system's own software block (probe finding: reachable only in the full editor).
-      { path: '/software', label: 'Runtime', kind: 'runtime', choices: ['vllm', 'sglang', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager'] },
+      { path: '/software', label: 'Runtime', kind: 'runtime', choices: ['vllm', 'sglang', 'sglang-deepep', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager'] },
       SPECULATIVE,
       LAYOUT,
     ],

@@ -104,7 +104,7 @@ describe('the serve form’s runtime picker', () => {
     panel(s, presets, undefined, undefined, 'serve', { edit: async (path, value) => void edits.push([path, value]) }).formEl.querySelector('[data-quick="/software"]') as HTMLSelectElement;
   it('offers the serving runtimes by name, shows the scenario’s, and the system’s own when absent', () => {
     const sel = picker(serve('sglang'));
-    expect([...sel.options].map((o) => o.value)).toEqual(['', 'vllm', 'sglang', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager']);
+    expect([...sel.options].map((o) => o.value)).toEqual(['', 'vllm', 'sglang', 'sglang-deepep', 'tensorrt-llm', 'tensorrt-llm-pytorch', 'gpt-fast', 'pytorch-eager']);
     expect(sel.selectedOptions[0]?.textContent).toBe('SGLang');
     expect(sel.options[1]?.textContent).toBe('vLLM'); // the preset's name without its parenthesis
     expect(picker(serve()).value).toBe('');
