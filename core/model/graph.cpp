@@ -206,7 +206,8 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // Permute: each token's hidden state copied once per chosen expert, grouped by expert.
   const double routed = tokens_in * k * h;  // elements leaving this rank
   elementwise(ops, "moe_permute", OpRole::moe_permute, 2.0 * e * routed, 0.0);
-  const double sent = (local_tokens ? routed : routed / ep) * e;
+  const double copies_sent = local_tokens ? routed : routed / ep;  // elements
+  const double sent = copies_sent * e;
   const bool exchange = s.ep > 1 && (local_tokens || s.ep > s.tp);
   // An all-gather exchange (LayerShape::moe_allgather) moves every token of the group, not its
   // routed copies: each rank gathers ep x its tokens before the experts and reduce-scatters the
@@ -221,7 +222,7 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
     comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
   else if (exchange)
     comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all,
-         (s.dispatch_bytes > 0 ? sent / e * s.dispatch_bytes : sent) * load)
+         copies_sent * (s.dispatch_bytes > 0 ? s.dispatch_bytes : e) * load)
         .copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
   Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);

@@ -488,7 +488,8 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
   const auto& w = *s.inference;
   shape.act_bytes = w.precision == Precision::fp32 ? 4.0 : s.system.software.activation_bytes;
   // A quantised dispatch (SoftwareDefaults::quantized_dispatch): the experts' 8- or 4-bit float
-  // input with its scales (DeepEP's FP8: a fp32 scale per 128 channels; the block formats' own).
+  // input with its scales (DeepEP's FP8: a fp32 scale per 128 channels; the block formats' own; a
+  // plain fp4 activation, which carries no scale of its own, as NVFP4's blocks).
   const Precision math = served_math(s);
   if (s.system.software.quantized_dispatch && bytes_per_element(math) < 2.0 && !integer_weights(math))
     shape.dispatch_bytes = math == Precision::fp8   ? 1.0 + 4.0 / 128.0

@@ -787,12 +787,13 @@ TEST(Software, AQuantisedDispatchSendsTheExpertsInputFormat) {
   };
   const json on = {{"name", "q"}, {"software", {{"quantized_dispatch", true}}}};
   const double plain = comm("fp8", nullptr), quantised = comm("fp8", on);
-  EXPECT_GT(quantised / plain, 0.7578);
+  // Bytes alone give (1 + 4/128 + 2) / (2 + 2); the latencies, paid either way, only raise it.
+  EXPECT_GT(quantised / plain, (1.0 + 4.0 / 128.0 + 2.0) / 4.0);
   EXPECT_LT(quantised / plain, 0.77);
   EXPECT_DOUBLE_EQ(comm("fp8", "sglang-deepep"), quantised);
   EXPECT_DOUBLE_EQ(comm("bf16", on), comm("bf16", nullptr));
   const double fp4 = comm("nvfp4", on, "dgx-b200") / comm("nvfp4", nullptr, "dgx-b200");
-  EXPECT_GT(fp4, 0.6406);
+  EXPECT_GT(fp4, (0.5 + 1.0 / 16.0 + 2.0) / 4.0);
   EXPECT_LT(fp4, 0.66);
   EXPECT_DOUBLE_EQ(comm("nvfp4", on), comm("nvfp4", nullptr));
   const auto step = [](const json& software) {
@@ -1154,6 +1155,21 @@ TEST(Software, TensorRtLlmPytorchIsTensorRtLlmPlusItsFiveDifferences) {
   derived["serving"].erase("step_overhead_us_per_request");
   EXPECT_EQ(derived["software"], base["software"]);
   EXPECT_EQ(derived["serving"], base["serving"]);
+}
+
+// sglang-deepep is a copy of sglang with its MoE exchange on DeepEP: it differs in moe_dispatcher
+// and quantized_dispatch only, so an edit to sglang's values that misses it fails here.
+TEST(Software, SglangDeepepIsSglangPlusItsTwoDifferences) {
+  const json base = json::parse(optimus::preset_json("software", "sglang"));
+  json derived = json::parse(optimus::preset_json("software", "sglang-deepep"));
+  EXPECT_EQ(derived["software"]["moe_dispatcher"], "deepep");
+  EXPECT_EQ(derived["software"]["quantized_dispatch"], true);
+  derived["software"].erase("moe_dispatcher");
+  derived["software"].erase("quantized_dispatch");
+  EXPECT_EQ(derived["software"], base["software"]);
+  EXPECT_EQ(derived["serving"], base["serving"]);
+  EXPECT_EQ(derived["cuda_graphs"], base["cuda_graphs"]);
+  EXPECT_EQ(derived["kv_cache_follows_weights"], base["kv_cache_follows_weights"]);
 }
 
 // Under an 8- or 4-bit training format Transformer Engine keeps each projection's input quantised
