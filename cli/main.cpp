@@ -134,6 +134,24 @@ std::string num(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
+// The five kernels of the slowest pipeline stage that take the most of an iteration
+// (training.operators: each operator's time x its executions), with what bounds each.
+void print_heaviest_kernels(const json& ops, double iteration_s) {
+  if (!ops.is_array() || ops.empty()) return;
+  std::vector<std::pair<double, const json*>> by_time;
+  for (const auto& o : ops) by_time.emplace_back(o["time_s"].get<double>() * o["count"].get<double>(), &o);
+  std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::cout << "  heaviest kernels (slowest stage, per iteration):\n";
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, by_time.size()); ++i) {
+    const json& o = *by_time[i].second;
+    const std::string name = o["name"].get<std::string>() + " " + o["phase"].get<std::string>();
+    std::printf("    %-24s %12s  %5.1f%%  %s-bound, %s TFLOP/s\n", name.c_str(),
+                seconds(by_time[i].first).c_str(), 100.0 * by_time[i].first / iteration_s,
+                o["bound"].get<std::string>().c_str(),
+                num(o["achieved_flops_per_s"].get<double>() / 1e12, "%.0f").c_str());
+  }
+}
+
 // The 80% band of a headline number (docs/contract.md, `uncertainty`), written with the number's
 // own formatter: " (80% range 52.8 s - 63.9 s)", or nothing where the prediction carries none.
 template <class Format>
@@ -266,6 +284,7 @@ void print_prediction(const json& p) {
       const double v = it2.value().get<double>();
       std::printf("    %-12s %12s  %5.1f%%\n", it2.key().c_str(), seconds(v).c_str(), 100.0 * v / it);
     }
+    print_heaviest_kernels(t["operators"], it);
     std::cout << "  assumed: attention=" << t["assumed"]["attention"].get<std::string>()
               << ", overlap_grad_reduce="
               << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false")

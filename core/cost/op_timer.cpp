@@ -177,6 +177,8 @@ TrainingAttention training_attention(const OpContext& c, const Op& op, Attention
     if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0)
       r.matmuls.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev->exp_rate);
     r.matmuls.flops = (qk.flops + pv.flops) * pairs;
+    // The bytes the roofline above charges (reported in training.operators; the time is set).
+    r.matmuls.hbm_bytes = (qk.hbm_bytes + pv.hbm_bytes) * pairs;
     // A first-generation fused kernel (FlashAttention v1, Triton) runs its matmuls at about half
     // FlashAttention-2's rate (kFlash1Slowdown, FlashAttention-2 paper).
     if (kernel == AttentionKernel::flash1) r.matmuls.time = r.matmuls.time * kFlash1Slowdown;

@@ -120,6 +120,19 @@ TABLE(MoeReport, moe_out) {
   t.add("layers_per_device", count(), VAL(o.layers_per_device));
 }
 
+TABLE(OperatorReport, operator_out) {
+  t.add("name", text(), VAL(o.name));
+  t.add("phase", text(), VAL(o.phase));
+  t.add("flops", amount(), VAL(o.flops));
+  t.add("bytes", amount(), VAL(o.bytes));
+  t.add("arithmetic_intensity", amount(), VAL(o.intensity));
+  t.add("time_s", amount(), VAL(o.time.value));
+  t.add("achieved_flops_per_s", amount(), VAL(o.achieved_flops_per_s));
+  t.add("bound", choice<Bound>(), VAL(str(o.bound)));
+  t.add("count", amount(), VAL(o.count));
+  t.describe("Operator", "One operator of the task graph (per device) with its roofline numbers.");
+}
+
 TABLE(TrainingPrediction, training_out) {
   t.add("iteration_time_s", amount(), VAL(o.iteration_time.value));
   t.add("tokens_per_s", amount(), VAL(o.tokens_per_s));
@@ -135,6 +148,8 @@ TABLE(TrainingPrediction, training_out) {
                    {"backward", o.layer_backward.value},
                    {"recompute", o.layer_recompute.value}})));
   t.maybe_sub("moe", moe_out(), VAL(o.moe));
+  t.list("operators", operator_out(), VAL(o.operators)) = array_of(ref("operator"));
+  t.add("math_precision", choice<Precision>(), VAL(std::string(to_string(o.math_precision))));
   t.add("model_flops", amount(), VAL(o.model_flops));
   t.add("hardware_flops", amount(), VAL(o.hardware_flops));
   t.add("assumed",
@@ -147,19 +162,6 @@ TABLE(TrainingPrediction, training_out) {
 }
 
 // ---- Inference -----------------------------------------------------------------------------------
-
-TABLE(OperatorReport, operator_out) {
-  t.add("name", text(), VAL(o.name));
-  t.add("phase", text(), VAL(o.phase));
-  t.add("flops", amount(), VAL(o.flops));
-  t.add("bytes", amount(), VAL(o.bytes));
-  t.add("arithmetic_intensity", amount(), VAL(o.intensity));
-  t.add("time_s", amount(), VAL(o.time.value));
-  t.add("achieved_flops_per_s", amount(), VAL(o.achieved_flops_per_s));
-  t.add("bound", choice<Bound>(), VAL(str(o.bound)));
-  t.add("count", amount(), VAL(o.count));
-  t.describe("Operator", "One operator of the inference task graph (per device) with its roofline numbers.");
-}
 
 TABLE(TokenCost, token_cost_out) {
   t.add("device_power_W", amount(), VAL(o.device_power_w));

@@ -21,9 +21,7 @@
 
 namespace optimus {
 
-namespace {
-
-OperatorReport report(const char* name, const char* phase, const OpCost& c, double count) {
+OperatorReport operator_report(const char* name, const char* phase, const OpCost& c, double count) {
   OperatorReport r;
   r.name = name;
   r.phase = phase;
@@ -36,6 +34,8 @@ OperatorReport report(const char* name, const char* phase, const OpCost& c, doub
   r.count = count;
   return r;
 }
+
+namespace {
 
 // Weights at the inference precision, activations 16-bit (32-bit for fp32), the KV cache at its
 // own precision; an eager runtime pays the host launch interval per kernel (the host-bound
@@ -146,7 +146,7 @@ LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& sh
       }
       const OpCost cost = g.cost(c, op);
       st.compute += cost.time * layers;
-      if (ops) ops->push_back(report(op.name, phase, cost, layers));
+      if (ops) ops->push_back(operator_report(op.name, phase, cost, layers));
     }
   }
   // Pipeline stages hand the activations on: pp-1 hops.
@@ -167,7 +167,7 @@ Seconds head_time(const Scenario& s, const OpContext& c, const LayerShape& shape
     if (!op.timed) continue;
     const OpCost cost = g.cost(c, op);
     t += cost.time;
-    if (ops) ops->push_back(report(op.name, phase, cost, 1));
+    if (ops) ops->push_back(operator_report(op.name, phase, cost, 1));
   }
   return t;
 }

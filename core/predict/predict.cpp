@@ -573,7 +573,7 @@ Result<Prediction> predict(const Scenario& s) {
     const AttentionKernel att = training_attention(s);
     const ModelGraph g = model_graph(s.model, training_layer_shape(s, att));
     warn_training_beyond_context(s, out.warnings);
-    out.training = predict_training(s, g, out.warnings);
+    out.training = predict_training(s, g, out.warnings, nullptr, true);
     out.training_memory = report(training_memory(s, g), dev);
     if (s.training->train_tokens > 0) {
       auto run = plan_run(s, *out.training, out.params, out.warnings);

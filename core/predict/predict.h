@@ -43,6 +43,20 @@ struct MoeReport {
   double layers_per_device = 0;   // MoE layers on the stage whose experts expert_params_per_device counts
 };
 
+// One operator of the task graph with its roofline numbers (inference.operators,
+// training.operators).
+struct OperatorReport {
+  std::string name;
+  std::string phase;  // "prefill" | "decode" (inference), "forward" | "backward" (training)
+  double flops = 0;   // per device, per execution
+  double bytes = 0;   // HBM bytes per device, per execution
+  double intensity = 0;
+  Seconds time{};
+  double achieved_flops_per_s = 0;
+  Bound bound = Bound::compute;
+  double count = 1;  // executions per phase (inference: layers on the stage; training: per iteration)
+};
+
 struct TrainingPrediction {
   Seconds iteration_time{};
   double tokens_per_s = 0;
@@ -59,19 +73,8 @@ struct TrainingPrediction {
   bool overlap_grad_reduce = true;
   bool tp_comm_overlap = false;  // in effect (needs tp > 1 and sequence parallelism)
   std::optional<MoeReport> moe;
-};
-
-// One operator of the inference task graph with its roofline numbers.
-struct OperatorReport {
-  std::string name;
-  std::string phase;  // "prefill" | "decode"
-  double flops = 0;   // per device, per execution
-  double bytes = 0;   // HBM bytes per device, per execution
-  double intensity = 0;
-  Seconds time{};
-  double achieved_flops_per_s = 0;
-  Bound bound = Bound::compute;
-  double count = 1;  // executions per phase (layers on the stage)
+  std::vector<OperatorReport> operators;       // when asked (predict_training's report_operators)
+  Precision math_precision = Precision::bf16;  // the rate the matmuls run at (math_rate's used)
 };
 
 // What speculative decoding does to a decode step (inference.speculative), at the mean context.
@@ -190,12 +193,16 @@ struct StepEnergyCost {
 };
 StepEnergyCost training_step_energy_cost(const Scenario& s, const TrainingPrediction& t);
 
+// One operator's roofline numbers from its cost (per execution).
+OperatorReport operator_report(const char* name, const char* phase, const OpCost& c, double count);
+
 // Training and inference halves (predict/training.cpp, predict/inference.cpp).
 TrainingPrediction predict_training(const Scenario& s, std::vector<Warning>& warnings);
 // The same on a graph already built with training_layer_shape(s, training_attention(s)).
 // A layout search passes its GemmMemo (cost/op_timer.h) so that layouts share their matmul rooflines.
+// report_operators: list the kernels of the slowest stage (TrainingPrediction::operators).
 TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings,
-                                    GemmMemo* gemm_memo = nullptr);
+                                    GemmMemo* gemm_memo = nullptr, bool report_operators = false);
 // The attention kernel a training scenario runs: its own choice, else the system's default.
 AttentionKernel training_attention(const Scenario& s);
 InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& warnings);

@@ -150,10 +150,78 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
   return n;
 }
 
+// One operator's kernels in one pass as training.operators lists them: the pass's GEMMs of a
+// matmul (the input and the weight gradients in the backward) and its fp8 casts summed, bound by
+// the longest part.
+struct OpTally {
+  OpCost sum;
+  Seconds longest{-1.0};
+  void add(const OpCost& k, double times = 1.0) {
+    sum.time += k.time * times;
+    sum.flops += k.flops * times;
+    sum.hbm_bytes += k.hbm_bytes * times;
+    if (k.time * times > longest) {
+      longest = k.time * times;
+      sum.bound = k.bound;
+    }
+  }
+};
+
+// Appends the operator's forward and backward entries (count 1: predict_training sets it).
+void report_op(std::vector<OperatorReport>* report, const Op& op, const OpTally& fwd, const OpTally& bwd) {
+  if (!report) return;
+  report->push_back(operator_report(op.name, "forward", fwd.sum, 1));
+  if (bwd.longest.value >= 0) report->push_back(operator_report(op.name, "backward", bwd.sum, 1));
+}
+
+// The attention core of the layer, forward and backward (training_attention: fused or with its
+// score traffic); `checkpointed`: selective recompute runs its forward again before the backward.
+void add_attention(LayerCosts& L, const OpContext& c, const Op& op, AttentionKernel att, bool checkpointed,
+                   std::vector<OperatorReport>* report) {
+  const TrainingAttention ta = training_attention(c, op, att);
+  const AttentionCosts& f = ta.fwd;
+  const AttentionCosts& b = ta.bwd;
+  L.fwd.add_kernel(f.matmuls);
+  L.bwd.add_kernel(b.matmuls);
+  if (op.bytes > 0) {
+    L.fwd.add_kernel(f.scores);
+    L.bwd.add_kernel(b.scores);
+  }
+  L.attention_fwd = f.matmuls.time + f.scores.time;
+  L.attention_bwd = b.matmuls.time + b.scores.time;
+  // Checkpointed core attention runs its forward again before the backward, fused or not
+  // (Megatron-Core's _checkpointed_attention_forward around the attention kernel): with a
+  // fused kernel it keeps little less (no score matrix either way) and still costs the
+  // forward, so it is never free beside recompute "none".
+  if (checkpointed) {
+    L.recompute.add_kernel(f.matmuls);
+    if (op.bytes > 0) L.recompute.add_kernel(f.scores);
+  }
+  if (report) {
+    OpTally tf, tb;
+    tf.add(f.matmuls), tb.add(b.matmuls);
+    if (op.bytes > 0) tf.add(f.scores), tb.add(b.scores);
+    report_op(report, op, tf, tb);
+  }
+}
+
+// The reported operators of one pass from `from` on, on the share `free` of the SMs that the
+// overlapped expert communication leaves them (layer_costs' ep_comm_overlap).
+void slow_reported(std::vector<OperatorReport>& report, std::size_t from, std::string_view phase,
+                   double free) {
+  for (std::size_t i = from; i < report.size(); ++i) {
+    if (report[i].phase != phase) continue;
+    report[i].time = report[i].time / free;
+    report[i].achieved_flops_per_s *= free;
+  }
+}
+
 LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute rc,
                        double recompute_fraction, ModuleSet modules, AttentionKernel att, bool tp_overlap,
-                       const SoftwareDefaults& sw, bool dropless) {
+                       const SoftwareDefaults& sw, bool dropless,
+                       std::vector<OperatorReport>* report = nullptr) {
   LayerCosts L;
+  const std::size_t first_report = report ? report->size() : 0;
   // Each matmul's GEMMs costed once: the overlapped tensor-parallel collectives need the GEMM
   // next to them.
   std::vector<MatmulCosts> gemms(ops.size());
@@ -168,45 +236,38 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
     const bool rerun = rc == Recompute::selective && (op.rerun & modules) != 0;
     const PassCost before = rerun ? L.fwd : PassCost{};
     switch (op.kind) {
-      case OpKind::matmul:
-        L.fwd.add_kernel(gemms[i].fwd);
-        L.bwd.add_kernel(gemms[i].dx);
-        L.bwd.add_kernel(gemms[i].dw);
+      case OpKind::matmul: {
+        // Block-scaled or per-tensor fp8 training casts each GEMM's operands (quantise_cast).
+        const bool casts = quantised_training(c.math);
+        const OpCost cast_f = casts ? quantise_cast(c, d(op.m) * d(op.k) * d(op.batch)) : OpCost{};
+        const OpCost cast_b = casts ? quantise_cast(c, d(op.m) * d(op.n) * d(op.batch)) : OpCost{};
+        OpTally f, b;
+        for (const OpCost* k : std::initializer_list<const OpCost*>{&gemms[i].fwd, &cast_f})
+          f.add(*k), L.fwd.add_kernel(*k);
+        for (const OpCost* k : std::initializer_list<const OpCost*>{&gemms[i].dx, &gemms[i].dw, &cast_b})
+          b.add(*k), L.bwd.add_kernel(*k);
         // torchtitan's op-level selective checkpointing reruns part of some matmuls
         // (RecomputeModule::alternate_matmuls, Op::alternate_share).
         if (alternate && !rerun && op.alternate_share > 0)
           L.recompute.add_kernel(gemms[i].fwd, op.alternate_share);
-        if (quantised_training(c.math)) {
-          L.fwd.add_kernel(quantise_cast(c, d(op.m) * d(op.k) * d(op.batch)));
-          L.bwd.add_kernel(quantise_cast(c, d(op.m) * d(op.n) * d(op.batch)));
-        }
+        report_op(report, op, f, b);
         break;
-      case OpKind::attention: {
-        const TrainingAttention ta = training_attention(c, op, att);
-        const AttentionCosts& f = ta.fwd;
-        const AttentionCosts& b = ta.bwd;
-        L.fwd.add_kernel(f.matmuls);
-        L.bwd.add_kernel(b.matmuls);
-        if (op.bytes > 0) {
-          L.fwd.add_kernel(f.scores);
-          L.bwd.add_kernel(b.scores);
-        }
-        L.attention_fwd = f.matmuls.time + f.scores.time;
-        L.attention_bwd = b.matmuls.time + b.scores.time;
-        // Checkpointed core attention runs its forward again before the backward, fused or not
-        // (Megatron-Core's _checkpointed_attention_forward around the attention kernel): with a
-        // fused kernel it keeps little less (no score matrix either way) and still costs the
-        // forward, so it is never free beside recompute "none".
-        if (rc == Recompute::selective && (modules & kCoreAttnOnly)) {
-          L.recompute.add_kernel(f.matmuls);
-          if (op.bytes > 0) L.recompute.add_kernel(f.scores);
+      }
+      case OpKind::attention:
+        add_attention(L, c, op, att, rc == Recompute::selective && (modules & kCoreAttnOnly), report);
+        break;
+      case OpKind::elementwise: {
+        const OpCost fc = forward_cost(c, op), bc = elementwise_backward(c, op);
+        L.fwd.add_kernel(fc);
+        L.bwd.add_kernel(bc, op.backward_kernels);
+        if (report) {
+          OpTally f, b;
+          f.add(fc);
+          if (op.backward_kernels > 0) b.add(bc, op.backward_kernels);
+          report_op(report, op, f, b);
         }
         break;
       }
-      case OpKind::elementwise:
-        L.fwd.add_kernel(forward_cost(c, op));
-        L.bwd.add_kernel(elementwise_backward(c, op), op.backward_kernels);
-        break;
       case OpKind::comm:
         if (op.group == CommGroup::cp) {
           add_cp_ring(L, c, op);
@@ -243,6 +304,7 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
       pass->compute_bound = pass->compute_bound / free;
       pass->memory_bound = pass->memory_bound / free;
       pass->ep_comm = max(Seconds(0), pass->ep_comm - pass->kernels());
+      if (report) slow_reported(*report, first_report, pass == &L.fwd ? "forward" : "backward", free);
     }
   }
   if (moe && dropless && sw.training_launch_interval.value > 0) {
@@ -261,18 +323,26 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
 
 // The embedding (first stage) or the LM head and loss (last stage): forward and backward of each
 // operator in turn.
-PassCost end_costs(const OpContext& c, const std::vector<Op>& ops) {
+PassCost end_costs(const OpContext& c, const std::vector<Op>& ops,
+                   std::vector<OperatorReport>* report = nullptr) {
   PassCost r;
   for (const Op& op : ops) {
+    OpTally f, b;
     if (op.kind == OpKind::matmul) {
       const MatmulCosts g = matmul_costs(c, op, true);
-      r.add_kernel(g.fwd);
-      r.add_kernel(g.dx);
-      r.add_kernel(g.dw);
+      f.add(g.fwd), r.add_kernel(g.fwd);
+      for (const OpCost* k : {&g.dx, &g.dw}) b.add(*k), r.add_kernel(*k);
     } else if (op.kind == OpKind::elementwise) {
-      r.add_kernel(forward_cost(c, op));
-      if (op.backward_kernels > 0) r.add_kernel(elementwise_backward(c, op), op.backward_kernels);
+      const OpCost fc = forward_cost(c, op);
+      f.add(fc), r.add_kernel(fc);
+      if (op.backward_kernels > 0) {
+        const OpCost bc = elementwise_backward(c, op);
+        b.add(bc, op.backward_kernels), r.add_kernel(bc, op.backward_kernels);
+      }
+    } else {
+      continue;
     }
+    report_op(report, op, f, b);
   }
   return r;
 }
@@ -285,7 +355,9 @@ struct Stage {
 
 struct StageCosts {
   Stage worst;
-  Seconds average{};  // mean stage time, for the fill and drain
+  Seconds average{};                     // mean stage time, for the fill and drain
+  KindCounts layers{};                   // the worst stage's layers of each kind
+  bool embedding = false, head = false;  // whether it holds the embedding, the LM head and loss
 };
 
 // The layer costs of each kind of layer the model has (model/spec.h kind_of).
@@ -346,6 +418,9 @@ StageCosts stage_costs(const Scenario& s, const KindCosts& L, const PassCost& fi
   const Stage* worst = (p.pp == 1 || first.total() >= last.total()) ? &first : &last;
   if (p.pp > 2 && mid.total() > worst->total()) worst = &mid;
   StageCosts out{*worst, worst->total()};
+  out.layers = worst == &first ? sk.first : worst == &last ? sk.last : sk.mid;
+  out.embedding = worst == &first;
+  out.head = worst == &last || p.pp == 1;
   if (p.pp > 1) out.average = (first.total() + last.total() + mid.total() * (d(p.pp) - 2.0)) / d(p.pp);
   return out;
 }
@@ -667,7 +742,8 @@ OpContext training_context(const Scenario& s, const LayerShape& shape) {
 // One layer of each kind the graph has, one micro-batch, on one device, and the representative
 // kind (the most layers on a middle stage).
 KindCosts kind_costs(const Scenario& s, const OpContext& c, const ModelGraph& g, const StageKinds& sk,
-                     const TrainingPrediction& out) {
+                     const TrainingPrediction& out,
+                     std::array<std::vector<OperatorReport>, kLayerKinds>* reports) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   KindCosts K;
@@ -682,9 +758,9 @@ KindCosts kind_costs(const Scenario& s, const OpContext& c, const ModelGraph& g,
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
     if (!g.present[k]) continue;
     K.present[k] = true;
-    K.kinds[k] =
-        layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, p.recompute_modules, out.attention,
-                    out.tp_comm_overlap, layer_sw, !m.moe || m.moe->capacity_factor <= 0);
+    K.kinds[k] = layer_costs(c, g.kinds[k], p.recompute, p.recompute_fraction, p.recompute_modules,
+                             out.attention, out.tp_comm_overlap, layer_sw,
+                             !m.moe || m.moe->capacity_factor <= 0, reports ? &(*reports)[k] : nullptr);
     for (const Op& op : g.kinds[k]) {
       if (op.role == OpRole::expert_up) K.tokens_per_expert[k] = d(op.m);
       if (op.kind == OpKind::comm && op.group == CommGroup::ep) {
@@ -730,6 +806,27 @@ double module_recompute_flops(const Scenario& s, const ModelGraph& g, double mbd
     }
   }
   return flops * (mbd * d(s.num_devices) / d(p.pp));
+}
+
+// training.operators: the kernels of the stage that sets the pace, each operator of each layer kind
+// once per pass with its executions in an iteration (its layers there x the micro-batches), and
+// the embedding or the LM head and loss where that stage holds them.
+std::vector<OperatorReport> stage_operators(
+    const StageCosts& st, const std::array<std::vector<OperatorReport>, kLayerKinds>& layers,
+    const std::vector<OperatorReport>& embedding, const std::vector<OperatorReport>& head,
+    double micro_batches) {
+  std::vector<OperatorReport> out;
+  const auto add = [&](const std::vector<OperatorReport>& ops, double count) {
+    if (count <= 0) return;
+    for (OperatorReport r : ops) {
+      r.count = count;
+      out.push_back(std::move(r));
+    }
+  };
+  if (st.embedding) add(embedding, micro_batches);
+  for (std::size_t k = 0; k < kLayerKinds; ++k) add(layers[k], st.layers[k] * micro_batches);
+  if (st.head) add(head, micro_batches);
+  return out;
 }
 
 }  // namespace
@@ -794,7 +891,7 @@ static void step_warnings(const Scenario& s, const TrainingPrediction& out, bool
 }
 
 TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std::vector<Warning>& warnings,
-                                    GemmMemo* gemm_memo) {
+                                    GemmMemo* gemm_memo, bool report_operators) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = *s.training;
@@ -803,6 +900,7 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   out.attention = training_attention(s);
   out.overlap_grad_reduce = w.overlap_grad_reduce.value_or(sys.software.overlap_grad_reduce);
   const MathRate rate = math_rate(sys.device, w.precision);
+  out.math_precision = rate.used;
   // A 4-bit training format keeps the stack's overlap only where the stack supports it there
   // (SoftwareDefaults::tp_comm_overlap_fp4); a scenario's own choice wins. The format the matmuls
   // run at decides: nvfp4 on a device without a 4-bit rate runs at fp8, with fp8's overlap.
@@ -835,13 +933,18 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   // One layer of each kind, one micro-batch, on one device; the embedding and the head on the
   // end stages.
   const StageKinds sk = stage_kinds(m, p);
-  const KindCosts K = kind_costs(s, c, g, sk, out);
+  std::array<std::vector<OperatorReport>, kLayerKinds> layer_ops;
+  std::vector<OperatorReport> embedding_ops, head_ops;
+  const KindCosts K = kind_costs(s, c, g, sk, out, report_operators ? &layer_ops : nullptr);
   const LayerCosts& L = K.kinds[K.rep];
-  const StageCosts st = stage_costs(s, K, end_costs(c, g.embedding), end_costs(c, g.head));
+  const StageCosts st =
+      stage_costs(s, K, end_costs(c, g.embedding, report_operators ? &embedding_ops : nullptr),
+                  end_costs(c, g.head, report_operators ? &head_ops : nullptr));
 
   const std::int64_t mb = micro_batches(p, w);
   const double mbd = d(mb);
   out.micro_batches = mb;
+  if (report_operators) out.operators = stage_operators(st, layer_ops, embedding_ops, head_ops, mbd);
   std::tie(out.stage_forward, out.stage_backward) = stage_forward_backward(K, sk.mid);
   out.layer_forward = L.fwd.total();
   out.layer_backward = L.bwd.total();

@@ -40,6 +40,8 @@ contains table "iteration time      58.051 s (80% range "
 # Long durations read in hours or minutes, not thousands of seconds.
 contains table "restarts 12.16 h"
 contains table "80% ranges: where 80% of the published measurements"
+# The kernels that take the most of an iteration, with their share and bound (training.operators).
+contains table "    mlp_up backward              14.613 s   25.2%  compute-bound, 674 TFLOP/s"
 # Speculative decoding: tokens a step and the acceptance taken for each drafted position (DeepSeek
 # R1's one MTP module drafting three: 0.85, then decayed by 0.85 a reused position).
 spec='{"model":"deepseek-r1","system":"dgx-h200","num_devices":8,"parallel":{"tp":8},"inference":{"batch":8,"prompt_len":1024,"output_len":1024,"precision":"fp8","speculative":{"draft_tokens":3}}}'

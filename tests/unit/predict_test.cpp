@@ -385,6 +385,59 @@ TEST(Predict, PastTheModelsContextWarns) {
   EXPECT_TRUE(warned(predict(s)));  // the longest served request: 3,000 + 1,200
 }
 
+// training.operators lists the kernels of the stage that sets the pace: their time x count adds
+// up to that stage's kernel time (by_bound_s compute + memory without recomputation), with the
+// fp8 casts folded into their GEMMs and the SMs that overlapped expert communication takes; each
+// layer operator runs layers-on-the-stage x micro-batches times, forward and backward.
+TEST(Predict, TrainingOperatorsAddUpToTheSlowestStagesKernels) {
+  const json dense = {{"model", "llama3-8b"},
+                      {"system", "dgx-h100"},
+                      {"num_devices", 16},
+                      {"parallel", {{"tp", 2}, {"pp", 4}, {"dp", 2}, {"micro_batch", 1}}},
+                      {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+  json moe = {{"model", "qwen3-30b-a3b"},
+              {"system", "gb200-nvl72"},
+              {"software", "megatron-bridge-fullgraph"},
+              {"num_devices", 16},
+              {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 16}, {"ep", 8}, {"micro_batch", 2}}},
+              {"training", {{"global_batch", 128}, {"seq_len", 4096}, {"precision", "mxfp8"}}}};
+  for (const json& s : {dense, moe}) {
+    const json p = predict(s);
+    ASSERT_TRUE(p.contains("training")) << p.dump().substr(0, 300);
+    const json& t = p["training"];
+    ASSERT_TRUE(t.contains("operators"));
+    double sum = 0, qkv_forward = 0;
+    bool backward = false;
+    for (const json& o : t["operators"]) {
+      sum += o["time_s"].get<double>() * o["count"].get<double>();
+      if (o["name"] == "qkv_proj" && o["phase"] == "forward") qkv_forward += o["count"].get<double>();
+      backward = backward || o["phase"] == "backward";
+      EXPECT_GE(o["time_s"].get<double>(), 0.0) << o.dump();
+    }
+    EXPECT_TRUE(backward);
+    const double kernels = t["by_bound_s"]["compute"].get<double>() + t["by_bound_s"]["memory"].get<double>();
+    EXPECT_NEAR(sum, kernels, 1e-9 * kernels) << s["model"];
+    const double mb = t["micro_batches"].get<double>();
+    // Llama 3 8B's 32 layers on 4 stages: the end stages hold 8 (no layer split for the embedding),
+    // Qwen3-30B-A3B's 48 on one.
+    const double layers = s["model"] == "llama3-8b" ? 8 : 48;
+    EXPECT_DOUBLE_EQ(qkv_forward, layers * mb) << s["model"];
+  }
+  // Without the expert overlap the same kernels have every SM: each as fast or faster, the experts'
+  // forward GEMM by the communication's share exactly.
+  const json overlapped = predict(moe)["training"]["operators"];
+  moe["software"] = "megatron-bridge";
+  const json plain = predict(moe)["training"]["operators"];
+  ASSERT_EQ(plain.size(), overlapped.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    ASSERT_EQ(plain[i]["name"], overlapped[i]["name"]);
+    EXPECT_LE(plain[i]["time_s"].get<double>(), overlapped[i]["time_s"].get<double>()) << plain[i].dump();
+    if (plain[i]["name"] == "expert_up" && plain[i]["phase"] == "forward")
+      EXPECT_NEAR(plain[i]["time_s"].get<double>() / overlapped[i]["time_s"].get<double>(),
+                  1.0 - 20.0 / 132.0, 1e-9);
+  }
+}
+
 TEST(Predict, BreakdownSumsToIterationTime) {
   for (const auto& p : optimus::list_presets("scenarios")) {
     const json out = predict(scenario(p.id));

@@ -67,6 +67,12 @@ describe('the page against its time goals', () => {
     expect(measured.first_result_ms).toBeLessThan(GOALS.firstResultMs * FIRST_RESULT_FACTOR);
     await page.screenshot({ path: `${OUT}default.png`, fullPage: true });
     await page.screenshot({ path: `${OUT}default-viewport.png` });
+    // The default scenario trains only: the roofline places its training operators (the slowest
+    // stage's kernels, training.operators) under the device's roofs.
+    const roofline = page.locator('[data-testid="chart-roofline"]');
+    await roofline.locator('svg').first().waitFor();
+    expect(await roofline.textContent()).toContain('training operators');
+    await roofline.screenshot({ path: `${OUT}roofline-training.png` });
     // The address holds the current scenario.
     const hash = await page.evaluate(() => location.hash);
     const decoded = await decodeFragment(hash);

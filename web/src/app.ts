@@ -684,7 +684,7 @@ function renderCharts(): void {
   // An RL step has no static inference operators (its rollout is a served stream): no roofline
   // card offering to switch one on.
   chartRoofline.el.hidden = rl !== null;
-  if (!rl) chartRoofline.set(rooflineSpec(p, resolved), 'The roofline shows the inference operators: switch on an inference workload.');
+  if (!rl) chartRoofline.set(rooflineSpec(p, resolved), 'The roofline places the operators of a training or inference workload: this scenario has neither.');
   const timeline = servingTimelineSpec(p);
   chartServingTimeline.el.hidden = timeline === null;
   if (timeline) chartServingTimeline.set(timeline);

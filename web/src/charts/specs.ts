@@ -273,21 +273,24 @@ export function logSpace(lo: number, hi: number, n: number): number[] {
 }
 
 /**
- * Roofline of the inference operators: arithmetic intensity (FLOP/B) against achieved FLOP/s,
+ * Roofline of the inference operators (or, without inference, the training ones: the slowest
+ * stage's kernels, forward and backward): arithmetic intensity (FLOP/B) against achieved FLOP/s,
  * log-log, with the device's roofs min(peak, intensity × HBM bandwidth) (Williams, Waterman and
- * Patterson 2009, "Roofline", CACM 52(4)). Peak is the dense peak of the inference math
- * precision, bandwidth the device's HBM bandwidth (GB/s = 1e9 B/s), both from the resolved
- * scenario's device.
+ * Patterson 2009, "Roofline", CACM 52(4)). Peak is the dense peak of the precision the matmuls run
+ * at (the prediction's math_precision), bandwidth the device's HBM bandwidth (GB/s = 1e9 B/s), from
+ * the resolved scenario's device.
  */
 export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): RooflineSpec | null {
-  const ops = p.inference?.operators;
+  // The inference operators where there are some, else training's (its slowest stage's kernels).
+  const inference = (p.inference?.operators?.length ?? 0) > 0;
+  const ops = inference ? p.inference?.operators : p.training?.operators;
   if (!ops || ops.length === 0) return null;
   const points = ops
     .filter((o) => o.arithmetic_intensity > 0 && o.achieved_flops_per_s > 0)
     .map((o) => ({ name: o.name, phase: o.phase, intensity: o.arithmetic_intensity, rate: o.achieved_flops_per_s, bound: o.bound, time_s: o.time_s }));
   if (points.length === 0) return null;
   const device = s?.system?.device;
-  const precision = p.inference?.math_precision ?? s?.inference?.precision ?? 'fp16';
+  const precision = (inference ? p.inference?.math_precision : p.training?.math_precision) ?? 'bf16';
   const peakT = (device?.peak_tflops as Record<string, number> | undefined)?.[precision];
   const bw = device?.memory?.bandwidth_GBps;
   let xs = points.map((q) => q.intensity);
@@ -309,7 +312,7 @@ export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): Rooflin
   }
   return {
     kind: 'roofline',
-    title: 'Roofline of the inference operators (per device)',
+    title: `Roofline of the ${inference ? 'inference' : 'training'} operators (per device)`,
     points,
     roofs,
     roofLine,

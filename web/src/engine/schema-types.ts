@@ -1688,14 +1688,14 @@ export interface CalibrationFactors {
 }
 
 /**
+ * What bounds its time.
+ */
+export type Bound = 'compute' | 'memory' | 'l2' | 'latency' | 'host';
+/**
  * The precision the math runs in.
  */
 export type Precision =
   'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
-/**
- * What bounds its time.
- */
-export type Bound = 'compute' | 'memory' | 'l2' | 'latency' | 'host';
 
 /**
  * The output of optimus predict --json.
@@ -1956,6 +1956,14 @@ export interface TrainingResult {
     layers_per_device: number;
   };
   /**
+   * The kernels of one device of the pipeline stage that sets the pace, each operator of each layer kind once per pass (phase forward or backward; a matmul's backward holds its input- and weight-gradient GEMMs, a quantised format's casts are in their GEMM's entry), with the embedding or the LM head and loss where that stage holds them; count is its executions in an iteration (its layers on the stage x micro_batches), so the sum of time_s x count is the stage's kernel time (by_bound_s.compute + by_bound_s.memory less the recomputed forwards, which are not listed). Beside overlapped expert communication (software.ep_comm_overlap) a pass's kernels run on the SMs it leaves free. The attention core's bytes are those its timing charges: its matmuls through the GEMM roofline, score matrix included (method.md, the training attention proxy). Fields as inference.operators[].
+   */
+  operators: OperatorPoint[];
+  /**
+   * The device rate the matmuls run at: the training precision's, or the one it falls back to (a microscaling format at its element width's rate, device.precision_fallback).
+   */
+  math_precision: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp4' | 'mxfp8' | 'nvfp4' | 'mxfp4';
+  /**
    * Per iteration, whole job. Unit: FLOP.
    */
   model_flops: number;
@@ -2025,6 +2033,44 @@ export interface TrainingBreakdown {
    * Devices waiting for the host to issue kernels (dropless MoE layers sync with the host once per layer, software.training_launch_interval_us; a stack that synchronises after each pipeline exchange, software.pipeline_sync_us; activations offloaded to host memory, parallel.offload_layers, whose copies outlast the pass they run beside). Unit: s.
    */
   host: number;
+}
+/**
+ * One operator of the task graph (per device) with its roofline numbers.
+ */
+export interface OperatorPoint {
+  /**
+   * Operator name.
+   */
+  name: string;
+  /**
+   * prefill or decode (training.operators: forward or backward).
+   */
+  phase: string;
+  /**
+   * Per device, per execution. Unit: FLOP.
+   */
+  flops: number;
+  /**
+   * Memory bytes per device, per execution. Unit: bytes.
+   */
+  bytes: number;
+  /**
+   * FLOPs per byte of memory traffic. Unit: FLOP/byte.
+   */
+  arithmetic_intensity: number;
+  /**
+   * Per execution. Unit: s.
+   */
+  time_s: number;
+  /**
+   * FLOPs over its time. Unit: FLOP/s.
+   */
+  achieved_flops_per_s: number;
+  bound: Bound;
+  /**
+   * Executions per phase (layers on the stage; training.operators: per iteration).
+   */
+  count: number;
 }
 export interface InferenceResult {
   /**
@@ -2122,44 +2168,6 @@ export interface InferenceResult {
   operators: OperatorPoint[];
   memory?: MemoryResult;
   cost?: TokenCost;
-}
-/**
- * One operator of the inference task graph (per device) with its roofline numbers.
- */
-export interface OperatorPoint {
-  /**
-   * Operator name.
-   */
-  name: string;
-  /**
-   * prefill or decode.
-   */
-  phase: string;
-  /**
-   * Per device, per execution. Unit: FLOP.
-   */
-  flops: number;
-  /**
-   * Memory bytes per device, per execution. Unit: bytes.
-   */
-  bytes: number;
-  /**
-   * FLOPs per byte of memory traffic. Unit: FLOP/byte.
-   */
-  arithmetic_intensity: number;
-  /**
-   * Per execution. Unit: s.
-   */
-  time_s: number;
-  /**
-   * FLOPs over its time. Unit: FLOP/s.
-   */
-  achieved_flops_per_s: number;
-  bound: Bound;
-  /**
-   * Executions per phase (layers on the stage).
-   */
-  count: number;
 }
 export interface MemoryResult {
   per_device_bytes: MemoryBytes;

@@ -1,7 +1,8 @@
 // The chart specs on the engine's real output (the wasm module, as the page runs it), for every
 // preset scenario: the charts show what the numbers say. Breakdown bars add up to the iteration
 // time (spec: within 1%) and to the end-to-end latency; memory stacks add up to the total; every
-// inference operator lies on or under the roofline drawn from its device's peak and HBM bandwidth.
+// inference or training operator lies on or under the roofline drawn from its device's peak and HBM
+// bandwidth.
 // A mixture-of-experts scenario (DeepSeek-V3 on GB300) joins them for the MoE numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inferenceTimeSpec, memorySpec, rooflineSpec, runWaterfallSpec, servingStepTimeSpec, servingTimelineSpec, trainingTimeSpec } from '../../src/charts/specs';
@@ -174,9 +175,12 @@ describe('chart specs on the engine output of every preset scenario', () => {
 
   it('every operator lies on or under its device roofline (peak of the math precision, HBM bandwidth)', () => {
     let checked = 0;
+    let training = 0;
     for (const { id, prediction: p, resolved } of cases) {
-      if (!p.inference) continue;
+      if (!p.inference && !p.training) continue;
       const r = rooflineSpec(p, resolved)!;
+      // A scenario without inference places its training operators (its slowest stage's kernels).
+      if (!p.inference) training++, expect(r.title, id).toContain('training');
       expect(r.roofs, `${id}: the device's peak and bandwidth are known`).toBeDefined();
       for (const pt of r.points) {
         const roof = Math.min(r.roofs!.peak_flops_per_s, pt.intensity * r.roofs!.bandwidth_Bps);
@@ -185,6 +189,7 @@ describe('chart specs on the engine output of every preset scenario', () => {
       }
     }
     expect(checked).toBeGreaterThan(0);
+    expect(training).toBeGreaterThan(0);
   });
 
   it('every displayed metric path exists in the output of at least one preset, and explains itself', () => {

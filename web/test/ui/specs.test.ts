@@ -23,6 +23,8 @@ const prediction: Prediction = {
     model_flops: 1e18,
     hardware_flops: 1.2e18,
     assumed: { attention: 'flash', overlap_grad_reduce: true, tp_comm_overlap: false },
+    operators: [],
+    math_precision: 'bf16',
   },
   inference: {
     ttft_s: 0.3,
@@ -130,7 +132,14 @@ describe('roofline', () => {
     expect(s.roofLine).toEqual([]);
   });
   it('is null without operators', () => {
-    expect(rooflineSpec({ ...prediction, inference: undefined }, resolved)).toBeNull();
+    expect(rooflineSpec({ ...prediction, inference: undefined, training: undefined }, resolved)).toBeNull();
+  });
+  it('without inference it places the training operators, at the training precision', () => {
+    const training = { ...prediction.training!, operators: prediction.inference!.operators.map((o) => ({ ...o, phase: 'forward' })) };
+    const s = rooflineSpec({ ...prediction, inference: undefined, training }, resolved)!;
+    expect(s.title).toBe('Roofline of the training operators (per device)');
+    expect(s.points.map((p) => p.phase)).toEqual(['forward', 'forward']);
+    expect(s.roofs?.precision).toBe('bf16');
   });
   it('logSpace spans its ends', () => {
     const xs = logSpace(1, 1000, 4);
