@@ -134,19 +134,25 @@ std::string num(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
-// The five kernels of the slowest pipeline stage that take the most of an iteration
-// (training.operators: each operator's time x its executions), with what bounds each.
-void print_heaviest_kernels(const json& ops, double iteration_s) {
-  if (!ops.is_array() || ops.empty()) return;
+// The `n` operators of `phase` ("" for all) that take the most of `total_s` (each operator's
+// time x its executions: training.operators per iteration, inference.operators per step), with
+// their share and what bounds each.
+void print_heaviest_kernels(const json& ops, const std::string& phase, double total_s, const char* heading,
+                            std::size_t n) {
+  if (!ops.is_array() || total_s <= 0) return;
   std::vector<std::pair<double, const json*>> by_time;
-  for (const auto& o : ops) by_time.emplace_back(o["time_s"].get<double>() * o["count"].get<double>(), &o);
+  for (const auto& o : ops)
+    if (phase.empty() || o["phase"] == phase)
+      by_time.emplace_back(o["time_s"].get<double>() * o["count"].get<double>(), &o);
+  if (by_time.empty()) return;
   std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::cout << "  heaviest kernels (slowest stage, per iteration):\n";
-  for (std::size_t i = 0; i < std::min<std::size_t>(5, by_time.size()); ++i) {
+  std::cout << "  " << heading << ":\n";
+  for (std::size_t i = 0; i < std::min(n, by_time.size()); ++i) {
     const json& o = *by_time[i].second;
-    const std::string name = o["name"].get<std::string>() + " " + o["phase"].get<std::string>();
+    const std::string name =
+        o["name"].get<std::string>() + (phase.empty() ? " " + o["phase"].get<std::string>() : "");
     std::printf("    %-24s %12s  %5.1f%%  %s-bound, %s TFLOP/s\n", name.c_str(),
-                seconds(by_time[i].first).c_str(), 100.0 * by_time[i].first / iteration_s,
+                seconds(by_time[i].first).c_str(), 100.0 * by_time[i].first / total_s,
                 o["bound"].get<std::string>().c_str(),
                 num(o["achieved_flops_per_s"].get<double>() / 1e12, "%.0f").c_str());
   }
@@ -284,7 +290,7 @@ void print_prediction(const json& p) {
       const double v = it2.value().get<double>();
       std::printf("    %-12s %12s  %5.1f%%\n", it2.key().c_str(), seconds(v).c_str(), 100.0 * v / it);
     }
-    print_heaviest_kernels(t["operators"], it);
+    print_heaviest_kernels(t["operators"], "", it, "heaviest kernels (slowest stage, per iteration)", 5);
     std::cout << "  assumed: attention=" << t["assumed"]["attention"].get<std::string>()
               << ", overlap_grad_reduce="
               << (t["assumed"]["overlap_grad_reduce"].get<bool>() ? "true" : "false")
@@ -307,6 +313,16 @@ void print_prediction(const json& p) {
     std::cout << "  throughput          " << num(i["throughput_tokens_per_s"].get<double>(), "%.1f")
               << " tokens/s per replica\n";
     std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
+    // Shares of the step each phase's kernels and exposed communication make (inference.operators).
+    const auto step = [&](const char* key) {
+      return i[key]["compute"].get<double>() + i[key]["communication"].get<double>();
+    };
+    print_heaviest_kernels(i["operators"], "prefill", step("prefill_s"), "heaviest kernels of the prefill",
+                           3);
+    // Under speculative decoding decode_step_s is per output token, not the step the operators time.
+    if (!i.contains("speculative"))
+      print_heaviest_kernels(i["operators"], "decode", step("decode_step_s"),
+                             "heaviest kernels of a decode step", 3);
     if (i.contains("speculative")) {
       // Tokens a step and the acceptance the engine took for each drafted position.
       const auto& sp = i["speculative"];

@@ -42,11 +42,21 @@ contains table "restarts 12.16 h"
 contains table "80% ranges: where 80% of the published measurements"
 # The kernels that take the most of an iteration, with their share and bound (training.operators).
 contains table "    mlp_up backward              14.613 s   25.2%  compute-bound, 674 TFLOP/s"
+# The prefill's and a decode step's heaviest kernels: the decode step is bound by memory and by the
+# eager runtime's launches (inference.operators).
+contains table "    mlp_up                     453.417 ms   32.9%  compute-bound, 679 TFLOP/s"
+contains table "    norm_attn                    1.360 ms    5.5%  host-bound, 0 TFLOP/s"
 # Speculative decoding: tokens a step and the acceptance taken for each drafted position (DeepSeek
 # R1's one MTP module drafting three: 0.85, then decayed by 0.85 a reused position).
 spec='{"model":"deepseek-r1","system":"dgx-h200","num_devices":8,"parallel":{"tp":8},"inference":{"batch":8,"prompt_len":1024,"output_len":1024,"precision":"fp8","speculative":{"draft_tokens":3}}}'
 check predict_speculative 0 bash -c "printf '%s' '$spec' | '$bin' predict -"
 contains predict_speculative "speculative         2.841 tokens a step (acceptance by drafted position: 0.850, 0.722, 0.614)"
+# Its decode step is per output token there, not the step the operators time: no decode kernels.
+contains predict_speculative "heaviest kernels of the prefill:"
+if [[ $out == *"heaviest kernels of a decode step"* ]]; then
+  echo "FAIL predict_speculative: lists a decode step's kernels against a per-token step time"
+  fails=$((fails + 1))
+fi
 # The README's example outputs (```text blocks opening with "$ optimus predict FILE"): every line
 # but "..." is a line of what the command prints now, so the front door cannot go stale.
 readme="$dir/../../README.md"
