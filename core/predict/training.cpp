@@ -155,7 +155,7 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
 // the longest part.
 struct OpTally {
   OpCost sum;
-  Seconds longest{-1.0};
+  Seconds longest{-1.0};  // below 0 while nothing is added (a pass without kernels: no entry)
   void add(const OpCost& k, double times = 1.0) {
     sum.time += k.time * times;
     sum.flops += k.flops * times;
