@@ -155,15 +155,17 @@ HostIssue host_issue(const std::vector<Op>& ops, bool graphs) {
 // the longest part.
 struct OpTally {
   OpCost sum;
-  Seconds longest{-1.0};  // below 0 while nothing is added (a pass without kernels: no entry)
+  Seconds longest{};
+  bool any = false;  // a pass without kernels (a loss whose backward its forward counts) gets no entry
   void add(const OpCost& k, double times = 1.0) {
     sum.time += k.time * times;
     sum.flops += k.flops * times;
     sum.hbm_bytes += k.hbm_bytes * times;
-    if (k.time * times > longest) {
+    if (!any || k.time * times > longest) {
       longest = k.time * times;
       sum.bound = k.bound;
     }
+    any = true;
   }
 };
 
@@ -171,7 +173,37 @@ struct OpTally {
 void report_op(std::vector<OperatorReport>* report, const Op& op, const OpTally& fwd, const OpTally& bwd) {
   if (!report) return;
   report->push_back(operator_report(op.name, "forward", fwd.sum, 1));
-  if (bwd.longest.value >= 0) report->push_back(operator_report(op.name, "backward", bwd.sum, 1));
+  if (bwd.any) report->push_back(operator_report(op.name, "backward", bwd.sum, 1));
+}
+
+// A matmul's GEMMs (`g`) and, in a quantised format, the casts of their operands (quantise_cast),
+// added to the forward and backward passes (the same pass for the embedding and the head).
+void add_matmul(PassCost& fwd, PassCost& bwd, const OpContext& c, const Op& op, const MatmulCosts& g,
+                bool casts, std::vector<OperatorReport>* report) {
+  OpTally f, b;
+  const auto to_fwd = [&](const OpCost& k) { fwd.add_kernel(k), f.add(k); };
+  const auto to_bwd = [&](const OpCost& k) { bwd.add_kernel(k), b.add(k); };
+  to_fwd(g.fwd);
+  to_bwd(g.dx);
+  to_bwd(g.dw);
+  if (casts) {
+    to_fwd(quantise_cast(c, d(op.m) * d(op.k) * d(op.batch)));
+    to_bwd(quantise_cast(c, d(op.m) * d(op.n) * d(op.batch)));
+  }
+  report_op(report, op, f, b);
+}
+
+// An element-wise operator's forward kernels and its `backward_kernels` backward ones.
+void add_elementwise(PassCost& fwd, PassCost& bwd, const OpContext& c, const Op& op,
+                     std::vector<OperatorReport>* report) {
+  OpTally f, b;
+  const OpCost fc = forward_cost(c, op);
+  fwd.add_kernel(fc), f.add(fc);
+  if (op.backward_kernels > 0) {
+    const OpCost bc = elementwise_backward(c, op);
+    bwd.add_kernel(bc, op.backward_kernels), b.add(bc, op.backward_kernels);
+  }
+  report_op(report, op, f, b);
 }
 
 // The attention core of the layer, forward and backward (training_attention: fused or with its
@@ -236,38 +268,19 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
     const bool rerun = rc == Recompute::selective && (op.rerun & modules) != 0;
     const PassCost before = rerun ? L.fwd : PassCost{};
     switch (op.kind) {
-      case OpKind::matmul: {
-        // Block-scaled or per-tensor fp8 training casts each GEMM's operands (quantise_cast).
-        const bool casts = quantised_training(c.math);
-        const OpCost cast_f = casts ? quantise_cast(c, d(op.m) * d(op.k) * d(op.batch)) : OpCost{};
-        const OpCost cast_b = casts ? quantise_cast(c, d(op.m) * d(op.n) * d(op.batch)) : OpCost{};
-        OpTally f, b;
-        for (const OpCost* k : std::initializer_list<const OpCost*>{&gemms[i].fwd, &cast_f})
-          f.add(*k), L.fwd.add_kernel(*k);
-        for (const OpCost* k : std::initializer_list<const OpCost*>{&gemms[i].dx, &gemms[i].dw, &cast_b})
-          b.add(*k), L.bwd.add_kernel(*k);
+      case OpKind::matmul:
+        add_matmul(L.fwd, L.bwd, c, op, gemms[i], quantised_training(c.math), report);
         // torchtitan's op-level selective checkpointing reruns part of some matmuls
         // (RecomputeModule::alternate_matmuls, Op::alternate_share).
         if (alternate && !rerun && op.alternate_share > 0)
           L.recompute.add_kernel(gemms[i].fwd, op.alternate_share);
-        report_op(report, op, f, b);
         break;
-      }
       case OpKind::attention:
         add_attention(L, c, op, att, rc == Recompute::selective && (modules & kCoreAttnOnly), report);
         break;
-      case OpKind::elementwise: {
-        const OpCost fc = forward_cost(c, op), bc = elementwise_backward(c, op);
-        L.fwd.add_kernel(fc);
-        L.bwd.add_kernel(bc, op.backward_kernels);
-        if (report) {
-          OpTally f, b;
-          f.add(fc);
-          if (op.backward_kernels > 0) b.add(bc, op.backward_kernels);
-          report_op(report, op, f, b);
-        }
+      case OpKind::elementwise:
+        add_elementwise(L.fwd, L.bwd, c, op, report);
         break;
-      }
       case OpKind::comm:
         if (op.group == CommGroup::cp) {
           add_cp_ring(L, c, op);
@@ -327,22 +340,9 @@ PassCost end_costs(const OpContext& c, const std::vector<Op>& ops,
                    std::vector<OperatorReport>* report = nullptr) {
   PassCost r;
   for (const Op& op : ops) {
-    OpTally f, b;
-    if (op.kind == OpKind::matmul) {
-      const MatmulCosts g = matmul_costs(c, op, true);
-      f.add(g.fwd), r.add_kernel(g.fwd);
-      for (const OpCost* k : {&g.dx, &g.dw}) b.add(*k), r.add_kernel(*k);
-    } else if (op.kind == OpKind::elementwise) {
-      const OpCost fc = forward_cost(c, op);
-      f.add(fc), r.add_kernel(fc);
-      if (op.backward_kernels > 0) {
-        const OpCost bc = elementwise_backward(c, op);
-        b.add(bc, op.backward_kernels), r.add_kernel(bc, op.backward_kernels);
-      }
-    } else {
-      continue;
-    }
-    report_op(report, op, f, b);
+    // No operand casts are charged to the embedding's and the head's GEMMs.
+    if (op.kind == OpKind::matmul) add_matmul(r, r, c, op, matmul_costs(c, op, true), false, report);
+    if (op.kind == OpKind::elementwise) add_elementwise(r, r, c, op, report);
   }
   return r;
 }
