@@ -136,25 +136,37 @@ std::string num(double v, const char* fmt = "%.4g") {
 
 // The `n` operators of `phase` ("" for all) that take the most of `total_s` (each operator's
 // time x its executions: training.operators per iteration, inference.operators per step), with
-// their share and what bounds each.
+// their share and what bounds each. An operator listed once per layer kind (`layer_kind`: a
+// windowed and a global attention layer, a dense and an MoE layer) is one line: its kinds'
+// times and FLOPs summed, bound by the kind that takes longest.
 void print_heaviest_kernels(const json& ops, const std::string& phase, double total_s, const char* heading,
                             std::size_t n) {
   if (!ops.is_array() || total_s <= 0) return;
-  std::vector<std::pair<double, const json*>> by_time;
-  for (const auto& o : ops)
-    if (phase.empty() || o["phase"] == phase)
-      by_time.emplace_back(o["time_s"].get<double>() * o["count"].get<double>(), &o);
-  if (by_time.empty()) return;
-  std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::cout << "  " << heading << ":\n";
-  for (std::size_t i = 0; i < std::min(n, by_time.size()); ++i) {
-    const json& o = *by_time[i].second;
+  struct Line {
+    std::string name;
+    double time = 0, flops = 0, longest = -1;
+    std::string bound;
+  };
+  std::vector<Line> lines;
+  for (const auto& o : ops) {
+    if (!phase.empty() && o["phase"] != phase) continue;
     const std::string name =
         o["name"].get<std::string>() + (phase.empty() ? " " + o["phase"].get<std::string>() : "");
-    std::printf("    %-24s %12s  %5.1f%%  %s-bound, %s TFLOP/s\n", name.c_str(),
-                seconds(by_time[i].first).c_str(), 100.0 * by_time[i].first / total_s,
-                o["bound"].get<std::string>().c_str(),
-                num(o["achieved_flops_per_s"].get<double>() / 1e12, "%.0f").c_str());
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.name == name; });
+    if (it == lines.end()) it = lines.insert(lines.end(), Line{name});
+    const double count = o["count"].get<double>(), time = o["time_s"].get<double>() * count;
+    it->time += time;
+    it->flops += o["flops"].get<double>() * count;
+    if (time > it->longest) it->longest = time, it->bound = o["bound"].get<std::string>();
+  }
+  if (lines.empty()) return;
+  std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.time > b.time; });
+  std::cout << "  " << heading << ":\n";
+  for (std::size_t i = 0; i < std::min(n, lines.size()); ++i) {
+    const Line& l = lines[i];
+    std::printf("    %-24s %12s  %5.1f%%  %s-bound, %s TFLOP/s\n", l.name.c_str(), seconds(l.time).c_str(),
+                100.0 * l.time / total_s, l.bound.c_str(),
+                num(l.time > 0 ? l.flops / l.time / 1e12 : 0.0, "%.0f").c_str());
   }
 }
 

@@ -130,6 +130,9 @@ TABLE(OperatorReport, operator_out) {
   t.add("achieved_flops_per_s", amount(), VAL(o.achieved_flops_per_s));
   t.add("bound", choice<Bound>(), VAL(str(o.bound)));
   t.add("count", amount(), VAL(o.count));
+  t.maybe("layer_kind",
+          node({{"type", "string"}, {"enum", {"dense", "moe", "dense_windowed", "moe_windowed"}}}),
+          VAL(o.layer_kind.empty() ? std::nullopt : std::optional(o.layer_kind)));
   t.describe("Operator", "One operator of the task graph (per device) with its roofline numbers.");
 }
 

@@ -145,6 +145,12 @@ constexpr std::size_t kind_of(bool moe, bool windowed) { return (moe ? 1u : 0u) 
 inline std::size_t layer_kind(const ModelSpec& m, std::int64_t i) {
   return kind_of(is_moe_layer(m, i), is_windowed_layer(m, i));
 }
+// A kind's name in the operator reports (inference.operators[].layer_kind): the FFN, then the
+// attention where it is windowed.
+constexpr const char* layer_kind_name(std::size_t kind) {
+  constexpr const char* kNames[kLayerKinds] = {"dense", "moe", "dense_windowed", "moe_windowed"};
+  return kind < kLayerKinds ? kNames[kind] : "";
+}
 // Layers of each kind, on a stage or in the whole model.
 using KindCounts = std::array<double, kLayerKinds>;
 KindCounts model_kinds(const ModelSpec& m);

@@ -146,7 +146,10 @@ LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& sh
       }
       const OpCost cost = g.cost(c, op);
       st.compute += cost.time * layers;
-      if (ops) ops->push_back(operator_report(op.name, phase, cost, layers));
+      if (ops) {
+        ops->push_back(operator_report(op.name, phase, cost, layers));
+        ops->back().layer_kind = layer_kind_name(k);
+      }
     }
   }
   // Pipeline stages hand the activations on: pp-1 hops.

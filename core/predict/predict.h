@@ -54,7 +54,8 @@ struct OperatorReport {
   Seconds time{};
   double achieved_flops_per_s = 0;
   Bound bound = Bound::compute;
-  double count = 1;  // executions per phase (inference: layers on the stage; training: per iteration)
+  double count = 1;        // executions per phase (inference: layers on the stage; training: per iteration)
+  std::string layer_kind;  // layer_kind_name() of its layers; empty for the embedding, head and loss
 };
 
 struct TrainingPrediction {

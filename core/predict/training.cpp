@@ -824,7 +824,11 @@ std::vector<OperatorReport> stage_operators(
     }
   };
   if (st.embedding) add(embedding, micro_batches);
-  for (std::size_t k = 0; k < kLayerKinds; ++k) add(layers[k], st.layers[k] * micro_batches);
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    const std::size_t from = out.size();
+    add(layers[k], st.layers[k] * micro_batches);
+    for (std::size_t i = from; i < out.size(); ++i) out[i].layer_kind = layer_kind_name(k);
+  }
   if (st.head) add(head, micro_batches);
   return out;
 }

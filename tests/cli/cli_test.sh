@@ -46,6 +46,12 @@ contains table "    mlp_up backward              14.613 s   25.2%  compute-bound
 # eager runtime's launches (inference.operators).
 contains table "    mlp_up                     453.417 ms   32.9%  compute-bound, 679 TFLOP/s"
 contains table "    norm_attn                    1.360 ms    5.5%  host-bound, 0 TFLOP/s"
+# An operator of two layer kinds (gpt-oss-120b's windowed and global attention layers) is one
+# line, its kinds summed: expert_up once, not twice at half the time.
+oss='{"model":"gpt-oss-120b","system":"dgx-b200","num_devices":1,"inference":{"batch":64,"prompt_len":4096,"output_len":256}}'
+check predict_layer_kinds 0 bash -c "printf '%s' '$oss' | '$bin' predict -"
+contains predict_layer_kinds "    expert_up                  380.495 ms   23.4%  l2-bound, 3950 TFLOP/s"
+contains predict_layer_kinds "    expert_up                    5.479 ms   30.9%  memory-bound, 73 TFLOP/s"
 # Speculative decoding: tokens a step and the acceptance taken for each drafted position (DeepSeek
 # R1's one MTP module drafting three: 0.85, then decayed by 0.85 a reused position).
 spec='{"model":"deepseek-r1","system":"dgx-h200","num_devices":8,"parallel":{"tp":8},"inference":{"batch":8,"prompt_len":1024,"output_len":1024,"precision":"fp8","speculative":{"draft_tokens":3}}}'

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -437,6 +438,42 @@ TEST(Predict, TrainingOperatorsAddUpToTheSlowestStagesKernels) {
       EXPECT_NEAR(plain[i]["time_s"].get<double>() / overlapped[i]["time_s"].get<double>(),
                   1.0 - optimus::SoftwareDefaults{}.ep_comm_sm_share, 1e-9);  // the profile keeps 20 of 132
   }
+}
+
+// Each layer operator names its layer kind (the FFN, and the attention where windowed), so an
+// operator listed once per kind can be told apart: gpt-oss-120b alternates windowed and global
+// attention layers of MoE FFNs (18 of each), DeepSeek-V3 has 3 dense layers before 58 MoE ones
+// (its MLA query down-projection counted).
+// The embedding, the head and the loss name none.
+TEST(Predict, OperatorsNameTheirLayerKind) {
+  const json serving = {{"model", "gpt-oss-120b"},
+                        {"system", "dgx-b200"},
+                        {"num_devices", 1},
+                        {"inference", {{"batch", 8}, {"prompt_len", 1024}, {"output_len", 128}}}};
+  const json training = {{"model", "deepseek-v3"},
+                         {"system", "gb200-nvl72"},
+                         {"num_devices", 64},
+                         {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 64}, {"ep", 64}, {"micro_batch", 1}}},
+                         {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+  const auto kinds = [](const json& ops, const std::string& name, const std::string& phase) {
+    std::map<std::string, double> counts;
+    for (const json& o : ops)
+      if (o["name"] == name && o["phase"] == phase)
+        counts[o.value("layer_kind", "")] += o["count"].get<double>();
+    return counts;
+  };
+  const json inference = predict(serving)["inference"]["operators"];
+  using Counts = std::map<std::string, double>;
+  EXPECT_EQ(kinds(inference, "attention", "decode"), (Counts{{"moe", 18}, {"moe_windowed", 18}}));
+  EXPECT_EQ(kinds(inference, "lm_head", "decode"), (Counts{{"", 1}}));
+  const json t = predict(training)["training"];
+  const double mb = t["micro_batches"].get<double>();
+  EXPECT_EQ(kinds(t["operators"], "q_down_proj", "forward"), (Counts{{"dense", 3 * mb}, {"moe", 58 * mb}}))
+      << t["operators"].dump().substr(0, 400);
+  for (const json& o : t["operators"])
+    EXPECT_EQ(o.contains("layer_kind"), o["name"] != "embedding" && o["name"] != "lm_head" &&
+                                            o["name"] != "cross_entropy" && o["name"] != "final_norm")
+        << o.dump();
 }
 
 TEST(Predict, BreakdownSumsToIterationTime) {

@@ -285,9 +285,19 @@ export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): Rooflin
   const inference = (p.inference?.operators?.length ?? 0) > 0;
   const ops = inference ? p.inference?.operators : p.training?.operators;
   if (!ops || ops.length === 0) return null;
+  // An operator listed once per layer kind is named by what tells its kinds apart (the FFN where
+  // dense and MoE layers both run, the attention where windowed and global layers both do).
+  const kinds = new Set(ops.map((o) => o.layer_kind).filter((k) => k));
+  const ffnVaries = [...kinds].some((k) => k!.startsWith('moe')) && [...kinds].some((k) => k!.startsWith('dense'));
+  const windowVaries = [...kinds].some((k) => k!.endsWith('windowed')) && [...kinds].some((k) => !k!.endsWith('windowed'));
+  const label = (o: (typeof ops)[number]) => {
+    const k = o.layer_kind;
+    const parts = k ? [ffnVaries ? (k.startsWith('moe') ? 'MoE' : 'dense') : '', windowVaries ? (k.endsWith('windowed') ? 'windowed' : 'global') : ''].filter((x) => x) : [];
+    return parts.length > 0 ? `${o.name} (${parts.join(', ')})` : o.name;
+  };
   const points = ops
     .filter((o) => o.arithmetic_intensity > 0 && o.achieved_flops_per_s > 0)
-    .map((o) => ({ name: o.name, phase: o.phase, intensity: o.arithmetic_intensity, rate: o.achieved_flops_per_s, bound: o.bound, time_s: o.time_s }));
+    .map((o) => ({ name: label(o), phase: o.phase, intensity: o.arithmetic_intensity, rate: o.achieved_flops_per_s, bound: o.bound, time_s: o.time_s }));
   if (points.length === 0) return null;
   const device = s?.system?.device;
   const precision = (inference ? p.inference?.math_precision : p.training?.math_precision) ?? 'bf16';

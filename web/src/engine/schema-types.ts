@@ -2071,6 +2071,10 @@ export interface OperatorPoint {
    * Executions per phase (layers on the stage; training.operators: per iteration).
    */
   count: number;
+  /**
+   * The kind of layer the operator runs in: its FFN (dense or mixture-of-experts), then _windowed where its attention is a sliding window; an operator is listed once per kind the model has (gpt-oss: moe and moe_windowed; DeepSeek-V3: dense for its first three layers, moe after). Absent for the embedding, the LM head and the loss.
+   */
+  layer_kind?: 'dense' | 'moe' | 'dense_windowed' | 'moe_windowed';
 }
 export interface InferenceResult {
   /**
