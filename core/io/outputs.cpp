@@ -14,6 +14,7 @@
 #include "io/objects.h"
 #include "io/schema.h"
 #include "io/uncertainty.h"
+#include "model/spec.h"
 #include "predict/predict.h"
 #include "rl/rl.h"
 #include "search/auto_layout.h"
@@ -130,8 +131,9 @@ TABLE(OperatorReport, operator_out) {
   t.add("achieved_flops_per_s", amount(), VAL(o.achieved_flops_per_s));
   t.add("bound", choice<Bound>(), VAL(str(o.bound)));
   t.add("count", amount(), VAL(o.count));
-  t.maybe("layer_kind",
-          node({{"type", "string"}, {"enum", {"dense", "moe", "dense_windowed", "moe_windowed"}}}),
+  ojson kinds = ojson::array();
+  for (std::size_t k = 0; k < kLayerKinds; ++k) kinds.push_back(layer_kind_name(k));
+  t.maybe("layer_kind", node({{"type", "string"}, {"enum", kinds}}),
           VAL(o.layer_kind.empty() ? std::nullopt : std::optional(o.layer_kind)));
   t.describe("Operator", "One operator of the task graph (per device) with its roofline numbers.");
 }
