@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { decodeFragment, encodeFragment } from '../src/codec/url';
+import type { OperatorPoint } from '../src/engine/schema-types';
 import { starter } from '../src/state/tasks';
 import { DATA_SETS } from '../src/ui/accuracy';
 import { readJson } from '../test/wasm';
@@ -77,6 +78,25 @@ describe('the page against its time goals', () => {
     const hash = await page.evaluate(() => location.hash);
     const decoded = await decodeFragment(hash);
     expect(decoded.ok && decoded.scenario).toEqual(landingScenario);
+    await page.close();
+    site.expectNoProblems();
+  });
+
+  test('the roofline tells an operator\'s layer kinds apart: gpt-oss-120b\'s windowed and global attention', async () => {
+    const scenario = { schema_version: 1, model: 'gpt-oss-120b', system: 'dgx-b200', num_devices: 1, inference: { batch: 64, prompt_len: 4096, output_len: 256 } };
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    const roofline = page.locator('[data-testid="chart-roofline"]');
+    await roofline.locator('svg').first().waitFor();
+    const titles = await roofline.locator('svg title').allTextContents();
+    // Each layer kind's attention is its own point, named by its window, with the engine's numbers.
+    const operators: OperatorPoint[] = predict(scenario).inference.operators;
+    const attention = operators.filter((o) => o.name === 'attention' && o.phase === 'decode');
+    expect(attention.map((o) => o.layer_kind).sort()).toEqual(['moe', 'moe_windowed']);
+    for (const kind of ['global', 'windowed']) expect(titles.some((t) => t.startsWith(`attention (${kind}) (decode`)), `attention (${kind}) in ${titles.join(' | ')}`).toBe(true);
+    expect(titles.some((t) => t.startsWith('attention (decode')), 'an attention point without its kind').toBe(false);
+    await roofline.screenshot({ path: `${OUT}roofline-layer-kinds.png` });
     await page.close();
     site.expectNoProblems();
   });
