@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -390,15 +391,41 @@ InferenceMemory inference_memory(const Scenario& s) {
   const double scores = s.system.software.unfused_context_attention
                             ? d(m.heads) / d(p.tp) * d(w.prompt_len) * d(w.prompt_len) * e
                             : 0.0;
-  out.activation_per_sequence =
-      Bytes(d(w.prompt_len) * e * (2.0 * d(m.hidden) + std::max(up, moe_rows_per_token(s))) +
-            4.0 * d(m.vocab) / d(p.tp) + scores);
-  out.bytes.activations = out.activation_per_sequence * d(w.batch);
+  const double per_token = e * (2.0 * d(m.hidden) + std::max(up, moe_rows_per_token(s)));
+  const double logits = 4.0 * d(m.vocab) / d(p.tp);
+  // A runtime with a scheduler (vLLM, SGLang, TensorRT-LLM: the profile's serving block) prefills
+  // the batch's prompts in steps of at most max_num_tokens tokens (chunked prefill: vLLM's
+  // max_num_batched_tokens, SGLang's chunked_prefill_size, TensorRT-LLM's max_num_tokens), so its
+  // working activations are those of one step's tokens, not of every prompt at once; it profiles
+  // exactly that step before sizing its KV cache (the serving pool's workspace, predict/serving.cpp).
+  const bool chunked = s.software && s.software->schedules && !s.software->serving.static_batching;
+  out.prefill_budget =
+      chunked ? (w.serving ? w.serving->max_num_tokens : s.software->serving.max_num_tokens) : 0;
+  if (out.prefill_budget > 0) {
+    out.activation_per_token = Bytes(per_token);
+    out.activation_per_sequence = Bytes(logits);
+    const double tokens = std::min(d(w.batch) * d(w.prompt_len), d(out.prefill_budget));
+    out.bytes.activations = Bytes(tokens * per_token + logits * d(w.batch));
+  } else {
+    out.activation_per_sequence = Bytes(d(w.prompt_len) * per_token + logits + scores);
+    out.bytes.activations = out.activation_per_sequence * d(w.batch);
+  }
   const DraftMemory draft = draft_memory(s, context);
   out.bytes.weights = out.bytes.weights + draft.weights;
   out.kv_per_sequence = out.kv_per_sequence + draft.kv_per_sequence;
   out.bytes.kv_cache = out.kv_per_sequence * d(w.batch);
   return out;
+}
+
+std::int64_t InferenceMemory::max_batch(double room, std::int64_t prompt_len) const {
+  const double per_seq = kv_per_sequence.value + activation_per_sequence.value;
+  if (room <= 0 || per_seq <= 0) return 0;
+  if (prefill_budget <= 0) return static_cast<std::int64_t>(std::floor(room / per_seq));
+  // One step's tokens are the whole batch's prompts while they fit in the budget, else the budget.
+  const double budget = d(prefill_budget), prompt = d(std::max<std::int64_t>(1, prompt_len));
+  const double full = std::floor((room - budget * activation_per_token.value) / per_seq);
+  if (full * prompt >= budget) return static_cast<std::int64_t>(std::max(0.0, full));
+  return static_cast<std::int64_t>(std::floor(room / (per_seq + prompt * activation_per_token.value)));
 }
 
 }  // namespace optimus

@@ -100,7 +100,15 @@ inline std::optional<Warning> little_headroom_warning(const std::string& what, B
 struct InferenceMemory {
   MemoryBreakdown bytes;
   Bytes kv_per_sequence{};  // at full context (prompt_len + output_len)
+  // Working activations: under a runtime that prefills in token-budget steps (prefill_budget > 0)
+  // those of one step's tokens, `per_token` each, beside each sequence's last-token logits
+  // (activation_per_sequence); else every sequence's prompt at once (activation_per_sequence
+  // holds its prompt's and its logits).
   Bytes activation_per_sequence{};
+  Bytes activation_per_token{};
+  std::int64_t prefill_budget = 0;
+  // The largest batch whose weights, KV cache and working activations fit in `room` bytes.
+  std::int64_t max_batch(double room, std::int64_t prompt_len) const;
 };
 InferenceMemory inference_memory(const Scenario& s);
 // KV-cache bytes of one sequence holding `context` tokens, on one device of an inference

@@ -454,9 +454,8 @@ InferencePrediction predict_inference(const Scenario& s, std::vector<Warning>& w
   // runtime's own memory (runtime_reserve, memory/footprint.h): the batch predict would not warn
   // about (memory.little_headroom), as the layout search admits.
   const InferenceMemory mem = inference_memory(s);
-  const double per_seq = mem.kv_per_sequence.value + mem.activation_per_sequence.value;
   const double room = usable_capacity(dev.hbm_capacity, s.num_devices).value - mem.bytes.weights.value;
-  out.max_batch = room > 0 && per_seq > 0 ? static_cast<std::int64_t>(std::floor(room / per_seq)) : 0;
+  out.max_batch = mem.max_batch(room, w.prompt_len);
   return out;
 }
 

@@ -105,7 +105,7 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
   work.inference->prompt_len = sv.max_num_tokens;
   work.inference->output_len = 1;
   const InferenceMemory mem = inference_memory(work);
-  const double held = mem.bytes.weights.value + mem.activation_per_sequence.value;
+  const double held = mem.bytes.weights.value + mem.bytes.activations.value;
   const double hbm = base.system.device.hbm_capacity.value;
   lim.kv_capacity = sv.free_gpu_memory_fraction > 0 ? sv.free_gpu_memory_fraction * (hbm - held)
                                                     : hbm * sv.gpu_memory_utilization - held;

@@ -833,18 +833,74 @@ TEST(Predict, LargestBatchLeavesTheRuntimeItsMemory) {
     return std::make_tuple(out["memory"]["fits"].get<bool>() && !warned,
                            out["inference"]["max_batch"].get<std::int64_t>());
   };
-  for (const std::int64_t devices : {1, 4}) {
-    const json s = {{"model", devices == 1 ? "llama3.1-8b" : "llama2-70b"},
-                    {"system", "dgx-a100-80gb"},
-                    {"num_devices", devices},
-                    {"parallel", {{"tp", devices}}},
-                    {"inference", {{"batch", 1}, {"prompt_len", 512}, {"output_len", 128}}}};
-    const auto [roomy, largest] = at(s, 1);
-    ASSERT_TRUE(roomy) << devices;
-    ASSERT_GT(largest, 1) << devices;
-    EXPECT_TRUE(std::get<0>(at(s, largest))) << devices << " devices, batch " << largest;
-    EXPECT_FALSE(std::get<0>(at(s, largest + 1))) << devices << " devices, batch " << largest + 1;
-  }
+  // Also under a runtime that prefills in token-budget steps (vLLM: chunked prefill), whose
+  // working activations are one step's: at 512-token prompts, whose largest batch fills the
+  // 8192-token step, and at 32-token prompts of 32,768-token outputs, whose largest batch (a few
+  // sequences of whole-context KV) does not.
+  for (const std::int64_t devices : {1, 4})
+    for (const char* software : {"", "vllm"})
+      for (const std::int64_t prompt : {512, 32}) {
+        json s = {{"model", devices == 1 ? "llama3.1-8b" : "llama2-70b"},
+                  {"system", "dgx-a100-80gb"},
+                  {"num_devices", devices},
+                  {"parallel", {{"tp", devices}}},
+                  {"inference",
+                   {{"batch", 1}, {"prompt_len", prompt}, {"output_len", prompt == 32 ? 32768 : 128}}}};
+        if (*software) s["software"] = software;
+        const std::string at_what = std::to_string(devices) + " devices, '" + software + "', prompt " +
+                                    std::to_string(prompt) + ", batch ";
+        const auto [roomy, largest] = at(s, 1);
+        ASSERT_TRUE(roomy) << at_what << 1;
+        ASSERT_GT(largest, 1) << at_what << 1;
+        EXPECT_TRUE(std::get<0>(at(s, largest))) << at_what << largest;
+        EXPECT_FALSE(std::get<0>(at(s, largest + 1))) << at_what << largest + 1;
+      }
+}
+
+// A runtime with a scheduler (the profile's serving block: vLLM, SGLang, TensorRT-LLM) prefills a
+// static batch's prompts in steps of at most max_num_tokens tokens, so its working activations are
+// one step's tokens' beside every sequence's last-token logits, not every prompt's at once: SGLang's
+// decode deployment of DeepSeek-V3 at 256 sequences of 2,000-token prompts on each of 72 H100
+// (LMSYS, 2025-05) ran, and fits; the eager runtime's whole-batch prefill (every prompt at once)
+// does not. A batch whose prompts fit in one step is the same either way.
+TEST(Predict, ChunkedPrefillHoldsOneStepsActivations) {
+  const json lmsys = {
+      {"model", "deepseek-v3"},
+      {"system", "dgx-h100"},
+      {"software", "sglang-deepep"},
+      {"num_devices", 72},
+      {"parallel", {{"tp", 1}, {"dp", 72}, {"ep", 72}, {"expert_slots", 288}}},
+      {"inference", {{"batch", 256}, {"prompt_len", 2000}, {"output_len", 100}, {"precision", "fp8"}}}};
+  json eager = lmsys;
+  eager.erase("software");
+  const json a = predict(lmsys), b = predict(eager);
+  EXPECT_TRUE(a["memory"]["fits"].get<bool>()) << a["memory"].dump();
+  EXPECT_FALSE(b["memory"]["fits"].get<bool>()) << b["memory"].dump();
+  const auto act = [](const json& o) {
+    return o["inference"]["memory"]["per_device_bytes"]["activations"].get<double>();
+  };
+  // sglang-deepep's step: 8192 tokens over its 72 attention-DP ranks' budget is the server's, but a
+  // static batch is one rank's: 8192 tokens, against 512,000.
+  EXPECT_LT(act(a), act(b) * 8192.0 / 512000.0 * 1.5);
+  EXPECT_GT(act(a), act(b) * 8192.0 / 512000.0);
+  // Prompts that fit in one step: the same activations as the whole batch at once.
+  json small = {{"model", "llama3.1-8b"},
+                {"system", "dgx-h100"},
+                {"software", "vllm"},
+                {"num_devices", 1},
+                {"inference", {{"batch", 4}, {"prompt_len", 1024}, {"output_len", 16}}}};
+  json small_eager = small;
+  small_eager.erase("software");
+  EXPECT_DOUBLE_EQ(act(predict(small)), act(predict(small_eager)));
+  // Past the step, the activations grow by the logits alone.
+  small["inference"]["batch"] = 64;
+  small_eager["inference"]["batch"] = 64;
+  const json c = predict(small), e = predict(small_eager);
+  small["inference"]["batch"] = 65;
+  const double logits = 4.0 * 128256;  // fp32 logits of Llama 3.1 8B's vocabulary
+  EXPECT_NEAR(act(predict(small)) - act(c), logits, 1e-6 * logits);
+  // Beside 64 sequences' logits: 65,536 prompt tokens at once against 8,192 a step.
+  EXPECT_NEAR((act(e) - 64 * logits) / (act(c) - 64 * logits), 8.0, 1e-9);
 }
 
 // software.windowed_layers_full_kv: a runtime that caches a windowed layer for the whole context

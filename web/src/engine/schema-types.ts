@@ -2094,7 +2094,7 @@ export interface InferenceResult {
    */
   throughput_tokens_per_s: number;
   /**
-   * Largest batch that fits for the given lengths, beside the runtime's own memory (0.47 GiB on one device, 1.92 GiB on more: memory.little_headroom). Unit: sequences.
+   * Largest batch that fits for the given lengths, beside the runtime's own memory (0.47 GiB on one device, 1.92 GiB on more: memory.little_headroom); under a scheduler's prefill steps (memory.per_device_bytes.activations) each further sequence adds its KV cache and logits only. Unit: sequences.
    */
   max_batch: number;
   /**
@@ -2209,7 +2209,7 @@ export interface MemoryBytes {
    */
   optimizer: number;
   /**
-   * Saved activations (training) or working activations (inference: per sequence, its prompt step's widest moment, the residual stream beside the widest projection output or, in an MoE layer, top_k rows of each token the rank routes (the hidden state and the gated first-GEMM output), plus the last token's fp32 logits). Unit: bytes.
+   * Saved activations (training) or working activations (inference: per prompt token, its step's widest moment, the residual stream beside the widest projection output or, in an MoE layer, top_k rows of each token the rank routes (the hidden state and the gated first-GEMM output), plus each sequence's last-token fp32 logits; the prompt tokens of the whole batch at once, or, under a software profile with a scheduler (its serving block: vLLM, SGLang, TensorRT-LLM), of one prefill step: at most the scheduler's max_num_tokens, as those runtimes prefill in token-budget steps). Unit: bytes.
    */
   activations: number;
   /**
