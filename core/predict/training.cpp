@@ -816,20 +816,18 @@ std::vector<OperatorReport> stage_operators(
     const std::vector<OperatorReport>& embedding, const std::vector<OperatorReport>& head,
     double micro_batches) {
   std::vector<OperatorReport> out;
-  const auto add = [&](const std::vector<OperatorReport>& ops, double count) {
+  const auto add = [&](const std::vector<OperatorReport>& ops, double count, const char* kind) {
     if (count <= 0) return;
     for (OperatorReport r : ops) {
       r.count = count;
+      r.layer_kind = kind;
       out.push_back(std::move(r));
     }
   };
-  if (st.embedding) add(embedding, micro_batches);
-  for (std::size_t k = 0; k < kLayerKinds; ++k) {
-    const std::size_t from = out.size();
-    add(layers[k], st.layers[k] * micro_batches);
-    for (std::size_t i = from; i < out.size(); ++i) out[i].layer_kind = layer_kind_name(k);
-  }
-  if (st.head) add(head, micro_batches);
+  if (st.embedding) add(embedding, micro_batches, "");
+  for (std::size_t k = 0; k < kLayerKinds; ++k)
+    add(layers[k], st.layers[k] * micro_batches, layer_kind_name(k));
+  if (st.head) add(head, micro_batches, "");
   return out;
 }
 
