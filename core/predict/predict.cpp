@@ -636,22 +636,23 @@ Result<Prediction> predict(const Scenario& s) {
   check(out.training_memory, "training", training);
   // Inference: where the working activations of every prompt at once outweigh the weights and the
   // KV cache, a runtime that prefills in token-budget steps holds one step's (memory/footprint.h).
-  const std::string inference = "more tensor/pipeline parallelism or a narrower precision";
-  std::string stepped;
+  std::string inference = "a smaller batch, more tensor/pipeline parallelism or a narrower precision";
   if (const auto& m = out.inference_memory; m && !(s.software && s.software->schedules)) {
     const MemoryBreakdown& b = m->per_device;
     if (b.activations > b.weights && b.activations > b.kv_cache)
-      stepped =
-          "a runtime that prefills in steps of at most max_num_tokens tokens (software \"vllm\", "
-          "\"sglang\" or \"tensorrt-llm-pytorch\": one step's activations, not every prompt's at once), ";
+      inference =
+          "a smaller batch, a runtime that prefills in steps of at most max_num_tokens tokens "
+          "(software \"vllm\", \"sglang\" or \"tensorrt-llm-pytorch\": one step's activations, not every "
+          "prompt's at once), more tensor/pipeline parallelism or a narrower precision";
   }
-  check(out.inference_memory, "inference", "a smaller batch, " + stepped + inference);
+  check(out.inference_memory, "inference", inference);
   warn_little_headroom(out.training_memory, "training", s.num_devices, "a smaller micro-batch, " + training,
                        out.warnings);
   // A served stream's cache is sized to what is left (inference.serving.gpu_memory_utilization),
   // so only a static batch is checked.
   if (s.inference && !s.inference->serving)
-    warn_little_headroom(out.inference_memory, "inference", s.num_devices, "a smaller batch, " + inference,
+    warn_little_headroom(out.inference_memory, "inference", s.num_devices,
+                         "a smaller batch, more tensor/pipeline parallelism or a narrower precision",
                          out.warnings);
   return out;
 }
