@@ -91,13 +91,16 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
   const double frac = op.causal_fraction;
   const double heads_local = d(op.batch) / d(std::max<std::int64_t>(1, op.sequences));
   OpCost r;
-  r.flops = Flops(4.0 * d(op.batch) * d(op.m) * d(op.n) * d(op.k) * frac);
+  // The indexer computes QK^T alone (2 FLOPs per multiply-add, one product) and writes its logits.
+  const double products = op.index_scores ? 1.0 : 2.0;
+  r.flops = Flops(2.0 * products * d(op.batch) * d(op.m) * d(op.n) * d(op.k) * frac);
   // A decode kernel that reads the cache once per query head (SoftwareDefaults::
   // decode_kv_per_query_head) reads a GQA/MQA group's keys and values heads / kv_heads times.
   const double kv_reads =
       c.kv_per_query_head && op.m == 1 && op.kv_heads > 0 ? std::max(1.0, heads_local / d(op.kv_heads)) : 1.0;
   r.hbm_bytes = Bytes(d(op.sequences) * (d(op.n) * op.kv_bytes * kv_reads +
-                                         2.0 * d(op.m) * heads_local * d(op.k) * c.act_bytes));
+                                         2.0 * d(op.m) * heads_local * d(op.k) * c.act_bytes) +
+                      (op.index_scores ? op.bytes : 0.0));
   if (op.m > 1) {
     // Prefill: the two matmuls per head dominate; time them with the tile model. A fused kernel
     // (FlashAttention 2 and 3, cuDNN's, TensorRT-LLM's fMHA) gives each thread block a tile of
@@ -110,15 +113,18 @@ OpCost inference_attention(const OpContext& c, const Op& op) {
     // prompt attention on one H200 at 4K tokens (tests/validation/data/attention_h200.csv) came
     // out 1.54 ms against cuDNN's 0.94 ms. Each pass streams one of K and V from L2 per query
     // tile, the tile model's L2 roof for that shape, so a pass takes the longer of the two.
-    const Precision p = c.fp8_prompt_attention ? Precision::fp8 : attention_precision(c.math);
+    const Precision p =
+        c.fp8_prompt_attention || op.index_scores ? Precision::fp8 : attention_precision(c.math);
     const std::int64_t kv_eff = visited_keys(op);
     const OpCost pv =
         matmul_cost(*c.dev, {op.m, op.k, kv_eff, op.batch}, p, c.act_bytes, c.act_bytes, c.act_bytes);
-    r.compute_time = 2.0 * max(pv.compute_time, pv.l2_time);
-    // Exponentials of the visited scores on the special-function units (FlashAttention-3 Sec. 3.1).
-    if (c.dev->exp_rate > 0) r.compute_time += Seconds(d(op.batch) * d(op.m) * d(kv_eff) / c.dev->exp_rate);
+    r.compute_time = products * max(pv.compute_time, pv.l2_time);
+    // Exponentials of the visited scores on the special-function units (FlashAttention-3 Sec. 3.1);
+    // the indexer takes a ReLU instead.
+    if (c.dev->exp_rate > 0 && !op.index_scores)
+      r.compute_time += Seconds(d(op.batch) * d(op.m) * d(kv_eff) / c.dev->exp_rate);
   } else {
-    const MathRate mr = math_rate(*c.dev, Precision::fp16);
+    const MathRate mr = math_rate(*c.dev, op.index_scores ? Precision::fp8 : Precision::fp16);
     r.compute_time = r.flops / FlopRate(mr.rate.value * c.dev->matmul_efficiency);
   }
   r.memory_time = r.hbm_bytes / Bandwidth(c.dev->streaming_rate());
@@ -160,7 +166,7 @@ MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
 
 TrainingAttention training_attention(const OpContext& c, const Op& op, AttentionKernel kernel) {
   const std::int64_t kv = visited_keys(op);
-  const Precision p = attention_precision(c.math);
+  const Precision p = op.index_scores ? Precision::fp8 : attention_precision(c.math);
   const OpCost qk = roofline_matmul(c, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes,
                                     c.act_bytes, c.matmul_rate_share);
   const OpCost pv = roofline_matmul(c, MatmulShape{op.m, op.k, kv, op.batch}, p, c.act_bytes, c.act_bytes,
@@ -174,7 +180,7 @@ TrainingAttention training_attention(const OpContext& c, const Op& op, Attention
     // A fused kernel also exponentiates every visited score on the special-function units,
     // in the forward and again when the backward recomputes P; FlashAttention-2 does not
     // overlap this with the matmuls (FlashAttention-3, Sec. 3.1).
-    if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0)
+    if (c.dev->exp_rate > 0 && op.causal_fraction < 1.0 && !op.index_scores)
       r.matmuls.time += Seconds(d(op.batch) * d(op.m) * d(kv) / c.dev->exp_rate);
     r.matmuls.flops = (qk.flops + pv.flops) * pairs;
     // The bytes the roofline above charges (reported in training.operators; the time is set).
@@ -185,7 +191,9 @@ TrainingAttention training_attention(const OpContext& c, const Op& op, Attention
     r.matmuls.bound = qk.bound;
     return r;
   };
-  TrainingAttention r{pass(2), pass(fused_attention(kernel) ? 5 : 4)};
+  // The indexer: QK^T forward; dQ and dK backward (its KL loss's gradient of the logits).
+  TrainingAttention r = op.index_scores ? TrainingAttention{pass(1), pass(2)}
+                                        : TrainingAttention{pass(2), pass(fused_attention(kernel) ? 5 : 4)};
   if (op.bytes > 0) {
     r.fwd.scores = elementwise_cost(*c.dev, Bytes(op.bytes), Flops(op.flops));
     r.bwd.scores = elementwise_cost(*c.dev, Bytes(op.backward_bytes), Flops(op.backward_flops));

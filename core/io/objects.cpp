@@ -626,6 +626,28 @@ void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
   a.v_head_dim = v_dim.value_or(1);
   m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
   m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
+  // DeepSeek Sparse Attention's three keys come together, over MLA (model/spec.h SparseAttentionSpec).
+  SparseAttentionSpec& sp = m.sparse;
+  const auto ih = ar.integer("index_heads", false, 1, 100'000);
+  const auto id = ar.integer("index_head_dim", false, 1, 100'000);
+  const auto ik = ar.integer("index_top_k", false, 1, 1'000'000'000);
+  const std::pair<const char*, bool> sparse[] = {
+      {"index_heads", ih.has_value()}, {"index_head_dim", id.has_value()}, {"index_top_k", ik.has_value()}};
+  const bool any = ih || id || ik;
+  for (const auto& [key, given] : sparse) {
+    if (any && !given)
+      ar.fail("scenario.missing_key", ar.child(key),
+              std::string("sparse attention (index_heads, index_head_dim, index_top_k) needs '") + key + "'");
+    if (given && type && !mla)
+      ar.fail(
+          "model.sparse_attention_without_mla", ar.child(key),
+          std::string("'") + key +
+              "' describes DeepSeek Sparse Attention's indexer, which reads the queries' latent: it needs "
+              "type \"mla\"");
+  }
+  sp.index_heads = ih.value_or(0);
+  sp.index_head_dim = id.value_or(0);
+  sp.top_k = ik.value_or(0);
   ar.finish();
 }
 
@@ -641,6 +663,11 @@ std::optional<ojson> write_attention(const Field<ModelSpec>&, const ModelSpec& m
   if (m.window > 0) {
     att["window"] = m.window;
     att["global_every"] = m.global_every;
+  }
+  if (m.sparse.top_k > 0) {
+    att["index_heads"] = m.sparse.index_heads;
+    att["index_head_dim"] = m.sparse.index_head_dim;
+    att["index_top_k"] = m.sparse.top_k;
   }
   return att;
 }
@@ -707,7 +734,10 @@ Fields<ModelSpec> make_model() {
                    {"qk_rope_head_dim", integer(0, 100'000)},
                    {"v_head_dim", integer(1, 100'000)},
                    {"window", integer(1, 1'000'000'000)},
-                   {"global_every", integer(0, 100'000).def(0)}},
+                   {"global_every", integer(0, 100'000).def(0)},
+                   {"index_heads", integer(1, 100'000)},
+                   {"index_head_dim", integer(1, 100'000)},
+                   {"index_top_k", integer(1, 1'000'000'000)}},
                   {"type"})
                .json(),
            read_attention, write_attention);

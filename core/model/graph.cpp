@@ -331,7 +331,73 @@ void mha_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
   }
 }
 
-// MLA's attention cores, one operator per group of sequences (see add_mla_attention).
+// DeepSeek Sparse Attention's lightning indexer for one group of sequences (DeepSeek-V3.2-Exp
+// report Sec. 2.1; its inference code, inference/model.py Indexer): each query's index_heads
+// heads of index_head_dim, in FP8, against one cached FP8 index key per earlier token (MQA-like:
+// every head reads the same key), then ReLU and a weighted sum over the heads give one fp32 logit
+// per (query, key), which the top-k selection reads back. The indexer is replicated on every
+// tensor-parallel rank (plain Linear layers; the ranks check they chose the same tokens). The
+// cache holds per token the FP8 key and one fp32 scale per 128 of its elements (k_cache and
+// k_scale_cache, block_size 128).
+void add_indexer_scores(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, const SeqGroup& g) {
+  const SparseAttentionSpec& x = m.sparse;
+  Op& ix = ops.emplace_back();
+  ix.name = "indexer";
+  ix.kind = OpKind::attention;
+  ix.role = OpRole::attention;
+  ix.index_scores = true;
+  ix.m = g.new_tokens;
+  ix.n = g.kv_len;
+  ix.k = x.index_head_dim;
+  ix.v_dim = 0;
+  ix.batch = g.sequences * x.index_heads;
+  ix.sequences = g.sequences;
+  ix.kv_heads = 0;  // one key per token shared by the heads
+  ix.causal_fraction = causal_fraction(s, g, g.kv_len);
+  const double logits = d(g.sequences) * d(g.new_tokens) * d(g.kv_len) * ix.causal_fraction;
+  ix.bytes = 8.0 * logits;                     // fp32 logits written, then read by the top-k
+  ix.flops = 3.0 * d(x.index_heads) * logits;  // ReLU, weight, sum per head
+  ix.backward_bytes = ix.bytes;
+  ix.backward_flops = ix.flops;
+  ix.model_flops = 2.0 * d(g.sequences) * d(g.new_tokens) * d(g.kv_len) * d(x.index_heads * x.index_head_dim);
+  ix.kv_bytes = d(x.index_head_dim) + 4.0 * d((x.index_head_dim + 127) / 128);
+  const double Tg = d(g.sequences) * d(g.new_tokens);
+  ix.saved = kept(Tg * d(x.index_heads * x.index_head_dim + x.index_head_dim) * s.saved_bytes);
+}
+
+// The indexer's projections (context-independent), replicated over tensor parallelism: queries
+// from MLA's query latent (q_lora_rank) or the hidden state, one key and the per-head weights
+// from the hidden state; then the key's LayerNorm, rotary embedding on the rotary part and a
+// Hadamard rotation and FP8 quantisation of queries and keys (element-wise passes over both).
+void add_indexer_projections(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
+  const SparseAttentionSpec& x = m.sparse;
+  const Widths w = widths(m, s);
+  const std::int64_t q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : m.hidden;
+  const std::int64_t width = x.index_heads * x.index_head_dim;
+  Op& q = matmul(ops, "index_q_proj", OpRole::qkv, w.tokens, width, q_in);
+  q.params = d(q_in) * d(width);
+  q.saved = kept(w.T * d(q_in) * w.es);
+  Op& k = matmul(ops, "index_k_proj", OpRole::qkv, w.tokens, x.index_head_dim, m.hidden);
+  k.params = w.h * d(x.index_head_dim);
+  Op& wp = matmul(ops, "index_weights_proj", OpRole::qkv, w.tokens, x.index_heads, m.hidden);
+  wp.params = w.h * d(x.index_heads);
+  const double kd = w.T * d(x.index_head_dim);
+  Op& norm = elementwise(ops, "index_k_norm", OpRole::norm, 2.0 * w.e * kd, 5.0 * kd);
+  norm.params = 2.0 * d(x.index_head_dim);  // LayerNorm: a scale and a shift
+  // Rotary embedding, Hadamard rotation and FP8 quantisation of the queries and the key: read in
+  // 16 bits, written in 8 (one fused pass; O(d log d) FLOPs per row, about 8 per element).
+  const double qk = w.T * d(width + x.index_head_dim);
+  elementwise(ops, "index_quant", OpRole::attention, (w.e + 1.0) * qk, 8.0 * qk);
+}
+
+// MLA's attention cores, one operator per group of sequences (see add_mla_attention). Under
+// DeepSeek Sparse Attention a query whose context is longer than top_k attends to the indexer's
+// top_k tokens alone, in MLA's MQA (absorbed) form, each selected latent entry shared by all heads
+// (DeepSeek-V3.2-Exp report Sec. 2.1: DSA is instantiated on the MQA mode of MLA; per-head keys
+// and values gathered token by token would not share tiles between queries); a context within
+// top_k selects every token, and the layer runs as dense MLA. A prompt runs in whichever form
+// multiplies less: dense MHA-form attention over every earlier key, or the MQA form over the
+// selected ones, whose keys are 3-4x wider (the report: a masked MHA mode for short prefills).
 void mla_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, bool windowed) {
   const MlaSpec& a = m.mla;
   const double td = d(s.tp), es = s.saved_bytes;
@@ -339,9 +405,20 @@ void mla_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
   const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
   const double heads = d(m.heads);
   const std::int64_t latent = a.kv_lora_rank + a.qk_rope_head_dim;
+  const bool sparse = m.sparse.top_k > 0;
   for (const SeqGroup& g : s.groups()) {
-    const bool absorbed = !s.loss && g.new_tokens == 1;
-    const std::int64_t keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
+    if (sparse) add_indexer_scores(ops, m, s, g);
+    const std::int64_t all_keys = windowed ? std::min(g.kv_len, m.window) : g.kv_len;
+    const bool decode = !s.loss && g.new_tokens == 1;
+    bool selects = sparse && all_keys > m.sparse.top_k;
+    if (selects && !decode) {
+      const double dense = d(qk + a.v_head_dim) * causal_fraction(s, g, all_keys) * d(all_keys);
+      const double sparse_form =
+          d(latent + a.kv_lora_rank) * causal_fraction(s, g, m.sparse.top_k) * d(m.sparse.top_k);
+      selects = sparse_form < dense;
+    }
+    const bool absorbed = selects || decode;
+    const std::int64_t keys = selects ? m.sparse.top_k : all_keys;
     Op& att = ops.emplace_back();
     att.name = "attention";
     att.kind = OpKind::attention;
@@ -423,6 +500,7 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
   const double rope = T * d(heads_local * a.qk_rope_head_dim + a.qk_rope_head_dim);
   elementwise(ops, "rope", OpRole::rope, 2.0 * e * rope, 3.0 * rope).rerun |=
       module_bit(RecomputeModule::mla_up_proj);
+  if (m.sparse.top_k > 0) add_indexer_projections(ops, m, s);
   mla_attention_cores(ops, m, s, windowed);
   Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, heads_local * a.v_head_dim);
   out.params = heads * d(a.v_head_dim) * h / td;
@@ -672,7 +750,7 @@ void parallel_block_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
 
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
-  ops.reserve(40 + s.groups().size());  // at most 33 + groups: references below stay valid
+  ops.reserve(41 + 2 * s.groups().size());  // at most 38 + 2 x groups: references below stay valid
   const bool moe_layer = (kind & 1u) != 0 && m.moe.has_value();
   const bool windowed = (kind & 2u) != 0 && m.window > 0;
   const std::int64_t t = s.tp;

@@ -102,6 +102,10 @@ struct Op {
   std::int64_t kv_heads = 0;   // attention: local KV heads (GQA/MQA); 0 = a latent shared by all heads (MLA)
   // attention (fused or not): causal fraction of the score matrix actually computed.
   double causal_fraction = 1.0;
+  // attention: DeepSeek Sparse Attention's lightning indexer (model/spec.h SparseAttentionSpec):
+  // QK^T alone at FP8, no PV and no softmax; `bytes` is its fp32 logits written and read back by
+  // the top-k selection.
+  bool index_scores = false;
   // elementwise (and unfused attention's score traffic): bytes moved through HBM and vector
   // FLOPs of the forward pass; the backward runs `backward_kernels` kernels of
   // `backward_bytes` and `backward_flops` each (0 kernels: the forward figures already hold

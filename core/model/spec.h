@@ -62,6 +62,15 @@ struct MlaSpec {
   std::int64_t kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
 };
 
+// DeepSeek Sparse Attention (DSA; DeepSeek-V3.2-Exp report, github.com/deepseek-ai/DeepSeek-V3.2-Exp,
+// Sec. 2.1; its config.json index_n_heads 64, index_head_dim 128, index_topk 2048): a lightning
+// indexer scores every earlier token for each query (index_heads small FP8 query heads against one
+// cached FP8 index key per token, ReLU, a weighted sum over the heads) and the attention then reads
+// only the top_k best-scoring tokens' latent entries. model.attention's index_* keys; top_k 0 = none.
+struct SparseAttentionSpec {
+  std::int64_t index_heads = 0, index_head_dim = 0, top_k = 0;
+};
+
 struct ModelSpec {
   std::string name;
   std::string source;
@@ -74,6 +83,7 @@ struct ModelSpec {
   std::int64_t vocab = 0;
   AttentionType attention = AttentionType::mha;  // follows kv_heads (io/json_io.cpp), or "mla"
   MlaSpec mla;                                   // when attention == mla
+  SparseAttentionSpec sparse;                    // DSA over MLA (top_k > 0)
   // Sliding-window (or chunked) attention: windowed layers attend to at most `window` keys; every
   // global_every-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = all windowed.
   std::int64_t window = 0;  // 0 = full attention everywhere

@@ -219,8 +219,8 @@ void add_attention(LayerCosts& L, const OpContext& c, const Op& op, AttentionKer
     L.fwd.add_kernel(f.scores);
     L.bwd.add_kernel(b.scores);
   }
-  L.attention_fwd = f.matmuls.time + f.scores.time;
-  L.attention_bwd = b.matmuls.time + b.scores.time;
+  L.attention_fwd += f.matmuls.time + f.scores.time;  // DSA: the indexer, then the attention
+  L.attention_bwd += b.matmuls.time + b.scores.time;
   // Checkpointed core attention runs its forward again before the backward, fused or not
   // (Megatron-Core's _checkpointed_attention_forward around the attention kernel): with a
   // fused kernel it keeps little less (no score matrix either way) and still costs the

@@ -372,6 +372,75 @@ TEST(DeepSeekV3, MlaCachesTheLatentPerToken) {
   EXPECT_EQ(find(ops, "attention").v_dim, 128);
 }
 
+// DeepSeek-V3.2-Exp (the preset: DeepSeek-V3 plus DSA's indexer, 64 heads of 128, top 2048).
+// The index key adds 128 FP8 bytes and one fp32 scale per token and layer to MLA's latent.
+TEST(DeepSeekV32, IndexKeyJoinsTheCache) {
+  const ModelSpec v3 = preset("deepseek-v3");
+  const ModelSpec v32 = preset("deepseek-v3.2-exp");
+  ParallelPlan p;
+  p.tp = 8;
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(v32, p, Precision::bf16).value,
+                   kv_bytes_per_token(v3, p, Precision::bf16).value + 61.0 * (128 + 4));
+  // The indexer's projections, replicated on every tensor-parallel rank, per layer by hand:
+  // q 1536 x 64*128, k 7168 x 128 (+ its LayerNorm's 2 x 128), weights 7168 x 64.
+  const double indexer = 1536.0 * 8192 + 7168.0 * 128 + 256 + 7168.0 * 64;
+  EXPECT_NEAR(count_params(v32, 4096).total - count_params(v3, 4096).total, 61.0 * indexer, 1.0);
+}
+
+// Decoding past top_k: the indexer reads every earlier token's index key; the attention reads the
+// 2,048 selected latent entries (MQA form). Within top_k, every token, as DeepSeek-V3.
+TEST(DeepSeekV32, DecodeReadsTopKLatentsAndEveryIndexKey) {
+  const ModelSpec m = preset("deepseek-v3.2-exp");
+  LayerShape s;
+  s.tp = 8;
+  s.causal = false;
+  s.group = SeqGroup{4, 1, 100000};
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  const Op& ix = find(ops, "indexer");
+  EXPECT_TRUE(ix.index_scores);
+  EXPECT_EQ(ix.n, 100000);
+  EXPECT_EQ(ix.k, 128);
+  EXPECT_EQ(ix.batch, 4 * 64);  // every index head on every rank
+  EXPECT_DOUBLE_EQ(ix.kv_bytes, 132.0);
+  const Op& att = find(ops, "attention");
+  EXPECT_EQ(att.n, 2048);
+  EXPECT_EQ(att.k, 576);
+  EXPECT_EQ(att.v_dim, 512);
+  s.group = SeqGroup{4, 1, 1500};
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_EQ(find(ops, "attention").n, 1500);
+  // attention_core_ops (a serving step's context-dependent part) holds the indexer too.
+  attention_core_ops(m, s, kind_of(true, false), ops);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_STREQ(ops[0].name, "indexer");
+  EXPECT_STREQ(ops[1].name, "attention");
+}
+
+// A prompt runs in the cheaper form: at 4,096 tokens dense MLA over every earlier key (per head
+// 192 + 128 wide, half the square) multiplies less than the MQA form over 2,048 (576 + 512 wide);
+// at 65,536 the MQA form over the selected tokens does. The indexer scores half the square either
+// way and writes a fp32 logit per pair, read back by the top-k.
+TEST(DeepSeekV32, PromptTakesTheCheaperForm) {
+  const ModelSpec m = preset("deepseek-v3.2-exp");
+  LayerShape s;
+  s.causal = true;
+  std::vector<Op> ops;
+  s.group = SeqGroup{1, 4096, 4096};
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_EQ(find(ops, "attention").k, 192);
+  EXPECT_EQ(find(ops, "attention").n, 4096);
+  s.group = SeqGroup{1, 65536, 65536};
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  const Op& att = find(ops, "attention");
+  EXPECT_EQ(att.k, 576);
+  EXPECT_EQ(att.n, 2048);
+  EXPECT_DOUBLE_EQ(att.causal_fraction, 1.0 - 2048.0 / (2.0 * 65536.0));
+  const Op& ix = find(ops, "indexer");
+  EXPECT_DOUBLE_EQ(ix.causal_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(ix.bytes, 8.0 * 65536.0 * 65536.0 * 0.5);
+}
+
 TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   const ModelSpec m = preset("deepseek-v3");
   // One micro-batch of 4096 tokens, tp 1, ep 64: every rank sends each token's hidden state to 8

@@ -863,6 +863,32 @@ TEST(Predict, LargestBatchLeavesTheRuntimeItsMemory) {
 // decode deployment of DeepSeek-V3 at 256 sequences of 2,000-token prompts on each of 72 H100
 // (LMSYS, 2025-05) ran, and fits; the eager runtime's whole-batch prefill (every prompt at once)
 // does not. A batch whose prompts fit in one step is the same either way.
+// DeepSeek Sparse Attention (deepseek-v3.2-exp) past its top 2,048 tokens: a decode step reads
+// every earlier token's 132-byte index key and a fixed 2,048 latent entries, where DeepSeek-V3
+// reads every token's 576-byte latent (fp8). Per token of context the step grows by about
+// 132 / 576 = 0.23 of DeepSeek-V3's growth (the indexer's FP8 products add a little).
+TEST(Predict, SparseAttentionDecodeGrowsAtTheIndexKeysRate) {
+  const auto tpot = [](const char* model, int prompt) {
+    const json o = predict({{"model", model},
+                            {"system", "dgx-h200"},
+                            {"software", "sglang"},
+                            {"num_devices", 8},
+                            {"parallel", {{"tp", 8}}},
+                            {"inference",
+                             {{"batch", 8},
+                              {"prompt_len", prompt},
+                              {"output_len", 16},
+                              {"precision", "fp8"},
+                              {"kv_precision", "fp8"},
+                              {"fp8_block_scaled", true}}}});
+    return o["inference"]["tpot_s"].get<double>();
+  };
+  const double dense = tpot("deepseek-v3", 120000) - tpot("deepseek-v3", 8192);
+  const double sparse = tpot("deepseek-v3.2-exp", 120000) - tpot("deepseek-v3.2-exp", 8192);
+  EXPECT_GT(sparse / dense, 132.0 / 576.0);
+  EXPECT_LT(sparse / dense, 0.3);
+}
+
 TEST(Predict, ChunkedPrefillHoldsOneStepsActivations) {
   const json lmsys = {
       {"model", "deepseek-v3"},

@@ -82,14 +82,19 @@ describe('the page against its time goals', () => {
     site.expectNoProblems();
   });
 
-  test('the roofline tells an operator\'s layer kinds apart: gpt-oss-120b\'s windowed and global attention', async () => {
-    const scenario = { schema_version: 1, model: 'gpt-oss-120b', system: 'dgx-b200', num_devices: 1, inference: { batch: 64, prompt_len: 4096, output_len: 256 } };
+  /** A scenario opened as a share link, its roofline drawn: the page, the chart and its points' titles. */
+  const openRoofline = async (scenario: Record<string, unknown>) => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
     await settled(page);
     const roofline = page.locator('[data-testid="chart-roofline"]');
     await roofline.locator('svg').first().waitFor();
-    const titles = await roofline.locator('svg title').allTextContents();
+    return { page, roofline, titles: await roofline.locator('svg title').allTextContents() };
+  };
+
+  test('the roofline tells an operator\'s layer kinds apart: gpt-oss-120b\'s windowed and global attention', async () => {
+    const scenario = { schema_version: 1, model: 'gpt-oss-120b', system: 'dgx-b200', num_devices: 1, inference: { batch: 64, prompt_len: 4096, output_len: 256 } };
+    const { page, roofline, titles } = await openRoofline(scenario);
     // Each layer kind's attention is its own point, named by its window, with the engine's numbers.
     const operators: OperatorPoint[] = predict(scenario).inference.operators;
     const attention = operators.filter((o) => o.name === 'attention' && o.phase === 'decode');
@@ -97,6 +102,23 @@ describe('the page against its time goals', () => {
     for (const kind of ['global', 'windowed']) expect(titles.some((t) => t.startsWith(`attention (${kind}) (decode`)), `attention (${kind}) in ${titles.join(' | ')}`).toBe(true);
     expect(titles.some((t) => t.startsWith('attention (decode')), 'an attention point without its kind').toBe(false);
     await roofline.screenshot({ path: `${OUT}roofline-layer-kinds.png` });
+    await page.close();
+    site.expectNoProblems();
+  });
+
+  test('DeepSeek Sparse Attention on the page: the indexer beside the attention, a long context decoded at the index keys\' rate', async () => {
+    const scenario = { schema_version: 1, model: 'deepseek-v3.2-exp', system: 'dgx-h200', num_devices: 8, parallel: { tp: 8 }, software: 'sglang', inference: { batch: 8, prompt_len: 120000, output_len: 256, precision: 'fp8', kv_precision: 'fp8', fp8_block_scaled: true } };
+    const { page, roofline, titles } = await openRoofline(scenario);
+    // (A model of dense and MoE layers names each point's layer kind before its phase.)
+    for (const [name, phase] of [['indexer', 'decode'], ['attention', 'decode'], ['indexer', 'prefill']])
+      expect(titles.some((t) => t.startsWith(`${name} (`) && t.includes(`(${phase},`)), `${name} ${phase} in ${titles.join(' | ')}`).toBe(true);
+    // Decoding 120,000 tokens of context, the indexer reads every token's 132-byte key, the
+    // attention 2,048 latent entries: the indexer's decode point moves more bytes.
+    const operators: OperatorPoint[] = predict(scenario).inference.operators;
+    const decode = (name: string) => operators.find((o) => o.name === name && o.phase === 'decode')!;
+    expect(decode('indexer').time_s).toBeGreaterThan(decode('attention').time_s);
+    await roofline.screenshot({ path: `${OUT}roofline-sparse-attention.png` });
+    await page.screenshot({ path: `${OUT}sparse-attention.png`, fullPage: true });
     await page.close();
     site.expectNoProblems();
   });

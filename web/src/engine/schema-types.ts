@@ -212,6 +212,18 @@ export interface ModelSpec {
      * With window: every k-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = every layer windowed.
      */
     global_every?: number;
+    /**
+     * DeepSeek Sparse Attention (DSA; DeepSeek-V3.2-Exp, config index_n_heads): the lightning indexer's query heads. The three index_* keys come together (error scenario.missing_key) and need type mla (error model.sparse_attention_without_mla). Each layer then adds the indexer: its projections (queries from the query latent, one key and per-head weights from the hidden state, replicated on every tensor-parallel rank), its FP8 scores of every earlier token (one product per head, ReLU, a weighted sum; fp32 logits written and read by the top-k) and, in the KV cache, one FP8 index key with a fp32 scale per 128 elements per token and layer.
+     */
+    index_heads?: number;
+    /**
+     * DSA: width of the indexer's heads and of the cached index key (config index_head_dim).
+     */
+    index_head_dim?: number;
+    /**
+     * DSA: the tokens each query attends to (config index_topk). A context longer than this is read in MLA's MQA (absorbed) form over these tokens alone (decode: the top_k latent entries; a prompt: whichever of that and dense attention over every earlier key multiplies less); a shorter context attends to every token, as dense MLA. Unit: tokens.
+     */
+    index_top_k?: number;
   };
   /**
    * Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, model.moe_no_moe_layers, model.moe_imbalance_with_balanced).

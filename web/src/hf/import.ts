@@ -19,6 +19,9 @@ export type HfAttention =
       qk_nope_head_dim: number;
       qk_rope_head_dim: number;
       v_head_dim: number;
+      index_heads?: number;
+      index_head_dim?: number;
+      index_top_k?: number;
       window?: number;
       global_every?: number;
     };
@@ -188,7 +191,19 @@ function readMla(cfg: Json, notes: string[]): Extract<HfAttention, { type: 'mla'
     if (!isCount(cfg.q_lora_rank)) return fail(`q_lora_rank = ${cfg.q_lora_rank} is not a non-negative integer.`);
     q = cfg.q_lora_rank;
   } else notes.push('q_lora_rank null or absent: queries are not compressed (q_lora_rank 0).');
-  return { type: 'mla', q_lora_rank: q, kv_lora_rank: dims.kv_lora_rank, qk_nope_head_dim: dims.qk_nope_head_dim, qk_rope_head_dim: dims.qk_rope_head_dim, v_head_dim: dims.v_head_dim };
+  const mla: Extract<HfAttention, { type: 'mla' }> = { type: 'mla', q_lora_rank: q, kv_lora_rank: dims.kv_lora_rank, qk_nope_head_dim: dims.qk_nope_head_dim, qk_rope_head_dim: dims.qk_rope_head_dim, v_head_dim: dims.v_head_dim };
+  // DeepSeek Sparse Attention (DeepseekV32Config: index_n_heads, index_head_dim, index_topk).
+  if (cfg.index_topk !== undefined) {
+    const sparse: number[] = [];
+    for (const k of ['index_n_heads', 'index_head_dim', 'index_topk']) {
+      const v = cfg[k];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) return fail(`Sparse attention config (index_topk) with ${k} = ${String(v)}: a positive integer is needed.`);
+      sparse.push(v);
+    }
+    [mla.index_heads, mla.index_head_dim, mla.index_top_k] = sparse;
+    notes.push(`DeepSeek Sparse Attention: an indexer of ${sparse[0]} heads of ${sparse[1]} scores every earlier token and each query attends to the top ${sparse[2]}.`);
+  }
+  return mla;
 }
 
 /**
@@ -417,6 +432,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
       notes.push(`Multi-head latent attention: head_dim given as v_head_dim ${mla.v_head_dim}; queries and keys are ${mla.qk_nope_head_dim} + ${mla.qk_rope_head_dim} wide per head.`);
     }
   }
+  if (cfg.index_topk !== undefined && !attention) return { ok: false, message: 'index_topk (DeepSeek Sparse Attention) without multi-head latent attention (kv_lora_rank): the engine models the indexer over MLA only.' };
   const win = readWindow(cfg, modelType, L, notes);
   if (failed(win)) return { ok: false, message: win.error };
   if (win && !attention) {

@@ -253,6 +253,8 @@ describe('importHfConfig: MoE/MLA configs describe the same model as the model p
   it.each([
     ['DeepSeek-V3', DEEPSEEK_V3, 'deepseek-v3'],
     ['DeepSeek-R1 (same config keys as V3)', DEEPSEEK_V3, 'deepseek-r1'],
+    // DeepseekV32Config: V3's keys plus the indexer's (index_n_heads 64, index_head_dim 128, index_topk 2048).
+    ['DeepSeek-V3.2-Exp', { ...DEEPSEEK_V3, model_type: 'deepseek_v32', index_n_heads: 64, index_head_dim: 128, index_topk: 2048 }, 'deepseek-v3.2-exp'],
     ['Kimi K2', KIMI_K2, 'kimi-k2'],
     ['Qwen3-30B-A3B', QWEN3_30B_A3B, 'qwen3-30b-a3b'],
     ['Qwen3-235B-A22B', QWEN3_235B_A22B, 'qwen3-235b-a22b'],
@@ -292,6 +294,20 @@ describe('importHfConfig: the model object of each family', () => {
     expect(notes).toMatch(/num_nextn_predict_layers = 1: mtp_layers, the draft of speculative decoding/);
     expect(notes).toMatch(/head_dim given as v_head_dim 128/);
     expect(notes).toMatch(/quantization_config fp8 with 128 x 128 weight blocks: checkpoint_precision fp8 \(block-scaled\)/);
+  });
+
+  it('DeepSeek Sparse Attention needs its three index keys, over MLA', () => {
+    const dsa = { ...DEEPSEEK_V3, model_type: 'deepseek_v32', index_n_heads: 64, index_head_dim: 128, index_topk: 2048 };
+    const r = imported(dsa);
+    expect(r.model.attention).toMatchObject({ type: 'mla', index_heads: 64, index_head_dim: 128, index_top_k: 2048 });
+    expect(r.notes.join(' ')).toContain('top 2048');
+    const partial = importHfConfig({ ...dsa, index_head_dim: undefined });
+    expect(partial.ok).toBe(false);
+    if (!partial.ok) expect(partial.message).toContain('index_head_dim');
+    const { kv_lora_rank: _k, ...noMla } = dsa;
+    const dense = importHfConfig(noMla);
+    expect(dense.ok).toBe(false);
+    if (!dense.ok) expect(dense.message).toContain('over MLA only');
   });
 
   it('q_lora_rank null (DeepSeek-V2-Lite style) means uncompressed queries, q_lora_rank 0', () => {
