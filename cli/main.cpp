@@ -153,7 +153,7 @@ void print_heaviest_kernels(const json& ops, const std::string& phase, double to
     const std::string name =
         o["name"].get<std::string>() + (phase.empty() ? " " + o["phase"].get<std::string>() : "");
     auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.name == name; });
-    if (it == lines.end()) it = lines.insert(lines.end(), Line{name});
+    if (it == lines.end()) it = lines.insert(lines.end(), Line{name, 0, 0, -1, {}});
     const double count = o["count"].get<double>(), time = o["time_s"].get<double>() * count;
     it->time += time;
     it->flops += o["flops"].get<double>() * count;

@@ -713,13 +713,13 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
         return std::nullopt;
       }
     };
-    const auto text = [&](const std::string& name) {
+    const auto cell = [&](const std::string& name) {
       const auto i = col(name);
       return i ? f[*i] : std::string();
     };
     ojson s = base;
     std::vector<std::string> filled;
-    inferencex_layout(s, num, text("dp_attention") == "true", text("framework"), filled);
+    inferencex_layout(s, num, cell("dp_attention") == "true", cell("framework"), filled);
     ojson& sv = serving_of(s);  // after the top-level keys above (a reference into s's storage)
     fill(sv, "arrival", "closed", "inference.serving.", "conc", filled);
     if (auto v = num("conc")) fill(sv, "concurrency", std::llround(*v), "inference.serving.", "conc", filled);

@@ -575,9 +575,11 @@ TEST(Rl, AMixtureOfExpertsTrainerWithoutAStatedLayoutIsSaidToRunEveryExpertEvery
   ASSERT_TRUE(p.contains("rl")) << p.dump();
   EXPECT_EQ(p["rl"]["train"]["parallel"]["ep"], 1);
   ASSERT_TRUE(warns(p, "rl.train_layout_assumed"));
-  for (const json& w : p["warnings"])
-    if (w["code"] == "rl.train_layout_assumed")
+  for (const json& w : p["warnings"]) {
+    if (w["code"] == "rl.train_layout_assumed") {
       EXPECT_NE(w["message"].get<std::string>().find("over 8 devices"), std::string::npos) << w["message"];
+    }
+  }
   moe["rl"]["train"] = {{"zero_stage", 3}};
   EXPECT_TRUE(warns(predict(moe), "rl.train_layout_assumed"));
   const json v = json::parse(optimus::api::validate(moe.dump()));
@@ -646,9 +648,11 @@ TEST(RlPacking, AnAssumedBudgetIsFittedToMemory) {
   EXPECT_EQ(p["rl"]["train"]["parallel"]["recompute"], "none");
   EXPECT_TRUE(warns(p, "memory.does_not_fit"));
   // At ZeRO 3 the warning names the remedies left, not a higher stage.
-  for (const json& w : p["warnings"])
-    if (w["code"] == "memory.does_not_fit")
+  for (const json& w : p["warnings"]) {
+    if (w["code"] == "memory.does_not_fit") {
       EXPECT_EQ(w["message"].get<std::string>().find("zero_stage"), std::string::npos) << w.dump();
+    }
+  }
 }
 
 TEST(Rl, TheTrainerRecomputesUnlessToldNot) {
@@ -999,11 +1003,12 @@ TEST(Rl, AStepPastTheBoundIsRefusedBeforeItSimulates) {
     ASSERT_TRUE(p.contains("error")) << p.dump().substr(0, 300);
     EXPECT_EQ(p["error"]["code"], "serving.too_many_steps") << p["error"].dump();
     EXPECT_EQ(p["error"]["path"], "/rl/rollout");
-    if (tp.is_number())
+    if (tp.is_number()) {
       EXPECT_NE(
           p["error"]["message"].get<std::string>().find("at least 12160000 scheduler steps on a replica"),
           std::string::npos)
           << p["error"].dump();
+    }
   }
   const json shared = {{"prompts_per_step", 5000},
                        {"response_len", json::array({{2048, 1}})},
@@ -1258,9 +1263,10 @@ TEST(Rl, BadInputHasACodeAndAPath) {
     EXPECT_EQ(p["error"]["code"], c.code) << c.what << ": " << p["error"].dump();
     EXPECT_EQ(p["error"]["path"], c.path) << c.what << ": " << p["error"].dump();
     // The simulation's bound says what an RL planner can change.
-    if (std::string(c.code) == "serving.too_many_steps")
+    if (std::string(c.code) == "serving.too_many_steps") {
       EXPECT_NE(p["error"]["message"].get<std::string>().find("fewer prompts_per_step"), std::string::npos)
           << p["error"].dump();
+    }
     // validate reports the same problem.
     const json v = json::parse(optimus::api::validate(s.dump()));
     ASSERT_TRUE(v.contains("error")) << c.what;
