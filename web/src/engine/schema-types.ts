@@ -213,15 +213,15 @@ export interface ModelSpec {
      */
     global_every?: number;
     /**
-     * DeepSeek Sparse Attention (DSA; DeepSeek-V3.2-Exp, config index_n_heads): the lightning indexer's query heads. The three index_* keys come together (error scenario.missing_key) and need type mla (error model.sparse_attention_without_mla). Each layer then adds the indexer: its projections (queries from the query latent, one key and per-head weights from the hidden state, replicated on every tensor-parallel rank), its FP8 scores of every earlier token (one product per head, ReLU, a weighted sum; fp32 logits written and read by the top-k) and, in the KV cache, one FP8 index key with a fp32 scale per 128 elements per token and layer.
+     * DeepSeek Sparse Attention (DeepSeek-V3.2, config index_n_heads): the indexer's FP8 query heads. The three index_* keys come together, with type mla. Each layer adds the indexer: its projections (replicated over tensor parallelism), one product per head with every earlier token's cached FP8 index key (fp32 logits written and read by the top-k), and that key in the KV cache.
      */
     index_heads?: number;
     /**
-     * DSA: width of the indexer's heads and of the cached index key (config index_head_dim).
+     * DSA: width of the indexer's heads and index key (cached with a fp32 scale per 128).
      */
     index_head_dim?: number;
     /**
-     * DSA: the tokens each query attends to (config index_topk). A context longer than this is read in MLA's MQA (absorbed) form over these tokens alone (decode: the top_k latent entries; a prompt: whichever of that and dense attention over every earlier key multiplies less); a shorter context attends to every token, as dense MLA. Unit: tokens.
+     * DSA: the tokens a query attends to. A longer context is read in MLA's MQA form over these alone (a prompt: where that multiplies less than dense attention); a shorter one as dense MLA. Unit: tokens.
      */
     index_top_k?: number;
   };
