@@ -375,8 +375,7 @@ void add_indexer_projections(std::vector<Op>& ops, const ModelSpec& m, const Lay
   const std::int64_t q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : m.hidden;
   const std::int64_t width = x.index_heads * x.index_head_dim;
   Op& q = matmul(ops, "index_q_proj", OpRole::qkv, w.tokens, width, q_in);
-  q.params = d(q_in) * d(width);
-  q.saved = kept(w.T * d(q_in) * w.es);
+  q.params = d(q_in) * d(width);  // its input is the tensor q_up_proj already keeps (nothing saved twice)
   Op& k = matmul(ops, "index_k_proj", OpRole::qkv, w.tokens, x.index_head_dim, m.hidden);
   k.params = w.h * d(x.index_head_dim);
   Op& wp = matmul(ops, "index_weights_proj", OpRole::qkv, w.tokens, x.index_heads, m.hidden);
