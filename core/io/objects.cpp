@@ -1,7 +1,9 @@
 #include "io/objects.h"
 
+#include <initializer_list>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "base/precision.h"
@@ -591,6 +593,18 @@ Fields<UarchBudget> make_budget() {
 
 // ---- Model -------------------------------------------------------------------------------------
 
+// Keys that describe one feature of model.attention: with the feature on (`needed`) each absent
+// key is scenario.missing_key ("<feature> needs '<key>'"); where the attention type cannot have it
+// (`allowed` false) each given key is `code` ("'<key>' describes <describes>").
+void key_group(Reader& ar, std::initializer_list<std::pair<const char*, bool>> keys, bool needed,
+               bool allowed, const char* feature, const char* code, const char* describes) {
+  for (const auto& [key, given] : keys) {
+    if (needed && !given)
+      ar.fail("scenario.missing_key", ar.child(key), std::string(feature) + " needs '" + key + "'");
+    if (given && !allowed) ar.fail(code, ar.child(key), std::string("'") + key + "' describes " + describes);
+  }
+}
+
 // model.attention: the variant and, for "mla", its five dimensions (required with "mla", refused
 // with any other type), plus the sliding window.
 void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
@@ -606,19 +620,15 @@ void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
   const auto nope = ar.integer("qk_nope_head_dim", false, 1, 100'000);
   const auto rope = ar.integer("qk_rope_head_dim", false, 0, 100'000);
   const auto v_dim = ar.integer("v_head_dim", false, 1, 100'000);
-  const std::pair<const char*, bool> keys[] = {{"q_lora_rank", q_rank.has_value()},
-                                               {"kv_lora_rank", kv_rank.has_value()},
-                                               {"qk_nope_head_dim", nope.has_value()},
-                                               {"qk_rope_head_dim", rope.has_value()},
-                                               {"v_head_dim", v_dim.has_value()}};
-  for (const auto& [key, given] : keys) {
-    if (mla && !given && std::string_view(key) != "q_lora_rank")
-      ar.fail("scenario.missing_key", ar.child(key),
-              std::string("attention type \"mla\" needs '") + key + "'");
-    if (!mla && given)
-      ar.fail("model.mla_key_without_mla", ar.child(key),
-              std::string("'") + key + "' describes multi-head latent attention; it needs type \"mla\"");
-  }
+  const char* const mla_key = "model.mla_key_without_mla";
+  const char* const latent = "multi-head latent attention; it needs type \"mla\"";
+  key_group(ar, {{"q_lora_rank", q_rank.has_value()}}, false, mla, "", mla_key, latent);
+  key_group(ar,
+            {{"kv_lora_rank", kv_rank.has_value()},
+             {"qk_nope_head_dim", nope.has_value()},
+             {"qk_rope_head_dim", rope.has_value()},
+             {"v_head_dim", v_dim.has_value()}},
+            mla, mla, "attention type \"mla\"", mla_key, latent);
   a.q_lora_rank = q_rank.value_or(0);
   a.kv_lora_rank = kv_rank.value_or(1);
   a.qk_nope_head_dim = nope.value_or(1);
@@ -631,20 +641,12 @@ void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
   const auto ih = ar.integer("index_heads", false, 1, 100'000);
   const auto id = ar.integer("index_head_dim", false, 1, 100'000);
   const auto ik = ar.integer("index_top_k", false, 1, 1'000'000'000);
-  const std::pair<const char*, bool> sparse[] = {
-      {"index_heads", ih.has_value()}, {"index_head_dim", id.has_value()}, {"index_top_k", ik.has_value()}};
-  const bool any = ih || id || ik;
-  for (const auto& [key, given] : sparse) {
-    if (any && !given)
-      ar.fail("scenario.missing_key", ar.child(key),
-              std::string("sparse attention (index_heads, index_head_dim, index_top_k) needs '") + key + "'");
-    if (given && type && !mla)
-      ar.fail(
-          "model.sparse_attention_without_mla", ar.child(key),
-          std::string("'") + key +
-              "' describes DeepSeek Sparse Attention's indexer, which reads the queries' latent: it needs "
-              "type \"mla\"");
-  }
+  key_group(
+      ar,
+      {{"index_heads", ih.has_value()}, {"index_head_dim", id.has_value()}, {"index_top_k", ik.has_value()}},
+      ih || id || ik, mla, "sparse attention (index_heads, index_head_dim, index_top_k)",
+      "model.sparse_attention_without_mla",
+      "DeepSeek Sparse Attention's indexer, which reads the queries' latent: it needs type \"mla\"");
   sp.index_heads = ih.value_or(0);
   sp.index_head_dim = id.value_or(0);
   sp.top_k = ik.value_or(0);

@@ -348,8 +348,7 @@ void add_indexer_scores(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
   ix.index_scores = true;
   ix.m = g.new_tokens;
   ix.n = g.kv_len;
-  ix.k = x.index_head_dim;
-  ix.v_dim = 0;
+  ix.k = x.index_head_dim;  // no PV product: v_dim stays 0
   ix.batch = g.sequences * x.index_heads;
   ix.sequences = g.sequences;
   ix.kv_heads = 0;  // one key per token shared by the heads

@@ -857,12 +857,6 @@ TEST(Predict, LargestBatchLeavesTheRuntimeItsMemory) {
       }
 }
 
-// A runtime with a scheduler (the profile's serving block: vLLM, SGLang, TensorRT-LLM) prefills a
-// static batch's prompts in steps of at most max_num_tokens tokens, so its working activations are
-// one step's tokens' beside every sequence's last-token logits, not every prompt's at once: SGLang's
-// decode deployment of DeepSeek-V3 at 256 sequences of 2,000-token prompts on each of 72 H100
-// (LMSYS, 2025-05) ran, and fits; the eager runtime's whole-batch prefill (every prompt at once)
-// does not. A batch whose prompts fit in one step is the same either way.
 // DeepSeek Sparse Attention (deepseek-v3.2-exp) past its top 2,048 tokens: a decode step reads
 // every earlier token's 132-byte index key and a fixed 2,048 latent entries, where DeepSeek-V3
 // reads every token's 576-byte latent (fp8). Per token of context the step grows by about
@@ -889,6 +883,12 @@ TEST(Predict, SparseAttentionDecodeGrowsAtTheIndexKeysRate) {
   EXPECT_LT(sparse / dense, 0.3);
 }
 
+// A runtime with a scheduler (the profile's serving block: vLLM, SGLang, TensorRT-LLM) prefills a
+// static batch's prompts in steps of at most max_num_tokens tokens, so its working activations are
+// one step's tokens' beside every sequence's last-token logits, not every prompt's at once: SGLang's
+// decode deployment of DeepSeek-V3 at 256 sequences of 2,000-token prompts on each of 72 H100
+// (LMSYS, 2025-05) ran, and fits; the eager runtime's whole-batch prefill (every prompt at once)
+// does not. A batch whose prompts fit in one step is the same either way.
 TEST(Predict, ChunkedPrefillHoldsOneStepsActivations) {
   const json lmsys = {
       {"model", "deepseek-v3"},
