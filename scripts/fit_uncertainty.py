@@ -50,7 +50,8 @@ OUT = ROOT / "presets" / "uncertainty" / "bands.json"
 SETS = ["train_public.jsonl", "train_moe_public.jsonl", "train_dgxc.jsonl", "infer_public.jsonl", "memory_public.jsonl", "serve_public.jsonl",
         "train_heldout.jsonl", "infer_heldout.jsonl", "whole_run.jsonl", "train_fsdp.jsonl",
         "train_megatron_deepspeed.jsonl", "train_meta_llama3.jsonl", "serve_trtllm_perf.jsonl", "rl_public.jsonl",
-        "train_zero3.jsonl", "serve_inferencemax_public.jsonl", "serve_sglang_large_ep.jsonl"]
+        "train_zero3.jsonl", "serve_inferencemax_public.jsonl", "serve_sglang_large_ep.jsonl",
+        "serve_linear_attention.jsonl"]
 RATES = ("tokens_per_s", "throughput_tokens_per_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu",
          "requests_per_s")
 # A source whose stack runs far below the devices' bounds (module docstring): no band is fitted on it.

@@ -82,11 +82,63 @@ OpCost unfused_prompt_attention(const OpContext& c, const Op& op) {
   return r;
 }
 
+// Kernels of the chunked forward: chunk_local_cumsum, chunk_scaled_dot_kkt_fwd, solve_tril,
+// recompute_w_u_fwd, chunk_gated_delta_rule_fwd_h and chunk_fwd_o (fla-org/flash-linear-attention,
+// fla/ops/gated_delta_rule/chunk.py chunk_gated_delta_rule_fwd; vLLM's copy in
+// vllm/model_executor/layers/fla/ops runs the same six).
+constexpr double kChunkedKernels = 6;
+// The block of the value dimension one thread block of the state kernel owns (BV, 64 at a head
+// dimension of 128: chunk_delta_h.py's configurations).
+constexpr std::int64_t kStateBlock = 64;
+
+// Linear attention's recurrence (Op::recurrent, model/graph.cpp add_linear_attention) over
+// `flops`. One token per sequence (decoding): a fused recurrent kernel reads each head's state,
+// updates it and writes it back, beside q, k, v and o, on the vector units (FLA's
+// fused_recurrent_gated_delta_rule; vLLM and SGLang call it for decode). Prompts and training:
+// the chunked kernels' products on the matrix units, each a chunk x value_head_dim x
+// key_head_dim product at the tile model's rate, against the traffic of q, k, v and o, of the
+// intermediates w, u and the new values (written, then read back: the six kernels pass them
+// through HBM), of one state per chunk (written and read) and of the sequences' states (read and
+// written once). The states are also a chain: the state kernel gives each (sequence, head, value
+// block) one thread block that walks the chunks in order, loading a chunk's k, w and u and
+// writing its state and new values before the next. With fewer chains than compute units the
+// others idle, and a chain moves its bytes at one unit's share of the HBM bandwidth, in waves of
+// compute_units chains. Checked against vLLM PR #38981's B200 timings of the whole forward
+// (docs/method.md, linear attention).
+OpCost recurrent_core(const OpContext& c, const Op& op, double flops) {
+  const double e = c.act_bytes, dk = d(op.k), dv = d(op.v_dim);
+  const double token_heads = d(op.batch) * d(op.m);
+  if (op.m <= 1)
+    return elementwise_cost(*c.dev, Bytes(2.0 * op.bytes + token_heads * (2.0 * dk + 2.0 * dv) * e),
+                            Flops(flops));
+  const std::int64_t chunk = std::min(kLinearChunk, op.m);
+  const std::int64_t chunks = (op.m + chunk - 1) / chunk;
+  OpCost r;
+  r.flops = Flops(flops);
+  r.hbm_bytes = Bytes(2.0 * op.bytes + token_heads * e * (2.0 * dk + 2.0 * dv + 2.0 * (dk + 2.0 * dv)) +
+                      2.0 * d(op.batch) * d(chunks) * dk * dv * e);
+  const OpCost tile = matmul_cost(*c.dev, {chunk, op.v_dim, op.k, op.batch * chunks},
+                                  attention_precision(c.math), e, e, e, c.matmul_rate_share);
+  r.compute_time = tile.compute_time * (flops / std::max(1.0, tile.flops.value));
+  r.memory_time = r.hbm_bytes / Bandwidth(c.dev->streaming_rate());
+  const std::int64_t bv = std::min(kStateBlock, op.v_dim);
+  const double chains = d(op.batch) * d((op.v_dim + bv - 1) / bv);
+  const double units = d(std::max<std::int64_t>(1, c.dev->compute_units));
+  const double step = e * (2.0 * d(chunk) * dk + 2.0 * d(chunk) * d(bv) + dk * d(bv));
+  const Seconds chain(std::ceil(chains / units) * d(chunks) * step * units / c.dev->streaming_rate());
+  r.memory_time = max(r.memory_time, chain);
+  const Seconds roof = max(r.compute_time, r.memory_time);
+  r.bound = roof == r.compute_time ? Bound::compute : roof == chain ? Bound::latency : Bound::memory;
+  r.time = roof + c.dev->kernel_overhead * kChunkedKernels;
+  return host_bound(r, c.launch * kChunkedKernels);
+}
+
 // Attention over the KV cache in inference: QK^T and PV for `m` new queries per sequence against
 // `n` keys. The cache is read once per layer (all query heads of a KV group share it: GQA/MQA
 // read kv_heads, not heads); fused kernels never write the score matrix (Pope et al. 2022,
 // "Efficiently Scaling Transformer Inference", Sec. 2-3).
 OpCost inference_attention(const OpContext& c, const Op& op) {
+  if (op.recurrent) return recurrent_core(c, op, op.model_flops);
   if (op.m > 1 && c.unfused_prompt_attention) return unfused_prompt_attention(c, op);
   const double frac = op.causal_fraction;
   const double heads_local = d(op.batch) / d(std::max<std::int64_t>(1, op.sequences));
@@ -165,6 +217,14 @@ MatmulCosts matmul_costs(const OpContext& c, const Op& op, bool backward) {
 }
 
 TrainingAttention training_attention(const OpContext& c, const Op& op, AttentionKernel kernel) {
+  if (op.recurrent) {
+    // The backward takes two products for each of the forward's (the gradients of both operands)
+    // and first recomputes the chunk states, W S and K^T U (FLA's chunk_gated_delta_rule_bwd runs
+    // chunk_gated_delta_rule_fwd_h again): 4 dk dv per token and head more.
+    const double recompute = 4.0 * d(op.k) * d(op.v_dim) * d(op.batch) * d(op.m);
+    return TrainingAttention{{recurrent_core(c, op, op.model_flops), {}},
+                             {recurrent_core(c, op, 2.0 * op.model_flops + recompute), {}}};
+  }
   const std::int64_t kv = visited_keys(op);
   const Precision p = op.index_scores ? Precision::fp8 : attention_precision(c.math);
   const OpCost qk = roofline_matmul(c, MatmulShape{op.m, kv, op.k, op.batch}, p, c.act_bytes, c.act_bytes,

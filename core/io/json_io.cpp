@@ -47,6 +47,11 @@ Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
     return make_error("model.kv_heads_not_divisor_of_heads", path + "/kv_heads",
                       "kv_heads=" + std::to_string(m.kv_heads) +
                           " must divide heads=" + std::to_string(m.heads) + " (1 = MQA, heads = MHA)");
+  if (m.linear.heads > 0 && (m.linear.key_heads > m.linear.heads || m.linear.heads % m.linear.key_heads != 0))
+    return make_error("model.linear_key_heads_not_divisor", path + "/attention/linear_key_heads",
+                      "linear_key_heads=" + std::to_string(m.linear.key_heads) +
+                          " must divide linear_heads=" + std::to_string(m.linear.heads) +
+                          " (each key head serves the same number of value heads)");
   if (m.attention != AttentionType::mla) m.attention = attention_of(m);
   return m;
 }

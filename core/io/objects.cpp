@@ -504,6 +504,7 @@ Fields<ServingSpec> make_scheduler() {
   t.number("step_overhead_ms", 0, 1e4, AT(step_overhead_s)).scaled(1e-3, 1e3).def();
   t.number("step_overhead_us_per_request", 0, 1e5, AT(step_overhead_per_request_s)).scaled(1e-6, 1e6).def();
   t.boolean("overlap_schedule", AT(overlap_schedule)).def();
+  t.boolean("linear_attention_overlap", AT(linear_attention_overlap)).def();
   t.boolean("budget_split_over_dp", AT(budget_split_over_dp)).written(Write::nonzero).def();
   t.boolean("static_batching", AT(static_batching)).written(Write::nonzero).def();
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
@@ -605,6 +606,43 @@ void key_group(Reader& ar, std::initializer_list<std::pair<const char*, bool>> k
   }
 }
 
+// The types a linear-attention state is kept in (vLLM's and SGLang's mamba_ssm_cache_dtype choices).
+constexpr std::array<Precision, 3> kStatePrecisions = {Precision::fp32, Precision::bf16, Precision::fp16};
+
+// model.attention's linear_* keys (model/spec.h LinearAttentionSpec): the heads and their two
+// dimensions come together; a model has windowed or linear layers, not both.
+void read_linear_attention(Reader& ar, ModelSpec& m) {
+  LinearAttentionSpec& L = m.linear;
+  const auto heads = ar.integer("linear_heads", false, 1, 100'000);
+  const auto kd = ar.integer("linear_key_head_dim", false, 1, 100'000);
+  const auto vd = ar.integer("linear_value_head_dim", false, 1, 100'000);
+  const auto kh = ar.integer("linear_key_heads", false, 1, 100'000);
+  const auto conv = ar.integer("linear_conv_kernel", false, 0, 1'000);
+  const auto state = ar.enumeration("linear_state_precision", false, kStatePrecisions);
+  const bool on = heads || kd || vd;
+  key_group(ar,
+            {{"linear_heads", heads.has_value()},
+             {"linear_key_head_dim", kd.has_value()},
+             {"linear_value_head_dim", vd.has_value()}},
+            on, true, "linear attention (linear_heads, linear_key_head_dim, linear_value_head_dim)", "", "");
+  key_group(ar,
+            {{"linear_key_heads", kh.has_value()},
+             {"linear_conv_kernel", conv.has_value()},
+             {"linear_state_precision", state.has_value()}},
+            false, on, "", "model.linear_key_without_linear_attention",
+            "linear attention; it needs linear_heads, linear_key_head_dim and linear_value_head_dim");
+  if (on && m.window > 0)
+    ar.fail(
+        "model.linear_attention_with_window", ar.child("window"),
+        "a model's non-global layers are windowed or linear, not both: drop 'window' or the linear_* keys");
+  L.heads = heads.value_or(0);
+  L.key_head_dim = kd.value_or(0);
+  L.value_head_dim = vd.value_or(0);
+  L.key_heads = kh.value_or(L.heads);
+  L.conv_kernel = conv.value_or(0);
+  L.state = state.value_or(Precision::fp32);
+}
+
 // model.attention: the variant and, for "mla", its five dimensions (required with "mla", refused
 // with any other type), plus the sliding window.
 void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
@@ -650,6 +688,7 @@ void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
   sp.index_heads = ih.value_or(0);
   sp.index_head_dim = id.value_or(0);
   sp.top_k = ik.value_or(0);
+  read_linear_attention(ar, m);
   ar.finish();
 }
 
@@ -670,6 +709,15 @@ std::optional<ojson> write_attention(const Field<ModelSpec>&, const ModelSpec& m
     att["index_heads"] = m.sparse.index_heads;
     att["index_head_dim"] = m.sparse.index_head_dim;
     att["index_top_k"] = m.sparse.top_k;
+  }
+  if (m.linear.heads > 0) {
+    att["global_every"] = m.global_every;
+    att["linear_heads"] = m.linear.heads;
+    att["linear_key_heads"] = m.linear.key_heads;
+    att["linear_key_head_dim"] = m.linear.key_head_dim;
+    att["linear_value_head_dim"] = m.linear.value_head_dim;
+    att["linear_conv_kernel"] = m.linear.conv_kernel;
+    att["linear_state_precision"] = std::string(name_of(m.linear.state));
   }
   return att;
 }
@@ -739,7 +787,13 @@ Fields<ModelSpec> make_model() {
                    {"global_every", integer(0, 100'000).def(0)},
                    {"index_heads", integer(1, 100'000)},
                    {"index_head_dim", integer(1, 100'000)},
-                   {"index_top_k", integer(1, 1'000'000'000)}},
+                   {"index_top_k", integer(1, 1'000'000'000)},
+                   {"linear_heads", integer(1, 100'000)},
+                   {"linear_key_heads", integer(1, 100'000)},
+                   {"linear_key_head_dim", integer(1, 100'000)},
+                   {"linear_value_head_dim", integer(1, 100'000)},
+                   {"linear_conv_kernel", integer(0, 1'000).def(0)},
+                   {"linear_state_precision", choice(kStatePrecisions).def("fp32")}},
                   {"type"})
                .json(),
            read_attention, write_attention);

@@ -259,10 +259,11 @@ MemoryBreakdown training_memory(const Scenario& s, const ModelGraph& g) {
 namespace {
 
 // KV-cache bytes per sequence on one device for `context` tokens: every layer kind's bytes per
-// token times its layers on the device's stage, windowed layers keeping at most `window` tokens.
+// token times its layers on the device's stage, windowed layers keeping at most `window` tokens,
+// plus (`with_state`) what a sequence keeps whatever its length (linear attention's states).
 // `window`: the tokens a windowed layer caches (cached_window; 0: the whole context).
 Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGraph& g, double context,
-                      std::int64_t window) {
+                      std::int64_t window, bool with_state = true) {
   const auto stage_kv = [&](const KindCounts& n) {
     Bytes out{};
     bool any = false;
@@ -270,7 +271,8 @@ Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGrap
       if (!g.present[k]) continue;
       const bool windowed = (k & 2u) != 0 && window > 0;
       const double tokens = windowed ? std::min(context, d(window)) : context;
-      const Bytes b = Bytes(n[k] * sum_kv_bytes(g.kinds[k])) * tokens;
+      const double state = with_state ? sum_state_bytes(g.kinds[k]) : 0.0;
+      const Bytes b = Bytes(n[k] * sum_kv_bytes(g.kinds[k])) * tokens + Bytes(n[k] * state);
       out = any ? out + b : b;
       any = true;
     }
@@ -289,7 +291,7 @@ Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGrap
 Bytes kv_bytes_per_token(const ModelSpec& m, const ParallelPlan& p, Precision kv_precision) {
   LayerShape shape = param_shape(p, 0);
   shape.kv_elem_bytes = bytes_per_element(kv_precision);
-  return kv_per_sequence(m, p, model_graph(m, shape), 1.0, m.window);
+  return kv_per_sequence(m, p, model_graph(m, shape), 1.0, m.window, false);
 }
 
 std::int64_t cached_window(const Scenario& s) {

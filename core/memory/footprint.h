@@ -112,7 +112,7 @@ struct InferenceMemory {
 };
 InferenceMemory inference_memory(const Scenario& s);
 // KV-cache bytes of one sequence holding `context` tokens, on one device of an inference
-// scenario (windowed layers keep at most `window` of them).
+// scenario (windowed layers keep at most `window` of them), with its linear layers' states.
 Bytes inference_kv_bytes(const Scenario& s, double context);
 // The tokens a windowed layer (model.attention.window) keeps in the KV cache: its window, or 0 (the
 // whole context) where the model has none or the runtime keeps every layer's cache whole

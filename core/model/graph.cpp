@@ -49,6 +49,17 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
   return o;
 }
 
+// An attention-kind operator over one group of sequences: its new tokens are the queries.
+Op& attention_op(std::vector<Op>& ops, const char* name, const SeqGroup& g) {
+  Op& o = ops.emplace_back();
+  o.name = name;
+  o.kind = OpKind::attention;
+  o.role = OpRole::attention;
+  o.m = g.new_tokens;
+  o.sequences = g.sequences;
+  return o;
+}
+
 // The same bytes kept under every policy but full recompute (which keeps only the layer input).
 SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
 
@@ -331,6 +342,82 @@ void mha_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
   }
 }
 
+// Forward FLOPs per token and value head of the chunked gated delta rule over chunks of c tokens
+// (Yang, Wang, Zhang, Shen & Kim 2024, "Parallelizing Linear Transformers with the Delta Rule over
+// Sequence Length", arXiv 2406.06484, Sec. 3.3: O(L C d + L d^2) per head; the WY form of Sec. 3.2).
+// Inside a chunk: K K^T, W = T K and Q K^T over c keys of dk (2 c dk each), U = T V and the masked
+// scores times the new values over c values of dv (2 c dv each); across chunks: the new values
+// U - W S, the state update K^T U' and the output Q S, each dk x dv (2 dk dv each). A token of
+// decoding (c = 1) updates and reads the state directly: the decay, S^T k, the rank-one update
+// and S^T q, 7 dk dv (Yang, Kautz & Hatamizadeh 2024, arXiv 2412.06464, Eq. 10).
+double linear_flops_per_token(std::int64_t c, std::int64_t dk, std::int64_t dv) {
+  if (c <= 1) return 7.0 * d(dk) * d(dv);
+  return 2.0 * d(c) * (3.0 * d(dk) + 2.0 * d(dv)) + 6.0 * d(dk) * d(dv);
+}
+
+// Linear attention in a layer that is not global (model/spec.h LinearAttentionSpec), as Qwen3-Next's
+// Gated DeltaNet lays it out (transformers' modeling_qwen3_next.py Qwen3NextGatedDeltaNet; vLLM's
+// qwen3_next.py splits its heads over tensor parallel ranks): one column-parallel projection to
+// q, k (key_heads x key_head_dim each), v and the output gate z (heads x value_head_dim each) and
+// the per-head write strength beta and decay alpha; a depthwise causal convolution of conv_kernel
+// taps over q, k and v; the recurrence; a gated RMSNorm (norm(o) x SiLU(z)); and a row-parallel
+// output projection, reduced over tp as attention's is.
+void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, double norm_input) {
+  const LinearAttentionSpec& L = m.linear;
+  const Widths w = widths(m, s);
+  const std::int64_t hv = std::max<std::int64_t>(1, L.heads / s.tp);
+  const std::int64_t hk = std::max<std::int64_t>(1, L.key_heads / s.tp);
+  const std::int64_t qk_local = hk * L.key_head_dim, v_local = hv * L.value_head_dim;
+  const double qk_all = d(L.key_heads * L.key_head_dim), v_all = d(L.heads * L.value_head_dim);
+  const std::int64_t conv_local = 2 * qk_local + v_local;
+  Op& in = matmul(ops, "linear_in_proj", OpRole::qkv, w.tokens, conv_local + v_local + 2 * hv, m.hidden);
+  // h x (2 qk + 2 v + 2 heads), plus the convolution's taps and the heads' decay and bias terms
+  // (A_log, dt_bias), all split by heads over tp.
+  in.params = (w.h * (2.0 * qk_all + 2.0 * v_all + 2.0 * d(L.heads)) +
+               d(L.conv_kernel) * (2.0 * qk_all + v_all) + 2.0 * d(L.heads)) /
+              w.td;
+  in.saved = kept(norm_input);
+  drops_output(in, RecomputeModule::layernorm, norm_input);
+  const double conv_elems = w.T * d(conv_local);
+  if (L.conv_kernel > 0) {
+    // Read and write the channels, conv_kernel multiply-adds and a SiLU per element; it keeps its
+    // input for the backward.
+    Op& conv = elementwise(ops, "linear_conv", OpRole::attention, 2.0 * w.e * conv_elems,
+                           (2.0 * d(L.conv_kernel) + 4.0) * conv_elems);
+    conv.saved = kept(w.es * conv_elems);
+  }
+  const double state = d(L.key_head_dim) * d(L.value_head_dim) * bytes_per_element(L.state);
+  for (const SeqGroup& g : s.groups()) {
+    Op& core = attention_op(ops, "linear_attention", g);
+    core.recurrent = true;
+    core.n = 1;  // no keys: the state stands for the context
+    core.k = L.key_head_dim;
+    core.v_dim = L.value_head_dim;
+    core.batch = g.sequences * hv;
+    core.bytes = d(g.sequences * hv) * state;
+    const std::int64_t chunk = std::min(kLinearChunk, g.new_tokens);
+    core.model_flops = d(g.sequences) * d(g.new_tokens) * d(hv) *
+                       linear_flops_per_token(chunk, L.key_head_dim, L.value_head_dim);
+    // The cache: each value head's state and the convolution's last conv_kernel - 1 inputs
+    // (vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape: conv (kernel - 1) x channels
+    // in the activation type, the temporal state heads x dk x dv).
+    core.state_bytes =
+        d(hv) * state + d(std::max<std::int64_t>(0, L.conv_kernel - 1) * conv_local) * s.kv_elem_bytes;
+    // Saved for the backward: q, k, v, beta, the decay and the output (the chunk states are
+    // recomputed, FLA's chunk_gated_delta_rule_bwd).
+    const double Tg = d(g.sequences) * d(g.new_tokens);
+    core.saved = kept(Tg * w.es * (d(conv_local) + d(v_local) + 2.0 * d(hv)));
+  }
+  // Gated RMSNorm: read o and z, write the product; one weight of value_head_dim shared by the heads.
+  const double v_elems = w.T * d(v_local);
+  Op& gate = elementwise(ops, "linear_gated_norm", OpRole::norm, 3.0 * w.e * v_elems, 8.0 * v_elems);
+  gate.params = d(L.value_head_dim);
+  gate.saved = kept(2.0 * w.es * v_elems);
+  Op& out = matmul(ops, "linear_out_proj", OpRole::attn_out, w.tokens, m.hidden, v_local);
+  out.params = v_all * w.h / w.td;  // row-parallel
+  out.saved = kept(w.Tt * w.es * d(v_local));
+}
+
 // DeepSeek Sparse Attention's lightning indexer for one group of sequences (DeepSeek-V3.2-Exp
 // report Sec. 2.1; its inference code, inference/model.py Indexer): each query's index_heads
 // heads of index_head_dim, in FP8, against one cached FP8 index key per earlier token (MQA-like:
@@ -341,16 +428,11 @@ void mha_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerSh
 // k_scale_cache, block_size 128).
 void add_indexer_scores(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, const SeqGroup& g) {
   const SparseAttentionSpec& x = m.sparse;
-  Op& ix = ops.emplace_back();
-  ix.name = "indexer";
-  ix.kind = OpKind::attention;
-  ix.role = OpRole::attention;
+  Op& ix = attention_op(ops, "indexer", g);
   ix.index_scores = true;
-  ix.m = g.new_tokens;
   ix.n = g.kv_len;
   ix.k = x.index_head_dim;  // no PV product: v_dim stays 0
   ix.batch = g.sequences * x.index_heads;
-  ix.sequences = g.sequences;
   ix.kv_heads = 0;  // one key per token shared by the heads
   ix.causal_fraction = causal_fraction(s, g, g.kv_len);
   const double logits = d(g.sequences) * d(g.new_tokens) * d(g.kv_len) * ix.causal_fraction;
@@ -541,7 +623,7 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
   g.first = layer_kind(m, 0);
   g.present[g.first] = true;
   layer_forward_ops(m, s, g.first, g.kinds[g.first]);
-  if (m.moe || m.window > 0)
+  if (m.moe || has_local_layers(m))
     for (std::int64_t i = 1; i < m.layers; ++i) {
       const std::size_t k = layer_kind(m, i);
       if (g.present[k]) continue;
@@ -556,7 +638,12 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
 void attention_core_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
   const bool windowed = (kind & 2u) != 0 && m.window > 0;
-  if (m.attention == AttentionType::mla)
+  if ((kind & 2u) != 0 && m.linear.heads > 0) {
+    std::vector<Op> all;
+    layer_forward_ops(m, s, kind, all);
+    for (const Op& o : all)
+      if (o.recurrent) ops.push_back(o);
+  } else if (m.attention == AttentionType::mla)
     mla_attention_cores(ops, m, s, windowed);
   else
     mha_attention_cores(ops, m, s, windowed);
@@ -785,7 +872,9 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   norm_attn.rerun |= module_bit(RecomputeModule::layernorm);
   if (tp_comm && s.sequence_parallel)
     comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
-  if (m.attention == AttentionType::mla) {
+  if ((kind & 2u) != 0 && m.linear.heads > 0) {
+    add_linear_attention(ops, m, s, norm_input);
+  } else if (m.attention == AttentionType::mla) {
     add_mla_attention(ops, m, s, windowed, norm_input);
   } else {
     Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
@@ -919,6 +1008,12 @@ double sum_params(const std::vector<Op>& ops) {
 double sum_kv_bytes(const std::vector<Op>& ops) {
   double sum = 0;
   for (const Op& o : ops) sum += o.kv_bytes;
+  return sum;
+}
+
+double sum_state_bytes(const std::vector<Op>& ops) {
+  double sum = 0;
+  for (const Op& o : ops) sum += o.state_bytes;
   return sum;
 }
 

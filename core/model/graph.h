@@ -26,6 +26,10 @@ namespace optimus {
 
 enum class OpKind { matmul, attention, elementwise, comm };
 
+// FLA's chunk size: the chunked kernels of linear attention work on blocks of 64 tokens
+// (fla-org/flash-linear-attention, fla/ops/gated_delta_rule/chunk.py: chunk_size 64).
+inline constexpr std::int64_t kLinearChunk = 64;
+
 // What an operator is in the model, for the rules that depend on it (which matmuls fp8 training
 // quantises, which weights stay 16-bit in quantised inference) and for reports.
 enum class OpRole {
@@ -106,6 +110,10 @@ struct Op {
   // QK^T alone at FP8, no PV and no softmax; `bytes` is its fp32 logits written and read back by
   // the top-k selection.
   bool index_scores = false;
+  // attention: linear attention's recurrence (model/spec.h LinearAttentionSpec): m new tokens per
+  // sequence through batch = sequences x local value heads, each a k x v_dim state; `bytes` is the
+  // states of the group's sequences on this device (read and written once per pass).
+  bool recurrent = false;
   // elementwise (and unfused attention's score traffic): bytes moved through HBM and vector
   // FLOPs of the forward pass; the backward runs `backward_kernels` kernels of
   // `backward_bytes` and `backward_flops` each (0 kernels: the forward figures already hold
@@ -136,6 +144,7 @@ struct Op {
   bool expert = false;     // routed-expert weights: sharded over ep x etp, gradients over expert-dp
   SavedBytes saved;        // activations kept for the backward pass
   double kv_bytes = 0;     // KV-cache bytes appended per token per sequence
+  double state_bytes = 0;  // cache bytes per sequence whatever its length (linear attention's state)
   double model_flops = 0;  // forward FLOPs as MFU counts them (Narayanan et al. 2021, Sec. 5.1)
 };
 
@@ -246,6 +255,7 @@ double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t 
 // Sums over an operator list.
 double sum_params(const std::vector<Op>& ops);
 double sum_kv_bytes(const std::vector<Op>& ops);
+double sum_state_bytes(const std::vector<Op>& ops);
 double sum_saved(const std::vector<Op>& ops, Recompute policy, ModuleSet modules = kCoreAttnOnly);
 // The bytes one operator keeps under a policy; under selective recompute `modules` say which
 // parts are recomputed (core_attn: the attention core's score tensors, SavedBytes::selective).

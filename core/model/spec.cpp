@@ -78,9 +78,9 @@ KindCounts kinds_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t e
   if (end <= begin) return k;
   const std::int64_t all = end - begin, moe = moe_in_range(m, begin, end);
   // Global (full-context) layers and the MoE ones among them; every layer is global without a
-  // window, none with a window and no global_every.
+  // window or linear attention, none with either and no global_every.
   std::int64_t global = all, moe_global = moe;
-  if (m.window > 0) {
+  if (has_local_layers(m)) {
     global = 0;
     moe_global = 0;
     if (m.global_every > 0) {
@@ -106,7 +106,7 @@ bool is_moe_layer(const ModelSpec& m, std::int64_t i) {
 }
 
 bool is_windowed_layer(const ModelSpec& m, std::int64_t i) {
-  if (m.window <= 0) return false;
+  if (!has_local_layers(m)) return false;
   return m.global_every <= 0 || (i + 1) % m.global_every != 0;
 }
 

@@ -71,6 +71,20 @@ struct SparseAttentionSpec {
   std::int64_t index_heads = 0, index_head_dim = 0, top_k = 0;
 };
 
+// Linear attention with a matrix state: the layers that are not global (global_every) replace
+// softmax attention by a recurrence that keeps one key_head_dim x value_head_dim state per value
+// head, whatever the context (Gated DeltaNet: Yang, Kautz & Hatamizadeh 2024, arXiv 2412.06464;
+// Qwen3-Next's config.json linear_num_value_heads 32, linear_num_key_heads 16, linear_key_head_dim
+// 128, linear_value_head_dim 128, linear_conv_kernel_dim 4, full_attention_interval 4).
+// model.attention's linear_* keys; heads 0 = none.
+struct LinearAttentionSpec {
+  std::int64_t heads = 0;      // value heads, one state each
+  std::int64_t key_heads = 0;  // query/key heads, each shared by heads / key_heads value heads
+  std::int64_t key_head_dim = 0, value_head_dim = 0;
+  std::int64_t conv_kernel = 0;       // the short causal convolution over q, k and v (0: none)
+  Precision state = Precision::fp32;  // the state's elements (SGLang's default; vLLM's is the model's type)
+};
+
 struct ModelSpec {
   std::string name;
   std::string source;
@@ -84,6 +98,7 @@ struct ModelSpec {
   AttentionType attention = AttentionType::mha;  // follows kv_heads (io/json_io.cpp), or "mla"
   MlaSpec mla;                                   // when attention == mla
   SparseAttentionSpec sparse;                    // DSA over MLA (top_k > 0)
+  LinearAttentionSpec linear;                    // the non-global layers' recurrence (heads > 0)
   // Sliding-window (or chunked) attention: windowed layers attend to at most `window` keys; every
   // global_every-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = all windowed.
   std::int64_t window = 0;  // 0 = full attention everywhere
@@ -146,20 +161,26 @@ struct ParamCounts {
 
 ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len);
 
-// Layer i (0-based): MoE or dense FFN, windowed or global attention.
+// Whether some layers' attention is not global: windowed (model.window) or linear (model.linear).
+inline bool has_local_layers(const ModelSpec& m) { return m.window > 0 || m.linear.heads > 0; }
+// Layer i (0-based): MoE or dense FFN, local (windowed or linear) or global attention.
 bool is_moe_layer(const ModelSpec& m, std::int64_t i);
 bool is_windowed_layer(const ModelSpec& m, std::int64_t i);
-// The four layer kinds (FFN x attention) the graph builds, indexed by kind_of(moe, windowed).
+// The four layer kinds (FFN x attention) the graph builds, indexed by kind_of(moe, windowed);
+// a model has windowed or linear local layers, not both (io/objects.cpp refuses the pair).
 inline constexpr std::size_t kLayerKinds = 4;
 constexpr std::size_t kind_of(bool moe, bool windowed) { return (moe ? 1u : 0u) + (windowed ? 2u : 0u); }
 inline std::size_t layer_kind(const ModelSpec& m, std::int64_t i) {
   return kind_of(is_moe_layer(m, i), is_windowed_layer(m, i));
 }
 // A kind's name in the operator reports (inference.operators[].layer_kind): the FFN, then the
-// attention where it is windowed.
-constexpr const char* layer_kind_name(std::size_t kind) {
-  constexpr const char* kNames[kLayerKinds] = {"dense", "moe", "dense_windowed", "moe_windowed"};
-  return kind < kLayerKinds ? kNames[kind] : "";
+// attention where it is windowed or linear.
+inline constexpr std::size_t kLayerKindNames = kLayerKinds + 2;
+constexpr const char* layer_kind_name(std::size_t kind, bool linear = false) {
+  constexpr const char* kNames[kLayerKindNames] = {"dense",        "moe",          "dense_windowed",
+                                                   "moe_windowed", "dense_linear", "moe_linear"};
+  if (linear && kind >= 2 && kind < kLayerKinds) kind += 2;
+  return kind < kLayerKindNames ? kNames[kind] : "";
 }
 // Layers of each kind, on a stage or in the whole model.
 using KindCounts = std::array<double, kLayerKinds>;

@@ -77,6 +77,11 @@ std::optional<Error> check_degrees(const Scenario& s) {
     return make_error("parallel.tp_not_divisor_of_kv_heads", "/parallel/tp",
                       "tp=" + str(p.tp) + " and kv_heads=" + str(m.kv_heads) +
                           " must divide one another (KV heads are split or replicated evenly)");
+  if (m.linear.heads > 0 && m.linear.key_heads % p.tp != 0)
+    return make_error("parallel.tp_not_divisor_of_linear_heads", "/parallel/tp",
+                      "tp=" + str(p.tp) + " does not divide linear_key_heads=" + str(m.linear.key_heads) +
+                          "; tensor parallelism splits linear attention's heads evenly (tp " +
+                          divisors(m.linear.key_heads, p.tp * 4) + " would)");
   if (m.ffn_hidden % p.tp != 0 && (!m.moe || m.moe->first_dense_layers > 0 || m.moe->layer_freq > 1))
     return make_error("parallel.tp_not_divisor_of_ffn_hidden", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide ffn_hidden=" + str(m.ffn_hidden));
@@ -204,6 +209,12 @@ std::optional<Error> check_training(const Scenario& s) {
     return make_error("parallel.cp_not_divisor_of_seq_len", "/parallel/cp",
                       "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len) + " (cp " +
                           divisors(w.seq_len, std::max<std::int64_t>(p.cp * 4, 8)) + " would)");
+  // Linear attention carries its state from one token to the next, so splitting a sequence over
+  // ranks chains them (each waits for the state of the part before); the engine does not model it.
+  if (p.cp > 1 && s.model.linear.heads > 0)
+    return make_error("parallel.cp_with_linear_attention", "/parallel/cp",
+                      "context parallelism with linear attention layers is not modelled (their recurrent "
+                      "state passes from one rank's part of the sequence to the next); use cp 1");
   if (p.cp > 1 && (w.seq_len / p.cp) % 2 != 0)
     return make_error("parallel.cp_chunk_odd", "/parallel/cp",
                       "context parallelism splits each sequence into 2*cp chunks; seq_len=" + str(w.seq_len) +
@@ -379,7 +390,7 @@ KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_
   const double mid_layers = stage_layers(m, p);
   const bool uneven = uneven_pipeline_split(m, p);
   const bool end_stage = stage == 0 || stage == p.pp - 1;
-  if (!m.moe && m.window <= 0) {
+  if (!m.moe && !has_local_layers(m)) {
     KindCounts k{};
     k[kind_of(false, false)] = uneven && end_stage ? mid_layers - 1.0 : mid_layers;
     return k;
@@ -409,12 +420,12 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
     // No middle stage: the timing reports the first stage's layers (all of a one-kind model's
     // stage_layers, the last stage's under a balanced split).
     if (balanced_pipeline_split(m, p)) out.mid = out.last;
-    if (!m.moe && m.window <= 0) out.mid[kind_of(false, false)] = stage_layers(m, p);
+    if (!m.moe && !has_local_layers(m)) out.mid[kind_of(false, false)] = stage_layers(m, p);
     return out;
   }
   // One kind of layer: the middle stages differ only in their count, the first with the most
   // layers is the first of the balanced split's longer ones.
-  if (!m.moe && m.window <= 0) {
+  if (!m.moe && !has_local_layers(m)) {
     out.mid_index = balanced_pipeline_split(m, p) && m.layers % p.pp > 0 ? first_longer_middle(m, p) : 1;
     out.mid = stage_kinds_at(m, p, out.mid_index);
     return out;

@@ -148,7 +148,7 @@ LayerPart layer_part(const Scenario& s, const OpContext& c, const LayerShape& sh
       st.compute += cost.time * layers;
       if (ops) {
         ops->push_back(operator_report(op.name, phase, cost, layers));
-        ops->back().layer_kind = layer_kind_name(k);
+        ops->back().layer_kind = layer_kind_name(k, m.linear.heads > 0);
       }
     }
   }

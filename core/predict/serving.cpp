@@ -41,6 +41,7 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
   lim.sched = *base.inference->serving;
   lim.replicas = replicas;
   ServingSpec& sv = lim.sched;
+  if (base.model.linear.heads > 0 && !sv.linear_attention_overlap) sv.overlap_schedule = false;
   if (own) {
     if (own->max_batch) sv.max_batch = *own->max_batch;
     if (own->max_num_tokens) sv.max_num_tokens = *own->max_num_tokens;
@@ -94,10 +95,11 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
     lim.spec_gain = speculative_tokens_per_step(*sp, pool.s.model.mtp_layers);
   }
   lim.window = cached_window(pool.s);
-  lim.per_token = inference_kv_bytes(pool.s, 1.0).value;
+  lim.per_sequence = inference_kv_bytes(pool.s, 0.0).value;
+  lim.per_token = inference_kv_bytes(pool.s, 1.0).value - lim.per_sequence;
   if (lim.window > 0) {
     const double at_window = inference_kv_bytes(pool.s, d(lim.window)).value;
-    lim.per_token = at_window / d(lim.window);
+    lim.per_token = (at_window - lim.per_sequence) / d(lim.window);
     lim.tail_per_token = (inference_kv_bytes(pool.s, 2.0 * d(lim.window)).value - at_window) / d(lim.window);
   }
   Scenario work = pool.s;

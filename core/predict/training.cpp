@@ -814,7 +814,7 @@ double module_recompute_flops(const Scenario& s, const ModelGraph& g, double mbd
 std::vector<OperatorReport> stage_operators(
     const StageCosts& st, const std::array<std::vector<OperatorReport>, kLayerKinds>& layers,
     const std::vector<OperatorReport>& embedding, const std::vector<OperatorReport>& head,
-    double micro_batches) {
+    double micro_batches, bool linear) {
   std::vector<OperatorReport> out;
   const auto add = [&](const std::vector<OperatorReport>& ops, double count, const char* kind) {
     if (count <= 0) return;
@@ -826,7 +826,7 @@ std::vector<OperatorReport> stage_operators(
   };
   if (st.embedding) add(embedding, micro_batches, "");
   for (std::size_t k = 0; k < kLayerKinds; ++k)
-    add(layers[k], st.layers[k] * micro_batches, layer_kind_name(k));
+    add(layers[k], st.layers[k] * micro_batches, layer_kind_name(k, linear));
   if (st.head) add(head, micro_batches, "");
   return out;
 }
@@ -946,7 +946,8 @@ TrainingPrediction predict_training(const Scenario& s, const ModelGraph& g, std:
   const std::int64_t mb = micro_batches(p, w);
   const double mbd = d(mb);
   out.micro_batches = mb;
-  if (report_operators) out.operators = stage_operators(st, layer_ops, embedding_ops, head_ops, mbd);
+  if (report_operators)
+    out.operators = stage_operators(st, layer_ops, embedding_ops, head_ops, mbd, s.model.linear.heads > 0);
   std::tie(out.stage_forward, out.stage_backward) = stage_forward_backward(K, sk.mid);
   out.layer_forward = L.fwd.total();
   out.layer_backward = L.bwd.total();

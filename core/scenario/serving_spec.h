@@ -128,6 +128,13 @@ struct ServingSpec {
   // 2024-12, and python/sglang/srt/managers/scheduler.py event_loop_overlap): the host time above is
   // hidden behind the GPU's step, so a step takes the longer of the two instead of their sum.
   bool overlap_schedule = false;
+  // Whether that overlap also runs for a model with linear-attention layers. SGLang turns it off for
+  // them: Qwen3-Next ran without it from its release (sgl-project/sglang PR #14792, 2025-12:
+  // "qwen3-next doesn't support 1) overlap scheduler"), PR #13057 (2025-11) disables it whenever the
+  // mamba radix cache is on, and its default mamba scheduler strategy (no_buffer) keeps it off
+  // unless --mamba-scheduler-strategy extra_buffer is given (PR #27220, 2026-06: "auto resolves to
+  // no_buffer - disables overlap scheduling"). false in the sglang profiles.
+  bool linear_attention_overlap = true;
   // The step token budget (max_num_tokens) is the server's, divided over its attention-DP ranks:
   // under data-parallel attention each rank schedules max_num_tokens / dp_size tokens a step
   // (SGLang's server arguments, `_handle_data_parallelism`: chunked_prefill_size //= dp_size when

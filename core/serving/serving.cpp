@@ -187,8 +187,11 @@ std::optional<Error> closed_loop(const ServingSpec& sv, StepModel& pre, StepMode
 }
 
 // Whole tokens the KV blocks of a replica as deployed hold: its engines' together (PoolLimits::engines).
+// The blocks' bytes alone: linear attention's per-sequence states are not tokens.
 std::int64_t capacity_tokens(const PoolLimits& pool) {
-  return static_cast<std::int64_t>(std::max(0.0, pool.kv_capacity / pool.bytes_for(1) * d(pool.block))) *
+  const double block_bytes = pool.bytes_for(1) - pool.per_sequence;
+  if (!(block_bytes > 0)) return 0;  // every layer linear: no KV blocks at all
+  return static_cast<std::int64_t>(std::max(0.0, pool.kv_capacity / block_bytes * d(pool.block))) *
          pool.engines;
 }
 

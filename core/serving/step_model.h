@@ -25,9 +25,9 @@ struct PoolLimits {
   std::int64_t deployed_replicas() const { return replicas / engines; }
   std::int64_t devices = 1;  // of the whole pool
   double kv_capacity = 0;    // bytes of KV blocks per device
-  // KV bytes per device of a context, piecewise linear: full rate up to the window, `tail`
-  // per token beyond it (windowed layers stop growing).
-  double per_token = 0, tail_per_token = 0;
+  // KV bytes per device of a context, piecewise linear: `per_sequence` (linear attention's states)
+  // and the full rate up to the window, `tail` per token beyond it (windowed layers stop growing).
+  double per_sequence = 0, per_token = 0, tail_per_token = 0;
   std::int64_t window = 0;
   std::int64_t block = 16;
   // Speculative decoding: whether a draft runs on the pool's devices, tokens drafted per step and
@@ -47,8 +47,8 @@ struct PoolLimits {
   double bytes_for(std::int64_t tokens) const {
     const double t = static_cast<double>(covered(tokens));
     const double w = static_cast<double>(window);
-    if (window <= 0 || t <= w) return per_token * t;
-    return per_token * w + tail_per_token * (t - w);
+    if (window <= 0 || t <= w) return per_sequence + per_token * t;
+    return per_sequence + per_token * w + tail_per_token * (t - w);
   }
 };
 

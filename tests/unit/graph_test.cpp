@@ -441,6 +441,58 @@ TEST(DeepSeekV32, PromptTakesTheCheaperForm) {
   EXPECT_DOUBLE_EQ(ix.bytes, 8.0 * 65536.0 * 65536.0 * 0.5);
 }
 
+// Qwen3-Next: every 4th layer full attention, the other 36 Gated DeltaNet. The checkpoint holds
+// 79,674,391,296 parameters; the engine leaves out the full-attention layers' output gate (q_proj
+// twice as wide: 12 x 2048 x 4096) and the shared expert's one-column sigmoid gate (48 x 2048).
+TEST(Qwen3Next, ParametersAndLayerPattern) {
+  const ModelSpec m = preset("qwen3-next-80b-a3b");
+  const KindCounts k = model_kinds(m);
+  EXPECT_DOUBLE_EQ(k[kind_of(true, false)], 12.0);
+  EXPECT_DOUBLE_EQ(k[kind_of(true, true)], 36.0);
+  EXPECT_FALSE(is_windowed_layer(m, 3));
+  EXPECT_TRUE(is_windowed_layer(m, 4));
+  const double gate = 12.0 * 2048 * 4096 + 48.0 * 2048;
+  EXPECT_NEAR(count_params(m, 4096).total + gate, 79'674'391'296.0, 1e6);
+  // A linear layer by hand: in_proj 2048 x (2 x 2048 + 2 x 4096 + 64), the convolution's 4 taps
+  // over 8,192 channels, A_log and dt_bias (32 each), the gated norm's 128, out_proj 4096 x 2048.
+  LayerShape s;
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, true), ops);
+  const double linear = 2048.0 * 12352 + 4.0 * 8192 + 64 + 128 + 4096.0 * 2048;
+  EXPECT_DOUBLE_EQ(find(ops, "linear_in_proj").params + find(ops, "linear_gated_norm").params +
+                       find(ops, "linear_out_proj").params,
+                   linear);
+}
+
+// The cache of a linear layer is a state per sequence: 32 heads x 128 x 128 fp32 and the
+// convolution's last 3 inputs of 8,192 channels, whatever the context; split over tp by heads.
+// A decode step reads and writes it; a prompt runs the chunked form's products.
+TEST(Qwen3Next, LinearLayerKeepsAStateNotATokenCache) {
+  const ModelSpec m = preset("qwen3-next-80b-a3b");
+  LayerShape s;
+  s.tp = 4;
+  s.kv_elem_bytes = 2;
+  s.group = SeqGroup{8, 1, 100000};
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, true), ops);
+  const Op& core = find(ops, "linear_attention");
+  EXPECT_TRUE(core.recurrent);
+  EXPECT_DOUBLE_EQ(core.kv_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(core.state_bytes, 8.0 * 128 * 128 * 4 + 3.0 * 2048 * 2);
+  EXPECT_EQ(core.batch, 8 * 8);
+  EXPECT_DOUBLE_EQ(core.model_flops, 8.0 * 8 * 7 * 128 * 128);  // the recurrent update
+  EXPECT_DOUBLE_EQ(sum_kv_bytes(ops), 0.0);
+  s.group = SeqGroup{1, 4096, 4096};
+  layer_forward_ops(m, s, kind_of(true, true), ops);
+  // Per token and head: 2 x 64 x (3 x 128 + 2 x 128) inside the chunk and 6 x 128 x 128 across.
+  EXPECT_DOUBLE_EQ(find(ops, "linear_attention").model_flops,
+                   4096.0 * 8 * (2.0 * 64 * 640 + 6.0 * 128 * 128));
+  // attention_core_ops (a serving step's context-dependent part) is the recurrence alone.
+  attention_core_ops(m, s, kind_of(true, true), ops);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_STREQ(ops[0].name, "linear_attention");
+}
+
 TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   const ModelSpec m = preset("deepseek-v3");
   // One micro-batch of 4096 tokens, tp 1, ep 64: every rank sends each token's hidden state to 8

@@ -883,6 +883,37 @@ TEST(Predict, SparseAttentionDecodeGrowsAtTheIndexKeysRate) {
   EXPECT_LT(sparse / dense, 0.3);
 }
 
+// Linear attention (Qwen3-Next: 36 Gated DeltaNet layers, 12 full-attention ones): a decode step
+// reads the 12 layers' KV for every token of context and the 36 layers' states whatever the
+// context, so per token of context the step grows by about 12 / 48 of what the same model with
+// every layer full attention grows by; a sequence's cache is the states plus 12 layers' KV per
+// token.
+TEST(Predict, LinearAttentionDecodeGrowsWithTheGlobalLayersAlone) {
+  json hybrid = json::parse(optimus::preset_json("models", "qwen3-next-80b-a3b"));
+  json full = hybrid;
+  full["attention"] = {{"type", "gqa"}};
+  const auto run = [](const json& model, int prompt) {
+    return predict({{"model", model},
+                    {"system", "dgx-h100"},
+                    {"software", "vllm"},
+                    {"num_devices", 4},
+                    {"parallel", {{"tp", 4}}},
+                    {"inference", {{"batch", 16}, {"prompt_len", prompt}, {"output_len", 16}}}});
+  };
+  const auto tpot = [&](const json& model, int prompt) {
+    return run(model, prompt)["inference"]["tpot_s"].get<double>();
+  };
+  const double growth = (tpot(hybrid, 120000) - tpot(hybrid, 8000)) / (tpot(full, 120000) - tpot(full, 8000));
+  EXPECT_GT(growth, 0.2);
+  EXPECT_LT(growth, 0.3);
+  // The cache per sequence at 8,016 tokens on one of 4 devices: 12 layers x K and V of one
+  // 256-wide KV head (2 heads, replicated over tp 4) x 2 bytes per token, plus 36 layers' states
+  // (8 heads x 128 x 128 fp32 and 3 x 2,048 bf16 convolution inputs).
+  const double per_seq =
+      run(hybrid, 8000)["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>() / 16.0;
+  EXPECT_NEAR(per_seq, 12.0 * 2 * 256 * 2 * 8016 + 36.0 * (8.0 * 128 * 128 * 4 + 3.0 * 2048 * 2), 1e3);
+}
+
 // A runtime with a scheduler (the profile's serving block: vLLM, SGLang, TensorRT-LLM) prefills a
 // static batch's prompts in steps of at most max_num_tokens tokens, so its working activations are
 // one step's tokens' beside every sequence's last-token logits, not every prompt's at once: SGLang's

@@ -19,12 +19,12 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
 
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB), and
- * every chunk of the site with both engines: limits a few KiB above what was last measured
- * (2026-12-05: 593.0 KiB and 1,505.9 KiB), so that growth is noticed and each raise is a decision
+ * every chunk of the site with both engines: limits just above what was last measured
+ * (2026-12-05: 596.5 KiB and 1,513.8 KiB), so that growth is noticed and each raise is a decision
  * with its reason in git log (docs/web.md "Weight").
  */
-const FIRST_LOAD_LIMIT_BYTES = 594 * 1024;
-const BUNDLE_LIMIT_BYTES = 1507 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 597 * 1024;
+const BUNDLE_LIMIT_BYTES = 1515 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */

@@ -123,6 +123,24 @@ describe('the page against its time goals', () => {
     site.expectNoProblems();
   });
 
+  test('linear attention on the page: Qwen3-Next\'s Gated DeltaNet layers beside its global ones, a state per sequence', async () => {
+    const scenario = { schema_version: 1, model: 'qwen3-next-80b-a3b', system: 'dgx-h100', num_devices: 4, parallel: { tp: 4 }, software: 'vllm', inference: { batch: 32, prompt_len: 32000, output_len: 1024 } };
+    const { page, roofline, titles } = await openRoofline(scenario);
+    for (const [name, phase] of [['linear_attention (linear)', 'decode'], ['linear_attention (linear)', 'prefill'], ['attention (global)', 'decode']])
+      expect(titles.some((t) => t.startsWith(`${name} (${phase},`)), `${name} ${phase} in ${titles.join(' | ')}`).toBe(true);
+    // At 32,000 tokens of context a decode step's 12 global layers read their KV cache, and the
+    // 36 linear layers their states, which do not grow with the context: one global layer's
+    // attention takes longer than one linear layer's recurrence.
+    const operators: OperatorPoint[] = predict(scenario).inference.operators;
+    const decode = (name: string) => operators.find((o) => o.name === name && o.phase === 'decode')!;
+    expect(decode('linear_attention').layer_kind).toBe('moe_linear');
+    expect(decode('attention').time_s).toBeGreaterThan(decode('linear_attention').time_s);
+    await roofline.screenshot({ path: `${OUT}roofline-linear-attention.png` });
+    await page.screenshot({ path: `${OUT}linear-attention.png`, fullPage: true });
+    await page.close();
+    site.expectNoProblems();
+  });
+
   test('an edit re-estimates, fast, and updates the address', async () => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);

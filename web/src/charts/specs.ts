@@ -286,13 +286,14 @@ export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): Rooflin
   const ops = inference ? p.inference?.operators : p.training?.operators;
   if (!ops || ops.length === 0) return null;
   // An operator listed once per layer kind is named by what tells its kinds apart (the FFN where
-  // dense and MoE layers both run, the attention where windowed and global layers both do).
+  // dense and MoE layers both run, the attention where windowed or linear and global layers both do).
   const kinds = new Set(ops.map((o) => o.layer_kind).filter((k) => k));
+  const local = (k: string) => k.includes('_');
   const ffnVaries = [...kinds].some((k) => k!.startsWith('moe')) && [...kinds].some((k) => k!.startsWith('dense'));
-  const windowVaries = [...kinds].some((k) => k!.endsWith('windowed')) && [...kinds].some((k) => !k!.endsWith('windowed'));
+  const windowVaries = [...kinds].some((k) => local(k!)) && [...kinds].some((k) => !local(k!));
   const label = (o: (typeof ops)[number]) => {
     const k = o.layer_kind;
-    const parts = k ? [ffnVaries ? (k.startsWith('moe') ? 'MoE' : 'dense') : '', windowVaries ? (k.endsWith('windowed') ? 'windowed' : 'global') : ''].filter((x) => x) : [];
+    const parts = k ? [ffnVaries ? (k.startsWith('moe') ? 'MoE' : 'dense') : '', windowVaries ? (local(k) ? k.split('_')[1] : 'global') : ''].filter((x) => x) : [];
     return parts.length > 0 ? `${o.name} (${parts.join(', ')})` : o.name;
   };
   const points = ops

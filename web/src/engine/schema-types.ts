@@ -209,7 +209,7 @@ export interface ModelSpec {
      */
     window?: number;
     /**
-     * With window: every k-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = every layer windowed.
+     * With window or linear attention: every k-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = every layer windowed or linear.
      */
     global_every?: number;
     /**
@@ -224,6 +224,30 @@ export interface ModelSpec {
      * DSA: the tokens a query attends to. A longer context is read in MLA's MQA form over these alone (a prompt: where that multiplies less than dense attention); a shorter one as dense MLA. Unit: tokens.
      */
     index_top_k?: number;
+    /**
+     * Linear attention (config linear_num_value_heads): value heads, each keeping one state. With linear_key_head_dim and linear_value_head_dim it makes the layers that are not global linear.
+     */
+    linear_heads?: number;
+    /**
+     * Linear attention's query/key heads (linear_num_key_heads); must divide linear_heads. Default: linear_heads.
+     */
+    linear_key_heads?: number;
+    /**
+     * Width of a linear-attention key (the state's rows).
+     */
+    linear_key_head_dim?: number;
+    /**
+     * Width of a linear-attention value (the state's columns).
+     */
+    linear_value_head_dim?: number;
+    /**
+     * Taps of the causal convolution over q, k and v (linear_conv_kernel_dim); its last taps - 1 inputs join the cached state. 0 = none.
+     */
+    linear_conv_kernel?: number;
+    /**
+     * The state's element type in the cache (SGLang's default and Qwen3.5's mamba_ssm_dtype are fp32; vLLM keeps Qwen3-Next's in the model's type unless --mamba-ssm-cache-dtype float32).
+     */
+    linear_state_precision?: 'fp32' | 'bf16' | 'fp16';
   };
   /**
    * Mixture-of-experts FFN (errors model.moe_top_k_exceeds_experts, model.moe_no_moe_layers, model.moe_imbalance_with_balanced).
@@ -765,6 +789,7 @@ export interface SoftwareProfile {
     | 'step_overhead_ms'
     | 'step_overhead_us_per_request'
     | 'overlap_schedule'
+    | 'linear_attention_overlap'
     | 'budget_split_over_dp'
     | 'static_batching'
   > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
@@ -1258,6 +1283,10 @@ export interface ServingSpec {
    * The scheduler prepares the next step on the host while the GPU runs this one (SGLang's overlap scheduler): a step takes the longer of the GPU's time and the host time above instead of their sum. The sglang profile: true.
    */
   overlap_schedule?: boolean;
+  /**
+   * Whether overlap_schedule also holds for a model with linear-attention layers. SGLang runs those without its overlap scheduler unless --mamba-scheduler-strategy extra_buffer is given; the sglang profiles: false.
+   */
+  linear_attention_overlap?: boolean;
   /**
    * max_num_tokens is the server's step budget, divided over its attention-DP ranks: under attention data parallelism (parallel.ep over tp 1 replicas, or over tensor-parallel replicas) each rank of an expert group schedules max_num_tokens / group tokens a step and sizes its prefill workspace for them; serving.max_num_tokens reports the share. SGLang divides --chunked-prefill-size (stated or its default) by dp_size under --enable-dp-attention (server_args.py, _handle_data_parallelism): the sglang profile: true. false: every rank takes the whole budget (vLLM's data-parallel engines, TensorRT-LLM's attention DP). max_batch is always a rank's.
    */
@@ -2084,9 +2113,9 @@ export interface OperatorPoint {
    */
   count: number;
   /**
-   * The kind of layer the operator runs in: its FFN (dense or mixture-of-experts), then _windowed where its attention is a sliding window; an operator is listed once per kind the model has (gpt-oss: moe and moe_windowed; DeepSeek-V3: dense for its first three layers, moe after). Absent for the embedding, the LM head and the loss.
+   * The kind of layer the operator runs in: its FFN (dense or mixture-of-experts), then _windowed where its attention is a sliding window or _linear where it is linear attention; an operator is listed once per kind the model has (gpt-oss: moe and moe_windowed; DeepSeek-V3: dense for its first three layers, moe after). Absent for the embedding, the LM head and the loss.
    */
-  layer_kind?: 'dense' | 'moe' | 'dense_windowed' | 'moe_windowed';
+  layer_kind?: 'dense' | 'moe' | 'dense_windowed' | 'moe_windowed' | 'dense_linear' | 'moe_linear';
 }
 export interface InferenceResult {
   /**

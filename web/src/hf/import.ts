@@ -11,7 +11,7 @@ export type HfMoe = NonNullable<ModelSpec['moe']>;
 
 /** The attention block of the model contract (`model.attention`). */
 export type HfAttention =
-  | { type: 'mha' | 'gqa' | 'mqa'; window?: number; global_every?: number }
+  | ({ type: 'mha' | 'gqa' | 'mqa'; window?: number; global_every?: number } & Partial<HfLinear>)
   | {
       type: 'mla';
       q_lora_rank: number;
@@ -25,6 +25,16 @@ export type HfAttention =
       window?: number;
       global_every?: number;
     };
+
+/** Linear attention's keys of the attention block (Gated DeltaNet layers). */
+export type HfLinear = {
+  linear_heads: number;
+  linear_key_heads: number;
+  linear_key_head_dim: number;
+  linear_value_head_dim: number;
+  linear_conv_kernel: number;
+  linear_state_precision: 'fp32' | 'bf16';
+};
 
 /** An imported model: the page's ModelSpec, its attention block typed by variant. */
 export type HfModel = Omit<ModelSpec, 'attention'> & { attention?: HfAttention };
@@ -175,6 +185,39 @@ function readWindow(cfg: Json, modelType: string, L: number, notes: string[]): {
   if (failed(g)) return g;
   if (g === undefined) return undefined;
   return g ? { window: sw, global_every: g } : { window: sw };
+}
+
+/**
+ * Linear attention (Qwen3NextConfig, Qwen3.5's text config: Gated DeltaNet): the linear_* keys,
+ * and the full-attention layers from layer_types or full_attention_interval (default 4).
+ */
+function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global_every: number }) | undefined | Fail {
+  if (cfg.linear_num_value_heads === undefined) return undefined;
+  const dims: number[] = [];
+  for (const k of ['linear_num_value_heads', 'linear_num_key_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim']) {
+    const v = cfg[k] ?? (k === 'linear_num_key_heads' ? cfg.linear_num_value_heads : k === 'linear_conv_kernel_dim' ? 4 : undefined);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) return fail(`Linear attention config with ${k} = ${String(v)}: a positive integer is needed.`);
+    dims.push(v);
+  }
+  let g: number | undefined | Fail;
+  if (Array.isArray(cfg.layer_types)) {
+    const types = cfg.layer_types as unknown[];
+    if (types.length !== L) return fail(`layer_types has ${types.length} entries for ${L} layers.`);
+    if (types.some((t) => t !== 'full_attention' && t !== 'linear_attention')) return fail('layer_types mixes linear attention with a kind other than full_attention.');
+    g = globalEvery(types.map((t) => t === 'full_attention'), 'layer_types', notes);
+  } else g = firstNumber(cfg, ['full_attention_interval'])?.[0] ?? 4;
+  if (failed(g)) return g;
+  const dtype = cfg.mamba_ssm_dtype;
+  if (dtype === undefined) notes.push('No mamba_ssm_dtype: the linear-attention state is taken as fp32 (SGLang\'s default; vLLM keeps Qwen3-Next\'s in bf16 unless --mamba-ssm-cache-dtype float32).');
+  return {
+    global_every: g ?? 0,
+    linear_heads: dims[0],
+    linear_key_heads: dims[1],
+    linear_key_head_dim: dims[2],
+    linear_value_head_dim: dims[3],
+    linear_conv_kernel: dims[4],
+    linear_state_precision: dtype === 'bfloat16' || dtype === 'float16' ? 'bf16' : 'fp32',
+  };
 }
 
 /** Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the low-rank dimensions. */
@@ -362,15 +405,16 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   if (UNSUPPORTED_TYPES[modelType]) return { ok: false, message: `model_type "${modelType}" is ${UNSUPPORTED_TYPES[modelType]}; only decoder-only transformers can be imported.` };
   if (cfg.is_encoder_decoder === true) return { ok: false, message: 'Encoder-decoder models are not supported; only decoder-only transformers can be imported.' };
   if (isObject(cfg.text_config) && firstNumber(cfg, ['hidden_size', 'n_embd', 'd_model']) === undefined) {
-    if (!LLAMA4.has(modelType)) return { ok: false, message: 'This is a multimodal config (text_config); paste the text model\'s config instead.' };
-    // Llama 4 is natively multimodal: the language model is text_config (Llama4TextConfig).
+    const qwen35 = modelType.startsWith('qwen3_5');
+    if (!LLAMA4.has(modelType) && !qwen35) return { ok: false, message: 'This is a multimodal config (text_config); paste the text model\'s config instead.' };
+    // Llama 4 and Qwen3.5 are natively multimodal: the language model is text_config.
     const outer = cfg;
     cfg = { ...cfg.text_config };
     if (cfg.tie_word_embeddings === undefined && typeof outer.tie_word_embeddings === 'boolean') cfg.tie_word_embeddings = outer.tie_word_embeddings;
     if (cfg._name_or_path === undefined) cfg._name_or_path = outer._name_or_path;
     if (cfg.architectures === undefined) cfg.architectures = outer.architectures;
-    modelType = 'llama4_text';
-    notes.push('Llama 4: the language model (text_config) is imported; the vision encoder is not modelled.');
+    modelType = qwen35 ? `${modelType}_text` : 'llama4_text';
+    notes.push(`${qwen35 ? 'Qwen3.5' : 'Llama 4'}: the language model (text_config) is imported; the vision encoder is not modelled.`);
   }
 
   const need = (label: string, keys: string[]): number | string => {
@@ -433,7 +477,9 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     }
   }
   if (cfg.index_topk !== undefined && !attention) return { ok: false, message: 'index_topk (DeepSeek Sparse Attention) without multi-head latent attention (kv_lora_rank): the engine models the indexer over MLA only.' };
-  const win = readWindow(cfg, modelType, L, notes);
+  const linear = readLinear(cfg, L, notes);
+  if (failed(linear)) return { ok: false, message: linear.error };
+  const win = linear ?? readWindow(cfg, modelType, L, notes);
   if (failed(win)) return { ok: false, message: win.error };
   if (win && !attention) {
     const kvh = model.kv_heads ?? A;
@@ -516,6 +562,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   }
   if (mtp && mtp[0] > 0) notes.push(`num_nextn_predict_layers = ${mtp[0]}: mtp_layers, the draft of speculative decoding with an mtp draft; training does not count ${mtp[0] > 1 ? 'them' : 'it'}.`);
   if (modelType === 'gpt_oss') notes.push('gpt-oss: the attention sinks, the q/k/v/o and expert biases and the clamped SwiGLU are not modelled.');
-  if (cfg.use_qk_norm === true || modelType === 'qwen3_moe' || modelType === 'qwen3') notes.push('QK normalisation is not modelled.');
+  if (cfg.use_qk_norm === true || modelType.startsWith('qwen3')) notes.push('QK normalisation is not modelled.');
+  if (cfg.attn_output_gate === true || modelType === 'qwen3_next') notes.push('The full-attention layers\' output gate (a query projection twice as wide) is not modelled.');
   return { ok: true, model, notes };
 }

@@ -115,6 +115,36 @@ const QWEN3_30B_A3B = {
   vocab_size: 151936,
 };
 
+// huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json
+const QWEN3_NEXT = {
+  architectures: ['Qwen3NextForCausalLM'],
+  decoder_sparse_step: 1,
+  full_attention_interval: 4,
+  head_dim: 256,
+  hidden_act: 'silu',
+  hidden_size: 2048,
+  intermediate_size: 5120,
+  linear_conv_kernel_dim: 4,
+  linear_key_head_dim: 128,
+  linear_num_key_heads: 16,
+  linear_num_value_heads: 32,
+  linear_value_head_dim: 128,
+  max_position_embeddings: 262144,
+  mlp_only_layers: [],
+  model_type: 'qwen3_next',
+  moe_intermediate_size: 512,
+  norm_topk_prob: true,
+  num_attention_heads: 16,
+  num_experts: 512,
+  num_experts_per_tok: 10,
+  num_hidden_layers: 48,
+  num_key_value_heads: 2,
+  rms_norm_eps: 1e-6,
+  shared_expert_intermediate_size: 512,
+  tie_word_embeddings: false,
+  vocab_size: 151936,
+};
+
 // huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json
 const QWEN3_235B_A22B = {
   ...QWEN3_30B_A3B,
@@ -245,7 +275,13 @@ function effective(m: HfModel) {
     checkpoint_precision: m.checkpoint_precision,
     checkpoint_block_scaled: m.checkpoint_block_scaled ?? false,
     moe,
-    attention: { ...attention, global_every: attention.global_every ?? 0 },
+    attention: {
+      ...attention,
+      global_every: attention.global_every ?? 0,
+      ...('linear_heads' in attention && attention.linear_heads
+        ? { linear_key_heads: attention.linear_key_heads ?? attention.linear_heads, linear_conv_kernel: attention.linear_conv_kernel ?? 0, linear_state_precision: attention.linear_state_precision ?? 'fp32' }
+        : {}),
+    },
   };
 }
 
@@ -258,6 +294,7 @@ describe('importHfConfig: MoE/MLA configs describe the same model as the model p
     ['Kimi K2', KIMI_K2, 'kimi-k2'],
     ['Qwen3-30B-A3B', QWEN3_30B_A3B, 'qwen3-30b-a3b'],
     ['Qwen3-235B-A22B', QWEN3_235B_A22B, 'qwen3-235b-a22b'],
+    ['Qwen3-Next-80B-A3B', QWEN3_NEXT, 'qwen3-next-80b-a3b'],
     ['gpt-oss-120b', GPT_OSS_120B, 'gpt-oss-120b'],
     ['gpt-oss-20b', GPT_OSS_20B, 'gpt-oss-20b'],
     ['Llama 4 Scout', LLAMA4_SCOUT, 'llama4-scout'],
@@ -308,6 +345,30 @@ describe('importHfConfig: the model object of each family', () => {
     const dense = importHfConfig(noMla);
     expect(dense.ok).toBe(false);
     if (!dense.ok) expect(dense.message).toContain('over MLA only');
+  });
+
+  it('Qwen3-Next: Gated DeltaNet layers between every 4th full-attention layer, from layer_types too', () => {
+    const r = imported(QWEN3_NEXT);
+    expect(r.model.attention).toEqual({
+      type: 'gqa',
+      global_every: 4,
+      linear_heads: 32,
+      linear_key_heads: 16,
+      linear_key_head_dim: 128,
+      linear_value_head_dim: 128,
+      linear_conv_kernel: 4,
+      linear_state_precision: 'fp32',
+    });
+    expect(r.notes.join(' ')).toContain('output gate');
+    const listed = imported({ ...QWEN3_NEXT, layer_types: Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 ? 'linear_attention' : 'full_attention')), mamba_ssm_dtype: 'bfloat16' });
+    expect(listed.model.attention).toMatchObject({ global_every: 4, linear_state_precision: 'bf16' });
+    const bad = importHfConfig({ ...QWEN3_NEXT, linear_key_head_dim: 0 });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.message).toContain('linear_key_head_dim');
+    // Qwen3.5's configs are multimodal: the text model is text_config.
+    const q35 = imported({ model_type: 'qwen3_5_moe', tie_word_embeddings: false, text_config: { ...QWEN3_NEXT, model_type: 'qwen3_5_moe_text', mamba_ssm_dtype: 'float32' } });
+    expect(q35.model.attention).toMatchObject({ linear_heads: 32, linear_state_precision: 'fp32' });
+    expect(q35.notes.join(' ')).toContain('Qwen3.5');
   });
 
   it('q_lora_rank null (DeepSeek-V2-Lite style) means uncompressed queries, q_lora_rank 0', () => {
