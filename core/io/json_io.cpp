@@ -230,6 +230,8 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     if (!w.cuda_graphs && s.software) w.cuda_graphs = s.software->cuda_graphs;
     if (!ir.has("kv_precision"))
       w.kv_precision = default_kv_precision(w, !s.software || s.software->kv_cache_follows_weights);
+    if (s.software && s.software->linear_state_follows_model && !s.model.linear.state_stated)
+      s.model.linear.state = Precision::bf16;
     w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
     if (const json* sp = ir.get("speculative", false)) {
       Reader sr(*sp, ir.child("speculative"), err);
@@ -260,6 +262,7 @@ std::optional<SoftwareProfile> read_software_profile(const json& v, const std::s
   }
   p.cuda_graphs = r.boolean("cuda_graphs", false);
   p.kv_cache_follows_weights = r.boolean("kv_cache_follows_weights", false).value_or(true);
+  p.linear_state_follows_model = r.boolean("linear_state_follows_model", false).value_or(false);
   if (const json* sv = r.get("serving", false)) {
     p.schedules = true;
     Reader sr(*sv, r.child("serving"), err);

@@ -641,6 +641,7 @@ void read_linear_attention(Reader& ar, ModelSpec& m) {
   L.key_heads = kh.value_or(L.heads);
   L.conv_kernel = conv.value_or(0);
   L.state = state.value_or(Precision::fp32);
+  L.state_stated = state.has_value();
 }
 
 // model.attention: the variant and, for "mla", its five dimensions (required with "mla", refused

@@ -73,6 +73,7 @@ Node software_profile_schema() {
                  {"software", ref("software")},
                  {"cuda_graphs", boolean()},
                  {"kv_cache_follows_weights", boolean()},
+                 {"linear_state_follows_model", boolean()},
                  {"serving", object(scheduler)}})
       .title("Software profile")
       .desc(

@@ -399,8 +399,9 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
     core.model_flops = d(g.sequences) * d(g.new_tokens) * d(hv) *
                        linear_flops_per_token(chunk, L.key_head_dim, L.value_head_dim);
     // The cache: each value head's state and the convolution's last conv_kernel - 1 inputs
-    // (vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape: conv (kernel - 1) x channels
-    // in the activation type, the temporal state heads x dk x dv).
+    // (vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape: conv (kernel - 1) x channels,
+    // the temporal state heads x dk x dv; the convolution's inputs in the KV cache's type, vLLM
+    // PR #22928: "the conv state will take whatever value is set by kv_cache_dtype").
     core.state_bytes =
         d(hv) * state + d(std::max<std::int64_t>(0, L.conv_kernel - 1) * conv_local) * s.kv_elem_bytes;
     // Saved for the backward: q, k, v, beta, the decay and the output (the chunk states are

@@ -81,8 +81,11 @@ struct LinearAttentionSpec {
   std::int64_t heads = 0;      // value heads, one state each
   std::int64_t key_heads = 0;  // query/key heads, each shared by heads / key_heads value heads
   std::int64_t key_head_dim = 0, value_head_dim = 0;
-  std::int64_t conv_kernel = 0;       // the short causal convolution over q, k and v (0: none)
-  Precision state = Precision::fp32;  // the state's elements (SGLang's default; vLLM's is the model's type)
+  std::int64_t conv_kernel = 0;  // the short causal convolution over q, k and v (0: none)
+  // The state's elements: stated with the model, or the runtime's default (fp32, SGLang's; a
+  // profile with linear_state_follows_model, vLLM's, keeps it in the model's 16-bit type).
+  Precision state = Precision::fp32;
+  bool state_stated = false;
 };
 
 struct ModelSpec {

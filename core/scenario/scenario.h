@@ -142,6 +142,11 @@ struct SoftwareProfile {
   // TensorRT-LLM reads kv_cache_quant_algo from the checkpoint) or the model's 16-bit dtype (false:
   // vLLM, SGLang, Hugging Face). io/json_io.cpp applies it where inference.kv_precision is absent.
   bool kv_cache_follows_weights = true;
+  // Where the model does not state model.attention.linear_state_precision, whether the runtime keeps
+  // linear attention's state in the model's 16-bit type (vLLM: mamba_ssm_cache_dtype "auto" is the
+  // model's dtype for Qwen3-Next, vllm-project/vllm PR #34489) rather than fp32 (SGLang's
+  // --mamba-ssm-dtype default). io/json_io.cpp applies it to an inference scenario.
+  bool linear_state_follows_model = false;
   ServingSpec serving;     // the scheduler's defaults (arrival and lengths unused)
   bool schedules = false;  // the profile states a scheduler (a serving block)
 };

@@ -908,10 +908,34 @@ TEST(Predict, LinearAttentionDecodeGrowsWithTheGlobalLayersAlone) {
   EXPECT_LT(growth, 0.3);
   // The cache per sequence at 8,016 tokens on one of 4 devices: 12 layers x K and V of one
   // 256-wide KV head (2 heads, replicated over tp 4) x 2 bytes per token, plus 36 layers' states
-  // (8 heads x 128 x 128 fp32 and 3 x 2,048 bf16 convolution inputs).
+  // (8 heads x 128 x 128 in vLLM's bf16 and 3 x 2,048 bf16 convolution inputs).
   const double per_seq =
       run(hybrid, 8000)["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>() / 16.0;
-  EXPECT_NEAR(per_seq, 12.0 * 2 * 256 * 2 * 8016 + 36.0 * (8.0 * 128 * 128 * 4 + 3.0 * 2048 * 2), 1e3);
+  EXPECT_NEAR(per_seq, 12.0 * 2 * 256 * 2 * 8016 + 36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2), 1e3);
+}
+
+// Linear attention's state: vLLM keeps Qwen3-Next's in the model's bf16 (mamba_ssm_cache_dtype
+// "auto"), SGLang in fp32; a model that states linear_state_precision keeps it on either. Per
+// sequence on one of 4 devices the 36 layers' states are 36 x 8 heads x 128 x 128 x 4 bytes in fp32.
+TEST(Predict, LinearAttentionStateFollowsTheRuntime) {
+  const auto run = [](const json& model, const char* software) {
+    const json s = {
+        {"model", model},          {"system", "dgx-h100"},
+        {"software", software},    {"num_devices", 4},
+        {"parallel", {{"tp", 4}}}, {"inference", {{"batch", 1}, {"prompt_len", 1000}, {"output_len", 24}}}};
+    const json resolved = json::parse(optimus::api::validate(s.dump()));
+    return std::pair{resolved["scenario"]["model"]["attention"]["linear_state_precision"].get<std::string>(),
+                     predict(s)["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>()};
+  };
+  const json preset = "qwen3-next-80b-a3b";
+  const auto [vllm, vllm_bytes] = run(preset, "vllm");
+  const auto [sglang, sglang_bytes] = run(preset, "sglang");
+  EXPECT_EQ(vllm, "bf16");
+  EXPECT_EQ(sglang, "fp32");
+  EXPECT_NEAR(sglang_bytes - vllm_bytes, 36.0 * 8 * 128 * 128 * 2, 1.0);
+  json stated = json::parse(optimus::preset_json("models", "qwen3-next-80b-a3b"));
+  stated["attention"]["linear_state_precision"] = "fp32";
+  EXPECT_EQ(run(stated, "vllm").first, "fp32");
 }
 
 // A runtime with a scheduler (the profile's serving block: vLLM, SGLang, TensorRT-LLM) prefills a

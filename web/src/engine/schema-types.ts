@@ -245,7 +245,7 @@ export interface ModelSpec {
      */
     linear_conv_kernel?: number;
     /**
-     * The state's element type in the cache (SGLang's default and Qwen3.5's mamba_ssm_dtype are fp32; vLLM keeps Qwen3-Next's in the model's type unless --mamba-ssm-cache-dtype float32).
+     * The state's element type in the cache (Qwen3.5's config mamba_ssm_dtype). Absent: fp32 (SGLang's default), or bf16 under a profile with software.linear_state_follows_model (vLLM).
      */
     linear_state_precision?: 'fp32' | 'bf16' | 'fp16';
   };
@@ -774,6 +774,10 @@ export interface SoftwareProfile {
    * Where inference.kv_precision is absent, whether 8-bit weights bring an 8-bit KV cache: true, the checkpoint's own KV quantisation (TensorRT-LLM's "auto" reads it); false, the model's 16-bit dtype (vLLM's and SGLang's "auto": vllm, sglang, gpt-fast and pytorch-eager set it).
    */
   kv_cache_follows_weights?: boolean;
+  /**
+   * Where model.attention.linear_state_precision is absent, whether an inference keeps linear attention's state in the model's 16-bit type (bf16; the vllm profile: true) instead of fp32.
+   */
+  linear_state_follows_model?: boolean;
   /**
    * The scheduler's defaults for inference.serving.
    */

@@ -33,7 +33,7 @@ export type HfLinear = {
   linear_key_head_dim: number;
   linear_value_head_dim: number;
   linear_conv_kernel: number;
-  linear_state_precision: 'fp32' | 'bf16';
+  linear_state_precision?: 'fp32' | 'bf16';
 };
 
 /** An imported model: the page's ModelSpec, its attention block typed by variant. */
@@ -208,7 +208,7 @@ function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global
   } else g = firstNumber(cfg, ['full_attention_interval'])?.[0] ?? 4;
   if (failed(g)) return g;
   const dtype = cfg.mamba_ssm_dtype;
-  if (dtype === undefined) notes.push('No mamba_ssm_dtype: the linear-attention state is taken as fp32 (SGLang\'s default; vLLM keeps Qwen3-Next\'s in bf16 unless --mamba-ssm-cache-dtype float32).');
+  if (dtype === undefined) notes.push('No mamba_ssm_dtype: the linear-attention state takes the runtime\'s default (fp32 on SGLang, bf16 on vLLM).');
   return {
     global_every: g ?? 0,
     linear_heads: dims[0],
@@ -216,7 +216,7 @@ function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global
     linear_key_head_dim: dims[2],
     linear_value_head_dim: dims[3],
     linear_conv_kernel: dims[4],
-    linear_state_precision: dtype === 'bfloat16' || dtype === 'float16' ? 'bf16' : 'fp32',
+    ...(dtype === undefined ? {} : { linear_state_precision: dtype === 'bfloat16' || dtype === 'float16' ? 'bf16' : 'fp32' }),
   };
 }
 

@@ -357,9 +357,9 @@ describe('importHfConfig: the model object of each family', () => {
       linear_key_head_dim: 128,
       linear_value_head_dim: 128,
       linear_conv_kernel: 4,
-      linear_state_precision: 'fp32',
     });
     expect(r.notes.join(' ')).toContain('output gate');
+    expect(r.notes.join(' ')).toContain('bf16 on vLLM');
     const listed = imported({ ...QWEN3_NEXT, layer_types: Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 ? 'linear_attention' : 'full_attention')), mamba_ssm_dtype: 'bfloat16' });
     expect(listed.model.attention).toMatchObject({ global_every: 4, linear_state_precision: 'bf16' });
     const bad = importHfConfig({ ...QWEN3_NEXT, linear_key_head_dim: 0 });
