@@ -383,7 +383,8 @@ function parallelBlock(cfg: Json, modelType: string): boolean {
  * - kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim -> attention "mla".
  * - sliding_window with layer_types (or sliding_window_pattern), and Llama 4's
  *   attention_chunk_size with no_rope_layers -> attention.window and attention.global_every.
- * - num_nextn_predict_layers (DeepSeek-V3's multi-token-prediction modules) -> mtp_layers.
+ * - num_nextn_predict_layers (DeepSeek-V3's multi-token-prediction modules; Qwen3.5's
+ *   mtp_num_hidden_layers) -> mtp_layers.
  * - quantization_config quant_method "fp8" (weight_block_size: block scales) -> checkpoint_precision
  *   fp8 (checkpoint_block_scaled); "mxfp4" (gpt-oss) -> checkpoint_precision mxfp4 on the experts
  *   alone (checkpoint_experts_only).
@@ -528,7 +529,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     notes.push('tie_word_embeddings absent: transformers\' default (tied) assumed.');
   }
 
-  const mtp = firstNumber(cfg, ['num_nextn_predict_layers']);
+  const mtp = firstNumber(cfg, ['num_nextn_predict_layers', 'mtp_num_hidden_layers']);
   if (mtp && mtp[0] > 0) model.mtp_layers = mtp[0];
   // An FP8 checkpoint (quantization_config quant_method "fp8"; weight_block_size: DeepSeek-V3's
   // 128 x 128 block scales) is served so when a scenario states no precision.
@@ -560,7 +561,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     model.block = 'parallel';
     notes.push('Parallel attention/MLP blocks: block "parallel" (one norm and one tensor-parallel reduction per layer).');
   }
-  if (mtp && mtp[0] > 0) notes.push(`num_nextn_predict_layers = ${mtp[0]}: mtp_layers, the draft of speculative decoding with an mtp draft; training does not count ${mtp[0] > 1 ? 'them' : 'it'}.`);
+  if (mtp && mtp[0] > 0) notes.push(`${mtp[1]} = ${mtp[0]}: mtp_layers, the draft of speculative decoding with an mtp draft; training does not count ${mtp[0] > 1 ? 'them' : 'it'}.`);
   if (modelType === 'gpt_oss') notes.push('gpt-oss: the attention sinks, the q/k/v/o and expert biases and the clamped SwiGLU are not modelled.');
   if (cfg.use_qk_norm === true || modelType.startsWith('qwen3')) notes.push('QK normalisation is not modelled.');
   if (cfg.attn_output_gate === true || modelType === 'qwen3_next') notes.push('The full-attention layers\' output gate (a query projection twice as wide) is not modelled.');

@@ -366,8 +366,10 @@ describe('importHfConfig: the model object of each family', () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.message).toContain('linear_key_head_dim');
     // Qwen3.5's configs are multimodal: the text model is text_config.
-    const q35 = imported({ model_type: 'qwen3_5_moe', tie_word_embeddings: false, text_config: { ...QWEN3_NEXT, model_type: 'qwen3_5_moe_text', mamba_ssm_dtype: 'float32' } });
+    const q35 = imported({ model_type: 'qwen3_5_moe', tie_word_embeddings: false, text_config: { ...QWEN3_NEXT, model_type: 'qwen3_5_moe_text', mamba_ssm_dtype: 'float32', mtp_num_hidden_layers: 1 } });
     expect(q35.model.attention).toMatchObject({ linear_heads: 32, linear_state_precision: 'fp32' });
+    expect(q35.model.mtp_layers).toBe(1);
+    expect(q35.notes.join(' ')).toContain('mtp_num_hidden_layers = 1: mtp_layers');
     expect(q35.notes.join(' ')).toContain('Qwen3.5');
   });
 
