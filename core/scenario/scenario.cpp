@@ -131,8 +131,11 @@ Scenario speculative_draft_scenario(const Scenario& s) {
     if (!d.model.moe) d.parallel.ep = 1;
   } else {
     // DeepSeek-V3's MTP module: one transformer block like the main model's (an MoE block when
-    // the model has experts) between the shared embedding and the shared output head.
+    // the model has experts) between the shared embedding and the shared output head. A hybrid's
+    // block is full attention, with no linear-attention state: vLLM's Qwen3NextMultiTokenPredictor
+    // builds its layers with layer_type "full_attention" (vllm/model_executor/models/qwen3_next_mtp.py).
     d.model.layers = 1;
+    d.model.linear = LinearAttentionSpec{};
     if (d.model.moe) {
       d.model.moe->first_dense_layers = 0;
       d.model.moe->layer_freq = 1;

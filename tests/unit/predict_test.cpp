@@ -938,6 +938,23 @@ TEST(Predict, LinearAttentionStateFollowsTheRuntime) {
   EXPECT_EQ(run(stated, "vllm").first, "fp32");
 }
 
+// Qwen3-Next's MTP draft is one full-attention block: its cache is one layer's KV per token and
+// no linear-attention state. On one of 4 devices: K and V of one 256-wide head, 2 bytes, for the
+// 2,000 + 32 tokens of context, per sequence.
+TEST(Predict, LinearAttentionMtpDraftIsFullAttention) {
+  const auto kv = [](bool speculative) {
+    json s = {{"model", "qwen3-next-80b-a3b"},
+              {"system", "dgx-h100"},
+              {"software", "sglang"},
+              {"num_devices", 4},
+              {"parallel", {{"tp", 4}}},
+              {"inference", {{"batch", 1}, {"prompt_len", 2000}, {"output_len", 32}}}};
+    if (speculative) s["inference"]["speculative"] = {{"draft_tokens", 3}};
+    return predict(s)["inference"]["memory"]["per_device_bytes"]["kv_cache"].get<double>();
+  };
+  EXPECT_NEAR(kv(true) - kv(false), 2.0 * 256 * 2 * 2032, 1.0);
+}
+
 // A runtime with a scheduler (the profile's serving block: vLLM, SGLang, TensorRT-LLM) prefills a
 // static batch's prompts in steps of at most max_num_tokens tokens, so its working activations are
 // one step's tokens' beside every sequence's last-token logits, not every prompt's at once: SGLang's
