@@ -207,6 +207,10 @@ function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global
     g = globalEvery(types.map((t) => t === 'full_attention'), 'layer_types', notes);
   } else g = firstNumber(cfg, ['full_attention_interval'])?.[0] ?? 4;
   if (failed(g)) return g;
+  if (g === undefined) {
+    notes.push('layer_types lists no linear_attention layer: the linear_* keys describe no layer and are not imported.');
+    return undefined;
+  }
   const dtype = cfg.mamba_ssm_dtype;
   if (dtype === undefined) notes.push('No mamba_ssm_dtype: the linear-attention state takes the runtime\'s default (fp32 on SGLang, bf16 on vLLM).');
   return {

@@ -362,6 +362,10 @@ describe('importHfConfig: the model object of each family', () => {
     expect(r.notes.join(' ')).toContain('bf16 on vLLM');
     const listed = imported({ ...QWEN3_NEXT, layer_types: Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 ? 'linear_attention' : 'full_attention')), mamba_ssm_dtype: 'bfloat16' });
     expect(listed.model.attention).toMatchObject({ global_every: 4, linear_state_precision: 'bf16' });
+    // Every layer full attention: the linear keys describe no layer (not "every layer linear").
+    const allFull = imported({ ...QWEN3_NEXT, layer_types: Array.from({ length: 48 }, () => 'full_attention') });
+    expect(allFull.model.attention).toBeUndefined();
+    expect(allFull.notes.join(' ')).toContain('no linear_attention layer');
     const bad = importHfConfig({ ...QWEN3_NEXT, linear_key_head_dim: 0 });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.message).toContain('linear_key_head_dim');
