@@ -49,6 +49,9 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
   return o;
 }
 
+// Whether layers of `kind` (kind_of) are linear attention: the local layers of a model with them.
+bool linear_kind(const ModelSpec& m, std::size_t kind) { return (kind & 2u) != 0 && m.linear.heads > 0; }
+
 // An attention-kind operator over one group of sequences: its new tokens are the queries.
 Op& attention_op(std::vector<Op>& ops, const char* name, const SeqGroup& g) {
   Op& o = ops.emplace_back();
@@ -362,30 +365,25 @@ double linear_flops_per_token(std::int64_t c, std::int64_t dk, std::int64_t dv) 
 // the per-head write strength beta and decay alpha; a depthwise causal convolution of conv_kernel
 // taps over q, k and v; the recurrence; a gated RMSNorm (norm(o) x SiLU(z)); and a row-parallel
 // output projection, reduced over tp as attention's is.
-void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, double norm_input) {
+// A linear layer's widths on one tensor-parallel rank: its value heads, q and k channels, v channels
+// and the convolution's channels (q, k and v).
+struct LinearWidths {
+  std::int64_t hv, v_local, conv_local;
+};
+
+LinearWidths linear_widths(const ModelSpec& m, const LayerShape& s) {
   const LinearAttentionSpec& L = m.linear;
-  const Widths w = widths(m, s);
   const std::int64_t hv = std::max<std::int64_t>(1, L.heads / s.tp);
   const std::int64_t hk = std::max<std::int64_t>(1, L.key_heads / s.tp);
-  const std::int64_t qk_local = hk * L.key_head_dim, v_local = hv * L.value_head_dim;
-  const double qk_all = d(L.key_heads * L.key_head_dim), v_all = d(L.heads * L.value_head_dim);
-  const std::int64_t conv_local = 2 * qk_local + v_local;
-  Op& in = matmul(ops, "linear_in_proj", OpRole::qkv, w.tokens, conv_local + v_local + 2 * hv, m.hidden);
-  // h x (2 qk + 2 v + 2 heads), plus the convolution's taps and the heads' decay and bias terms
-  // (A_log, dt_bias), all split by heads over tp.
-  in.params = (w.h * (2.0 * qk_all + 2.0 * v_all + 2.0 * d(L.heads)) +
-               d(L.conv_kernel) * (2.0 * qk_all + v_all) + 2.0 * d(L.heads)) /
-              w.td;
-  in.saved = kept(norm_input);
-  drops_output(in, RecomputeModule::layernorm, norm_input);
-  const double conv_elems = w.T * d(conv_local);
-  if (L.conv_kernel > 0) {
-    // Read and write the channels, conv_kernel multiply-adds and a SiLU per element; it keeps its
-    // input for the backward.
-    Op& conv = elementwise(ops, "linear_conv", OpRole::attention, 2.0 * w.e * conv_elems,
-                           (2.0 * d(L.conv_kernel) + 4.0) * conv_elems);
-    conv.saved = kept(w.es * conv_elems);
-  }
+  const std::int64_t v_local = hv * L.value_head_dim;
+  return {hv, v_local, 2 * hk * L.key_head_dim + v_local};
+}
+
+// The recurrence of a linear layer, one operator per group of sequences (the layer's attention
+// cores: what a serving step's context-dependent part reads, attention_core_ops).
+void linear_attention_cores(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s) {
+  const LinearAttentionSpec& L = m.linear;
+  const auto [hv, v_local, conv_local] = linear_widths(m, s);
   const double state = d(L.key_head_dim) * d(L.value_head_dim) * bytes_per_element(L.state);
   for (const SeqGroup& g : s.groups()) {
     Op& core = attention_op(ops, "linear_attention", g);
@@ -407,8 +405,32 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
     // Saved for the backward: q, k, v, beta, the decay and the output (the chunk states are
     // recomputed, FLA's chunk_gated_delta_rule_bwd).
     const double Tg = d(g.sequences) * d(g.new_tokens);
-    core.saved = kept(Tg * w.es * (d(conv_local) + d(v_local) + 2.0 * d(hv)));
+    core.saved = kept(Tg * s.saved_bytes * (d(conv_local) + d(v_local) + 2.0 * d(hv)));
   }
+}
+
+void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, double norm_input) {
+  const LinearAttentionSpec& L = m.linear;
+  const Widths w = widths(m, s);
+  const auto [hv, v_local, conv_local] = linear_widths(m, s);
+  const double qk_all = d(L.key_heads * L.key_head_dim), v_all = d(L.heads * L.value_head_dim);
+  Op& in = matmul(ops, "linear_in_proj", OpRole::qkv, w.tokens, conv_local + v_local + 2 * hv, m.hidden);
+  // h x (2 qk + 2 v + 2 heads), plus the convolution's taps and the heads' decay and bias terms
+  // (A_log, dt_bias), all split by heads over tp.
+  in.params = (w.h * (2.0 * qk_all + 2.0 * v_all + 2.0 * d(L.heads)) +
+               d(L.conv_kernel) * (2.0 * qk_all + v_all) + 2.0 * d(L.heads)) /
+              w.td;
+  in.saved = kept(norm_input);
+  drops_output(in, RecomputeModule::layernorm, norm_input);
+  const double conv_elems = w.T * d(conv_local);
+  if (L.conv_kernel > 0) {
+    // Read and write the channels, conv_kernel multiply-adds and a SiLU per element; it keeps its
+    // input for the backward.
+    Op& conv = elementwise(ops, "linear_conv", OpRole::attention, 2.0 * w.e * conv_elems,
+                           (2.0 * d(L.conv_kernel) + 4.0) * conv_elems);
+    conv.saved = kept(w.es * conv_elems);
+  }
+  linear_attention_cores(ops, m, s);
   // Gated RMSNorm: read o and z, write the product; one weight of value_head_dim shared by the heads.
   const double v_elems = w.T * d(v_local);
   Op& gate = elementwise(ops, "linear_gated_norm", OpRole::norm, 3.0 * w.e * v_elems, 8.0 * v_elems);
@@ -639,12 +661,9 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
 void attention_core_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
   const bool windowed = (kind & 2u) != 0 && m.window > 0;
-  if ((kind & 2u) != 0 && m.linear.heads > 0) {
-    std::vector<Op> all;
-    layer_forward_ops(m, s, kind, all);
-    for (const Op& o : all)
-      if (o.recurrent) ops.push_back(o);
-  } else if (m.attention == AttentionType::mla)
+  if (linear_kind(m, kind))
+    linear_attention_cores(ops, m, s);
+  else if (m.attention == AttentionType::mla)
     mla_attention_cores(ops, m, s, windowed);
   else
     mha_attention_cores(ops, m, s, windowed);
@@ -873,7 +892,7 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   norm_attn.rerun |= module_bit(RecomputeModule::layernorm);
   if (tp_comm && s.sequence_parallel)
     comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
-  if ((kind & 2u) != 0 && m.linear.heads > 0) {
+  if (linear_kind(m, kind)) {
     add_linear_attention(ops, m, s, norm_input);
   } else if (m.attention == AttentionType::mla) {
     add_mla_attention(ops, m, s, windowed, norm_input);
