@@ -77,6 +77,44 @@ std::optional<Error> apply_attention(ModelSpec& m, std::optional<AttentionType> 
   return std::nullopt;
 }
 
+// model.layer_pattern, read into layer kinds (io/objects.cpp, model/spec.h read_layer_pattern): they
+// must number `layers` and take the place of the periodic rules they would contradict.
+std::optional<Error> check_layer_pattern(const ModelSpec& m, const std::string& path) {
+  bool moe = false, local = false;
+  for (std::uint8_t k : m.layer_kinds) {
+    moe = moe || kind_is_moe(k);
+    local = local || kind_is_local(k);
+  }
+  constexpr const char* conflict = "model.layer_pattern_conflict";
+  constexpr const char* rule =
+      "this key places layers by a rule, and layer_pattern places each one: drop one of them";
+  const char *code = nullptr, *at = nullptr, *message = nullptr;
+  if (static_cast<std::int64_t>(m.layer_kinds.size()) != m.layers) {
+    code = "model.layer_pattern_layers_mismatch", at = "/layers";
+    message =
+        "layer_pattern makes another number of layers (a mixer and the FFN right after it are one layer, "
+        "a mixer or an FFN alone one)";
+  } else if (m.global_every > 0) {
+    code = conflict, at = "/attention/global_every", message = rule;
+  } else if (m.moe && m.moe->first_dense_layers > 0) {
+    code = conflict, at = "/moe/first_dense_layers", message = rule;
+  } else if (m.moe && m.moe->layer_freq > 1) {
+    code = conflict, at = "/moe/layer_freq", message = rule;
+  } else if (m.block == BlockKind::parallel) {
+    code = conflict, at = "/block", message = "a parallel block puts attention beside the FFN in every layer";
+  } else if (moe != m.moe.has_value()) {
+    code = "model.layer_pattern_needs_moe", at = moe ? "/layer_pattern" : "/moe";
+    message = "an MoE FFN ('E') needs the model's moe object, and the moe object an 'E'";
+  } else if (local != has_local_layers(m)) {
+    code = "model.layer_pattern_needs_local", at = local ? "/layer_pattern" : "/attention";
+    message =
+        "a local mixer ('M') needs linear attention (attention.linear_*) or a window (attention.window), "
+        "and either of them an 'M'";
+  }
+  if (!code) return std::nullopt;
+  return make_error(code, path + at, message);
+}
+
 }  // namespace
 
 namespace io {
@@ -94,6 +132,8 @@ Result<ModelSpec> read_model(const json& v, const std::string& path) {
                         "first_dense_layers=" + std::to_string(m.moe->first_dense_layers) +
                             " leaves no MoE layer among layers=" + std::to_string(m.layers));
   }
+  if (!m.layer_kinds.empty())
+    if (auto e = check_layer_pattern(m, path)) return *e;
   const std::optional<AttentionType> attention =
       v.contains("attention") ? std::optional(m.attention) : std::nullopt;
   if (attention == AttentionType::mla) {

@@ -723,6 +723,23 @@ std::optional<ojson> write_attention(const Field<ModelSpec>&, const ModelSpec& m
   return att;
 }
 
+// model.layer_pattern: the sublayers' characters read into layer kinds (model/spec.h).
+void read_pattern(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
+  const auto pattern = r.string(f.key, false);
+  if (!pattern) return;
+  const std::int64_t bad = read_layer_pattern(*pattern, m.layer_kinds);
+  if (bad >= 0)
+    r.fail("model.layer_pattern_invalid", r.child(f.key),
+           "layer_pattern must be at least one of '*' (global attention), 'M' (a local mixer), '-' (a dense "
+           "FFN) and 'E' (an MoE FFN): character " +
+               std::to_string(bad + 1) + " is not");
+}
+
+std::optional<ojson> write_pattern(const Field<ModelSpec>&, const ModelSpec& m) {
+  if (m.layer_kinds.empty()) return std::nullopt;
+  return write_layer_pattern(m.layer_kinds);
+}
+
 // A model trait whose default follows the norm (model/spec.h default_traits): kDefaultByNormKeyword
 // carries it (docs/contract.md's row says it; tests/unit/contract_doc_test.cpp checks the two agree).
 template <class Get>
@@ -764,6 +781,7 @@ Fields<ModelSpec> make_model() {
   t.text("source", AT(source)).written(Write::nonzero);
   t.notes();
   t.integer("layers", 1, 100'000, AT(layers)).req();
+  t.custom("layer_pattern", text().json(), read_pattern, write_pattern);
   t.integer("hidden", 1, 1'000'000, AT(hidden)).req();
   t.integer("heads", 1, 100'000, AT(heads)).req();
   t.integer("kv_heads", 1, 100'000, AT(kv_heads));

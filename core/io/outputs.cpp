@@ -132,7 +132,7 @@ TABLE(OperatorReport, operator_out) {
   t.add("bound", choice<Bound>(), VAL(str(o.bound)));
   t.add("count", amount(), VAL(o.count));
   ojson kinds = ojson::array();
-  for (std::size_t k = 0; k < kLayerKindNames; ++k) kinds.push_back(layer_kind_name(k));
+  for (const char* name : kLayerKindNameList) kinds.push_back(name);
   t.maybe("layer_kind", node({{"type", "string"}, {"enum", kinds}}),
           VAL(o.layer_kind.empty() ? std::nullopt : std::optional(o.layer_kind)));
   t.describe("Operator", "One operator of the task graph (per device) with its roofline numbers.");

@@ -269,7 +269,7 @@ Bytes kv_per_sequence(const ModelSpec& m, const ParallelPlan& p, const ModelGrap
     bool any = false;
     for (std::size_t k = 0; k < kLayerKinds; ++k) {
       if (!g.present[k]) continue;
-      const bool windowed = (k & 2u) != 0 && window > 0;
+      const bool windowed = kind_is_local(k) && window > 0;
       const double tokens = windowed ? std::min(context, d(window)) : context;
       const double state = with_state ? sum_state_bytes(g.kinds[k]) : 0.0;
       const Bytes b = Bytes(n[k] * sum_kv_bytes(g.kinds[k])) * tokens + Bytes(n[k] * state);

@@ -50,7 +50,7 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
 }
 
 // Whether layers of `kind` (kind_of) are linear attention: the local layers of a model with them.
-bool linear_kind(const ModelSpec& m, std::size_t kind) { return (kind & 2u) != 0 && m.linear.heads > 0; }
+bool linear_kind(const ModelSpec& m, std::size_t kind) { return kind_is_local(kind) && m.linear.heads > 0; }
 
 // An attention-kind operator over one group of sequences: its new tokens are the queries.
 Op& attention_op(std::vector<Op>& ops, const char* name, const SeqGroup& g) {
@@ -646,7 +646,7 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
   g.first = layer_kind(m, 0);
   g.present[g.first] = true;
   layer_forward_ops(m, s, g.first, g.kinds[g.first]);
-  if (m.moe || has_local_layers(m))
+  if (!uniform_layers(m))
     for (std::int64_t i = 1; i < m.layers; ++i) {
       const std::size_t k = layer_kind(m, i);
       if (g.present[k]) continue;
@@ -660,7 +660,8 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s) {
 
 void attention_core_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
-  const bool windowed = (kind & 2u) != 0 && m.window > 0;
+  if (!kind_has_mixer(kind)) return;
+  const bool windowed = kind_is_local(kind) && m.window > 0;
   if (linear_kind(m, kind))
     linear_attention_cores(ops, m, s);
   else if (m.attention == AttentionType::mla)
@@ -856,8 +857,8 @@ void parallel_block_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
   ops.reserve(41 + 2 * s.groups().size());  // at most 38 + 2 x groups: references below stay valid
-  const bool moe_layer = (kind & 1u) != 0 && m.moe.has_value();
-  const bool windowed = (kind & 2u) != 0 && m.window > 0;
+  const bool moe_layer = kind_is_moe(kind) && m.moe.has_value();
+  const bool windowed = kind_is_local(kind) && m.window > 0;
   const std::int64_t t = s.tp;
   const double td = d(t);
   const double T = d(s.tokens());                        // tokens in the TP region
@@ -884,72 +885,79 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
   const double act_msg = e * T * h;  // the full (gathered) activation tensor
   // Inputs of a norm and of the matmul after it, kept in 16-bit (split over tp with SP).
   const double norm_input = Tt * h * es / sp_div;
-
-  Op& norm_attn = elementwise(ops, "norm_attn", OpRole::norm, norm_bytes, 5.0 * Tn * h);
-  norm_attn.params = norm_params;
-  // Full recompute keeps only the layer's input (Korthikanti et al. Sec. 5: 2sbh per layer).
-  norm_attn.saved = SavedBytes{norm_input, norm_input, Tt * es * h / sp_div};
-  norm_attn.rerun |= module_bit(RecomputeModule::layernorm);
-  if (tp_comm && s.sequence_parallel)
-    comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
-  if (linear_kind(m, kind)) {
-    add_linear_attention(ops, m, s, norm_input);
-  } else if (m.attention == AttentionType::mla) {
-    add_mla_attention(ops, m, s, windowed, norm_input);
-  } else {
-    Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
-    // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp; with more
-    // ranks than KV heads each rank holds one whole KV head, replicated (vLLM's and TensorRT-LLM's
-    // KV-head replication): h x (q / tp + 2 head_dim) on every rank, as the GEMM computes.
-    const double columns = q / td + 2.0 * d(kvd_local);
-    qkv.params = h * columns + (m.bias ? columns : 0.0);
-    qkv.saved = kept(norm_input);
-    drops_output(qkv, RecomputeModule::layernorm, norm_input);
-    // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and
-    // write q and k, ~3 FLOPs per element (two multiplies and an add against cached cos/sin).
-    if (m.position == PositionKind::rotary) {
-      const double qk = T * d(q_local + kvd_local);
-      elementwise(ops, "rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk);
-    }
-
-    mha_attention_cores(ops, m, s, windowed);
-    // Context parallel: ring attention passes this rank's K and V block around the cp ranks
-    // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
-    if (s.cp > 1) {
-      const SeqGroup& g = s.groups().front();
-      const double kv_width = d(kv_local) * d(m.head_dim);
-      comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
-           2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
-    }
-
-    Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
-    out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
-    out.saved = kept(Tt * es * q / td);
-  }
+  // Full recompute keeps only the layer's input (Korthikanti et al. Sec. 5: 2sbh per layer), at
+  // the layer's first norm.
+  const SavedBytes layer_input{norm_input, norm_input, Tt * es * h / sp_div};
   const auto reduce_tp = [&](const char* sp_name, const char* name) {
     if (tp_comm)
       comm(ops, s.sequence_parallel ? sp_name : name, CommGroup::tp,
            s.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce, act_msg);
   };
-  if (m.block == BlockKind::parallel) {
-    parallel_block_ffn(ops, m, s, moe_layer, reduce_tp);
-    finish_elementwise(ops, m, s);
-    mark_alternate_matmuls(ops, m);
-    return;
+  // A layer without a mixer (an FFN alone in a layer_pattern) starts at its FFN's norm.
+  if (kind_has_mixer(kind)) {
+    Op& norm_attn = elementwise(ops, "norm_attn", OpRole::norm, norm_bytes, 5.0 * Tn * h);
+    norm_attn.params = norm_params;
+    norm_attn.saved = layer_input;
+    norm_attn.rerun |= module_bit(RecomputeModule::layernorm);
+    if (tp_comm && s.sequence_parallel)
+      comm(ops, "sp_allgather_attn", CommGroup::tp, Collective::all_gather, act_msg);
+    if (linear_kind(m, kind)) {
+      add_linear_attention(ops, m, s, norm_input);
+    } else if (m.attention == AttentionType::mla) {
+      add_mla_attention(ops, m, s, windowed, norm_input);
+    } else {
+      Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
+      // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp; with more
+      // ranks than KV heads each rank holds one whole KV head, replicated (vLLM's and TensorRT-LLM's
+      // KV-head replication): h x (q / tp + 2 head_dim) on every rank, as the GEMM computes.
+      const double columns = q / td + 2.0 * d(kvd_local);
+      qkv.params = h * columns + (m.bias ? columns : 0.0);
+      qkv.saved = kept(norm_input);
+      drops_output(qkv, RecomputeModule::layernorm, norm_input);
+      // Rotary position embedding (Su et al. 2021, RoFormer) on the queries and keys: read and
+      // write q and k, ~3 FLOPs per element (two multiplies and an add against cached cos/sin).
+      if (m.position == PositionKind::rotary) {
+        const double qk = T * d(q_local + kvd_local);
+        elementwise(ops, "rope", OpRole::rope, 2.0 * e * qk, 3.0 * qk);
+      }
+
+      mha_attention_cores(ops, m, s, windowed);
+      // Context parallel: ring attention passes this rank's K and V block around the cp ranks
+      // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
+      if (s.cp > 1) {
+        const SeqGroup& g = s.groups().front();
+        const double kv_width = d(kv_local) * d(m.head_dim);
+        comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
+             2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
+      }
+
+      Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
+      out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
+      out.saved = kept(Tt * es * q / td);
+    }
+    if (m.block == BlockKind::parallel) {
+      parallel_block_ffn(ops, m, s, moe_layer, reduce_tp);
+      finish_elementwise(ops, m, s);
+      mark_alternate_matmuls(ops, m);
+      return;
+    }
+    reduce_tp("sp_reducescatter_attn", "tp_allreduce_attn");
+    Op& res_attn = elementwise(ops, "residual_attn", OpRole::residual, residual_bytes, 2.0 * Tn * h);
+    res_attn.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);  // the 1-byte dropout mask
   }
-  reduce_tp("sp_reducescatter_attn", "tp_allreduce_attn");
-  Op& res_attn = elementwise(ops, "residual_attn", OpRole::residual, residual_bytes, 2.0 * Tn * h);
-  res_attn.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);  // the 1-byte dropout mask
-  Op& norm_mlp = elementwise(ops, "norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);
-  norm_mlp.params = norm_params;
-  norm_mlp.saved = kept(norm_input);
-  norm_mlp.rerun |= module_bit(RecomputeModule::layernorm);
-  if (moe_layer)
-    add_moe_ffn(ops, m, s, norm_input);
-  else
-    add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input, RecomputeModule::mlp);
-  Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
-  res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
+  if (kind_has_ffn(kind)) {
+    Op& norm_mlp = elementwise(ops, "norm_mlp", OpRole::norm, norm_bytes, 5.0 * Tn * h);
+    norm_mlp.params = norm_params;
+    norm_mlp.saved = kind_has_mixer(kind) ? kept(norm_input) : layer_input;
+    norm_mlp.rerun |= module_bit(RecomputeModule::layernorm);
+    if (moe_layer)
+      add_moe_ffn(ops, m, s, norm_input);
+    else
+      add_dense_ffn(ops, m, s, "mlp_up", "mlp_act", "mlp_down", m.ffn_hidden, norm_input,
+                    RecomputeModule::mlp);
+    Op& res_mlp = elementwise(ops, "residual_mlp", OpRole::residual, residual_bytes, 2.0 * Tn * h);
+    res_mlp.saved = kept(m.dropout ? Tt * h / sp_div : 0.0);
+  }
   finish_elementwise(ops, m, s);
   mark_alternate_matmuls(ops, m);
 }

@@ -14,7 +14,7 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   s.position_rows = seq_len;
   ParamCounts p;
   const KindCounts kinds = model_kinds(m);
-  p.moe_layers = kinds[kind_of(true, false)] + kinds[kind_of(true, true)];
+  p.moe_layers = moe_count(kinds);
   const std::size_t first = layer_kind(m, 0);
   std::vector<Op> ops;
   bool any = false;
@@ -76,6 +76,10 @@ KindCounts kinds_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t e
   begin = std::max<std::int64_t>(begin, 0);
   end = std::min(end, m.layers);
   if (end <= begin) return k;
+  if (!m.layer_kinds.empty()) {
+    for (std::int64_t i = begin; i < end; ++i) k[m.layer_kinds[static_cast<std::size_t>(i)]] += 1.0;
+    return k;
+  }
   const std::int64_t all = end - begin, moe = moe_in_range(m, begin, end);
   // Global (full-context) layers and the MoE ones among them; every layer is global without a
   // window or linear attention, none with either and no global_every.
@@ -100,14 +104,49 @@ KindCounts kinds_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t e
 }
 
 bool is_moe_layer(const ModelSpec& m, std::int64_t i) {
+  if (!m.layer_kinds.empty()) return kind_is_moe(m.layer_kinds[static_cast<std::size_t>(i)]);
   if (!m.moe) return false;
   const std::int64_t j = i - m.moe->first_dense_layers;
   return j >= 0 && j % m.moe->layer_freq == 0;
 }
 
 bool is_windowed_layer(const ModelSpec& m, std::int64_t i) {
+  if (!m.layer_kinds.empty()) return kind_is_local(m.layer_kinds[static_cast<std::size_t>(i)]);
   if (!has_local_layers(m)) return false;
   return m.global_every <= 0 || (i + 1) % m.global_every != 0;
+}
+
+// Megatron-Core's hybrid layer notation (megatron/core/ssm/mamba_hybrid_layer_allocation.py's
+// symbols: M mamba, * attention, - MLP, E MoE), grouped into this engine's layers: a mixer takes
+// the FFN that follows it.
+std::int64_t read_layer_pattern(const std::string& pattern, std::vector<std::uint8_t>& kinds) {
+  kinds.clear();
+  bool open_mixer = false;  // the last layer is a mixer still without its FFN
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '*' || c == 'M') {
+      kinds.push_back(static_cast<std::uint8_t>(kMixerOnly + (c == 'M' ? 1 : 0)));
+      open_mixer = true;
+    } else if (c == '-' || c == 'E') {
+      if (open_mixer)
+        kinds.back() = static_cast<std::uint8_t>(kind_of(c == 'E', kind_is_local(kinds.back())));
+      else
+        kinds.push_back(static_cast<std::uint8_t>(kFfnOnly + (c == 'E' ? 1 : 0)));
+      open_mixer = false;
+    } else {
+      return static_cast<std::int64_t>(i);
+    }
+  }
+  return pattern.empty() ? 0 : -1;
+}
+
+std::string write_layer_pattern(const std::vector<std::uint8_t>& kinds) {
+  std::string out;
+  for (std::uint8_t k : kinds) {
+    if (kind_has_mixer(k)) out += kind_is_local(k) ? 'M' : '*';
+    if (kind_has_ffn(k)) out += kind_is_moe(k) ? 'E' : '-';
+  }
+  return out;
 }
 
 }  // namespace optimus

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/enums.h"
 #include "base/precision.h"
@@ -106,6 +107,14 @@ struct ModelSpec {
   // global_every-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = all windowed.
   std::int64_t window = 0;  // 0 = full attention everywhere
   std::int64_t global_every = 0;
+  // A hybrid's layers one by one (model.layer_pattern, Megatron-Core's hybrid notation as
+  // Nemotron-H's config.json hybrid_override_pattern writes it: NVIDIA, arXiv 2504.03624): '*' a
+  // global attention sublayer, 'M' a local one (the linear recurrence above, or a window), '-' a
+  // dense FFN, 'E' an MoE FFN. A mixer and the FFN right after it make one layer; a mixer or an
+  // FFN alone is a layer of its own. layer_kinds holds each layer's kind (layer_kind below), read
+  // from the pattern (write_layer_pattern gives it back); empty = every layer a mixer and an FFN,
+  // placed by the periodic rules.
+  std::vector<std::uint8_t> layer_kinds;
   std::optional<MoeSpec> moe;
   FfnType ffn_type = FfnType::gelu;  // the FFN variant is dense; MoE arrives as a variant
   NormType norm = NormType::layernorm;
@@ -169,25 +178,56 @@ inline bool has_local_layers(const ModelSpec& m) { return m.window > 0 || m.line
 // Layer i (0-based): MoE or dense FFN, local (windowed or linear) or global attention.
 bool is_moe_layer(const ModelSpec& m, std::int64_t i);
 bool is_windowed_layer(const ModelSpec& m, std::int64_t i);
-// The four layer kinds (FFN x attention) the graph builds, indexed by kind_of(moe, windowed);
-// a model has windowed or linear local layers, not both (io/objects.cpp refuses the pair).
-inline constexpr std::size_t kLayerKinds = 4;
-constexpr std::size_t kind_of(bool moe, bool windowed) { return (moe ? 1u : 0u) + (windowed ? 2u : 0u); }
+// The layer kinds the graph builds: a mixer and an FFN, kind_of(moe, local) = the FFN (dense 0,
+// MoE 1) plus the attention (global 0, local 2: windowed or linear, a model has one or the other,
+// io/objects.cpp refuses the pair); a mixer alone (kMixerOnly, + 1 local); an FFN alone (kFfnOnly,
+// + 1 MoE). Without a layer_pattern only the first four occur.
+inline constexpr std::size_t kLayerKinds = 8;
+inline constexpr std::size_t kMixerOnly = 4, kFfnOnly = 6;
+constexpr std::size_t kind_of(bool moe, bool local) { return (moe ? 1u : 0u) + (local ? 2u : 0u); }
+constexpr bool kind_has_mixer(std::size_t kind) { return kind < kFfnOnly; }
+constexpr bool kind_has_ffn(std::size_t kind) { return kind < kMixerOnly || kind >= kFfnOnly; }
+constexpr bool kind_is_moe(std::size_t kind) {
+  return kind < kMixerOnly ? (kind & 1u) != 0 : kind == kFfnOnly + 1;
+}
+constexpr bool kind_is_local(std::size_t kind) {
+  return kind < kMixerOnly ? (kind & 2u) != 0 : kind == kMixerOnly + 1;
+}
 inline std::size_t layer_kind(const ModelSpec& m, std::int64_t i) {
+  if (!m.layer_kinds.empty()) return m.layer_kinds[static_cast<std::size_t>(i)];
   return kind_of(is_moe_layer(m, i), is_windowed_layer(m, i));
 }
-// A kind's name in the operator reports (inference.operators[].layer_kind): the FFN, then the
-// attention where it is windowed or linear.
-inline constexpr std::size_t kLayerKindNames = kLayerKinds + 2;
-constexpr const char* layer_kind_name(std::size_t kind, bool linear = false) {
-  constexpr const char* kNames[kLayerKindNames] = {"dense",        "moe",          "dense_windowed",
-                                                   "moe_windowed", "dense_linear", "moe_linear"};
-  if (linear && kind >= 2 && kind < kLayerKinds) kind += 2;
-  return kind < kLayerKindNames ? kNames[kind] : "";
+// Every layer the same kind: a dense model of global attention layers without a pattern.
+inline bool uniform_layers(const ModelSpec& m) {
+  return !m.moe && !has_local_layers(m) && m.layer_kinds.empty();
 }
+// A kind's name in the operator reports (inference.operators[].layer_kind): the FFN, then the
+// attention where it is windowed or linear; a layer with one sublayer is named by it.
+inline constexpr std::size_t kLayerKindNames = 11;
+inline constexpr std::array<const char*, kLayerKindNames> kLayerKindNameList = {
+    "dense",          "moe",           "dense_windowed", "moe_windowed", "dense_linear", "moe_linear",
+    "attention_only", "windowed_only", "linear_only",    "dense_only",   "moe_only"};
+constexpr const char* layer_kind_name(std::size_t kind, bool linear = false) {
+  if (kind < kMixerOnly) return kLayerKindNameList[linear && kind >= 2 ? kind + 2 : kind];
+  if (kind == kMixerOnly) return kLayerKindNameList[6];
+  if (kind == kMixerOnly + 1) return kLayerKindNameList[linear ? 8 : 7];
+  return kind < kLayerKinds ? kLayerKindNameList[kind - kFfnOnly + 9] : "";
+}
+// model.layer_pattern read into layer kinds (one per layer, ModelSpec::layer_kinds): -1, or the
+// index of the first character that is none of '*', 'M', '-', 'E' (0 for an empty pattern).
+std::int64_t read_layer_pattern(const std::string& pattern, std::vector<std::uint8_t>& kinds);
+// The pattern the kinds were read from.
+std::string write_layer_pattern(const std::vector<std::uint8_t>& kinds);
 // Layers of each kind, on a stage or in the whole model.
 using KindCounts = std::array<double, kLayerKinds>;
 KindCounts model_kinds(const ModelSpec& m);
+// The MoE layers among them.
+inline double moe_count(const KindCounts& n) {
+  double sum = 0;
+  for (std::size_t k = 0; k < kLayerKinds; ++k)
+    if (kind_is_moe(k)) sum += n[k];
+  return sum;
+}
 // Layers of each kind among layers [begin, end), counted from the two periodic rules (MoE every
 // layer_freq-th after first_dense_layers, a global layer every global_every-th) rather than layer
 // by layer: the layout search asks this for every stage of every candidate.

@@ -390,7 +390,7 @@ KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_
   const double mid_layers = stage_layers(m, p);
   const bool uneven = uneven_pipeline_split(m, p);
   const bool end_stage = stage == 0 || stage == p.pp - 1;
-  if (!m.moe && !has_local_layers(m)) {
+  if (uniform_layers(m)) {
     KindCounts k{};
     k[kind_of(false, false)] = uneven && end_stage ? mid_layers - 1.0 : mid_layers;
     return k;
@@ -420,12 +420,12 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
     // No middle stage: the timing reports the first stage's layers (all of a one-kind model's
     // stage_layers, the last stage's under a balanced split).
     if (balanced_pipeline_split(m, p)) out.mid = out.last;
-    if (!m.moe && !has_local_layers(m)) out.mid[kind_of(false, false)] = stage_layers(m, p);
+    if (uniform_layers(m)) out.mid[kind_of(false, false)] = stage_layers(m, p);
     return out;
   }
   // One kind of layer: the middle stages differ only in their count, the first with the most
   // layers is the first of the balanced split's longer ones.
-  if (!m.moe && !has_local_layers(m)) {
+  if (uniform_layers(m)) {
     out.mid_index = balanced_pipeline_split(m, p) && m.layers % p.pp > 0 ? first_longer_middle(m, p) : 1;
     out.mid = stage_kinds_at(m, p, out.mid_index);
     return out;
@@ -435,7 +435,7 @@ StageKinds stage_kinds(const ModelSpec& m, const ParallelPlan& p) {
   const auto weight = [](const KindCounts& k) {
     double layers = 0;
     for (double x : k) layers += x;
-    return std::make_pair(layers, k[kind_of(true, false)] + k[kind_of(true, true)]);
+    return std::make_pair(layers, moe_count(k));
   };
   std::pair<double, double> most{-1, -1};
   for (std::int64_t s = 1; s + 1 < p.pp; ++s) {

@@ -678,10 +678,7 @@ void utilisation(const Scenario& s, const MathRate& rate, double module_rc_flops
 MoeReport moe_report(const KindCosts& K, const ModelGraph& g, const ModelSpec& m, const ParallelPlan& p) {
   MoeReport r;
   const StageKinds sk = stage_kinds(m, p);
-  const auto moe_layers = [](const KindCounts& n) {
-    return n[kind_of(true, false)] + n[kind_of(true, true)];
-  };
-  r.layers_first_stage = r.layers_per_device = moe_layers(sk.first);
+  r.layers_first_stage = r.layers_per_device = moe_count(sk.first);
   r.expert_params_per_device = stage_params(m, p, g, true, p.pp == 1).experts;
   // The heaviest middle stage, then the last: the first with more expert parameters wins.
   for (const bool last : {false, true}) {
@@ -689,12 +686,12 @@ MoeReport moe_report(const KindCosts& K, const ModelGraph& g, const ModelSpec& m
     const double experts = stage_params(m, p, g, false, last).experts;
     if (experts > r.expert_params_per_device) {
       r.expert_params_per_device = experts;
-      r.layers_per_device = moe_layers(last ? sk.last : sk.mid);
+      r.layers_per_device = moe_count(last ? sk.last : sk.mid);
     }
   }
   r.expert_dp = expert_dp(p);
   for (std::size_t k = 0; k < kLayerKinds; ++k) {
-    if (!K.present[k] || (k & 1u) == 0) continue;
+    if (!K.present[k] || !kind_is_moe(k)) continue;
     r.tokens_per_expert = K.tokens_per_expert[k];
     r.dispatch_bytes = K.dispatch_bytes[k];
     r.all_to_all_layer = K.all_to_all[k];

@@ -136,6 +136,7 @@ Scenario speculative_draft_scenario(const Scenario& s) {
     // builds its layers with layer_type "full_attention" (vllm/model_executor/models/qwen3_next_mtp.py).
     d.model.layers = 1;
     d.model.linear = LinearAttentionSpec{};
+    d.model.layer_kinds.clear();
     if (d.model.moe) {
       d.model.moe->first_dense_layers = 0;
       d.model.moe->layer_freq = 1;

@@ -8,6 +8,7 @@
 
 #include "io/presets.h"
 #include "memory/footprint.h"
+#include "parallel/plan.h"
 
 namespace optimus::graph_test {
 namespace {
@@ -491,6 +492,61 @@ TEST(Qwen3Next, LinearLayerKeepsAStateNotATokenCache) {
   attention_core_ops(m, s, kind_of(true, true), ops);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_STREQ(ops[0].name, "linear_attention");
+}
+
+// model.layer_pattern in Megatron-Core's hybrid notation: a mixer takes the FFN right after it;
+// a mixer before another mixer, or an FFN after an FFN, is a layer alone.
+TEST(LayerPattern, GroupsSublayersIntoLayers) {
+  std::vector<std::uint8_t> k;
+  ASSERT_EQ(read_layer_pattern("M-M*--E", k), -1);
+  const std::vector<std::uint8_t> want = {
+      static_cast<std::uint8_t>(kind_of(false, true)), static_cast<std::uint8_t>(kMixerOnly + 1),
+      static_cast<std::uint8_t>(kind_of(false, false)), static_cast<std::uint8_t>(kFfnOnly),
+      static_cast<std::uint8_t>(kFfnOnly + 1)};
+  EXPECT_EQ(k, want);
+  EXPECT_EQ(write_layer_pattern(k), "M-M*--E");
+  EXPECT_TRUE(kind_is_moe(kFfnOnly + 1));
+  EXPECT_FALSE(kind_is_moe(kMixerOnly + 1));
+  EXPECT_TRUE(kind_is_local(kMixerOnly + 1));
+  EXPECT_FALSE(kind_is_local(kFfnOnly + 1));
+  EXPECT_EQ(read_layer_pattern("M-x", k), 2);
+  EXPECT_EQ(read_layer_pattern("", k), 0);
+  EXPECT_STREQ(layer_kind_name(kMixerOnly + 1, true), "linear_only");
+  EXPECT_STREQ(layer_kind_name(kMixerOnly + 1), "windowed_only");
+  EXPECT_STREQ(layer_kind_name(kFfnOnly), "dense_only");
+  EXPECT_STREQ(layer_kind_name(kMixerOnly), "attention_only");
+  EXPECT_STREQ(layer_kind_name(kFfnOnly + 1), "moe_only");
+}
+
+// Nemotron 3 Nano: 52 sublayers, 23 Mamba-2, 6 attention, 23 MoE; NVIDIA gives 31.6B parameters,
+// 3.2B active (3.6B with the embeddings: 3.2B is without the input embedding's 131,072 x 2,688). A layer
+// without an FFN has no FFN operators and a layer without a mixer no attention and no cache.
+TEST(LayerPattern, NemotronThreeNano) {
+  const ModelSpec m = preset("nemotron-3-nano-30b-a3b");
+  const KindCounts k = model_kinds(m);
+  EXPECT_DOUBLE_EQ(k[kind_of(true, true)], 17.0);
+  EXPECT_DOUBLE_EQ(k[kMixerOnly + 1], 6.0);
+  EXPECT_DOUBLE_EQ(k[kind_of(true, false)], 6.0);
+  EXPECT_DOUBLE_EQ(moe_count(k), 23.0);
+  const ParamCounts p = count_params(m, 4096);
+  EXPECT_NEAR(p.total / 31.6e9, 1.0, 0.005);
+  EXPECT_NEAR(p.active, 3.6e9, 0.05e9);
+  EXPECT_NEAR(p.active - p.embedding, 3.2e9, 0.05e9);
+  LayerShape s;
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kMixerOnly + 1, ops);
+  for (const Op& o : ops) EXPECT_NE(o.role, OpRole::ffn_up) << o.name;
+  EXPECT_TRUE(find(ops, "linear_attention").recurrent);
+  layer_forward_ops(m, s, kFfnOnly + 1, ops);
+  for (const Op& o : ops) EXPECT_NE(o.kind, OpKind::attention) << o.name;
+  EXPECT_DOUBLE_EQ(sum_kv_bytes(ops) + sum_state_bytes(ops), 0.0);
+  attention_core_ops(m, s, kFfnOnly + 1, ops);
+  EXPECT_TRUE(ops.empty());
+  // Stages of a 2-stage split hold the layers as the pattern places them.
+  ParallelPlan pp;
+  pp.pp = 2;
+  const KindCounts first = stage_kinds_at(m, pp, 0), last = stage_kinds_at(m, pp, 1);
+  for (std::size_t j = 0; j < kLayerKinds; ++j) EXPECT_DOUBLE_EQ(first[j] + last[j], k[j]) << j;
 }
 
 TEST(DeepSeekV3, AllToAllAndExpertGemms) {

@@ -914,6 +914,51 @@ TEST(Predict, LinearAttentionDecodeGrowsWithTheGlobalLayersAlone) {
   EXPECT_NEAR(per_seq, 12.0 * 2 * 256 * 2 * 8016 + 36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2), 1e3);
 }
 
+// model.layer_pattern that restates a periodic rule predicts exactly what the rule does: every
+// layer a mixer and its FFN, in training and in inference (the operators, their counts per stage,
+// the caches). A pattern is the only way to leave an FFN out; leaving the last layer's out takes
+// one FFN's parameters (3 x 4096 x 14336, SwiGLU) off the model.
+TEST(Predict, LayerPatternRestatingTheRulesChangesNothing) {
+  const json base = json::parse(R"({"layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8,
+    "ffn_hidden": 14336, "vocab": 128256, "ffn_type": "swiglu", "norm": "rmsnorm"})");
+  const auto run = [](const json& model, bool training) {
+    json s = {
+        {"model", model}, {"system", "dgx-h100"}, {"num_devices", 2}, {"parallel", {{"tp", 1}, {"pp", 2}}}};
+    if (training)
+      s["training"] = {{"global_batch", 8}, {"seq_len", 4096}};
+    else
+      s["inference"] = {{"batch", 4}, {"prompt_len", 3000}, {"output_len", 100}};
+    const json out = predict(s);
+    return training
+               ? out["training"]["iteration_time_s"].dump() + out["memory"].dump()
+               : out["inference"]["tpot_s"].dump() + out["inference"]["ttft_s"].dump() + out["memory"].dump();
+  };
+  const auto same = [&](json rule, const json& pattern_patch) {
+    json pattern = rule;
+    pattern.merge_patch(pattern_patch);
+    for (bool training : {true, false})
+      EXPECT_EQ(run(rule, training), run(pattern, training)) << pattern.dump();
+  };
+  same(base, {{"layer_pattern", "*-*-*-*-"}});
+  json moe = base;
+  moe["moe"] = {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 2048}};
+  same(moe, {{"layer_pattern", "*E*E*E*E"}});
+  json windowed = base;
+  windowed["attention"] = {{"type", "gqa"}, {"window", 1024}, {"global_every", 2}};
+  same(windowed, {{"layer_pattern", "M-*-M-*-"}, {"attention", {{"global_every", nullptr}}}});
+  json no_ffn = base;
+  no_ffn["layer_pattern"] = "*-*-*-*";
+  const auto params = [](const json& model) {
+    return predict(
+               {{"model", model},
+                {"system", "dgx-h100"},
+                {"num_devices", 1},
+                {"inference", {{"batch", 1}, {"prompt_len", 100}, {"output_len", 10}}}})["params"]["total"]
+        .get<double>();
+  };
+  EXPECT_DOUBLE_EQ(params(base) - params(no_ffn), 3.0 * 4096 * 14336 + 4096);  // + the FFN's norm
+}
+
 // Linear attention's state: vLLM keeps Qwen3-Next's in the model's bf16 (mamba_ssm_cache_dtype
 // "auto"), SGLang in fp32; a model that states linear_state_precision keeps it on either. Per
 // sequence on one of 4 devices the 36 layers' states are 36 x 8 heads x 128 x 128 x 4 bytes in fp32.

@@ -125,9 +125,13 @@ export interface ModelSpec {
    */
   notes?: string;
   /**
-   * Transformer layers.
+   * Transformer layers (with layer_pattern: the layers it makes).
    */
   layers: number;
+  /**
+   * Each layer's parts, one character per sublayer: * global attention, M a local mixer (linear or windowed), - a dense FFN, E an MoE FFN; a mixer takes the FFN right after it. Absent: every layer a mixer and an FFN, placed by global_every and the moe rules.
+   */
+  layer_pattern?: string;
   /**
    * Hidden size (model width).
    */
@@ -2117,9 +2121,20 @@ export interface OperatorPoint {
    */
   count: number;
   /**
-   * The kind of layer the operator runs in: its FFN (dense or mixture-of-experts), then _windowed where its attention is a sliding window or _linear where it is linear attention; an operator is listed once per kind the model has (gpt-oss: moe and moe_windowed; DeepSeek-V3: dense for its first three layers, moe after). Absent for the embedding, the LM head and the loss.
+   * The kind of layer the operator runs in: its FFN (dense or mixture-of-experts), then _windowed where its attention is a sliding window or _linear where it is linear attention; a layer of one sublayer (model.layer_pattern) is named by it, _only. An operator is listed once per kind the model has (gpt-oss: moe and moe_windowed; DeepSeek-V3: dense for its first three layers, moe after). Absent for the embedding, the LM head and the loss.
    */
-  layer_kind?: 'dense' | 'moe' | 'dense_windowed' | 'moe_windowed' | 'dense_linear' | 'moe_linear';
+  layer_kind?:
+    | 'dense'
+    | 'moe'
+    | 'dense_windowed'
+    | 'moe_windowed'
+    | 'dense_linear'
+    | 'moe_linear'
+    | 'attention_only'
+    | 'windowed_only'
+    | 'linear_only'
+    | 'dense_only'
+    | 'moe_only';
 }
 export interface InferenceResult {
   /**
