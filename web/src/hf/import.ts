@@ -104,16 +104,16 @@ const failed = (v: unknown): v is Fail => isObject(v) && typeof v.error === 'str
  * The layer pattern of the contract: `global_every` k means layers k-1, 2k-1, ... attend to the
  * whole context and the others are windowed (0 = every layer windowed, undefined = none is).
  * `isGlobal` lists the layers; a pattern the contract cannot state exactly keeps the number of
- * global layers (k = layers / globals) with a note, or fails.
+ * global layers (k = layers / globals) with a note, or fails; `exact` fails instead of keeping the number.
  */
-function globalEvery(isGlobal: boolean[], what: string, notes: string[]): number | undefined | Fail {
+function globalEvery(isGlobal: boolean[], what: string, notes: string[], exact?: boolean): number | undefined | Fail {
   const L = isGlobal.length;
   const globals = isGlobal.filter((g) => g).length;
   if (globals === L) return undefined;
   if (globals === 0) return 0;
   const k = isGlobal.indexOf(true) + 1;
   if (isGlobal.every((g, i) => g === ((i + 1) % k === 0))) return k;
-  if (L % globals === 0) {
+  if (L % globals === 0 && !exact) {
     notes.push(`${what}: ${globals} of ${L} layers attend to the whole context, not at every ${L / globals}-th layer; global_every = ${L / globals} keeps their number, not their positions.`);
     return L / globals;
   }
@@ -188,40 +188,90 @@ function readWindow(cfg: Json, modelType: string, L: number, notes: string[]): {
 }
 
 /**
- * Linear attention (Qwen3NextConfig, Qwen3.5's text config: Gated DeltaNet): the linear_* keys,
- * and the full-attention layers from layer_types or full_attention_interval (default 4).
+ * The linear_* keys: value heads, key heads, key head dim, value head dim and conv kernel, each
+ * the first key of its list the config states (the kernel 4 when none is), and the recurrent
+ * state's precision where mamba_ssm_cache_dtype (Nemotron-H) or mamba_ssm_dtype (Qwen3-Next) states it.
  */
-function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global_every: number }) | undefined | Fail {
-  if (cfg.linear_num_value_heads === undefined) return undefined;
-  const dims: number[] = [];
-  for (const k of ['linear_num_value_heads', 'linear_num_key_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim']) {
-    const v = cfg[k] ?? (k === 'linear_num_key_heads' ? cfg.linear_num_value_heads : k === 'linear_conv_kernel_dim' ? 4 : undefined);
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) return fail(`Linear attention config with ${k} = ${String(v)}: a positive integer is needed.`);
-    dims.push(v);
+function linearKeys(cfg: Json, keys: string[][], what: string, notes: string[]): HfLinear | Fail {
+  const d: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const v = keys[i].map((k) => cfg[k]).find((x) => x !== undefined) ?? (i === 4 ? 4 : undefined);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) return fail(`${what} with ${keys[i][0]} = ${String(v)}: a positive integer is needed.`);
+    d.push(v);
   }
+  const dtype = cfg.mamba_ssm_cache_dtype ?? cfg.mamba_ssm_dtype;
+  if (dtype === undefined) notes.push('No mamba_ssm_dtype (or mamba_ssm_cache_dtype): the linear-attention state takes the runtime\'s default (fp32 on SGLang, bf16 on vLLM).');
+  return {
+    linear_heads: d[0],
+    linear_key_heads: d[1],
+    linear_key_head_dim: d[2],
+    linear_value_head_dim: d[3],
+    linear_conv_kernel: d[4],
+    ...(dtype === undefined ? {} : { linear_state_precision: dtype === 'bfloat16' || dtype === 'float16' ? 'bf16' : 'fp32' }),
+  };
+}
+
+/**
+ * Linear attention (Qwen3NextConfig, Qwen3.5's text config: Gated DeltaNet): the linear_* keys
+ * (key heads default to the value heads), and the full-attention layers from layer_types or
+ * full_attention_interval (default 4). Full-attention layers off the every-k-th grid come back as
+ * `mixers`, one character per layer ('*' full, 'M' linear), for a layer_pattern.
+ */
+function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global_every?: number; mixers?: string }) | undefined | Fail {
+  if (cfg.linear_num_value_heads === undefined) return undefined;
   let g: number | undefined | Fail;
+  let mixers: string | undefined;
   if (Array.isArray(cfg.layer_types)) {
     const types = cfg.layer_types as unknown[];
     if (types.length !== L) return fail(`layer_types has ${types.length} entries for ${L} layers.`);
     if (types.some((t) => t !== 'full_attention' && t !== 'linear_attention')) return fail('layer_types mixes linear attention with a kind other than full_attention.');
-    g = globalEvery(types.map((t) => t === 'full_attention'), 'layer_types', notes);
+    g = globalEvery(types.map((t) => t === 'full_attention'), 'layer_types', notes, true);
+    if (failed(g)) mixers = types.map((t) => (t === 'full_attention' ? '*' : 'M')).join('');
   } else g = firstNumber(cfg, ['full_attention_interval'])?.[0] ?? 4;
-  if (failed(g)) return g;
   if (g === undefined) {
     notes.push('layer_types lists no linear_attention layer: the linear_* keys describe no layer and are not imported.');
     return undefined;
   }
-  const dtype = cfg.mamba_ssm_dtype;
-  if (dtype === undefined) notes.push('No mamba_ssm_dtype: the linear-attention state takes the runtime\'s default (fp32 on SGLang, bf16 on vLLM).');
-  return {
-    global_every: g ?? 0,
-    linear_heads: dims[0],
-    linear_key_heads: dims[1],
-    linear_key_head_dim: dims[2],
-    linear_value_head_dim: dims[3],
-    linear_conv_kernel: dims[4],
-    ...(dtype === undefined ? {} : { linear_state_precision: dtype === 'bfloat16' || dtype === 'float16' ? 'bf16' : 'fp32' }),
-  };
+  const lin = linearKeys(cfg, [['linear_num_value_heads'], ['linear_num_key_heads', 'linear_num_value_heads'], ['linear_key_head_dim'], ['linear_value_head_dim'], ['linear_conv_kernel_dim']], 'Linear attention config', notes);
+  if (failed(lin)) return lin;
+  return mixers ? { ...lin, mixers } : { global_every: g as number, ...lin };
+}
+
+/**
+ * Mamba-2 (transformers' NemotronHConfig keys) entered as linear attention (docs/contract.md,
+ * "model", layer_pattern): value heads = mamba_num_heads of mamba_head_dim, key heads = the
+ * n_groups groups (B and C are shared per group), key head dim = ssm_state_size, conv_kernel
+ * (NemotronHConfig's default 4).
+ */
+function readMamba(cfg: Json, notes: string[]): HfLinear | Fail {
+  const m = linearKeys(cfg, [['mamba_num_heads'], ['n_groups', 'mamba_n_groups'], ['ssm_state_size'], ['mamba_head_dim'], ['conv_kernel', 'mamba_d_conv']], 'Mamba-2 layers (M)', notes);
+  if (!failed(m)) notes.push(`Mamba-2 entered as linear attention: ${m.linear_heads} value heads of ${m.linear_value_head_dim} (mamba_num_heads, mamba_head_dim), key heads = the ${m.linear_key_heads} groups (n_groups; B and C are shared per group), key head dim = the state size ${m.linear_key_head_dim} (ssm_state_size). Not modelled: the dt columns of the in-projection, the D skip and the dt bias.`);
+  return m;
+}
+
+/** Nemotron-H's layers_block_type entries (transformers' newer NemotronHConfig) in the hybrid notation. */
+const BLOCK_CHARS: Record<string, string> = { mamba: 'M', linear_attention: 'M', attention: '*', full_attention: '*', mlp: '-', moe: 'E' };
+
+/**
+ * A hybrid model's layers: its sublayers in Megatron-Core's hybrid notation (the symbols of
+ * megatron/core/ssm/mamba_hybrid_layer_allocation.py: 'M' Mamba-2, '*' attention, '-' MLP, 'E'
+ * MoE) as Nemotron-H's hybrid_override_pattern states them (or its layers_block_type list;
+ * num_hidden_layers counts sublayers), grouped as the contract's layer_pattern groups them: a mixer
+ * (M, *) and the FFN (-, E) right after it are one layer, any other sublayer a layer of its own.
+ */
+function hybridLayers(cfg: Json, modelType: string, notes: string[]): string[] | undefined | Fail {
+  const list = cfg.layers_block_type;
+  const p = typeof cfg.hybrid_override_pattern === 'string' ? cfg.hybrid_override_pattern : Array.isArray(list) ? list.map((t) => BLOCK_CHARS[String(t)] ?? `[${String(t)}]`).join('') : undefined;
+  if (p === undefined) return modelType.startsWith('nemotron_h') ? fail('A nemotron_h config without hybrid_override_pattern (or layers_block_type) does not say which layers are Mamba-2 and which attention.') : undefined;
+  if (!/^[-M*E]+$/.test(p)) return fail(`Hybrid layer pattern "${p}": only M (Mamba-2), * (attention), - (MLP) and E (MoE) sublayers can be imported.`);
+  const n = cfg.num_hidden_layers;
+  if (typeof n === 'number' && n !== p.length) return fail(`The hybrid layer pattern has ${p.length} sublayers but num_hidden_layers = ${n}; they must agree.`);
+  const groups = p.match(/[M*][-E]?|[-E]/g) as string[];
+  const kinds: Record<string, number> = {};
+  for (const g of groups) kinds[g] = (kinds[g] ?? 0) + 1;
+  const count = (ch: string): number => p.split(ch).length - 1;
+  notes.push(`${p.length} sublayers in Megatron-Core's hybrid notation, kept as layer_pattern: ${count('M')} Mamba-2 (M), ${count('*')} attention (*), ${count('-')} dense FFN (-), ${count('E')} MoE FFN (E). A mixer and the FFN right after it are one layer, so ${groups.length} layers: ${Object.entries(kinds).map(([g, c]) => `${c} ${g}`).join(', ')}. No position embedding (Nemotron-H's attention has none).`);
+  return groups;
 }
 
 /** Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the low-rank dimensions. */
@@ -290,7 +340,7 @@ function readMoe(cfg: Json, modelType: string, experts: [number, string], L: num
 
   // Shared experts.
   const nShared = firstNumber(cfg, ['n_shared_experts', 'num_shared_experts']);
-  const sharedWidth = firstNumber(cfg, ['shared_expert_intermediate_size']);
+  const sharedWidth = firstNumber(cfg, ['shared_expert_intermediate_size', 'moe_shared_expert_intermediate_size']);
   if (nShared && nShared[0] > 0) {
     if (!isCount(nShared[0])) return fail(`${nShared[1]} = ${nShared[0]} is not a whole number.`);
     moe.shared_experts = nShared[0];
@@ -387,6 +437,10 @@ function parallelBlock(cfg: Json, modelType: string): boolean {
  * - kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim -> attention "mla".
  * - sliding_window with layer_types (or sliding_window_pattern), and Llama 4's
  *   attention_chunk_size with no_rope_layers -> attention.window and attention.global_every.
+ * - hybrid_override_pattern (Nemotron-H, Nemotron Nano 2, Nemotron 3; or layers_block_type) ->
+ *   layer_pattern, layers = its mixer+FFN groups (hybridLayers), Mamba-2's keys -> the linear_*
+ *   keys (readMamba), position "none"; linear-attention layer_types no global_every can state ->
+ *   layer_pattern too, the MoE placement written into it.
  * - num_nextn_predict_layers (DeepSeek-V3's multi-token-prediction modules; Qwen3.5's
  *   mtp_num_hidden_layers) -> mtp_layers.
  * - quantization_config quant_method "fp8" (weight_block_size: block scales) -> checkpoint_precision
@@ -428,8 +482,12 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     if (!Number.isInteger(f[0]) || f[0] <= 0) return `${f[1]} = ${f[0]} is not a positive integer.`;
     return f[0];
   };
+  // Hybrid models (Nemotron-H, Nemotron Nano 2, Nemotron 3): layers from the hybrid pattern.
+  const hybrid = hybridLayers(cfg, modelType, notes);
+  if (failed(hybrid)) return { ok: false, message: hybrid.error };
+  const pattern = hybrid?.join('');
   const hidden = need('hidden size', ['hidden_size', 'n_embd', 'd_model']);
-  const layers = need('layer count', ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
+  const layers = hybrid ? hybrid.length : need('layer count', ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
   const heads = need('attention head count', ['num_attention_heads', 'n_head', 'num_heads']);
   const vocab = need('vocabulary size', ['vocab_size', 'padded_vocab_size']);
   for (const v of [hidden, layers, heads, vocab]) if (typeof v === 'string') return { ok: false, message: v };
@@ -437,21 +495,23 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   const A = heads as number;
   const L = layers as number;
 
-  const model: HfModel = { layers: L, hidden: H, heads: A, ffn_hidden: 4 * H, vocab: vocab as number };
+  const model: HfModel = { layers: L, ...(pattern ? { layer_pattern: pattern } : {}), hidden: H, heads: A, ffn_hidden: 4 * H, vocab: vocab as number };
 
   // Mixture of experts: an expert count above 1 (a count of 1 is a dense model); a top-k or an
   // expert width without a count is a config of a style the importer does not know.
-  const experts = firstNumber(cfg, EXPERT_KEYS);
+  // A hybrid pattern without E has no MoE layer, whatever expert keys the config carries.
+  const experts = pattern?.includes('E') === false ? undefined : firstNumber(cfg, EXPERT_KEYS);
   let denseFfn: number | undefined;
   if (experts && experts[0] > 1) {
     const r = readMoe(cfg, modelType, experts, L, notes);
     if (failed(r)) return { ok: false, message: r.error };
     model.moe = r.moe;
     denseFfn = r.denseFfn;
-  } else if (!experts) {
+  } else if (!experts && !pattern) {
     const orphan = firstNumber(cfg, [...TOP_K_KEYS, 'moe_intermediate_size']);
     if (orphan && orphan[0] > 0) return { ok: false, message: `MoE config without an expert count (${orphan[1]} = ${orphan[0]}; looked for ${EXPERT_KEYS.join(', ')}).` };
-  } else if (experts[0] === 1) notes.push(`${experts[1]} = 1: one expert is a dense MLP, imported as a dense model.`);
+  } else if (experts?.[0] === 1) notes.push(`${experts[1]} = 1: one expert is a dense MLP, imported as a dense model.`);
+  if (pattern?.includes('E') && !model.moe) return { ok: false, message: `The hybrid layer pattern has MoE sublayers (E) but the config no expert count above 1 (looked for ${EXPERT_KEYS.join(', ')}).` };
 
   // KV heads (GQA/MQA).
   const kv = firstNumber(cfg, ['num_key_value_heads', 'num_kv_heads', 'n_head_kv', 'multi_query_group_num']);
@@ -469,7 +529,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   }
 
   // Attention: multi-head latent attention, or MHA/GQA/MQA with a sliding window.
-  const headDim = firstNumber(cfg, ['head_dim']);
+  const headDim = firstNumber(cfg, ['head_dim', 'attention_head_dim']);
   let attention: HfAttention | undefined;
   const kvLora = cfg.kv_lora_rank;
   if (typeof kvLora === 'number' && kvLora > 0) {
@@ -482,9 +542,27 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     }
   }
   if (cfg.index_topk !== undefined && !attention) return { ok: false, message: 'index_topk (DeepSeek Sparse Attention) without multi-head latent attention (kv_lora_rank): the engine models the indexer over MLA only.' };
-  const linear = readLinear(cfg, L, notes);
+  // A hybrid pattern's local mixers are Mamba-2; elsewhere linear attention is Gated DeltaNet.
+  const linear = pattern === undefined ? readLinear(cfg, L, notes) : pattern.includes('M') ? readMamba(cfg, notes) : undefined;
   if (failed(linear)) return { ok: false, message: linear.error };
-  const win = linear ?? readWindow(cfg, modelType, L, notes);
+  const lin = linear as { mixers?: string } | undefined;
+  const mixers = lin?.mixers;
+  if (mixers) {
+    // Full-attention layers off the every-k-th grid: layer_pattern states each layer, its mixer
+    // and then its FFN, E where the moe rule (docs/contract.md: layer i >= first_dense_layers with
+    // (i - first_dense_layers) % layer_freq == 0) makes it MoE, else -.
+    delete lin.mixers;
+    const f = model.moe?.first_dense_layers ?? 0;
+    const k = model.moe?.layer_freq ?? 1;
+    model.layer_pattern = [...mixers].map((m, i) => m + (model.moe && i >= f && (i - f) % k === 0 ? 'E' : '-')).join('');
+    notes.push(`layer_types: the full-attention layers are not every k-th layer, so layer_pattern states each layer (* full attention, M linear attention, then E MoE or - dense FFN): ${model.layer_pattern}.`);
+  }
+  // The pattern places the MoE layers (the contract refuses first_dense_layers and layer_freq beside it).
+  if (model.layer_pattern && model.moe) {
+    delete model.moe.first_dense_layers;
+    delete model.moe.layer_freq;
+  }
+  const win = linear ?? (pattern ? undefined : readWindow(cfg, modelType, L, notes));
   if (failed(win)) return { ok: false, message: win.error };
   if (win && !attention) {
     const kvh = model.kv_heads ?? A;
@@ -502,7 +580,7 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   else if (model.moe) model.ffn_hidden = model.moe.expert_ffn_hidden;
   else notes.push(`No intermediate size in the config: ffn_hidden = 4 × hidden = ${4 * H}.`);
 
-  const actRaw = cfg.hidden_act ?? cfg.activation_function ?? cfg.hidden_activation ?? cfg.activation;
+  const actRaw = cfg.hidden_act ?? cfg.mlp_hidden_act ?? cfg.activation_function ?? cfg.hidden_activation ?? cfg.activation;
   const family = LLAMA_DEFAULTS[modelType];
   let act = typeof actRaw === 'string' ? actRaw.toLowerCase() : '';
   if (act === '' && family) {
@@ -522,11 +600,12 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
     }
   } else return { ok: false, message: `Unsupported activation "${act}" (supported: silu/swiglu, gelu variants, relu2).` };
 
-  model.norm = typeof cfg.rms_norm_eps === 'number' || typeof cfg.rms_norm_epsilon === 'number' ? 'rmsnorm' : 'layernorm';
+  // Nemotron-H normalises with RMSNorm (transformers' NemotronHRMSNorm) under layer_norm_epsilon.
+  model.norm = hybrid || typeof cfg.rms_norm_eps === 'number' || typeof cfg.rms_norm_epsilon === 'number' ? 'rmsnorm' : 'layernorm';
   if (typeof cfg.tie_word_embeddings === 'boolean') model.tied_embeddings = cfg.tie_word_embeddings;
-  else if (LLAMA4.has(modelType) || family) {
+  else if (LLAMA4.has(modelType) || family || hybrid) {
     model.tied_embeddings = false;
-    notes.push(`tie_word_embeddings absent: ${family ?? 'Llama4TextConfig'}'s default (untied) assumed.`);
+    notes.push(`tie_word_embeddings absent: ${family ?? (hybrid ? 'NemotronHConfig' : 'Llama4TextConfig')}'s default (untied) assumed.`);
   } else {
     // transformers' PretrainedConfig defaults tie_word_embeddings to true.
     model.tied_embeddings = true;
@@ -561,6 +640,9 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   const label = name ?? (typeof cfg._name_or_path === 'string' && cfg._name_or_path ? cfg._name_or_path : Array.isArray(cfg.architectures) ? String(cfg.architectures[0]) : modelType || 'imported model');
   model.name = label;
   model.source = `Imported from a Hugging Face config.json${modelType ? ` (model_type ${modelType})` : ''}`;
+  // Nemotron-H's attention adds no position embedding (transformers' NemotronHAttention applies no
+  // rotary embedding; Megatron-Core's MambaModel defaults position_embedding_type to "none").
+  if (hybrid) model.position = 'none';
   if (parallelBlock(cfg, modelType)) {
     model.block = 'parallel';
     notes.push('Parallel attention/MLP blocks: block "parallel" (one norm and one tensor-parallel reduction per layer).');
