@@ -13,7 +13,7 @@ import type { OperatorPoint } from '../src/engine/schema-types';
 import { starter } from '../src/state/tasks';
 import { DATA_SETS } from '../src/ui/accuracy';
 import { readJson } from '../test/wasm';
-import { OUT, VIEWPORTS, editAndTime, expectMetricsOf, expectShownAre, landing, metrics, reportMetrics, settled, siteWithEngine } from './harness';
+import { OUT, VIEWPORTS, editAndTime, expectMetricsOf, expectShownAre, landing, metrics, reportMetrics, setField, settled, siteWithEngine } from './harness';
 
 /**
  * The goals (issue 39: the first result under 0.4 s after navigation, a re-estimate after an edit
@@ -137,6 +137,28 @@ describe('the page against its time goals', () => {
     expect(decode('attention').time_s).toBeGreaterThan(decode('linear_attention').time_s);
     await roofline.screenshot({ path: `${OUT}roofline-linear-attention.png` });
     await page.screenshot({ path: `${OUT}linear-attention.png`, fullPage: true });
+    await page.close();
+    site.expectNoProblems();
+  });
+
+  test('a hybrid layer pattern on the page: Nemotron 3 Nano\'s Mamba-2 layers with and without their MoE FFN', async () => {
+    const scenario = { schema_version: 1, model: 'nemotron-3-nano-30b-a3b', system: 'dgx-h100', num_devices: 1, software: 'vllm', inference: { batch: 32, prompt_len: 8000, output_len: 512 } };
+    const { page, roofline, titles } = await openRoofline(scenario);
+    for (const name of ['linear_attention (linear)', 'linear_attention (linear, no FFN)', 'attention (global)'])
+      expect(titles.some((t) => t.startsWith(`${name} (decode,`)), `${name} in ${titles.join(' | ')}`).toBe(true);
+    const operators: OperatorPoint[] = predict(scenario).inference.operators;
+    expect(new Set(operators.map((o) => o.layer_kind))).toEqual(new Set(['moe_linear', 'linear_only', 'moe', undefined]));
+    await roofline.screenshot({ path: `${OUT}roofline-layer-pattern.png` });
+    await page.screenshot({ path: `${OUT}layer-pattern.png`, fullPage: true });
+    // A pattern typed into the form: the layer count follows it and the estimate is the engine's.
+    await setField(page, '/model/layer_pattern', 'MEME*E');
+    await settled(page);
+    expect(await page.locator('[data-path="/model/layers"]').first().inputValue()).toBe('3');
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    const edited = (decoded.ok && decoded.scenario) as Record<string, any>;
+    expect([edited.model.layer_pattern, edited.model.layers]).toEqual(['MEME*E', 3]);
+    expectShownAre(await metrics(page), predict(edited));
+    await page.screenshot({ path: `${OUT}layer-pattern-edited.png`, fullPage: true });
     await page.close();
     site.expectNoProblems();
   });

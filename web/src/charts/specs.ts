@@ -286,14 +286,18 @@ export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): Rooflin
   const ops = inference ? p.inference?.operators : p.training?.operators;
   if (!ops || ops.length === 0) return null;
   // An operator listed once per layer kind is named by what tells its kinds apart (the FFN where
-  // dense and MoE layers both run, the attention where windowed or linear and global layers both do).
-  const kinds = new Set(ops.map((o) => o.layer_kind).filter((k) => k));
-  const local = (k: string) => k.includes('_');
-  const ffnVaries = [...kinds].some((k) => k!.startsWith('moe')) && [...kinds].some((k) => k!.startsWith('dense'));
-  const windowVaries = [...kinds].some((k) => local(k!)) && [...kinds].some((k) => !local(k!));
+  // dense and MoE layers both run, the attention where windowed or linear and global layers both
+  // do, and "no FFN" / "no attention" for a layer of one sublayer, model.layer_pattern).
+  const kinds = [...new Set(ops.map((o) => o.layer_kind ?? ''))].filter((k) => k);
+  const only = (k: string) => k.endsWith('_only');
+  const ffn = (k: string) => (k.startsWith('moe') ? 'MoE' : k.startsWith('dense') ? 'dense' : '');
+  const attn = (k: string) => (only(k) ? (ffn(k) ? '' : k === 'attention_only' ? 'global' : k.split('_')[0]) : k.split('_')[1] ?? 'global');
+  const varies = (f: (k: string) => string) => new Set(kinds.map(f).filter((x) => x)).size > 1;
+  const [ffnVaries, windowVaries, shapeVaries] = [varies(ffn), varies(attn), varies((k) => (only(k) ? 'y' : 'n'))];
   const label = (o: (typeof ops)[number]) => {
-    const k = o.layer_kind;
-    const parts = k ? [ffnVaries ? (k.startsWith('moe') ? 'MoE' : 'dense') : '', windowVaries ? (local(k) ? k.split('_')[1] : 'global') : ''].filter((x) => x) : [];
+    const k = o.layer_kind ?? '';
+    const lone = shapeVaries && only(k) ? (ffn(k) ? 'no attention' : 'no FFN') : '';
+    const parts = k ? [ffnVaries ? ffn(k) : '', windowVaries ? attn(k) : '', lone].filter((x) => x) : [];
     return parts.length > 0 ? `${o.name} (${parts.join(', ')})` : o.name;
   };
   const points = ops

@@ -151,6 +151,18 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
     }
   }
 
+  // A layer pattern makes the layer count: a mixer (*, M) with the FFN (-, E) right after it is one
+  // layer, a mixer or an FFN alone one (docs/contract.md, model.layer_pattern).
+  const model = asObject(s.model);
+  const pattern = model?.layer_pattern;
+  if (changed === '/model/layer_pattern' && typeof pattern === 'string' && /^[-*ME]+$/.test(pattern)) {
+    const layers = pattern.match(/[*M][-E]?|[-E]/g)!.length;
+    if (model!.layers !== layers) {
+      model!.layers = layers;
+      followed.push('/model/layers');
+      notes.push(`Layers follow the pattern: ${layers}.`);
+    }
+  }
   coupleRequests(s, changed, userSet, followed);
   coupleRl(s, changed, followed);
   coupleLengths(s, before, changed, userSet, followed, notes);

@@ -122,6 +122,7 @@ const CUSTOM = '__inline';
 const MODEL_FIELDS: FieldDef[] = [
   { path: '/model', label: 'Model', picker: 'models', custom: 'Custom (inline model)', wide: true },
   { path: '/model/layers', label: 'Layers' },
+  { path: '/model/layer_pattern', label: 'Layer pattern (* M - E)', kind: 'text', title: '* attention, M linear or windowed, - dense FFN, E MoE FFN, one per sublayer', wide: true },
   { path: '/model/hidden', label: 'Hidden size' },
   { path: '/model/heads', label: 'Attention heads' },
   { path: '/model/kv_heads', label: 'KV heads', placeholder: '= heads' },

@@ -279,3 +279,24 @@ describe('the served precision follows the model’s published checkpoint unless
     expect((r.scenario.rl as any).rollout.fp8_block_scaled).toBeUndefined();
   });
 });
+
+describe('the layer count follows a layer pattern', () => {
+  const edit = (pattern: string) => {
+    const before = { model: { ...llama70b, layers: 4 } };
+    const after = structuredClone(before) as { model: Record<string, unknown> };
+    after.model.layer_pattern = pattern;
+    return couple(before, after, '/model/layer_pattern', none);
+  };
+  it('a mixer and the FFN after it are one layer; a mixer or an FFN alone one', () => {
+    // Nemotron 3 Nano: 52 sublayers, 29 layers.
+    const r = edit('MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME');
+    expect((r.scenario.model as Record<string, unknown>).layers).toBe(29);
+    expect(r.followed).toEqual(['/model/layers']);
+    expect(r.notes[0]).toContain('29');
+    expect((edit('M-M*--E').scenario.model as Record<string, unknown>).layers).toBe(5);
+  });
+  it('a pattern the engine will refuse, or the same count, leaves layers alone', () => {
+    expect((edit('*-x').scenario.model as Record<string, unknown>).layers).toBe(4);
+    expect(edit('*-*-*-*-').followed).toEqual([]);
+  });
+});

@@ -143,13 +143,17 @@ describe('roofline', () => {
   });
   it('names an operator listed once per layer kind by what tells the kinds apart', () => {
     const op = prediction.inference!.operators.find((o) => o.name === 'qkv_proj')!;
-    const ops = (kinds: Array<'dense' | 'moe' | 'dense_windowed' | 'moe_windowed' | 'moe_linear' | undefined>) =>
+    type Kind = NonNullable<(typeof op)['layer_kind']> | undefined;
+    const ops = (kinds: Kind[]) =>
       rooflineSpec({ ...prediction, inference: { ...prediction.inference!, operators: kinds.map((layer_kind) => ({ ...op, layer_kind })) } }, resolved)!.points.map((p) => p.name);
     expect(ops(['moe', 'moe_windowed'])).toEqual(['qkv_proj (global)', 'qkv_proj (windowed)']);
     expect(ops(['dense', 'moe'])).toEqual(['qkv_proj (dense)', 'qkv_proj (MoE)']);
     expect(ops(['dense', 'moe_windowed', undefined])).toEqual(['qkv_proj (dense, global)', 'qkv_proj (MoE, windowed)', 'qkv_proj']);
     expect(ops(['moe', 'moe_linear'])).toEqual(['qkv_proj (global)', 'qkv_proj (linear)']);
     expect(ops(['moe', 'moe'])).toEqual(['qkv_proj', 'qkv_proj']); // one kind: nothing to tell apart
+    // Nemotron 3 Nano (model.layer_pattern): Mamba-2 + MoE layers, Mamba-2 alone, attention + MoE.
+    expect(ops(['moe_linear', 'linear_only', 'moe'])).toEqual(['qkv_proj (linear)', 'qkv_proj (linear, no FFN)', 'qkv_proj (global)']);
+    expect(ops(['dense', 'dense_only', 'attention_only'])).toEqual(['qkv_proj', 'qkv_proj (no attention)', 'qkv_proj (no FFN)']);
   });
   it('logSpace spans its ends', () => {
     const xs = logSpace(1, 1000, 4);
