@@ -244,7 +244,7 @@ function readLinear(cfg: Json, L: number, notes: string[]): (HfLinear & { global
  * (NemotronHConfig's default 4).
  */
 function readMamba(cfg: Json, notes: string[]): HfLinear | Fail {
-  const m = linearKeys(cfg, [['mamba_num_heads'], ['n_groups', 'mamba_n_groups'], ['ssm_state_size'], ['mamba_head_dim'], ['conv_kernel', 'mamba_d_conv']], 'Mamba-2 layers (M)', notes);
+  const m = linearKeys(cfg, [['mamba_num_heads', 'mamba_n_heads'], ['n_groups', 'mamba_n_groups'], ['ssm_state_size', 'mamba_d_state'], ['mamba_head_dim', 'mamba_d_head'], ['conv_kernel', 'mamba_d_conv']], 'Mamba-2 layers (M)', notes);
   if (!failed(m)) notes.push(`Mamba-2 entered as linear attention: ${m.linear_heads} value heads of ${m.linear_value_head_dim} (mamba_num_heads, mamba_head_dim), key heads = the ${m.linear_key_heads} groups (n_groups; B and C are shared per group), key head dim = the state size ${m.linear_key_head_dim} (ssm_state_size). Not modelled: the dt columns of the in-projection, the D skip and the dt bias.`);
   return m;
 }
@@ -261,16 +261,25 @@ const BLOCK_CHARS: Record<string, string> = { mamba: 'M', linear_attention: 'M',
  */
 function hybridLayers(cfg: Json, modelType: string, notes: string[]): string[] | undefined | Fail {
   const list = cfg.layers_block_type;
-  const p = typeof cfg.hybrid_override_pattern === 'string' ? cfg.hybrid_override_pattern : Array.isArray(list) ? list.map((t) => BLOCK_CHARS[String(t)] ?? `[${String(t)}]`).join('') : undefined;
+  // Granite 4.0-H (transformers' GraniteMoeHybridConfig): layer_types names each layer's mixer,
+  // "mamba" or "attention", and every layer then runs its FFN: the MoE (num_local_experts of
+  // them, beside the shared MLP) or, without experts, the shared MLP alone.
+  const types = cfg.layer_types;
+  const granite = Array.isArray(types) && types.includes('mamba');
+  const ffn = (firstNumber(cfg, ['num_local_experts'])?.[0] ?? 0) > 0 ? 'E' : '-';
+  const p = typeof cfg.hybrid_override_pattern === 'string' ? cfg.hybrid_override_pattern
+    : Array.isArray(list) ? list.map((t) => BLOCK_CHARS[String(t)] ?? `[${String(t)}]`).join('')
+    : granite ? types.map((t) => (BLOCK_CHARS[String(t)] ?? `[${String(t)}]`) + ffn).join('') : undefined;
+  if (granite) notes.push(`layer_types: each of the ${types.length} layers is its mixer (mamba: M, attention: *) and its FFN (${ffn === 'E' ? 'the MoE with the shared MLP as a shared expert' : 'the shared MLP'}).`);
   if (p === undefined) return modelType.startsWith('nemotron_h') ? fail('A nemotron_h config without hybrid_override_pattern (or layers_block_type) does not say which layers are Mamba-2 and which attention.') : undefined;
   if (!/^[-M*E]+$/.test(p)) return fail(`Hybrid layer pattern "${p}": only M (Mamba-2), * (attention), - (MLP) and E (MoE) sublayers can be imported.`);
   const n = cfg.num_hidden_layers;
-  if (typeof n === 'number' && n !== p.length) return fail(`The hybrid layer pattern has ${p.length} sublayers but num_hidden_layers = ${n}; they must agree.`);
+  if (typeof n === 'number' && n !== (granite ? types.length : p.length)) return fail(`The hybrid layer pattern has ${p.length} sublayers but num_hidden_layers = ${n}; they must agree.`);
   const groups = p.match(/[M*][-E]?|[-E]/g) as string[];
   const kinds: Record<string, number> = {};
   for (const g of groups) kinds[g] = (kinds[g] ?? 0) + 1;
   const count = (ch: string): number => p.split(ch).length - 1;
-  notes.push(`${p.length} sublayers in Megatron-Core's hybrid notation, kept as layer_pattern: ${count('M')} Mamba-2 (M), ${count('*')} attention (*), ${count('-')} dense FFN (-), ${count('E')} MoE FFN (E). A mixer and the FFN right after it are one layer, so ${groups.length} layers: ${Object.entries(kinds).map(([g, c]) => `${c} ${g}`).join(', ')}. No position embedding (Nemotron-H's attention has none).`);
+  notes.push(`${p.length} sublayers in Megatron-Core's hybrid notation, kept as layer_pattern: ${count('M')} Mamba-2 (M), ${count('*')} attention (*), ${count('-')} dense FFN (-), ${count('E')} MoE FFN (E). A mixer and the FFN right after it are one layer, so ${groups.length} layers: ${Object.entries(kinds).map(([g, c]) => `${c} ${g}`).join(', ')}. `);
   return groups;
 }
 
@@ -340,7 +349,7 @@ function readMoe(cfg: Json, modelType: string, experts: [number, string], L: num
 
   // Shared experts.
   const nShared = firstNumber(cfg, ['n_shared_experts', 'num_shared_experts']);
-  const sharedWidth = firstNumber(cfg, ['shared_expert_intermediate_size', 'moe_shared_expert_intermediate_size']);
+  const sharedWidth = firstNumber(cfg, ['shared_expert_intermediate_size', 'moe_shared_expert_intermediate_size', 'shared_intermediate_size']);
   if (nShared && nShared[0] > 0) {
     if (!isCount(nShared[0])) return fail(`${nShared[1]} = ${nShared[0]} is not a whole number.`);
     moe.shared_experts = nShared[0];
@@ -574,7 +583,8 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   if (headDim && headDim[0] > 0) model.head_dim = headDim[0];
   else if (model.head_dim === undefined && H % A !== 0) return { ok: false, message: `hidden ${H} is not a multiple of heads ${A}, and the config has no head_dim.` };
 
-  const ffn = firstNumber(cfg, ['intermediate_size', 'n_inner', 'ffn_hidden_size', 'ffn_dim']);
+  // Granite 4.0-H without experts runs its shared MLP (shared_intermediate_size) as the FFN.
+  const ffn = firstNumber(cfg, [...(pattern && !model.moe ? ['shared_intermediate_size'] : []), 'intermediate_size', 'n_inner', 'ffn_hidden_size', 'ffn_dim']);
   if (denseFfn !== undefined) model.ffn_hidden = denseFfn;
   else if (ffn && ffn[0] > 0) model.ffn_hidden = ffn[0];
   else if (model.moe) model.ffn_hidden = model.moe.expert_ffn_hidden;
@@ -641,8 +651,12 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   model.name = label;
   model.source = `Imported from a Hugging Face config.json${modelType ? ` (model_type ${modelType})` : ''}`;
   // Nemotron-H's attention adds no position embedding (transformers' NemotronHAttention applies no
-  // rotary embedding; Megatron-Core's MambaModel defaults position_embedding_type to "none").
-  if (hybrid) model.position = 'none';
+  // rotary embedding; Megatron-Core's MambaModel defaults position_embedding_type to "none"), nor
+  // does Granite 4.0-H's unless its position_embedding_type says "rope".
+  if (hybrid) {
+    model.position = cfg.position_embedding_type === 'rope' ? 'rotary' : 'none';
+    notes.push(model.position === 'none' ? 'No position embedding in the attention layers (position "none").' : 'position_embedding_type rope: rotary positions.');
+  }
   if (parallelBlock(cfg, modelType)) {
     model.block = 'parallel';
     notes.push('Parallel attention/MLP blocks: block "parallel" (one norm and one tensor-parallel reduction per layer).');

@@ -221,3 +221,54 @@ describe('importHfConfig: linear-attention layer_types off the every-k-th grid',
     expect(r.model.attention).toMatchObject({ global_every: 3 });
   });
 });
+
+// Granite 4.0-H (GraniteMoeHybridConfig; the shape of transformers' documented example config):
+// layer_types names each layer's mixer, and every layer has its FFN after it.
+const GRANITE_H: Record<string, unknown> = {
+  architectures: ['GraniteMoeHybridForCausalLM'],
+  model_type: 'granitemoehybrid',
+  hidden_size: 512,
+  num_hidden_layers: 8,
+  num_attention_heads: 8,
+  num_key_value_heads: 8,
+  intermediate_size: 1024,
+  shared_intermediate_size: 512,
+  num_local_experts: 8,
+  num_experts_per_tok: 2,
+  layer_types: ['mamba', 'mamba', 'mamba', 'attention', 'mamba', 'mamba', 'mamba', 'attention'],
+  mamba_n_heads: 8,
+  mamba_d_head: 128,
+  mamba_n_groups: 1,
+  mamba_d_state: 128,
+  mamba_d_conv: 4,
+  mamba_expand: 2,
+  hidden_act: 'silu',
+  normalization_function: 'rmsnorm',
+  rms_norm_eps: 1e-5,
+  position_embedding_type: 'nope',
+  tie_word_embeddings: true,
+  max_position_embeddings: 4096,
+  vocab_size: 49152,
+};
+
+describe('importHfConfig: Granite 4.0-H', () => {
+  it('each layer is its mixer and its MoE, the shared MLP a shared expert', () => {
+    const r = imported(GRANITE_H);
+    expect(r.model.layers).toBe(8);
+    expect(r.model.layer_pattern).toBe('MEMEME*EMEMEME*E');
+    expect(r.model.moe).toEqual({ experts: 8, top_k: 2, expert_ffn_hidden: 1024, shared_experts: 1, shared_expert_ffn_hidden: 512 });
+    expect(r.model.attention).toEqual({ type: 'mha', linear_heads: 8, linear_key_heads: 1, linear_key_head_dim: 128, linear_value_head_dim: 128, linear_conv_kernel: 4 });
+    expect([r.model.position, r.model.norm, r.model.ffn_type, r.model.tied_embeddings]).toEqual(['none', 'rmsnorm', 'swiglu', true]);
+  });
+  it('without experts the shared MLP is every layer\'s dense FFN', () => {
+    const r = imported({ ...GRANITE_H, num_local_experts: 0 });
+    expect(r.model.layer_pattern).toBe('M-M-M-*-M-M-M-*-');
+    expect(r.model.moe).toBeUndefined();
+    expect(r.model.ffn_hidden).toBe(512);
+  });
+  it('rope positions where position_embedding_type says so; a mixer it does not know is refused', () => {
+    expect(imported({ ...GRANITE_H, position_embedding_type: 'rope' }).model.position).toBe('rotary');
+    const bad = importHfConfig({ ...GRANITE_H, layer_types: ['mamba', 'conv', 'mamba', 'attention', 'mamba', 'mamba', 'mamba', 'attention'] });
+    expect(bad.ok).toBe(false);
+  });
+});
