@@ -434,9 +434,10 @@ TEST(Predict, TrainingOperatorsAddUpToTheSlowestStagesKernels) {
   for (std::size_t i = 0; i < plain.size(); ++i) {
     ASSERT_EQ(plain[i]["name"], overlapped[i]["name"]);
     EXPECT_LE(plain[i]["time_s"].get<double>(), overlapped[i]["time_s"].get<double>()) << plain[i].dump();
-    if (plain[i]["name"] == "expert_up" && plain[i]["phase"] == "forward")
+    if (plain[i]["name"] == "expert_up" && plain[i]["phase"] == "forward") {
       EXPECT_NEAR(plain[i]["time_s"].get<double>() / overlapped[i]["time_s"].get<double>(),
                   1.0 - optimus::SoftwareDefaults{}.ep_comm_sm_share, 1e-9);  // the profile keeps 20 of 132
+    }
   }
 }
 
@@ -957,6 +958,25 @@ TEST(Predict, LayerPatternRestatingTheRulesChangesNothing) {
         .get<double>();
   };
   EXPECT_DOUBLE_EQ(params(base) - params(no_ffn), 3.0 * 4096 * 14336 + 4096);  // + the FFN's norm
+}
+
+// One linear key head (Mamba-2 with one group, Granite 4.0-H) is held by every tensor-parallel
+// rank, as vLLM's MambaMixer2 replicates it: tp 4 splits the 16 value heads and predicts.
+TEST(Predict, LinearAttentionOneKeyHeadReplicatedOverTp) {
+  json model = json::parse(R"({"layers": 4, "hidden": 2048, "heads": 16, "kv_heads": 4, "ffn_hidden": 4096,
+    "vocab": 32000, "ffn_type": "swiglu", "norm": "rmsnorm", "layer_pattern": "M-M-M-*-",
+    "attention": {"type": "gqa", "linear_heads": 16, "linear_key_heads": 1, "linear_key_head_dim": 128,
+                  "linear_value_head_dim": 64, "linear_conv_kernel": 4}})");
+  const auto tpot = [&](int tp) {
+    return predict({{"model", model},
+                    {"system", "dgx-h100"},
+                    {"num_devices", tp},
+                    {"parallel", {{"tp", tp}}},
+                    {"inference", {{"batch", 8}, {"prompt_len", 1000}, {"output_len", 32}}}})["inference"]["tpot_s"]
+        .get<double>();
+  };
+  EXPECT_GT(tpot(1), 0.0);
+  EXPECT_GT(tpot(4), 0.0);
 }
 
 // Linear attention's state: vLLM keeps Qwen3-Next's in the model's bf16 (mamba_ssm_cache_dtype
