@@ -86,14 +86,11 @@ std::optional<Error> check_layer_pattern(const ModelSpec& m, const std::string& 
     local = local || kind_is_local(k);
   }
   constexpr const char* conflict = "model.layer_pattern_conflict";
-  constexpr const char* rule =
-      "this key places layers by a rule, and layer_pattern places each one: drop one of them";
+  constexpr const char* rule = "layer_pattern places each layer: drop this rule";
   const char *code = nullptr, *at = nullptr, *message = nullptr;
   if (static_cast<std::int64_t>(m.layer_kinds.size()) != m.layers) {
     code = "model.layer_pattern_layers_mismatch", at = "/layers";
-    message =
-        "layer_pattern makes another number of layers (a mixer and the FFN right after it are one layer, "
-        "a mixer or an FFN alone one)";
+    message = "layer_pattern makes another number of layers (a mixer and the FFN after it are one)";
   } else if (m.global_every > 0) {
     code = conflict, at = "/attention/global_every", message = rule;
   } else if (m.moe && m.moe->first_dense_layers > 0) {
@@ -101,15 +98,13 @@ std::optional<Error> check_layer_pattern(const ModelSpec& m, const std::string& 
   } else if (m.moe && m.moe->layer_freq > 1) {
     code = conflict, at = "/moe/layer_freq", message = rule;
   } else if (m.block == BlockKind::parallel) {
-    code = conflict, at = "/block", message = "a parallel block puts attention beside the FFN in every layer";
+    code = conflict, at = "/block", message = "a parallel block has attention beside the FFN in every layer";
   } else if (moe != m.moe.has_value()) {
     code = "model.layer_pattern_needs_moe", at = moe ? "/layer_pattern" : "/moe";
-    message = "an MoE FFN ('E') needs the model's moe object, and the moe object an 'E'";
+    message = "an MoE FFN ('E') needs moe, and moe an 'E'";
   } else if (local != has_local_layers(m)) {
     code = "model.layer_pattern_needs_local", at = local ? "/layer_pattern" : "/attention";
-    message =
-        "a local mixer ('M') needs linear attention (attention.linear_*) or a window (attention.window), "
-        "and either of them an 'M'";
+    message = "a local mixer ('M') needs attention.linear_* or a window, and they an 'M'";
   }
   if (!code) return std::nullopt;
   return make_error(code, path + at, message);

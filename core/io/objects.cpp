@@ -730,9 +730,8 @@ void read_pattern(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
   const std::int64_t bad = read_layer_pattern(*pattern, m.layer_kinds);
   if (bad >= 0)
     r.fail("model.layer_pattern_invalid", r.child(f.key),
-           "layer_pattern must be at least one of '*' (global attention), 'M' (a local mixer), '-' (a dense "
-           "FFN) and 'E' (an MoE FFN): character " +
-               std::to_string(bad + 1) + " is not");
+           "layer_pattern takes '*', 'M', '-', 'E' (docs/contract.md): not character " +
+               std::to_string(bad + 1));
 }
 
 std::optional<ojson> write_pattern(const Field<ModelSpec>&, const ModelSpec& m) {

@@ -1,8 +1,8 @@
 #include "parallel/plan.h"
 
 #include <algorithm>
-#include <numeric>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -81,19 +81,15 @@ std::optional<Error> check_degrees(const Scenario& s) {
   // Tensor parallelism splits linear attention's value heads evenly, and its key heads too unless
   // there is one, which every rank then holds (vLLM's MambaMixer2 asserts n_groups % tp == 0 or
   // n_groups == 1, vllm/model_executor/layers/mamba/mamba_mixer2.py; Granite 4.0-H has one group).
-  const std::int64_t split_heads = m.linear.key_heads == 1 ? m.linear.heads : m.linear.key_heads;
-  if (m.linear.heads > 0 && (split_heads % p.tp != 0 || m.linear.heads % p.tp != 0))
+  const std::int64_t split_heads =
+      m.linear.key_heads == 1 ? m.linear.heads : std::gcd(m.linear.key_heads, m.linear.heads);
+  if (m.linear.heads > 0 && split_heads % p.tp != 0)
     return make_error("parallel.tp_not_divisor_of_linear_heads", "/parallel/tp",
-                      "tp=" + str(p.tp) + " does not divide linear_key_heads=" + str(m.linear.key_heads) +
-                          " and linear_heads=" + str(m.linear.heads) +
-                          "; tensor parallelism splits linear attention's heads evenly (tp " +
-                          divisors(std::gcd(split_heads, m.linear.heads), p.tp * 4) + " would)");
-  // A pattern's dense FFN layers ('-') split ffn_hidden as a dense model's do.
-  bool dense_ffn = !m.moe || m.moe->first_dense_layers > 0 || m.moe->layer_freq > 1;
-  if (!m.layer_kinds.empty()) {
-    dense_ffn = false;
-    for (std::uint8_t k : m.layer_kinds) dense_ffn = dense_ffn || (kind_has_ffn(k) && !kind_is_moe(k));
-  }
+                      "tp=" + str(p.tp) + " does not split linear attention's heads evenly (tp " +
+                          divisors(split_heads, p.tp * 4) + " would)");
+  // Layers with a dense FFN (a pattern's '-' too) split ffn_hidden over tp.
+  const KindCounts kinds = model_kinds(m);
+  const bool dense_ffn = kinds[kind_of(false, false)] + kinds[kind_of(false, true)] + kinds[kFfnOnly] > 0;
   if (m.ffn_hidden % p.tp != 0 && dense_ffn)
     return make_error("parallel.tp_not_divisor_of_ffn_hidden", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide ffn_hidden=" + str(m.ffn_hidden));

@@ -972,7 +972,8 @@ TEST(Predict, LinearAttentionOneKeyHeadReplicatedOverTp) {
                     {"system", "dgx-h100"},
                     {"num_devices", tp},
                     {"parallel", {{"tp", tp}}},
-                    {"inference", {{"batch", 8}, {"prompt_len", 1000}, {"output_len", 32}}}})["inference"]["tpot_s"]
+                    {"inference",
+                     {{"batch", 8}, {"prompt_len", 1000}, {"output_len", 32}}}})["inference"]["tpot_s"]
         .get<double>();
   };
   EXPECT_GT(tpot(1), 0.0);
