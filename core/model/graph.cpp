@@ -413,13 +413,11 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
   const LinearAttentionSpec& L = m.linear;
   const Widths w = widths(m, s);
   const auto [hv, v_local, conv_local] = linear_widths(m, s);
-  const double qk_all = d(L.key_heads * L.key_head_dim), v_all = d(L.heads * L.value_head_dim);
   Op& in = matmul(ops, "linear_in_proj", OpRole::qkv, w.tokens, conv_local + v_local + 2 * hv, m.hidden);
   // h x (2 qk + 2 v + 2 heads), plus the convolution's taps and the heads' decay and bias terms
-  // (A_log, dt_bias), all split by heads over tp.
-  in.params = (w.h * (2.0 * qk_all + 2.0 * v_all + 2.0 * d(L.heads)) +
-               d(L.conv_kernel) * (2.0 * qk_all + v_all) + 2.0 * d(L.heads)) /
-              w.td;
+  // (A_log, dt_bias), all split by heads over tp: a rank's share, with a key head that every rank
+  // holds (one key head over tp > 1) counted whole on each.
+  in.params = w.h * d(conv_local + v_local + 2 * hv) + d(L.conv_kernel) * d(conv_local) + 2.0 * d(hv);
   in.saved = kept(norm_input);
   drops_output(in, RecomputeModule::layernorm, norm_input);
   const double conv_elems = w.T * d(conv_local);
@@ -437,7 +435,7 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
   gate.params = d(L.value_head_dim);
   gate.saved = kept(2.0 * w.es * v_elems);
   Op& out = matmul(ops, "linear_out_proj", OpRole::attn_out, w.tokens, m.hidden, v_local);
-  out.params = v_all * w.h / w.td;  // row-parallel
+  out.params = d(v_local) * w.h;  // row-parallel
   out.saved = kept(w.Tt * w.es * d(v_local));
 }
 

@@ -549,6 +549,22 @@ TEST(LayerPattern, NemotronThreeNano) {
   for (std::size_t j = 0; j < kLayerKinds; ++j) EXPECT_DOUBLE_EQ(first[j] + last[j], k[j]) << j;
 }
 
+// One key head (Mamba-2 with one group) over tp 4: every rank holds the key head's B and C
+// projections whole and a quarter of the 16 value heads: in-projection 2048 x (2 x 128 + 256 +
+// 256 + 2 x 4), the convolution's 4 taps over its 512 channels, 2 x 4 decay and bias terms.
+TEST(LayerPattern, OneKeyHeadIsHeldWholeByEveryRank) {
+  ModelSpec m = preset("nemotron-h-8b");
+  m.hidden = 2048;
+  m.linear.heads = 16;
+  m.linear.key_heads = 1;
+  LayerShape s;
+  s.tp = 4;
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kMixerOnly + 1, ops);
+  EXPECT_DOUBLE_EQ(find(ops, "linear_in_proj").params, 2048.0 * 776 + 4.0 * 512 + 8);
+  EXPECT_EQ(find(ops, "linear_in_proj").n, 776);
+}
+
 TEST(DeepSeekV3, AllToAllAndExpertGemms) {
   const ModelSpec m = preset("deepseek-v3");
   // One micro-batch of 4096 tokens, tp 1, ep 64: every rank sends each token's hidden state to 8
