@@ -80,15 +80,15 @@ std::optional<Error> apply_attention(ModelSpec& m, std::optional<AttentionType> 
 // model.layer_pattern, read into layer kinds (io/objects.cpp, model/spec.h read_layer_pattern): they
 // must number `layers` and take the place of the periodic rules they would contradict.
 std::optional<Error> check_layer_pattern(const ModelSpec& m, const std::string& path) {
-  bool moe = false, local = false;
-  for (std::uint8_t k : m.layer_kinds) {
-    moe = moe || kind_is_moe(k);
-    local = local || kind_is_local(k);
-  }
+  // The kinds are counted over `layers`, so only once the pattern makes that many.
+  const bool sized = static_cast<std::int64_t>(m.layer_kinds.size()) == m.layers;
+  const KindCounts kinds = sized ? model_kinds(m) : KindCounts{};
+  const bool moe = moe_count(kinds) > 0;
+  const bool local = kinds[kind_of(false, true)] + kinds[kind_of(true, true)] + kinds[kMixerOnly + 1] > 0;
   constexpr const char* conflict = "model.layer_pattern_conflict";
   constexpr const char* rule = "layer_pattern places each layer: drop this rule";
   const char *code = nullptr, *at = nullptr, *message = nullptr;
-  if (static_cast<std::int64_t>(m.layer_kinds.size()) != m.layers) {
+  if (!sized) {
     code = "model.layer_pattern_layers_mismatch", at = "/layers";
     message = "layer_pattern makes another number of layers (a mixer and the FFN after it are one)";
   } else if (m.global_every > 0) {

@@ -25,6 +25,18 @@ std::string inline_model(const json& patch) {
   j["model"].merge_patch(patch);
   return j.dump();
 }
+// A two-layer inline model with a layer_pattern, plus `patch`.
+std::string pattern_model(const char* pattern, json patch = json::object()) {
+  patch["layers"] = 2;
+  patch["layer_pattern"] = pattern;
+  return inline_model(patch);
+}
+// A moe object of eight experts, plus `patch`.
+json eight_experts(const json& patch = json::object()) {
+  json moe = {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+  moe.merge_patch(patch);
+  return moe;
+}
 std::string inline_system(const json& patch) {
   json j = json::parse(R"({"model": "llama3-8b", "num_devices": 8, "parallel": {"tp": 8},
     "training": {"global_batch": 8, "seq_len": 4096}})");
@@ -83,38 +95,30 @@ INSTANTIATE_TEST_SUITE_P(
                 inline_model({{"attention", {{"type", "gqa"}, {"global_every", 4}, {"linear_heads", 32}}}}),
                 "scenario.missing_key", "/model/attention/linear_key_head_dim"},
         // model.layer_pattern (Megatron-Core's hybrid notation): 32 layers are 32 mixers with their FFNs.
-        BadCase{"layer_pattern_invalid", inline_model({{"layers", 2}, {"layer_pattern", "*-A-"}}),
+        BadCase{"layer_pattern_invalid", pattern_model("*-A-"),
                 "model.layer_pattern_invalid", "/model/layer_pattern"},
         BadCase{"layer_pattern_empty", inline_model({{"layer_pattern", ""}}), "model.layer_pattern_invalid",
                 "/model/layer_pattern"},
         BadCase{"layer_pattern_layers_mismatch", inline_model({{"layer_pattern", "*-*-*"}}),
                 "model.layer_pattern_layers_mismatch", "/model/layers"},
         BadCase{"layer_pattern_with_global_every",
-                inline_model({{"layers", 2},
-                              {"layer_pattern", "M-*-"},
-                              {"attention", {{"type", "gqa"}, {"window", 4096}, {"global_every", 2}}}}),
+                pattern_model("M-*-", {{"attention", {{"type", "gqa"}, {"window", 4096}, {"global_every", 2}}}}),
                 "model.layer_pattern_conflict", "/model/attention/global_every"},
         BadCase{"layer_pattern_with_layer_freq",
-                inline_model({{"layers", 2},
-                              {"layer_pattern", "*E*E"},
-                              {"moe", {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}, {"layer_freq", 2}}}}),
+                pattern_model("*E*E", {{"moe", eight_experts({{"layer_freq", 2}})}}),
                 "model.layer_pattern_conflict", "/model/moe/layer_freq"},
         BadCase{"layer_pattern_parallel_block",
-                inline_model({{"layers", 2}, {"layer_pattern", "*-*-"}, {"block", "parallel"}}),
+                pattern_model("*-*-", {{"block", "parallel"}}),
                 "model.layer_pattern_conflict", "/model/block"},
-        BadCase{"layer_pattern_moe_without_moe", inline_model({{"layers", 2}, {"layer_pattern", "*E*-"}}),
+        BadCase{"layer_pattern_moe_without_moe", pattern_model("*E*-"),
                 "model.layer_pattern_needs_moe", "/model/layer_pattern"},
         BadCase{"layer_pattern_moe_unused",
-                inline_model({{"layers", 2},
-                              {"layer_pattern", "*-*-"},
-                              {"moe", {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}}}}),
+                pattern_model("*-*-", {{"moe", eight_experts()}}),
                 "model.layer_pattern_needs_moe", "/model/moe"},
-        BadCase{"layer_pattern_local_without_local", inline_model({{"layers", 2}, {"layer_pattern", "M-*-"}}),
+        BadCase{"layer_pattern_local_without_local", pattern_model("M-*-"),
                 "model.layer_pattern_needs_local", "/model/layer_pattern"},
         BadCase{"layer_pattern_local_unused",
-                inline_model({{"layers", 2},
-                              {"layer_pattern", "*-*-"},
-                              {"attention", {{"type", "gqa"}, {"window", 4096}}}}),
+                pattern_model("*-*-", {{"attention", {{"type", "gqa"}, {"window", 4096}}}}),
                 "model.layer_pattern_needs_local", "/model/attention"},
         // Linear attention's value heads split over tp, and its key heads unless there is one.
         BadCase{"linear_heads_not_divisible",
