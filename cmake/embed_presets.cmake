@@ -5,6 +5,9 @@ list(SORT files)
 set(body "")
 foreach(rel ${files})
   file(READ ${PRESET_ROOT}/${rel} content)
+  # A line break and the indentation after it are formatting (JSON strings hold no raw line
+  # break): dropped, they take about 1 KiB off the gzipped engine the page loads first.
+  string(REGEX REPLACE "\n *" "" content "${content}")
   string(REGEX MATCH "^[^/]+" kind ${rel})
   get_filename_component(id ${rel} NAME_WLE)
   # Raw string literal with a delimiter that cannot occur in JSON presets.
