@@ -755,6 +755,7 @@ Fields<MoeSpec> make_moe() {
   t.integer("expert_ffn_hidden", 1, 100'000'000, AT(expert_ffn_hidden)).req();
   t.integer("shared_experts", 0, 1'000'000, AT(shared_experts)).def();
   t.integer("shared_expert_ffn_hidden", 1, 100'000'000, AT(shared_expert_ffn_hidden));
+  t.integer("latent_size", 1, 1'000'000, AT(latent_size)).written(Write::nonzero);
   t.integer("first_dense_layers", 0, 100'000, AT(first_dense_layers)).def();
   t.integer("layer_freq", 1, 100'000, AT(layer_freq)).def();
   t.number("capacity_factor", 1e-3, 1e3, AT(capacity_factor)).written(Write::nonzero);

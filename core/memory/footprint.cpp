@@ -331,7 +331,8 @@ DraftMemory draft_memory(const Scenario& s, double context) {
 }
 
 // The widest moment of an MoE layer in a prompt step, in activation elements per prompt token of
-// this rank: every token's top_k routed copies of the hidden state (the expanded input, and the
+// this rank: every token's top_k routed copies of the hidden state (the latent under LatentMoE; the
+// expanded input, and the
 // second GEMM's output in its place) beside their gated first-GEMM output, 2 x the expert's width on
 // this rank. TensorRT-LLM's CUTLASS MoE workspace is these two buffers for experts_per_token x
 // num_rows rows (CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes: overlapped_gemm1_gemm2_inputs,
@@ -349,7 +350,8 @@ double moe_rows_per_token(const Scenario& s) {
   const double group = s.system.software.moe_group_workspace && adp ? d(expert_group_replicas(p)) : 1.0;
   const double split = adp ? d(p.tp) : 1.0;
   const double width = d(moe.expert_ffn_hidden) / d(inference_expert_tp(p));
-  return group / split * d(moe.top_k) * (d(s.model.hidden) + 2.0 * width);
+  const double rows = d(moe.latent_size > 0 ? moe.latent_size : s.model.hidden);  // LatentMoE's width
+  return group / split * d(moe.top_k) * (rows + 2.0 * width);
 }
 
 }  // namespace

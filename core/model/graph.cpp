@@ -174,35 +174,59 @@ void add_dense_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s
 // `imbalance` x mu (capped by the capacity factor when tokens are dropped). When mu is small
 // (decode), only the experts that receive a token run: each with probability 1 - exp(-mu)
 // (Poisson arrivals), which is why a decode step of a large MoE reads only part of its experts.
-void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, double norm_input) {
-  const MoeSpec& moe = *m.moe;
-  const Widths w = widths(m, s);
-  const double h = w.h, e = w.e, es = w.es;
+// Where a rank's routed tokens go (the comment above): how many it routes, how many assignments its
+// experts receive, over how many local experts, the busiest's rows and how many experts run.
+struct MoeRoute {
+  bool split = false, local_tokens = false;
+  double tokens_in = 0, received = 0, experts_local = 0, load = 1;
+  std::int64_t per_expert = 0, active = 0;
+};
+
+MoeRoute route_tokens(const MoeSpec& moe, const LayerShape& s, const Widths& w) {
+  MoeRoute r;
   // Each rank routes its own tokens in training (sequence parallel, or tp 1) and under attention data
   // parallelism; in tensor-parallel inference the tp ranks hold the same tokens. A replica of tp
   // ranks whose experts span other replicas routes a tp-th of them from each rank
   // (LayerShape::moe_token_split).
-  const bool split = s.moe_token_split;  // set with tp > 1 only (inference_layer_shape)
-  const bool local_tokens = s.sequence_parallel || s.tp == 1 || split;
-  const double tokens_in = split ? std::ceil(w.T / w.td) : local_tokens ? w.Tn : w.T;  // the busiest rank's
-  const double ep = d(s.ep), etp = d(s.etp);
-  const double k = d(moe.top_k), E = d(moe.experts);
-  const double assignments = local_tokens ? tokens_in * k : tokens_in * k / ep;  // arriving per rank
+  r.split = s.moe_token_split;  // set with tp > 1 only (inference_layer_shape)
+  r.local_tokens = s.sequence_parallel || s.tp == 1 || r.split;
+  r.tokens_in = r.split ? std::ceil(w.T / w.td) : r.local_tokens ? w.Tn : w.T;  // the busiest rank's
+  const double ep = d(s.ep), k = d(moe.top_k);
+  const double assignments = r.local_tokens ? r.tokens_in * k : r.tokens_in * k / ep;  // arriving per rank
   // Expert tensor parallelism in training: the etp ranks of an expert gather each other's
   // assignments before its GEMMs and each computes every row on its f / etp slice (Megatron-Core's
   // all-to-all dispatcher all-gathers over the expert tensor-parallel group after the dispatch and
   // reduce-scatters after the experts), so a rank's expert GEMMs see etp x its own assignments and
   // its FLOPs do not shrink with etp. In inference the tp ranks already hold the same tokens.
-  const double received = local_tokens ? assignments * etp : assignments;
+  r.received = r.local_tokens ? assignments * d(s.etp) : assignments;
   // Slots, not experts, over the ep ranks where redundant copies are placed (LayerShape::expert_slots):
   // the assignments of a rank spread over its slots / ep local GEMMs.
-  const double experts_local = (s.expert_slots > 0 ? d(s.expert_slots) : E) / ep;
-  const double mu = received / experts_local;
+  r.experts_local = (s.expert_slots > 0 ? d(s.expert_slots) : d(moe.experts)) / ep;
+  const double mu = r.received / r.experts_local;
   const double hit = mu > 30.0 ? 1.0 : 1.0 - std::exp(-mu);
-  double load = moe.imbalance;
-  if (moe.capacity_factor > 0) load = std::min(load, moe.capacity_factor);
-  const auto per_expert = static_cast<std::int64_t>(std::ceil(std::max(1.0, mu * load / hit)));
-  const auto active = static_cast<std::int64_t>(std::ceil(experts_local * hit));
+  r.load = moe.imbalance;
+  if (moe.capacity_factor > 0) r.load = std::min(r.load, moe.capacity_factor);
+  r.per_expert = static_cast<std::int64_t>(std::ceil(std::max(1.0, mu * r.load / hit)));
+  r.active = static_cast<std::int64_t>(std::ceil(r.experts_local * hit));
+  return r;
+}
+
+void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, double norm_input) {
+  const MoeSpec& moe = *m.moe;
+  const Widths w = widths(m, s);
+  const double e = w.e, es = w.es;
+  // The routed path's width: the latent (LatentMoE) or the hidden size. Everything between the two
+  // latent projections (the permute, the dispatch and combine, the experts, the unpermute) moves and
+  // multiplies rows this wide (Elango et al. 2026, arXiv 2601.18089, Fig. 1: routing bytes and expert
+  // weights shrink by hidden / latent); the router and the shared experts read the hidden state.
+  const std::int64_t x = moe.latent_size > 0 ? moe.latent_size : m.hidden;
+  const double h = d(x);
+  const MoeRoute r = route_tokens(moe, s, w);
+  const bool split = r.split, local_tokens = r.local_tokens;
+  const double tokens_in = r.tokens_in, received = r.received, experts_local = r.experts_local, load = r.load;
+  const std::int64_t per_expert = r.per_expert, active = r.active;
+  const double ep = d(s.ep), etp = d(s.etp);
+  const double k = d(moe.top_k), E = d(moe.experts);
   const std::int64_t f_e = moe.expert_ffn_hidden;
   const std::int64_t f_local = std::max<std::int64_t>(1, f_e / s.etp);
   const bool gated = m.ffn_type == FfnType::swiglu;
@@ -211,12 +235,16 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // Router: logits over all experts (replicated weights), then top-k and softmax in fp32.
   const std::size_t first = ops.size();
   Op& router = matmul(ops, "moe_router", OpRole::router, rows, moe.experts, m.hidden);
-  router.params = h * E;
+  router.params = w.h * E;
   // The router's input: the layer's normalised input, which a parallel block's QKV projection keeps
   // already (norm_input 0 there).
   router.saved = kept(norm_input);
   drops_output(router, RecomputeModule::layernorm, norm_input);
   elementwise(ops, "moe_topk", OpRole::router, tokens_in * E * 4.0 * 2.0, 5.0 * tokens_in * E);
+  // LatentMoE's projections are held whole by every rank (Megatron-Core's fc1_latent_proj /
+  // fc2_latent_proj, TELinear "duplicated"; vLLM's ReplicatedLinear) and run on the rank's tokens;
+  // the one into the latent reads the router's input.
+  if (moe.latent_size > 0) matmul(ops, "moe_latent_in", OpRole::ffn_up, rows, x, m.hidden).params = w.h * h;
   // Permute: each token's hidden state copied once per chosen expert, grouped by expert.
   const double routed = tokens_in * k * h;  // elements leaving this rank
   elementwise(ops, "moe_permute", OpRole::moe_permute, 2.0 * e * routed, 0.0);
@@ -239,7 +267,7 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
          copies_sent * (s.dispatch_bytes > 0 ? s.dispatch_bytes : e) * load)
         .copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
-  Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, m.hidden);
+  Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, x);
   up.batch = active;
   up.expert = true;
   up.params = experts_local * (gated ? 2.0 : 1.0) * h * d(f_e) / etp;
@@ -249,7 +277,7 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   Op& act = elementwise(ops, "expert_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
   act.saved = kept(received * d(f_local) * (gated ? 2.0 : 1.0) * es);
   act.rerun |= module_bit(RecomputeModule::moe_act);
-  Op& down = matmul(ops, "expert_down", OpRole::expert_down, per_expert, m.hidden, f_local);
+  Op& down = matmul(ops, "expert_down", OpRole::expert_down, per_expert, x, f_local);
   down.batch = active;
   down.expert = true;
   down.params = experts_local * h * d(f_e) / etp;
@@ -273,6 +301,13 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   Op& un =
       elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);
   un.saved = kept(tokens_in * k * 4.0);  // gate probabilities
+  if (moe.latent_size > 0) {
+    // Back to the hidden size, on the tensor-parallel partial sums (the layer's closing all-reduce
+    // sums the result: vLLM's NemotronHMoE.forward).
+    Op& out = matmul(ops, "moe_latent_out", OpRole::ffn_down, rows, m.hidden, x);
+    out.params = h * w.h;
+    out.saved = kept(tokens_in * h * es);
+  }
   if (moe.shared_experts > 0)
     add_dense_ffn(ops, m, s, "shared_up", "shared_act", "shared_down",
                   moe.shared_experts * moe.shared_expert_ffn_hidden, norm_input,

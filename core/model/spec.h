@@ -43,9 +43,13 @@ OPTIMUS_ENUM(BlockKind, sequential, parallel);
 // Mixture-of-experts FFN (model.moe): `experts` routed experts of width expert_ffn_hidden, each
 // token going to top_k of them, plus shared experts every token passes through; the first
 // first_dense_layers layers keep the dense FFN and after them every layer_freq-th layer is MoE.
+// latent_size (LatentMoE, Elango et al. 2026, arXiv 2601.18089; Nemotron 3 Super's
+// moe_latent_size): the routed experts work in a latent_size-wide space, entered and left through
+// two projections every rank holds whole; 0 = at the hidden size.
 struct MoeSpec {
   std::int64_t experts = 0, top_k = 0, expert_ffn_hidden = 0;
   std::int64_t shared_experts = 0, shared_expert_ffn_hidden = 0;
+  std::int64_t latent_size = 0;
   std::int64_t first_dense_layers = 0, layer_freq = 1;
   double capacity_factor = 0;  // 0 = dropless; else a busiest expert takes at most this x the mean
   RouterBalance router_balance = RouterBalance::measured;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "io/presets.h"
@@ -563,6 +564,54 @@ TEST(LayerPattern, OneKeyHeadIsHeldWholeByEveryRank) {
   layer_forward_ops(m, s, kMixerOnly + 1, ops);
   EXPECT_DOUBLE_EQ(find(ops, "linear_in_proj").params, 2048.0 * 776 + 4.0 * 512 + 8);
   EXPECT_EQ(find(ops, "linear_in_proj").n, 776);
+}
+
+// LatentMoE (Nemotron 3 Super: hidden 4096, latent 1024, 512 experts of 2688 with squared ReLU,
+// top 22, one shared expert of 5376): the routed experts read and write 1024-wide rows, the
+// dispatch and combine carry them, and two 4096 x 1024 projections every rank holds whole wrap the
+// routed path; the router and the shared expert read the 4096-wide hidden state.
+TEST(LatentMoe, RoutedPathRunsAtTheLatentWidth) {
+  ModelSpec m = preset("nemotron-3-super-120b-a12b");
+  m.moe->imbalance = 1.0;
+  std::vector<Op> ops = moe_layer_ep64(m);
+  // 4096 tokens x 22 copies of 1024 elements at 2 bytes leave the rank; 512 / 64 = 8 local experts
+  // receive 4096 x 22 / 8 = 11264 rows each.
+  EXPECT_DOUBLE_EQ(find(ops, "ep_dispatch").comm_bytes, 4096.0 * 22 * 1024 * 2);
+  EXPECT_DOUBLE_EQ(find(ops, "ep_combine").comm_bytes, 4096.0 * 22 * 1024 * 2);
+  const Op& up = find(ops, "expert_up");
+  EXPECT_EQ(up.m, 11264);
+  EXPECT_EQ(up.k, 1024);
+  EXPECT_DOUBLE_EQ(up.params, 8.0 * 1024 * 2688);
+  EXPECT_EQ(find(ops, "expert_down").n, 1024);
+  EXPECT_EQ(find(ops, "moe_router").k, 4096);
+  const Op& in = find(ops, "moe_latent_in");
+  EXPECT_EQ(in.m, 4096);
+  EXPECT_EQ(in.n, 1024);
+  EXPECT_EQ(in.k, 4096);
+  EXPECT_DOUBLE_EQ(in.params, 4096.0 * 1024);
+  EXPECT_DOUBLE_EQ(find(ops, "moe_latent_out").params, 1024.0 * 4096);
+  EXPECT_EQ(find(ops, "shared_up").k, 4096);
+  // Without the latent every routed row is 4096 wide: four times the bytes on the wire.
+  m.moe->latent_size = 0;
+  ops = moe_layer_ep64(m);
+  EXPECT_DOUBLE_EQ(find(ops, "ep_dispatch").comm_bytes, 4096.0 * 22 * 4096 * 2);
+  EXPECT_EQ(find(ops, "expert_up").k, 4096);
+  EXPECT_TRUE(std::none_of(ops.begin(), ops.end(),
+                           [](const Op& o) { return std::string(o.name) == "moe_latent_in"; }));
+}
+
+// The whole model's parameters: the latent takes each expert from 2 x 4096 x 2688 to
+// 2 x 1024 x 2688 and adds the two projections, 40 MoE layers of 512 experts.
+TEST(LatentMoe, ParametersCountTheLatentExpertsAndTheProjections) {
+  ModelSpec m = preset("nemotron-3-super-120b-a12b");
+  const ParamCounts latent = count_params(m, 4096);
+  m.moe->latent_size = 0;
+  const ParamCounts full = count_params(m, 4096);
+  EXPECT_DOUBLE_EQ(full.total - latent.total, 40.0 * (512 * 2 * 2688 * (4096.0 - 1024) - 2 * 4096.0 * 1024));
+  EXPECT_DOUBLE_EQ(full.active - latent.active, 40.0 * (22 * 2 * 2688 * (4096.0 - 1024) - 2 * 4096.0 * 1024));
+  // NVIDIA names it 120B total, 12B active.
+  EXPECT_NEAR(latent.total / 1e9, 120.7, 0.05);
+  EXPECT_NEAR(latent.active / 1e9, 12.8, 0.05);
 }
 
 TEST(DeepSeekV3, AllToAllAndExpertGemms) {

@@ -163,6 +163,27 @@ describe('the page against its time goals', () => {
     site.expectNoProblems();
   });
 
+  test('LatentMoE on the page: Nemotron 3 Super\'s experts in a 1,024-wide latent, and the field that sets it', async () => {
+    const scenario = { schema_version: 1, model: 'nemotron-3-super-120b-a12b', system: 'dgx-b200', num_devices: 8, software: 'vllm', parallel: { tp: 8 }, inference: { batch: 64, prompt_len: 4000, output_len: 1000, precision: 'fp8' } };
+    const { page, roofline } = await openRoofline(scenario);
+    const operators: OperatorPoint[] = predict(scenario).inference.operators;
+    expect(operators.some((o) => o.name === 'moe_latent_in')).toBe(true);
+    await roofline.screenshot({ path: `${OUT}roofline-latent-moe.png` });
+    // The latent typed into the form: the estimate is the engine's for the edited scenario, and a
+    // wider latent reads more expert weights in every decode step.
+    await setField(page, '/model/moe/latent_size', '2048');
+    await settled(page);
+    const decoded = await decodeFragment(await page.evaluate(() => location.hash));
+    const edited = (decoded.ok && decoded.scenario) as Record<string, any>;
+    expect(edited.model.moe.latent_size).toBe(2048);
+    const wider = predict(edited);
+    expectShownAre(await metrics(page), wider);
+    expect(wider.inference.tpot_s).toBeGreaterThan(predict(scenario).inference.tpot_s);
+    await page.screenshot({ path: `${OUT}latent-moe-edited.png`, fullPage: true });
+    await page.close();
+    site.expectNoProblems();
+  });
+
   test('an edit re-estimates, fast, and updates the address', async () => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);

@@ -278,6 +278,10 @@ export interface ModelSpec {
      */
     shared_expert_ffn_hidden?: number;
     /**
+     * LatentMoE (Elango et al. 2026, arXiv 2601.18089; Nemotron 3 Super's moe_latent_size): the routed experts read and write rows this wide, projected from and back to hidden by two matrices every rank holds whole; the dispatch and combine carry them. The router and the shared experts read the hidden state. Absent: the experts work at hidden.
+     */
+    latent_size?: number;
+    /**
      * Leading layers with the dense ffn_hidden FFN.
      */
     first_dense_layers?: number;

@@ -346,6 +346,12 @@ function readMoe(cfg: Json, modelType: string, experts: [number, string], L: num
   if (!Number.isInteger(width) || width <= 0) return fail(`The expert width ${width} is not a positive integer.`);
 
   const moe: HfMoe = { experts: E, top_k: topK[0], expert_ffn_hidden: width };
+  // LatentMoE (Nemotron 3 Super): the routed experts work in a narrower latent.
+  const latent = firstNumber(cfg, ['moe_latent_size']);
+  if (latent) {
+    if (!isCount(latent[0]) || latent[0] < 1) return fail(`moe_latent_size = ${latent[0]} is not a positive whole number.`);
+    moe.latent_size = latent[0];
+  }
 
   // Shared experts.
   const nShared = firstNumber(cfg, ['n_shared_experts', 'num_shared_experts']);
@@ -402,6 +408,7 @@ function readMoe(cfg: Json, modelType: string, experts: [number, string], L: num
   moe.layer_freq = freq;
 
   const parts = [`${E} experts, top-${topK[0]}, expert FFN ${width}`];
+  if (moe.latent_size) parts.push(`routed in a ${moe.latent_size}-wide latent`);
   if (moe.shared_experts) parts.push(`${moe.shared_experts} shared expert${moe.shared_experts > 1 ? 's' : ''} of ${moe.shared_expert_ffn_hidden}`);
   if (first) parts.push(`first ${first} layer${first > 1 ? 's' : ''} dense`);
   if (freq > 1) parts.push(`MoE every ${freq} layers`);

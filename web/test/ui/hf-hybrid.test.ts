@@ -120,6 +120,28 @@ describe('importHfConfig: Nemotron-H hybrid patterns', () => {
     expect(pick(imported(noDtype).model)).toEqual({ ...pick(p), attention });
   });
 
+  it('Nemotron 3 Super 120B-A12B -> preset nemotron-3-super-120b-a12b (LatentMoE: moe_latent_size)', () => {
+    // Nano's config with Super's dimensions as Megatron-Bridge's Nemotron3SuperProvider states them.
+    const super120 = {
+      ...NEMOTRON_3_NANO,
+      hidden_size: 4096,
+      hybrid_override_pattern: 'MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME',
+      num_hidden_layers: 88,
+      intermediate_size: 2688,
+      mamba_num_heads: 128,
+      moe_intermediate_size: 2688,
+      moe_shared_expert_intermediate_size: 5376,
+      moe_latent_size: 1024,
+      n_routed_experts: 512,
+      num_experts_per_tok: 22,
+    };
+    const r = imported(super120);
+    expect(pick(r.model)).toEqual(pick(preset('nemotron-3-super-120b-a12b')));
+    expect(r.notes.join(' ')).toContain('routed in a 1024-wide latent');
+    expect(importHfConfig({ ...super120, moe_latent_size: 0 })).toMatchObject({ ok: false, message: expect.stringContaining('moe_latent_size = 0') });
+    expect(imported({ ...super120, moe_latent_size: null }).model.moe).not.toHaveProperty('latent_size');
+  });
+
   it('Nemotron-H 8B -> preset nemotron-h-8b (52 sublayers, 28 layers, dense squared-ReLU FFNs)', () => {
     const r = imported(NEMOTRON_H_8B);
     expect(pick(r.model)).toEqual(pick(preset('nemotron-h-8b')));
