@@ -8,6 +8,13 @@ foreach(rel ${files})
   # A line break and the indentation after it are formatting (JSON strings hold no raw line
   # break): dropped, they take about 1 KiB off the gzipped engine the page loads first.
   string(REGEX REPLACE "\n *" "" content "${content}")
+  # STRIP_NOTES (the WebAssembly modules): every "notes" entry left out. Notes are free text the
+  # engine reads and never uses (io/node.h) and the page never shows; they are about two thirds of
+  # the presets' gzipped bytes (docs/web.md "Weight"). The native CLI keeps them. No preset opens an
+  # object with its notes, so each follows a comma.
+  if(STRIP_NOTES)
+    string(REGEX REPLACE ",\"notes\": *\"(\\\\.|[^\"\\\\])*\"" "" content "${content}")
+  endif()
   string(REGEX MATCH "^[^/]+" kind ${rel})
   get_filename_component(id ${rel} NAME_WLE)
   # Raw string literal with a delimiter that cannot occur in JSON presets.

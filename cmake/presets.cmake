@@ -5,7 +5,7 @@ set(OPTIMUS_PRESETS_CPP ${CMAKE_BINARY_DIR}/generated/embedded_presets.cpp)
 add_custom_command(
   OUTPUT ${OPTIMUS_PRESETS_CPP}
   COMMAND ${CMAKE_COMMAND} -DPRESET_ROOT=${PROJECT_SOURCE_DIR}/presets -DOUTPUT=${OPTIMUS_PRESETS_CPP}
-          -P ${PROJECT_SOURCE_DIR}/cmake/embed_presets.cmake
+          -DSTRIP_NOTES=${EMSCRIPTEN} -P ${PROJECT_SOURCE_DIR}/cmake/embed_presets.cmake
   DEPENDS ${OPTIMUS_PRESET_FILES} ${PROJECT_SOURCE_DIR}/cmake/embed_presets.cmake
   COMMENT "Embedding presets")
 
