@@ -675,6 +675,9 @@ void read_attention(const Field<ModelSpec>& f, Reader& r, ModelSpec& m) {
   a.v_head_dim = v_dim.value_or(1);
   m.window = ar.integer("window", false, 1, 1'000'000'000).value_or(0);
   m.global_every = ar.integer("global_every", false, 0, 100'000).value_or(0);
+  m.output_gate = ar.boolean("output_gate", false).value_or(false);
+  key_group(ar, {{"output_gate", m.output_gate}}, false, !mla, "", "model.output_gate_with_mla",
+            "a gate on MHA, GQA or MQA heads, not modelled over \"mla\"");
   // DeepSeek Sparse Attention's three keys come together, over MLA (model/spec.h SparseAttentionSpec).
   SparseAttentionSpec& sp = m.sparse;
   const auto ih = ar.integer("index_heads", false, 1, 100'000);
@@ -706,6 +709,7 @@ std::optional<ojson> write_attention(const Field<ModelSpec>&, const ModelSpec& m
     att["window"] = m.window;
     att["global_every"] = m.global_every;
   }
+  if (m.output_gate) att["output_gate"] = true;
   if (m.sparse.top_k > 0) {
     att["index_heads"] = m.sparse.index_heads;
     att["index_head_dim"] = m.sparse.index_head_dim;
@@ -804,6 +808,7 @@ Fields<ModelSpec> make_model() {
                    {"v_head_dim", integer(1, 100'000)},
                    {"window", integer(1, 1'000'000'000)},
                    {"global_every", integer(0, 100'000).def(0)},
+                   {"output_gate", boolean().def(false)},
                    {"index_heads", integer(1, 100'000)},
                    {"index_head_dim", integer(1, 100'000)},
                    {"index_top_k", integer(1, 1'000'000'000)},

@@ -939,11 +939,14 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
     } else if (m.attention == AttentionType::mla) {
       add_mla_attention(ops, m, s, windowed, norm_input);
     } else {
-      Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, q_local + 2 * kvd_local, m.hidden);
+      // The output gate's columns sit beside the queries' (transformers' Qwen3NextAttention: q_proj
+      // writes heads x head_dim x 2).
+      const std::int64_t gates = m.output_gate ? 2 : 1;
+      Op& qkv = matmul(ops, "qkv_proj", OpRole::qkv, tokens, gates * q_local + 2 * kvd_local, m.hidden);
       // Column-parallel Q, K, V projections h x (q + 2 kv) (+ biases), split over tp; with more
       // ranks than KV heads each rank holds one whole KV head, replicated (vLLM's and TensorRT-LLM's
       // KV-head replication): h x (q / tp + 2 head_dim) on every rank, as the GEMM computes.
-      const double columns = q / td + 2.0 * d(kvd_local);
+      const double columns = d(gates) * q / td + 2.0 * d(kvd_local);
       qkv.params = h * columns + (m.bias ? columns : 0.0);
       qkv.saved = kept(norm_input);
       drops_output(qkv, RecomputeModule::layernorm, norm_input);
@@ -964,6 +967,13 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
              2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
       }
 
+      if (m.output_gate) {
+        // sigmoid(gate) x output: read both, write the product (~5 FLOPs an element); the backward
+        // needs the gate and the heads' output.
+        const double gated = T * d(q_local);
+        elementwise(ops, "attn_gate", OpRole::attention, 3.0 * e * gated, 5.0 * gated).saved =
+            kept(2.0 * Tt * es * q / td);
+      }
       Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, q_local);
       out.params = (q * h + (m.bias ? h : 0.0)) / td;  // row-parallel q x h (+ bias)
       out.saved = kept(Tt * es * q / td);

@@ -111,6 +111,10 @@ struct ModelSpec {
   // global_every-th layer (layers k-1, 2k-1, ...) attends to the whole context; 0 = all windowed.
   std::int64_t window = 0;  // 0 = full attention everywhere
   std::int64_t global_every = 0;
+  // Gated attention (Qiu et al. 2025, arXiv 2505.06708; Qwen3-Next's and Qwen3.5's full-attention
+  // layers, config.json attn_output_gate): the query projection also writes one gate per output
+  // channel, and sigmoid(gate) scales the heads' output before the output projection.
+  bool output_gate = false;
   // A hybrid's layers one by one (model.layer_pattern, Megatron-Core's hybrid notation as
   // Nemotron-H's config.json hybrid_override_pattern writes it: NVIDIA, arXiv 2504.03624): '*' a
   // global attention sublayer, 'M' a local one (the linear recurrence above, or a window), '-' a

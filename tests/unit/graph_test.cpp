@@ -444,8 +444,8 @@ TEST(DeepSeekV32, PromptTakesTheCheaperForm) {
 }
 
 // Qwen3-Next: every 4th layer full attention, the other 36 Gated DeltaNet. The checkpoint holds
-// 79,674,391,296 parameters; the engine leaves out the full-attention layers' output gate (q_proj
-// twice as wide: 12 x 2048 x 4096) and the shared expert's one-column sigmoid gate (48 x 2048).
+// 79,674,391,296 parameters; the engine leaves out the shared expert's one-column sigmoid gate
+// (48 x 2048). The full-attention layers' output gate makes their q_proj twice as wide.
 TEST(Qwen3Next, ParametersAndLayerPattern) {
   const ModelSpec m = preset("qwen3-next-80b-a3b");
   const KindCounts k = model_kinds(m);
@@ -453,8 +453,7 @@ TEST(Qwen3Next, ParametersAndLayerPattern) {
   EXPECT_DOUBLE_EQ(k[kind_of(true, true)], 36.0);
   EXPECT_FALSE(is_windowed_layer(m, 3));
   EXPECT_TRUE(is_windowed_layer(m, 4));
-  const double gate = 12.0 * 2048 * 4096 + 48.0 * 2048;
-  EXPECT_NEAR(count_params(m, 4096).total + gate, 79'674'391'296.0, 1e6);
+  EXPECT_NEAR(count_params(m, 4096).total + 48.0 * 2048, 79'674'391'296.0, 1e6);
   // A linear layer by hand: in_proj 2048 x (2 x 2048 + 2 x 4096 + 64), the convolution's 4 taps
   // over 8,192 channels, A_log and dt_bias (32 each), the gated norm's 128, out_proj 4096 x 2048.
   LayerShape s;
@@ -564,6 +563,27 @@ TEST(LayerPattern, OneKeyHeadIsHeldWholeByEveryRank) {
   layer_forward_ops(m, s, kMixerOnly + 1, ops);
   EXPECT_DOUBLE_EQ(find(ops, "linear_in_proj").params, 2048.0 * 776 + 4.0 * 512 + 8);
   EXPECT_EQ(find(ops, "linear_in_proj").n, 776);
+}
+
+// Gated attention (Qwen3-Next's full-attention layers: 16 heads of 256, 2 KV heads): the query
+// projection writes 16 x 256 gates beside the queries, 2048 x (2 x 4096 + 2 x 512) weights, and
+// one element-wise pass reads the gates and the heads' output and writes their product.
+TEST(GatedAttention, QueryProjectionWritesTheGates) {
+  ModelSpec m = preset("qwen3-next-80b-a3b");
+  LayerShape s;
+  s.group = SeqGroup{1, 4096, 4096};
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  const Op& qkv = find(ops, "qkv_proj");
+  EXPECT_EQ(qkv.n, 2 * 4096 + 2 * 512);
+  EXPECT_DOUBLE_EQ(qkv.params, 2048.0 * (2 * 4096 + 2 * 512));
+  EXPECT_DOUBLE_EQ(find(ops, "attn_gate").bytes, 3.0 * 2 * 4096 * 4096);
+  m.output_gate = false;
+  ops.clear();
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_EQ(find(ops, "qkv_proj").n, 4096 + 2 * 512);
+  EXPECT_TRUE(
+      std::none_of(ops.begin(), ops.end(), [](const Op& o) { return std::string(o.name) == "attn_gate"; }));
 }
 
 // LatentMoE (Nemotron 3 Super: hidden 4096, latent 1024, 512 experts of 2688 with squared ReLU,

@@ -31,6 +31,15 @@ std::string pattern_model(const char* pattern, json patch = json::object()) {
   patch["layer_pattern"] = pattern;
   return inline_model(patch);
 }
+// An inline model with small MLA attention, plus `attention` keys.
+std::string mla_model(json attention) {
+  attention.merge_patch({{"type", "mla"},
+                         {"kv_lora_rank", 64},
+                         {"qk_nope_head_dim", 16},
+                         {"qk_rope_head_dim", 8},
+                         {"v_head_dim", 16}});
+  return inline_model({{"attention", attention}});
+}
 // A moe object of eight experts, plus `patch`.
 json eight_experts(const json& patch = json::object()) {
   json moe = {{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
@@ -178,15 +187,9 @@ INSTANTIATE_TEST_SUITE_P(
                 inline_model({{"attention",
                                {{"type", "gqa"}, {"index_heads", 64}, {"index_head_dim", 128}, {"index_top_k", 2048}}}}),
                 "model.sparse_attention_without_mla", "/model/attention/index_heads"},
-        BadCase{"sparse_attention_incomplete",
-                inline_model({{"attention",
-                               {{"type", "mla"},
-                                {"kv_lora_rank", 64},
-                                {"qk_nope_head_dim", 16},
-                                {"qk_rope_head_dim", 8},
-                                {"v_head_dim", 16},
-                                {"index_heads", 4}}}}),
-                "scenario.missing_key",
+        BadCase{"output_gate_with_mla", mla_model({{"output_gate", true}}), "model.output_gate_with_mla",
+                "/model/attention/output_gate"},
+        BadCase{"sparse_attention_incomplete", mla_model({{"index_heads", 4}}), "scenario.missing_key",
                 "/model/attention/index_head_dim"},
         BadCase{"gqa_without_kv_heads",
                 inline_model({{"attention", {{"type", "gqa"}}}, {"kv_heads", nullptr}}),

@@ -217,6 +217,10 @@ export interface ModelSpec {
      */
     global_every?: number;
     /**
+     * Gated attention (Qiu et al. 2025, arXiv 2505.06708; Qwen3-Next's and Qwen3.5's attn_output_gate): the query projection also writes one gate per output channel (twice as wide), and sigmoid(gate) scales the heads' output before the output projection. MHA, GQA and MQA only (model.output_gate_with_mla).
+     */
+    output_gate?: boolean;
+    /**
      * DeepSeek Sparse Attention (DeepSeek-V3.2, config index_n_heads): the indexer's FP8 query heads. The three index_* keys come together, with type mla. Each layer adds the indexer: its projections (replicated over tensor parallelism), one product per head with every earlier token's cached FP8 index key (fp32 logits written and read by the top-k), and that key in the KV cache.
      */
     index_heads?: number;

@@ -11,7 +11,7 @@ export type HfMoe = NonNullable<ModelSpec['moe']>;
 
 /** The attention block of the model contract (`model.attention`). */
 export type HfAttention =
-  | ({ type: 'mha' | 'gqa' | 'mqa'; window?: number; global_every?: number } & Partial<HfLinear>)
+  | ({ type: 'mha' | 'gqa' | 'mqa'; window?: number; global_every?: number; output_gate?: boolean } & Partial<HfLinear>)
   | {
       type: 'mla';
       q_lora_rank: number;
@@ -671,6 +671,15 @@ export function importHfConfig(input: unknown, name?: string): HfImportResult {
   if (mtp && mtp[0] > 0) notes.push(`${mtp[1]} = ${mtp[0]}: mtp_layers, the draft of speculative decoding with an mtp draft; training does not count ${mtp[0] > 1 ? 'them' : 'it'}.`);
   if (modelType === 'gpt_oss') notes.push('gpt-oss: the attention sinks, the q/k/v/o and expert biases and the clamped SwiGLU are not modelled.');
   if (cfg.use_qk_norm === true || modelType.startsWith('qwen3')) notes.push('QK normalisation is not modelled.');
-  if (cfg.attn_output_gate === true || modelType === 'qwen3_next') notes.push('The full-attention layers\' output gate (a query projection twice as wide) is not modelled.');
+  // Gated attention: Qwen3-Next always (transformers' Qwen3NextAttention), others by attn_output_gate.
+  if (cfg.attn_output_gate === true || modelType === 'qwen3_next') {
+    const att = model.attention;
+    if (att?.type === 'mla') notes.push('attn_output_gate over multi-head latent attention is not modelled.');
+    else {
+      const kv = model.kv_heads ?? model.heads;
+      model.attention = { ...(att ?? { type: kv === model.heads ? 'mha' : kv === 1 ? 'mqa' : 'gqa' }), output_gate: true };
+      notes.push('The full-attention layers\' output gate: a query projection twice as wide (attention.output_gate).');
+    }
+  }
   return { ok: true, model, notes };
 }

@@ -216,7 +216,7 @@ describe('importHfConfig: linear-attention layer_types off the every-k-th grid',
     const r = imported({ ...base, layer_types: [L, F, L, L, L, F] });
     expect(r.model.layer_pattern).toBe('M-*-M-M-M-*-');
     expect(r.model.layers).toBe(6);
-    expect(r.model.attention).toEqual({ type: 'gqa', linear_heads: 8, linear_key_heads: 4, linear_key_head_dim: 32, linear_value_head_dim: 32, linear_conv_kernel: 4 });
+    expect(r.model.attention).toEqual({ type: 'gqa', linear_heads: 8, linear_key_heads: 4, linear_key_head_dim: 32, linear_value_head_dim: 32, linear_conv_kernel: 4, output_gate: true });
     expect(r.model.position).toBeUndefined();
     expect(r.notes.join(' ')).toContain('layer_pattern states each layer');
   });

@@ -352,6 +352,7 @@ describe('importHfConfig: the model object of each family', () => {
     expect(r.model.attention).toEqual({
       type: 'gqa',
       global_every: 4,
+      output_gate: true,
       linear_heads: 32,
       linear_key_heads: 16,
       linear_key_head_dim: 128,
@@ -364,7 +365,8 @@ describe('importHfConfig: the model object of each family', () => {
     expect(listed.model.attention).toMatchObject({ global_every: 4, linear_state_precision: 'bf16' });
     // Every layer full attention: the linear keys describe no layer (not "every layer linear").
     const allFull = imported({ ...QWEN3_NEXT, layer_types: Array.from({ length: 48 }, () => 'full_attention') });
-    expect(allFull.model.attention).toBeUndefined();
+    // (Qwen3-Next's full-attention layers keep their output gate.)
+    expect(allFull.model.attention).toEqual({ type: 'gqa', output_gate: true });
     expect(allFull.notes.join(' ')).toContain('no linear_attention layer');
     const bad = importHfConfig({ ...QWEN3_NEXT, linear_key_head_dim: 0 });
     expect(bad.ok).toBe(false);
