@@ -331,16 +331,15 @@ DraftMemory draft_memory(const Scenario& s, double context) {
 }
 
 // The widest moment of an MoE layer in a prompt step, in activation elements per prompt token of
-// this rank: every token's top_k routed copies of the hidden state (the latent under LatentMoE; the
-// expanded input, and the
-// second GEMM's output in its place) beside their gated first-GEMM output, 2 x the expert's width on
-// this rank. TensorRT-LLM's CUTLASS MoE workspace is these two buffers for experts_per_token x
-// num_rows rows (CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes: overlapped_gemm1_gemm2_inputs,
-// the larger of the permuted input and fc2_result at hidden wide; overlapped_gemm1_gemm2_outputs,
-// glu_inter_result at 2 x inter_size); vLLM's and SGLang's fused MoE keep the same rows in their
-// intermediate caches. Under attention data parallelism with software.moe_group_workspace the rank's
-// MoE takes its whole group's tokens (TensorRT-LLM's moe_max_num_tokens = max_num_tokens x dp_size);
-// a replica of tp ranks whose experts span other replicas routes a tp-th of its tokens from each
+// this rank: every token's top_k routed copies of the hidden state, or of the latent under LatentMoE
+// (the expanded input, and the second GEMM's output in its place), beside their gated first-GEMM
+// output, 2 x the expert's width on this rank. TensorRT-LLM's CUTLASS MoE workspace is these two buffers for
+// experts_per_token x num_rows rows (CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes:
+// overlapped_gemm1_gemm2_inputs, the larger of the permuted input and fc2_result at hidden wide;
+// overlapped_gemm1_gemm2_outputs, glu_inter_result at 2 x inter_size); vLLM's and SGLang's fused MoE keep the
+// same rows in their intermediate caches. Under attention data parallelism with software.moe_group_workspace
+// the rank's MoE takes its whole group's tokens (TensorRT-LLM's moe_max_num_tokens = max_num_tokens x
+// dp_size); a replica of tp ranks whose experts span other replicas routes a tp-th of its tokens from each
 // rank (LayerShape::moe_token_split, model/graph.cpp).
 double moe_rows_per_token(const Scenario& s) {
   if (!s.model.moe) return 0;

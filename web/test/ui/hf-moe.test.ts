@@ -347,6 +347,15 @@ describe('importHfConfig: the model object of each family', () => {
     if (!dense.ok) expect(dense.message).toContain('over MLA only');
   });
 
+  it('attn_output_gate gates a GQA model\'s attention, and is only noted over MLA', () => {
+    const gated = imported({ ...QWEN3_30B_A3B, attn_output_gate: true });
+    expect(gated.model.attention).toEqual({ type: 'gqa', output_gate: true });
+    expect(gated.notes.join(' ')).toContain('attention.output_gate');
+    const mla = imported({ ...DEEPSEEK_V3, attn_output_gate: true });
+    expect(mla.model.attention).not.toHaveProperty('output_gate');
+    expect(mla.notes.join(' ')).toContain('attn_output_gate over multi-head latent attention is not modelled');
+  });
+
   it('Qwen3-Next: Gated DeltaNet layers between every 4th full-attention layer, from layer_types too', () => {
     const r = imported(QWEN3_NEXT);
     expect(r.model.attention).toEqual({
