@@ -84,7 +84,7 @@ std::optional<Error> check_layer_pattern(const ModelSpec& m, const std::string& 
   const bool sized = static_cast<std::int64_t>(m.layer_kinds.size()) == m.layers;
   const KindCounts kinds = sized ? model_kinds(m) : KindCounts{};
   const bool moe = moe_count(kinds) > 0;
-  const bool local = kinds[kind_of(false, true)] + kinds[kind_of(true, true)] + kinds[kMixerOnly + 1] > 0;
+  const bool local = count_kinds(kinds, kind_is_local) > 0;
   constexpr const char* conflict = "model.layer_pattern_conflict";
   constexpr const char* rule = "layer_pattern places each layer: drop this rule";
   const char *code = nullptr, *at = nullptr, *message = nullptr;

@@ -222,15 +222,12 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   const std::int64_t x = moe.latent_size > 0 ? moe.latent_size : m.hidden;
   const double h = d(x);
   const MoeRoute r = route_tokens(moe, s, w);
-  const bool split = r.split, local_tokens = r.local_tokens;
-  const double tokens_in = r.tokens_in, received = r.received, experts_local = r.experts_local, load = r.load;
-  const std::int64_t per_expert = r.per_expert, active = r.active;
   const double ep = d(s.ep), etp = d(s.etp);
   const double k = d(moe.top_k), E = d(moe.experts);
   const std::int64_t f_e = moe.expert_ffn_hidden;
   const std::int64_t f_local = std::max<std::int64_t>(1, f_e / s.etp);
   const bool gated = m.ffn_type == FfnType::swiglu;
-  const auto rows = static_cast<std::int64_t>(tokens_in);
+  const auto rows = static_cast<std::int64_t>(r.tokens_in);
 
   // Router: logits over all experts (replicated weights), then top-k and softmax in fp32.
   const std::size_t first = ops.size();
@@ -240,22 +237,22 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // already (norm_input 0 there).
   router.saved = kept(norm_input);
   drops_output(router, RecomputeModule::layernorm, norm_input);
-  elementwise(ops, "moe_topk", OpRole::router, tokens_in * E * 4.0 * 2.0, 5.0 * tokens_in * E);
+  elementwise(ops, "moe_topk", OpRole::router, r.tokens_in * E * 4.0 * 2.0, 5.0 * r.tokens_in * E);
   // LatentMoE's projections are held whole by every rank (Megatron-Core's fc1_latent_proj /
   // fc2_latent_proj, TELinear "duplicated"; vLLM's ReplicatedLinear) and run on the rank's tokens;
   // the one into the latent reads the router's input.
   if (moe.latent_size > 0) matmul(ops, "moe_latent_in", OpRole::ffn_up, rows, x, m.hidden).params = w.h * h;
   // Permute: each token's hidden state copied once per chosen expert, grouped by expert.
-  const double routed = tokens_in * k * h;  // elements leaving this rank
+  const double routed = r.tokens_in * k * h;  // elements leaving this rank
   elementwise(ops, "moe_permute", OpRole::moe_permute, 2.0 * e * routed, 0.0);
-  const double copies_sent = local_tokens ? routed : routed / ep;  // elements
+  const double copies_sent = r.local_tokens ? routed : routed / ep;  // elements
   const double sent = copies_sent * e;
-  const bool exchange = s.ep > 1 && (local_tokens || s.ep > s.tp);
+  const bool exchange = s.ep > 1 && (r.local_tokens || s.ep > s.tp);
   // An all-gather exchange (LayerShape::moe_allgather) moves every token of the group, not its
   // routed copies: each rank gathers ep x its tokens before the experts and reduce-scatters the
   // experts' partial sums of all of them after (the collectives' size is the gathered tensor).
   const bool allgather = exchange && s.moe_allgather;
-  const double gathered = tokens_in * ep * h * e;
+  const double gathered = r.tokens_in * ep * h * e;
   // The all-to-all ends with its busiest rank, which receives (dispatch) and sends back (combine)
   // `load` x the mean of the routed copies, as its grouped GEMM takes `load` x the mean rows below
   // (SGLang team, large-scale EP blog 2025-05-05: imbalance "forces the system to wait for the
@@ -264,25 +261,25 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
     comm(ops, "ep_allgather", CommGroup::ep, Collective::all_gather, gathered);
   else if (exchange)
     comm(ops, "ep_dispatch", CommGroup::ep, Collective::all_to_all,
-         copies_sent * (s.dispatch_bytes > 0 ? s.dispatch_bytes : e) * load)
+         copies_sent * (s.dispatch_bytes > 0 ? s.dispatch_bytes : e) * r.load)
         .copies = k;
   // Local experts as one grouped GEMM: `active` experts of per_expert rows each.
-  Op& up = matmul(ops, "expert_up", OpRole::expert_up, per_expert, (gated ? 2 : 1) * f_local, x);
-  up.batch = active;
+  Op& up = matmul(ops, "expert_up", OpRole::expert_up, r.per_expert, (gated ? 2 : 1) * f_local, x);
+  up.batch = r.active;
   up.expert = true;
-  up.params = experts_local * (gated ? 2.0 : 1.0) * h * d(f_e) / etp;
-  up.model_flops = 2.0 * received * d((gated ? 2 : 1) * f_local) * h;
-  up.saved = kept(received * h * es);
-  const double fT = d(per_expert) * d(active) * d(f_local);
+  up.params = r.experts_local * (gated ? 2.0 : 1.0) * h * d(f_e) / etp;
+  up.model_flops = 2.0 * r.received * d((gated ? 2 : 1) * f_local) * h;
+  up.saved = kept(r.received * h * es);
+  const double fT = d(r.per_expert) * d(r.active) * d(f_local);
   Op& act = elementwise(ops, "expert_act", OpRole::ffn_act, (gated ? 3.0 : 2.0) * e * fT, 8.0 * fT);
-  act.saved = kept(received * d(f_local) * (gated ? 2.0 : 1.0) * es);
+  act.saved = kept(r.received * d(f_local) * (gated ? 2.0 : 1.0) * es);
   act.rerun |= module_bit(RecomputeModule::moe_act);
-  Op& down = matmul(ops, "expert_down", OpRole::expert_down, per_expert, x, f_local);
-  down.batch = active;
+  Op& down = matmul(ops, "expert_down", OpRole::expert_down, r.per_expert, x, f_local);
+  down.batch = r.active;
   down.expert = true;
-  down.params = experts_local * h * d(f_e) / etp;
-  down.model_flops = 2.0 * received * d(f_local) * h;
-  down.saved = kept(received * d(f_local) * es);
+  down.params = r.experts_local * h * d(f_e) / etp;
+  down.model_flops = 2.0 * r.received * d(f_local) * h;
+  down.saved = kept(r.received * d(f_local) * es);
   drops_output(down, RecomputeModule::moe_act, down.saved.none);  // the activation's output
   // Expert tensor parallelism splits each expert's FFN; the gather of the group's rows before it and
   // the reduce-scatter of its partial sums after it move as much as one all-reduce of the gathered
@@ -290,34 +287,34 @@ void add_moe_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, 
   // does it).
   // With attention data parallelism and tensor-parallel experts in inference the gathered rows are
   // the tokens, not their routed copies (LayerShape::gather_before_routing).
-  if (s.etp > 1 && local_tokens)
+  if (s.etp > 1 && r.local_tokens)
     comm(ops, "etp_allreduce", CommGroup::etp, Collective::all_reduce,
-         (s.gather_before_routing ? tokens_in * etp : received) * h * e);
+         (s.gather_before_routing ? r.tokens_in * etp : r.received) * h * e);
   if (allgather)
     comm(ops, "ep_reducescatter", CommGroup::ep, Collective::reduce_scatter, gathered);
   else if (exchange)
-    comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent * load).copies = k;
+    comm(ops, "ep_combine", CommGroup::ep, Collective::all_to_all, sent * r.load).copies = k;
   // Unpermute: read the top_k outputs and gate weights of each token, write the sum.
   Op& un =
-      elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * tokens_in * h, 2.0 * routed);
-  un.saved = kept(tokens_in * k * 4.0);  // gate probabilities
+      elementwise(ops, "moe_unpermute", OpRole::moe_permute, e * routed + e * r.tokens_in * h, 2.0 * routed);
+  un.saved = kept(r.tokens_in * k * 4.0);  // gate probabilities
   if (moe.latent_size > 0) {
     // Back to the hidden size, on the tensor-parallel partial sums (the layer's closing all-reduce
     // sums the result: vLLM's NemotronHMoE.forward).
     Op& out = matmul(ops, "moe_latent_out", OpRole::ffn_down, rows, m.hidden, x);
     out.params = h * w.h;
-    out.saved = kept(tokens_in * h * es);
+    out.saved = kept(r.tokens_in * h * es);
   }
   if (moe.shared_experts > 0)
     add_dense_ffn(ops, m, s, "shared_up", "shared_act", "shared_down",
                   moe.shared_experts * moe.shared_expert_ffn_hidden, norm_input,
-                  RecomputeModule::shared_experts, local_tokens && !split);
-  if (!local_tokens && s.tp > 1)
+                  RecomputeModule::shared_experts, r.local_tokens && !r.split);
+  if (!r.local_tokens && s.tp > 1)
     comm(ops, "tp_allreduce_mlp", CommGroup::tp, Collective::all_reduce, w.act_msg);
   // Split routing: the routed rows come back a tp-th per rank and are gathered over the replica;
   // with shared experts (tensor-parallel partial sums of every row) their reduce-scatter and the
   // gather move as much as one all-reduce.
-  if (split) {
+  if (r.split) {
     const bool shared = moe.shared_experts > 0;
     comm(ops, shared ? "tp_allreduce_mlp" : "tp_allgather_moe", CommGroup::tp,
          shared ? Collective::all_reduce : Collective::all_gather, w.act_msg);

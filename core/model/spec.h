@@ -229,13 +229,16 @@ std::string write_layer_pattern(const std::vector<std::uint8_t>& kinds);
 // Layers of each kind, on a stage or in the whole model.
 using KindCounts = std::array<double, kLayerKinds>;
 KindCounts model_kinds(const ModelSpec& m);
-// The MoE layers among them.
-inline double moe_count(const KindCounts& n) {
+// The layers among them whose kind satisfies `has` (kind_is_moe, kind_is_local, ...).
+template <class Has>
+double count_kinds(const KindCounts& n, Has has) {
   double sum = 0;
   for (std::size_t k = 0; k < kLayerKinds; ++k)
-    if (kind_is_moe(k)) sum += n[k];
+    if (has(k)) sum += n[k];
   return sum;
 }
+// The MoE layers among them.
+inline double moe_count(const KindCounts& n) { return count_kinds(n, kind_is_moe); }
 // Layers of each kind among layers [begin, end), counted from the two periodic rules (MoE every
 // layer_freq-th after first_dense_layers, a global layer every global_every-th) rather than layer
 // by layer: the layout search asks this for every stage of every candidate.

@@ -89,7 +89,8 @@ std::optional<Error> check_degrees(const Scenario& s) {
                           divisors(split_heads, p.tp * 4) + " would)");
   // Layers with a dense FFN (a pattern's '-' too) split ffn_hidden over tp.
   const KindCounts kinds = model_kinds(m);
-  const bool dense_ffn = kinds[kind_of(false, false)] + kinds[kind_of(false, true)] + kinds[kFfnOnly] > 0;
+  const bool dense_ffn =
+      count_kinds(kinds, [](std::size_t k) { return kind_has_ffn(k) && !kind_is_moe(k); }) > 0;
   if (m.ffn_hidden % p.tp != 0 && dense_ffn)
     return make_error("parallel.tp_not_divisor_of_ffn_hidden", "/parallel/tp",
                       "tp=" + str(p.tp) + " does not divide ffn_hidden=" + str(m.ffn_hidden));
