@@ -401,7 +401,7 @@ InferenceMemory inference_memory(const Scenario& s) {
   // max_num_batched_tokens, SGLang's chunked_prefill_size, TensorRT-LLM's max_num_tokens), so its
   // working activations are those of one step's tokens, not of every prompt at once; it profiles
   // exactly that step before sizing its KV cache (the serving pool's workspace, predict/serving.cpp).
-  const bool chunked = s.software && s.software->schedules && !s.software->serving.static_batching;
+  const bool chunked = s.software && s.software->prefills_in_steps();
   out.prefill_budget =
       chunked ? (w.serving ? w.serving->max_num_tokens : s.software->serving.max_num_tokens) : 0;
   if (out.prefill_budget > 0) {

@@ -637,7 +637,7 @@ Result<Prediction> predict(const Scenario& s) {
   // Inference: where the working activations of every prompt at once outweigh the weights and the
   // KV cache, a runtime that prefills in token-budget steps holds one step's (memory/footprint.h).
   std::string inference = "a smaller batch, more tensor/pipeline parallelism or a narrower precision";
-  if (const auto& m = out.inference_memory; m && !(s.software && s.software->schedules)) {
+  if (const auto& m = out.inference_memory; m && !(s.software && s.software->prefills_in_steps())) {
     const MemoryBreakdown& b = m->per_device;
     if (b.activations > b.weights && b.activations > b.kv_cache)
       inference =

@@ -149,6 +149,10 @@ struct SoftwareProfile {
   bool linear_state_follows_model = false;
   ServingSpec serving;     // the scheduler's defaults (arrival and lengths unused)
   bool schedules = false;  // the profile states a scheduler (a serving block)
+  // A static batch's prompts are prefilled in steps of at most serving.max_num_tokens tokens
+  // (chunked prefill: vLLM's max_num_batched_tokens, SGLang's chunked_prefill_size, TensorRT-LLM's
+  // max_num_tokens): a runtime with a scheduler of its own that batches continuously.
+  bool prefills_in_steps() const { return schedules && !serving.static_batching; }
 };
 
 struct Scenario {

@@ -1049,6 +1049,15 @@ TEST(Predict, ChunkedPrefillHoldsOneStepsActivations) {
   };
   EXPECT_NE(does_not_fit(b).find("prefills in steps of at most max_num_tokens"), std::string::npos)
       << does_not_fit(b);
+  // A profile with a scheduler that batches statically prefills the whole batch at once, as the
+  // eager runtime does: the memory and the remedy follow the same predicate
+  // (SoftwareProfile::prefills_in_steps), so it does not fit and is told what would.
+  json stat = lmsys;
+  stat["software"] = {{"serving", {{"max_num_tokens", 8192}, {"static_batching", true}}}};
+  const json whole = predict(stat);
+  EXPECT_FALSE(whole["memory"]["fits"].get<bool>()) << whole["memory"].dump();
+  EXPECT_NE(does_not_fit(whole).find("prefills in steps of at most max_num_tokens"), std::string::npos)
+      << does_not_fit(whole);
   const std::string weights =
       does_not_fit(predict({{"model", "llama3-70b"},
                             {"system", "dgx-h100"},
