@@ -215,11 +215,18 @@ inline constexpr std::size_t kLayerKindNames = 11;
 inline constexpr std::array<const char*, kLayerKindNames> kLayerKindNameList = {
     "dense",          "moe",           "dense_windowed", "moe_windowed", "dense_linear", "moe_linear",
     "attention_only", "windowed_only", "linear_only",    "dense_only",   "moe_only"};
+// Where the list's groups start: a mixer and an FFN with linear attention, a mixer alone (global,
+// windowed, linear), an FFN alone (dense, MoE).
+inline constexpr std::size_t kLinearNames = 4, kMixerOnlyNames = 6, kFfnOnlyNames = 9;
 constexpr const char* layer_kind_name(std::size_t kind, bool linear = false) {
-  if (kind < kMixerOnly) return kLayerKindNameList[linear && kind >= 2 ? kind + 2 : kind];
-  if (kind == kMixerOnly) return kLayerKindNameList[6];
-  if (kind == kMixerOnly + 1) return kLayerKindNameList[linear ? 8 : 7];
-  return kind < kLayerKinds ? kLayerKindNameList[kind - kFfnOnly + 9] : "";
+  if (kind < kMixerOnly)
+    return kLayerKindNameList[linear && kind_is_local(kind) ? kLinearNames + kind - kind_of(false, true)
+                                                            : kind];
+  if (kind < kFfnOnly) {
+    const std::size_t local = kind_is_local(kind) ? (linear ? 2 : 1) : 0;
+    return kLayerKindNameList[kMixerOnlyNames + local];
+  }
+  return kind < kLayerKinds ? kLayerKindNameList[kFfnOnlyNames + kind - kFfnOnly] : "";
 }
 // model.layer_pattern read into layer kinds (one per layer, ModelSpec::layer_kinds): -1, or the
 // index of the first character that is none of '*', 'M', '-', 'E' (0 for an empty pattern).
