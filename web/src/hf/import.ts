@@ -4,6 +4,7 @@
 // FalconConfig, MistralConfig, MixtralConfig, Qwen3MoeConfig, DeepseekV3Config, GptOssConfig,
 // Llama4TextConfig, ...); each model family spells the same dimension differently, so every
 // field lists its aliases in order of preference.
+import { isLayerPattern, patternLayers } from '../base/layer-pattern';
 import type { ModelSpec } from '../engine/types';
 
 /** The mixture-of-experts block of the model contract (`model.moe`), as the engine's schema states it. */
@@ -272,10 +273,10 @@ function hybridLayers(cfg: Json, modelType: string, notes: string[]): string[] |
     : granite ? types.map((t) => (BLOCK_CHARS[String(t)] ?? `[${String(t)}]`) + ffn).join('') : undefined;
   if (granite) notes.push(`layer_types: each of the ${types.length} layers is its mixer (mamba: M, attention: *) and its FFN (${ffn === 'E' ? 'the MoE with the shared MLP as a shared expert' : 'the shared MLP'}).`);
   if (p === undefined) return modelType.startsWith('nemotron_h') ? fail('A nemotron_h config without hybrid_override_pattern (or layers_block_type) does not say which layers are Mamba-2 and which attention.') : undefined;
-  if (!/^[-M*E]+$/.test(p)) return fail(`Hybrid layer pattern "${p}": only M (Mamba-2), * (attention), - (MLP) and E (MoE) sublayers can be imported.`);
+  if (!isLayerPattern(p)) return fail(`Hybrid layer pattern "${p}": only M (Mamba-2), * (attention), - (MLP) and E (MoE) sublayers can be imported.`);
   const n = cfg.num_hidden_layers;
   if (typeof n === 'number' && n !== (granite ? types.length : p.length)) return fail(`The hybrid layer pattern has ${p.length} sublayers but num_hidden_layers = ${n}; they must agree.`);
-  const groups = p.match(/[M*][-E]?|[-E]/g) as string[];
+  const groups = patternLayers(p);
   const kinds: Record<string, number> = {};
   for (const g of groups) kinds[g] = (kinds[g] ?? 0) + 1;
   const count = (ch: string): number => p.split(ch).length - 1;

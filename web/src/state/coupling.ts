@@ -33,6 +33,7 @@
 //   - model: inference.precision and rl.rollout.precision follow the model's published checkpoint
 //     (model.checkpoint_precision: DeepSeek-V3/R1 and Kimi K2 ship FP8 with block scales) while
 //     they hold the previous model's own (coupleCheckpoint); a precision the person set stays.
+import { isLayerPattern, patternLayers } from '../base/layer-pattern';
 import { asObject, clone, getPointer } from './pointer';
 
 export type Scenario = Record<string, unknown>;
@@ -155,8 +156,8 @@ export function couple(before: Scenario, after: Scenario, changed: string, userS
   // layer, a mixer or an FFN alone one (docs/contract.md, model.layer_pattern).
   const model = asObject(s.model);
   const pattern = model?.layer_pattern;
-  if (changed === '/model/layer_pattern' && typeof pattern === 'string' && /^[-*ME]+$/.test(pattern)) {
-    const layers = pattern.match(/[*M][-E]?|[-E]/g)!.length;
+  if (changed === '/model/layer_pattern' && typeof pattern === 'string' && isLayerPattern(pattern)) {
+    const layers = patternLayers(pattern).length;
     if (model!.layers !== layers) {
       model!.layers = layers;
       followed.push('/model/layers');
