@@ -507,6 +507,7 @@ Fields<ServingSpec> make_scheduler() {
   t.boolean("linear_attention_overlap", AT(linear_attention_overlap)).def();
   t.boolean("budget_split_over_dp", AT(budget_split_over_dp)).written(Write::nonzero).def();
   t.boolean("static_batching", AT(static_batching)).written(Write::nonzero).def();
+  t.integer("cuda_graph_max_batch", 0, kMaxRequests, AT(cuda_graph_max_batch)).written(Write::nonzero).def();
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
   t.after = [](Reader& r, ServingSpec& d) {
     if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
@@ -1459,6 +1460,8 @@ Fields<RlWorkload> make_rollout() {
   t.integer("max_batch", 1, kMaxRequests, AT(rollout.scheduler.max_batch));
   t.number("gpu_memory_utilization", 0.01, 1, AT(rollout.scheduler.gpu_memory_utilization));
   t.boolean("static_batching", AT(rollout.scheduler.static_batching)).written(Write::nonzero).def();
+  t.integer("cuda_graph_max_batch", 0, kMaxRequests, AT(rollout.scheduler.cuda_graph_max_batch))
+      .written(Write::nonzero);
   t.opt_boolean("cuda_graphs", AT(rollout.cuda_graphs));
   t.opt_member<Speculative>("speculative", speculative_fields(), AT(rollout.speculative))
       .title("Speculative decoding on the rollout engines");
@@ -1496,6 +1499,7 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   if (rr.has("gpu_memory_utilization"))
     rl.rollout.scheduler.gpu_memory_utilization = given.gpu_memory_utilization;
   if (rr.has("static_batching")) rl.rollout.scheduler.static_batching = given.static_batching;
+  if (rr.has("cuda_graph_max_batch")) rl.rollout.scheduler.cuda_graph_max_batch = given.cuda_graph_max_batch;
   if (given_graphs) rl.rollout.cuda_graphs = given_graphs;
 }
 

@@ -271,6 +271,7 @@ TABLE(ServingOut, serving_out) {
   t.add("kv_peak_utilisation", amount(), VAL(o.v.kv_peak_utilisation));
   t.add("kv_pool_bytes_per_device", amount(), VAL(o.v.kv_pool_bytes_per_device));
   t.add("preemptions", count(), VAL(o.v.preemptions));
+  t.add("eager_steps", count(), VAL(o.v.eager_steps));
   t.add("goodput_requests_per_s", amount(), VAL(o.v.goodput_requests_per_s));
   t.add("duration_s", amount(), VAL(o.v.duration_s));
   t.add("completed", count(), VAL(o.v.completed));
@@ -383,6 +384,7 @@ TABLE(RlOut, rl_rollout_out) {
   t.add("mean_response_s", amount(), VAL(o.p.mean_response_s));
   t.add("mean_batch", amount(), VAL(o.p.mean_batch));
   t.add("preemptions", count(), VAL(o.p.preemptions));
+  t.add("eager_steps", count(), VAL(o.p.eager_steps));
   t.add("partial", boolean(), VAL(o.rl.partial_rollout));
   t.add("makespan_s", amount(), VAL(o.p.rollout_makespan_s));
 }

@@ -162,8 +162,23 @@ class ScenarioPool final : public StepModel {
         target_(s_),
         job_devices_(job_devices) {
     if (draft_scenario_) draft_.emplace(*draft_scenario_);
+    // A step beyond the largest captured graph issues its kernels from the host one by one
+    // (ServingSpec::cuda_graph_max_batch): the same step timed with graphs off, whose kernels each
+    // take at least the software's launch interval (host_bound, cost/op_timer.h).
+    if (limits().sched.cuda_graph_max_batch > 0 && s_.inference->cuda_graphs.value_or(true)) {
+      eager_scenario_ = s_;
+      eager_scenario_->inference->cuda_graphs = false;
+      eager_.emplace(*eager_scenario_);
+    }
   }
-  double step_s(const std::vector<SeqGroup>& groups) override { return target_(groups).value; }
+  double step_s(const std::vector<SeqGroup>& groups) override {
+    if (eager_) {
+      std::int64_t sequences = 0;
+      for (const SeqGroup& g : groups) sequences += g.sequences;
+      if (!limits().replays_graph(sequences)) return (*eager_)(groups).value;
+    }
+    return target_(groups).value;
+  }
   double draft_s(const std::vector<SeqGroup>& groups) override { return (*draft_)(groups).value; }
   // The prompt's KV moves from each prefill device to its decode counterpart over the scale-out
   // network (one NIC per device; NIXL/UCX-style transfers, Zhong et al. 2024 "DistServe" Sec. 4):
@@ -179,9 +194,9 @@ class ScenarioPool final : public StepModel {
 
  private:
   Scenario s_;  // outlives the timers, which keep a reference
-  std::optional<Scenario> draft_scenario_;
+  std::optional<Scenario> draft_scenario_, eager_scenario_;
   StepTimer target_;
-  std::optional<StepTimer> draft_;
+  std::optional<StepTimer> draft_, eager_;
   std::int64_t job_devices_ = 0;
 };
 
@@ -310,6 +325,26 @@ void warn_preemption(const ServingSpec& sv, const ServingPrediction& p, std::vec
            "kv_admission \"reserve\", or give the cache more memory"});
 }
 
+// Steps of more sequences than the largest captured CUDA graph ran eager (ServingSpec::
+// cuda_graph_max_batch): where they are a tenth of the run or more, the person is told, with the
+// runtime's knob, since nothing else in the output says why a larger batch got slower per token.
+void warn_eager(const PoolLimits& lim, bool graphs, const ServingPrediction& p,
+                std::vector<Warning>& warnings) {
+  if (!graphs || p.eager_steps <= 0 || 10 * p.eager_steps < p.steps) return;
+  char what[240];
+  std::snprintf(what, sizeof what,
+                "%lld of %lld steps (%.0f%%) ran more sequences than the largest captured CUDA graph "
+                "(cuda_graph_max_batch %lld)",
+                static_cast<long long>(p.eager_steps), static_cast<long long>(p.steps),
+                100.0 * d(p.eager_steps) / d(std::max<std::int64_t>(1, p.steps)),
+                static_cast<long long>(lim.sched.cuda_graph_max_batch));
+  warnings.push_back({"serving.steps_beyond_cuda_graphs",
+                      std::string(what) +
+                          ", so their kernels were issued one by one from the host; raise the runtime's "
+                          "capture size (vLLM --max-cudagraph-capture-size, SGLang --cuda-graph-max-bs) "
+                          "and state it as cuda_graph_max_batch, or lower max_batch"});
+}
+
 // A closed loop of more clients than requests: client k sends request k at time 0 and no client
 // beyond num_requests ever sends, so the run is num_requests requests sent at once (an offline
 // burst), not a steady state of `concurrency` users. Benchmarks send several requests per client
@@ -366,8 +401,10 @@ Result<ServingPrediction> ServingRunner::run(double requests_per_s, std::int64_t
   if (auto err = step_bound(sv, pools_->pool ? pools_->pool->limits() : pools_->dec->limits())) return *err;
   auto out = pools_->pool ? simulate_serving(sv, *pools_->pool, pools_->s.num_devices)
                           : simulate_serving(sv, *pools_->pre, *pools_->dec, warnings);
-  if (out)
-    warn_overload(sv, *out, warnings), warn_preemption(sv, *out, warnings), warn_idle_clients(sv, warnings);
+  if (!out) return out;
+  warn_overload(sv, *out, warnings), warn_preemption(sv, *out, warnings), warn_idle_clients(sv, warnings);
+  warn_eager(pools_->pool ? pools_->pool->limits() : pools_->dec->limits(),
+             pools_->s.inference->cuda_graphs.value_or(true), *out, warnings);
   return out;
 }
 

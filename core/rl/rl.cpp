@@ -871,6 +871,7 @@ Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out
   out.mean_response_s = sv.e2e.mean;
   out.mean_batch = sv.mean_batch;
   out.preemptions = sv.preemptions;
+  out.eager_steps = sv.eager_steps;
   out.phases.rollout = sv.duration_s;
   out.rollout_makespan_s = sv.duration_s;
   if (s.rl->partial_rollout) {

@@ -148,6 +148,14 @@ struct ServingSpec {
   // scheduling Orca's iteration-level scheduling replaces: Yu et al. 2022, OSDI, Sec. 2.2).
   // false: continuous batching, a finished request's slot refilled at the next step.
   bool static_batching = false;
+  // The largest decode batch the runtime captured a CUDA graph for (0: every step replays one). A
+  // step of more sequences runs without graph replay, each kernel issued from the host: vLLM V1
+  // captures batches up to min(2 x max_num_seqs, 512) (vllm/config/vllm.py, set_cudagraph_sizes:
+  // max_graph_size; its --max-cudagraph-capture-size) and runs larger ones eager; SGLang captures
+  // up to cuda_graph_max_bs (server_args.py: 512 at tp 4 or more on 60-160 GB devices and on every
+  // larger one, 256 below tp 4 on them) and falls back to its eager forward above it (SGLang
+  // docs/advanced_features/cuda_graphs.md: "Larger batches fall back to normal execution").
+  std::int64_t cuda_graph_max_batch = 0;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

@@ -15,6 +15,7 @@ namespace optimus {
 
 struct ReplicaRun {
   std::int64_t steps = 0, preemptions = 0;
+  std::int64_t eager_steps = 0;  // steps of more sequences than the largest captured graph
   // The simulation's work: the sequences each pass of the scheduler's loop schedules, plus one a
   // pass (a decode stretch is one pass, whatever its steps).
   std::int64_t work = 0;

@@ -258,6 +258,7 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
   for (const ReplicaRun& r : runs.runs) {
     out.steps += r.steps;
     out.preemptions += r.preemptions;
+    out.eager_steps += r.eager_steps;
     batch += r.busy_batch;
     kv += r.busy_kv;
     busy += r.busy_time;

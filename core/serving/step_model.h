@@ -42,6 +42,12 @@ struct PoolLimits {
   // where a step's time is affine in the context); tests turn it off to compare step by step.
   bool stretches = true;
 
+  // Whether a step of `sequences` replays a captured CUDA graph (ServingSpec::cuda_graph_max_batch);
+  // a larger one runs eager (ScenarioPool's eager timer, predict/serving.cpp).
+  bool replays_graph(std::int64_t sequences) const {
+    return sched.cuda_graph_max_batch <= 0 || sequences <= sched.cuda_graph_max_batch;
+  }
+
   // Tokens in the whole blocks that hold `tokens`.
   std::int64_t covered(std::int64_t tokens) const { return (tokens + block - 1) / block * block; }
   double bytes_for(std::int64_t tokens) const {

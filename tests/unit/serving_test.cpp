@@ -1251,4 +1251,45 @@ TEST(Serving, StaticBatchesLastAsLongAsTheirLongestResponse) {
   EXPECT_FALSE(w["scenario"]["inference"]["serving"].contains("static_batching"));
 }
 
+// A step of more sequences than the runtime's largest captured CUDA graph runs eager
+// (inference.serving.cuda_graph_max_batch; vLLM V1 captures up to 512): a burst of 1,536 equal
+// Llama 3.2 1B requests at max_batch 1,024 on one H100, every step at least two sequences.
+//  - a capture size the batch never passes (1,024) is the unlimited run, to the bit;
+//  - a capture size of 1 makes every step eager: exactly the run with cuda_graphs false, and it
+//    says so (serving.steps_beyond_cuda_graphs), where the run that is eager by choice does not;
+//  - 512: some steps eager, slower than unlimited and faster than all eager.
+TEST(Serving, StepsBeyondTheLargestCapturedGraphRunEager) {
+  const auto run = [](const json& cap, bool graphs) {
+    json s = base({{"arrival", "offline"}, {"num_requests", 1536}, {"max_batch", 1024}});
+    s["model"] = "llama3.2-1b";
+    s["inference"]["cuda_graphs"] = graphs;
+    if (!cap.is_null()) s["inference"]["serving"]["cuda_graph_max_batch"] = cap;
+    return predict(s);
+  };
+  const json none = run(nullptr, true), wide = run(1024, true), one = run(1, true),
+             eager = run(nullptr, false), vllm = run(512, true);
+  for (const json* p : {&none, &wide, &one, &eager, &vllm}) ASSERT_FALSE(p->contains("error")) << p->dump();
+  const auto dur = [](const json& p) { return p["serving"]["duration_s"].get<double>(); };
+  EXPECT_EQ(dur(wide), dur(none));
+  EXPECT_EQ(none["serving"]["eager_steps"], 0);
+  EXPECT_EQ(one["serving"]["eager_steps"], one["serving"]["steps"]);
+  EXPECT_EQ(dur(one), dur(eager));
+  EXPECT_TRUE(warns(one, "serving.steps_beyond_cuda_graphs")) << one["warnings"].dump();
+  EXPECT_FALSE(warns(eager, "serving.steps_beyond_cuda_graphs"));
+  EXPECT_FALSE(warns(none, "serving.steps_beyond_cuda_graphs"));
+  const std::int64_t some = vllm["serving"]["eager_steps"].get<std::int64_t>();
+  EXPECT_GT(some, 0);
+  EXPECT_LT(some, vllm["serving"]["steps"].get<std::int64_t>());
+  EXPECT_GT(dur(vllm), dur(none));
+  EXPECT_LT(dur(vllm), dur(eager));
+  // The vllm profile states vLLM's 512; a negative size is refused where it is.
+  json s = base({{"arrival", "offline"}, {"num_requests", 8}});
+  s["software"] = "vllm";
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  ASSERT_TRUE(v.contains("scenario")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["cuda_graph_max_batch"], 512);
+  s["inference"]["serving"]["cuda_graph_max_batch"] = -1;
+  expect_error(s, "scenario.out_of_range", "/inference/serving/cuda_graph_max_batch");
+}
+
 }  // namespace serving_test

@@ -184,6 +184,25 @@ describe('the page against its time goals', () => {
     site.expectNoProblems();
   });
 
+  test('a serving run past the largest captured CUDA graph says how many steps ran eager, and why', async () => {
+    // Llama 3.2 1B on one H100 under vLLM (which captures up to 512 sequences) with 1,024 in flight.
+    const scenario = { schema_version: 1, model: 'llama3.2-1b', system: 'dgx-h100', num_devices: 1, software: 'vllm', inference: { prompt_len: 256, output_len: 256, serving: { arrival: 'offline', num_requests: 1536, max_batch: 1024 } } };
+    const expected = predict(scenario);
+    expect(expected.serving.eager_steps).toBeGreaterThan(0);
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(scenario)}`);
+    await settled(page);
+    expectShownAre(await metrics(page), expected);
+    const warning = page.locator('[data-warning="serving.steps_beyond_cuda_graphs"]');
+    expect(await warning.textContent()).toContain(`${expected.serving.eager_steps.toLocaleString('en-US')} of ${expected.serving.steps.toLocaleString('en-US')} steps`);
+    const serving = page.locator('section.results-section', { has: page.locator('h3', { hasText: 'Serving' }) });
+    expect(await serving.textContent()).toContain('of the steps held more sequences than the largest batch the runtime captured a CUDA graph for');
+    await page.locator('[data-testid="warnings"]').screenshot({ path: `${OUT}serving-eager-warning.png` });
+    await serving.screenshot({ path: `${OUT}serving-eager-intro.png` });
+    await page.close();
+    site.expectNoProblems();
+  });
+
   test('an edit re-estimates, fast, and updates the address', async () => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);

@@ -808,6 +808,7 @@ export interface SoftwareProfile {
     | 'linear_attention_overlap'
     | 'budget_split_over_dp'
     | 'static_batching'
+    | 'cuda_graph_max_batch'
   > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
 }
 /**
@@ -1312,6 +1313,10 @@ export interface ServingSpec {
    */
   static_batching?: boolean;
   /**
+   * The largest batch the runtime captured a CUDA graph for; a step of more sequences runs eager, each kernel issued from the host and taking at least software.launch_interval_us (vLLM V1 captures up to min(2 x max_num_seqs, 512) and runs larger batches eager; SGLang's cuda_graph_max_bs is 512 at tp 4 or more on 60-160 GB devices and on larger ones, 256 below tp 4 on them, and it falls back to its eager forward above it). 0: every step replays a graph. Ignored where inference.cuda_graphs is false (every step eager). Unit: sequences.
+   */
+  cuda_graph_max_batch?: number;
+  /**
    * Seed of request lengths and arrivals. Lengths are drawn one in each of num_requests equally likely strata of their distribution, in random order (Latin hypercube sampling), so the requests' mean length is the distribution's whatever the seed; arrival gaps are independent exponential draws.
    */
   seed?: number;
@@ -1504,6 +1509,10 @@ export interface RlSpec {
      * The rollout generates in static batches of max_batch responses per engine, each to its longest (as inference.serving.static_batching): a trainer that calls generate on a micro-batch of prompts and waits for it, as OpenRLHF's Ray trainer did before its whole-batch rollout (each actor rank's micro_rollout_batch_size prompts per vLLM call, RemoteExperienceMaker._generate_vllm at 0baf3dd), DeepSpeed-Chat's hybrid engine and TRL without vLLM. Give max_batch as the responses one engine takes per call.
      */
     static_batching?: boolean;
+    /**
+     * The rollout engine's largest captured batch (as inference.serving.cuda_graph_max_batch; verl passes vLLM's cudagraph_capture_sizes); absent: the software profile's. Unit: sequences.
+     */
+    cuda_graph_max_batch?: number;
     /**
      * The engine replays captured CUDA graphs for its decode steps. false: eager (enforce_eager), each kernel issued from the host at the rollout software's launch_interval_us (vllm, sglang: 30 us; docs/rl.md).
      */
@@ -2436,6 +2445,10 @@ export interface Serving {
    */
   preemptions: number;
   /**
+   * Steps with more sequences than cuda_graph_max_batch, run without CUDA graphs.
+   */
+  eager_steps: number;
+  /**
    * Requests meeting both SLOs / duration (all of them without an slo). Unit: requests/s.
    */
   goodput_requests_per_s: number;
@@ -2814,6 +2827,10 @@ export interface RlResult {
      * Requests preempted for KV blocks (recomputed later).
      */
     preemptions: number;
+    /**
+     * Rollout steps with more sequences than the engine's largest captured CUDA graph (rl.rollout.cuda_graph_max_batch), run eager.
+     */
+    eager_steps: number;
     /**
      * rl.async.partial_rollout in effect.
      */
