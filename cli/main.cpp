@@ -375,8 +375,11 @@ void print_prediction(const json& p) {
               << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used (peak "
               << num(100 * v["kv_peak_utilisation"].get<double>(), "%.0f") << "%) of "
               << v["kv_capacity_tokens"].get<long long>() << " tokens, " << v["preemptions"].get<long long>()
-              << " preemptions\n"
-              << "  KV cache pool       "
+              << " preemptions\n";
+    if (const long long eager = v.value("eager_steps", 0LL); eager > 0)
+      std::cout << "  eager steps         " << eager << " of " << v["steps"].get<long long>()
+                << " (more sequences than the largest captured CUDA graph)\n";
+    std::cout << "  KV cache pool       "
               << num(v["kv_pool_bytes_per_device"].get<double>() / (1024.0 * 1024 * 1024), "%.2f")
               << " GiB per device, set aside at start (the memory below is one static batch's)\n";
     if (v.contains("slo")) {
