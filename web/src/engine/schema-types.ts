@@ -1313,7 +1313,7 @@ export interface ServingSpec {
    */
   static_batching?: boolean;
   /**
-   * The largest batch the runtime captured a CUDA graph for; a step of more sequences runs eager, each kernel issued from the host and taking at least software.launch_interval_us (vLLM V1 captures up to min(2 x max_num_seqs, 512) and runs larger batches eager; SGLang's cuda_graph_max_bs is 512 at tp 4 or more on 60-160 GB devices and on larger ones, 256 below tp 4 on them, and it falls back to its eager forward above it). 0: every step replays a graph. Ignored where inference.cuda_graphs is false (every step eager). Unit: sequences.
+   * The largest batch the runtime captured a CUDA graph for; a step of more sequences runs eager, each kernel issued from the host and taking at least software.launch_interval_us (vLLM V1 captures up to min(2 x max_num_seqs, 512) and runs larger batches eager; SGLang's cuda_graph_max_bs is 512 at tp 4 or more on 60-160 GB devices and on larger ones, 256 below tp 4 on them, and it falls back to its eager forward above it). 0: every step replays a graph. Ignored where inference.cuda_graphs is false (every step eager). A static batch (inference.batch without serving) is taken as captured. Unit: sequences.
    */
   cuda_graph_max_batch?: number;
   /**
