@@ -645,6 +645,10 @@ void inferencex_layout(ojson& s, const Num& num, bool dp_attention, const std::s
          per_worker ? "max_running_requests / tp (SGLang's per-worker share)" : "max_running_requests",
          filled);
   }
+  // SGLang's cuda_graph_max_bs is the largest decode batch it captures, each rank's (its graphs
+  // run a rank's local batch): a step of more sequences runs eager.
+  if (auto v = num("cuda_graph_max_bs"); v && *v >= 1)
+    fill(sv, "cuda_graph_max_batch", std::llround(*v), "inference.serving.", "cuda_graph_max_bs", filled);
   if (auto v = num("chunked_prefill_size"))
     fill(sv, "max_num_tokens", std::llround(*v), "inference.serving.", "chunked_prefill_size", filled);
   else if (auto t = num("trt_max_num_tokens"))
@@ -687,6 +691,7 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
                                          "mean_tpot_s",
 
                                          "max_running_requests",
+                                         "cuda_graph_max_bs",
                                          "chunked_prefill_size",
                                          "trt_max_num_tokens",
                                          "dp_attention",

@@ -493,8 +493,11 @@ TEST(Import, InferenceXRows) {
   EXPECT_EQ(sv["concurrency"], 32);
   EXPECT_EQ(sv["input_len"], 922);  // 1024 x (1 + 0.8) / 2
   EXPECT_EQ(r["measurements"][2]["scenario"]["inference"]["serving"]["concurrency"], 128);
-  // The row's launch limits: --max-running-requests and --chunked-prefill-size, at tp 4 x ep 4.
+  // The row's launch limits: --max-running-requests, --cuda-graph-max-bs and --chunked-prefill-size,
+  // at tp 4 x ep 4; the columns read are not listed as unread.
   EXPECT_EQ(sv["max_batch"], 256);
+  EXPECT_EQ(sv["cuda_graph_max_batch"], 256);
+  EXPECT_FALSE(lists(r["unread"], "cuda_graph_max_bs"));
   EXPECT_EQ(sv["max_num_tokens"], 16384);
   EXPECT_EQ(r["measurements"][0]["scenario"]["parallel"]["tp"], 4);
 }
