@@ -203,6 +203,25 @@ describe('the page against its time goals', () => {
     site.expectNoProblems();
   });
 
+  test('an RL rollout past the largest captured CUDA graph counts its eager steps in the rollout\'s formula', async () => {
+    // verl's 7B colocated job on 32 H20 (1,024 responses an engine, vLLM capturing up to 512).
+    const job = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 32, rl: { prompts_per_step: 512, samples_per_prompt: 16, prompt_len: 1024, response_len: 4096, rollout: { tp: 4 } } };
+    const expected = predict(job);
+    expect(expected.rl.rollout.eager_steps).toBeGreaterThan(0);
+    const page = await site.page();
+    await page.goto(`${site.origin}/${await encodeFragment(job)}`);
+    await settled(page);
+    const rl = page.locator('[data-testid="rl"]');
+    const rollout = rl.locator('.metric', { has: page.locator('[data-metric="rl.phases_s.rollout"]') });
+    await rollout.locator('summary').click();
+    const shown = (await rollout.textContent())!;
+    expect(shown).toContain('steps beyond the largest CUDA graph (run eager)');
+    expect(shown).toContain(expected.rl.rollout.eager_steps.toLocaleString('en-US'));
+    await rollout.screenshot({ path: `${OUT}rl-rollout-eager-steps.png` });
+    await page.close();
+    site.expectNoProblems();
+  });
+
   test('an edit re-estimates, fast, and updates the address', async () => {
     const page = await site.page();
     await page.goto(`${site.origin}/${await encodeFragment(defaultScenario)}`);
