@@ -508,6 +508,7 @@ Fields<ServingSpec> make_scheduler() {
   t.boolean("budget_split_over_dp", AT(budget_split_over_dp)).written(Write::nonzero).def();
   t.boolean("static_batching", AT(static_batching)).written(Write::nonzero).def();
   t.integer("cuda_graph_max_batch", 0, kMaxRequests, AT(cuda_graph_max_batch)).written(Write::nonzero).def();
+  t.boolean("prefill_cuda_graphs", AT(prefill_cuda_graphs)).def();
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
   t.after = [](Reader& r, ServingSpec& d) {
     if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))

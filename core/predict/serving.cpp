@@ -165,7 +165,7 @@ class ScenarioPool final : public StepModel {
     // A step beyond the largest captured graph issues its kernels from the host one by one
     // (ServingSpec::cuda_graph_max_batch): the same step timed with graphs off, whose kernels each
     // take at least the software's launch interval (host_bound, cost/op_timer.h).
-    if (limits().sched.cuda_graph_max_batch > 0 && s_.inference->cuda_graphs.value_or(true)) {
+    if (limits().has_eager_steps() && s_.inference->cuda_graphs.value_or(true)) {
       eager_scenario_ = s_;
       eager_scenario_->inference->cuda_graphs = false;
       eager_.emplace(*eager_scenario_);
@@ -173,9 +173,15 @@ class ScenarioPool final : public StepModel {
   }
   double step_s(const std::vector<SeqGroup>& groups) override {
     if (eager_) {
+      // The decode group steps 1 + spec_k tokens a sequence (ReplicaSim::step_time); any other
+      // group is a prompt chunk.
       std::int64_t sequences = 0;
-      for (const SeqGroup& g : groups) sequences += g.sequences;
-      if (!limits().replays_graph(sequences)) return (*eager_)(groups).value;
+      bool chunk = false;
+      for (const SeqGroup& g : groups) {
+        sequences += g.sequences;
+        chunk = chunk || g.new_tokens != 1 + limits().spec_k;
+      }
+      if (!limits().replays_graph(sequences, chunk)) return (*eager_)(groups).value;
     }
     return target_(groups).value;
   }
@@ -330,13 +336,13 @@ void warn_preemption(const ServingSpec& sv, const ServingPrediction& p, std::vec
 // runtime's knob, since nothing else in the output says why a larger batch got slower per token.
 void warn_eager(const PoolLimits& lim, bool graphs, const ServingPrediction& p,
                 std::vector<Warning>& warnings) {
-  if (!graphs || p.eager_steps <= 0 || 10 * p.eager_steps < p.steps) return;
+  if (!graphs || p.beyond_graphs <= 0 || 10 * p.beyond_graphs < p.steps) return;
   char what[240];
   std::snprintf(what, sizeof what,
                 "%lld of %lld steps (%.0f%%) ran more sequences than the largest captured CUDA graph "
                 "(cuda_graph_max_batch %lld)",
-                static_cast<long long>(p.eager_steps), static_cast<long long>(p.steps),
-                100.0 * d(p.eager_steps) / d(std::max<std::int64_t>(1, p.steps)),
+                static_cast<long long>(p.beyond_graphs), static_cast<long long>(p.steps),
+                100.0 * d(p.beyond_graphs) / d(std::max<std::int64_t>(1, p.steps)),
                 static_cast<long long>(lim.sched.cuda_graph_max_batch));
   warnings.push_back({"serving.steps_beyond_cuda_graphs",
                       std::string(what) +

@@ -156,6 +156,11 @@ struct ServingSpec {
   // larger one, 256 below tp 4 on them) and falls back to its eager forward above it (SGLang
   // docs/advanced_features/cuda_graphs.md: "Larger batches fall back to normal execution").
   std::int64_t cuda_graph_max_batch = 0;
+  // Whether a step that prefills a prompt chunk replays a graph too (up to cuda_graph_max_batch).
+  // vLLM V1 captures mixed batches as piecewise graphs; SGLang runs its extend (prefill) batches
+  // eager unless --enable-piecewise-cuda-graph is given (server_args.py: enable_piecewise_cuda_graph
+  // False by default): false in the sglang profiles.
+  bool prefill_cuda_graphs = true;
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

@@ -259,6 +259,7 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
     out.steps += r.steps;
     out.preemptions += r.preemptions;
     out.eager_steps += r.eager_steps;
+    out.beyond_graphs += r.beyond_graphs;
     batch += r.busy_batch;
     kv += r.busy_kv;
     busy += r.busy_time;

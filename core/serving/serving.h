@@ -64,9 +64,10 @@ struct ServingPrediction {
   // engine allocates them whole at start (vLLM's and SGLang's block pools), whatever the stream uses.
   double kv_pool_bytes_per_device = 0;
   std::int64_t preemptions = 0;
-  // Steps of more sequences than the runtime's largest captured CUDA graph
-  // (ServingSpec::cuda_graph_max_batch), run eager.
-  std::int64_t eager_steps = 0;
+  // Steps run without a CUDA graph: of more sequences than the runtime's largest captured graph
+  // (ServingSpec::cuda_graph_max_batch), or prefilling where the runtime prefills eager
+  // (ServingSpec::prefill_cuda_graphs); beyond_graphs counts the first kind alone.
+  std::int64_t eager_steps = 0, beyond_graphs = 0;
   double goodput_requests_per_s = 0;  // requests meeting both SLOs (all of them without an slo)
   double duration_s = 0;              // first arrival to last completion
   std::int64_t completed = 0, steps = 0, replicas = 1, devices = 1;

@@ -42,11 +42,18 @@ struct PoolLimits {
   // where a step's time is affine in the context); tests turn it off to compare step by step.
   bool stretches = true;
 
-  // Whether a step of `sequences` replays a captured CUDA graph (ServingSpec::cuda_graph_max_batch);
-  // a larger one runs eager (ScenarioPool's eager timer, predict/serving.cpp).
-  bool replays_graph(std::int64_t sequences) const {
+  // Whether a step of `sequences` fits the largest captured CUDA graph
+  // (ServingSpec::cuda_graph_max_batch); a larger one runs eager.
+  bool within_graphs(std::int64_t sequences) const {
     return sched.cuda_graph_max_batch <= 0 || sequences <= sched.cuda_graph_max_batch;
   }
+  // Whether a step replays a captured graph: within it, and without a prompt chunk where the
+  // runtime prefills eager (ServingSpec::prefill_cuda_graphs). Otherwise ScenarioPool's eager timer
+  // (predict/serving.cpp) times it.
+  bool replays_graph(std::int64_t sequences, bool prompt_chunk) const {
+    return within_graphs(sequences) && (!prompt_chunk || sched.prefill_cuda_graphs);
+  }
+  bool has_eager_steps() const { return sched.cuda_graph_max_batch > 0 || !sched.prefill_cuda_graphs; }
 
   // Tokens in the whole blocks that hold `tokens`.
   std::int64_t covered(std::int64_t tokens) const { return (tokens + block - 1) / block * block; }

@@ -1282,12 +1282,30 @@ TEST(Serving, StepsBeyondTheLargestCapturedGraphRunEager) {
   EXPECT_LT(some, vllm["serving"]["steps"].get<std::int64_t>());
   EXPECT_GT(dur(vllm), dur(none));
   EXPECT_LT(dur(vllm), dur(eager));
+  // A runtime that prefills eager (SGLang's extend batches: prefill_cuda_graphs false) times every
+  // step with a prompt chunk eager, within the capture size or not, and says nothing of it: the
+  // warning is for steps past the captured batch.
+  json pre = base(
+      {{"arrival", "offline"}, {"num_requests", 1536}, {"max_batch", 1024}, {"prefill_cuda_graphs", false}});
+  pre["model"] = "llama3.2-1b";
+  const json prefill_eager = predict(pre);
+  ASSERT_FALSE(prefill_eager.contains("error")) << prefill_eager.dump();
+  const std::int64_t eager_prefills = prefill_eager["serving"]["eager_steps"].get<std::int64_t>();
+  EXPECT_GT(eager_prefills, 0);
+  EXPECT_LT(eager_prefills, prefill_eager["serving"]["steps"].get<std::int64_t>());
+  EXPECT_GT(dur(prefill_eager), dur(none));
+  EXPECT_FALSE(warns(prefill_eager, "serving.steps_beyond_cuda_graphs"));
   // The vllm profile states vLLM's 512; a negative size is refused where it is.
   json s = base({{"arrival", "offline"}, {"num_requests", 8}});
   s["software"] = "vllm";
   const json v = json::parse(optimus::api::validate(s.dump()));
   ASSERT_TRUE(v.contains("scenario")) << v.dump().substr(0, 300);
   EXPECT_EQ(v["scenario"]["inference"]["serving"]["cuda_graph_max_batch"], 512);
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["prefill_cuda_graphs"], true);
+  s["software"] = "sglang";
+  const json g = json::parse(optimus::api::validate(s.dump()));
+  EXPECT_EQ(g["scenario"]["inference"]["serving"]["prefill_cuda_graphs"], false);
+  s["software"] = "vllm";
   s["inference"]["serving"]["cuda_graph_max_batch"] = -1;
   expect_error(s, "scenario.out_of_range", "/inference/serving/cuda_graph_max_batch");
 }

@@ -809,6 +809,7 @@ export interface SoftwareProfile {
     | 'budget_split_over_dp'
     | 'static_batching'
     | 'cuda_graph_max_batch'
+    | 'prefill_cuda_graphs'
   > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
 }
 /**
@@ -1316,6 +1317,10 @@ export interface ServingSpec {
    * The largest batch the runtime captured a CUDA graph for; a step of more sequences runs eager, each kernel issued from the host and taking at least software.launch_interval_us (vLLM V1 captures up to min(2 x max_num_seqs, 512) and runs larger batches eager; SGLang's cuda_graph_max_bs is 512 at tp 4 or more on 60-160 GB devices and on larger ones, 256 below tp 4 on them, and it falls back to its eager forward above it). 0: every step replays a graph. Ignored where inference.cuda_graphs is false (every step eager). A static batch (inference.batch without serving) is taken as captured. Unit: sequences.
    */
   cuda_graph_max_batch?: number;
+  /**
+   * Whether a step that prefills a prompt chunk replays a CUDA graph too (up to cuda_graph_max_batch): vLLM V1 captures mixed batches as piecewise graphs; SGLang runs its extend (prefill) batches eager unless --enable-piecewise-cuda-graph is given, so the sglang profiles set false and such a step is timed eager.
+   */
+  prefill_cuda_graphs?: boolean;
   /**
    * Seed of request lengths and arrivals. Lengths are drawn one in each of num_requests equally likely strata of their distribution, in random order (Latin hypercube sampling), so the requests' mean length is the distribution's whatever the seed; arrival gaps are independent exponential draws.
    */
@@ -2445,7 +2450,7 @@ export interface Serving {
    */
   preemptions: number;
   /**
-   * Steps with more sequences than cuda_graph_max_batch, run without CUDA graphs.
+   * Steps run without CUDA graphs: more sequences than cuda_graph_max_batch, or a prompt chunk where prefill_cuda_graphs is false.
    */
   eager_steps: number;
   /**
@@ -2828,7 +2833,7 @@ export interface RlResult {
      */
     preemptions: number;
     /**
-     * Rollout steps with more sequences than the engine's largest captured CUDA graph (rl.rollout.cuda_graph_max_batch), run eager.
+     * Rollout steps run without CUDA graphs: more sequences than the engine's largest captured graph (rl.rollout.cuda_graph_max_batch), or a prompt chunk on an engine that prefills eager (prefill_cuda_graphs of its profile).
      */
     eager_steps: number;
     /**
