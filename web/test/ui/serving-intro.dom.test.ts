@@ -26,11 +26,11 @@ describe('the serving intro', () => {
     expect(one).toContain(', 1 preemption)');
     expect(servingIntro({ ...serving, preemptions: 1402 }).textContent).toContain(', 1,402 preemptions)');
   });
-  it('says how many steps ran past the largest captured CUDA graph, and nothing where none did', () => {
+  it('says how many steps ran without CUDA graphs, and nothing where none did', () => {
     const serving = golden.serving!;
     expect(serving.eager_steps).toBe(0);
     expect(servingIntro(serving).textContent).not.toContain('CUDA graph');
     const words = servingIntro({ ...serving, eager_steps: 1234 }).textContent ?? '';
-    expect(words).toContain('1,234 of the steps held more sequences than the largest batch the runtime captured a CUDA graph for');
+    expect(words).toContain('1,234 of the steps ran without CUDA graphs (more sequences than the largest batch the runtime captured, or a prompt chunk on a runtime that prefills eager)');
   });
 });
