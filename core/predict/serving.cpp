@@ -162,9 +162,10 @@ class ScenarioPool final : public StepModel {
         target_(s_),
         job_devices_(job_devices) {
     if (draft_scenario_) draft_.emplace(*draft_scenario_);
-    // A step beyond the largest captured graph issues its kernels from the host one by one
-    // (ServingSpec::cuda_graph_max_batch): the same step timed with graphs off, whose kernels each
-    // take at least the software's launch interval (host_bound, cost/op_timer.h).
+    // A step that replays no graph (beyond the largest captured batch, ServingSpec::
+    // cuda_graph_max_batch, or prefilling on a runtime that prefills eager, prefill_cuda_graphs)
+    // issues its kernels from the host one by one: the same step timed with graphs off, whose
+    // kernels each take at least the software's launch interval (host_bound, cost/op_timer.h).
     if (limits().has_eager_steps() && s_.inference->cuda_graphs.value_or(true)) {
       eager_scenario_ = s_;
       eager_scenario_->inference->cuda_graphs = false;
