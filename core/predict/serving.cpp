@@ -173,17 +173,7 @@ class ScenarioPool final : public StepModel {
     }
   }
   double step_s(const std::vector<SeqGroup>& groups) override {
-    if (eager_) {
-      // The decode group steps 1 + spec_k tokens a sequence (ReplicaSim::step_time); any other
-      // group is a prompt chunk.
-      std::int64_t sequences = 0;
-      bool chunk = false;
-      for (const SeqGroup& g : groups) {
-        sequences += g.sequences;
-        chunk = chunk || g.new_tokens != 1 + limits().spec_k;
-      }
-      if (!limits().replays_graph(sequences, chunk)) return (*eager_)(groups).value;
-    }
+    if (eager_ && !limits().replays_graph(groups)) return (*eager_)(groups).value;
     return target_(groups).value;
   }
   double draft_s(const std::vector<SeqGroup>& groups) override { return (*draft_)(groups).value; }

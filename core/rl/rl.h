@@ -59,7 +59,7 @@ struct RlPrediction {
   double mean_response_s = 0;     // mean time a response takes (e2e)
   double mean_batch = 0;          // time-weighted running sequences per replica
   std::int64_t preemptions = 0;
-  std::int64_t eager_steps = 0;  // rollout steps beyond the largest captured CUDA graph
+  std::int64_t eager_steps = 0;  // rollout steps without CUDA graphs (ServingPrediction::eager_steps)
   // Training: the trainer's layout and one optimizer step (a mini-batch).
   ParallelPlan train_plan;
   std::int64_t train_devices = 0, train_global_batch = 0, train_seq_len = 0;

@@ -239,8 +239,8 @@ class ReplicaSim {
       for (const Emitted& e : other_gaps_) run_.gaps->add((t_ - e.from_time) / d(e.tokens), d(e.tokens));
     }
     ++run_.steps;
-    run_.eager_steps += pool_.replays_graph(scheduled_, prefill_tokens_ > 0) ? 0 : 1;
-    run_.beyond_graphs += pool_.within_graphs(scheduled_) ? 0 : 1;
+    run_.eager_steps += pool_.replays_graph(groups_) ? 0 : 1;  // the groups step_time() timed
+    run_.beyond_graphs += pool_.within_graphs(groups_) ? 0 : 1;
     run_.busy_batch += d(scheduled_) * dt;
     run_.busy_kv += used_ / capacity_ * dt;
     run_.peak_kv = std::max(run_.peak_kv, used_ / capacity_);
@@ -382,10 +382,9 @@ class ReplicaSim {
     const double total = d(extra) * (dt + end) / 2.0 + (end - dt) / 2.0;
     t_ += total;
     run_.steps += extra;
-    const auto n_running = static_cast<std::int64_t>(running_.size());
-    run_.eager_steps += pool_.replays_graph(n_running, false) ? 0 : extra;
-    run_.beyond_graphs += pool_.within_graphs(n_running) ? 0 : extra;
-    const double batch = d(n_running);
+    run_.eager_steps += pool_.replays_graph(groups_) ? 0 : extra;  // the decode group alone
+    run_.beyond_graphs += pool_.within_graphs(groups_) ? 0 : extra;
+    const double batch = d(static_cast<std::int64_t>(running_.size()));
     if (spec_k_ > 0) {
       record_speculated(dt, slope, extra);
     } else if (run_.record_steps) {

@@ -42,18 +42,29 @@ struct PoolLimits {
   // where a step's time is affine in the context); tests turn it off to compare step by step.
   bool stretches = true;
 
-  // Whether a step of `sequences` fits the largest captured CUDA graph
-  // (ServingSpec::cuda_graph_max_batch); a larger one runs eager.
-  bool within_graphs(std::int64_t sequences) const {
-    return sched.cuda_graph_max_batch <= 0 || sequences <= sched.cuda_graph_max_batch;
+  // Whether a step over `groups` fits the largest captured CUDA graph
+  // (ServingSpec::cuda_graph_max_batch); a step of more sequences runs eager.
+  bool within_graphs(const std::vector<SeqGroup>& groups) const {
+    return sched.cuda_graph_max_batch <= 0 || sequences_of(groups) <= sched.cuda_graph_max_batch;
   }
-  // Whether a step replays a captured graph: within it, and without a prompt chunk where the
-  // runtime prefills eager (ServingSpec::prefill_cuda_graphs). Otherwise ScenarioPool's eager timer
-  // (predict/serving.cpp) times it.
-  bool replays_graph(std::int64_t sequences, bool prompt_chunk) const {
-    return within_graphs(sequences) && (!prompt_chunk || sched.prefill_cuda_graphs);
+  // Whether a step over `groups` replays a captured graph: within it, and without a prompt chunk
+  // where the runtime prefills eager (ServingSpec::prefill_cuda_graphs). Otherwise ScenarioPool's
+  // eager timer (predict/serving.cpp) times it; the replica counts it (ReplicaRun::eager_steps).
+  bool replays_graph(const std::vector<SeqGroup>& groups) const {
+    if (!within_graphs(groups)) return false;
+    if (sched.prefill_cuda_graphs) return true;
+    // The decode group steps 1 + spec_k tokens a sequence (ReplicaSim::step_time); any other group
+    // is a prompt chunk.
+    for (const SeqGroup& g : groups)
+      if (g.new_tokens != 1 + spec_k) return false;
+    return true;
   }
   bool has_eager_steps() const { return sched.cuda_graph_max_batch > 0 || !sched.prefill_cuda_graphs; }
+  static std::int64_t sequences_of(const std::vector<SeqGroup>& groups) {
+    std::int64_t n = 0;
+    for (const SeqGroup& g : groups) n += g.sequences;
+    return n;
+  }
 
   // Tokens in the whole blocks that hold `tokens`.
   std::int64_t covered(std::int64_t tokens) const { return (tokens + block - 1) / block * block; }
