@@ -378,7 +378,7 @@ void print_prediction(const json& p) {
               << " preemptions\n";
     if (const long long eager = v.value("eager_steps", 0LL); eager > 0)
       std::cout << "  eager steps         " << eager << " of " << v["steps"].get<long long>()
-                << " without CUDA graphs (past the largest captured batch, or an eager prefill)\n";
+                << " without CUDA graphs (past the largest captured graph, or an eager prefill)\n";
     std::cout << "  KV cache pool       "
               << num(v["kv_pool_bytes_per_device"].get<double>() / (1024.0 * 1024 * 1024), "%.2f")
               << " GiB per device, set aside at start (the memory below is one static batch's)\n";

@@ -162,8 +162,9 @@ Result<SystemSpec> read_system(const json& v, const std::string& path) {
 namespace {
 
 // inference.serving (docs/contract.md, "inference.serving"): the request stream and the scheduler's limits.
-std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, std::int64_t num_devices,
+std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, const Scenario& s,
                                         const ServingSpec& defaults) {
+  const std::int64_t num_devices = s.num_devices;
   const json* v = ir.get("serving", false);
   if (!v) return std::nullopt;
   std::optional<Error> err;
@@ -173,6 +174,12 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   sv.input_len = io::fixed_length(w.prompt_len);
   sv.output_len = io::fixed_length(w.output_len);
   io::read_fields(io::serving_fields(), r, sv);
+  // The runtime's device-sized defaults (ServingSpec::sizing) for what the scenario leaves
+  // unstated, by the server's tensor-parallel degree: under attention data parallelism the ranks
+  // of one expert group, which SGLang's --tp counts (--tp 8 --dp 8 --enable-dp-attention).
+  const std::int64_t server_tp = s.parallel.tp * std::max<std::int64_t>(1, expert_group_replicas(s.parallel));
+  sv.apply_sizing(s.system.device.hbm_capacity.value / kGiB, server_tp, r.has("max_num_tokens"),
+                  r.has("cuda_graph_max_batch"));
   if (!err && sv.prefill && sv.decode) {
     const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
                               sv.decode->tp * sv.decode->pp * sv.decode->replicas;
@@ -267,7 +274,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
       w.kv_precision = default_kv_precision(w, !s.software || s.software->kv_cache_follows_weights);
     if (s.software && s.software->linear_state_follows_model && !s.model.linear.state_stated)
       s.model.linear.state = Precision::bf16;
-    w.serving = read_serving(ir, w, s.num_devices, s.software ? s.software->serving : ServingSpec{});
+    w.serving = read_serving(ir, w, s, s.software ? s.software->serving : ServingSpec{});
     if (const json* sp = ir.get("speculative", false)) {
       Reader sr(*sp, ir.child("speculative"), err);
       Speculative spec;

@@ -28,6 +28,29 @@ const Fields<T>& once() {
   return f;
 }
 
+// An array of objects, each read by `fields` (at most what the caller checks).
+template <class T>
+std::vector<T> read_object_list(Reader& r, const std::string& key, const Fields<T>& fields) {
+  return r.list<T>(key, false,
+                   [&](const json& v, const std::string&, const std::string& at) -> std::optional<T> {
+                     Reader sr(v, at, r.error_slot());
+                     T x;
+                     read_fields(fields, sr, x);
+                     sr.finish();
+                     if (!sr.ok()) return std::nullopt;
+                     return x;
+                   });
+}
+
+// The same array written back (absent when empty).
+template <class T>
+std::optional<ojson> write_object_list(const std::vector<T>& xs, const Fields<T>& fields) {
+  if (xs.empty()) return std::nullopt;
+  ojson out = ojson::array();
+  for (const T& x : xs) out.push_back(write_fields(fields, x));
+  return out;
+}
+
 std::string join(const std::vector<std::string>& names, const std::string& sep) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
@@ -486,6 +509,30 @@ Fields<ParallelPlan> make_parallel() {
 
 // ---- Serving scheduler -------------------------------------------------------------------------
 
+Fields<ServingSizing> make_sizing_rule() {
+  Fields<ServingSizing> t;
+  t.number("below_GiB", 0, 1e6, AT(below_GiB)).written(Write::nonzero);
+  t.integer("min_tp", 0, kMaxDevices, AT(min_tp)).written(Write::nonzero);
+  t.integer("max_num_tokens", 0, kMaxServingLength, AT(max_num_tokens)).written(Write::nonzero);
+  t.integer("cuda_graph_max_batch", 0, kMaxRequests, AT(cuda_graph_max_batch)).written(Write::nonzero);
+  return t;
+}
+
+const Fields<ServingSizing>& sizing_rule_fields() { return once<ServingSizing, make_sizing_rule>(); }
+
+// serving.sizing: [{below_GiB, min_tp, max_num_tokens, cuda_graph_max_batch}, ...], first match wins.
+void read_sizing(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
+  if (!r.get(f.key, false)) return;  // a profile's rules stay under a scenario that states none
+  sv.sizing = read_object_list(r, f.key, sizing_rule_fields());
+  if (sv.sizing.size() > 32)
+    r.fail("scenario.out_of_range", r.child(f.key),
+           "'sizing' has " + std::to_string(sv.sizing.size()) + " rules; at most 32");
+}
+
+std::optional<ojson> write_sizing(const Field<ServingSpec>&, const ServingSpec& sv) {
+  return write_object_list(sv.sizing, sizing_rule_fields());
+}
+
 Fields<ServingSpec> make_scheduler() {
   Fields<ServingSpec> t;
   t.integer("max_batch", 1, kMaxRequests, AT(max_batch)).def();
@@ -509,6 +556,9 @@ Fields<ServingSpec> make_scheduler() {
   t.boolean("static_batching", AT(static_batching)).written(Write::nonzero).def();
   t.integer("cuda_graph_max_batch", 0, kMaxRequests, AT(cuda_graph_max_batch)).written(Write::nonzero).def();
   t.boolean("prefill_cuda_graphs", AT(prefill_cuda_graphs)).def();
+  t.choice<GraphUnit>("cuda_graph_unit", AT(cuda_graph_unit)).def();
+  t.custom("sizing", array_of(schema_of(sizing_rule_fields()).title("Sizing rule"), 1, 32).json(),
+           read_sizing, write_sizing);
   // A share of the device stated here replaces a profile's fraction; both at once are refused.
   t.after = [](Reader& r, ServingSpec& d) {
     if (r.has("free_gpu_memory_fraction") && r.has("gpu_memory_utilization"))
@@ -1014,16 +1064,7 @@ const Fields<TrainingStage>& stage_fields() { return once<TrainingStage, make_st
 
 // training.stages: at most kMaxTrainingStages.
 void read_stages(const Field<TrainingWorkload>& f, Reader& r, TrainingWorkload& w) {
-  w.stages = r.list<TrainingStage>(
-      f.key, false,
-      [&](const json& v, const std::string&, const std::string& at) -> std::optional<TrainingStage> {
-        Reader sr(v, at, r.error_slot());
-        TrainingStage st;
-        read_fields(stage_fields(), sr, st);
-        sr.finish();
-        if (!sr.ok()) return std::nullopt;
-        return st;
-      });
+  w.stages = read_object_list(r, f.key, stage_fields());
   if (w.stages.size() > kMaxTrainingStages)
     r.fail("scenario.out_of_range", r.child(f.key),
            "'stages' has " + std::to_string(w.stages.size()) + " stages; at most " +
@@ -1031,10 +1072,7 @@ void read_stages(const Field<TrainingWorkload>& f, Reader& r, TrainingWorkload& 
 }
 
 std::optional<ojson> write_stages(const Field<TrainingWorkload>&, const TrainingWorkload& w) {
-  if (w.stages.empty()) return std::nullopt;
-  ojson stages = ojson::array();
-  for (const TrainingStage& st : w.stages) stages.push_back(write_fields(stage_fields(), st));
-  return stages;
+  return write_object_list(w.stages, stage_fields());
 }
 
 Fields<TrainingWorkload> make_training() {
@@ -1500,7 +1538,10 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   if (rr.has("gpu_memory_utilization"))
     rl.rollout.scheduler.gpu_memory_utilization = given.gpu_memory_utilization;
   if (rr.has("static_batching")) rl.rollout.scheduler.static_batching = given.static_batching;
-  if (rr.has("cuda_graph_max_batch")) rl.rollout.scheduler.cuda_graph_max_batch = given.cuda_graph_max_batch;
+  if (rr.has("cuda_graph_max_batch")) {
+    rl.rollout.scheduler.cuda_graph_max_batch = given.cuda_graph_max_batch;
+    for (ServingSizing& rule : rl.rollout.scheduler.sizing) rule.cuda_graph_max_batch = 0;  // stated
+  }
   if (given_graphs) rl.rollout.cuda_graphs = given_graphs;
 }
 

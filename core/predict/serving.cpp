@@ -158,23 +158,39 @@ class ScenarioPool final : public StepModel {
   explicit ScenarioPool(PoolPlan plan, std::int64_t job_devices = 0)
       : StepModel(plan.limits),
         s_(std::move(plan.s)),
+        graphed_(graphed(s_)),
         draft_scenario_(std::move(plan.draft)),
-        target_(s_),
+        target_(graphed_),
         job_devices_(job_devices) {
     if (draft_scenario_) draft_.emplace(*draft_scenario_);
-    // A step that replays no graph (beyond the largest captured batch, ServingSpec::
-    // cuda_graph_max_batch, or prefilling on a runtime that prefills eager, prefill_cuda_graphs)
-    // issues its kernels from the host one by one: the same step timed with graphs off, whose
-    // kernels each take at least the software's launch interval (host_bound, cost/op_timer.h).
-    if (limits().has_eager_steps() && s_.inference->cuda_graphs.value_or(true)) {
-      eager_scenario_ = s_;
-      eager_scenario_->inference->cuda_graphs = false;
-      eager_.emplace(*eager_scenario_);
+    // A step that replays no graph (every step of a runtime run eager, inference.cuda_graphs
+    // false; beyond the largest captured batch, ServingSpec::cuda_graph_max_batch; or prefilling
+    // on a runtime that prefills eager, prefill_cuda_graphs) issues its kernels from the host one
+    // by one, software.launch_interval_us apart. Launches are asynchronous (CUDA C++ Programming
+    // Guide, "Asynchronous Concurrent Execution": control returns to the host before the device
+    // completes the kernel), so the host runs ahead while the GPU works through long kernels and
+    // the GPU waits while the host issues short ones: two stages in a pipeline, and the step takes
+    // the longer of the GPU's work (the step timed as a graph replay) and the host's issue time
+    // (its kernels x the interval). The kernels are counted by the same step timed at a one-second
+    // launch interval, where host_bound (cost/op_timer.h) makes every kernel's time its launch. A
+    // static batch (predict/inference.cpp) keeps the per-kernel floor its interval was fitted with.
+    always_eager_ = !s_.inference->cuda_graphs.value_or(true);
+    launch_s_ = s_.system.software.launch_interval.value;
+    if ((always_eager_ || limits().has_eager_steps()) && launch_s_ > 0) {
+      counting_ = s_;
+      counting_->inference->cuda_graphs = false;
+      counting_->system.software.launch_interval = Seconds(kCountingLaunchS);
+      kernels_.emplace(*counting_);
     }
   }
   double step_s(const std::vector<SeqGroup>& groups) override {
-    if (eager_ && !limits().replays_graph(groups)) return (*eager_)(groups).value;
-    return target_(groups).value;
+    const double gpu = target_(groups).value;
+    if (!kernels_ || (!always_eager_ && limits().replays_graph(groups))) return gpu;
+    return std::max(gpu, issue_s(groups));
+  }
+  double host_wait_s(const std::vector<SeqGroup>& groups) override {
+    if (!kernels_ || (!always_eager_ && limits().replays_graph(groups))) return 0;
+    return std::max(0.0, issue_s(groups) - target_(groups).value);
   }
   double draft_s(const std::vector<SeqGroup>& groups) override { return (*draft_)(groups).value; }
   // The prompt's KV moves from each prefill device to its decode counterpart over the scale-out
@@ -191,10 +207,24 @@ class ScenarioPool final : public StepModel {
 
  private:
   Scenario s_;  // outlives the timers, which keep a reference
-  std::optional<Scenario> draft_scenario_, eager_scenario_;
+  // The launch interval at which kernels_ times a step: longer than any kernel, so its time is
+  // the step's kernel count in seconds.
+  static constexpr double kCountingLaunchS = 1.0;
+  static Scenario graphed(Scenario s) {
+    s.inference->cuda_graphs = true;
+    return s;
+  }
+  Scenario graphed_;  // s_ replaying graphs: the GPU's work of a step
+  std::optional<Scenario> draft_scenario_, counting_;
   StepTimer target_;
-  std::optional<StepTimer> draft_, eager_;
+  std::optional<StepTimer> draft_, kernels_;  // kernels_: a step's kernel count, in seconds
+  bool always_eager_ = false;                 // inference.cuda_graphs false: every step eager
+  double launch_s_ = 0;                       // the eager runtime's launch interval
   std::int64_t job_devices_ = 0;
+  // The host's time to issue an eager step's kernels.
+  double issue_s(const std::vector<SeqGroup>& groups) {
+    return (*kernels_)(groups).value / kCountingLaunchS * launch_s_;
+  }
 };
 
 Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
@@ -323,23 +353,34 @@ void warn_preemption(const ServingSpec& sv, const ServingPrediction& p, std::vec
 }
 
 // Steps of more sequences than the largest captured CUDA graph ran eager (ServingSpec::
-// cuda_graph_max_batch): where they are a tenth of the run or more, the person is told, with the
-// runtime's knob, since nothing else in the output says why a larger batch got slower per token.
+// cuda_graph_max_batch): where they are a tenth of the run or more and waiting on the host cost
+// them a hundredth of the run's step time or more, the person is told, with the runtime's knob,
+// since nothing else in the output says why a larger batch got slower per token.
 void warn_eager(const PoolLimits& lim, bool graphs, const ServingPrediction& p,
                 std::vector<Warning>& warnings) {
   if (!graphs || p.beyond_graphs <= 0 || 10 * p.beyond_graphs < p.steps) return;
+  if (!(p.beyond_graphs_wait_s >= 0.01 * p.step_s)) return;
+  const bool tokens = lim.sched.cuda_graph_unit == GraphUnit::tokens;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.0f%%", 100.0 * p.beyond_graphs_wait_s / p.step_s);
   char what[240];
-  std::snprintf(what, sizeof what,
-                "%lld of %lld steps (%.0f%%) ran more sequences than the largest captured CUDA graph "
-                "(cuda_graph_max_batch %lld)",
-                static_cast<long long>(p.beyond_graphs), static_cast<long long>(p.steps),
-                100.0 * d(p.beyond_graphs) / d(std::max<std::int64_t>(1, p.steps)),
-                static_cast<long long>(lim.sched.cuda_graph_max_batch));
-  warnings.push_back({"serving.steps_beyond_cuda_graphs",
-                      std::string(what) +
-                          ", so their kernels were issued one by one from the host; raise the runtime's "
-                          "capture size (vLLM --max-cudagraph-capture-size, SGLang --cuda-graph-max-bs) "
-                          "and state it as cuda_graph_max_batch, or lower max_batch"});
+  std::snprintf(
+      what, sizeof what,
+      "%lld of %lld steps (%.0f%%) ran more %s than the largest captured CUDA graph "
+      "(cuda_graph_max_batch %lld %s)",
+      static_cast<long long>(p.beyond_graphs), static_cast<long long>(p.steps),
+      100.0 * d(p.beyond_graphs) / d(std::max<std::int64_t>(1, p.steps)), tokens ? "tokens" : "sequences",
+      static_cast<long long>(tokens ? std::min(lim.sched.cuda_graph_max_batch, lim.sched.max_num_tokens)
+                                    : lim.sched.cuda_graph_max_batch),
+      tokens ? "tokens" : "sequences");
+  warnings.push_back(
+      {"serving.steps_beyond_cuda_graphs",
+       std::string(what) +
+           ", so their kernels were issued one by one from the host, and the GPU waited on it for " +
+           std::string(share) +
+           " of the run's step time; raise the runtime's "
+           "capture size (vLLM --max-cudagraph-capture-size, SGLang --cuda-graph-max-bs) "
+           "and state it as cuda_graph_max_batch, or lower max_batch"});
 }
 
 // A closed loop of more clients than requests: client k sends request k at time 0 and no client

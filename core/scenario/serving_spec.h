@@ -78,6 +78,26 @@ struct ServingPool {
   std::optional<std::int64_t> expert_slots;
 };
 
+// A runtime's scheduler defaults sized from the device it runs on and the server's tensor-parallel
+// degree (a software profile's serving.sizing, docs/contract.md): the first rule whose conditions
+// hold supplies what the scenario leaves unstated. SGLang sizes --chunked-prefill-size and
+// --cuda-graph-max-bs so (python/sglang/srt/server_args.py, _handle_gpu_memory_settings: below 20
+// GB of device memory 2048 tokens and 8 sequences; below 35 GB 2048 and 24, 80 at tp 4 or more;
+// below 60 GB 4096 and 32 / 160; below 160 GB (H100, H200, H20) 8192 and 256 / 512; larger (B200,
+// MI300X) 16384 and 512).
+struct ServingSizing {
+  double below_GiB = 0;                   // the device's memory below this (0: any)
+  std::int64_t min_tp = 0;                // the server's tensor-parallel degree at least this (0: any)
+  std::int64_t max_num_tokens = 0;        // its step budget (0: left as it is)
+  std::int64_t cuda_graph_max_batch = 0;  // its largest captured graph (0: left as it is)
+  bool holds(double device_GiB, std::int64_t tp) const {
+    return (below_GiB <= 0 || device_GiB < below_GiB) && (min_tp <= 0 || tp >= min_tp);
+  }
+};
+
+// What a step's size is counted in against the largest captured CUDA graph.
+OPTIMUS_ENUM(GraphUnit, sequences, tokens);
+
 struct ServingSpec {
   Arrival arrival = Arrival::offline;
   double requests_per_s = 0;     // poisson
@@ -161,6 +181,28 @@ struct ServingSpec {
   // eager unless --enable-piecewise-cuda-graph is given (server_args.py: enable_piecewise_cuda_graph
   // False by default): false in the sglang profiles.
   bool prefill_cuda_graphs = true;
+  // What cuda_graph_max_batch counts. sequences: a step's sequences (SGLang's cuda_graph_max_bs,
+  // a batch size; TensorRT-LLM's cuda_graph_config.max_batch_size). tokens: a step's tokens, a
+  // decoding sequence 1 + its draft tokens and a prompt chunk its own length, and never more than
+  // max_num_tokens (vLLM V1 captures graphs by num_tokens: vllm/config/vllm.py,
+  // _set_cudagraph_sizes, max_cudagraph_capture_size = min(max_num_seqs x (1 + num_speculative_
+  // tokens) x 2, 512) and at most max_num_batched_tokens; its CUDA-graph dispatcher runs a step of
+  // more tokens without one).
+  GraphUnit cuda_graph_unit = GraphUnit::sequences;
+  // The software profile's device-sized defaults (ServingSizing); read_serving applies them to the
+  // keys a scenario leaves unstated and clears them, an RL rollout once its engine's tp is known.
+  std::vector<ServingSizing> sizing;
+  // Lays the first rule that holds over max_num_tokens and cuda_graph_max_batch, except where
+  // `keep_tokens` / `keep_graphs` (the scenario states them), and clears the rules.
+  void apply_sizing(double device_GiB, std::int64_t tp, bool keep_tokens, bool keep_graphs) {
+    for (const ServingSizing& r : sizing) {
+      if (!r.holds(device_GiB, tp)) continue;
+      if (!keep_tokens && r.max_num_tokens > 0) max_num_tokens = r.max_num_tokens;
+      if (!keep_graphs && r.cuda_graph_max_batch > 0) cuda_graph_max_batch = r.cuda_graph_max_batch;
+      break;
+    }
+    sizing.clear();
+  }
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set
   std::uint64_t seed = 1;

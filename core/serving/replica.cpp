@@ -240,7 +240,10 @@ class ReplicaSim {
     }
     ++run_.steps;
     run_.eager_steps += pool_.replays_graph(groups_) ? 0 : 1;  // the groups step_time() timed
-    run_.beyond_graphs += pool_.within_graphs(groups_) ? 0 : 1;
+    if (!pool_.within_graphs(groups_)) {
+      ++run_.beyond_graphs;
+      run_.beyond_graphs_wait_s += model_.host_wait_s(groups_);
+    }
     run_.busy_batch += d(scheduled_) * dt;
     run_.busy_kv += used_ / capacity_ * dt;
     run_.peak_kv = std::max(run_.peak_kv, used_ / capacity_);
@@ -383,7 +386,10 @@ class ReplicaSim {
     t_ += total;
     run_.steps += extra;
     run_.eager_steps += pool_.replays_graph(groups_) ? 0 : extra;  // the decode group alone
-    run_.beyond_graphs += pool_.within_graphs(groups_) ? 0 : extra;
+    if (!pool_.within_graphs(groups_)) {
+      run_.beyond_graphs += extra;
+      run_.beyond_graphs_wait_s += d(extra) * model_.host_wait_s(groups_);  // at the stretch's first step
+    }
     const double batch = d(static_cast<std::int64_t>(running_.size()));
     if (spec_k_ > 0) {
       record_speculated(dt, slope, extra);

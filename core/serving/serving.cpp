@@ -260,6 +260,8 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
     out.preemptions += r.preemptions;
     out.eager_steps += r.eager_steps;
     out.beyond_graphs += r.beyond_graphs;
+    out.beyond_graphs_wait_s += r.beyond_graphs_wait_s;
+    out.step_s += r.busy_time;
     batch += r.busy_batch;
     kv += r.busy_kv;
     busy += r.busy_time;

@@ -68,6 +68,9 @@ struct ServingPrediction {
   // (ServingSpec::cuda_graph_max_batch), or prefilling where the runtime prefills eager
   // (ServingSpec::prefill_cuda_graphs); beyond_graphs counts the first kind alone.
   std::int64_t eager_steps = 0, beyond_graphs = 0;
+  // Seconds the beyond_graphs steps of every replica waited on the host, and the replicas' step
+  // time in all: what capturing them would have saved, against what the run took.
+  double beyond_graphs_wait_s = 0, step_s = 0;
   double goodput_requests_per_s = 0;  // requests meeting both SLOs (all of them without an slo)
   double duration_s = 0;              // first arrival to last completion
   std::int64_t completed = 0, steps = 0, replicas = 1, devices = 1;

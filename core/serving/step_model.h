@@ -5,6 +5,7 @@
 // scheduler's own settings (token budget, batch, host times) come with it in `sched`.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -43,9 +44,13 @@ struct PoolLimits {
   bool stretches = true;
 
   // Whether a step over `groups` fits the largest captured CUDA graph
-  // (ServingSpec::cuda_graph_max_batch); a step of more sequences runs eager.
+  // (ServingSpec::cuda_graph_max_batch, counted in sequences or in tokens as cuda_graph_unit says,
+  // tokens never more than the step budget); a larger step runs eager.
   bool within_graphs(const std::vector<SeqGroup>& groups) const {
-    return sched.cuda_graph_max_batch <= 0 || sequences_of(groups) <= sched.cuda_graph_max_batch;
+    if (sched.cuda_graph_max_batch <= 0) return true;
+    if (sched.cuda_graph_unit == GraphUnit::sequences)
+      return sequences_of(groups) <= sched.cuda_graph_max_batch;
+    return tokens_of(groups) <= std::min(sched.cuda_graph_max_batch, sched.max_num_tokens);
   }
   // Whether a step over `groups` replays a captured graph: within it, and without a prompt chunk
   // where the runtime prefills eager (ServingSpec::prefill_cuda_graphs). Otherwise ScenarioPool's
@@ -63,6 +68,11 @@ struct PoolLimits {
   static std::int64_t sequences_of(const std::vector<SeqGroup>& groups) {
     std::int64_t n = 0;
     for (const SeqGroup& g : groups) n += g.sequences;
+    return n;
+  }
+  static std::int64_t tokens_of(const std::vector<SeqGroup>& groups) {
+    std::int64_t n = 0;
+    for (const SeqGroup& g : groups) n += g.sequences * g.new_tokens;
     return n;
   }
 
@@ -89,6 +99,9 @@ class StepModel {
   virtual double step_s(const std::vector<SeqGroup>& groups) = 0;
   // Seconds of one pass of the speculative draft over `groups` (only where limits().draft).
   virtual double draft_s(const std::vector<SeqGroup>& groups) = 0;
+  // Seconds of step_s(groups) the GPU waits on the host issuing an eager step's kernels (0 for a
+  // step that replays a graph, or where issuing them takes less than the GPU's work).
+  virtual double host_wait_s(const std::vector<SeqGroup>&) { return 0; }
   // Seconds to move the KV cache of a prompt of `tokens` from a device of this pool to its
   // counterpart in the decode pool (disaggregated serving).
   virtual double kv_transfer_s(std::int64_t tokens) const = 0;

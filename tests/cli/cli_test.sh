@@ -52,10 +52,10 @@ oss='{"model":"gpt-oss-120b","system":"dgx-b200","num_devices":1,"inference":{"b
 check predict_layer_kinds 0 bash -c "printf '%s' '$oss' | '$bin' predict -"
 contains predict_layer_kinds "    expert_up                  380.495 ms   23.4%  l2-bound, 3950 TFLOP/s"
 contains predict_layer_kinds "    expert_up                    5.479 ms   30.9%  memory-bound, 73 TFLOP/s"
-# Serving past vLLM's largest captured CUDA graph (512 sequences): the eager steps are counted.
+# Serving past vLLM's largest captured CUDA graph (512 tokens): the eager steps are counted.
 eager='{"model":"llama3.2-1b","system":"dgx-h100","software":"vllm","num_devices":1,"inference":{"prompt_len":256,"output_len":256,"serving":{"arrival":"offline","num_requests":1536,"max_batch":1024}}}'
 check predict_eager_steps 0 bash -c "printf '%s' '$eager' | '$bin' predict -"
-contains predict_eager_steps "  eager steps         274 of 530 without CUDA graphs (past the largest captured batch, or an eager prefill)"
+contains predict_eager_steps "  eager steps         290 of 530 without CUDA graphs (past the largest captured graph, or an eager prefill)"
 # Speculative decoding: tokens a step and the acceptance taken for each drafted position (DeepSeek
 # R1's one MTP module drafting three: 0.85, then decayed by 0.85 a reused position).
 spec='{"model":"deepseek-r1","system":"dgx-h200","num_devices":8,"parallel":{"tp":8},"inference":{"batch":8,"prompt_len":1024,"output_len":1024,"precision":"fp8","speculative":{"draft_tokens":3}}}'

@@ -2171,4 +2171,23 @@ TEST(Rl, PlacementSearchRefusesOptionsOfOtherSearches) {
   EXPECT_FALSE(json::parse(optimus::api::search(s.dump(), R"({"mode": "rl", "top": 2})")).contains("error"));
 }
 
+// An SGLang rollout engine takes SGLang's device-sized capture (ServingSpec::sizing) at its own tp:
+// 256 sequences on an H100 below tp 4. 4,096 responses on 8 engines at max_batch 512: at tp 1 the
+// steps past 256 sequences run eager besides the prefill steps (SGLang prefills eager), fewer where
+// the block states 512; at tp 4 the sized 512 is what stating it gives.
+TEST(Rl, AnSglangRolloutCapturesWhatSglangSizesAtItsTp) {
+  const auto eager = [](const json& rollout) {
+    json s = base({{"prompts_per_step", 512}, {"rollout", rollout}});
+    s["rl"]["rollout"]["software"] = "sglang";
+    s["rl"]["rollout"]["max_batch"] = 512;
+    const json r = rl_of(s);
+    EXPECT_TRUE(r.contains("rollout")) << r.dump().substr(0, 300);
+    return r.contains("rollout") ? r["rollout"]["eager_steps"].get<std::int64_t>() : -1;
+  };
+  const std::int64_t tp1 = eager({{"tp", 1}});
+  EXPECT_GT(tp1, 0);
+  EXPECT_EQ(eager({{"tp", 4}}), eager({{"tp", 4}, {"cuda_graph_max_batch", 512}}));
+  EXPECT_LT(eager({{"tp", 1}, {"cuda_graph_max_batch", 512}}), tp1);
+}
+
 }  // namespace rl_test

@@ -1252,48 +1252,79 @@ TEST(Serving, StaticBatchesLastAsLongAsTheirLongestResponse) {
 }
 
 // A step of more sequences than the runtime's largest captured CUDA graph runs eager
-// (inference.serving.cuda_graph_max_batch; vLLM V1 captures up to 512): a burst of 1,536 equal
-// Llama 3.2 1B requests at max_batch 1,024 on one H100, every step at least two sequences.
-//  - a capture size the batch never passes (1,024) is the unlimited run, to the bit;
-//  - a capture size of 1 makes every step eager: exactly the run with cuda_graphs false, and it
-//    says so (serving.steps_beyond_cuda_graphs), where the run that is eager by choice does not;
-//  - 512: some steps eager, slower than unlimited and faster than all eager.
+// (inference.serving.cuda_graph_max_batch), and an eager step takes the longer of the GPU's work
+// and the host's issue time (kernels x launch interval: the host runs ahead of the GPU through
+// long kernels). Llama 3.2 1B on one H100.
+//  - A burst of 1,536 equal requests at max_batch 1,024 with vLLM's 512: its steps past 512
+//    sequences run eager, yet each reads 600-1,024 contexts of 512-640 tokens, GPU work longer
+//    than issuing its couple of hundred kernels, so the run takes exactly as long as without a
+//    limit, and no warning is given. (A per-kernel floor would have made it slower.)
+//  - Twelve requests at max_batch 8 (steps of 8 sequences, then of 4), where a step's GPU work is
+//    far shorter than its issue time: a capture size the batch never passes (8) is the unlimited
+//    run, to the bit; a capture size of 1 makes every step eager, exactly the run with cuda_graphs
+//    false; 4: the steps of 8 eager, slower than unlimited and faster than all eager.
+//  - Host-bound steps scale with the interval: the eager run's time less the graphed run's grows
+//    in proportion to the interval once the host binds every step.
 TEST(Serving, StepsBeyondTheLargestCapturedGraphRunEager) {
-  const auto run = [](const json& cap, bool graphs) {
-    json s = base({{"arrival", "offline"}, {"num_requests", 1536}, {"max_batch", 1024}});
+  const auto run = [](std::int64_t requests, std::int64_t batch, const json& cap, bool graphs,
+                      double launch_us = 0) {
+    json s = base({{"arrival", "offline"}, {"num_requests", requests}, {"max_batch", batch}});
     s["model"] = "llama3.2-1b";
     s["inference"]["cuda_graphs"] = graphs;
     if (!cap.is_null()) s["inference"]["serving"]["cuda_graph_max_batch"] = cap;
-    return predict(s);
+    if (launch_us > 0) s["software"] = {{"software", {{"launch_interval_us", launch_us}}}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return p;
   };
-  const json none = run(nullptr, true), wide = run(1024, true), one = run(1, true),
-             eager = run(nullptr, false), vllm = run(512, true);
-  for (const json* p : {&none, &wide, &one, &eager, &vllm}) ASSERT_FALSE(p->contains("error")) << p->dump();
   const auto dur = [](const json& p) { return p["serving"]["duration_s"].get<double>(); };
+  const auto eager_steps = [](const json& p) { return p["serving"]["eager_steps"].get<std::int64_t>(); };
+  const json burst = run(1536, 1024, nullptr, true), burst_512 = run(1536, 1024, 512, true);
+  EXPECT_GT(eager_steps(burst_512), 0);
+  EXPECT_LT(eager_steps(burst_512), burst_512["serving"]["steps"].get<std::int64_t>());
+  EXPECT_EQ(dur(burst_512), dur(burst));
+  // Past the capture at no cost: nothing to warn of.
+  EXPECT_FALSE(warns(burst_512, "serving.steps_beyond_cuda_graphs")) << burst_512["warnings"].dump();
+
+  const json none = run(12, 8, nullptr, true), wide = run(12, 8, 8, true), one = run(12, 8, 1, true),
+             eager = run(12, 8, nullptr, false), four = run(12, 8, 4, true);
   EXPECT_EQ(dur(wide), dur(none));
   EXPECT_EQ(none["serving"]["eager_steps"], 0);
-  EXPECT_EQ(one["serving"]["eager_steps"], one["serving"]["steps"]);
+  EXPECT_EQ(eager_steps(one), one["serving"]["steps"].get<std::int64_t>());
+  EXPECT_GT(dur(one), dur(none));
   EXPECT_EQ(dur(one), dur(eager));
   EXPECT_TRUE(warns(one, "serving.steps_beyond_cuda_graphs")) << one["warnings"].dump();
+  for (const json& w : one["warnings"])
+    if (w["code"] == "serving.steps_beyond_cuda_graphs")
+      EXPECT_NE(w["message"].get<std::string>().find("the GPU waited on it for"), std::string::npos);
   EXPECT_FALSE(warns(eager, "serving.steps_beyond_cuda_graphs"));
   EXPECT_FALSE(warns(none, "serving.steps_beyond_cuda_graphs"));
-  const std::int64_t some = vllm["serving"]["eager_steps"].get<std::int64_t>();
-  EXPECT_GT(some, 0);
-  EXPECT_LT(some, vllm["serving"]["steps"].get<std::int64_t>());
-  EXPECT_GT(dur(vllm), dur(none));
-  EXPECT_LT(dur(vllm), dur(eager));
+  EXPECT_GT(eager_steps(four), 0);
+  EXPECT_LT(eager_steps(four), eager_steps(one));
+  EXPECT_GT(dur(four), dur(none));
+  EXPECT_LT(dur(four), dur(one));
+  // At 1, 2 and 4 ms an interval every step's kernels wait on: the eager part doubles with it.
+  const double graphed = dur(run(8, 8, nullptr, true, 1000));
+  const double at1 = dur(run(8, 8, nullptr, false, 1000)) - graphed;
+  const double at2 = dur(run(8, 8, nullptr, false, 2000)) - graphed;
+  const double at4 = dur(run(8, 8, nullptr, false, 4000)) - graphed;
+  EXPECT_GT(at1, 0);
+  EXPECT_NEAR(at4 - at2, 2.0 * (at2 - at1), 1e-9 * at4);
   // A runtime that prefills eager (SGLang's extend batches: prefill_cuda_graphs false) times every
   // step with a prompt chunk eager, within the capture size or not, and says nothing of it: the
   // warning is for steps past the captured batch.
-  json pre = base(
-      {{"arrival", "offline"}, {"num_requests", 1536}, {"max_batch", 1024}, {"prefill_cuda_graphs", false}});
+  // Prompts of 16 tokens: a prefill step's GPU work is shorter than its issue time.
+  json pre = base({{"arrival", "offline"}, {"num_requests", 8}, {"max_batch", 8}});
   pre["model"] = "llama3.2-1b";
+  pre["inference"]["prompt_len"] = 16;
+  const json prefill_graphed = predict(pre);
+  pre["inference"]["serving"]["prefill_cuda_graphs"] = false;
   const json prefill_eager = predict(pre);
   ASSERT_FALSE(prefill_eager.contains("error")) << prefill_eager.dump();
-  const std::int64_t eager_prefills = prefill_eager["serving"]["eager_steps"].get<std::int64_t>();
+  const std::int64_t eager_prefills = eager_steps(prefill_eager);
   EXPECT_GT(eager_prefills, 0);
   EXPECT_LT(eager_prefills, prefill_eager["serving"]["steps"].get<std::int64_t>());
-  EXPECT_GT(dur(prefill_eager), dur(none));
+  EXPECT_GT(dur(prefill_eager), dur(prefill_graphed));
   EXPECT_FALSE(warns(prefill_eager, "serving.steps_beyond_cuda_graphs"));
   // The vllm profile states vLLM's 512; a negative size is refused where it is.
   json s = base({{"arrival", "offline"}, {"num_requests", 8}});
@@ -1308,6 +1339,90 @@ TEST(Serving, StepsBeyondTheLargestCapturedGraphRunEager) {
   s["software"] = "vllm";
   s["inference"]["serving"]["cuda_graph_max_batch"] = -1;
   expect_error(s, "scenario.out_of_range", "/inference/serving/cuda_graph_max_batch");
+}
+
+// SGLang sizes its chunked prefill and its largest captured batch from the device's memory and
+// the server's tp (the sglang profile's serving.sizing, server_args.py): 8192 tokens and 256
+// sequences on an 80 GB H100 below tp 4, 512 at tp 4 or more (and under attention data
+// parallelism, whose --tp counts the expert group's ranks), 16384 and 512 on a 180 GB B200. A
+// stated key stays as stated, the other is sized; the validated scenario reads back to itself.
+TEST(Serving, SglangSizesItsBudgetAndGraphsFromTheDevice) {
+  const auto resolved = [](json s) {
+    const json v = json::parse(optimus::api::validate(s.dump()));
+    EXPECT_TRUE(v.contains("scenario")) << v.dump().substr(0, 300);
+    return v.contains("scenario") ? v["scenario"] : json::object();
+  };
+  const auto sized = [&](const json& s) {
+    const json sv = resolved(s)["inference"]["serving"];
+    return std::pair<std::int64_t, std::int64_t>{sv["max_num_tokens"].get<std::int64_t>(),
+                                                 sv["cuda_graph_max_batch"].get<std::int64_t>()};
+  };
+  json s = base({{"arrival", "offline"}, {"num_requests", 8}});
+  s["software"] = "sglang";
+  EXPECT_EQ(sized(s), std::make_pair(std::int64_t{8192}, std::int64_t{256}));
+  json tp4 = s;
+  tp4["num_devices"] = 4;
+  tp4["parallel"] = {{"tp", 4}};
+  EXPECT_EQ(sized(tp4), std::make_pair(std::int64_t{8192}, std::int64_t{512}));
+  json b200 = s;
+  b200["system"] = "dgx-b200";
+  EXPECT_EQ(sized(b200), std::make_pair(std::int64_t{16384}, std::int64_t{512}));
+  json dp_attention = s;
+  dp_attention["model"] = "qwen3-30b-a3b";
+  dp_attention["num_devices"] = 8;
+  dp_attention["parallel"] = {{"tp", 1}, {"ep", 8}, {"dp", 8}};
+  EXPECT_EQ(sized(dp_attention), std::make_pair(std::int64_t{8192}, std::int64_t{512}));
+  json stated = b200;
+  stated["inference"]["serving"]["cuda_graph_max_batch"] = 96;
+  EXPECT_EQ(sized(stated), std::make_pair(std::int64_t{16384}, std::int64_t{96}));
+  stated["inference"]["serving"].erase("cuda_graph_max_batch");
+  stated["inference"]["serving"]["max_num_tokens"] = 4096;
+  EXPECT_EQ(sized(stated), std::make_pair(std::int64_t{4096}, std::int64_t{512}));
+  const json once = resolved(s);
+  EXPECT_EQ(resolved(once)["inference"]["serving"], once["inference"]["serving"]);
+  // A scenario may carry rules of its own, first match wins; a malformed one is refused at its path.
+  json own = base({{"arrival", "offline"},
+                   {"num_requests", 8},
+                   {"sizing", json::array({{{"below_GiB", 60}, {"cuda_graph_max_batch", 8}},
+                                           {{"min_tp", 2}, {"cuda_graph_max_batch", 16}},
+                                           {{"max_num_tokens", 1024}, {"cuda_graph_max_batch", 24}}})}});
+  EXPECT_EQ(sized(own), std::make_pair(std::int64_t{1024}, std::int64_t{24}));
+  own["inference"]["serving"]["sizing"][0]["below_GiB"] = -1;
+  expect_error(own, "scenario.out_of_range", "/inference/serving/sizing/0/below_GiB");
+}
+
+// vLLM counts its captured graphs in tokens (the vllm profile's cuda_graph_unit): a decode step
+// of speculative decoding with 3 draft tokens carries 4 tokens a sequence, so at 256 sequences
+// (1,024 tokens) it is past vLLM's 512 and runs eager, where a runtime that counts sequences
+// replays its graph; without a draft the same decode batch fits either way.
+TEST(Serving, VllmCountsCapturedGraphsInTokens) {
+  const auto run = [](const char* unit, bool draft) {
+    json s = base({{"arrival", "closed"}, {"concurrency", 256}, {"num_requests", 512}, {"max_batch", 256}});
+    s["model"] = "llama3.2-1b";
+    s["inference"]["prompt_len"] = 16;
+    s["inference"]["output_len"] = 64;
+    s["inference"]["serving"]["cuda_graph_max_batch"] = 512;
+    s["inference"]["serving"]["cuda_graph_unit"] = unit;
+    if (draft)
+      s["inference"]["speculative"] = {
+          {"draft_tokens", 3}, {"acceptance_rate", 0.7}, {"draft", "llama3.2-1b"}};
+    const json p = predict(s);
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return p.contains("serving") ? p["serving"]["eager_steps"].get<std::int64_t>() : -1;
+  };
+  EXPECT_EQ(run("sequences", true), 0);
+  EXPECT_EQ(run("sequences", false), 0);
+  // Counted in tokens, the steps that prefill the 256 prompts together (4,096 tokens) run eager with
+  // or without a draft; the decode steps only with one.
+  const std::int64_t prefills = run("tokens", false);
+  EXPECT_GT(prefills, 0);
+  EXPECT_GT(run("tokens", true), prefills + 10);
+  json s = base({{"arrival", "offline"}, {"num_requests", 8}});
+  s["software"] = "vllm";
+  const json v = json::parse(optimus::api::validate(s.dump()));
+  EXPECT_EQ(v["scenario"]["inference"]["serving"]["cuda_graph_unit"], "tokens");
+  s["inference"]["serving"]["cuda_graph_unit"] = "requests";
+  expect_error(s, "scenario.invalid_value", "/inference/serving/cuda_graph_unit");
 }
 
 }  // namespace serving_test

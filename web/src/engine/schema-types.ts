@@ -810,6 +810,8 @@ export interface SoftwareProfile {
     | 'static_batching'
     | 'cuda_graph_max_batch'
     | 'prefill_cuda_graphs'
+    | 'cuda_graph_unit'
+    | 'sizing'
   > & {/** Free text (sources, fits, caveats); not used in any computation. */ notes?: string};
 }
 /**
@@ -1314,13 +1316,61 @@ export interface ServingSpec {
    */
   static_batching?: boolean;
   /**
-   * The largest batch the runtime captured a CUDA graph for; a step of more sequences runs eager, each kernel issued from the host and taking at least software.launch_interval_us (vLLM V1 captures up to min(2 x max_num_seqs, 512) and runs larger batches eager; SGLang's cuda_graph_max_bs is 512 at tp 4 or more on 60-160 GB devices and on larger ones, 256 below tp 4 on them, and it falls back to its eager forward above it). 0: every step replays a graph. Ignored where inference.cuda_graphs is false (every step eager). A static batch (inference.batch without serving) is taken as captured. Unit: sequences.
+   * The largest step the runtime captured a CUDA graph for, in sequences or tokens as cuda_graph_unit says; a larger step runs eager: its kernels are issued from the host software.launch_interval_us apart while the GPU works through them, so it takes the longer of the GPU's work and the host's issue time (vLLM V1 captures up to min(2 x max_num_seqs x (1 + draft tokens), 512) tokens and at most max_num_batched_tokens, and runs larger steps eager; SGLang's cuda_graph_max_bs is sized from the device and tp, see sizing, and it falls back to its eager forward above it). 0: every step replays a graph. Ignored where inference.cuda_graphs is false (every step eager, timed the same way). A static batch (inference.batch without serving) is taken as captured. Unit: sequences.
    */
   cuda_graph_max_batch?: number;
   /**
    * Whether a step that prefills a prompt chunk replays a CUDA graph too (up to cuda_graph_max_batch): vLLM V1 captures mixed batches as piecewise graphs; SGLang runs its extend (prefill) batches eager unless --enable-piecewise-cuda-graph is given, so the sglang profiles set false and such a step is timed eager.
    */
   prefill_cuda_graphs?: boolean;
+  /**
+   * What cuda_graph_max_batch counts: a step's sequences (SGLang's cuda_graph_max_bs, TensorRT-LLM's cuda_graph_config.max_batch_size) or its tokens, a decoding sequence 1 + its draft tokens and a prompt chunk its length, never more than max_num_tokens (vLLM V1, whose CUDA-graph dispatcher runs a step of more tokens than its largest capture size without a graph).
+   */
+  cuda_graph_unit?: 'sequences' | 'tokens';
+  /**
+   * A runtime's defaults sized from the device and the server's tp, at most 32 rules, the first that holds applies to max_num_tokens and cuda_graph_max_batch where the scenario does not state them (the validated scenario states the result). The server's tp is parallel.tp, times the expert group's replicas under attention data parallelism (SGLang's --tp counts them); an RL rollout uses its engine's. The sglang profiles carry SGLang's (server_args.py, _handle_gpu_memory_settings): below 20 GiB 2048 tokens and 8 sequences; below 35 GiB 2048 and 24 (80 at tp 4 or more); below 60 GiB 4096 and 32 (160); below 160 GiB 8192 and 256 (512); larger 16384 and 512.
+   *
+   * @minItems 1
+   * @maxItems 32
+   */
+  sizing?: [
+    {
+      /**
+       * The rule holds on a device with less memory than this (0: any). Unit: GiB.
+       */
+      below_GiB?: number;
+      /**
+       * The rule holds at this tensor-parallel degree or more (0: any). Unit: devices.
+       */
+      min_tp?: number;
+      /**
+       * The step budget it sets (0: leaves it). Unit: tokens.
+       */
+      max_num_tokens?: number;
+      /**
+       * The largest captured graph it sets (0: leaves it). Unit: sequences.
+       */
+      cuda_graph_max_batch?: number;
+    },
+    ...{
+      /**
+       * The rule holds on a device with less memory than this (0: any). Unit: GiB.
+       */
+      below_GiB?: number;
+      /**
+       * The rule holds at this tensor-parallel degree or more (0: any). Unit: devices.
+       */
+      min_tp?: number;
+      /**
+       * The step budget it sets (0: leaves it). Unit: tokens.
+       */
+      max_num_tokens?: number;
+      /**
+       * The largest captured graph it sets (0: leaves it). Unit: sequences.
+       */
+      cuda_graph_max_batch?: number;
+    }[],
+  ];
   /**
    * Seed of request lengths and arrivals. Lengths are drawn one in each of num_requests equally likely strata of their distribution, in random order (Latin hypercube sampling), so the requests' mean length is the distribution's whatever the seed; arrival gaps are independent exponential draws.
    */
@@ -2450,7 +2500,7 @@ export interface Serving {
    */
   preemptions: number;
   /**
-   * Steps run without CUDA graphs: more sequences than cuda_graph_max_batch, or a prompt chunk where prefill_cuda_graphs is false.
+   * Steps run without CUDA graphs: more sequences (or tokens, cuda_graph_unit) than cuda_graph_max_batch, or a prompt chunk where prefill_cuda_graphs is false. Such a step takes the longer of its GPU work and its kernels' issue time.
    */
   eager_steps: number;
   /**

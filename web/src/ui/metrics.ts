@@ -1024,7 +1024,7 @@ export const RL_METRICS: MetricDef[] = [
           ['engine software, precision', `${sr?.rollout?.software ?? '?'}, ${sr?.rollout?.precision ?? '?'}`],
           ['mean running batch', f(rl.rollout.mean_batch, 'count')],
           ['preemptions', String(rl.rollout.preemptions)],
-          ['steps without CUDA graphs (past the largest captured batch, or an eager prefill)', groupDigits(rl.rollout.eager_steps)],
+          ['steps without CUDA graphs (past the largest captured graph, or an eager prefill)', groupDigits(rl.rollout.eager_steps)],
         ],
         source: SIM,
       };

@@ -31,6 +31,6 @@ describe('the serving intro', () => {
     expect(serving.eager_steps).toBe(0);
     expect(servingIntro(serving).textContent).not.toContain('CUDA graph');
     const words = servingIntro({ ...serving, eager_steps: 1234 }).textContent ?? '';
-    expect(words).toContain('1,234 of the steps ran without CUDA graphs (more sequences than the largest batch the runtime captured, or a prompt chunk on a runtime that prefills eager)');
+    expect(words).toContain('1,234 of the steps ran without CUDA graphs (more sequences, or tokens under vLLM, than the largest graph the runtime captured, or a prompt chunk on a runtime that prefills eager): their kernels were issued one by one from the host, which costs time where issuing them takes longer than the GPU’s work.');
   });
 });
