@@ -177,9 +177,8 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   // The runtime's device-sized defaults (ServingSpec::sizing) for what the scenario leaves
   // unstated, by the server's tensor-parallel degree: under attention data parallelism the ranks
   // of one expert group, which SGLang's --tp counts (--tp 8 --dp 8 --enable-dp-attention).
-  const std::int64_t server_tp = s.parallel.tp * std::max<std::int64_t>(1, expert_group_replicas(s.parallel));
-  sv.apply_sizing(s.system.device.hbm_capacity.value / kGiB, server_tp, r.has("max_num_tokens"),
-                  r.has("cuda_graph_max_batch"));
+  sv.keep_stated(r.has("max_num_tokens"), r.has("cuda_graph_max_batch"));
+  sv.apply_sizing(s.system.device.hbm_capacity.value / kGiB, serving_tp(s.parallel));
   if (!err && sv.prefill && sv.decode) {
     const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
                               sv.decode->tp * sv.decode->pp * sv.decode->replicas;

@@ -529,9 +529,9 @@ void read_sizing(const Field<ServingSpec>& f, Reader& r, ServingSpec& sv) {
            "'sizing' has " + std::to_string(sv.sizing.size()) + " rules; at most 32");
 }
 
-std::optional<ojson> write_sizing(const Field<ServingSpec>&, const ServingSpec& sv) {
-  return write_object_list(sv.sizing, sizing_rule_fields());
-}
+// Not written: the values the rules set at read are (max_num_tokens, cuda_graph_max_batch), so a
+// written scenario reads back to them; a profile's rules come back with the profile.
+std::optional<ojson> write_sizing(const Field<ServingSpec>&, const ServingSpec&) { return std::nullopt; }
 
 Fields<ServingSpec> make_scheduler() {
   Fields<ServingSpec> t;
@@ -1540,7 +1540,7 @@ void read_rollout(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   if (rr.has("static_batching")) rl.rollout.scheduler.static_batching = given.static_batching;
   if (rr.has("cuda_graph_max_batch")) {
     rl.rollout.scheduler.cuda_graph_max_batch = given.cuda_graph_max_batch;
-    for (ServingSizing& rule : rl.rollout.scheduler.sizing) rule.cuda_graph_max_batch = 0;  // stated
+    rl.rollout.scheduler.keep_stated(false, true);
   }
   if (given_graphs) rl.rollout.cuda_graphs = given_graphs;
 }

@@ -490,6 +490,10 @@ std::int64_t expert_group_replicas(const ParallelPlan& p) {
   return p.tp == 1 ? p.ep * p.etp : p.ep / p.tp;
 }
 
+std::int64_t serving_tp(const ParallelPlan& p) {
+  return p.tp * std::max<std::int64_t>(1, expert_group_replicas(p));
+}
+
 std::int64_t inference_expert_tp(const ParallelPlan& p) {
   if (p.tp == 1 && p.etp > 1) return p.etp;  // attention data parallelism with tensor-parallel experts
   return std::max<std::int64_t>(1, p.tp / p.ep);

@@ -189,19 +189,25 @@ struct ServingSpec {
   // tokens) x 2, 512) and at most max_num_batched_tokens; its CUDA-graph dispatcher runs a step of
   // more tokens without one).
   GraphUnit cuda_graph_unit = GraphUnit::sequences;
-  // The software profile's device-sized defaults (ServingSizing); read_serving applies them to the
-  // keys a scenario leaves unstated and clears them, an RL rollout once its engine's tp is known.
+  // The software profile's device-sized defaults (ServingSizing), less what the scenario states:
+  // read_serving applies them at the scenario's layout, a serving search at each deployment's
+  // (search/serving_search.cpp), an RL rollout at its engine's tp.
   std::vector<ServingSizing> sizing;
-  // Lays the first rule that holds over max_num_tokens and cuda_graph_max_batch, except where
-  // `keep_tokens` / `keep_graphs` (the scenario states them), and clears the rules.
-  void apply_sizing(double device_GiB, std::int64_t tp, bool keep_tokens, bool keep_graphs) {
+  // Drops the rules' say over a key the scenario states.
+  void keep_stated(bool tokens, bool graphs) {
+    for (ServingSizing& r : sizing) {
+      if (tokens) r.max_num_tokens = 0;
+      if (graphs) r.cuda_graph_max_batch = 0;
+    }
+  }
+  // Lays the first rule that holds over max_num_tokens and cuda_graph_max_batch.
+  void apply_sizing(double device_GiB, std::int64_t tp) {
     for (const ServingSizing& r : sizing) {
       if (!r.holds(device_GiB, tp)) continue;
-      if (!keep_tokens && r.max_num_tokens > 0) max_num_tokens = r.max_num_tokens;
-      if (!keep_graphs && r.cuda_graph_max_batch > 0) cuda_graph_max_batch = r.cuda_graph_max_batch;
-      break;
+      if (r.max_num_tokens > 0) max_num_tokens = r.max_num_tokens;
+      if (r.cuda_graph_max_batch > 0) cuda_graph_max_batch = r.cuda_graph_max_batch;
+      return;
     }
-    sizing.clear();
   }
   std::optional<ServingSlo> slo;
   std::optional<ServingPool> prefill, decode;  // disaggregated: both set

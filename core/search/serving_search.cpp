@@ -139,6 +139,8 @@ Scenario with_deployment(const Scenario& s, const ServingDeployment& d) {
     c.parallel.pp = d.pp;
     c.parallel.dp = d.replicas;
     c.parallel.ep = d.ep;
+    // The runtime's device-sized defaults at this deployment's tp (ServingSpec::sizing).
+    sv.apply_sizing(c.system.device.hbm_capacity.value / kGiB, serving_tp(c.parallel));
   }
   c.parallel.cp = 1;
   c.parallel.interleave = 1;

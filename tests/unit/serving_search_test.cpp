@@ -305,4 +305,28 @@ TEST(ServingSearch, MarksAttentionDataParallelDeployments) {
   EXPECT_GT(marked, 0);
 }
 
+// A deployment the search tries takes the runtime's device-sized defaults at its own tp
+// (ServingSpec::sizing): SGLang on 8 H100s captures 256 sequences below tp 4 and 512 from it; a
+// capture the scenario states stays whatever the tp.
+TEST(ServingSearch, EachDeploymentIsSizedAtItsOwnTp) {
+  json s = stream(8);
+  s["software"] = "sglang";
+  const optimus::Scenario base = parsed(s);
+  const auto cap = [](const optimus::Scenario& sc, std::int64_t tp) {
+    optimus::ServingDeployment d;
+    d.tp = tp;
+    d.replicas = 8 / tp;
+    d.max_batch = 64;
+    return optimus::with_deployment(sc, d).inference->serving->cuda_graph_max_batch;
+  };
+  EXPECT_EQ(base.inference->serving->cuda_graph_max_batch, 256);  // the scenario's own tp 1
+  EXPECT_EQ(cap(base, 2), 256);
+  EXPECT_EQ(cap(base, 4), 512);
+  EXPECT_EQ(cap(base, 8), 512);
+  s["inference"]["serving"]["cuda_graph_max_batch"] = 128;
+  const optimus::Scenario stated = parsed(s);
+  EXPECT_EQ(cap(stated, 1), 128);
+  EXPECT_EQ(cap(stated, 8), 128);
+}
+
 }  // namespace serving_search_test
