@@ -82,6 +82,12 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
   }
   lim.devices = pool.s.num_devices;
   lim.lockstep_group = expert_group_replicas(pool.s.parallel);
+  // A disaggregated pool is a server of its own: the runtime's device-sized defaults at its tp
+  // (ServingSpec::sizing, less what inference.serving states), under the pool's own settings.
+  if (own) {
+    sv.apply_sizing(base.system.device.hbm_capacity.value / kGiB, serving_tp(pool.s.parallel));
+    if (own->max_num_tokens) sv.max_num_tokens = *own->max_num_tokens;
+  }
   // A budget that is the server's (SGLang) is split over the attention-DP ranks that step together
   // (ServingSpec::budget_split_over_dp): each rank's steps, and its prefill workspace below, take
   // that share.

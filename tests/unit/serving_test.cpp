@@ -1345,7 +1345,8 @@ TEST(Serving, StepsBeyondTheLargestCapturedGraphRunEager) {
 // the server's tp (the sglang profile's serving.sizing, server_args.py): 8192 tokens and 256
 // sequences on an 80 GB H100 below tp 4, 512 at tp 4 or more (and under attention data
 // parallelism, whose --tp counts the expert group's ranks), 16384 and 512 on a 180 GB B200. A
-// stated key stays as stated, the other is sized; the validated scenario reads back to itself.
+// stated key stays as stated, the other is sized; the validated scenario reads back to itself; a
+// disaggregated pool is sized at its own tp.
 TEST(Serving, SglangSizesItsBudgetAndGraphsFromTheDevice) {
   const auto resolved = [](json s) {
     const json v = json::parse(optimus::api::validate(s.dump()));
@@ -1380,6 +1381,28 @@ TEST(Serving, SglangSizesItsBudgetAndGraphsFromTheDevice) {
   EXPECT_EQ(sized(stated), std::make_pair(std::int64_t{4096}, std::int64_t{512}));
   const json once = resolved(s);
   EXPECT_EQ(resolved(once)["inference"]["serving"], once["inference"]["serving"]);
+  // A disaggregated pool is a server of its own, sized at its tp: decode replicas at tp 1 under a
+  // scenario-wide tp 4 capture 256 sequences, so their steps of ~300 run eager where a stated 512
+  // replays them (the prefill steps are eager either way: SGLang prefills eager).
+  const auto eager_steps = [](json sc) {
+    const json p = predict(sc);
+    EXPECT_FALSE(p.contains("error")) << p.dump().substr(0, 300);
+    return p.contains("serving") ? p["serving"]["eager_steps"].get<std::int64_t>() : -1;
+  };
+  json split =
+      base({{"arrival", "closed"},
+            {"concurrency", 1600},
+            {"num_requests", 3200},
+            {"disaggregated",
+             {{"prefill", {{"tp", 4}, {"replicas", 1}}}, {"decode", {{"tp", 1}, {"replicas", 4}}}}}});
+  split["software"] = "sglang";
+  split["num_devices"] = 8;
+  split["parallel"] = {{"tp", 4}};
+  split["inference"]["prompt_len"] = 256;
+  split["inference"]["output_len"] = 512;
+  const std::int64_t pool_sized = eager_steps(split);
+  split["inference"]["serving"]["cuda_graph_max_batch"] = 512;
+  EXPECT_GT(pool_sized, 2 * eager_steps(split));
   // A scenario may carry rules of its own, first match wins; a malformed one is refused at its path.
   json own = base({{"arrival", "offline"},
                    {"num_requests", 8},

@@ -1328,7 +1328,7 @@ export interface ServingSpec {
    */
   cuda_graph_unit?: 'sequences' | 'tokens';
   /**
-   * A runtime's defaults sized from the device and the server's tp, at most 32 rules, the first that holds applies to max_num_tokens and cuda_graph_max_batch where the scenario does not state them (the validated scenario states the result, and the rules themselves are not written back). The server's tp is parallel.tp, times the expert group's replicas under attention data parallelism (SGLang's --tp counts them); a serving search sizes each deployment at its own tp, an RL rollout at its engine's. The sglang profiles carry SGLang's (server_args.py, _handle_gpu_memory_settings): below 20 GiB 2048 tokens and 8 sequences; below 35 GiB 2048 and 24 (80 at tp 4 or more); below 60 GiB 4096 and 32 (160); below 160 GiB 8192 and 256 (512); larger 16384 and 512.
+   * A runtime's defaults sized from the device and the server's tp, at most 32 rules, the first that holds applies to max_num_tokens and cuda_graph_max_batch where the scenario does not state them (the validated scenario states the result, and the rules themselves are not written back). The server's tp is parallel.tp, times the expert group's replicas under attention data parallelism (SGLang's --tp counts them); a serving search sizes each deployment at its own tp, a disaggregated pool at its own (under the pool's own max_num_tokens), an RL rollout at its engine's. The sglang profiles carry SGLang's (server_args.py, _handle_gpu_memory_settings): below 20 GiB 2048 tokens and 8 sequences; below 35 GiB 2048 and 24 (80 at tp 4 or more); below 60 GiB 4096 and 32 (160); below 160 GiB 8192 and 256 (512); larger 16384 and 512.
    *
    * @minItems 1
    * @maxItems 32
