@@ -174,11 +174,9 @@ std::optional<ServingSpec> read_serving(Reader& ir, const InferenceWorkload& w, 
   sv.input_len = io::fixed_length(w.prompt_len);
   sv.output_len = io::fixed_length(w.output_len);
   io::read_fields(io::serving_fields(), r, sv);
-  // The runtime's device-sized defaults (ServingSpec::sizing) for what the scenario leaves
-  // unstated, by the server's tensor-parallel degree: under attention data parallelism the ranks
-  // of one expert group, which SGLang's --tp counts (--tp 8 --dp 8 --enable-dp-attention).
+  // The runtime's device-sized defaults (ServingSpec::sizing) for what the scenario leaves unstated.
   sv.keep_stated(r.has("max_num_tokens"), r.has("cuda_graph_max_batch"));
-  sv.apply_sizing(s.system.device.hbm_capacity.value / kGiB, serving_tp(s.parallel));
+  size_serving(sv, s.system, s.parallel);
   if (!err && sv.prefill && sv.decode) {
     const std::int64_t used = sv.prefill->tp * sv.prefill->pp * sv.prefill->replicas +
                               sv.decode->tp * sv.decode->pp * sv.decode->replicas;

@@ -490,8 +490,9 @@ std::int64_t expert_group_replicas(const ParallelPlan& p) {
   return p.tp == 1 ? p.ep * p.etp : p.ep / p.tp;
 }
 
-std::int64_t serving_tp(const ParallelPlan& p) {
-  return p.tp * std::max<std::int64_t>(1, expert_group_replicas(p));
+void size_serving(ServingSpec& sv, const SystemSpec& system, const ParallelPlan& p) {
+  const std::int64_t server_tp = p.tp * std::max<std::int64_t>(1, expert_group_replicas(p));
+  sv.apply_sizing(system.device.hbm_capacity.value / kGiB, server_tp);
 }
 
 std::int64_t inference_expert_tp(const ParallelPlan& p) {

@@ -77,10 +77,11 @@ bool attention_data_parallel(const ParallelPlan& p);
 // The replicas one expert group spans under attention data parallelism, which step together:
 // ep x etp with tp 1, ep / tp with tensor-parallel attention; 0 without attention data parallelism.
 std::int64_t expert_group_replicas(const ParallelPlan& p);
-// The tensor-parallel degree a serving runtime counts for one server (ServingSpec::sizing): tp,
-// times the expert group's replicas under attention data parallelism, which SGLang's --tp counts
-// (--tp 8 --dp 8 --enable-dp-attention).
-std::int64_t serving_tp(const ParallelPlan& p);
+// Lays the runtime's device-sized defaults (ServingSpec::sizing) over `sv` for one server of layout
+// `p` on `system`'s devices: their memory, and the tensor-parallel degree the runtime counts, tp
+// times the expert group's replicas under attention data parallelism (SGLang's --tp counts them:
+// --tp 8 --dp 8 --enable-dp-attention).
+void size_serving(ServingSpec& sv, const SystemSpec& system, const ParallelPlan& p);
 // Inference: experts split over the tp ranks (ep by expert, tp / ep within one), no sequence
 // parallelism, the workload's activation and KV widths; groups are set per step.
 LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows);

@@ -85,7 +85,7 @@ Result<PoolPlan> plan_pool(const Scenario& base, std::int64_t tp, std::int64_t p
   // A disaggregated pool is a server of its own: the runtime's device-sized defaults at its tp
   // (ServingSpec::sizing, less what inference.serving states), under the pool's own settings.
   if (own) {
-    sv.apply_sizing(base.system.device.hbm_capacity.value / kGiB, serving_tp(pool.s.parallel));
+    size_serving(sv, base.system, pool.s.parallel);
     if (own->max_num_tokens) sv.max_num_tokens = *own->max_num_tokens;
   }
   // A budget that is the server's (SGLang) is split over the attention-DP ranks that step together
@@ -191,12 +191,10 @@ class ScenarioPool final : public StepModel {
   }
   double step_s(const std::vector<SeqGroup>& groups) override {
     const double gpu = target_(groups).value;
-    if (!kernels_ || (!always_eager_ && limits().replays_graph(groups))) return gpu;
-    return std::max(gpu, issue_s(groups));
+    return issued_eager(groups) ? std::max(gpu, issue_s(groups)) : gpu;
   }
   double host_wait_s(const std::vector<SeqGroup>& groups) override {
-    if (!kernels_ || (!always_eager_ && limits().replays_graph(groups))) return 0;
-    return std::max(0.0, issue_s(groups) - target_(groups).value);
+    return issued_eager(groups) ? std::max(0.0, issue_s(groups) - target_(groups).value) : 0.0;
   }
   double draft_s(const std::vector<SeqGroup>& groups) override { return (*draft_)(groups).value; }
   // The prompt's KV moves from each prefill device to its decode counterpart over the scale-out
@@ -227,6 +225,10 @@ class ScenarioPool final : public StepModel {
   bool always_eager_ = false;                 // inference.cuda_graphs false: every step eager
   double launch_s_ = 0;                       // the eager runtime's launch interval
   std::int64_t job_devices_ = 0;
+  // Whether the step's kernels are issued from the host one by one (and an interval is paid).
+  bool issued_eager(const std::vector<SeqGroup>& groups) const {
+    return kernels_ && (always_eager_ || !limits().replays_graph(groups));
+  }
   // The host's time to issue an eager step's kernels.
   double issue_s(const std::vector<SeqGroup>& groups) {
     return (*kernels_)(groups).value / kCountingLaunchS * launch_s_;
@@ -358,8 +360,8 @@ void warn_preemption(const ServingSpec& sv, const ServingPrediction& p, std::vec
            "kv_admission \"reserve\", or give the cache more memory"});
 }
 
-// Steps of more sequences than the largest captured CUDA graph ran eager (ServingSpec::
-// cuda_graph_max_batch): where they are a tenth of the run or more and waiting on the host cost
+// Steps larger than the largest captured CUDA graph ran eager (PoolLimits::within_graphs): where
+// they are a tenth of the run or more and waiting on the host cost
 // them a hundredth of the run's step time or more, the person is told, with the runtime's knob,
 // since nothing else in the output says why a larger batch got slower per token.
 void warn_eager(const PoolLimits& lim, bool graphs, const ServingPrediction& p,
@@ -370,15 +372,13 @@ void warn_eager(const PoolLimits& lim, bool graphs, const ServingPrediction& p,
   char share[32];
   std::snprintf(share, sizeof share, "%.0f%%", 100.0 * p.beyond_graphs_wait_s / p.step_s);
   char what[240];
-  std::snprintf(
-      what, sizeof what,
-      "%lld of %lld steps (%.0f%%) ran more %s than the largest captured CUDA graph "
-      "(cuda_graph_max_batch %lld %s)",
-      static_cast<long long>(p.beyond_graphs), static_cast<long long>(p.steps),
-      100.0 * d(p.beyond_graphs) / d(std::max<std::int64_t>(1, p.steps)), tokens ? "tokens" : "sequences",
-      static_cast<long long>(tokens ? std::min(lim.sched.cuda_graph_max_batch, lim.sched.max_num_tokens)
-                                    : lim.sched.cuda_graph_max_batch),
-      tokens ? "tokens" : "sequences");
+  std::snprintf(what, sizeof what,
+                "%lld of %lld steps (%.0f%%) ran more %s than the largest captured CUDA graph "
+                "(cuda_graph_max_batch %lld %s)",
+                static_cast<long long>(p.beyond_graphs), static_cast<long long>(p.steps),
+                100.0 * d(p.beyond_graphs) / d(std::max<std::int64_t>(1, p.steps)),
+                tokens ? "tokens" : "sequences", static_cast<long long>(lim.graph_limit()),
+                tokens ? "tokens" : "sequences");
   warnings.push_back(
       {"serving.steps_beyond_cuda_graphs",
        std::string(what) +

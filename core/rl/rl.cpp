@@ -77,7 +77,7 @@ Scenario rollout_at(const Scenario& s, std::int64_t tp) {
   ServingSpec sv = rl.rollout.scheduler;
   // The engine's device-sized defaults (ServingSpec::sizing) at this tp; the rollout block states
   // no step budget, and a cuda_graph_max_batch it states has left the rules (io, read_rollout).
-  sv.apply_sizing(s.system.device.hbm_capacity.value / kGiB, serving_tp(p));
+  size_serving(sv, s.system, p);
   sv.arrival = Arrival::offline;  // every prompt of the step is handed over at once
   sv.num_requests = requests(rl);
   sv.input_len = rl.prompt_len;

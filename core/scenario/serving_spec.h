@@ -189,9 +189,9 @@ struct ServingSpec {
   // tokens) x 2, 512) and at most max_num_batched_tokens; its CUDA-graph dispatcher runs a step of
   // more tokens without one).
   GraphUnit cuda_graph_unit = GraphUnit::sequences;
-  // The software profile's device-sized defaults (ServingSizing), less what the scenario states:
-  // read_serving applies them at the scenario's layout, a serving search at each deployment's
-  // (search/serving_search.cpp), an RL rollout at its engine's tp.
+  // The software profile's device-sized defaults (ServingSizing), less what the scenario states,
+  // laid over by size_serving (parallel/plan.h) at each server's layout: the scenario's at read,
+  // each deployment's in a serving search, each pool's when disaggregated, an RL rollout engine's.
   std::vector<ServingSizing> sizing;
   // Drops the rules' say over a key the scenario states.
   void keep_stated(bool tokens, bool graphs) {

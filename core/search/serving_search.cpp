@@ -140,7 +140,7 @@ Scenario with_deployment(const Scenario& s, const ServingDeployment& d) {
     c.parallel.dp = d.replicas;
     c.parallel.ep = d.ep;
     // The runtime's device-sized defaults at this deployment's tp (ServingSpec::sizing).
-    sv.apply_sizing(c.system.device.hbm_capacity.value / kGiB, serving_tp(c.parallel));
+    size_serving(sv, c.system, c.parallel);
   }
   c.parallel.cp = 1;
   c.parallel.interleave = 1;

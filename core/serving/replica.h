@@ -16,7 +16,7 @@ namespace optimus {
 struct ReplicaRun {
   std::int64_t steps = 0, preemptions = 0;
   std::int64_t eager_steps = 0;     // steps run without a CUDA graph (PoolLimits::replays_graph)
-  std::int64_t beyond_graphs = 0;   // of them, steps of more sequences than the largest captured graph
+  std::int64_t beyond_graphs = 0;   // of them, steps larger than the largest captured graph
   double beyond_graphs_wait_s = 0;  // the time those steps waited on the host (StepModel::host_wait_s)
   // The simulation's work: the sequences each pass of the scheduler's loop schedules, plus one a
   // pass (a decode stretch is one pass, whatever its steps).

@@ -261,11 +261,11 @@ void summarise(const ServingSpec& sv, const std::vector<Request>& reqs, const Ru
     out.eager_steps += r.eager_steps;
     out.beyond_graphs += r.beyond_graphs;
     out.beyond_graphs_wait_s += r.beyond_graphs_wait_s;
-    out.step_s += r.busy_time;
     batch += r.busy_batch;
     kv += r.busy_kv;
     busy += r.busy_time;
   }
+  out.step_s = busy;
   out.mean_batch = busy > 0 ? batch / busy : 0;
   out.kv_utilisation = busy > 0 ? kv / busy : 0;
   for (const ReplicaRun& r : runs.runs)

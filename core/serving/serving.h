@@ -64,8 +64,8 @@ struct ServingPrediction {
   // engine allocates them whole at start (vLLM's and SGLang's block pools), whatever the stream uses.
   double kv_pool_bytes_per_device = 0;
   std::int64_t preemptions = 0;
-  // Steps run without a CUDA graph: of more sequences than the runtime's largest captured graph
-  // (ServingSpec::cuda_graph_max_batch), or prefilling where the runtime prefills eager
+  // Steps run without a CUDA graph: larger than the runtime's largest captured graph
+  // (PoolLimits::within_graphs), or prefilling where the runtime prefills eager
   // (ServingSpec::prefill_cuda_graphs); beyond_graphs counts the first kind alone.
   std::int64_t eager_steps = 0, beyond_graphs = 0;
   // Seconds the beyond_graphs steps of every replica waited on the host, and the replicas' step

@@ -48,13 +48,19 @@ struct PoolLimits {
   // tokens never more than the step budget); a larger step runs eager.
   bool within_graphs(const std::vector<SeqGroup>& groups) const {
     if (sched.cuda_graph_max_batch <= 0) return true;
-    if (sched.cuda_graph_unit == GraphUnit::sequences)
-      return sequences_of(groups) <= sched.cuda_graph_max_batch;
-    return tokens_of(groups) <= std::min(sched.cuda_graph_max_batch, sched.max_num_tokens);
+    const bool tokens = sched.cuda_graph_unit == GraphUnit::tokens;
+    return (tokens ? tokens_of(groups) : sequences_of(groups)) <= graph_limit();
+  }
+  // The largest captured graph in cuda_graph_unit's unit (tokens: never past the step budget).
+  std::int64_t graph_limit() const {
+    return sched.cuda_graph_unit == GraphUnit::tokens
+               ? std::min(sched.cuda_graph_max_batch, sched.max_num_tokens)
+               : sched.cuda_graph_max_batch;
   }
   // Whether a step over `groups` replays a captured graph: within it, and without a prompt chunk
-  // where the runtime prefills eager (ServingSpec::prefill_cuda_graphs). Otherwise ScenarioPool's
-  // eager timer (predict/serving.cpp) times it; the replica counts it (ReplicaRun::eager_steps).
+  // where the runtime prefills eager (ServingSpec::prefill_cuda_graphs). Otherwise ScenarioPool
+  // (predict/serving.cpp) times it as issued from the host; the replica counts it
+  // (ReplicaRun::eager_steps).
   bool replays_graph(const std::vector<SeqGroup>& groups) const {
     if (!within_graphs(groups)) return false;
     if (sched.prefill_cuda_graphs) return true;
