@@ -23,8 +23,15 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// One answer takes microseconds; a second (sanitizer builds included) means a loop or a blow-up.
-constexpr double kMaxSeconds = 1.0;
+// A guard against hangs, not a speed measure (speed is measured by the benchmarks): one answer
+// takes microseconds and the 1 MiB inputs below a few hundred milliseconds natively, several
+// times that in the sanitizer build on a loaded machine (ctest -j16); a loop or a blow-up takes
+// far longer than this bound.
+constexpr double kMaxSeconds = 10.0;
+// The layout search's refusal of a space too large to finish (search.space_too_large) comes
+// before any candidate is predicted: under a second natively; searching the space would take
+// minutes.
+constexpr double kRefusalSeconds = 5.0;
 
 // Every object the scenario format has, inline, so every numeric field can be pushed.
 const char* kBase = R"({
@@ -405,7 +412,7 @@ TEST(Limits, SearchRefusesHugeSpacesQuickly) {
     const auto t0 = Clock::now();
     const json out = json::parse(optimus::api::search(j.dump(), options));
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    EXPECT_LT(seconds, 5 * kMaxSeconds) << options;
+    EXPECT_LT(seconds, kRefusalSeconds) << options;
     ASSERT_TRUE(out.contains("error")) << out.dump().substr(0, 300);
     EXPECT_EQ(out["error"]["code"], "search.space_too_large");
   }
@@ -417,7 +424,7 @@ TEST(Limits, SearchRefusesHugeSpacesQuickly) {
   inf["num_devices"] = 73513440;
   const auto t0 = Clock::now();
   const json out = json::parse(optimus::api::search(inf.dump(), "{\"max_batch\": 1048576}"));
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 5 * kMaxSeconds);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), kRefusalSeconds);
   ASSERT_TRUE(out.contains("error") || out.contains("best")) << out.dump().substr(0, 300);
   if (out.contains("error")) {
     EXPECT_EQ(out["error"]["code"], "search.space_too_large");
