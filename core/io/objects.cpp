@@ -1502,6 +1502,7 @@ Fields<RlWorkload> make_rollout() {
   t.integer("cuda_graph_max_batch", 0, kMaxRequests, AT(rollout.scheduler.cuda_graph_max_batch))
       .written(Write::nonzero);
   t.opt_boolean("cuda_graphs", AT(rollout.cuda_graphs));
+  t.boolean("prefix_caching", AT(rollout.prefix_caching)).def();
   t.opt_member<Speculative>("speculative", speculative_fields(), AT(rollout.speculative))
       .title("Speculative decoding on the rollout engines");
   return t;

@@ -80,6 +80,8 @@ Scenario rollout_at(const Scenario& s, std::int64_t tp) {
   size_serving(sv, s.system, p);
   sv.arrival = Arrival::offline;  // every prompt of the step is handed over at once
   sv.num_requests = requests(rl);
+  // The samples of a prompt are served by one engine and share its prompt's blocks and prefill.
+  sv.prompt_group = rl.rollout.prefix_caching ? rl.samples_per_prompt : 1;
   sv.input_len = rl.prompt_len;
   sv.output_len = rl.response_len;
   sv.slo.reset();

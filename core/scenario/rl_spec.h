@@ -66,6 +66,10 @@ struct RlRollout {
   std::string software_id = "vllm";
   SoftwareDefaults software;  // the rollout's kernels (system software + profile)
   std::optional<bool> cuda_graphs;
+  // The samples of a prompt share its prompt's KV blocks and prefill (vLLM's n samples and prefix
+  // cache, SGLang's radix cache: ServingSpec::prompt_group). false: each sample prefills and
+  // stores its own copy (a stack that turns the prefix cache off).
+  bool prefix_caching = true;
   ServingSpec scheduler;  // max_batch, gpu_memory_utilization, blocks (profile + keys)
   Precision precision = Precision::bf16;
   bool precision_from_checkpoint = false;  // not stated: model.checkpoint_precision (io/json_io.cpp)

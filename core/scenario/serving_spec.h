@@ -168,6 +168,16 @@ struct ServingSpec {
   // scheduling Orca's iteration-level scheduling replaces: Yu et al. 2022, OSDI, Sec. 2.2).
   // false: continuous batching, a finished request's slot refilled at the next step.
   bool static_batching = false;
+  // Requests per shared prompt: consecutive requests in groups of this size are samples of one
+  // prompt (an RL step's samples_per_prompt), dealt to one replica, with one prompt length. The
+  // first admitted prefills the prompt; a later one, while a sample of its prompt holds the
+  // prompt's KV blocks, takes the prompt's whole blocks from it (prefilled and stored once) and
+  // prefills the rest. vLLM V0 forks the prompt's blocks for a request of n samples; vLLM V1's
+  // parallel sampling sends n requests that hit its prefix cache (PR 10980 / 13421, prefix
+  // caching on by default); SGLang caches the common prefix before the n samples
+  // (tokenizer_manager, parallel sample) in its radix cache. 1: every request its own prompt.
+  // Not read from a scenario's serving block: the RL rollout sets it (rl.rollout.prefix_caching).
+  std::int64_t prompt_group = 1;
   // The largest decode batch the runtime captured a CUDA graph for (0: every step replays one). A
   // step of more sequences runs without graph replay, each kernel issued from the host: vLLM V1
   // captures batches up to min(2 x max_num_seqs, 512) (vllm/config/vllm.py, set_cudagraph_sizes:

@@ -38,8 +38,10 @@ class ReplicaSim {
         capacity_(pool_.kv_capacity),
         decode_step_tokens_(1 + pool_.spec_k),
         has_draft_(pool_.draft),
-        shared_n_(std::max<std::int64_t>(2, static_cast<std::int64_t>(std::floor(pool_.spec_gain)))) {
+        shared_n_(std::max<std::int64_t>(2, static_cast<std::int64_t>(std::floor(pool_.spec_gain)))),
+        group_(std::max<std::int64_t>(1, sv_.prompt_group)) {
     run_.shared_n = shared_n_;
+    if (group_ > 1) holder_.assign(reqs_.size() / static_cast<std::size_t>(group_) + 1, -1);
   }
 
   // The scheduler's loop: returns false past the step bound.
@@ -132,7 +134,7 @@ class ReplicaSim {
       }
       // Claims only grow (a reserved request already holds its whole context).
       const std::int64_t upto = r.kv + tokens;
-      const double need = upto <= r.claimed ? r.kv_bytes : std::max(r.kv_bytes, pool_.bytes_for(upto));
+      const double need = upto <= r.claimed ? r.kv_bytes : std::max(r.kv_bytes, own_bytes(r, upto));
       while (used_ - r.kv_bytes + need > capacity_) {
         // Preempt the newest running request not yet scheduled this step (possibly this one).
         const std::size_t victim = running_.back();
@@ -165,16 +167,22 @@ class ReplicaSim {
     while (!waiting_.empty() && !batch_full() && budget > 0) {
       const std::size_t i = waiting_.front();
       Request& r = reqs_[i];
-      const std::int64_t tokens = std::min(r.target - r.kv, budget);
+      // The prompt's blocks another sample of it holds (ServingSpec::prompt_group): in its context
+      // without being prefilled or claimed.
+      const std::int64_t share = shareable(i);
+      const std::int64_t kv = r.kv + share;
+      const std::int64_t tokens = std::min(r.target - kv, budget);
       const bool prefill = tokens > 0;
-      const std::int64_t now = r.kv + std::max<std::int64_t>(tokens, 1);
+      const std::int64_t now = kv + std::max<std::int64_t>(tokens, 1);
       const std::int64_t whole = mode_ == Mode::prefill_only ? r.target : r.input + r.output - 1;
       const std::int64_t claim_tokens = sv_.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
-      const double need = pool_.bytes_for(claim_tokens);
+      const double share_bytes = share > 0 ? pool_.bytes_for(share) : r.shared_bytes;
+      const double need = pool_.bytes_for(claim_tokens) - share_bytes;
       if (used_ - r.kv_bytes + need > capacity_) {
         kv_full = true;
         break;
       }
+      take_prompt(i, share);
       claim(r, claim_tokens);
       waiting_.pop_front();
       running_.push_back(i);
@@ -268,11 +276,14 @@ class ReplicaSim {
     bool blocked = (sv_.static_batching && !forming_) || waiting_.empty() || batch_full();
     if (!blocked) {
       const Request& r = reqs_[waiting_.front()];
+      const std::int64_t share = shareable(waiting_.front()), kv = r.kv + share;
       const std::int64_t whole =
-          std::max(r.kv + 1, sv_.kv_admission == KvAdmission::reserve ? r.input + r.output - 1 : 0);
-      blocked = used_ + pool_.bytes_for(
-                            std::max<std::int64_t>(whole, std::min(r.target, r.kv + sv_.max_num_tokens))) >
-                capacity_;
+          std::max(kv + 1, sv_.kv_admission == KvAdmission::reserve ? r.input + r.output - 1 : 0);
+      blocked =
+          used_ +
+              pool_.bytes_for(std::max<std::int64_t>(whole, std::min(r.target, kv + sv_.max_num_tokens))) -
+              (share > 0 ? pool_.bytes_for(share) : r.shared_bytes) >
+          capacity_;
     }
     if (!blocked) return 0;
     // Every running request was scheduled: the fewest tokens left is over all of them (under
@@ -320,7 +331,7 @@ class ReplicaSim {
     const auto growth = [&](std::int64_t k) {
       double grow = 0;
       for (std::size_t i : running_)
-        grow += std::max(reqs_[i].kv_bytes, pool_.bytes_for(claim_in(reqs_[i], k))) - reqs_[i].kv_bytes;
+        grow += std::max(reqs_[i].kv_bytes, own_bytes(reqs_[i], claim_in(reqs_[i], k))) - reqs_[i].kv_bytes;
       return grow;
     };
     const auto fits = [&](std::int64_t k) { return used_ + growth(k) <= capacity_; };
@@ -559,6 +570,7 @@ class ReplicaSim {
     used_ -= r.kv_bytes;
     r.kv_bytes = 0;
     r.claimed = 0;
+    release_prompt(i);
     if (closed_ && next_ < reqs_.size()) {
       reqs_[next_].arrival = t_;
       waiting_.push_back(next_++);
@@ -579,13 +591,74 @@ class ReplicaSim {
     r.claimed = 0;
     r.kv = 0;
     r.target = r.input + r.generated;  // recompute the prompt and what was generated
+    release_prompt(i);
     ++run_.preemptions;
+  }
+
+  // Samples of one prompt (ServingSpec::prompt_group; they are dealt whole and in order, so the
+  // replica's i-th request is a sample of its (i / group)-th prompt).
+  std::size_t prompt_of(std::size_t i) const { return i / static_cast<std::size_t>(group_); }
+
+  // The prompt tokens a waiting request would find in another sample's KV blocks if admitted now:
+  // the whole blocks (prefix caching shares full blocks) of the prompt the holding sample has
+  // claimed so far, at most all but the last prompt token (a request computes at least one token
+  // for its logits). vLLM V1 caches a block as it allocates it for the tokens a step schedules, so
+  // a sample admitted in the same step as the holder's prefill finds its blocks. 0 without
+  // groups, for a request with a context, or with no holder.
+  std::int64_t shareable(std::size_t i) const {
+    if (group_ <= 1 || reqs_[i].kv > 0) return 0;
+    const std::int64_t h = holder_[prompt_of(i)];
+    if (h < 0 || static_cast<std::size_t>(h) == i) return 0;
+    const std::int64_t held = std::min({reqs_[static_cast<std::size_t>(h)].claimed,
+                                        reqs_[static_cast<std::size_t>(h)].input, reqs_[i].input - 1});
+    return std::max<std::int64_t>(0, held) / pool_.block * pool_.block;
+  }
+
+  // Admits request i's share of its prompt (shareable); with no sample holding the prompt, i holds it.
+  void take_prompt(std::size_t i, std::int64_t share) {
+    if (group_ <= 1) return;
+    Request& r = reqs_[i];
+    if (share > 0) {
+      r.kv = r.shared = r.claimed = share;
+      r.shared_bytes = pool_.bytes_for(share);
+    } else if (holder_[prompt_of(i)] < 0) {
+      holder_[prompt_of(i)] = static_cast<std::int64_t>(i);
+    }
+  }
+
+  // A sample that leaves (finished or preempted) while holding its prompt's blocks hands them to a
+  // running sample of the same prompt (a block is freed when no request references it); with none
+  // running the blocks go. The new holder now claims the blocks it shared.
+  void release_prompt(std::size_t i) {
+    if (group_ <= 1) return;
+    Request& r = reqs_[i];
+    r.shared = 0;
+    r.shared_bytes = 0;
+    std::int64_t& h = holder_[prompt_of(i)];
+    if (h != static_cast<std::int64_t>(i)) return;
+    h = -1;
+    for (std::size_t j : running_) {
+      Request& m = reqs_[j];
+      if (j == i || prompt_of(j) != prompt_of(i) || m.done >= 0 || m.kv == 0) continue;
+      used_ += m.shared_bytes;
+      m.kv_bytes += m.shared_bytes;
+      m.shared_bytes = 0;
+      m.shared = 0;
+      h = static_cast<std::int64_t>(j);
+      return;
+    }
+  }
+
+  // Bytes of the blocks a request claims for `tokens` of context: less the prompt blocks another
+  // sample holds.
+  double own_bytes(const Request& r, std::int64_t tokens) const {
+    return pool_.bytes_for(tokens) - r.shared_bytes;
   }
 
   // Claims blocks for `tokens` tokens of a request's context (claims only grow).
   void claim(Request& r, std::int64_t tokens) {
     if (tokens <= r.claimed) return;
-    const double need = pool_.bytes_for(tokens);
+    const double need = own_bytes(r, tokens);
     used_ += need - r.kv_bytes;
     r.kv_bytes = need;
     r.claimed = pool_.covered(tokens);
@@ -668,6 +741,10 @@ class ReplicaSim {
   const bool has_draft_;
   // A speculating sequence's tokens in one step whose gaps a step records by count (StepSpan::shared).
   const std::int64_t shared_n_;
+  // Samples per prompt (ServingSpec::prompt_group), and for each prompt of the replica the sample
+  // that holds its KV blocks (-1: none).
+  const std::int64_t group_;
+  std::vector<std::int64_t> holder_;
 
   std::size_t next_ = 0;  // next request not yet arrived (closed: not yet sent)
   std::int64_t in_flight_ = 0;
@@ -751,7 +828,7 @@ std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>
 // that clock. `runs[k]` is replica `reps[k]`; a group is ep consecutive replicas (the ep ranks
 // are placed next to each other at tp 1, pp 1).
 void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
-              std::int64_t ep, std::vector<Request>& all) {
+              std::int64_t ep, std::int64_t prompt_group, std::vector<Request>& all) {
   for (std::int64_t g = 0; g * ep < replicas; ++g) {
     std::vector<ReplicaRun*> group;
     std::vector<std::int64_t> members;
@@ -780,13 +857,13 @@ void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& r
       const auto common = [&](double local) {
         return local <= 0 ? 0.0 : clock[static_cast<std::size_t>(steps[span_at(local)])];
       };
-      for (auto i = static_cast<std::size_t>(members[m]); i < all.size();
-           i += static_cast<std::size_t>(replicas)) {
-        Request& r = all[i];
-        r.arrival = common(r.arrival);
-        if (r.first_token >= 0) r.first_token = common(r.first_token);
-        if (r.done >= 0) r.done = common(r.done);
-      }
+      for_each_of_replica(static_cast<std::size_t>(members[m]), prompt_group, replicas, all.size(),
+                          [&](std::size_t i) {
+                            Request& r = all[i];
+                            r.arrival = common(r.arrival);
+                            if (r.first_token >= 0) r.first_token = common(r.first_token);
+                            if (r.done >= 0) r.done = common(r.done);
+                          });
       // A sample's step time is its iteration's first step (a decode stretch's steps follow it).
       for (ServingStepSample& sample : group[m]->timeline) {
         const std::size_t k = span_at(sample.t_s);

@@ -63,9 +63,9 @@ bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, st
                       bool keep_timeline, ReplicaRun& run, const SimBudget& budget);
 
 // Replicas that step together: `runs[k]` is replica `reps[k]` of `replicas`, groups of `ep`
-// consecutive replicas share a clock (lockstep_clock); their requests in `all` (replica r holds
-// r, r + replicas, ...), gaps and chart samples move to it.
+// consecutive replicas share a clock (lockstep_clock); their requests in `all` (replica_of, by
+// prompt in groups of `prompt_group`), gaps and chart samples move to it.
 void lockstep(std::vector<ReplicaRun*>& runs, const std::vector<std::int64_t>& reps, std::int64_t replicas,
-              std::int64_t ep, std::vector<Request>& all);
+              std::int64_t ep, std::int64_t prompt_group, std::vector<Request>& all);
 
 }  // namespace optimus

@@ -84,13 +84,15 @@ std::vector<Request> make_requests(const ServingSpec& sv) {
   Rng rng{sv.seed};
   const LengthSampler input(sv.input_len), output(sv.output_len);
   std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
-  const std::vector<double> u_in = stratified_quantiles(out.size(), rng);
+  // Samples of one prompt (ServingSpec::prompt_group) share its length: one draw per prompt.
+  const auto group = static_cast<std::size_t>(std::max<std::int64_t>(1, sv.prompt_group));
+  const std::vector<double> u_in = stratified_quantiles((out.size() + group - 1) / group, rng);
   const std::vector<double> u_out = stratified_quantiles(out.size(), rng);
   double t = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
     Request& r = out[i];
     r.id = i;
-    r.input = input(u_in[i]);
+    r.input = input(u_in[i / group]);
     r.output = output(u_out[i]);
     if (sv.arrival == Arrival::poisson) {
       t += -portable_log(rng.uniform()) / sv.requests_per_s;  // exponential gaps (a Poisson process)

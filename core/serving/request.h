@@ -2,6 +2,7 @@
 // scheduler state. Internal to the serving module.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -29,7 +30,25 @@ struct Request {
   // token the step before needs no time, its gap is the step's).
   std::int64_t last_step = -2;
   double last_time = 0;
+  // Prompt tokens whose KV blocks another sample of the same prompt holds (ServingSpec::prompt_group):
+  // in the context (kv) without being prefilled or claimed by this request; their bytes.
+  std::int64_t shared = 0;
+  double shared_bytes = 0;
 };
+
+// The replica of `replicas` that takes request i: round-robin load balancing, by request or, where
+// samples share a prompt (ServingSpec::prompt_group, `group` >= 1), by prompt, whose samples one
+// engine serves (vLLM's and SGLang's n samples of a request).
+inline std::size_t replica_of(std::size_t i, std::int64_t group, std::int64_t replicas) {
+  return (i / static_cast<std::size_t>(group)) % static_cast<std::size_t>(replicas);
+}
+// Calls f(i) for every request i < n that replica `rep` takes (replica_of), in order.
+template <class F>
+void for_each_of_replica(std::size_t rep, std::int64_t group, std::int64_t replicas, std::size_t n, F&& f) {
+  const auto g = static_cast<std::size_t>(group), stride = g * static_cast<std::size_t>(replicas);
+  for (std::size_t start = rep * g; start < n; start += stride)
+    for (std::size_t i = start; i < std::min(start + g, n); ++i) f(i);
+}
 
 // The requests of the whole deployment: lengths and (poisson) arrival times from sv.seed.
 std::vector<Request> make_requests(const ServingSpec& sv);

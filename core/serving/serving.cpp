@@ -31,13 +31,13 @@ Error too_many_steps() {
                         " scheduler steps on one replica; simulate fewer requests or shorter outputs");
 }
 
-// Replica `rep` of `replicas` takes requests rep, rep + replicas, ... (round-robin load
-// balancing); a decode pool takes them in the order their caches land.
-void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replicas, Mode mode,
-          std::vector<Request>& mine) {
+// Replica `rep` of `replicas` takes its requests (replica_of) in order; a decode pool takes them in
+// the order their caches land.
+void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replicas, std::int64_t group,
+          Mode mode, std::vector<Request>& mine) {
   mine.clear();
-  for (std::size_t i = static_cast<std::size_t>(rep); i < all.size(); i += static_cast<std::size_t>(replicas))
-    mine.push_back(all[i]);
+  for_each_of_replica(static_cast<std::size_t>(rep), group, replicas, all.size(),
+                      [&](std::size_t i) { mine.push_back(all[i]); });
   if (mode == Mode::decode_only)
     std::stable_sort(mine.begin(), mine.end(),
                      [](const Request& a, const Request& b) { return a.ready < b.ready; });
@@ -54,7 +54,7 @@ std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector
   if (mode == Mode::prefill_only) return 0;
   std::vector<std::int64_t> longest(static_cast<std::size_t>(active), 0);
   for (std::size_t i = 0; i < all.size(); ++i) {
-    auto& l = longest[i % static_cast<std::size_t>(active)];
+    auto& l = longest[replica_of(i, std::max<std::int64_t>(1, pool.sched.prompt_group), active)];
     l = std::max(l, all[i].output - all[i].generated - 1);
   }
   std::int64_t sum = 0, most = 0;
@@ -93,14 +93,16 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // share, and those requests would keep no times at all).
   // Replicas past the requests' count are dealt none (round-robin) and run no step: they are not
   // simulated, so that a pool of millions of devices costs what its requests cost.
-  const std::int64_t dealt = std::max<std::int64_t>(1, static_cast<std::int64_t>(all.size()));
+  const std::int64_t group = std::max<std::int64_t>(1, pool.limits().sched.prompt_group);
+  const auto prompts = (static_cast<std::int64_t>(all.size()) + group - 1) / group;
+  const std::int64_t dealt = std::max<std::int64_t>(1, prompts);
   const std::int64_t active = std::min(clients > 0 ? std::min(replicas, clients) : replicas, dealt);
   if (steps_at_least(pool.limits(), mode, all, active, together) > budget.steps) return too_many_steps();
   std::vector<std::int64_t> reps;
   std::vector<Request> mine;  // one replica's requests (the buffer is reused)
   mine.reserve(all.size() / static_cast<std::size_t>(active) + 1);
   for (std::int64_t rep = 0; rep < active; ++rep) {
-    deal(all, rep, active, mode, mine);
+    deal(all, rep, active, group, mode, mine);
     const std::int64_t c = clients > 0 ? clients / active + (rep < clients % active ? 1 : 0) : 0;
     ReplicaRun run;
     run.record_steps = together;
@@ -116,7 +118,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   if (together) {
     std::vector<ReplicaRun*> mine_runs;
     for (std::size_t k = first_run; k < out.runs.size(); ++k) mine_runs.push_back(&out.runs[k]);
-    lockstep(mine_runs, reps, active, pool.limits().lockstep_group, all);
+    lockstep(mine_runs, reps, active, pool.limits().lockstep_group, group, all);
     for (std::size_t k = first_run; k < out.runs.size(); ++k) {
       out.runs[k].spans = {};
       out.runs[k].span_ends = {};

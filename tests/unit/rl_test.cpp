@@ -2190,4 +2190,47 @@ TEST(Rl, AnSglangRolloutCapturesWhatSglangSizesAtItsTp) {
   EXPECT_LT(eager({{"tp", 1}, {"cuda_graph_max_batch", 512}}), tp1);
 }
 
+// The samples of a prompt share its prefill and its KV blocks (rl.rollout.prefix_caching, default
+// true: vLLM's n samples and prefix cache, SGLang's radix cache). A rollout of one-token responses
+// is all prefill: 32 prompts of 4,096 tokens x 8 samples then take about what 32 x 1 do (each later
+// sample prefills the prompt's last partial block and one token), and without the cache about 8
+// times as long.
+TEST(Rl, SamplesOfAPromptShareItsPrefill) {
+  const auto rollout = [](std::int64_t samples, bool cache) {
+    json s = base({{"samples_per_prompt", samples},
+                   {"prompt_len", json::array({{4096, 1}})},
+                   {"response_len", json::array({{1, 1}})},
+                   {"rollout", {{"tp", 1}, {"prefix_caching", cache}}}});
+    return num(rl_of(s)["phases_s"]["rollout"]);
+  };
+  const double one = rollout(1, true);
+  EXPECT_NEAR(rollout(8, true) / one, 1.0, 0.15);
+  EXPECT_GT(rollout(8, false) / one, 6.0);
+}
+
+// ... and its KV blocks: 8 prompts of 16,384 tokens x 16 samples of 512 on one H100 engine. Llama
+// 3.1 8B holds 128 KiB a token (32 layers x 8 KV heads x 128 x 2 x 2 bytes): 128 private copies of
+// the prompt are 256 GiB, far past the engine's cache, so without sharing the engine runs a few
+// dozen samples at a time and preempts; shared, the 8 prompts (16 GiB) and 128 x 512 response
+// tokens (8 GiB) fit at once.
+TEST(Rl, SamplesOfAPromptShareItsKvBlocks) {
+  const auto rollout = [](bool cache) {
+    json s = base({{"prompts_per_step", 8},
+                   {"samples_per_prompt", 16},
+                   {"prompt_len", json::array({{16384, 1}})},
+                   {"response_len", json::array({{512, 1}})},
+                   {"placement", "split"},
+                   {"rollout_devices", 1},
+                   {"train_devices", 7},
+                   {"rollout", {{"tp", 1}, {"prefix_caching", cache}}}});
+    return rl_of(s);
+  };
+  const json shared = rollout(true), own = rollout(false);
+  EXPECT_EQ(shared["rollout"]["preemptions"], 0);
+  EXPECT_GT(num(shared["rollout"]["mean_batch"]), 100.0);
+  EXPECT_GT(own["rollout"]["preemptions"].get<std::int64_t>(), 0);
+  EXPECT_LT(num(own["rollout"]["mean_batch"]), 40.0);
+  EXPECT_LT(num(shared["phases_s"]["rollout"]) * 3, num(own["phases_s"]["rollout"]));
+}
+
 }  // namespace rl_test

@@ -271,7 +271,8 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
                  {"gpu_memory_utilization", 0.9},
                  {"static_batching", false},
                  {"cuda_graph_max_batch", 512},
-                 {"cuda_graphs", true}}},
+                 {"cuda_graphs", true},
+                 {"prefix_caching", false}}},
                {"train",
                 {{"tp", 1},
                  {"pp", 1},
@@ -293,7 +294,7 @@ TEST(Schema, TheRlBlockMatchesTheReader) {
   w.object(rl["properties"]["rollout"], doc, "/rl/rollout");
   w.object(rl["properties"]["train"]["oneOf"][0], doc, "/rl/train");
   w.object(rl["properties"]["async"], doc, "/rl/async");
-  EXPECT_EQ(w.checked_keys, 12 + 13 + 2);  // rollout: 11 and speculative (absent here, not walked)
+  EXPECT_EQ(w.checked_keys, 13 + 13 + 2);  // rollout: 12 keys and speculative (absent here, not walked)
   // The rl object's keys.
   json probe = doc;
   probe["rl"]["x_unknown"] = 1;

@@ -1449,3 +1449,41 @@ TEST(Serving, VllmCountsCapturedGraphsInTokens) {
 }
 
 }  // namespace serving_test
+
+namespace serving_test {
+
+// Samples of one prompt (ServingSpec::prompt_group, which an RL rollout sets to samples_per_prompt)
+// share the prompt's KV blocks and its prefill. Llama 3.1 8B on one H100, 256 requests of 4,096-token
+// prompts in groups of 8, half of them answering in 64 tokens and half in 2,048, so that the
+// sample holding a prompt's blocks often finishes before the others and hands them on: every
+// request completes (a block leaked by a hand-off would leave the cache full and the run stuck),
+// the cache is never over-full, and sharing takes less time at a larger batch than eight private
+// copies of each prompt. At 128 KiB a token (32 layers x 8 KV heads x 128 x 2 x 2 bytes) the 256
+// prompts are 128 GiB as private copies, 16 GiB shared, against an H100 cache of about 60 GiB:
+// without sharing the engine runs fewer sequences at a time.
+TEST(Serving, SamplesOfAPromptShareItsBlocksAndPrefill) {
+  json j = base({{"arrival", "offline"},
+                 {"num_requests", 256},
+                 {"input_len", json::array({{4096, 1}})},
+                 {"output_len", json::array({{64, 1}, {2048, 1}})}});
+  const auto run = [&](std::int64_t group) {
+    auto s = optimus::parse_scenario(j.dump());
+    EXPECT_TRUE(s);
+    if (!s) return optimus::ServingPrediction{};
+    optimus::Scenario sc = s.value();
+    sc.inference->serving->prompt_group = group;
+    const auto p = optimus::predict(sc);
+    EXPECT_TRUE(p) << (p ? "" : p.error().message);
+    return p ? *p->serving : optimus::ServingPrediction{};
+  };
+  const optimus::ServingPrediction own = run(1), shared = run(8);
+  EXPECT_EQ(own.completed, 256);
+  EXPECT_EQ(shared.completed, 256);
+  EXPECT_LE(shared.kv_peak_utilisation, 1.0 + 1e-9);
+  EXPECT_LT(shared.duration_s, own.duration_s);
+  EXPECT_GT(shared.mean_batch, own.mean_batch);
+  // The same lengths (one prompt length a group) served without groups take the same tokens.
+  EXPECT_NEAR(shared.input_tokens_per_s * shared.duration_s, own.input_tokens_per_s * own.duration_s, 1e-6);
+}
+
+}  // namespace serving_test

@@ -1573,6 +1573,10 @@ export interface RlSpec {
      */
     cuda_graphs?: boolean;
     /**
+     * The samples of a prompt share its KV blocks and its prefill: one engine serves them, the first admitted prefills the prompt, and a later one, while a sample of its prompt holds the prompt's blocks, takes its whole blocks from them and prefills the rest (vLLM's n samples and prefix cache, on by default; SGLang's radix cache; docs/rl.md). false: every sample prefills and stores its own copy, as with the prefix cache turned off.
+     */
+    prefix_caching?: boolean;
+    /**
      * Speculative decoding on the rollout engines (SGLang's --speculative-algorithm, vLLM's speculative_config, which slime's and verl's rollout options pass through): the keys of inference.speculative, the same defaults; each decode step of the rollout drafts and verifies as there, so a response needs fewer steps, most of all the long tail that decodes at a small batch. A draft model with another vocabulary: inference.draft_vocab_mismatch at /rl/rollout/speculative/draft.
      */
     speculative?: {

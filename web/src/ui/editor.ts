@@ -351,6 +351,7 @@ const RL_FIELDS: FieldDef[] = [
   { path: '/rl/rollout/max_batch', label: 'Rollout sequences per engine step', placeholder: 'the engine’s' },
   { path: '/rl/rollout/static_batching', label: 'Rollout in static batches (each to its longest)' },
   { path: '/rl/rollout/cuda_graphs', label: 'Rollout CUDA graphs', kind: 'select', emptyLabel: 'the engine’s (vLLM, SGLang: on)', optionLabels: { true: 'on: replayed', false: 'off: enforce_eager' } },
+  { path: '/rl/rollout/prefix_caching', label: 'Samples of a prompt share its prefill and KV (prefix cache)' },
   { path: '/rl/rollout/speculative', label: 'Rollout speculative decoding ({"draft_tokens": 3}: the model’s MTP module)', kind: 'json', placeholder: 'none' },
   { path: '/rl/train', label: 'Trainer layout ("auto" or keys)', kind: 'json', placeholder: 'ZeRO by memory' },
   { path: '/rl/weight_sync', label: 'Weight sync' },

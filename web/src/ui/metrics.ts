@@ -1018,6 +1018,7 @@ export const RL_METRICS: MetricDef[] = [
         inputs: [
           ['responses (prompts × samples)', `${groupDigits(rl.rollout.responses)} (${sr?.prompts_per_step ?? '?'} × ${sr?.samples_per_prompt ?? '?'})`],
           ['prompt length', lengthWords(sr?.prompt_len)],
+          ['a prompt’s samples', sr?.rollout?.prefix_caching === false ? 'each its own prompt prefill and KV (prefix cache off)' : 'one engine, one prompt prefill and KV (prefix cache)'],
           ['response length', lengthWords(sr?.response_len)],
           ['output tokens', f(rl.rollout.output_tokens, 'count')],
           ['engines', `${rl.rollout.parallel.dp} × (${layout(rl.rollout.parallel)}) on ${rl.rollout.devices} devices`],
