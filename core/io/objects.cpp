@@ -1401,6 +1401,7 @@ Fields<ServingSpec> make_serving() {
            [](const Field<ServingSpec>&, const ServingSpec& v) -> std::optional<ojson> {
              return length_json(v.output_len);
            });
+  t.integer("shared_prefix_len", 0, kMaxServingLength, AT(shared_prefix_len)).written(Write::nonzero).def();
   t.include(scheduler_fields());
   t.custom(
        "seed", integer(0, 9'007'199'254'740'991).json(),

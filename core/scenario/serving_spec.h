@@ -178,6 +178,12 @@ struct ServingSpec {
   // (tokenizer_manager, parallel sample) in its radix cache. 1: every request its own prompt.
   // Not read from a scenario's serving block: the RL rollout sets it (rl.rollout.prefix_caching).
   std::int64_t prompt_group = 1;
+  // Tokens at the start of every request's prompt that all requests share (a system prompt; vLLM
+  // bench's --random-prefix-len): within a replica a request admitted while another holds the
+  // prefix's blocks takes its whole blocks without prefilling or claiming them (the runtimes'
+  // prefix caching: vLLM V1 and SGLang on by default, TensorRT-LLM's KV block reuse). 0: none.
+  // With prompt_group > 1 the groups' whole prompts are shared instead.
+  std::int64_t shared_prefix_len = 0;
   // The largest decode batch the runtime captured a CUDA graph for (0: every step replays one). A
   // step of more sequences runs without graph replay, each kernel issued from the host: vLLM V1
   // captures batches up to min(2 x max_num_seqs, 512) (vllm/config/vllm.py, set_cudagraph_sizes:

@@ -39,9 +39,13 @@ class ReplicaSim {
         decode_step_tokens_(1 + pool_.spec_k),
         has_draft_(pool_.draft),
         shared_n_(std::max<std::int64_t>(2, static_cast<std::int64_t>(std::floor(pool_.spec_gain)))),
-        group_(std::max<std::int64_t>(1, sv_.prompt_group)) {
+        group_(std::max<std::int64_t>(1, sv_.prompt_group)),
+        prefix_(group_ > 1 ? std::numeric_limits<std::int64_t>::max() : sv_.shared_prefix_len),
+        // A decode pool's requests arrive with their caches (the prefill pool's sharing is done).
+        sharing_((group_ > 1 || prefix_ > 0) && mode != Mode::decode_only) {
     run_.shared_n = shared_n_;
     if (group_ > 1) holder_.assign(reqs_.size() / static_cast<std::size_t>(group_) + 1, -1);
+    if (group_ == 1 && prefix_ > 0) holder_.assign(1, -1);
   }
 
   // The scheduler's loop: returns false past the step bound.
@@ -176,8 +180,7 @@ class ReplicaSim {
       const std::int64_t now = kv + std::max<std::int64_t>(tokens, 1);
       const std::int64_t whole = mode_ == Mode::prefill_only ? r.target : r.input + r.output - 1;
       const std::int64_t claim_tokens = sv_.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
-      const double share_bytes = share > 0 ? pool_.bytes_for(share) : r.shared_bytes;
-      const double need = pool_.bytes_for(claim_tokens) - share_bytes;
+      const double need = pool_.bytes_for(claim_tokens) - held_bytes(i, share);
       if (used_ - r.kv_bytes + need > capacity_) {
         kv_full = true;
         break;
@@ -282,7 +285,7 @@ class ReplicaSim {
       blocked =
           used_ +
               pool_.bytes_for(std::max<std::int64_t>(whole, std::min(r.target, kv + sv_.max_num_tokens))) -
-              (share > 0 ? pool_.bytes_for(share) : r.shared_bytes) >
+              held_bytes(waiting_.front(), share) >
           capacity_;
     }
     if (!blocked) return 0;
@@ -569,8 +572,8 @@ class ReplicaSim {
     r.done = t_;
     used_ -= r.kv_bytes;
     r.kv_bytes = 0;
-    r.claimed = 0;
     release_prompt(i);
+    r.claimed = 0;
     if (closed_ && next_ < reqs_.size()) {
       reqs_[next_].arrival = t_;
       waiting_.push_back(next_++);
@@ -588,41 +591,56 @@ class ReplicaSim {
     pause(r);
     used_ -= r.kv_bytes;
     r.kv_bytes = 0;
+    release_prompt(i);
     r.claimed = 0;
     r.kv = 0;
     r.target = r.input + r.generated;  // recompute the prompt and what was generated
-    release_prompt(i);
     ++run_.preemptions;
   }
 
-  // Samples of one prompt (ServingSpec::prompt_group; they are dealt whole and in order, so the
-  // replica's i-th request is a sample of its (i / group)-th prompt).
-  std::size_t prompt_of(std::size_t i) const { return i / static_cast<std::size_t>(group_); }
+  // The prefix a request shares: samples of one prompt (ServingSpec::prompt_group; they are dealt
+  // whole and in order, so the replica's i-th request is a sample of its (i / group)-th prompt)
+  // share the prompt, or every request of the replica its shared_prefix_len tokens (one prefix).
+  std::size_t prompt_of(std::size_t i) const { return group_ > 1 ? i / static_cast<std::size_t>(group_) : 0; }
 
-  // The prompt tokens a waiting request would find in another sample's KV blocks if admitted now:
-  // the whole blocks (prefix caching shares full blocks) of the prompt the holding sample has
-  // claimed so far, at most all but the last prompt token (a request computes at least one token
-  // for its logits). vLLM V1 caches a block as it allocates it for the tokens a step schedules, so
-  // a sample admitted in the same step as the holder's prefill finds its blocks. 0 without
-  // groups, for a request with a context, or with no holder.
+  // The prompt tokens a waiting request would find in the prefix cache if admitted now: the whole
+  // blocks (prefix caching shares full blocks) of the shared prefix the holding request has claimed
+  // so far, at most all but the last prompt token (a request computes at least one token for its
+  // logits). vLLM V1 caches a block as it allocates it for the tokens a step schedules, so a
+  // request admitted in the same step as the holder's prefill finds its blocks. With no holder, a
+  // replica's one shared prefix (shared_prefix_len) is still found once computed: its blocks are
+  // the cache's most recently used (vLLM's free-block queue and SGLang's radix tree evict the least
+  // recently used first), and the request re-claims them; a sample of an RL prompt is not (its
+  // blocks go, under the cache pressure such rollouts run at). 0 without sharing, for a request
+  // with a context, or with nothing to find.
   std::int64_t shareable(std::size_t i) const {
-    if (group_ <= 1 || reqs_[i].kv > 0) return 0;
+    if (!sharing_ || reqs_[i].kv > 0) return 0;
     const std::int64_t h = holder_[prompt_of(i)];
-    if (h < 0 || static_cast<std::size_t>(h) == i) return 0;
-    const std::int64_t held = std::min({reqs_[static_cast<std::size_t>(h)].claimed,
-                                        reqs_[static_cast<std::size_t>(h)].input, reqs_[i].input - 1});
-    return std::max<std::int64_t>(0, held) / pool_.block * pool_.block;
+    if (static_cast<std::size_t>(h) == i) return 0;
+    const std::int64_t found = h < 0 ? cached_
+                                     : std::min({reqs_[static_cast<std::size_t>(h)].claimed,
+                                                 reqs_[static_cast<std::size_t>(h)].input, prefix_});
+    const std::int64_t share = std::min(found, reqs_[i].input - 1);
+    return std::max<std::int64_t>(0, share) / pool_.block * pool_.block;
   }
 
-  // Admits request i's share of its prompt (shareable); with no sample holding the prompt, i holds it.
+  // Bytes of a share (shareable) that another request's blocks hold: none where the request takes
+  // over cached blocks that nobody holds.
+  double held_bytes(std::size_t i, std::int64_t share) const {
+    return share > 0 && holder_[prompt_of(i)] >= 0 ? pool_.bytes_for(share) : 0.0;
+  }
+
+  // Admits request i's share of its prefix (shareable); with no request holding it, i holds it.
   void take_prompt(std::size_t i, std::int64_t share) {
-    if (group_ <= 1) return;
+    if (!sharing_) return;
     Request& r = reqs_[i];
-    if (share > 0) {
+    std::int64_t& h = holder_[prompt_of(i)];
+    if (share > 0 && h >= 0) {
       r.kv = r.shared = r.claimed = share;
       r.shared_bytes = pool_.bytes_for(share);
-    } else if (holder_[prompt_of(i)] < 0) {
-      holder_[prompt_of(i)] = static_cast<std::int64_t>(i);
+    } else if (h < 0) {
+      h = static_cast<std::int64_t>(i);
+      r.kv = share;  // cached blocks taken over: not prefilled, claimed with the rest
     }
   }
 
@@ -630,13 +648,15 @@ class ReplicaSim {
   // running sample of the same prompt (a block is freed when no request references it); with none
   // running the blocks go. The new holder now claims the blocks it shared.
   void release_prompt(std::size_t i) {
-    if (group_ <= 1) return;
+    if (!sharing_) return;
     Request& r = reqs_[i];
     r.shared = 0;
     r.shared_bytes = 0;
     std::int64_t& h = holder_[prompt_of(i)];
     if (h != static_cast<std::int64_t>(i)) return;
     h = -1;
+    if (group_ == 1)
+      cached_ = std::max(cached_, std::min({r.claimed, r.input, prefix_}) / pool_.block * pool_.block);
     for (std::size_t j : running_) {
       Request& m = reqs_[j];
       if (j == i || prompt_of(j) != prompt_of(i) || m.done >= 0 || m.kv == 0) continue;
@@ -649,8 +669,8 @@ class ReplicaSim {
     }
   }
 
-  // Bytes of the blocks a request claims for `tokens` of context: less the prompt blocks another
-  // sample holds.
+  // Bytes of the blocks a request claims for `tokens` of context: less the prefix blocks another
+  // request holds.
   double own_bytes(const Request& r, std::int64_t tokens) const {
     return pool_.bytes_for(tokens) - r.shared_bytes;
   }
@@ -741,10 +761,15 @@ class ReplicaSim {
   const bool has_draft_;
   // A speculating sequence's tokens in one step whose gaps a step records by count (StepSpan::shared).
   const std::int64_t shared_n_;
-  // Samples per prompt (ServingSpec::prompt_group), and for each prompt of the replica the sample
-  // that holds its KV blocks (-1: none).
+  // Samples per prompt (ServingSpec::prompt_group), and for each prompt of the replica (or its one
+  // shared prefix) the request that holds its KV blocks (-1: none).
   const std::int64_t group_;
+  // The tokens a request may share (the whole prompt within a group, else shared_prefix_len) and
+  // whether any are.
+  const std::int64_t prefix_;
+  const bool sharing_;
   std::vector<std::int64_t> holder_;
+  std::int64_t cached_ = 0;  // the shared prefix's tokens the cache holds once computed (group_ 1)
 
   std::size_t next_ = 0;  // next request not yet arrived (closed: not yet sent)
   std::int64_t in_flight_ = 0;

@@ -619,6 +619,22 @@ describe('a newcomer masters the page in a minute', () => {
     await page.close();
   });
 
+  test('serving with a shared system prompt: a value typed over the derived 0 stops looking derived, and the first token comes sooner', async () => {
+    const { page } = await landing(site, VIEWPORTS.desktop);
+    const n = new Newcomer(page);
+    await n.click('[data-task="serve"]');
+    const before = (await n.truth()).prediction.serving.ttft_s.p50;
+    const field = '[data-path="/inference/serving/shared_prefix_len"]';
+    expect(await page.locator(field).getAttribute('class')).toContain('derived');
+    await n.type(field, '768');
+    await n.noError();
+    expect(await page.locator(field).getAttribute('class')).not.toContain('derived');
+    const { scenario, prediction } = await n.truth();
+    expect(scenario.inference.serving.shared_prefix_len).toBe(768);
+    expect(prediction.serving.ttft_s.p50).toBeLessThan(before);
+    await page.close();
+  });
+
   test('serving more users than requests: the requests follow the users, ten each, and the numbers are of that load', async () => {
     const { page } = await landing(site, VIEWPORTS.desktop);
     const n = new Newcomer(page);

@@ -1264,6 +1264,10 @@ export interface ServingSpec {
    */
   output_len?: TokenLengths;
   /**
+   * Tokens at the start of every prompt that all requests share, counted in input_len (a system prompt; vLLM bench's --random-prefix-len, SGLang bench's shared-prefix datasets). Within a replica, a request admitted while another holds the prefix's KV blocks takes its whole blocks (at most all but its last prompt token) without prefilling or storing them again: the runtimes' prefix caching (vLLM V1 and SGLang by default, TensorRT-LLM's KV block reuse). When the request holding them leaves, a running one takes them over; with none running they stay in the cache once computed (its most recently used blocks, which LRU eviction takes last) and the next request claims them again without prefilling. Eviction under memory pressure is not modelled. 0: no shared prefix. Unit: tokens.
+   */
+  shared_prefix_len?: number;
+  /**
    * Sequences per step (TensorRT-LLM max_batch_size, vLLM max_num_seqs). Unit: sequences.
    */
   max_batch?: number;

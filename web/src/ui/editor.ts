@@ -207,6 +207,7 @@ const ACRONYMS: Record<string, string> = {
   gpu: 'GPU',
   mtp: 'MTP',
   utilization: 'utilisation',
+  len: 'length', // shared_prefix_len: "Shared prefix length"
 };
 /** A key's unit suffix, said as a unit: "ttft_s" -> "TTFT (s)". */
 const UNIT_SUFFIXES: Array<[suffix: string, unit: string]> = [
@@ -856,6 +857,12 @@ class ScenarioEditor implements Editor {
     }
     this.localErrors.delete(f.path);
     this.setLocalError(f.path, null);
+    // A value typed over a derived one is the person's now: it stops looking derived at once
+    // (refresh() skips the focused field, so it would keep the grey until the next redraw).
+    if (p.value !== undefined && f.kind !== 'select' && f.kind !== 'check') {
+      input.classList.remove('derived');
+      delete input.dataset.follows;
+    }
     void this.applyCoupled(f.path, p.value).then(() => {
       if (this.localErrors.size === 0) this.deps.onEdit();
     });
