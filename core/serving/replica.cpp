@@ -644,9 +644,10 @@ class ReplicaSim {
     }
   }
 
-  // A sample that leaves (finished or preempted) while holding its prompt's blocks hands them to a
-  // running sample of the same prompt (a block is freed when no request references it); with none
-  // running the blocks go. The new holder now claims the blocks it shared.
+  // A request that leaves (finished or preempted) while holding its prefix's blocks hands them to
+  // a running request of the same prefix, which now claims the blocks it shared (a block is freed
+  // when no request references it). With none running the blocks go, though a replica's one
+  // shared prefix stays findable (cached_, shareable).
   void release_prompt(std::size_t i) {
     if (!sharing_) return;
     Request& r = reqs_[i];
