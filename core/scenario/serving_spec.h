@@ -178,6 +178,8 @@ struct ServingSpec {
   // (tokenizer_manager, parallel sample) in its radix cache. 1: every request its own prompt.
   // Not read from a scenario's serving block: the RL rollout sets it (rl.rollout.prefix_caching).
   std::int64_t prompt_group = 1;
+  // Requests per shared prompt as a count: prompt_group, at least 1.
+  std::int64_t group_size() const { return prompt_group > 1 ? prompt_group : 1; }
   // Tokens at the start of every request's prompt that all requests share (a system prompt; vLLM
   // bench's --random-prefix-len): within a replica a request admitted while another holds the
   // prefix's blocks takes its whole blocks without prefilling or claiming them (the runtimes'

@@ -39,13 +39,14 @@ class ReplicaSim {
         decode_step_tokens_(1 + pool_.spec_k),
         has_draft_(pool_.draft),
         shared_n_(std::max<std::int64_t>(2, static_cast<std::int64_t>(std::floor(pool_.spec_gain)))),
-        group_(std::max<std::int64_t>(1, sv_.prompt_group)),
+        group_(sv_.group_size()),
         prefix_(group_ > 1 ? std::numeric_limits<std::int64_t>::max() : sv_.shared_prefix_len),
         // A decode pool's requests arrive with their caches (the prefill pool's sharing is done).
         sharing_((group_ > 1 || prefix_ > 0) && mode != Mode::decode_only) {
     run_.shared_n = shared_n_;
-    if (group_ > 1) holder_.assign(reqs_.size() / static_cast<std::size_t>(group_) + 1, -1);
-    if (group_ == 1 && prefix_ > 0) holder_.assign(1, -1);
+    // One holder a prompt of the replica (its requests come whole groups, in order), or one for
+    // the replica's one shared prefix.
+    if (sharing_) holder_.assign(group_ > 1 ? reqs_.size() / static_cast<std::size_t>(group_) + 1 : 1, -1);
   }
 
   // The scheduler's loop: returns false past the step bound.
@@ -171,28 +172,39 @@ class ReplicaSim {
     while (!waiting_.empty() && !batch_full() && budget > 0) {
       const std::size_t i = waiting_.front();
       Request& r = reqs_[i];
-      // The prompt's blocks another sample of it holds (ServingSpec::prompt_group): in its context
-      // without being prefilled or claimed.
-      const std::int64_t share = shareable(i);
-      const std::int64_t kv = r.kv + share;
-      const std::int64_t tokens = std::min(r.target - kv, budget);
-      const bool prefill = tokens > 0;
-      const std::int64_t now = kv + std::max<std::int64_t>(tokens, 1);
-      const std::int64_t whole = mode_ == Mode::prefill_only ? r.target : r.input + r.output - 1;
-      const std::int64_t claim_tokens = sv_.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
-      const double need = pool_.bytes_for(claim_tokens) - held_bytes(i, share);
-      if (used_ - r.kv_bytes + need > capacity_) {
+      const Admission a = admission(i, budget);
+      const bool prefill = a.tokens > 0;
+      if (used_ - r.kv_bytes + (a.claim_bytes - a.held) > capacity_) {
         kv_full = true;
         break;
       }
-      take_prompt(i, share);
-      claim(r, claim_tokens);
+      take_prompt(i, a.share);
+      claim(r, a.claim_tokens);
       waiting_.pop_front();
       running_.push_back(i);
-      schedule(i, prefill ? tokens : decode_step_tokens_, prefill);
-      budget -= prefill ? tokens : decode_step_tokens_;
+      schedule(i, prefill ? a.tokens : decode_step_tokens_, prefill);
+      budget -= prefill ? a.tokens : decode_step_tokens_;
     }
     if (sv_.static_batching && (kv_full || waiting_.empty() || batch_full())) forming_ = false;
+  }
+
+  // What admitting waiting request i would take now, with `budget` tokens left in the step: its
+  // share of a prefix another request holds (shareable: in its context without being prefilled or
+  // claimed), the prompt tokens it prefills (<= 0: none left, it decodes), the context its blocks
+  // then cover (kv_admission reserve: the whole context), their bytes and the bytes of the share
+  // that another request's blocks hold.
+  struct Admission {
+    std::int64_t share, tokens, claim_tokens;
+    double claim_bytes, held;
+  };
+  Admission admission(std::size_t i, std::int64_t budget) const {
+    const Request& r = reqs_[i];
+    const std::int64_t share = shareable(i), kv = r.kv + share;
+    const std::int64_t tokens = std::min(r.target - kv, budget);
+    const std::int64_t now = kv + std::max<std::int64_t>(tokens, 1);
+    const std::int64_t whole = mode_ == Mode::prefill_only ? r.target : r.input + r.output - 1;
+    const std::int64_t claim_tokens = sv_.kv_admission == KvAdmission::reserve ? std::max(now, whole) : now;
+    return {share, tokens, claim_tokens, pool_.bytes_for(claim_tokens), held_bytes(i, share)};
   }
 
   // The scheduler's own host time between steps (ServingSpec::step_overhead_s) and its
@@ -278,15 +290,9 @@ class ReplicaSim {
     // does not fit the free KV blocks (which only shrink while sequences grow).
     bool blocked = (sv_.static_batching && !forming_) || waiting_.empty() || batch_full();
     if (!blocked) {
-      const Request& r = reqs_[waiting_.front()];
-      const std::int64_t share = shareable(waiting_.front()), kv = r.kv + share;
-      const std::int64_t whole =
-          std::max(kv + 1, sv_.kv_admission == KvAdmission::reserve ? r.input + r.output - 1 : 0);
-      blocked =
-          used_ +
-              pool_.bytes_for(std::max<std::int64_t>(whole, std::min(r.target, kv + sv_.max_num_tokens))) -
-              held_bytes(waiting_.front(), share) >
-          capacity_;
+      // Its admission at a whole step's budget (stretches run in no prefill-only pool).
+      const Admission a = admission(waiting_.front(), sv_.max_num_tokens);
+      blocked = used_ + a.claim_bytes - a.held > capacity_;
     }
     if (!blocked) return 0;
     // Every running request was scheduled: the fewest tokens left is over all of them (under
@@ -636,7 +642,7 @@ class ReplicaSim {
     Request& r = reqs_[i];
     std::int64_t& h = holder_[prompt_of(i)];
     if (share > 0 && h >= 0) {
-      r.kv = r.shared = r.claimed = share;
+      r.kv = r.claimed = share;
       r.shared_bytes = pool_.bytes_for(share);
     } else if (h < 0) {
       h = static_cast<std::int64_t>(i);
@@ -651,7 +657,6 @@ class ReplicaSim {
   void release_prompt(std::size_t i) {
     if (!sharing_) return;
     Request& r = reqs_[i];
-    r.shared = 0;
     r.shared_bytes = 0;
     std::int64_t& h = holder_[prompt_of(i)];
     if (h != static_cast<std::int64_t>(i)) return;
@@ -664,7 +669,6 @@ class ReplicaSim {
       used_ += m.shared_bytes;
       m.kv_bytes += m.shared_bytes;
       m.shared_bytes = 0;
-      m.shared = 0;
       h = static_cast<std::int64_t>(j);
       return;
     }

@@ -85,7 +85,7 @@ std::vector<Request> make_requests(const ServingSpec& sv) {
   const LengthSampler input(sv.input_len), output(sv.output_len);
   std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
   // Samples of one prompt (ServingSpec::prompt_group) share its length: one draw per prompt.
-  const auto group = static_cast<std::size_t>(std::max<std::int64_t>(1, sv.prompt_group));
+  const auto group = static_cast<std::size_t>(sv.group_size());
   const std::vector<double> u_in = stratified_quantiles((out.size() + group - 1) / group, rng);
   const std::vector<double> u_out = stratified_quantiles(out.size(), rng);
   double t = 0;

@@ -30,9 +30,8 @@ struct Request {
   // token the step before needs no time, its gap is the step's).
   std::int64_t last_step = -2;
   double last_time = 0;
-  // Prompt tokens whose KV blocks another sample of the same prompt holds (ServingSpec::prompt_group):
-  // in the context (kv) without being prefilled or claimed by this request; their bytes.
-  std::int64_t shared = 0;
+  // The bytes of the prefix blocks another request holds (ServingSpec::prompt_group,
+  // shared_prefix_len): in this request's context (kv) without being prefilled or claimed by it.
   double shared_bytes = 0;
 };
 

@@ -51,10 +51,11 @@ void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replic
 // simulation would refuse it. Prefill-only pools: none counted.
 std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector<Request>& all,
                             std::int64_t active, bool together) {
+  const std::int64_t group = pool.sched.group_size();
   if (mode == Mode::prefill_only) return 0;
   std::vector<std::int64_t> longest(static_cast<std::size_t>(active), 0);
   for (std::size_t i = 0; i < all.size(); ++i) {
-    auto& l = longest[replica_of(i, std::max<std::int64_t>(1, pool.sched.prompt_group), active)];
+    auto& l = longest[replica_of(i, group, active)];
     l = std::max(l, all[i].output - all[i].generated - 1);
   }
   std::int64_t sum = 0, most = 0;
@@ -93,7 +94,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // share, and those requests would keep no times at all).
   // Replicas past the requests' count are dealt none (round-robin) and run no step: they are not
   // simulated, so that a pool of millions of devices costs what its requests cost.
-  const std::int64_t group = std::max<std::int64_t>(1, pool.limits().sched.prompt_group);
+  const std::int64_t group = pool.limits().sched.group_size();
   const auto prompts = (static_cast<std::int64_t>(all.size()) + group - 1) / group;
   const std::int64_t dealt = std::max<std::int64_t>(1, prompts);
   const std::int64_t active = std::min(clients > 0 ? std::min(replicas, clients) : replicas, dealt);
