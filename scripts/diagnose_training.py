@@ -24,12 +24,13 @@ PATH=JSON (a dotted path into the scenario, e.g. parallel.etp=4, model.moe.capac
 software.software.moe_dispatcher='"alltoall"': an inline software profile) is applied to every
 listed row and its error printed beside the case's own, with both means. This is how a recipe's
 stated settings (which the public cases do not carry) are weighed against the model
-(docs/moe-training.md, third pass).
+(docs/moe-training.md, "How to diagnose").
 """
 import json
+import subprocess
 import sys
 
-from fitlib import DATA, metric, run, take_option
+from fitlib import DATA, metric, take_option
 
 PHASES = [("compute", "comp"), ("ep_comm", "ep"), ("pp_comm", "pp"), ("tp_comm", "tp"), ("dp_comm", "dp"),
           ("bubble", "bub"), ("host", "host")]
@@ -110,6 +111,15 @@ def overridden(scenario, settings):
     return sc
 
 
+def predict(cli, scenario):
+    """The CLI's JSON answer for a scenario: its prediction, or its error object (exit status 2)."""
+    out = subprocess.run([cli, "predict", "-", "--json"], input=json.dumps(scenario), capture_output=True,
+                         text=True)
+    if out.returncode not in (0, 2):
+        sys.exit(f"{cli} failed (exit status {out.returncode}): {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
 def measured_step(row):
     """The measured step in seconds: the metric itself, or tokens per step over tokens/s."""
     if row["metric"].endswith("time_s"):
@@ -123,7 +133,7 @@ def compare(cli, rows, settings):
     row's error under the settings beside its own."""
     mine, theirs = [], []
     for r in rows:
-        base = json.loads(run(cli, ["predict", "-", "--json"], json.dumps(r["scenario"])))
+        base = predict(cli, r["scenario"])
         if "training" not in base:
             print(f"   refused ({base.get('error', {}).get('code', 'no training')}) {r['id']}")
             continue
@@ -135,8 +145,7 @@ def compare(cli, rows, settings):
                 f"{bounds} host {t['breakdown_s']['host']:6.2f} | {100 * e:+6.1f}%")
         mine.append(abs(e))
         if settings:
-            trial = json.dumps(overridden(r["scenario"], settings))
-            out = json.loads(run(cli, ["predict", "-", "--json"], trial))
+            out = predict(cli, overridden(r["scenario"], settings))
             if "training" in out:
                 e2 = metric(out, r["metric"]) / r["expected"] - 1
                 text += f" -> {100 * e2:+6.1f}%"
@@ -161,7 +170,7 @@ def main():
     while "--set" in args:
         path, _, value = take_option(args, "--set").partition("=")
         settings.append((path, json.loads(value)))
-    if not args or len(args) > 2 or (settings and not only):
+    if not args or args[0] in ("-h", "--help") or len(args) > 2 or (settings and not only):
         sys.exit(__doc__)
     cli = args[0]
     path = args[1] if len(args) > 1 else str(DATA / "train_moe_public.jsonl")
@@ -175,7 +184,7 @@ def main():
         sc = json.loads(json.dumps(r["scenario"]))
         if software:
             sc["software"] = software
-        out = json.loads(run(cli, ["predict", "-", "--json"], json.dumps(sc)))
+        out = predict(cli, sc)
         if "error" in out or "training" not in out:
             lines.append((layout(sc), f"   refused ({out.get('error', {}).get('code', 'no training')}) {r['id']}"))
             errors.append(1.0)
