@@ -16,6 +16,7 @@
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/schema.h"
+#include "serving/request.h"
 
 namespace serving_test {
 
@@ -1482,8 +1483,28 @@ TEST(Serving, SamplesOfAPromptShareItsBlocksAndPrefill) {
   EXPECT_LE(shared.kv_peak_utilisation, 1.0 + 1e-9);
   EXPECT_LT(shared.duration_s, own.duration_s);
   EXPECT_GT(shared.mean_batch, own.mean_batch);
-  // The same lengths (one prompt length a group) served without groups take the same tokens.
-  EXPECT_NEAR(shared.input_tokens_per_s * shared.duration_s, own.input_tokens_per_s * own.duration_s, 1e-6);
+  // The stream draws one prompt length a group (its samples answer one prompt) and a length a
+  // request without groups: with prompts of 256 or 4,096 tokens, every group of 8 is uniform, and
+  // ungrouped requests are not (256 draws of two equally likely lengths).
+  j["inference"]["serving"]["input_len"] = json::array({{256, 1}, {4096, 1}});
+  auto s = optimus::parse_scenario(j.dump());
+  ASSERT_TRUE(s);
+  optimus::ServingSpec sv = *s.value().inference->serving;
+  const auto uniform_groups = [&](std::int64_t group) {
+    sv.prompt_group = group;
+    const std::vector<optimus::Request> reqs = optimus::make_requests(sv);
+    EXPECT_EQ(reqs.size(), 256U);
+    std::set<std::int64_t> lengths;
+    bool uniform = true;
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      lengths.insert(reqs[i].input);
+      if (i % 8 != 0 && reqs[i].input != reqs[i - i % 8].input) uniform = false;
+    }
+    EXPECT_EQ(lengths, (std::set<std::int64_t>{256, 4096}));
+    return uniform;
+  };
+  EXPECT_TRUE(uniform_groups(8));
+  EXPECT_FALSE(uniform_groups(1));
 }
 
 }  // namespace serving_test
