@@ -21,8 +21,8 @@ namespace {
 
 class ReplicaSim {
  public:
-  ReplicaSim(StepModel& model, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
-             bool keep_timeline, ReplicaRun& run, const SimBudget& budget)
+  ReplicaSim(StepModel& model, Mode mode, std::vector<Request>& reqs, std::int64_t group,
+             std::int64_t clients, bool keep_timeline, ReplicaRun& run, const SimBudget& budget)
       : model_(model),
         pool_(model.limits()),
         sv_(pool_.sched),
@@ -39,7 +39,7 @@ class ReplicaSim {
         decode_step_tokens_(1 + pool_.spec_k),
         has_draft_(pool_.draft),
         shared_n_(std::max<std::int64_t>(2, static_cast<std::int64_t>(std::floor(pool_.spec_gain)))),
-        group_(sv_.group_size()),
+        group_(std::max<std::int64_t>(1, group)),
         prefix_(group_ > 1 ? std::numeric_limits<std::int64_t>::max() : sv_.shared_prefix_len),
         // A decode pool's requests arrive with their caches (the prefill pool's sharing is done).
         sharing_((group_ > 1 || prefix_ > 0) && mode != Mode::decode_only) {
@@ -819,9 +819,9 @@ void clock_gaps(const ReplicaRun& run, const std::vector<double>& clock) {
 
 }  // namespace
 
-bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
-                      bool keep_timeline, ReplicaRun& run, const SimBudget& budget) {
-  return ReplicaSim(pool, mode, reqs, clients, keep_timeline, run, budget).simulate();
+bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t group,
+                      std::int64_t clients, bool keep_timeline, ReplicaRun& run, const SimBudget& budget) {
+  return ReplicaSim(pool, mode, reqs, group, clients, keep_timeline, run, budget).simulate();
 }
 
 std::vector<double> lockstep_clock(const std::vector<const std::vector<StepSpan>*>& replicas) {

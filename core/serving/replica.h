@@ -53,14 +53,15 @@ enum class Mode { whole, prefill_only, decode_only };
 
 // Simulates one replica of `pool` over its requests (sorted by arrival, or by `ready` for a
 // decode pool; closed-loop clients start one request each at time 0 and send the next when one
-// ends). Returns false past the budget's steps or work. The replicas of a pool share its StepModel
-// (and what it remembers).
+// ends), which come in whole groups of `group` samples of one prompt (deal_group), in order.
+// Returns false past the budget's steps or work. The replicas of a pool share its StepModel (and
+// what it remembers).
 struct SimBudget {
   std::int64_t steps = 0;
   std::int64_t work = std::numeric_limits<std::int64_t>::max();
 };
-bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t clients,
-                      bool keep_timeline, ReplicaRun& run, const SimBudget& budget);
+bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t group,
+                      std::int64_t clients, bool keep_timeline, ReplicaRun& run, const SimBudget& budget);
 
 // Replicas that step together: `runs[k]` is replica `reps[k]` of `replicas`, groups of `ep`
 // consecutive replicas share a clock (lockstep_clock); their requests in `all` (replica_of, by

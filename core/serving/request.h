@@ -36,8 +36,9 @@ struct Request {
 };
 
 // The replica of `replicas` that takes request i: round-robin load balancing, by request or, where
-// samples share a prompt (ServingSpec::prompt_group, `group` >= 1), by prompt, whose samples one
-// engine serves (vLLM's and SGLang's n samples of a request).
+// samples share a prompt (ServingSpec::prompt_group), by groups of `group` samples of one prompt,
+// which one engine serves (vLLM's and SGLang's n samples of a request; serving.cpp deal_group
+// splits a prompt's samples over engines that would otherwise idle).
 inline std::size_t replica_of(std::size_t i, std::int64_t group, std::int64_t replicas) {
   return (i / static_cast<std::size_t>(group)) % static_cast<std::size_t>(replicas);
 }

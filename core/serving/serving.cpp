@@ -50,8 +50,7 @@ void deal(const std::vector<Request>& all, std::int64_t rep, std::int64_t replic
 // RL job tried hundreds of such pools, each simulated up to the bound, 6 s in all), as the
 // simulation would refuse it. Prefill-only pools: none counted.
 std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector<Request>& all,
-                            std::int64_t active, bool together) {
-  const std::int64_t group = pool.sched.group_size();
+                            std::int64_t group, std::int64_t active, bool together) {
   if (mode == Mode::prefill_only) return 0;
   std::vector<std::int64_t> longest(static_cast<std::size_t>(active), 0);
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -64,6 +63,24 @@ std::int64_t steps_at_least(const PoolLimits& pool, Mode mode, const std::vector
     most = std::max(most, l / (1 + pool.spec_k));
   }
   return together ? sum : most;
+}
+
+// The samples a replica takes together (ServingSpec::prompt_group): a prompt's samples go to one
+// replica, where they share its prefill and blocks (vLLM's and SGLang's n samples of a request),
+// while the prompts are at least as many as the replicas. With fewer, the RL frameworks spread the
+// samples over their engines rather than leave engines idle. verl repeats each prompt n times in
+// order (ray_trainer.py: gen_batch.repeat(repeat_times=rollout.n, interleave=True)) and hands
+// each data-parallel rank a contiguous chunk (Dispatch.DP_COMPUTE_PROTO: DataProto.chunk over the
+// ranks, verl/single_controller/base/decorator.py); OpenRLHF repeats each prompt
+// n_samples_per_prompt times and slices the list into ceil(len / engines) per vLLM engine. So
+// the group is split into the largest equal parts, g dividing it, that give every replica some
+// (ceil(requests / g) >= replicas); each part shares its prompt on its replica. 1 for a stream
+// without groups.
+std::int64_t deal_group(std::int64_t group, std::size_t requests, std::int64_t replicas) {
+  const auto r = static_cast<std::int64_t>(requests);
+  for (std::int64_t g = group; g > 1; --g)
+    if (group % g == 0 && (r + g - 1) / g >= replicas) return g;
+  return 1;
 }
 
 // Simulates every replica of `pool` over the requests `all` (back in the deployment's order
@@ -94,11 +111,12 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // share, and those requests would keep no times at all).
   // Replicas past the requests' count are dealt none (round-robin) and run no step: they are not
   // simulated, so that a pool of millions of devices costs what its requests cost.
-  const std::int64_t group = pool.limits().sched.group_size();
-  const auto prompts = (static_cast<std::int64_t>(all.size()) + group - 1) / group;
-  const std::int64_t dealt = std::max<std::int64_t>(1, prompts);
-  const std::int64_t active = std::min(clients > 0 ? std::min(replicas, clients) : replicas, dealt);
-  if (steps_at_least(pool.limits(), mode, all, active, together) > budget.steps) return too_many_steps();
+  const std::int64_t serving = clients > 0 ? std::min(replicas, clients) : replicas;
+  const std::int64_t group = deal_group(pool.limits().sched.group_size(), all.size(), serving);
+  const auto parts = (static_cast<std::int64_t>(all.size()) + group - 1) / group;
+  const std::int64_t active = std::min(serving, std::max<std::int64_t>(1, parts));
+  if (steps_at_least(pool.limits(), mode, all, group, active, together) > budget.steps)
+    return too_many_steps();
   std::vector<std::int64_t> reps;
   std::vector<Request> mine;  // one replica's requests (the buffer is reused)
   mine.reserve(all.size() / static_cast<std::size_t>(active) + 1);
@@ -109,7 +127,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
     run.record_steps = together;
     if (mode != Mode::prefill_only && sv.gap_distribution) run.gaps = &out.gaps;
     if (!together) budget.steps = kMaxServingSteps;
-    if (!simulate_replica(pool, mode, mine, c, rep == 0, run, budget)) return too_many_steps();
+    if (!simulate_replica(pool, mode, mine, group, c, rep == 0, run, budget)) return too_many_steps();
     budget.steps -= run.steps;
     budget.work -= run.work;
     for (const Request& r : mine) all[r.id] = r;  // back in the deployment's order

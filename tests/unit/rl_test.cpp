@@ -2234,3 +2234,29 @@ TEST(Rl, SamplesOfAPromptShareItsKvBlocks) {
 }
 
 }  // namespace rl_test
+
+namespace rl_test {
+
+// ... and with fewer prompts than engines, its samples are spread over the engines, as verl's
+// rollout (a contiguous chunk of the repeated batch per data-parallel rank) and OpenRLHF's (the
+// prompt list split evenly over its engines) spread them: 4 prompts x 256 samples on 64 H100 at
+// tp 1 keep all 64 engines busy, 16 samples a prompt on each, instead of 4 engines with 256 each
+// and 60 idle. Sharing the prompt then never makes the rollout slower than not sharing it (it
+// saves prefill and blocks), and the mean running batch is an engine's 16 samples at most.
+TEST(Rl, FewerPromptsThanEnginesSpreadTheirSamples) {
+  const auto rollout = [](bool cache) {
+    json s = base({{"prompts_per_step", 4},
+                   {"samples_per_prompt", 256},
+                   {"prompt_len", {{"mean", 1000}, {"max", 1024}}},
+                   {"response_len", {{"mean", 1500}, {"max", 4096}}},
+                   {"rollout", {{"tp", 1}, {"prefix_caching", cache}}}},
+                  64);
+    return rl_of(s);
+  };
+  const json shared = rollout(true), own = rollout(false);
+  EXPECT_EQ(shared["rollout"]["parallel"]["dp"], 64);
+  EXPECT_LE(num(shared["rollout"]["mean_batch"]), 16.0);
+  EXPECT_LE(num(shared["phases_s"]["rollout"]), num(own["phases_s"]["rollout"]));
+}
+
+}  // namespace rl_test
