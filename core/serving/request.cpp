@@ -84,9 +84,16 @@ std::vector<Request> make_requests(const ServingSpec& sv) {
   Rng rng{sv.seed};
   const LengthSampler input(sv.input_len), output(sv.output_len);
   std::vector<Request> out(static_cast<std::size_t>(sv.num_requests));
-  // Samples of one prompt (ServingSpec::prompt_group) share its length: one draw per prompt.
+  // Samples of one prompt (ServingSpec::prompt_group) share its length: one draw per prompt, from a
+  // stream of its own, while the main stream draws as for ungrouped requests. So the responses'
+  // lengths (and the arrivals) do not depend on the grouping: an RL rollout with and without
+  // prefix caching serves the same responses, and only the sharing tells them apart.
   const auto group = static_cast<std::size_t>(sv.group_size());
-  const std::vector<double> u_in = stratified_quantiles((out.size() + group - 1) / group, rng);
+  std::vector<double> u_in = stratified_quantiles(out.size(), rng);
+  if (group > 1) {
+    Rng prompts{sv.seed ^ 0xd1b54a32d192ed03ull};
+    u_in = stratified_quantiles((out.size() + group - 1) / group, prompts);
+  }
   const std::vector<double> u_out = stratified_quantiles(out.size(), rng);
   double t = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {

@@ -1577,7 +1577,7 @@ export interface RlSpec {
      */
     cuda_graphs?: boolean;
     /**
-     * The samples of a prompt share its KV blocks and its prefill: one engine serves them, the first admitted prefills the prompt, and a later one, while a sample of its prompt holds the prompt's blocks, takes its whole blocks from them and prefills the rest (vLLM's n samples and prefix cache, on by default; SGLang's radix cache; docs/rl.md). false: every sample prefills and stores its own copy, as with the prefix cache turned off.
+     * The samples of a prompt share its KV blocks and its prefill: one engine serves them (with fewer prompts than engines, each engine an equal part of them), the first admitted prefills the prompt, and a later one, while a sample of its prompt holds the prompt's blocks, takes its whole blocks from them and prefills the rest (vLLM's n samples and prefix cache, on by default; SGLang's radix cache; docs/rl.md). false: every sample prefills and stores its own copy, as with the prefix cache turned off. Either way the rollout draws the same response lengths.
      */
     prefix_caching?: boolean;
     /**
