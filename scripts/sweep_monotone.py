@@ -19,7 +19,8 @@ by 1.0-2.9%.
 usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference|training|run] [--jobs N]
 
   rl         RL jobs (8B-235B, four systems, colocated and split): bandwidths or peaks x2 never
-             lengthen the step; prompts or responses x2 never shorten it
+             lengthen the step; prompts or responses x2 never shorten it; prefix caching never
+             lengthens the rollout by more than 10%
   moe        MoE training with parallel "auto" (slow: a search per prediction): bandwidths or peaks
              x2 never lengthen the iteration; the global batch x2 lengthens it by at most 2.05x
   serving    served streams at stated layouts: a higher Poisson rate never lowers TTFT, the
@@ -144,6 +145,17 @@ def check_rl(e, s, o, bad):
         ot = e.predict(t)
         if "error" not in ot and ot["rl"]["step_time_s"] < step * (1 - 1e-9):
             bad.append((what + ": step shorter", step, ot["rl"]["step_time_s"], s))
+    # Sharing a prompt's prefill and blocks never lengthens the rollout by much: the same responses
+    # with and without it, but the prompts' lengths are drawn per prompt or per sample, and the
+    # engine that decodes the step's longest response serves other companions (a prompt's samples
+    # together, or the i-th sample of every prompt), which moves the makespan by a few percent:
+    # Qwen3-235B on 128 H100 / B200 at tp 8, 2.9-7.5% longer with it (--jobs 150). 10% slack.
+    own = copy(s)
+    own["rl"].setdefault("rollout", {})["prefix_caching"] = False
+    oo = e.predict(own)
+    rollout = o["rl"]["phases_s"]["rollout"]
+    if "error" not in oo and rollout > 1.10 * oo["rl"]["phases_s"]["rollout"]:
+        bad.append(("prefix caching: rollout longer", oo["rl"]["phases_s"]["rollout"], rollout, s))
 
 
 def moe_jobs(rng, n):
