@@ -1967,6 +1967,17 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
              std::to_string(best->train_global_batch) +
              " sequences (verl, NeMo-RL and OpenRLHF refuse a mini-batch that does not divide over their "
              "ranks); fewer training devices, more prompts or fewer mini-batches would fill them"});
+  // More rollout engines than the step has responses: a response is one engine's (a prompt's
+  // samples are spread down to one an engine: serving.cpp deal_group), so the rest hold none and
+  // only wait for the step.
+  const std::int64_t rollout_engines = best->rollout_plan.dp, responses = requests(*s.rl);
+  if (rollout_engines > responses)
+    best->warnings.push_back(
+        {"rl.rollout_engines_idle",
+         "the rollout's " + std::to_string(rollout_engines) + " engines outnumber the step's " +
+             std::to_string(responses) + " responses: " + std::to_string(rollout_engines - responses) +
+             " engines generate nothing and wait for the step; fewer rollout devices (a split placement), a "
+             "wider rollout tp or more prompts would use them"});
   if (!input.rl->ep_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
       train_pool(s) > 1)
     best->warnings.push_back(

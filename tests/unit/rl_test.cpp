@@ -1092,6 +1092,23 @@ TEST(Rl, RanksBeyondTheSequencesWarn) {
   EXPECT_TRUE(warned(many));
 }
 
+// More rollout engines than the step's responses warn, naming the idle count: 256 responses on 8
+// engines do not, on 512 engines at tp 1 they leave 256 idle.
+TEST(Rl, RolloutEnginesBeyondTheResponsesWarn) {
+  const auto idle = [](const json& p) {
+    for (const json& w : p.value("warnings", json::array()))
+      if (w["code"] == "rl.rollout_engines_idle") return w["message"].get<std::string>();
+    return std::string();
+  };
+  const json few = predict(base());
+  ASSERT_FALSE(few.contains("error")) << few["error"].dump();
+  EXPECT_EQ(idle(few), "");
+  const json many = predict(base(json::object(), 512));
+  ASSERT_FALSE(many.contains("error")) << many["error"].dump();
+  EXPECT_NE(idle(many).find("512 engines outnumber the step's 256 responses: 256 engines"), std::string::npos)
+      << idle(many);
+}
+
 // A layout that does not tile its pool says what would, in the keys the person wrote.
 TEST(Rl, LayoutErrorsSayWhatWould) {
   const auto message = [](const json& rl) {
