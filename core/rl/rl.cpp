@@ -1947,10 +1947,10 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
                   "pass through one driver process at %.3g GB/s once per phase, %.3g s of the step",
                   best->controller_bytes / 1e9, best->controller_GBps, best->controller_s);
     best->warnings.push_back(
-        {"rl.controller_assumed",
-         std::string(words) + ", as verl, NeMo-RL and OpenRLHF move it on Ray (fitted on verl's published "
-                              "phase times, docs/rl.md); state 0 for a stack whose workers exchange the "
-                              "batch directly (AReaL), or your driver's measured rate"});
+        {"rl.controller_assumed", std::string(words) +
+                                      ", as verl, NeMo-RL and OpenRLHF move it on Ray (docs/rl.md); state 0 "
+                                      "for a stack whose workers exchange the "
+                                      "batch directly (AReaL), or your driver's measured rate"});
   }
   // More data-parallel ranks than a mini-batch has sequences: each rank is given a whole
   // micro-batch, so the update trains a batch padded past the step's responses (1,024 responses on
@@ -1962,11 +1962,10 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
         {"rl.train_ranks_beyond_sequences",
          "the trainer's " + std::to_string(best->train_plan.dp) +
              " data-parallel ranks outnumber a mini-batch's " +
-             std::to_string(static_cast<std::int64_t>(per_mini)) +
-             " sequences: each rank is given a whole micro-batch, the update padded to " +
+             std::to_string(static_cast<std::int64_t>(per_mini)) + " sequences: the update is padded to " +
              std::to_string(best->train_global_batch) +
-             " sequences (verl, NeMo-RL and OpenRLHF refuse a mini-batch that does not divide over their "
-             "ranks); fewer training devices, more prompts or fewer mini-batches would fill them"});
+             " (verl, NeMo-RL and OpenRLHF refuse such a layout); fewer training devices, more prompts or "
+             "fewer mini-batches would fill them"});
   // More rollout engines than the step has responses: a response is one engine's (a prompt's
   // samples are spread down to one an engine: serving.cpp deal_group), so the rest hold none and
   // only wait for the step.
@@ -1976,8 +1975,7 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
         {"rl.rollout_engines_idle",
          "the rollout's " + std::to_string(rollout_engines) + " engines outnumber the step's " +
              std::to_string(responses) + " responses: " + std::to_string(rollout_engines - responses) +
-             " engines generate nothing and wait for the step; fewer rollout devices (a split placement), a "
-             "wider rollout tp or more prompts would use them"});
+             " of them generate nothing; fewer rollout devices, a wider tp or more prompts would use them"});
   if (!input.rl->ep_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
       train_pool(s) > 1)
     best->warnings.push_back(

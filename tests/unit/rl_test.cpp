@@ -1105,7 +1105,7 @@ TEST(Rl, RolloutEnginesBeyondTheResponsesWarn) {
   EXPECT_EQ(idle(few), "");
   const json many = predict(base(json::object(), 512));
   ASSERT_FALSE(many.contains("error")) << many["error"].dump();
-  EXPECT_NE(idle(many).find("512 engines outnumber the step's 256 responses: 256 engines"), std::string::npos)
+  EXPECT_NE(idle(many).find("512 engines outnumber the step's 256 responses: 256 of them"), std::string::npos)
       << idle(many);
 }
 
