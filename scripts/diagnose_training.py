@@ -27,10 +27,9 @@ stated settings (which the public cases do not carry) are weighed against the mo
 (docs/moe-training.md, "How to diagnose").
 """
 import json
-import subprocess
 import sys
 
-from fitlib import DATA, metric, take_option
+from fitlib import DATA, answer, metric, take_option
 
 PHASES = [("compute", "comp"), ("ep_comm", "ep"), ("pp_comm", "pp"), ("tp_comm", "tp"), ("dp_comm", "dp"),
           ("bubble", "bub"), ("host", "host")]
@@ -112,12 +111,8 @@ def overridden(scenario, settings):
 
 
 def predict(cli, scenario):
-    """The CLI's JSON answer for a scenario: its prediction, or its error object (exit status 2)."""
-    out = subprocess.run([cli, "predict", "-", "--json"], input=json.dumps(scenario), capture_output=True,
-                         text=True)
-    if out.returncode not in (0, 2):
-        sys.exit(f"{cli} failed (exit status {out.returncode}): {out.stderr.strip()}")
-    return json.loads(out.stdout)
+    """The CLI's JSON answer for a scenario: its prediction, or its error object (a refused scenario)."""
+    return answer(cli, ["predict", "-", "--json"], json.dumps(scenario))
 
 
 def measured_step(row):

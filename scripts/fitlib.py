@@ -34,6 +34,13 @@ def run(cli, args, stdin=None):
     return out.stdout
 
 
+def answer(cli, args, stdin=None):
+    """The CLI's JSON answer whatever its exit status (a refused scenario prints its error object and
+    exits 2), or {"error": {"code": "cli.no_json"}} when it printed none."""
+    out = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True).stdout
+    return json.loads(out) if out.strip().startswith("{") else {"error": {"code": "cli.no_json"}}
+
+
 class SoftwareTrial:
     """Predicts rows with system.software[key] = value (the system preset inlined once per id)."""
 

@@ -38,13 +38,9 @@ usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference
 import argparse
 import json
 import random
-import subprocess
 import sys
 
-
-def call(cli, args, stdin):
-    out = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True).stdout
-    return json.loads(out) if out.strip().startswith("{") else {"error": {"code": "cli.no_json"}}
+from fitlib import answer
 
 
 class Engine:
@@ -52,11 +48,11 @@ class Engine:
         self.cli = cli
 
     def predict(self, s):
-        return call(self.cli, ["predict", "-", "--json"], json.dumps(s))
+        return answer(self.cli, ["predict", "-", "--json"], json.dumps(s))
 
     def faster(self, s, bandwidths):
         """The scenario with its system inline and every bandwidth (or every peak rate) doubled."""
-        r = call(self.cli, ["validate", "-"], json.dumps(s)).get("scenario")
+        r = answer(self.cli, ["validate", "-"], json.dumps(s)).get("scenario")
         if r is None:
             return None
         sysm, dev = r["system"], r["system"]["device"]
@@ -277,7 +273,7 @@ def run_jobs(rng, n):
 
 def with_operations(e, s, change):
     """The scenario with its system inline and system.operations changed by `change`."""
-    r = call(e.cli, ["validate", "-"], json.dumps(s)).get("scenario")
+    r = answer(e.cli, ["validate", "-"], json.dumps(s)).get("scenario")
     if r is None:
         return None
     change(r["system"].setdefault("operations", {}))

@@ -1946,11 +1946,11 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
                   "rl.controller_GBps is not stated: the step's padded batch (%.3g GB a pass) is assumed to "
                   "pass through one driver process at %.3g GB/s once per phase, %.3g s of the step",
                   best->controller_bytes / 1e9, best->controller_GBps, best->controller_s);
-    best->warnings.push_back(
-        {"rl.controller_assumed", std::string(words) +
-                                      ", as verl, NeMo-RL and OpenRLHF move it on Ray (docs/rl.md); state 0 "
-                                      "for a stack whose workers exchange the "
-                                      "batch directly (AReaL), or your driver's measured rate"});
+    best->warnings.push_back({"rl.controller_assumed",
+                              std::string(words) +
+                                  ", as verl, NeMo-RL and OpenRLHF move it on Ray (docs/rl.md); state 0 "
+                                  "for a stack whose workers exchange the batch directly (AReaL), or your "
+                                  "driver's measured rate"});
   }
   // More data-parallel ranks than a mini-batch has sequences: each rank is given a whole
   // micro-batch, so the update trains a batch padded past the step's responses (1,024 responses on
@@ -1966,9 +1966,9 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
              std::to_string(best->train_global_batch) +
              " (verl, NeMo-RL and OpenRLHF refuse such a layout); fewer training devices, more prompts or "
              "fewer mini-batches would fill them"});
-  // More rollout engines than the step has responses: a response is one engine's (a prompt's
-  // samples are spread down to one an engine: serving.cpp deal_group), so the rest hold none and
-  // only wait for the step.
+  // More rollout engines than the step has responses: a response is one engine's (serving.cpp
+  // deal_group spreads a prompt's samples over the engines, at most one response an engine left
+  // without), so the engines past the responses hold none and only wait for the step.
   const std::int64_t rollout_engines = best->rollout_plan.dp, responses = requests(*s.rl);
   if (rollout_engines > responses)
     best->warnings.push_back(

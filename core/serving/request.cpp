@@ -89,6 +89,8 @@ std::vector<Request> make_requests(const ServingSpec& sv) {
   // lengths (and the arrivals) do not depend on the grouping: an RL rollout with and without
   // prefix caching serves the same responses, and only the sharing tells them apart.
   const auto group = static_cast<std::size_t>(sv.group_size());
+  // Drawn (and, for groups, replaced) so that the main stream reaches the responses' draws in the
+  // same state either way.
   std::vector<double> u_in = stratified_quantiles(out.size(), rng);
   if (group > 1) {
     Rng prompts{sv.seed ^ 0xd1b54a32d192ed03ull};

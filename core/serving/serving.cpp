@@ -111,10 +111,11 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   // share, and those requests would keep no times at all).
   // Replicas past the requests' count are dealt none (round-robin) and run no step: they are not
   // simulated, so that a pool of millions of devices costs what its requests cost.
-  const std::int64_t serving = clients > 0 ? std::min(replicas, clients) : replicas;
-  const std::int64_t group = deal_group(pool.limits().sched.group_size(), all.size(), serving);
+  const std::int64_t takers =
+      clients > 0 ? std::min(replicas, clients) : replicas;  // replicas with work to take
+  const std::int64_t group = deal_group(pool.limits().sched.group_size(), all.size(), takers);
   const auto parts = (static_cast<std::int64_t>(all.size()) + group - 1) / group;
-  const std::int64_t active = std::min(serving, std::max<std::int64_t>(1, parts));
+  const std::int64_t active = std::min(takers, std::max<std::int64_t>(1, parts));
   if (steps_at_least(pool.limits(), mode, all, group, active, together) > budget.steps)
     return too_many_steps();
   std::vector<std::int64_t> reps;
