@@ -635,6 +635,19 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
       module_bit(RecomputeModule::mla_up_proj);
   if (m.sparse.top_k > 0) add_indexer_projections(ops, m, s);
   mla_attention_cores(ops, m, s, windowed);
+  // Context parallel: the attention runs on per-head keys and values (the up-projections'
+  // output, not the shared latent), so the ring passes this rank's block of them, heads_local x
+  // (qk + v_head_dim) elements a token where grouped-query attention passes 2 x kv heads x
+  // head_dim: 20 times Llama 3 70B's per token for DeepSeek-V3 at tp 1. (Transformer Engine's
+  // ring concatenates K and V, which MLA's different head dims first prevented: TransformerEngine
+  // issue 1552, PR 1729; its all-to-all form, cp_comm_type a2a as Megatron-Core's MLA recipes set
+  // it, moves Q, K, V and the output once, exposed, and is not modelled. Either way the per-head
+  // tensors move, not the latent.)
+  if (s.cp > 1) {
+    const SeqGroup& g = s.groups().front();
+    comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
+         d(g.sequences) * d(g.new_tokens) * d(heads_local) * d(qk + a.v_head_dim) * e);
+  }
   Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, heads_local * a.v_head_dim);
   out.params = heads * d(a.v_head_dim) * h / td;
   out.saved = kept(T * es * heads * d(a.v_head_dim) / td);

@@ -374,6 +374,27 @@ TEST(DeepSeekV3, MlaCachesTheLatentPerToken) {
   EXPECT_EQ(find(ops, "attention").v_dim, 128);
 }
 
+// Context parallelism over MLA: the ring passes the per-head keys (qk 192) and values (v 128) of
+// this rank's block, not the 576-dim latent. Training, tp 2 (64 local heads), cp 4: one sequence
+// of 16,384 tokens, 4,096 on this rank, 2 bytes each. Grouped-query attention (Llama 3 70B, 8 key
+// heads of 128, tp 1) passes 2 x 8 x 128 a token.
+TEST(DeepSeekV3, ContextParallelRingPassesThePerHeadKeysAndValues) {
+  const auto ring_bytes = [](const ModelSpec& m, std::int64_t tp) {
+    LayerShape s;
+    s.tp = tp;
+    s.cp = 4;
+    s.loss = true;
+    s.group = SeqGroup{1, 4096, 16384};
+    std::vector<Op> ops;
+    layer_forward_ops(m, s, kind_of(m.moe.has_value(), false), ops);
+    const Op& ring = find(ops, "cp_ring_kv");
+    EXPECT_EQ(ring.group, CommGroup::cp);
+    EXPECT_EQ(ring.comm, Collective::p2p);
+    return ring.comm_bytes;
+  };
+  EXPECT_DOUBLE_EQ(ring_bytes(preset("deepseek-v3"), 2), 4096.0 * 64 * (192 + 128) * 2);
+  EXPECT_DOUBLE_EQ(ring_bytes(preset("llama3-70b"), 1), 4096.0 * 2 * 8 * 128 * 2);
+}
 // DeepSeek-V3.2-Exp (the preset: DeepSeek-V3 plus DSA's indexer, 64 heads of 128, top 2048).
 // The index key adds 128 FP8 bytes and one fp32 scale per token and layer to MLA's latent.
 TEST(DeepSeekV32, IndexKeyJoinsTheCache) {
