@@ -460,7 +460,18 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
                            (2.0 * d(L.conv_kernel) + 4.0) * conv_elems);
     conv.saved = kept(w.es * conv_elems);
   }
+  // Context parallel (Megatron-Core's gated delta net, NVIDIA/Megatron-LM PR 2614 / 2642, after
+  // Mamba's scheme): the recurrence runs along the whole sequence, so an all-to-all turns the
+  // projections' output (q, k, v, the gate, beta and the decay: in_proj's columns) from a cp-th of
+  // the sequence on every head into the whole sequence on a cp-th of the heads, and another turns
+  // the heads' output back; neither overlaps compute, and the backward runs both again, reversed.
+  // (Placed before the convolution, which then sees the whole sequence and needs no halo.)
+  const bool cp_exchange = s.cp > 1;
+  if (cp_exchange)
+    comm(ops, "cp_heads_in", CommGroup::cp, Collective::all_to_all,
+         w.T * d(conv_local + v_local + 2 * hv) * w.e);
   linear_attention_cores(ops, m, s);
+  if (cp_exchange) comm(ops, "cp_heads_out", CommGroup::cp, Collective::all_to_all, w.T * d(v_local) * w.e);
   // Gated RMSNorm: read o and z, write the product; one weight of value_head_dim shared by the heads.
   const double v_elems = w.T * d(v_local);
   Op& gate = elementwise(ops, "linear_gated_norm", OpRole::norm, 3.0 * w.e * v_elems, 8.0 * v_elems);

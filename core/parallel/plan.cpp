@@ -218,12 +218,17 @@ std::optional<Error> check_training(const Scenario& s) {
     return make_error("parallel.cp_not_divisor_of_seq_len", "/parallel/cp",
                       "cp=" + str(p.cp) + " does not divide seq_len=" + str(w.seq_len) + " (cp " +
                           divisors(w.seq_len, std::max<std::int64_t>(p.cp * 4, 8)) + " would)");
-  // Linear attention carries its state from one token to the next, so splitting a sequence over
-  // ranks chains them (each waits for the state of the part before); the engine does not model it.
-  if (p.cp > 1 && s.model.linear.heads > 0)
-    return make_error("parallel.cp_with_linear_attention", "/parallel/cp",
-                      "context parallelism with linear attention layers is not modelled (their recurrent "
-                      "state passes from one rank's part of the sequence to the next); use cp 1");
+  // Linear attention carries its state from one token to the next, so its layers trade the split
+  // of the sequence for a split of the heads (model/graph.cpp, add_linear_attention: Megatron-Core's
+  // all-to-all): the tp x cp ranks must share the value and key heads out evenly.
+  if (const auto& L = s.model.linear; p.cp > 1 && L.heads > 0) {
+    const std::int64_t ranks = p.tp * p.cp;
+    if (L.heads % ranks != 0 || L.key_heads % ranks != 0)
+      return make_error("parallel.cp_with_linear_attention", "/parallel/cp",
+                        "context parallelism gives the linear attention layers' heads out over tp x cp = " +
+                            str(ranks) + " ranks, which does not divide its " + str(L.heads) + " value and " +
+                            str(L.key_heads) + " key heads; a cp (or tp) whose product with tp (or cp) does");
+  }
   if (p.cp > 1 && (w.seq_len / p.cp) % 2 != 0)
     return make_error("parallel.cp_chunk_odd", "/parallel/cp",
                       "context parallelism splits each sequence into 2*cp chunks; seq_len=" + str(w.seq_len) +

@@ -282,8 +282,14 @@ LayerCosts layer_costs(const OpContext& c, const std::vector<Op>& ops, Recompute
         add_elementwise(L.fwd, L.bwd, c, op, report);
         break;
       case OpKind::comm:
-        if (op.group == CommGroup::cp) {
+        if (op.group == CommGroup::cp && op.comm == Collective::p2p) {
           add_cp_ring(L, c, op);
+        } else if (op.group == CommGroup::cp) {
+          // A linear-attention layer's exchange between sequence and head sharding (model/graph.cpp,
+          // add_linear_attention): exposed, and again reversed in the backward.
+          const Seconds t = comm_cost(c, op);
+          L.fwd.cp_comm += t;
+          L.bwd.cp_comm += t;
         } else if (op.group == CommGroup::ep || op.group == CommGroup::etp) {
           // Token dispatch and combine (all-to-all) and the expert-tensor reduction run again,
           // reversed, in the backward; Megatron-Core's default all-to-all dispatcher does not

@@ -486,6 +486,54 @@ TEST(Qwen3Next, ParametersAndLayerPattern) {
                    linear);
 }
 
+// Context parallelism over a linear layer (Megatron-Core's gated delta net): an all-to-all takes
+// in_proj's 12,352 columns a token (q and k 2 x 2,048, v and the gate 2 x 4,096, beta and the decay
+// 2 x 32) from this rank's 4,096 of the 8,192 tokens to half the heads over all of them, and
+// another takes the heads' 4,096 outputs a token back; bf16, tp 1, cp 2. Both exposed, fwd and bwd.
+TEST(Qwen3Next, ContextParallelTradesTheSequenceForTheHeads) {
+  const ModelSpec m = preset("qwen3-next-80b-a3b");
+  LayerShape s;
+  s.cp = 2;
+  s.loss = true;
+  s.group = SeqGroup{1, 4096, 8192};
+  std::vector<Op> ops;
+  layer_forward_ops(m, s, kind_of(true, true), ops);
+  const Op& in = find(ops, "cp_heads_in");
+  EXPECT_EQ(in.group, CommGroup::cp);
+  EXPECT_EQ(in.comm, Collective::all_to_all);
+  EXPECT_DOUBLE_EQ(in.comm_bytes, 4096.0 * 12352 * 2);
+  EXPECT_DOUBLE_EQ(find(ops, "cp_heads_out").comm_bytes, 4096.0 * 4096 * 2);
+  // The full-attention layers keep the ring.
+  layer_forward_ops(m, s, kind_of(true, false), ops);
+  EXPECT_EQ(find(ops, "cp_ring_kv").comm, Collective::p2p);
+}
+
+// layer_forward_ops reserves room for every operator a layer can have (41 plus 2 a group), so
+// that the references its blocks hold stay valid: every preset model, every layer kind, training
+// with tp, sequence parallelism, cp and ep, and a decode step of two groups, stays within it.
+TEST(Graph, EveryLayerFitsTheOperatorsReserved) {
+  for (const std::string& id : preset_ids("models")) {
+    const ModelSpec m = preset(id.c_str());
+    for (std::size_t kind = 0; kind < kLayerKinds; ++kind)
+      for (const bool training : {true, false}) {
+        LayerShape s;
+        s.tp = 2;
+        s.sequence_parallel = training;
+        s.cp = training ? 2 : 1;
+        s.ep = m.moe ? 2 : 1;
+        s.loss = training;
+        const std::vector<SeqGroup> two{{4, 1, 3000}, {1, 512, 512}};
+        if (training)
+          s.group = SeqGroup{1, 2048, 4096};
+        else
+          s.mixed = &two;
+        std::vector<Op> ops;
+        layer_forward_ops(m, s, kind, ops);
+        EXPECT_LE(ops.size(), 41 + 2 * s.groups().size()) << id << " kind " << kind;
+      }
+  }
+}
+
 // The cache of a linear layer is a state per sequence: 32 heads x 128 x 128 fp32 and the
 // convolution's last 3 inputs of 8,192 channels, whatever the context; split over tp by heads.
 // A decode step reads and writes it; a prompt runs the chunked form's products.

@@ -176,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"cp_with_linear_attention", [] {
                   json j = json::parse(inline_model({{"attention",
                                                       {{"type", "gqa"},
-                                                       {"linear_heads", 32},
+                                                       {"linear_heads", 12},
                                                        {"linear_key_head_dim", 128},
                                                        {"linear_value_head_dim", 128}}}}));
                   j["parallel"] = {{"tp", 4}, {"cp", 2}};
