@@ -12,8 +12,10 @@ cases is reported before and after, per source and per set. With --choices N, up
 each split (evenly spaced, the first included) take the measurement's role in turn and the
 errors are averaged over them; the default 1 uses each split's first case.
 """
-import argparse, glob, json, math, os, subprocess, sys, tempfile
+import glob, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
+
+from fitlib import ScriptParser
 
 
 def find_cli():
@@ -54,9 +56,9 @@ def run(cli, args, tmp, payload):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('cases')
-    ap.add_argument('--cli')
+    ap = ScriptParser(__doc__, cli=False)  # its own --cli: without one, the first optimus under build/
+    ap.add_argument('cases', metavar='CASES_DIR')
+    ap.add_argument('--cli', metavar='PATH')
     ap.add_argument('--sets', default='train_public,train_moe_public,infer_public,serve_public,serve_inferencemax_public')
     ap.add_argument('--choices', type=int, default=1)
     ap.add_argument('--rows', action='store_true', help='print every scored case')

@@ -11,15 +11,14 @@ the weight-sync benchmarks are left aside), the tp the engine chooses with the s
 removed, beside the stated one, and how many it picks again: a check of the rule that chooses an
 unstated tp (docs/rl.md, Layouts) on the jobs whose authors chose it.
 """
-import argparse, json, os, subprocess
+import json, os, subprocess
 from collections import OrderedDict
 
-from fitlib import metric
+from fitlib import ScriptParser, metric
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--cli', default='build/native/cli/optimus')
+    ap = ScriptParser(__doc__)
     ap.add_argument('--only', default='')
     ap.add_argument('--hide-rollout-tp', action='store_true')
     a = ap.parse_args()

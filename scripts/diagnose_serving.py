@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Diagnosis of serving rows (default: tests/validation/data/serve_trtllm_perf.jsonl): one line per row.
 
-Usage: scripts/diagnose_serving.py build/native/cli/optimus [FILE.jsonl] [--only SUBSTRING]
+Usage: scripts/diagnose_serving.py [--cli PATH] [FILE.jsonl] [--only SUBSTRING]
 
 For every row: the signed error of its metric (predicted / measured - 1), the serving run's mean
 batch and inter-token step, the precision the math ran in, and where the time of one decode step
@@ -13,10 +13,9 @@ communication) as shares of that step, beside the host time the profile adds to 
 absolute error) closes the output. Nothing is fitted; the script only reads predictions.
 """
 import json
-import sys
 from collections import defaultdict
 
-from fitlib import DATA, metric, run, take_option
+from fitlib import DATA, ScriptParser, existing_file, metric, run
 
 CLASSES = {
     "experts": ("expert_",),
@@ -32,12 +31,14 @@ def op_class(name):
     return "other"
 
 
-def main(argv):
-    only = take_option(argv, "--only")
-    if not argv:
-        sys.exit(__doc__)
-    cli = argv[0]
-    path = argv[1] if len(argv) > 1 else str(DATA / "serve_trtllm_perf.jsonl")
+def main():
+    ap = ScriptParser(__doc__)
+    ap.add_argument("file", nargs="?", metavar="FILE.jsonl", type=existing_file,
+                    default=str(DATA / "serve_trtllm_perf.jsonl"),
+                    help="the rows (default: tests/validation/data/serve_trtllm_perf.jsonl)")
+    ap.add_argument("--only", metavar="SUBSTRING", help="only the rows whose id contains it")
+    a = ap.parse_args()
+    cli, path, only = a.cli, a.file, a.only
     rows = [json.loads(line) for line in open(path) if line.strip()]
     software = {}
     by_group = defaultdict(list)
@@ -87,4 +88,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

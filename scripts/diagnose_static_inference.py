@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Split the residual of FasterTransformer's static-batch tables into a per-step and a per-request part.
 
-Usage: scripts/diagnose_static_inference.py build/native/cli/optimus [--software '{"key": value}']
+Usage: scripts/diagnose_static_inference.py [--cli PATH] [--software '{"key": value}']
 
 For each pair of rows of one table that differ in output length at batch 1 (and two GPT-20B TP1
 pairs at batch 8 and 64), from tests/validation/data/infer_public.jsonl and infer_heldout.jsonl:
@@ -16,9 +16,8 @@ pairs at batch 8 and 64), from tests/validation/data/infer_public.jsonl and infe
 to see a change before making it. Nothing is fitted; docs/static-inference.md quotes the output.
 """
 import json
-import sys
 
-from fitlib import DATA, run, take_option
+from fitlib import DATA, ScriptParser, json_value, run
 
 PAIRS = [
     ("ft_20b_tp1_b1_i80_o200", "ft_20b_tp1_b1_i128_o20"),
@@ -36,11 +35,12 @@ PAIRS = [
 ]
 
 
-def main(argv):
-    software = json.loads(take_option(argv, "--software") or "{}")
-    if not argv:
-        sys.exit(__doc__)
-    cli = argv[0]
+def main():
+    ap = ScriptParser(__doc__)
+    ap.add_argument("--software", metavar="JSON", type=json_value, default={},
+                    help="system.software keys set on the rows' profile, a JSON object")
+    a = ap.parse_args()
+    cli, software = a.cli, a.software
     rows = {}
     for name in ("infer_public.jsonl", "infer_heldout.jsonl"):
         for line in open(DATA / name):
@@ -68,4 +68,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

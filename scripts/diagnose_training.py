@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Phase diagnosis of training validation rows: each row's error beside its predicted breakdown.
 
-Usage: scripts/diagnose_training.py build/native/cli/optimus [FILE.jsonl] [--software ID]
-       scripts/diagnose_training.py build/native/cli/optimus [FILE.jsonl] --only TEXT[,TEXT...]
+Usage: scripts/diagnose_training.py [--cli PATH] [FILE.jsonl] [--software ID]
+       scripts/diagnose_training.py [--cli PATH] [FILE.jsonl] --only TEXT[,TEXT...]
            [--set PATH=JSON ...]
 
 FILE defaults to tests/validation/data/train_moe_public.jsonl. Every row is predicted as its case
@@ -27,9 +27,8 @@ stated settings (which the public cases do not carry) are weighed against the mo
 (docs/moe-training.md, "How to diagnose").
 """
 import json
-import sys
 
-from fitlib import DATA, answer, metric, take_option
+from fitlib import DATA, ScriptParser, answer, existing_file, json_value, metric
 
 PHASES = [("compute", "comp"), ("ep_comm", "ep"), ("pp_comm", "pp"), ("tp_comm", "tp"), ("dp_comm", "dp"),
           ("bubble", "bub"), ("host", "host")]
@@ -157,18 +156,26 @@ def compare(cli, rows, settings):
         print(line)
 
 
+def setting(text):
+    """A --set argument, PATH=JSON, as (path, value)."""
+    path, _, value = text.partition("=")
+    return path, json_value(value)
+
+
 def main():
-    args = sys.argv[1:]
-    software = take_option(args, "--software")
-    only = take_option(args, "--only")
-    settings = []
-    while "--set" in args:
-        path, _, value = take_option(args, "--set").partition("=")
-        settings.append((path, json.loads(value)))
-    if not args or args[0] in ("-h", "--help") or len(args) > 2 or (settings and not only):
-        sys.exit(__doc__)
-    cli = args[0]
-    path = args[1] if len(args) > 1 else str(DATA / "train_moe_public.jsonl")
+    ap = ScriptParser(__doc__)
+    ap.add_argument("file", nargs="?", metavar="FILE.jsonl", type=existing_file,
+                    default=str(DATA / "train_moe_public.jsonl"),
+                    help="the rows (default: tests/validation/data/train_moe_public.jsonl)")
+    ap.add_argument("--software", metavar="ID", help="predict every row with this software profile")
+    ap.add_argument("--only", metavar="TEXT[,TEXT...]",
+                    help="list the rows whose id contains a text, with their steps")
+    ap.add_argument("--set", metavar="PATH=JSON", type=setting, action="append", default=[], dest="settings",
+                    help="with --only: a setting applied to every listed row (repeatable)")
+    a = ap.parse_args()
+    if a.settings and not a.only:
+        ap.error("--set needs --only")
+    cli, path, software, only, settings = a.cli, a.file, a.software, a.only, a.settings
     rows = [json.loads(line) for line in open(path) if line.strip()]
     if only:
         keep = only.split(",")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Diagnosis of the whole-run rows (tests/validation/data/whole_run.jsonl): one line per row.
 
-Usage: scripts/diagnose_whole_run.py build/native/cli/optimus [--json OUT]
+Usage: scripts/diagnose_whole_run.py [--cli PATH] [--json OUT]
 
 For every row: the signed error (predicted / measured - 1 on the row's metric), what the row
 measures (GPU-hours, wall days, ideal time, GPU energy), whether its layout is published or
@@ -14,9 +14,8 @@ is right and the step is what misses. Rows whose group says "not gated" are list
 validation suite (tests/validation/validation_test.cpp, WholeRun) counts them.
 """
 import json
-import sys
 
-from fitlib import DATA, metric, run, take_option
+from fitlib import DATA, ScriptParser, metric, run
 
 # What a source states about its own step rate, in its words (the MFU a row's step should show).
 STATED = {
@@ -34,10 +33,11 @@ def describe(metric_name):
             "run.device_energy_mwh": "MWh"}.get(metric_name, metric_name)
 
 
-def main(argv):
-    args = list(argv[1:])
-    out_json = take_option(args, "--json")
-    cli = args[0] if args else "build/native/cli/optimus"
+def main():
+    ap = ScriptParser(__doc__)
+    ap.add_argument("--json", metavar="OUT", help="also write every row's numbers to OUT as JSON")
+    a = ap.parse_args()
+    cli, out_json = a.cli, a.json
     rows = [json.loads(l) for l in open(DATA / "whole_run.jsonl") if l.strip()]
     table, gated = [], []
     print(f"{'id':32s} {'what':6s} {'layout':9s} {'measured':>10s} {'predicted':>10s} {'error':>7s} "
@@ -87,4 +87,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

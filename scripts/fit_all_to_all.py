@@ -49,9 +49,8 @@ import csv
 import os
 import random
 import statistics
-import sys
 
-from fitlib import loso, print_loso, take_option
+from fitlib import ScriptParser, existing_file, loso, print_loso
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCAL = os.path.join(REPO, "tests", "validation", "data", "collectives_wave2.csv")
@@ -224,9 +223,12 @@ TIERS = [
 
 
 def main():
-    args = sys.argv[1:]
-    out_rows = take_option(args, "--write-rows")
-    path = args[0] if args else LOCAL
+    ap = ScriptParser(__doc__, cli=False)
+    ap.add_argument("csv", nargs="?", metavar="collectives_wave2.csv", type=existing_file, default=LOCAL,
+                    help="the measured rows (default: tests/validation/data/collectives_wave2.csv)")
+    ap.add_argument("--write-rows", metavar="OUT.csv", help="write the rows this script reads to OUT.csv")
+    a = ap.parse_args()
+    path, out_rows = a.csv, a.write_rows
     rows = load(path)
     print(f"input: {os.path.relpath(path, REPO)} ({len(rows)} rows)")
 

@@ -27,9 +27,8 @@ Standard library only.
 import csv
 import math
 import os
-import sys
 
-from fitlib import loso, print_loso
+from fitlib import ScriptParser, existing_file, loso, print_loso
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CSV = os.path.join(REPO, "tests", "validation", "data", "collectives.csv")
@@ -157,7 +156,10 @@ def flat_predict(bw):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_CSV
+    ap = ScriptParser(__doc__, cli=False)
+    ap.add_argument("csv", nargs="?", metavar="collectives.csv", type=existing_file, default=DEFAULT_CSV,
+                    help="the measured sweeps (default: tests/validation/data/collectives.csv)")
+    path = ap.parse_args().csv
     rows = load(path)
 
     sets = [

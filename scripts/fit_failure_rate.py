@@ -31,6 +31,8 @@ import json
 import pathlib
 import sys
 
+from fitlib import ScriptParser
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
 
@@ -53,6 +55,9 @@ def rate(count, days, devices):
 
 
 def main():
+    ap = ScriptParser(__doc__, cli=False)
+    ap.add_argument("--check", action="store_true", help="exit 1 when a system preset's rate differs")
+    check = ap.parse_args().check
     sources = [row["source"] for row in csv.DictReader(open(DATA / "reliability.csv", newline=""))]
     for _, prefix, *_ in STATEMENTS:
         if not any(s.startswith(prefix) for s in sources):
@@ -85,7 +90,7 @@ def main():
               f"for {c} stated, {100 * err:+.0f}%")
     print(f"  mean |error| left out: {100 * sum(errors) / len(errors):.0f}% "
           f"(3 statements; 2 runs, 2 fleets: too few to fit one rate across generations)")
-    if "--check" in sys.argv:
+    if check:
         bad = []
         for g, ids in PRESETS.items():
             want = round(fitted[g], 8)

@@ -15,13 +15,13 @@ Megatron-530B) are predicted with the profile named and every value, never fitte
 apart: they are not independent evidence (tests/validation/data/not_independent.json: other
 tables of the same guide, probably part of the measurement withheld from the project).
 
-Usage: python3 scripts/fit_inference_share.py path/to/optimus   (the CLI built from this tree)
+Usage: python3 scripts/fit_inference_share.py [--cli path/to/optimus]   (the CLI built from this tree)
 Standard library only.
 """
 import json
-import sys
 
-from fitlib import DATA, grid_report, loso_grid, max_abs, mean_abs, metric, optimised_inference_rows, print_loso, run
+from fitlib import (DATA, ScriptParser, grid_report, loso_grid, max_abs, mean_abs, metric, optimised_inference_rows,
+                    print_loso, run)
 
 PROFILE = "fastertransformer"
 
@@ -32,9 +32,7 @@ def table(row):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    cli = sys.argv[1]
+    cli = ScriptParser(__doc__).parse_args().cli
     rows = [r for r in optimised_inference_rows() if r["scenario"].get("software") == PROFILE]
     profile = json.loads(run(cli, ["preset", "software", PROFILE]))
 

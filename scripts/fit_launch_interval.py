@@ -10,18 +10,14 @@ printed too, and the leave-one-source-out table (fitlib.loso): each source's row
 FasterTransformer guide, TensorRT-LLM v0.5's first-token table) predicted with the interval fitted
 on the other source's rows alone. The held-out rows are never read.
 
-Usage: python3 scripts/fit_launch_interval.py path/to/optimus   (the CLI built from this tree)
+Usage: python3 scripts/fit_launch_interval.py [--cli path/to/optimus]   (the CLI built from this tree)
 Standard library only.
 """
-import sys
-
-from fitlib import SoftwareTrial, grid_report, loso_grid, optimised_inference_rows, print_loso
+from fitlib import ScriptParser, SoftwareTrial, grid_report, loso_grid, optimised_inference_rows, print_loso
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    cli = sys.argv[1]
+    cli = ScriptParser(__doc__).parse_args().cli
     rows = optimised_inference_rows()
     trial = SoftwareTrial(cli, "launch_interval_us")
     predict = trial.predict

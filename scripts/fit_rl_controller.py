@@ -12,7 +12,7 @@ other stacks' rows are not fitted on (AReaL does not route the batch through one
 source is a row's group. Each row is predicted with rl.controller_GBps set to each grid value; the
 fit is the grid value of the least mean |error| (0 on the grid is "no controller").
 
-Usage: python3 scripts/fit_rl_controller.py path/to/optimus   (the CLI built from this tree)
+Usage: python3 scripts/fit_rl_controller.py [--cli path/to/optimus]   (the CLI built from this tree)
 Standard library only.
 """
 import json

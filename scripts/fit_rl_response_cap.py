@@ -14,7 +14,7 @@ the engine's prior without that cut; long_cot rows keep the engine's own reading
 row, and prints the grid and fitlib.loso's table: each source's rows predicted with the cap
 fitted on the other sources alone (the reference, 1,024, for none). A source is a row's group.
 
-Usage: python3 scripts/fit_rl_response_cap.py path/to/optimus   (the CLI built from this tree)
+Usage: python3 scripts/fit_rl_response_cap.py [--cli path/to/optimus]   (the CLI built from this tree)
 Standard library only.
 """
 import json

@@ -17,19 +17,16 @@ fitted on the other three (leave-one-configuration-out), and the mean of those e
 beside the in-sample one. The InferenceX rows (serve_inferencemax_public.jsonl, SGLang) are not
 fitted: SGLang's overlap scheduler hides this host time behind the GPU's step (sglang profile).
 
-Usage: python3 scripts/fit_serving_overheads.py path/to/optimus   (the CLI built from this tree)
+Usage: python3 scripts/fit_serving_overheads.py [--cli path/to/optimus]   (the CLI built from this tree)
 Standard library only; a few minutes on 2 cores.
 """
 import json
-import sys
 
-from fitlib import DATA, run
+from fitlib import DATA, ScriptParser, run
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    cli = sys.argv[1]
+    cli = ScriptParser(__doc__).parse_args().cli
     rows = [json.loads(line) for line in open(DATA / "serve_public.jsonl") if line.strip()]
     online = [r for r in rows if "v0.14" in r["group"]]
     offline = [r for r in rows if "v0.14" not in r["group"]]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit a software profile's training_matmul_share on the published runs of that stack.
 
-Usage: scripts/fit_stack_rate.py build/native/cli/optimus PROFILE FIT_FILE[:GROUP] [CHECK_FILE[:GROUP] ...]
+Usage: scripts/fit_stack_rate.py [--cli PATH] PROFILE FIT_FILE[:GROUP] [CHECK_FILE[:GROUP] ...]
 
 training_matmul_share is the share of the device's calibrated matmul rate that a stack's kernels reach
 (core/hardware/spec.h, SoftwareDefaults). Every row of FIT_FILE (tests/validation/data/, only the
@@ -16,7 +16,7 @@ share of 1 (the profile without the fit).
 import json
 import sys
 
-from fitlib import DATA, loso_grid, metric, print_loso, run
+from fitlib import DATA, ScriptParser, loso_grid, metric, print_loso, run
 
 
 def rows_of(spec, profile):
@@ -48,13 +48,18 @@ def mean_abs(errors):
 
 
 def main():
-    if len(sys.argv) < 4:
-        sys.exit(__doc__)
-    cli, profile = sys.argv[1], sys.argv[2]
+    ap = ScriptParser(__doc__)
+    ap.add_argument("profile", metavar="PROFILE", help="the software profile")
+    ap.add_argument("fit", metavar="FIT_FILE[:GROUP]",
+                    help="the rows fitted on (a file of tests/validation/data/)")
+    ap.add_argument("check", nargs="*", default=[], metavar="CHECK_FILE[:GROUP]",
+                    help="rows predicted out of sample")
+    a = ap.parse_args()
+    cli, profile = a.cli, a.profile
     profile_json = json.loads(run(cli, ["preset", "software", profile]))
-    fit_rows = rows_of(sys.argv[3], profile)
+    fit_rows = rows_of(a.fit, profile)
     if not fit_rows:
-        sys.exit(f"no row of {sys.argv[3]} names the profile {profile}")
+        sys.exit(f"no row of {a.fit} names the profile {profile}")
     grid = [round(0.50 + 0.01 * i, 2) for i in range(51)]
     best = None
     errors = {}
@@ -66,11 +71,11 @@ def main():
             best = (share, m)
     share = best[0]
     before = [error(cli, profile_json, r, 1.0) for r in fit_rows]
-    print(f"\nfitted {share:.2f}: {sys.argv[3]} {100 * mean_abs(before):.1f}% -> {100 * best[1]:.1f}%")
+    print(f"\nfitted {share:.2f}: {a.fit} {100 * mean_abs(before):.1f}% -> {100 * best[1]:.1f}%")
     # Ties go to the larger share, as above: the grid searched from the top.
     print_loso(f"{profile} training_matmul_share, each source left out",
                loso_grid(grid[::-1], errors, [r["group"] for r in fit_rows], 1.0))
-    for spec in sys.argv[4:]:
+    for spec in a.check:
         rows = rows_of(spec, profile)
         if not rows:
             print(f"check {spec}: no row names {profile}")

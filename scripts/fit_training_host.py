@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit software.training_launch_interval_us on the public MoE training rows.
 
-Usage: scripts/fit_training_host.py build/native/cli/optimus [--expert | --expert-us N]
+Usage: scripts/fit_training_host.py [--cli PATH] [--expert | --expert-us N]
 
 The shipped value (320 us) comes from `--expert-us 10`: the further expert GEMMs held at the 10 us
 Transformer Engine's own measurement gives (core/hardware/spec.h), with the GB200 / GB300 presets'
@@ -26,9 +26,8 @@ launch cost of a cuBLAS call from C++) and the operator interval alone is fitted
 with the same per-system and left-out reports.
 """
 import json
-import sys
 
-from fitlib import DATA, SoftwareTrial, loso_grid, print_loso, run, take_option
+from fitlib import DATA, ScriptParser, SoftwareTrial, loso_grid, print_loso, run
 
 
 def expert_grid(cli, moe_rows):
@@ -52,11 +51,12 @@ def expert_grid(cli, moe_rows):
 
 
 def main():
-    args = sys.argv[1:]
-    expert_us = take_option(args, "--expert-us")
-    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "--expert"):
-        sys.exit(__doc__)
-    cli = args[0]
+    ap = ScriptParser(__doc__)
+    ap.add_argument("--expert", action="store_true",
+                    help="the grid of the interval against training_expert_gemm_us")
+    ap.add_argument("--expert-us", metavar="N", help="hold the further expert GEMMs at N us")
+    a = ap.parse_args()
+    cli, expert_us = a.cli, a.expert_us
     rows = [json.loads(line) for line in open(DATA / "train_moe_public.jsonl") if line.strip()]
     moe_rows = []
     tied = SoftwareTrial(cli, None)
@@ -72,7 +72,7 @@ def main():
             model = json.loads(run(cli, ["preset", "models", model]))
         if "moe" in model:
             moe_rows.append(r)
-    if len(args) == 2:
+    if a.expert:
         expert_grid(cli, moe_rows)
         return
     grid = list(range(0, 161, 10)) if expert_us is None else list(range(0, 501, 20))

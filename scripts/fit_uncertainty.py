@@ -36,13 +36,14 @@ their own.
 Usage: scripts/fit_uncertainty.py [--cli build/native/cli/optimus] [--check]
   --check  exit 1 when presets/uncertainty/bands.json differs from what the fit gives.
 """
-import argparse
 import csv
 import json
 import math
 import pathlib
 import subprocess
 import sys
+
+from fitlib import ScriptParser
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
@@ -220,9 +221,8 @@ def coverage(rows, bands):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", default=str(ROOT / "build" / "native" / "cli" / "optimus"))
-    ap.add_argument("--check", action="store_true")
+    ap = ScriptParser(__doc__)
+    ap.add_argument("--check", action="store_true", help="exit 1 when bands.json differs from the fit")
     args = ap.parse_args()
     pairs = not_independent()
     every = residuals(args.cli)

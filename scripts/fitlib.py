@@ -1,23 +1,105 @@
-"""Shared by the fit scripts: run the CLI, and predict a validation row with one key of its
-system's software block set to a trial value."""
+"""Shared by the fit scripts: read the command line, run the CLI, and predict a validation row
+with one key of its system's software block set to a trial value."""
+import argparse
 import csv
 import json
+import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "validation" / "data"
+# The CLI of this tree's native build: what a script runs when --cli does not name another.
+CLI = ROOT / "build" / "native" / "cli" / "optimus"
 
 
-def take_option(args, name):
-    """Removes `name VALUE` from the argument list and returns VALUE (None when absent)."""
-    if name not in args:
+class ScriptParser(argparse.ArgumentParser):
+    """The command line of a script here: -h / --help prints the script's module docstring `doc`
+    (its usage) and its options and exits 0; an unknown option, a missing value or one that does
+    not parse is a one-line error on stderr with exit status 2. Options and positionals may be
+    interleaved. With `cli` (the scripts that run the CLI) it adds --cli PATH, the CLI to run
+    (default build/native/cli/optimus of this tree, whatever the working directory), and still
+    takes the CLI's path as the first positional argument, the form these scripts took before
+    --cli: always where the script has no positional of its own, and where it has (a data file, a
+    profile) when that argument is an executable file. The CLI is checked to be executable before
+    the script runs it."""
+
+    def __init__(self, doc, cli=True):
+        # Filled by add_argument, argparse's own -h included: each option string and whether it
+        # takes a value, and the count of the script's positionals.
+        self._takes_value, self._own_positionals = {}, 0
+        super().__init__(description=doc, usage=argparse.SUPPRESS,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+        self._runs_cli = cli
+        if cli:
+            self.add_argument("--cli", metavar="PATH",
+                              help="the optimus CLI to run (default: build/native/cli/optimus of this tree); "
+                                   "its path may also be the first positional argument, as before --cli")
+
+    def add_argument(self, *args, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        for name in action.option_strings:
+            self._takes_value[name] = action.nargs != 0
+        self._own_positionals += not action.option_strings
+        return action
+
+    def parse_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        if self._runs_cli and not any(a == "--cli" or a.startswith("--cli=") for a in args):
+            # The form before --cli (`script.py build/native/cli/optimus ...`) reads as `--cli PATH ...`.
+            i = self._first_positional(args)
+            if i is not None and self._positional_cli(args[i]):
+                args = ["--cli", args[i], *args[:i], *args[i + 1:]]
+        parsed = self.parse_intermixed_args(args, namespace)
+        if self._runs_cli:
+            parsed.cli = parsed.cli or str(CLI)
+            if shutil.which(parsed.cli) is None:
+                self.error(f"no executable CLI at {parsed.cli}: build it, or name it with --cli PATH")
+        return parsed
+
+    def _first_positional(self, args):
+        """The index of the first argument that is neither an option nor an option's value (None
+        when there is none); an unknown option is taken to have no value (parse_args refuses it)."""
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":
+                return i + 1 if i + 1 < len(args) else None
+            if not arg.startswith("-") or arg == "-":
+                return i
+            name = arg.split("=", 1)[0]
+            known = [o for o in self._takes_value if o == name] or \
+                [o for o in self._takes_value if o.startswith(name) and name.startswith("--")]
+            takes_value = len(known) == 1 and self._takes_value[known[0]] and "=" not in arg
+            i += 2 if takes_value else 1
         return None
-    i = args.index(name)
-    value = args[i + 1]
-    del args[i:i + 2]
-    return value
+
+    def _positional_cli(self, arg):
+        """Whether the first positional argument is the CLI's path in the form before --cli."""
+        if not self._own_positionals:
+            return True
+        return os.path.isfile(arg) and os.access(arg, os.X_OK)
+
+    def error(self, message):
+        """A usage error: one line on stderr, exit status 2 (argparse's own prints the usage first)."""
+        self.exit(2, f"{self.prog}: error: {message} (--help prints the usage)\n")
+
+
+def json_value(text):
+    """An argument that is a JSON value (ScriptParser's type=): malformed JSON is a usage error."""
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not JSON: {text!r} ({e})") from None
+
+
+def existing_file(text):
+    """An argument that names a file (ScriptParser's type=): a missing one is a usage error."""
+    if not os.path.isfile(text):
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return text
 
 
 def optimised_inference_rows():
@@ -201,11 +283,10 @@ def print_loso(label, result, unit=""):
 
 def rl_grid_main(doc, grid, variant, label, show, name, unit, reference, keep=lambda row: True):
     """The main of a one-parameter fit on the public RL rows (tests/validation/data/rl_public.jsonl,
-    those `keep` keeps): the CLI from argv, grid_errors, then the leave-one-source-out table (a
-    source is a row's group)."""
-    if len(sys.argv) != 2:
-        sys.exit(doc)
+    those `keep` keeps): the CLI from the command line (ScriptParser; `doc` is the script's usage),
+    grid_errors, then the leave-one-source-out table (a source is a row's group)."""
+    cli = ScriptParser(doc).parse_args().cli
     rows = [json.loads(line) for line in open(DATA / "rl_public.jsonl") if line.strip()]
     rows = [r for r in rows if keep(r)]
-    errors = grid_errors(sys.argv[1], rows, grid, variant, label, show)
+    errors = grid_errors(cli, rows, grid, variant, label, show)
     print_loso(name, loso_grid(grid, errors, [r["group"] for r in rows], reference=reference), unit)

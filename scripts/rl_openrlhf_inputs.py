@@ -20,9 +20,9 @@ roles shared. What each row of tests/validation/data/rl_post_training.csv also p
 This script predicts each row as written, with the full lengths, and with the full lengths, the
 roles and the generate batch, and prints predicted / published per number.
 """
-import argparse, csv, json, os, subprocess
+import csv, json, os, subprocess
 
-from fitlib import metric
+from fitlib import ScriptParser, metric
 
 GEN_BATCH = {'orlhf_bench_llama2_7b_8': 16, 'orlhf_bench_llama2_13b_8': 8, 'orlhf_bench_llama2_70b_16': 4}
 # The vLLM engines' tensor parallelism: TP 1 for 7B and 13B (their 2 vLLM GPUs hold the model
@@ -47,8 +47,7 @@ def implied_tokens(row):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--cli', default='build/native/cli/optimus')
+    ap = ScriptParser(__doc__)
     a = ap.parse_args()
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests/validation/data')
     csv_rows = {r['case_id']: r for r in csv.DictReader(open(os.path.join(here, 'rl_post_training.csv')))}

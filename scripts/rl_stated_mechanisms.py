@@ -11,10 +11,10 @@ is fitted and no number is chosen here; it measures what the mechanisms change. 
 adds what the rows' scripts ran by their stack's defaults at the recipe's commit (DEFAULTS, below),
 which the csv does not state.
 """
-import argparse, json, os, subprocess, sys
+import json, os, subprocess, sys
 from collections import defaultdict
 
-from fitlib import metric
+from fitlib import ScriptParser, metric
 
 # case name -> (the rl keys added, what the csv row states)
 FULLY_ASYNC = ({'async': {'staleness': 1, 'partial_rollout': True}}, "sync_mode: 'partial_rollout=True'")
@@ -73,8 +73,7 @@ def merge(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--cli', default='build/native/cli/optimus')
+    ap = ScriptParser(__doc__)
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     rows = [json.loads(l) for l in open(os.path.join(here, '..', 'tests/validation/data/rl_public.jsonl'))]

@@ -35,12 +35,11 @@ usage: scripts/sweep_monotone.py [--cli PATH] [--family rl|moe|serving|inference
              never lengthen the wall time; twice the tokens take 2-2.1x as long; more failures or
              longer restarts never shorten it, faster checkpoint writes never lengthen it
 """
-import argparse
 import json
 import random
 import sys
 
-from fitlib import answer
+from fitlib import ScriptParser, answer
 
 
 class Engine:
@@ -310,8 +309,7 @@ FAMILIES = {"rl": (rl_jobs, check_rl, 40), "moe": (moe_jobs, check_moe, 20),
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", default="build/native/cli/optimus")
+    ap = ScriptParser(__doc__)
     ap.add_argument("--family", choices=sorted(FAMILIES), action="append")
     ap.add_argument("--jobs", type=int, help="scenarios per family (default: the family's own)")
     a = ap.parse_args()

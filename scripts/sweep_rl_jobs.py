@@ -8,8 +8,10 @@ Nothing is fitted or compared with a measurement here.
 
 usage: scripts/sweep_rl_jobs.py [--cli PATH] [--list]
 """
-import argparse, json, random, subprocess
+import json, random, subprocess
 from collections import Counter
+
+from fitlib import ScriptParser
 
 MODELS = {  # model preset -> device counts
     'llama3.1-8b': [8, 16, 32], 'qwen3-8b': [8, 16, 64], 'qwen3-32b': [16, 32, 64],
@@ -40,8 +42,7 @@ def jobs():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--cli', default='build/native/cli/optimus')
+    ap = ScriptParser(__doc__)
     ap.add_argument('--list', action='store_true', help='print every refused job')
     a = ap.parse_args()
     answers, warnings, total = Counter(), Counter(), 0
