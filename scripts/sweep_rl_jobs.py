@@ -57,7 +57,8 @@ def main():
                       job['rl'].get('train', '-'), out['error']['message'])
             continue
         answers['predicted'] += 1
-        warnings.update({w['code'] for w in out.get('warnings', [])})
+        # Sorted, so that codes of equal counts print in one order whatever the hash seed.
+        warnings.update(sorted({w['code'] for w in out.get('warnings', [])}))
     print(f'{total} jobs')
     for k, v in answers.most_common():
         print(f'  {v:5d}  {k}')
