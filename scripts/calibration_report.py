@@ -12,7 +12,7 @@ cases is reported before and after, per source and per set. With --choices N, up
 each split (evenly spaced, the first included) take the measurement's role in turn and the
 errors are averaged over them; the default 1 uses each split's first case.
 """
-import glob, json, math, os, subprocess, sys, tempfile
+import json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
 
 from fitlib import ScriptParser
