@@ -15,7 +15,7 @@ absolute error) closes the output. Nothing is fitted; the script only reads pred
 import json
 from collections import defaultdict
 
-from fitlib import DATA, ScriptParser, existing_file, metric, run
+from fitlib import ScriptParser, add_rows_argument, metric, run
 
 CLASSES = {
     "experts": ("expert_",),
@@ -33,9 +33,7 @@ def op_class(name):
 
 def main():
     ap = ScriptParser(__doc__)
-    ap.add_argument("file", nargs="?", metavar="FILE.jsonl", type=existing_file,
-                    default=str(DATA / "serve_trtllm_perf.jsonl"),
-                    help="the rows (default: tests/validation/data/serve_trtllm_perf.jsonl)")
+    add_rows_argument(ap, "serve_trtllm_perf.jsonl")
     ap.add_argument("--only", metavar="SUBSTRING", help="only the rows whose id contains it")
     a = ap.parse_args()
     cli, path, only = a.cli, a.file, a.only

@@ -28,7 +28,7 @@ stated settings (which the public cases do not carry) are weighed against the mo
 """
 import json
 
-from fitlib import DATA, ScriptParser, answer, existing_file, json_value, metric
+from fitlib import ScriptParser, add_rows_argument, answer, json_value, metric
 
 PHASES = [("compute", "comp"), ("ep_comm", "ep"), ("pp_comm", "pp"), ("tp_comm", "tp"), ("dp_comm", "dp"),
           ("bubble", "bub"), ("host", "host")]
@@ -164,9 +164,7 @@ def setting(text):
 
 def main():
     ap = ScriptParser(__doc__)
-    ap.add_argument("file", nargs="?", metavar="FILE.jsonl", type=existing_file,
-                    default=str(DATA / "train_moe_public.jsonl"),
-                    help="the rows (default: tests/validation/data/train_moe_public.jsonl)")
+    add_rows_argument(ap, "train_moe_public.jsonl")
     ap.add_argument("--software", metavar="ID", help="predict every row with this software profile")
     ap.add_argument("--only", metavar="TEXT[,TEXT...]",
                     help="list the rows whose id contains a text, with their steps")

@@ -102,6 +102,14 @@ def existing_file(text):
     return text
 
 
+def add_rows_argument(parser, default_name):
+    """The optional FILE.jsonl positional of the diagnose scripts: the validation rows to read,
+    tests/validation/data/`default_name` when absent (a missing file is a usage error)."""
+    parser.add_argument("file", nargs="?", metavar="FILE.jsonl", type=existing_file,
+                        default=str(DATA / default_name),
+                        help=f"the rows (default: tests/validation/data/{default_name})")
+
+
 def optimised_inference_rows():
     """The public inference rows of the optimised runtimes: infer_public.jsonl without the
     FasterTransformer guide's Megatron baseline rows (marked in inference.csv's framework column)."""

@@ -49,6 +49,15 @@ Op& comm(std::vector<Op>& ops, const char* name, CommGroup group, Collective kin
   return o;
 }
 
+// Context parallel: ring attention passes this rank's block of the keys and values the attention
+// runs on around the cp ranks, `per_token` elements a token (Liu et al. 2023, ring attention;
+// Megatron-core context parallelism); layer_costs overlaps each step with the block's attention.
+void add_cp_ring_kv(std::vector<Op>& ops, const LayerShape& s, double per_token, double e) {
+  if (s.cp <= 1) return;
+  const SeqGroup& g = s.groups().front();
+  comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p, d(g.sequences) * d(g.new_tokens) * per_token * e);
+}
+
 // Whether layers of `kind` (kind_of) are linear attention: the local layers of a model with them.
 bool linear_kind(const ModelSpec& m, std::size_t kind) { return kind_is_local(kind) && m.linear.heads > 0; }
 
@@ -445,11 +454,12 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
   const LinearAttentionSpec& L = m.linear;
   const Widths w = widths(m, s);
   const auto [hv, v_local, conv_local] = linear_widths(m, s);
-  Op& in = matmul(ops, "linear_in_proj", OpRole::qkv, w.tokens, conv_local + v_local + 2 * hv, m.hidden);
+  const std::int64_t in_columns = conv_local + v_local + 2 * hv;  // q, k, v; the gate z; beta and the decay
+  Op& in = matmul(ops, "linear_in_proj", OpRole::qkv, w.tokens, in_columns, m.hidden);
   // h x (2 qk + 2 v + 2 heads), plus the convolution's taps and the heads' decay and bias terms
   // (A_log, dt_bias), all split by heads over tp: a rank's share, with a key head that every rank
   // holds (one key head over tp > 1) counted whole on each.
-  in.params = w.h * d(conv_local + v_local + 2 * hv) + d(L.conv_kernel) * d(conv_local) + 2.0 * d(hv);
+  in.params = w.h * d(in_columns) + d(L.conv_kernel) * d(conv_local) + 2.0 * d(hv);
   in.saved = kept(norm_input);
   drops_output(in, RecomputeModule::layernorm, norm_input);
   const double conv_elems = w.T * d(conv_local);
@@ -467,9 +477,7 @@ void add_linear_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerS
   // the heads' output back; neither overlaps compute, and the backward runs both again, reversed.
   // (Placed before the convolution, which then sees the whole sequence and needs no halo.)
   const bool cp_exchange = s.cp > 1;
-  if (cp_exchange)
-    comm(ops, "cp_heads_in", CommGroup::cp, Collective::all_to_all,
-         w.T * d(conv_local + v_local + 2 * hv) * w.e);
+  if (cp_exchange) comm(ops, "cp_heads_in", CommGroup::cp, Collective::all_to_all, w.T * d(in_columns) * w.e);
   linear_attention_cores(ops, m, s);
   if (cp_exchange) comm(ops, "cp_heads_out", CommGroup::cp, Collective::all_to_all, w.T * d(v_local) * w.e);
   // Gated RMSNorm: read o and z, write the product; one weight of value_head_dim shared by the heads.
@@ -654,11 +662,7 @@ void add_mla_attention(std::vector<Op>& ops, const ModelSpec& m, const LayerShap
   // issue 1552, PR 1729; its all-to-all form, cp_comm_type a2a as Megatron-Core's MLA recipes set
   // it, moves Q, K, V and the output once, exposed, and is not modelled. Either way the per-head
   // tensors move, not the latent.)
-  if (s.cp > 1) {
-    const SeqGroup& g = s.groups().front();
-    comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
-         d(g.sequences) * d(g.new_tokens) * d(heads_local) * d(qk + a.v_head_dim) * e);
-  }
+  add_cp_ring_kv(ops, s, d(heads_local) * d(qk + a.v_head_dim), e);
   Op& out = matmul(ops, "attn_out_proj", OpRole::attn_out, tokens, m.hidden, heads_local * a.v_head_dim);
   out.params = heads * d(a.v_head_dim) * h / td;
   out.saved = kept(T * es * heads * d(a.v_head_dim) / td);
@@ -910,7 +914,7 @@ void parallel_block_ffn(std::vector<Op>& ops, const ModelSpec& m, const LayerSha
 
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& ops) {
   ops.clear();
-  ops.reserve(41 + 2 * s.groups().size());  // at most 38 + 2 x groups: references below stay valid
+  ops.reserve(max_layer_ops(s));  // references below stay valid
   const bool moe_layer = kind_is_moe(kind) && m.moe.has_value();
   const bool windowed = kind_is_local(kind) && m.window > 0;
   const std::int64_t t = s.tp;
@@ -979,14 +983,8 @@ void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind
       }
 
       mha_attention_cores(ops, m, s, windowed);
-      // Context parallel: ring attention passes this rank's K and V block around the cp ranks
-      // (Liu et al. 2023, ring attention; Megatron-core context parallelism).
-      if (s.cp > 1) {
-        const SeqGroup& g = s.groups().front();
-        const double kv_width = d(kv_local) * d(m.head_dim);
-        comm(ops, "cp_ring_kv", CommGroup::cp, Collective::p2p,
-             2.0 * d(g.sequences) * d(g.new_tokens) * kv_width * e);
-      }
+      // Context parallel: the ring passes this rank's K and V, kv heads x head_dim each a token.
+      add_cp_ring_kv(ops, s, 2.0 * d(kv_local) * d(m.head_dim), e);
 
       if (m.output_gate) {
         // sigmoid(gate) x output: read both, write the product (~5 FLOPs an element); the backward

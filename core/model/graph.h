@@ -225,6 +225,10 @@ std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShape& s);
 std::vector<Op> head_ops(const ModelSpec& m, const LayerShape& s);
 // The same, written into `out` (cleared first), reusing its storage in loops.
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& out);
+// The operators layer_forward_ops reserves room for, so that the references its blocks hold stay
+// valid: 41, and 2 more a group of sequences (Graph.EveryLayerFitsTheOperatorsReserved holds every
+// preset model within it).
+inline std::size_t max_layer_ops(const LayerShape& s) { return 41 + 2 * s.groups().size(); }
 // A layer of one kind (model/spec.h kind_of: MoE or dense FFN, windowed or global attention).
 void layer_forward_ops(const ModelSpec& m, const LayerShape& s, std::size_t kind, std::vector<Op>& out);
 // Only the attention cores of a layer of that kind (one per group of sequences), exactly as
