@@ -180,15 +180,19 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   out.gradients = state(b.gradient, 2);
   out.optimizer = state(b.optimizer, 1);
   // ZeRO-3 gathers each layer whole for its passes: the layer being computed and the next one,
-  // prefetched (PyTorch FSDP's forward/backward prefetch; DeepSpeed's stage3_prefetch_bucket_size),
-  // and in the backward the layer's gradient whole until its reduce-scatter. A probe found Llama 3.1
-  // 405B under FSDP on 2,048 H100 at 24.6 GB a device, where its 3.2 B-parameter layers alone
-  // gather 6.4 GB each.
-  if (p.zero_stage >= 3 && shard > 1) {
+  // prefetched (PyTorch FSDP's forward/backward prefetch; DeepSpeed's stage3_prefetch_bucket_size).
+  // A probe found Llama 3.1 405B under FSDP on 2,048 H100 at 24.6 GB a device, where its
+  // 3.2 B-parameter layers alone gather 6.4 GB each. Stages 2 and 3 both produce a layer's
+  // gradient whole in the backward and hold it until its reduce-scatter leaves the shard: FSDP
+  // reduce-scatters per wrapped unit under SHARD_GRAD_OP (ZeRO-2) as under FULL_SHARD (PyTorch
+  // FSDP docs, ShardingStrategy), DeepSpeed's stage 2 fills reduce buckets (reduce_bucket_size,
+  // 5e8 elements by default) before reducing them (Rajbhandari et al.
+  // 2020, Sec. 5.2: "bucketization").
+  if (p.zero_stage >= 2 && shard > 1) {
     double unit = 0;  // the largest layer on this stage, per device before ZeRO's sharding
     for (std::size_t k = 0; k < kLayerKinds; ++k)
       if (g.present[k] && n[k] > 0) unit = std::max(unit, km.params.dense[k] + km.params.experts[k]);
-    if (reshard) out.weights = out.weights + Bytes(2.0 * unit * b.weight);
+    if (p.zero_stage >= 3 && reshard) out.weights = out.weights + Bytes(2.0 * unit * b.weight);
     out.gradients = out.gradients + Bytes(unit * b.gradient);
   }
   // A host-memory optimizer (parallel.optimizer_offload) keeps the master weights and moments in

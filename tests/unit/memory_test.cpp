@@ -146,10 +146,11 @@ TEST(Memory, InterleavedWarmUpIsCappedByTheStepsChunks) {
   EXPECT_NEAR(activations(2, 64) / activations(1, 64), 23.0 / 16.0, 0.02);
 }
 
-// ZeRO-3 holds two layers whole (the one computed and the next, prefetched) and, in the backward,
-// one layer's gradient whole until its reduce-scatter, beside its shards: a probe found Llama 3.1
-// 405B under FSDP on 2,048 H100 at 24.6 GB a device, its 3.2 B-parameter layers uncounted.
-TEST(Memory, Zero3HoldsTheGatheredLayersBesideItsShards) {
+// ZeRO-3 holds two layers whole (the one computed and the next, prefetched) beside its shards: a
+// probe found Llama 3.1 405B under FSDP on 2,048 H100 at 24.6 GB a device, its 3.2 B-parameter
+// layers uncounted. Stages 2 and 3 hold, in the backward, one layer's gradient whole until its
+// reduce-scatter: 1/64 of the model's gradients plus one layer's (4 bytes a parameter here).
+TEST(Memory, ZeroHoldsTheGatheredLayersAndALayersGradientBesideItsShards) {
   Scenario s;
   s.model = gpt22b();
   s.num_devices = 64;
@@ -158,13 +159,16 @@ TEST(Memory, Zero3HoldsTheGatheredLayersBesideItsShards) {
   w.global_batch = 64;
   w.seq_len = 2048;
   s.training = w;
+  s.parallel.zero_stage = 1;
+  const MemoryBreakdown z1 = training_memory(s, AttentionKernel::flash);
   s.parallel.zero_stage = 2;
   const MemoryBreakdown z2 = training_memory(s, AttentionKernel::flash);
   s.parallel.zero_stage = 3;
   const MemoryBreakdown z3 = training_memory(s, AttentionKernel::flash);
   const double layer = 12.0 * 6144.0 * 6144.0 + 13.0 * 6144.0;  // 4 h^2 + 8 h^2 weights, biases and norms
   EXPECT_NEAR(z3.weights.value, z2.weights.value / 64.0 + 2.0 * 2.0 * layer, 0.01 * layer);
-  EXPECT_NEAR(z3.gradients.value, z2.gradients.value + 4.0 * layer, 0.01 * layer);
+  EXPECT_NEAR(z2.gradients.value, z1.gradients.value / 64.0 + 4.0 * layer, 0.01 * layer);
+  EXPECT_DOUBLE_EQ(z3.gradients.value, z2.gradients.value);
 }
 
 TEST(Memory, StatesAreEighteenBytesPerParameter) {
