@@ -254,6 +254,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
     if (w.checkpoint_interval_s > 0 && !(w.train_tokens > 0))
       tr.fail("run.interval_without_tokens", tr.child("checkpoint_interval_s"),
               "checkpoint_interval_s plans a whole run and needs train_tokens");
+    s.model.mtp_trained = w.mtp_layers.value_or(0);
     s.training = w;
   }
   if (const json* iv = r.get("inference", false)) {

@@ -1084,6 +1084,7 @@ Fields<TrainingWorkload> make_training() {
   t.opt_choice<AttentionKernel>("attention", AT(attention));
   t.opt_boolean("overlap_grad_reduce", AT(overlap_grad_reduce));
   t.opt_boolean("tp_comm_overlap", AT(tp_comm_overlap));
+  t.opt_integer("mtp_layers", 0, 64, AT(mtp_layers));
   t.custom(
       "batch_ramp",
       array_of(pair_of(number(1, 1e18).unit("tokens"), integer(1, kMaxCount).unit("sequences")), 1).json(),

@@ -1042,9 +1042,43 @@ void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops
   emb.saved = SavedBytes{mask, mask, mask};
 }
 
+namespace {
+// Operators of one trained multi-token-prediction module besides its transformer layer (which
+// stage_kinds counts on the last stage), DeepSeek-V3 (arXiv 2412.19437 Sec. 2.2, Eq. 21-23): the
+// embedding of the tokens one position further, RMSNorm of it and of the previous depth's hidden
+// state, their concatenation projected from 2h to h (M_k), and after the layer the output head
+// the main model shares, with its own loss over every token. Megatron-Core's MTP block: the
+// projection column-parallel over tp (its output gather not charged here), and the last stage
+// holds the input embedding (GPTModel builds it where mtp_process), a copy of its own where the
+// output head is untied and the embedding lives on the first stage.
+constexpr std::size_t kMtpHeadOps = 5;
+void mtp_module_ops(const ModelSpec& m, const LayerShape& s, double T, std::vector<Op>& ops) {
+  const double h = d(m.hidden), e = s.act_bytes;
+  const std::int64_t rows = s.tokens(), vocab_local = m.vocab / s.tp;
+  Op& emb = elementwise(ops, "mtp_embedding", OpRole::embedding, 2.0 * e * T * h, 0.0);
+  if (s.pp > 1 && !m.tied_embeddings) emb.params = d(m.vocab) * h / d(s.tp);
+  emb.backward_kernels = 0.0;
+  Op& norms = elementwise(ops, "mtp_norms", OpRole::norm, 2.0 * 2.0 * e * T * h, 2.0 * 5.0 * T * h);
+  norms.params = 2.0 * (m.norm == NormType::layernorm ? 2.0 : 1.0) * h;
+  norms.saved = SavedBytes{2.0 * e * T * h, 2.0 * e * T * h, 2.0 * e * T * h};
+  Op& proj = matmul(ops, "mtp_proj", OpRole::ffn_down, rows, m.hidden / s.tp, 2 * m.hidden);
+  proj.params = 2.0 * h * h / d(s.tp);
+  proj.saved = SavedBytes{2.0 * e * T * h, 2.0 * e * T * h, 2.0 * e * T * h};
+  // The shared output head: no parameters of its own; fp32 logits kept for its loss's backward.
+  Op& head = matmul(ops, "mtp_lm_head", OpRole::lm_head, rows, vocab_local, m.hidden);
+  const double logits = 4.0 * T * d(m.vocab) / d(s.tp);
+  head.saved = SavedBytes{logits, logits, logits};
+  Op& ce = elementwise(ops, "mtp_cross_entropy", OpRole::loss, T * d(vocab_local) * (e + 8.0 + 4.0),
+                       5.0 * T * d(vocab_local));
+  ce.backward_kernels = 0.0;
+}
+}  // namespace
+
 void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   ops.clear();
-  ops.reserve(3);  // references below stay valid
+  // References below stay valid.
+  const std::int64_t mtp = s.loss ? m.mtp_trained : 0;
+  ops.reserve(3 + kMtpHeadOps * static_cast<std::size_t>(std::max<std::int64_t>(0, mtp)));
   const double h = d(m.hidden);
   const std::int64_t vocab_local = m.vocab / s.tp;
   // Training computes logits for every token; inference for the last position of each sequence.
@@ -1072,20 +1106,25 @@ void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   // time it (one row per sequence).
   norm.backward_kernels = 0.0;
   norm.timed = s.loss;
+  for (std::int64_t i = 0; i < mtp; ++i) mtp_module_ops(m, s, T, ops);
   finish_elementwise(ops, m, s);
 }
 
-double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {
+double layer_model_flops(const ModelSpec& m, std::size_t kind, std::int64_t tokens, std::int64_t kv_len) {
   LayerShape s;
   s.group = SeqGroup{1, tokens, kv_len};
   thread_local std::vector<Op> ops;  // storage reused across calls (a search makes many)
+  layer_forward_ops(m, s, kind, ops);
+  double sum = 0;
+  for (const Op& o : ops) sum += o.model_flops;
+  return sum;
+}
+
+double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len) {
   const KindCounts kinds = model_kinds(m);
   double sum = 0;
-  for (std::size_t k = 0; k < kLayerKinds; ++k) {
-    if (kinds[k] == 0) continue;
-    layer_forward_ops(m, s, k, ops);
-    for (const Op& o : ops) sum += o.model_flops * kinds[k];
-  }
+  for (std::size_t k = 0; k < kLayerKinds; ++k)
+    if (kinds[k] != 0) sum += layer_model_flops(m, k, tokens, kv_len) * kinds[k];
   return sum;
 }
 

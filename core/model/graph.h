@@ -255,6 +255,8 @@ ModelGraph model_graph(const ModelSpec& m, const LayerShape& s);
 // its shared experts, for one sequence of `tokens` queries over `kv_len` keys; the graph's
 // model_flops summed over the layer kinds.
 double model_layers_flops(const ModelSpec& m, std::int64_t tokens, std::int64_t kv_len);
+// The same for one layer of `kind`.
+double layer_model_flops(const ModelSpec& m, std::size_t kind, std::int64_t tokens, std::int64_t kv_len);
 
 // Sums over an operator list.
 double sum_params(const std::vector<Op>& ops);

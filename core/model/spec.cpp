@@ -46,7 +46,7 @@ ParamCounts count_params(const ModelSpec& m, std::int64_t seq_len) {
   }
   p.embedding = sum_params(embedding_ops(m, s));
   for (const Op& o : head_ops(m, s)) {
-    if (o.role == OpRole::lm_head) p.output = o.params;
+    if (o.role == OpRole::lm_head) p.output += o.params;
     if (o.role == OpRole::final_norm) p.final_norm = o.params;
   }
   p.total = layers_total + p.embedding + p.output + p.final_norm;

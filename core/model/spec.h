@@ -137,6 +137,11 @@ struct ModelSpec {
   // Multi-token-prediction modules the checkpoint ships (Hugging Face num_nextn_predict_layers;
   // DeepSeek-V3, arXiv 2412.19437 Sec. 2.2): what inference.speculative's "mtp" draft runs.
   std::int64_t mtp_layers = 0;
+  // Multi-token-prediction modules trained with the model (training.mtp_layers), each on the last
+  // pipeline stage (Megatron-Core's placement of MTP layers): one more layer of the last layer's
+  // kind (stage_kinds) and the module's projection, norms and pass of the shared output head with
+  // its loss (the head operators, model/graph.cpp). 0 outside training.
+  std::int64_t mtp_trained = 0;
   // The precision of the published checkpoint's weights (DeepSeek-V3/R1 and Kimi K2 ship FP8
   // weights with 128 x 128 block scales: their Hugging Face config.json quantization_config,
   // quant_method fp8, weight_block_size [128, 128]). An inference or RL rollout that states no

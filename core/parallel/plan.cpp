@@ -396,7 +396,31 @@ std::pair<std::int64_t, std::int64_t> balanced_stage_range(const ModelSpec& m, c
   return {begin, begin + layers_of(stage)};
 }
 
-KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage) {
+namespace {
+// Layer slots per model chunk under the split of a run that trains MTP modules (0: that split does
+// not apply). Megatron-Bridge's DeepSeek-V3 recipes lay the pipeline out so (recipes/deepseek:
+// _get_deepseek_v3_pipeline_layout; pp 4: 16, 16, 16, 13 layers; pp 8: 8 a stage, 5 on the last;
+// pp 16: 4 a stage, 1 on the last, each last stage with the MTP module and the loss): every chunk
+// holds layers + 1 + 2 D slots / chunks, where the loss takes one slot, each MTP module two (its
+// layer and its pass of the output head) and the embedding none. The layers fill the slots in
+// order; the modules and the loss follow them on the last chunk.
+std::int64_t mtp_chunk_slots(const ModelSpec& m, const ParallelPlan& p) {
+  if (m.mtp_trained <= 0 || p.pp <= 1) return 0;
+  const std::int64_t chunks = p.pp * p.interleave, after = 1 + 2 * m.mtp_trained;
+  const std::int64_t slots = m.layers + after;
+  if (slots % chunks != 0 || slots / chunks < after) return 0;
+  return slots / chunks;
+}
+
+KindCounts model_layers_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage) {
+  if (const std::int64_t slots = mtp_chunk_slots(m, p)) {
+    KindCounts k{};
+    for (std::int64_t c = stage; c < p.pp * p.interleave; c += p.pp) {
+      const KindCounts chunk = kinds_in_range(m, c * slots, std::min((c + 1) * slots, m.layers));
+      for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
+    }
+    return k;
+  }
   if (balanced_pipeline_split(m, p)) {
     const auto [begin, end] = balanced_stage_range(m, p, stage);
     return kinds_in_range(m, begin, end);
@@ -422,6 +446,18 @@ KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_
     const KindCounts chunk = kinds_in_range(m, begin, end);
     for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
   }
+  return k;
+}
+}  // namespace
+
+KindCounts stage_kinds_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage) {
+  KindCounts k = model_layers_at(m, p, stage);
+  // Trained MTP modules sit after the last layer, on the last stage, each a transformer layer of
+  // the model's own spec (DeepSeek-V3, arXiv 2412.19437 Sec. 2.2: "TRM_k", a MoE layer there;
+  // Megatron-Core builds it from the decoder's layer spec and places it on the last pipeline
+  // stage).
+  if (stage == p.pp - 1 && m.mtp_trained > 0 && m.layers > 0)
+    k[layer_kind(m, m.layers - 1)] += static_cast<double>(m.mtp_trained);
   return k;
 }
 
@@ -482,8 +518,10 @@ bool uneven_chunk_split(std::int64_t layers, std::int64_t pp, std::int64_t inter
 }
 
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
-  return p.pp > 1 && uneven_chunk_split(m.layers, p.pp, p.interleave);
+  return p.pp > 1 && !mtp_pipeline_split(m, p) && uneven_chunk_split(m.layers, p.pp, p.interleave);
 }
+
+bool mtp_pipeline_split(const ModelSpec& m, const ParallelPlan& p) { return mtp_chunk_slots(m, p) > 0; }
 
 bool attention_data_parallel(const ParallelPlan& p) {
   if (p.tp == 1) return p.ep * p.etp > 1 && p.dp % (p.ep * p.etp) == 0;
@@ -535,10 +573,12 @@ LayerShape inference_layer_shape(const Scenario& s, std::int64_t position_rows) 
 
 bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p) {
   const std::int64_t chunks = p.pp * p.interleave;
-  return p.pp > 1 && m.layers % chunks != 0 && !uneven_pipeline_split(m, p);
+  return p.pp > 1 && m.layers % chunks != 0 && !uneven_pipeline_split(m, p) && !mtp_pipeline_split(m, p);
 }
 
 double stage_layers(const ModelSpec& m, const ParallelPlan& p) {
+  // Middle stages hold a chunk's slots per chunk under the split of a run that trains MTP modules.
+  if (const std::int64_t slots = mtp_chunk_slots(m, p)) return static_cast<double>(slots * p.interleave);
   // Middle stages hold (layers + 2) / pp layers under the embedding/loss-as-a-layer split.
   if (uneven_pipeline_split(m, p)) return static_cast<double>(m.layers + 2) / static_cast<double>(p.pp);
   // A balanced custom split: the busiest stages hold one layer more than layers / pp.

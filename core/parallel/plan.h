@@ -23,6 +23,10 @@ namespace optimus {
 double stage_layers(const ModelSpec& m, const ParallelPlan& p);
 // Whether the plan relies on that embedding/loss-as-a-layer split.
 bool uneven_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
+// Whether the plan uses the split of a run that trains MTP modules (ModelSpec::mtp_trained): each
+// chunk layers + 1 + 2 x modules slots over the chunks, the last chunk's last slots the modules
+// (two each) and the loss (one), as Megatron-Bridge lays DeepSeek-V3 out.
+bool mtp_pipeline_split(const ModelSpec& m, const ParallelPlan& p);
 // Whether the layers fit the chunks only unevenly, with neither split (a custom layout: the
 // busiest stages hold ceil(layers / pp), stage_kinds says which).
 bool balanced_pipeline_split(const ModelSpec& m, const ParallelPlan& p);

@@ -661,13 +661,24 @@ void utilisation(const Scenario& s, const MathRate& rate, double module_rc_flops
   const double tokens = d(w.global_batch) * d(w.seq_len);
   // Every layer as it is: dense or mixture-of-experts (top_k routed experts and the shared ones),
   // windowed or global attention.
-  const double fwd_layers = model_layers_flops(m, w.seq_len, w.seq_len) * d(w.global_batch);
-  const double head = 2.0 * tokens * d(m.hidden) * d(m.vocab);
+  double fwd_layers = model_layers_flops(m, w.seq_len, w.seq_len) * d(w.global_batch);
+  double head = 2.0 * tokens * d(m.hidden) * d(m.vocab);
+  // Each trained MTP module (ModelSpec::mtp_trained) is one more layer of the last layer's kind
+  // over every token, its 2h -> h projection and one more pass of the output head (DeepSeek-V3,
+  // arXiv 2412.19437 Sec. 2.2): work the step does for its training signal, so counted as model
+  // FLOPs.
+  if (m.mtp_trained > 0) {
+    const double modules = d(m.mtp_trained);
+    fwd_layers +=
+        modules * layer_model_flops(m, layer_kind(m, m.layers - 1), w.seq_len, w.seq_len) * d(w.global_batch);
+    head *= 1.0 + modules;
+    head += modules * 2.0 * tokens * 2.0 * d(m.hidden) * d(m.hidden);
+  }
   out.model_flops = 3.0 * (fwd_layers + head);
   double rc_flops = 0;
   if (p.recompute == Recompute::full) rc_flops = fwd_layers * p.recompute_fraction;
   if (p.recompute == Recompute::selective && out.attention == AttentionKernel::standard)
-    rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers);
+    rc_flops = 4.0 * tokens * d(w.seq_len) * d(m.heads * m.head_dim) * d(m.layers + m.mtp_trained);
   rc_flops += module_rc_flops;  // the other recompute modules' matmuls
   out.hardware_flops = out.model_flops + rc_flops;
   const auto& dev = s.system.device;

@@ -111,6 +111,7 @@ double speculative_tokens_per_step(const Speculative& sp, std::int64_t mtp_layer
 
 Scenario inference_view(const Scenario& s) {
   Scenario v = s;
+  v.model.mtp_trained = 0;  // a training choice: inference runs the checkpoint's layers
   if (s.training && s.parallel.cp > 1) {
     v.parallel.dp *= v.parallel.cp;
     v.parallel.cp = 1;

@@ -56,6 +56,10 @@ struct TrainingWorkload {
   std::vector<RampStep> batch_ramp;          // steps before the steady global_batch (needs train_tokens)
   double checkpoint_interval_s = 0;          // compute between checkpoints; 0 = Young/Daly
   std::vector<TrainingStage> stages;         // after train_tokens, in order (needs train_tokens)
+  // Multi-token-prediction modules trained beside the model (Megatron-Core --mtp-num-layers;
+  // DeepSeek-V3 trained one); absent = none. The reader copies it into ModelSpec::mtp_trained,
+  // which the graph, the pipeline stages and the memory read.
+  std::optional<std::int64_t> mtp_layers;
 };
 
 struct InferenceWorkload {

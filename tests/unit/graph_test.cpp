@@ -395,6 +395,54 @@ TEST(DeepSeekV3, ContextParallelRingPassesThePerHeadKeysAndValues) {
   EXPECT_DOUBLE_EQ(ring_bytes(preset("deepseek-v3"), 2), 4096.0 * 64 * (192 + 128) * 2);
   EXPECT_DOUBLE_EQ(ring_bytes(preset("llama3-70b"), 1), 4096.0 * 2 * 8 * 128 * 2);
 }
+// A trained MTP module is a layer of the last layer's kind (DeepSeek-V3's: MoE) on the last pipeline
+// stage, laid out as Megatron-Bridge's DeepSeek-V3 recipes do (61 layers + the loss + 2 slots for
+// the module: pp 4 16, 16, 16, 13; pp 8 8 a stage, 5 on the last; pp 16 4 a stage, 1 on the last,
+// each last stage with the module); without it 61 layers split 3 / 4 ... / 3 at pp 16. The head's
+// operators gain the module's embedding, norms, projection and head pass: at pp 16 the embedding
+// is a copy of its own on the last stage (untied), at pp 1 the first stage's.
+TEST(DeepSeekV3, TrainedMtpModuleJoinsTheLastStage) {
+  ModelSpec m = preset("deepseek-v3");
+  const auto layers = [&](std::int64_t pp, std::int64_t stage) {
+    ParallelPlan p;
+    p.pp = pp;
+    double n = 0;
+    for (double k : stage_kinds_at(m, p, stage)) n += k;
+    return n;
+  };
+  EXPECT_EQ(layers(16, 0), 3.0);
+  EXPECT_EQ(layers(16, 15), 3.0);
+  m.mtp_trained = 1;
+  EXPECT_EQ(layers(4, 0), 16.0);
+  EXPECT_EQ(layers(4, 3), 13.0 + 1.0);
+  EXPECT_EQ(layers(8, 0), 8.0);
+  EXPECT_EQ(layers(8, 7), 5.0 + 1.0);
+  EXPECT_EQ(layers(16, 0), 4.0);
+  EXPECT_EQ(layers(16, 7), 4.0);
+  EXPECT_EQ(layers(16, 15), 1.0 + 1.0);
+  ParallelPlan p;
+  p.pp = 16;
+  EXPECT_TRUE(mtp_pipeline_split(m, p));
+  EXPECT_EQ(moe_count(stage_kinds_at(m, p, 15)), 2.0);
+  // 61 + 1 + 2 slots do not fill 6 stages: the balanced split, the module after the last stage's.
+  p.pp = 6;
+  EXPECT_FALSE(mtp_pipeline_split(m, p));
+  EXPECT_EQ(layers(6, 5), 10.0 + 1.0);
+  LayerShape s;
+  s.loss = true;
+  s.group = SeqGroup{1, 4096, 4096};
+  const double h = 7168, vocab = 129280;
+  const double without = sum_params(head_ops(preset("deepseek-v3"), s));
+  s.pp = 16;
+  const double split = sum_params(head_ops(m, s)) - sum_params(head_ops(preset("deepseek-v3"), s));
+  EXPECT_DOUBLE_EQ(split, vocab * h + 2 * h + 2 * h * h);
+  s.pp = 1;
+  EXPECT_DOUBLE_EQ(sum_params(head_ops(m, s)) - without, 2 * h + 2 * h * h);
+  // Inference never builds them.
+  s.loss = false;
+  EXPECT_DOUBLE_EQ(sum_params(head_ops(m, s)), sum_params(head_ops(preset("deepseek-v3"), s)));
+}
+
 // DeepSeek-V3.2-Exp (the preset: DeepSeek-V3 plus DSA's indexer, 64 heads of 128, top 2048).
 // The index key adds 128 FP8 bytes and one fp32 scale per token and layer to MLA's latent.
 TEST(DeepSeekV32, IndexKeyJoinsTheCache) {

@@ -85,6 +85,72 @@ TEST(Predict, TrainingContextParallelismBesideAnInferenceBlock) {
   EXPECT_EQ(refused["error"]["code"], "parallel.cp_in_inference");
 }
 
+// The prediction with training.mtp_layers set to `mtp` (null: left out).
+json with_mtp(json s, const json& mtp) {
+  if (!mtp.is_null()) s["training"]["mtp_layers"] = mtp;
+  return predict(s);
+}
+
+// A trained multi-token-prediction module (DeepSeek-V3, arXiv 2412.19437 Sec. 2.2) on Llama 3 8B
+// with one stage (pp 1, every layer and the head on each device, weights replicated): one more
+// layer of the model's own spec, its 2h -> h projection and two RMSNorms, a pass of the shared
+// output head with its loss, by hand. Its weights: the layer's and the module's own, nothing for
+// the head or the embedding (on this one stage both already there). Model FLOPs: 3 x (the layer's
+// forward over every token + the projection + the head).
+TEST(Predict, TrainedMtpModuleCountsALayerAndAHeadPassByHand) {
+  const auto run = [](const json& mtp) {
+    return with_mtp(
+        {{"model", "llama3-8b"},
+         {"system", "dgx-h100"},
+         {"num_devices", 8},
+         {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero_stage", 0}, {"recompute", "full"}}},
+         {"training", {{"global_batch", 8}, {"seq_len", 2048}}}},
+        mtp);
+  };
+  const json base = run(nullptr), zero = run(0), one = run(1);
+  EXPECT_EQ(zero["training"], base["training"]);
+  const double h = 4096, ffn = 14336, kv = 8 * 128, vocab = 128256, seq = 2048, batch = 8;
+  const double layer_matmuls = h * (h + 2 * kv) + h * h + 3 * h * ffn;
+  const double module =
+      layer_matmuls + 2 * h + 2 * h * h + 2 * h;  // the layer (2 norms), projection, 2 norms
+  EXPECT_NEAR(one["memory"]["per_device_bytes"]["weights"].get<double>() -
+                  base["memory"]["per_device_bytes"]["weights"].get<double>(),
+              2.0 * module, 1.0);
+  const double layer_flops = 2.0 * seq * layer_matmuls + 4.0 * seq * seq * h;  // matmuls + QK^T, PV
+  const double extra = 3.0 * batch * (layer_flops + 2.0 * seq * h * vocab + 2.0 * seq * 2.0 * h * h);
+  EXPECT_NEAR(one["training"]["model_flops"].get<double>() - base["training"]["model_flops"].get<double>(),
+              extra, 1e-9 * extra);
+  // The step does that work: longer by at least a layer's forward and backward and a head pass.
+  const double t0 = base["training"]["iteration_time_s"], t1 = one["training"]["iteration_time_s"];
+  const double layer_s = base["training"]["layer_s"]["forward"].get<double>() +
+                         base["training"]["layer_s"]["backward"].get<double>();
+  EXPECT_GT(t1 - t0, layer_s * base["training"]["micro_batches"].get<double>());
+  EXPECT_LT(t1 / t0, 1.2);
+}
+
+// DeepSeek-V3 ships one MTP module (model.mtp_layers 1): a step that does not say whether it trains
+// it is told that it is left out; a step that says so (0 or 1) is not; training it lengthens the
+// step.
+TEST(Predict, DeepSeekV3TrainsItsMtpModuleOnTheLastStageWhenAsked) {
+  const auto run = [](const json& mtp) {
+    return with_mtp(
+        {{"model", "deepseek-v3"},
+         {"system", "dgx-h100"},
+         {"num_devices", 1024},
+         {"parallel", {{"tp", 1}, {"pp", 16}, {"ep", 64}, {"zero_stage", 1}, {"recompute", "full"}}},
+         {"training", {{"global_batch", 1024}, {"seq_len", 4096}, {"precision", "fp8"}}}},
+        mtp);
+  };
+  const json base = run(nullptr), zero = run(0), one = run(1);
+  EXPECT_TRUE(warns(base, "training.mtp_not_trained"));
+  EXPECT_FALSE(warns(zero, "training.mtp_not_trained"));
+  EXPECT_FALSE(warns(one, "training.mtp_not_trained"));
+  EXPECT_GT(one["training"]["iteration_time_s"].get<double>(),
+            base["training"]["iteration_time_s"].get<double>());
+  EXPECT_GT(one["training"]["model_flops"].get<double>(), base["training"]["model_flops"].get<double>());
+  EXPECT_EQ(zero["training"], base["training"]);
+}
+
 // Context parallelism costs MLA models their ring too (model/graph.cpp, add_mla_attention): it
 // passes per-head keys and values, 20 times grouped-query attention's per token. DeepSeek-V2 at
 // cp 8 inside one node, 4,096-token sequences (512 tokens a rank): 3.1 s of a 42 s step. Before,

@@ -1071,7 +1071,7 @@ export interface ParallelSpec {
     )[],
   ];
   /**
-   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights; under 3 a device also holds two layers whole (the one computed and the next, prefetched) and one layer's gradient whole until its reduce-scatter.
+   * 0 = replicated optimizer, 1 = sharded optimizer state, 2 = plus gradients, 3 = plus weights; under 2 and 3 a device also holds one layer's gradient whole until its reduce-scatter, under 3 two layers' weights whole (the one computed and the next, prefetched).
    */
   zero_stage?: number;
   /**
@@ -1110,6 +1110,10 @@ export interface TrainingSpec {
    * Overlap tensor-parallel communication. Default: the system's software default.
    */
   tp_comm_overlap?: boolean;
+  /**
+   * Multi-token-prediction modules trained beside the model (DeepSeek-V3 trained 1; Megatron-Core --mtp-num-layers). Each is one more layer of the model's last layer's kind (DeepSeek-V3's: MoE), an RMSNorm of the hidden state and of the next token's embedding, their concatenation projected from 2 x hidden to hidden, and a pass of the shared output head with its own loss over every token, all on the last pipeline stage, which also holds a copy of the input embedding when the head is untied and pp > 1. Counted in the step, the last stage's memory, model_flops and MFU; not in params (the model's own). Absent: none (training.mtp_not_trained when the model ships modules).
+   */
+  mtp_layers?: number;
   /**
    * Batch ramp: [tokens, global_batch] steps trained before the steady global_batch (the rest of train_tokens). Needs train_tokens; the steps' tokens may not exceed it.
    *
