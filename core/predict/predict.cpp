@@ -579,9 +579,8 @@ Result<Prediction> predict(const Scenario& s) {
            model_label(s.model) + " ships " + std::to_string(s.model.mtp_layers) +
                (s.model.mtp_layers > 1 ? " multi-token-prediction modules"
                                        : " multi-token-prediction module") +
-               " that this step does not train (training.mtp_layers absent: 0, as a fine-tuning run that "
-               "drops them). Its pretraining trained them beside the model, one more layer and a pass of the "
-               "output head each on the last pipeline stage: state training.mtp_layers to count them"});
+               " that this step does not train (training.mtp_layers absent: 0, as in fine-tuning); a "
+               "pretraining run that trains them, as DeepSeek-V3's did, states training.mtp_layers"});
     out.training = predict_training(s, g, out.warnings, nullptr, true);
     out.training_memory = report(training_memory(s, g), dev);
     if (s.training->train_tokens > 0) {

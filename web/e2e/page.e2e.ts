@@ -23,8 +23,8 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
  * (2026-12-06: 556.2 KiB and 1,405.2 KiB), so that growth is noticed and each raise is a decision
  * with its reason in git log (docs/web.md "Weight").
  */
-const FIRST_LOAD_LIMIT_BYTES = 557 * 1024;
-const BUNDLE_LIMIT_BYTES = 1406 * 1024;
+const FIRST_LOAD_LIMIT_BYTES = 558 * 1024;
+const BUNDLE_LIMIT_BYTES = 1410 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */

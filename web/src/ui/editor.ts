@@ -289,6 +289,7 @@ const TRAINING_FIELDS: FieldDef[] = [
   { path: '/training/seq_len', label: 'Sequence length' },
   { path: '/training/precision', label: 'Precision' },
   { path: '/training/train_tokens', label: 'Tokens to train', placeholder: 'e.g. 1e12' },
+  { path: '/training/mtp_layers', label: 'MTP modules trained', placeholder: 'none' },
 ];
 
 /** Planning the whole run (with training.train_tokens): failures, checkpoints and prices. */
