@@ -186,8 +186,7 @@ MemoryBreakdown stage_training_memory(const Scenario& s, const ModelGraph& g, co
   // gradient whole in the backward and hold it until its reduce-scatter leaves the shard: FSDP
   // reduce-scatters per wrapped unit under SHARD_GRAD_OP (ZeRO-2) as under FULL_SHARD (PyTorch
   // FSDP docs, ShardingStrategy), DeepSpeed's stage 2 fills reduce buckets (reduce_bucket_size,
-  // 5e8 elements by default) before reducing them (Rajbhandari et al.
-  // 2020, Sec. 5.2: "bucketization").
+  // 5e8 elements by default) before reducing them (Rajbhandari et al. 2020, Sec. 5.2).
   if (p.zero_stage >= 2 && shard > 1) {
     double unit = 0;  // the largest layer on this stage, per device before ZeRO's sharding
     for (std::size_t k = 0; k < kLayerKinds; ++k)

@@ -1111,7 +1111,7 @@ export interface TrainingSpec {
    */
   tp_comm_overlap?: boolean;
   /**
-   * Multi-token-prediction modules trained beside the model (DeepSeek-V3 trained 1; Megatron-Core --mtp-num-layers). Each is one more layer of the model's last layer's kind (DeepSeek-V3's: MoE), an RMSNorm of the hidden state and of the next token's embedding, their concatenation projected from 2 x hidden to hidden, and a pass of the shared output head with its own loss over every token, all on the last pipeline stage (split as parallel.pp says), which also holds a copy of the input embedding when the head is untied and pp > 1. Counted in the step, the last stage's memory, model_flops and MFU; not in params (the model's own). Absent: none (training.mtp_not_trained when the model ships modules).
+   * Multi-token-prediction modules trained beside the model (DeepSeek-V3: 1; Megatron-Core --mtp-num-layers): each one more layer of the last layer's kind, two RMSNorms, a 2 x hidden -> hidden projection and a pass of the shared output head with its loss, on the last pipeline stage (split as parallel.pp says; with pp > 1 and an untied head it also holds the input embedding). In the step, memory, model_flops and MFU; not in params. Absent: none (training.mtp_not_trained when the model ships modules).
    */
   mtp_layers?: number;
   /**
