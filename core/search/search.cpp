@@ -36,13 +36,19 @@ std::vector<std::int64_t> fixed_or(const std::optional<std::int64_t>& f, std::in
 
 // Model chunks per stage whose layer split validate_plan can accept: pp*v divides the layers,
 // or the layers plus two (the embedding and the loss counted as a layer each, Megatron-LM's
-// uneven split, core/parallel/plan.h); validate_plan has the
-// last word.
-std::vector<std::int64_t> interleave_candidates(std::int64_t layers, std::int64_t pp) {
+// uneven split, core/parallel/plan.h), or, for a run that trains MTP modules, the split that
+// lays them out (mtp_pipeline_split: Megatron-Bridge's DeepSeek-V3 at pp 8 x 2 or 4 x 4);
+// validate_plan has the last word.
+std::vector<std::int64_t> interleave_candidates(const ModelSpec& m, std::int64_t pp) {
   // 1 always: the prefix passed validate_plan with it, whatever the split.
   std::vector<std::int64_t> out{1};
-  for (std::int64_t v = 2; pp * v <= layers + 2; ++v)
-    if (layers % (pp * v) == 0 || uneven_chunk_split(layers, pp, v)) out.push_back(v);
+  ParallelPlan p;
+  p.pp = pp;
+  for (std::int64_t v = 2; pp * v <= m.layers + 2; ++v) {
+    p.interleave = v;
+    if (m.layers % (pp * v) == 0 || uneven_chunk_split(m.layers, pp, v) || mtp_pipeline_split(m, p))
+      out.push_back(v);
+  }
   return out;
 }
 
@@ -135,7 +141,7 @@ void fill_candidates(Prefix& pre, const FixedLayout& f, const SearchOptions& o, 
   pre.micro_batch = f.micro_batches_of ? f.micro_batches_of(p)
                                        : fixed_or(f.micro_batch, work.training->global_batch / p.dp);
   pre.interleave = f.interleave ? std::vector<std::int64_t>{*f.interleave}
-                   : p.pp > 1   ? interleave_candidates(work.model.layers, p.pp)
+                   : p.pp > 1   ? interleave_candidates(work.model, p.pp)
                                 : std::vector<std::int64_t>{1};
   pre.sequence_parallel = f.sequence_parallel           ? std::vector<bool>{*f.sequence_parallel}
                           : f.sequence_parallel_with_tp ? std::vector<bool>{p.tp > 1}

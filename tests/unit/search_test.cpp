@@ -213,6 +213,29 @@ TEST(Search, EqualsBruteForceWithUnevenPipelineSplit) {
   expect_search_equals_brute_force(uneven_gpt(), top(20));
 }
 
+// DeepSeek-V3's 61 layers take no interleaving at pp 8 (neither 61 nor 63 divides by 16 chunks),
+// unless the run trains its MTP module: 61 + 1 + 2 slots fill 16 chunks of 4, the layout
+// Megatron-Bridge's recipe runs at pp 8 x vp 2, which the search then tries.
+TEST(Search, TriesTheInterleavingThatTrainedMtpModulesFill) {
+  const auto interleaves = [](const json& mtp) {
+    json j = {
+        {"model", "deepseek-v3"},
+        {"system", "dgx-h100"},
+        {"num_devices", 512},
+        {"parallel", {{"tp", 1}, {"pp", 8}, {"cp", 1}, {"ep", 64}, {"micro_batch", 1}, {"zero_stage", 1}}},
+        {"training", {{"global_batch", 1024}, {"seq_len", 4096}, {"precision", "fp8"}}}};
+    if (!mtp.is_null()) j["training"]["mtp_layers"] = mtp;
+    const Scenario s = parse(j);
+    auto space = optimus::enumerate_layouts(s, fixed_from(j, s), top(1));
+    EXPECT_TRUE(space.ok());
+    std::set<std::int64_t> v;
+    for (const auto& l : space.value()) v.insert(l.plan.interleave);
+    return v;
+  };
+  EXPECT_EQ(interleaves(nullptr), (std::set<std::int64_t>{1}));
+  EXPECT_EQ(interleaves(1), (std::set<std::int64_t>{1, 2}));
+}
+
 TEST(Search, EqualsBruteForceForEveryLayoutWhenTopIsLarge) {
   // top larger than the feasible count: the whole ranking must match.
   expect_search_equals_brute_force(uneven_gpt(), top(optimus::kMaxSearchTop));
