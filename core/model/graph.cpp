@@ -74,6 +74,8 @@ Op& attention_op(std::vector<Op>& ops, const char* name, const SeqGroup& g) {
 
 // The same bytes kept under every policy but full recompute (which keeps only the layer input).
 SavedBytes kept(double bytes) { return SavedBytes{bytes, bytes, 0.0}; }
+// Bytes kept under every policy: an operator outside the recomputed layers (the embedding, the head).
+SavedBytes always(double bytes) { return SavedBytes{bytes, bytes, bytes}; }
 
 // A checkpointed module (normal checkpointing: RecomputeModule core_attn, mlp, moe, shared_experts)
 // made of ops[from..]: each of its operators runs again in the backward, and what they saved
@@ -1039,10 +1041,27 @@ void embedding_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops
   if (m.position == PositionKind::learned) emb.params += d(s.position_rows) * h;
   // Embedding dropout mask, one byte per element (split over tp with SP).
   const double mask = m.dropout ? T * h / (s.sequence_parallel ? d(s.tp) : 1.0) : 0.0;
-  emb.saved = SavedBytes{mask, mask, mask};
+  emb.saved = always(mask);
 }
 
 namespace {
+// The output head over `rows` rows (vocab-parallel over tp, `params` its weights on this stage)
+// and, in training, its loss: the fp32 logits kept for the cross-entropy backward (Korthikanti et
+// al. Sec. 4.3: 4 s b v / t), then the vocab-parallel cross-entropy, which reads the logits and
+// writes and reads back the fp32 softmax (forward and backward together).
+void add_output_head(std::vector<Op>& ops, const ModelSpec& m, const LayerShape& s, std::int64_t rows,
+                     double params, const char* head_name, const char* loss_name) {
+  const double T = d(rows);
+  const std::int64_t vocab_local = m.vocab / s.tp;
+  Op& head = matmul(ops, head_name, OpRole::lm_head, rows, vocab_local, m.hidden);
+  head.params = params;
+  if (!s.loss) return;
+  head.saved = always(4.0 * T * d(m.vocab) / d(s.tp));
+  Op& ce = elementwise(ops, loss_name, OpRole::loss, T * d(vocab_local) * (s.act_bytes + 8.0 + 4.0),
+                       5.0 * T * d(vocab_local));
+  ce.backward_kernels = 0.0;
+}
+
 // Operators of one trained multi-token-prediction module besides its transformer layer (which
 // stage_kinds counts on the last stage), DeepSeek-V3 (arXiv 2412.19437 Sec. 2.2, Eq. 21-23): the
 // embedding of the tokens one position further, RMSNorm of it and of the previous depth's hidden
@@ -1054,23 +1073,17 @@ namespace {
 constexpr std::size_t kMtpHeadOps = 5;
 void mtp_module_ops(const ModelSpec& m, const LayerShape& s, double T, std::vector<Op>& ops) {
   const double h = d(m.hidden), e = s.act_bytes;
-  const std::int64_t rows = s.tokens(), vocab_local = m.vocab / s.tp;
   Op& emb = elementwise(ops, "mtp_embedding", OpRole::embedding, 2.0 * e * T * h, 0.0);
   if (s.pp > 1 && !m.tied_embeddings) emb.params = d(m.vocab) * h / d(s.tp);
   emb.backward_kernels = 0.0;
   Op& norms = elementwise(ops, "mtp_norms", OpRole::norm, 2.0 * 2.0 * e * T * h, 2.0 * 5.0 * T * h);
   norms.params = 2.0 * (m.norm == NormType::layernorm ? 2.0 : 1.0) * h;
-  norms.saved = SavedBytes{2.0 * e * T * h, 2.0 * e * T * h, 2.0 * e * T * h};
-  Op& proj = matmul(ops, "mtp_proj", OpRole::ffn_down, rows, m.hidden / s.tp, 2 * m.hidden);
+  norms.saved = always(2.0 * e * T * h);
+  Op& proj = matmul(ops, "mtp_proj", OpRole::ffn_down, s.tokens(), m.hidden / s.tp, 2 * m.hidden);
   proj.params = 2.0 * h * h / d(s.tp);
-  proj.saved = SavedBytes{2.0 * e * T * h, 2.0 * e * T * h, 2.0 * e * T * h};
-  // The shared output head: no parameters of its own; fp32 logits kept for its loss's backward.
-  Op& head = matmul(ops, "mtp_lm_head", OpRole::lm_head, rows, vocab_local, m.hidden);
-  const double logits = 4.0 * T * d(m.vocab) / d(s.tp);
-  head.saved = SavedBytes{logits, logits, logits};
-  Op& ce = elementwise(ops, "mtp_cross_entropy", OpRole::loss, T * d(vocab_local) * (e + 8.0 + 4.0),
-                       5.0 * T * d(vocab_local));
-  ce.backward_kernels = 0.0;
+  proj.saved = always(2.0 * e * T * h);
+  // The shared output head: no parameters of its own.
+  add_output_head(ops, m, s, s.tokens(), 0.0, "mtp_lm_head", "mtp_cross_entropy");
 }
 }  // namespace
 
@@ -1080,26 +1093,13 @@ void head_ops(const ModelSpec& m, const LayerShape& s, std::vector<Op>& ops) {
   const std::int64_t mtp = s.loss ? m.mtp_trained : 0;
   ops.reserve(3 + kMtpHeadOps * static_cast<std::size_t>(std::max<std::int64_t>(0, mtp)));
   const double h = d(m.hidden);
-  const std::int64_t vocab_local = m.vocab / s.tp;
   // Training computes logits for every token; inference for the last position of each sequence.
   const std::int64_t rows = s.loss ? s.tokens() : s.sequences();
   const double T = d(rows);
-  Op& head = matmul(ops, "lm_head", OpRole::lm_head, rows, vocab_local, m.hidden);
   // Untied: the LM head. Tied with pp > 1: Megatron keeps a copy of the embedding on the last
   // stage. Either way vocab-parallel over tp.
-  if (!m.tied_embeddings || s.pp > 1) head.params = d(m.vocab) * h / d(s.tp);
-  // fp32 logits kept for the cross-entropy backward (Korthikanti et al. Sec. 4.3: 4 s b v / t).
-  if (s.loss) {
-    const double logits = 4.0 * T * d(m.vocab) / d(s.tp);
-    head.saved = SavedBytes{logits, logits, logits};
-  }
-  if (s.loss) {
-    // Vocab-parallel cross-entropy: logits read, fp32 softmax written and read back (forward
-    // and backward together).
-    Op& ce = elementwise(ops, "cross_entropy", OpRole::loss, T * d(vocab_local) * (s.act_bytes + 8.0 + 4.0),
-                         5.0 * T * d(vocab_local));
-    ce.backward_kernels = 0.0;
-  }
+  add_output_head(ops, m, s, rows, !m.tied_embeddings || s.pp > 1 ? d(m.vocab) * h / d(s.tp) : 0.0, "lm_head",
+                  "cross_entropy");
   Op& norm = elementwise(ops, "final_norm", OpRole::final_norm, 2.0 * s.act_bytes * T * h, 5.0 * T * h);
   norm.params = (m.norm == NormType::layernorm ? 2.0 : 1.0) * h;
   // Its traffic is counted once for forward and backward together; an inference step does not

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/math.h"
@@ -412,15 +413,24 @@ std::int64_t mtp_chunk_slots(const ModelSpec& m, const ParallelPlan& p) {
   return slots / chunks;
 }
 
-KindCounts model_layers_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage) {
-  if (const std::int64_t slots = mtp_chunk_slots(m, p)) {
-    KindCounts k{};
-    for (std::int64_t c = stage; c < p.pp * p.interleave; c += p.pp) {
-      const KindCounts chunk = kinds_in_range(m, c * slots, std::min((c + 1) * slots, m.layers));
-      for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
-    }
-    return k;
+// The layers of the model chunks on `stage` (chunk c of pp x v sits on stage c % pp), chunk c
+// holding the layers range(c) gives, [begin, end).
+template <class Range>
+KindCounts chunks_on_stage(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage, Range range) {
+  KindCounts k{};
+  for (std::int64_t c = stage; c < p.pp * p.interleave; c += p.pp) {
+    const auto [begin, end] = range(c);
+    const KindCounts chunk = kinds_in_range(m, begin, end);
+    for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
   }
+  return k;
+}
+
+KindCounts model_layers_at(const ModelSpec& m, const ParallelPlan& p, std::int64_t stage) {
+  if (const std::int64_t slots = mtp_chunk_slots(m, p))
+    return chunks_on_stage(m, p, stage, [&](std::int64_t c) {
+      return std::make_pair(c * slots, std::min((c + 1) * slots, m.layers));
+    });
   if (balanced_pipeline_split(m, p)) {
     const auto [begin, end] = balanced_stage_range(m, p, stage);
     return kinds_in_range(m, begin, end);
@@ -438,15 +448,11 @@ KindCounts model_layers_at(const ModelSpec& m, const ParallelPlan& p, std::int64
   // chunk give one slot to the embedding and the loss.
   const std::int64_t chunks = p.pp * p.interleave;
   const std::int64_t slots = uneven ? (m.layers + 2) / chunks : m.layers / chunks;
-  KindCounts k{};
-  for (std::int64_t c = stage; c < chunks; c += p.pp) {
-    std::int64_t begin = c * slots - (uneven && c > 0 ? 1 : 0);
-    std::int64_t end = (c + 1) * slots - (uneven ? 1 : 0);
-    if (c == chunks - 1) end = m.layers;
-    const KindCounts chunk = kinds_in_range(m, begin, end);
-    for (std::size_t j = 0; j < kLayerKinds; ++j) k[j] += chunk[j];
-  }
-  return k;
+  return chunks_on_stage(m, p, stage, [&](std::int64_t c) {
+    const std::int64_t begin = c * slots - (uneven && c > 0 ? 1 : 0);
+    const std::int64_t end = c == chunks - 1 ? m.layers : (c + 1) * slots - (uneven ? 1 : 0);
+    return std::make_pair(begin, end);
+  });
 }
 }  // namespace
 
