@@ -203,6 +203,24 @@ void print_error_human(const json& e) {
 }
 
 // The RL section: the step, where its time goes per pool, the rollout's straggler and the memory.
+// A trainer's layout in a few words, as the page's layout labels give it: tp, pp and dp always,
+// cp, ep and etp where they split anything, then micro-batch, interleave, recomputation and the ZeRO
+// stage ("tp 1 pp 1 dp 64 cp 4 ep 16 mb 21 full zero 3"). An MoE trainer's expert parallelism is
+// most of its layout.
+std::string trainer_layout(const json& p) {
+  std::string out;
+  const auto add = [&](const std::string& part) { out += (out.empty() ? "" : " ") + part; };
+  for (const char* k : {"tp", "pp", "dp", "cp", "ep", "etp"})
+    if (const long long v = p.value(k, 1LL);
+        v != 1 || k == std::string("tp") || k == std::string("pp") || k == std::string("dp"))
+      add(std::string(k) + " " + std::to_string(v));
+  add("mb " + std::to_string(p.value("micro_batch", 1LL)));
+  if (const long long v = p.value("interleave", 1LL); v > 1) add("v " + std::to_string(v));
+  if (const std::string r = p.value("recompute", std::string("none")); r != "none") add(r);
+  if (const long long z = p.value("zero_stage", 0LL); z > 0) add("zero " + std::to_string(z));
+  return out;
+}
+
 void print_rl(const json& p) {
   const json& r = p["rl"];
   const double step = r["step_time_s"].get<double>();
@@ -234,9 +252,7 @@ void print_rl(const json& p) {
             << num(ro["mean_batch"].get<double>(), "%.1f") << "\n";
   const auto& tr = r["train"];
   const auto& tp = tr["parallel"];
-  std::cout << "  train: " << tr["devices"].get<long long>() << " devices as tp " << tp["tp"].get<long long>()
-            << " pp " << tp["pp"].get<long long>() << " cp " << tp["cp"].get<long long>() << " dp "
-            << tp["dp"].get<long long>() << " (zero " << tp["zero_stage"].get<long long>() << "), "
+  std::cout << "  train: " << tr["devices"].get<long long>() << " devices as " << trainer_layout(tp) << ", "
             << tr["mini_batches"].get<long long>() << " optimizer step(s) of "
             << seconds(tr["iteration_time_s"].get<double>()) << ", MFU "
             << num(100 * tr["mfu"].get<double>(), "%.1f") << "%\n";
@@ -777,8 +793,8 @@ void print_serving_search(const json& r) {
 
 // An RL placement search: one line per candidate.
 void print_rl_search(const json& r) {
-  std::printf("%4s %-10s %8s %8s %10s %10s %12s %12s\n", "#", "placement", "rollout", "train", "rollout tp",
-              "train tp", "step", "$/step");
+  std::printf("%4s %-10s %8s %8s %10s %12s %12s  %s\n", "#", "placement", "rollout", "train", "rollout tp",
+              "step", "$/step", "trainer layout");
   int rank = 0;
   bool hosted = false;  // a trainer with its optimizer in host memory (assumed to fit) is marked
   for (const auto& b : r["best"]) {
@@ -793,11 +809,11 @@ void print_rl_search(const json& r) {
     std::string rollout_tp = std::to_string(rp["tp"].get<long long>());
     if (rp.value("ep", 1LL) > rp["tp"].get<long long>())
       rollout_tp += " ep" + std::to_string(rp["ep"].get<long long>());
-    std::printf("%4d %-10s %8lld %8lld %10s %9lld%s %12s %12s\n", ++rank,
+    std::printf("%4d %-10s %8lld %8lld %10s %12s %12s  %s%s\n", ++rank,
                 b["placement"].get<std::string>().c_str(), b["rollout_devices"].get<long long>(),
                 b["train_devices"].get<long long>(), rollout_tp.c_str(),
-                b["rl"]["train"]["parallel"]["tp"].get<long long>(), host ? "*" : " ",
-                seconds(b["step_time_s"].get<double>()).c_str(), cost);
+                seconds(b["step_time_s"].get<double>()).c_str(), cost,
+                trainer_layout(b["rl"]["train"]["parallel"]).c_str(), host ? " *" : "");
   }
   if (hosted)
     std::cout << "   * the trainer fits only with its optimizer state in host memory, stepped by the CPU "

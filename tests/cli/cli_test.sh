@@ -107,6 +107,12 @@ contains host_optimizer "of optimizer state (parallel.optimizer_offload)"
 # split pools, from 14th place: the colocated engines with their experts spread come first).
 check rl_search_hosted 0 bash -c "echo '{\"model\": \"qwen3-235b-a22b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"prompt_len\": 1024, \"response_len\": 4096, \"train\": \"auto\"}}' | '$bin' search - --top 20"
 contains rl_search_hosted "* the trainer fits only with its optimizer state in host memory"
+# Each placement names its trainer's whole layout, the expert parallelism of an MoE trainer included.
+contains rl_search_hosted "trainer layout"
+contains rl_search_hosted " ep 16 "
+# So does a predicted step: an MoE trainer's layout is mostly its expert parallelism.
+check rl_predict_trainer 0 bash -c "echo '{\"model\": \"qwen3-30b-a3b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"rl\": {\"prompts_per_step\": 32, \"samples_per_prompt\": 8, \"prompt_len\": 512, \"response_len\": 2048, \"train\": {\"ep\": 8}}}' | '$bin' predict -"
+contains rl_predict_trainer "train: 8 devices as tp 1 pp 1 dp 8 ep 8 mb "
 # An RL search that finds no placement says so, and how many devices would have one: DeepSeek-V3's
 # engines fit no 8 H100, its trainer first 64.
 check rl_search_none 0 bash -c "echo '{\"model\": \"deepseek-v3\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"train\": \"auto\"}}' | '$bin' search -"
