@@ -527,6 +527,8 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json,
   for (const RlCandidate& c : res->best) {
     Scenario cs = s;
     cs.rl->placement = c.placement;
+    cs.rl->staleness = c.staleness;  // colocated: on-policy
+    cs.rl->partial_rollout = c.partial_rollout;
     ojson e;
     e["placement"] = std::string(name_of(c.placement));
     e["rollout_devices"] = c.rollout_devices;

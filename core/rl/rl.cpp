@@ -33,6 +33,7 @@
 #include "model/spec.h"
 #include "parallel/plan.h"
 #include "search/search.h"
+#include "serving/serving.h"
 
 namespace optimus {
 
@@ -836,9 +837,18 @@ double engine_step_s(const Scenario& s, const Prediction& p) {
 // Step 1: the step's responses served offline on the rollout pool (`ro`: the engines
 // rl_rollout_scenario resolved). A synchronous step waits for the last response, so the phase is the run's
 // makespan (first prompt to last token), not the mean response time.
-Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out) {
+Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out, double horizon_s) {
+  // The caller's horizon (predict_rl), where the makespan bounds the step from below: not under a
+  // partial rollout (its phase is a marginal time, below the makespan), nor where the tp is chosen
+  // (a wider engine is tried for the shorter rollout and swap together, which its makespan alone
+  // does not bound).
+  const bool bounded =
+      horizon_s < std::numeric_limits<double>::infinity() && !s.rl->partial_rollout && s.rl->rollout.tp > 0;
+  if (bounded) ro.inference->serving->horizon_s = horizon_s;
   auto served = predict(ro);
   if (!served) return rollout_error(served.error());
+  // Replicas that step together end on their common clock, later than each one's own.
+  if (bounded && served->serving->duration_s > horizon_s) return rollout_error(past_horizon());
   if (s.rl->rollout.tp == 0) {
     // tp chosen: the fastest rollout, the tp doubled while the wider engine finishes the step's responses
     // sooner (colocated: the rollout and the swap of the engine's weights together, engine_step_s). A
@@ -1878,7 +1888,7 @@ std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPre
 
 }  // namespace
 
-Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) {
+Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo, double rollout_horizon_s) {
   Scenario s = input;
   if (auto err = check_rl(s)) return *err;
   RlPrediction out;
@@ -1908,7 +1918,7 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo) 
     if (auto t = rl_train_scenario(s, s.model); !t) return t.error();
   auto plans = train_candidates(s, memo);
   if (!plans) return plans.error();
-  auto run = run_rollout(s, std::move(*engines), out);
+  auto run = run_rollout(s, std::move(*engines), out, rollout_horizon_s);
   if (!run) return run.error();
   // Each candidate trainer's whole step on the same rollout; the fastest that fits is kept (one
   // candidate unless train is "auto": train_candidates), and of equal steps (a split pool waiting

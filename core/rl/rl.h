@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -150,8 +151,12 @@ class RlTrainSearchMemo {
 };
 
 // One RL step of s.rl (s.rl must be set; s.training and s.inference absent). `memo`: the placement
-// search's trainer layouts (RlTrainSearchMemo), else none.
-Result<RlPrediction> predict_rl(const Scenario& s, RlTrainSearchMemo* memo = nullptr);
+// search's trainer layouts (RlTrainSearchMemo), else none. `rollout_horizon_s`: where the rollout
+// engines' tp is stated and the rollout is not partial, a rollout whose makespan passes it is
+// stopped there and refused as serving.past_horizon (a step is never shorter than its rollout's
+// makespan: the placement search's test that a candidate cannot rank; ServingSpec::horizon_s).
+Result<RlPrediction> predict_rl(const Scenario& s, RlTrainSearchMemo* memo = nullptr,
+                                double rollout_horizon_s = std::numeric_limits<double>::infinity());
 
 // One step's energy at the meter (MWh) and cost (run/run.h cost_usd: device-hours at the price,
 // plus the electricity where the devices are owned; absent without a price). The whole run's are
@@ -170,6 +175,10 @@ struct RlCandidate {
   double step_time_s = 0;
   std::optional<double> cost_per_step_usd;  // absent without a price (run/run.h has_price)
   RlPrediction prediction;
+  // The job's keys the search set besides the placement, the pools and the layouts (which the
+  // prediction holds): colocated, an on-policy step (search_rl).
+  std::int64_t staleness = 0;
+  bool partial_rollout = false;
 };
 struct RlSearchResult {
   std::int64_t evaluated = 0, feasible = 0;

@@ -1,12 +1,15 @@
 // RL placement search: colocated against every split of the devices between a rollout pool and a
 // training pool, each with every rollout tensor parallelism within a scale-up domain (dp over
 // the rest of the pool; a mixture-of-experts engine also with its experts over 2, 4, ...
-// replicas), each predicted whole by predict_rl; a stated rollout tp is kept. The trainer keeps the
+// replicas), each predicted by predict_rl (ranked by time, one that cannot rank is stopped once its
+// rollout outlasts the steps listed: Candidates); a stated rollout tp is kept. The trainer keeps the
 // scenario's tp x pp x cp with dp over its pool ("auto" searches it per candidate). Ranked by step time or by
 // cost per step (device-hours of the step at the economics' price).
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
+#include <queue>
 #include <vector>
 
 #include "base/math.h"
@@ -33,20 +36,22 @@ std::vector<std::int64_t> rollout_sizes(std::int64_t n, std::int64_t per_node) {
   return out;
 }
 
-}  // namespace
-
-Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost,
-                                 const std::function<bool(double)>& progress) {
-  const bool priced = has_price(s.economics, s.system.device.power.price_usd);
-  if (by_cost && !priced) return rank_without_price();
-  RlSearchResult res;
+// Predicts the search's candidates one by one into `res` (its counts and `best`, unranked), the
+// rejected ones counted by reason.
+class Candidates {
+ public:
+  Candidates(std::size_t top, bool by_cost, RlSearchResult& res) : top_(top), by_cost_(by_cost), res_(res) {}
   std::map<std::string, std::int64_t> rejected;
-  RlTrainSearchMemo trainers;  // a training pool's layouts, searched once
+
   // Returns whether the rollout engine held the model (whatever became of the trainer).
-  const auto evaluate = [&](Scenario c) {
-    ++res.evaluated;
+  bool operator()(Scenario c) {
+    ++res_.evaluated;
     c.rl->train_steps = 0;
-    auto p = predict_rl(c, &trainers);
+    auto p = predict_rl(c, &trainers_, horizon());
+    if (!p && p.error().code == "serving.past_horizon") {
+      ++rejected["rl.slower_than_listed"];
+      return true;
+    }
     if (!p) {
       ++rejected[p.error().code];
       return p.error().code != "rl.rollout_does_not_fit";
@@ -55,7 +60,9 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
       ++rejected["memory.does_not_fit"];
       return true;
     }
-    ++res.feasible;
+    ++res_.feasible;
+    listed_.push(p->step_time_s);
+    if (listed_.size() > top_) listed_.pop();
     RlCandidate cand;
     cand.placement = c.rl->placement;
     cand.rollout_devices = p->rollout_devices;
@@ -65,9 +72,39 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     cand.step_time_s = p->step_time_s;
     cand.cost_per_step_usd = rl_step_cost_usd(c, *p);
     cand.prediction = std::move(*p);
-    res.best.push_back(std::move(cand));
+    cand.staleness = c.rl->staleness;
+    cand.partial_rollout = c.rl->partial_rollout;
+    res_.best.push_back(std::move(cand));
     return true;
-  };
+  }
+
+ private:
+  // Ranked by time, the `top` shortest steps so far (the longest of them on top): once `top` are
+  // listed, a candidate whose rollout alone outlasts the longest of them cannot rank, as its step
+  // is never shorter than its rollout's makespan (rl.cpp compose_step), so its rollout is stopped
+  // there (predict_rl's horizon) and it is counted as rl.slower_than_listed. The candidates that
+  // rank are the same as without it; those whose engines are slowest (a small pool preempting for
+  // most of its rollout) are the ones it stops soonest. By cost, every candidate runs whole.
+  double horizon() const {
+    return !by_cost_ && top_ > 0 && listed_.size() >= top_ ? listed_.top()
+                                                           : std::numeric_limits<double>::infinity();
+  }
+
+  const std::size_t top_;
+  const bool by_cost_;
+  RlSearchResult& res_;
+  RlTrainSearchMemo trainers_;  // a training pool's layouts, searched once
+  std::priority_queue<double> listed_;
+};
+
+}  // namespace
+
+Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cost,
+                                 const std::function<bool(double)>& progress) {
+  const bool priced = has_price(s.economics, s.system.device.power.price_usd);
+  if (by_cost && !priced) return rank_without_price();
+  RlSearchResult res;
+  Candidates evaluate(top, by_cost, res);
   const std::vector<std::int64_t> splits = rollout_sizes(s.num_devices, s.system.devices_per_node);
   const double placements = 1.0 + static_cast<double>(splits.size());
   // Every tp within a scale-up domain; past it (engines over several nodes, as DeepSeek-V3 needs
@@ -123,7 +160,11 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
   base.rl->train.dp = 0;  // what each candidate's pool leaves
   Scenario colocated = base;
   colocated.rl->placement = RlPlacement::colocated;
+  // Colocated, a step is on-policy: the async block goes with the pools (as the page's loaded
+  // candidate drops it), a partial rollout too (it needs staleness: every colocated candidate of a
+  // partial-rollout job was refused as rl.partial_rollout_needs_staleness).
   colocated.rl->staleness = 0;
+  colocated.rl->partial_rollout = false;
   colocated.rl->rollout_devices = colocated.rl->train_devices = 0;
   with_tps(colocated, s.num_devices, 0);
   for (std::size_t i = 0; i < splits.size() && !res.cancelled; ++i) {
@@ -133,7 +174,7 @@ Result<RlSearchResult> search_rl(const Scenario& s, std::size_t top, bool by_cos
     c.rl->train_devices = s.num_devices - splits[i];
     with_tps(c, splits[i], i + 1);
   }
-  for (const auto& [code, n] : rejected) res.rejected.emplace_back(code, n);
+  for (const auto& [code, n] : evaluate.rejected) res.rejected.emplace_back(code, n);
   if (res.best.empty() && !res.cancelled) {
     colocated.rl->rollout.tp = colocated.rl->rollout.dp = 0;  // chosen, as the search tries them
     res.fewest_devices = rl_fewest_devices(colocated);

@@ -178,6 +178,11 @@ struct ServingSpec {
   // (tokenizer_manager, parallel sample) in its radix cache. 1: every request its own prompt.
   // Not read from a scenario's serving block: the RL rollout sets it (rl.rollout.prefix_caching).
   std::int64_t prompt_group = 1;
+  // The simulation stops once a replica's clock passes this many seconds, refused as
+  // serving.past_horizon: a search that only needs to know whether a run ends before some time
+  // (the RL placement search: a candidate whose rollout alone outlasts the steps it has listed
+  // cannot rank) is spared the rest of it. Not read from a scenario's serving block. Infinity: none.
+  double horizon_s = std::numeric_limits<double>::infinity();
   // Requests per shared prompt as a count: prompt_group, at least 1.
   std::int64_t group_size() const { return prompt_group > 1 ? prompt_group : 1; }
   // Tokens at the start of every request's prompt that all requests share (a system prompt; vLLM

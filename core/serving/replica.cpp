@@ -34,6 +34,7 @@ class ReplicaSim {
         run_(run),
         step_budget_(budget.steps),
         work_budget_(budget.work),
+        horizon_(budget.horizon_s),
         spec_k_(pool_.spec_k),
         capacity_(pool_.kv_capacity),
         decode_step_tokens_(1 + pool_.spec_k),
@@ -49,7 +50,8 @@ class ReplicaSim {
     if (sharing_) holder_.assign(group_ > 1 ? reqs_.size() / static_cast<std::size_t>(group_) + 1 : 1, -1);
   }
 
-  // The scheduler's loop: returns false past the step bound.
+  // The scheduler's loop: returns false past the step bound, or past the horizon (marked in the
+  // run: also where the last step ends past it).
   bool simulate() {
     if (closed_) send_first();
     while (true) {
@@ -60,6 +62,7 @@ class ReplicaSim {
         continue;
       }
       if (run_.steps >= step_budget_ || run_.work >= work_budget_) return false;
+      if (t_ > horizon_) return past_horizon();
       begin_step();
       admit_waiting(schedule_running(sv_.max_num_tokens));
       run_.work += scheduled_ + 1;
@@ -79,10 +82,15 @@ class ReplicaSim {
       if (any_done_) retire();
       if (keep_timeline_ && (run_.steps - 1) % run_.sample_every == 0) sample(dt);
     }
-    return true;
+    return t_ > horizon_ ? past_horizon() : true;
   }
 
  private:
+  bool past_horizon() {
+    run_.past_horizon = true;
+    return false;
+  }
+
   // Tokens this step whose gap to the previous token does not simply last the step (after a
   // pause, or a speculation's several), with where their gap starts.
   struct Emitted {
@@ -757,6 +765,7 @@ class ReplicaSim {
   const bool keep_timeline_;
   ReplicaRun& run_;
   const std::int64_t step_budget_, work_budget_;
+  const double horizon_;
   // A decoding sequence's query tokens per step: its next token, or the k drafts and the token
   // after them when the target verifies a speculation (they count against the token budget and
   // claim KV slots ahead, as vLLM's lookahead slots do).

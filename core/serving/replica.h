@@ -21,6 +21,7 @@ struct ReplicaRun {
   // The simulation's work: the sequences each pass of the scheduler's loop schedules, plus one a
   // pass (a decode stretch is one pass, whatever its steps).
   std::int64_t work = 0;
+  bool past_horizon = false;                          // stopped at the budget's horizon (its clock passed it)
   double busy_batch = 0, busy_kv = 0, busy_time = 0;  // time-weighted sums
   double peak_kv = 0;  // the largest share of the KV blocks claimed at the end of a step
   std::vector<ServingStepSample> timeline;
@@ -59,6 +60,7 @@ enum class Mode { whole, prefill_only, decode_only };
 struct SimBudget {
   std::int64_t steps = 0;
   std::int64_t work = std::numeric_limits<std::int64_t>::max();
+  double horizon_s = std::numeric_limits<double>::infinity();  // ServingSpec::horizon_s
 };
 bool simulate_replica(StepModel& pool, Mode mode, std::vector<Request>& reqs, std::int64_t group,
                       std::int64_t clients, bool keep_timeline, ReplicaRun& run, const SimBudget& budget);

@@ -98,6 +98,7 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
   SimBudget budget;
   budget.steps = kMaxServingSteps;
   if (serving_work_limit() > 0) budget.work = serving_work_limit();
+  budget.horizon_s = sv.horizon_s;
   // Ranks of attention data parallelism step together (lockstep()). With arrivals spread over
   // time (a finite Poisson rate; a disaggregated decode pool, whose requests arrive when their
   // caches land) a rank's schedule would depend on the common clock, which ranks simulated one
@@ -128,7 +129,8 @@ std::optional<Error> run_pool(const ServingSpec& sv, StepModel& pool, Mode mode,
     run.record_steps = together;
     if (mode != Mode::prefill_only && sv.gap_distribution) run.gaps = &out.gaps;
     if (!together) budget.steps = kMaxServingSteps;
-    if (!simulate_replica(pool, mode, mine, group, c, rep == 0, run, budget)) return too_many_steps();
+    if (!simulate_replica(pool, mode, mine, group, c, rep == 0, run, budget))
+      return run.past_horizon ? past_horizon() : too_many_steps();
     budget.steps -= run.steps;
     budget.work -= run.work;
     for (const Request& r : mine) all[r.id] = r;  // back in the deployment's order
@@ -360,5 +362,10 @@ std::atomic<std::int64_t> g_work_limit{0};
 
 void set_serving_work_limit(std::int64_t units) { g_work_limit.store(std::max<std::int64_t>(0, units)); }
 std::int64_t serving_work_limit() { return g_work_limit.load(std::memory_order_relaxed); }
+
+Error past_horizon() {
+  return make_error("serving.past_horizon", "/inference/serving",
+                    "the run passed the horizon its caller set");
+}
 
 }  // namespace optimus

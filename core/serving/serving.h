@@ -125,6 +125,9 @@ inline constexpr std::int64_t kMaxServingSteps = 4'000'000;
 void set_serving_work_limit(std::int64_t units);
 std::int64_t serving_work_limit();
 
+// The refusal of a run that passed its ServingSpec::horizon_s (serving.past_horizon).
+Error past_horizon();
+
 // Passes of the fixed point that a closed loop of clients over disaggregated pools takes at most
 // (simulate_serving; each pass settles at least one more wave of `concurrency` requests).
 inline constexpr int kMaxClosedLoopPasses = 64;

@@ -536,6 +536,56 @@ TEST(RlScale, TheSearchAlsoSpreadsTheExpertsOfDeepSeekV3) {
     EXPECT_LE(res["best"][i - 1]["step_time_s"].get<double>(), res["best"][i]["step_time_s"].get<double>());
 }
 
+// Ranked by time, a candidate whose rollout alone outlasts the `top` steps already listed cannot
+// rank (a step is never shorter than its rollout's makespan), so the search stops its rollout there
+// and counts it under rl.slower_than_listed. Its best three are those of the same search listing
+// every candidate (top 1000: nothing is stopped), in the same order with the same numbers: Qwen3-235B
+// on 64 H100, whose split pools' rollouts run longer than the colocated steps listed first.
+TEST(RlScale, TheSearchStopsCandidatesThatCannotRankAndListsTheSameBest) {
+  const std::string job = R"({"model": "qwen3-235b-a22b", "system": "dgx-h100", "num_devices": 64,
+    "rl": {"prompts_per_step": 128, "samples_per_prompt": 8, "prompt_len": 1024, "response_len": 4096,
+    "train": "auto"}})";
+  const json all = json::parse(optimus::api::search(job, R"({"top": 1000})"));
+  const json three = json::parse(optimus::api::search(job, R"({"top": 3})"));
+  ASSERT_FALSE(all.contains("error")) << all.dump().substr(0, 400);
+  ASSERT_FALSE(three.contains("error")) << three.dump().substr(0, 400);
+  EXPECT_FALSE(all["rejected"].contains("rl.slower_than_listed")) << all["rejected"].dump();
+  ASSERT_TRUE(three["rejected"].contains("rl.slower_than_listed")) << three["rejected"].dump();
+  const int stopped = three["rejected"]["rl.slower_than_listed"].get<int>();
+  EXPECT_GT(stopped, 0);
+  EXPECT_EQ(three["evaluated"], all["evaluated"]);
+  EXPECT_EQ(three["feasible"].get<int>(), all["feasible"].get<int>() - stopped);
+  ASSERT_EQ(three["best"].size(), 3u);
+  ASSERT_GE(all["best"].size(), 3u + static_cast<std::size_t>(stopped));
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(three["best"][i], all["best"][i]) << i;
+  // Past the three, the whole search lists the candidates it stopped, each slower than the third.
+  EXPECT_GT(all["best"][3]["step_time_s"].get<double>(), three["best"][2]["step_time_s"].get<double>());
+}
+
+// A split job with a partial rollout is compared with colocated placements run on-policy: the
+// colocated candidates drop the async block, its partial rollout with it (they were all refused as
+// rl.partial_rollout_needs_staleness, so the search ranked the splits against nothing), and each
+// candidate's block says what it was predicted with (the job's staleness had been written for the
+// colocated ones too).
+TEST(RlScale, TheSearchComparesAPartialRolloutJobWithColocatedPlacements) {
+  const std::string job = R"({"model": "llama3.1-8b", "system": "dgx-h100", "num_devices": 16,
+    "rl": {"prompts_per_step": 64, "samples_per_prompt": 8, "response_len": 2048, "placement": "split",
+    "rollout_devices": 8, "train_devices": 8, "async": {"staleness": 1, "partial_rollout": true}}})";
+  const json res = json::parse(optimus::api::search(job, R"({"top": 100})"));
+  ASSERT_FALSE(res.contains("error")) << res.dump().substr(0, 400);
+  EXPECT_TRUE(res["rejected"].empty()) << res["rejected"].dump();
+  int colocated = 0;
+  for (const json& c : res["best"])
+    if (c["placement"] == "colocated") {
+      ++colocated;
+      EXPECT_FALSE(c["rl"]["rollout"]["partial"].get<bool>()) << c.dump().substr(0, 300);
+      EXPECT_EQ(c["rl"]["staleness"], 0) << c.dump().substr(0, 300);  // as it was predicted
+    } else {
+      EXPECT_TRUE(c["rl"]["rollout"]["partial"].get<bool>()) << c.dump().substr(0, 300);
+    }
+  EXPECT_EQ(colocated, 4);  // tp 1, 2, 4 and 8 on the 16 devices
+}
+
 }  // namespace
 
 }  // namespace rl_scale_test

@@ -405,6 +405,7 @@ const REASONS: Record<string, string> = {
   'rl.rollout_layout_mismatch': 'whose rollout engines do not fill their pool',
   'rl.train_no_layout': 'where no trainer layout fits',
   'rl.train_layout_mismatch': 'whose trainer layouts do not fill their pool',
+  'rl.slower_than_listed': 'whose rollout alone took longer than the steps listed (stopped there)',
 };
 export function reasonWords(code: string): string {
   return REASONS[code] ?? `for ${(code.split('.').pop() ?? code).replace(/_/g, ' ')}`;

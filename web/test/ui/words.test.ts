@@ -318,6 +318,11 @@ describe('engine messages in the page’s words (probe 57)', () => {
     expect(reasonWords('parallel.layers_not_divisible')).toBe('where the layers do not split evenly over the stages');
     expect(reasonWords('parallel.tp_not_divisor_of_heads')).toBe('where tp does not divide the heads');
   });
+  it('an RL search says which placements it stopped early, and why they cannot rank', () => {
+    expect(rejectedWords({ 'rl.rollout_does_not_fit': 56, 'rl.slower_than_listed': 19 }, 'placement')).toBe(
+      '56 placements whose rollout engines hold no response, 19 whose rollout alone took longer than the steps listed (stopped there)',
+    );
+  });
 });
 
 describe('error texts without JSON, codes or mixed vocabularies (probe 61)', () => {
