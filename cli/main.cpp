@@ -202,7 +202,6 @@ void print_error_human(const json& e) {
   std::cerr << "\n  " << e["message"].get<std::string>() << "\n";
 }
 
-// The RL section: the step, where its time goes per pool, the rollout's straggler and the memory.
 // A trainer's layout in a few words, as the page's layout labels give it: tp, pp and dp always,
 // cp, ep and etp where they split anything, then micro-batch, interleave, recomputation and the ZeRO
 // stage ("tp 1 pp 1 dp 64 cp 4 ep 16 mb 21 full zero 3"). An MoE trainer's expert parallelism is
@@ -210,10 +209,9 @@ void print_error_human(const json& e) {
 std::string trainer_layout(const json& p) {
   std::string out;
   const auto add = [&](const std::string& part) { out += (out.empty() ? "" : " ") + part; };
-  for (const char* k : {"tp", "pp", "dp", "cp", "ep", "etp"})
-    if (const long long v = p.value(k, 1LL);
-        v != 1 || k == std::string("tp") || k == std::string("pp") || k == std::string("dp"))
-      add(std::string(k) + " " + std::to_string(v));
+  for (const std::string k : {"tp", "pp", "dp", "cp", "ep", "etp"})
+    if (const long long v = p.value(k, 1LL); v != 1 || k == "tp" || k == "pp" || k == "dp")
+      add(k + " " + std::to_string(v));
   add("mb " + std::to_string(p.value("micro_batch", 1LL)));
   if (const long long v = p.value("interleave", 1LL); v > 1) add("v " + std::to_string(v));
   if (const std::string r = p.value("recompute", std::string("none")); r != "none") add(r);
@@ -221,6 +219,7 @@ std::string trainer_layout(const json& p) {
   return out;
 }
 
+// The RL section: the step, where its time goes per pool, the rollout's straggler and the memory.
 void print_rl(const json& p) {
   const json& r = p["rl"];
   const double step = r["step_time_s"].get<double>();
