@@ -1441,7 +1441,7 @@ MemoryBreakdown plus(MemoryBreakdown a, const MemoryBreakdown& b) {
 // Step 2 (roles "shared"): the trainer's side on the whole training pool, one model after
 // another: the policy's update (mini_batches optimizer steps), its forward passes (reference, old
 // log-probs), the reward model and PPO's critic. Returns the trainer's memory report.
-Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
+Result<MemoryReport> train_models(const Scenario& s, RlPrediction& out) {
   const RlWorkload& rl = *s.rl;
   auto pol = model_passes(s, s.model, train_pool(s), rl.train, "", "", "");
   if (!pol) return pol.error();
@@ -1513,6 +1513,31 @@ Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
                    "'s resident state on the same devices; rl.train.offload params_optimizer or roles "
                    "\"separate\" would make room)"
              : std::string(": its weights alone are more than a device holds at this layout)"));
+  }
+  return peak;
+}
+
+// Step 2 (roles "shared") at the ZeRO stage the pool needs. A stage not stated is the smallest
+// under which the trainer fits (model_passes), and the trainer's devices also hold PPO's critic
+// and load the frozen models for their forwards: where the policy fits alone but not beside them,
+// the stage is raised for every model until the pool fits, as the stacks pass one stage to every
+// model of the worker group (OpenRLHF's --zero_stage builds the actor's and the critic's DeepSpeed
+// strategies; verl's FSDP config shards the actor, critic and reference alike). Where no stage
+// fits, the smallest stage's prediction stands with memory.does_not_fit.
+Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
+  const RlPrediction before = out;
+  auto peak = train_models(s, out);
+  if (!peak || peak->fits || s.rl->zero_stage_given) return peak;
+  for (int z = out.train_plan.zero_stage + 1; z <= 3; ++z) {
+    Scenario raised = s;
+    raised.rl->train.zero_stage = z;
+    raised.rl->zero_stage_given = true;
+    RlPrediction o = before;
+    auto p = train_models(raised, o);
+    if (p && p->fits) {
+      out = std::move(o);
+      return p;
+    }
   }
   return peak;
 }

@@ -742,6 +742,31 @@ TEST(Rl, AnUnstatedZeroStageIsTheSmallestThatFits) {
   EXPECT_EQ(predict(v["scenario"])["rl"]["step_time_s"], fitted["rl"]["step_time_s"]);
 }
 
+// The smallest stage that fits is the pool's, not the policy's alone: PPO's critic (Llama 3.1 8B
+// again) keeps its state on the same devices while the actor updates. At ZeRO-1 the actor fits
+// alone (7.5 bytes a parameter, 60 GB, above), but beside the critic's 60 GB no 80 GB device holds
+// it; ZeRO-3 holds both (2.25 bytes each, 18 GB). The unstated stage is the smallest under which
+// the pool fits, and predicts what stating it does; every stage below it does not fit.
+TEST(Rl, AnUnstatedZeroStageMakesRoomForTheCritic) {
+  const json job = base({{"algorithm", "ppo"}, {"train", {{"zero_stage", nullptr}}}});
+  const json p = predict(job);
+  ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 400);
+  EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_FALSE(warns(p, "memory.does_not_fit"));
+  const int stage = p["rl"]["train"]["parallel"]["zero_stage"].get<int>();
+  EXPECT_GE(stage, 2);
+  for (int z = 1; z <= stage; ++z) {
+    json stated = job;
+    stated["rl"]["train"]["zero_stage"] = z;
+    const json q = predict(stated);
+    ASSERT_TRUE(q.contains("rl")) << q.dump().substr(0, 400);
+    EXPECT_EQ(q["rl"]["memory"]["train"]["fits"].get<bool>(), z == stage) << "zero_stage " << z;
+    if (z == stage) {
+      EXPECT_EQ(q["rl"]["step_time_s"], p["rl"]["step_time_s"]);
+    }
+  }
+}
+
 // A trainer that fits under no stage (Llama 3.1 405B on one 8 x H100 node: 405e9 x 2 bytes of
 // weights and as many of gradients are 202 GB a device at ZeRO-3) is predicted at the layout nearest to
 // fitting, the most sharded, and says it does not fit; colocated, its weight sync is then the gather of 7/8
