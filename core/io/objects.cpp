@@ -1601,6 +1601,7 @@ const Fields<RlWorkload>& rl_train_fields() { return once<RlWorkload, make_rl_tr
 // train: the trainer's layout keys (dp absent: what the others leave) or "auto".
 void read_rl_train(const Field<RlWorkload>& f, Reader& r, RlWorkload& rl) {
   const json* tv = r.get(f.key, false);
+  rl.train_given = tv != nullptr;
   if (tv && tv->is_string()) {
     if (tv->get<std::string>() == "auto")
       rl.train_auto = true;

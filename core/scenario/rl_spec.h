@@ -106,7 +106,8 @@ struct RlWorkload {
   RlPlacement placement = RlPlacement::colocated;
   std::int64_t rollout_devices = 0, train_devices = 0;  // split: both given, summing to num_devices
   RlRollout rollout;
-  bool train_auto = false;  // train: "auto" (the layout search picks the trainer's layout)
+  bool train_auto = false;   // train: "auto" (the layout search picks the trainer's layout)
+  bool train_given = false;  // train stated (an object or "auto"); absent, the placement search searches it
   // The trainer's layout (dp 0 = what is left of the pool). Activations are recomputed unless
   // rl.train.recompute says otherwise, as the stacks train by default: verl's ppo_trainer.yaml sets
   // enable_gradient_checkpointing True for the actor and the critic, and slime's scripts pass

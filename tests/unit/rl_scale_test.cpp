@@ -586,6 +586,31 @@ TEST(RlScale, TheSearchComparesAPartialRolloutJobWithColocatedPlacements) {
   EXPECT_EQ(colocated, 4);  // tp 1, 2, 4 and 8 on the 16 devices
 }
 
+// The search keeps what a job states and chooses the rest: a job that states no trainer has it
+// searched for every candidate, as "auto" does (the same best, field for field), where a stated
+// layout, even an empty one (data parallelism over the pool), is kept. Qwen3-30B-A3B on 32 H100:
+// its default trainer (every expert on every device, ZeRO-2 at two sequences a micro-batch, or
+// ZeRO-3) is slower than the searched one, so the job's best step is shorter unstated.
+TEST(RlScale, TheSearchSearchesAnUnstatedTrainer) {
+  const auto job = [](const std::string& train) {
+    return R"({"model": "qwen3-30b-a3b", "system": "dgx-h100", "num_devices": 32, "rl": {"prompts_per_step": 128,
+      "samples_per_prompt": 8, "prompt_len": 1024, "response_len": 4096)" +
+           (train.empty() ? std::string() : R"(, "train": )" + train) + "}}";
+  };
+  const json unstated = json::parse(optimus::api::search(job(""), R"({"top": 3})"));
+  const json automatic = json::parse(optimus::api::search(job(R"("auto")"), R"({"top": 3})"));
+  const json kept = json::parse(optimus::api::search(job("{}"), R"({"top": 3})"));
+  for (const json* r : {&unstated, &automatic, &kept}) {
+    ASSERT_FALSE(r->contains("error")) << r->dump().substr(0, 400);
+    ASSERT_EQ((*r)["best"].size(), 3u);
+  }
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(unstated["best"][i], automatic["best"][i]) << i;
+  EXPECT_LT(unstated["best"][0]["step_time_s"].get<double>(), kept["best"][0]["step_time_s"].get<double>());
+  // The kept trainer is the stated one on every candidate: every expert on every device.
+  for (const json& c : kept["best"])
+    EXPECT_EQ(c["rl"]["train"]["parallel"]["ep"], 1) << c.dump().substr(0, 300);
+}
+
 }  // namespace
 
 }  // namespace rl_scale_test
