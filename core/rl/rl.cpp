@@ -870,6 +870,10 @@ Result<RolloutRun> run_rollout(const Scenario& s, Scenario ro, RlPrediction& out
       if (rollout_pool(s) % (tp * s.rl->rollout.pp) != 0) break;
       Scenario wider = rollout_at(s, tp);
       if (check_serving(wider)) break;
+      // A wider engine still serving the step's responses when the narrower one's rollout and swap
+      // are over cannot be the faster (its own swap only adds): its simulation stops there
+      // (SimBudget::horizon_s, serving.past_horizon), and the doubling ends as it would have.
+      wider.inference->serving->horizon_s = engine_step_s(s, *served);
       auto next = predict(wider);
       if (!next || !(engine_step_s(s, *next) < engine_step_s(s, *served))) break;
       ro = std::move(wider);

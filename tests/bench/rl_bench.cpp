@@ -48,6 +48,21 @@ void BM_RlStep1000ResponsesEngineChosen(benchmark::State& state) {
 }
 BENCHMARK(BM_RlStep1000ResponsesEngineChosen)->Unit(benchmark::kMillisecond);
 
+// A large step with the rollout tp chosen: the same model on 64 H100, 8,192 prompts x 8 samples =
+// 65,536 responses; each wider engine tried is a serving simulation of every response, stopped
+// once it outlasts the narrower engine's rollout and swap (it cannot be the faster).
+void BM_RlStep65536ResponsesChosenTp(benchmark::State& state) {
+  const auto s = optimus::parse_scenario(R"({"model": "qwen2.5-7b", "system": "dgx-h100", "num_devices": 64,
+    "rl": {"prompts_per_step": 8192, "samples_per_prompt": 8, "prompt_len": {"mean": 256, "max": 1024},
+    "response_len": {"mean": 2048, "max": 8192}, "train": {"zero_stage": 3}}})")
+                     .value();
+  for (auto _ : state) {
+    auto p = optimus::predict_rl(s);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_RlStep65536ResponsesChosenTp)->Unit(benchmark::kMillisecond);
+
 void BM_RlPlacementSearch64(benchmark::State& state) {
   const auto s = optimus::parse_scenario(job(64)).value();
   for (auto _ : state) {
