@@ -1607,7 +1607,7 @@ export interface RlSpec {
     };
   };
   /**
-   * The trainer's layout on its pool, or the layout search's choice.
+   * The trainer's layout on its pool, or the layout search's choice. Absent: the defaults; optimus search searches it.
    */
   train?:
     | {
@@ -1652,7 +1652,7 @@ export interface RlSpec {
          */
         recompute?: 'none' | 'selective' | 'full';
         /**
-         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack), beside what shares its devices (PPO's critic, a frozen model's weights; one stage for every model), as every RL stack shards its training state when it must; where none fits, the layout nearest to fitting, the least memory per device among those tried (ZeRO-3, with the optimizer on the host where the system has a host link), and memory.does_not_fit warns. Stated: kept.
+         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack), with what shares its devices (PPO's critic, frozen models), as every RL stack shards its training state when it must; where none fits, the layout nearest to fitting, the least memory per device among those tried (ZeRO-3, with the optimizer on the host where the system has a host link), and memory.does_not_fit warns. Stated: kept.
          */
         zero_stage?: number;
         /**
