@@ -469,6 +469,55 @@ TEST(Property, RlStepNeverLengthensOnFasterDevicesNorShortensWithMoreWork) {
       rl_cases());
 }
 
+// An RL step is its phases composed as docs/rl.md "The step" says, whatever the job: colocated the
+// sum (the swap included), split on-policy the same without a swap, split with staleness the slower
+// pool plus the sync; the training side is the sum of its passes with roles "shared" and, with
+// roles "separate", the slowest forward plus the slower update. No phase is negative or longer than
+// the step, and memory.does_not_fit warns exactly where a pool does not fit. The jobs of rl_case,
+// with PPO (its critic), separate roles, a reward model and no reference mixed in.
+TEST(Property, RlStepComposesItsPhases) {
+  for_cases(
+      15,
+      [](Gen& g) {
+        json s = rl_case(g);
+        json& rl = s["rl"];
+        if (g.coin()) {
+          rl["algorithm"] = "ppo";
+          rl["samples_per_prompt"] = 1;
+          if (g.coin()) rl["roles"] = "separate";
+        }
+        if (g.coin()) rl["reward_model"] = "llama3.2-1b";
+        if (g.coin()) rl["reference"] = false;
+        return s;
+      },
+      [](Gen&, const json& s, const json& out) {
+        const json& r = out["rl"];
+        const json& ph = r["phases_s"];
+        const auto at = [&](const char* k) { return ph[k].get<double>(); };
+        const double step = r["step_time_s"].get<double>();
+        for (const auto& [k, v] : ph.items()) {
+          EXPECT_GE(v.get<double>(), 0.0) << k << " " << s;
+          EXPECT_LE(v.get<double>(), step * (1 + 1e-12)) << k << " " << s;
+        }
+        const json& rl = s["rl"];
+        const double train_side =
+            rl.value("roles", "shared") == "separate"
+                ? std::max({at("reward"), at("reference"), at("old_logprob")}) + at("train")
+                : at("reward") + at("reference") + at("old_logprob") + at("train");
+        const bool split = rl.value("placement", "colocated") == "split";
+        const bool stale = split && rl.contains("async") && rl["async"]["staleness"].get<int>() > 0;
+        if (split) EXPECT_EQ(at("swap"), 0.0) << s;
+        const double composed = stale ? std::max(at("rollout"), train_side) + at("weight_sync")
+                                      : at("rollout") + train_side + at("weight_sync") + at("swap");
+        EXPECT_NEAR(step, composed, 1e-9 * step) << s;
+        const bool fits =
+            r["memory"]["train"]["fits"].get<bool>() && r["memory"]["rollout"]["fits"].get<bool>();
+        bool warned = false;
+        for (const json& w : out["warnings"]) warned = warned || w["code"] == "memory.does_not_fit";
+        EXPECT_EQ(warned, !fits) << s;
+      });
+}
+
 // The RL placement search (colocated against every split, every rollout tp in the domain, the
 // trainer searched per candidate) never ranks first a step slower than the job's own prediction
 // with the same choices left to the engine: the job itself (colocated, the fastest tp, the fastest
