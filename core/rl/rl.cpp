@@ -1529,9 +1529,10 @@ Result<MemoryReport> train_models(const Scenario& s, RlPrediction& out) {
 // strategies; verl's FSDP config shards the actor, critic and reference alike). Where no stage
 // fits, the smallest stage's prediction stands with memory.does_not_fit.
 Result<MemoryReport> run_training(const Scenario& s, RlPrediction& out) {
-  const RlPrediction before = out;
+  if (s.rl->zero_stage_given) return train_models(s, out);
+  const RlPrediction before = out;  // what a raised stage's passes start from
   auto peak = train_models(s, out);
-  if (!peak || peak->fits || s.rl->zero_stage_given) return peak;
+  if (!peak || peak->fits) return peak;
   for (int z = out.train_plan.zero_stage + 1; z <= 3; ++z) {
     Scenario raised = s;
     raised.rl->train.zero_stage = z;

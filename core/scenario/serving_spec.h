@@ -179,9 +179,11 @@ struct ServingSpec {
   // Not read from a scenario's serving block: the RL rollout sets it (rl.rollout.prefix_caching).
   std::int64_t prompt_group = 1;
   // The simulation stops once a replica's clock passes this many seconds, refused as
-  // serving.past_horizon: a search that only needs to know whether a run ends before some time
-  // (the RL placement search: a candidate whose rollout alone outlasts the steps it has listed
-  // cannot rank) is spared the rest of it. Not read from a scenario's serving block. Infinity: none.
+  // serving.past_horizon: a caller that only needs to know whether a run ends before some time is
+  // spared the rest of it (the RL placement search: a candidate whose rollout alone outlasts the
+  // steps it has listed cannot rank; the RL rollout's chosen tp: a wider engine still serving when
+  // the narrower one's rollout and swap are over cannot be the faster). Not read from a scenario's
+  // serving block. Infinity: none.
   double horizon_s = std::numeric_limits<double>::infinity();
   // Requests per shared prompt as a count: prompt_group, at least 1.
   std::int64_t group_size() const { return prompt_group > 1 ? prompt_group : 1; }

@@ -62,7 +62,7 @@ class ReplicaSim {
         continue;
       }
       if (run_.steps >= step_budget_ || run_.work >= work_budget_) return false;
-      if (t_ > horizon_) return past_horizon();
+      if (t_ > horizon_) return stop_at_horizon();
       begin_step();
       admit_waiting(schedule_running(sv_.max_num_tokens));
       run_.work += scheduled_ + 1;
@@ -82,11 +82,12 @@ class ReplicaSim {
       if (any_done_) retire();
       if (keep_timeline_ && (run_.steps - 1) % run_.sample_every == 0) sample(dt);
     }
-    return t_ > horizon_ ? past_horizon() : true;
+    return t_ > horizon_ ? stop_at_horizon() : true;
   }
 
  private:
-  bool past_horizon() {
+  // Marks the run as stopped at the budget's horizon (run_pool refuses it as serving.past_horizon).
+  bool stop_at_horizon() {
     run_.past_horizon = true;
     return false;
   }
