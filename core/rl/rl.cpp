@@ -947,6 +947,8 @@ struct Passes {
 struct Fitted {
   Result<Scenario> t;
   Result<Prediction> pr;
+  // The assumed pack was halved or recomputation turned on to make room (fit_trainer's ladder).
+  bool squeezed = false;
   // The trainer fits beside the runtime's own memory (memory/footprint.h, runtime_reserve): what
   // the assumed choices below aim for, as a stack's out-of-memory guide would have it run.
   bool roomy() const {
@@ -973,7 +975,7 @@ Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devic
   for (auto r = std::find(kLadder.begin(), kLadder.end(), plan.recompute); r != kLadder.end(); ++r) {
     ParallelPlan q = plan;
     q.recompute = *r;
-    Fitted g{train_scenario_on(s, model, devices, q), Error{}};
+    Fitted g{train_scenario_on(s, model, devices, q), Error{}, true};
     if (!g.t) continue;
     g.pr = predict(*g.t);
     while (g.pr && !g.roomy() && g.t->parallel.micro_batch > 1) {
@@ -1042,12 +1044,23 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
         g.pr->memory.per_device.total().value < closest.pr->memory.per_device.total().value)
       closest = g;
   };
-  for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && !f.roomy() && z <= 3; ++z) {
+  // Where the smallest stage fits only with its pack halved or recomputed (fit_trainer), the stages
+  // above it are weighed too, and the fastest that fits is taken: sharding the state further frees
+  // the memory a smaller token budget would (verl's FSDP shards parameters, gradients and optimizer
+  // state, ZeRO-3, with the full ppo_max_token_len_per_gpu), and the gathers it adds cost less than
+  // micro-batches that read every weight for a fraction of the tokens (a mixture of experts at ep 1:
+  // Qwen3-30B-A3B on 32 H100, ZeRO-2 at two sequences a micro-batch 104 s an update, ZeRO-3 at
+  // eight 31 s). A stage that fits the assumed pack is as fast as any above it, so the look stops.
+  const auto faster = [](const Fitted& a, const Fitted& b) {
+    return a.pr->training->iteration_time.value < b.pr->training->iteration_time.value;
+  };
+  for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && (!f.roomy() || f.squeezed) && z <= 3;
+       ++z) {
     ParallelPlan sharded = plan;
     sharded.zero_stage = z;
     Fitted g = fit_trainer(s, model, devices, sharded);
     keep_closest(g);
-    if (g.roomy()) f = std::move(g);
+    if (g.roomy() && g.pr->training && (!f.roomy() || faster(g, f))) f = std::move(g);
   }
   // Where no stage fits either and the scenario states no offload, the optimizer state is taken
   // to live in host memory, stepped by the CPU (rl.train.offload cpu_optimizer): how the stacks

@@ -1652,7 +1652,7 @@ export interface RlSpec {
          */
         recompute?: 'none' | 'selective' | 'full';
         /**
-         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack), with what shares its devices (PPO's critic, frozen models), as every RL stack shards its training state when it must; where none fits, the layout nearest to fitting, the least memory per device among those tried (ZeRO-3, with the optimizer on the host where the system has a host link), and memory.does_not_fit warns. Stated: kept.
+         * ZeRO stage (FSDP = 3). Absent: 0, raised to the smallest stage under which the trainer fits (with the assumed recompute and pack; where it fits only with the pack halved or recomputed, the fastest of the stages that fit), with what shares its devices (PPO's critic, frozen models), as every RL stack shards its training state when it must; where none fits, the layout nearest to fitting, the least memory per device among those tried (ZeRO-3, with the optimizer on the host where the system has a host link), and memory.does_not_fit warns. Stated: kept.
          */
         zero_stage?: number;
         /**
