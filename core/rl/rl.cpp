@@ -1931,6 +1931,76 @@ std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPre
 
 }  // namespace
 
+// Each candidate trainer's whole step on the same rollout; the fastest that fits is kept (one
+// candidate unless train is "auto": train_candidates), and of equal steps (a split pool waiting
+// on the rollout) the one whose trainer is busy the least.
+struct TrainerPick {
+  std::optional<RlPrediction> best;
+  Scenario chosen;  // the job with the kept trainer
+  std::optional<Error> first_error;
+};
+TrainerPick pick_trainer(const Scenario& s, const std::vector<ParallelPlan>& plans, const RolloutRun& run,
+                         const RlPrediction& out) {
+  const auto busy = [](const RlPrediction& p) {
+    return p.phases.train + p.phases.reference + p.phases.old_logprob + p.phases.reward;
+  };
+  const auto faster = [&busy](const RlPrediction& a, const RlPrediction& b) {
+    if (std::abs(a.step_time_s - b.step_time_s) > 1e-9 * b.step_time_s) return a.step_time_s < b.step_time_s;
+    return busy(a) < busy(b);
+  };
+  TrainerPick pick{std::nullopt, s, std::nullopt};
+  for (const ParallelPlan& plan : plans) {
+    Scenario c = s;
+    c.rl->train = plan;
+    RlPrediction o = out;
+    if (auto err = finish_step(c, run, o)) {
+      if (!pick.first_error) pick.first_error = std::move(err);
+      continue;
+    }
+    const bool fits = o.train_memory.fits;
+    if (!pick.best || (fits && !pick.best->train_memory.fits) ||
+        (fits == pick.best->train_memory.fits && faster(o, *pick.best))) {
+      pick.best = std::move(o);
+      pick.chosen = std::move(c);
+    }
+  }
+  return pick;
+}
+
+// A job that states no trainer (rl.train absent) is predicted on the data-parallel default (verl's
+// FSDP backend: ep 1, the smallest ZeRO stage that fits). Where that trainer fits the pool under no
+// stage, even with the optimizer on the host, no stack would run it so: a model that large is
+// trained with its layers and experts split (verl's Megatron backend, NeMo-RL, slime; DeepSeek-V3
+// on 256 H100 at ep 1 and ZeRO-3 needs 113 GB a device). The layout search's trainer (train
+// "auto") is then predicted on the same rollout, where one fits, and rl.train_layout_searched says
+// so; where none fits, the default's prediction nearest to fitting stands. Returns whether the
+// searched trainer was taken.
+bool search_unfitting_default(const Scenario& s, const RolloutRun& run, const RlPrediction& out,
+                              RlTrainSearchMemo* memo, TrainerPick& picked) {
+  if (picked.best->train_memory.fits) return false;
+  Scenario a = s;
+  a.rl->train_auto = true;
+  auto plans = train_candidates(a, memo);
+  if (!plans) return false;
+  TrainerPick searched = pick_trainer(a, *plans, run, out);
+  if (!searched.best || !searched.best->train_memory.fits) return false;
+  const ParallelPlan& d = picked.best->train_plan;
+  const ParallelPlan& p = searched.best->train_plan;
+  const auto layout = [](const ParallelPlan& q) {
+    return "tp " + std::to_string(q.tp) + ", pp " + std::to_string(q.pp) + ", cp " + std::to_string(q.cp) +
+           ", ep " + std::to_string(q.ep) + ", dp " + std::to_string(q.dp) + ", ZeRO-" +
+           std::to_string(q.zero_stage);
+  };
+  searched.best->warnings.push_back(
+      {"rl.train_layout_searched",
+       "no rl.train is stated and the default data-parallel trainer (" + layout(d) +
+           ") fits in no device's memory: the layout search's trainer (" + layout(p) +
+           ") is predicted, as a job this large splits its layers and experts (verl's Megatron backend, "
+           "NeMo-RL, slime); state rl.train for the layout you run"});
+  picked = std::move(searched);
+  return true;
+}
+
 Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo, double rollout_horizon_s) {
   Scenario s = input;
   if (auto err = check_rl(s)) return *err;
@@ -1963,36 +2033,11 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo, 
   if (!plans) return plans.error();
   auto run = run_rollout(s, std::move(*engines), out, rollout_horizon_s);
   if (!run) return run.error();
-  // Each candidate trainer's whole step on the same rollout; the fastest that fits is kept (one
-  // candidate unless train is "auto": train_candidates), and of equal steps (a split pool waiting
-  // on the rollout) the one whose trainer is busy the least.
-  const auto busy = [](const RlPrediction& p) {
-    return p.phases.train + p.phases.reference + p.phases.old_logprob + p.phases.reward;
-  };
-  const auto faster = [&busy](const RlPrediction& a, const RlPrediction& b) {
-    if (std::abs(a.step_time_s - b.step_time_s) > 1e-9 * b.step_time_s) return a.step_time_s < b.step_time_s;
-    return busy(a) < busy(b);
-  };
-  std::optional<RlPrediction> best;
-  std::optional<Error> first_error;
-  Scenario chosen = s;
-  for (const ParallelPlan& plan : *plans) {
-    Scenario c = s;
-    c.rl->train = plan;
-    RlPrediction o = out;
-    if (auto err = finish_step(c, *run, o)) {
-      if (!first_error) first_error = std::move(err);
-      continue;
-    }
-    const bool fits = o.train_memory.fits;
-    if (!best || (fits && !best->train_memory.fits) ||
-        (fits == best->train_memory.fits && faster(o, *best))) {
-      best = std::move(o);
-      chosen = std::move(c);
-    }
-  }
-  if (!best) return *first_error;
-  whole_run(chosen, *best);
+  TrainerPick picked = pick_trainer(s, *plans, *run, out);
+  if (!picked.best) return *picked.first_error;
+  const bool searched = !input.rl->train_given && search_unfitting_default(s, *run, out, memo, picked);
+  std::optional<RlPrediction>& best = picked.best;
+  whole_run(picked.chosen, *best);
   if (!input.rl->controller_GBps && best->controller_s > 0) {
     char words[256];
     std::snprintf(words, sizeof words,
@@ -2029,7 +2074,7 @@ Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo, 
          "the rollout's " + std::to_string(rollout_engines) + " engines outnumber the step's " +
              std::to_string(responses) + " responses: " + std::to_string(rollout_engines - responses) +
              " of them generate nothing; fewer rollout devices, a wider tp or more prompts would use them"});
-  if (!input.rl->ep_given && !input.rl->train_auto && s.model.moe && best->train_plan.ep == 1 &&
+  if (!input.rl->ep_given && !input.rl->train_auto && !searched && s.model.moe && best->train_plan.ep == 1 &&
       train_pool(s) > 1)
     best->warnings.push_back(
         {"rl.train_layout_assumed",

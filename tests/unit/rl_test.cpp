@@ -802,6 +802,35 @@ TEST(Rl, AnUnstatedZeroStageIsTheFastestThatFits) {
   EXPECT_LT(smallest_fitting, stage);  // the smallest that fits is not the one taken
 }
 
+// A job that states no trainer, whose default (ep 1, data parallelism over the pool) fits under no
+// stage: DeepSeek-V3 on 64 H100 needs 146 GB a device so even with ZeRO-3 and the optimizer on the
+// host. It is predicted with the layout search's trainer, as "auto" predicts it, and says so; a
+// stated trainer that fits nowhere is still predicted as stated (the test below).
+TEST(Rl, AnUnfittingDefaultTrainerIsSearched) {
+  json job = base({{"rollout", {{"tp", 16}, {"precision", "fp8"}}}, {"train", nullptr}}, 64);
+  job["model"] = "deepseek-v3";
+  const json p = predict(job);
+  ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 400);
+  EXPECT_TRUE(warns(p, "rl.train_layout_searched"));
+  EXPECT_FALSE(warns(p, "rl.train_layout_assumed"));
+  EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_GT(p["rl"]["train"]["parallel"]["ep"].get<int>(), 1);
+  json searched = job;
+  searched["rl"]["train"] = "auto";
+  const json q = predict(searched);
+  ASSERT_TRUE(q.contains("rl")) << q.dump().substr(0, 400);
+  EXPECT_EQ(q["rl"]["step_time_s"], p["rl"]["step_time_s"]);
+  EXPECT_EQ(q["rl"]["train"]["parallel"], p["rl"]["train"]["parallel"]);
+  // Stated, even as {}, the default is kept: it does not fit and says so.
+  json stated = job;
+  stated["rl"]["train"] = json::object();
+  const json r = predict(stated);
+  ASSERT_TRUE(r.contains("rl")) << r.dump().substr(0, 400);
+  EXPECT_FALSE(warns(r, "rl.train_layout_searched"));
+  EXPECT_FALSE(r["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_EQ(r["rl"]["train"]["parallel"]["ep"], 1);
+}
+
 // A trainer that fits under no stage (Llama 3.1 405B on one 8 x H100 node: 405e9 x 2 bytes of
 // weights and as many of gradients are 202 GB a device at ZeRO-3) is predicted at the layout nearest to
 // fitting, the most sharded, and says it does not fit; colocated, its weight sync is then the gather of 7/8
@@ -1933,19 +1962,28 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
 // 250 GB a device; the count named now runs with both pools in memory, and the look's largest
 // refused count either does not run or does not fit. (At ep 1 ZeRO-3 gathers a whole MoE layer,
 // 11 B parameters, on every device: it fits at no count.)
-// Where the stated (or default) trainer fits at none of the counts the look tries, the count
-// named is the one that runs the engines, and the message says the trainer does not fit anywhere
-// and what to state instead: DeepSeek-V3 under ZeRO-3 at ep 1 gathers an 11 B-parameter layer.
+// Where the stated trainer (here the default layout, stated as {}) fits at none of the counts the
+// look tries, the count named is the one that runs the engines, and the message says the trainer
+// does not fit anywhere and what to state instead: DeepSeek-V3 under ZeRO-3 at ep 1 gathers an
+// 11 B-parameter layer. With no trainer stated, an unfitting default is searched
+// (Rl.AnUnfittingDefaultTrainerIsSearched), so the count named is one where a searched trainer fits.
+// DeepSeek-V3 colocated on 8 H100 (too few for its engines) with the trainer `train`.
+json deepseek_v3_on_8(const json& train) {
+  return {{"schema_version", 1},
+          {"model", "deepseek-v3"},
+          {"system", "dgx-h100"},
+          {"num_devices", 8},
+          {"rl",
+           {{"prompts_per_step", 64},
+            {"samples_per_prompt", 8},
+            {"prompt_len", 1024},
+            {"response_len", 4096},
+            {"train", train}}}};
+}
+
 TEST(Rl, ATrainerThatFitsNowhereIsSaidBesideTheCountThatRuns) {
-  const json e = predict({{"schema_version", 1},
-                          {"model", "deepseek-v3"},
-                          {"system", "dgx-h100"},
-                          {"num_devices", 8},
-                          {"rl",
-                           {{"prompts_per_step", 64},
-                            {"samples_per_prompt", 8},
-                            {"prompt_len", 1024},
-                            {"response_len", 4096}}}})["error"];
+  json job = deepseek_v3_on_8(json::object());
+  const json e = predict(job)["error"];
   ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
   const std::string m = e["message"];
   EXPECT_NE(
@@ -1953,19 +1991,19 @@ TEST(Rl, ATrainerThatFitsNowhereIsSaidBesideTheCountThatRuns) {
              "in memory at none of the counts tried"),
       std::string::npos)
       << m;
+  job["rl"].erase("train");
+  const json absent = predict(job)["error"];
+  ASSERT_EQ(absent["code"], "rl.rollout_does_not_fit") << absent.dump();
+  const std::string a = absent["message"];
+  EXPECT_EQ(a.find("fits in memory at none"), std::string::npos) << a;
+  job["num_devices"] = absent["fewest_devices"];
+  const json p = predict(job);
+  ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 400);
+  EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
 }
 
 TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
-  json s = {{"schema_version", 1},
-            {"model", "deepseek-v3"},
-            {"system", "dgx-h100"},
-            {"num_devices", 8},
-            {"rl",
-             {{"prompts_per_step", 64},
-              {"samples_per_prompt", 8},
-              {"prompt_len", 1024},
-              {"response_len", 4096},
-              {"train", {{"ep", 8}}}}}};
+  json s = deepseek_v3_on_8({{"ep", 8}});
   const json e = predict(s)["error"];
   ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
   const int fewest = e["fewest_devices"];

@@ -1607,7 +1607,7 @@ export interface RlSpec {
     };
   };
   /**
-   * The trainer's layout on its pool, or the layout search's choice. Absent: the defaults; optimus search searches it.
+   * The trainer's layout on its pool, or the layout search's choice. Absent: the defaults (data parallelism over the pool, ep 1), or, where that trainer fits in no device's memory under any ZeRO stage and a searched one does, the layout search's choice (rl.train_layout_searched); optimus search searches it.
    */
   train?:
     | {
