@@ -97,6 +97,11 @@ LayerShape inference_shape(const Scenario& s, const OpContext& c) {
   return shape;
 }
 
+}  // namespace
+
+// Named rather than anonymous: StepTimer::Impl, declared in the header, holds these two.
+namespace step_parts {
+
 // The operator lists of a step, reused from step to step.
 struct Scratch {
   std::vector<Op> layer, head, embedding;
@@ -118,6 +123,13 @@ struct Scratch {
 struct LayerPart {
   Seconds compute, comm;
 };
+
+}  // namespace step_parts
+
+using step_parts::LayerPart;
+using step_parts::Scratch;
+
+namespace {
 
 // The parts summed into a step, in the order step() has always summed them.
 StepCost compose(const LayerPart& layers, Seconds head, Seconds embedding) {

@@ -155,6 +155,11 @@ Result<PoolPlans> plan_disaggregated(const Scenario& s) {
   return PoolPlans{std::move(pre).value(), std::move(dec).value()};
 }
 
+}  // namespace
+
+// Named rather than anonymous: ServingRunner::Pools, declared in the header, holds it.
+namespace serving_pools {
+
 // A planned pool as the simulator's StepModel: its layout's step time (and its draft's), and the
 // scale-out link its prompts' caches leave by.
 class ScenarioPool final : public StepModel {
@@ -234,6 +239,12 @@ class ScenarioPool final : public StepModel {
     return (*kernels_)(groups).value / kCountingLaunchS * launch_s_;
   }
 };
+
+}  // namespace serving_pools
+
+using serving_pools::ScenarioPool;
+
+namespace {
 
 Error kv_error(const PoolLimits& pool, std::int64_t tokens, const char* role) {
   // No room at all: the weights and the workspace alone take the memory the engine may use, so no

@@ -1295,9 +1295,11 @@ TEST(Serving, StepsBeyondTheLargestCapturedGraphRunEager) {
   EXPECT_GT(dur(one), dur(none));
   EXPECT_EQ(dur(one), dur(eager));
   EXPECT_TRUE(warns(one, "serving.steps_beyond_cuda_graphs")) << one["warnings"].dump();
-  for (const json& w : one["warnings"])
-    if (w["code"] == "serving.steps_beyond_cuda_graphs")
+  for (const json& w : one["warnings"]) {
+    if (w["code"] == "serving.steps_beyond_cuda_graphs") {
       EXPECT_NE(w["message"].get<std::string>().find("the GPU waited on it for"), std::string::npos);
+    }
+  }
   EXPECT_FALSE(warns(eager, "serving.steps_beyond_cuda_graphs"));
   EXPECT_FALSE(warns(none, "serving.steps_beyond_cuda_graphs"));
   EXPECT_GT(eager_steps(four), 0);
