@@ -1386,11 +1386,17 @@ void add_rl_fewest_devices(const Scenario& s, Error& e) {
   // The engines refuse before the trainer is looked at (rl_validates' order), so a trainer that no
   // layout of its stated pool fits shows only once the rollout pool has grown. Looked at here, at
   // the grown job, it grows in the same remedy: one edit, not one per estimate.
-  if (engines && rl.train_auto) {
+  // A trainer not stated is searched where its default fits nowhere (search_unfitting_default), so
+  // it grows with the engines as "auto" does, to where the predicted trainer fits.
+  if (engines && (rl.train_auto || !rl.train_given)) {
     Scenario grown = s;
     grown.rl->rollout_devices = e.fewest_rollout_devices;
     grown.num_devices = e.fewest_rollout_devices + rl.train_devices;
-    if (!rl_validates(grown, false, true))
+    const auto trainer_fits = [&grown] {
+      const auto p = predict_rl(grown);
+      return p && p->train_memory.fits;
+    };
+    if (rl.train_auto ? !rl_validates(grown, false, true) : !trainer_fits())
       if (const std::int64_t train = fewest_pool(grown, Grow::trainer, train_below); train > 0)
         train_devices = train;
   }

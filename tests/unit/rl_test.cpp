@@ -2002,6 +2002,35 @@ TEST(Rl, ATrainerThatFitsNowhereIsSaidBesideTheCountThatRuns) {
   EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
 }
 
+// A trainer not stated grows with the engines as "auto" does: Llama 3.1 405B split 4 + 4 on H100
+// holds no response at the engines' 4 devices (a rollout pool of 16 would), and its default trainer
+// fits on 4 nowhere, so the remedy names a training pool too, at which the predicted job fits.
+TEST(Rl, AnUnstatedTrainerGrowsWithTheEngines) {
+  json job = {{"schema_version", 1},
+              {"model", "llama3.1-405b"},
+              {"system", "dgx-h100"},
+              {"num_devices", 8},
+              {"rl",
+               {{"prompts_per_step", 16},
+                {"samples_per_prompt", 4},
+                {"prompt_len", 512},
+                {"response_len", 1024},
+                {"placement", "split"},
+                {"rollout_devices", 4},
+                {"train_devices", 4}}}};
+  const json e = predict(job)["error"];
+  ASSERT_EQ(e["code"], "rl.rollout_does_not_fit") << e.dump();
+  ASSERT_TRUE(e.contains("fewest_pools")) << e.dump();
+  EXPECT_EQ(e["fewest_pools"]["rollout_devices"], 16) << e.dump();
+  EXPECT_GT(e["fewest_pools"]["train_devices"].get<int>(), 4) << e.dump();
+  job["num_devices"] = e["fewest_devices"];
+  job["rl"].merge_patch(e["fewest_pools"]);
+  const json p = predict(job);
+  ASSERT_TRUE(p.contains("rl")) << p.dump().substr(0, 400);
+  EXPECT_TRUE(p["rl"]["memory"]["train"]["fits"].get<bool>());
+  EXPECT_TRUE(p["rl"]["memory"]["rollout"]["fits"].get<bool>());
+}
+
 TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
   json s = deepseek_v3_on_8({{"ep", 8}});
   const json e = predict(s)["error"];
