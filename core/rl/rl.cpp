@@ -1992,17 +1992,19 @@ bool search_unfitting_default(const Scenario& s, const RolloutRun& run, const Rl
   if (!searched.best || !searched.best->train_memory.fits) return false;
   const ParallelPlan& d = picked.best->train_plan;
   const ParallelPlan& p = searched.best->train_plan;
-  const auto layout = [](const ParallelPlan& q) {
-    return "tp " + std::to_string(q.tp) + ", pp " + std::to_string(q.pp) + ", cp " + std::to_string(q.cp) +
-           ", ep " + std::to_string(q.ep) + ", dp " + std::to_string(q.dp) + ", ZeRO-" +
-           std::to_string(q.zero_stage);
-  };
-  searched.best->warnings.push_back(
-      {"rl.train_layout_searched",
-       "no rl.train is stated and the default data-parallel trainer (" + layout(d) +
-           ") fits in no device's memory: the layout search's trainer (" + layout(p) +
-           ") is predicted, as a job this large splits its layers and experts (verl's Megatron backend, "
-           "NeMo-RL, slime); state rl.train for the layout you run"});
+  char words[400];
+  std::snprintf(words, sizeof words,
+                "no rl.train is stated and the default data-parallel trainer (tp %lld, pp %lld, cp %lld, ep "
+                "%lld, dp %lld, ZeRO-%d) fits in no device's memory: the layout search's trainer (tp %lld, pp "
+                "%lld, cp %lld, ep %lld, dp %lld, ZeRO-%d) is predicted",
+                static_cast<long long>(d.tp), static_cast<long long>(d.pp), static_cast<long long>(d.cp),
+                static_cast<long long>(d.ep), static_cast<long long>(d.dp), d.zero_stage,
+                static_cast<long long>(p.tp), static_cast<long long>(p.pp), static_cast<long long>(p.cp),
+                static_cast<long long>(p.ep), static_cast<long long>(p.dp), p.zero_stage);
+  searched.best->warnings.push_back({"rl.train_layout_searched",
+                                     std::string(words) +
+                                         ", as a job this large splits its layers and experts (verl's Megatron "
+                                         "backend, NeMo-RL, slime); state rl.train for the layout you run"});
   picked = std::move(searched);
   return true;
 }
