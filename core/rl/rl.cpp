@@ -1935,8 +1935,6 @@ std::optional<Error> finish_step(const Scenario& s, const RolloutRun& run, RlPre
   return std::nullopt;
 }
 
-}  // namespace
-
 // Each candidate trainer's whole step on the same rollout; the fastest that fits is kept (one
 // candidate unless train is "auto": train_candidates), and of equal steps (a split pool waiting
 // on the rollout) the one whose trainer is busy the least.
@@ -1977,7 +1975,7 @@ TrainerPick pick_trainer(const Scenario& s, const std::vector<ParallelPlan>& pla
 // FSDP backend: ep 1, the smallest ZeRO stage that fits). Where that trainer fits the pool under no
 // stage, even with the optimizer on the host, no stack would run it so: a model that large is
 // trained with its layers and experts split (verl's Megatron backend, NeMo-RL, slime; DeepSeek-V3
-// on 256 H100 at ep 1 and ZeRO-3 needs 113 GB a device). The layout search's trainer (train
+// on 256 H100 at ep 1 and ZeRO-3 needs 113 GiB a device). The layout search's trainer (train
 // "auto") is then predicted on the same rollout, where one fits, and rl.train_layout_searched says
 // so; where none fits, the default's prediction nearest to fitting stands. Returns whether the
 // searched trainer was taken.
@@ -1993,21 +1991,24 @@ bool search_unfitting_default(const Scenario& s, const RolloutRun& run, const Rl
   const ParallelPlan& d = picked.best->train_plan;
   const ParallelPlan& p = searched.best->train_plan;
   char words[400];
-  std::snprintf(words, sizeof words,
-                "no rl.train is stated and the default data-parallel trainer (tp %lld, pp %lld, cp %lld, ep "
-                "%lld, dp %lld, ZeRO-%d) fits in no device's memory: the layout search's trainer (tp %lld, pp "
-                "%lld, cp %lld, ep %lld, dp %lld, ZeRO-%d) is predicted",
-                static_cast<long long>(d.tp), static_cast<long long>(d.pp), static_cast<long long>(d.cp),
-                static_cast<long long>(d.ep), static_cast<long long>(d.dp), d.zero_stage,
-                static_cast<long long>(p.tp), static_cast<long long>(p.pp), static_cast<long long>(p.cp),
-                static_cast<long long>(p.ep), static_cast<long long>(p.dp), p.zero_stage);
-  searched.best->warnings.push_back({"rl.train_layout_searched",
-                                     std::string(words) +
-                                         ", as a job this large splits its layers and experts (verl's Megatron "
-                                         "backend, NeMo-RL, slime); state rl.train for the layout you run"});
+  std::snprintf(
+      words, sizeof words,
+      "no rl.train is stated and the default data-parallel trainer (tp %lld, pp %lld, cp %lld, ep "
+      "%lld, dp %lld, ZeRO-%d) fits in no device's memory: the layout search's trainer (tp %lld, pp "
+      "%lld, cp %lld, ep %lld, dp %lld, ZeRO-%d) is predicted",
+      static_cast<long long>(d.tp), static_cast<long long>(d.pp), static_cast<long long>(d.cp),
+      static_cast<long long>(d.ep), static_cast<long long>(d.dp), d.zero_stage, static_cast<long long>(p.tp),
+      static_cast<long long>(p.pp), static_cast<long long>(p.cp), static_cast<long long>(p.ep),
+      static_cast<long long>(p.dp), p.zero_stage);
+  searched.best->warnings.push_back(
+      {"rl.train_layout_searched", std::string(words) +
+                                       ", as a job this large splits its layers and experts (verl's Megatron "
+                                       "backend, NeMo-RL, slime); state rl.train for the layout you run"});
   picked = std::move(searched);
   return true;
 }
+
+}  // namespace
 
 Result<RlPrediction> predict_rl(const Scenario& input, RlTrainSearchMemo* memo, double rollout_horizon_s) {
   Scenario s = input;
