@@ -803,7 +803,7 @@ TEST(Rl, AnUnstatedZeroStageIsTheFastestThatFits) {
 }
 
 // A job that states no trainer, whose default (ep 1, data parallelism over the pool) fits under no
-// stage: DeepSeek-V3 on 64 H100 needs 146 GB a device so even with ZeRO-3 and the optimizer on the
+// stage: DeepSeek-V3 on 64 H100 needs 146 GiB a device so even with ZeRO-3 and the optimizer on the
 // host. It is predicted with the layout search's trainer, as "auto" predicts it, and says so; a
 // stated trainer that fits nowhere is still predicted as stated (the test below).
 TEST(Rl, AnUnfittingDefaultTrainerIsSearched) {
