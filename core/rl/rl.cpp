@@ -955,6 +955,13 @@ struct Fitted {
     return t && pr && pr->memory.fits &&
            leaves_runtime_room(pr->memory.per_device.total(), pr->memory.capacity, t->num_devices);
   }
+  // Whether this fit is to replace `than` (none: nothing kept yet): it fits with room and its update
+  // is faster, or `than` has no room.
+  bool takes_over(const Fitted* than) const {
+    return roomy() && pr->training &&
+           (!than || !than->roomy() ||
+            pr->training->iteration_time.value < than->pr->training->iteration_time.value);
+  }
 };
 // The trainer as the step runs it: its sequences packed into micro-batches (train_scenario_on), and
 // where the assumed pack leaves no room, recomputation turned on or the pack halved, whichever runs
@@ -968,7 +975,6 @@ Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devic
   Fitted f{t, predict(*t)};
   const bool assumed = !s.rl->micro_batch_tokens && !s.rl->micro_batch_given;
   if (!assumed || !f.pr || f.roomy() || f.t->parallel.micro_batch <= 1) return f;
-  const auto time = [](const Fitted& g) { return g.pr->training->iteration_time.value; };
   std::optional<Fitted> best;
   Fitted last = f;
   constexpr std::array kLadder{Recompute::none, Recompute::selective, Recompute::full};
@@ -984,7 +990,7 @@ Fitted fit_trainer(const Scenario& s, const ModelSpec& model, std::int64_t devic
       g.t = std::move(next);
       g.pr = predict(*g.t);
     }
-    if (g.roomy() && g.pr->training && (!best || time(g) < time(*best))) best = g;
+    if (g.takes_over(best ? &*best : nullptr)) best = g;
     if (g.t && g.pr) last = g;
   }
   return best ? *best : last;
@@ -1051,16 +1057,13 @@ Result<Passes> model_passes(const Scenario& s, const ModelSpec& model, std::int6
   // micro-batches that read every weight for a fraction of the tokens (a mixture of experts at ep 1:
   // Qwen3-30B-A3B on 32 H100, ZeRO-2 at two sequences a micro-batch 104 s an update, ZeRO-3 at
   // eight 31 s). A stage that fits the assumed pack is as fast as any above it, so the look stops.
-  const auto faster = [](const Fitted& a, const Fitted& b) {
-    return a.pr->training->iteration_time.value < b.pr->training->iteration_time.value;
-  };
   for (int z = plan.zero_stage + 1; !s.rl->zero_stage_given && f.pr && (!f.roomy() || f.squeezed) && z <= 3;
        ++z) {
     ParallelPlan sharded = plan;
     sharded.zero_stage = z;
     Fitted g = fit_trainer(s, model, devices, sharded);
     keep_closest(g);
-    if (g.roomy() && g.pr->training && (!f.roomy() || faster(g, f))) f = std::move(g);
+    if (g.takes_over(&f)) f = std::move(g);
   }
   // Where no stage fits either and the scenario states no offload, the optimizer state is taken
   // to live in host memory, stepped by the CPU (rl.train.offload cpu_optimizer): how the stacks

@@ -1956,17 +1956,6 @@ TEST(Rl, EnginesThatHoldNoResponseNameTheFewestDevices) {
   EXPECT_FALSE(runs.contains("fewest_devices"));
 }
 
-// A stated or default trainer layout validates at any count it tiles, fitting or not: the look
-// names the count at which the predicted job also fits. DeepSeek-V3 colocated on 8 H100 with a
-// trainer of ep 8 (ZeRO 3 by default) was told "16 devices would", where that trainer needs about
-// 250 GB a device; the count named now runs with both pools in memory, and the look's largest
-// refused count either does not run or does not fit. (At ep 1 ZeRO-3 gathers a whole MoE layer,
-// 11 B parameters, on every device: it fits at no count.)
-// Where the stated trainer (here the default layout, stated as {}) fits at none of the counts the
-// look tries, the count named is the one that runs the engines, and the message says the trainer
-// does not fit anywhere and what to state instead: DeepSeek-V3 under ZeRO-3 at ep 1 gathers an
-// 11 B-parameter layer. With no trainer stated, an unfitting default is searched
-// (Rl.AnUnfittingDefaultTrainerIsSearched), so the count named is one where a searched trainer fits.
 // DeepSeek-V3 colocated on 8 H100 (too few for its engines) with the trainer `train`.
 json deepseek_v3_on_8(const json& train) {
   return {{"schema_version", 1},
@@ -1981,6 +1970,11 @@ json deepseek_v3_on_8(const json& train) {
             {"train", train}}}};
 }
 
+// Where the stated trainer (here the default layout, stated as {}) fits at none of the counts the
+// look tries, the count named is the one that runs the engines, and the message says the trainer
+// does not fit anywhere and what to state instead: DeepSeek-V3 under ZeRO-3 at ep 1 gathers an
+// 11 B-parameter layer. With no trainer stated, an unfitting default is searched
+// (Rl.AnUnfittingDefaultTrainerIsSearched), so the count named is one where a searched trainer fits.
 TEST(Rl, ATrainerThatFitsNowhereIsSaidBesideTheCountThatRuns) {
   json job = deepseek_v3_on_8(json::object());
   const json e = predict(job)["error"];
@@ -2031,6 +2025,12 @@ TEST(Rl, AnUnstatedTrainerGrowsWithTheEngines) {
   EXPECT_TRUE(p["rl"]["memory"]["rollout"]["fits"].get<bool>());
 }
 
+// A stated or default trainer layout validates at any count it tiles, fitting or not: the look
+// names the count at which the predicted job also fits. DeepSeek-V3 colocated on 8 H100 with a
+// trainer of ep 8 (ZeRO 3 by default) was told "16 devices would", where that trainer needs about
+// 250 GB a device; the count named now runs with both pools in memory, and the look's largest
+// refused count either does not run or does not fit. (At ep 1 ZeRO-3 gathers a whole MoE layer,
+// 11 B parameters, on every device: it fits at no count.)
 TEST(Rl, TheFewestDevicesOfAStatedTrainerFitItsMemory) {
   json s = deepseek_v3_on_8({{"ep", 8}});
   const json e = predict(s)["error"];
