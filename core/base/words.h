@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,17 @@ inline std::string or_list(const std::vector<std::string>& items) {
   for (std::size_t i = 0; i < items.size(); ++i)
     out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
   return out;
+}
+
+// A number as a message writes it: an integer as one, else the fewest significant digits that
+// read back as the same double (what a JSON writer prints for it: 1.5, 0.05, 1e-05).
+inline std::string plain_number(double v) {
+  char buf[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 }  // namespace optimus

@@ -1,8 +1,8 @@
 // Calibration to a user's own measurement (issue 38): bounded multipliers on the rates the engine
 // models, fitted by core/calibrate/ on measured runs and carried by a scenario as its top-level key
 // `calibration`. They are applied in one place, to the system the scenario runs on, before anything
-// is predicted (io/json_io.cpp parse_scenario), so every prediction of that scenario (the layout
-// search, serving sweeps, the whole-run plan) uses the calibrated rates.
+// is predicted (scenario/scenario.h apply_calibration, which the JSON reader calls), so every prediction of
+// that scenario (the layout search, serving sweeps, the whole-run plan) uses the calibrated rates.
 #pragma once
 
 #include <array>

@@ -441,39 +441,6 @@ std::optional<Calibration> read_calibration(const json& v, std::optional<Error>&
   return c;
 }
 
-// Applies the scenario's calibration to its system where the device and the software it was
-// fitted on are the scenario's (else it stays unapplied, and predict warns
-// calibration.not_applicable). A factor outside its bounds on this system is an error.
-std::optional<Error> apply_calibration(Scenario& s) {
-  if (!s.calibration) return std::nullopt;
-  Calibration& c = *s.calibration;
-  const std::string software = software_identity(s);
-  if (c.device != s.system.device.name || c.software != software) {
-    const auto sw = [](const std::string& id) {
-      return id.empty() ? std::string("the system's own") : "'" + id + "'";
-    };
-    c.not_applicable = "the calibration was fitted on device '" + c.device + "' with software " +
-                       sw(c.software) + ", this scenario runs device '" + s.system.device.name +
-                       "' with software " + sw(software);
-    return std::nullopt;
-  }
-  for (const auto& [k, name] : EnumNames<CalibrationFactor>::table) {
-    const double f = c.factors[static_cast<std::size_t>(k)];
-    const FactorBounds b = calibration_bounds(k, s.system);
-    // A little slack: factors written back with 17 significant digits read back at their bound.
-    if (f < b.low * (1 - 1e-9) || f > b.high * (1 + 1e-9))
-      return make_error("calibration.factor_out_of_range", "/calibration/factors/" + std::string(name),
-                        "factor " + std::string(name) + " = " + io::fmt_num(f) +
-                            " is outside its physical range [" + io::fmt_num(b.low) + ", " +
-                            io::fmt_num(b.high) + "] on " + s.system.name +
-                            " (docs/calibration.md says why)");
-  }
-  c.uncalibrated = s.system;
-  apply_calibration_factors(s.system, c.factors);
-  c.applied = true;
-  return std::nullopt;
-}
-
 }  // namespace
 
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/precision.h"
+#include "base/result.h"
 #include "hardware/calibration.h"
 #include "hardware/spec.h"
 #include "model/spec.h"
@@ -197,5 +198,13 @@ Precision served_math(const Scenario& s);
 // The software a scenario runs, as a calibration records it (hardware/calibration.h): its
 // presets/software id, "inline" for an inline profile, "" for the system's own software block.
 std::string software_identity(const Scenario& s);
+
+// The scenario's calibration applied to its system, where the device and the software it was
+// fitted on are the scenario's: `calibration->uncalibrated` keeps the system before the factors
+// and `applied` is set. Fitted elsewhere, the system stays as it is and `not_applicable` says why
+// (predict warns calibration.not_applicable). A factor outside its physical range on this system
+// (hardware/calibration.h calibration_bounds) is the error calibration.factor_out_of_range at
+// /calibration/factors/<name>. No calibration: nothing to do.
+std::optional<Error> apply_calibration(Scenario& s);
 
 }  // namespace optimus

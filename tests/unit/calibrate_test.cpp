@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "io/api.h"
+#include "io/json_io.h"
+#include "scenario/scenario.h"
 
 namespace calibrate_test {
 
@@ -144,6 +146,46 @@ TEST(Calibrate, FactorsStayInTheirBounds) {
   const json e = predict(s);
   EXPECT_EQ(e["error"]["code"], "calibration.factor_out_of_range");
   EXPECT_EQ(e["error"]["path"], "/calibration/factors/matmul");
+}
+
+// The engine applies a calibration itself (scenario/scenario.h), so a native caller that builds a
+// Scenario without JSON gets what the JSON reader gives: the factors multiply the system's rates and
+// the system before them is kept; fitted on another device it stays unapplied and says why; a factor
+// past its bound is refused with its path.
+TEST(Calibrate, TheEngineAppliesACalibrationWithoutJson) {
+  auto parsed = optimus::parse_scenario(compute_bound().dump());
+  ASSERT_TRUE(parsed.ok());
+  const optimus::Scenario plain = parsed.value();
+  const double matmul = plain.system.device.matmul_efficiency;
+
+  optimus::Scenario s = plain;
+  s.calibration = optimus::Calibration{};
+  s.calibration->device = s.system.device.name;
+  s.calibration->factors[static_cast<std::size_t>(optimus::CalibrationFactor::matmul)] = 0.5;
+  ASSERT_FALSE(optimus::apply_calibration(s).has_value());
+  EXPECT_TRUE(s.calibration->applied);
+  EXPECT_DOUBLE_EQ(s.system.device.matmul_efficiency, 0.5 * matmul);
+  ASSERT_TRUE(s.calibration->uncalibrated.has_value());
+  EXPECT_DOUBLE_EQ(s.calibration->uncalibrated->device.matmul_efficiency, matmul);
+
+  optimus::Scenario other = plain;
+  other.calibration = optimus::Calibration{};
+  other.calibration->device = "some other device";
+  other.calibration->factors[static_cast<std::size_t>(optimus::CalibrationFactor::matmul)] = 0.5;
+  ASSERT_FALSE(optimus::apply_calibration(other).has_value());
+  EXPECT_FALSE(other.calibration->applied);
+  EXPECT_NE(other.calibration->not_applicable.find("some other device"), std::string::npos);
+  EXPECT_DOUBLE_EQ(other.system.device.matmul_efficiency, matmul);
+
+  optimus::Scenario past = plain;
+  past.calibration = optimus::Calibration{};
+  past.calibration->device = past.system.device.name;
+  past.calibration->factors[static_cast<std::size_t>(optimus::CalibrationFactor::matmul)] = 1.5;
+  const auto e = optimus::apply_calibration(past);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->code, "calibration.factor_out_of_range");
+  EXPECT_EQ(e->path, "/calibration/factors/matmul");
+  EXPECT_NE(e->message.find("matmul = 1.5 "), std::string::npos) << e->message;
 }
 
 // What a fit cannot reach is said and carried into the band: an iteration five times slower than a

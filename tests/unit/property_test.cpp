@@ -506,7 +506,9 @@ TEST(Property, RlStepComposesItsPhases) {
                 : at("reward") + at("reference") + at("old_logprob") + at("train");
         const bool split = rl.value("placement", "colocated") == "split";
         const bool stale = split && rl.contains("async") && rl["async"]["staleness"].get<int>() > 0;
-        if (split) EXPECT_EQ(at("swap"), 0.0) << s;
+        if (split) {
+          EXPECT_EQ(at("swap"), 0.0) << s;
+        }
         const double composed = stale ? std::max(at("rollout"), train_side) + at("weight_sync")
                                       : at("rollout") + train_side + at("weight_sync") + at("swap");
         EXPECT_NEAR(step, composed, 1e-9 * step) << s;
