@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "import/importers.h"
 #include "io/api.h"
 #include "study/study.h"
 

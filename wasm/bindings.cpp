@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "import/importers.h"
 #include "io/api.h"
 
 namespace {
@@ -108,7 +109,7 @@ std::string calibrate(const std::string& jsonl) {
 }
 
 // A benchmark tool's output file read against a scenario -> {"format", "measurements", "filled",
-// "unread"} or an error object (core/io/importers.h).
+// "unread"} or an error object (core/import/importers.h).
 std::string import_measurements(const std::string& format, const std::string& file,
                                 const std::string& scenario_json) {
   return guarded([&] { return optimus::api::import_measurements(format, file, scenario_json); });

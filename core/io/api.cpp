@@ -9,7 +9,6 @@
 #include <optional>
 
 #include "io/calibrate_io.h"
-#include "io/importers.h"
 #include "io/json_io.h"
 #include "io/json_write.h"
 #include "io/presets.h"
@@ -114,17 +113,6 @@ std::string calibrate(std::string_view jsonl) {
       if (auto a = resolve_parallel_auto(s); !a) return a.error();
       return std::nullopt;
     });
-  } catch (const std::exception& e) {
-    return internal_error(e.what());
-  } catch (...) {
-    return internal_error("unknown");
-  }
-}
-
-std::string import_measurements(std::string_view format, std::string_view file,
-                                std::string_view scenario_json) {
-  try {
-    return io::import_measurements(format, file, scenario_json);
   } catch (const std::exception& e) {
     return internal_error(e.what());
   } catch (...) {

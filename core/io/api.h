@@ -21,12 +21,6 @@ std::string predict(std::string_view scenario_json);
 // object (paths "/<line>/...").
 std::string calibrate(std::string_view jsonl);
 
-// A benchmark tool's output -> measurement lines for calibrate (io/importers.h: formats vllm,
-// sglang, trtllm-bench, megatron / nemo / torchtitan, inferencex): {"format", "measurements",
-// "filled", "unread"} or an error object.
-std::string import_measurements(std::string_view format, std::string_view file,
-                                std::string_view scenario_json);
-
 // Scenario JSON -> {"ok": true, "scenario": <scenario with presets resolved and defaults
 // filled in>} or an error object.
 std::string validate(std::string_view scenario_json);

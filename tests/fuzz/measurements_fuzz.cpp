@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
+#include "import/importers.h"
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "import/importers.h"
 #include "io/api.h"
 #include "io/json_io.h"
 #include "scenario/scenario.h"

@@ -38,7 +38,7 @@ export const TYPED_METRICS: TypedMetric[] = [
   { path: 'rl.tokens_per_s_per_gpu', label: 'RL tokens/s per GPU', unit: 'tokens/s', scale: 1 },
 ];
 
-/** The importers' formats (core/io/importers.h), in the words of their tools. */
+/** The importers' formats (core/import/importers.h), in the words of their tools. */
 export const IMPORT_FORMATS: Array<[id: string, label: string]> = [
   ['vllm', 'vLLM bench serve JSON (--save-result)'],
   ['sglang', 'SGLang bench_serving JSON'],

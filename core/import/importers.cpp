@@ -1,4 +1,4 @@
-#include "io/importers.h"
+#include "import/importers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +13,11 @@
 #include "io/lines.h"
 #include "io/reader.h"
 
-namespace optimus::io {
+namespace optimus::api {
 
 namespace {
+
+using namespace io;
 
 using ojson = nlohmann::ordered_json;
 
@@ -756,10 +758,9 @@ std::optional<std::string> inferencex(std::string_view text, const ojson& base, 
   return std::nullopt;
 }
 
-}  // namespace
-
-std::string import_measurements(std::string_view format, std::string_view file,
-                                std::string_view scenario_json) {
+// The lines, or an error object; may throw (import_measurements catches).
+std::string measurement_lines(std::string_view format, std::string_view file,
+                              std::string_view scenario_json) {
   ojson base;
   try {
     base = ojson::parse(scenario_json);
@@ -844,4 +845,17 @@ std::string import_measurements(std::string_view format, std::string_view file,
   return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 
-}  // namespace optimus::io
+}  // namespace
+
+std::string import_measurements(std::string_view format, std::string_view file,
+                                std::string_view scenario_json) {
+  try {
+    return measurement_lines(format, file, scenario_json);
+  } catch (const std::exception& e) {
+    return error_to_json(Error{"internal.exception", "", std::string("internal error: ") + e.what()});
+  } catch (...) {
+    return error_to_json(Error{"internal.exception", "", "internal error: unknown"});
+  }
+}
+
+}  // namespace optimus::api

@@ -1,12 +1,12 @@
-// Importers (issue 38): a benchmark tool's own output and the scenario the run used in,
-// measurement lines for optimus calibrate out ({"scenario", "metric", "measured"}), with the
+// Importers (issue 38), a module above io/: a benchmark tool's own output and the scenario the run
+// used in, measurement lines for optimus calibrate out ({"scenario", "metric", "measured"}), with the
 // scenario keys the file states filled in and what the file holds that was not read listed.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace optimus::io {
+namespace optimus::api {
 
 // FORMAT: "vllm" (vllm bench serve --save-result JSON), "sglang" (sglang.bench_serving
 // --output-file JSON Lines: the last line), "trtllm-bench" (trtllm-bench throughput report text),
@@ -20,4 +20,4 @@ namespace optimus::io {
 std::string import_measurements(std::string_view format, std::string_view file,
                                 std::string_view scenario_json);
 
-}  // namespace optimus::io
+}  // namespace optimus::api
