@@ -1,6 +1,7 @@
 #include "model/spec.h"
 
 #include <algorithm>
+#include <string>
 
 #include "model/graph.h"
 
@@ -147,6 +148,116 @@ std::string write_layer_pattern(const std::vector<std::uint8_t>& kinds) {
     if (kind_has_ffn(k)) out += kind_is_moe(k) ? 'E' : '-';
   }
   return out;
+}
+
+namespace {
+
+// The attention variant follows kv_heads.
+AttentionType attention_of(const ModelSpec& m) {
+  return m.kv_heads == m.heads ? AttentionType::mha
+         : m.kv_heads == 1     ? AttentionType::mqa
+                               : AttentionType::gqa;
+}
+
+Result<ModelSpec> finish_model(ModelSpec m, const std::string& path) {
+  if (m.head_dim == 0) {
+    if (m.hidden % m.heads != 0)
+      return make_error("model.head_dim_not_integer", path + "/heads",
+                        "hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" +
+                            std::to_string(m.heads) + "; give head_dim explicitly");
+    m.head_dim = m.hidden / m.heads;
+  }
+  if (m.kv_heads == 0) m.kv_heads = m.heads;
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    return make_error("model.kv_heads_not_divisor_of_heads", path + "/kv_heads",
+                      "kv_heads=" + std::to_string(m.kv_heads) +
+                          " must divide heads=" + std::to_string(m.heads) + " (1 = MQA, heads = MHA)");
+  if (m.linear.heads > 0 && (m.linear.key_heads > m.linear.heads || m.linear.heads % m.linear.key_heads != 0))
+    return make_error("model.linear_key_heads_not_divisor", path + "/attention/linear_key_heads",
+                      "linear_key_heads=" + std::to_string(m.linear.key_heads) +
+                          " must divide linear_heads=" + std::to_string(m.linear.heads) +
+                          " (each key head serves the same number of value heads)");
+  if (m.attention != AttentionType::mla) m.attention = attention_of(m);
+  return m;
+}
+
+// A stated attention variant fills in kv_heads for MHA and MQA when absent, and must agree with
+// kv_heads when both are given.
+std::optional<Error> apply_attention(ModelSpec& m, std::optional<AttentionType> stated,
+                                     const std::string& path) {
+  if (!stated) return std::nullopt;
+  if (m.kv_heads == 0) {
+    if (*stated == AttentionType::gqa)
+      return make_error("scenario.missing_key", path + "/kv_heads",
+                        "attention type \"gqa\" needs kv_heads (the number of key/value heads)");
+    m.kv_heads = *stated == AttentionType::mha ? m.heads : 1;
+  }
+  const AttentionType derived = attention_of(m);
+  if (*stated != derived)
+    return make_error("model.attention_mismatch", path + "/attention/type",
+                      "attention type \"" + std::string(name_of(*stated)) + "\" does not match kv_heads=" +
+                          std::to_string(m.kv_heads) + " and heads=" + std::to_string(m.heads) +
+                          " (that is \"" + std::string(name_of(derived)) +
+                          "\": mha has kv_heads = heads, mqa 1, gqa in between)");
+  return std::nullopt;
+}
+
+// model.layer_pattern, read into layer kinds (io/objects.cpp, read_layer_pattern): they
+// must number `layers` and take the place of the periodic rules they would contradict.
+std::optional<Error> check_layer_pattern(const ModelSpec& m, const std::string& path) {
+  // The kinds are counted over `layers`, so only once the pattern makes that many.
+  const bool sized = static_cast<std::int64_t>(m.layer_kinds.size()) == m.layers;
+  const KindCounts kinds = sized ? model_kinds(m) : KindCounts{};
+  const bool moe = moe_count(kinds) > 0;
+  const bool local = count_kinds(kinds, kind_is_local) > 0;
+  constexpr const char* conflict = "model.layer_pattern_conflict";
+  constexpr const char* rule = "layer_pattern places each layer: drop this rule";
+  const char *code = nullptr, *at = nullptr, *message = nullptr;
+  if (!sized) {
+    code = "model.layer_pattern_layers_mismatch", at = "/layers";
+    message = "layer_pattern makes another number of layers (a mixer and the FFN after it are one)";
+  } else if (m.global_every > 0) {
+    code = conflict, at = "/attention/global_every", message = rule;
+  } else if (m.moe && m.moe->first_dense_layers > 0) {
+    code = conflict, at = "/moe/first_dense_layers", message = rule;
+  } else if (m.moe && m.moe->layer_freq > 1) {
+    code = conflict, at = "/moe/layer_freq", message = rule;
+  } else if (m.block == BlockKind::parallel) {
+    code = conflict, at = "/block", message = "a parallel block has attention beside the FFN in every layer";
+  } else if (moe != m.moe.has_value()) {
+    code = "model.layer_pattern_needs_moe", at = moe ? "/layer_pattern" : "/moe";
+    message = "an MoE FFN ('E') needs moe, and moe an 'E'";
+  } else if (local != has_local_layers(m)) {
+    code = "model.layer_pattern_needs_local", at = local ? "/layer_pattern" : "/attention";
+    message = "a local mixer ('M') needs attention.linear_* or a window, and they an 'M'";
+  }
+  if (!code) return std::nullopt;
+  return make_error(code, path + at, message);
+}
+
+}  // namespace
+
+Result<ModelSpec> complete_model(ModelSpec m, std::optional<AttentionType> stated, const std::string& path) {
+  if (m.moe) {
+    if (m.moe->top_k > m.moe->experts)
+      return make_error("model.moe_top_k_exceeds_experts", path + "/moe/top_k",
+                        "top_k=" + std::to_string(m.moe->top_k) +
+                            " is larger than experts=" + std::to_string(m.moe->experts));
+    if (m.moe->first_dense_layers >= m.layers)
+      return make_error("model.moe_no_moe_layers", path + "/moe/first_dense_layers",
+                        "first_dense_layers=" + std::to_string(m.moe->first_dense_layers) +
+                            " leaves no MoE layer among layers=" + std::to_string(m.layers));
+  }
+  if (!m.layer_kinds.empty())
+    if (auto e = check_layer_pattern(m, path)) return *e;
+  if (stated == AttentionType::mla) {
+    // MLA expands the latent to one key and value per query head (kv_heads = heads).
+    if (m.kv_heads == 0) m.kv_heads = m.heads;
+    m.attention = AttentionType::mla;
+    return finish_model(std::move(m), path);
+  }
+  if (auto e = apply_attention(m, stated, path)) return *e;
+  return finish_model(std::move(m), path);
 }
 
 }  // namespace optimus

@@ -14,6 +14,7 @@
 
 #include "base/enums.h"
 #include "base/precision.h"
+#include "base/result.h"
 
 namespace optimus {
 
@@ -103,7 +104,7 @@ struct ModelSpec {
   std::int64_t head_dim = 0;  // usually hidden / heads
   std::int64_t ffn_hidden = 0;
   std::int64_t vocab = 0;
-  AttentionType attention = AttentionType::mha;  // follows kv_heads (io/json_io.cpp), or "mla"
+  AttentionType attention = AttentionType::mha;  // follows kv_heads (complete_model), or "mla"
   MlaSpec mla;                                   // when attention == mla
   SparseAttentionSpec sparse;                    // DSA over MLA (top_k > 0)
   LinearAttentionSpec linear;                    // the non-global layers' recurrence (heads > 0)
@@ -255,5 +256,13 @@ inline double moe_count(const KindCounts& n) { return count_kinds(n, kind_is_moe
 // layer_freq-th after first_dense_layers, a global layer every global_every-th) rather than layer
 // by layer: the layout search asks this for every stage of every candidate.
 KindCounts kinds_in_range(const ModelSpec& m, std::int64_t begin, std::int64_t end);
+
+// A model as read, completed and checked (spec.cpp): head_dim from hidden / heads where not given,
+// kv_heads from the stated attention variant (`stated`: mha = heads, mqa = 1; absent: heads), the
+// variant from kv_heads (mla kept); and refused where it cannot be built: top_k above the experts,
+// no MoE layer left, a layer_pattern that numbers other layers or contradicts a periodic rule, a
+// variant that kv_heads contradicts, kv_heads or linear_key_heads that divide nothing. Errors carry
+// `path` (the model object's JSON Pointer) and the key's.
+Result<ModelSpec> complete_model(ModelSpec m, std::optional<AttentionType> stated, const std::string& path);
 
 }  // namespace optimus

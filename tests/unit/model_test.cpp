@@ -43,6 +43,58 @@ INSTANTIATE_TEST_SUITE_P(Table1, MegatronParams,
                                            ParamCase{96, 12288, 96, 51200, 2048},
                                            ParamCase{128, 25600, 160, 51200, 2048}));
 
+// A model built natively is completed and checked by the engine as the JSON reader's is: head_dim
+// and kv_heads filled in, the attention variant following kv_heads, a contradiction refused with its
+// path.
+TEST(Model, CompleteModelFillsAndChecks) {
+  ModelSpec m;
+  m.layers = 4;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.ffn_hidden = 11008;
+  m.vocab = 32000;
+  auto plain = complete_model(m, std::nullopt, "/model");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->head_dim, 128);
+  EXPECT_EQ(plain->kv_heads, 32);
+  EXPECT_EQ(plain->attention, AttentionType::mha);
+
+  auto mqa = complete_model(m, AttentionType::mqa, "/model");
+  ASSERT_TRUE(mqa.ok());
+  EXPECT_EQ(mqa->kv_heads, 1);
+  EXPECT_EQ(mqa->attention, AttentionType::mqa);
+
+  ModelSpec grouped = m;
+  grouped.kv_heads = 8;
+  auto gqa = complete_model(grouped, std::nullopt, "/model");
+  ASSERT_TRUE(gqa.ok());
+  EXPECT_EQ(gqa->attention, AttentionType::gqa);
+  auto mismatch = complete_model(grouped, AttentionType::mha, "/model");
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_EQ(mismatch.error().code, "model.attention_mismatch");
+  EXPECT_EQ(mismatch.error().path, "/model/attention/type");
+
+  auto unsized = complete_model(m, AttentionType::gqa, "/model");
+  ASSERT_FALSE(unsized.ok());
+  EXPECT_EQ(unsized.error().path, "/model/kv_heads");
+
+  ModelSpec odd = m;
+  odd.hidden = 4000;
+  odd.heads = 48;
+  auto fraction = complete_model(odd, std::nullopt, "/model");
+  ASSERT_FALSE(fraction.ok());
+  EXPECT_EQ(fraction.error().code, "model.head_dim_not_integer");
+
+  ModelSpec routed = m;
+  routed.moe = MoeSpec{};
+  routed.moe->experts = 4;
+  routed.moe->top_k = 8;
+  auto topk = complete_model(routed, std::nullopt, "/model");
+  ASSERT_FALSE(topk.ok());
+  EXPECT_EQ(topk.error().code, "model.moe_top_k_exceeds_experts");
+  EXPECT_EQ(topk.error().path, "/model/moe/top_k");
+}
+
 TEST(Model, LlamaStyleCounts) {
   // Llama 2 70B: 80 layers, h 8192, 64 heads, 8 KV heads, SwiGLU 28672, vocab 32000, untied.
   ModelSpec m = gpt(80, 8192, 64, 32000);
