@@ -7,7 +7,7 @@
 import type { Engine } from '../engine/client';
 import type { CalibrateResult, Calibration, EngineError, ImportResult, Prediction } from '../engine/types';
 import { h, uid } from '../base/dom';
-import { countOf, formatValue, sig, type Quantity } from '../base/format';
+import { countOf, formatRange, formatValue, sig, type Quantity } from '../base/format';
 import { atChosenLayout } from '../state/tasks';
 import { getPath, INFERENCE_METRICS, RL_METRICS, RUN_METRICS, SERVING_METRICS, TRAINING_METRICS } from './metrics';
 
@@ -77,9 +77,12 @@ const ERROR_WORDS: Record<string, string> = {
   'import.scenario_invalid': 'The scenario on screen, with what the file states filled in, is not valid.',
 };
 
-/** "matmul rate ×0.62 (0.55–0.70)". */
+/**
+ * "matmul rate ×0.621 (0.551–0.704)": three digits, so a factor held at a bound reads as the bound
+ * the engine's warning names (×1.25, not ×1.2) and never outside its own range ("×1.25 (0.98–1.2)").
+ */
 export function factorText(f: { factor: string; value: number; low: number; high: number }): string {
-  return `${FACTOR_WORDS[f.factor] ?? f.factor} ×${sig(f.value, 2)} (${sig(f.low, 2)}–${sig(f.high, 2)})`;
+  return `${FACTOR_WORDS[f.factor] ?? f.factor} ×${sig(f.value, 3)} (${sig(f.low, 3)}–${sig(f.high, 3)})`;
 }
 
 /** Label and quantity of a headline output path, from the result cards' definitions. */
@@ -274,7 +277,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
       const v = getPath(p, path);
       if (typeof v !== 'number') return [];
       const { label, q } = labelOf(path);
-      const range = band ? `${formatValue(v * band.low, q)} – ${formatValue(v * band.high, q)}` : '—';
+      const range = band ? formatRange(v * band.low, v * band.high, q, v) : '—';
       return [h('tr', { 'data-calibrated-metric': path, 'data-value': String(v), 'data-uncalibrated': String(u) }, h('th', { scope: 'row' }, label), h('td', null, formatValue(u, q)), h('td', null, h('strong', null, formatValue(v, q))), h('td', null, range))];
     });
     if (rows.length === 0) return [];
@@ -353,7 +356,7 @@ export function createCalibratePanel(deps: CalibrateDeps): CalibratePanel {
     const cal = scenario?.calibration as Calibration | undefined;
     if (!cal || !c) return applied.replaceChildren();
     const factors = Object.entries(c.factors ?? {}).filter(([, v]) => typeof v === 'number' && v !== 1);
-    const words = factors.map(([k, v]) => `${FACTOR_WORDS[k] ?? k} ×${sig(v as number, 2)}`).join(', ') || 'every factor ×1';
+    const words = factors.map(([k, v]) => `${FACTOR_WORDS[k] ?? k} ×${sig(v as number, 3)}`).join(', ') || 'every factor ×1';
     applied.replaceChildren(
       h(
         'div',

@@ -41,7 +41,9 @@ const settle = async (): Promise<void> => {
 
 describe('calibrate panel', () => {
   it('words: factors with ranges, labels of measured latencies, the scenario without its calibration', () => {
-    expect(factorText({ factor: 'matmul', value: 0.6213, low: 0.551, high: 0.704 })).toBe('matmul rate ×0.62 (0.55–0.7)');
+    expect(factorText({ factor: 'matmul', value: 0.6213, low: 0.551, high: 0.704 })).toBe('matmul rate ×0.621 (0.551–0.704)');
+    // Held at its bound: the factor is its range's end, written alike.
+    expect(factorText({ factor: 'matmul', value: 1.25, low: 0.98, high: 1.25 })).toBe('matmul rate ×1.25 (0.98–1.25)');
     expect(labelOf('serving.itl_s.p50')).toEqual({ label: 'Inter-token latency p50', q: 'seconds' });
     expect(labelOf('serving.tpot_s.p50').label).toBe('TPOT p50');
     expect(uncalibrated({ model: 'x', calibration: { device: 'd', factors: {} } })).toEqual({ model: 'x' });
@@ -102,6 +104,10 @@ describe('calibrate panel', () => {
     const row = panel.el.querySelector('[data-calibrated-metric="rl.step_time_s"]')!;
     expect(Number(row.getAttribute('data-uncalibrated'))).toBe(step);
     expect(Number(row.getAttribute('data-value')) / (step * 1.4)).toBeCloseTo(1, 1);
+    // The 90% range is written in one unit, the calibrated value's ("106 – 145 s", not "106 s – 2.41 min").
+    const range = row.querySelectorAll('td')[2]!.textContent!;
+    expect(range).toMatch(/^[\d.]+ – [\d.]+ (s|min)$/);
+    expect(range.endsWith(row.querySelectorAll('td')[1]!.textContent!.split(' ').pop()!)).toBe(true);
     expect(labelOf('rl.tokens_per_s_per_gpu')).toEqual({ label: 'RL tokens/s per GPU', q: 'tokens_rate' });
   });
 
