@@ -25,8 +25,6 @@ using io::pointer_token;
 using io::Reader;
 using ojson = nlohmann::ordered_json;
 
-namespace {}  // namespace
-
 namespace io {
 
 Result<ModelSpec> read_model(const json& v, const std::string& path) {
