@@ -254,9 +254,9 @@ Result<ModelSpec> complete_model(ModelSpec m, std::optional<AttentionType> state
     // MLA expands the latent to one key and value per query head (kv_heads = heads).
     if (m.kv_heads == 0) m.kv_heads = m.heads;
     m.attention = AttentionType::mla;
-    return finish_model(std::move(m), path);
+  } else if (auto e = apply_attention(m, stated, path)) {
+    return *e;
   }
-  if (auto e = apply_attention(m, stated, path)) return *e;
   return finish_model(std::move(m), path);
 }
 
