@@ -72,7 +72,10 @@ export function formatMwh(x: number): string {
  * otherwise write "23.5 h – 1.2 days"): "21.3 – 34.5 h". The unit is that of `at`, the value the
  * range is shown beside, so that the two read alike ("104 s", "56.1 – 339 s", not "0.935 – 5.65
  * min"), unless the high end would then take four digits or more; without `at`, or then, the high
- * end's. Other quantities: each end as formatValue writes it.
+ * end's. Other quantities: each end as formatValue writes it, the unit said once where both ends
+ * are a number followed by the same unit ("65.4 – 80.7 k tokens/s", "25.3 – 29.8 %", not
+ * "65.4 k tokens/s – 80.7 k tokens/s"); ends in different units or with a unit before the number
+ * ("$8.59 M") keep theirs.
  */
 export function formatRange(low: number, high: number, q: Quantity, at?: number): string {
   const scaled = (size: number, unit: string): string => `${sig(low / size)} – ${sig(high / size)} ${unit}`;
@@ -92,7 +95,18 @@ export function formatRange(low: number, high: number, q: Quantity, at?: number)
     const i = climb(binaryRungIndex(ref), BINARY.length, (j) => 1024 ** j, high);
     return scaled(1024 ** i, BINARY[i]!);
   }
-  return `${formatValue(low, q)} – ${formatValue(high, q)}`;
+  return sharedUnit(formatValue(low, q), formatValue(high, q));
+}
+
+/** "65.4 k tokens/s" and "80.7 k tokens/s" as "65.4 – 80.7 k tokens/s"; other pairs joined as they are. */
+function sharedUnit(low: string, high: string): string {
+  const split = (t: string): [string, string] | undefined => {
+    const m = /^([−-]?[\d.]+(?:e[+-]?\d+)?)( .+)$/.exec(t);
+    return m ? [m[1]!, m[2]!] : undefined;
+  };
+  const a = split(low);
+  const b = split(high);
+  return a && b && a[1] === b[1] ? `${a[0]} – ${b[0]}${a[1]}` : `${low} – ${high}`;
 }
 
 /**

@@ -158,7 +158,12 @@ describe('durations in days, energies in MWh, ranges in one unit', () => {
     expect(formatRange(0.8 * 86400, 1.5 * 86400, 'seconds')).toBe('19.2 – 36 h');
     expect(formatRange(0.4, 1.2, 'days')).toBe('9.6 – 28.8 h');
     expect(formatRange(900 * 2 ** 20, 2 * 2 ** 30, 'bytes')).toBe('0.879 – 2 GiB');
-    expect(formatRange(0.5, 0.7, 'ratio')).toBe('50 % – 70 %');
+    expect(formatRange(0.5, 0.7, 'ratio')).toBe('50 – 70 %');
+    // Other quantities say their unit once where both ends share it, and keep both where not.
+    expect(formatRange(65400, 80700, 'tokens_rate')).toBe('65.4 – 80.7 k tokens/s');
+    expect(formatRange(980, 1200, 'tokens_rate')).toBe('980 tokens/s – 1.2 k tokens/s');
+    expect(formatRange(8.59e6, 10.1e6, 'usd')).toBe('$8.59 M – $10.1 M');
+    expect(formatRange(6812345.5, 8031234.5, 'count')).toBe('6.81 – 8.03 million');
   });
   it('a range beside a value takes the value’s unit while its high end stays under a thousand of it', () => {
     // An RL step of 104 s with its band: the same unit as the value, not "0.935 – 5.65 min".
