@@ -852,9 +852,9 @@ std::string import_measurements(std::string_view format, std::string_view file,
   try {
     return measurement_lines(format, file, scenario_json);
   } catch (const std::exception& e) {
-    return error_to_json(Error{"internal.exception", "", std::string("internal error: ") + e.what()});
+    return fail("internal.exception", "", std::string("internal error: ") + e.what());
   } catch (...) {
-    return error_to_json(Error{"internal.exception", "", "internal error: unknown"});
+    return fail("internal.exception", "", "internal error: unknown");
   }
 }
 

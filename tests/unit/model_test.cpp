@@ -47,12 +47,9 @@ INSTANTIATE_TEST_SUITE_P(Table1, MegatronParams,
 // and kv_heads filled in, the attention variant following kv_heads, a contradiction refused with its
 // path.
 TEST(Model, CompleteModelFillsAndChecks) {
-  ModelSpec m;
-  m.layers = 4;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.ffn_hidden = 11008;
-  m.vocab = 32000;
+  ModelSpec m = gpt(4, 4096, 32, 32000);
+  m.kv_heads = 0;  // as read: not stated
+  m.head_dim = 0;
   auto plain = complete_model(m, std::nullopt, "/model");
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->head_dim, 128);
