@@ -135,8 +135,9 @@ std::optional<std::string> serve_bench(const ojson& r, ojson s, Imported& out) {
       const double mean = r[field].get<double>() / static_cast<double>(done);
       const std::optional<double> stated = sv.contains(key) ? stated_mean(sv[key]) : std::nullopt;
       if (sv.contains(key) && stated && std::abs(*stated / mean - 1.0) <= 0.1) continue;
-      const std::string from = std::string(field) + " / completed" +
-                               (stated ? ", where the scenario stated a mean of " + fmt_num(*stated) : "");
+      const std::string from =
+          std::string(field) + " / completed" +
+          (stated ? ", where the scenario stated a mean of " + plain_number(*stated) : "");
       fill(sv, key, std::max<std::int64_t>(1, std::llround(mean)), "inference.serving.", from, out.filled);
     }
   std::vector<std::pair<std::string, double>> m;
@@ -831,7 +832,7 @@ std::string measurement_lines(std::string_view format, std::string_view file,
       // measurement: calibration would refuse it a step later, further from the file.
       if (!(value > 0))
         return fail("import.measured_not_positive", "/measurements/" + std::to_string(lines.size()),
-                    metric + " read from the file as " + fmt_num(value) +
+                    metric + " read from the file as " + plain_number(value) +
                         ": a measured time or rate must be a positive number");
       lines.push_back({{"scenario", out.scenarios[i]}, {"metric", metric}, {"measured", value}});
     }

@@ -37,8 +37,8 @@ inline std::optional<double> read_rate_or_zero(Reader& r, const std::string& key
   auto x = r.number(key, false, 0, hi);
   if (x && *x > 0 && *x < lo) {
     r.fail("scenario.out_of_range", r.child(key),
-           "'" + key + "' = " + fmt_num(*x) + " is outside the accepted range: 0 (not modelled) or [" +
-               fmt_num(lo) + ", " + fmt_num(hi) + "]");
+           "'" + key + "' = " + plain_number(*x) + " is outside the accepted range: 0 (not modelled) or [" +
+               plain_number(lo) + ", " + plain_number(hi) + "]");
     return std::nullopt;
   }
   return x;

@@ -130,7 +130,7 @@ void read_scenario_body(Reader& r, std::optional<Error>& err, Scenario& s) {
       p.dp = s.num_devices / (p.tp * p.pp * p.cp);
     else
       return r.fail("parallel.product_mismatch", r.child("parallel"),
-                    "tp*pp*cp = " + io::fmt_num(used) +
+                    "tp*pp*cp = " + plain_number(used) +
                         " does not divide num_devices = " + std::to_string(s.num_devices));
   }
 

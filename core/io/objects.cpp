@@ -216,8 +216,8 @@ void read_busbw(const Field<NetworkTier>& f, Reader& r, NetworkTier& t) {
     // (a served stream's times then came out null).
     if (!(bytes > prev) || !(gbps >= 1e-6) || !std::isfinite(bytes) || !std::isfinite(gbps) || gbps > 1e8)
       return r.fail("scenario.out_of_range", rp,
-                    "sizes must ascend and bandwidths lie in [1e-6, 1e8] GB/s (got [" + fmt_num(bytes) +
-                        ", " + fmt_num(gbps) + "])");
+                    "sizes must ascend and bandwidths lie in [1e-6, 1e8] GB/s (got [" + plain_number(bytes) +
+                        ", " + plain_number(gbps) + "])");
     prev = bytes;
     t.allreduce_busbw.emplace_back(bytes, gbps * kGB);
   }
@@ -1235,7 +1235,7 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
           out.mean < static_cast<double>(out.max))) {
       r.fail("serving.length_mean_out_of_range", at + "/mean",
              "'" + key + "' needs min < mean < max (got min " + std::to_string(out.min) + ", mean " +
-                 fmt_num(out.mean) + ", max " + std::to_string(out.max) + ")");
+                 plain_number(out.mean) + ", max " + std::to_string(out.max) + ")");
       return std::nullopt;
     }
     out.rate = truncated_exponential_rate(out.mean, out.min, out.max);

@@ -16,6 +16,7 @@
 
 #include "base/enums.h"
 #include "base/result.h"
+#include "base/words.h"
 
 namespace optimus::io {
 
@@ -51,12 +52,6 @@ inline std::string type_name(const json& v) {
   if (v.is_string()) return "a string";
   if (v.is_array()) return "an array";
   return "an object";
-}
-
-inline std::string fmt_num(double v) {
-  json j = v;
-  if (std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9e15) j = static_cast<std::int64_t>(v);
-  return j.dump();
 }
 
 // A value as the scenario wrote it, for messages: a bare Infinity in the text is read as the
@@ -175,8 +170,8 @@ class Reader {
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < lo || x > hi) {
       fail("scenario.out_of_range", at,
-           "'" + name + "' = " + as_written(v) + " is outside the accepted range [" + fmt_num(lo) + ", " +
-               fmt_num(hi) + "]");
+           "'" + name + "' = " + as_written(v) + " is outside the accepted range [" + plain_number(lo) +
+               ", " + plain_number(hi) + "]");
       return std::nullopt;
     }
     return x;

@@ -288,14 +288,14 @@ TEST(ContractDoc, NumbersInTheTextAreTheEngines) {
     const auto* r = row_of(rows, path);
     return r ? std::string(r->meaning) : std::string();
   };
-  using optimus::io::fmt_num;
+  using optimus::plain_number;
   const std::string bulk =
-      "Default: " + fmt_num(optimus::NetworkTier::default_bulk_latency(optimus::Seconds(1)).value) +
+      "Default: " + plain_number(optimus::NetworkTier::default_bulk_latency(optimus::Seconds(1)).value) +
       " x latency_us.";
   for (const char* tier : {"system.scale_up", "system.scale_out"})
     EXPECT_NE(text(std::string(tier) + ".bulk_latency_us").find(bulk), std::string::npos)
         << tier << ": " << bulk;
-  EXPECT_NE(text("model.moe.imbalance").find(fmt_num(optimus::kMeasuredImbalance) + " when measured"),
+  EXPECT_NE(text("model.moe.imbalance").find(plain_number(optimus::kMeasuredImbalance) + " when measured"),
             std::string::npos);
   // The per-norm defaults (x-default-by-norm) as the text states them.
   for (const auto& p : properties("scenario")) {

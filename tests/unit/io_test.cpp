@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/precision.h"
+#include "base/words.h"
 #include "io/api.h"
 #include "io/presets.h"
 
@@ -396,6 +397,30 @@ INSTANTIATE_TEST_SUITE_P(
 // scale_up.allreduce_busbw_ranks (the devices a measured all-reduce sweep ran on): read and
 // validated, written back by validate when not its default 8 (and absent when 8), and a group of
 // one refused at its path; its effect on the collective: Collective.ASweepOfAnotherGroupSizeSetsThatGroup.
+// Numbers in messages are written as a person writes them: a whole number whole (a calibration
+// factor typed as 100 was said as "1e+02"), anything else with the fewest digits that read back.
+TEST(Io, NumbersInMessagesAreWrittenPlainly) {
+  using optimus::plain_number;
+  EXPECT_EQ(plain_number(100), "100");
+  EXPECT_EQ(plain_number(1500), "1500");
+  EXPECT_EQ(plain_number(-20), "-20");
+  EXPECT_EQ(plain_number(1e8), "100000000");
+  EXPECT_EQ(plain_number(0.05), "0.05");
+  EXPECT_EQ(plain_number(1e-5), "1e-05");
+  EXPECT_EQ(plain_number(1234.5), "1234.5");
+  EXPECT_EQ(plain_number(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(plain_number(1e300), "1e+300");
+  nlohmann::json s = nlohmann::json::parse(optimus::api::preset("scenarios", "default"));
+  s["calibration"] = {{"device", "NVIDIA H100 SXM5 80GB"}, {"factors", {{"host", 100}}}};
+  const nlohmann::json e = nlohmann::json::parse(optimus::api::predict(s.dump()));
+  ASSERT_TRUE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["error"]["code"], "calibration.factor_out_of_range");
+  EXPECT_NE(
+      e["error"]["message"].get<std::string>().find("host = 100 is outside its physical range [0.25, 4]"),
+      std::string::npos)
+      << e["error"]["message"];
+}
+
 TEST(Io, AllReduceSweepRanksAreReadAndWrittenBack) {
   json s = json::parse(optimus::api::preset("systems", "dgx-h100"));
   s["scale_up"]["allreduce_busbw_ranks"] = 4;
