@@ -1,9 +1,11 @@
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace optimus {
@@ -31,6 +33,42 @@ inline std::string plain_number(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+}
+
+// Levenshtein distance (insertions, deletions and substitutions of one character each).
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The one word of `words` a mistyped `word` most likely meant: the nearest by edit distance, at
+// most a quarter of its characters (and at least one) away ("trainig" -> training, "seqlen" ->
+// seq_len); empty when none is that near or two are equally near. Words over 64 characters are no
+// typo of a key.
+template <class Words>
+std::string nearest_word(std::string_view word, const Words& words) {
+  if (word.empty() || word.size() > 64) return "";
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 4);
+  std::size_t best = limit + 1;
+  std::string pick;
+  bool tie = false;
+  for (const auto& w : words) {
+    const std::size_t d = edit_distance(word, w);
+    if (d == 0 || d > limit || d > best) continue;
+    tie = d == best;
+    if (d < best) best = d, pick = std::string(w);
+  }
+  return tie ? "" : pick;
 }
 
 }  // namespace optimus

@@ -1,6 +1,7 @@
 #include "io/objects.h"
 
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -56,6 +57,18 @@ std::string join(const std::vector<std::string>& names, const std::string& sep) 
   for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
   return out;
 }
+
+}  // namespace
+
+std::string unknown_key_message(const std::string& key, const std::set<std::string>& known) {
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  const std::string near = nearest_word(key, known);
+  return "unknown key '" + key + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+         " (known keys here: " + list + ")";
+}
+
+namespace {
 
 // ---- Device ------------------------------------------------------------------------------------
 

@@ -48,22 +48,6 @@ std::string known_ids(std::string_view kind) {
   return out;
 }
 
-// Levenshtein distance (insertions, deletions and substitutions of one character each).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // What a mistyped id of that kind may have meant, as "'a' or 'b'", else empty: the presets whose
 // folded id begins with the folded typo (at least 4 characters: "qwen3-235b" -> qwen3-235b-a22b),
 // else the nearest by edit distance (at most a quarter of its characters, and at least one, away:

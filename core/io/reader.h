@@ -60,6 +60,11 @@ inline std::string as_written(const json& v) {
   return v.is_number() && v.get<double>() >= kInfinityNumber ? "Infinity" : v.dump();
 }
 
+// The message of scenario.unknown_key (objects.cpp, built for size): the key, the one it probably
+// meant where one known key is near it (base/words.h nearest_word: "trainig": did you mean
+// 'training'?), and the keys the object has.
+std::string unknown_key_message(const std::string& key, const std::set<std::string>& known);
+
 class Reader {
  public:
   Reader(const json& obj, std::string path, std::optional<Error>& err)
@@ -238,10 +243,7 @@ class Reader {
     if (err_ || !obj_.is_object()) return;
     for (auto it = obj_.begin(); it != obj_.end(); ++it) {
       if (!seen_.count(it.key())) {
-        std::string known;
-        for (const auto& k : seen_) known += (known.empty() ? "" : ", ") + k;
-        fail("scenario.unknown_key", child(it.key()),
-             "unknown key '" + it.key() + "' (known keys here: " + known + ")");
+        fail("scenario.unknown_key", child(it.key()), unknown_key_message(it.key(), seen_));
         return;
       }
     }

@@ -421,6 +421,38 @@ TEST(Io, NumbersInMessagesAreWrittenPlainly) {
       << e["error"]["message"];
 }
 
+// A mistyped key is refused as before, and the message names the key it probably meant: the one
+// known key of its object within a quarter of its characters (at least one); two as near (tpp: tp,
+// pp) name none. A missing required key is said as before.
+TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
+  const auto error_of = [](const std::string& text) {
+    const nlohmann::json e = nlohmann::json::parse(optimus::api::predict(text));
+    EXPECT_TRUE(e.contains("error")) << e.dump();
+    return e.contains("error") ? e["error"] : nlohmann::json::object();
+  };
+  const std::string head = R"({"model":"llama3-8b","system":"dgx-h100","num_devices":8,)";
+  nlohmann::json e = error_of(head + R"("trainig":{"global_batch":512,"seq_len":4096}})");
+  EXPECT_EQ(e["code"], "scenario.unknown_key");
+  EXPECT_EQ(e["path"], "/trainig");
+  EXPECT_NE(e["message"].get<std::string>().find("did you mean 'training'?"), std::string::npos) << e;
+  e = error_of(head + R"("training":{"global_batch":512,"seq_len":4096},"parallel":{"tpp":2}})");
+  EXPECT_EQ(e["path"], "/parallel/tpp");
+  EXPECT_EQ(e["message"].get<std::string>().find("did you mean"), std::string::npos) << e;
+  e = error_of(head + R"("training":{"global_batch":512,"seq_len":4096},"parallel":{"zero_stag":1}})");
+  EXPECT_NE(e["message"].get<std::string>().find("did you mean 'zero_stage'?"), std::string::npos) << e;
+  e = error_of(head + R"("training":{"global_batch":512,"seq_len":4096,"seqlen":4096}})");
+  EXPECT_NE(e["message"].get<std::string>().find("unknown key 'seqlen'; did you mean 'seq_len'?"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"("training":{"global_batch":512}})");
+  EXPECT_EQ(e["message"], "required key 'seq_len' is missing");
+  EXPECT_EQ(optimus::nearest_word("seqence_len", std::vector<std::string>{"seq_len", "sequence_parallel"}),
+            "");
+  EXPECT_EQ(
+      optimus::nearest_word("sequense_parallel", std::vector<std::string>{"seq_len", "sequence_parallel"}),
+      "sequence_parallel");
+}
+
 TEST(Io, AllReduceSweepRanksAreReadAndWrittenBack) {
   json s = json::parse(optimus::api::preset("systems", "dgx-h100"));
   s["scale_up"]["allreduce_busbw_ranks"] = 4;

@@ -163,10 +163,11 @@ export function lengthWords(e: { code: string; path: string; message: string }, 
  * said one of them by its field's label, "GPUs", among the others' keys).
  */
 export function unknownKeyWords(e: { code: string; path: string; message: string }): string | undefined {
-  const m = /^unknown key '(.*)' \(known keys here: (.*)\)$/s.exec(e.message);
+  const m = /^unknown key '(.*?)'(?:; did you mean '(.*)'\?)? \(known keys here: (.*)\)$/s.exec(e.message);
   if (e.code !== 'scenario.unknown_key' || !m) return undefined;
   const owner = e.path.split('/').slice(1, -1).filter((k) => !/^\d+$/.test(k)).pop()?.replace(/~1/g, '/').replace(/~0/g, '~');
-  return `${owner === undefined ? 'the scenario' : `“${owner}”`} has a key Optimus does not know, “${m[1]}” (the keys it may have: ${m[2]})`;
+  const near = m[2] ? `; did you mean “${m[2]}”?` : '';
+  return `${owner === undefined ? 'the scenario' : `“${owner}”`} has a key Optimus does not know, “${m[1]}”${near} (the keys it may have: ${m[3]})`;
 }
 
 /** A required key left out (a field cleared): the field, and that it needs a value. */

@@ -352,6 +352,8 @@ describe('error texts without JSON, codes or mixed vocabularies (probe 61)', () 
     expect(words).not.toContain('GPUs');
     const nested = { code: 'scenario.unknown_key', path: '/training/seqlen', message: "unknown key 'seqlen' (known keys here: global_batch, seq_len)" };
     expect(errorWords(nested, label)).toBe('“training” has a key Optimus does not know, “seqlen” (the keys it may have: global_batch, seq_len)');
+    const typo = { code: 'scenario.unknown_key', path: '/trainig', message: "unknown key 'trainig'; did you mean 'training'? (known keys here: inference, model, training)" };
+    expect(errorWords(typo, label)).toBe('the scenario has a key Optimus does not know, “trainig”; did you mean “training”? (the keys it may have: inference, model, training)');
   });
 
   it('a value out of range of a field the editor names by its key: that name, capitalised as the editor has it', () => {
