@@ -68,6 +68,19 @@ std::string unknown_key_message(const std::string& key, const std::set<std::stri
          " (known keys here: " + list + ")";
 }
 
+std::string missing_key_message(const std::string& key, const std::set<std::string>& unread) {
+  const std::string near = key.size() >= 4 ? nearest_word(key, unread) : "";
+  return "required key '" + key + "' is missing" +
+         (near.empty() ? "" : "; '" + near + "' is written here: did you mean '" + key + "'?");
+}
+
+std::set<std::string> Reader::unread_keys() const {
+  std::set<std::string> out;
+  for (const auto& [k, v] : obj_.items())
+    if (!seen_.count(k)) out.insert(k);
+  return out;
+}
+
 namespace {
 
 // ---- Device ------------------------------------------------------------------------------------

@@ -64,6 +64,10 @@ inline std::string as_written(const json& v) {
 // meant where one known key is near it (base/words.h nearest_word: "trainig": did you mean
 // 'training'?), and the keys the object has.
 std::string unknown_key_message(const std::string& key, const std::set<std::string>& known);
+// scenario.missing_key's: the key, and a key written beside it that was not read as one of its own
+// and is probably it mistyped ("seqlen" for seq_len), where the missing key has 4 characters or
+// more (a sibling such as "pp" is no typo of "tp").
+std::string missing_key_message(const std::string& key, const std::set<std::string>& unread);
 
 class Reader {
  public:
@@ -89,7 +93,7 @@ class Reader {
     if (err_ || !obj_.is_object()) return nullptr;
     auto it = obj_.find(key);
     if (it == obj_.end()) {
-      if (required) fail("scenario.missing_key", child(key), "required key '" + key + "' is missing");
+      if (required) fail("scenario.missing_key", child(key), missing_key_message(key, unread_keys()));
       return nullptr;
     }
     return &*it;
@@ -250,6 +254,9 @@ class Reader {
   }
 
  private:
+  // The object's keys not read so far (objects.cpp).
+  std::set<std::string> unread_keys() const;
+
   const json& obj_;
   std::string path_;
   std::optional<Error>& err_;

@@ -423,7 +423,8 @@ TEST(Io, NumbersInMessagesAreWrittenPlainly) {
 
 // A mistyped key is refused as before, and the message names the key it probably meant: the one
 // known key of its object within a quarter of its characters (at least one); two as near (tpp: tp,
-// pp) name none. A missing required key is said as before.
+// pp) name none. A missing required key names a written key that near it, not yet read as a key of
+// its own; a missing key under 4 characters names none.
 TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
   const auto error_of = [](const std::string& text) {
     const nlohmann::json e = nlohmann::json::parse(optimus::api::predict(text));
@@ -442,6 +443,12 @@ TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
   EXPECT_NE(e["message"].get<std::string>().find("did you mean 'zero_stage'?"), std::string::npos) << e;
   e = error_of(head + R"("training":{"global_batch":512,"seq_len":4096,"seqlen":4096}})");
   EXPECT_NE(e["message"].get<std::string>().find("unknown key 'seqlen'; did you mean 'seq_len'?"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"("training":{"global_batch":512,"seqlen":4096}})");
+  EXPECT_EQ(e["code"], "scenario.missing_key");
+  EXPECT_EQ(e["path"], "/training/seq_len");
+  EXPECT_NE(e["message"].get<std::string>().find("'seqlen' is written here: did you mean 'seq_len'?"),
             std::string::npos)
       << e;
   e = error_of(head + R"("training":{"global_batch":512}})");

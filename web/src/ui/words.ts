@@ -174,7 +174,8 @@ export function unknownKeyWords(e: { code: string; path: string; message: string
 function missingWords(e: EngineError, label?: (path: string) => string | undefined): string | undefined {
   if (e.code !== 'scenario.missing_key') return undefined;
   const l = label?.(e.path);
-  return l ? `${l} is empty: it needs a value` : undefined;
+  const typo = /; '(.*)' is written here: did you mean/.exec(e.message);
+  return l ? `${l} is empty: it needs a value${typo ? ` (“${typo[1]}” is written beside it: a typo?)` : ''}` : undefined;
 }
 
 /**

@@ -236,6 +236,7 @@ describe('engine messages in the page’s words (probe 57)', () => {
     const cases: Array<[unknown, string]> = [
       [{ ...base, num_devices: 64.5 }, 'GPUs = 64.5 must be a whole number'],
       [{ ...base, num_devices: undefined }, 'GPUs is empty: it needs a value'],
+      [{ ...base, num_devices: undefined, num_device: 64 }, 'GPUs is empty: it needs a value (“num_device” is written beside it: a typo?)'],
       [{ ...base, parallel: { ...base.parallel, micro_batch: 8 }, training: { ...base.training, global_batch: 100 } }, 'Global batch = 100 is not divisible by Data (dp) × Micro-batch = 32 (96 or 128 would, or a Micro-batch that divides Global batch / Data (dp))'],
       [{ ...rlJob, rl: { ...rlJob.rl, placement: 'split', rollout_devices: 6, train_devices: 6 } }, 'Rollout GPUs + Training GPUs (split) = 6 + 6 is not GPUs = 8'],
     ];
