@@ -434,6 +434,12 @@ class DuplicateKeys : public nlohmann::json_sax<json> {
 }  // namespace
 
 Result<Scenario> parse_scenario(std::string_view text) {
+  // An empty file or stdin: said as such rather than as a parse error at line 1, column 1.
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return make_error("scenario.malformed_json", "",
+                      "the scenario is empty: a scenario is one JSON object, e.g. {\"model\": \"llama3-8b\", "
+                      "\"system\": \"dgx-h100\", \"num_devices\": 8, \"parallel\": \"auto\", \"training\": "
+                      "{\"global_batch\": 256, \"seq_len\": 8192}}");
   DuplicateKeys dup;
   json::sax_parse(text.begin(), text.end(), &dup, nlohmann::detail::input_format_t::json, false);
   if (dup.path)

@@ -451,6 +451,17 @@ TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
   EXPECT_NE(e["message"].get<std::string>().find("'seqlen' is written here: did you mean 'seq_len'?"),
             std::string::npos)
       << e;
+  e = error_of(" \n");
+  EXPECT_EQ(e["code"], "scenario.malformed_json");
+  EXPECT_EQ(e["message"].get<std::string>().rfind("the scenario is empty: a scenario is one JSON object", 0),
+            0u)
+      << e;
+  {  // and the example it gives predicts, and fits
+    const std::string m = e["message"];
+    const nlohmann::json p = nlohmann::json::parse(optimus::api::predict(m.substr(m.find("e.g. ") + 5)));
+    ASSERT_FALSE(p.contains("error")) << p.dump();
+    EXPECT_EQ(p["memory"]["fits"], true);
+  }
   e = error_of(head + R"("training":{"global_batch":512}})");
   EXPECT_EQ(e["message"], "required key 'seq_len' is missing");
   EXPECT_EQ(optimus::nearest_word("seqence_len", std::vector<std::string>{"seq_len", "sequence_parallel"}),
