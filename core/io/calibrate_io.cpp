@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "base/words.h"
 #include "calibrate/calibrate.h"
 #include "io/json_io.h"
 #include "io/json_write.h"
@@ -226,14 +229,25 @@ std::string calibrate_json(std::string_view text,
           where +
               "not a measurement: calibrate reads JSON Lines of {\"scenario\", \"metric\", \"measured\"}; "
               "a benchmark tool's own file goes through optimus import FORMAT FILE --scenario S");
-    for (const char* key : {"scenario", "metric", "measured"})
-      if (!j.contains(key))
-        return fail("calibrate.missing_key", at + "/" + key, where + "the measurement has no '" + key + "'");
+    static const std::set<std::string> kKeys = {"scenario", "metric", "measured", "id", "notes", "source"};
+    std::set<std::string> unknown;
     for (const auto& [key, value] : j.items())
-      if (key != "scenario" && key != "metric" && key != "measured" && key != "id" && key != "notes" &&
-          key != "source")
-        return fail("calibrate.unknown_key", at + "/" + key,
-                    where + "unknown key '" + key + "' (scenario, metric, measured; id, notes, source)");
+      if (!kKeys.count(key)) unknown.insert(key);
+    for (const char* key : {"scenario", "metric", "measured"})
+      if (!j.contains(key)) {
+        const std::string near = nearest_word(key, unknown);  // "mesured" for measured
+        return fail("calibrate.missing_key", at + "/" + key,
+                    where + "the measurement has no '" + key + "'" +
+                        (near.empty() ? "" : "; '" + near + "' is written: did you mean '" + key + "'?"));
+      }
+    if (!unknown.empty()) {
+      const std::string& key = *unknown.begin();
+      const std::string near = nearest_word(key, kKeys);
+      return fail("calibrate.unknown_key", at + "/" + key,
+                  where + "unknown key '" + key + "'" +
+                      (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                      " (scenario, metric, measured; id, notes, source)");
+    }
     if (!j["metric"].is_string())
       return fail("calibrate.metric_not_text", at + "/metric", where + "metric must be a dotted output path");
     if (!j["measured"].is_number())

@@ -403,6 +403,16 @@ TEST(Calibrate, BadInputHasCodesAndPaths) {
   e = error(json{{"scenario", ok}, {"metric", m}}.dump());
   EXPECT_EQ(e["code"], "calibrate.missing_key");
   EXPECT_EQ(e["path"], "/1/measured");
+  // A mistyped key names what it probably meant, missing or unknown.
+  e = error(json{{"scenario", ok}, {"metric", m}, {"mesured", t}}.dump());
+  EXPECT_EQ(e["code"], "calibrate.missing_key");
+  EXPECT_NE(e["message"].get<std::string>().find("'mesured' is written: did you mean 'measured'?"),
+            std::string::npos)
+      << e.dump();
+  e = error(json{{"scenario", ok}, {"metric", m}, {"measured", t}, {"note", "x"}}.dump());
+  EXPECT_EQ(e["code"], "calibrate.unknown_key");
+  EXPECT_EQ(e["path"], "/1/note");
+  EXPECT_NE(e["message"].get<std::string>().find("did you mean 'notes'?"), std::string::npos) << e.dump();
   e = error(json{{"scenario", ok}, {"metric", m}, {"measured", "fast"}}.dump());
   EXPECT_EQ(e["code"], "calibrate.measured_not_number");
   // A metric no factor moves: nothing fitted, every factor 1, and the warning.
