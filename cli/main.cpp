@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/words.h"
 #include "import/importers.h"
 #include "io/api.h"
 #include "study/study.h"
@@ -1206,6 +1207,11 @@ int main(int argc, char** argv) {
   const std::string cmd = args[0];
   args.erase(args.begin());
   if (const Command* c = command(cmd)) return c->run(args);
-  std::cerr << "optimus: unknown command '" << cmd << "'\n" << kUsage;
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  const std::string near = optimus::nearest_word(cmd, names);
+  std::cerr << "optimus: unknown command '" << cmd << "'"
+            << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\n"
+            << kUsage;
   return 1;
 }

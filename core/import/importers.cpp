@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/words.h"
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/lines.h"
@@ -813,9 +814,13 @@ std::string measurement_lines(std::string_view format, std::string_view file,
   } else if (format == "nemo-rl") {
     err = nemo_rl_log(file, base, out);
   } else {
+    const std::string near =
+        nearest_word(format, std::vector<std::string>{"vllm", "sglang", "trtllm-bench", "megatron", "nemo",
+                                                      "torchtitan", "inferencex", "verl", "nemo-rl"});
     return fail("import.unknown_format", "",
-                "unknown format '" + std::string(format) +
-                    "'; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex, "
+                "unknown format '" + std::string(format) + "'" +
+                    (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                    "; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex, "
                     "verl, nemo-rl");
   }
   if (err) return *err;

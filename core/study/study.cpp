@@ -5,8 +5,10 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "base/math.h"
+#include "base/words.h"
 
 namespace optimus {
 
@@ -682,8 +684,15 @@ Result<StudyTable> run_study(std::string_view name, const PresetSource& presets,
     return t;
   }
   std::string known;
-  for (const StudyInfo& info : study_list()) known += (known.empty() ? "" : ", ") + info.name;
-  return Error{"study.unknown", "", "unknown study '" + std::string(name) + "'; known: " + known};
+  std::vector<std::string> names;
+  for (const StudyInfo& info : study_list()) {
+    known += (known.empty() ? "" : ", ") + info.name;
+    names.push_back(info.name);
+  }
+  const std::string near = nearest_word(name, names);
+  return Error{"study.unknown", "",
+               "unknown study '" + std::string(name) + "'" +
+                   (near.empty() ? "" : "; did you mean '" + near + "'?") + "; known: " + known};
 }
 
 }  // namespace optimus

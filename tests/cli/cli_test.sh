@@ -161,6 +161,8 @@ check search_missing_value 1 "$bin" search "$dir/default.json" --mode --json
 contains search_missing_value "--mode needs a value before '--json'"
 check search_missing_file 1 "$bin" search
 check unknown_cmd 1 "$bin" frobnicate
+check unknown_cmd_typo 1 "$bin" serch
+contains unknown_cmd_typo "unknown command 'serch'; did you mean 'search'?"
 # Every format the importer accepts (its unknown-format message lists them) is named by the usage
 # text and by 'help import'.
 check import_unknown 2 "$bin" import nope "$dir/default.json" --scenario "$dir/default.json"
@@ -202,6 +204,10 @@ check preset_unknown 2 "$bin" preset models llama9
 contains preset_unknown "known: deepseek-r1-distill-qwen-1.5b,"
 check preset_unknown_kind 2 "$bin" preset modles llama3-8b
 contains preset_unknown_kind "unknown preset kind 'modles'"
+check study_unknown_typo 2 "$bin" study memory-recomput
+contains study_unknown_typo "did you mean 'memory-recompute'?"
+check import_unknown_typo 2 "$bin" import vlm "$dir/default.json" --scenario "$dir/default.json"
+contains import_unknown_typo "unknown format 'vlm'; did you mean 'vllm'?"
 # With --json their errors are the JSON error object on standard output (a script reads one format).
 check presets_unknown_kind_json 2 "$bin" presets nope --json
 contains presets_unknown_kind_json '{"error":{"code":"preset.unknown_kind"'

@@ -464,6 +464,11 @@ TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
   }
   e = error_of(head + R"("training":{"global_batch":512}})");
   EXPECT_EQ(e["message"], "required key 'seq_len' is missing");
+  EXPECT_EQ(optimus::edit_distance("modles", "models"), 1u);  // a swap of neighbours is one edit
+  EXPECT_EQ(optimus::edit_distance("trainig", "training"), 1u);
+  EXPECT_EQ(optimus::edit_distance("tp", "pp"), 1u);
+  EXPECT_EQ(optimus::edit_distance("abc", "ca"), 3u);
+  EXPECT_EQ(optimus::edit_distance("", "abc"), 3u);
   EXPECT_EQ(optimus::nearest_word("seqence_len", std::vector<std::string>{"seq_len", "sequence_parallel"}),
             "");
   EXPECT_EQ(
