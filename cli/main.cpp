@@ -1209,9 +1209,7 @@ int main(int argc, char** argv) {
   if (const Command* c = command(cmd)) return c->run(args);
   std::vector<std::string> names;
   for (const Command& c : kCommands) names.emplace_back(c.name);
-  const std::string near = optimus::nearest_word(cmd, names);
-  std::cerr << "optimus: unknown command '" << cmd << "'"
-            << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\n"
+  std::cerr << "optimus: unknown command '" << cmd << "'" << optimus::did_you_mean(cmd, names) << "\n"
             << kUsage;
   return 1;
 }

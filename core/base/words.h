@@ -60,6 +60,17 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 // seq_len); empty when none is that near or two are equally near. Words over 64 characters are no
 // typo of a key.
 template <class Words>
+std::string nearest_word(std::string_view word, const Words& words);
+
+// "; did you mean 'x'?" for the name nearest_word finds among `words`, else empty: what an error
+// about an unknown name appends.
+template <class Words>
+std::string did_you_mean(std::string_view word, const Words& words) {
+  const std::string near = nearest_word(word, words);
+  return near.empty() ? "" : "; did you mean '" + near + "'?";
+}
+
+template <class Words>
 std::string nearest_word(std::string_view word, const Words& words) {
   if (word.empty() || word.size() > 64) return "";
   const std::size_t limit = std::max<std::size_t>(1, word.size() / 4);

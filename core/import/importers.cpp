@@ -814,12 +814,10 @@ std::string measurement_lines(std::string_view format, std::string_view file,
   } else if (format == "nemo-rl") {
     err = nemo_rl_log(file, base, out);
   } else {
-    const std::string near =
-        nearest_word(format, std::vector<std::string>{"vllm", "sglang", "trtllm-bench", "megatron", "nemo",
-                                                      "torchtitan", "inferencex", "verl", "nemo-rl"});
+    const std::vector<std::string> formats = {"vllm",       "sglang",     "trtllm-bench", "megatron", "nemo",
+                                              "torchtitan", "inferencex", "verl",         "nemo-rl"};
     return fail("import.unknown_format", "",
-                "unknown format '" + std::string(format) + "'" +
-                    (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                "unknown format '" + std::string(format) + "'" + did_you_mean(format, formats) +
                     "; one of vllm, sglang, trtllm-bench, megatron (also nemo, torchtitan), inferencex, "
                     "verl, nemo-rl");
   }

@@ -242,10 +242,8 @@ std::string calibrate_json(std::string_view text,
       }
     if (!unknown.empty()) {
       const std::string& key = *unknown.begin();
-      const std::string near = nearest_word(key, kKeys);
       return fail("calibrate.unknown_key", at + "/" + key,
-                  where + "unknown key '" + key + "'" +
-                      (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                  where + "unknown key '" + key + "'" + did_you_mean(key, kKeys) +
                       " (scenario, metric, measured; id, notes, source)");
     }
     if (!j["metric"].is_string())

@@ -63,9 +63,7 @@ std::string join(const std::vector<std::string>& names, const std::string& sep) 
 std::string unknown_key_message(const std::string& key, const std::set<std::string>& known) {
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  const std::string near = nearest_word(key, known);
-  return "unknown key '" + key + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
-         " (known keys here: " + list + ")";
+  return "unknown key '" + key + "'" + did_you_mean(key, known) + " (known keys here: " + list + ")";
 }
 
 std::string missing_key_message(const std::string& key, const std::set<std::string>& unread) {

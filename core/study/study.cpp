@@ -683,16 +683,14 @@ Result<StudyTable> run_study(std::string_view name, const PresetSource& presets,
     t.info = info;
     return t;
   }
-  std::string known;
   std::vector<std::string> names;
+  std::string known;
   for (const StudyInfo& info : study_list()) {
-    known += (known.empty() ? "" : ", ") + info.name;
     names.push_back(info.name);
+    known += (known.empty() ? "" : ", ") + info.name;
   }
-  const std::string near = nearest_word(name, names);
   return Error{"study.unknown", "",
-               "unknown study '" + std::string(name) + "'" +
-                   (near.empty() ? "" : "; did you mean '" + near + "'?") + "; known: " + known};
+               "unknown study '" + std::string(name) + "'" + did_you_mean(name, names) + "; known: " + known};
 }
 
 }  // namespace optimus

@@ -421,16 +421,18 @@ TEST(Io, NumbersInMessagesAreWrittenPlainly) {
       << e["error"]["message"];
 }
 
+// The error object predict answers for `text` (an empty object, and a failure, when it predicts).
+nlohmann::json error_of(const std::string& text) {
+  const nlohmann::json e = nlohmann::json::parse(optimus::api::predict(text));
+  EXPECT_TRUE(e.contains("error")) << e.dump();
+  return e.contains("error") ? e["error"] : nlohmann::json::object();
+}
+
 // A mistyped key is refused as before, and the message names the key it probably meant: the one
 // known key of its object within a quarter of its characters (at least one); two as near (tpp: tp,
 // pp) name none. A missing required key names a written key that near it, not yet read as a key of
 // its own; a missing key under 4 characters names none.
 TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
-  const auto error_of = [](const std::string& text) {
-    const nlohmann::json e = nlohmann::json::parse(optimus::api::predict(text));
-    EXPECT_TRUE(e.contains("error")) << e.dump();
-    return e.contains("error") ? e["error"] : nlohmann::json::object();
-  };
   const std::string head = R"({"model":"llama3-8b","system":"dgx-h100","num_devices":8,)";
   nlohmann::json e = error_of(head + R"("trainig":{"global_batch":512,"seq_len":4096}})");
   EXPECT_EQ(e["code"], "scenario.unknown_key");
@@ -451,17 +453,6 @@ TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
   EXPECT_NE(e["message"].get<std::string>().find("'seqlen' is written here: did you mean 'seq_len'?"),
             std::string::npos)
       << e;
-  e = error_of(" \n");
-  EXPECT_EQ(e["code"], "scenario.malformed_json");
-  EXPECT_EQ(e["message"].get<std::string>().rfind("the scenario is empty: a scenario is one JSON object", 0),
-            0u)
-      << e;
-  {  // and the example it gives predicts, and fits
-    const std::string m = e["message"];
-    const nlohmann::json p = nlohmann::json::parse(optimus::api::predict(m.substr(m.find("e.g. ") + 5)));
-    ASSERT_FALSE(p.contains("error")) << p.dump();
-    EXPECT_EQ(p["memory"]["fits"], true);
-  }
   e = error_of(head + R"("training":{"global_batch":512}})");
   EXPECT_EQ(e["message"], "required key 'seq_len' is missing");
   EXPECT_EQ(optimus::edit_distance("modles", "models"), 1u);  // a swap of neighbours is one edit
@@ -474,6 +465,19 @@ TEST(Io, AMistypedKeySaysWhatItProbablyMeant) {
   EXPECT_EQ(
       optimus::nearest_word("sequense_parallel", std::vector<std::string>{"seq_len", "sequence_parallel"}),
       "sequence_parallel");
+}
+
+// Empty or blank input is said as such, with an example scenario; the example predicts, and fits.
+TEST(Io, AnEmptyScenarioIsSaidAsSuch) {
+  const nlohmann::json e = error_of(" \n");
+  EXPECT_EQ(e["code"], "scenario.malformed_json");
+  EXPECT_EQ(e["message"].get<std::string>().rfind("the scenario is empty: a scenario is one JSON object", 0),
+            0u)
+      << e;
+  const std::string m = e["message"];
+  const nlohmann::json p = nlohmann::json::parse(optimus::api::predict(m.substr(m.find("e.g. ") + 5)));
+  ASSERT_FALSE(p.contains("error")) << p.dump();
+  EXPECT_EQ(p["memory"]["fits"], true);
 }
 
 TEST(Io, AllReduceSweepRanksAreReadAndWrittenBack) {
