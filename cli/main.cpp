@@ -295,10 +295,14 @@ void print_prediction(const json& p) {
                                 : "")
               << "): tp " << l["tp"].get<long long>() << ", pp " << l["pp"].get<long long>() << ", dp "
               << l["dp"].get<long long>() << ", cp " << l["cp"].get<long long>() << ", ep "
-              << l["ep"].get<long long>() << ", micro_batch " << l["micro_batch"].get<long long>()
-              << ", interleave " << l["interleave"].get<long long>() << ", recompute "
-              << l["recompute"].get<std::string>() << ", zero_stage " << l["zero_stage"].get<long long>()
-              << (l["sequence_parallel"].get<bool>() ? ", sequence parallel" : "") << "\n";
+              << l["ep"].get<long long>();
+    // A served or inferred layout runs no micro-batches, recomputation or optimizer sharding: the
+    // JSON echoes those keys at their defaults, the line names only what the search chose.
+    if (a["mode"].get<std::string>() == "training")
+      std::cout << ", micro_batch " << l["micro_batch"].get<long long>() << ", interleave "
+                << l["interleave"].get<long long>() << ", recompute " << l["recompute"].get<std::string>()
+                << ", zero_stage " << l["zero_stage"].get<long long>();
+    std::cout << (l["sequence_parallel"].get<bool>() ? ", sequence parallel" : "") << "\n";
   }
   if (p.contains("training")) {
     const auto& t = p["training"];

@@ -98,6 +98,17 @@ contains bad_layout '"path":"/parallel"'
 check human_error 2 bash -c "echo '{\"model\": \"nope\", \"system\": \"dgx-h100\", \"num_devices\": 1, \"training\": {\"global_batch\": 1, \"seq_len\": 8}}' | '$bin' predict -"
 contains human_error "preset.unknown_model"
 # One output token takes no decode step: its time per output token reads none, not 0 s.
+# parallel "auto" names what the search chose: a training layout with its micro-batches and
+# recomputation, a served one by its device split alone (the JSON echoes every key at its default).
+check auto_training_line 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"parallel\": \"auto\", \"training\": {\"global_batch\": 64, \"seq_len\": 4096}}' | '$bin' predict -"
+contains auto_training_line "Layout chosen by the search (training"
+contains auto_training_line ", micro_batch "
+check auto_serving_line 0 bash -c "sed 's/\"parallel\": {\"tp\": 4, \"pp\": 1}/\"parallel\": \"auto\"/' '$dir/llama3-70b-8xh100-serving.json' | '$bin' predict -"
+contains auto_serving_line "Layout chosen by the search (serving"
+if [[ $out == *"micro_batch"* || $out == *"zero_stage"* ]]; then
+  echo "FAIL auto_serving_line: a served layout's line names training keys"
+  fails=$((fails + 1))
+fi
 check one_token 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"num_devices\": 1, \"inference\": {\"batch\": 4, \"prompt_len\": 512, \"output_len\": 1}}' | '$bin' predict -"
 contains one_token "time per out token  none (one output token: no decode step)"
 # The host-memory optimizer is named as what sits in host memory (not offloaded activations).

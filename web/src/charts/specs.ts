@@ -335,13 +335,18 @@ export function rooflineSpec(p: Prediction, s: ResolvedScenario | null): Rooflin
   };
 }
 
-/** Short text of a parallel layout, e.g. "TP8 PP2 DP4 mb1 selective Z1". */
-export function layoutLabel(par: Record<string, unknown>): string {
+/**
+ * Short text of a parallel layout, e.g. "TP8 PP2 DP4 mb1 selective Z1". An inference or serving
+ * layout (training false) runs no micro-batches, recomputation or optimizer sharding: the engine
+ * echoes those keys at their defaults, and the label leaves them out.
+ */
+export function layoutLabel(par: Record<string, unknown>, training = true): string {
   const parts: string[] = [];
   for (const k of ['tp', 'pp', 'dp', 'cp', 'ep', 'etp']) {
     const v = par[k];
     if (typeof v === 'number' && (v !== 1 || k === 'tp' || k === 'pp' || k === 'dp')) parts.push(`${k.toUpperCase()}${v}`);
   }
+  if (!training) return [...parts, ...(par.sequence_parallel === true ? ['SP'] : [])].join(' ');
   if (typeof par.micro_batch === 'number') parts.push(`mb${par.micro_batch}`);
   if (typeof par.interleave === 'number' && par.interleave > 1) parts.push(`v${par.interleave}`);
   if (typeof par.recompute === 'string' && par.recompute !== 'none') parts.push(par.recompute);
@@ -363,9 +368,9 @@ export function searchScatterSpec(r: SearchResult, capacityBytes?: number, usabl
   const pts = r.points ?? [];
   const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
   const points = pts.flatMap((q) =>
-    ok(q.time_s) && ok(q.memory_bytes) ? [{ x: q.time_s, y: q.memory_bytes, feasible: q.feasible, label: layoutLabel(q.parallel), reason: q.reason }] : [],
+    ok(q.time_s) && ok(q.memory_bytes) ? [{ x: q.time_s, y: q.memory_bytes, feasible: q.feasible, label: layoutLabel(q.parallel, r.mode === 'training'), reason: q.reason }] : [],
   );
-  const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel), reason: q.reason }));
+  const untimed = pts.filter((q) => !ok(q.time_s) && ok(q.memory_bytes)).map((q) => ({ y: q.memory_bytes, label: layoutLabel(q.parallel, r.mode === 'training'), reason: q.reason }));
   if (points.length === 0 && untimed.length === 0) return null;
   const usable = ok(usableBytes) ? usableBytes : undefined;
   if (points.length === 0) return leanestFirstSpec(untimed.map((u) => u.y), capacityBytes, usable);

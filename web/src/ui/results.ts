@@ -200,7 +200,7 @@ function autoLayout(p: Prediction): HTMLElement | null {
     'section',
     { class: 'card results-section', 'data-testid': 'auto-layout' },
     h('h3', null, 'Layout the search chose'),
-    h('p', null, h('strong', { 'data-auto-layout': JSON.stringify(a.parallel) }, layoutLabel(a.parallel as unknown as Record<string, unknown>))),
+    h('p', null, h('strong', { 'data-auto-layout': JSON.stringify(a.parallel) }, layoutLabel(a.parallel as unknown as Record<string, unknown>, a.mode === 'training'))),
     h(
       'p',
       { class: 'muted' },

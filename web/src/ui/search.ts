@@ -132,7 +132,7 @@ export function uniqueLayouts(best: SearchBest[], training: boolean): SearchBest
   const seen = new Set<string>();
   return best.filter((b) => {
     const inf = b.inference as { batch?: number; ttft_s?: number; tpot_s?: number } | undefined;
-    const key = JSON.stringify([layoutLabel(b.parallel), training ? [b.training?.iteration_time_s, b.memory?.per_device_bytes?.total] : [inf?.batch, inf?.ttft_s, inf?.tpot_s, b.memory?.per_device_bytes?.total]]);
+    const key = JSON.stringify([layoutLabel(b.parallel, training), training ? [b.training?.iteration_time_s, b.memory?.per_device_bytes?.total] : [inf?.batch, inf?.ttft_s, inf?.tpot_s, b.memory?.per_device_bytes?.total]]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -210,7 +210,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
         ];
     const mem = b.memory?.per_device_bytes?.total;
     cells.push([mem, formatBytes(mem ?? NaN)]);
-    return loadableRow(i, layoutLabel(b.parallel), cells, 'Load this layout into the editor', () => deps.apply(b.parallel, training ? undefined : inf?.batch));
+    return loadableRow(i, layoutLabel(b.parallel, training), cells, 'Load this layout into the editor', () => deps.apply(b.parallel, training ? undefined : inf?.batch));
   }
 
   /** A ranked result row: rank, label, numeric cells (data-value = the raw number); click or Enter runs `load`. */

@@ -168,6 +168,14 @@ describe('search and study charts', () => {
     expect(layoutLabel({ tp: 8, pp: 2, dp: 4, cp: 1, ep: 1, micro_batch: 1, interleave: 1, recompute: 'selective', zero_stage: 1, sequence_parallel: true })).toBe('TP8 PP2 DP4 mb1 selective Z1 SP');
     expect(layoutLabel({ tp: 1, pp: 1, dp: 8, cp: 2 })).toBe('TP1 PP1 DP8 CP2');
   });
+  it('labels an inference or serving layout without the training keys the engine echoes at their defaults', () => {
+    // parallel_auto.parallel of a served stream: every key, micro_batch 1 and zero_stage 0 included
+    const served = { tp: 1, pp: 4, dp: 2, cp: 1, ep: 1, etp: 1, sequence_parallel: false, micro_batch: 1, interleave: 1, recompute: 'none', zero_stage: 0 };
+    expect(layoutLabel(served, false)).toBe('TP1 PP4 DP2');
+    expect(layoutLabel({ ...served, tp: 8, pp: 1, dp: 1, sequence_parallel: true }, false)).toBe('TP8 PP1 DP1 SP');
+    expect(layoutLabel({ ...served, ep: 8, micro_batch: 4, zero_stage: 1 }, false)).toBe('TP1 PP4 DP2 EP8');
+    expect(layoutLabel(served)).toBe('TP1 PP4 DP2 mb1');
+  });
   it('scatter keeps infeasible points flagged and drops unusable ones', () => {
     const plan = (tp: number, pp: number, dp: number) => ({ tp, pp, dp, cp: 1, ep: 1, etp: 1, sequence_parallel: false, micro_batch: 1, interleave: 1, recompute: 'none' as const, zero_stage: 0 });
     const r: SearchResult = {
@@ -191,6 +199,8 @@ describe('search and study charts', () => {
     expect(s.points).toHaveLength(2);
     expect(s.untimed).toEqual([{ y: 3e11, label: 'TP1 PP2 DP4 mb1', reason: 'memory.does_not_fit' }]);
     expect(s.points[1]).toMatchObject({ feasible: false, reason: 'memory.does_not_fit', label: 'TP1 PP1 DP8 mb1' });
+    // an inference search's points are labelled without micro-batches
+    expect((searchScatterSpec({ ...r, mode: 'inference' }, 8e10) as ScatterSpec).points[1].label).toBe('TP1 PP1 DP8');
     expect(s.rule?.value).toBe(8e10);
     expect(searchScatterSpec({ ...r, points: undefined })).toBeNull();
     // none timed (nothing fits): memory per device, leanest first, against the capacity
