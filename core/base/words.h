@@ -21,17 +21,25 @@ inline std::string or_list(const std::vector<std::string>& items) {
 }
 
 // A number as a message writes it: a whole number as one ("100", not "1e+02"), else the fewest
-// significant digits that read back as the same double (what a JSON writer prints: 1.5, 0.05,
-// 1e-05). Whole numbers beyond 9e15 (past 2^53 every double is whole) keep the short form.
+// significant digits that read back as the same double (1.5, 0.05), in decimals down to a
+// millionth ("0.000001", where %g and a JSON writer print 1e-06) as the page's formatter writes
+// them (web/src/base/format.ts sig). Smaller magnitudes, and whole numbers beyond 9e15 (past 2^53
+// every double is whole), keep the exponent form.
 inline std::string plain_number(double v) {
-  char buf[32];
+  char buf[40];
   if (std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9e15) {
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
     return buf;
   }
-  for (int digits = 1; digits <= 17; ++digits) {
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
+  }
+  if (std::fabs(v) >= 1e-6 && std::fabs(v) < 1e-4) {
+    // %g's exponent form below 1e-4: the same digits after the decimal point instead.
+    const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    std::snprintf(buf, sizeof buf, "%.*f", std::min(digits, 17) - 1 - exponent, v);
   }
   return buf;
 }

@@ -406,7 +406,13 @@ TEST(Io, NumbersInMessagesAreWrittenPlainly) {
   EXPECT_EQ(plain_number(-20), "-20");
   EXPECT_EQ(plain_number(1e8), "100000000");
   EXPECT_EQ(plain_number(0.05), "0.05");
-  EXPECT_EQ(plain_number(1e-5), "1e-05");
+  // Down to a millionth in decimals, as the page writes numbers; below it, the exponent.
+  EXPECT_EQ(plain_number(1e-5), "0.00001");
+  EXPECT_EQ(plain_number(1e-6), "0.000001");
+  EXPECT_EQ(plain_number(-2.5e-5), "-0.000025");
+  EXPECT_EQ(plain_number(9.75e-5), "0.0000975");
+  EXPECT_EQ(plain_number(1e-4), "0.0001");
+  EXPECT_EQ(plain_number(1e-7), "1e-07");
   EXPECT_EQ(plain_number(1234.5), "1234.5");
   EXPECT_EQ(plain_number(0.1 + 0.2), "0.30000000000000004");
   EXPECT_EQ(plain_number(1e300), "1e+300");
