@@ -101,6 +101,10 @@ async function walk(page: Page, attribute: 'data-quick' | 'data-path', task: str
       expect(at, `${g} on screen ('${text.slice(Math.max(0, at - 80), at + 40)}') after: ${trail}`).toBe(-1);
     }
     expect(plainInExponent(text), `numbers in exponent form after: ${trail}`).toEqual([]);
+    // The values behind the numbers shown (data-value: what the copy and export buttons take).
+    const values = await page.$$eval('[data-metric][data-value]', (els) => els.map((e) => `${e.getAttribute('data-metric')}=${e.getAttribute('data-value')}`));
+    if (state === 'ready') expect(values.length, `numbers on screen after: ${trail}`).toBeGreaterThan(0);
+    expect(values.filter((v) => /=(NaN|-?Infinity|undefined|null|)$/.test(v)), `values lost after: ${trail}`).toEqual([]);
     if (state === 'error') {
       const said = await page.$$eval('[role="alert"]:not([hidden])', (els) => els.map((e) => e.textContent?.trim() ?? '').filter((t) => t.length > 0));
       expect(said.length, `an error without words after: ${trail}`).toBeGreaterThan(0);
