@@ -22,6 +22,11 @@ export interface SearchDeps {
   onShow?: (fn: () => void) => void;
   /** Registers how the page starts a search (a button elsewhere that promises one: "Find the fastest placement"). */
   onStart?: (fn: () => void) => void;
+  /**
+   * While the page is still restoring its scenario (a link opened on this view): settles once it
+   * has one, and a search asked for meanwhile waits for it rather than search an empty scenario.
+   */
+  ready?: () => Promise<void> | undefined;
   stem: () => string;
   notify: (msg: string) => void;
 }
@@ -332,8 +337,22 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     chart.set(searchScatterSpec(r, cap, r.usable_bytes), 'The engine returned no layouts to plot.');
   }
 
+  let waiting = false;
   run.addEventListener('click', () => {
-    if (handle) return;
+    if (handle || waiting) return;
+    const ready = deps.ready?.();
+    if (!ready) return start();
+    waiting = true;
+    run.disabled = true;
+    summary.textContent = 'Waiting for the scenario…';
+    void ready.then(() => {
+      waiting = false;
+      run.disabled = false;
+      start();
+    });
+  });
+
+  function start(): void {
     sync();
     const fixed = fixedBoxes.filter((f) => f.box.checked).map((f) => f.k);
     const rlJob = deps.scenario().rl !== undefined;
@@ -355,7 +374,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       o.objective = servingObjective.value as 'goodput' | 'capacity';
     }
     runSearch(s, o, training);
-  });
+  }
 
   function runSearch(s: Record<string, unknown>, o: SearchOptions, training: boolean): void {
     error.hidden = true;

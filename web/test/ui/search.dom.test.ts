@@ -75,6 +75,36 @@ describe('search view: ranking and budget', () => {
   });
 });
 
+describe('search view: a link opened on it', () => {
+  it('a search asked for while the page restores its scenario waits for it, then searches that scenario', async () => {
+    const asked: SearchOptions[] = [];
+    const searched: unknown[] = [];
+    const base = recordingEngine(asked);
+    const engine = { search: (s: unknown, o: SearchOptions) => (searched.push(s), base.search(s, o, () => undefined)) } as unknown as Engine;
+    let current: Record<string, unknown> = {}; // what the page holds before the link's scenario is restored
+    let settle: () => void = () => undefined;
+    let restoring: Promise<void> | undefined = new Promise<void>((r) => (settle = r));
+    const view = createSearchView({ engine, scenario: () => JSON.parse(JSON.stringify(current)) as Record<string, unknown>, ready: () => restoring, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    const run = view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!;
+    run.click();
+    run.click(); // a second click while waiting starts nothing more
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked).toHaveLength(0);
+    expect(run.disabled).toBe(true);
+    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toBe('Waiting for the scenario…');
+    current = scenario;
+    restoring = undefined;
+    settle();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked).toHaveLength(1);
+    expect((searched[0] as { model: unknown }).model).toEqual(scenario.model);
+    expect(view.querySelectorAll('[data-testid="search-table"] tbody tr').length).toBeGreaterThan(0);
+    expect(view.querySelector<HTMLElement>('[data-testid="search-error"]')!.hidden).toBe(true);
+    expect(run.disabled).toBe(false);
+  });
+});
+
 describe('search view: the controls follow what is searched', () => {
   const fieldOf = (view: HTMLElement, label: string) => [...view.querySelectorAll<HTMLElement>('.field')].find((f) => f.querySelector('label')?.textContent === label)!;
   const shown = (view: HTMLElement) =>
