@@ -9,6 +9,7 @@ import { layoutLabel, searchScatterSpec } from '../charts/specs';
 import { chartCard } from './chartcard';
 import { errorWords, rejectedWords } from './words';
 import { h, uid } from '../base/dom';
+import { asObject, getPointer } from '../state/pointer';
 import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from '../base/format';
 
 export interface SearchDeps {
@@ -422,6 +423,20 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   const budgetField = field(budgetId, 'Whole-run budget (USD, training)', budget, true);
   const fixedSet = h('fieldset', { class: 'fixed' }, h('legend', null, 'Keep fixed (from the editor); the others are searched'), ...fixedBoxes.map((f) => f.el));
   const energy = rankBy.querySelector<HTMLOptionElement>('option[value="energy"]')!;
+  const capacityOption = servingObjective.querySelector<HTMLOptionElement>('option[value="capacity"]')!;
+  const capacityWords = capacityOption.textContent!;
+  /**
+   * The capacity objective raises a Poisson rate until the stream's latency objectives fail, so it
+   * needs objectives and a stream that is not a closed loop (search.capacity_needs_objectives):
+   * without them the option says what is missing and cannot be picked, rather than fail on Search.
+   */
+  function syncCapacity(): void {
+    const serving = asObject(getPointer(deps.scenario(), '/inference/serving'));
+    const missing = !asObject(serving?.slo) ? 'needs service-level objectives' : serving?.arrival === 'closed' ? 'needs a request rate, not a closed loop' : '';
+    capacityOption.disabled = missing !== '';
+    capacityOption.textContent = missing ? `capacity (${missing})` : capacityWords;
+    if (missing && servingObjective.value === 'capacity') servingObjective.value = 'goodput';
+  }
   const layoutsSummary = summary.textContent;
   let shownRl: boolean | null = null;
   let shownKind: string | null = null;
@@ -431,6 +446,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
    * serving: its objective).
    */
   function sync(): void {
+    syncCapacity();
     const rl = deps.scenario().rl !== undefined;
     const kind = rl ? 'rl' : effectiveMode(deps.scenario());
     if (kind === shownKind) return;

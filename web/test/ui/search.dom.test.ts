@@ -150,6 +150,30 @@ describe('search view: a serving capacity search', () => {
     expect(cell.textContent).toMatch(/^≥ /);
     expect(view.querySelector('[data-testid="search-table"] tfoot')!.textContent).toContain('at least');
   });
+  it('the capacity objective is offered only where it can run: objectives and a stream at a rate', () => {
+    const shows: Array<() => void> = [];
+    let s: Record<string, any> = stream(1);
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(s)) as Record<string, unknown>, apply: () => undefined, onShow: (fn) => shows.push(fn), stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    const objective = view.querySelector<HTMLSelectElement>('[data-testid="search-serving-objective"]')!;
+    const capacity = objective.querySelector<HTMLOptionElement>('option[value="capacity"]')!;
+    expect(capacity.disabled).toBe(false);
+    expect(capacity.textContent).toBe('capacity: top rate meeting objectives');
+    objective.value = 'capacity';
+    // The same stream without objectives (what the Serve task starts from): not offered, and said why.
+    s = { ...s, inference: { ...s.inference, serving: { ...s.inference.serving, slo: undefined } } };
+    for (const fn of shows) fn();
+    expect(capacity.disabled).toBe(true);
+    expect(capacity.textContent).toBe('capacity (needs service-level objectives)');
+    expect(objective.value).toBe('goodput');
+    // A closed loop of users with objectives: a rate is what capacity raises, so not offered either.
+    s = { ...s, inference: { ...s.inference, serving: { arrival: 'closed', concurrency: 8, num_requests: 80, slo: { ttft_s: 1 } } } };
+    for (const fn of shows) fn();
+    expect(capacity.textContent).toBe('capacity (needs a request rate, not a closed loop)');
+    s = stream(1);
+    for (const fn of shows) fn();
+    expect(capacity.disabled).toBe(false);
+  });
   it('objectives that bound the rate: no mark, no note', async () => {
     const view = await run(0.3);
     const cell = view.querySelector('[data-testid="search-table"] tbody tr td:nth-child(5)')!;
