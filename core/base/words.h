@@ -11,6 +11,14 @@
 
 namespace optimus {
 
+// Names joined by `sep` ("a, b, c"): the known names an error lists, a chain of presets.
+template <class Names>
+std::string join(const Names& names, std::string_view sep) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? std::string() : std::string(sep)) + std::string(n);
+  return out;
+}
+
 // Items as a person lists them in a message: "a", "a or b", "a, b or c" (the layout errors' valid
 // values, a preset id's suggestions).
 inline std::string or_list(const std::vector<std::string>& items) {
@@ -69,6 +77,14 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 // typo of a key.
 template <class Words>
 std::string nearest_word(std::string_view word, const Words& words);
+
+// The key among `unread` (keys a reader did not take) that a missing `key` was probably written
+// as: nearest_word's pick, for keys of four characters or more (shorter ones are too near to
+// anything); empty when none.
+template <class Words>
+std::string misspelt_as(std::string_view key, const Words& unread) {
+  return key.size() >= 4 ? nearest_word(key, unread) : "";
+}
 
 // "; did you mean 'x'?" for the name nearest_word finds among `words`, else empty: what an error
 // about an unknown name appends.

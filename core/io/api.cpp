@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/words.h"
 #include "io/calibrate_io.h"
 #include "io/json_io.h"
 #include "io/json_write.h"
@@ -225,11 +226,9 @@ std::string preset(std::string_view kind, std::string_view id) {
   if (!j.empty()) return std::string(j);
   if (std::find(std::begin(kPresetKinds), std::end(kPresetKinds), kind) == std::end(kPresetKinds))
     return error_to_json(unknown_kind(kind));
-  std::string known;
-  for (const auto& p : preset_ids(kind)) known += (known.empty() ? "" : ", ") + p;
-  return error_to_json(
-      Error{"preset.unknown", "",
-            "no " + std::string(kind) + " preset '" + std::string(id) + "'; known: " + known});
+  return error_to_json(Error{"preset.unknown", "",
+                             "no " + std::string(kind) + " preset '" + std::string(id) +
+                                 "'; known: " + join(preset_ids(kind), ", ")});
 }
 
 namespace {

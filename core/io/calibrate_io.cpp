@@ -235,7 +235,7 @@ std::string calibrate_json(std::string_view text,
       if (!kKeys.count(key)) unknown.insert(key);
     for (const char* key : {"scenario", "metric", "measured"})
       if (!j.contains(key)) {
-        const std::string near = nearest_word(key, unknown);  // "mesured" for measured
+        const std::string near = misspelt_as(key, unknown);  // "mesured" for measured
         return fail("calibrate.missing_key", at + "/" + key,
                     where + "the measurement has no '" + key + "'" +
                         (near.empty() ? "" : "; '" + near + "' is written: did you mean '" + key + "'?"));

@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "base/words.h"
 #include "io/json_write.h"
 #include "io/objects.h"
 #include "io/presets.h"
@@ -263,10 +264,9 @@ std::optional<Economics> read_economics(const json* v, std::optional<Error>& err
   const auto preset = [&](const std::string& id, const std::string& path) -> bool {
     const std::string_view text = preset_json("economics", id);
     if (text.empty()) {
-      std::string known;
-      for (const auto& k : preset_ids("economics")) known += (known.empty() ? "" : ", ") + k;
-      err = make_error("preset.unknown_economics", path,
-                       "unknown economics preset '" + id + "'; known: " + known);
+      err =
+          make_error("preset.unknown_economics", path,
+                     "unknown economics preset '" + id + "'; known: " + join(preset_ids("economics"), ", "));
       return false;
     }
     read_economics_keys(json::parse(text.begin(), text.end()), "presets/economics/" + id, e, err);

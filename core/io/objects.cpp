@@ -52,22 +52,15 @@ std::optional<ojson> write_object_list(const std::vector<T>& xs, const Fields<T>
   return out;
 }
 
-std::string join(const std::vector<std::string>& names, const std::string& sep) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
-  return out;
-}
-
 }  // namespace
 
 std::string unknown_key_message(const std::string& key, const std::set<std::string>& known) {
-  std::string list;
-  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  return "unknown key '" + key + "'" + did_you_mean(key, known) + " (known keys here: " + list + ")";
+  return "unknown key '" + key + "'" + did_you_mean(key, known) + " (known keys here: " + join(known, ", ") +
+         ")";
 }
 
 std::string missing_key_message(const std::string& key, const std::set<std::string>& unread) {
-  const std::string near = key.size() >= 4 ? nearest_word(key, unread) : "";
+  const std::string near = misspelt_as(key, unread);
   return "required key '" + key + "' is missing" +
          (near.empty() ? "" : "; '" + near + "' is written here: did you mean '" + key + "'?");
 }

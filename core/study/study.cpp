@@ -684,13 +684,10 @@ Result<StudyTable> run_study(std::string_view name, const PresetSource& presets,
     return t;
   }
   std::vector<std::string> names;
-  std::string known;
-  for (const StudyInfo& info : study_list()) {
-    names.push_back(info.name);
-    known += (known.empty() ? "" : ", ") + info.name;
-  }
+  for (const StudyInfo& info : study_list()) names.push_back(info.name);
   return Error{"study.unknown", "",
-               "unknown study '" + std::string(name) + "'" + did_you_mean(name, names) + "; known: " + known};
+               "unknown study '" + std::string(name) + "'" + did_you_mean(name, names) +
+                   "; known: " + join(names, ", ")};
 }
 
 }  // namespace optimus

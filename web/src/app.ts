@@ -43,14 +43,12 @@ let scenarioSchema: Promise<JsonSchema | null> | null = null;
 let current: Current | null = null;
 let pinned: Current | null = null;
 let lastValid: unknown = undefined;
-// The scenario the address held, once restored, until the editor is filled with it: what a search
-// asked for in between searches (a link opened on the Search view). `restoring` settles when the
-// first restore is done.
+// The scenario the address held, from its restore until the editor is filled with it: what a
+// search asked for in between searches (a link opened on the Search view). `restoring`, until the
+// first restore is done: what such a search waits for.
 let restored: unknown = undefined;
-let editorFilled = false;
-let restoredYet = false;
 let settleRestoring: () => void = () => undefined;
-const restoring = new Promise<void>((resolve) => (settleRestoring = resolve));
+let restoring: Promise<void> | undefined = new Promise<void>((resolve) => (settleRestoring = resolve));
 let lastFragment = '';
 let seq = 0;
 
@@ -256,8 +254,8 @@ const searchEl = h('section', { class: 'view', id: 'search', 'aria-labelledby': 
 let searchLoading: Promise<unknown> | null = null;
 const searchDeps = (): SearchDeps => ({
   engine,
-  scenario: () => clone((lastValid ?? (editorFilled ? undefined : restored)) as Record<string, unknown>) ?? editor.scenario(),
-  ready: () => (restoredYet ? undefined : restoring),
+  scenario: () => clone((lastValid ?? restored) as Record<string, unknown>) ?? editor.scenario(),
+  ready: () => restoring,
   apply: (parallel, batch, deployment) => {
     const s = clone(editor.scenario());
     s.parallel = clone(parallel);
@@ -834,8 +832,8 @@ async function loadFromHash(): Promise<void> {
       : await restoreScenario(decoded, engine, { lastValid, start: starter('train') });
   performance.mark('optimus:restored');
   if (r.scenario !== null && typeof r.scenario === 'object') restored = r.scenario;
-  restoredYet = true;
   settleRestoring();
+  restoring = undefined;
   linkError = !r.ok && r.source === 'link' ? { code: r.code, path: r.path } : null;
   keptLink = !r.ok && r.source !== 'link' && !landingStart ? location.hash : null;
   bannerFix.hidden = true;
@@ -850,7 +848,7 @@ async function loadFromHash(): Promise<void> {
   // Without a link the page shows the training task's start, whose layout follows like a task's.
   const loadForm = async (): Promise<void> => {
     await editor.load(r.scenario as Scenario, { layoutFollows: landingStart || (landing && !r.ok && r.source === undefined) });
-    editorFilled = true;
+    restored = undefined;
     taskPanel.refresh();
     performance.mark('optimus:editor-loaded');
   };
