@@ -41,13 +41,17 @@ function generator(seed: number): (n: number) => number {
   };
 }
 
-/** The page finished the edit: not computing, the editor showing the scenario. */
-async function answered(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
+/**
+ * The page finished the edit: not computing, the editor showing the scenario; its state then (read
+ * in the same instant: a pick can start a second estimate right after the first answer).
+ */
+async function answered(page: Page): Promise<string> {
+  const done = await page.waitForFunction(() => {
     const st = document.querySelector('[data-testid="status"]')?.getAttribute('data-state');
     const ed = document.querySelector('[data-testid="editor"]')?.getAttribute('data-state');
-    return st !== 'computing' && ed === 'ready';
+    return st !== 'computing' && ed === 'ready' ? st : null;
   }, null, { timeout: 60_000 });
+  return String(await done.jsonValue());
 }
 
 interface Visible {
@@ -90,10 +94,9 @@ async function walk(page: Page, attribute: 'data-quick' | 'data-path', task: str
     }
     done.push(`${task} ${f.key} = '${value}'`);
     const trail = `${done.slice(-4).join(' | ')} (seed ${SEED}, edit ${done.length})`;
-    await answered(page).catch(() => {
+    const state = await answered(page).catch(() => {
       throw new Error(`no answer within a minute after: ${trail}`);
     });
-    const state = await page.locator('[data-testid="status"]').getAttribute('data-state');
     expect(['ready', 'error'], trail).toContain(state);
     const text = await page.evaluate(() => document.body.innerText);
     for (const g of GARBLED) {
