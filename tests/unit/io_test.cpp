@@ -486,6 +486,34 @@ TEST(Io, AnEmptyScenarioIsSaidAsSuch) {
   EXPECT_EQ(p["memory"]["fits"], true);
 }
 
+// The hand-editing slips a parser names in its own terms get a hint in plain words, at the path of
+// the value read last (where a missing comma belongs after).
+TEST(Io, JsonSlipsAreNamedInPlainWords) {
+  const auto message = [](const std::string& text) { return error_of(text)["message"].get<std::string>(); };
+  const auto ends_with = [](const std::string& m, const std::string& hint) {
+    return m.size() >= hint.size() && m.compare(m.size() - hint.size(), hint.size(), hint) == 0;
+  };
+  const nlohmann::json missing =
+      error_of("{\"model\": \"llama3-8b\",\n \"system\": \"dgx-h100\"\n \"num_devices\": 8}");
+  EXPECT_EQ(missing["code"], "scenario.malformed_json");
+  EXPECT_EQ(missing["path"], "/system");
+  EXPECT_TRUE(ends_with(missing["message"], "(a comma is probably missing before it)")) << missing;
+  EXPECT_TRUE(ends_with(message("{\"parallel\": [1, 2 3]}"), "(a comma is probably missing before it)"));
+  for (const char* trailing : {"{\"model\": \"x\",\n}", "{\"parallel\": [1, 2,]}"})
+    EXPECT_TRUE(ends_with(message(trailing),
+                          "(a comma before a closing bracket: JSON allows none after the last item)"))
+        << trailing;
+  EXPECT_TRUE(ends_with(message("{'model': 'x'}"), "(JSON writes keys and strings in double quotes)"));
+  EXPECT_TRUE(ends_with(message("{model: \"x\"}"), "(a key must be in double quotes)"));
+  for (const char* comment :
+       {"{\"model\": \"x\", // c\n}", "{\"model\": \"x\", # c\n}", "{\"a\": 1 /* c */}"})
+    EXPECT_TRUE(ends_with(message(comment), "(JSON has no comments)")) << comment << ": " << message(comment);
+  EXPECT_TRUE(ends_with(message("{\"model\" \"x\"}"), "(a colon is probably missing after the key)"));
+  EXPECT_TRUE(ends_with(message("{\"model\": \"x\"}}"), "(something after the scenario's last closing '}')"));
+  // A file cut short keeps the parser's own words: nothing is missing but the rest.
+  EXPECT_TRUE(ends_with(message("{\"model\": \"x\""), "unexpected end of input; expected '}'"));
+}
+
 TEST(Io, AllReduceSweepRanksAreReadAndWrittenBack) {
   json s = json::parse(optimus::api::preset("systems", "dgx-h100"));
   s["scale_up"]["allreduce_busbw_ranks"] = 4;
