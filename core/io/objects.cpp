@@ -1248,13 +1248,21 @@ std::optional<LengthDist> read_length(Reader& r, const std::string& key, std::in
     out.mean = *mean;
     out.max = *max;
     out.min = min.value_or(1);
-    if (!(out.min < out.max && out.mean > static_cast<double>(out.min) &&
-          out.mean < static_cast<double>(out.max))) {
+    if (out.mean < static_cast<double>(out.min) || out.mean > static_cast<double>(out.max)) {
       r.fail("serving.length_mean_out_of_range", at + "/mean",
-             "'" + key + "' needs min < mean < max (got min " + std::to_string(out.min) + ", mean " +
+             "'" + key + "' needs min <= mean <= max (got min " + std::to_string(out.min) + ", mean " +
                  plain_number(out.mean) + ", max " + std::to_string(out.max) + ")");
       return std::nullopt;
     }
+    // A mean at either end leaves the truncated exponential no room: every length is that end
+    // (its limit as the rate goes to +-infinity), stated as one exact point, not a limit to draw
+    // below (RL reads a whole number as the longest response).
+    for (const std::int64_t end : {out.max, out.min})
+      if (out.mean == static_cast<double>(end)) {
+        LengthDist exact;
+        exact.points = {{end, 1.0}};
+        return exact;
+      }
     out.rate = truncated_exponential_rate(out.mean, out.min, out.max);
     return out;
   }
@@ -1304,21 +1312,23 @@ ojson length_json(const LengthDist& l) {
 }
 
 Node length_schema() {
-  return one_of({integer(1, kMaxServingLength).desc("Every request the same length.").unit("tokens"),
-                 object({{"mean", number(1, static_cast<double>(kMaxServingLength))},
-                         {"max", integer(1, kMaxServingLength)},
-                         {"min", integer(1, kMaxServingLength).def(1)}},
-                        {"mean", "max"})
-                     .title("Length distribution")
-                     .desc("A truncated exponential on [min, max] with this mean (min < mean < max): "
-                           "long-tailed like chat traces when the mean is below the midpoint."),
-                 object({{"uniform", pair_of(integer(1, kMaxServingLength), integer(1, kMaxServingLength))}},
-                        {"uniform"})
-                     .title("Uniform lengths")
-                     .desc("[min, max] (min <= max): every whole length in the range equally likely, as "
-                           "vLLM's benchmark_serving random dataset draws them with --random-range-ratio."),
-                 array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
-                     .desc("[length, weight] points (weights need not add up to 1).")});
+  return one_of(
+      {integer(1, kMaxServingLength).desc("Every request the same length.").unit("tokens"),
+       object({{"mean", number(1, static_cast<double>(kMaxServingLength))},
+               {"max", integer(1, kMaxServingLength)},
+               {"min", integer(1, kMaxServingLength).def(1)}},
+              {"mean", "max"})
+           .title("Length distribution")
+           .desc("A truncated exponential on [min, max] with this mean (min <= mean <= max; a mean at "
+                 "either end makes every length that end): long-tailed like chat traces when the "
+                 "mean is below the midpoint."),
+       object({{"uniform", pair_of(integer(1, kMaxServingLength), integer(1, kMaxServingLength))}},
+              {"uniform"})
+           .title("Uniform lengths")
+           .desc("[min, max] (min <= max): every whole length in the range equally likely, as "
+                 "vLLM's benchmark_serving random dataset draws them with --random-range-ratio."),
+       array_of(pair_of(integer(1, kMaxServingLength), number(0, 1e12)), 1)
+           .desc("[length, weight] points (weights need not add up to 1).")});
 }
 
 namespace {

@@ -122,6 +122,27 @@ TEST(Rl, ARolloutWithoutMemoryAtAnyTpSaysMemory) {
   EXPECT_EQ(p["error"]["message"].get<std::string>().find("does not divide"), std::string::npos);
 }
 
+// {"mean", "max"} with the mean at the limit: every response that long, the same step as the list of
+// one length (where a whole number would be read as a limit with a tail below it); a mean at the
+// shortest likewise; a mean past either end is refused at the mean.
+TEST(Rl, AMeanAtTheLimitIsEveryResponseThatLong) {
+  const json exact = rl_of(base());
+  const json at_max = rl_of(base({{"response_len", {{"mean", 512}, {"max", 512}}}}));
+  const json at_min = rl_of(base({{"response_len", {{"mean", 512}, {"max", 4096}, {"min", 512}}}}));
+  for (const json& r : {at_max, at_min}) {
+    ASSERT_TRUE(r.contains("step_time_s"));
+    EXPECT_DOUBLE_EQ(num(r["step_time_s"]), num(exact["step_time_s"]));
+    EXPECT_DOUBLE_EQ(num(r["phases_s"]["rollout"]), num(exact["phases_s"]["rollout"]));
+  }
+  EXPECT_LT(num(rl_of(base({{"response_len", {{"mean", 511}, {"max", 512}}}}))["phases_s"]["rollout"]),
+            num(exact["phases_s"]["rollout"]) * 1.001);
+  const json above = predict(base({{"response_len", {{"mean", 513}, {"max", 512}}}}));
+  EXPECT_EQ(above["error"]["code"], "serving.length_mean_out_of_range") << above.dump();
+  EXPECT_EQ(above["error"]["path"], "/rl/response_len/mean");
+  EXPECT_EQ(above["error"]["message"],
+            "'response_len' needs min <= mean <= max (got min 1, mean 513, max 512)");
+}
+
 TEST(Rl, ColocatedSynchronousStepIsTheSumOfItsPhases) {
   const json r = rl_of(base({{"reference", true}}));
   ASSERT_TRUE(r.contains("step_time_s"));

@@ -79,6 +79,18 @@ TEST(Serving, TheStreamsCostFollowsTheStreamNotTheStaticBatch) {
 
 // A closed loop of C clients keeps C requests in the system: throughput x latency = C (Little's
 // law), up to the ramp at the start and the drain at the end.
+// A length's mean at its max (or min) is every request that long: the stream of the whole number.
+TEST(Serving, AMeanAtEitherEndIsAFixedLength) {
+  const json stream = {{"arrival", "offline"}, {"num_requests", 64}, {"output_len", 128}};
+  json at_max = stream, at_min = stream, fixed = stream;
+  fixed["input_len"] = 512;
+  at_max["input_len"] = {{"mean", 512}, {"max", 512}};
+  at_min["input_len"] = {{"mean", 512}, {"max", 2048}, {"min", 512}};
+  const json want = predict(base(fixed));
+  ASSERT_FALSE(want.contains("error")) << want.dump();
+  for (const json& s : {at_max, at_min}) EXPECT_EQ(predict(base(s))["serving"], want["serving"]) << s.dump();
+}
+
 TEST(Serving, LittlesLawHoldsForAClosedLoop) {
   for (int clients : {4, 32}) {
     const json s = serve({{"arrival", "closed"}, {"concurrency", clients}, {"num_requests", 3000}});
@@ -662,6 +674,8 @@ TEST(Serving, BadInputGetsCodesAndPaths) {
   expect_error(base({{"input_len", json::array()}}), "scenario.out_of_range", at + "/input_len");
   expect_error(base({{"input_len", {{"mean", 50}, {"max", 40}}}}), "serving.length_mean_out_of_range",
                at + "/input_len/mean");
+  expect_error(base({{"input_len", {{"mean", 50}, {"max", 400}, {"min", 60}}}}),
+               "serving.length_mean_out_of_range", at + "/input_len/mean");
   expect_error(base({{"output_len", json::array({json::array({10, 0})})}}), "serving.zero_weights",
                at + "/output_len");
   expect_error(base({{"output_len", json::array({json::array({10})})}}), "scenario.wrong_type",

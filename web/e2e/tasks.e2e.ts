@@ -276,6 +276,26 @@ const TASK_PLAYS: TaskPlay[] = [
     },
   },
   {
+    // Every response exactly as long as the limit: the mean typed equal to a typed longest stays
+    // (the engine reads it as one exact length), where a mean left to follow would have moved.
+    name: 'rl-qwen2.5-7b-exact-responses-8-h100',
+    bound: 3,
+    async play(n) {
+      await n.click('[data-task="rl"]');
+      await n.type('[data-quick="/rl/response_len/max"]', '1024');
+      await n.type('[data-quick="/rl/response_len/mean"]', '1024');
+    },
+    async check(n) {
+      await n.noError();
+      const { scenario, prediction } = await n.truth();
+      expect(scenario.rl).toMatchObject({ response_len: { mean: 1024, max: 1024 } });
+      const exact = predict({ ...scenario, rl: { ...scenario.rl, response_len: [[1024, 1]] } });
+      expect(prediction.rl.step_time_s).toBe(exact.rl.step_time_s);
+      const head = await headlineOf(n.page);
+      expect(head['rl.step_time_s']).toBe(String(prediction.rl.step_time_s));
+    },
+  },
+  {
     name: 'rl-llama3.1-70b-8-h100',
     bound: 4,
     async play(n) {

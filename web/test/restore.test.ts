@@ -191,7 +191,7 @@ describe('a link’s refusal without JSON or a mixed vocabulary (probe 61)', () 
   };
   test('an RL mean response above the longest: the RL form’s fields by their labels', async () => {
     const rl = { schema_version: 1, model: 'qwen2.5-7b', system: 'dgx-h100', num_devices: 8, rl: { prompts_per_step: 128, samples_per_prompt: 8, prompt_len: { mean: 256, max: 1024 }, response_len: { mean: 9000, max: 8192 } } };
-    expect(await refusal(rl)).toBe("The link's scenario is not valid: Mean response (9,000 tokens) must be less than Longest response (8,192 tokens). Shown as written, for you to correct below.");
+    expect(await refusal(rl)).toBe("The link's scenario is not valid: Mean response (9,000 tokens) must be at most Longest response (8,192 tokens). Shown as written, for you to correct below.");
   });
   test('too many requests: the field’s name as the full editor and the status line say it', async () => {
     const serve = { schema_version: 1, model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 1, inference: { prompt_len: 1000, output_len: 250, serving: { arrival: 'closed', concurrency: 32, num_requests: 1e9 } } };

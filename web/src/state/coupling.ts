@@ -24,8 +24,9 @@
 //     (whole nodes when there are several) on each side; to colocated drops both and async. A
 //     change of the GPUs, or of one pool, makes the other pool the rest (coupleRl below).
 //   - a length given as {"mean", "max"} (rl prompt_len and response_len, serving lengths): the
-//     engine needs min < mean < max (serving.length_mean_out_of_range); an edit of one end past the
-//     other moves the other, if the person did not set it, at the ratio the two had (coupleLengths).
+//     engine needs min <= mean <= max (serving.length_mean_out_of_range; a mean at max makes every
+//     length max); an edit of one end onto or past the other moves the other, if the person did not
+//     set it, at the ratio the two had (coupleLengths): both typed equal stay, as exact lengths.
 //   - serving.num_requests follows a closed loop's concurrency at ten requests a user (InferenceX's
 //     sweeps send num_prompts = 10 x conc, tests/validation/data/inferencemax_public.csv), at most
 //     the engine's 1,000,000: a loop of more users than requests is a burst of the requests sent
@@ -232,7 +233,8 @@ export function halfPool(n: number, perNode = 8): number {
 
 /**
  * A length given as {"mean", "max"} (RL prompts and responses, serving lengths): the engine needs
- * min < mean < max (serving.length_mean_out_of_range). When an edit of one end crosses the other
+ * min <= mean <= max (serving.length_mean_out_of_range), a mean at max meaning every length is
+ * max. When an edit of one end reaches or crosses the other
  * and the other was not set by the person, the other follows at the ratio the two had before (a
  * quarter where that ratio was not valid), so that lowering the longest response below the mean
  * moves the mean rather than refuse the scenario.

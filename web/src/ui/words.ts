@@ -138,13 +138,13 @@ const LENGTH_NOUNS: Record<string, string> = { response_len: 'response', prompt_
 /**
  * A length given as {"mean", "max"} (an RL job's responses, a served stream's prompts) whose mean
  * is not between its shortest and longest (serving.length_mean_out_of_range, at the mean): the
- * two values by the form's labels ("Mean response (9,000 tokens) must be less than Longest
+ * two values by the form's labels ("Mean response (9,000 tokens) must be at most Longest
  * response (8,192 tokens)"), or in words where the form has no field of them; never the JSON of
  * the full editor's field (probe 61: 'Response tokens (longest, or {"mean", "max"}) needs min <
  * mean < max').
  */
 export function lengthWords(e: { code: string; path: string; message: string }, label?: (path: string) => string | undefined): string | undefined {
-  const m = /^'([a-z_]+)' needs min < mean < max \(got min (\d+), mean ([0-9.e+-]+), max (\d+)\)$/.exec(e.message);
+  const m = /^'([a-z_]+)' needs min <= mean <= max \(got min (\d+), mean ([0-9.e+-]+), max (\d+)\)$/.exec(e.message);
   if (e.code !== 'serving.length_mean_out_of_range' || !m) return undefined;
   const [lo, mean, hi] = [m[2], m[3], m[4]].map(Number) as [number, number, number];
   const noun = LENGTH_NOUNS[m[1]!] ?? m[1]!.replace(/_len$/, '').replace(/_/g, ' ');
@@ -152,9 +152,9 @@ export function lengthWords(e: { code: string; path: string; message: string }, 
   const said = (key: string, fallback: string, v: number): string => `${label?.(`${parent}/${key}`) ?? fallback} (${groupDigits(v)} tokens)`;
   const longest = said('max', `the longest ${noun}`, hi);
   const shortest = said('min', `the shortest ${noun}`, lo);
-  if (lo >= hi) return `${shortest} must be less than ${longest}`;
+  if (lo > hi) return `${shortest} must be at most ${longest}`;
   const average = said('mean', `the mean ${noun} length`, mean);
-  return mean >= hi ? `${average} must be less than ${longest}` : `${average} must be more than ${shortest}`;
+  return mean > hi ? `${average} must be at most ${longest}` : `${average} must be at least ${shortest}`;
 }
 
 /**

@@ -329,18 +329,18 @@ describe('engine messages in the page’s words (probe 57)', () => {
 describe('error texts without JSON, codes or mixed vocabularies (probe 61)', () => {
   const rlLabels: Record<string, string> = { '/rl/response_len/mean': 'Mean response', '/rl/response_len/max': 'Longest response', '/num_devices': 'GPUs' };
   const label = (p: string): string | undefined => rlLabels[p];
-  const meanAboveMax = { code: 'serving.length_mean_out_of_range', path: '/rl/response_len/mean', message: "'response_len' needs min < mean < max (got min 1, mean 9000, max 8192)" };
+  const meanAboveMax = { code: 'serving.length_mean_out_of_range', path: '/rl/response_len/mean', message: "'response_len' needs min <= mean <= max (got min 1, mean 9000, max 8192)" };
 
   it('an RL mean above its longest: the form’s two fields by their labels, with the values', () => {
-    const words = 'Mean response (9,000 tokens) must be less than Longest response (8,192 tokens)';
+    const words = 'Mean response (9,000 tokens) must be at most Longest response (8,192 tokens)';
     expect(plainError(meanAboveMax, {}, new Set(), label).words).toBe(words);
     expect(fieldMessage(meanAboveMax, words, label)).toBe(words);
     // below the shortest; and a served stream's prompts, which the form has no field of: in words
-    const below = { ...meanAboveMax, message: "'response_len' needs min < mean < max (got min 100, mean 50, max 8192)" };
-    expect(plainError(below, {}, new Set(), label).words).toBe('Mean response (50 tokens) must be more than the shortest response (100 tokens)');
-    const served = { code: 'serving.length_mean_out_of_range', path: '/inference/serving/input_len/mean', message: "'input_len' needs min < mean < max (got min 1, mean 3000, max 2048)" };
+    const below = { ...meanAboveMax, message: "'response_len' needs min <= mean <= max (got min 100, mean 50, max 8192)" };
+    expect(plainError(below, {}, new Set(), label).words).toBe('Mean response (50 tokens) must be at least the shortest response (100 tokens)');
+    const served = { code: 'serving.length_mean_out_of_range', path: '/inference/serving/input_len/mean', message: "'input_len' needs min <= mean <= max (got min 1, mean 3000, max 2048)" };
     const plain = plainError(served, {}, new Set(), label).words;
-    expect(plain).toBe('the mean prompt length (3,000 tokens) must be less than the longest prompt (2,048 tokens)');
+    expect(plain).toBe('the mean prompt length (3,000 tokens) must be at most the longest prompt (2,048 tokens)');
     for (const w of [plain, plainError(meanAboveMax, {}, new Set(), label).words]) expect(w).not.toMatch(/[{}"]|_len|min </);
   });
 
