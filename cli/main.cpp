@@ -75,7 +75,8 @@ standard error. FORMAT: vllm (vllm bench serve --save-result JSON), sglang (benc
 --output-file), trtllm-bench (throughput report text), megatron / nemo / torchtitan (training
 log), inferencex (result rows, CSV with header), verl and nemo-rl (console logs of an RL job:
 step and phase timings, the run's mean lengths). --json prints {"format", "measurements",
-"filled", "unread"} instead. On invalid input prints the error object and exits with status 2.
+"filled", "unread"} instead. On invalid input says what is wrong on standard error (with --json:
+prints the error object) and exits with status 2.
 )";
 
 constexpr const char* kPresetsHelp =
@@ -636,12 +637,13 @@ int cmd_import(const std::vector<std::string>& args) {
       return 1;
     }
   const std::string out = optimus::api::import_measurements(pos[0], file, scenario);
-  if (as_json || optimus::api::is_error(out)) return emit(out, true, {});
-  const json r = json::parse(out);
-  for (const json& m : r["measurements"]) std::cout << m.dump() << "\n";
-  for (const json& f : r["filled"]) std::cerr << "filled: " << f.get<std::string>() << "\n";
-  for (const json& u : r["unread"]) std::cerr << "not read: " << u.get<std::string>() << "\n";
-  return 0;
+  // The error goes to standard error in words, as predict's does: piped into calibrate, an error
+  // object on standard output read as a line that is not a measurement and hid the import's error.
+  return emit(out, as_json, [](const json& r) {
+    for (const json& m : r["measurements"]) std::cout << m.dump() << "\n";
+    for (const json& f : r["filled"]) std::cerr << "filled: " << f.get<std::string>() << "\n";
+    for (const json& u : r["unread"]) std::cerr << "not read: " << u.get<std::string>() << "\n";
+  });
 }
 
 int cmd_validate(const std::vector<std::string>& args) {

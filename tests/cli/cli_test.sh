@@ -176,7 +176,7 @@ check unknown_cmd_typo 1 "$bin" serch
 contains unknown_cmd_typo "unknown command 'serch'; did you mean 'search'?"
 # Every format the importer accepts (its unknown-format message lists them) is named by the usage
 # text and by 'help import'.
-check import_unknown 2 "$bin" import nope "$dir/default.json" --scenario "$dir/default.json"
+check import_unknown 2 "$bin" import nope "$dir/default.json" --scenario "$dir/default.json" --json
 contains import_unknown '"code":"import.unknown_format"'
 formats=$(echo "$out" | sed -n "s/.*'; one of \([^\"]*\)\".*/\1/p" | sed 's/ (also / /; s/)//; s/,//g')
 [[ -n $formats ]] || { echo "FAIL import_formats: no format list in the error"; fails=$((fails + 1)); }
@@ -217,6 +217,12 @@ check preset_unknown_kind 2 "$bin" preset modles llama3-8b
 contains preset_unknown_kind "unknown preset kind 'modles'"
 check study_unknown_typo 2 "$bin" study memory-recomput
 contains study_unknown_typo "did you mean 'memory-recompute'?"
+# An import that fails says so in words on standard error and writes nothing a pipe into calibrate
+# would read as a line (it had printed the error object on standard output).
+check import_error_words 2 "$bin" import vllm "$dir/default.json" --scenario "$dir/default.json"
+contains import_error_words "error: import.malformed"
+piped=$("$bin" import vllm "$dir/default.json" --scenario "$dir/default.json" 2>/dev/null)
+[[ -z $piped ]] || { echo "FAIL import_error_stdout: '$piped' on standard output"; fails=$((fails + 1)); }
 check import_unknown_typo 2 "$bin" import vlm "$dir/default.json" --scenario "$dir/default.json"
 contains import_unknown_typo "unknown format 'vlm'; did you mean 'vllm'?"
 # With --json their errors are the JSON error object on standard output (a script reads one format).
