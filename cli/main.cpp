@@ -52,7 +52,8 @@ Reads a scenario (a JSON file, or stdin with '-') and prints the prediction: for
 iteration time and where it goes, tokens/s, MFU/HFU and time to train; for inference the
 time to first token, time per output token, latency and throughput; memory per device.
   --json   print exactly the output contract of docs/contract.md instead of a table
-On invalid input prints {"error": {"code", "path", "message"}} and exits with status 2.
+On invalid input says what is wrong (code, path, message) on standard error, or with --json
+prints {"error": {"code", "path", "message"}}, and exits with status 2.
 )";
 
 constexpr const char* kCalibrateHelp = R"(optimus calibrate FILE|- [--json]
@@ -63,7 +64,8 @@ e.g. training.iteration_time_s, serving.tpot_s.p50), all of one system and softw
 fits the calibration factors (matmul, memory, scale_up, scale_out, host). Prints the factors with
 their 90% bands and each measurement before and after; --json prints {"calibration", "fitted",
 "cases"}: put "calibration" into a scenario as its top-level key and predict applies it.
-On invalid input prints the error object (path "/<line>/...") and exits with status 2.
+On invalid input says what is wrong on standard error (with --json: prints the error object, path
+"/<line>/...") and exits with status 2.
 )";
 
 constexpr const char* kImportHelp = R"(optimus import FORMAT FILE --scenario S.json [--json]
