@@ -318,29 +318,6 @@ std::optional<std::string> with_infinity_as_number(std::string_view text) {
   return out;
 }
 
-// Plain words for the commonest hand-editing slips behind a parser's message (nlohmann/json's
-// parse_error text, "... while parsing object - unexpected string literal; expected '}'"; its
-// lexer stops at the first character that cannot continue, so "last read" ends with it).
-std::string syntax_hint(std::string_view what) {
-  static constexpr std::pair<std::string_view, std::string_view> kSlips[] = {
-      {"#'; ", "JSON has no comments"},
-      {"/'; ", "JSON has no comments"},
-      {"''; ", "JSON writes keys and strings in double quotes"},
-      {"object key - invalid literal", "a key must be in double quotes"},
-      {"unexpected '}'; expected string",
-       "a comma before a closing bracket: JSON allows none after the last item"},
-      {"unexpected ']'; expected '['",
-       "a comma before a closing bracket: JSON allows none after the last item"},
-      {"literal; expected '}'", "a comma is probably missing before it"},
-      {"literal; expected ']'", "a comma is probably missing before it"},
-      {"expected ':'", "a colon is probably missing after the key"},
-      {"; expected end of input", "something after the scenario's last closing '}'"},
-  };
-  for (const auto& [needle, hint] : kSlips)
-    if (what.find(needle) != std::string_view::npos) return " (" + std::string(hint) + ")";
-  return {};
-}
-
 }  // namespace
 
 std::optional<std::string> infinity_as_number(std::string_view text) { return with_infinity_as_number(text); }
@@ -484,10 +461,11 @@ Result<Scenario> parse_scenario(std::string_view text) {
     const std::string what = std::string(e.what()).substr(std::string(e.what()).find(' ') + 1);
     const bool overflow = what.find("number overflow") != std::string::npos;
     const std::string at = dup.error_path.value_or("");
-    return make_error(
-        "scenario.malformed_json", at,
-        "the scenario is not valid JSON" + (at.empty() ? std::string() : " at " + at) + ": " + what +
-            (overflow ? " (a number beyond the largest a double holds, about 1.8e308)" : syntax_hint(what)));
+    return make_error("scenario.malformed_json", at,
+                      "the scenario is not valid JSON" + (at.empty() ? std::string() : " at " + at) + ": " +
+                          what +
+                          (overflow ? " (a number beyond the largest a double holds, about 1.8e308)"
+                                    : io::json_syntax_hint(what)));
   }
   std::optional<Error> err;
   Reader r(root, "", err);

@@ -54,6 +54,43 @@ std::optional<ojson> write_object_list(const std::vector<T>& xs, const Fields<T>
 
 }  // namespace
 
+// Plain words for the commonest hand-editing slips behind a parser's message (nlohmann/json's
+// parse_error text, "... while parsing object - unexpected string literal; expected '}'"; its
+// lexer stops at the first character that cannot continue a token, so "last read" ends with it).
+std::string json_syntax_hint(std::string_view what) {
+  const auto hint = [](std::string_view h) { return " (" + std::string(h) + ")"; };
+  std::string_view read;
+  if (const auto at = what.find("last read: '"); at != std::string_view::npos) {
+    read = what.substr(at + 12);
+    const auto end = read.find("'; ");
+    read = read.substr(0, end != std::string_view::npos ? end : read.rfind('\''));
+  }
+  if (what.find("invalid literal") != std::string_view::npos && !read.empty()) {
+    const char last = read.back(), before = read.size() > 1 ? read[read.size() - 2] : ' ';
+    if (std::string_view("+-*/").find(last) != std::string_view::npos && before >= '0' && before <= '9')
+      return hint("JSON has no arithmetic: write the number itself");
+    if (last == '/' || last == '#') return hint("JSON has no comments");
+    if (last == '\'') return hint("JSON writes keys and strings in double quotes");
+    if (what.find("object key") != std::string_view::npos) return hint("a key must be in double quotes");
+    if (last == 'T' || last == 'F' || last == 'N')
+      return hint("JSON writes true, false and null in lower case");
+    if (last == '.') return hint("a number needs a digit before its point, e.g. 0.5");
+  }
+  static constexpr std::pair<std::string_view, std::string_view> kSlips[] = {
+      {"unexpected '}'; expected string",
+       "a comma before a closing bracket: JSON allows none after the last item"},
+      {"unexpected ']'; expected '['",
+       "a comma before a closing bracket: JSON allows none after the last item"},
+      {"literal; expected '}'", "a comma is probably missing before it"},
+      {"literal; expected ']'", "a comma is probably missing before it"},
+      {"expected ':'", "a colon is probably missing after the key"},
+      {"; expected end of input", "something after the scenario's last closing '}'"},
+  };
+  for (const auto& [needle, h] : kSlips)
+    if (what.find(needle) != std::string_view::npos) return hint(h);
+  return {};
+}
+
 std::string unknown_key_message(const std::string& key, const std::set<std::string>& known) {
   return "unknown key '" + key + "'" + did_you_mean(key, known) + " (known keys here: " + join(known, ", ") +
          ")";

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,9 @@ inline std::string as_written(const json& v) {
   return v.is_number() && v.get<double>() >= kInfinityNumber ? "Infinity" : v.dump();
 }
 
+// What a parser's syntax error (nlohmann/json's parse_error text) probably means, in words, as
+// " (...)" to append, or "" (objects.cpp, built for size: it runs once, on a malformed file).
+std::string json_syntax_hint(std::string_view what);
 // The message of scenario.unknown_key (objects.cpp, built for size): the key, the one it probably
 // meant where one known key is near it (base/words.h nearest_word: "trainig": did you mean
 // 'training'?), and the keys the object has.

@@ -509,6 +509,13 @@ TEST(Io, JsonSlipsAreNamedInPlainWords) {
        {"{\"model\": \"x\", // c\n}", "{\"model\": \"x\", # c\n}", "{\"a\": 1 /* c */}"})
     EXPECT_TRUE(ends_with(message(comment), "(JSON has no comments)")) << comment << ": " << message(comment);
   EXPECT_TRUE(ends_with(message("{\"model\" \"x\"}"), "(a colon is probably missing after the key)"));
+  for (const char* sum : {"{\"num_devices\": 1/2}", "{\"num_devices\": 4*2}", "{\"num_devices\": 4+4}"})
+    EXPECT_TRUE(ends_with(message(sum), "(JSON has no arithmetic: write the number itself)")) << message(sum);
+  for (const char* word : {"{\"cuda_graphs\": True}", "{\"cuda_graphs\": False}", "{\"x\": None}"})
+    EXPECT_TRUE(ends_with(message(word), "(JSON writes true, false and null in lower case)"))
+        << message(word);
+  EXPECT_TRUE(ends_with(message("{True: 1}"), "(a key must be in double quotes)"));
+  EXPECT_TRUE(ends_with(message("{\"x\": .5}"), "(a number needs a digit before its point, e.g. 0.5)"));
   EXPECT_TRUE(ends_with(message("{\"model\": \"x\"}}"), "(something after the scenario's last closing '}')"));
   // A file cut short keeps the parser's own words: nothing is missing but the rest.
   EXPECT_TRUE(ends_with(message("{\"model\": \"x\""), "unexpected end of input; expected '}'"));
