@@ -76,13 +76,14 @@ std::string json_syntax_hint(std::string_view what) {
       return hint("JSON writes true, false and null in lower case");
     if (last == '.') return hint("a number needs a digit before its point, e.g. 0.5");
   }
+  constexpr std::string_view trailing =
+      "a comma before a closing bracket: JSON allows none after the last item";
+  constexpr std::string_view missing = "a comma is probably missing before it";
   static constexpr std::pair<std::string_view, std::string_view> kSlips[] = {
-      {"unexpected '}'; expected string",
-       "a comma before a closing bracket: JSON allows none after the last item"},
-      {"unexpected ']'; expected '['",
-       "a comma before a closing bracket: JSON allows none after the last item"},
-      {"literal; expected '}'", "a comma is probably missing before it"},
-      {"literal; expected ']'", "a comma is probably missing before it"},
+      {"unexpected '}'; expected string", trailing},
+      {"unexpected ']'; expected '['", trailing},
+      {"literal; expected '}'", missing},
+      {"literal; expected ']'", missing},
       {"expected ':'", "a colon is probably missing after the key"},
       {"; expected end of input", "something after the scenario's last closing '}'"},
   };

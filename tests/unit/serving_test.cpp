@@ -77,8 +77,6 @@ TEST(Serving, TheStreamsCostFollowsTheStreamNotTheStaticBatch) {
             few["serving"]["cost"]["device_power_W"].get<double>());
 }
 
-// A closed loop of C clients keeps C requests in the system: throughput x latency = C (Little's
-// law), up to the ramp at the start and the drain at the end.
 // A length's mean at its max (or min) is every request that long: the stream of the whole number.
 TEST(Serving, AMeanAtEitherEndIsAFixedLength) {
   const json stream = {{"arrival", "offline"}, {"num_requests", 64}, {"output_len", 128}};
@@ -91,6 +89,8 @@ TEST(Serving, AMeanAtEitherEndIsAFixedLength) {
   for (const json& s : {at_max, at_min}) EXPECT_EQ(predict(base(s))["serving"], want["serving"]) << s.dump();
 }
 
+// A closed loop of C clients keeps C requests in the system: throughput x latency = C (Little's
+// law), up to the ramp at the start and the drain at the end.
 TEST(Serving, LittlesLawHoldsForAClosedLoop) {
   for (int clients : {4, 32}) {
     const json s = serve({{"arrival", "closed"}, {"concurrency", clients}, {"num_requests", 3000}});
