@@ -325,6 +325,16 @@ TEST(Readme, IsAFrontDoorWithTwoCommands) {
   const std::string test_command = (open + 2)->substr(0, (open + 2)->find(' '));
   EXPECT_EQ(test_command, "scripts/test");
   EXPECT_NE(runner.find(test_command), std::string::npos) << ".ci/run does not call " << test_command;
+  // A picture of the page, a PNG in the repository (issue 41's front door).
+  const auto picture =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("![", 0) == 0; });
+  ASSERT_NE(picture, lines.end()) << "README.md shows no picture of the page";
+  const auto at = picture->find("](");
+  ASSERT_NE(at, std::string::npos);
+  const std::string target = picture->substr(at + 2, picture->find(')', at) - at - 2);
+  const std::string png = read_file(kSource / target);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8))
+      << target << " is not a PNG in the repository";
 }
 
 }  // namespace
