@@ -461,11 +461,12 @@ Result<Scenario> parse_scenario(std::string_view text) {
     const std::string what = std::string(e.what()).substr(std::string(e.what()).find(' ') + 1);
     const bool overflow = what.find("number overflow") != std::string::npos;
     const std::string at = dup.error_path.value_or("");
+    const auto* parse = dynamic_cast<const json::parse_error*>(&e);
     return make_error("scenario.malformed_json", at,
                       "the scenario is not valid JSON" + (at.empty() ? std::string() : " at " + at) + ": " +
                           what +
                           (overflow ? " (a number beyond the largest a double holds, about 1.8e308)"
-                                    : io::json_syntax_hint(what)));
+                                    : io::json_syntax_hint(what, text, parse ? parse->byte : 0)));
   }
   std::optional<Error> err;
   Reader r(root, "", err);

@@ -57,8 +57,24 @@ std::optional<ojson> write_object_list(const std::vector<T>& xs, const Fields<T>
 // Plain words for the commonest hand-editing slips behind a parser's message (nlohmann/json's
 // parse_error text, "... while parsing object - unexpected string literal; expected '}'"; its
 // lexer stops at the first character that cannot continue a token, so "last read" ends with it).
-std::string json_syntax_hint(std::string_view what) {
+std::string json_syntax_hint(std::string_view what, std::string_view text, std::size_t byte) {
   const auto hint = [](std::string_view h) { return " (" + std::string(h) + ")"; };
+  // "08": the lexer reads the number 0, then 8 as a second number (RFC 8259 section 6: an integer
+  // part starts with 0 only where it is 0), so the message says "unexpected number literal". The
+  // digits around the error's byte (1-based, the last character read) are the number as typed; a
+  // second number that starts a run of its own ("1.5 08") is a comma missing.
+  if (what.find("unexpected number literal") != std::string_view::npos && byte > 0 && byte <= text.size()) {
+    constexpr std::string_view digits = "0123456789";
+    const auto start = text.find_last_not_of(digits, byte - 1) + 1;  // npos + 1 == 0: digits from the start
+    const auto end = std::min(text.find_first_not_of(digits, byte - 1), text.size());
+    const std::string sign = start > 0 && text[start - 1] == '-' ? "-" : "";
+    const std::string_view run = text.substr(start, end - start);
+    if (start + 1 < byte && run[0] == '0') {  // the unexpected number began inside the run
+      const std::string_view value = run.substr(std::min(run.find_first_not_of('0'), run.size() - 1));
+      return hint("JSON numbers have no leading zeros: write " + sign + std::string(value) + ", not " + sign +
+                  std::string(run));
+    }
+  }
   std::string_view read;
   if (const auto at = what.find("last read: '"); at != std::string_view::npos) {
     read = what.substr(at + 12);

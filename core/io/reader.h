@@ -62,8 +62,9 @@ inline std::string as_written(const json& v) {
 }
 
 // What a parser's syntax error (nlohmann/json's parse_error text) probably means, in words, as
-// " (...)" to append, or "" (objects.cpp, built for size: it runs once, on a malformed file).
-std::string json_syntax_hint(std::string_view what);
+// " (...)" to append, or "" (objects.cpp, built for size: it runs once, on a malformed file);
+// `byte` is the parse error's position in `text` (1-based; 0 where unknown).
+std::string json_syntax_hint(std::string_view what, std::string_view text = {}, std::size_t byte = 0);
 // The message of scenario.unknown_key (objects.cpp, built for size): the key, the one it probably
 // meant where one known key is near it (base/words.h nearest_word: "trainig": did you mean
 // 'training'?), and the keys the object has.

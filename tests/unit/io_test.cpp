@@ -517,6 +517,15 @@ TEST(Io, JsonSlipsAreNamedInPlainWords) {
   EXPECT_TRUE(ends_with(message("{True: 1}"), "(a key must be in double quotes)"));
   EXPECT_TRUE(ends_with(message("{\"x\": .5}"), "(a number needs a digit before its point, e.g. 0.5)"));
   EXPECT_TRUE(ends_with(message("{\"model\": \"x\"}}"), "(something after the scenario's last closing '}')"));
+  // A leading zero reads as two numbers (0, then 8): named as such, with the number as typed.
+  EXPECT_TRUE(ends_with(message("{\"parallel\": {\"tp\": 08}}"),
+                        "(JSON numbers have no leading zeros: write 8, not 08)"));
+  EXPECT_TRUE(
+      ends_with(message("{\"x\": [-007, 1]}"), "(JSON numbers have no leading zeros: write -7, not -007)"));
+  EXPECT_TRUE(ends_with(message("{\"x\": 00}"), "(JSON numbers have no leading zeros: write 0, not 00)"));
+  // A second number of its own after a space is a comma missing, leading zero or not.
+  for (const char* two : {"{\"x\": [1.5 08]}", "{\"x\": 0 8}"})
+    EXPECT_TRUE(ends_with(message(two), "(a comma is probably missing before it)")) << message(two);
   // A file cut short keeps the parser's own words: nothing is missing but the rest.
   EXPECT_TRUE(ends_with(message("{\"model\": \"x\""), "unexpected end of input; expected '}'"));
 }
