@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <chrono>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -240,25 +239,30 @@ struct ParsedOptions {
   std::optional<Error> error;
 };
 
+// The search options' text as JSON: blank text is no options (an empty object); text that is not
+// JSON (a syntax error, a number beyond a double) is search.malformed_options.
+Result<io::json> read_options(std::string_view text) {
+  if (text.find_first_not_of(" \t\n\v\f\r") == std::string_view::npos) return io::json::object();
+  try {
+    return io::json::parse(text.begin(), text.end());
+  } catch (const io::json::exception& e) {
+    return Error{"search.malformed_options", "",
+                 std::string("the search options are not valid JSON: ") + e.what()};
+  }
+}
+
 ParsedOptions parse_search_options(std::string_view text, const Scenario& s) {
   ParsedOptions out;
   SearchOptions& o = out.options;
   o.mode = s.training                            ? SearchMode::training
            : s.inference && s.inference->serving ? SearchMode::serving
                                                  : SearchMode::inference;
-  std::string_view trimmed = text;
-  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\n' || trimmed.front() == '\t' ||
-                              trimmed.front() == '\r'))
-    trimmed.remove_prefix(1);
-  if (trimmed.empty()) return out;
-  io::json root;
-  try {
-    root = io::json::parse(text.begin(), text.end());
-  } catch (const io::json::exception& e) {  // syntax errors, and numbers beyond a double
-    out.error = Error{"search.malformed_options", "",
-                      std::string("the search options are not valid JSON: ") + e.what()};
+  auto parsed = read_options(text);
+  if (!parsed) {
+    out.error = parsed.error();
     return out;
   }
+  const io::json& root = *parsed;
   std::optional<Error> err;
   io::Reader r(root, "", err);
   if (auto top = r.integer("top", false, 1, static_cast<std::int64_t>(kMaxSearchTop)))
@@ -450,22 +454,15 @@ std::string serving_search_json(const Scenario& s, const FixedLayout& fixed, std
 
 // The RL placement search (rl/rl.h search_rl): options "top" (1-1000, default 10) and "rank_by"
 // ("time" | "cost"). Each candidate with its rl block as predict writes it.
-std::string rl_search_json(const Scenario& s, std::string_view options_json,
+std::string rl_search_json(const Scenario& s, std::string_view options_text,
                            const std::function<bool(double)>& progress) {
   using ojson = nlohmann::ordered_json;
   std::size_t top = 10;
   TrainingRank rank = TrainingRank::time;
-  std::string_view trimmed = options_json;
-  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front())))
-    trimmed.remove_prefix(1);
-  if (!trimmed.empty()) {
-    io::json root;
-    try {
-      root = io::json::parse(options_json.begin(), options_json.end());
-    } catch (const io::json::exception& e) {
-      return error_to_json(Error{"search.malformed_options", "",
-                                 std::string("the search options are not valid JSON: ") + e.what()});
-    }
+  {
+    auto parsed = read_options(options_text);
+    if (!parsed) return error_to_json(parsed.error());
+    const io::json& root = *parsed;
     std::optional<Error> err;
     io::Reader r(root, "", err);
     if (auto t = r.integer("top", false, 1, static_cast<std::int64_t>(kMaxSearchTop)))
@@ -502,14 +499,7 @@ std::string rl_search_json(const Scenario& s, std::string_view options_json,
   ojson j;
   j["mode"] = "rl";
   j["rank_by"] = std::string(name_of(rank));
-  j["evaluated"] = res->evaluated;
-  j["feasible"] = res->feasible;
-  ojson rejected = ojson::object();
-  for (const auto& [code, n] : res->rejected) rejected[code] = n;
-  j["rejected"] = rejected;
-  j["elapsed_s"] = elapsed;
-  j["layouts_per_s"] = elapsed > 0 ? static_cast<double>(res->evaluated) / elapsed : 0.0;
-  j["cancelled"] = res->cancelled;
+  add_counts(j, *res, elapsed);
   ojson best = ojson::array();
   for (const RlCandidate& c : res->best) {
     Scenario cs = s;
