@@ -43,12 +43,16 @@ Usage:
                                       --json one line per scenario key (type, range, default, unit)
   optimus help [COMMAND]              this text, or a command's
 
+A scenario FILE may also be a preset scenario's id where no file has that name (optimus presets
+scenarios lists them): optimus predict default.
+
 Exit status: 0 success, 1 usage error, 2 invalid scenario (error object printed).
 )";
 
 constexpr const char* kPredictHelp = R"(optimus predict FILE|- [--json]
 
-Reads a scenario (a JSON file, or stdin with '-') and prints the prediction: for training the
+Reads a scenario (a JSON file, stdin with '-', or a preset scenario's id where no file has that
+name: optimus predict default) and prints the prediction: for training the
 iteration time and where it goes, tokens/s, MFU/HFU and time to train; for inference the
 time to first token, time per output token, latency and throughput; memory per device.
   --json   print exactly the output contract of docs/contract.md instead of a table
@@ -106,6 +110,22 @@ std::string read_input(const std::string& file, std::string& out) {
   ss << in.rdbuf();
   out = ss.str();
   return "";
+}
+
+// A scenario to read: a file, '-' (standard input), or, where no file has that name, the id of a
+// preset scenario (`optimus presets scenarios`, the page's Examples): `optimus predict default`.
+std::string read_scenario(const std::string& file, std::string& out) {
+  const std::string why = read_input(file, out);
+  if (why != "no such file") return why;
+  if (const std::string preset = optimus::api::preset("scenarios", file); !optimus::api::is_error(preset)) {
+    out = preset;
+    return "";
+  }
+  std::vector<std::string> ids;
+  for (const auto& p : json::parse(optimus::api::presets("scenarios"))["scenarios"])
+    ids.push_back(p["id"].get<std::string>());
+  return "no such file, nor a preset scenario of that name" + optimus::did_you_mean(file, ids) +
+         " (optimus presets scenarios lists them)";
 }
 
 std::string seconds(double s) {
@@ -542,9 +562,11 @@ int emit(const std::string& out, bool as_json, const std::function<void(const js
   return failed ? 2 : 0;
 }
 
-// A command of one input file and --json (predict, calibrate): reads FILE (or stdin with '-'),
-// hands it to the engine and prints the answer.
+// A command of one input file and --json (predict, calibrate): reads FILE (or stdin with '-';
+// `read`: read_scenario for a scenario, read_input for other files), hands it to the engine and
+// prints the answer.
 int cmd_file(const char* name, const char* help, const std::vector<std::string>& args,
+             std::string (*read)(const std::string&, std::string&),
              const std::function<std::string(const std::string&)>& engine,
              const std::function<void(const json&)>& print) {
   bool as_json = false;
@@ -567,7 +589,7 @@ int cmd_file(const char* name, const char* help, const std::vector<std::string>&
     return 1;
   }
   std::string text;
-  if (const std::string why = read_input(file, text); !why.empty()) {
+  if (const std::string why = read(file, text); !why.empty()) {
     std::cerr << "optimus " << name << ": cannot read '" << file << "': " << why << "\n";
     return 1;
   }
@@ -576,8 +598,8 @@ int cmd_file(const char* name, const char* help, const std::vector<std::string>&
 
 int cmd_predict(const std::vector<std::string>& args) {
   return cmd_file(
-      "predict", kPredictHelp, args, [](const std::string& t) { return optimus::api::predict(t); },
-      print_prediction);
+      "predict", kPredictHelp, args, read_scenario,
+      [](const std::string& t) { return optimus::api::predict(t); }, print_prediction);
 }
 
 void print_calibration(const json& r) {
@@ -608,8 +630,8 @@ void print_calibration(const json& r) {
 
 int cmd_calibrate(const std::vector<std::string>& args) {
   return cmd_file(
-      "calibrate", kCalibrateHelp, args, [](const std::string& t) { return optimus::api::calibrate(t); },
-      print_calibration);
+      "calibrate", kCalibrateHelp, args, read_input,
+      [](const std::string& t) { return optimus::api::calibrate(t); }, print_calibration);
 }
 
 int cmd_import(const std::vector<std::string>& args) {
@@ -634,7 +656,8 @@ int cmd_import(const std::vector<std::string>& args) {
   std::string file, scenario;
   for (const auto& [path, into] : {std::pair<const std::string&, std::string&>{pos[1], file},
                                    std::pair<const std::string&, std::string&>{scenario_file, scenario}})
-    if (const std::string why = read_input(path, into); !why.empty()) {
+    if (const std::string why = &into == &scenario ? read_scenario(path, into) : read_input(path, into);
+        !why.empty()) {
       std::cerr << "optimus import: cannot read '" << path << "': " << why << "\n";
       return 1;
     }
@@ -656,7 +679,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     return args.size() == 1 ? 0 : 1;
   }
   std::string text;
-  if (const std::string why = read_input(args[0], text); !why.empty()) {
+  if (const std::string why = read_scenario(args[0], text); !why.empty()) {
     std::cerr << "optimus validate: cannot read '" << args[0] << "': " << why << "\n";
     return 1;
   }
@@ -961,7 +984,7 @@ int cmd_search(const std::vector<std::string>& args) {
     return 1;
   }
   std::string text;
-  if (const std::string why = read_input(file, text); !why.empty()) {
+  if (const std::string why = read_scenario(file, text); !why.empty()) {
     std::cerr << "optimus search: cannot read '" << file << "': " << why << "\n";
     return 1;
   }

@@ -131,7 +131,18 @@ contains rl_search_none "placements in"
 contains rl_search_none "No placement runs this job."
 contains rl_search_none "64 devices would have one (the fewest found, up to 32 times as many)."
 check missing_file 1 "$bin" predict /nonexistent.json
-contains missing_file "no such file"
+contains missing_file "no such file, nor a preset scenario of that name (optimus presets scenarios lists them)"
+# Where no file has the name, a preset scenario's id is read (predict, validate, search, import's
+# --scenario); a file of that name comes first; calibrate's measurements are a file only.
+abs_bin=$(realpath "$bin") abs_dir=$(realpath "$dir")
+check preset_id_predict 0 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\"' EXIT && '$abs_bin' predict default --json > id.json && '$abs_bin' predict '$abs_dir/default.json' --json | cmp - id.json"
+check preset_id_validate 0 "$bin" validate llama3-70b-8xh100-serving
+contains preset_id_validate '"ok": true'
+check preset_id_search 0 "$bin" search default --top 1
+contains preset_id_search "1 feasible"
+check preset_id_file_first 2 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\"' EXIT && echo '{}' > default && '$abs_bin' predict default"
+check preset_id_calibrate 1 "$bin" calibrate default
+contains preset_id_calibrate "cannot read 'default': no such file"
 # A directory opens as an empty stream: it is named as a directory, not read as empty JSON.
 check directory 1 "$bin" predict "$dir"
 contains directory "is a directory"
