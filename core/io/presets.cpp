@@ -48,28 +48,41 @@ std::string known_ids(std::string_view kind) {
   return out;
 }
 
-// What a mistyped id of that kind may have meant, as "'a' or 'b'", else empty: the presets whose
-// folded id begins with the folded typo (at least 4 characters: "qwen3-235b" -> qwen3-235b-a22b),
-// else the nearest by edit distance (at most a quarter of its characters, and at least one, away:
-// "dgx-h10" -> dgx-h100); ties all named, three at most.
+// Whether one of the id's hyphen-separated parts folds to `want` ("h100" in dgx-h100).
+bool has_part(std::string_view id, const std::string& want) {
+  for (std::size_t start = 0; start <= id.size();) {
+    const std::size_t dash = std::min(id.find('-', start), id.size());
+    if (folded(id.substr(start, dash - start)) == want) return true;
+    start = dash + 1;
+  }
+  return false;
+}
+
+// What a mistyped id of that kind may have meant, as "'a' or 'b'", else empty: the presets of
+// which it is a whole part (a GPU named for a system: "h100" -> dgx-h100; "llama3" -> its three
+// sizes), else those whose folded id begins with it (at least 4 characters: "qwen3-235b" ->
+// qwen3-235b-a22b), else the nearest by edit distance (at most a quarter of its characters, and at
+// least one, away: "dgx-h10" -> dgx-h100); ties all named, three at most (more: none, it is
+// ambiguous: "deepseek").
 std::string nearest_ids(std::string_view kind, std::string_view id) {
   const std::string want = folded(id);
   // Ids are short; a longer "id" is no typo of one (and the distance would cost its length times
   // every preset's).
   if (want.empty() || want.size() > 64) return "";
-  std::vector<std::string> prefixed, nearest;
+  std::vector<std::string> prefixed, parts, nearest;
   const std::size_t limit = std::max<std::size_t>(1, want.size() / 4);
   std::size_t best = limit;
   for (const auto& p : embedded_presets()) {
     if (p.kind != kind) continue;
     const std::string f = folded(p.id);
     if (want.size() >= 4 && f.starts_with(want)) prefixed.emplace_back(p.id);
+    if (has_part(p.id, want)) parts.emplace_back(p.id);
     const std::size_t d = edit_distance(want, f);
     if (d > best) continue;
     if (d < best) best = d, nearest.clear();
     nearest.emplace_back(p.id);
   }
-  const std::vector<std::string>& pick = prefixed.empty() ? nearest : prefixed;
+  const std::vector<std::string>& pick = !parts.empty() ? parts : !prefixed.empty() ? prefixed : nearest;
   if (pick.empty() || pick.size() > 3) return "";
   std::vector<std::string> quoted;
   for (const std::string& name : pick) quoted.push_back("'" + name + "'");

@@ -590,6 +590,14 @@ TEST(Io, PresetIdsMatchAsPeopleWriteThem) {
   EXPECT_NE(message("model", "llama31-8b").find("did you mean 'llama3-8b' or 'llama3.1-8b'?"),
             std::string::npos);
   EXPECT_NE(message("system", "dgx-h10").find("did you mean 'dgx-h100'?"), std::string::npos);
+  // A whole part of an id names it: a GPU typed for a system, a family for a model; more than
+  // three is ambiguous and names none.
+  EXPECT_NE(message("system", "H100").find("did you mean 'dgx-h100'?"), std::string::npos);
+  EXPECT_NE(message("system", "nvl72").find("did you mean 'gb200-nvl72' or 'gb300-nvl72'?"),
+            std::string::npos);
+  EXPECT_NE(message("model", "llama3").find("did you mean 'llama3-405b', 'llama3-70b' or 'llama3-8b'?"),
+            std::string::npos);
+  EXPECT_EQ(message("model", "deepseek").find("did you mean"), std::string::npos);
   EXPECT_EQ(message("model", "gpt5").find("did you mean"), std::string::npos);
   // two edits from gpt-j-6b and gpt-20b, over the quarter of its 5 characters: nothing named
   EXPECT_EQ(message("model", "gpt-j9").find("did you mean"), std::string::npos);
