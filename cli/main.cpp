@@ -122,8 +122,8 @@ std::string read_scenario(const std::string& file, std::string& out) {
     return "";
   }
   std::vector<std::string> ids;
-  for (const auto& p : json::parse(optimus::api::presets("scenarios"))["scenarios"])
-    ids.push_back(p["id"].get<std::string>());
+  const json list = json::parse(optimus::api::presets("scenarios"));  // held: the loop reads into it
+  for (const auto& p : list["scenarios"]) ids.push_back(p["id"].get<std::string>());
   return "no such file, nor a preset scenario of that name" + optimus::did_you_mean(file, ids) +
          " (optimus presets scenarios lists them)";
 }
