@@ -988,7 +988,23 @@ int cmd_search(const std::vector<std::string>& args) {
     std::cerr << "optimus search: cannot read '" << file << "': " << why << "\n";
     return 1;
   }
-  return emit(optimus::api::search(text, options.dump()), as_json, print_search);
+  // A training search holds the layout keys the scenario's "parallel" object states (io/api.cpp
+  // fixed_keys): named before the ranking, so that a scenario stating every key (the presets do)
+  // reads as one layout checked, not as a search that found one.
+  std::string held;
+  if (const json sc = json::parse(text, nullptr, false); sc.is_object())
+    if (const auto it = sc.find("parallel"); it != sc.end() && it->is_object())
+      for (const char* key : {"tp", "pp", "dp", "cp", "ep", "etp", "micro_batch", "interleave",
+                              "sequence_parallel", "recompute", "recompute_fraction", "zero_stage"})
+        if (const auto v = it->find(key); v != it->end())
+          held += (held.empty() ? "" : ", ") + std::string(key) + " " +
+                  (v->is_string() ? v->get<std::string>() : v->dump());
+  return emit(optimus::api::search(text, options.dump()), as_json, [&held](const json& r) {
+    if (!held.empty() && r["mode"] == "training")
+      std::cout << "Held as the scenario states them: " << held
+                << " (take a key out of \"parallel\", or write \"parallel\": \"auto\", to search it)\n";
+    print_search(r);
+  });
 }
 
 constexpr const char* kStudyHelp = R"(optimus study NAME [--job JSON] [--json]

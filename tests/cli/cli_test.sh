@@ -140,6 +140,10 @@ check preset_id_validate 0 "$bin" validate llama3-70b-8xh100-serving
 contains preset_id_validate '"ok": true'
 check preset_id_search 0 "$bin" search default --top 1
 contains preset_id_search "1 feasible"
+# A training search names the layout keys the scenario holds fixed (the default states them all).
+contains preset_id_search "Held as the scenario states them: tp 8, pp 2, dp 4, micro_batch 1, interleave 1, sequence_parallel true, recompute selective, zero_stage 1 (take a key out of"
+check search_held_serving 0 "$bin" search llama3-70b-8xh100-serving --top 1
+if [[ $out == *"Held as"* ]]; then echo "FAIL search_held_serving: a serving search names training keys"; fails=$((fails + 1)); fi
 check preset_id_file_first 2 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\"' EXIT && echo '{}' > default && '$abs_bin' predict default"
 check preset_id_calibrate 1 "$bin" calibrate default
 contains preset_id_calibrate "cannot read 'default': no such file"
