@@ -145,6 +145,8 @@ contains preset_id_search "Held as the scenario states them: tp 8, pp 2, dp 4, m
 check search_held_serving 0 "$bin" search llama3-70b-8xh100-serving --top 1
 if [[ $out == *"Held as"* ]]; then echo "FAIL search_held_serving: a serving search names training keys"; fails=$((fails + 1)); fi
 check preset_id_file_first 2 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\"' EXIT && echo '{}' > default && '$abs_bin' predict default"
+check preset_id_typo 1 "$bin" predict defualt
+contains preset_id_typo "no such file, nor a preset scenario of that name; did you mean 'default'?"
 check preset_id_calibrate 1 "$bin" calibrate default
 contains preset_id_calibrate "cannot read 'default': no such file"
 # A directory opens as an empty stream: it is named as a directory, not read as empty JSON.
