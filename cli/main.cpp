@@ -159,6 +159,31 @@ std::string num(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
+// A large count as people read it, to `digits` significant digits: "592,600" or "4,610" below a
+// million, "3.698 million", "1.5 trillion" above (a run's device-hours, dollars, tokens, joules),
+// where "%g" wrote "5.926e+05"; smaller numbers as "%g" writes them.
+std::string count(double v, int digits = 4) {
+  char buf[64];
+  const double a = std::fabs(v);
+  if (!std::isfinite(v) || a < std::pow(10.0, digits) || a >= 1e15) {  // "%g" writes these plainly
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+  }
+  if (a >= 1e6) {
+    const char* word = a >= 1e12 ? "trillion" : a >= 1e9 ? "billion" : "million";
+    std::snprintf(buf, sizeof buf, "%.*g %s", digits, v / (a >= 1e12 ? 1e12 : a >= 1e9 ? 1e9 : 1e6), word);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);  // 10^digits to 999,999: rounded, then grouped
+  const auto rounded = static_cast<long long>(std::llround(std::strtod(buf, nullptr)));
+  std::string digits_text = std::to_string(rounded < 0 ? -rounded : rounded), out;
+  for (std::size_t i = 0; i < digits_text.size(); ++i) {
+    if (i > 0 && (digits_text.size() - i) % 3 == 0) out += ',';
+    out += digits_text[i];
+  }
+  return (rounded < 0 ? "-" : "") + out;
+}
+
 // The `n` operators of `phase` ("" for all) that take the most of `total_s` (each operator's
 // time x its executions: training.operators per iteration, inference.operators per step), with
 // their share and what bounds each. An operator listed once per layer kind (`layer_kind`: a
@@ -440,11 +465,11 @@ void print_prediction(const json& p) {
     }
   }
   const auto cost = [&](const json& c) {
-    std::cout << "  energy              " << num(c["joules_per_token"].get<double>(), "%.3g")
+    std::cout << "  energy              " << count(c["joules_per_token"].get<double>(), 3)
               << " J per output token (" << num(c["device_power_W"].get<double>(), "%.0f")
               << " W per device)";
     if (c.contains("usd_per_million_output_tokens"))
-      std::cout << ", $" << num(c["usd_per_million_output_tokens"].get<double>(), "%.3g")
+      std::cout << ", $" << count(c["usd_per_million_output_tokens"].get<double>(), 3)
                 << " per million output tokens";
     std::cout << "\n";
   };
@@ -465,19 +490,18 @@ void print_prediction(const json& p) {
               << seconds(r["ideal_time_s"].get<double>()) << "), goodput "
               << num(100 * r["goodput"].get<double>(), "%.1f") << "%" << band(p, "run.wall_days", days)
               << "\n";
-    const auto hours = [](double v) { return num(v, "%.4g"); };
+    const auto hours = [](double v) { return count(v); };
     std::cout << "  device-hours        " << hours(r["gpu_hours"].get<double>())
               << band(p, "run.gpu_hours", hours) << "\n";
-    std::cout << "  energy              " << num(r["energy_mwh"].get<double>(), "%.4g")
-              << " MWh at the meter (" << num(r["device_energy_mwh"].get<double>(), "%.4g")
-              << " MWh devices alone, " << num(r["device_power_W"].get<double>(), "%.0f")
-              << " W per device)\n";
+    std::cout << "  energy              " << count(r["energy_mwh"].get<double>()) << " MWh at the meter ("
+              << count(r["device_energy_mwh"].get<double>()) << " MWh devices alone, "
+              << num(r["device_power_W"].get<double>(), "%.0f") << " W per device)\n";
     if (r.contains("cost_usd"))
-      std::cout << "  cost                $" << num(r["cost_usd"].get<double>(), "%.4g") << " ($"
+      std::cout << "  cost                $" << count(r["cost_usd"].get<double>()) << " ($"
                 << num(r["usd_per_million_tokens"].get<double>(), "%.3g") << " per million tokens, $"
                 << num(r["usd_per_gpu_hour"].get<double>(), "%.3g") << " per device-hour)\n";
     if (r.contains("co2_t"))
-      std::cout << "  CO2                 " << num(r["co2_t"].get<double>(), "%.4g") << " t\n";
+      std::cout << "  CO2                 " << count(r["co2_t"].get<double>()) << " t\n";
     std::cout << "  failures            " << num(r["expected_failures"].get<double>(), "%.1f")
               << " expected (one every " << seconds(r["job_mtbf_s"].get<double>()) << ")\n";
     std::cout << "  checkpoints         " << seconds(r["checkpoint_s"].get<double>()) << " each ("
@@ -494,7 +518,7 @@ void print_prediction(const json& p) {
       std::size_t i = 0;
       for (const auto& st : r["stages"]) {
         const auto& lay = st["parallel"];
-        std::cout << "  stage " << i++ << "             " << num(st["tokens"].get<double>(), "%.3g")
+        std::cout << "  stage " << i++ << "             " << count(st["tokens"].get<double>(), 3)
                   << " tokens at " << st["seq_len"].get<long long>() << " x "
                   << st["global_batch"].get<long long>() << ": " << st["steps"].get<long long>()
                   << " steps of " << seconds(st["iteration_time_s"].get<double>()) << " (tp "

@@ -37,6 +37,9 @@ check table 0 "$bin" predict "$dir/default.json"
 contains table "iteration time"
 contains table "time to first token"
 contains table "iteration time      58.051 s (80% range "
+# Large counts in words or grouped digits, not as 3.698e+06 (the README's example holds 592,600).
+contains table "device-hours        3.698 million (80% range 3.698 million - 8.227 million)"
+contains table "cost                \$4.658 million ("
 # Long durations read in hours or minutes, not thousands of seconds.
 contains table "restarts 12.16 h"
 contains table "80% ranges: where 80% of the published measurements"
