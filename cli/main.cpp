@@ -159,6 +159,20 @@ std::string num(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
+// A number rounded to a whole one, its digits grouped by thousands ("1,176,244"); past 10^15 as
+// "%g" writes it.
+std::string whole(double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 1e15) return num(v, "%.4g");
+  const long long rounded = std::llround(v);
+  const std::string text = std::to_string(rounded < 0 ? -rounded : rounded);
+  std::string out = rounded < 0 ? "-" : "";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i > 0 && (text.size() - i) % 3 == 0) out += ',';
+    out += text[i];
+  }
+  return out;
+}
+
 // A large count as people read it, to `digits` significant digits: "592,600" or "4,610" below a
 // million, "3.698 million", "1.5 trillion" above (a run's device-hours, dollars, tokens, joules),
 // where "%g" wrote "5.926e+05"; smaller numbers as "%g" writes them.
@@ -175,13 +189,7 @@ std::string count(double v, int digits = 4) {
     return buf;
   }
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);  // 10^digits to 999,999: rounded, then grouped
-  const auto rounded = static_cast<long long>(std::llround(std::strtod(buf, nullptr)));
-  std::string digits_text = std::to_string(rounded < 0 ? -rounded : rounded), out;
-  for (std::size_t i = 0; i < digits_text.size(); ++i) {
-    if (i > 0 && (digits_text.size() - i) % 3 == 0) out += ',';
-    out += digits_text[i];
-  }
-  return (rounded < 0 ? "-" : "") + out;
+  return whole(std::strtod(buf, nullptr));
 }
 
 // The `n` operators of `phase` ("" for all) that take the most of `total_s` (each operator's
@@ -276,7 +284,7 @@ void print_rl(const json& p) {
   std::cout << "RL post-training step (" << r["placement"].get<std::string>() << ", staleness "
             << r["staleness"].get<long long>() << ")\n";
   std::cout << "  step time           " << seconds(step) << band(p, "rl.step_time_s", seconds) << "\n";
-  std::cout << "  tokens trained      " << num(r["tokens_per_s"].get<double>(), "%.0f") << " tokens/s ("
+  std::cout << "  tokens trained      " << whole(r["tokens_per_s"].get<double>()) << " tokens/s ("
             << num(r["tokens_per_s_per_gpu"].get<double>(), "%.1f") << " per GPU)\n";
   std::cout << "  phases (summed over the step; split pools overlap when asynchronous):\n";
   for (auto it = r["phases_s"].begin(); it != r["phases_s"].end(); ++it) {
@@ -295,7 +303,7 @@ void print_rl(const json& p) {
             << (rp.value("ep", 1LL) > 1 ? " (ep " + std::to_string(rp["ep"].get<long long>()) + ")"
                                         : std::string())
             << ", " << ro["responses"].get<long long>() << " responses, "
-            << num(ro["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s, longest "
+            << whole(ro["output_tokens_per_s"].get<double>()) << " output tokens/s, longest "
             << seconds(ro["longest_response_s"].get<double>()) << " (mean "
             << seconds(ro["mean_response_s"].get<double>()) << "), mean batch "
             << num(ro["mean_batch"].get<double>(), "%.1f") << "\n";
@@ -323,9 +331,9 @@ void print_rl(const json& p) {
     const double hours = u["gpu_hours"].get<double>(), usd = u.value("cost_usd", 0.0);
     std::cout << "  whole run: " << u["train_steps"].get<long long>() << " steps, "
               << seconds(u["wall_days"].get<double>() * 86400.0) << ", "
-              << num(hours, hours < 10 ? "%.2f" : "%.0f") << " GPU-hours, "
+              << (hours < 10 ? num(hours, "%.2f") : whole(hours)) << " GPU-hours, "
               << num(u["energy_mwh"].get<double>(), "%.3g") << " MWh"
-              << (u.contains("cost_usd") ? ", $" + num(usd, usd < 100 ? "%.2f" : "%.0f")
+              << (u.contains("cost_usd") ? ", $" + (usd < 100 ? num(usd, "%.2f") : whole(usd))
                                          : std::string(", no price (run.no_price)"))
               << "\n";
   }
@@ -356,7 +364,7 @@ void print_prediction(const json& p) {
     const auto& t = p["training"];
     const double it = t["iteration_time_s"].get<double>();
     std::cout << "Training\n";
-    const auto rate = [](double v) { return num(v, "%.0f") + " tokens/s"; };
+    const auto rate = [](double v) { return whole(v) + " tokens/s"; };
     std::cout << "  iteration time      " << seconds(it) << band(p, "training.iteration_time_s", seconds)
               << "\n";
     std::cout << "  throughput          " << rate(t["tokens_per_s"].get<double>())
@@ -433,9 +441,9 @@ void print_prediction(const json& p) {
               << v["completed"].get<long long>() << " requests on " << v["replicas"].get<long long>()
               << " replica(s), " << v["devices"].get<long long>() << " devices)\n";
     std::cout << "  throughput          " << num(v["requests_per_s"].get<double>(), "%.3g") << " requests/s, "
-              << num(v["output_tokens_per_s"].get<double>(), "%.0f") << " output tokens/s"
-              << band(p, "serving.output_tokens_per_s", [](double x) { return num(x, "%.0f"); }) << ", "
-              << num(v["output_tokens_per_s_per_gpu"].get<double>(), "%.0f") << " per GPU\n";
+              << whole(v["output_tokens_per_s"].get<double>()) << " output tokens/s"
+              << band(p, "serving.output_tokens_per_s", [](double x) { return whole(x); }) << ", "
+              << whole(v["output_tokens_per_s_per_gpu"].get<double>()) << " per GPU\n";
     pct("time to first token", v["ttft_s"], "serving.ttft_s");
     pct("time per out token ", v["tpot_s"], "serving.tpot_s");
     pct("inter-token latency", v["itl_s"], "serving.itl_s");
