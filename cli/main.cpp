@@ -173,13 +173,13 @@ std::string whole(double v) {
   return out;
 }
 
-// A large count as people read it, to `digits` significant digits: "592,600" or "4,610" below a
-// million, "3.698 million", "1.5 trillion" above (a run's device-hours, dollars, tokens, joules),
-// where "%g" wrote "5.926e+05"; smaller numbers as "%g" writes them.
+// A large count as people read it, to `digits` significant digits: grouped by thousands from 1,000
+// ("592,600", "4,610"), in words from a million ("3.698 million", "1.5 trillion"): a run's
+// device-hours, dollars, tokens, joules, where "%g" wrote "5.926e+05"; below 1,000 as "%g" writes.
 std::string count(double v, int digits = 4) {
   char buf[64];
   const double a = std::fabs(v);
-  if (!std::isfinite(v) || a < std::pow(10.0, digits) || a >= 1e15) {  // "%g" writes these plainly
+  if (!std::isfinite(v) || a < 1e3 || a >= 1e15) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     return buf;
   }
@@ -188,7 +188,7 @@ std::string count(double v, int digits = 4) {
     std::snprintf(buf, sizeof buf, "%.*g %s", digits, v / (a >= 1e12 ? 1e12 : a >= 1e9 ? 1e9 : 1e6), word);
     return buf;
   }
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);  // 10^digits to 999,999: rounded, then grouped
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);  // 1,000 to 999,999: rounded, then grouped
   return whole(std::strtod(buf, nullptr));
 }
 
@@ -1054,7 +1054,8 @@ predicted, printed as a table.
 Unknown NAME: error code study.unknown, exit status 2.
 )";
 
-// One table cell for people: bytes in GiB, seconds scaled, groups as key=value.
+// One table cell for people: bytes in GiB, seconds scaled, large counts grouped or in words,
+// groups as key=value.
 std::string study_cell(const json& v, const std::string& unit) {
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_string()) return v.get<std::string>();
@@ -1066,7 +1067,9 @@ std::string study_cell(const json& v, const std::string& unit) {
       return x >= 1024.0 * 1024.0 * 1024.0 ? gib(x) : std::string(buf);
     }
     if (unit == "s") return seconds(x);
-    return num(x);
+    // FLOP counts stay in scientific notation, as such counts are written; tokens, dollars, hours
+    // as people read them ("169,100", "1.306 million").
+    return unit.find("FLOP") != std::string::npos ? num(x) : count(x);
   }
   std::string out;
   for (auto it = v.begin(); it != v.end(); ++it)
