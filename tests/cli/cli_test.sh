@@ -212,6 +212,10 @@ contains study_list '"studies"'
 contains study_list '"technology-nodes"'
 check study_table 0 "$bin" study memory-recompute
 contains study_table "megatron-1t"
+# Tokens/s and the like as people read them ("169,100"); only FLOP counts keep an exponent, and
+# this study has none.
+check study_counts 0 "$bin" study gpu-generations
+if [[ $out == *"e+0"* ]]; then echo "FAIL study_counts: a count written with an exponent"; fails=$((fails + 1)); fi
 check study_json 0 "$bin" study gpu-generations --json
 contains study_json '"speedup"'
 # The text table writes each banded number's 80% band beside it, not as a column of key=value pairs.
