@@ -16,6 +16,7 @@
 #include "base/words.h"
 #include "import/importers.h"
 #include "io/api.h"
+#include "io/presets.h"
 #include "study/study.h"
 
 namespace {
@@ -117,14 +118,12 @@ std::string read_input(const std::string& file, std::string& out) {
 std::string read_scenario(const std::string& file, std::string& out) {
   const std::string why = read_input(file, out);
   if (why != "no such file") return why;
-  if (const std::string preset = optimus::api::preset("scenarios", file); !optimus::api::is_error(preset)) {
+  if (const std::string_view preset = optimus::preset_json("scenarios", file); !preset.empty()) {
     out = preset;
     return "";
   }
-  std::vector<std::string> ids;
-  const json list = json::parse(optimus::api::presets("scenarios"));  // held: the loop reads into it
-  for (const auto& p : list["scenarios"]) ids.push_back(p["id"].get<std::string>());
-  return "no such file, nor a preset scenario of that name" + optimus::did_you_mean(file, ids) +
+  return "no such file, nor a preset scenario of that name" +
+         optimus::did_you_mean(file, optimus::preset_ids("scenarios")) +
          " (optimus presets scenarios lists them)";
 }
 

@@ -63,7 +63,8 @@ std::string json_syntax_hint(std::string_view what, std::string_view text, std::
   // part starts with 0 only where it is 0), so the message says "unexpected number literal". The
   // digits around the error's byte (1-based, the last character read) are the number as typed; a
   // second number that starts a run of its own ("1.5 08") is a comma missing.
-  if (what.find("unexpected number literal") != std::string_view::npos && byte > 0 && byte <= text.size()) {
+  if (what.find("unexpected number literal") != std::string_view::npos && byte > 0 && byte <= text.size() &&
+      text[byte - 1] >= '0' && text[byte - 1] <= '9') {
     constexpr std::string_view digits = "0123456789";
     const auto start = text.find_last_not_of(digits, byte - 1) + 1;  // npos + 1 == 0: digits from the start
     const auto end = std::min(text.find_first_not_of(digits, byte - 1), text.size());
