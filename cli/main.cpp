@@ -131,7 +131,10 @@ std::string seconds(double s) {
   char buf[64];
   if (s == 0.0) return "0 s";  // nothing spent: not "0.0 us", which reads as rounded
   // Long durations in the unit a person reads them in (a restart's 42,598 s is 11.83 h).
-  if (s >= 86400.0 * 2)
+  // From a year, in years, as the page writes them (a 64-GPU pretraining's 2,403 days is 6.58 years).
+  if (s >= 86400.0 * 365.25)
+    std::snprintf(buf, sizeof buf, "%.2f years", s / (86400.0 * 365.25));
+  else if (s >= 86400.0 * 2)
     std::snprintf(buf, sizeof buf, "%.2f days", s / 86400.0);
   else if (s >= 7200.0)
     std::snprintf(buf, sizeof buf, "%.2f h", s / 3600.0);
@@ -491,8 +494,11 @@ void print_prediction(const json& p) {
   if (p.contains("run")) {
     const auto& r = p["run"];
     const auto& lost = r["lost_s"];
-    std::cout << "Whole run (" << r["steps"].get<long long>() << " steps)\n";
-    const auto days = [](double v) { return num(v, "%.1f") + " days"; };
+    std::cout << "Whole run (" << whole(r["steps"].get<double>()) << " steps)\n";
+    const auto days = [](double v) {
+      return v >= 365.25 ? num(v / 365.25, "%.2f") + " years"
+                         : num(v, "%.1f") + " days";  // as seconds() does
+    };
     std::cout << "  wall clock          " << days(r["wall_days"].get<double>()) << " (ideal "
               << seconds(r["ideal_time_s"].get<double>()) << "), goodput "
               << num(100 * r["goodput"].get<double>(), "%.1f") << "%" << band(p, "run.wall_days", days)
@@ -841,11 +847,12 @@ void print_serving_search(const json& r) {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%s%.2f", lower ? ">= " : "",
                   capacity ? b["capacity_requests_per_s"].get<double>() : sv["requests_per_s"].get<double>());
-    std::printf("%4d %-26s %6lld %12.3f %12s %12s %12s %12s %10.0f\n", ++rank, dep.c_str(),
+    std::printf("%4d %-26s %6lld %12.3f %12s %12s %12s %12s %10s\n", ++rank, dep.c_str(),
                 d["max_batch"].get<long long>(), b["score_requests_per_s_per_device"].get<double>(), rate,
                 seconds(sv["ttft_s"]["p90"].get<double>()).c_str(),
                 seconds(sv["tpot_s"]["p90"].get<double>()).c_str(),
-                seconds(sv["itl_s"]["p99"].get<double>()).c_str(), sv["output_tokens_per_s"].get<double>());
+                seconds(sv["itl_s"]["p99"].get<double>()).c_str(),
+                whole(sv["output_tokens_per_s"].get<double>()).c_str());
   }
   if (at_least)
     std::printf(
@@ -886,12 +893,14 @@ void print_rl_search(const json& r) {
 void print_search(const json& r) {
   const bool training = r["mode"] == "training";
   // An RL search ranks placements (the pools, the engines' tp, the trainer's layout).
-  const char* what = r["mode"] == "rl" ? "placements" : "layouts";
-  std::printf("Searched %lld %s in %s (%.0f %s/s): %lld feasible\n", r["evaluated"].get<long long>(), what,
-              seconds(r["elapsed_s"].get<double>()).c_str(), r["layouts_per_s"].get<double>(), what,
-              r["feasible"].get<long long>());
+  const std::string what = r["mode"] == "rl" ? "placement" : "layout";
+  const double evaluated = r["evaluated"].get<double>();
+  std::printf("Searched %s %s%s in %s (%s %ss/s): %s feasible\n", whole(evaluated).c_str(), what.c_str(),
+              evaluated == 1 ? "" : "s", seconds(r["elapsed_s"].get<double>()).c_str(),
+              whole(r["layouts_per_s"].get<double>()).c_str(), what.c_str(),
+              whole(r["feasible"].get<double>()).c_str());
   for (auto it = r["rejected"].begin(); it != r["rejected"].end(); ++it)
-    std::printf("  rejected %-40s %lld\n", it.key().c_str(), it.value().get<long long>());
+    std::printf("  rejected %-40s %s\n", it.key().c_str(), whole(it.value().get<double>()).c_str());
   if (r["cancelled"].get<bool>()) std::cout << "  (cancelled before the end)\n";
   if (r.contains("narrowed")) {
     std::cout << "  the whole space was past the search's cap, so these keys were fixed (as parallel "
@@ -932,21 +941,22 @@ void print_search(const json& r) {
       const auto& t = b["training"];
       const std::string experts =
           std::to_string(p.value("ep", 1LL)) + "/" + std::to_string(p.value("etp", 1LL));
-      std::printf("%4d %4lld %4lld %5lld %4lld %7s %4lld %4lld %3s %-9s %4lld %12s %12.0f %5.1f%% %10s\n",
-                  rank, p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
+      std::printf("%4d %4lld %4lld %5lld %4lld %7s %4lld %4lld %3s %-9s %4lld %12s %12s %5.1f%% %10s\n", rank,
+                  p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
                   p["cp"].get<long long>(), experts.c_str(), p["micro_batch"].get<long long>(),
                   p["interleave"].get<long long>(), p["sequence_parallel"].get<bool>() ? "on" : "off",
                   p["recompute"].get<std::string>().c_str(), p["zero_stage"].get<long long>(),
-                  seconds(t["iteration_time_s"].get<double>()).c_str(), t["tokens_per_s"].get<double>(),
-                  100.0 * t["mfu"].get<double>(), gib(mem).c_str());
+                  seconds(t["iteration_time_s"].get<double>()).c_str(),
+                  whole(t["tokens_per_s"].get<double>()).c_str(), 100.0 * t["mfu"].get<double>(),
+                  gib(mem).c_str());
     } else {
       const auto& i = b["inference"];
-      std::printf("%4d %4lld %4lld %5lld %4lld %6lld %12s %12s %12s %14.1f %10s\n", rank,
+      std::printf("%4d %4lld %4lld %5lld %4lld %6lld %12s %12s %12s %14s %10s\n", rank,
                   p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
                   p.value("ep", 1LL), i["batch"].get<long long>(), seconds(i["ttft_s"].get<double>()).c_str(),
                   seconds(i["tpot_s"].get<double>()).c_str(),
                   seconds(i["e2e_latency_s"].get<double>()).c_str(),
-                  i["throughput_all_replicas_tokens_per_s"].get<double>(), gib(mem).c_str());
+                  whole(i["throughput_all_replicas_tokens_per_s"].get<double>()).c_str(), gib(mem).c_str());
     }
   }
 }

@@ -40,8 +40,10 @@ contains table "iteration time      58.051 s (80% range "
 # Large counts in words or grouped digits, not as 3.698e+06 (the README's example holds 592,600).
 contains table "device-hours        3.698 million (80% range 3.698 million - 8.227 million)"
 contains table "cost                \$4.658 million ("
-# Long durations read in hours or minutes, not thousands of seconds.
+# Long durations read in hours or minutes, not thousands of seconds; from a year, in years.
 contains table "restarts 12.16 h"
+contains table "time to train       6.58 years (80% range 6.15 years - 7.58 years)"
+contains table "Whole run (3,576,279 steps)"
 contains table "80% ranges: where 80% of the published measurements"
 # The kernels that take the most of an iteration, with their share and bound (training.operators).
 contains table "    mlp_up backward              14.613 s   25.2%  compute-bound, 674 TFLOP/s"
@@ -142,11 +144,16 @@ check preset_id_predict 0 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\
 check preset_id_validate 0 "$bin" validate llama3-70b-8xh100-serving
 contains preset_id_validate '"ok": true'
 check preset_id_search 0 "$bin" search default --top 1
+contains preset_id_search "Searched 1 layout in "
 contains preset_id_search "1 feasible"
 # A training search names the layout keys the scenario holds fixed (the default states them all).
 contains preset_id_search "Held as the scenario states them: tp 8, pp 2, dp 4, micro_batch 1, interleave 1, sequence_parallel true, recompute selective, zero_stage 1 (take a key out of"
 check search_held_serving 0 "$bin" search llama3-70b-8xh100-serving --top 1
 if [[ $out == *"Held as"* ]]; then echo "FAIL search_held_serving: a serving search names training keys"; fails=$((fails + 1)); fi
+# Counts grouped by thousands: the searched, the rejected, the throughputs.
+check search_counts 0 bash -c "echo '{\"model\": \"llama3-70b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"parallel\": \"auto\", \"training\": {\"global_batch\": 512, \"seq_len\": 8192}}' | '$bin' search - --top 1"
+contains search_counts "rejected memory.does_not_fit                      41,865"
+contains search_counts "       75,405  57.4%"
 check preset_id_file_first 2 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\"' EXIT && echo '{}' > default && '$abs_bin' predict default"
 check preset_id_typo 1 "$bin" predict defualt
 contains preset_id_typo "no such file, nor a preset scenario of that name; did you mean 'default'?"
