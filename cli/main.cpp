@@ -16,6 +16,7 @@
 #include "base/words.h"
 #include "import/importers.h"
 #include "io/api.h"
+#include "io/json_io.h"
 #include "io/presets.h"
 #include "study/study.h"
 
@@ -43,6 +44,7 @@ Usage:
   optimus schema [--json]             the JSON Schemas of the scenario and the prediction; without
                                       --json one line per scenario key (type, range, default, unit)
   optimus help [COMMAND]              this text, or a command's
+  optimus --version                   the build's version and the scenario format it reads
 
 A scenario FILE may also be a preset scenario's id where no file has that name (optimus presets
 scenarios lists them): optimus predict default.
@@ -453,8 +455,8 @@ void print_prediction(const json& p) {
     std::cout << "  mean batch          " << num(v["mean_batch"].get<double>(), "%.1f") << " sequences, KV "
               << num(100 * v["kv_utilisation"].get<double>(), "%.0f") << "% used (peak "
               << num(100 * v["kv_peak_utilisation"].get<double>(), "%.0f") << "%) of "
-              << v["kv_capacity_tokens"].get<long long>() << " tokens, " << v["preemptions"].get<long long>()
-              << " preemptions\n";
+              << whole(v["kv_capacity_tokens"].get<double>()) << " tokens, "
+              << whole(v["preemptions"].get<double>()) << " preemptions\n";
     if (const long long eager = v.value("eager_steps", 0LL); eager > 0)
       std::cout << "  eager steps         " << eager << " of " << v["steps"].get<long long>()
                 << " without CUDA graphs (past the largest captured graph, or an eager prefill)\n";
@@ -1294,6 +1296,11 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
     }
     return args.empty() ? 1 : 0;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    std::cout << "optimus " << OPTIMUS_VERSION << " (scenarios of schema_version " << optimus::kSchemaVersion
+              << ")\n";
+    return 0;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());

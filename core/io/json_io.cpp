@@ -472,10 +472,11 @@ Result<Scenario> parse_scenario(std::string_view text) {
   Reader r(root, "", err);
   if (err) return *err;
   Scenario s;
-  if (auto v = r.integer("schema_version", false, 0, 1'000'000); v && *v != 1)
-    return make_error(
-        "scenario.unsupported_version", "/schema_version",
-        "schema_version " + std::to_string(*v) + " is not supported by this build (it reads version 1)");
+  if (auto v = r.integer("schema_version", false, 0, 1'000'000); v && *v != kSchemaVersion)
+    return make_error("scenario.unsupported_version", "/schema_version",
+                      "schema_version " + std::to_string(*v) +
+                          " is not supported by this build (it reads version " +
+                          std::to_string(kSchemaVersion) + ")");
   s.name = r.string("name", false).value_or("");
 
   // The model and the system: each a preset id or an inline object.
@@ -533,7 +534,7 @@ ojson calibration_json(const Calibration& c) { return io::write_fields(io::calib
 // written by its field table (io/objects.cpp).
 std::string scenario_to_json(const Scenario& s, int indent) {
   ojson j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kSchemaVersion;
   if (!s.name.empty()) j["name"] = s.name;
   j["model"] = io::write_fields(io::model_fields(), s.model);
   // The system as given: a calibration is applied again when the scenario is read back.

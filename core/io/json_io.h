@@ -14,6 +14,9 @@
 
 namespace optimus {
 
+// The scenario format this build reads and writes (`schema_version`; docs/contract.md).
+inline constexpr int kSchemaVersion = 1;
+
 Result<Scenario> parse_scenario(std::string_view json);
 
 // JSON text with each bare Infinity token outside strings (what Python's json module writes for an

@@ -13,6 +13,7 @@
 #include "hardware/uarch.h"
 #include "io/contract_text.h"
 #include "io/fields.h"
+#include "io/json_io.h"
 #include "io/node.h"
 #include "io/objects.h"
 #include "io/presets.h"
@@ -135,7 +136,7 @@ nlohmann::ordered_json scenario_schema() {
   Node root =
       object(
           {
-              {"schema_version", node({{"type", "integer"}, {"const", 1}}).def(1)},
+              {"schema_version", node({{"type", "integer"}, {"const", kSchemaVersion}}).def(kSchemaVersion)},
               {"name", text()},
               {"model", one_of({preset_id("models"), ref("model")})},
               {"system", one_of({preset_id("systems"), ref("system"), ref("technology")})},

@@ -27,6 +27,11 @@ check help 0 "$bin" --help
 contains help "optimus predict"
 check predict_help 0 "$bin" predict --help
 check presets_help 0 "$bin" presets --help
+# The version, and the scenario format the build reads.
+check version 0 "$bin" --version
+if ! [[ $out =~ ^optimus\ [0-9]+\.[0-9]+\.[0-9]+\ \(scenarios\ of\ schema_version\ 1\)$ ]]; then
+  echo "FAIL version: '$out'"; fails=$((fails + 1))
+fi
 # An unknown preset kind is the engine's error (status 2, as `preset`'s: preset_unknown_kind below);
 # help for an unknown command says so (status 1) rather than printing the usage as if asked.
 check presets_unknown_kind 2 "$bin" presets nope
