@@ -413,6 +413,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
   mode.addEventListener('change', sync);
 
   const heading = h('h2', { id: 'search-h' }, 'Search parallel layouts');
+  const what = h('p', { class: 'muted', 'data-testid': 'search-what' });
   // A control whose choice or placeholder is a phrase takes two columns, so that it reads whole
   // ("auto: what the scenario describes" was cut to "auto: what the scer" at 1440 px).
   const field = (id: string, label: string, el: HTMLElement, wide = false) => h('div', { class: wide ? 'field wide' : 'field' }, h('label', { for: id }, label), el);
@@ -447,6 +448,10 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
    */
   function sync(): void {
     syncCapacity();
+    // Which scenario is searched: a link opened on this view shows no editor.
+    const name = deps.scenario().name;
+    what.hidden = typeof name !== 'string' || name === '';
+    what.textContent = `Searching “${String(name)}”: change it under Estimate.`;
     const rl = deps.scenario().rl !== undefined;
     const kind = rl ? 'rl' : effectiveMode(deps.scenario());
     if (kind === shownKind) return;
@@ -479,6 +484,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     'section',
     { class: 'view', id: 'search', 'aria-labelledby': 'search-h' },
     heading,
+    what,
     h('div', { class: 'card controls' }, modeField, objField, servField, rankField, budgetField, field(topId, 'Show best', top), fixedSet, h('div', { class: 'buttons' }, run, cancel), progress, summary, error),
     tableWrap,
     chart.el,

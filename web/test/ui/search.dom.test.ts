@@ -75,6 +75,18 @@ describe('search view: ranking and budget', () => {
   });
 });
 
+describe('search view: what it searches', () => {
+  it('names the scenario it searches, and says nothing where the scenario has no name', () => {
+    const named = { ...scenario, name: 'GPT 1.3B on 8 A100' };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => named, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    const what = view.querySelector<HTMLElement>('[data-testid="search-what"]')!;
+    expect(what.hidden).toBe(false);
+    expect(what.textContent).toBe('Searching “GPT 1.3B on 8 A100”: change it under Estimate.');
+    const unnamed = createSearchView({ engine: recordingEngine([]), scenario: () => ({ ...scenario }), apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    expect(unnamed.querySelector<HTMLElement>('[data-testid="search-what"]')!.hidden).toBe(true);
+  });
+});
+
 describe('search view: a link opened on it', () => {
   it('a search asked for while the page restores its scenario waits for it, then searches that scenario', async () => {
     const asked: SearchOptions[] = [];
