@@ -289,7 +289,7 @@ void print_rl(const json& p) {
             << r["staleness"].get<long long>() << ")\n";
   std::cout << "  step time           " << seconds(step) << band(p, "rl.step_time_s", seconds) << "\n";
   std::cout << "  tokens trained      " << whole(r["tokens_per_s"].get<double>()) << " tokens/s ("
-            << num(r["tokens_per_s_per_gpu"].get<double>(), "%.1f") << " per GPU)\n";
+            << count(r["tokens_per_s_per_gpu"].get<double>()) << " per GPU)\n";
   std::cout << "  phases (summed over the step; split pools overlap when asynchronous):\n";
   for (auto it = r["phases_s"].begin(); it != r["phases_s"].end(); ++it) {
     const double v = it.value().get<double>();
@@ -403,7 +403,8 @@ void print_prediction(const json& p) {
       std::cout << "  time per out token  none (one output token: no decode step)\n";
     std::cout << "  end-to-end latency  " << seconds(i["e2e_latency_s"].get<double>())
               << band(p, "inference.e2e_latency_s", seconds) << "\n";
-    std::cout << "  throughput          " << num(i["throughput_tokens_per_s"].get<double>(), "%.1f")
+    const double rate = i["throughput_tokens_per_s"].get<double>();
+    std::cout << "  throughput          " << (rate >= 1000 ? whole(rate) : num(rate, "%.1f"))
               << " tokens/s per replica\n";
     std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
     // Shares of the step each phase's kernels and exposed communication make (inference.operators).

@@ -134,6 +134,10 @@ contains rl_search_hosted " ep 16 "
 # So does a predicted step: an MoE trainer's layout is mostly its expert parallelism.
 check rl_predict_trainer 0 bash -c "echo '{\"model\": \"qwen3-30b-a3b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"rl\": {\"prompts_per_step\": 32, \"samples_per_prompt\": 8, \"prompt_len\": 512, \"response_len\": 2048, \"train\": {\"ep\": 8}}}' | '$bin' predict -"
 contains rl_predict_trainer "train: 8 devices as tp 1 pp 1 dp 8 ep 8 mb "
+check static_rate 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"num_devices\": 1, \"parallel\": {\"tp\": 1}, \"inference\": {\"batch\": 256, \"prompt_len\": 512, \"output_len\": 256}}' | '$bin' predict -"
+contains static_rate "throughput          8,747 tokens/s per replica"
+check rl_preset 0 "$bin" predict qwen2.5-7b-grpo-8xh100
+contains rl_preset "tokens trained      23,717 tokens/s (2,965 per GPU)"
 # An RL search that finds no placement says so, and how many devices would have one: DeepSeek-V3's
 # engines fit no 8 H100, its trainer first 64.
 check rl_search_none 0 bash -c "echo '{\"model\": \"deepseek-v3\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"train\": \"auto\"}}' | '$bin' search -"
