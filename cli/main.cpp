@@ -177,6 +177,9 @@ std::string whole(double v) {
   return out;
 }
 
+// A rate in tokens/s: grouped from 1,000 ("8,747"), one decimal below ("45.3").
+std::string rate_text(double v) { return v >= 1000 ? whole(v) : num(v, "%.1f"); }
+
 // A large count as people read it, to `digits` significant digits: grouped by thousands from 1,000
 // ("592,600", "4,610"), in words from a million ("3.698 million", "1.5 trillion"): a run's
 // device-hours, dollars, tokens, joules, where "%g" wrote "5.926e+05"; below 1,000 as "%g" writes.
@@ -403,8 +406,7 @@ void print_prediction(const json& p) {
       std::cout << "  time per out token  none (one output token: no decode step)\n";
     std::cout << "  end-to-end latency  " << seconds(i["e2e_latency_s"].get<double>())
               << band(p, "inference.e2e_latency_s", seconds) << "\n";
-    const double rate = i["throughput_tokens_per_s"].get<double>();
-    std::cout << "  throughput          " << (rate >= 1000 ? whole(rate) : num(rate, "%.1f"))
+    std::cout << "  throughput          " << rate_text(i["throughput_tokens_per_s"].get<double>())
               << " tokens/s per replica\n";
     std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
     // Shares of the step each phase's kernels and exposed communication make (inference.operators).
@@ -954,12 +956,12 @@ void print_search(const json& r) {
                   gib(mem).c_str());
     } else {
       const auto& i = b["inference"];
-      std::printf("%4d %4lld %4lld %5lld %4lld %6lld %12s %12s %12s %14s %10s\n", rank,
-                  p["tp"].get<long long>(), p["pp"].get<long long>(), p["dp"].get<long long>(),
-                  p.value("ep", 1LL), i["batch"].get<long long>(), seconds(i["ttft_s"].get<double>()).c_str(),
-                  seconds(i["tpot_s"].get<double>()).c_str(),
-                  seconds(i["e2e_latency_s"].get<double>()).c_str(),
-                  whole(i["throughput_all_replicas_tokens_per_s"].get<double>()).c_str(), gib(mem).c_str());
+      std::printf(
+          "%4d %4lld %4lld %5lld %4lld %6lld %12s %12s %12s %14s %10s\n", rank, p["tp"].get<long long>(),
+          p["pp"].get<long long>(), p["dp"].get<long long>(), p.value("ep", 1LL), i["batch"].get<long long>(),
+          seconds(i["ttft_s"].get<double>()).c_str(), seconds(i["tpot_s"].get<double>()).c_str(),
+          seconds(i["e2e_latency_s"].get<double>()).c_str(),
+          rate_text(i["throughput_all_replicas_tokens_per_s"].get<double>()).c_str(), gib(mem).c_str());
     }
   }
 }

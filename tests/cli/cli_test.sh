@@ -163,6 +163,9 @@ if [[ $out == *"Held as"* ]]; then echo "FAIL search_held_serving: a serving sea
 check search_counts 0 bash -c "echo '{\"model\": \"llama3-70b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"parallel\": \"auto\", \"training\": {\"global_batch\": 512, \"seq_len\": 8192}}' | '$bin' search - --top 1"
 contains search_counts "rejected memory.does_not_fit                      41,865"
 contains search_counts "       75,405  57.4%"
+# An inference search's throughput keeps its decimal below 1,000 tokens/s.
+check search_inference_rate 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"inference\": {\"batch\": 1, \"prompt_len\": 512, \"output_len\": 256}}' | '$bin' search - --mode inference --top 1 --objective latency"
+contains search_inference_rate "          275.1   3.78 GiB"
 check preset_id_file_first 2 bash -c "cd \"\$(mktemp -d)\" && trap 'rm -rf \"\$PWD\"' EXIT && echo '{}' > default && '$abs_bin' predict default"
 check preset_id_typo 1 "$bin" predict defualt
 contains preset_id_typo "no such file, nor a preset scenario of that name; did you mean 'default'?"
