@@ -757,8 +757,13 @@ int cmd_presets(const std::vector<std::string>& args) {
   const json p = json::parse(out);
   for (auto it = p.begin(); it != p.end(); ++it) {
     std::cout << it.key() << ":\n";
+    // The names in one column, past the kind's longest id (deepseek-r1-distill-qwen-1.5b's 29).
+    int width = 0;
     for (const auto& e : it.value())
-      std::printf("  %-22s %s\n", e["id"].get<std::string>().c_str(), e["name"].get<std::string>().c_str());
+      width = std::max(width, static_cast<int>(e["id"].get<std::string>().size()));
+    for (const auto& e : it.value())
+      std::printf("  %-*s  %s\n", width, e["id"].get<std::string>().c_str(),
+                  e["name"].get<std::string>().c_str());
   }
   return 0;
 }

@@ -178,6 +178,10 @@ check validate_directory 1 "$bin" validate "$dir"
 contains validate_directory "is a directory"
 check presets 0 "$bin" presets models
 contains presets "llama3-70b"
+# Each kind's names in one column past its longest id (the model ids run to 29 characters).
+check presets_models 0 "$bin" presets models
+contains presets_models "  deepseek-r1-distill-qwen-1.5b  DeepSeek-R1-Distill-Qwen-1.5B"
+contains presets_models "  deepseek-r1-distill-qwen-14b   DeepSeek-R1-Distill-Qwen-14B"
 check presets_json 0 "$bin" presets --json
 contains presets_json '"systems"'
 check validate 0 "$bin" validate "$dir/default.json"
