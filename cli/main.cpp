@@ -129,13 +129,17 @@ std::string read_scenario(const std::string& file, std::string& out) {
          " (optimus presets scenarios lists them)";
 }
 
+// Days in a year (the Julian year, as the page's web/src/base/format.ts): from one, a duration is
+// written in years.
+constexpr double kDaysPerYear = 365.25;
+
 std::string seconds(double s) {
   char buf[64];
   if (s == 0.0) return "0 s";  // nothing spent: not "0.0 us", which reads as rounded
   // Long durations in the unit a person reads them in (a restart's 42,598 s is 11.83 h).
   // From a year, in years, as the page writes them (a 64-GPU pretraining's 2,403 days is 6.58 years).
-  if (s >= 86400.0 * 365.25)
-    std::snprintf(buf, sizeof buf, "%.2f years", s / (86400.0 * 365.25));
+  if (s >= 86400.0 * kDaysPerYear)
+    std::snprintf(buf, sizeof buf, "%.2f years", s / (86400.0 * kDaysPerYear));
   else if (s >= 86400.0 * 2)
     std::snprintf(buf, sizeof buf, "%.2f days", s / 86400.0);
   else if (s >= 7200.0)
@@ -292,7 +296,7 @@ void print_rl(const json& p) {
             << r["staleness"].get<long long>() << ")\n";
   std::cout << "  step time           " << seconds(step) << band(p, "rl.step_time_s", seconds) << "\n";
   std::cout << "  tokens trained      " << whole(r["tokens_per_s"].get<double>()) << " tokens/s ("
-            << count(r["tokens_per_s_per_gpu"].get<double>()) << " per GPU)\n";
+            << rate_text(r["tokens_per_s_per_gpu"].get<double>()) << " per GPU)\n";
   std::cout << "  phases (summed over the step; split pools overlap when asynchronous):\n";
   for (auto it = r["phases_s"].begin(); it != r["phases_s"].end(); ++it) {
     const double v = it.value().get<double>();
@@ -501,8 +505,7 @@ void print_prediction(const json& p) {
     const auto& lost = r["lost_s"];
     std::cout << "Whole run (" << whole(r["steps"].get<double>()) << " steps)\n";
     const auto days = [](double v) {
-      return v >= 365.25 ? num(v / 365.25, "%.2f") + " years"
-                         : num(v, "%.1f") + " days";  // as seconds() does
+      return v >= kDaysPerYear ? num(v / kDaysPerYear, "%.2f") + " years" : num(v, "%.1f") + " days";
     };
     std::cout << "  wall clock          " << days(r["wall_days"].get<double>()) << " (ideal "
               << seconds(r["ideal_time_s"].get<double>()) << "), goodput "

@@ -448,12 +448,12 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
    */
   function sync(): void {
     syncCapacity();
+    const s = deps.scenario();
     // Which scenario is searched: a link opened on this view shows no editor.
-    const name = deps.scenario().name;
-    what.hidden = typeof name !== 'string' || name === '';
-    what.textContent = `Searching “${String(name)}”: change it under Estimate.`;
-    const rl = deps.scenario().rl !== undefined;
-    const kind = rl ? 'rl' : effectiveMode(deps.scenario());
+    what.hidden = typeof s.name !== 'string' || s.name === '';
+    what.textContent = `Searching “${String(s.name)}”: change it under Estimate.`;
+    const rl = s.rl !== undefined;
+    const kind = rl ? 'rl' : effectiveMode(s);
     if (kind === shownKind) return;
     shownKind = kind;
     objField.hidden = kind !== 'inference';
