@@ -308,20 +308,20 @@ void print_rl(const json& p) {
             << seconds(r["idle_s"]["train"].get<double>()) << "\n";
   const auto& ro = r["rollout"];
   const auto& rp = ro["parallel"];
-  std::cout << "  rollout: " << ro["devices"].get<long long>() << " devices as tp "
+  std::cout << "  rollout: " << whole(ro["devices"].get<double>()) << " devices as tp "
             << rp["tp"].get<long long>() << " x pp " << rp["pp"].get<long long>() << " x dp "
             << rp["dp"].get<long long>()
             << (rp.value("ep", 1LL) > 1 ? " (ep " + std::to_string(rp["ep"].get<long long>()) + ")"
                                         : std::string())
-            << ", " << ro["responses"].get<long long>() << " responses, "
+            << ", " << whole(ro["responses"].get<double>()) << " responses, "
             << whole(ro["output_tokens_per_s"].get<double>()) << " output tokens/s, longest "
             << seconds(ro["longest_response_s"].get<double>()) << " (mean "
             << seconds(ro["mean_response_s"].get<double>()) << "), mean batch "
             << num(ro["mean_batch"].get<double>(), "%.1f") << "\n";
   const auto& tr = r["train"];
   const auto& tp = tr["parallel"];
-  std::cout << "  train: " << tr["devices"].get<long long>() << " devices as " << trainer_layout(tp) << ", "
-            << tr["mini_batches"].get<long long>() << " optimizer step(s) of "
+  std::cout << "  train: " << whole(tr["devices"].get<double>()) << " devices as " << trainer_layout(tp)
+            << ", " << tr["mini_batches"].get<long long>() << " optimizer step(s) of "
             << seconds(tr["iteration_time_s"].get<double>()) << ", MFU "
             << num(100 * tr["mfu"].get<double>(), "%.1f") << "%\n";
   if (const auto& c = r["controller"]; c["seconds"].get<double>() > 0)
@@ -340,7 +340,7 @@ void print_rl(const json& p) {
     const auto& u = r["run"];
     // A short run in its own unit (one step is minutes, not "0.00 days, 0 GPU-hours").
     const double hours = u["gpu_hours"].get<double>(), usd = u.value("cost_usd", 0.0);
-    std::cout << "  whole run: " << u["train_steps"].get<long long>() << " steps, "
+    std::cout << "  whole run: " << whole(u["train_steps"].get<double>()) << " steps, "
               << seconds(u["wall_days"].get<double>() * 86400.0) << ", "
               << (hours < 10 ? num(hours, "%.2f") : whole(hours)) << " GPU-hours, "
               << num(u["energy_mwh"].get<double>(), "%.3g") << " MWh"
@@ -357,7 +357,8 @@ void print_prediction(const json& p) {
     const auto& l = a["parallel"];
     const long long simulated = a.value("simulated", 0LL);
     std::cout << "Layout chosen by the search (" << a["mode"].get<std::string>() << ", "
-              << a["feasible"].get<long long>() << " of " << a["evaluated"].get<long long>() << " layouts fit"
+              << whole(a["feasible"].get<double>()) << " of " << whole(a["evaluated"].get<double>())
+              << " layouts fit"
               << (simulated > 0 ? ", the best " + std::to_string(simulated) + " run with the request stream"
                                 : "")
               << "): tp " << l["tp"].get<long long>() << ", pp " << l["pp"].get<long long>() << ", dp "
@@ -412,7 +413,7 @@ void print_prediction(const json& p) {
               << band(p, "inference.e2e_latency_s", seconds) << "\n";
     std::cout << "  throughput          " << rate_text(i["throughput_tokens_per_s"].get<double>())
               << " tokens/s per replica\n";
-    std::cout << "  largest batch that fits " << i["max_batch"].get<long long>() << "\n";
+    std::cout << "  largest batch that fits " << whole(i["max_batch"].get<double>()) << "\n";
     // Shares of the step each phase's kernels and exposed communication make (inference.operators).
     const auto step = [&](const char* key) {
       return i[key]["compute"].get<double>() + i[key]["communication"].get<double>();
@@ -449,8 +450,8 @@ void print_prediction(const json& p) {
                 << "\n";
     };
     std::cout << "Serving (" << (v.value("static_batching", false) ? "static" : "continuous") << " batching, "
-              << v["completed"].get<long long>() << " requests on " << v["replicas"].get<long long>()
-              << " replica(s), " << v["devices"].get<long long>() << " devices)\n";
+              << whole(v["completed"].get<double>()) << " requests on " << v["replicas"].get<long long>()
+              << " replica(s), " << whole(v["devices"].get<double>()) << " devices)\n";
     std::cout << "  throughput          " << num(v["requests_per_s"].get<double>(), "%.3g") << " requests/s, "
               << whole(v["output_tokens_per_s"].get<double>()) << " output tokens/s"
               << band(p, "serving.output_tokens_per_s", [](double x) { return whole(x); }) << ", "
@@ -465,7 +466,8 @@ void print_prediction(const json& p) {
               << whole(v["kv_capacity_tokens"].get<double>()) << " tokens, "
               << whole(v["preemptions"].get<double>()) << " preemptions\n";
     if (const long long eager = v.value("eager_steps", 0LL); eager > 0)
-      std::cout << "  eager steps         " << eager << " of " << v["steps"].get<long long>()
+      std::cout << "  eager steps         " << whole(static_cast<double>(eager)) << " of "
+                << whole(v["steps"].get<double>())
                 << " without CUDA graphs (past the largest captured graph, or an eager prefill)\n";
     std::cout << "  KV cache pool       "
               << num(v["kv_pool_bytes_per_device"].get<double>() / (1024.0 * 1024 * 1024), "%.2f")
@@ -540,8 +542,8 @@ void print_prediction(const json& p) {
       for (const auto& st : r["stages"]) {
         const auto& lay = st["parallel"];
         std::cout << "  stage " << i++ << "             " << count(st["tokens"].get<double>(), 3)
-                  << " tokens at " << st["seq_len"].get<long long>() << " x "
-                  << st["global_batch"].get<long long>() << ": " << st["steps"].get<long long>()
+                  << " tokens at " << whole(st["seq_len"].get<double>()) << " x "
+                  << whole(st["global_batch"].get<double>()) << ": " << whole(st["steps"].get<double>())
                   << " steps of " << seconds(st["iteration_time_s"].get<double>()) << " (tp "
                   << lay["tp"].get<long long>() << " pp " << lay["pp"].get<long long>() << " cp "
                   << lay["cp"].get<long long>() << " dp " << lay["dp"].get<long long>() << ", MFU "
@@ -829,7 +831,7 @@ more than a million layouts are refused (search.space_too_large): fix some paral
 )";
 
 // A serving deployment search: one line per deployment.
-void print_serving_search(const json& r) {
+void print_serving_search(const json& r, std::size_t top) {
   const bool capacity = r["objective"] == "capacity";
   std::printf("Objective: %s (requests/s per device%s)\n", r["objective"].get<std::string>().c_str(),
               capacity ? " at the largest Poisson rate meeting the objectives" : " meeting the objectives");
@@ -872,6 +874,16 @@ void print_serving_search(const json& r) {
         ">= : the objectives still held at the highest rate the search tries (10 x the offline rate): the "
         "capacity is"
         " at least this\n");
+  // Fewer listed than asked for, and fewer than ran: the list skips a deployment that differs from a
+  // better one only in the largest batch and predicts the same (core/search/serving_search.cpp
+  // same_listing), so every other feasible one is such a repeat.
+  const auto listed = r["best"].size();
+  if (const auto feasible = r["feasible"].get<std::size_t>(); listed < top && feasible > listed)
+    std::printf(
+        "The other %zu feasible deployment%s differ%s from a listed one only in the largest batch and "
+        "predict%s the same.\n",
+        feasible - listed, feasible - listed == 1 ? "" : "s", feasible - listed == 1 ? "s" : "",
+        feasible - listed == 1 ? "s" : "");
 }
 
 // An RL placement search: one line per candidate.
@@ -903,10 +915,11 @@ void print_rl_search(const json& r) {
                  "(rl.train.offload cpu_optimizer, assumed)\n";
 }
 
-void print_search(const json& r) {
+void print_search(const json& r, std::size_t top) {
   const bool training = r["mode"] == "training";
-  // An RL search ranks placements (the pools, the engines' tp, the trainer's layout).
-  const std::string what = r["mode"] == "rl" ? "placement" : "layout";
+  // An RL search ranks placements (the pools, the engines' tp, the trainer's layout), a serving
+  // search deployments (replicas of tp x pp, or prefill and decode pools, and the largest batch).
+  const std::string what = r["mode"] == "rl" ? "placement" : r["mode"] == "serving" ? "deployment" : "layout";
   const double evaluated = r["evaluated"].get<double>();
   std::printf("Searched %s %s%s in %s (%s %ss/s): %s feasible\n", whole(evaluated).c_str(), what.c_str(),
               evaluated == 1 ? "" : "s", seconds(r["elapsed_s"].get<double>()).c_str(),
@@ -929,7 +942,7 @@ void print_search(const json& r) {
                   r["fewest_devices"].get<long long>());
     return;
   }
-  if (r["mode"] == "serving") return print_serving_search(r);
+  if (r["mode"] == "serving") return print_serving_search(r, top);
   if (r["mode"] == "rl") return print_rl_search(r);
   if (training)
     std::printf("%4s %4s %4s %5s %4s %7s %4s %4s %3s %-9s %4s %12s %12s %6s %10s\n", "#", "tp", "pp", "dp",
@@ -1053,11 +1066,16 @@ int cmd_search(const std::vector<std::string>& args) {
         if (const auto v = it->find(key); v != it->end())
           held += (held.empty() ? "" : ", ") + std::string(key) + " " +
                   (v->is_string() ? v->get<std::string>() : v->dump());
-  return emit(optimus::api::search(text, options.dump()), as_json, [&held](const json& r) {
+  // The list's length asked for (the engine's default 10; out of range, the engine's error is printed).
+  const std::size_t top =
+      options.contains("top") && options["top"].is_number_integer() && options["top"].get<long long>() > 0
+          ? options["top"].get<std::size_t>()
+          : std::size_t{10};
+  return emit(optimus::api::search(text, options.dump()), as_json, [&held, top](const json& r) {
     if (!held.empty() && r["mode"] == "training")
       std::cout << "Held as the scenario states them: " << held
                 << " (take a key out of \"parallel\", or write \"parallel\": \"auto\", to search it)\n";
-    print_search(r);
+    print_search(r, top);
   });
 }
 

@@ -138,6 +138,13 @@ check static_rate 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-
 contains static_rate "throughput          8,747 tokens/s per replica"
 check rl_preset 0 "$bin" predict qwen2.5-7b-grpo-8xh100
 contains rl_preset "tokens trained      23,717 tokens/s (2,965 per GPU)"
+contains rl_preset "8 devices as tp 4 x pp 1 x dp 2, 1,024 responses"
+contains rl_preset "whole run: 500 steps"
+# Counts are grouped by thousands like every other number of the text: the largest batch, requests.
+check max_batch_grouped 0 bash -c "echo '{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"parallel\": {\"tp\": 8}, \"inference\": {\"batch\": 1, \"prompt_len\": 1, \"output_len\": 1}}' | '$bin' predict -"
+contains max_batch_grouped "largest batch that fits 675,812"
+check serving_requests_grouped 0 "$bin" predict llama3-70b-8xh100-serving
+contains serving_requests_grouped "Serving (continuous batching, 2,000 requests on 2 replica(s), 8 devices)"
 # An RL search that finds no placement says so, and how many devices would have one: DeepSeek-V3's
 # engines fit no 8 H100, its trainer first 64.
 check rl_search_none 0 bash -c "echo '{\"model\": \"deepseek-v3\", \"system\": \"dgx-h100\", \"num_devices\": 8, \"rl\": {\"prompts_per_step\": 128, \"samples_per_prompt\": 8, \"train\": \"auto\"}}' | '$bin' search -"
@@ -158,6 +165,11 @@ contains preset_id_search "1 feasible"
 # A training search names the layout keys the scenario holds fixed (the default states them all).
 contains preset_id_search "Held as the scenario states them: tp 8, pp 2, dp 4, micro_batch 1, interleave 1, sequence_parallel true, recompute selective, zero_stage 1 (take a key out of"
 check search_held_serving 0 "$bin" search llama3-70b-8xh100-serving --top 1
+contains search_held_serving "Searched 3 deployments in "
+if [[ $out == *"The other"* ]]; then echo "FAIL search_held_serving: a list as long as asked for names no repeats"; fails=$((fails + 1)); fi
+# A serving list shorter than asked for says why: the other deployments differ only in max_batch.
+check search_serving_repeats 0 "$bin" search llama3-70b-8xh100-serving --top 3
+contains search_serving_repeats "The other 2 feasible deployments differ from a listed one only in the largest batch and predict the same."
 if [[ $out == *"Held as"* ]]; then echo "FAIL search_held_serving: a serving search names training keys"; fails=$((fails + 1)); fi
 # Counts grouped by thousands: the searched, the rejected, the throughputs.
 check search_counts 0 bash -c "echo '{\"model\": \"llama3-70b\", \"system\": \"dgx-h100\", \"num_devices\": 64, \"parallel\": \"auto\", \"training\": {\"global_batch\": 512, \"seq_len\": 8192}}' | '$bin' search - --top 1"
