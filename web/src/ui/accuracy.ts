@@ -22,11 +22,13 @@ import wholeRun from '../../../tests/validation/data/whole_run.jsonl?raw';
 import servePublic from '../../../tests/validation/data/serve_public.jsonl?raw';
 import serveTrtllmPerf from '../../../tests/validation/data/serve_trtllm_perf.jsonl?raw';
 import serveInferenceMax from '../../../tests/validation/data/serve_inferencemax_public.jsonl?raw';
+import serveLargeEp from '../../../tests/validation/data/serve_sglang_large_ep.jsonl?raw';
+import serveLinearAttention from '../../../tests/validation/data/serve_linear_attention.jsonl?raw';
 import trainZero3 from '../../../tests/validation/data/train_zero3.jsonl?raw';
 import rlPublic from '../../../tests/validation/data/rl_public.jsonl?raw';
 import notIndependentText from '../../../tests/validation/data/not_independent.json?raw';
 import { h } from '../base/dom';
-import { cutMiddle } from '../base/format';
+import { cutMiddle, groupDigits } from '../base/format';
 import { metricBand, metricValue } from '../state/metric';
 
 export interface Case {
@@ -61,6 +63,8 @@ export const DATA_SETS: Array<[id: string, text: string, title: string]> = [
   ['serve_public', servePublic, 'Serving, TensorRT-LLM v0.14 and v0.17'],
   ['serve_trtllm_perf', serveTrtllmPerf, 'Serving, TensorRT-LLM 2025 perf overview'],
   ['serve_inferencemax_public', serveInferenceMax, 'Serving, InferenceX DeepSeek-R1 on SGLang'],
+  ['serve_sglang_large_ep', serveLargeEp, 'Serving, wide expert parallelism on SGLang'],
+  ['serve_linear_attention', serveLinearAttention, 'Serving, linear attention on SGLang'],
   ['rl_public', rlPublic, 'RL post-training steps and phases'],
 ];
 
@@ -380,7 +384,7 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
       const total = new Set(scored.map((r) => `${r.c.set}\u0000${r.c.group}`)).size;
       const live = checked.size === total ? ` Every source predicted again in this browser${differing ? `: ${differing} ${differing === 1 ? 'row differs' : 'rows differ'} from the build's answers (the first: ${firstDiffering})` : ', the same numbers'}.` : ` Predicting them again in this browser: ${checked.size} of ${total} sources checked…`;
       const apart = scored.length - independent.length;
-      status.textContent = `${independent.length} independent rows: mean error ${pct(all.mean)}, ${all.failed} could not be predicted, ${all.inside} of ${all.banded} measurements inside the 80% band (${apart} more rows, marked “not independent”, are counted apart).${live}`;
+      status.textContent = `${groupDigits(independent.length)} independent rows: mean error ${pct(all.mean)}, ${all.failed} could not be predicted, ${groupDigits(all.inside)} of ${groupDigits(all.banded)} measurements inside the 80% band (${apart} more rows, marked “not independent”, are counted apart).${live}`;
       status.dataset.value = String(all.mean);
       status.dataset.checked = String(checked.size === total);
     }

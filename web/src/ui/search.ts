@@ -51,6 +51,12 @@ const FIXABLE: Array<[key: string, label: string]> = [
   ['recompute', 'recompute'],
   ['zero_stage', 'ZeRO stage'],
 ];
+/**
+ * The keys each mode's search reads from the fixed ones (core/search/search.cpp): a serving
+ * search tp and pp (its replicas are the rest), an inference search also dp and cp (the batch is
+ * searched, the training keys taken as written), a training search every key.
+ */
+const FIXED_BY_MODE: Record<'training' | 'inference' | 'serving', number> = { training: FIXABLE.length, inference: 4, serving: 2 };
 
 /**
  * The keys a search too large to run whole fixed (the engine's `narrowed`: zero_stage, then
@@ -298,10 +304,13 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     return loadableRow(i, dep, cells, 'Load this deployment into the editor', () => deps.apply(b.parallel, undefined, d));
   }
 
-  function showServing(r: SearchResult): void {
+  function showServing(r: SearchResult, top: number): void {
     const capacity = r.objective === 'capacity';
     const rejected = rejectedWords(r.rejected, 'deployment');
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.`;
+    // Fewer rows than asked for and than ran: the engine lists no deployment that differs from a
+    // better one only in max_batch and predicts the same (serving_search.cpp same_listing).
+    const repeats = r.best.length < top ? r.feasible - r.best.length : 0;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.${repeats > 0 ? ` Not listed: ${groupDigits(repeats)} that differ from a row only in max batch and predict the same.` : ''}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
     tableWrap.hidden = false;
@@ -316,8 +325,8 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     chart.el.hidden = true;
   }
 
-  function show(r: SearchResult, training: boolean, searched: Record<string, unknown>): void {
-    if (r.mode === 'serving') return showServing(r);
+  function show(r: SearchResult, training: boolean, searched: Record<string, unknown>, top: number): void {
+    if (r.mode === 'serving') return showServing(r, top);
     if (r.mode === 'rl') return showRl(r, searched.rl as Record<string, unknown> | undefined);
     const rejected = rejectedWords(r.rejected, 'layout');
     const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
@@ -355,7 +364,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
 
   function start(): void {
     sync();
-    const fixed = fixedBoxes.filter((f) => f.box.checked).map((f) => f.k);
+    const fixed = fixedBoxes.filter((f) => f.box.checked && !f.el.hidden).map((f) => f.k);
     const rlJob = deps.scenario().rl !== undefined;
     const s = rlJob ? deps.scenario() : searchScenario(deps.scenario(), fixed);
     const topN = Math.max(1, Math.min(100, Math.round(Number(top.value)) || 10));
@@ -391,7 +400,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       cancel.disabled = true;
       if (r.ok) {
         progress.value = 1;
-        show(r.value, training, s);
+        show(r.value, training, s, o.top ?? 10);
       } else {
         progress.value = 0;
         summary.textContent = r.error.code === 'engine.cancelled' ? 'Search cancelled.' : 'The search did not run.';
@@ -460,6 +469,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     servField.hidden = kind !== 'serving';
     rankField.hidden = kind !== 'training' && !rl;
     budgetField.hidden = kind !== 'training';
+    if (kind !== 'rl') fixedBoxes.forEach((f, i) => (f.el.hidden = i >= FIXED_BY_MODE[kind]));
     if (rl === shownRl) return;
     shownRl = rl;
     for (const el of [modeField, fixedSet]) el.hidden = rl;

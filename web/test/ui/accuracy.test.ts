@@ -1,6 +1,7 @@
 // The accuracy view's arithmetic (web/src/ui/accuracy.ts): metric paths, per-source errors, band
 // coverage, and the bundled rows it predicts.
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { accuracyIntro, DATA_SETS, distinctLabels, isIndependent, lastRowOfEachSource, metricValue, parseCases, setTitle, summarize, twoLines, type Scored } from '../../src/ui/accuracy';
 
 describe('accuracy view', () => {
@@ -28,7 +29,13 @@ describe('accuracy view', () => {
 
   it('bundles every public, held-out and whole-run row set with a measured value', () => {
     const cases = DATA_SETS.flatMap(([set, text]) => parseCases(text, set));
-    expect(DATA_SETS.map(([s]) => s)).toEqual(['train_public', 'train_moe_public', 'train_dgxc', 'train_heldout', 'train_fsdp', 'train_zero3', 'train_megatron_deepspeed', 'train_meta_llama3', 'infer_public', 'infer_heldout', 'memory_public', 'whole_run', 'serve_public', 'serve_trtllm_perf', 'serve_inferencemax_public', 'rl_public']);
+    // The validation suite's data sets (tests/validation/validation_test.cpp data_sets(), which
+    // writes docs/accuracy.md and the README's table), every one: the page had left out two.
+    const suite = readFileSync(new URL('../../../tests/validation/validation_test.cpp', import.meta.url), 'utf8');
+    const body = suite.slice(suite.indexOf('const std::vector<DataSet>& data_sets() {'));
+    const ids = [...body.slice(0, body.indexOf('return sets;')).matchAll(/\{"(\w+)\.jsonl"/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(15);
+    expect(DATA_SETS.map(([s]) => s).sort()).toEqual(ids.sort());
     expect(cases.length).toBeGreaterThan(800);
     for (const c of cases) {
       expect(c.expected, c.id).toBeGreaterThan(0);

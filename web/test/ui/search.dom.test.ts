@@ -139,6 +139,30 @@ describe('search view: the controls follow what is searched', () => {
     document.body.replaceChildren(view);
     expect(shown(view)).toEqual(['Serving objective']);
   });
+  it('keep fixed offers the keys the mode searches: training all, inference tp pp dp cp, serving tp pp', () => {
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    const offered = () => [...view.querySelectorAll<HTMLInputElement>('[data-fix]')].filter((b) => !b.closest<HTMLElement>('.fix')!.hidden).map((b) => b.value);
+    expect(offered()).toEqual(['tp', 'pp', 'dp', 'cp', 'micro_batch', 'interleave', 'sequence_parallel', 'recompute', 'zero_stage']);
+    const mode = fieldOf(view, 'Mode').querySelector('select')!;
+    mode.value = 'inference';
+    mode.dispatchEvent(new Event('change'));
+    expect(offered()).toEqual(['tp', 'pp', 'dp', 'cp']);
+    mode.value = 'serving';
+    mode.dispatchEvent(new Event('change'));
+    expect(offered()).toEqual(['tp', 'pp']);
+  });
+  it('a box checked in training and hidden in serving keeps nothing fixed there', async () => {
+    const asked: Array<Record<string, unknown>> = [];
+    const engine = { search: (s: Record<string, unknown>) => (asked.push(s), { result: new Promise(() => undefined), cancel: () => undefined }) } as unknown as Engine;
+    const stream = { model: 'llama3-8b', system: 'dgx-h100', num_devices: 2, parallel: { tp: 1, pp: 1, zero_stage: 1 }, inference: { prompt_len: 512, output_len: 128, serving: { num_requests: 50 } } };
+    const view = createSearchView({ engine, scenario: () => JSON.parse(JSON.stringify(stream)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLInputElement>('[data-fix="zero_stage"]')!.checked = true;
+    view.querySelector<HTMLInputElement>('[data-fix="tp"]')!.checked = true;
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    expect(asked[0]!.parallel).toEqual({ tp: 1 });
+  });
 });
 
 describe('search view: a serving capacity search', () => {
@@ -185,6 +209,17 @@ describe('search view: a serving capacity search', () => {
     s = stream(1);
     for (const fn of shows) fn();
     expect(capacity.disabled).toBe(false);
+  });
+  it('a list shorter than asked for and than ran says what it leaves out: deployments differing only in max batch', async () => {
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => stream(1) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    const rows = view.querySelectorAll('[data-testid="search-table"] tbody tr').length;
+    const summary = view.querySelector('[data-testid="search-summary"]')!.textContent!;
+    const ran = Number(/(\d+) ran/.exec(summary)![1]);
+    expect(rows).toBeLessThan(ran);
+    expect(summary).toContain(`Not listed: ${ran - rows} that differ from a row only in max batch and predict the same.`);
   });
   it('objectives that bound the rate: no mark, no note', async () => {
     const view = await run(0.3);
