@@ -273,7 +273,9 @@ contains preset_study '"area_mm2"'
 check preset_unknown 2 "$bin" preset models llama9
 contains preset_unknown "known: deepseek-r1-distill-qwen-1.5b,"
 check preset_unknown_kind 2 "$bin" preset modles llama3-8b
-contains preset_unknown_kind "unknown preset kind 'modles'"
+contains preset_unknown_kind "unknown preset kind 'modles'; did you mean 'models'?"
+check presets_kind_singular 2 "$bin" presets model
+contains presets_kind_singular "unknown preset kind 'model'; did you mean 'models'?; use models,"
 check study_unknown_typo 2 "$bin" study memory-recomput
 contains study_unknown_typo "did you mean 'memory-recompute'?"
 # An import that fails says so in words on standard error and writes nothing a pipe into calibrate
@@ -291,6 +293,12 @@ check preset_unknown_json 2 "$bin" preset models llama9 --json
 contains preset_unknown_json '{"error":{"code":"preset.unknown"'
 check preset_json 0 "$bin" preset models llama3-8b --json
 contains preset_json '"name": "Llama 3 8B"'
+# A preset is written one key a line, the file's order, and ends its last line.
+check preset_pretty 0 "$bin" preset models llama3-70b
+contains preset_pretty $'{\n  "name": "Llama 3 70B",\n  "source": '
+contains preset_pretty $'"max_seq_len": 8192\n}'
+last=$("$bin" preset models llama3-70b | tail -c 1 | od -An -tx1 | tr -d ' ')
+[[ $last == 0a ]] || { echo "FAIL preset_newline: the preset's last byte is '$last', not a newline"; fails=$((fails + 1)); }
 check schema_json 0 "$bin" schema --json
 contains schema_json '"scenario":{"$schema":"https://json-schema.org/draft/2020-12/schema"'
 contains schema_json '"prediction":'
