@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/words.h"
@@ -609,6 +611,13 @@ int emit(const std::string& out, bool as_json, const std::function<void(const js
   return failed ? 2 : 0;
 }
 
+// "unexpected argument 'X'", and for a mistyped option the one it probably was ("--jsn": did you
+// mean '--json'?) among the command's `options`.
+std::string unexpected(const std::string& arg, std::initializer_list<std::string_view> options) {
+  return "unexpected argument '" + arg + "'" +
+         (arg.rfind("--", 0) == 0 ? optimus::did_you_mean(arg, options) : "");
+}
+
 // A command of one input file and --json (predict, calibrate): reads FILE (or stdin with '-';
 // `read`: read_scenario for a scenario, read_input for other files), hands it to the engine and
 // prints the answer.
@@ -624,10 +633,10 @@ int cmd_file(const char* name, const char* help, const std::vector<std::string>&
     else if (a == "--help" || a == "-h") {
       std::cout << help;
       return 0;
-    } else if (file.empty())
+    } else if (file.empty() && a.rfind("--", 0) != 0)
       file = a;
     else {
-      std::cerr << "optimus " << name << ": unexpected argument '" << a << "'\n" << help;
+      std::cerr << "optimus " << name << ": " << unexpected(a, {"--json", "--help"}) << "\n" << help;
       return 1;
     }
   }
@@ -693,7 +702,11 @@ int cmd_import(const std::vector<std::string>& args) {
       return 0;
     } else if (args[i] == "--scenario" && i + 1 < args.size())
       scenario_file = args[++i];
-    else
+    else if (args[i].rfind("--", 0) == 0) {
+      std::cerr << "optimus import: " << unexpected(args[i], {"--json", "--help", "--scenario"}) << "\n"
+                << kImportHelp;
+      return 1;
+    } else
       pos.push_back(args[i]);
   }
   if (pos.size() != 2 || scenario_file.empty()) {
@@ -719,15 +732,30 @@ int cmd_import(const std::vector<std::string>& args) {
 }
 
 int cmd_validate(const std::vector<std::string>& args) {
-  if (args.size() != 1 || args[0] == "--help") {
-    std::cout
-        << "optimus validate FILE|-\n\nPrints {\"ok\": true, \"scenario\": ...} with presets resolved and "
-           "defaults filled in, or the error object (exit 2).\n";
-    return args.size() == 1 ? 0 : 1;
+  constexpr const char* help =
+      "optimus validate FILE|- [--json]\n\nPrints {\"ok\": true, \"scenario\": ...} with presets resolved "
+      "and "
+      "defaults filled in, or the error object (exit 2); JSON either way.\n";
+  std::string file;
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return 0;
+    }
+    if (a == "--json") continue;  // what validate prints anyway: accepted as the other commands accept it
+    if (!file.empty() || a.rfind("--", 0) == 0) {
+      std::cerr << "optimus validate: " << unexpected(a, {"--json", "--help"}) << "\n" << help;
+      return 1;
+    }
+    file = a;
+  }
+  if (file.empty()) {
+    std::cerr << "optimus validate: missing FILE (or '-' for stdin)\n" << help;
+    return 1;
   }
   std::string text;
-  if (const std::string why = read_scenario(args[0], text); !why.empty()) {
-    std::cerr << "optimus validate: cannot read '" << args[0] << "': " << why << "\n";
+  if (const std::string why = read_scenario(file, text); !why.empty()) {
+    std::cerr << "optimus validate: cannot read '" << file << "': " << why << "\n";
     return 1;
   }
   const std::string out = optimus::api::validate(text);
@@ -761,6 +789,9 @@ int cmd_presets(const std::vector<std::string>& args) {
     else if (a == "--help" || a == "-h") {
       std::cout << kPresetsHelp;
       return 0;
+    } else if (a.rfind("--", 0) == 0 || !kind.empty()) {
+      std::cerr << "optimus presets: " << unexpected(a, {"--json", "--help"}) << "\n" << kPresetsHelp;
+      return 1;
     } else
       kind = a;
   }
@@ -795,10 +826,15 @@ int cmd_preset(const std::vector<std::string>& all) {
   std::vector<std::string> args;
   bool as_json = false;
   for (const auto& a : all) {
-    if (a == "--json")
+    if (a == "--json") {
       as_json = true;
-    else
+    } else if (a.rfind("--", 0) == 0) {
+      std::cerr << "optimus preset: " << unexpected(a, {"--json"})
+                << "\nusage: optimus preset KIND ID [--json]\n";
+      return 1;
+    } else {
       args.push_back(a);
+    }
   }
   if (args.size() != 2) {
     std::cerr << "usage: optimus preset KIND ID [--json]\n";
@@ -1058,7 +1094,11 @@ int cmd_search(const std::vector<std::string>& args) {
                                     : "max_energy_mwh"] = x;
       }
     } else if (a.rfind("--", 0) == 0 || !file.empty()) {
-      std::cerr << "optimus search: unexpected argument '" << a << "'\n" << kSearchHelp;
+      std::cerr << "optimus search: "
+                << unexpected(a, {"--json", "--help", "--top", "--mode", "--objective", "--max-ttft",
+                                  "--max-tpot", "--rank-by", "--max-cost", "--max-energy"})
+                << "\n"
+                << kSearchHelp;
       return 1;
     } else {
       file = a;
@@ -1198,7 +1238,8 @@ int cmd_study(const std::vector<std::string>& args) {
     } else if (name.empty() && !a.empty() && a[0] != '-')
       name = a;
     else {
-      std::cerr << "optimus study: unexpected argument '" << a << "'\n" << kStudyHelp;
+      std::cerr << "optimus study: " << unexpected(a, {"--json", "--job", "--list", "--help"}) << "\n"
+                << kStudyHelp;
       return 1;
     }
   }
@@ -1296,7 +1337,7 @@ int cmd_schema(const std::vector<std::string>& args) {
       std::cout << kSchemaHelp;
       return 0;
     } else {
-      std::cerr << "optimus schema: unexpected argument '" << a << "'\n" << kSchemaHelp;
+      std::cerr << "optimus schema: " << unexpected(a, {"--json", "--help"}) << "\n" << kSchemaHelp;
       return 1;
     }
   }

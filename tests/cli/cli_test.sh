@@ -274,6 +274,23 @@ check preset_unknown 2 "$bin" preset models llama9
 contains preset_unknown "known: deepseek-r1-distill-qwen-1.5b,"
 check preset_unknown_kind 2 "$bin" preset modles llama3-8b
 contains preset_unknown_kind "unknown preset kind 'modles'; did you mean 'models'?"
+# A mistyped option is named with the one it probably was, in every command; never read as a file,
+# a kind or a missing argument.
+check option_typo_predict 1 "$bin" predict --jsn default
+contains option_typo_predict "optimus predict: unexpected argument '--jsn'; did you mean '--json'?"
+check option_typo_search 1 "$bin" search default --tpo 3
+contains option_typo_search "unexpected argument '--tpo'; did you mean '--top'?"
+check option_typo_import 1 "$bin" import vllm "$dir/default.json" --scenaro "$dir/default.json"
+contains option_typo_import "unexpected argument '--scenaro'; did you mean '--scenario'?"
+check option_typo_presets 1 "$bin" presets --jsn
+contains option_typo_presets "optimus presets: unexpected argument '--jsn'; did you mean '--json'?"
+check option_typo_validate 1 "$bin" validate default --jsn
+contains option_typo_validate "optimus validate: unexpected argument '--jsn'; did you mean '--json'?"
+# validate prints JSON anyway and takes --json as the other commands do.
+check validate_json_flag 0 "$bin" validate default --json
+contains validate_json_flag '"ok": true'
+check validate_no_file 1 "$bin" validate
+contains validate_no_file "optimus validate: missing FILE (or '-' for stdin)"
 check presets_kind_singular 2 "$bin" presets model
 contains presets_kind_singular "unknown preset kind 'model'; did you mean 'models'?; use models,"
 check study_unknown_typo 2 "$bin" study memory-recomput
