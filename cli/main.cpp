@@ -1368,6 +1368,13 @@ const Command* command(const std::string& name) {
   return nullptr;
 }
 
+// "; did you mean 'search'?" for a mistyped command or top-level option, else empty.
+std::string command_hint(const std::string& name) {
+  std::vector<std::string> names = {"help", "--help", "version", "--version"};
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  return optimus::did_you_mean(name, names);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1376,7 +1383,9 @@ int main(int argc, char** argv) {
     if (args.size() >= 2 && args[1] != "help") {
       const Command* c = command(args[1]);
       if (!c) {
-        std::cerr << "optimus: no help for unknown command '" << args[1] << "'\n" << kUsage;
+        std::cerr << "optimus: no help for unknown command '" << args[1] << "'" << command_hint(args[1])
+                  << "\n"
+                  << kUsage;
         return 1;
       }
       std::cout << (c->help ? c->help : kUsage);
@@ -1393,9 +1402,6 @@ int main(int argc, char** argv) {
   const std::string cmd = args[0];
   args.erase(args.begin());
   if (const Command* c = command(cmd)) return c->run(args);
-  std::vector<std::string> names;
-  for (const Command& c : kCommands) names.emplace_back(c.name);
-  std::cerr << "optimus: unknown command '" << cmd << "'" << optimus::did_you_mean(cmd, names) << "\n"
-            << kUsage;
+  std::cerr << "optimus: unknown command '" << cmd << "'" << command_hint(cmd) << "\n" << kUsage;
   return 1;
 }

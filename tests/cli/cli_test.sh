@@ -291,6 +291,10 @@ check validate_json_flag 0 "$bin" validate default --json
 contains validate_json_flag '"ok": true'
 check validate_no_file 1 "$bin" validate
 contains validate_no_file "optimus validate: missing FILE (or '-' for stdin)"
+check help_typo 1 "$bin" help serch
+contains help_typo "optimus: no help for unknown command 'serch'; did you mean 'search'?"
+check version_typo 1 "$bin" --verison
+contains version_typo "optimus: unknown command '--verison'; did you mean '--version'?"
 check presets_kind_singular 2 "$bin" presets model
 contains presets_kind_singular "unknown preset kind 'model'; did you mean 'models'?; use models,"
 check study_unknown_typo 2 "$bin" study memory-recomput
