@@ -470,14 +470,16 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     rankField.hidden = kind !== 'training' && !rl;
     budgetField.hidden = kind !== 'training';
     if (kind !== 'rl') fixedBoxes.forEach((f, i) => (f.el.hidden = i >= FIXED_BY_MODE[kind]));
+    // What is ranked, in the heading and on the button: RL placements, serving deployments, layouts.
+    const ranked = rl ? 'placements' : kind === 'serving' ? 'deployments' : 'layouts';
+    heading.textContent = `Search ${rl ? 'RL placements' : kind === 'serving' ? 'serving deployments' : 'parallel layouts'}`;
+    run.textContent = `Search ${ranked}`;
     if (rl === shownRl) return;
     shownRl = rl;
     for (const el of [modeField, fixedSet]) el.hidden = rl;
     energy.hidden = energy.disabled = rl;
     if (rl && rankBy.value === 'energy') rankBy.value = 'time';
     rankField.querySelector('label')!.textContent = rl ? 'Rank placements by' : 'Rank training by';
-    heading.textContent = rl ? 'Search RL placements' : 'Search parallel layouts';
-    run.textContent = rl ? 'Search placements' : 'Search layouts';
     summary.textContent = rl
       ? 'Predicts the job colocated and split in every way its GPUs allow, with each rollout tensor parallelism that fits and the trainer layouts the layout search ranks first, and ranks the steps.'
       : layoutsSummary;

@@ -151,6 +151,13 @@ describe('search view: the controls follow what is searched', () => {
     mode.value = 'serving';
     mode.dispatchEvent(new Event('change'));
     expect(offered()).toEqual(['tp', 'pp']);
+    // The heading and the button name what a serving search ranks.
+    expect(view.querySelector('#search-h')!.textContent).toBe('Search serving deployments');
+    expect(view.querySelector('[data-testid="search-run"]')!.textContent).toBe('Search deployments');
+    mode.value = 'training';
+    mode.dispatchEvent(new Event('change'));
+    expect(view.querySelector('#search-h')!.textContent).toBe('Search parallel layouts');
+    expect(view.querySelector('[data-testid="search-run"]')!.textContent).toBe('Search layouts');
   });
   it('a box checked in training and hidden in serving keeps nothing fixed there', async () => {
     const asked: Array<Record<string, unknown>> = [];
