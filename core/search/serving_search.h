@@ -5,7 +5,8 @@
 // The space. Colocated deployments: tp over the divisors of num_devices, pp over the divisors of
 // num_devices / tp, replicas the rest; for a mixture-of-experts model ep over the divisors of tp
 // that divide the experts (inference splits experts within the tp group); max_batch the
-// scenario's, a quarter and a sixteenth of it (at least 8). Disaggregated deployments (not for a
+// scenario's, a quarter and a sixteenth of it (at least 8; for a closed loop only those below its
+// clients, as a replica never runs more sequences than that). Disaggregated deployments (not for a
 // closed loop): a prefill pool and a decode pool of pp 1, each tp a divisor of num_devices no
 // larger than the scale-up domain, their replicas filling the devices between them, at the
 // scenario's max_batch. Keys the scenario's `parallel` gives (tp, pp, ep) are fixed for the

@@ -60,6 +60,38 @@ TEST(ServingSearch, SpaceCountedByHand) {
   for (const auto& d : *fixed) EXPECT_EQ(d.tp, 2);
 }
 
+TEST(ServingSearch, AClosedLoopTriesNoCapAtOrAboveItsClients) {
+  // 16 clients never run more than 16 sequences on a replica: max_batch 512 and 128 would run as
+  // the stated 2048 does, so each (tp, pp) is tried once; 200 clients keep the 128 cap, which
+  // binds (three (tp, pp) x {2048, 128}; a closed loop lists no prefill/decode split).
+  json s = stream(2);
+  s["inference"]["serving"] = {{"arrival", "closed"}, {"concurrency", 16}, {"num_requests", 64}};
+  auto space = optimus::serving_deployments(parsed(s), {}, {}, {});
+  ASSERT_TRUE(space.ok());
+  EXPECT_EQ(space->size(), 3u);
+  for (const auto& d : *space) EXPECT_EQ(d.max_batch, 2048);
+  s["inference"]["serving"]["concurrency"] = 200;
+  space = optimus::serving_deployments(parsed(s), {}, {}, {});
+  ASSERT_TRUE(space.ok());
+  std::multiset<std::int64_t> caps;
+  for (const auto& d : *space) caps.insert(d.max_batch);
+  EXPECT_EQ(caps, (std::multiset<std::int64_t>{128, 128, 128, 2048, 2048, 2048}));
+  // What was left out runs as the stated cap does: a search with 512 or 128 stated finds the same
+  // best deployment with the same numbers (its cap aside).
+  s["inference"]["serving"]["concurrency"] = 16;
+  json found = search(s, {{"top", 1}});
+  ASSERT_EQ(found["best"].size(), 1u);
+  for (const char* part : {"serving", "deployment"}) found["best"][0][part].erase("max_batch");
+  for (const int cap : {512, 128}) {
+    json capped = s;
+    capped["inference"]["serving"]["max_batch"] = cap;
+    json other = search(capped, {{"top", 1}});
+    ASSERT_EQ(other["best"].size(), 1u);
+    for (const char* part : {"serving", "deployment"}) other["best"][0][part].erase("max_batch");
+    EXPECT_EQ(other["best"][0], found["best"][0]) << cap;
+  }
+}
+
 TEST(ServingSearch, BestDeploymentPredictsTheSameNumbers) {
   const json r = search(stream(4), {{"mode", "serving"}, {"top", 3}});
   ASSERT_FALSE(r.contains("error")) << r.dump();
