@@ -10,7 +10,7 @@ import { chartCard } from './chartcard';
 import { errorWords, rejectedWords } from './words';
 import { h, uid } from '../base/dom';
 import { asObject, getPointer } from '../state/pointer';
-import { formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from '../base/format';
+import { countOf, formatBytes, formatPercent, formatSeconds, formatValue, groupDigits, sig } from '../base/format';
 
 export interface SearchDeps {
   engine: Engine;
@@ -269,7 +269,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const best = r.best as unknown as RlCandidate[];
     const cost = r.rank_by === 'cost';
     const rejected = rejectedWords(r.rejected, 'placement');
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} placements predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, 'placement', groupDigits)} predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', ');
     const head = ['#', 'Placement', 'Step', 'Trained tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
     tableWrap.hidden = false;
@@ -310,7 +310,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     // Fewer rows than asked for and than ran: the engine lists no deployment that differs from a
     // better one only in max_batch and predicts the same (serving_search.cpp same_listing).
     const repeats = r.best.length < top ? r.feasible - r.best.length : 0;
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} deployments simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.${repeats > 0 ? ` Not listed: ${groupDigits(repeats)} that differ from a row only in max batch and predict the same.` : ''}`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, 'deployment', groupDigits)} simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.${repeats > 0 ? ` Not listed: ${groupDigits(repeats)} that differ from a row only in max batch and predict the same.` : ''}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
     tableWrap.hidden = false;
@@ -331,7 +331,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const rejected = rejectedWords(r.rejected, 'layout');
     const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
     const narrowed = narrowedWords(r.narrowed);
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${groupDigits(r.evaluated)} layouts evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` ${narrowed}` : ''}${plotted}`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, 'layout', groupDigits)} evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` ${narrowed}` : ''}${plotted}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const first = r.best[0];
     const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost'] : []), ...(first?.step_energy_j !== undefined ? ['Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];

@@ -228,6 +228,15 @@ describe('search view: a serving capacity search', () => {
     expect(rows).toBeLessThan(ran);
     expect(summary).toContain(`Not listed: ${ran - rows} that differ from a row only in max batch and predict the same.`);
   });
+  it('a closed loop of 16 clients on one GPU simulates one deployment, and says so in the singular', async () => {
+    const closed = { model: 'llama3.1-8b', system: 'dgx-h100', num_devices: 1, inference: { prompt_len: 512, output_len: 64, serving: { arrival: 'closed', concurrency: 16, num_requests: 64 } } };
+    const view = createSearchView({ engine: recordingEngine([]), scenario: () => JSON.parse(JSON.stringify(closed)) as Record<string, unknown>, apply: () => undefined, stem: () => 'x', notify: () => undefined });
+    document.body.replaceChildren(view);
+    view.querySelector<HTMLButtonElement>('[data-testid="search-run"]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(view.querySelector('[data-testid="search-summary"]')!.textContent).toMatch(/^1 deployment simulated, 1 ran, in /);
+    expect(view.querySelectorAll('[data-testid="search-table"] tbody tr').length).toBe(1);
+  });
   it('objectives that bound the rate: no mark, no note', async () => {
     const view = await run(0.3);
     const cell = view.querySelector('[data-testid="search-table"] tbody tr td:nth-child(5)')!;
