@@ -733,8 +733,8 @@ int cmd_import(const std::vector<std::string>& args) {
 
 int cmd_validate(const std::vector<std::string>& args) {
   constexpr const char* help =
-      "optimus validate FILE|- [--json]\n\nPrints {\"ok\": true, \"scenario\": ...} with presets resolved "
-      "and "
+      "optimus validate FILE|- [--json]\n\n"
+      "Prints {\"ok\": true, \"scenario\": ...} with presets resolved and\n"
       "defaults filled in, or the error object (exit 2); JSON either way.\n";
   std::string file;
   for (const auto& a : args) {
@@ -828,8 +828,11 @@ int cmd_preset(const std::vector<std::string>& all) {
   for (const auto& a : all) {
     if (a == "--json") {
       as_json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << "usage: optimus preset KIND ID [--json]\n";
+      return 0;
     } else if (a.rfind("--", 0) == 0) {
-      std::cerr << "optimus preset: " << unexpected(a, {"--json"})
+      std::cerr << "optimus preset: " << unexpected(a, {"--json", "--help"})
                 << "\nusage: optimus preset KIND ID [--json]\n";
       return 1;
     } else {

@@ -291,6 +291,8 @@ check validate_json_flag 0 "$bin" validate default --json
 contains validate_json_flag '"ok": true'
 check validate_no_file 1 "$bin" validate
 contains validate_no_file "optimus validate: missing FILE (or '-' for stdin)"
+check preset_help 0 "$bin" preset --help
+contains preset_help "usage: optimus preset KIND ID [--json]"
 check help_typo 1 "$bin" help serch
 contains help_typo "optimus: no help for unknown command 'serch'; did you mean 'search'?"
 check version_typo 1 "$bin" --verison
