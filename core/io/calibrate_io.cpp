@@ -13,6 +13,7 @@
 #include "io/json_io.h"
 #include "io/json_write.h"
 #include "io/lines.h"
+#include "io/presets.h"
 #include "rl/rl.h"
 
 namespace optimus::io {
@@ -182,6 +183,19 @@ class PredictionMemo {
   std::vector<std::pair<std::string, Result<ojson>>> kept_;
 };
 
+// A measurement's scenario as text: the object as written, or the JSON of the preset scenario a
+// string names ("default"), as predict's FILE may name one; calibrate.unknown_scenario otherwise.
+Result<std::string> measurement_scenario(const ojson& scenario, const std::string& at,
+                                         const std::string& where) {
+  if (!scenario.is_string()) return scenario.dump();
+  const std::string id = scenario.get<std::string>();
+  if (const std::string_view text = preset_json("scenarios", id); !text.empty()) return std::string(text);
+  return make_error("calibrate.unknown_scenario", at + "/scenario",
+                    where + "no preset scenario '" + id + "'" + did_you_mean(id, preset_ids("scenarios")) +
+                        "; write the scenario as an object, or a preset scenario's id (optimus presets "
+                        "scenarios lists them)");
+}
+
 }  // namespace
 
 Result<double> metric_value(const Scenario& s, const std::string& metric) {
@@ -251,7 +265,9 @@ std::string calibrate_json(std::string_view text,
     if (!j["measured"].is_number())
       return fail("calibrate.measured_not_number", at + "/measured",
                   where + "measured must be a number, got " + j["measured"].dump());
-    auto s = parse_scenario(j["scenario"].dump());
+    const auto scenario_text = measurement_scenario(j["scenario"], at, where);
+    if (!scenario_text) return error_to_json(scenario_text.error());
+    auto s = parse_scenario(*scenario_text);
     if (!s) {
       Error e = s.error();
       e.path = at + "/scenario" + e.path;

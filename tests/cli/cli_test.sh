@@ -183,6 +183,12 @@ check preset_id_typo 1 "$bin" predict defualt
 contains preset_id_typo "no such file, nor a preset scenario of that name; did you mean 'default'?"
 check preset_id_calibrate 1 "$bin" calibrate default
 contains preset_id_calibrate "cannot read 'default': no such file"
+# A measurement's scenario may be a preset scenario's id, as predict's FILE may.
+check calibrate_preset_scenario 0 bash -c "echo '{\"scenario\": \"default\", \"metric\": \"training.iteration_time_s\", \"measured\": 50}' | '$bin' calibrate -"
+contains calibrate_preset_scenario "Calibration of NVIDIA DGX H100 (NVIDIA H100 SXM5 80GB), software of the system, on 1 measurement(s)"
+check calibrate_unknown_scenario 2 bash -c "echo '{\"scenario\": \"defualt\", \"metric\": \"training.iteration_time_s\", \"measured\": 50}' | '$bin' calibrate -"
+contains calibrate_unknown_scenario "error: calibrate.unknown_scenario at /1/scenario"
+contains calibrate_unknown_scenario "no preset scenario 'defualt'; did you mean 'default'?"
 # A directory opens as an empty stream: it is named as a directory, not read as empty JSON.
 check directory 1 "$bin" predict "$dir"
 contains directory "is a directory"

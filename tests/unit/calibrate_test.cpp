@@ -15,6 +15,7 @@
 #include "import/importers.h"
 #include "io/api.h"
 #include "io/json_io.h"
+#include "io/presets.h"
 #include "scenario/scenario.h"
 
 namespace calibrate_test {
@@ -94,6 +95,23 @@ TEST(Calibrate, OwnPredictionChangesNothing) {
   for (const json& f : out["fitted"]) EXPECT_NEAR(f["value"].get<double>(), 1.0, 1e-9) << f.dump();
   for (const json& c : out["cases"])
     EXPECT_NEAR(c["after"].get<double>() / c["before"].get<double>(), 1.0, 1e-9) << c.dump();
+}
+
+TEST(Calibrate, APresetScenarioIdStandsForItsScenario) {
+  // "scenario": "default" fits what the default scenario's own JSON fits, and a misspelt id is
+  // refused at its path with the id it probably meant.
+  const std::string m = "training.iteration_time_s";
+  const json preset = json::parse(std::string(optimus::preset_json("scenarios", "default")));
+  const double t = 0.9 * at(predict(preset), m);
+  const json by_id = calibrate(line("default", m, t));
+  ASSERT_FALSE(by_id.contains("error")) << by_id.dump();
+  EXPECT_EQ(by_id, calibrate(line(preset, m, t)));
+  const json e = calibrate(line("defualt", m, t));
+  ASSERT_TRUE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["error"]["code"], "calibrate.unknown_scenario");
+  EXPECT_EQ(e["error"]["path"], "/1/scenario");
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("did you mean 'default'?"), std::string::npos)
+      << e.dump();
 }
 
 TEST(Calibrate, TwiceAsSlowComputeBoundHalvesTheMatmulRate) {

@@ -20,11 +20,11 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB), and
  * every chunk of the site with both engines: limits just above what was last measured
- * (2026-12-07: 556.8 KiB and 1,408.4 KiB), so that growth is noticed and each raise is a decision
+ * (2026-12-07: 556.8 KiB and 1,409.0 KiB), so that growth is noticed and each raise is a decision
  * with its reason in git log (docs/web.md "Weight").
  */
 const FIRST_LOAD_LIMIT_BYTES = 557 * 1024;
-const BUNDLE_LIMIT_BYTES = 1409 * 1024;
+const BUNDLE_LIMIT_BYTES = 1410 * 1024;
 
 const defaultScenario = readJson('presets/scenarios/default.json') as Record<string, any>;
 /** The engine's default scenario as a share link (the tests below start from it). */
