@@ -106,6 +106,9 @@ std::string json_syntax_hint(std::string_view what, std::string_view text, std::
   };
   for (const auto& [needle, h] : kSlips)
     if (what.find(needle) != std::string_view::npos) return hint(h);
+  // Stopped at the first character that is not blank: not JSON at all (YAML's "model: ...").
+  if (const auto first = text.find_first_not_of(" \t\r\n"); byte > 0 && byte == first + 1)
+    return hint("a scenario is a JSON object, from '{' to '}'");
   return {};
 }
 

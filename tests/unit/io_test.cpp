@@ -526,6 +526,11 @@ TEST(Io, JsonSlipsAreNamedInPlainWords) {
   // A second number of its own after a space is a comma missing, leading zero or not.
   for (const char* two : {"{\"x\": [1.5 08]}", "{\"x\": 0 8}"})
     EXPECT_TRUE(ends_with(message(two), "(a comma is probably missing before it)")) << message(two);
+  // Text that is not JSON from its first character (YAML's "key: value") says what a scenario is;
+  // a capitalised True there keeps its own hint.
+  for (const char* yaml : {"model: llama3-8b\nsystem: dgx-h100\n", "  \n model: x"})
+    EXPECT_TRUE(ends_with(message(yaml), "(a scenario is a JSON object, from '{' to '}')")) << message(yaml);
+  EXPECT_TRUE(ends_with(message("True"), "(JSON writes true, false and null in lower case)"));
   // A file cut short keeps the parser's own words: nothing is missing but the rest.
   EXPECT_TRUE(ends_with(message("{\"model\": \"x\""), "unexpected end of input; expected '}'"));
 }

@@ -20,7 +20,7 @@ import { DIST, OUT, VIEWPORTS, at, expectMetricsOf, expectShownAre, freshPage, m
 /**
  * Gzipped JS + wasm the page fetches before its first result (issue 39's aim: under 600 KiB), and
  * every chunk of the site with both engines: limits just above what was last measured
- * (2026-12-07: 556.8 KiB and 1,409.0 KiB), so that growth is noticed and each raise is a decision
+ * (2026-12-07: 556.9 KiB and 1,409.2 KiB), so that growth is noticed and each raise is a decision
  * with its reason in git log (docs/web.md "Weight").
  */
 const FIRST_LOAD_LIMIT_BYTES = 557 * 1024;
