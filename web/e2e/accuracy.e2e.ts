@@ -25,6 +25,10 @@ describe('the accuracy view', () => {
     const rows = await page.locator('[data-testid="accuracy-table"] tbody tr').evaluateAll((trs) =>
       trs.map((tr) => [tr.getAttribute('data-set'), tr.getAttribute('data-source'), tr.children[3]!.getAttribute('data-value')]),
     );
+    // At 1280 px every column is in view: the long source titles wrap instead of pushing the
+    // numbers past the right edge (the table was 2,003 px wide in a 1,246 px card).
+    const widths = await page.locator('[data-testid="accuracy-table"]').evaluate((t) => ({ table: t.scrollWidth, box: t.parentElement!.clientWidth }));
+    expect(widths.table).toBeLessThanOrEqual(widths.box);
     // Every data set the page bundles (web/test/ui/accuracy.test.ts holds them equal to the validation suite's).
     const sets = DATA_SETS.map(([set]) => set);
     let total = 0;

@@ -398,8 +398,8 @@ export function createAccuracyView(engine: Engine, el: HTMLElement): AccuracyVie
           h(
             'tr',
             { 'data-source': r.group, 'data-set': r.set },
-            h('td', null, setTitle(r.set)),
-            h('td', null, r.group, isIndependent(r.set, r.group) ? null : h('span', { title: 'A later version or another table of a document whose rows are in the public data: not independent evidence, counted apart' }, ' (not independent)')),
+            h('td', { class: 'wrap' }, setTitle(r.set)),
+            h('td', { class: 'wrap' }, r.group, isIndependent(r.set, r.group) ? null : h('span', { title: 'A later version or another table of a document whose rows are in the public data: not independent evidence, counted apart' }, ' (not independent)')),
             h('td', { class: 'num', 'data-value': String(r.cases) }, String(r.cases)),
             h('td', { class: 'num', 'data-value': String(r.mean) }, pct(r.mean)),
             h('td', { class: 'num', 'data-value': String(r.max) }, pct(r.max)),
