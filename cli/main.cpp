@@ -1,13 +1,13 @@
 // optimus: the native command line. Thin: parse arguments, call the engine's JSON API,
 // print. Exit status 0 on success, 2 on bad input (with the error object), 1 on usage errors.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <initializer_list>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -20,6 +20,7 @@
 #include "io/api.h"
 #include "io/json_io.h"
 #include "io/presets.h"
+#include "search/search.h"
 #include "study/study.h"
 
 namespace {
@@ -613,7 +614,7 @@ int emit(const std::string& out, bool as_json, const std::function<void(const js
 
 // "unexpected argument 'X'", and for a mistyped option the one it probably was ("--jsn": did you
 // mean '--json'?) among the command's `options`.
-std::string unexpected(const std::string& arg, std::initializer_list<std::string_view> options) {
+std::string unexpected(const std::string& arg, const std::vector<std::string_view>& options) {
   return "unexpected argument '" + arg + "'" +
          (arg.rfind("--", 0) == 0 ? optimus::did_you_mean(arg, options) : "");
 }
@@ -935,12 +936,14 @@ void print_serving_search(const json& r, std::size_t top) {
   // better one only in the largest batch and predicts the same (core/search/serving_search.cpp
   // same_listing), so every other feasible one is such a repeat.
   const auto listed = r["best"].size();
-  if (const auto feasible = r["feasible"].get<std::size_t>(); listed < top && feasible > listed)
+  if (const auto feasible = r["feasible"].get<std::size_t>(); listed < top && feasible > listed) {
+    const std::size_t others = feasible - listed;
+    const char* one = others == 1 ? "s" : "";  // "deployment differs ... predicts", else the plural
     std::printf(
         "The other %zu feasible deployment%s differ%s from a listed one only in the largest batch and "
         "predict%s the same.\n",
-        feasible - listed, feasible - listed == 1 ? "" : "s", feasible - listed == 1 ? "s" : "",
-        feasible - listed == 1 ? "s" : "");
+        others, others == 1 ? "" : "s", one, one);
+  }
 }
 
 // An RL placement search: one line per candidate.
@@ -1044,6 +1047,10 @@ void print_search(const json& r, std::size_t top) {
   }
 }
 
+// The search's options that take a value, as the parser reads them and a typo's suggestion offers them.
+constexpr std::array<std::string_view, 8> kSearchValued = {
+    "--top", "--mode", "--objective", "--max-ttft", "--max-tpot", "--rank-by", "--max-cost", "--max-energy"};
+
 int cmd_search(const std::vector<std::string>& args) {
   bool as_json = false;
   std::string file;
@@ -1056,9 +1063,7 @@ int cmd_search(const std::vector<std::string>& args) {
     } else if (a == "--help" || a == "-h") {
       std::cout << kSearchHelp;
       return 0;
-    } else if ((a == "--top" || a == "--mode" || a == "--objective" || a == "--max-ttft" ||
-                a == "--max-tpot" || a == "--rank-by" || a == "--max-cost" || a == "--max-energy") &&
-               has_value) {
+    } else if (std::find(kSearchValued.begin(), kSearchValued.end(), a) != kSearchValued.end() && has_value) {
       const std::string v = args[++i];
       // An option where the value should be ("--mode --json"): the value is missing, not "--json".
       if (v.rfind("--", 0) == 0) {
@@ -1097,11 +1102,9 @@ int cmd_search(const std::vector<std::string>& args) {
                                     : "max_energy_mwh"] = x;
       }
     } else if (a.rfind("--", 0) == 0 || !file.empty()) {
-      std::cerr << "optimus search: "
-                << unexpected(a, {"--json", "--help", "--top", "--mode", "--objective", "--max-ttft",
-                                  "--max-tpot", "--rank-by", "--max-cost", "--max-energy"})
-                << "\n"
-                << kSearchHelp;
+      std::vector<std::string_view> known = {"--json", "--help"};
+      known.insert(known.end(), kSearchValued.begin(), kSearchValued.end());
+      std::cerr << "optimus search: " << unexpected(a, known) << "\n" << kSearchHelp;
       return 1;
     } else {
       file = a;
@@ -1127,11 +1130,12 @@ int cmd_search(const std::vector<std::string>& args) {
         if (const auto v = it->find(key); v != it->end())
           held += (held.empty() ? "" : ", ") + std::string(key) + " " +
                   (v->is_string() ? v->get<std::string>() : v->dump());
-  // The list's length asked for (the engine's default 10; out of range, the engine's error is printed).
+  // The list's length asked for, else the engine's default (out of range, the engine's error is
+  // printed instead).
   const std::size_t top =
       options.contains("top") && options["top"].is_number_integer() && options["top"].get<long long>() > 0
           ? options["top"].get<std::size_t>()
-          : std::size_t{10};
+          : optimus::SearchOptions{}.top;
   return emit(optimus::api::search(text, options.dump()), as_json, [&held, top](const json& r) {
     if (!held.empty() && r["mode"] == "training")
       std::cout << "Held as the scenario states them: " << held

@@ -56,7 +56,14 @@ const FIXABLE: Array<[key: string, label: string]> = [
  * search tp and pp (its replicas are the rest), an inference search also dp and cp (the batch is
  * searched, the training keys taken as written), a training search every key.
  */
-const FIXED_BY_MODE: Record<'training' | 'inference' | 'serving', number> = { training: FIXABLE.length, inference: 4, serving: 2 };
+const FIXED_BY_MODE: Record<'training' | 'inference' | 'serving', readonly string[]> = { training: FIXABLE.map(([k]) => k), inference: ['tp', 'pp', 'dp', 'cp'], serving: ['tp', 'pp'] };
+/** What each kind of search ranks: the view's heading and the noun its button and summary count. */
+const RANKED: Record<'rl' | 'training' | 'inference' | 'serving', { heading: string; noun: string }> = {
+  rl: { heading: 'RL placements', noun: 'placement' },
+  serving: { heading: 'serving deployments', noun: 'deployment' },
+  training: { heading: 'parallel layouts', noun: 'layout' },
+  inference: { heading: 'parallel layouts', noun: 'layout' },
+};
 
 /**
  * The keys a search too large to run whole fixed (the engine's `narrowed`: zero_stage, then
@@ -269,7 +276,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const best = r.best as unknown as RlCandidate[];
     const cost = r.rank_by === 'cost';
     const rejected = rejectedWords(r.rejected, 'placement');
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, 'placement', groupDigits)} predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, RANKED.rl.noun, groupDigits)} predicted, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Ranked by ${cost ? 'cost' : 'time'} per step.`;
     summary.title = Object.keys(r.rejected ?? {}).join(', ');
     const head = ['#', 'Placement', 'Step', 'Trained tokens/s per GPU', ...(cost ? ['Step cost'] : []), 'Rollout engines', 'Trainer layout'];
     tableWrap.hidden = false;
@@ -310,7 +317,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     // Fewer rows than asked for and than ran: the engine lists no deployment that differs from a
     // better one only in max_batch and predicts the same (serving_search.cpp same_listing).
     const repeats = r.best.length < top ? r.feasible - r.best.length : 0;
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, 'deployment', groupDigits)} simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.${repeats > 0 ? ` Not listed: ${groupDigits(repeats)} that differ from a row only in max batch and predict the same.` : ''}`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, RANKED.serving.noun, groupDigits)} simulated, ${groupDigits(r.feasible)} ran, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}. Score: ${capacity ? 'the largest Poisson rate meeting the objectives, each rate judged on a run long enough to fill the batch (the steady state, not the start-up of a short run)' : 'requests meeting the objectives per second'}, per device.${repeats > 0 ? ` Not listed: ${groupDigits(repeats)} that differ from a row only in max batch and predict the same.` : ''}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const head = ['#', 'Deployment', 'Max batch', 'Score (req/s per device)', capacity ? 'Capacity (req/s)' : 'Requests/s', 'TTFT p90', 'TPOT p90', 'Gap between tokens p99'];
     tableWrap.hidden = false;
@@ -331,7 +338,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const rejected = rejectedWords(r.rejected, 'layout');
     const plotted = r.points_truncated === true ? ` The plot shows the ${groupDigits((r.points ?? []).length)} layouts the engine kept (fastest feasible first, then those closest to fitting).` : '';
     const narrowed = narrowedWords(r.narrowed);
-    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, 'layout', groupDigits)} evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` ${narrowed}` : ''}${plotted}`;
+    summary.textContent = `${r.cancelled ? 'Cancelled — partial result: ' : ''}${countOf(r.evaluated, RANKED.training.noun, groupDigits)} evaluated, ${groupDigits(r.feasible)} feasible, in ${formatSeconds(r.elapsed_s)}${rejected ? `. Rejected: ${rejected}` : ''}.${narrowed ? ` ${narrowed}` : ''}${plotted}`;
     summary.title = Object.keys(r.rejected ?? {}).join(', '); // the engine's codes, for those who file issues
     const first = r.best[0];
     const extra = [...(first?.step_cost_usd !== undefined ? ['Step cost'] : []), ...(first?.step_energy_j !== undefined ? ['Step energy'] : []), ...(first?.run_cost_usd !== undefined ? ['Whole-run cost'] : [])];
@@ -369,7 +376,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     const s = rlJob ? deps.scenario() : searchScenario(deps.scenario(), fixed);
     const topN = Math.max(1, Math.min(100, Math.round(Number(top.value)) || 10));
     if (rlJob) return runSearch(s, rankBy.value === 'cost' ? { top: topN, rank_by: 'cost' } : { top: topN }, false);
-    const o: SearchOptions = { top: topN, points: true };
+    const o: SearchOptions & { top: number } = { top: topN, points: true };
     if (mode.value) o.mode = mode.value as 'training' | 'inference' | 'serving';
     const effective = effectiveMode(s);
     const training = effective === 'training';
@@ -386,7 +393,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     runSearch(s, o, training);
   }
 
-  function runSearch(s: Record<string, unknown>, o: SearchOptions, training: boolean): void {
+  function runSearch(s: Record<string, unknown>, o: SearchOptions & { top: number }, training: boolean): void {
     error.hidden = true;
     progress.value = 0;
     run.disabled = true;
@@ -400,7 +407,7 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
       cancel.disabled = true;
       if (r.ok) {
         progress.value = 1;
-        show(r.value, training, s, o.top ?? 10);
+        show(r.value, training, s, o.top);
       } else {
         progress.value = 0;
         summary.textContent = r.error.code === 'engine.cancelled' ? 'Search cancelled.' : 'The search did not run.';
@@ -469,11 +476,9 @@ export function createSearchView(deps: SearchDeps): HTMLElement {
     servField.hidden = kind !== 'serving';
     rankField.hidden = kind !== 'training' && !rl;
     budgetField.hidden = kind !== 'training';
-    if (kind !== 'rl') fixedBoxes.forEach((f, i) => (f.el.hidden = i >= FIXED_BY_MODE[kind]));
-    // What is ranked, in the heading and on the button: RL placements, serving deployments, layouts.
-    const ranked = rl ? 'placements' : kind === 'serving' ? 'deployments' : 'layouts';
-    heading.textContent = `Search ${rl ? 'RL placements' : kind === 'serving' ? 'serving deployments' : 'parallel layouts'}`;
-    run.textContent = `Search ${ranked}`;
+    if (kind !== 'rl') for (const f of fixedBoxes) f.el.hidden = !FIXED_BY_MODE[kind].includes(f.k);
+    heading.textContent = `Search ${RANKED[kind].heading}`;
+    run.textContent = `Search ${RANKED[kind].noun}s`;
     if (rl === shownRl) return;
     shownRl = rl;
     for (const el of [modeField, fixedSet]) el.hidden = rl;
